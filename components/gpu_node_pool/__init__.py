@@ -1,0 +1,39 @@
+"""gpu-node-pools: keep Kubernetes GPU nodes for GPU work.
+
+Public API (stable names)::
+
+    from gpu_node_pool import (
+        GpuNodePool, GpuNodePoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs,
+        Taint, Toleration, TaintEffect, tolerates, untolerated_taints,
+    )
+
+The Pulumi components are imported lazily, so the pure modules (taints, config, render)
+import without the cloud SDKs.
+"""
+
+from .taints import Taint, TaintEffect, TaintError, Toleration, tolerates, untolerated_taints
+
+__all__ = [
+    "GpuNodePool",
+    "GpuNodePoolArgs",
+    "NvidiaDevicePlugin",
+    "NvidiaDevicePluginArgs",
+    "Taint",
+    "TaintEffect",
+    "TaintError",
+    "Toleration",
+    "tolerates",
+    "untolerated_taints",
+]
+
+
+def __getattr__(name: str):
+    if name in ("GpuNodePool", "GpuNodePoolArgs"):
+        from . import pool
+
+        return getattr(pool, name)
+    if name in ("NvidiaDevicePlugin", "NvidiaDevicePluginArgs"):
+        from . import device_plugin
+
+        return getattr(device_plugin, name)
+    raise AttributeError(name)

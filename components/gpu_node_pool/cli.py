@@ -1,0 +1,60 @@
+"""``gpupool``: the command line of gpu-node-pools.
+
+    gpupool plan --stack dev [--json] [--project-dir DIR]
+    gpupool validate --stack dev
+
+Exit codes: 0 clean, 1 a mandatory policy failed, 2 the stack config is invalid (or the
+stack file is missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import plan as plan_mod
+from .config import ConfigError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpupool", description="Offline plan and checks for gpu-node-pools stacks.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("plan", help="run the program under Pulumi mocks and report pools, taints and the device plugin")
+    p.add_argument("--stack", required=True, help="stack name: reads stacks/Pulumi.<stack>.yaml")
+    p.add_argument("--json", action="store_true", help="print JSON for machines")
+    p.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (default: search from cwd)")
+    v = sub.add_parser("validate", help="validate the stack config only")
+    v.add_argument("--stack", required=True)
+    v.add_argument("--project-dir", default=None)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "validate":
+            project = plan_mod.find_project(args.project_dir)
+            config, _, path = plan_mod.load_stack_file(project, args.stack)
+            from .config import load_stack_config
+
+            load_stack_config(config, path.name)
+            print(f"stack {args.stack!r}: config is valid")
+            return 0
+        result = plan_mod.plan_stack(args.stack, args.project_dir)
+    except ConfigError as err:
+        print(str(err), file=sys.stderr)
+        return 2
+    except FileNotFoundError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    plan_mod.print_result(result, as_json=args.json)
+    return result.exit_code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
+
+
+def main_exit() -> None:
+    """Console-script entry point: exit with :func:`main`'s code."""
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""``NvidiaDevicePlugin``: the NVIDIA device plugin chart, once per cluster, for all its GPU pools.
+
+A thin shell over :func:`gpu_node_pool.render.device_plugin.chart_values`. The chart is a
+``kubernetes.helm.v4.Chart`` (rendered client-side, so its DaemonSet is a real child that
+policies check at preview), in its own namespace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+
+from .config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
+from .render import device_plugin as render
+
+__all__ = ["NvidiaDevicePlugin", "NvidiaDevicePluginArgs"]
+
+TYPE_TOKEN = "gpu-node-pools:index:NvidiaDevicePlugin"
+
+# cluster name -> the plugin already declared for it, per Pulumi program (root stack).
+_INSTALLED: dict[tuple[int, str], str] = {}
+
+
+@dataclass(frozen=True)
+class NvidiaDevicePluginArgs:
+    """Arguments of :class:`NvidiaDevicePlugin`.
+
+    Attributes:
+        cluster_name: the cluster all ``pools`` belong to; one plugin per cluster.
+        pools: the pools (validated models, or ``GpuNodePool.spec``) the plugin serves; pools
+            that ship their own plugin (Bottlerocket NVIDIA) are skipped by the renderer.
+        config: chart settings (namespace, version, image digest, extra tolerations).
+    """
+
+    cluster_name: str
+    pools: Sequence[PoolConfig]
+    config: DevicePluginConfig = field(default_factory=DevicePluginConfig)
+
+
+class NvidiaDevicePlugin(pulumi.ComponentResource):
+    """The ``nvidia-device-plugin`` chart 0.20.0 with tolerations and affinity derived from the pools.
+
+    Children: ``kubernetes.core.v1.Namespace`` ``<name>-namespace`` and
+    ``kubernetes.helm.v4.Chart`` ``<name>-chart``.
+
+    Attributes:
+        values: the chart values (plain, known at preview).
+        tolerations: the derived tolerations (Kubernetes objects).
+
+    Raises:
+        ConfigError: a second plugin for the same cluster in one program (the chart must be
+            installed once per cluster, serving all its pools), or no pool needs it.
+    """
+
+    def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        root = pulumi.runtime.get_root_resource()
+        key = (id(root), args.cluster_name)
+        if key in _INSTALLED:
+            raise ConfigError(
+                [
+                    ConfigIssue(
+                        "devicePlugin",
+                        f"the NVIDIA device plugin is already declared for cluster {args.cluster_name!r} "
+                        f"(as {_INSTALLED[key]!r}); declare it once with all the cluster's pools",
+                    )
+                ],
+                "NvidiaDevicePluginArgs",
+            )
+        _INSTALLED[key] = name
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        import pulumi_kubernetes as k8s
+
+        self.values = render.chart_values(list(args.pools), args.config)
+        self.tolerations = self.values["tolerations"]
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": args.config.namespace},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.chart = k8s.helm.v4.Chart(
+            f"{name}-chart",
+            chart=render.CHART,
+            version=args.config.chart_version,
+            repository_opts={"repo": args.config.repository},
+            namespace=args.config.namespace,
+            values=self.values,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+        )
+        self.register_outputs({"values": self.values, "namespace": args.config.namespace})

@@ -1,0 +1,125 @@
+"""Node label rules: the generic Kubernetes syntax plus what each backend refuses.
+
+Each ``*_label_problem`` function returns a sentence saying why a label is refused (and
+what to do instead), or None when the label is fine. Config validation calls them and
+reports every problem with its config path.
+
+Sources:
+  * Syntax: ``k8s.io/apimachinery/pkg/util/validation`` (``IsQualifiedName``,
+    ``IsValidLabelValue``).
+  * NodeRestriction: ``plugin/pkg/admission/noderestriction/admission.go`` and
+    ``k8s.io/kubelet/pkg/apis/well_known_labels.go`` (what a kubelet may set on its own Node).
+  * EKS: ``API_UpdateLabelsPayload`` (key and value 1-63 characters); aws/containers-roadmap
+    #1451 and terraform-aws-eks #3346 (``kubernetes.io``, ``k8s.io``, ``eks.amazonaws.com``
+    label keys are refused, or make nodes fail to join).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .taints import label_value_problem, qualified_name_problem
+
+__all__ = [
+    "label_domain",
+    "in_domain",
+    "label_syntax_problem",
+    "eks_label_problem",
+    "node_restriction_problem",
+    "DEFAULT_GPU_LABEL",
+]
+
+#: The label every GPU node carries; the NVIDIA device plugin chart's default affinity
+#: accepts it, and AL2023 nodeadm sets it itself from Kubernetes 1.35.
+DEFAULT_GPU_LABEL = ("nvidia.com/gpu.present", "true")
+
+EKS_LABEL_MAX = 63
+
+# kubelet.kubernetes.io and node.kubernetes.io (and subdomains) plus this list are the
+# kubernetes.io / k8s.io labels a kubelet may set on itself (well_known_labels.go).
+KUBELET_ALLOWED_LABELS = frozenset(
+    {
+        "kubernetes.io/hostname",
+        "kubernetes.io/arch",
+        "kubernetes.io/os",
+        "beta.kubernetes.io/arch",
+        "beta.kubernetes.io/os",
+        "beta.kubernetes.io/instance-type",
+        "node.kubernetes.io/instance-type",
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+        "failure-domain.beta.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+    }
+)
+KUBELET_ALLOWED_LABEL_DOMAINS = ("kubelet.kubernetes.io", "node.kubernetes.io")
+
+
+def label_domain(key: str) -> str:
+    """The prefix of ``key`` before ``/``, or ``""`` for an unprefixed key."""
+    prefix, sep, _ = key.partition("/")
+    return prefix if sep else ""
+
+
+def in_domain(key: str, domain: str) -> bool:
+    """True when ``key``'s prefix is ``domain`` or a subdomain of it (``node-role.kubernetes.io`` is in ``kubernetes.io``)."""
+    prefix = label_domain(key)
+    return prefix == domain or prefix.endswith("." + domain)
+
+
+def label_syntax_problem(key: Any, value: Any) -> str | None:
+    """Kubernetes syntax of one label: key a qualified name, value a label value."""
+    problem = qualified_name_problem(key)
+    if problem:
+        return f"label key {key!r} {problem}"
+    problem = label_value_problem(value)
+    if problem:
+        return f"label value {value!r} {problem}"
+    return None
+
+
+def node_restriction_problem(key: str) -> str | None:
+    """Why a kubelet may not set label ``key`` on its own Node (NodeRestriction), or None.
+
+    A kubelet may not set labels in ``node-restriction.kubernetes.io`` (reserved for
+    administrators), nor in ``kubernetes.io`` / ``k8s.io`` (and subdomains) except the
+    ``kubelet.kubernetes.io`` and ``node.kubernetes.io`` prefixes and a fixed allow-list;
+    the kubelet refuses to start with such a ``--node-labels`` entry.
+    """
+    if in_domain(key, "node-restriction.kubernetes.io"):
+        return (
+            f"label {key!r} is in node-restriction.kubernetes.io, which NodeRestriction reserves for "
+            "administrators; a kubelet may never set it on its own Node. Use a label in your own "
+            "domain (e.g. example.com/gpu-pool) or apply it from an admin controller"
+        )
+    if in_domain(key, "kubernetes.io") or in_domain(key, "k8s.io"):
+        if key in KUBELET_ALLOWED_LABELS or any(in_domain(key, d) for d in KUBELET_ALLOWED_LABEL_DOMAINS):
+            return None
+        return (
+            f"label {key!r} is in the kubernetes.io/k8s.io namespace, which NodeRestriction forbids a "
+            "kubelet to set on its own Node (only kubelet.kubernetes.io/, node.kubernetes.io/ and a "
+            "fixed allow-list); the node would fail to join. Use a label in your own domain, "
+            "e.g. example.com/role=gpu"
+        )
+    return None
+
+
+def eks_label_problem(key: str, value: str) -> str | None:
+    """Why an EKS managed node group refuses label ``key=value``, or None.
+
+    Rules: key 1-63 characters and value 1-63 characters (EKS API; unlike Kubernetes, the
+    value may not be empty); no ``kubernetes.io``, ``k8s.io`` or ``eks.amazonaws.com`` keys
+    (the EKS API refuses them, or the kubelet does and nodes fail to join).
+    """
+    if len(key) > EKS_LABEL_MAX:
+        return f"label key {key!r} is {len(key)} characters; EKS allows at most {EKS_LABEL_MAX}"
+    if value == "":
+        return f"label {key!r} has an empty value; EKS node group labels need a value (e.g. \"true\")"
+    for domain in ("kubernetes.io", "k8s.io", "eks.amazonaws.com"):
+        if in_domain(key, domain):
+            return (
+                f"label {key!r} is in the {domain} domain, which EKS managed node groups refuse "
+                "(and the kubelet's NodeRestriction rejects); use a label in your own domain, "
+                "e.g. example.com/role=gpu"
+            )
+    return None

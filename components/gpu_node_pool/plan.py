@@ -1,0 +1,333 @@
+"""Offline plan: run the real program under Pulumi mocks, record every resource, report.
+
+``gpupool plan --stack dev`` loads ``stacks/Pulumi.dev.yaml``, validates it, runs the
+project's ``__main__.py`` with ``pulumi.runtime.set_mocks`` in preview mode (outputs the
+cloud would compute stay unknown), records each registered resource with its inputs, and
+reads taints, labels, tags and tolerations *back from those inputs* with the same readers
+the policies use. No cloud API and no Kubernetes API is called.
+
+Exit codes: 0 clean, 1 a mandatory policy failed (or the device plugin misses a pool
+taint), 2 the stack config is invalid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .config import PROJECT, ConfigError, ConfigIssue, StackConfig, load_stack_config, stack_file_config
+
+__all__ = ["Recorded", "PlanResult", "find_project", "load_stack_file", "record_program", "plan_stack", "UNKNOWN"]
+
+#: How a value unknown at preview is shown (and stored) in the plan.
+UNKNOWN = "(known after apply)"
+
+
+@dataclass
+class Recorded:
+    """One resource the program registered: Pulumi type token, name and inputs (camelCase)."""
+
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    custom: bool = True
+
+
+@dataclass
+class PlanResult:
+    """What a plan found. ``exit_code``: 0 clean, 1 policy failure, 2 config error."""
+
+    stack: str
+    resources: list[Recorded] = field(default_factory=list)
+    config: StackConfig | None = None
+    config_issues: list[ConfigIssue] = field(default_factory=list)
+    pools: list[dict[str, Any]] = field(default_factory=list)
+    device_plugin: dict[str, Any] | None = None
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        if self.config_issues:
+            return 2
+        if any(v.get("enforcement") == "mandatory" for v in self.violations):
+            return 1
+        if self.device_plugin and not all(c["tolerated"] for c in self.device_plugin["coverage"]):
+            return 1
+        return 0
+
+
+def find_project(start: str | os.PathLike[str] | None = None) -> Path:
+    """The directory holding ``Pulumi.yaml``, searching upwards from ``start`` (default: cwd)."""
+    here = Path(start or os.getcwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / "Pulumi.yaml").is_file():
+            return d
+    raise FileNotFoundError(f"no Pulumi.yaml in {here} or above; run from the project directory or pass --project-dir")
+
+
+def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list[str], Path]:
+    """Read ``<stackConfigDir>/Pulumi.<stack>.yaml``; returns the runtime config, secret keys and path."""
+    project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}
+    config_dir = project_dir / project.get("stackConfigDir", ".")
+    path = config_dir / f"Pulumi.{stack}.yaml"
+    if not path.is_file():
+        available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
+        raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(available) or 'none'}")
+    try:
+        doc = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError([ConfigIssue(path.name, f"is not valid YAML: {err}")], path.name) from None
+    if not isinstance(doc, Mapping):
+        raise ConfigError([ConfigIssue(path.name, "must be a YAML mapping with a 'config:' key")], path.name)
+    config, secrets = stack_file_config(doc)
+    return config, secrets, path
+
+
+def _plain(value: Any) -> Any:
+    """Mock inputs -> JSON-able plain values; preview unknowns become :data:`UNKNOWN`."""
+    from pulumi.output import Unknown
+
+    if isinstance(value, Unknown):
+        return UNKNOWN
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def record_program(
+    program: Path,
+    config: Mapping[str, Any],
+    secret_keys: list[str] | None = None,
+    *,
+    stack: str = "dev",
+    preview: bool = True,
+) -> tuple[list[Recorded], dict[str, Any]]:
+    """Run a Pulumi Python program under mocks and return ``(resources, stack outputs)``.
+
+    Raises whatever the program raises (``pulumi.RunError`` wrapping :class:`ConfigError`
+    for a config mistake).
+    """
+    import pulumi
+    from pulumi.runtime import stack as rt_stack
+    from pulumi.runtime.sync_await import _sync_await
+
+    recorded: list[Recorded] = []
+
+    class _Mocks(pulumi.runtime.Mocks):
+        def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+            recorded.append(Recorded(args.typ, args.name, dict(args.inputs), bool(args.custom)))
+            return [f"{args.name}-id", dict(args.inputs)]
+
+        def call(self, args: pulumi.runtime.MockCallArgs):
+            return {}
+
+    pulumi.runtime.set_all_config(dict(config), list(secret_keys or []))
+    # A fresh root stack per run, so several plans can run in one process.
+    from pulumi.runtime import settings
+
+    settings.SETTINGS.root_resource = None  # type: ignore[attr-defined]
+    pulumi.runtime.set_mocks(_Mocks(), project=PROJECT, stack=stack, preview=preview)
+    settings.SETTINGS.rpc_manager.clear()
+    settings.SETTINGS.outputs.clear()
+    program_dir = str(program.parent)
+    sys.path.insert(0, program_dir)
+    try:
+        _sync_await(rt_stack.run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
+    finally:
+        sys.path.remove(program_dir)
+    root = pulumi.runtime.get_root_resource()
+    outputs: dict[str, Any] = {}
+    for key, out in (getattr(root, "outputs", None) or {}).items():
+        outputs[key] = _sync_await(_output_value(out))
+    return [Recorded(r.type, r.name, _plain(r.inputs), r.custom) for r in recorded], outputs
+
+
+async def _output_value(out: Any) -> Any:
+    import pulumi
+
+    if isinstance(out, pulumi.Output):
+        if not await out.is_known():
+            return UNKNOWN
+        if await out.is_secret():
+            return "[secret]"
+        return _plain(await out.future())
+    return _plain(out)
+
+
+def plan_stack(stack: str, project_dir: str | os.PathLike[str] | None = None) -> PlanResult:
+    """Validate and run the stack offline; returns a :class:`PlanResult` (never calls a cloud API)."""
+    import pulumi
+
+    project = find_project(project_dir)
+    result = PlanResult(stack=stack)
+    try:
+        config, secrets, path = load_stack_file(project, stack)
+        result.config = load_stack_config(config, path.name)
+    except ConfigError as err:
+        result.config_issues = err.issues
+        return result
+    try:
+        result.resources, result.outputs = record_program(project / "__main__.py", config, secrets, stack=stack)
+    except pulumi.RunError as err:
+        if isinstance(err.__cause__, ConfigError):
+            result.config_issues = err.__cause__.issues
+            return result
+        raise
+    _summarise(result)
+    return result
+
+
+def _by_name(resources: list[Recorded]) -> dict[tuple[str, str], Recorded]:
+    return {(r.type, r.name): r for r in resources}
+
+
+def _summarise(result: PlanResult) -> None:
+    from .render import device_plugin as dp
+    from .render import eks
+
+    assert result.config is not None
+    index = _by_name(result.resources)
+    for pool in result.config.pools:
+        entry: dict[str, Any] = {"name": pool.name, "backend": pool.backend}
+        node_group = index.get(("aws:eks/nodeGroup:NodeGroup", f"{pool.name}-node-group"))
+        if node_group is not None:
+            taints = eks.read_node_group_taints(node_group.inputs)
+            entry["taints"] = [str(t) for t in taints]
+            entry["provider_taints"] = node_group.inputs.get("taints", [])
+            entry["provider_field"] = "aws.eks.NodeGroup.taints"
+            entry["labels"] = dict(sorted((node_group.inputs.get("labels") or {}).items()))
+            entry["instance_types"] = node_group.inputs.get("instanceTypes", [])
+            entry["ami_type"] = node_group.inputs.get("amiType")
+            entry["scaling"] = node_group.inputs.get("scalingConfig", {})
+            tags = {
+                r.inputs["tag"]["key"]: r.inputs["tag"]["value"]
+                for r in result.resources
+                if r.type == "aws:autoscaling/tag:Tag" and r.name.startswith(f"{pool.name}-ca-")
+            }
+            entry["scale_from_zero_tags"] = tags
+            if tags:
+                ca_taints, ca_labels = eks.read_ca_node_template_tags(tags)
+                entry["scale_from_zero_matches"] = (
+                    sorted(map(str, ca_taints)) == sorted(map(str, taints)) and ca_labels == entry["labels"]
+                )
+        entry["device_plugin"] = "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
+        result.pools.append(entry)
+
+    chart = next((r for r in result.resources if r.type == "kubernetes:helm.sh/v4:Chart"), None)
+    if chart is not None:
+        values = chart.inputs.get("values", {})
+        result.device_plugin = {
+            "chart": chart.inputs.get("chart"),
+            "version": chart.inputs.get("version"),
+            "repository": (chart.inputs.get("repositoryOpts") or {}).get("repo"),
+            "namespace": chart.inputs.get("namespace"),
+            "tolerations": values.get("tolerations", []),
+            "affinity": values.get("affinity", {}),
+            "priorityClassName": values.get("priorityClassName"),
+            "coverage": [
+                {"pool": c.pool, "taint": str(c.taint), "tolerated": c.tolerated}
+                for c in dp.coverage(values, result.config.pools)
+            ],
+        }
+
+
+# --- output -----------------------------------------------------------------------------
+
+
+def to_json(result: PlanResult) -> dict[str, Any]:
+    """The machine-readable plan (``--json``)."""
+    return {
+        "stack": result.stack,
+        "exitCode": result.exit_code,
+        "cloudApiCalled": False,
+        "configErrors": [{"path": i.path, "message": i.message} for i in result.config_issues],
+        "pools": result.pools,
+        "devicePlugin": result.device_plugin,
+        "violations": result.violations,
+        "resources": [{"type": r.type, "name": r.name, "inputs": r.inputs} for r in result.resources],
+        "outputs": result.outputs,
+    }
+
+
+def render_text(result: PlanResult) -> str:
+    """The human-readable plan."""
+    lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
+    if result.config_issues:
+        lines.append("")
+        lines.append(str(ConfigError(result.config_issues, f"stack {result.stack!r}")))
+        lines.append("")
+        lines.append("exit 2: fix the stack config and run the plan again")
+        return "\n".join(lines)
+    lines.append(f"{len(result.resources)} resources would be registered")
+    for pool in result.pools:
+        lines.append("")
+        lines.append(f"pool {pool['name']} ({pool['backend']})")
+        if "instance_types" in pool:
+            sc = pool.get("scaling", {})
+            lines.append(
+                f"  instances       {', '.join(pool['instance_types'])}  ami {pool.get('ami_type')}  "
+                f"size {sc.get('minSize')}..{sc.get('maxSize')}"
+            )
+        lines.append(f"  taints          {', '.join(pool.get('taints', [])) or '(none)'}")
+        if pool.get("provider_taints"):
+            shown = ", ".join(f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in pool["provider_taints"])
+            lines.append(f"  {pool['provider_field']:<15} {shown}")
+        lines.append("  labels          " + ", ".join(f"{k}={v}" for k, v in pool.get("labels", {}).items()))
+        tags = pool.get("scale_from_zero_tags") or {}
+        if tags:
+            lines.append("  scale-from-zero ASG tags (Cluster Autoscaler):")
+            lines += [f"    {k} = {v}" for k, v in tags.items()]
+            ok = pool.get("scale_from_zero_matches")
+            lines.append(f"    {'match' if ok else 'DO NOT match'} the node group's taints and labels")
+        lines.append(f"  device plugin   {pool['device_plugin']}")
+    dp = result.device_plugin
+    lines.append("")
+    if dp:
+        lines.append(f"device plugin {dp['chart']} {dp['version']} from {dp['repository']} in namespace {dp['namespace']}")
+        lines.append("  tolerations (derived):")
+        for t in dp["tolerations"]:
+            lines.append(
+                "    " + ", ".join(f"{k}: {v}" for k, v in t.items())
+            )
+        terms = dp["affinity"].get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution", {})
+        lines.append("  required node affinity (terms ORed):")
+        for term in terms.get("nodeSelectorTerms", []):
+            exprs = " AND ".join(f"{e['key']} {e['operator']} {e.get('values', [])}" for e in term["matchExpressions"])
+            lines.append(f"    {exprs}")
+        lines.append(f"  priorityClassName: {dp['priorityClassName']}")
+        lines.append("  coverage of pool taints:")
+        for c in dp["coverage"]:
+            lines.append(f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}")
+    else:
+        lines.append("device plugin: not installed by this stack")
+    if result.violations:
+        lines.append("")
+        lines.append(f"policy violations ({len(result.violations)}):")
+        for v in result.violations:
+            lines.append(f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}")
+    lines.append("")
+    verdict = {0: "clean", 1: "FAILED (mandatory policy violation or uncovered taint)", 2: "config error"}
+    lines.append(f"exit {result.exit_code}: {verdict[result.exit_code]}")
+    return "\n".join(lines)
+
+
+def print_result(result: PlanResult, as_json: bool = False, stream: Any = None) -> None:
+    stream = stream or sys.stdout
+    if as_json:
+        json.dump(to_json(result), stream, indent=2, sort_keys=False, default=str)
+        stream.write("\n")
+    else:
+        stream.write(render_text(result) + "\n")

@@ -1,0 +1,73 @@
+"""The Pulumi program behind ``__main__.py``: read and validate the stack config, then build.
+
+Kept in the package so that ``pulumi up`` (through the thin ``__main__.py``), the offline
+plan and the tests run exactly the same code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from .config import PROJECT, ConfigError, StackConfig, load_stack_config
+
+__all__ = ["runtime_config", "read_stack_config", "build", "main"]
+
+
+def runtime_config() -> dict[str, Any]:
+    """Every config key the Pulumi runtime holds (``PULUMI_CONFIG`` and explicitly set keys)."""
+    from pulumi.runtime import config as rc
+
+    merged: dict[str, Any] = dict(rc.get_config_env() or {})
+    merged.update(rc.CONFIG.get())
+    return merged
+
+
+def read_stack_config() -> StackConfig:
+    """Validate the stack's config. Raises :class:`ConfigError` listing every mistake."""
+    return load_stack_config(runtime_config(), f"config of stack {pulumi.get_stack()!r}")
+
+
+def build(stack: StackConfig) -> dict[str, Any]:
+    """Register the pools and the device plugin for a validated stack; returns them by name."""
+    from .device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
+    from .pool import GpuNodePool, GpuNodePoolArgs
+
+    k8s_opts = None
+    kubeconfig = pulumi.Config(PROJECT).get_secret("kubeconfig")
+    if kubeconfig is not None:
+        import pulumi_kubernetes as k8s
+
+        provider = k8s.Provider(f"{stack.cluster.name}-k8s", kubeconfig=kubeconfig)
+        k8s_opts = pulumi.ResourceOptions(providers={"kubernetes": provider})
+
+    pools = {p.name: GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=stack.cluster)) for p in stack.pools}
+    plugin = None
+    served = [p.spec for p in pools.values() if p.spec.uses_nvidia_device_plugin]
+    if stack.device_plugin.enabled and served:
+        plugin = NvidiaDevicePlugin(
+            "nvidia-device-plugin",
+            NvidiaDevicePluginArgs(cluster_name=stack.cluster.name, pools=served, config=stack.device_plugin),
+            opts=k8s_opts,
+        )
+    for name, pool in pools.items():
+        pulumi.export(f"{name}.taints", pool.taints)
+        pulumi.export(f"{name}.labels", pool.labels)
+        pulumi.export(f"{name}.workloadTolerations", pool.workload_tolerations)
+        pulumi.export(f"{name}.workloadNodeSelector", pool.workload_node_selector)
+        if pool.node_group_name is not None:
+            pulumi.export(f"{name}.nodeGroupName", pool.node_group_name)
+            pulumi.export(f"{name}.nodeGroupArn", pool.node_group_arn)
+    if plugin is not None:
+        pulumi.export("devicePlugin.tolerations", plugin.tolerations)
+    return {"pools": pools, "device_plugin": plugin}
+
+
+def main() -> dict[str, Any]:
+    """Entry point of ``__main__.py``. A config mistake ends the run with a clean message, no traceback."""
+    try:
+        stack = read_stack_config()
+    except ConfigError as err:
+        raise pulumi.RunError(str(err)) from err
+    return build(stack)
