@@ -196,33 +196,14 @@ def _by_name(resources: list[Recorded]) -> dict[tuple[str, str], Recorded]:
 
 def _summarise(result: PlanResult) -> None:
     from .render import device_plugin as dp
-    from .render import eks
 
     assert result.config is not None
     index = _by_name(result.resources)
     for pool in result.config.pools:
         entry: dict[str, Any] = {"name": pool.name, "backend": pool.backend}
-        node_group = index.get(("aws:eks/nodeGroup:NodeGroup", f"{pool.name}-node-group"))
-        if node_group is not None:
-            taints = eks.read_node_group_taints(node_group.inputs)
-            entry["taints"] = [str(t) for t in taints]
-            entry["provider_taints"] = node_group.inputs.get("taints", [])
-            entry["provider_field"] = "aws.eks.NodeGroup.taints"
-            entry["labels"] = dict(sorted((node_group.inputs.get("labels") or {}).items()))
-            entry["instance_types"] = node_group.inputs.get("instanceTypes", [])
-            entry["ami_type"] = node_group.inputs.get("amiType")
-            entry["scaling"] = node_group.inputs.get("scalingConfig", {})
-            tags = {
-                r.inputs["tag"]["key"]: r.inputs["tag"]["value"]
-                for r in result.resources
-                if r.type == "aws:autoscaling/tag:Tag" and r.name.startswith(f"{pool.name}-ca-")
-            }
-            entry["scale_from_zero_tags"] = tags
-            if tags:
-                ca_taints, ca_labels = eks.read_ca_node_template_tags(tags)
-                entry["scale_from_zero_matches"] = (
-                    sorted(map(str, ca_taints)) == sorted(map(str, taints)) and ca_labels == entry["labels"]
-                )
+        summarise = _BACKEND_SUMMARIES.get(pool.backend)
+        if summarise is not None:
+            summarise(pool, entry, index, result.resources)
         entry["device_plugin"] = "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
         result.pools.append(entry)
 
@@ -242,6 +223,42 @@ def _summarise(result: PlanResult) -> None:
                 for c in dp.coverage(values, result.config.pools)
             ],
         }
+
+
+def _summarise_eks_managed(pool: Any, entry: dict[str, Any], index: dict[tuple[str, str], Recorded],
+                           resources: list[Recorded]) -> None:
+    """Read an eks-managed pool back from its recorded NodeGroup and ASG Tag inputs."""
+    from .render import eks
+
+    node_group = index.get(("aws:eks/nodeGroup:NodeGroup", f"{pool.name}-node-group"))
+    if node_group is None:
+        return
+    taints = eks.read_node_group_taints(node_group.inputs)
+    entry["taints"] = [str(t) for t in taints]
+    entry["provider_taints"] = node_group.inputs.get("taints", [])
+    entry["provider_field"] = "aws.eks.NodeGroup.taints"
+    entry["labels"] = dict(sorted((node_group.inputs.get("labels") or {}).items()))
+    entry["instance_types"] = node_group.inputs.get("instanceTypes", [])
+    entry["ami_type"] = node_group.inputs.get("amiType")
+    entry["scaling"] = node_group.inputs.get("scalingConfig", {})
+    tags = {
+        r.inputs["tag"]["key"]: r.inputs["tag"]["value"]
+        for r in resources
+        if r.type == "aws:autoscaling/tag:Tag" and r.name.startswith(f"{pool.name}-ca-")
+    }
+    entry["scale_from_zero_tags"] = dict(sorted(tags.items()))
+    if tags:
+        ca_taints, ca_labels = eks.read_ca_node_template_tags(tags)
+        entry["scale_from_zero_matches"] = (
+            sorted(map(str, ca_taints)) == sorted(map(str, taints)) and ca_labels == entry["labels"]
+        )
+
+
+#: backend -> function(pool, entry, index, resources) that fills the plan entry of a pool
+#: from the recorded resources. Each backend adds its own.
+_BACKEND_SUMMARIES: dict[str, Any] = {
+    "eks-managed": _summarise_eks_managed,
+}
 
 
 # --- output -----------------------------------------------------------------------------

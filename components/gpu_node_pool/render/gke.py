@@ -1,0 +1,38 @@
+"""GKE node pool renderer and readers: ``gcp.container.NodePool`` ``node_config``.
+
+GKE spells effects ``NO_SCHEDULE`` / ``PREFER_NO_SCHEDULE`` / ``NO_EXECUTE`` (pulumi_gcp
+``NodePoolNodeConfigTaintArgs``); translation goes through :mod:`gpu_node_pool.taints`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..taints import Taint
+
+__all__ = ["read_node_pool_taints", "read_node_pool_labels", "read_node_pool_accelerators"]
+
+
+def _node_config(props: Mapping[str, Any]) -> Mapping[str, Any]:
+    node_config = props.get("nodeConfig") or {}
+    return node_config if isinstance(node_config, Mapping) else {}
+
+
+def read_node_pool_taints(props: Mapping[str, Any]) -> list[Taint]:
+    """Taints from ``gcp:container/nodePool:NodePool`` inputs (``nodeConfig.taints``, GKE spelling).
+
+    Raises:
+        TaintError: a taint item is malformed.
+    """
+    return [Taint.from_provider(item) for item in (_node_config(props).get("taints") or [])]
+
+
+def read_node_pool_labels(props: Mapping[str, Any]) -> dict[str, str]:
+    """Kubernetes node labels from ``nodeConfig.labels``."""
+    return dict(_node_config(props).get("labels") or {})
+
+
+def read_node_pool_accelerators(props: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """``nodeConfig.guestAccelerators`` (``[{type, count, gpuDriverInstallationConfig?...}]``)."""
+    return list(_node_config(props).get("guestAccelerators") or [])
