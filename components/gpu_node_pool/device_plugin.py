@@ -7,8 +7,10 @@ policies check at preview), in its own namespace.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 
@@ -19,8 +21,16 @@ __all__ = ["NvidiaDevicePlugin", "NvidiaDevicePluginArgs"]
 
 TYPE_TOKEN = "gpu-node-pools:index:NvidiaDevicePlugin"
 
-# cluster name -> the plugin already declared for it, per Pulumi program (root stack).
-_INSTALLED: dict[tuple[int, str], str] = {}
+
+class _NoRoot:
+    """Stands in for the root stack outside a Pulumi program (weak-referenceable)."""
+
+
+_NO_ROOT = _NoRoot()
+
+# root stack -> {cluster name: the plugin already declared for it}: one plugin per cluster
+# per Pulumi program. Weak keys, so a finished program's record goes with its root stack.
+_INSTALLED: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -55,20 +65,19 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        root = pulumi.runtime.get_root_resource()
-        key = (id(root), args.cluster_name)
-        if key in _INSTALLED:
+        installed = _INSTALLED.setdefault(pulumi.runtime.get_root_resource() or _NO_ROOT, {})
+        if args.cluster_name in installed:
             raise ConfigError(
                 [
                     ConfigIssue(
                         "devicePlugin",
                         f"the NVIDIA device plugin is already declared for cluster {args.cluster_name!r} "
-                        f"(as {_INSTALLED[key]!r}); declare it once with all the cluster's pools",
+                        f"(as {installed[args.cluster_name]!r}); declare it once with all the cluster's pools",
                     )
                 ],
                 "NvidiaDevicePluginArgs",
             )
-        _INSTALLED[key] = name
+        installed[args.cluster_name] = name
         super().__init__(TYPE_TOKEN, name, {}, opts)
         import pulumi_kubernetes as k8s
 

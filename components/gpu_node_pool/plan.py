@@ -49,6 +49,7 @@ class PlanResult:
     resources: list[Recorded] = field(default_factory=list)
     config: StackConfig | None = None
     config_issues: list[ConfigIssue] = field(default_factory=list)
+    config_source: str = ""
     pools: list[dict[str, Any]] = field(default_factory=list)
     device_plugin: dict[str, Any] | None = None
     violations: list[dict[str, Any]] = field(default_factory=list)
@@ -114,17 +115,49 @@ def record_program(
     *,
     stack: str = "dev",
     preview: bool = True,
+    sink: list[Recorded] | None = None,
 ) -> tuple[list[Recorded], dict[str, Any]]:
-    """Run a Pulumi Python program under mocks and return ``(resources, stack outputs)``.
+    """Run a Pulumi Python program file under mocks and return ``(resources, stack outputs)``.
 
     Raises whatever the program raises (``pulumi.RunError`` wrapping :class:`ConfigError`
     for a config mistake).
+    """
+    program_dir = str(program.parent)
+    sys.path.insert(0, program_dir)
+    try:
+        return record(
+            lambda: runpy.run_path(str(program), run_name="__main__"),
+            config,
+            secret_keys,
+            stack=stack,
+            preview=preview,
+            sink=sink,
+        )
+    finally:
+        sys.path.remove(program_dir)
+
+
+def record(
+    program: Any,
+    config: Mapping[str, Any] | None = None,
+    secret_keys: list[str] | None = None,
+    *,
+    stack: str = "dev",
+    preview: bool = True,
+    sink: list[Recorded] | None = None,
+) -> tuple[list[Recorded], dict[str, Any]]:
+    """Run ``program()`` (a callable that declares resources) under Pulumi mocks.
+
+    Returns ``(resources, stack outputs)``: every registered resource in registration
+    order with its inputs as plain values (unknowns as :data:`UNKNOWN`). ``sink``, if
+    given, receives each resource as it registers, so a caller can see what was registered
+    even when the program raises.
     """
     import pulumi
     from pulumi.runtime import stack as rt_stack
     from pulumi.runtime.sync_await import _sync_await
 
-    recorded: list[Recorded] = []
+    recorded: list[Recorded] = sink if sink is not None else []
 
     class _Mocks(pulumi.runtime.Mocks):
         def new_resource(self, args: pulumi.runtime.MockResourceArgs):
@@ -134,20 +167,15 @@ def record_program(
         def call(self, args: pulumi.runtime.MockCallArgs):
             return {}
 
-    pulumi.runtime.set_all_config(dict(config), list(secret_keys or []))
+    pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
     # A fresh root stack per run, so several plans can run in one process.
     from pulumi.runtime import settings
 
-    settings.SETTINGS.root_resource = None  # type: ignore[attr-defined]
+    settings.ROOT.set(None)
     pulumi.runtime.set_mocks(_Mocks(), project=PROJECT, stack=stack, preview=preview)
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
-    program_dir = str(program.parent)
-    sys.path.insert(0, program_dir)
-    try:
-        _sync_await(rt_stack.run_pulumi_func(lambda: runpy.run_path(str(program), run_name="__main__")))
-    finally:
-        sys.path.remove(program_dir)
+    _sync_await(rt_stack.run_pulumi_func(program))
     root = pulumi.runtime.get_root_resource()
     outputs: dict[str, Any] = {}
     for key, out in (getattr(root, "outputs", None) or {}).items():
@@ -178,12 +206,14 @@ def plan_stack(stack: str, project_dir: str | os.PathLike[str] | None = None) ->
         result.config = load_stack_config(config, path.name)
     except ConfigError as err:
         result.config_issues = err.issues
+        result.config_source = err.source
         return result
     try:
         result.resources, result.outputs = record_program(project / "__main__.py", config, secrets, stack=stack)
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
             result.config_issues = err.__cause__.issues
+            result.config_source = err.__cause__.source
             return result
         raise
     _summarise(result)
@@ -284,7 +314,7 @@ def render_text(result: PlanResult) -> str:
     lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
     if result.config_issues:
         lines.append("")
-        lines.append(str(ConfigError(result.config_issues, f"stack {result.stack!r}")))
+        lines.append(str(ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}")))
         lines.append("")
         lines.append("exit 2: fix the stack config and run the plan again")
         return "\n".join(lines)

@@ -1,0 +1,40 @@
+"""Shared fixtures: the repo root, a temporary project for config-mistake runs, the corpus."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+
+settings.register_profile(
+    "ci", max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("ci")
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    return ROOT
+
+
+@pytest.fixture
+def temp_project(tmp_path: Path):
+    """A copy of the Pulumi project (Pulumi.yaml, __main__.py) with a writable stacks/ dir.
+
+    Returns a function ``write(stack_name, yaml_text) -> Path`` that writes
+    ``stacks/Pulumi.<stack_name>.yaml`` and returns the project dir.
+    """
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
+    (tmp_path / "stacks").mkdir()
+
+    def write(stack: str, text: str) -> Path:
+        (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(text)
+        return tmp_path
+
+    return write

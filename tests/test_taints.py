@@ -1,0 +1,173 @@
+"""taints.py: the Kubernetes semantics of taints and tolerations, spellings and syntax."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from conftest import DATA
+
+from gpu_node_pool.taints import (
+    Taint,
+    TaintEffect,
+    TaintError,
+    Toleration,
+    find_duplicate_taints,
+    tolerates,
+    tolerations_tolerate_taint,
+    untolerated_taints,
+)
+
+GPU = Taint("nvidia.com/gpu", "present", TaintEffect.NO_SCHEDULE)
+
+
+class TestTaintForms:
+    def test_kubelet_form_has_value_and_effect(self):
+        assert str(GPU) == "nvidia.com/gpu=present:NoSchedule"
+
+    def test_kubelet_form_drops_the_equals_sign_when_the_value_is_empty(self):
+        assert str(Taint("dedicated", "", TaintEffect.NO_EXECUTE)) == "dedicated:NoExecute"
+
+    @pytest.mark.parametrize(
+        "text",
+        ["nvidia.com/gpu=present:NoSchedule", "dedicated:NoExecute", "a.b-c/d_e.f=v.1-x:PreferNoSchedule", "k=:NoSchedule"],
+    )
+    def test_parse_reads_back_what_str_writes(self, text):
+        taint = Taint.parse(text)
+        assert Taint.parse(str(taint)) == taint
+
+    def test_parse_of_empty_value_with_equals_sign_is_the_value_less_taint(self):
+        assert Taint.parse("k=:NoSchedule") == Taint("k", "", TaintEffect.NO_SCHEDULE)
+
+    def test_provider_spelling_both_ways(self):
+        assert GPU.to_provider() == {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+        for effect in TaintEffect:
+            assert TaintEffect.from_provider(effect.provider_spelling) is effect
+            assert Taint.from_provider(Taint("k", "v", effect).to_provider()) == Taint("k", "v", effect)
+
+    def test_k8s_object_omits_an_empty_value(self):
+        assert Taint("k", "", TaintEffect.NO_SCHEDULE).to_k8s() == {"key": "k", "effect": "NoSchedule"}
+        assert Taint.from_k8s({"key": "k", "effect": "NoSchedule"}) == Taint("k", "", TaintEffect.NO_SCHEDULE)
+
+    def test_identity_is_key_and_effect(self):
+        assert Taint("k", "a", TaintEffect.NO_SCHEDULE).identity == Taint("k", "b", TaintEffect.NO_SCHEDULE).identity
+        assert Taint("k", "a", TaintEffect.NO_SCHEDULE).identity != Taint("k", "a", TaintEffect.NO_EXECUTE).identity
+
+
+class TestTaintValidation:
+    @pytest.mark.parametrize(
+        "text, fragment",
+        [
+            ("nvidia.com/gpu=present:NO_SCHEDULE", "EKS/GKE API spelling; write NoSchedule"),
+            ("nvidia.com/gpu=present:noschedule", "did you mean NoSchedule"),
+            ("nvidia.com/gpu=present:Evict", "not a taint effect"),
+            ("a/b/c=v:NoSchedule", "at most one '/'"),
+            ("-bad=v:NoSchedule", "must start and end with a letter or digit"),
+            ("Upper.Case/x=v:NoSchedule", "is not a DNS subdomain"),
+            ("k=" + "v" * 64 + ":NoSchedule", "at most 63"),
+            ("k=has space:NoSchedule", "taint value"),
+            ("nvidia.com/gpu=present", "has no effect"),
+            ("=v:NoSchedule", "must not be empty"),
+            ("p/" + "n" * 64 + ":NoSchedule", "at most 63"),
+        ],
+    )
+    def test_invalid_taints_are_rejected_with_the_rule(self, text, fragment):
+        with pytest.raises(TaintError, match=fragment.replace("(", r"\(")):
+            Taint.parse(text)
+
+    def test_prefix_may_be_up_to_253_characters(self):
+        prefix = ".".join(["a" * 63] * 3) + "." + "b" * 61  # 253 characters
+        assert len(prefix) == 253
+        assert Taint.parse(f"{prefix}/gpu=x:NoSchedule").key.startswith(prefix)
+        with pytest.raises(TaintError, match="at most 253"):
+            Taint.parse(f"c{prefix}/gpu=x:NoSchedule")
+
+    def test_duplicates_are_found_by_key_and_effect(self):
+        taints = [GPU, Taint("nvidia.com/gpu", "true", TaintEffect.NO_SCHEDULE), Taint("nvidia.com/gpu", "x", TaintEffect.NO_EXECUTE)]
+        assert find_duplicate_taints(taints) == [(0, 1, taints[1])]
+
+
+class TestTolerationValidation:
+    def test_operators_other_than_equal_and_exists_are_rejected(self):
+        with pytest.raises(TaintError, match="use Equal or Exists"):
+            Toleration(key="k", operator="Gt", value="1")
+
+    def test_exists_must_not_carry_a_value(self):
+        with pytest.raises(TaintError, match="must not carry a value"):
+            Toleration(key="k", operator="Exists", value="v")
+
+    def test_empty_key_needs_exists(self):
+        with pytest.raises(TaintError, match="empty key must use operator Exists"):
+            Toleration(key="", operator="Equal", value="v")
+
+    def test_empty_operator_means_equal(self):
+        assert Toleration(key="k", operator="", value="v").operator == "Equal"
+
+    def test_toleration_seconds_only_with_no_execute(self):
+        with pytest.raises(TaintError, match="only applies to the NoExecute"):
+            Toleration(key="k", operator="Exists", effect="NoSchedule", toleration_seconds=30)
+
+    def test_round_trip_through_the_k8s_object(self):
+        tol = Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoExecute", toleration_seconds=60)
+        assert tol.to_k8s() == {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}
+        assert Toleration.from_k8s(tol.to_k8s()) == tol
+
+
+class TestTolerates:
+    def test_empty_key_with_exists_tolerates_every_taint(self):
+        catch_all = Toleration(operator="Exists")
+        for effect in TaintEffect:
+            assert tolerates(catch_all, Taint("anything/at-all", "v", effect))
+
+    def test_empty_effect_matches_every_effect(self):
+        tol = Toleration(key="nvidia.com/gpu", operator="Equal", value="present")
+        assert all(tolerates(tol, Taint("nvidia.com/gpu", "present", e)) for e in TaintEffect)
+
+    def test_effect_must_match_when_set(self):
+        tol = Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")
+        assert not tolerates(tol, Taint("nvidia.com/gpu", "present", TaintEffect.NO_EXECUTE))
+
+    def test_equal_compares_values(self):
+        tol = Toleration(key="nvidia.com/gpu", operator="Equal", value="present", effect="NoSchedule")
+        assert tolerates(tol, GPU)
+        assert not tolerates(tol, Taint("nvidia.com/gpu", "true", TaintEffect.NO_SCHEDULE))
+
+    def test_equal_without_value_matches_only_the_empty_value(self):
+        tol = Toleration(key="dedicated", effect="NoSchedule")
+        assert tolerates(tol, Taint("dedicated", "", TaintEffect.NO_SCHEDULE))
+        assert not tolerates(tol, Taint("dedicated", "gpu", TaintEffect.NO_SCHEDULE))
+
+    def test_exists_ignores_the_value(self):
+        tol = Toleration(key="nvidia.com/gpu", operator="Exists")
+        assert tolerates(tol, Taint("nvidia.com/gpu", "whatever", TaintEffect.NO_SCHEDULE))
+
+    def test_key_must_match_when_set(self):
+        assert not tolerates(Toleration(key="nvidia.com/gpu", operator="Exists"), Taint("dedicated", "gpu", TaintEffect.NO_SCHEDULE))
+
+    def test_for_taint_tolerates_exactly_that_taint(self):
+        for exists in (False, True):
+            tol = Toleration.for_taint(GPU, exists=exists)
+            assert tolerates(tol, GPU)
+            assert not tolerates(tol, Taint("nvidia.com/gpu", "present", TaintEffect.NO_EXECUTE))
+
+    def test_untolerated_taints_keeps_order_and_names_each(self):
+        arch = Taint("kubernetes.io/arch", "arm64", TaintEffect.NO_SCHEDULE)
+        gpu = Taint("nvidia.com/gpu", "", TaintEffect.NO_SCHEDULE)
+        tols = [Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoSchedule")]
+        assert untolerated_taints(tols, [arch, gpu]) == [arch]
+        assert untolerated_taints([], [arch, gpu]) == [arch, gpu]
+
+
+def _corpus():
+    expected = json.loads((DATA / "corpus" / "daemonsets" / "expected.json").read_text())["daemonsets"]
+    for name, verdict in sorted(expected.items()):
+        doc = yaml.safe_load((DATA / "corpus" / "daemonsets" / name).read_text())
+        yield name, doc, verdict
+
+
+@pytest.mark.parametrize("name, doc, verdict", list(_corpus()), ids=[c[0] for c in _corpus()])
+def test_corpus_toleration_verdicts_match_expected_json(name, doc, verdict):
+    tolerations = [Toleration.from_k8s(t) for t in (doc["spec"]["template"]["spec"].get("tolerations") or [])]
+    for taint_text, expected in verdict["tolerates"].items():
+        assert tolerations_tolerate_taint(tolerations, Taint.parse(taint_text)) is expected, (name, taint_text)
