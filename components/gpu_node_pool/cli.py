@@ -2,6 +2,7 @@
 
     gpupool plan --stack dev [--json] [--project-dir DIR]
     gpupool validate --stack dev
+    gpupool render --stack prod --out DIR [--project-dir DIR]
 
 Exit codes: 0 clean, 1 a mandatory policy failed, 2 the stack config is invalid (or the
 stack file is missing).
@@ -23,6 +24,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--stack", required=True, help="stack name: reads stacks/Pulumi.<stack>.yaml")
     p.add_argument("--json", action="store_true", help="print JSON for machines")
     p.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (default: search from cwd)")
+    r = sub.add_parser(
+        "render", help="write the Kubernetes objects the stack declares (and the chart reference) as YAML files"
+    )
+    r.add_argument("--stack", required=True, help="stack name: reads stacks/Pulumi.<stack>.yaml")
+    r.add_argument("--out", required=True, help="output directory (created; stale generated files are removed)")
+    r.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (default: search from cwd)")
     v = sub.add_parser("validate", help="validate the stack config only")
     v.add_argument("--stack", required=True)
     v.add_argument("--project-dir", default=None)
@@ -40,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
             load_stack_config(config, path.name)
             print(f"stack {args.stack!r}: config is valid")
             return 0
+        if args.command == "render":
+            from . import render_files
+
+            return render_files.run(args.stack, args.out, args.project_dir)
         result = plan_mod.plan_stack(args.stack, args.project_dir)
     except ConfigError as err:
         print(str(err), file=sys.stderr)

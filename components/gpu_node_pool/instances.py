@@ -8,7 +8,16 @@ and Cluster Autoscaler's generated ``ec2_instance_types.go`` (GPU counts per typ
 
 from __future__ import annotations
 
-__all__ = ["NVIDIA_FAMILIES", "ARM_FAMILIES", "OTHER_ACCELERATOR_FAMILIES", "instance_family", "is_nvidia_instance_type", "instance_arch"]
+__all__ = [
+    "NVIDIA_FAMILIES",
+    "ARM_FAMILIES",
+    "OTHER_ACCELERATOR_FAMILIES",
+    "NVIDIA_GPU_COUNTS",
+    "instance_family",
+    "is_nvidia_instance_type",
+    "instance_arch",
+    "gpu_count",
+]
 
 #: Families whose instances carry NVIDIA GPUs.
 NVIDIA_FAMILIES = frozenset(
@@ -48,3 +57,33 @@ def is_nvidia_instance_type(instance_type: str) -> bool:
 def instance_arch(instance_type: str) -> str:
     """``arm64`` for Graviton GPU families, else ``x86_64``."""
     return "arm64" if instance_family(instance_type) in ARM_FAMILIES else "x86_64"
+
+
+#: NVIDIA GPUs per instance (the ``nvidia.com/gpu`` capacity a node advertises), for the
+#: Cluster Autoscaler ``node-template/resources/nvidia.com/gpu`` tag of self-managed groups.
+#: Only types whose count is certain are listed; for others a pool sets ``gpusPerNode``.
+#: Sources: the EC2 accelerated-computing pages (P2-P6, G3-G6e specification tables) and
+#: Cluster Autoscaler ``cloudprovider/aws/ec2_instance_types.go`` (``GPU`` field).
+NVIDIA_GPU_COUNTS: dict[str, int] = {
+    "p2.xlarge": 1, "p2.8xlarge": 8, "p2.16xlarge": 16,
+    "p3.2xlarge": 1, "p3.8xlarge": 4, "p3.16xlarge": 8, "p3dn.24xlarge": 8,
+    "p4d.24xlarge": 8, "p4de.24xlarge": 8,
+    "p5.4xlarge": 1, "p5.48xlarge": 8, "p5e.48xlarge": 8, "p5en.48xlarge": 8,
+    "p6-b200.48xlarge": 8, "p6-b300.48xlarge": 8,
+    "g3s.xlarge": 1, "g3.4xlarge": 1, "g3.8xlarge": 2, "g3.16xlarge": 4,
+    "g4dn.xlarge": 1, "g4dn.2xlarge": 1, "g4dn.4xlarge": 1, "g4dn.8xlarge": 1, "g4dn.16xlarge": 1,
+    "g4dn.12xlarge": 4, "g4dn.metal": 8,
+    "g5.xlarge": 1, "g5.2xlarge": 1, "g5.4xlarge": 1, "g5.8xlarge": 1, "g5.16xlarge": 1,
+    "g5.12xlarge": 4, "g5.24xlarge": 4, "g5.48xlarge": 8,
+    "g5g.xlarge": 1, "g5g.2xlarge": 1, "g5g.4xlarge": 1, "g5g.8xlarge": 1, "g5g.16xlarge": 2, "g5g.metal": 2,
+    "g6.xlarge": 1, "g6.2xlarge": 1, "g6.4xlarge": 1, "g6.8xlarge": 1, "g6.16xlarge": 1,
+    "g6.12xlarge": 4, "g6.24xlarge": 4, "g6.48xlarge": 8,
+    "gr6.4xlarge": 1, "gr6.8xlarge": 1,
+    "g6e.xlarge": 1, "g6e.2xlarge": 1, "g6e.4xlarge": 1, "g6e.8xlarge": 1, "g6e.16xlarge": 1,
+    "g6e.12xlarge": 4, "g6e.24xlarge": 4, "g6e.48xlarge": 8,
+}  # fmt: skip
+
+
+def gpu_count(instance_type: str) -> int | None:
+    """NVIDIA GPUs of ``instance_type`` (``g6e.12xlarge`` -> 4), or None when the table does not know it."""
+    return NVIDIA_GPU_COUNTS.get(instance_type)

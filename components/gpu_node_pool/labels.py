@@ -12,6 +12,12 @@ Sources:
   * EKS: ``API_UpdateLabelsPayload`` (key and value 1-63 characters); aws/containers-roadmap
     #1451 and terraform-aws-eks #3346 (``kubernetes.io``, ``k8s.io``, ``eks.amazonaws.com``
     label keys are refused, or make nodes fail to join).
+  * GKE: pulumi_gcp ``container`` ``NodeConfig.labels`` docstring (``kubernetes.io/`` and
+    ``k8s.io/`` prefixes "are reserved by Kubernetes Core components and cannot be
+    specified"; ``Error 400: Applying kubernetes label is not allowed``, bitpoke/stack #86);
+    hashicorp/terraform-provider-google #19677 (``Node labels with key
+    "cloud.google.com/compute-class" are managed by GKE or Kubernetes and must not be
+    manually specified``).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ __all__ = [
     "in_domain",
     "label_syntax_problem",
     "eks_label_problem",
+    "gke_label_problem",
     "node_restriction_problem",
     "DEFAULT_GPU_LABEL",
 ]
@@ -122,4 +129,36 @@ def eks_label_problem(key: str, value: str) -> str | None:
                 "(and the kubelet's NodeRestriction rejects); use a label in your own domain, "
                 "e.g. example.com/role=gpu"
             )
+    return None
+
+
+def gke_label_problem(key: str, value: str) -> str | None:
+    """Why a GKE node pool (``gcp.container.NodePool`` ``node_config.labels``) refuses ``key=value``, or None.
+
+    Rules, in the order checked:
+
+    1. No key in the ``kubernetes.io`` or ``k8s.io`` domains or their subdomains
+       (``node-role.kubernetes.io/gpu`` too): GKE reserves them for Kubernetes core
+       components and answers ``Error 400: Applying kubernetes label is not allowed``.
+    2. No key in the ``cloud.google.com`` domain: GKE sets those labels itself
+       (``cloud.google.com/gke-nodepool``, ``gke-accelerator``, ``gke-spot``...) and refuses
+       them as "managed by GKE or Kubernetes"; set the matching node pool field instead.
+
+    Syntax (qualified-name key, label value) is checked separately by
+    :func:`label_syntax_problem`; ``value`` is accepted here for a uniform signature.
+    """
+    del value  # GKE adds no value rule beyond Kubernetes syntax
+    for domain in ("kubernetes.io", "k8s.io"):
+        if in_domain(key, domain):
+            return (
+                f"label {key!r} is in the {domain} domain, which GKE reserves for Kubernetes core "
+                "components (Error 400: Applying kubernetes label is not allowed); use a label in your "
+                "own domain, e.g. example.com/role=gpu"
+            )
+    if in_domain(key, "cloud.google.com"):
+        return (
+            f"label {key!r} is in the cloud.google.com domain, whose node labels GKE manages itself "
+            "(gke-nodepool, gke-accelerator, gke-spot...) and refuses to take from a node pool; set the "
+            "node pool field instead (accelerator, spot...) or use a label in your own domain"
+        )
     return None

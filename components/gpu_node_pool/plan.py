@@ -29,6 +29,8 @@ __all__ = ["Recorded", "PlanResult", "find_project", "load_stack_file", "record_
 
 #: How a value unknown at preview is shown (and stored) in the plan.
 UNKNOWN = "(known after apply)"
+#: How a Pulumi secret input is shown in the plan (the value itself never is).
+SECRET = "[secret]"
 
 
 @dataclass
@@ -96,10 +98,13 @@ def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list
 def _plain(value: Any) -> Any:
     """Mock inputs -> JSON-able plain values; preview unknowns become :data:`UNKNOWN`."""
     from pulumi.output import Unknown
+    from pulumi.runtime import rpc
 
     if isinstance(value, Unknown):
         return UNKNOWN
     if isinstance(value, Mapping):
+        if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
+            return SECRET  # a Pulumi secret: never shown, never stored in the plan
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
@@ -165,6 +170,9 @@ def record(
             return [f"{args.name}-id", dict(args.inputs)]
 
         def call(self, args: pulumi.runtime.MockCallArgs):
+            if args.token == "aws:ssm/getParameter:getParameter":
+                # Self-managed pools resolve their AMI from SSM; offline, any well-formed id will do.
+                return {"name": args.args.get("name"), "type": "String", "value": FAKE_AMI_ID}
             return {}
 
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
@@ -190,7 +198,7 @@ async def _output_value(out: Any) -> Any:
         if not await out.is_known():
             return UNKNOWN
         if await out.is_secret():
-            return "[secret]"
+            return SECRET
         return _plain(await out.future())
     return _plain(out)
 
@@ -203,7 +211,7 @@ def plan_stack(stack: str, project_dir: str | os.PathLike[str] | None = None) ->
     result = PlanResult(stack=stack)
     try:
         config, secrets, path = load_stack_file(project, stack)
-        result.config = load_stack_config(config, path.name)
+        result.config = load_stack_config(config, path.name, set(secrets).__contains__)
     except ConfigError as err:
         result.config_issues = err.issues
         result.config_source = err.source
@@ -234,7 +242,10 @@ def _summarise(result: PlanResult) -> None:
         summarise = _BACKEND_SUMMARIES.get(pool.backend)
         if summarise is not None:
             summarise(pool, entry, index, result.resources)
-        entry["device_plugin"] = "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
+        # A backend's summary may say who serves the pool instead (GKE: "managed by GKE").
+        entry.setdefault(
+            "device_plugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
+        )
         result.pools.append(entry)
 
     chart = next((r for r in result.resources if r.type == "kubernetes:helm.sh/v4:Chart"), None)
@@ -284,10 +295,65 @@ def _summarise_eks_managed(pool: Any, entry: dict[str, Any], index: dict[tuple[s
         )
 
 
+def _summarise_gke(pool: Any, entry: dict[str, Any], index: dict[tuple[str, str], Recorded],
+                   resources: list[Recorded]) -> None:
+    """Read a gke pool back from its recorded ``gcp:container/nodePool:NodePool`` inputs."""
+    from .render import gke
+
+    node_pool = index.get(("gcp:container/nodePool:NodePool", f"{pool.name}-node-pool"))
+    if node_pool is None:
+        return
+    node_config = node_pool.inputs.get("nodeConfig") or {}
+    entry["taints"] = [str(t) for t in gke.read_node_pool_taints(node_pool.inputs)]
+    entry["provider_taints"] = node_config.get("taints", [])
+    entry["provider_field"] = gke.PROVIDER_FIELD
+    entry["labels"] = dict(sorted(gke.read_node_pool_labels(node_pool.inputs).items()))
+    entry["machine_type"] = node_config.get("machineType")
+    entry["accelerators"] = gke.read_node_pool_accelerators(node_pool.inputs)
+    entry["spot"] = node_config.get("spot", False)
+    entry["node_locations"] = node_pool.inputs.get("nodeLocations", [])
+    entry["autoscaling"] = node_pool.inputs.get("autoscaling", {})
+    if not pool.uses_nvidia_device_plugin:
+        entry["device_plugin"] = "managed by GKE (its nvidia-gpu-device-plugin DaemonSet in kube-system)"
+    else:
+        entry["device_plugin"] = "nvidia-device-plugin chart (GKE's plugin and driver install are off)"
+
+
+def _summarise_karpenter(pool: Any, entry: dict[str, Any], index: dict[tuple[str, str], Recorded],
+                         resources: list[Recorded]) -> None:
+    """Read a karpenter pool back from its recorded NodePool (and EC2NodeClass) CustomResource inputs."""
+    from .render import karpenter
+
+    nodepool = index.get((f"kubernetes:{karpenter.NODEPOOL_API_VERSION}:NodePool", f"{pool.name}-nodepool"))
+    if nodepool is None:
+        return
+    taints = karpenter.read_nodepool_taints(nodepool.inputs)
+    entry["taints"] = [str(t) for t in taints]
+    entry["provider_taints"] = [t.to_k8s() for t in taints]
+    entry["provider_field"] = "NodePool spec.template.spec.taints"
+    entry["startup_taints"] = [str(t) for t in karpenter.read_nodepool_startup_taints(nodepool.inputs)]
+    entry["labels"] = dict(sorted(karpenter.read_nodepool_labels(nodepool.inputs).items()))
+    entry["requirements"] = karpenter.read_nodepool_requirements(nodepool.inputs)
+    entry["limits"] = karpenter.read_nodepool_limits(nodepool.inputs)
+    entry["disruption"] = (nodepool.inputs.get("spec") or {}).get("disruption", {})
+    ref = karpenter.read_nodepool_node_class_ref(nodepool.inputs)
+    node_class = index.get((f"kubernetes:{karpenter.EC2NODECLASS_API_VERSION}:EC2NodeClass", f"{pool.name}-ec2nodeclass"))
+    entry["node_class"] = {
+        "kind": ref.get("kind"),
+        "name": ref.get("name"),
+        "created": node_class is not None,
+        "ami_alias": karpenter.read_ec2nodeclass_ami_alias(node_class.inputs) if node_class is not None else None,
+    }
+    if not pool.uses_nvidia_device_plugin:
+        entry["device_plugin"] = "ships its own (Bottlerocket NVIDIA AMI includes NVIDIA's device plugin)"
+
+
 #: backend -> function(pool, entry, index, resources) that fills the plan entry of a pool
 #: from the recorded resources. Each backend adds its own.
 _BACKEND_SUMMARIES: dict[str, Any] = {
     "eks-managed": _summarise_eks_managed,
+    "gke": _summarise_gke,
+    "karpenter": _summarise_karpenter,
 }
 
 
@@ -328,11 +394,48 @@ def render_text(result: PlanResult) -> str:
                 f"  instances       {', '.join(pool['instance_types'])}  ami {pool.get('ami_type')}  "
                 f"size {sc.get('minSize')}..{sc.get('maxSize')}"
             )
+        if "machine_type" in pool:
+            sc = pool.get("autoscaling", {})
+            gpus = ", ".join(
+                f"{a.get('count')}x {a.get('type')} driver "
+                f"{(a.get('gpuDriverInstallationConfig') or {}).get('gpuDriverVersion', 'unspecified')}"
+                for a in pool.get("accelerators", [])
+            )
+            lines.append(
+                f"  machine         {pool['machine_type']}{' (spot)' if pool.get('spot') else ''}  {gpus}  "
+                f"total size {sc.get('totalMinNodeCount')}..{sc.get('totalMaxNodeCount')}  "
+                f"zones {', '.join(pool.get('node_locations') or []) or '(cluster default)'}"
+            )
         lines.append(f"  taints          {', '.join(pool.get('taints', [])) or '(none)'}")
         if pool.get("provider_taints"):
             shown = ", ".join(f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in pool["provider_taints"])
             lines.append(f"  {pool['provider_field']:<15} {shown}")
         lines.append("  labels          " + ", ".join(f"{k}={v}" for k, v in pool.get("labels", {}).items()))
+        if "startup_taints" in pool:
+            shown = ", ".join(pool["startup_taints"])
+            note = "  (removed by an agent at boot; never tolerated by the plugin)" if shown else ""
+            lines.append(f"  startup taints  {shown or '(none)'}{note}")
+        for i, req in enumerate(pool.get("requirements", [])):
+            values = f" [{', '.join(req['values'])}]" if req.get("values") else ""
+            min_values = f" minValues {req['minValues']}" if "minValues" in req else ""
+            lines.append(f"  {'requirements' if i == 0 else '':<15} {req['key']} {req['operator']}{values}{min_values}")
+        if "node_class" in pool:
+            nc = pool["node_class"]
+            how = f"created, ami alias {nc['ami_alias']}" if nc["created"] else "existing, not managed by this stack"
+            lines.append(f"  node class      {nc['kind']} {nc['name']} ({how})")
+        if pool.get("limits"):
+            lines.append("  limits          " + ", ".join(f"{k}={v}" for k, v in pool["limits"].items()))
+        if pool.get("disruption"):
+            d = pool["disruption"]
+            budgets = "; ".join(
+                "nodes " + b.get("nodes", "") + (f" from '{b['schedule']}' for {b['duration']}" if "schedule" in b else "")
+                + (f" ({', '.join(b['reasons'])})" if b.get("reasons") else "")
+                for b in d.get("budgets", [])
+            )
+            lines.append(
+                f"  disruption      {d.get('consolidationPolicy')} after {d.get('consolidateAfter')}"
+                + (f"; budgets: {budgets}" if budgets else "")
+            )
         tags = pool.get("scale_from_zero_tags") or {}
         if tags:
             lines.append("  scale-from-zero ASG tags (Cluster Autoscaler):")

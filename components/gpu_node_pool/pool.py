@@ -12,7 +12,17 @@ from typing import Any
 
 import pulumi
 
-from .config import ClusterConfig, ConfigError, EksManagedPool, PoolConfig, StackConfig, validate_stack_config
+from .config import (
+    ClusterConfig,
+    ConfigError,
+    EksManagedPool,
+    GkePool,
+    KarpenterPool,
+    PoolConfig,
+    SelfManagedPool,
+    StackConfig,
+    validate_stack_config,
+)
 from .taints import Toleration
 
 __all__ = ["GpuNodePool", "GpuNodePoolArgs"]
@@ -59,6 +69,16 @@ class GpuNodePool(pulumi.ComponentResource):
       * ``eks-managed``: ``aws.eks.NodeGroup`` ``<name>-node-group``; with ``minSize: 0`` one
         ``aws.autoscaling.Tag`` ``<name>-ca-<tag key>`` per Cluster Autoscaler node-template tag
         on the Auto Scaling group EKS creates.
+      * ``gke``: ``gcp.container.NodePool`` ``<name>-node-pool`` (autonamed by Pulumi); no
+        device plugin unless the pool opts out of GKE's own.
+      * ``karpenter``: ``kubernetes.apiextensions.CustomResource`` ``<name>-nodepool``
+        (``karpenter.sh/v1`` NodePool) and, with ``nodeClass``, ``<name>-ec2nodeclass``
+        (``karpenter.k8s.aws/v1`` EC2NodeClass).
+      * ``self-managed`` with ``provider: aws``: ``aws.ec2.LaunchTemplate`` ``<name>-launch-template``
+        (the bootstrap as base64 user data, IMDSv2 required, the NVIDIA AMI from SSM),
+        ``aws.autoscaling.Group`` ``<name>-asg`` with the Cluster Autoscaler tags, and
+        ``aws.iam.InstanceProfile`` ``<name>-instance-profile`` unless ``instanceProfileArn`` is
+        given. With ``provider: none``: no resource; the bootstrap is in ``bootstrap``.
 
     Attributes (plain values, known at preview):
         spec: the validated pool model.
@@ -68,7 +88,8 @@ class GpuNodePool(pulumi.ComponentResource):
             (one ``Equal`` toleration per ``NoSchedule``/``NoExecute`` taint).
         workload_node_selector: the nodeSelector that lands a workload on this pool only.
 
-    Outputs: ``node_group_name``, ``node_group_arn`` (eks-managed), ``asg_tags`` (the CA tags).
+    Outputs: ``node_group_name``, ``node_group_arn`` (eks-managed), ``asg_tags`` (the CA tags),
+    ``node_pool_name`` (gke), ``nodepool_name`` (karpenter: the NodePool's name, a plain string).
 
     Raises:
         ConfigError: invalid args; nothing is registered.
@@ -88,9 +109,21 @@ class GpuNodePool(pulumi.ComponentResource):
         self.node_group_name: pulumi.Output[str] | None = None
         self.node_group_arn: pulumi.Output[str] | None = None
         self.asg_tags: dict[str, str] = {}
+        self.node_pool_name: pulumi.Output[str] | None = None
+        self.nodepool_name: str | None = None
+        self.bootstrap_format: str | None = None  # self-managed: al2023 | bottlerocket | al2 | kubeadm | kubelet
+        self.bootstrap: dict[str, str] | None = None  # self-managed: {file name: text}, plain
+        self.launch_template_id: pulumi.Output[str] | None = None
+        self.autoscaling_group_name: pulumi.Output[str] | None = None
 
         if isinstance(pool, EksManagedPool):
             self._eks_managed(name, pool, cluster)
+        elif isinstance(pool, GkePool):
+            self._gke(name, pool, cluster)
+        elif isinstance(pool, KarpenterPool):
+            self._karpenter(name, pool, cluster)
+        elif isinstance(pool, SelfManagedPool):
+            self._self_managed(name, pool, cluster)
         else:  # pragma: no cover - the union is closed; a new backend must be wired here
             raise ConfigError([], f"backend {pool.backend!r} has no Pulumi wiring")
 
@@ -103,6 +136,11 @@ class GpuNodePool(pulumi.ComponentResource):
                 "node_group_name": self.node_group_name,
                 "node_group_arn": self.node_group_arn,
                 "asg_tags": self.asg_tags,
+                "node_pool_name": self.node_pool_name,
+                "nodepool_name": self.nodepool_name,
+                "bootstrap": self.bootstrap,
+                "launch_template_id": self.launch_template_id,
+                "autoscaling_group_name": self.autoscaling_group_name,
             }
         )
 
@@ -129,6 +167,92 @@ class GpuNodePool(pulumi.ComponentResource):
                     tag={"key": key, "value": value, "propagate_at_launch": False},
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[node_group]),
                 )
+
+    def _gke(self, name: str, pool: GkePool, cluster: ClusterConfig) -> None:
+        import pulumi_gcp as gcp
+
+        from .render import gke
+
+        node_pool = gcp.container.NodePool(
+            f"{name}-node-pool",
+            **gke.node_pool_args(pool, cluster),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.node_pool = node_pool
+        self.node_pool_name = node_pool.name
+
+    def _karpenter(self, name: str, pool: KarpenterPool, cluster: ClusterConfig) -> None:
+        import pulumi_kubernetes as k8s
+
+        from .render import karpenter
+
+        depends_on: list[pulumi.Resource] = []
+        if pool.node_class is not None:
+            node_class = karpenter.ec2nodeclass_manifest(pool, cluster)
+            self.ec2nodeclass = k8s.apiextensions.CustomResource(
+                f"{name}-ec2nodeclass",
+                api_version=node_class["apiVersion"],
+                kind=node_class["kind"],
+                metadata=node_class["metadata"],
+                spec=node_class["spec"],
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            depends_on.append(self.ec2nodeclass)
+        nodepool = karpenter.nodepool_manifest(pool, cluster)
+        self.nodepool = k8s.apiextensions.CustomResource(
+            f"{name}-nodepool",
+            api_version=nodepool["apiVersion"],
+            kind=nodepool["kind"],
+            metadata=nodepool["metadata"],
+            spec=nodepool["spec"],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
+        )
+        self.nodepool_name = nodepool["metadata"]["name"]
+
+    def _self_managed(self, name: str, pool: SelfManagedPool, cluster: ClusterConfig) -> None:
+        from .render import kubelet
+
+        self.bootstrap_format = pool.format
+        self.bootstrap = kubelet.bootstrap_files(pool, cluster)
+        if pool.provider == "none":
+            return  # bare metal: the rendered bootstrap is the whole product (stack outputs)
+
+        import pulumi_aws as aws
+
+        opts = pulumi.ResourceOptions(parent=self)
+        image_id: Any = pool.ami_id
+        if image_id is None:
+            parameter = kubelet.ami_ssm_parameter(pool.format, cluster.kubernetes_version or "", pool.arch)
+            image_id = aws.ssm.get_parameter_output(
+                name=parameter, opts=pulumi.InvokeOutputOptions(parent=self)
+            ).value
+        profile_arn: Any = pool.instance_profile_arn
+        if profile_arn is None:
+            profile = aws.iam.InstanceProfile(
+                f"{name}-instance-profile", role=kubelet.role_name_from_arn(cluster.node_role_arn or ""), opts=opts
+            )
+            profile_arn = profile.arn
+        template = aws.ec2.LaunchTemplate(
+            f"{name}-launch-template",
+            **kubelet.launch_template_args(pool, cluster, image_id=image_id, instance_profile_arn=profile_arn),
+            opts=opts,
+        )
+        group = aws.autoscaling.Group(
+            f"{name}-asg",
+            **kubelet.autoscaling_group_args(
+                pool,
+                cluster,
+                launch_template_id=template.id,
+                launch_template_version=template.latest_version.apply(str),
+            ),
+            # Cluster Autoscaler owns the desired size once the group exists.
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["desiredCapacity"]),
+        )
+        self.launch_template = template
+        self.autoscaling_group = group
+        self.launch_template_id = template.id
+        self.autoscaling_group_name = group.name
+        self.asg_tags = kubelet.ca_tags(pool, cluster)
 
 
 def _first_asg_name(resources: Any) -> str:

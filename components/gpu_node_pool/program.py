@@ -26,7 +26,9 @@ def runtime_config() -> dict[str, Any]:
 
 def read_stack_config() -> StackConfig:
     """Validate the stack's config. Raises :class:`ConfigError` listing every mistake."""
-    return load_stack_config(runtime_config(), f"config of stack {pulumi.get_stack()!r}")
+    from pulumi.runtime import config as rc
+
+    return load_stack_config(runtime_config(), f"config of stack {pulumi.get_stack()!r}", rc.is_config_secret)
 
 
 def build(stack: StackConfig) -> dict[str, Any]:
@@ -59,6 +61,15 @@ def build(stack: StackConfig) -> dict[str, Any]:
         if pool.node_group_name is not None:
             pulumi.export(f"{name}.nodeGroupName", pool.node_group_name)
             pulumi.export(f"{name}.nodeGroupArn", pool.node_group_arn)
+        if pool.node_pool_name is not None:
+            pulumi.export(f"{name}.nodePoolName", pool.node_pool_name)
+        if pool.bootstrap_format is not None:  # self-managed
+            pulumi.export(f"{name}.bootstrapFormat", pool.bootstrap_format)
+            if pool.launch_template_id is None:  # provider none: the bootstrap is the product
+                pulumi.export(f"{name}.bootstrap", pool.bootstrap)
+            else:
+                pulumi.export(f"{name}.launchTemplateId", pool.launch_template_id)
+                pulumi.export(f"{name}.autoScalingGroupName", pool.autoscaling_group_name)
     if plugin is not None:
         pulumi.export("devicePlugin.tolerations", plugin.tolerations)
     return {"pools": pools, "device_plugin": plugin}

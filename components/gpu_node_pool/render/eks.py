@@ -70,17 +70,23 @@ def node_group_args(pool: EksManagedPool, cluster: ClusterConfig) -> dict[str, A
     return args
 
 
-def ca_node_template_tags(taints: list[Taint], labels: Mapping[str, str]) -> dict[str, str]:
+def ca_node_template_tags(
+    taints: list[Taint], labels: Mapping[str, str], resources: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Cluster Autoscaler scale-from-zero tags for an ASG whose nodes carry ``taints`` and ``labels``.
 
     ``node-template/label/<key>`` = ``<value>`` and ``node-template/taint/<key>`` =
-    ``<value>:<Effect>`` (Kubernetes spelling; an empty value gives ``:<Effect>``). Sorted by key.
+    ``<value>:<Effect>`` (Kubernetes spelling; an empty value gives ``:<Effect>``), plus
+    ``node-template/resources/<name>`` = ``<quantity>`` for each of ``resources`` (e.g.
+    ``{"nvidia.com/gpu": "4"}``; self-managed groups). Sorted by key.
 
     Raises:
         ValueError: two taints share a key (one tag per key cannot hold both); config
             validation refuses such pools before they get here.
     """
     tags: dict[str, str] = {}
+    for name, quantity in (resources or {}).items():
+        tags[CA_RESOURCE_PREFIX + name] = str(quantity)
     for key, value in labels.items():
         tags[CA_LABEL_PREFIX + key] = value
     for taint in taints:

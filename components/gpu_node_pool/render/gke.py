@@ -1,7 +1,16 @@
-"""GKE node pool renderer and readers: ``gcp.container.NodePool`` ``node_config``.
+"""GKE node pool renderer and readers: ``gcp.container.NodePool`` inputs, ``node_config`` above all.
+
+:func:`node_pool_args` turns a validated :class:`~gpu_node_pool.config.GkePool` into the
+keyword arguments of ``gcp.container.NodePool`` (snake_case, plain values). The readers turn
+the provider inputs a policy or the plan sees (camelCase: ``nodeConfig.taints``) back into
+taints, labels and accelerators.
 
 GKE spells effects ``NO_SCHEDULE`` / ``PREFER_NO_SCHEDULE`` / ``NO_EXECUTE`` (pulumi_gcp
 ``NodePoolNodeConfigTaintArgs``); translation goes through :mod:`gpu_node_pool.taints`.
+
+Sources: pulumi_gcp 10.2.0 ``container/node_pool.py`` and ``container/_inputs.py``
+(``NodePoolNodeConfigArgs``, ``NodePoolAutoscalingArgs``,
+``NodePoolNodeConfigGuestAcceleratorArgs``); ``facts/gke-nvidia-crossguard.md`` §1.
 """
 
 from __future__ import annotations
@@ -9,9 +18,90 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..config import ClusterConfig, GkeAccelerator, GkePool
 from ..taints import Taint
 
-__all__ = ["read_node_pool_taints", "read_node_pool_labels", "read_node_pool_accelerators"]
+__all__ = [
+    "PROVIDER_FIELD",
+    "node_pool_args",
+    "guest_accelerator_args",
+    "read_node_pool_taints",
+    "read_node_pool_labels",
+    "read_node_pool_accelerators",
+]
+
+#: Where the taints go, as the plan names it.
+PROVIDER_FIELD = "gcp.container.NodePool.node_config.taints"
+
+
+def guest_accelerator_args(accelerator: GkeAccelerator) -> dict[str, Any]:
+    """One ``node_config.guest_accelerators`` item (snake_case).
+
+    Shape: ``{type, count, gpu_driver_installation_config: {gpu_driver_version}}`` plus
+    ``gpu_sharing_config: {gpu_sharing_strategy, max_shared_clients_per_gpu}`` when set.
+    ``gpu_driver_version`` is always written (default ``LATEST``), so GKE installs the driver
+    on every GKE version instead of depending on the version's unspecified default.
+    """
+    out: dict[str, Any] = {
+        "type": accelerator.type,
+        "count": accelerator.count,
+        "gpu_driver_installation_config": {"gpu_driver_version": accelerator.gpu_driver_version},
+    }
+    if accelerator.gpu_sharing_config is not None:
+        sharing = accelerator.gpu_sharing_config
+        out["gpu_sharing_config"] = {
+            "gpu_sharing_strategy": sharing.gpu_sharing_strategy,
+            "max_shared_clients_per_gpu": sharing.max_shared_clients_per_gpu,
+        }
+    return out
+
+
+def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
+    """The keyword arguments of ``gcp.container.NodePool`` for ``pool`` (snake_case, plain values).
+
+    Keys, in this order: ``cluster``, ``location``, ``project``, ``node_locations`` (only when
+    the pool sets zones), ``autoscaling`` (``total_min_node_count``/``total_max_node_count``:
+    the pool's total across zones, min may be 0), ``node_config``. ``node_config`` holds
+    ``machine_type``, ``spot``, ``service_account`` (only when set), ``oauth_scopes``,
+    ``guest_accelerators`` (one item, see :func:`guest_accelerator_args`), ``labels`` (sorted by
+    key: the user's, the GPU label, ``gpu-node-pools/pool``) and ``taints`` in the GKE shape
+    ``[{key, value, effect: NO_SCHEDULE|PREFER_NO_SCHEDULE|NO_EXECUTE}]``, in
+    :attr:`GkePool.taint_list` order (``nvidia.com/gpu=present:NoSchedule`` always among them).
+
+    Left out on purpose: ``name`` (Pulumi autonames, so a replacement pool is created before the
+    old one is deleted), ``initial_node_count`` (per zone; the provider advises not to set it),
+    ``version`` (node pools follow the control plane under GKE auto-upgrade) and ``metadata``
+    (GKE sets ``disable-legacy-endpoints`` itself).
+
+    Raises:
+        ValueError: ``cluster`` has no ``project`` or ``location`` (stack validation requires
+            both for gke pools, so a validated stack never gets here).
+    """
+    if not cluster.project or not cluster.location:
+        raise ValueError(f"cluster {cluster.name!r} needs project and location for gke pools")
+    node_config: dict[str, Any] = {
+        "machine_type": pool.machine_type,
+        "spot": pool.spot,
+    }
+    if pool.service_account:
+        node_config["service_account"] = pool.service_account
+    node_config["oauth_scopes"] = list(pool.oauth_scopes)
+    node_config["guest_accelerators"] = [guest_accelerator_args(pool.accelerator)]
+    node_config["labels"] = pool.node_labels
+    node_config["taints"] = [t.to_provider() for t in pool.taint_list]
+    args: dict[str, Any] = {
+        "cluster": cluster.name,
+        "location": cluster.location,
+        "project": cluster.project,
+    }
+    if pool.node_locations:
+        args["node_locations"] = list(pool.node_locations)
+    args["autoscaling"] = {
+        "total_min_node_count": pool.autoscaling.min_size,
+        "total_max_node_count": pool.autoscaling.max_size,
+    }
+    args["node_config"] = node_config
+    return args
 
 
 def _node_config(props: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1,7 +1,16 @@
-"""Karpenter renderer and readers: ``NodePool`` (``karpenter.sh/v1``) and ``EC2NodeClass``.
+"""Karpenter renderer and readers: ``NodePool`` (``karpenter.sh/v1``) and ``EC2NodeClass`` (``karpenter.k8s.aws/v1``).
 
 Karpenter uses the Kubernetes Taint shape and spelling (``spec.template.spec.taints`` and
-``startupTaints``).
+``startupTaints``), so taints are written with :meth:`Taint.to_k8s` and read back with
+:meth:`Taint.from_k8s`. The renderers return whole Kubernetes objects (plain dicts with a
+fixed key order), which ``pool.py`` wires into ``kubernetes.apiextensions.CustomResource``
+and ``gpupool render`` writes as YAML. The readers take such an object, or the recorded
+inputs of the CustomResource (the same camelCase shape), which is what the plan and the
+policies see.
+
+Sources: Karpenter v1.14.1 CRDs ``karpenter.sh_nodepools.yaml`` and
+``karpenter.k8s.aws_ec2nodeclasses.yaml`` (aws/karpenter-provider-aws ``pkg/apis/crds``);
+docs ``concepts/nodepools.md``, ``concepts/nodeclasses.md``, ``concepts/scheduling.md``.
 """
 
 from __future__ import annotations
@@ -9,9 +18,149 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..config import POOL_LABEL_KEY, ClusterConfig, KarpenterPool
 from ..taints import Taint
 
-__all__ = ["read_nodepool_taints", "read_nodepool_startup_taints", "read_nodepool_labels"]
+__all__ = [
+    "NODEPOOL_API_VERSION",
+    "EC2NODECLASS_API_VERSION",
+    "DISCOVERY_TAG_KEY",
+    "nodepool_manifest",
+    "ec2nodeclass_manifest",
+    "node_class_role",
+    "read_nodepool_taints",
+    "read_nodepool_startup_taints",
+    "read_nodepool_labels",
+    "read_nodepool_requirements",
+    "read_nodepool_node_class_ref",
+    "read_nodepool_limits",
+    "read_ec2nodeclass_ami_alias",
+]
+
+NODEPOOL_API_VERSION = "karpenter.sh/v1"
+EC2NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
+NODE_CLASS_GROUP = "karpenter.k8s.aws"
+NODE_CLASS_KIND = "EC2NodeClass"
+#: The tag Karpenter's getting-started guide puts on the cluster's subnets and node security
+#: group; the default selector of a created EC2NodeClass (value: the cluster name).
+DISCOVERY_TAG_KEY = "karpenter.sh/discovery"
+
+
+# --- render -----------------------------------------------------------------------------
+
+
+def nodepool_manifest(pool: KarpenterPool, cluster: ClusterConfig) -> dict[str, Any]:
+    """The ``karpenter.sh/v1`` ``NodePool`` object for ``pool``.
+
+    Fills:
+      * ``metadata.name`` = the pool name; ``metadata.labels`` = ``{gpu-node-pools/pool: <name>}``.
+      * ``spec.template.metadata.labels`` = :attr:`KarpenterPool.node_labels` (sorted by key).
+      * ``spec.template.spec.taints`` / ``startupTaints``: Kubernetes Taint objects
+        ``{key, value?, effect}`` in Kubernetes spelling, config order; a list is left out
+        when empty.
+      * ``spec.template.spec.requirements`` = :attr:`KarpenterPool.requirement_list`.
+      * ``spec.template.spec.nodeClassRef`` = ``{group: karpenter.k8s.aws, kind: EC2NodeClass, name}``.
+      * ``spec.template.spec.expireAfter`` / ``terminationGracePeriod`` when configured.
+      * ``spec.limits`` (sorted by resource), ``spec.disruption`` (``consolidationPolicy`` and
+        ``consolidateAfter`` always written; ``budgets`` when configured), ``spec.weight`` when set.
+
+    Args:
+        pool: a validated Karpenter pool.
+        cluster: the cluster (unused by the NodePool today; every backend renderer takes it).
+
+    Returns:
+        A plain dict with keys ``apiVersion``, ``kind``, ``metadata``, ``spec``; two calls
+        with equal inputs return equal dicts with equal key order.
+    """
+    template_spec: dict[str, Any] = {
+        "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": NODE_CLASS_KIND, "name": pool.node_class_name},
+        "requirements": pool.requirement_list,
+    }
+    if pool.taint_list:
+        template_spec["taints"] = [t.to_k8s() for t in pool.taint_list]
+    if pool.startup_taint_list:
+        template_spec["startupTaints"] = [t.to_k8s() for t in pool.startup_taint_list]
+    if pool.expire_after is not None:
+        template_spec["expireAfter"] = pool.expire_after
+    if pool.termination_grace_period is not None:
+        template_spec["terminationGracePeriod"] = pool.termination_grace_period
+
+    disruption: dict[str, Any] = {
+        "consolidationPolicy": pool.disruption.consolidation_policy,
+        "consolidateAfter": pool.disruption.consolidate_after,
+    }
+    if pool.disruption.budgets is not None:
+        disruption["budgets"] = [b.to_k8s() for b in pool.disruption.budgets]
+
+    spec: dict[str, Any] = {
+        "template": {"metadata": {"labels": pool.node_labels}, "spec": template_spec},
+        "limits": dict(sorted(pool.limits.items())),
+        "disruption": disruption,
+    }
+    if pool.weight is not None:
+        spec["weight"] = pool.weight
+    return {
+        "apiVersion": NODEPOOL_API_VERSION,
+        "kind": "NodePool",
+        "metadata": {"name": pool.name, "labels": {POOL_LABEL_KEY: pool.name}},
+        "spec": spec,
+    }
+
+
+def node_class_role(pool: KarpenterPool, cluster: ClusterConfig) -> str:
+    """The node IAM role *name* of the pool's created EC2NodeClass.
+
+    ``nodeClass.role``, else the last path segment of ``cluster.nodeRoleArn``
+    (``arn:aws:iam::111122223333:role/path/ml-gpu`` -> ``ml-gpu``).
+
+    Raises:
+        ValueError: neither is set (config validation reports this first).
+    """
+    if pool.node_class is not None and pool.node_class.role:
+        return pool.node_class.role
+    if cluster.node_role_arn:
+        return cluster.node_role_arn.rsplit("/", 1)[-1]
+    raise ValueError(f"pool {pool.name!r}: no node role; set nodeClass.role or cluster.nodeRoleArn")
+
+
+def ec2nodeclass_manifest(pool: KarpenterPool, cluster: ClusterConfig) -> dict[str, Any]:
+    """The ``karpenter.k8s.aws/v1`` ``EC2NodeClass`` object a pool with ``nodeClass`` creates.
+
+    Fills ``metadata.name`` (:attr:`KarpenterPool.node_class_name`), ``spec.amiSelectorTerms``
+    = ``[{alias: al2023@...|bottlerocket@...}]`` (``amiFamily`` is left out: Karpenter infers it
+    from the alias and picks the NVIDIA variant for GPU instances), ``spec.role`` (see
+    :func:`node_class_role`), ``spec.subnetSelectorTerms`` and
+    ``spec.securityGroupSelectorTerms`` = one term ``{tags: ...}`` each (default
+    ``{karpenter.sh/discovery: <cluster name>}``), and ``spec.tags`` =
+    ``{gpu-node-pools/pool: <name>}`` plus ``nodeClass.tags``, sorted by key.
+
+    Raises:
+        ValueError: the pool references an existing EC2NodeClass (``nodeClassRef``) instead.
+    """
+    node_class = pool.node_class
+    if node_class is None:
+        raise ValueError(
+            f"pool {pool.name!r} references the existing EC2NodeClass {pool.node_class_name!r}; it creates none"
+        )
+    discovery = {DISCOVERY_TAG_KEY: cluster.name}
+    subnet_tags = node_class.subnet_selector_tags or discovery
+    sg_tags = node_class.security_group_selector_tags or discovery
+    tags = {POOL_LABEL_KEY: pool.name} | dict(node_class.tags)
+    return {
+        "apiVersion": EC2NODECLASS_API_VERSION,
+        "kind": NODE_CLASS_KIND,
+        "metadata": {"name": pool.node_class_name, "labels": {POOL_LABEL_KEY: pool.name}},
+        "spec": {
+            "amiSelectorTerms": [{"alias": node_class.ami_alias}],
+            "role": node_class_role(pool, cluster),
+            "subnetSelectorTerms": [{"tags": dict(sorted(subnet_tags.items()))}],
+            "securityGroupSelectorTerms": [{"tags": dict(sorted(sg_tags.items()))}],
+            "tags": dict(sorted(tags.items())),
+        },
+    }
+
+
+# --- read back --------------------------------------------------------------------------
 
 
 def _template(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -20,15 +169,28 @@ def _template(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return template if isinstance(template, Mapping) else {}
 
 
-def read_nodepool_taints(obj: Mapping[str, Any]) -> list[Taint]:
-    """``spec.template.spec.taints`` of a NodePool object (or CustomResource inputs)."""
+def _template_spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     spec = _template(obj).get("spec") or {}
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def read_nodepool_taints(obj: Mapping[str, Any]) -> list[Taint]:
+    """``spec.template.spec.taints`` of a NodePool object (or CustomResource inputs).
+
+    Raises:
+        TaintError: an item is not a valid Kubernetes taint.
+    """
+    spec = _template_spec(obj)
     return [Taint.from_k8s(t) for t in (spec.get("taints") or [])]
 
 
 def read_nodepool_startup_taints(obj: Mapping[str, Any]) -> list[Taint]:
-    """``spec.template.spec.startupTaints``: applied at boot, removed by an agent; never tolerated by the plugin."""
-    spec = _template(obj).get("spec") or {}
+    """``spec.template.spec.startupTaints``: applied at boot, removed by an agent; never tolerated by the plugin.
+
+    Raises:
+        TaintError: an item is not a valid Kubernetes taint.
+    """
+    spec = _template_spec(obj)
     return [Taint.from_k8s(t) for t in (spec.get("startupTaints") or [])]
 
 
@@ -36,3 +198,30 @@ def read_nodepool_labels(obj: Mapping[str, Any]) -> dict[str, str]:
     """``spec.template.metadata.labels``."""
     meta = _template(obj).get("metadata") or {}
     return dict(meta.get("labels") or {})
+
+
+def read_nodepool_requirements(obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``spec.template.spec.requirements``: ``[{key, operator, values?, minValues?}]`` as written."""
+    return [dict(r) for r in (_template_spec(obj).get("requirements") or []) if isinstance(r, Mapping)]
+
+
+def read_nodepool_node_class_ref(obj: Mapping[str, Any]) -> dict[str, str]:
+    """``spec.template.spec.nodeClassRef``: ``{group, kind, name}`` (empty when missing)."""
+    ref = _template_spec(obj).get("nodeClassRef") or {}
+    return dict(ref) if isinstance(ref, Mapping) else {}
+
+
+def read_nodepool_limits(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """``spec.limits``: resource name -> quantity (int or string), e.g. ``{"nvidia.com/gpu": 32}``."""
+    spec = obj.get("spec") or {}
+    limits = spec.get("limits") if isinstance(spec, Mapping) else None
+    return dict(limits) if isinstance(limits, Mapping) else {}
+
+
+def read_ec2nodeclass_ami_alias(obj: Mapping[str, Any]) -> str | None:
+    """The ``alias`` of the first ``spec.amiSelectorTerms`` item of an EC2NodeClass, or None."""
+    spec = obj.get("spec") or {}
+    for term in (spec.get("amiSelectorTerms") or []) if isinstance(spec, Mapping) else []:
+        if isinstance(term, Mapping) and term.get("alias"):
+            return str(term["alias"])
+    return None

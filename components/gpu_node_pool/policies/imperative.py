@@ -1,0 +1,62 @@
+"""Imperative node taints in commands, scripts and user data: what ``no-imperative-taints`` looks for.
+
+A taint set with ``kubectl taint``, a Node patch or a boot script lives on the nodes that
+existed when it ran; nodes an autoscaler creates later come up without it. So the policy
+flags any text that would do it:
+
+* ``kubectl [flags] taint ...`` (``kubectl taint nodes``, ``kubectl --context c taint node``),
+  and OpenShift's ``oc adm taint``;
+* ``kubectl patch|edit|replace node ...`` with ``taints`` on the same command line;
+* a raw API call to ``/api/v1/nodes/...`` that mentions ``taints``.
+
+Full-line shell comments are ignored. User data is base64/gzip-decoded first, and the
+parts of a MIME multi-part document are read one by one.
+"""
+
+from __future__ import annotations
+
+import email
+import re
+from collections.abc import Iterator
+
+from .pools import decode_user_data
+
+__all__ = ["imperative_taint_commands", "user_data_texts"]
+
+_KUBECTL_TAINT = re.compile(r"\b(?:kubectl|oc\s+adm)\b[^\n;&|]*?(?<![\w-])taint\b")
+_KUBECTL_NODE_PATCH = re.compile(
+    r"\bkubectl\b[^\n;&|]*?\b(?:patch|edit|replace)\s+(?:[^\n;&|]*?\s)?(?:nodes?|no)(?:[\s/]|$)[^\n;&|]*taints"
+)
+_API_NODE_PATCH = re.compile(r"/api/v1/nodes\b[^\n]*taints|taints[^\n]*/api/v1/nodes\b")
+
+
+def _uncommented(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def imperative_taint_commands(text: str) -> list[str]:
+    """The lines of ``text`` (a shell script or command) that taint nodes imperatively, stripped."""
+    if not isinstance(text, str) or "taint" not in text:
+        return []
+    found = []
+    for line in _uncommented(text).replace("\\\n", " ").splitlines():
+        if _KUBECTL_TAINT.search(line) or _KUBECTL_NODE_PATCH.search(line) or _API_NODE_PATCH.search(line):
+            found.append(" ".join(line.split()))
+    return found
+
+
+def user_data_texts(value: object) -> Iterator[str]:
+    """The readable texts inside EC2/GCE user data: decoded base64/gzip, and each MIME part."""
+    text = decode_user_data(value)
+    if not text:
+        return
+    yield text
+    head = text.lstrip()[:200].lower()
+    if head.startswith("mime-version") or head.startswith("content-type: multipart"):
+        message = email.message_from_string(text)
+        for part in message.walk():
+            if part.is_multipart():
+                continue
+            payload = part.get_payload(decode=True)
+            if isinstance(payload, bytes):
+                yield decode_user_data(payload.decode("utf-8", errors="replace"))

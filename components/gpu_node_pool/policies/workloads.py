@@ -1,0 +1,282 @@
+"""Pod templates inside Kubernetes resources, their tolerations, and where they may schedule.
+
+Node *selection* (``nodeSelector``, required node affinity) is judged here against the labels
+a GPU pool's nodes are known to carry. Toleration *matching* is not: it goes through
+:mod:`gpu_node_pool.taints` (``tolerates``, ``untolerated_taints``).
+
+Selection semantics (Kubernetes ``NodeSelector``, ``k8s.io/component-helpers/scheduling/corev1/nodeaffinity``):
+``nodeSelector`` entries are ANDed; required ``nodeSelectorTerms`` are ORed, the expressions
+of one term ANDed; a term with no expressions matches no node. Operators ``In``, ``NotIn``,
+``Exists``, ``DoesNotExist``, ``Gt``, ``Lt``. A node may carry labels the pool does not
+declare (kubelet, cloud and NFD labels), so an expression on an undeclared key is
+*undecided*, never a match or a mismatch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..taints import Taint, TaintError, Toleration, tolerates
+from .props import dig, items, mapping, plain, text
+
+__all__ = [
+    "WORKLOAD_POD_SPEC_PATHS",
+    "Workload",
+    "workload_of",
+    "read_tolerations",
+    "selection",
+    "keeps_off",
+    "selects",
+    "Stay",
+    "stay_on",
+    "containers",
+]
+
+#: Where the pod spec sits, per Kubernetes kind (``kubernetes:<group>/<version>:<Kind>``).
+WORKLOAD_POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
+    "Pod": ("spec",),
+    "DaemonSet": ("spec", "template", "spec"),
+    "Deployment": ("spec", "template", "spec"),
+    "StatefulSet": ("spec", "template", "spec"),
+    "ReplicaSet": ("spec", "template", "spec"),
+    "ReplicationController": ("spec", "template", "spec"),
+    "Job": ("spec", "template", "spec"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+
+
+def kind_of(resource_type: str) -> str | None:
+    """The Kubernetes kind of a ``kubernetes:<group>/<version>:<Kind>`` type token, else None."""
+    if not isinstance(resource_type, str) or not resource_type.startswith("kubernetes:"):
+        return None
+    return resource_type.rsplit(":", 1)[-1]
+
+
+@dataclass
+class Workload:
+    """A resource that carries a pod template.
+
+    Attributes:
+        kind: ``DaemonSet``, ``Deployment``, ``Job``, ``CronJob``, ``Pod``...
+        namespace: ``metadata.namespace``; ``default`` when absent (the provider's default).
+        name: ``metadata.name``, or the Pulumi name when absent (auto-named).
+        pod_spec: the pod spec mapping (empty when missing or malformed).
+    """
+
+    kind: str
+    namespace: str
+    name: str
+    pod_spec: Mapping[str, Any]
+    namespace_declared: bool = True
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def display(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+
+def workload_of(resource_type: str, props: Mapping[str, Any], pulumi_name: str = "") -> Workload | None:
+    """The :class:`Workload` inside a Kubernetes resource, or None for other resource types.
+
+    Raises:
+        UnknownValueError: ``metadata.name``/``namespace`` or the pod spec is unknown at preview.
+    """
+    kind = kind_of(resource_type)
+    if kind not in WORKLOAD_POD_SPEC_PATHS:
+        return None
+    namespace = text(dig(props, "metadata", "namespace"))
+    name = text(dig(props, "metadata", "name")) or pulumi_name
+    pod_spec = mapping(dig(props, *WORKLOAD_POD_SPEC_PATHS[kind]))
+    return Workload(kind, namespace or "default", name, pod_spec, namespace_declared=bool(namespace))
+
+
+def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], list[str]]:
+    """``(tolerations, problems)`` of a pod spec; malformed items are skipped and described.
+
+    ``tolerationSeconds`` arrives as a float in a real preview (protobuf numbers); integral
+    floats are read as ints. A missing or ``null`` list reads as no tolerations.
+
+    Raises:
+        UnknownValueError: a toleration is unknown at preview.
+    """
+    out, problems = [], []
+    for i, item in enumerate(items(dig(pod_spec, "tolerations"))):
+        obj = plain(item)
+        try:
+            out.append(Toleration.from_k8s(obj))
+        except TaintError as err:
+            problems.append(f"tolerations[{i}] ignored: {err}")
+    return out, problems
+
+
+def containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``(path, container)`` for every container, init container and ephemeral container."""
+    for group in ("initContainers", "containers", "ephemeralContainers"):
+        for i, container in enumerate(items(dig(pod_spec, group))):
+            if isinstance(container, Mapping):
+                yield f"{group}[{i}]", container
+
+
+# --- node selection ---------------------------------------------------------------------
+
+
+def _label_value(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(int(value)) if float(value).is_integer() else str(value)
+    return value if isinstance(value, str) else None
+
+
+def _expression(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:
+    key = text(dig(expr, "key"))
+    operator = text(dig(expr, "operator"))
+    values = [_label_value(v) for v in items(dig(expr, "values"))]
+    if key is None or key not in labels:
+        return None
+    have = labels[key]
+    if operator == "In":
+        return have in values
+    if operator == "NotIn":
+        return have not in values
+    if operator == "Exists":
+        return True
+    if operator == "DoesNotExist":
+        return False
+    if operator in ("Gt", "Lt"):
+        try:
+            mine, bound = int(have), int(values[0]) if len(values) == 1 else None
+        except (TypeError, ValueError):
+            return False
+        if bound is None:
+            return False
+        return mine > bound if operator == "Gt" else mine < bound
+    return None  # an operator the API server would reject
+
+
+def _term(term: Any, labels: Mapping[str, str]) -> bool | None:
+    exprs = list(items(dig(term, "matchExpressions")))
+    fields = list(items(dig(term, "matchFields")))
+    if not exprs and not fields:
+        return False  # "A null or empty node selector term matches no objects."
+    results = [_expression(mapping(e), labels) for e in exprs]
+    if fields:
+        results.append(None)  # matchFields select node names: unknown ahead of time
+    if any(r is False for r in results):
+        return False
+    if all(r is True for r in results):
+        return True
+    return None
+
+
+def selection(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:
+    """Can a pod with this spec be placed on a node carrying ``labels``?
+
+    Returns True (``nodeSelector`` and required node affinity are satisfied by ``labels``
+    alone), False (they can never be satisfied there), or None (it depends on labels the
+    pool does not declare). Preferred affinity, pod (anti-)affinity and an empty
+    ``affinity: {}`` do not restrict nodes.
+
+    Raises:
+        UnknownValueError: a selector or affinity value is unknown at preview.
+    """
+    results: list[bool | None] = []
+    for key, value in mapping(dig(pod_spec, "nodeSelector")).items():
+        if key in labels:
+            results.append(labels[key] == _label_value(value))
+        else:
+            results.append(None)
+    required = dig(pod_spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    terms = list(items(dig(required, "nodeSelectorTerms")))
+    if terms:
+        term_results = [_term(t, labels) for t in terms]
+        if any(r is True for r in term_results):
+            results.append(True)
+        elif all(r is False for r in term_results):
+            results.append(False)
+        else:
+            results.append(None)
+    if any(r is False for r in results):
+        return False
+    if all(r is True for r in results):
+        return True
+    return None
+
+
+def keeps_off(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """True when the pod can never land on a node carrying ``labels`` (see :func:`selection`)."""
+    return selection(pod_spec, labels) is False
+
+
+def selects(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """True when ``labels`` alone satisfy the pod's nodeSelector and required node affinity."""
+    return selection(pod_spec, labels) is True
+
+
+def selects_any_of(pod_spec: Mapping[str, Any], pairs: Iterable[tuple[str, str]]) -> bool:
+    """True when node selection is pinned to label pairs in ``pairs`` (e.g. GPU pool labels).
+
+    Either ``nodeSelector`` holds one of the pairs, or every required ``nodeSelectorTerm``
+    has an ``In`` expression whose every value forms one of the pairs.
+    """
+    pairs = set(pairs)
+    for key, value in mapping(dig(pod_spec, "nodeSelector")).items():
+        if (key, _label_value(value)) in pairs:
+            return True
+    required = dig(pod_spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    terms = list(items(dig(required, "nodeSelectorTerms")))
+    if not terms:
+        return False
+    for term in terms:
+        pinned = False
+        for expr in items(dig(term, "matchExpressions")):
+            key = text(dig(expr, "key"))
+            values = [_label_value(v) for v in items(dig(expr, "values"))]
+            if dig(expr, "operator") == "In" and values and all((key, v) in pairs for v in values):
+                pinned = True
+        if not pinned:
+            return False
+    return True
+
+
+# --- staying on a tainted node ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stay:
+    """How a pod fares against one taint.
+
+    Attributes:
+        taint: the taint.
+        tolerated: some toleration tolerates it (``tolerates``).
+        evicted_after: for a ``NoExecute`` taint tolerated only with ``tolerationSeconds``,
+            the longest of those seconds (the pod runs that long, then is evicted); else None.
+    """
+
+    taint: Taint
+    tolerated: bool
+    evicted_after: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Tolerated for good."""
+        return self.tolerated and self.evicted_after is None
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"{self.taint} tolerated"
+        if self.tolerated:
+            return f"{self.taint} tolerated for {self.evicted_after} s, then evicted"
+        return f"{self.taint} not tolerated"
+
+
+def stay_on(tolerations: Iterable[Toleration], taint: Taint) -> Stay:
+    """Whether ``tolerations`` keep a pod on a node with ``taint`` for good."""
+    matching = [t for t in tolerations if tolerates(t, taint)]
+    if not matching:
+        return Stay(taint, False)
+    if not taint.effect.evicts or any(t.toleration_seconds is None for t in matching):
+        return Stay(taint, True)
+    return Stay(taint, True, max(t.toleration_seconds for t in matching))
