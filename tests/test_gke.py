@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from gpu_node_pool.cli import main as cli_main
 from gpu_node_pool.config import DEFAULT_TAINT, ConfigError, GkePool, validate_stack_config
 from gpu_node_pool.labels import gke_label_problem

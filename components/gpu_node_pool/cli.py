@@ -1,6 +1,6 @@
 """``gpupool``: the command line of gpu-node-pools.
 
-    gpupool plan --stack dev [--json] [--project-dir DIR]
+    gpupool plan --stack dev [--json] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool validate --stack dev
     gpupool render --stack prod --out DIR [--project-dir DIR]
 
@@ -24,6 +24,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--stack", required=True, help="stack name: reads stacks/Pulumi.<stack>.yaml")
     p.add_argument("--json", action="store_true", help="print JSON for machines")
     p.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (default: search from cwd)")
+    p.add_argument(
+        "--policy-pack-config",
+        default=None,
+        metavar="FILE",
+        help="policy pack config JSON, as for pulumi preview --policy-pack-config "
+        '(e.g. {"all": "mandatory", "gpu-toleration-allowlist": {"allowedNamespaces": ["ml"]}})',
+    )
     r = sub.add_parser(
         "render", help="write the Kubernetes objects the stack declares (and the chart reference) as YAML files"
     )
@@ -51,11 +58,24 @@ def main(argv: list[str] | None = None) -> int:
             from . import render_files
 
             return render_files.run(args.stack, args.out, args.project_dir)
-        result = plan_mod.plan_stack(args.stack, args.project_dir)
+        policy_config = None
+        if args.policy_pack_config:
+            from .policies import load_policy_pack_config, resolve_config
+
+            policy_config = load_policy_pack_config(args.policy_pack_config)
+            resolve_config(policy_config)  # a config mistake stops before the program runs
+        result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=policy_config)
     except ConfigError as err:
         print(str(err), file=sys.stderr)
         return 2
     except FileNotFoundError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except ValueError as err:  # PolicyConfigError: the policy pack config file is invalid
+        from .policies import PolicyConfigError
+
+        if not isinstance(err, PolicyConfigError):
+            raise
         print(f"error: {err}", file=sys.stderr)
         return 2
     plan_mod.print_result(result, as_json=args.json)

@@ -171,6 +171,8 @@ class _Model(BaseModel):
         alias_generator=to_camel,
         frozen=True,
         hide_input_in_errors=False,
+        # No silent coercion: YAML's `yes`/`on` must not become 1 in minSize, nor 3.0 an int.
+        strict=True,
     )
 
 
@@ -1980,7 +1982,7 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     value = err.get("input")
     if kind == "gpu_node_pools":
         msg = err["msg"]
-        if "\n" in msg:  # stack-level checks carry their own paths
+        if "\n" in msg or not path:  # stack-level checks carry their own paths
             return [ConfigIssue(*line.split(": ", 1)) for line in msg.splitlines()]
         return [ConfigIssue(path, msg)]
     if kind == "extra_forbidden":
@@ -2022,6 +2024,16 @@ def validate_stack_config(raw: Mapping[str, Any], source: str = "stack config") 
         raise ConfigError(issues, source) from None
 
 
+class YamlScalarError(ValueError):
+    """A YAML scalar that PyYAML reads as a date, time or other non-JSON value."""
+
+
+def _refuse_yaml_scalar(value: Any) -> Any:
+    raise YamlScalarError(
+        f"{value!s} is read by YAML as a {type(value).__name__}, not a string; quote it (\"{value!s}\")"
+    )
+
+
 def stack_file_config(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """Turn the ``config:`` map of a ``Pulumi.<stack>.yaml`` into Pulumi's runtime config form.
 
@@ -2039,7 +2051,7 @@ def stack_file_config(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
         elif isinstance(value, str):
             config[full] = value
         else:
-            config[full] = json.dumps(value)
+            config[full] = json.dumps(value, default=_refuse_yaml_scalar)
     return config, secrets
 
 

@@ -12,10 +12,12 @@ taint), 2 the stack config is invalid.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import runpy
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +25,15 @@ from typing import Any
 
 import yaml
 
-from .config import PROJECT, ConfigError, ConfigIssue, StackConfig, load_stack_config, stack_file_config
+from .config import (
+    PROJECT,
+    ConfigError,
+    ConfigIssue,
+    StackConfig,
+    YamlScalarError,
+    load_stack_config,
+    stack_file_config,
+)
 
 __all__ = ["Recorded", "PlanResult", "find_project", "load_stack_file", "record_program", "plan_stack", "UNKNOWN"]
 
@@ -31,6 +41,8 @@ __all__ = ["Recorded", "PlanResult", "find_project", "load_stack_file", "record_
 UNKNOWN = "(known after apply)"
 #: How a Pulumi secret input is shown in the plan (the value itself never is).
 SECRET = "[secret]"
+#: What the offline plan's mocks answer for an SSM AMI parameter (no AWS call is made).
+FAKE_AMI_ID = "ami-0123456789abcdef0"
 
 
 @dataclass
@@ -41,6 +53,14 @@ class Recorded:
     name: str
     inputs: dict[str, Any]
     custom: bool = True
+    #: URN, parent URN and the URNs it depends on (all and per input key), as the engine
+    #: would pass them to a stack policy.
+    urn: str = ""
+    parent: str = ""
+    dependencies: list[str] = field(default_factory=list)
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
+    #: Non-empty for a record the plan made up rather than one the program registered.
+    synthesized: str = ""
 
 
 @dataclass
@@ -91,7 +111,10 @@ def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list
         raise ConfigError([ConfigIssue(path.name, f"is not valid YAML: {err}")], path.name) from None
     if not isinstance(doc, Mapping):
         raise ConfigError([ConfigIssue(path.name, "must be a YAML mapping with a 'config:' key")], path.name)
-    config, secrets = stack_file_config(doc)
+    try:
+        config, secrets = stack_file_config(doc)
+    except YamlScalarError as err:
+        raise ConfigError([ConfigIssue(path.name, str(err))], path.name) from None
     return config, secrets, path
 
 
@@ -160,13 +183,32 @@ def record(
     """
     import pulumi
     from pulumi.runtime import stack as rt_stack
+    from pulumi.runtime.mocks import MockMonitor
     from pulumi.runtime.sync_await import _sync_await
 
     recorded: list[Recorded] = sink if sink is not None else []
+    registering = threading.local()
+
+    class _Monitor(MockMonitor):
+        # Keeps what the engine would tell a stack policy (URN, parent, dependencies);
+        # MockResourceArgs does not carry it. new_resource runs on this same thread.
+        def RegisterResource(self, request):
+            registering.meta = (
+                self.make_urn(request.parent, request.type, request.name),
+                request.parent,
+                list(request.dependencies),
+                {k: list(v.urns) for k, v in request.propertyDependencies.items()},
+            )
+            return super().RegisterResource(request)
 
     class _Mocks(pulumi.runtime.Mocks):
         def new_resource(self, args: pulumi.runtime.MockResourceArgs):
-            recorded.append(Recorded(args.typ, args.name, dict(args.inputs), bool(args.custom)))
+            urn, parent, deps, prop_deps = getattr(registering, "meta", ("", "", [], {}))
+            record = Recorded(args.typ, args.name, dict(args.inputs), bool(args.custom), urn, parent, deps, prop_deps)
+            recorded.append(record)
+            child = _chart_child(record)
+            if child is not None:
+                recorded.append(child)
             return [f"{args.name}-id", dict(args.inputs)]
 
         def call(self, args: pulumi.runtime.MockCallArgs):
@@ -180,7 +222,8 @@ def record(
     from pulumi.runtime import settings
 
     settings.ROOT.set(None)
-    pulumi.runtime.set_mocks(_Mocks(), project=PROJECT, stack=stack, preview=preview)
+    mocks = _Mocks()
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=_Monitor(mocks))
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
     _sync_await(rt_stack.run_pulumi_func(program))
@@ -188,7 +231,44 @@ def record(
     outputs: dict[str, Any] = {}
     for key, out in (getattr(root, "outputs", None) or {}).items():
         outputs[key] = _sync_await(_output_value(out))
-    return [Recorded(r.type, r.name, _plain(r.inputs), r.custom) for r in recorded], outputs
+    return [dataclasses.replace(r, inputs=_plain(r.inputs)) for r in recorded], outputs
+
+
+#: Why the plan shows a DaemonSet the program did not register itself.
+SYNTHESIZED_CHART_CHILD = (
+    "synthesized stand-in for the nvidia-device-plugin chart's DaemonSet, built from the chart values "
+    "(helm.v4.Chart is a remote component: under mocks it registers no children; a real pulumi preview "
+    "renders the chart and sees the real child)"
+)
+
+
+def _chart_child(chart: Recorded) -> Recorded | None:
+    """The device-plugin DaemonSet a ``kubernetes:helm.sh/v4:Chart`` of the nvidia-device-plugin chart renders.
+
+    None for other resources, a disabled device plugin, or chart inputs unknown at preview
+    (then Chart v4 registers no children in a real preview either).
+    """
+    from .render import device_plugin as dp
+
+    if chart.type != "kubernetes:helm.sh/v4:Chart" or chart.inputs.get("chart") != dp.CHART:
+        return None
+    inputs = _plain(chart.inputs)
+    if UNKNOWN in json.dumps(inputs):
+        return None
+    namespace = inputs.get("namespace") or "default"
+    release = inputs.get("name") or chart.name
+    ds = dp.chart_daemonset(inputs.get("values") or {}, namespace, release)
+    if ds is None:
+        return None
+    prefix = inputs.get("resourcePrefix", chart.name)
+    name = f"{ds['metadata']['namespace']}/{ds['metadata']['name']}"
+    name = f"{prefix}:{name}" if prefix else name
+    ds_type = "kubernetes:apps/v1:DaemonSet"
+    urn = ""
+    if chart.urn:
+        parent_type = chart.urn.split("::")[2]
+        urn = "::".join(chart.urn.split("::")[:2] + [f"{parent_type}${ds_type}", name])
+    return Recorded(ds_type, name, ds, True, urn, chart.urn, [], {}, SYNTHESIZED_CHART_CHILD)
 
 
 async def _output_value(out: Any) -> Any:
@@ -203,8 +283,20 @@ async def _output_value(out: Any) -> Any:
     return _plain(out)
 
 
-def plan_stack(stack: str, project_dir: str | os.PathLike[str] | None = None) -> PlanResult:
-    """Validate and run the stack offline; returns a :class:`PlanResult` (never calls a cloud API)."""
+def plan_stack(
+    stack: str,
+    project_dir: str | os.PathLike[str] | None = None,
+    policy_config: Mapping[str, Any] | None = None,
+) -> PlanResult:
+    """Validate and run the stack offline; returns a :class:`PlanResult` (never calls a cloud API).
+
+    Every policy of the pack (:mod:`gpu_node_pool.policies`) is then evaluated over the
+    recorded resources as a preview would; ``policy_config`` is a ``--policy-pack-config``
+    mapping (``{"all": level, "<policy>": level | {"enforcementLevel": ..., <props>}}``).
+
+    Raises:
+        gpu_node_pool.policies.PolicyConfigError: ``policy_config`` is invalid.
+    """
     import pulumi
 
     project = find_project(project_dir)
@@ -225,7 +317,15 @@ def plan_stack(stack: str, project_dir: str | os.PathLike[str] | None = None) ->
             return result
         raise
     _summarise(result)
+    _check_policies(result, policy_config)
     return result
+
+
+def _check_policies(result: PlanResult, policy_config: Mapping[str, Any] | None) -> None:
+    """Fill ``result.violations``: every policy of the pack over the recorded resources."""
+    from .policies import evaluate
+
+    result.violations = evaluate(result.resources, policy_config, stack=result.stack, project=PROJECT)
 
 
 def _by_name(resources: list[Recorded]) -> dict[tuple[str, str], Recorded]:
@@ -242,6 +342,8 @@ def _summarise(result: PlanResult) -> None:
         summarise = _BACKEND_SUMMARIES.get(pool.backend)
         if summarise is not None:
             summarise(pool, entry, index, result.resources)
+        if f"{pool.name}.bootstrap" in result.outputs:  # rendered only, no cloud resources (provider none)
+            _summarise_bootstrap_output(pool, entry, result.outputs[f"{pool.name}.bootstrap"])
         # A backend's summary may say who serves the pool instead (GKE: "managed by GKE").
         entry.setdefault(
             "device_plugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
@@ -348,12 +450,81 @@ def _summarise_karpenter(pool: Any, entry: dict[str, Any], index: dict[tuple[str
         entry["device_plugin"] = "ships its own (Bottlerocket NVIDIA AMI includes NVIDIA's device plugin)"
 
 
+def _registration_entry(entry: dict[str, Any], fmt: str, files: Mapping[str, str], source: str) -> None:
+    """Fill ``taints``, ``labels`` and ``registration`` of a plan entry from bootstrap texts, read back."""
+    from .render import kubelet
+
+    regs = {name: kubelet.read_registration(text) for name, text in files.items()}
+    taints = next((r.taints for r in regs.values() if r.taints), ())
+    labels: dict[str, str] = {}
+    for reg in regs.values():
+        labels.update(reg.labels)
+    entry["taints"] = [str(t) for t in taints]
+    entry["labels"] = dict(sorted(labels.items()))
+    spec = kubelet.FORMATS[fmt]
+    snippet = kubelet.registration_snippet(fmt, kubelet.Registration(taints, labels))
+    entry["registration"] = {
+        "format": fmt,
+        "source": source,
+        "taints_field": spec.taints_field,
+        "labels_field": spec.labels_field,
+        "files": {name: [str(t) for t in reg.taints] for name, reg in regs.items()},
+        "snippet": snippet,
+    }
+    if spec.ships_device_plugin:
+        entry["device_plugin"] = "ships its own (Bottlerocket NVIDIA variants include NVIDIA's device plugin)"
+
+
+def _summarise_self_managed(pool: Any, entry: dict[str, Any], index: dict[tuple[str, str], Recorded],
+                            resources: list[Recorded]) -> None:
+    """Read a self-managed pool back from its recorded LaunchTemplate user data and Auto Scaling group tags."""
+    from .render import eks, kubelet
+
+    template = index.get(("aws:ec2/launchTemplate:LaunchTemplate", f"{pool.name}-launch-template"))
+    if template is None:
+        return  # provider none: read from the exported bootstrap instead
+    user_data = template.inputs.get("userData")
+    fmt = kubelet.detect_format(user_data) or pool.format
+    _registration_entry(entry, fmt, {"userData": user_data}, "aws.ec2.LaunchTemplate userData (base64)")
+    group = index.get(("aws:autoscaling/group:Group", f"{pool.name}-asg"))
+    image = template.inputs.get("imageId", UNKNOWN)
+    entry["ami_type"] = image if pool.ami_id else f"{image} ({pool.format} NVIDIA {pool.arch}, resolved from SSM)"
+    entry["imds"] = template.inputs.get("metadataOptions", {})
+    if group is None:
+        return
+    mixed = (group.inputs.get("mixedInstancesPolicy") or {}).get("launchTemplate") or {}
+    entry["instance_types"] = (
+        [o.get("instanceType") for o in mixed.get("overrides", [])] if mixed else [template.inputs.get("instanceType")]
+    )
+    entry["scaling"] = {"minSize": group.inputs.get("minSize"), "maxSize": group.inputs.get("maxSize")}
+    tags = {
+        t["key"]: t["value"]
+        for t in group.inputs.get("tags") or []
+        if t.get("key", "").startswith(kubelet.CA_CLUSTER_TAG_PREFIX)
+    }
+    entry["scale_from_zero_tags"] = dict(sorted(tags.items()))
+    ca_taints, ca_labels = eks.read_ca_node_template_tags(tags)
+    entry["scale_from_zero_matches"] = (
+        sorted(map(str, ca_taints)) == sorted(entry["taints"]) and ca_labels == entry["labels"]
+    )
+    entry["scale_from_zero_subject"] = "the kubelet registration's"
+
+
+def _summarise_bootstrap_output(pool: Any, entry: dict[str, Any], files: Any) -> None:
+    """Read a ``provider: none`` self-managed pool back from its exported bootstrap files."""
+    if not isinstance(files, Mapping):
+        return
+    fmt = getattr(pool, "format", None) or "kubelet"
+    _registration_entry(entry, fmt, files, f"stack output {pool.name}.bootstrap ({', '.join(files)})")
+
+
 #: backend -> function(pool, entry, index, resources) that fills the plan entry of a pool
 #: from the recorded resources. Each backend adds its own.
 _BACKEND_SUMMARIES: dict[str, Any] = {
     "eks-managed": _summarise_eks_managed,
     "gke": _summarise_gke,
     "karpenter": _summarise_karpenter,
+    "self-managed": _summarise_self_managed,
 }
 
 
@@ -370,7 +541,10 @@ def to_json(result: PlanResult) -> dict[str, Any]:
         "pools": result.pools,
         "devicePlugin": result.device_plugin,
         "violations": result.violations,
-        "resources": [{"type": r.type, "name": r.name, "inputs": r.inputs} for r in result.resources],
+        "resources": [
+            {"type": r.type, "name": r.name, "inputs": r.inputs, **({"synthesized": r.synthesized} if r.synthesized else {})}
+            for r in result.resources
+        ],
         "outputs": result.outputs,
     }
 
@@ -411,6 +585,13 @@ def render_text(result: PlanResult) -> str:
             shown = ", ".join(f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in pool["provider_taints"])
             lines.append(f"  {pool['provider_field']:<15} {shown}")
         lines.append("  labels          " + ", ".join(f"{k}={v}" for k, v in pool.get("labels", {}).items()))
+        if pool.get("registration"):
+            reg = pool["registration"]
+            lines.append(f"  registration    {reg['format']}: taints in {reg['taints_field']}")
+            lines.append(f"                  read back from {reg['source']}")
+            lines += [f"    {line}" for line in reg["snippet"]]
+        if pool.get("imds"):
+            lines.append("  instance metadata " + ", ".join(f"{k}={v}" for k, v in pool["imds"].items()))
         if "startup_taints" in pool:
             shown = ", ".join(pool["startup_taints"])
             note = "  (removed by an agent at boot; never tolerated by the plugin)" if shown else ""
@@ -441,7 +622,8 @@ def render_text(result: PlanResult) -> str:
             lines.append("  scale-from-zero ASG tags (Cluster Autoscaler):")
             lines += [f"    {k} = {v}" for k, v in tags.items()]
             ok = pool.get("scale_from_zero_matches")
-            lines.append(f"    {'match' if ok else 'DO NOT match'} the node group's taints and labels")
+            subject = pool.get("scale_from_zero_subject", "the node group's")
+            lines.append(f"    {'match' if ok else 'DO NOT match'} {subject} taints and labels")
         lines.append(f"  device plugin   {pool['device_plugin']}")
     dp = result.device_plugin
     lines.append("")
@@ -463,11 +645,16 @@ def render_text(result: PlanResult) -> str:
             lines.append(f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}")
     else:
         lines.append("device plugin: not installed by this stack")
+    for r in result.resources:
+        if r.synthesized:
+            lines.append(f"  DaemonSet {r.name}: {r.synthesized}")
+    lines.append("")
     if result.violations:
-        lines.append("")
-        lines.append(f"policy violations ({len(result.violations)}):")
+        lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
         for v in result.violations:
             lines.append(f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}")
+    else:
+        lines.append("policy pack gpu-node-pools: every policy passed (0 violations)")
     lines.append("")
     verdict = {0: "clean", 1: "FAILED (mandatory policy violation or uncovered taint)", 2: "config error"}
     lines.append(f"exit {result.exit_code}: {verdict[result.exit_code]}")

@@ -14,7 +14,7 @@ undecided (:class:`~gpu_node_pool.policies.props.Undecided`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pulumi_policy import (
@@ -26,6 +26,7 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ..config import DEFAULT_TAINT
 from ..labels import DEFAULT_GPU_LABEL
@@ -275,7 +276,7 @@ def _pool_verdict(pod_spec: Mapping[str, Any], tolerations: list[Toleration], po
     if not bad:
         return []
     if pool.labels is None:
-        raise UnknownValueError("04da6b54-80e4-46f7-96ec-b56ff0331ba9", [pool.name, "labels"])
+        raise UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"])
     if selection(pod_spec, pool.labels) is False:
         return []
     return [s.describe() for s in bad]
@@ -422,7 +423,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
         )
     for pool in needing if plugins else []:
         if pool.labels is None:
-            undecided.add(pool.display, UnknownValueError("04da6b54-80e4-46f7-96ec-b56ff0331ba9", [pool.name, "labels"]))
+            undecided.add(pool.display, UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
             continue
         reasons = []
         covered = False
@@ -829,4 +830,3 @@ POLICIES: list[Any] = [
     scale_from_zero_hints,
 ]
 
-_ = Callable  # typing only

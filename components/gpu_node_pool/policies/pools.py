@@ -270,8 +270,19 @@ _BOOTSTRAP_MARKERS = (
 
 
 def looks_like_node_bootstrap(user_data: str) -> bool:
-    """True when user data joins a Kubernetes node (nodeadm, bootstrap.sh, kubeadm, Bottlerocket, kubelet)."""
-    return any(marker in user_data for marker in _BOOTSTRAP_MARKERS)
+    """True when user data joins a Kubernetes node (nodeadm, bootstrap.sh, kubeadm, Bottlerocket, kubelet).
+
+    Uses ``gpu_node_pool.render.kubelet.detect_format`` when it exists (any format but a
+    plain ``shell`` script), else looks for the formats' markers.
+    """
+    try:
+        from ..render.kubelet import detect_format  # type: ignore[attr-defined]
+    except ImportError:
+        return any(marker in user_data for marker in _BOOTSTRAP_MARKERS)
+    try:
+        return detect_format(user_data) not in (None, "shell")
+    except (TaintError, ValueError, TypeError):
+        return True  # a bootstrap, though a malformed one: the taint reader will say what is wrong
 
 
 def registration_reader() -> tuple[Any, Any]:

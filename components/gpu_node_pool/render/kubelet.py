@@ -286,8 +286,8 @@ def render_nodeadm_user_data(reg: Registration, cluster: ClusterInfo) -> str:
 
     ``spec.cluster`` = ``{name, apiServerEndpoint, certificateAuthority, cidr}`` (empty fields
     omitted; nodeadm needs all four on self-managed nodes), taints in
-    ``spec.kubelet.config.registerWithTaints`` (Kubernetes ``Taint`` objects, ``NoSchedule``
-    spelling), labels as ``spec.kubelet.flags: ["--node-labels=k=v,..."]`` (the kubelet has
+    ``spec.kubelet.config.registerWithTaints`` (Kubernetes ``Taint`` objects and
+    effect spelling), labels as ``spec.kubelet.flags: ["--node-labels=k=v,..."]`` (the kubelet has
     no config field for labels), as Karpenter writes it.
 
     Raises:
@@ -744,7 +744,7 @@ def read_registration(user_data: str | bytes | None) -> Registration:
     not a bootstrap at all) gives an empty :class:`Registration`.
 
     Raises:
-        TaintError: a taint that does not parse (e.g. ``NO_SCHEDULE`` spelling, no effect) or
+        TaintError: a taint that does not parse (e.g. the EKS effect spelling, no effect) or
             a duplicate key and effect.
         ValueError: a ``--node-labels`` entry without ``=``, or invalid label syntax.
     """

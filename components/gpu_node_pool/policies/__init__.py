@@ -1,0 +1,41 @@
+"""The CrossGuard policy pack of gpu-node-pools, importable without starting a gRPC server.
+
+``policy/__main__.py`` builds the ``PolicyPack`` from :data:`POLICIES`; ``gpupool plan``
+and the tests evaluate the same objects in-process with :func:`evaluate`.
+
+(DESIGN.md puts the policies in ``policy/gpu_node_policies/``; they live in the installed
+package instead, so that the plan and the tests import them without ``sys.path`` tricks.)
+
+Policies (id, default level):
+
+1. ``no-imperative-taints`` (mandatory)
+2. ``gpu-pool-declares-taint`` (mandatory)
+3. ``daemonsets-tolerate-gpu-taints`` (mandatory, stack)
+4. ``device-plugin-covers-gpu-pools`` (mandatory, stack)
+5. ``gpu-toleration-allowlist`` (mandatory, stack)
+6. ``gpu-workloads-select-gpu-nodes`` (advisory, stack)
+7. ``gpu-limits-well-formed`` (mandatory)
+8. ``noexecute-gpu-taint`` (advisory)
+9. ``scale-from-zero-hints`` (advisory, stack)
+"""
+
+from .definitions import CONFIG_DEFAULTS, PACK_NAME, POLICIES
+from .runner import PolicyConfigError, StackResource, evaluate, load_policy_pack_config, resolve_config
+
+PACK_DESCRIPTION = (
+    "Keeps Kubernetes GPU nodes for GPU work: taints declared on the pools (never imperatively), "
+    "DaemonSets and the NVIDIA device plugin that tolerate them, GPU tolerations only where allowed, "
+    "well-formed nvidia.com/gpu limits."
+)
+
+__all__ = [
+    "PACK_NAME",
+    "PACK_DESCRIPTION",
+    "POLICIES",
+    "CONFIG_DEFAULTS",
+    "PolicyConfigError",
+    "StackResource",
+    "evaluate",
+    "load_policy_pack_config",
+    "resolve_config",
+]

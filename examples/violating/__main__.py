@@ -1,0 +1,103 @@
+"""A Pulumi program that breaks the gpu-node-pools policy pack on purpose.
+
+    gpupool plan --project-dir examples/violating --stack demo      # exits 1
+
+It builds the stack-config pools with the component (``gpu_node_pool.program.main``), then
+declares what the pack exists to stop, each commented with the policy it trips:
+
+* a GPU node group written by hand with no taint, scaling from zero without Cluster
+  Autoscaler tags, that the derived device plugin does not surely reach;
+* ``kubectl taint`` in a ``command:local:Command``;
+* a log agent DaemonSet without tolerations;
+* a web Deployment that tolerates the GPU taint and selects nothing;
+* a Job with ``nvidia.com/gpu`` limits 3 and requests 1.
+
+Taints and tolerations are spelled through ``gpu_node_pool.taints``, like everywhere else.
+"""
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from gpu_node_pool.program import main
+from gpu_node_pool.taints import Taint, Toleration
+
+GPU_TAINT = Taint("nvidia.com/gpu", "present")
+
+main()
+
+# gpu-pool-declares-taint, device-plugin-covers-gpu-pools, scale-from-zero-hints:
+# a GPU node group outside the component, untainted, minSize 0, no node-template tags.
+aws.eks.NodeGroup(
+    "legacy-gpu",
+    cluster_name="ml-demo",
+    node_role_arn="arn:aws:iam::111122223333:role/ml-demo-gpu-node",
+    subnet_ids=["subnet-0a1b2c3d4e5f60718"],
+    instance_types=["g5.xlarge"],
+    ami_type="AL2023_x86_64_NVIDIA",
+    scaling_config={"min_size": 0, "max_size": 2, "desired_size": 0},
+    labels={"team": "legacy"},
+)
+
+# no-imperative-taints: the taint lives only on the nodes that exist when this runs.
+# (command:local:Command of the pulumi-command provider, declared raw so the example needs no
+# extra package; a real preview would load the command provider plugin.)
+pulumi.CustomResource(
+    "command:local:Command",
+    "taint-gpu-nodes",
+    {"create": f"kubectl taint nodes -l team=legacy {GPU_TAINT} --overwrite"},
+)
+
+# daemonsets-tolerate-gpu-taints: no toleration, no node affinity: never runs on GPU nodes.
+labels = {"app": "log-agent"}
+k8s.apps.v1.DaemonSet(
+    "log-agent",
+    metadata={"name": "log-agent", "namespace": "logging"},
+    spec={
+        "selector": {"match_labels": labels},
+        "template": {
+            "metadata": {"labels": labels},
+            "spec": {"containers": [{"name": "agent", "image": "cr.fluentbit.io/fluent/fluent-bit:5.1.1"}]},
+        },
+    },
+)
+
+# gpu-toleration-allowlist, gpu-workloads-select-gpu-nodes: an ordinary workload with a GPU
+# toleration; it permits GPU nodes, never attracts to them.
+web = {"app": "web"}
+k8s.apps.v1.Deployment(
+    "web",
+    metadata={"name": "web", "namespace": "web"},
+    spec={
+        "selector": {"match_labels": web},
+        "template": {
+            "metadata": {"labels": web},
+            "spec": {
+                "tolerations": [Toleration(key=GPU_TAINT.key, operator="Exists").to_k8s()],
+                "containers": [{"name": "web", "image": "nginx:1.29"}],
+            },
+        },
+    },
+)
+
+# gpu-limits-well-formed: requests differ from limits (reported case (d)).
+k8s.batch.v1.Job(
+    "train",
+    metadata={"name": "train", "namespace": "ml"},
+    spec={
+        "template": {
+            "spec": {
+                "restart_policy": "Never",
+                "node_selector": {"nvidia.com/gpu.present": "true"},
+                "tolerations": [Toleration.for_taint(GPU_TAINT).to_k8s()],
+                "containers": [
+                    {
+                        "name": "train",
+                        "image": "nvcr.io/nvidia/pytorch:25.01-py3",
+                        "resources": {"limits": {"nvidia.com/gpu": "3"}, "requests": {"nvidia.com/gpu": "1"}},
+                    }
+                ],
+            }
+        }
+    },
+)
