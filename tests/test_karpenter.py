@@ -336,10 +336,10 @@ def test_the_component_registers_the_rendered_objects_as_custom_resources():
 
 
 def test_the_component_accepts_the_pool_as_a_camel_case_mapping():
-    pool = {k: v for k, v in good_pool().items()}
-    validated, _ = GpuNodePoolArgs(pool=pool, cluster=CLUSTER).validated()
+    validated, cluster = GpuNodePoolArgs(pool=good_pool(), cluster=CLUSTER).validated()
     assert isinstance(validated, KarpenterPool)
-    again, _ = GpuNodePoolArgs(pool=validated, cluster=validated and stack_of(good_pool()).cluster).validated()
+    # a validated model dumped to camelCase validates back to the same model
+    again, _ = GpuNodePoolArgs(pool=validated.model_dump(by_alias=True), cluster=cluster).validated()
     assert again == validated
 
 

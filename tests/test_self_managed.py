@@ -83,11 +83,18 @@ def pool_cfg(**over) -> dict:
         "format": "al2023",
         "instanceTypes": ["g6e.12xlarge"],
         "scaling": {"minSize": 0, "maxSize": 6},
+        "securityGroupIds": ["sg-0a1b2c3d4e5f60718"],
         "taints": ["nvidia.com/gpu=present:NoSchedule", "workload=batch:NoSchedule"],
         "labels": {"workload": "batch", "example.com/team": "research"},
     }
     cfg.update(over)
     return {k: v for k, v in cfg.items() if v is not None}
+
+
+def metal_cfg(**over) -> dict:
+    """A bare-metal (provider none) pool: no EC2 keys."""
+    cfg = {"format": "kubeadm", "provider": "none", "instanceTypes": None, "scaling": None, "securityGroupIds": None}
+    return pool_cfg(**(cfg | over))
 
 
 def stack(*pools: dict, **cluster) -> dict:
@@ -277,6 +284,22 @@ def test_gzip_and_base64_user_data_is_opened():
     assert kubelet.detect_format(packed) == "bottlerocket"
 
 
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [
+        ("#!/bin/bash\nexec kubelet --register-with-taints=a=b:NoSchedule\n", "kubelet"),
+        ("#!/bin/bash\nkubeadm join --config /etc/kubernetes/join.yaml\n", "kubeadm"),
+        ("#!/bin/bash\necho hello\n", "shell"),
+        ('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\nContent-Type: text/x-shellscript\n\n'
+         "#!/bin/bash\necho hi\n--B\nContent-Type: application/node.eks.aws\n\n"
+         "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec: {}\n--B--\n", "al2023"),
+        ("hello: world\n", None),
+    ],
+)
+def test_detect_format_names_the_bootstrap_not_the_first_script_part(text, fmt):
+    assert kubelet.detect_format(text) == fmt
+
+
 def test_user_data_without_registration_reads_as_nothing():
     for text in (None, "", "#!/bin/bash\necho hi\n", "just words", base64.b64encode(b"#!/bin/sh\ntrue\n").decode()):
         assert kubelet.read_registration(text) == Registration()
@@ -298,8 +321,7 @@ def test_repeated_flags_follow_the_kubelet_last_taints_flag_wins_and_labels_merg
 
 
 def test_a_valid_al2023_pool_on_aws_and_kubeadm_pool_on_bare_metal():
-    s = validate_stack_config(stack(pool_cfg(), pool_cfg(name="dgx", format="kubeadm", provider="none",
-                                                        instanceTypes=None, scaling=None)))
+    s = validate_stack_config(stack(pool_cfg(), metal_cfg(name="dgx")))
     aws_pool, metal = s.pools
     assert isinstance(aws_pool, SelfManagedPool) and aws_pool.gpus == 4 and aws_pool.arch == "x86_64"
     assert metal.provider == "none" and metal.uses_nvidia_device_plugin
@@ -313,7 +335,8 @@ def test_a_valid_al2023_pool_on_aws_and_kubeadm_pool_on_bare_metal():
         (pool_cfg(gpuLabel={"key": "kubernetes.io/gpu", "value": "true"}), {}, "gpuLabel: label 'kubernetes.io/gpu'"),
         (pool_cfg(format="kubeadm"), {}, "set provider: none"),
         (pool_cfg(format="al2"), {}, "format 'al2' needs amiId"),
-        (pool_cfg(provider="none"), {}, "instanceTypes, scaling: provider none creates no cloud resources"),
+        (pool_cfg(provider="none"), {}, "instanceTypes, scaling, securityGroupIds: provider none creates no cloud"),
+        (pool_cfg(securityGroupIds=None), {}, "securityGroupIds: required with provider aws"),
         (pool_cfg(instanceTypes=None), {}, "instanceTypes: required with provider aws"),
         (pool_cfg(instanceTypes=["inf2.xlarge"]), {}, "AWS Inferentia2 chips, not NVIDIA GPUs"),
         (pool_cfg(instanceTypes=["g6e.2xlarge", "g6e.12xlarge"]), {}, "different GPU counts"),
@@ -328,8 +351,7 @@ def test_a_valid_al2023_pool_on_aws_and_kubeadm_pool_on_bare_metal():
         (pool_cfg(), {"certificateAuthority": PEM.decode()}, "base64 encoding of the PEM CA bundle"),
         (pool_cfg(), {"serviceCidr": "10.100.0.0/33"}, "is not a CIDR"),
         (pool_cfg(), {"apiServerEndpoint": "http://10.0.0.1"}, "must be an https URL"),
-        (pool_cfg(format="kubeadm", provider="none", instanceTypes=None, scaling=None), {"caCertHashes": None},
-         "cluster.caCertHashes: missing"),
+        (metal_cfg(), {"caCertHashes": None}, "cluster.caCertHashes: missing"),
     ],
 )
 def test_config_mistakes_are_refused_with_the_reason(pool, cluster, expected):
@@ -337,8 +359,7 @@ def test_config_mistakes_are_refused_with_the_reason(pool, cluster, expected):
 
 
 def test_multi_effect_keys_are_fine_on_bare_metal():
-    p = pool_cfg(format="kubelet", provider="none", instanceTypes=None, scaling=None,
-                 taints=["a=b:NoSchedule", "a=b:NoExecute"])
+    p = metal_cfg(format="kubelet", taints=["a=b:NoSchedule", "a=b:NoExecute"])
     assert validate_stack_config(stack(p)).pools[0].taint_list == [Taint.parse("a=b:NoSchedule"),
                                                                    Taint.parse("a=b:NoExecute")]
 
@@ -368,7 +389,7 @@ def test_nvidia_plugin_affinity_selects_exactly_the_pools_without_their_own_plug
     s = validate_stack_config(stack(
         pool_cfg(),
         pool_cfg(name="rocket", format="bottlerocket"),
-        pool_cfg(name="metal", format="kubeadm", provider="none", instanceTypes=None, scaling=None),
+        metal_cfg(name="metal"),
         eks_pool,
     ))
     needs = {p.name: p.uses_nvidia_device_plugin for p in s.pools}
@@ -428,7 +449,7 @@ def test_several_instance_types_go_to_a_mixed_instances_policy():
                                     instanceProfileArn="arn:aws:iam::444455556666:instance-profile/gpu")))
     lt = res[("aws:ec2/launchTemplate:LaunchTemplate", "batch-launch-template")]
     asg = res[("aws:autoscaling/group:Group", "batch-asg")]
-    assert "instanceType" not in lt and lt["imageId"] == "ami-0abcdef1234567890"
+    assert lt["instanceType"] == "g6e.12xlarge" and lt["imageId"] == "ami-0abcdef1234567890"
     assert lt["iamInstanceProfile"] == {"arn": "arn:aws:iam::444455556666:instance-profile/gpu"}
     overrides = asg["mixedInstancesPolicy"]["launchTemplate"]["overrides"]
     assert [o["instanceType"] for o in overrides] == ["g6e.12xlarge", "g6e.24xlarge"]
@@ -436,7 +457,7 @@ def test_several_instance_types_go_to_a_mixed_instances_policy():
 
 
 def test_bare_metal_pools_create_no_cloud_resource_and_export_their_bootstrap():
-    cfg = stack(pool_cfg(name="dgx", format="kubeadm", provider="none", instanceTypes=None, scaling=None))
+    cfg = stack(metal_cfg(name="dgx"))
     res, outputs = _record(cfg)
     assert not [t for t, _ in res if t.startswith("aws:")]
     files = outputs["dgx.bootstrap"]

@@ -868,8 +868,9 @@ class SelfManagedPool(_PoolBase):
       is refused: the kubelet would not start). Source: kubernetes
       ``plugin/pkg/admission/noderestriction/admission.go``.
     * ``provider: aws``: ``format`` is al2023, bottlerocket or al2; ``instanceTypes`` (NVIDIA,
-      one architecture, one GPU count per node) and ``scaling`` are required; ``al2`` needs
-      ``amiId`` (no AL2 AMI is published for Kubernetes 1.33+); one effect per taint key, since
+      one architecture, one GPU count per node), ``scaling`` and ``securityGroupIds`` are
+      required; ``al2`` needs ``amiId`` (no AL2 AMI is published for Kubernetes 1.33+); one
+      effect per taint key, since
       a Cluster Autoscaler ``node-template/taint/<key>`` tag holds one ``value:Effect``.
     * ``provider: none``: none of the EC2 keys (instanceTypes, scaling, subnetIds, amiId...).
     * Stack level (:class:`StackConfig`): the cluster keys ``format`` writes into the bootstrap
@@ -899,7 +900,7 @@ class SelfManagedPool(_PoolBase):
         description="aws: the nodes' instance profile; default: one made for cluster.nodeRoleArn.",
     )
     security_group_ids: list[str] | None = Field(
-        None, min_length=1, description="aws: security groups of the nodes (e.g. the EKS cluster security group)."
+        None, min_length=1, description="aws, required: security groups of the nodes (the EKS cluster security group)."
     )
     ami_id: str | None = Field(
         None, pattern=r"^ami-[0-9a-f]{8,17}$", description="aws: fixed AMI; default: the NVIDIA AMI from SSM."
@@ -953,6 +954,12 @@ class SelfManagedPool(_PoolBase):
             problems.append("instanceTypes: required with provider aws, e.g. [g6e.12xlarge]")
         if self.scaling is None:
             problems.append("scaling: required with provider aws, e.g. {minSize: 0, maxSize: 4}")
+        if self.security_group_ids is None:
+            problems.append(
+                "securityGroupIds: required with provider aws: without the cluster security group (aws eks "
+                "describe-cluster --query cluster.resourcesVpcConfig.clusterSecurityGroupId) the nodes get the "
+                "VPC default group and cannot reach the control plane"
+            )
         types = self.instance_types or []
         bad = _nvidia_instance_type_problems(types)
         problems += [f"instanceTypes: {p}" for p in bad]

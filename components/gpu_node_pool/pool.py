@@ -89,7 +89,9 @@ class GpuNodePool(pulumi.ComponentResource):
         workload_node_selector: the nodeSelector that lands a workload on this pool only.
 
     Outputs: ``node_group_name``, ``node_group_arn`` (eks-managed), ``asg_tags`` (the CA tags),
-    ``node_pool_name`` (gke), ``nodepool_name`` (karpenter: the NodePool's name, a plain string).
+    ``node_pool_name`` (gke), ``nodepool_name`` (karpenter: the NodePool's name, a plain string),
+    ``bootstrap_format`` and ``bootstrap`` (self-managed: ``{file name: text}``, plain values),
+    ``launch_template_id`` and ``autoscaling_group_name`` (self-managed, provider aws).
 
     Raises:
         ConfigError: invalid args; nothing is registered.

@@ -44,7 +44,11 @@ def build(stack: StackConfig) -> dict[str, Any]:
         provider = k8s.Provider(f"{stack.cluster.name}-k8s", kubeconfig=kubeconfig)
         k8s_opts = pulumi.ResourceOptions(providers={"kubernetes": provider})
 
-    pools = {p.name: GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=stack.cluster)) for p in stack.pools}
+    # The kubernetes provider reaches the Karpenter NodePool/EC2NodeClass children too.
+    pools = {
+        p.name: GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=stack.cluster), opts=k8s_opts)
+        for p in stack.pools
+    }
     plugin = None
     served = [p.spec for p in pools.values() if p.spec.uses_nvidia_device_plugin]
     if stack.device_plugin.enabled and served:
@@ -63,6 +67,8 @@ def build(stack: StackConfig) -> dict[str, Any]:
             pulumi.export(f"{name}.nodeGroupArn", pool.node_group_arn)
         if pool.node_pool_name is not None:
             pulumi.export(f"{name}.nodePoolName", pool.node_pool_name)
+        if pool.nodepool_name is not None:  # karpenter
+            pulumi.export(f"{name}.karpenterNodePool", pool.nodepool_name)
         if pool.bootstrap_format is not None:  # self-managed
             pulumi.export(f"{name}.bootstrapFormat", pool.bootstrap_format)
             if pool.launch_template_id is None:  # provider none: the bootstrap is the product

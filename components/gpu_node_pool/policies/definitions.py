@@ -73,6 +73,7 @@ __all__ = [
 
 PACK_NAME = "gpu-node-pools"
 GPU_RESOURCE = "nvidia.com/gpu"
+_NS, _NE = TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value
 _EFFECTS = "|".join(e.value for e in TaintEffect)
 #: JSON-schema pattern of a taint in kubelet form (``key[=value]:Effect``).
 TAINT_PATTERN = rf"^[^=:\s]+(=[^:\s]*)?:({_EFFECTS})$"
@@ -213,7 +214,7 @@ no_imperative_taints = ResourceValidationPolicy(
 
 
 def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    """A GPU pool declares at least one NoSchedule or NoExecute taint."""
+    """A GPU pool declares at least one repelling taint (``TaintEffect.repels``)."""
     pool = gpu_pool_of(args.resource_type, args.props, args.name, args.urn)
     if pool is None:
         return
@@ -235,7 +236,10 @@ def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: Repor
 
 gpu_pool_declares_taint = ResourceValidationPolicy(
     name="gpu-pool-declares-taint",
-    description="Every GPU pool (EKS node group, GKE node pool, Karpenter NodePool, self-managed launch template) declares a NoSchedule or NoExecute taint.",
+    description=(
+        "Every GPU pool (EKS node group, GKE node pool, Karpenter NodePool, self-managed launch template) "
+        f"declares a {_NS} or {_NE} taint."
+    ),
     validate=validate_gpu_pool_declares_taint,
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
@@ -360,7 +364,7 @@ daemonsets_tolerate_gpu_taints = StackValidationPolicy(
     remediation_steps=(
         "Give the DaemonSet a toleration per GPU pool taint ({key, operator: Exists, effect}) or a catch-all "
         f"if it is a node agent; or keep it off GPU nodes with a required node affinity on {DEFAULT_GPU_LABEL[0]}. "
-        "A NoExecute toleration with tolerationSeconds only delays eviction."
+        f"A {_NE} toleration with tolerationSeconds only delays eviction."
     ),
 )
 
@@ -416,7 +420,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
     if needing and not plugins:
         names = ", ".join(p.display for p in needing)
         report(
-            f"No NVIDIA device plugin in this stack, but {names} need one: without it their nodes advertise no "
+            f"No NVIDIA device plugin in this stack, but these pools need one: {names}. Without it their nodes advertise no "
             f"{GPU_RESOURCE} and GPU pods stay Pending. Add NvidiaDevicePlugin (the nvidia-device-plugin chart) "
             "with tolerations and node affinity derived from the pools.",
             None,
@@ -703,7 +707,7 @@ gpu_limits_well_formed = ResourceValidationPolicy(
 
 
 def validate_noexecute_gpu_taint(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    """A GPU pool's NoExecute taint evicts node agents that do not tolerate it."""
+    """A GPU pool's evicting taint (``TaintEffect.evicts``) evicts node agents that do not tolerate it."""
     pool = gpu_pool_of(args.resource_type, args.props, args.name, args.urn)
     if pool is None:
         return
@@ -721,10 +725,10 @@ def validate_noexecute_gpu_taint(args: ResourceValidationArgs, report: ReportVio
 
 noexecute_gpu_taint = ResourceValidationPolicy(
     name="noexecute-gpu-taint",
-    description="A NoExecute taint on a GPU pool evicts agents that don't tolerate it; NoSchedule is suggested.",
+    description=f"A {_NE} taint on a GPU pool evicts agents that don't tolerate it; {_NS} is suggested.",
     validate=validate_noexecute_gpu_taint,
     enforcement_level=EnforcementLevel.ADVISORY,
-    remediation_steps="Use NoSchedule for GPU pool taints unless running pods must really be evicted.",
+    remediation_steps=f"Use {_NS} for GPU pool taints unless running pods must really be evicted.",
 )
 
 

@@ -251,7 +251,7 @@ class Stay:
     Attributes:
         taint: the taint.
         tolerated: some toleration tolerates it (``tolerates``).
-        evicted_after: for a ``NoExecute`` taint tolerated only with ``tolerationSeconds``,
+        evicted_after: for an evicting taint tolerated only with ``tolerationSeconds``,
             the longest of those seconds (the pod runs that long, then is evicted); else None.
     """
 

@@ -702,8 +702,15 @@ def _read_text(text: str, found: _Found) -> None:
                 _read_text(body, found)
         return
     if head.startswith("#!") or "bootstrap.sh" in head:
-        found.formats.append("al2" if "/etc/eks/bootstrap.sh" in text else "shell")
+        before = len(found.flags)
         _read_shell(text, found)
+        registers = any(a.partition("=")[0] in (_REGISTER_WITH_TAINTS, _NODE_LABELS) for a in found.flags[before:])
+        if "/etc/eks/bootstrap.sh" in text:
+            found.formats.append("al2")
+        elif "kubeadm join" in text:
+            found.formats.append("kubeadm")
+        else:  # a script that starts the kubelet with registration flags, or any other script
+            found.formats.append("kubelet" if registers else "shell")
         return
     try:
         settings = tomllib.loads(text)
@@ -773,9 +780,16 @@ def read_registration_labels(user_data: str | bytes | None) -> dict[str, str]:
 
 def detect_format(user_data: str | bytes | None) -> str | None:
     """The bootstrap format of ``user_data``: ``al2023``, ``bottlerocket``, ``al2``, ``kubeadm``,
-    ``kubelet``, ``shell`` (another script), or None when nothing kubelet-related was found."""
+    ``kubelet``, ``shell`` (only scripts that register nothing), or None for anything else.
+
+    In MIME user data the first part in a bootstrap format decides (a plain script part beside a
+    ``NodeConfig`` part does not make it ``shell``).
+
+    Raises:
+        TaintError: as :func:`read_registration` (the reader runs to find the format).
+    """
     formats = _found(user_data).formats
-    return formats[0] if formats else None
+    return next((f for f in formats if f != "shell"), formats[0] if formats else None)
 
 
 # --- a pool's bootstrap and its EC2 wiring (plain values; pool.py makes the resources) ---
@@ -862,8 +876,8 @@ def launch_template_args(
     ``user_data`` is base64 (EC2 wants it so); ``metadata_options`` require IMDSv2
     (``http_tokens: required``) with a hop limit of 1, so pods off the host network cannot
     reach the node role's credentials (Karpenter's EC2NodeClass default; EKS best practices);
-    ``instance_type`` is set when the pool has one type (several go to the group's mixed
-    instances policy); ``diskSize`` sizes :attr:`BootstrapFormat.data_volume` (gp3, encrypted).
+    ``instance_type`` is the first instance type (with several, the group's mixed instances
+    policy overrides it, and policies still see a GPU type here); ``diskSize`` sizes :attr:`BootstrapFormat.data_volume` (gp3, encrypted).
     """
     fmt = FORMATS[pool.format]
     args: dict[str, Any] = {
@@ -875,9 +889,8 @@ def launch_template_args(
         "update_default_version": True,
         "tags": {"gpu-node-pools/pool": pool.name} | dict(pool.tags),
     }
-    types = pool.instance_types or []
-    if len(types) == 1:
-        args["instance_type"] = types[0]
+    if pool.instance_types:
+        args["instance_type"] = pool.instance_types[0]
     if pool.security_group_ids:
         args["vpc_security_group_ids"] = list(pool.security_group_ids)
     if pool.disk_size is not None:

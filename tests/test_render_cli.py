@@ -1,0 +1,156 @@
+"""gpupool render: the Kubernetes objects a stack declares, written as YAML from the recorded plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT
+from karpenter_crd import crd_errors
+
+from gpu_node_pool.cli import main
+from gpu_node_pool.plan import UNKNOWN, Recorded, plan_stack
+from gpu_node_pool.render import karpenter
+from gpu_node_pool.render_files import HEADER_PREFIX, kubernetes_files, write_files
+
+STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+
+
+def render(capsys, out: Path, stack: str = "prod", project: Path = ROOT) -> tuple[int, str, str]:
+    code = main(["render", "--stack", stack, "--out", str(out), "--project-dir", str(project)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def load(path: Path) -> object:
+    return yaml.safe_load(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def prod_out(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("render") / "prod"
+    assert main(["render", "--stack", "prod", "--out", str(out), "--project-dir", str(ROOT)]) == 0
+    return out
+
+
+def test_prod_renders_the_nodepool_the_ec2nodeclass_and_the_device_plugin_chart(prod_out):
+    files = sorted(str(p.relative_to(prod_out)) for p in prod_out.rglob("*.yaml"))
+    assert "nodepool-inference-burst.yaml" in files
+    assert "ec2nodeclass-inference-burst.yaml" in files
+    assert "namespace-nvidia-device-plugin.yaml" in files
+    assert "charts/nvidia-device-plugin-chart/chart.yaml" in files
+    assert "charts/nvidia-device-plugin-chart/values.yaml" in files
+    for path in prod_out.rglob("*.yaml"):
+        assert path.read_text().startswith(HEADER_PREFIX + " --stack prod"), path
+
+
+def test_every_rendered_nodepool_and_ec2nodeclass_passes_the_crd(prod_out):
+    checked = 0
+    for path in prod_out.glob("*.yaml"):
+        obj = load(path)
+        if obj.get("kind") in ("NodePool", "EC2NodeClass"):
+            assert crd_errors(obj) == [], (path.name, crd_errors(obj))
+            checked += 1
+    assert checked == 2
+
+
+def test_the_files_are_the_recorded_inputs_not_a_second_rendering(prod_out):
+    result = plan_stack("prod", ROOT)
+    by_name = {r.name: r for r in result.resources}
+    nodepool = load(prod_out / "nodepool-inference-burst.yaml")
+    assert nodepool == by_name["inference-burst-nodepool"].inputs
+    assert load(prod_out / "ec2nodeclass-inference-burst.yaml") == by_name["inference-burst-ec2nodeclass"].inputs
+    chart = by_name["nvidia-device-plugin-chart"].inputs
+    assert load(prod_out / "charts/nvidia-device-plugin-chart/values.yaml") == chart["values"]
+    reference = load(prod_out / "charts/nvidia-device-plugin-chart/chart.yaml")
+    assert reference["chart"] == "nvidia-device-plugin"
+    assert reference["version"] == "0.20.0"
+    assert reference["repository"] == "https://nvidia.github.io/k8s-device-plugin"
+    assert reference["namespace"] == "nvidia-device-plugin"
+    pool = next(p for p in result.config.pools if p.name == "inference-burst")
+    assert karpenter.read_nodepool_taints(nodepool) == pool.taint_list
+    assert karpenter.read_nodepool_startup_taints(nodepool) == pool.startup_taint_list
+
+
+def test_the_device_plugin_values_tolerate_every_taint_of_the_nodepool(prod_out):
+    from gpu_node_pool.render.device_plugin import read_tolerations
+    from gpu_node_pool.taints import tolerations_tolerate_taint
+
+    tolerations = read_tolerations(load(prod_out / "charts/nvidia-device-plugin-chart/values.yaml"))
+    for taint in karpenter.read_nodepool_taints(load(prod_out / "nodepool-inference-burst.yaml")):
+        assert tolerations_tolerate_taint(tolerations, taint), taint
+
+
+def test_rendering_again_gives_the_same_bytes(capsys, prod_out, tmp_path):
+    code, _, _ = render(capsys, tmp_path)
+    assert code == 0
+    for path in prod_out.rglob("*.yaml"):
+        assert (tmp_path / path.relative_to(prod_out)).read_bytes() == path.read_bytes(), path
+
+
+def test_stale_generated_files_are_removed_and_other_files_kept(capsys, tmp_path):
+    (tmp_path / "nodepool-retired.yaml").write_text(f"{HEADER_PREFIX} --stack prod; do not edit.\nkind: NodePool\n")
+    (tmp_path / "charts" / "old").mkdir(parents=True)
+    (tmp_path / "charts" / "old" / "values.yaml").write_text(f"{HEADER_PREFIX} --stack prod\n{{}}\n")
+    (tmp_path / "kustomization.yaml").write_text("resources: []\n")
+    code, out, _ = render(capsys, tmp_path)
+    assert code == 0
+    assert not (tmp_path / "nodepool-retired.yaml").exists()
+    assert not (tmp_path / "charts" / "old").exists()
+    assert (tmp_path / "kustomization.yaml").read_text() == "resources: []\n"
+    assert "removed" in out and "nodepool-retired.yaml" in out
+
+
+def test_a_config_error_exits_2_and_writes_nothing(capsys, temp_project, tmp_path):
+    project = temp_project(
+        "bad",
+        """config:
+  gpu-node-pools:cluster: {name: ml-prod, nodeRoleArn: "arn:aws:iam::444455556666:role/ml-prod-gpu-node"}
+  gpu-node-pools:pools:
+    - name: burst
+      backend: karpenter
+      instanceFamilies: [g6e]
+      labels: {karpenter.sh/team: x}
+      nodeClass: {}
+      limits: {nvidia.com/gpu: 8}
+""",
+    )
+    out_dir = tmp_path / "out"
+    code, _, err = render(capsys, out_dir, "bad", project)
+    assert code == 2
+    assert "pools[0].labels: 'karpenter.sh/team' is in the karpenter.sh domain" in err
+    assert "nothing was written" in err
+    assert not out_dir.exists() or not any(out_dir.iterdir())
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_shipped_stack_renders_and_its_karpenter_objects_pass_the_crd(capsys, tmp_path, stack):
+    code, out, err = render(capsys, tmp_path, stack)
+    assert code == 0, out + err
+    for path in tmp_path.glob("*.yaml"):
+        obj = load(path)
+        if isinstance(obj, dict) and obj.get("kind") in ("NodePool", "EC2NodeClass"):
+            assert crd_errors(obj) == [], (stack, path.name, crd_errors(obj))
+
+
+def test_any_kubernetes_resource_is_written_generically(tmp_path):
+    resources = [
+        Recorded("pulumi:providers:kubernetes", "k8s", {"kubeconfig": "[secret]"}),
+        Recorded("kubernetes:apps/v1:DaemonSet", "agent", {"metadata": {"name": "agent", "namespace": "kube-system"},
+                                                            "spec": {"template": {}}}),
+        Recorded("kubernetes:core/v1:ConfigMap", "cm", {"metadata": {"name": UNKNOWN}, "data": {"a": "b"}}),
+        Recorded("kubernetes:yaml/v2:ConfigGroup", "extra", {"files": ["x.yaml"]}, custom=False),
+        Recorded("aws:eks/nodeGroup:NodeGroup", "ng", {"taints": []}),
+    ]
+    files = {f.path: f for f in kubernetes_files(resources)}
+    assert set(files) == {
+        "daemonset-kube-system-agent.yaml",
+        "configmap-cm.yaml",
+        "components/yaml-v2-configgroup-extra.yaml",
+    }
+    assert files["daemonset-kube-system-agent.yaml"].document["apiVersion"] == "apps/v1"
+    assert files["configmap-cm.yaml"].document["apiVersion"] == "v1"
+    report = write_files(list(files.values()), tmp_path, "test")
+    assert report.placeholders == [f"configmap-cm.yaml.metadata.name: {UNKNOWN}"]
+    assert load(tmp_path / "daemonset-kube-system-agent.yaml")["kind"] == "DaemonSet"
