@@ -154,3 +154,16 @@ def test_any_kubernetes_resource_is_written_generically(tmp_path):
     report = write_files(list(files.values()), tmp_path, "test")
     assert report.placeholders == [f"configmap-cm.yaml.metadata.name: {UNKNOWN}"]
     assert load(tmp_path / "daemonset-kube-system-agent.yaml")["kind"] == "DaemonSet"
+
+
+def test_bare_metal_bootstrap_is_written_verbatim(tmp_path, capsys):
+    from gpu_node_pool.cli import main
+
+    out = tmp_path / "onprem"
+    assert main(["render", "--stack", "onprem", "--out", str(out), "--project-dir", str(ROOT)]) == 0
+    flags = (out / "bootstrap" / "workstations" / "kubelet-flags.txt").read_text()
+    assert flags.startswith("--register-with-taints=nvidia.com/gpu=present:NoSchedule ")
+    join = (out / "bootstrap" / "dgx" / "join-configuration.yaml").read_text()
+    assert join.startswith("apiVersion: kubeadm.k8s.io/v1beta4\n")
+    # the synthesized stand-in for the chart's DaemonSet is never written: the chart renders it
+    assert not list(out.glob("daemonset-*.yaml"))

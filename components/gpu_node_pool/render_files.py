@@ -38,6 +38,7 @@ __all__ = [
     "RenderedFile",
     "WriteReport",
     "kubernetes_files",
+    "bootstrap_files",
     "write_files",
     "render_stack",
     "run",
@@ -64,6 +65,9 @@ class RenderedFile:
     document: Any
     source: str
     comments: tuple[str, ...] = ()
+    #: write ``document`` (a str) exactly as is, without the header: node bootstrap files
+    #: (kubelet flags, MIME user data) are consumed verbatim by the node.
+    verbatim: bool = False
 
 
 @dataclass
@@ -138,8 +142,8 @@ def kubernetes_files(resources: Iterable[Recorded]) -> list[RenderedFile]:
     used: set[str] = set()
     for resource in resources:
         pkg, module, kind = _split_type(resource.type)
-        if pkg != "kubernetes":
-            continue
+        if pkg != "kubernetes" or getattr(resource, "synthesized", ""):
+            continue  # a synthesized stand-in (the chart's DaemonSet) is the chart's to render
         source = f"{resource.name} ({resource.type})"
         if _HELM_MODULE.match(module):
             new = _chart_files(resource)
@@ -175,6 +179,8 @@ def _placeholders(value: Any, where: str) -> list[str]:
 
 
 def _text(stack: str, f: RenderedFile) -> str:
+    if f.verbatim:
+        return str(f.document)
     lines = [f"{HEADER_PREFIX} --stack {stack}; do not edit, change the stack config instead.",
              f"# Source: Pulumi resource {f.source}"]
     lines += [f"# {c}" for c in f.comments]
@@ -236,7 +242,27 @@ def render_stack(
     result = plan_stack(stack, project_dir)
     if result.exit_code != 0:
         return result, None
-    return result, write_files(kubernetes_files(result.resources), out_dir, stack)
+    files = kubernetes_files(result.resources) + bootstrap_files(result.outputs)
+    return result, write_files(files, out_dir, stack)
+
+
+def bootstrap_files(outputs: Mapping[str, Any]) -> list[RenderedFile]:
+    """Node bootstrap files of ``provider: none`` self-managed pools, from the ``<pool>.bootstrap`` outputs.
+
+    Written verbatim to ``DIR/bootstrap/<pool>/<file>`` (e.g. ``join-configuration.yaml``,
+    ``kubelet-flags.txt``, ``kubelet-config.yaml``) for the provisioner of bare-metal nodes.
+    They carry no header, so a pool removed from the stack leaves its files behind.
+    """
+    files = []
+    for key, value in sorted(outputs.items()):
+        pool, _, what = key.rpartition(".")
+        if what != "bootstrap" or not isinstance(value, Mapping):
+            continue
+        for name, text in sorted(value.items()):
+            files.append(
+                RenderedFile(f"bootstrap/{_slug(pool)}/{name}", str(text), f"{pool} (stack output {key})", verbatim=True)
+            )
+    return files
 
 
 def run(stack: str, out_dir: str, project_dir: str | None = None, stdout: TextIO | None = None,
