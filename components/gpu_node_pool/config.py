@@ -182,7 +182,7 @@ def _split_taint_string(value: Any) -> Any:
         head, sep, effect = value.rpartition(":")
         if not sep:
             raise _fail(
-                f"{value!r} has no effect; write key=value:Effect, e.g. nvidia.com/gpu=present:NoSchedule"
+                f"{value!r} has no effect; write key=value:Effect, e.g. {DEFAULT_TAINT}"
             )
         key, eq, val = head.partition("=")
         return {"key": key, "value": val, "effect": effect}
@@ -200,7 +200,7 @@ class TaintConfig(_Model):
 
     key: str = Field(description="Qualified name: optional DNS-subdomain prefix (<=253) + '/' + name (<=63).")
     value: str = Field("", description="Label value: up to 63 characters, may be empty.")
-    effect: str = Field(description="NoSchedule | PreferNoSchedule | NoExecute")
+    effect: str = Field(description=" | ".join(e.value for e in TaintEffect))
 
     @field_validator("key")
     @classmethod
@@ -328,8 +328,8 @@ class GpuLabel(_Model):
 class _PoolBase(_Model):
     name: str = Field(description="Pool name: lower-case DNS label, up to 40 characters; names child resources.")
     taints: list[TaintItem] = Field(
-        default_factory=lambda: [TaintConfig(key=DEFAULT_TAINT.key, value=DEFAULT_TAINT.value, effect="NoSchedule")],
-        description="Taints every node of the pool carries; default [nvidia.com/gpu=present:NoSchedule].",
+        default_factory=lambda: [TaintConfig.model_validate(DEFAULT_TAINT.to_k8s())],
+        description=f"Taints every node of the pool carries; default [{DEFAULT_TAINT}].",
     )
     labels: Labels = Field(default_factory=dict)
     gpu_label: GpuLabel = Field(default_factory=GpuLabel)
