@@ -450,13 +450,7 @@ class EksManagedPool(_PoolBase):
     @field_validator("instance_types")
     @classmethod
     def _instance_types(cls, types: list[str]) -> list[str]:
-        problems = []
-        for t in types:
-            fam = instances.instance_family(t)
-            if fam in instances.OTHER_ACCELERATOR_FAMILIES:
-                problems.append(f"{t!r} has {instances.OTHER_ACCELERATOR_FAMILIES[fam]}, not NVIDIA GPUs")
-            elif not instances.is_nvidia_instance_type(t) or "." not in t:
-                problems.append(f"{t!r} is not an NVIDIA GPU instance type (e.g. g6.xlarge, p5.48xlarge)")
+        problems = instances.nvidia_instance_problems(types)
         if problems:
             raise _fail("; ".join(problems))
         return types
@@ -827,17 +821,6 @@ _SELF_MANAGED_AWS_KEYS = {
 }
 
 
-def _nvidia_instance_type_problems(types: list[str]) -> list[str]:
-    problems = []
-    for t in types:
-        fam = instances.instance_family(t)
-        if fam in instances.OTHER_ACCELERATOR_FAMILIES:
-            problems.append(f"{t!r} has {instances.OTHER_ACCELERATOR_FAMILIES[fam]}, not NVIDIA GPUs")
-        elif not instances.is_nvidia_instance_type(t) or "." not in t:
-            problems.append(f"{t!r} is not an NVIDIA GPU instance type (e.g. g6.xlarge, p5.48xlarge)")
-    return problems
-
-
 def _kubelet_label_problem(key: str) -> str | None:
     problem = node_restriction_problem(key)
     if problem is None:
@@ -961,7 +944,7 @@ class SelfManagedPool(_PoolBase):
                 "VPC default group and cannot reach the control plane"
             )
         types = self.instance_types or []
-        bad = _nvidia_instance_type_problems(types)
+        bad = instances.nvidia_instance_problems(types)
         problems += [f"instanceTypes: {p}" for p in bad]
         if types and not bad:
             arches = sorted({instances.instance_arch(t) for t in types})
@@ -1485,27 +1468,6 @@ class KarpenterNodeClass(_Model):
         return self.ami_alias.partition("@")[0]
 
 
-def _gpu_instance_problems(values: list[str], *, families: bool) -> list[str]:
-    problems = []
-    for value in values:
-        fam = instances.instance_family(value) if not families else value
-        if families and "." in value:
-            problems.append(f"{value!r} is an instance type; put it in instanceTypes or write its family {fam.split('.')[0]!r}")
-        elif fam in instances.OTHER_ACCELERATOR_FAMILIES:
-            problems.append(f"{value!r} has {instances.OTHER_ACCELERATOR_FAMILIES[fam]}, not NVIDIA GPUs")
-        elif fam not in instances.NVIDIA_FAMILIES or (not families and "." not in value):
-            example = "g6e, g6, p5" if families else "g6e.xlarge, p5.48xlarge"
-            problems.append(f"{value!r} is not an NVIDIA GPU instance {'family' if families else 'type'} (e.g. {example})")
-        else:
-            bad = label_value_problem(value)
-            if bad:
-                problems.append(f"{value!r} {bad}")
-    dups = sorted({v for v in values if values.count(v) > 1})
-    if dups:
-        problems.append(f"{dups} listed more than once")
-    return problems
-
-
 class KarpenterPool(_PoolBase):
     """A GPU pool as a Karpenter ``NodePool`` (``karpenter.sh/v1``) on EKS, with its ``EC2NodeClass``.
 
@@ -1585,7 +1547,7 @@ class KarpenterPool(_PoolBase):
     @field_validator("instance_families")
     @classmethod
     def _families(cls, families: list[str] | None) -> list[str] | None:
-        problems = _gpu_instance_problems(families or [], families=True)
+        problems = instances.nvidia_instance_problems(families or [], families=True)
         if problems:
             raise _fail("; ".join(problems))
         return families
@@ -1593,7 +1555,7 @@ class KarpenterPool(_PoolBase):
     @field_validator("instance_types")
     @classmethod
     def _types(cls, types: list[str] | None) -> list[str] | None:
-        problems = _gpu_instance_problems(types or [], families=False)
+        problems = instances.nvidia_instance_problems(types or [])
         if problems:
             raise _fail("; ".join(problems))
         return types

@@ -87,3 +87,35 @@ NVIDIA_GPU_COUNTS: dict[str, int] = {
 def gpu_count(instance_type: str) -> int | None:
     """NVIDIA GPUs of ``instance_type`` (``g6e.12xlarge`` -> 4), or None when the table does not know it."""
     return NVIDIA_GPU_COUNTS.get(instance_type)
+
+
+def nvidia_instance_problems(values: list[str], *, families: bool = False) -> list[str]:
+    """Why each of ``values`` is not an NVIDIA GPU instance type (or family), as sentences.
+
+    Args:
+        values: instance types (``g6.xlarge``) or, with ``families=True``, families (``g6``).
+        families: check families instead of types.
+
+    Returns:
+        One sentence per problem: a non-NVIDIA accelerator (AMD, Inferentia, Trainium, ...),
+        a non-GPU type, a type where a family is expected, a value that is not a valid label
+        value (Karpenter puts them in requirements), or duplicates; empty when all are fine.
+    """
+    from .taints import label_value_problem
+
+    problems = []
+    for value in values:
+        fam = value if families else instance_family(value)
+        if families and "." in value:
+            problems.append(f"{value!r} is an instance type; put it in instanceTypes or write its family {instance_family(value)!r}")
+        elif fam in OTHER_ACCELERATOR_FAMILIES:
+            problems.append(f"{value!r} has {OTHER_ACCELERATOR_FAMILIES[fam]}, not NVIDIA GPUs")
+        elif fam not in NVIDIA_FAMILIES or (not families and "." not in value):
+            example = "g6e, g6, p5" if families else "g6.xlarge, p5.48xlarge"
+            problems.append(f"{value!r} is not an NVIDIA GPU instance {'family' if families else 'type'} (e.g. {example})")
+        elif bad := label_value_problem(value):
+            problems.append(f"{value!r} {bad}")
+    dups = sorted({v for v in values if values.count(v) > 1})
+    if dups:
+        problems.append(f"{dups} listed more than once")
+    return problems
