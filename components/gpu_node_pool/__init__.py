@@ -11,9 +11,12 @@ The Pulumi components are imported lazily, so the pure modules (taints, config, 
 import without the cloud SDKs.
 """
 
+from .config import ConfigError, ConfigIssue
 from .taints import Taint, TaintEffect, TaintError, Toleration, tolerates, untolerated_taints
 
 __all__ = [
+    "ConfigError",
+    "ConfigIssue",
     "GpuNodePool",
     "GpuNodePoolArgs",
     "NvidiaDevicePlugin",

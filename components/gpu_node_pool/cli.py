@@ -11,6 +11,7 @@ stack file is missing).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from . import plan as plan_mod
@@ -43,6 +44,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _fail(args: argparse.Namespace, text: str, issues: list[dict[str, str]] | None = None) -> int:
+    """Report a mistake that stops the command before a plan exists: exit 2 (JSON with --json)."""
+    if getattr(args, "json", False):
+        issues = issues if issues is not None else [{"path": "", "message": text.removeprefix("error: ")}]
+        json.dump({"stack": args.stack, "exitCode": 2, "cloudApiCalled": False, "configErrors": issues}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(text, file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -66,18 +78,15 @@ def main(argv: list[str] | None = None) -> int:
             resolve_config(policy_config)  # a config mistake stops before the program runs
         result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=policy_config)
     except ConfigError as err:
-        print(str(err), file=sys.stderr)
-        return 2
-    except FileNotFoundError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return _fail(args, str(err), [{"path": i.path, "message": i.message} for i in err.issues])
+    except (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError) as err:
+        return _fail(args, f"error: {err}")
     except ValueError as err:  # PolicyConfigError: the policy pack config file is invalid
         from .policies import PolicyConfigError
 
         if not isinstance(err, PolicyConfigError):
             raise
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return _fail(args, f"error: {err}", [{"path": "--policy-pack-config", "message": str(err)}])
     plan_mod.print_result(result, as_json=args.json)
     return result.exit_code
 

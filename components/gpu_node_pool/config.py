@@ -33,7 +33,9 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Union, get_args
 from urllib.parse import urlsplit
 
+import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -92,6 +94,7 @@ __all__ = [
     "load_stack_config",
     "validate_stack_config",
     "stack_file_config",
+    "read_stack_file",
 ]
 
 PROJECT = "gpu-node-pools"
@@ -103,6 +106,10 @@ POOL_LABEL_KEY = "gpu-node-pools/pool"
 DEFAULT_TAINT = Taint("nvidia.com/gpu", "present", TaintEffect.NO_SCHEDULE)
 
 EKS_MAX_TAINTS = 50
+INT32_MAX = 2**31 - 1
+#: AWS tagging rules (https://docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html):
+#: key 1-128 characters, value 0-256, at most 50 user tags, the aws: prefix is reserved.
+AWS_TAG_KEY_MAX, AWS_TAG_VALUE_MAX, AWS_MAX_TAGS = 128, 256, 50
 EKS_TAINT_FIELD_MAX = 63
 #: EKS ``amiType`` values with NVIDIA drivers (botocore ``AMITypesType``).
 EKS_GPU_AMI_TYPES = (
@@ -268,6 +275,26 @@ def _check_labels(labels: dict[str, str]) -> dict[str, str]:
 
 Labels = Annotated[dict[str, str], Field(description="Node labels: qualified-name keys, label values.")]
 
+def _check_aws_tags(tags: dict[str, str]) -> dict[str, str]:
+    problems = []
+    if len(tags) > AWS_MAX_TAGS:
+        problems.append(f"{len(tags)} tags; AWS allows at most {AWS_MAX_TAGS} per resource")
+    for key, value in tags.items():
+        if not 1 <= len(key) <= AWS_TAG_KEY_MAX:
+            problems.append(f"tag key {key[:40]!r}... is {len(key)} characters; AWS allows 1-{AWS_TAG_KEY_MAX}")
+        elif key.lower().startswith("aws:"):
+            problems.append(f"tag key {key!r} uses the aws: prefix, which AWS reserves for its own tags")
+        if len(value) > AWS_TAG_VALUE_MAX:
+            problems.append(f"tag {key[:40]!r} has a {len(value)}-character value; AWS allows at most {AWS_TAG_VALUE_MAX}")
+    if problems:
+        raise _fail("; ".join(problems))
+    return tags
+
+
+#: AWS resource tags, checked against the AWS tagging limits.
+AwsTags = Annotated[dict[str, str], AfterValidator(_check_aws_tags)]
+
+
 _POOL_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
@@ -275,7 +302,7 @@ class ScalingConfig(_Model):
     """Node count bounds. ``minSize`` may be 0 (scale from zero); ``desiredSize`` defaults to ``minSize``."""
 
     min_size: int = Field(ge=0, description="Minimum nodes, >= 0.")
-    max_size: int = Field(ge=1, description="Maximum nodes, >= 1 and >= minSize.")
+    max_size: int = Field(ge=1, le=INT32_MAX, description="Maximum nodes, >= 1 and >= minSize (an int32 in the EKS and Auto Scaling APIs).")
     desired_size: int | None = Field(None, ge=0, description="Initial nodes, between minSize and maxSize.")
 
     @model_validator(mode="after")
@@ -366,6 +393,11 @@ class _PoolBase(_Model):
     def _reserved_labels(self) -> _PoolBase:
         if POOL_LABEL_KEY in self.labels:
             raise _fail(f"labels: {POOL_LABEL_KEY!r} is set by the component to the pool name; remove it")
+        if self.gpu_label.key == POOL_LABEL_KEY:
+            raise _fail(
+                f"gpuLabel: {POOL_LABEL_KEY!r} is the pool label the component sets to the pool name; "
+                "use another key, e.g. nvidia.com/gpu.present"
+            )
         if self.labels.get(self.gpu_label.key, self.gpu_label.value) != self.gpu_label.value:
             raise _fail(
                 f"labels[{self.gpu_label.key!r}] conflicts with gpuLabel ({self.gpu_label.value!r}); "
@@ -410,7 +442,7 @@ class EksManagedPool(_PoolBase):
     node_role_arn: str | None = Field(None, description="Defaults to cluster.nodeRoleArn.")
     disk_size: int | None = Field(None, ge=20, le=16384, description="Root volume GiB.")
     update_config: UpdateConfig | None = None
-    tags: dict[str, str] = Field(default_factory=dict, description="AWS tags on the node group.")
+    tags: AwsTags = Field(default_factory=dict, description="AWS tags on the node group.")
 
     @field_validator("taints")
     @classmethod
@@ -432,6 +464,14 @@ class EksManagedPool(_PoolBase):
         if problems:
             raise _fail("; ".join(problems))
         return labels
+
+    @field_validator("gpu_label")
+    @classmethod
+    def _eks_gpu_label(cls, label: GpuLabel) -> GpuLabel:
+        problem = eks_label_problem(label.key, label.value)
+        if problem:
+            raise _fail(problem)
+        return label
 
     @field_validator("ami_type")
     @classmethod
@@ -515,6 +555,12 @@ GKE_FIXED_GPU_SERIES = {
     "a3-ultragpu-": "nvidia-h200-141gb",
     "a4-highgpu-": "nvidia-b200",
 }
+#: GPUs that attach to N1 machine types (Compute Engine "GPU platforms": N1 + T4/V100/P100/P4).
+GKE_N1_ATTACHABLE_GPUS = ("nvidia-tesla-t4", "nvidia-tesla-v100", "nvidia-tesla-p100", "nvidia-tesla-p4")
+#: General-purpose and compute-optimized series that take no GPU at all.
+GKE_NO_GPU_SERIES = frozenset(
+    {"e2", "n2", "n2d", "n4", "n4d", "c2", "c2d", "c3", "c3d", "c4", "c4a", "c4d", "t2a", "t2d", "m1", "m2", "m3", "m4", "h3", "z3"}
+)
 #: L4s per G2 machine type; A-series names end in the count (``a2-highgpu-4g`` has 4).
 _G2_GPU_COUNT = {4: 1, 8: 1, 12: 1, 16: 1, 24: 2, 32: 1, 48: 4, 96: 8}
 _GKE_NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
@@ -684,6 +730,19 @@ class GkePool(_PoolBase):
                 problems.append(
                     f"accelerator.count {self.accelerator.count}: machine type {self.machine_type} comes with "
                     f"{count} x {accelerator}; set accelerator.count: {count}"
+                )
+        else:
+            series = self.machine_type.split("-", 1)[0]
+            if series == "n1" and self.accelerator.type not in GKE_N1_ATTACHABLE_GPUS:
+                problems.append(
+                    f"accelerator.type {self.accelerator.type!r} cannot be attached to {self.machine_type}: N1 machines "
+                    f"take {', '.join(GKE_N1_ATTACHABLE_GPUS)}; other GPUs come with their machine type "
+                    "(L4: g2-standard-*, A100: a2-*, H100/H200: a3-*, B200: a4-*)"
+                )
+            elif series in GKE_NO_GPU_SERIES:
+                problems.append(
+                    f"machineType {self.machine_type!r}: GPUs cannot be attached to the {series.upper()} series; use "
+                    "n1-* with a T4/V100/P100/P4, or a GPU machine type (g2-standard-* for L4, a2/a3/a4 for A100/H100/B200)"
                 )
         opted_out = self.labels.get(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL) == "true"
         no_driver = self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED"
@@ -892,7 +951,7 @@ class SelfManagedPool(_PoolBase):
         None, ge=1, le=64, description="aws: GPUs per node when the instance table does not know the type."
     )
     disk_size: int | None = Field(None, ge=20, le=16384, description="aws: root (Bottlerocket: data) volume GiB.")
-    tags: dict[str, str] = Field(default_factory=dict, description="aws: tags on the Auto Scaling group and nodes.")
+    tags: AwsTags = Field(default_factory=dict, description="AWS tags on the Auto Scaling group and nodes.")
 
     @field_validator("labels")
     @classmethod
@@ -1411,7 +1470,7 @@ class KarpenterNodeClass(_Model):
     role: str | None = Field(None, description="Node IAM role name; default: from cluster.nodeRoleArn.")
     subnet_selector_tags: dict[str, str] | None = Field(None, description="Default {karpenter.sh/discovery: <cluster>}.")
     security_group_selector_tags: dict[str, str] | None = Field(None, description="Default {karpenter.sh/discovery: <cluster>}.")
-    tags: dict[str, str] = Field(default_factory=dict, description="Extra EC2 tags on instances and volumes.")
+    tags: AwsTags = Field(default_factory=dict, description="Extra EC2 tags on instances and volumes.")
 
     @field_validator("name")
     @classmethod
@@ -1769,6 +1828,7 @@ PoolConfig = Annotated[
     Discriminator(lambda v: v.get("backend") if isinstance(v, Mapping) else getattr(v, "backend", None)),
 ]
 BACKENDS = ("eks-managed", "gke", "self-managed", "karpenter")
+_POOL_MODELS = {"eks-managed": EksManagedPool, "gke": GkePool, "self-managed": SelfManagedPool, "karpenter": KarpenterPool}
 
 
 # --- cluster and device plugin ----------------------------------------------------------
@@ -1956,15 +2016,27 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         return [ConfigIssue(path, msg)]
     if kind == "extra_forbidden":
         key = str(loc[-1])
-        close = difflib.get_close_matches(key, sorted(_known_keys()), n=1, cutoff=0.6)
+        backend = next((part for part in loc if part in BACKENDS), None)
+        if backend is not None and len(loc) == 4:  # a top-level key of a pool
+            owners = [b for b, model in _POOL_MODELS.items() if key in {f.alias for f in model.model_fields.values()}]
+            if owners:
+                return [ConfigIssue(path, f"{key!r} is not a key of {backend} pools (it belongs to {', '.join(owners)} pools); "
+                                          f"remove it or change the backend")]
+        close = difflib.get_close_matches(key, sorted(_known_keys() - {key}), n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else "; remove it"
         return [ConfigIssue(path, f"unknown key {key!r}{hint}")]
+    if type(value).__name__ == "Output" and type(value).__module__.startswith("pulumi"):
+        return [ConfigIssue(path, "is a Pulumi Output; pool and cluster settings must be plain values known at "
+                                  "preview (policies judge taints and labels then), e.g. a name from config, not "
+                                  "another resource's output")]
     if kind == "missing":
         if len(loc) == 1:
             return [ConfigIssue(f"{PROJECT}:{loc[0]}", "required key is missing from the stack config")]
         return [ConfigIssue(path, "required key is missing")]
     if kind == "union_tag_invalid" or kind == "union_tag_not_found":
-        got = value.get("backend") if isinstance(value, Mapping) else value
+        if not isinstance(value, Mapping):
+            return [ConfigIssue(path, f"{value!r} must be a mapping with name, backend and the backend's keys")]
+        got = value.get("backend")
         return [ConfigIssue(_path(loc) + ".backend", f"{got!r} is not a backend; use one of {', '.join(BACKENDS)}")]
     msg = err["msg"]
     if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
@@ -1993,14 +2065,106 @@ def validate_stack_config(raw: Mapping[str, Any], source: str = "stack config") 
         raise ConfigError(issues, source) from None
 
 
-class YamlScalarError(ValueError):
-    """A YAML scalar that PyYAML reads as a date, time or other non-JSON value."""
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, recording duplicate mapping keys instead of keeping the last silently."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            try:
+                key = self.construct_object(key_node, deep=True)
+                hash(key)
+            except Exception:  # noqa: BLE001 - unhashable keys are PyYAML's own error below
+                continue
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                self.duplicates.append(
+                    f"line {line}: key {key!r} appears again (first on line {seen[key]}); "
+                    "YAML keeps only the last one, so remove one of them"
+                )
+            else:
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
 
 
-def _refuse_yaml_scalar(value: Any) -> Any:
-    raise YamlScalarError(
-        f"{value!s} is read by YAML as a {type(value).__name__}, not a string; quote it (\"{value!s}\")"
-    )
+def _config_path(top: str, rest: tuple[Any, ...]) -> str:
+    ns, _, key = top.rpartition(":")
+    out = key if ns in ("", PROJECT) else top
+    for part in rest:
+        out += f"[{part}]" if isinstance(part, int) else (f"[{part!r}]" if any(c in str(part) for c in "./:") else f".{part}")
+    return out
+
+
+def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> list[ConfigIssue]:
+    """Keys and values that YAML 1.1 reads as something other than JSON (dates, booleans as keys...)."""
+    problems = []
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                problems.append(
+                    ConfigIssue(
+                        _config_path(top, rest),
+                        f"key {k!r} is read by YAML as a {type(k).__name__}, not a string "
+                        f"(yes/no/on/off, numbers and dates are not strings); quote it",
+                    )
+                )
+                continue
+            problems += _yaml_type_problems(v, top, (*rest, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            problems += _yaml_type_problems(v, top, (*rest, i))
+    elif not isinstance(value, str | int | float | bool | type(None)):
+        problems.append(
+            ConfigIssue(
+                _config_path(top, rest),
+                f"{value!s} is read by YAML as a {type(value).__name__}, not a string; quote it (\"{value!s}\")",
+            )
+        )
+    return problems
+
+
+def read_stack_file(data: bytes, name: str) -> tuple[dict[str, Any], list[str]]:
+    """Parse a ``Pulumi.<stack>.yaml`` into Pulumi's runtime config form (see :func:`stack_file_config`).
+
+    Refuses, with one :class:`ConfigIssue` each: bytes that are not UTF-8, invalid YAML, a
+    document or ``config:`` that is not a mapping, duplicate keys, keys YAML reads as
+    booleans/numbers/dates (``on:``), and values it reads as dates or other non-JSON types.
+
+    Raises:
+        ConfigError: every problem found, with the config path where there is one.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise ConfigError([ConfigIssue(name, f"line {line} is not UTF-8; save the file as UTF-8")], name) from None
+    loader = _StrictLoader(text)
+    loader.duplicates = []
+    try:
+        doc = loader.get_single_data()
+    except yaml.YAMLError as err:
+        raise ConfigError([ConfigIssue(name, f"is not valid YAML: {err}")], name) from None
+    finally:
+        loader.dispose()
+    issues = [ConfigIssue(name, d) for d in loader.duplicates]
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, Mapping):
+        raise ConfigError(issues + [ConfigIssue(name, "must be a YAML mapping with a 'config:' key")], name)
+    config_map = doc.get("config") or {}
+    if not isinstance(config_map, Mapping):
+        raise ConfigError(
+            issues + [ConfigIssue(f"{name}: config", f"must be a mapping of config keys, got {type(config_map).__name__}")],
+            name,
+        )
+    for key, value in config_map.items():
+        if not isinstance(key, str):
+            issues.append(ConfigIssue(f"{name}: config", f"key {key!r} is not a string; config keys look like {PROJECT}:pools"))
+            continue
+        issues += _yaml_type_problems(value, key)
+    if issues:
+        raise ConfigError(issues, name)
+    return stack_file_config(doc)
 
 
 def stack_file_config(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -2009,6 +2173,7 @@ def stack_file_config(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
     Keys without a namespace get the project's (as the Pulumi CLI does); structured values are
     JSON-encoded strings. Returns ``(config, secret_keys)``; ``secure:`` values cannot be
     decrypted offline and become the placeholder ``"[secret]"`` (listed in ``secret_keys``).
+    Use :func:`read_stack_file` for a file: it refuses what this function cannot encode.
     """
     config: dict[str, Any] = {}
     secrets: list[str] = []
@@ -2020,7 +2185,7 @@ def stack_file_config(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
         elif isinstance(value, str):
             config[full] = value
         else:
-            config[full] = json.dumps(value, default=_refuse_yaml_scalar)
+            config[full] = json.dumps(value)
     return config, secrets
 
 

@@ -30,9 +30,8 @@ from .config import (
     ConfigError,
     ConfigIssue,
     StackConfig,
-    YamlScalarError,
     load_stack_config,
-    stack_file_config,
+    read_stack_file,
 )
 
 __all__ = ["Recorded", "PlanResult", "find_project", "load_stack_file", "record_program", "plan_stack", "UNKNOWN"]
@@ -105,16 +104,7 @@ def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list
     if not path.is_file():
         available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
         raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(available) or 'none'}")
-    try:
-        doc = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        raise ConfigError([ConfigIssue(path.name, f"is not valid YAML: {err}")], path.name) from None
-    if not isinstance(doc, Mapping):
-        raise ConfigError([ConfigIssue(path.name, "must be a YAML mapping with a 'config:' key")], path.name)
-    try:
-        config, secrets = stack_file_config(doc)
-    except YamlScalarError as err:
-        raise ConfigError([ConfigIssue(path.name, str(err))], path.name) from None
+    config, secrets = read_stack_file(path.read_bytes(), path.name)
     return config, secrets, path
 
 
@@ -654,9 +644,13 @@ def render_text(result: PlanResult) -> str:
         for v in result.violations:
             lines.append(f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}")
     else:
-        lines.append("policy pack gpu-node-pools: every policy passed (0 violations)")
+        lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines.append("")
-    verdict = {0: "clean", 1: "FAILED (mandatory policy violation or uncovered taint)", 2: "config error"}
+    verdict = {
+        0: "clean" if not result.violations else "no mandatory violation (advisory findings above)",
+        1: "FAILED (mandatory policy violation or uncovered taint)",
+        2: "config error",
+    }
     lines.append(f"exit {result.exit_code}: {verdict[result.exit_code]}")
     return "\n".join(lines)
 
