@@ -11,7 +11,6 @@ The Pulumi components are imported lazily, so the pure modules (taints, config, 
 import without the cloud SDKs.
 """
 
-from .config import ConfigError, ConfigIssue
 from .taints import Taint, TaintEffect, TaintError, Toleration, tolerates, untolerated_taints
 
 __all__ = [
@@ -31,6 +30,10 @@ __all__ = [
 
 
 def __getattr__(name: str):
+    if name in ("ConfigError", "ConfigIssue"):  # lazy: config.py builds the pydantic models
+        from . import config
+
+        return getattr(config, name)
     if name in ("GpuNodePool", "GpuNodePoolArgs"):
         from . import pool
 

@@ -14,7 +14,9 @@ undecided (:class:`~gpu_node_pool.policies.props.Undecided`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pulumi_policy import (
@@ -41,16 +43,15 @@ from .pools import (
     GpuPool,
     find_gpu_pools,
     gpu_pool_of,
-    linked,
 )
-from .props import Undecided, UnknownValueError, dig, items, mapping, plain, text
+from .props import Undecided, UnknownValueError, derived, dig, items, mapping, plain, text
 from .quantity import parse_quantity
 from .workloads import (
+    NodeSelection,
     Workload,
     containers,
     kind_of,
     read_tolerations,
-    selection,
     selects_any_of,
     stay_on,
     workload_of,
@@ -117,6 +118,24 @@ def _parse_taints(values: Iterable[Any]) -> list[Taint]:
         except TaintError:
             continue  # the config schema rejects these before a policy runs
     return out
+
+
+def _stack_pools(args: StackValidationArgs, undecided: Undecided) -> list[GpuPool]:
+    """:func:`find_gpu_pools` over the stack's resources; found once per evaluation when the
+    runner gives the stack policies a shared cache (``args.derived``, see
+    :func:`gpu_node_pool.policies.props.derived`), which the SDK does not: then each policy
+    finds them. Policies only read the pools."""
+    cache = derived(args)
+    if cache is None:
+        return find_gpu_pools(args.resources, undecided)
+    found = cache.get("gpu_pools")
+    if found is None:
+        seen = Undecided()
+        found = cache["gpu_pools"] = (find_gpu_pools(args.resources, seen), list(seen.items))
+    pools, unknowns = found
+    for what, err in unknowns:
+        undecided.add(what, err)
+    return list(pools)
 
 
 def _resource(res: Any) -> str:
@@ -273,51 +292,137 @@ def _outside_pool(taints: list[Taint], labels: Mapping[str, Any], source: str) -
     )
 
 
-def _pool_verdict(pod_spec: Mapping[str, Any], tolerations: list[Toleration], pool: GpuPool) -> list[str]:
-    """Why a pod would not run on ``pool``'s nodes (empty: it runs there, or keeps off them)."""
-    stays = [stay_on(tolerations, t) for t in pool.taints if t.effect.repels]
-    bad = [s for s in stays if not s.ok]
-    if not bad:
+@dataclass
+class _PoolChecks:
+    """The pools a DaemonSet is judged against, prepared once per stack.
+
+    ``taints``: the distinct repelling taints of all pools; ``groups``: the distinct sets of
+    repelling taints (positions in ``taints``, each pool's order); ``pools``: ``(pool, its group,
+    its display)``.
+    """
+
+    taints: list[Taint]
+    groups: list[tuple[int, ...]]
+    pools: list[tuple[GpuPool, int, str]]
+    labels_known: bool = True  # no pool's node labels are unknown at preview
+    _projections: dict[tuple[Any, ...], Any] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, pools: list[GpuPool]) -> _PoolChecks:
+        taints: dict[Taint, int] = {}
+        groups: dict[tuple[int, ...], int] = {}
+        checks = []
+        for pool in pools:
+            group = tuple(taints.setdefault(t, len(taints)) for t in pool.taints if t.effect.repels)
+            checks.append((pool, groups.setdefault(group, len(groups)), pool.display))
+        return cls(list(taints), list(groups), checks, all(pool.labels is not None for pool in pools))
+
+    def projection(self, keys: tuple[Any, ...]) -> tuple[list[tuple[Any, ...]], dict[tuple[Any, ...], Mapping[str, str]]]:
+        """Per pool, its values of the label ``keys`` (:data:`_ABSENT` when missing), and the labels of
+        one pool per distinct such values; made once per distinct ``keys``."""
+        out = self._projections.get(keys)
+        if out is None:
+            values = [tuple([(pool.labels or {}).get(k, _ABSENT) for k in keys]) for pool, _, _ in self.pools]
+            labels = {}
+            for (pool, _, _), value in zip(self.pools, values, strict=True):
+                if pool.labels is not None:
+                    labels.setdefault(value, pool.labels)
+            out = self._projections[keys] = (values, labels)
+        return out
+
+
+def _daemonset_failures(workload: Workload, tolerations: list[Toleration], checks: _PoolChecks,
+                        undecided: Undecided) -> list[str]:
+    """``"<pool>: <why>"`` for every pool whose nodes the DaemonSet would not run on and does not keep off.
+
+    Tolerations are matched once per distinct taint and judged once per distinct set of pool
+    taints, never per pool: a DaemonSet that tolerates them all costs nothing per pool. The pod
+    spec's node selection is read once, and judged only for pools with a taint it does not
+    tolerate, once per distinct value of the labels it looks at.
+    """
+    stays = [stay_on(tolerations, t) for t in checks.taints]
+    bad = [None if stay.ok else stay.describe() for stay in stays]
+    why_by_group = ["; ".join([bad[i] for i in group if bad[i] is not None]) for group in checks.groups]
+    if not any(why_by_group):
         return []
-    if pool.labels is None:
-        raise UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"])
-    if selection(pod_spec, pool.labels) is False:
-        return []
-    return [s.describe() for s in bad]
+    if checks.labels_known:
+        try:
+            read = NodeSelection.of(workload.pod_spec)
+        except UnknownValueError:
+            pass  # each pool it concerns is undecided: below
+        else:
+            # The verdict on a pool depends only on its values of the label keys the selection
+            # reads: judge each distinct one once.
+            projection, labels_of = checks.projection(read.keys)
+            keeps_off = {key for key, labels in labels_of.items() if read.on(labels) is False}
+            return [
+                f"{display}: {why}"
+                for (_, group, display), key in zip(checks.pools, projection, strict=True)
+                if (why := why_by_group[group]) and key not in keeps_off
+            ]
+    selection: NodeSelection | UnknownValueError | None = None
+    projection: list[tuple[Any, ...]] = []
+    on_labels: dict[tuple[Any, ...], bool | None] = {}
+    failures: list[str] = []
+    rows = checks.pools
+    for i in range(len(rows)):
+        pool, group, display = rows[i]
+        why = why_by_group[group]
+        if not why:
+            continue  # every repelling taint of the pool tolerated for good
+        labels = pool.labels
+        if labels is None:
+            undecided.add(f"{workload.display} on {display}", UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
+            continue
+        if selection is None:
+            try:
+                selection = NodeSelection.of(workload.pod_spec)
+                projection = checks.projection(selection.keys)[0]
+            except UnknownValueError as err:
+                selection = err
+        if isinstance(selection, UnknownValueError):
+            undecided.add(f"{workload.display} on {display}", selection)
+            continue
+        # The verdict depends only on the pool's values of the label keys the selection reads.
+        key = projection[i]
+        selected = on_labels.get(key, _ABSENT)
+        if selected is _ABSENT:
+            selected = on_labels[key] = selection.on(labels)
+        if selected is False:
+            continue  # keeps off the pool's nodes
+        failures.append(f"{display}: {why}")
+    return failures
+
+
+_ABSENT: Any = object()
 
 
 def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: ReportViolation) -> None:
     """Every DaemonSet tolerates every taint of every GPU pool, or keeps off GPU nodes."""
     config = _config(args, "daemonsets-tolerate-gpu-taints")
     undecided = Undecided()
-    pools = [p for p in find_gpu_pools(args.resources, undecided) if not p.problem]
+    pools = [p for p in _stack_pools(args, undecided) if not p.problem]
     extra = _parse_taints(config.get("extraTaints"))
     if extra:
         pools.append(_outside_pool(extra, config.get("extraPoolLabels") or {}, "extraTaints (policy config)"))
     if not pools:
         undecided.raise_if_any()
         return
+    checks = _PoolChecks.of(pools)
+    exemptions = config.get("exemptions")
     for res in args.resources:
         if kind_of(res.resource_type) != "DaemonSet":
             continue
         try:
             workload = workload_of(res.resource_type, res.props, res.name)
             assert workload is not None
-            if _exempt(workload, config.get("exemptions")):
+            if _exempt(workload, exemptions):
                 continue
             tolerations, problems = read_tolerations(workload.pod_spec)
-            failures = []
-            for pool in pools:
-                try:
-                    reasons = _pool_verdict(workload.pod_spec, tolerations, pool)
-                except UnknownValueError as err:
-                    undecided.add(f"{workload.display} on {pool.display}", err)
-                    continue
-                if reasons:
-                    failures.append(f"{pool.display}: {'; '.join(reasons)}")
         except UnknownValueError as err:
             undecided.add(f"{_resource(res)}", err)
             continue
+        failures = _daemonset_failures(workload, tolerations, checks, undecided)
         if failures:
             note = f" ({'; '.join(problems)})" if problems else ""
             report(
@@ -411,10 +516,26 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[t
     return found
 
 
+def _read_plugins(
+    plugins: list[tuple[str, Mapping[str, Any]]],
+) -> list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]]:
+    """Each plugin's tolerations and node selection, read once for every pool: ``(display, tolerations,
+    selection)``, the selection being the ``UnknownValueError`` met while reading either."""
+    out: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] = []
+    for display, pod_spec in plugins:
+        try:
+            tolerations, _ = read_tolerations(pod_spec)
+            node_selection: NodeSelection | UnknownValueError = NodeSelection.of(pod_spec)
+        except UnknownValueError as err:
+            tolerations, node_selection = [], err
+        out.append((display, tolerations, node_selection))
+    return out
+
+
 def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: ReportViolation) -> None:
     """GPU pools that need NVIDIA's device plugin have one that tolerates their taints and selects their nodes."""
     undecided = Undecided()
-    pools = [p for p in find_gpu_pools(args.resources, undecided) if not p.problem]
+    pools = [p for p in _stack_pools(args, undecided) if not p.problem]
     needing = [p for p in pools if p.needs_nvidia_device_plugin]
     plugins = _plugin_daemonsets(args.resources, undecided) if pools else []
     if needing and not plugins:
@@ -425,19 +546,19 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             "with tolerations and node affinity derived from the pools.",
             None,
         )
+    read: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] | None = None
     for pool in needing if plugins else []:
         if pool.labels is None:
             undecided.add(pool.display, UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
             continue
         reasons = []
         covered = False
-        for display, pod_spec in plugins:
-            try:
-                tolerations, _ = read_tolerations(pod_spec)
-                selected = selection(pod_spec, pool.labels)
-            except UnknownValueError as err:
-                undecided.add(f"{display} on {pool.display}", err)
+        read = read if read is not None else _read_plugins(plugins)
+        for display, tolerations, node_selection in read:
+            if isinstance(node_selection, UnknownValueError):
+                undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
+            selected = node_selection.on(pool.labels)
             missing = [stay_on(tolerations, t) for t in pool.taints if t.effect.repels]
             missing = [s for s in missing if not s.ok]
             if selected is True and not missing:
@@ -463,15 +584,14 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
     for pool in pools:  # two plugins on one GKE node fight over nvidia.com/gpu
         if not pool.gke_managed_plugin or pool.labels is None:
             continue
-        for display, pod_spec in plugins:
-            try:
-                tolerations, _ = read_tolerations(pod_spec)
-                on_pool = selection(pod_spec, pool.labels) is True and not untolerated_taints(
-                    tolerations, [t for t in pool.taints if t.effect.repels]
-                )
-            except UnknownValueError as err:
-                undecided.add(f"{display} on {pool.display}", err)
+        read = read if read is not None else _read_plugins(plugins)
+        for display, tolerations, node_selection in read:
+            if isinstance(node_selection, UnknownValueError):
+                undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
+            on_pool = node_selection.on(pool.labels) is True and not untolerated_taints(
+                tolerations, [t for t in pool.taints if t.effect.repels]
+            )
             if on_pool:
                 report(
                     f"{display} would run on {pool.display}, where GKE already runs its own device plugin: both "
@@ -500,8 +620,13 @@ device_plugin_covers_gpu_pools = StackValidationPolicy(
 
 
 def _stack_gpu_taints(args: StackValidationArgs, config: Mapping[str, Any], undecided: Undecided) -> list[Taint]:
+    return _gpu_taints(_stack_pools(args, undecided), config)
+
+
+def _gpu_taints(pools: Iterable[GpuPool], config: Mapping[str, Any]) -> list[Taint]:
+    """The distinct taints of ``pools`` and of the policy's ``extraTaints``, in order."""
     taints: list[Taint] = []
-    for pool in find_gpu_pools(args.resources, undecided):
+    for pool in pools:
         taints += [t for t in pool.taints if t not in taints]
     taints += [t for t in _parse_taints(config.get("extraTaints")) if t not in taints]
     return taints
@@ -583,8 +708,8 @@ def validate_gpu_workloads_select_gpu_nodes(args: StackValidationArgs, report: R
     """A pod template that tolerates a GPU taint also selects GPU nodes or requests nvidia.com/gpu."""
     config = _config(args, "gpu-workloads-select-gpu-nodes")
     undecided = Undecided()
-    pools = find_gpu_pools(args.resources, undecided)
-    gpu_taints = _stack_gpu_taints(args, config, Undecided())
+    pools = _stack_pools(args, undecided)
+    gpu_taints = _gpu_taints(pools, config)
     pairs = {(k, v) for p in pools if p.labels for k, v in p.labels.items()}
     for label in config.get("gpuLabels") or []:
         key, _, value = str(label).partition("=")
@@ -774,25 +899,46 @@ def _compare(pool: GpuPool, tags: Mapping[str, str]) -> list[str]:
     return issues
 
 
+def _tag_index(resources: Sequence[Any]) -> tuple[dict[str, Any], dict[str, list[int]], list[Any]]:
+    """``(resource by URN (the first with it), URN -> positions in the Tag list of the Tags that depend
+    on it (``linked``), the aws:autoscaling/tag:Tag resources in stack order)``: built once per stack."""
+    by_urn: dict[str, Any] = {}
+    for res in resources:
+        by_urn.setdefault(res.urn, res)
+    tags = [res for res in resources if res.resource_type == AUTOSCALING_TAG]
+    by_owner: dict[str, list[int]] = {}
+    for i, res in enumerate(tags):
+        urns = {getattr(d, "urn", None) for d in getattr(res, "dependencies", None) or []}
+        for deps in (getattr(res, "property_dependencies", None) or {}).values():
+            urns.update(getattr(d, "urn", None) for d in deps)
+        for urn in urns:
+            if urn:
+                by_owner.setdefault(urn, []).append(i)
+    return by_urn, by_owner, tags
+
+
 def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViolation) -> None:
     """Node groups/ASGs with min size 0 carry CA node-template tags matching their taints and labels."""
     undecided = Undecided()
-    for pool in find_gpu_pools(args.resources, undecided):
+    index: tuple[dict[str, Any], dict[str, list[int]], list[Any]] | None = None
+    for pool in _stack_pools(args, undecided):
         if pool.min_size != 0 or pool.problem or pool.backend not in ("eks-managed", "self-managed"):
             continue
-        target = next((r for r in args.resources if r.urn == pool.urn), None)
+        by_urn, tags_by_owner, tag_resources = index = index or _tag_index(args.resources)
+        target = by_urn.get(pool.urn)
         try:
             tags: dict[str, str] = {}
             groups = pool.extra.get("asgs", [])
             for group in groups:
                 tags.update(_tag_map(dig(group.props, "tags")))
             owners = [target, *groups] if target is not None else list(groups)
-            for res in args.resources:
-                if res.resource_type == AUTOSCALING_TAG and any(linked(res, o) for o in owners):
-                    tag = dig(res.props, "tag")
-                    key, value = text(dig(tag, "key")), dig(tag, "value")
-                    if key is not None and isinstance(value, str):
-                        tags[key] = value
+            # Auto Scaling group tags that depend on the pool or one of its groups (``linked``), in stack order.
+            linked_tags = sorted({i for o in owners for i in tags_by_owner.get(getattr(o, "urn", None) or "", ())})
+            for res in (tag_resources[i] for i in linked_tags):
+                tag = dig(res.props, "tag")
+                key, value = text(dig(tag, "key")), dig(tag, "value")
+                if key is not None and isinstance(value, str):
+                    tags[key] = value
         except UnknownValueError as err:
             undecided.add(pool.display, err)
             continue

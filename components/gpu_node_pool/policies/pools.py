@@ -362,6 +362,27 @@ def gpu_pool_of(resource_type: str, props: Mapping[str, Any], name: str = "", ur
     return None
 
 
+_POOL, _LAUNCH_TEMPLATE, _ASG, _NODE_CLASS, _OTHER = "pool", "launch template", "asg", "node class", "other"
+#: Resource type -> what :func:`find_gpu_pools` does with it (a stack has few distinct types).
+_CATEGORIES: dict[str, str] = {}
+
+
+def _category(resource_type: str) -> str:
+    if resource_type == LAUNCH_TEMPLATE:
+        category = _LAUNCH_TEMPLATE
+    elif resource_type in (EKS_NODE_GROUP, GKE_NODE_POOL) or is_karpenter_nodepool(resource_type):
+        category = _POOL  # the types gpu_pool_of reads
+    elif resource_type == AUTOSCALING_GROUP:
+        category = _ASG
+    elif resource_type.startswith("kubernetes:karpenter.k8s.aws/"):
+        category = _NODE_CLASS  # EC2NodeClass (_karpenter_node_classes checks the kind)
+    else:
+        category = _OTHER
+    if len(_CATEGORIES) < 4096:
+        _CATEGORIES[resource_type] = category
+    return category
+
+
 def is_karpenter_nodepool(resource_type: str) -> bool:
     return isinstance(resource_type, str) and resource_type.startswith("kubernetes:karpenter.sh/") and (
         resource_type.endswith(":NodePool")
@@ -429,11 +450,29 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
     """
     from .props import UnknownValueError
 
-    resources = list(resources)
-    node_classes = _karpenter_node_classes(resources)
+    # One pass sorts out the few resources that matter (pools, Karpenter node classes, Auto
+    # Scaling groups, launch templates); nothing below scans the whole stack again.
+    candidates, node_class_resources, groups, launch_templates = [], [], [], []
+    for res in resources:
+        t = res.resource_type
+        category = _CATEGORIES.get(t) if isinstance(t, str) else _OTHER
+        if category is None:
+            category = _category(t)
+        if category is _OTHER:
+            continue
+        if category is _POOL:
+            candidates.append(res)
+        elif category is _LAUNCH_TEMPLATE:
+            candidates.append(res)
+            launch_templates.append(res)
+        elif category is _ASG:
+            groups.append(res)
+        else:
+            node_class_resources.append(res)
+    node_classes = _karpenter_node_classes(node_class_resources)
     pools: list[GpuPool] = []
     by_urn: dict[str, GpuPool] = {}
-    for res in resources:
+    for res in candidates:
         try:
             pool = gpu_pool_of(res.resource_type, res.props, res.name, res.urn, node_classes=node_classes)
         except UnknownValueError as err:
@@ -444,13 +483,11 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
         if pool is not None:
             pools.append(pool)
             by_urn[res.urn] = pool
-    for asg in resources:
-        if asg.resource_type != AUTOSCALING_GROUP:
-            continue
+    for asg in groups:
         try:
             types = asg_instance_types(asg.props)
             gpu_group = bool(types) and all(instances.is_nvidia_instance_type(t) for t in types)
-            for lt in asg_launch_templates(asg, resources):
+            for lt in asg_launch_templates(asg, launch_templates):
                 pool = by_urn.get(lt.urn)
                 if pool is None and gpu_group:
                     pool = _self_managed(lt.props, lt.name, lt.urn, force_gpu=True)

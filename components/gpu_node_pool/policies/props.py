@@ -19,9 +19,32 @@ from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
 
-__all__ = ["UnknownValueError", "dig", "mapping", "sequence", "items", "text", "number", "plain", "Undecided"]
+__all__ = [
+    "UnknownValueError", "dig", "mapping", "sequence", "items", "text", "number", "plain", "derived", "Undecided",
+]
 
 _MISSING = object()
+
+#: Whether a type is a ``Mapping`` / a list-like ``Sequence`` (not ``str``/``bytes``), per type:
+#: the ABC checks are the hottest calls when policies walk a large stack.
+_MAPPING_TYPES: dict[type, bool] = {}
+_SEQUENCE_TYPES: dict[type, bool] = {}
+
+
+def _is_mapping(value: Any) -> bool:
+    kind = type(value)
+    known = _MAPPING_TYPES.get(kind)
+    if known is None:
+        known = _MAPPING_TYPES[kind] = isinstance(value, Mapping)
+    return known
+
+
+def _is_sequence(value: Any) -> bool:
+    kind = type(value)
+    known = _SEQUENCE_TYPES.get(kind)
+    if known is None:
+        known = _SEQUENCE_TYPES[kind] = isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+    return known
 
 
 def dig(obj: Any, *path: str | int, default: Any = None) -> Any:
@@ -34,11 +57,12 @@ def dig(obj: Any, *path: str | int, default: Any = None) -> Any:
     cur = obj
     for key in path:
         if isinstance(key, int):
-            if not isinstance(cur, Sequence) or isinstance(cur, (str, bytes)) or not -len(cur) <= key < len(cur):
+            if not _is_sequence(cur) or not -len(cur) <= key < len(cur):
                 return default
             cur = cur[key]
         else:
-            if not isinstance(cur, Mapping):
+            is_mapping = _MAPPING_TYPES.get(type(cur))
+            if not (is_mapping or (is_mapping is None and _is_mapping(cur))):
                 return default
             try:
                 cur = cur[key]
@@ -49,16 +73,26 @@ def dig(obj: Any, *path: str | int, default: Any = None) -> Any:
     return cur
 
 
+def derived(props: Any) -> dict[Any, Any] | None:
+    """A cache for values computed from ``props`` (a workload read from it, its tolerations), or None.
+
+    The in-process runner (:func:`gpu_node_pool.policies.evaluate`) hands every policy the same
+    proxy per resource and offers such a cache on it (and one on the ``StackValidationArgs`` it
+    gives every stack policy, for facts about the whole stack); the SDK's proxies (one per
+    policy), its args and plain mappings have none, and the helpers then just compute.
+    """
+    cache = getattr(props, "derived", None)
+    return cache if isinstance(cache, dict) else None
+
+
 def mapping(value: Any) -> Mapping[str, Any]:
     """``value`` if it is a mapping, else an empty one (``None``, a string, a list...)."""
-    return value if isinstance(value, Mapping) else {}
+    return value if _is_mapping(value) else {}
 
 
 def sequence(value: Any) -> Sequence[Any]:
     """``value`` if it is a list-like sequence (not a string), else an empty one."""
-    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
-        return value
-    return ()
+    return value if _is_sequence(value) else ()
 
 
 def items(value: Any) -> Iterator[Any]:
@@ -86,9 +120,12 @@ def plain(value: Any) -> Any:
     Raises:
         UnknownValueError: any value inside is unknown at preview.
     """
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if _is_mapping(value):
         return {k: plain(value[k]) for k in value}
-    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+    if _is_sequence(value):
         return [plain(value[i]) for i in range(len(value))]
     if isinstance(value, float) and value.is_integer():
         return int(value)

@@ -5,7 +5,9 @@ Used by ``gpupool plan`` and the tests. What matches a real preview:
 * every resource policy sees each resource's inputs (camelCase) wrapped with
   ``unknown_checking_proxy``; values unknown at preview are the wire sentinel (the plan's
   :data:`gpu_node_pool.plan.UNKNOWN` marker is mapped to it), so reading one raises
-  ``UnknownValueError``;
+  ``UnknownValueError``. (The runner builds these proxies lazily and once per resource, shared
+  by every policy: :func:`policy_props` behaves as ``unknown_checking_proxy(to_policy_props(...))``
+  without copying the whole stack once per policy; policies never write to props.)
 * every stack policy sees all resources (inputs stand for outputs at preview), with
   ``parent``, ``dependencies`` and ``property_dependencies`` resolved to resources;
 * a policy that raises ``UnknownValueError`` yields an *advisory* "can't run policy ...
@@ -19,8 +21,10 @@ Used by ``gpupool plan`` and the tests. What matches a real preview:
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import json
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +41,18 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 from pulumi_policy.policy import _NotApplicableError
-from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
+from pulumi_policy.proxy import (
+    UNKNOWN_ARCHIVE_VALUE,
+    UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_ASSET_VALUE,
+    UNKNOWN_BOOLEAN_VALUE,
+    UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_OBJECT_VALUE,
+    UNKNOWN_STRING_VALUE,
+    UnknownValueError,
+    _is_unknown,
+    _proxy_helper,
+)
 
 from .definitions import PACK_NAME, POLICIES
 
@@ -47,6 +62,7 @@ __all__ = [
     "load_policy_pack_config",
     "resolve_config",
     "to_policy_props",
+    "policy_props",
     "evaluate",
 ]
 
@@ -172,6 +188,183 @@ def to_policy_props(value: Any, unknown_marker: str | None = None) -> Any:
     return value
 
 
+#: The SDK's unknown sentinels (what ``pulumi_policy.proxy._is_unknown`` looks for).
+_SENTINELS = frozenset((
+    UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE, UNKNOWN_ASSET_VALUE,
+    UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE,
+))
+
+
+def _unknown(value: Any, marker: str) -> str | None:
+    """The SDK sentinel ``value`` stands for when it is unknown at preview, else None."""
+    if isinstance(value, str):
+        if value == marker:
+            return UNKNOWN_STRING_VALUE
+        if _is_unknown(value):
+            return value
+    return None
+
+
+def _lazy(value: Any, path: tuple[str, ...], marker: str) -> Any:
+    """``value`` as the proxy (or plain value) ``unknown_checking_proxy(to_policy_props(value))`` holds
+    at ``path``; an unknown scalar is returned as its sentinel (it raises only when read through a parent)."""
+    kind = type(value)
+    if kind is dict:
+        return _LazyDictProxy(value, path, marker)
+    if kind is list:
+        return _LazyListProxy(value, path, marker)
+    if kind is str:
+        return UNKNOWN_STRING_VALUE if value == marker else value
+    if kind in (int, float, bool) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return _LazyDictProxy(value, path, marker)
+    if isinstance(value, list):
+        return _LazyListProxy(value, path, marker)
+    if isinstance(value, tuple):
+        return _LazyListProxy(list(value), path, marker)
+    sentinel = _unknown(value, marker)
+    return value if sentinel is None else sentinel
+
+
+class _LazyDictProxy(Mapping):
+    """``pulumi_policy.proxy._DictProxy``, built on first access instead of eagerly, over the unconverted inputs.
+
+    Reads behave as ``unknown_checking_proxy(to_policy_props(target))``: nested mappings and
+    lists come back as proxies (made once and kept), the plan's unknown marker and the SDK
+    sentinels raise ``UnknownValueError`` with the same path; ``proxy["__target"]`` is what the
+    SDK's proxy holds.
+    """
+
+    __slots__ = ("_target", "_path", "_marker", "_children", "_assigned", "_derived")
+
+    def __init__(self, target: Mapping[str, Any], path: tuple[str, ...], marker: str):
+        self._target = target
+        self._path = path
+        self._marker = marker
+        self._children: dict[Any, Any] | None = None
+        self._assigned: set[Any] | None = None
+        self._derived: dict[Any, Any] | None = None
+
+    @property
+    def derived(self) -> dict[Any, Any]:
+        """Values the policy helpers computed from this mapping (:func:`gpu_node_pool.policies.props.derived`):
+        the proxy is shared by every policy of one evaluation, so each reads a workload once."""
+        if self._derived is None:
+            self._derived = {}
+        return self._derived
+
+    def __getitem__(self, key):
+        children = self._children
+        if children is not None:
+            try:
+                child = children.get(key, children)
+            except TypeError:  # an unhashable key: the mapping lookup below raises as the SDK's would
+                child = children
+            if child is not children:
+                return child
+        if key == "__target":
+            return _proxy_helper(to_policy_props(self._target, self._marker), list(self._path))["__target"]
+        value = self._target[key]
+        if self._assigned is not None and key in self._assigned:  # set through the proxy: returned as set
+            if _is_unknown(value):
+                raise UnknownValueError(value, [*self._path, str(key)])
+            return value
+        kind = type(value)
+        if kind is str:  # the most common read: a plain string, or an unknown
+            if value == self._marker:
+                raise UnknownValueError(UNKNOWN_STRING_VALUE, [*self._path, str(key)])
+            if value in _SENTINELS:
+                raise UnknownValueError(value, [*self._path, str(key)])
+            return value
+        if value is None or kind is int or kind is float or kind is bool:
+            return value
+        if kind is dict:
+            child = _LazyDictProxy(value, (*self._path, str(key)), self._marker)
+        elif kind is list:
+            child = _LazyListProxy(value, (*self._path, str(key)), self._marker)
+        else:
+            sentinel = _unknown(value, self._marker)
+            if sentinel is not None:
+                raise UnknownValueError(sentinel, [*self._path, str(key)])
+            child = _lazy(value, (*self._path, str(key)), self._marker)
+        if children is None:
+            children = self._children = {}
+        children[key] = child
+        return child
+
+    def __setitem__(self, key, value):
+        # Never write into the inputs the proxy reads (they are the caller's, and other policies'):
+        # copy the level on the first write.
+        if self._assigned is None:
+            self._target = dict(self._target)
+            self._assigned = set()
+        self._target[key] = value
+        self._assigned.add(key)
+        if self._children is not None:
+            self._children.pop(key, None)
+        self._derived = None
+
+    def __len__(self) -> int:
+        return len(self._target)
+
+    def __iter__(self):
+        return iter(self._target)
+
+
+class _LazyListProxy(Sequence):
+    """``pulumi_policy.proxy._ListProxy``, built on first access (see :class:`_LazyDictProxy`)."""
+
+    __slots__ = ("_target", "_path", "_marker", "_children")
+
+    def __init__(self, target: list[Any], path: tuple[str, ...], marker: str):
+        self._target = target
+        self._path = path
+        self._marker = marker
+        self._children: dict[int, Any] | None = None
+
+    def _child(self, index: int) -> Any:
+        children = self._children
+        if children is None:
+            children = self._children = {}
+        child = children.get(index, self)
+        if child is self:
+            child = children[index] = _lazy(self._target[index], (*self._path, str(index)), self._marker)
+        return child
+
+    def __getitem__(self, key):
+        target = self._target
+        if key == "__target":
+            return [self._child(i) for i in range(len(target))]
+        if isinstance(key, slice):
+            return [self._child(i) for i in range(len(target))[key]]
+        value = target[key]
+        sentinel = _unknown(value, self._marker)
+        if sentinel is not None:
+            raise UnknownValueError(sentinel, [*self._path, str(key)])
+        kind = type(value)
+        if kind is str or value is None or kind is int or kind is float or kind is bool:
+            return value
+        index = operator.index(key)
+        if index < 0:
+            index += len(target)
+        return self._child(index)
+
+    def __len__(self) -> int:
+        return len(self._target)
+
+
+def policy_props(value: Any, unknown_marker: str | None = None) -> Any:
+    """What a policy sees for inputs ``value``: ``unknown_checking_proxy(to_policy_props(value, unknown_marker))``,
+    built lazily (nothing is copied up front, each level is wrapped on first read and kept).
+
+    The inputs are never written to; a policy that assigns through the proxy writes into a copy.
+    """
+    if unknown_marker is None:
+        from ..plan import UNKNOWN as unknown_marker
+    return _lazy(value, (), unknown_marker)
+
+
 def _run(result: Any) -> None:
     if inspect.isawaitable(result):
         asyncio.run(_await(result))
@@ -179,6 +372,26 @@ def _run(result: Any) -> None:
 
 async def _await(result: Any) -> None:
     await result
+
+
+def _stack_resources(resources: list[Any], urns: list[str], props: list[Any],
+                     opts: PolicyResourceOptions) -> list[PolicyResource]:
+    """The ``PolicyResource`` of every resource, with parent and dependencies resolved to resources."""
+    stack_resources = [
+        PolicyResource(res.type, p, urn, res.name, opts, None, None, [], {})
+        for res, urn, p in zip(resources, urns, props, strict=True)
+    ]
+    by_urn = {r.urn: r for r in stack_resources}
+    for res, pres in zip(resources, stack_resources, strict=True):
+        parent = getattr(res, "parent", "")
+        pres.parent = by_urn.get(parent) if parent else None
+        deps = getattr(res, "dependencies", None)
+        if deps:
+            pres.dependencies = [by_urn[d] for d in deps if d in by_urn]
+        prop_deps = getattr(res, "property_dependencies", None)
+        if prop_deps:
+            pres.property_dependencies = {k: [by_urn[d] for d in v if d in by_urn] for k, v in prop_deps.items()}
+    return stack_resources
 
 
 def _urn(res: Any, stack: str, project: str) -> str:
@@ -206,12 +419,31 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
     Raises:
         PolicyConfigError: ``config`` is invalid.
     """
+    # The policies make no reference cycles worth collecting, and a full collection walks every
+    # input of the stack: on a 50k-resource stack the collector took more time than the policies.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _evaluate(resources, config, policies, stack, project, unknown_marker)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, policies: Sequence[Any], stack: str,
+              project: str, unknown_marker: str | None) -> list[dict[str, str]]:
     settings = resolve_config(config, policies)
     resources = list(resources)
     urns = [_urn(r, stack, project) for r in resources]
     display = {urn: f"{r.type} {r.name}" for urn, r in zip(urns, resources, strict=True)}
-    props = [to_policy_props(r.inputs, unknown_marker) for r in resources]
+    # One lazily built proxy per resource, shared by every policy (the SDK builds one per policy
+    # eagerly: the same values, read the same way; policies do not write to props).
+    if unknown_marker is None:
+        from ..plan import UNKNOWN as unknown_marker
+    props = [_lazy(r.inputs, (), unknown_marker) for r in resources]
     opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [])
+    stack_resources: list[PolicyResource] | None = None
+    shared: dict[Any, Any] = {}
     findings: list[dict[str, str]] = []
 
     def reporter(policy: Any, level: EnforcementLevel, default_resource: str):
@@ -245,9 +477,7 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
             level = EnforcementLevel.MANDATORY
         if isinstance(policy, ResourceValidationPolicy):
             for res, urn, p in zip(resources, urns, props, strict=True):
-                args = ResourceValidationArgs(
-                    res.type, unknown_checking_proxy(p), urn, res.name, opts, None, dict(policy_config)
-                )
+                args = ResourceValidationArgs(res.type, p, urn, res.name, opts, None, dict(policy_config))
                 try:
                     _run(policy.validate(args, reporter(policy, level, display[urn])))
                 except UnknownValueError as err:
@@ -255,19 +485,10 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
                 except _NotApplicableError:
                     pass
         elif isinstance(policy, StackValidationPolicy):
-            stack_resources = [
-                PolicyResource(res.type, unknown_checking_proxy(p), urn, res.name, opts, None, None, [], {})
-                for res, urn, p in zip(resources, urns, props, strict=True)
-            ]
-            by_urn = {r.urn: r for r in stack_resources}
-            for res, pres in zip(resources, stack_resources, strict=True):
-                pres.parent = by_urn.get(getattr(res, "parent", "") or "")
-                pres.dependencies = [by_urn[d] for d in getattr(res, "dependencies", None) or [] if d in by_urn]
-                pres.property_dependencies = {
-                    k: [by_urn[d] for d in v if d in by_urn]
-                    for k, v in (getattr(res, "property_dependencies", None) or {}).items()
-                }
-            args = StackValidationArgs(stack_resources, dict(policy_config))
+            if stack_resources is None:  # built once; each stack policy gets its own list of them
+                stack_resources = _stack_resources(resources, urns, props, opts)
+            args = StackValidationArgs(list(stack_resources), dict(policy_config))
+            args.derived = shared  # what the stack policies derive from the stack, found once
             try:
                 _run(policy.validate(args, reporter(policy, level, "stack")))
             except UnknownValueError as err:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..taints import Taint, TaintError, Toleration, tolerates
-from .props import dig, items, mapping, plain, text
+from .props import derived, dig, items, mapping, plain, text
 
 __all__ = [
     "WORKLOAD_POD_SPEC_PATHS",
@@ -27,6 +27,7 @@ __all__ = [
     "workload_of",
     "read_tolerations",
     "selection",
+    "NodeSelection",
     "keeps_off",
     "selects",
     "Stay",
@@ -49,9 +50,17 @@ WORKLOAD_POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
 
 def kind_of(resource_type: str) -> str | None:
     """The Kubernetes kind of a ``kubernetes:<group>/<version>:<Kind>`` type token, else None."""
-    if not isinstance(resource_type, str) or not resource_type.startswith("kubernetes:"):
+    if not isinstance(resource_type, str):
         return None
-    return resource_type.rsplit(":", 1)[-1]
+    kind = _KINDS.get(resource_type, _KINDS)
+    if kind is _KINDS:
+        kind = resource_type.rsplit(":", 1)[-1] if resource_type.startswith("kubernetes:") else None
+        if len(_KINDS) < 4096:  # a stack has a few dozen types; every policy asks for each resource
+            _KINDS[resource_type] = kind
+    return kind
+
+
+_KINDS: dict[str, Any] = {}
 
 
 @dataclass
@@ -86,10 +95,17 @@ def workload_of(resource_type: str, props: Mapping[str, Any], pulumi_name: str =
     kind = kind_of(resource_type)
     if kind not in WORKLOAD_POD_SPEC_PATHS:
         return None
+    cache = derived(props)
+    key = ("workload", kind, pulumi_name)
+    if cache is not None and key in cache:
+        return cache[key]
     namespace = text(dig(props, "metadata", "namespace"))
     name = text(dig(props, "metadata", "name")) or pulumi_name
     pod_spec = mapping(dig(props, *WORKLOAD_POD_SPEC_PATHS[kind]))
-    return Workload(kind, namespace or "default", name, pod_spec, namespace_declared=bool(namespace))
+    workload = Workload(kind, namespace or "default", name, pod_spec, namespace_declared=bool(namespace))
+    if cache is not None:
+        cache[key] = workload  # policies only read workloads
+    return workload
 
 
 def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], list[str]]:
@@ -101,6 +117,10 @@ def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], lis
     Raises:
         UnknownValueError: a toleration is unknown at preview.
     """
+    cache = derived(pod_spec)
+    if cache is not None and "tolerations" in cache:
+        out, problems = cache["tolerations"]
+        return list(out), list(problems)
     out, problems = [], []
     for i, item in enumerate(items(dig(pod_spec, "tolerations"))):
         obj = plain(item)
@@ -108,15 +128,25 @@ def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], lis
             out.append(Toleration.from_k8s(obj))
         except TaintError as err:
             problems.append(f"tolerations[{i}] ignored: {err}")
+    if cache is not None:
+        cache["tolerations"] = (list(out), list(problems))
     return out, problems
 
 
 def containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """``(path, container)`` for every container, init container and ephemeral container."""
+    cache = derived(pod_spec)
+    if cache is not None and "containers" in cache:
+        yield from cache["containers"]
+        return
+    found = []
     for group in ("initContainers", "containers", "ephemeralContainers"):
         for i, container in enumerate(items(dig(pod_spec, group))):
             if isinstance(container, Mapping):
-                yield f"{group}[{i}]", container
+                found.append((f"{group}[{i}]", container))
+                yield found[-1]
+    if cache is not None:  # read to the end without an unknown: the next caller need not read again
+        cache["containers"] = found
 
 
 # --- node selection ---------------------------------------------------------------------
@@ -130,10 +160,19 @@ def _label_value(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _expression(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:
+#: A required node selector expression, read: (key, operator, values as label strings).
+_Expr = tuple[Any, Any, list[Any]]
+
+
+def _read_expression(expr: Mapping[str, Any]) -> _Expr:
     key = text(dig(expr, "key"))
     operator = text(dig(expr, "operator"))
     values = [_label_value(v) for v in items(dig(expr, "values"))]
+    return key, operator, values
+
+
+def _expression(expr: _Expr, labels: Mapping[str, str]) -> bool | None:
+    key, operator, values = expr
     if key is None or key not in labels:
         return None
     have = labels[key]
@@ -156,13 +195,12 @@ def _expression(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool | No
     return None  # an operator the API server would reject
 
 
-def _term(term: Any, labels: Mapping[str, str]) -> bool | None:
-    exprs = list(items(dig(term, "matchExpressions")))
-    fields = list(items(dig(term, "matchFields")))
-    if not exprs and not fields:
+def _term(term: tuple[list[_Expr], bool], labels: Mapping[str, str]) -> bool | None:
+    exprs, has_fields = term
+    if not exprs and not has_fields:
         return False  # "A null or empty node selector term matches no objects."
-    results = [_expression(mapping(e), labels) for e in exprs]
-    if fields:
+    results = [_expression(e, labels) for e in exprs]
+    if has_fields:
         results.append(None)  # matchFields select node names: unknown ahead of time
     if any(r is False for r in results):
         return False
@@ -171,38 +209,76 @@ def _term(term: Any, labels: Mapping[str, str]) -> bool | None:
     return None
 
 
+@dataclass(frozen=True)
+class NodeSelection:
+    """A pod spec's ``nodeSelector`` and required node affinity, read once into plain values, so
+    that it can be judged against many label sets without reading the resource again.
+
+    Attributes:
+        node_selector: ``(key, value as a label string or None)`` per ``nodeSelector`` entry.
+        terms: per required ``nodeSelectorTerm``: its ``(key, operator, values)`` expressions and
+            whether it has ``matchFields``.
+        keys: every label key the selection looks at; :meth:`on` depends on nothing else.
+    """
+
+    node_selector: tuple[tuple[Any, Any], ...]
+    terms: tuple[tuple[list[_Expr], bool], ...]
+    keys: tuple[Any, ...]
+
+    @classmethod
+    def of(cls, pod_spec: Mapping[str, Any]) -> NodeSelection:
+        """Read ``pod_spec``'s node selection.
+
+        Raises:
+            UnknownValueError: a selector or affinity value is unknown at preview.
+        """
+        node_selector = tuple((key, _label_value(value)) for key, value in mapping(dig(pod_spec, "nodeSelector")).items())
+        required = dig(pod_spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+        terms = []
+        for term in list(items(dig(required, "nodeSelectorTerms"))):  # every term first, then each one's parts
+            exprs = list(items(dig(term, "matchExpressions")))
+            fields = list(items(dig(term, "matchFields")))
+            terms.append(([_read_expression(mapping(e)) for e in exprs], bool(fields)))
+        keys = [key for key, _ in node_selector]
+        keys += [e[0] for exprs, _ in terms for e in exprs if e[0] is not None]
+        return cls(node_selector, tuple(terms), tuple(dict.fromkeys(keys)))
+
+    def on(self, labels: Mapping[str, str]) -> bool | None:
+        """:func:`selection` of the pod spec on a node carrying ``labels``."""
+        results: list[bool | None] = []
+        for key, value in self.node_selector:
+            if key in labels:
+                results.append(labels[key] == value)
+            else:
+                results.append(None)
+        if self.terms:
+            term_results = [_term(t, labels) for t in self.terms]
+            if any(r is True for r in term_results):
+                results.append(True)
+            elif all(r is False for r in term_results):
+                results.append(False)
+            else:
+                results.append(None)
+        if any(r is False for r in results):
+            return False
+        if all(r is True for r in results):
+            return True
+        return None
+
+
 def selection(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:
     """Can a pod with this spec be placed on a node carrying ``labels``?
 
     Returns True (``nodeSelector`` and required node affinity are satisfied by ``labels``
     alone), False (they can never be satisfied there), or None (it depends on labels the
     pool does not declare). Preferred affinity, pod (anti-)affinity and an empty
-    ``affinity: {}`` do not restrict nodes.
+    ``affinity: {}`` do not restrict nodes. To judge one pod spec against many label sets,
+    read it once with :meth:`NodeSelection.of`.
 
     Raises:
         UnknownValueError: a selector or affinity value is unknown at preview.
     """
-    results: list[bool | None] = []
-    for key, value in mapping(dig(pod_spec, "nodeSelector")).items():
-        if key in labels:
-            results.append(labels[key] == _label_value(value))
-        else:
-            results.append(None)
-    required = dig(pod_spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
-    terms = list(items(dig(required, "nodeSelectorTerms")))
-    if terms:
-        term_results = [_term(t, labels) for t in terms]
-        if any(r is True for r in term_results):
-            results.append(True)
-        elif all(r is False for r in term_results):
-            results.append(False)
-        else:
-            results.append(None)
-    if any(r is False for r in results):
-        return False
-    if all(r is True for r in results):
-        return True
-    return None
+    return NodeSelection.of(pod_spec).on(labels)
 
 
 def keeps_off(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool:

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import collections
+import functools
 import gzip
 import ipaddress
 import re
@@ -251,12 +253,18 @@ def _check_kubelet_labels(reg: Registration) -> None:
         raise ValueError("the kubelet would refuse these --node-labels (NodeRestriction): " + "; ".join(problems))
 
 
+#: libyaml's emitter when PyYAML has it: for the documents rendered here (mappings and lists
+#: with fixed keys) it writes the same text as the pure-Python ``SafeDumper``, several times faster.
+#: (It differs on empty or complex keys and bare scalar documents, which are never rendered.)
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
 def _yaml(doc: Any) -> str:
-    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=False, width=1 << 20)
+    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=False, width=1 << 20)
 
 
 def _flow(doc: Any) -> str:
-    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=True, width=1 << 20).strip()
+    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=True, width=1 << 20).strip()
 
 
 # --- 1. AL2023 nodeadm ------------------------------------------------------------------
@@ -730,9 +738,20 @@ def _read_text(text: str, found: _Found) -> None:
 
 
 def _found(user_data: str | bytes | None) -> _Found:
+    """What ``user_data`` registers; callers only read the result."""
+    if not user_data:
+        return _Found()
+    # Read once per distinct (decoded) text: the plan and every policy read the same launch
+    # templates again.
+    return _found_in_text(_decode(user_data))
+
+
+@functools.lru_cache(maxsize=512)
+def _found_in_text(text: str) -> _Found:
+    """:func:`_found` of decoded user data (a pure function of the text; a read that raises, e.g.
+    ``TaintError``, is not kept and raises again)."""
     found = _Found()
-    if user_data:
-        _read_text(_decode(user_data), found)
+    _read_text(text, found)
     return found
 
 
@@ -813,7 +832,17 @@ def ami_ssm_parameter(fmt: str, kubernetes_version: str, arch: str) -> str:
 
 def bootstrap_files(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
     """The pool's rendered bootstrap: ``{file name: text}`` (see :data:`FORMATS`)."""
-    return render_bootstrap(pool.format, Registration.of_pool(pool), ClusterInfo.from_config(cluster))
+    # GpuNodePool renders it twice (its bootstrap output and the launch template's user data):
+    # the models are frozen, so the last few renders are kept by identity.
+    for seen_pool, seen_cluster, files in _RENDERED:
+        if seen_pool is pool and seen_cluster is cluster:
+            return dict(files)
+    files = render_bootstrap(pool.format, Registration.of_pool(pool), ClusterInfo.from_config(cluster))
+    _RENDERED.appendleft((pool, cluster, files))
+    return dict(files)
+
+
+_RENDERED: collections.deque[tuple[Any, Any, dict[str, str]]] = collections.deque(maxlen=4)
 
 
 def user_data(pool: SelfManagedPool, cluster: ClusterConfig) -> str:
