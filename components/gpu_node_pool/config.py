@@ -66,6 +66,7 @@ from .taints import (
     find_duplicate_taints,
     label_value_problem,
     qualified_name_problem,
+    split_kubelet_form,
 )
 
 __all__ = [
@@ -186,12 +187,10 @@ class _Model(BaseModel):
 def _split_taint_string(value: Any) -> Any:
     # "key=value:Effect" becomes {key, value, effect} so that errors point at .key/.value/.effect
     if isinstance(value, str):
-        head, sep, effect = value.rpartition(":")
-        if not sep:
-            raise _fail(
-                f"{value!r} has no effect; write key=value:Effect, e.g. {DEFAULT_TAINT}"
-            )
-        key, eq, val = head.partition("=")
+        try:
+            key, val, effect = split_kubelet_form(value)
+        except TaintError as err:
+            raise _fail(str(err)) from None
         return {"key": key, "value": val, "effect": effect}
     if isinstance(value, Taint):
         return value.to_k8s()

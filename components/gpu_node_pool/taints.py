@@ -35,6 +35,7 @@ __all__ = [
     "tolerations_tolerate_taint",
     "untolerated_taints",
     "find_duplicate_taints",
+    "split_kubelet_form",
     "qualified_name_problem",
     "label_value_problem",
     "TOLERATION_OPERATORS",
@@ -253,16 +254,7 @@ class Taint:
         Raises:
             TaintError: the text has no ``:Effect``, or a part is invalid.
         """
-        if not isinstance(text, str):
-            raise TaintError(f"a taint must be a string 'key=value:Effect', got {type(text).__name__}")
-        head, sep, effect = text.rpartition(":")
-        if not sep:
-            raise TaintError(
-                f"{text!r} has no effect; write key=value:Effect, e.g. nvidia.com/gpu=present:NoSchedule"
-            )
-        key, eq, value = head.partition("=")
-        if not eq:
-            value = ""
+        key, value, effect = split_kubelet_form(text)
         return cls(key=key, value=value, effect=TaintEffect.parse(effect))
 
     # Kubernetes objects (NodePool, KubeletConfiguration, JoinConfiguration, Node) -------
@@ -304,6 +296,24 @@ class Taint:
             value=obj.get("value") or "",
             effect=TaintEffect.from_provider(obj.get("effect", "")),
         )
+
+
+def split_kubelet_form(text: Any) -> tuple[str, str, str]:
+    """Split ``key=value:Effect`` (or ``key:Effect``) into its raw parts, without validating them.
+
+    Used where each part is validated separately (config errors point at ``.key``, ``.value``,
+    ``.effect``); :meth:`Taint.parse` validates the result.
+
+    Raises:
+        TaintError: not a string, or no ``:Effect``.
+    """
+    if not isinstance(text, str):
+        raise TaintError(f"a taint must be a string 'key=value:Effect', got {type(text).__name__}")
+    head, sep, effect = text.rpartition(":")
+    if not sep:
+        raise TaintError(f"{text!r} has no effect; write key=value:Effect, e.g. nvidia.com/gpu=present:NoSchedule")
+    key, _, value = head.partition("=")
+    return key, value, effect
 
 
 def find_duplicate_taints(taints: Iterable[Taint]) -> list[tuple[int, int, Taint]]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..config import ClusterConfig, EksManagedPool
-from ..taints import Taint, TaintEffect, TaintError
+from ..taints import Taint
 
 __all__ = [
     "CA_LABEL_PREFIX",
@@ -119,8 +119,6 @@ def read_ca_node_template_tags(tags: Mapping[str, str]) -> tuple[list[Taint], di
         if key.startswith(CA_LABEL_PREFIX):
             labels[key[len(CA_LABEL_PREFIX):]] = value
         elif key.startswith(CA_TAINT_PREFIX):
-            tval, sep, effect = str(value).rpartition(":")
-            if not sep:
-                raise TaintError(f"CA taint tag {key!r} = {value!r} is not '<value>:<Effect>'")
-            taints.append(Taint(key[len(CA_TAINT_PREFIX):], tval, TaintEffect.parse(effect)))
+            # the tag holds "<value>:<Effect>": the kubelet form once the key is put in front
+            taints.append(Taint.parse(f"{key[len(CA_TAINT_PREFIX):]}={value}"))
     return taints, labels
