@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpu_node_pool.backends.gke import read as gke_read
+from gpu_node_pool.backends.gke import render as gke_render
 from gpu_node_pool.cli import main as cli_main
 from gpu_node_pool.config import DEFAULT_TAINT, ConfigError, GkePool, validate_stack_config
 from gpu_node_pool.labels import gke_label_problem
 from gpu_node_pool.plan import plan_stack, render_text
-from gpu_node_pool.render import gke
 from gpu_node_pool.taints import Taint, TaintEffect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,7 +208,7 @@ def test_each_gke_mistake_names_its_path_and_rule(desc, change, path, fragment):
 
 def test_node_pool_args_are_the_exact_provider_inputs():
     pool, cluster = pool_of(base())
-    assert gke.node_pool_args(pool, cluster) == {
+    assert gke_render.node_pool_args(pool, cluster) == {
         "cluster": "ml-gke-dev",
         "location": "us-central1",
         "project": "acme-ml-dev",
@@ -234,7 +235,7 @@ def test_node_pool_args_are_the_exact_provider_inputs():
 
 def test_node_pool_args_are_deterministic_in_content_and_key_order():
     pool, cluster = pool_of(base())
-    one, two = gke.node_pool_args(pool, cluster), gke.node_pool_args(pool, cluster)
+    one, two = gke_render.node_pool_args(pool, cluster), gke_render.node_pool_args(pool, cluster)
     assert one == two and list(one) == list(two) and list(one["node_config"]) == list(two["node_config"])
     assert list(one["node_config"]["labels"]) == sorted(one["node_config"]["labels"])
 
@@ -243,7 +244,7 @@ def test_every_effect_is_written_in_gke_spelling_and_reads_back():
     cfg = base()
     cfg["pools"][0]["taints"] = ["a=1:NoSchedule", "b=2:PreferNoSchedule", "c:NoExecute"]
     pool, cluster = pool_of(cfg)
-    taints = gke.node_pool_args(pool, cluster)["node_config"]["taints"]
+    taints = gke_render.node_pool_args(pool, cluster)["node_config"]["taints"]
     assert [t["effect"] for t in taints] == [e.provider_spelling for e in (
         TaintEffect.NO_SCHEDULE, TaintEffect.PREFER_NO_SCHEDULE, TaintEffect.NO_EXECUTE, TaintEffect.NO_SCHEDULE)]
     assert taints[2] == {"key": "c", "value": "", "effect": "NO_EXECUTE"}
@@ -257,7 +258,7 @@ def test_optional_fields_appear_only_when_set():
              serviceAccount="gpu-nodes@acme-ml-dev.iam.gserviceaccount.com")
     p["accelerator"]["gpuSharingConfig"] = {"gpuSharingStrategy": "TIME_SHARING", "maxSharedClientsPerGpu": 4}
     pool, cluster = pool_of(cfg)
-    args = gke.node_pool_args(pool, cluster)
+    args = gke_render.node_pool_args(pool, cluster)
     assert args["node_locations"] == ["us-central1-a", "us-central1-c"]
     assert args["node_config"]["spot"] is True
     assert args["node_config"]["service_account"] == "gpu-nodes@acme-ml-dev.iam.gserviceaccount.com"
@@ -265,14 +266,14 @@ def test_optional_fields_appear_only_when_set():
         "gpu_sharing_strategy": "TIME_SHARING",
         "max_shared_clients_per_gpu": 4,
     }
-    plain = gke.node_pool_args(*pool_of(base()))
+    plain = gke_render.node_pool_args(*pool_of(base()))
     assert "node_locations" not in plain and "service_account" not in plain["node_config"]
     assert "gpu_sharing_config" not in plain["node_config"]["guest_accelerators"][0]
 
 
 def test_the_opt_out_renders_the_label_and_no_driver_install():
     pool, cluster = pool_of(opted_in())
-    node_config = gke.node_pool_args(pool, cluster)["node_config"]
+    node_config = gke_render.node_pool_args(pool, cluster)["node_config"]
     assert node_config["labels"][OPT_OUT] == "true"
     assert node_config["guest_accelerators"][0]["gpu_driver_installation_config"] == {
         "gpu_driver_version": "INSTALLATION_DISABLED"
@@ -287,10 +288,10 @@ def test_the_readers_take_camel_case_provider_inputs():
             "guestAccelerators": [{"type": "nvidia-l4", "count": 1}],
         }
     }
-    assert gke.read_node_pool_taints(props) == [DEFAULT_TAINT]
-    assert gke.read_node_pool_labels(props) == {"a": "b"}
-    assert gke.read_node_pool_accelerators(props) == [{"type": "nvidia-l4", "count": 1}]
-    assert gke.read_node_pool_taints({}) == [] and gke.read_node_pool_labels({"nodeConfig": None}) == {}
+    assert gke_read.read_node_pool_taints(props) == [DEFAULT_TAINT]
+    assert gke_read.read_node_pool_labels(props) == {"a": "b"}
+    assert gke_read.read_node_pool_accelerators(props) == [{"type": "nvidia-l4", "count": 1}]
+    assert gke_read.read_node_pool_taints({}) == [] and gke_read.read_node_pool_labels({"nodeConfig": None}) == {}
 
 
 # --- under Pulumi mocks (the real program) -----------------------------------------------
@@ -334,7 +335,7 @@ def test_the_node_pool_carries_the_exact_node_config(base_plan):
 def test_the_recorded_taints_read_back_to_the_pools_taints(base_plan):
     node_pool = next(r for r in base_plan.resources if r.type == NODE_POOL)
     pool = base_plan.config.pools[0]
-    assert gke.read_node_pool_taints(node_pool.inputs) == pool.taint_list
+    assert gke_read.read_node_pool_taints(node_pool.inputs) == pool.taint_list
 
 
 def test_the_node_pool_is_a_child_of_the_component_and_no_device_plugin_is_installed(base_plan):

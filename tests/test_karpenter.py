@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 from karpenter_crd import CRD_DIR, CRD_FILES, K8S_EXTENSIONS, STANDARD_CEL, crd_errors, load_crds, rule_holds
 from strategies import label_values, names, taint_lists
 
+from gpu_node_pool.backends.karpenter import read as karpenter_read
+from gpu_node_pool.backends.karpenter import render as karpenter_render
 from gpu_node_pool.config import (
     POOL_LABEL_KEY,
     ConfigError,
@@ -33,9 +35,8 @@ from gpu_node_pool.config import (
     stack_file_config,
     validate_stack_config,
 )
+from gpu_node_pool.device_plugin import values as dp
 from gpu_node_pool.pool import GpuNodePool, GpuNodePoolArgs
-from gpu_node_pool.render import device_plugin as dp
-from gpu_node_pool.render import karpenter
 from gpu_node_pool.taints import Taint, TaintEffect
 
 CLUSTER = {"name": "ml-prod", "nodeRoleArn": "arn:aws:iam::444455556666:role/ml-prod-gpu-node"}
@@ -63,9 +64,9 @@ def stack_of(*pools: dict[str, Any]) -> StackConfig:
 
 
 def manifests(pool: KarpenterPool, cluster: Any) -> list[dict[str, Any]]:
-    out = [karpenter.nodepool_manifest(pool, cluster)]
+    out = [karpenter_render.nodepool_manifest(pool, cluster)]
     if pool.node_class is not None:
-        out.append(karpenter.ec2nodeclass_manifest(pool, cluster))
+        out.append(karpenter_render.ec2nodeclass_manifest(pool, cluster))
     return out
 
 
@@ -121,7 +122,7 @@ def test_kubernetes_cel_extensions_follow_kubernetes_semantics(rule, value, expe
 
 
 def test_the_validator_catches_unknown_fields_and_wrong_enums():
-    np = karpenter.nodepool_manifest(stack_of(good_pool()).pools[0], stack_of(good_pool()).cluster)
+    np = karpenter_render.nodepool_manifest(stack_of(good_pool()).pools[0], stack_of(good_pool()).cluster)
     np["spec"]["template"]["spec"]["startupTaint"] = []
     np["spec"]["template"]["spec"]["taints"][0]["effect"] = TaintEffect.NO_SCHEDULE.provider_spelling
     errors = crd_errors(np)
@@ -206,12 +207,12 @@ def test_every_shipped_stack_renders_karpenter_objects_the_crd_accepts():
 
 def test_the_prod_karpenter_pool_is_g6e_g6_inference_on_spot_and_on_demand_with_32_gpus():
     (_, pool, cluster), *_ = [p for p in _shipped_karpenter_pools() if p[0] == "Pulumi.prod.yaml"]
-    np = karpenter.nodepool_manifest(pool, cluster)
-    reqs = {r["key"]: r for r in karpenter.read_nodepool_requirements(np)}
+    np = karpenter_render.nodepool_manifest(pool, cluster)
+    reqs = {r["key"]: r for r in karpenter_read.read_nodepool_requirements(np)}
     assert reqs["karpenter.k8s.aws/instance-family"]["values"] == ["g6e", "g6"]
     assert reqs["karpenter.k8s.aws/instance-gpu-manufacturer"]["values"] == ["nvidia"]
     assert set(reqs["karpenter.sh/capacity-type"]["values"]) == {"spot", "on-demand"}
-    assert karpenter.read_nodepool_limits(np) == {"nvidia.com/gpu": 32}
+    assert karpenter_read.read_nodepool_limits(np) == {"nvidia.com/gpu": 32}
 
 
 # --- rendering details -------------------------------------------------------------------
@@ -220,7 +221,7 @@ def test_the_prod_karpenter_pool_is_g6e_g6_inference_on_spot_and_on_demand_with_
 def test_the_nodepool_carries_taints_startup_taints_and_labels_where_karpenter_reads_them():
     stack = stack_of(good_pool())
     pool = stack.pools[0]
-    np = karpenter.nodepool_manifest(pool, stack.cluster)
+    np = karpenter_render.nodepool_manifest(pool, stack.cluster)
     tpl = np["spec"]["template"]
     assert (np["apiVersion"], np["kind"], np["metadata"]["name"]) == ("karpenter.sh/v1", "NodePool", "burst")
     assert tpl["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
@@ -235,7 +236,7 @@ def test_the_nodepool_carries_taints_startup_taints_and_labels_where_karpenter_r
 
 def test_the_created_node_class_uses_the_alias_role_name_and_discovery_tags():
     stack = stack_of(good_pool())
-    nc = karpenter.ec2nodeclass_manifest(stack.pools[0], stack.cluster)
+    nc = karpenter_render.ec2nodeclass_manifest(stack.pools[0], stack.cluster)
     assert nc["spec"]["amiSelectorTerms"] == [{"alias": "al2023@latest"}]
     assert nc["spec"]["role"] == "ml-prod-gpu-node"
     assert nc["spec"]["subnetSelectorTerms"] == [{"tags": {"karpenter.sh/discovery": "ml-prod"}}]
@@ -246,7 +247,7 @@ def test_the_created_node_class_uses_the_alias_role_name_and_discovery_tags():
 def test_a_pool_that_references_a_node_class_creates_none():
     stack = stack_of(good_pool(nodeClass=None, nodeClassRef={"name": "shared-gpu"}))
     with pytest.raises(ValueError, match="creates none"):
-        karpenter.ec2nodeclass_manifest(stack.pools[0], stack.cluster)
+        karpenter_render.ec2nodeclass_manifest(stack.pools[0], stack.cluster)
 
 
 def test_rendering_twice_gives_identical_objects_with_identical_key_order():
@@ -302,11 +303,11 @@ def test_taints_startup_taints_and_labels_read_back_and_pass_the_crd(taints, sta
     )
     stack = stack_of(raw)
     pool = stack.pools[0]
-    np = karpenter.nodepool_manifest(pool, stack.cluster)
-    assert karpenter.read_nodepool_taints(np) == taints
-    assert karpenter.read_nodepool_startup_taints(np) == startup
-    assert karpenter.read_nodepool_labels(np) == pool.node_labels
-    assert karpenter.read_nodepool_requirements(np) == pool.requirement_list
+    np = karpenter_render.nodepool_manifest(pool, stack.cluster)
+    assert karpenter_read.read_nodepool_taints(np) == taints
+    assert karpenter_read.read_nodepool_startup_taints(np) == startup
+    assert karpenter_read.read_nodepool_labels(np) == pool.node_labels
+    assert karpenter_read.read_nodepool_requirements(np) == pool.requirement_list
     assert crd_errors(np) == []
 
 
@@ -329,9 +330,9 @@ def test_the_component_registers_the_rendered_objects_as_custom_resources():
     np, nc = by_name["burst-nodepool"], by_name["burst-ec2nodeclass"]
     assert np.type == "kubernetes:karpenter.sh/v1:NodePool"
     assert nc.type == "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
-    assert np.inputs == karpenter.nodepool_manifest(pool, cluster)
-    assert nc.inputs == karpenter.ec2nodeclass_manifest(pool, cluster)
-    assert karpenter.read_nodepool_startup_taints(np.inputs) == pool.startup_taint_list
+    assert np.inputs == karpenter_render.nodepool_manifest(pool, cluster)
+    assert nc.inputs == karpenter_render.ec2nodeclass_manifest(pool, cluster)
+    assert karpenter_read.read_nodepool_startup_taints(np.inputs) == pool.startup_taint_list
     assert seen["nodepool_name"] == "burst"
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpu_node_pool.device_plugin.chart import chart_daemonset
 from gpu_node_pool.policies import StackResource, evaluate
 from gpu_node_pool.policies.definitions import daemonsets_tolerate_gpu_taints
 from gpu_node_pool.policies.workloads import keeps_off, read_tolerations, stay_on
-from gpu_node_pool.render.device_plugin import chart_daemonset
 from gpu_node_pool.taints import Taint
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus" / "daemonsets"

@@ -15,9 +15,9 @@ from pulumi_policy.policy import _PolicyAnalyzerServicer
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from gpu_node_pool import cli
+from gpu_node_pool.device_plugin.chart import chart_daemonset
 from gpu_node_pool.plan import SYNTHESIZED_CHART_CHILD, plan_stack, render_text
 from gpu_node_pool.policies import PACK_NAME, POLICIES
-from gpu_node_pool.render.device_plugin import chart_daemonset
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))

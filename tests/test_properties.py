@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import label_values, labels_maps, taint_lists, taints, tolerations
 
-from gpu_node_pool.render import eks
+from gpu_node_pool.backends import _cluster_autoscaler as ca
+from gpu_node_pool.backends.eks_managed import read as eks_read
 from gpu_node_pool.taints import Taint, TaintEffect, Toleration, tolerates, untolerated_taints
 
 ALL_EFFECTS = frozenset(TaintEffect)
@@ -67,14 +68,14 @@ def test_toleration_k8s_form_round_trips(tol):
 @given(taint_lists())
 def test_eks_node_group_taints_read_back(ts):
     props = {"taints": [t.to_provider() for t in ts]}
-    assert eks.read_node_group_taints(props) == ts
+    assert eks_read.read_node_group_taints(props) == ts
 
 
 @given(taint_lists(), labels_maps)
 def test_ca_tags_read_back_when_each_key_has_one_effect(ts, labels):
     one_per_key = list({t.key: t for t in ts}.values())
-    tags = eks.ca_node_template_tags(one_per_key, labels)
-    read_taints, read_labels = eks.read_ca_node_template_tags(tags)
+    tags = ca.ca_node_template_tags(one_per_key, labels)
+    read_taints, read_labels = ca.read_ca_node_template_tags(tags)
     assert sorted(read_taints) == sorted(one_per_key)
     assert read_labels == labels
 

@@ -9,10 +9,10 @@ import yaml
 from conftest import ROOT
 from karpenter_crd import crd_errors
 
+from gpu_node_pool.backends.karpenter import read as karpenter_read
 from gpu_node_pool.cli import main
 from gpu_node_pool.plan import UNKNOWN, Recorded, plan_stack
-from gpu_node_pool.render import karpenter
-from gpu_node_pool.render_files import HEADER_PREFIX, kubernetes_files, write_files
+from gpu_node_pool.export import HEADER_PREFIX, kubernetes_files, write_files
 
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 
@@ -69,16 +69,16 @@ def test_the_files_are_the_recorded_inputs_not_a_second_rendering(prod_out):
     assert reference["repository"] == "https://nvidia.github.io/k8s-device-plugin"
     assert reference["namespace"] == "nvidia-device-plugin"
     pool = next(p for p in result.config.pools if p.name == "inference-burst")
-    assert karpenter.read_nodepool_taints(nodepool) == pool.taint_list
-    assert karpenter.read_nodepool_startup_taints(nodepool) == pool.startup_taint_list
+    assert karpenter_read.read_nodepool_taints(nodepool) == pool.taint_list
+    assert karpenter_read.read_nodepool_startup_taints(nodepool) == pool.startup_taint_list
 
 
 def test_the_device_plugin_values_tolerate_every_taint_of_the_nodepool(prod_out):
-    from gpu_node_pool.render.device_plugin import read_tolerations
+    from gpu_node_pool.device_plugin.values import read_tolerations
     from gpu_node_pool.taints import tolerations_tolerate_taint
 
     tolerations = read_tolerations(load(prod_out / "charts/nvidia-device-plugin-chart/values.yaml"))
-    for taint in karpenter.read_nodepool_taints(load(prod_out / "nodepool-inference-burst.yaml")):
+    for taint in karpenter_read.read_nodepool_taints(load(prod_out / "nodepool-inference-burst.yaml")):
         assert tolerations_tolerate_taint(tolerations, taint), taint
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from test_config import base
 
+from gpu_node_pool.backends import _cluster_autoscaler as ca
+from gpu_node_pool.backends.eks_managed import read as eks_read
+from gpu_node_pool.backends.eks_managed import render as eks_render
 from gpu_node_pool.config import validate_stack_config
-from gpu_node_pool.render import device_plugin as dp
-from gpu_node_pool.render import eks
+from gpu_node_pool.device_plugin import values as dp
 from gpu_node_pool.taints import Taint, TaintEffect, tolerations_tolerate_taint
 
 
@@ -18,17 +20,17 @@ def stack(**pool_changes):
 
 def test_node_group_taints_use_the_eks_spelling():
     s = stack(taints=["nvidia.com/gpu=present:NoSchedule", "workload=training:NoExecute"])
-    args = eks.node_group_args(s.pools[0], s.cluster)
+    args = eks_render.node_group_args(s.pools[0], s.cluster)
     assert args["taints"] == [
         {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"},
         {"key": "workload", "value": "training", "effect": "NO_EXECUTE"},
     ]
-    assert eks.read_node_group_taints({"taints": args["taints"]}) == s.pools[0].taint_list
+    assert eks_read.read_node_group_taints({"taints": args["taints"]}) == s.pools[0].taint_list
 
 
 def test_node_group_args_carry_scaling_role_subnets_and_sorted_labels():
     s = stack(scaling={"minSize": 0, "maxSize": 4}, updateConfig={"maxUnavailablePercentage": 25})
-    args = eks.node_group_args(s.pools[0], s.cluster)
+    args = eks_render.node_group_args(s.pools[0], s.cluster)
     assert args["scaling_config"] == {"min_size": 0, "max_size": 4, "desired_size": 0}
     assert args["node_role_arn"] == "arn:aws:iam::111122223333:role/ml-dev-gpu-node"
     assert args["subnet_ids"] == ["subnet-0a1b2c3d4e5f60718"]
@@ -39,13 +41,13 @@ def test_node_group_args_carry_scaling_role_subnets_and_sorted_labels():
 
 def test_ca_tags_use_the_kubernetes_spelling_value_colon_effect():
     taints = [Taint("nvidia.com/gpu", "present", TaintEffect.NO_SCHEDULE), Taint("dedicated", "", TaintEffect.NO_EXECUTE)]
-    tags = eks.ca_node_template_tags(taints, {"nvidia.com/gpu.present": "true"})
+    tags = ca.ca_node_template_tags(taints, {"nvidia.com/gpu.present": "true"})
     assert tags == {
         "k8s.io/cluster-autoscaler/node-template/label/nvidia.com/gpu.present": "true",
         "k8s.io/cluster-autoscaler/node-template/taint/dedicated": ":NoExecute",
         "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "present:NoSchedule",
     }
-    read_taints, read_labels = eks.read_ca_node_template_tags(tags | {"team": "ml"})
+    read_taints, read_labels = ca.read_ca_node_template_tags(tags | {"team": "ml"})
     assert sorted(read_taints) == sorted(taints)
     assert read_labels == {"nvidia.com/gpu.present": "true"}
 

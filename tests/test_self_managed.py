@@ -20,13 +20,15 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from gpu_node_pool.backends import _cluster_autoscaler as ca
+from gpu_node_pool.backends import _user_data as user_data
+from gpu_node_pool.backends._registration import ClusterInfo, Registration
+from gpu_node_pool.backends.self_managed import bootstrap, ec2
 from gpu_node_pool.cli import main as cli_main
 from gpu_node_pool.config import ConfigError, SelfManagedPool, validate_stack_config
+from gpu_node_pool.device_plugin import values as dp
 from gpu_node_pool.labels import node_restriction_problem
 from gpu_node_pool.plan import FAKE_AMI_ID, plan_stack, record, render_text
-from gpu_node_pool.render import device_plugin as dp
-from gpu_node_pool.render import eks, kubelet
-from gpu_node_pool.render.kubelet import ClusterInfo, Registration
 from gpu_node_pool.taints import Taint, TaintEffect, TaintError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,9 +112,9 @@ def issues_of(cfg: dict) -> str:
 # --- golden files -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", list(kubelet.FORMATS))
+@pytest.mark.parametrize("fmt", list(bootstrap.FORMATS))
 def test_each_format_renders_exactly_its_golden_files(fmt):
-    files = kubelet.render_bootstrap(fmt, SPEC, CLUSTER)
+    files = bootstrap.render_bootstrap(fmt, SPEC, CLUSTER)
     for name, text in files.items():
         path = GOLDEN / f"{fmt}.{name}"
         if os.environ.get("UPDATE_GOLDEN"):
@@ -121,10 +123,10 @@ def test_each_format_renders_exactly_its_golden_files(fmt):
         assert path.read_text() == text, f"{path.name} changed; rerun with UPDATE_GOLDEN=1 and review the diff"
 
 
-@pytest.mark.parametrize("fmt", list(kubelet.FORMATS))
+@pytest.mark.parametrize("fmt", list(bootstrap.FORMATS))
 def test_each_golden_file_reads_back_to_the_spec(fmt):
     for path in sorted(GOLDEN.glob(f"{fmt}.*")):
-        reg = kubelet.read_registration(path.read_text())
+        reg = user_data.read_registration(path.read_text())
         assert reg.taints == SPEC.taints, path.name
         if path.name != "kubelet.kubelet-config.yaml":  # a KubeletConfiguration has no labels field
             assert reg.labels == SPEC.labels, path.name
@@ -211,20 +213,20 @@ def registrations(draw, one_effect_per_key: bool = False) -> Registration:
 @example(reg=SPEC)
 @example(reg=Registration())
 def test_every_format_reads_back_what_it_rendered(reg):
-    for fmt in kubelet.FORMATS:
-        for name, text in kubelet.render_bootstrap(fmt, reg, CLUSTER).items():
-            got = kubelet.read_registration(text)
+    for fmt in bootstrap.FORMATS:
+        for name, text in bootstrap.render_bootstrap(fmt, reg, CLUSTER).items():
+            got = user_data.read_registration(text)
             if name == "kubelet-config.yaml":
                 assert got.taints == reg.taints
                 continue
             assert got == reg, (fmt, name, text)
-            assert kubelet.read_registration(base64.b64encode(text.encode()).decode()) == reg
+            assert user_data.read_registration(base64.b64encode(text.encode()).decode()) == reg
 
 
 @settings(max_examples=60)
 @given(reg=registrations(one_effect_per_key=True))
 def test_cluster_autoscaler_tags_read_back_as_the_registration(reg):
-    taints, labels = eks.read_ca_node_template_tags(eks.ca_node_template_tags(list(reg.taints), reg.labels))
+    taints, labels = ca.read_ca_node_template_tags(ca.ca_node_template_tags(list(reg.taints), reg.labels))
     assert Registration(tuple(taints), labels) == reg
 
 
@@ -235,9 +237,9 @@ def test_registration_refuses_one_taint_twice():
 
 def test_renderers_refuse_labels_the_kubelet_may_not_set():
     reg = Registration((), {"node-role.kubernetes.io/gpu": "true"})
-    for fmt in kubelet.FORMATS:
+    for fmt in bootstrap.FORMATS:
         with pytest.raises(ValueError, match="NodeRestriction"):
-            kubelet.render_bootstrap(fmt, reg, CLUSTER)
+            bootstrap.render_bootstrap(fmt, reg, CLUSTER)
 
 
 # --- the readers on user data they did not write ----------------------------------------
@@ -254,8 +256,8 @@ def test_later_nodeconfig_part_wins_and_flags_append_as_nodeadm_merges_them():
         "      registerWithTaints: [{key: b, effect: NoExecute}]\n    flags: [--node-labels=y=2]\n"
         "--B\nContent-Type: text/x-shellscript\n\n#!/bin/bash\necho hello\n--B--\n"
     )
-    assert kubelet.detect_format(text) == "al2023"
-    assert kubelet.read_registration(text) == Registration(("b:NoExecute",), {"x": "1", "y": "2"})
+    assert user_data.detect_format(text) == "al2023"
+    assert user_data.read_registration(text) == Registration(("b:NoExecute",), {"x": "1", "y": "2"})
 
 
 def test_a_register_with_taints_flag_overrides_the_config_file_as_in_the_kubelet():
@@ -265,7 +267,7 @@ def test_a_register_with_taints_flag_overrides_the_config_file_as_in_the_kubelet
         "    config: {registerWithTaints: [{key: a, value: v, effect: NoSchedule}]}\n"
         "    flags: ['--register-with-taints=special=true:NoSchedule']\n"
     )
-    assert kubelet.read_registration_taints(text) == [Taint.parse("special=true:NoSchedule")]
+    assert user_data.read_registration_taints(text) == [Taint.parse("special=true:NoSchedule")]
 
 
 def test_kubeadm_v1beta3_map_form_of_kubelet_extra_args_is_read_too():
@@ -274,14 +276,14 @@ def test_kubeadm_v1beta3_map_form_of_kubelet_extra_args_is_read_too():
         "  taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]\n"
         "  kubeletExtraArgs: {node-labels: 'a=b,c='}\n"
     )
-    assert kubelet.read_registration(text) == Registration(("nvidia.com/gpu=present:NoSchedule",), {"a": "b", "c": ""})
+    assert user_data.read_registration(text) == Registration(("nvidia.com/gpu=present:NoSchedule",), {"a": "b", "c": ""})
 
 
 def test_gzip_and_base64_user_data_is_opened():
-    text = kubelet.render_bootstrap("bottlerocket", SPEC, CLUSTER)["user-data.toml"]
+    text = bootstrap.render_bootstrap("bottlerocket", SPEC, CLUSTER)["user-data.toml"]
     packed = base64.b64encode(gzip.compress(text.encode())).decode()
-    assert kubelet.read_registration(packed) == SPEC
-    assert kubelet.detect_format(packed) == "bottlerocket"
+    assert user_data.read_registration(packed) == SPEC
+    assert user_data.detect_format(packed) == "bottlerocket"
 
 
 @pytest.mark.parametrize(
@@ -297,24 +299,24 @@ def test_gzip_and_base64_user_data_is_opened():
     ],
 )
 def test_detect_format_names_the_bootstrap_not_the_first_script_part(text, fmt):
-    assert kubelet.detect_format(text) == fmt
+    assert user_data.detect_format(text) == fmt
 
 
 def test_user_data_without_registration_reads_as_nothing():
     for text in (None, "", "#!/bin/bash\necho hi\n", "just words", base64.b64encode(b"#!/bin/sh\ntrue\n").decode()):
-        assert kubelet.read_registration(text) == Registration()
+        assert user_data.read_registration(text) == Registration()
 
 
 def test_the_eks_effect_spelling_in_user_data_is_an_error_not_a_silent_miss():
     with pytest.raises(TaintError, match="EKS/GKE API spelling"):
-        kubelet.read_registration_taints("--register-with-taints=nvidia.com/gpu=present:NO_SCHEDULE")
+        user_data.read_registration_taints("--register-with-taints=nvidia.com/gpu=present:NO_SCHEDULE")
     with pytest.raises(TaintError):
-        kubelet.read_registration_taints('[settings.kubernetes.node-taints]\n"a" = "b:NO_SCHEDULE"\n')
+        user_data.read_registration_taints('[settings.kubernetes.node-taints]\n"a" = "b:NO_SCHEDULE"\n')
 
 
 def test_repeated_flags_follow_the_kubelet_last_taints_flag_wins_and_labels_merge():
     text = "kubelet --register-with-taints=a=1:NoSchedule --node-labels=x=1 --register-with-taints b:NoExecute --node-labels y=2"
-    assert kubelet.read_registration(text) == Registration(("b:NoExecute",), {"x": "1", "y": "2"})
+    assert user_data.read_registration(text) == Registration(("b:NoExecute",), {"x": "1", "y": "2"})
 
 
 # --- config -----------------------------------------------------------------------------
@@ -365,14 +367,14 @@ def test_multi_effect_keys_are_fine_on_bare_metal():
 
 
 def test_ssm_parameters_name_the_nvidia_ami_of_each_os_version_and_arch():
-    assert kubelet.ami_ssm_parameter("al2023", "1.33", "x86_64") == (
+    assert ec2.ami_ssm_parameter("al2023", "1.33", "x86_64") == (
         "/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/x86_64/nvidia/recommended/image_id"
     )
-    assert kubelet.ami_ssm_parameter("bottlerocket", "1.34", "arm64") == (
+    assert ec2.ami_ssm_parameter("bottlerocket", "1.34", "arm64") == (
         "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/arm64/latest/image_id"
     )
     with pytest.raises(ValueError, match="set amiId"):
-        kubelet.ami_ssm_parameter("al2", "1.32", "x86_64")
+        ec2.ami_ssm_parameter("al2", "1.32", "x86_64")
 
 
 # --- the device plugin ------------------------------------------------------------------
@@ -416,8 +418,8 @@ def test_launch_template_carries_the_bootstrap_imdsv2_and_the_ssm_ami():
     assert lt["imageId"] == FAKE_AMI_ID
     assert lt["instanceType"] == "g6e.12xlarge"
     text = base64.b64decode(lt["userData"]).decode()
-    assert kubelet.detect_format(text) == "al2023"
-    assert kubelet.read_registration(text) == Registration(
+    assert user_data.detect_format(text) == "al2023"
+    assert user_data.read_registration(text) == Registration(
         ("nvidia.com/gpu=present:NoSchedule", "workload=batch:NoSchedule"),
         {"example.com/team": "research", "gpu-node-pools/pool": "batch", "nvidia.com/gpu.present": "true",
          "workload": "batch"},
@@ -432,11 +434,11 @@ def test_the_asg_cluster_autoscaler_tags_equal_the_kubelet_taints_and_labels():
     lt = res[("aws:ec2/launchTemplate:LaunchTemplate", "batch-launch-template")]
     asg = res[("aws:autoscaling/group:Group", "batch-asg")]
     tags = {t["key"]: t for t in asg["tags"]}
-    ca = {k: t["value"] for k, t in tags.items() if k.startswith("k8s.io/cluster-autoscaler/")}
-    ca_taints, ca_labels = eks.read_ca_node_template_tags(ca)
-    assert Registration(tuple(ca_taints), ca_labels) == kubelet.read_registration(lt["userData"])
-    assert ca["k8s.io/cluster-autoscaler/enabled"] == "true" and "k8s.io/cluster-autoscaler/ml-prod" in ca
-    assert ca[CA + "resources/nvidia.com/gpu"] == "4"
+    ca_tags = {k: t["value"] for k, t in tags.items() if k.startswith("k8s.io/cluster-autoscaler/")}
+    ca_taints, ca_labels = ca.read_ca_node_template_tags(ca_tags)
+    assert Registration(tuple(ca_taints), ca_labels) == user_data.read_registration(lt["userData"])
+    assert ca_tags["k8s.io/cluster-autoscaler/enabled"] == "true" and "k8s.io/cluster-autoscaler/ml-prod" in ca_tags
+    assert ca_tags[CA + "resources/nvidia.com/gpu"] == "4"
     assert all(t["propagateAtLaunch"] is False for k, t in tags.items() if k.startswith("k8s.io/"))
     assert tags["kubernetes.io/cluster/ml-prod"] == {"key": "kubernetes.io/cluster/ml-prod", "value": "owned",
                                                      "propagateAtLaunch": True}
@@ -462,7 +464,7 @@ def test_bare_metal_pools_create_no_cloud_resource_and_export_their_bootstrap():
     assert not [t for t, _ in res if t.startswith("aws:")]
     files = outputs["dgx.bootstrap"]
     assert list(files) == ["join-configuration.yaml"]
-    assert kubelet.read_registration_taints(files["join-configuration.yaml"]) == [
+    assert user_data.read_registration_taints(files["join-configuration.yaml"]) == [
         Taint.parse("nvidia.com/gpu=present:NoSchedule"), Taint.parse("workload=batch:NoSchedule")
     ]
 
@@ -503,6 +505,9 @@ def test_node_role_label_on_a_self_managed_pool_exits_2_naming_noderestriction(t
 
 
 def test_no_effect_spelling_outside_taints_py_in_the_kubelet_renderer():
-    source = (ROOT / "components" / "gpu_node_pool" / "render" / "kubelet.py").read_text()
-    for effect in TaintEffect:
-        assert effect.value not in source and effect.provider_spelling not in source
+    pkg = ROOT / "components" / "gpu_node_pool" / "backends"
+    for path in (pkg / "_registration.py", pkg / "_user_data.py", pkg / "self_managed" / "bootstrap.py",
+                 pkg / "self_managed" / "ec2.py"):
+        source = path.read_text()
+        for effect in TaintEffect:
+            assert effect.value not in source and effect.provider_spelling not in source, path

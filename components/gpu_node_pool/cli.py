@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"stack {args.stack!r}: config is valid")
             return 0
         if args.command == "render":
-            from . import render_files
+            from . import export as render_files
 
             return render_files.run(args.stack, args.out, args.project_dir)
         policy_config = None

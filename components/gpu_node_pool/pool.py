@@ -12,22 +12,13 @@ from typing import Any
 
 import pulumi
 
-from .config import (
-    ClusterConfig,
-    ConfigError,
-    EksManagedPool,
-    GkePool,
-    KarpenterPool,
-    PoolConfig,
-    SelfManagedPool,
-    StackConfig,
-    validate_stack_config,
-)
+from . import backends
+from .config import ClusterConfig, ConfigError, PoolConfig, StackConfig, validate_stack_config
 from .taints import Toleration
 
 __all__ = ["GpuNodePool", "GpuNodePoolArgs"]
 
-TYPE_TOKEN = "gpu-node-pools:index:GpuNodePool"
+from .wellknown import GPU_NODE_POOL_TYPE as TYPE_TOKEN
 
 
 @dataclass(frozen=True)
@@ -118,16 +109,10 @@ class GpuNodePool(pulumi.ComponentResource):
         self.launch_template_id: pulumi.Output[str] | None = None
         self.autoscaling_group_name: pulumi.Output[str] | None = None
 
-        if isinstance(pool, EksManagedPool):
-            self._eks_managed(name, pool, cluster)
-        elif isinstance(pool, GkePool):
-            self._gke(name, pool, cluster)
-        elif isinstance(pool, KarpenterPool):
-            self._karpenter(name, pool, cluster)
-        elif isinstance(pool, SelfManagedPool):
-            self._self_managed(name, pool, cluster)
-        else:  # pragma: no cover - the union is closed; a new backend must be wired here
+        wire = backends.get(pool.backend).fn("wire")
+        if wire is None:  # pragma: no cover - a registered backend without Pulumi wiring
             raise ConfigError([], f"backend {pool.backend!r} has no Pulumi wiring")
+        wire(self, name, pool, cluster)
 
         self.register_outputs(
             {
@@ -145,124 +130,3 @@ class GpuNodePool(pulumi.ComponentResource):
                 "autoscaling_group_name": self.autoscaling_group_name,
             }
         )
-
-    def _eks_managed(self, name: str, pool: EksManagedPool, cluster: ClusterConfig) -> None:
-        import pulumi_aws as aws
-
-        from .render import eks
-
-        node_group = aws.eks.NodeGroup(
-            f"{name}-node-group",
-            **eks.node_group_args(pool, cluster),
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        self.node_group = node_group
-        self.node_group_name = node_group.node_group_name
-        self.node_group_arn = node_group.arn
-        if pool.scaling.min_size == 0:
-            self.asg_tags = eks.ca_node_template_tags(pool.taint_list, pool.node_labels)
-            asg_name = node_group.resources.apply(_first_asg_name)
-            for key, value in self.asg_tags.items():
-                aws.autoscaling.Tag(
-                    f"{name}-ca-{key}",
-                    autoscaling_group_name=asg_name,
-                    tag={"key": key, "value": value, "propagate_at_launch": False},
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=[node_group]),
-                )
-
-    def _gke(self, name: str, pool: GkePool, cluster: ClusterConfig) -> None:
-        import pulumi_gcp as gcp
-
-        from .render import gke
-
-        node_pool = gcp.container.NodePool(
-            f"{name}-node-pool",
-            **gke.node_pool_args(pool, cluster),
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        self.node_pool = node_pool
-        self.node_pool_name = node_pool.name
-
-    def _karpenter(self, name: str, pool: KarpenterPool, cluster: ClusterConfig) -> None:
-        import pulumi_kubernetes as k8s
-
-        from .render import karpenter
-
-        depends_on: list[pulumi.Resource] = []
-        if pool.node_class is not None:
-            node_class = karpenter.ec2nodeclass_manifest(pool, cluster)
-            self.ec2nodeclass = k8s.apiextensions.CustomResource(
-                f"{name}-ec2nodeclass",
-                api_version=node_class["apiVersion"],
-                kind=node_class["kind"],
-                metadata=node_class["metadata"],
-                spec=node_class["spec"],
-                opts=pulumi.ResourceOptions(parent=self),
-            )
-            depends_on.append(self.ec2nodeclass)
-        nodepool = karpenter.nodepool_manifest(pool, cluster)
-        self.nodepool = k8s.apiextensions.CustomResource(
-            f"{name}-nodepool",
-            api_version=nodepool["apiVersion"],
-            kind=nodepool["kind"],
-            metadata=nodepool["metadata"],
-            spec=nodepool["spec"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
-        )
-        self.nodepool_name = nodepool["metadata"]["name"]
-
-    def _self_managed(self, name: str, pool: SelfManagedPool, cluster: ClusterConfig) -> None:
-        from .render import kubelet
-
-        self.bootstrap_format = pool.format
-        self.bootstrap = kubelet.bootstrap_files(pool, cluster)
-        if pool.provider == "none":
-            return  # bare metal: the rendered bootstrap is the whole product (stack outputs)
-
-        import pulumi_aws as aws
-
-        opts = pulumi.ResourceOptions(parent=self)
-        image_id: Any = pool.ami_id
-        if image_id is None:
-            parameter = kubelet.ami_ssm_parameter(pool.format, cluster.kubernetes_version or "", pool.arch)
-            image_id = aws.ssm.get_parameter_output(
-                name=parameter, opts=pulumi.InvokeOutputOptions(parent=self)
-            ).value
-        profile_arn: Any = pool.instance_profile_arn
-        if profile_arn is None:
-            profile = aws.iam.InstanceProfile(
-                f"{name}-instance-profile", role=kubelet.role_name_from_arn(cluster.node_role_arn or ""), opts=opts
-            )
-            profile_arn = profile.arn
-        template = aws.ec2.LaunchTemplate(
-            f"{name}-launch-template",
-            **kubelet.launch_template_args(pool, cluster, image_id=image_id, instance_profile_arn=profile_arn),
-            opts=opts,
-        )
-        group = aws.autoscaling.Group(
-            f"{name}-asg",
-            **kubelet.autoscaling_group_args(
-                pool,
-                cluster,
-                launch_template_id=template.id,
-                launch_template_version=template.latest_version.apply(str),
-            ),
-            # Cluster Autoscaler owns the desired size once the group exists.
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["desiredCapacity"]),
-        )
-        self.launch_template = template
-        self.autoscaling_group = group
-        self.launch_template_id = template.id
-        self.autoscaling_group_name = group.name
-        self.asg_tags = kubelet.ca_tags(pool, cluster)
-
-
-def _first_asg_name(resources: Any) -> str:
-    # NodeGroup.resources = [{autoscaling_groups: [{name}], remote_access_security_group_id}]
-    for res in resources or []:
-        groups = res.get("autoscaling_groups") if isinstance(res, Mapping) else getattr(res, "autoscaling_groups", None)
-        for group in groups or []:
-            name = group.get("name") if isinstance(group, Mapping) else getattr(group, "name", None)
-            if name:
-                return name
-    raise ValueError("the EKS node group reports no Auto Scaling group")

@@ -483,7 +483,7 @@ def _is_plugin_image(image: Any) -> bool:
 
 def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
     """``(display, pod spec)`` of every NVIDIA device plugin: DaemonSets running its image, else chart values."""
-    from ..render.device_plugin import chart_daemonset
+    from ..device_plugin.chart import chart_daemonset
 
     found: list[tuple[str, Mapping[str, Any]]] = []
     for res in resources:
@@ -872,7 +872,7 @@ def _tag_map(tags: Any) -> dict[str, str]:
 
 
 def _compare(pool: GpuPool, tags: Mapping[str, str]) -> list[str]:
-    from ..render.eks import CA_LABEL_PREFIX, CA_TAINT_PREFIX, read_ca_node_template_tags
+    from ..backends._cluster_autoscaler import CA_LABEL_PREFIX, CA_TAINT_PREFIX, read_ca_node_template_tags
 
     ca = {k: v for k, v in tags.items() if k.startswith((CA_LABEL_PREFIX, CA_TAINT_PREFIX))}
     try:

@@ -4,7 +4,7 @@ Used by ``gpupool plan`` and the tests. What matches a real preview:
 
 * every resource policy sees each resource's inputs (camelCase) wrapped with
   ``unknown_checking_proxy``; values unknown at preview are the wire sentinel (the plan's
-  :data:`gpu_node_pool.plan.UNKNOWN` marker is mapped to it), so reading one raises
+  :data:`gpu_node_pool.wellknown.UNKNOWN` marker is mapped to it), so reading one raises
   ``UnknownValueError``. (The runner builds these proxies lazily and once per resource, shared
   by every policy: :func:`policy_props` behaves as ``unknown_checking_proxy(to_policy_props(...))``
   without copying the whole stack once per policy; policies never write to props.)
@@ -26,7 +26,6 @@ import inspect
 import json
 import operator
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +53,8 @@ from pulumi_policy.proxy import (
     _proxy_helper,
 )
 
+from ..record import Resource
+from ..wellknown import UNKNOWN as _UNKNOWN
 from .definitions import PACK_NAME, POLICIES
 
 __all__ = [
@@ -69,26 +70,8 @@ __all__ = [
 _LEVELS = {level.value: level for level in EnforcementLevel}
 
 
-@dataclass
-class StackResource:
-    """A resource of a stack as the runner takes it (``gpu_node_pool.plan.Recorded`` has the same fields).
-
-    Attributes:
-        type: Pulumi type token, e.g. ``kubernetes:apps/v1:DaemonSet``.
-        name: Pulumi resource name.
-        inputs: camelCase inputs; unknowns as the plan's marker or the SDK sentinel.
-        urn, parent: URNs (empty: synthesized from type and name / no parent).
-        dependencies: URNs this resource depends on; ``property_dependencies`` per input key.
-    """
-
-    type: str
-    name: str
-    inputs: dict[str, Any]
-    custom: bool = True
-    urn: str = ""
-    parent: str = ""
-    dependencies: list[str] = field(default_factory=list)
-    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
+#: The record the runner takes: the one record type (``plan`` records the same).
+StackResource = Resource
 
 
 class PolicyConfigError(ValueError):
@@ -178,7 +161,7 @@ def to_policy_props(value: Any, unknown_marker: str | None = None) -> Any:
     (``pulumi.runtime.rpc.UNKNOWN`` == ``pulumi_policy.proxy.UNKNOWN_STRING_VALUE``).
     """
     if unknown_marker is None:
-        from ..plan import UNKNOWN as unknown_marker
+        unknown_marker = _UNKNOWN
     if isinstance(value, Mapping):
         return {k: to_policy_props(v, unknown_marker) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -361,7 +344,7 @@ def policy_props(value: Any, unknown_marker: str | None = None) -> Any:
     The inputs are never written to; a policy that assigns through the proxy writes into a copy.
     """
     if unknown_marker is None:
-        from ..plan import UNKNOWN as unknown_marker
+        unknown_marker = _UNKNOWN
     return _lazy(value, (), unknown_marker)
 
 
@@ -439,7 +422,7 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
     # One lazily built proxy per resource, shared by every policy (the SDK builds one per policy
     # eagerly: the same values, read the same way; policies do not write to props).
     if unknown_marker is None:
-        from ..plan import UNKNOWN as unknown_marker
+        unknown_marker = _UNKNOWN
     props = [_lazy(r.inputs, (), unknown_marker) for r in resources]
     opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [])
     stack_resources: list[PolicyResource] | None = None

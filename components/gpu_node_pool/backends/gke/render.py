@@ -15,20 +15,10 @@ Sources: pulumi_gcp 10.2.0 ``container/node_pool.py`` and ``container/_inputs.py
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from ..config import ClusterConfig, GkeAccelerator, GkePool
-from ..taints import Taint
-
-__all__ = [
-    "PROVIDER_FIELD",
-    "node_pool_args",
-    "guest_accelerator_args",
-    "read_node_pool_taints",
-    "read_node_pool_labels",
-    "read_node_pool_accelerators",
-]
+from ...config import ClusterConfig
+from .config import GkeAccelerator, GkePool
 
 #: Where the taints go, as the plan names it.
 PROVIDER_FIELD = "gcp.container.NodePool.node_config.taints"
@@ -104,25 +94,3 @@ def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
     return args
 
 
-def _node_config(props: Mapping[str, Any]) -> Mapping[str, Any]:
-    node_config = props.get("nodeConfig") or {}
-    return node_config if isinstance(node_config, Mapping) else {}
-
-
-def read_node_pool_taints(props: Mapping[str, Any]) -> list[Taint]:
-    """Taints from ``gcp:container/nodePool:NodePool`` inputs (``nodeConfig.taints``, GKE spelling).
-
-    Raises:
-        TaintError: a taint item is malformed.
-    """
-    return [Taint.from_provider(item) for item in (_node_config(props).get("taints") or [])]
-
-
-def read_node_pool_labels(props: Mapping[str, Any]) -> dict[str, str]:
-    """Kubernetes node labels from ``nodeConfig.labels``."""
-    return dict(_node_config(props).get("labels") or {})
-
-
-def read_node_pool_accelerators(props: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """``nodeConfig.guestAccelerators`` (``[{type, count, gpuDriverInstallationConfig?...}]``)."""
-    return list(_node_config(props).get("guestAccelerators") or [])

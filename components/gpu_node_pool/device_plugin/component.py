@@ -1,6 +1,6 @@
 """``NvidiaDevicePlugin``: the NVIDIA device plugin chart, once per cluster, for all its GPU pools.
 
-A thin shell over :func:`gpu_node_pool.render.device_plugin.chart_values`. The chart is a
+A thin shell over :func:`gpu_node_pool.device_plugin.values.chart_values`. The chart is a
 ``kubernetes.helm.v4.Chart`` (rendered client-side, so its DaemonSet is a real child that
 policies check at preview), in its own namespace.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 import pulumi
 
-from .config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
-from .render import device_plugin as render
+from ..config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
+from . import values as render
 
 __all__ = ["NvidiaDevicePlugin", "NvidiaDevicePluginArgs"]
 

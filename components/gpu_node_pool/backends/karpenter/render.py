@@ -15,27 +15,10 @@ docs ``concepts/nodepools.md``, ``concepts/nodeclasses.md``, ``concepts/scheduli
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from ..config import POOL_LABEL_KEY, ClusterConfig, KarpenterPool
-from ..taints import Taint
-
-__all__ = [
-    "NODEPOOL_API_VERSION",
-    "EC2NODECLASS_API_VERSION",
-    "DISCOVERY_TAG_KEY",
-    "nodepool_manifest",
-    "ec2nodeclass_manifest",
-    "node_class_role",
-    "read_nodepool_taints",
-    "read_nodepool_startup_taints",
-    "read_nodepool_labels",
-    "read_nodepool_requirements",
-    "read_nodepool_node_class_ref",
-    "read_nodepool_limits",
-    "read_ec2nodeclass_ami_alias",
-]
+from ...config import POOL_LABEL_KEY, ClusterConfig
+from .config import KarpenterPool
 
 NODEPOOL_API_VERSION = "karpenter.sh/v1"
 EC2NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
@@ -160,68 +143,3 @@ def ec2nodeclass_manifest(pool: KarpenterPool, cluster: ClusterConfig) -> dict[s
     }
 
 
-# --- read back --------------------------------------------------------------------------
-
-
-def _template(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    spec = obj.get("spec") or {}
-    template = spec.get("template") if isinstance(spec, Mapping) else None
-    return template if isinstance(template, Mapping) else {}
-
-
-def _template_spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    spec = _template(obj).get("spec") or {}
-    return spec if isinstance(spec, Mapping) else {}
-
-
-def read_nodepool_taints(obj: Mapping[str, Any]) -> list[Taint]:
-    """``spec.template.spec.taints`` of a NodePool object (or CustomResource inputs).
-
-    Raises:
-        TaintError: an item is not a valid Kubernetes taint.
-    """
-    spec = _template_spec(obj)
-    return [Taint.from_k8s(t) for t in (spec.get("taints") or [])]
-
-
-def read_nodepool_startup_taints(obj: Mapping[str, Any]) -> list[Taint]:
-    """``spec.template.spec.startupTaints``: applied at boot, removed by an agent; never tolerated by the plugin.
-
-    Raises:
-        TaintError: an item is not a valid Kubernetes taint.
-    """
-    spec = _template_spec(obj)
-    return [Taint.from_k8s(t) for t in (spec.get("startupTaints") or [])]
-
-
-def read_nodepool_labels(obj: Mapping[str, Any]) -> dict[str, str]:
-    """``spec.template.metadata.labels``."""
-    meta = _template(obj).get("metadata") or {}
-    return dict(meta.get("labels") or {})
-
-
-def read_nodepool_requirements(obj: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """``spec.template.spec.requirements``: ``[{key, operator, values?, minValues?}]`` as written."""
-    return [dict(r) for r in (_template_spec(obj).get("requirements") or []) if isinstance(r, Mapping)]
-
-
-def read_nodepool_node_class_ref(obj: Mapping[str, Any]) -> dict[str, str]:
-    """``spec.template.spec.nodeClassRef``: ``{group, kind, name}`` (empty when missing)."""
-    ref = _template_spec(obj).get("nodeClassRef") or {}
-    return dict(ref) if isinstance(ref, Mapping) else {}
-
-
-def read_nodepool_limits(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """``spec.limits``: resource name -> quantity (int or string), e.g. ``{"nvidia.com/gpu": 32}``."""
-    spec = obj.get("spec") or {}
-    limits = spec.get("limits") if isinstance(spec, Mapping) else None
-    return dict(limits) if isinstance(limits, Mapping) else {}
-
-
-def read_ec2nodeclass_ami_alias(obj: Mapping[str, Any]) -> str | None:
-    """The ``alias`` of the first ``spec.amiSelectorTerms`` item of an EC2NodeClass, or None."""
-    spec = obj.get("spec") or {}
-    for term in (spec.get("amiSelectorTerms") or []) if isinstance(spec, Mapping) else []:
-        if isinstance(term, Mapping) and term.get("alias"):
-            return str(term["alias"])
-    return None

@@ -1,0 +1,32 @@
+"""``eks-managed``: an EKS managed node group (``aws.eks.NodeGroup``) per pool.
+
+Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodeGroup inputs), ``read.py``
+(taints back from NodeGroup inputs), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan
+entry and text), ``detect.py`` (recognise GPU node groups for the policies). Cluster Autoscaler
+tags are shared with ``self_managed`` in ``backends/_cluster_autoscaler.py``.
+"""
+
+from __future__ import annotations
+
+from ...wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP
+from ..registry import Backend, register
+from .config import EksManagedPool
+
+BACKEND = register(
+    Backend(
+        name="eks-managed",
+        package=__name__,
+        config_model=EksManagedPool,
+        stack_checks="config:stack_issues",
+        wire="resources:wire",
+        summarise="summary:summarise",
+        report="summary:report",
+        detect="detect:detect",
+        detects=(EKS_NODE_GROUP,),
+        children={
+            "node_group": (EKS_NODE_GROUP, "{pool}-node-group"),
+            # one per Cluster Autoscaler node-template tag: "<pool>-ca-<tag key>"
+            "ca_tag": (AUTOSCALING_TAG, "{pool}-ca-"),
+        },
+    )
+)

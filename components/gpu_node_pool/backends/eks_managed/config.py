@@ -1,0 +1,147 @@
+"""Config of ``eks-managed`` pools: the EKS managed node group model."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Literal
+
+from pydantic import (
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from ... import instances
+from ...config.common import (  # noqa: F401
+    EKS_GPU_AMI_TYPES,
+    EKS_MAX_TAINTS,
+    EKS_TAINT_FIELD_MAX,
+    AwsTags,
+    GpuLabel,
+    PoolBase,
+    ScalingConfig,
+    TaintConfig,
+    UpdateConfig,
+    _check_labels,
+    _fail,
+    _labels_problems,
+    _Model,
+)
+from ...config.errors import ConfigIssue  # noqa: F401
+from ...labels import (
+    eks_label_problem,
+)
+
+
+class EksManagedPool(PoolBase):
+    """A GPU pool as an EKS managed node group (``aws.eks.NodeGroup``).
+
+    Limits checked here (EKS API ``CreateNodegroup``/``Taint``): at most 50 taints, taint key
+    and value up to 63 characters, label keys up to 63 and label values 1-63 characters, no
+    ``kubernetes.io``, ``k8s.io`` or ``eks.amazonaws.com`` label keys.
+    """
+
+    backend: Literal["eks-managed"]
+    instance_types: list[str] = Field(min_length=1, description="NVIDIA GPU instance types, e.g. [g6.xlarge].")
+    ami_type: str = Field("AL2023_x86_64_NVIDIA", description="One of the EKS NVIDIA AMI types.")
+    capacity_type: Literal["ON_DEMAND", "SPOT", "CAPACITY_BLOCK"] = "ON_DEMAND"
+    scaling: ScalingConfig
+    subnet_ids: list[str] | None = Field(None, min_length=1, description="Defaults to cluster.subnetIds.")
+    node_role_arn: str | None = Field(None, description="Defaults to cluster.nodeRoleArn.")
+    disk_size: int | None = Field(None, ge=20, le=16384, description="Root volume GiB.")
+    update_config: UpdateConfig | None = None
+    tags: AwsTags = Field(default_factory=dict, description="AWS tags on the node group.")
+
+    @field_validator("taints")
+    @classmethod
+    def _eks_taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
+        if len(taints) > EKS_MAX_TAINTS:
+            raise _fail(f"{len(taints)} taints; an EKS managed node group takes at most {EKS_MAX_TAINTS}")
+        for i, t in enumerate(taints):
+            if len(t.key) > EKS_TAINT_FIELD_MAX:
+                raise _fail(
+                    f"taints[{i}].key {t.key!r} is {len(t.key)} characters; the EKS API caps taint keys "
+                    f"at {EKS_TAINT_FIELD_MAX} (prefix included)"
+                )
+        return taints
+
+    @field_validator("labels")
+    @classmethod
+    def _eks_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        problems = [p for k, v in labels.items() if (p := eks_label_problem(k, v))]
+        if problems:
+            raise _fail("; ".join(problems))
+        return labels
+
+    @field_validator("gpu_label")
+    @classmethod
+    def _eks_gpu_label(cls, label: GpuLabel) -> GpuLabel:
+        problem = eks_label_problem(label.key, label.value)
+        if problem:
+            raise _fail(problem)
+        return label
+
+    @field_validator("ami_type")
+    @classmethod
+    def _ami(cls, ami_type: str) -> str:
+        if ami_type in EKS_GPU_AMI_TYPES:
+            return ami_type
+        if ami_type == "AL2_x86_64_GPU":
+            raise _fail(
+                "'AL2_x86_64_GPU': EKS stopped publishing AL2 AMIs on 2025-11-26; use AL2023_x86_64_NVIDIA "
+                "(or BOTTLEROCKET_x86_64_NVIDIA)"
+            )
+        close = difflib.get_close_matches(ami_type, EKS_GPU_AMI_TYPES, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise _fail(f"{ami_type!r} is not an EKS NVIDIA AMI type; allowed: {', '.join(EKS_GPU_AMI_TYPES)}{hint}")
+
+    @field_validator("instance_types")
+    @classmethod
+    def _instance_types(cls, types: list[str]) -> list[str]:
+        problems = instances.nvidia_instance_problems(types)
+        if problems:
+            raise _fail("; ".join(problems))
+        return types
+
+    @model_validator(mode="after")
+    def _arch(self) -> EksManagedPool:
+        ami_arch = "arm64" if "ARM_64" in self.ami_type else "x86_64"
+        wrong = [t for t in self.instance_types if instances.instance_arch(t) != ami_arch]
+        if wrong:
+            raise _fail(
+                f"instanceTypes {wrong} are {instances.instance_arch(wrong[0])} but amiType {self.ami_type} is "
+                f"{ami_arch}; pick a matching amiType or instance types"
+            )
+        if self.scaling.min_size == 0:
+            keys = [t.key for t in self.taint_list]
+            multi = sorted({k for k in keys if keys.count(k) > 1})
+            if multi:
+                raise _fail(
+                    f"taint key(s) {multi} carry several effects, but a Cluster Autoscaler node-template "
+                    "taint tag holds one value:Effect per key, so scale from zero (minSize 0) would miss one; "
+                    "use one effect per key or minSize >= 1"
+                )
+        return self
+
+    @property
+    def ships_own_device_plugin(self) -> bool:
+        """Bottlerocket NVIDIA AMIs include NVIDIA's device plugin (EKS user guide, ml-eks-optimized-ami)."""
+        return self.ami_type.startswith("BOTTLEROCKET_")
+
+    @property
+    def uses_nvidia_device_plugin(self) -> bool:
+        return not self.ships_own_device_plugin
+
+
+
+def stack_issues(stack: Any) -> list[ConfigIssue]:
+    """Stack-level eks-managed rules: every pool has a node role and subnets (its own or the cluster's)."""
+    issues = []
+    for i, pool in enumerate(stack.pools):
+        if not isinstance(pool, EksManagedPool):
+            continue
+        if not (pool.node_role_arn or stack.cluster.node_role_arn):
+            issues.append(ConfigIssue(f"pools[{i}].nodeRoleArn", "missing; set it here or in cluster.nodeRoleArn"))
+        if not (pool.subnet_ids or stack.cluster.subnet_ids):
+            issues.append(ConfigIssue(f"pools[{i}].subnetIds", "missing; set it here or in cluster.subnetIds"))
+    return issues

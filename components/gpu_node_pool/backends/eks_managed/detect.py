@@ -1,0 +1,38 @@
+"""Recognise eks-managed GPU pools (``aws:eks/nodeGroup:NodeGroup``), ours or hand-written."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ... import instances
+from ...props import dig, items, text
+from .._gpu_pool import GpuPool, _int, _labels, _read_taints
+
+
+def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
+    """An ``aws:eks/nodeGroup:NodeGroup`` is a GPU pool when its ``amiType`` is an NVIDIA/GPU one or an instance type is NVIDIA."""
+    from . import read as eks
+
+    ami_type = text(dig(props, "amiType")) or ""
+    types = [t for t in items(dig(props, "instanceTypes")) if isinstance(t, str)]
+    gpu_ami = "NVIDIA" in ami_type or "GPU" in ami_type
+    if not gpu_ami and not any(instances.is_nvidia_instance_type(t) for t in types):
+        return None
+    taints, problem = _read_taints(eks.read_node_group_taints, props)
+    labels = _labels(dig(props, "labels"))
+    group_name = text(dig(props, "nodeGroupName"))
+    if group_name:
+        labels.setdefault("eks.amazonaws.com/nodegroup", group_name)
+    return GpuPool(
+        backend="eks-managed",
+        resource_type=resource_type,
+        name=name,
+        urn=urn,
+        taints=taints,
+        labels=labels,
+        where="aws.eks.NodeGroup taints (GpuNodePool taints)",
+        ships_own_device_plugin=ami_type.startswith("BOTTLEROCKET_") and "NVIDIA" in ami_type,
+        min_size=_int(dig(props, "scalingConfig", "minSize")),
+        problem=problem,
+    )

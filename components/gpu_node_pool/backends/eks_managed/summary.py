@@ -1,0 +1,53 @@
+"""The eks-managed pool in the plan: read back from its recorded NodeGroup and Auto Scaling group tags."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...wellknown import UNKNOWN  # noqa: F401
+from . import BACKEND
+
+
+def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
+              outputs: Mapping[str, Any]) -> None:
+    """Read an eks-managed pool back from its recorded NodeGroup and ASG Tag inputs."""
+    from .. import _cluster_autoscaler as ca
+    from . import read
+
+    node_group = index.get((BACKEND.child_type("node_group"), BACKEND.child_name("node_group", pool.name)))
+    if node_group is None:
+        return
+    taints = read.read_node_group_taints(node_group.inputs)
+    entry["taints"] = [str(t) for t in taints]
+    entry["provider_taints"] = node_group.inputs.get("taints", [])
+    entry["provider_field"] = "aws.eks.NodeGroup.taints"
+    entry["labels"] = dict(sorted((node_group.inputs.get("labels") or {}).items()))
+    entry["instance_types"] = node_group.inputs.get("instanceTypes", [])
+    entry["ami_type"] = node_group.inputs.get("amiType")
+    entry["scaling"] = node_group.inputs.get("scalingConfig", {})
+    tags = {
+        r.inputs["tag"]["key"]: r.inputs["tag"]["value"]
+        for r in resources
+        if r.type == BACKEND.child_type("ca_tag") and r.name.startswith(BACKEND.child_name("ca_tag", pool.name))
+    }
+    entry["scale_from_zero_tags"] = dict(sorted(tags.items()))
+    if tags:
+        ca_taints, ca_labels = ca.read_ca_node_template_tags(tags)
+        entry["scale_from_zero_matches"] = (
+            sorted(map(str, ca_taints)) == sorted(map(str, taints)) and ca_labels == entry["labels"]
+        )
+
+
+def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The pool's lines in the text plan: ``(before the taints, after the labels)``."""
+    from .. import _cluster_autoscaler as ca
+
+    sc = entry.get("scaling", {})
+    head = []
+    if "instance_types" in entry:
+        head.append(
+            f"  instances       {', '.join(entry['instance_types'])}  ami {entry.get('ami_type')}  "
+            f"size {sc.get('minSize')}..{sc.get('maxSize')}"
+        )
+    return head, ca.report_lines(entry)

@@ -1,0 +1,27 @@
+"""``gke``: a GKE node pool (``gcp.container.NodePool``) per pool.
+
+Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodePool inputs), ``read.py``
+(taints, labels, accelerators back from NodePool inputs), ``resources.py`` (Pulumi wiring),
+``summary.py`` (plan entry and text), ``detect.py`` (recognise GPU node pools for the policies).
+"""
+
+from __future__ import annotations
+
+from ...wellknown import GKE_NODE_POOL
+from ..registry import Backend, register
+from .config import GkePool
+
+BACKEND = register(
+    Backend(
+        name="gke",
+        package=__name__,
+        config_model=GkePool,
+        stack_checks="config:stack_issues",
+        wire="resources:wire",
+        summarise="summary:summarise",
+        report="summary:report",
+        detect="detect:detect",
+        detects=(GKE_NODE_POOL,),
+        children={"node_pool": (GKE_NODE_POOL, "{pool}-node-pool")},
+    )
+)

@@ -1,0 +1,42 @@
+"""Recognise GKE GPU node pools (``gcp:container/nodePool:NodePool``), ours or hand-written (facts/gke-nvidia-crossguard.md §1)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ...props import dig, items, text
+from ...wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
+from .._gpu_pool import GpuPool, _int, _labels, _read_taints
+
+#: GKE machine types that come with GPUs attached (A2, A3, A4, G2, G4 series).
+_GKE_GPU_MACHINE = re.compile(r"^(a2|a3|a4|a4x|g2|g4)-")
+
+
+def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
+    """A ``gcp:container/nodePool:NodePool`` is a GPU pool with guest accelerators or an A2/A3/A4/G2/G4 machine type."""
+    from . import read as gke
+
+    accelerators = [a for a in items(dig(props, "nodeConfig", "guestAccelerators")) if isinstance(a, Mapping)]
+    machine = text(dig(props, "nodeConfig", "machineType")) or ""
+    if not accelerators and not _GKE_GPU_MACHINE.match(machine):
+        return None
+    taints, problem = _read_taints(gke.read_node_pool_taints, props)
+    labels = _labels(dig(props, "nodeConfig", "labels"))
+    accel_type = text(dig(accelerators[0], "type")) if accelerators else None
+    if accel_type:
+        labels.setdefault("cloud.google.com/gke-accelerator", accel_type)
+    opted_out = labels.get(GKE_NO_DEFAULT_PLUGIN_LABEL) == "true"
+    return GpuPool(
+        backend="gke",
+        resource_type=resource_type,
+        name=name,
+        urn=urn,
+        taints=taints,
+        labels=labels,
+        where="gcp.container.NodePool node_config.taints (GpuNodePool taints)",
+        gke_managed_plugin=not opted_out,
+        min_size=_int(dig(props, "autoscaling", "totalMinNodeCount", default=dig(props, "autoscaling", "minNodeCount"))),
+        problem=problem,
+    )

@@ -1,0 +1,24 @@
+"""Pulumi resources of a gke pool: the ``gcp.container.NodePool``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from ...config import ClusterConfig
+from .config import GkePool
+
+
+def wire(component: Any, name: str, pool: GkePool, cluster: ClusterConfig) -> None:
+    import pulumi_gcp as gcp
+
+    from . import render as gke
+
+    node_pool = gcp.container.NodePool(
+        f"{name}-node-pool",
+        **gke.node_pool_args(pool, cluster),
+        opts=pulumi.ResourceOptions(parent=component),
+    )
+    component.node_pool = node_pool
+    component.node_pool_name = node_pool.name

@@ -1,0 +1,50 @@
+"""The gke pool in the plan: read back from its recorded NodePool inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...wellknown import UNKNOWN  # noqa: F401
+from . import BACKEND
+
+
+def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
+              outputs: Mapping[str, Any]) -> None:
+    """Read a gke pool back from its recorded ``gcp:container/nodePool:NodePool`` inputs."""
+    from . import read as gke
+
+    node_pool = index.get((BACKEND.child_type("node_pool"), BACKEND.child_name("node_pool", pool.name)))
+    if node_pool is None:
+        return
+    node_config = node_pool.inputs.get("nodeConfig") or {}
+    entry["taints"] = [str(t) for t in gke.read_node_pool_taints(node_pool.inputs)]
+    entry["provider_taints"] = node_config.get("taints", [])
+    entry["provider_field"] = gke.PROVIDER_FIELD
+    entry["labels"] = dict(sorted(gke.read_node_pool_labels(node_pool.inputs).items()))
+    entry["machine_type"] = node_config.get("machineType")
+    entry["accelerators"] = gke.read_node_pool_accelerators(node_pool.inputs)
+    entry["spot"] = node_config.get("spot", False)
+    entry["node_locations"] = node_pool.inputs.get("nodeLocations", [])
+    entry["autoscaling"] = node_pool.inputs.get("autoscaling", {})
+    if not pool.uses_nvidia_device_plugin:
+        entry["device_plugin"] = "managed by GKE (its nvidia-gpu-device-plugin DaemonSet in kube-system)"
+    else:
+        entry["device_plugin"] = "nvidia-device-plugin chart (GKE's plugin and driver install are off)"
+
+
+def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The pool's lines in the text plan: ``(before the taints, after the labels)``."""
+    if "machine_type" not in entry:
+        return [], []
+    sc = entry.get("autoscaling", {})
+    gpus = ", ".join(
+        f"{a.get('count')}x {a.get('type')} driver "
+        f"{(a.get('gpuDriverInstallationConfig') or {}).get('gpuDriverVersion', 'unspecified')}"
+        for a in entry.get("accelerators", [])
+    )
+    return [
+        f"  machine         {entry['machine_type']}{' (spot)' if entry.get('spot') else ''}  {gpus}  "
+        f"total size {sc.get('totalMinNodeCount')}..{sc.get('totalMaxNodeCount')}  "
+        f"zones {', '.join(entry.get('node_locations') or []) or '(cluster default)'}"
+    ], []

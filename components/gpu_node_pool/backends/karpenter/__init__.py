@@ -1,0 +1,33 @@
+"""``karpenter``: a Karpenter ``NodePool`` (``karpenter.sh/v1``) per pool, with its ``EC2NodeClass``.
+
+Files: ``config.py`` (pool model, stack rules), ``limits.py`` (CRD limits and CEL mirrors),
+``render.py`` (the manifests), ``read.py`` (taints, labels, requirements back from the
+manifests), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text),
+``detect.py`` (recognise GPU NodePools for the policies).
+"""
+
+from __future__ import annotations
+
+from ...wellknown import KARPENTER_AWS_PREFIX, KARPENTER_EC2NODECLASS, KARPENTER_NODEPOOL, KARPENTER_NODEPOOL_PREFIX
+from ..registry import Backend, register
+from .config import KarpenterPool
+
+BACKEND = register(
+    Backend(
+        name="karpenter",
+        package=__name__,
+        config_model=KarpenterPool,
+        stack_checks="config:stack_issues",
+        wire="resources:wire",
+        summarise="summary:summarise",
+        report="summary:report",
+        detect="detect:detect",
+        detects=(KARPENTER_NODEPOOL_PREFIX,),
+        detect_context="detect:context",
+        context_types=(KARPENTER_AWS_PREFIX,),
+        children={
+            "nodepool": (KARPENTER_NODEPOOL, "{pool}-nodepool"),
+            "ec2nodeclass": (KARPENTER_EC2NODECLASS, "{pool}-ec2nodeclass"),
+        },
+    )
+)

@@ -1,0 +1,538 @@
+"""Config of ``karpenter`` pools: NodePool, budgets, disruption, EC2NodeClass and its stack-level rules."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import (
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from ... import instances
+from ...config.common import AwsTags, PoolBase, TaintConfig, TaintItem, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
+from ...config.errors import ConfigIssue  # noqa: F401
+from ...taints import (
+    Taint,
+    find_duplicate_taints,
+    label_value_problem,
+    qualified_name_problem,
+)
+from .limits import (  # noqa: F401
+    _IAM_ROLE_NAME_RE,
+    _K8S_OBJECT_NAME_RE,
+    _K_ALIAS_RE,
+    _K_BUDGET_DURATION_RE,
+    _K_BUDGET_NODES_RE,
+    _K_BUDGET_SCHEDULE_RE,
+    _K_DURATION_RE,
+    _K_GRACE_RE,
+    _K_RESTRICTED_TAGS,
+    _KARPENTER_INTEGER_OPERATORS,
+    KARPENTER_ALIAS_MAX,
+    KARPENTER_ARCHITECTURES,
+    KARPENTER_BUDGET_REASONS,
+    KARPENTER_CAPACITY_TYPES,
+    KARPENTER_CONSOLIDATION_POLICIES,
+    KARPENTER_GPU_ALIAS_FAMILIES,
+    KARPENTER_GPU_RESOURCE,
+    KARPENTER_MANAGED_KEYS,
+    KARPENTER_MAX_BUDGETS,
+    KARPENTER_MAX_LABELS,
+    KARPENTER_MAX_REQUIREMENTS,
+    KarpenterRequirement,
+    _cel_label_domain,
+    _karpenter_duration_problem,
+    _quantity_problem,
+    _selector_tags_problem,
+    karpenter_label_problem,
+)
+
+
+class KarpenterBudget(_Model):
+    """A disruption budget (``spec.disruption.budgets[]``).
+
+    ``nodes``: a node count or percentage (``10%``, ``0``; pattern ``^((100|[0-9]{1,2})%|[0-9]+)$``);
+    ``schedule``: cron (5 fields) or ``@daily``-style macro; ``duration``: ``1h``, ``30m``,
+    ``1h30m``; ``schedule`` and ``duration`` go together; ``reasons``: Underutilized, Empty, Drifted.
+    """
+
+    nodes: str = Field("10%", description="Count or percentage of nodes that may be disrupted at once.")
+    schedule: str | None = Field(None, description="Cron schedule (UTC) when the budget starts; needs duration.")
+    duration: str | None = Field(None, description="How long the budget is active after each schedule hit (h/m).")
+    reasons: list[str] | None = Field(None, description="Underutilized | Empty | Drifted; default all.")
+
+    @field_validator("nodes", mode="before")
+    @classmethod
+    def _nodes(cls, nodes: Any) -> Any:
+        if isinstance(nodes, int) and not isinstance(nodes, bool):
+            nodes = str(nodes)
+        if isinstance(nodes, str) and not _K_BUDGET_NODES_RE.search(nodes):
+            raise _fail(f"{nodes!r} must be a node count (e.g. 1) or a percentage from 0% to 100% (e.g. 10%)")
+        return nodes
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, schedule: str | None) -> str | None:
+        if schedule is not None and not _K_BUDGET_SCHEDULE_RE.search(schedule):
+            raise _fail(
+                f"{schedule!r} is not a cron schedule: five fields (minute hour day month weekday, e.g. "
+                "'0 9 * * mon-fri') or a macro such as @daily"
+            )
+        return schedule
+
+    @field_validator("duration")
+    @classmethod
+    def _duration(cls, duration: str | None) -> str | None:
+        if duration is not None and not _K_BUDGET_DURATION_RE.search(duration):
+            raise _fail(f"{duration!r} must be hours and/or minutes, e.g. 8h, 30m or 1h30m (cron has no seconds)")
+        return duration
+
+    @field_validator("reasons")
+    @classmethod
+    def _reasons(cls, reasons: list[str] | None) -> list[str] | None:
+        if reasons is None:
+            return None
+        wrong = [r for r in reasons if r not in KARPENTER_BUDGET_REASONS]
+        if wrong:
+            raise _fail(f"{wrong} are not disruption reasons; allowed: {', '.join(KARPENTER_BUDGET_REASONS)}")
+        if len(set(reasons)) != len(reasons):
+            raise _fail(f"{reasons} repeats a reason; list each once")
+        return reasons
+
+    @model_validator(mode="after")
+    def _pair(self) -> KarpenterBudget:
+        if (self.schedule is None) != (self.duration is None):
+            raise _fail("set schedule and duration together (Karpenter: 'schedule' must be set with 'duration')")
+        return self
+
+    def to_k8s(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"nodes": self.nodes}
+        if self.schedule is not None:
+            out["schedule"] = self.schedule
+            out["duration"] = self.duration
+        if self.reasons is not None:
+            out["reasons"] = list(self.reasons)
+        return out
+
+
+class KarpenterDisruption(_Model):
+    """``spec.disruption``: when Karpenter may remove or replace the pool's nodes.
+
+    ``consolidationPolicy``: WhenEmpty | WhenEmptyOrUnderutilized (Karpenter's default) | Balanced.
+    ``consolidateAfter``: how long a node stays empty/underutilized first (``0s``, ``5m``,
+    ``1h30m`` or ``Never``). ``budgets``: at most 50; Karpenter's default is ``[{nodes: 10%}]``.
+    """
+
+    consolidation_policy: str = Field("WhenEmptyOrUnderutilized", description="WhenEmpty | WhenEmptyOrUnderutilized | Balanced")
+    consolidate_after: str = Field("0s", description="Duration (s/m/h) or Never.")
+    budgets: list[KarpenterBudget] | None = Field(None, description="At most 50; default [{nodes: 10%}].")
+
+    @field_validator("consolidation_policy")
+    @classmethod
+    def _policy(cls, policy: str) -> str:
+        if policy in KARPENTER_CONSOLIDATION_POLICIES:
+            return policy
+        if policy == "WhenUnderutilized":
+            raise _fail("'WhenUnderutilized' is the v1beta1 name; Karpenter v1 calls it WhenEmptyOrUnderutilized")
+        raise _fail(f"{policy!r} is not a consolidation policy; allowed: {', '.join(KARPENTER_CONSOLIDATION_POLICIES)}")
+
+    @field_validator("consolidate_after")
+    @classmethod
+    def _after(cls, after: str) -> str:
+        problem = _karpenter_duration_problem(after)
+        if problem:
+            raise _fail(problem)
+        return after
+
+    @field_validator("budgets")
+    @classmethod
+    def _budgets(cls, budgets: list[KarpenterBudget] | None) -> list[KarpenterBudget] | None:
+        if budgets is not None and len(budgets) > KARPENTER_MAX_BUDGETS:
+            raise _fail(f"{len(budgets)} budgets; a NodePool takes at most {KARPENTER_MAX_BUDGETS}")
+        return budgets
+
+
+class KarpenterNodeClassRef(_Model):
+    """An existing ``EC2NodeClass`` the pool's NodePool uses (``nodeClassRef``).
+
+    ``amiFamily`` says what that class runs, since the plan cannot look: ``Bottlerocket``
+    means its NVIDIA AMI ships the device plugin, so NVIDIA's chart is not installed for the pool.
+    """
+
+    name: str = Field(description="EC2NodeClass name (a DNS subdomain).")
+    ami_family: Literal["AL2023", "Bottlerocket"] = Field("AL2023", description="AL2023 | Bottlerocket")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        if len(name) > 253 or not _K8S_OBJECT_NAME_RE.match(name):
+            raise _fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
+        return name
+
+
+class KarpenterNodeClass(_Model):
+    """An ``EC2NodeClass`` (``karpenter.k8s.aws/v1``) the component creates for the pool.
+
+    ``amiAlias``: ``al2023@<version>`` or ``bottlerocket@<version>`` (``latest`` or a release
+    such as ``al2023@v20250505``; at most 30 characters); Karpenter picks the NVIDIA variant
+    for GPU instances. ``role``: the node IAM role *name* (default: the name in
+    ``cluster.nodeRoleArn``). Subnets and security groups are discovered by tag (default
+    ``karpenter.sh/discovery: <cluster name>``, at most 20 tags, no empty keys or values).
+    ``tags``: extra EC2 tags; not ``eks:eks-cluster-name``, ``kubernetes.io/cluster*``,
+    ``karpenter.sh/nodepool``, ``karpenter.sh/nodeclaim``, ``karpenter.k8s.aws/ec2nodeclass``.
+    """
+
+    name: str | None = Field(None, description="EC2NodeClass name; default: the pool name.")
+    ami_alias: str = Field("al2023@latest", description="al2023@<version> | bottlerocket@<version>")
+    role: str | None = Field(None, description="Node IAM role name; default: from cluster.nodeRoleArn.")
+    subnet_selector_tags: dict[str, str] | None = Field(None, description="Default {karpenter.sh/discovery: <cluster>}.")
+    security_group_selector_tags: dict[str, str] | None = Field(None, description="Default {karpenter.sh/discovery: <cluster>}.")
+    tags: AwsTags = Field(default_factory=dict, description="Extra EC2 tags on instances and volumes.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str | None) -> str | None:
+        if name is not None and (len(name) > 253 or not _K8S_OBJECT_NAME_RE.match(name)):
+            raise _fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
+        return name
+
+    @field_validator("ami_alias")
+    @classmethod
+    def _alias(cls, alias: str) -> str:
+        family, _, version = alias.partition("@")
+        if not _K_ALIAS_RE.search(alias):
+            raise _fail(f"{alias!r} must be family@version, e.g. al2023@latest or bottlerocket@v1.30.0")
+        if family not in KARPENTER_GPU_ALIAS_FAMILIES:
+            raise _fail(
+                f"{alias!r}: family {family!r} has no NVIDIA AMI Karpenter can pick; use "
+                + " or ".join(f"{f}@{version}" for f in KARPENTER_GPU_ALIAS_FAMILIES)
+            )
+        if len(alias) > KARPENTER_ALIAS_MAX:
+            raise _fail(f"{alias!r} is {len(alias)} characters; an EC2NodeClass alias has at most {KARPENTER_ALIAS_MAX}")
+        return alias
+
+    @field_validator("role")
+    @classmethod
+    def _role(cls, role: str | None) -> str | None:
+        if role is not None and not _IAM_ROLE_NAME_RE.match(role):
+            hint = f"; give the name, e.g. {role.rsplit('/', 1)[-1]!r}" if role.startswith("arn:") else ""
+            raise _fail(f"{role!r} is not an IAM role name (1-64 of letters, digits and +=,.@_-){hint}")
+        return role
+
+    @field_validator("subnet_selector_tags", "security_group_selector_tags")
+    @classmethod
+    def _selector(cls, tags: dict[str, str] | None) -> dict[str, str] | None:
+        if tags is not None:
+            problem = _selector_tags_problem(tags, "the selector")
+            if problem:
+                raise _fail(problem)
+        return tags
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, tags: dict[str, str]) -> dict[str, str]:
+        for key in tags:
+            if key == "":
+                raise _fail("an EC2NodeClass tag key may not be empty")
+            if key in _K_RESTRICTED_TAGS or key.startswith("kubernetes.io/cluster"):
+                raise _fail(f"tag {key!r} is set by EKS or Karpenter (EC2NodeClass: restricted tag); remove it")
+        return tags
+
+    @property
+    def ami_family(self) -> str:
+        """The alias family: ``al2023`` or ``bottlerocket``."""
+        return self.ami_alias.partition("@")[0]
+
+
+class KarpenterPool(PoolBase):
+    """A GPU pool as a Karpenter ``NodePool`` (``karpenter.sh/v1``) on EKS, with its ``EC2NodeClass``.
+
+    Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and boot-time taints that
+    an agent removes (e.g. Cilium's ``node.cilium.io/agent-not-ready``) to ``startupTaints``;
+    startup taints are never part of :attr:`taint_list`, so no toleration is derived from them.
+    Requirements are built from ``instanceFamilies`` or ``instanceTypes`` (exactly one),
+    ``karpenter.k8s.aws/instance-gpu-manufacturer In [nvidia]``, ``gpuCounts``, ``gpuNames``,
+    ``capacityTypes``, ``architecture``, ``zones``, then ``requirements`` (extras).
+    ``limits`` must cap ``nvidia.com/gpu``. Exactly one of ``nodeClassRef`` (an existing
+    EC2NodeClass) and ``nodeClass`` (create one; ``nodeClass: {}`` takes the defaults).
+
+    Everything the NodePool/EC2NodeClass CRDs (v1.14.1, schema and CEL) or Karpenter's runtime
+    validation would refuse is refused here, with the config path: label and requirement key
+    domains (:func:`karpenter_label_problem`), requirement rules
+    (:func:`karpenter_requirement_problems`), durations, budgets, weight 1-100, quantities,
+    at most 100 labels and 100 requirements, and a key+effect both in ``taints`` and
+    ``startupTaints`` (``duplicate taint Key/Effect pair``).
+    """
+
+    backend: Literal["karpenter"]
+    startup_taints: list[TaintItem] = Field(
+        default_factory=list,
+        description="Taints present at boot until an agent removes them; not tolerated by the device plugin.",
+    )
+    instance_families: list[str] | None = Field(None, min_length=1, description="NVIDIA families, e.g. [g6e, g6].")
+    instance_types: list[str] | None = Field(None, min_length=1, description="NVIDIA instance types, e.g. [g6e.2xlarge].")
+    gpu_counts: list[int] | None = Field(None, min_length=1, description="GPUs per instance, e.g. [1, 4].")
+    gpu_names: list[str] | None = Field(None, min_length=1, description="Lower-case GPU names, e.g. [l40s, l4].")
+    capacity_types: list[str] = Field(default_factory=lambda: ["on-demand"], description="on-demand | spot | reserved")
+    architecture: str = Field("amd64", description="amd64 | arm64")
+    zones: list[str] | None = Field(None, min_length=1, description="Availability zones, e.g. [us-east-1a].")
+    requirements: list[KarpenterRequirement] = Field(default_factory=list, description="Extra requirements.")
+    node_class_ref: KarpenterNodeClassRef | None = None
+    node_class: KarpenterNodeClass | None = None
+    limits: dict[str, int | str] = Field(description="Resource caps; must include nvidia.com/gpu (e.g. 32).")
+    disruption: KarpenterDisruption = Field(default_factory=KarpenterDisruption)
+    weight: int | None = Field(None, description="1-100; higher is tried first.")
+    expire_after: str | None = Field(None, description="Node lifetime, e.g. 720h, or Never (Karpenter default 720h).")
+    termination_grace_period: str | None = Field(None, description="Max drain time, e.g. 24h (no Never).")
+
+    @field_validator("startup_taints")
+    @classmethod
+    def _startup_taints(cls, startup: list[TaintConfig], info: ValidationInfo) -> list[TaintConfig]:
+        dups = find_duplicate_taints(t.to_taint() for t in startup)
+        if dups:
+            first, dup, taint = dups[0]
+            raise _fail(
+                f"startupTaints[{first}] and startupTaints[{dup}] both have key {taint.key!r} and effect "
+                f"{taint.effect.value}; keep one"
+            )
+        taints = info.data.get("taints") or []
+        by_identity = {t.to_taint().identity: i for i, t in enumerate(taints)}
+        for j, item in enumerate(startup):
+            taint = item.to_taint()
+            if taint.identity in by_identity:
+                raise _fail(
+                    f"startupTaints[{j}] ({taint}) has the same key and effect as taints[{by_identity[taint.identity]}]; "
+                    "Karpenter rejects a key+effect in both lists (duplicate taint Key/Effect pair): keep it in "
+                    "taints if it stays, in startupTaints if an agent removes it at boot"
+                )
+        return startup
+
+    @field_validator("labels")
+    @classmethod
+    def _karpenter_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        problems = [p for k in labels if (p := karpenter_label_problem(k))]
+        problems += [
+            f"{k!r} is written by {KARPENTER_MANAGED_KEYS[k]} as a requirement; set it there"
+            for k in labels
+            if k in KARPENTER_MANAGED_KEYS
+        ]
+        if problems:
+            raise _fail("; ".join(problems))
+        return labels
+
+    @field_validator("instance_families")
+    @classmethod
+    def _families(cls, families: list[str] | None) -> list[str] | None:
+        problems = instances.nvidia_instance_problems(families or [], families=True)
+        if problems:
+            raise _fail("; ".join(problems))
+        return families
+
+    @field_validator("instance_types")
+    @classmethod
+    def _types(cls, types: list[str] | None) -> list[str] | None:
+        problems = instances.nvidia_instance_problems(types or [])
+        if problems:
+            raise _fail("; ".join(problems))
+        return types
+
+    @field_validator("gpu_counts")
+    @classmethod
+    def _gpu_counts(cls, counts: list[int] | None) -> list[int] | None:
+        if counts is not None:
+            if any(c < 1 for c in counts) or len(set(counts)) != len(counts):
+                raise _fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
+        return counts
+
+    @field_validator("gpu_names")
+    @classmethod
+    def _gpu_names(cls, names: list[str] | None) -> list[str] | None:
+        for name in names or []:
+            bad = label_value_problem(name)
+            if bad:
+                raise _fail(f"{name!r} {bad}")
+            if name != name.lower():
+                # karpenter-provider-aws lower-cases GPU names for the label (l40s, a10g, h100)
+                raise _fail(f"{name!r}: Karpenter's instance-gpu-name label is lower-case; write {name.lower()!r}")
+        return names
+
+    @field_validator("capacity_types")
+    @classmethod
+    def _capacity(cls, types: list[str]) -> list[ConfigIssue]:
+        wrong = [t for t in types if t not in KARPENTER_CAPACITY_TYPES]
+        if wrong:
+            hint = " (Karpenter spells it on-demand)" if any(t.lower().replace("_", "-") == "on-demand" for t in wrong) else ""
+            raise _fail(f"{wrong} are not capacity types; allowed: {', '.join(KARPENTER_CAPACITY_TYPES)}{hint}")
+        if not types or len(set(types)) != len(types):
+            raise _fail(f"{types} must list one or more distinct capacity types")
+        return types
+
+    @field_validator("architecture")
+    @classmethod
+    def _arch(cls, arch: str) -> str:
+        if arch not in KARPENTER_ARCHITECTURES:
+            hint = " (Kubernetes spells x86_64 amd64)" if arch in ("x86_64", "x86-64") else ""
+            raise _fail(f"{arch!r} is not a Kubernetes architecture; allowed: amd64, arm64{hint}")
+        return arch
+
+    @field_validator("zones")
+    @classmethod
+    def _zones(cls, zones: list[str] | None) -> list[str] | None:
+        for zone in zones or []:
+            bad = label_value_problem(zone)
+            if bad:
+                raise _fail(f"{zone!r} {bad}")
+        return zones
+
+    @field_validator("limits")
+    @classmethod
+    def _limits(cls, limits: dict[str, int | str]) -> dict[str, int | str]:
+        problems = []
+        for resource, value in limits.items():
+            bad = qualified_name_problem(resource)
+            if bad:
+                problems.append(f"resource name {resource!r} {bad}")
+            bad = _quantity_problem(value)
+            if bad:
+                problems.append(f"{resource}: {bad}")
+        gpus = limits.get(KARPENTER_GPU_RESOURCE)
+        if gpus is None:
+            problems.append(
+                f"missing {KARPENTER_GPU_RESOURCE}: a GPU NodePool without a GPU limit can launch GPUs without bound; "
+                f"add e.g. {KARPENTER_GPU_RESOURCE}: 32"
+            )
+        elif not (isinstance(gpus, int) or (isinstance(gpus, str) and gpus.isdigit())):
+            problems.append(f"{KARPENTER_GPU_RESOURCE}: {gpus!r} must be a whole number of GPUs")
+        if problems:
+            raise _fail("; ".join(problems))
+        return limits
+
+    @field_validator("weight")
+    @classmethod
+    def _weight(cls, weight: int | None) -> int | None:
+        if weight is not None and not 1 <= weight <= 100:
+            raise _fail(f"{weight} is outside 1..100 (NodePool spec.weight); omit it for the lowest priority")
+        return weight
+
+    @field_validator("expire_after")
+    @classmethod
+    def _expire(cls, value: str | None) -> str | None:
+        problem = value is not None and _karpenter_duration_problem(value)
+        if problem:
+            raise _fail(problem)
+        return value
+
+    @field_validator("termination_grace_period")
+    @classmethod
+    def _grace(cls, value: str | None) -> str | None:
+        problem = value is not None and _karpenter_duration_problem(value, never=False)
+        if problem:
+            raise _fail(problem)
+        return value
+
+    @model_validator(mode="after")
+    def _karpenter_whole(self) -> KarpenterPool:
+        problems = []
+        if (self.instance_families is None) == (self.instance_types is None):
+            problems.append(
+                "set exactly one of instanceFamilies (e.g. [g6e, g6]) or instanceTypes (e.g. [g6e.2xlarge]); "
+                "without either Karpenter may pick any NVIDIA instance, up to p5.48xlarge"
+            )
+        if (self.node_class_ref is None) == (self.node_class is None):
+            problems.append(
+                "set exactly one of nodeClassRef (an existing EC2NodeClass: {name: ...}) or nodeClass "
+                "(create one; nodeClass: {} takes the defaults)"
+            )
+        arch_name = {"amd64": "x86_64", "arm64": "arm64"}[self.architecture]
+        wrong = [v for v in (self.instance_families or self.instance_types or []) if instances.instance_arch(v) != arch_name]
+        if wrong:
+            problems.append(
+                f"{wrong} are {instances.instance_arch(wrong[0])} but architecture is {self.architecture}; "
+                "set architecture to match"
+            )
+        for i, req in enumerate(self.requirements):
+            if req.key in KARPENTER_MANAGED_KEYS:
+                problems.append(f"requirements[{i}].key {req.key!r} is written by {KARPENTER_MANAGED_KEYS[req.key]}; set it there")
+        for key in (self.gpu_label.key,):
+            restricted = karpenter_label_problem(key)
+            if restricted:
+                problems.append(f"gpuLabel: {restricted}")
+        if len(self.node_labels) > KARPENTER_MAX_LABELS:
+            problems.append(
+                f"{len(self.node_labels)} labels (with gpuLabel and gpu-node-pools/pool); a NodePool takes at most "
+                f"{KARPENTER_MAX_LABELS}"
+            )
+        count = len(self.requirement_list)
+        if count > KARPENTER_MAX_REQUIREMENTS:
+            problems.append(f"{count} requirements in all; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
+        if problems:
+            raise _fail("; ".join(problems))
+        return self
+
+    # derived, plain values (known at preview) -----------------------------------------
+    @property
+    def startup_taint_list(self) -> list[Taint]:
+        """Startup taints as :class:`Taint`, in config order (never in :attr:`taint_list`)."""
+        return [t.to_taint() for t in self.startup_taints]
+
+    @property
+    def requirement_list(self) -> list[dict[str, Any]]:
+        """The NodePool requirements, in a fixed order: instance family or type, GPU
+        manufacturer, GPU count, GPU name, capacity type, architecture, zone, then extras."""
+        reqs: list[dict[str, Any]] = []
+
+        def add(key: str, values: list[str] | None) -> None:
+            if values:
+                reqs.append({"key": key, "operator": "In", "values": list(values)})
+
+        add("karpenter.k8s.aws/instance-family", self.instance_families)
+        add("node.kubernetes.io/instance-type", self.instance_types)
+        add("karpenter.k8s.aws/instance-gpu-manufacturer", ["nvidia"])
+        add("karpenter.k8s.aws/instance-gpu-count", [str(c) for c in self.gpu_counts or []])
+        add("karpenter.k8s.aws/instance-gpu-name", self.gpu_names)
+        add("karpenter.sh/capacity-type", self.capacity_types)
+        add("kubernetes.io/arch", [self.architecture])
+        add("topology.kubernetes.io/zone", self.zones)
+        reqs += [r.to_k8s() for r in self.requirements]
+        return reqs
+
+    @property
+    def node_class_name(self) -> str:
+        """The EC2NodeClass the NodePool references (``nodeClassRef.name``, ``nodeClass.name`` or the pool name)."""
+        if self.node_class_ref is not None:
+            return self.node_class_ref.name
+        return (self.node_class.name if self.node_class else None) or self.name
+
+    @property
+    def ships_own_device_plugin(self) -> bool:
+        """Bottlerocket NVIDIA AMIs include NVIDIA's device plugin (EKS user guide, ml-eks-optimized-ami)."""
+        if self.node_class is not None:
+            return self.node_class.ami_family == "bottlerocket"
+        return self.node_class_ref is not None and self.node_class_ref.ami_family == "Bottlerocket"
+
+    @property
+    def uses_nvidia_device_plugin(self) -> bool:
+        return not self.ships_own_device_plugin
+
+
+def stack_issues(stack: Any) -> list[ConfigIssue]:
+    """Stack-level Karpenter rules as :class:`ConfigIssue` objects: a node role for created
+    EC2NodeClasses, and no two pools creating an EC2NodeClass of the same name."""
+    issues = []
+    created: dict[str, int] = {}
+    for i, pool in enumerate(stack.pools):
+        if not isinstance(pool, KarpenterPool) or pool.node_class is None:
+            continue
+        if pool.node_class.role is None and not stack.cluster.node_role_arn:
+            issues.append(ConfigIssue(f"pools[{i}].nodeClass.role", "missing; set the node IAM role name here or cluster.nodeRoleArn"))
+        name = pool.node_class_name
+        if name in created:
+            issues.append(ConfigIssue(f"pools[{i}].nodeClass.name", f"EC2NodeClass {name!r} is already created by pools[{created[name]}]; "
+                f"give it another name, or reference it with nodeClassRef: {{name: {name}}}"
+            ))
+        created.setdefault(name, i)
+    return issues
+

@@ -1,0 +1,94 @@
+"""Recognise Karpenter GPU NodePools (``kubernetes:karpenter.sh/<v>:NodePool``), ours or hand-written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ... import instances
+from ...props import dig, items, mapping, text
+from .._gpu_pool import GpuPool, _read_taints
+
+#: Karpenter's well-known labels (karpenter.k8s.aws/...) that describe GPUs.
+_KARPENTER_AWS = "karpenter.k8s.aws/"
+
+
+def _karpenter_requires_gpu(requirements: Iterable[Any]) -> bool:
+    for req in requirements:
+        key = text(dig(req, "key")) or ""
+        op = text(dig(req, "operator")) or ""
+        values = [str(v) for v in items(dig(req, "values"))]
+        if key == _KARPENTER_AWS + "instance-gpu-manufacturer" and op == "In" and values == ["nvidia"]:
+            return True
+        if key == _KARPENTER_AWS + "instance-gpu-count":
+            if op == "Gt" and values and values[0].isdigit():
+                return True
+            if op == "In" and values and all(v.isdigit() and int(v) > 0 for v in values):
+                return True
+        if key == _KARPENTER_AWS + "instance-gpu-name" and op in ("In", "Exists"):
+            return True
+        if op == "In" and values:
+            if key == _KARPENTER_AWS + "instance-family" and all(v in instances.NVIDIA_FAMILIES for v in values):
+                return True
+            if key == "node.kubernetes.io/instance-type" and all(instances.is_nvidia_instance_type(v) for v in values):
+                return True
+    return False
+
+
+def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
+    """A Karpenter NodePool is a GPU pool when its requirements require NVIDIA GPUs or its limits name ``nvidia.com/gpu``.
+
+    ``context["node_classes"]``: EC2NodeClass name -> its AMI ships NVIDIA's device plugin (Bottlerocket).
+    """
+    if not resource_type.endswith(":NodePool"):
+        return None
+    node_classes = context.get("node_classes") or {}
+    from . import read as karpenter
+
+    requirements = list(items(dig(props, "spec", "template", "spec", "requirements")))
+    limits = mapping(dig(props, "spec", "limits"))
+    if not _karpenter_requires_gpu(requirements) and "nvidia.com/gpu" not in limits:
+        return None
+    taints, problem = _read_taints(karpenter.read_nodepool_taints, props)
+    try:
+        labels = {k: v for k, v in karpenter.read_nodepool_labels(props).items() if isinstance(v, str)}
+    except (TypeError, AttributeError, ValueError):
+        labels = {}
+    for req in requirements:  # single-valued In requirements become node labels
+        values = list(items(dig(req, "values")))
+        if dig(req, "operator") == "In" and len(values) == 1 and isinstance(dig(req, "key"), str):
+            labels.setdefault(dig(req, "key"), str(values[0]))
+    pool_name = text(dig(props, "metadata", "name"))
+    if pool_name:
+        labels.setdefault("karpenter.sh/nodepool", pool_name)
+    class_name = text(dig(props, "spec", "template", "spec", "nodeClassRef", "name"))
+    return GpuPool(
+        backend="karpenter",
+        resource_type=resource_type,
+        name=name,
+        urn=urn,
+        taints=taints,
+        labels=labels,
+        where="the Karpenter NodePool spec.template.spec.taints (GpuNodePool taints)",
+        ships_own_device_plugin=bool(class_name and node_classes.get(class_name)),
+        problem=problem,
+    )
+
+
+def context(resources: Iterable[Any]) -> dict[str, Any]:
+    """``{"node_classes": {EC2NodeClass name: its AMI ships NVIDIA's device plugin (Bottlerocket)}}``."""
+    return {"node_classes": _node_classes(resources)}
+
+
+def _node_classes(resources: Iterable[Any]) -> dict[str, bool]:
+    out: dict[str, bool] = {}
+    for res in resources:
+        if not (res.resource_type.startswith("kubernetes:karpenter.k8s.aws/") and res.resource_type.endswith(":EC2NodeClass")):
+            continue
+        name = text(dig(res.props, "metadata", "name"))
+        if not name:
+            continue
+        aliases = [text(dig(t, "alias")) or "" for t in items(dig(res.props, "spec", "amiSelectorTerms"))]
+        family = text(dig(res.props, "spec", "amiFamily")) or ""
+        out[name] = family == "Bottlerocket" or any(a.startswith("bottlerocket@") for a in aliases)
+    return out

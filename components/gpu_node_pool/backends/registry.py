@@ -1,0 +1,156 @@
+"""The backend registry: the one list of backends, and what each one contributes.
+
+A backend is one folder under ``backends/`` (``eks_managed/``, ``gke/``, ``karpenter/``,
+``self_managed/``) whose ``__init__.py`` calls :func:`register` with a :class:`Backend`.
+Everything else asks this registry instead of branching on backend names: the stack config
+(:mod:`gpu_node_pool.config.stack` builds its pool union from :func:`all_backends`),
+:class:`~gpu_node_pool.pool.GpuNodePool` (``wire``), the plan (``summarise`` and
+``report``), ``gpupool render`` (``export``) and the policies' pool detection
+(``detect`` for the resources whose type tokens the backend lists in ``detects``).
+
+Functions are given as ``"module:function"`` strings relative to the backend's package and
+imported on first use, so that reading the config never imports the Pulumi SDK (an import
+contract in ``pyproject.toml`` checks it) and importing the CLI does not load every backend's
+renderers.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Backend", "register", "unregister", "get", "all_backends", "names", "by_detected_type", "version"]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What one backend contributes.
+
+    Attributes:
+        name: the ``backend:`` value in the stack config, e.g. ``eks-managed``.
+        package: the backend's package (``gpu_node_pool.backends.eks_managed``); the function
+            references below are relative to it.
+        config_model: the pydantic pool model (a subclass of
+            :class:`~gpu_node_pool.config.common.PoolBase`) with ``backend: Literal[name]``.
+        stack_checks: ``"module:function"``; ``function(stack) -> list[ConfigIssue]``: rules
+            across the stack (cluster keys the backend's pools need, names shared between pools).
+        wire: ``"module:function"``; ``function(component, name, pool, cluster) -> None``
+            registers the backend's Pulumi resources as children of ``component`` (a
+            :class:`~gpu_node_pool.pool.GpuNodePool`) and sets its outputs.
+        summarise: ``"module:function"``; ``function(pool, entry, index, resources, outputs)``
+            fills the plan entry of a pool from the recorded resources, read back with the
+            backend's readers (``index``: ``{(type token, name): record}``).
+        report: ``"module:function"``; ``function(entry) -> list[str]``: the backend's lines in
+            the text plan.
+        detect: ``"module:function"``; ``function(resource_type, props, name, urn, resources)
+            -> GpuPool | None``: recognise a GPU pool of this backend among any program's
+            resources (hand-written or ours), for the policies.
+        detects: the Pulumi type tokens ``detect`` looks at; a token ending in ``:`` is a prefix.
+        detect_context: ``"module:function"``; ``function(resources) -> dict`` over the stack's
+            resources whose type tokens match ``context_types`` (prefixes ending in ``:`` or
+            ``/``); the dicts of all backends are merged into the ``context`` every ``detect`` gets.
+        context_types: see ``detect_context``.
+        export: ``"module:function"`` or ``""``; ``function(pool, entry, outputs) -> {file
+            name: text}``: extra files ``gpupool render`` writes for the pool.
+        children: child role -> ``(type token, name template)``; the template takes ``{pool}``
+            (the GpuNodePool's resource name). The component and the readers both use it.
+    """
+
+    name: str
+    package: str
+    config_model: type
+    stack_checks: str = ""
+    wire: str = ""
+    summarise: str = ""
+    report: str = ""
+    detect: str = ""
+    detects: tuple[str, ...] = ()
+    export: str = ""
+    detect_context: str = ""
+    context_types: tuple[str, ...] = ()
+    children: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+    def fn(self, what: str) -> Callable[..., Any] | None:
+        """The function behind the reference ``what`` (``"wire"``...), imported on first use; None if unset."""
+        ref = getattr(self, what)
+        if not ref:
+            return None
+        module, _, func = ref.partition(":")
+        return getattr(importlib.import_module(module if module.startswith("gpu_node_pool") else f"{self.package}.{module}"), func)
+
+    def child_type(self, role: str) -> str:
+        return self.children[role][0]
+
+    def child_name(self, role: str, pool: str) -> str:
+        return self.children[role][1].format(pool=pool)
+
+    def detects_type(self, resource_type: str) -> bool:
+        return _matches(resource_type, self.detects)
+
+    def wants_for_context(self, resource_type: str) -> bool:
+        return _matches(resource_type, self.context_types)
+
+
+def _matches(resource_type: str, tokens: tuple[str, ...]) -> bool:
+    return any(resource_type == t or (t[-1:] in ":/" and resource_type.startswith(t)) for t in tokens)
+
+
+_BACKENDS: dict[str, Backend] = {}
+_version = 0
+#: Set by ``gpu_node_pool.backends`` once the built-in backends are registered.
+_loaded = False
+
+
+def register(backend: Backend) -> Backend:
+    """Add ``backend`` (a later registration of the same name replaces it). Returns it."""
+    global _version
+    _BACKENDS[backend.name] = backend
+    _version += 1
+    return backend
+
+
+def unregister(name: str) -> None:
+    """Remove a backend (tests that register a fake one clean up with this)."""
+    global _version
+    _BACKENDS.pop(name, None)
+    _version += 1
+
+
+def version() -> int:
+    """Changes on every (un)registration; models built from the registry cache on it."""
+    return _version
+
+
+def get(name: str) -> Backend:
+    """The backend called ``name``. Raises KeyError naming the known backends."""
+    _builtin()
+    try:
+        return _BACKENDS[name]
+    except KeyError:
+        raise KeyError(f"no backend {name!r}; known: {', '.join(_BACKENDS)}") from None
+
+
+def _builtin() -> None:
+    """Make sure the built-in backends are registered (importing ``gpu_node_pool.backends`` does it)."""
+    if not _loaded:
+        importlib.import_module(__name__.rpartition(".")[0])
+
+
+def all_backends() -> list[Backend]:
+    """Every registered backend, in registration order."""
+    _builtin()
+    return list(_BACKENDS.values())
+
+
+def names() -> tuple[str, ...]:
+    """The registered backend names, in registration order (the ``backend:`` choices)."""
+    _builtin()
+    return tuple(_BACKENDS)
+
+
+def by_detected_type(resource_type: str) -> list[Backend]:
+    """The backends whose ``detect`` looks at resources of ``resource_type``."""
+    _builtin()
+    return [b for b in _BACKENDS.values() if b.detects_type(resource_type)]

@@ -1,0 +1,33 @@
+"""``self-managed``: nodes whose kubelet registers the pool's taints itself.
+
+Files: ``config.py`` (pool model, formats, stack rules), ``bootstrap.py`` (one renderer per
+bootstrap format and the format table), ``ec2.py`` (launch template / Auto Scaling group
+inputs and tags), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text),
+``detect.py`` (recognise GPU launch templates for the policies), ``export.py`` (bootstrap files
+for ``gpupool render``). The user-data readers are shared in ``backends/_user_data.py``.
+"""
+
+from __future__ import annotations
+
+from ...wellknown import AUTOSCALING_GROUP, IAM_INSTANCE_PROFILE, LAUNCH_TEMPLATE
+from ..registry import Backend, register
+from .config import SelfManagedPool
+
+BACKEND = register(
+    Backend(
+        name="self-managed",
+        package=__name__,
+        config_model=SelfManagedPool,
+        stack_checks="config:stack_issues",
+        wire="resources:wire",
+        summarise="summary:summarise",
+        report="summary:report",
+        detect="detect:detect",
+        detects=(LAUNCH_TEMPLATE,),
+        children={
+            "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),
+            "asg": (AUTOSCALING_GROUP, "{pool}-asg"),
+            "instance_profile": (IAM_INSTANCE_PROFILE, "{pool}-instance-profile"),
+        },
+    )
+)

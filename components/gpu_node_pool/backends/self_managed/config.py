@@ -1,0 +1,278 @@
+"""Config of ``self-managed`` pools: the bootstrap formats, the model and its stack-level rules."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import (
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from ... import instances
+from ...config.common import AwsTags, PoolBase, ScalingConfig, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
+from ...config.errors import ConfigIssue  # noqa: F401
+from ...labels import (
+    node_restriction_problem,
+)
+
+#: How a self-managed node is bootstrapped, i.e. where its kubelet reads the taints it
+#: registers with (renderers in ``bootstrap.py``, readers in ``backends/_user_data.py``):
+#: ``al2023`` nodeadm ``NodeConfig`` (MIME user data), ``bottlerocket`` TOML settings, ``al2``
+#: ``/etc/eks/bootstrap.sh`` (legacy: EKS stopped publishing AL2 AMIs on 2025-11-26),
+#: ``kubeadm`` ``JoinConfiguration`` (on-premises), ``kubelet`` plain flags and a
+#: ``KubeletConfiguration`` snippet (any other image).
+SelfManagedFormat = Literal["al2023", "bottlerocket", "al2", "kubeadm", "kubelet"]
+SELF_MANAGED_FORMATS: tuple[str, ...] = get_args(SelfManagedFormat)
+#: Formats the component launches on EC2 itself (EKS bootstrap in the user data).
+SELF_MANAGED_EC2_FORMATS = ("al2023", "bottlerocket", "al2")
+#: Cluster keys each format writes into the bootstrap, and why it needs them.
+_FORMAT_CLUSTER_KEYS: dict[str, tuple[tuple[str, ...], str]] = {
+    "al2023": (
+        ("apiServerEndpoint", "certificateAuthority", "serviceCidr"),
+        "nodeadm needs spec.cluster.{apiServerEndpoint, certificateAuthority, cidr} on self-managed nodes",
+    ),
+    "bottlerocket": (
+        ("apiServerEndpoint", "certificateAuthority"),
+        "Bottlerocket needs settings.kubernetes.{api-server, cluster-certificate}",
+    ),
+    "al2": (
+        ("apiServerEndpoint", "certificateAuthority"),
+        "bootstrap.sh gets --apiserver-endpoint and --b64-cluster-ca (else it calls eks:DescribeCluster)",
+    ),
+    "kubeadm": (
+        ("apiServerEndpoint", "caCertHashes"),
+        "kubeadm join discovers the cluster at discovery.bootstrapToken.{apiServerEndpoint, caCertHashes}",
+    ),
+    "kubelet": ((), ""),
+}
+#: Keys that only mean something when the component creates EC2 resources (``provider: aws``).
+_SELF_MANAGED_AWS_KEYS = {
+    "instance_types": "instanceTypes",
+    "scaling": "scaling",
+    "subnet_ids": "subnetIds",
+    "instance_profile_arn": "instanceProfileArn",
+    "security_group_ids": "securityGroupIds",
+    "ami_id": "amiId",
+    "gpus_per_node": "gpusPerNode",
+    "disk_size": "diskSize",
+    "tags": "tags",
+}
+
+
+def _kubelet_label_problem(key: str) -> str | None:
+    problem = node_restriction_problem(key)
+    if problem is None:
+        return None
+    return (
+        f"{problem}. A self-managed node sets its own labels at registration (kubelet --node-labels), and the "
+        "NodeRestriction admission plugin decides which it may set; if the label must be on the Node, have an "
+        "admin-side controller apply it after the node joins"
+    )
+
+
+class SelfManagedPool(PoolBase):
+    """A GPU pool of self-managed nodes whose kubelet registers the pool's taints itself.
+
+    Registration is the only way a taint exists before the first pod can land (the
+    ``--register-with-taints`` / ``registerWithTaints`` facts: ``facts/aws-eks-karpenter.md``
+    §3). With ``provider: aws`` the component creates an EC2 launch template (user data in
+    ``format``, IMDSv2 required, the NVIDIA AMI from the public SSM parameter of ``format`` and
+    ``cluster.kubernetesVersion`` unless ``amiId`` is set) and an Auto Scaling group tagged for
+    Cluster Autoscaler scale from zero (§4). With ``provider: none`` (bare metal, kubeadm
+    on-premises) it renders the bootstrap only, as stack outputs.
+
+    Rules checked here:
+
+    * Labels, the GPU label included, must pass NodeRestriction: no ``kubernetes.io``/``k8s.io``
+      keys except ``kubelet.kubernetes.io/``, ``node.kubernetes.io/`` and the kubelet's
+      allow-list, no ``node-restriction.kubernetes.io/`` keys (``node-role.kubernetes.io/gpu``
+      is refused: the kubelet would not start). Source: kubernetes
+      ``plugin/pkg/admission/noderestriction/admission.go``.
+    * ``provider: aws``: ``format`` is al2023, bottlerocket or al2; ``instanceTypes`` (NVIDIA,
+      one architecture, one GPU count per node), ``scaling`` and ``securityGroupIds`` are
+      required; ``al2`` needs ``amiId`` (no AL2 AMI is published for Kubernetes 1.33+); one
+      effect per taint key, since
+      a Cluster Autoscaler ``node-template/taint/<key>`` tag holds one ``value:Effect``.
+    * ``provider: none``: none of the EC2 keys (instanceTypes, scaling, subnetIds, amiId...).
+    * Stack level (:class:`StackConfig`): the cluster keys ``format`` writes into the bootstrap
+      (``apiServerEndpoint``, ``certificateAuthority``, ``serviceCidr``, ``caCertHashes``), and for
+      ``provider: aws`` subnets, an instance profile (or ``cluster.nodeRoleArn``) and
+      ``cluster.kubernetesVersion`` (unless ``amiId``).
+
+    Raises:
+        ValidationError: (through :func:`validate_stack_config`, as :class:`ConfigError`) any rule above.
+    """
+
+    backend: Literal["self-managed"]
+    format: SelfManagedFormat = Field(
+        description="al2023 | bottlerocket | al2 (legacy) | kubeadm | kubelet: where the kubelet reads its taints."
+    )
+    provider: Literal["aws", "none"] = Field(
+        "aws", description="aws: launch template + Auto Scaling group; none: render the bootstrap only (bare metal)."
+    )
+    instance_types: list[str] | None = Field(
+        None, min_length=1, description="aws: NVIDIA GPU instance types of one GPU count, e.g. [g6e.12xlarge]."
+    )
+    scaling: ScalingConfig | None = Field(None, description="aws: Auto Scaling group bounds; minSize may be 0.")
+    subnet_ids: list[str] | None = Field(None, min_length=1, description="aws: defaults to cluster.subnetIds.")
+    instance_profile_arn: str | None = Field(
+        None,
+        pattern=r"^arn:aws[a-z-]*:iam::\d{12}:instance-profile/.+$",
+        description="aws: the nodes' instance profile; default: one made for cluster.nodeRoleArn.",
+    )
+    security_group_ids: list[str] | None = Field(
+        None, min_length=1, description="aws, required: security groups of the nodes (the EKS cluster security group)."
+    )
+    ami_id: str | None = Field(
+        None, pattern=r"^ami-[0-9a-f]{8,17}$", description="aws: fixed AMI; default: the NVIDIA AMI from SSM."
+    )
+    gpus_per_node: int | None = Field(
+        None, ge=1, le=64, description="aws: GPUs per node when the instance table does not know the type."
+    )
+    disk_size: int | None = Field(None, ge=20, le=16384, description="aws: root (Bottlerocket: data) volume GiB.")
+    tags: AwsTags = Field(default_factory=dict, description="AWS tags on the Auto Scaling group and nodes.")
+
+    @field_validator("labels")
+    @classmethod
+    def _kubelet_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        problems = [p for k in labels if (p := _kubelet_label_problem(k))]
+        if problems:
+            raise _fail("; ".join(problems))
+        return labels
+
+    @model_validator(mode="after")
+    def _self_managed_rules(self) -> SelfManagedPool:
+        problems = []
+        problem = _kubelet_label_problem(self.gpu_label.key)
+        if problem:
+            problems.append(f"gpuLabel: {problem}")
+        if self.provider == "none":
+            extra = [alias for name, alias in _SELF_MANAGED_AWS_KEYS.items() if name in self.model_fields_set]
+            if extra:
+                problems.append(
+                    f"{', '.join(extra)}: provider none creates no cloud resources and only renders the "
+                    f"{self.format} bootstrap; remove them, or set provider: aws"
+                )
+        else:
+            problems += self._aws_problems()
+        if problems:
+            raise _fail("; ".join(problems))
+        return self
+
+    def _aws_problems(self) -> list[ConfigIssue]:
+        problems = []
+        if self.format not in SELF_MANAGED_EC2_FORMATS:
+            problems.append(
+                f"format {self.format!r} is for nodes the component does not launch (on-premises, custom images); "
+                f"set provider: none to render it, or use {' or '.join(SELF_MANAGED_EC2_FORMATS[:2])} on AWS"
+            )
+        if self.format == "al2" and self.ami_id is None:
+            problems.append(
+                "format 'al2' needs amiId: EKS stopped publishing AL2 AMIs on 2025-11-26 (none for Kubernetes "
+                "1.33+), so there is no SSM parameter to resolve; prefer format al2023"
+            )
+        if self.instance_types is None:
+            problems.append("instanceTypes: required with provider aws, e.g. [g6e.12xlarge]")
+        if self.scaling is None:
+            problems.append("scaling: required with provider aws, e.g. {minSize: 0, maxSize: 4}")
+        if self.security_group_ids is None:
+            problems.append(
+                "securityGroupIds: required with provider aws: without the cluster security group (aws eks "
+                "describe-cluster --query cluster.resourcesVpcConfig.clusterSecurityGroupId) the nodes get the "
+                "VPC default group and cannot reach the control plane"
+            )
+        types = self.instance_types or []
+        bad = instances.nvidia_instance_problems(types)
+        problems += [f"instanceTypes: {p}" for p in bad]
+        if types and not bad:
+            arches = sorted({instances.instance_arch(t) for t in types})
+            if len(arches) > 1:
+                problems.append(f"instanceTypes {types} mix architectures {arches}; one group runs one AMI")
+            counts = {t: instances.gpu_count(t) for t in types}
+            if self.gpus_per_node is None:
+                unknown = [t for t, n in counts.items() if n is None]
+                if unknown:
+                    problems.append(
+                        f"instanceTypes {unknown}: GPUs per node unknown to the instance table; set gpusPerNode "
+                        "(Cluster Autoscaler needs it to scale from zero)"
+                    )
+                elif len(set(counts.values())) > 1:
+                    problems.append(
+                        f"instanceTypes {types} have different GPU counts {counts}; Cluster Autoscaler models a group "
+                        "as one node shape: split them into pools"
+                    )
+        keys = [t.key for t in self.taint_list]
+        multi = sorted({k for k in keys if keys.count(k) > 1})
+        if multi:
+            problems.append(
+                f"taint key(s) {multi} carry several effects, but the Auto Scaling group's Cluster Autoscaler "
+                "node-template/taint/<key> tag holds one value:Effect per key; use one effect per key "
+                "(or provider none)"
+            )
+        return problems
+
+    @property
+    def ships_own_device_plugin(self) -> bool:
+        """Bottlerocket NVIDIA variants (``aws-k8s-<version>-nvidia``) include NVIDIA's device plugin
+        (EKS user guide ``ml-eks-optimized-ami``; bottlerocket ``QUICKSTART-EKS.md``)."""
+        return self.format == "bottlerocket"
+
+    @property
+    def uses_nvidia_device_plugin(self) -> bool:
+        return not self.ships_own_device_plugin
+
+    @property
+    def arch(self) -> str:
+        """``x86_64`` or ``arm64``: the architecture of the instance types (``x86_64`` without any)."""
+        return instances.instance_arch(self.instance_types[0]) if self.instance_types else "x86_64"
+
+    @property
+    def gpus(self) -> int | None:
+        """GPUs per node: ``gpusPerNode``, else the instance table's count for the instance types."""
+        if self.gpus_per_node is not None:
+            return self.gpus_per_node
+        return instances.gpu_count(self.instance_types[0]) if self.instance_types else None
+
+
+_CLUSTER_ATTRS = {
+    "apiServerEndpoint": "api_server_endpoint",
+    "certificateAuthority": "certificate_authority",
+    "serviceCidr": "service_cidr",
+    "caCertHashes": "ca_cert_hashes",
+}
+
+
+def stack_issues(stack: Any) -> list[ConfigIssue]:
+    """Stack-level self-managed rules as :class:`ConfigIssue` objects (cluster keys, subnets, role, version)."""
+    cluster = stack.cluster
+    issues = []
+    missing: dict[str, list[str]] = {}
+    for i, pool in enumerate(stack.pools):
+        if not isinstance(pool, SelfManagedPool):
+            continue
+        keys, why = _FORMAT_CLUSTER_KEYS[pool.format]
+        for key in keys:
+            if not getattr(cluster, _CLUSTER_ATTRS[key]):
+                missing.setdefault(key, []).append(f"pools[{i}] ({pool.format}: {why})")
+        if pool.provider != "aws":
+            continue
+        if not (pool.subnet_ids or cluster.subnet_ids):
+            issues.append(ConfigIssue(f"pools[{i}].subnetIds", "missing; set it here or in cluster.subnetIds"))
+        if not (pool.instance_profile_arn or cluster.node_role_arn):
+            issues.append(ConfigIssue(f"pools[{i}].instanceProfileArn", "missing; set it here, or cluster.nodeRoleArn to get one made for it"
+            ))
+        if pool.ami_id is None and not cluster.kubernetes_version:
+            issues.append(ConfigIssue("cluster.kubernetesVersion", f"missing; pools[{i}] resolves its {pool.format} NVIDIA AMI from the SSM "
+                f"parameter of that version (or set pools[{i}].amiId)"
+            ))
+    for key, users in missing.items():
+        issues.append(ConfigIssue(f"cluster.{key}", f"missing; needed by {', '.join(users)}"))
+    return issues
+
+
+# --- karpenter ----------------------------------------------------------------------------
+# Rules of Karpenter v1.14.1 (aws/karpenter-provider-aws tag v1.14.1): the NodePool and
+# EC2NodeClass CRDs (openAPIV3Schema patterns, enums, limits and x-kubernetes-validations CEL
+# rules; copies in tests/data/karpenter-crds/) and the Go runtime validation of

@@ -1,0 +1,52 @@
+"""Recognise self-managed GPU pools: a launch template with an NVIDIA instance type (or used by an Auto
+Scaling group of NVIDIA types) whose user data bootstraps a kubelet."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ... import instances
+from ...props import dig, text
+from ...taints import TaintError
+from .._gpu_pool import GpuPool, _read_taints
+from .._user_data import decode_user_data, detect_format, read_registration_labels, read_registration_taints
+from . import BACKEND
+
+
+def looks_like_node_bootstrap(user_data: str) -> bool:
+    """True when user data joins a Kubernetes node (nodeadm, bootstrap.sh, kubeadm, Bottlerocket, kubelet flags)."""
+    try:
+        return detect_format(user_data) not in (None, "shell")
+    except (TaintError, ValueError, TypeError):
+        return True  # a bootstrap, though a malformed one: the taint reader will say what is wrong
+
+
+def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
+    """A launch template is a GPU pool when its instance type is NVIDIA (or ``context["force_gpu"]``: an Auto
+    Scaling group of NVIDIA types uses it) and its user data bootstraps a kubelet; taints are read from the
+    kubelet registration in the user data."""
+    instance_type = text(dig(props, "instanceType"))
+    if not context.get("force_gpu") and not (instance_type and instances.is_nvidia_instance_type(instance_type)):
+        return None
+    user_data = decode_user_data(dig(props, "userData"))
+    if not looks_like_node_bootstrap(user_data):
+        return None
+    taints, problem = _read_taints(read_registration_taints, user_data)
+    labels: dict[str, str] | None
+    try:
+        labels = dict(read_registration_labels(user_data))
+    except (TypeError, AttributeError, ValueError):
+        labels = None
+    return GpuPool(
+        backend=BACKEND.name,
+        resource_type=resource_type,
+        name=name,
+        urn=urn,
+        taints=taints,
+        labels=labels,
+        where="the kubelet registration in the launch template's user data (registerWithTaints)",
+        ships_own_device_plugin="[settings.kubernetes]" in user_data,
+        problem=problem,
+        extra={"launch_template_name": text(dig(props, "name"))},
+    )

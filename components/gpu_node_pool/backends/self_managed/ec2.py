@@ -1,0 +1,177 @@
+"""EC2 wiring of self-managed pools with ``provider: aws``: AMI parameter, user data, launch
+template and Auto Scaling group arguments, Cluster Autoscaler tags (plain values; ``resources.py``
+makes the resources)."""
+
+from __future__ import annotations
+
+import base64
+import collections
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
+    from ...config import ClusterConfig
+    from .config import SelfManagedPool
+
+from ...wellknown import NVIDIA_GPU_RESOURCE as GPU_RESOURCE
+from .._cluster_autoscaler import CA_CLUSTER_TAG_PREFIX, CA_ENABLED_TAG, CLUSTER_OWNED_TAG_PREFIX, ca_node_template_tags
+from .._registration import ClusterInfo, Registration
+from .bootstrap import FORMATS, render_bootstrap
+
+# --- a pool's bootstrap and its EC2 wiring (plain values; pool.py makes the resources) ---
+
+
+def ami_ssm_parameter(fmt: str, kubernetes_version: str, arch: str) -> str:
+    """The public SSM parameter holding the NVIDIA AMI id for ``fmt``, e.g.
+    ``/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/x86_64/nvidia/recommended/image_id``.
+
+    Raises:
+        ValueError: ``fmt`` has no published NVIDIA AMI (al2, kubeadm, kubelet) or ``arch`` is
+            not ``x86_64``/``arm64``.
+    """
+    template = FORMATS[fmt].ssm_parameter
+    if template is None:
+        raise ValueError(f"format {fmt!r} has no public NVIDIA AMI parameter; set amiId")
+    if arch not in ("x86_64", "arm64"):
+        raise ValueError(f"arch {arch!r} must be x86_64 or arm64")
+    return template.format(version=kubernetes_version, arch=arch)
+
+
+def bootstrap_files(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
+    """The pool's rendered bootstrap: ``{file name: text}`` (see :data:`FORMATS`)."""
+    # GpuNodePool renders it twice (its bootstrap output and the launch template's user data):
+    # the models are frozen, so the last few renders are kept by identity.
+    for seen_pool, seen_cluster, files in _RENDERED:
+        if seen_pool is pool and seen_cluster is cluster:
+            return dict(files)
+    files = render_bootstrap(pool.format, Registration.of_pool(pool), ClusterInfo.from_config(cluster))
+    _RENDERED.appendleft((pool, cluster, files))
+    return dict(files)
+
+
+_RENDERED: collections.deque[tuple[Any, Any, dict[str, str]]] = collections.deque(maxlen=4)
+
+
+def user_data(pool: SelfManagedPool, cluster: ClusterConfig) -> str:
+    """The EC2 user data of an ``al2023``/``bottlerocket``/``al2`` pool (not yet base64).
+
+    Raises:
+        ValueError: the pool's format is not launched on EC2 by the component.
+    """
+    if not FORMATS[pool.format].ec2:
+        raise ValueError(f"format {pool.format!r} is not EC2 user data; use provider none")
+    (text,) = bootstrap_files(pool, cluster).values()
+    return text
+
+
+def ca_auto_discovery_tags(cluster_name: str) -> dict[str, str]:
+    """``k8s.io/cluster-autoscaler/enabled`` and ``k8s.io/cluster-autoscaler/<cluster>``: the tags
+    Cluster Autoscaler's default ``--node-group-auto-discovery`` looks for (values are not read)."""
+    return {CA_ENABLED_TAG: "true", CA_CLUSTER_TAG_PREFIX + cluster_name: "owned"}
+
+
+def ca_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
+    """Every Cluster Autoscaler tag of the pool's Auto Scaling group, sorted by key.
+
+    Auto-discovery tags plus ``node-template/label/<k>`` = ``<v>``, ``node-template/taint/<k>`` =
+    ``<v>:<Effect>`` (from the same :class:`Registration` the user data is rendered from, so the
+    two agree by construction) and ``node-template/resources/nvidia.com/gpu`` = GPUs per node.
+
+    Raises:
+        ValueError: a taint key with several effects (config validation refuses it for aws pools).
+    """
+    reg = Registration.of_pool(pool)
+    resources = {GPU_RESOURCE: str(pool.gpus)} if pool.gpus else None
+    tags = ca_node_template_tags(list(reg.taints), reg.labels, resources)
+    return dict(sorted((tags | ca_auto_discovery_tags(cluster.name)).items()))
+
+
+def autoscaling_group_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> list[dict[str, Any]]:
+    """``aws.autoscaling.Group.tags``: ``[{key, value, propagate_at_launch}]``, sorted by key.
+
+    Cluster Autoscaler tags stay on the group (``propagate_at_launch: False``); ``Name``,
+    ``kubernetes.io/cluster/<cluster>`` = ``owned`` (the AWS cloud provider's cluster tag for
+    self-managed nodes), ``gpu-node-pools/pool`` and the pool's ``tags`` go to the instances.
+    """
+    node_tags = {
+        "Name": f"{cluster.name}-{pool.name}",
+        CLUSTER_OWNED_TAG_PREFIX + cluster.name: "owned",
+        "gpu-node-pools/pool": pool.name,
+    } | dict(pool.tags)
+    out = [{"key": k, "value": v, "propagate_at_launch": True} for k, v in node_tags.items()]
+    out += [{"key": k, "value": v, "propagate_at_launch": False} for k, v in ca_tags(pool, cluster).items()]
+    return sorted(out, key=lambda t: t["key"])
+
+
+def launch_template_args(
+    pool: SelfManagedPool, cluster: ClusterConfig, *, image_id: Any, instance_profile_arn: Any
+) -> dict[str, Any]:
+    """Keyword arguments of ``aws.ec2.LaunchTemplate`` for an aws pool (``image_id`` and the
+    instance profile ARN may be Outputs; they are passed through).
+
+    ``user_data`` is base64 (EC2 wants it so); ``metadata_options`` require IMDSv2
+    (``http_tokens: required``) with a hop limit of 1, so pods off the host network cannot
+    reach the node role's credentials (Karpenter's EC2NodeClass default; EKS best practices);
+    ``instance_type`` is the first instance type (with several, the group's mixed instances
+    policy overrides it, and policies still see a GPU type here); ``diskSize`` sizes :attr:`BootstrapFormat.data_volume` (gp3, encrypted).
+    """
+    fmt = FORMATS[pool.format]
+    args: dict[str, Any] = {
+        "description": f"gpu-node-pools {pool.name}: {pool.format} bootstrap, taints at kubelet registration",
+        "image_id": image_id,
+        "user_data": base64.b64encode(user_data(pool, cluster).encode()).decode(),
+        "iam_instance_profile": {"arn": instance_profile_arn},
+        "metadata_options": {"http_endpoint": "enabled", "http_tokens": "required", "http_put_response_hop_limit": 1},
+        "update_default_version": True,
+        "tags": {"gpu-node-pools/pool": pool.name} | dict(pool.tags),
+    }
+    if pool.instance_types:
+        args["instance_type"] = pool.instance_types[0]
+    if pool.security_group_ids:
+        args["vpc_security_group_ids"] = list(pool.security_group_ids)
+    if pool.disk_size is not None:
+        args["block_device_mappings"] = [
+            {
+                "device_name": fmt.data_volume,
+                "ebs": {"volume_size": pool.disk_size, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"},
+            }
+        ]
+    return args
+
+
+def autoscaling_group_args(
+    pool: SelfManagedPool, cluster: ClusterConfig, *, launch_template_id: Any, launch_template_version: Any
+) -> dict[str, Any]:
+    """Keyword arguments of ``aws.autoscaling.Group`` for an aws pool.
+
+    Sizes from ``scaling`` (``desired_capacity`` starts at ``desiredSize``/``minSize``; Cluster
+    Autoscaler moves it later), subnets from the pool or the cluster, the launch template
+    (or a mixed instances policy with one override per instance type, all on demand) and
+    :func:`autoscaling_group_tags`.
+    """
+    assert pool.scaling is not None and pool.instance_types  # config validation guarantees both
+    args: dict[str, Any] = {
+        "min_size": pool.scaling.min_size,
+        "max_size": pool.scaling.max_size,
+        "desired_capacity": pool.scaling.desired,
+        "vpc_zone_identifiers": list(pool.subnet_ids or cluster.subnet_ids or []),
+        "tags": autoscaling_group_tags(pool, cluster),
+    }
+    if len(pool.instance_types) == 1:
+        args["launch_template"] = {"id": launch_template_id, "version": launch_template_version}
+    else:
+        args["mixed_instances_policy"] = {
+            "launch_template": {
+                "launch_template_specification": {
+                    "launch_template_id": launch_template_id,
+                    "version": launch_template_version,
+                },
+                "overrides": [{"instance_type": t} for t in pool.instance_types],
+            },
+            "instances_distribution": {"on_demand_percentage_above_base_capacity": 100},
+        }
+    return args
+
+
+def role_name_from_arn(role_arn: str) -> str:
+    """``arn:aws:iam::111122223333:role/path/ml-gpu-node`` -> ``ml-gpu-node`` (what an instance profile takes)."""
+    return role_arn.rsplit("/", 1)[-1]

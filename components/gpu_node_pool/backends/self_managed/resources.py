@@ -1,0 +1,57 @@
+"""Pulumi resources of a self-managed pool: with ``provider: aws`` the launch template, Auto Scaling
+group and instance profile; with ``provider: none`` only the rendered bootstrap (outputs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from ...config import ClusterConfig
+from .config import SelfManagedPool
+
+
+def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfig) -> None:
+    from . import ec2 as kubelet
+
+    component.bootstrap_format = pool.format
+    component.bootstrap = kubelet.bootstrap_files(pool, cluster)
+    if pool.provider == "none":
+        return  # bare metal: the rendered bootstrap is the whole product (stack outputs)
+
+    import pulumi_aws as aws
+
+    opts = pulumi.ResourceOptions(parent=component)
+    image_id: Any = pool.ami_id
+    if image_id is None:
+        parameter = kubelet.ami_ssm_parameter(pool.format, cluster.kubernetes_version or "", pool.arch)
+        image_id = aws.ssm.get_parameter_output(
+            name=parameter, opts=pulumi.InvokeOutputOptions(parent=component)
+        ).value
+    profile_arn: Any = pool.instance_profile_arn
+    if profile_arn is None:
+        profile = aws.iam.InstanceProfile(
+            f"{name}-instance-profile", role=kubelet.role_name_from_arn(cluster.node_role_arn or ""), opts=opts
+        )
+        profile_arn = profile.arn
+    template = aws.ec2.LaunchTemplate(
+        f"{name}-launch-template",
+        **kubelet.launch_template_args(pool, cluster, image_id=image_id, instance_profile_arn=profile_arn),
+        opts=opts,
+    )
+    group = aws.autoscaling.Group(
+        f"{name}-asg",
+        **kubelet.autoscaling_group_args(
+            pool,
+            cluster,
+            launch_template_id=template.id,
+            launch_template_version=template.latest_version.apply(str),
+        ),
+        # Cluster Autoscaler owns the desired size once the group exists.
+        opts=pulumi.ResourceOptions(parent=component, ignore_changes=["desiredCapacity"]),
+    )
+    component.launch_template = template
+    component.autoscaling_group = group
+    component.launch_template_id = template.id
+    component.autoscaling_group_name = group.name
+    component.asg_tags = kubelet.ca_tags(pool, cluster)

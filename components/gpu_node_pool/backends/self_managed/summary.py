@@ -1,0 +1,104 @@
+"""The self-managed pool in the plan: read back from its launch template user data and Auto Scaling
+group tags, or from the exported bootstrap (``provider: none``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...wellknown import UNKNOWN  # noqa: F401
+from . import BACKEND
+
+
+def _registration_entry(entry: dict[str, Any], fmt: str, files: Mapping[str, str], source: str) -> None:
+    """Fill ``taints``, ``labels`` and ``registration`` of a plan entry from bootstrap texts, read back."""
+    from .. import _user_data as kubelet
+    from . import bootstrap
+
+    regs = {name: kubelet.read_registration(text) for name, text in files.items()}
+    taints = next((r.taints for r in regs.values() if r.taints), ())
+    labels: dict[str, str] = {}
+    for reg in regs.values():
+        labels.update(reg.labels)
+    entry["taints"] = [str(t) for t in taints]
+    entry["labels"] = dict(sorted(labels.items()))
+    spec = bootstrap.FORMATS[fmt]
+    snippet = bootstrap.registration_snippet(fmt, bootstrap.Registration(taints, labels))
+    entry["registration"] = {
+        "format": fmt,
+        "source": source,
+        "taints_field": spec.taints_field,
+        "labels_field": spec.labels_field,
+        "files": {name: [str(t) for t in reg.taints] for name, reg in regs.items()},
+        "snippet": snippet,
+    }
+    if spec.ships_device_plugin:
+        entry["device_plugin"] = "ships its own (Bottlerocket NVIDIA variants include NVIDIA's device plugin)"
+
+
+def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
+              outputs: Mapping[str, Any]) -> None:
+    """Read a self-managed pool back from its recorded LaunchTemplate user data and Auto Scaling group tags."""
+    from .. import _cluster_autoscaler as eks
+    from .. import _user_data as kubelet
+    from . import ec2
+
+    if f"{pool.name}.bootstrap" in outputs:  # provider none: rendered only, read from the exported bootstrap
+        _summarise_bootstrap_output(pool, entry, outputs[f"{pool.name}.bootstrap"])
+    template = index.get((BACKEND.child_type("launch_template"), BACKEND.child_name("launch_template", pool.name)))
+    if template is None:
+        return
+    user_data = template.inputs.get("userData")
+    fmt = kubelet.detect_format(user_data) or pool.format
+    _registration_entry(entry, fmt, {"userData": user_data}, "aws.ec2.LaunchTemplate userData (base64)")
+    group = index.get((BACKEND.child_type("asg"), BACKEND.child_name("asg", pool.name)))
+    image = template.inputs.get("imageId", UNKNOWN)
+    entry["ami_type"] = image if pool.ami_id else f"{image} ({pool.format} NVIDIA {pool.arch}, resolved from SSM)"
+    entry["imds"] = template.inputs.get("metadataOptions", {})
+    if group is None:
+        return
+    mixed = (group.inputs.get("mixedInstancesPolicy") or {}).get("launchTemplate") or {}
+    entry["instance_types"] = (
+        [o.get("instanceType") for o in mixed.get("overrides", [])] if mixed else [template.inputs.get("instanceType")]
+    )
+    entry["scaling"] = {"minSize": group.inputs.get("minSize"), "maxSize": group.inputs.get("maxSize")}
+    tags = {
+        t["key"]: t["value"]
+        for t in group.inputs.get("tags") or []
+        if t.get("key", "").startswith(ec2.CA_CLUSTER_TAG_PREFIX)
+    }
+    entry["scale_from_zero_tags"] = dict(sorted(tags.items()))
+    ca_taints, ca_labels = eks.read_ca_node_template_tags(tags)
+    entry["scale_from_zero_matches"] = (
+        sorted(map(str, ca_taints)) == sorted(entry["taints"]) and ca_labels == entry["labels"]
+    )
+    entry["scale_from_zero_subject"] = "the kubelet registration's"
+
+
+def _summarise_bootstrap_output(pool: Any, entry: dict[str, Any], files: Any) -> None:
+    """Read a ``provider: none`` self-managed pool back from its exported bootstrap files."""
+    if not isinstance(files, Mapping):
+        return
+    fmt = getattr(pool, "format", None) or "kubelet"
+    _registration_entry(entry, fmt, files, f"stack output {pool.name}.bootstrap ({', '.join(files)})")
+
+
+def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The pool's lines in the text plan: ``(before the taints, after the labels)``."""
+    from .. import _cluster_autoscaler as ca
+
+    head, body = [], []
+    if "instance_types" in entry:
+        sc = entry.get("scaling", {})
+        head.append(
+            f"  instances       {', '.join(entry['instance_types'])}  ami {entry.get('ami_type')}  "
+            f"size {sc.get('minSize')}..{sc.get('maxSize')}"
+        )
+    if entry.get("registration"):
+        reg = entry["registration"]
+        body.append(f"  registration    {reg['format']}: taints in {reg['taints_field']}")
+        body.append(f"                  read back from {reg['source']}")
+        body += [f"    {line}" for line in reg["snippet"]]
+    if entry.get("imds"):
+        body.append("  instance metadata " + ", ".join(f"{k}={v}" for k, v in entry["imds"].items()))
+    return head, body + ca.report_lines(entry)

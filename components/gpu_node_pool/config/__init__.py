@@ -1,0 +1,116 @@
+"""The stack config of gpu-node-pools: pydantic models, and errors a platform engineer can read.
+
+A stack file (``stacks/Pulumi.<stack>.yaml``) holds, under the project namespace
+``gpu-node-pools:``, the keys ``cluster``, ``pools`` and ``devicePlugin`` (camelCase, as
+Pulumi config usually is). :func:`load_stack_config` validates all of it at once and raises
+:class:`ConfigError` listing every mistake, one line each: the config path, the bad value,
+the rule, and the fix where it is obvious. Nothing in this package registers a resource.
+
+Layout: :mod:`.errors` (ConfigIssue, ConfigError), :mod:`.common` (models every backend
+shares), :mod:`.stack` (ClusterConfig, DevicePluginConfig, StackConfig built from the backend
+registry), :mod:`.loading` (YAML reader, pydantic errors as ConfigIssue). Each backend's pool
+model lives in its folder (``backends/<name>/config.py``) and is re-exported here.
+
+Example::
+
+    config:
+      gpu-node-pools:cluster:
+        name: ml-dev
+        nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
+        subnetIds: [subnet-0a1b2c3d4e5f60718]
+      gpu-node-pools:pools:
+        - name: inference
+          backend: eks-managed
+          instanceTypes: [g6.xlarge]
+          scaling: {minSize: 0, maxSize: 4}
+          taints: ["nvidia.com/gpu=present:NoSchedule"]
+"""
+# isort: skip_file
+
+from __future__ import annotations
+
+from .errors import ConfigError, ConfigIssue
+from .common import (
+    DEFAULT_TAINT,
+    EKS_GPU_AMI_TYPES,
+    POOL_LABEL_KEY,
+    PROJECT,
+    GpuLabel,
+    PoolBase,
+    ScalingConfig,
+    TaintConfig,
+    TolerationConfig,
+    UpdateConfig,
+)
+from .stack import ClusterConfig, DevicePluginConfig, StackConfig, stack_issues, stack_model
+from .loading import load_stack_config, read_stack_file, stack_file_config, validate_stack_config
+#: Type of a validated pool: the registered backends' models share :class:`PoolBase`.
+PoolConfig = PoolBase
+
+__all__ = [
+    "PROJECT",
+    "ConfigError",
+    "ConfigIssue",
+    "StackConfig",
+    "ClusterConfig",
+    "DevicePluginConfig",
+    "EksManagedPool",
+    "SelfManagedPool",
+    "SELF_MANAGED_FORMATS",
+    "GkePool",
+    "GkeAccelerator",
+    "GkeGpuSharingConfig",
+    "KarpenterPool",
+    "KarpenterNodeClass",
+    "KarpenterNodeClassRef",
+    "KarpenterRequirement",
+    "karpenter_label_problem",
+    "karpenter_requirement_problems",
+    "PoolBase",
+    "PoolConfig",
+    "ScalingConfig",
+    "GpuLabel",
+    "TaintConfig",
+    "TolerationConfig",
+    "UpdateConfig",
+    "POOL_LABEL_KEY",
+    "DEFAULT_TAINT",
+    "EKS_GPU_AMI_TYPES",
+    "stack_issues",
+    "stack_model",
+    "load_stack_config",
+    "validate_stack_config",
+    "stack_file_config",
+    "read_stack_file",
+]
+
+
+#: Backend models re-exported here for convenience, loaded on first use (each backend's folder
+#: imports this package, so importing them eagerly would be circular).
+_LAZY = {
+    "EksManagedPool": "eks_managed.config",
+    "GkePool": "gke.config",
+    "GkeAccelerator": "gke.config",
+    "GkeGpuSharingConfig": "gke.config",
+    "KarpenterPool": "karpenter.config",
+    "KarpenterNodeClass": "karpenter.config",
+    "KarpenterNodeClassRef": "karpenter.config",
+    "KarpenterRequirement": "karpenter.config",
+    "karpenter_label_problem": "karpenter.limits",
+    "karpenter_requirement_problems": "karpenter.limits",
+    "SelfManagedPool": "self_managed.config",
+    "SELF_MANAGED_FORMATS": "self_managed.config",
+}
+
+
+def __getattr__(name: str):
+    """``BACKENDS`` (the registered backend names, read at call time) and the lazy re-exports."""
+    import importlib
+
+    if name == "BACKENDS":
+        from ..backends.registry import names
+
+        return names()
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"gpu_node_pool.backends.{_LAZY[name]}"), name)
+    raise AttributeError(name)

@@ -1,0 +1,313 @@
+"""Models and constants shared by every backend's pool config (taints, labels, scaling, the pool base)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from ..labels import (
+    DEFAULT_GPU_LABEL,
+    label_syntax_problem,
+)
+from ..taints import (
+    Taint,
+    TaintEffect,
+    TaintError,
+    Toleration,
+    find_duplicate_taints,
+    label_value_problem,
+    qualified_name_problem,
+    split_kubelet_form,
+)
+from ..wellknown import NVIDIA_GPU_RESOURCE, POOL_LABEL_KEY
+from .errors import _fail
+
+PROJECT = "gpu-node-pools"
+#: The taint a pool gets when its config declares none: the convention GKE and NVIDIA's
+#: tools know; it has a value because Cluster Autoscaler drops value-less EKS taints.
+DEFAULT_TAINT = Taint(NVIDIA_GPU_RESOURCE, "present", TaintEffect.NO_SCHEDULE)
+
+EKS_MAX_TAINTS = 50
+INT32_MAX = 2**31 - 1
+#: AWS tagging rules (https://docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html):
+#: key 1-128 characters, value 0-256, at most 50 user tags, the aws: prefix is reserved.
+AWS_TAG_KEY_MAX, AWS_TAG_VALUE_MAX, AWS_MAX_TAGS = 128, 256, 50
+EKS_TAINT_FIELD_MAX = 63
+#: EKS ``amiType`` values with NVIDIA drivers (botocore ``AMITypesType``).
+EKS_GPU_AMI_TYPES = (
+    "AL2023_x86_64_NVIDIA",
+    "AL2023_ARM_64_NVIDIA",
+    "BOTTLEROCKET_x86_64_NVIDIA",
+    "BOTTLEROCKET_ARM_64_NVIDIA",
+    "BOTTLEROCKET_x86_64_NVIDIA_FIPS",
+    "BOTTLEROCKET_ARM_64_NVIDIA_FIPS",
+)
+
+
+# --- errors -----------------------------------------------------------------------------
+
+
+class _Model(BaseModel):
+    """Base: camelCase keys (as in the stack YAML), unknown keys are errors, frozen after validation."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        frozen=True,
+        hide_input_in_errors=False,
+        # No silent coercion: YAML's `yes`/`on` must not become 1 in minSize, nor 3.0 an int.
+        strict=True,
+    )
+
+
+def _split_taint_string(value: Any) -> Any:
+    # "key=value:Effect" becomes {key, value, effect} so that errors point at .key/.value/.effect
+    if isinstance(value, str):
+        try:
+            key, val, effect = split_kubelet_form(value)
+        except TaintError as err:
+            raise _fail(str(err)) from None
+        return {"key": key, "value": val, "effect": effect}
+    if isinstance(value, Taint):
+        return value.to_k8s()
+    return value
+
+
+class TaintConfig(_Model):
+    """One taint: the string ``key=value:Effect`` or the object ``{key, value, effect}``.
+
+    ``effect`` uses the Kubernetes spelling (``NoSchedule``, ``PreferNoSchedule``,
+    ``NoExecute``) for every backend; the component translates it for EKS and GKE.
+    """
+
+    key: str = Field(description="Qualified name: optional DNS-subdomain prefix (<=253) + '/' + name (<=63).")
+    value: str = Field("", description="Label value: up to 63 characters, may be empty.")
+    effect: str = Field(description=" | ".join(e.value for e in TaintEffect))
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, key: str) -> str:
+        problem = qualified_name_problem(key)
+        if problem:
+            raise _fail(f"{key!r} {problem}")
+        return key
+
+    @field_validator("value")
+    @classmethod
+    def _value(cls, value: str) -> str:
+        problem = label_value_problem(value)
+        if problem:
+            raise _fail(f"{value!r} {problem}")
+        return value
+
+    @field_validator("effect")
+    @classmethod
+    def _effect(cls, effect: str) -> str:
+        try:
+            return TaintEffect.parse(effect).value
+        except TaintError as err:
+            raise _fail(str(err)) from None
+
+    def to_taint(self) -> Taint:
+        """The validated :class:`~gpu_node_pool.taints.Taint`."""
+        return Taint(self.key, self.value, TaintEffect(self.effect))
+
+
+TaintItem = Annotated[TaintConfig, BeforeValidator(_split_taint_string)]
+
+
+class TolerationConfig(_Model):
+    """A Kubernetes toleration (``key``, ``operator``, ``value``, ``effect``, ``tolerationSeconds``)."""
+
+    key: str | None = None
+    operator: str = "Equal"
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
+
+    @model_validator(mode="after")
+    def _valid(self) -> TolerationConfig:
+        try:
+            self.to_toleration()
+        except TaintError as err:
+            raise _fail(str(err)) from None
+        return self
+
+    def to_toleration(self) -> Toleration:
+        return Toleration(self.key, self.operator, self.value, self.effect, self.toleration_seconds)
+
+
+def _labels_problems(labels: Mapping[str, str]) -> list[str]:
+    return [p for k, v in labels.items() if (p := label_syntax_problem(k, v))]
+
+
+def _check_labels(labels: dict[str, str]) -> dict[str, str]:
+    problems = _labels_problems(labels)
+    if problems:
+        raise _fail("; ".join(problems))
+    return labels
+
+
+Labels = Annotated[dict[str, str], Field(description="Node labels: qualified-name keys, label values.")]
+
+def _check_aws_tags(tags: dict[str, str]) -> dict[str, str]:
+    problems = []
+    if len(tags) > AWS_MAX_TAGS:
+        problems.append(f"{len(tags)} tags; AWS allows at most {AWS_MAX_TAGS} per resource")
+    for key, value in tags.items():
+        if not 1 <= len(key) <= AWS_TAG_KEY_MAX:
+            problems.append(f"tag key {key[:40]!r}... is {len(key)} characters; AWS allows 1-{AWS_TAG_KEY_MAX}")
+        elif key.lower().startswith("aws:"):
+            problems.append(f"tag key {key!r} uses the aws: prefix, which AWS reserves for its own tags")
+        if len(value) > AWS_TAG_VALUE_MAX:
+            problems.append(f"tag {key[:40]!r} has a {len(value)}-character value; AWS allows at most {AWS_TAG_VALUE_MAX}")
+    if problems:
+        raise _fail("; ".join(problems))
+    return tags
+
+
+#: AWS resource tags, checked against the AWS tagging limits.
+AwsTags = Annotated[dict[str, str], AfterValidator(_check_aws_tags)]
+
+
+_POOL_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+class ScalingConfig(_Model):
+    """Node count bounds. ``minSize`` may be 0 (scale from zero); ``desiredSize`` defaults to ``minSize``."""
+
+    min_size: int = Field(ge=0, description="Minimum nodes, >= 0.")
+    max_size: int = Field(ge=1, le=INT32_MAX, description="Maximum nodes, >= 1 and >= minSize (an int32 in the EKS and Auto Scaling APIs).")
+    desired_size: int | None = Field(None, ge=0, description="Initial nodes, between minSize and maxSize.")
+
+    @model_validator(mode="after")
+    def _bounds(self) -> ScalingConfig:
+        if self.min_size > self.max_size:
+            raise _fail(
+                f"minSize {self.min_size} is above maxSize {self.max_size}; raise maxSize or lower minSize"
+            )
+        if self.desired_size is not None and not self.min_size <= self.desired_size <= self.max_size:
+            raise _fail(
+                f"desiredSize {self.desired_size} is outside [minSize {self.min_size}, maxSize {self.max_size}]"
+            )
+        return self
+
+    @property
+    def desired(self) -> int:
+        return self.min_size if self.desired_size is None else self.desired_size
+
+
+class UpdateConfig(_Model):
+    """EKS node group update config: exactly one of ``maxUnavailable`` (nodes) or ``maxUnavailablePercentage`` (1-100)."""
+
+    max_unavailable: int | None = Field(None, ge=1, le=100)
+    max_unavailable_percentage: int | None = Field(None, ge=1, le=100)
+
+    @model_validator(mode="after")
+    def _one(self) -> UpdateConfig:
+        if (self.max_unavailable is None) == (self.max_unavailable_percentage is None):
+            raise _fail("set exactly one of maxUnavailable or maxUnavailablePercentage")
+        return self
+
+
+class GpuLabel(_Model):
+    """The label that marks the pool's nodes as GPU nodes (default ``nvidia.com/gpu.present=true``)."""
+
+    key: str = DEFAULT_GPU_LABEL[0]
+    value: str = DEFAULT_GPU_LABEL[1]
+
+    @model_validator(mode="after")
+    def _syntax(self) -> GpuLabel:
+        problem = label_syntax_problem(self.key, self.value)
+        if problem:
+            raise _fail(problem)
+        return self
+
+
+# --- pools ------------------------------------------------------------------------------
+
+
+class PoolBase(_Model):
+    name: str = Field(description="Pool name: lower-case DNS label, up to 40 characters; names child resources.")
+    taints: list[TaintItem] = Field(
+        default_factory=lambda: [TaintConfig.model_validate(DEFAULT_TAINT.to_k8s())],
+        description=f"Taints every node of the pool carries; default [{DEFAULT_TAINT}].",
+    )
+    labels: Labels = Field(default_factory=dict)
+    gpu_label: GpuLabel = Field(default_factory=GpuLabel)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        if len(name) > 40 or not _POOL_NAME_RE.match(name):
+            raise _fail(
+                f"{name!r} must be a lower-case DNS label (letters, digits, '-'), up to 40 characters, "
+                "e.g. gpu-inference"
+            )
+        return name
+
+    @field_validator("taints")
+    @classmethod
+    def _taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
+        dups = find_duplicate_taints(t.to_taint() for t in taints)
+        if dups:
+            first, dup, taint = dups[0]
+            raise _fail(
+                f"taints[{first}] and taints[{dup}] both have key {taint.key!r} and effect "
+                f"{taint.effect.value}; a node carries one taint per key and effect (Kubernetes, EKS "
+                "and GKE reject duplicates): keep one"
+            )
+        return taints
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        return _check_labels(labels)
+
+    @model_validator(mode="after")
+    def _reserved_labels(self) -> PoolBase:
+        if POOL_LABEL_KEY in self.labels:
+            raise _fail(f"labels: {POOL_LABEL_KEY!r} is set by the component to the pool name; remove it")
+        if self.gpu_label.key == POOL_LABEL_KEY:
+            raise _fail(
+                f"gpuLabel: {POOL_LABEL_KEY!r} is the pool label the component sets to the pool name; "
+                "use another key, e.g. nvidia.com/gpu.present"
+            )
+        if self.labels.get(self.gpu_label.key, self.gpu_label.value) != self.gpu_label.value:
+            raise _fail(
+                f"labels[{self.gpu_label.key!r}] conflicts with gpuLabel ({self.gpu_label.value!r}); "
+                "set it once, in gpuLabel"
+            )
+        return self
+
+    # derived, plain values (known at preview) -----------------------------------------
+    @property
+    def taint_list(self) -> list[Taint]:
+        """The pool's taints as :class:`Taint`, in config order."""
+        return [t.to_taint() for t in self.taints]
+
+    @property
+    def node_labels(self) -> dict[str, str]:
+        """All labels the nodes carry: the user's, the GPU label and the pool label, sorted by key."""
+        merged = dict(self.labels)
+        merged[self.gpu_label.key] = self.gpu_label.value
+        merged[POOL_LABEL_KEY] = self.name
+        return dict(sorted(merged.items()))
+
+    @property
+    def uses_nvidia_device_plugin(self) -> bool:
+        """Whether NVIDIA's device plugin chart must serve this pool (backends override)."""
+        return True
+

@@ -1,0 +1,195 @@
+"""The whole stack config: cluster, device plugin and the pools, whose models come from the backend registry."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Union
+from urllib.parse import urlsplit
+
+from pydantic import (
+    Discriminator,
+    Field,
+    Tag,
+    create_model,
+    field_validator,
+)
+
+from .common import PoolBase, TolerationConfig, _fail, _Model
+from .errors import ConfigIssue
+
+# --- cluster and device plugin ----------------------------------------------------------
+
+
+class ClusterConfig(_Model):
+    """The Kubernetes cluster the pools join."""
+
+    name: str = Field(pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$", description="Cluster name; GKE: <= 40, lower-case.")
+    node_role_arn: str | None = Field(
+        None, pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$", description="Default node IAM role ARN."
+    )
+    subnet_ids: list[str] | None = Field(None, min_length=1, description="Default subnets for node groups.")
+    kubernetes_version: str | None = Field(None, pattern=r"^1\.\d{2}$", description="e.g. '1.33' (quote it).")
+    project: str | None = Field(
+        None, pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$", description="GKE: Google Cloud project ID; gke pools need it."
+    )
+    location: str | None = Field(
+        None,
+        pattern=r"^[a-z]+-[a-z]+[0-9]+(-[a-z])?$",
+        description="GKE: the cluster's region (us-central1) or zone (us-central1-a); gke pools need it.",
+    )
+    # Self-managed nodes are told where the cluster is (nodeadm no longer calls DescribeCluster).
+    api_server_endpoint: str | None = Field(
+        None,
+        description="Self-managed: API server URL, https://host[:port] (EKS: DescribeCluster endpoint; kubeadm: "
+        "https://10.0.0.10:6443).",
+    )
+    certificate_authority: str | None = Field(
+        None, description="Self-managed: the cluster CA bundle, base64-encoded PEM (EKS certificateAuthority.data)."
+    )
+    service_cidr: str | None = Field(
+        None,
+        description="Self-managed: the Kubernetes service CIDR, e.g. 10.100.0.0/16 (EKS serviceIpv4Cidr); the "
+        "cluster DNS is its .10 address.",
+    )
+    ca_cert_hashes: list[str] | None = Field(
+        None,
+        min_length=1,
+        description="kubeadm: discovery CA public key hashes 'sha256:<64 hex>' (kubeadm token create "
+        "--print-join-command prints one).",
+    )
+
+    @field_validator("api_server_endpoint")
+    @classmethod
+    def _endpoint(cls, url: str | None) -> str | None:
+        if url is None:
+            return url
+        parts = urlsplit(url)
+        if parts.scheme != "https" or not parts.hostname or parts.path not in ("", "/") or parts.query:
+            raise _fail(f"{url!r} must be an https URL of the API server, e.g. https://10.0.0.10:6443")
+        return url
+
+    @field_validator("certificate_authority")
+    @classmethod
+    def _ca(cls, data: str | None) -> str | None:
+        if data is None:
+            return data
+        try:
+            pem = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            pem = b""
+        if b"-----BEGIN CERTIFICATE-----" not in pem:
+            raise _fail(
+                "must be the base64 encoding of the PEM CA bundle (EKS certificateAuthority.data, or "
+                "base64 -w0 ca.crt), not the PEM text itself"
+            )
+        return data
+
+    @field_validator("service_cidr")
+    @classmethod
+    def _cidr(cls, cidr: str | None) -> str | None:
+        if cidr is None:
+            return cidr
+        try:
+            ipaddress.ip_network(cidr)
+        except ValueError as err:
+            raise _fail(f"{cidr!r} is not a CIDR ({err}); e.g. 10.100.0.0/16") from None
+        return cidr
+
+    @field_validator("ca_cert_hashes")
+    @classmethod
+    def _hashes(cls, hashes: list[str] | None) -> list[str] | None:
+        bad = [h for h in hashes or [] if not re.fullmatch(r"sha256:[0-9a-f]{64}", h)]
+        if bad:
+            raise _fail(f"{bad} must be 'sha256:' and 64 lower-case hex digits, as kubeadm prints them")
+        return hashes
+
+
+class DevicePluginConfig(_Model):
+    """The NVIDIA device plugin chart, installed once per cluster for every pool that needs it."""
+
+    enabled: bool = True
+    namespace: str = Field("nvidia-device-plugin", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    chart_version: Literal["0.20.0"] = "0.20.0"
+    repository: str = "https://nvidia.github.io/k8s-device-plugin"
+    image_digest: str | None = Field(None, pattern=r"^sha256:[0-9a-f]{64}$")
+    extra_tolerations: list[TolerationConfig] = Field(
+        default_factory=list, description="Tolerations for taints of nodes outside this stack."
+    )
+
+    @field_validator("namespace")
+    @classmethod
+    def _ns(cls, ns: str) -> str:
+        if ns == "default":
+            raise _fail(
+                "'default': the chart refuses to install into the default namespace; use e.g. nvidia-device-plugin"
+            )
+        return ns
+
+
+class StackConfig(_Model):
+    """The whole stack config (``gpu-node-pools:cluster``, ``:pools``, ``:devicePlugin``).
+
+    ``pools`` holds one model per pool, of the backend its ``backend:`` key names; the union
+    is built from the backend registry (:func:`stack_model`), so validate with
+    :func:`gpu_node_pool.config.validate_stack_config`, which also runs the stack-level rules
+    (:func:`stack_issues`).
+    """
+
+    cluster: ClusterConfig
+    pools: list[PoolBase] = Field(min_length=1)
+    device_plugin: DevicePluginConfig = Field(default_factory=DevicePluginConfig)
+
+
+def _backend_tag(value: Any) -> Any:
+    return value.get("backend") if isinstance(value, Mapping) else getattr(value, "backend", None)
+
+
+_MODEL: tuple[int, type[StackConfig]] | None = None
+
+
+def pool_union() -> Any:
+    """The discriminated union of every registered backend's pool model (tag: ``backend``)."""
+    from ..backends.registry import all_backends
+
+    members = tuple(Annotated[b.config_model, Tag(b.name)] for b in all_backends())
+    return Annotated[Union[members], Discriminator(_backend_tag)]  # noqa: UP007 - a runtime-built union
+
+
+def stack_model() -> type[StackConfig]:
+    """The :class:`StackConfig` subclass whose ``pools`` accept every registered backend (cached)."""
+    global _MODEL
+    from ..backends import registry
+
+    if _MODEL is None or _MODEL[0] != registry.version():
+        model = create_model(
+            "StackConfig",
+            __base__=StackConfig,
+            __module__=__name__,
+            pools=(list[pool_union()], Field(min_length=1)),  # type: ignore[valid-type]
+        )
+        _MODEL = (registry.version(), model)
+    return _MODEL[1]
+
+
+def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
+    """Rules across the stack, as :class:`ConfigIssue` objects: unique pool names, then each
+    backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing)."""
+    from ..backends.registry import all_backends
+
+    issues: list[ConfigIssue] = []
+    names: dict[str, int] = {}
+    for i, pool in enumerate(stack.pools):
+        if pool.name in names:
+            issues.append(
+                ConfigIssue(f"pools[{i}].name", f"{pool.name!r} is already used by pools[{names[pool.name]}]; names must be unique")
+            )
+        names.setdefault(pool.name, i)
+    for backend in all_backends():
+        check = backend.fn("stack_checks")
+        if check is not None:
+            issues += check(stack)
+    return issues

@@ -1,0 +1,142 @@
+"""NVIDIA device plugin chart values, derived from the pools it serves.
+
+The chart (``nvidia-device-plugin`` 0.20.0, https://nvidia.github.io/k8s-device-plugin)
+renders ``.Values.tolerations``, ``.Values.affinity`` and ``.Values.priorityClassName``
+verbatim into its DaemonSet. A custom ``tolerations`` list *replaces* the chart's defaults
+(Helm lists do not merge), so ``CriticalAddonsOnly`` is added back here.
+
+Sources: NVIDIA/k8s-device-plugin v0.20.0 ``deployments/helm/nvidia-device-plugin/values.yaml``
+and ``templates/daemonset-device-plugin.yml``; the static manifest's container
+``securityContext`` (``allowPrivilegeEscalation: false``, ``capabilities.drop: [ALL]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..config import POOL_LABEL_KEY, DevicePluginConfig
+from ..taints import Taint, Toleration, tolerations_tolerate_taint
+
+__all__ = [
+    "CHART",
+    "CHART_VERSION",
+    "CHART_REPO",
+    "APP_VERSION",
+    "CRITICAL_ADDONS_ONLY",
+    "ServedPool",
+    "derived_tolerations",
+    "node_affinity",
+    "chart_values",
+    "read_tolerations",
+    "coverage",
+]
+
+CHART = "nvidia-device-plugin"
+CHART_VERSION = "0.20.0"
+APP_VERSION = "0.20.0"
+CHART_REPO = "https://nvidia.github.io/k8s-device-plugin"
+IMAGE_REPOSITORY = "nvcr.io/nvidia/k8s-device-plugin"
+CRITICAL_ADDONS_ONLY = Toleration(key="CriticalAddonsOnly", operator="Exists")
+
+
+class ServedPool(Protocol):
+    """What the device plugin needs of a pool (every pool config model provides it)."""
+
+    name: str
+
+    @property
+    def taint_list(self) -> list[Taint]: ...
+
+    @property
+    def node_labels(self) -> dict[str, str]: ...
+
+    @property
+    def uses_nvidia_device_plugin(self) -> bool: ...
+
+
+def derived_tolerations(pools: Iterable[ServedPool], extra: Sequence[Toleration] = ()) -> list[Toleration]:
+    """``CriticalAddonsOnly`` plus one ``Exists`` toleration per distinct ``(key, effect)`` of the pools' taints.
+
+    ``Exists`` (not ``Equal``) so that a changed taint value never strands the plugin; startup
+    taints are not pool taints and are never included. Order: CriticalAddonsOnly, then the
+    taints sorted by key and effect, then ``extra``.
+    """
+    identities = sorted({t.identity for pool in pools for t in pool.taint_list}, key=lambda i: (i[0], i[1].value))
+    out = [CRITICAL_ADDONS_ONLY]
+    out += [Toleration(key=key, operator="Exists", effect=effect) for key, effect in identities]
+    out += [t for t in extra if t not in out]
+    return out
+
+
+def node_affinity(pools: Iterable[ServedPool], gpu_label_of: Any = None) -> dict[str, Any]:
+    """A required node affinity that matches exactly the served pools' nodes.
+
+    One ``nodeSelectorTerm`` per distinct GPU label: ``<gpu label> In [<value>]`` and
+    ``gpu-node-pools/pool In [<pool names>]`` (terms are ORed, expressions ANDed).
+    """
+    by_label: dict[tuple[str, str], list[str]] = {}
+    for pool in pools:
+        label = (pool.gpu_label.key, pool.gpu_label.value)
+        by_label.setdefault(label, []).append(pool.name)
+    terms = [
+        {
+            "matchExpressions": [
+                {"key": key, "operator": "In", "values": [value]},
+                {"key": POOL_LABEL_KEY, "operator": "In", "values": sorted(names)},
+            ]
+        }
+        for (key, value), names in sorted(by_label.items())
+    ]
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+
+
+def chart_values(pools: Sequence[ServedPool], config: DevicePluginConfig) -> dict[str, Any]:
+    """The chart ``values`` for the pools that need NVIDIA's plugin (``uses_nvidia_device_plugin``).
+
+    Keys: ``tolerations`` (derived), ``affinity`` (derived), ``priorityClassName``
+    (``system-node-critical``), ``image`` (tag pinned to the app version, or a digest), and an
+    unprivileged container ``securityContext``.
+    """
+    served = [p for p in pools if p.uses_nvidia_device_plugin]
+    extra = [t.to_toleration() for t in config.extra_tolerations]
+    image: dict[str, Any] = {"repository": IMAGE_REPOSITORY, "tag": f"v{APP_VERSION}"}
+    if config.image_digest:
+        image["tag"] = f"v{APP_VERSION}@{config.image_digest}"
+    return {
+        "tolerations": [t.to_k8s() for t in derived_tolerations(served, extra)],
+        "affinity": node_affinity(served),
+        "priorityClassName": "system-node-critical",
+        "image": image,
+        "securityContext": {
+            "allowPrivilegeEscalation": False,
+            "privileged": False,
+            "capabilities": {"drop": ["ALL"]},
+        },
+    }
+
+
+def read_tolerations(values: Mapping[str, Any]) -> list[Toleration]:
+    """Tolerations back from chart values (the inverse of the ``tolerations`` key)."""
+    return [Toleration.from_k8s(t) for t in (values.get("tolerations") or [])]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    pool: str
+    taint: Taint
+    tolerated: bool
+
+
+def coverage(values: Mapping[str, Any], pools: Iterable[ServedPool]) -> list[Coverage]:
+    """For each served pool and taint: does the plugin (these chart values) tolerate it?"""
+    tolerations = read_tolerations(values)
+    return [
+        Coverage(pool.name, taint, tolerations_tolerate_taint(tolerations, taint))
+        for pool in pools
+        if pool.uses_nvidia_device_plugin
+        for taint in pool.taint_list
+    ]
+
+

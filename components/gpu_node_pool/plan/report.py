@@ -1,0 +1,113 @@
+"""The plan's report: the JSON form (``--json``) and the text a person reads.
+
+Each pool's backend-specific lines come from its backend (``report`` in the registry record);
+this module draws what every pool has (taints, labels, the device plugin) and the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from .. import backends
+from ..config import ConfigError
+from .run import PlanResult
+
+
+def to_json(result: PlanResult) -> dict[str, Any]:
+    """The machine-readable plan (``--json``)."""
+    return {
+        "stack": result.stack,
+        "exitCode": result.exit_code,
+        "cloudApiCalled": False,
+        "configErrors": [{"path": i.path, "message": i.message} for i in result.config_issues],
+        "pools": result.pools,
+        "devicePlugin": result.device_plugin,
+        "violations": result.violations,
+        "resources": [
+            {"type": r.type, "name": r.name, "inputs": r.inputs, **({"synthesized": r.synthesized} if r.synthesized else {})}
+            for r in result.resources
+        ],
+        "outputs": result.outputs,
+    }
+
+
+def render_text(result: PlanResult) -> str:
+    """The human-readable plan."""
+    lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
+    if result.config_issues:
+        lines.append("")
+        lines.append(str(ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}")))
+        lines.append("")
+        lines.append("exit 2: fix the stack config and run the plan again")
+        return "\n".join(lines)
+    lines.append(f"{len(result.resources)} resources would be registered")
+    for pool in result.pools:
+        lines.append("")
+        lines.append(f"pool {pool['name']} ({pool['backend']})")
+        head, body = _backend_lines(pool)
+        lines += head
+        lines.append(f"  taints          {', '.join(pool.get('taints', [])) or '(none)'}")
+        if pool.get("provider_taints"):
+            shown = ", ".join(f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in pool["provider_taints"])
+            lines.append(f"  {pool['provider_field']:<15} {shown}")
+        lines.append("  labels          " + ", ".join(f"{k}={v}" for k, v in pool.get("labels", {}).items()))
+        lines += body
+        lines.append(f"  device plugin   {pool['device_plugin']}")
+    dp = result.device_plugin
+    lines.append("")
+    if dp:
+        lines.append(f"device plugin {dp['chart']} {dp['version']} from {dp['repository']} in namespace {dp['namespace']}")
+        lines.append("  tolerations (derived):")
+        for t in dp["tolerations"]:
+            lines.append(
+                "    " + ", ".join(f"{k}: {v}" for k, v in t.items())
+            )
+        terms = dp["affinity"].get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution", {})
+        lines.append("  required node affinity (terms ORed):")
+        for term in terms.get("nodeSelectorTerms", []):
+            exprs = " AND ".join(f"{e['key']} {e['operator']} {e.get('values', [])}" for e in term["matchExpressions"])
+            lines.append(f"    {exprs}")
+        lines.append(f"  priorityClassName: {dp['priorityClassName']}")
+        lines.append("  coverage of pool taints:")
+        for c in dp["coverage"]:
+            lines.append(f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}")
+    else:
+        lines.append("device plugin: not installed by this stack")
+    for r in result.resources:
+        if r.synthesized:
+            lines.append(f"  DaemonSet {r.name}: {r.synthesized}")
+    lines.append("")
+    if result.violations:
+        lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
+        for v in result.violations:
+            lines.append(f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}")
+    else:
+        lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
+    lines.append("")
+    verdict = {
+        0: "clean" if not result.violations else "no mandatory violation (advisory findings above)",
+        1: "FAILED (mandatory policy violation or uncovered taint)",
+        2: "config error",
+    }
+    lines.append(f"exit {result.exit_code}: {verdict[result.exit_code]}")
+    return "\n".join(lines)
+
+
+def print_result(result: PlanResult, as_json: bool = False, stream: Any = None) -> None:
+    stream = stream or sys.stdout
+    if as_json:
+        json.dump(to_json(result), stream, indent=2, sort_keys=False, default=str)
+        stream.write("\n")
+    else:
+        stream.write(render_text(result) + "\n")
+
+
+def _backend_lines(entry: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The backend's own lines for a pool entry: ``(before the taints, after the labels)``."""
+    try:
+        report = backends.get(entry["backend"]).fn("report")
+    except KeyError:
+        return [], []
+    return report(entry) if report is not None else ([], [])

@@ -1,0 +1,343 @@
+"""Offline plan, the run: the real program under Pulumi mocks, record every resource, report.
+
+``gpupool plan --stack dev`` loads ``stacks/Pulumi.dev.yaml``, validates it, runs the
+project's ``__main__.py`` with ``pulumi.runtime.set_mocks`` in preview mode (outputs the
+cloud would compute stay unknown), records each registered resource with its inputs, and
+reads taints, labels, tags and tolerations *back from those inputs* with the same readers
+the policies use. No cloud API and no Kubernetes API is called.
+
+Exit codes: 0 clean, 1 a mandatory policy failed (or the device plugin misses a pool
+taint), 2 the stack config is invalid.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import json
+import os
+import runpy
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .. import backends
+from ..config import PROJECT, ConfigError, ConfigIssue, StackConfig, load_stack_config, read_stack_file
+from ..record import Resource as Recorded
+from ..wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
+
+__all__ = ["Recorded", "PlanResult", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
+
+#: What the offline plan's mocks answer for an SSM AMI parameter (no AWS call is made).
+FAKE_AMI_ID = "ami-0123456789abcdef0"
+
+
+@dataclass
+class PlanResult:
+    """What a plan found. ``exit_code``: 0 clean, 1 policy failure, 2 config error."""
+
+    stack: str
+    resources: list[Recorded] = field(default_factory=list)
+    config: StackConfig | None = None
+    config_issues: list[ConfigIssue] = field(default_factory=list)
+    config_source: str = ""
+    pools: list[dict[str, Any]] = field(default_factory=list)
+    device_plugin: dict[str, Any] | None = None
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        if self.config_issues:
+            return 2
+        if any(v.get("enforcement") == "mandatory" for v in self.violations):
+            return 1
+        if self.device_plugin and not all(c["tolerated"] for c in self.device_plugin["coverage"]):
+            return 1
+        return 0
+
+
+def find_project(start: str | os.PathLike[str] | None = None) -> Path:
+    """The directory holding ``Pulumi.yaml``, searching upwards from ``start`` (default: cwd)."""
+    here = Path(start or os.getcwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / "Pulumi.yaml").is_file():
+            return d
+    raise FileNotFoundError(f"no Pulumi.yaml in {here} or above; run from the project directory or pass --project-dir")
+
+
+def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list[str], Path]:
+    """Read ``<stackConfigDir>/Pulumi.<stack>.yaml``; returns the runtime config, secret keys and path."""
+    project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}
+    config_dir = project_dir / project.get("stackConfigDir", ".")
+    path = config_dir / f"Pulumi.{stack}.yaml"
+    if not path.is_file():
+        available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
+        raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(available) or 'none'}")
+    config, secrets = read_stack_file(path.read_bytes(), path.name)
+    return config, secrets, path
+
+
+def _plain(value: Any) -> Any:
+    """Mock inputs -> JSON-able plain values; preview unknowns become :data:`UNKNOWN`."""
+    from pulumi.output import Unknown
+    from pulumi.runtime import rpc
+
+    if isinstance(value, Unknown):
+        return UNKNOWN
+    if isinstance(value, Mapping):
+        if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
+            return SECRET  # a Pulumi secret: never shown, never stored in the plan
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def record_program(
+    program: Path,
+    config: Mapping[str, Any],
+    secret_keys: list[str] | None = None,
+    *,
+    stack: str = "dev",
+    preview: bool = True,
+    sink: list[Recorded] | None = None,
+) -> tuple[list[Recorded], dict[str, Any]]:
+    """Run a Pulumi Python program file under mocks and return ``(resources, stack outputs)``.
+
+    Raises whatever the program raises (``pulumi.RunError`` wrapping :class:`ConfigError`
+    for a config mistake).
+    """
+    program_dir = str(program.parent)
+    sys.path.insert(0, program_dir)
+    try:
+        return record(
+            lambda: runpy.run_path(str(program), run_name="__main__"),
+            config,
+            secret_keys,
+            stack=stack,
+            preview=preview,
+            sink=sink,
+        )
+    finally:
+        sys.path.remove(program_dir)
+
+
+def record(
+    program: Any,
+    config: Mapping[str, Any] | None = None,
+    secret_keys: list[str] | None = None,
+    *,
+    stack: str = "dev",
+    preview: bool = True,
+    sink: list[Recorded] | None = None,
+) -> tuple[list[Recorded], dict[str, Any]]:
+    """Run ``program()`` (a callable that declares resources) under Pulumi mocks.
+
+    Returns ``(resources, stack outputs)``: every registered resource in registration
+    order with its inputs as plain values (unknowns as :data:`UNKNOWN`). ``sink``, if
+    given, receives each resource as it registers, so a caller can see what was registered
+    even when the program raises.
+    """
+    import pulumi
+    from pulumi.runtime import stack as rt_stack
+    from pulumi.runtime.mocks import MockMonitor
+    from pulumi.runtime.sync_await import _sync_await
+
+    recorded: list[Recorded] = sink if sink is not None else []
+    registering = threading.local()
+
+    class _Monitor(MockMonitor):
+        # Keeps what the engine would tell a stack policy (URN, parent, dependencies);
+        # MockResourceArgs does not carry it. new_resource runs on this same thread.
+        def RegisterResource(self, request):
+            registering.meta = (
+                self.make_urn(request.parent, request.type, request.name),
+                request.parent,
+                list(request.dependencies),
+                {k: list(v.urns) for k, v in request.propertyDependencies.items()},
+            )
+            return super().RegisterResource(request)
+
+    class _Mocks(pulumi.runtime.Mocks):
+        def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+            urn, parent, deps, prop_deps = getattr(registering, "meta", ("", "", [], {}))
+            record = Recorded(args.typ, args.name, dict(args.inputs), bool(args.custom), urn, parent, deps, prop_deps)
+            recorded.append(record)
+            child = _chart_child(record)
+            if child is not None:
+                recorded.append(child)
+            return [f"{args.name}-id", dict(args.inputs)]
+
+        def call(self, args: pulumi.runtime.MockCallArgs):
+            if args.token == "aws:ssm/getParameter:getParameter":
+                # Self-managed pools resolve their AMI from SSM; offline, any well-formed id will do.
+                return {"name": args.args.get("name"), "type": "String", "value": FAKE_AMI_ID}
+            return {}
+
+    pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
+    # A fresh root stack per run, so several plans can run in one process.
+    from pulumi.runtime import settings
+
+    settings.ROOT.set(None)
+    mocks = _Mocks()
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=_Monitor(mocks))
+    settings.SETTINGS.rpc_manager.clear()
+    settings.SETTINGS.outputs.clear()
+    # What exists before the program (the provider SDKs' modules: hundreds of thousands of
+    # objects) is left out of the collector's full passes while the program runs; a 100-pool
+    # plan spent about a quarter of its time walking them.
+    gc.freeze()
+    try:
+        _sync_await(rt_stack.run_pulumi_func(program))
+        root = pulumi.runtime.get_root_resource()
+        exported = list((getattr(root, "outputs", None) or {}).items())
+
+        async def values() -> list[Any]:  # one turn of the event loop for all of them, in order
+            return [await _output_value(out) for _, out in exported]
+
+        outputs = dict(zip((key for key, _ in exported), _sync_await(values()) if exported else [], strict=True))
+    finally:
+        gc.unfreeze()
+    return [dataclasses.replace(r, inputs=_plain(r.inputs)) for r in recorded], outputs
+
+
+#: Why the plan shows a DaemonSet the program did not register itself.
+SYNTHESIZED_CHART_CHILD = (
+    "synthesized stand-in for the nvidia-device-plugin chart's DaemonSet, built from the chart values "
+    "(helm.v4.Chart is a remote component: under mocks it registers no children; a real pulumi preview "
+    "renders the chart and sees the real child)"
+)
+
+
+def _chart_child(chart: Recorded) -> Recorded | None:
+    """The device-plugin DaemonSet a ``kubernetes:helm.sh/v4:Chart`` of the nvidia-device-plugin chart renders.
+
+    None for other resources, a disabled device plugin, or chart inputs unknown at preview
+    (then Chart v4 registers no children in a real preview either).
+    """
+    from ..device_plugin import chart as dp
+
+    if chart.type != HELM_CHART_V4 or chart.inputs.get("chart") != dp.CHART:
+        return None
+    inputs = _plain(chart.inputs)
+    if UNKNOWN in json.dumps(inputs):
+        return None
+    namespace = inputs.get("namespace") or "default"
+    release = inputs.get("name") or chart.name
+    ds = dp.chart_daemonset(inputs.get("values") or {}, namespace, release)
+    if ds is None:
+        return None
+    prefix = inputs.get("resourcePrefix", chart.name)
+    name = f"{ds['metadata']['namespace']}/{ds['metadata']['name']}"
+    name = f"{prefix}:{name}" if prefix else name
+    ds_type = DAEMONSET
+    urn = ""
+    if chart.urn:
+        parent_type = chart.urn.split("::")[2]
+        urn = "::".join(chart.urn.split("::")[:2] + [f"{parent_type}${ds_type}", name])
+    return Recorded(ds_type, name, ds, True, urn, chart.urn, [], {}, SYNTHESIZED_CHART_CHILD)
+
+
+async def _output_value(out: Any) -> Any:
+    import pulumi
+
+    if isinstance(out, pulumi.Output):
+        if not await out.is_known():
+            return UNKNOWN
+        if await out.is_secret():
+            return SECRET
+        return _plain(await out.future())
+    return _plain(out)
+
+
+def plan_stack(
+    stack: str,
+    project_dir: str | os.PathLike[str] | None = None,
+    policy_config: Mapping[str, Any] | None = None,
+) -> PlanResult:
+    """Validate and run the stack offline; returns a :class:`PlanResult` (never calls a cloud API).
+
+    Every policy of the pack (:mod:`gpu_node_pool.policies`) is then evaluated over the
+    recorded resources as a preview would; ``policy_config`` is a ``--policy-pack-config``
+    mapping (``{"all": level, "<policy>": level | {"enforcementLevel": ..., <props>}}``).
+
+    Raises:
+        gpu_node_pool.policies.PolicyConfigError: ``policy_config`` is invalid.
+    """
+    import pulumi
+
+    project = find_project(project_dir)
+    result = PlanResult(stack=stack)
+    try:
+        config, secrets, path = load_stack_file(project, stack)
+        result.config = load_stack_config(config, path.name, set(secrets).__contains__)
+    except ConfigError as err:
+        result.config_issues = err.issues
+        result.config_source = err.source
+        return result
+    try:
+        result.resources, result.outputs = record_program(project / "__main__.py", config, secrets, stack=stack)
+    except pulumi.RunError as err:
+        if isinstance(err.__cause__, ConfigError):
+            result.config_issues = err.__cause__.issues
+            result.config_source = err.__cause__.source
+            return result
+        raise
+    _summarise(result)
+    _check_policies(result, policy_config)
+    return result
+
+
+def _check_policies(result: PlanResult, policy_config: Mapping[str, Any] | None) -> None:
+    """Fill ``result.violations``: every policy of the pack over the recorded resources."""
+    from ..policies import evaluate
+
+    result.violations = evaluate(result.resources, policy_config, stack=result.stack, project=PROJECT)
+
+
+def _by_name(resources: list[Recorded]) -> dict[tuple[str, str], Recorded]:
+    return {(r.type, r.name): r for r in resources}
+
+
+def _summarise(result: PlanResult) -> None:
+    from ..device_plugin import values as dp
+
+    assert result.config is not None
+    index = _by_name(result.resources)
+    for pool in result.config.pools:
+        entry: dict[str, Any] = {"name": pool.name, "backend": pool.backend}
+        summarise = backends.get(pool.backend).fn("summarise")
+        if summarise is not None:
+            summarise(pool, entry, index, result.resources, result.outputs)
+        # A backend's summary may say who serves the pool instead (GKE: "managed by GKE").
+        entry.setdefault(
+            "device_plugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
+        )
+        result.pools.append(entry)
+
+    chart = next((r for r in result.resources if r.type == HELM_CHART_V4), None)
+    if chart is not None:
+        values = chart.inputs.get("values", {})
+        result.device_plugin = {
+            "chart": chart.inputs.get("chart"),
+            "version": chart.inputs.get("version"),
+            "repository": (chart.inputs.get("repositoryOpts") or {}).get("repo"),
+            "namespace": chart.inputs.get("namespace"),
+            "tolerations": values.get("tolerations", []),
+            "affinity": values.get("affinity", {}),
+            "priorityClassName": values.get("priorityClassName"),
+            "coverage": [
+                {"pool": c.pool, "taint": str(c.taint), "tolerated": c.tolerated}
+                for c in dp.coverage(values, result.config.pools)
+            ],
+        }
+
+

@@ -1,0 +1,158 @@
+"""Safe reads of resource properties as CrossGuard hands them to a policy.
+
+Policies see provider inputs in camelCase, wrapped by ``pulumi_policy``'s
+``unknown_checking_proxy``: reading a value that is unknown at preview raises
+``UnknownValueError``. Everything else may be missing, ``None`` or of the wrong type in a
+program that is still being written; these helpers turn those into "absent" so that no
+policy crashes, and let ``UnknownValueError`` through so that a policy that cannot decide
+says so (the SDK reports it as an advisory "can't run policy ... during preview").
+
+Proxy details that matter here (``pulumi_policy/proxy.py``): the proxies are
+``collections.abc.Mapping`` / ``Sequence`` but not ``dict`` / ``list``; ``key in proxy`` and
+``proxy.get(key)`` read the value and so raise on unknowns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from pulumi_policy.proxy import UnknownValueError
+
+__all__ = [
+    "UnknownValueError", "dig", "mapping", "sequence", "items", "text", "number", "plain", "derived", "Undecided",
+]
+
+_MISSING = object()
+
+#: Whether a type is a ``Mapping`` / a list-like ``Sequence`` (not ``str``/``bytes``), per type:
+#: the ABC checks are the hottest calls when policies walk a large stack.
+_MAPPING_TYPES: dict[type, bool] = {}
+_SEQUENCE_TYPES: dict[type, bool] = {}
+
+
+def _is_mapping(value: Any) -> bool:
+    kind = type(value)
+    known = _MAPPING_TYPES.get(kind)
+    if known is None:
+        known = _MAPPING_TYPES[kind] = isinstance(value, Mapping)
+    return known
+
+
+def _is_sequence(value: Any) -> bool:
+    kind = type(value)
+    known = _SEQUENCE_TYPES.get(kind)
+    if known is None:
+        known = _SEQUENCE_TYPES[kind] = isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+    return known
+
+
+def dig(obj: Any, *path: str | int, default: Any = None) -> Any:
+    """The value at ``path`` inside nested mappings/sequences, or ``default`` when any step is
+    missing, ``None`` or of the wrong type.
+
+    Raises:
+        UnknownValueError: a value on the path is unknown at preview.
+    """
+    cur = obj
+    for key in path:
+        if isinstance(key, int):
+            if not _is_sequence(cur) or not -len(cur) <= key < len(cur):
+                return default
+            cur = cur[key]
+        else:
+            is_mapping = _MAPPING_TYPES.get(type(cur))
+            if not (is_mapping or (is_mapping is None and _is_mapping(cur))):
+                return default
+            try:
+                cur = cur[key]
+            except KeyError:
+                return default
+        if cur is None:
+            return default
+    return cur
+
+
+def derived(props: Any) -> dict[Any, Any] | None:
+    """A cache for values computed from ``props`` (a workload read from it, its tolerations), or None.
+
+    The in-process runner (:func:`gpu_node_pool.policies.evaluate`) hands every policy the same
+    proxy per resource and offers such a cache on it (and one on the ``StackValidationArgs`` it
+    gives every stack policy, for facts about the whole stack); the SDK's proxies (one per
+    policy), its args and plain mappings have none, and the helpers then just compute.
+    """
+    cache = getattr(props, "derived", None)
+    return cache if isinstance(cache, dict) else None
+
+
+def mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` if it is a mapping, else an empty one (``None``, a string, a list...)."""
+    return value if _is_mapping(value) else {}
+
+
+def sequence(value: Any) -> Sequence[Any]:
+    """``value`` if it is a list-like sequence (not a string), else an empty one."""
+    return value if _is_sequence(value) else ()
+
+
+def items(value: Any) -> Iterator[Any]:
+    """Iterate a list-like value; nothing for anything else. Unknown items raise when reached."""
+    seq = sequence(value)
+    for i in range(len(seq)):
+        yield seq[i]
+
+
+def text(value: Any) -> str | None:
+    """``value`` if it is a string, else None."""
+    return value if isinstance(value, str) else None
+
+
+def number(value: Any) -> int | float | None:
+    """``value`` if it is an int or float (not a bool), else None. Preview sends numbers as floats."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value
+
+
+def plain(value: Any) -> Any:
+    """A plain ``dict``/``list`` copy of a (proxied) value, integral floats turned into ints.
+
+    Raises:
+        UnknownValueError: any value inside is unknown at preview.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if _is_mapping(value):
+        return {k: plain(value[k]) for k in value}
+    if _is_sequence(value):
+        return [plain(value[i]) for i in range(len(value))]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+class Undecided:
+    """What a stack policy could not decide because values are unknown at preview.
+
+    A stack policy checks every resource it can, collects the unknowns here, reports its
+    violations, and then calls :meth:`raise_if_any`: the SDK turns the one
+    ``UnknownValueError`` into an advisory "can't run policy ... during preview" diagnostic
+    that lists every undecided resource, while the violations already reported stand.
+    """
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, UnknownValueError]] = []
+
+    def add(self, what: str, err: UnknownValueError) -> None:
+        """Record that ``what`` (e.g. ``DaemonSet logging/fluent-bit``) could not be decided."""
+        self.items.append((what, err))
+
+    def raise_if_any(self) -> None:
+        """Raise one ``UnknownValueError`` naming every undecided item, if there are any."""
+        if not self.items:
+            return
+        first = self.items[0][1]
+        err = UnknownValueError(first.unknown_type_sentinel, list(first.props))
+        err.message = "; ".join(f"{what}: {e.message}" for what, e in self.items)
+        raise err

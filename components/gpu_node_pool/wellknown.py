@@ -1,0 +1,43 @@
+"""Well-known names in one place: labels and resources the whole package means, the Pulumi type
+tokens it registers and reads, and the markers the plan shows for values it cannot show.
+
+Backends list their own children (type token + name template) in their registry record
+(:mod:`gpu_node_pool.backends.registry`); the tokens below are the ones several layers share.
+Nothing here imports anything.
+"""
+
+from __future__ import annotations
+
+#: Every pool's nodes carry ``gpu-node-pools/pool=<pool name>``, so the device plugin's
+#: affinity and workloads can select exactly the pools they mean.
+POOL_LABEL_KEY = "gpu-node-pools/pool"
+#: The extended resource NVIDIA's device plugin advertises (k8s-device-plugin README).
+NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"
+#: Node label that turns GKE's own device plugin DaemonSet off on a pool; NVIDIA pairs it with
+#: ``gpu-driver-version=disabled`` (NVIDIA/cloud-native-docs ``gpu-operator/google-gke.rst``).
+GKE_NO_DEFAULT_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+
+#: How a value unknown at preview is shown (and stored) in the plan.
+UNKNOWN = "(known after apply)"
+#: How a Pulumi secret input is shown in the plan (the value itself never is).
+SECRET = "[secret]"
+
+# --- our components ---------------------------------------------------------------------
+GPU_NODE_POOL_TYPE = "gpu-node-pools:index:GpuNodePool"
+NVIDIA_DEVICE_PLUGIN_TYPE = "gpu-node-pools:index:NvidiaDevicePlugin"
+
+# --- provider resources several layers read ---------------------------------------------
+EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+EC2_INSTANCE = "aws:ec2/instance:Instance"
+AUTOSCALING_GROUP = "aws:autoscaling/group:Group"
+AUTOSCALING_TAG = "aws:autoscaling/tag:Tag"
+IAM_INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
+KARPENTER_NODEPOOL_PREFIX = "kubernetes:karpenter.sh/"
+KARPENTER_AWS_PREFIX = "kubernetes:karpenter.k8s.aws/"
+KARPENTER_NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
+KARPENTER_EC2NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
+CHART_TYPES = (HELM_CHART_V4, "kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v3:Release")
+DAEMONSET = "kubernetes:apps/v1:DaemonSet"
