@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pulumi_policy import Secret
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
-from gpu_node_pool.policies.definitions import POLICIES
+from gpu_node_pool.policies.rules import POLICIES
 from gpu_node_pool.policies.runner import StackResource, evaluate
 
 #: generated (resource props) cases per CI run, quoted in RELIABILITY.md

@@ -15,7 +15,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE as UNKNOWN
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from gpu_node_pool.policies import POLICIES, PolicyConfigError, StackResource, evaluate, resolve_config
-from gpu_node_pool.policies import definitions as d
+from gpu_node_pool.policies import rules as d
 from gpu_node_pool.taints import Taint
 
 GPU = "nvidia.com/gpu=present:NoSchedule"

@@ -17,7 +17,7 @@ import yaml
 
 from gpu_node_pool.device_plugin.chart import chart_daemonset
 from gpu_node_pool.policies import StackResource, evaluate
-from gpu_node_pool.policies.definitions import daemonsets_tolerate_gpu_taints
+from gpu_node_pool.policies.rules.daemonsets_tolerate_gpu_taints import daemonsets_tolerate_gpu_taints
 from gpu_node_pool.policies.workloads import keeps_off, read_tolerations, stay_on
 from gpu_node_pool.taints import Taint
 

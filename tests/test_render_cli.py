@@ -11,8 +11,8 @@ from karpenter_crd import crd_errors
 
 from gpu_node_pool.backends.karpenter import read as karpenter_read
 from gpu_node_pool.cli import main
-from gpu_node_pool.plan import UNKNOWN, Recorded, plan_stack
 from gpu_node_pool.export import HEADER_PREFIX, kubernetes_files, write_files
+from gpu_node_pool.plan import UNKNOWN, Recorded, plan_stack
 
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 

@@ -19,7 +19,7 @@ Policies (id, default level):
 9. ``scale-from-zero-hints`` (advisory, stack)
 """
 
-from .definitions import CONFIG_DEFAULTS, PACK_NAME, POLICIES
+from .rules import CONFIG_DEFAULTS, PACK_NAME, POLICIES
 from .runner import PolicyConfigError, StackResource, evaluate, load_policy_pack_config, resolve_config
 
 PACK_DESCRIPTION = (

@@ -55,7 +55,7 @@ from pulumi_policy.proxy import (
 
 from ..record import Resource
 from ..wellknown import UNKNOWN as _UNKNOWN
-from .definitions import PACK_NAME, POLICIES
+from .rules import PACK_NAME, POLICIES
 
 __all__ = [
     "StackResource",

@@ -1,0 +1,33 @@
+"""The pack's rules, one module per policy (``<policy id with underscores>.py``); :mod:`.pack` lists them."""
+
+from __future__ import annotations
+
+from .pack import (
+    CONFIG_DEFAULTS,
+    PACK_NAME,
+    POLICIES,
+    daemonsets_tolerate_gpu_taints,
+    device_plugin_covers_gpu_pools,
+    gpu_limits_well_formed,
+    gpu_pool_declares_taint,
+    gpu_toleration_allowlist,
+    gpu_workloads_select_gpu_nodes,
+    no_imperative_taints,
+    noexecute_gpu_taint,
+    scale_from_zero_hints,
+)
+
+__all__ = [
+    "CONFIG_DEFAULTS",
+    "PACK_NAME",
+    "POLICIES",
+    "daemonsets_tolerate_gpu_taints",
+    "device_plugin_covers_gpu_pools",
+    "gpu_limits_well_formed",
+    "gpu_pool_declares_taint",
+    "gpu_toleration_allowlist",
+    "gpu_workloads_select_gpu_nodes",
+    "no_imperative_taints",
+    "noexecute_gpu_taint",
+    "scale_from_zero_hints",
+]

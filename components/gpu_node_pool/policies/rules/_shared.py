@@ -1,0 +1,109 @@
+"""What the pack's rules share: config defaults, taint parsing, the stack's GPU pools found once per evaluation, message helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pulumi_policy import (
+    StackValidationArgs,
+)
+
+from ...config import DEFAULT_TAINT
+from ...labels import DEFAULT_GPU_LABEL
+from ...taints import Taint, TaintEffect, TaintError, Toleration
+from ..pools import (
+    GpuPool,
+    find_gpu_pools,
+)
+from ..props import Undecided, derived
+
+PACK_NAME = "gpu-node-pools"
+GPU_RESOURCE = "nvidia.com/gpu"
+_NS, _NE = TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value
+_EFFECTS = "|".join(e.value for e in TaintEffect)
+#: JSON-schema pattern of a taint in kubelet form (``key[=value]:Effect``).
+TAINT_PATTERN = rf"^[^=:\s]+(=[^:\s]*)?:({_EFFECTS})$"
+_TAINT_LIST = {"type": "array", "items": {"type": "string", "pattern": TAINT_PATTERN}}
+_DECLARE = (
+    "Declare taints in the pool definition, where they survive node replacement: GpuNodePool `taints` "
+    "(aws.eks.NodeGroup taints, gcp.container.NodePool node_config.taints, Karpenter NodePool "
+    "spec.template.spec.taints, or kubelet registerWithTaints in self-managed user data)."
+)
+
+#: Config defaults per policy (also the JSON-schema ``default`` of each property).
+CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
+    "daemonsets-tolerate-gpu-taints": {
+        "exemptions": [],
+        "extraTaints": [],
+        "extraPoolLabels": {DEFAULT_GPU_LABEL[0]: DEFAULT_GPU_LABEL[1]},
+    },
+    "gpu-toleration-allowlist": {
+        "allowedNamespaces": ["kube-system", "nvidia-device-plugin", "gpu-operator"],
+        "extraTaints": [str(DEFAULT_TAINT)],
+    },
+    "gpu-workloads-select-gpu-nodes": {
+        "extraTaints": [str(DEFAULT_TAINT)],
+        "gpuLabels": [f"{DEFAULT_GPU_LABEL[0]}={DEFAULT_GPU_LABEL[1]}"],
+    },
+    "gpu-limits-well-formed": {"resourceNames": [GPU_RESOURCE]},
+}
+
+
+def _config(args: Any, policy: str) -> dict[str, Any]:
+    config = dict(CONFIG_DEFAULTS.get(policy, {}))
+    config.update({k: v for k, v in dict(args.get_config() or {}).items() if v is not None})
+    return config
+
+
+def _parse_taints(values: Iterable[Any]) -> list[Taint]:
+    out = []
+    for value in values or []:
+        try:
+            out.append(Taint.parse(value))
+        except TaintError:
+            continue  # the config schema rejects these before a policy runs
+    return out
+
+
+def _stack_pools(args: StackValidationArgs, undecided: Undecided) -> list[GpuPool]:
+    """:func:`find_gpu_pools` over the stack's resources; found once per evaluation when the
+    runner gives the stack policies a shared cache (``args.derived``, see
+    :func:`gpu_node_pool.policies.props.derived`), which the SDK does not: then each policy
+    finds them. Policies only read the pools."""
+    cache = derived(args)
+    if cache is None:
+        return find_gpu_pools(args.resources, undecided)
+    found = cache.get("gpu_pools")
+    if found is None:
+        seen = Undecided()
+        found = cache["gpu_pools"] = (find_gpu_pools(args.resources, seen), list(seen.items))
+    pools, unknowns = found
+    for what, err in unknowns:
+        undecided.add(what, err)
+    return list(pools)
+
+
+def _resource(res: Any) -> str:
+    return f"{res.resource_type} {res.name}"
+
+
+def _fmt(taints: Iterable[Taint]) -> str:
+    return ", ".join(str(t) for t in taints)
+
+
+def _describe_tolerations(tolerations: Sequence[Toleration]) -> str:
+    return "[" + ", ".join(str(t) for t in tolerations) + "]" if tolerations else "none"
+
+
+def _stack_gpu_taints(args: StackValidationArgs, config: Mapping[str, Any], undecided: Undecided) -> list[Taint]:
+    return _gpu_taints(_stack_pools(args, undecided), config)
+
+
+def _gpu_taints(pools: Iterable[GpuPool], config: Mapping[str, Any]) -> list[Taint]:
+    """The distinct taints of ``pools`` and of the policy's ``extraTaints``, in order."""
+    taints: list[Taint] = []
+    for pool in pools:
+        taints += [t for t in pool.taints if t not in taints]
+    taints += [t for t in _parse_taints(config.get("extraTaints")) if t not in taints]
+    return taints

@@ -1,0 +1,169 @@
+"""Policy ``device-plugin-covers-gpu-pools`` (#4 of the pack)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    ReportViolation,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+from ...taints import Toleration, untolerated_taints
+from ..pools import (
+    CHART_TYPES,
+    GKE_NO_DEFAULT_PLUGIN_LABEL,
+)
+from ..props import Undecided, UnknownValueError, dig, mapping, plain, text
+from ..workloads import (
+    NodeSelection,
+    containers,
+    kind_of,
+    read_tolerations,
+    stay_on,
+    workload_of,
+)
+from ._shared import GPU_RESOURCE, _resource, _stack_pools
+
+
+def _is_plugin_image(image: Any) -> bool:
+    return isinstance(image, str) and "k8s-device-plugin" in image
+
+
+def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of every NVIDIA device plugin: DaemonSets running its image, else chart values."""
+    from ...device_plugin.chart import chart_daemonset
+
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for res in resources:
+        if kind_of(res.resource_type) != "DaemonSet":
+            continue
+        try:
+            workload = workload_of(res.resource_type, res.props, res.name)
+            assert workload is not None
+            if any(_is_plugin_image(dig(c, "image")) for _, c in containers(workload.pod_spec)):
+                found.append((f"DaemonSet {workload.namespace}/{workload.name}", workload.pod_spec))
+        except UnknownValueError as err:
+            undecided.add(_resource(res), err)
+    if found:
+        return found
+    for res in resources:  # no child visible (helm.v3.Release, or chart values unknown at preview)
+        if res.resource_type not in CHART_TYPES:
+            continue
+        try:
+            chart = text(dig(res.props, "chart")) or ""
+            if "nvidia-device-plugin" not in chart:
+                continue
+            values = plain(mapping(dig(res.props, "values")))
+            namespace = text(dig(res.props, "namespace")) or "default"
+            release = text(dig(res.props, "name")) or res.name
+            ds = chart_daemonset(values, namespace, release)
+            if ds is not None:
+                found.append((f"chart {chart} {res.name!r} (its DaemonSet from the chart values)", ds["spec"]["template"]["spec"]))
+        except UnknownValueError as err:
+            undecided.add(_resource(res), err)
+    return found
+
+
+def _read_plugins(
+    plugins: list[tuple[str, Mapping[str, Any]]],
+) -> list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]]:
+    """Each plugin's tolerations and node selection, read once for every pool: ``(display, tolerations,
+    selection)``, the selection being the ``UnknownValueError`` met while reading either."""
+    out: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] = []
+    for display, pod_spec in plugins:
+        try:
+            tolerations, _ = read_tolerations(pod_spec)
+            node_selection: NodeSelection | UnknownValueError = NodeSelection.of(pod_spec)
+        except UnknownValueError as err:
+            tolerations, node_selection = [], err
+        out.append((display, tolerations, node_selection))
+    return out
+
+
+def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: ReportViolation) -> None:
+    """GPU pools that need NVIDIA's device plugin have one that tolerates their taints and selects their nodes."""
+    undecided = Undecided()
+    pools = [p for p in _stack_pools(args, undecided) if not p.problem]
+    needing = [p for p in pools if p.needs_nvidia_device_plugin]
+    plugins = _plugin_daemonsets(args.resources, undecided) if pools else []
+    if needing and not plugins:
+        names = ", ".join(p.display for p in needing)
+        report(
+            f"No NVIDIA device plugin in this stack, but these pools need one: {names}. Without it their nodes advertise no "
+            f"{GPU_RESOURCE} and GPU pods stay Pending. Add NvidiaDevicePlugin (the nvidia-device-plugin chart) "
+            "with tolerations and node affinity derived from the pools.",
+            None,
+        )
+    read: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] | None = None
+    for pool in needing if plugins else []:
+        if pool.labels is None:
+            undecided.add(pool.display, UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
+            continue
+        reasons = []
+        covered = False
+        read = read if read is not None else _read_plugins(plugins)
+        for display, tolerations, node_selection in read:
+            if isinstance(node_selection, UnknownValueError):
+                undecided.add(f"{display} on {pool.display}", node_selection)
+                continue
+            selected = node_selection.on(pool.labels)
+            missing = [stay_on(tolerations, t) for t in pool.taints if t.effect.repels]
+            missing = [s for s in missing if not s.ok]
+            if selected is True and not missing:
+                covered = True
+                break
+            why = []
+            if selected is not True:
+                why.append(
+                    "its nodeSelector/required node affinity "
+                    + ("excludes" if selected is False else "does not surely match")
+                    + f" the pool's node labels {dict(sorted(pool.labels.items()))}"
+                )
+            if missing:
+                why.append("; ".join(s.describe() for s in missing))
+            reasons.append(f"{display}: {', and '.join(why)}")
+        if not covered and reasons:
+            report(
+                f"The NVIDIA device plugin does not cover {pool.display}: {' | '.join(reasons)}. Its nodes would "
+                f"advertise no {GPU_RESOURCE}. Derive the plugin's tolerations (one Exists toleration per pool taint) "
+                "and node affinity (the pool's GPU label) from the pools (NvidiaDevicePlugin does).",
+                pool.urn or None,
+            )
+    for pool in pools:  # two plugins on one GKE node fight over nvidia.com/gpu
+        if not pool.gke_managed_plugin or pool.labels is None:
+            continue
+        read = read if read is not None else _read_plugins(plugins)
+        for display, tolerations, node_selection in read:
+            if isinstance(node_selection, UnknownValueError):
+                undecided.add(f"{display} on {pool.display}", node_selection)
+                continue
+            on_pool = node_selection.on(pool.labels) is True and not untolerated_taints(
+                tolerations, [t for t in pool.taints if t.effect.repels]
+            )
+            if on_pool:
+                report(
+                    f"{display} would run on {pool.display}, where GKE already runs its own device plugin: both "
+                    f"advertise {GPU_RESOURCE} and allocations fail intermittently. Label the pool "
+                    f"{GKE_NO_DEFAULT_PLUGIN_LABEL}=true with gpu_driver_version INSTALLATION_DISABLED, or keep "
+                    "NVIDIA's plugin off it.",
+                    pool.urn or None,
+                )
+    undecided.raise_if_any()
+
+
+device_plugin_covers_gpu_pools = StackValidationPolicy(
+    name="device-plugin-covers-gpu-pools",
+    description="GPU pools that need NVIDIA's device plugin (EKS, Karpenter, self-managed, GKE opted out) have one that tolerates every pool taint and whose node affinity matches the pools' labels.",
+    validate=validate_device_plugin_covers_gpu_pools,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    remediation_steps=(
+        "Install NvidiaDevicePlugin once per cluster with all its GPU pools: it derives one Exists toleration per "
+        "pool taint (plus CriticalAddonsOnly) and a required node affinity on the pools' GPU label. Pools on "
+        "Bottlerocket NVIDIA AMIs and GKE-managed pools bring their own plugin."
+    ),
+)

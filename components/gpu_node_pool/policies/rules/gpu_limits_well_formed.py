@@ -1,0 +1,80 @@
+"""Policy ``gpu-limits-well-formed`` (#7 of the pack)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+)
+
+from ..props import dig, mapping, text
+from ..quantity import parse_quantity
+from ..workloads import (
+    containers,
+    workload_of,
+)
+from ._shared import CONFIG_DEFAULTS, GPU_RESOURCE, _config
+
+
+def _quantity_problem(resource: str, limits: Any, requests: Any, has_limit: bool, has_request: bool) -> str | None:
+    if not has_limit:
+        return f"{resource} is in requests ({requests!r}) but not in limits; extended resources are set in limits"
+    limit = parse_quantity(limits)
+    if limit is None or limit.denominator != 1 or limit < 0:
+        return f"limits {resource} = {limits!r} is not a whole number of GPUs"
+    if has_request:
+        request = parse_quantity(requests)
+        if request != limit:
+            return f"requests {resource} = {requests!r} differs from limits {limits!r}; set requests equal to limits or drop them"
+    return None
+
+
+def validate_gpu_limits_well_formed(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    """``nvidia.com/gpu`` is in limits; requests, if present, equal limits; a whole number."""
+    workload = workload_of(args.resource_type, args.props, args.name)
+    if workload is None:
+        return
+    names = _config(args, "gpu-limits-well-formed").get("resourceNames") or [GPU_RESOURCE]
+    problems = []
+    for path, container in containers(workload.pod_spec):
+        limits = mapping(dig(container, "resources", "limits"))
+        requests = mapping(dig(container, "resources", "requests"))
+        for resource in names:
+            missing = object()
+            limit = dig(limits, resource, default=missing)
+            request = dig(requests, resource, default=missing)
+            if limit is missing and request is missing:
+                continue
+            problem = _quantity_problem(resource, limit, request, limit is not missing, request is not missing)
+            if problem:
+                problems.append(f"{path} ({text(dig(container, 'name')) or '?'}): {problem}")
+    if problems:
+        report(
+            f"{workload.display}: {'; '.join(problems)}. The API server rejects these pods or they never fit: GPUs "
+            f"are requested as a whole number in limits (requests, if set, equal).",
+            None,
+        )
+
+
+gpu_limits_well_formed = ResourceValidationPolicy(
+    name="gpu-limits-well-formed",
+    description="nvidia.com/gpu is set in limits; requests, if present, equal limits; the value is a whole number.",
+    validate=validate_gpu_limits_well_formed,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "resourceNames": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Extended resources checked (e.g. add MIG resources nvidia.com/mig-1g.10gb).",
+                "default": CONFIG_DEFAULTS["gpu-limits-well-formed"]["resourceNames"],
+            }
+        }
+    ),
+    remediation_steps="Write resources.limits[\"nvidia.com/gpu\"]: N (a whole number); drop requests or set them equal.",
+)

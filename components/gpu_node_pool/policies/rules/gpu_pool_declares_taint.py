@@ -1,0 +1,53 @@
+"""Policy ``gpu-pool-declares-taint`` (#2 of the pack)."""
+
+from __future__ import annotations
+
+from pulumi_policy import (
+    EnforcementLevel,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+)
+
+from ...config import DEFAULT_TAINT
+from ...taints import TaintEffect
+from ..pools import (
+    gpu_pool_of,
+)
+from ._shared import _NE, _NS, _fmt
+
+
+def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    """A GPU pool declares at least one repelling taint (``TaintEffect.repels``)."""
+    pool = gpu_pool_of(args.resource_type, args.props, args.name, args.urn)
+    if pool is None:
+        return
+    if pool.extra.get("unreadable"):
+        args.not_applicable(f"cannot read self-managed user data taints: {pool.problem}")
+    if pool.problem:
+        report(f"{pool.display}: its taints cannot be read ({pool.problem}); fix them in {pool.where}.", None)
+        return
+    if any(t.effect.repels for t in pool.taints):
+        return
+    soft = [t for t in pool.taints if not t.effect.repels]
+    has = f"only {_fmt(soft)}, a scheduling preference, not a rule" if soft else "no taint"
+    report(
+        f"{pool.display} declares {has}: ordinary pods will be scheduled on its GPU nodes. Declare a "
+        f"{TaintEffect.NO_SCHEDULE.value} taint such as {DEFAULT_TAINT} in {pool.where}.",
+        None,
+    )
+
+
+gpu_pool_declares_taint = ResourceValidationPolicy(
+    name="gpu-pool-declares-taint",
+    description=(
+        "Every GPU pool (EKS node group, GKE node pool, Karpenter NodePool, self-managed launch template) "
+        f"declares a {_NS} or {_NE} taint."
+    ),
+    validate=validate_gpu_pool_declares_taint,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    remediation_steps=(
+        f"Add a repelling taint to the pool, e.g. {DEFAULT_TAINT} (GpuNodePool `taints`); "
+        f"{TaintEffect.PREFER_NO_SCHEDULE.value} alone only lowers a score."
+    ),
+)

@@ -1,0 +1,86 @@
+"""Policy ``gpu-toleration-allowlist`` (#5 of the pack)."""
+
+from __future__ import annotations
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from ...taints import tolerates
+from ..props import Undecided, UnknownValueError
+from ..workloads import (
+    read_tolerations,
+    workload_of,
+)
+from ._shared import (
+    _TAINT_LIST,
+    CONFIG_DEFAULTS,
+    _config,
+    _fmt,
+    _resource,
+    _stack_gpu_taints,
+)
+
+
+def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportViolation) -> None:
+    """Only allow-listed namespaces carry tolerations of GPU pool taints, or catch-all tolerations."""
+    config = _config(args, "gpu-toleration-allowlist")
+    allowed = set(config.get("allowedNamespaces") or [])
+    undecided = Undecided()
+    gpu_taints = _stack_gpu_taints(args, config, undecided)
+    for res in args.resources:
+        try:
+            workload = workload_of(res.resource_type, res.props, res.name)
+            if workload is None or workload.namespace in allowed:
+                continue
+            tolerations, _ = read_tolerations(workload.pod_spec)
+        except UnknownValueError as err:
+            undecided.add(_resource(res), err)
+            continue
+        offending = []
+        for tol in tolerations:
+            if tol.is_catch_all:
+                offending.append(f"catch-all toleration {tol}")
+                continue
+            hit = [t for t in gpu_taints if tolerates(tol, t)]
+            if hit:
+                offending.append(f"toleration {tol} (tolerates {_fmt(hit)})")
+        if offending:
+            report(
+                f"{workload.display} carries {'; '.join(offending)}, but namespace {workload.namespace!r} is not "
+                f"allowed to tolerate GPU taints (allowedNamespaces: {sorted(allowed)}). A toleration only permits; "
+                "remove it, or add the namespace to allowedNamespaces if it runs GPU work or node agents.",
+                res.urn,
+            )
+    undecided.raise_if_any()
+
+
+gpu_toleration_allowlist = StackValidationPolicy(
+    name="gpu-toleration-allowlist",
+    description="Only allow-listed namespaces may carry tolerations for GPU pool taints, or a catch-all toleration (empty key with Exists).",
+    validate=validate_gpu_toleration_allowlist,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "allowedNamespaces": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Namespaces whose pods may tolerate GPU taints (GPU workloads, node agents).",
+                "default": CONFIG_DEFAULTS["gpu-toleration-allowlist"]["allowedNamespaces"],
+            },
+            "extraTaints": {
+                **_TAINT_LIST,
+                "description": "GPU taints of pools outside this stack, kubelet form key=value:Effect.",
+                "default": CONFIG_DEFAULTS["gpu-toleration-allowlist"]["extraTaints"],
+            },
+        }
+    ),
+    remediation_steps=(
+        "Remove the GPU toleration from ordinary workloads, or list the namespace in the policy's "
+        "allowedNamespaces (policy pack config) when it hosts GPU workloads or node agents."
+    ),
+)

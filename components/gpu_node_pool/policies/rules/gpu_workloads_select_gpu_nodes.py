@@ -1,0 +1,106 @@
+"""Policy ``gpu-workloads-select-gpu-nodes`` (#6 of the pack)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from ...labels import DEFAULT_GPU_LABEL
+from ...taints import tolerates
+from ..props import Undecided, UnknownValueError, dig
+from ..quantity import parse_quantity
+from ..workloads import (
+    containers,
+    read_tolerations,
+    selects_any_of,
+    workload_of,
+)
+from ._shared import (
+    _TAINT_LIST,
+    CONFIG_DEFAULTS,
+    GPU_RESOURCE,
+    _config,
+    _fmt,
+    _gpu_taints,
+    _resource,
+    _stack_pools,
+)
+
+
+def _requests_gpu(pod_spec: Mapping[str, Any], resource: str = GPU_RESOURCE) -> bool:
+    for _, container in containers(pod_spec):
+        for field in ("limits", "requests"):
+            qty = parse_quantity(dig(container, "resources", field, resource))
+            if qty is not None and qty > 0:
+                return True
+    return False
+
+
+def validate_gpu_workloads_select_gpu_nodes(args: StackValidationArgs, report: ReportViolation) -> None:
+    """A pod template that tolerates a GPU taint also selects GPU nodes or requests nvidia.com/gpu."""
+    config = _config(args, "gpu-workloads-select-gpu-nodes")
+    undecided = Undecided()
+    pools = _stack_pools(args, undecided)
+    gpu_taints = _gpu_taints(pools, config)
+    pairs = {(k, v) for p in pools if p.labels for k, v in p.labels.items()}
+    for label in config.get("gpuLabels") or []:
+        key, _, value = str(label).partition("=")
+        pairs.add((key, value))
+    for res in args.resources:
+        try:
+            workload = workload_of(res.resource_type, res.props, res.name)
+            if workload is None or workload.kind == "DaemonSet":  # node agents tolerate to run everywhere
+                continue
+            tolerations, _ = read_tolerations(workload.pod_spec)
+            targeted = [t for t in gpu_taints if any(not tol.is_catch_all and tolerates(tol, t) for tol in tolerations)]
+            if not targeted:
+                continue
+            if _requests_gpu(workload.pod_spec) or selects_any_of(workload.pod_spec, pairs):
+                continue
+        except UnknownValueError as err:
+            undecided.add(_resource(res), err)
+            continue
+        report(
+            f"{workload.display} tolerates GPU taint(s) {_fmt(targeted)} but neither selects GPU nodes nor requests "
+            f"{GPU_RESOURCE}: a toleration permits, it never attracts, so it may land on any node, and takes GPU "
+            f"node room when it does. Add a nodeSelector on the pool's GPU label (e.g. "
+            f"{DEFAULT_GPU_LABEL[0]}: \"{DEFAULT_GPU_LABEL[1]}\"), or request {GPU_RESOURCE} in limits, or drop "
+            "the toleration.",
+            res.urn,
+        )
+    undecided.raise_if_any()
+
+
+gpu_workloads_select_gpu_nodes = StackValidationPolicy(
+    name="gpu-workloads-select-gpu-nodes",
+    description="A pod template that tolerates a GPU taint also selects GPU nodes (nodeSelector or required node affinity on the pool label) or requests nvidia.com/gpu.",
+    validate=validate_gpu_workloads_select_gpu_nodes,
+    enforcement_level=EnforcementLevel.ADVISORY,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "extraTaints": {
+                **_TAINT_LIST,
+                "description": "GPU taints of pools outside this stack, kubelet form key=value:Effect.",
+                "default": CONFIG_DEFAULTS["gpu-workloads-select-gpu-nodes"]["extraTaints"],
+            },
+            "gpuLabels": {
+                "type": "array",
+                "items": {"type": "string", "pattern": "^[^=]+=.*$"},
+                "description": "key=value node labels that mean 'a GPU node' besides the stack's pool labels.",
+                "default": CONFIG_DEFAULTS["gpu-workloads-select-gpu-nodes"]["gpuLabels"],
+            },
+        }
+    ),
+    remediation_steps=(
+        "Add nodeSelector (or required node affinity) on the GPU pool's label, or request nvidia.com/gpu in "
+        "limits; a toleration alone lets the pod anywhere."
+    ),
+)

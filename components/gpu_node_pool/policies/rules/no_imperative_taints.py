@@ -1,0 +1,101 @@
+"""Policy ``no-imperative-taints`` (#1 of the pack)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+)
+
+from ...taints import Taint, TaintError
+from ..imperative import imperative_taint_commands, user_data_texts
+from ..pools import (
+    EC2_INSTANCE,
+    LAUNCH_TEMPLATE,
+)
+from ..props import dig, items, plain, text
+from ..workloads import (
+    containers,
+    workload_of,
+)
+from ._shared import _DECLARE
+
+_NODE_TYPES = ("kubernetes:core/v1:Node", "kubernetes:core/v1:NodePatch")
+_NODE_LIST = "kubernetes:core/v1:NodeList"
+_COMMANDS = ("command:local:Command", "command:remote:Command")
+_GCE_STARTUP = (
+    "gcp:compute/instanceTemplate:InstanceTemplate",
+    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate",
+    "gcp:compute/instance:Instance",
+)
+
+
+def _node_taints(spec_taints: Any) -> list[str]:
+    shown = []
+    for item in items(spec_taints):
+        try:
+            shown.append(str(Taint.from_k8s(plain(item))))
+        except TaintError:
+            shown.append(repr(plain(item)))
+    return shown
+
+
+def validate_no_imperative_taints(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    """Flag node taints set outside the pool definition (Node/NodePatch, commands, user data, containers)."""
+    t, props = args.resource_type, args.props
+    found: list[str] = []
+    if t in _NODE_TYPES:
+        taints = _node_taints(dig(props, "spec", "taints"))
+        if taints:
+            found.append(f"spec.taints = [{', '.join(taints)}] on Node {text(dig(props, 'metadata', 'name')) or args.name!r}")
+    elif t == _NODE_LIST:
+        for i, node in enumerate(items(dig(props, "items"))):
+            taints = _node_taints(dig(node, "spec", "taints"))
+            if taints:
+                found.append(f"items[{i}].spec.taints = [{', '.join(taints)}]")
+    elif t in _COMMANDS:
+        for field in ("create", "update", "delete"):
+            for line in imperative_taint_commands(text(dig(props, field)) or ""):
+                found.append(f"{field}: {line}")
+    elif t in (LAUNCH_TEMPLATE, EC2_INSTANCE):
+        for field in ("userData", "userDataBase64"):
+            for body in user_data_texts(dig(props, field)):
+                found += [f"{field}: {line}" for line in imperative_taint_commands(body)]
+    elif t in _GCE_STARTUP:
+        sources = {"metadataStartupScript": dig(props, "metadataStartupScript")}
+        for key in ("startup-script", "user-data"):
+            sources[f"metadata.{key}"] = dig(props, "metadata", key)
+        for field, value in sources.items():
+            for body in user_data_texts(value):
+                found += [f"{field}: {line}" for line in imperative_taint_commands(body)]
+    else:
+        workload = workload_of(t, props, args.name)
+        if workload is not None:
+            for path, container in containers(workload.pod_spec):
+                words = [str(w) for w in items(dig(container, "command"))] + [str(w) for w in items(dig(container, "args"))]
+                for line in imperative_taint_commands(" ".join(words)):
+                    found.append(f"{path} ({text(dig(container, 'name')) or '?'}) runs: {line}")
+    found = list(dict.fromkeys(found))
+    if found:
+        report(
+            f"{t} {args.name!r} sets node taints imperatively ({'; '.join(found)}). Nodes that an autoscaler "
+            f"creates later come up without these taints. {_DECLARE}",
+            None,
+        )
+
+
+no_imperative_taints = ResourceValidationPolicy(
+    name="no-imperative-taints",
+    description="Node taints are declared in the pool definition, never set with kubectl taint, Node patches or boot scripts.",
+    validate=validate_no_imperative_taints,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    remediation_steps=(
+        "Remove the kubectl taint / Node patch / user-data step and declare the taint on the pool: GpuNodePool "
+        "`taints` (EKS NodeGroup.taints, GKE node_config.taints, Karpenter NodePool spec.template.spec.taints, "
+        "self-managed kubelet registerWithTaints)."
+    ),
+)

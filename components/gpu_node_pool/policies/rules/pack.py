@@ -1,0 +1,32 @@
+"""The pack: every rule, in the order of the README table, and its name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._shared import CONFIG_DEFAULTS, PACK_NAME
+from .daemonsets_tolerate_gpu_taints import daemonsets_tolerate_gpu_taints
+from .device_plugin_covers_gpu_pools import device_plugin_covers_gpu_pools
+from .gpu_limits_well_formed import gpu_limits_well_formed
+from .gpu_pool_declares_taint import gpu_pool_declares_taint
+from .gpu_toleration_allowlist import gpu_toleration_allowlist
+from .gpu_workloads_select_gpu_nodes import gpu_workloads_select_gpu_nodes
+from .no_imperative_taints import no_imperative_taints
+from .noexecute_gpu_taint import noexecute_gpu_taint
+from .scale_from_zero_hints import scale_from_zero_hints
+
+__all__ = ["PACK_NAME", "POLICIES", "CONFIG_DEFAULTS"]
+
+#: Every policy of the pack, in the order of the README table.
+POLICIES: list[Any] = [
+    no_imperative_taints,
+    gpu_pool_declares_taint,
+    daemonsets_tolerate_gpu_taints,
+    device_plugin_covers_gpu_pools,
+    gpu_toleration_allowlist,
+    gpu_workloads_select_gpu_nodes,
+    gpu_limits_well_formed,
+    noexecute_gpu_taint,
+    scale_from_zero_hints,
+]
+

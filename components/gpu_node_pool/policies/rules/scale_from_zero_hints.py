@@ -1,0 +1,128 @@
+"""Policy ``scale-from-zero-hints`` (#9 of the pack)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    ReportViolation,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from ...taints import TaintError
+from ..pools import (
+    AUTOSCALING_TAG,
+    GpuPool,
+)
+from ..props import Undecided, UnknownValueError, dig, items, text
+from ._shared import _stack_pools
+
+
+def _tag_map(tags: Any) -> dict[str, str]:
+    out = {}
+    if isinstance(tags, Mapping):
+        return {str(k): v for k, v in tags.items() if isinstance(v, str)}
+    for tag in items(tags):
+        key, value = text(dig(tag, "key")), dig(tag, "value")
+        if key is not None and isinstance(value, str):
+            out[key] = value
+    return out
+
+
+def _compare(pool: GpuPool, tags: Mapping[str, str]) -> list[str]:
+    from ...backends._cluster_autoscaler import CA_LABEL_PREFIX, CA_TAINT_PREFIX, read_ca_node_template_tags
+
+    ca = {k: v for k, v in tags.items() if k.startswith((CA_LABEL_PREFIX, CA_TAINT_PREFIX))}
+    try:
+        ca_taints, ca_labels = read_ca_node_template_tags(ca)
+    except TaintError as err:
+        return [f"a node-template taint tag is malformed: {err}"]
+    issues = []
+    want = sorted(str(t) for t in pool.taints)
+    have = sorted(str(t) for t in ca_taints)
+    if want != have:
+        missing = sorted(set(want) - set(have))
+        extra = sorted(set(have) - set(want))
+        detail = ", ".join(
+            part for part in (f"missing {missing}" if missing else "", f"not on the nodes {extra}" if extra else "") if part
+        )
+        issues.append(f"taint tags differ from the pool's taints ({detail})")
+    if pool.labels is not None and ca_labels != pool.labels:
+        missing = sorted(f"{k}={v}" for k, v in pool.labels.items() if ca_labels.get(k) != v)
+        extra = sorted(f"{k}={v}" for k, v in ca_labels.items() if pool.labels.get(k) != v)
+        detail = ", ".join(
+            part for part in (f"missing {missing}" if missing else "", f"not on the nodes {extra}" if extra else "") if part
+        )
+        issues.append(f"label tags differ from the pool's labels ({detail})")
+    return issues
+
+
+def _tag_index(resources: Sequence[Any]) -> tuple[dict[str, Any], dict[str, list[int]], list[Any]]:
+    """``(resource by URN (the first with it), URN -> positions in the Tag list of the Tags that depend
+    on it (``linked``), the aws:autoscaling/tag:Tag resources in stack order)``: built once per stack."""
+    by_urn: dict[str, Any] = {}
+    for res in resources:
+        by_urn.setdefault(res.urn, res)
+    tags = [res for res in resources if res.resource_type == AUTOSCALING_TAG]
+    by_owner: dict[str, list[int]] = {}
+    for i, res in enumerate(tags):
+        urns = {getattr(d, "urn", None) for d in getattr(res, "dependencies", None) or []}
+        for deps in (getattr(res, "property_dependencies", None) or {}).values():
+            urns.update(getattr(d, "urn", None) for d in deps)
+        for urn in urns:
+            if urn:
+                by_owner.setdefault(urn, []).append(i)
+    return by_urn, by_owner, tags
+
+
+def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViolation) -> None:
+    """Node groups/ASGs with min size 0 carry CA node-template tags matching their taints and labels."""
+    undecided = Undecided()
+    index: tuple[dict[str, Any], dict[str, list[int]], list[Any]] | None = None
+    for pool in _stack_pools(args, undecided):
+        if pool.min_size != 0 or pool.problem or pool.backend not in ("eks-managed", "self-managed"):
+            continue
+        by_urn, tags_by_owner, tag_resources = index = index or _tag_index(args.resources)
+        target = by_urn.get(pool.urn)
+        try:
+            tags: dict[str, str] = {}
+            groups = pool.extra.get("asgs", [])
+            for group in groups:
+                tags.update(_tag_map(dig(group.props, "tags")))
+            owners = [target, *groups] if target is not None else list(groups)
+            # Auto Scaling group tags that depend on the pool or one of its groups (``linked``), in stack order.
+            linked_tags = sorted({i for o in owners for i in tags_by_owner.get(getattr(o, "urn", None) or "", ())})
+            for res in (tag_resources[i] for i in linked_tags):
+                tag = dig(res.props, "tag")
+                key, value = text(dig(tag, "key")), dig(tag, "value")
+                if key is not None and isinstance(value, str):
+                    tags[key] = value
+        except UnknownValueError as err:
+            undecided.add(pool.display, err)
+            continue
+        issues = _compare(pool, tags) if tags else ["no Cluster Autoscaler node-template tags"]
+        if issues:
+            labels_note = "" if pool.labels is not None else " (labels not compared: unknown)"
+            report(
+                f"{pool.display} scales from zero (minSize 0) but its Auto Scaling group's tags do not describe its "
+                f"nodes: {'; '.join(issues)}{labels_note}. Cluster Autoscaler builds the template node of an empty "
+                "group from k8s.io/cluster-autoscaler/node-template/label/<key> = <value> and .../taint/<key> = "
+                "<value>:<Effect>; a mismatch makes it scale a group whose nodes the pending pod cannot use, or none.",
+                pool.urn or None,
+            )
+    undecided.raise_if_any()
+
+
+scale_from_zero_hints = StackValidationPolicy(
+    name="scale-from-zero-hints",
+    description="Node groups and Auto Scaling groups with min size 0 carry Cluster Autoscaler node-template tags that match their taints and labels exactly (key, value and effect).",
+    validate=validate_scale_from_zero_hints,
+    enforcement_level=EnforcementLevel.ADVISORY,
+    remediation_steps=(
+        "Tag the Auto Scaling group with k8s.io/cluster-autoscaler/node-template/label/<key> and "
+        "/taint/<key> = <value>:<Effect> for every label and taint (GpuNodePool does it for minSize 0)."
+    ),
+)

@@ -1,0 +1,61 @@
+"""Behaviour kept across the architecture move (issue 11): every shipped stack's plan and render
+equal the baseline recorded before it, compared semantically.
+
+``tests/data/baseline/`` holds ``gpupool plan --json`` of each stack in ``stacks/`` and of
+``examples/violating`` (stack ``demo``), and the files ``gpupool render`` wrote, recorded on the
+commit before the move. Pools are compared by name, violations as a set keyed by policy and
+resource, resources by (type, name) — registration order under Pulumi is concurrent and not
+part of the contract. A later change that alters the report on purpose updates the baseline in
+the same commit and says why.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from gpu_node_pool.export import render_stack
+from gpu_node_pool.plan import plan_stack, to_json
+
+BASELINE = ROOT / "tests" / "data" / "baseline"
+CASES = [(s, ROOT) for s in ("dev", "prod", "gke-dev", "onprem")] + [("demo", ROOT / "examples" / "violating")]
+
+
+def _key(doc: dict) -> dict:
+    return {
+        "exitCode": doc["exitCode"],
+        "configErrors": sorted(json.dumps(e, sort_keys=True) for e in doc["configErrors"]),
+        "pools": {p["name"]: p for p in doc["pools"]},
+        "devicePlugin": doc["devicePlugin"],
+        "violations": sorted(json.dumps(v, sort_keys=True) for v in doc["violations"]),
+        "resources": {(r["type"], r["name"]): r for r in doc["resources"]},
+        "outputs": doc["outputs"],
+    }
+
+
+@pytest.mark.parametrize(("stack", "project"), CASES, ids=[c[0] for c in CASES])
+def test_plan_json_equals_the_baseline(stack, project):
+    name = "violating" if stack == "demo" else stack
+    want = json.loads((BASELINE / f"plan-{name}.json").read_text())
+    got = json.loads(json.dumps(to_json(plan_stack(stack, project)), default=str))
+    want_k, got_k = _key(want), _key(got)
+    assert got_k["pools"] == want_k["pools"]
+    assert got_k["violations"] == want_k["violations"]
+    assert got_k["devicePlugin"] == want_k["devicePlugin"]
+    assert got_k["exitCode"] == want_k["exitCode"]
+    assert got_k["resources"].keys() == want_k["resources"].keys()
+    assert got_k == want_k
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod", "onprem"])
+def test_render_writes_the_baseline_files(stack, tmp_path: Path):
+    out = tmp_path / stack
+    result, report = render_stack(stack, out, ROOT)
+    assert result.exit_code == 0 and report is not None
+    want_dir = BASELINE / f"render-{stack}"
+    want = {p.relative_to(want_dir).as_posix(): p.read_text() for p in want_dir.rglob("*") if p.is_file()}
+    got = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
+    assert got == want
