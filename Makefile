@@ -6,7 +6,7 @@ VENV   ?= venv
 STACK  ?= dev
 BIN    := $(VENV)/bin
 
-.PHONY: setup plan test lint render bench clean
+.PHONY: setup plan test lint lint-imports render bench clean
 
 setup: $(VENV)/.installed
 
@@ -24,6 +24,11 @@ test: setup
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+
+# The import rules of ARCHITECTURE.md (contracts in pyproject.toml).
+lint-imports: setup
+	$(BIN)/lint-imports
 
 render: setup
 	$(BIN)/gpupool render --stack $(STACK) --out out/$(STACK)

@@ -108,6 +108,8 @@ class GpuNodePool(pulumi.ComponentResource):
         self.bootstrap: dict[str, str] | None = None  # self-managed: {file name: text}, plain
         self.launch_template_id: pulumi.Output[str] | None = None
         self.autoscaling_group_name: pulumi.Output[str] | None = None
+        #: Stack outputs the backend's wiring adds (``<pool>.<key>``), e.g. ``nodeGroupName``.
+        self.exports: dict[str, Any] = {}
 
         wire = backends.get(pool.backend).fn("wire")
         if wire is None:  # pragma: no cover - a registered backend without Pulumi wiring

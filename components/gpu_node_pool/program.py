@@ -62,20 +62,8 @@ def build(stack: StackConfig) -> dict[str, Any]:
         pulumi.export(f"{name}.labels", pool.labels)
         pulumi.export(f"{name}.workloadTolerations", pool.workload_tolerations)
         pulumi.export(f"{name}.workloadNodeSelector", pool.workload_node_selector)
-        if pool.node_group_name is not None:
-            pulumi.export(f"{name}.nodeGroupName", pool.node_group_name)
-            pulumi.export(f"{name}.nodeGroupArn", pool.node_group_arn)
-        if pool.node_pool_name is not None:
-            pulumi.export(f"{name}.nodePoolName", pool.node_pool_name)
-        if pool.nodepool_name is not None:  # karpenter
-            pulumi.export(f"{name}.karpenterNodePool", pool.nodepool_name)
-        if pool.bootstrap_format is not None:  # self-managed
-            pulumi.export(f"{name}.bootstrapFormat", pool.bootstrap_format)
-            if pool.launch_template_id is None:  # provider none: the bootstrap is the product
-                pulumi.export(f"{name}.bootstrap", pool.bootstrap)
-            else:
-                pulumi.export(f"{name}.launchTemplateId", pool.launch_template_id)
-                pulumi.export(f"{name}.autoScalingGroupName", pool.autoscaling_group_name)
+        for key, value in pool.exports.items():  # what the pool's backend exports (its registry wiring)
+            pulumi.export(f"{name}.{key}", value)
     if plugin is not None:
         pulumi.export("devicePlugin.tolerations", plugin.tolerations)
     return {"pools": pools, "device_plugin": plugin}

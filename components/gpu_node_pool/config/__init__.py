@@ -108,7 +108,7 @@ def __getattr__(name: str):
     import importlib
 
     if name == "BACKENDS":
-        from ..backends.registry import names
+        from ..registry import names
 
         return names()
     if name in _LAZY:

@@ -13,9 +13,9 @@ from pydantic import (
     ValidationError,
 )
 
-from ..backends import registry
-from ..backends.registry import all_backends
-from ..backends.registry import names as backend_names
+from .. import registry
+from ..registry import all_backends
+from ..registry import names as backend_names
 from .common import PROJECT
 from .errors import ConfigError, ConfigIssue
 from .stack import StackConfig, stack_issues, stack_model

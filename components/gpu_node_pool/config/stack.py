@@ -153,7 +153,7 @@ _MODEL: tuple[int, type[StackConfig]] | None = None
 
 def pool_union() -> Any:
     """The discriminated union of every registered backend's pool model (tag: ``backend``)."""
-    from ..backends.registry import all_backends
+    from ..registry import all_backends
 
     members = tuple(Annotated[b.config_model, Tag(b.name)] for b in all_backends())
     return Annotated[Union[members], Discriminator(_backend_tag)]  # noqa: UP007 - a runtime-built union
@@ -162,7 +162,7 @@ def pool_union() -> Any:
 def stack_model() -> type[StackConfig]:
     """The :class:`StackConfig` subclass whose ``pools`` accept every registered backend (cached)."""
     global _MODEL
-    from ..backends import registry
+    from .. import registry
 
     if _MODEL is None or _MODEL[0] != registry.version():
         model = create_model(
@@ -178,7 +178,7 @@ def stack_model() -> type[StackConfig]:
 def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     """Rules across the stack, as :class:`ConfigIssue` objects: unique pool names, then each
     backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing)."""
-    from ..backends.registry import all_backends
+    from ..registry import all_backends
 
     issues: list[ConfigIssue] = []
     names: dict[str, int] = {}

@@ -8,8 +8,8 @@ tags are shared with ``self_managed`` in ``backends/_cluster_autoscaler.py``.
 
 from __future__ import annotations
 
+from ...registry import Backend, register
 from ...wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP
-from ..registry import Backend, register
 from .config import EksManagedPool
 
 BACKEND = register(

@@ -26,6 +26,7 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
     component.node_group = node_group
     component.node_group_name = node_group.node_group_name
     component.node_group_arn = node_group.arn
+    component.exports.update(nodeGroupName=node_group.node_group_name, nodeGroupArn=node_group.arn)
     if pool.scaling.min_size == 0:
         component.asg_tags = ca.ca_node_template_tags(pool.taint_list, pool.node_labels)
         asg_name = node_group.resources.apply(_first_asg_name)

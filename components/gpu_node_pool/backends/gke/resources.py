@@ -22,3 +22,4 @@ def wire(component: Any, name: str, pool: GkePool, cluster: ClusterConfig) -> No
     )
     component.node_pool = node_pool
     component.node_pool_name = node_pool.name
+    component.exports["nodePoolName"] = node_pool.name

@@ -37,3 +37,4 @@ def wire(component: Any, name: str, pool: KarpenterPool, cluster: ClusterConfig)
         opts=pulumi.ResourceOptions(parent=component, depends_on=depends_on),
     )
     component.nodepool_name = nodepool["metadata"]["name"]
+    component.exports["karpenterNodePool"] = component.nodepool_name

@@ -9,8 +9,8 @@ for ``gpupool render``). The user-data readers are shared in ``backends/_user_da
 
 from __future__ import annotations
 
+from ...registry import Backend, register
 from ...wellknown import AUTOSCALING_GROUP, IAM_INSTANCE_PROFILE, LAUNCH_TEMPLATE
-from ..registry import Backend, register
 from .config import SelfManagedPool
 
 BACKEND = register(

@@ -16,7 +16,9 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfi
 
     component.bootstrap_format = pool.format
     component.bootstrap = kubelet.bootstrap_files(pool, cluster)
+    component.exports["bootstrapFormat"] = pool.format
     if pool.provider == "none":
+        component.exports["bootstrap"] = component.bootstrap
         return  # bare metal: the rendered bootstrap is the whole product (stack outputs)
 
     import pulumi_aws as aws
@@ -55,3 +57,4 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfi
     component.launch_template_id = template.id
     component.autoscaling_group_name = group.name
     component.asg_tags = kubelet.ca_tags(pool, cluster)
+    component.exports.update(launchTemplateId=template.id, autoScalingGroupName=group.name)

@@ -2,6 +2,9 @@
 
 A backend is one folder under ``backends/`` (``eks_managed/``, ``gke/``, ``karpenter/``,
 ``self_managed/``) whose ``__init__.py`` calls :func:`register` with a :class:`Backend`.
+This module sits at the top of the package, below ``config`` and ``backends`` alike, so that
+the config can build its pool union from the registry without an import cycle between the
+two packages (an import-linter contract checks it); it imports nothing of the package.
 Everything else asks this registry instead of branching on backend names: the stack config
 (:mod:`gpu_node_pool.config.stack` builds its pool union from :func:`all_backends`),
 :class:`~gpu_node_pool.pool.GpuNodePool` (``wire``), the plan (``summarise`` and
@@ -135,7 +138,7 @@ def get(name: str) -> Backend:
 def _builtin() -> None:
     """Make sure the built-in backends are registered (importing ``gpu_node_pool.backends`` does it)."""
     if not _loaded:
-        importlib.import_module(__name__.rpartition(".")[0])
+        importlib.import_module(f"{__name__.rpartition('.')[0]}.backends")
 
 
 def all_backends() -> list[Backend]:

@@ -1,0 +1,90 @@
+"""The backend registry is the only list of backends: a fake backend registered here, with no edit
+outside its folder (tests/data/fake_backend/fakecloud), is validated, wired, summarised, reported
+and detected like the built-in ones (issue 11)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from conftest import DATA
+
+from gpu_node_pool import registry
+from gpu_node_pool.config import ConfigError, validate_stack_config
+from gpu_node_pool.plan import plan_stack, render_text
+from gpu_node_pool.policies.pools import find_gpu_pools
+from gpu_node_pool.policies.runner import to_policy_props
+
+STACK = """
+config:
+  gpu-node-pools:cluster:
+    name: ml-fake
+    location: fake-north1
+  gpu-node-pools:pools:
+    - name: vision
+      backend: fakecloud
+      flavor: gpu-a100
+      machines: 2
+      taints: ["nvidia.com/gpu=present:NoSchedule", "example.com/team=vision:NoSchedule"]
+  gpu-node-pools:devicePlugin:
+    enabled: false
+"""
+
+
+@pytest.fixture
+def fakecloud():
+    sys.path.insert(0, str(DATA / "fake_backend"))
+    try:
+        import fakecloud
+
+        registry.register(fakecloud.BACKEND)
+        yield fakecloud
+    finally:
+        registry.unregister("fakecloud")
+        sys.path.remove(str(DATA / "fake_backend"))
+
+
+def test_built_in_backends_are_registered_in_order():
+    assert registry.names() == ("eks-managed", "gke", "self-managed", "karpenter")
+
+
+def test_an_unregistered_backend_is_refused_with_the_registered_names():
+    with pytest.raises(ConfigError) as err:
+        validate_stack_config({"cluster": {"name": "c"}, "pools": [{"name": "p", "backend": "fakecloud"}]})
+    assert "'fakecloud' is not a backend; use one of eks-managed, gke, self-managed, karpenter" in str(err.value)
+
+
+def test_a_registered_backend_is_validated_with_its_model_and_stack_checks(fakecloud):
+    stack = validate_stack_config(
+        {"cluster": {"name": "c"}, "pools": [{"name": "p", "backend": "fakecloud", "flavor": "gpu-a100", "machines": 1}]}
+    )
+    assert type(stack.pools[0]).__name__ == "FakePool"
+    with pytest.raises(ConfigError) as err:
+        validate_stack_config({"cluster": {"name": "c"}, "pools": [
+            {"name": "p", "backend": "fakecloud", "flavor": "gpu-unavailable", "machines": 11, "flavr": 1}]})
+    text = str(err.value)
+    assert "pools[0].machines" in text and "unknown key 'flavr'; did you mean 'flavor'?" in text
+    with pytest.raises(ConfigError) as err:
+        validate_stack_config({"cluster": {"name": "c"}, "pools": [
+            {"name": "p", "backend": "fakecloud", "flavor": "gpu-unavailable", "machines": 1}]})
+    assert [(i.path, i.message) for i in err.value.issues] == [
+        ("pools[0].flavor", "'gpu-unavailable' is not offered in region None")]
+
+
+def test_a_registered_backend_is_wired_summarised_reported_and_detected(fakecloud, temp_project):
+    project = temp_project("fake", STACK)
+    result = plan_stack("fake", project)
+    assert result.config_issues == []
+    child = next(r for r in result.resources if r.type == fakecloud.TYPE)
+    assert child.name == "vision-fake-pool" and child.parent.endswith("gpu-node-pools:index:GpuNodePool::vision")
+    (entry,) = result.pools
+    assert entry["backend"] == "fakecloud" and entry["flavor"] == "gpu-a100"
+    assert entry["taints"] == ["nvidia.com/gpu=present:NoSchedule", "example.com/team=vision:NoSchedule"]
+    assert "  flavor          gpu-a100" in render_text(result)
+
+    class Res:  # what a policy sees
+        resource_type, name, urn = child.type, child.name, child.urn
+        props = to_policy_props(child.inputs)
+
+    (pool,) = find_gpu_pools([Res()])
+    assert pool.backend == "fakecloud" and [str(t) for t in pool.taints] == entry["taints"]
