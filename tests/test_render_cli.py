@@ -74,10 +74,10 @@ def test_the_files_are_the_recorded_inputs_not_a_second_rendering(prod_out):
 
 
 def test_the_device_plugin_values_tolerate_every_taint_of_the_nodepool(prod_out):
-    from gpu_node_pool.device_plugin.values import read_tolerations
+    from gpu_node_pool.device_plugin.values import chart_tolerations
     from gpu_node_pool.taints import tolerations_tolerate_taint
 
-    tolerations = read_tolerations(load(prod_out / "charts/nvidia-device-plugin-chart/values.yaml"))
+    tolerations = chart_tolerations(load(prod_out / "charts/nvidia-device-plugin-chart/values.yaml"))
     for taint in karpenter_read.read_nodepool_taints(load(prod_out / "nodepool-inference-burst.yaml")):
         assert tolerations_tolerate_taint(tolerations, taint), taint
 

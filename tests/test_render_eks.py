@@ -80,7 +80,7 @@ def test_device_plugin_tolerations_are_critical_addons_plus_one_per_distinct_tai
         }
     }
     assert values["priorityClassName"] == "system-node-critical"
-    tolerations = dp.read_tolerations(values)
+    tolerations = dp.chart_tolerations(values)
     assert all(tolerations_tolerate_taint(tolerations, t) for p in s.pools for t in p.taint_list)
     assert all(c.tolerated for c in dp.coverage(values, s.pools))
 

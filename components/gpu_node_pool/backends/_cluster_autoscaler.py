@@ -25,6 +25,25 @@ CA_TAINT_PREFIX = CA_PREFIX + "taint/"
 CA_RESOURCE_PREFIX = CA_PREFIX + "resources/"
 
 
+def keys_with_several_effects(taints: list[Taint]) -> list[str]:
+    """Taint keys that carry more than one effect: a ``node-template/taint/<key>`` tag holds one
+    ``value:Effect``, so such a pool cannot be described to Cluster Autoscaler (the one rule that
+    eks-managed and self-managed pool configs and :func:`ca_node_template_tags` all apply)."""
+    keys = [t.key for t in taints]
+    return sorted({k for k in keys if keys.count(k) > 1})
+
+
+def several_effects_problem(taints: list[Taint], fix: str) -> str | None:
+    """The config message for :func:`keys_with_several_effects`, or None; ``fix`` ends it."""
+    multi = keys_with_several_effects(taints)
+    if not multi:
+        return None
+    return (
+        f"taint key(s) {multi} carry several effects, but a Cluster Autoscaler node-template taint tag holds one "
+        f"value:Effect per key (node-template/taint/<key>); {fix}"
+    )
+
+
 def ca_node_template_tags(
     taints: list[Taint], labels: Mapping[str, str], resources: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -40,15 +59,15 @@ def ca_node_template_tags(
             validation refuses such pools before they get here.
     """
     tags: dict[str, str] = {}
+    multi = keys_with_several_effects(list(taints))
+    if multi:
+        raise ValueError(f"taint key {multi[0]!r} has several effects; one CA tag cannot hold them")
     for name, quantity in (resources or {}).items():
         tags[CA_RESOURCE_PREFIX + name] = str(quantity)
     for key, value in labels.items():
         tags[CA_LABEL_PREFIX + key] = value
     for taint in taints:
-        tag = CA_TAINT_PREFIX + taint.key
-        if tag in tags:
-            raise ValueError(f"taint key {taint.key!r} has several effects; one CA tag cannot hold them")
-        tags[tag] = f"{taint.value}:{taint.effect.value}"
+        tags[CA_TAINT_PREFIX + taint.key] = f"{taint.value}:{taint.effect.value}"
     return dict(sorted(tags.items()))
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..taints import TaintEffect, Toleration
+from ..wellknown import NVIDIA_GPU_RESOURCE
 from .values import APP_VERSION, CHART, CHART_VERSION, CRITICAL_ADDONS_ONLY, IMAGE_REPOSITORY
 
 # --- the chart's DaemonSet, as templates/daemonset-device-plugin.yml renders it ----------
@@ -37,7 +38,7 @@ CHART_DEFAULT_VALUES: dict[str, Any] = {
     },
     "tolerations": [
         CRITICAL_ADDONS_ONLY.to_k8s(),
-        Toleration(key="nvidia.com/gpu", operator="Exists", effect=TaintEffect.NO_SCHEDULE).to_k8s(),
+        Toleration(key=NVIDIA_GPU_RESOURCE, operator="Exists", effect=TaintEffect.NO_SCHEDULE).to_k8s(),
     ],
     "priorityClassName": "system-node-critical",
     "runtimeClassName": None,

@@ -29,7 +29,7 @@ __all__ = [
     "derived_tolerations",
     "node_affinity",
     "chart_values",
-    "read_tolerations",
+    "chart_tolerations",
     "coverage",
 ]
 
@@ -70,7 +70,7 @@ def derived_tolerations(pools: Iterable[ServedPool], extra: Sequence[Toleration]
     return out
 
 
-def node_affinity(pools: Iterable[ServedPool], gpu_label_of: Any = None) -> dict[str, Any]:
+def node_affinity(pools: Iterable[ServedPool]) -> dict[str, Any]:
     """A required node affinity that matches exactly the served pools' nodes.
 
     One ``nodeSelectorTerm`` per distinct GPU label: ``<gpu label> In [<value>]`` and
@@ -117,7 +117,7 @@ def chart_values(pools: Sequence[ServedPool], config: DevicePluginConfig) -> dic
     }
 
 
-def read_tolerations(values: Mapping[str, Any]) -> list[Toleration]:
+def chart_tolerations(values: Mapping[str, Any]) -> list[Toleration]:
     """Tolerations back from chart values (the inverse of the ``tolerations`` key)."""
     return [Toleration.from_k8s(t) for t in (values.get("tolerations") or [])]
 
@@ -131,7 +131,7 @@ class Coverage:
 
 def coverage(values: Mapping[str, Any], pools: Iterable[ServedPool]) -> list[Coverage]:
     """For each served pool and taint: does the plugin (these chart values) tolerate it?"""
-    tolerations = read_tolerations(values)
+    tolerations = chart_tolerations(values)
     return [
         Coverage(pool.name, taint, tolerations_tolerate_taint(tolerations, taint))
         for pool in pools

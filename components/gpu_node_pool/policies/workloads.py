@@ -15,7 +15,7 @@ declare (kubelet, cloud and NFD labels), so an expression on an undeclared key i
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..taints import Taint, TaintError, Toleration, tolerates
@@ -29,7 +29,6 @@ __all__ = [
     "selection",
     "NodeSelection",
     "keeps_off",
-    "selects",
     "Stay",
     "stay_on",
     "containers",
@@ -78,8 +77,6 @@ class Workload:
     namespace: str
     name: str
     pod_spec: Mapping[str, Any]
-    namespace_declared: bool = True
-    problems: list[str] = field(default_factory=list)
 
     @property
     def display(self) -> str:
@@ -102,7 +99,7 @@ def workload_of(resource_type: str, props: Mapping[str, Any], pulumi_name: str =
     namespace = text(dig(props, "metadata", "namespace"))
     name = text(dig(props, "metadata", "name")) or pulumi_name
     pod_spec = mapping(dig(props, *WORKLOAD_POD_SPEC_PATHS[kind]))
-    workload = Workload(kind, namespace or "default", name, pod_spec, namespace_declared=bool(namespace))
+    workload = Workload(kind, namespace or "default", name, pod_spec)
     if cache is not None:
         cache[key] = workload  # policies only read workloads
     return workload
@@ -284,11 +281,6 @@ def selection(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool | 
 def keeps_off(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """True when the pod can never land on a node carrying ``labels`` (see :func:`selection`)."""
     return selection(pod_spec, labels) is False
-
-
-def selects(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    """True when ``labels`` alone satisfy the pod's nodeSelector and required node affinity."""
-    return selection(pod_spec, labels) is True
 
 
 def selects_any_of(pod_spec: Mapping[str, Any], pairs: Iterable[tuple[str, str]]) -> bool:

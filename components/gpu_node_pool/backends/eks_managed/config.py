@@ -31,6 +31,7 @@ from ...config.errors import ConfigIssue  # noqa: F401
 from ...labels import (
     eks_label_problem,
 )
+from .._cluster_autoscaler import several_effects_problem
 
 
 class EksManagedPool(PoolBase):
@@ -113,14 +114,11 @@ class EksManagedPool(PoolBase):
                 f"{ami_arch}; pick a matching amiType or instance types"
             )
         if self.scaling.min_size == 0:
-            keys = [t.key for t in self.taint_list]
-            multi = sorted({k for k in keys if keys.count(k) > 1})
-            if multi:
-                raise _fail(
-                    f"taint key(s) {multi} carry several effects, but a Cluster Autoscaler node-template "
-                    "taint tag holds one value:Effect per key, so scale from zero (minSize 0) would miss one; "
-                    "use one effect per key or minSize >= 1"
-                )
+            problem = several_effects_problem(
+                self.taint_list, "scale from zero (minSize 0) would miss one: use one effect per key or minSize >= 1"
+            )
+            if problem:
+                raise _fail(problem)
         return self
 
     @property

@@ -7,6 +7,7 @@ from typing import Any
 
 from ... import instances
 from ...props import dig, items, mapping, text
+from ...wellknown import NVIDIA_GPU_RESOURCE
 from .._gpu_pool import GpuPool, _read_taints
 
 #: Karpenter's well-known labels (karpenter.k8s.aws/...) that describe GPUs.
@@ -47,7 +48,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
 
     requirements = list(items(dig(props, "spec", "template", "spec", "requirements")))
     limits = mapping(dig(props, "spec", "limits"))
-    if not _karpenter_requires_gpu(requirements) and "nvidia.com/gpu" not in limits:
+    if not _karpenter_requires_gpu(requirements) and NVIDIA_GPU_RESOURCE not in limits:
         return None
     taints, problem = _read_taints(karpenter.read_nodepool_taints, props)
     try:

@@ -18,6 +18,7 @@ from ...taints import (
     label_value_problem,
     qualified_name_problem,
 )
+from ...wellknown import NVIDIA_GPU_RESOURCE
 
 KARPENTER_MAX_REQUIREMENTS = 100  # NodePool spec.template.spec.requirements maxItems
 KARPENTER_MAX_LABELS = 100  # NodePool spec.template.metadata.labels maxProperties
@@ -66,7 +67,7 @@ KARPENTER_MANAGED_KEYS = {
     "topology.kubernetes.io/zone": "zones",
 }
 #: The resource every GPU NodePool must limit.
-KARPENTER_GPU_RESOURCE = "nvidia.com/gpu"
+KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 
 # CRD patterns (searched like an OpenAPI ``pattern``: unanchored unless the pattern anchors).
 _K_DURATION_RE = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")  # expireAfter, consolidateAfter

@@ -16,6 +16,7 @@ from ...config.errors import ConfigIssue  # noqa: F401
 from ...labels import (
     node_restriction_problem,
 )
+from .._cluster_autoscaler import several_effects_problem
 
 #: How a self-managed node is bootstrapped, i.e. where its kubelet reads the taints it
 #: registers with (renderers in ``bootstrap.py``, readers in ``backends/_user_data.py``):
@@ -203,14 +204,11 @@ class SelfManagedPool(PoolBase):
                         f"instanceTypes {types} have different GPU counts {counts}; Cluster Autoscaler models a group "
                         "as one node shape: split them into pools"
                     )
-        keys = [t.key for t in self.taint_list]
-        multi = sorted({k for k in keys if keys.count(k) > 1})
-        if multi:
-            problems.append(
-                f"taint key(s) {multi} carry several effects, but the Auto Scaling group's Cluster Autoscaler "
-                "node-template/taint/<key> tag holds one value:Effect per key; use one effect per key "
-                "(or provider none)"
-            )
+        problem = several_effects_problem(
+            self.taint_list, "the Auto Scaling group cannot describe it: use one effect per key (or provider none)"
+        )
+        if problem:
+            problems.append(problem)
         return problems
 
     @property

@@ -5,7 +5,6 @@ makes the resources)."""
 from __future__ import annotations
 
 import base64
-import collections
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
@@ -38,28 +37,20 @@ def ami_ssm_parameter(fmt: str, kubernetes_version: str, arch: str) -> str:
 
 def bootstrap_files(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
     """The pool's rendered bootstrap: ``{file name: text}`` (see :data:`FORMATS`)."""
-    # GpuNodePool renders it twice (its bootstrap output and the launch template's user data):
-    # the models are frozen, so the last few renders are kept by identity.
-    for seen_pool, seen_cluster, files in _RENDERED:
-        if seen_pool is pool and seen_cluster is cluster:
-            return dict(files)
-    files = render_bootstrap(pool.format, Registration.of_pool(pool), ClusterInfo.from_config(cluster))
-    _RENDERED.appendleft((pool, cluster, files))
-    return dict(files)
+    return render_bootstrap(pool.format, Registration.of_pool(pool), ClusterInfo.from_config(cluster))
 
 
-_RENDERED: collections.deque[tuple[Any, Any, dict[str, str]]] = collections.deque(maxlen=4)
-
-
-def user_data(pool: SelfManagedPool, cluster: ClusterConfig) -> str:
+def user_data(pool: SelfManagedPool, cluster: ClusterConfig, files: dict[str, str] | None = None) -> str:
     """The EC2 user data of an ``al2023``/``bottlerocket``/``al2`` pool (not yet base64).
+
+    ``files``: the pool's :func:`bootstrap_files`, when the caller has rendered them already.
 
     Raises:
         ValueError: the pool's format is not launched on EC2 by the component.
     """
     if not FORMATS[pool.format].ec2:
         raise ValueError(f"format {pool.format!r} is not EC2 user data; use provider none")
-    (text,) = bootstrap_files(pool, cluster).values()
+    (text,) = (files if files is not None else bootstrap_files(pool, cluster)).values()
     return text
 
 
@@ -103,7 +94,8 @@ def autoscaling_group_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> lis
 
 
 def launch_template_args(
-    pool: SelfManagedPool, cluster: ClusterConfig, *, image_id: Any, instance_profile_arn: Any
+    pool: SelfManagedPool, cluster: ClusterConfig, *, image_id: Any, instance_profile_arn: Any,
+    files: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Keyword arguments of ``aws.ec2.LaunchTemplate`` for an aws pool (``image_id`` and the
     instance profile ARN may be Outputs; they are passed through).
@@ -118,7 +110,7 @@ def launch_template_args(
     args: dict[str, Any] = {
         "description": f"gpu-node-pools {pool.name}: {pool.format} bootstrap, taints at kubelet registration",
         "image_id": image_id,
-        "user_data": base64.b64encode(user_data(pool, cluster).encode()).decode(),
+        "user_data": base64.b64encode(user_data(pool, cluster, files).encode()).decode(),
         "iam_instance_profile": {"arn": instance_profile_arn},
         "metadata_options": {"http_endpoint": "enabled", "http_tokens": "required", "http_put_response_hop_limit": 1},
         "update_default_version": True,

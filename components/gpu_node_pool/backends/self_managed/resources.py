@@ -38,7 +38,9 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfi
         profile_arn = profile.arn
     template = aws.ec2.LaunchTemplate(
         f"{name}-launch-template",
-        **kubelet.launch_template_args(pool, cluster, image_id=image_id, instance_profile_arn=profile_arn),
+        **kubelet.launch_template_args(
+            pool, cluster, image_id=image_id, instance_profile_arn=profile_arn, files=component.bootstrap
+        ),
         opts=opts,
     )
     group = aws.autoscaling.Group(

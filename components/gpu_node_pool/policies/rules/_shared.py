@@ -12,6 +12,7 @@ from pulumi_policy import (
 from ...config import DEFAULT_TAINT
 from ...labels import DEFAULT_GPU_LABEL
 from ...taints import Taint, TaintEffect, TaintError, Toleration
+from ...wellknown import NVIDIA_GPU_RESOURCE
 from ..pools import (
     GpuPool,
     find_gpu_pools,
@@ -19,7 +20,8 @@ from ..pools import (
 from ..props import Undecided, derived
 
 PACK_NAME = "gpu-node-pools"
-GPU_RESOURCE = "nvidia.com/gpu"
+GPU_RESOURCE = NVIDIA_GPU_RESOURCE
+
 _NS, _NE = TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value
 _EFFECTS = "|".join(e.value for e in TaintEffect)
 #: JSON-schema pattern of a taint in kubelet form (``key[=value]:Effect``).
