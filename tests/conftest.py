@@ -38,3 +38,24 @@ def temp_project(tmp_path: Path):
         return tmp_path
 
     return write
+
+
+def base() -> dict:
+    """A valid one-pool eks-managed stack config (as a mapping), for tests to vary."""
+    return {
+        "cluster": {
+            "name": "ml-dev",
+            "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-dev-gpu-node",
+            "subnetIds": ["subnet-0a1b2c3d4e5f60718"],
+        },
+        "pools": [
+            {
+                "name": "inference",
+                "backend": "eks-managed",
+                "instanceTypes": ["g6.xlarge"],
+                "scaling": {"minSize": 0, "maxSize": 4},
+                "taints": ["nvidia.com/gpu=present:NoSchedule"],
+                "labels": {"example.com/team": "ml"},
+            }
+        ],
+    }

@@ -198,21 +198,34 @@ def _read_bottlerocket(settings: Mapping[str, Any], found: _Found) -> None:
     found.config_labels.update({k: str(v) for k, v in (k8s.get("node-labels") or {}).items()})
 
 
-def _read_text(text: str, found: _Found) -> None:
+def mime_parts(text: str) -> list[tuple[str, str]] | None:
+    """The parts of MIME user data as ``(content type, decoded body)``, in order; None when
+    ``text`` is not MIME (the one MIME walker: the registration readers and the policies'
+    imperative-taint search both use it)."""
     head = text.lstrip()[:200].lower()
-    if head.startswith(("mime-version:", "content-type:")):
-        message = message_from_string(text.lstrip())
-        parts = message.walk() if message.is_multipart() else [message]
-        for part in parts:
-            if part.is_multipart():
-                continue
-            payload = part.get_payload(decode=True)
-            body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(part.get_payload())
-            if part.get_content_type() == NODEADM_CONTENT_TYPE:
+    if not head.startswith(("mime-version:", "content-type:")):
+        return None
+    message = message_from_string(text.lstrip())
+    out = []
+    for part in message.walk() if message.is_multipart() else [message]:
+        if part.is_multipart():
+            continue
+        payload = part.get_payload(decode=True)
+        body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(part.get_payload())
+        out.append((part.get_content_type(), body))
+    return out
+
+
+def _read_text(text: str, found: _Found) -> None:
+    parts = mime_parts(text)
+    if parts is not None:
+        for content_type, body in parts:
+            if content_type == NODEADM_CONTENT_TYPE:
                 _read_yaml_docs(yaml.safe_load_all(body), found)
             else:
                 _read_text(body, found)
         return
+    head = text.lstrip()[:200].lower()
     if head.startswith("#!") or "bootstrap.sh" in head:
         before = len(found.flags)
         _read_shell(text, found)

@@ -15,11 +15,10 @@ parts of a MIME multi-part document are read one by one.
 
 from __future__ import annotations
 
-import email
 import re
 from collections.abc import Iterator
 
-from .pools import decode_user_data
+from ..backends._user_data import decode_user_data, mime_parts
 
 __all__ = ["imperative_taint_commands", "user_data_texts"]
 
@@ -51,12 +50,5 @@ def user_data_texts(value: object) -> Iterator[str]:
     if not text:
         return
     yield text
-    head = text.lstrip()[:200].lower()
-    if head.startswith("mime-version") or head.startswith("content-type: multipart"):
-        message = email.message_from_string(text)
-        for part in message.walk():
-            if part.is_multipart():
-                continue
-            payload = part.get_payload(decode=True)
-            if isinstance(payload, bytes):
-                yield decode_user_data(payload.decode("utf-8", errors="replace"))
+    for _, body in mime_parts(text) or []:
+        yield decode_user_data(body)

@@ -13,10 +13,10 @@ import os
 import re
 import shutil
 import string
-from pathlib import Path
 
 import pytest
 import yaml
+from conftest import ROOT  # noqa: E402
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -31,8 +31,7 @@ from gpu_node_pool.labels import node_restriction_problem
 from gpu_node_pool.plan import FAKE_AMI_ID, plan_stack, record, render_text
 from gpu_node_pool.taints import Taint, TaintEffect, TaintError
 
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).resolve().parent / "golden" / "self-managed"
+GOLDEN = ROOT / "tests" / "golden" / "self-managed"
 PEM = b"-----BEGIN CERTIFICATE-----\nMIIBdummyCAfortests\n-----END CERTIFICATE-----\n"
 CA_DATA = base64.b64encode(PEM).decode()
 CA_HASH = "sha256:" + "0123456789abcdef" * 4

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import runpy
-from pathlib import Path
 
 import pytest
+from conftest import ROOT  # noqa: E402
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy import EnforcementLevel
@@ -19,7 +19,6 @@ from gpu_node_pool.device_plugin.chart import chart_daemonset
 from gpu_node_pool.plan import SYNTHESIZED_CHART_CHILD, plan_stack, render_text
 from gpu_node_pool.policies import PACK_NAME, POLICIES
 
-ROOT = Path(__file__).resolve().parent.parent
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 EXAMPLE = ROOT / "examples" / "violating"
 ALL_IDS = {p.name for p in POLICIES}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import ROOT  # noqa: E402
 
 from gpu_node_pool.backends.gke import read as gke_read
 from gpu_node_pool.backends.gke import render as gke_render
@@ -16,7 +17,6 @@ from gpu_node_pool.labels import gke_label_problem
 from gpu_node_pool.plan import plan_stack, render_text
 from gpu_node_pool.taints import Taint, TaintEffect
 
-ROOT = Path(__file__).resolve().parent.parent
 NODE_POOL = "gcp:container/nodePool:NodePool"
 OPT_OUT = "gke-no-default-nvidia-gpu-device-plugin"
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"

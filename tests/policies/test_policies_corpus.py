@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 import yaml
+from conftest import DATA  # noqa: E402
 
 from gpu_node_pool.device_plugin.chart import chart_daemonset
 from gpu_node_pool.policies import StackResource, evaluate
@@ -21,7 +21,7 @@ from gpu_node_pool.policies.rules.daemonsets_tolerate_gpu_taints import daemonse
 from gpu_node_pool.policies.workloads import keeps_off, read_tolerations, stay_on
 from gpu_node_pool.taints import Taint
 
-CORPUS = Path(__file__).resolve().parent / "data" / "corpus" / "daemonsets"
+CORPUS = DATA / "corpus" / "daemonsets"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text())["daemonsets"]
 TAINTS = ["nvidia.com/gpu=present:NoSchedule", "dedicated=gpu:NoSchedule", "nvidia.com/gpu=present:NoExecute"]
 GPU_LABELS = {"nvidia.com/gpu.present": "true"}

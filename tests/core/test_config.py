@@ -5,28 +5,9 @@ from __future__ import annotations
 import copy
 
 import pytest
+from conftest import base  # noqa: E402  (shared with other tests)
 
 from gpu_node_pool.config import ConfigError, load_stack_config, validate_stack_config
-
-
-def base() -> dict:
-    return {
-        "cluster": {
-            "name": "ml-dev",
-            "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-dev-gpu-node",
-            "subnetIds": ["subnet-0a1b2c3d4e5f60718"],
-        },
-        "pools": [
-            {
-                "name": "inference",
-                "backend": "eks-managed",
-                "instanceTypes": ["g6.xlarge"],
-                "scaling": {"minSize": 0, "maxSize": 4},
-                "taints": ["nvidia.com/gpu=present:NoSchedule"],
-                "labels": {"example.com/team": "ml"},
-            }
-        ],
-    }
 
 
 def errors_of(cfg: dict) -> list[str]:

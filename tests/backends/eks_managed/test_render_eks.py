@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_config import base
+from conftest import base
 
 from gpu_node_pool.backends import _cluster_autoscaler as ca
 from gpu_node_pool.backends.eks_managed import read as eks_read

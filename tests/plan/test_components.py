@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pulumi
 import pytest
-from test_config import base
+from conftest import base
 
 from gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from gpu_node_pool.config import ConfigError, validate_stack_config
