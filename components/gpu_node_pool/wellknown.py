@@ -3,7 +3,7 @@ tokens it registers and reads, and the markers the plan shows for values it cann
 
 Backends list their own children (type token + name template) in their registry record
 (:mod:`gpu_node_pool.backends.registry`); the tokens below are the ones several layers share.
-Nothing here imports anything.
+Nothing here imports anything of the package.
 """
 
 from __future__ import annotations
@@ -13,6 +13,20 @@ from __future__ import annotations
 POOL_LABEL_KEY = "gpu-node-pools/pool"
 #: The extended resource NVIDIA's device plugin advertises (k8s-device-plugin README).
 NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"
+#: GPU extended resources a pod may request: the whole GPU, a time-sliced/MPS share when the
+#: plugin renames shared GPUs (``renameByDefault``), and MIG devices with the ``mixed`` strategy
+#: (NVIDIA k8s-device-plugin README, "Shared Access to GPUs" and "MIG support").
+NVIDIA_SHARED_GPU_RESOURCE = "nvidia.com/gpu.shared"
+NVIDIA_MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
+
+
+def is_gpu_resource(name: object) -> bool:
+    """True for ``nvidia.com/gpu``, ``nvidia.com/gpu.shared`` and ``nvidia.com/mig-<profile>``."""
+    return isinstance(name, str) and (
+        name in (NVIDIA_GPU_RESOURCE, NVIDIA_SHARED_GPU_RESOURCE) or name.startswith(NVIDIA_MIG_RESOURCE_PREFIX)
+    )
+
+
 #: Node label that turns GKE's own device plugin DaemonSet off on a pool; NVIDIA pairs it with
 #: ``gpu-driver-version=disabled`` (NVIDIA/cloud-native-docs ``gpu-operator/google-gke.rst``).
 GKE_NO_DEFAULT_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"

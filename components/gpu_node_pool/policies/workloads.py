@@ -348,3 +348,20 @@ def stay_on(tolerations: Iterable[Toleration], taint: Taint) -> Stay:
     if not taint.effect.evicts or any(t.toleration_seconds is None for t in matching):
         return Stay(taint, True)
     return Stay(taint, True, max(t.toleration_seconds for t in matching))
+
+
+def gpu_resources_requested(pod_spec: Mapping[str, Any]) -> list[str]:
+    """The GPU extended resources (:func:`gpu_node_pool.wellknown.is_gpu_resource`) any container
+    or init container of ``pod_spec`` requests or limits above zero, sorted."""
+    from ..wellknown import is_gpu_resource
+    from .quantity import parse_quantity
+
+    found: set[str] = set()
+    for _, container in containers(pod_spec):
+        for field_name in ("limits", "requests"):
+            for name, value in mapping(dig(container, "resources", field_name)).items():
+                if is_gpu_resource(name):
+                    qty = parse_quantity(value)
+                    if qty is not None and qty > 0:
+                        found.add(name)
+    return sorted(found)

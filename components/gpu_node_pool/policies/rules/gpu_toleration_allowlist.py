@@ -12,10 +12,7 @@ from pulumi_policy import (
 
 from ...taints import tolerates
 from ..props import Undecided, UnknownValueError
-from ..workloads import (
-    read_tolerations,
-    workload_of,
-)
+from ..workloads import gpu_resources_requested, read_tolerations, workload_of
 from ._shared import (
     _TAINT_LIST,
     CONFIG_DEFAULTS,
@@ -27,7 +24,13 @@ from ._shared import (
 
 
 def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportViolation) -> None:
-    """Only allow-listed namespaces carry tolerations of GPU pool taints, or catch-all tolerations."""
+    """Only allow-listed namespaces carry tolerations of GPU pool taints, or catch-all tolerations.
+
+    A pod that requests a GPU resource (``nvidia.com/gpu``, ``nvidia.com/gpu.shared``,
+    ``nvidia.com/mig-*``) is a GPU workload wherever it lives: its GPU tolerations are never
+    flagged (the allow-list is for pods that tolerate GPU taints without requesting GPUs).
+    Catch-all tolerations are flagged for every pod outside the allow-list.
+    """
     config = _config(args, "gpu-toleration-allowlist")
     allowed = set(config.get("allowedNamespaces") or [])
     undecided = Undecided()
@@ -38,6 +41,7 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
             if workload is None or workload.namespace in allowed:
                 continue
             tolerations, _ = read_tolerations(workload.pod_spec)
+            gpu_workload = bool(gpu_resources_requested(workload.pod_spec))
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
             continue
@@ -47,7 +51,7 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
                 offending.append(f"catch-all toleration {tol}")
                 continue
             hit = [t for t in gpu_taints if tolerates(tol, t)]
-            if hit:
+            if hit and not gpu_workload:  # a pod that requests GPUs is a GPU workload wherever it lives
                 offending.append(f"toleration {tol} (tolerates {_fmt(hit)})")
         if offending:
             report(
@@ -61,7 +65,7 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
 
 gpu_toleration_allowlist = StackValidationPolicy(
     name="gpu-toleration-allowlist",
-    description="Only allow-listed namespaces may carry tolerations for GPU pool taints, or a catch-all toleration (empty key with Exists).",
+    description="Pods that request no GPU may carry tolerations for GPU pool taints only in allow-listed namespaces; catch-all tolerations (empty key with Exists) only there too.",
     validate=validate_gpu_toleration_allowlist,
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=PolicyConfigSchema(
