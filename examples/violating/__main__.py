@@ -10,10 +10,13 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * ``kubectl taint`` in a ``command:local:Command``;
 * a log agent DaemonSet without tolerations;
 * a web Deployment that tolerates the GPU taint and selects nothing;
-* a Job with ``nvidia.com/gpu`` limits 3 and requests 1.
+* a Job with ``nvidia.com/gpu`` limits 3 and requests 1;
+* a managed node group whose launch template registers a taint the node group does not declare.
 
 Taints and tolerations are spelled through ``gpu_node_pool.taints``, like everywhere else.
 """
+
+import base64
 
 import pulumi
 import pulumi_aws as aws
@@ -37,6 +40,27 @@ aws.eks.NodeGroup(
     ami_type="AL2023_x86_64_NVIDIA",
     scaling_config={"min_size": 0, "max_size": 2, "desired_size": 0},
     labels={"team": "legacy"},
+)
+
+# registration-taints-visible: the launch template's user data registers dedicated=gpu:NoSchedule,
+# which the node group does not declare (EKS and Cluster Autoscaler never see it).
+hidden_lt = aws.ec2.LaunchTemplate(
+    "hidden-taint-lt",
+    name="hidden-taint-lt",
+    user_data=base64.b64encode(
+        b"#!/bin/bash\n/etc/eks/bootstrap.sh ml-demo --kubelet-extra-args '--register-with-taints=dedicated=gpu:NoSchedule'\n"
+    ).decode(),
+)
+aws.eks.NodeGroup(
+    "hidden-taint-gpu",
+    cluster_name="ml-demo",
+    node_role_arn="arn:aws:iam::111122223333:role/ml-demo-gpu-node",
+    subnet_ids=["subnet-0a1b2c3d4e5f60718"],
+    instance_types=["g5.xlarge"],
+    ami_type="AL2023_x86_64_NVIDIA",
+    scaling_config={"min_size": 1, "max_size": 2, "desired_size": 1},
+    taints=[GPU_TAINT.to_provider()],
+    launch_template={"name": hidden_lt.name, "version": "1"},
 )
 
 # no-imperative-taints: the taint lives only on the nodes that exist when this runs.

@@ -87,7 +87,7 @@ def cannot_run(policy, resources, config=None):
 # --- the pack ---------------------------------------------------------------------------
 
 
-def test_the_pack_has_the_nine_policies_of_the_issue_with_their_levels():
+def test_the_pack_has_the_policies_of_the_issues_with_their_levels():
     levels = {p.name: p.enforcement_level.value for p in POLICIES}
     assert levels == {
         "no-imperative-taints": "mandatory",
@@ -98,6 +98,7 @@ def test_the_pack_has_the_nine_policies_of_the_issue_with_their_levels():
         "gpu-workloads-select-gpu-nodes": "advisory",
         "gpu-limits-well-formed": "mandatory",
         "noexecute-gpu-taint": "advisory",
+        "registration-taints-visible": "mandatory",
         "scale-from-zero-hints": "advisory",
     }
     assert all(p.description and p.remediation_steps for p in POLICIES)

@@ -136,13 +136,50 @@ def asg_launch_templates(asg: Any, resources: Iterable[Any]) -> list[Any]:
     return out
 
 
+def node_group_launch_templates(node_group: Any, launch_templates: Iterable[Any]) -> list[Any]:
+    """The launch templates an ``aws.eks.NodeGroup`` uses (``launchTemplate``): linked by dependency, or by name."""
+    spec = dig(node_group.props, "launchTemplate")
+    if spec is None:
+        return []
+    name = text(dig(spec, "name"))
+    return [lt for lt in launch_templates if linked(node_group, lt) or (name and text(dig(lt.props, "name")) == name)]
+
+
+def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Iterable[Any]) -> None:
+    """Taints the kubelet registers from the user data of a managed node group's launch template
+    (a ``sed`` on ``KUBELET_EXTRA_ARGS``, a nodeadm ``registerWithTaints``...) that the node group
+    does not declare: the nodes carry them, so they join the pool's taints for every policy, and
+    ``pool.extra["hidden_registration_taints"]`` lists them with their launch template.
+
+    EKS merges its own bootstrap part when the launch template names no AMI; with an AMI only the
+    user's data runs. Either way the user's parts are what add taints, so they are read alike.
+    """
+    from ..backends._user_data import read_registration_taints
+
+    declared = {(t.key, t.effect) for t in pool.taints}
+    hidden = []
+    for lt in node_group_launch_templates(node_group, launch_templates):
+        try:
+            registered = read_registration_taints(decode_user_data(dig(lt.props, "userData")))
+        except (ValueError, TypeError):
+            continue  # a malformed bootstrap is no-imperative-taints' and the reader's to report
+        for taint in registered:
+            if (taint.key, taint.effect) not in declared:
+                declared.add((taint.key, taint.effect))
+                pool.taints.append(taint)
+                hidden.append((taint, lt))
+    if hidden:
+        pool.extra["hidden_registration_taints"] = hidden
+
+
 def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuPool]:
     """Every GPU pool among a stack's resources (``PolicyResource``-like: ``resource_type``,
     ``props``, ``name``, ``urn``, ``dependencies``).
 
     A self-managed launch template without an instance type counts when an Auto Scaling
     group that uses it launches only NVIDIA instance types; the group's ``minSize`` becomes
-    the pool's. A resource whose GPU-ness or taints are unknown at preview is added to
+    the pool's. A managed node group's pool also carries the taints its launch template's user
+    data registers (:func:`_registration_taints`). A resource whose GPU-ness or taints are unknown at preview is added to
     ``undecided`` (a :class:`~gpu_node_pool.policies.props.Undecided`) when given, else the
     ``UnknownValueError`` propagates.
     """
@@ -185,6 +222,13 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
         if pool is not None:
             pools.append(pool)
             by_urn[res.urn] = pool
+            if res.resource_type == EKS_NODE_GROUP and launch_templates:
+                try:
+                    _registration_taints(pool, res, launch_templates)
+                except UnknownValueError as err:
+                    if undecided is None:
+                        raise
+                    undecided.add(f"{res.resource_type} {res.name}", err)
     for asg in groups:
         try:
             types = asg_instance_types(asg.props)

@@ -14,6 +14,7 @@ from .pack import (
     gpu_workloads_select_gpu_nodes,
     no_imperative_taints,
     noexecute_gpu_taint,
+    registration_taints_visible,
     scale_from_zero_hints,
 )
 
@@ -29,5 +30,6 @@ __all__ = [
     "gpu_workloads_select_gpu_nodes",
     "no_imperative_taints",
     "noexecute_gpu_taint",
+    "registration_taints_visible",
     "scale_from_zero_hints",
 ]

@@ -13,6 +13,7 @@ from .gpu_toleration_allowlist import gpu_toleration_allowlist
 from .gpu_workloads_select_gpu_nodes import gpu_workloads_select_gpu_nodes
 from .no_imperative_taints import no_imperative_taints
 from .noexecute_gpu_taint import noexecute_gpu_taint
+from .registration_taints_visible import registration_taints_visible
 from .scale_from_zero_hints import scale_from_zero_hints
 
 __all__ = ["PACK_NAME", "POLICIES", "CONFIG_DEFAULTS"]
@@ -28,5 +29,6 @@ POLICIES: list[Any] = [
     gpu_limits_well_formed,
     noexecute_gpu_taint,
     scale_from_zero_hints,
+    registration_taints_visible,
 ]
 
