@@ -68,6 +68,7 @@ from .taints import (
     qualified_name_problem,
     split_kubelet_form,
 )
+from .yaml_errors import yaml_syntax_problem
 
 __all__ = [
     "PROJECT",
@@ -2142,7 +2143,7 @@ def read_stack_file(data: bytes, name: str) -> tuple[dict[str, Any], list[str]]:
     try:
         doc = loader.get_single_data()
     except yaml.YAMLError as err:
-        raise ConfigError([ConfigIssue(name, f"is not valid YAML: {err}")], name) from None
+        raise ConfigError([ConfigIssue(*yaml_syntax_problem(err, name))], name) from None
     finally:
         loader.dispose()
     issues = [ConfigIssue(name, d) for d in loader.duplicates]
