@@ -1,12 +1,13 @@
 # gpu-node-pools: the targets the README uses.
 #   make plan STACK=dev   set up ./venv (first run) and run the offline plan for a stack
 #   make test             set up ./venv and run the whole test suite
+#   make policy-pack      regenerate policy/ (the CrossGuard pack) from the package
 PYTHON ?= python3
 VENV   ?= venv
 STACK  ?= dev
 BIN    := $(VENV)/bin
 
-.PHONY: setup plan test lint lint-imports render bench clean
+.PHONY: setup plan test lint lint-imports render bench policy-pack policy-wheel clean
 
 setup: $(VENV)/.installed
 
@@ -36,5 +37,13 @@ render: setup
 bench: setup
 	$(BIN)/python bench/run.py
 
+# policy/ is generated: rewrite it from the pack files shipped in the package.
+policy-pack: setup
+	$(BIN)/gpupool policy-pack --out policy
+
+# The wheel that policy/requirements.txt (gpu-node-pool==<version>) resolves to with PIP_FIND_LINKS=$(CURDIR)/dist.
+policy-wheel: setup
+	$(BIN)/python -m pip wheel --no-deps --quiet -w dist .
+
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis
+	rm -rf $(VENV) out dist .pytest_cache .hypothesis

@@ -1,11 +1,13 @@
 """The gpu-node-pools CrossGuard policy pack: builds the ``PolicyPack`` and nothing else.
 
-``PolicyPack(...)`` starts the analyzer's gRPC server and blocks forever, so the policies are
-kept importable elsewhere. DESIGN.md places them in ``policy/gpu_node_policies/``; they live
-in the installed package instead, ``gpu_node_pool.policies`` (components/gpu_node_pool/policies/),
-so that ``gpupool plan`` and the tests import exactly these objects without sys.path tricks.
+This file is the pack's entry point. It ships inside the package
+(``gpu_node_pool/policy_pack/__main__.py``); ``gpupool policy-pack --out DIR`` copies it, with
+``PulumiPolicy.yaml`` and a ``requirements.txt`` naming this package, into a directory that
+``pulumi preview --policy-pack DIR`` runs and ``pulumi policy publish`` uploads. The repository's
+``policy/`` folder is that output, kept in sync by a test.
 
-Run: ``pulumi preview --policy-pack policy [--policy-pack-config FILE]`` from the project root.
+``PolicyPack(...)`` starts the analyzer's gRPC server and blocks forever, so the policies live
+in ``gpu_node_pool.policies``, which ``gpupool plan`` and the tests import without serving.
 """
 
 from pulumi_policy import EnforcementLevel, PolicyPack

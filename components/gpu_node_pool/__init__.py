@@ -11,9 +11,11 @@ The Pulumi components are imported lazily, so the pure modules (taints, config, 
 import without the cloud SDKs.
 """
 
+from ._version import __version__
 from .taints import Taint, TaintEffect, TaintError, Toleration, tolerates, untolerated_taints
 
 __all__ = [
+    "__version__",
     "ConfigError",
     "ConfigIssue",
     "GpuNodePool",

@@ -1,100 +1,260 @@
 """``gpupool``: the command line of gpu-node-pools.
 
-    gpupool plan --stack dev [--json] [--project-dir DIR] [--policy-pack-config FILE]
-    gpupool validate --stack dev
-    gpupool render --stack prod --out DIR [--project-dir DIR]
+    gpupool plan --stack dev [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
+    gpupool render --stack prod --out DIR [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
+    gpupool validate --stack dev [--json] [--project-dir DIR]
+    gpupool policy-pack --out DIR [--requirement SPEC] [--json]
+    gpupool --version
 
-Exit codes: 0 clean, 1 a mandatory policy failed, 2 the stack config is invalid (or the
-stack file is missing).
+Every command keeps the contract of :mod:`gpu_node_pool.contract`: exit 0 clean, 1 findings at
+or above ``--fail-on`` (default mandatory), 2 invalid input, 64 usage, 70 internal error;
+``--json`` prints one report with ``schemaVersion: 1`` (schema: ``schemas/report.schema.json``).
+No command calls a cloud or Kubernetes API.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+import traceback
+from typing import Any
 
 from . import plan as plan_mod
+from ._version import __version__
 from .config import ConfigError
+from .contract import FAIL_ON_LEVELS, ExitCode, UsageParser, findings_exit_code, print_report, report
+
+#: Where "please report" points.
+ISSUES_URL = "the gpu-node-pools issue tracker"
+#: Filesystem mistakes in --project-dir, --stack, --out and --policy-pack-config: invalid input (exit 2).
+_FILE_ERRORS = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gpupool", description="Offline plan and checks for gpu-node-pools stacks.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("plan", help="run the program under Pulumi mocks and report pools, taints and the device plugin")
-    p.add_argument("--stack", required=True, help="stack name: reads stacks/Pulumi.<stack>.yaml")
-    p.add_argument("--json", action="store_true", help="print JSON for machines")
-    p.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (default: search from cwd)")
-    p.add_argument(
+    parser = UsageParser(prog="gpupool", description="Offline plan and checks for gpu-node-pools stacks.")
+    parser.add_argument("--version", action="version", version=f"gpupool {__version__}")
+    common = UsageParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print one JSON report (schemaVersion 1) for machines")
+    common.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
+    stack = UsageParser(add_help=False)
+    stack.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
+    stack.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (default: search from cwd)")
+    judged = UsageParser(add_help=False)
+    judged.add_argument(
+        "--fail-on", choices=FAIL_ON_LEVELS, default="mandatory",
+        help="exit 1 when a finding is at or above this level (default: mandatory; none: never)",
+    )
+    judged.add_argument(
         "--policy-pack-config",
         default=None,
         metavar="FILE",
         help="policy pack config JSON, as for pulumi preview --policy-pack-config "
         '(e.g. {"all": "mandatory", "gpu-toleration-allowlist": {"allowedNamespaces": ["ml"]}})',
     )
-    r = sub.add_parser(
-        "render", help="write the Kubernetes objects the stack declares (and the chart reference) as YAML files"
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser(
+        "plan", parents=[stack, judged, common],
+        help="run the program under Pulumi mocks and report pools, taints, the device plugin and policy verdicts",
     )
-    r.add_argument("--stack", required=True, help="stack name: reads stacks/Pulumi.<stack>.yaml")
+    r = sub.add_parser(
+        "render", parents=[stack, judged, common],
+        help="write the Kubernetes objects the stack declares (and the chart reference) as YAML files",
+    )
     r.add_argument("--out", required=True, help="output directory (created; stale generated files are removed)")
-    r.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (default: search from cwd)")
-    v = sub.add_parser("validate", help="validate the stack config only")
-    v.add_argument("--stack", required=True)
-    v.add_argument("--project-dir", default=None)
+    sub.add_parser("validate", parents=[stack, common], help="validate the stack config only")
+    p = sub.add_parser(
+        "policy-pack", parents=[common], help="write the CrossGuard policy pack as a directory to run or publish"
+    )
+    p.add_argument("--out", required=True, help="pack directory to write (created)")
+    p.add_argument(
+        "--requirement", default=None, metavar="SPEC",
+        help=f"requirements.txt line installing this package (default: gpu-node-pool=={__version__}); "
+        "it must resolve where the pack is installed, e.g. 'gpu-node-pool @ git+https://<host>/gpu-node-pools@v"
+        f"{__version__}'",
+    )
     return parser
 
 
-def _fail(args: argparse.Namespace, text: str, issues: list[dict[str, str]] | None = None) -> int:
-    """Report a mistake that stops the command before a plan exists: exit 2 (JSON with --json)."""
-    if getattr(args, "json", False):
-        issues = issues if issues is not None else [{"path": "", "message": text.removeprefix("error: ")}]
-        json.dump({"stack": args.stack, "exitCode": 2, "cloudApiCalled": False, "configErrors": issues}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+# --- commands -----------------------------------------------------------------------------
+
+
+def _policy_config(args: argparse.Namespace) -> Any:
+    if not args.policy_pack_config:
+        return None
+    from .policies import load_policy_pack_config, resolve_config
+
+    config = load_policy_pack_config(args.policy_pack_config)
+    resolve_config(config)  # a config mistake stops before the program runs
+    return config
+
+
+def _judge(result: plan_mod.PlanResult, fail_on: str) -> int:
+    if result.config_issues:
+        return ExitCode.INVALID_INPUT
+    uncovered = sum(not c["tolerated"] for c in (result.device_plugin or {}).get("coverage", []))
+    return findings_exit_code(result.violations, uncovered, fail_on)
+
+
+def _fail_on_note(result: plan_mod.PlanResult, code: int, fail_on: str) -> str | None:
+    # The plan's own last line judges at the default level; say so when --fail-on changed the verdict.
+    if code == result.exit_code:
+        return None
+    return f"exit {code} under --fail-on {fail_on} (the line above judges at the default, mandatory)"
+
+
+def _plan(args: argparse.Namespace) -> int:
+    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args))
+    code = _judge(result, args.fail_on)
+    if args.json:
+        doc = plan_mod.to_json(result)
+        doc = {k: v for k, v in doc.items() if k not in ("exitCode", "cloudApiCalled")}
+        print_report(report("plan", code, failOn=args.fail_on, **doc))
+    else:
+        plan_mod.print_result(result)
+        note = _fail_on_note(result, code, args.fail_on)
+        if note:
+            print(note)
+    return code
+
+
+def _render(args: argparse.Namespace) -> int:
+    from . import export as render_files
+
+    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args))
+    code = _judge(result, args.fail_on)
+    written = None
+    if code == ExitCode.OK:
+        files = render_files.kubernetes_files(result.resources) + render_files.bootstrap_files(result.outputs)
+        written = render_files.write_files(files, args.out, args.stack)
+    if args.json:
+        print_report(report(
+            "render", code, stack=args.stack, failOn=args.fail_on,
+            configErrors=[{"path": i.path, "message": i.message} for i in result.config_issues],
+            violations=result.violations, outDir=str(args.out),
+            written=[str(p) for p in written.written] if written else [],
+            removed=[str(p) for p in written.removed] if written else [],
+            placeholders=list(written.placeholders) if written else [],
+        ))
+        return code
+    if written is None:
+        sys.stderr.write(plan_mod.render_text(result) + "\n")
+        note = _fail_on_note(result, code, args.fail_on)
+        if note:
+            sys.stderr.write(note + "\n")
+        sys.stderr.write(f"nothing was written to {args.out}\n")
+        return code
+    for path in written.written:
+        print(f"wrote   {path}")
+    for path in written.removed:
+        print(f"removed {path}")
+    if written.placeholders:
+        sys.stderr.write("warning: values unknown before apply, or secret, were written as placeholders:\n")
+        sys.stderr.writelines(f"  {p}\n" for p in written.placeholders)
+    print(f"{len(written.written)} file(s) for stack {args.stack!r} in {args.out} (offline: no cloud API was called)")
+    return code
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from .config import load_stack_config
+
+    project = plan_mod.find_project(args.project_dir)
+    config, secrets, path = plan_mod.load_stack_file(project, args.stack)
+    stack_config = load_stack_config(config, path.name, set(secrets).__contains__)
+    if args.json:
+        pools = [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
+        print_report(report("validate", ExitCode.OK, stack=args.stack, configErrors=[], pools=pools))
+    else:
+        print(f"stack {args.stack!r}: config is valid ({len(stack_config.pools)} pool(s))")
+    return ExitCode.OK
+
+
+def _policy_pack(args: argparse.Namespace) -> int:
+    from .policy_pack import write_pack
+
+    pack = write_pack(args.out, args.requirement)
+    if args.json:
+        print_report(report(
+            "policy-pack", ExitCode.OK, outDir=str(pack.out_dir), files=[str(f) for f in pack.files],
+            requirement=pack.requirement,
+        ))
+    else:
+        for f in pack.files:
+            print(f"wrote   {f}")
+        print(f"policy pack in {pack.out_dir}; requirements.txt installs {pack.requirement!r}")
+        print(f"  run:     pulumi preview --policy-pack {pack.out_dir}")
+        print(f"  publish: cd {pack.out_dir} && pulumi policy publish <org>  (the requirement must resolve there)")
+    return ExitCode.OK
+
+
+_COMMANDS = {"plan": _plan, "render": _render, "validate": _validate, "policy-pack": _policy_pack}
+
+
+# --- the contract around every command ------------------------------------------------------
+
+
+def _input_errors() -> tuple[type[BaseException], ...]:
+    # Imported only when an exception is being handled: `gpupool --version` stays light.
+    from .policies import PolicyConfigError
+    from .policy_pack import PolicyPackError
+
+    return (ConfigError, PolicyConfigError, PolicyPackError, *_FILE_ERRORS)
+
+
+def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
+    """Exit 2: a mistake in the stack file, config, --policy-pack-config, --requirement or --out."""
+    if isinstance(err, ConfigError):
+        issues = [{"path": i.path, "message": i.message} for i in err.issues]
+        text = str(err)
+    else:
+        path = getattr(err, "argument", None) or getattr(err, "filename", None) or ""
+        if type(err).__name__ == "PolicyConfigError":
+            path = "--policy-pack-config"
+        message = str(err).removeprefix("error: ")
+        if isinstance(err, OSError) and err.filename and err.strerror:
+            message = f"{err.strerror}: {err.filename}"
+        issues = [{"path": str(path), "message": message}]
+        text = f"error: {message}"
+    if args.json:
+        fields: dict[str, Any] = {"stack": args.stack} if hasattr(args, "stack") else {}
+        print_report(report(args.command, ExitCode.INVALID_INPUT, **fields, configErrors=issues))
     else:
         print(text, file=sys.stderr)
-    return 2
+    return ExitCode.INVALID_INPUT
+
+
+def _internal_error(args: argparse.Namespace, err: BaseException) -> int:
+    """Exit 70: a bug. One line on stderr (and a JSON report with --json); the traceback only with --debug."""
+    summary = f"{type(err).__name__}: {err}".splitlines()[0] if str(err) else type(err).__name__
+    print(
+        f"gpupool {__version__}: internal error in {args.command}: {summary} -- please report it to {ISSUES_URL} "
+        "with the command line" + ("" if args.debug else " and the output of the same command with --debug"),
+        file=sys.stderr,
+    )
+    if args.debug:
+        traceback.print_exception(err, file=sys.stderr)
+    if args.json:
+        print_report(report(args.command, ExitCode.INTERNAL, internalError=summary))
+    return ExitCode.INTERNAL
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    """Run one ``gpupool`` command; returns the exit code of :class:`gpu_node_pool.contract.ExitCode`."""
     try:
-        if args.command == "validate":
-            project = plan_mod.find_project(args.project_dir)
-            config, _, path = plan_mod.load_stack_file(project, args.stack)
-            from .config import load_stack_config
-
-            load_stack_config(config, path.name)
-            print(f"stack {args.stack!r}: config is valid")
-            return 0
-        if args.command == "render":
-            from . import export as render_files
-
-            return render_files.run(args.stack, args.out, args.project_dir)
-        policy_config = None
-        if args.policy_pack_config:
-            from .policies import load_policy_pack_config, resolve_config
-
-            policy_config = load_policy_pack_config(args.policy_pack_config)
-            resolve_config(policy_config)  # a config mistake stops before the program runs
-        result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=policy_config)
-    except ConfigError as err:
-        return _fail(args, str(err), [{"path": i.path, "message": i.message} for i in err.issues])
-    except (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError) as err:
-        return _fail(args, f"error: {err}")
-    except ValueError as err:  # PolicyConfigError: the policy pack config file is invalid
-        from .policies import PolicyConfigError
-
-        if not isinstance(err, PolicyConfigError):
-            raise
-        return _fail(args, f"error: {err}", [{"path": "--policy-pack-config", "message": str(err)}])
-    plan_mod.print_result(result, as_json=args.json)
-    return result.exit_code
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+        args = _parser().parse_args(argv)
+    except SystemExit as done:  # --help, --version (0) or a usage error (64, UsageParser.error)
+        return int(done.code or 0)
+    try:
+        return int(_COMMANDS[args.command](args))
+    except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
+        if isinstance(err, _input_errors()):
+            return _invalid_input(args, err)
+        return _internal_error(args, err)
 
 
 def main_exit() -> None:
     """Console-script entry point: exit with :func:`main`'s code."""
     sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main_exit()

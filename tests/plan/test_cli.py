@@ -109,11 +109,23 @@ def test_a_missing_stack_names_the_stacks_that_exist(capsys):
     assert "no stack file" in err and "dev" in err
 
 
-def test_invalid_yaml_is_a_config_error(capsys, temp_project):
+def test_invalid_yaml_is_one_line_naming_the_file_line_and_column(capsys, temp_project):
+    project = temp_project("bad", "config:\n  gpu-node-pools:cluster:\n    name: a\n   nodeRoleArn: b\n")
+    code, out, _ = plan(capsys, "--stack", "bad", "--project-dir", str(project))
+    assert code == 2
+    [line] = [line.strip() for line in out.splitlines() if "is not valid YAML" in line]
+    # line 4 column 4: the mis-indented key, 1-based as editors count
+    assert line.startswith("Pulumi.bad.yaml:4:4: is not valid YAML: expected <block end>, but found")
+    assert "(while parsing a block mapping on line 2)" in line
+    assert "<unicode string>" not in out
+
+
+def test_an_unclosed_flow_sequence_names_where_it_was_opened(capsys, temp_project):
     project = temp_project("bad", "config:\n  gpu-node-pools:pools: [unclosed\n")
     code, out, _ = plan(capsys, "--stack", "bad", "--project-dir", str(project))
     assert code == 2
-    assert "Pulumi.bad.yaml: is not valid YAML" in out
+    assert "Pulumi.bad.yaml:3:1: is not valid YAML: expected ',' or ']'" in out
+    assert "(while parsing a flow sequence on line 2)" in out
 
 
 def test_validate_command(capsys):

@@ -19,6 +19,7 @@ from ..registry import names as backend_names
 from .common import PROJECT
 from .errors import ConfigError, ConfigIssue
 from .stack import StackConfig, stack_issues, stack_model
+from .yaml_errors import yaml_syntax_problem
 
 
 def _models_below(model: Any, seen: set[Any]) -> None:
@@ -206,7 +207,7 @@ def read_stack_file(data: bytes, name: str) -> tuple[dict[str, Any], list[str]]:
     try:
         doc = loader.get_single_data()
     except yaml.YAMLError as err:
-        raise ConfigError([ConfigIssue(name, f"is not valid YAML: {err}")], name) from None
+        raise ConfigError([ConfigIssue(*yaml_syntax_problem(err, name))], name) from None
     finally:
         loader.dispose()
     issues = [ConfigIssue(name, d) for d in loader.duplicates]

@@ -1,0 +1,208 @@
+"""The command-line contract: exit codes, --fail-on, --json reports checked against the shipped schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import ROOT
+
+from gpu_node_pool import __version__, cli
+from gpu_node_pool.contract import SCHEMA_VERSION, ExitCode, report_schema
+
+EXAMPLE = ROOT / "examples" / "violating"
+VALIDATOR = jsonschema.Draft202012Validator(report_schema(), format_checker=jsonschema.FormatChecker())
+BAD_STACK = """config:
+  gpu-node-pools:cluster:
+    name: ml-dev
+    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
+    subnetIds: [subnet-0a1b2c3d4e5f60718]
+  gpu-node-pools:pools:
+    - name: inference
+      backend: eks-managed
+      instanceTypes: [g6.xlarge]
+      scaling: {minSize: 3, maxSize: 2}
+"""
+
+
+def run_json(capsys, *argv: str) -> tuple[int, dict]:
+    code = cli.main([*argv, "--json"])
+    out = capsys.readouterr().out
+    doc = json.loads(out)
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in VALIDATOR.iter_errors(doc)]
+    assert not errors, errors
+    assert doc["schemaVersion"] == SCHEMA_VERSION and doc["exitCode"] == code
+    return code, doc
+
+
+def test_the_report_schema_is_a_valid_draft_2020_12_schema():
+    jsonschema.Draft202012Validator.check_schema(report_schema())
+
+
+# --- real output of every command, validated against the schema ------------------------------
+
+
+@pytest.mark.parametrize("stack", sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")))
+def test_plan_json_of_every_shipped_stack_matches_the_schema(capsys, stack):
+    code, doc = run_json(capsys, "plan", "--stack", stack, "--project-dir", str(ROOT))
+    assert code == 0 and doc["command"] == "plan" and doc["failOn"] == "mandatory" and doc["pools"]
+
+
+def test_plan_json_with_findings_exits_1_and_matches_the_schema(capsys):
+    code, doc = run_json(capsys, "plan", "--stack", "demo", "--project-dir", str(EXAMPLE))
+    assert code == 1
+    assert any(v["enforcement"] == "mandatory" for v in doc["violations"])
+
+
+def test_plan_json_of_a_broken_stack_exits_2_with_config_errors(capsys, temp_project):
+    code, doc = run_json(capsys, "plan", "--stack", "bad", "--project-dir", str(temp_project("bad", BAD_STACK)))
+    assert code == 2
+    assert doc["configErrors"][0]["path"] == "pools[0].scaling"
+
+
+def test_render_json_lists_the_files_it_wrote(capsys, tmp_path):
+    code, doc = run_json(capsys, "render", "--stack", "prod", "--out", str(tmp_path / "out"), "--project-dir", str(ROOT))
+    assert code == 0 and doc["written"]
+    assert all(Path(p).is_file() for p in doc["written"])
+
+
+def test_render_json_with_findings_writes_nothing(capsys, tmp_path):
+    out = tmp_path / "out"
+    code, doc = run_json(capsys, "render", "--stack", "demo", "--out", str(out), "--project-dir", str(EXAMPLE))
+    assert code == 1 and doc["written"] == [] and doc["violations"]
+    assert not out.exists()
+
+
+def test_render_json_of_a_broken_stack_exits_2(capsys, temp_project, tmp_path):
+    project = temp_project("bad", BAD_STACK)
+    code, doc = run_json(capsys, "render", "--stack", "bad", "--out", str(tmp_path / "o"), "--project-dir", str(project))
+    assert code == 2 and doc["configErrors"]
+
+
+def test_validate_json_names_the_pools(capsys):
+    code, doc = run_json(capsys, "validate", "--stack", "prod", "--project-dir", str(ROOT))
+    assert code == 0 and {"name": "training", "backend": "eks-managed"} in doc["pools"]
+
+
+def test_validate_json_of_a_yaml_syntax_error_points_at_line_and_column(capsys, temp_project):
+    project = temp_project("bad", "config:\n  gpu-node-pools:pools: [unclosed\n")
+    code, doc = run_json(capsys, "validate", "--stack", "bad", "--project-dir", str(project))
+    assert code == 2
+    assert doc["configErrors"][0]["path"] == "Pulumi.bad.yaml:3:1"
+
+
+def test_validate_json_of_a_missing_stack_exits_2(capsys):
+    code, doc = run_json(capsys, "validate", "--stack", "nope", "--project-dir", str(ROOT))
+    assert code == 2 and "no stack file" in doc["configErrors"][0]["message"]
+
+
+def test_policy_pack_json_lists_the_pack_files(capsys, tmp_path):
+    code, doc = run_json(capsys, "policy-pack", "--out", str(tmp_path / "pack"))
+    assert code == 0 and doc["requirement"] == f"gpu-node-pool=={__version__}"
+    assert sorted(Path(f).name for f in doc["files"]) == [
+        "PulumiPolicy.yaml", "__main__.py", "config.example.json", "requirements.txt"
+    ]
+
+
+def test_policy_pack_json_refuses_an_editable_requirement(capsys, tmp_path):
+    code, doc = run_json(capsys, "policy-pack", "--out", str(tmp_path / "pack"), "--requirement", "-e ..")
+    assert code == 2 and doc["configErrors"][0]["path"] == "--requirement"
+    assert not (tmp_path / "pack").exists()
+
+
+def test_an_internal_error_is_one_line_exit_70_and_matches_the_schema(capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("pools")
+
+    monkeypatch.setattr(cli.plan_mod, "plan_stack", broken)
+    code, doc = run_json(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT))
+    assert code == ExitCode.INTERNAL == 70
+    assert doc["internalError"] == "KeyError: 'pools'"
+
+
+def test_the_schema_rejects_a_report_that_breaks_it():
+    ok = {"schemaVersion": 1, "command": "validate", "exitCode": 0, "cloudApiCalled": False, "stack": "s",
+          "configErrors": [], "pools": []}
+    assert VALIDATOR.is_valid(ok)
+    for broken in (
+        {**ok, "schemaVersion": 2},
+        {**ok, "exitCode": 64},  # usage errors print no report
+        {**ok, "provider_taints": []},  # unknown top-level key
+        {k: v for k, v in ok.items() if k != "pools"},
+        {**ok, "exitCode": 2},  # exit 2 without a config error
+        {**ok, "command": "plan"},  # a plan report without pools, violations, ...
+    ):
+        assert not VALIDATOR.is_valid(broken), broken
+
+
+# --- exit codes -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan"],  # --stack missing
+        ["plan", "--stack", "dev", "--bogus"],
+        ["plan", "--stack", "dev", "--fail-on", "warning"],
+        ["deploy", "--stack", "dev"],
+        [],
+    ],
+)
+def test_a_command_line_mistake_exits_64_not_2(capsys, argv):
+    assert cli.main(argv) == ExitCode.USAGE == 64
+    err = capsys.readouterr().err
+    assert err.startswith("usage: gpupool") and "error:" in err
+
+
+def test_help_exits_0(capsys):
+    assert cli.main(["plan", "--help"]) == 0
+    assert "--fail-on" in capsys.readouterr().out
+
+
+def test_version_prints_the_package_version(capsys):
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"gpupool {__version__}"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+
+
+def test_an_internal_error_prints_one_line_asking_for_a_report_and_no_traceback(capsys, monkeypatch):
+    monkeypatch.setattr(cli.plan_mod, "plan_stack", lambda *a, **k: {}["pools"])
+    assert cli.main(["plan", "--stack", "dev", "--project-dir", str(ROOT)]) == 70
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "internal error in plan: KeyError: 'pools'" in err and "please report" in err
+    assert "Traceback" not in err
+
+
+def test_debug_adds_the_traceback_of_an_internal_error(capsys, monkeypatch):
+    monkeypatch.setattr(cli.plan_mod, "plan_stack", lambda *a, **k: {}["pools"])
+    assert cli.main(["plan", "--stack", "dev", "--project-dir", str(ROOT), "--debug"]) == 70
+    assert "Traceback (most recent call last)" in capsys.readouterr().err
+
+
+def test_fail_on_sets_the_level_that_fails_the_run(tmp_path, capsys):
+    advisory_only = tmp_path / "policy.json"
+    advisory_only.write_text(json.dumps({"all": "advisory"}))
+    base = ["plan", "--stack", "demo", "--project-dir", str(EXAMPLE)]
+    assert cli.main([*base, "--policy-pack-config", str(advisory_only)]) == 0
+    capsys.readouterr()
+    assert cli.main([*base, "--policy-pack-config", str(advisory_only), "--fail-on", "advisory"]) == 1
+    assert "exit 1 under --fail-on advisory" in capsys.readouterr().out
+    assert cli.main([*base, "--fail-on", "none"]) == 0  # mandatory findings, reported but not failing
+    assert cli.main([*base]) == 1
+
+
+def test_an_invalid_policy_pack_config_is_invalid_input(tmp_path, capsys):
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"gpu-toleration-allowlist": {"allowedNamespaces": "web"}}))
+    code, doc = run_json(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT), "--policy-pack-config", str(config))
+    assert code == 2 and doc["configErrors"][0]["path"] == "--policy-pack-config"
+
+
+def test_the_readme_states_the_exit_codes_of_the_contract():
+    readme = (ROOT / "README.md").read_text()
+    for code in ExitCode:
+        assert re.search(rf"^\| `{int(code)}` \|", readme, re.M), f"README contract table lacks exit {int(code)}"

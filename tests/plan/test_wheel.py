@@ -1,0 +1,118 @@
+"""The built wheel, installed non-editable into a fresh venv, works from outside the repository.
+
+This is what a platform team gets from ``pip install gpu-node-pool``: only the declared
+dependencies (an undeclared runtime import, as jsonschema once was, fails here), only the
+files the wheel ships (schemas, policy pack, py.typed), and no ``components/`` on the path.
+
+Cost: the wheel builds in ~3 s; the install resolves the declared dependencies with the
+repository's pins as constraints, through pip's own index settings and cache (PIP_FIND_LINKS,
+PIP_INDEX_URL, ~/.cache/pip), so a CI runner that caches ~/.cache/pip installs in ~15 s.
+The venv is created without pip (the outer pip installs into it with ``--python``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from gpu_node_pool import __version__
+from gpu_node_pool.contract import report_schema
+
+PACKAGE_DATA = ("py.typed", "schemas/report.schema.json", "policy_pack/PulumiPolicy.yaml",
+                "policy_pack/__main__.py", "policy_pack/config.example.json")
+
+
+def _clean_env() -> dict[str, str]:
+    # No PYTHONPATH: the tests run with components/ on it, the installed wheel must stand alone.
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, Path]:
+    """``(venv dir, working dir outside the repo)`` with the wheel installed non-editable."""
+    work = tmp_path_factory.mktemp("wheel")
+    env = _clean_env()
+    dist = work / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dist), str(ROOT)],
+        check=True, cwd=work, env=env,
+    )
+    (wheel,) = dist.glob("gpu_node_pool-*.whl")
+    assert wheel.name.startswith(f"gpu_node_pool-{__version__}-py3-none-any")
+    target = work / "env"
+    venv.create(target, with_pip=False, symlinks=True)
+    pins = work / "constraints.txt"
+    pins.write_text("".join(
+        line + "\n" for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith(("#", "-"))
+    ))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(target / "bin" / "python"), "install", "--quiet",
+         "--no-compile", "-c", str(pins), str(wheel)],
+        check=True, cwd=work, env=env,
+    )
+    outside = work / "elsewhere"
+    outside.mkdir()
+    return target, outside
+
+
+def gpupool(installed: tuple[Path, Path], *args: str) -> subprocess.CompletedProcess[str]:
+    target, cwd = installed
+    return subprocess.run([str(target / "bin" / "gpupool"), *args], cwd=cwd, env=_clean_env(),
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_installed_package_is_the_wheel_with_its_data_files(installed):
+    target, cwd = installed
+    code = "import gpu_node_pool, pathlib; print(pathlib.Path(gpu_node_pool.__file__).parent)"
+    proc = subprocess.run([str(target / "bin" / "python"), "-c", code], cwd=cwd, env=_clean_env(),
+                          capture_output=True, text=True, check=True)
+    package = Path(proc.stdout.strip())
+    assert package.is_relative_to(target), f"imported from {package}, not from the fresh venv"
+    missing = [name for name in PACKAGE_DATA if not (package / name).is_file()]
+    assert not missing, f"not in the wheel: {missing} (pyproject.toml [tool.setuptools.package-data])"
+    check = subprocess.run([sys.executable, "-m", "pip", "--python", str(target / "bin" / "python"), "check"],
+                           env=_clean_env(), capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_gpupool_version_from_the_wheel(installed):
+    proc = gpupool(installed, "--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"gpupool {__version__}"
+
+
+def test_gpupool_plan_of_a_copied_project_from_the_wheel(installed):
+    _, cwd = installed
+    project = cwd / "project"
+    project.mkdir()
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, project / name)
+    shutil.copytree(ROOT / "stacks", project / "stacks")
+    proc = gpupool(installed, "plan", "--project-dir", str(project), "--stack", "dev", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    import jsonschema
+
+    jsonschema.validate(doc, report_schema())
+    assert [p["name"] for p in doc["pools"]] == ["inference"]
+    assert all(c["tolerated"] for c in doc["devicePlugin"]["coverage"])
+
+
+def test_gpupool_policy_pack_from_the_wheel(installed):
+    _, cwd = installed
+    proc = gpupool(installed, "policy-pack", "--out", "pack")
+    assert proc.returncode == 0, proc.stderr
+    pack = cwd / "pack"
+    assert sorted(p.name for p in pack.iterdir()) == [
+        "PulumiPolicy.yaml", "__main__.py", "config.example.json", "requirements.txt"
+    ]
+    assert f"gpu-node-pool=={__version__}" in (pack / "requirements.txt").read_text().splitlines()
+    assert (pack / "__main__.py").read_bytes() == (ROOT / "policy" / "__main__.py").read_bytes()

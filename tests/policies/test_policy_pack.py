@@ -1,0 +1,59 @@
+"""The policy pack ships in the package; `gpupool policy-pack` writes it; policy/ is that output."""
+
+from __future__ import annotations
+
+import runpy
+from importlib import resources
+
+import pytest
+import yaml
+from conftest import ROOT
+
+from gpu_node_pool import __version__, cli
+from gpu_node_pool.policies import PACK_NAME, POLICIES
+from gpu_node_pool.policy_pack import PACK_FILES, PolicyPackError, default_requirement, write_pack
+
+
+def test_the_packaged_pack_declares_the_package_version_and_python_runtime():
+    manifest = yaml.safe_load(resources.files("gpu_node_pool.policy_pack").joinpath("PulumiPolicy.yaml").read_text())
+    assert manifest["version"] == __version__, "bump gpu_node_pool/policy_pack/PulumiPolicy.yaml with _version.py"
+    assert manifest["runtime"] == {"name": "python", "options": {"virtualenv": "venv"}}
+
+
+def test_the_written_main_builds_the_pack_only_when_run_as_main(tmp_path):
+    pack = write_pack(tmp_path / "pack")
+    namespace = runpy.run_path(str(pack.out_dir / "__main__.py"), run_name="not_main")
+    assert namespace["POLICIES"] is POLICIES and namespace["PACK_NAME"] == PACK_NAME
+
+
+def test_the_requirement_defaults_to_this_version_and_can_be_a_git_url(tmp_path):
+    assert write_pack(tmp_path / "a").requirement == default_requirement() == f"gpu-node-pool=={__version__}"
+    url = f"gpu-node-pool @ git+https://git.example.com/gpu-node-pools@v{__version__}"
+    pack = write_pack(tmp_path / "b", url)
+    lines = [line for line in (pack.out_dir / "requirements.txt").read_text().splitlines() if not line.startswith("#")]
+    assert lines == [url]
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("-e ..", "not a PEP 508 requirement"),
+        ("git+https://git.example.com/gpu-node-pools", "not a PEP 508 requirement"),
+        ("gpu-operator==1.0", "installs 'gpu-operator'"),
+    ],
+)
+def test_a_requirement_that_cannot_install_this_package_is_refused(tmp_path, spec, fragment):
+    with pytest.raises(PolicyPackError, match=fragment) as info:
+        write_pack(tmp_path / "pack", spec)
+    assert info.value.argument == "--requirement" and "\n" not in str(info.value)
+
+
+def test_the_repository_policy_folder_is_the_command_output(tmp_path, capsys):
+    """policy/ is generated: `gpupool policy-pack --out policy` rewrites it (run that after a change)."""
+    assert cli.main(["policy-pack", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    for name in (*PACK_FILES, "requirements.txt"):
+        assert (ROOT / "policy" / name).read_bytes() == (tmp_path / name).read_bytes(), (
+            f"policy/{name} is stale: run `gpupool policy-pack --out policy`"
+        )
+    assert "-e " not in (ROOT / "policy" / "requirements.txt").read_text()
