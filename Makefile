@@ -11,10 +11,11 @@ BIN    := $(VENV)/bin
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+$(VENV)/.installed: requirements.txt pyproject.toml tools/install_helm.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python tools/install_helm.py --venv $(VENV)
 	touch $@
 
 plan: setup

@@ -1,0 +1,438 @@
+"""Render a ``helm.v4.Chart`` or ``helm.v3.Release`` offline with a real Helm, as the provider would.
+
+Given a chart resource's inputs as Pulumi registers them (camelCase: ``chart``, ``version``,
+``name``, ``namespace``, ``values``, ``valueYamlFiles``, ``repositoryOpts.repo``, ``skipCrds``,
+``includeHooks``, ``postRenderer``, ``devel``, ``dependencyUpdate``; see pulumi_kubernetes 4.34
+``helm/v4/Chart.py`` and ``helm/v3/Release.py``), :meth:`HelmRenderer.render` runs::
+
+    helm template <release> <chart> --namespace <ns> [--version V] [--repo URL] [--devel]
+         --kube-version <k8s version> --no-hooks [--include-crds | --skip-crds]
+         -f <each valueYamlFiles asset> -f <values>
+
+and parses the manifests (PyYAML, libyaml loader) into plain dicts. Rules and their source:
+
+- Release name: ``name``, else the resource name (Chart v4 uses the resource name; a v3
+  Release auto-names with a random suffix, which a template render cannot know).
+- Namespace: ``namespace``, else ``default`` (the provider's default namespace).
+- Values: the ``valueYamlFiles`` in order, then ``values``; later files win, as with Helm's
+  repeated ``-f`` (provider docs: "Content is read and merged with values").
+- Hooks: omitted (``--no-hooks``): Chart v4 omits ``helm.sh/hook`` resources unless
+  ``includeHooks`` (render mode only); a Release runs hooks as Jobs, not objects a DaemonSet
+  policy judges.
+- CRDs: included unless ``skipCrds`` (``--include-crds`` / ``--skip-crds``).
+- ``postRenderer`` set: not judged (the post-renderer's output is not known offline).
+
+Where the chart comes from (in this order): a local chart directory or packaged ``.tgz``
+(relative paths against ``base_dir``); a ``<chart>-<version>.tgz`` in one of ``chart_dirs``
+(e.g. Helm's repository cache, where ``helm pull``/``helm install --repo`` keep downloads);
+with ``fetch=True`` its repository (``repositoryOpts.repo``) or OCI registry (``oci://``).
+Otherwise the chart is not reachable and the resource is :class:`NotJudged`.
+
+Helm runs with ``HELM_CACHE_HOME``, ``HELM_CONFIG_HOME`` and ``HELM_DATA_HOME`` in a private
+temporary directory per renderer (every other ``HELM_*`` variable removed), so a user's repos,
+plugins and registry logins never change a result. A render is killed after ``timeout``
+seconds (default 30). Renders are cached per renderer by every argument that reaches Helm
+(chart, version, repository, values digest, release name, namespace, Kubernetes version, CRDs).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .result import Expanded, NotJudged, find_unknown
+
+__all__ = ["HelmRenderer", "CHART_TYPES", "DEFAULT_TIMEOUT", "parse_manifests", "helm_error_line", "find_helm"]
+
+CHART_TYPES = ("kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Release")
+DEFAULT_TIMEOUT = 30.0
+_RELEASE = "kubernetes:helm.sh/v3:Release"
+# pulumi's wire form of an asset: {<sig key>: <asset sig>, "path"|"text"|"uri": ...} (pulumi.runtime.rpc).
+_SIG_KEY = "4dabf18193072939515e22adb298388d"
+_ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17"
+
+
+def find_helm(helm: str | os.PathLike[str] | None = None) -> str | None:
+    """The helm executable: ``helm`` as given (a path, or a name looked up on ``PATH``), default ``helm``."""
+    return shutil.which(str(helm or "helm"))
+
+
+def helm_error_line(stderr: str) -> str:
+    """Helm's first error line, made readable.
+
+    The line starting with ``Error:`` (else the first non-empty line). When that line is only
+    a location or ends with ``:``, Helm continues the message below it (a chart's ``fail``
+    text, or a Go template call chain ending in the root cause); the continuation is followed
+    while lines end with ``:`` or are bare locations, and its last line is appended (after
+    `` … `` when lines were skipped).
+    """
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return "helm failed with no message"
+    start = next((i for i, line in enumerate(lines) if line.startswith("Error:")), 0)
+
+    def continues(line: str) -> bool:
+        return line.endswith(":") or " " not in line.removeprefix("Error: ")
+
+    end = start
+    while end + 1 < len(lines) and continues(lines[end]):
+        end += 1
+    if end == start:
+        return lines[start]
+    joiner = " " if end == start + 1 else " … "
+    return f"{lines[start]}{joiner}{lines[end]}"
+
+
+def parse_manifests(text: str) -> list[dict[str, Any]]:
+    """Kubernetes objects from a multi-document YAML stream; empty documents dropped, ``*List`` kinds flattened.
+
+    Raises:
+        yaml.YAMLError: the stream is not YAML.
+        ValueError: a document is not a mapping with ``apiVersion`` and ``kind``.
+    """
+    out: list[dict[str, Any]] = []
+    for doc in yaml.load_all(text, Loader=yaml.CSafeLoader):
+        _collect(doc, out)
+    return out
+
+
+def _collect(doc: Any, out: list[dict[str, Any]]) -> None:
+    if doc is None:
+        return
+    if not isinstance(doc, dict) or "kind" not in doc or "apiVersion" not in doc:
+        raise ValueError(f"not a Kubernetes object (needs apiVersion and kind): {json.dumps(doc, default=str)[:120]}")
+    if str(doc["kind"]).endswith("List") and isinstance(doc.get("items"), list):
+        for item in doc["items"]:
+            _collect(item, out)
+        return
+    out.append(doc)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where helm finds the chart: ``ref`` (a path, name or ``oci://`` reference) and an optional ``--repo``."""
+
+    ref: str
+    repo: str = ""
+    local: bool = False
+
+
+class HelmRenderer:
+    """Offline ``helm template`` of chart resources, one private Helm home per renderer.
+
+    Use as a context manager (or call :meth:`close`) so the private Helm home is removed.
+
+    Args:
+        helm: the helm executable (path or name on ``PATH``); default ``helm`` on ``PATH``.
+        kube_version: the cluster's Kubernetes version for ``--kube-version`` (``"1.31"``);
+            None lets Helm use its built-in default.
+        fetch: allow downloading charts from their repository or OCI registry.
+        timeout: seconds before a render is killed (> 0).
+        chart_dirs: directories holding packaged charts named ``<chart>-<version>.tgz``.
+        base_dir: what relative chart and values-file paths are relative to (the program's
+            directory); default the current directory.
+        unknown_markers: values that mean "unknown at preview" in the inputs (the offline plan
+            stores ``"(known after apply)"``); a chart with one is not judged.
+    """
+
+    def __init__(
+        self,
+        helm: str | os.PathLike[str] | None = None,
+        *,
+        kube_version: str | None = None,
+        fetch: bool = False,
+        timeout: float = DEFAULT_TIMEOUT,
+        chart_dirs: Sequence[str | os.PathLike[str]] = (),
+        base_dir: str | os.PathLike[str] | None = None,
+        unknown_markers: Sequence[Any] = (),
+    ) -> None:
+        if timeout <= 0:
+            raise ValueError(f"timeout: {timeout!r} is not a positive number of seconds; give e.g. 30")
+        self.helm_arg = str(helm) if helm else "helm"
+        self.helm = find_helm(helm)
+        self.kube_version = kube_version
+        self.fetch = fetch
+        self.timeout = float(timeout)
+        self.chart_dirs = [Path(d) for d in chart_dirs]
+        self.base_dir = Path(base_dir) if base_dir else Path.cwd()
+        self.unknown_markers = tuple(unknown_markers)
+        self._home: Path | None = None
+        self._cache: dict[str, Expanded | NotJudged] = {}
+        #: How many times helm actually ran (cache hits do not count).
+        self.runs = 0
+
+    # --- lifecycle ---------------------------------------------------------------------
+    def __enter__(self) -> HelmRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Remove the private Helm home (cache, config, data) of this renderer."""
+        if self._home is not None:
+            shutil.rmtree(self._home, ignore_errors=True)
+            self._home = None
+
+    def _env(self) -> dict[str, str]:
+        if self._home is None:
+            self._home = Path(tempfile.mkdtemp(prefix="gpupool-helm-"))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HELM_")}
+        env.update(
+            HELM_CACHE_HOME=str(self._home / "cache"),
+            HELM_CONFIG_HOME=str(self._home / "config"),
+            HELM_DATA_HOME=str(self._home / "data"),
+            KUBECONFIG=str(self._home / "no-kubeconfig"),  # template never needs a cluster
+        )
+        return env
+
+    # --- rendering ---------------------------------------------------------------------
+    def render(self, type_token: str, name: str, inputs: Mapping[str, Any], *, resource: str = "") -> Expanded | NotJudged:
+        """The objects the chart resource creates, or why they cannot be judged.
+
+        Args:
+            type_token: ``kubernetes:helm.sh/v4:Chart`` or ``kubernetes:helm.sh/v3:Release``.
+            name: the resource name (the release name when ``inputs`` has no ``name``).
+            inputs: the resource inputs, camelCase, plain values (assets as ``pulumi.Asset``
+                objects or their wire form).
+            resource: the URN for the report; default ``name``.
+
+        Returns:
+            :class:`Expanded` (``source`` ``"helm template"``) with every rendered object, or
+            :class:`NotJudged` for: an unsupported type, inputs unknown at preview, no helm, a
+            chart not reachable offline, a post-renderer, a render error (Helm's first error
+            line) or a timeout. Never raises for a user's chart or values.
+        """
+        who = resource or name
+
+        def not_judged(reason: str, fix: str) -> NotJudged:
+            return NotJudged(who, type_token, reason, fix)
+
+        if type_token not in CHART_TYPES:
+            return not_judged(f"{type_token} is not a Helm chart resource", "expand it with the matching expander")
+        unknown = find_unknown(dict(inputs), self.unknown_markers)
+        if unknown is not None:
+            return not_judged(
+                f"input {unknown} is unknown at preview, so the chart cannot be rendered",
+                "make chart, version and values plain values (not outputs of other resources), or judge after apply",
+            )
+        chart = inputs.get("chart")
+        if not isinstance(chart, str) or not chart:
+            return not_judged(f"chart: {chart!r} is not a chart reference", "set chart to a chart name, path or oci:// reference")
+        if inputs.get("postRenderer") or inputs.get("postrender"):
+            return not_judged(
+                "a post-renderer changes the rendered objects and cannot run offline",
+                "judge the post-rendered manifests (e.g. apply them with yaml.v2.ConfigGroup) or drop the post-renderer",
+            )
+        if self.helm is None:
+            return not_judged(
+                f"no helm executable ({self.helm_arg!r} not found), so the chart was not rendered",
+                "install Helm v4 (make setup puts one in venv/bin) or pass --helm PATH",
+            )
+        version = str(inputs.get("version") or "")
+        repo = str((inputs.get("repositoryOpts") or {}).get("repo") or "")
+        source = self._locate(chart, version, repo)
+        if isinstance(source, str):
+            return not_judged(source, self._fix_unreachable(chart, version, repo))
+        values_files = self._values_documents(inputs)
+        if isinstance(values_files, str):
+            return not_judged(values_files, "give valueYamlFiles as local FileAssets or StringAssets, or put the values in values")
+        release = str(inputs.get("name") or name)
+        namespace = str(inputs.get("namespace") or "default")
+        skip_crds = bool(inputs.get("skipCrds"))
+        devel = bool(inputs.get("devel")) and not version
+        key = hashlib.sha256(
+            json.dumps(
+                [source.ref, source.repo, version, devel, values_files, release, namespace, self.kube_version, skip_crds],
+                sort_keys=True,
+                default=str,
+            ).encode()
+        ).hexdigest()
+        if key not in self._cache:
+            self._cache[key] = self._run(source, version, devel, values_files, release, namespace, skip_crds, type_token, who)
+        hit = self._cache[key]
+        if isinstance(hit, NotJudged):
+            return NotJudged(who, type_token, hit.reason, hit.fix)
+        return Expanded(who, type_token, copy.deepcopy(hit.objects), hit.source, list(hit.notes))
+
+    def _locate(self, chart: str, version: str, repo: str) -> _Source | str:
+        """Where the chart is, or the reason it is not reachable (one sentence)."""
+        if not repo and not chart.startswith("oci://") and "://" not in chart:
+            path = (self.base_dir / chart) if not Path(chart).is_absolute() else Path(chart)
+            if path.is_dir() and (path / "Chart.yaml").is_file():
+                return _Source(str(path), local=True)
+            if path.is_file() and path.name.endswith(".tgz"):
+                return _Source(str(path), local=True)
+        base = chart.rstrip("/").rsplit("/", 1)[-1]
+        if version:
+            for directory in self.chart_dirs:
+                packaged = directory / f"{base}-{version}.tgz"
+                if packaged.is_file():
+                    return _Source(str(packaged), local=True)
+        if self.fetch:
+            if repo or chart.startswith("oci://") or chart.startswith(("https://", "http://")):
+                return _Source(chart, repo=repo)
+            if "/" in chart:
+                return (
+                    f"chart {chart!r} names a repository alias, which the isolated Helm used for rendering does not have"
+                )
+            return f"chart {chart!r} is neither a local chart nor in a repository (no repositoryOpts.repo)"
+        where = repo or chart
+        pinned = f" {version}" if version else " (no version pinned)"
+        return f"chart {chart!r}{pinned} from {where} is not reachable offline (not a local path, not in the chart cache)"
+
+    @staticmethod
+    def _fix_unreachable(chart: str, version: str, repo: str) -> str:
+        if "/" in chart and not repo and "://" not in chart and not chart.startswith("."):
+            return "set repositoryOpts.repo to the repository URL (and chart to the bare chart name), or point chart at a local path"
+        pull = f"helm pull {chart}" + (f" --repo {repo}" if repo else "") + (f" --version {version}" if version else "")
+        return f"run with --fetch-charts, or `{pull}` into a chart directory, or point chart at a local path"
+
+    def _values_documents(self, inputs: Mapping[str, Any]) -> list[str] | str:
+        """The YAML documents to pass with ``-f`` (value files, then ``values``), or why they cannot be read."""
+        docs: list[str] = []
+        for i, asset in enumerate(inputs.get("valueYamlFiles") or []):
+            text = _asset_text(asset, self.base_dir)
+            if text is None:
+                return f"valueYamlFiles[{i}] is not a local file or string asset ({_describe(asset)})"
+            if isinstance(text, OSError):
+                return f"valueYamlFiles[{i}]: cannot read {text.filename}: {text.strerror}"
+            docs.append(text)
+        values = inputs.get("values")
+        if values:
+            try:
+                docs.append(json.dumps(values, sort_keys=True))  # JSON is YAML, and keeps types exact
+            except (TypeError, ValueError) as e:
+                return f"values cannot be written for helm ({e})"
+        return docs
+
+    def _run(
+        self,
+        source: _Source,
+        version: str,
+        devel: bool,
+        values_docs: list[str],
+        release: str,
+        namespace: str,
+        skip_crds: bool,
+        type_token: str,
+        who: str,
+    ) -> Expanded | NotJudged:
+        env = self._env()
+        assert self._home is not None
+        work = Path(tempfile.mkdtemp(dir=self._home, prefix="render-"))
+        try:
+            cmd = [self.helm or "helm", "template", release, source.ref, "--namespace", namespace, "--no-hooks"]
+            cmd.append("--skip-crds" if skip_crds else "--include-crds")
+            if version:
+                cmd += ["--version", version]
+            if devel:
+                cmd.append("--devel")
+            if source.repo:
+                cmd += ["--repo", source.repo]
+            if self.kube_version:
+                cmd += ["--kube-version", self.kube_version]
+            for i, doc in enumerate(values_docs):
+                path = work / f"values-{i}.yaml"
+                path.write_text(doc)
+                cmd += ["-f", str(path)]
+            self.runs += 1
+            code, out, err, timed_out = _run_killable(cmd, env, self.timeout)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        label = f"chart {source.ref!r}" + (f" {version}" if version else "")
+        if timed_out:
+            return NotJudged(
+                who,
+                type_token,
+                f"helm template of {label} did not finish within {self.timeout:g} s and was killed",
+                "raise the render timeout, or check the chart renders quickly with `helm template`",
+            )
+        if code != 0:
+            return NotJudged(
+                who,
+                type_token,
+                f"helm template of {label} failed: {helm_error_line(err)}",
+                "fix the chart values (run the same `helm template` to see the whole error)",
+            )
+        try:
+            objects = parse_manifests(out)
+        except (yaml.YAMLError, ValueError) as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            return NotJudged(who, type_token, f"helm template of {label} gave unreadable manifests: {first}", "fix the chart templates")
+        notes = []
+        declared = _local_chart_version(source) if version else None
+        if declared is not None and declared != version:
+            notes.append(f"version {version} ignored: the local chart {source.ref} is version {declared} (Helm ignores --version for a path)")
+        if type_token == _RELEASE:
+            notes.append("helm.v3.Release: rendered offline only; a real pulumi preview never sees these objects")
+        return Expanded(who, type_token, objects, "helm template", notes)
+
+
+def _run_killable(cmd: list[str], env: Mapping[str, str], timeout: float) -> tuple[int, str, str, bool]:
+    """Run ``cmd`` in its own process group; on timeout kill that group (helm and anything it started)."""
+    proc = subprocess.Popen(
+        cmd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err, False
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        return -9, "", "", True
+
+
+def _local_chart_version(source: _Source) -> str | None:
+    """The ``version`` in a local chart directory's ``Chart.yaml`` (None for anything else)."""
+    chart_yaml = Path(source.ref) / "Chart.yaml"
+    if not (source.local and chart_yaml.is_file()):
+        return None
+    try:
+        meta = yaml.load(chart_yaml.read_text(), Loader=yaml.CSafeLoader) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+    return str(meta.get("version")) if isinstance(meta, dict) and meta.get("version") is not None else None
+
+
+def _describe(asset: Any) -> str:
+    for attr in ("uri", "path", "assets"):
+        value = getattr(asset, attr, None) if not isinstance(asset, Mapping) else asset.get(attr)
+        if value is not None:
+            return f"{type(asset).__name__} {attr}={value!r}"
+    return type(asset).__name__
+
+
+def _asset_text(asset: Any, base_dir: Path) -> str | OSError | None:
+    """The text of a FileAsset/StringAsset (object or wire form); None for remote assets and archives."""
+    if isinstance(asset, Mapping):
+        if asset.get(_SIG_KEY) != _ASSET_SIG:
+            return None
+        text, path = asset.get("text"), asset.get("path")
+    else:
+        text, path = getattr(asset, "text", None), getattr(asset, "path", None)
+    if isinstance(text, str):
+        return text
+    if isinstance(path, str):
+        p = Path(path) if Path(path).is_absolute() else base_dir / path
+        try:
+            return p.read_text()
+        except OSError as e:
+            e.filename = e.filename or str(p)
+            return e
+    return None

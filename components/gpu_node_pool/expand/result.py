@@ -1,0 +1,83 @@
+"""The two outcomes of expanding a resource: the objects it creates, or why they are not judged.
+
+``NotJudged`` follows the report contract of issue 13 item 4: the report's ``notJudged`` list
+holds items ``{resource, type, reason, fix}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Expanded", "NotJudged", "find_unknown"]
+
+
+@dataclass(frozen=True)
+class NotJudged:
+    """A resource whose Kubernetes objects could not be opened, so no policy judged them.
+
+    Attributes:
+        resource: the resource's URN (or its name when no URN is known).
+        type: its Pulumi type token, e.g. ``kubernetes:helm.sh/v4:Chart``.
+        reason: one sentence: what could not be opened and why (for a failed render, Helm's
+            first error line).
+        fix: one sentence: what the user can do so it is judged.
+    """
+
+    resource: str
+    type: str
+    reason: str
+    fix: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The report item ``{resource, type, reason, fix}`` (JSON key order as in issue 13)."""
+        return {"resource": self.resource, "type": self.type, "reason": self.reason, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class Expanded:
+    """The Kubernetes objects a resource creates, as plain camelCase dicts.
+
+    Attributes:
+        resource: the parent resource's URN or name.
+        type: the parent's Pulumi type token.
+        objects: each object with ``apiVersion``, ``kind`` and ``metadata``; ``List`` kinds are
+            flattened into their items.
+        source: how the objects were obtained, e.g. ``helm template`` (a real render),
+            ``yaml`` (parsed in-process) or ``facts`` (the managed add-on table); a
+            ``helm.v3.Release`` is rendered offline only (a real preview never sees inside it),
+            so the caller labels its findings ``source: offline-render``.
+        notes: warnings that do not stop the judgement (e.g. an UNCONFIRMED fact in a row).
+    """
+
+    resource: str
+    type: str
+    objects: list[dict[str, Any]]
+    source: str
+    notes: list[str] = field(default_factory=list)
+
+
+def find_unknown(value: Any, markers: tuple[Any, ...], path: str = "") -> str | None:
+    """The dotted path of the first value equal to one of ``markers`` (values unknown at preview), or None.
+
+    ``markers`` are what the caller stores for an unknown (the offline plan's
+    ``"(known after apply)"``); lists are walked as ``path[i]``, maps as ``path.key``.
+    """
+    if not markers:
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = find_unknown(item, markers, f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = find_unknown(item, markers, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    try:
+        return (path or "(the value)") if any(value is m or (type(value) is type(m) and value == m) for m in markers) else None
+    except Exception:  # an object whose == raises is not a marker
+        return None

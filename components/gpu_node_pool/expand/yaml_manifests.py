@@ -1,0 +1,192 @@
+"""Parse the manifests of ``kubernetes.yaml`` components in-process into Kubernetes objects.
+
+Inputs, as Pulumi registers them (pulumi_kubernetes 4.34):
+
+- ``kubernetes:yaml/v2:ConfigGroup``: ``files`` (paths and/or URLs; glob patterns), ``yaml``
+  (one string of YAML, possibly multi-document), ``objs`` (objects), ``resourcePrefix``.
+  (``yaml/v2/ConfigGroup.py``; the SDK also accepts a list for ``yaml``, so both are read.)
+- ``kubernetes:yaml/v2:ConfigFile``: ``file`` (a path or URL).
+- v1 ``kubernetes:yaml:ConfigGroup`` / ``kubernetes:yaml:ConfigFile``: a Python component that
+  registers **no inputs** (``yaml/yaml.py``); its constructor arguments (``files``, ``yaml``
+  as a list of strings, ``file``, ``transformations``, ``resource_prefix``) stay in the
+  program, so the caller passes them in snake_case. v1 expands ``files`` with Python's
+  ``glob`` and runs each transformation as ``t(obj, opts)`` or ``t(obj)`` by its arity;
+  :func:`apply_v1_transformations` does the same. Under the provider's ``kubernetes:yaml:decode``
+  invoke the SDK decodes the text; :func:`decode` is that invoke's offline answer.
+
+Files and globs are read relative to ``base_dir``. Remote URLs (``http://``, ``https://``) are
+not fetched: the resource is :class:`NotJudged`. Order of objects: v2 ``files`` (each glob's
+matches sorted), then ``yaml``, then ``objs``; ``*List`` kinds are flattened.
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+from collections.abc import Callable, Mapping, Sequence
+from inspect import getfullargspec, ismethod
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .helm import parse_manifests
+from .result import Expanded, NotJudged, find_unknown
+
+__all__ = ["YAML_TYPES", "expand_yaml", "decode", "apply_v1_transformations"]
+
+V2_GROUP = "kubernetes:yaml/v2:ConfigGroup"
+V2_FILE = "kubernetes:yaml/v2:ConfigFile"
+V1_GROUP = "kubernetes:yaml:ConfigGroup"
+V1_FILE = "kubernetes:yaml:ConfigFile"
+YAML_TYPES = (V2_GROUP, V2_FILE, V1_GROUP, V1_FILE)
+
+_FIX_REMOTE = "download the manifest into the repository and point the component at the local file"
+
+
+def _is_url(path: str) -> bool:
+    # The SDK's own test (yaml/yaml.py _is_url).
+    return path.startswith(("http://", "https://"))
+
+
+def decode(text: str) -> list[dict[str, Any]]:
+    """The objects in a YAML stream, as the provider's ``kubernetes:yaml:decode`` invoke returns them.
+
+    Raises:
+        yaml.YAMLError: not YAML.
+        ValueError: a document is not a Kubernetes object (no ``apiVersion``/``kind``).
+    """
+    return parse_manifests(text)
+
+
+def apply_v1_transformations(
+    objects: Sequence[dict[str, Any]], transformations: Sequence[Callable[..., Any]], opts: Any = None
+) -> list[dict[str, Any]]:
+    """Run v1 ``transformations`` over each object in place, as ``pulumi_kubernetes.yaml`` does.
+
+    Each callable gets ``(obj, opts)`` when it takes two positional parameters (three for a
+    bound method), else ``(obj)``; it mutates ``obj`` (the SDK ignores return values). A
+    transformation may turn an object into ``{"apiVersion": "v1", "kind": "List", "items": []}``
+    to omit it (the SDK's documented idiom); ``*List`` results are flattened afterwards.
+    ``opts`` defaults to an empty dict (what the SDK passes when no options were given).
+
+    Raises:
+        whatever a transformation raises (it is the user's code; the caller reports it).
+    """
+    out: list[dict[str, Any]] = []
+    for obj in objects:
+        for t in transformations:
+            if len(getfullargspec(t)[0]) == (2 if not ismethod(t) else 3):
+                t(obj, copy.copy(opts) if opts is not None else {})
+            else:
+                t(obj)
+        out += _flatten(obj)
+    return out
+
+
+def _flatten(obj: Any) -> list[dict[str, Any]]:
+    if isinstance(obj, dict) and str(obj.get("kind", "")).endswith("List") and isinstance(obj.get("items"), list):
+        return [o for item in obj["items"] for o in _flatten(item)]
+    return [obj] if obj else []
+
+
+def expand_yaml(
+    type_token: str,
+    name: str,
+    inputs: Mapping[str, Any],
+    *,
+    resource: str = "",
+    base_dir: str | Path | None = None,
+    unknown_markers: Sequence[Any] = (),
+) -> Expanded | NotJudged:
+    """The objects a yaml component creates, or why they are not judged.
+
+    Args:
+        type_token: one of :data:`YAML_TYPES`.
+        name: the resource name (for the report when ``resource`` is empty).
+        inputs: v2: the registered inputs (camelCase ``files``, ``file``, ``yaml``, ``objs``).
+            v1: the constructor arguments (``files``, ``file``, ``yaml``, ``transformations``,
+            optional ``opts`` for the transformations).
+        resource: the URN for the report.
+        base_dir: the program's directory, for relative paths and globs (default: cwd).
+        unknown_markers: values meaning "unknown at preview" (e.g. ``"(known after apply)"``).
+
+    Returns:
+        :class:`Expanded` (``source`` ``"yaml"``), or :class:`NotJudged` for an unknown input,
+        a remote URL, a missing file or glob with no match, YAML that does not parse, or a
+        transformation that raised. Never raises for user input.
+    """
+    who = resource or name
+
+    def not_judged(reason: str, fix: str) -> NotJudged:
+        return NotJudged(who, type_token, reason, fix)
+
+    if type_token not in YAML_TYPES:
+        return not_judged(f"{type_token} is not a yaml component", "expand it with the matching expander")
+    plain = {k: v for k, v in inputs.items() if k not in ("transformations", "opts")}
+    unknown = find_unknown(plain, tuple(unknown_markers))
+    if unknown is not None:
+        return not_judged(
+            f"input {unknown} is unknown at preview, so the manifests cannot be read",
+            "make the file names and YAML plain values (not outputs of other resources)",
+        )
+    base = Path(base_dir) if base_dir else Path.cwd()
+    files = list(inputs.get("files") or [])
+    if inputs.get("file"):
+        files.append(inputs["file"])
+    texts = inputs.get("yaml") or []
+    if isinstance(texts, str):
+        texts = [texts]
+    objects: list[dict[str, Any]] = []
+    for pattern in files:
+        if not isinstance(pattern, str):
+            return not_judged(f"file {pattern!r} is not a path", "give file paths as strings")
+        if _is_url(pattern):
+            return not_judged(f"manifest {pattern} is a remote URL, which the offline plan does not fetch", _FIX_REMOTE)
+        matches = _expand(pattern, base, single=type_token in (V2_FILE, V1_FILE))
+        if not matches:
+            return not_judged(f"file {pattern!r} matches no file (relative to {base})", "fix the path or glob pattern")
+        for path in matches:
+            try:
+                objects += decode(path.read_text())
+            except OSError as e:
+                return not_judged(f"cannot read {path}: {e.strerror}", "fix the path or the file's permissions")
+            except (yaml.YAMLError, ValueError) as e:
+                return not_judged(f"{path}: {_first_line(e)}", "fix the manifest so kubectl apply would accept it")
+    for i, text in enumerate(texts):
+        try:
+            objects += decode(str(text))
+        except (yaml.YAMLError, ValueError) as e:
+            where = "yaml" if isinstance(inputs.get("yaml"), str) else f"yaml[{i}]"
+            return not_judged(f"{where}: {_first_line(e)}", "fix the YAML text")
+    for obj in inputs.get("objs") or []:
+        objects += _flatten(copy.deepcopy(obj))
+    notes: list[str] = []
+    transformations = inputs.get("transformations") or []
+    if transformations:
+        if type_token in (V2_GROUP, V2_FILE):
+            return not_judged("v2 yaml components take no transformations argument", "use resource transforms")
+        try:
+            objects = apply_v1_transformations(objects, transformations, inputs.get("opts"))
+        except Exception as e:  # the user's callable: report, never crash the plan
+            return not_judged(
+                f"a transformation raised {type(e).__name__}: {_first_line(e)}",
+                "fix the transformation so it runs on every object of the manifest",
+            )
+        notes.append(f"{len(transformations)} v1 transformation(s) applied in-process")
+    bad = next((o for o in objects if not isinstance(o, dict) or "kind" not in o or "apiVersion" not in o), None)
+    if bad is not None:
+        return not_judged(f"an object has no apiVersion/kind: {str(bad)[:120]}", "give every object apiVersion and kind")
+    return Expanded(who, type_token, objects, "yaml", notes)
+
+
+def _expand(pattern: str, base: Path, *, single: bool) -> list[Path]:
+    path = Path(pattern) if Path(pattern).is_absolute() else base / pattern
+    if single or not glob.has_magic(pattern):
+        return [path] if path.is_file() else []
+    return [Path(p) for p in sorted(glob.glob(str(path))) if Path(p).is_file()]
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__

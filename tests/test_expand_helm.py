@@ -1,0 +1,233 @@
+"""Offline chart rendering with a real Helm (issue 13): the charts' real DaemonSets, or a not-judged record."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from gpu_node_pool.expand import is_device_plugin_chart, is_device_plugin_daemonset
+from gpu_node_pool.expand.helm import HelmRenderer, helm_error_line
+from gpu_node_pool.expand.result import Expanded, NotJudged
+
+# ../shared beside the repo (a git worktree under wt/ finds it one level further up).
+CHARTS = next((d / "shared" / "charts" for d in (ROOT.parent, ROOT.parent.parent) if (d / "shared" / "charts").is_dir()),
+              ROOT.parent / "shared" / "charts")
+HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").is_file() else None)
+CHART = "kubernetes:helm.sh/v4:Chart"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+UNKNOWN = "(known after apply)"
+
+needs_helm = pytest.mark.skipif(HELM is None, reason="no helm on PATH or in venv/bin (make setup installs it)")
+needs_charts = pytest.mark.skipif(not CHARTS.is_dir(), reason=f"{CHARTS} is absent (the shared test charts)")
+
+
+@pytest.fixture
+def renderer():
+    with HelmRenderer(HELM, kube_version="1.31", unknown_markers=(UNKNOWN,)) as r:
+        yield r
+
+
+def package(chart_dir: Path, dest: Path) -> Path:
+    """``helm package`` a chart into ``dest`` (as ``<name>-<version>.tgz``, the way Helm caches downloads)."""
+    import subprocess
+
+    home = dest / ".helm-home"
+    env = {**os.environ, "HELM_CACHE_HOME": str(home), "HELM_CONFIG_HOME": str(home), "HELM_DATA_HOME": str(home)}
+    subprocess.run([HELM, "package", str(chart_dir), "-d", str(dest)], check=True, capture_output=True, env=env)
+    return dest
+
+
+def daemonsets(result: Expanded | NotJudged) -> list[dict]:
+    assert isinstance(result, Expanded), result
+    return [o for o in result.objects if o["kind"] == "DaemonSet"]
+
+
+def pod(ds: dict) -> dict:
+    return ds["spec"]["template"]["spec"]
+
+
+@needs_helm
+@needs_charts
+def test_fluent_bit_chart_renders_a_daemonset_with_no_tolerations(renderer):
+    result = renderer.render(CHART, "fluent-bit", {"chart": str(CHARTS / "aws-for-fluent-bit"), "namespace": "logging"})
+    [ds] = daemonsets(result)
+    assert ds["metadata"] == ds["metadata"] | {"name": "fluent-bit-aws-for-fluent-bit", "namespace": "logging"}
+    assert not pod(ds).get("tolerations")
+    assert result.source == "helm template"
+    assert not is_device_plugin_daemonset(ds)
+
+
+@needs_helm
+@needs_charts
+def test_fluent_bit_values_tolerations_reach_the_daemonset(renderer):
+    inputs = {"chart": str(CHARTS / "aws-for-fluent-bit"), "namespace": "logging", "values": {"tolerations": [{"operator": "Exists"}]}}
+    [ds] = daemonsets(renderer.render(CHART, "fluent-bit", inputs))
+    assert pod(ds)["tolerations"] == [{"operator": "Exists"}]
+    assert not is_device_plugin_chart(CHART, inputs)
+
+
+@needs_helm
+@needs_charts
+def test_value_yaml_files_are_merged_and_values_win(renderer, tmp_path):
+    import pulumi
+
+    (tmp_path / "v.yaml").write_text("tolerations: [{key: a, operator: Exists}]\nnodeSelector: {disk: ssd}\n")
+    inputs = {
+        "chart": str(CHARTS / "aws-for-fluent-bit"),
+        "namespace": "logging",
+        "valueYamlFiles": [pulumi.FileAsset(str(tmp_path / "v.yaml"))],
+        "values": {"tolerations": [{"key": "b", "operator": "Exists"}]},
+    }
+    [ds] = daemonsets(renderer.render(CHART, "fb", inputs))
+    assert pod(ds)["tolerations"] == [{"key": "b", "operator": "Exists"}]
+    assert pod(ds)["nodeSelector"] == {"disk": "ssd"}
+
+
+@needs_helm
+@needs_charts
+def test_renders_are_cached_within_a_run_by_chart_version_and_values(renderer):
+    inputs = {"chart": str(CHARTS / "aws-for-fluent-bit"), "namespace": "logging"}
+    first = renderer.render(CHART, "fb", inputs)
+    first.objects[0]["metadata"]["name"] = "mutated by a caller"
+    second = renderer.render(CHART, "fb", inputs)
+    assert renderer.runs == 1
+    assert second.objects[0]["metadata"]["name"] != "mutated by a caller"
+    renderer.render(CHART, "fb", inputs | {"values": {"tolerations": []}})
+    assert renderer.runs == 2
+
+
+@needs_helm
+@needs_charts
+def test_a_release_is_rendered_and_marked_offline_only(renderer):
+    result = renderer.render(RELEASE, "fb", {"chart": str(CHARTS / "aws-for-fluent-bit"), "namespace": "logging"})
+    assert daemonsets(result)
+    assert any("offline" in n for n in result.notes)
+
+
+@needs_helm
+@needs_charts
+def test_broken_values_are_not_judged_with_helms_first_error_line(renderer):
+    inputs = {"chart": str(CHARTS / "nvidia-device-plugin"), "namespace": "nvidia", "values": {"image": "not-a-map"}}
+    result = renderer.render(CHART, "dp", inputs, resource="urn:dp")
+    assert isinstance(result, NotJudged)
+    assert result.resource == "urn:dp" and result.type == CHART
+    assert result.reason.startswith(f"helm template of chart {str(CHARTS / 'nvidia-device-plugin')!r} failed: Error: ")
+    assert "can't evaluate field repository" in result.reason
+    # The chart's own validation: its fail message, not the location line alone.
+    result = renderer.render(CHART, "dp", {"chart": str(CHARTS / "nvidia-device-plugin")})
+    assert "Running in the 'default' namespace is not recommended." in result.reason
+
+
+def test_helm_error_line_follows_a_continued_message_to_its_root_cause():
+    stderr = "Error: a.yml:67:18\n  executing x at <include y>:\n    error calling include:\n  b.tpl:85:11\n  can't evaluate field z\n"
+    assert helm_error_line(stderr) == "Error: a.yml:67:18 … can't evaluate field z"
+    assert helm_error_line("walk.go:75: found symbolic link\nError: chart not found\n") == "Error: chart not found"
+
+
+@needs_charts
+def test_a_render_that_hangs_is_killed_after_the_timeout(tmp_path):
+    fake = tmp_path / "helm"
+    fake.write_text("#!/bin/sh\nsleep 60\n")
+    fake.chmod(0o755)
+    with HelmRenderer(fake, timeout=0.5) as r:
+        start = time.monotonic()
+        result = r.render(CHART, "fb", {"chart": str(CHARTS / "aws-for-fluent-bit"), "namespace": "logging"})
+    assert time.monotonic() - start < 5
+    assert isinstance(result, NotJudged)
+    assert "did not finish within 0.5 s and was killed" in result.reason
+
+
+def test_a_remote_chart_without_fetch_is_not_judged(tmp_path):
+    fake = tmp_path / "helm"  # never run: the chart is not reachable before helm is needed
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    fake.chmod(0o755)
+    inputs = {"chart": "aws-for-fluent-bit", "version": "0.1.34", "repositoryOpts": {"repo": "https://aws.github.io/eks-charts"}}
+    with HelmRenderer(fake) as r:
+        result = r.render(CHART, "fluent-bit", inputs)
+    assert isinstance(result, NotJudged)
+    assert "not reachable offline" in result.reason
+    assert "--fetch-charts" in result.fix and "helm pull aws-for-fluent-bit --repo https://aws.github.io/eks-charts" in result.fix
+
+
+@needs_helm
+@needs_charts
+def test_a_remote_chart_found_in_the_chart_directory_is_rendered(tmp_path):
+    shutil.copytree(CHARTS / "aws-for-fluent-bit", tmp_path / "src" / "aws-for-fluent-bit")
+    import yaml
+
+    version = yaml.safe_load((tmp_path / "src" / "aws-for-fluent-bit" / "Chart.yaml").read_text())["version"]
+    cache = package(tmp_path / "src" / "aws-for-fluent-bit", tmp_path / "cache")
+    inputs = {"chart": "aws-for-fluent-bit", "version": version, "repositoryOpts": {"repo": "https://aws.github.io/eks-charts"}}
+    with HelmRenderer(HELM, chart_dirs=[cache]) as r:
+        assert daemonsets(r.render(CHART, "fb", inputs))
+
+
+def test_no_helm_is_not_judged_with_the_fix():
+    result = HelmRenderer("/nonexistent/helm").render(CHART, "fb", {"chart": str(CHARTS / "aws-for-fluent-bit")})
+    assert isinstance(result, NotJudged)
+    assert "no helm executable" in result.reason and "--helm PATH" in result.fix
+
+
+def test_an_input_unknown_at_preview_is_not_judged():
+    result = HelmRenderer("/nonexistent/helm", unknown_markers=(UNKNOWN,)).render(
+        CHART, "fb", {"chart": "x", "values": {"image": {"tag": UNKNOWN}}}
+    )
+    assert isinstance(result, NotJudged)
+    assert "values.image.tag is unknown at preview" in result.reason
+
+
+@needs_helm
+@needs_charts
+def test_a_post_renderer_is_not_judged(renderer):
+    result = renderer.render(CHART, "fb", {"chart": str(CHARTS / "aws-for-fluent-bit"), "postRenderer": {"command": "kustomize"}})
+    assert isinstance(result, NotJudged) and "post-renderer" in result.reason
+
+
+@needs_helm
+@needs_charts
+@pytest.mark.parametrize("skip_crds", [False, True])
+def test_crds_are_included_unless_skip_crds(renderer, skip_crds):
+    inputs = {"chart": str(CHARTS / "gpu-operator"), "namespace": "gpu-operator", "skipCrds": skip_crds}
+    result = renderer.render(CHART, "gpu-operator", inputs)
+    assert isinstance(result, Expanded), result
+    crds = [o for o in result.objects if o["kind"] == "CustomResourceDefinition"]
+    assert bool(crds) is not skip_crds
+
+
+# --- the device plugin: the real chart vs the plan's synthesized stand-in ---------------
+
+SHIPPED = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+
+
+@needs_helm
+@needs_charts
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_the_real_device_plugin_chart_renders_what_the_stand_in_says(stack, tmp_path):
+    from gpu_node_pool.plan import plan_stack
+    from gpu_node_pool.render.device_plugin import chart_values  # the one import of that module (it will move)
+
+    result = plan_stack(stack, ROOT)
+    charts = [r for r in result.resources if is_device_plugin_chart(r.type, r.inputs)]
+    if not charts:
+        pytest.skip(f"stack {stack} installs no NVIDIA device plugin")
+    [chart] = charts
+    assert chart.inputs["values"] == chart_values(result.config.pools, result.config.device_plugin)
+    [stand_in] = [r for r in result.resources if r.synthesized and r.parent == chart.urn]
+
+    kube_version = result.config.cluster.kubernetes_version or "1.31"
+    # The chart inputs exactly as the component declares them (name, repository, version);
+    # the unmodified upstream chart is found packaged in the chart directory, as if pulled.
+    cache = package(CHARTS / "nvidia-device-plugin", tmp_path / "charts")
+    with HelmRenderer(HELM, kube_version=kube_version, chart_dirs=[cache]) as r:
+        rendered = r.render(chart.type, chart.name, chart.inputs)
+    by_name = {ds["metadata"]["name"]: ds for ds in daemonsets(rendered)}
+    real = by_name[stand_in.inputs["metadata"]["name"]]
+    assert is_device_plugin_daemonset(real) and is_device_plugin_daemonset(stand_in.inputs)
+    assert real["metadata"]["namespace"] == stand_in.inputs["metadata"]["namespace"]
+    for key in ("tolerations", "affinity", "priorityClassName"):
+        assert pod(real).get(key) == pod(stand_in.inputs).get(key), key
