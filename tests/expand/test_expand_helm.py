@@ -209,7 +209,7 @@ SHIPPED = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks")
 @pytest.mark.parametrize("stack", SHIPPED)
 def test_the_real_device_plugin_chart_renders_what_the_stand_in_says(stack, tmp_path):
     from gpu_node_pool.plan import plan_stack
-    from gpu_node_pool.render.device_plugin import chart_values  # the one import of that module (it will move)
+    from gpu_node_pool.device_plugin.values import chart_values
 
     result = plan_stack(stack, ROOT)
     charts = [r for r in result.resources if is_device_plugin_chart(r.type, r.inputs)]
