@@ -11,7 +11,8 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * a log agent DaemonSet without tolerations;
 * a web Deployment that tolerates the GPU taint and selects nothing;
 * a Job with ``nvidia.com/gpu`` limits 3 and requests 1;
-* a managed node group whose launch template registers a taint the node group does not declare.
+* a managed node group whose launch template registers a taint the node group does not declare;
+* a Karpenter GPU NodePool without the startup taint of the Istio CNI the stack installs.
 
 Taints and tolerations are spelled through ``gpu_node_pool.taints``, like everywhere else.
 """
@@ -61,6 +62,43 @@ aws.eks.NodeGroup(
     scaling_config={"min_size": 1, "max_size": 2, "desired_size": 1},
     taints=[GPU_TAINT.to_provider()],
     launch_template={"name": hidden_lt.name, "version": "1"},
+)
+
+# karpenter-startup-taints: Istio's CNI agent runs in the stack, but the Karpenter GPU NodePool does
+# not declare cni.istio.io/not-ready in startupTaints, so pods race the CNI on every new node.
+k8s.apiextensions.CustomResource(
+    "burst-gpu",
+    api_version="karpenter.sh/v1",
+    kind="NodePool",
+    metadata={"name": "burst-gpu"},
+    spec={
+        "limits": {"nvidia.com/gpu": 8},
+        "template": {
+            "metadata": {"labels": {"nvidia.com/gpu.present": "true"}},
+            "spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                "requirements": [
+                    {"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}
+                ],
+                "taints": [GPU_TAINT.to_k8s()],
+            },
+        },
+    },
+)
+istio_labels = {"k8s-app": "istio-cni-node"}
+k8s.apps.v1.DaemonSet(
+    "istio-cni-node",
+    metadata={"name": "istio-cni-node", "namespace": "kube-system"},
+    spec={
+        "selector": {"match_labels": istio_labels},
+        "template": {
+            "metadata": {"labels": istio_labels},
+            "spec": {
+                "containers": [{"name": "install-cni", "image": "docker.io/istio/install-cni:1.30.3"}],
+                "tolerations": [Toleration(operator="Exists").to_k8s()],
+            },
+        },
+    },
 )
 
 # no-imperative-taints: the taint lives only on the nodes that exist when this runs.

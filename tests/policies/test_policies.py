@@ -99,6 +99,7 @@ def test_the_pack_has_the_policies_of_the_issues_with_their_levels():
         "gpu-limits-well-formed": "mandatory",
         "noexecute-gpu-taint": "advisory",
         "registration-taints-visible": "mandatory",
+        "karpenter-startup-taints": "advisory",
         "scale-from-zero-hints": "advisory",
     }
     assert all(p.description and p.remediation_steps for p in POLICIES)

@@ -20,6 +20,7 @@ from ...taints import (
     label_value_problem,
     qualified_name_problem,
 )
+from ...wellknown import NVIDIA_GPU_RESOURCE
 from .limits import (  # noqa: F401
     _IAM_ROLE_NAME_RE,
     _K8S_OBJECT_NAME_RE,
@@ -272,6 +273,11 @@ class KarpenterPool(PoolBase):
         default_factory=list,
         description="Taints present at boot until an agent removes them; not tolerated by the device plugin.",
     )
+    startup_taints_for: list[str] = Field(
+        default_factory=list,
+        description="Agents whose boot taint to add to startupTaints from the sourced table (gpu_node_pool.boot_taints): "
+        "cilium | ebs-csi | efs-csi | istio-cni.",
+    )
     instance_families: list[str] | None = Field(None, min_length=1, description="NVIDIA families, e.g. [g6e, g6].")
     instance_types: list[str] | None = Field(None, min_length=1, description="NVIDIA instance types, e.g. [g6e.2xlarge].")
     gpu_counts: list[int] | None = Field(None, min_length=1, description="GPUs per instance, e.g. [1, 4].")
@@ -307,6 +313,12 @@ class KarpenterPool(PoolBase):
                     f"startupTaints[{j}] ({taint}) has the same key and effect as taints[{by_identity[taint.identity]}]; "
                     "Karpenter rejects a key+effect in both lists (duplicate taint Key/Effect pair): keep it in "
                     "taints if it stays, in startupTaints if an agent removes it at boot"
+                )
+            if taint.key == NVIDIA_GPU_RESOURCE:
+                raise _fail(
+                    f"startupTaints[{j}] ({taint}) is the GPU taint, which is permanent: an agent never removes it, "
+                    "so Karpenter would wait for its removal forever (facts/gpu-agents-and-boot-taints.md A.1, NVIDIA "
+                    "row); put it in taints"
                 )
         return startup
 
@@ -473,10 +485,27 @@ class KarpenterPool(PoolBase):
         return self
 
     # derived, plain values (known at preview) -----------------------------------------
+    @field_validator("startup_taints_for")
+    @classmethod
+    def _startup_taints_for(cls, names: list[str]) -> list[str]:
+        from ...boot_taints import AGENTS
+
+        known = [a.name for a in AGENTS]
+        bad = [n for n in names if n not in known]
+        if bad:
+            raise _fail(f"{bad} are not agents of the boot-taint table; use some of {known}")
+        return names
+
     @property
     def startup_taint_list(self) -> list[Taint]:
-        """Startup taints as :class:`Taint`, in config order (never in :attr:`taint_list`)."""
-        return [t.to_taint() for t in self.startup_taints]
+        """Startup taints as :class:`Taint`, in config order (never in :attr:`taint_list`): ``startupTaints``,
+        then the entries of ``startupTaintsFor`` agents not already there (same key and effect)."""
+        from ...boot_taints import startup_taints_for
+
+        own = [t.to_taint() for t in self.startup_taints]
+        extra = [t for t in startup_taints_for(self.startup_taints_for)
+                 if all((t.key, t.effect) != (o.key, o.effect) for o in own)]
+        return own + extra
 
     @property
     def requirement_list(self) -> list[dict[str, Any]]:

@@ -73,6 +73,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         where="the Karpenter NodePool spec.template.spec.taints (GpuNodePool taints)",
         ships_own_device_plugin=bool(class_name and node_classes.get(class_name)),
         problem=problem,
+        extra={"startup_taints": _read_taints(karpenter.read_nodepool_startup_taints, props)[0]},
     )
 
 
