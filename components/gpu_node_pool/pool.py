@@ -28,6 +28,7 @@ class GpuNodePoolArgs:
     Attributes:
         pool: a validated pool model (``EksManagedPool``...), or its camelCase mapping as in
             the stack config (``{"backend": "eks-managed", "instanceTypes": [...], ...}``).
+        config_path: optional, where the pool is written (``pools[1]``), shown in policy messages.
         cluster: a :class:`~gpu_node_pool.config.ClusterConfig` or its mapping
             (``{"name": ..., "nodeRoleArn": ..., "subnetIds": [...]}``).
 
@@ -38,6 +39,9 @@ class GpuNodePoolArgs:
 
     pool: PoolConfig | Mapping[str, Any]
     cluster: ClusterConfig | Mapping[str, Any]
+    #: Where the pool was written, e.g. ``pools[1]`` (the stack config path); policy messages
+    #: name the pool that way. Registered as the component's ``configPath`` property.
+    config_path: str | None = None
 
     def validated(self) -> tuple[PoolConfig, ClusterConfig]:
         """The pool and cluster as validated models (mappings go through the stack validator)."""
@@ -90,7 +94,7 @@ class GpuNodePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         pool, cluster = args.validated()  # raises ConfigError before anything is registered
-        super().__init__(TYPE_TOKEN, name, {}, opts)
+        super().__init__(TYPE_TOKEN, name, {"configPath": args.config_path} if args.config_path else {}, opts)
         self.spec = pool
         self.cluster = cluster
         self.taints = [str(t) for t in pool.taint_list]

@@ -44,8 +44,14 @@ class GpuPool:
     problem: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    #: How the user wrote the pool, when it comes from a GpuNodePool: ``pools[1] "inference"`` (the
+    #: stack config path and name) or ``GpuNodePool "inference"``; empty for hand-written resources.
+    declared_as: str = ""
+
     @property
     def display(self) -> str:
+        if self.declared_as:
+            return f"GPU pool {self.declared_as} ({self.backend}: {self.resource_type} {self.name})"
         return f"GPU pool {self.name!r} ({self.backend}, {self.resource_type})"
 
     @property

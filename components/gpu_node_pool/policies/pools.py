@@ -27,6 +27,7 @@ from ..wellknown import (
     EKS_NODE_GROUP,
     GKE_NO_DEFAULT_PLUGIN_LABEL,
     GKE_NODE_POOL,
+    GPU_NODE_POOL_TYPE,
     KARPENTER_NODEPOOL_PREFIX,
     LAUNCH_TEMPLATE,
 )
@@ -172,6 +173,20 @@ def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Itera
         pool.extra["hidden_registration_taints"] = hidden
 
 
+def declared_as(res: Any) -> str:
+    """``pools[1] "inference"`` for a resource a GpuNodePool created (its ``configPath`` and name),
+    ``GpuNodePool "inference"`` without a config path, else ``""`` (a hand-written resource)."""
+    parent = getattr(res, "parent", None)
+    for _ in range(8):  # components nest a few levels at most
+        if parent is None:
+            return ""
+        if getattr(parent, "resource_type", None) == GPU_NODE_POOL_TYPE:
+            path = text(dig(parent.props, "configPath")) if isinstance(parent.props, Mapping) else None
+            return f'{path} "{parent.name}"' if path else f'GpuNodePool "{parent.name}"'
+        parent = getattr(parent, "parent", None)
+    return ""
+
+
 def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuPool]:
     """Every GPU pool among a stack's resources (``PolicyResource``-like: ``resource_type``,
     ``props``, ``name``, ``urn``, ``dependencies``).
@@ -220,6 +235,7 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
             undecided.add(f"{res.resource_type} {res.name}", err)
             continue
         if pool is not None:
+            pool.declared_as = declared_as(res)
             pools.append(pool)
             by_urn[res.urn] = pool
             if res.resource_type == EKS_NODE_GROUP and launch_templates:
