@@ -129,8 +129,9 @@ def validate_stack_config(raw: Mapping[str, Any], source: str = "stack config") 
     return stack
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, recording duplicate mapping keys instead of keeping the last silently."""
+class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when built with it
+    """PyYAML's safe loader (libyaml's C parser when available), recording duplicate mapping keys instead of
+    keeping the last silently. YAML 1.1 surprises (yes/no/on/off keys, dates) are refused after loading."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -149,6 +150,16 @@ class _StrictLoader(yaml.SafeLoader):
             else:
                 seen[key] = line
         return super().construct_mapping(node, deep=deep)
+
+
+def _python_parser_error(text: str) -> yaml.YAMLError | None:
+    """The pure-Python parser's error for ``text`` (its wording is clearer than libyaml's "did not find
+    expected ..."); only called once a file has already failed to parse, so the fast path keeps libyaml."""
+    try:
+        yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - the safe loader
+    except yaml.YAMLError as err:
+        return err
+    return None
 
 
 def _config_path(top: str, rest: tuple[Any, ...]) -> str:
@@ -207,7 +218,7 @@ def read_stack_file(data: bytes, name: str) -> tuple[dict[str, Any], list[str]]:
     try:
         doc = loader.get_single_data()
     except yaml.YAMLError as err:
-        raise ConfigError([ConfigIssue(*yaml_syntax_problem(err, name))], name) from None
+        raise ConfigError([ConfigIssue(*yaml_syntax_problem(_python_parser_error(text) or err, name))], name) from None
     finally:
         loader.dispose()
     issues = [ConfigIssue(name, d) for d in loader.duplicates]
