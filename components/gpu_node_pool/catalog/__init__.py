@@ -153,10 +153,18 @@ def find(name: str) -> InstanceType | None:
     return _TYPES.get(name) if isinstance(name, str) else None
 
 
+def _size_number(name: str) -> int:
+    digits = "".join(c for c in name.partition(".")[2] if c.isdigit())
+    return int(digits) if digits else 1
+
+
 def suggestions(name: str, limit: int = 3) -> list[str]:
-    """Close catalog names for a mistyped type (``g6.3xlarge`` -> ``g6.2xlarge, g6.4xlarge, ...``):
-    sizes of the same family first, then any type (``difflib`` similarity)."""
-    same = difflib.get_close_matches(name, _BY_FAMILY.get(instance_family(name), []), n=limit, cutoff=0.5)
+    """Close catalog names for a mistyped type (``g6.3xlarge`` -> ``g6.2xlarge, g6.4xlarge, g6.xlarge``):
+    sizes of the same family first, nearest size number first, then any similar type (``difflib``)."""
+    same = sorted(
+        difflib.get_close_matches(name, _BY_FAMILY.get(instance_family(name), []), n=len(_TYPES), cutoff=0.5),
+        key=lambda n: (abs(_size_number(n) - _size_number(name)), n),
+    )
     rest = difflib.get_close_matches(name, list(_TYPES), n=limit, cutoff=0.6)
     return list(dict.fromkeys(same + rest))[:limit]
 
