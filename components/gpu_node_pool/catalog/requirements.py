@@ -244,6 +244,13 @@ def _matches(value: str | LabelValue, op: str, values: list[str]) -> bool | None
     return value.isdigit() and _COMPARE[op](Fraction(int(value)), Fraction(int(values[0])))
 
 
+def _show(resource: str, value: Fraction) -> str:
+    """A quantity for messages: memory in Mi, others as plain numbers."""
+    if resource == "memory":
+        return f"{round(value / 2**20)}Mi"
+    return str(value.numerator) if value.denominator == 1 else str(float(value))
+
+
 def _limit_value(name: str, raw: Any) -> Fraction:
     value = parse_quantity(raw)
     if value is None or value < 0:
@@ -286,7 +293,8 @@ def evaluate(
             steps.append(Step(index, req, False, None, None, reason))
             not_evaluated.append(f"requirements[{index}] {key}: {reason}")
             continue
-        if op in _COMPARE and key in (ARCH_KEY, TYPE_KEY) or op in _COMPARE and not INSTANCE_LABELS[_key_suffix(key)]:
+        integer_valued = key not in (ARCH_KEY, TYPE_KEY) and INSTANCE_LABELS[_key_suffix(key)]
+        if op in _COMPARE and not integer_valued:
             raise RequirementError(f"requirements[{index}]: operator {op} on {key}, whose values are not integers")
         alone = sum(1 for t in universe if _matches(_value(t, key), op, values) is not False)
         kept = []
@@ -319,7 +327,7 @@ def evaluate(
             not_evaluated.append(f"limits.{name}: the catalog has no per-type capacity for it")
             continue
         limit = _limit_value(name, raw)
-        over += [f"{t.name} ({name} {capacity(t)} > {limit})" for t in current if capacity(t) > limit]
+        over += [f"{t.name} ({name} {_show(name, capacity(t))} > {_show(name, limit)})" for t in current if capacity(t) > limit]
         current = [t for t in current if capacity(t) <= limit]
     if after and not current and not message:
         message = "all available instance types exceed limits for nodepool"
