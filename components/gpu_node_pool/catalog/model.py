@@ -13,6 +13,7 @@ import enum
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ._families import GPU_MEMORY_BY_TYPE, GpuFamily
 
@@ -76,21 +77,25 @@ class InstanceType:
     source: tuple[str, ...] = ("ca-table",)
     warnings: tuple[str, ...] = field(default=())
 
+    @cached_property
+    def _parts(self) -> tuple[str, str, str | None, int | None]:
+        return split_name(self.name)
+
     @property
     def family(self) -> str:
-        return split_name(self.name)[0]
+        return self._parts[0]
 
     @property
     def size(self) -> str:
-        return split_name(self.name)[1]
+        return self._parts[1]
 
     @property
     def category(self) -> str | None:
-        return split_name(self.name)[2]
+        return self._parts[2]
 
     @property
     def generation(self) -> int | None:
-        return split_name(self.name)[3]
+        return self._parts[3]
 
     @property
     def is_nvidia(self) -> bool:
