@@ -1,0 +1,367 @@
+"""Which instance types a Karpenter NodePool can launch: its requirements and limits, evaluated as Karpenter does.
+
+Rules (sources: facts/aws-gpu-capacity.md §3b-3d, aws-eks-karpenter.md §2.2; code mirrored
+from kubernetes-sigs/karpenter@22664681 ``pkg/scheduling/requirements.go`` and
+``pkg/controllers/provisioning/scheduling/scheduler.go``, aws/karpenter-provider-aws@1d927085
+``pkg/providers/instancetype/types.go``), applied in this order:
+
+1. Requirements are ANDed: every requirement filters the candidate types (row 3.12).
+2. A type matches ``In``/``Exists``/``Gt``/``Lt``/``Gte``/``Lte`` only if it carries the label;
+   ``NotIn``/``DoesNotExist`` also match a type without it (``Requirements.Intersects``). Types
+   without GPUs carry no ``instance-gpu-*`` labels; g6f/gr6f carry them with count ``0``.
+3. ``Gt``/``Lt``/``Gte``/``Lte`` compare integers; they need exactly one non-negative integer
+   value and ``In`` at least one value (CRD CEL, row 3.13).
+4. ``minValues`` on a requirement: the surviving types must offer that many distinct values of
+   the key (core ``minValues``; instance-type keys only).
+5. Keys: ``karpenter.k8s.aws/instance-{family,category,generation,size,cpu,memory,gpu-count,
+   gpu-name,gpu-manufacturer,gpu-memory}`` and EKS Auto Mode's ``eks.amazonaws.com/instance-*``
+   with the same suffixes and meanings (aws-gpu-capacity.md §3c, from EKSUG
+   ``latest/ug/automode/create-node-pool.adoc``), ``kubernetes.io/arch``,
+   ``node.kubernetes.io/instance-type``. ``karpenter.sh/capacity-type``,
+   ``topology.kubernetes.io/zone``/``region``, ``kubernetes.io/os`` select offerings, not types:
+   passed through. Any other key is reported as not evaluated (never guessed).
+6. Limits: a type whose single-node capacity for a limited resource (``cpu`` = vCPU,
+   ``memory`` = Karpenter's memory capacity, ``nvidia.com/gpu``; a resource the type lacks
+   counts 0) exceeds the limit is dropped; none left = "all available instance types exceed
+   limits for nodepool" (rows 3.15-3.16). ``nodes: 0`` = "node limits have been exhausted".
+
+A type whose value for a requirement's label is unknown to the catalog is kept and listed in
+:attr:`Evaluation.unjudged` (judged where possible, the rest named).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..policies.quantity import parse_quantity
+from . import all_types
+from .model import InstanceType, LabelValue
+
+__all__ = [
+    "AUTO_MODE_PREFIX",
+    "INSTANCE_LABELS",
+    "KARPENTER_PREFIX",
+    "OPERATORS",
+    "PASS_THROUGH_KEYS",
+    "Evaluation",
+    "RequirementError",
+    "Step",
+    "can_select_gpu_types",
+    "evaluate",
+    "gpu_limit_is_zero",
+    "is_gpu_pool",
+]
+
+KARPENTER_PREFIX = "karpenter.k8s.aws/"
+AUTO_MODE_PREFIX = "eks.amazonaws.com/"
+#: Label suffixes the catalog evaluates (under either prefix); integer-valued ones take Gt/Lt.
+INSTANCE_LABELS = {
+    "instance-family": False, "instance-category": False, "instance-generation": True, "instance-size": False,
+    "instance-cpu": True, "instance-memory": True, "instance-gpu-count": True, "instance-gpu-name": False,
+    "instance-gpu-manufacturer": False, "instance-gpu-memory": True,
+}  # fmt: skip
+ARCH_KEY = "kubernetes.io/arch"
+TYPE_KEY = "node.kubernetes.io/instance-type"
+#: Well-known keys that select capacity offerings or nodes, not instance types.
+PASS_THROUGH_KEYS = frozenset(
+    {"karpenter.sh/capacity-type", "topology.kubernetes.io/zone", "topology.kubernetes.io/region", "kubernetes.io/os"}
+)
+OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
+_COMPARE = {"Gt": Fraction.__gt__, "Lt": Fraction.__lt__, "Gte": Fraction.__ge__, "Lte": Fraction.__le__}
+#: Limited resources the catalog can judge, with the type's single-node capacity (in base units).
+_CAPACITY = {
+    "cpu": lambda t: Fraction(t.vcpu),
+    "memory": lambda t: Fraction(t.memory_capacity_mib * 2**20),
+    "nvidia.com/gpu": lambda t: Fraction(t.nvidia_gpus),
+}
+SUMMARY_SIZE = 5
+
+
+class RequirementError(ValueError):
+    """A malformed requirement or limit (bad operator, non-integer Gt value, unparseable quantity)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one requirement did.
+
+    Attributes:
+        index: position in the requirements list.
+        requirement: the requirement as given.
+        evaluated: False for pass-through and unknown keys.
+        alone: types this requirement alone allows (of the whole catalog); None if not evaluated.
+        left: types left after this and all earlier requirements; None if not evaluated.
+        reason: why it was not evaluated, or "" .
+    """
+
+    index: int
+    requirement: Mapping[str, Any]
+    evaluated: bool
+    alone: int | None
+    left: int | None
+    reason: str = ""
+
+    def describe(self) -> str:
+        """``requirements[2] karpenter.k8s.aws/instance-gpu-manufacturer In [nvidia]: allows 69 types alone, 0 left``."""
+        r = self.requirement
+        values = r.get("values")
+        text = f"requirements[{self.index}] {r.get('key')} {r.get('operator')}" + (f" {list(values)}" if values else "")
+        if not self.evaluated:
+            return f"{text}: not evaluated ({self.reason})"
+        return f"{text}: allows {self.alone} type(s) alone, {self.left} left after it"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The outcome of :func:`evaluate`.
+
+    Attributes:
+        candidates: the types Karpenter could launch for this NodePool (requirements and limits).
+        steps: one :class:`Step` per requirement, in order.
+        after_requirements: how many types the requirements left (before limits).
+        over_limits: names of types dropped because one node exceeds ``limits`` (with the resource).
+        limit_message: Karpenter's message when limits leave nothing, else "".
+        not_evaluated: sentences naming requirements/limits the catalog cannot judge.
+        unjudged: type name -> requirement keys whose value for that type is unknown (kept).
+        min_values: sentences for ``minValues`` not met (Karpenter launches nothing then).
+    """
+
+    candidates: tuple[InstanceType, ...]
+    steps: tuple[Step, ...]
+    after_requirements: int
+    over_limits: tuple[str, ...] = ()
+    limit_message: str = ""
+    not_evaluated: tuple[str, ...] = ()
+    unjudged: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    min_values: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """Karpenter can launch no type for this NodePool."""
+        return not self.candidates or bool(self.min_values)
+
+    @property
+    def gpu_candidates(self) -> tuple[InstanceType, ...]:
+        """Candidates with ``nvidia.com/gpu`` capacity > 0: the ones a pod requesting GPUs can use."""
+        return tuple(t for t in self.candidates if t.nvidia_gpus > 0)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Known risks of the candidate types (p5.4xlarge, g6f/gr6f), each once."""
+        return tuple(dict.fromkeys(w for t in self.candidates for w in t.warnings))
+
+    def summary(self, size: int = SUMMARY_SIZE) -> str:
+        """``g6.xlarge, g6.2xlarge, ... (+12 more, 17 types)``, or ``no instance type``."""
+        names = [t.name for t in self.candidates]
+        if not names:
+            return "no instance type"
+        head = ", ".join(names[:size])
+        more = f", ... (+{len(names) - size} more, {len(names)} types)" if len(names) > size else f" ({len(names)} types)"
+        return head + more
+
+    def gpu_problems(self) -> list[str]:
+        """For a pool meant for GPU pods: why no such pod can get a node (empty list when one can).
+
+        Either Karpenter can launch nothing (then :meth:`explanation` follows a first line), or every
+        candidate has 0 ``nvidia.com/gpu`` capacity - the fractional g6f/gr6f trap (#8368): Karpenter
+        never launches them for pods requesting GPUs.
+        """
+        if self.empty:
+            return ["Karpenter can launch no instance type for this NodePool:", *self.explanation()]
+        if not self.gpu_candidates:
+            return [
+                f"every candidate type ({self.summary()}) has 0 nvidia.com/gpu capacity in Karpenter (EC2 reports 0 "
+                "GPUs for fractional GPUs, https://github.com/aws/karpenter-provider-aws/issues/8368), so pods "
+                "requesting nvidia.com/gpu stay Pending; use whole-GPU types (e.g. g6, g6e) or add a NodeOverlay "
+                "for nvidia.com/gpu",
+                *self.explanation(),
+            ]
+        return []
+
+    def explanation(self) -> list[str]:
+        """Why the result is what it is: one sentence per requirement, then limits, minValues and
+        what was not evaluated (for a config error listing each requirement and what it left)."""
+        lines = [s.describe() for s in self.steps]
+        if self.limit_message:
+            lines.append(f"limits: {self.limit_message} (dropped {', '.join(self.over_limits[:SUMMARY_SIZE])}"
+                         f"{', ...' if len(self.over_limits) > SUMMARY_SIZE else ''})")
+        elif self.over_limits:
+            lines.append(f"limits: dropped {len(self.over_limits)} type(s) whose single node exceeds them")
+        lines += self.min_values
+        lines += [f"not evaluated: {n}" for n in self.not_evaluated]
+        return lines
+
+
+def _key_suffix(key: str) -> str | None:
+    for prefix in (KARPENTER_PREFIX, AUTO_MODE_PREFIX):
+        if key.startswith(prefix) and key[len(prefix):] in INSTANCE_LABELS:
+            return key[len(prefix):]
+    return None
+
+
+def _value(t: InstanceType, key: str) -> str | LabelValue:
+    if key == ARCH_KEY:
+        return t.architecture
+    if key == TYPE_KEY:
+        return t.name
+    return t.label(_key_suffix(key))
+
+
+def _check(index: int, req: Mapping[str, Any]) -> tuple[str, str, list[str]]:
+    where = f"requirements[{index}]"
+    if not isinstance(req, Mapping):
+        raise RequirementError(f"{where}: {req!r} is not a mapping with key, operator, values")
+    key, op, values = req.get("key"), req.get("operator"), req.get("values") or []
+    if not isinstance(key, str) or not key:
+        raise RequirementError(f"{where}.key: {key!r} must be a non-empty label key")
+    if op not in OPERATORS:
+        raise RequirementError(f"{where}.operator: {op!r} is not one of {', '.join(OPERATORS)} (Karpenter v1 CRD)")
+    values = [str(v) for v in values]
+    if op == "In" and not values:
+        raise RequirementError(f"{where}: operator In needs at least one value (Karpenter CRD CEL rule)")
+    if op in _COMPARE and (len(values) != 1 or not values[0].isdigit()):
+        raise RequirementError(
+            f"{where}: operator {op} needs exactly one non-negative integer value, got {values} (Karpenter CRD CEL rule)"
+        )
+    return key, op, values
+
+
+def _matches(value: str | LabelValue, op: str, values: list[str]) -> bool | None:
+    """Rule 2 and 3 for one type; None when the value is unknown."""
+    if value is LabelValue.UNKNOWN:
+        return None
+    if value is LabelValue.ABSENT:
+        return op in ("NotIn", "DoesNotExist")
+    if op == "In":
+        return value in values
+    if op == "NotIn":
+        return value not in values
+    if op in ("Exists", "DoesNotExist"):
+        return op == "Exists"
+    return value.isdigit() and _COMPARE[op](Fraction(int(value)), Fraction(int(values[0])))
+
+
+def _show(resource: str, value: Fraction) -> str:
+    """A quantity for messages: memory in Mi, others as plain numbers."""
+    if resource == "memory":
+        return f"{round(value / 2**20)}Mi"
+    return str(value.numerator) if value.denominator == 1 else str(float(value))
+
+
+def _limit_value(name: str, raw: Any) -> Fraction:
+    value = parse_quantity(raw)
+    if value is None or value < 0:
+        raise RequirementError(f"limits.{name}: {raw!r} is not a non-negative Kubernetes quantity (e.g. 8, 500m, 64Gi)")
+    return value
+
+
+def evaluate(
+    requirements: Sequence[Mapping[str, Any]],
+    limits: Mapping[str, Any] | None = None,
+    types: Iterable[InstanceType] | None = None,
+) -> Evaluation:
+    """Evaluate a NodePool's final requirements and limits against the catalog (rules in the module docstring).
+
+    Args:
+        requirements: ``[{key, operator, values?, minValues?}]`` - the NodePool's
+            ``spec.template.spec.requirements`` (the user's plus everything the component adds).
+        limits: ``spec.limits``, e.g. ``{"cpu": 1000, "memory": "1000Gi", "nvidia.com/gpu": 8}``.
+        types: the universe (default: every catalog type).
+
+    Returns:
+        An :class:`Evaluation`; ``.empty`` means Karpenter would launch nothing.
+
+    Raises:
+        RequirementError: a malformed requirement or limit (one line naming it and the rule).
+    """
+    universe = tuple(types) if types is not None else all_types()
+    current = list(universe)
+    steps: list[Step] = []
+    not_evaluated: list[str] = []
+    unjudged: dict[str, list[str]] = {}
+    min_values: list[str] = []
+    for index, req in enumerate(requirements):
+        key, op, values = _check(index, req)
+        if key in PASS_THROUGH_KEYS:
+            steps.append(Step(index, req, False, None, None, "selects offerings, not instance types"))
+            continue
+        if key not in (ARCH_KEY, TYPE_KEY) and _key_suffix(key) is None:
+            reason = "a label the instance catalog does not model; Karpenter treats it as a node label"
+            steps.append(Step(index, req, False, None, None, reason))
+            not_evaluated.append(f"requirements[{index}] {key}: {reason}")
+            continue
+        integer_valued = key not in (ARCH_KEY, TYPE_KEY) and INSTANCE_LABELS[_key_suffix(key)]
+        if op in _COMPARE and not integer_valued:
+            raise RequirementError(f"requirements[{index}]: operator {op} on {key}, whose values are not integers")
+        alone = sum(1 for t in universe if _matches(_value(t, key), op, values) is not False)
+        kept = []
+        for t in current:
+            verdict = _matches(_value(t, key), op, values)
+            if verdict is None:
+                unjudged.setdefault(t.name, []).append(key)
+            if verdict is not False:
+                kept.append(t)
+        current = kept
+        steps.append(Step(index, req, True, alone, len(current)))
+        wanted = req.get("minValues")
+        if wanted:
+            distinct = {v for t in current if isinstance(v := _value(t, key), str)}
+            if len(distinct) < int(wanted):
+                min_values.append(
+                    f"requirements[{index}] {key} minValues {wanted}: the remaining types offer only "
+                    f"{len(distinct)} distinct value(s) {sorted(distinct)[:SUMMARY_SIZE]}"
+                )
+    after = len(current)
+    over, message = [], ""
+    for name, raw in (limits or {}).items():
+        if name == "nodes":
+            if _limit_value(name, raw) == 0:
+                message = "node limits have been exhausted for nodepool (limits.nodes is 0)"
+                over, current = [t.name for t in current], []
+            continue
+        capacity = _CAPACITY.get(name)
+        if capacity is None:
+            not_evaluated.append(f"limits.{name}: the catalog has no per-type capacity for it")
+            continue
+        limit = _limit_value(name, raw)
+        over += [f"{t.name} ({name} {_show(name, capacity(t))} > {_show(name, limit)})" for t in current if capacity(t) > limit]
+        current = [t for t in current if capacity(t) <= limit]
+    if after and not current and not message:
+        message = "all available instance types exceed limits for nodepool"
+    kept_names = {t.name for t in current}
+    return Evaluation(
+        candidates=tuple(current),
+        steps=tuple(steps),
+        after_requirements=after,
+        over_limits=tuple(over),
+        limit_message=message,
+        not_evaluated=tuple(not_evaluated),
+        unjudged={n: tuple(k) for n, k in unjudged.items() if n in kept_names},
+        min_values=tuple(min_values),
+    )
+
+
+def gpu_limit_is_zero(limits: Mapping[str, Any] | None) -> bool:
+    """``limits: {nvidia.com/gpu: 0}`` - the NodePool may launch no GPU, so it is not a GPU pool
+    (a g6f node, with 0 ``nvidia.com/gpu`` capacity, would still fit: facts row 3.16, #8368)."""
+    raw = (limits or {}).get("nvidia.com/gpu")
+    return raw is not None and parse_quantity(raw) == 0
+
+
+def can_select_gpu_types(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None = None) -> bool:
+    """The requirements (and limits) leave at least one NVIDIA type, fractional ones included.
+
+    A NodePool with no instance requirements can launch GPU types (True): Karpenter picks them for
+    pods that request GPUs. Raises :class:`RequirementError` on malformed input.
+    """
+    result = evaluate(requirements, limits)
+    return not result.empty and any(t.is_nvidia for t in result.candidates)
+
+
+def is_gpu_pool(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None = None) -> bool:
+    """A NodePool counts as a GPU pool when it can select an NVIDIA type and ``nvidia.com/gpu`` is
+    not limited to 0 (for recognising hand-written GPU pools)."""
+    return not gpu_limit_is_zero(limits) and can_select_gpu_types(requirements, limits)
