@@ -6,12 +6,45 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ... import instances
-from ...props import dig, items, mapping, text
+from ...props import dig, items, mapping, plain, text
 from ...wellknown import NVIDIA_GPU_RESOURCE
 from .._gpu_pool import GpuPool, _read_taints
 
 #: Karpenter's well-known labels (karpenter.k8s.aws/...) that describe GPUs.
 _KARPENTER_AWS = "karpenter.k8s.aws/"
+
+
+def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
+    """Whether a NodePool is a GPU pool (issue 16 §5), decided from what its requirements can select.
+
+    Not a GPU pool when ``limits`` caps ``nvidia.com/gpu`` at 0 (a common way to keep GPUs out).
+    A GPU pool when its requirements explicitly ask for NVIDIA GPUs (:func:`_karpenter_requires_gpu`),
+    when every instance type they leave in the catalog has GPUs and some are NVIDIA's (``instance-category In [g, p]``,
+    Auto Mode's ``eks.amazonaws.com/instance-family In [g5, g6, p5]``; the one requirement evaluator,
+    :mod:`gpu_node_pool.catalog.requirements`), or when ``limits`` names ``nvidia.com/gpu`` above 0. A
+    NodePool that merely *could* pick a GPU type among others (no instance requirements at all) is not
+    called a GPU pool: every general-purpose NodePool would be.
+
+    Raises:
+        UnknownValueError: a requirement or limit is unknown at preview.
+    """
+    from ...catalog.requirements import RequirementError, evaluate, gpu_limit_is_zero
+
+    plain_limits = plain(limits)
+    if gpu_limit_is_zero(plain_limits):
+        return False
+    if _karpenter_requires_gpu(requirements) or NVIDIA_GPU_RESOURCE in plain_limits:
+        return True
+    if not requirements:
+        return False
+    try:
+        result = evaluate(plain(requirements), None)
+    except RequirementError:
+        return False  # malformed: the CRD refuses it; not ours to call a GPU pool
+    # every type it can launch is a GPU type (AMD g4ad counts as accelerated) and some are NVIDIA's
+    return bool(result.candidates) and all(t.is_nvidia or t.ec2_gpus > 0 for t in result.candidates) and any(
+        t.is_nvidia for t in result.candidates
+    )
 
 
 def _karpenter_requires_gpu(requirements: Iterable[Any]) -> bool:
@@ -37,7 +70,7 @@ def _karpenter_requires_gpu(requirements: Iterable[Any]) -> bool:
 
 
 def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
-    """A Karpenter NodePool is a GPU pool when its requirements require NVIDIA GPUs or its limits name ``nvidia.com/gpu``.
+    """A Karpenter NodePool is a GPU pool when :func:`_selects_gpus` says so.
 
     ``context["node_classes"]``: EC2NodeClass name -> its AMI ships NVIDIA's device plugin (Bottlerocket).
     """
@@ -48,7 +81,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
 
     requirements = list(items(dig(props, "spec", "template", "spec", "requirements")))
     limits = mapping(dig(props, "spec", "limits"))
-    if not _karpenter_requires_gpu(requirements) and NVIDIA_GPU_RESOURCE not in limits:
+    if not _selects_gpus(requirements, limits):
         return None
     taints, problem = _read_taints(karpenter.read_nodepool_taints, props)
     try:
