@@ -39,6 +39,10 @@ __all__ = [
     "qualified_name_problem",
     "label_value_problem",
     "TOLERATION_OPERATORS",
+    "PLATFORMS",
+    "extended_resources",
+    "added_tolerations",
+    "effective_tolerations",
 ]
 
 
@@ -501,3 +505,110 @@ def untolerated_taints(tolerations: Iterable[Toleration], taints: Iterable[Taint
     """
     tolerations = list(tolerations)
     return [taint for taint in taints if not tolerations_tolerate_taint(tolerations, taint)]
+
+
+# --- what the cluster adds: effective tolerations -------------------------------------------
+
+#: Where a pod runs, for what admission adds: ``eks`` (EKS, Karpenter and Auto Mode nodes of an
+#: EKS cluster), ``gke``, ``self-managed`` (kubeadm or any cluster whose admission plugins the
+#: stack states).
+PLATFORMS = ("eks", "gke", "self-managed")
+#: Platforms where the ``ExtendedResourceToleration`` admission plugin is on by default: the EKS
+#: user guide lists it among the admission controllers every platform version enables; GKE
+#: documents that it adds the toleration for GPU requests (GKE "Run GPUs in GKE Standard node
+#: pools", taints section; facts/gpu-agents-and-boot-taints.md, GKE bullet).
+_EXTENDED_RESOURCE_TOLERATION_ON = ("eks", "gke")
+EXTENDED_RESOURCE_TOLERATION = "ExtendedResourceToleration"
+#: Native resource names, and the ``kubernetes.io`` domain, are not extended resources
+#: (Kubernetes "Resource Management for Pods and Containers", Extended resources).
+_NATIVE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "storage")
+
+
+def extended_resources(pod_spec: Mapping[str, Any]) -> list[str]:
+    """The extended resources any container or init container requests or limits (sorted).
+
+    An extended resource is a fully-qualified name outside the ``kubernetes.io`` domain
+    (``nvidia.com/gpu``, ``vpc.amazonaws.com/efa``); a limit alone counts, because the API server
+    defaults the request of an extended resource to its limit before admission runs.
+    ``pod_spec`` is a plain mapping (a Kubernetes PodSpec).
+    """
+    found: set[str] = set()
+    for group in ("containers", "initContainers"):
+        for container in pod_spec.get(group) or []:
+            if not isinstance(container, Mapping):
+                continue
+            resources = container.get("resources") or {}
+            for section in ("requests", "limits"):
+                for name in (resources.get(section) or {}) if isinstance(resources, Mapping) else {}:
+                    if not isinstance(name, str) or name in _NATIVE_RESOURCES or name.startswith("hugepages-"):
+                        continue
+                    domain = name.partition("/")[0] if "/" in name else ""
+                    if domain and not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io")):
+                        found.add(name)
+    return sorted(found)
+
+
+def added_tolerations(
+    pod_spec: Mapping[str, Any],
+    platform: str,
+    kind: str,
+    admission_plugins: Iterable[str] | None = None,
+) -> list[Toleration]:
+    """The tolerations the cluster adds to a pod of ``kind`` (``DaemonSet``, ``Deployment``...).
+
+    * ``ExtendedResourceToleration`` admission: ``{key: R, operator: Exists, effect: NoSchedule}``
+      for every extended resource R the pod requests (:func:`extended_resources`). On by default
+      on ``eks`` and ``gke``; on ``self-managed`` only when ``admission_plugins`` (the API server's
+      ``--enable-admission-plugins``) names it. Source: Kubernetes "Admission Controllers
+      Reference", ExtendedResourceToleration.
+    * The DaemonSet controller, for ``kind == "DaemonSet"``: ``node.kubernetes.io/not-ready`` and
+      ``unreachable`` ``NoExecute`` (no tolerationSeconds), ``disk-pressure``, ``memory-pressure``,
+      ``pid-pressure`` and ``unschedulable`` ``NoSchedule``, and ``network-unavailable``
+      ``NoSchedule`` for ``hostNetwork`` pods. Source: Kubernetes "DaemonSet", Taints and tolerations.
+
+    Raises:
+        ValueError: ``platform`` is not one of :data:`PLATFORMS`.
+    """
+    if platform not in PLATFORMS:
+        raise ValueError(f"platform {platform!r} must be one of {', '.join(PLATFORMS)}")
+    added: list[Toleration] = []
+    plugins = set(admission_plugins or ())
+    if platform in _EXTENDED_RESOURCE_TOLERATION_ON or EXTENDED_RESOURCE_TOLERATION in plugins:
+        added += [Toleration(key=r, operator="Exists", effect=TaintEffect.NO_SCHEDULE.value)
+                  for r in extended_resources(pod_spec)]
+    if kind == "DaemonSet":
+        for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
+            added.append(Toleration(key=key, operator="Exists", effect=TaintEffect.NO_EXECUTE.value))
+        for key in ("disk-pressure", "memory-pressure", "pid-pressure", "unschedulable"):
+            added.append(Toleration(key=f"node.kubernetes.io/{key}", operator="Exists",
+                                    effect=TaintEffect.NO_SCHEDULE.value))
+        if pod_spec.get("hostNetwork") is True:
+            added.append(Toleration(key="node.kubernetes.io/network-unavailable", operator="Exists",
+                                    effect=TaintEffect.NO_SCHEDULE.value))
+    return added
+
+
+def effective_tolerations(
+    pod_spec: Mapping[str, Any],
+    platform: str,
+    kind: str,
+    admission_plugins: Iterable[str] | None = None,
+) -> list[Toleration]:
+    """What a pod of ``kind`` with ``pod_spec`` tolerates on a real cluster of ``platform``: its own
+    ``tolerations`` (malformed items skipped) plus :func:`added_tolerations`. The one function every
+    policy, ``plan``, ``check`` and ``audit`` use for it.
+
+    Live pods (``audit``) already carry what admission added; call :func:`added_tolerations` with
+    ``kind="DaemonSet"`` on a DaemonSet *template* for what its controller adds.
+
+    Raises:
+        ValueError: ``platform`` is not one of :data:`PLATFORMS`.
+    """
+    own: list[Toleration] = []
+    for item in pod_spec.get("tolerations") or []:
+        if isinstance(item, Mapping):
+            try:
+                own.append(Toleration.from_k8s(item))
+            except TaintError:
+                continue
+    return own + added_tolerations(pod_spec, platform, kind, admission_plugins)

@@ -12,7 +12,8 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * a web Deployment that tolerates the GPU taint and selects nothing;
 * a Job with ``nvidia.com/gpu`` limits 3 and requests 1;
 * a managed node group whose launch template registers a taint the node group does not declare;
-* a Karpenter GPU NodePool without the startup taint of the Istio CNI the stack installs.
+* a Karpenter GPU NodePool without the startup taint of the Istio CNI the stack installs;
+* an inference Deployment pinned to a pool whose second taint it tolerates with the wrong value.
 
 Taints and tolerations are spelled through ``gpu_node_pool.taints``, like everywhere else.
 """
@@ -96,6 +97,26 @@ k8s.apps.v1.DaemonSet(
             "spec": {
                 "containers": [{"name": "install-cni", "image": "docker.io/istio/install-cni:1.30.3"}],
                 "tolerations": [Toleration(operator="Exists").to_k8s()],
+            },
+        },
+    },
+)
+
+# gpu-workloads-tolerate-their-pool: pinned to the training pool (taint workload=training:NoExecute),
+# but tolerating workload=train: with Equal the values must match, so its pods stay Pending.
+vllm_labels = {"app": "vllm"}
+k8s.apps.v1.Deployment(
+    "vllm",
+    metadata={"name": "vllm", "namespace": "ml"},
+    spec={
+        "selector": {"match_labels": vllm_labels},
+        "template": {
+            "metadata": {"labels": vllm_labels},
+            "spec": {
+                "node_selector": {"gpu-node-pools/pool": "training"},
+                "containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0",
+                                "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+                "tolerations": [Toleration("workload", "Equal", "train", "NoExecute").to_k8s()],
             },
         },
     },

@@ -100,6 +100,7 @@ def test_the_pack_has_the_policies_of_the_issues_with_their_levels():
         "noexecute-gpu-taint": "advisory",
         "registration-taints-visible": "mandatory",
         "karpenter-startup-taints": "advisory",
+        "gpu-workloads-tolerate-their-pool": "advisory",
         "scale-from-zero-hints": "advisory",
     }
     assert all(p.description and p.remediation_steps for p in POLICIES)

@@ -44,6 +44,8 @@ class GpuPool:
     problem: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    #: Where its nodes run, for what admission adds (:data:`gpu_node_pool.taints.PLATFORMS`).
+    platform: str = "eks"
     #: How the user wrote the pool, when it comes from a GpuNodePool: ``pools[1] "inference"`` (the
     #: stack config path and name) or ``GpuNodePool "inference"``; empty for hand-written resources.
     declared_as: str = ""

@@ -37,6 +37,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         labels=labels,
         where="gcp.container.NodePool node_config.taints (GpuNodePool taints)",
         gke_managed_plugin=not opted_out,
+        platform="gke",
         min_size=_int(dig(props, "autoscaling", "totalMinNodeCount", default=dig(props, "autoscaling", "minNodeCount"))),
         problem=problem,
     )

@@ -22,6 +22,13 @@ def looks_like_node_bootstrap(user_data: str) -> bool:
         return True  # a bootstrap, though a malformed one: the taint reader will say what is wrong
 
 
+def _format(user_data: str) -> str | None:
+    try:
+        return detect_format(user_data)
+    except (TaintError, ValueError, TypeError):
+        return None
+
+
 def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
     """A launch template is a GPU pool when its instance type is NVIDIA (or ``context["force_gpu"]``: an Auto
     Scaling group of NVIDIA types uses it) and its user data bootstraps a kubelet; taints are read from the
@@ -47,6 +54,8 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         labels=labels,
         where="the kubelet registration in the launch template's user data (registerWithTaints)",
         ships_own_device_plugin="[settings.kubernetes]" in user_data,
+        # EKS bootstrap formats join an EKS cluster; kubeadm/kubelet join any (admission as configured)
+        platform="eks" if _format(user_data) in ("al2023", "bottlerocket", "al2") else "self-managed",
         problem=problem,
         extra={"launch_template_name": text(dig(props, "name"))},
     )

@@ -17,11 +17,11 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...labels import DEFAULT_GPU_LABEL
-from ...taints import Taint, Toleration
+from ...taints import Taint, Toleration, added_tolerations
 from ..pools import (
     GpuPool,
 )
-from ..props import Undecided, UnknownValueError
+from ..props import Undecided, UnknownValueError, plain
 from ..workloads import (
     NodeSelection,
     Workload,
@@ -181,6 +181,9 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
         return
     checks = _PoolChecks.of(pools)
     exemptions = config.get("exemptions")
+    # one cluster per stack: GKE if any pool is, else EKS unless every pool is self-managed (kubeadm)
+    platforms = {p.platform for p in pools} or {"eks"}
+    platform = "gke" if "gke" in platforms else ("eks" if "eks" in platforms else "self-managed")
     for res in args.resources:
         if kind_of(res.resource_type) != "DaemonSet":
             continue
@@ -190,6 +193,8 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
             if _exempt(workload, exemptions):
                 continue
             tolerations, problems = read_tolerations(workload.pod_spec)
+            # what the cluster adds (DaemonSet controller; ExtendedResourceToleration for what it requests)
+            tolerations += added_tolerations(plain(workload.pod_spec), platform, "DaemonSet")
         except UnknownValueError as err:
             undecided.add(f"{_resource(res)}", err)
             continue

@@ -11,6 +11,7 @@ from .gpu_limits_well_formed import gpu_limits_well_formed
 from .gpu_pool_declares_taint import gpu_pool_declares_taint
 from .gpu_toleration_allowlist import gpu_toleration_allowlist
 from .gpu_workloads_select_gpu_nodes import gpu_workloads_select_gpu_nodes
+from .gpu_workloads_tolerate_their_pool import gpu_workloads_tolerate_their_pool
 from .karpenter_startup_taints import karpenter_startup_taints
 from .no_imperative_taints import no_imperative_taints
 from .noexecute_gpu_taint import noexecute_gpu_taint
@@ -32,5 +33,6 @@ POLICIES: list[Any] = [
     scale_from_zero_hints,
     registration_taints_visible,
     karpenter_startup_taints,
+    gpu_workloads_tolerate_their_pool,
 ]
 
