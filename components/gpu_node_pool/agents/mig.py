@@ -1,0 +1,166 @@
+"""MIG: accepted only where something partitions the GPUs; the resource the autoscaler must expect.
+
+Setting ``migStrategy`` or the ``nvidia.com/mig.config`` label partitions nothing by itself:
+the standalone device plugin only discovers MIG devices that already exist. Partitioners:
+
+* the GPU Operator's MIG manager (``devicePlugin.provider: gpu-operator``; it reads the
+  ``nvidia.com/mig.config`` node label);
+* a Bottlerocket NVIDIA AMI, with its own MIG settings;
+* GKE, through ``gpu_partition_size`` (``single`` only: pods request ``nvidia.com/gpu`` and
+  pick the size by node selector; facts Part C "MIG label").
+
+Exposed resources (k8s-device-plugin v0.20.0, facts B.4): ``single`` exposes MIG devices as
+``nvidia.com/gpu``; ``mixed`` exposes ``nvidia.com/mig-<profile>`` (``+`` becomes ``.``).
+
+Which GPUs are MIG-capable comes from the instance catalog (``components/gpu_node_pool/catalog``,
+being built); until then callers pass ``mig_capable`` and a profile table. The table below,
+profile -> instances per GPU, is NVIDIA's: MIG User Guide, "Supported MIG Profiles"
+(https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html; the 80GB
+A100 names follow the guide's note "the profile names will change according to the memory
+proportion"), and "Supported GPUs" for the maximum of 7 (4 on A30).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .pools import AgentPool, Problem
+
+__all__ = [
+    "MIG_PROFILES",
+    "GPU_RESOURCE",
+    "partitioner",
+    "mig_problems",
+    "mig_resource_name",
+    "autoscaler_resource",
+    "gke_partition_size",
+]
+
+GPU_RESOURCE = "nvidia.com/gpu"
+
+_A100_40 = {"1g.5gb": 7, "1g.5gb+me": 1, "1g.10gb": 4, "2g.10gb": 3, "3g.20gb": 2, "4g.20gb": 1, "7g.40gb": 1}
+_80GB = {"1g.10gb": 7, "1g.10gb+me": 1, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1}
+
+#: GPU model -> {MIG profile: GPU instances of that profile per GPU} (NVIDIA MIG User Guide,
+#: "Supported MIG Profiles").
+MIG_PROFILES: dict[str, dict[str, int]] = {
+    "A100-40GB": _A100_40,
+    "A100-80GB": _80GB,
+    "H100-80GB": _80GB,
+    "H100-94GB": {"1g.12gb": 7, "1g.12gb+me": 1, "1g.24gb": 4, "2g.24gb": 3, "3g.47gb": 2, "4g.47gb": 1, "7g.94gb": 1},
+    "H200-141GB": {"1g.18gb": 7, "1g.18gb+me": 1, "1g.35gb": 4, "2g.35gb": 3, "3g.71gb": 2, "4g.71gb": 1, "7g.141gb": 1},
+    "A30-24GB": {"1g.6gb": 4, "1g.6gb+me": 1, "2g.12gb": 2, "2g.12gb+me": 1, "4g.24gb": 1},
+}
+
+
+
+def partitioner(pool: AgentPool, provider: str) -> str | None:
+    """What partitions ``pool``'s GPUs into MIG devices, or None when nothing does.
+
+    ``gke`` (``gpu_partition_size``), ``bottlerocket`` (the AMI's MIG settings), ``gpu-operator``
+    (its MIG manager). Bottlerocket wins over the operator: the operator's ``migManager`` is
+    turned off there (see :mod:`.operator`).
+    """
+    if pool.backend == "gke":
+        return "gke"
+    if pool.image_family == "bottlerocket-nvidia":
+        return "bottlerocket"
+    if provider == "gpu-operator":
+        return "gpu-operator"
+    return None
+
+
+def mig_problems(
+    pool: AgentPool,
+    path: str,
+    *,
+    provider: str,
+    mig_capable: bool | None,
+    profiles: Mapping[str, int] | None,
+) -> list[Problem]:
+    """Problems with ``pool``'s ``mig`` setting (``path`` is where it sits, e.g. ``pools[0].mig``).
+
+    Args:
+        pool: the pool; ``pool.mig`` None means nothing to check.
+        provider: the stack's ``devicePlugin.provider`` (``nvidia-device-plugin`` | ``gpu-operator``).
+        mig_capable: whether the pool's GPU supports MIG (from the instance catalog); None when
+            not known, which is a warning (not judged), never a refusal.
+        profiles: the GPU's profile table (``MIG_PROFILES[model]``), or None when not known.
+
+    Rules (sources in the module docstring): a partitioner is required; ``mixed`` is refused on
+    GKE; a GPU without MIG is refused; an unknown profile is refused when the table is known.
+    """
+    mig = pool.mig
+    if mig is None:
+        return []
+    problems: list[Problem] = []
+    if mig.strategy not in ("single", "mixed"):
+        problems.append(Problem(f"{path}.strategy", f"{mig.strategy!r} is not a MIG strategy; use single or mixed"))
+    where = partitioner(pool, provider)
+    if where is None:
+        problems.append(
+            Problem(
+                path,
+                f"nothing partitions this pool's GPUs into MIG devices: the standalone device plugin ({provider}) only "
+                "discovers MIG devices that already exist (k8s-device-plugin README, migStrategy). Set "
+                "devicePlugin.provider: gpu-operator (its MIG manager partitions), use a Bottlerocket NVIDIA AMI with its "
+                "MIG settings, or remove mig",
+            )
+        )
+    if where == "gke" and mig.strategy == "mixed":
+        problems.append(
+            Problem(
+                f"{path}.strategy",
+                "'mixed': GKE partitions with gpu_partition_size and exposes the partitions as nvidia.com/gpu (the single "
+                "strategy; facts/gpu-agents-and-boot-taints.md Part C); use strategy: single",
+            )
+        )
+    if mig_capable is False:
+        problems.append(
+            Problem(
+                path,
+                f"the GPU of this pool ({pool.gpu_model or 'per the instance catalog'}) does not support MIG (NVIDIA MIG "
+                "User Guide, Supported GPUs: A30, A100, H100, H200, B200 and later); remove mig or use a MIG-capable GPU",
+            )
+        )
+    elif mig_capable is None:
+        problems.append(
+            Problem(path, "whether this pool's GPU supports MIG is not known (no catalog entry); not judged", warning=True)
+        )
+    if profiles is not None and mig.profile not in profiles:
+        problems.append(
+            Problem(
+                f"{path}.profile",
+                f"{mig.profile!r} is not a MIG profile of this GPU; allowed: {', '.join(profiles)} (NVIDIA MIG User "
+                "Guide, Supported MIG Profiles)",
+            )
+        )
+    return problems
+
+
+def mig_resource_name(profile: str) -> str:
+    """``nvidia.com/mig-<profile>`` with ``+`` replaced by ``.`` (k8s-device-plugin ``internal/rm/rm.go``; facts B.4)."""
+    return f"nvidia.com/mig-{profile.replace('+', '.')}"
+
+
+def autoscaler_resource(pool: AgentPool, profiles: Mapping[str, int]) -> tuple[str, int] | None:
+    """The extended resource a MIG pool's node advertises and how many: for the Cluster Autoscaler tag.
+
+    ``mixed``: ``(nvidia.com/mig-<profile>, instances per GPU x GPUs)``; ``single``:
+    ``(nvidia.com/gpu, instances per GPU x GPUs)`` (single exposes MIG devices as nvidia.com/gpu).
+    None when the pool has no MIG, the GPU count is unknown, or the profile is not in ``profiles``.
+    """
+    mig = pool.mig
+    if mig is None or pool.gpus_per_node is None or mig.profile not in profiles:
+        return None
+    count = profiles[mig.profile] * pool.gpus_per_node
+    if mig.strategy == "mixed":
+        return mig_resource_name(mig.profile), count
+    return GPU_RESOURCE, count
+
+
+def gke_partition_size(pool: AgentPool) -> str | None:
+    """GKE's ``guest_accelerators[].gpu_partition_size`` for the pool (the profile), or None."""
+    if pool.backend != "gke" or pool.mig is None:
+        return None
+    return pool.mig.profile
