@@ -509,9 +509,7 @@ def untolerated_taints(tolerations: Iterable[Toleration], taints: Iterable[Taint
 
 # --- what the cluster adds: effective tolerations -------------------------------------------
 
-#: Where a pod runs, for what admission adds: ``eks`` (EKS, Karpenter and Auto Mode nodes of an
-#: EKS cluster), ``gke``, ``self-managed`` (kubeadm or any cluster whose admission plugins the
-#: stack states).
+#: Where a pod runs, for what admission adds: ``eks`` (any node of an EKS cluster), ``gke``, ``self-managed``.
 PLATFORMS = ("eks", "gke", "self-managed")
 #: Platforms where the ``ExtendedResourceToleration`` admission plugin is on by default: the EKS
 #: user guide lists it among the admission controllers every platform version enables; GKE
@@ -519,32 +517,24 @@ PLATFORMS = ("eks", "gke", "self-managed")
 #: pools", taints section; facts/gpu-agents-and-boot-taints.md, GKE bullet).
 _EXTENDED_RESOURCE_TOLERATION_ON = ("eks", "gke")
 EXTENDED_RESOURCE_TOLERATION = "ExtendedResourceToleration"
-#: Native resource names, and the ``kubernetes.io`` domain, are not extended resources
-#: (Kubernetes "Resource Management for Pods and Containers", Extended resources).
-_NATIVE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "storage")
 
 
 def extended_resources(pod_spec: Mapping[str, Any]) -> list[str]:
     """The extended resources any container or init container requests or limits (sorted).
 
     An extended resource is a fully-qualified name outside the ``kubernetes.io`` domain
-    (``nvidia.com/gpu``, ``vpc.amazonaws.com/efa``); a limit alone counts, because the API server
+    (``nvidia.com/gpu``, ``vpc.amazonaws.com/efa``; Kubernetes "Resource Management for Pods and
+    Containers", Extended resources); a limit alone counts, because the API server
     defaults the request of an extended resource to its limit before admission runs.
-    ``pod_spec`` is a plain mapping (a Kubernetes PodSpec).
     """
     found: set[str] = set()
-    for group in ("containers", "initContainers"):
-        for container in pod_spec.get(group) or []:
-            if not isinstance(container, Mapping):
-                continue
-            resources = container.get("resources") or {}
-            for section in ("requests", "limits"):
-                for name in (resources.get(section) or {}) if isinstance(resources, Mapping) else {}:
-                    if not isinstance(name, str) or name in _NATIVE_RESOURCES or name.startswith("hugepages-"):
-                        continue
-                    domain = name.partition("/")[0] if "/" in name else ""
-                    if domain and not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io")):
-                        found.add(name)
+    containers = [c for g in ("containers", "initContainers") for c in pod_spec.get(g) or [] if isinstance(c, Mapping)]
+    for container in containers:
+        resources = container.get("resources") if isinstance(container.get("resources"), Mapping) else {}
+        for name in [n for section in ("requests", "limits") for n in resources.get(section) or {}]:
+            domain = name.partition("/")[0] if isinstance(name, str) and "/" in name else ""
+            if domain and not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io")):
+                found.add(name)  # cpu, memory, hugepages-* have no domain: native
     return sorted(found)
 
 
@@ -573,18 +563,16 @@ def added_tolerations(
         raise ValueError(f"platform {platform!r} must be one of {', '.join(PLATFORMS)}")
     added: list[Toleration] = []
     plugins = set(admission_plugins or ())
+    ns, ne = TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value
     if platform in _EXTENDED_RESOURCE_TOLERATION_ON or EXTENDED_RESOURCE_TOLERATION in plugins:
-        added += [Toleration(key=r, operator="Exists", effect=TaintEffect.NO_SCHEDULE.value)
-                  for r in extended_resources(pod_spec)]
+        added += [Toleration(key=r, operator="Exists", effect=ns) for r in extended_resources(pod_spec)]
     if kind == "DaemonSet":
-        for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
-            added.append(Toleration(key=key, operator="Exists", effect=TaintEffect.NO_EXECUTE.value))
-        for key in ("disk-pressure", "memory-pressure", "pid-pressure", "unschedulable"):
-            added.append(Toleration(key=f"node.kubernetes.io/{key}", operator="Exists",
-                                    effect=TaintEffect.NO_SCHEDULE.value))
+        node = "node.kubernetes.io/"
+        added += [Toleration(key=node + k, operator="Exists", effect=ne) for k in ("not-ready", "unreachable")]
+        added += [Toleration(key=node + k, operator="Exists", effect=ns)
+                  for k in ("disk-pressure", "memory-pressure", "pid-pressure", "unschedulable")]
         if pod_spec.get("hostNetwork") is True:
-            added.append(Toleration(key="node.kubernetes.io/network-unavailable", operator="Exists",
-                                    effect=TaintEffect.NO_SCHEDULE.value))
+            added.append(Toleration(key=node + "network-unavailable", operator="Exists", effect=ns))
     return added
 
 
@@ -598,8 +586,7 @@ def effective_tolerations(
     ``tolerations`` (malformed items skipped) plus :func:`added_tolerations`. The one function every
     policy, ``plan``, ``check`` and ``audit`` use for it.
 
-    Live pods (``audit``) already carry what admission added; call :func:`added_tolerations` with
-    ``kind="DaemonSet"`` on a DaemonSet *template* for what its controller adds.
+    Live pods already carry what admission added; a DaemonSet *template* lacks its controller's.
 
     Raises:
         ValueError: ``platform`` is not one of :data:`PLATFORMS`.
