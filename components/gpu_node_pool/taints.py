@@ -1,16 +1,14 @@
 """Taints and tolerations: the one place that knows their shape, spellings and matching.
 
-Everything else in gpu-node-pools (backends, the device plugin, the policies, the plan)
-goes through this module to parse a taint, spell an effect for a provider API, or decide
-whether a toleration tolerates a taint. Nothing else spells an effect.
+Everything else in gpu-node-pools goes through this module to parse a taint, spell an effect for a
+provider API, decide whether a toleration tolerates a taint, or add what the cluster adds.
 
 Sources:
   * Kubernetes API: ``core/v1`` ``Taint`` and ``Toleration``
     (https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/#NodeSpec,
     https://kubernetes.io/docs/reference/kubernetes-api/definitions/toleration-v1/).
   * Matching: ``k8s.io/api/core/v1/toleration.go`` ``(*Toleration).ToleratesTaint`` and
-    ``k8s.io/component-helpers/scheduling/corev1/helpers.go``
-    ``FindMatchingUntoleratedTaint``.
+    ``k8s.io/component-helpers/scheduling/corev1/helpers.go`` ``FindMatchingUntoleratedTaint``.
   * Key and value syntax: ``k8s.io/apimachinery/pkg/util/validation`` ``IsQualifiedName``
     and ``IsValidLabelValue`` (also used by ``kubectl taint``).
   * EKS and GKE spell effects ``NO_SCHEDULE`` / ``PREFER_NO_SCHEDULE`` / ``NO_EXECUTE``
