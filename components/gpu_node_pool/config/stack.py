@@ -55,6 +55,12 @@ class ClusterConfig(_Model):
         description="Self-managed: the Kubernetes service CIDR, e.g. 10.100.0.0/16 (EKS serviceIpv4Cidr); the "
         "cluster DNS is its .10 address.",
     )
+    admission_plugins: list[str] | None = Field(
+        None,
+        description="Self-managed/kubeadm clusters: the API server's enabled admission plugins that change what pods "
+        "tolerate, e.g. [ExtendedResourceToleration] (on by default on EKS and GKE). Policies use it for effective "
+        "tolerations.",
+    )
     ca_cert_hashes: list[str] | None = Field(
         None,
         min_length=1,

@@ -297,8 +297,20 @@ def plan_stack(
 
 
 def _check_policies(result: PlanResult, policy_config: Mapping[str, Any] | None) -> None:
-    """Fill ``result.violations``: every policy of the pack over the recorded resources."""
+    """Fill ``result.violations``: every policy of the pack over the recorded resources.
+
+    The stack's ``cluster.admissionPlugins`` becomes the ``admissionPlugins`` of the policies that
+    take it, unless the pack config sets it.
+    """
     from ..policies import evaluate
+
+    plugins = result.config.cluster.admission_plugins if result.config is not None else None
+    if plugins:
+        policy_config = dict(policy_config or {})
+        entry = policy_config.get("gpu-workloads-tolerate-their-pool")
+        if not isinstance(entry, Mapping):
+            entry = {"enforcementLevel": entry} if isinstance(entry, str) else {}
+        policy_config["gpu-workloads-tolerate-their-pool"] = {"admissionPlugins": list(plugins), **entry}
 
     result.violations = evaluate(result.resources, policy_config, stack=result.stack, project=PROJECT)
 
