@@ -88,3 +88,21 @@ def test_a_registered_backend_is_wired_summarised_reported_and_detected(fakeclou
 
     (pool,) = find_gpu_pools([Res()])
     assert pool.backend == "fakecloud" and [str(t) for t in pool.taints] == entry["taints"]
+
+
+@pytest.mark.parametrize("backend", ["eks-managed", "gke", "self-managed", "karpenter"])
+def test_the_component_names_its_children_from_the_registry_templates(backend, monkeypatch):
+    """Renaming a child template in the backend record renames what the component registers: the
+    wiring and the plan's readers share one spelling of each child name (issue 11)."""
+    record = registry.get(backend)
+    for role, (token, template) in list(record.children.items()):
+        monkeypatch.setitem(record.children, role, (token, template + "-x"))
+    renamed = record.children
+    stack = {"eks-managed": "dev", "gke": "gke-dev", "self-managed": "prod", "karpenter": "prod"}[backend]
+    result = plan_stack(stack, DATA.parent.parent)
+    names = {r.name for r in result.resources if any(r.type == token for token, _ in renamed.values())}
+    assert names, f"stack {stack} registered no {backend} children"
+    assert all("-x" in name for name in names), sorted(names)
+    # the summaries find the renamed children: every pool of the backend is still read back
+    entries = [e for e in result.pools if e["backend"] == backend]
+    assert entries and all(e["taints"] for e in entries), entries

@@ -9,6 +9,7 @@ from typing import Any
 import pulumi
 
 from ...config import ClusterConfig
+from . import BACKEND
 from .config import EksManagedPool
 
 
@@ -19,7 +20,7 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
     from . import render as eks
 
     node_group = aws.eks.NodeGroup(
-        f"{name}-node-group",
+        BACKEND.child_name("node_group", name),
         **eks.node_group_args(pool, cluster),
         opts=pulumi.ResourceOptions(parent=component),
     )
@@ -32,7 +33,7 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
         asg_name = node_group.resources.apply(_first_asg_name)
         for key, value in component.asg_tags.items():
             aws.autoscaling.Tag(
-                f"{name}-ca-{key}",
+                BACKEND.child_name("ca_tag", name) + key,
                 autoscaling_group_name=asg_name,
                 tag={"key": key, "value": value, "propagate_at_launch": False},
                 opts=pulumi.ResourceOptions(parent=component, depends_on=[node_group]),

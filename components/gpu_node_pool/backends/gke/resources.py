@@ -7,6 +7,7 @@ from typing import Any
 import pulumi
 
 from ...config import ClusterConfig
+from . import BACKEND
 from .config import GkePool
 
 
@@ -16,7 +17,7 @@ def wire(component: Any, name: str, pool: GkePool, cluster: ClusterConfig) -> No
     from . import render as gke
 
     node_pool = gcp.container.NodePool(
-        f"{name}-node-pool",
+        BACKEND.child_name("node_pool", name),
         **gke.node_pool_args(pool, cluster),
         opts=pulumi.ResourceOptions(parent=component),
     )

@@ -7,6 +7,7 @@ from typing import Any
 import pulumi
 
 from ...config import ClusterConfig
+from . import BACKEND
 from .config import KarpenterPool
 
 
@@ -19,7 +20,7 @@ def wire(component: Any, name: str, pool: KarpenterPool, cluster: ClusterConfig)
     if pool.node_class is not None:
         node_class = karpenter.ec2nodeclass_manifest(pool, cluster)
         component.ec2nodeclass = k8s.apiextensions.CustomResource(
-            f"{name}-ec2nodeclass",
+            BACKEND.child_name("ec2nodeclass", name),
             api_version=node_class["apiVersion"],
             kind=node_class["kind"],
             metadata=node_class["metadata"],
@@ -29,7 +30,7 @@ def wire(component: Any, name: str, pool: KarpenterPool, cluster: ClusterConfig)
         depends_on.append(component.ec2nodeclass)
     nodepool = karpenter.nodepool_manifest(pool, cluster)
     component.nodepool = k8s.apiextensions.CustomResource(
-        f"{name}-nodepool",
+        BACKEND.child_name("nodepool", name),
         api_version=nodepool["apiVersion"],
         kind=nodepool["kind"],
         metadata=nodepool["metadata"],

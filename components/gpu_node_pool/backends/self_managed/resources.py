@@ -8,6 +8,7 @@ from typing import Any
 import pulumi
 
 from ...config import ClusterConfig
+from . import BACKEND
 from .config import SelfManagedPool
 
 
@@ -33,18 +34,20 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfi
     profile_arn: Any = pool.instance_profile_arn
     if profile_arn is None:
         profile = aws.iam.InstanceProfile(
-            f"{name}-instance-profile", role=kubelet.role_name_from_arn(cluster.node_role_arn or ""), opts=opts
+            BACKEND.child_name("instance_profile", name),
+            role=kubelet.role_name_from_arn(cluster.node_role_arn or ""),
+            opts=opts,
         )
         profile_arn = profile.arn
     template = aws.ec2.LaunchTemplate(
-        f"{name}-launch-template",
+        BACKEND.child_name("launch_template", name),
         **kubelet.launch_template_args(
             pool, cluster, image_id=image_id, instance_profile_arn=profile_arn, files=component.bootstrap
         ),
         opts=opts,
     )
     group = aws.autoscaling.Group(
-        f"{name}-asg",
+        BACKEND.child_name("asg", name),
         **kubelet.autoscaling_group_args(
             pool,
             cluster,
