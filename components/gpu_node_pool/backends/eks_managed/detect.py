@@ -8,6 +8,7 @@ from typing import Any
 from ... import instances
 from ...props import dig, items, text
 from .._gpu_pool import GpuPool, _int, _labels, _read_taints
+from . import BACKEND
 
 
 def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
@@ -25,7 +26,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     if group_name:
         labels.setdefault("eks.amazonaws.com/nodegroup", group_name)
     return GpuPool(
-        backend="eks-managed",
+        backend=BACKEND.name,
         resource_type=resource_type,
         name=name,
         urn=urn,

@@ -9,6 +9,7 @@ from typing import Any
 from ...props import dig, items, text
 from ...wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
 from .._gpu_pool import GpuPool, _int, _labels, _read_taints
+from . import BACKEND
 
 #: GKE machine types that come with GPUs attached (A2, A3, A4, G2, G4 series).
 _GKE_GPU_MACHINE = re.compile(r"^(a2|a3|a4|a4x|g2|g4)-")
@@ -29,7 +30,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         labels.setdefault("cloud.google.com/gke-accelerator", accel_type)
     opted_out = labels.get(GKE_NO_DEFAULT_PLUGIN_LABEL) == "true"
     return GpuPool(
-        backend="gke",
+        backend=BACKEND.name,
         resource_type=resource_type,
         name=name,
         urn=urn,

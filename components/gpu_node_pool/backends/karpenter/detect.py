@@ -9,6 +9,7 @@ from ... import instances
 from ...props import dig, items, mapping, plain, text
 from ...wellknown import NVIDIA_GPU_RESOURCE
 from .._gpu_pool import GpuPool, _read_taints
+from . import BACKEND
 
 #: Karpenter's well-known labels (karpenter.k8s.aws/...) that describe GPUs.
 _KARPENTER_AWS = "karpenter.k8s.aws/"
@@ -97,7 +98,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         labels.setdefault("karpenter.sh/nodepool", pool_name)
     class_name = text(dig(props, "spec", "template", "spec", "nodeClassRef", "name"))
     return GpuPool(
-        backend="karpenter",
+        backend=BACKEND.name,
         resource_type=resource_type,
         name=name,
         urn=urn,
