@@ -51,7 +51,8 @@ def build(stack: StackConfig) -> dict[str, Any]:
     }
     plugin = None
     served = [p.spec for p in pools.values() if p.spec.uses_nvidia_device_plugin]
-    if stack.device_plugin.enabled and served:
+    # provider gpu-operator: the operator runs the plugin; never a second (standalone) one beside it
+    if stack.device_plugin.enabled and served and stack.device_plugin.provider == "nvidia-device-plugin":
         plugin = NvidiaDevicePlugin(
             "nvidia-device-plugin",
             NvidiaDevicePluginArgs(cluster_name=stack.cluster.name, pools=served, config=stack.device_plugin),

@@ -18,6 +18,9 @@ NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"
 #: (NVIDIA k8s-device-plugin README, "Shared Access to GPUs" and "MIG support").
 NVIDIA_SHARED_GPU_RESOURCE = "nvidia.com/gpu.shared"
 NVIDIA_MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
+#: Node label selecting NVIDIA's device plugin's named config (time-slicing / MPS), read by the
+#: standalone plugin and the GPU Operator's alike (k8s-device-plugin v0.20.0 README L820-846).
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 
 
 def is_gpu_resource(name: object) -> bool:

@@ -13,7 +13,8 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * a Job with ``nvidia.com/gpu`` limits 3 and requests 1;
 * a managed node group whose launch template registers a taint the node group does not declare;
 * a Karpenter GPU NodePool without the startup taint of the Istio CNI the stack installs;
-* an inference Deployment pinned to a pool whose second taint it tolerates with the wrong value.
+* an inference Deployment pinned to a pool whose second taint it tolerates with the wrong value;
+* GPU Feature Discovery whose NFD worker keeps the chart's default tolerations (Equal present).
 
 Taints and tolerations are spelled through ``gpu_node_pool.taints``, like everywhere else.
 """
@@ -183,4 +184,16 @@ k8s.batch.v1.Job(
             }
         }
     },
+)
+
+# gpu-agents-cover-gpu-pools: GPU Feature Discovery from the device-plugin chart (plugin off, GFD on) with
+# the chart's NFD worker tolerations, which tolerate only nvidia.com/gpu=present (Equal): the training
+# pool's workload=training:NoExecute taint keeps the NFD worker off its nodes.
+k8s.helm.v3.Release(
+    "gfd",
+    chart="nvidia-device-plugin",
+    version="0.20.0",
+    namespace="nvidia-device-plugin",
+    repository_opts={"repo": "https://nvidia.github.io/k8s-device-plugin"},
+    values={"devicePlugin": {"enabled": False}, "gfd": {"enabled": True}},
 )

@@ -118,9 +118,9 @@ def test_mig_bad_input():
 
 def test_mig_autoscaler_resource():
     pool = _pool(gpus=8, mig_=MigSetting("mixed", "1g.10gb+me"))
-    assert mig.autoscaler_resource(pool, mig.MIG_PROFILES["H100-80GB"]) == ("nvidia.com/mig-1g.10gb.me", 8)
+    assert mig.autoscaler_resource(pool, mig.MIG_PROFILES["A100-80GB"]) == ("nvidia.com/mig-1g.10gb.me", 8)
     pool = _pool(gpus=8, mig_=MigSetting("mixed", "3g.40gb"))
-    assert mig.autoscaler_resource(pool, mig.MIG_PROFILES["H100-80GB"]) == ("nvidia.com/mig-3g.40gb", 16)
+    assert mig.autoscaler_resource(pool, mig.MIG_PROFILES["A100-80GB"]) == ("nvidia.com/mig-3g.40gb", 16)
     single = _pool(gpus=2, mig_=MigSetting("single", "1g.5gb"))
     assert mig.autoscaler_resource(single, mig.MIG_PROFILES["A100-40GB"]) == ("nvidia.com/gpu", 14)
 

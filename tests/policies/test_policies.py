@@ -102,6 +102,7 @@ def test_the_pack_has_the_policies_of_the_issues_with_their_levels():
         "karpenter-startup-taints": "advisory",
         "gpu-workloads-tolerate-their-pool": "advisory",
         "scale-from-zero-hints": "advisory",
+        "gpu-agents-cover-gpu-pools": "mandatory",
     }
     assert all(p.description and p.remediation_steps for p in POLICIES)
 

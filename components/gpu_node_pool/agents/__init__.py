@@ -4,14 +4,14 @@
   adapter from the validated pool config models.
 * :mod:`.sharing` - time-slicing / MPS: the device plugin's ``config.map``, node labels,
   advertised GPUs, GKE's ``gpu_sharing_config``.
-* :mod:`.mig` - MIG partitioner rules and the autoscaler resource for ``mixed``.
-* :mod:`.discovery` - GPU Feature Discovery and its NFD worker in the device-plugin chart.
-* :mod:`.dcgm` - the standalone ``dcgm-exporter`` chart values.
-* :mod:`.operator` - the ``gpu-operator`` chart values, per backend.
-* :mod:`.coverage` - which agent covers which pool (the judgement behind the policy).
-* :mod:`.config_models` - pydantic models of the new stack/pool config (not wired yet).
-* :mod:`.dcgm_exporter`, :mod:`.gpu_operator` - thin Pulumi components.
+* :mod:`.mig` - MIG partitioner rules, MIG capability from the instance catalog, the autoscaler
+  resource for ``mixed``.
+* :mod:`.capacity` - what a node advertises (GPUs x replicas, MIG devices): the one figure the
+  backends' Cluster Autoscaler tags and GKE accelerators use.
+* :mod:`.validate` - the config rules of ``gpuSharing``, ``mig``, ``devicePlugin.provider`` and
+  ``gpuAgents`` (called by ``config.stack.stack_issues``).
 
-:mod:`.links` is the one place that imports from modules being moved (the device-plugin
-renderer and the policies' node-selection reader).
+Layering: this package sits above ``config`` and ``device_plugin`` (it reuses the plugin's
+toleration derivation and config format) and below ``policies`` and the components; it never
+imports either.
 """

@@ -13,7 +13,7 @@ Exposed resources (k8s-device-plugin v0.20.0, facts B.4): ``single`` exposes MIG
 ``nvidia.com/gpu``; ``mixed`` exposes ``nvidia.com/mig-<profile>`` (``+`` becomes ``.``).
 
 Which GPUs are MIG-capable comes from the instance catalog (``components/gpu_node_pool/catalog``,
-being built); until then callers pass ``mig_capable`` and a profile table. The table below,
+:func:`mig_gpu`); the profile table below,
 profile -> instances per GPU, is NVIDIA's: MIG User Guide, "Supported MIG Profiles"
 (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html; the 80GB
 A100 names follow the guide's note "the profile names will change according to the memory
@@ -23,11 +23,14 @@ proportion"), and "Supported GPUs" for the maximum of 7 (4 on A30).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from .pools import AgentPool, Problem
 
 __all__ = [
     "MIG_PROFILES",
+    "GKE_MIG_ACCELERATORS",
+    "mig_gpu",
     "GPU_RESOURCE",
     "partitioner",
     "mig_problems",
@@ -39,19 +42,56 @@ __all__ = [
 GPU_RESOURCE = "nvidia.com/gpu"
 
 _A100_40 = {"1g.5gb": 7, "1g.5gb+me": 1, "1g.10gb": 4, "2g.10gb": 3, "3g.20gb": 2, "4g.20gb": 1, "7g.40gb": 1}
-_80GB = {"1g.10gb": 7, "1g.10gb+me": 1, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1}
+_A100_80 = {"1g.10gb": 7, "1g.10gb+me": 1, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1}
 
 #: GPU model -> {MIG profile: GPU instances of that profile per GPU} (NVIDIA MIG User Guide,
-#: "Supported MIG Profiles").
+#: "Supported MIG Profiles": the A30-24GB and A100-SXM4-40GB tables, and the note that the
+#: A100-SXM4-80GB names "change according to the memory proportion"). H100, H200 and Blackwell
+#: tables were not confirmed from the guide (the stored copy shows only A30 and A100), so they are
+#: left out: for those GPUs the profile is not judged and the ``mixed`` autoscaler count is unknown.
 MIG_PROFILES: dict[str, dict[str, int]] = {
     "A100-40GB": _A100_40,
-    "A100-80GB": _80GB,
-    "H100-80GB": _80GB,
-    "H100-94GB": {"1g.12gb": 7, "1g.12gb+me": 1, "1g.24gb": 4, "2g.24gb": 3, "3g.47gb": 2, "4g.47gb": 1, "7g.94gb": 1},
-    "H200-141GB": {"1g.18gb": 7, "1g.18gb+me": 1, "1g.35gb": 4, "2g.35gb": 3, "3g.71gb": 2, "4g.71gb": 1, "7g.141gb": 1},
+    "A100-80GB": _A100_80,
     "A30-24GB": {"1g.6gb": 4, "1g.6gb+me": 1, "2g.12gb": 2, "2g.12gb+me": 1, "4g.24gb": 1},
 }
+#: EC2 GPU (catalog ``gpu_name``, MiB per GPU) and GKE accelerator type -> :data:`MIG_PROFILES` key.
+_AWS_MODELS = {("a100", 40960): "A100-40GB", ("a100", 81920): "A100-80GB"}
+_GKE_MODELS = {"nvidia-tesla-a100": "A100-40GB", "nvidia-a100-80gb": "A100-80GB"}
+#: GKE accelerator types that support MIG partitions (GKE "Running multi-instance GPUs": A100 40GB and
+#: 80GB, H100 80GB, H200, B200; facts/gpu-agents-and-boot-taints.md Part C "MIG label").
+GKE_MIG_ACCELERATORS = (
+    "nvidia-tesla-a100", "nvidia-a100-80gb", "nvidia-h100-80gb", "nvidia-h100-mega-80gb", "nvidia-h200-141gb",
+    "nvidia-b200",
+)  # fmt: skip
 
+
+def mig_gpu(pool: Any) -> tuple[bool | None, str | None, Mapping[str, int] | None]:
+    """``(MIG-capable, GPU model, profile table)`` of a pool config model, from the instance catalog.
+
+    AWS pools: every instance type's catalog entry (``InstanceType.mig_capable``, source the MIG
+    guide's "Supported GPUs"): False if any type lacks MIG, None if any is unconfirmed or unknown,
+    or the pool names no types (Karpenter requirements); GKE pools: the accelerator type.
+    The profile table is :data:`MIG_PROFILES` of the model when one model covers every type.
+    """
+    if getattr(pool, "backend", "") == "gke":
+        accel = pool.accelerator.type
+        model = _GKE_MODELS.get(accel)
+        return accel in GKE_MIG_ACCELERATORS, model, MIG_PROFILES.get(model or "")
+    from .. import catalog
+
+    types = list(getattr(pool, "instance_types", None) or [])
+    if not types:
+        return None, None, None
+    found = [catalog.find(t) for t in types]
+    if any(f is None for f in found):
+        return None, None, None
+    capable = {f.mig_capable for f in found}
+    verdict = False if False in capable else (None if None in capable else True)
+    models = {_AWS_MODELS.get((f.gpu.gpu_name, f.gpu_memory_mib)) if f.gpu else None for f in found}
+    model = models.pop() if len(models) == 1 else None
+    gpu_names = {f.gpu.model for f in found if f.gpu}
+    display = model or (", ".join(sorted(gpu_names)) or None)
+    return verdict, display, MIG_PROFILES.get(model or "")
 
 
 def partitioner(pool: AgentPool, provider: str) -> str | None:

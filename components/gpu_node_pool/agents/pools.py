@@ -145,12 +145,12 @@ def _gpus_per_node(pool: Any) -> int | None:
     backend = getattr(pool, "backend", "")
     if backend == "gke":
         return pool.accelerator.count
+    if getattr(pool, "gpus_per_node", None):  # stated by the user: wins over the instance table
+        return pool.gpus_per_node
     types = getattr(pool, "instance_types", None) or []
     counts = {instances.gpu_count(t) for t in types}
     if len(counts) == 1:
         return counts.pop()
-    if getattr(pool, "gpus_per_node", None):
-        return pool.gpus_per_node
     gpu_counts = getattr(pool, "gpu_counts", None)
     if gpu_counts and len(set(gpu_counts)) == 1:
         return gpu_counts[0]

@@ -23,8 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import yaml
-
+from ..config.common import sharing_config_name
+from ..device_plugin.sharing import DEFAULT_CONFIG_NAME, config_documents, config_values
+from ..device_plugin.sharing import plugin_config as _plugin_config
+from ..wellknown import DEVICE_PLUGIN_CONFIG_LABEL, NVIDIA_GPU_RESOURCE
 from .pools import AgentPool, GpuSharing, Problem
 
 __all__ = [
@@ -45,42 +47,25 @@ __all__ = [
 ]
 
 #: Node label selecting the device plugin's named config (k8s-device-plugin README L820-846).
-CONFIG_LABEL = "nvidia.com/device-plugin.config"
-#: The chart falls back to the entry named ``default`` (values.yaml L20-28, ``fallbackStrategies: [named]``).
-DEFAULT_CONFIG_NAME = "default"
-GPU_RESOURCE = "nvidia.com/gpu"
+CONFIG_LABEL = DEVICE_PLUGIN_CONFIG_LABEL
+GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 #: Config strategy -> GKE ``gpu_sharing_strategy`` (Terraform/pulumi_gcp ``gpu_sharing_config``; Part C).
 GKE_STRATEGY = {"timeSlicing": "TIME_SHARING", "mps": "MPS"}
 #: A maximum of 48 clients per GPU on GKE is UNCONFIRMED (facts Part C: "Docs give no upper
 #: bound; a 48 maximum is UNCONFIRMED"), so exceeding it is a warning, never a refusal.
 GKE_DOCUMENTED_MAX_CLIENTS = 48
-_STRATEGY_KEY = {"timeSlicing": "timeSlicing", "mps": "mps"}
-_NAME_PART = {"timeSlicing": "timeslicing", "mps": "mps"}
 
 
 def config_name(sharing: GpuSharing) -> str:
-    """The named device-plugin config for one setting: ``timeslicing-<N>`` or ``mps-<N>``.
-
-    A valid config-map key and label value (lower case, digits, ``-``).
-    """
-    return f"{_NAME_PART[sharing.strategy]}-{sharing.replicas}"
+    """The named device-plugin config for one setting: ``timeslicing-<N>`` or ``mps-<N>``
+    (:func:`gpu_node_pool.config.common.sharing_config_name`, the one definition)."""
+    return sharing_config_name(sharing.strategy, sharing.replicas)
 
 
 def plugin_config(sharing: GpuSharing | None) -> dict[str, Any]:
-    """The device-plugin config document for ``sharing`` (None: the plain default, no sharing).
-
-    Shape: ``{version: v1}`` or ``{version: v1, sharing: {<timeSlicing|mps>: {renameByDefault:
-    false, resources: [{name: nvidia.com/gpu, replicas: N}]}}}``.
-    """
-    doc: dict[str, Any] = {"version": "v1"}
-    if sharing is not None:
-        doc["sharing"] = {
-            _STRATEGY_KEY[sharing.strategy]: {
-                "renameByDefault": False,
-                "resources": [{"name": GPU_RESOURCE, "replicas": sharing.replicas}],
-            }
-        }
-    return doc
+    """The device-plugin config document for ``sharing`` (None: the plain default); see
+    :func:`gpu_node_pool.device_plugin.sharing.plugin_config`."""
+    return _plugin_config(None if sharing is None else (sharing.strategy, sharing.replicas))
 
 
 def _served(pools: Iterable[AgentPool]) -> list[AgentPool]:
@@ -92,19 +77,10 @@ def device_plugin_config_values(pools: Sequence[AgentPool]) -> dict[str, Any]:
 
     Returns ``{"map": {"default": <YAML>, "<name>": <YAML>, ...}, "default": "default"}``: one
     named config per distinct ``gpuSharing`` among the served pools (sorted by name) plus
-    ``default`` (no sharing) for every other node. Values are YAML strings, as the chart's
-    ``configmap.yml`` writes them verbatim.
+    ``default`` (no sharing) for every other node (:func:`gpu_node_pool.device_plugin.sharing.config_values`,
+    which ``NvidiaDevicePlugin``'s chart values use too).
     """
-    settings = {p.sharing for p in _served(pools) if p.sharing is not None}
-    if not settings:
-        return {}
-    docs = {DEFAULT_CONFIG_NAME: plugin_config(None)}
-    for sharing in sorted(settings, key=config_name):
-        docs[config_name(sharing)] = plugin_config(sharing)
-    return {
-        "map": {name: yaml.safe_dump(doc, sort_keys=False) for name, doc in docs.items()},
-        "default": DEFAULT_CONFIG_NAME,
-    }
+    return config_values((p.sharing.strategy, p.sharing.replicas) for p in _served(pools) if p.sharing is not None)
 
 
 def operator_plugin_config_values(pools: Sequence[AgentPool], configmap_name: str) -> dict[str, Any]:
@@ -114,27 +90,22 @@ def operator_plugin_config_values(pools: Sequence[AgentPool], configmap_name: st
     ``templates/plugin_config.yaml`` (a ConfigMap ``name`` built from ``data`` when ``create``).
     Every GPU pool counts (the operator's plugin serves all of them). ``{}`` when none shares GPUs.
     """
-    settings = {p.sharing for p in pools if p.sharing is not None and p.device_plugin != "gke"}
-    if not settings:
+    documents = config_documents(
+        (p.sharing.strategy, p.sharing.replicas) for p in pools if p.sharing is not None and p.device_plugin != "gke"
+    )
+    if not documents:
         return {}
-    docs = {DEFAULT_CONFIG_NAME: plugin_config(None)}
-    for sharing in sorted(settings, key=config_name):
-        docs[config_name(sharing)] = plugin_config(sharing)
-    return {
-        "create": True,
-        "name": configmap_name,
-        "default": DEFAULT_CONFIG_NAME,
-        "data": {name: yaml.safe_dump(doc, sort_keys=False) for name, doc in docs.items()},
-    }
+    return {"create": True, "name": configmap_name, "default": DEFAULT_CONFIG_NAME, "data": documents}
 
 
 def pool_config_labels(pool: AgentPool) -> dict[str, str]:
     """The labels the pool's nodes must carry for sharing: ``{nvidia.com/device-plugin.config: <name>}``.
 
-    Empty for pools without ``gpuSharing`` and for GKE-managed sharing (GKE labels its nodes).
+    Empty for pools without ``gpuSharing`` and for GKE-managed sharing (GKE labels its nodes). The pool
+    config models add the same label in ``node_labels`` (``config.common.PoolBase``).
     Set them through the pool's own labels so they survive node replacement like the taints.
     """
-    if pool.sharing is None or pool.backend == "gke":
+    if pool.sharing is None or pool.device_plugin == "gke":
         return {}
     return {CONFIG_LABEL: config_name(pool.sharing)}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -31,7 +31,7 @@ from ..taints import (
     qualified_name_problem,
     split_kubelet_form,
 )
-from ..wellknown import NVIDIA_GPU_RESOURCE, POOL_LABEL_KEY
+from ..wellknown import DEVICE_PLUGIN_CONFIG_LABEL, NVIDIA_GPU_RESOURCE, POOL_LABEL_KEY
 from .errors import _fail
 
 PROJECT = "gpu-node-pools"
@@ -239,6 +239,73 @@ class GpuLabel(_Model):
         return self
 
 
+# --- GPU agents: sharing and MIG per pool (issue 14; stack-level rules in agents/validate.py) ---
+
+_SHARING_NAME_PART = {"timeSlicing": "timeslicing", "mps": "mps"}
+#: MIG profile names: ``<compute>g.<memory>gb`` with an optional ``+me``/``+gfx`` attribute
+#: (NVIDIA MIG User Guide, "Supported MIG Profiles"; GKE ``gpu_partition_size`` uses the same).
+_MIG_PROFILE_RE = re.compile(r"^[1-8]g\.\d+gb(\+[a-z]+)*$")
+
+
+def sharing_config_name(strategy: str, replicas: int) -> str:
+    """The named device-plugin config of one sharing setting: ``timeslicing-<N>`` or ``mps-<N>``.
+
+    Also the value of the node label ``nvidia.com/device-plugin.config`` that selects it, so it is a
+    valid label value and config-map key (lower case, digits, ``-``).
+    """
+    return f"{_SHARING_NAME_PART[strategy]}-{replicas}"
+
+
+class GpuSharingConfig(_Model):
+    """Pool ``gpuSharing``: several containers share each GPU.
+
+    ``strategy`` ``timeSlicing`` | ``mps``; ``replicas``: clients per GPU, >= 2 (with 1 the plugin
+    shares nothing). NVIDIA's plugin then advertises GPUs x replicas ``nvidia.com/gpu``; on GKE
+    (GKE's plugin) it becomes ``gpu_sharing_config`` (``TIME_SHARING`` | ``MPS``,
+    ``max_shared_clients_per_gpu``).
+    """
+
+    strategy: Literal["timeSlicing", "mps"] = Field(description="timeSlicing | mps")
+    replicas: int = Field(description="Clients per GPU, >= 2 (k8s-device-plugin: sharing needs replicas > 1).")
+
+    @field_validator("replicas")
+    @classmethod
+    def _replicas(cls, replicas: int) -> int:
+        if replicas < 2:
+            raise _fail(
+                f"{replicas}: sharing needs at least 2 replicas per GPU (the device plugin shares nothing with 1: "
+                "k8s-device-plugin v0.20.0 internal/lm/resource.go, facts/gpu-agents-and-boot-taints.md B.5); set "
+                "replicas: 2 or more, or remove gpuSharing"
+            )
+        return replicas
+
+    @property
+    def config_name(self) -> str:
+        """The named device-plugin config (and node label value) of this setting; see :func:`sharing_config_name`."""
+        return sharing_config_name(self.strategy, self.replicas)
+
+
+class MigConfig(_Model):
+    """Pool ``mig``: partition each GPU into MIG devices of one ``profile`` (e.g. ``1g.10gb``).
+
+    ``strategy`` ``single`` (MIG devices are advertised as ``nvidia.com/gpu``) | ``mixed`` (as
+    ``nvidia.com/mig-<profile>``). Needs a partitioner (GPU Operator, Bottlerocket, GKE).
+    """
+
+    strategy: Literal["single", "mixed"] = Field(description="single | mixed")
+    profile: str = Field(description="MIG profile <compute>g.<memory>gb, e.g. 1g.10gb (NVIDIA MIG User Guide).")
+
+    @field_validator("profile")
+    @classmethod
+    def _profile(cls, profile: str) -> str:
+        if not _MIG_PROFILE_RE.match(profile):
+            raise _fail(
+                f"{profile!r} is not a MIG profile name: <compute>g.<memory>gb, e.g. 1g.10gb or 3g.40gb (NVIDIA MIG "
+                "User Guide, Supported MIG Profiles)"
+            )
+        return profile
+
+
 # --- pools ------------------------------------------------------------------------------
 
 
@@ -250,6 +317,8 @@ class PoolBase(_Model):
     )
     labels: Labels = Field(default_factory=dict)
     gpu_label: GpuLabel = Field(default_factory=GpuLabel)
+    gpu_sharing: GpuSharingConfig | None = Field(None, description="Share each GPU: {strategy: timeSlicing|mps, replicas}.")
+    mig: MigConfig | None = Field(None, description="MIG partitions: {strategy: single|mixed, profile}; needs a partitioner.")
 
     @field_validator("name")
     @classmethod
@@ -283,6 +352,11 @@ class PoolBase(_Model):
     def _reserved_labels(self) -> PoolBase:
         if POOL_LABEL_KEY in self.labels:
             raise _fail(f"labels: {POOL_LABEL_KEY!r} is set by the component to the pool name; remove it")
+        if DEVICE_PLUGIN_CONFIG_LABEL in self.labels and self.gpu_sharing is not None:
+            raise _fail(
+                f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} is set by the component from gpuSharing "
+                f"({self.gpu_sharing.config_name!r}); remove it"
+            )
         if self.gpu_label.key == POOL_LABEL_KEY:
             raise _fail(
                 f"gpuLabel: {POOL_LABEL_KEY!r} is the pool label the component sets to the pool name; "
@@ -303,10 +377,14 @@ class PoolBase(_Model):
 
     @property
     def node_labels(self) -> dict[str, str]:
-        """All labels the nodes carry: the user's, the GPU label and the pool label, sorted by key."""
+        """All labels the nodes carry: the user's, the GPU label, the pool label and, with ``gpuSharing`` on
+        NVIDIA's plugin, ``nvidia.com/device-plugin.config=<config name>`` (so it survives node replacement
+        like the taints; k8s-device-plugin README L820-846), sorted by key."""
         merged = dict(self.labels)
         merged[self.gpu_label.key] = self.gpu_label.value
         merged[POOL_LABEL_KEY] = self.name
+        if self.gpu_sharing is not None and self.uses_nvidia_device_plugin:  # selects the plugin's named config
+            merged[DEVICE_PLUGIN_CONFIG_LABEL] = self.gpu_sharing.config_name
         return dict(sorted(merged.items()))
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import importlib
 import ipaddress
 import re
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from pydantic import (
     field_validator,
 )
 
+from .agents import GpuAgentsConfig
 from .common import PoolBase, TolerationConfig, _fail, _Model
 from .errors import ConfigIssue
 
@@ -118,6 +120,11 @@ class DevicePluginConfig(_Model):
     """The NVIDIA device plugin chart, installed once per cluster for every pool that needs it."""
 
     enabled: bool = True
+    provider: Literal["nvidia-device-plugin", "gpu-operator"] = Field(
+        "nvidia-device-plugin",
+        description="nvidia-device-plugin (NVIDIA's standalone chart) | gpu-operator (the GPU Operator runs the plugin "
+        "and the other agents as its operands).",
+    )
     namespace: str = Field("nvidia-device-plugin", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     chart_version: Literal["0.20.0"] = "0.20.0"
     repository: str = "https://nvidia.github.io/k8s-device-plugin"
@@ -148,6 +155,7 @@ class StackConfig(_Model):
     cluster: ClusterConfig
     pools: list[PoolBase] = Field(min_length=1)
     device_plugin: DevicePluginConfig = Field(default_factory=DevicePluginConfig)
+    gpu_agents: GpuAgentsConfig = Field(default_factory=GpuAgentsConfig)
 
 
 def _backend_tag(value: Any) -> Any:
@@ -198,4 +206,7 @@ def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
         check = backend.fn("stack_checks")
         if check is not None:
             issues += check(stack)
+    # GPU agents (sharing, MIG, providers): referenced by name like the registry's functions, since
+    # the agents' derivations sit above the config layer.
+    issues += importlib.import_module("gpu_node_pool.agents.validate").stack_issues(stack)
     return issues

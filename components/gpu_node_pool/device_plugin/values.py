@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from ..config import POOL_LABEL_KEY, DevicePluginConfig
 from ..taints import Taint, Toleration, tolerations_tolerate_taint
+from .sharing import config_values, pool_sharing
 
 __all__ = [
     "CHART",
@@ -96,15 +97,16 @@ def chart_values(pools: Sequence[ServedPool], config: DevicePluginConfig) -> dic
     """The chart ``values`` for the pools that need NVIDIA's plugin (``uses_nvidia_device_plugin``).
 
     Keys: ``tolerations`` (derived), ``affinity`` (derived), ``priorityClassName``
-    (``system-node-critical``), ``image`` (tag pinned to the app version, or a digest), and an
-    unprivileged container ``securityContext``.
+    (``system-node-critical``), ``image`` (tag pinned to the app version, or a digest), an
+    unprivileged container ``securityContext``, and ``config`` (``map`` + ``default``, see
+    :func:`.sharing.config_values`) when a served pool has ``gpuSharing``.
     """
     served = [p for p in pools if p.uses_nvidia_device_plugin]
     extra = [t.to_toleration() for t in config.extra_tolerations]
     image: dict[str, Any] = {"repository": IMAGE_REPOSITORY, "tag": f"v{APP_VERSION}"}
     if config.image_digest:
         image["tag"] = f"v{APP_VERSION}@{config.image_digest}"
-    return {
+    values = {
         "tolerations": [t.to_k8s() for t in derived_tolerations(served, extra)],
         "affinity": node_affinity(served),
         "priorityClassName": "system-node-critical",
@@ -115,6 +117,10 @@ def chart_values(pools: Sequence[ServedPool], config: DevicePluginConfig) -> dic
             "capabilities": {"drop": ["ALL"]},
         },
     }
+    sharing = config_values(s for p in served if (s := pool_sharing(p)) is not None)
+    if sharing:  # time-slicing / MPS: named configs selected by each pool's nvidia.com/device-plugin.config label
+        values["config"] = sharing
+    return values
 
 
 def chart_tolerations(values: Mapping[str, Any]) -> list[Toleration]:

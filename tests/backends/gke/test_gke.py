@@ -357,7 +357,10 @@ def test_the_plan_entry_reads_the_pool_back_and_says_gke_manages_the_plugin(base
 
 def test_an_opted_in_pool_gets_nvidias_plugin_tolerating_every_pool_taint(tmp_path):
     result = plan_in(tmp_path, opted_in())
-    assert result.exit_code == 0
+    # The plugin covers the pool; what is missing is a driver (INSTALLATION_DISABLED, nothing installs one:
+    # issue 14), which gpu-agents-cover-gpu-pools names.
+    assert [(v["policy"], v["enforcement"]) for v in result.violations] == [("gpu-agents-cover-gpu-pools", "mandatory")]
+    assert "No NVIDIA driver installer covers" in result.violations[0]["message"]
     assert result.device_plugin is not None
     assert all(c["tolerated"] for c in result.device_plugin["coverage"])
     assert {c["taint"] for c in result.device_plugin["coverage"]} == {

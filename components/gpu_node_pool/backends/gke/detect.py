@@ -29,6 +29,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     if accel_type:
         labels.setdefault("cloud.google.com/gke-accelerator", accel_type)
     opted_out = labels.get(GKE_NO_DEFAULT_PLUGIN_LABEL) == "true"
+    driver = text(dig(accelerators[0], "gpuDriverInstallationConfig", "gpuDriverVersion")) if accelerators else None
     return GpuPool(
         backend=BACKEND.name,
         resource_type=resource_type,
@@ -41,4 +42,6 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         platform="gke",
         min_size=_int(dig(props, "autoscaling", "totalMinNodeCount", default=dig(props, "autoscaling", "minNodeCount"))),
         problem=problem,
+        # who installs the driver (issue 14 coverage): INSTALLATION_DISABLED means nobody unless the stack does
+        extra={"gpu_driver_version": driver},
     )

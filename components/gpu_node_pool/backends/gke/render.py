@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...agents.capacity import gke_accelerator_args
 from ...config import ClusterConfig
 from .config import GkeAccelerator, GkePool
 
@@ -76,7 +77,8 @@ def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
     if pool.service_account:
         node_config["service_account"] = pool.service_account
     node_config["oauth_scopes"] = list(pool.oauth_scopes)
-    node_config["guest_accelerators"] = [guest_accelerator_args(pool.accelerator)]
+    # pool gpuSharing / mig -> gpu_sharing_config / gpu_partition_size (issue 14)
+    node_config["guest_accelerators"] = [guest_accelerator_args(pool.accelerator) | gke_accelerator_args(pool)]
     node_config["labels"] = pool.node_labels
     node_config["taints"] = [t.to_provider() for t in pool.taint_list]
     args: dict[str, Any] = {

@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
     from ...config import ClusterConfig
     from .config import SelfManagedPool
 
-from ...wellknown import NVIDIA_GPU_RESOURCE as GPU_RESOURCE
+from ...agents.capacity import autoscaler_resources
 from .._cluster_autoscaler import CA_CLUSTER_TAG_PREFIX, CA_ENABLED_TAG, CLUSTER_OWNED_TAG_PREFIX, ca_node_template_tags
 from .._registration import ClusterInfo, Registration
 from .bootstrap import FORMATS, render_bootstrap
@@ -65,13 +65,14 @@ def ca_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
 
     Auto-discovery tags plus ``node-template/label/<k>`` = ``<v>``, ``node-template/taint/<k>`` =
     ``<v>:<Effect>`` (from the same :class:`Registration` the user data is rendered from, so the
-    two agree by construction) and ``node-template/resources/nvidia.com/gpu`` = GPUs per node.
+    two agree by construction) and ``node-template/resources/nvidia.com/gpu`` = what the node advertises:
+    GPUs per node x ``gpuSharing.replicas``, or the MIG devices (``agents.capacity.autoscaler_resources``).
 
     Raises:
         ValueError: a taint key with several effects (config validation refuses it for aws pools).
     """
     reg = Registration.of_pool(pool)
-    resources = {GPU_RESOURCE: str(pool.gpus)} if pool.gpus else None
+    resources = {k: str(v) for k, v in autoscaler_resources(pool).items()} or None  # GPUs x replicas, or MIG devices
     tags = ca_node_template_tags(list(reg.taints), reg.labels, resources)
     return dict(sorted((tags | ca_auto_discovery_tags(cluster.name)).items()))
 

@@ -14,6 +14,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...taints import Toleration, untolerated_taints
+from ..gpu_agents import operator_device_plugins
 from ..pools import (
     CHART_TYPES,
     GKE_NO_DEFAULT_PLUGIN_LABEL,
@@ -39,6 +40,7 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[t
     from ...device_plugin.chart import chart_daemonset
 
     found: list[tuple[str, Mapping[str, Any]]] = []
+    operators = operator_device_plugins(resources, undecided)  # the GPU Operator's plugin (issue 14)
     for res in resources:
         if kind_of(res.resource_type) != "DaemonSet":
             continue
@@ -50,7 +52,7 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[t
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
     if found:
-        return found
+        return found + operators
     for res in resources:  # no child visible (helm.v3.Release, or chart values unknown at preview)
         if res.resource_type not in CHART_TYPES:
             continue
@@ -66,7 +68,7 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[t
                 found.append((f"chart {chart} {res.name!r} (its DaemonSet from the chart values)", ds["spec"]["template"]["spec"]))
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
-    return found
+    return found + operators
 
 
 def _read_plugins(

@@ -7,6 +7,7 @@ from typing import Any
 from ._shared import CONFIG_DEFAULTS, PACK_NAME
 from .daemonsets_tolerate_gpu_taints import daemonsets_tolerate_gpu_taints
 from .device_plugin_covers_gpu_pools import device_plugin_covers_gpu_pools
+from .gpu_agents_cover_gpu_pools import gpu_agents_cover_gpu_pools
 from .gpu_limits_well_formed import gpu_limits_well_formed
 from .gpu_pool_declares_taint import gpu_pool_declares_taint
 from .gpu_toleration_allowlist import gpu_toleration_allowlist
@@ -34,5 +35,6 @@ POLICIES: list[Any] = [
     registration_taints_visible,
     karpenter_startup_taints,
     gpu_workloads_tolerate_their_pool,
+    gpu_agents_cover_gpu_pools,
 ]
 

@@ -1,0 +1,147 @@
+"""Stack-level rules of the GPU-agent config: pool ``gpuSharing`` and ``mig``, ``devicePlugin.provider``, ``gpuAgents``.
+
+Called by :func:`gpu_node_pool.config.stack.stack_issues` (so every ``validate_stack_config``,
+``gpupool check``/``plan`` and ``pulumi up`` applies them); returns :class:`ConfigIssue` objects,
+one per mistake, each naming the path, the bad value, the rule with its source, and the fix.
+
+Warnings (an UNCONFIRMED rule, a figure not known) never refuse a config: :func:`stack_warnings`
+returns them for the plan to show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..config.errors import ConfigIssue
+from .mig import mig_gpu, mig_problems
+from .pools import Problem, agent_pool
+from .sharing import sharing_problems
+
+__all__ = ["stack_issues", "stack_warnings", "pool_problems"]
+
+#: ``devicePlugin`` keys only the standalone nvidia-device-plugin chart reads (the GPU Operator pins
+#: its own operand images and chart): a non-default value together with ``provider: gpu-operator``
+#: would be silently ignored.
+_STANDALONE_ONLY = {"image_digest": "imageDigest", "repository": "repository"}
+
+
+def _no_nvidia_gpu(pool: Any) -> str | None:
+    """Why ``pool`` has no NVIDIA GPU per the instance catalog, or None (GKE accelerators are NVIDIA by
+    their pattern; Karpenter pools without ``instanceTypes`` are judged by their requirements elsewhere)."""
+    from .. import catalog
+
+    types = [t for t in getattr(pool, "instance_types", None) or [] if catalog.find(t) is not None]
+    other = [t for t in types if not catalog.lookup(t).is_nvidia]
+    if other:
+        return f"instance types {other} have no NVIDIA GPU (instance catalog)"
+    return None
+
+
+def pool_problems(pool: Any, index: int, provider: str) -> list[Problem]:
+    """Problems (errors and warnings) with pool ``index``'s ``gpuSharing`` and ``mig``."""
+    path = f"pools[{index}]"
+    problems: list[Problem] = []
+    if pool.gpu_sharing is None and pool.mig is None:
+        return problems
+    apool = agent_pool(pool)
+    if pool.gpu_sharing is not None:
+        why = _no_nvidia_gpu(pool)
+        if why:
+            problems.append(
+                Problem(f"{path}.gpuSharing", f"{why}; GPU sharing is a feature of NVIDIA's device plugin (k8s-device-plugin "
+                        "README, Shared Access to GPUs); remove gpuSharing or use NVIDIA GPU instance types")
+            )
+        problems += sharing_problems(apool, f"{path}.gpuSharing")
+        accel = getattr(getattr(pool, "accelerator", None), "gpu_sharing_config", None)
+        if accel is not None:
+            problems.append(
+                Problem(f"{path}.gpuSharing", "accelerator.gpuSharingConfig sets the same thing; keep one: gpuSharing "
+                        "(mapped to GKE's gpu_sharing_config) or accelerator.gpuSharingConfig")
+            )
+    if pool.mig is not None:
+        capable, model, profiles = mig_gpu(pool)
+        if model and apool.gpu_model is None:
+            apool = replace(apool, gpu_model=model)
+        problems += mig_problems(apool, f"{path}.mig", provider=provider, mig_capable=capable, profiles=profiles)
+        if profiles is None and capable:
+            problems.append(
+                Problem(f"{path}.mig.profile", f"the MIG profiles of this GPU ({model or 'unknown model'}) are not in the "
+                        "component's table (NVIDIA MIG User Guide, only A30 and A100 confirmed); profile not judged",
+                        warning=True)
+            )
+    return problems
+
+
+def _provider_issues(stack: Any) -> list[ConfigIssue]:
+    plugin = stack.device_plugin
+    issues: list[ConfigIssue] = []
+    if plugin.provider != "gpu-operator":
+        return issues
+    defaults = type(plugin).model_fields
+    for attr, key in _STANDALONE_ONLY.items():
+        if getattr(plugin, attr) != defaults[attr].default:
+            issues.append(
+                ConfigIssue(
+                    f"devicePlugin.{key}",
+                    f"{getattr(plugin, attr)!r} is read only by the standalone nvidia-device-plugin chart; with provider "
+                    "gpu-operator the operator's chart runs the plugin (gpu-operator values.yaml devicePlugin.*): remove "
+                    f"{key} or use provider: nvidia-device-plugin",
+                )
+            )
+    for i, pool in enumerate(stack.pools):
+        if getattr(pool, "backend", "") == "gke" and not pool.uses_nvidia_device_plugin:
+            issues.append(
+                ConfigIssue(
+                    f"pools[{i}]",
+                    "GKE already runs its device plugin (and driver installer) on this pool, so the GPU Operator's "
+                    "plugin would be a second one for nvidia.com/gpu (NVIDIA cloud-native-docs gpu-operator/google-gke.rst "
+                    "disables GKE's with the label gke-no-default-nvidia-gpu-device-plugin=true); set nvidiaDevicePlugin: "
+                    "true with that label and gpuDriverVersion INSTALLATION_DISABLED, or label the pool "
+                    "nvidia.com/gpu.deploy.operands: 'false', or use provider: nvidia-device-plugin",
+                )
+            )
+    return issues
+
+
+def _gke_agent_issues(stack: Any) -> list[ConfigIssue]:
+    """``gpuAgents`` GKE already runs: GPU Feature Discovery's labels are GKE's own on GKE-managed pools."""
+    issues: list[ConfigIssue] = []
+    if not stack.gpu_agents.feature_discovery.enabled:
+        return issues
+    pools = list(stack.pools)
+    if pools and all(getattr(p, "backend", "") == "gke" and not p.uses_nvidia_device_plugin for p in pools):
+        issues.append(
+            ConfigIssue(
+                "gpuAgents.featureDiscovery.enabled",
+                "every pool is served by GKE's own device plugin and driver installer, which label the nodes "
+                "(cloud.google.com/gke-accelerator, gke-gpu-sharing-strategy; facts/gpu-agents-and-boot-taints.md Part C) "
+                "and which NVIDIA's GFD does not configure; remove featureDiscovery or opt the pools out of GKE's plugin",
+            )
+        )
+    return issues
+
+
+def _all_problems(stack: Any) -> list[Problem]:
+    provider = stack.device_plugin.provider
+    out: list[Problem] = []
+    for i, pool in enumerate(stack.pools):
+        out += pool_problems(pool, i, provider)
+    return out
+
+
+def stack_issues(stack: Any) -> list[ConfigIssue]:
+    """Every refusal of the GPU-agent rules, as :class:`ConfigIssue` (warnings excluded; see :func:`stack_warnings`)."""
+    issues = [ConfigIssue(p.path, p.message) for p in _all_problems(stack) if not p.warning]
+    issues += _provider_issues(stack)
+    issues += _gke_agent_issues(stack)
+    out: list[ConfigIssue] = []
+    for issue in issues:
+        if issue not in out:
+            out.append(issue)
+    return out
+
+
+def stack_warnings(stack: Any) -> list[str]:
+    """The warnings of the GPU-agent rules, one line each (``<path>: warning: <message>``)."""
+    return [str(p) for p in _all_problems(stack) if p.warning]

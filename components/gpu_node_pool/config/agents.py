@@ -1,0 +1,58 @@
+"""Config of the GPU agents (issue 14): pool ``gpuSharing`` and ``mig``, stack ``gpuAgents``, plugin providers.
+
+Pure pydantic models; the rules that need the whole pool or stack (a partitioner for MIG, a
+MIG-capable GPU from the instance catalog, replica limits per backend) are applied by
+:func:`gpu_node_pool.agents.validate.stack_issues`, which :func:`.stack.stack_issues` calls.
+
+Sources:
+
+* Time-slicing / MPS config of NVIDIA's device plugin: ``version: v1`` with
+  ``sharing.timeSlicing|mps.resources[{name: nvidia.com/gpu, replicas}]``, one named config per
+  node chosen by the node label ``nvidia.com/device-plugin.config`` (k8s-device-plugin v0.20.0
+  README L383-430, L515-599, L820-846; ``../shared/facts/gpu-agents-and-boot-taints.md`` B.3).
+* MIG strategies ``single`` / ``mixed`` (README L221-263; facts B.4).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .common import GpuSharingConfig, MigConfig, _Model, sharing_config_name
+
+__all__ = [
+    "PLUGIN_PROVIDERS",
+    "GpuSharingConfig",
+    "MigConfig",
+    "DcgmExporterConfig",
+    "FeatureDiscoveryConfig",
+    "GpuAgentsConfig",
+    "sharing_config_name",
+]
+
+#: ``devicePlugin.provider``: NVIDIA's standalone chart, or the GPU Operator (which runs the plugin,
+#: GFD, DCGM exporter and MIG manager as its operands).
+PLUGIN_PROVIDERS = ("nvidia-device-plugin", "gpu-operator")
+
+
+class DcgmExporterConfig(_Model):
+    """``gpuAgents.dcgmExporter``: NVIDIA's DCGM exporter (GPU metrics), placed on every GPU pool."""
+
+    enabled: bool = False
+    namespace: str = Field("gpu-monitoring", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    chart_version: Literal["4.8.2"] = "4.8.2"
+    repository: str = "https://nvidia.github.io/dcgm-exporter/helm-charts"
+
+
+class FeatureDiscoveryConfig(_Model):
+    """``gpuAgents.featureDiscovery``: GPU Feature Discovery (and its NFD worker) on every GPU pool."""
+
+    enabled: bool = False
+
+
+class GpuAgentsConfig(_Model):
+    """Stack ``gpuAgents``: the GPU agents besides the device plugin, each derived from the pools."""
+
+    dcgm_exporter: DcgmExporterConfig = Field(default_factory=DcgmExporterConfig)
+    feature_discovery: FeatureDiscoveryConfig = Field(default_factory=FeatureDiscoveryConfig)

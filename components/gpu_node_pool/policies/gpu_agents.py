@@ -1,0 +1,175 @@
+"""GPU agents found among a stack's resources, whoever installs them (issue 14): the GPU Operator, driver
+installers, feature discovery workers. Each is read back as ``(display, pod spec)``: the tolerations and
+node selection its DaemonSet pods get, which the coverage policies judge against every pool.
+
+Sources (``../shared/facts/gpu-agents-and-boot-taints.md``):
+
+* GPU Operator (chart ``gpu-operator`` v26.7.0): Helm ``daemonsets.tolerations`` become
+  ``ClusterPolicy.spec.daemonsets.tolerations``, which *replace* every operand DaemonSet's tolerations
+  (default ``[nvidia.com/gpu Exists NoSchedule]``); operands have no affinity or nodeSelector of ours -
+  the operator places them through ``nvidia.com/gpu.deploy.*`` labels driven by NFD (B.1, B.2). Its NFD
+  worker's tolerations are ``node-feature-discovery.worker.tolerations`` (default control-plane Equal ""
+  and ``nvidia.com/gpu`` Exists). ``driver.enabled`` and ``devicePlugin.enabled`` default true.
+* nvidia-device-plugin chart 0.20.0 with ``gfd.enabled``: its NFD subchart's worker tolerates
+  ``nvidia.com/gpu=present`` with operator ``Equal`` only (B.1, the ``Equal present`` trap).
+* GKE's ``nvidia-driver-installer`` DaemonSet (container-engine-accelerators
+  ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``: init container image
+  ``cos-nvidia-installer:fixed``, tolerations ``[{operator: Exists}]``; Part C), and NVIDIA's driver
+  container ``nvcr.io/nvidia/driver`` in a user's own DaemonSet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..taints import TaintEffect, Toleration
+from ..wellknown import CHART_TYPES, NVIDIA_GPU_RESOURCE
+from .props import Undecided, UnknownValueError, dig, items, mapping, plain, text
+from .workloads import containers, kind_of, workload_of
+
+__all__ = [
+    "CLUSTER_POLICY_TYPE",
+    "GpuOperator",
+    "gpu_operators",
+    "operator_device_plugins",
+    "driver_installers",
+    "standalone_nfd_workers",
+]
+
+CLUSTER_POLICY_TYPE = "kubernetes:nvidia.com/v1:ClusterPolicy"
+#: gpu-operator v26.7.0 values.yaml defaults (facts B.1).
+_OPERATOR_DEFAULT_TOLERATIONS = [Toleration(NVIDIA_GPU_RESOURCE, "Exists", None, TaintEffect.NO_SCHEDULE).to_k8s()]
+_CONTROL_PLANE = Toleration("node-role.kubernetes.io/control-plane", "Equal", "", TaintEffect.NO_SCHEDULE).to_k8s()
+_OPERATOR_DEFAULT_NFD_TOLERATIONS = [_CONTROL_PLANE, *_OPERATOR_DEFAULT_TOLERATIONS]
+#: nvidia-device-plugin 0.20.0 ``nfd.worker.tolerations`` default (facts B.1).
+_PLUGIN_NFD_DEFAULT_TOLERATIONS = [
+    Toleration("node-role.kubernetes.io/master", "Equal", "", TaintEffect.NO_SCHEDULE).to_k8s(),
+    Toleration(NVIDIA_GPU_RESOURCE, "Equal", "present", TaintEffect.NO_SCHEDULE).to_k8s(),
+]
+#: Images that install the NVIDIA driver: GKE's installers and NVIDIA's driver container.
+_DRIVER_IMAGES = ("nvidia-installer", "nvidia-driver-installer", "cos-gpu-installer", "nvcr.io/nvidia/driver")
+
+
+class GpuOperator:
+    """One GPU Operator found in the stack: from a ``ClusterPolicy`` or a chart's declared values.
+
+    Attributes:
+        display: how messages name it.
+        tolerations: its operands' tolerations (Kubernetes objects).
+        nfd_tolerations: its NFD worker's tolerations, or None when its NFD is off or not known.
+        device_plugin, driver: whether those operands are enabled.
+    """
+
+    def __init__(self, display: str, tolerations: list[Any], nfd_tolerations: list[Any] | None,
+                 device_plugin: bool, driver: bool) -> None:
+        self.display = display
+        self.tolerations = tolerations
+        self.nfd_tolerations = nfd_tolerations
+        self.device_plugin = device_plugin
+        self.driver = driver
+
+    @property
+    def pod_spec(self) -> dict[str, Any]:
+        """Its operand pods as far as placement goes: the tolerations, no node selection of ours."""
+        return {"tolerations": self.tolerations}
+
+
+def _enabled(values: Mapping[str, Any], key: str, default: bool = True) -> bool:
+    value = dig(values, key, "enabled", default=default)
+    return bool(value) if isinstance(value, bool) else default
+
+
+def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOperator]:
+    """Every GPU Operator: rendered ``ClusterPolicy`` objects, else ``gpu-operator`` charts/releases by their values."""
+    found: list[GpuOperator] = []
+    for res in resources:
+        if res.resource_type != CLUSTER_POLICY_TYPE:
+            continue
+        try:
+            spec = plain(mapping(dig(res.props, "spec")))
+            tolerations = list(items(dig(spec, "daemonsets", "tolerations")))
+            found.append(GpuOperator(
+                f"GPU Operator ClusterPolicy {res.name!r} (spec.daemonsets.tolerations)",
+                tolerations or _OPERATOR_DEFAULT_TOLERATIONS, None,
+                _enabled(spec, "devicePlugin"), _enabled(spec, "driver"),
+            ))
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+    if found:
+        return found
+    for res in resources:
+        if res.resource_type not in CHART_TYPES:
+            continue
+        try:
+            chart = text(dig(res.props, "chart")) or ""
+            if not chart.rstrip("/").endswith("gpu-operator"):
+                continue
+            values = plain(mapping(dig(res.props, "values")))
+            tolerations = dig(values, "daemonsets", "tolerations")
+            nfd = dig(values, "node-feature-discovery", "worker", "tolerations")
+            nfd_on = _enabled(values, "nfd")
+            found.append(GpuOperator(
+                f"GPU Operator chart {chart} {res.name!r} (values daemonsets.tolerations)",
+                list(tolerations) if isinstance(tolerations, list) else _OPERATOR_DEFAULT_TOLERATIONS,
+                (list(nfd) if isinstance(nfd, list) else _OPERATOR_DEFAULT_NFD_TOLERATIONS) if nfd_on else None,
+                _enabled(values, "devicePlugin"), _enabled(values, "driver"),
+            ))
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+    return found
+
+
+def operator_device_plugins(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of the device plugin every GPU Operator with ``devicePlugin.enabled`` runs."""
+    return [(f"the device plugin of the {op.display}", op.pod_spec) for op in gpu_operators(resources, undecided) if op.device_plugin]
+
+
+def _is_driver_image(image: Any) -> bool:
+    return isinstance(image, str) and any(part in image for part in _DRIVER_IMAGES)
+
+
+def driver_installers(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of every NVIDIA driver installer: DaemonSets running an installer image (GKE's
+    ``nvidia-driver-installer``, NVIDIA's driver container) and GPU Operators with ``driver.enabled``."""
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for res in resources:
+        if kind_of(res.resource_type) != "DaemonSet":
+            continue
+        try:
+            workload = workload_of(res.resource_type, res.props, res.name)
+            if workload is not None and any(_is_driver_image(dig(c, "image")) for _, c in containers(workload.pod_spec)):
+                found.append((f"driver installer DaemonSet {workload.namespace}/{workload.name}", workload.pod_spec))
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+    found += [(f"the driver of the {op.display}", op.pod_spec) for op in gpu_operators(resources, undecided) if op.driver]
+    return found
+
+
+def standalone_nfd_workers(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of the NFD worker of each ``nvidia-device-plugin`` chart with ``gfd.enabled``
+    (or ``nfd.enabled``), and of each GPU Operator's NFD worker: feature discovery, which labels the nodes
+    the plugin's affinity and the operator's operands select."""
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for res in resources:
+        if res.resource_type not in CHART_TYPES:
+            continue
+        try:
+            chart = text(dig(res.props, "chart")) or ""
+            if "nvidia-device-plugin" not in chart:
+                continue
+            values = plain(mapping(dig(res.props, "values")))
+            if not (_enabled(values, "gfd", False) or _enabled(values, "nfd", False)):
+                continue
+            tolerations = dig(values, "nfd", "worker", "tolerations")
+            found.append((
+                f"the NFD worker of chart {chart} {res.name!r} (values nfd.worker.tolerations)",
+                {"tolerations": list(tolerations) if isinstance(tolerations, list) else _PLUGIN_NFD_DEFAULT_TOLERATIONS},
+            ))
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+    for op in gpu_operators(resources, undecided):
+        if op.nfd_tolerations is not None:
+            found.append((f"the NFD worker of the {op.display.replace('daemonsets.tolerations', 'node-feature-discovery.worker.tolerations')}",
+                          {"tolerations": op.nfd_tolerations}))
+    return found

@@ -1,0 +1,107 @@
+"""Policy ``gpu-agents-cover-gpu-pools``: every GPU pool gets the GPU agents besides the device plugin it needs.
+
+The device plugin itself stays judged by ``device-plugin-covers-gpu-pools`` (which also recognises the
+GPU Operator's plugin). This policy judges, per pool (issue 14 item 5):
+
+* **driver installer** where the backend installs none: a GKE pool with ``gpuDriverVersion:
+  INSTALLATION_DISABLED`` (facts Part C: "manual install required") needs GKE's
+  ``nvidia-driver-installer`` DaemonSet, NVIDIA's driver container in a DaemonSet, or the GPU Operator
+  with ``driver.enabled`` - tolerating the pool's taints and selecting its nodes;
+* **feature discovery** wherever it is installed: an NFD worker (the standalone chart's with
+  ``gfd.enabled``, the GPU Operator's) that does not tolerate a pool's taints leaves the pool's nodes
+  without the labels the plugin's affinity and the operator's operands select (facts B.1, Notes 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
+
+from ..gpu_agents import driver_installers, standalone_nfd_workers
+from ..props import Undecided, UnknownValueError
+from ..workloads import NodeSelection, read_tolerations, stay_on
+from ._shared import _stack_pools
+
+NO_DRIVER = "INSTALLATION_DISABLED"
+
+
+def _why_not(display: str, pod_spec: Mapping[str, Any], pool: Any, undecided: Undecided) -> str | None:
+    """None when the agent's pods land on the pool's nodes; else why not (one clause)."""
+    try:
+        tolerations, _ = read_tolerations(pod_spec)
+        selected = NodeSelection.of(pod_spec).on(pool.labels or {})
+    except UnknownValueError as err:
+        undecided.add(f"{display} on {pool.display}", err)
+        return None
+    missing = [s for s in (stay_on(tolerations, t) for t in pool.taints if t.effect.repels) if not s.ok]
+    why = []
+    if selected is False:
+        why.append(f"its node selection excludes the pool's node labels {dict(sorted((pool.labels or {}).items()))}")
+    if missing:
+        why.append("; ".join(s.describe() for s in missing))
+    return f"{display}: {', and '.join(why)}" if why else None
+
+
+def _judge(agents: Sequence[tuple[str, Mapping[str, Any]]], pool: Any, undecided: Undecided) -> list[str] | None:
+    """None when some agent covers the pool, else the reasons of each agent."""
+    reasons = []
+    for display, pod_spec in agents:
+        why = _why_not(display, pod_spec, pool, undecided)
+        if why is None:
+            return None
+        reasons.append(why)
+    return reasons
+
+
+def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: ReportViolation) -> None:
+    """Driver installers where the backend installs none, and feature discovery workers, cover every GPU pool."""
+    undecided = Undecided()
+    pools = [p for p in _stack_pools(args, undecided) if not p.problem]
+    installers = None
+    for pool in pools:
+        if (pool.extra or {}).get("gpu_driver_version") != NO_DRIVER:
+            continue
+        installers = installers if installers is not None else driver_installers(args.resources, undecided)
+        reasons = _judge(installers, pool, undecided)
+        if reasons is None:
+            continue
+        found = f" The installers found do not reach it: {' | '.join(reasons)}." if reasons else ""
+        report(
+            f"No NVIDIA driver installer covers {pool.display}: gpuDriverVersion {NO_DRIVER} makes GKE install no "
+            f"driver, so its GPUs stay unusable and no device plugin can advertise them.{found} Install GKE's "
+            "nvidia-driver-installer DaemonSet (container-engine-accelerators nvidia-driver-installer/cos/"
+            "daemonset-preloaded.yaml; it tolerates every taint), or the GPU Operator with driver.enabled, or let GKE "
+            "install the driver (gpuDriverVersion LATEST or DEFAULT).",
+            pool.urn or None,
+        )
+    workers = standalone_nfd_workers(args.resources, undecided) if pools else []
+    for display, pod_spec in workers:
+        for pool in pools:
+            if pool.gke_managed_plugin:
+                continue  # GKE's own plugin needs no NFD labels
+            why = _why_not(display, pod_spec, pool, undecided)
+            if why is not None:
+                report(
+                    f"Feature discovery does not cover {pool.display}: {why}. Its nodes get no NFD/GFD labels "
+                    "(feature.node.kubernetes.io/pci-10de.present, nvidia.com/gpu.deploy.*), which NVIDIA's plugin "
+                    "affinity and the GPU Operator's operands select. Tolerate every pool taint with an Exists "
+                    "toleration (nfd.worker.tolerations / node-feature-discovery.worker.tolerations).",
+                    pool.urn or None,
+                )
+    undecided.raise_if_any()
+
+
+gpu_agents_cover_gpu_pools = StackValidationPolicy(
+    name="gpu-agents-cover-gpu-pools",
+    description="Every GPU pool gets the GPU agents besides the device plugin it needs: a driver installer where "
+    "the backend installs none (GKE INSTALLATION_DISABLED), and feature discovery workers that tolerate its taints.",
+    validate=validate_gpu_agents_cover_gpu_pools,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    remediation_steps=(
+        "Install GKE's nvidia-driver-installer (or the GPU Operator with driver.enabled) for pools with "
+        "gpuDriverVersion INSTALLATION_DISABLED; derive NFD worker tolerations from the pools (one Exists "
+        "toleration per pool taint)."
+    ),
+)
