@@ -16,11 +16,20 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
     import pulumi_aws as aws
 
     from .. import _cluster_autoscaler as ca
+    from . import capacity, launch_template
     from . import render as eks
 
+    args = eks.node_group_args(pool, cluster)
+    lt_args = launch_template.launch_template_args(pool)
+    if lt_args is not None:  # reserved capacity (issue 15): the node group launches from this template
+        template = aws.ec2.LaunchTemplate(
+            f"{name}-launch-template", **lt_args, opts=pulumi.ResourceOptions(parent=component)
+        )
+        args = launch_template.node_group_overrides(pool, args, template.id, template.latest_version.apply(str))
+        component.launch_template = template
     node_group = aws.eks.NodeGroup(
         f"{name}-node-group",
-        **eks.node_group_args(pool, cluster),
+        **args,
         opts=pulumi.ResourceOptions(parent=component),
     )
     component.node_group = node_group
@@ -28,7 +37,10 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
     component.node_group_arn = node_group.arn
     component.exports.update(nodeGroupName=node_group.node_group_name, nodeGroupArn=node_group.arn)
     if pool.scaling.min_size == 0:
-        component.asg_tags = ca.ca_node_template_tags(pool.taint_list, pool.node_labels)
+        gpus = capacity.gpus_per_node(pool)
+        component.asg_tags = ca.ca_node_template_tags(
+            pool.taint_list, pool.node_labels, {ca.GPU_RESOURCE: str(gpus)} if gpus else None
+        )
         asg_name = node_group.resources.apply(_first_asg_name)
         for key, value in component.asg_tags.items():
             aws.autoscaling.Tag(
