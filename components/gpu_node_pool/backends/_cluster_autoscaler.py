@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..taints import Taint
+from .. import catalog
+from ..taints import Taint, TaintEffect, TaintError, label_value_problem, qualified_name_problem
+from ..wellknown import NVIDIA_GPU_RESOURCE as GPU_RESOURCE
 
 #: Auto-discovery: Cluster Autoscaler finds groups tagged ``k8s.io/cluster-autoscaler/enabled`` and
 #: ``k8s.io/cluster-autoscaler/<cluster name>``.
@@ -99,4 +101,87 @@ def report_lines(entry: Mapping[str, Any]) -> list[str]:
         ok = entry.get("scale_from_zero_matches")
         subject = entry.get("scale_from_zero_subject", "the node group's")
         lines.append(f"    {'match' if ok else 'DO NOT match'} {subject} taints and labels")
+        if CA_RESOURCE_PREFIX + GPU_RESOURCE in tags and entry.get("instance_types"):
+            lines.append(f"    {GPU_RESOURCE} tag {gpu_tag_need(list(entry['instance_types']))}")
     return lines
+
+
+def _effect(spelling: str) -> TaintEffect | None:
+    for parse in (TaintEffect.parse, TaintEffect.from_provider):
+        try:
+            return parse(spelling)
+        except TaintError:
+            continue
+    return None
+
+
+def node_template_tag_problem(key: str, value: str) -> str | None:
+    """Why an Auto Scaling group tag ``node-template/taint/<key>`` or ``label/<key>`` is one Cluster
+    Autoscaler ignores or misreads, with the corrected tag; None when it is well formed (or another tag).
+
+    Rules (facts/aws-gpu-capacity.md rows 4.1-4.3, kubernetes/autoscaler ``aws_manager.go``
+    ``extractTaintsFromAsg``): the key after ``taint/``/``label/`` is the taint or label key (a
+    qualified name); a taint value is ``<value>:<Effect>`` with Effect spelled as Kubernetes does
+    (case-sensitive), split on the first ``:`` so the value holds no ``:``; a value that does not
+    match is silently skipped by the autoscaler.
+    """
+    if key.startswith(CA_LABEL_PREFIX):
+        name = key[len(CA_LABEL_PREFIX):]
+        bad = qualified_name_problem(name) or (f"value {value!r} {p}" if (p := label_value_problem(value)) else None)
+        return f"label tag {key} = {value!r}: {bad} (facts row 4.1)" if bad else None
+    if not key.startswith(CA_TAINT_PREFIX):
+        return None
+    name = key[len(CA_TAINT_PREFIX):]
+    if problem := qualified_name_problem(name):
+        return f"taint tag {key}: the part after taint/ is the taint key and {name!r} {problem} (facts row 4.2)"
+    taint_value, colon, effect_text = value.partition(":")
+    effect = _effect(effect_text) if colon else _effect(value)
+    example = TaintEffect.NO_SCHEDULE.value
+    if colon and effect is not None and effect.value == effect_text and ":" not in effect_text:
+        if "=" in taint_value or (p := label_value_problem(taint_value)) is None:
+            if "=" not in taint_value:
+                return None
+        else:
+            return f"taint tag {key} = {value!r}: the taint value {taint_value!r} {p} (facts row 4.2)"
+    # Build the corrected form.
+    if "=" in value:  # the kubelet form key=value[:Effect] written into the tag value
+        k, _, rest = value.partition("=")
+        v, _, e = rest.partition(":")
+        fixed_effect = _effect(e) if e else None
+        fixed = f"{CA_TAINT_PREFIX}{k} = {v}:{fixed_effect.value if fixed_effect else '<Effect>'}"
+        hint = "" if fixed_effect else f" (<Effect>: {', '.join(x.value for x in TaintEffect)}, e.g. {example})"
+        why = "the value holds a whole taint key=value; the tag key names the taint key and the value is <value>:<Effect>"
+    elif effect is not None:  # no colon, or a provider/other spelling of the effect
+        v = taint_value if colon else ""
+        fixed, hint = f"{key} = {v}:{effect.value}", ""
+        why = "the effect must follow a ':' and be spelled as Kubernetes does (case-sensitive)"
+    elif colon and ":" in effect_text:
+        fixed, hint = f"{key} = <value without ':'>:<Effect>", ""
+        why = "the autoscaler splits on the first ':', so a taint value cannot contain ':'"
+    else:
+        fixed = f"{key} = {taint_value if colon else value}:<Effect>"
+        hint = f" (<Effect>: {', '.join(x.value for x in TaintEffect)}, e.g. {example})"
+        why = "the value must be <value>:<Effect>"
+    return (
+        f"taint tag {key} = {value!r} is ignored by Cluster Autoscaler: {why} (facts rows 4.2-4.3, "
+        f"kubernetes/autoscaler aws_manager.go extractTaintsFromAsg); write {fixed}{hint}"
+    )
+
+
+def gpu_tag_need(instance_types: list[str]) -> str:
+    """Whether an Auto Scaling group of ``instance_types`` needs ``node-template/resources/nvidia.com/gpu``
+    to scale from zero, with the reason: ``required: ...`` when Cluster Autoscaler's instance table
+    lacks the first type (its template then has no GPUs, or no template: facts row 4.6) or lists 0 GPUs
+    for it (g6f/gr6f, row 4.5 and §3d); else ``belt-and-braces: ...`` (the table has the count, the tag
+    repeats it and wins over it, row 4.4)."""
+    if not instance_types:
+        return ""
+    first = catalog.find(instance_types[0])
+    if first is None or not first.in_autoscaler_table:
+        return (f"required: {instance_types[0]} is not in Cluster Autoscaler's instance table, which builds the "
+                "template node of an empty group (facts row 4.6)")
+    if first.ec2_gpus == 0:
+        return (f"required: Cluster Autoscaler's table gives {instance_types[0]} 0 GPUs (EC2 reports none for "
+                "fractional GPUs; facts §3d, row 4.5)")
+    return (f"belt-and-braces: Cluster Autoscaler's table already gives {instance_types[0]} {first.ec2_gpus} GPU(s); "
+            "the tag states it explicitly and overrides the table (facts row 4.4)")

@@ -44,6 +44,7 @@ from .common import (
 )
 from .stack import ClusterConfig, DevicePluginConfig, StackConfig, stack_issues, stack_model
 from .loading import load_stack_config, read_stack_file, stack_file_config, validate_stack_config
+from .warnings import stack_warnings
 #: Type of a validated pool: the registered backends' models share :class:`PoolBase`.
 PoolConfig = PoolBase
 
@@ -78,6 +79,7 @@ __all__ = [
     "EKS_GPU_AMI_TYPES",
     "stack_issues",
     "stack_model",
+    "stack_warnings",
     "load_stack_config",
     "validate_stack_config",
     "stack_file_config",

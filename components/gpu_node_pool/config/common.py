@@ -392,3 +392,8 @@ class PoolBase(_Model):
         """Whether NVIDIA's device plugin chart must serve this pool (backends override)."""
         return True
 
+    def config_warnings(self) -> list[tuple[str, str]]:
+        """Valid but risky settings, ``[(sub-path under the pool or "", message)]`` (backends override;
+        collected by :func:`gpu_node_pool.config.warnings.stack_warnings`)."""
+        return []
+

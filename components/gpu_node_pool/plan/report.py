@@ -22,6 +22,7 @@ def to_json(result: PlanResult) -> dict[str, Any]:
         "exitCode": result.exit_code,
         "cloudApiCalled": False,
         "configErrors": [{"path": i.path, "message": i.message} for i in result.config_issues],
+        "warnings": [{"path": i.path, "message": i.message} for i in result.warnings],
         "pools": result.pools,
         "devicePlugin": result.device_plugin,
         "violations": result.violations,
@@ -43,6 +44,10 @@ def render_text(result: PlanResult) -> str:
         lines.append("exit 2: fix the stack config and run the plan again")
         return "\n".join(lines)
     lines.append(f"{len(result.resources)} resources would be registered")
+    if result.warnings:
+        lines.append("")
+        lines.append(f"{len(result.warnings)} config warning(s) (the plan goes on; nothing here is refused):")
+        lines += [f"  warning: {w}" for w in result.warnings]
     for pool in result.pools:
         lines.append("")
         lines.append(f"pool {pool['name']} ({pool['backend']})")

@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from .. import backends
-from ..config import PROJECT, ConfigError, ConfigIssue, StackConfig, load_stack_config, read_stack_file
+from ..config import PROJECT, ConfigError, ConfigIssue, StackConfig, load_stack_config, read_stack_file, stack_warnings
 from ..record import Resource as Recorded
 from ..wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
 
@@ -50,6 +50,8 @@ class PlanResult:
     device_plugin: dict[str, Any] | None = None
     violations: list[dict[str, Any]] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
+    #: Valid but risky config (:func:`gpu_node_pool.config.stack_warnings`); never changes the exit code.
+    warnings: list[ConfigIssue] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -279,6 +281,7 @@ def plan_stack(
     try:
         config, secrets, path = load_stack_file(project, stack)
         result.config = load_stack_config(config, path.name, set(secrets).__contains__)
+        result.warnings = stack_warnings(result.config)
     except ConfigError as err:
         result.config_issues = err.issues
         result.config_source = err.source

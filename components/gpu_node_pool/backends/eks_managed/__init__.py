@@ -9,7 +9,7 @@ tags are shared with ``self_managed`` in ``backends/_cluster_autoscaler.py``.
 from __future__ import annotations
 
 from ...registry import Backend, register
-from ...wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP
+from ...wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP, LAUNCH_TEMPLATE
 from .config import EksManagedPool
 
 BACKEND = register(
@@ -25,6 +25,8 @@ BACKEND = register(
         detects=(EKS_NODE_GROUP,),
         children={
             "node_group": (EKS_NODE_GROUP, "{pool}-node-group"),
+            # reserved capacity (Capacity Block, ODCR): the template the node group launches from
+            "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),
             # one per Cluster Autoscaler node-template tag: "<pool>-ca-<tag key>"
             "ca_tag": (AUTOSCALING_TAG, "{pool}-ca-"),
         },

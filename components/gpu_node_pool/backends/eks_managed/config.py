@@ -31,6 +31,7 @@ from ...config.errors import ConfigIssue  # noqa: F401
 from ...labels import (
     eks_label_problem,
 )
+from .._capacity import CapacityReservation, EfaConfig, NodeRepair
 from .._cluster_autoscaler import several_effects_problem
 
 
@@ -52,6 +53,21 @@ class EksManagedPool(PoolBase):
     disk_size: int | None = Field(None, ge=20, le=16384, description="Root volume GiB.")
     update_config: UpdateConfig | None = None
     tags: AwsTags = Field(default_factory=dict, description="AWS tags on the node group.")
+    # issue 15: capacity (rules in capacity.py)
+    allow_unknown_instance_types: bool = Field(
+        False, description="Accept instance types the catalog lacks (newer than it), with a warning."
+    )
+    gpus_per_node: int | None = Field(
+        None, ge=1, le=64, description="GPUs per node for the scale-from-zero tag when the catalog has no count (g6f)."
+    )
+    capacity_reservation_id: str | None = Field(
+        None, pattern=r"^cr-[0-9a-f]+$", description="CAPACITY_BLOCK: the Capacity Block's reservation ID."
+    )
+    capacity_reservation: CapacityReservation | None = Field(
+        None, description="On-Demand Capacity Reservation: {id} | {resourceGroupArn} | {preference}."
+    )
+    efa: EfaConfig | None = Field(None, description="{enabled: true}: EFA interfaces, placement group, one AZ.")
+    node_repair: NodeRepair | None = Field(None, description="{enabled: true}: EKS node auto repair.")
 
     @field_validator("taints")
     @classmethod
@@ -119,7 +135,17 @@ class EksManagedPool(PoolBase):
             )
             if problem:
                 raise _fail(problem)
+        from . import capacity
+
+        problems = capacity.pool_problems(self) + capacity.scale_from_zero_problems(self)
+        if problems:
+            raise _fail("; ".join(problems))
         return self
+
+    def config_warnings(self) -> list[tuple[str, str]]:
+        from . import capacity
+
+        return capacity.pool_warnings(self)
 
     @property
     def ships_own_device_plugin(self) -> bool:
@@ -142,4 +168,8 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
             issues.append(ConfigIssue(f"pools[{i}].nodeRoleArn", "missing; set it here or in cluster.nodeRoleArn"))
         if not (pool.subnet_ids or stack.cluster.subnet_ids):
             issues.append(ConfigIssue(f"pools[{i}].subnetIds", "missing; set it here or in cluster.subnetIds"))
+        else:
+            from . import capacity
+
+            issues += [ConfigIssue(f"pools[{i}].{sub}", msg) for sub, msg in capacity.stack_problems(pool, stack.cluster)]
     return issues

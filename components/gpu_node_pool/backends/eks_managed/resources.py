@@ -16,12 +16,22 @@ from .config import EksManagedPool
 def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig) -> None:
     import pulumi_aws as aws
 
+    from ...agents.capacity import autoscaler_resources
     from .. import _cluster_autoscaler as ca
+    from . import capacity, launch_template
     from . import render as eks
 
+    args = eks.node_group_args(pool, cluster)
+    lt_args = launch_template.launch_template_args(pool)
+    if lt_args is not None:  # reserved capacity (issue 15): the node group launches from this template
+        template = aws.ec2.LaunchTemplate(
+            BACKEND.child_name("launch_template", name), **lt_args, opts=pulumi.ResourceOptions(parent=component)
+        )
+        args = launch_template.node_group_overrides(pool, args, template.id, template.latest_version.apply(str))
+        component.launch_template = template
     node_group = aws.eks.NodeGroup(
         BACKEND.child_name("node_group", name),
-        **eks.node_group_args(pool, cluster),
+        **args,
         opts=pulumi.ResourceOptions(parent=component),
     )
     component.node_group = node_group
@@ -29,7 +39,11 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
     component.node_group_arn = node_group.arn
     component.exports.update(nodeGroupName=node_group.node_group_name, nodeGroupArn=node_group.arn)
     if pool.scaling.min_size == 0:
-        component.asg_tags = ca.ca_node_template_tags(pool.taint_list, pool.node_labels)
+        # GPUs x gpuSharing replicas, or the MIG devices; else the physical count (facts rows 4.4-4.5)
+        resources = {k: str(v) for k, v in autoscaler_resources(pool).items()}
+        if not resources and (gpus := capacity.gpus_per_node(pool)):
+            resources = {ca.GPU_RESOURCE: str(gpus)}
+        component.asg_tags = ca.ca_node_template_tags(pool.taint_list, pool.node_labels, resources or None)
         asg_name = node_group.resources.apply(_first_asg_name)
         for key, value in component.asg_tags.items():
             aws.autoscaling.Tag(

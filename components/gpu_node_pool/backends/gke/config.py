@@ -29,6 +29,7 @@ from ...taints import (
     Taint,
 )
 from ...wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
+from .._capacity import NodeRepair
 
 #: ``NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs``): ``LATEST`` and
 #: ``DEFAULT`` install that driver (``LATEST`` on COS), ``INSTALLATION_DISABLED`` installs none,
@@ -156,6 +157,9 @@ class GkePool(PoolBase):
         False,
         description="Serve the pool with NVIDIA's device plugin instead of GKE's; needs the label "
         "gke-no-default-nvidia-gpu-device-plugin: 'true' and accelerator.gpuDriverVersion INSTALLATION_DISABLED.",
+    )
+    node_repair: NodeRepair | None = Field(
+        None, description="{enabled: true|false}: GKE node auto-repair (management.autoRepair); unset: GKE's default."
     )
 
     @field_validator("name")

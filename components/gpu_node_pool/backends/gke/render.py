@@ -93,6 +93,8 @@ def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
         "total_max_node_count": pool.autoscaling.max_size,
     }
     args["node_config"] = node_config
+    if pool.node_repair is not None:  # NodeManagement.autoRepair (facts aws-gpu-capacity.md row 6.9)
+        args["management"] = {"auto_repair": pool.node_repair.enabled}
     return args
 
 

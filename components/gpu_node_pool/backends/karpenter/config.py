@@ -50,6 +50,7 @@ from .limits import (  # noqa: F401
     _selector_tags_problem,
     karpenter_label_problem,
 )
+from .reservations import MAX_TERMS, CapacityReservationTerm
 
 
 class KarpenterBudget(_Model):
@@ -192,6 +193,10 @@ class KarpenterNodeClass(_Model):
     subnet_selector_tags: dict[str, str] | None = Field(None, description="Default {karpenter.sh/discovery: <cluster>}.")
     security_group_selector_tags: dict[str, str] | None = Field(None, description="Default {karpenter.sh/discovery: <cluster>}.")
     tags: AwsTags = Field(default_factory=dict, description="Extra EC2 tags on instances and volumes.")
+    capacity_reservation_selector_terms: list[CapacityReservationTerm] | None = Field(
+        None, min_length=1, max_length=MAX_TERMS,
+        description="Reservations (ODCRs, Capacity Blocks) for capacityTypes reserved; terms are ORed.",
+    )
 
     @field_validator("name")
     @classmethod
@@ -293,6 +298,9 @@ class KarpenterPool(PoolBase):
     weight: int | None = Field(None, description="1-100; higher is tried first.")
     expire_after: str | None = Field(None, description="Node lifetime, e.g. 720h, or Never (Karpenter default 720h).")
     termination_grace_period: str | None = Field(None, description="Max drain time, e.g. 24h (no Never).")
+    allow_unknown_instance_types: bool = Field(
+        False, description="Accept instanceTypes the catalog lacks (newer than it), with a warning."
+    )
 
     @field_validator("startup_taints")
     @classmethod
@@ -480,9 +488,18 @@ class KarpenterPool(PoolBase):
         count = len(self.requirement_list)
         if count > KARPENTER_MAX_REQUIREMENTS:
             problems.append(f"{count} requirements in all; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
+        if not problems:  # issue 15: can Karpenter ever launch a GPU node for it?
+            from .feasibility import pool_problems
+
+            problems += pool_problems(self)
         if problems:
             raise _fail("; ".join(problems))
         return self
+
+    def config_warnings(self) -> list[tuple[str, str]]:
+        from .feasibility import pool_warnings
+
+        return pool_warnings(self)
 
     # derived, plain values (known at preview) -----------------------------------------
     @field_validator("startup_taints_for")

@@ -26,6 +26,9 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     entry["requirements"] = karpenter.read_nodepool_requirements(nodepool.inputs)
     entry["limits"] = karpenter.read_nodepool_limits(nodepool.inputs)
     entry["disruption"] = (nodepool.inputs.get("spec") or {}).get("disruption", {})
+    from .feasibility import candidates_summary  # issue 15: what Karpenter could launch, from the recorded NodePool
+
+    entry["candidateTypes"] = candidates_summary(entry["requirements"], entry["limits"])
     ref = karpenter.read_nodepool_node_class_ref(nodepool.inputs)
     node_class = index.get((BACKEND.child_type("ec2nodeclass"), BACKEND.child_name("ec2nodeclass", pool.name)))
     entry["node_class"] = {
@@ -55,6 +58,8 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         body.append(f"  node class      {nc['kind']} {nc['name']} ({how})")
     if entry.get("limits"):
         body.append("  limits          " + ", ".join(f"{k}={v}" for k, v in entry["limits"].items()))
+    if entry.get("candidateTypes"):
+        body.append(f"  candidate types {entry['candidateTypes']}")
     if entry.get("disruption"):
         d = entry["disruption"]
         budgets = "; ".join(

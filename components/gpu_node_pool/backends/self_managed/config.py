@@ -16,6 +16,7 @@ from ...config.errors import ConfigIssue  # noqa: F401
 from ...labels import (
     node_restriction_problem,
 )
+from .._capacity import CapacityReservation, unknown_type_findings
 from .._cluster_autoscaler import several_effects_problem
 
 #: How a self-managed node is bootstrapped, i.e. where its kubelet reads the taints it
@@ -59,6 +60,7 @@ _SELF_MANAGED_AWS_KEYS = {
     "gpus_per_node": "gpusPerNode",
     "disk_size": "diskSize",
     "tags": "tags",
+    "capacity_reservation": "capacityReservation",
 }
 
 
@@ -134,6 +136,12 @@ class SelfManagedPool(PoolBase):
     )
     disk_size: int | None = Field(None, ge=20, le=16384, description="aws: root (Bottlerocket: data) volume GiB.")
     tags: AwsTags = Field(default_factory=dict, description="AWS tags on the Auto Scaling group and nodes.")
+    allow_unknown_instance_types: bool = Field(
+        False, description="aws: accept instance types the catalog lacks (newer than it), with a warning; set gpusPerNode."
+    )
+    capacity_reservation: CapacityReservation | None = Field(
+        None, description="aws: On-Demand Capacity Reservation: {id} | {resourceGroupArn} | {preference}."
+    )
 
     @field_validator("labels")
     @classmethod
@@ -187,6 +195,7 @@ class SelfManagedPool(PoolBase):
         types = self.instance_types or []
         bad = instances.nvidia_instance_problems(types)
         problems += [f"instanceTypes: {p}" for p in bad]
+        problems += unknown_type_findings(types, self.allow_unknown_instance_types)[0]  # issue 15
         if types and not bad:
             arches = sorted({instances.instance_arch(t) for t in types})
             if len(arches) > 1:
@@ -210,6 +219,15 @@ class SelfManagedPool(PoolBase):
         if problem:
             problems.append(problem)
         return problems
+
+    def config_warnings(self) -> list[tuple[str, str]]:
+        """Unknown types under allowUnknownInstanceTypes, and the known risks of the types (catalog)."""
+        from ... import catalog
+
+        types = self.instance_types or []
+        out = [("instanceTypes", w) for w in unknown_type_findings(types, self.allow_unknown_instance_types)[1]]
+        out += [("instanceTypes", w) for t in types if (found := catalog.find(t)) for w in found.warnings]
+        return out
 
     @property
     def ships_own_device_plugin(self) -> bool:

@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
     from .config import SelfManagedPool
 
 from ...agents.capacity import autoscaler_resources
+from .._capacity import capacity_reservation_spec
 from .._cluster_autoscaler import CA_CLUSTER_TAG_PREFIX, CA_ENABLED_TAG, CLUSTER_OWNED_TAG_PREFIX, ca_node_template_tags
 from .._registration import ClusterInfo, Registration
 from .bootstrap import FORMATS, render_bootstrap
@@ -128,6 +129,9 @@ def launch_template_args(
                 "ebs": {"volume_size": pool.disk_size, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"},
             }
         ]
+    spec = capacity_reservation_spec(None, pool.capacity_reservation)  # ODCR (facts aws-gpu-capacity.md 2.1-2.4)
+    if spec is not None:
+        args["capacity_reservation_specification"] = spec
     return args
 
 

@@ -14,6 +14,7 @@ from pulumi_policy import (
 
 from ...taints import TaintError
 from ..pools import (
+    AUTOSCALING_GROUP,
     AUTOSCALING_TAG,
     GpuPool,
 )
@@ -78,9 +79,35 @@ def _tag_index(resources: Sequence[Any]) -> tuple[dict[str, Any], dict[str, list
     return by_urn, by_owner, tags
 
 
+def _malformed_tags(args: StackValidationArgs, report: ReportViolation, undecided: Undecided) -> None:
+    """Every ``node-template/taint/<key>`` and ``label/<key>`` tag on any Auto Scaling group (its ``tags``
+    or an ``aws:autoscaling/tag:Tag``), ours or hand-written, GPU or not: a malformed one is silently
+    ignored by Cluster Autoscaler (facts/aws-gpu-capacity.md rows 4.1-4.3), so it is reported with the
+    corrected form."""
+    from ...backends._cluster_autoscaler import node_template_tag_problem
+
+    for res in args.resources:
+        if res.resource_type not in (AUTOSCALING_GROUP, AUTOSCALING_TAG):
+            continue
+        try:
+            if res.resource_type == AUTOSCALING_TAG:
+                tag = dig(res.props, "tag")
+                pairs = [(text(dig(tag, "key")), dig(tag, "value"))]
+            else:
+                pairs = list(_tag_map(dig(res.props, "tags")).items())
+            problems = [p for k, v in pairs if k and isinstance(v, str) and (p := node_template_tag_problem(k, v))]
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+            continue
+        for problem in problems:
+            report(f"Auto Scaling group tag on {res.resource_type} {res.name!r}: {problem}", res.urn or None)
+
+
 def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViolation) -> None:
-    """Node groups/ASGs with min size 0 carry CA node-template tags matching their taints and labels."""
+    """Node groups/ASGs with min size 0 carry CA node-template tags matching their taints and labels;
+    every node-template taint/label tag on any Auto Scaling group is well formed."""
     undecided = Undecided()
+    _malformed_tags(args, report, undecided)
     index: tuple[dict[str, Any], dict[str, list[int]], list[Any]] | None = None
     for pool in _stack_pools(args, undecided):
         if pool.min_size != 0 or pool.problem or pool.backend not in ("eks-managed", "self-managed"):
@@ -118,7 +145,7 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
 
 scale_from_zero_hints = StackValidationPolicy(
     name="scale-from-zero-hints",
-    description="Node groups and Auto Scaling groups with min size 0 carry Cluster Autoscaler node-template tags that match their taints and labels exactly (key, value and effect).",
+    description="Node groups and Auto Scaling groups with min size 0 carry Cluster Autoscaler node-template tags that match their taints and labels exactly (key, value and effect); every node-template taint/label tag on any Auto Scaling group is well formed (value <value>:<Effect>).",
     validate=validate_scale_from_zero_hints,
     enforcement_level=EnforcementLevel.ADVISORY,
     remediation_steps=(

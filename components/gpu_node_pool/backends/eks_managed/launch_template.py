@@ -1,0 +1,55 @@
+"""The launch template an eks-managed pool gets for reserved capacity, and the node group inputs that use it.
+
+Sources (rows of ``../shared/facts/aws-gpu-capacity.md``): a Capacity Block node group is created only
+from a launch template with ``InstanceMarketOptions.MarketType = capacity-block``, the reservation as
+``CapacityReservationTarget`` and the one instance type in the template, the node group listing none
+(rows 1.2-1.6; terraform-aws-eks sets the type on the template and ``instance_types = null``); an
+On-Demand Capacity Reservation needs a custom launch template with its target or preference (rows
+2.1-2.6). Pure: pulumi_aws ``ec2.LaunchTemplate`` / ``eks.NodeGroup`` keyword arguments as plain values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._capacity import capacity_reservation_spec
+from .capacity import CAPACITY_BLOCK, uses_launch_template
+
+__all__ = ["launch_template_args", "node_group_overrides", "uses_launch_template"]
+
+#: EC2 ``InstanceMarketOptions.MarketType`` of a Capacity Block launch (facts row 1.3).
+CAPACITY_BLOCK_MARKET = "capacity-block"
+
+
+def launch_template_args(pool: Any) -> dict[str, Any] | None:
+    """``aws.ec2.LaunchTemplate`` keyword arguments for ``pool``, or None when it needs no template.
+
+    Capacity Block: ``instance_type`` (the one type), ``instance_market_options.market_type =
+    capacity-block`` and ``capacity_reservation_specification.capacity_reservation_target.
+    capacity_reservation_id``. ODCR: ``capacity_reservation_specification`` with the target
+    (``capacity_reservation_id`` | ``capacity_reservation_resource_group_arn``) or
+    ``capacity_reservation_preference``. Tags: ``gpu-node-pools/pool``. No image, instance profile,
+    subnet or shutdown behaviour: EKS forbids them in a managed node group's template (row 1.19).
+    """
+    if not uses_launch_template(pool):
+        return None
+    args: dict[str, Any] = {"description": f"gpu-node-pools pool {pool.name}: reserved capacity"}
+    cb = pool.capacity_type == CAPACITY_BLOCK
+    if cb:
+        args["instance_type"] = pool.instance_types[0]
+        args["instance_market_options"] = {"market_type": CAPACITY_BLOCK_MARKET}
+    spec = capacity_reservation_spec(pool.capacity_reservation_id if cb else None, pool.capacity_reservation)
+    if spec is not None:
+        args["capacity_reservation_specification"] = spec
+    args["tags"] = {"gpu-node-pools/pool": pool.name}
+    return args
+
+
+def node_group_overrides(pool: Any, args: dict[str, Any], template_id: Any, template_version: Any) -> dict[str, Any]:
+    """``args`` (from :func:`render.node_group_args`) using the launch template: ``launch_template =
+    {id, version}``, and for a Capacity Block no ``instance_types`` (row 1.5)."""
+    out = dict(args)
+    out["launch_template"] = {"id": template_id, "version": template_version}
+    if pool.capacity_type == CAPACITY_BLOCK:
+        out.pop("instance_types", None)
+    return out

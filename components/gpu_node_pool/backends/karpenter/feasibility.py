@@ -1,0 +1,119 @@
+"""Can a Karpenter pool ever get a GPU node? Its final NodePool requirements and limits against the catalog.
+
+The requirements are :attr:`KarpenterPool.requirement_list` (the component's from instanceFamilies,
+instanceTypes, gpuCounts, gpuNames, capacityTypes, architecture, zones, then the user's), the limits
+``spec.limits`` as the renderer emits them (``pool.limits``); :func:`gpu_node_pool.catalog.requirements.evaluate`
+judges them as Karpenter does (facts/aws-gpu-capacity.md rows 3.12-3.16, §3d). Refusals:
+
+* nothing left (an empty intersection, or limits below one node: "all available instance types exceed
+  limits for nodepool", karpenter-provider-aws#8068/#5975) - listing each requirement and how many
+  types it left;
+* only types with 0 ``nvidia.com/gpu`` capacity left (g6f/gr6f: Karpenter's types.go gives them
+  ``instance-gpu-manufacturer=nvidia`` with ``instance-gpu-count=0``, #8368), which no GPU pod can use;
+* ``reserved`` in capacityTypes without ``nodeClass.capacityReservationSelectorTerms`` (rows 3.3, 3.5).
+
+Warnings: known risks of the candidate types (p5.4xlarge, g6f) and what the catalog could not judge.
+Pure (no Pulumi).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ...catalog.requirements import Evaluation, RequirementError, evaluate
+from .._capacity import unknown_type_findings
+
+__all__ = ["candidates_summary", "evaluation", "pool_problems", "pool_warnings"]
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple((k, _freeze(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _thaw_reqs(frozen: tuple) -> list[dict[str, Any]]:
+    return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in req} for req in frozen]
+
+
+@lru_cache(maxsize=256)
+def _evaluate(reqs: tuple, limits: tuple) -> Evaluation:
+    return evaluate(_thaw_reqs(reqs), dict(limits))
+
+
+def evaluation(requirements: list[dict[str, Any]], limits: dict[str, Any]) -> Evaluation:
+    """:func:`evaluate` of a NodePool's requirements and limits, cached (config validation, warnings and
+    the plan ask for the same pool). Raises :class:`RequirementError` on malformed input."""
+    return _evaluate(_freeze(requirements), _freeze(dict(limits)))
+
+
+def _unknown_types_allowed(pool: Any) -> bool:
+    return bool(pool.allow_unknown_instance_types and unknown_type_findings(pool.instance_types or [], True)[1])
+
+
+def pool_problems(pool: Any) -> list[str]:
+    """Refusals for one Karpenter pool (sentences; the model validator joins them)."""
+    problems, _ = unknown_type_findings(pool.instance_types or [], pool.allow_unknown_instance_types)
+    if problems:
+        return problems
+    if "reserved" in pool.capacity_types:
+        terms = pool.node_class.capacity_reservation_selector_terms if pool.node_class is not None else None
+        if pool.node_class is not None and not terms:
+            problems.append(
+                "capacityTypes has reserved but nodeClass.capacityReservationSelectorTerms is empty: Karpenter launches "
+                "reserved capacity only from reservations the EC2NodeClass selects, never by open matching (facts rows "
+                "3.3, 3.5; karpenter docs tasks/odcrs.md); add e.g. capacityReservationSelectorTerms: [{id: cr-...}]"
+            )
+    if _unknown_types_allowed(pool):
+        return problems  # the catalog cannot judge types it does not know: a warning says so
+    try:
+        result = evaluation(pool.requirement_list, pool.limits)
+    except RequirementError as err:
+        return [*problems, f"requirements: {err}"]
+    lines = result.gpu_problems()
+    if lines:
+        head, *why = lines
+        problems.append(
+            f"{head} NodePool requirements (the component's first, then yours) and limits, as Karpenter evaluates "
+            f"them: {'; '.join(why)} (facts/aws-gpu-capacity.md rows 3.12-3.16, §3d); widen the requirements or "
+            "raise the limits"
+        )
+    return problems
+
+
+def pool_warnings(pool: Any) -> list[tuple[str, str]]:
+    """``[(sub-path, message)]``: unknown types under allowUnknownInstanceTypes, the candidates' known risks,
+    requirements/limits the catalog could not judge, and a reserved pool on an existing EC2NodeClass."""
+    out: list[tuple[str, str]] = []
+    _, unknown = unknown_type_findings(pool.instance_types or [], pool.allow_unknown_instance_types)
+    out += [("instanceTypes", w) for w in unknown]
+    if unknown:
+        out.append(("", "Karpenter feasibility not judged: the requirements name instance types the catalog lacks"))
+        return out
+    if "reserved" in pool.capacity_types and pool.node_class is None:
+        out.append(("capacityTypes", (
+            f"reserved: the existing EC2NodeClass {pool.node_class_name!r} must select the reservations in "
+            "capacityReservationSelectorTerms, else Karpenter launches no reserved capacity (facts row 3.3); the "
+            "plan cannot read it")))
+    try:
+        result = evaluation(pool.requirement_list, pool.limits)
+    except RequirementError:
+        return out
+    out += [("", w) for w in result.warnings]
+    out += [("", f"not judged by the catalog: {n}") for n in result.not_evaluated]
+    return out
+
+
+def candidates_summary(requirements: Any, limits: Any) -> str:
+    """The plan's line for a NodePool read back from its inputs: ``g6.xlarge, ... (+12 more, 17 types)``
+    (:meth:`Evaluation.summary`), or why the catalog cannot say (unknown values at preview, a malformed
+    requirement)."""
+    if not isinstance(requirements, list) or not isinstance(limits, dict | type(None)):
+        return "not judged: requirements or limits unknown before apply"
+    try:
+        return evaluation(requirements, limits or {}).summary()
+    except (RequirementError, TypeError, ValueError) as err:
+        return f"not judged: {err}"

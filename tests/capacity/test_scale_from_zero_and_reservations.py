@@ -1,0 +1,223 @@
+"""Issue 15, items 3, 4 and 6: scale-from-zero tags, malformed autoscaler tags on any Auto Scaling
+group, Capacity Blocks, On-Demand Capacity Reservations and node repair.
+
+Each test names the row of ``../shared/facts/aws-gpu-capacity.md`` it implements.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import base
+
+from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+from gpu_node_pool.backends._cluster_autoscaler import gpu_tag_need, node_template_tag_problem
+from gpu_node_pool.config import ConfigError, stack_warnings, validate_stack_config
+from gpu_node_pool.plan import record
+from gpu_node_pool.policies import StackResource, evaluate
+from gpu_node_pool.policies import rules as d
+
+CA = "k8s.io/cluster-autoscaler/node-template/"
+TAG = "aws:autoscaling/tag:Tag"
+NG = ("aws:eks/nodeGroup:NodeGroup", "inference-node-group")
+LT = ("aws:ec2/launchTemplate:LaunchTemplate", "inference-launch-template")
+
+
+def declare(cfg: dict) -> dict:
+    """Register the pools under Pulumi mocks: ``{(type, name): inputs}``."""
+
+    def program():
+        s = validate_stack_config(cfg)
+        for p in s.pools:
+            GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=s.cluster))
+
+    resources, _ = record(program)
+    return {(r.type, r.name): r.inputs for r in resources}
+
+
+def run(policy, resources):
+    return [f for f in evaluate(resources, None, policies=[policy]) if "can't run policy" not in f["message"]]
+
+
+def pool(**kw) -> dict:
+    cfg = base()
+    cfg["pools"][0] |= kw
+    return cfg
+
+
+def errors(cfg: dict) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        validate_stack_config(cfg)
+    return [str(i) for i in info.value.issues]
+
+
+def ca_tags(res: dict) -> dict[str, str]:
+    return {v["tag"]["key"]: v["tag"]["value"] for (t, _), v in res.items() if t == TAG}
+
+
+# --- item 3: scale from zero -----------------------------------------------------------------
+
+
+def test_zero_size_eks_managed_p5_4xlarge_pool_registers_the_gpu_resource_tag():
+    # issue 15 acceptance; facts rows 4.4-4.5 (CA takes the template's GPUs from its table or this tag)
+    tags = ca_tags(declare(pool(instanceTypes=["p5.4xlarge"])))
+    assert tags[CA + "resources/nvidia.com/gpu"] == "1"
+
+
+def test_fractional_gpu_pool_at_zero_needs_gpus_per_node_and_gets_it_as_the_tag():
+    # facts §3d and row 4.5: CA's table gives g6f 0 GPUs, so the tag is required and no source gives its value
+    (err,) = errors(pool(instanceTypes=["g6f.xlarge"]))
+    assert "set gpusPerNode" in err and "4.5" in err
+    tags = ca_tags(declare(pool(instanceTypes=["g6f.xlarge"], gpusPerNode=1)))
+    assert tags[CA + "resources/nvidia.com/gpu"] == "1"
+    assert gpu_tag_need(["g6f.xlarge"]).startswith("required: Cluster Autoscaler's table gives g6f.xlarge 0 GPUs")
+    assert gpu_tag_need(["g7.2xlarge"]).startswith("required: g7.2xlarge is not in Cluster Autoscaler's instance table")
+    assert gpu_tag_need(["p5.48xlarge"]).startswith("belt-and-braces")
+
+
+def test_a_value_less_taint_on_a_zero_size_managed_pool_gets_its_taint_tag():
+    # facts row 4.11: CA skips managed-node-group taints without a value; the ASG tag carries it
+    tags = ca_tags(declare(pool(taints=["nvidia.com/gpu:NoSchedule"])))
+    assert tags[CA + "taint/nvidia.com/gpu"] == ":NoSchedule"
+    assert node_template_tag_problem(CA + "taint/nvidia.com/gpu", ":NoSchedule") is None
+
+
+def test_malformed_taint_tag_on_a_hand_written_asg_is_reported_with_the_corrected_form():
+    # facts rows 4.2-4.3: the value must be <value>:<Effect>; CA silently ignores anything else
+    asg = StackResource("aws:autoscaling/group:Group", "hand-written", {
+        "minSize": 1, "maxSize": 2, "tags": [
+            {"key": CA + "taint/dedicated", "value": "nvidia.com/gpu=true", "propagateAtLaunch": False},
+            {"key": CA + "taint/ok", "value": "yes:NoSchedule", "propagateAtLaunch": False},
+        ]})
+    tag = StackResource(TAG, "loose-tag", {"autoscalingGroupName": "other", "tag": {
+        "key": CA + "taint/team", "value": "ml:NO_SCHEDULE", "propagateAtLaunch": False}})
+    found = run(d.scale_from_zero_hints, [asg, tag])
+    assert len(found) == 2
+    assert "write k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu = true:<Effect>" in found[0]["message"]
+    assert "hand-written" in found[0]["message"]
+    assert "write k8s.io/cluster-autoscaler/node-template/taint/team = ml:NoSchedule" in found[1]["message"]
+
+
+# --- item 4: Capacity Blocks ------------------------------------------------------------------
+
+
+def test_capacity_block_requires_the_reservation_id():
+    # facts rows 1.2-1.3
+    (err,) = errors(pool(instanceTypes=["p5.48xlarge"], capacityType="CAPACITY_BLOCK"))
+    assert "CAPACITY_BLOCK needs capacityReservationId" in err and "1.2-1.3" in err
+
+
+def test_capacity_block_takes_one_instance_type():
+    # facts row 1.5
+    cfg = pool(instanceTypes=["p5.48xlarge", "p5e.48xlarge"], capacityType="CAPACITY_BLOCK",
+               capacityReservationId="cr-0123456789abcdef0")
+    assert any("exactly one instance type" in e and "1.5" in e for e in errors(cfg))
+
+
+def test_capacity_block_needs_one_subnet():
+    # facts row 1.7: instances launch only in the block's AZ
+    cfg = pool(instanceTypes=["p5.48xlarge"], capacityType="CAPACITY_BLOCK", capacityReservationId="cr-0123456789abcdef0")
+    cfg["cluster"]["subnetIds"] = ["subnet-0a1b2c3d4e5f60718", "subnet-0f1e2d3c4b5a69788"]
+    (err,) = errors(cfg)
+    assert err.startswith("pools[0].subnetIds: 2 subnets (from cluster.subnetIds)") and "1.7" in err
+
+
+def test_reservation_id_only_with_capacity_block():
+    # facts row 1.4: both directions
+    (err,) = errors(pool(capacityReservationId="cr-0123456789abcdef0"))
+    assert "capacityReservationId is for capacityType CAPACITY_BLOCK" in err
+
+
+def test_capacity_block_renders_the_launch_template_and_a_node_group_without_instance_types():
+    # facts rows 1.3, 1.5; desiredSize 0 is allowed (row 1.10-1.11)
+    res = declare(pool(instanceTypes=["p5.48xlarge"], capacityType="CAPACITY_BLOCK",
+                       capacityReservationId="cr-0123456789abcdef0", scaling={"minSize": 0, "maxSize": 2}))
+    lt = res[LT]
+    assert lt["instanceType"] == "p5.48xlarge"
+    assert lt["instanceMarketOptions"] == {"marketType": "capacity-block"}
+    assert lt["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}}
+    ng = res[NG]
+    assert "instanceTypes" not in ng and ng["capacityType"] == "CAPACITY_BLOCK"
+    assert set(ng["launchTemplate"]) == {"id", "version"}
+
+
+def test_capacity_block_warns_about_desired_size_and_unconfirmed_types():
+    # facts rows 1.10 (desired > 0 before the block starts) and 1.16 (UNCONFIRMED list)
+    stack = validate_stack_config(pool(instanceTypes=["g6e.48xlarge"], capacityType="CAPACITY_BLOCK",
+                                       capacityReservationId="cr-0123456789abcdef0",
+                                       scaling={"minSize": 0, "maxSize": 2, "desiredSize": 1}))
+    messages = [f"{w.path}: {w.message}" for w in stack_warnings(stack)]
+    assert any(m.startswith("pools[0].scaling.desiredSize") and "1.10" in m for m in messages)
+    assert any("UNCONFIRMED" in m and "1.16" in m for m in messages)
+
+
+# --- item 4: On-Demand Capacity Reservations ---------------------------------------------------
+
+
+def test_odcr_target_and_preference_are_exclusive():
+    # facts rows 2.1, 2.4
+    (err,) = errors(pool(capacityReservation={"id": "cr-0123456789abcdef0", "preference": "open"}))
+    assert "exactly one of id, resourceGroupArn" in err and "2.1" in err
+
+
+def test_odcr_preference_enum():
+    # facts row 2.2
+    (err,) = errors(pool(capacityReservation={"preference": "targeted"}))
+    assert "capacityReservation.preference" in err
+
+
+def test_odcr_needs_on_demand():
+    # facts row 2.7
+    (err,) = errors(pool(capacityType="SPOT", capacityReservation={"id": "cr-0123456789abcdef0"}))
+    assert "needs capacityType ON_DEMAND" in err
+
+
+def test_odcr_renders_a_launch_template_with_the_target_and_keeps_the_node_group_types():
+    # facts rows 2.4, 2.6
+    res = declare(pool(capacityReservation={
+        "resourceGroupArn": "arn:aws:resource-groups:us-west-2:111122223333:group/gpu-odcr"}))
+    assert res[LT]["capacityReservationSpecification"] == {"capacityReservationTarget": {
+        "capacityReservationResourceGroupArn": "arn:aws:resource-groups:us-west-2:111122223333:group/gpu-odcr"}}
+    assert res[NG]["instanceTypes"] == ["g6.xlarge"] and "launchTemplate" in res[NG]
+    res = declare(pool(capacityReservation={"preference": "capacity-reservations-only"}))
+    assert res[LT]["capacityReservationSpecification"] == {"capacityReservationPreference": "capacity-reservations-only"}
+
+
+def test_odcr_on_a_self_managed_launch_template():
+    # facts rows 2.1-2.4
+    from gpu_node_pool.backends.self_managed.ec2 import launch_template_args
+
+    cfg = base()
+    cfg["cluster"] |= {"apiServerEndpoint": "https://10.0.0.10", "serviceCidr": "10.100.0.0/16", "kubernetesVersion": "1.33",
+                       "certificateAuthority": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="}
+    cfg["pools"] = [{"name": "batch", "backend": "self-managed", "format": "al2023", "instanceTypes": ["g6e.12xlarge"],
+                     "scaling": {"minSize": 0, "maxSize": 2}, "securityGroupIds": ["sg-0a1b2c3d4e5f60718"],
+                     "capacityReservation": {"id": "cr-0123456789abcdef0"}}]
+    stack = validate_stack_config(cfg)
+    args = launch_template_args(stack.pools[0], stack.cluster, image_id="ami-0123456789abcdef0",
+                                instance_profile_arn="arn:aws:iam::111122223333:instance-profile/x")
+    assert args["capacity_reservation_specification"] == {
+        "capacity_reservation_target": {"capacity_reservation_id": "cr-0123456789abcdef0"}}
+
+
+# --- item 6: node repair -------------------------------------------------------------------------
+
+
+def test_eks_node_repair_renders_node_repair_config_and_names_the_agent():
+    # facts rows 6.1, 6.3, 6.5
+    res = declare(pool(nodeRepair={"enabled": True}))
+    assert res[NG]["nodeRepairConfig"] == {"enabled": True}
+    stack = validate_stack_config(pool(nodeRepair={"enabled": True}))
+    assert any("eks-node-monitoring-agent" in w.message for w in stack_warnings(stack))
+
+
+def test_gke_node_repair_renders_management_auto_repair():
+    # facts row 6.9
+    from gpu_node_pool.backends.gke.render import node_pool_args
+
+    cfg = {"cluster": {"name": "ml-dev", "project": "ml-project-123", "location": "us-central1"},
+           "pools": [{"name": "l4", "backend": "gke", "machineType": "g2-standard-8",
+                      "accelerator": {"type": "nvidia-l4", "count": 1, "gpuDriverVersion": "LATEST"},
+                      "autoscaling": {"minSize": 0, "maxSize": 2}, "nodeRepair": {"enabled": True}}]}
+    stack = validate_stack_config(cfg)
+    assert node_pool_args(stack.pools[0], stack.cluster)["management"] == {"auto_repair": True}
