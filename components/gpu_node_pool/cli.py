@@ -3,6 +3,7 @@
     gpupool plan --stack dev [--json] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool validate --stack dev
     gpupool render --stack prod --out DIR [--project-dir DIR]
+    gpupool audit --cluster-dump FILE | [--kubeconfig FILE] [--context NAME]  (see gpu_node_pool.audit.cli)
 
 Exit codes: 0 clean, 1 a mandatory policy failed, 2 the stack config is invalid (or the
 stack file is missing).
@@ -15,6 +16,7 @@ import json
 import sys
 
 from . import plan as plan_mod
+from .audit import cli as audit_cli
 from .config import ConfigError
 
 
@@ -41,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="validate the stack config only")
     v.add_argument("--stack", required=True)
     v.add_argument("--project-dir", default=None)
+    audit_cli.register(sub)
     return parser
 
 
@@ -57,6 +60,8 @@ def _fail(args: argparse.Namespace, text: str, issues: list[dict[str, str]] | No
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "audit":
+        return args.run(args)
     try:
         if args.command == "validate":
             project = plan_mod.find_project(args.project_dir)
