@@ -21,7 +21,7 @@ from typing import Any
 from ..policies.workloads import NodeSelection, stay_on
 from ..taints import Taint, TaintError, Toleration, effective_tolerations
 
-__all__ = ["DaemonSet", "read_daemonset", "NodeVerdict", "judge", "Cell", "pool_cell", "STATUSES"]
+__all__ = ["DaemonSet", "read_daemonset", "NodeVerdict", "judge", "Cell", "pool_cell", "STATUSES", "toleration_text"]
 
 #: Cell statuses, as they appear in the JSON report and the page.
 STATUSES = ("runs", "doesNotRun", "keptOff", "partial", "notJudged", "noNodes")
@@ -134,7 +134,8 @@ class Cell:
         }
 
 
-def _toleration_text(tol: Toleration) -> str:
+def toleration_text(tol: Toleration) -> str:
+    """A toleration in YAML flow style: ``{key: nvidia.com/gpu, operator: Exists, effect: ...}``."""
     return "{" + ", ".join(f"{k}: {v}" for k, v in tol.to_k8s().items()) + "}"
 
 
@@ -149,7 +150,7 @@ def pool_cell(verdicts: list[NodeVerdict]) -> Cell:
         for taint, tol in v.missing:
             missing.setdefault(taint.identity + (taint.value,), (taint, tol))
         if v.status == "doesNotRun":
-            adds = ", ".join(_toleration_text(tol) for _, tol in v.missing)
+            adds = ", ".join(toleration_text(tol) for _, tol in v.missing)
             details.append(f"does not run on {v.node}: {v.reason}; add toleration {adds}")
         elif v.status in ("keptOff", "notJudged"):
             details.append(f"{'kept off' if v.status == 'keptOff' else 'not judged on'} {v.node}: {v.reason}")

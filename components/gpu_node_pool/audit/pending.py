@@ -93,20 +93,21 @@ def pending_pods(
             continue
         selection = NodeSelection.of(spec)
         candidates = [n for n in nodes if selection.on(n.labels, complete=True) is True]
-        missing: dict[tuple[Any, ...], tuple[Taint, Toleration, str]] = {}
         pools: list[str] = []
         blocked_everywhere = bool(candidates) and all(n.is_gpu for n in candidates)
+        fewest: list[Taint] | None = None  # the node it is closest to landing on: fewest taints to tolerate
         for node in candidates:
             stopping = [t for t in node.taints if t.effect.repels and not any(tolerates(x, t) for x in tolerations)]
             if not stopping:
                 blocked_everywhere = False
-            for taint in stopping:
-                missing.setdefault(taint.identity + (taint.value,), (taint, Toleration.for_taint(taint), _why_not(tolerations, taint)))
+            if fewest is None or len(stopping) < len(fewest):
+                fewest = stopping
             pool = node.pool[1] if node.pool else node.name
             if pool not in pools:
                 pools.append(pool)
+        missing = [(t, Toleration.for_taint(t), _why_not(tolerations, t)) for t in fewest or []]
         said = {m.strip() for m in _UNTOLERATED.findall(message)}
         if blocked_everywhere or said & gpu_keys:
             out.append(PendingPod(str(meta.get("namespace", "default")), str(meta.get("name", "")),
-                                  message or "(no scheduler message)", source, pools, list(missing.values())))
+                                  message or "(no scheduler message)", source, pools, missing))
     return out, problems

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cluster import Node, Pool, detect_platform, group_pools, read_node
-from .daemonsets import Cell, DaemonSet, judge, pool_cell, read_daemonset
+from .daemonsets import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
 from .declared import Declared, drift, whatif_nodes
 from .findings import Finding, NotJudged, at_or_above
 from .html import Matrix, MatrixCell, MatrixColumn, MatrixRow
@@ -157,7 +157,11 @@ class AuditReport:
         whatif = tuple(self.whatif_pools)
         rows = []
         for r in self.rows:
-            cells = tuple(_mcell(r.cells.get(c.id)) for c in columns)
+            if r.ds.origin == "stack":
+                cells = tuple(MatrixCell("notJudged", "not in the cluster: the stack's version, judged in the what-if columns")
+                              for _ in columns)
+            else:
+                cells = tuple(_mcell(r.cells.get(c.id)) for c in columns)
             wcells = tuple(_mcell(r.whatif.get(pid)) for pid in whatif)
             label = r.ds.display + (" (stack)" if r.ds.origin == "stack" else "")
             rows.append(MatrixRow(label, cells, wcells))
@@ -225,10 +229,10 @@ def run_audit(
         for p in gpu_pools:
             cell = cells[p.id]
             if cell.status in ("doesNotRun", "partial"):
-                adds = "; ".join(f"tolerate {t} with {tol.to_k8s()}" for t, tol in cell.missing)
+                adds = "; ".join(f"tolerate {t} with {toleration_text(tol)}" for t, tol in cell.missing)
                 nowhere = " It runs on no node at all." if rules_say == 0 else ""
                 findings.append(Finding("mandatory", "daemonset-does-not-run", f"DaemonSet {ds.display}",
-                    f"{cell.summary} in {p.id}.{nowhere}",
+                    f"in {p.id}: {cell.summary}.{nowhere}",
                     f"{adds}, or keep it off GPU nodes explicitly (nodeSelector/required node affinity)", p.id))
             elif cell.status == "notJudged":
                 not_judged.append(NotJudged(f"DaemonSet {ds.display} on {p.id}", cell.summary))
@@ -258,7 +262,7 @@ def run_audit(
         pending, problems = pending_pods(pods, events, nodes, platform, plugins)
         not_judged += [NotJudged(p.split(":")[0], p) for p in problems]
         for p in pending:
-            adds = "; ".join(f"{t}: {why}; add {tol.to_k8s()}" for t, tol, why in p.missing)
+            adds = "; ".join(f"{t}: {why}; add {toleration_text(tol)}" for t, tol, why in p.missing)
             findings.append(Finding("advisory", "pending-gpu-taint", f"Pod {p.display}",
                 f"Pending ({p.reason_source}: {p.reason})", adds or "read the scheduler message", ", ".join(p.pools)))
 
@@ -309,5 +313,5 @@ def _whatif(declared: Declared, nodes: list[Node], rows: list[Row], platform: st
                 nodes_text = ", ".join(nv.node for nv, _ in stopped)
                 findings.append(Finding("mandatory", "whatif-would-stop", f"DaemonSet {row.ds.display}",
                     f"adding {', '.join(taints)} to pool {pool.name} would stop it (it runs now on {nodes_text})",
-                    "; ".join(f"tolerate {t} with {tol.to_k8s()}" for t, tol in cell.missing), pool.name))
+                    "; ".join(f"tolerate {t} with {toleration_text(tol)}" for t, tol in cell.missing), pool.name))
     return columns

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .cluster import Node
-from .daemonsets import DaemonSet, NodeVerdict
+from .daemonsets import DaemonSet, NodeVerdict, toleration_text
 
 __all__ = ["is_device_plugin", "is_driver_installer", "starved_reason"]
 
@@ -85,7 +85,7 @@ def starved_reason(
             v = verdicts[ds.display]
             if v.status == "doesNotRun":
                 parts.append(f"{ds.display} does not run here ({v.reason})")
-                fixes += [f"add to {ds.display} the toleration {tol.to_k8s()}" for _, tol in v.missing]
+                fixes += [f"add to {ds.display} the toleration {toleration_text(tol)}" for _, tol in v.missing]
             else:
                 parts.append(f"{ds.display} is {'kept off by its selection' if v.status == 'keptOff' else 'not judged'}"
                              + (f" ({v.reason})" if v.reason else ""))
