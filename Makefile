@@ -6,7 +6,7 @@ VENV   ?= venv
 STACK  ?= dev
 BIN    := $(VENV)/bin
 
-.PHONY: setup plan test lint render bench clean
+.PHONY: setup browser plan test lint render bench clean
 
 setup: $(VENV)/.installed
 
@@ -16,10 +16,15 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
+# Debian's chromium for the audit page tests (headless); skipped when present, non-fatal without root.
+browser:
+	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium) \
+		|| echo "chromium not installed: the audit page tests will be skipped"
+
 plan: setup
 	$(BIN)/gpupool plan --stack $(STACK)
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest
 
 lint: setup
