@@ -7,7 +7,7 @@ VENV   ?= venv
 STACK  ?= dev
 BIN    := $(VENV)/bin
 
-.PHONY: setup plan test lint lint-imports render bench policy-pack policy-wheel clean
+.PHONY: setup browser plan test lint lint-imports render bench policy-pack policy-wheel clean
 
 setup: $(VENV)/.installed
 
@@ -18,10 +18,15 @@ $(VENV)/.installed: requirements.txt pyproject.toml tools/install_helm.py
 	$(BIN)/python tools/install_helm.py --venv $(VENV)
 	touch $@
 
+# Debian's chromium for the audit page tests (headless); skipped when present, non-fatal without root.
+browser:
+	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium) \
+		|| echo "chromium not installed: the audit page tests will be skipped"
+
 plan: setup
 	$(BIN)/gpupool plan --stack $(STACK)
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest
 
 lint: setup

@@ -5,6 +5,7 @@
     gpupool validate --stack dev [--json] [--project-dir DIR]
     gpupool policy-pack --out DIR [--requirement SPEC] [--json]
     gpupool --version
+    gpupool audit --cluster-dump FILE | [--kubeconfig FILE] [--context NAME] [--stack S] [--html OUT]
 
 Every command keeps the contract of :mod:`gpu_node_pool.contract`: exit 0 clean, 1 findings at
 or above ``--fail-on`` (default mandatory), 2 invalid input, 64 usage, 70 internal error;
@@ -21,6 +22,7 @@ from typing import Any
 
 from . import plan as plan_mod
 from ._version import __version__
+from .audit import cli as audit_cli
 from .config import ConfigError
 from .contract import FAIL_ON_LEVELS, ExitCode, UsageParser, findings_exit_code, print_report, report
 
@@ -72,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         "it must resolve where the pack is installed, e.g. 'gpu-node-pool @ git+https://<host>/gpu-node-pools@v"
         f"{__version__}'",
     )
+    audit_cli.register(sub)
     return parser
 
 
@@ -244,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as done:  # --help, --version (0) or a usage error (64, UsageParser.error)
         return int(done.code or 0)
     try:
-        return int(_COMMANDS[args.command](args))
+        handler = _COMMANDS.get(args.command) or args.run  # audit registers its own (audit/cli.py)
+        return int(handler(args))
     except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
         if isinstance(err, _input_errors()):
             return _invalid_input(args, err)

@@ -7,7 +7,17 @@ import pytest
 from test_policies import deployment, gke_pool, node_group, run
 
 from gpu_node_pool.policies import rules as d
-from gpu_node_pool.taints import Taint, added_tolerations, effective_tolerations, extended_resources, tolerates
+from gpu_node_pool.taints import (
+    Taint,
+    effective_tolerations,
+    implied_tolerations,
+    requested_extended_resources,
+    tolerates,
+)
+
+
+def added_tolerations(spec, platform, kind):
+    return [t for t, _ in implied_tolerations(spec, platform, kind)]
 
 POOL_LABEL = {"gpu-node-pools/pool": "inference"}
 GPU_REQUEST = {"limits": {"nvidia.com/gpu": 1}}
@@ -23,13 +33,13 @@ def inference_pool(*taints: str):
 def test_extended_resource_toleration_on_eks_and_gke_only_or_when_the_stack_says_so():
     spec = {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1, "cpu": "1"}}}],
             "initContainers": [{"name": "i", "resources": {"requests": {"vpc.amazonaws.com/efa": 1}}}]}
-    assert extended_resources(spec) == ["nvidia.com/gpu", "vpc.amazonaws.com/efa"]
+    assert requested_extended_resources(spec) == ["nvidia.com/gpu", "vpc.amazonaws.com/efa"]
     gpu = Taint.parse("nvidia.com/gpu=present:NoSchedule")
     for platform in ("eks", "gke"):
         assert any(tolerates(t, gpu) for t in effective_tolerations(spec, platform, "Deployment"))
     assert not any(tolerates(t, gpu) for t in effective_tolerations(spec, "self-managed", "Deployment"))
     assert any(tolerates(t, gpu) for t in effective_tolerations(spec, "self-managed", "Deployment",
-                                                                 ["ExtendedResourceToleration"]))
+                                                                 admission_plugins=["ExtendedResourceToleration"]))
     with pytest.raises(ValueError):
         added_tolerations(spec, "aks", "Pod")
 

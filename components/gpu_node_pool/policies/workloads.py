@@ -18,6 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..selection import Expression as _Expr
+from ..selection import label_value as _label_value
+from ..selection import selection_matches
 from ..taints import Taint, TaintError, Toleration, tolerates
 from .props import derived, dig, items, mapping, plain, text
 
@@ -149,61 +152,11 @@ def containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, 
 # --- node selection ---------------------------------------------------------------------
 
 
-def _label_value(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(int(value)) if float(value).is_integer() else str(value)
-    return value if isinstance(value, str) else None
-
-
-#: A required node selector expression, read: (key, operator, values as label strings).
-_Expr = tuple[Any, Any, list[Any]]
-
-
 def _read_expression(expr: Mapping[str, Any]) -> _Expr:
     key = text(dig(expr, "key"))
     operator = text(dig(expr, "operator"))
     values = [_label_value(v) for v in items(dig(expr, "values"))]
     return key, operator, values
-
-
-def _expression(expr: _Expr, labels: Mapping[str, str]) -> bool | None:
-    key, operator, values = expr
-    if key is None or key not in labels:
-        return None
-    have = labels[key]
-    if operator == "In":
-        return have in values
-    if operator == "NotIn":
-        return have not in values
-    if operator == "Exists":
-        return True
-    if operator == "DoesNotExist":
-        return False
-    if operator in ("Gt", "Lt"):
-        try:
-            mine, bound = int(have), int(values[0]) if len(values) == 1 else None
-        except (TypeError, ValueError):
-            return False
-        if bound is None:
-            return False
-        return mine > bound if operator == "Gt" else mine < bound
-    return None  # an operator the API server would reject
-
-
-def _term(term: tuple[list[_Expr], bool], labels: Mapping[str, str]) -> bool | None:
-    exprs, has_fields = term
-    if not exprs and not has_fields:
-        return False  # "A null or empty node selector term matches no objects."
-    results = [_expression(e, labels) for e in exprs]
-    if has_fields:
-        results.append(None)  # matchFields select node names: unknown ahead of time
-    if any(r is False for r in results):
-        return False
-    if all(r is True for r in results):
-        return True
-    return None
 
 
 @dataclass(frozen=True)
@@ -240,27 +193,10 @@ class NodeSelection:
         keys += [e[0] for exprs, _ in terms for e in exprs if e[0] is not None]
         return cls(node_selector, tuple(terms), tuple(dict.fromkeys(keys)))
 
-    def on(self, labels: Mapping[str, str]) -> bool | None:
-        """:func:`selection` of the pod spec on a node carrying ``labels``."""
-        results: list[bool | None] = []
-        for key, value in self.node_selector:
-            if key in labels:
-                results.append(labels[key] == value)
-            else:
-                results.append(None)
-        if self.terms:
-            term_results = [_term(t, labels) for t in self.terms]
-            if any(r is True for r in term_results):
-                results.append(True)
-            elif all(r is False for r in term_results):
-                results.append(False)
-            else:
-                results.append(None)
-        if any(r is False for r in results):
-            return False
-        if all(r is True for r in results):
-            return True
-        return None
+    def on(self, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:
+        """:func:`selection` of the pod spec on a node carrying ``labels`` (``complete``: see
+        :mod:`gpu_node_pool.selection`; True for a real Node's full label set)."""
+        return selection_matches(self.node_selector, self.terms, labels, complete=complete)
 
 
 def selection(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:

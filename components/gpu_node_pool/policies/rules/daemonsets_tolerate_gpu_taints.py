@@ -17,7 +17,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...labels import DEFAULT_GPU_LABEL
-from ...taints import Taint, Toleration, added_tolerations
+from ...taints import Taint, Toleration, effective_tolerations
 from ..pools import (
     GpuPool,
 )
@@ -194,7 +194,7 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
                 continue
             tolerations, problems = read_tolerations(workload.pod_spec)
             # what the cluster adds (DaemonSet controller; ExtendedResourceToleration for what it requests)
-            tolerations += added_tolerations(plain(workload.pod_spec), platform, "DaemonSet")
+            tolerations = effective_tolerations(plain(workload.pod_spec), platform, "DaemonSet", tolerations=tolerations)
         except UnknownValueError as err:
             undecided.add(f"{_resource(res)}", err)
             continue

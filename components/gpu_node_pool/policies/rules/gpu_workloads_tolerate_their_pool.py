@@ -23,7 +23,7 @@ from pulumi_policy import (
 
 from ...taints import Toleration, effective_tolerations, untolerated_taints
 from ..props import Undecided, UnknownValueError, plain
-from ..workloads import NodeSelection, workload_of
+from ..workloads import NodeSelection, read_tolerations, workload_of
 from ._shared import _NE, _NS, _config, _fmt, _resource, _stack_pools
 
 
@@ -46,12 +46,16 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                 if not targets:
                     continue
                 spec = plain(workload.pod_spec)
+                own, _ = read_tolerations(workload.pod_spec)  # malformed items skipped (and reported elsewhere)
             except UnknownValueError as err:
                 undecided.add(_resource(res), err)
                 continue
             misses = []
             for pool in targets:
-                tolerations = effective_tolerations(spec, pool.platform, workload.kind, plugins)
+                # the stack's admission plugins describe a self-managed API server; EKS and GKE keep their defaults
+                enabled = (plugins or None) if pool.platform == "self-managed" else None
+                tolerations = effective_tolerations(spec, pool.platform, workload.kind, admission_plugins=enabled,
+                                                    tolerations=own)
                 missing = [t for t in untolerated_taints(tolerations, pool.taints) if t.effect.repels]
                 if not missing:
                     break

@@ -1,0 +1,105 @@
+"""``gpupool audit``: argparse wiring (``register``) and the run (``run``).
+
+    gpupool audit [--kubeconfig FILE] [--context NAME] [--in-cluster] | --cluster-dump PATH
+                  [--stack S [--project-dir DIR]] [--json] [--html OUT.html] [--fail-on LEVEL]
+                  [--platform eks|gke|self-managed] [--admission-plugins A,B] [--timeout S]
+    gpupool audit --print-rbac
+
+Exit codes: 0 clean, 1 a finding at or above ``--fail-on`` (default mandatory), 2 unreadable
+input (dump, kubeconfig, API refusal, stack), 64 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..taints import PLATFORMS
+from .findings import FAIL_ON
+
+__all__ = ["register", "run", "EXIT_USAGE"]
+
+EXIT_USAGE = 64
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``audit`` sub-command to ``subparsers`` and return its parser."""
+    a = subparsers.add_parser("audit", help="check a live cluster (read-only) or a kubectl dump against the GPU pool rules")
+    src = a.add_mutually_exclusive_group()
+    src.add_argument("--cluster-dump", metavar="PATH",
+                     help="JSON/YAML of kubectl get nodes,daemonsets,pods,events -A -o json, or a directory of them")
+    src.add_argument("--in-cluster", action="store_true", help="use the pod's service account (inside the cluster)")
+    a.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+    a.add_argument("--context", metavar="NAME", help="kubeconfig context (default: current-context)")
+    a.add_argument("--stack", help="also compare with the pools this stack declares (drift and what-if)")
+    a.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (with --stack)")
+    a.add_argument("--json", action="store_true", help="print the JSON report (schemaVersion 1)")
+    a.add_argument("--html", metavar="OUT.html", help="write the DaemonSet x pool page (self-contained)")
+    a.add_argument("--fail-on", choices=FAIL_ON, default="mandatory", help="exit 1 at or above this level (default mandatory)")
+    a.add_argument("--platform", choices=PLATFORMS, help="control plane, for admission-added tolerations (default: detected)")
+    a.add_argument("--admission-plugins", metavar="A,B", help="the API server's enabled admission plugins, if known")
+    a.add_argument("--timeout", type=float, default=30.0, help="seconds per API call (live only; default 30)")
+    a.add_argument("--print-rbac", action="store_true", help="print the minimal read-only ClusterRole and exit")
+    a.set_defaults(run=run)
+
+    def usage_error(message: str) -> None:  # the platform contract: usage mistakes exit 64, not argparse's 2
+        a.print_usage(sys.stderr)
+        print(f"gpupool audit: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+    a.error = usage_error  # type: ignore[method-assign]
+    return a
+
+
+def _error(args: argparse.Namespace, message: str) -> int:
+    if getattr(args, "json", False):
+        json.dump({"schemaVersion": 1, "command": "audit", "exitCode": 2, "error": message}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the audit for parsed ``args``; returns the exit code."""
+    from .declared import DeclaredError, read_declared
+    from .html import render_page
+    from .rbac import print_rbac
+    from .report import run_audit
+    from .sources import SourceError, load_dump, load_live
+
+    if args.print_rbac:
+        sys.stdout.write(print_rbac())
+        return 0
+    if args.cluster_dump and (args.kubeconfig or args.context):
+        print("gpupool audit: error: --cluster-dump reads a file; drop --kubeconfig/--context", file=sys.stderr)
+        return EXIT_USAGE
+    if args.project_dir and not args.stack:
+        print("gpupool audit: error: --project-dir needs --stack", file=sys.stderr)
+        return EXIT_USAGE
+    plugins = [p.strip() for p in args.admission_plugins.split(",") if p.strip()] if args.admission_plugins else None
+    try:
+        declared = read_declared(args.stack, args.project_dir) if args.stack else None
+        if args.cluster_dump:
+            snapshot = load_dump(args.cluster_dump)
+        else:
+            snapshot = load_live(args.kubeconfig, args.context, in_cluster=args.in_cluster, timeout=args.timeout)
+    except (SourceError, DeclaredError) as err:
+        return _error(args, str(err))
+    report = run_audit(snapshot, platform=args.platform, admission_plugins=plugins, declared=declared, fail_on=args.fail_on)
+    if args.html:
+        try:
+            Path(args.html).write_text(render_page(report.matrix()), encoding="utf-8")
+        except OSError as err:
+            return _error(args, f"--html {args.html}: cannot write it ({err.strerror or err})")
+    if args.json:
+        json.dump(report.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(report.to_text())
+        if args.html:
+            print(f"page written: {args.html}")
+    return report.exit_code

@@ -1,0 +1,207 @@
+"""The nodes of a cluster as the audit sees them: GPU or not, which pool, which taints.
+
+A node is a GPU node when it has GPU capacity (``nvidia.com/gpu``, ``nvidia.com/gpu.shared``,
+``nvidia.com/mig-*``), a GPU label (NVIDIA GPU feature discovery, GKE, EKS, Karpenter, NFD), an
+NVIDIA EC2 instance type, or a pool label of a declared GPU pool. Pools are read from the
+labels the node's pool owner sets; ours first, because an EKS node of a ``GpuNodePool``
+carries both ``gpu-node-pools/pool`` and the node group label.
+
+Sources of the label keys: EKS managed node groups set ``eks.amazonaws.com/nodegroup``
+(https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html); GKE sets
+``cloud.google.com/gke-nodepool`` and ``cloud.google.com/gke-accelerator``
+(https://cloud.google.com/kubernetes-engine/docs/how-to/gpus); Karpenter sets
+``karpenter.sh/nodepool`` and ``karpenter.k8s.aws/instance-gpu-*``
+(https://karpenter.sh/docs/reference/instance-types/); NVIDIA GPU feature discovery sets
+``nvidia.com/gpu.present``/``gpu.count``/``gpu.product``; NFD sets
+``feature.node.kubernetes.io/pci-10de.present`` (10de: NVIDIA's PCI vendor id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..instances import is_nvidia_instance_type
+from ..policies.quantity import parse_quantity
+from ..taints import PLATFORMS, Taint, TaintError
+
+__all__ = ["POOL_LABELS", "GPU_RESOURCES", "Node", "Pool", "read_node", "group_pools", "detect_platform"]
+
+#: (label key, what sets it), in the order a node's pool is read.
+POOL_LABELS: tuple[tuple[str, str], ...] = (
+    ("gpu-node-pools/pool", "GpuNodePool"),
+    ("karpenter.sh/nodepool", "Karpenter NodePool"),
+    ("eks.amazonaws.com/nodegroup", "EKS node group"),
+    ("cloud.google.com/gke-nodepool", "GKE node pool"),
+)
+#: Extended resources that mean "this node can run GPU work" (``nvidia.com/mig-*`` by prefix).
+GPU_RESOURCES = ("nvidia.com/gpu", "nvidia.com/gpu.shared")
+_MIG_PREFIX = "nvidia.com/mig-"
+#: label key -> value that marks a GPU node (None: any value; "+": a positive integer).
+_GPU_LABELS: dict[str, str | None] = {
+    "nvidia.com/gpu.present": "true",
+    "nvidia.com/gpu.count": "+",
+    "nvidia.com/gpu.product": None,
+    "cloud.google.com/gke-accelerator": None,
+    "k8s.amazonaws.com/accelerator": None,
+    "karpenter.k8s.aws/instance-gpu-count": "+",
+    "karpenter.k8s.aws/instance-gpu-manufacturer": "nvidia",
+    "feature.node.kubernetes.io/pci-10de.present": "true",
+}
+_INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+
+
+@dataclass
+class Node:
+    """One Node, read.
+
+    Attributes:
+        name: ``metadata.name``.
+        labels: every label (a complete set: a missing key is missing).
+        taints: the taints that could be read; ``bad_taints`` says which could not and why.
+        gpu_allocatable: GPU resource name -> allocatable count (only the GPU resources).
+        gpu_evidence: why the node counts as a GPU node ("" for a CPU node).
+        pool: ``(label key, value)`` of its pool, or None.
+        os_image: ``status.nodeInfo.osImage`` (Bottlerocket NVIDIA variants ship a device plugin).
+    """
+
+    name: str
+    labels: dict[str, str]
+    taints: list[Taint]
+    bad_taints: list[str] = field(default_factory=list)
+    gpu_capacity: dict[str, int] = field(default_factory=dict)
+    gpu_allocatable: dict[str, int] = field(default_factory=dict)
+    gpu_evidence: str = ""
+    pool: tuple[str, str] | None = None
+    provider_id: str = ""
+    os_image: str = ""
+    ready: bool | None = None
+
+    @property
+    def is_gpu(self) -> bool:
+        return bool(self.gpu_evidence)
+
+    @property
+    def starved(self) -> bool:
+        """A GPU node none of whose GPU resources is allocatable > 0."""
+        return self.is_gpu and not any(v > 0 for v in self.gpu_allocatable.values())
+
+
+@dataclass
+class Pool:
+    """Nodes that share a pool label. ``key`` is ``(label key, value)``; ``kind`` names its owner."""
+
+    key: tuple[str, str]
+    kind: str
+    nodes: list[Node]
+
+    @property
+    def name(self) -> str:
+        return self.key[1]
+
+    @property
+    def id(self) -> str:
+        """Unique across owners: ``GpuNodePool inference``, ``EKS node group gpu-a``."""
+        return f"{self.kind} {self.key[1]}"
+
+    @property
+    def is_gpu(self) -> bool:
+        return any(n.is_gpu for n in self.nodes)
+
+
+def _gpu_counts(resources: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    if not isinstance(resources, Mapping):
+        return out
+    for name, value in resources.items():
+        if name in GPU_RESOURCES or str(name).startswith(_MIG_PREFIX):
+            qty = parse_quantity(value)
+            out[name] = int(qty) if qty is not None and qty >= 0 else 0
+    return out
+
+
+def _gpu_evidence(labels: Mapping[str, str], capacity: Mapping[str, int], pool_names: set[str]) -> str:
+    for name, count in sorted(capacity.items()):
+        if count > 0:
+            return f"capacity {name}={count}"
+    for key, want in _GPU_LABELS.items():
+        have = labels.get(key)
+        if have is None:
+            continue
+        if want is None or have == want or (want == "+" and have.isdigit() and int(have) > 0):
+            return f"label {key}={have}"
+    for key in _INSTANCE_TYPE_LABELS:
+        if is_nvidia_instance_type(labels.get(key, "")):
+            return f"instance type {labels[key]} (NVIDIA GPU family)"
+    pool = labels.get("gpu-node-pools/pool")
+    if pool is not None and pool in pool_names:
+        return f"label gpu-node-pools/pool={pool} (a declared GPU pool)"
+    return ""
+
+
+def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Node:
+    """Read a Node object (a plain mapping, camelCase as the API serves it).
+
+    A taint Kubernetes would reject (a wrong effect, a bad key) is kept out of ``taints`` and
+    described in ``bad_taints`` (the audit turns it into a finding for that node).
+    """
+    meta = obj.get("metadata") or {}
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
+    taints, bad = [], []
+    raw_taints = spec.get("taints") or []
+    for i, raw in enumerate(raw_taints if isinstance(raw_taints, list) else []):
+        try:
+            taints.append(Taint.from_k8s(raw))
+        except TaintError as err:
+            bad.append(f"spec.taints[{i}] {raw!r}: {err}")
+    capacity = _gpu_counts(status.get("capacity"))
+    allocatable = _gpu_counts(status.get("allocatable"))
+    ready = None
+    for cond in status.get("conditions") or []:
+        if isinstance(cond, Mapping) and cond.get("type") == "Ready":
+            ready = cond.get("status") == "True"
+    pool = next(((key, labels[key]) for key, _ in POOL_LABELS if key in labels), None)
+    return Node(
+        name=str(meta.get("name", "")),
+        labels=labels,
+        taints=taints,
+        bad_taints=bad,
+        gpu_capacity=capacity,
+        gpu_allocatable=allocatable,
+        gpu_evidence=_gpu_evidence(labels, capacity, set(declared_pools)),
+        pool=pool,
+        provider_id=str(spec.get("providerID", "")),
+        os_image=str((status.get("nodeInfo") or {}).get("osImage", "")),
+        ready=ready,
+    )
+
+
+def group_pools(nodes: Iterable[Node]) -> list[Pool]:
+    """Nodes grouped by pool label, GPU pools first, then by pool id; nodes without a pool
+    label form one pool each (kind ``node``), so nothing is left out."""
+    kinds = dict(POOL_LABELS)
+    pools: dict[tuple[str, str], Pool] = {}
+    for node in nodes:
+        key = node.pool or ("kubernetes.io/hostname", node.name)
+        kind = kinds.get(key[0], "node")
+        pools.setdefault(key, Pool(key, kind, [])).nodes.append(node)
+    return sorted(pools.values(), key=lambda p: (not p.is_gpu, p.id))
+
+
+def detect_platform(nodes: Iterable[Node]) -> tuple[str, str]:
+    """``(platform, evidence)``: ``eks`` or ``gke`` from node labels or provider ids, else
+    ``self-managed``. (A kubeadm cluster on EC2 also has ``aws://`` provider ids: EKS is
+    recognised by its own labels only; pass ``--platform`` to override.)"""
+    for node in nodes:
+        for key in node.labels:
+            if key.startswith("eks.amazonaws.com/") or key.startswith("karpenter.k8s.aws/"):
+                return "eks", f"node {node.name} label {key}"
+            if key.startswith("cloud.google.com/gke-"):
+                return "gke", f"node {node.name} label {key}"
+        if node.provider_id.startswith("gce://"):
+            return "gke", f"node {node.name} providerID {node.provider_id}"
+    assert "self-managed" in PLATFORMS
+    return "self-managed", "no EKS or GKE node label found"

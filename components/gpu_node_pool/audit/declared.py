@@ -1,0 +1,169 @@
+"""The pools a stack declares (read with the offline plan), drift against them, and a what-if.
+
+The plan is called in ONE place, :func:`read_declared`, through its public entry
+``gpu_node_pool.plan.plan_stack`` (the plan module is being restructured; only this function
+needs to follow it). No cloud or Kubernetes API is called.
+
+Drift, per declared pool and each node labelled ``gpu-node-pools/pool=<pool>``:
+
+* a repelling taint on the node that the pool does not declare is *imperative* (``kubectl
+  taint``, a boot script): the next node replacement loses it (mandatory, as
+  ``no-imperative-taints`` in the pack) — unless it is transient: set by Kubernetes or an
+  autoscaler for a while (see :data:`TRANSIENT_TAINT_KEYS`) or a declared startup taint;
+* a declared taint missing from the node (mandatory);
+* a declared label missing or different on the node (advisory). Only declared label keys are
+  compared: nodes carry many controller-set labels, which are not drift.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..taints import Taint
+from .cluster import Node
+from .findings import Finding
+
+__all__ = ["DeclaredPool", "Declared", "DeclaredError", "read_declared", "drift", "TRANSIENT_TAINT_KEYS", "is_transient"]
+
+#: Taint keys (or key prefixes ending in ``/``) that controllers add and remove on their own.
+#: Sources: https://kubernetes.io/docs/reference/labels-annotations-taints/ (``node.kubernetes.io/*``,
+#: ``node.cloudprovider.kubernetes.io/uninitialized``/``shutdown``); Karpenter
+#: (``karpenter.sh/disrupted``, ``karpenter.sh/unregistered``: https://karpenter.sh/docs/concepts/disruption/);
+#: Cluster Autoscaler (``ToBeDeletedByClusterAutoscaler``, ``DeletionCandidateOfClusterAutoscaler``:
+#: cluster-autoscaler FAQ).
+TRANSIENT_TAINT_KEYS = (
+    "node.kubernetes.io/",
+    "node.cloudprovider.kubernetes.io/",
+    "karpenter.sh/disrupted",
+    "karpenter.sh/unregistered",
+    "ToBeDeletedByClusterAutoscaler",
+    "DeletionCandidateOfClusterAutoscaler",
+)
+
+
+def is_transient(key: str) -> bool:
+    return any(key.startswith(p) if p.endswith("/") else key == p for p in TRANSIENT_TAINT_KEYS)
+
+
+class DeclaredError(Exception):
+    """The stack could not be read (missing stack file, invalid config): one message, exit 2."""
+
+
+@dataclass
+class DeclaredPool:
+    """A pool as the stack declares it: ``index`` is its place in ``gpu-node-pools:pools``."""
+
+    index: int
+    name: str
+    backend: str
+    taints: list[Taint]
+    labels: dict[str, str]
+    startup_taints: list[Taint] = field(default_factory=list)
+
+    @property
+    def where(self) -> str:
+        return f"pools[{self.index}] {self.name!r}"
+
+
+@dataclass
+class Declared:
+    stack: str
+    pools: list[DeclaredPool]
+    #: DaemonSets the stack registers (the device plugin chart's, synthesized from its values).
+    daemonsets: list[dict[str, Any]]
+
+
+def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared:
+    """Run the offline plan of ``stack`` and read its pools and DaemonSets.
+
+    Raises:
+        DeclaredError: no project/stack file, or the stack config is invalid.
+    """
+    from ..config import ConfigError
+    from ..plan import plan_stack
+
+    try:
+        result = plan_stack(stack, project_dir)
+    except (FileNotFoundError, NotADirectoryError) as err:
+        raise DeclaredError(f"--stack {stack}: {err}") from None
+    except ConfigError as err:
+        raise DeclaredError(f"--stack {stack}: {str(err).splitlines()[0]}") from None
+    if result.config_issues:
+        first = result.config_issues[0]
+        raise DeclaredError(f"--stack {stack}: {len(result.config_issues)} config error(s), first {first.path}: "
+                            f"{first.message}; run gpupool validate --stack {stack}")
+    pools = [
+        DeclaredPool(
+            index=i,
+            name=entry["name"],
+            backend=entry.get("backend", ""),
+            taints=[Taint.parse(t) for t in entry.get("taints") or []],
+            labels=dict(entry.get("labels") or {}),
+            startup_taints=[Taint.parse(t) for t in entry.get("startup_taints") or []],
+        )
+        for i, entry in enumerate(result.pools)
+    ]
+    daemonsets = [dict(r.inputs) for r in result.resources if r.type == "kubernetes:apps/v1:DaemonSet"]
+    return Declared(stack, pools, daemonsets)
+
+
+def nodes_of(pool: DeclaredPool, nodes: Iterable[Node]) -> list[Node]:
+    return [n for n in nodes if n.labels.get("gpu-node-pools/pool") == pool.name]
+
+
+def drift(declared: Declared, nodes: list[Node]) -> tuple[list[Finding], list[str]]:
+    """``(findings, notes)`` of drift between the declared pools and their nodes."""
+    findings: list[Finding] = []
+    notes: list[str] = []
+    for pool in declared.pools:
+        mine = nodes_of(pool, nodes)
+        if not mine:
+            notes.append(f"{pool.where}: no node carries gpu-node-pools/pool={pool.name} (scaled to zero?)")
+            continue
+        declared_ids = {t.identity: t for t in pool.taints}
+        startup = {t.identity for t in pool.startup_taints}
+        for node in mine:
+            subject = f"Node {node.name}"
+            have = {t.identity: t for t in node.taints}
+            for taint in node.taints:
+                if taint.identity in declared_ids and declared_ids[taint.identity].value == taint.value:
+                    continue
+                if is_transient(taint.key) or taint.identity in startup:
+                    notes.append(f"{subject}: transient taint {taint} (set and removed by a controller), not drift")
+                    continue
+                if taint.identity in declared_ids:
+                    want = declared_ids[taint.identity]
+                    findings.append(Finding("mandatory", "taint-value-drift", subject,
+                        f"taint {taint} differs from the declared {want} of {pool.where}",
+                        f"kubectl taint nodes {node.name} {want} --overwrite, and find who changed it", pool.name))
+                    continue
+                findings.append(Finding("mandatory", "imperative-taint", subject,
+                    f"taint {taint} is on the node but {pool.where} does not declare it: the next node "
+                    "replacement loses it", f"declare it in {pool.where}.taints, or remove it: kubectl taint nodes "
+                    f"{node.name} {taint.key}:{taint.effect.value}-", pool.name))
+            for ident, want in declared_ids.items():
+                if ident not in have:
+                    findings.append(Finding("mandatory", "declared-taint-missing", subject,
+                        f"declared taint {want} of {pool.where} is not on the node (the pool was changed after "
+                        "the node joined, or the change is not applied yet)",
+                        "pulumi up the stack; replace the node if the provider applies taints only at launch", pool.name))
+            for key, value in sorted(pool.labels.items()):
+                if node.labels.get(key) != value:
+                    got = "missing" if key not in node.labels else f"{node.labels[key]!r}"
+                    findings.append(Finding("advisory", "label-drift", subject,
+                        f"declared label {key}={value} of {pool.where} is {got} on the node",
+                        "pulumi up the stack, or replace the node", pool.name))
+    return findings, notes
+
+
+def whatif_nodes(pool: DeclaredPool, nodes: list[Node]) -> list[tuple[str, Mapping[str, str], list[Taint], bool]]:
+    """What the pool's nodes would look like with the stack's taints and labels:
+    ``[(node name, labels, taints, complete)]``. With no live node, one made-up node carrying only
+    the declared labels (an incomplete label set: undeclared keys stay undecided)."""
+    mine = nodes_of(pool, nodes)
+    if not mine:
+        return [(f"(a new {pool.name} node)", dict(pool.labels), list(pool.taints), False)]
+    return [(n.name, {**n.labels, **pool.labels}, list(pool.taints), True) for n in mine]

@@ -1,0 +1,113 @@
+"""Pending pods kept off GPU nodes by GPU taints.
+
+A pod counts when it is ``Pending`` with no ``spec.nodeName`` and either
+
+1. the scheduler said so: its latest ``FailedScheduling`` event (or, without events, its
+   ``PodScheduled`` condition) names an untolerated taint with the key of a GPU node's taint
+   (message form: ``N node(s) had untolerated taint {key: value}``); or
+2. the rules say so: the nodes its required selection accepts (complete label sets) are all
+   GPU nodes, and on every one of them its effective tolerations
+   (:func:`gpu_node_pool.taints.effective_tolerations`, kind ``Pod``) miss a ``NoSchedule``/
+   ``NoExecute`` taint — the pattern of a helper pod that selects the GPU pool but requests no
+   GPU, or tolerates with ``operator: Equal`` and the wrong value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..policies.workloads import NodeSelection
+from ..taints import Taint, TaintError, Toleration, effective_tolerations, tolerates
+from .cluster import Node
+
+__all__ = ["PendingPod", "pending_pods"]
+
+_UNTOLERATED = re.compile(r"untolerated taint\(?s?\)?\s*\{([^}:]+):")
+
+
+@dataclass
+class PendingPod:
+    namespace: str
+    name: str
+    reason: str
+    reason_source: str
+    pools: list[str] = field(default_factory=list)
+    missing: list[tuple[Taint, Toleration, str]] = field(default_factory=list)  # taint, fix, note
+
+    @property
+    def display(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def _scheduler_message(pod: Mapping[str, Any], events: list[Mapping[str, Any]] | None) -> tuple[str, str]:
+    meta = pod.get("metadata") or {}
+    if events is not None:
+        mine = [
+            e for e in events
+            if (e.get("involvedObject") or {}).get("kind") == "Pod"
+            and (e.get("involvedObject") or {}).get("name") == meta.get("name")
+            and (e.get("involvedObject") or {}).get("namespace") == meta.get("namespace")
+            and e.get("reason") == "FailedScheduling"
+        ]
+        if mine:
+            latest = max(mine, key=lambda e: str(e.get("lastTimestamp") or e.get("eventTime") or ""))
+            return str(latest.get("message", "")), "event FailedScheduling"
+    for cond in (pod.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
+            return str(cond.get("message", "")), "condition PodScheduled"
+    return "", "none"
+
+
+def _why_not(tolerations: list[Toleration], taint: Taint) -> str:
+    near = [t for t in tolerations if t.key == taint.key and t.operator == "Equal" and (t.effect in (None, taint.effect))]
+    if near:
+        return (f"it tolerates {taint.key} with operator Equal and value {near[0].value or ''!r}, "
+                f"but the taint's value is {taint.value!r}")
+    return "no toleration matches it"
+
+
+def pending_pods(
+    pods: Iterable[Mapping[str, Any]],
+    events: list[Mapping[str, Any]] | None,
+    nodes: list[Node],
+    platform: str,
+    admission_plugins: Iterable[str] | None = None,
+) -> tuple[list[PendingPod], list[str]]:
+    """``(blocked pods, problems)``: pods Pending because of GPU taints (rules 1-2 above)."""
+    gpu_keys = {t.key for n in nodes if n.is_gpu for t in n.taints if t.effect.repels}
+    out, problems = [], []
+    for pod in pods:
+        spec = pod.get("spec") or {}
+        meta = pod.get("metadata") or {}
+        if (pod.get("status") or {}).get("phase") != "Pending" or spec.get("nodeName"):
+            continue
+        message, source = _scheduler_message(pod, events)
+        display = f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"
+        try:
+            tolerations = effective_tolerations(spec, platform, "Pod", admission_plugins=admission_plugins)
+        except TaintError as err:
+            problems.append(f"Pod {display}: spec.{err}")
+            continue
+        selection = NodeSelection.of(spec)
+        candidates = [n for n in nodes if selection.on(n.labels, complete=True) is True]
+        pools: list[str] = []
+        blocked_everywhere = bool(candidates) and all(n.is_gpu for n in candidates)
+        fewest: list[Taint] | None = None  # the node it is closest to landing on: fewest taints to tolerate
+        for node in candidates:
+            stopping = [t for t in node.taints if t.effect.repels and not any(tolerates(x, t) for x in tolerations)]
+            if not stopping:
+                blocked_everywhere = False
+            if fewest is None or len(stopping) < len(fewest):
+                fewest = stopping
+            pool = node.pool[1] if node.pool else node.name
+            if pool not in pools:
+                pools.append(pool)
+        missing = [(t, Toleration.for_taint(t), _why_not(tolerations, t)) for t in fewest or []]
+        said = {m.strip() for m in _UNTOLERATED.findall(message)}
+        if blocked_everywhere or said & gpu_keys:
+            out.append(PendingPod(str(meta.get("namespace", "default")), str(meta.get("name", "")),
+                                  message or "(no scheduler message)", source, pools, missing))
+    return out, problems

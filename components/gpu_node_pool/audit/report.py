@@ -1,0 +1,317 @@
+"""Run the audit over a snapshot and build the report (JSON, text, the page's matrix).
+
+The JSON report (``report.schema.json`` beside this file, ``schemaVersion: 1``) has camelCase
+keys. Exit codes (:func:`AuditReport.exit_code`): 0 clean, 1 a finding at or above
+``--fail-on``; 2 (unreadable input) and 64 (usage) are decided by the CLI before a report exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cluster import Node, Pool, detect_platform, group_pools, read_node
+from .daemonsets import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
+from .declared import Declared, drift, whatif_nodes
+from .findings import Finding, NotJudged, at_or_above
+from .html import Matrix, MatrixCell, MatrixColumn, MatrixRow
+from .pending import PendingPod, pending_pods
+from .sources import Snapshot
+from .starved import starved_reason
+
+__all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit"]
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Row:
+    ds: DaemonSet
+    cells: dict[str, Cell]
+    rules_say: int
+    whatif: dict[str, Cell] = field(default_factory=dict)
+
+
+@dataclass
+class AuditReport:
+    source: str
+    platform: str
+    platform_evidence: str
+    events_available: bool
+    nodes: list[Node]
+    pools: list[Pool]
+    rows: list[Row]
+    starved: list[dict[str, str]]
+    pending: list[PendingPod]
+    findings: list[Finding]
+    not_judged: list[NotJudged]
+    forbidden: list[str]
+    notes: list[str]
+    stack: str | None = None
+    whatif_pools: list[str] = field(default_factory=list)
+    fail_on: str = "mandatory"
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(at_or_above(f.level, self.fail_on) for f in self.findings) else 0
+
+    @property
+    def gpu_pools(self) -> list[Pool]:
+        return [p for p in self.pools if p.is_gpu]
+
+    # --- JSON --------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        counts = {lvl: sum(f.level == lvl for f in self.findings) for lvl in ("info", "advisory", "mandatory")}
+        return {
+            "schemaVersion": SCHEMA_VERSION,
+            "command": "audit",
+            "exitCode": self.exit_code,
+            "failOn": self.fail_on,
+            "source": self.source,
+            "readOnly": True,
+            "platform": {"name": self.platform, "evidence": self.platform_evidence},
+            "stack": self.stack,
+            "eventsAvailable": self.events_available,
+            "forbiddenLists": list(self.forbidden),
+            "summary": {"nodes": len(self.nodes), "gpuNodes": sum(n.is_gpu for n in self.nodes),
+                        "gpuPools": len(self.gpu_pools), "daemonSets": len(self.rows), "findings": counts},
+            "gpuPools": [
+                {
+                    "id": p.id, "kind": p.kind, "name": p.name, "label": f"{p.key[0]}={p.key[1]}",
+                    "nodes": [
+                        {"name": n.name, "taints": [str(t) for t in n.taints], "malformedTaints": list(n.bad_taints),
+                         "gpuEvidence": n.gpu_evidence, "gpuCapacity": dict(n.gpu_capacity),
+                         "gpuAllocatable": dict(n.gpu_allocatable), "starved": n.starved}
+                        for n in p.nodes
+                    ],
+                }
+                for p in self.gpu_pools
+            ],
+            "daemonSets": [
+                {
+                    "namespace": r.ds.namespace, "name": r.ds.name, "origin": r.ds.origin,
+                    "desiredNumberScheduled": r.ds.desired, "nodesByRules": r.rules_say if r.ds.origin == "cluster" else None,
+                    "pools": {pid: c.to_json() for pid, c in r.cells.items()},
+                    "whatIf": {pid: c.to_json() for pid, c in r.whatif.items()},
+                }
+                for r in self.rows
+            ],
+            "starvedNodes": list(self.starved),
+            "pendingPods": [
+                {"namespace": p.namespace, "name": p.name, "schedulerMessage": p.reason, "reasonSource": p.reason_source,
+                 "pools": list(p.pools),
+                 "missingTolerations": [{"taint": str(t), "addToleration": tol.to_k8s(), "why": why} for t, tol, why in p.missing]}
+                for p in self.pending
+            ],
+            "findings": [f.to_json() for f in self.findings],
+            "notJudged": [n.to_json() for n in self.not_judged],
+            "notes": list(self.notes),
+        }
+
+    # --- text --------------------------------------------------------------------------------
+    def to_text(self) -> str:
+        lines = [f"gpupool audit of {self.source} (read-only)", f"platform: {self.platform} ({self.platform_evidence})"]
+        if self.stack:
+            lines.append(f"declared pools: stack {self.stack!r} (offline plan, no cloud API called)")
+        for line in self.forbidden:
+            lines.append(f"PARTIAL: {line}")
+        if not self.events_available:
+            lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
+        lines.append("")
+        lines.append("GPU pools:")
+        for p in self.gpu_pools:
+            lines.append(f"  {p.id} ({len(p.nodes)} node(s))")
+            for n in p.nodes:
+                gpus = ", ".join(f"{k}={v}" for k, v in n.gpu_allocatable.items()) or "none"
+                lines.append(f"    {n.name}: taints [{', '.join(map(str, n.taints))}] allocatable {gpus}"
+                             + (" STARVED" if n.starved else ""))
+        lines.append("")
+        lines.append("DaemonSet x GPU pool:")
+        for r in self.rows:
+            lines.append(f"  {r.ds.display}{' (as the stack would deploy it)' if r.ds.origin == 'stack' else ''}")
+            for pid, c in r.cells.items():
+                lines.append(f"    {pid}: {c.summary}")
+            for pid, c in r.whatif.items():
+                lines.append(f"    what-if {pid}: {c.summary}")
+        if self.findings:
+            lines.append("")
+            lines.append("Findings:")
+            for f in self.findings:
+                lines.append(f"  [{f.level}] {f.subject}: {f.message}" + (f" -> {f.fix}" if f.fix else ""))
+        if self.not_judged:
+            lines.append("")
+            lines.append("Not judged:")
+            lines += [f"  {n.subject}: {n.reason}" for n in self.not_judged]
+        lines.append("")
+        counts = ", ".join(f"{sum(f.level == lvl for f in self.findings)} {lvl}" for lvl in ("mandatory", "advisory", "info"))
+        lines.append(f"{counts}; exit {self.exit_code} (--fail-on {self.fail_on})")
+        return "\n".join(lines)
+
+    # --- the page's matrix -------------------------------------------------------------------
+    def matrix(self) -> Matrix:
+        columns = tuple(
+            MatrixColumn(p.id, tuple(sorted({str(t) for n in p.nodes for t in n.taints})), len(p.nodes))
+            for p in self.gpu_pools
+        )
+        whatif = tuple(self.whatif_pools)
+        rows = []
+        for r in self.rows:
+            if r.ds.origin == "stack":
+                cells = tuple(MatrixCell("notJudged", "not in the cluster: the stack's version, judged in the what-if columns")
+                              for _ in columns)
+            else:
+                cells = tuple(_mcell(r.cells.get(c.id)) for c in columns)
+            wcells = tuple(_mcell(r.whatif.get(pid)) for pid in whatif)
+            label = r.ds.display + (" (stack)" if r.ds.origin == "stack" else "")
+            rows.append(MatrixRow(label, cells, wcells))
+        lists = (
+            ("Findings", tuple(f"[{f.level}] {f.subject}: {f.message}" + (f" Fix: {f.fix}" if f.fix else "")
+                               for f in self.findings)),
+            ("Drift", tuple(f"{f.subject}: {f.message}" for f in self.findings
+                            if f.code in ("imperative-taint", "declared-taint-missing", "label-drift", "taint-value-drift"))),
+            ("GPU-starved nodes", tuple(f"{s['node']}: {s['reason']}" for s in self.starved)),
+            ("Pending pods blocked by GPU taints", tuple(f"{p.display}: {p.reason}" for p in self.pending)),
+            ("Not judged", tuple(f"{n.subject}: {n.reason}" for n in self.not_judged)),
+        )
+        subtitle = f"{self.source}; platform {self.platform}" + (f"; stack {self.stack}" if self.stack else "")
+        return Matrix("gpupool audit: DaemonSet x GPU pool", subtitle, columns, tuple(rows), whatif, lists)
+
+
+def _mcell(cell: Cell | None) -> MatrixCell:
+    if cell is None:
+        return MatrixCell("notJudged", "not evaluated", ())
+    return MatrixCell(cell.status, cell.summary, tuple(cell.details))
+
+
+def run_audit(
+    snapshot: Snapshot,
+    *,
+    platform: str | None = None,
+    admission_plugins: Iterable[str] | None = None,
+    declared: Declared | None = None,
+    fail_on: str = "mandatory",
+) -> AuditReport:
+    """Judge ``snapshot`` (and, with ``declared``, drift and the what-if). Pure: no I/O."""
+    plugins = list(admission_plugins) if admission_plugins is not None else None
+    declared_names = [p.name for p in declared.pools] if declared else []
+    nodes = [read_node(obj, declared_names) for obj in snapshot.nodes]
+    evidence = "--platform"
+    if platform is None:
+        platform, evidence = detect_platform(nodes)
+    pools = group_pools(nodes)
+    findings: list[Finding] = []
+    not_judged: list[NotJudged] = []
+    notes: list[str] = []
+    for node in nodes:
+        for bad in node.bad_taints:
+            findings.append(Finding("mandatory", "malformed-taint", f"Node {node.name}", f"{bad}; it was left out of every verdict",
+                                    "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"))
+    for line in snapshot.forbidden:
+        not_judged.append(NotJudged(line.split(":")[0], line))
+    for line in snapshot.problems:
+        not_judged.append(NotJudged("dump", line))
+
+    # DaemonSets: the cluster's, with the stack's own replacing theirs in the what-if.
+    daemonsets = [read_daemonset(obj, platform, plugins) for obj in snapshot.daemonsets]
+    rows: list[Row] = []
+    gpu_pools = [p for p in pools if p.is_gpu]
+    verdicts_by_node: dict[str, dict[str, Any]] = {n.name: {} for n in nodes}
+    for ds in daemonsets:
+        if ds.problem:
+            not_judged.append(NotJudged(f"DaemonSet {ds.display}", ds.problem))
+        node_verdicts = {n.name: judge(ds, n.name, n.labels, n.taints) for n in nodes}
+        for name, v in node_verdicts.items():
+            verdicts_by_node[name][ds.display] = v
+        cells = {p.id: pool_cell([node_verdicts[n.name] for n in p.nodes]) for p in gpu_pools}
+        rules_say = sum(v.status == "runs" for v in node_verdicts.values())
+        rows.append(Row(ds, cells, rules_say))
+        for p in gpu_pools:
+            cell = cells[p.id]
+            if cell.status in ("doesNotRun", "partial"):
+                adds = "; ".join(f"tolerate {t} with {toleration_text(tol)}" for t, tol in cell.missing)
+                nowhere = " It runs on no node at all." if rules_say == 0 else ""
+                findings.append(Finding("mandatory", "daemonset-does-not-run", f"DaemonSet {ds.display}",
+                    f"in {p.id}: {cell.summary}.{nowhere}",
+                    f"{adds}, or keep it off GPU nodes explicitly (nodeSelector/required node affinity)", p.id))
+            elif cell.status == "notJudged":
+                not_judged.append(NotJudged(f"DaemonSet {ds.display} on {p.id}", cell.summary))
+        if ds.desired is not None and ds.desired != rules_say and not ds.problem:
+            findings.append(Finding("advisory", "daemonset-count-mismatch", f"DaemonSet {ds.display}",
+                f"status.desiredNumberScheduled is {ds.desired} but the taint and selection rules say {rules_say} node(s): "
+                "a rule the audit does not model is at work (matchFields, a node changing state, a stale status)",
+                "kubectl describe daemonset and compare its nodes with the verdicts"))
+
+    # GPU-starved nodes.
+    starved = []
+    pods = snapshot.pods if "Pod" in snapshot.read else None
+    for node in nodes:
+        if node.starved:
+            reason, fix = starved_reason(node, verdicts_by_node[node.name], daemonsets, pods)
+            pool = node.pool[1] if node.pool else ""
+            starved.append({"node": node.name, "pool": pool, "reason": reason, "fix": fix})
+            findings.append(Finding("mandatory", "gpu-node-starved", f"Node {node.name}",
+                                    f"no GPU resource is allocatable: {reason}", fix, pool))
+
+    # Pending pods.
+    pending: list[PendingPod] = []
+    if pods is None:
+        not_judged.append(NotJudged("pending pods", "pods could not be listed"))
+    else:
+        events = snapshot.events if "Event" in snapshot.read else None
+        pending, problems = pending_pods(pods, events, nodes, platform, plugins)
+        not_judged += [NotJudged(p.split(":")[0], p) for p in problems]
+        for p in pending:
+            adds = "; ".join(f"{t}: {why}; add {toleration_text(tol)}" for t, tol, why in p.missing)
+            findings.append(Finding("advisory", "pending-gpu-taint", f"Pod {p.display}",
+                f"Pending ({p.reason_source}: {p.reason})", adds or "read the scheduler message", ", ".join(p.pools)))
+
+    whatif_pools: list[str] = []
+    if declared is not None:
+        dfind, dnotes = drift(declared, nodes)
+        findings += dfind
+        notes += dnotes
+        whatif_pools = _whatif(declared, nodes, rows, platform, plugins, findings)
+
+    return AuditReport(
+        source=snapshot.source, platform=platform, platform_evidence=evidence,
+        events_available="Event" in snapshot.read, nodes=nodes, pools=pools, rows=rows, starved=starved,
+        pending=pending, findings=findings, not_judged=not_judged, forbidden=list(snapshot.forbidden), notes=notes,
+        stack=declared.stack if declared else None, whatif_pools=whatif_pools, fail_on=fail_on,
+    )
+
+
+def _whatif(declared: Declared, nodes: list[Node], rows: list[Row], platform: str, plugins: Any,
+            findings: list[Finding]) -> list[str]:
+    """Fill ``row.whatif`` for every declared pool; add a finding per DaemonSet a planned taint would stop."""
+    stack_ds = [read_daemonset(obj, platform, plugins, origin="stack") for obj in declared.daemonsets]
+    managed = {(d.namespace, d.name) for d in stack_ds}
+    for ds in stack_ds:
+        rows.append(Row(ds, {}, 0))
+    columns = []
+    for pool in declared.pools:
+        column = f"pool {pool.name} as declared"
+        columns.append(column)
+        shapes = whatif_nodes(pool, nodes)
+        live = {n.name: n for n in nodes}
+        for row in rows:
+            if row.ds.origin == "cluster" and (row.ds.namespace, row.ds.name) in managed:
+                row.whatif[column] = Cell("notJudged", "managed by the stack: judged in its (stack) row")
+                continue
+            would = [judge(row.ds, name, labels, taints, complete=complete) for name, labels, taints, complete in shapes]
+            cell = pool_cell(would)
+            row.whatif[column] = cell
+            if row.ds.origin != "cluster":
+                if cell.status in ("doesNotRun", "partial"):
+                    findings.append(Finding("mandatory", "whatif-stack-daemonset", f"DaemonSet {row.ds.display} (stack)",
+                        f"as the stack would deploy it, it {cell.summary} on pool {pool.name}", "fix its tolerations in the stack", pool.name))
+                continue
+            now = [judge(row.ds, n, live[n].labels, live[n].taints) for n, *_ in shapes if n in live]
+            stopped = [(nv, wv) for nv, wv in zip(now, would, strict=False) if nv.status == "runs" and wv.status == "doesNotRun"]
+            if stopped:
+                taints = sorted({str(t) for _, wv in stopped for t, _ in wv.missing})
+                nodes_text = ", ".join(nv.node for nv, _ in stopped)
+                findings.append(Finding("mandatory", "whatif-would-stop", f"DaemonSet {row.ds.display}",
+                    f"adding {', '.join(taints)} to pool {pool.name} would stop it (it runs now on {nodes_text})",
+                    "; ".join(f"tolerate {t} with {toleration_text(tol)}" for t, tol in cell.missing), pool.name))
+    return columns
