@@ -265,4 +265,7 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
             if undecided is None:
                 raise
             undecided.add(f"{asg.resource_type} {asg.name}", err)
+    # Registration under Pulumi is concurrent: the order resources arrive in is not stable, so
+    # messages that list several pools would differ from run to run. Sort by URN (then name).
+    pools.sort(key=lambda p: (p.urn or "", p.name))
     return pools
