@@ -28,6 +28,7 @@ from ..wellknown import NVIDIA_GPU_RESOURCE
 #: The resource every GPU NodePool must limit.
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 
+NODEPOOL_API_VERSION = "karpenter.sh/v1"
 KARPENTER_MAX_REQUIREMENTS = 100  # NodePool spec.template.spec.requirements maxItems
 KARPENTER_MAX_LABELS = 100  # NodePool spec.template.metadata.labels maxProperties
 KARPENTER_REQUIREMENT_KEY_MAX = 316  # requirements[].key maxLength
@@ -268,3 +269,48 @@ def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
     elif not (isinstance(gpus, int) or (isinstance(gpus, str) and gpus.isdigit())):
         problems.append(f"{KARPENTER_GPU_RESOURCE}: {gpus!r} must be a whole number of GPUs")
     return problems
+
+
+def nodepool_manifest(
+    pool: Any, node_class_ref: Mapping[str, str], requirements: list[dict[str, Any]], pool_label: str
+) -> dict[str, Any]:
+    """The ``karpenter.sh/v1`` ``NodePool`` object of a pool model with NodePool fields.
+
+    ``pool`` has ``name``, ``node_labels``, ``taint_list``, ``limits``, ``disruption``
+    (:class:`KarpenterDisruption`), ``weight``, ``expire_after``, ``termination_grace_period``
+    and optionally ``startup_taint_list``. Fills ``metadata`` (name, ``{pool_label: name}``),
+    ``spec.template.metadata.labels``, ``spec.template.spec`` (``nodeClassRef``,
+    ``requirements``, ``taints``/``startupTaints`` in Kubernetes spelling when not empty,
+    ``expireAfter``, ``terminationGracePeriod`` when set), ``spec.limits`` (sorted),
+    ``spec.disruption`` (``consolidationPolicy``, ``consolidateAfter``, ``budgets`` when set)
+    and ``spec.weight`` when set. Equal inputs give equal dicts with equal key order.
+    """
+    template_spec: dict[str, Any] = {"nodeClassRef": dict(node_class_ref), "requirements": requirements}
+    if pool.taint_list:
+        template_spec["taints"] = [t.to_k8s() for t in pool.taint_list]
+    startup = getattr(pool, "startup_taint_list", [])
+    if startup:
+        template_spec["startupTaints"] = [t.to_k8s() for t in startup]
+    if pool.expire_after is not None:
+        template_spec["expireAfter"] = pool.expire_after
+    if pool.termination_grace_period is not None:
+        template_spec["terminationGracePeriod"] = pool.termination_grace_period
+    disruption: dict[str, Any] = {
+        "consolidationPolicy": pool.disruption.consolidation_policy,
+        "consolidateAfter": pool.disruption.consolidate_after,
+    }
+    if pool.disruption.budgets is not None:
+        disruption["budgets"] = [b.to_k8s() for b in pool.disruption.budgets]
+    spec: dict[str, Any] = {
+        "template": {"metadata": {"labels": pool.node_labels}, "spec": template_spec},
+        "limits": dict(sorted(pool.limits.items())),
+        "disruption": disruption,
+    }
+    if pool.weight is not None:
+        spec["weight"] = pool.weight
+    return {
+        "apiVersion": NODEPOOL_API_VERSION,
+        "kind": "NodePool",
+        "metadata": {"name": pool.name, "labels": {pool_label: pool.name}},
+        "spec": spec,
+    }

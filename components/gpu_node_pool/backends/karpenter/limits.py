@@ -97,6 +97,9 @@ def karpenter_label_problem(key: str) -> str | None:
        ("label domain "karpenter.sh" is restricted").
     4. A key whose domain ends with ``karpenter.k8s.aws``, other than the well-known
        :data:`KARPENTER_AWS_ALLOWED_LABELS` ("label domain "karpenter.k8s.aws" is restricted").
+    5. ``eks.amazonaws.com/instance-*``: EKS Auto Mode's spelling of the well-known labels
+       (EKS user guide automode/create-node-pool: "EKS Auto Mode uses different labels than
+       Karpenter"); self-managed Karpenter's nodes never carry them, so nothing would launch.
     """
     if key == "karpenter.sh/nodepool":
         return (
@@ -121,6 +124,15 @@ def karpenter_label_problem(key: str) -> str | None:
             "\"karpenter.k8s.aws\" is restricted; only its well-known labels such as "
             "karpenter.k8s.aws/instance-family are allowed); use your own domain, e.g. example.com/"
             + key.rpartition("/")[2]
+        )
+    if key.startswith("eks.amazonaws.com/instance-"):
+        suffix = key.partition("/")[2]
+        fix = (f"write karpenter.k8s.aws/{suffix}" if "karpenter.k8s.aws/" + suffix in KARPENTER_AWS_ALLOWED_LABELS
+               else "remove it")
+        return (
+            f"{key!r} is EKS Auto Mode's label; self-managed Karpenter's nodes carry karpenter.k8s.aws/ labels instead "
+            f"(EKS user guide create-node-pool: 'EKS Auto Mode uses different labels than Karpenter'), so it would "
+            f"never match a node; {fix}, or use backend: eks-auto"
         )
     return None
 
