@@ -51,6 +51,8 @@ BAD_LABEL_BY_BACKEND = {
     "gke": ["node-role.kubernetes.io/gpu", "cloud.google.com/gke-nodepool", "k8s.io/x"],
     "karpenter": ["karpenter.sh/team", "kubernetes.io/hostname", "karpenter.k8s.aws/instance-foo"],
     "self-managed": ["node-role.kubernetes.io/gpu", "node-restriction.kubernetes.io/x", "k8s.io/x"],
+    "eks-auto": ["karpenter.k8s.aws/instance-family", "eks.amazonaws.com/nodegroup", "node-role.kubernetes.io/gpu",
+                 "karpenter.sh/team"],
 }
 BAD_TAINTS = [
     "nvidia.com/gpu=present:NO_SCHEDULE",

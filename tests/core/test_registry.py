@@ -45,13 +45,13 @@ def fakecloud():
 
 
 def test_built_in_backends_are_registered_in_order():
-    assert registry.names() == ("eks-managed", "gke", "self-managed", "karpenter")
+    assert registry.names() == ("eks-managed", "gke", "self-managed", "karpenter", "eks-auto")
 
 
 def test_an_unregistered_backend_is_refused_with_the_registered_names():
     with pytest.raises(ConfigError) as err:
         validate_stack_config({"cluster": {"name": "c"}, "pools": [{"name": "p", "backend": "fakecloud"}]})
-    assert "'fakecloud' is not a backend; use one of eks-managed, gke, self-managed, karpenter" in str(err.value)
+    assert "'fakecloud' is not a backend; use one of eks-managed, gke, self-managed, karpenter, eks-auto" in str(err.value)
 
 
 def test_a_registered_backend_is_validated_with_its_model_and_stack_checks(fakecloud):

@@ -11,6 +11,7 @@ from . import eks_managed  # noqa: F401 - each backend registers itself on impor
 from . import gke  # noqa: F401
 from . import self_managed  # noqa: F401
 from . import karpenter  # noqa: F401
+from . import eks_auto  # noqa: F401
 from .. import registry as _registry
 from ..registry import Backend, all_backends, by_detected_type, get, names, register, unregister
 

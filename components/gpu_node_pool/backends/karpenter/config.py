@@ -18,9 +18,9 @@ from ...taints import (
     Taint,
     find_duplicate_taints,
     label_value_problem,
-    qualified_name_problem,
 )
 from ...wellknown import NVIDIA_GPU_RESOURCE
+from .._nodepool import KarpenterBudget, KarpenterDisruption, nodepool_limits_problems  # noqa: F401 - shared with eks-auto
 from .limits import (  # noqa: F401
     _IAM_ROLE_NAME_RE,
     _K8S_OBJECT_NAME_RE,
@@ -51,110 +51,6 @@ from .limits import (  # noqa: F401
     karpenter_label_problem,
 )
 from .reservations import MAX_TERMS, CapacityReservationTerm
-
-
-class KarpenterBudget(_Model):
-    """A disruption budget (``spec.disruption.budgets[]``).
-
-    ``nodes``: a node count or percentage (``10%``, ``0``; pattern ``^((100|[0-9]{1,2})%|[0-9]+)$``);
-    ``schedule``: cron (5 fields) or ``@daily``-style macro; ``duration``: ``1h``, ``30m``,
-    ``1h30m``; ``schedule`` and ``duration`` go together; ``reasons``: Underutilized, Empty, Drifted.
-    """
-
-    nodes: str = Field("10%", description="Count or percentage of nodes that may be disrupted at once.")
-    schedule: str | None = Field(None, description="Cron schedule (UTC) when the budget starts; needs duration.")
-    duration: str | None = Field(None, description="How long the budget is active after each schedule hit (h/m).")
-    reasons: list[str] | None = Field(None, description="Underutilized | Empty | Drifted; default all.")
-
-    @field_validator("nodes", mode="before")
-    @classmethod
-    def _nodes(cls, nodes: Any) -> Any:
-        if isinstance(nodes, int) and not isinstance(nodes, bool):
-            nodes = str(nodes)
-        if isinstance(nodes, str) and not _K_BUDGET_NODES_RE.search(nodes):
-            raise _fail(f"{nodes!r} must be a node count (e.g. 1) or a percentage from 0% to 100% (e.g. 10%)")
-        return nodes
-
-    @field_validator("schedule")
-    @classmethod
-    def _schedule(cls, schedule: str | None) -> str | None:
-        if schedule is not None and not _K_BUDGET_SCHEDULE_RE.search(schedule):
-            raise _fail(
-                f"{schedule!r} is not a cron schedule: five fields (minute hour day month weekday, e.g. "
-                "'0 9 * * mon-fri') or a macro such as @daily"
-            )
-        return schedule
-
-    @field_validator("duration")
-    @classmethod
-    def _duration(cls, duration: str | None) -> str | None:
-        if duration is not None and not _K_BUDGET_DURATION_RE.search(duration):
-            raise _fail(f"{duration!r} must be hours and/or minutes, e.g. 8h, 30m or 1h30m (cron has no seconds)")
-        return duration
-
-    @field_validator("reasons")
-    @classmethod
-    def _reasons(cls, reasons: list[str] | None) -> list[str] | None:
-        if reasons is None:
-            return None
-        wrong = [r for r in reasons if r not in KARPENTER_BUDGET_REASONS]
-        if wrong:
-            raise _fail(f"{wrong} are not disruption reasons; allowed: {', '.join(KARPENTER_BUDGET_REASONS)}")
-        if len(set(reasons)) != len(reasons):
-            raise _fail(f"{reasons} repeats a reason; list each once")
-        return reasons
-
-    @model_validator(mode="after")
-    def _pair(self) -> KarpenterBudget:
-        if (self.schedule is None) != (self.duration is None):
-            raise _fail("set schedule and duration together (Karpenter: 'schedule' must be set with 'duration')")
-        return self
-
-    def to_k8s(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"nodes": self.nodes}
-        if self.schedule is not None:
-            out["schedule"] = self.schedule
-            out["duration"] = self.duration
-        if self.reasons is not None:
-            out["reasons"] = list(self.reasons)
-        return out
-
-
-class KarpenterDisruption(_Model):
-    """``spec.disruption``: when Karpenter may remove or replace the pool's nodes.
-
-    ``consolidationPolicy``: WhenEmpty | WhenEmptyOrUnderutilized (Karpenter's default) | Balanced.
-    ``consolidateAfter``: how long a node stays empty/underutilized first (``0s``, ``5m``,
-    ``1h30m`` or ``Never``). ``budgets``: at most 50; Karpenter's default is ``[{nodes: 10%}]``.
-    """
-
-    consolidation_policy: str = Field("WhenEmptyOrUnderutilized", description="WhenEmpty | WhenEmptyOrUnderutilized | Balanced")
-    consolidate_after: str = Field("0s", description="Duration (s/m/h) or Never.")
-    budgets: list[KarpenterBudget] | None = Field(None, description="At most 50; default [{nodes: 10%}].")
-
-    @field_validator("consolidation_policy")
-    @classmethod
-    def _policy(cls, policy: str) -> str:
-        if policy in KARPENTER_CONSOLIDATION_POLICIES:
-            return policy
-        if policy == "WhenUnderutilized":
-            raise _fail("'WhenUnderutilized' is the v1beta1 name; Karpenter v1 calls it WhenEmptyOrUnderutilized")
-        raise _fail(f"{policy!r} is not a consolidation policy; allowed: {', '.join(KARPENTER_CONSOLIDATION_POLICIES)}")
-
-    @field_validator("consolidate_after")
-    @classmethod
-    def _after(cls, after: str) -> str:
-        problem = _karpenter_duration_problem(after)
-        if problem:
-            raise _fail(problem)
-        return after
-
-    @field_validator("budgets")
-    @classmethod
-    def _budgets(cls, budgets: list[KarpenterBudget] | None) -> list[KarpenterBudget] | None:
-        if budgets is not None and len(budgets) > KARPENTER_MAX_BUDGETS:
-            raise _fail(f"{len(budgets)} budgets; a NodePool takes at most {KARPENTER_MAX_BUDGETS}")
-        return budgets
 
 
 class KarpenterNodeClassRef(_Model):
@@ -410,22 +306,7 @@ class KarpenterPool(PoolBase):
     @field_validator("limits")
     @classmethod
     def _limits(cls, limits: dict[str, int | str]) -> dict[str, int | str]:
-        problems = []
-        for resource, value in limits.items():
-            bad = qualified_name_problem(resource)
-            if bad:
-                problems.append(f"resource name {resource!r} {bad}")
-            bad = _quantity_problem(value)
-            if bad:
-                problems.append(f"{resource}: {bad}")
-        gpus = limits.get(KARPENTER_GPU_RESOURCE)
-        if gpus is None:
-            problems.append(
-                f"missing {KARPENTER_GPU_RESOURCE}: a GPU NodePool without a GPU limit can launch GPUs without bound; "
-                f"add e.g. {KARPENTER_GPU_RESOURCE}: 32"
-            )
-        elif not (isinstance(gpus, int) or (isinstance(gpus, str) and gpus.isdigit())):
-            problems.append(f"{KARPENTER_GPU_RESOURCE}: {gpus!r} must be a whole number of GPUs")
+        problems = nodepool_limits_problems(limits)
         if problems:
             raise _fail("; ".join(problems))
         return limits

@@ -73,10 +73,16 @@ def _karpenter_requires_gpu(requirements: Iterable[Any]) -> bool:
 def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
     """A Karpenter NodePool is a GPU pool when :func:`_selects_gpus` says so.
 
+    Only NodePools of the AWS provider (``nodeClassRef.group`` ``karpenter.k8s.aws``, or none given):
+    a NodePool on another provider's node class (EKS Auto Mode) is that backend's to read.
+
     ``context["node_classes"]``: EC2NodeClass name -> its AMI ships NVIDIA's device plugin (Bottlerocket).
     """
     if not resource_type.endswith(":NodePool"):
         return None
+    group = text(dig(props, "spec", "template", "spec", "nodeClassRef", "group"))
+    if group is not None and group != "karpenter.k8s.aws":
+        return None  # another provider's NodePool (EKS Auto Mode: eks.amazonaws.com), read by its backend
     node_classes = context.get("node_classes") or {}
     from . import read as karpenter
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -14,25 +13,35 @@ from pydantic import (
 
 from ...config.common import PoolBase, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
 from ...config.errors import ConfigIssue  # noqa: F401
-from ...taints import (
-    label_value_problem,
-    qualified_name_problem,
-)
 from ...wellknown import NVIDIA_GPU_RESOURCE
+from .._nodepool import (  # noqa: F401 - the NodePool rules shared with eks-auto, re-exported here
+    _IAM_ROLE_NAME_RE,
+    _K8S_OBJECT_NAME_RE,
+    _K_BUDGET_DURATION_RE,
+    _K_BUDGET_NODES_RE,
+    _K_BUDGET_SCHEDULE_RE,
+    _K_DURATION_RE,
+    _K_GRACE_RE,
+    _K_QUANTITY_RE,
+    _KARPENTER_INTEGER_OPERATORS,
+    KARPENTER_ARCHITECTURES,
+    KARPENTER_BUDGET_REASONS,
+    KARPENTER_CAPACITY_TYPES,
+    KARPENTER_CONSOLIDATION_POLICIES,
+    KARPENTER_MAX_BUDGETS,
+    KARPENTER_MAX_LABELS,
+    KARPENTER_MAX_MIN_VALUES,
+    KARPENTER_MAX_REQUIREMENTS,
+    KARPENTER_OPERATORS,
+    KARPENTER_REQUIREMENT_KEY_MAX,
+    _cel_label_domain,
+    _karpenter_duration_problem,
+    _quantity_problem,
+    nodepool_requirement_problems,
+)
 
-KARPENTER_MAX_REQUIREMENTS = 100  # NodePool spec.template.spec.requirements maxItems
-KARPENTER_MAX_LABELS = 100  # NodePool spec.template.metadata.labels maxProperties
-KARPENTER_REQUIREMENT_KEY_MAX = 316  # requirements[].key maxLength
-KARPENTER_MAX_MIN_VALUES = 50  # requirements[].minValues maximum
-KARPENTER_MAX_BUDGETS = 50  # disruption.budgets maxItems
 KARPENTER_MAX_SELECTOR_TERM_TAGS = 20  # EC2NodeClass *SelectorTerms[].tags maxProperties
 KARPENTER_ALIAS_MAX = 30  # EC2NodeClass amiSelectorTerms[].alias maxLength
-KARPENTER_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
-_KARPENTER_INTEGER_OPERATORS = ("Gt", "Lt", "Gte", "Lte")
-KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
-KARPENTER_ARCHITECTURES = ("amd64", "arm64")
-KARPENTER_CONSOLIDATION_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced")
-KARPENTER_BUDGET_REASONS = ("Underutilized", "Empty", "Drifted")
 #: AMI alias families that have NVIDIA variants Karpenter picks for GPU instances (al2 AMIs
 #: stopped being published on 2025-11-26; Windows has no NVIDIA EKS AMI).
 KARPENTER_GPU_ALIAS_FAMILIES = ("al2023", "bottlerocket")
@@ -69,31 +78,10 @@ KARPENTER_MANAGED_KEYS = {
 #: The resource every GPU NodePool must limit.
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 
-# CRD patterns (searched like an OpenAPI ``pattern``: unanchored unless the pattern anchors).
-_K_DURATION_RE = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")  # expireAfter, consolidateAfter
-_K_GRACE_RE = re.compile(r"^([0-9]+(s|m|h))+$")  # terminationGracePeriod
-_K_BUDGET_NODES_RE = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
-_K_BUDGET_DURATION_RE = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
-_K_BUDGET_SCHEDULE_RE = re.compile(
-    r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"
-)
-_K_QUANTITY_RE = re.compile(
-    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
-)
+# CRD patterns of the EC2NodeClass (the NodePool's are in backends/_nodepool.py).
 _K_ALIAS_RE = re.compile(r"^[a-zA-Z0-9]+@.+$")
-_K8S_OBJECT_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-# IAM role names (IAM API CreateRole RoleName): 1-64 of [A-Za-z0-9+=,.@_-].
-_IAM_ROLE_NAME_RE = re.compile(r"^[\w+=,.@-]{1,64}$")
 _K_RESTRICTED_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
                       "karpenter.k8s.aws/ec2nodeclass")
-
-
-def _cel_label_domain(key: str) -> str:
-    # The CRD's CEL rules take key.find("^([^/]+)"): everything before the first '/', or the
-    # whole key when it has none, then test endsWith() -- a plain suffix, not a DNS subdomain
-    # (so "mykarpenter.sh/x" is refused too). Mirrored exactly.
-    match = re.match(r"[^/]+", key)
-    return match.group(0) if match else ""
 
 
 def karpenter_label_problem(key: str) -> str | None:
@@ -109,6 +97,9 @@ def karpenter_label_problem(key: str) -> str | None:
        ("label domain "karpenter.sh" is restricted").
     4. A key whose domain ends with ``karpenter.k8s.aws``, other than the well-known
        :data:`KARPENTER_AWS_ALLOWED_LABELS` ("label domain "karpenter.k8s.aws" is restricted").
+    5. ``eks.amazonaws.com/instance-*``: EKS Auto Mode's spelling of the well-known labels
+       (EKS user guide automode/create-node-pool: "EKS Auto Mode uses different labels than
+       Karpenter"); self-managed Karpenter's nodes never carry them, so nothing would launch.
     """
     if key == "karpenter.sh/nodepool":
         return (
@@ -134,27 +125,15 @@ def karpenter_label_problem(key: str) -> str | None:
             "karpenter.k8s.aws/instance-family are allowed); use your own domain, e.g. example.com/"
             + key.rpartition("/")[2]
         )
-    return None
-
-
-def _karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
-    pattern = _K_DURATION_RE if never else _K_GRACE_RE
-    if not isinstance(value, str) or not pattern.search(value):
-        allowed = "or Never " if never else ""
+    if key.startswith("eks.amazonaws.com/instance-"):
+        suffix = key.partition("/")[2]
+        fix = (f"write karpenter.k8s.aws/{suffix}" if "karpenter.k8s.aws/" + suffix in KARPENTER_AWS_ALLOWED_LABELS
+               else "remove it")
         return (
-            f"{value!r} is not a Karpenter duration: write hours, minutes and seconds like 720h, 30m or 1h30m "
-            f"{allowed}(pattern {pattern.pattern}; no days, no spaces)"
+            f"{key!r} is EKS Auto Mode's label; self-managed Karpenter's nodes carry karpenter.k8s.aws/ labels instead "
+            f"(EKS user guide create-node-pool: 'EKS Auto Mode uses different labels than Karpenter'), so it would "
+            f"never match a node; {fix}, or use backend: eks-auto"
         )
-    return None
-
-
-def _quantity_problem(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        return f"{value!r} must be a Kubernetes quantity: an integer or a string such as '1000' or '4000Gi'"
-    if isinstance(value, str) and not _K_QUANTITY_RE.search(value):
-        return f"{value!r} is not a Kubernetes quantity (e.g. 32, '1000', '4000Gi', '500m')"
-    if str(value).startswith("-"):
-        return f"{value!r} is negative; a limit of capacity must be >= 0"
     return None
 
 
@@ -205,49 +184,7 @@ class KarpenterRequirement(_Model):
 def karpenter_requirement_problems(key: Any, operator: Any, values: list[Any], min_values: int | None) -> list[str]:
     """Every reason Karpenter refuses a NodePool requirement; empty when it is fine.
 
-    Rules in the order checked: key syntax (qualified name, CRD ``maxLength: 316`` and
-    pattern), restricted keys (:func:`karpenter_label_problem`), ``operator`` enum, value
-    syntax (label values, ``maxLength: 63``), the CEL rules "requirements with operator 'In'
-    must have a value defined", "operator 'Gt', 'Lt', 'Gte', or 'Lte' must have a single
-    positive integer value" and "'minValues' must have at least that many values", the
-    ``minValues`` range 1-50, and (CRD field description) no values with Exists/DoesNotExist.
+    The NodePool rules of :func:`~gpu_node_pool.backends._nodepool.nodepool_requirement_problems`
+    with Karpenter's restricted keys (:func:`karpenter_label_problem`).
     """
-    problems = []
-    syntax = qualified_name_problem(key)
-    if syntax:
-        problems.append(f"key {key!r} {syntax}")
-    elif len(key) > KARPENTER_REQUIREMENT_KEY_MAX:
-        problems.append(f"key {key!r} is {len(key)} characters; Karpenter allows {KARPENTER_REQUIREMENT_KEY_MAX}")
-    else:
-        restricted = karpenter_label_problem(key)
-        if restricted:
-            problems.append(f"key {restricted}")
-    if operator not in KARPENTER_OPERATORS:
-        close = difflib.get_close_matches(str(operator), KARPENTER_OPERATORS, n=1)
-        hint = f"; did you mean {close[0]}?" if close else ""
-        problems.append(f"operator {operator!r} is not one of {', '.join(KARPENTER_OPERATORS)}{hint}")
-    for value in values:
-        bad = label_value_problem(value)
-        if bad:
-            problems.append(f"value {value!r} {bad}")
-    if operator == "In" and not values:
-        problems.append("operator In needs at least one value (Karpenter: requirements with operator 'In' must have a value defined)")
-    if operator in _KARPENTER_INTEGER_OPERATORS:
-        if len(values) != 1 or not (isinstance(values[0], str) and values[0].isdigit()):
-            problems.append(
-                f"operator {operator} needs exactly one non-negative integer value, e.g. values: [\"0\"] "
-                f"(got {values!r})"
-            )
-    if operator in ("Exists", "DoesNotExist") and values:
-        problems.append(f"operator {operator} takes no values; remove values {values!r}")
-    if min_values is not None:
-        if isinstance(min_values, bool) or not 1 <= min_values <= KARPENTER_MAX_MIN_VALUES:
-            problems.append(f"minValues {min_values!r} must be between 1 and {KARPENTER_MAX_MIN_VALUES}")
-        elif operator == "In" and len(values) < min_values:
-            problems.append(
-                f"minValues {min_values} is more than the {len(values)} value(s) given; list at least {min_values} "
-                "values or lower minValues"
-            )
-    return problems
-
-
+    return nodepool_requirement_problems(key, operator, values, min_values, karpenter_label_problem)

@@ -1,0 +1,35 @@
+"""``eks-auto``: an EKS Auto Mode ``NodePool`` (``karpenter.sh/v1``) per pool, on the built-in, an existing or a created ``NodeClass``.
+
+Files: ``limits.py`` (what Auto Mode accepts, with sources), ``config.py`` (pool model, stack
+rules, the catalog feasibility hook), ``render.py`` (the manifests), ``read.py`` (taints,
+labels, requirements back from the manifests), ``resources.py`` (Pulumi wiring), ``summary.py``
+(plan entry and text), ``detect.py`` (recognise Auto Mode GPU NodePools for the policies).
+The NodePool rules shared with the karpenter backend are in ``backends/_nodepool.py``.
+"""
+
+from __future__ import annotations
+
+from ...registry import Backend, register
+from ...wellknown import KARPENTER_NODEPOOL, KARPENTER_NODEPOOL_PREFIX
+from .config import AutoModePool
+
+#: The Pulumi type token of a created Auto Mode NodeClass (``eks.amazonaws.com/v1``).
+AUTO_NODECLASS = "kubernetes:eks.amazonaws.com/v1:NodeClass"
+
+BACKEND = register(
+    Backend(
+        name="eks-auto",
+        package=__name__,
+        config_model=AutoModePool,
+        stack_checks="config:stack_issues",
+        wire="resources:wire",
+        summarise="summary:summarise",
+        report="summary:report",
+        detect="detect:detect",
+        detects=(KARPENTER_NODEPOOL_PREFIX,),
+        children={
+            "nodepool": (KARPENTER_NODEPOOL, "{pool}-nodepool"),
+            "nodeclass": (AUTO_NODECLASS, "{pool}-nodeclass"),
+        },
+    )
+)

@@ -1,0 +1,589 @@
+"""Config of ``eks-auto`` pools: an EKS Auto Mode NodePool, its NodeClass (built-in, existing or created), stack rules."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails
+
+from ... import instances
+from ...config.common import AwsTags, PoolBase, _fail, _Model
+from ...config.errors import ConfigIssue
+from ...taints import label_value_problem
+from .._nodepool import (
+    _IAM_ROLE_NAME_RE,
+    _K8S_OBJECT_NAME_RE,
+    KARPENTER_ARCHITECTURES,
+    KARPENTER_CAPACITY_TYPES,
+    KARPENTER_MAX_LABELS,
+    KARPENTER_MAX_REQUIREMENTS,
+    KarpenterDisruption,
+    _karpenter_duration_problem,
+    nodepool_limits_problems,
+)
+from .limits import (
+    AUTO_MANAGED_KEYS,
+    AUTO_NVIDIA_FAMILIES,
+    AUTO_PREFIX,
+    AUTO_RESTRICTED_TAGS,
+    BUILT_IN_NODE_CLASS,
+    EPHEMERAL_IOPS,
+    EPHEMERAL_SIZE_MAX,
+    EPHEMERAL_THROUGHPUT,
+    NODE_CLASS_GROUP,
+    NODE_CLASS_KIND,
+    REFUSED_NODE_CLASS_KEYS,
+    REFUSED_POOL_KEYS,
+    auto_label_problem,
+    auto_requirement_problems,
+    refused_key_message,
+)
+
+_SOURCE_FAMILIES = "EKS user guide automode-learn-instances, 'EKS Auto Mode supported instance reference'"
+
+
+def _refuse_keys(data: Any, refused: dict[str, str]) -> Any:
+    """Refuse keys Auto Mode has no place for, each at its own path (``pools[0].userData``)."""
+    if not isinstance(data, dict):
+        return data
+    errors = [
+        InitErrorDetails(type=_fail(refused_key_message(key, fix)), loc=(key,), input=data[key])
+        for key, fix in refused.items()
+        if key in data
+    ]
+    if errors:
+        raise ValidationError.from_exception_data("eks-auto", errors)
+    return data
+
+
+def _object_name_problem(name: str) -> str | None:
+    if len(name) > 253 or not _K8S_OBJECT_NAME_RE.match(name):
+        return f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-l40s)"
+    return None
+
+
+class AutoRequirement(_Model):
+    """An extra NodePool requirement ``{key, operator, values, minValues}`` in Auto Mode's keys.
+
+    The NodePool rules (operators, values, ``minValues``; Karpenter v1.14.1 CRD) and Auto Mode's
+    keys: ``eks.amazonaws.com/`` well-known keys only, no ``karpenter.k8s.aws/`` keys
+    (:func:`~gpu_node_pool.backends.eks_auto.limits.auto_key_problem`).
+    """
+
+    key: str = Field(description="Label key, e.g. eks.amazonaws.com/instance-gpu-memory.")
+    operator: str = Field(description="In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte")
+    values: list[str] = Field(default_factory=list, description="Label values (<= 63 characters each).")
+    min_values: int | None = Field(None, description="1-50, at most len(values); In only.")
+
+    @model_validator(mode="after")
+    def _rules(self) -> AutoRequirement:
+        problems = auto_requirement_problems(self.key, self.operator, self.values, self.min_values)
+        if problems:
+            raise _fail("; ".join(problems))
+        return self
+
+    def to_k8s(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"key": self.key, "operator": self.operator}
+        if self.values:
+            out["values"] = list(self.values)
+        if self.min_values is not None:
+            out["minValues"] = self.min_values
+        return out
+
+
+class AutoNodeClassRef(_Model):
+    """An existing Auto Mode NodeClass (``nodeClassRef``); default: the built-in ``default``.
+
+    ``group``/``kind`` may be given but must be ``eks.amazonaws.com`` / ``NodeClass``: Auto Mode
+    NodePools reference Auto Mode NodeClasses (EKS user guide auto-accelerated, create-node-pool).
+    """
+
+    name: str = Field(BUILT_IN_NODE_CLASS, description="NodeClass name; default: the built-in 'default'.")
+    group: str = Field(NODE_CLASS_GROUP, description="eks.amazonaws.com (the only value).")
+    kind: str = Field(NODE_CLASS_KIND, description="NodeClass (the only value).")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        problem = _object_name_problem(name)
+        if problem:
+            raise _fail(problem)
+        return name
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, kind: str) -> str:
+        if kind != NODE_CLASS_KIND:
+            hint = " (an EC2NodeClass belongs to self-managed Karpenter: use backend: karpenter)" if kind == "EC2NodeClass" else ""
+            raise _fail(
+                f"{kind!r}: an EKS Auto Mode NodePool references a NodeClass (group eks.amazonaws.com, kind NodeClass; "
+                f"EKS user guide create-node-pool){hint}; write kind: NodeClass or leave it out"
+            )
+        return kind
+
+    @field_validator("group")
+    @classmethod
+    def _group(cls, group: str) -> str:
+        if group != NODE_CLASS_GROUP:
+            hint = " (karpenter.k8s.aws is self-managed Karpenter's: use backend: karpenter)" if group == "karpenter.k8s.aws" else ""
+            raise _fail(
+                f"{group!r}: an EKS Auto Mode NodePool's nodeClassRef group is eks.amazonaws.com (EKS user guide "
+                f"create-node-pool){hint}; write group: eks.amazonaws.com or leave it out"
+            )
+        return group
+
+
+class AutoEphemeralStorage(_Model):
+    """``spec.ephemeralStorage`` of a NodeClass (EKS user guide create-node-class, Node Class Specification).
+
+    ``size``: a quantity, 1-59000Gi, 1-64000G, 1-58Ti or 1-64T (e.g. ``"500Gi"``); ``iops``
+    3000-16000; ``throughput`` 125-1000 (MiB/s); ``kmsKeyId``: KMS key ID, key ARN, alias name
+    or alias ARN (rendered as ``kmsKeyID``).
+    """
+
+    size: str | None = Field(None, description="e.g. 500Gi (1-59000Gi | 1-64000G | 1-58Ti | 1-64T).")
+    iops: int | None = Field(None, description=f"{EPHEMERAL_IOPS[0]}-{EPHEMERAL_IOPS[1]}.")
+    throughput: int | None = Field(None, description=f"{EPHEMERAL_THROUGHPUT[0]}-{EPHEMERAL_THROUGHPUT[1]} MiB/s.")
+    kms_key_id: str | None = Field(None, description="KMS key ID, key ARN, alias name or alias ARN.")
+
+    @field_validator("size")
+    @classmethod
+    def _size(cls, size: str | None) -> str | None:
+        if size is None:
+            return size
+        number, unit = size.rstrip("GiT"), size[len(size.rstrip("GiT")):]
+        if unit not in EPHEMERAL_SIZE_MAX or not number.isdigit() or not 1 <= int(number) <= EPHEMERAL_SIZE_MAX[unit]:
+            ranges = ", ".join(f"1-{m}{u}" for u, m in EPHEMERAL_SIZE_MAX.items())
+            raise _fail(f"{size!r} must be a size of {ranges} (NodeClass ephemeralStorage.size), e.g. 500Gi")
+        return size
+
+    @field_validator("iops")
+    @classmethod
+    def _iops(cls, iops: int | None) -> int | None:
+        if iops is not None and not EPHEMERAL_IOPS[0] <= iops <= EPHEMERAL_IOPS[1]:
+            raise _fail(f"{iops} is outside {EPHEMERAL_IOPS[0]}-{EPHEMERAL_IOPS[1]} (NodeClass ephemeralStorage.iops)")
+        return iops
+
+    @field_validator("throughput")
+    @classmethod
+    def _throughput(cls, throughput: int | None) -> int | None:
+        low, high = EPHEMERAL_THROUGHPUT
+        if throughput is not None and not low <= throughput <= high:
+            raise _fail(f"{throughput} is outside {low}-{high} MiB/s (NodeClass ephemeralStorage.throughput)")
+        return throughput
+
+    def to_k8s(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in (("size", self.size), ("iops", self.iops), ("throughput", self.throughput),
+                           ("kmsKeyID", self.kms_key_id)):
+            if value is not None:
+                out[key] = value
+        return out
+
+
+class AutoNodeClass(_Model):
+    """An Auto Mode ``NodeClass`` (``eks.amazonaws.com/v1``) the component creates for the pool.
+
+    Field names checked against the EKS user guide ``automode/create-node-class.adoc``
+    (awsdocs/amazon-eks-user-guide @0026c9df, "Node Class Specification"): ``spec.role`` (the
+    node IAM role; required), ``spec.subnetSelectorTerms`` (``[{tags}]`` or ``[{id}]``;
+    required), ``spec.securityGroupSelectorTerms`` (``[{tags}]``, ``[{id}]`` or ``[{name}]``;
+    required), ``spec.ephemeralStorage`` (``size``, ``iops``, ``throughput``, ``kmsKeyID``),
+    ``spec.tags`` (not ``kubernetes.io/cluster/*``, ``karpenter.sh/provisioner-name``,
+    ``karpenter.sh/nodepool``, ``karpenter.sh/nodeclaim``, ``karpenter.sh/managed-by``,
+    ``eks.amazonaws.com/nodeclass``). Not named ``default`` ("Do not name your custom node class
+    default"). Defaults: ``role`` from ``cluster.nodeRoleArn``, subnets ``cluster.subnetIds``;
+    security groups have no default. A created NodeClass needs an EKS access entry of type EC2
+    for its role (same page, "Create node class access entry"); the component does not create it.
+    No AMI, user data, kubelet or block-device fields: refused with the reason.
+    """
+
+    name: str | None = Field(None, description="NodeClass name; default: the pool name; not 'default'.")
+    role: str | None = Field(None, description="Node IAM role name; default: from cluster.nodeRoleArn.")
+    subnet_ids: list[str] | None = Field(None, min_length=1, description="Subnet IDs; default cluster.subnetIds.")
+    subnet_selector_tags: dict[str, str] | None = Field(None, description="Select subnets by tags instead.")
+    security_group_ids: list[str] | None = Field(None, min_length=1, description="Security group IDs (sg-...).")
+    security_group_selector_tags: dict[str, str] | None = Field(None, description="Select security groups by tags.")
+    ephemeral_storage: AutoEphemeralStorage | None = None
+    tags: AwsTags = Field(default_factory=dict, description="Extra EC2 tags on instances and volumes.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refused(cls, data: Any) -> Any:
+        return _refuse_keys(data, REFUSED_NODE_CLASS_KEYS)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str | None) -> str | None:
+        if name is None:
+            return name
+        problem = _object_name_problem(name)
+        if problem:
+            raise _fail(problem)
+        if name == "default":
+            raise _fail(
+                "'default' is the built-in NodeClass (EKS user guide create-node-class: 'Do not name your custom node "
+                "class default'); give another name, or reference the built-in one with nodeClassRef: {name: default}"
+            )
+        return name
+
+    @field_validator("role")
+    @classmethod
+    def _role(cls, role: str | None) -> str | None:
+        if role is not None and not _IAM_ROLE_NAME_RE.match(role):
+            hint = f"; give the name, e.g. {role.rsplit('/', 1)[-1]!r}" if role.startswith("arn:") else ""
+            raise _fail(f"{role!r} is not an IAM role name (1-64 of letters, digits and +=,.@_-){hint}")
+        return role
+
+    @field_validator("subnet_ids")
+    @classmethod
+    def _subnets(cls, ids: list[str] | None) -> list[str] | None:
+        bad = [i for i in ids or [] if not i.startswith("subnet-")]
+        if bad:
+            raise _fail(f"{bad} are not subnet IDs (subnet-0123456789abcdef0)")
+        return ids
+
+    @field_validator("security_group_ids")
+    @classmethod
+    def _sgs(cls, ids: list[str] | None) -> list[str] | None:
+        bad = [i for i in ids or [] if not i.startswith("sg-")]
+        if bad:
+            raise _fail(f"{bad} are not security group IDs (sg-0123456789abcdef0)")
+        return ids
+
+    @field_validator("subnet_selector_tags", "security_group_selector_tags")
+    @classmethod
+    def _selector(cls, tags: dict[str, str] | None) -> dict[str, str] | None:
+        if tags is not None and (not tags or any(k == "" or v == "" for k, v in tags.items())):
+            raise _fail("a selector needs at least one tag, with non-empty keys and values")
+        return tags
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, tags: dict[str, str]) -> dict[str, str]:
+        for key in tags:
+            if key in AUTO_RESTRICTED_TAGS or key.startswith("kubernetes.io/cluster"):
+                raise _fail(
+                    f"tag {key!r} is set by EKS Auto Mode (EKS user guide create-node-class: restricted tags "
+                    "kubernetes.io/cluster/*, karpenter.sh/*, eks.amazonaws.com/nodeclass); remove it"
+                )
+        return tags
+
+    @model_validator(mode="after")
+    def _one_selector_each(self) -> AutoNodeClass:
+        if self.subnet_ids is not None and self.subnet_selector_tags is not None:
+            raise _fail("set one of subnetIds or subnetSelectorTags")
+        if self.security_group_ids is not None and self.security_group_selector_tags is not None:
+            raise _fail("set one of securityGroupIds or securityGroupSelectorTags")
+        return self
+
+
+class AutoModePool(PoolBase):
+    """A GPU pool as an EKS Auto Mode ``NodePool`` (``karpenter.sh/v1``, ``nodeClassRef`` group ``eks.amazonaws.com``).
+
+    Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and labels to
+    ``spec.template.metadata.labels``. Requirements, in Auto Mode's keys (EKS user guide
+    ``automode/create-node-pool.adoc`` "EKS Auto Mode Supported Labels", awsdocs @01385604;
+    ``facts/aws-gpu-capacity.md`` §3c): ``eks.amazonaws.com/instance-category`` from
+    ``instanceCategories``, ``eks.amazonaws.com/instance-family`` from ``instanceFamilies``,
+    ``node.kubernetes.io/instance-type`` from ``instanceTypes`` (at least one of the three),
+    ``eks.amazonaws.com/instance-gpu-manufacturer In [nvidia]`` always,
+    ``eks.amazonaws.com/instance-gpu-count`` from ``gpuCounts``,
+    ``eks.amazonaws.com/instance-gpu-name`` from ``gpuNames``, ``karpenter.sh/capacity-type``,
+    ``kubernetes.io/arch``, ``topology.kubernetes.io/zone``, then ``requirements`` (extras).
+    ``limits`` must cap ``nvidia.com/gpu``. ``disruption``, ``weight``, ``expireAfter`` and
+    ``terminationGracePeriod`` as for Karpenter (Auto Mode defaults: expire after 336 h, 24 h
+    grace; create-node-pool "Disruption", "Termination Grace Period").
+
+    NodeClass: the built-in ``default`` unless ``nodeClassRef`` names another existing one or
+    ``nodeClass`` creates one (:class:`AutoNodeClass`); not both.
+
+    The NVIDIA driver and device plugin are built into the Auto Mode node image (EKS user
+    guide ``automode/auto-accelerated.adoc``: "EKS Auto Mode includes this plugin, and is not
+    visible as a daemon set"), so no device plugin chart serves these pools.
+
+    Refused, each with its source and fix: custom AMIs, user data, kubelet flags and
+    registration taints (:data:`~.limits.REFUSED_POOL_KEYS`); ``karpenter.k8s.aws/`` keys,
+    undocumented ``eks.amazonaws.com/`` keys, the NodePool's restricted keys and
+    ``kubernetes.io``/``k8s.io`` labels (:func:`~.limits.auto_label_problem`); a
+    ``nodeClassRef`` to an ``EC2NodeClass``; missing ``nvidia.com/gpu`` limit; families that are
+    not NVIDIA GPU families (:data:`gpu_node_pool.instances.NVIDIA_FAMILIES`) or that Auto Mode
+    does not launch (:data:`~.limits.AUTO_NVIDIA_FAMILIES`).
+    """
+
+    backend: Literal["eks-auto"]
+    instance_categories: list[str] | None = Field(None, min_length=1, description="GPU categories, e.g. [g, p].")
+    instance_families: list[str] | None = Field(None, min_length=1, description="NVIDIA families, e.g. [g6e, g6].")
+    instance_types: list[str] | None = Field(None, min_length=1, description="NVIDIA instance types, e.g. [g6e.2xlarge].")
+    gpu_counts: list[int] | None = Field(None, min_length=1, description="GPUs per instance, e.g. [1, 4].")
+    gpu_names: list[str] | None = Field(None, min_length=1, description="Lower-case GPU names, e.g. [l40s, l4].")
+    capacity_types: list[str] = Field(default_factory=lambda: ["on-demand"], description="on-demand | spot | reserved")
+    architecture: str = Field("amd64", description="amd64 | arm64")
+    zones: list[str] | None = Field(None, min_length=1, description="Availability zones, e.g. [us-east-1a].")
+    requirements: list[AutoRequirement] = Field(default_factory=list, description="Extra requirements.")
+    node_class_ref: AutoNodeClassRef | None = None
+    node_class: AutoNodeClass | None = None
+    limits: dict[str, int | str] = Field(description="Resource caps; must include nvidia.com/gpu (e.g. 16).")
+    disruption: KarpenterDisruption = Field(default_factory=KarpenterDisruption)
+    weight: int | None = Field(None, description="1-100; higher is tried first.")
+    expire_after: str | None = Field(None, description="Node lifetime, e.g. 336h, or Never (Auto Mode default 336h).")
+    termination_grace_period: str | None = Field(None, description="Max drain time, e.g. 24h (Auto Mode default 24h).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refused(cls, data: Any) -> Any:
+        return _refuse_keys(data, REFUSED_POOL_KEYS)
+
+    @field_validator("labels")
+    @classmethod
+    def _auto_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        problems = [p for k in labels if (p := auto_label_problem(k))]
+        problems += [f"{k!r} is written by {AUTO_MANAGED_KEYS[k]} as a requirement; set it there"
+                     for k in labels if k in AUTO_MANAGED_KEYS and not auto_label_problem(k)]
+        if problems:
+            raise _fail("; ".join(problems))
+        return labels
+
+    @field_validator("instance_categories")
+    @classmethod
+    def _categories(cls, categories: list[str] | None) -> list[str] | None:
+        known = {_category(f) for f in AUTO_NVIDIA_FAMILIES}
+        wrong = [c for c in categories or [] if c not in known]
+        if wrong:
+            raise _fail(
+                f"{wrong} are not categories of NVIDIA GPU families Auto Mode launches; allowed: "
+                f"{', '.join(sorted(known))} ({_SOURCE_FAMILIES})"
+            )
+        return categories
+
+    @field_validator("instance_families")
+    @classmethod
+    def _families(cls, families: list[str] | None) -> list[str] | None:
+        problems = instances.nvidia_instance_problems(families or [], families=True)
+        # HOOK(catalog): the instance catalog (components/gpu_node_pool/catalog/, being built) replaces
+        # instances.NVIDIA_FAMILIES here; this check stays the same shape.
+        problems += _not_in_auto_mode(families or [])
+        if problems:
+            raise _fail("; ".join(problems))
+        return families
+
+    @field_validator("instance_types")
+    @classmethod
+    def _types(cls, types: list[str] | None) -> list[str] | None:
+        problems = instances.nvidia_instance_problems(types or [])
+        problems += _not_in_auto_mode(types or [])
+        if problems:
+            raise _fail("; ".join(problems))
+        return types
+
+    @field_validator("gpu_counts")
+    @classmethod
+    def _gpu_counts(cls, counts: list[int] | None) -> list[int] | None:
+        if counts is not None and (any(c < 1 for c in counts) or len(set(counts)) != len(counts)):
+            raise _fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
+        return counts
+
+    @field_validator("gpu_names")
+    @classmethod
+    def _gpu_names(cls, names: list[str] | None) -> list[str] | None:
+        for name in names or []:
+            bad = label_value_problem(name)
+            if bad:
+                raise _fail(f"{name!r} {bad}")
+            if name != name.lower():
+                raise _fail(f"{name!r}: eks.amazonaws.com/instance-gpu-name values are lower-case (e.g. t4, l40s); "
+                            f"write {name.lower()!r}")
+        return names
+
+    @field_validator("capacity_types")
+    @classmethod
+    def _capacity(cls, types: list[str]) -> list[str]:
+        wrong = [t for t in types if t not in KARPENTER_CAPACITY_TYPES]
+        if wrong or not types or len(set(types)) != len(types):
+            raise _fail(f"{types} must list distinct capacity types from {', '.join(KARPENTER_CAPACITY_TYPES)}")
+        return types
+
+    @field_validator("architecture")
+    @classmethod
+    def _arch(cls, arch: str) -> str:
+        if arch not in KARPENTER_ARCHITECTURES:
+            raise _fail(f"{arch!r} is not a Kubernetes architecture; allowed: {', '.join(KARPENTER_ARCHITECTURES)}")
+        return arch
+
+    @field_validator("zones")
+    @classmethod
+    def _zones(cls, zones: list[str] | None) -> list[str] | None:
+        for zone in zones or []:
+            bad = label_value_problem(zone)
+            if bad:
+                raise _fail(f"{zone!r} {bad}")
+        return zones
+
+    @field_validator("limits")
+    @classmethod
+    def _limits(cls, limits: dict[str, int | str]) -> dict[str, int | str]:
+        problems = nodepool_limits_problems(limits)
+        if problems:
+            raise _fail("; ".join(problems))
+        return limits
+
+    @field_validator("weight")
+    @classmethod
+    def _weight(cls, weight: int | None) -> int | None:
+        if weight is not None and not 1 <= weight <= 100:
+            raise _fail(f"{weight} is outside 1..100 (NodePool spec.weight); omit it for the lowest priority")
+        return weight
+
+    @field_validator("expire_after", "termination_grace_period")
+    @classmethod
+    def _durations(cls, value: str | None, info: Any) -> str | None:
+        problem = value is not None and _karpenter_duration_problem(value, never=info.field_name == "expire_after")
+        if problem:
+            raise _fail(problem)
+        return value
+
+    @model_validator(mode="after")
+    def _auto_whole(self) -> AutoModePool:
+        problems = []
+        if not (self.instance_categories or self.instance_families or self.instance_types):
+            problems.append(
+                "set instanceFamilies (e.g. [g6e, g6]), instanceTypes or instanceCategories (e.g. [g]); without "
+                "them Auto Mode may pick any NVIDIA instance, up to p5.48xlarge"
+            )
+        if self.node_class_ref is not None and self.node_class is not None:
+            problems.append("set at most one of nodeClassRef (an existing NodeClass) or nodeClass (create one)")
+        arch_name = {"amd64": "x86_64", "arm64": "arm64"}[self.architecture]
+        wrong = [v for v in (self.instance_families or []) + (self.instance_types or [])
+                 if instances.instance_arch(v) != arch_name]
+        if wrong:
+            problems.append(f"{wrong} are {instances.instance_arch(wrong[0])} but architecture is {self.architecture}; "
+                            "set architecture to match")
+        for i, req in enumerate(self.requirements):
+            if req.key in AUTO_MANAGED_KEYS:
+                problems.append(f"requirements[{i}].key {req.key!r} is written by {AUTO_MANAGED_KEYS[req.key]}; set it there")
+        restricted = auto_label_problem(self.gpu_label.key)
+        if restricted:
+            problems.append(f"gpuLabel: {restricted}")
+        if len(self.node_labels) > KARPENTER_MAX_LABELS:
+            problems.append(f"{len(self.node_labels)} labels; a NodePool takes at most {KARPENTER_MAX_LABELS}")
+        if len(self.requirement_list) > KARPENTER_MAX_REQUIREMENTS:
+            problems.append(f"{len(self.requirement_list)} requirements; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
+        if problems:
+            raise _fail("; ".join(problems))
+        return self
+
+    # derived, plain values (known at preview) -----------------------------------------
+    @property
+    def requirement_list(self) -> list[dict[str, Any]]:
+        """The NodePool requirements in a fixed order: category, family, type, GPU manufacturer,
+        GPU count, GPU name, capacity type, architecture, zone, then extras."""
+        reqs: list[dict[str, Any]] = []
+
+        def add(key: str, values: list[str] | None) -> None:
+            if values:
+                reqs.append({"key": key, "operator": "In", "values": list(values)})
+
+        add(AUTO_PREFIX + "instance-category", self.instance_categories)
+        add(AUTO_PREFIX + "instance-family", self.instance_families)
+        add("node.kubernetes.io/instance-type", self.instance_types)
+        add(AUTO_PREFIX + "instance-gpu-manufacturer", ["nvidia"])
+        add(AUTO_PREFIX + "instance-gpu-count", [str(c) for c in self.gpu_counts or []])
+        add(AUTO_PREFIX + "instance-gpu-name", self.gpu_names)
+        add("karpenter.sh/capacity-type", self.capacity_types)
+        add("kubernetes.io/arch", [self.architecture])
+        add("topology.kubernetes.io/zone", self.zones)
+        return reqs + [r.to_k8s() for r in self.requirements]
+
+    @property
+    def node_class_name(self) -> str:
+        """The NodeClass the NodePool references: ``nodeClassRef.name``, the created one's name, or ``default``."""
+        if self.node_class is not None:
+            return self.node_class.name or self.name
+        return self.node_class_ref.name if self.node_class_ref is not None else BUILT_IN_NODE_CLASS
+
+    @property
+    def uses_nvidia_device_plugin(self) -> bool:
+        """False: the Auto Mode node image includes NVIDIA's device plugin (auto-accelerated.adoc)."""
+        return False
+
+
+def _category(family: str) -> str:
+    # Auto Mode's instance-category: the letters before the generation digit (g6e -> g, gr6 -> gr).
+    out = ""
+    for ch in family:
+        if ch.isdigit():
+            break
+        out += ch
+    return out
+
+
+def _not_in_auto_mode(values: list[str]) -> list[str]:
+    out = []
+    for value in values:
+        family = instances.instance_family(value)
+        if family in instances.NVIDIA_FAMILIES and family not in AUTO_NVIDIA_FAMILIES:
+            out.append(
+                f"{value!r}: EKS Auto Mode does not launch the {family} family ({_SOURCE_FAMILIES}: "
+                f"{', '.join(sorted(AUTO_NVIDIA_FAMILIES))}); pick one of those or use the karpenter backend"
+            )
+    return out
+
+
+def stack_issues(stack: Any) -> list[ConfigIssue]:
+    """Stack-level Auto Mode rules as :class:`ConfigIssue` objects.
+
+    A created NodeClass needs a node role (``nodeClass.role`` or ``cluster.nodeRoleArn``),
+    subnets (``nodeClass.subnetIds``/``subnetSelectorTags`` or ``cluster.subnetIds``) and a
+    security-group selector (all three required by the NodeClass spec, create-node-class.adoc);
+    two pools may not create NodeClasses of the same name. Then the feasibility hook
+    (:func:`feasibility_issues`).
+    """
+    issues = []
+    created: dict[str, int] = {}
+    for i, pool in enumerate(stack.pools):
+        if not isinstance(pool, AutoModePool):
+            continue
+        issues += feasibility_issues(pool, f"pools[{i}]")
+        nc = pool.node_class
+        if nc is None:
+            continue
+        if nc.role is None and not stack.cluster.node_role_arn:
+            issues.append(ConfigIssue(f"pools[{i}].nodeClass.role",
+                                      "missing; a NodeClass needs the node IAM role: set it here or cluster.nodeRoleArn"))
+        if nc.subnet_ids is None and nc.subnet_selector_tags is None and not stack.cluster.subnet_ids:
+            issues.append(ConfigIssue(f"pools[{i}].nodeClass.subnetIds",
+                                      "missing; a NodeClass needs subnetSelectorTerms: set subnetIds, subnetSelectorTags "
+                                      "or cluster.subnetIds"))
+        if nc.security_group_ids is None and nc.security_group_selector_tags is None:
+            issues.append(ConfigIssue(f"pools[{i}].nodeClass.securityGroupIds",
+                                      "missing; a NodeClass needs securityGroupSelectorTerms (EKS user guide "
+                                      "create-node-class): set securityGroupIds or securityGroupSelectorTags"))
+        name = pool.node_class_name
+        if name in created:
+            issues.append(ConfigIssue(f"pools[{i}].nodeClass.name",
+                                      f"NodeClass {name!r} is already created by pools[{created[name]}]; give it another "
+                                      f"name, or reference it with nodeClassRef: {{name: {name}}}"))
+        created.setdefault(name, i)
+    return issues
+
+
+#: Why feasibility is not judged yet; the plan shows it for every eks-auto pool.
+FEASIBILITY_NOT_JUDGED = (
+    "not judged: the instance catalog and Karpenter requirement evaluator (components/gpu_node_pool/catalog/) "
+    "are not merged yet; only family names and Auto Mode support are checked"
+)
+
+
+def feasibility_issues(pool: AutoModePool, path: str) -> list[ConfigIssue]:
+    """HOOK(catalog): refusals of pools that can never launch a node, from the instance catalog.
+
+    Meant for: no catalog instance type satisfies :attr:`AutoModePool.requirement_list` (Auto
+    Mode's ``eks.amazonaws.com/`` keys map onto the catalog's columns, ``facts/aws-gpu-capacity.md``
+    §3c), or every such type's ``nvidia.com/gpu`` exceeds ``limits`` (§3.15-3.16). The evaluator is
+    being built elsewhere; until it lands this returns no issue and the plan reports the pool's
+    feasibility as :data:`FEASIBILITY_NOT_JUDGED` (never a silent pass).
+    """
+    del pool, path
+    return []
+
