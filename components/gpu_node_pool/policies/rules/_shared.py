@@ -49,6 +49,7 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
         "gpuLabels": [f"{DEFAULT_GPU_LABEL[0]}={DEFAULT_GPU_LABEL[1]}"],
     },
     "gpu-limits-well-formed": {"resourceNames": [GPU_RESOURCE]},
+    "resources-judged": {"strict": False},
 }
 
 

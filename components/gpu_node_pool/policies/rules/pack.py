@@ -14,6 +14,7 @@ from .gpu_workloads_select_gpu_nodes import gpu_workloads_select_gpu_nodes
 from .no_imperative_taints import no_imperative_taints
 from .noexecute_gpu_taint import noexecute_gpu_taint
 from .registration_taints_visible import registration_taints_visible
+from .resources_judged import resources_judged
 from .scale_from_zero_hints import scale_from_zero_hints
 
 __all__ = ["PACK_NAME", "POLICIES", "CONFIG_DEFAULTS"]
@@ -30,5 +31,6 @@ POLICIES: list[Any] = [
     noexecute_gpu_taint,
     scale_from_zero_hints,
     registration_taints_visible,
+    resources_judged,
 ]
 
