@@ -11,7 +11,8 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * a log agent DaemonSet without tolerations;
 * a web Deployment that tolerates the GPU taint and selects nothing;
 * a Job with ``nvidia.com/gpu`` limits 3 and requests 1;
-* a managed node group whose launch template registers a taint the node group does not declare.
+* a managed node group whose launch template registers a taint the node group does not declare;
+* an EKS add-on whose DaemonSets the add-on facts sheet does not confirm (not judged, never passed).
 
 Taints and tolerations are spelled through ``gpu_node_pool.taints``, like everywhere else.
 """
@@ -125,3 +126,7 @@ k8s.batch.v1.Job(
         }
     },
 )
+
+# resources-judged: the facts sheet marks aws-guardduty-agent's DaemonSet tolerations UNCONFIRMED, so
+# its DaemonSets are not judged, and the plan says so instead of passing them.
+aws.eks.Addon("guardduty", cluster_name="ml-demo", addon_name="aws-guardduty-agent")
