@@ -17,6 +17,13 @@ settings.register_profile(
 settings.load_profile("ci")
 
 
+@pytest.fixture(autouse=True)
+def _no_user_helm_cache(monkeypatch, tmp_path_factory):
+    """Plans never read the user's Helm repository cache in tests: results do not depend on the machine,
+    and the shipped stacks' device plugin chart is not rendered in every plan test (issue 13)."""
+    monkeypatch.setenv("HELM_REPOSITORY_CACHE", str(tmp_path_factory.getbasetemp() / "no-helm-repository-cache"))
+
+
 @pytest.fixture
 def repo_root() -> Path:
     return ROOT

@@ -23,6 +23,7 @@ from typing import Any
 from . import plan as plan_mod
 from ._version import __version__
 from .audit import cli as audit_cli
+from .cli_expand import expand_arguments, expand_options
 from .config import ConfigError
 from .contract import FAIL_ON_LEVELS, ExitCode, UsageParser, findings_exit_code, print_report, report
 
@@ -53,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         help="policy pack config JSON, as for pulumi preview --policy-pack-config "
         '(e.g. {"all": "mandatory", "gpu-toleration-allowlist": {"allowedNamespaces": ["ml"]}})',
     )
+    expand_arguments(judged)  # --helm, --fetch-charts, --render-timeout, --strict (issue 13)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(
         "plan", parents=[stack, judged, common],
@@ -106,7 +108,8 @@ def _fail_on_note(result: plan_mod.PlanResult, code: int, fail_on: str) -> str |
 
 
 def _plan(args: argparse.Namespace) -> int:
-    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args))
+    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
+                                 expand=expand_options(args))
     code = _judge(result, args.fail_on)
     if args.json:
         doc = plan_mod.to_json(result)
@@ -123,7 +126,8 @@ def _plan(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from . import export as render_files
 
-    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args))
+    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
+                                 expand=expand_options(args))
     code = _judge(result, args.fail_on)
     written = None
     if code == ExitCode.OK:

@@ -14,7 +14,8 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * a managed node group whose launch template registers a taint the node group does not declare;
 * a Karpenter GPU NodePool without the startup taint of the Istio CNI the stack installs;
 * an inference Deployment pinned to a pool whose second taint it tolerates with the wrong value;
-* GPU Feature Discovery whose NFD worker keeps the chart's default tolerations (Equal present).
+* GPU Feature Discovery whose NFD worker keeps the chart's default tolerations (Equal present);
+* an EKS add-on whose DaemonSets the add-on facts sheet does not confirm (not judged, never passed).
 
 Taints and tolerations are spelled through ``gpu_node_pool.taints``, like everywhere else.
 """
@@ -197,3 +198,7 @@ k8s.helm.v3.Release(
     repository_opts={"repo": "https://nvidia.github.io/k8s-device-plugin"},
     values={"devicePlugin": {"enabled": False}, "gfd": {"enabled": True}},
 )
+
+# resources-judged: the facts sheet marks aws-guardduty-agent's DaemonSet tolerations UNCONFIRMED, so
+# its DaemonSets are not judged, and the plan says so instead of passing them.
+aws.eks.Addon("guardduty", cluster_name="ml-demo", addon_name="aws-guardduty-agent")

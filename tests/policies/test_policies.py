@@ -98,6 +98,7 @@ def test_the_pack_has_the_policies_of_the_issues_with_their_levels():
         "gpu-workloads-select-gpu-nodes": "advisory",
         "gpu-limits-well-formed": "mandatory",
         "noexecute-gpu-taint": "advisory",
+        "resources-judged": "advisory",
         "registration-taints-visible": "mandatory",
         "karpenter-startup-taints": "advisory",
         "gpu-workloads-tolerate-their-pool": "advisory",

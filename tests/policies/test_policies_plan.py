@@ -16,7 +16,8 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from gpu_node_pool import cli
 from gpu_node_pool.device_plugin.chart import chart_daemonset
-from gpu_node_pool.plan import SYNTHESIZED_CHART_CHILD, plan_stack, render_text
+from gpu_node_pool.plan import plan_stack, render_text
+from gpu_node_pool.plan.expand import FALLBACK_STAND_IN
 from gpu_node_pool.policies import PACK_NAME, POLICIES
 
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
@@ -66,9 +67,9 @@ def test_the_plan_synthesizes_the_chart_daemonset_and_says_so():
     result = planned("dev")
     (chart,) = [r for r in result.resources if r.type == "kubernetes:helm.sh/v4:Chart"]
     (ds,) = [r for r in result.resources if r.type == "kubernetes:apps/v1:DaemonSet"]
-    assert ds.synthesized == SYNTHESIZED_CHART_CHILD and ds.parent == chart.urn
+    assert ds.synthesized == FALLBACK_STAND_IN and ds.parent == chart.urn  # no chart in Helm's cache here
     assert ds.inputs == chart_daemonset(chart.inputs["values"], chart.inputs["namespace"], chart.name)
-    assert "synthesized stand-in" in render_text(result)
+    assert "fallback stand-in" in render_text(result)
 
 
 def test_cli_plan_takes_a_policy_pack_config_file(tmp_path, capsys):

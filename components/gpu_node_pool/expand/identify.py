@@ -43,7 +43,8 @@ def _chart_basename(chart: str) -> str:
 
 
 def is_device_plugin_chart(type_token: str, inputs: Mapping[str, Any]) -> bool:
-    """True for a Helm chart resource whose chart is ``nvidia-device-plugin``.
+    """True for a Helm chart resource whose chart is ``nvidia-device-plugin`` and whose values do not
+    turn the plugin off (``devicePlugin.enabled: false``, used to install GPU Feature Discovery alone).
 
     Args:
         type_token: the Pulumi type (``kubernetes:helm.sh/v4:Chart``, ``…/v3:Release`` or
@@ -52,7 +53,12 @@ def is_device_plugin_chart(type_token: str, inputs: Mapping[str, Any]) -> bool:
             ``oci://`` reference, a local directory or a packaged ``.tgz``.
     """
     chart = inputs.get("chart")
-    return type_token in _CHART_TYPES and isinstance(chart, str) and _chart_basename(chart) == DEVICE_PLUGIN_CHART
+    if not (type_token in _CHART_TYPES and isinstance(chart, str) and _chart_basename(chart) == DEVICE_PLUGIN_CHART):
+        return False
+    # the same chart with devicePlugin.enabled false installs only GFD/MPS (chart values.yaml L60-160)
+    values = inputs.get("values")
+    plugin = values.get("devicePlugin") if isinstance(values, Mapping) else None
+    return not (isinstance(plugin, Mapping) and plugin.get("enabled") is False)
 
 
 def is_device_plugin_image(image: Any) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import backends
 from ..config import ConfigError
+from .expand import not_judged_lines
 from .run import PlanResult
 
 
@@ -26,6 +27,7 @@ def to_json(result: PlanResult) -> dict[str, Any]:
         "pools": result.pools,
         "devicePlugin": result.device_plugin,
         "violations": result.violations,
+        "notJudged": result.not_judged,
         "resources": [
             {"type": r.type, "name": r.name, "inputs": r.inputs, **({"synthesized": r.synthesized} if r.synthesized else {})}
             for r in result.resources
@@ -90,6 +92,7 @@ def render_text(result: PlanResult) -> str:
             lines.append(f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}")
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
+    lines += not_judged_lines(result)
     lines.append("")
     verdict = {
         0: "clean" if not result.violations else "no mandatory violation (advisory findings above)",

@@ -30,6 +30,7 @@ from .. import backends
 from ..config import PROJECT, ConfigError, ConfigIssue, StackConfig, load_stack_config, read_stack_file, stack_warnings
 from ..record import Resource as Recorded
 from ..wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
+from . import expand as expansion
 
 __all__ = ["Recorded", "PlanResult", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
 
@@ -52,6 +53,7 @@ class PlanResult:
     outputs: dict[str, Any] = field(default_factory=dict)
     #: Valid but risky config (:func:`gpu_node_pool.config.stack_warnings`); never changes the exit code.
     warnings: list[ConfigIssue] = field(default_factory=list)
+    not_judged: list[dict[str, str]] = field(default_factory=list)  # issue 13: plan/expand.py
 
     @property
     def exit_code(self) -> int:
@@ -182,7 +184,7 @@ def record(
             if args.token == "aws:ssm/getParameter:getParameter":
                 # Self-managed pools resolve their AMI from SSM; offline, any well-formed id will do.
                 return {"name": args.args.get("name"), "type": "String", "value": FAKE_AMI_ID}
-            return {}
+            return expansion.answer_invoke(args.token, args.args) or {}  # v1 yaml: kubernetes:yaml:decode
 
     pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys or []))
     # A fresh root stack per run, so several plans can run in one process.
@@ -264,6 +266,7 @@ def plan_stack(
     stack: str,
     project_dir: str | os.PathLike[str] | None = None,
     policy_config: Mapping[str, Any] | None = None,
+    expand: expansion.ExpandOptions | None = None,
 ) -> PlanResult:
     """Validate and run the stack offline; returns a :class:`PlanResult` (never calls a cloud API).
 
@@ -287,15 +290,18 @@ def plan_stack(
         result.config_source = err.source
         return result
     try:
-        result.resources, result.outputs = record_program(project / "__main__.py", config, secrets, stack=stack)
+        with expansion.offline_yaml() as collected:
+            result.resources, result.outputs = record_program(project / "__main__.py", config, secrets, stack=stack)
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
             result.config_issues = err.__cause__.issues
             result.config_source = err.__cause__.source
             return result
         raise
+    expanded = expansion.expand_plan(result, project, expand, collected)  # charts, yaml, add-ons (issue 13)
     _summarise(result)
     _check_policies(result, policy_config)
+    expansion.finish_plan(result, expanded, expand, policy_config)
     return result
 
 
@@ -338,7 +344,7 @@ def _summarise(result: PlanResult) -> None:
         )
         result.pools.append(entry)
 
-    chart = next((r for r in result.resources if r.type == HELM_CHART_V4), None)
+    chart = expansion.device_plugin_chart(result.resources)  # by what it is, not the first chart (issue 13)
     if chart is not None:
         values = chart.inputs.get("values", {})
         result.device_plugin = {

@@ -18,6 +18,7 @@ from .pack import (
     no_imperative_taints,
     noexecute_gpu_taint,
     registration_taints_visible,
+    resources_judged,
     scale_from_zero_hints,
 )
 
@@ -37,5 +38,6 @@ __all__ = [
     "no_imperative_taints",
     "noexecute_gpu_taint",
     "registration_taints_visible",
+    "resources_judged",
     "scale_from_zero_hints",
 ]

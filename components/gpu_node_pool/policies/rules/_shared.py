@@ -50,6 +50,7 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "gpu-limits-well-formed": {"resourceNames": [GPU_RESOURCE]},
     "gpu-workloads-tolerate-their-pool": {"admissionPlugins": []},
+    "resources-judged": {"strict": False},
 }
 
 

@@ -13,6 +13,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
+from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
 from ...taints import Toleration, untolerated_taints
 from ..gpu_agents import operator_device_plugins
 from ..pools import (
@@ -32,7 +33,7 @@ from ._shared import GPU_RESOURCE, _resource, _stack_pools
 
 
 def _is_plugin_image(image: Any) -> bool:
-    return isinstance(image, str) and "k8s-device-plugin" in image
+    return is_device_plugin_image(image)  # NVIDIA's k8s-device-plugin image, by repository (issue 13)
 
 
 def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
@@ -58,7 +59,7 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[t
             continue
         try:
             chart = text(dig(res.props, "chart")) or ""
-            if "nvidia-device-plugin" not in chart:
+            if not is_device_plugin_chart(res.resource_type, {"chart": chart}):  # by name, never "a chart"
                 continue
             values = plain(mapping(dig(res.props, "values")))
             namespace = text(dig(res.props, "namespace")) or "default"

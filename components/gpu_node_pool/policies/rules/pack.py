@@ -17,6 +17,7 @@ from .karpenter_startup_taints import karpenter_startup_taints
 from .no_imperative_taints import no_imperative_taints
 from .noexecute_gpu_taint import noexecute_gpu_taint
 from .registration_taints_visible import registration_taints_visible
+from .resources_judged import resources_judged
 from .scale_from_zero_hints import scale_from_zero_hints
 
 __all__ = ["PACK_NAME", "POLICIES", "CONFIG_DEFAULTS"]
@@ -36,5 +37,6 @@ POLICIES: list[Any] = [
     karpenter_startup_taints,
     gpu_workloads_tolerate_their_pool,
     gpu_agents_cover_gpu_pools,
+    resources_judged,
 ]
 

@@ -1,0 +1,390 @@
+"""Offline plan, the expansion step: open charts, YAML components and EKS add-ons into the objects they create.
+
+Under the plan's Pulumi mocks a ``helm.v4.Chart``, ``helm.v3.Release``, ``yaml.v2.ConfigGroup``
+/ ``ConfigFile`` and an ``aws.eks.Addon`` register no children, so no policy would see their
+DaemonSets (issue 13). After :func:`~gpu_node_pool.plan.run.record_program` and before the
+policies run, :func:`expand_plan` records each object they create as a child
+(:class:`~gpu_node_pool.record.Resource` with ``parent`` = the component's URN, URN
+``<parent type>$<child type>``, name ``<prefix>:<namespace>/<name>`` as the Kubernetes provider
+names a chart's children) using the library in :mod:`gpu_node_pool.expand`:
+
+======================================  ==========================================================
+``kubernetes:helm.sh/v4:Chart``         ``helm template`` (:class:`~gpu_node_pool.expand.helm.HelmRenderer`)
+``kubernetes:helm.sh/v3:Release``       ``helm template``; findings on its objects carry
+                                        ``source: offline-render`` (a real preview never sees them)
+``kubernetes:yaml/v2:ConfigGroup|File`` parsed in-process (:func:`~gpu_node_pool.expand.yaml_manifests.expand_yaml`)
+v1 ``kubernetes:yaml:ConfigGroup|File`` the SDK itself registers the children once the mocks answer
+                                        its ``kubernetes:yaml:decode`` invoke (:func:`answer_invoke`);
+                                        a remote URL is not fetched (:func:`offline_yaml`)
+``aws:eks/addon:Addon``                 the add-on facts table (:func:`~gpu_node_pool.expand.eks_addons.expand_addon`)
+======================================  ==========================================================
+
+A component that already has a child (a real child, e.g. from the v1 SDK) is not expanded again.
+The device plugin chart's synthesized stand-in (``plan.run._chart_child``) is replaced by the
+real rendered children when the chart renders, and is otherwise kept, labelled as the fallback.
+
+Whatever cannot be opened becomes a :class:`~gpu_node_pool.expand.result.NotJudged` item: the
+report's ``notJudged`` list, printed in the text report and raised as an advisory
+``resources-judged`` finding (mandatory with ``--strict`` or the pack config
+``{"resources-judged": {"strict": true}}``). The runner's "can't run policy during preview"
+findings join the same list (:func:`finish_plan`).
+
+Helm: ``--helm PATH``, else ``helm`` on ``PATH``, else the ``helm`` next to the running Python
+(``make setup`` installs it in ``venv/bin``). Charts: a local path, Helm's repository cache
+(:func:`helm_repository_cache`), or with ``--fetch-charts`` their repository. ``--kube-version``:
+the stack's ``cluster.kubernetesVersion``, else :data:`DEFAULT_KUBE_VERSION`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import inspect
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..expand.eks_addons import ADDON_TYPE, expand_addon
+from ..expand.helm import CHART_TYPES as HELM_TYPES
+from ..expand.helm import DEFAULT_TIMEOUT, HelmRenderer, find_helm
+from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
+from ..expand.result import Expanded, NotJudged
+from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
+from ..record import Resource
+from ..wellknown import SECRET, UNKNOWN
+
+__all__ = [
+    "DEFAULT_KUBE_VERSION",
+    "FALLBACK_STAND_IN",
+    "RULE",
+    "ExpandOptions",
+    "Expansion",
+    "answer_invoke",
+    "device_plugin_chart",
+    "expand_plan",
+    "finish_plan",
+    "helm_repository_cache",
+    "locate_helm",
+    "not_judged_lines",
+    "offline_yaml",
+]
+
+#: ``--kube-version`` for ``helm template`` when the stack sets no ``cluster.kubernetesVersion``.
+DEFAULT_KUBE_VERSION = "1.31"
+#: The policy id of the not-judged findings (:mod:`gpu_node_pool.policies.rules.resources_judged`).
+RULE = "resources-judged"
+#: The label of the device plugin chart's stand-in DaemonSet when the real chart did not render.
+FALLBACK_STAND_IN = (
+    "fallback stand-in for the nvidia-device-plugin chart's DaemonSet, built from the chart values (the real "
+    "chart was not rendered offline: no helm, or the chart is not in Helm's repository cache; run with "
+    "--fetch-charts or `helm pull` it); tests/expand proves it equal to the real render in tolerations, node "
+    "affinity and priority class"
+)
+_V3_CHART = "kubernetes:helm.sh/v3:Chart"
+_CANT_RUN = "can't run policy '{}' during preview"
+_UNKNOWN_FIX = "make the values known at preview (plain values, not outputs of resources created in the same run), or judge after apply"
+_MARKERS = (UNKNOWN, SECRET)  # a secret value is never rendered: it counts as unknown
+
+
+@dataclass(frozen=True)
+class ExpandOptions:
+    """How the plan opens charts (the CLI's ``--helm``, ``--fetch-charts``, ``--render-timeout``, ``--strict``).
+
+    Attributes:
+        helm: the helm executable (path or name); None: :func:`locate_helm`'s default.
+        fetch: download charts from their repository / OCI registry.
+        timeout: seconds before one ``helm template`` is killed (default 30).
+        strict: not-judged findings (and "can't run during preview") are mandatory.
+        chart_dirs: directories of packaged ``<chart>-<version>.tgz``; None: Helm's repository cache.
+    """
+
+    helm: str | None = None
+    fetch: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    strict: bool = False
+    chart_dirs: tuple[str, ...] | None = None
+
+
+@dataclass
+class Expansion:
+    """What :func:`expand_plan` did: ``not_judged`` items, ``offline_render`` (displays ``"<type> <name>"`` of
+    helm.v3.Release children) and ``renders`` (how many times helm ran)."""
+
+    not_judged: list[NotJudged] = field(default_factory=list)
+    offline_render: set[str] = field(default_factory=set)
+    renders: int = 0
+
+
+def helm_repository_cache() -> Path:
+    """Where Helm keeps downloaded charts: ``$HELM_REPOSITORY_CACHE``, else ``<cache home>/repository`` with the
+    cache home ``$HELM_CACHE_HOME``, ``$XDG_CACHE_HOME/helm``, or ``~/Library/Caches/helm`` (macOS) /
+    ``~/.cache/helm`` (source: ``helm help`` environment table, Helm v3/v4)."""
+    if os.environ.get("HELM_REPOSITORY_CACHE"):
+        return Path(os.environ["HELM_REPOSITORY_CACHE"])
+    home = os.environ.get("HELM_CACHE_HOME")
+    if not home:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        if xdg:
+            home = str(Path(xdg) / "helm")
+        elif sys.platform == "darwin":
+            home = str(Path.home() / "Library" / "Caches" / "helm")
+        else:
+            home = str(Path.home() / ".cache" / "helm")
+    return Path(home) / "repository"
+
+
+def locate_helm(helm: str | None = None) -> str | None:
+    """``helm`` as given; else ``helm`` on ``PATH``; else ``helm`` beside the running Python (the venv's, from ``make``)."""
+    if helm:
+        return find_helm(helm)
+    found = find_helm(None)
+    if found:
+        return found
+    beside = Path(sys.executable).parent / "helm"
+    return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+
+
+# --- v1 yaml under the mocks -------------------------------------------------------------
+
+_SINK: list[NotJudged] | None = None
+
+
+def answer_invoke(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The mocks' answer to the provider's ``kubernetes:yaml:decode`` invoke (v1 yaml), else None.
+
+    ``{"result": [objects]}`` as the provider returns it, so the SDK runs the user's
+    transformations and registers the real children. YAML that does not parse answers ``[]``
+    and is recorded as not judged (inside :func:`offline_yaml`).
+    """
+    if token != "kubernetes:yaml:decode":
+        return None
+    text = args.get("text")
+    try:
+        return {"result": decode(text if isinstance(text, str) else "")}
+    except Exception as err:  # noqa: BLE001 - the user's manifest: reported, never a crash
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        if _SINK is not None:
+            _SINK.append(NotJudged("kubernetes:yaml:decode", V1_GROUP, f"a v1 yaml manifest does not parse: {first}",
+                                   "fix the manifest so kubectl apply would accept it"))
+        return {"result": []}
+
+
+@contextlib.contextmanager
+def offline_yaml() -> Iterator[list[NotJudged]]:
+    """While a program runs under the mocks: v1 ``ConfigFile`` never fetches a URL (it reads as empty) and the
+    URL, like a v1 manifest that does not parse, is collected as not judged (resource: the ConfigFile's name)."""
+    global _SINK
+    sink: list[NotJudged] = []
+    try:
+        import pulumi_kubernetes.yaml.yaml as v1
+    except ImportError:  # no kubernetes SDK: no v1 yaml in the program
+        yield sink
+        return
+    original = v1._read_url
+
+    def read_url(url: str) -> str:
+        frame = inspect.currentframe()
+        owner = frame.f_back.f_locals.get("self") if frame and frame.f_back else None
+        name = getattr(owner, "_name", None) or url
+        sink.append(NotJudged(name, V1_FILE, f"manifest {url} is a remote URL, which the offline plan does not fetch",
+                              "download the manifest into the repository and point the ConfigFile at the local file"))
+        return ""
+
+    v1._read_url = read_url
+    previous, _SINK = _SINK, sink
+    try:
+        yield sink
+    finally:
+        v1._read_url = original
+        _SINK = previous
+
+
+# --- the expansion -----------------------------------------------------------------------
+
+
+def device_plugin_chart(resources: Sequence[Resource]) -> Resource | None:
+    """The NVIDIA device plugin's chart resource: a chart named ``nvidia-device-plugin`` or the chart of our
+    ``NvidiaDevicePlugin`` component; never just the first chart (issue 13 item 5)."""
+    components = {r.urn for r in resources if r.urn and is_device_plugin_component(r.type)}
+    charts = [r for r in resources if r.type in (*HELM_TYPES, _V3_CHART)]
+    # our component's chart first, then any chart that is the plugin
+    return next((r for r in charts if r.parent in components), None) or next(
+        (r for r in charts if is_device_plugin_chart(r.type, r.inputs)), None
+    )
+
+
+def _child_type(obj: Mapping[str, Any]) -> str:
+    api = str(obj.get("apiVersion", ""))
+    return f"kubernetes:{api if '/' in api else 'core/' + api}:{obj.get('kind', '')}"
+
+
+def _children(parent: Resource, objects: Sequence[dict[str, Any]], prefix: str, label: str) -> list[Resource]:
+    """Records for ``objects`` as the provider registers a chart's children (see ``plan.run._chart_child``)."""
+    out = []
+    parent_type = parent.urn.split("::")[2] if parent.urn.count("::") >= 3 else parent.type
+    for obj in objects:
+        meta = obj.get("metadata") or {}
+        ns, name = meta.get("namespace"), meta.get("name", "")
+        name = f"{ns}/{name}" if ns else str(name)
+        name = f"{prefix}:{name}" if prefix else name
+        child_type = _child_type(obj)
+        urn = "::".join(parent.urn.split("::")[:2] + [f"{parent_type}${child_type}", name]) if parent.urn else ""
+        out.append(Resource(child_type, name, obj, True, urn, parent.urn, [], {}, label))
+    return out
+
+
+def _source_of(expanded: Expanded) -> str:
+    return next((n.removeprefix("source: ") for n in expanded.notes if n.startswith("source: ")), "the add-on facts table")
+
+
+def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = None,
+                collected: Sequence[NotJudged] = ()) -> Expansion:
+    """Expand ``result.resources`` (a :class:`~gpu_node_pool.plan.run.PlanResult`) in place; returns what was done.
+
+    Args:
+        result: the plan, after recording; ``result.config.cluster.kubernetes_version`` gives
+            ``--kube-version``.
+        project_dir: what relative chart, values and manifest paths are relative to.
+        options: :class:`ExpandOptions` (default: helm from ``PATH``, no fetching, 30 s).
+        collected: not-judged items gathered while the program ran (:func:`offline_yaml`).
+    """
+    options = options or ExpandOptions()
+    expansion = Expansion()
+    resources: list[Resource] = result.resources
+    has_child = {r.parent for r in resources if r.parent and not r.synthesized}
+    stand_ins = {r.parent for r in resources if r.parent and r.synthesized}
+    version = getattr(getattr(result.config, "cluster", None), "kubernetes_version", None)
+    kube_version = version or DEFAULT_KUBE_VERSION
+    chart_label = f"helm template (offline render, --kube-version {kube_version}" + (
+        ")" if version else ": the default, cluster.kubernetesVersion is not set)")
+    by_name = {r.name: r for r in resources}
+    for nj in collected:  # v1 ConfigFiles with a remote URL, v1 manifests that do not parse
+        owner = by_name.get(nj.resource)
+        expansion.not_judged.append(NotJudged(owner.urn or owner.name, owner.type, nj.reason, nj.fix) if owner else nj)
+    chart_dirs = options.chart_dirs if options.chart_dirs is not None else (str(helm_repository_cache()),)
+    added: dict[int, list[Resource]] = {}
+    dropped: set[int] = set()
+    with HelmRenderer(locate_helm(options.helm) or options.helm or "helm", kube_version=kube_version,
+                      fetch=options.fetch, timeout=options.timeout, chart_dirs=chart_dirs, base_dir=project_dir,
+                      unknown_markers=_MARKERS) as renderer:
+        for i, res in enumerate(resources):
+            if res.synthesized or (res.urn and res.urn in has_child):
+                continue
+            who = res.urn or res.name
+            prefix = str(res.inputs.get("resourcePrefix", res.name) or "")
+            outcome: Expanded | NotJudged | None = None
+            label = chart_label
+            if res.type in HELM_TYPES:
+                outcome = renderer.render(res.type, res.name, res.inputs, resource=who)
+                if res.type == HELM_TYPES[1]:
+                    prefix = res.name
+                    label = chart_label.replace("(offline render", "(offline render of a helm.v3.Release, which a "
+                                                "real preview never sees inside")
+            elif res.type in (V2_GROUP, V2_FILE):
+                outcome = expand_yaml(res.type, res.name, res.inputs, resource=who, base_dir=project_dir,
+                                      unknown_markers=_MARKERS)
+                label = "yaml (parsed offline)"
+            elif res.type == ADDON_TYPE:
+                outcome = expand_addon(res.name, res.inputs, resource=who, unknown_markers=_MARKERS)
+                prefix = res.name
+            elif res.type == _V3_CHART:
+                outcome = NotJudged(who, res.type, "helm.v3.Chart is not rendered by the offline plan",
+                                    "use kubernetes.helm.v4.Chart (rendered offline, and seen by a real preview)")
+            if outcome is None:
+                continue
+            if isinstance(outcome, NotJudged):
+                if res.urn and res.urn in stand_ins:  # the device plugin: its stand-in judges it
+                    for j, r in enumerate(resources):
+                        if r.synthesized and r.parent == res.urn:
+                            resources[j] = dataclasses.replace(r, synthesized=FALLBACK_STAND_IN)
+                else:
+                    expansion.not_judged.append(outcome)
+                continue
+            if res.type == ADDON_TYPE:
+                label = f"facts: {_source_of(outcome)}"
+            children = _children(res, outcome.objects, prefix, label)
+            if res.type == HELM_TYPES[1]:
+                expansion.offline_render.update(f"{c.type} {c.name}" for c in children)
+            if res.urn in stand_ins:  # the real render replaces the stand-in
+                dropped.update(j for j, r in enumerate(resources) if r.synthesized and r.parent == res.urn)
+            added[i] = children
+        expansion.renders = renderer.runs
+    if added or dropped:
+        merged: list[Resource] = []
+        for i, res in enumerate(resources):
+            if i not in dropped:
+                merged.append(res)
+            merged += added.get(i, [])
+        result.resources = merged
+    return expansion
+
+
+# --- after the policies ------------------------------------------------------------------
+
+
+def _strict(policy_config: Mapping[str, Any] | None) -> bool:
+    entry = (policy_config or {}).get(RULE)
+    return isinstance(entry, Mapping) and entry.get("strict") is True
+
+
+def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None = None,
+                policy_config: Mapping[str, Any] | None = None) -> None:
+    """Fill ``result.not_judged`` and make the findings say what was not judged.
+
+    - every not-judged item has one ``resources-judged`` finding naming its reason and fix
+      (the rule's own finding for that component, reworded; added when the rule did not see it),
+      unless the policy is disabled;
+    - the runner's "can't run policy ... during preview" findings become not-judged items too;
+    - with ``strict`` (``--strict``, or ``{"resources-judged": {"strict": true}}``) both are mandatory;
+    - findings on a helm.v3.Release's rendered objects carry ``source: offline-render``.
+    """
+    from ..policies import resolve_config
+
+    strict = bool(options and options.strict) or _strict(policy_config)
+    level = resolve_config(policy_config)[RULE][0].value
+    display = {r.urn: f"{r.type} {r.name}" for r in result.resources if r.urn}
+    urn_of = {d: u for u, d in display.items()}
+    items = list(expansion.not_judged)
+    pending = {display.get(nj.resource, nj.resource): nj for nj in items}
+    findings: list[dict[str, Any]] = []
+    for v in result.violations:
+        v = dict(v)
+        where = v.get("resource", "")
+        if v["policy"] == RULE and where in pending:
+            nj = pending.pop(where)
+            v["message"] = f"not judged: {nj.reason}. Fix: {nj.fix}"
+        if v["message"].startswith(_CANT_RUN.format(v["policy"])):
+            kind = where.split(" ", 1)[0] if where != "stack" else "stack"
+            items.append(NotJudged(urn_of.get(where, where), kind, v["message"], _UNKNOWN_FIX))
+            if strict:
+                v["enforcement"] = "mandatory"
+        if v["policy"] == RULE and strict:
+            v["enforcement"] = "mandatory"
+        if where in expansion.offline_render:
+            v["source"] = "offline-render"
+        findings.append(v)
+    if level != "disabled":
+        for where, nj in pending.items():
+            findings.append({
+                "policy": RULE,
+                "enforcement": "mandatory" if strict or level in ("mandatory", "remediate") else "advisory",
+                "resource": where,
+                "message": f"not judged: {nj.reason}. Fix: {nj.fix}",
+            })
+    result.violations = findings
+    result.not_judged = [nj.to_dict() for nj in items]
+
+
+def not_judged_lines(result: Any) -> list[str]:
+    """The text report's "not judged" section (empty when everything was judged)."""
+    items = getattr(result, "not_judged", None) or []
+    if not items:
+        return []
+    lines = ["", f"not judged: {len(items)} resource(s) whose Kubernetes objects no policy saw:"]
+    for item in items:
+        lines.append(f"  {item['resource']} ({item['type']}): {item['reason']}")
+        lines.append(f"    fix: {item['fix']}")
+    return lines

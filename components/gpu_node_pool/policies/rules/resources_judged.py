@@ -1,0 +1,109 @@
+"""Policy ``resources-judged``: never a silent pass on what the pack could not see inside (issue 13 item 4).
+
+A Helm chart, a YAML component or an EKS add-on creates Kubernetes objects (DaemonSets among
+them) that the other policies judge only when they are visible as resources. In a real
+``pulumi preview`` the Kubernetes provider registers a ``helm.v4.Chart``'s and a
+``yaml.v2.ConfigGroup``'s objects as children, except when an input or the provider is
+unknown at preview (pulumi/pulumi-policy#298: the children of a v1 ``ConfigGroup`` are missing
+while the cluster is created in the same preview); a ``helm.v3.Release`` never has children
+(the provider installs it as one resource); an ``aws.eks.Addon``'s DaemonSets are EKS's, not
+Pulumi resources. So a component of those types counts as not judged exactly when the stack
+holds no child whose parent is it. ``gpupool plan`` opens them offline first
+(:mod:`gpu_node_pool.plan.expand`) and rewords this finding with the exact reason.
+
+An add-on whose facts row (:mod:`gpu_node_pool.expand.eks_addons_data`) says it runs no
+DaemonSet is judged (there is nothing to judge).
+
+Config: ``strict`` (boolean, default false): ``gpupool plan`` then reports these findings, and
+the "can't run policy during preview" findings, as mandatory. In a real preview Pulumi sets a
+policy's level from the config's ``enforcementLevel`` only, so there write
+``{"resources-judged": {"enforcementLevel": "mandatory", "strict": true}}``.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from ...expand.eks_addons import ADDON_TYPE, expand_addon
+from ...expand.result import Expanded
+from ..props import UnknownValueError, plain
+from ._shared import CONFIG_DEFAULTS
+
+_RELEASE = "kubernetes:helm.sh/v3:Release"
+_COMPONENTS = (
+    "kubernetes:helm.sh/v4:Chart",
+    "kubernetes:helm.sh/v3:Chart",
+    "kubernetes:yaml/v2:ConfigGroup",
+    "kubernetes:yaml/v2:ConfigFile",
+    "kubernetes:yaml:ConfigGroup",
+    "kubernetes:yaml:ConfigFile",
+)
+#: Every type whose objects are judged only through its children.
+JUDGED_THROUGH_CHILDREN = (*_COMPONENTS, _RELEASE, ADDON_TYPE)
+
+
+def _why(res) -> str | None:
+    """Why ``res`` (with no child) is not judged, with the fix; None when there is nothing to judge."""
+    if res.resource_type == _RELEASE:
+        return (
+            "a helm.v3.Release installs its chart as one resource, so a preview never sees its objects. Fix: use "
+            "kubernetes.helm.v4.Chart (its objects are children a preview judges), or judge the Release offline "
+            "with `gpupool plan` (it renders the chart with Helm)"
+        )
+    if res.resource_type == ADDON_TYPE:
+        try:
+            outcome = expand_addon(res.name, plain(res.props))
+        except UnknownValueError:
+            outcome = None
+        if isinstance(outcome, Expanded) and not outcome.objects:
+            return None
+        detail = f" ({outcome.reason})" if outcome is not None and not isinstance(outcome, Expanded) else ""
+        return (
+            f"an EKS add-on's DaemonSets are EKS's, not Pulumi resources{detail}. Fix: run `gpupool plan`, which "
+            "judges add-ons the facts table knows, or check the add-on's DaemonSets tolerate the GPU taints"
+        )
+    return (
+        "it has no child resources: an input or the Kubernetes provider was unknown at preview, so the provider "
+        "did not expand it (pulumi/pulumi-policy#298). Fix: make its inputs and the provider known at preview "
+        "(e.g. create the cluster in an earlier stack), or judge it offline with `gpupool plan`"
+    )
+
+
+def validate_resources_judged(args: StackValidationArgs, report: ReportViolation) -> None:
+    """Charts, YAML components, Releases and add-ons with no child resource: not judged, with the reason."""
+    parents = {r.parent.urn for r in args.resources if r.parent is not None}
+    for res in args.resources:
+        if res.resource_type not in JUDGED_THROUGH_CHILDREN or res.urn in parents:
+            continue
+        why = _why(res)
+        if why is not None:
+            report(f"not judged: {res.resource_type} {res.name}: {why}.", res.urn)
+
+
+resources_judged = StackValidationPolicy(
+    name="resources-judged",
+    description="Helm charts, YAML components, helm.v3.Releases and EKS add-ons whose Kubernetes objects no policy could see are reported as not judged, never passed silently.",
+    validate=validate_resources_judged,
+    enforcement_level=EnforcementLevel.ADVISORY,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "strict": {
+                "type": "boolean",
+                "description": "gpupool plan: not-judged findings (and can't-run-during-preview ones) are mandatory, like --strict. "
+                "In a real preview also set enforcementLevel mandatory.",
+                "default": CONFIG_DEFAULTS["resources-judged"]["strict"],
+            },
+        }
+    ),
+    remediation_steps=(
+        "Let the policies see the objects: prefer kubernetes.helm.v4.Chart to helm.v3.Release, keep chart and "
+        "manifest inputs known at preview, and run `gpupool plan` (it renders charts with Helm, parses YAML and "
+        "reads EKS add-ons from the facts table)."
+    ),
+)
