@@ -3,6 +3,7 @@
     gpupool plan --stack dev [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool render --stack prod --out DIR [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool validate --stack dev [--json] [--project-dir DIR]
+    gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE]
     gpupool policy-pack --out DIR [--requirement SPEC] [--json]
     gpupool --version
 
@@ -62,6 +63,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--out", required=True, help="output directory (created; stale generated files are removed)")
     sub.add_parser("validate", parents=[stack, common], help="validate the stack config only")
+    sub.add_parser(
+        "check", parents=[stack, judged, common],
+        help="run ANY Pulumi Python program under mocks with its own stack config; find its GPU pools and "
+        "report coverage and policy verdicts as plan does",
+    )
     p = sub.add_parser(
         "policy-pack", parents=[common], help="write the CrossGuard policy pack as a directory to run or publish"
     )
@@ -186,7 +192,22 @@ def _policy_pack(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-_COMMANDS = {"plan": _plan, "render": _render, "validate": _validate, "policy-pack": _policy_pack}
+def _check(args: argparse.Namespace) -> int:
+    from .plan import check as check_mod
+
+    result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args))
+    if result.config_issues:
+        code = int(ExitCode.INVALID_INPUT)
+    else:
+        code = findings_exit_code(result.violations, sum(not c["tolerated"] for c in result.coverage), args.fail_on)
+    if args.json:
+        print_report(report("check", code, failOn=args.fail_on, **check_mod.to_json(result)))
+    else:
+        print(check_mod.render_text(result, code))
+    return code
+
+
+_COMMANDS = {"check": _check, "plan": _plan, "render": _render, "validate": _validate, "policy-pack": _policy_pack}
 
 
 # --- the contract around every command ------------------------------------------------------
