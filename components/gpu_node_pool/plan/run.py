@@ -323,7 +323,7 @@ def _summarise(result: PlanResult) -> None:
             summarise(pool, entry, index, result.resources, result.outputs)
         # A backend's summary may say who serves the pool instead (GKE: "managed by GKE").
         entry.setdefault(
-            "device_plugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
+            "devicePlugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
         )
         result.pools.append(entry)
 

@@ -481,7 +481,7 @@ def test_the_plan_shows_registration_taints_per_format_and_matching_ca_tags(stac
     text = render_text(result)
     assert f"registration    {fmt}: taints in" in text
     if stack_name == "prod":
-        assert entry["scale_from_zero_matches"] is True
+        assert entry["scaleFromZeroMatches"] is True
         assert "match the kubelet registration's taints and labels" in text
         assert "spec.kubelet.config.registerWithTaints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}" in text
 
