@@ -5,6 +5,7 @@
     gpupool validate --stack dev [--json] [--project-dir DIR]
     gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE]
     gpupool policy-pack --out DIR [--requirement SPEC] [--json]
+    gpupool schema [--out FILE]
     gpupool --version
 
 Every command keeps the contract of :mod:`gpu_node_pool.contract`: exit 0 clean, 1 findings at
@@ -68,6 +69,10 @@ def _parser() -> argparse.ArgumentParser:
         help="run ANY Pulumi Python program under mocks with its own stack config; find its GPU pools and "
         "report coverage and policy verdicts as plan does",
     )
+    sc = sub.add_parser(
+        "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
+    )
+    sc.add_argument("--out", default=None, metavar="FILE", help="write it to FILE instead of printing it")
     p = sub.add_parser(
         "policy-pack", parents=[common], help="write the CrossGuard policy pack as a directory to run or publish"
     )
@@ -207,7 +212,22 @@ def _check(args: argparse.Namespace) -> int:
     return code
 
 
-_COMMANDS = {"check": _check, "plan": _plan, "render": _render, "validate": _validate, "policy-pack": _policy_pack}
+def _schema(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from .config.json_schema import stack_file_schema
+
+    text = json.dumps(stack_file_schema(), indent=2) + "\n"
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote   {args.out}  (first line of a stack file: # yaml-language-server: $schema={args.out})")
+    else:
+        sys.stdout.write(text)
+    return ExitCode.OK
+
+
+_COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _render, "validate": _validate, "policy-pack": _policy_pack}
 
 
 # --- the contract around every command ------------------------------------------------------
