@@ -135,7 +135,11 @@ def _render(args: argparse.Namespace) -> int:
     code = _judge(result, args.fail_on)
     written = None
     if code == ExitCode.OK:
-        files = render_files.kubernetes_files(result.resources) + render_files.bootstrap_files(result.outputs)
+        files = (
+            render_files.kubernetes_files(result.resources)
+            + render_files.bootstrap_files(result.outputs)
+            + render_files.launch_template_files(result.resources)
+        )
         written = render_files.write_files(files, args.out, args.stack)
     if args.json:
         print_report(report(
