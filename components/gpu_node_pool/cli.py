@@ -3,7 +3,9 @@
     gpupool plan --stack dev [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool render --stack prod --out DIR [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool validate --stack dev [--json] [--project-dir DIR]
+    gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE]
     gpupool policy-pack --out DIR [--requirement SPEC] [--json]
+    gpupool schema [--out FILE]
     gpupool --version
     gpupool audit --cluster-dump FILE | [--kubeconfig FILE] [--context NAME] [--stack S] [--html OUT]
 
@@ -66,6 +68,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--out", required=True, help="output directory (created; stale generated files are removed)")
     sub.add_parser("validate", parents=[stack, common], help="validate the stack config only")
+    sub.add_parser(
+        "check", parents=[stack, judged, common],
+        help="run ANY Pulumi Python program under mocks with its own stack config; find its GPU pools and "
+        "report coverage and policy verdicts as plan does",
+    )
+    sc = sub.add_parser(
+        "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
+    )
+    sc.add_argument("--out", default=None, metavar="FILE", help="write it to FILE instead of printing it")
     p = sub.add_parser(
         "policy-pack", parents=[common], help="write the CrossGuard policy pack as a directory to run or publish"
     )
@@ -131,7 +142,11 @@ def _render(args: argparse.Namespace) -> int:
     code = _judge(result, args.fail_on)
     written = None
     if code == ExitCode.OK:
-        files = render_files.kubernetes_files(result.resources) + render_files.bootstrap_files(result.outputs)
+        files = (
+            render_files.kubernetes_files(result.resources)
+            + render_files.bootstrap_files(result.outputs)
+            + render_files.launch_template_files(result.resources)
+        )
         written = render_files.write_files(files, args.out, args.stack)
     if args.json:
         print_report(report(
@@ -193,7 +208,37 @@ def _policy_pack(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-_COMMANDS = {"plan": _plan, "render": _render, "validate": _validate, "policy-pack": _policy_pack}
+def _check(args: argparse.Namespace) -> int:
+    from .plan import check as check_mod
+
+    result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args))
+    if result.config_issues:
+        code = int(ExitCode.INVALID_INPUT)
+    else:
+        code = findings_exit_code(result.violations, sum(not c["tolerated"] for c in result.coverage), args.fail_on)
+    if args.json:
+        print_report(report("check", code, failOn=args.fail_on, **check_mod.to_json(result)))
+    else:
+        print(check_mod.render_text(result, code))
+    return code
+
+
+def _schema(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from .config.json_schema import stack_file_schema
+
+    text = json.dumps(stack_file_schema(), indent=2) + "\n"
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote   {args.out}  (first line of a stack file: # yaml-language-server: $schema={args.out})")
+    else:
+        sys.stdout.write(text)
+    return ExitCode.OK
+
+
+_COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _render, "validate": _validate, "policy-pack": _policy_pack}
 
 
 # --- the contract around every command ------------------------------------------------------

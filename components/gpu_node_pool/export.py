@@ -39,6 +39,7 @@ __all__ = [
     "WriteReport",
     "kubernetes_files",
     "bootstrap_files",
+    "launch_template_files",
     "write_files",
     "render_stack",
     "run",
@@ -242,7 +243,7 @@ def render_stack(
     result = plan_stack(stack, project_dir)
     if result.exit_code != 0:
         return result, None
-    files = kubernetes_files(result.resources) + bootstrap_files(result.outputs)
+    files = kubernetes_files(result.resources) + bootstrap_files(result.outputs) + launch_template_files(result.resources)
     return result, write_files(files, out_dir, stack)
 
 
@@ -250,7 +251,7 @@ def bootstrap_files(outputs: Mapping[str, Any]) -> list[RenderedFile]:
     """Node bootstrap files of ``provider: none`` self-managed pools, from the ``<pool>.bootstrap`` outputs.
 
     Written verbatim to ``DIR/bootstrap/<pool>/<file>`` (e.g. ``join-configuration.yaml``,
-    ``kubelet-flags.txt``, ``kubelet-config.yaml``) for the provisioner of bare-metal nodes.
+    ``kubelet-flags.txt``, ``90-gpu-node-pools.conf``) for the provisioner of bare-metal nodes.
     They carry no header, so a pool removed from the stack leaves its files behind.
     """
     files = []
@@ -261,6 +262,60 @@ def bootstrap_files(outputs: Mapping[str, Any]) -> list[RenderedFile]:
         for name, text in sorted(value.items()):
             files.append(
                 RenderedFile(f"bootstrap/{_slug(pool)}/{name}", str(text), f"{pool} (stack output {key})", verbatim=True)
+            )
+    return files
+
+
+#: File extension of a user-data MIME part by content type (cloud-init and nodeadm part types).
+_PART_EXTENSIONS = {
+    "application/node.eks.aws": "yaml",  # nodeadm NodeConfig
+    "text/x-shellscript": "sh",
+    "text/cloud-config": "yaml",
+    "application/toml": "toml",
+}
+#: File name of whole user data by the bootstrap format it is in (detect_format).
+_USER_DATA_NAMES = {
+    "al2023": "user-data.mime",
+    "bottlerocket": "user-data.toml",
+    "al2": "user-data.sh",
+    "shell": "user-data.sh",
+    "kubeadm": "user-data.yaml",
+    "kubelet": "user-data.txt",
+}
+
+
+def launch_template_files(resources: Iterable[Recorded]) -> list[RenderedFile]:
+    """The decoded user data of every EC2 launch template the stack creates (ours or hand-written).
+
+    ``DIR/bootstrap/<launch template>/user-data.<ext>`` holds it verbatim (base64 and gzip
+    undone; ``.mime`` for MIME multipart, ``.toml`` Bottlerocket, ``.sh`` scripts); MIME user
+    data also gets each part as ``user-data.d/<n>-<content type>.<ext>`` (``01-application-
+    node.eks.aws.yaml`` is the nodeadm ``NodeConfig``), so a reviewer reads what the node reads.
+    A launch template without user data gets no file; user data unknown at preview is written
+    as the placeholder and reported.
+    """
+    from .backends._user_data import decode_user_data, detect_format, mime_parts
+    from .wellknown import LAUNCH_TEMPLATE
+
+    files: list[RenderedFile] = []
+    for res in resources:
+        if res.type != LAUNCH_TEMPLATE or not isinstance(res.inputs.get("userData"), str):
+            continue
+        text = decode_user_data(res.inputs["userData"])
+        where = f"bootstrap/{_slug(res.name)}"
+        source = f"{res.name} ({res.type}) userData"
+        parts = mime_parts(text)
+        try:
+            fmt = detect_format(text)
+        except ValueError:  # a malformed bootstrap is still written for review
+            fmt = None
+        name = "user-data.mime" if parts is not None else _USER_DATA_NAMES.get(fmt or "", "user-data.txt")
+        files.append(RenderedFile(f"{where}/{name}", text, source, verbatim=True))
+        for i, (content_type, body) in enumerate(parts or [], start=1):
+            ext = _PART_EXTENSIONS.get(content_type, "txt")
+            files.append(
+                RenderedFile(f"{where}/user-data.d/{i:02d}-{_slug(content_type.replace('/', '-'))}.{ext}", body,
+                             f"{source}, MIME part {i} ({content_type})", verbatim=True)
             )
     return files
 

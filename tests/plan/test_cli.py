@@ -40,8 +40,8 @@ def test_prod_plan_json_lists_both_eks_pools_and_full_coverage(capsys):
     assert doc["cloudApiCalled"] is False
     pools = {p["name"]: p for p in doc["pools"]}
     assert pools["training"]["taints"] == ["nvidia.com/gpu=present:NoSchedule", "workload=training:NoSchedule"]
-    assert pools["training"]["provider_taints"][1] == {"key": "workload", "value": "training", "effect": "NO_SCHEDULE"}
-    assert pools["training"]["scale_from_zero_matches"] is True
+    assert pools["training"]["providerTaints"][1] == {"key": "workload", "value": "training", "effect": "NO_SCHEDULE"}
+    assert pools["training"]["scaleFromZeroMatches"] is True
     assert all(c["tolerated"] for c in doc["devicePlugin"]["coverage"])
     assert {"key": "workload", "operator": "Exists", "effect": "NoSchedule"} in doc["devicePlugin"]["tolerations"]
 

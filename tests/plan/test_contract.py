@@ -206,3 +206,13 @@ def test_the_readme_states_the_exit_codes_of_the_contract():
     readme = (ROOT / "README.md").read_text()
     for code in ExitCode:
         assert re.search(rf"^\| `{int(code)}` \|", readme, re.M), f"README contract table lacks exit {int(code)}"
+
+
+def test_every_key_of_a_pool_entry_is_camel_case_and_a_snake_case_key_is_rejected(capsys):
+    for stack in ("dev", "prod", "gke-dev", "onprem"):
+        _, doc = run_json(capsys, "plan", "--stack", stack, "--project-dir", str(ROOT))
+        for pool in doc["pools"]:
+            assert all(re.fullmatch(r"[a-z][a-zA-Z0-9]*", k) for k in pool), pool.keys()
+    _, doc = run_json(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT))
+    doc["pools"][0]["provider_taints"] = doc["pools"][0].pop("providerTaints")
+    assert not VALIDATOR.is_valid(doc)

@@ -102,7 +102,7 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
             backend=entry.get("backend", ""),
             taints=[Taint.parse(t) for t in entry.get("taints") or []],
             labels=dict(entry.get("labels") or {}),
-            startup_taints=[Taint.parse(t) for t in entry.get("startup_taints") or []],
+            startup_taints=[Taint.parse(t) for t in entry.get("startupTaints") or []],
         )
         for i, entry in enumerate(result.pools)
     ]

@@ -94,15 +94,15 @@ def read_ca_node_template_tags(tags: Mapping[str, str]) -> tuple[list[Taint], di
 def report_lines(entry: Mapping[str, Any]) -> list[str]:
     """The scale-from-zero block of a pool in the text plan (empty without tags)."""
     lines: list[str] = []
-    tags = entry.get("scale_from_zero_tags") or {}
+    tags = entry.get("scaleFromZeroTags") or {}
     if tags:
         lines.append("  scale-from-zero ASG tags (Cluster Autoscaler):")
         lines += [f"    {k} = {v}" for k, v in tags.items()]
-        ok = entry.get("scale_from_zero_matches")
-        subject = entry.get("scale_from_zero_subject", "the node group's")
+        ok = entry.get("scaleFromZeroMatches")
+        subject = entry.get("scaleFromZeroSubject", "the node group's")
         lines.append(f"    {'match' if ok else 'DO NOT match'} {subject} taints and labels")
-        if CA_RESOURCE_PREFIX + GPU_RESOURCE in tags and entry.get("instance_types"):
-            lines.append(f"    {GPU_RESOURCE} tag {gpu_tag_need(list(entry['instance_types']))}")
+        if CA_RESOURCE_PREFIX + GPU_RESOURCE in tags and entry.get("instanceTypes"):
+            lines.append(f"    {GPU_RESOURCE} tag {gpu_tag_need(list(entry['instanceTypes']))}")
     return lines
 
 

@@ -128,7 +128,8 @@ class TaintConfig(_Model):
         return Taint(self.key, self.value, TaintEffect(self.effect))
 
 
-TaintItem = Annotated[TaintConfig, BeforeValidator(_split_taint_string)]
+# json_schema_input_type: editors (gpupool schema) offer the string form too.
+TaintItem = Annotated[TaintConfig, BeforeValidator(_split_taint_string, json_schema_input_type=str | TaintConfig)]
 
 
 class TolerationConfig(_Model):

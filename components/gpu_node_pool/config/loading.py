@@ -198,8 +198,10 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
     return problems
 
 
-def read_stack_file(data: bytes, name: str) -> tuple[dict[str, Any], list[str]]:
+def read_stack_file(data: bytes, name: str, project: str = PROJECT) -> tuple[dict[str, Any], list[str]]:
     """Parse a ``Pulumi.<stack>.yaml`` into Pulumi's runtime config form (see :func:`stack_file_config`).
+
+    ``project`` is the namespace of keys written without one (the ``name:`` of ``Pulumi.yaml``).
 
     Refuses, with one :class:`ConfigIssue` each: bytes that are not UTF-8, invalid YAML, a
     document or ``config:`` that is not a mapping, duplicate keys, keys YAML reads as
@@ -239,10 +241,10 @@ def read_stack_file(data: bytes, name: str) -> tuple[dict[str, Any], list[str]]:
         issues += _yaml_type_problems(value, key)
     if issues:
         raise ConfigError(issues, name)
-    return stack_file_config(doc)
+    return stack_file_config(doc, project)
 
 
-def stack_file_config(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def stack_file_config(doc: Mapping[str, Any], project: str = PROJECT) -> tuple[dict[str, Any], list[str]]:
     """Turn the ``config:`` map of a ``Pulumi.<stack>.yaml`` into Pulumi's runtime config form.
 
     Keys without a namespace get the project's (as the Pulumi CLI does); structured values are
@@ -253,7 +255,7 @@ def stack_file_config(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
     config: dict[str, Any] = {}
     secrets: list[str] = []
     for key, value in (doc.get("config") or {}).items():
-        full = key if ":" in key else f"{PROJECT}:{key}"
+        full = key if ":" in key else f"{project}:{key}"
         if isinstance(value, Mapping) and set(value) == {"secure"}:
             config[full] = "[secret]"
             secrets.append(full)

@@ -15,6 +15,7 @@ from typing import Any
 import pulumi
 
 from ..config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
+from . import checks
 from . import values as render
 
 __all__ = ["NvidiaDevicePlugin", "NvidiaDevicePluginArgs"]
@@ -30,7 +31,8 @@ _NO_ROOT = _NoRoot()
 
 # root stack -> {cluster name: the plugin already declared for it}: one plugin per cluster
 # per Pulumi program. Weak keys, so a finished program's record goes with its root stack.
-_INSTALLED: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
+# Keyed on the cluster's name, its cluster resource or its kubernetes provider (checks.cluster_key).
+_INSTALLED: weakref.WeakKeyDictionary[Any, dict[Any, str]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -38,15 +40,21 @@ class NvidiaDevicePluginArgs:
     """Arguments of :class:`NvidiaDevicePlugin`.
 
     Attributes:
-        cluster_name: the cluster all ``pools`` belong to; one plugin per cluster.
-        pools: the pools (validated models, or ``GpuNodePool.spec``) the plugin serves; pools
-            that ship their own plugin (Bottlerocket NVIDIA) are skipped by the renderer.
+        cluster_name: the cluster all ``pools`` belong to; one plugin per cluster. A plain string,
+            or a Pulumi Output when ``cluster`` or a kubernetes provider in ``opts.providers``
+            identifies the cluster instead.
+        pools: the pools' validated models (``GpuNodePool.spec``) the plugin serves; pools that
+            ship their own plugin (Bottlerocket NVIDIA) are skipped by the renderer.
         config: chart settings (namespace, version, image digest, extra tolerations).
+        cluster: optional cluster resource (``aws.eks.Cluster``, ``gcp.container.Cluster``...)
+            the once-per-cluster guard is keyed on (a kubernetes provider in ``opts.providers``
+            takes precedence).
     """
 
-    cluster_name: str
+    cluster_name: Any
     pools: Sequence[PoolConfig]
     config: DevicePluginConfig = field(default_factory=DevicePluginConfig)
+    cluster: Any = None
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):
@@ -60,28 +68,33 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         tolerations: the derived tolerations (Kubernetes objects).
 
     Raises:
-        ConfigError: a second plugin for the same cluster in one program (the chart must be
-            installed once per cluster, serving all its pools), or no pool needs it.
+        ConfigError: before anything is registered: a second plugin for the same cluster in one
+            program (the chart must be installed once per cluster, serving all its pools), no pool
+            needs it, a ``GpuNodePool`` in ``pools`` instead of its ``.spec``, or ``cluster_name``
+            an Output with no cluster resource or kubernetes provider to identify the cluster
+            (:mod:`.checks`).
     """
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        served = checks.served_pools(args.pools)
+        key, cluster_text = checks.cluster_key(args.cluster_name, args.cluster, opts.providers if opts else None)
         installed = _INSTALLED.setdefault(pulumi.runtime.get_root_resource() or _NO_ROOT, {})
-        if args.cluster_name in installed:
+        if key in installed:
             raise ConfigError(
                 [
                     ConfigIssue(
                         "devicePlugin",
-                        f"the NVIDIA device plugin is already declared for cluster {args.cluster_name!r} "
-                        f"(as {installed[args.cluster_name]!r}); declare it once with all the cluster's pools",
+                        f"the NVIDIA device plugin is already declared for {cluster_text} "
+                        f"(as {installed[key]!r}); declare it once with all the cluster's pools",
                     )
                 ],
                 "NvidiaDevicePluginArgs",
             )
-        installed[args.cluster_name] = name
+        installed[key] = name
         super().__init__(TYPE_TOKEN, name, {}, opts)
         import pulumi_kubernetes as k8s
 
-        self.values = render.chart_values(list(args.pools), args.config)
+        self.values = render.chart_values(served, args.config)
         self.tolerations = self.values["tolerations"]
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",

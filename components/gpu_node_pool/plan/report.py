@@ -56,12 +56,12 @@ def render_text(result: PlanResult) -> str:
         head, body = _backend_lines(pool)
         lines += head
         lines.append(f"  taints          {', '.join(pool.get('taints', [])) or '(none)'}")
-        if pool.get("provider_taints"):
-            shown = ", ".join(f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in pool["provider_taints"])
-            lines.append(f"  {pool['provider_field']:<15} {shown}")
+        if pool.get("providerTaints"):
+            shown = ", ".join(f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in pool["providerTaints"])
+            lines.append(f"  {pool['providerField']:<15} {shown}")
         lines.append("  labels          " + ", ".join(f"{k}={v}" for k, v in pool.get("labels", {}).items()))
         lines += body
-        lines.append(f"  device plugin   {pool['device_plugin']}")
+        lines.append(f"  device plugin   {pool['devicePlugin']}")
     dp = result.device_plugin
     lines.append("")
     if dp:

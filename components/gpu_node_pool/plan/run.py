@@ -83,7 +83,7 @@ def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list
     if not path.is_file():
         available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
         raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(available) or 'none'}")
-    config, secrets = read_stack_file(path.read_bytes(), path.name)
+    config, secrets = read_stack_file(path.read_bytes(), path.name, str(project.get("name") or PROJECT))
     return config, secrets, path
 
 
@@ -113,6 +113,7 @@ def record_program(
     stack: str = "dev",
     preview: bool = True,
     sink: list[Recorded] | None = None,
+    project: str = PROJECT,
 ) -> tuple[list[Recorded], dict[str, Any]]:
     """Run a Pulumi Python program file under mocks and return ``(resources, stack outputs)``.
 
@@ -129,6 +130,7 @@ def record_program(
             stack=stack,
             preview=preview,
             sink=sink,
+            project=project,
         )
     finally:
         sys.path.remove(program_dir)
@@ -142,8 +144,10 @@ def record(
     stack: str = "dev",
     preview: bool = True,
     sink: list[Recorded] | None = None,
+    project: str = PROJECT,
 ) -> tuple[list[Recorded], dict[str, Any]]:
-    """Run ``program()`` (a callable that declares resources) under Pulumi mocks.
+    """Run ``program()`` (a callable that declares resources) under Pulumi mocks (``project``: the
+    project name ``pulumi.get_project()`` and ``pulumi.Config()`` see).
 
     Returns ``(resources, stack outputs)``: every registered resource in registration
     order with its inputs as plain values (unknowns as :data:`UNKNOWN`). ``sink``, if
@@ -192,7 +196,7 @@ def record(
 
     settings.ROOT.set(None)
     mocks = _Mocks()
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=_Monitor(mocks))
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=_Monitor(mocks))
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
     # What exists before the program (the provider SDKs' modules: hundreds of thousands of
@@ -340,7 +344,7 @@ def _summarise(result: PlanResult) -> None:
             summarise(pool, entry, index, result.resources, result.outputs)
         # A backend's summary may say who serves the pool instead (GKE: "managed by GKE").
         entry.setdefault(
-            "device_plugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
+            "devicePlugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
         )
         result.pools.append(entry)
 

@@ -377,6 +377,17 @@ def _stack_resources(resources: list[Any], urns: list[str], props: list[Any],
     return stack_resources
 
 
+def policy_resources(resources: Iterable[Any], *, stack: str = "stack", project: str = "project",
+                     unknown_marker: str | None = None) -> list[PolicyResource]:
+    """The ``PolicyResource`` list a stack policy would get for ``resources`` (as :func:`evaluate`
+    takes them), e.g. for :func:`gpu_node_pool.policies.pools.find_gpu_pools` outside a policy."""
+    resources = list(resources)
+    marker = _UNKNOWN if unknown_marker is None else unknown_marker
+    opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [])
+    urns = [_urn(r, stack, project) for r in resources]
+    return _stack_resources(resources, urns, [_lazy(r.inputs, (), marker) for r in resources], opts)
+
+
 def _urn(res: Any, stack: str, project: str) -> str:
     return getattr(res, "urn", "") or f"urn:pulumi:{stack}::{project}::{res.type}::{res.name}"
 

@@ -93,7 +93,7 @@ def test_the_auto_stack_installs_no_device_plugin_chart_and_reports_no_gap(auto_
     assert not any(r.type.endswith(":NvidiaDevicePlugin") for r in auto_plan.resources)
     assert auto_plan.device_plugin is None
     assert {v["policy"] for v in auto_plan.violations} == set()
-    assert all(p["device_plugin"].startswith("built into the Auto Mode node image") for p in auto_plan.pools)
+    assert all(p["devicePlugin"].startswith("built into the Auto Mode node image") for p in auto_plan.pools)
     assert "MISS" not in render_text(auto_plan)
 
 

@@ -348,10 +348,10 @@ def test_the_node_pool_is_a_child_of_the_component_and_no_device_plugin_is_insta
 def test_the_plan_entry_reads_the_pool_back_and_says_gke_manages_the_plugin(base_plan):
     entry = base_plan.pools[0]
     assert entry["taints"] == ["workload=inference:NoSchedule", "nvidia.com/gpu=present:NoSchedule"]
-    assert entry["provider_field"] == "gcp.container.NodePool.node_config.taints"
-    assert [t["effect"] for t in entry["provider_taints"]] == ["NO_SCHEDULE", "NO_SCHEDULE"]
+    assert entry["providerField"] == "gcp.container.NodePool.node_config.taints"
+    assert [t["effect"] for t in entry["providerTaints"]] == ["NO_SCHEDULE", "NO_SCHEDULE"]
     assert entry["accelerators"][0]["type"] == "nvidia-l4"
-    assert entry["device_plugin"].startswith("managed by GKE")
+    assert entry["devicePlugin"].startswith("managed by GKE")
     assert "device plugin   managed by GKE" in render_text(base_plan)
 
 
@@ -367,7 +367,7 @@ def test_an_opted_in_pool_gets_nvidias_plugin_tolerating_every_pool_taint(tmp_pa
         "workload=inference:NoSchedule",
         "nvidia.com/gpu=present:NoSchedule",
     }
-    assert result.pools[0]["device_plugin"].startswith("nvidia-device-plugin chart")
+    assert result.pools[0]["devicePlugin"].startswith("nvidia-device-plugin chart")
 
 
 def test_the_repo_gke_dev_stack_plans_clean_with_no_schedule_and_gke_managed_plugin(capsys):

@@ -127,7 +127,7 @@ def test_each_golden_file_reads_back_to_the_spec(fmt):
     for path in sorted(GOLDEN.glob(f"{fmt}.*")):
         reg = user_data.read_registration(path.read_text())
         assert reg.taints == SPEC.taints, path.name
-        if path.name != "kubelet.kubelet-config.yaml":  # a KubeletConfiguration has no labels field
+        if path.name != "kubelet.90-gpu-node-pools.conf":  # a KubeletConfiguration has no labels field
             assert reg.labels == SPEC.labels, path.name
 
 
@@ -162,7 +162,7 @@ def test_golden_user_data_is_in_the_shape_each_image_reads():
         "caCertHashes": [CA_HASH],
     }
     assert join["nodeRegistration"]["kubeletExtraArgs"][0]["name"] == "node-labels"
-    config = yaml.safe_load((GOLDEN / "kubelet.kubelet-config.yaml").read_text())
+    config = yaml.safe_load((GOLDEN / "kubelet.90-gpu-node-pools.conf").read_text())
     assert config["kind"] == "KubeletConfiguration"
     assert {"key": "example.com/maintenance", "effect": "PreferNoSchedule"} in config["registerWithTaints"]
 
@@ -215,7 +215,7 @@ def test_every_format_reads_back_what_it_rendered(reg):
     for fmt in bootstrap.FORMATS:
         for name, text in bootstrap.render_bootstrap(fmt, reg, CLUSTER).items():
             got = user_data.read_registration(text)
-            if name == "kubelet-config.yaml":
+            if name == "90-gpu-node-pools.conf":
                 assert got.taints == reg.taints
                 continue
             assert got == reg, (fmt, name, text)
@@ -481,7 +481,7 @@ def test_the_plan_shows_registration_taints_per_format_and_matching_ca_tags(stac
     text = render_text(result)
     assert f"registration    {fmt}: taints in" in text
     if stack_name == "prod":
-        assert entry["scale_from_zero_matches"] is True
+        assert entry["scaleFromZeroMatches"] is True
         assert "match the kubelet registration's taints and labels" in text
         assert "spec.kubelet.config.registerWithTaints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}" in text
 

@@ -19,26 +19,26 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     from . import read
 
     nodepool = index.get((BACKEND.child_type("nodepool"), BACKEND.child_name("nodepool", pool.name)))
-    entry["device_plugin"] = DEVICE_PLUGIN
+    entry["devicePlugin"] = DEVICE_PLUGIN
     entry["feasibility"] = FEASIBILITY_NOT_JUDGED
     if nodepool is None:
         return
     taints = read.read_taints(nodepool.inputs)
     entry["taints"] = [str(t) for t in taints]
-    entry["provider_taints"] = [t.to_k8s() for t in taints]
-    entry["provider_field"] = "NodePool spec.template.spec.taints"
+    entry["providerTaints"] = [t.to_k8s() for t in taints]
+    entry["providerField"] = "NodePool spec.template.spec.taints"
     entry["labels"] = dict(sorted(read.read_labels(nodepool.inputs).items()))
     entry["requirements"] = read.read_requirements(nodepool.inputs)
     entry["limits"] = read.read_limits(nodepool.inputs)
     entry["disruption"] = (nodepool.inputs.get("spec") or {}).get("disruption", {})
     ref = read.read_node_class_ref(nodepool.inputs)
     created = index.get((BACKEND.child_type("nodeclass"), BACKEND.child_name("nodeclass", pool.name)))
-    entry["node_class"] = {
+    entry["nodeClass"] = {
         "group": ref.get("group"),
         "kind": ref.get("kind"),
         "name": ref.get("name"),
         "created": created is not None,
-        "built_in": created is None and ref.get("name") == BUILT_IN_NODE_CLASS,
+        "builtIn": created is None and ref.get("name") == BUILT_IN_NODE_CLASS,
     }
 
 
@@ -48,10 +48,10 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     for i, req in enumerate(entry.get("requirements", [])):
         values = f" [{', '.join(req['values'])}]" if req.get("values") else ""
         body.append(f"  {'requirements' if i == 0 else '':<15} {req['key']} {req['operator']}{values}")
-    if "node_class" in entry:
-        nc = entry["node_class"]
+    if "nodeClass" in entry:
+        nc = entry["nodeClass"]
         how = ("created by this stack" if nc["created"] else
-               "built in, created by EKS with the built-in node pools" if nc["built_in"] else "existing, not managed by this stack")
+               "built in, created by EKS with the built-in node pools" if nc["builtIn"] else "existing, not managed by this stack")
         body.append(f"  node class      {nc['group']} {nc['kind']} {nc['name']} ({how})")
     if entry.get("limits"):
         body.append("  limits          " + ", ".join(f"{k}={v}" for k, v in entry["limits"].items()))

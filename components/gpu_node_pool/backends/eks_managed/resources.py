@@ -44,6 +44,8 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
         if not resources and (gpus := capacity.gpus_per_node(pool)):
             resources = {ca.GPU_RESOURCE: str(gpus)}
         component.asg_tags = ca.ca_node_template_tags(pool.taint_list, pool.node_labels, resources or None)
+        # The tags are registered here, at construction, with the ASG name as an Output input;
+        # never inside an apply (invisible to a preview and to the policy pack).
         asg_name = node_group.resources.apply(_first_asg_name)
         for key, value in component.asg_tags.items():
             aws.autoscaling.Tag(
@@ -54,12 +56,20 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
             )
 
 
-def _first_asg_name(resources: Any) -> str:
-    # NodeGroup.resources = [{autoscaling_groups: [{name}], remote_access_security_group_id}]
+def _first_asg_name(resources: Any) -> Any:
+    """The name of the Auto Scaling group EKS created for the node group, or an unknown value.
+
+    ``NodeGroup.resources`` = ``[{autoscaling_groups: [{name}], remote_access_security_group_id}]``.
+    Under a preview of a new group, or mocks that return the inputs as outputs (Pulumi's testing
+    guide), there is no name yet: the tag's input is then unknown, as in a real preview, instead
+    of an exception that would fail the whole program.
+    """
+    from pulumi.output import UNKNOWN
+
     for res in resources or []:
         groups = res.get("autoscaling_groups") if isinstance(res, Mapping) else getattr(res, "autoscaling_groups", None)
         for group in groups or []:
             name = group.get("name") if isinstance(group, Mapping) else getattr(group, "name", None)
             if name:
                 return name
-    raise ValueError("the EKS node group reports no Auto Scaling group")
+    return UNKNOWN

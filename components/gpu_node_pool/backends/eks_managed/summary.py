@@ -20,21 +20,21 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
         return
     taints = read.read_node_group_taints(node_group.inputs)
     entry["taints"] = [str(t) for t in taints]
-    entry["provider_taints"] = node_group.inputs.get("taints", [])
-    entry["provider_field"] = "aws.eks.NodeGroup.taints"
+    entry["providerTaints"] = node_group.inputs.get("taints", [])
+    entry["providerField"] = "aws.eks.NodeGroup.taints"
     entry["labels"] = dict(sorted((node_group.inputs.get("labels") or {}).items()))
-    entry["instance_types"] = node_group.inputs.get("instanceTypes", [])
-    entry["ami_type"] = node_group.inputs.get("amiType")
+    entry["instanceTypes"] = node_group.inputs.get("instanceTypes", [])
+    entry["amiType"] = node_group.inputs.get("amiType")
     entry["scaling"] = node_group.inputs.get("scalingConfig", {})
     tags = {
         r.inputs["tag"]["key"]: r.inputs["tag"]["value"]
         for r in resources
         if r.type == BACKEND.child_type("ca_tag") and r.name.startswith(BACKEND.child_name("ca_tag", pool.name))
     }
-    entry["scale_from_zero_tags"] = dict(sorted(tags.items()))
+    entry["scaleFromZeroTags"] = dict(sorted(tags.items()))
     if tags:
         ca_taints, ca_labels = ca.read_ca_node_template_tags(tags)
-        entry["scale_from_zero_matches"] = (
+        entry["scaleFromZeroMatches"] = (
             sorted(map(str, ca_taints)) == sorted(map(str, taints)) and ca_labels == entry["labels"]
         )
 
@@ -45,9 +45,9 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
 
     sc = entry.get("scaling", {})
     head = []
-    if "instance_types" in entry:
+    if "instanceTypes" in entry:
         head.append(
-            f"  instances       {', '.join(entry['instance_types'])}  ami {entry.get('ami_type')}  "
+            f"  instances       {', '.join(entry['instanceTypes'])}  ami {entry.get('amiType')}  "
             f"size {sc.get('minSize')}..{sc.get('maxSize')}"
         )
     return head, ca.report_lines(entry)

@@ -19,23 +19,23 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
         return
     node_config = node_pool.inputs.get("nodeConfig") or {}
     entry["taints"] = [str(t) for t in gke.read_node_pool_taints(node_pool.inputs)]
-    entry["provider_taints"] = node_config.get("taints", [])
-    entry["provider_field"] = gke.PROVIDER_FIELD
+    entry["providerTaints"] = node_config.get("taints", [])
+    entry["providerField"] = gke.PROVIDER_FIELD
     entry["labels"] = dict(sorted(gke.read_node_pool_labels(node_pool.inputs).items()))
-    entry["machine_type"] = node_config.get("machineType")
+    entry["machineType"] = node_config.get("machineType")
     entry["accelerators"] = gke.read_node_pool_accelerators(node_pool.inputs)
     entry["spot"] = node_config.get("spot", False)
-    entry["node_locations"] = node_pool.inputs.get("nodeLocations", [])
+    entry["nodeLocations"] = node_pool.inputs.get("nodeLocations", [])
     entry["autoscaling"] = node_pool.inputs.get("autoscaling", {})
     if not pool.uses_nvidia_device_plugin:
-        entry["device_plugin"] = "managed by GKE (its nvidia-gpu-device-plugin DaemonSet in kube-system)"
+        entry["devicePlugin"] = "managed by GKE (its nvidia-gpu-device-plugin DaemonSet in kube-system)"
     else:
-        entry["device_plugin"] = "nvidia-device-plugin chart (GKE's plugin and driver install are off)"
+        entry["devicePlugin"] = "nvidia-device-plugin chart (GKE's plugin and driver install are off)"
 
 
 def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """The pool's lines in the text plan: ``(before the taints, after the labels)``."""
-    if "machine_type" not in entry:
+    if "machineType" not in entry:
         return [], []
     sc = entry.get("autoscaling", {})
     gpus = ", ".join(
@@ -44,7 +44,7 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         for a in entry.get("accelerators", [])
     )
     return [
-        f"  machine         {entry['machine_type']}{' (spot)' if entry.get('spot') else ''}  {gpus}  "
+        f"  machine         {entry['machineType']}{' (spot)' if entry.get('spot') else ''}  {gpus}  "
         f"total size {sc.get('totalMinNodeCount')}..{sc.get('totalMaxNodeCount')}  "
-        f"zones {', '.join(entry.get('node_locations') or []) or '(cluster default)'}"
+        f"zones {', '.join(entry.get('nodeLocations') or []) or '(cluster default)'}"
     ], []

@@ -19,9 +19,9 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
         return
     taints = karpenter.read_nodepool_taints(nodepool.inputs)
     entry["taints"] = [str(t) for t in taints]
-    entry["provider_taints"] = [t.to_k8s() for t in taints]
-    entry["provider_field"] = "NodePool spec.template.spec.taints"
-    entry["startup_taints"] = [str(t) for t in karpenter.read_nodepool_startup_taints(nodepool.inputs)]
+    entry["providerTaints"] = [t.to_k8s() for t in taints]
+    entry["providerField"] = "NodePool spec.template.spec.taints"
+    entry["startupTaints"] = [str(t) for t in karpenter.read_nodepool_startup_taints(nodepool.inputs)]
     entry["labels"] = dict(sorted(karpenter.read_nodepool_labels(nodepool.inputs).items()))
     entry["requirements"] = karpenter.read_nodepool_requirements(nodepool.inputs)
     entry["limits"] = karpenter.read_nodepool_limits(nodepool.inputs)
@@ -31,30 +31,30 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     entry["candidateTypes"] = candidates_summary(entry["requirements"], entry["limits"])
     ref = karpenter.read_nodepool_node_class_ref(nodepool.inputs)
     node_class = index.get((BACKEND.child_type("ec2nodeclass"), BACKEND.child_name("ec2nodeclass", pool.name)))
-    entry["node_class"] = {
+    entry["nodeClass"] = {
         "kind": ref.get("kind"),
         "name": ref.get("name"),
         "created": node_class is not None,
-        "ami_alias": karpenter.read_ec2nodeclass_ami_alias(node_class.inputs) if node_class is not None else None,
+        "amiAlias": karpenter.read_ec2nodeclass_ami_alias(node_class.inputs) if node_class is not None else None,
     }
     if not pool.uses_nvidia_device_plugin:
-        entry["device_plugin"] = "ships its own (Bottlerocket NVIDIA AMI includes NVIDIA's device plugin)"
+        entry["devicePlugin"] = "ships its own (Bottlerocket NVIDIA AMI includes NVIDIA's device plugin)"
 
 
 def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """The pool's lines in the text plan: ``(before the taints, after the labels)``."""
     body: list[str] = []
-    if "startup_taints" in entry:
-        shown = ", ".join(entry["startup_taints"])
+    if "startupTaints" in entry:
+        shown = ", ".join(entry["startupTaints"])
         note = "  (removed by an agent at boot; never tolerated by the plugin)" if shown else ""
         body.append(f"  startup taints  {shown or '(none)'}{note}")
     for i, req in enumerate(entry.get("requirements", [])):
         values = f" [{', '.join(req['values'])}]" if req.get("values") else ""
         min_values = f" minValues {req['minValues']}" if "minValues" in req else ""
         body.append(f"  {'requirements' if i == 0 else '':<15} {req['key']} {req['operator']}{values}{min_values}")
-    if "node_class" in entry:
-        nc = entry["node_class"]
-        how = f"created, ami alias {nc['ami_alias']}" if nc["created"] else "existing, not managed by this stack"
+    if "nodeClass" in entry:
+        nc = entry["nodeClass"]
+        how = f"created, ami alias {nc['amiAlias']}" if nc["created"] else "existing, not managed by this stack"
         body.append(f"  node class      {nc['kind']} {nc['name']} ({how})")
     if entry.get("limits"):
         body.append("  limits          " + ", ".join(f"{k}={v}" for k, v in entry["limits"].items()))

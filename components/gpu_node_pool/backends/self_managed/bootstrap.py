@@ -208,8 +208,9 @@ def render_kubelet_flags(reg: Registration) -> str:
 def render_kubelet_config(reg: Registration) -> str:
     """A ``KubeletConfiguration`` (``kubelet.config.k8s.io/v1beta1``) snippet with ``registerWithTaints``.
 
-    For ``--config`` or a ``--config-dir`` drop-in; takes effect only at the Node's first
-    registration (``registerNode: true``). Labels are not part of it (use the flag).
+    For ``--config`` or, as :data:`KUBELET_DROP_IN`, a ``--config-dir`` drop-in; takes effect
+    only at the Node's first registration (``registerNode: true``). Labels are not part of it
+    (use the flag).
     """
     return _yaml(
         {
@@ -218,6 +219,14 @@ def render_kubelet_config(reg: Registration) -> str:
             "registerWithTaints": [t.to_k8s() for t in reg.taints],
         }
     )
+
+
+#: The drop-in's file name. The kubelet reads only ``*.conf`` files in ``--config-dir``, in
+#: alphanumeric order, later files overriding earlier ones (lists replaced, not merged), and
+#: each needs ``apiVersion`` and ``kind``. Source: kubernetes.io "Set Kubelet Parameters Via A
+#: Configuration File", drop-in directory; KEP-3983 (alpha 1.28, beta 1.30, GA 1.35);
+#: kubernetes/kubernetes#124796 (header required). "90-" so it applies after distribution defaults.
+KUBELET_DROP_IN = "90-gpu-node-pools.conf"
 
 
 # --- the format table -------------------------------------------------------------------
@@ -286,7 +295,7 @@ FORMATS: dict[str, BootstrapFormat] = {
         ),
         BootstrapFormat(
             "kubelet",
-            lambda r, c: {"kubelet-flags.txt": render_kubelet_flags(r) + "\n", "kubelet-config.yaml": render_kubelet_config(r)},
+            lambda r, c: {"kubelet-flags.txt": render_kubelet_flags(r) + "\n", KUBELET_DROP_IN: render_kubelet_config(r)},
             "kubelet --register-with-taints / KubeletConfiguration registerWithTaints",
             "kubelet --node-labels",
         ),

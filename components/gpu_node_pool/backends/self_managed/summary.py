@@ -27,13 +27,13 @@ def _registration_entry(entry: dict[str, Any], fmt: str, files: Mapping[str, str
     entry["registration"] = {
         "format": fmt,
         "source": source,
-        "taints_field": spec.taints_field,
-        "labels_field": spec.labels_field,
+        "taintsField": spec.taints_field,
+        "labelsField": spec.labels_field,
         "files": {name: [str(t) for t in reg.taints] for name, reg in regs.items()},
         "snippet": snippet,
     }
     if spec.ships_device_plugin:
-        entry["device_plugin"] = "ships its own (Bottlerocket NVIDIA variants include NVIDIA's device plugin)"
+        entry["devicePlugin"] = "ships its own (Bottlerocket NVIDIA variants include NVIDIA's device plugin)"
 
 
 def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
@@ -53,12 +53,12 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     _registration_entry(entry, fmt, {"userData": user_data}, "aws.ec2.LaunchTemplate userData (base64)")
     group = index.get((BACKEND.child_type("asg"), BACKEND.child_name("asg", pool.name)))
     image = template.inputs.get("imageId", UNKNOWN)
-    entry["ami_type"] = image if pool.ami_id else f"{image} ({pool.format} NVIDIA {pool.arch}, resolved from SSM)"
+    entry["amiType"] = image if pool.ami_id else f"{image} ({pool.format} NVIDIA {pool.arch}, resolved from SSM)"
     entry["imds"] = template.inputs.get("metadataOptions", {})
     if group is None:
         return
     mixed = (group.inputs.get("mixedInstancesPolicy") or {}).get("launchTemplate") or {}
-    entry["instance_types"] = (
+    entry["instanceTypes"] = (
         [o.get("instanceType") for o in mixed.get("overrides", [])] if mixed else [template.inputs.get("instanceType")]
     )
     entry["scaling"] = {"minSize": group.inputs.get("minSize"), "maxSize": group.inputs.get("maxSize")}
@@ -67,12 +67,12 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
         for t in group.inputs.get("tags") or []
         if t.get("key", "").startswith(ec2.CA_CLUSTER_TAG_PREFIX)
     }
-    entry["scale_from_zero_tags"] = dict(sorted(tags.items()))
+    entry["scaleFromZeroTags"] = dict(sorted(tags.items()))
     ca_taints, ca_labels = eks.read_ca_node_template_tags(tags)
-    entry["scale_from_zero_matches"] = (
+    entry["scaleFromZeroMatches"] = (
         sorted(map(str, ca_taints)) == sorted(entry["taints"]) and ca_labels == entry["labels"]
     )
-    entry["scale_from_zero_subject"] = "the kubelet registration's"
+    entry["scaleFromZeroSubject"] = "the kubelet registration's"
 
 
 def _summarise_bootstrap_output(pool: Any, entry: dict[str, Any], files: Any) -> None:
@@ -88,15 +88,15 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     from .. import _cluster_autoscaler as ca
 
     head, body = [], []
-    if "instance_types" in entry:
+    if "instanceTypes" in entry:
         sc = entry.get("scaling", {})
         head.append(
-            f"  instances       {', '.join(entry['instance_types'])}  ami {entry.get('ami_type')}  "
+            f"  instances       {', '.join(entry['instanceTypes'])}  ami {entry.get('amiType')}  "
             f"size {sc.get('minSize')}..{sc.get('maxSize')}"
         )
     if entry.get("registration"):
         reg = entry["registration"]
-        body.append(f"  registration    {reg['format']}: taints in {reg['taints_field']}")
+        body.append(f"  registration    {reg['format']}: taints in {reg['taintsField']}")
         body.append(f"                  read back from {reg['source']}")
         body += [f"    {line}" for line in reg["snippet"]]
     if entry.get("imds"):

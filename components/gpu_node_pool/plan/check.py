@@ -1,0 +1,238 @@
+"""``gpupool check``: the policy pack on ANY Pulumi Python program, run offline under mocks.
+
+``plan`` runs this project's own stacks (and insists on its config keys); ``check`` runs a
+platform team's program with that program's own stack config (``Pulumi.<stack>.yaml`` next to
+its ``Pulumi.yaml``; keys without a namespace get the project's ``name:``, as the Pulumi CLI
+does), records what it registers, and then:
+
+* finds the GPU pools among the recorded resources with the pack's own detection
+  (:func:`gpu_node_pool.policies.pools.find_gpu_pools`): hand-written node groups, NodePools,
+  launch templates + Auto Scaling groups, GKE node pools; a pool declared by our
+  ``GpuNodePool`` (type token :data:`~gpu_node_pool.wellknown.GPU_NODE_POOL_TYPE`) is named
+  after that component;
+* reports which pool taints the NVIDIA device plugin(s) it finds (DaemonSets running the
+  plugin image, or the chart's DaemonSet derived from its values) tolerate;
+* evaluates every policy of the pack as a preview would.
+
+Nothing calls a cloud or Kubernetes API. A program that raises is invalid input (exit 2) with
+one line naming the exception and where the program raised it.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..config import ConfigError, ConfigIssue
+from ..record import Resource as Recorded
+from ..wellknown import GPU_NODE_POOL_TYPE
+
+__all__ = ["CheckResult", "check_project", "to_json"]
+
+
+@dataclass
+class CheckResult:
+    """What ``check`` found; ``pools`` and ``coverage`` as in :func:`to_json`."""
+
+    stack: str
+    project: str = ""
+    resources: list[Recorded] = field(default_factory=list)
+    config_issues: list[ConfigIssue] = field(default_factory=list)
+    pools: list[dict[str, Any]] = field(default_factory=list)
+    device_plugins: list[str] = field(default_factory=list)
+    coverage: list[dict[str, Any]] = field(default_factory=list)
+    undecided: list[str] = field(default_factory=list)
+    violations: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _program_path(project_dir: Path) -> tuple[str, Path]:
+    """``(project name, program file)`` from ``Pulumi.yaml`` (``name``, ``runtime``, ``main``).
+
+    Raises:
+        ConfigError: not a Python project, or the program file is missing.
+    """
+    source = str(project_dir / "Pulumi.yaml")
+    try:
+        doc = yaml.safe_load((project_dir / "Pulumi.yaml").read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError([ConfigIssue(source, f"is not valid YAML: {str(err).splitlines()[0]}")], source) from None
+    if not isinstance(doc, dict):
+        raise ConfigError([ConfigIssue(source, "must be a YAML mapping with name: and runtime:")], source)
+    runtime = doc.get("runtime")
+    runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
+    if runtime_name != "python":
+        raise ConfigError(
+            [ConfigIssue(f"{source}: runtime", f"is {runtime_name!r}; gpupool check runs Pulumi Python programs only "
+                         "(for other languages, run the pack with pulumi preview --policy-pack)")],
+            source,
+        )
+    main = project_dir / str(doc.get("main") or ".")
+    program = main / "__main__.py" if main.is_dir() else main
+    if not program.is_file():
+        raise ConfigError([ConfigIssue(f"{source}: main", f"no program at {program}")], source)
+    return str(doc.get("name") or project_dir.name), program
+
+
+def _program_error(err: BaseException, program: Path) -> ConfigError:
+    """One line for an exception the user's program raised: type, message, and its last frame in the program."""
+    where = ""
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if Path(frame.filename).resolve().is_relative_to(program.parent.resolve()):
+            where = f" (at {Path(frame.filename).name}:{frame.lineno})"
+            break
+    cause = err.__cause__ or err
+    first = str(cause).splitlines()[0] if str(cause) else ""
+    message = f"the program raised {type(cause).__name__}: {first}{where}; fix the program and run check again"
+    return ConfigError([ConfigIssue(str(program), message)], str(program))
+
+
+def check_project(
+    stack: str, project_dir: str | os.PathLike[str] | None = None, policy_config: Any = None
+) -> CheckResult:
+    """Run the project's program for ``stack`` under mocks; discover its GPU pools; judge it.
+
+    Raises:
+        FileNotFoundError: no ``Pulumi.yaml`` or stack file.
+        gpu_node_pool.policies.PolicyConfigError: ``policy_config`` is invalid.
+    """
+    import pulumi
+
+    from .run import find_project, load_stack_file, record_program
+
+    project = find_project(project_dir)
+    result = CheckResult(stack=stack)
+    try:
+        result.project, program = _program_path(project)
+        config, secrets, _ = load_stack_file(project, stack)
+        try:
+            result.resources, _ = record_program(
+                program, config, secrets, stack=stack, project=result.project
+            )
+        except pulumi.RunError as err:
+            if isinstance(err.__cause__, ConfigError):
+                raise err.__cause__ from None
+            raise _program_error(err, program) from None
+        except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
+            raise _program_error(err, program) from None
+    except ConfigError as err:
+        result.config_issues = err.issues
+        return result
+    _find_pools(result)
+    from ..policies import evaluate
+
+    result.violations = evaluate(result.resources, policy_config, stack=stack, project=result.project)
+    return result
+
+
+def _component_of(res: Any) -> str | None:
+    """The name of the ``GpuNodePool`` component ``res`` belongs to, if any."""
+    parent = getattr(res, "parent", None)
+    while parent is not None:
+        if parent.resource_type == GPU_NODE_POOL_TYPE:
+            return parent.name
+        parent = parent.parent
+    return None
+
+
+def _find_pools(result: CheckResult) -> None:
+    from ..policies.pools import find_gpu_pools
+    from ..policies.rules.device_plugin_covers_gpu_pools import _plugin_daemonsets, _read_plugins
+    from ..policies.runner import policy_resources
+    from ..props import Undecided
+    from ..taints import tolerations_tolerate_taint
+
+    resources = policy_resources(result.resources, stack=result.stack, project=result.project)
+    by_urn = {r.urn: r for r in resources}
+    undecided = Undecided()
+    pools = find_gpu_pools(resources, undecided)
+    plugins = _read_plugins(_plugin_daemonsets(resources, undecided))
+    result.device_plugins = [display for display, _, _ in plugins]
+    for pool in pools:
+        res = by_urn.get(pool.urn)
+        component = _component_of(res) if res is not None else None
+        if pool.gke_managed_plugin:
+            served = "managed by GKE"
+        elif pool.ships_own_device_plugin:
+            served = "ships its own"
+        else:
+            served = "nvidia-device-plugin"
+        entry: dict[str, Any] = {
+            "name": component or pool.name,
+            "backend": pool.backend,
+            "resourceType": pool.resource_type,
+            "resource": pool.name,
+            "component": component,
+            "taints": [str(t) for t in pool.taints],
+            "labels": pool.labels,
+            "minSize": pool.min_size,
+            "devicePlugin": served,
+        }
+        if pool.problem:
+            entry["problem"] = pool.problem
+        result.pools.append(entry)
+        if not pool.needs_nvidia_device_plugin or pool.problem:
+            continue
+        for taint in pool.taints:
+            if taint.effect.repels:
+                tolerated = any(tolerations_tolerate_taint(tolerations, taint) for _, tolerations, _ in plugins)
+                result.coverage.append({"pool": entry["name"], "taint": str(taint), "tolerated": tolerated})
+    result.undecided = [f"{what}: {err.message}" for what, err in undecided.items]
+
+
+def to_json(result: CheckResult) -> dict[str, Any]:
+    """The fields of the ``check`` report (the envelope is :func:`gpu_node_pool.contract.report`)."""
+    return {
+        "stack": result.stack,
+        "project": result.project,
+        "configErrors": [{"path": i.path, "message": i.message} for i in result.config_issues],
+        "pools": result.pools,
+        "devicePlugins": result.device_plugins,
+        "coverage": result.coverage,
+        "undecided": result.undecided,
+        "violations": result.violations,
+        "resources": [{"type": r.type, "name": r.name} for r in result.resources],
+    }
+
+
+def render_text(result: CheckResult, code: int) -> str:
+    """The human-readable check report."""
+    lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
+    if result.config_issues:
+        lines += ["", str(ConfigError(result.config_issues, f"project {result.project or '?'!r}")), "", f"exit {code}"]
+        return "\n".join(lines)
+    lines.append(f"{len(result.resources)} resources registered; {len(result.pools)} GPU pool(s) found")
+    for pool in result.pools:
+        owner = f", GpuNodePool {pool['component']!r}" if pool["component"] else ""
+        lines.append("")
+        lines.append(f"pool {pool['name']} ({pool['backend']}: {pool['resourceType']} {pool['resource']}{owner})")
+        lines.append(f"  taints          {', '.join(pool['taints']) or '(none)'}")
+        labels = pool["labels"]
+        shown = "(unknown at preview)" if labels is None else ", ".join(f"{k}={v}" for k, v in labels.items())
+        lines.append(f"  labels          {shown}")
+        if pool.get("problem"):
+            lines.append(f"  problem         {pool['problem']}")
+        lines.append(f"  device plugin   {pool['devicePlugin']}")
+    lines.append("")
+    if result.device_plugins:
+        lines.append("NVIDIA device plugin(s): " + "; ".join(result.device_plugins))
+    else:
+        lines.append("NVIDIA device plugin: none found in this program")
+    if result.coverage:
+        lines.append("  coverage of pool taints:")
+        lines += [f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}" for c in result.coverage]
+    for item in result.undecided:
+        lines.append(f"  not judged (unknown at preview): {item}")
+    lines.append("")
+    if result.violations:
+        lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
+        lines += [f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}" for v in result.violations]
+    else:
+        lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
+    lines.append("")
+    lines.append(f"exit {code}")
+    return "\n".join(lines)

@@ -1,0 +1,91 @@
+"""Mistakes in code that uses the components: one clear ConfigError before any resource is registered."""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+from conftest import base
+
+from gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs
+from gpu_node_pool.config import ConfigError, validate_stack_config
+from gpu_node_pool.plan import record
+
+PLUGIN_TYPES = {"gpu-node-pools:index:NvidiaDevicePlugin", "kubernetes:helm.sh/v4:Chart", "kubernetes:core/v1:Namespace"}
+
+
+def _run(make_plugin_args, cfg=None, opts=None):
+    """Declare the pools of ``cfg``, then the plugin; returns (error, what the plugin registered)."""
+    s = validate_stack_config(cfg or base())
+    registered = []
+
+    def program():
+        pools = [GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=s.cluster)) for p in s.pools]
+        NvidiaDevicePlugin("nvidia-device-plugin", make_plugin_args(pools, s), opts=opts() if opts else None)
+
+    with pytest.raises(ConfigError) as exc:
+        record(program, sink=registered)
+    return exc.value, [r for r in registered if r.type in PLUGIN_TYPES]
+
+
+def test_a_gpu_node_pool_in_pools_instead_of_its_spec_names_the_fix_and_registers_no_plugin():
+    err, plugin = _run(lambda pools, s: NvidiaDevicePluginArgs(s.cluster.name, pools))
+    assert "pools[0]: is the GpuNodePool 'inference'; pass its validated model: pools=[inference.spec, ...]" in str(err)
+    assert plugin == []
+
+
+def test_no_pool_that_needs_the_plugin_is_refused_before_a_chart_with_no_node_selector_terms():
+    cfg = base()
+    cfg["pools"][0]["amiType"] = "BOTTLEROCKET_x86_64_NVIDIA"  # ships its own device plugin
+    err, plugin = _run(lambda pools, s: NvidiaDevicePluginArgs(s.cluster.name, [p.spec for p in pools]), cfg)
+    assert "no pool needs the NVIDIA device plugin (pools ['inference']" in str(err)
+    assert "nodeSelectorTerms" in str(err)
+    assert plugin == []
+
+
+def test_a_cluster_name_output_alone_cannot_key_the_once_per_cluster_check():
+    err, plugin = _run(
+        lambda pools, s: NvidiaDevicePluginArgs(pulumi.Output.from_input("ml-dev"), [p.spec for p in pools])
+    )
+    assert "cluster_name: is a Pulumi Output" in str(err)
+    assert "providers={'kubernetes': k8s_provider}" in str(err)
+    assert plugin == []
+
+
+def test_the_once_per_cluster_check_is_keyed_on_the_kubernetes_provider_when_the_name_is_an_output():
+    import pulumi_kubernetes as k8s
+
+    s = validate_stack_config(base())
+
+    def program():
+        provider = k8s.Provider("ml-dev-k8s", kubeconfig="{}")
+        opts = pulumi.ResourceOptions(providers={"kubernetes": provider})
+        pool = GpuNodePool("inference", GpuNodePoolArgs(pool=s.pools[0], cluster=s.cluster))
+        name = pulumi.Output.from_input("ml-dev")
+        NvidiaDevicePlugin("plugin-a", NvidiaDevicePluginArgs(name, [pool.spec]), opts=opts)
+        NvidiaDevicePlugin("plugin-b", NvidiaDevicePluginArgs(name, [pool.spec]), opts=opts)
+
+    registered = []
+    with pytest.raises(ConfigError, match="already declared for the kubernetes provider 'ml-dev-k8s'"):
+        record(program, sink=registered)
+    assert [r.name for r in registered if r.type == "kubernetes:helm.sh/v4:Chart"] == ["plugin-a-chart"]
+
+
+def test_two_clusters_each_with_its_provider_get_one_plugin_each():
+    import pulumi_kubernetes as k8s
+
+    s = validate_stack_config(base())
+
+    def program():
+        pool = GpuNodePool("inference", GpuNodePoolArgs(pool=s.pools[0], cluster=s.cluster))
+        for cluster in ("east", "west"):
+            provider = k8s.Provider(f"{cluster}-k8s", kubeconfig="{}")
+            NvidiaDevicePlugin(
+                f"{cluster}-plugin",
+                NvidiaDevicePluginArgs(pulumi.Output.from_input(cluster), [pool.spec]),
+                opts=pulumi.ResourceOptions(providers={"kubernetes": provider}),
+            )
+
+    resources, _ = record(program)
+    assert sorted(r.name for r in resources if r.type == "kubernetes:helm.sh/v4:Chart") == [
+        "east-plugin-chart", "west-plugin-chart",
+    ]
