@@ -60,7 +60,7 @@ def test_the_shipped_auto_stack_plans_clean_through_the_cli(capsys):
     out = capsys.readouterr().out
     assert "device plugin: not installed by this stack" in out
     assert "built into the Auto Mode node image" in out
-    assert "feasibility     not judged" in out
+    assert "candidate types g6.16xlarge" in out  # the catalog's evaluation of the final requirements
 
 
 def test_the_auto_stack_registers_nodepools_in_auto_mode_keys_with_the_declared_taint(auto_plan):
@@ -240,3 +240,11 @@ def test_auto_mode_keys_on_a_karpenter_pool_are_refused():
     found = issues(pool)
     assert found[0][0] == "pools[0].requirements[0]"
     assert "write karpenter.k8s.aws/instance-gpu-memory" in found[0][1] and "backend: eks-auto" in found[0][1]
+
+
+def test_feasibility_uses_the_catalog_evaluator_with_auto_mode_keys():
+    found = issues(good_pool(instanceFamilies=["g6e"], gpuCounts=[8], limits={"nvidia.com/gpu": 4}))
+    assert {p for p, _ in found} == {"pools[0]"}
+    assert any("all available instance types exceed limits for nodepool" in m for _, m in found)
+    found = issues(good_pool(instanceFamilies=["g6"], gpuCounts=[3]))
+    assert any("eks.amazonaws.com/instance-gpu-count In ['3']: allows 0 type(s)" in m for _, m in found)

@@ -537,7 +537,7 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     subnets (``nodeClass.subnetIds``/``subnetSelectorTags`` or ``cluster.subnetIds``) and a
     security-group selector (all three required by the NodeClass spec, create-node-class.adoc);
     two pools may not create NodeClasses of the same name. Then the feasibility hook
-    (:func:`feasibility_issues`).
+    (:func:`feasibility_issues`, the catalog's requirement evaluator).
     """
     issues = []
     created: dict[str, int] = {}
@@ -569,21 +569,38 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
 
 
 #: Why feasibility is not judged yet; the plan shows it for every eks-auto pool.
-FEASIBILITY_NOT_JUDGED = (
-    "not judged: the instance catalog and Karpenter requirement evaluator (components/gpu_node_pool/catalog/) "
-    "are not merged yet; only family names and Auto Mode support are checked"
-)
+def _limits(pool: AutoModePool) -> dict[str, Any]:
+    return {str(k): v for k, v in (pool.limits or {}).items()}
+
+
+def feasibility(pool: AutoModePool) -> Any:
+    """The catalog's evaluation of the pool's final NodePool requirements and limits
+    (:func:`gpu_node_pool.catalog.requirements.evaluate`; Auto Mode's ``eks.amazonaws.com/instance-*``
+    keys mean what Karpenter's ``karpenter.k8s.aws/`` ones do, ``facts/aws-gpu-capacity.md`` §3c)."""
+    from ...catalog.requirements import evaluate
+
+    return evaluate(pool.requirement_list, _limits(pool))
 
 
 def feasibility_issues(pool: AutoModePool, path: str) -> list[ConfigIssue]:
-    """HOOK(catalog): refusals of pools that can never launch a node, from the instance catalog.
+    """Refusals of pools that can never launch a node: no catalog instance type satisfies the
+    requirements, or none with GPU capacity (``gpu_problems``), or every one exceeds ``limits``
+    ("all available instance types exceed limits for nodepool", §3.15-3.16)."""
+    from ...catalog.requirements import RequirementError
 
-    Meant for: no catalog instance type satisfies :attr:`AutoModePool.requirement_list` (Auto
-    Mode's ``eks.amazonaws.com/`` keys map onto the catalog's columns, ``facts/aws-gpu-capacity.md``
-    §3c), or every such type's ``nvidia.com/gpu`` exceeds ``limits`` (§3.15-3.16). The evaluator is
-    being built elsewhere; until it lands this returns no issue and the plan reports the pool's
-    feasibility as :data:`FEASIBILITY_NOT_JUDGED` (never a silent pass).
-    """
-    del pool, path
-    return []
+    try:
+        result = feasibility(pool)
+    except RequirementError as err:
+        return [ConfigIssue(f"{path}.requirements", str(err))]
+    return [ConfigIssue(path, line) for line in result.gpu_problems()]
+
+
+def feasibility_summary(pool: AutoModePool) -> str:
+    """The plan's "candidate types" line (first few + count), or why none."""
+    from ...catalog.requirements import RequirementError
+
+    try:
+        return feasibility(pool).summary()
+    except RequirementError as err:
+        return f"not judged: {err}"
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import BACKEND
-from .config import FEASIBILITY_NOT_JUDGED
+from .config import feasibility_summary
 from .limits import BUILT_IN_NODE_CLASS
 
 #: What the plan says serves the pool's GPUs (EKS user guide automode/auto-accelerated.adoc).
@@ -20,7 +20,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
 
     nodepool = index.get((BACKEND.child_type("nodepool"), BACKEND.child_name("nodepool", pool.name)))
     entry["devicePlugin"] = DEVICE_PLUGIN
-    entry["feasibility"] = FEASIBILITY_NOT_JUDGED
+    entry["candidateTypes"] = feasibility_summary(pool)
     if nodepool is None:
         return
     taints = read.read_taints(nodepool.inputs)
@@ -58,5 +58,5 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     if entry.get("disruption"):
         d = entry["disruption"]
         body.append(f"  disruption      {d.get('consolidationPolicy')} after {d.get('consolidateAfter')}")
-    body.append(f"  feasibility     {entry.get('feasibility', FEASIBILITY_NOT_JUDGED)}")
+    body.append(f"  candidate types {entry.get('candidateTypes', '(not read)')}")
     return [], body
