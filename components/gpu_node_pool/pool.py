@@ -12,8 +12,8 @@ from typing import Any
 
 import pulumi
 
-from . import backends
-from .config import ClusterConfig, ConfigError, PoolConfig, StackConfig, validate_stack_config
+from . import backends, cluster_inputs
+from .config import ClusterConfig, ConfigError, ConfigIssue, PoolConfig, StackConfig, validate_stack_config
 from .taints import Toleration
 
 __all__ = ["GpuNodePool", "GpuNodePoolArgs"]
@@ -28,33 +28,76 @@ class GpuNodePoolArgs:
     Attributes:
         pool: a validated pool model (``EksManagedPool``...), or its camelCase mapping as in
             the stack config (``{"backend": "eks-managed", "instanceTypes": [...], ...}``).
+            Every value is plain: policies judge them at preview.
+        cluster: one of
+            * a :class:`~gpu_node_pool.config.ClusterConfig` or its mapping
+              (``{"name": ..., "nodeRoleArn": ..., "subnetIds": [...]}``). The identity keys
+              ``name``, ``nodeRoleArn``, ``subnetIds`` (the list or each item), ``project``,
+              ``location``, ``apiServerEndpoint``, ``certificateAuthority`` and ``serviceCidr``
+              may be ``pulumi.Input`` values (``cluster.name``, ``role.arn``); the pool's
+              children then depend on them. Other keys are plain.
+            * the cluster resource itself: ``aws.eks.Cluster``, ``pulumi_eks.Cluster`` (if
+              installed) or ``gcp.container.Cluster`` (identity read from its outputs, see
+              :func:`gpu_node_pool.cluster_inputs.from_resource`); pass the node role in
+              ``node_role_arn``.
+        node_role_arn: optional ``pulumi.Input[str]``, the node IAM role ARN; overrides the
+            cluster's ``nodeRoleArn`` (an EKS cluster resource does not know its nodes' role).
         config_path: optional, where the pool is written (``pools[1]``), shown in policy messages.
-        cluster: a :class:`~gpu_node_pool.config.ClusterConfig` or its mapping
-            (``{"name": ..., "nodeRoleArn": ..., "subnetIds": [...]}``).
 
     Raises:
-        ConfigError: (from :meth:`validated`) the pool or cluster is invalid; raised before any
-            resource is registered.
+        ConfigError: (from :meth:`validated`) the pool or cluster is invalid, a judged value is a
+            Pulumi Output ("is a Pulumi Output; ... must be plain"), or ``cluster`` is neither a
+            mapping, a ClusterConfig nor a known cluster resource; raised before any resource
+            is registered.
     """
 
     pool: PoolConfig | Mapping[str, Any]
-    cluster: ClusterConfig | Mapping[str, Any]
+    cluster: ClusterConfig | Mapping[str, Any] | Any
     #: Where the pool was written, e.g. ``pools[1]`` (the stack config path); policy messages
     #: name the pool that way. Registered as the component's ``configPath`` property.
     config_path: str | None = None
+    node_role_arn: Any = None
 
     def validated(self) -> tuple[PoolConfig, ClusterConfig]:
-        """The pool and cluster as validated models (mappings go through the stack validator)."""
-        if isinstance(self.pool, Mapping) or isinstance(self.cluster, Mapping):
+        """The pool and cluster as validated models (mappings go through the stack validator);
+        identity Inputs are validated as placeholders and put back (:mod:`.cluster_inputs`)."""
+        cluster = self._cluster_mapping()
+        if isinstance(self.pool, Mapping) or not isinstance(cluster, ClusterConfig):
             pool = self.pool.model_dump(by_alias=True) if not isinstance(self.pool, Mapping) else dict(self.pool)
-            cluster = (
-                self.cluster.model_dump(by_alias=True, exclude_none=True)
-                if not isinstance(self.cluster, Mapping)
-                else dict(self.cluster)
-            )
-            stack: StackConfig = validate_stack_config({"cluster": cluster, "pools": [pool]}, "GpuNodePoolArgs")
-            return stack.pools[0], stack.cluster
-        return self.pool, self.cluster
+            if isinstance(cluster, ClusterConfig):  # not model_dump: identity fields may hold Outputs
+                cluster = {
+                    info.alias or key: getattr(cluster, key)
+                    for key, info in ClusterConfig.model_fields.items()
+                    if getattr(cluster, key) is not None
+                }
+            zones = pool.get("nodeLocations") if isinstance(pool.get("nodeLocations"), list) else None
+            plain, inputs = cluster_inputs.split(cluster, zones)
+            stack: StackConfig = validate_stack_config({"cluster": plain, "pools": [pool]}, "GpuNodePoolArgs")
+            return stack.pools[0], cluster_inputs.restore(stack.cluster, inputs)
+        return self.pool, cluster
+
+    def _cluster_mapping(self) -> ClusterConfig | dict[str, Any]:
+        cluster = self.cluster
+        if isinstance(cluster, ClusterConfig):
+            if self.node_role_arn is not None:
+                cluster = cluster_inputs.restore(cluster, {"node_role_arn": self.node_role_arn})
+            return cluster
+        if isinstance(cluster, Mapping):
+            mapping = dict(cluster)
+        else:
+            found = cluster_inputs.from_resource(cluster)
+            if found is None:
+                raise ConfigError(
+                    [ConfigIssue("cluster", f"got {type(cluster).__name__}; pass a mapping such as {{'name': ..., "
+                                 "'nodeRoleArn': ..., 'subnetIds': [...]}} (values may be Outputs), a ClusterConfig, "
+                                 "or the cluster resource (aws.eks.Cluster, pulumi_eks.Cluster, gcp.container.Cluster)")],
+                    "GpuNodePoolArgs",
+                )
+            mapping = found
+        if self.node_role_arn is not None:
+            mapping = {k: v for k, v in mapping.items() if k not in ("nodeRoleArn", "node_role_arn")}
+            mapping["nodeRoleArn"] = self.node_role_arn
+        return mapping
 
 
 class GpuNodePool(pulumi.ComponentResource):

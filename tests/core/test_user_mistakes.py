@@ -95,9 +95,9 @@ def test_config_error_is_public_and_outputs_are_refused_with_a_reason():
     from gpu_node_pool import ConfigError, GpuNodePoolArgs
 
     args = GpuNodePoolArgs(
-        cluster={"name": pulumi.Output.from_input("ml-prod"), "nodeRoleArn": "arn:aws:iam::111122223333:role/r",
-                 "subnetIds": ["s"]},
+        cluster={"name": "ml-prod", "kubernetesVersion": pulumi.Output.from_input("1.33"),  # identity may be
+                 "nodeRoleArn": "arn:aws:iam::111122223333:role/r", "subnetIds": ["s"]},  # an Output, this not
         pool={"name": "p", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 1}},
     )
-    with pytest.raises(ConfigError, match="cluster.name: is a Pulumi Output; pool and cluster settings must be plain values"):
+    with pytest.raises(ConfigError, match="cluster.kubernetesVersion: is a Pulumi Output; pool and cluster settings must be plain values"):
         args.validated()

@@ -27,7 +27,14 @@ from .errors import ConfigIssue
 
 
 class ClusterConfig(_Model):
-    """The Kubernetes cluster the pools join."""
+    """The Kubernetes cluster the pools join.
+
+    From the stack config every value is plain. In a program, ``GpuNodePoolArgs`` may give the
+    identity fields (``name``, ``nodeRoleArn``, ``subnetIds``, ``project``, ``location``,
+    ``apiServerEndpoint``, ``certificateAuthority``, ``serviceCidr``) as Pulumi Inputs: they are
+    validated as placeholders and put back afterwards (``gpu_node_pool.cluster_inputs``), so a
+    model from ``GpuNodePool.cluster`` may hold Outputs there.
+    """
 
     name: str = Field(pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$", description="Cluster name; GKE: <= 40, lower-case.")
     node_role_arn: str | None = Field(

@@ -41,8 +41,10 @@ class NvidiaDevicePluginArgs:
 
     Attributes:
         cluster_name: the cluster all ``pools`` belong to; one plugin per cluster. A plain string,
-            or a Pulumi Output when ``cluster`` or a kubernetes provider in ``opts.providers``
-            identifies the cluster instead.
+            or a ``pulumi.Input`` (``eks_cluster.name``) when ``cluster`` or a kubernetes provider in
+            ``opts.providers`` identifies the cluster instead, or the cluster resource itself
+            (then it is also ``cluster``). The chart is installed through the kubernetes provider
+            in ``opts.providers`` (build it from your cluster's kubeconfig; the component builds none).
         pools: the pools' validated models (``GpuNodePool.spec``) the plugin serves; pools that
             ship their own plugin (Bottlerocket NVIDIA) are skipped by the renderer.
         config: chart settings (namespace, version, image digest, extra tolerations).
@@ -77,7 +79,11 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         served = checks.served_pools(args.pools)
-        key, cluster_text = checks.cluster_key(args.cluster_name, args.cluster, opts.providers if opts else None)
+        # NvidiaDevicePluginArgs(cluster_name=eks_cluster, ...): the resource keys the guard like ``cluster``
+        cluster = args.cluster if args.cluster is not None or not isinstance(args.cluster_name, pulumi.Resource) else (
+            args.cluster_name
+        )
+        key, cluster_text = checks.cluster_key(args.cluster_name, cluster, opts.providers if opts else None)
         installed = _INSTALLED.setdefault(pulumi.runtime.get_root_resource() or _NO_ROOT, {})
         if key in installed:
             raise ConfigError(

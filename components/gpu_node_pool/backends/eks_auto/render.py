@@ -38,8 +38,9 @@ def node_class_role(pool: AutoModePool, cluster: ClusterConfig) -> str:
     """
     if pool.node_class is not None and pool.node_class.role:
         return pool.node_class.role
-    if cluster.node_role_arn:
-        return cluster.node_role_arn.rsplit("/", 1)[-1]
+    if cluster.node_role_arn:  # a Pulumi Output of the ARN (the cluster's identity) gives an Output
+        arn: Any = cluster.node_role_arn
+        return arn.apply(_role_name) if hasattr(arn, "apply") else _role_name(arn)
     raise ValueError(f"pool {pool.name!r}: no node role; set nodeClass.role or cluster.nodeRoleArn")
 
 
@@ -62,7 +63,9 @@ def nodeclass_manifest(pool: AutoModePool, cluster: ClusterConfig) -> dict[str, 
     if nc.subnet_selector_tags is not None:
         subnets: list[dict[str, Any]] = [{"tags": dict(sorted(nc.subnet_selector_tags.items()))}]
     else:
-        subnets = [{"id": s} for s in (nc.subnet_ids or cluster.subnet_ids or [])]
+        ids: Any = nc.subnet_ids or cluster.subnet_ids or []
+        # the cluster's subnet ids may be a Pulumi Output of the list: terms computed in apply
+        subnets = ids.apply(_id_terms) if hasattr(ids, "apply") else _id_terms(ids)
     if nc.security_group_selector_tags is not None:
         groups: list[dict[str, Any]] = [{"tags": dict(sorted(nc.security_group_selector_tags.items()))}]
     else:
@@ -80,3 +83,11 @@ def nodeclass_manifest(pool: AutoModePool, cluster: ClusterConfig) -> dict[str, 
         "metadata": {"name": pool.node_class_name, "labels": {POOL_LABEL_KEY: pool.name}},
         "spec": spec,
     }
+
+
+def _role_name(arn: str) -> str:
+    return arn.rsplit("/", 1)[-1]
+
+
+def _id_terms(ids: list[str]) -> list[dict[str, Any]]:
+    return [{"id": s} for s in ids or []]

@@ -27,7 +27,7 @@ def node_group_args(pool: EksManagedPool, cluster: ClusterConfig) -> dict[str, A
     args: dict[str, Any] = {
         "cluster_name": cluster.name,
         "node_role_arn": pool.node_role_arn or cluster.node_role_arn,
-        "subnet_ids": list(pool.subnet_ids or cluster.subnet_ids or []),
+        "subnet_ids": _ids(pool.subnet_ids or cluster.subnet_ids or []),
         "instance_types": list(pool.instance_types),
         "ami_type": pool.ami_type,
         "capacity_type": pool.capacity_type,
@@ -54,3 +54,8 @@ def node_group_args(pool: EksManagedPool, cluster: ClusterConfig) -> dict[str, A
     if pool.node_repair is not None:  # EKS NodeRepairConfig (facts aws-gpu-capacity.md rows 6.1, 6.3)
         args["node_repair_config"] = {"enabled": pool.node_repair.enabled}
     return args
+
+
+def _ids(ids: Any) -> Any:
+    """A list copy of ``ids``; a Pulumi Output of the list (the cluster's identity) is passed through."""
+    return ids if hasattr(ids, "apply") else list(ids)

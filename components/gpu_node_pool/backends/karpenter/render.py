@@ -101,8 +101,9 @@ def node_class_role(pool: KarpenterPool, cluster: ClusterConfig) -> str:
     """
     if pool.node_class is not None and pool.node_class.role:
         return pool.node_class.role
-    if cluster.node_role_arn:
-        return cluster.node_role_arn.rsplit("/", 1)[-1]
+    if cluster.node_role_arn:  # a Pulumi Output of the ARN (the cluster's identity) gives an Output
+        arn: Any = cluster.node_role_arn
+        return arn.apply(_role_name) if hasattr(arn, "apply") else _role_name(arn)
     raise ValueError(f"pool {pool.name!r}: no node role; set nodeClass.role or cluster.nodeRoleArn")
 
 
@@ -146,3 +147,5 @@ def ec2nodeclass_manifest(pool: KarpenterPool, cluster: ClusterConfig) -> dict[s
     }
 
 
+def _role_name(arn: str) -> str:
+    return arn.rsplit("/", 1)[-1]

@@ -41,18 +41,48 @@ def bootstrap_files(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, 
     return render_bootstrap(pool.format, Registration.of_pool(pool), ClusterInfo.from_config(cluster))
 
 
-def user_data(pool: SelfManagedPool, cluster: ClusterConfig, files: dict[str, str] | None = None) -> str:
+def user_data(pool: SelfManagedPool, cluster: ClusterConfig, files: Any = None) -> Any:
     """The EC2 user data of an ``al2023``/``bottlerocket``/``al2`` pool (not yet base64).
 
-    ``files``: the pool's :func:`bootstrap_files`, when the caller has rendered them already.
+    ``files``: the pool's :func:`bootstrap_files`, when the caller has rendered them already;
+    a Pulumi Output of them (identity values that are Outputs, rendered with
+    ``Output.all(...).apply(bootstrap_files)``) gives an Output of the text.
 
     Raises:
         ValueError: the pool's format is not launched on EC2 by the component.
     """
     if not FORMATS[pool.format].ec2:
         raise ValueError(f"format {pool.format!r} is not EC2 user data; use provider none")
-    (text,) = (files if files is not None else bootstrap_files(pool, cluster)).values()
+    files = files if files is not None else bootstrap_files(pool, cluster)
+    return _lift(files, _only_text)
+
+
+def _only_text(files: dict[str, str]) -> str:
+    (text,) = files.values()
     return text
+
+
+def _lift(value: Any, fn: Any) -> Any:
+    """``fn(value)``, or ``value.apply(fn)`` for a Pulumi Output (duck-typed: this module is pure)."""
+    return value.apply(fn) if hasattr(value, "apply") else fn(value)
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+#: Stands for a cluster name that is a Pulumi Output while tags are built, then replaced by it.
+_NAME = "\x00cluster-name\x00"
+
+
+def _named(cluster: ClusterConfig) -> ClusterConfig:
+    return cluster.model_copy(update={"name": _NAME}) if hasattr(cluster.name, "apply") else cluster
+
+
+def _fill(value: Any, name: Any) -> Any:
+    if isinstance(value, str) and _NAME in value:
+        return name.apply(lambda n: value.replace(_NAME, n))
+    return value
 
 
 def ca_auto_discovery_tags(cluster_name: str) -> dict[str, str]:
@@ -68,6 +98,8 @@ def ca_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
     ``<v>:<Effect>`` (from the same :class:`Registration` the user data is rendered from, so the
     two agree by construction) and ``node-template/resources/nvidia.com/gpu`` = what the node advertises:
     GPUs per node x ``gpuSharing.replicas``, or the MIG devices (``agents.capacity.autoscaler_resources``).
+    With a cluster name that is a Pulumi Output, ``k8s.io/cluster-autoscaler/<cluster>`` cannot be a
+    plain key and is left out here (:func:`autoscaling_group_tags` still puts it on the group).
 
     Raises:
         ValueError: a taint key with several effects (config validation refuses it for aws pools).
@@ -75,7 +107,8 @@ def ca_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
     reg = Registration.of_pool(pool)
     resources = {k: str(v) for k, v in autoscaler_resources(pool).items()} or None  # GPUs x replicas, or MIG devices
     tags = ca_node_template_tags(list(reg.taints), reg.labels, resources)
-    return dict(sorted((tags | ca_auto_discovery_tags(cluster.name)).items()))
+    discovery = ca_auto_discovery_tags(cluster.name) if isinstance(cluster.name, str) else {CA_ENABLED_TAG: "true"}
+    return dict(sorted((tags | discovery).items()))
 
 
 def autoscaling_group_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> list[dict[str, Any]]:
@@ -84,7 +117,9 @@ def autoscaling_group_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> lis
     Cluster Autoscaler tags stay on the group (``propagate_at_launch: False``); ``Name``,
     ``kubernetes.io/cluster/<cluster>`` = ``owned`` (the AWS cloud provider's cluster tag for
     self-managed nodes), ``gpu-node-pools/pool`` and the pool's ``tags`` go to the instances.
+    A cluster name that is a Pulumi Output gives Output keys/values where the name appears.
     """
+    name, cluster = cluster.name, _named(cluster)
     node_tags = {
         "Name": f"{cluster.name}-{pool.name}",
         CLUSTER_OWNED_TAG_PREFIX + cluster.name: "owned",
@@ -92,12 +127,13 @@ def autoscaling_group_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> lis
     } | dict(pool.tags)
     out = [{"key": k, "value": v, "propagate_at_launch": True} for k, v in node_tags.items()]
     out += [{"key": k, "value": v, "propagate_at_launch": False} for k, v in ca_tags(pool, cluster).items()]
-    return sorted(out, key=lambda t: t["key"])
+    out = sorted(out, key=lambda t: t["key"])
+    return [{k: _fill(v, name) for k, v in t.items()} for t in out] if name is not cluster.name else out
 
 
 def launch_template_args(
     pool: SelfManagedPool, cluster: ClusterConfig, *, image_id: Any, instance_profile_arn: Any,
-    files: dict[str, str] | None = None,
+    files: Any = None,
 ) -> dict[str, Any]:
     """Keyword arguments of ``aws.ec2.LaunchTemplate`` for an aws pool (``image_id`` and the
     instance profile ARN may be Outputs; they are passed through).
@@ -112,7 +148,7 @@ def launch_template_args(
     args: dict[str, Any] = {
         "description": f"gpu-node-pools {pool.name}: {pool.format} bootstrap, taints at kubelet registration",
         "image_id": image_id,
-        "user_data": base64.b64encode(user_data(pool, cluster, files).encode()).decode(),
+        "user_data": _lift(user_data(pool, cluster, files), _b64),
         "iam_instance_profile": {"arn": instance_profile_arn},
         "metadata_options": {"http_endpoint": "enabled", "http_tokens": "required", "http_put_response_hop_limit": 1},
         "update_default_version": True,
@@ -150,7 +186,7 @@ def autoscaling_group_args(
         "min_size": pool.scaling.min_size,
         "max_size": pool.scaling.max_size,
         "desired_capacity": pool.scaling.desired,
-        "vpc_zone_identifiers": list(pool.subnet_ids or cluster.subnet_ids or []),
+        "vpc_zone_identifiers": _lift(pool.subnet_ids or cluster.subnet_ids or [], list),
         "tags": autoscaling_group_tags(pool, cluster),
     }
     if len(pool.instance_types) == 1:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pulumi
 
+from ... import cluster_inputs
 from ...config import ClusterConfig
 from . import BACKEND
 from .config import SelfManagedPool
@@ -16,7 +17,9 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfi
     from . import ec2 as kubelet
 
     component.bootstrap_format = pool.format
-    component.bootstrap = kubelet.bootstrap_files(pool, cluster)
+    # Plain identity: the files as before. Identity Outputs (endpoint, CA...): Output.all(...).apply
+    # of the pure renderer, so the user data follows the data; nothing is registered inside apply.
+    component.bootstrap = cluster_inputs.resolved(cluster, lambda c: kubelet.bootstrap_files(pool, c))
     component.exports["bootstrapFormat"] = pool.format
     if pool.provider == "none":
         component.exports["bootstrap"] = component.bootstrap
@@ -35,7 +38,7 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfi
     if profile_arn is None:
         profile = aws.iam.InstanceProfile(
             BACKEND.child_name("instance_profile", name),
-            role=kubelet.role_name_from_arn(cluster.node_role_arn or ""),
+            role=cluster_inputs.lift(cluster.node_role_arn or "", kubelet.role_name_from_arn),
             opts=opts,
         )
         profile_arn = profile.arn
