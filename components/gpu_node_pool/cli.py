@@ -35,6 +35,33 @@ ISSUES_URL = "the gpu-node-pools issue tracker"
 _FILE_ERRORS = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 
 
+def _stack_name(value: str) -> str:
+    """``--stack``: a non-empty name (an empty one would read ``Pulumi..yaml``); argparse turns the error into exit 64."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError(f"{value!r} is empty; name a stack, e.g. --stack dev")
+    return value
+
+
+def _project_note(args: argparse.Namespace) -> str | None:
+    """The line saying which ``Pulumi.yaml`` was used when it is not in the given directory.
+
+    Like ``pulumi`` (its workspace looks for the project "upwards" from the working directory,
+    ``DetectProjectPathFrom`` in pulumi/pulumi ``sdk/go/common/workspace/paths.go``), gpupool uses
+    the nearest ``Pulumi.yaml`` at or above ``--project-dir`` (default: the current directory).
+    """
+    import os
+    from pathlib import Path
+
+    given = Path(args.project_dir or os.getcwd()).resolve()
+    try:
+        found = plan_mod.find_project(args.project_dir)
+    except FileNotFoundError:
+        return None
+    if found == given:
+        return None
+    return f"project: {found / 'Pulumi.yaml'} (there is no Pulumi.yaml in {given}; as pulumi does, the nearest one above it is used)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = UsageParser(prog="gpupool", description="Offline plan and checks for gpu-node-pools stacks.")
     parser.add_argument("--version", action="version", version=f"gpupool {__version__}")
@@ -42,8 +69,14 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true", help="print one JSON report (schemaVersion 1) for machines")
     common.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
     stack = UsageParser(add_help=False)
-    stack.add_argument("--stack", required=True, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml")
-    stack.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (default: search from cwd)")
+    stack.add_argument(
+        "--stack", required=True, type=_stack_name, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml"
+    )
+    stack.add_argument(
+        "--project-dir", default=None,
+        help="where to look for Pulumi.yaml: this directory or the nearest one above it, as pulumi does "
+        "(default: the current directory)",
+    )
     judged = UsageParser(add_help=False)
     judged.add_argument(
         "--fail-on", choices=FAIL_ON_LEVELS, default="mandatory",
@@ -66,7 +99,11 @@ def _parser() -> argparse.ArgumentParser:
         "render", parents=[stack, judged, common],
         help="write the Kubernetes objects the stack declares (and the chart reference) as YAML files",
     )
-    r.add_argument("--out", required=True, help="output directory (created; stale generated files are removed)")
+    r.add_argument(
+        "--out", required=True,
+        help="output directory: new, empty or an earlier render (created; a later render removes only the files "
+        "an earlier render of the same stack listed in DIR/.gpupool-render.json and no longer writes)",
+    )
     sub.add_parser("validate", parents=[stack, common], help="validate the stack config only")
     sub.add_parser(
         "check", parents=[stack, judged, common],
@@ -111,13 +148,6 @@ def _judge(result: plan_mod.PlanResult, fail_on: str) -> int:
     return findings_exit_code(result.violations, uncovered, fail_on)
 
 
-def _fail_on_note(result: plan_mod.PlanResult, code: int, fail_on: str) -> str | None:
-    # The plan's own last line judges at the default level; say so when --fail-on changed the verdict.
-    if code == result.exit_code:
-        return None
-    return f"exit {code} under --fail-on {fail_on} (the line above judges at the default, mandatory)"
-
-
 def _plan(args: argparse.Namespace) -> int:
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
@@ -127,16 +157,17 @@ def _plan(args: argparse.Namespace) -> int:
         doc = {k: v for k, v in doc.items() if k not in ("exitCode", "cloudApiCalled")}
         print_report(report("plan", code, failOn=args.fail_on, **doc))
     else:
-        plan_mod.print_result(result)
-        note = _fail_on_note(result, code, args.fail_on)
+        note = _project_note(args)
         if note:
             print(note)
+        print(plan_mod.render_text(result, code, args.fail_on))
     return code
 
 
 def _render(args: argparse.Namespace) -> int:
     from . import export as render_files
 
+    render_files.check_out_dir(args.out)  # "", /, home: refused before the plan runs
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
     code = _judge(result, args.fail_on)
@@ -159,12 +190,15 @@ def _render(args: argparse.Namespace) -> int:
         ))
         return code
     if written is None:
-        sys.stderr.write(plan_mod.render_text(result) + "\n")
-        note = _fail_on_note(result, code, args.fail_on)
+        note = _project_note(args)
         if note:
             sys.stderr.write(note + "\n")
+        sys.stderr.write(plan_mod.render_text(result, code, args.fail_on) + "\n")
         sys.stderr.write(f"nothing was written to {args.out}\n")
         return code
+    note = _project_note(args)
+    if note:
+        print(note)
     for path in written.written:
         print(f"wrote   {path}")
     for path in written.removed:
@@ -186,6 +220,9 @@ def _validate(args: argparse.Namespace) -> int:
         pools = [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
         print_report(report("validate", ExitCode.OK, stack=args.stack, configErrors=[], pools=pools))
     else:
+        note = _project_note(args)
+        if note:
+            print(note)
         print(f"stack {args.stack!r}: config is valid ({len(stack_config.pools)} pool(s))")
     return ExitCode.OK
 
@@ -219,6 +256,9 @@ def _check(args: argparse.Namespace) -> int:
     if args.json:
         print_report(report("check", code, failOn=args.fail_on, **check_mod.to_json(result)))
     else:
+        note = _project_note(args)
+        if note:
+            print(note)
         print(check_mod.render_text(result, code))
     return code
 
@@ -246,10 +286,12 @@ _COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _rende
 
 def _input_errors() -> tuple[type[BaseException], ...]:
     # Imported only when an exception is being handled: `gpupool --version` stays light.
+    from .export import RenderOutError
+    from .plan.run import ProgramError
     from .policies import PolicyConfigError
     from .policy_pack import PolicyPackError
 
-    return (ConfigError, PolicyConfigError, PolicyPackError, *_FILE_ERRORS)
+    return (ConfigError, PolicyConfigError, PolicyPackError, ProgramError, RenderOutError, *_FILE_ERRORS)
 
 
 def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
@@ -257,6 +299,9 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
     if isinstance(err, ConfigError):
         issues = [{"path": i.path, "message": i.message} for i in err.issues]
         text = str(err)
+    elif getattr(err, "issue", None) is not None:  # plan.run.ProgramError: the user's program failed
+        issues = [{"path": err.issue.path, "message": err.issue.message}]
+        text = f"error: {err}"
     else:
         path = getattr(err, "argument", None) or getattr(err, "filename", None) or ""
         if type(err).__name__ == "PolicyConfigError":

@@ -13,14 +13,19 @@ program *recorded*, never a second rendering by hand, so the files are exactly t
   name) plus its values ``DIR/charts/<resource>/values.yaml`` (``helm template`` input);
 * any other ``kubernetes:*`` component as its inputs, ``DIR/components/<type>-<name>.yaml``.
 
-Every file starts with :data:`HEADER_PREFIX`; a file with that header that the stack no
-longer declares is removed, other files in ``DIR`` are left alone. Output is deterministic
+Every file (but the verbatim bootstraps) starts with :data:`HEADER_PREFIX`; ``DIR/.gpupool-render.json``
+(:data:`MANIFEST`) lists what each stack's render wrote, and a later render of the same stack
+removes only files from that list it no longer writes (:func:`write_files`); the tree is never
+searched. Render refuses ``/``, the home directory and a non-empty directory that is not an
+earlier render (:func:`check_out_dir`). Output is deterministic
 (keys sorted, no timestamps). Values unknown at preview or secret are written as the plan's
 placeholders and reported, since such a file cannot be applied as is.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import sys
@@ -35,6 +40,9 @@ from .plan import SECRET, UNKNOWN, PlanResult, Recorded, plan_stack, render_text
 
 __all__ = [
     "HEADER_PREFIX",
+    "MANIFEST",
+    "RenderOutError",
+    "check_out_dir",
     "RenderedFile",
     "WriteReport",
     "kubernetes_files",
@@ -197,35 +205,148 @@ def _generated(path: Path) -> bool:
         return False
 
 
-def write_files(files: list[RenderedFile], out_dir: str | os.PathLike[str], stack: str) -> WriteReport:
-    """Write ``files`` under ``out_dir`` (created if missing) and remove stale generated files.
+#: The manifest a render leaves in its output directory:
+#: ``{"generator": "gpupool render", "stacks": {<stack>: {"files": {<relative path>: <sha256 of what was written>}}}}``.
+MANIFEST = ".gpupool-render.json"
+_GENERATOR = "gpupool render"
 
-    A file is rewritten only when its content changes. Files under ``out_dir`` whose first
-    line starts with :data:`HEADER_PREFIX` and that are not in ``files`` are removed (a pool
-    taken out of the stack takes its objects out of the GitOps tree); empty directories left
-    behind are removed too. Nothing else in ``out_dir`` is touched.
+
+class RenderOutError(ValueError):
+    """``--out`` names a directory render must not write to (invalid input, exit 2); one line with the fix."""
+
+    argument = "--out"
+
+
+def _refuse(out: str, why: str, fix: str) -> RenderOutError:
+    return RenderOutError(f"--out {out!r}: {why}; {fix}")
+
+
+def _read_manifest(out: Path, shown: str) -> dict[str, dict[str, str]] | None:
+    """The previous renders' ``{stack: {relative path: sha256}}``, or None when ``out`` has no manifest."""
+    path = out / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        stacks = doc["stacks"] if doc.get("generator") == _GENERATOR else None
+        if not isinstance(stacks, dict):
+            raise ValueError("no generator/stacks keys")
+        files = {stack: entry["files"] for stack, entry in stacks.items()}
+        if not all(isinstance(f, dict) and all(isinstance(v, str) for v in f.values()) for f in files.values()):
+            raise ValueError("files is not a mapping of path to sha256")
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as err:
+        raise _refuse(shown, f"{MANIFEST} there is not a gpupool render manifest ({err})",
+                      "delete it if you know the directory, or choose an empty directory") from None
+    return files
+
+
+def _only_files_we_write(out: Path, paths: set[str]) -> bool:
+    """Whether ``out`` holds nothing but (directories leading to) files in ``paths``.
+
+    Looks only into directories that ``paths`` write into, so the check is bounded by the render.
     """
+    dirs = {p.rsplit("/", 1)[0] for p in paths if "/" in p}
+    dirs |= {d.rsplit("/", i)[0] for d in list(dirs) for i in range(1, d.count("/") + 1)}
+    todo = [("", out)]
+    while todo:
+        rel, here = todo.pop()
+        for entry in here.iterdir():
+            name = f"{rel}{entry.name}"
+            if entry.is_dir() and not entry.is_symlink() and name in dirs:
+                todo.append((name + "/", entry))
+            elif not (entry.is_file() and name in paths):
+                return False
+    return True
+
+
+def _earlier_render(out: Path) -> bool:
+    """A directory an older gpupool rendered into (before the manifest): a top-level file with the header."""
+    return any(p.is_file() and _generated(p) for p in out.glob("*.yaml"))
+
+
+def check_out_dir(out_dir: str | os.PathLike[str], paths: set[str] | None = None) -> dict[str, dict[str, str]] | None:
+    """Refuse an output directory render must not write to; returns its manifest (None: there is none).
+
+    Refused (:class:`RenderOutError`, exit 2): an empty ``--out``; the filesystem root; the
+    user's home directory; a :data:`MANIFEST` that cannot be read; and, once ``paths`` (what
+    this render writes) is given, an existing non-empty directory that has no :data:`MANIFEST`
+    and is not an earlier render (no top-level file carrying :data:`HEADER_PREFIX`), unless it
+    holds only files in ``paths``.
+    """
+    shown = str(out_dir)
+    if not shown.strip():
+        raise _refuse(shown, "is empty", "name a new or earlier render directory, e.g. --out out/prod")
+    out = Path(out_dir).expanduser().resolve()
+    if out == Path(out.anchor):
+        raise _refuse(shown, "is the filesystem root", "name a directory of its own, e.g. --out out/prod")
+    if out == Path.home().resolve():
+        raise _refuse(shown, "is your home directory", "name a directory of its own, e.g. --out ~/gpupool/prod")
+    if not out.is_dir():
+        return None  # created by write_files (a file there fails there, with its name)
+    manifest = _read_manifest(out, shown)
+    if manifest is not None or paths is None or not any(out.iterdir()):
+        return manifest
+    if _earlier_render(out) or (paths is not None and _only_files_we_write(out, paths)):
+        return None
+    raise _refuse(shown, f"{out} is not empty and is not an earlier render (no {MANIFEST})",
+                  "choose a new or empty directory (render writes there and later removes only what it wrote)")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def write_files(files: list[RenderedFile], out_dir: str | os.PathLike[str], stack: str) -> WriteReport:
+    """Write ``files`` under ``out_dir`` (created if missing), remove what the previous render of
+    ``stack`` wrote there and this one does not, and record what was written in :data:`MANIFEST`.
+
+    A file is rewritten only when its content changes. Removed are only files that the previous
+    render of the same ``stack`` into ``out_dir`` listed in its manifest, that this render does
+    not write, and that still start with this stack's header (``# Generated by gpupool render
+    --stack <stack>``; verbatim bootstrap files: still hold the bytes that render wrote, by the
+    SHA-256 in the manifest); empty directories left behind are removed too. Nothing else is
+    touched and the directory tree is never searched.
+
+    Raises:
+        RenderOutError: ``out_dir`` is refused (:func:`check_out_dir`); nothing is written.
+    """
+    paths = {f.path for f in files}
+    manifest = check_out_dir(out_dir, paths) or {}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     report = WriteReport()
-    keep: set[Path] = set()
+    root = out.resolve()
+    written: dict[str, str] = {}
     for f in files:
         target = out / f.path
         target.parent.mkdir(parents=True, exist_ok=True)
         text = _text(stack, f)
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
             target.write_text(text, encoding="utf-8")
-        keep.add(target.resolve())
+        written[f.path] = _sha(text)
         report.written.append(target)
         report.placeholders += _placeholders(f.document, f.path)
-    for path in sorted(out.rglob("*.yaml")):
-        if path.resolve() not in keep and _generated(path):
-            path.unlink()
-            report.removed.append(path)
-            parent = path.parent
-            while parent != out and parent.is_dir() and not any(parent.iterdir()):
-                parent.rmdir()
-                parent = parent.parent
+    header = f"{HEADER_PREFIX} --stack {stack};"
+    for rel, digest in manifest.get(stack, {}).items():
+        path = out / rel
+        if rel in written or not path.resolve().is_relative_to(root) or path.is_symlink() or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not (text.startswith(header) or _sha(text) == digest):
+            continue  # edited or replaced since: not ours to remove any more
+        path.unlink()
+        report.removed.append(path)
+        parent = path.parent
+        while parent.resolve() != root and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent
+    manifest[stack] = dict(sorted(written.items()))
+    doc = {"generator": _GENERATOR, "note": "what gpupool render wrote here, per stack; it removes only these files",
+           "stacks": {name: {"files": files} for name, files in sorted(manifest.items())}}
+    (out / MANIFEST).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     return report
 
 
@@ -252,7 +373,8 @@ def bootstrap_files(outputs: Mapping[str, Any]) -> list[RenderedFile]:
 
     Written verbatim to ``DIR/bootstrap/<pool>/<file>`` (e.g. ``join-configuration.yaml``,
     ``kubelet-flags.txt``, ``90-gpu-node-pools.conf``) for the provisioner of bare-metal nodes.
-    They carry no header, so a pool removed from the stack leaves its files behind.
+    They carry no header; a later render removes one (pool removed from the stack) only while it
+    still holds the bytes the manifest's SHA-256 records.
     """
     files = []
     for key, value in sorted(outputs.items()):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,10 +93,15 @@ def test_rendering_again_gives_the_same_bytes(capsys, prod_out, tmp_path):
 
 
 def test_stale_generated_files_are_removed_and_other_files_kept(capsys, tmp_path):
+    # A render of the same stack listed these in its manifest (.gpupool-render.json); only such files go.
+    assert render(capsys, tmp_path)[0] == 0
     (tmp_path / "nodepool-retired.yaml").write_text(f"{HEADER_PREFIX} --stack prod; do not edit.\nkind: NodePool\n")
     (tmp_path / "charts" / "old").mkdir(parents=True)
-    (tmp_path / "charts" / "old" / "values.yaml").write_text(f"{HEADER_PREFIX} --stack prod\n{{}}\n")
+    (tmp_path / "charts" / "old" / "values.yaml").write_text(f"{HEADER_PREFIX} --stack prod; x\n{{}}\n")
     (tmp_path / "kustomization.yaml").write_text("resources: []\n")
+    manifest = json.loads((tmp_path / ".gpupool-render.json").read_text())
+    manifest["stacks"]["prod"]["files"].update({"nodepool-retired.yaml": "", "charts/old/values.yaml": ""})
+    (tmp_path / ".gpupool-render.json").write_text(json.dumps(manifest))
     code, out, _ = render(capsys, tmp_path)
     assert code == 0
     assert not (tmp_path / "nodepool-retired.yaml").exists()

@@ -159,6 +159,8 @@ def _python_parser_error(text: str) -> yaml.YAMLError | None:
         yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - the safe loader
     except yaml.YAMLError as err:
         return err
+    except RecursionError:  # nesting too deep for the pure-Python parser: keep libyaml's error
+        return None
     return None
 
 
@@ -198,6 +200,25 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
     return problems
 
 
+#: Deepest nesting of mappings/lists a stack file may have (a stack config needs fewer than 10 levels;
+#: Python's recursion limit, about 1000 frames, is what deeper documents would hit).
+MAX_NESTING = 100
+
+
+def _nesting_depth(doc: Any) -> int:
+    """How many mappings/lists deep ``doc`` goes, counted without recursion."""
+    deepest, todo = 0, [(doc, 1)]
+    while todo:
+        value, depth = todo.pop()
+        children = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if depth <= MAX_NESTING:
+            todo += [(child, depth + 1) for child in children]
+    return deepest
+
+
 def read_stack_file(data: bytes, name: str, project: str = PROJECT) -> tuple[dict[str, Any], list[str]]:
     """Parse a ``Pulumi.<stack>.yaml`` into Pulumi's runtime config form (see :func:`stack_file_config`).
 
@@ -224,6 +245,9 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT) -> tuple[dic
     finally:
         loader.dispose()
     issues = [ConfigIssue(name, d) for d in loader.duplicates]
+    if _nesting_depth(doc) > MAX_NESTING:  # the checks below and pydantic recurse per level
+        raise ConfigError([ConfigIssue(name, f"nests mappings/lists more than {MAX_NESTING} levels deep; "
+                                             "a stack config needs a handful: flatten that value")], name)
     if doc is None:
         doc = {}
     if not isinstance(doc, Mapping):

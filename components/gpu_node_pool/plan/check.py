@@ -21,7 +21,6 @@ one line naming the exception and where the program raised it.
 from __future__ import annotations
 
 import os
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,16 +78,13 @@ def _program_path(project_dir: Path) -> tuple[str, Path]:
 
 
 def _program_error(err: BaseException, program: Path) -> ConfigError:
-    """One line for an exception the user's program raised: type, message, and its last frame in the program."""
-    where = ""
-    for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        if Path(frame.filename).resolve().is_relative_to(program.parent.resolve()):
-            where = f" (at {Path(frame.filename).name}:{frame.lineno})"
-            break
-    cause = err.__cause__ or err
-    first = str(cause).splitlines()[0] if str(cause) else ""
-    message = f"the program raised {type(cause).__name__}: {first}{where}; fix the program and run check again"
-    return ConfigError([ConfigIssue(str(program), message)], str(program))
+    """The program's failure as a config error (one line: :func:`.run.program_issue`); our own bug re-raises."""
+    from .run import program_issue
+
+    issue = program_issue(err, program)
+    if issue is None:
+        raise err
+    return ConfigError([issue], str(program))
 
 
 def check_project(

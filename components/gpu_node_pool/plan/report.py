@@ -36,8 +36,8 @@ def to_json(result: PlanResult) -> dict[str, Any]:
     }
 
 
-def render_text(result: PlanResult) -> str:
-    """The human-readable plan."""
+def render_text(result: PlanResult, code: int | None = None, fail_on: str = "mandatory") -> str:
+    """The human-readable plan; its last line is :func:`exit_line` (``code``: the exit code judged at ``fail_on``)."""
     lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
     if result.config_issues:
         lines.append("")
@@ -94,13 +94,25 @@ def render_text(result: PlanResult) -> str:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines += not_judged_lines(result)
     lines.append("")
-    verdict = {
-        0: "clean" if not result.violations else "no mandatory violation (advisory findings above)",
-        1: "FAILED (mandatory policy violation or uncovered taint)",
-        2: "config error",
-    }
-    lines.append(f"exit {result.exit_code}: {verdict[result.exit_code]}")
+    lines.append(exit_line(result, code, fail_on))
     return "\n".join(lines)
+
+
+def exit_line(result: PlanResult, code: int | None = None, fail_on: str = "mandatory") -> str:
+    """The report's last line: the exit code the command returns (``code``, judged at ``--fail-on``
+    ``fail_on``; default: the plan's own, judged at ``mandatory``) and why."""
+    code = result.exit_code if code is None else code
+    failing = result.exit_code == 1  # a mandatory violation or an uncovered taint
+    if code == 2:
+        return "exit 2: config error"
+    if code == 1 and failing:
+        return "exit 1: FAILED (mandatory policy violation or uncovered taint)"
+    if code == 1:
+        return f"exit 1 under --fail-on {fail_on}: FAILED (the advisory violation(s) above)"
+    if failing:
+        return (f"exit 0 under --fail-on {fail_on}: the mandatory violation(s) or uncovered taint(s) above "
+                "do not fail this run (they would at the default --fail-on mandatory)")
+    return "exit 0: " + ("clean" if not result.violations else "no mandatory violation (advisory findings above)")
 
 
 def print_result(result: PlanResult, as_json: bool = False, stream: Any = None) -> None:

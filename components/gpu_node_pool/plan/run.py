@@ -19,6 +19,7 @@ import os
 import runpy
 import sys
 import threading
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from ..record import Resource as Recorded
 from ..wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
 from . import expand as expansion
 
-__all__ = ["Recorded", "PlanResult", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
+__all__ = ["Recorded", "PlanResult", "ProgramError", "ProgramExit", "program_issue", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
 
 #: What the offline plan's mocks answer for an SSM AMI parameter (no AWS call is made).
 FAKE_AMI_ID = "ami-0123456789abcdef0"
@@ -87,6 +88,67 @@ def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list
     return config, secrets, path
 
 
+class ProgramExit(Exception):
+    """The program called ``sys.exit(code)``: it stopped before declaring everything (``code`` as given)."""
+
+    def __init__(self, code: object) -> None:
+        self.code = code
+        super().__init__(f"the program exited with {code}")
+
+
+class ProgramError(ValueError):
+    """The user's program failed: it raised, did not compile, imported a missing module or called
+    ``sys.exit``. Invalid input (exit 2): ``argument`` is the program file, the message one line."""
+
+    def __init__(self, issue: ConfigIssue) -> None:
+        self.issue = issue
+        self.argument = issue.path
+        super().__init__(f"{issue.path}: {issue.message}")
+
+
+#: The package's own directory: an exception raised in here is a gpupool bug, not the program's.
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+def program_issue(err: BaseException, program: Path) -> ConfigIssue | None:
+    """One line for what went wrong in the user's ``program``, or None when it is a bug of this package.
+
+    The message names the exception (or ``the program exited with N`` for ``sys.exit(N)``) and
+    where: the innermost frame in the program's directory (``(at __main__.py:3)``), the place of a
+    ``SyntaxError``. Innermost frame inside ``gpu_node_pool`` (not the program's) -> None.
+    Used by ``gpupool plan``/``render`` (:func:`plan_stack`) and ``gpupool check``.
+    """
+    cause = err.__cause__ if isinstance(err.__cause__, Exception) and not isinstance(err, ProgramExit) else err
+    home = program.parent.resolve()
+    where = ""
+    if isinstance(cause, SyntaxError) and cause.filename and cause.lineno:
+        where = f" (at {Path(cause.filename).name}:{cause.lineno})"
+    else:
+        frames = [*traceback.extract_tb(err.__traceback__)]
+        for extra in (err.__cause__, err.__context__):
+            if extra is not None:
+                frames += traceback.extract_tb(extra.__traceback__)
+        for frame in reversed(frames):
+            if frame.filename.startswith("<"):  # <frozen importlib._bootstrap>, <string>
+                continue
+            path = Path(frame.filename).resolve()
+            if path.is_relative_to(_PACKAGE_DIR) and not isinstance(cause, ProgramExit):
+                return None  # raised by gpu_node_pool itself: a bug to report (exit 70)
+            if path.is_relative_to(home):
+                where = f" (at {path.name}:{frame.lineno})"
+                break
+    if isinstance(cause, ProgramExit):
+        message = f"{cause}{where}, before it declared everything; a Pulumi program must not call sys.exit"
+    else:
+        first = str(cause).splitlines()[0] if str(cause) else ""
+        message = f"the program raised {type(cause).__name__}: {first}{where}; fix the program and run gpupool again"
+    return ConfigIssue(str(program), message)
+
+
+def _reraise(err: BaseException) -> Any:
+    raise err
+
+
 def _plain(value: Any) -> Any:
     """Mock inputs -> JSON-able plain values; preview unknowns become :data:`UNKNOWN`."""
     from pulumi.output import Unknown
@@ -122,9 +184,16 @@ def record_program(
     """
     program_dir = str(program.parent)
     sys.path.insert(0, program_dir)
+
+    def run_program() -> None:
+        try:
+            runpy.run_path(str(program), run_name="__main__")
+        except SystemExit as done:  # sys.exit(N) in the program must not end gpupool with N
+            raise ProgramExit(done.code) from done
+
     try:
         return record(
-            lambda: runpy.run_path(str(program), run_name="__main__"),
+            run_program,
             config,
             secret_keys,
             stack=stack,
@@ -293,15 +362,18 @@ def plan_stack(
         result.config_issues = err.issues
         result.config_source = err.source
         return result
+    program = project / "__main__.py"
     try:
         with expansion.offline_yaml() as collected:
-            result.resources, result.outputs = record_program(project / "__main__.py", config, secrets, stack=stack)
+            result.resources, result.outputs = record_program(program, config, secrets, stack=stack)
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
             result.config_issues = err.__cause__.issues
             result.config_source = err.__cause__.source
             return result
-        raise
+        raise ProgramError(program_issue(err, program) or _reraise(err)) from None
+    except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input; our own bug re-raises
+        raise ProgramError(program_issue(err, program) or _reraise(err)) from None
     expanded = expansion.expand_plan(result, project, expand, collected)  # charts, yaml, add-ons (issue 13)
     _summarise(result)
     _check_policies(result, policy_config)

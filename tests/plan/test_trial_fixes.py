@@ -1,0 +1,255 @@
+"""What a new user's trial of gpupool found (exit codes, messages, what render may delete)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from gpu_node_pool.cli import main
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# --- a stack file nested thousands of levels deep ---------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [150, 990, 5000])
+def test_a_deeply_nested_stack_file_is_a_config_error_not_a_crash(capsys, temp_project, depth):
+    project = temp_project("deep", "config:\n  gpu-node-pools:pools: " + "[" * depth + "]" * depth + "\n")
+    code, out, err = run(capsys, "plan", "--stack", "deep", "--project-dir", str(project))
+    assert code == 2, out + err
+    assert "internal error" not in err
+    assert "Pulumi.deep.yaml" in out
+    assert "nest" in out  # "nests ... more than 100 levels" or libyaml's "exceeded maximum nesting depth"
+
+
+# --- the last line states the real exit code ----------------------------------------------------
+
+EXAMPLE = ROOT / "examples" / "violating"
+
+
+def test_fail_on_none_ends_with_one_line_giving_the_real_exit_code(capsys):
+    code, out, _ = run(capsys, "plan", "--stack", "demo", "--project-dir", str(EXAMPLE), "--fail-on", "none")
+    assert code == 0
+    lines = out.rstrip().splitlines()
+    assert lines[-1].startswith("exit 0 under --fail-on none: ")
+    assert not any(line.startswith("exit 1") for line in lines), "a line claims exit 1 while the run exits 0"
+
+
+def test_fail_on_advisory_ends_with_exit_1(capsys, tmp_path):
+    config = tmp_path / "policy.json"
+    config.write_text('{"all": "advisory"}')
+    code, out, _ = run(capsys, "plan", "--stack", "demo", "--project-dir", str(EXAMPLE),
+                       "--policy-pack-config", str(config), "--fail-on", "advisory")
+    assert code == 1
+    lines = out.rstrip().splitlines()
+    assert lines[-1].startswith("exit 1 under --fail-on advisory: FAILED")
+    assert not any(line.startswith("exit 0") for line in lines), "a line claims exit 0 while the run exits 1"
+
+
+def test_the_default_level_keeps_its_last_line(capsys):
+    code, out, _ = run(capsys, "plan", "--stack", "demo", "--project-dir", str(EXAMPLE))
+    assert code == 1
+    assert out.rstrip().splitlines()[-1] == "exit 1: FAILED (mandatory policy violation or uncovered taint)"
+
+
+# --- --stack and --project-dir --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["plan", "validate", "check"])
+def test_an_empty_stack_name_is_a_usage_error(capsys, command):
+    code, _, err = run(capsys, command, "--stack", "", "--project-dir", str(ROOT))
+    assert code == 64
+    assert "--stack" in err and "is empty" in err
+
+
+def test_a_project_dir_without_pulumi_yaml_says_which_one_is_used(capsys):
+    code, out, _ = run(capsys, "validate", "--stack", "dev", "--project-dir", str(ROOT / "stacks"))
+    assert code == 0
+    assert f"project: {ROOT / 'Pulumi.yaml'} (there is no Pulumi.yaml in {ROOT / 'stacks'}" in out
+
+
+def test_a_project_dir_with_pulumi_yaml_adds_no_line(capsys):
+    code, out, _ = run(capsys, "validate", "--stack", "dev", "--project-dir", str(ROOT))
+    assert code == 0
+    assert "project:" not in out
+
+
+# --- errors in the user's own program ------------------------------------------------------------
+
+
+def _program(temp_project, source: str) -> Path:
+    project = temp_project("dev", (ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    (project / "__main__.py").write_text(source)
+    return project
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('import os\n\nraise ValueError("boom")\n', "the program raised ValueError: boom (at __main__.py:3)"),
+        ("x = (\n", "the program raised SyntaxError: '(' was never closed"),
+        ("import os\nimport no_such_module_here\n",
+         "the program raised ModuleNotFoundError: No module named 'no_such_module_here' (at __main__.py:2)"),
+        ("import sys\n\nsys.exit(3)\n", "the program exited with 3 (at __main__.py:3)"),
+        ("import sys\nsys.exit(0)\n", "the program exited with 0 (at __main__.py:2)"),
+    ],
+)
+@pytest.mark.parametrize("command", ["plan", "check"])
+def test_a_failing_program_is_invalid_input_naming_the_file_and_line(capsys, temp_project, source, expected, command):
+    project = _program(temp_project, source)
+    code, out, err = run(capsys, command, "--stack", "dev", "--project-dir", str(project))
+    assert code == 2, out + err
+    assert "internal error" not in out + err and "please report" not in out + err
+    assert expected in out + err
+    assert str(project / "__main__.py") in out + err
+    if command == "plan":
+        assert len(err.strip().splitlines()) == 1, err
+
+
+def test_a_failing_program_in_json_is_one_config_error(capsys, temp_project):
+    import json
+
+    project = _program(temp_project, "import sys\nsys.exit(5)\n")
+    code, out, _ = run(capsys, "plan", "--stack", "dev", "--project-dir", str(project), "--json")
+    assert code == 2
+    [error] = json.loads(out)["configErrors"]
+    assert error["path"] == str(project / "__main__.py")
+    assert error["message"].startswith("the program exited with 5")
+
+
+def test_a_bug_in_gpupool_itself_is_still_an_internal_error(capsys, monkeypatch):
+    from gpu_node_pool.backends.eks_managed import summary
+
+    monkeypatch.setattr(summary, "summarise", lambda *a, **k: {}["oops"], raising=True)
+    code, _, err = run(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT))
+    assert code == 70 and "internal error" in err
+
+
+# --- render: what it may write to and what it removes ---------------------------------------------
+
+
+def _render(capsys, out: str, stack: str = "dev", project: Path = ROOT) -> tuple[int, str, str]:
+    return run(capsys, "render", "--stack", stack, "--out", out, "--project-dir", str(project))
+
+
+def test_render_never_removes_generated_files_it_did_not_write(capsys, tmp_path):
+    # a file another stack's render (or another tool) wrote, deep below --out, with the header
+    foreign = tmp_path / "out" / "elsewhere" / "deep" / "nodepool-other.yaml"
+    foreign.parent.mkdir(parents=True)
+    foreign.write_text("# Generated by gpupool render --stack prod; do not edit.\nkind: NodePool\n")
+    (tmp_path / "out" / "nodepool-old.yaml").write_text("# Generated by gpupool render --stack dev; x\nkind: NodePool\n")
+    code, out, err = _render(capsys, str(tmp_path / "out"))
+    assert code == 0, out + err
+    assert foreign.exists() and (tmp_path / "out" / "nodepool-old.yaml").exists()
+    assert "removed" not in out
+
+
+@pytest.fixture
+def no_writes(monkeypatch):
+    """Make writing impossible: these tests name real directories (/, home), and a regression must not
+    delete anything there (before the fix, `render --out /` removed generated files machine-wide)."""
+    from gpu_node_pool import export
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("render tried to write; it must refuse this --out first")
+
+    monkeypatch.setattr(export, "write_files", refuse)
+    monkeypatch.setattr(export, "render_stack", refuse)
+
+
+@pytest.mark.parametrize("bad", ["", "/", "~", "~/"])
+def test_render_refuses_empty_root_and_home(capsys, no_writes, bad):
+    code, out, err = _render(capsys, bad)
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: --out ")
+    assert out == ""
+
+
+def test_render_refuses_the_home_directory_spelled_out(capsys, no_writes, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "notes.txt").write_text("mine\n")
+    code, _, err = _render(capsys, str(tmp_path))
+    assert code == 2 and "home directory" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_render_refuses_a_non_empty_directory_that_is_not_a_render(capsys, tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("print('hi')\n")
+    (tmp_path / "README.md").write_text("mine\n")
+    code, out, err = _render(capsys, str(tmp_path))
+    assert code == 2
+    assert "is not empty and is not an earlier render" in err and "choose a new or empty directory" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "src"]
+
+
+def test_render_accepts_a_directory_holding_only_files_it_writes(capsys, tmp_path):
+    out = tmp_path / "out"
+    assert _render(capsys, str(out))[0] == 0
+    (out / ".gpupool-render.json").unlink()
+    assert _render(capsys, str(out))[0] == 0
+    assert (out / ".gpupool-render.json").is_file()
+
+
+def test_render_writes_a_manifest_and_removes_only_what_it_listed(capsys, temp_project, tmp_path):
+    import json
+
+    import yaml
+
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    project = temp_project("prod", yaml.safe_dump(stack))
+    out = tmp_path / "out"
+    code, text, err = _render(capsys, str(out), "prod", project)
+    assert code == 0, text + err
+    manifest = json.loads((out / ".gpupool-render.json").read_text())
+    files = manifest["stacks"]["prod"]["files"]
+    assert "nodepool-inference-burst.yaml" in files and len(files) == text.count("wrote   ")
+    (out / "kustomization.yaml").write_text("resources: []\n")  # the user's own file
+    edited = out / "ec2nodeclass-inference-burst.yaml"
+    edited.write_text("# my own now\n" + edited.read_text())  # no longer carries the header
+    pools = stack["config"]["gpu-node-pools:pools"]
+    stack["config"]["gpu-node-pools:pools"] = [p for p in pools if p["name"] != "inference-burst"]
+    temp_project("prod", yaml.safe_dump(stack))
+    code, text, err = _render(capsys, str(out), "prod", project)
+    assert code == 0, text + err
+    assert not (out / "nodepool-inference-burst.yaml").exists()
+    assert f"removed {out / 'nodepool-inference-burst.yaml'}" in text
+    assert edited.exists(), "an edited file lost its header: not removed"
+    assert (out / "kustomization.yaml").read_text() == "resources: []\n"
+    files = json.loads((out / ".gpupool-render.json").read_text())["stacks"]["prod"]["files"]
+    assert "nodepool-inference-burst.yaml" not in files
+
+
+def test_another_stacks_render_in_the_same_directory_is_left_alone(capsys, tmp_path):
+    import json
+
+    out = tmp_path / "out"
+    assert _render(capsys, str(out), "gke-dev")[0] == 0
+    gke = set(json.loads((out / ".gpupool-render.json").read_text())["stacks"]["gke-dev"]["files"])
+    assert _render(capsys, str(out), "dev")[0] == 0
+    code, text, _ = _render(capsys, str(out), "dev")
+    assert code == 0 and "removed" not in text
+    manifest = json.loads((out / ".gpupool-render.json").read_text())["stacks"]
+    assert set(manifest) == {"dev", "gke-dev"}
+    assert all((out / p).exists() for p in gke - set(manifest["dev"]["files"]))
+
+
+def test_a_manifest_listing_paths_outside_the_directory_removes_nothing_there(capsys, tmp_path):
+    import json
+
+    victim = tmp_path / "victim.yaml"
+    victim.write_text("# Generated by gpupool render --stack dev; do not edit\nkind: x\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".gpupool-render.json").write_text(json.dumps(
+        {"generator": "gpupool render", "stacks": {"dev": {"files": {"../victim.yaml": "0" * 64}}}}
+    ))
+    assert _render(capsys, str(out))[0] == 0
+    assert victim.exists()
