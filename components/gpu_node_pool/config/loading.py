@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, get_args
 
@@ -152,6 +153,62 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
         return super().construct_mapping(node, deep=deep)
 
 
+#: Numbers as YAML 1.1 (PyYAML, libyaml) reads them but YAML 1.2 and JSON do not: Pulumi and most
+#: editors read ``010`` as 10 or a string, PyYAML as octal 8. Plain decimals pass; these are refused.
+_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)(\.[0-9]*)?([eE][-+]?[0-9]+)?")
+
+
+class _Yaml11Number:
+    """A scalar YAML 1.1 reads as a number in a form YAML 1.2/JSON read differently (``010``, ``0x10``,
+    ``1_0``, ``1:20``, ``0b11``); kept with its text so :func:`_yaml_type_problems` reports it with its path."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, text: str, value: int | float) -> None:
+        self.text, self.value = text, value
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Yaml11Number) and other.text == self.text
+
+    def problem(self) -> str:
+        """``<text> is read by YAML 1.1 as <how>; write <decimal>, or quote it`` (one line)."""
+        text, value = self.text, self.value
+        digits = text.lstrip("+-")
+        if ":" in text:
+            how = f"the base-60 number {value}"
+        elif "_" in text:
+            how = f"{value} (YAML 1.1 drops '_')"
+        elif digits[:2].lower() == "0x":
+            how = f"the hexadecimal number {value}"
+        elif digits[:2].lower() == "0b":
+            how = f"the binary number {value}"
+        else:
+            how = f"the octal number {value}"
+        meant = text.replace("_", "") if "_" in text and ":" not in text else None
+        if meant is None and digits[:1] == "0" and digits.isdigit():
+            meant = str(int(text, 10))  # 010 was most likely meant as ten
+        fix = f"write {meant} (or {value})" if meant is not None and meant != str(value) else f"write {value}"
+        return f"{text} is read by YAML 1.1 as {how}; {fix} as a plain decimal, or quote it (\"{text}\") if it is a string"
+
+
+def _construct_number(loader: Any, node: Any) -> Any:
+    value = (loader.construct_yaml_int if node.tag.endswith(":int") else loader.construct_yaml_float)(node)
+    text = node.value
+    if isinstance(text, str) and not _DECIMAL.fullmatch(text) and text.lower().lstrip("+-") not in (".inf", ".nan"):
+        return _Yaml11Number(text, value)
+    return value
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_number)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_number)
+
+
 def _python_parser_error(text: str) -> yaml.YAMLError | None:
     """The pure-Python parser's error for ``text`` (its wording is clearer than libyaml's "did not find
     expected ..."); only called once a file has already failed to parse, so the fast path keeps libyaml."""
@@ -171,7 +228,8 @@ def _config_path(top: str, rest: tuple[Any, ...]) -> str:
 
 
 def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> list[ConfigIssue]:
-    """Keys and values that YAML 1.1 reads as something other than JSON (dates, booleans as keys...)."""
+    """Keys and values that YAML 1.1 reads as something other than JSON (dates, booleans as keys, numbers
+    written as ``010``/``0x10``/``1_0``/``1:20``, which YAML 1.2 and JSON read differently)."""
     problems = []
     if isinstance(value, Mapping):
         for k, v in value.items():
@@ -179,7 +237,8 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
                 problems.append(
                     ConfigIssue(
                         _config_path(top, rest),
-                        f"key {k!r} is read by YAML as a {type(k).__name__}, not a string "
+                        f"key {k!r} is read by YAML as a "
+                        f"{'number' if isinstance(k, _Yaml11Number) else type(k).__name__}, not a string "
                         f"(yes/no/on/off, numbers and dates are not strings); quote it",
                     )
                 )
@@ -188,6 +247,8 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
     elif isinstance(value, list):
         for i, v in enumerate(value):
             problems += _yaml_type_problems(v, top, (*rest, i))
+    elif isinstance(value, _Yaml11Number):
+        problems.append(ConfigIssue(_config_path(top, rest), value.problem()))
     elif not isinstance(value, str | int | float | bool | type(None)):
         problems.append(
             ConfigIssue(
