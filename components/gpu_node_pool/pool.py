@@ -13,7 +13,8 @@ from typing import Any
 import pulumi
 
 from . import backends
-from .config import ClusterConfig, ConfigError, PoolConfig, StackConfig, validate_stack_config
+from .config import ClusterConfig, ConfigError, ConfigIssue, PoolConfig, StackConfig, validate_stack_config
+from .config.messages import show
 from .taints import Toleration
 
 __all__ = ["GpuNodePool", "GpuNodePoolArgs"]
@@ -44,7 +45,27 @@ class GpuNodePoolArgs:
     config_path: str | None = None
 
     def validated(self) -> tuple[PoolConfig, ClusterConfig]:
-        """The pool and cluster as validated models (mappings go through the stack validator)."""
+        """The pool and cluster as validated models (mappings go through the stack validator).
+
+        Raises:
+            ConfigError: ``pool`` or ``cluster`` is neither its model nor a mapping (``None``, a string,
+                a list), or the values are invalid.
+        """
+        wrong = [
+            ConfigIssue(
+                f"GpuNodePoolArgs.{arg}",
+                f"got {show(value, python=True)} ({type(value).__name__}); expected {expected}",
+            )
+            for arg, value, model, expected in (
+                ("pool", self.pool, PoolConfig, "a pool model (e.g. EksManagedPool) or its camelCase mapping, e.g. {'name': 'inference', "
+                 "'backend': 'eks-managed', 'instanceTypes': ['g6.xlarge'], 'scaling': {'minSize': 0, 'maxSize': 4}}"),
+                ("cluster", self.cluster, ClusterConfig, "a ClusterConfig or its camelCase mapping, e.g. {'name': 'ml-dev', 'nodeRoleArn': "
+                 "'arn:aws:iam::111122223333:role/ml-dev-gpu-node', 'subnetIds': ['subnet-0a1b2c3d4e5f60718']}"),
+            )
+            if not isinstance(value, model | Mapping)
+        ]
+        if wrong:
+            raise ConfigError(wrong, "GpuNodePoolArgs")
         if isinstance(self.pool, Mapping) or isinstance(self.cluster, Mapping):
             pool = self.pool.model_dump(by_alias=True) if not isinstance(self.pool, Mapping) else dict(self.pool)
             cluster = (
@@ -93,6 +114,12 @@ class GpuNodePool(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if not isinstance(args, GpuNodePoolArgs):
+            raise ConfigError(
+                [ConfigIssue(f"GpuNodePool({name!r}, args)", f"got {show(args, python=True)} ({type(args).__name__}); expected "
+                             "GpuNodePoolArgs(pool=..., cluster=...), e.g. GpuNodePoolArgs(pool={...}, cluster={...})")],
+                "GpuNodePool arguments",
+            )
         pool, cluster = args.validated()  # raises ConfigError before anything is registered
         super().__init__(TYPE_TOKEN, name, {"configPath": args.config_path} if args.config_path else {}, opts)
         self.spec = pool
