@@ -14,6 +14,7 @@ import pulumi
 
 from . import backends, cluster_inputs
 from .config import ClusterConfig, ConfigError, ConfigIssue, PoolConfig, StackConfig, validate_stack_config
+from .config.messages import show
 from .taints import Toleration
 
 __all__ = ["GpuNodePool", "GpuNodePoolArgs"]
@@ -60,7 +61,20 @@ class GpuNodePoolArgs:
 
     def validated(self) -> tuple[PoolConfig, ClusterConfig]:
         """The pool and cluster as validated models (mappings go through the stack validator);
-        identity Inputs are validated as placeholders and put back (:mod:`.cluster_inputs`)."""
+        identity Inputs are validated as placeholders and put back (:mod:`.cluster_inputs`).
+
+        Raises:
+            ConfigError: ``pool`` is neither a pool model nor a mapping (``None``, a string, a list),
+                ``cluster`` is neither a mapping, a ClusterConfig nor a cluster resource, or the values
+                are invalid.
+        """
+        if not isinstance(self.pool, PoolConfig | Mapping):
+            raise ConfigError([ConfigIssue(
+                "GpuNodePoolArgs.pool",
+                f"got {show(self.pool, python=True)} ({type(self.pool).__name__}); expected a pool model (e.g. "
+                "EksManagedPool) or its camelCase mapping, e.g. {'name': 'inference', 'backend': 'eks-managed', "
+                "'instanceTypes': ['g6.xlarge'], 'scaling': {'minSize': 0, 'maxSize': 4}}",
+            )], "GpuNodePoolArgs")
         cluster = self._cluster_mapping()
         if isinstance(self.pool, Mapping) or not isinstance(cluster, ClusterConfig):
             pool = self.pool.model_dump(by_alias=True) if not isinstance(self.pool, Mapping) else dict(self.pool)
@@ -88,8 +102,10 @@ class GpuNodePoolArgs:
             found = cluster_inputs.from_resource(cluster)
             if found is None:
                 raise ConfigError(
-                    [ConfigIssue("cluster", f"got {type(cluster).__name__}; pass a mapping such as {{'name': ..., "
-                                 "'nodeRoleArn': ..., 'subnetIds': [...]}} (values may be Outputs), a ClusterConfig, "
+                    [ConfigIssue("GpuNodePoolArgs.cluster",
+                                 f"got {show(cluster, python=True)} ({type(cluster).__name__}); expected a mapping such as "
+                                 "{'name': 'ml-dev', 'nodeRoleArn': 'arn:aws:iam::111122223333:role/ml-dev-gpu-node', "
+                                 "'subnetIds': ['subnet-0a1b2c3d4e5f60718']} (values may be Outputs), a ClusterConfig, "
                                  "or the cluster resource (aws.eks.Cluster, pulumi_eks.Cluster, gcp.container.Cluster)")],
                     "GpuNodePoolArgs",
                 )
@@ -136,6 +152,12 @@ class GpuNodePool(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if not isinstance(args, GpuNodePoolArgs):
+            raise ConfigError(
+                [ConfigIssue(f"GpuNodePool({name!r}, args)", f"got {show(args, python=True)} ({type(args).__name__}); expected "
+                             "GpuNodePoolArgs(pool=..., cluster=...), e.g. GpuNodePoolArgs(pool={...}, cluster={...})")],
+                "GpuNodePool arguments",
+            )
         pool, cluster = args.validated()  # raises ConfigError before anything is registered
         super().__init__(TYPE_TOKEN, name, {"configPath": args.config_path} if args.config_path else {}, opts)
         self.spec = pool

@@ -92,7 +92,7 @@ MISTAKES = [
     ("bad pool name", pool(name="GPU_Pool"),
      "pools[0].name", "must be a lower-case DNS label"),
     ("missing instance types", pool(instanceTypes=None),
-     "pools[0].instanceTypes", "valid list"),
+     "pools[0].instanceTypes", "null: must be a list, e.g. [g6.xlarge]"),
     ("several effects on one key at min 0", pool(taints=["k=v:NoSchedule", "k=v:NoExecute"]),
      "pools[0]", "Cluster Autoscaler node-template taint tag holds one value:Effect per key"),
 ]

@@ -189,7 +189,7 @@ def test_an_output_in_a_judged_field_is_refused_before_anything_registers(key, v
 
 
 def test_a_cluster_that_is_neither_mapping_nor_cluster_resource_is_refused_with_the_fix():
-    with pytest.raises(ConfigError, match=r"cluster: got int; pass a mapping such as .*aws.eks.Cluster"):
+    with pytest.raises(ConfigError, match=r"GpuNodePoolArgs.cluster: got 42 \(int\); expected a mapping such as .*aws.eks.Cluster"):
         GpuNodePoolArgs(cluster=42, pool=EKS_POOL).validated()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -73,6 +73,8 @@ class _Model(BaseModel):
         # models (issue 18: ~30 models cost most of the CLI's import time).
         defer_build=True,
     )
+    #: A valid value in YAML flow style, shown when a value of the wrong type is given.
+    yaml_example: ClassVar[str] = ""
 
 
 def _split_taint_string(value: Any) -> Any:
@@ -95,6 +97,9 @@ class TaintConfig(_Model):
     ``NoExecute``) for every backend; the component translates it for EKS and GKE.
     """
 
+    yaml_example: ClassVar[str] = (
+        f"{DEFAULT_TAINT} or {{key: {DEFAULT_TAINT.key}, value: {DEFAULT_TAINT.value}, effect: {DEFAULT_TAINT.effect.value}}}"
+    )
     key: str = Field(description="Qualified name: optional DNS-subdomain prefix (<=253) + '/' + name (<=63).")
     value: str = Field("", description="Label value: up to 63 characters, may be empty.")
     effect: str = Field(description=" | ".join(e.value for e in TaintEffect))
@@ -192,6 +197,7 @@ _POOL_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 class ScalingConfig(_Model):
     """Node count bounds. ``minSize`` may be 0 (scale from zero); ``desiredSize`` defaults to ``minSize``."""
 
+    yaml_example: ClassVar[str] = "{minSize: 0, maxSize: 4}"
     min_size: int = Field(ge=0, description="Minimum nodes, >= 0.")
     max_size: int = Field(ge=1, le=INT32_MAX, description="Maximum nodes, >= 1 and >= minSize (an int32 in the EKS and Auto Scaling APIs).")
     desired_size: int | None = Field(None, ge=0, description="Initial nodes, between minSize and maxSize.")
@@ -216,6 +222,7 @@ class ScalingConfig(_Model):
 class UpdateConfig(_Model):
     """EKS node group update config: exactly one of ``maxUnavailable`` (nodes) or ``maxUnavailablePercentage`` (1-100)."""
 
+    yaml_example: ClassVar[str] = "{maxUnavailable: 1}"
     max_unavailable: int | None = Field(None, ge=1, le=100)
     max_unavailable_percentage: int | None = Field(None, ge=1, le=100)
 
@@ -229,6 +236,7 @@ class UpdateConfig(_Model):
 class GpuLabel(_Model):
     """The label that marks the pool's nodes as GPU nodes (default ``nvidia.com/gpu.present=true``)."""
 
+    yaml_example: ClassVar[str] = f"{{key: {DEFAULT_GPU_LABEL[0]}, value: '{DEFAULT_GPU_LABEL[1]}'}}"
     key: str = DEFAULT_GPU_LABEL[0]
     value: str = DEFAULT_GPU_LABEL[1]
 
@@ -266,6 +274,7 @@ class GpuSharingConfig(_Model):
     ``max_shared_clients_per_gpu``).
     """
 
+    yaml_example: ClassVar[str] = "{strategy: timeSlicing, replicas: 4}"
     strategy: Literal["timeSlicing", "mps"] = Field(description="timeSlicing | mps")
     replicas: int = Field(description="Clients per GPU, >= 2 (k8s-device-plugin: sharing needs replicas > 1).")
 
@@ -293,6 +302,7 @@ class MigConfig(_Model):
     ``nvidia.com/mig-<profile>``). Needs a partitioner (GPU Operator, Bottlerocket, GKE).
     """
 
+    yaml_example: ClassVar[str] = "{strategy: single, profile: 1g.10gb}"
     strategy: Literal["single", "mixed"] = Field(description="single | mixed")
     profile: str = Field(description="MIG profile <compute>g.<memory>gb, e.g. 1g.10gb (NVIDIA MIG User Guide).")
 
@@ -311,6 +321,7 @@ class MigConfig(_Model):
 
 
 class PoolBase(_Model):
+    yaml_example: ClassVar[str] = "{name: inference, backend: eks-managed, instanceTypes: [g6.xlarge], scaling: {minSize: 0, maxSize: 4}}"
     name: str = Field(description="Pool name: lower-case DNS label, up to 40 characters; names child resources.")
     taints: list[TaintItem] = Field(
         default_factory=lambda: [TaintConfig.model_validate(DEFAULT_TAINT.to_k8s())],

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Mapping
-from typing import Any, get_args
+from typing import Any
 
 import yaml
 from pydantic import (
@@ -13,42 +14,13 @@ from pydantic import (
     ValidationError,
 )
 
-from .. import registry
 from ..registry import all_backends
 from ..registry import names as backend_names
-from .common import PROJECT
+from .common import PROJECT, TaintConfig
 from .errors import ConfigError, ConfigIssue
+from .messages import MAX_SHOWN, field_at, model_keys, pattern_rule, show
 from .stack import StackConfig, stack_issues, stack_model
 from .yaml_errors import yaml_syntax_problem
-
-
-def _models_below(model: Any, seen: set[Any]) -> None:
-    """Every pydantic model reachable from ``model``'s field annotations (nested configs)."""
-    if model in seen:
-        return
-    seen.add(model)
-    for field in model.model_fields.values():
-        stack = [field.annotation]
-        while stack:
-            ann = stack.pop()
-            if isinstance(ann, type) and issubclass(ann, BaseModel):
-                _models_below(ann, seen)
-            stack.extend(get_args(ann))
-
-
-_KNOWN: tuple[int, set[str]] | None = None
-
-
-def _known_keys() -> set[str]:
-    """Every config key of every registered backend (for "did you mean" hints)."""
-    global _KNOWN
-    if _KNOWN is None or _KNOWN[0] != registry.version():
-        models: set[Any] = set()
-        _models_below(stack_model(), models)
-        for backend in all_backends():
-            _models_below(backend.config_model, models)
-        _KNOWN = (registry.version(), {f.alias or n for m in models for n, f in m.model_fields.items()})
-    return _KNOWN[1]
 
 
 def _path(loc: tuple[Any, ...]) -> str:
@@ -67,13 +39,21 @@ def _path(loc: tuple[Any, ...]) -> str:
     return out
 
 
+def _key_list(keys: list[str], most: int = 6) -> str:
+    return ", ".join(keys[:most]) + (", ..." if len(keys) > most else "")
+
+
 def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     loc = tuple(err["loc"])
     path = _path(loc)
     kind = err["type"]
     value = err.get("input")
+    shown = show(value)
     if kind == "gpu_node_pools":
-        return [ConfigIssue(path, err["msg"])]
+        msg = err["msg"]
+        if isinstance(value, str) and len(value) > MAX_SHOWN:  # a rule's message quoting a huge value
+            msg = msg.replace(repr(value), shown).replace(value, shown)
+        return [ConfigIssue(path, msg)]
     if kind == "extra_forbidden":
         key = str(loc[-1])
         backend = next((part for part in loc if part in backend_names()), None)
@@ -82,9 +62,16 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
             if owners:
                 return [ConfigIssue(path, f"{key!r} is not a key of {backend} pools (it belongs to {', '.join(owners)} pools); "
                                           f"remove it or change the backend")]
-        close = difflib.get_close_matches(key, sorted(_known_keys() - {key}), n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else "; remove it"
-        return [ConfigIssue(path, f"unknown key {key!r}{hint}")]
+        model, _ = field_at(stack_model(), loc[:-1])  # only the keys of the model at this path
+        keys = model_keys(model) if isinstance(model, type) and issubclass(model, BaseModel) else []
+        close = difflib.get_close_matches(key, [k for k in keys if k != key], n=1, cutoff=0.6)
+        if close:
+            hint = f"; did you mean {close[0]!r}?"
+        elif keys:
+            hint = f"; remove it (keys here: {_key_list(keys)})"
+        else:
+            hint = "; remove it"
+        return [ConfigIssue(path, f"unknown key {show(key)}{hint}")]
     if type(value).__name__ == "Output" and type(value).__module__.startswith("pulumi"):
         return [ConfigIssue(path, "is a Pulumi Output; pool and cluster settings must be plain values known at "
                                   "preview (policies judge taints and labels then), e.g. a name from config, not "
@@ -95,15 +82,49 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         return [ConfigIssue(path, "required key is missing")]
     if kind == "union_tag_invalid" or kind == "union_tag_not_found":
         if not isinstance(value, Mapping):
-            return [ConfigIssue(path, f"{value!r} must be a mapping with name, backend and the backend's keys")]
+            return [ConfigIssue(path, f"{shown} must be a mapping with name, backend and the backend's keys")]
         got = value.get("backend")
-        return [ConfigIssue(_path(loc) + ".backend", f"{got!r} is not a backend; use one of {', '.join(backend_names())}")]
-    msg = err["msg"]
-    if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
-        msg += " (quote it in YAML: yes/no/on/off and numbers are not strings)" if kind == "string_type" else ""
-    if kind == "literal_error":
-        msg = msg.replace("Input should be", "must be")
-    return [ConfigIssue(path, f"{value!r}: {msg}" if not isinstance(value, dict | list) else msg)]
+        if got is None:
+            return [ConfigIssue(path + ".backend", f"required key is missing; use one of {', '.join(backend_names())}")]
+        return [ConfigIssue(path + ".backend", f"{shown if not isinstance(got, str) else show(got)} is not a backend; "
+                                                f"use one of {', '.join(backend_names())}")]
+    model, field = field_at(stack_model(), loc)
+    ctx = err.get("ctx") or {}
+    if kind == "model_type" or kind == "model_attributes_type" or kind == "dict_type":
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            msg = f"must be a mapping with keys {_key_list(model_keys(model))}"
+            if issubclass(model, TaintConfig):
+                msg = "must be a taint string key=value:Effect or a " + msg.removeprefix("must be a ")
+            example = getattr(model, "yaml_example", "")
+            msg += f", e.g. {example}" if example else ""
+        else:
+            msg = "must be a mapping of key: value"
+    elif kind == "string_pattern_mismatch":
+        msg = pattern_rule(str(ctx.get("pattern", "")), field)
+    elif kind in ("too_short", "too_long"):
+        bound = ctx.get("min_length") if kind == "too_short" else ctx.get("max_length")
+        count = ctx.get("actual_length")
+        about = (field.description or "") if field is not None else ""
+        example = about[about.index("e.g."):].rstrip(".") if "e.g." in about else ""
+        item, _ = field_at(stack_model(), (*loc, 0))
+        if not example and getattr(item, "yaml_example", ""):
+            example = f"e.g. [{item.yaml_example}]"
+        if kind == "too_short":
+            msg = f"{'is empty' if not count else f'has {count} item(s)'}; list at least {bound} item(s)"
+        else:
+            msg = f"has {count} items; at most {bound} are allowed"
+        msg += f" ({example})" if example else ""
+        return [ConfigIssue(path, msg)]
+    elif kind == "list_type":
+        about = (field.description or "") if field is not None else ""
+        msg = "must be a list, " + (about[about.index("e.g."):].rstrip(".") if "e.g. [" in about else "e.g. [a, b]")
+    else:
+        msg = err["msg"].replace("Input should be", "must be")
+        if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
+            msg += " (quote it in YAML: yes/no/on/off and numbers are not strings)" if kind == "string_type" else ""
+        if value is None and kind.endswith("_type"):
+            msg += "; set a value or remove the key" if field is not None and not field.is_required() else "; set a value"
+    return [ConfigIssue(path, f"{shown}: {msg}" if not isinstance(value, dict | list) else msg)]
 
 
 def validate_stack_config(raw: Mapping[str, Any], source: str = "stack config") -> StackConfig:
@@ -152,6 +173,62 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
         return super().construct_mapping(node, deep=deep)
 
 
+#: Numbers as YAML 1.1 (PyYAML, libyaml) reads them but YAML 1.2 and JSON do not: Pulumi and most
+#: editors read ``010`` as 10 or a string, PyYAML as octal 8. Plain decimals pass; these are refused.
+_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)(\.[0-9]*)?([eE][-+]?[0-9]+)?")
+
+
+class _Yaml11Number:
+    """A scalar YAML 1.1 reads as a number in a form YAML 1.2/JSON read differently (``010``, ``0x10``,
+    ``1_0``, ``1:20``, ``0b11``); kept with its text so :func:`_yaml_type_problems` reports it with its path."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, text: str, value: int | float) -> None:
+        self.text, self.value = text, value
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Yaml11Number) and other.text == self.text
+
+    def problem(self) -> str:
+        """``<text> is read by YAML 1.1 as <how>; write <decimal>, or quote it`` (one line)."""
+        text, value = self.text, self.value
+        digits = text.lstrip("+-")
+        if ":" in text:
+            how = f"the base-60 number {value}"
+        elif "_" in text:
+            how = f"{value} (YAML 1.1 drops '_')"
+        elif digits[:2].lower() == "0x":
+            how = f"the hexadecimal number {value}"
+        elif digits[:2].lower() == "0b":
+            how = f"the binary number {value}"
+        else:
+            how = f"the octal number {value}"
+        meant = text.replace("_", "") if "_" in text and ":" not in text else None
+        if meant is None and digits[:1] == "0" and digits.isdigit():
+            meant = str(int(text, 10))  # 010 was most likely meant as ten
+        fix = f"write {meant} (or {value})" if meant is not None and meant != str(value) else f"write {value}"
+        return f"{text} is read by YAML 1.1 as {how}; {fix} as a plain decimal, or quote it (\"{text}\") if it is a string"
+
+
+def _construct_number(loader: Any, node: Any) -> Any:
+    value = (loader.construct_yaml_int if node.tag.endswith(":int") else loader.construct_yaml_float)(node)
+    text = node.value
+    if isinstance(text, str) and not _DECIMAL.fullmatch(text) and text.lower().lstrip("+-") not in (".inf", ".nan"):
+        return _Yaml11Number(text, value)
+    return value
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_number)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_number)
+
+
 def _python_parser_error(text: str) -> yaml.YAMLError | None:
     """The pure-Python parser's error for ``text`` (its wording is clearer than libyaml's "did not find
     expected ..."); only called once a file has already failed to parse, so the fast path keeps libyaml."""
@@ -173,7 +250,8 @@ def _config_path(top: str, rest: tuple[Any, ...]) -> str:
 
 
 def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> list[ConfigIssue]:
-    """Keys and values that YAML 1.1 reads as something other than JSON (dates, booleans as keys...)."""
+    """Keys and values that YAML 1.1 reads as something other than JSON (dates, booleans as keys, numbers
+    written as ``010``/``0x10``/``1_0``/``1:20``, which YAML 1.2 and JSON read differently)."""
     problems = []
     if isinstance(value, Mapping):
         for k, v in value.items():
@@ -181,7 +259,8 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
                 problems.append(
                     ConfigIssue(
                         _config_path(top, rest),
-                        f"key {k!r} is read by YAML as a {type(k).__name__}, not a string "
+                        f"key {k!r} is read by YAML as a "
+                        f"{'number' if isinstance(k, _Yaml11Number) else type(k).__name__}, not a string "
                         f"(yes/no/on/off, numbers and dates are not strings); quote it",
                     )
                 )
@@ -190,6 +269,8 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
     elif isinstance(value, list):
         for i, v in enumerate(value):
             problems += _yaml_type_problems(v, top, (*rest, i))
+    elif isinstance(value, _Yaml11Number):
+        problems.append(ConfigIssue(_config_path(top, rest), value.problem()))
     elif not isinstance(value, str | int | float | bool | type(None)):
         problems.append(
             ConfigIssue(
@@ -226,7 +307,9 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT) -> tuple[dic
 
     Refuses, with one :class:`ConfigIssue` each: bytes that are not UTF-8, invalid YAML, a
     document or ``config:`` that is not a mapping, duplicate keys, keys YAML reads as
-    booleans/numbers/dates (``on:``), and values it reads as dates or other non-JSON types.
+    booleans/numbers/dates (``on:``), values it reads as dates or other non-JSON types, and numbers
+    written in YAML 1.1-only forms (``010`` octal, ``0x10``, ``1_0``, ``1:20`` base 60), which YAML 1.2
+    and JSON read differently.
 
     Raises:
         ConfigError: every problem found, with the config path where there is one.
@@ -309,10 +392,14 @@ def load_stack_config(
     """
     raw: dict[str, Any] = {}
     issues: list[ConfigIssue] = []
+    misspelt: set[str] = set()
     allowed = {f.alias for f in StackConfig.model_fields.values()} | _SIDE_KEYS
     for full, text in config.items():
         ns, _, key = full.partition(":")
         if ns != PROJECT:
+            if key in allowed and difflib.get_close_matches(ns, [PROJECT], n=1, cutoff=0.8):
+                issues.append(ConfigIssue(full, f"unknown namespace {ns!r}; did you mean {PROJECT}:{key}?"))
+                misspelt.add(key)
             continue
         if key not in allowed:
             close = difflib.get_close_matches(key, sorted(allowed), n=1)
@@ -332,11 +419,12 @@ def load_stack_config(
         try:
             raw[key] = json.loads(text) if isinstance(text, str) else text
         except json.JSONDecodeError:
-            issues.append(ConfigIssue(key, f"{text!r} must be a structured value (a YAML mapping or list)"))
+            raw[key] = text  # a plain string (cluster: ml-dev): the model reports what it must be, once
     try:
         stack = validate_stack_config(raw, source)
     except ConfigError as exc:
-        raise ConfigError(issues + exc.issues, source) from None
+        missing = {f"{PROJECT}:{key}" for key in misspelt}  # already reported as a misspelt namespace
+        raise ConfigError(issues + [i for i in exc.issues if i.path not in missing], source) from None
     if issues:
         raise ConfigError(issues, source)
     return stack

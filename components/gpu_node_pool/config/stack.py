@@ -8,7 +8,7 @@ import importlib
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -36,11 +36,13 @@ class ClusterConfig(_Model):
     model from ``GpuNodePool.cluster`` may hold Outputs there.
     """
 
+    yaml_example: ClassVar[str] = "{name: ml-dev, nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node, subnetIds: [subnet-0a1b2c3d4e5f60718]}"
+
     name: str = Field(pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$", description="Cluster name; GKE: <= 40, lower-case.")
     node_role_arn: str | None = Field(
         None, pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$", description="Default node IAM role ARN."
     )
-    subnet_ids: list[str] | None = Field(None, min_length=1, description="Default subnets for node groups.")
+    subnet_ids: list[str] | None = Field(None, min_length=1, description="Default subnets for node groups, e.g. [subnet-0a1b2c3d4e5f60718].")
     kubernetes_version: str | None = Field(None, pattern=r"^1\.\d{2}$", description="e.g. '1.33' (quote it).")
     project: str | None = Field(
         None, pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$", description="GKE: Google Cloud project ID; gke pools need it."

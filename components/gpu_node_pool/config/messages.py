@@ -1,0 +1,126 @@
+"""Pydantic's error kinds in words a platform engineer reads: the model at a config path, its keys, the
+rule behind a regular expression, values shown as YAML shows them (``null``, ``true``) and cut short.
+
+Pure helpers for :mod:`.loading`; no regular expression, class name or Python literal reaches a user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import NoneType, UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from ..registry import all_backends
+
+#: Values longer than this are cut in messages (a pasted 1 MB certificate is not echoed back).
+MAX_SHOWN = 80
+
+#: The rule behind each ``pattern=`` of the config models, in words, with a valid example (source of
+#: each rule in the comment). Keyed by the pattern itself so a model anywhere can use it.
+PATTERN_RULES: dict[str, str] = {
+    # IAM ARN format (AWS IAM User Guide, "IAM ARNs")
+    r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$": "must be an IAM role ARN arn:aws:iam::<12-digit account>:role/<name>, "
+    "e.g. arn:aws:iam::111122223333:role/ml-dev-gpu-node",
+    r"^arn:aws[a-z-]*:iam::\d{12}:instance-profile/.+$": "must be an IAM instance profile ARN "
+    "arn:aws:iam::<12-digit account>:instance-profile/<name>, e.g. arn:aws:iam::111122223333:instance-profile/gpu-nodes",
+    r"^arn:aws[a-z-]*:resource-groups:[a-z0-9-]+:\d{12}:group/.+$": "must be a resource group ARN, e.g. "
+    "arn:aws:resource-groups:us-west-2:111122223333:group/gpu-reservations",
+    # EKS CreateCluster name constraint
+    r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$": "must be 1-100 letters, digits, '-' or '_', starting with a letter or "
+    "digit (the EKS cluster name rule), e.g. ml-dev",
+    r"^1\.\d{2}$": "must be a Kubernetes minor version 1.NN written as a quoted string, e.g. \"1.33\"",
+    # Google Cloud project ID rules (Resource Manager: 6-30 characters)
+    r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$": "must be a Google Cloud project ID: 6-30 lower-case letters, digits or '-', "
+    "starting with a letter and not ending with '-', e.g. ml-platform-dev",
+    r"^[a-z]+-[a-z]+[0-9]+(-[a-z])?$": "must be a Google Cloud region or zone, e.g. us-central1 or us-central1-a",
+    # Kubernetes namespace names are DNS labels (RFC 1123)
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$": "must be a DNS label: lower-case letters, digits and '-', starting and "
+    "ending with a letter or digit, e.g. nvidia-device-plugin",
+    r"^sha256:[0-9a-f]{64}$": "must be 'sha256:' and 64 lower-case hex digits, e.g. sha256:" + "0" * 64,
+    r"^cr-[0-9a-f]+$": "must be a capacity reservation ID cr-<hex>, e.g. cr-0123456789abcdef0",
+    r"^cr-[0-9a-z]+$": "must be a capacity reservation ID cr-<id>, e.g. cr-0123456789abcdef0",
+    r"^[0-9]{12}$": "must be a 12-digit AWS account ID, e.g. 111122223333",
+    r"^ami-[0-9a-f]{8,17}$": "must be an AMI ID ami-<8-17 hex digits>, e.g. ami-0123456789abcdef0",
+    r"^nvidia-[a-z0-9]+(-[a-z0-9]+)*$": "must be a GKE accelerator type, e.g. nvidia-l4 or nvidia-h100-80gb",
+    r"^[a-z][a-z0-9]*-[a-z0-9-]+$": "must be a Compute Engine machine type, e.g. g2-standard-8",
+    r"^[^@\s]+@[a-z0-9-]+(\.[a-z0-9-]+)+$": "must be a service account e-mail, "
+    "e.g. gpu-nodes@ml-platform-dev.iam.gserviceaccount.com",
+}
+
+
+def show(value: Any, python: bool = False) -> str:
+    """``value`` as YAML shows it (``null``, ``true``, ``'text'``; with ``python``, as Python does: ``None``),
+    cut to about :data:`MAX_SHOWN` characters."""
+    if value is None and not python:
+        return "null"
+    if isinstance(value, bool) and not python:
+        return "true" if value else "false"
+    if isinstance(value, str) and len(value) > MAX_SHOWN:
+        return f"{value[:MAX_SHOWN]!r}... ({len(value)} characters)"
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN]}... ({len(text)} characters)"
+
+
+def _unwrap(ann: Any) -> list[Any]:
+    """The alternatives of an annotation: ``Annotated`` and ``Optional`` removed, unions split."""
+    if get_origin(ann) is Annotated:
+        return _unwrap(get_args(ann)[0])
+    if get_origin(ann) in (Union, UnionType):
+        return [a for arg in get_args(ann) if arg is not NoneType for a in _unwrap(arg)]
+    return [ann]
+
+
+def _field(model: type[BaseModel], key: Any) -> FieldInfo | None:
+    return next((f for n, f in model.model_fields.items() if key in (f.alias, n)), None)
+
+
+def field_at(root: type[BaseModel], loc: tuple[Any, ...]) -> tuple[Any, FieldInfo | None]:
+    """Walk the model ``root`` along a pydantic error ``loc``: ``(annotation, field)`` of the last step
+    (``annotation`` is the model, list, dict or scalar type there), or ``(None, None)`` when lost."""
+    current: list[Any] = [root]
+    field: FieldInfo | None = None
+    backends = {b.name: b.config_model for b in all_backends()}
+    for part in loc:
+        nxt: list[Any] = []
+        for ann in current:
+            for alt in _unwrap(ann):
+                origin = get_origin(alt)
+                if isinstance(alt, type) and issubclass(alt, BaseModel):
+                    if part in backends and backends[part] is not None:
+                        nxt.append(backends[part])  # discriminated-union tag
+                    elif (f := _field(alt, part)) is not None:
+                        field = f
+                        nxt.append(f.annotation)
+                elif origin in (list, tuple) and isinstance(part, int):
+                    nxt.append(get_args(alt)[0])
+                elif origin is dict or (isinstance(origin, type) and issubclass(origin, Mapping)):
+                    if part != "[key]":
+                        nxt.append(get_args(alt)[1])
+                    else:
+                        nxt.append(get_args(alt)[0])
+                elif isinstance(part, str) and part in backends:
+                    nxt.append(backends[part])
+        if not nxt:
+            if isinstance(part, str) and (part in backends or part.startswith("function-")):
+                continue
+            return None, None
+        current = nxt
+    models = [a for ann in current for a in _unwrap(ann) if isinstance(a, type) and issubclass(a, BaseModel)]
+    return (models[0] if models else current[0]), field
+
+
+def model_keys(model: type[BaseModel]) -> list[str]:
+    """The config keys (camelCase aliases) of ``model``, required first."""
+    fields = list(model.model_fields.items())
+    return [f.alias or n for n, f in fields if f.is_required()] + [f.alias or n for n, f in fields if not f.is_required()]
+
+
+def pattern_rule(pattern: str, field: FieldInfo | None) -> str:
+    """The rule of ``pattern`` in words (:data:`PATTERN_RULES`), else the field's description."""
+    if pattern in PATTERN_RULES:
+        return PATTERN_RULES[pattern]
+    about = (field.description or "").rstrip(".") if field is not None else ""
+    return f"has the wrong form; expected: {about}" if about else "has the wrong form"

@@ -1,0 +1,186 @@
+"""A new-user trial's findings on config messages: YAML 1.1 numbers, "did you mean" hints, pydantic's raw text.
+
+Every message names the path, the bad value, the rule in words and the fix, on one line.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+from conftest import ROOT
+
+from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+from gpu_node_pool.config import ConfigError, load_stack_config, read_stack_file
+
+DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+GKE = (ROOT / "stacks" / "Pulumi.gke-dev.yaml").read_text()
+
+
+def issues(text: str) -> list[str]:
+    """The one-line issues a stack file gives (read, then validated), or [] when it is accepted."""
+    try:
+        config, _ = read_stack_file(text.encode(), "Pulumi.mine.yaml")
+        load_stack_config(config, "Pulumi.mine.yaml")
+    except ConfigError as err:
+        lines = [str(i) for i in err.issues]
+        assert all("\n" not in line for line in lines), lines
+        return lines
+    return []
+
+
+YAML11 = [
+    ("maxSize: 010", "maxSize: 4", "pools[0].scaling.maxSize: 010 is read by YAML 1.1 as the octal number 8; write 10"),
+    ("maxSize: 0x10", "maxSize: 4", "pools[0].scaling.maxSize: 0x10 is read by YAML 1.1 as the hexadecimal number 16; write 16"),
+    ("maxSize: 1_0", "maxSize: 4", "pools[0].scaling.maxSize: 1_0 is read by YAML 1.1 as 10 (YAML 1.1 drops '_'); write 10"),
+    ("maxSize: 1:20", "maxSize: 4", "pools[0].scaling.maxSize: 1:20 is read by YAML 1.1 as the base-60 number 80; write 80"),
+    ("name: 0123", "name: inference", "pools[0].name: 0123 is read by YAML 1.1 as the octal number 83;"),
+]
+
+
+@pytest.mark.parametrize("new, old, expected", YAML11, ids=[c[0] for c in YAML11])
+def test_yaml11_number_forms_are_refused_with_the_path_and_the_fix(new, old, expected):
+    lines = issues(DEV.replace(old, new))
+    assert len(lines) == 1 and lines[0].startswith(expected), lines
+    assert "quote it" in lines[0]
+
+
+def test_plain_decimals_and_quoted_forms_still_pass():
+    assert issues(DEV.replace("maxSize: 4", "maxSize: 10").replace("minSize: 0", "minSize: 0")) == []
+    assert issues(DEV.replace("env: dev", "env: '010'")) == []
+
+
+def test_a_yaml11_number_as_a_key_is_called_a_number():
+    lines = issues(DEV.replace("        example.com/team: ml-platform", "        0x1f: z"))
+    assert lines == ["pools[0].labels: key 0x1f is read by YAML as a number, not a string "
+                     "(yes/no/on/off, numbers and dates are not strings); quote it"]
+
+
+# --- 2. "did you mean" only among the keys of the model at that path -----------------------
+
+def test_an_unknown_taint_key_suggests_no_key_of_another_model():
+    lines = issues(DEV.replace("- nvidia.com/gpu=present:NoSchedule",
+                               "- {key: nvidia.com/gpu, value: present, effect: NoSchedule, operator: Exists}"))
+    assert lines == ["pools[0].taints[0].operator: unknown key 'operator'; remove it (keys here: key, effect, value)"]
+
+
+def test_an_unknown_cluster_key_suggests_no_key_of_another_model():
+    (line,) = issues(DEV.replace("name: ml-dev", "name: ml-dev\n    regoin: us-west-2"))
+    assert line.startswith("cluster.regoin: unknown key 'regoin'; remove it (keys here: name, nodeRoleArn,")
+    assert "did you mean" not in line
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("maxSize: 4", "maxsize: 4", "pools[0].scaling.maxsize: unknown key 'maxsize'; did you mean 'maxSize'?"),
+    ("subnetIds:", "subnetId:", "cluster.subnetId: unknown key 'subnetId'; did you mean 'subnetIds'?"),
+    ("  gpu-node-pools:devicePlugin:\n    namespace:", "  gpu-node-pools:devicePlugin:\n    namespce:",
+     "devicePlugin.namespce: unknown key 'namespce'; did you mean 'namespace'?"),
+])
+def test_a_misspelt_key_gets_the_close_key_of_its_own_model(old, new, expected):
+    assert expected in issues(DEV.replace(old, new))
+
+
+def test_a_misspelt_namespace_is_named_instead_of_a_missing_key():
+    lines = issues(DEV.replace("gpu-node-pools:pools:", "gpu-node-pool:pools:"))
+    assert lines == ["gpu-node-pool:pools: unknown namespace 'gpu-node-pool'; did you mean gpu-node-pools:pools?"]
+
+
+# --- 3. pydantic's own text never reaches the user -------------------------------------------
+
+RAW = [
+    ("a taint that is a number", "- nvidia.com/gpu=present:NoSchedule", "- 5",
+     "pools[0].taints[0]: 5: must be a taint string key=value:Effect or a mapping with keys key, effect, value, "
+     "e.g. nvidia.com/gpu=present:NoSchedule or {key: nvidia.com/gpu, value: present, effect: NoSchedule}"),
+    ("gpuLabel as a string", "      tags:\n        team", "      gpuLabel: foo\n      tags:\n        team",
+     "pools[0].gpuLabel: 'foo': must be a mapping with keys key, value, e.g. {key: nvidia.com/gpu.present, value: 'true'}"),
+    ("nodeRoleArn as a role name", "nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node", "nodeRoleArn: ml-dev-gpu-node",
+     "cluster.nodeRoleArn: 'ml-dev-gpu-node': must be an IAM role ARN arn:aws:iam::<12-digit account>:role/<name>, "
+     "e.g. arn:aws:iam::111122223333:role/ml-dev-gpu-node"),
+    ("cluster name with a space", "name: ml-dev", "name: 'ml dev'", "cluster.name: 'ml dev': must be 1-100 letters"),
+    ("kubernetesVersion with a v", 'kubernetesVersion: "1.33"', 'kubernetesVersion: "v1.33"',
+     "cluster.kubernetesVersion: 'v1.33': must be a Kubernetes minor version 1.NN written as a quoted string, e.g. \"1.33\""),
+    ("namespace not a DNS label", "namespace: nvidia-device-plugin", "namespace: Nvidia_DP",
+     "devicePlugin.namespace: 'Nvidia_DP': must be a DNS label"),
+    ("empty subnetIds", "subnetIds:\n      - subnet-0a1b2c3d4e5f60718\n      - subnet-0f1e2d3c4b5a69788", "subnetIds: []",
+     "cluster.subnetIds: is empty; list at least 1 item(s) (e.g. [subnet-0a1b2c3d4e5f60718])"),
+    ("null scaling", "      scaling:\n        minSize: 0\n        maxSize: 4", "      scaling: null",
+     "pools[0].scaling: null: must be a mapping with keys minSize, maxSize, desiredSize, e.g. {minSize: 0, maxSize: 4}"),
+    ("null name", "name: inference", "name: null", "pools[0].name: null: must be a valid string"),
+    ("missing backend", "      backend: eks-managed\n", "",
+     "pools[0].backend: required key is missing; use one of eks-managed, gke"),
+]
+
+
+@pytest.mark.parametrize("desc, old, new, expected", RAW, ids=[c[0] for c in RAW])
+def test_messages_give_the_rule_in_words(desc, old, new, expected):
+    lines = issues(DEV.replace(old, new))
+    assert any(line.startswith(expected) for line in lines), lines
+    for line in lines:
+        assert "instance of" not in line and "should match pattern" not in line and "^" not in line, line
+        assert "None" not in line and "after validation" not in line and "Input should" not in line, line
+
+
+def test_a_gke_project_id_rule_in_words():
+    text = GKE.replace("    project: acme-ml-dev", "    project: X_Y")
+    assert text != GKE
+    lines = issues(text)
+    assert any(line.startswith("cluster.project: 'X_Y': must be a Google Cloud project ID: 6-30") for line in lines), lines
+
+
+def test_no_pools_gives_an_example_pool():
+    lines = issues(DEV.split("  gpu-node-pools:pools:")[0] + "  gpu-node-pools:pools: []\n")
+    assert lines == ["pools: is empty; list at least 1 item(s) (e.g. [{name: inference, backend: eks-managed, "
+                     "instanceTypes: [g6.xlarge], scaling: {minSize: 0, maxSize: 4}}])"]
+
+
+@pytest.mark.parametrize("old", ["name: inference", "capacityType: ON_DEMAND"])
+def test_a_huge_value_is_cut_in_the_message(old):
+    key = old.split(":")[0]
+    (line,) = issues(DEV.replace(old, f"{key}: {'a' * 1_000_000}"))
+    assert len(line) < 400 and "(1000000 characters)" in line, line[:500]
+
+
+# --- 4. a string where a mapping belongs: one error, not a false "missing" --------------------
+
+def test_cluster_as_a_string_is_one_error():
+    head, rest = DEV.split("  gpu-node-pools:cluster:\n")
+    text = head + "  gpu-node-pools:cluster: ml-dev\n  gpu-node-pools:pools:" + rest.split("  gpu-node-pools:pools:")[1]
+    lines = issues(text)
+    assert len(lines) == 1 and lines[0].startswith("cluster: 'ml-dev': must be a mapping with keys name, nodeRoleArn"), lines
+
+
+# --- 5. the Python API refuses wrong argument types with ConfigError ---------------------------
+
+class _Recording(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.registered: list[str] = []
+
+    def new_resource(self, args):
+        self.registered.append(args.typ)
+        return [args.name + "_id", args.inputs]
+
+    def call(self, args):
+        return {}
+
+
+CLUSTER = {"name": "ml-dev", "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-dev-gpu-node",
+           "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
+POOL = {"name": "inference", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 1}}
+
+
+@pytest.mark.parametrize("make, path, got", [
+    (lambda: GpuNodePoolArgs(pool=None, cluster=CLUSTER), "GpuNodePoolArgs.pool", "got None (NoneType); expected a pool model"),
+    (lambda: GpuNodePoolArgs(pool="inference", cluster=CLUSTER), "GpuNodePoolArgs.pool", "got 'inference' (str)"),
+    (lambda: GpuNodePoolArgs(pool=[POOL], cluster=CLUSTER), "GpuNodePoolArgs.pool", "(list); expected a pool model"),
+    (lambda: GpuNodePoolArgs(pool=POOL, cluster=None), "GpuNodePoolArgs.cluster", "got None (NoneType); expected a mapping such as"),
+    (lambda: GpuNodePoolArgs(pool=POOL, cluster="ml-dev"), "GpuNodePoolArgs.cluster", "got 'ml-dev' (str)"),
+    (lambda: {"pool": POOL, "cluster": CLUSTER}, "GpuNodePool('x', args)", "(dict); expected GpuNodePoolArgs(pool=..., cluster=...)"),
+    (lambda: None, "GpuNodePool('x', args)", "got None (NoneType); expected GpuNodePoolArgs("),
+])
+def test_wrong_argument_types_raise_config_error_before_registering(make, path, got):
+    mocks = _Recording()
+    pulumi.runtime.set_mocks(mocks, preview=True)
+    with pytest.raises(ConfigError) as err:
+        GpuNodePool("x", make())
+    (issue,) = err.value.issues
+    assert issue.path == path and got in issue.message, str(issue)
+    assert mocks.registered == []
