@@ -12,7 +12,7 @@ import pulumi
 
 from .config import PROJECT, ConfigError, StackConfig, load_stack_config
 
-__all__ = ["runtime_config", "read_stack_config", "build", "main"]
+__all__ = ["runtime_config", "read_stack_config", "build", "install_gpu_agents", "main"]
 
 
 def runtime_config() -> dict[str, Any]:
@@ -55,9 +55,11 @@ def build(stack: StackConfig) -> dict[str, Any]:
     if stack.device_plugin.enabled and served and stack.device_plugin.provider == "nvidia-device-plugin":
         plugin = NvidiaDevicePlugin(
             "nvidia-device-plugin",
-            NvidiaDevicePluginArgs(cluster_name=stack.cluster.name, pools=served, config=stack.device_plugin),
+            NvidiaDevicePluginArgs(cluster_name=stack.cluster.name, pools=served, config=stack.device_plugin,
+                                   feature_discovery=stack.gpu_agents.feature_discovery.enabled),
             opts=k8s_opts,
         )
+    agents = install_gpu_agents(stack, [p.spec for p in pools.values()], k8s_opts)  # GPU Operator / DCGM exporter
     for name, pool in pools.items():
         pulumi.export(f"{name}.taints", pool.taints)
         pulumi.export(f"{name}.labels", pool.labels)
@@ -67,7 +69,26 @@ def build(stack: StackConfig) -> dict[str, Any]:
             pulumi.export(f"{name}.{key}", value)
     if plugin is not None:
         pulumi.export("devicePlugin.tolerations", plugin.tolerations)
-    return {"pools": pools, "device_plugin": plugin}
+    return {"pools": pools, "device_plugin": plugin, **agents}
+
+
+def install_gpu_agents(stack: StackConfig, specs: list[Any], opts: pulumi.ResourceOptions | None) -> dict[str, Any]:
+    """The GPU Operator (``devicePlugin.provider: gpu-operator``) or, with the standalone plugin, the DCGM
+    exporter (``gpuAgents.dcgmExporter.enabled``); returns them as ``{"gpu_operator": ..., "dcgm_exporter": ...}``."""
+    from .gpu_agents import DcgmExporter, DcgmExporterArgs, GpuOperator, GpuOperatorArgs
+
+    out: dict[str, Any] = {"gpu_operator": None, "dcgm_exporter": None}
+    name = stack.cluster.name
+    if stack.device_plugin.enabled and stack.device_plugin.provider == "gpu-operator":
+        out["gpu_operator"] = GpuOperator("gpu-operator", GpuOperatorArgs(
+            cluster_name=name, pools=specs, agents=stack.gpu_agents, config=stack.device_plugin), opts=opts)
+        pulumi.export("gpuOperator.tolerations", out["gpu_operator"].tolerations)
+    elif stack.gpu_agents.dcgm_exporter.enabled:
+        extra = [t.to_toleration() for t in stack.device_plugin.extra_tolerations]
+        out["dcgm_exporter"] = DcgmExporter("dcgm-exporter", DcgmExporterArgs(
+            cluster_name=name, pools=specs, config=stack.gpu_agents.dcgm_exporter, extra_tolerations=extra), opts=opts)
+        pulumi.export("dcgmExporter.tolerations", out["dcgm_exporter"].tolerations)
+    return out
 
 
 def main() -> dict[str, Any]:

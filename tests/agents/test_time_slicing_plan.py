@@ -21,7 +21,7 @@ from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.plan import plan_stack
 from gpu_node_pool.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, HELM_CHART_V4
 
-SHARED = Path(os.environ.get("GPU_NODE_POOLS_SHARED", ROOT.parent / "shared"))
+SHARED = Path(os.environ.get("GPU_NODE_POOLS_SHARED") or next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared"))
 HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").exists() else None)
 CA = "k8s.io/cluster-autoscaler/node-template/"
 
@@ -141,7 +141,7 @@ def test_real_chart_renders_the_config_map_the_label_names(planned, tmp_path):
     assert envs.get("NODE_LABEL") == DEVICE_PLUGIN_CONFIG_LABEL and envs.get("DEFAULT_CONFIG") == "default"
 
 
-def test_provider_gpu_operator_installs_no_standalone_plugin(tmp_path):
+def test_provider_gpu_operator_installs_the_operator_not_the_standalone_plugin(tmp_path):
     shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
     shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
     (tmp_path / "stacks").mkdir()
@@ -149,6 +149,8 @@ def test_provider_gpu_operator_installs_no_standalone_plugin(tmp_path):
     (tmp_path / "stacks" / "Pulumi.op.yaml").write_text(text)
     result = plan_stack("op", tmp_path)
     assert not result.config_issues
-    assert not [r for r in result.resources if r.type == HELM_CHART_V4]
-    # nothing installs the operator in this stack yet: the plan says so instead of passing silently
-    assert any("No NVIDIA device plugin" in v["message"] for v in result.violations)
+    charts = [r for r in result.resources if r.type == HELM_CHART_V4]
+    assert [c.inputs["chart"] for c in charts] == ["gpu-operator"]
+    assert charts[0].inputs["repositoryOpts"] == {"repo": "https://helm.ngc.nvidia.com/nvidia"}
+    # the policies recognise the operator's plugin from the chart values: no "No NVIDIA device plugin" finding
+    assert not [v for v in result.violations if v["enforcement"] == "mandatory"], result.violations

@@ -51,12 +51,15 @@ class NvidiaDevicePluginArgs:
         cluster: optional cluster resource (``aws.eks.Cluster``, ``gcp.container.Cluster``...)
             the once-per-cluster guard is keyed on (a kubernetes provider in ``opts.providers``
             takes precedence).
+        feature_discovery: also run GPU Feature Discovery and its NFD worker (``gfd.enabled``), with
+            the derived tolerations; on anyway when a served pool uses MPS (:mod:`.discovery`).
     """
 
     cluster_name: Any
     pools: Sequence[PoolConfig]
     config: DevicePluginConfig = field(default_factory=DevicePluginConfig)
     cluster: Any = None
+    feature_discovery: bool = False
 
 
 class NvidiaDevicePlugin(pulumi.ComponentResource):
@@ -100,7 +103,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         import pulumi_kubernetes as k8s
 
-        self.values = render.chart_values(served, args.config)
+        self.values = render.chart_values(served, args.config, args.feature_discovery)
         self.tolerations = self.values["tolerations"]
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from ..config import POOL_LABEL_KEY, DevicePluginConfig
 from ..taints import Taint, Toleration, tolerations_tolerate_taint
+from .discovery import discovery_values, needs_feature_discovery
 from .sharing import config_values, pool_sharing
 
 __all__ = [
@@ -93,13 +94,14 @@ def node_affinity(pools: Iterable[ServedPool]) -> dict[str, Any]:
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
 
 
-def chart_values(pools: Sequence[ServedPool], config: DevicePluginConfig) -> dict[str, Any]:
+def chart_values(pools: Sequence[ServedPool], config: DevicePluginConfig, feature_discovery: bool = False) -> dict[str, Any]:
     """The chart ``values`` for the pools that need NVIDIA's plugin (``uses_nvidia_device_plugin``).
 
     Keys: ``tolerations`` (derived), ``affinity`` (derived), ``priorityClassName``
     (``system-node-critical``), ``image`` (tag pinned to the app version, or a digest), an
     unprivileged container ``securityContext``, and ``config`` (``map`` + ``default``, see
-    :func:`.sharing.config_values`) when a served pool has ``gpuSharing``.
+    :func:`.sharing.config_values`) when a served pool has ``gpuSharing``; ``gfd`` and ``nfd.worker.tolerations``
+    (:mod:`.discovery`) with ``feature_discovery`` (``gpuAgents.featureDiscovery.enabled``) or an MPS pool.
     """
     served = [p for p in pools if p.uses_nvidia_device_plugin]
     extra = [t.to_toleration() for t in config.extra_tolerations]
@@ -120,6 +122,8 @@ def chart_values(pools: Sequence[ServedPool], config: DevicePluginConfig) -> dic
     sharing = config_values(s for p in served if (s := pool_sharing(p)) is not None)
     if sharing:  # time-slicing / MPS: named configs selected by each pool's nvidia.com/device-plugin.config label
         values["config"] = sharing
+    if needs_feature_discovery(served, feature_discovery):  # GFD + its NFD worker, tolerating every pool taint
+        values.update(discovery_values(values["tolerations"]))
     return values
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "operator_device_plugins",
     "driver_installers",
     "standalone_nfd_workers",
+    "dcgm_exporters",
 ]
 
 CLUSTER_POLICY_TYPE = "kubernetes:nvidia.com/v1:ClusterPolicy"
@@ -47,6 +48,8 @@ _PLUGIN_NFD_DEFAULT_TOLERATIONS = [
     Toleration("node-role.kubernetes.io/master", "Equal", "", TaintEffect.NO_SCHEDULE).to_k8s(),
     Toleration(NVIDIA_GPU_RESOURCE, "Equal", "present", TaintEffect.NO_SCHEDULE).to_k8s(),
 ]
+#: dcgm-exporter chart 4.8.2 values.yaml ``tolerations`` default: the control plane only (dcgm-exporter#731; facts B.1).
+_DCGM_DEFAULT_TOLERATIONS = [Toleration("node-role.kubernetes.io/control-plane", "Exists", None, TaintEffect.NO_SCHEDULE).to_k8s()]
 #: Images that install the NVIDIA driver: GKE's installers and NVIDIA's driver container.
 _DRIVER_IMAGES = ("nvidia-installer", "nvidia-driver-installer", "cos-gpu-installer", "nvcr.io/nvidia/driver")
 
@@ -58,12 +61,13 @@ class GpuOperator:
         display: how messages name it.
         tolerations: its operands' tolerations (Kubernetes objects).
         nfd_tolerations: its NFD worker's tolerations, or None when its NFD is off or not known.
-        device_plugin, driver: whether those operands are enabled.
+        device_plugin, driver, dcgm_exporter: whether those operands are enabled (chart defaults: true).
     """
 
     def __init__(self, display: str, tolerations: list[Any], nfd_tolerations: list[Any] | None,
-                 device_plugin: bool, driver: bool) -> None:
+                 device_plugin: bool, driver: bool, dcgm_exporter: bool = True) -> None:
         self.display = display
+        self.dcgm_exporter = dcgm_exporter
         self.tolerations = tolerations
         self.nfd_tolerations = nfd_tolerations
         self.device_plugin = device_plugin
@@ -92,7 +96,7 @@ def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOpe
             found.append(GpuOperator(
                 f"GPU Operator ClusterPolicy {res.name!r} (spec.daemonsets.tolerations)",
                 tolerations or _OPERATOR_DEFAULT_TOLERATIONS, None,
-                _enabled(spec, "devicePlugin"), _enabled(spec, "driver"),
+                _enabled(spec, "devicePlugin"), _enabled(spec, "driver"), _enabled(spec, "dcgmExporter"),
             ))
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
@@ -113,7 +117,7 @@ def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOpe
                 f"GPU Operator chart {chart} {res.name!r} (values daemonsets.tolerations)",
                 list(tolerations) if isinstance(tolerations, list) else _OPERATOR_DEFAULT_TOLERATIONS,
                 (list(nfd) if isinstance(nfd, list) else _OPERATOR_DEFAULT_NFD_TOLERATIONS) if nfd_on else None,
-                _enabled(values, "devicePlugin"), _enabled(values, "driver"),
+                _enabled(values, "devicePlugin"), _enabled(values, "driver"), _enabled(values, "dcgmExporter"),
             ))
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
@@ -172,4 +176,40 @@ def standalone_nfd_workers(resources: Sequence[Any], undecided: Undecided) -> li
         if op.nfd_tolerations is not None:
             found.append((f"the NFD worker of the {op.display.replace('daemonsets.tolerations', 'node-feature-discovery.worker.tolerations')}",
                           {"tolerations": op.nfd_tolerations}))
+    return found
+
+
+def dcgm_exporters(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of every DCGM exporter: DaemonSets running a ``dcgm-exporter`` image, else
+    ``dcgm-exporter`` charts by their values (``tolerations``, ``affinity``, ``nodeSelector``; the chart's
+    default tolerations when absent), plus each GPU Operator with ``dcgmExporter.enabled`` (its operands'
+    tolerations)."""
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for res in resources:
+        if kind_of(res.resource_type) != "DaemonSet":
+            continue
+        try:
+            workload = workload_of(res.resource_type, res.props, res.name)
+            if workload is not None and any("dcgm-exporter" in str(dig(c, "image") or "") for _, c in containers(workload.pod_spec)):
+                found.append((f"DCGM exporter DaemonSet {workload.namespace}/{workload.name}", workload.pod_spec))
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+    if not found:  # no rendered child: the chart's declared values
+        for res in resources:
+            if res.resource_type not in CHART_TYPES:
+                continue
+            try:
+                chart = text(dig(res.props, "chart")) or ""
+                if not chart.rstrip("/").endswith("dcgm-exporter"):
+                    continue
+                values = plain(mapping(dig(res.props, "values")))
+                tolerations = dig(values, "tolerations")
+                spec: dict[str, Any] = {"tolerations": list(tolerations) if isinstance(tolerations, list) else _DCGM_DEFAULT_TOLERATIONS}
+                for key in ("affinity", "nodeSelector"):
+                    if isinstance(values.get(key), Mapping) and values[key]:
+                        spec[key] = values[key]
+                found.append((f"DCGM exporter chart {chart} {res.name!r} (values tolerations/affinity)", spec))
+            except UnknownValueError as err:
+                undecided.add(f"{res.resource_type} {res.name}", err)
+    found += [(f"the DCGM exporter of the {op.display}", op.pod_spec) for op in gpu_operators(resources, undecided) if op.dcgm_exporter]
     return found

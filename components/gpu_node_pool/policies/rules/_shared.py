@@ -12,7 +12,7 @@ from pulumi_policy import (
 from ...config import DEFAULT_TAINT
 from ...labels import DEFAULT_GPU_LABEL
 from ...taints import Taint, TaintEffect, TaintError, Toleration
-from ...wellknown import NVIDIA_GPU_RESOURCE
+from ...wellknown import NVIDIA_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX, NVIDIA_SHARED_GPU_RESOURCE
 from ..pools import (
     GpuPool,
     find_gpu_pools,
@@ -48,7 +48,8 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
         "extraTaints": [str(DEFAULT_TAINT)],
         "gpuLabels": [f"{DEFAULT_GPU_LABEL[0]}={DEFAULT_GPU_LABEL[1]}"],
     },
-    "gpu-limits-well-formed": {"resourceNames": [GPU_RESOURCE]},
+    # every GPU resource of wellknown.is_gpu_resource: whole, shared (renamed) and MIG devices; "*" ends a prefix
+    "gpu-limits-well-formed": {"resourceNames": [GPU_RESOURCE, NVIDIA_SHARED_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX + "*"]},
     "gpu-workloads-tolerate-their-pool": {"admissionPlugins": []},
     "resources-judged": {"strict": False},
 }

@@ -9,7 +9,10 @@ GPU Operator's plugin). This policy judges, per pool (issue 14 item 5):
   with ``driver.enabled`` - tolerating the pool's taints and selecting its nodes;
 * **feature discovery** wherever it is installed: an NFD worker (the standalone chart's with
   ``gfd.enabled``, the GPU Operator's) that does not tolerate a pool's taints leaves the pool's nodes
-  without the labels the plugin's affinity and the operator's operands select (facts B.1, Notes 3).
+  without the labels the plugin's affinity and the operator's operands select (facts B.1, Notes 3);
+* **DCGM exporter** wherever one is installed (the standalone chart, whose default tolerates only the
+  control plane - dcgm-exporter#731, facts Notes 4; a DaemonSet by image; the GPU Operator's operand):
+  it must reach every GPU pool, or those GPUs have no metrics.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
-from ..gpu_agents import driver_installers, standalone_nfd_workers
+from ..gpu_agents import dcgm_exporters, driver_installers, standalone_nfd_workers
 from ..props import Undecided, UnknownValueError
 from ..workloads import NodeSelection, read_tolerations, stay_on
 from ._shared import _stack_pools
@@ -90,13 +93,25 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                     "toleration (nfd.worker.tolerations / node-feature-discovery.worker.tolerations).",
                     pool.urn or None,
                 )
+    for display, pod_spec in dcgm_exporters(args.resources, undecided) if pools else []:
+        for pool in pools:
+            why = _why_not(display, pod_spec, pool, undecided)
+            if why is not None:
+                report(
+                    f"The DCGM exporter does not cover {pool.display}: {why}. Its GPUs export no metrics "
+                    "(the dcgm-exporter chart's default tolerates only the control plane, dcgm-exporter#731). "
+                    "Derive its tolerations and node affinity from the pools (gpuAgents.dcgmExporter, or one Exists "
+                    "toleration per pool taint in the chart's tolerations).",
+                    pool.urn or None,
+                )
     undecided.raise_if_any()
 
 
 gpu_agents_cover_gpu_pools = StackValidationPolicy(
     name="gpu-agents-cover-gpu-pools",
     description="Every GPU pool gets the GPU agents besides the device plugin it needs: a driver installer where "
-    "the backend installs none (GKE INSTALLATION_DISABLED), and feature discovery workers that tolerate its taints.",
+    "the backend installs none (GKE INSTALLATION_DISABLED), and feature discovery workers and DCGM exporters that "
+    "tolerate its taints.",
     validate=validate_gpu_agents_cover_gpu_pools,
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(

@@ -18,7 +18,7 @@ from ..workloads import (
     containers,
     workload_of,
 )
-from ._shared import CONFIG_DEFAULTS, GPU_RESOURCE, _config
+from ._shared import CONFIG_DEFAULTS, _config
 
 
 def _quantity_problem(resource: str, limits: Any, requests: Any, has_limit: bool, has_request: bool) -> str | None:
@@ -34,17 +34,23 @@ def _quantity_problem(resource: str, limits: Any, requests: Any, has_limit: bool
     return None
 
 
+def _matches(name: str, patterns: Any) -> bool:
+    """``name`` is one of ``patterns``; an entry ending in ``*`` matches by prefix (``nvidia.com/mig-*``)."""
+    return any(name == p or (str(p).endswith("*") and name.startswith(str(p)[:-1])) for p in patterns or [])
+
+
 def validate_gpu_limits_well_formed(args: ResourceValidationArgs, report: ReportViolation) -> None:
     """``nvidia.com/gpu`` is in limits; requests, if present, equal limits; a whole number."""
     workload = workload_of(args.resource_type, args.props, args.name)
     if workload is None:
         return
-    names = _config(args, "gpu-limits-well-formed").get("resourceNames") or [GPU_RESOURCE]
+    patterns = _config(args, "gpu-limits-well-formed").get("resourceNames") or CONFIG_DEFAULTS["gpu-limits-well-formed"]["resourceNames"]
     problems = []
     for path, container in containers(workload.pod_spec):
         limits = mapping(dig(container, "resources", "limits"))
         requests = mapping(dig(container, "resources", "requests"))
-        for resource in names:
+        present = sorted({str(k) for k in (*limits.keys(), *requests.keys())})
+        for resource in [n for n in present if _matches(n, patterns)]:
             missing = object()
             limit = dig(limits, resource, default=missing)
             request = dig(requests, resource, default=missing)
@@ -71,7 +77,8 @@ gpu_limits_well_formed = ResourceValidationPolicy(
             "resourceNames": {
                 "type": "array",
                 "items": {"type": "string"},
-                "description": "Extended resources checked (e.g. add MIG resources nvidia.com/mig-1g.10gb).",
+                "description": "Extended resources checked; an entry ending in * is a prefix. Default: every GPU resource "
+                "(nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-*: MIG devices of the mixed strategy).",
                 "default": CONFIG_DEFAULTS["gpu-limits-well-formed"]["resourceNames"],
             }
         }

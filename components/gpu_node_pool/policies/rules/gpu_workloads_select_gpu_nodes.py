@@ -15,7 +15,8 @@ from pulumi_policy import (
 
 from ...labels import DEFAULT_GPU_LABEL
 from ...taints import tolerates
-from ..props import Undecided, UnknownValueError, dig
+from ...wellknown import is_gpu_resource
+from ..props import Undecided, UnknownValueError, dig, mapping
 from ..quantity import parse_quantity
 from ..workloads import (
     containers,
@@ -35,12 +36,16 @@ from ._shared import (
 )
 
 
-def _requests_gpu(pod_spec: Mapping[str, Any], resource: str = GPU_RESOURCE) -> bool:
+def _requests_gpu(pod_spec: Mapping[str, Any]) -> bool:
+    """A container asks for a GPU resource (``wellknown.is_gpu_resource``: ``nvidia.com/gpu``,
+    ``nvidia.com/gpu.shared``, ``nvidia.com/mig-<profile>``) in limits or requests."""
     for _, container in containers(pod_spec):
         for field in ("limits", "requests"):
-            qty = parse_quantity(dig(container, "resources", field, resource))
-            if qty is not None and qty > 0:
-                return True
+            asked = mapping(dig(container, "resources", field))
+            for resource in [k for k in asked if is_gpu_resource(k)]:
+                qty = parse_quantity(dig(asked, resource))
+                if qty is not None and qty > 0:
+                    return True
     return False
 
 
