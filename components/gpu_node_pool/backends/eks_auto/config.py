@@ -239,17 +239,21 @@ class AutoNodeClass(_Model):
     @field_validator("subnet_ids")
     @classmethod
     def _subnets(cls, ids: list[str] | None) -> list[str] | None:
-        bad = [i for i in ids or [] if not i.startswith("subnet-")]
-        if bad:
-            raise _fail(f"{bad} are not subnet IDs (subnet-0123456789abcdef0)")
+        from ...config.limits import aws_id_problem
+
+        problem = aws_id_problem("subnet", ids)
+        if problem:
+            raise _fail(problem)
         return ids
 
     @field_validator("security_group_ids")
     @classmethod
     def _sgs(cls, ids: list[str] | None) -> list[str] | None:
-        bad = [i for i in ids or [] if not i.startswith("sg-")]
-        if bad:
-            raise _fail(f"{bad} are not security group IDs (sg-0123456789abcdef0)")
+        from ...config.limits import aws_id_problem
+
+        problem = aws_id_problem("sg", ids)
+        if problem:
+            raise _fail(problem)
         return ids
 
     @field_validator("subnet_selector_tags", "security_group_selector_tags")
@@ -466,7 +470,9 @@ class AutoModePool(PoolBase):
         if restricted:
             problems.append(f"gpuLabel: {restricted}")
         if len(self.node_labels) > KARPENTER_MAX_LABELS:
-            problems.append(f"{len(self.node_labels)} labels; a NodePool takes at most {KARPENTER_MAX_LABELS}")
+            problems.append(f"{len(self.node_labels)} labels (with gpuLabel and gpu-node-pools/pool); a NodePool takes at "
+                            f"most {KARPENTER_MAX_LABELS} (karpenter.sh_nodepools.yaml spec.template.metadata.labels "
+                            "maxProperties: 100, Karpenter v1.14.1; tests/data/karpenter-crds/)")
         if len(self.requirement_list) > KARPENTER_MAX_REQUIREMENTS:
             problems.append(f"{len(self.requirement_list)} requirements; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
         if problems:
