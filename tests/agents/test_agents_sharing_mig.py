@@ -40,7 +40,7 @@ def _pool(name="ts", sharing_=None, mig_=None, backend="eks-managed", gpus=1, fa
 def _eks_g6_xlarge():
     stack = validate_stack_config(
         {
-            "cluster": {"name": "c", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-1"]},
+            "cluster": {"name": "c", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]},
             "pools": [
                 {"name": "ts", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"],
                  "scaling": {"minSize": 0, "maxSize": 2}}

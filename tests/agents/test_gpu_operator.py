@@ -21,7 +21,7 @@ from gpu_node_pool.taints import Toleration, tolerations_tolerate_taint
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared")
 CHART = SHARED / "charts" / "gpu-operator"
 HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").exists() else None)
-EKS = {"name": "ml", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-1"]}
+EKS = {"name": "ml", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
 
 
 def stack(pools, cluster=EKS, agents=None):

@@ -104,7 +104,7 @@ def test_capacity_functions():
 
 def test_mixed_mig_autoscaler_resource_on_a100_80gb():
     stack = validate_stack_config({
-        "cluster": {"name": "c", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-1"]},
+        "cluster": {"name": "c", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]},
         "devicePlugin": {"provider": "gpu-operator"},
         "pools": [{"name": "m", "backend": "eks-managed", "instanceTypes": ["p4de.24xlarge"],
                    "scaling": {"minSize": 0, "maxSize": 2}, "mig": {"strategy": "mixed", "profile": "1g.10gb"}}],

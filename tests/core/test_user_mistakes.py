@@ -96,7 +96,7 @@ def test_config_error_is_public_and_outputs_are_refused_with_a_reason():
 
     args = GpuNodePoolArgs(
         cluster={"name": "ml-prod", "kubernetesVersion": pulumi.Output.from_input("1.33"),  # identity may be
-                 "nodeRoleArn": "arn:aws:iam::111122223333:role/r", "subnetIds": ["s"]},  # an Output, this not
+                 "nodeRoleArn": "arn:aws:iam::111122223333:role/r", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]},  # an Output, this not
         pool={"name": "p", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 1}},
     )
     with pytest.raises(ConfigError, match="cluster.kubernetesVersion: is a Pulumi Output; pool and cluster settings must be plain values"):

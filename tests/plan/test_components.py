@@ -133,7 +133,7 @@ def test_a_valid_stack_registers_through_the_same_sink(temp_project):
 
     project = temp_project(
         "good",
-        "config:\n  gpu-node-pools:cluster: {name: c, nodeRoleArn: 'arn:aws:iam::111122223333:role/r', subnetIds: [s]}\n"
+        "config:\n  gpu-node-pools:cluster: {name: c, nodeRoleArn: 'arn:aws:iam::111122223333:role/r', subnetIds: [subnet-0a1b2c3d4e5f60718]}\n"
         "  gpu-node-pools:pools:\n"
         "    - {name: p, backend: eks-managed, instanceTypes: [g6.xlarge], scaling: {minSize: 1, maxSize: 2}}\n",
     )

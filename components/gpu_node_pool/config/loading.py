@@ -19,7 +19,7 @@ from ..registry import names as backend_names
 from .common import PROJECT, TaintConfig
 from .errors import ConfigError, ConfigIssue
 from .messages import MAX_SHOWN, field_at, model_keys, pattern_rule, show
-from .stack import StackConfig, stack_issues, stack_model
+from .stack import StackConfig, partial_stack_issues, stack_issues, stack_model
 from .yaml_errors import yaml_syntax_problem
 
 
@@ -143,6 +143,8 @@ def validate_stack_config(raw: Mapping[str, Any], source: str = "stack config") 
             for issue in _issue_from_pydantic(err):
                 if issue not in issues:
                     issues.append(issue)
+        # every mistake in one run: the stack rules that can still run (cluster keys the pools need...)
+        issues += [i for i in partial_stack_issues(raw) if i not in issues]
         raise ConfigError(issues, source) from None
     issues = stack_issues(stack)
     if issues:

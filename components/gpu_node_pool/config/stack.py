@@ -15,6 +15,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    TypeAdapter,
     create_model,
     field_validator,
 )
@@ -22,6 +23,7 @@ from pydantic import (
 from .agents import GpuAgentsConfig
 from .common import PoolBase, TolerationConfig, _fail, _Model
 from .errors import ConfigIssue
+from .limits import LimitsConfig, aws_id_problem
 
 # --- cluster and device plugin ----------------------------------------------------------
 
@@ -78,6 +80,14 @@ class ClusterConfig(_Model):
         description="kubeadm: discovery CA public key hashes 'sha256:<64 hex>' (kubeadm token create "
         "--print-join-command prints one).",
     )
+
+    @field_validator("subnet_ids")
+    @classmethod
+    def _subnet_ids(cls, ids: list[str] | None) -> list[str] | None:
+        problem = aws_id_problem("subnet", ids if isinstance(ids, list) else None)
+        if problem:
+            raise _fail(problem)
+        return ids
 
     @field_validator("api_server_endpoint")
     @classmethod
@@ -165,6 +175,9 @@ class StackConfig(_Model):
     pools: list[PoolBase] = Field(min_length=1)
     device_plugin: DevicePluginConfig = Field(default_factory=DevicePluginConfig)
     gpu_agents: GpuAgentsConfig = Field(default_factory=GpuAgentsConfig)
+    limits: LimitsConfig = Field(
+        default_factory=LimitsConfig, description="Your account's applied quotas; silence the quota warnings."
+    )
 
 
 def _backend_tag(value: Any) -> Any:
@@ -198,24 +211,101 @@ def stack_model() -> type[StackConfig]:
     return _MODEL[1]
 
 
-def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
-    """Rules across the stack, as :class:`ConfigIssue` objects: unique pool names, then each
-    backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing)."""
+def _stack_checks() -> list[Any]:
+    """The stack-level rules, in report order: each backend's ``stack_checks``, then the GPU agents'."""
     from ..registry import all_backends
 
+    checks = [c for b in all_backends() if (c := b.fn("stack_checks")) is not None]
+    # GPU agents (sharing, MIG, providers): referenced by name like the registry's functions, since
+    # the agents' derivations sit above the config layer.
+    checks.append(importlib.import_module("gpu_node_pool.agents.validate").stack_issues)
+    return checks
+
+
+def _unique_names(stack: StackConfig) -> list[ConfigIssue]:
     issues: list[ConfigIssue] = []
     names: dict[str, int] = {}
     for i, pool in enumerate(stack.pools):
+        if not isinstance(getattr(pool, "name", None), str):
+            continue
         if pool.name in names:
             issues.append(
                 ConfigIssue(f"pools[{i}].name", f"{pool.name!r} is already used by pools[{names[pool.name]}]; names must be unique")
             )
         names.setdefault(pool.name, i)
-    for backend in all_backends():
-        check = backend.fn("stack_checks")
-        if check is not None:
+    return issues
+
+
+def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
+    """Rules across the stack, as :class:`ConfigIssue` objects: unique pool names, then each
+    backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing)."""
+    issues = _unique_names(stack)
+    for check in _stack_checks():
+        issues += check(stack)
+    return issues
+
+
+def _stand_in(model: type[_Model], raw: Any) -> Any:
+    """``model`` validated from ``raw`` if it passes; else a stand-in (``model_construct``) holding every field
+    that is valid on its own (type, pattern, literal, nested model), the default for the others (None when
+    required). Model-level rules are not run on a stand-in: it only lets the stack rules look at the rest."""
+    if not isinstance(raw, Mapping):
+        return None
+    try:
+        return model.model_validate(raw)
+    except ValueError:
+        pass
+    values: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        key = info.alias or name
+        value = None if info.is_required() else info.get_default(call_default_factory=True)
+        if key in raw:
+            try:
+                value = TypeAdapter(info.rebuild_annotation()).validate_python(raw[key], strict=True)
+            except (ValueError, TypeError):
+                pass
+        values[name] = value
+    return model.model_construct(**values)
+
+
+def partial_stack_issues(raw: Any) -> list[ConfigIssue]:
+    """The stack rules that can still run on a config that failed validation, so one run reports every mistake.
+
+    Each pool and the cluster are validated on their own; one that fails becomes a stand-in of its valid
+    fields (:func:`_stand_in`), and the stack-level rules (:func:`stack_issues`) run on them: e.g. a
+    self-managed pool missing ``securityGroupIds`` still gets the cluster keys its bootstrap needs reported.
+    A rule that cannot judge a stand-in (it needs a field that is invalid) is reported as not checked.
+    Returns ``[]`` when the cluster or the pool list is not a mapping/list, or a pool names no known backend
+    (pool positions could not be judged).
+    """
+    from ..registry import all_backends
+
+    if not isinstance(raw, Mapping):
+        return []
+    models = {b.name: b.config_model for b in all_backends()}
+    pools_raw = raw.get("pools")
+    if not isinstance(pools_raw, list) or not pools_raw:
+        return []
+    if not all(isinstance(p, Mapping) and p.get("backend") in models for p in pools_raw):
+        return []
+    cluster = _stand_in(ClusterConfig, raw.get("cluster"))
+    if cluster is None:
+        return []
+    pools = [_stand_in(models[p["backend"]], p) for p in pools_raw]
+    parts = {
+        "device_plugin": _stand_in(DevicePluginConfig, raw.get("devicePlugin", {})) or DevicePluginConfig(),
+        "gpu_agents": _stand_in(GpuAgentsConfig, raw.get("gpuAgents", {})) or GpuAgentsConfig(),
+        "limits": _stand_in(LimitsConfig, raw.get("limits", {})) or LimitsConfig(),
+    }
+    stack = StackConfig.model_construct(cluster=cluster, pools=pools, **parts)
+    issues = _unique_names(stack)
+    skipped = []
+    for check in _stack_checks():
+        try:
             issues += check(stack)
-    # GPU agents (sharing, MIG, providers): referenced by name like the registry's functions, since
-    # the agents' derivations sit above the config layer.
-    issues += importlib.import_module("gpu_node_pool.agents.validate").stack_issues(stack)
+        except Exception:  # noqa: BLE001 - a rule that needs a field the user has yet to fix
+            skipped.append(check.__module__.rsplit(".", 2)[-2])
+    if skipped:
+        issues.append(ConfigIssue("pools", f"the stack-wide rules of {', '.join(dict.fromkeys(skipped))} could not be checked "
+                                      "until the errors above are fixed; run again after fixing them"))
     return issues

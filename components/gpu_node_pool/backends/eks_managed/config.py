@@ -98,6 +98,16 @@ class EksManagedPool(PoolBase):
             raise _fail(problem)
         return label
 
+    @field_validator("subnet_ids")
+    @classmethod
+    def _subnet_ids(cls, ids: list[str] | None) -> list[str] | None:
+        from ...config.limits import aws_id_problem
+
+        problem = aws_id_problem("subnet", ids)
+        if problem:
+            raise _fail(problem)
+        return ids
+
     @field_validator("ami_type")
     @classmethod
     def _ami(cls, ami_type: str) -> str:
@@ -138,6 +148,19 @@ class EksManagedPool(PoolBase):
         from . import capacity
 
         problems = capacity.pool_problems(self) + capacity.scale_from_zero_problems(self)
+        if self.scaling.min_size == 0 and not problems:
+            from ...config.limits import EKS_ASG_OWN_TAGS, asg_tag_count_problem
+
+            # the node-template tags the component puts on the EKS-created group (resources.py), plus EKS's own
+            labels, taints = len(self.node_labels), len({t.key for t in self.taint_list})
+            resources = 1 if (self.gpus_per_node or capacity.gpus_per_node(self) or self.gpu_sharing or self.mig) else 0
+            problem = asg_tag_count_problem(
+                labels + taints + resources + EKS_ASG_OWN_TAGS,
+                f"{labels} node-template labels, {taints} taints, {resources} resources tag at minSize 0, and the "
+                f"{EKS_ASG_OWN_TAGS} EKS sets; the node group's own tags stay on the node group",
+            )
+            if problem:
+                problems.append(problem)
         if problems:
             raise _fail("; ".join(problems))
         return self

@@ -66,6 +66,15 @@ GKE_NO_GPU_SERIES = frozenset(
 )
 #: L4s per G2 machine type; A-series names end in the count (``a2-highgpu-4g`` has 4).
 _G2_GPU_COUNT = {4: 1, 8: 1, 12: 1, 16: 1, 24: 2, 32: 1, 48: 4, 96: 8}
+#: GPUs per N1 VM by attached model (Compute Engine "GPU machine types", N1 general-purpose section,
+#: https://cloud.google.com/compute/docs/gpus, checked 2026-12-01): T4, P4 and P100 1, 2 or 4; V100 1, 2, 4 or 8.
+GKE_N1_GPU_COUNTS = {
+    "nvidia-tesla-t4": (1, 2, 4),
+    "nvidia-tesla-p4": (1, 2, 4),
+    "nvidia-tesla-p100": (1, 2, 4),
+    "nvidia-tesla-v100": (1, 2, 4, 8),
+}
+_GPU_DOCS = "Compute Engine GPU machine types, https://cloud.google.com/compute/docs/gpus, checked 2026-12-01"
 _GKE_NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 _GCE_ZONE_RE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 
@@ -225,7 +234,10 @@ class GkePool(PoolBase):
         if problem:
             problems.append(f"gpuLabel: {problem}")
         fixed = gke_fixed_gpus(self.machine_type)
-        if fixed is not None:
+        if fixed is not None and self.machine_type.startswith("g2-standard-") and fixed[1] is None:
+            sizes = ", ".join(f"g2-standard-{n}" for n in _G2_GPU_COUNT)
+            problems.append(f"machineType {self.machine_type!r} does not exist: G2 comes as {sizes} ({_GPU_DOCS})")
+        elif fixed is not None:
             accelerator, count = fixed
             if self.accelerator.type != accelerator:
                 problems.append(
@@ -244,6 +256,12 @@ class GkePool(PoolBase):
                     f"accelerator.type {self.accelerator.type!r} cannot be attached to {self.machine_type}: N1 machines "
                     f"take {', '.join(GKE_N1_ATTACHABLE_GPUS)}; other GPUs come with their machine type "
                     "(L4: g2-standard-*, A100: a2-*, H100/H200: a3-*, B200: a4-*)"
+                )
+            elif series == "n1" and self.accelerator.count not in GKE_N1_GPU_COUNTS[self.accelerator.type]:
+                counts = GKE_N1_GPU_COUNTS[self.accelerator.type]
+                problems.append(
+                    f"accelerator.count {self.accelerator.count}: an N1 VM takes {', '.join(map(str, counts[:-1]))} or "
+                    f"{counts[-1]} x {self.accelerator.type} ({_GPU_DOCS}); set accelerator.count to one of them"
                 )
             elif series in GKE_NO_GPU_SERIES:
                 problems.append(

@@ -364,7 +364,8 @@ class KarpenterPool(PoolBase):
         if len(self.node_labels) > KARPENTER_MAX_LABELS:
             problems.append(
                 f"{len(self.node_labels)} labels (with gpuLabel and gpu-node-pools/pool); a NodePool takes at most "
-                f"{KARPENTER_MAX_LABELS}"
+                f"{KARPENTER_MAX_LABELS} (karpenter.sh_nodepools.yaml spec.template.metadata.labels maxProperties: 100, "
+                "Karpenter v1.14.1; tests/data/karpenter-crds/)"
             )
         count = len(self.requirement_list)
         if count > KARPENTER_MAX_REQUIREMENTS:

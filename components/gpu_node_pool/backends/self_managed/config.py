@@ -151,6 +151,16 @@ class SelfManagedPool(PoolBase):
             raise _fail("; ".join(problems))
         return labels
 
+    @field_validator("subnet_ids", "security_group_ids")
+    @classmethod
+    def _aws_ids(cls, ids: list[str] | None, info: Any) -> list[str] | None:
+        from ...config.limits import aws_id_problem
+
+        problem = aws_id_problem("subnet" if info.field_name == "subnet_ids" else "sg", ids)
+        if problem:
+            raise _fail(problem)
+        return ids
+
     @model_validator(mode="after")
     def _self_managed_rules(self) -> SelfManagedPool:
         problems = []
@@ -218,7 +228,25 @@ class SelfManagedPool(PoolBase):
         )
         if problem:
             problems.append(problem)
+        if not problems:
+            problems += self._asg_tag_problems()
         return problems
+
+    def _asg_tag_problems(self) -> list[str]:
+        """The Auto Scaling group's tags (ec2.autoscaling_group_tags: instance tags, the user's, Cluster Autoscaler
+        node-template and auto-discovery tags) against the 50-per-group limit."""
+        from ...config.limits import asg_tag_count_problem
+        from ...config.stack import ClusterConfig
+        from .ec2 import autoscaling_group_tags
+
+        tags = autoscaling_group_tags(self, ClusterConfig.model_construct(name="cluster"))
+        user = len(self.tags)
+        problem = asg_tag_count_problem(
+            len(tags), f"{user} from tags, {len(tags) - user} the component sets: Name, cluster and pool tags, and "
+            "Cluster Autoscaler's node-template/label, /taint and /resources and auto-discovery tags",
+            "remove labels or tags (the group carries its Cluster Autoscaler tags whatever minSize is)",
+        )
+        return [problem] if problem else []
 
     def config_warnings(self) -> list[tuple[str, str]]:
         """Unknown types under allowUnknownInstanceTypes, and the known risks of the types (catalog)."""
