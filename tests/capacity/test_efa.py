@@ -10,7 +10,7 @@ import pytest
 from conftest import base
 
 from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
-from gpu_node_pool.config import ConfigError, validate_stack_config
+from gpu_node_pool.config import ConfigError, stack_warnings, validate_stack_config
 from gpu_node_pool.plan import record
 
 SG = "sg-0a1b2c3d4e5f60718"
@@ -147,3 +147,59 @@ def test_pools_without_efa_render_no_interfaces_or_placement_group():
     cfg = base()
     res = declare(cfg)
     assert PG not in res and ING not in res
+
+
+# --- Karpenter: EC2NodeClass networkInterfaces and placementGroupSelector ----------------------------
+
+KEFA = {"enabled": True, "placementGroup": {"name": "ml-train-cluster"}}
+
+
+def karpenter(**kw) -> dict:
+    cfg = base()
+    cfg["pools"] = [{"name": "train", "backend": "karpenter", "instanceTypes": ["p5.48xlarge"], "nodeClass": {},
+                     "zones": ["us-east-1a"], "limits": {"nvidia.com/gpu": 64}, "efa": KEFA} | kw]
+    return cfg
+
+
+def node_class(cfg: dict) -> dict:
+    from gpu_node_pool.backends.karpenter.render import ec2nodeclass_manifest
+
+    stack = validate_stack_config(cfg)
+    return ec2nodeclass_manifest(stack.pools[0], stack.cluster)
+
+
+def test_karpenter_efa_renders_network_interfaces_and_placement_group_selector_valid_for_the_crd():
+    # facts §5a (p5.48xlarge: 32), rows 5.1-5.4; shapes and CEL rules of the EC2NodeClass v1 CRD
+    spec = node_class(karpenter())["spec"]
+    nics = spec["networkInterfaces"]
+    assert nics[0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
+    assert len(nics) == 32 and {n["interfaceType"] for n in nics[1:]} == {"efa-only"}
+    assert [n["networkCardIndex"] for n in nics] == list(range(32))
+    assert spec["placementGroupSelector"] == {"name": "ml-train-cluster"}
+    from karpenter_crd import crd_errors
+
+    assert crd_errors(node_class(karpenter())) == []  # openAPI schema + x-kubernetes-validations (CEL)
+
+
+def test_karpenter_efa_on_g6e_48xlarge_gets_four_cards_and_the_efa_only_warning():
+    # facts §5a (g6e.48xlarge: 4), row 5.2 (efa-only needs VPC CNI >= 1.18.5)
+    cfg = karpenter(instanceTypes=["g6e.48xlarge"], efa={"enabled": True, "placementGroup": {"id": "pg-0123abcd"}})
+    spec = node_class(cfg)["spec"]
+    assert [n["networkCardIndex"] for n in spec["networkInterfaces"]] == [0, 1, 2, 3]
+    assert spec["placementGroupSelector"] == {"id": "pg-0123abcd"}
+    assert any("1.18.5" in w.message and "row 5.2" in w.message for w in stack_warnings(validate_stack_config(cfg)))
+
+
+def test_karpenter_efa_refused_when_the_nodepool_can_launch_types_without_efa():
+    # facts §5a: g6e.xlarge/2xlarge/4xlarge have 0
+    msg = errors(karpenter(instanceTypes=None, instanceFamilies=["g6e"]))
+    assert "0 or no sourced EFA interfaces" in msg and "g6e.xlarge" in msg and "§5a" in msg
+
+
+def test_karpenter_efa_refused_on_mixed_counts_without_placement_group_or_one_zone():
+    # facts rows 5.1, 5.4, 5.5-5.6
+    assert "different EFA interface counts" in errors(karpenter(instanceTypes=["p5.48xlarge", "p5en.48xlarge"]))
+    assert "efa.placementGroup: required" in errors(karpenter(efa={"enabled": True}))
+    assert "one Availability Zone" in errors(karpenter(zones=["us-east-1a", "us-east-1b"]))
+    assert "'name' and 'id' are mutually exclusive" in errors(
+        karpenter(efa={"enabled": True, "placementGroup": {"name": "x", "id": "pg-1"}}))
