@@ -203,3 +203,20 @@ def test_karpenter_efa_refused_on_mixed_counts_without_placement_group_or_one_zo
     assert "one Availability Zone" in errors(karpenter(zones=["us-east-1a", "us-east-1b"]))
     assert "'name' and 'id' are mutually exclusive" in errors(
         karpenter(efa={"enabled": True, "placementGroup": {"name": "x", "id": "pg-1"}}))
+
+
+# --- aws-efa-k8s-device-plugin values ----------------------------------------------------------------
+
+
+def test_efa_device_plugin_values_tolerate_the_efa_pools_taints():
+    # facts row 5.10: the chart tolerates only CriticalAddonsOnly; values.tolerations are added after it
+    from gpu_node_pool.device_plugin.efa_values import efa_plugin_values, unsupported_types
+
+    cfg = eks(taints=["nvidia.com/gpu=present:NoSchedule", "example.com/train=yes:NoExecute"])
+    cfg["pools"].append(base()["pools"][0] | {"name": "other", "taints": ["other.example.com/x=1:NoSchedule"]})
+    pools = validate_stack_config(cfg).pools
+    tolerations = efa_plugin_values(pools)["tolerations"]
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in tolerations
+    assert {"key": "example.com/train", "operator": "Exists", "effect": "NoExecute"} in tolerations
+    assert all(t["key"] not in ("CriticalAddonsOnly", "other.example.com/x") for t in tolerations)
+    assert unsupported_types(pools) == {}  # row 5.12: p5.48xlarge is in the chart's list
