@@ -18,7 +18,6 @@ from ..config.common import _fail, _Model
 __all__ = [
     "CAPACITY_BLOCK_TYPES",
     "CapacityReservation",
-    "EfaConfig",
     "NodeRepair",
     "capacity_reservation_spec",
     "efa_problems",
@@ -104,18 +103,6 @@ def capacity_reservation_spec(reservation_id: str | None, odcr: CapacityReservat
         return {"capacity_reservation_preference": odcr.preference}
     target = {"capacity_reservation_id": odcr.id} if odcr.id else {"capacity_reservation_resource_group_arn": odcr.resource_group_arn}
     return {"capacity_reservation_target": target}
-
-
-class EfaConfig(_Model):
-    """Elastic Fabric Adapter for multi-node training (``efa: {enabled: true}``).
-
-    The launch template gets one interface per EFA-capable network card (count: the catalog's
-    ``efa_interfaces``, EC2 ``MaximumEfaInterfaces``; facts §5a, rows 5.1, 5.3), the pool a
-    cluster placement group (row 5.4), one subnet/AZ (rows 5.5, 5.6) and a security group that
-    allows all traffic to and from itself (row 5.7).
-    """
-
-    enabled: bool = Field(True, description="Attach EFA interfaces, a cluster placement group and the EFA security group.")
 
 
 class NodeRepair(_Model):

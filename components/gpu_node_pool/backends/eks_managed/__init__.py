@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...registry import Backend, register
 from ...wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP, LAUNCH_TEMPLATE
+from .._efa import CHILDREN as EFA_CHILDREN
 from .config import EksManagedPool
 
 BACKEND = register(
@@ -29,6 +30,8 @@ BACKEND = register(
             "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),
             # one per Cluster Autoscaler node-template tag: "<pool>-ca-<tag key>"
             "ca_tag": (AUTOSCALING_TAG, "{pool}-ca-"),
+            # EFA (issue 15 item 5): cluster placement group and the self-referencing rules
+            **EFA_CHILDREN,
         },
     )
 )

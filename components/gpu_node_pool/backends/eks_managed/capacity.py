@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import catalog
-from .._capacity import CAPACITY_BLOCK_TYPES, efa_problems, unknown_type_findings
+from .. import _efa as _efa_rules
+from .._capacity import CAPACITY_BLOCK_TYPES, unknown_type_findings
 
 __all__ = ["effective_subnets", "pool_problems", "pool_warnings", "stack_problems", "uses_launch_template"]
 
@@ -59,15 +60,8 @@ def pool_problems(pool: Any) -> list[str]:
             "diskSize cannot be set on a node group that uses a launch template (facts row 1.19, EKS user guide "
             "launch-templates); this pool gets one for its capacity reservation or EFA: remove diskSize"
         )
-    if _efa(pool):
-        problems += efa_problems(pool.instance_types)
-        # Not built yet: the launch template's EFA interfaces need the nodes' security groups in each
-        # interface (facts rows 1.19, 5.3), the placement group and the self-referencing group (5.4, 5.7).
-        problems.append(
-            "efa: not supported by the component yet (issue 15 item 5): it would need the EFA network interfaces "
-            "per network card, a cluster placement group and a self-referencing security group (facts rows 5.3-5.7); "
-            "remove efa, or attach EFA with your own launch template"
-        )
+    if _efa(pool):  # EFA interfaces, placement group, self-referencing group (facts §5, backends/_efa.py)
+        problems += _efa_rules.pool_problems(pool.instance_types, pool.efa.security_group_ids, "eks-managed")
     return problems
 
 

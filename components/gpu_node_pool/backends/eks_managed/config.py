@@ -31,8 +31,9 @@ from ...config.errors import ConfigIssue  # noqa: F401
 from ...labels import (
     eks_label_problem,
 )
-from .._capacity import CapacityReservation, EfaConfig, NodeRepair
+from .._capacity import CapacityReservation, NodeRepair
 from .._cluster_autoscaler import several_effects_problem
+from .._efa import EfaConfig
 
 
 class EksManagedPool(PoolBase):

@@ -33,8 +33,9 @@ def launch_template_args(pool: Any) -> dict[str, Any] | None:
     """
     if not uses_launch_template(pool):
         return None
-    args: dict[str, Any] = {"description": f"gpu-node-pools pool {pool.name}: reserved capacity"}
     cb = pool.capacity_type == CAPACITY_BLOCK
+    uses = [("reserved capacity", cb or pool.capacity_reservation is not None), ("EFA", pool.efa is not None and pool.efa.enabled)]
+    args: dict[str, Any] = {"description": f"gpu-node-pools pool {pool.name}: {' and '.join(u for u, on in uses if on)}"}
     if cb:
         args["instance_type"] = pool.instance_types[0]
         args["instance_market_options"] = {"market_type": CAPACITY_BLOCK_MARKET}

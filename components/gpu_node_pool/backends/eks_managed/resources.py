@@ -23,7 +23,12 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
 
     args = eks.node_group_args(pool, cluster)
     lt_args = launch_template.launch_template_args(pool)
-    if lt_args is not None:  # reserved capacity (issue 15): the node group launches from this template
+    if lt_args is not None:  # reserved capacity or EFA (issue 15): the node group launches from this template
+        if pool.efa is not None and pool.efa.enabled:  # placement group + self rules (facts §5, backends/_efa.py)
+            from .. import _efa_resources as _efa
+
+            # network_interfaces (efa.securityGroupIds on each, row 1.19) and placement.group_name
+            lt_args |= _efa.wire(component, name, BACKEND, pool, pool.efa.security_group_ids or [])
         template = aws.ec2.LaunchTemplate(
             BACKEND.child_name("launch_template", name), **lt_args, opts=pulumi.ResourceOptions(parent=component)
         )

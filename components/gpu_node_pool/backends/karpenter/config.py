@@ -21,6 +21,7 @@ from ...taints import (
 )
 from ...wellknown import NVIDIA_GPU_RESOURCE
 from .._nodepool import KarpenterBudget, KarpenterDisruption, nodepool_limits_problems  # noqa: F401 - shared with eks-auto
+from .efa import KarpenterEfa
 from .limits import (  # noqa: F401
     _IAM_ROLE_NAME_RE,
     _K8S_OBJECT_NAME_RE,
@@ -189,6 +190,7 @@ class KarpenterPool(PoolBase):
     requirements: list[KarpenterRequirement] = Field(default_factory=list, description="Extra requirements.")
     node_class_ref: KarpenterNodeClassRef | None = None
     node_class: KarpenterNodeClass | None = None
+    efa: KarpenterEfa | None = Field(None, description="{enabled: true, placementGroup: {name|id}}: EFA (issue 15).")
     limits: dict[str, int | str] = Field(description="Resource caps; must include nvidia.com/gpu (e.g. 32).")
     disruption: KarpenterDisruption = Field(default_factory=KarpenterDisruption)
     weight: int | None = Field(None, description="1-100; higher is tried first.")
@@ -374,14 +376,19 @@ class KarpenterPool(PoolBase):
             from .feasibility import pool_problems
 
             problems += pool_problems(self)
+        if not problems:  # issue 15 item 5: EFA (karpenter/efa.py)
+            from .efa import pool_problems as efa_problems
+
+            problems += efa_problems(self)
         if problems:
             raise _fail("; ".join(problems))
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:
+        from .efa import pool_warnings as efa_warnings
         from .feasibility import pool_warnings
 
-        return pool_warnings(self)
+        return pool_warnings(self) + efa_warnings(self)
 
     # derived, plain values (known at preview) -----------------------------------------
     @field_validator("startup_taints_for")

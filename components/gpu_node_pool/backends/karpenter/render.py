@@ -19,6 +19,7 @@ from typing import Any
 
 from ...config import POOL_LABEL_KEY, ClusterConfig
 from .config import KarpenterPool
+from .efa import node_class_fields
 
 NODEPOOL_API_VERSION = "karpenter.sh/v1"
 EC2NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
@@ -143,6 +144,7 @@ def ec2nodeclass_manifest(pool: KarpenterPool, cluster: ClusterConfig) -> dict[s
             # reserved capacity (facts/aws-gpu-capacity.md rows 3.3, 3.5): only when configured
             **({"capacityReservationSelectorTerms": [t.to_k8s() for t in node_class.capacity_reservation_selector_terms]}
                if node_class.capacity_reservation_selector_terms else {}),
+            **node_class_fields(pool),  # EFA (issue 15 item 5, karpenter/efa.py)
         },
     }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ...registry import Backend, register
 from ...wellknown import AUTOSCALING_GROUP, IAM_INSTANCE_PROFILE, LAUNCH_TEMPLATE
+from .._efa import CHILDREN as EFA_CHILDREN
 from .config import SelfManagedPool
 
 BACKEND = register(
@@ -28,6 +29,7 @@ BACKEND = register(
             "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),
             "asg": (AUTOSCALING_GROUP, "{pool}-asg"),
             "instance_profile": (IAM_INSTANCE_PROFILE, "{pool}-instance-profile"),
+            **EFA_CHILDREN,  # EFA (issue 15 item 5): placement group, self-referencing rules
         },
     )
 )

@@ -16,6 +16,7 @@ from ...config.errors import ConfigIssue  # noqa: F401
 from ...labels import (
     node_restriction_problem,
 )
+from .. import _efa
 from .._capacity import CapacityReservation, unknown_type_findings
 from .._cluster_autoscaler import several_effects_problem
 
@@ -61,6 +62,7 @@ _SELF_MANAGED_AWS_KEYS = {
     "disk_size": "diskSize",
     "tags": "tags",
     "capacity_reservation": "capacityReservation",
+    "efa": "efa",
 }
 
 
@@ -142,6 +144,7 @@ class SelfManagedPool(PoolBase):
     capacity_reservation: CapacityReservation | None = Field(
         None, description="aws: On-Demand Capacity Reservation: {id} | {resourceGroupArn} | {preference}."
     )
+    efa: _efa.EfaConfig | None = Field(None, description="aws: {enabled: true}: EFA interfaces, placement group, one AZ.")
 
     @field_validator("labels")
     @classmethod
@@ -223,6 +226,8 @@ class SelfManagedPool(PoolBase):
                         f"instanceTypes {types} have different GPU counts {counts}; Cluster Autoscaler models a group "
                         "as one node shape: split them into pools"
                     )
+        if _efa.efa_enabled(self) and types:  # issue 15 item 5 (facts §5)
+            problems += _efa.pool_problems(types, self.efa_security_groups, "self-managed")
         problem = several_effects_problem(
             self.taint_list, "the Auto Scaling group cannot describe it: use one effect per key (or provider none)"
         )
@@ -268,6 +273,11 @@ class SelfManagedPool(PoolBase):
         return not self.ships_own_device_plugin
 
     @property
+    def efa_security_groups(self) -> list[str]:
+        """The groups of the EFA interfaces: ``efa.securityGroupIds``, else ``securityGroupIds``."""
+        return list((self.efa.security_group_ids if self.efa else None) or self.security_group_ids or [])
+
+    @property
     def arch(self) -> str:
         """``x86_64`` or ``arm64``: the architecture of the instance types (``x86_64`` without any)."""
         return instances.instance_arch(self.instance_types[0]) if self.instance_types else "x86_64"
@@ -304,6 +314,10 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
             continue
         if not (pool.subnet_ids or cluster.subnet_ids):
             issues.append(ConfigIssue(f"pools[{i}].subnetIds", "missing; set it here or in cluster.subnetIds"))
+        elif _efa.efa_enabled(pool) and (
+            msg := _efa.subnet_problem(list(pool.subnet_ids or cluster.subnet_ids or []), bool(pool.subnet_ids))
+        ):
+            issues.append(ConfigIssue(f"pools[{i}].subnetIds", msg))  # one AZ (facts rows 5.5-5.6)
         if not (pool.instance_profile_arn or cluster.node_role_arn):
             issues.append(ConfigIssue(f"pools[{i}].instanceProfileArn", "missing; set it here, or cluster.nodeRoleArn to get one made for it"
             ))

@@ -14,6 +14,8 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
 from ...agents.capacity import autoscaler_resources
 from .._capacity import capacity_reservation_spec
 from .._cluster_autoscaler import CA_CLUSTER_TAG_PREFIX, CA_ENABLED_TAG, CLUSTER_OWNED_TAG_PREFIX, ca_node_template_tags
+from .._efa import efa_enabled
+from .._efa import launch_template_args as efa_launch_template_args
 from .._registration import ClusterInfo, Registration
 from .bootstrap import FORMATS, render_bootstrap
 
@@ -133,7 +135,7 @@ def autoscaling_group_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> lis
 
 def launch_template_args(
     pool: SelfManagedPool, cluster: ClusterConfig, *, image_id: Any, instance_profile_arn: Any,
-    files: Any = None,
+    files: Any = None, placement_group_name: Any = None,
 ) -> dict[str, Any]:
     """Keyword arguments of ``aws.ec2.LaunchTemplate`` for an aws pool (``image_id`` and the
     instance profile ARN may be Outputs; they are passed through).
@@ -143,6 +145,9 @@ def launch_template_args(
     reach the node role's credentials (Karpenter's EC2NodeClass default; EKS best practices);
     ``instance_type`` is the first instance type (with several, the group's mixed instances
     policy overrides it, and policies still see a GPU type here); ``diskSize`` sizes :attr:`BootstrapFormat.data_volume` (gp3, encrypted).
+    With ``efa.enabled``: ``network_interfaces`` (one ``efa`` interface per network card, the groups on
+    each, no ``vpc_security_group_ids``) and ``placement.group_name`` = ``placement_group_name``
+    (facts aws-gpu-capacity.md rows 1.19, 5.1-5.4; :mod:`backends._efa`).
     """
     fmt = FORMATS[pool.format]
     args: dict[str, Any] = {
@@ -168,6 +173,9 @@ def launch_template_args(
     spec = capacity_reservation_spec(None, pool.capacity_reservation)  # ODCR (facts aws-gpu-capacity.md 2.1-2.4)
     if spec is not None:
         args["capacity_reservation_specification"] = spec
+    if efa_enabled(pool):  # EFA (facts aws-gpu-capacity.md rows 1.19, 5.1-5.4): groups move onto the interfaces
+        args.pop("vpc_security_group_ids", None)
+        args |= efa_launch_template_args(pool.instance_types or [], pool.efa_security_groups, placement_group_name)
     return args
 
 

@@ -42,10 +42,16 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfi
             opts=opts,
         )
         profile_arn = profile.arn
+    efa_args: dict[str, Any] = {}
+    if pool.efa is not None and pool.efa.enabled:  # placement group + self rules (facts §5, backends/_efa.py)
+        from .. import _efa_resources as _efa
+
+        efa_args = _efa.wire(component, name, BACKEND, pool, pool.efa_security_groups)
     template = aws.ec2.LaunchTemplate(
         BACKEND.child_name("launch_template", name),
         **kubelet.launch_template_args(
-            pool, cluster, image_id=image_id, instance_profile_arn=profile_arn, files=component.bootstrap
+            pool, cluster, image_id=image_id, instance_profile_arn=profile_arn, files=component.bootstrap,
+            placement_group_name=efa_args["placement"]["group_name"] if efa_args else None,
         ),
         opts=opts,
     )
