@@ -114,6 +114,16 @@ def test_the_page_matrix_is_the_audit_verdict_of_the_policy(violating_page):
     assert flagged <= stopped
 
 
+def test_pools_the_pack_cannot_see_come_from_the_plan_entries(tmp_path):
+    """onprem's kubeadm/kubelet pools join through bootstrap files (no Pulumi pool resource):
+    their columns come from the plan's pool entries, judged on a self-managed (kubeadm) cluster."""
+    out = tmp_path / "onprem.html"
+    assert main(["plan", "--stack", "onprem", "--project-dir", str(ROOT), "--html", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert Page(text).matrix == {(DEVICE_PLUGIN, "dgx"): "runs", (DEVICE_PLUGIN, "workstations"): "runs"}
+    assert "example.com/dgx:NoSchedule" in text and "platform self-managed" in text
+
+
 @needs_chromium
 @pytest.mark.parametrize("which", ["dev", "violating"])
 def test_chromium_builds_the_same_matrix(request, tmp_path, which):

@@ -10,7 +10,8 @@ I/O, no mocks) returning the :class:`~gpu_node_pool.audit.html.Matrix` that
 - **Columns**: every GPU pool :func:`gpu_node_pool.policies.pools.find_gpu_pools` finds among the
   recorded resources, as the pack's policies see them: the stack's ``GpuNodePool`` pools (named
   as in ``gpu-node-pools:pools``) and hand-written node groups, node pools and NodePools (named
-  by their Pulumi resource name).
+  by their Pulumi resource name); plus the stack's pools the pack cannot see among resources,
+  from the plan's pool entries (self-managed kubeadm/kubelet pools, which join through files).
 - **Cells**: the audit's rules (:func:`gpu_node_pool.audit.daemonsets.judge`, the DaemonSet
   controller's ``nodeShouldRunDaemonPod``), with the effective tolerations of
   :func:`gpu_node_pool.taints.effective_tolerations` (kind ``DaemonSet``), on ONE new node of
@@ -35,7 +36,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..backends._gpu_pool import GpuPool
 from ..plan.run import PlanResult
+from ..taints import Taint, TaintError
 from ..wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, UNKNOWN
 from .daemonsets import DaemonSet, NodeVerdict, judge, pool_cell, read_daemonset
 from .html import Matrix, MatrixCell, MatrixColumn, MatrixRow, render_page
@@ -60,6 +63,39 @@ def _pool_name(pool: Any, by_urn: Mapping[str, Any]) -> str:
             return str(parent.name)
         parent = parent.parent
     return str(pool.name)
+
+
+#: Self-managed bootstrap formats that join an EKS cluster (the rest, kubeadm and kubelet, join
+#: any cluster). Same rule as ``backends/self_managed/detect.py`` gives a detected pool's platform.
+_EKS_FORMATS = ("al2023", "bottlerocket", "al2")
+
+
+def _entry_pools(result: PlanResult) -> list[GpuPool]:
+    """The stack's declared pools as the plan summarised them (``result.pools``), for those the pack
+    cannot find among the recorded resources (self-managed kubeadm/kubelet pools join through
+    bootstrap files, with no Pulumi pool resource). ``name`` is the pool's name in the stack."""
+    configs = list(result.config.pools) if result.config is not None else []
+    pools = []
+    for i, entry in enumerate(result.pools):
+        config = configs[i] if i < len(configs) else None
+        backend = str(entry.get("backend", ""))
+        if backend == "gke":
+            platform = "gke"
+        elif backend == "self-managed" and getattr(config, "format", None) not in _EKS_FORMATS:
+            platform = "self-managed"
+        else:
+            platform = "eks"
+        taints, problem = [], None
+        try:
+            taints = [Taint.parse(t) for t in entry.get("taints") or []]
+        except TaintError as err:
+            problem = str(err)
+        labels = entry.get("labels")
+        declared = f'pools[{i}] "{entry["name"]}"'
+        pools.append(GpuPool(backend=backend, resource_type="stack config", name=str(entry["name"]), urn="",
+                             taints=taints, labels=dict(labels) if isinstance(labels, Mapping) else None,
+                             where=declared, platform=platform, declared_as=declared, problem=problem))
+    return pools
 
 
 def _unknown_in(value: Any) -> bool:
@@ -98,6 +134,8 @@ def plan_matrix(result: PlanResult) -> Matrix:
     undecided = Undecided()
     pools = find_gpu_pools(resources, undecided)
     by_urn = {r.urn: r for r in resources}
+    found = {_pool_name(p, by_urn) for p in pools}
+    pools += [p for p in _entry_pools(result) if p.name not in found]
     platform = plan_platform({p.platform for p in pools if not p.problem})
     plugins = None
     if platform == "self-managed" and result.config is not None:
@@ -153,7 +191,8 @@ def plan_matrix(result: PlanResult) -> Matrix:
                                                 for v in result.violations)),
     )
     subtitle = (f"offline plan of stack {result.stack}; platform {platform}; no cluster and no nodes exist: each cell "
-                "judges one new node of the pool carrying its declared labels and taints")
+                "judges one new node of the pool carrying its declared labels and taints"
+                + ("" if rows else "; the plan records no DaemonSet"))
     return Matrix("gpupool plan: DaemonSet x GPU pool", subtitle, tuple(columns), tuple(rows), (), lists)
 
 
