@@ -1,6 +1,6 @@
 """``gpupool``: the command line of gpu-node-pools.
 
-    gpupool plan --stack dev [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
+    gpupool plan --stack dev [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE] [--html OUT]
     gpupool render --stack prod --out DIR [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool validate --stack dev [--json] [--project-dir DIR]
     gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE]
@@ -91,10 +91,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     expand_arguments(judged)  # --helm, --fetch-charts, --render-timeout, --strict (issue 13)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser(
+    pl = sub.add_parser(
         "plan", parents=[stack, judged, common],
         help="run the program under Pulumi mocks and report pools, taints, the device plugin and policy verdicts",
     )
+    pl.add_argument("--html", default=None, metavar="OUT",
+                    help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
     r = sub.add_parser(
         "render", parents=[stack, judged, common],
         help="write the Kubernetes objects the stack declares (and the chart reference) as YAML files",
@@ -152,6 +154,11 @@ def _plan(args: argparse.Namespace) -> int:
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
     code = _judge(result, args.fail_on)
+    if args.html and not result.config_issues:  # the page of the audit, from the plan (issue 17)
+        from .audit.plan_page import write_page
+
+        # stdout stays one JSON document with --json
+        print(f"wrote   {write_page(result, args.html)} (DaemonSet x GPU pool page)", file=sys.stderr if args.json else sys.stdout)
     if args.json:
         doc = plan_mod.to_json(result)
         doc = {k: v for k, v in doc.items() if k not in ("exitCode", "cloudApiCalled")}
