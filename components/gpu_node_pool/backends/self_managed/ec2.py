@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
     from ...config import ClusterConfig
-    from .config import SelfManagedPool
 
 from ...agents.capacity import autoscaler_resources
 from .._capacity import capacity_reservation_spec
@@ -38,12 +37,12 @@ def ami_ssm_parameter(fmt: str, kubernetes_version: str, arch: str) -> str:
     return template.format(version=kubernetes_version, arch=arch)
 
 
-def bootstrap_files(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
+def bootstrap_files(pool: Any, cluster: ClusterConfig) -> dict[str, str]:
     """The pool's rendered bootstrap: ``{file name: text}`` (see :data:`FORMATS`)."""
     return render_bootstrap(pool.format, Registration.of_pool(pool), ClusterInfo.from_config(cluster))
 
 
-def user_data(pool: SelfManagedPool, cluster: ClusterConfig, files: Any = None) -> Any:
+def user_data(pool: Any, cluster: ClusterConfig, files: Any = None) -> Any:
     """The EC2 user data of an ``al2023``/``bottlerocket``/``al2`` pool (not yet base64).
 
     ``files``: the pool's :func:`bootstrap_files`, when the caller has rendered them already;
@@ -93,7 +92,7 @@ def ca_auto_discovery_tags(cluster_name: str) -> dict[str, str]:
     return {CA_ENABLED_TAG: "true", CA_CLUSTER_TAG_PREFIX + cluster_name: "owned"}
 
 
-def ca_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
+def ca_tags(pool: Any, cluster: ClusterConfig) -> dict[str, str]:
     """Every Cluster Autoscaler tag of the pool's Auto Scaling group, sorted by key.
 
     Auto-discovery tags plus ``node-template/label/<k>`` = ``<v>``, ``node-template/taint/<k>`` =
@@ -113,7 +112,7 @@ def ca_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> dict[str, str]:
     return dict(sorted((tags | discovery).items()))
 
 
-def autoscaling_group_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> list[dict[str, Any]]:
+def autoscaling_group_tags(pool: Any, cluster: ClusterConfig) -> list[dict[str, Any]]:
     """``aws.autoscaling.Group.tags``: ``[{key, value, propagate_at_launch}]``, sorted by key.
 
     Cluster Autoscaler tags stay on the group (``propagate_at_launch: False``); ``Name``,
@@ -134,7 +133,7 @@ def autoscaling_group_tags(pool: SelfManagedPool, cluster: ClusterConfig) -> lis
 
 
 def launch_template_args(
-    pool: SelfManagedPool, cluster: ClusterConfig, *, image_id: Any, instance_profile_arn: Any,
+    pool: Any, cluster: ClusterConfig, *, image_id: Any, instance_profile_arn: Any,
     files: Any = None, placement_group_name: Any = None,
 ) -> dict[str, Any]:
     """Keyword arguments of ``aws.ec2.LaunchTemplate`` for an aws pool (``image_id`` and the
@@ -180,7 +179,7 @@ def launch_template_args(
 
 
 def autoscaling_group_args(
-    pool: SelfManagedPool, cluster: ClusterConfig, *, launch_template_id: Any, launch_template_version: Any
+    pool: Any, cluster: ClusterConfig, *, launch_template_id: Any, launch_template_version: Any
 ) -> dict[str, Any]:
     """Keyword arguments of ``aws.autoscaling.Group`` for an aws pool.
 
