@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import BACKEND
-from .config import feasibility_summary
+from .feasibility import feasibility_summary
 from .limits import BUILT_IN_NODE_CLASS
 
 #: What the plan says serves the pool's GPUs (EKS user guide automode/auto-accelerated.adoc).

@@ -1,0 +1,56 @@
+"""Whether an eks-auto pool can ever launch a node: the catalog's requirement evaluator over the
+NodePool's final requirements (Auto Mode's ``eks.amazonaws.com/instance-*`` keys) and its limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...config.errors import ConfigIssue
+
+AutoModePool = Any  # the model in .config; typed loosely here so the two modules do not import each other
+
+
+def _limits(pool: AutoModePool) -> dict[str, Any]:
+    return {str(k): v for k, v in (pool.limits or {}).items()}
+
+
+def feasibility(pool: AutoModePool) -> Any:
+    """The catalog's evaluation of the pool's final NodePool requirements and limits
+    (:func:`gpu_node_pool.catalog.requirements.evaluate`; Auto Mode's ``eks.amazonaws.com/instance-*``
+    keys mean what Karpenter's ``karpenter.k8s.aws/`` ones do, ``facts/aws-gpu-capacity.md`` §3c)."""
+    from ...catalog.requirements import evaluate
+
+    return evaluate(pool.requirement_list, _limits(pool))
+
+
+def _validated(pool: AutoModePool) -> bool:
+    """True for a pool that passed its own validation (not a stand-in built with ``model_construct``)."""
+    try:
+        type(pool).model_validate(pool.model_dump(by_alias=True, exclude_unset=True))
+    except Exception:  # noqa: BLE001 - any failure means: not a valid pool on its own
+        return False
+    return True
+
+
+def feasibility_issues(pool: AutoModePool, path: str) -> list[ConfigIssue]:
+    """Refusals of pools that can never launch a node: no catalog instance type satisfies the
+    requirements, or none with GPU capacity (``gpu_problems``), or every one exceeds ``limits``
+    ("all available instance types exceed limits for nodepool", §3.15-3.16)."""
+    from ...catalog.requirements import RequirementError
+
+    try:
+        result = feasibility(pool)
+    except RequirementError as err:
+        return [ConfigIssue(f"{path}.requirements", str(err))]
+    return [ConfigIssue(path, line) for line in result.gpu_problems()]
+
+
+def feasibility_summary(pool: AutoModePool) -> str:
+    """The plan's "candidate types" line (first few + count), or why none."""
+    from ...catalog.requirements import RequirementError
+
+    try:
+        return feasibility(pool).summary()
+    except RequirementError as err:
+        return f"not judged: {err}"
+
