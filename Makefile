@@ -29,7 +29,7 @@ render: setup
 	$(BIN)/gpupool render --stack $(STACK) --out out/$(STACK)
 
 bench: setup
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis
