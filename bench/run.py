@@ -1,7 +1,7 @@
 """Benchmarks of gpu-node-pools against floors a user would recognise. Prints one table; every
 figure comes from this run, and only ratios measured in it count (the machine is noisy).
 
-    venv/bin/python bench/run.py            # or: make bench   (about 5 minutes on 2 cores)
+    venv/bin/python bench/run.py            # or: make bench   (about 6 minutes on 2 cores at low load)
     venv/bin/python bench/run.py --quick    # fewer runs, 1000 pools and 100k resources left out
 
 Rows (details and what dominates: BENCHMARKS.md):
@@ -180,7 +180,7 @@ def work_pack(sizes: str, rounds: int, sdk_rounds: int, sdk_max: int) -> dict[st
         del single, many, servicer
         gc.collect()
     return {size: {"ours": statistics.median(ours[size]), "sdk": statistics.median(sdk[size]) if sdk[size] else None,
-                   "resources": len(built[size]), "findings": findings[size], "diagnostics": diagnostics[size],
+                   "resources": len(built[size]), "findings": findings[size], "diagnostics": diagnostics.get(size),
                    "noop": noop.get(size)}
             for size in built}
 
