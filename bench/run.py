@@ -1,7 +1,7 @@
 """Benchmarks of gpu-node-pools against floors a user would recognise. Prints one table; every
 figure comes from this run, and only ratios measured in it count (the machine is noisy).
 
-    venv/bin/python bench/run.py            # or: make bench   (about 6 minutes on 2 cores at low load)
+    venv/bin/python bench/run.py            # or: make bench   (6-7 minutes on 2 cores at low load)
     venv/bin/python bench/run.py --quick    # fewer runs, 1000 pools and 100k resources left out
 
 Rows (details and what dominates: BENCHMARKS.md):
@@ -331,7 +331,7 @@ def main() -> None:
                  f"{import_ratio:.2f}x the SDK import it needs (median of {import_runs} interpreters)"))
     rows.append(("import, cold", " + ".join(sdk_packages), f"{sdk_imp:.3f} s", _spread(times[1]), "", "the SDK import"))
     rows.append(("import, cold", "the SDK + pydantic + yaml", f"{lib_imp:.3f} s", _spread(times[2]), "",
-                 f"{lib_imp / sdk_imp:.2f}x the SDK: the floor with the libraries the CLI needs"))
+                 f"{lib_imp / sdk_imp:.2f}x the SDK (pulumi imports yaml; `import pydantic` is lazy)"))
 
     header = ("measure", "size", "time", "spread", "peak RSS", "notes")
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
