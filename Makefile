@@ -41,7 +41,7 @@ render: setup
 	$(BIN)/gpupool render --stack $(STACK) --out out/$(STACK)
 
 bench: setup
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py $(ARGS)
 
 # policy/ is generated: rewrite it from the pack files shipped in the package.
 policy-pack: setup

@@ -1,0 +1,86 @@
+"""What dominates: cProfile of the 100-pool plan and of the whole pack on 50k resources.
+
+    venv/bin/python bench/hotspots.py plan 100      # plan_stack of a synthetic 100-pool project
+    venv/bin/python bench/hotspots.py pack 50000    # every policy over a 50k-resource stack (our runner)
+    venv/bin/python bench/hotspots.py sdk 10000     # the same through pulumi_policy's analyzer
+
+Prints the self time grouped by where the code lives (our modules one by one, the Pulumi SDK,
+PyYAML, pydantic, protobuf, asyncio, the rest), then the functions with the most cumulative and
+self time. Not part of ``make bench``: a profile slows the code down, so its figures are shares.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import pstats
+import re
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import adapter  # noqa: E402
+
+import stacks  # noqa: E402
+
+_SITE = re.compile(r"site-packages/([^/]+)")
+
+
+def where(filename: str) -> str:
+    """A profile entry's file -> the group it is counted in."""
+    if "gpu_node_pool/" in filename:
+        return "ours: " + filename.split("gpu_node_pool/", 1)[1]
+    m = _SITE.search(filename)
+    if m:
+        pkg = m.group(1).split(".")[0]
+        return {"google": "protobuf", "_yaml": "yaml", "pydantic_core": "pydantic"}.get(pkg, pkg)
+    if "asyncio" in filename:
+        return "asyncio"
+    if filename in ("~", "") or filename.startswith("<"):
+        return "builtins"
+    return "stdlib: " + Path(filename).name
+
+
+def report(prof: cProfile.Profile, top: int = 25) -> None:
+    stats = pstats.Stats(prof)
+    total = stats.total_tt  # type: ignore[attr-defined]
+    groups: Counter[str] = Counter()
+    for (filename, _, _), (_, _, tottime, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+        groups[where(filename)] += tottime
+    print(f"total {total:.2f} s (profiled); self time by where the code lives:")
+    for name, seconds in groups.most_common(20):
+        print(f"  {seconds / total:6.1%}  {seconds:6.2f} s  {name}")
+    stats.sort_stats("cumulative").print_stats(top)
+    stats.sort_stats("tottime").print_stats(top)
+
+
+def main() -> None:
+    kind, size = sys.argv[1], int(sys.argv[2])
+    prof = cProfile.Profile()
+    if kind == "plan":
+        with tempfile.TemporaryDirectory() as tmp:
+            project = stacks.write_project(Path(tmp) / "p", size)
+            adapter.plan_stack("bench", project)  # warm-up: provider modules
+            adapter.cold_caches()
+            prof.runcall(adapter.plan_stack, "bench", project)
+    elif kind == "pack":
+        stack = stacks.policy_stack(size, size // 10, 100)
+        adapter.evaluate(stack, "bench")
+        prof.runcall(adapter.evaluate, stack, "bench")
+    elif kind == "sdk":
+        import analyzer
+
+        analyzer.check_version()
+        stack = stacks.policy_stack(size, size // 10, 50)
+        configure, single, many = analyzer.requests(stack, [adapter.to_policy_props(r.inputs) for r in stack],
+                                                    "bench", adapter.PROJECT)
+        prof.runcall(analyzer.analyze, analyzer.servicer(configure), single, many)
+    else:
+        raise SystemExit("usage: hotspots.py plan|pack|sdk SIZE")
+    report(prof)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""The benchmark's floors measure what they claim (bench/): the typed floor registers exactly the
+plan's resources and inputs, and the SDK analyzer path reports what our runner reports.
+
+Nothing here is timed.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import adapter  # noqa: E402
+import analyzer  # noqa: E402
+import run  # noqa: E402
+import typed_floor  # noqa: E402
+
+import stacks  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def plan_of_three_pools(tmp_path_factory: pytest.TempPathFactory):
+    project = stacks.write_project(tmp_path_factory.mktemp("bench"), 3)  # one pool of each AWS backend
+    return adapter.plan_stack("bench", project)
+
+
+def test_typed_floor_registers_the_plans_resources_with_the_same_inputs(plan_of_three_pools, tmp_path):
+    captured = [dataclasses.asdict(r) for r in plan_of_three_pools.resources if not r.synthesized]
+    program = tmp_path / "typed.py"
+    program.write_text(typed_floor.generate(captured, adapter.unknown_marker()))
+    source = program.read_text()
+    assert "pulumi_aws.eks.NodeGroup(" in source and "pulumi_kubernetes.apps.v1.DaemonSet(" in source
+    registered: list = []
+    typed_floor.run(typed_floor.load(program), registered)
+    run._same_resources(captured, registered)  # raises SystemExit naming what differs
+
+
+def test_typed_floor_check_fails_when_an_input_differs(plan_of_three_pools):
+    captured = [dataclasses.asdict(r) for r in plan_of_three_pools.resources if not r.synthesized]
+    registered = [(r["type"], r["name"], dict(r["inputs"])) for r in captured]
+    registered[0][2]["extra"] = 1
+    with pytest.raises(SystemExit, match="does not register what the plan did"):
+        run._same_resources(captured, registered)
+
+
+def test_sdk_analyzer_path_reports_what_our_runner_reports():
+    analyzer.check_version()
+    stack = stacks.policy_stack(300, 40, 6)
+    ours = collections.Counter(f["policy"] for f in adapter.evaluate(stack, "bench"))
+    configure, single, many = analyzer.requests(stack, [adapter.to_policy_props(r.inputs) for r in stack],
+                                                "bench", adapter.PROJECT)
+    s = analyzer.servicer(configure)
+    diagnostics = [d for r in single for d in s.Analyze(r, None).diagnostics]
+    diagnostics += list(s.AnalyzeStack(many, None).diagnostics)
+    assert sum(ours.values()) > 0
+    assert collections.Counter(d.policyName for d in diagnostics) == ours
