@@ -122,19 +122,51 @@ def linked(res: Any, target: Any) -> bool:
     return False
 
 
-def asg_launch_templates(asg: Any, resources: Iterable[Any]) -> list[Any]:
-    """The launch template resources an Auto Scaling group uses: linked by dependency, or by a known name."""
+def asg_launch_templates(asg: Any, resources: Iterable[Any], index: LaunchTemplateIndex | None = None) -> list[Any]:
+    """The launch template resources an Auto Scaling group uses: linked by dependency, or by a known name.
+
+    ``index`` (built once per stack by :func:`find_gpu_pools`) makes this a lookup instead of a scan
+    of every launch template per group (a 1000-pool stack spent 40% of its evaluation here).
+    """
     names = {
         text(dig(asg.props, "launchTemplate", "name")),
         text(dig(asg.props, "mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification", "launchTemplateName")),
     } - {None}
-    out = []
-    for res in resources:
-        if res.resource_type != LAUNCH_TEMPLATE:
-            continue
-        if linked(asg, res) or (names and text(dig(res.props, "name")) in names):
-            out.append(res)
-    return out
+    if index is None:
+        index = LaunchTemplateIndex(resources)
+    found: set[int] = set()
+    deps = [getattr(d, "urn", None) for d in getattr(asg, "dependencies", None) or []]
+    deps += [getattr(d, "urn", None) for ds in (getattr(asg, "property_dependencies", None) or {}).values() for d in ds]
+    found.update(index.by_urn[u] for u in deps if u in index.by_urn)
+    if names:
+        for name in names:
+            found.update(index.by_name.get(name, ()))
+        for i in index.unnamed:  # a name unknown at preview: read it again, so the unknown is raised as before
+            if i not in found and text(dig(index.templates[i].props, "name")) in names:
+                found.add(i)
+    return [index.templates[i] for i in sorted(found)]
+
+
+class LaunchTemplateIndex:
+    """The stack's launch templates by URN and by (plain) ``name``, in stack order."""
+
+    def __init__(self, resources: Iterable[Any]) -> None:
+        from .props import UnknownValueError
+
+        self.templates = [r for r in resources if r.resource_type == LAUNCH_TEMPLATE]
+        self.by_urn: dict[str, int] = {}
+        self.by_name: dict[str, list[int]] = {}
+        self.unnamed: list[int] = []
+        for i, lt in enumerate(self.templates):
+            if lt.urn:
+                self.by_urn.setdefault(lt.urn, i)
+            try:
+                name = text(dig(lt.props, "name"))
+            except UnknownValueError:
+                self.unnamed.append(i)
+                continue
+            if name is not None:
+                self.by_name.setdefault(name, []).append(i)
 
 
 def node_group_launch_templates(node_group: Any, launch_templates: Iterable[Any]) -> list[Any]:
@@ -245,11 +277,12 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
                     if undecided is None:
                         raise
                     undecided.add(f"{res.resource_type} {res.name}", err)
+    lt_index = LaunchTemplateIndex(launch_templates) if groups else None
     for asg in groups:
         try:
             types = asg_instance_types(asg.props)
             gpu_group = bool(types) and all(instances.is_nvidia_instance_type(t) for t in types)
-            for lt in asg_launch_templates(asg, launch_templates):
+            for lt in asg_launch_templates(asg, launch_templates, lt_index):
                 pool = by_urn.get(lt.urn)
                 if pool is None and gpu_group:
                     pool = gpu_pool_of(lt.resource_type, lt.props, lt.name, lt.urn, force_gpu=True)
