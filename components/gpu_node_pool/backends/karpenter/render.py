@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...config import POOL_LABEL_KEY, ClusterConfig
+from .._nodepool import nodepool_manifest as shared_nodepool_manifest  # the one NodePool renderer
 from .config import KarpenterPool
 from .efa import node_class_fields
 
@@ -56,39 +57,8 @@ def nodepool_manifest(pool: KarpenterPool, cluster: ClusterConfig) -> dict[str, 
         A plain dict with keys ``apiVersion``, ``kind``, ``metadata``, ``spec``; two calls
         with equal inputs return equal dicts with equal key order.
     """
-    template_spec: dict[str, Any] = {
-        "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": NODE_CLASS_KIND, "name": pool.node_class_name},
-        "requirements": pool.requirement_list,
-    }
-    if pool.taint_list:
-        template_spec["taints"] = [t.to_k8s() for t in pool.taint_list]
-    if pool.startup_taint_list:
-        template_spec["startupTaints"] = [t.to_k8s() for t in pool.startup_taint_list]
-    if pool.expire_after is not None:
-        template_spec["expireAfter"] = pool.expire_after
-    if pool.termination_grace_period is not None:
-        template_spec["terminationGracePeriod"] = pool.termination_grace_period
-
-    disruption: dict[str, Any] = {
-        "consolidationPolicy": pool.disruption.consolidation_policy,
-        "consolidateAfter": pool.disruption.consolidate_after,
-    }
-    if pool.disruption.budgets is not None:
-        disruption["budgets"] = [b.to_k8s() for b in pool.disruption.budgets]
-
-    spec: dict[str, Any] = {
-        "template": {"metadata": {"labels": pool.node_labels}, "spec": template_spec},
-        "limits": dict(sorted(pool.limits.items())),
-        "disruption": disruption,
-    }
-    if pool.weight is not None:
-        spec["weight"] = pool.weight
-    return {
-        "apiVersion": NODEPOOL_API_VERSION,
-        "kind": "NodePool",
-        "metadata": {"name": pool.name, "labels": {POOL_LABEL_KEY: pool.name}},
-        "spec": spec,
-    }
+    ref = {"group": NODE_CLASS_GROUP, "kind": NODE_CLASS_KIND, "name": pool.node_class_name}
+    return shared_nodepool_manifest(pool, ref, pool.requirement_list, POOL_LABEL_KEY)
 
 
 def node_class_role(pool: KarpenterPool, cluster: ClusterConfig) -> str:
