@@ -1,0 +1,23 @@
+"""Registering a rendered Kubernetes object (NodePool, EC2NodeClass, NodeClass) as a
+``kubernetes.apiextensions.CustomResource`` child of a GpuNodePool: shared by karpenter and eks_auto."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pulumi
+
+
+def custom_resource(name: str, manifest: Mapping[str, Any], parent: Any, depends_on: Sequence[Any] = ()) -> Any:
+    """``CustomResource(name, apiVersion, kind, metadata, spec)`` of ``manifest`` with ``parent`` (and ``depends_on``)."""
+    import pulumi_kubernetes as k8s
+
+    return k8s.apiextensions.CustomResource(
+        name,
+        api_version=manifest["apiVersion"],
+        kind=manifest["kind"],
+        metadata=manifest["metadata"],
+        spec=manifest["spec"],
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(depends_on)),
+    )
