@@ -38,11 +38,11 @@ def effect_literals(path) -> list[str]:
 def test_no_effect_literal_outside_taints_py():
     hits = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.name == "taints.py":
+        if path.parent.name == "taints":  # the taints package (taints/__init__.py, taints/effective.py)
             continue
         hits += effect_literals(path)
     assert not hits, "\n".join(hits)
 
 
 def test_the_check_can_fail():
-    assert effect_literals(PACKAGE / "taints.py")
+    assert effect_literals(PACKAGE / "taints" / "__init__.py")
