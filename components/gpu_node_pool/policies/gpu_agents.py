@@ -26,6 +26,7 @@ from typing import Any
 from ..taints import TaintEffect, Toleration
 from ..wellknown import CHART_TYPES, NVIDIA_GPU_RESOURCE
 from .props import Undecided, UnknownValueError, dig, items, mapping, plain, text
+from .stack import StackIndex
 from .workloads import containers, kind_of, workload_of
 
 __all__ = [
@@ -77,6 +78,16 @@ class GpuOperator:
     def pod_spec(self) -> dict[str, Any]:
         """Its operand pods as far as placement goes: the tolerations, no node selection of ours."""
         return {"tolerations": self.tolerations}
+
+
+def _agent_type(resource_type: str) -> bool:
+    return resource_type == CLUSTER_POLICY_TYPE or resource_type in CHART_TYPES or kind_of(resource_type) == "DaemonSet"
+
+
+def agent_resources(index: StackIndex) -> list[Any]:
+    """The only resources the readers of this module look at (DaemonSets, charts, GPU Operator
+    ``ClusterPolicy`` objects), in stack order: what a stack policy passes them instead of every resource."""
+    return index.select("gpu agents", _agent_type)
 
 
 def _enabled(values: Mapping[str, Any], key: str, default: bool = True) -> bool:

@@ -55,7 +55,7 @@ from pulumi_policy.proxy import (
 
 from ..record import Resource
 from ..wellknown import UNKNOWN as _UNKNOWN
-from .rules import PACK_NAME, POLICIES
+from .rules import JUDGES, PACK_NAME, POLICIES
 
 __all__ = [
     "StackResource",
@@ -349,7 +349,7 @@ def policy_props(value: Any, unknown_marker: str | None = None) -> Any:
 
 
 def _run(result: Any) -> None:
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):  # validators return None but may be async
         asyncio.run(_await(result))
 
 
@@ -470,10 +470,31 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
         if level == EnforcementLevel.REMEDIATE:
             level = EnforcementLevel.MANDATORY
         if isinstance(policy, ResourceValidationPolicy):
+            # One reporter per policy, told which resource is being judged; resources of types the
+            # policy does not read (rules.JUDGES) are skipped, decided once per type.
+            current = [""]
+
+            def report(message: str, urn: str | None = None, _name: str = policy.name, _level: str = level.value,
+                       _current: list[str] = current) -> None:
+                findings.append({"policy": _name, "enforcement": _level,
+                                 "resource": display.get(urn or "", _current[0]) if urn else _current[0],
+                                 "message": message})
+
+            judged, reads = JUDGES.get(policy.name, (None, None))
+            if judged is not policy:
+                reads = None
+            verdicts: dict[str, bool] = {}
             for res, urn, p in zip(resources, urns, props, strict=True):
+                if reads is not None:
+                    verdict = verdicts.get(res.type)
+                    if verdict is None:
+                        verdict = verdicts[res.type] = bool(reads(res.type))
+                    if not verdict:
+                        continue
                 args = ResourceValidationArgs(res.type, p, urn, res.name, opts, None, dict(policy_config))
+                current[0] = display[urn]
                 try:
-                    _run(policy.validate(args, reporter(policy, level, display[urn])))
+                    _run(policy.validate(args, report))
                 except UnknownValueError as err:
                     cannot_run(policy, display[urn], err)
                 except _NotApplicableError:

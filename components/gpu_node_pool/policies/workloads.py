@@ -182,6 +182,9 @@ class NodeSelection:
         Raises:
             UnknownValueError: a selector or affinity value is unknown at preview.
         """
+        cache = derived(pod_spec)  # read once per evaluation when the runner offers a cache
+        if cache is not None and "node_selection" in cache:
+            return cache["node_selection"]
         node_selector = tuple((key, _label_value(value)) for key, value in mapping(dig(pod_spec, "nodeSelector")).items())
         required = dig(pod_spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
         terms = []
@@ -191,7 +194,10 @@ class NodeSelection:
             terms.append(([_read_expression(mapping(e)) for e in exprs], bool(fields)))
         keys = [key for key, _ in node_selector]
         keys += [e[0] for exprs, _ in terms for e in exprs if e[0] is not None]
-        return cls(node_selector, tuple(terms), tuple(dict.fromkeys(keys)))
+        selection = cls(node_selector, tuple(terms), tuple(dict.fromkeys(keys)))
+        if cache is not None:
+            cache["node_selection"] = selection  # frozen; its expression lists are only read
+        return selection
 
     def on(self, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:
         """:func:`selection` of the pod spec on a node carrying ``labels`` (``complete``: see

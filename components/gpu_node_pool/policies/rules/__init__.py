@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .pack import (
     CONFIG_DEFAULTS,
+    JUDGES,
     PACK_NAME,
     POLICIES,
     daemonsets_tolerate_gpu_taints,
@@ -24,6 +25,7 @@ from .pack import (
 
 __all__ = [
     "CONFIG_DEFAULTS",
+    "JUDGES",
     "PACK_NAME",
     "POLICIES",
     "daemonsets_tolerate_gpu_taints",

@@ -22,10 +22,10 @@ from ..pools import (
     GpuPool,
 )
 from ..props import Undecided, UnknownValueError, plain
+from ..stack import stack_index
 from ..workloads import (
     NodeSelection,
     Workload,
-    kind_of,
     read_tolerations,
     stay_on,
     workload_of,
@@ -184,9 +184,7 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
     # one cluster per stack: GKE if any pool is, else EKS unless every pool is self-managed (kubeadm)
     platforms = {p.platform for p in pools} or {"eks"}
     platform = "gke" if "gke" in platforms else ("eks" if "eks" in platforms else "self-managed")
-    for res in args.resources:
-        if kind_of(res.resource_type) != "DaemonSet":
-            continue
+    for res in stack_index(args).daemonsets():
         try:
             workload = workload_of(res.resource_type, res.props, res.name)
             assert workload is not None

@@ -15,12 +15,13 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
 from ...taints import Toleration, untolerated_taints
-from ..gpu_agents import operator_device_plugins
+from ..gpu_agents import agent_resources, operator_device_plugins
 from ..pools import (
     CHART_TYPES,
     GKE_NO_DEFAULT_PLUGIN_LABEL,
 )
 from ..props import Undecided, UnknownValueError, dig, mapping, plain, text
+from ..stack import stack_index
 from ..workloads import (
     NodeSelection,
     containers,
@@ -93,7 +94,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
     undecided = Undecided()
     pools = [p for p in _stack_pools(args, undecided) if not p.problem]
     needing = [p for p in pools if p.needs_nvidia_device_plugin]
-    plugins = _plugin_daemonsets(args.resources, undecided) if pools else []
+    plugins = _plugin_daemonsets(agent_resources(stack_index(args)), undecided) if pools else []
     if needing and not plugins:
         names = ", ".join(p.display for p in needing)
         report(

@@ -22,8 +22,9 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
-from ..gpu_agents import dcgm_exporters, driver_installers, standalone_nfd_workers
+from ..gpu_agents import agent_resources, dcgm_exporters, driver_installers, standalone_nfd_workers
 from ..props import Undecided, UnknownValueError
+from ..stack import stack_index
 from ..workloads import NodeSelection, read_tolerations, stay_on
 from ._shared import _stack_pools
 
@@ -66,7 +67,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
     for pool in pools:
         if (pool.extra or {}).get("gpu_driver_version") != NO_DRIVER:
             continue
-        installers = installers if installers is not None else driver_installers(args.resources, undecided)
+        installers = installers if installers is not None else driver_installers(agent_resources(stack_index(args)), undecided)
         reasons = _judge(installers, pool, undecided)
         if reasons is None:
             continue
@@ -79,7 +80,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
             "install the driver (gpuDriverVersion LATEST or DEFAULT).",
             pool.urn or None,
         )
-    workers = standalone_nfd_workers(args.resources, undecided) if pools else []
+    workers = standalone_nfd_workers(agent_resources(stack_index(args)), undecided) if pools else []
     for display, pod_spec in workers:
         for pool in pools:
             if pool.gke_managed_plugin:
@@ -93,7 +94,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                     "toleration (nfd.worker.tolerations / node-feature-discovery.worker.tolerations).",
                     pool.urn or None,
                 )
-    for display, pod_spec in dcgm_exporters(args.resources, undecided) if pools else []:
+    for display, pod_spec in dcgm_exporters(agent_resources(stack_index(args)), undecided) if pools else []:
         for pool in pools:
             why = _why_not(display, pod_spec, pool, undecided)
             if why is not None:

@@ -15,7 +15,9 @@ from pulumi_policy import (
 from ..props import dig, mapping, text
 from ..quantity import parse_quantity
 from ..workloads import (
+    WORKLOAD_POD_SPEC_PATHS,
     containers,
+    kind_of,
     workload_of,
 )
 from ._shared import CONFIG_DEFAULTS, _config
@@ -37,6 +39,12 @@ def _quantity_problem(resource: str, limits: Any, requests: Any, has_limit: bool
 def _matches(name: str, patterns: Any) -> bool:
     """``name`` is one of ``patterns``; an entry ending in ``*`` matches by prefix (``nvidia.com/mig-*``)."""
     return any(name == p or (str(p).endswith("*") and name.startswith(str(p)[:-1])) for p in patterns or [])
+
+
+def judges(resource_type: str) -> bool:
+    """Whether :func:`validate_gpu_limits_well_formed` reads a resource of this type: a pod template
+    (:data:`~gpu_node_pool.policies.workloads.WORKLOAD_POD_SPEC_PATHS`); it returns at once for any other."""
+    return kind_of(resource_type) in WORKLOAD_POD_SPEC_PATHS
 
 
 def validate_gpu_limits_well_formed(args: ResourceValidationArgs, report: ReportViolation) -> None:

@@ -10,11 +10,18 @@ from pulumi_policy import (
 )
 
 from ...config import DEFAULT_TAINT
+from ...registry import by_detected_type
 from ...taints import TaintEffect
 from ..pools import (
     gpu_pool_of,
 )
 from ._shared import _NE, _NS, _fmt
+
+
+def judges(resource_type: str) -> bool:
+    """Whether :func:`validate_gpu_pool_declares_taint` reads a resource of this type: one a backend detects pools in
+    (the registry's ``detects``); it returns at once for any other."""
+    return bool(by_detected_type(resource_type))
 
 
 def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: ReportViolation) -> None:

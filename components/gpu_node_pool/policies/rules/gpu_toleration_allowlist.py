@@ -12,7 +12,8 @@ from pulumi_policy import (
 
 from ...taints import tolerates
 from ..props import Undecided, UnknownValueError
-from ..workloads import gpu_resources_requested, read_tolerations, workload_of
+from ..stack import stack_index
+from ..workloads import gpu_resources_requested, read_tolerations
 from ._shared import (
     _TAINT_LIST,
     CONFIG_DEFAULTS,
@@ -35,9 +36,10 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
     allowed = set(config.get("allowedNamespaces") or [])
     undecided = Undecided()
     gpu_taints = _stack_gpu_taints(args, config, undecided)
-    for res in args.resources:
+    for res, workload, read_error in stack_index(args).workloads():
         try:
-            workload = workload_of(res.resource_type, res.props, res.name)
+            if read_error is not None:
+                raise read_error
             if workload is None or workload.namespace in allowed:
                 continue
             tolerations, _ = read_tolerations(workload.pod_spec)

@@ -18,11 +18,11 @@ from ...taints import tolerates
 from ...wellknown import is_gpu_resource
 from ..props import Undecided, UnknownValueError, dig, mapping
 from ..quantity import parse_quantity
+from ..stack import stack_index
 from ..workloads import (
     containers,
     read_tolerations,
     selects_any_of,
-    workload_of,
 )
 from ._shared import (
     _TAINT_LIST,
@@ -59,9 +59,10 @@ def validate_gpu_workloads_select_gpu_nodes(args: StackValidationArgs, report: R
     for label in config.get("gpuLabels") or []:
         key, _, value = str(label).partition("=")
         pairs.add((key, value))
-    for res in args.resources:
+    for res, workload, read_error in stack_index(args).workloads():
         try:
-            workload = workload_of(res.resource_type, res.props, res.name)
+            if read_error is not None:
+                raise read_error
             if workload is None or workload.kind == "DaemonSet":  # node agents tolerate to run everywhere
                 continue
             tolerations, _ = read_tolerations(workload.pod_spec)

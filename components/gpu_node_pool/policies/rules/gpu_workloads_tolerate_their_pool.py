@@ -21,10 +21,13 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from ...taints import Toleration, effective_tolerations, untolerated_taints
+from ...taints import Taint, Toleration, effective_tolerations, untolerated_taints
 from ..props import Undecided, UnknownValueError, plain
-from ..workloads import NodeSelection, read_tolerations, workload_of
+from ..stack import stack_index
+from ..workloads import NodeSelection, read_tolerations
 from ._shared import _NE, _NS, _config, _fmt, _resource, _stack_pools
+
+_ABSENT: object = object()
 
 
 def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report: ReportViolation) -> None:
@@ -34,15 +37,32 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
     undecided = Undecided()
     pools = [p for p in _stack_pools(args, undecided) if p.labels]
     if pools:
-        for res in args.resources:
+        # pools with the same platform and taints get the same verdict: numbered once here
+        groups: dict[tuple[str, tuple[Taint, ...]], int] = {}
+        group_of = [groups.setdefault((p.platform, tuple(p.taints)), len(groups)) for p in pools]
+        label_values: dict[tuple[object, ...], list[tuple[object, ...]]] = {}  # selection keys -> per pool
+        for res, workload, read_error in stack_index(args).workloads():
             try:
-                workload = workload_of(res.resource_type, res.props, res.name)
+                if read_error is not None:
+                    raise read_error
                 if workload is None or workload.kind == "DaemonSet":
                     continue
                 selection = NodeSelection.of(workload.pod_spec)
                 if not selection.keys:
                     continue  # selects nothing: gpu-workloads-select-gpu-nodes' business
-                targets = [p for p in pools if selection.on(p.labels) is True]
+                # ``on`` depends only on the pool's values for ``selection.keys``: decided once per distinct values
+                values = label_values.get(selection.keys)
+                if values is None:
+                    values = label_values[selection.keys] = [tuple(p.labels.get(k, _ABSENT) for k in selection.keys)
+                                                             for p in pools]
+                decided: dict[tuple[object, ...], bool | None] = {}
+                targets = []
+                for i, p in enumerate(pools):
+                    verdict = decided.get(values[i], _ABSENT)
+                    if verdict is _ABSENT:
+                        verdict = decided[values[i]] = selection.on(p.labels)
+                    if verdict is True:
+                        targets.append(i)
                 if not targets:
                     continue
                 spec = plain(workload.pod_spec)
@@ -51,18 +71,26 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                 undecided.add(_resource(res), err)
                 continue
             misses = []
-            for pool in targets:
-                # the stack's admission plugins describe a self-managed API server; EKS and GKE keep their defaults
-                enabled = (plugins or None) if pool.platform == "self-managed" else None
-                tolerations = effective_tolerations(spec, pool.platform, workload.kind, admission_plugins=enabled,
-                                                    tolerations=own)
-                missing = [t for t in untolerated_taints(tolerations, pool.taints) if t.effect.repels]
-                if not missing:
+            by_platform: dict[str, list[Toleration]] = {}  # what admission adds depends on the platform only
+            untolerated: dict[int, tuple[list[Taint], str]] = {}
+            for i in targets:
+                pool = pools[i]
+                found = untolerated.get(group_of[i])
+                if found is None:
+                    tolerations = by_platform.get(pool.platform)
+                    if tolerations is None:
+                        # the stack's admission plugins describe a self-managed API server; EKS and GKE keep their defaults
+                        enabled = (plugins or None) if pool.platform == "self-managed" else None
+                        tolerations = by_platform[pool.platform] = effective_tolerations(
+                            spec, pool.platform, workload.kind, admission_plugins=enabled, tolerations=own)
+                    missing = [t for t in untolerated_taints(tolerations, pool.taints) if t.effect.repels]
+                    found = untolerated[group_of[i]] = (missing, _fmt(missing))
+                if not found[0]:
                     break
-                misses.append((pool, missing))
+                misses.append((pool, *found))
             else:
-                details = "; ".join(f"{pool.display}: {_fmt(missing)} not tolerated" for pool, missing in misses)
-                fixes = {str(Toleration.for_taint(t)) for _, missing in misses[:1] for t in missing}
+                details = "; ".join(f"{pool.display}: {shown} not tolerated" for pool, _, shown in misses)
+                fixes = {str(Toleration.for_taint(t)) for _, missing, _ in misses[:1] for t in missing}
                 report(
                     f"{workload.display} selects GPU nodes it can never land on, so its pods stay Pending: "
                     f"{details}. Add the toleration(s) {sorted(fixes)} (with Equal the value must match the "

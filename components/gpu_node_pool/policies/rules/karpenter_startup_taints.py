@@ -18,7 +18,8 @@ from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs
 from ...boot_taints import recognise
 from ...wellknown import CHART_TYPES
 from ..props import Undecided, UnknownValueError, dig, text
-from ..workloads import containers, workload_of
+from ..stack import stack_index
+from ..workloads import WORKLOAD_POD_SPEC_PATHS, containers, kind_of, workload_of
 from ._shared import _resource, _stack_pools
 
 ADDON = "aws:eks/addon:Addon"
@@ -27,6 +28,11 @@ ADDON = "aws:eks/addon:Addon"
 def _chart_name(value: Any) -> str:
     name = (text(value) or "").rstrip("/").rsplit("/", 1)[-1]
     return name[:-4].rsplit("-", 1)[0] if name.endswith(".tgz") else name
+
+
+def _agent_type(resource_type: str) -> bool:
+    """The types :func:`installed_agents` reads: charts, EKS add-ons, pod templates."""
+    return resource_type in CHART_TYPES or resource_type == ADDON or kind_of(resource_type) in WORKLOAD_POD_SPEC_PATHS
 
 
 def installed_agents(resources: Any, undecided: Undecided) -> list[Any]:
@@ -50,7 +56,7 @@ def installed_agents(resources: Any, undecided: Undecided) -> list[Any]:
 def validate_karpenter_startup_taints(args: StackValidationArgs, report: ReportViolation) -> None:
     """Every Karpenter GPU NodePool declares the boot taint of every agent the stack installs."""
     undecided = Undecided()
-    agents = installed_agents(args.resources, undecided)
+    agents = installed_agents(stack_index(args).select("boot-taint agents", _agent_type), undecided)
     if agents:
         for pool in _stack_pools(args, undecided):
             if pool.backend not in ("karpenter", "eks-auto"):

@@ -19,7 +19,9 @@ from ..pools import (
 )
 from ..props import dig, items, plain, text
 from ..workloads import (
+    WORKLOAD_POD_SPEC_PATHS,
     containers,
+    kind_of,
     workload_of,
 )
 from ._shared import _DECLARE
@@ -32,6 +34,19 @@ _GCE_STARTUP = (
     "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate",
     "gcp:compute/instance:Instance",
 )
+
+
+def judges(resource_type: str) -> bool:
+    """Whether :func:`validate_no_imperative_taints` reads a resource of this type (it returns at once for
+    any other): Nodes, commands, launch templates and instances (user data), GCE templates, pod templates."""
+    return (
+        resource_type in _NODE_TYPES
+        or resource_type == _NODE_LIST
+        or resource_type in _COMMANDS
+        or resource_type in (LAUNCH_TEMPLATE, EC2_INSTANCE)
+        or resource_type in _GCE_STARTUP
+        or kind_of(resource_type) in WORKLOAD_POD_SPEC_PATHS
+    )
 
 
 def _node_taints(spec_taints: Any) -> list[str]:

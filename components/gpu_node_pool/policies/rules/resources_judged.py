@@ -33,6 +33,7 @@ from pulumi_policy import (
 from ...expand.eks_addons import ADDON_TYPE, expand_addon
 from ...expand.result import Expanded
 from ..props import UnknownValueError, plain
+from ..stack import stack_index
 from ._shared import CONFIG_DEFAULTS
 
 _RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -77,9 +78,10 @@ def _why(res) -> str | None:
 
 def validate_resources_judged(args: StackValidationArgs, report: ReportViolation) -> None:
     """Charts, YAML components, Releases and add-ons with no child resource: not judged, with the reason."""
-    parents = {r.parent.urn for r in args.resources if r.parent is not None}
-    for res in args.resources:
-        if res.resource_type not in JUDGED_THROUGH_CHILDREN or res.urn in parents:
+    index = stack_index(args)
+    parents = index.parent_urns()
+    for res in index.of_types(JUDGED_THROUGH_CHILDREN):
+        if res.urn in parents:
             continue
         why = _why(res)
         if why is not None:

@@ -19,6 +19,7 @@ from ..pools import (
     GpuPool,
 )
 from ..props import Undecided, UnknownValueError, dig, items, text
+from ..stack import stack_index
 from ._shared import _stack_pools
 
 
@@ -86,9 +87,7 @@ def _malformed_tags(args: StackValidationArgs, report: ReportViolation, undecide
     corrected form."""
     from ...backends._cluster_autoscaler import node_template_tag_problem
 
-    for res in args.resources:
-        if res.resource_type not in (AUTOSCALING_GROUP, AUTOSCALING_TAG):
-            continue
+    for res in stack_index(args).of_types((AUTOSCALING_GROUP, AUTOSCALING_TAG)):
         try:
             if res.resource_type == AUTOSCALING_TAG:
                 tag = dig(res.props, "tag")
