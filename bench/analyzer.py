@@ -89,6 +89,18 @@ def noop_policies() -> list[Any]:
     ]
 
 
+def one_noop_stack_policy() -> list[Any]:
+    """A pack of one stack policy that judges nothing: the SDK decodes every resource of the
+    ``AnalyzeStackRequest`` once and the ``AnalyzeRequest`` s not at all (no resource policy), the
+    least any pack that judges the stack pays on this path."""
+    from pulumi_policy import EnforcementLevel, StackValidationPolicy
+
+    def nothing(args: Any, report: Any) -> None:
+        return None
+
+    return [StackValidationPolicy("noop", "judges nothing", nothing, EnforcementLevel.ADVISORY)]
+
+
 def servicer(configure: Any, policies: list[Any] | None = None) -> Any:
     """The analyzer ``PolicyPack(...)`` would serve for this pack (or for ``policies``), configured
     as the engine configures it."""
