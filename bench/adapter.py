@@ -45,6 +45,13 @@ def unknown_marker() -> str:
     return UNKNOWN
 
 
+def gc_thresholds() -> tuple[int, ...]:
+    """The collector thresholds a ``gpupool`` process runs with (the typed floor process gets the same)."""
+    from gpu_node_pool.process import GC_THRESHOLDS
+
+    return tuple(GC_THRESHOLDS)
+
+
 def plan_stack(stack: str, project_dir: str | Path) -> Any:
     """``gpupool plan``'s work in-process: a ``PlanResult`` (``resources``, ``violations``, ...)."""
     from gpu_node_pool.plan import plan_stack as run

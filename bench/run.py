@@ -46,6 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import adapter  # noqa: E402
+import typed_floor  # noqa: E402
 
 import stacks  # noqa: E402
 
@@ -212,11 +213,12 @@ def _import_once(modules: list[str]) -> dict[str, Any]:
 # --- whole processes ---------------------------------------------------------------------------
 
 
-def _process(argv: list[str], cwd: Path) -> tuple[float, float, float]:
+def _process(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MiB) and CPU seconds (user + system) of one process: its own, from
     ``wait4`` (``getrusage(RUSAGE_CHILDREN)`` would give the largest child's so far)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env=None if env is None else {**os.environ, **env})
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -272,10 +274,12 @@ def main() -> None:
             repeats = 1 if n == 1000 else 3
             inproc[n] = _worker("capture", str(project), stack, str(repeats), str(warm), str(programs[n]))
         whole: dict[Any, dict[str, list[tuple[float, float]]]] = {n: {"plan": [], "floor": []} for n in projects}
+        # the gpupool process tunes its collector (gpu_node_pool.process): the floor process gets the same
+        floor_env = {typed_floor.GC_ENV: ",".join(map(str, adapter.gc_thresholds()))}
         for _ in range(runs):  # every size, plan then floor, round after round
             for n, (project, stack) in projects.items():
                 whole[n]["plan"].append(_process([GPUPOOL, "plan", "--stack", stack, "--project-dir", str(project)], ROOT))
-                whole[n]["floor"].append(_process([PYTHON, str(programs[n])], ROOT))
+                whole[n]["floor"].append(_process([PYTHON, str(programs[n])], ROOT, floor_env))
         sizes = {f"{r}:{d}:{p}": (r, d, p) for r, d, p in pack_sizes}
         sdk_max = max(r for r, _, _ in pack_sizes) if args.full else 50_000
         pack = _worker("pack", ",".join(sizes), "2" if args.quick else "3", "1", str(sdk_max))

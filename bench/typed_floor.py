@@ -25,6 +25,7 @@ import gc
 import importlib
 import importlib.util
 import inspect
+import os
 import re
 import sys
 from pathlib import Path
@@ -144,6 +145,10 @@ def generate(captured: list[dict[str, Any]], unknown: str) -> str:
     return HEADER.format(imports=imports) + "\n".join(body or ["    pass"]) + footer.format(str(Path(__file__).parent))
 
 
+#: Environment variable carrying ``gc.set_threshold`` arguments ("a,b,c") into a floor process.
+GC_ENV = "GPUPOOL_BENCH_GC_THRESHOLDS"
+
+
 def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None) -> int:
     """Run ``program()`` under mocks set up as the plan sets them up; returns how many
     resources registered (``sink`` receives ``(type, name, inputs)`` of each)."""
@@ -153,6 +158,9 @@ def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None)
     from pulumi.runtime.sync_await import _sync_await
 
     seen: list[tuple[str, str, dict[str, Any]]] = sink if sink is not None else []
+    thresholds = os.environ.get(GC_ENV)
+    if thresholds:  # the gpupool process's collector settings (run.py passes them): same process setup
+        gc.set_threshold(*(int(t) for t in thresholds.split(",")))
 
     class _Mocks(pulumi.runtime.Mocks):
         def new_resource(self, args: pulumi.runtime.MockResourceArgs):

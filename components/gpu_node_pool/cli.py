@@ -357,7 +357,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def main_exit() -> None:
-    """Console-script entry point: exit with :func:`main`'s code."""
+    """Console-script entry point: exit with :func:`main`'s code (in a process tuned by
+    :func:`gpu_node_pool.process.tune_gc`)."""
+    from .process import tune_gc
+
+    tune_gc()
     sys.exit(main())
 
 

@@ -154,6 +154,10 @@ def _read_shell(text: str, found: _Found) -> None:
         found.flags += _expand_args(tokens)
 
 
+#: libyaml's safe loader when PyYAML has it (five times faster on nodeadm user data; issue 18), else PyYAML's.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _read_yaml_docs(docs: Iterable[Any], found: _Found) -> bool:
     seen = False
     for doc in docs:
@@ -221,7 +225,7 @@ def _read_text(text: str, found: _Found) -> None:
     if parts is not None:
         for content_type, body in parts:
             if content_type == NODEADM_CONTENT_TYPE:
-                _read_yaml_docs(yaml.safe_load_all(body), found)
+                _read_yaml_docs(yaml.load_all(body, Loader=_LOADER), found)
             else:
                 _read_text(body, found)
         return
@@ -245,7 +249,7 @@ def _read_text(text: str, found: _Found) -> None:
         _read_bottlerocket(settings, found)
         return
     try:
-        if _read_yaml_docs(list(yaml.safe_load_all(text)), found):
+        if _read_yaml_docs(list(yaml.load_all(text, Loader=_LOADER)), found):
             return
     except yaml.YAMLError:
         pass
