@@ -1,7 +1,8 @@
 """What the plan imports only when it needs it (issue 18), checked in a fresh interpreter.
 
 ``offline_yaml`` patches ``pulumi_kubernetes.yaml.yaml`` (no remote v1 ``ConfigFile`` fetched)
-when the program imports it, instead of importing it (and ``requests``) for every plan.
+when the program imports it, instead of importing it (and ``requests``) for every plan. The
+``audit`` sub-command's run and analysis modules load only when ``gpupool audit`` runs.
 """
 
 from __future__ import annotations
@@ -73,6 +74,12 @@ def test_a_v1_config_file_imported_by_the_program_is_still_expanded_offline(tmp_
     [item] = doc["notJudged"]  # the remote file: never fetched, reported
     assert item["type"] == "kubernetes:yaml:ConfigFile" and "remote URL" in item["reason"]
     assert item["resource"].endswith("kubernetes:yaml:ConfigFile::remote")
+
+
+def test_gpupool_help_lists_audit_without_importing_it():
+    run = _fresh("--help")
+    assert run["code"] == 0 and "audit" in run["out"]
+    assert "gpu_node_pool.audit.cli" not in run["modules"]
 
 
 def test_when_imported_patches_on_first_import_and_the_hook_is_gone_after(tmp_path, monkeypatch):
