@@ -2,7 +2,8 @@
 
 ``offline_yaml`` patches ``pulumi_kubernetes.yaml.yaml`` (no remote v1 ``ConfigFile`` fetched)
 when the program imports it, instead of importing it (and ``requests``) for every plan. The
-``audit`` sub-command's run and analysis modules load only when ``gpupool audit`` runs.
+``audit`` sub-command's run and analysis modules load only when ``gpupool audit`` runs. The
+instance catalog is built on its first lookup, not when the CLI is imported.
 """
 
 from __future__ import annotations
@@ -93,3 +94,13 @@ def test_when_imported_patches_on_first_import_and_the_hook_is_gone_after(tmp_pa
     assert seen == [lazy_probe_mod] and len(sys.meta_path) == hooks
     assert lazy_probe_mod.__spec__.loader is lazy_probe_mod.__loader__ and "ThenCall" not in repr(lazy_probe_mod.__loader__)
     monkeypatch.delitem(sys.modules, "lazy_probe_mod")
+
+
+def test_importing_the_cli_program_and_policies_does_not_build_the_instance_catalog():
+    code = ("import gpu_node_pool.cli, gpu_node_pool.program, gpu_node_pool.pool, gpu_node_pool.device_plugin, "
+            "gpu_node_pool.policies\nfrom gpu_node_pool import catalog, instances\n"
+            "print(catalog._catalog.cache_info().currsize)\n"
+            "print(len(instances.NVIDIA_GPU_COUNTS) > 0, catalog._catalog.cache_info().currsize)")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(COMPONENTS), os.environ.get("PYTHONPATH")])))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["0", "True", "1"]
