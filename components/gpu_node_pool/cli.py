@@ -24,7 +24,7 @@ from typing import Any
 
 from . import plan as plan_mod
 from ._version import __version__
-from .audit import cli as audit_cli
+from .audit.parser import register as register_audit
 from .cli_expand import expand_arguments, expand_options
 from .config import ConfigError
 from .contract import FAIL_ON_LEVELS, ExitCode, UsageParser, findings_exit_code, print_report, report
@@ -126,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
         "it must resolve where the pack is installed, e.g. 'gpu-node-pool @ git+https://<host>/gpu-node-pools@v"
         f"{__version__}'",
     )
-    audit_cli.register(sub)
+    register_audit(sub)
     return parser
 
 
@@ -285,7 +285,14 @@ def _schema(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-_COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _render, "validate": _validate, "policy-pack": _policy_pack}
+def _audit(args: argparse.Namespace) -> int:
+    from .audit.cli import run  # the audit and its analysis load only for `gpupool audit` (issue 18)
+
+    return run(args)
+
+
+_COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _render, "validate": _validate,
+             "policy-pack": _policy_pack, "audit": _audit}
 
 
 # --- the contract around every command ------------------------------------------------------
@@ -348,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as done:  # --help, --version (0) or a usage error (64, UsageParser.error)
         return int(done.code or 0)
     try:
-        handler = _COMMANDS.get(args.command) or args.run  # audit registers its own (audit/cli.py)
+        handler = _COMMANDS[args.command]
         return int(handler(args))
     except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
         if isinstance(err, _input_errors()):

@@ -8,6 +8,8 @@ table plus the sourced family tables); this module keeps the names other modules
 
 from __future__ import annotations
 
+import functools
+
 from . import catalog
 
 __all__ = [
@@ -23,16 +25,38 @@ __all__ = [
 
 #: Families whose instances carry NVIDIA GPUs (whole or fractional).
 NVIDIA_FAMILIES = catalog.nvidia_families()
-#: NVIDIA families on Graviton (arm64) hosts: they need an ARM_64 AMI.
-ARM_FAMILIES = frozenset(f for f in NVIDIA_FAMILIES if catalog.architecture(f) == "arm64")
 #: Accelerated families whose accelerator is not an NVIDIA GPU (a common mix-up).
 OTHER_ACCELERATOR_FAMILIES = catalog.other_accelerator_families()
-#: NVIDIA GPUs per instance (the ``nvidia.com/gpu`` capacity a node advertises), for the
-#: Cluster Autoscaler ``node-template/resources/nvidia.com/gpu`` tag of self-managed groups.
-#: Only types whose count is sourced are listed (not g6f/gr6f); for others a pool sets ``gpusPerNode``.
-NVIDIA_GPU_COUNTS: dict[str, int] = {
-    t.name: t.advertised_gpus for t in catalog.all_types() if t.is_nvidia and t.advertised_gpus
-}
+
+
+# ARM_FAMILIES and NVIDIA_GPU_COUNTS read the whole instance catalog: computed on first use (module
+# __getattr__), so importing this module does not load the catalog (issue 18).
+@functools.cache
+def _arm_families() -> frozenset[str]:
+    """NVIDIA families on Graviton (arm64) hosts: they need an ARM_64 AMI (``ARM_FAMILIES``)."""
+    return frozenset(f for f in NVIDIA_FAMILIES if catalog.architecture(f) == "arm64")
+
+
+@functools.cache
+def _gpu_counts() -> dict[str, int]:
+    """NVIDIA GPUs per instance (the ``nvidia.com/gpu`` capacity a node advertises), for the Cluster
+    Autoscaler ``node-template/resources/nvidia.com/gpu`` tag of self-managed groups (``NVIDIA_GPU_COUNTS``).
+    Only types whose count is sourced are listed (not g6f/gr6f); for others a pool sets ``gpusPerNode``."""
+    return {t.name: t.advertised_gpus for t in catalog.all_types() if t.is_nvidia and t.advertised_gpus}
+
+
+#: NVIDIA families on Graviton (arm64) hosts (first use computes it, see _arm_families).
+ARM_FAMILIES: frozenset[str]
+#: NVIDIA GPUs per sourced instance type (first use computes it, see _gpu_counts).
+NVIDIA_GPU_COUNTS: dict[str, int]
+_LAZY = {"ARM_FAMILIES": _arm_families, "NVIDIA_GPU_COUNTS": _gpu_counts}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        return _LAZY[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 instance_family = catalog.instance_family
 
@@ -49,7 +73,7 @@ def instance_arch(instance_type: str) -> str:
 
 def gpu_count(instance_type: str) -> int | None:
     """NVIDIA GPUs of ``instance_type`` (``g6e.12xlarge`` -> 4), or None when no source gives it."""
-    return NVIDIA_GPU_COUNTS.get(instance_type)
+    return _gpu_counts().get(instance_type)
 
 
 def nvidia_instance_problems(values: list[str], *, families: bool = False) -> list[str]:

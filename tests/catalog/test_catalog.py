@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,23 @@ def test_a_catalog_that_fails_to_load_is_a_clear_error_naming_the_file_never_an_
         catalog.load(name)
     assert expected in str(err.value)
     assert f"{name}.py" in str(err.value) and "gen_instance_catalog.py" in str(err.value)
+
+
+def test_the_catalog_loads_on_first_use_and_a_broken_one_still_fails_there_never_empty(monkeypatch):
+    # Loaded on first use (issue 18), not at import: a generated module without rows still raises
+    # CatalogLoadError at the first lookup (and UPSTREAM), never answers from an empty catalog.
+    broken = types.ModuleType(catalog.GENERATED_MODULE)
+    broken.UPSTREAM = "x"
+    monkeypatch.setitem(sys.modules, catalog.GENERATED_MODULE, broken)
+    catalog._catalog.cache_clear()
+    try:
+        for first_use in (lambda: catalog.find("g6.xlarge"), lambda: catalog.UPSTREAM, catalog.all_types):
+            with pytest.raises(catalog.CatalogLoadError, match="has no attribute 'ROWS'"):
+                first_use()
+    finally:
+        catalog._catalog.cache_clear()
+    monkeypatch.undo()
+    assert catalog.find("g6.xlarge").advertised_gpus == 1
 
 
 def test_fractional_gpus_count_zero_for_ec2_and_unknown_for_the_device_plugin():

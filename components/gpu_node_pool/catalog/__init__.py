@@ -11,13 +11,16 @@ interfaces, NVIDIA types the table lacks, known risks). Two GPU counts are kept 
   advertise; None where no source gives it (fractional GPUs, unknown types), so the pool must
   state ``gpusPerNode``.
 
-The catalog loads at import; generated data that is missing or malformed raises
-:class:`CatalogLoadError` naming the module file and how to regenerate it - never an empty catalog.
+The catalog loads on first use (a lookup, :data:`UPSTREAM`), once per process, not at import (issue 18:
+building its ~1100 types was 5 ms of every CLI import); generated data that is missing or malformed
+raises :class:`CatalogLoadError` there, naming the module file and how to regenerate it - never an
+empty catalog.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -132,10 +135,32 @@ def _make(name: str, vcpu: int, memory: int, ec2_gpus: int, arch: str, *, in_tab
     )
 
 
-_TYPES, UPSTREAM = load()
-_BY_FAMILY: dict[str, list[str]] = {}
-for _name in sorted(_TYPES):
-    _BY_FAMILY.setdefault(split_name(_name)[0], []).append(_name)
+@functools.cache
+def _catalog() -> tuple[dict[str, InstanceType], str, dict[str, list[str]]]:
+    """``(types by name, upstream pin, sorted type names by family)``, loaded on first use."""
+    types, upstream = load()
+    by_family: dict[str, list[str]] = {}
+    for name in sorted(types):
+        by_family.setdefault(split_name(name)[0], []).append(name)
+    return types, upstream, by_family
+
+
+def _types() -> dict[str, InstanceType]:
+    return _catalog()[0]
+
+
+def _by_family() -> dict[str, list[str]]:
+    return _catalog()[2]
+
+
+#: The generated table's upstream pin (``kubernetes/autoscaler@<commit> (<date>)``), read on first use.
+UPSTREAM: str
+
+
+def __getattr__(name: str) -> str:
+    if name == "UPSTREAM":  # the generated table's pin: read with the catalog, on first use
+        return _catalog()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def instance_family(name: str) -> str:
@@ -145,12 +170,13 @@ def instance_family(name: str) -> str:
 
 def all_types() -> tuple[InstanceType, ...]:
     """Every type in the catalog, sorted by name."""
-    return tuple(_TYPES[n] for n in sorted(_TYPES))
+    types = _types()
+    return tuple(types[n] for n in sorted(types))
 
 
 def find(name: str) -> InstanceType | None:
     """The type called ``name``, or None."""
-    return _TYPES.get(name) if isinstance(name, str) else None
+    return _types().get(name) if isinstance(name, str) else None
 
 
 def _size_number(name: str) -> int:
@@ -162,10 +188,10 @@ def suggestions(name: str, limit: int = 3) -> list[str]:
     """Close catalog names for a mistyped type (``g6.3xlarge`` -> ``g6.2xlarge, g6.4xlarge, g6.xlarge``):
     sizes of the same family first, nearest size number first, then any similar type (``difflib``)."""
     same = sorted(
-        difflib.get_close_matches(name, _BY_FAMILY.get(instance_family(name), []), n=len(_TYPES), cutoff=0.5),
+        difflib.get_close_matches(name, _by_family().get(instance_family(name), []), n=len(_types()), cutoff=0.5),
         key=lambda n: (abs(_size_number(n) - _size_number(name)), n),
     )
-    rest = difflib.get_close_matches(name, list(_TYPES), n=limit, cutoff=0.6)
+    rest = difflib.get_close_matches(name, list(_types()), n=limit, cutoff=0.6)
     return list(dict.fromkeys(same + rest))[:limit]
 
 
@@ -173,7 +199,7 @@ def _unknown_message(name: object) -> str:
     hint = suggestions(name) if isinstance(name, str) else []
     did_you_mean = f"; did you mean {', '.join(hint)}?" if hint else ""
     return (
-        f"instance type {name!r} is not in the instance catalog (Cluster Autoscaler's table {UPSTREAM} "
+        f"instance type {name!r} is not in the instance catalog (Cluster Autoscaler's table {_catalog()[1]} "
         f"and the NVIDIA types from Karpenter's docs){did_you_mean} For a type newer than the catalog set "
         "allowUnknownInstanceTypes: true (the pool then states gpusPerNode)"
     )
@@ -236,13 +262,14 @@ def architecture(name: str) -> str | None:
     family = instance_family(name)
     if family in _NVIDIA:
         return _NVIDIA[family].architecture
-    arches = {_TYPES[t].architecture for t in _BY_FAMILY.get(family, [])}
+    types = _types()
+    arches = {types[t].architecture for t in _by_family().get(family, [])}
     return arches.pop() if len(arches) == 1 else None
 
 
 def families() -> frozenset[str]:
     """Every family with a type in the catalog, plus NVIDIA families known without types."""
-    return frozenset(_BY_FAMILY) | frozenset(_NVIDIA)
+    return frozenset(_by_family()) | frozenset(_NVIDIA)
 
 
 def nvidia_families() -> frozenset[str]:

@@ -19,12 +19,16 @@ import copy
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .eks_addons_data import ADDONS, BUILD_MAPPING_NOTE, EXISTS, FACTS_FILE, AddonFacts, DaemonSetFacts, Era
 from .result import Expanded, NotJudged, find_unknown
+
+if TYPE_CHECKING:
+    from .eks_addons_data import AddonFacts, DaemonSetFacts, Era
+# The facts table (.eks_addons_data: ~2 ms of dataclasses and rows) is imported by the functions that
+# read it, on the first add-on expanded, not by every import of the plan and the policies (issue 18).
 
 __all__ = ["ADDON_TYPE", "expand_addon", "synthesize_daemonset", "parse_addon_version"]
 
@@ -58,6 +62,8 @@ def synthesize_daemonset(facts: DaemonSetFacts, config: Mapping[str, Any], addon
     Only the fields policies judge: ``metadata`` (name, namespace, an annotation naming the
     facts source) and ``spec.template.spec`` ``tolerations``, ``nodeSelector``, ``affinity``.
     """
+    from .eks_addons_data import EXISTS, FACTS_FILE
+
     tolerations = list(facts.tolerations)
     user_tolerations = _get(config, facts.tolerations_key) if facts.tolerations_key else None
     if isinstance(user_tolerations, list):
@@ -116,6 +122,8 @@ def expand_addon(
         :class:`Expanded` (``source`` ``"facts"``; ``notes`` carry the facts' warnings and
         source) whose objects may be empty (an add-on with no DaemonSet), or :class:`NotJudged`.
     """
+    from .eks_addons_data import ADDONS, BUILD_MAPPING_NOTE, FACTS_FILE
+
     who = resource or name
 
     def not_judged(reason: str, fix: str) -> NotJudged:

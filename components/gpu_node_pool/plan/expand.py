@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import inspect
 import os
 import sys
@@ -55,6 +56,7 @@ from ..expand.result import Expanded, NotJudged
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
 from ..record import Resource
 from ..wellknown import SECRET, UNKNOWN
+from .on_import import when_imported
 
 __all__ = [
     "DEFAULT_KUBE_VERSION",
@@ -84,6 +86,7 @@ FALLBACK_STAND_IN = (
     "affinity and priority class"
 )
 _V3_CHART = "kubernetes:helm.sh/v3:Chart"
+_V1_YAML_MODULE = "pulumi_kubernetes.yaml.yaml"  # patched by offline_yaml when the program imports it
 _CANT_RUN = "can't run policy '{}' during preview"
 _UNKNOWN_FIX = "make the values known at preview (plain values, not outputs of resources created in the same run), or judge after apply"
 _MARKERS = (UNKNOWN, SECRET)  # a secret value is never rendered: it counts as unknown
@@ -175,15 +178,16 @@ def answer_invoke(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
 @contextlib.contextmanager
 def offline_yaml() -> Iterator[list[NotJudged]]:
     """While a program runs under the mocks: v1 ``ConfigFile`` never fetches a URL (it reads as empty) and the
-    URL, like a v1 manifest that does not parse, is collected as not judged (resource: the ConfigFile's name)."""
+    URL, like a v1 manifest that does not parse, is collected as not judged (resource: the ConfigFile's name).
+
+    ``pulumi_kubernetes.yaml.yaml`` is patched when the program imports it (or at once if it is already
+    imported), not imported here: it pulls in ``requests`` that a program without v1 yaml never needs."""
     global _SINK
     sink: list[NotJudged] = []
-    try:
-        import pulumi_kubernetes.yaml.yaml as v1
-    except ImportError:  # no kubernetes SDK: no v1 yaml in the program
+    if importlib.util.find_spec("pulumi_kubernetes") is None:  # no kubernetes SDK: no v1 yaml in the program
         yield sink
         return
-    original = v1._read_url
+    patched: list[tuple[Any, Any]] = []
 
     def read_url(url: str) -> str:
         frame = inspect.currentframe()
@@ -193,12 +197,17 @@ def offline_yaml() -> Iterator[list[NotJudged]]:
                               "download the manifest into the repository and point the ConfigFile at the local file"))
         return ""
 
-    v1._read_url = read_url
+    def patch(v1: Any) -> None:
+        patched.append((v1, v1._read_url))
+        v1._read_url = read_url
+
     previous, _SINK = _SINK, sink
     try:
-        yield sink
+        with when_imported(_V1_YAML_MODULE, patch):
+            yield sink
     finally:
-        v1._read_url = original
+        for v1, original in reversed(patched):
+            v1._read_url = original
         _SINK = previous
 
 
