@@ -31,7 +31,7 @@ from ..wellknown import (
     KARPENTER_NODEPOOL_PREFIX,
     LAUNCH_TEMPLATE,
 )
-from .props import dig, items, text
+from .props import derived, dig, items, text
 
 __all__ = [
     "EKS_NODE_GROUP",
@@ -67,12 +67,21 @@ def gpu_pool_of(resource_type: str, props: Mapping[str, Any], name: str = "", ur
     """
     if not isinstance(resource_type, str):
         return None
+    # Several policies ask about the same resource: the runner's per-resource cache keeps the answer
+    # for the same question (policies only read pools); the SDK's proxies have no cache.
+    cache = derived(props)
+    key = ("gpu_pool", resource_type, name, urn, tuple(sorted((node_classes or {}).items())), force_gpu)
+    if cache is not None and key in cache:
+        return cache[key]
     context = {"node_classes": node_classes or {}, "force_gpu": force_gpu}
+    found = None
     for backend in backends.by_detected_type(resource_type):
-        pool = backend.fn("detect")(resource_type, props, name, urn, context)
-        if pool is not None:
-            return pool
-    return None
+        found = backend.fn("detect")(resource_type, props, name, urn, context)
+        if found is not None:
+            break
+    if cache is not None:
+        cache[key] = found
+    return found
 
 
 def is_karpenter_nodepool(resource_type: str) -> bool:
