@@ -52,6 +52,13 @@ def gc_thresholds() -> tuple[int, ...]:
     return tuple(GC_THRESHOLDS)
 
 
+def tune_gc() -> None:
+    """Apply the collector settings of the product's own processes to this one."""
+    from gpu_node_pool.process import tune_gc as tune
+
+    tune()
+
+
 def plan_stack(stack: str, project_dir: str | Path) -> Any:
     """``gpupool plan``'s work in-process: a ``PlanResult`` (``resources``, ``violations``, ...)."""
     from gpu_node_pool.plan import plan_stack as run

@@ -13,8 +13,10 @@ in ``gpu_node_pool.policies``, which ``gpupool plan`` and the tests import witho
 from pulumi_policy import EnforcementLevel, PolicyPack
 
 from gpu_node_pool.policies import PACK_DESCRIPTION, PACK_NAME, POLICIES
+from gpu_node_pool.process import tune_gc
 
 if __name__ == "__main__":  # the language host runs this file as __main__; importing it builds nothing
+    tune_gc()  # this process is the pack's own: the analyzer decodes every resource once per policy
     PolicyPack(
         name=PACK_NAME,
         policies=POLICIES,
