@@ -67,21 +67,27 @@ def gpu_pool_of(resource_type: str, props: Mapping[str, Any], name: str = "", ur
     """
     if not isinstance(resource_type, str):
         return None
-    # Several policies ask about the same resource: the runner's per-resource cache keeps the answer
-    # for the same question (policies only read pools); the SDK's proxies have no cache.
+    # The resource policies ask about the same resource in turn: the runner's per-resource cache
+    # keeps the answer (they only read the pool); the SDK's proxies have no cache.
     cache = derived(props)
     key = ("gpu_pool", resource_type, name, urn, tuple(sorted((node_classes or {}).items())), force_gpu)
     if cache is not None and key in cache:
         return cache[key]
-    context = {"node_classes": node_classes or {}, "force_gpu": force_gpu}
-    found = None
-    for backend in backends.by_detected_type(resource_type):
-        found = backend.fn("detect")(resource_type, props, name, urn, context)
-        if found is not None:
-            break
+    found = _detect_pool(resource_type, props, name, urn, node_classes, force_gpu)
     if cache is not None:
         cache[key] = found
     return found
+
+
+def _detect_pool(resource_type: str, props: Mapping[str, Any], name: str, urn: str,
+                 node_classes: Mapping[str, bool] | None, force_gpu: bool) -> GpuPool | None:
+    """:func:`gpu_pool_of` without the cache: a new pool every call (:func:`find_gpu_pools` completes it)."""
+    context = {"node_classes": node_classes or {}, "force_gpu": force_gpu}
+    for backend in backends.by_detected_type(resource_type):
+        pool = backend.fn("detect")(resource_type, props, name, urn, context)
+        if pool is not None:
+            return pool
+    return None
 
 
 def is_karpenter_nodepool(resource_type: str) -> bool:
@@ -269,7 +275,7 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
     by_urn: dict[str, GpuPool] = {}
     for res in candidates:
         try:
-            pool = gpu_pool_of(res.resource_type, res.props, res.name, res.urn, node_classes=context.get("node_classes"))
+            pool = _detect_pool(res.resource_type, res.props, res.name, res.urn, context.get("node_classes"), False)
         except UnknownValueError as err:
             if undecided is None:
                 raise
@@ -294,7 +300,7 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
             for lt in asg_launch_templates(asg, launch_templates, lt_index):
                 pool = by_urn.get(lt.urn)
                 if pool is None and gpu_group:
-                    pool = gpu_pool_of(lt.resource_type, lt.props, lt.name, lt.urn, force_gpu=True)
+                    pool = _detect_pool(lt.resource_type, lt.props, lt.name, lt.urn, None, True)
                     if pool is not None:
                         pools.append(pool)
                         by_urn[lt.urn] = pool
