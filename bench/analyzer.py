@@ -101,6 +101,26 @@ def one_noop_stack_policy() -> list[Any]:
     return [StackValidationPolicy("noop", "judges nothing", nothing, EnforcementLevel.ADVISORY)]
 
 
+def consolidated_policy(stack: str, project: str) -> list[Any]:
+    """A prototype of the trade BENCHMARKS.md proposes, measured, not shipped: the whole pack as ONE
+    stack policy that runs every rule with our runner over the resources the analyzer decoded
+    once, reporting each finding as ``[policy] message``. Pulumi would then see one policy (one
+    enforcement level) instead of one per rule; the SDK decodes the stack once instead of once per
+    policy, and each resource not at all for resource policies."""
+    from pulumi_policy import EnforcementLevel, StackValidationPolicy
+
+    def judge(args: Any, report: Any) -> None:
+        resources = [adapter.stack_resource(
+            r.resource_type, r.name, r.props, urn=r.urn, parent=r.parent.urn if r.parent else "",
+            dependencies=[d.urn for d in r.dependencies],
+            property_dependencies={k: [d.urn for d in v] for k, v in r.property_dependencies.items()})
+            for r in args.resources]
+        for finding in adapter.evaluate(resources, stack):
+            report(f"[{finding['policy']}] {finding['message']}")
+
+    return [StackValidationPolicy(adapter.pack_name(), "every rule of the pack", judge, EnforcementLevel.ADVISORY)]
+
+
 def servicer(configure: Any, policies: list[Any] | None = None) -> Any:
     """The analyzer ``PolicyPack(...)`` would serve for this pack (or for ``policies``), configured
     as the engine configures it."""
