@@ -101,8 +101,6 @@ def resolve_config(config: Mapping[str, Any] | None,
         PolicyConfigError: an unknown policy name, an unknown level, or properties that break
             the policy's JSON schema (checked with ``jsonschema``).
     """
-    import jsonschema
-
     config = dict(config or {})
     by_name = {p.name: p for p in policies}
     errors = []
@@ -140,9 +138,12 @@ def resolve_config(config: Mapping[str, Any] | None,
             full = {"type": "object", "properties": schema.properties, "additionalProperties": False}
             if schema.required:
                 full["required"] = schema.required
-            for err in jsonschema.Draft7Validator(full).iter_errors(props):
-                where = ".".join(str(p) for p in err.absolute_path)
-                errors.append(f"{name}{'.' + where if where else ''}: {err.message}")
+            if props or schema.required:  # no property given and none required: nothing can break the schema
+                import jsonschema
+
+                for err in jsonschema.Draft7Validator(full).iter_errors(props):
+                    where = ".".join(str(p) for p in err.absolute_path)
+                    errors.append(f"{name}{'.' + where if where else ''}: {err.message}")
             for key, prop in schema.properties.items():
                 if key not in props and "default" in prop:
                     props[key] = json.loads(json.dumps(prop["default"]))
