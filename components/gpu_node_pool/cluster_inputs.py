@@ -23,11 +23,12 @@ from __future__ import annotations
 import base64
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pulumi
 
-from .config import ClusterConfig
+if TYPE_CHECKING:  # imported where its fields are read: importing this module loads no pydantic
+    from .config.stack import ClusterConfig
 
 __all__ = ["IDENTITY_FIELDS", "is_output", "has_output", "split", "restore", "resolved", "lift", "from_resource"]
 
@@ -71,6 +72,8 @@ def has_output(value: Any) -> bool:
 
 def _field(key: str) -> str | None:
     """The ClusterConfig field of a mapping key (camelCase alias or snake_case name)."""
+    from .config.stack import ClusterConfig
+
     for name, info in ClusterConfig.model_fields.items():
         if key in (name, info.alias):
             return name

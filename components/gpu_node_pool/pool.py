@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
 from . import backends, cluster_inputs
-from .config import ClusterConfig, ConfigError, ConfigIssue, PoolConfig, StackConfig, validate_stack_config
-from .config.messages import show
+from .config import ConfigError, ConfigIssue
 from .taints import Toleration
+
+if TYPE_CHECKING:  # the models (pydantic) are imported when a pool is validated, not at import
+    from .config.common import PoolBase as PoolConfig
+    from .config.stack import ClusterConfig, StackConfig
 
 __all__ = ["GpuNodePool", "GpuNodePoolArgs"]
 
@@ -68,6 +71,11 @@ class GpuNodePoolArgs:
                 ``cluster`` is neither a mapping, a ClusterConfig nor a cluster resource, or the values
                 are invalid.
         """
+        from .config.common import PoolBase as PoolConfig
+        from .config.loading import validate_stack_config
+        from .config.messages import show
+        from .config.stack import ClusterConfig
+
         if not isinstance(self.pool, PoolConfig | Mapping):
             raise ConfigError([ConfigIssue(
                 "GpuNodePoolArgs.pool",
@@ -91,6 +99,9 @@ class GpuNodePoolArgs:
         return self.pool, cluster
 
     def _cluster_mapping(self) -> ClusterConfig | dict[str, Any]:
+        from .config.messages import show
+        from .config.stack import ClusterConfig
+
         cluster = self.cluster
         if isinstance(cluster, ClusterConfig):
             if self.node_role_arn is not None:
@@ -153,6 +164,8 @@ class GpuNodePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if not isinstance(args, GpuNodePoolArgs):
+            from .config.messages import show
+
             raise ConfigError(
                 [ConfigIssue(f"GpuNodePool({name!r}, args)", f"got {show(args, python=True)} ({type(args).__name__}); expected "
                              "GpuNodePoolArgs(pool=..., cluster=...), e.g. GpuNodePoolArgs(pool={...}, cluster={...})")],

@@ -6,11 +6,14 @@ plan and the tests run exactly the same code.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from .config import PROJECT, ConfigError, StackConfig, load_stack_config
+from .config import PROJECT, ConfigError
+
+if TYPE_CHECKING:
+    from .config.stack import StackConfig
 
 __all__ = ["runtime_config", "read_stack_config", "build", "install_gpu_agents", "main"]
 
@@ -27,6 +30,8 @@ def runtime_config() -> dict[str, Any]:
 def read_stack_config() -> StackConfig:
     """Validate the stack's config. Raises :class:`ConfigError` listing every mistake."""
     from pulumi.runtime import config as rc
+
+    from .config.loading import load_stack_config  # pydantic and the models: loaded to validate, not at import
 
     return load_stack_config(runtime_config(), f"config of stack {pulumi.get_stack()!r}", rc.is_config_secret)
 

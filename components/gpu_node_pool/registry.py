@@ -11,10 +11,10 @@ Everything else asks this registry instead of branching on backend names: the st
 ``report``), ``gpupool render`` (``export``) and the policies' pool detection
 (``detect`` for the resources whose type tokens the backend lists in ``detects``).
 
-Functions are given as ``"module:function"`` strings relative to the backend's package and
-imported on first use, so that reading the config never imports the Pulumi SDK (an import
-contract in ``pyproject.toml`` checks it) and importing the CLI does not load every backend's
-renderers.
+Functions (and the pool model) are given as ``"module:name"`` strings relative to the backend's
+package and imported on first use, so that reading the config never imports the Pulumi SDK (an
+import contract in ``pyproject.toml`` checks it), and importing the CLI loads neither every
+backend's renderers nor pydantic and the config models (a test checks the latter).
 """
 
 from __future__ import annotations
@@ -35,8 +35,10 @@ class Backend:
         name: the ``backend:`` value in the stack config, e.g. ``eks-managed``.
         package: the backend's package (``gpu_node_pool.backends.eks_managed``); the function
             references below are relative to it.
-        config_model: the pydantic pool model (a subclass of
-            :class:`~gpu_node_pool.config.common.PoolBase`) with ``backend: Literal[name]``.
+        config_model: ``"module:Name"``: the pydantic pool model (a subclass of
+            :class:`~gpu_node_pool.config.common.PoolBase`) with ``backend: Literal[name]``,
+            imported on first use by :meth:`Backend.model` (when a stack is validated), so that
+            registering the backends imports no pydantic. The model class itself is accepted too.
         stack_checks: ``"module:function"``; ``function(stack) -> list[ConfigIssue]``: rules
             across the stack (cluster keys the backend's pools need, names shared between pools).
         wire: ``"module:function"``; ``function(component, name, pool, cluster) -> None``
@@ -63,7 +65,7 @@ class Backend:
 
     name: str
     package: str
-    config_model: type
+    config_model: str | type
     stack_checks: str = ""
     wire: str = ""
     summarise: str = ""
@@ -80,8 +82,18 @@ class Backend:
         ref = getattr(self, what)
         if not ref:
             return None
-        module, _, func = ref.partition(":")
-        return getattr(importlib.import_module(module if module.startswith("gpu_node_pool") else f"{self.package}.{module}"), func)
+        return self._resolve(ref)
+
+    def model(self) -> type:
+        """The pool model behind ``config_model``, imported on first use."""
+        ref = self.config_model
+        if not isinstance(ref, str):
+            return ref
+        return self._resolve(ref)
+
+    def _resolve(self, ref: str) -> Any:
+        module, _, name = ref.partition(":")
+        return getattr(importlib.import_module(module if module.startswith("gpu_node_pool") else f"{self.package}.{module}"), name)
 
     def child_type(self, role: str) -> str:
         return self.children[role][0]

@@ -4,6 +4,7 @@ and detected like the built-in ones (issue 11)."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import pytest
@@ -69,6 +70,19 @@ def test_a_registered_backend_is_validated_with_its_model_and_stack_checks(fakec
             {"name": "p", "backend": "fakecloud", "flavor": "gpu-unavailable", "machines": 1}]})
     assert [(i.path, i.message) for i in err.value.issues] == [
         ("pools[0].flavor", "'gpu-unavailable' is not offered in region None")]
+
+
+def test_the_pool_model_is_imported_on_first_use_or_given_as_the_class(fakecloud):
+    """``config_model`` is a ``"module:Name"`` reference imported when a stack is validated; a
+    backend may also give the model class itself."""
+    assert fakecloud.BACKEND.config_model == "config:FakePool"
+    model = fakecloud.BACKEND.model()
+    assert model.__name__ == "FakePool" and model.__module__ == "fakecloud.config"
+    registry.register(dataclasses.replace(fakecloud.BACKEND, config_model=model))
+    stack = validate_stack_config(
+        {"cluster": {"name": "c"}, "pools": [{"name": "p", "backend": "fakecloud", "flavor": "gpu-a100", "machines": 1}]}
+    )
+    assert type(stack.pools[0]) is model
 
 
 def test_a_registered_backend_is_wired_summarised_reported_and_detected(fakecloud, temp_project):

@@ -29,6 +29,7 @@ from pydantic import Field
 from .. import catalog
 from ..config.common import _Model
 from ._capacity import efa_problems
+from ._efa_names import CHILDREN, PLACEMENT_GROUP, SG_EGRESS_RULE, SG_INGRESS_RULE  # noqa: F401 - re-exported
 
 __all__ = [
     "EFA_INTERFACE_TYPE",
@@ -47,16 +48,6 @@ __all__ = [
 EFA_INTERFACE_TYPE = "efa"
 #: Placement group strategy of an EFA pool (facts row 5.4).
 PLACEMENT_STRATEGY = "cluster"
-#: Pulumi type tokens of the children :func:`wire` registers (a backend's registry record names them).
-PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
-SG_INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
-SG_EGRESS_RULE = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
-#: Registry ``children`` entries for a backend that wires EFA.
-CHILDREN = {
-    "placement_group": (PLACEMENT_GROUP, "{pool}-placement-group"),
-    "efa_ingress": (SG_INGRESS_RULE, "{pool}-efa-self-ingress"),
-    "efa_egress": (SG_EGRESS_RULE, "{pool}-efa-self-egress"),
-}
 
 
 class EfaConfig(_Model):

@@ -6,8 +6,8 @@ Pulumi config usually is). :func:`load_stack_config` validates all of it at once
 :class:`ConfigError` listing every mistake, one line each: the config path, the bad value,
 the rule, and the fix where it is obvious. Nothing in this package registers a resource.
 
-Layout: :mod:`.errors` (ConfigIssue, ConfigError), :mod:`.common` (models every backend
-shares), :mod:`.stack` (ClusterConfig, DevicePluginConfig, StackConfig built from the backend
+Layout: :mod:`.errors` (ConfigIssue, ConfigError), :mod:`.defaults` (PROJECT, DEFAULT_TAINT:
+pure), :mod:`.common` (models every backend shares), :mod:`.stack` (ClusterConfig, DevicePluginConfig, StackConfig built from the backend
 registry), :mod:`.loading` (YAML reader, pydantic errors as ConfigIssue). Each backend's pool
 model lives in its folder (``backends/<name>/config.py``) and is re-exported here.
 
@@ -30,23 +30,7 @@ Example::
 from __future__ import annotations
 
 from .errors import ConfigError, ConfigIssue
-from .common import (
-    DEFAULT_TAINT,
-    EKS_GPU_AMI_TYPES,
-    POOL_LABEL_KEY,
-    PROJECT,
-    GpuLabel,
-    PoolBase,
-    ScalingConfig,
-    TaintConfig,
-    TolerationConfig,
-    UpdateConfig,
-)
-from .stack import ClusterConfig, DevicePluginConfig, StackConfig, stack_issues, stack_model
-from .loading import load_stack_config, read_stack_file, stack_file_config, validate_stack_config
-from .warnings import stack_warnings
-#: Type of a validated pool: the registered backends' models share :class:`PoolBase`.
-PoolConfig = PoolBase
+from .defaults import DEFAULT_TAINT, PROJECT
 
 __all__ = [
     "PROJECT",
@@ -87,32 +71,45 @@ __all__ = [
 ]
 
 
-#: Backend models re-exported here for convenience, loaded on first use (each backend's folder
-#: imports this package, so importing them eagerly would be circular).
+#: Where the names of this package live, imported on first use: importing ``config`` (for
+#: :class:`ConfigError`, say) loads neither pydantic nor the models; validating a stack does.
+#: The backend models: each backend's folder imports this package, so they cannot be eager.
 _LAZY = {
-    "EksManagedPool": "eks_managed.config",
-    "GkePool": "gke.config",
-    "GkeAccelerator": "gke.config",
-    "GkeGpuSharingConfig": "gke.config",
-    "KarpenterPool": "karpenter.config",
-    "KarpenterNodeClass": "karpenter.config",
-    "KarpenterNodeClassRef": "karpenter.config",
-    "KarpenterRequirement": "karpenter.config",
-    "karpenter_label_problem": "karpenter.limits",
-    "karpenter_requirement_problems": "karpenter.limits",
-    "SelfManagedPool": "self_managed.config",
-    "SELF_MANAGED_FORMATS": "self_managed.config",
+    **dict.fromkeys(
+        ("EKS_GPU_AMI_TYPES", "POOL_LABEL_KEY", "GpuLabel", "PoolBase", "ScalingConfig",
+         "TaintConfig", "TolerationConfig", "UpdateConfig"),
+        "gpu_node_pool.config.common",
+    ),
+    **dict.fromkeys(("ClusterConfig", "DevicePluginConfig", "StackConfig", "stack_issues", "stack_model"),
+                    "gpu_node_pool.config.stack"),
+    **dict.fromkeys(("load_stack_config", "read_stack_file", "stack_file_config", "validate_stack_config"),
+                    "gpu_node_pool.config.loading"),
+    "stack_warnings": "gpu_node_pool.config.warnings",
+    "EksManagedPool": "gpu_node_pool.backends.eks_managed.config",
+    "GkePool": "gpu_node_pool.backends.gke.config",
+    "GkeAccelerator": "gpu_node_pool.backends.gke.config",
+    "GkeGpuSharingConfig": "gpu_node_pool.backends.gke.config",
+    "KarpenterPool": "gpu_node_pool.backends.karpenter.config",
+    "KarpenterNodeClass": "gpu_node_pool.backends.karpenter.config",
+    "KarpenterNodeClassRef": "gpu_node_pool.backends.karpenter.config",
+    "KarpenterRequirement": "gpu_node_pool.backends.karpenter.config",
+    "karpenter_label_problem": "gpu_node_pool.backends.karpenter.limits",
+    "karpenter_requirement_problems": "gpu_node_pool.backends.karpenter.limits",
+    "SelfManagedPool": "gpu_node_pool.backends.self_managed.config",
+    "SELF_MANAGED_FORMATS": "gpu_node_pool.backends.self_managed.config",
 }
 
 
 def __getattr__(name: str):
-    """``BACKENDS`` (the registered backend names, read at call time) and the lazy re-exports."""
+    """``BACKENDS`` (the registered backend names, read at call time) and the lazy names above."""
     import importlib
 
     if name == "BACKENDS":
         from ..registry import names
 
         return names()
+    if name == "PoolConfig":  # type of a validated pool: the registered backends' models share PoolBase
+        name = "PoolBase"
     if name in _LAZY:
-        return getattr(importlib.import_module(f"gpu_node_pool.backends.{_LAZY[name]}"), name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(name)

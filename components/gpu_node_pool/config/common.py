@@ -31,13 +31,9 @@ from ..taints import (
     qualified_name_problem,
     split_kubelet_form,
 )
-from ..wellknown import DEVICE_PLUGIN_CONFIG_LABEL, NVIDIA_GPU_RESOURCE, POOL_LABEL_KEY
+from ..wellknown import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL_KEY
+from .defaults import DEFAULT_TAINT, PROJECT  # noqa: F401 - their old home; defaults.py is pure
 from .errors import _fail
-
-PROJECT = "gpu-node-pools"
-#: The taint a pool gets when its config declares none: the convention GKE and NVIDIA's
-#: tools know; it has a value because Cluster Autoscaler drops value-less EKS taints.
-DEFAULT_TAINT = Taint(NVIDIA_GPU_RESOURCE, "present", TaintEffect.NO_SCHEDULE)
 
 EKS_MAX_TAINTS = 50
 INT32_MAX = 2**31 - 1

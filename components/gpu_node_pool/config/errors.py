@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic_core import PydanticCustomError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported by _fail: importing ConfigError loads no pydantic
+    from pydantic_core import PydanticCustomError
 
 
 class ConfigIssue:
@@ -44,6 +47,8 @@ class ConfigError(ValueError):
 
 
 def _fail(message: str) -> PydanticCustomError:
+    from pydantic_core import PydanticCustomError
+
     return PydanticCustomError("gpu_node_pools", "{reason}", {"reason": message})
 
 

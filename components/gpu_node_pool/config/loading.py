@@ -58,7 +58,7 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         key = str(loc[-1])
         backend = next((part for part in loc if part in backend_names()), None)
         if backend is not None and len(loc) == 4:  # a top-level key of a pool
-            owners = [b.name for b in all_backends() if key in {f.alias for f in b.config_model.model_fields.values()}]
+            owners = [b.name for b in all_backends() if key in {f.alias for f in b.model().model_fields.values()}]
             if owners:
                 return [ConfigIssue(path, f"{key!r} is not a key of {backend} pools (it belongs to {', '.join(owners)} pools); "
                                           f"remove it or change the backend")]

@@ -82,7 +82,7 @@ def field_at(root: type[BaseModel], loc: tuple[Any, ...]) -> tuple[Any, FieldInf
     (``annotation`` is the model, list, dict or scalar type there), or ``(None, None)`` when lost."""
     current: list[Any] = [root]
     field: FieldInfo | None = None
-    backends = {b.name: b.config_model for b in all_backends()}
+    backends = {b.name: b.model() for b in all_backends()}
     for part in loc:
         nxt: list[Any] = []
         for ann in current:

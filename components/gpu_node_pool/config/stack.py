@@ -191,7 +191,7 @@ def pool_union() -> Any:
     """The discriminated union of every registered backend's pool model (tag: ``backend``)."""
     from ..registry import all_backends
 
-    members = tuple(Annotated[b.config_model, Tag(b.name)] for b in all_backends())
+    members = tuple(Annotated[b.model(), Tag(b.name)] for b in all_backends())
     return Annotated[Union[members], Discriminator(_backend_tag)]  # noqa: UP007 - a runtime-built union
 
 
@@ -282,7 +282,7 @@ def partial_stack_issues(raw: Any) -> list[ConfigIssue]:
 
     if not isinstance(raw, Mapping):
         return []
-    models = {b.name: b.config_model for b in all_backends()}
+    models = {b.name: b.model() for b in all_backends()}
     pools_raw = raw.get("pools")
     if not isinstance(pools_raw, list) or not pools_raw:
         return []

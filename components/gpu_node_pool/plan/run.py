@@ -23,15 +23,18 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from .. import backends
-from ..config import PROJECT, ConfigError, ConfigIssue, StackConfig, load_stack_config, read_stack_file, stack_warnings
+from ..config import PROJECT, ConfigError, ConfigIssue
 from ..record import Resource as Recorded
 from ..wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
 from . import expand as expansion
+
+if TYPE_CHECKING:
+    from ..config.stack import StackConfig
 
 __all__ = ["Recorded", "PlanResult", "ProgramError", "ProgramExit", "program_issue", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
 
@@ -84,6 +87,8 @@ def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list
     if not path.is_file():
         available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
         raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(available) or 'none'}")
+    from ..config.loading import read_stack_file  # the config is loaded when a stack is read, not at import
+
     config, secrets = read_stack_file(path.read_bytes(), path.name, str(project.get("name") or PROJECT))
     return config, secrets, path
 
@@ -351,6 +356,9 @@ def plan_stack(
         gpu_node_pool.policies.PolicyConfigError: ``policy_config`` is invalid.
     """
     import pulumi
+
+    from ..config.loading import load_stack_config
+    from ..config.warnings import stack_warnings
 
     project = find_project(project_dir)
     result = PlanResult(stack=stack)

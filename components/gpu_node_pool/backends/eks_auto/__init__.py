@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from ...registry import Backend, register
 from ...wellknown import KARPENTER_NODEPOOL, KARPENTER_NODEPOOL_PREFIX
-from .config import AutoModePool
 
 #: The Pulumi type token of a created Auto Mode NodeClass (``eks.amazonaws.com/v1``).
 AUTO_NODECLASS = "kubernetes:eks.amazonaws.com/v1:NodeClass"
@@ -20,7 +19,7 @@ BACKEND = register(
     Backend(
         name="eks-auto",
         package=__name__,
-        config_model=AutoModePool,
+        config_model="config:AutoModePool",
         stack_checks="config:stack_issues",
         wire="resources:wire",
         summarise="summary:summarise",

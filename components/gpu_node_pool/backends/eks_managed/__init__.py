@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from ...registry import Backend, register
 from ...wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP, LAUNCH_TEMPLATE
-from .._efa import CHILDREN as EFA_CHILDREN
-from .config import EksManagedPool
+from .._efa_names import CHILDREN as EFA_CHILDREN
 
 BACKEND = register(
     Backend(
         name="eks-managed",
         package=__name__,
-        config_model=EksManagedPool,
+        config_model="config:EksManagedPool",
         stack_checks="config:stack_issues",
         wire="resources:wire",
         summarise="summary:summarise",

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from ...registry import Backend, register
 from ...wellknown import GKE_NODE_POOL
-from .config import GkePool
 
 BACKEND = register(
     Backend(
         name="gke",
         package=__name__,
-        config_model=GkePool,
+        config_model="config:GkePool",
         stack_checks="config:stack_issues",
         wire="resources:wire",
         summarise="summary:summarise",

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from ...registry import Backend, register
 from ...wellknown import KARPENTER_AWS_PREFIX, KARPENTER_EC2NODECLASS, KARPENTER_NODEPOOL, KARPENTER_NODEPOOL_PREFIX
-from .config import KarpenterPool
 
 BACKEND = register(
     Backend(
         name="karpenter",
         package=__name__,
-        config_model=KarpenterPool,
+        config_model="config:KarpenterPool",
         stack_checks="config:stack_issues",
         wire="resources:wire",
         summarise="summary:summarise",

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from ...registry import Backend, register
 from ...wellknown import AUTOSCALING_GROUP, IAM_INSTANCE_PROFILE, LAUNCH_TEMPLATE
-from .._efa import CHILDREN as EFA_CHILDREN
-from .config import SelfManagedPool
+from .._efa_names import CHILDREN as EFA_CHILDREN
 
 BACKEND = register(
     Backend(
         name="self-managed",
         package=__name__,
-        config_model=SelfManagedPool,
+        config_model="config:SelfManagedPool",
         stack_checks="config:stack_issues",
         wire="resources:wire",
         summarise="summary:summarise",

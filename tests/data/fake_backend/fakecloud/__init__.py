@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from gpu_node_pool.registry import Backend
 
-from .config import FakePool
-
 TYPE = "fakecloud:index:GpuNodePool"
 
 BACKEND = Backend(
     name="fakecloud",
     package=__name__,
-    config_model=FakePool,
+    config_model="config:FakePool",  # imported when a stack is validated
     stack_checks="config:stack_issues",
     wire="resources:wire",
     summarise="summary:summarise",

@@ -1,0 +1,17 @@
+"""The config's constants that modules outside it need at import (pure: no pydantic).
+
+Re-exported by :mod:`.common` and the ``config`` package under their old names; they live here
+so that the CLI, the program and the policies can import them without loading the models.
+"""
+
+from __future__ import annotations
+
+from ..taints import Taint, TaintEffect
+from ..wellknown import NVIDIA_GPU_RESOURCE
+
+__all__ = ["DEFAULT_TAINT", "PROJECT"]
+
+PROJECT = "gpu-node-pools"
+#: The taint a pool gets when its config declares none: the convention GKE and NVIDIA's
+#: tools know; it has a value because Cluster Autoscaler drops value-less EKS taints.
+DEFAULT_TAINT = Taint(NVIDIA_GPU_RESOURCE, "present", TaintEffect.NO_SCHEDULE)
