@@ -17,6 +17,11 @@ Policies (id, default level):
 7. ``gpu-limits-well-formed`` (mandatory)
 8. ``noexecute-gpu-taint`` (advisory)
 9. ``scale-from-zero-hints`` (advisory, stack)
+10. ``registration-taints-visible`` (mandatory, stack)
+11. ``karpenter-startup-taints`` (advisory, stack)
+12. ``gpu-workloads-tolerate-their-pool`` (advisory, stack)
+13. ``gpu-agents-cover-gpu-pools`` (mandatory, stack)
+14. ``resources-judged`` (advisory, stack)
 """
 
 from .rules import CONFIG_DEFAULTS, PACK_NAME, POLICIES
