@@ -112,8 +112,7 @@ def work_capture(project: str, stack: str, repeats: int, warm: str, program_out:
         adapter.render_all(spec)
         adapter.evaluate(result.resources, stack)
 
-    if repeats > 1:
-        own()  # warm-up
+    own()  # warm-up (first use of the renderers' modules), as the plan and the floor were warm
     own_s = _median(own, max(repeats, 1), adapter.cold_caches)
     return {"plan": plan_s, "floor": floor_s, "own": own_s, "resources": len(result.resources),
             "pools": len(result.pools), "findings": len(result.violations)}
