@@ -40,7 +40,9 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
         # pools with the same platform and taints get the same verdict: numbered once here
         groups: dict[tuple[str, tuple[Taint, ...]], int] = {}
         group_of = [groups.setdefault((p.platform, tuple(p.taints)), len(groups)) for p in pools]
-        label_values: dict[tuple[object, ...], list[tuple[object, ...]]] = {}  # selection keys -> per pool
+        displays = [p.display for p in pools]
+        # selection keys -> the pools (positions) per distinct values of those labels, with one pool's labels
+        by_values: dict[tuple[object, ...], list[tuple[list[int], dict[str, str]]]] = {}
         for res, workload, read_error in stack_index(args).workloads():
             try:
                 if read_error is not None:
@@ -51,20 +53,17 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                 if not selection.keys:
                     continue  # selects nothing: gpu-workloads-select-gpu-nodes' business
                 # ``on`` depends only on the pool's values for ``selection.keys``: decided once per distinct values
-                values = label_values.get(selection.keys)
-                if values is None:
-                    values = label_values[selection.keys] = [tuple(p.labels.get(k, _ABSENT) for k in selection.keys)
-                                                             for p in pools]
-                decided: dict[tuple[object, ...], bool | None] = {}
-                targets = []
-                for i, p in enumerate(pools):
-                    verdict = decided.get(values[i], _ABSENT)
-                    if verdict is _ABSENT:
-                        verdict = decided[values[i]] = selection.on(p.labels)
-                    if verdict is True:
-                        targets.append(i)
+                groups_of_values = by_values.get(selection.keys)
+                if groups_of_values is None:
+                    grouped: dict[tuple[object, ...], tuple[list[int], dict[str, str]]] = {}
+                    for i, p in enumerate(pools):
+                        key = tuple(p.labels.get(k, _ABSENT) for k in selection.keys)
+                        grouped.setdefault(key, ([], p.labels))[0].append(i)
+                    groups_of_values = by_values[selection.keys] = list(grouped.values())
+                targets = [i for positions, labels in groups_of_values if selection.on(labels) is True for i in positions]
                 if not targets:
                     continue
+                targets.sort()  # pool order
                 spec = plain(workload.pod_spec)
                 own, _ = read_tolerations(workload.pod_spec)  # malformed items skipped (and reported elsewhere)
             except UnknownValueError as err:
@@ -74,9 +73,9 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
             by_platform: dict[str, list[Toleration]] = {}  # what admission adds depends on the platform only
             untolerated: dict[int, tuple[list[Taint], str]] = {}
             for i in targets:
-                pool = pools[i]
                 found = untolerated.get(group_of[i])
                 if found is None:
+                    pool = pools[i]
                     tolerations = by_platform.get(pool.platform)
                     if tolerations is None:
                         # the stack's admission plugins describe a self-managed API server; EKS and GKE keep their defaults
@@ -84,12 +83,12 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                         tolerations = by_platform[pool.platform] = effective_tolerations(
                             spec, pool.platform, workload.kind, admission_plugins=enabled, tolerations=own)
                     missing = [t for t in untolerated_taints(tolerations, pool.taints) if t.effect.repels]
-                    found = untolerated[group_of[i]] = (missing, _fmt(missing))
+                    found = untolerated[group_of[i]] = (missing, f": {_fmt(missing)} not tolerated")
                 if not found[0]:
                     break
-                misses.append((pool, *found))
+                misses.append((i, *found))
             else:
-                details = "; ".join(f"{pool.display}: {shown} not tolerated" for pool, _, shown in misses)
+                details = "; ".join([displays[i] + shown for i, _, shown in misses])
                 fixes = {str(Toleration.for_taint(t)) for _, missing, _ in misses[:1] for t in missing}
                 report(
                     f"{workload.display} selects GPU nodes it can never land on, so its pods stay Pending: "
