@@ -29,6 +29,8 @@ _MISSING = object()
 #: the ABC checks are the hottest calls when policies walk a large stack.
 _MAPPING_TYPES: dict[type, bool] = {}
 _SEQUENCE_TYPES: dict[type, bool] = {}
+#: Per type, its ``plain_copy`` method (an object that makes its own plain copy), or None.
+_PLAIN_COPY: dict[type, Any] = {}
 
 
 def _is_mapping(value: Any) -> bool:
@@ -123,6 +125,16 @@ def plain(value: Any) -> Any:
     kind = type(value)
     if kind is str or kind is int or kind is bool or value is None:
         return value
+    copy = _PLAIN_COPY.get(kind, _MISSING)
+    if copy is _MISSING:
+        copy = _PLAIN_COPY[kind] = getattr(kind, "plain_copy", None)
+    if copy is not None:  # the policy runner's lazy proxies copy from the inputs they read
+        try:
+            return copy(value)
+        except UnknownValueError:
+            raise
+        except ValueError:  # not JSON-like inside: the generic copy below
+            pass
     if _is_mapping(value):
         return {k: plain(value[k]) for k in value}
     if _is_sequence(value):

@@ -18,7 +18,7 @@ from test_fuzz_policies import POLICY_FUZZ_EXAMPLES, mutated_real_stack, resourc
 
 from gpu_node_pool.policies import runner
 from gpu_node_pool.policies.rules import JUDGES, POLICIES
-from gpu_node_pool.policies.runner import StackResource, evaluate, policy_resources
+from gpu_node_pool.policies.runner import StackResource, evaluate, policy_props, policy_resources
 from gpu_node_pool.policies.stack import StackIndex, stack_index
 
 
@@ -117,3 +117,29 @@ def test_every_resource_policy_still_reports_on_the_types_it_reads(monkeypatch):
     reported = {f["policy"] for f in findings}
     assert set(JUDGES) <= reported, reported
     assert findings == _long_way(stack, monkeypatch)
+
+
+def _copy(value, *, fast):
+    from gpu_node_pool.props import UnknownValueError, plain
+
+    with pytest.MonkeyPatch.context() as mp:
+        if not fast:
+            mp.setattr(runner, "_WRITES", [1])  # the generic copy through the proxies
+        try:
+            return "copy", plain(policy_props(value))
+        except UnknownValueError as err:
+            return "unknown", err.unknown_type_sentinel, err.props
+
+
+@settings(max_examples=POLICY_FUZZ_EXAMPLES, derandomize=True, deadline=None, database=None)
+@given(resources())
+def test_the_fast_plain_copy_equals_the_copy_through_the_proxies(stack):
+    for res in stack:
+        for value in (res.inputs, {"spec": res.inputs, "n": [1.0, 2.5, res.inputs]}):
+            assert _copy(value, fast=True) == _copy(value, fast=False)
+
+
+def test_the_fast_plain_copy_names_the_path_of_the_first_unknown():
+    value = {"spec": {"a": [1, {"b": "x"}, {"c": UNKNOWN}], "z": UNKNOWN}, "n": 3.0}
+    assert _copy(value, fast=True) == ("unknown", UNKNOWN, ["spec", "a", "2", "c"]) == _copy(value, fast=False)
+    assert _copy({"n": 3.0, "m": [2.5]}, fast=True) == ("copy", {"n": 3, "m": [2.5]})

@@ -211,6 +211,69 @@ def _lazy(value: Any, path: tuple[str, ...], marker: str) -> Any:
     return value if sentinel is None else sentinel
 
 
+class _UnknownInside(Exception):
+    """:func:`_plain_of` met an unknown: its sentinel, and the keys from it up to where the copy began."""
+
+    def __init__(self, sentinel: str) -> None:
+        super().__init__(sentinel)
+        self.sentinel = sentinel
+        self.keys: list[str] = []
+
+
+class _NotJson(ValueError):
+    """:func:`_plain_of` met a value that is not JSON-like: the caller copies the slow way."""
+
+
+#: How many times a policy wrote through a lazy proxy in this process: the fast copy reads the
+#: unconverted inputs, which would miss such a write, so it is used only while this stays 0.
+_WRITES = [0]
+
+
+def _plain_of(value: Any, marker: str) -> Any:
+    """``plain(proxy)`` computed on the unconverted inputs the proxy reads, without building a proxy per
+    level: the same copy (integral floats as ints), the same first unknown (depth first, in key order)."""
+    kind = type(value)
+    if kind is str:
+        if value == marker:
+            raise _UnknownInside(UNKNOWN_STRING_VALUE)
+        if value in _SENTINELS:
+            raise _UnknownInside(value)
+        return value
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            try:
+                out[key] = _plain_of(item, marker)
+            except _UnknownInside as inside:
+                inside.keys.append(str(key))
+                raise
+        return out
+    if kind is list:
+        items_out = []
+        for index, item in enumerate(value):
+            try:
+                items_out.append(_plain_of(item, marker))
+            except _UnknownInside as inside:
+                inside.keys.append(str(index))
+                raise
+        return items_out
+    if value is None or kind is int or kind is bool:
+        return value
+    if kind is float:
+        return int(value) if value.is_integer() else value
+    raise _NotJson
+
+
+def _fast_plain(proxy: Any) -> Any:
+    """The plain copy of a lazy proxy (see :func:`gpu_node_pool.props.plain`), or ``_NotJson``'s fallback."""
+    if _WRITES[0]:
+        raise _NotJson
+    try:
+        return _plain_of(proxy._target, proxy._marker)
+    except _UnknownInside as inside:
+        raise UnknownValueError(inside.sentinel, [*proxy._path, *reversed(inside.keys)]) from None
+
+
 class _LazyDictProxy(Mapping):
     """``pulumi_policy.proxy._DictProxy``, built on first access instead of eagerly, over the unconverted inputs.
 
@@ -277,9 +340,14 @@ class _LazyDictProxy(Mapping):
         children[key] = child
         return child
 
+    def plain_copy(self) -> Any:
+        """What :func:`gpu_node_pool.props.plain` makes of this proxy, read straight from the inputs."""
+        return _fast_plain(self)
+
     def __setitem__(self, key, value):
         # Never write into the inputs the proxy reads (they are the caller's, and other policies'):
         # copy the level on the first write.
+        _WRITES[0] += 1
         if self._assigned is None:
             self._target = dict(self._target)
             self._assigned = set()
@@ -336,6 +404,10 @@ class _LazyListProxy(Sequence):
 
     def __len__(self) -> int:
         return len(self._target)
+
+    def plain_copy(self) -> Any:
+        """What :func:`gpu_node_pool.props.plain` makes of this proxy, read straight from the inputs."""
+        return _fast_plain(self)
 
 
 def policy_props(value: Any, unknown_marker: str | None = None) -> Any:
