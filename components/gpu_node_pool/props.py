@@ -29,6 +29,9 @@ _MISSING = object()
 #: the ABC checks are the hottest calls when policies walk a large stack.
 _MAPPING_TYPES: dict[type, bool] = {}
 _SEQUENCE_TYPES: dict[type, bool] = {}
+#: Per type, whether its objects may carry a ``derived`` cache (a property, or an attribute set on them).
+_OFFERS_CACHE: dict[type, bool] = {}
+_PLAIN_TYPES = frozenset((dict, list, tuple, str, bytes, int, float, bool, type(None)))
 #: Per type, its ``plain_copy`` method (an object that makes its own plain copy), or None.
 _PLAIN_COPY: dict[type, Any] = {}
 
@@ -58,7 +61,15 @@ def dig(obj: Any, *path: str | int, default: Any = None) -> Any:
     """
     cur = obj
     for key in path:
-        if isinstance(key, int):
+        if type(key) is str:  # the common step, first: a key of a mapping
+            is_mapping = _MAPPING_TYPES.get(type(cur))
+            if not (is_mapping or (is_mapping is None and _is_mapping(cur))):
+                return default
+            try:
+                cur = cur[key]
+            except KeyError:
+                return default
+        elif isinstance(key, int):
             if not _is_sequence(cur) or not -len(cur) <= key < len(cur):
                 return default
             cur = cur[key]
@@ -83,6 +94,11 @@ def derived(props: Any) -> dict[Any, Any] | None:
     gives every stack policy, for facts about the whole stack); the SDK's proxies (one per
     policy), its args and plain mappings have none, and the helpers then just compute.
     """
+    offers = _OFFERS_CACHE.get(type(props))
+    if offers is None:
+        offers = _OFFERS_CACHE[type(props)] = type(props) not in _PLAIN_TYPES  # a plain dict or list never does
+    if not offers:
+        return None
     cache = getattr(props, "derived", None)
     return cache if isinstance(cache, dict) else None
 

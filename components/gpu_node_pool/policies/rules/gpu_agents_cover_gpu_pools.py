@@ -31,28 +31,52 @@ from ._shared import _stack_pools
 NO_DRIVER = "INSTALLATION_DISABLED"
 
 
-def _why_not(display: str, pod_spec: Mapping[str, Any], pool: Any, undecided: Undecided) -> str | None:
+class _Agent:
+    """An agent's pod spec read once for every pool: its tolerations and node selection (or the
+    ``UnknownValueError`` reading them raised), and its verdict per taint, found once."""
+
+    __slots__ = ("display", "tolerations", "selection", "stays")
+
+    def __init__(self, display: str, pod_spec: Mapping[str, Any]) -> None:
+        self.display = display
+        self.stays: dict[Any, Any] = {}
+        try:
+            self.tolerations, _ = read_tolerations(pod_spec)
+            self.selection: NodeSelection | UnknownValueError = NodeSelection.of(pod_spec)
+        except UnknownValueError as err:
+            self.tolerations, self.selection = [], err
+
+    def stay(self, taint: Any) -> Any:
+        found = self.stays.get(taint)
+        if found is None:
+            found = self.stays[taint] = stay_on(self.tolerations, taint)
+        return found
+
+
+def _agents(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[_Agent]:
+    return [_Agent(display, pod_spec) for display, pod_spec in found]
+
+
+def _why_not(agent: _Agent, pool: Any, undecided: Undecided) -> str | None:
     """None when the agent's pods land on the pool's nodes; else why not (one clause)."""
-    try:
-        tolerations, _ = read_tolerations(pod_spec)
-        selected = NodeSelection.of(pod_spec).on(pool.labels or {})
-    except UnknownValueError as err:
-        undecided.add(f"{display} on {pool.display}", err)
+    if isinstance(agent.selection, UnknownValueError):
+        undecided.add(f"{agent.display} on {pool.display}", agent.selection)
         return None
-    missing = [s for s in (stay_on(tolerations, t) for t in pool.taints if t.effect.repels) if not s.ok]
+    selected = agent.selection.on(pool.labels or {})
+    missing = [s for s in (agent.stay(t) for t in pool.taints if t.effect.repels) if not s.ok]
     why = []
     if selected is False:
         why.append(f"its node selection excludes the pool's node labels {dict(sorted((pool.labels or {}).items()))}")
     if missing:
         why.append("; ".join(s.describe() for s in missing))
-    return f"{display}: {', and '.join(why)}" if why else None
+    return f"{agent.display}: {', and '.join(why)}" if why else None
 
 
-def _judge(agents: Sequence[tuple[str, Mapping[str, Any]]], pool: Any, undecided: Undecided) -> list[str] | None:
+def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided) -> list[str] | None:
     """None when some agent covers the pool, else the reasons of each agent."""
     reasons = []
-    for display, pod_spec in agents:
-        why = _why_not(display, pod_spec, pool, undecided)
+    for agent in agents:
+        why = _why_not(agent, pool, undecided)
         if why is None:
             return None
         reasons.append(why)
@@ -67,7 +91,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
     for pool in pools:
         if (pool.extra or {}).get("gpu_driver_version") != NO_DRIVER:
             continue
-        installers = installers if installers is not None else driver_installers(agent_resources(stack_index(args)), undecided)
+        installers = installers if installers is not None else _agents(driver_installers(agent_resources(stack_index(args)), undecided))
         reasons = _judge(installers, pool, undecided)
         if reasons is None:
             continue
@@ -80,12 +104,12 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
             "install the driver (gpuDriverVersion LATEST or DEFAULT).",
             pool.urn or None,
         )
-    workers = standalone_nfd_workers(agent_resources(stack_index(args)), undecided) if pools else []
-    for display, pod_spec in workers:
+    workers = _agents(standalone_nfd_workers(agent_resources(stack_index(args)), undecided)) if pools else []
+    for agent in workers:
         for pool in pools:
             if pool.gke_managed_plugin:
                 continue  # GKE's own plugin needs no NFD labels
-            why = _why_not(display, pod_spec, pool, undecided)
+            why = _why_not(agent, pool, undecided)
             if why is not None:
                 report(
                     f"Feature discovery does not cover {pool.display}: {why}. Its nodes get no NFD/GFD labels "
@@ -94,9 +118,9 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                     "toleration (nfd.worker.tolerations / node-feature-discovery.worker.tolerations).",
                     pool.urn or None,
                 )
-    for display, pod_spec in dcgm_exporters(agent_resources(stack_index(args)), undecided) if pools else []:
+    for agent in _agents(dcgm_exporters(agent_resources(stack_index(args)), undecided)) if pools else []:
         for pool in pools:
-            why = _why_not(display, pod_spec, pool, undecided)
+            why = _why_not(agent, pool, undecided)
             if why is not None:
                 report(
                     f"The DCGM exporter does not cover {pool.display}: {why}. Its GPUs export no metrics "
