@@ -26,11 +26,8 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     entry["instanceTypes"] = node_group.inputs.get("instanceTypes", [])
     entry["amiType"] = node_group.inputs.get("amiType")
     entry["scaling"] = node_group.inputs.get("scalingConfig", {})
-    tags = {
-        r.inputs["tag"]["key"]: r.inputs["tag"]["value"]
-        for r in resources
-        if r.type == BACKEND.child_type("ca_tag") and r.name.startswith(BACKEND.child_name("ca_tag", pool.name))
-    }
+    tag_type, prefix = BACKEND.child_type("ca_tag"), BACKEND.child_name("ca_tag", pool.name)  # once, not per resource
+    tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in resources if r.type == tag_type and r.name.startswith(prefix)}
     entry["scaleFromZeroTags"] = dict(sorted(tags.items()))
     if tags:
         ca_taints, ca_labels = ca.read_ca_node_template_tags(tags)
