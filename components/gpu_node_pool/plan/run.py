@@ -159,14 +159,21 @@ def _plain(value: Any) -> Any:
     from pulumi.output import Unknown
     from pulumi.runtime import rpc
 
-    if isinstance(value, Unknown):
-        return UNKNOWN
-    if isinstance(value, Mapping):
-        if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
+    return _to_plain(value, Unknown, rpc._special_sig_key, rpc._special_secret_sig)
+
+
+def _to_plain(value: Any, unknown: type, sig_key: str, secret_sig: str) -> Any:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:  # most values: leaves, first
+        return value
+    if kind is dict or (kind is not list and kind is not tuple and isinstance(value, Mapping)):
+        if value.get(sig_key) == secret_sig:
             return SECRET  # a Pulumi secret: never shown, never stored in the plan
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return {k: _to_plain(v, unknown, sig_key, secret_sig) for k, v in value.items()}
+    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
+        return [_to_plain(v, unknown, sig_key, secret_sig) for v in value]
+    if isinstance(value, unknown):
+        return UNKNOWN
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
