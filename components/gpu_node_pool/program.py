@@ -6,6 +6,9 @@ plan and the tests run exactly the same code.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -27,13 +30,34 @@ def runtime_config() -> dict[str, Any]:
     return merged
 
 
+#: ``(raw config, StackConfig)`` that ``gpupool plan`` validated before running the program under
+#: mocks (:func:`validated_by_the_plan`): the program takes it instead of validating the same config
+#: a second time. Outside the plan (``pulumi up``/``preview``) it is unset.
+_VALIDATED: ContextVar[tuple[dict[str, Any], StackConfig] | None] = ContextVar("gpupool_validated", default=None)
+
+
+@contextmanager
+def validated_by_the_plan(raw: dict[str, Any], stack: StackConfig) -> Iterator[None]:
+    """While the plan runs the program: :func:`read_stack_config` returns ``stack`` when the runtime
+    config equals ``raw`` (any other config is validated as usual)."""
+    token = _VALIDATED.set((raw, stack))
+    try:
+        yield
+    finally:
+        _VALIDATED.reset(token)
+
+
 def read_stack_config() -> StackConfig:
     """Validate the stack's config. Raises :class:`ConfigError` listing every mistake."""
     from pulumi.runtime import config as rc
 
     from .config.loading import load_stack_config  # pydantic and the models: loaded to validate, not at import
 
-    return load_stack_config(runtime_config(), f"config of stack {pulumi.get_stack()!r}", rc.is_config_secret)
+    config = runtime_config()
+    handed = _VALIDATED.get()
+    if handed is not None and handed[0] == config:
+        return handed[1]
+    return load_stack_config(config, f"config of stack {pulumi.get_stack()!r}", rc.is_config_secret)
 
 
 def build(stack: StackConfig) -> dict[str, Any]:

@@ -366,6 +366,7 @@ def plan_stack(
 
     from ..config.loading import load_stack_config
     from ..config.warnings import stack_warnings
+    from ..program import validated_by_the_plan
 
     project = find_project(project_dir)
     result = PlanResult(stack=stack)
@@ -379,7 +380,7 @@ def plan_stack(
         return result
     program = project / "__main__.py"
     try:
-        with expansion.offline_yaml() as collected:
+        with expansion.offline_yaml() as collected, validated_by_the_plan(config, result.config):
             result.resources, result.outputs = record_program(program, config, secrets, stack=stack)
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
