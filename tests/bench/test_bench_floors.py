@@ -60,3 +60,28 @@ def test_sdk_analyzer_path_reports_what_our_runner_reports():
     diagnostics += list(s.AnalyzeStack(many, None).diagnostics)
     assert sum(ours.values()) > 0
     assert collections.Counter(d.policyName for d in diagnostics) == ours
+
+
+def test_the_pack_as_one_policy_prototype_reports_what_our_runner_reports():
+    """The prototype BENCHMARKS.md measures for the proposed trade judges the same findings."""
+    stack = stacks.policy_stack(300, 40, 6)
+    ours = collections.Counter(f"[{f['policy']}] {f['message']}" for f in adapter.evaluate(stack, "bench"))
+    configure, single, many = analyzer.requests(stack, [adapter.to_policy_props(r.inputs) for r in stack],
+                                                "bench", adapter.PROJECT)
+    s = analyzer.servicer(configure, analyzer.consolidated_policy("bench", adapter.PROJECT))
+    assert not [d for r in single for d in s.Analyze(r, None).diagnostics]  # no resource policy left
+    got = collections.Counter(d.message.split("\n", 1)[1] for d in s.AnalyzeStack(many, None).diagnostics)  # after the description
+    assert sum(ours.values()) > 0
+    assert got == ours
+
+
+def test_the_floor_process_gets_the_collector_settings_of_gpupool(monkeypatch):
+    import gc
+
+    monkeypatch.setenv(typed_floor.GC_ENV, ",".join(map(str, adapter.gc_thresholds())))
+    before = gc.get_threshold()
+    try:
+        typed_floor.run(lambda: None)
+        assert gc.get_threshold() == adapter.gc_thresholds()
+    finally:
+        gc.set_threshold(*before)
