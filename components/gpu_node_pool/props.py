@@ -61,7 +61,7 @@ def dig(obj: Any, *path: str | int, default: Any = None) -> Any:
     """
     cur = obj
     for key in path:
-        if type(key) is str:  # the common step, first: a key of a mapping
+        if type(key) is str or not isinstance(key, int):  # a key of a mapping (str first: the common step)
             is_mapping = _MAPPING_TYPES.get(type(cur))
             if not (is_mapping or (is_mapping is None and _is_mapping(cur))):
                 return default
@@ -69,18 +69,10 @@ def dig(obj: Any, *path: str | int, default: Any = None) -> Any:
                 cur = cur[key]
             except KeyError:
                 return default
-        elif isinstance(key, int):
+        else:  # an index of a sequence
             if not _is_sequence(cur) or not -len(cur) <= key < len(cur):
                 return default
             cur = cur[key]
-        else:
-            is_mapping = _MAPPING_TYPES.get(type(cur))
-            if not (is_mapping or (is_mapping is None and _is_mapping(cur))):
-                return default
-            try:
-                cur = cur[key]
-            except KeyError:
-                return default
         if cur is None:
             return default
     return cur
