@@ -94,3 +94,21 @@ def test_standalone_gfd_nfd_worker_equal_present_trap():
     assert run(d.gpu_agents_cover_gpu_pools, [node_group(), release]) == []  # value present: tolerated
     release.inputs["values"]["nfd"] = {"worker": {"tolerations": [EXISTS_GPU]}}
     assert run(d.gpu_agents_cover_gpu_pools, [node_group(taints=(TRUE_TAINT,)), release]) == []
+
+
+def test_a_device_plugin_chart_whose_image_is_not_a_map_is_reported_not_a_crash():
+    """values.image as "repo:tag" (an easy mistake): the chart's template reads image.repository, so
+    helm template fails and no plugin runs; the finding says why instead of an internal error."""
+    from gpu_node_pool.device_plugin.chart import chart_daemonset
+    from gpu_node_pool.policies import StackResource, evaluate
+
+    with pytest.raises(ValueError, match=r"values.image is 'nvcr.io/nvidia/k8s-device-plugin:v0.17.0', not a map"):
+        chart_daemonset({"image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}, "nvidia-device-plugin")
+    group = StackResource("aws:eks/nodeGroup:NodeGroup", "gpu", {
+        "instanceTypes": ["g6.xlarge"], "amiType": "AL2023_x86_64_NVIDIA", "scalingConfig": {"minSize": 1, "maxSize": 2},
+        "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]})
+    for image in ("nvcr.io/nvidia/k8s-device-plugin:v0.17.0", 3, ["a"]):
+        chart = StackResource("kubernetes:helm.sh/v4:Chart", "nvidia-device-plugin", {
+            "chart": "nvidia-device-plugin", "namespace": "nvidia-device-plugin", "values": {"image": image}})
+        (found,) = [f for f in evaluate([group, chart]) if f["policy"] == "device-plugin-covers-gpu-pools"]
+        assert "values.image" in found["message"] and "not a map" in found["message"]

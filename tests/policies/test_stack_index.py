@@ -143,3 +143,9 @@ def test_the_fast_plain_copy_names_the_path_of_the_first_unknown():
     value = {"spec": {"a": [1, {"b": "x"}, {"c": UNKNOWN}], "z": UNKNOWN}, "n": 3.0}
     assert _copy(value, fast=True) == ("unknown", UNKNOWN, ["spec", "a", "2", "c"]) == _copy(value, fast=False)
     assert _copy({"n": 3.0, "m": [2.5]}, fast=True) == ("copy", {"n": 3, "m": [2.5]})
+
+
+def test_a_proxy_shown_in_a_message_shows_its_value_not_its_address():
+    shown = repr(policy_props({"taints": [{"key": "a"}], "n": 1})["taints"])
+    assert shown == "[{'key': 'a'}]"
+    assert "object at 0x" not in repr(policy_props({"a": {"b": 1}})["a"])

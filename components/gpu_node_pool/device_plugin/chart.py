@@ -93,8 +93,20 @@ def chart_daemonset(values: Mapping[str, Any], namespace: str, release_name: str
     Returns:
         The DaemonSet as a Kubernetes object (camelCase), or None when
         ``devicePlugin.enabled`` is false (the template renders nothing).
+
+    Raises:
+        ValueError: ``values.image`` or ``values.devicePlugin`` is not a map. The chart's template
+            reads ``image.repository``/``image.tag`` and ``devicePlugin.enabled``, so ``helm
+            template`` fails on such values (Helm keeps a non-map over a default map, "cannot
+            overwrite table with non table") and the chart renders no DaemonSet.
     """
     merged = copy.deepcopy(_coalesce(dict(values or {}), CHART_DEFAULT_VALUES))
+    for key, fields in (("image", "repository, tag"), ("devicePlugin", "enabled")):
+        if merged.get(key) is not None and not isinstance(merged[key], Mapping):
+            raise ValueError(
+                f"values.{key} is {merged[key]!r}, not a map: the chart reads {key}.{fields.split(',')[0]}, so "
+                f"helm template fails; give a map ({fields})"
+            )
     if not (merged.get("devicePlugin") or {}).get("enabled", True):
         return None
     ds_name = _fullname(release_name, merged)

@@ -321,7 +321,10 @@ def _chart_child(chart: Recorded) -> Recorded | None:
         return None
     namespace = inputs.get("namespace") or "default"
     release = inputs.get("name") or chart.name
-    ds = dp.chart_daemonset(inputs.get("values") or {}, namespace, release)
+    try:
+        ds = dp.chart_daemonset(inputs.get("values") or {}, namespace, release)
+    except ValueError:  # values the chart cannot render: no child (device-plugin-covers-gpu-pools says why)
+        return None
     if ds is None:
         return None
     prefix = inputs.get("resourcePrefix", chart.name)

@@ -344,6 +344,9 @@ class _LazyDictProxy(Mapping):
         """What :func:`gpu_node_pool.props.plain` makes of this proxy, read straight from the inputs."""
         return _fast_plain(self)
 
+    def __repr__(self) -> str:  # a message that shows a value shows the value, not the proxy's address
+        return repr(self._target)
+
     def __setitem__(self, key, value):
         # Never write into the inputs the proxy reads (they are the caller's, and other policies'):
         # copy the level on the first write.
@@ -408,6 +411,9 @@ class _LazyListProxy(Sequence):
     def plain_copy(self) -> Any:
         """What :func:`gpu_node_pool.props.plain` makes of this proxy, read straight from the inputs."""
         return _fast_plain(self)
+
+    def __repr__(self) -> str:
+        return repr(self._target)
 
 
 def policy_props(value: Any, unknown_marker: str | None = None) -> Any:

@@ -37,8 +37,12 @@ def _is_plugin_image(image: Any) -> bool:
     return is_device_plugin_image(image)  # NVIDIA's k8s-device-plugin image, by repository (issue 13)
 
 
-def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
-    """``(display, pod spec)`` of every NVIDIA device plugin: DaemonSets running its image, else chart values."""
+def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided,
+                       broken: list[str] | None = None) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of every NVIDIA device plugin: DaemonSets running its image, else chart values.
+
+    ``broken`` receives ``"<chart>: <why>"`` for each device-plugin chart whose values the chart
+    cannot render (:func:`gpu_node_pool.device_plugin.chart.chart_daemonset` raises ``ValueError``)."""
     from ...device_plugin.chart import chart_daemonset
 
     found: list[tuple[str, Mapping[str, Any]]] = []
@@ -65,7 +69,12 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided) -> list[t
             values = plain(mapping(dig(res.props, "values")))
             namespace = text(dig(res.props, "namespace")) or "default"
             release = text(dig(res.props, "name")) or res.name
-            ds = chart_daemonset(values, namespace, release)
+            try:
+                ds = chart_daemonset(values, namespace, release)
+            except ValueError as err:  # the chart renders no DaemonSet from these values
+                if broken is not None:
+                    broken.append(f"chart {chart} {res.name!r}: {err}")
+                continue
             if ds is not None:
                 found.append((f"chart {chart} {res.name!r} (its DaemonSet from the chart values)", ds["spec"]["template"]["spec"]))
         except UnknownValueError as err:
@@ -94,13 +103,15 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
     undecided = Undecided()
     pools = [p for p in _stack_pools(args, undecided) if not p.problem]
     needing = [p for p in pools if p.needs_nvidia_device_plugin]
-    plugins = _plugin_daemonsets(agent_resources(stack_index(args)), undecided) if pools else []
+    broken: list[str] = []
+    plugins = _plugin_daemonsets(agent_resources(stack_index(args)), undecided, broken) if pools else []
     if needing and not plugins:
         names = ", ".join(p.display for p in needing)
+        why = f" ({'; '.join(broken)})" if broken else ""
         report(
-            f"No NVIDIA device plugin in this stack, but these pools need one: {names}. Without it their nodes advertise no "
-            f"{GPU_RESOURCE} and GPU pods stay Pending. Add NvidiaDevicePlugin (the nvidia-device-plugin chart) "
-            "with tolerations and node affinity derived from the pools.",
+            f"No NVIDIA device plugin in this stack{why}, but these pools need one: {names}. Without it their nodes "
+            f"advertise no {GPU_RESOURCE} and GPU pods stay Pending. Add NvidiaDevicePlugin (the nvidia-device-plugin "
+            "chart) with tolerations and node affinity derived from the pools.",
             None,
         )
     read: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] | None = None
