@@ -92,8 +92,21 @@ class Backend:
         return self._resolve(ref)
 
     def _resolve(self, ref: str) -> Any:
+        """The object a ``"module:name"`` reference names (the module relative to :attr:`package`).
+
+        Raises:
+            LookupError: the module or the name does not exist; the message names the backend and
+                the reference (a backend author's typo, found on first use rather than at import).
+        """
         module, _, name = ref.partition(":")
-        return getattr(importlib.import_module(module if module.startswith("gpu_node_pool") else f"{self.package}.{module}"), name)
+        path = module if module.startswith("gpu_node_pool") else f"{self.package}.{module}"
+        try:
+            return getattr(importlib.import_module(path), name)
+        except (ImportError, AttributeError) as err:
+            raise LookupError(
+                f"backend {self.name!r}: the reference {ref!r} names nothing importable ({path}.{name}: {err}); "
+                "fix it in the backend's register(Backend(...)) call"
+            ) from err
 
     def child_type(self, role: str) -> str:
         return self.children[role][0]

@@ -120,3 +120,11 @@ def test_the_component_names_its_children_from_the_registry_templates(backend, m
     # the summaries find the renamed children: every pool of the backend is still read back
     entries = [e for e in result.pools if e["backend"] == backend]
     assert entries and all(e["taints"] for e in entries), entries
+
+
+def test_a_reference_to_nothing_names_the_backend_and_the_reference():
+    typo = dataclasses.replace(registry.get("eks-managed"), config_model="config:EksManagedPooll")
+    with pytest.raises(LookupError, match=r"backend 'eks-managed': the reference 'config:EksManagedPooll' names nothing"):
+        typo.model()
+    with pytest.raises(LookupError, match=r"'nosuchmodule:wire'"):
+        dataclasses.replace(typo, wire="nosuchmodule:wire").fn("wire")
