@@ -46,3 +46,9 @@ def test_the_config_package_still_gives_its_names_and_validating_loads_the_model
         assert getattr(config, name) is not None, name
     assert config.PoolConfig is common.PoolBase and config.DEFAULT_TAINT is common.DEFAULT_TAINT
     assert config.load_stack_config is loading.load_stack_config and config.ClusterConfig is stack.ClusterConfig
+
+
+def test_dir_of_the_config_package_lists_the_lazily_loaded_names():
+    import gpu_node_pool.config as config
+
+    assert set(config.__all__) <= set(dir(config))

@@ -113,3 +113,8 @@ def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(name)
+
+
+def __dir__() -> list[str]:
+    """Every public name, the lazily loaded ones included (``dir()``, editor completion)."""
+    return sorted(set(globals()) | set(__all__))
