@@ -19,6 +19,7 @@ from .._nodepool import (
     KARPENTER_MAX_LABELS,
     KARPENTER_MAX_REQUIREMENTS,
     KarpenterDisruption,
+    NodePoolRequirement,
     _karpenter_duration_problem,
     nodepool_limits_problems,
 )
@@ -64,7 +65,7 @@ def _object_name_problem(name: str) -> str | None:
     return None
 
 
-class AutoRequirement(_Model):
+class AutoRequirement(NodePoolRequirement):
     """An extra NodePool requirement ``{key, operator, values, minValues}`` in Auto Mode's keys.
 
     The NodePool rules (operators, values, ``minValues``; Karpenter v1.14.1 CRD) and Auto Mode's
@@ -73,24 +74,9 @@ class AutoRequirement(_Model):
     """
 
     key: str = Field(description="Label key, e.g. eks.amazonaws.com/instance-gpu-memory.")
-    operator: str = Field(description="In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte")
-    values: list[str] = Field(default_factory=list, description="Label values (<= 63 characters each).")
-    min_values: int | None = Field(None, description="1-50, at most len(values); In only.")
 
-    @model_validator(mode="after")
-    def _rules(self) -> AutoRequirement:
-        problems = auto_requirement_problems(self.key, self.operator, self.values, self.min_values)
-        if problems:
-            raise _fail("; ".join(problems))
-        return self
-
-    def to_k8s(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"key": self.key, "operator": self.operator}
-        if self.values:
-            out["values"] = list(self.values)
-        if self.min_values is not None:
-            out["minValues"] = self.min_values
-        return out
+    def _problems(self) -> list[str]:
+        return auto_requirement_problems(self.key, self.operator, self.values, self.min_values)
 
 
 class AutoNodeClassRef(_Model):
