@@ -8,21 +8,18 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails
 
 from ... import instances
-from ...config.common import AwsTags, PoolBase, _fail, _Model
+from ...config.common import AwsTags, _fail, _Model
 from ...config.errors import ConfigIssue
 from ...taints import label_value_problem
 from .._nodepool import (
-    _IAM_ROLE_NAME_RE,
     _K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
     KARPENTER_CAPACITY_TYPES,
-    KARPENTER_MAX_LABELS,
     KARPENTER_MAX_REQUIREMENTS,
     KarpenterDisruption,
     NodePoolRequirement,
-    _karpenter_duration_problem,
-    nodepool_limits_problems,
 )
+from .._nodepool_config import NodeClassBase, NodePoolPoolBase
 from .feasibility import _validated, feasibility_issues
 from .limits import (
     AUTO_MANAGED_KEYS,
@@ -169,7 +166,7 @@ class AutoEphemeralStorage(_Model):
         return out
 
 
-class AutoNodeClass(_Model):
+class AutoNodeClass(NodeClassBase):
     """An Auto Mode ``NodeClass`` (``eks.amazonaws.com/v1``) the component creates for the pool.
 
     Field names checked against the EKS user guide ``automode/create-node-class.adoc``
@@ -214,14 +211,6 @@ class AutoNodeClass(_Model):
                 "class default'); give another name, or reference the built-in one with nodeClassRef: {name: default}"
             )
         return name
-
-    @field_validator("role")
-    @classmethod
-    def _role(cls, role: str | None) -> str | None:
-        if role is not None and not _IAM_ROLE_NAME_RE.match(role):
-            hint = f"; give the name, e.g. {role.rsplit('/', 1)[-1]!r}" if role.startswith("arn:") else ""
-            raise _fail(f"{role!r} is not an IAM role name (1-64 of letters, digits and +=,.@_-){hint}")
-        return role
 
     @field_validator("subnet_ids")
     @classmethod
@@ -270,7 +259,7 @@ class AutoNodeClass(_Model):
         return self
 
 
-class AutoModePool(PoolBase):
+class AutoModePool(NodePoolPoolBase):
     """A GPU pool as an EKS Auto Mode ``NodePool`` (``karpenter.sh/v1``, ``nodeClassRef`` group ``eks.amazonaws.com``).
 
     Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and labels to
@@ -326,6 +315,10 @@ class AutoModePool(PoolBase):
     def _refused(cls, data: Any) -> Any:
         return _refuse_keys(data, REFUSED_POOL_KEYS)
 
+    @classmethod
+    def _instance_problems(cls, values: list[str]) -> list[str]:
+        return _not_in_auto_mode(values)
+
     @field_validator("labels")
     @classmethod
     def _auto_labels(cls, labels: dict[str, str]) -> dict[str, str]:
@@ -347,33 +340,6 @@ class AutoModePool(PoolBase):
                 f"{', '.join(sorted(known))} ({_SOURCE_FAMILIES})"
             )
         return categories
-
-    @field_validator("instance_families")
-    @classmethod
-    def _families(cls, families: list[str] | None) -> list[str] | None:
-        problems = instances.nvidia_instance_problems(families or [], families=True)
-        # HOOK(catalog): the instance catalog (components/gpu_node_pool/catalog/, being built) replaces
-        # instances.NVIDIA_FAMILIES here; this check stays the same shape.
-        problems += _not_in_auto_mode(families or [])
-        if problems:
-            raise _fail("; ".join(problems))
-        return families
-
-    @field_validator("instance_types")
-    @classmethod
-    def _types(cls, types: list[str] | None) -> list[str] | None:
-        problems = instances.nvidia_instance_problems(types or [])
-        problems += _not_in_auto_mode(types or [])
-        if problems:
-            raise _fail("; ".join(problems))
-        return types
-
-    @field_validator("gpu_counts")
-    @classmethod
-    def _gpu_counts(cls, counts: list[int] | None) -> list[int] | None:
-        if counts is not None and (any(c < 1 for c in counts) or len(set(counts)) != len(counts)):
-            raise _fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
-        return counts
 
     @field_validator("gpu_names")
     @classmethod
@@ -402,38 +368,6 @@ class AutoModePool(PoolBase):
             raise _fail(f"{arch!r} is not a Kubernetes architecture; allowed: {', '.join(KARPENTER_ARCHITECTURES)}")
         return arch
 
-    @field_validator("zones")
-    @classmethod
-    def _zones(cls, zones: list[str] | None) -> list[str] | None:
-        for zone in zones or []:
-            bad = label_value_problem(zone)
-            if bad:
-                raise _fail(f"{zone!r} {bad}")
-        return zones
-
-    @field_validator("limits")
-    @classmethod
-    def _limits(cls, limits: dict[str, int | str]) -> dict[str, int | str]:
-        problems = nodepool_limits_problems(limits)
-        if problems:
-            raise _fail("; ".join(problems))
-        return limits
-
-    @field_validator("weight")
-    @classmethod
-    def _weight(cls, weight: int | None) -> int | None:
-        if weight is not None and not 1 <= weight <= 100:
-            raise _fail(f"{weight} is outside 1..100 (NodePool spec.weight); omit it for the lowest priority")
-        return weight
-
-    @field_validator("expire_after", "termination_grace_period")
-    @classmethod
-    def _durations(cls, value: str | None, info: Any) -> str | None:
-        problem = value is not None and _karpenter_duration_problem(value, never=info.field_name == "expire_after")
-        if problem:
-            raise _fail(problem)
-        return value
-
     @model_validator(mode="after")
     def _auto_whole(self) -> AutoModePool:
         problems = []
@@ -444,22 +378,9 @@ class AutoModePool(PoolBase):
             )
         if self.node_class_ref is not None and self.node_class is not None:
             problems.append("set at most one of nodeClassRef (an existing NodeClass) or nodeClass (create one)")
-        arch_name = {"amd64": "x86_64", "arm64": "arm64"}[self.architecture]
-        wrong = [v for v in (self.instance_families or []) + (self.instance_types or [])
-                 if instances.instance_arch(v) != arch_name]
-        if wrong:
-            problems.append(f"{wrong} are {instances.instance_arch(wrong[0])} but architecture is {self.architecture}; "
-                            "set architecture to match")
-        for i, req in enumerate(self.requirements):
-            if req.key in AUTO_MANAGED_KEYS:
-                problems.append(f"requirements[{i}].key {req.key!r} is written by {AUTO_MANAGED_KEYS[req.key]}; set it there")
-        restricted = auto_label_problem(self.gpu_label.key)
-        if restricted:
-            problems.append(f"gpuLabel: {restricted}")
-        if len(self.node_labels) > KARPENTER_MAX_LABELS:
-            problems.append(f"{len(self.node_labels)} labels (with gpuLabel and gpu-node-pools/pool); a NodePool takes at "
-                            f"most {KARPENTER_MAX_LABELS} (karpenter.sh_nodepools.yaml spec.template.metadata.labels "
-                            "maxProperties: 100, Karpenter v1.14.1; tests/data/karpenter-crds/)")
+        problems += self._nodepool_problems(
+            (self.instance_families or []) + (self.instance_types or []), AUTO_MANAGED_KEYS, auto_label_problem
+        )
         if len(self.requirement_list) > KARPENTER_MAX_REQUIREMENTS:
             problems.append(f"{len(self.requirement_list)} requirements; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
         if problems:
@@ -471,22 +392,7 @@ class AutoModePool(PoolBase):
     def requirement_list(self) -> list[dict[str, Any]]:
         """The NodePool requirements in a fixed order: category, family, type, GPU manufacturer,
         GPU count, GPU name, capacity type, architecture, zone, then extras."""
-        reqs: list[dict[str, Any]] = []
-
-        def add(key: str, values: list[str] | None) -> None:
-            if values:
-                reqs.append({"key": key, "operator": "In", "values": list(values)})
-
-        add(AUTO_PREFIX + "instance-category", self.instance_categories)
-        add(AUTO_PREFIX + "instance-family", self.instance_families)
-        add("node.kubernetes.io/instance-type", self.instance_types)
-        add(AUTO_PREFIX + "instance-gpu-manufacturer", ["nvidia"])
-        add(AUTO_PREFIX + "instance-gpu-count", [str(c) for c in self.gpu_counts or []])
-        add(AUTO_PREFIX + "instance-gpu-name", self.gpu_names)
-        add("karpenter.sh/capacity-type", self.capacity_types)
-        add("kubernetes.io/arch", [self.architecture])
-        add("topology.kubernetes.io/zone", self.zones)
-        return reqs + [r.to_k8s() for r in self.requirements]
+        return self._nodepool_requirements(AUTO_PREFIX, self.instance_categories)
 
     @property
     def node_class_name(self) -> str:
