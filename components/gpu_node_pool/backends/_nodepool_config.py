@@ -68,6 +68,22 @@ class NodePoolPoolBase(PoolBase):
             raise _fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
         return counts
 
+    @classmethod
+    def _gpu_name_case_problem(cls, name: str) -> str:
+        """Why an upper-case GPU name is refused, in the backend's words (its well-known label)."""
+        raise NotImplementedError
+
+    @field_validator("gpu_names", check_fields=False)
+    @classmethod
+    def _gpu_names(cls, names: list[str] | None) -> list[str] | None:
+        for name in names or []:
+            bad = label_value_problem(name)
+            if bad:
+                raise _fail(f"{name!r} {bad}")
+            if name != name.lower():
+                raise _fail(cls._gpu_name_case_problem(name))
+        return names
+
     @field_validator("zones", check_fields=False)
     @classmethod
     def _zones(cls, zones: list[str] | None) -> list[str] | None:

@@ -10,7 +10,6 @@ from pydantic_core import InitErrorDetails
 from ... import instances
 from ...config.common import AwsTags, _fail, _Model
 from ...config.errors import ConfigIssue
-from ...taints import label_value_problem
 from .._nodepool import (
     _K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
@@ -341,17 +340,9 @@ class AutoModePool(NodePoolPoolBase):
             )
         return categories
 
-    @field_validator("gpu_names")
     @classmethod
-    def _gpu_names(cls, names: list[str] | None) -> list[str] | None:
-        for name in names or []:
-            bad = label_value_problem(name)
-            if bad:
-                raise _fail(f"{name!r} {bad}")
-            if name != name.lower():
-                raise _fail(f"{name!r}: eks.amazonaws.com/instance-gpu-name values are lower-case (e.g. t4, l40s); "
-                            f"write {name.lower()!r}")
-        return names
+    def _gpu_name_case_problem(cls, name: str) -> str:
+        return f"{name!r}: eks.amazonaws.com/instance-gpu-name values are lower-case (e.g. t4, l40s); write {name.lower()!r}"
 
     @field_validator("capacity_types")
     @classmethod

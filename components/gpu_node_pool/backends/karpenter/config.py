@@ -16,7 +16,6 @@ from ...config.errors import ConfigIssue  # noqa: F401
 from ...taints import (
     Taint,
     find_duplicate_taints,
-    label_value_problem,
 )
 from ...wellknown import NVIDIA_GPU_RESOURCE
 from .._nodepool import KarpenterBudget, KarpenterDisruption, nodepool_limits_problems  # noqa: F401 - shared with eks-auto
@@ -233,17 +232,10 @@ class KarpenterPool(NodePoolPoolBase):
             raise _fail("; ".join(problems))
         return labels
 
-    @field_validator("gpu_names")
     @classmethod
-    def _gpu_names(cls, names: list[str] | None) -> list[str] | None:
-        for name in names or []:
-            bad = label_value_problem(name)
-            if bad:
-                raise _fail(f"{name!r} {bad}")
-            if name != name.lower():
-                # karpenter-provider-aws lower-cases GPU names for the label (l40s, a10g, h100)
-                raise _fail(f"{name!r}: Karpenter's instance-gpu-name label is lower-case; write {name.lower()!r}")
-        return names
+    def _gpu_name_case_problem(cls, name: str) -> str:
+        # karpenter-provider-aws lower-cases GPU names for the label (l40s, a10g, h100)
+        return f"{name!r}: Karpenter's instance-gpu-name label is lower-case; write {name.lower()!r}"
 
     @field_validator("capacity_types")
     @classmethod
