@@ -140,6 +140,38 @@ def nodepool_requirement_problems(
 
 
 
+class NodePoolRequirement(_Model):
+    """An extra NodePool requirement ``{key, operator, values, minValues}`` (``spec.template.spec.requirements[]``).
+
+    The rules are :func:`nodepool_requirement_problems` with the backend's restricted keys: each
+    backend subclasses this with its ``_problems`` (and its own ``key`` description).
+    """
+
+    key: str = Field(description="Label key.")
+    operator: str = Field(description="In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte")
+    values: list[str] = Field(default_factory=list, description="Label values (<= 63 characters each).")
+    min_values: int | None = Field(None, description="1-50, at most len(values); In only.")
+
+    def _problems(self) -> list[str]:
+        raise NotImplementedError
+
+    @model_validator(mode="after")
+    def _rules(self) -> NodePoolRequirement:
+        problems = self._problems()
+        if problems:
+            raise _fail("; ".join(problems))
+        return self
+
+    def to_k8s(self) -> dict[str, Any]:
+        """The NodePool requirement object (``values`` omitted when empty)."""
+        out: dict[str, Any] = {"key": self.key, "operator": self.operator}
+        if self.values:
+            out["values"] = list(self.values)
+        if self.min_values is not None:
+            out["minValues"] = self.min_values
+        return out
+
+
 class KarpenterBudget(_Model):
     """A disruption budget (``spec.disruption.budgets[]``).
 

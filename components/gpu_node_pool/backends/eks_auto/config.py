@@ -8,20 +8,17 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails
 
 from ... import instances
-from ...config.common import AwsTags, PoolBase, _fail, _Model
+from ...config.common import AwsTags, _fail, _Model
 from ...config.errors import ConfigIssue
-from ...taints import label_value_problem
 from .._nodepool import (
-    _IAM_ROLE_NAME_RE,
     _K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
     KARPENTER_CAPACITY_TYPES,
-    KARPENTER_MAX_LABELS,
     KARPENTER_MAX_REQUIREMENTS,
     KarpenterDisruption,
-    _karpenter_duration_problem,
-    nodepool_limits_problems,
+    NodePoolRequirement,
 )
+from .._nodepool_config import NodeClassBase, NodePoolPoolBase
 from .feasibility import _validated, feasibility_issues
 from .limits import (
     AUTO_MANAGED_KEYS,
@@ -64,7 +61,7 @@ def _object_name_problem(name: str) -> str | None:
     return None
 
 
-class AutoRequirement(_Model):
+class AutoRequirement(NodePoolRequirement):
     """An extra NodePool requirement ``{key, operator, values, minValues}`` in Auto Mode's keys.
 
     The NodePool rules (operators, values, ``minValues``; Karpenter v1.14.1 CRD) and Auto Mode's
@@ -73,24 +70,9 @@ class AutoRequirement(_Model):
     """
 
     key: str = Field(description="Label key, e.g. eks.amazonaws.com/instance-gpu-memory.")
-    operator: str = Field(description="In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte")
-    values: list[str] = Field(default_factory=list, description="Label values (<= 63 characters each).")
-    min_values: int | None = Field(None, description="1-50, at most len(values); In only.")
 
-    @model_validator(mode="after")
-    def _rules(self) -> AutoRequirement:
-        problems = auto_requirement_problems(self.key, self.operator, self.values, self.min_values)
-        if problems:
-            raise _fail("; ".join(problems))
-        return self
-
-    def to_k8s(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"key": self.key, "operator": self.operator}
-        if self.values:
-            out["values"] = list(self.values)
-        if self.min_values is not None:
-            out["minValues"] = self.min_values
-        return out
+    def _problems(self) -> list[str]:
+        return auto_requirement_problems(self.key, self.operator, self.values, self.min_values)
 
 
 class AutoNodeClassRef(_Model):
@@ -183,7 +165,7 @@ class AutoEphemeralStorage(_Model):
         return out
 
 
-class AutoNodeClass(_Model):
+class AutoNodeClass(NodeClassBase):
     """An Auto Mode ``NodeClass`` (``eks.amazonaws.com/v1``) the component creates for the pool.
 
     Field names checked against the EKS user guide ``automode/create-node-class.adoc``
@@ -228,14 +210,6 @@ class AutoNodeClass(_Model):
                 "class default'); give another name, or reference the built-in one with nodeClassRef: {name: default}"
             )
         return name
-
-    @field_validator("role")
-    @classmethod
-    def _role(cls, role: str | None) -> str | None:
-        if role is not None and not _IAM_ROLE_NAME_RE.match(role):
-            hint = f"; give the name, e.g. {role.rsplit('/', 1)[-1]!r}" if role.startswith("arn:") else ""
-            raise _fail(f"{role!r} is not an IAM role name (1-64 of letters, digits and +=,.@_-){hint}")
-        return role
 
     @field_validator("subnet_ids")
     @classmethod
@@ -284,7 +258,7 @@ class AutoNodeClass(_Model):
         return self
 
 
-class AutoModePool(PoolBase):
+class AutoModePool(NodePoolPoolBase):
     """A GPU pool as an EKS Auto Mode ``NodePool`` (``karpenter.sh/v1``, ``nodeClassRef`` group ``eks.amazonaws.com``).
 
     Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and labels to
@@ -340,6 +314,10 @@ class AutoModePool(PoolBase):
     def _refused(cls, data: Any) -> Any:
         return _refuse_keys(data, REFUSED_POOL_KEYS)
 
+    @classmethod
+    def _instance_problems(cls, values: list[str]) -> list[str]:
+        return _not_in_auto_mode(values)
+
     @field_validator("labels")
     @classmethod
     def _auto_labels(cls, labels: dict[str, str]) -> dict[str, str]:
@@ -362,44 +340,9 @@ class AutoModePool(PoolBase):
             )
         return categories
 
-    @field_validator("instance_families")
     @classmethod
-    def _families(cls, families: list[str] | None) -> list[str] | None:
-        problems = instances.nvidia_instance_problems(families or [], families=True)
-        # HOOK(catalog): the instance catalog (components/gpu_node_pool/catalog/, being built) replaces
-        # instances.NVIDIA_FAMILIES here; this check stays the same shape.
-        problems += _not_in_auto_mode(families or [])
-        if problems:
-            raise _fail("; ".join(problems))
-        return families
-
-    @field_validator("instance_types")
-    @classmethod
-    def _types(cls, types: list[str] | None) -> list[str] | None:
-        problems = instances.nvidia_instance_problems(types or [])
-        problems += _not_in_auto_mode(types or [])
-        if problems:
-            raise _fail("; ".join(problems))
-        return types
-
-    @field_validator("gpu_counts")
-    @classmethod
-    def _gpu_counts(cls, counts: list[int] | None) -> list[int] | None:
-        if counts is not None and (any(c < 1 for c in counts) or len(set(counts)) != len(counts)):
-            raise _fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
-        return counts
-
-    @field_validator("gpu_names")
-    @classmethod
-    def _gpu_names(cls, names: list[str] | None) -> list[str] | None:
-        for name in names or []:
-            bad = label_value_problem(name)
-            if bad:
-                raise _fail(f"{name!r} {bad}")
-            if name != name.lower():
-                raise _fail(f"{name!r}: eks.amazonaws.com/instance-gpu-name values are lower-case (e.g. t4, l40s); "
-                            f"write {name.lower()!r}")
-        return names
+    def _gpu_name_case_problem(cls, name: str) -> str:
+        return f"{name!r}: eks.amazonaws.com/instance-gpu-name values are lower-case (e.g. t4, l40s); write {name.lower()!r}"
 
     @field_validator("capacity_types")
     @classmethod
@@ -416,38 +359,6 @@ class AutoModePool(PoolBase):
             raise _fail(f"{arch!r} is not a Kubernetes architecture; allowed: {', '.join(KARPENTER_ARCHITECTURES)}")
         return arch
 
-    @field_validator("zones")
-    @classmethod
-    def _zones(cls, zones: list[str] | None) -> list[str] | None:
-        for zone in zones or []:
-            bad = label_value_problem(zone)
-            if bad:
-                raise _fail(f"{zone!r} {bad}")
-        return zones
-
-    @field_validator("limits")
-    @classmethod
-    def _limits(cls, limits: dict[str, int | str]) -> dict[str, int | str]:
-        problems = nodepool_limits_problems(limits)
-        if problems:
-            raise _fail("; ".join(problems))
-        return limits
-
-    @field_validator("weight")
-    @classmethod
-    def _weight(cls, weight: int | None) -> int | None:
-        if weight is not None and not 1 <= weight <= 100:
-            raise _fail(f"{weight} is outside 1..100 (NodePool spec.weight); omit it for the lowest priority")
-        return weight
-
-    @field_validator("expire_after", "termination_grace_period")
-    @classmethod
-    def _durations(cls, value: str | None, info: Any) -> str | None:
-        problem = value is not None and _karpenter_duration_problem(value, never=info.field_name == "expire_after")
-        if problem:
-            raise _fail(problem)
-        return value
-
     @model_validator(mode="after")
     def _auto_whole(self) -> AutoModePool:
         problems = []
@@ -458,22 +369,9 @@ class AutoModePool(PoolBase):
             )
         if self.node_class_ref is not None and self.node_class is not None:
             problems.append("set at most one of nodeClassRef (an existing NodeClass) or nodeClass (create one)")
-        arch_name = {"amd64": "x86_64", "arm64": "arm64"}[self.architecture]
-        wrong = [v for v in (self.instance_families or []) + (self.instance_types or [])
-                 if instances.instance_arch(v) != arch_name]
-        if wrong:
-            problems.append(f"{wrong} are {instances.instance_arch(wrong[0])} but architecture is {self.architecture}; "
-                            "set architecture to match")
-        for i, req in enumerate(self.requirements):
-            if req.key in AUTO_MANAGED_KEYS:
-                problems.append(f"requirements[{i}].key {req.key!r} is written by {AUTO_MANAGED_KEYS[req.key]}; set it there")
-        restricted = auto_label_problem(self.gpu_label.key)
-        if restricted:
-            problems.append(f"gpuLabel: {restricted}")
-        if len(self.node_labels) > KARPENTER_MAX_LABELS:
-            problems.append(f"{len(self.node_labels)} labels (with gpuLabel and gpu-node-pools/pool); a NodePool takes at "
-                            f"most {KARPENTER_MAX_LABELS} (karpenter.sh_nodepools.yaml spec.template.metadata.labels "
-                            "maxProperties: 100, Karpenter v1.14.1; tests/data/karpenter-crds/)")
+        problems += self._nodepool_problems(
+            (self.instance_families or []) + (self.instance_types or []), AUTO_MANAGED_KEYS, auto_label_problem
+        )
         if len(self.requirement_list) > KARPENTER_MAX_REQUIREMENTS:
             problems.append(f"{len(self.requirement_list)} requirements; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
         if problems:
@@ -485,22 +383,7 @@ class AutoModePool(PoolBase):
     def requirement_list(self) -> list[dict[str, Any]]:
         """The NodePool requirements in a fixed order: category, family, type, GPU manufacturer,
         GPU count, GPU name, capacity type, architecture, zone, then extras."""
-        reqs: list[dict[str, Any]] = []
-
-        def add(key: str, values: list[str] | None) -> None:
-            if values:
-                reqs.append({"key": key, "operator": "In", "values": list(values)})
-
-        add(AUTO_PREFIX + "instance-category", self.instance_categories)
-        add(AUTO_PREFIX + "instance-family", self.instance_families)
-        add("node.kubernetes.io/instance-type", self.instance_types)
-        add(AUTO_PREFIX + "instance-gpu-manufacturer", ["nvidia"])
-        add(AUTO_PREFIX + "instance-gpu-count", [str(c) for c in self.gpu_counts or []])
-        add(AUTO_PREFIX + "instance-gpu-name", self.gpu_names)
-        add("karpenter.sh/capacity-type", self.capacity_types)
-        add("kubernetes.io/arch", [self.architecture])
-        add("topology.kubernetes.io/zone", self.zones)
-        return reqs + [r.to_k8s() for r in self.requirements]
+        return self._nodepool_requirements(AUTO_PREFIX, self.instance_categories)
 
     @property
     def node_class_name(self) -> str:

@@ -8,36 +8,14 @@ and DaemonSet must still tolerate its taints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from ... import instances
 from ...props import dig, items, mapping, text
 from ...wellknown import NVIDIA_GPU_RESOURCE
 from .._gpu_pool import GpuPool, _read_taints
+from .._nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
 from .limits import AUTO_PREFIX, NODE_CLASS_GROUP
-
-
-def _requires_nvidia_gpu(requirements: Iterable[Any]) -> bool:
-    for req in requirements:
-        key = text(dig(req, "key")) or ""
-        op = text(dig(req, "operator")) or ""
-        values = [str(v) for v in items(dig(req, "values"))]
-        if key == AUTO_PREFIX + "instance-gpu-manufacturer" and op == "In" and values == ["nvidia"]:
-            return True
-        if key == AUTO_PREFIX + "instance-gpu-count":
-            if op == "Gt" and values and values[0].isdigit():
-                return True
-            if op == "In" and values and all(v.isdigit() and int(v) > 0 for v in values):
-                return True
-        if key == AUTO_PREFIX + "instance-gpu-name" and op in ("In", "Exists"):
-            return True
-        if op == "In" and values:
-            if key == AUTO_PREFIX + "instance-family" and all(v in instances.NVIDIA_FAMILIES for v in values):
-                return True
-            if key == "node.kubernetes.io/instance-type" and all(instances.is_nvidia_instance_type(v) for v in values):
-                return True
-    return False
 
 
 def is_auto_mode_nodepool(resource_type: str, props: Mapping[str, Any]) -> bool:
@@ -54,20 +32,10 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     from . import read
 
     requirements = list(items(dig(props, "spec", "template", "spec", "requirements")))
-    if not _requires_nvidia_gpu(requirements) and NVIDIA_GPU_RESOURCE not in mapping(dig(props, "spec", "limits")):
+    if not requires_nvidia_gpu(requirements, AUTO_PREFIX) and NVIDIA_GPU_RESOURCE not in mapping(dig(props, "spec", "limits")):
         return None
     taints, problem = _read_taints(read.read_taints, props)
-    try:
-        labels = {k: v for k, v in read.read_labels(props).items() if isinstance(v, str)}
-    except (TypeError, AttributeError, ValueError):
-        labels = {}
-    for req in requirements:  # single-valued In requirements become node labels
-        values = list(items(dig(req, "values")))
-        if dig(req, "operator") == "In" and len(values) == 1 and isinstance(dig(req, "key"), str):
-            labels.setdefault(dig(req, "key"), str(values[0]))
-    pool_name = text(dig(props, "metadata", "name"))
-    if pool_name:
-        labels.setdefault("karpenter.sh/nodepool", pool_name)
+    labels = nodepool_node_labels(read.read_labels, props, requirements)
     labels.setdefault(AUTO_PREFIX + "compute-type", "auto")
     return GpuPool(
         backend="eks-auto",

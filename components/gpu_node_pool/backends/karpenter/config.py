@@ -11,16 +11,15 @@ from pydantic import (
     model_validator,
 )
 
-from ... import instances
 from ...config.common import AwsTags, PoolBase, TaintConfig, TaintItem, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
 from ...config.errors import ConfigIssue  # noqa: F401
 from ...taints import (
     Taint,
     find_duplicate_taints,
-    label_value_problem,
 )
 from ...wellknown import NVIDIA_GPU_RESOURCE
 from .._nodepool import KarpenterBudget, KarpenterDisruption, nodepool_limits_problems  # noqa: F401 - shared with eks-auto
+from .._nodepool_config import NodeClassBase, NodePoolPoolBase
 from .efa import KarpenterEfa
 from .limits import (  # noqa: F401
     _IAM_ROLE_NAME_RE,
@@ -72,7 +71,7 @@ class KarpenterNodeClassRef(_Model):
         return name
 
 
-class KarpenterNodeClass(_Model):
+class KarpenterNodeClass(NodeClassBase):
     """An ``EC2NodeClass`` (``karpenter.k8s.aws/v1``) the component creates for the pool.
 
     ``amiAlias``: ``al2023@<version>`` or ``bottlerocket@<version>`` (``latest`` or a release
@@ -117,14 +116,6 @@ class KarpenterNodeClass(_Model):
             raise _fail(f"{alias!r} is {len(alias)} characters; an EC2NodeClass alias has at most {KARPENTER_ALIAS_MAX}")
         return alias
 
-    @field_validator("role")
-    @classmethod
-    def _role(cls, role: str | None) -> str | None:
-        if role is not None and not _IAM_ROLE_NAME_RE.match(role):
-            hint = f"; give the name, e.g. {role.rsplit('/', 1)[-1]!r}" if role.startswith("arn:") else ""
-            raise _fail(f"{role!r} is not an IAM role name (1-64 of letters, digits and +=,.@_-){hint}")
-        return role
-
     @field_validator("subnet_selector_tags", "security_group_selector_tags")
     @classmethod
     def _selector(cls, tags: dict[str, str] | None) -> dict[str, str] | None:
@@ -150,7 +141,7 @@ class KarpenterNodeClass(_Model):
         return self.ami_alias.partition("@")[0]
 
 
-class KarpenterPool(PoolBase):
+class KarpenterPool(NodePoolPoolBase):
     """A GPU pool as a Karpenter ``NodePool`` (``karpenter.sh/v1``) on EKS, with its ``EC2NodeClass``.
 
     Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and boot-time taints that
@@ -241,41 +232,10 @@ class KarpenterPool(PoolBase):
             raise _fail("; ".join(problems))
         return labels
 
-    @field_validator("instance_families")
     @classmethod
-    def _families(cls, families: list[str] | None) -> list[str] | None:
-        problems = instances.nvidia_instance_problems(families or [], families=True)
-        if problems:
-            raise _fail("; ".join(problems))
-        return families
-
-    @field_validator("instance_types")
-    @classmethod
-    def _types(cls, types: list[str] | None) -> list[str] | None:
-        problems = instances.nvidia_instance_problems(types or [])
-        if problems:
-            raise _fail("; ".join(problems))
-        return types
-
-    @field_validator("gpu_counts")
-    @classmethod
-    def _gpu_counts(cls, counts: list[int] | None) -> list[int] | None:
-        if counts is not None:
-            if any(c < 1 for c in counts) or len(set(counts)) != len(counts):
-                raise _fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
-        return counts
-
-    @field_validator("gpu_names")
-    @classmethod
-    def _gpu_names(cls, names: list[str] | None) -> list[str] | None:
-        for name in names or []:
-            bad = label_value_problem(name)
-            if bad:
-                raise _fail(f"{name!r} {bad}")
-            if name != name.lower():
-                # karpenter-provider-aws lower-cases GPU names for the label (l40s, a10g, h100)
-                raise _fail(f"{name!r}: Karpenter's instance-gpu-name label is lower-case; write {name.lower()!r}")
-        return names
+    def _gpu_name_case_problem(cls, name: str) -> str:
+        # karpenter-provider-aws lower-cases GPU names for the label (l40s, a10g, h100)
+        return f"{name!r}: Karpenter's instance-gpu-name label is lower-case; write {name.lower()!r}"
 
     @field_validator("capacity_types")
     @classmethod
@@ -296,46 +256,6 @@ class KarpenterPool(PoolBase):
             raise _fail(f"{arch!r} is not a Kubernetes architecture; allowed: amd64, arm64{hint}")
         return arch
 
-    @field_validator("zones")
-    @classmethod
-    def _zones(cls, zones: list[str] | None) -> list[str] | None:
-        for zone in zones or []:
-            bad = label_value_problem(zone)
-            if bad:
-                raise _fail(f"{zone!r} {bad}")
-        return zones
-
-    @field_validator("limits")
-    @classmethod
-    def _limits(cls, limits: dict[str, int | str]) -> dict[str, int | str]:
-        problems = nodepool_limits_problems(limits)
-        if problems:
-            raise _fail("; ".join(problems))
-        return limits
-
-    @field_validator("weight")
-    @classmethod
-    def _weight(cls, weight: int | None) -> int | None:
-        if weight is not None and not 1 <= weight <= 100:
-            raise _fail(f"{weight} is outside 1..100 (NodePool spec.weight); omit it for the lowest priority")
-        return weight
-
-    @field_validator("expire_after")
-    @classmethod
-    def _expire(cls, value: str | None) -> str | None:
-        problem = value is not None and _karpenter_duration_problem(value)
-        if problem:
-            raise _fail(problem)
-        return value
-
-    @field_validator("termination_grace_period")
-    @classmethod
-    def _grace(cls, value: str | None) -> str | None:
-        problem = value is not None and _karpenter_duration_problem(value, never=False)
-        if problem:
-            raise _fail(problem)
-        return value
-
     @model_validator(mode="after")
     def _karpenter_whole(self) -> KarpenterPool:
         problems = []
@@ -349,26 +269,9 @@ class KarpenterPool(PoolBase):
                 "set exactly one of nodeClassRef (an existing EC2NodeClass: {name: ...}) or nodeClass "
                 "(create one; nodeClass: {} takes the defaults)"
             )
-        arch_name = {"amd64": "x86_64", "arm64": "arm64"}[self.architecture]
-        wrong = [v for v in (self.instance_families or self.instance_types or []) if instances.instance_arch(v) != arch_name]
-        if wrong:
-            problems.append(
-                f"{wrong} are {instances.instance_arch(wrong[0])} but architecture is {self.architecture}; "
-                "set architecture to match"
-            )
-        for i, req in enumerate(self.requirements):
-            if req.key in KARPENTER_MANAGED_KEYS:
-                problems.append(f"requirements[{i}].key {req.key!r} is written by {KARPENTER_MANAGED_KEYS[req.key]}; set it there")
-        for key in (self.gpu_label.key,):
-            restricted = karpenter_label_problem(key)
-            if restricted:
-                problems.append(f"gpuLabel: {restricted}")
-        if len(self.node_labels) > KARPENTER_MAX_LABELS:
-            problems.append(
-                f"{len(self.node_labels)} labels (with gpuLabel and gpu-node-pools/pool); a NodePool takes at most "
-                f"{KARPENTER_MAX_LABELS} (karpenter.sh_nodepools.yaml spec.template.metadata.labels maxProperties: 100, "
-                "Karpenter v1.14.1; tests/data/karpenter-crds/)"
-            )
+        problems += self._nodepool_problems(
+            self.instance_families or self.instance_types or [], KARPENTER_MANAGED_KEYS, karpenter_label_problem
+        )
         count = len(self.requirement_list)
         if count > KARPENTER_MAX_REQUIREMENTS:
             problems.append(f"{count} requirements in all; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
@@ -417,22 +320,7 @@ class KarpenterPool(PoolBase):
     def requirement_list(self) -> list[dict[str, Any]]:
         """The NodePool requirements, in a fixed order: instance family or type, GPU
         manufacturer, GPU count, GPU name, capacity type, architecture, zone, then extras."""
-        reqs: list[dict[str, Any]] = []
-
-        def add(key: str, values: list[str] | None) -> None:
-            if values:
-                reqs.append({"key": key, "operator": "In", "values": list(values)})
-
-        add("karpenter.k8s.aws/instance-family", self.instance_families)
-        add("node.kubernetes.io/instance-type", self.instance_types)
-        add("karpenter.k8s.aws/instance-gpu-manufacturer", ["nvidia"])
-        add("karpenter.k8s.aws/instance-gpu-count", [str(c) for c in self.gpu_counts or []])
-        add("karpenter.k8s.aws/instance-gpu-name", self.gpu_names)
-        add("karpenter.sh/capacity-type", self.capacity_types)
-        add("kubernetes.io/arch", [self.architecture])
-        add("topology.kubernetes.io/zone", self.zones)
-        reqs += [r.to_k8s() for r in self.requirements]
-        return reqs
+        return self._nodepool_requirements("karpenter.k8s.aws/")
 
     @property
     def node_class_name(self) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ... import instances
 from ...props import dig, items, mapping, plain, text
 from ...wellknown import NVIDIA_GPU_RESOURCE
 from .._gpu_pool import GpuPool, _read_taints
+from .._nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
 from . import BACKEND
 
 #: Karpenter's well-known labels (karpenter.k8s.aws/...) that describe GPUs.
@@ -19,7 +19,7 @@ def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     """Whether a NodePool is a GPU pool (issue 16 §5), decided from what its requirements can select.
 
     Not a GPU pool when ``limits`` caps ``nvidia.com/gpu`` at 0 (a common way to keep GPUs out).
-    A GPU pool when its requirements explicitly ask for NVIDIA GPUs (:func:`_karpenter_requires_gpu`),
+    A GPU pool when its requirements explicitly ask for NVIDIA GPUs (:func:`~gpu_node_pool.backends._nodepool_detect.requires_nvidia_gpu`),
     when every instance type they leave in the catalog has GPUs and some are NVIDIA's (``instance-category In [g, p]``,
     Auto Mode's ``eks.amazonaws.com/instance-family In [g5, g6, p5]``; the one requirement evaluator,
     :mod:`gpu_node_pool.catalog.requirements`), or when ``limits`` names ``nvidia.com/gpu`` above 0. A
@@ -34,7 +34,7 @@ def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     plain_limits = plain(limits)
     if gpu_limit_is_zero(plain_limits):
         return False
-    if _karpenter_requires_gpu(requirements) or NVIDIA_GPU_RESOURCE in plain_limits:
+    if requires_nvidia_gpu(requirements, _KARPENTER_AWS) or NVIDIA_GPU_RESOURCE in plain_limits:
         return True
     if not requirements:
         return False
@@ -46,28 +46,6 @@ def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     return bool(result.candidates) and all(t.is_nvidia or t.ec2_gpus > 0 for t in result.candidates) and any(
         t.is_nvidia for t in result.candidates
     )
-
-
-def _karpenter_requires_gpu(requirements: Iterable[Any]) -> bool:
-    for req in requirements:
-        key = text(dig(req, "key")) or ""
-        op = text(dig(req, "operator")) or ""
-        values = [str(v) for v in items(dig(req, "values"))]
-        if key == _KARPENTER_AWS + "instance-gpu-manufacturer" and op == "In" and values == ["nvidia"]:
-            return True
-        if key == _KARPENTER_AWS + "instance-gpu-count":
-            if op == "Gt" and values and values[0].isdigit():
-                return True
-            if op == "In" and values and all(v.isdigit() and int(v) > 0 for v in values):
-                return True
-        if key == _KARPENTER_AWS + "instance-gpu-name" and op in ("In", "Exists"):
-            return True
-        if op == "In" and values:
-            if key == _KARPENTER_AWS + "instance-family" and all(v in instances.NVIDIA_FAMILIES for v in values):
-                return True
-            if key == "node.kubernetes.io/instance-type" and all(instances.is_nvidia_instance_type(v) for v in values):
-                return True
-    return False
 
 
 def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
@@ -91,17 +69,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     if not _selects_gpus(requirements, limits):
         return None
     taints, problem = _read_taints(karpenter.read_nodepool_taints, props)
-    try:
-        labels = {k: v for k, v in karpenter.read_nodepool_labels(props).items() if isinstance(v, str)}
-    except (TypeError, AttributeError, ValueError):
-        labels = {}
-    for req in requirements:  # single-valued In requirements become node labels
-        values = list(items(dig(req, "values")))
-        if dig(req, "operator") == "In" and len(values) == 1 and isinstance(dig(req, "key"), str):
-            labels.setdefault(dig(req, "key"), str(values[0]))
-    pool_name = text(dig(props, "metadata", "name"))
-    if pool_name:
-        labels.setdefault("karpenter.sh/nodepool", pool_name)
+    labels = nodepool_node_labels(karpenter.read_nodepool_labels, props, requirements)
     class_name = text(dig(props, "spec", "template", "spec", "nodeClassRef", "name"))
     return GpuPool(
         backend=BACKEND.name,

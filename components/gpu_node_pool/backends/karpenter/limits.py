@@ -8,7 +8,6 @@ from typing import Any
 
 from pydantic import (
     Field,
-    model_validator,
 )
 
 from ...config.common import PoolBase, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
@@ -34,6 +33,7 @@ from .._nodepool import (  # noqa: F401 - the NodePool rules shared with eks-aut
     KARPENTER_MAX_REQUIREMENTS,
     KARPENTER_OPERATORS,
     KARPENTER_REQUIREMENT_KEY_MAX,
+    NodePoolRequirement,
     _cel_label_domain,
     _karpenter_duration_problem,
     _quantity_problem,
@@ -149,7 +149,7 @@ def _selector_tags_problem(tags: Mapping[str, str], what: str) -> str | None:
     return None
 
 
-class KarpenterRequirement(_Model):
+class KarpenterRequirement(NodePoolRequirement):
     """An extra NodePool requirement (``spec.template.spec.requirements[]``).
 
     ``{key, operator, values, minValues}``: ``key`` a qualified name up to 316 characters outside
@@ -160,25 +160,9 @@ class KarpenterRequirement(_Model):
     """
 
     key: str = Field(description="Label key, e.g. karpenter.k8s.aws/instance-gpu-memory.")
-    operator: str = Field(description="In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte")
-    values: list[str] = Field(default_factory=list, description="Label values (<= 63 characters each).")
-    min_values: int | None = Field(None, description="1-50, at most len(values); In only.")
 
-    @model_validator(mode="after")
-    def _rules(self) -> KarpenterRequirement:
-        problems = karpenter_requirement_problems(self.key, self.operator, self.values, self.min_values)
-        if problems:
-            raise _fail("; ".join(problems))
-        return self
-
-    def to_k8s(self) -> dict[str, Any]:
-        """The NodePool requirement object (``values`` omitted when empty)."""
-        out: dict[str, Any] = {"key": self.key, "operator": self.operator}
-        if self.values:
-            out["values"] = list(self.values)
-        if self.min_values is not None:
-            out["minValues"] = self.min_values
-        return out
+    def _problems(self) -> list[str]:
+        return karpenter_requirement_problems(self.key, self.operator, self.values, self.min_values)
 
 
 def karpenter_requirement_problems(key: Any, operator: Any, values: list[Any], min_values: int | None) -> list[str]:
