@@ -516,6 +516,7 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
     props = [_lazy(r.inputs, (), unknown_marker) for r in resources]
     opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [])
     stack_resources: list[PolicyResource] | None = None
+    by_type: dict[str, list[int]] | None = None  # type token -> positions, for the resource policies' types
     shared: dict[Any, Any] = {}
     findings: list[dict[str, str]] = []
 
@@ -560,16 +561,16 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
                                  "message": message})
 
             judged, reads = JUDGES.get(policy.name, (None, None))
-            if judged is not policy:
-                reads = None
-            verdicts: dict[str, bool] = {}
-            for res, urn, p in zip(resources, urns, props, strict=True):
-                if reads is not None:
-                    verdict = verdicts.get(res.type)
-                    if verdict is None:
-                        verdict = verdicts[res.type] = bool(reads(res.type))
-                    if not verdict:
-                        continue
+            if judged is not policy or reads is None:
+                positions: Iterable[int] = range(len(resources))
+            else:  # only the resources of the types it reads, in stack order
+                if by_type is None:
+                    by_type = {}
+                    for i, res in enumerate(resources):
+                        by_type.setdefault(res.type, []).append(i)
+                positions = sorted(i for t, found in by_type.items() if reads(t) for i in found)
+            for i in positions:
+                res, urn, p = resources[i], urns[i], props[i]
                 args = ResourceValidationArgs(res.type, p, urn, res.name, opts, None, dict(policy_config))
                 current[0] = display[urn]
                 try:
