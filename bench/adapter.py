@@ -18,14 +18,14 @@ from typing import Any
 #: The Pulumi project name the program and the plan use (``Pulumi.yaml`` ``name``).
 PROJECT = "gpu-node-pools"
 #: The console script the whole-process rows run (``[project.scripts]`` in pyproject.toml).
-CLI_MODULE = "gpu_node_pool.cli"
+CLI_MODULE = "gpu_node_pool.cli.commands"
 #: What ``__main__.py`` / ``gpupool plan`` import from the package (the cold-import rows).
-PROGRAM_MODULES = ("gpu_node_pool.program", "gpu_node_pool.pool", "gpu_node_pool.device_plugin", "gpu_node_pool.policies")
+PROGRAM_MODULES = ("gpu_node_pool.component.program", "gpu_node_pool.component.pool", "gpu_node_pool.gpu_agents.device_plugin", "gpu_node_pool.policies")
 
 
 def taint_strings(teams: int) -> tuple[str, list[str]]:
     """The GPU taint and ``teams`` team taints in the kubelet form, spelled by ``taints.py``."""
-    from gpu_node_pool.taints import Taint, TaintEffect
+    from gpu_node_pool.k8s.taints import Taint, TaintEffect
 
     gpu = str(Taint("nvidia.com/gpu", "present", TaintEffect.NO_SCHEDULE))
     return gpu, [str(Taint("team", f"t{i}", TaintEffect.NO_SCHEDULE)) for i in range(teams)]
@@ -33,28 +33,28 @@ def taint_strings(teams: int) -> tuple[str, list[str]]:
 
 def no_schedule() -> str:
     """The Kubernetes spelling of NoSchedule (``taints.TaintEffect``: the one source of it)."""
-    from gpu_node_pool.taints import TaintEffect
+    from gpu_node_pool.k8s.taints import TaintEffect
 
     return TaintEffect.NO_SCHEDULE.value
 
 
 def unknown_marker() -> str:
     """How the plan stores a value unknown at preview (``plan.UNKNOWN``)."""
-    from gpu_node_pool.wellknown import UNKNOWN
+    from gpu_node_pool.k8s.wellknown import UNKNOWN
 
     return UNKNOWN
 
 
 def gc_thresholds() -> tuple[int, ...]:
     """The collector thresholds a ``gpupool`` process runs with (the typed floor process gets the same)."""
-    from gpu_node_pool.process import GC_THRESHOLDS
+    from gpu_node_pool.sdk.process import GC_THRESHOLDS
 
     return tuple(GC_THRESHOLDS)
 
 
 def tune_gc() -> None:
     """Apply the collector settings of the product's own processes to this one."""
-    from gpu_node_pool.process import tune_gc as tune
+    from gpu_node_pool.sdk.process import tune_gc as tune
 
     tune()
 
@@ -68,14 +68,14 @@ def plan_stack(stack: str, project_dir: str | Path) -> Any:
 
 def cold_caches() -> None:
     """Forget what the renderers and readers memoise, so that every timed run starts cold."""
-    from gpu_node_pool.backends import _user_data
+    from gpu_node_pool.backends._shared import user_data as _user_data
 
     _user_data._found_in_text.cache_clear()
 
 
 def record_pools(config: Mapping[str, Any], stack: str) -> list[Any]:
     """The resources the real program registers for ``config`` under the plan's mocks."""
-    from gpu_node_pool import program
+    from gpu_node_pool.component import program
     from gpu_node_pool.config import load_stack_config
     from gpu_node_pool.plan import record
 
@@ -138,13 +138,13 @@ def render_all(spec: Any) -> int:
     (no Pulumi resource is built): per pool what ``pool.py`` passes to the provider classes,
     then the device plugin's chart values and the DaemonSet they make. Returns how many
     objects were rendered (so that nothing is optimised away)."""
-    from gpu_node_pool.backends import _cluster_autoscaler as ca
+    from gpu_node_pool.backends._shared import cluster_autoscaler as ca
     from gpu_node_pool.backends.eks_managed import render as eks
     from gpu_node_pool.backends.gke import render as gke
     from gpu_node_pool.backends.karpenter import render as karpenter
     from gpu_node_pool.backends.self_managed import ec2 as kubelet
-    from gpu_node_pool.device_plugin import chart as device_chart
-    from gpu_node_pool.device_plugin import values as device_plugin
+    from gpu_node_pool.gpu_agents.device_plugin import chart as device_chart
+    from gpu_node_pool.gpu_agents.device_plugin import values as device_plugin
 
     unknown = unknown_marker()  # stands for outputs of other resources, as at preview
     count = 0

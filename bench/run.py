@@ -251,7 +251,7 @@ def main() -> None:
     if args.worker:
         kind, *rest = args.worker
         # The worker stands for the processes the product owns (gpupool, the pack's analyzer process):
-        # their collector settings (gpu_node_pool.process); in-process floors share the interpreter.
+        # their collector settings (gpu_node_pool.sdk.process); in-process floors share the interpreter.
         adapter.tune_gc()
         if kind == "capture":
             out = work_capture(rest[0], rest[1], int(rest[2]), rest[3], rest[4])
@@ -286,7 +286,7 @@ def main() -> None:
             repeats = 1 if n == 1000 else 3
             inproc[n] = _worker("capture", str(project), stack, str(repeats), str(warm), str(programs[n]))
         whole: dict[Any, dict[str, list[tuple[float, float]]]] = {n: {"plan": [], "floor": []} for n in projects}
-        # the gpupool process tunes its collector (gpu_node_pool.process): the floor process gets the same
+        # the gpupool process tunes its collector (gpu_node_pool.sdk.process): the floor process gets the same
         floor_env = {typed_floor.GC_ENV: ",".join(map(str, adapter.gc_thresholds()))}
         for _ in range(runs):  # every size, plan then floor, round after round
             for n, (project, stack) in projects.items():

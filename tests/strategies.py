@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from gpu_node_pool.taints import Taint, TaintEffect, Toleration
+from gpu_node_pool.k8s.taints import Taint, TaintEffect, Toleration
 
 _alnum = st.sampled_from("abcxyz019")
 _inner = st.text(alphabet="abz09-_.", max_size=6)

@@ -12,7 +12,7 @@ import without the cloud SDKs.
 """
 
 from ._version import __version__
-from .taints import Taint, TaintEffect, TaintError, Toleration, tolerates, untolerated_taints
+from .k8s.taints import Taint, TaintEffect, TaintError, Toleration, tolerates, untolerated_taints
 
 __all__ = [
     "__version__",
@@ -37,11 +37,11 @@ def __getattr__(name: str):
 
         return getattr(config, name)
     if name in ("GpuNodePool", "GpuNodePoolArgs"):
-        from . import pool
+        from .component import pool
 
         return getattr(pool, name)
     if name in ("NvidiaDevicePlugin", "NvidiaDevicePluginArgs"):
-        from . import device_plugin
+        from .gpu_agents import device_plugin
 
         return getattr(device_plugin, name)
     raise AttributeError(name)

@@ -7,7 +7,7 @@ the config can build its pool union from the registry without an import cycle be
 two packages (an import-linter contract checks it); it imports nothing of the package.
 Everything else asks this registry instead of branching on backend names: the stack config
 (:mod:`gpu_node_pool.config.stack` builds its pool union from :func:`all_backends`),
-:class:`~gpu_node_pool.pool.GpuNodePool` (``wire``), the plan (``summarise`` and
+:class:`~gpu_node_pool.component.pool.GpuNodePool` (``wire``), the plan (``summarise`` and
 ``report``), ``gpupool render`` (``export``) and the policies' pool detection
 (``detect`` for the resources whose type tokens the backend lists in ``detects``).
 
@@ -43,7 +43,7 @@ class Backend:
             across the stack (cluster keys the backend's pools need, names shared between pools).
         wire: ``"module:function"``; ``function(component, name, pool, cluster) -> None``
             registers the backend's Pulumi resources as children of ``component`` (a
-            :class:`~gpu_node_pool.pool.GpuNodePool`) and sets its outputs.
+            :class:`~gpu_node_pool.component.pool.GpuNodePool`) and sets its outputs.
         summarise: ``"module:function"``; ``function(pool, entry, index, resources, outputs)``
             fills the plan entry of a pool from the recorded resources, read back with the
             backend's readers (``index``: ``{(type token, name): record}``).

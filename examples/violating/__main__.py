@@ -2,7 +2,7 @@
 
     gpupool plan --project-dir examples/violating --stack demo      # exits 1
 
-It builds the stack-config pools with the component (``gpu_node_pool.program.main``), then
+It builds the stack-config pools with the component (``gpu_node_pool.component.program.main``), then
 declares what the pack exists to stop, each commented with the policy it trips:
 
 * a GPU node group written by hand with no taint, scaling from zero without Cluster
@@ -17,7 +17,7 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * GPU Feature Discovery whose NFD worker keeps the chart's default tolerations (Equal present);
 * an EKS add-on whose DaemonSets the add-on facts sheet does not confirm (not judged, never passed).
 
-Taints and tolerations are spelled through ``gpu_node_pool.taints``, like everywhere else.
+Taints and tolerations are spelled through ``gpu_node_pool.k8s.taints``, like everywhere else.
 """
 
 import base64
@@ -26,8 +26,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from gpu_node_pool.program import main
-from gpu_node_pool.taints import Taint, Toleration
+from gpu_node_pool.component.program import main
+from gpu_node_pool.k8s.taints import Taint, Toleration
 
 GPU_TAINT = Taint("nvidia.com/gpu", "present")
 

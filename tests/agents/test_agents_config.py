@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_node_pool.config import ConfigError, validate_stack_config
-from gpu_node_pool.wellknown import DEVICE_PLUGIN_CONFIG_LABEL
+from gpu_node_pool.k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL
 
 CLUSTER = {"name": "c", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
 GKE_CLUSTER = {"name": "c", "project": "my-project-1", "location": "us-central1"}

@@ -11,10 +11,10 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from gpu_node_pool.agents import mig, sharing
-from gpu_node_pool.agents.pools import AgentPool, GpuLabel, GpuSharing, MigSetting, agent_pool
 from gpu_node_pool.config import validate_stack_config
-from gpu_node_pool.taints import Taint
+from gpu_node_pool.gpu_agents import mig, sharing
+from gpu_node_pool.gpu_agents.pools import AgentPool, GpuLabel, GpuSharing, MigSetting, agent_pool
+from gpu_node_pool.k8s.taints import Taint
 
 #: The shared test data beside the repo; GPU_NODE_POOLS_SHARED points elsewhere (a git worktree).
 SHARED = Path(os.environ.get("GPU_NODE_POOLS_SHARED", ROOT.parent / "shared"))

@@ -14,9 +14,9 @@ import pytest
 import yaml
 from conftest import ROOT
 
+from gpu_node_pool.k8s.taints import Toleration, tolerations_tolerate_taint
+from gpu_node_pool.k8s.wellknown import HELM_CHART_V4
 from gpu_node_pool.plan import plan_stack
-from gpu_node_pool.taints import Toleration, tolerations_tolerate_taint
-from gpu_node_pool.wellknown import HELM_CHART_V4
 
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared")
 HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").exists() else None)
@@ -56,7 +56,7 @@ def chart(planned, name):
 
 
 def tolerates(tolerations):
-    from gpu_node_pool.taints import Taint
+    from gpu_node_pool.k8s.taints import Taint
 
     parsed = [Toleration.from_k8s(t) for t in tolerations or []]
     return {t: tolerations_tolerate_taint(parsed, Taint.parse(t)) for t in TAINTS}

@@ -13,10 +13,15 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from gpu_node_pool.agents.operator import GKE_INSTALL_DIR, PLUGIN_CONFIG_NAME, gke_resource_quota, operator_values
-from gpu_node_pool.agents.pools import agent_pool
 from gpu_node_pool.config import validate_stack_config
-from gpu_node_pool.taints import Toleration, tolerations_tolerate_taint
+from gpu_node_pool.gpu_agents.gpu_operator.values import (
+    GKE_INSTALL_DIR,
+    PLUGIN_CONFIG_NAME,
+    gke_resource_quota,
+    operator_values,
+)
+from gpu_node_pool.gpu_agents.pools import agent_pool
+from gpu_node_pool.k8s.taints import Toleration, tolerations_tolerate_taint
 
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared")
 CHART = SHARED / "charts" / "gpu-operator"

@@ -13,7 +13,7 @@ from conftest import ROOT
 from gpu_node_pool.audit.declared import read_declared
 from gpu_node_pool.audit.report import run_audit
 from gpu_node_pool.audit.sources import SourceError, load_dump
-from gpu_node_pool.cli import main
+from gpu_node_pool.cli.commands import main
 
 SCHEMA = json.loads((ROOT / "components/gpu_node_pool/audit/report.schema.json").read_text())
 

@@ -14,7 +14,7 @@ from audit_cluster import acceptance_objects
 from conftest import ROOT
 
 from gpu_node_pool.audit.cluster import read_node
-from gpu_node_pool.audit.daemonsets import judge, read_daemonset
+from gpu_node_pool.policies.daemonset_nodes import judge, read_daemonset
 
 CHARTS = ROOT.parent / "shared" / "charts"
 HELM = shutil.which("helm")

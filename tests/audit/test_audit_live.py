@@ -19,7 +19,7 @@ from audit_cluster import acceptance_objects
 
 from gpu_node_pool.audit.report import run_audit
 from gpu_node_pool.audit.sources import load_live
-from gpu_node_pool.cli import main
+from gpu_node_pool.cli.commands import main
 
 PATHS = {"/api/v1/nodes": "Node", "/apis/apps/v1/daemonsets": "DaemonSet", "/api/v1/pods": "Pod", "/api/v1/events": "Event"}
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from audit_cluster import acceptance_objects, as_list
 
-from gpu_node_pool.audit.html import Matrix, MatrixCell, MatrixColumn, MatrixRow, render_page
 from gpu_node_pool.audit.report import run_audit
 from gpu_node_pool.audit.sources import load_dump
+from gpu_node_pool.plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow, render_page
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-headless-shell")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -210,7 +210,7 @@ def test_karpenter_efa_refused_on_mixed_counts_without_placement_group_or_one_zo
 
 def test_efa_device_plugin_values_tolerate_the_efa_pools_taints():
     # facts row 5.10: the chart tolerates only CriticalAddonsOnly; values.tolerations are added after it
-    from gpu_node_pool.device_plugin.efa_values import efa_plugin_values, unsupported_types
+    from gpu_node_pool.gpu_agents.efa_device_plugin.values import efa_plugin_values, unsupported_types
 
     cfg = eks(taints=["nvidia.com/gpu=present:NoSchedule", "example.com/train=yes:NoExecute"])
     cfg["pools"].append(base()["pools"][0] | {"name": "other", "taints": ["other.example.com/x=1:NoSchedule"]})

@@ -16,7 +16,7 @@ from conftest import ROOT, base
 from gpu_node_pool.config import ConfigError, stack_warnings, validate_stack_config
 from gpu_node_pool.plan import plan_stack, render_text, to_json
 
-SCHEMA = json.loads((ROOT / "components" / "gpu_node_pool" / "schemas" / "report.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "components" / "gpu_node_pool" / "cli" / "report.schema.json").read_text())
 
 
 def karpenter(**pool) -> dict:

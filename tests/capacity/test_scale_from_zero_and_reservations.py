@@ -10,7 +10,7 @@ import pytest
 from conftest import base
 
 from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
-from gpu_node_pool.backends._cluster_autoscaler import gpu_tag_need, node_template_tag_problem
+from gpu_node_pool.backends._shared.cluster_autoscaler import gpu_tag_need, node_template_tag_problem
 from gpu_node_pool.config import ConfigError, stack_warnings, validate_stack_config
 from gpu_node_pool.plan import record
 from gpu_node_pool.policies import StackResource, evaluate

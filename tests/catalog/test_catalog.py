@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from gpu_node_pool import catalog, instances
+from gpu_node_pool import catalog
+from gpu_node_pool.catalog import instances
 
 # ../shared beside the repo (a git worktree elsewhere can point GPU_NODE_POOLS_SHARED at it).
 FACTS = Path(os.environ.get("GPU_NODE_POOLS_SHARED", ROOT.parent / "shared")) / "facts"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_node_pool.selection import selection_matches
-from gpu_node_pool.taints import (
+from gpu_node_pool.k8s.selection import selection_matches
+from gpu_node_pool.k8s.taints import (
     DAEMONSET_CONTROLLER_TOLERATIONS,
     Taint,
     TaintEffect,

@@ -11,7 +11,7 @@ import sys
 
 from conftest import ROOT
 
-MODULES = ("gpu_node_pool.cli", "gpu_node_pool.program", "gpu_node_pool.pool", "gpu_node_pool.device_plugin",
+MODULES = ("gpu_node_pool.cli.commands", "gpu_node_pool.component.program", "gpu_node_pool.component.pool", "gpu_node_pool.gpu_agents.device_plugin",
            "gpu_node_pool.policies")
 PROBE = """
 import importlib, json, sys

@@ -9,7 +9,7 @@ import sys
 
 from conftest import ROOT
 
-from gpu_node_pool.process import GC_THRESHOLDS
+from gpu_node_pool.sdk.process import GC_THRESHOLDS
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "components")}
 
@@ -21,19 +21,19 @@ def _thresholds(code: str) -> tuple[int, ...]:
 
 def test_importing_the_package_leaves_the_users_process_alone():
     code = ("import gc; d = gc.get_threshold()\n"
-            "import gpu_node_pool.cli, gpu_node_pool.program, gpu_node_pool.pool, gpu_node_pool.policies\n"
+            "import gpu_node_pool.cli.commands, gpu_node_pool.component.program, gpu_node_pool.component.pool, gpu_node_pool.policies\n"
             "assert gc.get_threshold() == d\nprint(*d)")
     assert _thresholds(code) != GC_THRESHOLDS
 
 
 def test_the_console_script_tunes_its_collector_before_running_a_command():
-    code = ("import gc, sys\nfrom gpu_node_pool import cli\n"
+    code = ("import gc, sys\nfrom gpu_node_pool.cli import commands as cli\n"
             "cli.main = lambda: print(*gc.get_threshold()) or 0\n"
             "try:\n    cli.main_exit()\nexcept SystemExit:\n    pass")
     assert _thresholds(code) == GC_THRESHOLDS
 
 
 def test_the_policy_pack_entry_point_tunes_its_collector_before_serving():
-    source = (ROOT / "components" / "gpu_node_pool" / "policy_pack" / "__main__.py").read_text()
+    source = (ROOT / "components" / "gpu_node_pool" / "policies" / "policy_pack" / "__main__.py").read_text()
     main = source.split('if __name__ == "__main__":', 1)[1]
     assert main.index("tune_gc()") < main.index("PolicyPack(")

@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import label_values, labels_maps, taint_lists, taints, tolerations
 
-from gpu_node_pool.backends import _cluster_autoscaler as ca
+from gpu_node_pool.backends._shared import cluster_autoscaler as ca
 from gpu_node_pool.backends.eks_managed import read as eks_read
-from gpu_node_pool.taints import Taint, TaintEffect, Toleration, tolerates, untolerated_taints
+from gpu_node_pool.k8s.taints import Taint, TaintEffect, Toleration, tolerates, untolerated_taints
 
 ALL_EFFECTS = frozenset(TaintEffect)
 
@@ -82,6 +82,6 @@ def test_ca_tags_read_back_when_each_key_has_one_effect(ts, labels):
 
 @given(label_values)
 def test_generated_label_values_are_valid(value):
-    from gpu_node_pool.taints import label_value_problem
+    from gpu_node_pool.k8s.taints import label_value_problem
 
     assert label_value_problem(value) is None

@@ -35,7 +35,7 @@ def test_a_secure_value_in_the_stack_file_is_never_decrypted_offline(temp_projec
 
 
 def test_a_plain_text_kubeconfig_is_a_config_error(temp_project, capsys):
-    from gpu_node_pool.cli import main
+    from gpu_node_pool.cli.commands import main
 
     text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
     text += f"  gpu-node-pools:kubeconfig: 'apiVersion: v1 {TOKEN}'\n"

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from gpu_node_pool import cli
+from gpu_node_pool.cli import commands as cli
 from gpu_node_pool.config.json_schema import stack_file_schema
 
 STACKS = sorted(ROOT.glob("stacks/Pulumi.*.yaml")) + sorted(ROOT.glob("examples/*/Pulumi.*.yaml"))

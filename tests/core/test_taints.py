@@ -8,7 +8,7 @@ import pytest
 import yaml
 from conftest import DATA
 
-from gpu_node_pool.taints import (
+from gpu_node_pool.k8s.taints import (
     Taint,
     TaintEffect,
     TaintError,

@@ -10,7 +10,7 @@ import json
 import pytest
 from conftest import ROOT
 
-from gpu_node_pool.cli import main
+from gpu_node_pool.cli.commands import main
 
 DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
 GKE = (ROOT / "stacks" / "Pulumi.gke-dev.yaml").read_text()

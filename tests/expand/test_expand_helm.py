@@ -208,7 +208,7 @@ SHIPPED = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks")
 @needs_charts
 @pytest.mark.parametrize("stack", SHIPPED)
 def test_the_real_device_plugin_chart_renders_what_the_stand_in_says(stack, tmp_path):
-    from gpu_node_pool.device_plugin.values import chart_values
+    from gpu_node_pool.gpu_agents.device_plugin.values import chart_values
     from gpu_node_pool.plan import plan_stack
 
     result = plan_stack(stack, ROOT)

@@ -12,7 +12,7 @@ from gpu_node_pool.expand.eks_addons import expand_addon, parse_addon_version
 from gpu_node_pool.expand.eks_addons_data import ADDONS
 from gpu_node_pool.expand.result import Expanded
 from gpu_node_pool.expand.yaml_manifests import apply_v1_transformations, decode, expand_yaml
-from gpu_node_pool.taints import Taint, TaintEffect, Toleration, tolerations_tolerate_taint
+from gpu_node_pool.k8s.taints import Taint, TaintEffect, Toleration, tolerations_tolerate_taint
 
 GPU_TAINT = Taint("nvidia.com/gpu", "present", TaintEffect.NO_SCHEDULE)
 UNKNOWN = "(known after apply)"

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from gpu_node_pool.export import render_stack
 from gpu_node_pool.plan import plan_stack, to_json
+from gpu_node_pool.plan.render import render_stack
 
 BASELINE = ROOT / "tests" / "data" / "baseline"
 CASES = [(s, ROOT) for s in ("dev", "prod", "gke-dev", "onprem")] + [("demo", ROOT / "examples" / "violating")]

@@ -8,8 +8,8 @@ import shutil
 import jsonschema
 from conftest import DATA, ROOT
 
-from gpu_node_pool import cli
-from gpu_node_pool.contract import report_schema
+from gpu_node_pool.cli import commands as cli
+from gpu_node_pool.cli.contract import report_schema
 
 FOREIGN = DATA / "foreign_project"
 VALIDATOR = jsonschema.Draft202012Validator(report_schema())

@@ -10,8 +10,9 @@ import jsonschema
 import pytest
 from conftest import ROOT
 
-from gpu_node_pool import __version__, cli
-from gpu_node_pool.contract import SCHEMA_VERSION, ExitCode, report_schema
+from gpu_node_pool import __version__
+from gpu_node_pool.cli import commands as cli
+from gpu_node_pool.cli.contract import SCHEMA_VERSION, ExitCode, report_schema
 
 EXAMPLE = ROOT / "examples" / "violating"
 VALIDATOR = jsonschema.Draft202012Validator(report_schema(), format_checker=jsonschema.FormatChecker())

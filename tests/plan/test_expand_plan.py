@@ -16,8 +16,8 @@ import jsonschema
 import pytest
 from conftest import ROOT
 
-from gpu_node_pool.cli import main
-from gpu_node_pool.contract import report_schema
+from gpu_node_pool.cli.commands import main
+from gpu_node_pool.cli.contract import report_schema
 from gpu_node_pool.plan.expand import locate_helm
 
 CHARTS = next((d / "shared" / "charts" for d in (ROOT.parent, ROOT.parent.parent) if (d / "shared" / "charts").is_dir()),
@@ -51,7 +51,7 @@ def project(tmp_path: Path):
         shutil.copy(ROOT / "stacks" / "Pulumi.dev.yaml", tmp_path / "stacks" / "Pulumi.dev.yaml")
         (tmp_path / "node-agent.yaml").write_text(UNTOLERATED)
         program = "import pulumi\nimport pulumi_kubernetes as k8s\nimport pulumi_aws as aws\n" \
-                  "from gpu_node_pool.program import main\n\nmain()\n" + textwrap.dedent(extra)
+                  "from gpu_node_pool.component.program import main\n\nmain()\n" + textwrap.dedent(extra)
         (tmp_path / "__main__.py").write_text(program)
         return tmp_path
 

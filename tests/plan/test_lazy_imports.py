@@ -36,7 +36,7 @@ def _project(tmp_path: Path, extra: str) -> Path:
     shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "stacks" / "Pulumi.dev.yaml", tmp_path / "stacks" / "Pulumi.dev.yaml")
-    (tmp_path / "__main__.py").write_text("from gpu_node_pool.program import main\n\nmain()\n" + extra)
+    (tmp_path / "__main__.py").write_text("from gpu_node_pool.component.program import main\n\nmain()\n" + extra)
     return tmp_path
 
 
@@ -80,7 +80,7 @@ def test_a_v1_config_file_imported_by_the_program_is_still_expanded_offline(tmp_
 def test_gpupool_help_lists_audit_without_importing_it():
     run = _fresh("--help")
     assert run["code"] == 0 and "audit" in run["out"]
-    assert "gpu_node_pool.audit.cli" not in run["modules"]
+    assert "gpu_node_pool.cli.audit" not in run["modules"]
 
 
 def test_when_imported_patches_on_first_import_and_the_hook_is_gone_after(tmp_path, monkeypatch):
@@ -97,8 +97,8 @@ def test_when_imported_patches_on_first_import_and_the_hook_is_gone_after(tmp_pa
 
 
 def test_importing_the_cli_program_and_policies_does_not_build_the_instance_catalog():
-    code = ("import gpu_node_pool.cli, gpu_node_pool.program, gpu_node_pool.pool, gpu_node_pool.device_plugin, "
-            "gpu_node_pool.policies\nfrom gpu_node_pool import catalog, instances\n"
+    code = ("import gpu_node_pool.cli.commands, gpu_node_pool.component.program, gpu_node_pool.component.pool, gpu_node_pool.gpu_agents.device_plugin, "
+            "gpu_node_pool.policies\nfrom gpu_node_pool import catalog\nfrom gpu_node_pool.catalog import instances\n"
             "print(catalog._catalog.cache_info().currsize)\n"
             "print(len(instances.NVIDIA_GPU_COUNTS) > 0, catalog._catalog.cache_info().currsize)")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(COMPONENTS), os.environ.get("PYTHONPATH")])))

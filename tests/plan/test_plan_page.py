@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from gpu_node_pool.audit.plan_page import plan_matrix
-from gpu_node_pool.cli import main
+from gpu_node_pool.cli.commands import main
+from gpu_node_pool.k8s.wellknown import DAEMONSET, UNKNOWN
 from gpu_node_pool.plan import plan_stack
-from gpu_node_pool.record import Resource
-from gpu_node_pool.wellknown import DAEMONSET, UNKNOWN
+from gpu_node_pool.plan.page import plan_matrix
+from gpu_node_pool.sdk.record import Resource
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-headless-shell")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -17,7 +17,7 @@ import tomllib
 import pytest
 import yaml
 
-from gpu_node_pool.export import render_stack
+from gpu_node_pool.plan.render import render_stack
 
 CLUSTER = """\
   gpu-node-pools:cluster:

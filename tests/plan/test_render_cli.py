@@ -11,9 +11,9 @@ from conftest import ROOT
 from karpenter_crd import crd_errors
 
 from gpu_node_pool.backends.karpenter import read as karpenter_read
-from gpu_node_pool.cli import main
-from gpu_node_pool.export import HEADER_PREFIX, kubernetes_files, write_files
+from gpu_node_pool.cli.commands import main
 from gpu_node_pool.plan import UNKNOWN, Recorded, plan_stack
+from gpu_node_pool.plan.render import HEADER_PREFIX, kubernetes_files, write_files
 
 STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 
@@ -77,8 +77,8 @@ def test_the_files_are_the_recorded_inputs_not_a_second_rendering(prod_out):
 
 
 def test_the_device_plugin_values_tolerate_every_taint_of_the_nodepool(prod_out):
-    from gpu_node_pool.device_plugin.values import chart_tolerations
-    from gpu_node_pool.taints import tolerations_tolerate_taint
+    from gpu_node_pool.gpu_agents.device_plugin.values import chart_tolerations
+    from gpu_node_pool.k8s.taints import tolerations_tolerate_taint
 
     tolerations = chart_tolerations(load(prod_out / "charts/nvidia-device-plugin-chart/values.yaml"))
     for taint in karpenter_read.read_nodepool_taints(load(prod_out / "nodepool-inference-burst.yaml")):
@@ -165,7 +165,7 @@ def test_any_kubernetes_resource_is_written_generically(tmp_path):
 
 
 def test_bare_metal_bootstrap_is_written_verbatim(tmp_path, capsys):
-    from gpu_node_pool.cli import main
+    from gpu_node_pool.cli.commands import main
 
     out = tmp_path / "onprem"
     assert main(["render", "--stack", "onprem", "--out", str(out), "--project-dir", str(ROOT)]) == 0

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from gpu_node_pool.cli import main
+from gpu_node_pool.cli.commands import main
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -155,7 +155,7 @@ def test_render_never_removes_generated_files_it_did_not_write(capsys, tmp_path)
 def no_writes(monkeypatch):
     """Make writing impossible: these tests name real directories (/, home), and a regression must not
     delete anything there (before the fix, `render --out /` removed generated files machine-wide)."""
-    from gpu_node_pool import export
+    from gpu_node_pool.plan import render as export
 
     def refuse(*args, **kwargs):
         raise AssertionError("render tried to write; it must refuse this --out first")

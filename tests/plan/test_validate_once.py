@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT
 
-from gpu_node_pool import program
+from gpu_node_pool.component import program
 from gpu_node_pool.config import ConfigError, loading
 from gpu_node_pool.plan import plan_stack
 

@@ -24,10 +24,10 @@ import pytest
 from conftest import ROOT
 
 from gpu_node_pool import __version__
-from gpu_node_pool.contract import report_schema
+from gpu_node_pool.cli.contract import report_schema
 
-PACKAGE_DATA = ("py.typed", "schemas/report.schema.json", "policy_pack/PulumiPolicy.yaml",
-                "policy_pack/__main__.py", "policy_pack/config.example.json")
+PACKAGE_DATA = ("py.typed", "cli/report.schema.json", "policies/policy_pack/PulumiPolicy.yaml",
+                "policies/policy_pack/__main__.py", "policies/policy_pack/config.example.json")
 
 
 def _clean_env() -> dict[str, str]:

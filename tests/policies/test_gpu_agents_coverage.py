@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from test_policies import EXISTS_GPU, GPU_LABELS, daemonset, node_group, run
 
+from gpu_node_pool.k8s.taints import Taint
 from gpu_node_pool.policies import StackResource
 from gpu_node_pool.policies import rules as d
-from gpu_node_pool.taints import Taint
 
 TRUE_TAINT = "nvidia.com/gpu=true:NoSchedule"
 DEDICATED = "dedicated=gpu:NoSchedule"
@@ -99,7 +99,7 @@ def test_standalone_gfd_nfd_worker_equal_present_trap():
 def test_a_device_plugin_chart_whose_image_is_not_a_map_is_reported_not_a_crash():
     """values.image as "repo:tag" (an easy mistake): the chart's template reads image.repository, so
     helm template fails and no plugin runs; the finding says why instead of an internal error."""
-    from gpu_node_pool.device_plugin.chart import chart_daemonset
+    from gpu_node_pool.gpu_agents.device_plugin.chart import chart_daemonset
     from gpu_node_pool.policies import StackResource, evaluate
 
     with pytest.raises(ValueError, match=r"values.image is 'nvcr.io/nvidia/k8s-device-plugin:v0.17.0', not a map"):

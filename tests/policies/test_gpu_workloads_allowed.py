@@ -30,7 +30,7 @@ def test_the_components_own_workload_tolerations_pass():
                    "taints": ["nvidia.com/gpu=present:NoSchedule", "workload=inference:NoSchedule"]}],
     })
     pool = stack.pools[0]
-    from gpu_node_pool.taints import Toleration
+    from gpu_node_pool.k8s.taints import Toleration
 
     tolerations = [Toleration.for_taint(t).to_k8s() for t in pool.taint_list if t.effect.repels]
     app = deployment("infer", "ml", tolerations=tolerations, node_selector=pool.node_labels,

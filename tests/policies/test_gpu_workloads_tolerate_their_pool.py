@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 from test_policies import deployment, gke_pool, node_group, run
 
-from gpu_node_pool.policies import rules as d
-from gpu_node_pool.taints import (
+from gpu_node_pool.k8s.taints import (
     Taint,
     effective_tolerations,
     implied_tolerations,
     requested_extended_resources,
     tolerates,
 )
+from gpu_node_pool.policies import rules as d
 
 
 def added_tolerations(spec, platform, kind):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from test_policies import GPU, daemonset, karpenter_pool, node_group, run
 
-from gpu_node_pool.boot_taints import AGENTS, is_karpenter_ephemeral, startup_taints_for
 from gpu_node_pool.config import ConfigError, validate_stack_config
+from gpu_node_pool.k8s.startup_taints import AGENTS, is_karpenter_ephemeral, startup_taints_for
+from gpu_node_pool.k8s.taints import Taint
 from gpu_node_pool.policies import StackResource
 from gpu_node_pool.policies import rules as d
-from gpu_node_pool.taints import Taint
 
 
 def chart(name: str, chart_ref: str) -> StackResource:

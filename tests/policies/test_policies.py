@@ -14,9 +14,9 @@ from pulumi_policy import PolicyCustomTimeouts, PolicyResourceOptions, ResourceV
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE as UNKNOWN
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
+from gpu_node_pool.k8s.taints import Taint
 from gpu_node_pool.policies import POLICIES, PolicyConfigError, StackResource, evaluate, resolve_config
 from gpu_node_pool.policies import rules as d
-from gpu_node_pool.taints import Taint
 
 GPU = "nvidia.com/gpu=present:NoSchedule"
 GPU_LABELS = {"nvidia.com/gpu.present": "true"}

@@ -15,11 +15,11 @@ import pytest
 import yaml
 from conftest import DATA  # noqa: E402
 
-from gpu_node_pool.device_plugin.chart import chart_daemonset
+from gpu_node_pool.gpu_agents.device_plugin.chart import chart_daemonset
+from gpu_node_pool.k8s.taints import Taint
 from gpu_node_pool.policies import StackResource, evaluate
 from gpu_node_pool.policies.rules.daemonsets_tolerate_gpu_taints import daemonsets_tolerate_gpu_taints
 from gpu_node_pool.policies.workloads import keeps_off, read_tolerations, stay_on
-from gpu_node_pool.taints import Taint
 
 CORPUS = DATA / "corpus" / "daemonsets"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text())["daemonsets"]

@@ -14,8 +14,8 @@ from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
-from gpu_node_pool import cli
-from gpu_node_pool.device_plugin.chart import chart_daemonset
+from gpu_node_pool.cli import commands as cli
+from gpu_node_pool.gpu_agents.device_plugin.chart import chart_daemonset
 from gpu_node_pool.plan import plan_stack, render_text
 from gpu_node_pool.plan.expand import FALLBACK_STAND_IN
 from gpu_node_pool.policies import PACK_NAME, POLICIES

@@ -9,14 +9,15 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from gpu_node_pool import __version__, cli
+from gpu_node_pool import __version__
+from gpu_node_pool.cli import commands as cli
 from gpu_node_pool.policies import PACK_NAME, POLICIES
-from gpu_node_pool.policy_pack import PACK_FILES, PolicyPackError, default_requirement, write_pack
+from gpu_node_pool.policies.policy_pack import PACK_FILES, PolicyPackError, default_requirement, write_pack
 
 
 def test_the_packaged_pack_declares_the_package_version_and_python_runtime():
-    manifest = yaml.safe_load(resources.files("gpu_node_pool.policy_pack").joinpath("PulumiPolicy.yaml").read_text())
-    assert manifest["version"] == __version__, "bump gpu_node_pool/policy_pack/PulumiPolicy.yaml with _version.py"
+    manifest = yaml.safe_load(resources.files("gpu_node_pool.policies.policy_pack").joinpath("PulumiPolicy.yaml").read_text())
+    assert manifest["version"] == __version__, "bump gpu_node_pool/policies/policy_pack/PulumiPolicy.yaml with _version.py"
     assert manifest["runtime"] == {"name": "python", "options": {"virtualenv": "venv"}}
 
 

@@ -8,11 +8,11 @@ import base64
 import pytest
 from test_policies import EXISTS_GPU, daemonset, node_group, run
 
-from gpu_node_pool.backends._registration import ClusterInfo, Registration
+from gpu_node_pool.backends._shared.registration import ClusterInfo, Registration
 from gpu_node_pool.backends.self_managed.bootstrap import render_bootstrap
+from gpu_node_pool.k8s.taints import Taint
 from gpu_node_pool.policies import StackResource
 from gpu_node_pool.policies import rules as d
-from gpu_node_pool.taints import Taint
 
 CLUSTER = ClusterInfo(name="ml-prod", api_server_endpoint="https://ABC.gr7.us-west-2.eks.amazonaws.com",
                       certificate_authority=base64.b64encode(b"-----BEGIN CERTIFICATE-----\nx\n").decode(),

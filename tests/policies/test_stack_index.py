@@ -120,7 +120,7 @@ def test_every_resource_policy_still_reports_on_the_types_it_reads(monkeypatch):
 
 
 def _copy(value, *, fast):
-    from gpu_node_pool.props import UnknownValueError, plain
+    from gpu_node_pool.sdk.props import UnknownValueError, plain
 
     with pytest.MonkeyPatch.context() as mp:
         if not fast:

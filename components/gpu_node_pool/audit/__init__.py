@@ -7,6 +7,6 @@ nodes by pool, DaemonSet x pool verdicts, GPU-starved nodes, pending pods blocke
 taints, and with ``--stack`` drift against the declared pools and a what-if of their taints.
 Output (:mod:`.report`, :mod:`.html`): text, JSON (``report.schema.json``), one HTML page.
 
-Toleration and selection semantics come only from :mod:`gpu_node_pool.taints`
-(``tolerates``, ``effective_tolerations``) and :mod:`gpu_node_pool.selection`.
+Toleration and selection semantics come only from :mod:`gpu_node_pool.k8s.taints`
+(``tolerates``, ``effective_tolerations``) and :mod:`gpu_node_pool.k8s.selection`.
 """

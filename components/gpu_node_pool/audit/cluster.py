@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..instances import is_nvidia_instance_type
-from ..policies.quantity import parse_quantity
-from ..taints import PLATFORMS, Taint, TaintError
+from ..catalog.instances import is_nvidia_instance_type
+from ..k8s.quantity import parse_quantity
+from ..k8s.taints import PLATFORMS, Taint, TaintError
 
 __all__ = ["POOL_LABELS", "GPU_RESOURCES", "Node", "Pool", "read_node", "group_pools", "detect_platform"]
 

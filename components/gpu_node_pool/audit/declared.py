@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..taints import Taint
+from ..k8s.taints import Taint
 from .cluster import Node
 from .findings import Finding
 

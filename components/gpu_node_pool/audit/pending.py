@@ -7,7 +7,7 @@ A pod counts when it is ``Pending`` with no ``spec.nodeName`` and either
    (message form: ``N node(s) had untolerated taint {key: value}``); or
 2. the rules say so: the nodes its required selection accepts (complete label sets) are all
    GPU nodes, and on every one of them its effective tolerations
-   (:func:`gpu_node_pool.taints.effective_tolerations`, kind ``Pod``) miss a ``NoSchedule``/
+   (:func:`gpu_node_pool.k8s.taints.effective_tolerations`, kind ``Pod``) miss a ``NoSchedule``/
    ``NoExecute`` taint — the pattern of a helper pod that selects the GPU pool but requests no
    GPU, or tolerates with ``operator: Equal`` and the wrong value.
 """
@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations, tolerates
 from ..policies.workloads import NodeSelection
-from ..taints import Taint, TaintError, Toleration, effective_tolerations, tolerates
 from .cluster import Node
 
 __all__ = ["PendingPod", "pending_pods"]

@@ -11,11 +11,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
+from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
 from .cluster import Node, Pool, detect_platform, group_pools, read_node
-from .daemonsets import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
 from .declared import Declared, drift, whatif_nodes
 from .findings import Finding, NotJudged, at_or_above
-from .html import Matrix, MatrixCell, MatrixColumn, MatrixRow
 from .pending import PendingPod, pending_pods
 from .sources import Snapshot
 from .starved import starved_reason

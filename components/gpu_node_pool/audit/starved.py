@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, toleration_text
 from .cluster import Node
-from .daemonsets import DaemonSet, NodeVerdict, toleration_text
 
 __all__ = ["is_device_plugin", "is_driver_installer", "starved_reason"]
 

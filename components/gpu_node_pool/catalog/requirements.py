@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..quantity import parse_quantity
+from ..k8s.quantity import parse_quantity
 from . import all_types
 from .model import InstanceType, LabelValue
 

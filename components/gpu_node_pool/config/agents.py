@@ -2,7 +2,7 @@
 
 Pure pydantic models; the rules that need the whole pool or stack (a partitioner for MIG, a
 MIG-capable GPU from the instance catalog, replica limits per backend) are applied by
-:func:`gpu_node_pool.agents.validate.stack_issues`, which :func:`.stack.stack_issues` calls.
+:func:`gpu_node_pool.gpu_agents.validate.stack_issues`, which :func:`.stack.stack_issues` calls.
 
 Sources:
 

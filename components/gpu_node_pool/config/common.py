@@ -17,11 +17,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from ..labels import (
-    DEFAULT_GPU_LABEL,
-    label_syntax_problem,
-)
-from ..taints import (
+from ..k8s.labels import DEFAULT_GPU_LABEL, label_syntax_problem
+from ..k8s.taints import (
     Taint,
     TaintEffect,
     TaintError,
@@ -31,7 +28,7 @@ from ..taints import (
     qualified_name_problem,
     split_kubelet_form,
 )
-from ..wellknown import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL_KEY
+from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL_KEY
 from .defaults import DEFAULT_TAINT, PROJECT  # noqa: F401 - their old home; defaults.py is pure
 from .errors import _fail
 
@@ -125,7 +122,7 @@ class TaintConfig(_Model):
             raise _fail(str(err)) from None
 
     def to_taint(self) -> Taint:
-        """The validated :class:`~gpu_node_pool.taints.Taint`."""
+        """The validated :class:`~gpu_node_pool.k8s.taints.Taint`."""
         return Taint(self.key, self.value, TaintEffect(self.effect))
 
 

@@ -6,8 +6,8 @@ so that the CLI, the program and the policies can import them without loading th
 
 from __future__ import annotations
 
-from ..taints import Taint, TaintEffect
-from ..wellknown import NVIDIA_GPU_RESOURCE
+from ..k8s.taints import Taint, TaintEffect
+from ..k8s.wellknown import NVIDIA_GPU_RESOURCE
 
 __all__ = ["DEFAULT_TAINT", "PROJECT"]
 

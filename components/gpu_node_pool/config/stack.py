@@ -34,7 +34,7 @@ class ClusterConfig(_Model):
     From the stack config every value is plain. In a program, ``GpuNodePoolArgs`` may give the
     identity fields (``name``, ``nodeRoleArn``, ``subnetIds``, ``project``, ``location``,
     ``apiServerEndpoint``, ``certificateAuthority``, ``serviceCidr``) as Pulumi Inputs: they are
-    validated as placeholders and put back afterwards (``gpu_node_pool.cluster_inputs``), so a
+    validated as placeholders and put back afterwards (``gpu_node_pool.sdk.cluster_inputs``), so a
     model from ``GpuNodePool.cluster`` may hold Outputs there.
     """
 
@@ -218,7 +218,7 @@ def _stack_checks() -> list[Any]:
     checks = [c for b in all_backends() if (c := b.fn("stack_checks")) is not None]
     # GPU agents (sharing, MIG, providers): referenced by name like the registry's functions, since
     # the agents' derivations sit above the config layer.
-    checks.append(importlib.import_module("gpu_node_pool.agents.validate").stack_issues)
+    checks.append(importlib.import_module("gpu_node_pool.gpu_agents.validate").stack_issues)
     return checks
 
 

@@ -3,7 +3,7 @@
 A pool model contributes through :meth:`~gpu_node_pool.config.common.PoolBase.config_warnings`
 (``[(sub-path, message)]``); :func:`stack_warnings` turns them into :class:`ConfigIssue` objects
 with the pool's path. The plan prints them (``warnings:`` in the text, ``warnings`` in ``--json``,
-``schemas/report.schema.json``); they never change the exit code.
+``cli/report.schema.json``); they never change the exit code.
 
 What becomes a warning rather than an error (``STYLE``/issue 15 "Bad input"): facts marked
 UNCONFIRMED, known risks of an instance type (``catalog`` ``InstanceType.warnings``), what the

@@ -3,7 +3,7 @@
 One :class:`AddonFacts` per add-on (its ``describe-addon-versions`` name). Each row carries the
 facts sheet's row and the upstream source it cites. What the sheet marks UNCONFIRMED is kept
 as ``unconfirmed`` (the add-on, or that version range, is not judged) or as a note (a warning
-on a judgement that stands). Effects go through :class:`~gpu_node_pool.taints.TaintEffect`.
+on a judgement that stands). Effects go through :class:`~gpu_node_pool.k8s.taints.TaintEffect`.
 
 Versions: EKS names add-on versions ``v<X.Y.Z>-eksbuild.<N>``; ``X.Y.Z`` is compared with the
 ranges below, which the sheet gives in the component's own (driver / agent / chart) versions.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..taints import TaintEffect, Toleration
+from ..k8s.taints import TaintEffect, Toleration
 
 __all__ = ["AddonFacts", "DaemonSetFacts", "Era", "ADDONS", "FACTS_FILE", "BUILD_MAPPING_NOTE"]
 

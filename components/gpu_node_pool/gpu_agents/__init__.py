@@ -1,14 +1,38 @@
-"""Pulumi components of the GPU agents besides NVIDIA's standalone device plugin (issue 14).
+"""Every node agent a GPU pool needs, one folder per agent, and what they share.
 
-* :class:`GpuOperator` - NVIDIA's GPU Operator (chart ``gpu-operator``), for ``devicePlugin.provider: gpu-operator``.
-* :class:`DcgmExporter` - NVIDIA's standalone DCGM exporter (chart ``dcgm-exporter``), for
+* :mod:`.device_plugin` - NVIDIA's standalone device plugin (chart ``nvidia-device-plugin``): values,
+  the chart's DaemonSet as its template renders it, the ``NvidiaDevicePlugin`` component.
+* :mod:`.gpu_operator` - NVIDIA's GPU Operator (chart ``gpu-operator``), for ``devicePlugin.provider: gpu-operator``.
+* :mod:`.dcgm_exporter` - NVIDIA's standalone DCGM exporter (chart ``dcgm-exporter``), for
   ``gpuAgents.dcgmExporter.enabled`` with the standalone device plugin.
+* :mod:`.efa_device_plugin` - the AWS EFA device plugin's values for EFA pools.
+* beside them: what the agents need of a pool (:mod:`.pools`), GPU sharing (:mod:`.sharing`), MIG
+  (:mod:`.mig`), what a node advertises once they run (:mod:`.capacity`), the stack rules of the
+  agent config (:mod:`.validate`) and the once-per-cluster guard of their components (:mod:`.once`).
 
-Both are thin shells over the pure derivations in :mod:`gpu_node_pool.agents.operator` and
-:mod:`gpu_node_pool.agents.dcgm`, once per cluster like ``NvidiaDevicePlugin``.
+Each folder's ``values`` module is pure; its ``component`` module is the Pulumi shell over it. The
+components load on first use, so that the pure modules import without the Pulumi SDK.
 """
 
-from .dcgm import DcgmExporter, DcgmExporterArgs
-from .operator import GpuOperator, GpuOperatorArgs
+from __future__ import annotations
 
-__all__ = ["GpuOperator", "GpuOperatorArgs", "DcgmExporter", "DcgmExporterArgs"]
+from typing import Any
+
+__all__ = ["NvidiaDevicePlugin", "NvidiaDevicePluginArgs", "GpuOperator", "GpuOperatorArgs", "DcgmExporter", "DcgmExporterArgs"]
+
+_HOME = {
+    "NvidiaDevicePlugin": ".device_plugin.component",
+    "NvidiaDevicePluginArgs": ".device_plugin.component",
+    "GpuOperator": ".gpu_operator.component",
+    "GpuOperatorArgs": ".gpu_operator.component",
+    "DcgmExporter": ".dcgm_exporter.component",
+    "DcgmExporterArgs": ".dcgm_exporter.component",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        import importlib
+
+        return getattr(importlib.import_module(_HOME[name], __name__), name)
+    raise AttributeError(name)

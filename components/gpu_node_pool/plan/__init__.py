@@ -3,7 +3,7 @@
 ``gpupool plan --stack dev`` loads ``stacks/Pulumi.dev.yaml``, validates it, runs the
 project's ``__main__.py`` with ``pulumi.runtime.set_mocks`` in preview mode (outputs the
 cloud would compute stay unknown), records each registered resource with its inputs
-(:class:`gpu_node_pool.record.Resource`), and reads taints, labels, tags and tolerations
+(:class:`gpu_node_pool.sdk.record.Resource`), and reads taints, labels, tags and tolerations
 *back from those inputs* with the same readers the policies use. No cloud API and no
 Kubernetes API is called.
 
@@ -15,7 +15,7 @@ taint), 2 the stack config is invalid.
 
 from __future__ import annotations
 
-from ..wellknown import SECRET, UNKNOWN
+from ..k8s.wellknown import SECRET, UNKNOWN
 from .report import print_result, render_text, to_json
 from .run import (
     FAKE_AMI_ID,

@@ -8,7 +8,7 @@ does), records what it registers, and then:
 * finds the GPU pools among the recorded resources with the pack's own detection
   (:func:`gpu_node_pool.policies.pools.find_gpu_pools`): hand-written node groups, NodePools,
   launch templates + Auto Scaling groups, GKE node pools; a pool declared by our
-  ``GpuNodePool`` (type token :data:`~gpu_node_pool.wellknown.GPU_NODE_POOL_TYPE`) is named
+  ``GpuNodePool`` (type token :data:`~gpu_node_pool.k8s.wellknown.GPU_NODE_POOL_TYPE`) is named
   after that component;
 * reports which pool taints the NVIDIA device plugin(s) it finds (DaemonSets running the
   plugin image, or the chart's DaemonSet derived from its values) tolerate;
@@ -28,8 +28,8 @@ from typing import Any
 import yaml
 
 from ..config import ConfigError, ConfigIssue
-from ..record import Resource as Recorded
-from ..wellknown import GPU_NODE_POOL_TYPE
+from ..k8s.wellknown import GPU_NODE_POOL_TYPE
+from ..sdk.record import Resource as Recorded
 
 __all__ = ["CheckResult", "check_project", "to_json"]
 
@@ -136,11 +136,11 @@ def _component_of(res: Any) -> str | None:
 
 
 def _find_pools(result: CheckResult) -> None:
+    from ..k8s.taints import tolerations_tolerate_taint
     from ..policies.pools import find_gpu_pools
     from ..policies.rules.device_plugin_covers_gpu_pools import _plugin_daemonsets, _read_plugins
     from ..policies.runner import policy_resources
-    from ..props import Undecided
-    from ..taints import tolerations_tolerate_taint
+    from ..sdk.props import Undecided
 
     resources = policy_resources(result.resources, stack=result.stack, project=result.project)
     by_urn = {r.urn: r for r in resources}
@@ -181,7 +181,7 @@ def _find_pools(result: CheckResult) -> None:
 
 
 def to_json(result: CheckResult) -> dict[str, Any]:
-    """The fields of the ``check`` report (the envelope is :func:`gpu_node_pool.contract.report`)."""
+    """The fields of the ``check`` report (the envelope is :func:`gpu_node_pool.cli.contract.report`)."""
     return {
         "stack": result.stack,
         "project": result.project,

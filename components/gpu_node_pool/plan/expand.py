@@ -4,7 +4,7 @@ Under the plan's Pulumi mocks a ``helm.v4.Chart``, ``helm.v3.Release``, ``yaml.v
 / ``ConfigFile`` and an ``aws.eks.Addon`` register no children, so no policy would see their
 DaemonSets (issue 13). After :func:`~gpu_node_pool.plan.run.record_program` and before the
 policies run, :func:`expand_plan` records each object they create as a child
-(:class:`~gpu_node_pool.record.Resource` with ``parent`` = the component's URN, URN
+(:class:`~gpu_node_pool.sdk.record.Resource` with ``parent`` = the component's URN, URN
 ``<parent type>$<child type>``, name ``<prefix>:<namespace>/<name>`` as the Kubernetes provider
 names a chart's children) using the library in :mod:`gpu_node_pool.expand`:
 
@@ -54,8 +54,8 @@ from ..expand.helm import DEFAULT_TIMEOUT, HelmRenderer, find_helm
 from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
 from ..expand.result import Expanded, NotJudged
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
-from ..record import Resource
-from ..wellknown import SECRET, UNKNOWN
+from ..k8s.wellknown import SECRET, UNKNOWN
+from ..sdk.record import Resource
 from .on_import import when_imported
 
 __all__ = [

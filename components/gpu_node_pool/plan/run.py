@@ -29,8 +29,8 @@ import yaml
 
 from .. import backends
 from ..config import PROJECT, ConfigError, ConfigIssue
-from ..record import Resource as Recorded
-from ..wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
+from ..k8s.wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
+from ..sdk.record import Resource as Recorded
 from . import expand as expansion
 
 if TYPE_CHECKING:
@@ -312,7 +312,7 @@ def _chart_child(chart: Recorded) -> Recorded | None:
     None for other resources, a disabled device plugin, or chart inputs unknown at preview
     (then Chart v4 registers no children in a real preview either).
     """
-    from ..device_plugin import chart as dp
+    from ..gpu_agents.device_plugin import chart as dp
 
     if chart.type != HELM_CHART_V4 or chart.inputs.get("chart") != dp.CHART:
         return None
@@ -367,9 +367,9 @@ def plan_stack(
     """
     import pulumi
 
+    from ..component.program import validated_by_the_plan
     from ..config.loading import load_stack_config
     from ..config.warnings import stack_warnings
-    from ..program import validated_by_the_plan
 
     project = find_project(project_dir)
     result = PlanResult(stack=stack)
@@ -424,7 +424,7 @@ def _by_name(resources: list[Recorded]) -> dict[tuple[str, str], Recorded]:
 
 
 def _summarise(result: PlanResult) -> None:
-    from ..device_plugin import values as dp
+    from ..gpu_agents.device_plugin import values as dp
 
     assert result.config is not None
     index = _by_name(result.resources)

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..taints import TaintEffect, Toleration
-from ..wellknown import CHART_TYPES, NVIDIA_GPU_RESOURCE
-from .props import Undecided, UnknownValueError, dig, items, mapping, plain, text
+from ..k8s.taints import TaintEffect, Toleration
+from ..k8s.wellknown import CHART_TYPES, NVIDIA_GPU_RESOURCE
+from ..sdk.props import Undecided, UnknownValueError, dig, items, mapping, plain, text
 from .stack import StackIndex
 from .workloads import containers, kind_of, workload_of
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..backends._user_data import decode_user_data, mime_parts
+from ..backends._shared.user_data import decode_user_data, mime_parts
 
 __all__ = ["imperative_taint_commands", "user_data_texts"]
 

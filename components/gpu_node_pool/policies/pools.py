@@ -8,7 +8,7 @@ record (``detects``) and reads them in its ``detect.py``
 cross-resource rule: a launch template without an instance type counts as a self-managed
 GPU pool when an Auto Scaling group that uses it launches only NVIDIA instance types.
 Sources for the detection rules: ``facts/gke-nvidia-crossguard.md`` §1,
-``facts/aws-eks-karpenter.md``, :mod:`gpu_node_pool.instances`.
+``facts/aws-eks-karpenter.md``, :mod:`gpu_node_pool.catalog.instances`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import backends, instances
-from ..backends._gpu_pool import GpuPool, _int
-from ..backends._user_data import decode_user_data
-from ..wellknown import (
+from .. import backends
+from ..backends._shared.gpu_pool import GpuPool, _int
+from ..backends._shared.user_data import decode_user_data
+from ..catalog import instances
+from ..k8s.wellknown import (
     AUTOSCALING_GROUP,
     AUTOSCALING_TAG,
     CHART_TYPES,
@@ -31,7 +32,7 @@ from ..wellknown import (
     KARPENTER_NODEPOOL_PREFIX,
     LAUNCH_TEMPLATE,
 )
-from .props import derived, dig, items, text
+from ..sdk.props import derived, dig, items, text
 
 __all__ = [
     "EKS_NODE_GROUP",
@@ -166,7 +167,7 @@ class LaunchTemplateIndex:
     """The stack's launch templates by URN and by (plain) ``name``, in stack order."""
 
     def __init__(self, resources: Iterable[Any]) -> None:
-        from .props import UnknownValueError
+        from ..sdk.props import UnknownValueError
 
         self.templates = [r for r in resources if r.resource_type == LAUNCH_TEMPLATE]
         self.by_urn: dict[str, int] = {}
@@ -202,7 +203,7 @@ def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Itera
     EKS merges its own bootstrap part when the launch template names no AMI; with an AMI only the
     user's data runs. Either way the user's parts are what add taints, so they are read alike.
     """
-    from ..backends._user_data import read_registration_taints
+    from ..backends._shared.user_data import read_registration_taints
 
     declared = {(t.key, t.effect) for t in pool.taints}
     hidden = []
@@ -242,10 +243,10 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
     group that uses it launches only NVIDIA instance types; the group's ``minSize`` becomes
     the pool's. A managed node group's pool also carries the taints its launch template's user
     data registers (:func:`_registration_taints`). A resource whose GPU-ness or taints are unknown at preview is added to
-    ``undecided`` (a :class:`~gpu_node_pool.policies.props.Undecided`) when given, else the
+    ``undecided`` (a :class:`~gpu_node_pool.sdk.props.Undecided`) when given, else the
     ``UnknownValueError`` propagates.
     """
-    from .props import UnknownValueError
+    from ..sdk.props import UnknownValueError
 
     # One pass sorts out the few resources that matter (pools, Karpenter node classes, Auto
     # Scaling groups, launch templates); nothing below scans the whole stack again.

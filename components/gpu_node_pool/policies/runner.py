@@ -4,7 +4,7 @@ Used by ``gpupool plan`` and the tests. What matches a real preview:
 
 * every resource policy sees each resource's inputs (camelCase) wrapped with
   ``unknown_checking_proxy``; values unknown at preview are the wire sentinel (the plan's
-  :data:`gpu_node_pool.wellknown.UNKNOWN` marker is mapped to it), so reading one raises
+  :data:`gpu_node_pool.k8s.wellknown.UNKNOWN` marker is mapped to it), so reading one raises
   ``UnknownValueError``. (The runner builds these proxies lazily and once per resource, shared
   by every policy: :func:`policy_props` behaves as ``unknown_checking_proxy(to_policy_props(...))``
   without copying the whole stack once per policy; policies never write to props.)
@@ -53,8 +53,8 @@ from pulumi_policy.proxy import (
     _proxy_helper,
 )
 
-from ..record import Resource
-from ..wellknown import UNKNOWN as _UNKNOWN
+from ..k8s.wellknown import UNKNOWN as _UNKNOWN
+from ..sdk.record import Resource
 from .rules import JUDGES, PACK_NAME, POLICIES
 
 __all__ = [
@@ -265,7 +265,7 @@ def _plain_of(value: Any, marker: str) -> Any:
 
 
 def _fast_plain(proxy: Any) -> Any:
-    """The plain copy of a lazy proxy (see :func:`gpu_node_pool.props.plain`), or ``_NotJson``'s fallback."""
+    """The plain copy of a lazy proxy (see :func:`gpu_node_pool.sdk.props.plain`), or ``_NotJson``'s fallback."""
     if _WRITES[0]:
         raise _NotJson
     try:
@@ -295,7 +295,7 @@ class _LazyDictProxy(Mapping):
 
     @property
     def derived(self) -> dict[Any, Any]:
-        """Values the policy helpers computed from this mapping (:func:`gpu_node_pool.policies.props.derived`):
+        """Values the policy helpers computed from this mapping (:func:`gpu_node_pool.sdk.props.derived`):
         the proxy is shared by every policy of one evaluation, so each reads a workload once."""
         if self._derived is None:
             self._derived = {}
@@ -341,7 +341,7 @@ class _LazyDictProxy(Mapping):
         return child
 
     def plain_copy(self) -> Any:
-        """What :func:`gpu_node_pool.props.plain` makes of this proxy, read straight from the inputs."""
+        """What :func:`gpu_node_pool.sdk.props.plain` makes of this proxy, read straight from the inputs."""
         return _fast_plain(self)
 
     def __repr__(self) -> str:  # a message that shows a value shows the value, not the proxy's address
@@ -409,7 +409,7 @@ class _LazyListProxy(Sequence):
         return len(self._target)
 
     def plain_copy(self) -> Any:
-        """What :func:`gpu_node_pool.props.plain` makes of this proxy, read straight from the inputs."""
+        """What :func:`gpu_node_pool.sdk.props.plain` makes of this proxy, read straight from the inputs."""
         return _fast_plain(self)
 
     def __repr__(self) -> str:

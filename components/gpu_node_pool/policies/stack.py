@@ -4,7 +4,7 @@ A stack policy asks for the resources it can judge (the DaemonSets, the charts, 
 instead of scanning every resource: on a 50k-resource stack the pack's ten stack policies used to
 walk all 50k resources each and classify the 14k workloads again and again (issue 18 profile).
 :func:`stack_index` builds the index once per evaluation when the runner offers its shared cache
-(``args.derived``, :func:`gpu_node_pool.policies.props.derived`); under pulumi_policy's analyzer,
+(``args.derived``, :func:`gpu_node_pool.sdk.props.derived`); under pulumi_policy's analyzer,
 which gives every policy its own freshly decoded resources and no cache, each policy builds it
 once, still walking the stack a single time.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from .props import UnknownValueError, derived
+from ..sdk.props import UnknownValueError, derived
 from .workloads import WORKLOAD_POD_SPEC_PATHS, Workload, kind_of, workload_of
 
 __all__ = ["StackIndex", "stack_index", "WorkloadEntry"]

@@ -2,7 +2,7 @@
 
 Node *selection* (``nodeSelector``, required node affinity) is judged here against the labels
 a GPU pool's nodes are known to carry. Toleration *matching* is not: it goes through
-:mod:`gpu_node_pool.taints` (``tolerates``, ``untolerated_taints``).
+:mod:`gpu_node_pool.k8s.taints` (``tolerates``, ``untolerated_taints``).
 
 Selection semantics (Kubernetes ``NodeSelector``, ``k8s.io/component-helpers/scheduling/corev1/nodeaffinity``):
 ``nodeSelector`` entries are ANDed; required ``nodeSelectorTerms`` are ORed, the expressions
@@ -18,11 +18,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..selection import Expression as _Expr
-from ..selection import label_value as _label_value
-from ..selection import selection_matches
-from ..taints import Taint, TaintError, Toleration, tolerates
-from .props import derived, dig, items, mapping, plain, text
+from ..k8s.selection import Expression as _Expr
+from ..k8s.selection import label_value as _label_value
+from ..k8s.selection import selection_matches
+from ..k8s.taints import Taint, TaintError, Toleration, tolerates
+from ..sdk.props import derived, dig, items, mapping, plain, text
 
 __all__ = [
     "WORKLOAD_POD_SPEC_PATHS",
@@ -201,7 +201,7 @@ class NodeSelection:
 
     def on(self, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:
         """:func:`selection` of the pod spec on a node carrying ``labels`` (``complete``: see
-        :mod:`gpu_node_pool.selection`; True for a real Node's full label set)."""
+        :mod:`gpu_node_pool.k8s.selection`; True for a real Node's full label set)."""
         return selection_matches(self.node_selector, self.terms, labels, complete=complete)
 
 
@@ -293,10 +293,10 @@ def stay_on(tolerations: Iterable[Toleration], taint: Taint) -> Stay:
 
 
 def gpu_resources_requested(pod_spec: Mapping[str, Any]) -> list[str]:
-    """The GPU extended resources (:func:`gpu_node_pool.wellknown.is_gpu_resource`) any container
+    """The GPU extended resources (:func:`gpu_node_pool.k8s.wellknown.is_gpu_resource`) any container
     or init container of ``pod_spec`` requests or limits above zero, sorted."""
-    from ..wellknown import is_gpu_resource
-    from .quantity import parse_quantity
+    from ..k8s.quantity import parse_quantity
+    from ..k8s.wellknown import is_gpu_resource
 
     found: set[str] = set()
     for _, container in containers(pod_spec):

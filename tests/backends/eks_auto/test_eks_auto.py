@@ -13,7 +13,7 @@ from gpu_node_pool.backends.eks_auto import detect as auto_detect
 from gpu_node_pool.backends.eks_auto import read as auto_read
 from gpu_node_pool.backends.eks_auto import render as auto_render
 from gpu_node_pool.backends.karpenter import detect as karpenter_detect
-from gpu_node_pool.cli import main as cli_main
+from gpu_node_pool.cli.commands import main as cli_main
 from gpu_node_pool.config import ConfigError, validate_stack_config
 from gpu_node_pool.plan import plan_stack, render_text
 from gpu_node_pool.policies.pools import find_gpu_pools

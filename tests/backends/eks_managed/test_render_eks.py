@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from conftest import base
 
-from gpu_node_pool.backends import _cluster_autoscaler as ca
+from gpu_node_pool.backends._shared import cluster_autoscaler as ca
 from gpu_node_pool.backends.eks_managed import read as eks_read
 from gpu_node_pool.backends.eks_managed import render as eks_render
 from gpu_node_pool.config import validate_stack_config
-from gpu_node_pool.device_plugin import values as dp
-from gpu_node_pool.taints import Taint, TaintEffect, tolerations_tolerate_taint
+from gpu_node_pool.gpu_agents.device_plugin import values as dp
+from gpu_node_pool.k8s.taints import Taint, TaintEffect, tolerations_tolerate_taint
 
 
 def stack(**pool_changes):

@@ -26,6 +26,7 @@ from strategies import label_values, names, taint_lists
 
 from gpu_node_pool.backends.karpenter import read as karpenter_read
 from gpu_node_pool.backends.karpenter import render as karpenter_render
+from gpu_node_pool.component.pool import GpuNodePool, GpuNodePoolArgs
 from gpu_node_pool.config import (
     POOL_LABEL_KEY,
     ConfigError,
@@ -35,9 +36,8 @@ from gpu_node_pool.config import (
     stack_file_config,
     validate_stack_config,
 )
-from gpu_node_pool.device_plugin import values as dp
-from gpu_node_pool.pool import GpuNodePool, GpuNodePoolArgs
-from gpu_node_pool.taints import Taint, TaintEffect
+from gpu_node_pool.gpu_agents.device_plugin import values as dp
+from gpu_node_pool.k8s.taints import Taint, TaintEffect
 
 CLUSTER = {"name": "ml-prod", "nodeRoleArn": "arn:aws:iam::444455556666:role/ml-prod-gpu-node"}
 
@@ -676,7 +676,7 @@ BAD_STACK = """config:
     ],
 )
 def test_gpupool_plan_exits_2_with_a_readable_message(capsys, tmp_path, startup, labels, expected):
-    from gpu_node_pool.cli import main
+    from gpu_node_pool.cli.commands import main
 
     for name in ("Pulumi.yaml", "__main__.py"):
         (tmp_path / name).write_bytes((ROOT / name).read_bytes())

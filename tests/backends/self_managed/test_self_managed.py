@@ -20,16 +20,16 @@ from conftest import ROOT  # noqa: E402
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gpu_node_pool.backends import _cluster_autoscaler as ca
-from gpu_node_pool.backends import _user_data as user_data
-from gpu_node_pool.backends._registration import ClusterInfo, Registration
+from gpu_node_pool.backends._shared import cluster_autoscaler as ca
+from gpu_node_pool.backends._shared import user_data
+from gpu_node_pool.backends._shared.registration import ClusterInfo, Registration
 from gpu_node_pool.backends.self_managed import bootstrap, ec2
-from gpu_node_pool.cli import main as cli_main
+from gpu_node_pool.cli.commands import main as cli_main
 from gpu_node_pool.config import ConfigError, SelfManagedPool, validate_stack_config
-from gpu_node_pool.device_plugin import values as dp
-from gpu_node_pool.labels import node_restriction_problem
+from gpu_node_pool.gpu_agents.device_plugin import values as dp
+from gpu_node_pool.k8s.labels import node_restriction_problem
+from gpu_node_pool.k8s.taints import Taint, TaintEffect, TaintError
 from gpu_node_pool.plan import FAKE_AMI_ID, plan_stack, record, render_text
-from gpu_node_pool.taints import Taint, TaintEffect, TaintError
 
 GOLDEN = ROOT / "tests" / "golden" / "self-managed"
 PEM = b"-----BEGIN CERTIFICATE-----\nMIIBdummyCAfortests\n-----END CERTIFICATE-----\n"
@@ -404,7 +404,7 @@ def test_nvidia_plugin_affinity_selects_exactly_the_pools_without_their_own_plug
 
 
 def _record(cfg: dict) -> tuple[dict, dict]:
-    from gpu_node_pool.program import build
+    from gpu_node_pool.component.program import build
 
     resources, outputs = record(lambda: build(validate_stack_config(cfg)))
     return {(r.type, r.name): r.inputs for r in resources}, outputs
@@ -505,7 +505,7 @@ def test_node_role_label_on_a_self_managed_pool_exits_2_naming_noderestriction(t
 
 def test_no_effect_spelling_outside_taints_py_in_the_kubelet_renderer():
     pkg = ROOT / "components" / "gpu_node_pool" / "backends"
-    for path in (pkg / "_registration.py", pkg / "_user_data.py", pkg / "self_managed" / "bootstrap.py",
+    for path in (pkg / "_shared" / "registration.py", pkg / "_shared" / "user_data.py", pkg / "self_managed" / "bootstrap.py",
                  pkg / "self_managed" / "ec2.py"):
         source = path.read_text()
         for effect in TaintEffect:

@@ -6,7 +6,7 @@ it never runs on the tainted GPU nodes, so daemonsets-tolerate-gpu-taints must f
 
 import pulumi_kubernetes as k8s
 
-from gpu_node_pool.program import main
+from gpu_node_pool.component.program import main
 
 main()
 

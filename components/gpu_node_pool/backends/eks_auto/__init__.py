@@ -9,8 +9,8 @@ The NodePool rules shared with the karpenter backend are in ``backends/_nodepool
 
 from __future__ import annotations
 
+from ...k8s.wellknown import KARPENTER_NODEPOOL, KARPENTER_NODEPOOL_PREFIX
 from ...registry import Backend, register
-from ...wellknown import KARPENTER_NODEPOOL, KARPENTER_NODEPOOL_PREFIX
 
 #: The Pulumi type token of a created Auto Mode NodeClass (``eks.amazonaws.com/v1``).
 AUTO_NODECLASS = "kubernetes:eks.amazonaws.com/v1:NodeClass"

@@ -7,10 +7,10 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails
 
-from ... import instances
+from ...catalog import instances
 from ...config.common import AwsTags, _fail, _Model
 from ...config.errors import ConfigIssue
-from .._nodepool import (
+from .._shared.nodepool import (
     _K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
     KARPENTER_CAPACITY_TYPES,
@@ -18,7 +18,7 @@ from .._nodepool import (
     KarpenterDisruption,
     NodePoolRequirement,
 )
-from .._nodepool_config import NodeClassBase, NodePoolPoolBase
+from .._shared.nodepool_config import NodeClassBase, NodePoolPoolBase
 from .feasibility import _validated, feasibility_issues
 from .limits import (
     AUTO_MANAGED_KEYS,
@@ -287,7 +287,7 @@ class AutoModePool(NodePoolPoolBase):
     undocumented ``eks.amazonaws.com/`` keys, the NodePool's restricted keys and
     ``kubernetes.io``/``k8s.io`` labels (:func:`~.limits.auto_label_problem`); a
     ``nodeClassRef`` to an ``EC2NodeClass``; missing ``nvidia.com/gpu`` limit; families that are
-    not NVIDIA GPU families (:data:`gpu_node_pool.instances.NVIDIA_FAMILIES`) or that Auto Mode
+    not NVIDIA GPU families (:data:`gpu_node_pool.catalog.instances.NVIDIA_FAMILIES`) or that Auto Mode
     does not launch (:data:`~.limits.AUTO_NVIDIA_FAMILIES`).
     """
 

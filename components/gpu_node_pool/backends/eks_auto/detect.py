@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...props import dig, items, mapping, text
-from ...wellknown import NVIDIA_GPU_RESOURCE
-from .._gpu_pool import GpuPool, _read_taints
-from .._nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+from ...sdk.props import dig, items, mapping, text
+from .._shared.gpu_pool import GpuPool, _read_taints
+from .._shared.nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
 from .limits import AUTO_PREFIX, NODE_CLASS_GROUP
 
 

@@ -21,8 +21,8 @@ Sources (awsdocs/amazon-eks-user-guide, files under ``latest/ug/automode/``; com
 
 from __future__ import annotations
 
-from ...labels import in_domain
-from .. import _nodepool
+from ...k8s.labels import in_domain
+from .._shared import nodepool as _nodepool
 
 AUTO_PREFIX = "eks.amazonaws.com/"
 NODE_CLASS_GROUP = "eks.amazonaws.com"
@@ -180,7 +180,7 @@ def auto_label_problem(key: str) -> str | None:
 
 def auto_requirement_problems(key, operator, values, min_values) -> list[str]:  # noqa: ANN001 - any YAML value
     """Every reason an Auto Mode NodePool refuses a requirement: the NodePool rules
-    (:func:`~gpu_node_pool.backends._nodepool.nodepool_requirement_problems`) with
+    (:func:`~gpu_node_pool.backends._shared.nodepool.nodepool_requirement_problems`) with
     :func:`auto_key_problem` for the key; ``kubernetes.io`` keys other than the well-known
     ones are left to the NodePool (custom keys of your own domain are allowed)."""
     return _nodepool.nodepool_requirement_problems(key, operator, values, min_values, auto_key_problem)

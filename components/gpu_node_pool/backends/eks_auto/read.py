@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...taints import Taint
+from ...k8s.taints import Taint
 
 
 def _template(obj: Mapping[str, Any]) -> Mapping[str, Any]:

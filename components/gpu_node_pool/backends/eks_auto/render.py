@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...config import POOL_LABEL_KEY, ClusterConfig
-from .._nodepool import nodepool_manifest as _nodepool_manifest
+from .._shared.nodepool import nodepool_manifest as _nodepool_manifest
 from .config import AutoModePool
 from .limits import NODE_CLASS_API_VERSION, NODE_CLASS_GROUP, NODE_CLASS_KIND
 
@@ -23,7 +23,7 @@ def nodepool_manifest(pool: AutoModePool, cluster: ClusterConfig) -> dict[str, A
     :attr:`AutoModePool.node_labels`; taints in Kubernetes spelling; requirements =
     :attr:`AutoModePool.requirement_list`; ``nodeClassRef`` = ``{group: eks.amazonaws.com,
     kind: NodeClass, name: <default | ref | created>}``; limits, disruption, weight,
-    expireAfter, terminationGracePeriod (see :func:`gpu_node_pool.backends._nodepool.nodepool_manifest`).
+    expireAfter, terminationGracePeriod (see :func:`gpu_node_pool.backends._shared.nodepool.nodepool_manifest`).
     ``cluster`` is unused (every backend renderer takes it)."""
     del cluster
     ref = {"group": NODE_CLASS_GROUP, "kind": NODE_CLASS_KIND, "name": pool.node_class_name}

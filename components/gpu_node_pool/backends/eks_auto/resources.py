@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...config import ClusterConfig
-from .._custom_resource import custom_resource
+from .._shared.custom_resource import custom_resource
 from . import BACKEND
 from .config import AutoModePool
 

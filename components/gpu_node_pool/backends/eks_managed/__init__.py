@@ -8,9 +8,9 @@ tags are shared with ``self_managed`` in ``backends/_cluster_autoscaler.py``.
 
 from __future__ import annotations
 
+from ...k8s.wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP, LAUNCH_TEMPLATE
 from ...registry import Backend, register
-from ...wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP, LAUNCH_TEMPLATE
-from .._efa_names import CHILDREN as EFA_CHILDREN
+from .._shared.efa_names import CHILDREN as EFA_CHILDREN
 
 BACKEND = register(
     Backend(

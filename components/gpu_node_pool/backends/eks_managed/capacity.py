@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import catalog
-from .. import _efa as _efa_rules
-from .._capacity import CAPACITY_BLOCK_TYPES, unknown_type_findings
+from .._shared import efa as _efa_rules
+from .._shared.capacity import CAPACITY_BLOCK_TYPES, unknown_type_findings
 
 __all__ = ["effective_subnets", "pool_problems", "pool_warnings", "stack_problems", "uses_launch_template"]
 

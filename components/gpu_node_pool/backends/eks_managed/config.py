@@ -11,7 +11,7 @@ from pydantic import (
     model_validator,
 )
 
-from ... import instances
+from ...catalog import instances
 from ...config.common import (  # noqa: F401
     EKS_GPU_AMI_TYPES,
     EKS_MAX_TAINTS,
@@ -28,12 +28,10 @@ from ...config.common import (  # noqa: F401
     _Model,
 )
 from ...config.errors import ConfigIssue  # noqa: F401
-from ...labels import (
-    eks_label_problem,
-)
-from .._capacity import CapacityReservation, NodeRepair
-from .._cluster_autoscaler import several_effects_problem
-from .._efa import EfaConfig
+from ...k8s.labels import eks_label_problem
+from .._shared.capacity import CapacityReservation, NodeRepair
+from .._shared.cluster_autoscaler import several_effects_problem
+from .._shared.efa import EfaConfig
 
 
 class EksManagedPool(PoolBase):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ... import instances
-from ...props import dig, items, text
-from .._gpu_pool import GpuPool, _int, _labels, _read_taints
+from ...catalog import instances
+from ...sdk.props import dig, items, text
+from .._shared.gpu_pool import GpuPool, _int, _labels, _read_taints
 from . import BACKEND
 
 

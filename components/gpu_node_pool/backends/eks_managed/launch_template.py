@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._capacity import capacity_reservation_spec
+from .._shared.capacity import capacity_reservation_spec
 from .capacity import CAPACITY_BLOCK, uses_launch_template
 
 __all__ = ["launch_template_args", "node_group_overrides", "uses_launch_template"]

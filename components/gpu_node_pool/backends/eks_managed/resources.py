@@ -16,8 +16,8 @@ from .config import EksManagedPool
 def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig) -> None:
     import pulumi_aws as aws
 
-    from ...agents.capacity import autoscaler_resources
-    from .. import _cluster_autoscaler as ca
+    from ...gpu_agents.capacity import autoscaler_resources
+    from .._shared import cluster_autoscaler as ca
     from . import capacity, launch_template
     from . import render as eks
 
@@ -25,7 +25,7 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
     lt_args = launch_template.launch_template_args(pool)
     if lt_args is not None:  # reserved capacity or EFA (issue 15): the node group launches from this template
         if pool.efa is not None and pool.efa.enabled:  # placement group + self rules (facts §5, backends/_efa.py)
-            from .. import _efa_resources as _efa
+            from .._shared import efa_resources as _efa
 
             # network_interfaces (efa.securityGroupIds on each, row 1.19) and placement.group_name
             lt_args |= _efa.wire(component, name, BACKEND, pool, pool.efa.security_group_ids or [])

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...wellknown import UNKNOWN  # noqa: F401
+from ...k8s.wellknown import UNKNOWN  # noqa: F401
 from . import BACKEND
 
 
 def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
               outputs: Mapping[str, Any]) -> None:
     """Read an eks-managed pool back from its recorded NodeGroup and ASG Tag inputs."""
-    from .. import _cluster_autoscaler as ca
+    from .._shared import cluster_autoscaler as ca
     from . import read
 
     node_group = index.get((BACKEND.child_type("node_group"), BACKEND.child_name("node_group", pool.name)))
@@ -38,7 +38,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
 
 def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """The pool's lines in the text plan: ``(before the taints, after the labels)``."""
-    from .. import _cluster_autoscaler as ca
+    from .._shared import cluster_autoscaler as ca
 
     sc = entry.get("scaling", {})
     head = []

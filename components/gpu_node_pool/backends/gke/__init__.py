@@ -7,8 +7,8 @@ Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodePool inputs),
 
 from __future__ import annotations
 
+from ...k8s.wellknown import GKE_NODE_POOL
 from ...registry import Backend, register
-from ...wellknown import GKE_NODE_POOL
 
 BACKEND = register(
     Backend(

@@ -22,14 +22,10 @@ from ...config.common import (  # noqa: F401
     _Model,
 )
 from ...config.errors import ConfigIssue  # noqa: F401
-from ...labels import (
-    gke_label_problem,
-)
-from ...taints import (
-    Taint,
-)
-from ...wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
-from .._capacity import NodeRepair
+from ...k8s.labels import gke_label_problem
+from ...k8s.taints import Taint
+from ...k8s.wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
+from .._shared.capacity import NodeRepair
 
 #: ``NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs``): ``LATEST`` and
 #: ``DEFAULT`` install that driver (``LATEST`` on COS), ``INSTALLATION_DISABLED`` installs none,
@@ -125,7 +121,7 @@ class GkePool(PoolBase):
       carry GKE's value ``present``; never two taints with one key and effect (GKE: ``Found
       more than one taint with key ... and effect``).
     * Labels: no ``kubernetes.io``/``k8s.io`` keys, no GKE-managed ``cloud.google.com`` keys
-      (:func:`~gpu_node_pool.labels.gke_label_problem`).
+      (:func:`~gpu_node_pool.k8s.labels.gke_label_problem`).
     * Device plugin: GKE runs its own (which also finishes the driver install). NVIDIA's plugin
       serves the pool only with ``nvidiaDevicePlugin: true``, the label
       ``gke-no-default-nvidia-gpu-device-plugin: "true"`` and ``gpuDriverVersion:

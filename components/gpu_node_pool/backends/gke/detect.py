@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...props import dig, items, text
-from ...wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
-from .._gpu_pool import GpuPool, _int, _labels, _read_taints
+from ...k8s.wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
+from ...sdk.props import dig, items, text
+from .._shared.gpu_pool import GpuPool, _int, _labels, _read_taints
 from . import BACKEND
 
 #: GKE machine types that come with GPUs attached (A2, A3, A4, G2, G4 series).

@@ -6,7 +6,7 @@ the provider inputs a policy or the plan sees (camelCase: ``nodeConfig.taints``)
 taints, labels and accelerators.
 
 GKE spells effects ``NO_SCHEDULE`` / ``PREFER_NO_SCHEDULE`` / ``NO_EXECUTE`` (pulumi_gcp
-``NodePoolNodeConfigTaintArgs``); translation goes through :mod:`gpu_node_pool.taints`.
+``NodePoolNodeConfigTaintArgs``); translation goes through :mod:`gpu_node_pool.k8s.taints`.
 
 Sources: pulumi_gcp 10.2.0 ``container/node_pool.py`` and ``container/_inputs.py``
 (``NodePoolNodeConfigArgs``, ``NodePoolAutoscalingArgs``,
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...agents.capacity import gke_accelerator_args
 from ...config import ClusterConfig
+from ...gpu_agents.capacity import gke_accelerator_args
 from .config import GkeAccelerator, GkePool
 
 #: Where the taints go, as the plan names it.

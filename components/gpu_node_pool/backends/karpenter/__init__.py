@@ -8,8 +8,13 @@ manifests), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and tex
 
 from __future__ import annotations
 
+from ...k8s.wellknown import (
+    KARPENTER_AWS_PREFIX,
+    KARPENTER_EC2NODECLASS,
+    KARPENTER_NODEPOOL,
+    KARPENTER_NODEPOOL_PREFIX,
+)
 from ...registry import Backend, register
-from ...wellknown import KARPENTER_AWS_PREFIX, KARPENTER_EC2NODECLASS, KARPENTER_NODEPOOL, KARPENTER_NODEPOOL_PREFIX
 
 BACKEND = register(
     Backend(

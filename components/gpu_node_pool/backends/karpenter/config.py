@@ -13,13 +13,10 @@ from pydantic import (
 
 from ...config.common import AwsTags, PoolBase, TaintConfig, TaintItem, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
 from ...config.errors import ConfigIssue  # noqa: F401
-from ...taints import (
-    Taint,
-    find_duplicate_taints,
-)
-from ...wellknown import NVIDIA_GPU_RESOURCE
-from .._nodepool import KarpenterBudget, KarpenterDisruption, nodepool_limits_problems  # noqa: F401 - shared with eks-auto
-from .._nodepool_config import NodeClassBase, NodePoolPoolBase
+from ...k8s.taints import Taint, find_duplicate_taints
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+from .._shared.nodepool import KarpenterBudget, KarpenterDisruption, nodepool_limits_problems  # noqa: F401 - shared with eks-auto
+from .._shared.nodepool_config import NodeClassBase, NodePoolPoolBase
 from .efa import KarpenterEfa
 from .limits import (  # noqa: F401
     _IAM_ROLE_NAME_RE,
@@ -168,7 +165,7 @@ class KarpenterPool(NodePoolPoolBase):
     )
     startup_taints_for: list[str] = Field(
         default_factory=list,
-        description="Agents whose boot taint to add to startupTaints from the sourced table (gpu_node_pool.boot_taints): "
+        description="Agents whose boot taint to add to startupTaints from the sourced table (gpu_node_pool.k8s.startup_taints): "
         "cilium | ebs-csi | efs-csi | istio-cni.",
     )
     instance_families: list[str] | None = Field(None, min_length=1, description="NVIDIA families, e.g. [g6e, g6].")
@@ -297,7 +294,7 @@ class KarpenterPool(NodePoolPoolBase):
     @field_validator("startup_taints_for")
     @classmethod
     def _startup_taints_for(cls, names: list[str]) -> list[str]:
-        from ...boot_taints import AGENTS
+        from ...k8s.startup_taints import AGENTS
 
         known = [a.name for a in AGENTS]
         bad = [n for n in names if n not in known]
@@ -309,7 +306,7 @@ class KarpenterPool(NodePoolPoolBase):
     def startup_taint_list(self) -> list[Taint]:
         """Startup taints as :class:`Taint`, in config order (never in :attr:`taint_list`): ``startupTaints``,
         then the entries of ``startupTaintsFor`` agents not already there (same key and effect)."""
-        from ...boot_taints import startup_taints_for
+        from ...k8s.startup_taints import startup_taints_for
 
         own = [t.to_taint() for t in self.startup_taints]
         extra = [t for t in startup_taints_for(self.startup_taints_for)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ...props import dig, items, mapping, plain, text
-from ...wellknown import NVIDIA_GPU_RESOURCE
-from .._gpu_pool import GpuPool, _read_taints
-from .._nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+from ...sdk.props import dig, items, mapping, plain, text
+from .._shared.gpu_pool import GpuPool, _read_taints
+from .._shared.nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
 from . import BACKEND
 
 #: Karpenter's well-known labels (karpenter.k8s.aws/...) that describe GPUs.
@@ -19,7 +19,7 @@ def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     """Whether a NodePool is a GPU pool (issue 16 §5), decided from what its requirements can select.
 
     Not a GPU pool when ``limits`` caps ``nvidia.com/gpu`` at 0 (a common way to keep GPUs out).
-    A GPU pool when its requirements explicitly ask for NVIDIA GPUs (:func:`~gpu_node_pool.backends._nodepool_detect.requires_nvidia_gpu`),
+    A GPU pool when its requirements explicitly ask for NVIDIA GPUs (:func:`~gpu_node_pool.backends._shared.nodepool_detect.requires_nvidia_gpu`),
     when every instance type they leave in the catalog has GPUs and some are NVIDIA's (``instance-category In [g, p]``,
     Auto Mode's ``eks.amazonaws.com/instance-family In [g5, g6, p5]``; the one requirement evaluator,
     :mod:`gpu_node_pool.catalog.requirements`), or when ``limits`` names ``nvidia.com/gpu`` above 0. A

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...catalog.requirements import Evaluation, RequirementError, evaluate
-from .._capacity import unknown_type_findings
+from .._shared.capacity import unknown_type_findings
 
 __all__ = ["candidates_summary", "evaluation", "pool_problems", "pool_warnings"]
 

@@ -12,8 +12,8 @@ from pydantic import (
 
 from ...config.common import PoolBase, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
 from ...config.errors import ConfigIssue  # noqa: F401
-from ...wellknown import NVIDIA_GPU_RESOURCE
-from .._nodepool import (  # noqa: F401 - the NodePool rules shared with eks-auto, re-exported here
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+from .._shared.nodepool import (  # noqa: F401
     _IAM_ROLE_NAME_RE,
     _K8S_OBJECT_NAME_RE,
     _K_BUDGET_DURATION_RE,
@@ -168,7 +168,7 @@ class KarpenterRequirement(NodePoolRequirement):
 def karpenter_requirement_problems(key: Any, operator: Any, values: list[Any], min_values: int | None) -> list[str]:
     """Every reason Karpenter refuses a NodePool requirement; empty when it is fine.
 
-    The NodePool rules of :func:`~gpu_node_pool.backends._nodepool.nodepool_requirement_problems`
+    The NodePool rules of :func:`~gpu_node_pool.backends._shared.nodepool.nodepool_requirement_problems`
     with Karpenter's restricted keys (:func:`karpenter_label_problem`).
     """
     return nodepool_requirement_problems(key, operator, values, min_values, karpenter_label_problem)

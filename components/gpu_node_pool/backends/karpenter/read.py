@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...taints import Taint
+from ...k8s.taints import Taint
 from .render import EC2NODECLASS_API_VERSION, NODEPOOL_API_VERSION  # noqa: F401
 
 # --- read back --------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...config import POOL_LABEL_KEY, ClusterConfig
-from .._nodepool import nodepool_manifest as shared_nodepool_manifest  # the one NodePool renderer
+from .._shared.nodepool import nodepool_manifest as shared_nodepool_manifest  # the one NodePool renderer
 from .config import KarpenterPool
 from .efa import node_class_fields
 

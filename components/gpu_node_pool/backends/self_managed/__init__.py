@@ -9,9 +9,9 @@ for ``gpupool render``). The user-data readers are shared in ``backends/_user_da
 
 from __future__ import annotations
 
+from ...k8s.wellknown import AUTOSCALING_GROUP, IAM_INSTANCE_PROFILE, LAUNCH_TEMPLATE
 from ...registry import Backend, register
-from ...wellknown import AUTOSCALING_GROUP, IAM_INSTANCE_PROFILE, LAUNCH_TEMPLATE
-from .._efa_names import CHILDREN as EFA_CHILDREN
+from .._shared.efa_names import CHILDREN as EFA_CHILDREN
 
 BACKEND = register(
     Backend(

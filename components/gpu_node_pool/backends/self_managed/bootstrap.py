@@ -1,6 +1,6 @@
 """The bootstrap formats of self-managed pools: one renderer per format and the format table.
 
-See :mod:`gpu_node_pool.backends._user_data` for the table of where each format carries
+See :mod:`gpu_node_pool.backends._shared.user_data` for the table of where each format carries
 taints and labels, and for the readers that parse them back."""
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import tomli_w
 
-from ...taints import Taint
+from ...k8s.taints import Taint
 
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
     pass
 
-from .._registration import (  # noqa: F401
+from .._shared.registration import (  # noqa: F401
     KUBEADM_API_VERSION,
     KUBEADM_TOKEN_PLACEHOLDER,
     KUBELET_CONFIG_API_VERSION,

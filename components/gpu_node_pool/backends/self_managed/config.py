@@ -10,15 +10,13 @@ from pydantic import (
     model_validator,
 )
 
-from ... import instances
+from ...catalog import instances
 from ...config.common import AwsTags, PoolBase, ScalingConfig, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
 from ...config.errors import ConfigIssue  # noqa: F401
-from ...labels import (
-    node_restriction_problem,
-)
-from .. import _efa
-from .._capacity import CapacityReservation, unknown_type_findings
-from .._cluster_autoscaler import several_effects_problem
+from ...k8s.labels import node_restriction_problem
+from .._shared import efa as _efa
+from .._shared.capacity import CapacityReservation, unknown_type_findings
+from .._shared.cluster_autoscaler import several_effects_problem
 
 #: How a self-managed node is bootstrapped, i.e. where its kubelet reads the taints it
 #: registers with (renderers in ``bootstrap.py``, readers in ``backends/_user_data.py``):

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ... import instances
-from ...props import dig, text
-from ...taints import TaintError
-from .._gpu_pool import GpuPool, _read_taints
-from .._user_data import decode_user_data, detect_format, read_registration_labels, read_registration_taints
+from ...catalog import instances
+from ...k8s.taints import TaintError
+from ...sdk.props import dig, text
+from .._shared.gpu_pool import GpuPool, _read_taints
+from .._shared.user_data import decode_user_data, detect_format, read_registration_labels, read_registration_taints
 from . import BACKEND
 
 

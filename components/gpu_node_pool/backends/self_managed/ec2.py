@@ -10,12 +10,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
     from ...config import ClusterConfig
 
-from ...agents.capacity import autoscaler_resources
-from .._capacity import capacity_reservation_spec
-from .._cluster_autoscaler import CA_CLUSTER_TAG_PREFIX, CA_ENABLED_TAG, CLUSTER_OWNED_TAG_PREFIX, ca_node_template_tags
-from .._efa import efa_enabled
-from .._efa import launch_template_args as efa_launch_template_args
-from .._registration import ClusterInfo, Registration
+from ...gpu_agents.capacity import autoscaler_resources
+from .._shared.capacity import capacity_reservation_spec
+from .._shared.cluster_autoscaler import (
+    CA_CLUSTER_TAG_PREFIX,
+    CA_ENABLED_TAG,
+    CLUSTER_OWNED_TAG_PREFIX,
+    ca_node_template_tags,
+)
+from .._shared.efa import efa_enabled
+from .._shared.efa import launch_template_args as efa_launch_template_args
+from .._shared.registration import ClusterInfo, Registration
 from .bootstrap import FORMATS, render_bootstrap
 
 # --- a pool's bootstrap and its EC2 wiring (plain values; pool.py makes the resources) ---

@@ -7,8 +7,8 @@ from typing import Any
 
 import pulumi
 
-from ... import cluster_inputs
 from ...config import ClusterConfig
+from ...sdk import cluster_inputs
 from . import BACKEND
 from .config import SelfManagedPool
 
@@ -44,7 +44,7 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfi
         profile_arn = profile.arn
     efa_args: dict[str, Any] = {}
     if pool.efa is not None and pool.efa.enabled:  # placement group + self rules (facts §5, backends/_efa.py)
-        from .. import _efa_resources as _efa
+        from .._shared import efa_resources as _efa
 
         efa_args = _efa.wire(component, name, BACKEND, pool, pool.efa_security_groups)
     template = aws.ec2.LaunchTemplate(

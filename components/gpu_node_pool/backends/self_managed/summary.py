@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...wellknown import UNKNOWN  # noqa: F401
+from ...k8s.wellknown import UNKNOWN  # noqa: F401
 from . import BACKEND
 
 
 def _registration_entry(entry: dict[str, Any], fmt: str, files: Mapping[str, str], source: str) -> None:
     """Fill ``taints``, ``labels`` and ``registration`` of a plan entry from bootstrap texts, read back."""
-    from .. import _user_data as kubelet
+    from .._shared import user_data as kubelet
     from . import bootstrap
 
     regs = {name: kubelet.read_registration(text) for name, text in files.items()}
@@ -39,8 +39,8 @@ def _registration_entry(entry: dict[str, Any], fmt: str, files: Mapping[str, str
 def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
               outputs: Mapping[str, Any]) -> None:
     """Read a self-managed pool back from its recorded LaunchTemplate user data and Auto Scaling group tags."""
-    from .. import _cluster_autoscaler as eks
-    from .. import _user_data as kubelet
+    from .._shared import cluster_autoscaler as eks
+    from .._shared import user_data as kubelet
     from . import ec2
 
     if f"{pool.name}.bootstrap" in outputs:  # provider none: rendered only, read from the exported bootstrap
@@ -85,7 +85,7 @@ def _summarise_bootstrap_output(pool: Any, entry: dict[str, Any], files: Any) ->
 
 def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """The pool's lines in the text plan: ``(before the taints, after the labels)``."""
-    from .. import _cluster_autoscaler as ca
+    from .._shared import cluster_autoscaler as ca
 
     head, body = [], []
     if "instanceTypes" in entry:

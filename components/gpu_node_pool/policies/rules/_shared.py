@@ -10,14 +10,14 @@ from pulumi_policy import (
 )
 
 from ...config import DEFAULT_TAINT
-from ...labels import DEFAULT_GPU_LABEL
-from ...taints import Taint, TaintEffect, TaintError, Toleration
-from ...wellknown import NVIDIA_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX, NVIDIA_SHARED_GPU_RESOURCE
+from ...k8s.labels import DEFAULT_GPU_LABEL
+from ...k8s.taints import Taint, TaintEffect, TaintError, Toleration
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX, NVIDIA_SHARED_GPU_RESOURCE
+from ...sdk.props import Undecided, derived
 from ..pools import (
     GpuPool,
     find_gpu_pools,
 )
-from ..props import Undecided, derived
 
 PACK_NAME = "gpu-node-pools"
 GPU_RESOURCE = NVIDIA_GPU_RESOURCE
@@ -74,7 +74,7 @@ def _parse_taints(values: Iterable[Any]) -> list[Taint]:
 def _stack_pools(args: StackValidationArgs, undecided: Undecided) -> list[GpuPool]:
     """:func:`find_gpu_pools` over the stack's resources; found once per evaluation when the
     runner gives the stack policies a shared cache (``args.derived``, see
-    :func:`gpu_node_pool.policies.props.derived`), which the SDK does not: then each policy
+    :func:`gpu_node_pool.sdk.props.derived`), which the SDK does not: then each policy
     finds them. Policies only read the pools."""
     cache = derived(args)
     if cache is None:

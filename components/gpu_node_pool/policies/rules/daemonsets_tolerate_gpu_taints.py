@@ -16,12 +16,12 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
-from ...labels import DEFAULT_GPU_LABEL
-from ...taints import Taint, Toleration, effective_tolerations
+from ...k8s.labels import DEFAULT_GPU_LABEL
+from ...k8s.taints import Taint, Toleration, effective_tolerations
+from ...sdk.props import Undecided, UnknownValueError, plain
 from ..pools import (
     GpuPool,
 )
-from ..props import Undecided, UnknownValueError, plain
 from ..stack import stack_index
 from ..workloads import (
     NodeSelection,

@@ -14,13 +14,13 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
-from ...taints import Toleration, untolerated_taints
+from ...k8s.taints import Toleration, untolerated_taints
+from ...sdk.props import Undecided, UnknownValueError, dig, mapping, plain, text
 from ..gpu_agents import agent_resources, operator_device_plugins
 from ..pools import (
     CHART_TYPES,
     GKE_NO_DEFAULT_PLUGIN_LABEL,
 )
-from ..props import Undecided, UnknownValueError, dig, mapping, plain, text
 from ..stack import stack_index
 from ..workloads import (
     NodeSelection,
@@ -42,8 +42,8 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided,
     """``(display, pod spec)`` of every NVIDIA device plugin: DaemonSets running its image, else chart values.
 
     ``broken`` receives ``"<chart>: <why>"`` for each device-plugin chart whose values the chart
-    cannot render (:func:`gpu_node_pool.device_plugin.chart.chart_daemonset` raises ``ValueError``)."""
-    from ...device_plugin.chart import chart_daemonset
+    cannot render (:func:`gpu_node_pool.gpu_agents.device_plugin.chart.chart_daemonset` raises ``ValueError``)."""
+    from ...gpu_agents.device_plugin.chart import chart_daemonset
 
     found: list[tuple[str, Mapping[str, Any]]] = []
     operators = operator_device_plugins(resources, undecided)  # the GPU Operator's plugin (issue 14)

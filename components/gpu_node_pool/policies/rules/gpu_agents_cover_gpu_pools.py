@@ -22,8 +22,8 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
+from ...sdk.props import Undecided, UnknownValueError
 from ..gpu_agents import agent_resources, dcgm_exporters, driver_installers, standalone_nfd_workers
-from ..props import Undecided, UnknownValueError
 from ..stack import stack_index
 from ..workloads import NodeSelection, read_tolerations, stay_on
 from ._shared import _stack_pools

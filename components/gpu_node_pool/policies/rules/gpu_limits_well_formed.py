@@ -12,8 +12,8 @@ from pulumi_policy import (
     ResourceValidationPolicy,
 )
 
-from ..props import dig, mapping, text
-from ..quantity import parse_quantity
+from ...k8s.quantity import parse_quantity
+from ...sdk.props import dig, mapping, text
 from ..workloads import (
     WORKLOAD_POD_SPEC_PATHS,
     containers,

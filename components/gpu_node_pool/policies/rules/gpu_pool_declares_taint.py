@@ -10,8 +10,8 @@ from pulumi_policy import (
 )
 
 from ...config import DEFAULT_TAINT
+from ...k8s.taints import TaintEffect
 from ...registry import by_detected_type
-from ...taints import TaintEffect
 from ..pools import (
     gpu_pool_of,
 )

@@ -10,8 +10,8 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from ...taints import tolerates
-from ..props import Undecided, UnknownValueError
+from ...k8s.taints import tolerates
+from ...sdk.props import Undecided, UnknownValueError
 from ..stack import stack_index
 from ..workloads import gpu_resources_requested, read_tolerations
 from ._shared import (

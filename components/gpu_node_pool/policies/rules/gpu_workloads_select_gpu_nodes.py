@@ -13,11 +13,11 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from ...labels import DEFAULT_GPU_LABEL
-from ...taints import tolerates
-from ...wellknown import is_gpu_resource
-from ..props import Undecided, UnknownValueError, dig, mapping
-from ..quantity import parse_quantity
+from ...k8s.labels import DEFAULT_GPU_LABEL
+from ...k8s.quantity import parse_quantity
+from ...k8s.taints import tolerates
+from ...k8s.wellknown import is_gpu_resource
+from ...sdk.props import Undecided, UnknownValueError, dig, mapping
 from ..stack import stack_index
 from ..workloads import (
     containers,

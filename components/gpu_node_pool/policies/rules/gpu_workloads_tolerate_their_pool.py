@@ -4,7 +4,7 @@
 For each pod template (not a DaemonSet: ``daemonsets-tolerate-gpu-taints`` judges those) whose
 required node selection (``nodeSelector``, required node affinity) is met by the labels of some
 GPU pools, every ``NoSchedule``/``NoExecute`` taint of at least one of those pools must be
-tolerated by the pod's *effective* tolerations (:func:`gpu_node_pool.taints.effective_tolerations`:
+tolerated by the pod's *effective* tolerations (:func:`gpu_node_pool.k8s.taints.effective_tolerations`:
 its own, plus ``ExtendedResourceToleration``'s for the extended resources it requests on EKS and
 GKE, or where ``admissionPlugins`` says the plugin is on). Otherwise the pod stays Pending for
 good (the pattern of aws/karpenter-provider-aws#5703 and vllm-project/aibrix#909). Matching is
@@ -21,8 +21,8 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from ...taints import Taint, Toleration, effective_tolerations, untolerated_taints
-from ..props import Undecided, UnknownValueError, plain
+from ...k8s.taints import Taint, Toleration, effective_tolerations, untolerated_taints
+from ...sdk.props import Undecided, UnknownValueError, plain
 from ..stack import stack_index
 from ..workloads import NodeSelection, read_tolerations
 from ._shared import _NE, _NS, _config, _fmt, _resource, _stack_pools

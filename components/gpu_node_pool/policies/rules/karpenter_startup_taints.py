@@ -1,7 +1,7 @@
 """Policy ``karpenter-startup-taints``: a Karpenter GPU pool declares the boot taints of the agents the
 stack installs (issue 16 §4).
 
-The agents and their taints come from :mod:`gpu_node_pool.boot_taints` (sourced table, facts
+The agents and their taints come from :mod:`gpu_node_pool.k8s.startup_taints` (sourced table, facts
 Part A). An agent counts as installed when the stack has a Helm chart of its name
 (``helm.sh/v4:Chart``, ``helm.sh/v3:Release``, their ``chart`` input), an ``aws.eks.Addon`` of its
 add-on name, or a workload running its image. A pool is fine when its ``startupTaints`` or
@@ -15,9 +15,9 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
-from ...boot_taints import recognise
-from ...wellknown import CHART_TYPES
-from ..props import Undecided, UnknownValueError, dig, text
+from ...k8s.startup_taints import recognise
+from ...k8s.wellknown import CHART_TYPES
+from ...sdk.props import Undecided, UnknownValueError, dig, text
 from ..stack import stack_index
 from ..workloads import WORKLOAD_POD_SPEC_PATHS, containers, kind_of, workload_of
 from ._shared import _resource, _stack_pools

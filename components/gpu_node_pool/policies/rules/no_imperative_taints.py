@@ -11,13 +11,13 @@ from pulumi_policy import (
     ResourceValidationPolicy,
 )
 
-from ...taints import Taint, TaintError
+from ...k8s.taints import Taint, TaintError
+from ...sdk.props import UnknownValueError, dig, items, plain, text
 from ..imperative import imperative_taint_commands, user_data_texts
 from ..pools import (
     EC2_INSTANCE,
     LAUNCH_TEMPLATE,
 )
-from ..props import UnknownValueError, dig, items, plain, text
 from ..workloads import (
     WORKLOAD_POD_SPEC_PATHS,
     containers,

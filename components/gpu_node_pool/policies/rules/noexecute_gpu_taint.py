@@ -9,8 +9,8 @@ from pulumi_policy import (
     ResourceValidationPolicy,
 )
 
+from ...k8s.taints import Taint, TaintEffect
 from ...registry import by_detected_type
-from ...taints import Taint, TaintEffect
 from ..pools import (
     gpu_pool_of,
 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
-from ..props import Undecided
+from ...sdk.props import Undecided
 from ._shared import _stack_pools
 
 

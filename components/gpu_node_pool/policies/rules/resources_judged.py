@@ -32,7 +32,7 @@ from pulumi_policy import (
 
 from ...expand.eks_addons import ADDON_TYPE, expand_addon
 from ...expand.result import Expanded
-from ..props import UnknownValueError, plain
+from ...sdk.props import UnknownValueError, plain
 from ..stack import stack_index
 from ._shared import CONFIG_DEFAULTS
 

@@ -12,13 +12,13 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from ...taints import TaintError
+from ...k8s.taints import TaintError
+from ...sdk.props import Undecided, UnknownValueError, dig, items, text
 from ..pools import (
     AUTOSCALING_GROUP,
     AUTOSCALING_TAG,
     GpuPool,
 )
-from ..props import Undecided, UnknownValueError, dig, items, text
 from ..stack import stack_index
 from ._shared import _stack_pools
 
@@ -35,7 +35,7 @@ def _tag_map(tags: Any) -> dict[str, str]:
 
 
 def _compare(pool: GpuPool, tags: Mapping[str, str]) -> list[str]:
-    from ...backends._cluster_autoscaler import CA_LABEL_PREFIX, CA_TAINT_PREFIX, read_ca_node_template_tags
+    from ...backends._shared.cluster_autoscaler import CA_LABEL_PREFIX, CA_TAINT_PREFIX, read_ca_node_template_tags
 
     ca = {k: v for k, v in tags.items() if k.startswith((CA_LABEL_PREFIX, CA_TAINT_PREFIX))}
     try:
@@ -85,7 +85,7 @@ def _malformed_tags(args: StackValidationArgs, report: ReportViolation, undecide
     or an ``aws:autoscaling/tag:Tag``), ours or hand-written, GPU or not: a malformed one is silently
     ignored by Cluster Autoscaler (facts/aws-gpu-capacity.md rows 4.1-4.3), so it is reported with the
     corrected form."""
-    from ...backends._cluster_autoscaler import node_template_tag_problem
+    from ...backends._shared.cluster_autoscaler import node_template_tag_problem
 
     for res in stack_index(args).of_types((AUTOSCALING_GROUP, AUTOSCALING_TAG)):
         try:

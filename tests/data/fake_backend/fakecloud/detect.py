@@ -3,9 +3,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_node_pool.backends._gpu_pool import GpuPool
-from gpu_node_pool.props import dig, items
-from gpu_node_pool.taints import Taint
+from gpu_node_pool.backends._shared.gpu_pool import GpuPool
+from gpu_node_pool.k8s.taints import Taint
+from gpu_node_pool.sdk.props import dig, items
 
 from . import BACKEND
 

@@ -1,0 +1,187 @@
+"""Cluster Autoscaler node-template tags on Auto Scaling groups: render and read back.
+
+Shared by ``eks_managed`` (tags on the Auto Scaling group EKS creates, for scale from zero)
+and ``self_managed`` (tags on the group the component creates). Source: kubernetes/autoscaler
+``cloudprovider/aws/README.md`` (node-template tags, Kubernetes effect spelling, value regex
+``(.*):(?:NoSchedule|NoExecute|PreferNoSchedule)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ... import catalog
+from ...k8s.taints import Taint, TaintEffect, TaintError, label_value_problem, qualified_name_problem
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE as GPU_RESOURCE
+
+#: Auto-discovery: Cluster Autoscaler finds groups tagged ``k8s.io/cluster-autoscaler/enabled`` and
+#: ``k8s.io/cluster-autoscaler/<cluster name>``.
+CA_ENABLED_TAG = "k8s.io/cluster-autoscaler/enabled"
+CA_CLUSTER_TAG_PREFIX = "k8s.io/cluster-autoscaler/"
+#: EC2 tag that marks an instance as a member of a cluster (``kubernetes.io/cluster/<name>=owned``).
+CLUSTER_OWNED_TAG_PREFIX = "kubernetes.io/cluster/"
+CA_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
+CA_LABEL_PREFIX = CA_PREFIX + "label/"
+CA_TAINT_PREFIX = CA_PREFIX + "taint/"
+CA_RESOURCE_PREFIX = CA_PREFIX + "resources/"
+
+
+def keys_with_several_effects(taints: list[Taint]) -> list[str]:
+    """Taint keys that carry more than one effect: a ``node-template/taint/<key>`` tag holds one
+    ``value:Effect``, so such a pool cannot be described to Cluster Autoscaler (the one rule that
+    eks-managed and self-managed pool configs and :func:`ca_node_template_tags` all apply)."""
+    keys = [t.key for t in taints]
+    return sorted({k for k in keys if keys.count(k) > 1})
+
+
+def several_effects_problem(taints: list[Taint], fix: str) -> str | None:
+    """The config message for :func:`keys_with_several_effects`, or None; ``fix`` ends it."""
+    multi = keys_with_several_effects(taints)
+    if not multi:
+        return None
+    return (
+        f"taint key(s) {multi} carry several effects, but a Cluster Autoscaler node-template taint tag holds one "
+        f"value:Effect per key (node-template/taint/<key>); {fix}"
+    )
+
+
+def ca_node_template_tags(
+    taints: list[Taint], labels: Mapping[str, str], resources: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Cluster Autoscaler scale-from-zero tags for an ASG whose nodes carry ``taints`` and ``labels``.
+
+    ``node-template/label/<key>`` = ``<value>`` and ``node-template/taint/<key>`` =
+    ``<value>:<Effect>`` (Kubernetes spelling; an empty value gives ``:<Effect>``), plus
+    ``node-template/resources/<name>`` = ``<quantity>`` for each of ``resources`` (e.g.
+    ``{"nvidia.com/gpu": "4"}``; self-managed groups). Sorted by key.
+
+    Raises:
+        ValueError: two taints share a key (one tag per key cannot hold both); config
+            validation refuses such pools before they get here.
+    """
+    tags: dict[str, str] = {}
+    multi = keys_with_several_effects(list(taints))
+    if multi:
+        raise ValueError(f"taint key {multi[0]!r} has several effects; one CA tag cannot hold them")
+    for name, quantity in (resources or {}).items():
+        tags[CA_RESOURCE_PREFIX + name] = str(quantity)
+    for key, value in labels.items():
+        tags[CA_LABEL_PREFIX + key] = value
+    for taint in taints:
+        tags[CA_TAINT_PREFIX + taint.key] = f"{taint.value}:{taint.effect.value}"
+    return dict(sorted(tags.items()))
+
+
+def read_ca_node_template_tags(tags: Mapping[str, str]) -> tuple[list[Taint], dict[str, str]]:
+    """Inverse of :func:`ca_node_template_tags`: ``(taints, labels)`` from an ASG's tags.
+
+    Taints come back sorted by key (tags have no order). Other tags are ignored.
+
+    Raises:
+        TaintError: a taint tag's value is not ``<value>:<Effect>``.
+    """
+    taints, labels = [], {}
+    for key, value in sorted(tags.items()):
+        if key.startswith(CA_LABEL_PREFIX):
+            labels[key[len(CA_LABEL_PREFIX):]] = value
+        elif key.startswith(CA_TAINT_PREFIX):
+            # the tag holds "<value>:<Effect>": the kubelet form once the key is put in front
+            taints.append(Taint.parse(f"{key[len(CA_TAINT_PREFIX):]}={value}"))
+    return taints, labels
+
+
+def report_lines(entry: Mapping[str, Any]) -> list[str]:
+    """The scale-from-zero block of a pool in the text plan (empty without tags)."""
+    lines: list[str] = []
+    tags = entry.get("scaleFromZeroTags") or {}
+    if tags:
+        lines.append("  scale-from-zero ASG tags (Cluster Autoscaler):")
+        lines += [f"    {k} = {v}" for k, v in tags.items()]
+        ok = entry.get("scaleFromZeroMatches")
+        subject = entry.get("scaleFromZeroSubject", "the node group's")
+        lines.append(f"    {'match' if ok else 'DO NOT match'} {subject} taints and labels")
+        if CA_RESOURCE_PREFIX + GPU_RESOURCE in tags and entry.get("instanceTypes"):
+            lines.append(f"    {GPU_RESOURCE} tag {gpu_tag_need(list(entry['instanceTypes']))}")
+    return lines
+
+
+def _effect(spelling: str) -> TaintEffect | None:
+    for parse in (TaintEffect.parse, TaintEffect.from_provider):
+        try:
+            return parse(spelling)
+        except TaintError:
+            continue
+    return None
+
+
+def node_template_tag_problem(key: str, value: str) -> str | None:
+    """Why an Auto Scaling group tag ``node-template/taint/<key>`` or ``label/<key>`` is one Cluster
+    Autoscaler ignores or misreads, with the corrected tag; None when it is well formed (or another tag).
+
+    Rules (facts/aws-gpu-capacity.md rows 4.1-4.3, kubernetes/autoscaler ``aws_manager.go``
+    ``extractTaintsFromAsg``): the key after ``taint/``/``label/`` is the taint or label key (a
+    qualified name); a taint value is ``<value>:<Effect>`` with Effect spelled as Kubernetes does
+    (case-sensitive), split on the first ``:`` so the value holds no ``:``; a value that does not
+    match is silently skipped by the autoscaler.
+    """
+    if key.startswith(CA_LABEL_PREFIX):
+        name = key[len(CA_LABEL_PREFIX):]
+        bad = qualified_name_problem(name) or (f"value {value!r} {p}" if (p := label_value_problem(value)) else None)
+        return f"label tag {key} = {value!r}: {bad} (facts row 4.1)" if bad else None
+    if not key.startswith(CA_TAINT_PREFIX):
+        return None
+    name = key[len(CA_TAINT_PREFIX):]
+    if problem := qualified_name_problem(name):
+        return f"taint tag {key}: the part after taint/ is the taint key and {name!r} {problem} (facts row 4.2)"
+    taint_value, colon, effect_text = value.partition(":")
+    effect = _effect(effect_text) if colon else _effect(value)
+    example = TaintEffect.NO_SCHEDULE.value
+    if colon and effect is not None and effect.value == effect_text and ":" not in effect_text:
+        if "=" in taint_value or (p := label_value_problem(taint_value)) is None:
+            if "=" not in taint_value:
+                return None
+        else:
+            return f"taint tag {key} = {value!r}: the taint value {taint_value!r} {p} (facts row 4.2)"
+    # Build the corrected form.
+    if "=" in value:  # the kubelet form key=value[:Effect] written into the tag value
+        k, _, rest = value.partition("=")
+        v, _, e = rest.partition(":")
+        fixed_effect = _effect(e) if e else None
+        fixed = f"{CA_TAINT_PREFIX}{k} = {v}:{fixed_effect.value if fixed_effect else '<Effect>'}"
+        hint = "" if fixed_effect else f" (<Effect>: {', '.join(x.value for x in TaintEffect)}, e.g. {example})"
+        why = "the value holds a whole taint key=value; the tag key names the taint key and the value is <value>:<Effect>"
+    elif effect is not None:  # no colon, or a provider/other spelling of the effect
+        v = taint_value if colon else ""
+        fixed, hint = f"{key} = {v}:{effect.value}", ""
+        why = "the effect must follow a ':' and be spelled as Kubernetes does (case-sensitive)"
+    elif colon and ":" in effect_text:
+        fixed, hint = f"{key} = <value without ':'>:<Effect>", ""
+        why = "the autoscaler splits on the first ':', so a taint value cannot contain ':'"
+    else:
+        fixed = f"{key} = {taint_value if colon else value}:<Effect>"
+        hint = f" (<Effect>: {', '.join(x.value for x in TaintEffect)}, e.g. {example})"
+        why = "the value must be <value>:<Effect>"
+    return (
+        f"taint tag {key} = {value!r} is ignored by Cluster Autoscaler: {why} (facts rows 4.2-4.3, "
+        f"kubernetes/autoscaler aws_manager.go extractTaintsFromAsg); write {fixed}{hint}"
+    )
+
+
+def gpu_tag_need(instance_types: list[str]) -> str:
+    """Whether an Auto Scaling group of ``instance_types`` needs ``node-template/resources/nvidia.com/gpu``
+    to scale from zero, with the reason: ``required: ...`` when Cluster Autoscaler's instance table
+    lacks the first type (its template then has no GPUs, or no template: facts row 4.6) or lists 0 GPUs
+    for it (g6f/gr6f, row 4.5 and §3d); else ``belt-and-braces: ...`` (the table has the count, the tag
+    repeats it and wins over it, row 4.4)."""
+    if not instance_types:
+        return ""
+    first = catalog.find(instance_types[0])
+    if first is None or not first.in_autoscaler_table:
+        return (f"required: {instance_types[0]} is not in Cluster Autoscaler's instance table, which builds the "
+                "template node of an empty group (facts row 4.6)")
+    if first.ec2_gpus == 0:
+        return (f"required: Cluster Autoscaler's table gives {instance_types[0]} 0 GPUs (EC2 reports none for "
+                "fractional GPUs; facts §3d, row 4.5)")
+    return (f"belt-and-braces: Cluster Autoscaler's table already gives {instance_types[0]} {first.ec2_gpus} GPU(s); "
+            "the tag states it explicitly and overrides the table (facts row 4.4)")

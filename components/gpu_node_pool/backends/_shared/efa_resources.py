@@ -1,0 +1,33 @@
+"""Pulumi wiring of EFA pools (issue 15 item 5): the cluster placement group and the self-referencing
+security group rules; the rules and values are in :mod:`backends._efa` (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .efa import PLACEMENT_STRATEGY, launch_template_args, self_rule_args
+
+__all__ = ["wire"]
+
+
+def wire(component: Any, name: str, backend: Any, pool: Any, security_groups: Sequence[Any]) -> dict[str, Any]:
+    """Register the cluster placement group and (``addSelfRules``) the self-referencing rules under
+    ``component``; return the launch template's EFA arguments (:func:`launch_template_args`)."""
+    import pulumi
+    import pulumi_aws as aws
+
+    opts = pulumi.ResourceOptions(parent=component)
+    group = aws.ec2.PlacementGroup(
+        backend.child_name("placement_group", name),
+        strategy=PLACEMENT_STRATEGY,
+        tags={"gpu-node-pools/pool": pool.name},
+        opts=opts,
+    )
+    component.placement_group = group
+    if pool.efa.add_self_rules:
+        ingress, egress = self_rule_args(security_groups[0], pool.name)
+        aws.vpc.SecurityGroupIngressRule(backend.child_name("efa_ingress", name), **ingress, opts=opts)
+        aws.vpc.SecurityGroupEgressRule(backend.child_name("efa_egress", name), **egress, opts=opts)
+    component.exports["placementGroupName"] = group.name
+    return launch_template_args(pool.instance_types, security_groups, group.name)

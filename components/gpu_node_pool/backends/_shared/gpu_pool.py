@@ -1,0 +1,78 @@
+"""A GPU pool as found among any program's resources (ours or hand-written), for the policies.
+
+Each backend's ``detect.py`` builds these from the resources its registry record lists in
+``detects``; :mod:`gpu_node_pool.policies.pools` collects them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...k8s.taints import Taint, TaintError
+from ...sdk.props import mapping, number
+
+
+@dataclass
+class GpuPool:
+    """A GPU pool found among a stack's resources.
+
+    Attributes:
+        backend: ``eks-managed``, ``gke``, ``karpenter`` or ``self-managed``.
+        resource_type: the Pulumi type token of the resource that declares the pool.
+        name: the Pulumi resource name; ``urn`` its URN (empty when unknown).
+        taints: the pool's taints (Kubernetes spelling), in declaration order.
+        labels: node labels the pool's nodes are known to carry, or None when unknown at preview.
+        ships_own_device_plugin: the nodes bring their own NVIDIA device plugin (Bottlerocket
+            NVIDIA variants).
+        gke_managed_plugin: GKE runs its own device plugin on the pool (not opted out).
+        min_size: the smallest node count, when the resource says it.
+        where: where the pool's taints are declared, for messages.
+        problem: why the taints could not be read (malformed), else None.
+    """
+
+    backend: str
+    resource_type: str
+    name: str
+    urn: str
+    taints: list[Taint]
+    labels: dict[str, str] | None
+    where: str
+    ships_own_device_plugin: bool = False
+    gke_managed_plugin: bool = False
+    min_size: int | None = None
+    problem: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    #: Where its nodes run, for what admission adds (:data:`gpu_node_pool.k8s.taints.PLATFORMS`).
+    platform: str = "eks"
+    #: How the user wrote the pool, when it comes from a GpuNodePool: ``pools[1] "inference"`` (the
+    #: stack config path and name) or ``GpuNodePool "inference"``; empty for hand-written resources.
+    declared_as: str = ""
+
+    @property
+    def display(self) -> str:
+        if self.declared_as:
+            return f"GPU pool {self.declared_as} ({self.backend}: {self.resource_type} {self.name})"
+        return f"GPU pool {self.name!r} ({self.backend}, {self.resource_type})"
+
+    @property
+    def needs_nvidia_device_plugin(self) -> bool:
+        """NVIDIA's device plugin must serve this pool: not GKE-managed, no plugin of its own."""
+        return not self.ships_own_device_plugin and not self.gke_managed_plugin
+
+
+def _read_taints(reader: Any, props: Any) -> tuple[list[Taint], str | None]:
+    try:
+        return list(reader(props)), None
+    except (TaintError, TypeError, AttributeError, ValueError) as err:
+        return [], str(err)
+
+
+def _labels(value: Any) -> dict[str, str]:
+    return {str(k): v for k, v in mapping(value).items() if isinstance(v, str)}
+
+
+def _int(value: Any) -> int | None:
+    n = number(value)
+    return int(n) if n is not None and float(n).is_integer() else None

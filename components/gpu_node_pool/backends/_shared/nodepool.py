@@ -1,0 +1,348 @@
+"""The ``karpenter.sh/v1`` NodePool rules shared by the backends that write NodePools.
+
+Both the ``karpenter`` backend (self-managed Karpenter, ``EC2NodeClass``) and the ``eks-auto``
+backend (EKS Auto Mode, ``NodeClass``) write the same ``karpenter.sh/v1`` NodePool; what the
+NodePool API itself refuses lives here once: CRD limits, durations, quantities, disruption
+budgets and requirement rules. What differs (restricted label domains, well-known requirement
+keys, node classes) stays in each backend's folder.
+
+Sources: Karpenter v1.14.1 CRD ``karpenter.sh_nodepools.yaml`` (copied in ``shared/schemas/``)
+and kubernetes-sigs/karpenter ``nodeclaim_validation.go`` / ``nodepool_validation.go``; the
+EKS user guide ``automode/create-node-pool.adoc`` (Auto Mode takes the same NodePool,
+"Disruption": ``consolidationPolicy``, ``consolidateAfter``, ``budgets``, ``expireAfter``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import Field, field_validator, model_validator
+
+from ...config.common import _fail, _Model
+from ...k8s.taints import label_value_problem, qualified_name_problem
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+
+#: The resource every GPU NodePool must limit.
+KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
+
+NODEPOOL_API_VERSION = "karpenter.sh/v1"
+KARPENTER_MAX_REQUIREMENTS = 100  # NodePool spec.template.spec.requirements maxItems
+KARPENTER_MAX_LABELS = 100  # NodePool spec.template.metadata.labels maxProperties
+KARPENTER_REQUIREMENT_KEY_MAX = 316  # requirements[].key maxLength
+KARPENTER_MAX_MIN_VALUES = 50  # requirements[].minValues maximum
+KARPENTER_MAX_BUDGETS = 50  # disruption.budgets maxItems
+KARPENTER_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
+_KARPENTER_INTEGER_OPERATORS = ("Gt", "Lt", "Gte", "Lte")
+KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
+KARPENTER_ARCHITECTURES = ("amd64", "arm64")
+KARPENTER_CONSOLIDATION_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced")
+KARPENTER_BUDGET_REASONS = ("Underutilized", "Empty", "Drifted")
+
+# CRD patterns (searched like an OpenAPI ``pattern``: unanchored unless the pattern anchors).
+_K_DURATION_RE = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")  # expireAfter, consolidateAfter
+_K_GRACE_RE = re.compile(r"^([0-9]+(s|m|h))+$")  # terminationGracePeriod
+_K_BUDGET_NODES_RE = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
+_K_BUDGET_DURATION_RE = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
+_K_BUDGET_SCHEDULE_RE = re.compile(
+    r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"
+)
+_K_QUANTITY_RE = re.compile(
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
+_K8S_OBJECT_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+# IAM role names (IAM API CreateRole RoleName): 1-64 of [A-Za-z0-9+=,.@_-].
+_IAM_ROLE_NAME_RE = re.compile(r"^[\w+=,.@-]{1,64}$")
+
+
+def _cel_label_domain(key: str) -> str:
+    # The CRD's CEL rules take key.find("^([^/]+)"): everything before the first '/', or the
+    # whole key when it has none, then test endsWith() -- a plain suffix, not a DNS subdomain
+    # (so "mykarpenter.sh/x" is refused too). Mirrored exactly.
+    match = re.match(r"[^/]+", key)
+    return match.group(0) if match else ""
+
+
+def _karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
+    pattern = _K_DURATION_RE if never else _K_GRACE_RE
+    if not isinstance(value, str) or not pattern.search(value):
+        allowed = "or Never " if never else ""
+        return (
+            f"{value!r} is not a Karpenter duration: write hours, minutes and seconds like 720h, 30m or 1h30m "
+            f"{allowed}(pattern {pattern.pattern}; no days, no spaces)"
+        )
+    return None
+
+
+def _quantity_problem(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return f"{value!r} must be a Kubernetes quantity: an integer or a string such as '1000' or '4000Gi'"
+    if isinstance(value, str) and not _K_QUANTITY_RE.search(value):
+        return f"{value!r} is not a Kubernetes quantity (e.g. 32, '1000', '4000Gi', '500m')"
+    if str(value).startswith("-"):
+        return f"{value!r} is negative; a limit of capacity must be >= 0"
+    return None
+
+
+
+def nodepool_requirement_problems(
+    key: Any, operator: Any, values: list[Any], min_values: int | None, key_problem: Callable[[str], str | None]
+) -> list[str]:
+    """Every reason Karpenter refuses a NodePool requirement; empty when it is fine.
+
+    Rules in the order checked: key syntax (qualified name, CRD ``maxLength: 316`` and
+    pattern), restricted keys (``key_problem``: the backend's rule, e.g.
+    :func:`~gpu_node_pool.backends.karpenter.limits.karpenter_label_problem`), ``operator`` enum, value
+    syntax (label values, ``maxLength: 63``), the CEL rules "requirements with operator 'In'
+    must have a value defined", "operator 'Gt', 'Lt', 'Gte', or 'Lte' must have a single
+    positive integer value" and "'minValues' must have at least that many values", the
+    ``minValues`` range 1-50, and (CRD field description) no values with Exists/DoesNotExist.
+    """
+    problems = []
+    syntax = qualified_name_problem(key)
+    if syntax:
+        problems.append(f"key {key!r} {syntax}")
+    elif len(key) > KARPENTER_REQUIREMENT_KEY_MAX:
+        problems.append(f"key {key!r} is {len(key)} characters; Karpenter allows {KARPENTER_REQUIREMENT_KEY_MAX}")
+    else:
+        restricted = key_problem(key)
+        if restricted:
+            problems.append(f"key {restricted}")
+    if operator not in KARPENTER_OPERATORS:
+        close = difflib.get_close_matches(str(operator), KARPENTER_OPERATORS, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        problems.append(f"operator {operator!r} is not one of {', '.join(KARPENTER_OPERATORS)}{hint}")
+    for value in values:
+        bad = label_value_problem(value)
+        if bad:
+            problems.append(f"value {value!r} {bad}")
+    if operator == "In" and not values:
+        problems.append("operator In needs at least one value (Karpenter: requirements with operator 'In' must have a value defined)")
+    if operator in _KARPENTER_INTEGER_OPERATORS:
+        if len(values) != 1 or not (isinstance(values[0], str) and values[0].isdigit()):
+            problems.append(
+                f"operator {operator} needs exactly one non-negative integer value, e.g. values: [\"0\"] "
+                f"(got {values!r})"
+            )
+    if operator in ("Exists", "DoesNotExist") and values:
+        problems.append(f"operator {operator} takes no values; remove values {values!r}")
+    if min_values is not None:
+        if isinstance(min_values, bool) or not 1 <= min_values <= KARPENTER_MAX_MIN_VALUES:
+            problems.append(f"minValues {min_values!r} must be between 1 and {KARPENTER_MAX_MIN_VALUES}")
+        elif operator == "In" and len(values) < min_values:
+            problems.append(
+                f"minValues {min_values} is more than the {len(values)} value(s) given; list at least {min_values} "
+                "values or lower minValues"
+            )
+    return problems
+
+
+
+class NodePoolRequirement(_Model):
+    """An extra NodePool requirement ``{key, operator, values, minValues}`` (``spec.template.spec.requirements[]``).
+
+    The rules are :func:`nodepool_requirement_problems` with the backend's restricted keys: each
+    backend subclasses this with its ``_problems`` (and its own ``key`` description).
+    """
+
+    key: str = Field(description="Label key.")
+    operator: str = Field(description="In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte")
+    values: list[str] = Field(default_factory=list, description="Label values (<= 63 characters each).")
+    min_values: int | None = Field(None, description="1-50, at most len(values); In only.")
+
+    def _problems(self) -> list[str]:
+        raise NotImplementedError
+
+    @model_validator(mode="after")
+    def _rules(self) -> NodePoolRequirement:
+        problems = self._problems()
+        if problems:
+            raise _fail("; ".join(problems))
+        return self
+
+    def to_k8s(self) -> dict[str, Any]:
+        """The NodePool requirement object (``values`` omitted when empty)."""
+        out: dict[str, Any] = {"key": self.key, "operator": self.operator}
+        if self.values:
+            out["values"] = list(self.values)
+        if self.min_values is not None:
+            out["minValues"] = self.min_values
+        return out
+
+
+class KarpenterBudget(_Model):
+    """A disruption budget (``spec.disruption.budgets[]``).
+
+    ``nodes``: a node count or percentage (``10%``, ``0``; pattern ``^((100|[0-9]{1,2})%|[0-9]+)$``);
+    ``schedule``: cron (5 fields) or ``@daily``-style macro; ``duration``: ``1h``, ``30m``,
+    ``1h30m``; ``schedule`` and ``duration`` go together; ``reasons``: Underutilized, Empty, Drifted.
+    """
+
+    nodes: str = Field("10%", description="Count or percentage of nodes that may be disrupted at once.")
+    schedule: str | None = Field(None, description="Cron schedule (UTC) when the budget starts; needs duration.")
+    duration: str | None = Field(None, description="How long the budget is active after each schedule hit (h/m).")
+    reasons: list[str] | None = Field(None, description="Underutilized | Empty | Drifted; default all.")
+
+    @field_validator("nodes", mode="before")
+    @classmethod
+    def _nodes(cls, nodes: Any) -> Any:
+        if isinstance(nodes, int) and not isinstance(nodes, bool):
+            nodes = str(nodes)
+        if isinstance(nodes, str) and not _K_BUDGET_NODES_RE.search(nodes):
+            raise _fail(f"{nodes!r} must be a node count (e.g. 1) or a percentage from 0% to 100% (e.g. 10%)")
+        return nodes
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, schedule: str | None) -> str | None:
+        if schedule is not None and not _K_BUDGET_SCHEDULE_RE.search(schedule):
+            raise _fail(
+                f"{schedule!r} is not a cron schedule: five fields (minute hour day month weekday, e.g. "
+                "'0 9 * * mon-fri') or a macro such as @daily"
+            )
+        return schedule
+
+    @field_validator("duration")
+    @classmethod
+    def _duration(cls, duration: str | None) -> str | None:
+        if duration is not None and not _K_BUDGET_DURATION_RE.search(duration):
+            raise _fail(f"{duration!r} must be hours and/or minutes, e.g. 8h, 30m or 1h30m (cron has no seconds)")
+        return duration
+
+    @field_validator("reasons")
+    @classmethod
+    def _reasons(cls, reasons: list[str] | None) -> list[str] | None:
+        if reasons is None:
+            return None
+        wrong = [r for r in reasons if r not in KARPENTER_BUDGET_REASONS]
+        if wrong:
+            raise _fail(f"{wrong} are not disruption reasons; allowed: {', '.join(KARPENTER_BUDGET_REASONS)}")
+        if len(set(reasons)) != len(reasons):
+            raise _fail(f"{reasons} repeats a reason; list each once")
+        return reasons
+
+    @model_validator(mode="after")
+    def _pair(self) -> KarpenterBudget:
+        if (self.schedule is None) != (self.duration is None):
+            raise _fail("set schedule and duration together (Karpenter: 'schedule' must be set with 'duration')")
+        return self
+
+    def to_k8s(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"nodes": self.nodes}
+        if self.schedule is not None:
+            out["schedule"] = self.schedule
+            out["duration"] = self.duration
+        if self.reasons is not None:
+            out["reasons"] = list(self.reasons)
+        return out
+
+
+class KarpenterDisruption(_Model):
+    """``spec.disruption``: when Karpenter may remove or replace the pool's nodes.
+
+    ``consolidationPolicy``: WhenEmpty | WhenEmptyOrUnderutilized (Karpenter's default) | Balanced.
+    ``consolidateAfter``: how long a node stays empty/underutilized first (``0s``, ``5m``,
+    ``1h30m`` or ``Never``). ``budgets``: at most 50; Karpenter's default is ``[{nodes: 10%}]``.
+    """
+
+    consolidation_policy: str = Field("WhenEmptyOrUnderutilized", description="WhenEmpty | WhenEmptyOrUnderutilized | Balanced")
+    consolidate_after: str = Field("0s", description="Duration (s/m/h) or Never.")
+    budgets: list[KarpenterBudget] | None = Field(None, description="At most 50; default [{nodes: 10%}].")
+
+    @field_validator("consolidation_policy")
+    @classmethod
+    def _policy(cls, policy: str) -> str:
+        if policy in KARPENTER_CONSOLIDATION_POLICIES:
+            return policy
+        if policy == "WhenUnderutilized":
+            raise _fail("'WhenUnderutilized' is the v1beta1 name; Karpenter v1 calls it WhenEmptyOrUnderutilized")
+        raise _fail(f"{policy!r} is not a consolidation policy; allowed: {', '.join(KARPENTER_CONSOLIDATION_POLICIES)}")
+
+    @field_validator("consolidate_after")
+    @classmethod
+    def _after(cls, after: str) -> str:
+        problem = _karpenter_duration_problem(after)
+        if problem:
+            raise _fail(problem)
+        return after
+
+    @field_validator("budgets")
+    @classmethod
+    def _budgets(cls, budgets: list[KarpenterBudget] | None) -> list[KarpenterBudget] | None:
+        if budgets is not None and len(budgets) > KARPENTER_MAX_BUDGETS:
+            raise _fail(f"{len(budgets)} budgets; a NodePool takes at most {KARPENTER_MAX_BUDGETS}")
+        return budgets
+
+
+def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
+    """Why a GPU NodePool's ``spec.limits`` is refused; empty when fine.
+
+    Rules: resource names are qualified names, values Kubernetes quantities >= 0 (CRD
+    ``limits`` additionalProperties: int-or-string quantity), and ``nvidia.com/gpu`` is
+    present as a whole number: without it the pool can launch GPUs without bound
+    (``facts/aws-gpu-capacity.md`` 3.15-3.16: limits are the only cap on a NodePool).
+    """
+    problems = []
+    for resource, value in limits.items():
+        bad = qualified_name_problem(resource)
+        if bad:
+            problems.append(f"resource name {resource!r} {bad}")
+        bad = _quantity_problem(value)
+        if bad:
+            problems.append(f"{resource}: {bad}")
+    gpus = limits.get(KARPENTER_GPU_RESOURCE)
+    if gpus is None:
+        problems.append(
+            f"missing {KARPENTER_GPU_RESOURCE}: a GPU NodePool without a GPU limit can launch GPUs without bound; "
+            f"add e.g. {KARPENTER_GPU_RESOURCE}: 32"
+        )
+    elif not (isinstance(gpus, int) or (isinstance(gpus, str) and gpus.isdigit())):
+        problems.append(f"{KARPENTER_GPU_RESOURCE}: {gpus!r} must be a whole number of GPUs")
+    return problems
+
+
+def nodepool_manifest(
+    pool: Any, node_class_ref: Mapping[str, str], requirements: list[dict[str, Any]], pool_label: str
+) -> dict[str, Any]:
+    """The ``karpenter.sh/v1`` ``NodePool`` object of a pool model with NodePool fields.
+
+    ``pool`` has ``name``, ``node_labels``, ``taint_list``, ``limits``, ``disruption``
+    (:class:`KarpenterDisruption`), ``weight``, ``expire_after``, ``termination_grace_period``
+    and optionally ``startup_taint_list``. Fills ``metadata`` (name, ``{pool_label: name}``),
+    ``spec.template.metadata.labels``, ``spec.template.spec`` (``nodeClassRef``,
+    ``requirements``, ``taints``/``startupTaints`` in Kubernetes spelling when not empty,
+    ``expireAfter``, ``terminationGracePeriod`` when set), ``spec.limits`` (sorted),
+    ``spec.disruption`` (``consolidationPolicy``, ``consolidateAfter``, ``budgets`` when set)
+    and ``spec.weight`` when set. Equal inputs give equal dicts with equal key order.
+    """
+    template_spec: dict[str, Any] = {"nodeClassRef": dict(node_class_ref), "requirements": requirements}
+    if pool.taint_list:
+        template_spec["taints"] = [t.to_k8s() for t in pool.taint_list]
+    startup = getattr(pool, "startup_taint_list", [])
+    if startup:
+        template_spec["startupTaints"] = [t.to_k8s() for t in startup]
+    if pool.expire_after is not None:
+        template_spec["expireAfter"] = pool.expire_after
+    if pool.termination_grace_period is not None:
+        template_spec["terminationGracePeriod"] = pool.termination_grace_period
+    disruption: dict[str, Any] = {
+        "consolidationPolicy": pool.disruption.consolidation_policy,
+        "consolidateAfter": pool.disruption.consolidate_after,
+    }
+    if pool.disruption.budgets is not None:
+        disruption["budgets"] = [b.to_k8s() for b in pool.disruption.budgets]
+    spec: dict[str, Any] = {
+        "template": {"metadata": {"labels": pool.node_labels}, "spec": template_spec},
+        "limits": dict(sorted(pool.limits.items())),
+        "disruption": disruption,
+    }
+    if pool.weight is not None:
+        spec["weight"] = pool.weight
+    return {
+        "apiVersion": NODEPOOL_API_VERSION,
+        "kind": "NodePool",
+        "metadata": {"name": pool.name, "labels": {pool_label: pool.name}},
+        "spec": spec,
+    }

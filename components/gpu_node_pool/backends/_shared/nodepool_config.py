@@ -1,0 +1,160 @@
+"""Pool and node-class validators shared by the backends that write a ``karpenter.sh/v1`` NodePool.
+
+:class:`NodePoolPoolBase` is the base of ``KarpenterPool`` (``karpenter``) and ``AutoModePool``
+(``eks-auto``); :class:`NodeClassBase` of ``KarpenterNodeClass`` and ``AutoNodeClass``. Each
+subclass still declares every field itself (so field order, defaults and descriptions stay the
+backend's); the bases hold the validators whose rule and message are the same in both backends
+(``check_fields=False``: the fields are the subclass's). What differs (restricted label domains,
+capacity-type and architecture hints, node classes) stays in each backend's folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import ValidationInfo, field_validator
+
+from ...catalog import instances
+from ...config.common import PoolBase, _fail, _Model
+from ...k8s.taints import label_value_problem
+from .nodepool import _IAM_ROLE_NAME_RE, KARPENTER_MAX_LABELS, _karpenter_duration_problem, nodepool_limits_problems
+
+
+class NodeClassBase(_Model):
+    """Validators of the node-class fields both backends declare (``role``)."""
+
+    @field_validator("role", check_fields=False)
+    @classmethod
+    def _role(cls, role: str | None) -> str | None:
+        if role is not None and not _IAM_ROLE_NAME_RE.match(role):
+            hint = f"; give the name, e.g. {role.rsplit('/', 1)[-1]!r}" if role.startswith("arn:") else ""
+            raise _fail(f"{role!r} is not an IAM role name (1-64 of letters, digits and +=,.@_-){hint}")
+        return role
+
+
+class NodePoolPoolBase(PoolBase):
+    """Validators of the NodePool fields both backends declare, and the checks of the whole pool they share."""
+
+    @classmethod
+    def _instance_problems(cls, values: list[str]) -> list[str]:
+        """The backend's own refusals of ``instanceFamilies`` / ``instanceTypes`` values; none by default."""
+        return []
+
+    @field_validator("instance_families", check_fields=False)
+    @classmethod
+    def _families(cls, families: list[str] | None) -> list[str] | None:
+        problems = instances.nvidia_instance_problems(families or [], families=True)
+        # HOOK(catalog): the instance catalog (components/gpu_node_pool/catalog/, being built) replaces
+        # instances.NVIDIA_FAMILIES here; this check stays the same shape.
+        problems += cls._instance_problems(families or [])
+        if problems:
+            raise _fail("; ".join(problems))
+        return families
+
+    @field_validator("instance_types", check_fields=False)
+    @classmethod
+    def _types(cls, types: list[str] | None) -> list[str] | None:
+        problems = instances.nvidia_instance_problems(types or [])
+        problems += cls._instance_problems(types or [])
+        if problems:
+            raise _fail("; ".join(problems))
+        return types
+
+    @field_validator("gpu_counts", check_fields=False)
+    @classmethod
+    def _gpu_counts(cls, counts: list[int] | None) -> list[int] | None:
+        if counts is not None and (any(c < 1 for c in counts) or len(set(counts)) != len(counts)):
+            raise _fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
+        return counts
+
+    @classmethod
+    def _gpu_name_case_problem(cls, name: str) -> str:
+        """Why an upper-case GPU name is refused, in the backend's words (its well-known label)."""
+        raise NotImplementedError
+
+    @field_validator("gpu_names", check_fields=False)
+    @classmethod
+    def _gpu_names(cls, names: list[str] | None) -> list[str] | None:
+        for name in names or []:
+            bad = label_value_problem(name)
+            if bad:
+                raise _fail(f"{name!r} {bad}")
+            if name != name.lower():
+                raise _fail(cls._gpu_name_case_problem(name))
+        return names
+
+    @field_validator("zones", check_fields=False)
+    @classmethod
+    def _zones(cls, zones: list[str] | None) -> list[str] | None:
+        for zone in zones or []:
+            bad = label_value_problem(zone)
+            if bad:
+                raise _fail(f"{zone!r} {bad}")
+        return zones
+
+    @field_validator("limits", check_fields=False)
+    @classmethod
+    def _limits(cls, limits: dict[str, int | str]) -> dict[str, int | str]:
+        problems = nodepool_limits_problems(limits)
+        if problems:
+            raise _fail("; ".join(problems))
+        return limits
+
+    @field_validator("weight", check_fields=False)
+    @classmethod
+    def _weight(cls, weight: int | None) -> int | None:
+        if weight is not None and not 1 <= weight <= 100:
+            raise _fail(f"{weight} is outside 1..100 (NodePool spec.weight); omit it for the lowest priority")
+        return weight
+
+    @field_validator("expire_after", "termination_grace_period", check_fields=False)
+    @classmethod
+    def _durations(cls, value: str | None, info: ValidationInfo) -> str | None:
+        problem = value is not None and _karpenter_duration_problem(value, never=info.field_name == "expire_after")
+        if problem:
+            raise _fail(problem)
+        return value
+
+    def _nodepool_problems(
+        self, selected: list[str], managed_keys: Mapping[str, str], label_problem: Callable[[str], str | None]
+    ) -> list[str]:
+        """The whole-pool NodePool checks both backends make, in this order: the ``selected`` instance
+        families/types match ``architecture``; no extra requirement sets a key another field writes
+        (``managed_keys``: key -> field); ``gpuLabel`` outside the restricted domains
+        (``label_problem``); at most :data:`KARPENTER_MAX_LABELS` node labels."""
+        problems = []
+        arch_name = {"amd64": "x86_64", "arm64": "arm64"}[self.architecture]
+        wrong = [v for v in selected if instances.instance_arch(v) != arch_name]
+        if wrong:
+            problems.append(f"{wrong} are {instances.instance_arch(wrong[0])} but architecture is {self.architecture}; "
+                            "set architecture to match")
+        for i, req in enumerate(self.requirements):
+            if req.key in managed_keys:
+                problems.append(f"requirements[{i}].key {req.key!r} is written by {managed_keys[req.key]}; set it there")
+        restricted = label_problem(self.gpu_label.key)
+        if restricted:
+            problems.append(f"gpuLabel: {restricted}")
+        if len(self.node_labels) > KARPENTER_MAX_LABELS:
+            problems.append(f"{len(self.node_labels)} labels (with gpuLabel and gpu-node-pools/pool); a NodePool takes at "
+                            f"most {KARPENTER_MAX_LABELS} (karpenter.sh_nodepools.yaml spec.template.metadata.labels "
+                            "maxProperties: 100, Karpenter v1.14.1; tests/data/karpenter-crds/)")
+        return problems
+
+    def _nodepool_requirements(self, prefix: str, categories: list[str] | None = None) -> list[dict[str, Any]]:
+        """The NodePool requirements in a fixed order: category (``categories``), family, type, GPU
+        manufacturer, GPU count, GPU name (well-known keys under ``prefix``), capacity type,
+        architecture, zone, then the extra ``requirements``."""
+        pairs = (
+            (prefix + "instance-category", categories),
+            (prefix + "instance-family", self.instance_families),
+            ("node.kubernetes.io/instance-type", self.instance_types),
+            (prefix + "instance-gpu-manufacturer", ["nvidia"]),
+            (prefix + "instance-gpu-count", [str(c) for c in self.gpu_counts or []]),
+            (prefix + "instance-gpu-name", self.gpu_names),
+            ("karpenter.sh/capacity-type", self.capacity_types),
+            ("kubernetes.io/arch", [self.architecture]),
+            ("topology.kubernetes.io/zone", self.zones),
+        )
+        reqs = [{"key": key, "operator": "In", "values": list(values)} for key, values in pairs if values]
+        return reqs + [r.to_k8s() for r in self.requirements]

@@ -1,0 +1,55 @@
+"""Reading a ``karpenter.sh/v1`` NodePool resource back, shared by the backends that write NodePools.
+
+The ``karpenter`` backend (``karpenter.k8s.aws/`` well-known keys) and the ``eks-auto`` backend
+(``eks.amazonaws.com/`` keys) recognise GPU NodePools the same way, each with its own key prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ...catalog import instances
+from ...sdk.props import dig, items, text
+
+
+def requires_nvidia_gpu(requirements: Iterable[Any], prefix: str) -> bool:
+    """Whether NodePool requirements explicitly ask for NVIDIA GPUs, in the well-known keys under ``prefix``."""
+    for req in requirements:
+        key = text(dig(req, "key")) or ""
+        op = text(dig(req, "operator")) or ""
+        values = [str(v) for v in items(dig(req, "values"))]
+        if key == prefix + "instance-gpu-manufacturer" and op == "In" and values == ["nvidia"]:
+            return True
+        if key == prefix + "instance-gpu-count":
+            if op == "Gt" and values and values[0].isdigit():
+                return True
+            if op == "In" and values and all(v.isdigit() and int(v) > 0 for v in values):
+                return True
+        if key == prefix + "instance-gpu-name" and op in ("In", "Exists"):
+            return True
+        if op == "In" and values:
+            if key == prefix + "instance-family" and all(v in instances.NVIDIA_FAMILIES for v in values):
+                return True
+            if key == "node.kubernetes.io/instance-type" and all(instances.is_nvidia_instance_type(v) for v in values):
+                return True
+    return False
+
+
+def nodepool_node_labels(
+    read_labels: Callable[[Mapping[str, Any]], Mapping[str, Any]], props: Mapping[str, Any], requirements: list[Any]
+) -> dict[str, str]:
+    """The labels a NodePool's nodes carry: its template labels (``read_labels``; none if unreadable),
+    its single-valued ``In`` requirements, and ``karpenter.sh/nodepool``."""
+    try:
+        labels = {k: v for k, v in read_labels(props).items() if isinstance(v, str)}
+    except (TypeError, AttributeError, ValueError):
+        labels = {}
+    for req in requirements:  # single-valued In requirements become node labels
+        values = list(items(dig(req, "values")))
+        if dig(req, "operator") == "In" and len(values) == 1 and isinstance(dig(req, "key"), str):
+            labels.setdefault(dig(req, "key"), str(values[0]))
+    pool_name = text(dig(props, "metadata", "name"))
+    if pool_name:
+        labels.setdefault("karpenter.sh/nodepool", pool_name)
+    return labels

@@ -1,0 +1,186 @@
+"""Kubelet registration: the taints and labels a node registers with, and the cluster fields a bootstrap needs.
+
+Shared by the bootstrap renderers (``self_managed/bootstrap.py``) and the user-data readers
+(``_user_data.py``). Nothing here imports Pulumi."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from ...k8s.labels import label_syntax_problem, node_restriction_problem
+from ...k8s.taints import Taint, TaintError, find_duplicate_taints
+
+if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
+    from ...config import ClusterConfig
+
+NODEADM_API_VERSION = "node.eks.aws/v1alpha1"
+NODEADM_CONTENT_TYPE = "application/node.eks.aws"
+KUBEADM_API_VERSION = "kubeadm.k8s.io/v1beta4"
+KUBELET_CONFIG_API_VERSION = "kubelet.config.k8s.io/v1beta1"
+#: kubeadm bootstrap tokens are short-lived secrets (24 h by default) and never belong in a
+#: stack file; the rendered JoinConfiguration carries this placeholder, which the provisioner
+#: substitutes (e.g. ``envsubst``) before ``kubeadm join --config``.
+KUBEADM_TOKEN_PLACEHOLDER = "${KUBEADM_JOIN_TOKEN}"
+#: MIME boundary of the nodeadm user data; fixed so that renders are byte-for-byte stable.
+MIME_BOUNDARY = "==GPU-NODE-POOLS=="
+
+_REGISTER_WITH_TAINTS = "--register-with-taints"
+_NODE_LABELS = "--node-labels"
+
+
+# --- the spec ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=True)
+class Registration:
+    """What a kubelet registers its Node with: ``taints`` and ``labels``, in canonical order.
+
+    Attributes:
+        taints: :class:`Taint` objects (or kubelet strings ``key=value:Effect``), sorted by
+            key, value and effect on construction; one key may carry several effects.
+        labels: label key -> value (values may be empty), sorted by key on construction.
+
+    Two registrations are equal when they hold the same taints and labels in any order,
+    which is what ``read(render(x)) == x`` compares.
+
+    Raises:
+        TaintError: two taints with one key and effect (Kubernetes rejects them on a Node).
+        ValueError: a label key or value that is not valid Kubernetes syntax.
+    """
+
+    taints: tuple[Taint, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        taints = tuple(sorted(t if isinstance(t, Taint) else Taint.parse(t) for t in self.taints))
+        dups = find_duplicate_taints(taints)
+        if dups:
+            raise TaintError(f"taint {dups[0][2]} appears twice with one key and effect; a Node holds it once")
+        labels = dict(sorted(dict(self.labels).items()))
+        problems = [p for k, v in labels.items() if (p := label_syntax_problem(k, v))]
+        if problems:
+            raise ValueError("; ".join(problems))
+        object.__setattr__(self, "taints", taints)
+        object.__setattr__(self, "labels", labels)
+
+    def __hash__(self) -> int:
+        return hash((self.taints, tuple(self.labels.items())))
+
+    @classmethod
+    def of_pool(cls, pool: Any) -> Registration:
+        """The registration of a pool model (``taint_list`` and ``node_labels``)."""
+        return cls(tuple(pool.taint_list), pool.node_labels)
+
+    def node_restriction_problems(self) -> list[str]:
+        """Why a kubelet may not self-set some of ``labels`` (NodeRestriction), one sentence each."""
+        return [p for k in self.labels if (p := node_restriction_problem(k))]
+
+
+@dataclass(frozen=True)
+class ClusterInfo:
+    """Where a self-managed node finds its cluster.
+
+    Attributes:
+        name: cluster name (EKS cluster name; nodeadm ``spec.cluster.name``).
+        api_server_endpoint: ``https://host[:port]``; empty when the format does not need it.
+        certificate_authority: the CA bundle, base64-encoded PEM (EKS ``certificateAuthority.data``).
+        service_cidr: the service CIDR, e.g. ``10.100.0.0/16``; the cluster DNS is its ``.10``.
+        ca_cert_hashes: kubeadm discovery pins, ``sha256:<hex>``.
+    """
+
+    name: str
+    api_server_endpoint: str = ""
+    certificate_authority: str = ""
+    service_cidr: str = ""
+    ca_cert_hashes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_config(cls, cluster: ClusterConfig) -> ClusterInfo:
+        """From the validated ``cluster`` of the stack config."""
+        return cls(
+            name=cluster.name,
+            api_server_endpoint=cluster.api_server_endpoint or "",
+            certificate_authority=cluster.certificate_authority or "",
+            service_cidr=cluster.service_cidr or "",
+            ca_cert_hashes=tuple(cluster.ca_cert_hashes or ()),
+        )
+
+    @property
+    def dns_cluster_ip(self) -> str:
+        """The cluster DNS service IP: the 10th address of ``service_cidr`` (EKS and nodeadm
+        convention, e.g. ``10.100.0.10``), or ``""`` without a CIDR."""
+        if not self.service_cidr:
+            return ""
+        return str(ipaddress.ip_network(self.service_cidr, strict=False)[10])
+
+    @property
+    def api_server_host_port(self) -> str:
+        """``host:port`` of the endpoint (port 443 when the URL has none), as kubeadm discovery wants it."""
+        parts = urlsplit(self.api_server_endpoint)
+        netloc = parts.netloc.rpartition("@")[2]  # keep the host's case (hostname would lower it)
+        return netloc if parts.port else f"{netloc}:443"
+
+
+# --- flag forms (kubelet command line) --------------------------------------------------
+
+
+def _taints_flag(taints: Iterable[Taint]) -> str:
+    return ",".join(str(t) for t in taints)
+
+
+def _labels_flag(labels: Mapping[str, str]) -> str:
+    return ",".join(f"{k}={v}" for k, v in labels.items())
+
+
+def _kubelet_flag_list(reg: Registration, *, taints: bool = True) -> list[str]:
+    flags = []
+    if taints and reg.taints:
+        flags.append(f"{_REGISTER_WITH_TAINTS}={_taints_flag(reg.taints)}")
+    if reg.labels:
+        flags.append(f"{_NODE_LABELS}={_labels_flag(reg.labels)}")
+    return flags
+
+
+def _parse_taints_flag(value: str) -> list[Taint]:
+    return [Taint.parse(item.strip()) for item in value.split(",") if item.strip()]
+
+
+def _parse_labels_flag(value: str) -> dict[str, str]:
+    labels = {}
+    for item in value.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, val = item.partition("=")
+        if not eq:
+            raise ValueError(f"--node-labels entry {item!r} is not key=value")
+        labels[key] = val
+    return labels
+
+
+def _check_kubelet_labels(reg: Registration) -> None:
+    problems = reg.node_restriction_problems()
+    if problems:
+        raise ValueError("the kubelet would refuse these --node-labels (NodeRestriction): " + "; ".join(problems))
+
+
+#: libyaml's emitter when PyYAML has it: for the documents rendered here (mappings and lists
+#: with fixed keys) it writes the same text as the pure-Python ``SafeDumper``, several times faster.
+#: (It differs on empty or complex keys and bare scalar documents, which are never rendered.)
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def _yaml(doc: Any) -> str:
+    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=False, width=1 << 20)
+
+
+def _flow(doc: Any) -> str:
+    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=True, width=1 << 20).strip()
+
+

@@ -1,0 +1,334 @@
+"""Kubelet registration: the taints and labels a self-managed node registers with, per bootstrap format.
+
+A taint exists before the first pod can land only when the kubelet registers the Node with
+it (``--register-with-taints`` / ``KubeletConfiguration.registerWithTaints``); NodeRestriction
+then forbids the kubelet to change its own taints. The renderers live in ``self_managed/bootstrap.py``; this module is the one reader: it
+undoes base64 and gzip, walks MIME multi-part user data, and reads one
+:class:`Registration` (taints + labels) and the cluster fields into each bootstrap format
+that carries them, and reads them back from any of those formats (base64 or not):
+
+========================  ==========================================================  ================================
+format                    where the taints go                                         where the labels go
+========================  ==========================================================  ================================
+``al2023`` (nodeadm)      MIME part ``application/node.eks.aws``, ``NodeConfig``       ``spec.kubelet.flags``
+                          ``spec.kubelet.config.registerWithTaints``                  ``["--node-labels=k=v,..."]``
+``bottlerocket``          TOML ``[settings.kubernetes.node-taints]``                  ``[settings.kubernetes.node-labels]``
+                          ``"key" = ["value:Effect", ...]``
+``al2`` (legacy)          ``/etc/eks/bootstrap.sh --kubelet-extra-args``              same, ``--node-labels=k=v,...``
+                          ``'--register-with-taints=k=v:Effect,...'``
+``kubeadm``               ``JoinConfiguration`` (``kubeadm.k8s.io/v1beta4``)          ``nodeRegistration.kubeletExtraArgs``
+                          ``nodeRegistration.taints``                                 ``[{name: node-labels, value: ...}]``
+``kubelet``               ``--register-with-taints=...`` (flags file) and a           ``--node-labels=...`` (labels have
+                          ``KubeletConfiguration`` snippet ``registerWithTaints``      no KubeletConfiguration field)
+========================  ==========================================================  ================================
+
+Effects use the Kubernetes spelling everywhere here; the kubelet string form is
+``str(Taint)`` / :meth:`Taint.parse` (``taints.py``). Nothing here imports Pulumi.
+
+Sources (``facts/aws-eks-karpenter.md`` §3-§4): kubelet flag reference (``--register-with-taints``,
+``--node-labels``); kubernetes ``staging/src/k8s.io/kubelet/config/v1beta1/types.go``
+(``registerWithTaints``); awslabs/amazon-eks-ami ``nodeadm/api/v1alpha1/nodeconfig_types.go``,
+``nodeadm/doc/examples.md`` and ``nodeadm/internal/api/merge.go`` (MIME parts merged in order,
+later wins; ``kubelet.flags`` appended); Karpenter ``pkg/providers/amifamily/bootstrap/nodeadm.go``
+and ``bottlerocketsettings.go``; bottlerocket settings reference (``settings.kubernetes.*``);
+amazon-eks-ami ``templates/al2/runtime/bootstrap.sh`` (last version before AL2 removal);
+kubernetes ``cmd/kubeadm/app/apis/kubeadm/v1beta4/types.go``; kubernetes/autoscaler
+``cloudprovider/aws/README.md`` (ASG auto-discovery and node-template tags).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import gzip
+import re
+import shlex
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from email import message_from_string
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from ...k8s.taints import Taint
+
+if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
+    pass
+
+from .registration import (
+    _NODE_LABELS,
+    _REGISTER_WITH_TAINTS,
+    NODEADM_CONTENT_TYPE,
+    Registration,
+    _parse_labels_flag,
+    _parse_taints_flag,
+)
+
+# --- readers ----------------------------------------------------------------------------
+
+_B64_RE = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+
+
+def decode_user_data(user_data: str | bytes) -> str:
+    """User data as text: base64 (as EC2 launch templates hold it) and gzip are undone."""
+    if not isinstance(user_data, str | bytes):
+        return ""
+    raw: bytes | None = user_data if isinstance(user_data, bytes) else None
+    if raw is None:
+        compact = "".join(user_data.split())
+        if compact and len(compact) % 4 == 0 and _B64_RE.match(compact):
+            try:
+                raw = base64.b64decode(compact, validate=True)
+            except (binascii.Error, ValueError):
+                raw = None
+    if raw is None:
+        return str(user_data)
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError):
+            return user_data if isinstance(user_data, str) else ""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return user_data if isinstance(user_data, str) else raw.decode("utf-8", "replace")
+
+
+@dataclass
+class _Found:
+    """What the readers gather, in document order, before kubelet precedence is applied."""
+
+    formats: list[str] = field(default_factory=list)
+    config_taints: list[Taint] | None = None  # registerWithTaints / nodeRegistration.taints / node-taints
+    config_labels: dict[str, str] = field(default_factory=dict)  # Bottlerocket node-labels
+    flags: list[str] = field(default_factory=list)  # kubelet command-line arguments, in order
+
+    def registration(self) -> Registration:
+        flag_taints: list[Taint] | None = None
+        flag_labels: dict[str, str] = {}
+        args = self.flags
+        i = 0
+        while i < len(args):
+            name, eq, value = args[i].partition("=")
+            if name in (_REGISTER_WITH_TAINTS, _NODE_LABELS) and not eq:
+                value = args[i + 1] if i + 1 < len(args) else ""
+                i += 1
+            if name == _REGISTER_WITH_TAINTS:
+                flag_taints = _parse_taints_flag(value)  # a repeated flag replaces the earlier one
+            elif name == _NODE_LABELS:
+                flag_labels.update(_parse_labels_flag(value))  # repeated --node-labels merge, later wins
+            i += 1
+        # kubelet: a command-line flag overrides the same setting from the config file
+        taints = flag_taints if flag_taints is not None else (self.config_taints or [])
+        return Registration(tuple(taints), {**self.config_labels, **flag_labels})
+
+
+def _expand_args(tokens: Sequence[str]) -> list[str]:
+    """Shell tokens -> kubelet arguments, opening ``--kubelet-extra-args '...'`` and ``KUBELET_EXTRA_ARGS=...``."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "--kubelet-extra-args" and i + 1 < len(tokens):
+            out += _expand_args(shlex.split(tokens[i + 1]))
+            i += 2
+            continue
+        for prefix in ("--kubelet-extra-args=", "KUBELET_EXTRA_ARGS=", "Environment=KUBELET_EXTRA_ARGS="):
+            if tok.startswith(prefix):
+                out += _expand_args(shlex.split(tok[len(prefix):]))
+                break
+        else:
+            out.append(tok)
+        i += 1
+    return out
+
+
+def _read_shell(text: str, found: _Found) -> None:
+    for line in text.replace("\\\n", " ").splitlines():
+        try:
+            tokens = shlex.split(line, comments=True)
+        except ValueError:
+            continue  # an unbalanced quote on one line of a script: not ours to judge
+        found.flags += _expand_args(tokens)
+
+
+#: libyaml's safe loader when PyYAML has it (five times faster on nodeadm user data; issue 18), else PyYAML's.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _read_yaml_docs(docs: Iterable[Any], found: _Found) -> bool:
+    seen = False
+    for doc in docs:
+        if not isinstance(doc, Mapping):
+            continue
+        kind = doc.get("kind")
+        if kind == "NodeConfig":
+            seen = True
+            found.formats.append("al2023")
+            kubelet = ((doc.get("spec") or {}).get("kubelet")) or {}
+            config = kubelet.get("config") or {}
+            if "registerWithTaints" in config:  # later NodeConfig parts override earlier ones
+                found.config_taints = [Taint.from_k8s(t) for t in config.get("registerWithTaints") or []]
+            for flag in kubelet.get("flags") or []:  # nodeadm appends flags of every part
+                found.flags += _expand_args(shlex.split(str(flag)))
+        elif kind == "JoinConfiguration":
+            seen = True
+            found.formats.append("kubeadm")
+            registration = doc.get("nodeRegistration") or {}
+            if "taints" in registration:
+                found.config_taints = [Taint.from_k8s(t) for t in registration.get("taints") or []]
+            extra = registration.get("kubeletExtraArgs") or []
+            items = extra.items() if isinstance(extra, Mapping) else ((a.get("name"), a.get("value")) for a in extra)
+            found.flags += [f"--{name}={value}" for name, value in items]
+        elif kind == "KubeletConfiguration":
+            seen = True
+            found.formats.append("kubelet")
+            if "registerWithTaints" in doc:
+                found.config_taints = [Taint.from_k8s(t) for t in doc.get("registerWithTaints") or []]
+    return seen
+
+
+def _read_bottlerocket(settings: Mapping[str, Any], found: _Found) -> None:
+    found.formats.append("bottlerocket")
+    k8s = (settings.get("settings") or {}).get("kubernetes") or {}
+    taints = []
+    for key, entries in (k8s.get("node-taints") or {}).items():
+        for entry in entries if isinstance(entries, list) else [entries]:
+            taints.append(Taint.parse(f"{key}={entry}"))  # entry is "value:Effect" (":Effect" when empty)
+    if "node-taints" in k8s:
+        found.config_taints = taints
+    found.config_labels.update({k: str(v) for k, v in (k8s.get("node-labels") or {}).items()})
+
+
+def mime_parts(text: str) -> list[tuple[str, str]] | None:
+    """The parts of MIME user data as ``(content type, decoded body)``, in order; None when
+    ``text`` is not MIME (the one MIME walker: the registration readers and the policies'
+    imperative-taint search both use it)."""
+    head = text.lstrip()[:200].lower()
+    if not head.startswith(("mime-version:", "content-type:")):
+        return None
+    message = message_from_string(text.lstrip())
+    out = []
+    for part in message.walk() if message.is_multipart() else [message]:
+        if part.is_multipart():
+            continue
+        payload = part.get_payload(decode=True)
+        body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(part.get_payload())
+        out.append((part.get_content_type(), body))
+    return out
+
+
+def _read_text(text: str, found: _Found) -> None:
+    parts = mime_parts(text)
+    if parts is not None:
+        for content_type, body in parts:
+            if content_type == NODEADM_CONTENT_TYPE:
+                _read_yaml_docs(yaml.load_all(body, Loader=_LOADER), found)
+            else:
+                _read_text(body, found)
+        return
+    head = text.lstrip()[:200].lower()
+    if head.startswith("#!") or "bootstrap.sh" in head:
+        before = len(found.flags)
+        _read_shell(text, found)
+        registers = any(a.partition("=")[0] in (_REGISTER_WITH_TAINTS, _NODE_LABELS) for a in found.flags[before:])
+        if "/etc/eks/bootstrap.sh" in text:
+            found.formats.append("al2")
+        elif "kubeadm join" in text:
+            found.formats.append("kubeadm")
+        else:  # a script that starts the kubelet with registration flags, or any other script
+            found.formats.append("kubelet" if registers else "shell")
+        return
+    try:
+        settings = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        settings = None
+    if isinstance(settings, Mapping) and "settings" in settings:
+        _read_bottlerocket(settings, found)
+        return
+    try:
+        if _read_yaml_docs(list(yaml.load_all(text, Loader=_LOADER)), found):
+            return
+    except yaml.YAMLError:
+        pass
+    if "--" in text:
+        found.formats.append("kubelet")
+        _read_shell(text, found)
+
+
+def _found(user_data: str | bytes | None) -> _Found:
+    """What ``user_data`` registers; callers only read the result."""
+    if not user_data:
+        return _Found()
+    # Read once per distinct (decoded) text: the plan and every policy read the same launch
+    # templates again.
+    return _found_in_text(decode_user_data(user_data))
+
+
+@functools.lru_cache(maxsize=512)
+def _found_in_text(text: str) -> _Found:
+    """:func:`_found` of decoded user data (a pure function of the text; a read that raises, e.g.
+    ``TaintError``, is not kept and raises again)."""
+    found = _Found()
+    _read_text(text, found)
+    return found
+
+
+def read_registration(user_data: str | bytes | None) -> Registration:
+    """The taints and labels a node registers with, read from its bootstrap in any format here.
+
+    ``user_data`` is the text (or its base64, as ``LaunchTemplate.userData`` holds it; gzip
+    is undone too) of: MIME multi-part user data (nodeadm ``NodeConfig`` parts merged in
+    order, shell-script parts scanned), Bottlerocket TOML, a shell script (``bootstrap.sh
+    --kubelet-extra-args``, ``KUBELET_EXTRA_ARGS=``, ``kubelet ...``), YAML with a
+    ``NodeConfig``, ``JoinConfiguration`` (v1beta4 list or v1beta3 map ``kubeletExtraArgs``) or
+    ``KubeletConfiguration``, or a line of kubelet flags.
+
+    Kubelet precedence is applied: a ``--register-with-taints`` flag (the last one) replaces
+    config-file taints; repeated ``--node-labels`` merge. Text that registers nothing (or is
+    not a bootstrap at all) gives an empty :class:`Registration`.
+
+    Raises:
+        TaintError: a taint that does not parse (e.g. the EKS effect spelling, no effect) or
+            a duplicate key and effect.
+        ValueError: a ``--node-labels`` entry without ``=``, or invalid label syntax.
+    """
+    return _found(user_data).registration()
+
+
+def read_registration_taints(user_data: str | bytes | None) -> list[Taint]:
+    """The taints ``user_data`` registers the node with (sorted); see :func:`read_registration`.
+
+    Raises:
+        TaintError: as :func:`read_registration`.
+        ValueError: as :func:`read_registration`.
+    """
+    return list(read_registration(user_data).taints)
+
+
+def read_registration_labels(user_data: str | bytes | None) -> dict[str, str]:
+    """The labels ``user_data`` registers the node with (sorted by key); see :func:`read_registration`.
+
+    Raises:
+        TaintError: as :func:`read_registration`.
+        ValueError: as :func:`read_registration`.
+    """
+    return dict(read_registration(user_data).labels)
+
+
+def detect_format(user_data: str | bytes | None) -> str | None:
+    """The bootstrap format of ``user_data``: ``al2023``, ``bottlerocket``, ``al2``, ``kubeadm``,
+    ``kubelet``, ``shell`` (only scripts that register nothing), or None for anything else.
+
+    In MIME user data the first part in a bootstrap format decides (a plain script part beside a
+    ``NodeConfig`` part does not make it ``shell``).
+
+    Raises:
+        TaintError: as :func:`read_registration` (the reader runs to find the format).
+    """
+    formats = _found(user_data).formats
+    return next((f for f in formats if f != "shell"), formats[0] if formats else None)
+
+

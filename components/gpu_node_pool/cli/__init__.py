@@ -1,0 +1,10 @@
+"""``gpupool``, the command line: one parser (:mod:`.main`, with ``gpupool audit``'s arguments in
+:mod:`.audit_parser` and the chart options in :mod:`.expand_options`), the command handlers, and the
+one exit-code and JSON contract every command keeps (:mod:`.contract`).
+
+The console script is ``gpu_node_pool.cli:main_exit``.
+"""
+
+from .commands import main, main_exit
+
+__all__ = ["main", "main_exit"]

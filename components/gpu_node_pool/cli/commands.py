@@ -1,0 +1,376 @@
+"""``gpupool``: the command line of gpu-node-pools.
+
+    gpupool plan --stack dev [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE] [--html OUT]
+    gpupool render --stack prod --out DIR [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
+    gpupool validate --stack dev [--json] [--project-dir DIR]
+    gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE]
+    gpupool policy-pack --out DIR [--requirement SPEC] [--json]
+    gpupool schema [--out FILE]
+    gpupool --version
+    gpupool audit --cluster-dump FILE | [--kubeconfig FILE] [--context NAME] [--stack S] [--html OUT]
+
+Every command keeps the contract of :mod:`gpu_node_pool.cli.contract`: exit 0 clean, 1 findings at
+or above ``--fail-on`` (default mandatory), 2 invalid input, 64 usage, 70 internal error;
+``--json`` prints one report with ``schemaVersion: 1`` (schema: ``cli/report.schema.json``).
+No command calls a cloud or Kubernetes API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from typing import Any
+
+from .. import plan as plan_mod
+from .._version import __version__
+from ..config import ConfigError
+from .audit_parser import register as register_audit
+from .contract import FAIL_ON_LEVELS, ExitCode, UsageParser, findings_exit_code, print_report, report
+from .expand_options import expand_arguments, expand_options
+
+#: Where "please report" points.
+ISSUES_URL = "the gpu-node-pools issue tracker"
+#: Filesystem mistakes in --project-dir, --stack, --out and --policy-pack-config: invalid input (exit 2).
+_FILE_ERRORS = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
+
+
+def _stack_name(value: str) -> str:
+    """``--stack``: a non-empty name (an empty one would read ``Pulumi..yaml``); argparse turns the error into exit 64."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError(f"{value!r} is empty; name a stack, e.g. --stack dev")
+    return value
+
+
+def _project_note(args: argparse.Namespace) -> str | None:
+    """The line saying which ``Pulumi.yaml`` was used when it is not in the given directory.
+
+    Like ``pulumi`` (its workspace looks for the project "upwards" from the working directory,
+    ``DetectProjectPathFrom`` in pulumi/pulumi ``sdk/go/common/workspace/paths.go``), gpupool uses
+    the nearest ``Pulumi.yaml`` at or above ``--project-dir`` (default: the current directory).
+    """
+    import os
+    from pathlib import Path
+
+    given = Path(args.project_dir or os.getcwd()).resolve()
+    try:
+        found = plan_mod.find_project(args.project_dir)
+    except FileNotFoundError:
+        return None
+    if found == given:
+        return None
+    return f"project: {found / 'Pulumi.yaml'} (there is no Pulumi.yaml in {given}; as pulumi does, the nearest one above it is used)"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = UsageParser(prog="gpupool", description="Offline plan and checks for gpu-node-pools stacks.")
+    parser.add_argument("--version", action="version", version=f"gpupool {__version__}")
+    common = UsageParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print one JSON report (schemaVersion 1) for machines")
+    common.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
+    stack = UsageParser(add_help=False)
+    stack.add_argument(
+        "--stack", required=True, type=_stack_name, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml"
+    )
+    stack.add_argument(
+        "--project-dir", default=None,
+        help="where to look for Pulumi.yaml: this directory or the nearest one above it, as pulumi does "
+        "(default: the current directory)",
+    )
+    judged = UsageParser(add_help=False)
+    judged.add_argument(
+        "--fail-on", choices=FAIL_ON_LEVELS, default="mandatory",
+        help="exit 1 when a finding is at or above this level (default: mandatory; none: never)",
+    )
+    judged.add_argument(
+        "--policy-pack-config",
+        default=None,
+        metavar="FILE",
+        help="policy pack config JSON, as for pulumi preview --policy-pack-config "
+        '(e.g. {"all": "mandatory", "gpu-toleration-allowlist": {"allowedNamespaces": ["ml"]}})',
+    )
+    expand_arguments(judged)  # --helm, --fetch-charts, --render-timeout, --strict (issue 13)
+    sub = parser.add_subparsers(dest="command", required=True)
+    pl = sub.add_parser(
+        "plan", parents=[stack, judged, common],
+        help="run the program under Pulumi mocks and report pools, taints, the device plugin and policy verdicts",
+    )
+    pl.add_argument("--html", default=None, metavar="OUT",
+                    help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
+    r = sub.add_parser(
+        "render", parents=[stack, judged, common],
+        help="write the Kubernetes objects the stack declares (and the chart reference) as YAML files",
+    )
+    r.add_argument(
+        "--out", required=True,
+        help="output directory: new, empty or an earlier render (created; a later render removes only the files "
+        "an earlier render of the same stack listed in DIR/.gpupool-render.json and no longer writes)",
+    )
+    sub.add_parser("validate", parents=[stack, common], help="validate the stack config only")
+    sub.add_parser(
+        "check", parents=[stack, judged, common],
+        help="run ANY Pulumi Python program under mocks with its own stack config; find its GPU pools and "
+        "report coverage and policy verdicts as plan does",
+    )
+    sc = sub.add_parser(
+        "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
+    )
+    sc.add_argument("--out", default=None, metavar="FILE", help="write it to FILE instead of printing it")
+    p = sub.add_parser(
+        "policy-pack", parents=[common], help="write the CrossGuard policy pack as a directory to run or publish"
+    )
+    p.add_argument("--out", required=True, help="pack directory to write (created)")
+    p.add_argument(
+        "--requirement", default=None, metavar="SPEC",
+        help=f"requirements.txt line installing this package (default: gpu-node-pool=={__version__}); "
+        "it must resolve where the pack is installed, e.g. 'gpu-node-pool @ git+https://<host>/gpu-node-pools@v"
+        f"{__version__}'",
+    )
+    register_audit(sub)
+    return parser
+
+
+# --- commands -----------------------------------------------------------------------------
+
+
+def _policy_config(args: argparse.Namespace) -> Any:
+    if not args.policy_pack_config:
+        return None
+    from ..policies import load_policy_pack_config, resolve_config
+
+    config = load_policy_pack_config(args.policy_pack_config)
+    resolve_config(config)  # a config mistake stops before the program runs
+    return config
+
+
+def _judge(result: plan_mod.PlanResult, fail_on: str) -> int:
+    if result.config_issues:
+        return ExitCode.INVALID_INPUT
+    uncovered = sum(not c["tolerated"] for c in (result.device_plugin or {}).get("coverage", []))
+    return findings_exit_code(result.violations, uncovered, fail_on)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
+                                 expand=expand_options(args))
+    code = _judge(result, args.fail_on)
+    if args.html and not result.config_issues:  # the page of the audit, from the plan (issue 17)
+        from ..plan.page import write_page
+
+        # stdout stays one JSON document with --json
+        print(f"wrote   {write_page(result, args.html)} (DaemonSet x GPU pool page)", file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        doc = plan_mod.to_json(result)
+        doc = {k: v for k, v in doc.items() if k not in ("exitCode", "cloudApiCalled")}
+        print_report(report("plan", code, failOn=args.fail_on, **doc))
+    else:
+        note = _project_note(args)
+        if note:
+            print(note)
+        print(plan_mod.render_text(result, code, args.fail_on))
+    return code
+
+
+def _render(args: argparse.Namespace) -> int:
+    from ..plan import render as render_files
+
+    render_files.check_out_dir(args.out)  # "", /, home: refused before the plan runs
+    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
+                                 expand=expand_options(args))
+    code = _judge(result, args.fail_on)
+    written = None
+    if code == ExitCode.OK:
+        files = (
+            render_files.kubernetes_files(result.resources)
+            + render_files.bootstrap_files(result.outputs)
+            + render_files.launch_template_files(result.resources)
+        )
+        written = render_files.write_files(files, args.out, args.stack)
+    if args.json:
+        print_report(report(
+            "render", code, stack=args.stack, failOn=args.fail_on,
+            configErrors=[{"path": i.path, "message": i.message} for i in result.config_issues],
+            violations=result.violations, outDir=str(args.out),
+            written=[str(p) for p in written.written] if written else [],
+            removed=[str(p) for p in written.removed] if written else [],
+            placeholders=list(written.placeholders) if written else [],
+        ))
+        return code
+    if written is None:
+        note = _project_note(args)
+        if note:
+            sys.stderr.write(note + "\n")
+        sys.stderr.write(plan_mod.render_text(result, code, args.fail_on) + "\n")
+        sys.stderr.write(f"nothing was written to {args.out}\n")
+        return code
+    note = _project_note(args)
+    if note:
+        print(note)
+    for path in written.written:
+        print(f"wrote   {path}")
+    for path in written.removed:
+        print(f"removed {path}")
+    if written.placeholders:
+        sys.stderr.write("warning: values unknown before apply, or secret, were written as placeholders:\n")
+        sys.stderr.writelines(f"  {p}\n" for p in written.placeholders)
+    print(f"{len(written.written)} file(s) for stack {args.stack!r} in {args.out} (offline: no cloud API was called)")
+    return code
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from ..config import load_stack_config
+
+    project = plan_mod.find_project(args.project_dir)
+    config, secrets, path = plan_mod.load_stack_file(project, args.stack)
+    stack_config = load_stack_config(config, path.name, set(secrets).__contains__)
+    if args.json:
+        pools = [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
+        print_report(report("validate", ExitCode.OK, stack=args.stack, configErrors=[], pools=pools))
+    else:
+        note = _project_note(args)
+        if note:
+            print(note)
+        print(f"stack {args.stack!r}: config is valid ({len(stack_config.pools)} pool(s))")
+    return ExitCode.OK
+
+
+def _policy_pack(args: argparse.Namespace) -> int:
+    from ..policies.policy_pack import write_pack
+
+    pack = write_pack(args.out, args.requirement)
+    if args.json:
+        print_report(report(
+            "policy-pack", ExitCode.OK, outDir=str(pack.out_dir), files=[str(f) for f in pack.files],
+            requirement=pack.requirement,
+        ))
+    else:
+        for f in pack.files:
+            print(f"wrote   {f}")
+        print(f"policy pack in {pack.out_dir}; requirements.txt installs {pack.requirement!r}")
+        print(f"  run:     pulumi preview --policy-pack {pack.out_dir}")
+        print(f"  publish: cd {pack.out_dir} && pulumi policy publish <org>  (the requirement must resolve there)")
+    return ExitCode.OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    from ..plan import check as check_mod
+
+    result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args))
+    if result.config_issues:
+        code = int(ExitCode.INVALID_INPUT)
+    else:
+        code = findings_exit_code(result.violations, sum(not c["tolerated"] for c in result.coverage), args.fail_on)
+    if args.json:
+        print_report(report("check", code, failOn=args.fail_on, **check_mod.to_json(result)))
+    else:
+        note = _project_note(args)
+        if note:
+            print(note)
+        print(check_mod.render_text(result, code))
+    return code
+
+
+def _schema(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from ..config.json_schema import stack_file_schema
+
+    text = json.dumps(stack_file_schema(), indent=2) + "\n"
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote   {args.out}  (first line of a stack file: # yaml-language-server: $schema={args.out})")
+    else:
+        sys.stdout.write(text)
+    return ExitCode.OK
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from .audit import run  # the audit and its analysis load only for `gpupool audit` (issue 18)
+
+    return run(args)
+
+
+_COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _render, "validate": _validate,
+             "policy-pack": _policy_pack, "audit": _audit}
+
+
+# --- the contract around every command ------------------------------------------------------
+
+
+def _input_errors() -> tuple[type[BaseException], ...]:
+    # Imported only when an exception is being handled: `gpupool --version` stays light.
+    from ..plan.render import RenderOutError
+    from ..plan.run import ProgramError
+    from ..policies import PolicyConfigError
+    from ..policies.policy_pack import PolicyPackError
+
+    return (ConfigError, PolicyConfigError, PolicyPackError, ProgramError, RenderOutError, *_FILE_ERRORS)
+
+
+def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
+    """Exit 2: a mistake in the stack file, config, --policy-pack-config, --requirement or --out."""
+    if isinstance(err, ConfigError):
+        issues = [{"path": i.path, "message": i.message} for i in err.issues]
+        text = str(err)
+    elif getattr(err, "issue", None) is not None:  # plan.run.ProgramError: the user's program failed
+        issues = [{"path": err.issue.path, "message": err.issue.message}]
+        text = f"error: {err}"
+    else:
+        path = getattr(err, "argument", None) or getattr(err, "filename", None) or ""
+        if type(err).__name__ == "PolicyConfigError":
+            path = "--policy-pack-config"
+        message = str(err).removeprefix("error: ")
+        if isinstance(err, OSError) and err.filename and err.strerror:
+            message = f"{err.strerror}: {err.filename}"
+        issues = [{"path": str(path), "message": message}]
+        text = f"error: {message}"
+    if args.json:
+        fields: dict[str, Any] = {"stack": args.stack} if hasattr(args, "stack") else {}
+        print_report(report(args.command, ExitCode.INVALID_INPUT, **fields, configErrors=issues))
+    else:
+        print(text, file=sys.stderr)
+    return ExitCode.INVALID_INPUT
+
+
+def _internal_error(args: argparse.Namespace, err: BaseException) -> int:
+    """Exit 70: a bug. One line on stderr (and a JSON report with --json); the traceback only with --debug."""
+    summary = f"{type(err).__name__}: {err}".splitlines()[0] if str(err) else type(err).__name__
+    print(
+        f"gpupool {__version__}: internal error in {args.command}: {summary} -- please report it to {ISSUES_URL} "
+        "with the command line" + ("" if args.debug else " and the output of the same command with --debug"),
+        file=sys.stderr,
+    )
+    if args.debug:
+        traceback.print_exception(err, file=sys.stderr)
+    if args.json:
+        print_report(report(args.command, ExitCode.INTERNAL, internalError=summary))
+    return ExitCode.INTERNAL
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one ``gpupool`` command; returns the exit code of :class:`gpu_node_pool.cli.contract.ExitCode`."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as done:  # --help, --version (0) or a usage error (64, UsageParser.error)
+        return int(done.code or 0)
+    try:
+        handler = _COMMANDS[args.command]
+        return int(handler(args))
+    except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
+        if isinstance(err, _input_errors()):
+            return _invalid_input(args, err)
+        return _internal_error(args, err)
+
+
+def main_exit() -> None:
+    """Console-script entry point: exit with :func:`main`'s code (in a process tuned by
+    :func:`gpu_node_pool.sdk.process.tune_gc`)."""
+    from ..sdk.process import tune_gc
+
+    tune_gc()
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main_exit()

@@ -1,0 +1,217 @@
+"""``GpuNodePool``: a thin Pulumi shell that wires rendered inputs into provider resources.
+
+All decisions (taint spelling, labels, tags) are made by the pure renderers in ``render/``;
+this module only creates resources with ``parent=self`` and exposes plain-value outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+
+from .. import backends
+from ..config import ConfigError, ConfigIssue
+from ..k8s.taints import Toleration
+from ..sdk import cluster_inputs
+
+if TYPE_CHECKING:  # the models (pydantic) are imported when a pool is validated, not at import
+    from ..config.common import PoolBase as PoolConfig
+    from ..config.stack import ClusterConfig, StackConfig
+
+__all__ = ["GpuNodePool", "GpuNodePoolArgs"]
+
+from ..k8s.wellknown import GPU_NODE_POOL_TYPE as TYPE_TOKEN
+
+
+@dataclass(frozen=True)
+class GpuNodePoolArgs:
+    """Arguments of :class:`GpuNodePool`.
+
+    Attributes:
+        pool: a validated pool model (``EksManagedPool``...), or its camelCase mapping as in
+            the stack config (``{"backend": "eks-managed", "instanceTypes": [...], ...}``).
+            Every value is plain: policies judge them at preview.
+        cluster: one of
+            * a :class:`~gpu_node_pool.config.ClusterConfig` or its mapping
+              (``{"name": ..., "nodeRoleArn": ..., "subnetIds": [...]}``). The identity keys
+              ``name``, ``nodeRoleArn``, ``subnetIds`` (the list or each item), ``project``,
+              ``location``, ``apiServerEndpoint``, ``certificateAuthority`` and ``serviceCidr``
+              may be ``pulumi.Input`` values (``cluster.name``, ``role.arn``); the pool's
+              children then depend on them. Other keys are plain.
+            * the cluster resource itself: ``aws.eks.Cluster``, ``pulumi_eks.Cluster`` (if
+              installed) or ``gcp.container.Cluster`` (identity read from its outputs, see
+              :func:`gpu_node_pool.sdk.cluster_inputs.from_resource`); pass the node role in
+              ``node_role_arn``.
+        node_role_arn: optional ``pulumi.Input[str]``, the node IAM role ARN; overrides the
+            cluster's ``nodeRoleArn`` (an EKS cluster resource does not know its nodes' role).
+        config_path: optional, where the pool is written (``pools[1]``), shown in policy messages.
+
+    Raises:
+        ConfigError: (from :meth:`validated`) the pool or cluster is invalid, a judged value is a
+            Pulumi Output ("is a Pulumi Output; ... must be plain"), or ``cluster`` is neither a
+            mapping, a ClusterConfig nor a known cluster resource; raised before any resource
+            is registered.
+    """
+
+    pool: PoolConfig | Mapping[str, Any]
+    cluster: ClusterConfig | Mapping[str, Any] | Any
+    #: Where the pool was written, e.g. ``pools[1]`` (the stack config path); policy messages
+    #: name the pool that way. Registered as the component's ``configPath`` property.
+    config_path: str | None = None
+    node_role_arn: Any = None
+
+    def validated(self) -> tuple[PoolConfig, ClusterConfig]:
+        """The pool and cluster as validated models (mappings go through the stack validator);
+        identity Inputs are validated as placeholders and put back (:mod:`.cluster_inputs`).
+
+        Raises:
+            ConfigError: ``pool`` is neither a pool model nor a mapping (``None``, a string, a list),
+                ``cluster`` is neither a mapping, a ClusterConfig nor a cluster resource, or the values
+                are invalid.
+        """
+        from ..config.common import PoolBase as PoolConfig
+        from ..config.loading import validate_stack_config
+        from ..config.messages import show
+        from ..config.stack import ClusterConfig
+
+        if not isinstance(self.pool, PoolConfig | Mapping):
+            raise ConfigError([ConfigIssue(
+                "GpuNodePoolArgs.pool",
+                f"got {show(self.pool, python=True)} ({type(self.pool).__name__}); expected a pool model (e.g. "
+                "EksManagedPool) or its camelCase mapping, e.g. {'name': 'inference', 'backend': 'eks-managed', "
+                "'instanceTypes': ['g6.xlarge'], 'scaling': {'minSize': 0, 'maxSize': 4}}",
+            )], "GpuNodePoolArgs")
+        cluster = self._cluster_mapping()
+        if isinstance(self.pool, Mapping) or not isinstance(cluster, ClusterConfig):
+            pool = self.pool.model_dump(by_alias=True) if not isinstance(self.pool, Mapping) else dict(self.pool)
+            if isinstance(cluster, ClusterConfig):  # not model_dump: identity fields may hold Outputs
+                cluster = {
+                    info.alias or key: getattr(cluster, key)
+                    for key, info in ClusterConfig.model_fields.items()
+                    if getattr(cluster, key) is not None
+                }
+            zones = pool.get("nodeLocations") if isinstance(pool.get("nodeLocations"), list) else None
+            plain, inputs = cluster_inputs.split(cluster, zones)
+            stack: StackConfig = validate_stack_config({"cluster": plain, "pools": [pool]}, "GpuNodePoolArgs")
+            return stack.pools[0], cluster_inputs.restore(stack.cluster, inputs)
+        return self.pool, cluster
+
+    def _cluster_mapping(self) -> ClusterConfig | dict[str, Any]:
+        from ..config.messages import show
+        from ..config.stack import ClusterConfig
+
+        cluster = self.cluster
+        if isinstance(cluster, ClusterConfig):
+            if self.node_role_arn is not None:
+                cluster = cluster_inputs.restore(cluster, {"node_role_arn": self.node_role_arn})
+            return cluster
+        if isinstance(cluster, Mapping):
+            mapping = dict(cluster)
+        else:
+            found = cluster_inputs.from_resource(cluster)
+            if found is None:
+                raise ConfigError(
+                    [ConfigIssue("GpuNodePoolArgs.cluster",
+                                 f"got {show(cluster, python=True)} ({type(cluster).__name__}); expected a mapping such as "
+                                 "{'name': 'ml-dev', 'nodeRoleArn': 'arn:aws:iam::111122223333:role/ml-dev-gpu-node', "
+                                 "'subnetIds': ['subnet-0a1b2c3d4e5f60718']} (values may be Outputs), a ClusterConfig, "
+                                 "or the cluster resource (aws.eks.Cluster, pulumi_eks.Cluster, gcp.container.Cluster)")],
+                    "GpuNodePoolArgs",
+                )
+            mapping = found
+        if self.node_role_arn is not None:
+            mapping = {k: v for k, v in mapping.items() if k not in ("nodeRoleArn", "node_role_arn")}
+            mapping["nodeRoleArn"] = self.node_role_arn
+        return mapping
+
+
+class GpuNodePool(pulumi.ComponentResource):
+    """A GPU node pool whose taints and labels are declared where they survive node replacement.
+
+    Children (names are stable; renaming one needs ``aliases``):
+      * ``eks-managed``: ``aws.eks.NodeGroup`` ``<name>-node-group``; with ``minSize: 0`` one
+        ``aws.autoscaling.Tag`` ``<name>-ca-<tag key>`` per Cluster Autoscaler node-template tag
+        on the Auto Scaling group EKS creates.
+      * ``gke``: ``gcp.container.NodePool`` ``<name>-node-pool`` (autonamed by Pulumi); no
+        device plugin unless the pool opts out of GKE's own.
+      * ``karpenter``: ``kubernetes.apiextensions.CustomResource`` ``<name>-nodepool``
+        (``karpenter.sh/v1`` NodePool) and, with ``nodeClass``, ``<name>-ec2nodeclass``
+        (``karpenter.k8s.aws/v1`` EC2NodeClass).
+      * ``self-managed`` with ``provider: aws``: ``aws.ec2.LaunchTemplate`` ``<name>-launch-template``
+        (the bootstrap as base64 user data, IMDSv2 required, the NVIDIA AMI from SSM),
+        ``aws.autoscaling.Group`` ``<name>-asg`` with the Cluster Autoscaler tags, and
+        ``aws.iam.InstanceProfile`` ``<name>-instance-profile`` unless ``instanceProfileArn`` is
+        given. With ``provider: none``: no resource; the bootstrap is in ``bootstrap``.
+
+    Attributes (plain values, known at preview):
+        spec: the validated pool model.
+        taints: the pool's taints in kubelet form (``["nvidia.com/gpu=present:NoSchedule"]``).
+        labels: every node label (user labels, GPU label, ``gpu-node-pools/pool``), by key.
+        workload_tolerations: Kubernetes tolerations a GPU workload needs for this pool
+            (one ``Equal`` toleration per ``NoSchedule``/``NoExecute`` taint).
+        workload_node_selector: the nodeSelector that lands a workload on this pool only.
+
+    Outputs: ``node_group_name``, ``node_group_arn`` (eks-managed), ``asg_tags`` (the CA tags),
+    ``node_pool_name`` (gke), ``nodepool_name`` (karpenter: the NodePool's name, a plain string),
+    ``bootstrap_format`` and ``bootstrap`` (self-managed: ``{file name: text}``, plain values),
+    ``launch_template_id`` and ``autoscaling_group_name`` (self-managed, provider aws).
+
+    Raises:
+        ConfigError: invalid args; nothing is registered.
+    """
+
+    def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if not isinstance(args, GpuNodePoolArgs):
+            from ..config.messages import show
+
+            raise ConfigError(
+                [ConfigIssue(f"GpuNodePool({name!r}, args)", f"got {show(args, python=True)} ({type(args).__name__}); expected "
+                             "GpuNodePoolArgs(pool=..., cluster=...), e.g. GpuNodePoolArgs(pool={...}, cluster={...})")],
+                "GpuNodePool arguments",
+            )
+        pool, cluster = args.validated()  # raises ConfigError before anything is registered
+        super().__init__(TYPE_TOKEN, name, {"configPath": args.config_path} if args.config_path else {}, opts)
+        self.spec = pool
+        self.cluster = cluster
+        self.taints = [str(t) for t in pool.taint_list]
+        self.labels = pool.node_labels
+        self.workload_tolerations = [
+            Toleration.for_taint(t).to_k8s() for t in pool.taint_list if t.effect.repels
+        ]
+        self.workload_node_selector = dict(self.labels)
+        self.node_group_name: pulumi.Output[str] | None = None
+        self.node_group_arn: pulumi.Output[str] | None = None
+        self.asg_tags: dict[str, str] = {}
+        self.node_pool_name: pulumi.Output[str] | None = None
+        self.nodepool_name: str | None = None
+        self.bootstrap_format: str | None = None  # self-managed: al2023 | bottlerocket | al2 | kubeadm | kubelet
+        self.bootstrap: dict[str, str] | None = None  # self-managed: {file name: text}, plain
+        self.launch_template_id: pulumi.Output[str] | None = None
+        self.autoscaling_group_name: pulumi.Output[str] | None = None
+        #: Stack outputs the backend's wiring adds (``<pool>.<key>``), e.g. ``nodeGroupName``.
+        self.exports: dict[str, Any] = {}
+
+        wire = backends.get(pool.backend).fn("wire")
+        if wire is None:  # pragma: no cover - a registered backend without Pulumi wiring
+            raise ConfigError([], f"backend {pool.backend!r} has no Pulumi wiring")
+        wire(self, name, pool, cluster)
+
+        self.register_outputs(
+            {
+                "taints": self.taints,
+                "labels": self.labels,
+                "workload_tolerations": self.workload_tolerations,
+                "workload_node_selector": self.workload_node_selector,
+                "node_group_name": self.node_group_name,
+                "node_group_arn": self.node_group_arn,
+                "asg_tags": self.asg_tags,
+                "node_pool_name": self.node_pool_name,
+                "nodepool_name": self.nodepool_name,
+                "bootstrap": self.bootstrap,
+                "launch_template_id": self.launch_template_id,
+                "autoscaling_group_name": self.autoscaling_group_name,
+            }
+        )

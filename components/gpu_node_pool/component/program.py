@@ -1,0 +1,129 @@
+"""The Pulumi program behind ``__main__.py``: read and validate the stack config, then build.
+
+Kept in the package so that ``pulumi up`` (through the thin ``__main__.py``), the offline
+plan and the tests run exactly the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+
+from ..config import PROJECT, ConfigError
+
+if TYPE_CHECKING:
+    from ..config.stack import StackConfig
+
+__all__ = ["runtime_config", "read_stack_config", "build", "install_gpu_agents", "main"]
+
+
+def runtime_config() -> dict[str, Any]:
+    """Every config key the Pulumi runtime holds (``PULUMI_CONFIG`` and explicitly set keys)."""
+    from pulumi.runtime import config as rc
+
+    merged: dict[str, Any] = dict(rc.get_config_env() or {})
+    merged.update(rc.CONFIG.get())
+    return merged
+
+
+#: ``(raw config, StackConfig)`` that ``gpupool plan`` validated before running the program under
+#: mocks (:func:`validated_by_the_plan`): the program takes it instead of validating the same config
+#: a second time. Outside the plan (``pulumi up``/``preview``) it is unset.
+_VALIDATED: ContextVar[tuple[dict[str, Any], StackConfig] | None] = ContextVar("gpupool_validated", default=None)
+
+
+@contextmanager
+def validated_by_the_plan(raw: dict[str, Any], stack: StackConfig) -> Iterator[None]:
+    """While the plan runs the program: :func:`read_stack_config` returns ``stack`` when the runtime
+    config equals ``raw`` (any other config is validated as usual)."""
+    token = _VALIDATED.set((raw, stack))
+    try:
+        yield
+    finally:
+        _VALIDATED.reset(token)
+
+
+def read_stack_config() -> StackConfig:
+    """Validate the stack's config. Raises :class:`ConfigError` listing every mistake."""
+    from pulumi.runtime import config as rc
+
+    from ..config.loading import load_stack_config  # pydantic and the models: loaded to validate, not at import
+
+    config = runtime_config()
+    handed = _VALIDATED.get()
+    if handed is not None and handed[0] == config:
+        return handed[1]
+    return load_stack_config(config, f"config of stack {pulumi.get_stack()!r}", rc.is_config_secret)
+
+
+def build(stack: StackConfig) -> dict[str, Any]:
+    """Register the pools and the device plugin for a validated stack; returns them by name."""
+    from ..gpu_agents.device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
+    from .pool import GpuNodePool, GpuNodePoolArgs
+
+    k8s_opts = None
+    kubeconfig = pulumi.Config(PROJECT).get_secret("kubeconfig")
+    if kubeconfig is not None:
+        import pulumi_kubernetes as k8s
+
+        provider = k8s.Provider(f"{stack.cluster.name}-k8s", kubeconfig=kubeconfig)
+        k8s_opts = pulumi.ResourceOptions(providers={"kubernetes": provider})
+
+    # The kubernetes provider reaches the Karpenter NodePool/EC2NodeClass children too.
+    pools = {
+        p.name: GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=stack.cluster, config_path=f"pools[{i}]"), opts=k8s_opts)
+        for i, p in enumerate(stack.pools)
+    }
+    plugin = None
+    served = [p.spec for p in pools.values() if p.spec.uses_nvidia_device_plugin]
+    # provider gpu-operator: the operator runs the plugin; never a second (standalone) one beside it
+    if stack.device_plugin.enabled and served and stack.device_plugin.provider == "nvidia-device-plugin":
+        plugin = NvidiaDevicePlugin(
+            "nvidia-device-plugin",
+            NvidiaDevicePluginArgs(cluster_name=stack.cluster.name, pools=served, config=stack.device_plugin,
+                                   feature_discovery=stack.gpu_agents.feature_discovery.enabled),
+            opts=k8s_opts,
+        )
+    agents = install_gpu_agents(stack, [p.spec for p in pools.values()], k8s_opts)  # GPU Operator / DCGM exporter
+    for name, pool in pools.items():
+        pulumi.export(f"{name}.taints", pool.taints)
+        pulumi.export(f"{name}.labels", pool.labels)
+        pulumi.export(f"{name}.workloadTolerations", pool.workload_tolerations)
+        pulumi.export(f"{name}.workloadNodeSelector", pool.workload_node_selector)
+        for key, value in pool.exports.items():  # what the pool's backend exports (its registry wiring)
+            pulumi.export(f"{name}.{key}", value)
+    if plugin is not None:
+        pulumi.export("devicePlugin.tolerations", plugin.tolerations)
+    return {"pools": pools, "device_plugin": plugin, **agents}
+
+
+def install_gpu_agents(stack: StackConfig, specs: list[Any], opts: pulumi.ResourceOptions | None) -> dict[str, Any]:
+    """The GPU Operator (``devicePlugin.provider: gpu-operator``) or, with the standalone plugin, the DCGM
+    exporter (``gpuAgents.dcgmExporter.enabled``); returns them as ``{"gpu_operator": ..., "dcgm_exporter": ...}``."""
+    from ..gpu_agents import DcgmExporter, DcgmExporterArgs, GpuOperator, GpuOperatorArgs
+
+    out: dict[str, Any] = {"gpu_operator": None, "dcgm_exporter": None}
+    name = stack.cluster.name
+    if stack.device_plugin.enabled and stack.device_plugin.provider == "gpu-operator":
+        out["gpu_operator"] = GpuOperator("gpu-operator", GpuOperatorArgs(
+            cluster_name=name, pools=specs, agents=stack.gpu_agents, config=stack.device_plugin), opts=opts)
+        pulumi.export("gpuOperator.tolerations", out["gpu_operator"].tolerations)
+    elif stack.gpu_agents.dcgm_exporter.enabled:
+        extra = [t.to_toleration() for t in stack.device_plugin.extra_tolerations]
+        out["dcgm_exporter"] = DcgmExporter("dcgm-exporter", DcgmExporterArgs(
+            cluster_name=name, pools=specs, config=stack.gpu_agents.dcgm_exporter, extra_tolerations=extra), opts=opts)
+        pulumi.export("dcgmExporter.tolerations", out["dcgm_exporter"].tolerations)
+    return out
+
+
+def main() -> dict[str, Any]:
+    """Entry point of ``__main__.py``. A config mistake ends the run with a clean message, no traceback."""
+    try:
+        stack = read_stack_config()
+    except ConfigError as err:
+        raise pulumi.RunError(str(err)) from err
+    return build(stack)

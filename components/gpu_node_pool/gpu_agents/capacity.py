@@ -1,0 +1,70 @@
+"""What a GPU pool's node advertises once its agents run: the figure every GPU count must use.
+
+One function for every backend that writes a Cluster Autoscaler node template or a GKE
+accelerator (self-managed writes it today; eks-managed launch templates call the same):
+
+* :func:`advertised_gpus` - ``nvidia.com/gpu`` per node: GPUs x ``gpuSharing.replicas``
+  (k8s-device-plugin v0.20.0 README L420-430 "On 8 GPUs, capacity becomes nvidia.com/gpu: 80";
+  GKE's plugin likewise, ``facts/gpu-agents-and-boot-taints.md`` Part C "Capacity with sharing").
+* :func:`autoscaler_resources` - the ``node-template/resources/<name>`` quantities: the above, or
+  with ``mig`` the MIG devices (``mixed``: ``nvidia.com/mig-<profile>``; ``single``:
+  ``nvidia.com/gpu``), instances per GPU x GPUs (facts B.4).
+* :func:`gke_accelerator_args` - GKE's ``gpu_sharing_config`` / ``gpu_partition_size`` for the pool.
+
+Each takes a validated pool config model (``config.PoolConfig``) or an :class:`~.pools.AgentPool`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..k8s.wellknown import NVIDIA_GPU_RESOURCE
+from .mig import autoscaler_resource, gke_partition_size, mig_gpu
+from .pools import AgentPool, agent_pool
+from .sharing import advertised_gpus as _advertised
+from .sharing import gke_sharing_config
+
+__all__ = ["advertised_gpus", "autoscaler_resources", "gke_accelerator_args"]
+
+
+def _agent(pool: Any) -> AgentPool:
+    return pool if isinstance(pool, AgentPool) else agent_pool(pool)
+
+
+def advertised_gpus(pool: Any) -> int | None:
+    """``nvidia.com/gpu`` per node: physical GPUs x ``gpuSharing.replicas`` (1 without sharing); None
+    when the GPU count is not known from the config (``gpusPerNode``, instance catalog, GKE count)."""
+    return _advertised(_agent(pool))
+
+
+def autoscaler_resources(pool: Any) -> dict[str, int]:
+    """``{extended resource: quantity per node}`` for Cluster Autoscaler's node-template tags.
+
+    Without ``mig``: ``{nvidia.com/gpu: advertised_gpus}``. With ``mig``: ``{nvidia.com/mig-<profile>: n}``
+    (``mixed``) or ``{nvidia.com/gpu: n}`` (``single``), n = instances per GPU x GPUs. ``{}`` when the
+    count is not known (no GPU count; a MIG profile table not confirmed, e.g. H100): Cluster Autoscaler
+    then falls back to its instance table, and the plan shows no resources tag.
+    """
+    agent = _agent(pool)
+    if agent.mig is not None:
+        _, _, profiles = (None, None, None) if isinstance(pool, AgentPool) else mig_gpu(pool)
+        found = autoscaler_resource(agent, profiles) if profiles else None
+        return {found[0]: found[1]} if found else {}
+    count = _advertised(agent)
+    return {NVIDIA_GPU_RESOURCE: count} if count else {}
+
+
+def gke_accelerator_args(pool: Any) -> dict[str, Any]:
+    """Extra keys of a GKE ``guest_accelerators`` item: ``gpu_sharing_config`` (pool ``gpuSharing`` on GKE's
+    plugin: ``TIME_SHARING``/``MPS``, ``max_shared_clients_per_gpu``) and ``gpu_partition_size`` (pool
+    ``mig`` profile). ``{}`` for neither; a pool served by NVIDIA's plugin shares through its config instead."""
+    agent = _agent(pool)
+    out: dict[str, Any] = {}
+    if agent.device_plugin == "gke":
+        sharing = gke_sharing_config(agent.sharing)
+        if sharing is not None:
+            out["gpu_sharing_config"] = sharing
+    size = gke_partition_size(agent)
+    if size is not None:
+        out["gpu_partition_size"] = size
+    return out

@@ -1,0 +1,65 @@
+"""Mistakes in code that builds :class:`NvidiaDevicePlugin`, found before any resource is registered.
+
+Each becomes one :class:`~gpu_node_pool.config.ConfigError` naming the argument, the bad value
+and the fix (a ``GpuNodePool`` where its ``.spec`` belongs, no pool that needs the plugin, a
+cluster name that is a Pulumi Output with nothing else to key the once-per-cluster guard on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...config import ConfigError, ConfigIssue, PoolConfig
+
+__all__ = ["served_pools"]
+
+SOURCE = "NvidiaDevicePluginArgs"
+
+
+def _fail(path: str, message: str) -> ConfigError:
+    return ConfigError([ConfigIssue(path, message)], SOURCE)
+
+
+def served_pools(pools: Any) -> list[PoolConfig]:
+    """The pool models of ``NvidiaDevicePluginArgs.pools``, checked.
+
+    Args:
+        pools: a sequence of validated pool models (``GpuNodePool.spec``).
+
+    Returns:
+        The pools that need NVIDIA's plugin (``uses_nvidia_device_plugin``), in order.
+
+    Raises:
+        ConfigError: ``pools`` is not a sequence, an item is a ``GpuNodePool`` (pass its ``.spec``)
+            or anything else that is not a pool model, or no pool needs the plugin (the chart's
+            node affinity would have no ``nodeSelectorTerms``, which the API server rejects:
+            Kubernetes API reference, NodeSelector "Required. A list of node selector terms").
+    """
+    if isinstance(pools, (str, bytes, Mapping)) or not isinstance(pools, Sequence):
+        raise _fail("pools", f"expected a list of pool models (GpuNodePool.spec), got {type(pools).__name__}")
+    models: list[PoolConfig] = []
+    for i, pool in enumerate(pools):
+        if isinstance(pool, PoolConfig):
+            models.append(pool)
+            continue
+        if isinstance(getattr(pool, "spec", None), PoolConfig):
+            raise _fail(
+                f"pools[{i}]",
+                f"is the GpuNodePool {getattr(pool.spec, 'name', '?')!r}; pass its validated model: "
+                f"pools=[{pool.spec.name}.spec, ...]",
+            )
+        raise _fail(f"pools[{i}]", f"expected a pool model (GpuNodePool.spec), got {type(pool).__name__}")
+    served = [p for p in models if p.uses_nvidia_device_plugin]
+    if not served:
+        names = [p.name for p in models]
+        raise _fail(
+            "pools",
+            f"no pool needs the NVIDIA device plugin (pools {names}: each ships its own or is served by "
+            "its provider); the chart would select no node, and the API server rejects a node affinity with "
+            "no nodeSelectorTerms. Declare NvidiaDevicePlugin only with pools whose "
+            "spec.uses_nvidia_device_plugin is true",
+        )
+    return served
+
+

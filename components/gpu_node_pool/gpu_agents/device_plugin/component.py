@@ -1,0 +1,98 @@
+"""``NvidiaDevicePlugin``: the NVIDIA device plugin chart, once per cluster, for all its GPU pools.
+
+A thin shell over :func:`gpu_node_pool.gpu_agents.device_plugin.values.chart_values`. The chart is a
+``kubernetes.helm.v4.Chart`` (rendered client-side, so its DaemonSet is a real child that
+policies check at preview), in its own namespace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+
+from ...config import DevicePluginConfig, PoolConfig
+from .. import once
+from . import checks
+from . import values as render
+
+__all__ = ["NvidiaDevicePlugin", "NvidiaDevicePluginArgs"]
+
+TYPE_TOKEN = "gpu-node-pools:index:NvidiaDevicePlugin"
+
+
+@dataclass(frozen=True)
+class NvidiaDevicePluginArgs:
+    """Arguments of :class:`NvidiaDevicePlugin`.
+
+    Attributes:
+        cluster_name: the cluster all ``pools`` belong to; one plugin per cluster. A plain string,
+            or a ``pulumi.Input`` (``eks_cluster.name``) when ``cluster`` or a kubernetes provider in
+            ``opts.providers`` identifies the cluster instead, or the cluster resource itself
+            (then it is also ``cluster``). The chart is installed through the kubernetes provider
+            in ``opts.providers`` (build it from your cluster's kubeconfig; the component builds none).
+        pools: the pools' validated models (``GpuNodePool.spec``) the plugin serves; pools that
+            ship their own plugin (Bottlerocket NVIDIA) are skipped by the renderer.
+        config: chart settings (namespace, version, image digest, extra tolerations).
+        cluster: optional cluster resource (``aws.eks.Cluster``, ``gcp.container.Cluster``...)
+            the once-per-cluster guard is keyed on (a kubernetes provider in ``opts.providers``
+            takes precedence).
+        feature_discovery: also run GPU Feature Discovery and its NFD worker (``gfd.enabled``), with
+            the derived tolerations; on anyway when a served pool uses MPS (:mod:`.discovery`).
+    """
+
+    cluster_name: Any
+    pools: Sequence[PoolConfig]
+    config: DevicePluginConfig = field(default_factory=DevicePluginConfig)
+    cluster: Any = None
+    feature_discovery: bool = False
+
+
+class NvidiaDevicePlugin(pulumi.ComponentResource):
+    """The ``nvidia-device-plugin`` chart 0.20.0 with tolerations and affinity derived from the pools.
+
+    Children: ``kubernetes.core.v1.Namespace`` ``<name>-namespace`` and
+    ``kubernetes.helm.v4.Chart`` ``<name>-chart``.
+
+    Attributes:
+        values: the chart values (plain, known at preview).
+        tolerations: the derived tolerations (Kubernetes objects).
+
+    Raises:
+        ConfigError: before anything is registered: a second plugin for the same cluster in one
+            program (the chart must be installed once per cluster, serving all its pools), no pool
+            needs it, a ``GpuNodePool`` in ``pools`` instead of its ``.spec``, or ``cluster_name``
+            an Output with no cluster resource or kubernetes provider to identify the cluster
+            (:mod:`.checks`).
+    """
+
+    def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        served = checks.served_pools(args.pools)
+        # NvidiaDevicePluginArgs(cluster_name=eks_cluster, ...): the resource keys the guard like ``cluster``
+        cluster = args.cluster if args.cluster is not None or not isinstance(args.cluster_name, pulumi.Resource) else (
+            args.cluster_name
+        )
+        once.claim("NvidiaDevicePlugin", name, args.cluster_name, cluster, opts, "NvidiaDevicePluginArgs",
+                   path="devicePlugin", what="the NVIDIA device plugin")
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        import pulumi_kubernetes as k8s
+
+        self.values = render.chart_values(served, args.config, args.feature_discovery)
+        self.tolerations = self.values["tolerations"]
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": args.config.namespace},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.chart = k8s.helm.v4.Chart(
+            f"{name}-chart",
+            chart=render.CHART,
+            version=args.config.chart_version,
+            repository_opts={"repo": args.config.repository},
+            namespace=args.config.namespace,
+            values=self.values,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+        )
+        self.register_outputs({"values": self.values, "namespace": args.config.namespace})

@@ -1,0 +1,1 @@
+"""The AWS EFA device plugin (``aws-efa-k8s-device-plugin`` chart): values derived from the EFA pools (:mod:`.values`, pure)."""

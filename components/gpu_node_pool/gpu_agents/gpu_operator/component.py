@@ -1,0 +1,100 @@
+"""``GpuOperator``: NVIDIA's GPU Operator chart, once per cluster, with values derived from the pools.
+
+A thin shell over :func:`gpu_node_pool.gpu_agents.gpu_operator.values.operator_values`. The chart is a
+``kubernetes.helm.v4.Chart`` (rendered client-side, so its ``ClusterPolicy`` is a real child that the
+policies check at preview), in its own namespace; on GKE also the ``gpu-operator-quota`` ResourceQuota
+NVIDIA documents (cloud-native-docs ``gpu-operator/google-gke.rst``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+
+from ...config import DevicePluginConfig, PoolConfig
+from ...config.agents import GpuAgentsConfig
+from ..once import claim
+from ..pools import agent_pool
+from . import values as render
+
+__all__ = ["GpuOperator", "GpuOperatorArgs", "TYPE_TOKEN"]
+
+TYPE_TOKEN = "gpu-node-pools:index:GpuOperator"
+#: The chart version the values were checked against (facts gpu-agents-and-boot-taints.md: tag v26.7.0).
+CHART_VERSION = "v26.7.0"
+
+
+@dataclass(frozen=True)
+class GpuOperatorArgs:
+    """Arguments of :class:`GpuOperator`.
+
+    Attributes:
+        cluster_name: the cluster all ``pools`` belong to (a string; or use ``cluster`` / a kubernetes
+            provider in ``opts.providers`` when it is an Output).
+        pools: the pools' validated models (``GpuNodePool.spec``); pools GKE's own plugin serves are skipped.
+        agents: stack ``gpuAgents`` (DCGM exporter, feature discovery) mapped to the operand enables.
+        config: stack ``devicePlugin`` (its ``extraTolerations`` are added to the operands').
+        namespace: where the chart is installed (default ``gpu-operator``, NVIDIA's docs).
+        version: the chart version (default :data:`CHART_VERSION`).
+        cluster: optional cluster resource the once-per-cluster guard is keyed on.
+    """
+
+    cluster_name: Any
+    pools: Sequence[PoolConfig]
+    agents: GpuAgentsConfig = field(default_factory=GpuAgentsConfig)
+    config: DevicePluginConfig = field(default_factory=lambda: DevicePluginConfig(provider="gpu-operator"))
+    namespace: str = "gpu-operator"
+    version: str = CHART_VERSION
+    cluster: Any = None
+
+
+class GpuOperator(pulumi.ComponentResource):
+    """The ``gpu-operator`` chart with ``daemonsets.tolerations`` and NFD worker tolerations derived from the pools.
+
+    Children: ``kubernetes.core.v1.Namespace`` ``<name>-namespace``, on GKE a
+    ``kubernetes.core.v1.ResourceQuota`` ``<name>-quota``, and ``kubernetes.helm.v4.Chart`` ``<name>-chart``.
+
+    Attributes:
+        values: the chart values (plain, known at preview).
+        tolerations: the operands' derived tolerations (Kubernetes objects).
+
+    Raises:
+        ConfigError: a second GpuOperator for the same cluster in one program, or the cluster cannot be
+            identified (see ``NvidiaDevicePlugin``).
+    """
+
+    def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        claim("GpuOperator", name, args.cluster_name, args.cluster, opts, "GpuOperatorArgs")
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        import pulumi_kubernetes as k8s
+
+        pools = render.operator_pools([agent_pool(p) for p in args.pools])
+        self.values = render.operator_values(
+            pools,
+            dcgm_exporter=args.agents.dcgm_exporter.enabled,
+            feature_discovery=args.agents.feature_discovery.enabled,
+            extra_tolerations=[t.to_toleration() for t in args.config.extra_tolerations],
+        )
+        self.tolerations = self.values["daemonsets"]["tolerations"]
+        child = pulumi.ResourceOptions(parent=self)
+        namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": args.namespace}, opts=child)
+        depends: list[pulumi.Resource] = [namespace]
+        if render.needs_gke_quota(pools):
+            quota = render.gke_resource_quota(args.namespace)
+            depends.append(k8s.core.v1.ResourceQuota(
+                f"{name}-quota", metadata=quota["metadata"], spec=quota["spec"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+            ))
+        self.chart = k8s.helm.v4.Chart(
+            f"{name}-chart",
+            chart=render.CHART,
+            version=args.version,
+            repository_opts={"repo": render.CHART_REPO},
+            namespace=args.namespace,
+            values=self.values,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends),
+        )
+        self.register_outputs({"values": self.values, "namespace": args.namespace})

@@ -1,0 +1,154 @@
+"""The GPU Operator's chart values, derived from the pools it serves (issue 14 item 4). Pure, no Pulumi.
+
+Chart ``gpu-operator`` (https://helm.ngc.nvidia.com/nvidia). What each key does (sources:
+``../shared/facts/gpu-agents-and-boot-taints.md`` B.1/B.2; the chart's ``values.yaml`` and
+``templates/clusterpolicy.yaml`` in ``../shared/charts/gpu-operator``):
+
+* ``daemonsets.tolerations`` becomes ``ClusterPolicy.spec.daemonsets.tolerations``, which the operator
+  puts on *every* operand DaemonSet (driver, toolkit, device plugin, GFD, DCGM exporter, MIG manager);
+  a list replaces the default ``[nvidia.com/gpu Exists NoSchedule]``, so it is derived from the pools
+  (one ``Exists`` toleration per pool taint key/effect, :func:`~gpu_node_pool.gpu_agents.placement.derived_tolerations`).
+* ``node-feature-discovery.worker.tolerations``: the NFD worker labels the nodes
+  (``feature.node.kubernetes.io/pci-10de.present``) from which the operator sets the
+  ``nvidia.com/gpu.deploy.*`` labels that place the operands; derived the same way.
+* No operand placement values: the ClusterPolicy has no affinity/nodeSelector for operands, and the
+  chart's top-level ``affinity``/``nodeSelector`` belong to the operator Deployment.
+* Per node image (one cluster, so an operand is switched off only when *every* pool's image provides it):
+  EKS AL2023 NVIDIA and Bottlerocket NVIDIA AMIs ship the driver and the container toolkit
+  (``driver.enabled``/``toolkit.enabled`` false; EKS user guide ``ml-eks-optimized-ami``);
+  Bottlerocket NVIDIA also ships the device plugin and its own MIG settings (``devicePlugin.enabled``,
+  ``migManager.enabled`` false). GKE (the driver from Google's installer, :func:`_gke_driver`): ``driver.enabled`` false and the
+  driver/toolkit paths ``/home/kubernetes/bin/nvidia`` (``hostPaths.driverInstallDir``,
+  ``toolkit.installDir``), plus the ``gpu-operator-quota`` ResourceQuota (:func:`gke_resource_quota`)
+  - NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst`` ("Using the Google driver installer").
+* ``gpuAgents`` map to operand enables: ``dcgmExporter.enabled`` and ``gfd.enabled`` (GFD also when a
+  pool uses MPS: the MPS control daemon runs only on nodes GFD labels ``nvidia.com/mps.capable=true``,
+  k8s-device-plugin README "MPS"; facts B.3).
+* Time-slicing / MPS through ``devicePlugin.config`` (``create``, ``name``, ``default``, ``data``:
+  the same named configs as the standalone plugin, selected by the node label
+  ``nvidia.com/device-plugin.config``; values.yaml ``devicePlugin.config``).
+* MIG: ``mig.strategy`` (``single`` | ``mixed``) when a pool sets ``mig``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...k8s.taints import Toleration
+from ..placement import derived_tolerations
+from ..pools import AgentPool
+from ..sharing_config import DEFAULT_CONFIG_NAME, config_documents
+
+__all__ = [
+    "CHART",
+    "CHART_REPO",
+    "GKE_INSTALL_DIR",
+    "PLUGIN_CONFIG_NAME",
+    "operator_pools",
+    "operator_values",
+    "gke_resource_quota",
+    "needs_gke_quota",
+]
+
+CHART = "gpu-operator"
+CHART_REPO = "https://helm.ngc.nvidia.com/nvidia"
+#: Where GKE's driver installer puts the driver (NVIDIA cloud-native-docs gpu-operator/google-gke.rst).
+GKE_INSTALL_DIR = "/home/kubernetes/bin/nvidia"
+#: The ConfigMap the operator's chart creates for the device plugin's named configs.
+PLUGIN_CONFIG_NAME = "device-plugin-config"
+_SHIPS_DRIVER_AND_TOOLKIT = ("al2023-nvidia", "bottlerocket-nvidia")
+
+
+def operator_pools(pools: Sequence[AgentPool]) -> list[AgentPool]:
+    """The pools the operator serves: every pool except those GKE's own device plugin serves."""
+    return [p for p in pools if p.device_plugin != "gke"]
+
+
+def _gke_driver(pools: Sequence[AgentPool]) -> bool:
+    """GKE pools served by the operator: GKE's plugin is off, which needs ``gpuDriverVersion: INSTALLATION_DISABLED``
+    (backends/gke/config.py), so the driver comes from Google's driver installer DaemonSet - NVIDIA's documented
+    GKE path ("Using the Google driver installer": ``driver.enabled=false`` and the driver under
+    /home/kubernetes/bin/nvidia). Policy ``gpu-agents-cover-gpu-pools`` asks for that installer."""
+    return bool(pools) and all(p.image_family == "gke" for p in pools)
+
+
+def needs_gke_quota(pools: Sequence[AgentPool]) -> bool:
+    """True when the operator runs on GKE pools: GKE limits ``system-node-critical`` pods to namespaces
+    with a ResourceQuota allowing them (NVIDIA cloud-native-docs gpu-operator/google-gke.rst)."""
+    return any(p.image_family == "gke" for p in pools)
+
+
+def gke_resource_quota(namespace: str) -> dict[str, Any]:
+    """The ResourceQuota NVIDIA documents for the operator on GKE (gpu-operator/google-gke.rst): name
+    ``gpu-operator-quota``, ``hard.pods: 100``, scoped to PriorityClass ``system-node-critical`` and
+    ``system-cluster-critical``. Shape: a Kubernetes object (apiVersion, kind, metadata, spec)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "gpu-operator-quota", "namespace": namespace},
+        "spec": {
+            "hard": {"pods": "100"},
+            "scopeSelector": {
+                "matchExpressions": [
+                    {"operator": "In", "scopeName": "PriorityClass", "values": ["system-node-critical", "system-cluster-critical"]}
+                ]
+            },
+        },
+    }
+
+
+def operator_values(
+    pools: Sequence[AgentPool],
+    *,
+    dcgm_exporter: bool = False,
+    feature_discovery: bool = False,
+    extra_tolerations: Sequence[Toleration] = (),
+) -> dict[str, Any]:
+    """The ``gpu-operator`` chart values for ``pools`` (see the module docstring for each key's source).
+
+    Args:
+        pools: the stack's pools (:class:`AgentPool`); pools GKE's plugin serves are left out.
+        dcgm_exporter: ``gpuAgents.dcgmExporter.enabled``.
+        feature_discovery: ``gpuAgents.featureDiscovery.enabled`` (GFD is also on with an MPS pool).
+        extra_tolerations: ``devicePlugin.extraTolerations`` (taints of nodes outside the stack).
+
+    Returns:
+        ``{daemonsets: {tolerations}, node-feature-discovery: {worker: {tolerations}}, driver: {enabled},
+        toolkit: {enabled[, installDir]}, devicePlugin: {enabled[, config]}, migManager: {enabled},
+        dcgmExporter: {enabled}, gfd: {enabled}[, hostPaths: {driverInstallDir}][, mig: {strategy}]}``.
+    """
+    served = operator_pools(pools)
+    tolerations = [t.to_k8s() for t in derived_tolerations(served, extra_tolerations)]
+    families = {p.image_family for p in served}
+    ships = bool(served) and families <= set(_SHIPS_DRIVER_AND_TOOLKIT)
+    bottlerocket = bool(served) and families == {"bottlerocket-nvidia"}
+    gke_driver = _gke_driver(served)
+    mps = any(p.sharing is not None and p.sharing.strategy == "mps" for p in served)
+    values: dict[str, Any] = {
+        "daemonsets": {"tolerations": tolerations},
+        "node-feature-discovery": {"worker": {"tolerations": list(tolerations)}},
+        "driver": {"enabled": not (ships or gke_driver)},
+        "toolkit": {"enabled": not ships},
+        "devicePlugin": {"enabled": not bottlerocket},
+        "migManager": {"enabled": not bottlerocket},
+        "dcgmExporter": {"enabled": bool(dcgm_exporter)},
+        "gfd": {"enabled": bool(feature_discovery or mps)},
+    }
+    if gke_driver:
+        values["hostPaths"] = {"driverInstallDir": GKE_INSTALL_DIR}
+        values["toolkit"]["installDir"] = GKE_INSTALL_DIR
+    documents = config_documents(
+        (p.sharing.strategy, p.sharing.replicas) for p in served if p.sharing is not None
+    )
+    if documents and not bottlerocket:
+        values["devicePlugin"]["config"] = {
+            "create": True,
+            "name": PLUGIN_CONFIG_NAME,
+            "default": DEFAULT_CONFIG_NAME,
+            "data": documents,
+        }
+    strategies = {p.mig.strategy for p in served if p.mig is not None}
+    if strategies:
+        values["mig"] = {"strategy": "mixed" if "mixed" in strategies else "single"}
+    return values

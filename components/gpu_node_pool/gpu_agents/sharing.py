@@ -1,0 +1,203 @@
+"""GPU sharing per pool (time-slicing, MPS): device-plugin configs, node labels, GPU counts, GKE mapping.
+
+NVIDIA's device plugin (chart ``nvidia-device-plugin`` 0.20.0) reads named configs from the
+chart's ``config.map`` (``<name>: <YAML string>``) and picks one per node from the node label
+``nvidia.com/device-plugin.config=<name>``; nodes without the label get ``config.default``.
+Config format ``version: v1`` with ``sharing.timeSlicing.resources[{name, replicas}]`` or
+``sharing.mps.resources[...]``; each GPU is then advertised ``replicas`` times, so
+``nvidia.com/gpu`` = GPUs x replicas. ``renameByDefault`` stays off (default false), so the
+resource keeps the name ``nvidia.com/gpu``.
+Source: ``facts/gpu-agents-and-boot-taints.md`` B.3 (k8s-device-plugin v0.20.0 README
+L383-430, L515-599, L725-846; values.yaml L1-28).
+
+MPS needs the chart's MPS control daemon, which runs only on nodes GFD labels
+``nvidia.com/mps.capable=true`` (B.3 "Who sets nvidia.com/mps.capable"): MPS implies GPU
+Feature Discovery (:func:`needs_feature_discovery`).
+
+GKE does the sharing itself: ``guest_accelerators[].gpu_sharing_config``
+(``gpu_sharing_strategy`` ``TIME_SHARING`` | ``MPS``, ``max_shared_clients_per_gpu``); Part C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..config.common import sharing_config_name
+from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, NVIDIA_GPU_RESOURCE
+from .pools import AgentPool, GpuSharing, Problem
+from .sharing_config import DEFAULT_CONFIG_NAME, config_documents, config_values
+from .sharing_config import plugin_config as _plugin_config
+
+__all__ = [
+    "CONFIG_LABEL",
+    "DEFAULT_CONFIG_NAME",
+    "GPU_RESOURCE",
+    "GKE_STRATEGY",
+    "GKE_DOCUMENTED_MAX_CLIENTS",
+    "config_name",
+    "plugin_config",
+    "device_plugin_config_values",
+    "pool_config_labels",
+    "advertised_gpus",
+    "gke_sharing_config",
+    "needs_feature_discovery",
+    "operator_plugin_config_values",
+    "sharing_problems",
+]
+
+#: Node label selecting the device plugin's named config (k8s-device-plugin README L820-846).
+CONFIG_LABEL = DEVICE_PLUGIN_CONFIG_LABEL
+GPU_RESOURCE = NVIDIA_GPU_RESOURCE
+#: Config strategy -> GKE ``gpu_sharing_strategy`` (Terraform/pulumi_gcp ``gpu_sharing_config``; Part C).
+GKE_STRATEGY = {"timeSlicing": "TIME_SHARING", "mps": "MPS"}
+#: A maximum of 48 clients per GPU on GKE is UNCONFIRMED (facts Part C: "Docs give no upper
+#: bound; a 48 maximum is UNCONFIRMED"), so exceeding it is a warning, never a refusal.
+GKE_DOCUMENTED_MAX_CLIENTS = 48
+
+
+def config_name(sharing: GpuSharing) -> str:
+    """The named device-plugin config for one setting: ``timeslicing-<N>`` or ``mps-<N>``
+    (:func:`gpu_node_pool.config.common.sharing_config_name`, the one definition)."""
+    return sharing_config_name(sharing.strategy, sharing.replicas)
+
+
+def plugin_config(sharing: GpuSharing | None) -> dict[str, Any]:
+    """The device-plugin config document for ``sharing`` (None: the plain default); see
+    :func:`gpu_node_pool.gpu_agents.sharing_config.plugin_config`."""
+    return _plugin_config(None if sharing is None else (sharing.strategy, sharing.replicas))
+
+
+def _served(pools: Iterable[AgentPool]) -> list[AgentPool]:
+    return [p for p in pools if p.uses_nvidia_device_plugin]
+
+
+def device_plugin_config_values(pools: Sequence[AgentPool]) -> dict[str, Any]:
+    """The device-plugin chart's ``config`` values for the pools it serves, or ``{}`` when none shares GPUs.
+
+    Returns ``{"map": {"default": <YAML>, "<name>": <YAML>, ...}, "default": "default"}``: one
+    named config per distinct ``gpuSharing`` among the served pools (sorted by name) plus
+    ``default`` (no sharing) for every other node (:func:`gpu_node_pool.gpu_agents.sharing_config.config_values`,
+    which ``NvidiaDevicePlugin``'s chart values use too).
+    """
+    return config_values((p.sharing.strategy, p.sharing.replicas) for p in _served(pools) if p.sharing is not None)
+
+
+def operator_plugin_config_values(pools: Sequence[AgentPool], configmap_name: str) -> dict[str, Any]:
+    """The same configs in the GPU Operator's form: ``devicePlugin.config`` ``{create, name, default, data}``.
+
+    Source: gpu-operator chart ``values.yaml`` ``devicePlugin.config`` and
+    ``templates/plugin_config.yaml`` (a ConfigMap ``name`` built from ``data`` when ``create``).
+    Every GPU pool counts (the operator's plugin serves all of them). ``{}`` when none shares GPUs.
+    """
+    documents = config_documents(
+        (p.sharing.strategy, p.sharing.replicas) for p in pools if p.sharing is not None and p.device_plugin != "gke"
+    )
+    if not documents:
+        return {}
+    return {"create": True, "name": configmap_name, "default": DEFAULT_CONFIG_NAME, "data": documents}
+
+
+def pool_config_labels(pool: AgentPool) -> dict[str, str]:
+    """The labels the pool's nodes must carry for sharing: ``{nvidia.com/device-plugin.config: <name>}``.
+
+    Empty for pools without ``gpuSharing`` and for GKE-managed sharing (GKE labels its nodes). The pool
+    config models add the same label in ``node_labels`` (``config.common.PoolBase``).
+    Set them through the pool's own labels so they survive node replacement like the taints.
+    """
+    if pool.sharing is None or pool.device_plugin == "gke":
+        return {}
+    return {CONFIG_LABEL: config_name(pool.sharing)}
+
+
+def advertised_gpus(pool: AgentPool) -> int | None:
+    """``nvidia.com/gpu`` per node once the plugin runs: GPUs x replicas (None when GPUs are unknown).
+
+    This is the figure for the Cluster Autoscaler ``resources/nvidia.com/gpu`` node-template tag
+    (README L420-430: "On 8 GPUs, capacity becomes nvidia.com/gpu: 80"; GKE: Part C "Capacity
+    with sharing").
+    """
+    if pool.gpus_per_node is None:
+        return None
+    return pool.gpus_per_node * (pool.sharing.replicas if pool.sharing else 1)
+
+
+def gke_sharing_config(sharing: GpuSharing | None) -> dict[str, Any] | None:
+    """GKE's ``gpu_sharing_config`` for ``sharing``: ``{gpu_sharing_strategy, max_shared_clients_per_gpu}``."""
+    if sharing is None:
+        return None
+    return {"gpu_sharing_strategy": GKE_STRATEGY[sharing.strategy], "max_shared_clients_per_gpu": sharing.replicas}
+
+
+def needs_feature_discovery(pool: AgentPool) -> bool:
+    """True when the pool's sharing needs GFD: MPS (the MPS control daemon selects ``nvidia.com/mps.capable=true``,
+    which only GFD writes; facts B.3). GKE runs MPS itself."""
+    return pool.sharing is not None and pool.sharing.strategy == "mps" and pool.backend != "gke"
+
+
+def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
+    """Problems with ``pool``'s ``gpuSharing``; ``path`` is where it sits (``pools[0].gpuSharing``).
+
+    Rules:
+      * ``replicas`` >= 2: 1 shares nothing (the plugin writes ``gpu.sharing-strategy: none``
+        unless replicas > 1; facts B.5) - error.
+      * GKE: above 48 clients per GPU - warning (UNCONFIRMED maximum, Part C).
+      * NVIDIA plugin: no documented maximum, none invented.
+      * MPS and MIG together - error: "Not supported on MIG-enabled devices" (README L515-599).
+      * time-slicing with MIG - error: this component configures time-slicing of
+        ``nvidia.com/gpu`` only (sharing MIG resources is not derived yet).
+      * a pool whose device plugin is its own (Bottlerocket) - error: its plugin does not read
+        the chart's ConfigMap, so the label would do nothing.
+    """
+    sharing = pool.sharing
+    if sharing is None:
+        return []
+    problems: list[Problem] = []
+    if sharing.strategy not in GKE_STRATEGY:
+        problems.append(Problem(f"{path}.strategy", f"{sharing.strategy!r} is not a sharing strategy; use timeSlicing or mps"))
+        return problems
+    if isinstance(sharing.replicas, bool) or not isinstance(sharing.replicas, int) or sharing.replicas < 2:
+        problems.append(
+            Problem(
+                f"{path}.replicas",
+                f"{sharing.replicas!r}: sharing needs at least 2 replicas per GPU (with 1 the device plugin shares "
+                "nothing: k8s-device-plugin v0.20.0 internal/lm/resource.go); set replicas: 2 or more, or remove gpuSharing",
+            )
+        )
+    elif pool.backend == "gke" and sharing.replicas > GKE_DOCUMENTED_MAX_CLIENTS:
+        problems.append(
+            Problem(
+                f"{path}.replicas",
+                f"{sharing.replicas} clients per GPU: GKE is reported to cap max_shared_clients_per_gpu at "
+                f"{GKE_DOCUMENTED_MAX_CLIENTS} (UNCONFIRMED: facts/gpu-agents-and-boot-taints.md Part C); if the "
+                f"node pool is refused, use {GKE_DOCUMENTED_MAX_CLIENTS} or fewer",
+                warning=True,
+            )
+        )
+    if pool.mig is not None:
+        if sharing.strategy == "mps":
+            problems.append(
+                Problem(
+                    path,
+                    "MPS is not supported on MIG-enabled devices (k8s-device-plugin v0.20.0 README, MPS section); "
+                    "remove gpuSharing or mig",
+                )
+            )
+        else:
+            problems.append(
+                Problem(
+                    path,
+                    "time-slicing of MIG devices is not derived by this component (it shares nvidia.com/gpu only); "
+                    "remove gpuSharing or mig",
+                )
+            )
+    if pool.device_plugin == "image":
+        problems.append(
+            Problem(
+                path,
+                "this pool's nodes run the device plugin of their image (Bottlerocket NVIDIA), which does not read the "
+                "nvidia-device-plugin chart's configs, so gpuSharing would do nothing; use an AL2023 NVIDIA image or "
+                "remove gpuSharing",
+            )
+        )
+    return problems

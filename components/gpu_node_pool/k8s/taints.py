@@ -1,0 +1,524 @@
+"""Taints and tolerations: the one place that knows their shape, spellings and matching (this
+package: ``__init__`` for taints, effects and matching; ``effective.py`` for what the cluster adds).
+
+Everything else in gpu-node-pools goes through this module to parse a taint, spell an effect for a
+provider API, decide whether a toleration tolerates a taint, or add what the cluster adds.
+
+Sources:
+  * Kubernetes API: ``core/v1`` ``Taint`` and ``Toleration``
+    (https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/#NodeSpec,
+    https://kubernetes.io/docs/reference/kubernetes-api/definitions/toleration-v1/).
+  * Matching: ``k8s.io/api/core/v1/toleration.go`` ``(*Toleration).ToleratesTaint`` and
+    ``k8s.io/component-helpers/scheduling/corev1/helpers.go`` ``FindMatchingUntoleratedTaint``.
+  * Key and value syntax: ``k8s.io/apimachinery/pkg/util/validation`` ``IsQualifiedName``
+    and ``IsValidLabelValue`` (also used by ``kubectl taint``).
+  * EKS and GKE spell effects ``NO_SCHEDULE`` / ``PREFER_NO_SCHEDULE`` / ``NO_EXECUTE``
+    (https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html; pulumi_gcp
+    ``NodePoolNodeConfigTaintArgs``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+__all__ = [
+    "TaintError",
+    "TaintEffect",
+    "Taint",
+    "Toleration",
+    "tolerates",
+    "tolerations_tolerate_taint",
+    "untolerated_taints",
+    "find_duplicate_taints",
+    "split_kubelet_form",
+    "qualified_name_problem",
+    "label_value_problem",
+    "TOLERATION_OPERATORS",
+    "PLATFORMS",
+    "EXTENDED_RESOURCE_TOLERATION",
+    "DAEMONSET_CONTROLLER_TOLERATIONS",
+    "HOST_NETWORK_DAEMON_TOLERATIONS",
+    "is_extended_resource_name",
+    "requested_extended_resources",
+    "implied_tolerations",
+    "effective_tolerations",
+]
+
+
+class TaintError(ValueError):
+    """A taint or toleration that Kubernetes would reject. The message says why and how to fix it."""
+
+
+# --- syntax -----------------------------------------------------------------------------
+
+# k8s.io/apimachinery/pkg/util/validation: qualifiedNameFmt, dns1123SubdomainFmt, labelValueFmt
+_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+QUALIFIED_NAME_MAX = 63
+DNS1123_SUBDOMAIN_MAX = 253
+LABEL_VALUE_MAX = 63
+
+
+def qualified_name_problem(key: Any) -> str | None:
+    """Return why ``key`` is not a Kubernetes qualified name, or None when it is one.
+
+    A qualified name is ``[prefix/]name``: the optional prefix is a DNS-1123 subdomain of at
+    most 253 characters, followed by exactly one ``/``; the name is 1-63 characters,
+    alphanumeric at both ends, with ``-``, ``_`` and ``.`` inside. Taint keys and label keys
+    both follow it (``IsQualifiedName``).
+    """
+    if not isinstance(key, str):
+        return f"must be a string, got {type(key).__name__}"
+    if key == "":
+        return "must not be empty"
+    parts = key.split("/")
+    if len(parts) > 2:
+        return (
+            "must be a qualified name with at most one '/' (an optional DNS-subdomain prefix, "
+            "'/', then a name), e.g. 'nvidia.com/gpu'"
+        )
+    if len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            return "has an empty prefix before '/'"
+        if len(prefix) > DNS1123_SUBDOMAIN_MAX:
+            return f"prefix is {len(prefix)} characters; a DNS subdomain has at most {DNS1123_SUBDOMAIN_MAX}"
+        if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+            return (
+                f"prefix {prefix!r} is not a DNS subdomain (lower-case letters, digits, '-' and '.', "
+                "alphanumeric at both ends)"
+            )
+    else:
+        name = parts[0]
+    if not name:
+        return "has an empty name after '/'"
+    if len(name) > QUALIFIED_NAME_MAX:
+        return f"name part is {len(name)} characters; at most {QUALIFIED_NAME_MAX} are allowed"
+    if not _NAME_RE.match(name):
+        return (
+            f"name part {name!r} must start and end with a letter or digit and contain only "
+            "letters, digits, '-', '_' and '.'"
+        )
+    return None
+
+
+def label_value_problem(value: Any) -> str | None:
+    """Return why ``value`` is not a valid label (and taint) value, or None when it is valid.
+
+    A label value is empty, or at most 63 characters, alphanumeric at both ends, with
+    ``-``, ``_`` and ``.`` inside (``IsValidLabelValue``).
+    """
+    if not isinstance(value, str):
+        return f"must be a string, got {type(value).__name__} (quote it in YAML)"
+    if len(value) > LABEL_VALUE_MAX:
+        return f"is {len(value)} characters; at most {LABEL_VALUE_MAX} are allowed"
+    if not _LABEL_VALUE_RE.match(value):
+        return (
+            "must be empty or start and end with a letter or digit and contain only letters, "
+            "digits, '-', '_' and '.'"
+        )
+    return None
+
+
+# --- effects ----------------------------------------------------------------------------
+
+
+class TaintEffect(str, Enum):
+    """A taint effect, in the Kubernetes spelling (the value of each member).
+
+    * ``NoSchedule``: new pods that do not tolerate the taint are not scheduled.
+    * ``PreferNoSchedule``: the scheduler tries to avoid the node; a score, not a rule.
+    * ``NoExecute``: like NoSchedule, and running pods that do not tolerate it are evicted.
+
+    EKS and GKE spell them ``NO_SCHEDULE``, ``PREFER_NO_SCHEDULE``, ``NO_EXECUTE``
+    (:meth:`provider_spelling`, :meth:`from_provider`).
+    """
+
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def provider_spelling(self) -> str:
+        """The EKS and GKE API spelling: ``NO_SCHEDULE``, ``PREFER_NO_SCHEDULE``, ``NO_EXECUTE``."""
+        return _PROVIDER_SPELLING[self]
+
+    @classmethod
+    def from_provider(cls, spelling: str) -> TaintEffect:
+        """Translate an EKS/GKE effect (``NO_SCHEDULE``...) into a :class:`TaintEffect`.
+
+        Raises:
+            TaintError: ``spelling`` is not one of the three provider values.
+        """
+        for effect, provider in _PROVIDER_SPELLING.items():
+            if provider == spelling:
+                return effect
+        raise TaintError(
+            f"{spelling!r} is not an EKS/GKE taint effect; expected one of "
+            + ", ".join(_PROVIDER_SPELLING.values())
+        )
+
+    @classmethod
+    def parse(cls, spelling: Any) -> TaintEffect:
+        """Parse the Kubernetes spelling; reject everything else with a message that says the fix.
+
+        Raises:
+            TaintError: the EKS/GKE spelling, a wrong case, or an unknown effect.
+        """
+        if isinstance(spelling, TaintEffect):
+            return spelling
+        if isinstance(spelling, str):
+            for effect in cls:
+                if effect.value == spelling:
+                    return effect
+            for effect, provider in _PROVIDER_SPELLING.items():
+                if provider == spelling:
+                    raise TaintError(
+                        f"{spelling!r} is the EKS/GKE API spelling; write {effect.value} "
+                        "(the component translates it)"
+                    )
+            folded = spelling.replace("_", "").replace("-", "").lower()
+            for effect in cls:
+                if effect.value.lower() == folded:
+                    raise TaintError(f"{spelling!r} is not a taint effect; did you mean {effect.value}?")
+        allowed = ", ".join(e.value for e in cls)
+        raise TaintError(f"{spelling!r} is not a taint effect; allowed: {allowed}")
+
+    @property
+    def evicts(self) -> bool:
+        """True for ``NoExecute``, the only effect that evicts running pods."""
+        return self is TaintEffect.NO_EXECUTE
+
+    @property
+    def repels(self) -> bool:
+        """True for the effects that keep untolerating pods off (``NoSchedule``, ``NoExecute``)."""
+        return self is not TaintEffect.PREFER_NO_SCHEDULE
+
+
+_PROVIDER_SPELLING: dict[TaintEffect, str] = {
+    TaintEffect.NO_SCHEDULE: "NO_SCHEDULE",
+    TaintEffect.PREFER_NO_SCHEDULE: "PREFER_NO_SCHEDULE",
+    TaintEffect.NO_EXECUTE: "NO_EXECUTE",
+}
+
+
+# --- taints -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class Taint:
+    """A node taint ``key[=value]:Effect``, validated on construction.
+
+    Attributes:
+        key: a qualified name (``[DNS-subdomain prefix/]name``; prefix up to 253 characters,
+            name up to 63), e.g. ``nvidia.com/gpu``.
+        value: a label value (up to 63 characters, may be empty), e.g. ``present``.
+        effect: the :class:`TaintEffect`.
+
+    The identity of a taint is ``(key, effect)``: a node (and a pool) carries at most one
+    taint per identity (Kubernetes rejects duplicates on a Node; GKE and Karpenter too).
+
+    Raises:
+        TaintError: on construction, for a key, value or effect Kubernetes would reject.
+    """
+
+    key: str
+    value: str = ""
+    effect: TaintEffect = TaintEffect.NO_SCHEDULE
+
+    def __post_init__(self) -> None:
+        problem = qualified_name_problem(self.key)
+        if problem:
+            raise TaintError(f"taint key {self.key!r} {problem}")
+        problem = label_value_problem(self.value)
+        if problem:
+            raise TaintError(f"taint value {self.value!r} {problem}")
+        object.__setattr__(self, "effect", TaintEffect.parse(self.effect))
+
+    @property
+    def identity(self) -> tuple[str, TaintEffect]:
+        """``(key, effect)``: what makes two taints the same taint on one node."""
+        return (self.key, self.effect)
+
+    def __str__(self) -> str:
+        """The kubelet/``kubectl taint`` form: ``key=value:Effect``, or ``key:Effect`` when the value is empty."""
+        if self.value:
+            return f"{self.key}={self.value}:{self.effect.value}"
+        return f"{self.key}:{self.effect.value}"
+
+    @classmethod
+    def parse(cls, text: str) -> Taint:
+        """Parse the kubelet form ``key=value:Effect`` or ``key:Effect``.
+
+        Raises:
+            TaintError: the text has no ``:Effect``, or a part is invalid.
+        """
+        key, value, effect = split_kubelet_form(text)
+        return cls(key=key, value=value, effect=TaintEffect.parse(effect))
+
+    # Kubernetes objects (NodePool, KubeletConfiguration, JoinConfiguration, Node) -------
+    def to_k8s(self) -> dict[str, str]:
+        """The Kubernetes ``core/v1`` Taint object: ``{key, value?, effect}`` (value omitted when empty)."""
+        out = {"key": self.key}
+        if self.value:
+            out["value"] = self.value
+        out["effect"] = self.effect.value
+        return out
+
+    @classmethod
+    def from_k8s(cls, obj: Mapping[str, Any]) -> Taint:
+        """Read a Kubernetes Taint object (``effect`` in Kubernetes spelling).
+
+        Raises:
+            TaintError: missing or invalid fields.
+        """
+        if not isinstance(obj, Mapping):
+            raise TaintError(f"a taint must be an object with key, value, effect; got {obj!r}")
+        return cls(key=obj.get("key", ""), value=obj.get("value") or "", effect=obj.get("effect", ""))
+
+    # EKS / GKE ----------------------------------------------------------------------------
+    def to_provider(self) -> dict[str, str]:
+        """The EKS ``NodeGroup.taints`` / GKE ``nodeConfig.taints`` item: ``{key, value, effect: NO_SCHEDULE...}``."""
+        return {"key": self.key, "value": self.value, "effect": self.effect.provider_spelling}
+
+    @classmethod
+    def from_provider(cls, obj: Mapping[str, Any]) -> Taint:
+        """Read an EKS/GKE taint item (``effect`` in ``NO_SCHEDULE`` spelling).
+
+        Raises:
+            TaintError: missing or invalid fields.
+        """
+        if not isinstance(obj, Mapping):
+            raise TaintError(f"a taint must be an object with key, value, effect; got {obj!r}")
+        return cls(
+            key=obj.get("key", ""),
+            value=obj.get("value") or "",
+            effect=TaintEffect.from_provider(obj.get("effect", "")),
+        )
+
+
+def split_kubelet_form(text: Any) -> tuple[str, str, str]:
+    """Split ``key=value:Effect`` (or ``key:Effect``) into its raw parts, without validating them.
+
+    Used where each part is validated separately (config errors point at ``.key``, ``.value``,
+    ``.effect``); :meth:`Taint.parse` validates the result.
+
+    Raises:
+        TaintError: not a string, or no ``:Effect``.
+    """
+    if not isinstance(text, str):
+        raise TaintError(f"a taint must be a string 'key=value:Effect', got {type(text).__name__}")
+    head, sep, effect = text.rpartition(":")
+    if not sep:
+        raise TaintError(f"{text!r} has no effect; write key=value:Effect, e.g. nvidia.com/gpu=present:NoSchedule")
+    key, _, value = head.partition("=")
+    return key, value, effect
+
+
+def find_duplicate_taints(taints: Iterable[Taint]) -> list[tuple[int, int, Taint]]:
+    """Return ``(first_index, duplicate_index, taint)`` for every taint whose ``(key, effect)`` repeats.
+
+    Kubernetes, GKE and Karpenter reject two taints with the same key and effect on one node
+    (``duplicate taint Key/Effect pair``; GKE: ``Found more than one taint with key ... and effect``).
+    """
+    seen: dict[tuple[str, TaintEffect], int] = {}
+    dups = []
+    for i, taint in enumerate(taints):
+        if taint.identity in seen:
+            dups.append((seen[taint.identity], i, taint))
+        else:
+            seen[taint.identity] = i
+    return dups
+
+
+# --- tolerations ------------------------------------------------------------------------
+
+TOLERATION_OPERATORS = ("Equal", "Exists")
+
+
+@dataclass(frozen=True)
+class Toleration:
+    """A pod toleration, validated on construction with the Kubernetes API rules.
+
+    Attributes:
+        key: the taint key to match; None or ``""`` matches every key (then the operator
+            must be ``Exists``).
+        operator: ``Equal`` (the default; compares values) or ``Exists`` (ignores the value
+            and must not carry one). An empty operator means ``Equal``.
+        value: the value ``Equal`` compares with; None means ``""``.
+        effect: the effect to match; None matches every effect.
+        toleration_seconds: only with ``NoExecute`` (or no effect): how long a running pod
+            stays after a matching NoExecute taint appears; None means forever.
+
+    Raises:
+        TaintError: an operator other than Equal/Exists, ``Exists`` with a value, an empty key
+            without ``Exists``, an invalid key or value, or ``toleration_seconds`` with an effect
+            other than NoExecute. (Kubernetes' API server rejects the same; unlike Kubernetes'
+            matcher, we never treat an unknown operator as a silent non-match.)
+    """
+
+    key: str | None = None
+    operator: str = "Equal"
+    value: str | None = None
+    effect: TaintEffect | None = None
+    toleration_seconds: int | None = None
+
+    def __post_init__(self) -> None:
+        key = self.key or None
+        operator = self.operator or "Equal"
+        if operator not in TOLERATION_OPERATORS:
+            raise TaintError(
+                f"toleration operator {self.operator!r} is not supported; use Equal or Exists"
+            )
+        value = self.value
+        if value is not None and not isinstance(value, str):
+            raise TaintError(f"toleration value {value!r} must be a string (quote it in YAML)")
+        if operator == "Exists" and value:
+            raise TaintError(
+                f"toleration with operator Exists must not carry a value (got {value!r}); "
+                "drop the value or use operator Equal"
+            )
+        if key is None and operator != "Exists":
+            raise TaintError("a toleration with an empty key must use operator Exists")
+        if key is not None:
+            problem = qualified_name_problem(key)
+            if problem:
+                raise TaintError(f"toleration key {key!r} {problem}")
+        if value:
+            problem = label_value_problem(value)
+            if problem:
+                raise TaintError(f"toleration value {value!r} {problem}")
+        effect = None if self.effect in (None, "") else TaintEffect.parse(self.effect)
+        seconds = self.toleration_seconds
+        if seconds is not None:
+            if isinstance(seconds, bool) or not isinstance(seconds, int):
+                raise TaintError(f"tolerationSeconds {seconds!r} must be an integer")
+            if effect not in (None, TaintEffect.NO_EXECUTE):
+                raise TaintError("tolerationSeconds only applies to the NoExecute effect")
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "operator", operator)
+        object.__setattr__(self, "value", value if value else None)
+        object.__setattr__(self, "effect", effect)
+
+    @classmethod
+    def for_taint(cls, taint: Taint, *, exists: bool = False) -> Toleration:
+        """The toleration that tolerates exactly ``taint``.
+
+        Args:
+            taint: the taint to tolerate.
+            exists: with True, match the key and effect with ``Exists`` (any value), which is
+                what node agents use so that a changed value does not strand them.
+        """
+        if exists:
+            return cls(key=taint.key, operator="Exists", effect=taint.effect)
+        return cls(key=taint.key, operator="Equal", value=taint.value, effect=taint.effect)
+
+    @property
+    def is_catch_all(self) -> bool:
+        """True for ``{operator: Exists}`` with no key: tolerates every taint (of its effect, if set)."""
+        return self.key is None and self.operator == "Exists"
+
+    def tolerates(self, taint: Taint) -> bool:
+        """Whether this toleration tolerates ``taint``; see :func:`tolerates`."""
+        return tolerates(self, taint)
+
+    def to_k8s(self) -> dict[str, Any]:
+        """The Kubernetes ``core/v1`` Toleration object (camelCase, empty fields omitted)."""
+        out: dict[str, Any] = {}
+        if self.key is not None:
+            out["key"] = self.key
+        out["operator"] = self.operator
+        if self.value is not None:
+            out["value"] = self.value
+        if self.effect is not None:
+            out["effect"] = self.effect.value
+        if self.toleration_seconds is not None:
+            out["tolerationSeconds"] = self.toleration_seconds
+        return out
+
+    @classmethod
+    def from_k8s(cls, obj: Mapping[str, Any]) -> Toleration:
+        """Read a Kubernetes Toleration object (``tolerationSeconds`` in camelCase).
+
+        Raises:
+            TaintError: the object is not a mapping or breaks a rule listed on the class.
+        """
+        if not isinstance(obj, Mapping):
+            raise TaintError(f"a toleration must be an object, got {obj!r}")
+        seconds = obj.get("tolerationSeconds", obj.get("toleration_seconds"))
+        return cls(
+            key=obj.get("key") or None,
+            operator=obj.get("operator") or "Equal",
+            value=obj.get("value"),
+            effect=obj.get("effect") or None,
+            toleration_seconds=seconds,
+        )
+
+    def __str__(self) -> str:
+        key = self.key or "*"
+        val = f"={self.value or ''}" if self.operator == "Equal" else " Exists"
+        eff = self.effect.value if self.effect else "*"
+        secs = f" for {self.toleration_seconds}s" if self.toleration_seconds is not None else ""
+        return f"{key}{val}:{eff}{secs}"
+
+
+def tolerates(toleration: Toleration, taint: Taint) -> bool:
+    """Whether ``toleration`` tolerates ``taint``, with Kubernetes semantics.
+
+    The rules, in the order they are checked (``(*Toleration).ToleratesTaint``):
+
+    1. If the toleration has an effect, it must equal the taint's effect; an empty effect
+       matches every effect.
+    2. If the toleration has a key, it must equal the taint's key; an empty key (allowed
+       only with ``Exists``) matches every key.
+    3. ``Exists`` tolerates any value; ``Equal`` (also what an empty operator means)
+       requires the toleration's value to equal the taint's value (None counts as ``""``).
+
+    ``tolerationSeconds`` does not change the answer: a NoExecute taint tolerated for N
+    seconds is tolerated, then the pod is evicted. Callers that care (the DaemonSet policy)
+    look at ``toleration_seconds`` themselves.
+    """
+    if toleration.effect is not None and toleration.effect != taint.effect:
+        return False
+    if toleration.key is not None and toleration.key != taint.key:
+        return False
+    if toleration.operator == "Exists":
+        return True
+    return (toleration.value or "") == taint.value
+
+
+def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) -> bool:
+    """True when at least one of ``tolerations`` tolerates ``taint`` (``TolerationsTolerateTaint``)."""
+    return any(tolerates(t, taint) for t in tolerations)
+
+
+def untolerated_taints(tolerations: Iterable[Toleration], taints: Iterable[Taint]) -> list[Taint]:
+    """The taints, in their given order, that no toleration in ``tolerations`` tolerates.
+
+    ``PreferNoSchedule`` taints are included when untolerated; callers decide whether a
+    soft taint matters to them (``FindMatchingUntoleratedTaint`` filters by effect the same way).
+    """
+    tolerations = list(tolerations)
+    return [taint for taint in taints if not tolerations_tolerate_taint(tolerations, taint)]
+
+
+# What the cluster adds to a pod's own tolerations (admission, the DaemonSet controller): in
+# effective.py, re-exported here so ``gpu_node_pool.k8s.taints`` stays the one import.
+from .effective import (  # noqa: E402 - effective.py builds on the classes above
+    DAEMONSET_CONTROLLER_TOLERATIONS,
+    EXTENDED_RESOURCE_TOLERATION,
+    HOST_NETWORK_DAEMON_TOLERATIONS,
+    PLATFORMS,
+    effective_tolerations,
+    implied_tolerations,
+    is_extended_resource_name,
+    requested_extended_resources,
+)

@@ -1,0 +1,212 @@
+"""``gpupool plan --html OUT.html``: the audit's DaemonSet x GPU pool page, drawn from a plan.
+
+:func:`plan_matrix` is a pure function of a :class:`~gpu_node_pool.plan.run.PlanResult` (no
+I/O, no mocks) returning the :class:`~gpu_node_pool.plan.html.Matrix` that
+:func:`gpu_node_pool.plan.html.render_page` draws unchanged; :func:`write_page` writes it.
+
+- **Rows**: every recorded ``kubernetes:apps/v1:DaemonSet`` of the plan, in record order:
+  the program's own, the children of expanded charts/YAML (issue 13) and the device-plugin
+  chart's stand-in the plan synthesizes (marked ``(stand-in)``).
+- **Columns**: every GPU pool :func:`gpu_node_pool.policies.pools.find_gpu_pools` finds among the
+  recorded resources, as the pack's policies see them: the stack's ``GpuNodePool`` pools (named
+  as in ``gpu-node-pools:pools``) and hand-written node groups, node pools and NodePools (named
+  by their Pulumi resource name); plus the stack's pools the pack cannot see among resources,
+  from the plan's pool entries (self-managed kubeadm/kubelet pools, which join through files).
+- **Cells**: the audit's rules (:func:`gpu_node_pool.policies.daemonset_nodes.judge`, the DaemonSet
+  controller's ``nodeShouldRunDaemonPod``), with the effective tolerations of
+  :func:`gpu_node_pool.k8s.taints.effective_tolerations` (kind ``DaemonSet``), on ONE new node of
+  the pool carrying its declared labels and taints. A plan has no nodes, so the label set is
+  incomplete (``complete=False``): a selection that depends on a label the pool does not
+  declare is *not judged*, never guessed. The platform is the one the pack's
+  ``daemonsets-tolerate-gpu-taints`` policy assumes (GKE if any pool is GKE, else EKS unless every
+  pool is self-managed); the stack's ``cluster.admissionPlugins`` count on self-managed clusters.
+
+It lives in the audit package, not in ``plan/``: the audit already depends on the plan
+(``declared.read_declared`` runs it), and the package's import contract forbids a cycle.
+
+Never a silent pass: a DaemonSet whose pod spec holds a value unknown before apply, a pool
+whose taints are malformed or unknown, or whose labels are unknown, gives *not judged* cells
+with the reason, also listed under the matrix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..backends._shared.gpu_pool import GpuPool
+from ..k8s.taints import Taint, TaintError
+from ..k8s.wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, UNKNOWN
+from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, judge, pool_cell, read_daemonset
+from .html import Matrix, MatrixCell, MatrixColumn, MatrixRow, render_page
+from .run import PlanResult
+
+__all__ = ["plan_matrix", "write_page", "plan_platform"]
+
+
+def plan_platform(platforms: set[str]) -> str:
+    """The cluster platform for a set of pool platforms: one cluster per stack, GKE if any pool
+    is, else EKS unless every pool is self-managed (kubeadm). Same rule as the pack's
+    ``daemonsets-tolerate-gpu-taints`` (``policies/rules/daemonsets_tolerate_gpu_taints.py``)."""
+    platforms = platforms or {"eks"}
+    return "gke" if "gke" in platforms else ("eks" if "eks" in platforms else "self-managed")
+
+
+def _pool_name(pool: Any, by_urn: Mapping[str, Any]) -> str:
+    """The ``GpuNodePool`` component's name for our pools, else the resource's Pulumi name."""
+    res = by_urn.get(pool.urn)
+    parent = getattr(res, "parent", None)
+    while parent is not None:
+        if parent.resource_type == GPU_NODE_POOL_TYPE:
+            return str(parent.name)
+        parent = parent.parent
+    return str(pool.name)
+
+
+#: Self-managed bootstrap formats that join an EKS cluster (the rest, kubeadm and kubelet, join
+#: any cluster). Same rule as ``backends/self_managed/detect.py`` gives a detected pool's platform.
+_EKS_FORMATS = ("al2023", "bottlerocket", "al2")
+
+
+def _entry_pools(result: PlanResult) -> list[GpuPool]:
+    """The stack's declared pools as the plan summarised them (``result.pools``), for those the pack
+    cannot find among the recorded resources (self-managed kubeadm/kubelet pools join through
+    bootstrap files, with no Pulumi pool resource). ``name`` is the pool's name in the stack."""
+    configs = list(result.config.pools) if result.config is not None else []
+    pools = []
+    for i, entry in enumerate(result.pools):
+        config = configs[i] if i < len(configs) else None
+        backend = str(entry.get("backend", ""))
+        if backend == "gke":
+            platform = "gke"
+        elif backend == "self-managed" and getattr(config, "format", None) not in _EKS_FORMATS:
+            platform = "self-managed"
+        else:
+            platform = "eks"
+        taints, problem = [], None
+        try:
+            taints = [Taint.parse(t) for t in entry.get("taints") or []]
+        except TaintError as err:
+            problem = str(err)
+        labels = entry.get("labels")
+        declared = f'pools[{i}] "{entry["name"]}"'
+        pools.append(GpuPool(backend=backend, resource_type="stack config", name=str(entry["name"]), urn="",
+                             taints=taints, labels=dict(labels) if isinstance(labels, Mapping) else None,
+                             where=declared, platform=platform, declared_as=declared, problem=problem))
+    return pools
+
+
+def _unknown_in(value: Any) -> bool:
+    return UNKNOWN in json.dumps(value, default=str)
+
+
+def _labels_text(labels: Mapping[str, str] | None) -> str:
+    if labels is None:
+        return "unknown before apply"
+    return ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"
+
+
+def _cell(ds: DaemonSet, node: str, pool: Any) -> MatrixCell:
+    verdict = judge(ds, node, pool.labels or {}, pool.taints, complete=False)
+    if verdict.status == "notJudged" and not ds.problem:
+        verdict = NodeVerdict(node, "notJudged", "its nodeSelector/required node affinity depends on node labels the "
+                              "pool does not declare (or uses matchFields), which a plan cannot know")
+    cell = pool_cell([verdict])
+    summary = {
+        "runs": "runs on the pool's nodes (declared taints tolerated, selection matches the declared labels)",
+        "keptOff": "kept off by its own selection (nodeSelector/required node affinity vs the declared labels)",
+    }.get(cell.status, cell.summary)
+    return MatrixCell(cell.status, summary, tuple(cell.details))
+
+
+def plan_matrix(result: PlanResult) -> Matrix:
+    """The DaemonSet x GPU pool matrix of a plan (see the module docstring for the rules).
+
+    ``result`` must come from a plan without config errors (``result.config_issues`` empty).
+    """
+    from ..policies.pools import find_gpu_pools
+    from ..policies.runner import policy_resources
+    from ..sdk.props import Undecided
+
+    resources = policy_resources(result.resources, stack=result.stack)
+    undecided = Undecided()
+    pools = find_gpu_pools(resources, undecided)
+    by_urn = {r.urn: r for r in resources}
+    found = {_pool_name(p, by_urn) for p in pools}
+    pools += [p for p in _entry_pools(result) if p.name not in found]
+    platform = plan_platform({p.platform for p in pools if not p.problem})
+    plugins = None
+    if platform == "self-managed" and result.config is not None:
+        plugins = list(result.config.cluster.admission_plugins or []) or None
+
+    not_judged = [f"{what}: unknown before apply ({err.message})" for what, err in undecided.items]
+    columns, names = [], []
+    for pool in pools:
+        name = _pool_name(pool, by_urn)
+        if name in names:
+            name = f"{name} ({pool.resource_type} {pool.name})"
+        names.append(name)
+        columns.append(MatrixColumn(name, tuple(str(t) for t in pool.taints), 0))
+        if pool.problem:
+            not_judged.append(f"pool {name}: taints unreadable: {pool.problem}")
+        elif pool.labels is None:
+            not_judged.append(f"pool {name}: node labels unknown before apply; selections judged without them")
+
+    rows = []
+    for rec in (r for r in result.resources if r.type == DAEMONSET):
+        inputs = dict(rec.inputs)
+        ds = read_daemonset(inputs, platform, plugins, origin="stack")
+        label = ds.display + (" (stand-in)" if rec.synthesized else "")
+        spec = (inputs.get("spec") or {}) if isinstance(inputs.get("spec"), Mapping) else {}
+        if _unknown_in(spec.get("template")):
+            why = f"its pod template holds a value unknown before apply ({UNKNOWN})"
+            not_judged.append(f"DaemonSet {label}: {why}")
+            rows.append(MatrixRow(label, tuple(MatrixCell("notJudged", f"not judged: {why}") for _ in columns)))
+            continue
+        if ds.problem:
+            not_judged.append(f"DaemonSet {label}: {ds.problem}")
+        cells = []
+        for pool, column in zip(pools, columns, strict=True):
+            if pool.problem:
+                cells.append(MatrixCell("notJudged", f"not judged: the pool's taints are unreadable: {pool.problem}"))
+            else:
+                cells.append(_cell(ds, f"a new {column.id} node", pool))
+        rows.append(MatrixRow(label, tuple(cells)))
+
+    stopped = tuple(
+        f"{row.label} on {col.id}: " + "; ".join(cell.details)
+        for row in rows for cell, col in zip(row.cells, columns, strict=True) if cell.status in ("doesNotRun", "partial")
+    )
+    pool_lines = tuple(
+        f"{c.id}: {p.display}; labels " + _labels_text(p.labels)
+        for c, p in zip(columns, pools, strict=True)
+    )
+    lists = (
+        ("DaemonSets that would not run on a GPU pool", stopped),
+        ("GPU pools (as declared)", pool_lines),
+        ("Not judged", tuple(not_judged)),
+        ("Policy violations of the plan", tuple(f"[{v['enforcement']}] {v['policy']}: {v['message']}"
+                                                for v in result.violations)),
+    )
+    subtitle = (f"offline plan of stack {result.stack}; platform {platform}; no cluster and no nodes exist: each cell "
+                "judges one new node of the pool carrying its declared labels and taints"
+                + ("" if rows else "; the plan records no DaemonSet"))
+    return Matrix("gpupool plan: DaemonSet x GPU pool", subtitle, tuple(columns), tuple(rows), (), lists)
+
+
+def write_page(result: PlanResult, out: str | Path) -> Path:
+    """Write the page of :func:`plan_matrix` to ``out`` (UTF-8); returns the path.
+
+    Raises:
+        OSError: ``out`` cannot be written (missing directory, a directory, no permission).
+    """
+    path = Path(out)
+    page = render_page(plan_matrix(result))
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as err:
+        hint = f"{err.strerror or err} (--html: give a file path in an existing, writable directory)"
+        raise type(err)(err.errno, hint, str(path)) from None
+    return path

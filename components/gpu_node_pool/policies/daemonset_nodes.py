@@ -1,0 +1,169 @@
+"""DaemonSet x node and DaemonSet x pool verdicts, with the rules the DaemonSet controller uses.
+
+A daemon pod runs on a node when (``nodeShouldRunDaemonPod`` in kubernetes
+``pkg/controller/daemon/daemon_controller.go``; https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/):
+
+1. its ``nodeSelector`` and required node affinity match the node's labels
+   (:mod:`gpu_node_pool.k8s.selection`, complete label set), else it is *kept off* by its own selection;
+2. every ``NoSchedule`` and ``NoExecute`` taint of the node is tolerated by its *effective*
+   tolerations (:func:`gpu_node_pool.k8s.taints.effective_tolerations`, kind ``DaemonSet``: the
+   controller's own tolerations are not on the template and are added here), else it *does not
+   run*. A ``NoExecute`` taint tolerated only for ``tolerationSeconds`` counts as "does not run"
+   (evicted after N s). ``PreferNoSchedule`` never stops a daemon pod.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations
+from .workloads import NodeSelection, stay_on
+
+__all__ = ["DaemonSet", "read_daemonset", "NodeVerdict", "judge", "Cell", "pool_cell", "STATUSES", "toleration_text"]
+
+#: Cell statuses, as they appear in the JSON report and the page.
+STATUSES = ("runs", "doesNotRun", "keptOff", "partial", "notJudged", "noNodes")
+
+
+@dataclass
+class DaemonSet:
+    """A DaemonSet, read. ``tolerations`` are the effective ones; None when unreadable (``problem``)."""
+
+    namespace: str
+    name: str
+    pod_spec: Mapping[str, Any]
+    selection: NodeSelection | None
+    tolerations: list[Toleration] | None
+    desired: int | None = None
+    problem: str = ""
+    origin: str = "cluster"  # or "stack": the values the stack would give it
+    images: tuple[str, ...] = ()
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def display(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def read_daemonset(
+    obj: Mapping[str, Any], platform: str, admission_plugins: Iterable[str] | None = None, origin: str = "cluster"
+) -> DaemonSet:
+    """Read a DaemonSet object (plain camelCase mapping); a malformed part goes to ``problem``."""
+    meta = obj.get("metadata") or {}
+    spec = obj.get("spec") or {}
+    template = spec.get("template") or {}
+    pod_spec = template.get("spec") or {}
+    status = obj.get("status") or {}
+    desired = status.get("desiredNumberScheduled")
+    ds = DaemonSet(
+        namespace=str(meta.get("namespace") or "default"),
+        name=str(meta.get("name", "")),
+        pod_spec=pod_spec,
+        selection=None,
+        tolerations=None,
+        desired=desired if isinstance(desired, int) and not isinstance(desired, bool) else None,
+        origin=origin,
+        images=tuple(str(c.get("image", "")) for c in pod_spec.get("containers") or [] if isinstance(c, Mapping)),
+        labels={str(k): str(v) for k, v in (meta.get("labels") or {}).items()},
+    )
+    try:
+        ds.tolerations = effective_tolerations(pod_spec, platform, "DaemonSet", admission_plugins=admission_plugins)
+    except TaintError as err:
+        ds.problem = f"spec.template.spec.{err}"
+    try:
+        ds.selection = NodeSelection.of(pod_spec)
+    except (TypeError, ValueError, AttributeError) as err:
+        ds.problem = ds.problem or f"spec.template.spec node selection unreadable: {err}"
+    return ds
+
+
+@dataclass(frozen=True)
+class NodeVerdict:
+    """One DaemonSet on one node: ``status`` in runs/doesNotRun/keptOff/notJudged, and why."""
+
+    node: str
+    status: str
+    reason: str = ""
+    #: for doesNotRun: (taint, the toleration that would let it run), one per stopping taint.
+    missing: tuple[tuple[Taint, Toleration], ...] = ()
+
+
+def judge(ds: DaemonSet, node: str, labels: Mapping[str, str], taints: Iterable[Taint], *, complete: bool = True) -> NodeVerdict:
+    """Rules 1-2 of the module docstring for ``ds`` on a node with ``labels`` and ``taints``."""
+    if ds.tolerations is None or ds.selection is None:
+        return NodeVerdict(node, "notJudged", ds.problem)
+    selected = ds.selection.on(labels, complete=complete)
+    if selected is False:
+        return NodeVerdict(node, "keptOff", "its nodeSelector/required node affinity does not match the node's labels")
+    missing, reasons = [], []
+    for taint in taints:
+        if not taint.effect.repels:
+            continue
+        stay = stay_on(ds.tolerations, taint)
+        if stay.ok:
+            continue
+        fix = Toleration.for_taint(taint, exists=True)
+        missing.append((taint, fix))
+        reasons.append(stay.describe())
+    if missing:
+        return NodeVerdict(node, "doesNotRun", "; ".join(reasons), tuple(missing))
+    if selected is None:
+        why = "its node affinity uses matchFields or an operator the API server rejects"
+        return NodeVerdict(node, "notJudged", why)
+    return NodeVerdict(node, "runs")
+
+
+@dataclass
+class Cell:
+    """One DaemonSet x pool cell: the verdict over the pool's nodes."""
+
+    status: str
+    summary: str
+    details: list[str] = field(default_factory=list)
+    missing: list[tuple[Taint, Toleration]] = field(default_factory=list)
+    runs_on: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "summary": self.summary,
+            "details": list(self.details),
+            "missingTolerations": [{"taint": str(t), "addToleration": tol.to_k8s()} for t, tol in self.missing],
+        }
+
+
+def toleration_text(tol: Toleration) -> str:
+    """A toleration in YAML flow style: ``{key: nvidia.com/gpu, operator: Exists, effect: ...}``."""
+    return "{" + ", ".join(f"{k}: {v}" for k, v in tol.to_k8s().items()) + "}"
+
+
+def pool_cell(verdicts: list[NodeVerdict]) -> Cell:
+    """Aggregate node verdicts into a cell: all alike gives that status, a mix gives ``partial``."""
+    if not verdicts:
+        return Cell("noNodes", "no nodes in the pool now")
+    statuses = {v.status for v in verdicts}
+    missing: dict[tuple[str, Any], tuple[Taint, Toleration]] = {}
+    details = []
+    for v in verdicts:
+        for taint, tol in v.missing:
+            missing.setdefault(taint.identity + (taint.value,), (taint, tol))
+        if v.status == "doesNotRun":
+            adds = ", ".join(toleration_text(tol) for _, tol in v.missing)
+            details.append(f"does not run on {v.node}: {v.reason}; add toleration {adds}")
+        elif v.status in ("keptOff", "notJudged"):
+            details.append(f"{'kept off' if v.status == 'keptOff' else 'not judged on'} {v.node}: {v.reason}")
+        else:
+            details.append(f"runs on {v.node}")
+    runs = sum(v.status == "runs" for v in verdicts)
+    status = statuses.pop() if len(statuses) == 1 else "partial"
+    summary = {
+        "runs": f"runs on all {len(verdicts)} node(s)",
+        "doesNotRun": "does not run: " + ", ".join(f"{t} not tolerated" for t, _ in missing.values()),
+        "keptOff": "kept off by its own selection",
+        "notJudged": "not judged: " + verdicts[0].reason,
+        "partial": f"runs on {runs} of {len(verdicts)} node(s)"
+        + ("; stopped by " + ", ".join(str(t) for t, _ in missing.values()) if missing else ""),
+    }[status]
+    return Cell(status, summary, details, list(missing.values()), runs)

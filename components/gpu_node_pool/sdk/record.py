@@ -1,0 +1,40 @@
+"""The one record of a registered resource, shared by the plan (which records) and the policies
+(which judge): Pulumi type token, name, inputs, and what the engine tells a stack policy.
+
+It lives here, below both, because ``policies`` never imports ``plan`` (an import contract).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Resource"]
+
+
+@dataclass
+class Resource:
+    """One resource a program registered (or the plan synthesized).
+
+    Attributes:
+        type: Pulumi type token, e.g. ``kubernetes:apps/v1:DaemonSet``.
+        name: Pulumi resource name.
+        inputs: camelCase inputs; values unknown at preview are
+            :data:`gpu_node_pool.k8s.wellknown.UNKNOWN` (or the SDK's sentinel).
+        custom: a custom resource (False for components).
+        urn, parent: URNs, as the engine passes them to a stack policy (empty: not known; the
+            runner then synthesizes one from type and name / no parent).
+        dependencies: URNs this resource depends on; ``property_dependencies`` per input key.
+        synthesized: non-empty for a record the plan made up rather than one the program
+            registered (e.g. the device plugin chart's DaemonSet stand-in): why.
+    """
+
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    custom: bool = True
+    urn: str = ""
+    parent: str = ""
+    dependencies: list[str] = field(default_factory=list)
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
+    synthesized: str = ""
