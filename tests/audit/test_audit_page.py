@@ -22,7 +22,7 @@ from gpu_node_pool.plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow,
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-headless-shell")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium; make does it)")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make browser installs it, as root)")
 
 
 class Cells(HTMLParser):

@@ -25,7 +25,7 @@ from gpu_node_pool.sdk.record import Resource
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-headless-shell")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium; make does it)")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make browser installs it, as root)")
 DEVICE_PLUGIN = "nvidia-device-plugin/nvidia-device-plugin-chart (stand-in)"
 LOG_AGENT = "logging/log-agent"
 
