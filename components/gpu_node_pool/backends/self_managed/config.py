@@ -11,8 +11,8 @@ from pydantic import (
 )
 
 from ...catalog import instances
-from ...config.common import AwsTags, PoolBase, ScalingConfig, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
-from ...config.errors import ConfigIssue  # noqa: F401
+from ...config.common import AwsTags, PoolBase, ScalingConfig, _fail
+from ...config.errors import ConfigIssue
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
 from .._shared.capacity import CapacityReservation, unknown_type_findings
