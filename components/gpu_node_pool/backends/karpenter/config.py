@@ -22,7 +22,7 @@ from .._shared.nodepool import (
     KARPENTER_MAX_REQUIREMENTS,
     KarpenterDisruption,
 )
-from .._shared.nodepool_config import NodeClassBase, NodePoolPoolBase
+from .._shared.nodepool_config import NodeClassBase, NodePoolBase
 from .efa import KarpenterEfa
 from .limits import (
     _K_ALIAS_RE,
@@ -125,7 +125,7 @@ class KarpenterNodeClass(NodeClassBase):
         return self.ami_alias.partition("@")[0]
 
 
-class KarpenterPool(NodePoolPoolBase):
+class KarpenterPool(NodePoolBase):
     """A GPU pool as a Karpenter ``NodePool`` (``karpenter.sh/v1``) on EKS, with its ``EC2NodeClass``.
 
     Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and boot-time taints that

@@ -1,4 +1,4 @@
-"""Policy ``gpu-pool-declares-taint`` (#2 of the pack)."""
+"""Policy ``gpu-pool-declares-taint``: every GPU pool declares a ``NoSchedule`` or ``NoExecute`` taint (mandatory)."""
 
 from __future__ import annotations
 
