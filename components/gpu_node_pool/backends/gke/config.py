@@ -132,7 +132,7 @@ class GkePool(PoolBase):
       ``desiredSize`` is refused (GKE's initial size is per zone).
 
     Raises:
-        ValidationError: (through :func:`validate_stack_config`, as :class:`ConfigError`) any rule above.
+        ValidationError: (through :func:`~gpu_node_pool.config.loading.validate_stack_config`, as :class:`ConfigError`) any rule above.
     """
 
     backend: Literal["gke"]

@@ -140,7 +140,7 @@ class KarpenterPool(NodePoolBase):
     Everything the NodePool/EC2NodeClass CRDs (v1.14.1, schema and CEL) or Karpenter's runtime
     validation would refuse is refused here, with the config path: label and requirement key
     domains (:func:`karpenter_label_problem`), requirement rules
-    (:func:`karpenter_requirement_problems`), durations, budgets, weight 1-100, quantities,
+    (:func:`.limits.karpenter_requirement_problems`), durations, budgets, weight 1-100, quantities,
     at most 100 labels and 100 requirements, and a key+effect both in ``taints`` and
     ``startupTaints`` (``duplicate taint Key/Effect pair``).
     """

@@ -99,13 +99,13 @@ class SelfManagedPool(PoolBase):
       effect per taint key, since
       a Cluster Autoscaler ``node-template/taint/<key>`` tag holds one ``value:Effect``.
     * ``provider: none``: none of the EC2 keys (instanceTypes, scaling, subnetIds, amiId...).
-    * Stack level (:class:`StackConfig`): the cluster keys ``format`` writes into the bootstrap
+    * Stack level (:class:`~gpu_node_pool.config.stack.StackConfig`): the cluster keys ``format`` writes into the bootstrap
       (``apiServerEndpoint``, ``certificateAuthority``, ``serviceCidr``, ``caCertHashes``), and for
       ``provider: aws`` subnets, an instance profile (or ``cluster.nodeRoleArn``) and
       ``cluster.kubernetesVersion`` (unless ``amiId``).
 
     Raises:
-        ValidationError: (through :func:`validate_stack_config`, as :class:`ConfigError`) any rule above.
+        ValidationError: (through :func:`~gpu_node_pool.config.loading.validate_stack_config`, as :class:`ConfigError`) any rule above.
     """
 
     backend: Literal["self-managed"]
