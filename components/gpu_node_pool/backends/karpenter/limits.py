@@ -55,7 +55,7 @@ KARPENTER_MANAGED_KEYS = {
 #: The resource every GPU NodePool must limit.
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 
-# CRD patterns of the EC2NodeClass (the NodePool's are in backends/_nodepool.py).
+# CRD patterns of the EC2NodeClass (the NodePool's are in backends/_shared/nodepool.py).
 _K_ALIAS_RE = re.compile(r"^[a-zA-Z0-9]+@.+$")
 _K_RESTRICTED_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
                       "karpenter.k8s.aws/ec2nodeclass")

@@ -19,7 +19,7 @@ from .._shared.capacity import CapacityReservation, unknown_type_findings
 from .._shared.cluster_autoscaler import several_effects_problem
 
 #: How a self-managed node is bootstrapped, i.e. where its kubelet reads the taints it
-#: registers with (renderers in ``bootstrap.py``, readers in ``backends/_user_data.py``):
+#: registers with (renderers in ``bootstrap.py``, readers in ``backends/_shared/user_data.py``):
 #: ``al2023`` nodeadm ``NodeConfig`` (MIME user data), ``bottlerocket`` TOML settings, ``al2``
 #: ``/etc/eks/bootstrap.sh`` (legacy: EKS stopped publishing AL2 AMIs on 2025-11-26),
 #: ``kubeadm`` ``JoinConfiguration`` (on-premises), ``kubelet`` plain flags and a
