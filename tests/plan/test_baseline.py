@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from gpu_node_pool.cli.commands import main
 from gpu_node_pool.plan import plan_stack, to_json
-from gpu_node_pool.plan.render import render_stack
 
 BASELINE = ROOT / "tests" / "data" / "baseline"
 CASES = [(s, ROOT) for s in ("dev", "prod", "gke-dev", "onprem")] + [("demo", ROOT / "examples" / "violating")]
@@ -53,8 +53,7 @@ def test_plan_json_equals_the_baseline(stack, project):
 @pytest.mark.parametrize("stack", ["dev", "prod", "onprem"])
 def test_render_writes_the_baseline_files(stack, tmp_path: Path):
     out = tmp_path / stack
-    result, report = render_stack(stack, out, ROOT)
-    assert result.exit_code == 0 and report is not None
+    assert main(["render", "--stack", stack, "--out", str(out), "--project-dir", str(ROOT)]) == 0
     want_dir = BASELINE / f"render-{stack}"
     want = {p.relative_to(want_dir).as_posix(): p.read_text() for p in want_dir.rglob("*") if p.is_file()}
     got = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}

@@ -17,7 +17,7 @@ import tomllib
 import pytest
 import yaml
 
-from gpu_node_pool.plan.render import render_stack
+from gpu_node_pool.cli.commands import main
 
 CLUSTER = """\
   gpu-node-pools:cluster:
@@ -49,12 +49,11 @@ def _pool(fmt: str) -> str:
 
 
 @pytest.fixture
-def rendered(temp_project, tmp_path):
+def rendered(temp_project, tmp_path, capsys):
     def render(fmt: str):
         project = temp_project(fmt, "config:\n  aws:region: us-east-1\n" + CLUSTER + _pool(fmt))
-        result, report = render_stack(fmt, tmp_path / "out", project)
-        assert result.exit_code == 0, result.config_issues or result.violations
-        assert report is not None
+        code = main(["render", "--stack", fmt, "--out", str(tmp_path / "out"), "--project-dir", str(project)])
+        assert code == 0, capsys.readouterr()
         return tmp_path / "out" / "bootstrap" / "gpu-launch-template"
 
     return render
@@ -95,8 +94,7 @@ def onprem(tmp_path_factory):
     from conftest import ROOT
 
     out = tmp_path_factory.mktemp("onprem")
-    result, report = render_stack("onprem", out, ROOT)
-    assert result.exit_code == 0 and report is not None
+    assert main(["render", "--stack", "onprem", "--out", str(out), "--project-dir", str(ROOT)]) == 0
     return out / "bootstrap"
 
 

@@ -1,4 +1,4 @@
-"""``gpupool audit``: the run (``run``); its argparse wiring (``register``) is :mod:`.parser`.
+"""``gpupool audit``: the run (``run``); its argparse wiring (``register``) is :mod:`.audit_parser`.
 
     gpupool audit [--kubeconfig FILE] [--context NAME] [--in-cluster] | --cluster-dump PATH
                   [--stack S [--project-dir DIR]] [--json] [--html OUT.html] [--fail-on LEVEL]

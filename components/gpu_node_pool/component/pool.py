@@ -65,7 +65,7 @@ class GpuNodePoolArgs:
 
     def validated(self) -> tuple[PoolConfig, ClusterConfig]:
         """The pool and cluster as validated models (mappings go through the stack validator);
-        identity Inputs are validated as placeholders and put back (:mod:`.cluster_inputs`).
+        identity Inputs are validated as placeholders and put back (:mod:`gpu_node_pool.sdk.cluster_inputs`).
 
         Raises:
             ConfigError: ``pool`` is neither a pool model nor a mapping (``None``, a string, a list),

@@ -29,7 +29,7 @@ from ..k8s.taints import (
     split_kubelet_form,
 )
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL_KEY
-from .defaults import DEFAULT_TAINT, PROJECT  # noqa: F401 - their old home; defaults.py is pure
+from .defaults import DEFAULT_TAINT
 from .errors import _fail
 
 EKS_MAX_TAINTS = 50

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import PROJECT
+from .defaults import PROJECT
 from .stack import stack_model
 
 __all__ = ["stack_file_schema"]

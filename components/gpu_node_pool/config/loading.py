@@ -16,7 +16,8 @@ from pydantic import (
 
 from ..registry import all_backends
 from ..registry import names as backend_names
-from .common import PROJECT, TaintConfig
+from .common import TaintConfig
+from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue
 from .messages import MAX_SHOWN, field_at, model_keys, pattern_rule, show
 from .stack import StackConfig, partial_stack_issues, stack_issues, stack_model

@@ -99,7 +99,7 @@ def partitioner(pool: AgentPool, provider: str) -> str | None:
 
     ``gke`` (``gpu_partition_size``), ``bottlerocket`` (the AMI's MIG settings), ``gpu-operator``
     (its MIG manager). Bottlerocket wins over the operator: the operator's ``migManager`` is
-    turned off there (see :mod:`.operator`).
+    turned off there (see :mod:`.gpu_operator.values`).
     """
     if pool.backend == "gke":
         return "gke"

@@ -1,7 +1,7 @@
 """What the GPU-agent derivations need of a pool, as plain frozen values.
 
 :class:`AgentPool` is built from a validated pool config model with :func:`agent_pool`
-(or directly, in tests). Every derivation in :mod:`gpu_node_pool.agents` takes these, so it
+(or directly, in tests). Every derivation in :mod:`gpu_node_pool.gpu_agents` takes these, so it
 does not depend on how the config package is laid out.
 
 Backend facts carried here (sources):
@@ -160,7 +160,7 @@ def _gpus_per_node(pool: Any) -> int | None:
 def agent_pool(pool: Any, *, sharing: GpuSharing | None = None, mig: MigSetting | None = None) -> AgentPool:
     """Build an :class:`AgentPool` from a validated pool model (``config.PoolConfig``).
 
-    ``sharing`` and ``mig`` come from the new config (:mod:`.config_models`) until it is wired
+    ``sharing`` and ``mig`` come from the new config (:mod:`gpu_node_pool.config.agents`) until it is wired
     into the pool models; when the model already carries ``gpu_sharing``/``mig`` they are used.
 
     Raises:

@@ -2,7 +2,7 @@
 tokens it registers and reads, and the markers the plan shows for values it cannot show.
 
 Backends list their own children (type token + name template) in their registry record
-(:mod:`gpu_node_pool.backends.registry`); the tokens below are the ones several layers share.
+(:mod:`gpu_node_pool.registry`); the tokens below are the ones several layers share.
 Nothing here imports anything of the package.
 """
 

@@ -1,9 +1,10 @@
 """Render a stack to files: the Kubernetes objects it declares, as YAML, for review or GitOps.
 
-``gpupool render --stack prod --out DIR`` runs the offline plan (:func:`plan.plan_stack`:
-the real program under Pulumi mocks, no cloud or Kubernetes API call) and writes what the
-program *recorded*, never a second rendering by hand, so the files are exactly the inputs
-``pulumi up`` would send:
+``gpupool render --stack prod --out DIR`` runs the offline plan
+(:func:`gpu_node_pool.plan.plan_stack`: the real program under Pulumi mocks, no cloud or
+Kubernetes API call) and, when it is clean, writes with the functions here what the program
+*recorded*, never a second rendering by hand, so the files are exactly the inputs ``pulumi up``
+would send:
 
 * every recorded ``kubernetes:<group>/<version>:<Kind>`` custom resource (NodePool,
   EC2NodeClass, Namespace, ... whatever backends add later) as one object per file,
@@ -28,15 +29,14 @@ import hashlib
 import json
 import os
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import yaml
 
-from . import SECRET, UNKNOWN, PlanResult, Recorded, plan_stack, render_text
+from . import SECRET, UNKNOWN, Recorded
 
 __all__ = [
     "HEADER_PREFIX",
@@ -49,8 +49,6 @@ __all__ = [
     "bootstrap_files",
     "launch_template_files",
     "write_files",
-    "render_stack",
-    "run",
 ]
 
 #: First line of every generated file; only files starting with it are ever removed.
@@ -350,24 +348,6 @@ def write_files(files: list[RenderedFile], out_dir: str | os.PathLike[str], stac
     return report
 
 
-def render_stack(
-    stack: str, out_dir: str | os.PathLike[str], project_dir: str | os.PathLike[str] | None = None
-) -> tuple[PlanResult, WriteReport | None]:
-    """Plan ``stack`` offline and, when the plan is clean (exit 0), write its Kubernetes objects.
-
-    Returns ``(plan result, report)``; the report is None when nothing was written because
-    the config is invalid (exit 2) or a mandatory policy failed (exit 1).
-
-    Raises:
-        FileNotFoundError: no ``Pulumi.yaml`` or no stack file.
-    """
-    result = plan_stack(stack, project_dir)
-    if result.exit_code != 0:
-        return result, None
-    files = kubernetes_files(result.resources) + bootstrap_files(result.outputs) + launch_template_files(result.resources)
-    return result, write_files(files, out_dir, stack)
-
-
 def bootstrap_files(outputs: Mapping[str, Any]) -> list[RenderedFile]:
     """Node bootstrap files of ``provider: none`` self-managed pools, from the ``<pool>.bootstrap`` outputs.
 
@@ -441,26 +421,3 @@ def launch_template_files(resources: Iterable[Recorded]) -> list[RenderedFile]:
             )
     return files
 
-
-def run(stack: str, out_dir: str, project_dir: str | None = None, stdout: TextIO | None = None,
-        stderr: TextIO | None = None) -> int:
-    """``gpupool render``: returns the exit code (0 written, 1 policy failure, 2 config error).
-
-    On a failed plan, prints the plan (which says why) to ``stderr`` and writes nothing.
-    """
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    result, report = render_stack(stack, out_dir, project_dir)
-    if report is None:
-        stderr.write(render_text(result) + "\n")
-        stderr.write(f"nothing was written to {out_dir}\n")
-        return result.exit_code
-    for path in report.written:
-        stdout.write(f"wrote   {path}\n")
-    for path in report.removed:
-        stdout.write(f"removed {path}\n")
-    if report.placeholders:
-        stderr.write("warning: values unknown before apply, or secret, were written as placeholders:\n")
-        stderr.writelines(f"  {p}\n" for p in report.placeholders)
-    stdout.write(f"{len(report.written)} file(s) for stack {stack!r} in {out_dir} (offline: no cloud API was called)\n")
-    return 0

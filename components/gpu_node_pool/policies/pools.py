@@ -4,7 +4,7 @@ A GPU pool is any resource that declares where GPU nodes come from, whoever wrot
 component or hand-written code). Which resources declare pools, and how to read their taints,
 is each backend's business: a backend lists the type tokens it recognises in its registry
 record (``detects``) and reads them in its ``detect.py``
-(:mod:`gpu_node_pool.backends.registry`). This module asks the registry, and adds the one
+(:mod:`gpu_node_pool.registry`). This module asks the registry, and adds the one
 cross-resource rule: a launch template without an instance type counts as a self-managed
 GPU pool when an Auto Scaling group that uses it launches only NVIDIA instance types.
 Sources for the detection rules: ``facts/gke-nvidia-crossguard.md`` §1,

@@ -29,7 +29,6 @@ from pydantic import Field
 from ... import catalog
 from ...config.common import _Model
 from .capacity import efa_problems
-from .efa_names import CHILDREN, PLACEMENT_GROUP, SG_EGRESS_RULE, SG_INGRESS_RULE  # noqa: F401 - re-exported
 
 __all__ = [
     "EFA_INTERFACE_TYPE",

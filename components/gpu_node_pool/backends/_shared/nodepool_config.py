@@ -1,6 +1,6 @@
 """Pool and node-class validators shared by the backends that write a ``karpenter.sh/v1`` NodePool.
 
-:class:`NodePoolPoolBase` is the base of ``KarpenterPool`` (``karpenter``) and ``AutoModePool``
+:class:`NodePoolBase` is the base of ``KarpenterPool`` (``karpenter``) and ``EksAutoPool``
 (``eks-auto``); :class:`NodeClassBase` of ``KarpenterNodeClass`` and ``AutoNodeClass``. Each
 subclass still declares every field itself (so field order, defaults and descriptions stay the
 backend's); the bases hold the validators whose rule and message are the same in both backends
@@ -33,7 +33,7 @@ class NodeClassBase(_Model):
         return role
 
 
-class NodePoolPoolBase(PoolBase):
+class NodePoolBase(PoolBase):
     """Validators of the NodePool fields both backends declare, and the checks of the whole pool they share."""
 
     @classmethod

@@ -1,7 +1,7 @@
 """Kubelet registration: the taints and labels a node registers with, and the cluster fields a bootstrap needs.
 
 Shared by the bootstrap renderers (``self_managed/bootstrap.py``) and the user-data readers
-(``_user_data.py``). Nothing here imports Pulumi."""
+(``user_data.py``). Nothing here imports Pulumi."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ BACKEND = register(
     Backend(
         name="eks-auto",
         package=__name__,
-        config_model="config:AutoModePool",
+        config_model="config:EksAutoPool",
         stack_checks="config:stack_issues",
         wire="resources:wire",
         summarise="summary:summarise",

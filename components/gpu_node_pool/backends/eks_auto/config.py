@@ -18,7 +18,7 @@ from .._shared.nodepool import (
     KarpenterDisruption,
     NodePoolRequirement,
 )
-from .._shared.nodepool_config import NodeClassBase, NodePoolPoolBase
+from .._shared.nodepool_config import NodeClassBase, NodePoolBase
 from .feasibility import _validated, feasibility_issues
 from .limits import (
     AUTO_MANAGED_KEYS,
@@ -258,7 +258,7 @@ class AutoNodeClass(NodeClassBase):
         return self
 
 
-class AutoModePool(NodePoolPoolBase):
+class EksAutoPool(NodePoolBase):
     """A GPU pool as an EKS Auto Mode ``NodePool`` (``karpenter.sh/v1``, ``nodeClassRef`` group ``eks.amazonaws.com``).
 
     Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and labels to
@@ -360,7 +360,7 @@ class AutoModePool(NodePoolPoolBase):
         return arch
 
     @model_validator(mode="after")
-    def _auto_whole(self) -> AutoModePool:
+    def _auto_whole(self) -> EksAutoPool:
         problems = []
         if not (self.instance_categories or self.instance_families or self.instance_types):
             problems.append(
@@ -432,7 +432,7 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     issues = []
     created: dict[str, int] = {}
     for i, pool in enumerate(stack.pools):
-        if not isinstance(pool, AutoModePool):
+        if not isinstance(pool, EksAutoPool):
             continue
         if _validated(pool):  # a stand-in of an invalid pool (every-mistake pass) has nothing to evaluate
             issues += feasibility_issues(pool, f"pools[{i}]")

@@ -7,14 +7,14 @@ from typing import Any
 
 from ...config.errors import ConfigIssue
 
-AutoModePool = Any  # the model in .config; typed loosely here so the two modules do not import each other
+EksAutoPool = Any  # the model in .config; typed loosely here so the two modules do not import each other
 
 
-def _limits(pool: AutoModePool) -> dict[str, Any]:
+def _limits(pool: EksAutoPool) -> dict[str, Any]:
     return {str(k): v for k, v in (pool.limits or {}).items()}
 
 
-def feasibility(pool: AutoModePool) -> Any:
+def feasibility(pool: EksAutoPool) -> Any:
     """The catalog's evaluation of the pool's final NodePool requirements and limits
     (:func:`gpu_node_pool.catalog.requirements.evaluate`; Auto Mode's ``eks.amazonaws.com/instance-*``
     keys mean what Karpenter's ``karpenter.k8s.aws/`` ones do, ``facts/aws-gpu-capacity.md`` §3c)."""
@@ -23,7 +23,7 @@ def feasibility(pool: AutoModePool) -> Any:
     return evaluate(pool.requirement_list, _limits(pool))
 
 
-def _validated(pool: AutoModePool) -> bool:
+def _validated(pool: EksAutoPool) -> bool:
     """True for a pool that passed its own validation (not a stand-in built with ``model_construct``)."""
     try:
         type(pool).model_validate(pool.model_dump(by_alias=True, exclude_unset=True))
@@ -32,7 +32,7 @@ def _validated(pool: AutoModePool) -> bool:
     return True
 
 
-def feasibility_issues(pool: AutoModePool, path: str) -> list[ConfigIssue]:
+def feasibility_issues(pool: EksAutoPool, path: str) -> list[ConfigIssue]:
     """Refusals of pools that can never launch a node: no catalog instance type satisfies the
     requirements, or none with GPU capacity (``gpu_problems``), or every one exceeds ``limits``
     ("all available instance types exceed limits for nodepool", §3.15-3.16)."""
@@ -45,7 +45,7 @@ def feasibility_issues(pool: AutoModePool, path: str) -> list[ConfigIssue]:
     return [ConfigIssue(path, line) for line in result.gpu_problems()]
 
 
-def feasibility_summary(pool: AutoModePool) -> str:
+def feasibility_summary(pool: EksAutoPool) -> str:
     """The plan's "candidate types" line (first few + count), or why none."""
     from ...catalog.requirements import RequirementError
 

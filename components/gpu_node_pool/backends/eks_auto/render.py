@@ -14,14 +14,14 @@ from typing import Any
 
 from ...config import POOL_LABEL_KEY, ClusterConfig
 from .._shared.nodepool import nodepool_manifest as _nodepool_manifest
-from .config import AutoModePool
+from .config import EksAutoPool
 from .limits import NODE_CLASS_API_VERSION, NODE_CLASS_GROUP, NODE_CLASS_KIND
 
 
-def nodepool_manifest(pool: AutoModePool, cluster: ClusterConfig) -> dict[str, Any]:
+def nodepool_manifest(pool: EksAutoPool, cluster: ClusterConfig) -> dict[str, Any]:
     """The Auto Mode ``NodePool`` of ``pool``: ``metadata.name`` = pool name; template labels =
-    :attr:`AutoModePool.node_labels`; taints in Kubernetes spelling; requirements =
-    :attr:`AutoModePool.requirement_list`; ``nodeClassRef`` = ``{group: eks.amazonaws.com,
+    :attr:`EksAutoPool.node_labels`; taints in Kubernetes spelling; requirements =
+    :attr:`EksAutoPool.requirement_list`; ``nodeClassRef`` = ``{group: eks.amazonaws.com,
     kind: NodeClass, name: <default | ref | created>}``; limits, disruption, weight,
     expireAfter, terminationGracePeriod (see :func:`gpu_node_pool.backends._shared.nodepool.nodepool_manifest`).
     ``cluster`` is unused (every backend renderer takes it)."""
@@ -30,7 +30,7 @@ def nodepool_manifest(pool: AutoModePool, cluster: ClusterConfig) -> dict[str, A
     return _nodepool_manifest(pool, ref, pool.requirement_list, POOL_LABEL_KEY)
 
 
-def node_class_role(pool: AutoModePool, cluster: ClusterConfig) -> str:
+def node_class_role(pool: EksAutoPool, cluster: ClusterConfig) -> str:
     """``nodeClass.role``, else the role name in ``cluster.nodeRoleArn``.
 
     Raises:
@@ -44,7 +44,7 @@ def node_class_role(pool: AutoModePool, cluster: ClusterConfig) -> str:
     raise ValueError(f"pool {pool.name!r}: no node role; set nodeClass.role or cluster.nodeRoleArn")
 
 
-def nodeclass_manifest(pool: AutoModePool, cluster: ClusterConfig) -> dict[str, Any]:
+def nodeclass_manifest(pool: EksAutoPool, cluster: ClusterConfig) -> dict[str, Any]:
     """The ``eks.amazonaws.com/v1`` ``NodeClass`` a pool with ``nodeClass`` creates.
 
     ``spec.role`` (:func:`node_class_role`); ``spec.subnetSelectorTerms``: one ``{id}`` term per

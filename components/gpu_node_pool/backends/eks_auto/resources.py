@@ -7,10 +7,10 @@ from typing import Any
 from ...config import ClusterConfig
 from .._shared.custom_resource import custom_resource
 from . import BACKEND
-from .config import AutoModePool
+from .config import EksAutoPool
 
 
-def wire(component: Any, name: str, pool: AutoModePool, cluster: ClusterConfig) -> None:
+def wire(component: Any, name: str, pool: EksAutoPool, cluster: ClusterConfig) -> None:
     """Register ``<name>-nodeclass`` (when created) and ``<name>-nodepool`` as CustomResources under ``component``."""
     from . import render
 

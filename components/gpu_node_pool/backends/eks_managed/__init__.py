@@ -3,7 +3,7 @@
 Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodeGroup inputs), ``read.py``
 (taints back from NodeGroup inputs), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan
 entry and text), ``detect.py`` (recognise GPU node groups for the policies). Cluster Autoscaler
-tags are shared with ``self_managed`` in ``backends/_cluster_autoscaler.py``.
+tags are shared with ``self_managed`` in ``backends/_shared/cluster_autoscaler.py``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pydantic import (
 )
 
 from ...catalog import instances
-from ...config.common import (  # noqa: F401
+from ...config.common import (
     EKS_GPU_AMI_TYPES,
     EKS_MAX_TAINTS,
     EKS_TAINT_FIELD_MAX,
@@ -22,12 +22,9 @@ from ...config.common import (  # noqa: F401
     ScalingConfig,
     TaintConfig,
     UpdateConfig,
-    _check_labels,
     _fail,
-    _labels_problems,
-    _Model,
 )
-from ...config.errors import ConfigIssue  # noqa: F401
+from ...config.errors import ConfigIssue
 from ...k8s.labels import eks_label_problem
 from .._shared.capacity import CapacityReservation, NodeRepair
 from .._shared.cluster_autoscaler import several_effects_problem

@@ -11,17 +11,15 @@ from pydantic import (
     model_validator,
 )
 
-from ...config.common import (  # noqa: F401
-    DEFAULT_TAINT,
+from ...config.common import (
     PoolBase,
     ScalingConfig,
     TaintConfig,
-    _check_labels,
     _fail,
-    _labels_problems,
     _Model,
 )
-from ...config.errors import ConfigIssue  # noqa: F401
+from ...config.defaults import DEFAULT_TAINT
+from ...config.errors import ConfigIssue
 from ...k8s.labels import gke_label_problem
 from ...k8s.taints import Taint
 from ...k8s.wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
@@ -134,7 +132,7 @@ class GkePool(PoolBase):
       ``desiredSize`` is refused (GKE's initial size is per zone).
 
     Raises:
-        ValidationError: (through :func:`validate_stack_config`, as :class:`ConfigError`) any rule above.
+        ValidationError: (through :func:`~gpu_node_pool.config.loading.validate_stack_config`, as :class:`ConfigError`) any rule above.
     """
 
     backend: Literal["gke"]

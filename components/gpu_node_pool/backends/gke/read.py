@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...k8s.taints import Taint
-from .render import PROVIDER_FIELD  # noqa: F401
 
 
 def _node_config(props: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...k8s.wellknown import UNKNOWN  # noqa: F401
 from . import BACKEND
 
 
@@ -13,6 +12,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
               outputs: Mapping[str, Any]) -> None:
     """Read a gke pool back from its recorded ``gcp:container/nodePool:NodePool`` inputs."""
     from . import read as gke
+    from .render import PROVIDER_FIELD
 
     node_pool = index.get((BACKEND.child_type("node_pool"), BACKEND.child_name("node_pool", pool.name)))
     if node_pool is None:
@@ -20,7 +20,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     node_config = node_pool.inputs.get("nodeConfig") or {}
     entry["taints"] = [str(t) for t in gke.read_node_pool_taints(node_pool.inputs)]
     entry["providerTaints"] = node_config.get("taints", [])
-    entry["providerField"] = gke.PROVIDER_FIELD
+    entry["providerField"] = PROVIDER_FIELD
     entry["labels"] = dict(sorted(gke.read_node_pool_labels(node_pool.inputs).items()))
     entry["machineType"] = node_config.get("machineType")
     entry["accelerators"] = gke.read_node_pool_accelerators(node_pool.inputs)

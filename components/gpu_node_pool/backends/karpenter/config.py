@@ -11,39 +11,26 @@ from pydantic import (
     model_validator,
 )
 
-from ...config.common import AwsTags, PoolBase, TaintConfig, TaintItem, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
-from ...config.errors import ConfigIssue  # noqa: F401
+from ...config.common import AwsTags, TaintConfig, TaintItem, _fail, _Model
+from ...config.errors import ConfigIssue
 from ...k8s.taints import Taint, find_duplicate_taints
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
-from .._shared.nodepool import KarpenterBudget, KarpenterDisruption, nodepool_limits_problems  # noqa: F401 - shared with eks-auto
-from .._shared.nodepool_config import NodeClassBase, NodePoolPoolBase
-from .efa import KarpenterEfa
-from .limits import (  # noqa: F401
-    _IAM_ROLE_NAME_RE,
+from .._shared.nodepool import (
     _K8S_OBJECT_NAME_RE,
-    _K_ALIAS_RE,
-    _K_BUDGET_DURATION_RE,
-    _K_BUDGET_NODES_RE,
-    _K_BUDGET_SCHEDULE_RE,
-    _K_DURATION_RE,
-    _K_GRACE_RE,
-    _K_RESTRICTED_TAGS,
-    _KARPENTER_INTEGER_OPERATORS,
-    KARPENTER_ALIAS_MAX,
     KARPENTER_ARCHITECTURES,
-    KARPENTER_BUDGET_REASONS,
     KARPENTER_CAPACITY_TYPES,
-    KARPENTER_CONSOLIDATION_POLICIES,
-    KARPENTER_GPU_ALIAS_FAMILIES,
-    KARPENTER_GPU_RESOURCE,
-    KARPENTER_MANAGED_KEYS,
-    KARPENTER_MAX_BUDGETS,
-    KARPENTER_MAX_LABELS,
     KARPENTER_MAX_REQUIREMENTS,
+    KarpenterDisruption,
+)
+from .._shared.nodepool_config import NodeClassBase, NodePoolBase
+from .efa import KarpenterEfa
+from .limits import (
+    _K_ALIAS_RE,
+    _K_RESTRICTED_TAGS,
+    KARPENTER_ALIAS_MAX,
+    KARPENTER_GPU_ALIAS_FAMILIES,
+    KARPENTER_MANAGED_KEYS,
     KarpenterRequirement,
-    _cel_label_domain,
-    _karpenter_duration_problem,
-    _quantity_problem,
     _selector_tags_problem,
     karpenter_label_problem,
 )
@@ -138,7 +125,7 @@ class KarpenterNodeClass(NodeClassBase):
         return self.ami_alias.partition("@")[0]
 
 
-class KarpenterPool(NodePoolPoolBase):
+class KarpenterPool(NodePoolBase):
     """A GPU pool as a Karpenter ``NodePool`` (``karpenter.sh/v1``) on EKS, with its ``EC2NodeClass``.
 
     Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and boot-time taints that
@@ -153,7 +140,7 @@ class KarpenterPool(NodePoolPoolBase):
     Everything the NodePool/EC2NodeClass CRDs (v1.14.1, schema and CEL) or Karpenter's runtime
     validation would refuse is refused here, with the config path: label and requirement key
     domains (:func:`karpenter_label_problem`), requirement rules
-    (:func:`karpenter_requirement_problems`), durations, budgets, weight 1-100, quantities,
+    (:func:`.limits.karpenter_requirement_problems`), durations, budgets, weight 1-100, quantities,
     at most 100 labels and 100 requirements, and a key+effect both in ``taints`` and
     ``startupTaints`` (``duplicate taint Key/Effect pair``).
     """

@@ -10,33 +10,10 @@ from pydantic import (
     Field,
 )
 
-from ...config.common import PoolBase, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
-from ...config.errors import ConfigIssue  # noqa: F401
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
-from .._shared.nodepool import (  # noqa: F401
-    _IAM_ROLE_NAME_RE,
-    _K8S_OBJECT_NAME_RE,
-    _K_BUDGET_DURATION_RE,
-    _K_BUDGET_NODES_RE,
-    _K_BUDGET_SCHEDULE_RE,
-    _K_DURATION_RE,
-    _K_GRACE_RE,
-    _K_QUANTITY_RE,
-    _KARPENTER_INTEGER_OPERATORS,
-    KARPENTER_ARCHITECTURES,
-    KARPENTER_BUDGET_REASONS,
-    KARPENTER_CAPACITY_TYPES,
-    KARPENTER_CONSOLIDATION_POLICIES,
-    KARPENTER_MAX_BUDGETS,
-    KARPENTER_MAX_LABELS,
-    KARPENTER_MAX_MIN_VALUES,
-    KARPENTER_MAX_REQUIREMENTS,
-    KARPENTER_OPERATORS,
-    KARPENTER_REQUIREMENT_KEY_MAX,
+from .._shared.nodepool import (
     NodePoolRequirement,
     _cel_label_domain,
-    _karpenter_duration_problem,
-    _quantity_problem,
     nodepool_requirement_problems,
 )
 
@@ -78,7 +55,7 @@ KARPENTER_MANAGED_KEYS = {
 #: The resource every GPU NodePool must limit.
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 
-# CRD patterns of the EC2NodeClass (the NodePool's are in backends/_nodepool.py).
+# CRD patterns of the EC2NodeClass (the NodePool's are in backends/_shared/nodepool.py).
 _K_ALIAS_RE = re.compile(r"^[a-zA-Z0-9]+@.+$")
 _K_RESTRICTED_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
                       "karpenter.k8s.aws/ec2nodeclass")

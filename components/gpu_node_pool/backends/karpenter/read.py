@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...k8s.taints import Taint
-from .render import EC2NODECLASS_API_VERSION, NODEPOOL_API_VERSION  # noqa: F401
 
 # --- read back --------------------------------------------------------------------------
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...k8s.wellknown import UNKNOWN  # noqa: F401
 from . import BACKEND
 
 

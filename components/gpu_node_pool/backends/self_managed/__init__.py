@@ -3,8 +3,9 @@
 Files: ``config.py`` (pool model, formats, stack rules), ``bootstrap.py`` (one renderer per
 bootstrap format and the format table), ``ec2.py`` (launch template / Auto Scaling group
 inputs and tags), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text),
-``detect.py`` (recognise GPU launch templates for the policies), ``export.py`` (bootstrap files
-for ``gpupool render``). The user-data readers are shared in ``backends/_user_data.py``.
+``detect.py`` (recognise GPU launch templates for the policies). Bootstrap files reach
+``gpupool render`` as the pool's ``bootstrap`` stack output. The user-data readers are shared in
+``backends/_shared/user_data.py``.
 """
 
 from __future__ import annotations

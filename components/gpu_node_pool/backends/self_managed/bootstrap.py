@@ -19,7 +19,7 @@ from ...k8s.taints import Taint
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
     pass
 
-from .._shared.registration import (  # noqa: F401
+from .._shared.registration import (
     KUBEADM_API_VERSION,
     KUBEADM_TOKEN_PLACEHOLDER,
     KUBELET_CONFIG_API_VERSION,
@@ -32,7 +32,6 @@ from .._shared.registration import (  # noqa: F401
     _flow,
     _kubelet_flag_list,
     _labels_flag,
-    _taints_flag,
     _yaml,
 )
 

@@ -11,15 +11,15 @@ from pydantic import (
 )
 
 from ...catalog import instances
-from ...config.common import AwsTags, PoolBase, ScalingConfig, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
-from ...config.errors import ConfigIssue  # noqa: F401
+from ...config.common import AwsTags, PoolBase, ScalingConfig, _fail
+from ...config.errors import ConfigIssue
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
 from .._shared.capacity import CapacityReservation, unknown_type_findings
 from .._shared.cluster_autoscaler import several_effects_problem
 
 #: How a self-managed node is bootstrapped, i.e. where its kubelet reads the taints it
-#: registers with (renderers in ``bootstrap.py``, readers in ``backends/_user_data.py``):
+#: registers with (renderers in ``bootstrap.py``, readers in ``backends/_shared/user_data.py``):
 #: ``al2023`` nodeadm ``NodeConfig`` (MIME user data), ``bottlerocket`` TOML settings, ``al2``
 #: ``/etc/eks/bootstrap.sh`` (legacy: EKS stopped publishing AL2 AMIs on 2025-11-26),
 #: ``kubeadm`` ``JoinConfiguration`` (on-premises), ``kubelet`` plain flags and a
@@ -99,13 +99,13 @@ class SelfManagedPool(PoolBase):
       effect per taint key, since
       a Cluster Autoscaler ``node-template/taint/<key>`` tag holds one ``value:Effect``.
     * ``provider: none``: none of the EC2 keys (instanceTypes, scaling, subnetIds, amiId...).
-    * Stack level (:class:`StackConfig`): the cluster keys ``format`` writes into the bootstrap
+    * Stack level (:class:`~gpu_node_pool.config.stack.StackConfig`): the cluster keys ``format`` writes into the bootstrap
       (``apiServerEndpoint``, ``certificateAuthority``, ``serviceCidr``, ``caCertHashes``), and for
       ``provider: aws`` subnets, an instance profile (or ``cluster.nodeRoleArn``) and
       ``cluster.kubernetesVersion`` (unless ``amiId``).
 
     Raises:
-        ValidationError: (through :func:`validate_stack_config`, as :class:`ConfigError`) any rule above.
+        ValidationError: (through :func:`~gpu_node_pool.config.loading.validate_stack_config`, as :class:`ConfigError`) any rule above.
     """
 
     backend: Literal["self-managed"]

@@ -151,7 +151,7 @@ def launch_template_args(
     policy overrides it, and policies still see a GPU type here); ``diskSize`` sizes :attr:`BootstrapFormat.data_volume` (gp3, encrypted).
     With ``efa.enabled``: ``network_interfaces`` (one ``efa`` interface per network card, the groups on
     each, no ``vpc_security_group_ids``) and ``placement.group_name`` = ``placement_group_name``
-    (facts aws-gpu-capacity.md rows 1.19, 5.1-5.4; :mod:`backends._efa`).
+    (facts aws-gpu-capacity.md rows 1.19, 5.1-5.4; :mod:`gpu_node_pool.backends._shared.efa`).
     """
     fmt = FORMATS[pool.format]
     args: dict[str, Any] = {

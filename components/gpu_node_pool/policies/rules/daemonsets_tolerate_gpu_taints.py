@@ -1,4 +1,5 @@
-"""Policy ``daemonsets-tolerate-gpu-taints`` (#3 of the pack)."""
+"""Policy ``daemonsets-tolerate-gpu-taints``: every DaemonSet tolerates every taint of every GPU pool, or keeps off GPU nodes by
+``nodeSelector`` or required node affinity (mandatory)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Policy ``device-plugin-covers-gpu-pools`` (#4 of the pack)."""
+"""Policy ``device-plugin-covers-gpu-pools``: every GPU pool that needs NVIDIA's device plugin has one that tolerates its
+taints and whose node affinity matches its labels (mandatory)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Policy ``gpu-limits-well-formed`` (#7 of the pack)."""
+"""Policy ``gpu-limits-well-formed``: ``nvidia.com/gpu`` is set in limits, requests (if any) equal limits, and the value is
+a whole number (mandatory)."""
 
 from __future__ import annotations
 

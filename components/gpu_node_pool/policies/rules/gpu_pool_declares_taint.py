@@ -1,4 +1,4 @@
-"""Policy ``gpu-pool-declares-taint`` (#2 of the pack)."""
+"""Policy ``gpu-pool-declares-taint``: every GPU pool declares a ``NoSchedule`` or ``NoExecute`` taint (mandatory)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,6 @@ def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: Repor
     pool = gpu_pool_of(args.resource_type, args.props, args.name, args.urn)
     if pool is None:
         return
-    if pool.extra.get("unreadable"):
-        args.not_applicable(f"cannot read self-managed user data taints: {pool.problem}")
     if pool.problem:
         report(f"{pool.display}: its taints cannot be read ({pool.problem}); fix them in {pool.where}.", None)
         return

@@ -1,4 +1,5 @@
-"""Policy ``gpu-toleration-allowlist`` (#5 of the pack)."""
+"""Policy ``gpu-toleration-allowlist``: pods that request no GPU tolerate GPU pool taints (or everything) only in
+allow-listed namespaces (mandatory)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Policy ``gpu-workloads-select-gpu-nodes`` (#6 of the pack)."""
+"""Policy ``gpu-workloads-select-gpu-nodes``: a pod template that tolerates a GPU taint also selects GPU nodes (the pool label)
+or requests ``nvidia.com/gpu`` (advisory)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Policy ``no-imperative-taints`` (#1 of the pack)."""
+"""Policy ``no-imperative-taints``: node taints are declared in the pool definition, never set with ``kubectl taint``, a Node patch or a boot script (mandatory)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Policy ``noexecute-gpu-taint`` (#8 of the pack)."""
+"""Policy ``noexecute-gpu-taint``: a ``NoExecute`` taint on a GPU pool evicts the agents that do not tolerate it, so ``NoSchedule`` is suggested (advisory)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Policy ``scale-from-zero-hints`` (#9 of the pack)."""
+"""Policy ``scale-from-zero-hints``: node groups and Auto Scaling groups that scale from zero carry Cluster Autoscaler
+node-template tags matching their taints and labels, and every such tag is well formed (advisory)."""
 
 from __future__ import annotations
 
