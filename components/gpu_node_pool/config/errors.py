@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # imported by _fail: importing ConfigError loads no pydantic
+if TYPE_CHECKING:  # imported by fail: importing ConfigError loads no pydantic
     from pydantic_core import PydanticCustomError
 
 
@@ -40,7 +40,7 @@ class ConfigError(ValueError):
         super().__init__("\n".join(lines))
 
 
-def _fail(message: str) -> PydanticCustomError:
+def fail(message: str) -> PydanticCustomError:
     from pydantic_core import PydanticCustomError
 
     return PydanticCustomError("gpu_node_pools", "{reason}", {"reason": message})

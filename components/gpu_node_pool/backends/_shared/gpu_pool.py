@@ -62,17 +62,17 @@ class GpuPool:
         return not self.ships_own_device_plugin and not self.gke_managed_plugin
 
 
-def _read_taints(reader: Any, props: Any) -> tuple[list[Taint], str | None]:
+def read_taints(reader: Any, props: Any) -> tuple[list[Taint], str | None]:
     try:
         return list(reader(props)), None
     except (TaintError, TypeError, AttributeError, ValueError) as err:
         return [], str(err)
 
 
-def _labels(value: Any) -> dict[str, str]:
+def string_labels(value: Any) -> dict[str, str]:
     return {str(k): v for k, v in mapping(value).items() if isinstance(v, str)}
 
 
-def _int(value: Any) -> int | None:
+def int_or_none(value: Any) -> int | None:
     n = number(value)
     return int(n) if n is not None and float(n).is_integer() else None

@@ -30,8 +30,8 @@ KUBEADM_TOKEN_PLACEHOLDER = "${KUBEADM_JOIN_TOKEN}"
 #: MIME boundary of the nodeadm user data; fixed so that renders are byte-for-byte stable.
 MIME_BOUNDARY = "==GPU-NODE-POOLS=="
 
-_REGISTER_WITH_TAINTS = "--register-with-taints"
-_NODE_LABELS = "--node-labels"
+REGISTER_WITH_TAINTS_FLAG = "--register-with-taints"
+NODE_LABELS_FLAG = "--node-labels"
 
 
 # --- the spec ---------------------------------------------------------------------------
@@ -130,28 +130,28 @@ class ClusterInfo:
 # --- flag forms (kubelet command line) --------------------------------------------------
 
 
-def _taints_flag(taints: Iterable[Taint]) -> str:
+def taints_flag(taints: Iterable[Taint]) -> str:
     return ",".join(str(t) for t in taints)
 
 
-def _labels_flag(labels: Mapping[str, str]) -> str:
+def labels_flag(labels: Mapping[str, str]) -> str:
     return ",".join(f"{k}={v}" for k, v in labels.items())
 
 
-def _kubelet_flag_list(reg: Registration, *, taints: bool = True) -> list[str]:
+def kubelet_flag_list(reg: Registration, *, taints: bool = True) -> list[str]:
     flags = []
     if taints and reg.taints:
-        flags.append(f"{_REGISTER_WITH_TAINTS}={_taints_flag(reg.taints)}")
+        flags.append(f"{REGISTER_WITH_TAINTS_FLAG}={taints_flag(reg.taints)}")
     if reg.labels:
-        flags.append(f"{_NODE_LABELS}={_labels_flag(reg.labels)}")
+        flags.append(f"{NODE_LABELS_FLAG}={labels_flag(reg.labels)}")
     return flags
 
 
-def _parse_taints_flag(value: str) -> list[Taint]:
+def parse_taints_flag(value: str) -> list[Taint]:
     return [Taint.parse(item.strip()) for item in value.split(",") if item.strip()]
 
 
-def _parse_labels_flag(value: str) -> dict[str, str]:
+def parse_labels_flag(value: str) -> dict[str, str]:
     labels = {}
     for item in value.split(","):
         item = item.strip()
@@ -164,7 +164,7 @@ def _parse_labels_flag(value: str) -> dict[str, str]:
     return labels
 
 
-def _check_kubelet_labels(reg: Registration) -> None:
+def check_kubelet_labels(reg: Registration) -> None:
     problems = reg.node_restriction_problems()
     if problems:
         raise ValueError("the kubelet would refuse these --node-labels (NodeRestriction): " + "; ".join(problems))
@@ -176,11 +176,11 @@ def _check_kubelet_labels(reg: Registration) -> None:
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-def _yaml(doc: Any) -> str:
+def block_yaml(doc: Any) -> str:
     return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=False, width=1 << 20)
 
 
-def _flow(doc: Any) -> str:
+def flow_yaml(doc: Any) -> str:
     return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=True, width=1 << 20).strip()
 
 

@@ -23,7 +23,7 @@ def feasibility(pool: AutoModePool) -> Any:
     return evaluate(pool.requirement_list, _limits(pool))
 
 
-def _validated(pool: AutoModePool) -> bool:
+def is_validated(pool: AutoModePool) -> bool:
     """True for a pool that passed its own validation (not a stand-in built with ``model_construct``)."""
     try:
         type(pool).model_validate(pool.model_dump(by_alias=True, exclude_unset=True))

@@ -10,34 +10,34 @@ from pydantic import (
     Field,
 )
 
-from ...config.common import PoolBase, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
+from ...config.common import Model, PoolBase, check_labels, fail, labels_problems  # noqa: F401
 from ...config.errors import ConfigIssue  # noqa: F401
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from .._shared.nodepool import (  # noqa: F401
-    _IAM_ROLE_NAME_RE,
-    _K8S_OBJECT_NAME_RE,
-    _K_BUDGET_DURATION_RE,
-    _K_BUDGET_NODES_RE,
-    _K_BUDGET_SCHEDULE_RE,
-    _K_DURATION_RE,
-    _K_GRACE_RE,
-    _K_QUANTITY_RE,
-    _KARPENTER_INTEGER_OPERATORS,
+    IAM_ROLE_NAME_RE,
+    K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
+    KARPENTER_BUDGET_DURATION_RE,
+    KARPENTER_BUDGET_NODES_RE,
     KARPENTER_BUDGET_REASONS,
+    KARPENTER_BUDGET_SCHEDULE_RE,
     KARPENTER_CAPACITY_TYPES,
     KARPENTER_CONSOLIDATION_POLICIES,
+    KARPENTER_DURATION_RE,
+    KARPENTER_GRACE_RE,
+    KARPENTER_INTEGER_OPERATORS,
     KARPENTER_MAX_BUDGETS,
     KARPENTER_MAX_LABELS,
     KARPENTER_MAX_MIN_VALUES,
     KARPENTER_MAX_REQUIREMENTS,
     KARPENTER_OPERATORS,
+    KARPENTER_QUANTITY_RE,
     KARPENTER_REQUIREMENT_KEY_MAX,
     NodePoolRequirement,
-    _cel_label_domain,
-    _karpenter_duration_problem,
-    _quantity_problem,
+    cel_label_domain,
+    karpenter_duration_problem,
     nodepool_requirement_problems,
+    quantity_problem,
 )
 
 KARPENTER_MAX_SELECTOR_TERM_TAGS = 20  # EC2NodeClass *SelectorTerms[].tags maxProperties
@@ -79,8 +79,8 @@ KARPENTER_MANAGED_KEYS = {
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 
 # CRD patterns of the EC2NodeClass (the NodePool's are in backends/_nodepool.py).
-_K_ALIAS_RE = re.compile(r"^[a-zA-Z0-9]+@.+$")
-_K_RESTRICTED_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
+KARPENTER_ALIAS_RE = re.compile(r"^[a-zA-Z0-9]+@.+$")
+KARPENTER_RESTRICTED_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
                       "karpenter.k8s.aws/ec2nodeclass")
 
 
@@ -111,7 +111,7 @@ def karpenter_label_problem(key: str) -> str | None:
             "'kubernetes.io/hostname' is the node's own name and cannot be set for a whole pool (NodePool CRD: "
             "label \"kubernetes.io/hostname\" is restricted); remove it"
         )
-    domain = _cel_label_domain(key)
+    domain = cel_label_domain(key)
     if domain.endswith("karpenter.sh") and key not in KARPENTER_SH_ALLOWED_LABELS:
         return (
             f"{key!r} is in the karpenter.sh domain, which Karpenter reserves for itself (NodePool CRD: label "
@@ -137,7 +137,7 @@ def karpenter_label_problem(key: str) -> str | None:
     return None
 
 
-def _selector_tags_problem(tags: Mapping[str, str], what: str) -> str | None:
+def selector_tags_problem(tags: Mapping[str, str], what: str) -> str | None:
     # EC2NodeClass *SelectorTerms[].tags: maxProperties 20; CEL "empty tag keys or values aren't supported".
     if not tags:
         return f"{what} must hold at least one tag"
