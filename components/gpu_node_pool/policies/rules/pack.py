@@ -1,4 +1,4 @@
-"""The pack: every rule, in the order of the README table, and its name."""
+"""The pack: every rule module's ``POLICY``, in the order of the README table, and the pack's name."""
 
 from __future__ import annotations
 
@@ -21,10 +21,6 @@ from . import (
     resources_judged,
     scale_from_zero_hints,
 )
-from . import gpu_limits_well_formed as _limits
-from . import gpu_pool_declares_taint as _declares
-from . import no_imperative_taints as _imperative
-from . import noexecute_gpu_taint as _noexecute
 from ._shared import CONFIG_DEFAULTS, PACK_NAME
 
 __all__ = ["PACK_NAME", "POLICIES", "CONFIG_DEFAULTS", "JUDGES"]
@@ -53,8 +49,8 @@ POLICIES: list[Any] = [
 #: call it there (a preview's analyzer calls it for every resource anyway). The runner applies a
 #: predicate only to the very policy object it was written for.
 JUDGES: dict[str, tuple[Any, Callable[[str], bool]]] = {
-    no_imperative_taints.POLICY.name: (no_imperative_taints.POLICY, _imperative.judges),
-    gpu_pool_declares_taint.POLICY.name: (gpu_pool_declares_taint.POLICY, _declares.judges),
-    gpu_limits_well_formed.POLICY.name: (gpu_limits_well_formed.POLICY, _limits.judges),
-    noexecute_gpu_taint.POLICY.name: (noexecute_gpu_taint.POLICY, _noexecute.judges),
+    no_imperative_taints.POLICY.name: (no_imperative_taints.POLICY, no_imperative_taints.judges),
+    gpu_pool_declares_taint.POLICY.name: (gpu_pool_declares_taint.POLICY, gpu_pool_declares_taint.judges),
+    gpu_limits_well_formed.POLICY.name: (gpu_limits_well_formed.POLICY, gpu_limits_well_formed.judges),
+    noexecute_gpu_taint.POLICY.name: (noexecute_gpu_taint.POLICY, noexecute_gpu_taint.judges),
 }
