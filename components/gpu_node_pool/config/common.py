@@ -53,7 +53,14 @@ EKS_GPU_AMI_TYPES = (
 
 
 class Model(BaseModel):
-    """Base: camelCase keys (as in the stack YAML), unknown keys are errors, frozen after validation."""
+    """Base of every stack config model (pools, cluster, agents, each backend's pool).
+
+    Keys are camelCase as in the stack YAML (``minSize`` for ``min_size``), an unknown key is an
+    error (``extra="forbid"``), values are not coerced (``strict``: YAML ``yes`` is no number),
+    and a validated model is frozen. A subclass may set ``yaml_example`` to a valid value in YAML
+    flow style, shown when a value of the wrong type is given. Validation errors are pydantic
+    ``ValidationError`` s, reported as :class:`~gpu_node_pool.config.errors.ConfigIssue` s.
+    """
 
     model_config = ConfigDict(
         extra="forbid",
@@ -152,10 +159,16 @@ class TolerationConfig(Model):
 
 
 def labels_problems(labels: Mapping[str, str]) -> list[str]:
+    """One sentence per label whose key is not a qualified name or whose value is not a label
+    value (:func:`gpu_node_pool.k8s.labels.label_syntax_problem`; Kubernetes "Labels and
+    Selectors", https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/);
+    empty when every label is valid."""
     return [p for k, v in labels.items() if (p := label_syntax_problem(k, v))]
 
 
 def check_labels(labels: dict[str, str]) -> dict[str, str]:
+    """A pydantic field validator for ``{key: value}`` node labels: returns ``labels`` unchanged,
+    or raises :func:`fail` with every :func:`labels_problems` sentence joined by ``"; "``."""
     problems = labels_problems(labels)
     if problems:
         raise fail("; ".join(problems))

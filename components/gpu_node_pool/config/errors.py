@@ -41,6 +41,13 @@ class ConfigError(ValueError):
 
 
 def fail(message: str) -> PydanticCustomError:
+    """The error a config validator raises for a broken rule: ``raise fail("<value> ...; <fix>")``.
+
+    ``message`` is the whole sentence the user reads (bad value, rule, fix); pydantic reports it
+    at the field's path and :func:`gpu_node_pool.config.loading.validate_stack_config` turns it
+    into a :class:`ConfigIssue` with that path. Returns a ``pydantic_core.PydanticCustomError``
+    of type ``gpu_node_pools`` (imported on call, so importing this module loads no pydantic).
+    """
     from pydantic_core import PydanticCustomError
 
     return PydanticCustomError("gpu_node_pools", "{reason}", {"reason": message})

@@ -35,37 +35,58 @@ KARPENTER_REQUIREMENT_KEY_MAX = 316  # requirements[].key maxLength
 KARPENTER_MAX_MIN_VALUES = 50  # requirements[].minValues maximum
 KARPENTER_MAX_BUDGETS = 50  # disruption.budgets maxItems
 KARPENTER_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
+#: Requirement operators whose one value must be a positive integer (NodePool CRD CEL rule).
 KARPENTER_INTEGER_OPERATORS = ("Gt", "Lt", "Gte", "Lte")
 KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
 KARPENTER_ARCHITECTURES = ("amd64", "arm64")
 KARPENTER_CONSOLIDATION_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced")
 KARPENTER_BUDGET_REASONS = ("Underutilized", "Empty", "Drifted")
 
-# CRD patterns (searched like an OpenAPI ``pattern``: unanchored unless the pattern anchors).
-KARPENTER_DURATION_RE = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")  # expireAfter, consolidateAfter
-KARPENTER_GRACE_RE = re.compile(r"^([0-9]+(s|m|h))+$")  # terminationGracePeriod
+# NodePool CRD patterns (see the sources above), used with ``.search`` like an OpenAPI
+# ``pattern``: unanchored unless the pattern anchors itself.
+#: ``expireAfter`` and ``disruption.consolidateAfter``: ``720h``, ``1h30m``, ``30s`` or ``Never``.
+KARPENTER_DURATION_RE = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")
+#: ``terminationGracePeriod``: like :data:`KARPENTER_DURATION_RE` without ``Never``.
+KARPENTER_GRACE_RE = re.compile(r"^([0-9]+(s|m|h))+$")
+#: ``disruption.budgets[].nodes``: a node count (``1``) or a percentage ``0%``-``100%``.
 KARPENTER_BUDGET_NODES_RE = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
+#: ``disruption.budgets[].duration``: hours and/or minutes (``8h``, ``30m``, ``1h30m``), no seconds.
 KARPENTER_BUDGET_DURATION_RE = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
+#: ``disruption.budgets[].schedule``: a cron macro (``@daily``) or five cron fields.
 KARPENTER_BUDGET_SCHEDULE_RE = re.compile(
     r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"
 )
+#: A Kubernetes resource quantity as a string (``32``, ``4000Gi``, ``500m``), as in ``spec.limits``.
 KARPENTER_QUANTITY_RE = re.compile(
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
+#: A Kubernetes object name, DNS-1123 subdomain form: lower-case alphanumerics, ``-`` and ``.``
+#: (https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-subdomain-names).
 K8S_OBJECT_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-# IAM role names (IAM API CreateRole RoleName): 1-64 of [A-Za-z0-9+=,.@_-].
+#: An IAM role name: 1-64 of ``[A-Za-z0-9+=,.@_-]``
+#: (IAM API CreateRole ``RoleName``, https://docs.aws.amazon.com/IAM/latest/APIReference/API_CreateRole.html).
 IAM_ROLE_NAME_RE = re.compile(r"^[\w+=,.@-]{1,64}$")
 
 
 def cel_label_domain(key: str) -> str:
-    # The CRD's CEL rules take key.find("^([^/]+)"): everything before the first '/', or the
-    # whole key when it has none, then test endsWith() -- a plain suffix, not a DNS subdomain
-    # (so "mykarpenter.sh/x" is refused too). Mirrored exactly.
+    """The part of label ``key`` the NodePool CRD's CEL rules test for restricted domains.
+
+    The rules take ``key.find("^([^/]+)")``: everything before the first ``/``, or the whole key
+    when it has none (``""`` for an empty key or one starting with ``/``), then test
+    ``endsWith()`` -- a plain suffix, not a DNS subdomain (so ``mykarpenter.sh/x`` is refused
+    too). Mirrored exactly: ``cel_label_domain("karpenter.sh/x") == "karpenter.sh"``.
+    """
     match = re.match(r"[^/]+", key)
     return match.group(0) if match else ""
 
 
 def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
+    """Why ``value`` is not a Karpenter duration, or None when it is one.
+
+    ``never=True`` checks :data:`KARPENTER_DURATION_RE` (``expireAfter``, ``consolidateAfter``:
+    ``Never`` allowed), ``never=False`` :data:`KARPENTER_GRACE_RE` (``terminationGracePeriod``).
+    A value that is not a string gets the same sentence, which names the pattern and the fix.
+    """
     pattern = KARPENTER_DURATION_RE if never else KARPENTER_GRACE_RE
     if not isinstance(value, str) or not pattern.search(value):
         allowed = "or Never " if never else ""
@@ -77,6 +98,12 @@ def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
 
 
 def quantity_problem(value: Any) -> str | None:
+    """Why ``value`` is not a non-negative Kubernetes quantity for a NodePool limit, or None.
+
+    Accepted: an int, or a string matching :data:`KARPENTER_QUANTITY_RE` (``"1000"``,
+    ``"4000Gi"``, ``"500m"``), not negative. Refused with a sentence: a bool, a float or any other
+    type, a malformed string, a leading ``-``.
+    """
     if isinstance(value, bool) or not isinstance(value, int | str):
         return f"{value!r} must be a Kubernetes quantity: an integer or a string such as '1000' or '4000Gi'"
     if isinstance(value, str) and not KARPENTER_QUANTITY_RE.search(value):
