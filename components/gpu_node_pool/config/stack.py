@@ -21,14 +21,14 @@ from pydantic import (
 )
 
 from .agents import GpuAgentsConfig
-from .common import PoolBase, TolerationConfig, _fail, _Model
+from .common import Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
 from .limits import LimitsConfig, aws_id_problem
 
 # --- cluster and device plugin ----------------------------------------------------------
 
 
-class ClusterConfig(_Model):
+class ClusterConfig(Model):
     """The Kubernetes cluster the pools join.
 
     From the stack config every value is plain. In a program, ``GpuNodePoolArgs`` may give the
@@ -86,7 +86,7 @@ class ClusterConfig(_Model):
     def _subnet_ids(cls, ids: list[str] | None) -> list[str] | None:
         problem = aws_id_problem("subnet", ids if isinstance(ids, list) else None)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return ids
 
     @field_validator("api_server_endpoint")
@@ -96,7 +96,7 @@ class ClusterConfig(_Model):
             return url
         parts = urlsplit(url)
         if parts.scheme != "https" or not parts.hostname or parts.path not in ("", "/") or parts.query:
-            raise _fail(f"{url!r} must be an https URL of the API server, e.g. https://10.0.0.10:6443")
+            raise fail(f"{url!r} must be an https URL of the API server, e.g. https://10.0.0.10:6443")
         return url
 
     @field_validator("certificate_authority")
@@ -109,7 +109,7 @@ class ClusterConfig(_Model):
         except (binascii.Error, ValueError):
             pem = b""
         if b"-----BEGIN CERTIFICATE-----" not in pem:
-            raise _fail(
+            raise fail(
                 "must be the base64 encoding of the PEM CA bundle (EKS certificateAuthority.data, or "
                 "base64 -w0 ca.crt), not the PEM text itself"
             )
@@ -123,7 +123,7 @@ class ClusterConfig(_Model):
         try:
             ipaddress.ip_network(cidr)
         except ValueError as err:
-            raise _fail(f"{cidr!r} is not a CIDR ({err}); e.g. 10.100.0.0/16") from None
+            raise fail(f"{cidr!r} is not a CIDR ({err}); e.g. 10.100.0.0/16") from None
         return cidr
 
     @field_validator("ca_cert_hashes")
@@ -131,11 +131,11 @@ class ClusterConfig(_Model):
     def _hashes(cls, hashes: list[str] | None) -> list[str] | None:
         bad = [h for h in hashes or [] if not re.fullmatch(r"sha256:[0-9a-f]{64}", h)]
         if bad:
-            raise _fail(f"{bad} must be 'sha256:' and 64 lower-case hex digits, as kubeadm prints them")
+            raise fail(f"{bad} must be 'sha256:' and 64 lower-case hex digits, as kubeadm prints them")
         return hashes
 
 
-class DevicePluginConfig(_Model):
+class DevicePluginConfig(Model):
     """The NVIDIA device plugin chart, installed once per cluster for every pool that needs it."""
 
     enabled: bool = True
@@ -156,13 +156,13 @@ class DevicePluginConfig(_Model):
     @classmethod
     def _ns(cls, ns: str) -> str:
         if ns == "default":
-            raise _fail(
+            raise fail(
                 "'default': the chart refuses to install into the default namespace; use e.g. nvidia-device-plugin"
             )
         return ns
 
 
-class StackConfig(_Model):
+class StackConfig(Model):
     """The whole stack config (``gpu-node-pools:cluster``, ``:pools``, ``:devicePlugin``).
 
     ``pools`` holds one model per pool, of the backend its ``backend:`` key names; the union
@@ -245,7 +245,7 @@ def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     return issues
 
 
-def _stand_in(model: type[_Model], raw: Any) -> Any:
+def _stand_in(model: type[Model], raw: Any) -> Any:
     """``model`` validated from ``raw`` if it passes; else a stand-in (``model_construct``) holding every field
     that is valid on its own (type, pattern, literal, nested model), the default for the others (None when
     required). Model-level rules are not run on a stand-in: it only lets the stack rules look at the rest."""

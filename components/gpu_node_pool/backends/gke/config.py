@@ -12,11 +12,11 @@ from pydantic import (
 )
 
 from ...config.common import (
+    Model,
     PoolBase,
     ScalingConfig,
     TaintConfig,
-    _fail,
-    _Model,
+    fail,
 )
 from ...config.defaults import DEFAULT_TAINT
 from ...config.errors import ConfigIssue
@@ -85,14 +85,14 @@ def gke_fixed_gpus(machine_type: str) -> tuple[str, int | None] | None:
     return None
 
 
-class GkeGpuSharingConfig(_Model):
+class GkeGpuSharingConfig(Model):
     """GKE GPU sharing (``guest_accelerators[].gpu_sharing_config``), done by GKE's own device plugin."""
 
     gpu_sharing_strategy: Literal["TIME_SHARING", "MPS"] = Field(description="TIME_SHARING | MPS")
     max_shared_clients_per_gpu: int = Field(ge=1, description="Containers that may share one GPU, >= 1.")
 
 
-class GkeAccelerator(_Model):
+class GkeAccelerator(Model):
     """The GPUs of each node (``node_config.guest_accelerators[0]``)."""
 
     type: str = Field(
@@ -169,7 +169,7 @@ class GkePool(PoolBase):
     @classmethod
     def _gke_name(cls, name: str) -> str:
         if len(name) > GKE_POOL_NAME_MAX or not name[:1].isalpha():
-            raise _fail(
+            raise fail(
                 f"{name!r}: a gke pool name starts with a letter and has at most {GKE_POOL_NAME_MAX} characters "
                 "(GKE node pool names are at most 40 and Pulumi adds '-node-pool-xxxxxxx'), e.g. l4-inference"
             )
@@ -186,7 +186,7 @@ class GkePool(PoolBase):
                 "set 'true' (with nvidiaDevicePlugin and INSTALLATION_DISABLED) or remove it"
             )
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return labels
 
     @field_validator("taints")
@@ -195,7 +195,7 @@ class GkePool(PoolBase):
         for i, t in enumerate(taints):
             taint = t.to_taint()
             if taint.identity == DEFAULT_TAINT.identity and taint.value != DEFAULT_TAINT.value:
-                raise _fail(
+                raise fail(
                     f"taints[{i}] {str(taint)!r}: GKE's own GPU taint is {str(DEFAULT_TAINT)!r} and one key and "
                     f"effect can carry one value; write {str(DEFAULT_TAINT)!r} or use another key"
                 )
@@ -205,7 +205,7 @@ class GkePool(PoolBase):
     @classmethod
     def _gke_autoscaling(cls, scaling: ScalingConfig) -> ScalingConfig:
         if scaling.desired_size is not None:
-            raise _fail(
+            raise fail(
                 "desiredSize is not used by gke pools: GKE's initial node count is per zone and the autoscaler "
                 "keeps the pool between minSize and maxSize; remove desiredSize"
             )
@@ -216,9 +216,9 @@ class GkePool(PoolBase):
     def _zones(cls, zones: list[str] | None) -> list[str] | None:
         bad = [z for z in zones or [] if not _GCE_ZONE_RE.match(z)]
         if bad:
-            raise _fail(f"{bad} are not Compute Engine zones (e.g. us-central1-a)")
+            raise fail(f"{bad} are not Compute Engine zones (e.g. us-central1-a)")
         if zones and len(set(zones)) != len(zones):
-            raise _fail(f"{zones} lists a zone twice")
+            raise fail(f"{zones} lists a zone twice")
         return zones
 
     @model_validator(mode="after")
@@ -298,7 +298,7 @@ class GkePool(PoolBase):
                 "off; remove it and configure time-slicing in NVIDIA's plugin instead"
             )
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return self
 
     @property

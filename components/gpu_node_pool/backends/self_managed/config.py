@@ -11,7 +11,7 @@ from pydantic import (
 )
 
 from ...catalog import instances
-from ...config.common import AwsTags, PoolBase, ScalingConfig, _fail
+from ...config.common import AwsTags, PoolBase, ScalingConfig, fail
 from ...config.errors import ConfigIssue
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
@@ -149,7 +149,7 @@ class SelfManagedPool(PoolBase):
     def _kubelet_labels(cls, labels: dict[str, str]) -> dict[str, str]:
         problems = [p for k in labels if (p := _kubelet_label_problem(k))]
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return labels
 
     @field_validator("subnet_ids", "security_group_ids")
@@ -159,7 +159,7 @@ class SelfManagedPool(PoolBase):
 
         problem = aws_id_problem("subnet" if info.field_name == "subnet_ids" else "sg", ids)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return ids
 
     @model_validator(mode="after")
@@ -178,7 +178,7 @@ class SelfManagedPool(PoolBase):
         else:
             problems += self._aws_problems()
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return self
 
     def _aws_problems(self) -> list[ConfigIssue]:

@@ -210,7 +210,7 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
     undecided.raise_if_any()
 
 
-daemonsets_tolerate_gpu_taints = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="daemonsets-tolerate-gpu-taints",
     description="Every DaemonSet tolerates every taint of every GPU pool, or keeps off GPU nodes through nodeSelector or required node affinity.",
     validate=validate_daemonsets_tolerate_gpu_taints,

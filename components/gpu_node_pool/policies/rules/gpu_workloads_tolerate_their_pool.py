@@ -99,7 +99,7 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
     undecided.raise_if_any()
 
 
-gpu_workloads_tolerate_their_pool = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="gpu-workloads-tolerate-their-pool",
     description=f"A pod template whose node selection targets GPU pools tolerates every {_NS}/{_NE} taint "
     "of at least one of them (effective tolerations: its own plus what admission adds).",

@@ -77,7 +77,7 @@ def validate_karpenter_startup_taints(args: StackValidationArgs, report: ReportV
     undecided.raise_if_any()
 
 
-karpenter_startup_taints = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="karpenter-startup-taints",
     description="Karpenter GPU NodePools declare in startupTaints the boot taints of the agents the stack installs "
     "(Cilium, EBS/EFS CSI, Istio CNI).",

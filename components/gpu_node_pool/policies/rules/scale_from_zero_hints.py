@@ -143,7 +143,7 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
     undecided.raise_if_any()
 
 
-scale_from_zero_hints = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="scale-from-zero-hints",
     description="Node groups and Auto Scaling groups with min size 0 carry Cluster Autoscaler node-template tags that match their taints and labels exactly (key, value and effect); every node-template taint/label tag on any Auto Scaling group is well formed (value <value>:<Effect>).",
     validate=validate_scale_from_zero_hints,
