@@ -181,3 +181,17 @@ def test_a_registered_backend_plans_with_the_gpu_operator_or_the_dcgm_exporter(f
     charts = [r for r in report["resources"] if chart in json.dumps(r.get("inputs", {}))]
     assert charts, f"no {chart} resource in the plan"
     assert report["pools"][0]["backend"] == "fakecloud"
+
+
+def test_the_config_package_names_no_backend_and_no_agent():
+    """config/ sits below backends/ and gpu_agents/: it reaches them only through the registry
+    (the pool models, ``stack_checks``, ``STACK_RULES``), never by import, not even by a module name."""
+    import re
+
+    from conftest import ROOT
+
+    named = re.compile(r"""(from \.\.(backends|gpu_agents)\b|["']gpu_node_pool\.(backends|gpu_agents)\b)""")
+    hits = [f"{path.name}:{n}" for path in sorted((ROOT / "components/gpu_node_pool/config").glob("*.py"))
+            for n, line in enumerate(path.read_text().splitlines(), 1) if named.search(line)]
+    assert hits == []
+    assert registry.STACK_RULES == ("gpu_node_pool.gpu_agents.validate:stack_issues",)

@@ -1,6 +1,7 @@
 """Stack-level rules of the GPU-agent config: pool ``gpuSharing`` and ``mig``, ``devicePlugin.provider``, ``gpuAgents``.
 
-Called by :func:`gpu_node_pool.config.stack.stack_issues` (so every ``validate_stack_config``,
+Listed in :data:`gpu_node_pool.registry.STACK_RULES`, so :func:`gpu_node_pool.config.stack.stack_issues`
+runs it (every ``validate_stack_config``,
 ``gpupool check``/``plan`` and ``pulumi up`` applies them); returns :class:`ConfigIssue` objects,
 one per mistake, each naming the path, the bad value, the rule with its source, and the fix.
 
