@@ -410,6 +410,52 @@ class PoolBase(Model):
         """Whether NVIDIA's device plugin chart must serve this pool (backends override)."""
         return True
 
+    # what the GPU agents, the warnings and the plan need of a pool (backends override) ---------
+    @property
+    def cluster_platform(self) -> str:
+        """The Kubernetes platform the pool's nodes join: ``eks`` | ``gke`` | ``self-managed``: the
+        backend's ``platform`` in the registry (``self-managed`` for an unregistered one)."""
+        from ..registry import find
+
+        record = find(str(getattr(self, "backend", "")))
+        return record.platform if record is not None else "self-managed"
+
+    @property
+    def joins_eks(self) -> bool:
+        """Whether the pool's nodes join an EKS cluster, so the EKS Kubernetes version calendar applies."""
+        return self.cluster_platform == "eks"
+
+    @property
+    def image_family(self) -> str:
+        """The node image family, for the GPU Operator's operand enables: ``al2023-nvidia`` (EKS AL2023
+        NVIDIA AMI: driver and container toolkit), ``bottlerocket-nvidia`` (driver, toolkit and NVIDIA's
+        device plugin), ``gke`` (GKE's node images and driver installer) or ``other`` (nothing known)."""
+        return "other"
+
+    @property
+    def driver_source(self) -> str:
+        """Who installs the NVIDIA driver: ``image`` (the node image), ``platform`` (the platform's
+        installer, e.g. GKE's), ``none`` (nobody: the GPU Operator must) or ``unknown``."""
+        return "unknown"
+
+    @property
+    def device_plugin_source(self) -> str:
+        """Who runs a device plugin on the pool's nodes without this component: ``none`` (NVIDIA's
+        chart or the GPU Operator must), ``image`` (the node image's own: Bottlerocket NVIDIA, EKS Auto
+        Mode) or ``platform`` (the platform's, e.g. GKE's). Default: from :attr:`uses_nvidia_device_plugin`."""
+        return "none" if self.uses_nvidia_device_plugin else "image"
+
+    @property
+    def gpu_model(self) -> str | None:
+        """The GPU model when the config names it (e.g. the GKE accelerator type ``nvidia-l4``), else None."""
+        return None
+
+    @property
+    def platform_node_labels(self) -> dict[str, str]:
+        """Labels the platform itself puts on every node of the pool (the component does not set
+        them, so they are not in :attr:`node_labels`), e.g. ``cloud.google.com/gke-accelerator``."""
+        return {}
+
     def config_warnings(self) -> list[tuple[str, str]]:
         """Valid but risky settings, ``[(sub-path under the pool or "", message)]`` (backends override;
         collected by :func:`gpu_node_pool.config.warnings.stack_warnings`)."""

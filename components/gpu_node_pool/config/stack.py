@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import importlib
 import ipaddress
 import re
 from collections.abc import Mapping
@@ -212,14 +211,11 @@ def stack_model() -> type[StackConfig]:
 
 
 def _stack_checks() -> list[Any]:
-    """The stack-level rules, in report order: each backend's ``stack_checks``, then the GPU agents'."""
-    from ..registry import all_backends
+    """The stack-level rules, in report order: each backend's ``stack_checks``, then the registry's
+    :data:`~gpu_node_pool.registry.STACK_RULES` (the GPU agents')."""
+    from ..registry import stack_rules
 
-    checks = [c for b in all_backends() if (c := b.fn("stack_checks")) is not None]
-    # GPU agents (sharing, MIG, providers): referenced by name like the registry's functions, since
-    # the agents' derivations sit above the config layer.
-    checks.append(importlib.import_module("gpu_node_pool.gpu_agents.validate").stack_issues)
-    return checks
+    return stack_rules()
 
 
 def _unique_names(stack: StackConfig) -> list[ConfigIssue]:
@@ -238,7 +234,8 @@ def _unique_names(stack: StackConfig) -> list[ConfigIssue]:
 
 def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     """Rules across the stack, as :class:`ConfigIssue` objects: unique pool names, then each
-    backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing)."""
+    backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing), then the
+    registry's other stack rules (the GPU agents': gpuSharing, mig, devicePlugin, gpuAgents)."""
     issues = _unique_names(stack)
     for check in _stack_checks():
         issues += check(stack)

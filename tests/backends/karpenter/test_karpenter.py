@@ -26,11 +26,11 @@ from strategies import label_values, names, taint_lists
 
 from gpu_node_pool.backends.karpenter import read as karpenter_read
 from gpu_node_pool.backends.karpenter import render as karpenter_render
+from gpu_node_pool.backends.karpenter.config import KarpenterPool
 from gpu_node_pool.component.pool import GpuNodePool, GpuNodePoolArgs
 from gpu_node_pool.config import (
     POOL_LABEL_KEY,
     ConfigError,
-    KarpenterPool,
     StackConfig,
     load_stack_config,
     stack_file_config,

@@ -38,6 +38,9 @@ from .limits import (
     refused_key_message,
 )
 
+#: EKS user guide "Deploy an accelerated workload": Auto Mode "includes the NVIDIA device plugin for
+#: Kubernetes. This plugin runs automatically and isn't visible as a daemon set in your cluster."
+AUTO_ACCELERATED_URL = "https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html"
 _SOURCE_FAMILIES = "EKS user guide automode-learn-instances, 'EKS Auto Mode supported instance reference'"
 
 
@@ -328,6 +331,30 @@ class EksAutoPool(NodePoolBase):
             raise fail("; ".join(problems))
         return labels
 
+    @field_validator("gpu_sharing")
+    @classmethod
+    def _no_sharing(cls, sharing: Any) -> Any:
+        if sharing is not None:
+            raise _fail(
+                f"EKS Auto Mode includes the NVIDIA device plugin and runs it itself, not as a DaemonSet you can "
+                f"configure ({AUTO_ACCELERATED_URL}), so the component cannot give it time-slicing or MPS configs; "
+                "remove gpuSharing, or share GPUs on a karpenter or eks-managed pool (AL2023 NVIDIA AMI), whose "
+                "device plugin the component configures"
+            )
+        return sharing
+
+    @field_validator("mig")
+    @classmethod
+    def _no_mig(cls, mig: Any) -> Any:
+        if mig is not None:
+            raise _fail(
+                f"EKS Auto Mode manages the NVIDIA driver and device plugin of its nodes ({AUTO_ACCELERATED_URL}) and "
+                "takes no AMI, user data or node settings (see the keys it refuses), so nothing the component "
+                "configures partitions the GPUs into MIG devices; remove mig, or use a karpenter or eks-managed pool "
+                "with devicePlugin.provider: gpu-operator (its MIG manager) or a Bottlerocket NVIDIA AMI"
+            )
+        return mig
+
     @field_validator("instance_categories")
     @classmethod
     def _categories(cls, categories: list[str] | None) -> list[str] | None:
@@ -397,6 +424,11 @@ class EksAutoPool(NodePoolBase):
         """False: the Auto Mode node image includes NVIDIA's device plugin (auto-accelerated.adoc)."""
         return False
 
+    @property
+    def driver_source(self) -> str:
+        """``image``: Auto Mode includes the NVIDIA driver (auto-accelerated.adoc)."""
+        return "image"
+
 
 def _category(family: str) -> str:
     # Auto Mode's instance-category: the letters before the generation digit (g6e -> g, gr6 -> gr).
@@ -420,13 +452,24 @@ def _not_in_auto_mode(values: list[str]) -> list[str]:
     return out
 
 
+#: Why an Auto Mode pool and ``devicePlugin.provider: gpu-operator`` do not go together.
+_NO_GPU_OPERATOR = (
+    "devicePlugin.provider gpu-operator: the GPU Operator installs and manages the NVIDIA driver, container "
+    f"toolkit and device plugin of the nodes it serves, and EKS Auto Mode already includes and manages those on "
+    f"this pool's nodes ({AUTO_ACCELERATED_URL}; its nodes are managed instances you cannot install software "
+    "on, automode-learn-instances.adoc); use devicePlugin.provider: nvidia-device-plugin (its chart leaves Auto "
+    "Mode pools alone; gpuAgents.dcgmExporter still gives GPU metrics), or the karpenter backend for this pool"
+)
+
+
 def stack_issues(stack: Any) -> list[ConfigIssue]:
     """Stack-level Auto Mode rules as :class:`ConfigIssue` objects.
 
     A created NodeClass needs a node role (``nodeClass.role`` or ``cluster.nodeRoleArn``),
     subnets (``nodeClass.subnetIds``/``subnetSelectorTags`` or ``cluster.subnetIds``) and a
     security-group selector (all three required by the NodeClass spec, create-node-class.adoc);
-    two pools may not create NodeClasses of the same name. Then the feasibility hook
+    two pools may not create NodeClasses of the same name; ``devicePlugin.provider: gpu-operator`` is
+    refused (Auto Mode manages the driver and device plugin itself). Then the feasibility hook
     (:func:`feasibility_issues`, the catalog's requirement evaluator).
     """
     issues = []
@@ -434,6 +477,8 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     for i, pool in enumerate(stack.pools):
         if not isinstance(pool, EksAutoPool):
             continue
+        if stack.device_plugin.provider == "gpu-operator":
+            issues.append(ConfigIssue(f"pools[{i}]", _NO_GPU_OPERATOR))
         if is_validated(pool):  # a stand-in of an invalid pool (every-mistake pass) has nothing to evaluate
             issues += feasibility_issues(pool, f"pools[{i}]")
         nc = pool.node_class

@@ -25,6 +25,7 @@ from ...config.common import (
     fail,
 )
 from ...config.errors import ConfigIssue
+from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
 from .._shared.capacity import CapacityReservation, NodeRepair
 from .._shared.cluster_autoscaler import several_effects_problem
@@ -175,6 +176,42 @@ class EksManagedPool(PoolBase):
     def uses_nvidia_device_plugin(self) -> bool:
         return not self.ships_own_device_plugin
 
+    @property
+    def image_family(self) -> str:
+        """``bottlerocket-nvidia`` for ``BOTTLEROCKET_*`` AMI types, else ``al2023-nvidia`` (EKS user guide ml-eks-optimized-ami)."""
+        return "bottlerocket-nvidia" if self.ships_own_device_plugin else "al2023-nvidia"
+
+    @property
+    def driver_source(self) -> str:
+        """``image``: the EKS GPU AMI types ship the NVIDIA driver and container toolkit."""
+        return "image"
+
+
+
+def stack_warnings(stack: Any) -> list[ConfigIssue]:
+    """What EKS refuses unless the account's quota was raised (``gpu-node-pools:limits`` overrides): ``maxSize``
+    above the "Nodes per managed node group" quota, more eks-managed pools than "Managed node groups per
+    cluster" (this stack's pools only: the cluster may hold others). Source: ``EKS_QUOTAS_SOURCE``."""
+    limits = stack.limits
+    out = []
+    managed = [i for i, p in enumerate(stack.pools) if isinstance(p, EksManagedPool)]
+    for i in managed:
+        size = stack.pools[i].scaling.max_size
+        if size > limits.eks_nodes_per_node_group:
+            out.append(ConfigIssue(
+                f"pools[{i}].scaling.maxSize",
+                f"{size} is above the EKS quota 'Nodes per managed node group' ({limits.eks_nodes_per_node_group}; "
+                f"{EKS_QUOTAS_SOURCE}); EKS refuses it unless your account's quota was raised: request an increase "
+                "in Service Quotas and set limits.eksNodesPerNodeGroup to it, or lower maxSize",
+            ))
+    if len(managed) > limits.eks_node_groups_per_cluster:
+        out.append(ConfigIssue(
+            "pools",
+            f"{len(managed)} eks-managed pools are more than the EKS quota 'Managed node groups per cluster' "
+            f"({limits.eks_node_groups_per_cluster}; {EKS_QUOTAS_SOURCE}); EKS refuses the extra node groups unless "
+            "your account's quota was raised: request an increase and set limits.eksNodeGroupsPerCluster to it",
+        ))
+    return out
 
 
 def stack_issues(stack: Any) -> list[ConfigIssue]:

@@ -22,7 +22,7 @@ from ...config.defaults import DEFAULT_TAINT
 from ...config.errors import ConfigIssue
 from ...k8s.labels import gke_label_problem
 from ...k8s.taints import Taint
-from ...k8s.wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
+from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from .._shared.capacity import NodeRepair
 
 #: ``NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs``): ``LATEST`` and
@@ -314,9 +314,39 @@ class GkePool(PoolBase):
         """True only when the pool opted out of GKE's plugin (``nvidiaDevicePlugin``); GKE's serves it otherwise."""
         return self.nvidia_device_plugin
 
+    @property
+    def device_plugin_source(self) -> str:
+        """``platform`` (GKE's own device plugin) unless the pool opted out of it (``none``)."""
+        return "none" if self.nvidia_device_plugin else "platform"
+
+    @property
+    def image_family(self) -> str:
+        return "gke"
+
+    @property
+    def driver_source(self) -> str:
+        """``platform`` (GKE's driver installer) unless ``gpuDriverVersion: INSTALLATION_DISABLED`` (``none``)."""
+        return "none" if self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED" else "platform"
+
+    @property
+    def gpu_model(self) -> str | None:
+        """The accelerator type, e.g. ``nvidia-l4``."""
+        return self.accelerator.type
+
+    @property
+    def gpus_per_node(self) -> int | None:
+        """``accelerator.count``."""
+        return self.accelerator.count
+
+    @property
+    def platform_node_labels(self) -> dict[str, str]:
+        """``cloud.google.com/gke-accelerator=<type>``: GKE sets it on every GPU node."""
+        return {GKE_ACCELERATOR_LABEL: self.accelerator.type}
+
 
 def stack_issues(stack: Any) -> list[ConfigIssue]:
-    """Stack-level GKE rules as :class:`ConfigIssue` objects: cluster project/location/name, zones, no mixing."""
+    """Stack-level GKE rules as :class:`ConfigIssue` objects: cluster project/location/name, zones, no mixing,
+    and no second copy of the GPU agents GKE runs itself (:func:`_agent_issues`)."""
     gke = [i for i, p in enumerate(stack.pools) if isinstance(p, GkePool)]
     if not gke:
         return []
@@ -346,5 +376,35 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
         issues.append(ConfigIssue(f"pools[{i}].backend", f"{stack.pools[i].backend!r} cannot share a stack with gke pools ({where}); "
             "a stack is one cluster"
         ))
+    return issues + _agent_issues(stack, gke)
+
+
+def _agent_issues(stack: Any, gke: list[int]) -> list[ConfigIssue]:
+    """GPU agents GKE already runs on the pools its own device plugin serves: the GPU Operator's plugin
+    (``devicePlugin.provider: gpu-operator``) and, when every pool is such a pool, GPU Feature Discovery."""
+    issues = []
+    managed = [i for i in gke if not stack.pools[i].uses_nvidia_device_plugin]
+    if stack.device_plugin.provider == "gpu-operator":
+        for i in managed:
+            issues.append(
+                ConfigIssue(
+                    f"pools[{i}]",
+                    "GKE already runs its device plugin (and driver installer) on this pool, so the GPU Operator's "
+                    "plugin would be a second one for nvidia.com/gpu (NVIDIA cloud-native-docs gpu-operator/google-gke.rst "
+                    "disables GKE's with the label gke-no-default-nvidia-gpu-device-plugin=true); set nvidiaDevicePlugin: "
+                    "true with that label and gpuDriverVersion INSTALLATION_DISABLED, or label the pool "
+                    "nvidia.com/gpu.deploy.operands: 'false', or use provider: nvidia-device-plugin",
+                )
+            )
+    if stack.gpu_agents.feature_discovery.enabled and len(managed) == len(stack.pools):
+        issues.append(
+            ConfigIssue(
+                "gpuAgents.featureDiscovery.enabled",
+                "every pool is served by GKE's own device plugin and driver installer, which label the nodes "
+                "(cloud.google.com/gke-accelerator, gke-gpu-sharing-strategy; NVIDIA cloud-native-docs "
+                "gpu-operator/google-gke.rst) and which NVIDIA's GFD does not configure; remove featureDiscovery or "
+                "opt the pools out of GKE's plugin",
+            )
+        )
     return issues
 

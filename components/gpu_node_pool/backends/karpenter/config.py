@@ -324,6 +324,16 @@ class KarpenterPool(NodePoolBase):
     def uses_nvidia_device_plugin(self) -> bool:
         return not self.ships_own_device_plugin
 
+    @property
+    def image_family(self) -> str:
+        """``bottlerocket-nvidia`` for a Bottlerocket EC2NodeClass, else ``other`` (the AMI is not known from the config)."""
+        return "bottlerocket-nvidia" if self.ships_own_device_plugin else "other"
+
+    @property
+    def driver_source(self) -> str:
+        """``image`` on Bottlerocket NVIDIA, else ``unknown``."""
+        return "image" if self.ships_own_device_plugin else "unknown"
+
 
 def stack_issues(stack: Any) -> list[ConfigIssue]:
     """Stack-level Karpenter rules as :class:`ConfigIssue` objects: a node role for created

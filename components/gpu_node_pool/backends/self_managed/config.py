@@ -271,6 +271,33 @@ class SelfManagedPool(PoolBase):
         return not self.ships_own_device_plugin
 
     @property
+    def cluster_platform(self) -> str:
+        """``eks`` for the EKS bootstrap formats (al2023, bottlerocket, al2), else ``self-managed`` (kubeadm, kubelet)."""
+        return "eks" if self.format in SELF_MANAGED_EC2_FORMATS else "self-managed"
+
+    @property
+    def joins_eks(self) -> bool:
+        """True with ``provider: aws`` (the component launches the nodes into the EKS cluster)."""
+        return self.provider == "aws"
+
+    @property
+    def _eks_gpu_image(self) -> bool:
+        # the EKS-optimized AL2023/Bottlerocket NVIDIA image the component picks (no amiId of the user's)
+        return self.provider == "aws" and self.ami_id is None and self.format in ("al2023", "bottlerocket")
+
+    @property
+    def image_family(self) -> str:
+        """``al2023-nvidia``/``bottlerocket-nvidia`` on the EKS-optimized NVIDIA image, else ``other``."""
+        if not self._eks_gpu_image:
+            return "other"
+        return "bottlerocket-nvidia" if self.format == "bottlerocket" else "al2023-nvidia"
+
+    @property
+    def driver_source(self) -> str:
+        """``image`` on the EKS-optimized NVIDIA image, else ``unknown``."""
+        return "image" if self._eks_gpu_image else "unknown"
+
+    @property
     def efa_security_groups(self) -> list[str]:
         """The groups of the EFA interfaces: ``efa.securityGroupIds``, else ``securityGroupIds``."""
         return list((self.efa.security_group_ids if self.efa else None) or self.security_group_ids or [])
