@@ -381,7 +381,9 @@ def main_exit() -> None:
 
     tune_gc()
     code = main()
-    if code != ExitCode.CLOSED_STDOUT and stdout_closed():  # the reader went away after the last write
+    try:
+        sys.stdout.flush()  # what is still buffered; its reader may have gone since
+    except BrokenPipeError:
         code = closed_stdout()
     sys.exit(code)
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import sys
 from collections.abc import Mapping
 from importlib import resources
@@ -100,18 +101,22 @@ class UsageParser(argparse.ArgumentParser):
 
 
 def stdout_closed() -> bool:
-    """Whether stdout's reader has gone (a write or flush of stdout raises ``BrokenPipeError``).
+    """Whether stdout's reader has gone, after a ``BrokenPipeError``: stdout is a pipe (or socket)
+    whose other end is closed (``poll`` reports ``POLLERR``/``POLLHUP`` on it).
 
-    A ``BrokenPipeError`` from elsewhere (a socket, a child's pipe) leaves stdout flushable, so
-    it stays an internal error.
+    A ``BrokenPipeError`` from elsewhere (a socket to an API server, a child's pipe) leaves stdout
+    writable, so it stays an internal error. Where ``select.poll`` is missing (Windows) a broken
+    pipe is taken to be stdout's.
     """
     try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        return True
-    except (OSError, ValueError):
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # no file descriptor: captured or replaced stdout
         return False
-    return False
+    if not hasattr(select, "poll"):
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
 
 
 def closed_stdout() -> int:
@@ -119,8 +124,8 @@ def closed_stdout() -> int:
 
     Python's documented recipe (https://docs.python.org/3/library/signal.html#note-on-sigpipe):
     point stdout at ``os.devnull`` so the interpreter's final flush does not raise again. The
-    exit code is 141 (128 + SIGPIPE), the status a shell gives ``git log | head -1``'s git or
-    kubectl when their reader goes away, rather than 0: what was asked for was not all written,
+    exit code is 141 (128 + SIGPIPE), the status a shell reports for git or kubectl stopped by
+    ``SIGPIPE`` when their reader goes away, rather than 0: not all of the report was written,
     and a ``set -o pipefail`` job sees the same status as with those tools. Nothing is printed.
     """
     try:
