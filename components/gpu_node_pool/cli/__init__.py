@@ -1,4 +1,4 @@
-"""``gpupool``, the command line: one parser (:mod:`.main`, with ``gpupool audit``'s arguments in
+"""``gpupool``, the command line: one parser (:mod:`.commands`, with ``gpupool audit``'s arguments in
 :mod:`.audit_parser` and the chart options in :mod:`.expand_options`), the command handlers, and the
 one exit-code and JSON contract every command keeps (:mod:`.contract`).
 
