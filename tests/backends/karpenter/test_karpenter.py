@@ -683,7 +683,7 @@ def test_gpupool_plan_exits_2_with_a_readable_message(capsys, tmp_path, startup,
     (tmp_path / "stacks").mkdir()
     (tmp_path / "stacks" / "Pulumi.bad.yaml").write_text(BAD_STACK % (startup, labels))
     code = main(["plan", "--stack", "bad", "--project-dir", str(tmp_path)])
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err  # a config error is on stderr
     assert code == 2, out
     assert "1 error(s) in the Pulumi.bad.yaml; nothing was deployed:" in out
     assert expected in out
