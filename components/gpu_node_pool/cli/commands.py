@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
         help="policy pack config JSON, as for pulumi preview --policy-pack-config "
         '(e.g. {"all": "mandatory", "gpu-toleration-allowlist": {"allowedNamespaces": ["ml"]}})',
     )
-    expand_arguments(judged)  # --helm, --fetch-charts, --render-timeout, --strict (issue 13)
+    expand_arguments(judged)  # --helm, --fetch-charts, --render-timeout, --strict
     sub = parser.add_subparsers(dest="command", required=True)
     pl = sub.add_parser(
         "plan", parents=[stack, judged, common],
@@ -154,7 +154,7 @@ def _plan(args: argparse.Namespace) -> int:
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
     code = _judge(result, args.fail_on)
-    if args.html and not result.config_issues:  # the page of the audit, from the plan (issue 17)
+    if args.html and not result.config_issues:  # the page of the audit, from the plan
         from ..plan.page import write_page
 
         # stdout stays one JSON document with --json
@@ -286,7 +286,7 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from .audit import run  # the audit and its analysis load only for `gpupool audit` (issue 18)
+    from .audit import run  # the audit and its analysis load only for `gpupool audit`
 
     return run(args)
 
