@@ -4,14 +4,14 @@
 (or directly, in tests). Every derivation in :mod:`gpu_node_pool.agents` takes these, so it
 does not depend on how the config package is laid out.
 
-Backend facts carried here (sources):
+What each backend's node image provides (sources):
 
 * EKS AL2023 NVIDIA and Bottlerocket NVIDIA AMIs ship the NVIDIA driver and container
   toolkit; Bottlerocket NVIDIA also ships NVIDIA's device plugin (EKS user guide
-  ``ml-eks-optimized-ami``; ``facts/aws-eks-karpenter.md``; issue 14 item 4).
+  ``ml-eks-optimized-ami``, https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html).
 * GKE installs the driver unless ``gpuDriverVersion: INSTALLATION_DISABLED`` and runs its own
   device plugin unless the pool carries ``gke-no-default-nvidia-gpu-device-plugin=true``
-  (``facts/gpu-agents-and-boot-taints.md`` Part C; NVIDIA/cloud-native-docs
+  (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus; NVIDIA/cloud-native-docs
   ``gpu-operator/google-gke.rst``). GKE labels GPU nodes ``cloud.google.com/gke-accelerator=<type>``.
 """
 

@@ -115,7 +115,7 @@ def _gke_agent_issues(stack: Any) -> list[ConfigIssue]:
             ConfigIssue(
                 "gpuAgents.featureDiscovery.enabled",
                 "every pool is served by GKE's own device plugin and driver installer, which label the nodes "
-                "(cloud.google.com/gke-accelerator, gke-gpu-sharing-strategy; facts/gpu-agents-and-boot-taints.md Part C) "
+                "(cloud.google.com/gke-accelerator, gke-gpu-sharing-strategy: https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus) "
                 "and which NVIDIA's GFD does not configure; remove featureDiscovery or opt the pools out of GKE's plugin",
             )
         )
