@@ -16,7 +16,8 @@ by GFD's labeler, ``internal/lm/nvml.go``): MPS implies GPU
 Feature Discovery (:func:`needs_feature_discovery`).
 
 GKE does the sharing itself: ``guest_accelerators[].gpu_sharing_config``
-(``gpu_sharing_strategy`` ``TIME_SHARING`` | ``MPS``, ``max_shared_clients_per_gpu``); Part C.
+(``gpu_sharing_strategy`` ``TIME_SHARING`` | ``MPS``, ``max_shared_clients_per_gpu``): hashicorp/terraform-provider-google
+``website/docs/r/container_cluster.html.markdown``; https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus.
 """
 
 from __future__ import annotations
@@ -117,8 +118,9 @@ def advertised_gpus(pool: AgentPool) -> int | None:
     """``nvidia.com/gpu`` per node once the plugin runs: GPUs x replicas (None when GPUs are unknown).
 
     This is the figure for the Cluster Autoscaler ``resources/nvidia.com/gpu`` node-template tag
-    (README L420-430: "On 8 GPUs, capacity becomes nvidia.com/gpu: 80"; GKE: Part C "Capacity
-    with sharing").
+    (NVIDIA/k8s-device-plugin@v0.20.0 README.md L420-430: "On 8 GPUs, capacity becomes nvidia.com/gpu: 80";
+    GKE: GoogleCloudPlatform/container-engine-accelerators ``pkg/gpu/nvidia/manager.go``, each GPU advertised
+    ``max_shared_clients_per_gpu`` times).
     """
     if pool.gpus_per_node is None:
         return None
