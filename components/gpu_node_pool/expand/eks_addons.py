@@ -140,7 +140,7 @@ def expand_addon(
             "check its DaemonSets tolerate the GPU taints (kubectl get ds -n <ns> -o yaml after install) and add a row with sources",
         )
     if facts.unconfirmed:
-        return not_judged(facts.unconfirmed, "confirm the add-on's DaemonSet tolerations (kubectl get ds -n <ns> -o yaml after install) and record them in its row with a public source")
+        return not_judged(facts.unconfirmed, f"confirm the add-on's DaemonSet tolerations (kubectl get ds -n <ns> -o yaml after install) and record them in {TABLE} with a public source")
     config_text = inputs.get("configurationValues")
     config: Any = {}
     if config_text:
