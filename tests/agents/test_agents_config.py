@@ -102,7 +102,7 @@ def test_mixed_on_gke_is_refused():
     issues = _errors(pool, GKE_CLUSTER)
     assert issues == [
         "pools[0].mig.strategy: 'mixed': GKE partitions with gpu_partition_size and exposes the partitions as "
-        "nvidia.com/gpu (the single strategy; facts/gpu-agents-and-boot-taints.md Part C); use strategy: single"
+        "nvidia.com/gpu (the single strategy: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi); use strategy: single"
     ]
     single = _gke(machineType="a2-highgpu-1g", accelerator={"type": "nvidia-tesla-a100"}, mig={"strategy": "single", "profile": "1g.5gb"})
     assert _stack(single, GKE_CLUSTER).pools[0].mig.strategy == "single"

@@ -1,4 +1,4 @@
-"""YAML components parsed in-process, EKS add-on DaemonSets from the facts table, device plugin identity (issue 13)."""
+"""YAML components parsed in-process, EKS add-on DaemonSets from the add-on table, device plugin identity."""
 
 from __future__ import annotations
 
@@ -156,7 +156,7 @@ def test_mountpoint_s3_v1_tolerates_only_critical_addons_and_v2_tolerates_all():
 @pytest.mark.parametrize(
     ("inputs", "reason"),
     [
-        ({"addonName": "some-marketplace-addon"}, "is not in the add-on facts table"),
+        ({"addonName": "some-marketplace-addon"}, "is not in the EKS add-on table"),
         ({"addonName": "kube-proxy", "addonVersion": "v1.31.2-eksbuild.3"}, "UNCONFIRMED"),
         ({"addonName": "aws-guardduty-agent"}, "UNCONFIRMED"),
         ({"addonName": "eks-node-monitoring-agent", "addonVersion": "v9.0.0-eksbuild.1"}, "not this version"),

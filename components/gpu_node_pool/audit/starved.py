@@ -9,8 +9,10 @@ plugin runs on it and finds a working driver. The reasons looked for, in order:
 2. The plugin's pod on the node is missing or not Ready (its waiting reason is quoted).
 3. GKE: the node has ``cloud.google.com/gke-accelerator`` but neither
    ``cloud.google.com/gke-gpu-driver-version`` (GKE installs the driver) nor a driver installer
-   DaemonSet that runs there: the driver is missing (../shared/facts/gke-nvidia-crossguard.md
-   section 1.3; ../shared/facts/gpu-agents-and-boot-taints.md, manual driver installer row).
+   DaemonSet that runs there: the driver is missing (GKE installs the driver only when the node pool sets a
+   driver version: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus; GoogleCloudPlatform/
+   container-engine-accelerators ``nvidia-driver-installer/cos/daemonset-preloaded.yaml`` skips nodes
+   labelled ``cloud.google.com/gke-gpu-driver-version``).
 4. Otherwise: the plugin runs and is Ready but registers nothing: the plugin log says why.
 """
 

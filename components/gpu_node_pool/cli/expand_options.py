@@ -19,7 +19,7 @@ from typing import Any
 
 __all__ = ["DEFAULT_RENDER_TIMEOUT", "expand_arguments", "expand_options"]
 
-#: Seconds (default 30 s, configurable); the same as ``expand.helm.DEFAULT_TIMEOUT``.
+#: Seconds (default 30 s, configurable with ``--render-timeout``); the same as ``expand.helm.DEFAULT_TIMEOUT``.
 DEFAULT_RENDER_TIMEOUT = 30.0
 
 

@@ -1,4 +1,4 @@
-"""Config of the GPU agents (issue 14): pool ``gpuSharing`` and ``mig``, stack ``gpuAgents``, plugin providers.
+"""Config of the GPU agents: pool ``gpuSharing`` and ``mig``, stack ``gpuAgents``, plugin providers.
 
 Pure pydantic models; the rules that need the whole pool or stack (a partitioner for MIG, a
 MIG-capable GPU from the instance catalog, replica limits per backend) are applied by
@@ -8,9 +8,9 @@ Sources:
 
 * Time-slicing / MPS config of NVIDIA's device plugin: ``version: v1`` with
   ``sharing.timeSlicing|mps.resources[{name: nvidia.com/gpu, replicas}]``, one named config per
-  node chosen by the node label ``nvidia.com/device-plugin.config`` (k8s-device-plugin v0.20.0
-  README L383-430, L515-599, L820-846; ``../shared/facts/gpu-agents-and-boot-taints.md`` B.3).
-* MIG strategies ``single`` / ``mixed`` (README L221-263; facts B.4).
+  node chosen by the node label ``nvidia.com/device-plugin.config`` (NVIDIA/k8s-device-plugin@v0.20.0
+  README.md, "Shared Access to GPUs" and "Updating Per-Node Configuration With a Node Label").
+* MIG strategies ``single`` / ``mixed`` (same README, ``--mig-strategy``; ``internal/rm/rm.go``).
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ class Model(BaseModel):
         # No silent coercion: YAML's `yes`/`on` must not become 1 in minSize, nor 3.0 an int.
         strict=True,
         # Validators are built on first use, so importing the CLI does not pay for every backend's
-        # models (issue 18: ~30 models cost most of the CLI's import time).
+        # models (~30 models would otherwise cost most of the CLI's import time).
         defer_build=True,
     )
     #: A valid value in YAML flow style, shown when a value of the wrong type is given.
@@ -254,7 +254,7 @@ class GpuLabel(Model):
         return self
 
 
-# --- GPU agents: sharing and MIG per pool (issue 14; stack-level rules in agents/validate.py) ---
+# --- GPU agents: sharing and MIG per pool (stack-level rules in gpu_agents/validate.py) ---
 
 _SHARING_NAME_PART = {"timeSlicing": "timeslicing", "mps": "mps"}
 #: MIG profile names: ``<compute>g.<memory>gb`` with an optional ``+me``/``+gfx`` attribute
@@ -290,7 +290,7 @@ class GpuSharingConfig(Model):
         if replicas < 2:
             raise fail(
                 f"{replicas}: sharing needs at least 2 replicas per GPU (the device plugin shares nothing with 1: "
-                "k8s-device-plugin v0.20.0 internal/lm/resource.go, facts/gpu-agents-and-boot-taints.md B.5); set "
+                "NVIDIA/k8s-device-plugin@v0.20.0 internal/lm/resource.go); set "
                 "replicas: 2 or more, or remove gpuSharing"
             )
         return replicas

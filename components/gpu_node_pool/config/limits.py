@@ -51,7 +51,7 @@ def aws_id_problem(prefix: str, ids: list[str] | None) -> str | None:
 ASG_MAX_TAGS = 50
 ASG_TAGS_SOURCE = "https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-tagging.html"
 #: Tags EKS puts on the Auto Scaling group of a managed node group: eks:cluster-name, eks:nodegroup-name
-#: (kubernetes/autoscaler cloudprovider/aws README; facts/aws-eks-karpenter.md "EKS MNG at zero") and the
+#: (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md, "don't add the eks:nodegroup-name tag") and the
 #: two Cluster Autoscaler auto-discovery tags (EKS user guide managed-node-groups: "automatically tagged for
 #: auto-discovery by the Kubernetes Cluster Autoscaler"). EKS does not copy the node group's own tags there.
 EKS_ASG_OWN_TAGS = 4

@@ -5,8 +5,8 @@ A pool model contributes through :meth:`~gpu_node_pool.config.common.PoolBase.co
 with the pool's path. The plan prints them (``warnings:`` in the text, ``warnings`` in ``--json``,
 ``cli/report.schema.json``); they never change the exit code.
 
-What becomes a warning rather than an error (``STYLE``/issue 15 "Bad input"): facts marked
-UNCONFIRMED, known risks of an instance type (``catalog`` ``InstanceType.warnings``), what the
+What becomes a warning rather than an error: facts no public source confirms (marked
+UNCONFIRMED), known risks of an instance type (``catalog`` ``InstanceType.warnings``), what the
 catalog cannot judge, and an instance type unknown to the catalog under
 ``allowUnknownInstanceTypes: true``, and values an AWS account can get past (:mod:`.limits`): an EKS
 Kubernetes version outside standard and extended support, and a backend's own (``stack_warnings`` in

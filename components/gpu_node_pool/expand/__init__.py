@@ -3,7 +3,7 @@
 Most DaemonSets do not arrive as a literal ``kubernetes:apps/v1:DaemonSet``: they come from
 Helm charts (:mod:`.helm`), YAML manifests (:mod:`.yaml_manifests`) and EKS managed add-ons
 (:mod:`.eks_addons`). Each expander returns the objects, or a :class:`NotJudged` record saying
-why it could not, so nothing is silently passed (issue 13). :mod:`.identify` tells the NVIDIA
+why it could not, so nothing is silently passed. :mod:`.identify` tells the NVIDIA
 device plugin by what it is, not by position.
 """
 

@@ -1,12 +1,12 @@
-"""Synthesize the DaemonSets an ``aws.eks.Addon`` runs, from the facts table in :mod:`.eks_addons_data`.
+"""Synthesize the DaemonSets an ``aws.eks.Addon`` runs, from the add-on table in :mod:`.eks_addons_data`.
 
-EKS does not publish rendered add-on manifests, so the DaemonSets are built from the facts
-sheet (``../shared/facts/eks-addons-daemonsets.md``): each add-on's DaemonSets with default
-tolerations and node selection, changed by the ``configurationValues`` the resource sets
+EKS does not publish rendered add-on manifests, so the DaemonSets are built from that table
+(each row read from the component's public chart or manifest, cited in the row): each add-on's
+DaemonSets with default tolerations and node selection, changed by the ``configurationValues`` the resource sets
 (Helm semantics: a given list or affinity replaces the default; nodeSelector entries add to
 the hard-coded ones; ``tolerateAllTaints: true`` tolerates everything).
 
-An add-on the table does not know, a version outside the ranges the facts hold for, a row
+An add-on the table does not know, a version outside the ranges the table holds for, a row
 marked UNCONFIRMED, configurationValues that are not a JSON/YAML object, or inputs unknown at
 preview give :class:`NotJudged` with the reason. ``addonVersion`` absent (EKS picks its
 default at create time) is judged only when every known version range gives the same
@@ -27,8 +27,8 @@ from .result import Expanded, NotJudged, find_unknown
 
 if TYPE_CHECKING:
     from .eks_addons_data import AddonFacts, DaemonSetFacts, Era
-# The facts table (.eks_addons_data: ~2 ms of dataclasses and rows) is imported by the functions that
-# read it, on the first add-on expanded, not by every import of the plan and the policies (issue 18).
+# The add-on table (.eks_addons_data: ~2 ms of dataclasses and rows) is imported by the functions that
+# read it, on the first add-on expanded, not by every import of the plan and the policies (CLI start-up time).
 
 __all__ = ["ADDON_TYPE", "expand_addon", "synthesize_daemonset", "parse_addon_version"]
 
@@ -60,9 +60,9 @@ def synthesize_daemonset(facts: DaemonSetFacts, config: Mapping[str, Any], addon
     """The DaemonSet object (camelCase) for one table row with ``config`` (parsed configurationValues) applied.
 
     Only the fields policies judge: ``metadata`` (name, namespace, an annotation naming the
-    facts source) and ``spec.template.spec`` ``tolerations``, ``nodeSelector``, ``affinity``.
+    table module) and ``spec.template.spec`` ``tolerations``, ``nodeSelector``, ``affinity``.
     """
-    from .eks_addons_data import EXISTS, FACTS_FILE
+    from .eks_addons_data import EXISTS, TABLE
 
     tolerations = list(facts.tolerations)
     user_tolerations = _get(config, facts.tolerations_key) if facts.tolerations_key else None
@@ -99,7 +99,7 @@ def synthesize_daemonset(facts: DaemonSetFacts, config: Mapping[str, Any], addon
             "name": facts.name,
             "namespace": facts.namespace,
             "labels": dict(labels),
-            "annotations": {_MARK: f"EKS add-on {addon}, {FACTS_FILE}"},
+            "annotations": {_MARK: f"EKS add-on {addon}, {TABLE}"},
         },
         "spec": {"selector": {"matchLabels": dict(labels)}, "template": {"metadata": {"labels": dict(labels)}, "spec": pod}},
     }
@@ -119,10 +119,10 @@ def expand_addon(
         unknown_markers: values meaning "unknown at preview".
 
     Returns:
-        :class:`Expanded` (``source`` ``"facts"``; ``notes`` carry the facts' warnings and
+        :class:`Expanded` (``source`` ``"facts"``; ``notes`` carry the row's warnings and
         source) whose objects may be empty (an add-on with no DaemonSet), or :class:`NotJudged`.
     """
-    from .eks_addons_data import ADDONS, BUILD_MAPPING_NOTE, FACTS_FILE
+    from .eks_addons_data import ADDONS, BUILD_MAPPING_NOTE, TABLE
 
     who = resource or name
 
@@ -136,11 +136,11 @@ def expand_addon(
     facts: AddonFacts | None = ADDONS.get(addon) if isinstance(addon, str) else None
     if facts is None:
         return not_judged(
-            f"EKS add-on {addon!r} is not in the add-on facts table ({FACTS_FILE}), so its DaemonSets are unknown",
+            f"EKS add-on {addon!r} is not in the EKS add-on table ({TABLE}), so its DaemonSets are unknown",
             "check its DaemonSets tolerate the GPU taints (kubectl get ds -n <ns> -o yaml after install) and add a row with sources",
         )
     if facts.unconfirmed:
-        return not_judged(facts.unconfirmed, "confirm the add-on's DaemonSet tolerations and record them in the facts sheet with a source")
+        return not_judged(facts.unconfirmed, f"confirm the add-on's DaemonSet tolerations (kubectl get ds -n <ns> -o yaml after install) and record them in {TABLE} with a public source")
     config_text = inputs.get("configurationValues")
     config: Any = {}
     if config_text:
@@ -159,23 +159,23 @@ def expand_addon(
         eras = [e for e in facts.eras if _in(e, version)]
         if not eras:
             return not_judged(
-                f"{addon} {version_text}: the facts hold for {facts.holds_for}, not this version",
-                "check this version's DaemonSets and extend the facts sheet's row (with a source)",
+                f"{addon} {version_text}: the add-on table holds for {facts.holds_for}, not this version",
+                f"check this version's DaemonSets and extend the add-on's row in {TABLE} (with a public source)",
             )
     else:
         eras = list(facts.eras)
         built = {json.dumps([synthesize_daemonset(d, config, addon) for d in e.daemonsets], sort_keys=True) for e in eras}
         if any(e.unconfirmed for e in eras) or len(built) > 1:
             return not_judged(
-                f"{addon} without addonVersion: EKS picks the default version at create time, and the facts differ by version ({facts.holds_for})",
+                f"{addon} without addonVersion: EKS picks the default version at create time, and its DaemonSets differ by version ({facts.holds_for})",
                 "pin addonVersion",
             )
     era = eras[0]
     if era.unconfirmed:
-        return not_judged(f"{addon} {version_text}: {era.unconfirmed}", "pin a version the facts hold for, or confirm this one's DaemonSets")
+        return not_judged(f"{addon} {version_text}: {era.unconfirmed}", "pin a version the add-on table holds for, or confirm this one's DaemonSets")
     objects = [synthesize_daemonset(d, config, addon) for d in era.daemonsets]
     notes = [n for d in era.daemonsets for n in d.notes] + list(facts.notes)
     if era.daemonsets:
         notes.append(BUILD_MAPPING_NOTE)
-    notes.append(f"source: {facts.source} (via {FACTS_FILE})")
+    notes.append(f"source: {facts.source}")
     return Expanded(who, ADDON_TYPE, objects, "facts", notes)

@@ -1,14 +1,17 @@
-"""The EKS managed add-on DaemonSet table, from ``../shared/facts/eks-addons-daemonsets.md`` (Table 1).
+"""The EKS managed add-on DaemonSet table: which DaemonSets each add-on runs, with what tolerations.
 
-One :class:`AddonFacts` per add-on (its ``describe-addon-versions`` name). Each row carries the
-facts sheet's row and the upstream source it cites. What the sheet marks UNCONFIRMED is kept
-as ``unconfirmed`` (the add-on, or that version range, is not judged) or as a note (a warning
-on a judgement that stands). Effects go through :class:`~gpu_node_pool.k8s.taints.TaintEffect`.
+One :class:`AddonFacts` per add-on (its ``describe-addon-versions`` name). EKS builds its managed
+add-ons from the components' public Helm charts and manifests but does not publish the rendered
+add-on manifests, so each row holds the chart defaults and cites the upstream file it was read
+from (``source``, as ``owner/repo@commit path Lx-y``, an issue or a doc URL). Taking the chart
+defaults as the add-on defaults is an inference. What no public source confirms is kept as
+``unconfirmed`` (the add-on, or that version range, is not judged) or as a note (a warning on a
+judgement that stands). Effects go through :class:`~gpu_node_pool.k8s.taints.TaintEffect`.
 
 Versions: EKS names add-on versions ``v<X.Y.Z>-eksbuild.<N>``; ``X.Y.Z`` is compared with the
-ranges below, which the sheet gives in the component's own (driver / agent / chart) versions.
-The mapping of ``-eksbuild.N`` builds to chart versions is an open item of the sheet
-(UNCONFIRMED, open item 4), so every judgement carries that note.
+ranges below, which are the component's own (driver / agent / chart) versions. AWS publishes no
+mapping of ``-eksbuild.N`` builds to chart versions (UNCONFIRMED), so every judgement carries
+that note.
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ from typing import Any
 
 from ..k8s.taints import TaintEffect, Toleration
 
-__all__ = ["AddonFacts", "DaemonSetFacts", "Era", "ADDONS", "FACTS_FILE", "BUILD_MAPPING_NOTE"]
+__all__ = ["AddonFacts", "DaemonSetFacts", "Era", "ADDONS", "TABLE", "BUILD_MAPPING_NOTE"]
 
-FACTS_FILE = "../shared/facts/eks-addons-daemonsets.md"
+#: Where the table lives, for messages and the synthesized objects' annotation.
+TABLE = "gpu_node_pool.expand.eks_addons_data"
 BUILD_MAPPING_NOTE = (
-    f"add-on build to chart version mapping is UNCONFIRMED ({FACTS_FILE}, open item 4): "
+    "add-on build to chart version mapping is UNCONFIRMED (AWS publishes no mapping of -eksbuild.N builds to chart versions): "
     "the add-on version is read as the component's version"
 )
 
@@ -70,7 +74,7 @@ class DaemonSetFacts:
         always_tolerations: tolerations the chart adds whatever the user sets.
         node_selector: the hard-coded nodeSelector; ``node_selector_key`` entries are added.
         affinity: the default affinity; ``affinity_key`` replaces it.
-        notes: facts to carry as warnings.
+        notes: caveats to carry as warnings.
     """
 
     namespace: str
@@ -105,8 +109,9 @@ class Era:
 class AddonFacts:
     """An add-on's DaemonSets by version range; ``unconfirmed`` makes the whole add-on not judged.
 
-    ``holds_for`` and ``source`` quote the sheet's "Facts hold for" column and the upstream
-    source it names; ``schema_keys`` lists the configurationValues keys the sheet gives.
+    ``holds_for`` says which versions the row was checked for and ``source`` names the upstream
+    files, issues or docs it was read from; ``schema_keys`` lists the configurationValues keys
+    known to change the DaemonSets' scheduling.
     """
 
     addon: str
@@ -350,7 +355,7 @@ ADDONS: dict[str, AddonFacts] = {
                             node_selector_key="dcgmAgent.nodeSelector",
                             affinity=_required(_not_in_compute_type("fargate", "auto", "hybrid")),
                             affinity_key="dcgmAgent.affinity",
-                            notes=("dcgm-server: also limited to a list of 77 NVIDIA instance types (not in the facts, not synthesized)",),
+                            notes=("dcgm-server: also limited to a list of 77 NVIDIA instance types (not synthesized)",),
                         ),
                     ),
                 ),
@@ -362,15 +367,15 @@ ADDONS: dict[str, AddonFacts] = {
         AddonFacts(
             "aws-guardduty-agent",
             unconfirmed=f"aws-guardduty-agent tolerations are UNCONFIRMED (closed source; users report none beyond the DaemonSet defaults); {_UNCONFIRMED_HINT}",
-            holds_for="docs current at crawl time",
-            source="aws/containers-roadmap#2520, #2861; GuardDuty EKS add-on docs",
+            holds_for="agent 1.5.0 and later (configurable parameters per the GuardDuty user guide)",
+            source="aws/containers-roadmap#2520, #2861; https://docs.aws.amazon.com/guardduty/latest/ug/guardduty-configure-security-agent-eks-addon.html",
             schema_keys=("priorityClassName", "dnsPolicy", "resources"),
         ),
         AddonFacts(
             "adot",
             eras=(Era(None, None, ()),),
             holds_for="not verified",
-            source=FACTS_FILE,
+            source="https://aws-otel.github.io/docs/getting-started/adot-eks-add-on (the add-on installs the ADOT Operator)",
             notes=("adot: no DaemonSet of its own; collectors in daemonset mode come from your OpenTelemetryCollector resources, judged where you declare them",),
         ),
         AddonFacts(
@@ -383,12 +388,12 @@ ADDONS: dict[str, AddonFacts] = {
         AddonFacts(
             "snapshot-controller",
             unconfirmed="snapshot-controller: 'a Deployment, no DaemonSet' is UNCONFIRMED from EKS manifests",
-            source=FACTS_FILE,
+            source="kubernetes-csi/external-snapshotter deploy/kubernetes/snapshot-controller/setup-snapshot-controller.yaml (upstream, a Deployment)",
         ),
         AddonFacts(
             "metrics-server",
             unconfirmed="metrics-server: 'a Deployment, no DaemonSet' is UNCONFIRMED from EKS manifests",
-            source=FACTS_FILE,
+            source="kubernetes-sigs/metrics-server manifests/base/deployment.yaml (upstream, a Deployment)",
         ),
     )
 }

@@ -1,6 +1,6 @@
 """Is this the NVIDIA device plugin? Decided by what a resource is, never by its position or type.
 
-Issue 13 item 5: the device plugin is the ``NvidiaDevicePlugin`` component, a chart named
+The device plugin is the ``NvidiaDevicePlugin`` component, a chart named
 ``nvidia-device-plugin``, or a DaemonSet running NVIDIA's k8s-device-plugin image. Any other
 chart is an ordinary workload.
 

@@ -1,7 +1,7 @@
 """The two outcomes of expanding a resource: the objects it creates, or why they are not judged.
 
-``NotJudged`` follows the report contract of issue 13 item 4: the report's ``notJudged`` list
-holds items ``{resource, type, reason, fix}``.
+``NotJudged`` is one item of the report's ``notJudged`` list, ``{resource, type, reason, fix}``
+(``cli/report.schema.json``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class NotJudged:
     fix: str
 
     def to_dict(self) -> dict[str, str]:
-        """The report item ``{resource, type, reason, fix}`` (JSON key order as in issue 13)."""
+        """The report item ``{resource, type, reason, fix}`` (JSON key order as in ``cli/report.schema.json``)."""
         return {"resource": self.resource, "type": self.type, "reason": self.reason, "fix": self.fix}
 
 

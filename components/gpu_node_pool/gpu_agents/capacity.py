@@ -4,11 +4,12 @@ One function for every backend that writes a Cluster Autoscaler node template or
 accelerator (self-managed writes it today; eks-managed launch templates call the same):
 
 * :func:`advertised_gpus` - ``nvidia.com/gpu`` per node: GPUs x ``gpuSharing.replicas``
-  (k8s-device-plugin v0.20.0 README L420-430 "On 8 GPUs, capacity becomes nvidia.com/gpu: 80";
-  GKE's plugin likewise, ``facts/gpu-agents-and-boot-taints.md`` Part C "Capacity with sharing").
+  (NVIDIA/k8s-device-plugin@v0.20.0 README.md L420-430 "On 8 GPUs, capacity becomes nvidia.com/gpu: 80";
+  GKE's plugin likewise: GoogleCloudPlatform/container-engine-accelerators ``pkg/gpu/nvidia/manager.go``
+  advertises each GPU ``max_shared_clients_per_gpu`` times).
 * :func:`autoscaler_resources` - the ``node-template/resources/<name>`` quantities: the above, or
   with ``mig`` the MIG devices (``mixed``: ``nvidia.com/mig-<profile>``; ``single``:
-  ``nvidia.com/gpu``), instances per GPU x GPUs (facts B.4).
+  ``nvidia.com/gpu``), instances per GPU x GPUs (NVIDIA/k8s-device-plugin@v0.20.0 ``internal/rm/rm.go``).
 * :func:`gke_accelerator_args` - GKE's ``gpu_sharing_config`` / ``gpu_partition_size`` for the pool.
 
 Each takes a validated pool config model (``config.PoolConfig``) or an :class:`~.pools.AgentPool`.

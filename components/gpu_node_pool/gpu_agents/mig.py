@@ -7,9 +7,10 @@ the standalone device plugin only discovers MIG devices that already exist. Part
   ``nvidia.com/mig.config`` node label);
 * a Bottlerocket NVIDIA AMI, with its own MIG settings;
 * GKE, through ``gpu_partition_size`` (``single`` only: pods request ``nvidia.com/gpu`` and
-  pick the size by node selector; facts Part C "MIG label").
+  pick the size by node selector ``cloud.google.com/gke-gpu-partition-size``;
+  https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi).
 
-Exposed resources (k8s-device-plugin v0.20.0, facts B.4): ``single`` exposes MIG devices as
+Exposed resources (NVIDIA/k8s-device-plugin@v0.20.0 ``internal/rm/rm.go``, README.md ``--mig-strategy``): ``single`` exposes MIG devices as
 ``nvidia.com/gpu``; ``mixed`` exposes ``nvidia.com/mig-<profile>`` (``+`` becomes ``.``).
 
 Which GPUs are MIG-capable comes from the instance catalog (``components/gpu_node_pool/catalog``,
@@ -58,7 +59,7 @@ MIG_PROFILES: dict[str, dict[str, int]] = {
 _AWS_MODELS = {("a100", 40960): "A100-40GB", ("a100", 81920): "A100-80GB"}
 _GKE_MODELS = {"nvidia-tesla-a100": "A100-40GB", "nvidia-a100-80gb": "A100-80GB"}
 #: GKE accelerator types that support MIG partitions (GKE "Running multi-instance GPUs": A100 40GB and
-#: 80GB, H100 80GB, H200, B200; facts/gpu-agents-and-boot-taints.md Part C "MIG label").
+#: 80GB, H100 80GB, H200, B200: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi).
 GKE_MIG_ACCELERATORS = (
     "nvidia-tesla-a100", "nvidia-a100-80gb", "nvidia-h100-80gb", "nvidia-h100-mega-80gb", "nvidia-h200-141gb",
     "nvidia-b200",
@@ -153,7 +154,7 @@ def mig_problems(
             Problem(
                 f"{path}.strategy",
                 "'mixed': GKE partitions with gpu_partition_size and exposes the partitions as nvidia.com/gpu (the single "
-                "strategy; facts/gpu-agents-and-boot-taints.md Part C); use strategy: single",
+                "strategy: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi); use strategy: single",
             )
         )
     if mig_capable is False:
@@ -180,7 +181,7 @@ def mig_problems(
 
 
 def mig_resource_name(profile: str) -> str:
-    """``nvidia.com/mig-<profile>`` with ``+`` replaced by ``.`` (k8s-device-plugin ``internal/rm/rm.go``; facts B.4)."""
+    """``nvidia.com/mig-<profile>`` with ``+`` replaced by ``.`` (NVIDIA/k8s-device-plugin@v0.20.0 ``internal/rm/rm.go``)."""
     return f"nvidia.com/mig-{profile.replace('+', '.')}"
 
 

@@ -7,15 +7,17 @@ Config format ``version: v1`` with ``sharing.timeSlicing.resources[{name, replic
 ``sharing.mps.resources[...]``; each GPU is then advertised ``replicas`` times, so
 ``nvidia.com/gpu`` = GPUs x replicas. ``renameByDefault`` stays off (default false), so the
 resource keeps the name ``nvidia.com/gpu``.
-Source: ``facts/gpu-agents-and-boot-taints.md`` B.3 (k8s-device-plugin v0.20.0 README
-L383-430, L515-599, L725-846; values.yaml L1-28).
+Source: NVIDIA/k8s-device-plugin@v0.20.0 README.md L383-430, L515-599, L725-846 ("Shared Access to GPUs") and
+``deployments/helm/nvidia-device-plugin/values.yaml`` L1-28.
 
 MPS needs the chart's MPS control daemon, which runs only on nodes GFD labels
-``nvidia.com/mps.capable=true`` (B.3 "Who sets nvidia.com/mps.capable"): MPS implies GPU
+``nvidia.com/mps.capable=true`` (``templates/daemonset-mps-control-daemon.yml``; the label is written
+by GFD's labeler, ``internal/lm/nvml.go``): MPS implies GPU
 Feature Discovery (:func:`needs_feature_discovery`).
 
 GKE does the sharing itself: ``guest_accelerators[].gpu_sharing_config``
-(``gpu_sharing_strategy`` ``TIME_SHARING`` | ``MPS``, ``max_shared_clients_per_gpu``); Part C.
+(``gpu_sharing_strategy`` ``TIME_SHARING`` | ``MPS``, ``max_shared_clients_per_gpu``): hashicorp/terraform-provider-google
+``website/docs/r/container_cluster.html.markdown``; https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus.
 """
 
 from __future__ import annotations
@@ -49,10 +51,12 @@ __all__ = [
 #: Node label selecting the device plugin's named config (k8s-device-plugin README L820-846).
 CONFIG_LABEL = DEVICE_PLUGIN_CONFIG_LABEL
 GPU_RESOURCE = NVIDIA_GPU_RESOURCE
-#: Config strategy -> GKE ``gpu_sharing_strategy`` (Terraform/pulumi_gcp ``gpu_sharing_config``; Part C).
+#: Config strategy -> GKE ``gpu_sharing_strategy`` (Terraform/pulumi_gcp ``gpu_sharing_config``,
+#: hashicorp/terraform-provider-google ``website/docs/r/container_cluster.html.markdown``).
 GKE_STRATEGY = {"timeSlicing": "TIME_SHARING", "mps": "MPS"}
-#: A maximum of 48 clients per GPU on GKE is UNCONFIRMED (facts Part C: "Docs give no upper
-#: bound; a 48 maximum is UNCONFIRMED"), so exceeding it is a warning, never a refusal.
+#: A maximum of 48 clients per GPU on GKE is UNCONFIRMED (neither GKE's time-sharing docs nor the
+#: Terraform google provider's ``max_shared_clients_per_gpu`` give an upper bound), so exceeding it is a
+#: warning, never a refusal.
 GKE_DOCUMENTED_MAX_CLIENTS = 48
 
 
@@ -114,8 +118,9 @@ def advertised_gpus(pool: AgentPool) -> int | None:
     """``nvidia.com/gpu`` per node once the plugin runs: GPUs x replicas (None when GPUs are unknown).
 
     This is the figure for the Cluster Autoscaler ``resources/nvidia.com/gpu`` node-template tag
-    (README L420-430: "On 8 GPUs, capacity becomes nvidia.com/gpu: 80"; GKE: Part C "Capacity
-    with sharing").
+    (NVIDIA/k8s-device-plugin@v0.20.0 README.md L420-430: "On 8 GPUs, capacity becomes nvidia.com/gpu: 80";
+    GKE: GoogleCloudPlatform/container-engine-accelerators ``pkg/gpu/nvidia/manager.go``, each GPU advertised
+    ``max_shared_clients_per_gpu`` times).
     """
     if pool.gpus_per_node is None:
         return None
@@ -131,7 +136,8 @@ def gke_sharing_config(sharing: GpuSharing | None) -> dict[str, Any] | None:
 
 def needs_feature_discovery(pool: AgentPool) -> bool:
     """True when the pool's sharing needs GFD: MPS (the MPS control daemon selects ``nvidia.com/mps.capable=true``,
-    which only GFD writes; facts B.3). A platform that shares GPUs itself (GKE) runs MPS itself."""
+    which only GFD writes: NVIDIA/k8s-device-plugin@v0.20.0 ``internal/lm/nvml.go``). A platform that shares
+    GPUs itself (GKE) runs MPS itself."""
     return pool.sharing is not None and pool.sharing.strategy == "mps" and pool.sharing_by != "platform"
 
 
@@ -140,9 +146,9 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
 
     Rules:
       * ``replicas`` >= 2: 1 shares nothing (the plugin writes ``gpu.sharing-strategy: none``
-        unless replicas > 1; facts B.5) - error.
+        unless replicas > 1; NVIDIA/k8s-device-plugin@v0.20.0 ``internal/lm/resource.go``) - error.
       * platform sharing (GKE, ``sharing_by == "platform"``): above 48 clients per GPU - warning
-        (UNCONFIRMED maximum, Part C).
+        (UNCONFIRMED maximum, see :data:`GKE_DOCUMENTED_MAX_CLIENTS`).
       * NVIDIA plugin: no documented maximum, none invented.
       * MPS and MIG together - error: "Not supported on MIG-enabled devices" (README L515-599).
       * time-slicing with MIG - error: this component configures time-slicing of
@@ -170,7 +176,7 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
             Problem(
                 f"{path}.replicas",
                 f"{sharing.replicas} clients per GPU: GKE is reported to cap max_shared_clients_per_gpu at "
-                f"{GKE_DOCUMENTED_MAX_CLIENTS} (UNCONFIRMED: facts/gpu-agents-and-boot-taints.md Part C); if the "
+                f"{GKE_DOCUMENTED_MAX_CLIENTS} (UNCONFIRMED: https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus gives no upper bound); if the "
                 f"node pool is refused, use {GKE_DOCUMENTED_MAX_CLIENTS} or fewer",
                 warning=True,
             )

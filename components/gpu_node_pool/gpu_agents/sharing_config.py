@@ -7,8 +7,8 @@ chart's ``config.map`` (``<name>: <YAML string>``, written verbatim into a Confi
 Config format ``version: v1`` with ``sharing.timeSlicing.resources[{name, replicas}]`` or
 ``sharing.mps.resources[...]``; ``renameByDefault`` stays off, so the resource keeps the name
 ``nvidia.com/gpu`` and every GPU counts ``replicas`` times.
-Source: ``../shared/facts/gpu-agents-and-boot-taints.md`` B.3 (k8s-device-plugin v0.20.0 README
-L383-430, L515-599, L725-846; values.yaml L1-28).
+Source: NVIDIA/k8s-device-plugin@v0.20.0 README.md L383-430, L515-599, L725-846 ("Shared Access to GPUs") and
+``deployments/helm/nvidia-device-plugin/values.yaml`` L1-28.
 """
 
 from __future__ import annotations

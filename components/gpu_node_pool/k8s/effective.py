@@ -18,8 +18,7 @@ EXTENDED_RESOURCE_TOLERATION = "ExtendedResourceToleration"
 #: (https://docs.aws.amazon.com/eks/latest/userguide/platform-versions.html; enabled with
 #: Kubernetes 1.19, aws/containers-roadmap#739); Karpenter nodes join the same API server.
 #: ``gke``: GKE documents that it adds the toleration to GPU-requesting pods
-#: (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#taint, quoted in
-#: ../shared/facts/gke-nvidia-crossguard.md section 1.4). ``self-managed`` (kubeadm and any API
+#: (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#taint). ``self-managed`` (kubeadm and any API
 #: server you run): off unless ``--enable-admission-plugins`` names it, which the caller
 #: passes as ``admission_plugins`` (the stack's ``cluster.admissionPlugins``).
 _ADMISSION_DEFAULT: dict[str, bool] = {"eks": True, "gke": True, "self-managed": False}

@@ -5,8 +5,10 @@ Karpenter treats a taint on a new node that is neither in the NodePool's ``taint
 ephemeral" as a reason the pending pod cannot land there, and launches another node
 (aws/karpenter-provider-aws#6355: Cilium's operator adding ``node.cilium.io/agent-not-ready``).
 A taint that the *user* must add (the agent only removes it) protects nothing unless the
-NodePool declares it: pods race the agent. Sources for every row: ``facts/gpu-agents-and-boot-taints.md``
-Part A (A.0 for Karpenter's rules, A.1 for the agents), with the upstream file named in ``source``.
+NodePool declares it: pods race the agent. Karpenter's rules: kubernetes-sigs/karpenter
+``pkg/scheduling/taints.go`` and ``pkg/controllers/state/statenode.go``, karpenter-provider-aws
+``website/content/en/preview/concepts/nodepools.md`` ("startupTaints"); each agent's row names
+its upstream files in ``source``.
 
 Not listed on purpose: taints Karpenter already treats as temporary
 (:data:`KARPENTER_EPHEMERAL`), agents that add no boot taint (AWS VPC CNI, the NVIDIA GPU
@@ -25,7 +27,7 @@ from .taints import Taint, TaintEffect
 __all__ = ["BootTaintAgent", "AGENTS", "KARPENTER_EPHEMERAL", "agent", "startup_taints_for", "is_karpenter_ephemeral"]
 
 #: Taints Karpenter drops from its scheduling view while a node initializes; never list them
-#: (kubernetes-sigs/karpenter ``pkg/scheduling/taints.go``; facts A.0). Keys with the prefix
+#: (kubernetes-sigs/karpenter ``pkg/scheduling/taints.go``). Keys with the prefix
 #: ``readiness.k8s.io/`` are ephemeral too.
 KARPENTER_EPHEMERAL: tuple[tuple[str, TaintEffect], ...] = (
     ("node.kubernetes.io/not-ready", TaintEffect.NO_SCHEDULE),
@@ -55,7 +57,7 @@ class BootTaintAgent:
         failure: what goes wrong when a Karpenter NodePool does not declare the entry.
         charts, addons, images: how the agent is recognised in a stack: Helm chart names, EKS
             add-on names, substrings of container images.
-        source: where the facts come from.
+        source: the upstream files and docs the row was read from (``owner/repo path``).
     """
 
     name: str
@@ -115,7 +117,8 @@ AGENTS: tuple[BootTaintAgent, ...] = (
     ),
     BootTaintAgent(
         name="efs-csi",
-        # By analogy with EBS; Karpenter lists EFS but gives no YAML (facts A.1: example not documented).
+        # By analogy with EBS: Karpenter's troubleshooting guide lists EFS among the CSI drivers with a
+        # startup taint but gives no YAML for it (the entry below is not documented upstream).
         entry=Taint("efs.csi.aws.com/agent-not-ready", "", TaintEffect.NO_EXECUTE),
         adds="user",
         removes="the EFS CSI node plugin at driver start (v1.7.2+)",

@@ -2,7 +2,7 @@
 
 Under the plan's Pulumi mocks a ``helm.v4.Chart``, ``helm.v3.Release``, ``yaml.v2.ConfigGroup``
 / ``ConfigFile`` and an ``aws.eks.Addon`` register no children, so no policy would see their
-DaemonSets (issue 13). After :func:`~gpu_node_pool.plan.run.record_program` and before the
+DaemonSets. After :func:`~gpu_node_pool.plan.run.record_program` and before the
 policies run, :func:`expand_plan` records each object they create as a child
 (:class:`~gpu_node_pool.sdk.record.Resource` with ``parent`` = the component's URN, URN
 ``<parent type>$<child type>``, name ``<prefix>:<namespace>/<name>`` as the Kubernetes provider
@@ -16,7 +16,7 @@ names a chart's children) using the library in :mod:`gpu_node_pool.expand`:
 v1 ``kubernetes:yaml:ConfigGroup|File`` the SDK itself registers the children once the mocks answer
                                         its ``kubernetes:yaml:decode`` invoke (:func:`answer_invoke`);
                                         a remote URL is not fetched (:func:`offline_yaml`)
-``aws:eks/addon:Addon``                 the add-on facts table (:func:`~gpu_node_pool.expand.eks_addons.expand_addon`)
+``aws:eks/addon:Addon``                 the add-on table (:func:`~gpu_node_pool.expand.eks_addons.expand_addon`)
 ======================================  ==========================================================
 
 A component that already has a child (a real child, e.g. from the v1 SDK) is not expanded again.
@@ -216,7 +216,7 @@ def offline_yaml() -> Iterator[list[NotJudged]]:
 
 def device_plugin_chart(resources: Sequence[Resource]) -> Resource | None:
     """The NVIDIA device plugin's chart resource: a chart named ``nvidia-device-plugin`` or the chart of our
-    ``NvidiaDevicePlugin`` component; never just the first chart (issue 13 item 5)."""
+    ``NvidiaDevicePlugin`` component; never just the first chart."""
     components = {r.urn for r in resources if r.urn and is_device_plugin_component(r.type)}
     charts = [r for r in resources if r.type in (*HELM_TYPES, _V3_CHART)]
     # our component's chart first, then any chart that is the plugin
@@ -246,7 +246,7 @@ def _children(parent: Resource, objects: Sequence[dict[str, Any]], prefix: str, 
 
 
 def _source_of(expanded: Expanded) -> str:
-    return next((n.removeprefix("source: ") for n in expanded.notes if n.startswith("source: ")), "the add-on facts table")
+    return next((n.removeprefix("source: ") for n in expanded.notes if n.startswith("source: ")), "the EKS add-on table")
 
 
 def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = None,

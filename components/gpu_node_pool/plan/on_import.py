@@ -3,7 +3,7 @@
 The offline plan patches ``pulumi_kubernetes.yaml.yaml`` so a v1 ``ConfigFile`` never fetches a URL
 (:func:`gpu_node_pool.plan.expand.offline_yaml`). Importing that module only to patch it costs
 every plan ``requests``, urllib3, ``http`` and ``email`` (~30 ms) even when the program never uses
-v1 yaml (issue 18); so the patch is applied at once if the module is already imported, else by a
+v1 yaml; so the patch is applied at once if the module is already imported, else by a
 ``sys.meta_path`` finder the moment the program imports it, and the finder is removed on exit.
 """
 

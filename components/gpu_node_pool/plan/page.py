@@ -5,7 +5,7 @@ I/O, no mocks) returning the :class:`~gpu_node_pool.plan.html.Matrix` that
 :func:`gpu_node_pool.plan.html.render_page` draws unchanged; :func:`write_page` writes it.
 
 - **Rows**: every recorded ``kubernetes:apps/v1:DaemonSet`` of the plan, in record order:
-  the program's own, the children of expanded charts/YAML (issue 13) and the device-plugin
+  the program's own, the children of expanded charts/YAML and the device-plugin
   chart's stand-in the plan synthesizes (marked ``(stand-in)``).
 - **Columns**: every GPU pool :func:`gpu_node_pool.policies.pools.find_gpu_pools` finds among the
   recorded resources, as the pack's policies see them: the stack's ``GpuNodePool`` pools (named

@@ -66,7 +66,7 @@ class PlanResult:
     outputs: dict[str, Any] = field(default_factory=dict)
     #: Valid but risky config (:func:`gpu_node_pool.config.stack_warnings`); never changes the exit code.
     warnings: list[ConfigIssue] = field(default_factory=list)
-    not_judged: list[dict[str, str]] = field(default_factory=list)  # issue 13: plan/expand.py
+    not_judged: list[dict[str, str]] = field(default_factory=list)  # from plan/expand.py
 
     def exit_code_at(self, fail_on: str = "mandatory") -> int:
         """0 clean, 1 a finding at or above ``fail_on`` (``advisory``, ``mandatory``, ``none``), 2 a config error."""
@@ -402,7 +402,7 @@ def plan_stack(
         raise ProgramError(program_issue(err, program) or _reraise(err)) from None
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input; our own bug re-raises
         raise ProgramError(program_issue(err, program) or _reraise(err)) from None
-    expanded = expansion.expand_plan(result, project, expand, collected)  # charts, yaml, add-ons (issue 13)
+    expanded = expansion.expand_plan(result, project, expand, collected)  # charts, yaml, add-ons
     _summarise(result)
     _check_policies(result, policy_config)
     expansion.finish_plan(result, expanded, expand, policy_config)
@@ -448,7 +448,7 @@ def _summarise(result: PlanResult) -> None:
         )
         result.pools.append(entry)
 
-    chart = expansion.device_plugin_chart(result.resources)  # by what it is, not the first chart (issue 13)
+    chart = expansion.device_plugin_chart(result.resources)  # by what it is, not the first chart
     if chart is not None:
         values = chart.inputs.get("values", {})
         result.device_plugin = {

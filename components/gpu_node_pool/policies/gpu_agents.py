@@ -1,20 +1,22 @@
-"""GPU agents found among a stack's resources, whoever installs them (issue 14): the GPU Operator, driver
+"""GPU agents found among a stack's resources, whoever installs them: the GPU Operator, driver
 installers, feature discovery workers. Each is read back as ``(display, pod spec)``: the tolerations and
 node selection its DaemonSet pods get, which the coverage policies judge against every pool.
 
-Sources (``../shared/facts/gpu-agents-and-boot-taints.md``):
+Sources:
 
-* GPU Operator (chart ``gpu-operator`` v26.7.0): Helm ``daemonsets.tolerations`` become
+* GPU Operator (NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml``,
+  ``templates/clusterpolicy.yaml``, ``controllers/object_controls.go`` ``applyCommonDaemonsetConfig``): Helm ``daemonsets.tolerations`` become
   ``ClusterPolicy.spec.daemonsets.tolerations``, which *replace* every operand DaemonSet's tolerations
   (default ``[nvidia.com/gpu Exists NoSchedule]``); operands have no affinity or nodeSelector of ours -
-  the operator places them through ``nvidia.com/gpu.deploy.*`` labels driven by NFD (B.1, B.2). Its NFD
+  the operator places them through ``nvidia.com/gpu.deploy.*`` labels driven by NFD. Its NFD
   worker's tolerations are ``node-feature-discovery.worker.tolerations`` (default control-plane Equal ""
   and ``nvidia.com/gpu`` Exists). ``driver.enabled`` and ``devicePlugin.enabled`` default true.
 * nvidia-device-plugin chart 0.20.0 with ``gfd.enabled``: its NFD subchart's worker tolerates
-  ``nvidia.com/gpu=present`` with operator ``Equal`` only (B.1, the ``Equal present`` trap).
+  ``nvidia.com/gpu=present`` with operator ``Equal`` only (NVIDIA/k8s-device-plugin@v0.20.0
+  ``deployments/helm/nvidia-device-plugin/values.yaml`` ``nfd.worker.tolerations``; the ``Equal present`` trap).
 * GKE's ``nvidia-driver-installer`` DaemonSet (container-engine-accelerators
   ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``: init container image
-  ``cos-nvidia-installer:fixed``, tolerations ``[{operator: Exists}]``; Part C), and NVIDIA's driver
+  ``cos-nvidia-installer:fixed``, tolerations ``[{operator: Exists}]``), and NVIDIA's driver
   container ``nvcr.io/nvidia/driver`` in a user's own DaemonSet.
 """
 
@@ -40,16 +42,16 @@ __all__ = [
 ]
 
 CLUSTER_POLICY_TYPE = "kubernetes:nvidia.com/v1:ClusterPolicy"
-#: gpu-operator v26.7.0 values.yaml defaults (facts B.1).
+#: NVIDIA/gpu-operator@v26.7.0 deployments/gpu-operator/values.yaml ``daemonsets.tolerations`` default.
 _OPERATOR_DEFAULT_TOLERATIONS = [Toleration(NVIDIA_GPU_RESOURCE, "Exists", None, TaintEffect.NO_SCHEDULE).to_k8s()]
 _CONTROL_PLANE = Toleration("node-role.kubernetes.io/control-plane", "Equal", "", TaintEffect.NO_SCHEDULE).to_k8s()
 _OPERATOR_DEFAULT_NFD_TOLERATIONS = [_CONTROL_PLANE, *_OPERATOR_DEFAULT_TOLERATIONS]
-#: nvidia-device-plugin 0.20.0 ``nfd.worker.tolerations`` default (facts B.1).
+#: NVIDIA/k8s-device-plugin@v0.20.0 deployments/helm/nvidia-device-plugin/values.yaml ``nfd.worker.tolerations`` default.
 _PLUGIN_NFD_DEFAULT_TOLERATIONS = [
     Toleration("node-role.kubernetes.io/master", "Equal", "", TaintEffect.NO_SCHEDULE).to_k8s(),
     Toleration(NVIDIA_GPU_RESOURCE, "Equal", "present", TaintEffect.NO_SCHEDULE).to_k8s(),
 ]
-#: dcgm-exporter chart 4.8.2 values.yaml ``tolerations`` default: the control plane only (dcgm-exporter#731; facts B.1).
+#: dcgm-exporter chart 4.8.2 ``deployment/values.yaml`` ``tolerations`` default: the control plane only (NVIDIA/dcgm-exporter#731).
 _DCGM_DEFAULT_TOLERATIONS = [Toleration("node-role.kubernetes.io/control-plane", "Exists", None, TaintEffect.NO_SCHEDULE).to_k8s()]
 #: Images that install the NVIDIA driver: GKE's installers and NVIDIA's driver container.
 _DRIVER_IMAGES = ("nvidia-installer", "nvidia-driver-installer", "cos-gpu-installer", "nvcr.io/nvidia/driver")

@@ -7,8 +7,9 @@ record (``detects``) and reads them in its ``detect.py``
 (:mod:`gpu_node_pool.registry`). This module asks the registry, and adds the one
 cross-resource rule: a launch template without an instance type counts as a self-managed
 GPU pool when an Auto Scaling group that uses it launches only NVIDIA instance types.
-Sources for the detection rules: ``facts/gke-nvidia-crossguard.md`` §1,
-``facts/aws-eks-karpenter.md``, :mod:`gpu_node_pool.catalog.instances`.
+Sources for the detection rules: each backend's ``detect.py`` names its own (GKE node pool
+fields, EKS managed node groups, Karpenter NodePools); the instance types come from
+:mod:`gpu_node_pool.catalog.instances`.
 """
 
 from __future__ import annotations

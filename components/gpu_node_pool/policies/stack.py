@@ -2,7 +2,7 @@
 
 A stack policy asks for the resources it can judge (the DaemonSets, the charts, the workloads)
 instead of scanning every resource: on a 50k-resource stack the pack's ten stack policies used to
-walk all 50k resources each and classify the 14k workloads again and again (issue 18 profile).
+walk all 50k resources each and classify the 14k workloads again and again.
 :func:`stack_index` builds the index once per evaluation when the runner offers its shared cache
 (``args.derived``, :func:`gpu_node_pool.sdk.props.derived`); under pulumi_policy's analyzer,
 which gives every policy its own freshly decoded resources and no cache, each policy builds it

@@ -7,7 +7,7 @@ A plan allocates hundreds of thousands of short-lived, acyclic objects (parsed Y
 models, the SDK's futures and protobuf messages), so the collector ran thousands of times,
 each pass older generations walking everything alive. :data:`GC_THRESHOLDS` collects 70 times
 less often and still collects (reference cycles from asyncio are freed). Measured on the bench
-stacks (issue 18, BENCHMARKS.md): ``gpupool plan`` at 100 pools 3.0 -> 2.5 s, at 1000 pools 15.7 ->
+stacks (BENCHMARKS.md): ``gpupool plan`` at 100 pools 3.0 -> 2.5 s, at 1000 pools 15.7 ->
 12.0 s, peak RSS within 2%; the pack through pulumi_policy's analyzer on 10k resources 11.5 -> 6.9 s. Source of the mechanism: https://docs.python.org/3/library/gc.html#gc.set_threshold
 """
 

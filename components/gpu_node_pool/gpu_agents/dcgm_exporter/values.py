@@ -1,10 +1,10 @@
-"""The standalone DCGM exporter chart's values, derived from the pools (issue 14 item 3). Pure, no Pulumi.
+"""The standalone DCGM exporter chart's values, derived from the pools. Pure, no Pulumi.
 
-Chart ``dcgm-exporter`` 4.8.2 (https://nvidia.github.io/dcgm-exporter/helm-charts; the chart in
-``../shared/charts/dcgm-exporter``): ``templates/daemonset.yaml`` renders ``.Values.tolerations``,
+Chart ``dcgm-exporter`` 4.8.2 (https://nvidia.github.io/dcgm-exporter/helm-charts; NVIDIA/dcgm-exporter ``deployment/``):
+``templates/daemonset.yaml`` renders ``.Values.tolerations``,
 ``.Values.affinity`` and ``.Values.priorityClassName`` verbatim into its DaemonSet. Its default
 tolerations tolerate only the control plane, so no tainted GPU node ever gets the exporter
-(NVIDIA/dcgm-exporter#731; facts ``gpu-agents-and-boot-taints.md`` B.1). Same contract as the device
+(NVIDIA/dcgm-exporter#731; ``deployment/values.yaml`` ``tolerations``). Same contract as the device
 plugin: ``CriticalAddonsOnly`` plus one ``Exists`` toleration per pool taint key/effect, and a required
 node affinity matching exactly the pools' nodes (GPU label and ``gpu-node-pools/pool``).
 """

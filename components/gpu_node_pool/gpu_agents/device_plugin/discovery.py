@@ -1,13 +1,13 @@
-"""GPU Feature Discovery in the device-plugin chart (issue 14 item 3): ``gfd.enabled`` and its NFD worker's tolerations.
+"""GPU Feature Discovery in the device-plugin chart : ``gfd.enabled`` and its NFD worker's tolerations.
 
 The ``nvidia-device-plugin`` 0.20.0 chart runs GFD (``templates/daemonset-gfd.yml``, with the chart's
 top-level ``tolerations`` and ``affinity``, so the plugin's derived ones) and, as the dependency
 ``nfd`` (node-feature-discovery 0.19.0, condition ``nfd.enabled,gfd.enabled``), an NFD worker whose
 default ``nfd.worker.tolerations`` tolerate only ``nvidia.com/gpu=present`` with operator ``Equal``:
 a pool tainted ``nvidia.com/gpu=true`` never gets feature discovery (NVIDIA/k8s-device-plugin#1934;
-``../shared/facts/gpu-agents-and-boot-taints.md`` B.1). Here the worker gets the same derived
+NVIDIA/k8s-device-plugin@v0.20.0 ``deployments/helm/nvidia-device-plugin/values.yaml`` ``nfd.worker.tolerations``). Here the worker gets the same derived
 ``Exists`` tolerations as the plugin. GFD is needed with MPS: the chart's MPS control daemon runs only
-on nodes GFD labels ``nvidia.com/mps.capable=true`` (k8s-device-plugin README "MPS"; facts B.3).
+on nodes GFD labels ``nvidia.com/mps.capable=true`` (NVIDIA/k8s-device-plugin@v0.20.0 ``templates/daemonset-mps-control-daemon.yml``, ``internal/lm/nvml.go``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-"""Values for the ``aws-efa-k8s-device-plugin`` chart, derived from the EFA pools (issue 15 item 5).
+"""Values for the ``aws-efa-k8s-device-plugin`` chart, derived from the EFA pools.
 
-The chart (eks-charts ``stable/aws-efa-k8s-device-plugin``, chart v0.5.30, app v0.5.20) hard-codes one
+The chart (aws/eks-charts ``stable/aws-efa-k8s-device-plugin``, chart v0.5.30, app v0.5.20) hard-codes one
 toleration, ``CriticalAddonsOnly: Exists``, and renders ``values.tolerations`` (default ``[]``) after it,
 so on GPU nodes tainted e.g. ``nvidia.com/gpu:NoSchedule`` the plugin does not schedule unless a
-toleration is added (facts ``aws-gpu-capacity.md`` row 5.10). Its required node affinity admits only
-``node.kubernetes.io/instance-type In supportedInstanceLabels.values`` (row 5.11); the GPU types of that
-list are row 5.12. Pure: plain values, no Pulumi; not yet wired into ``program.py`` (see the report).
+toleration is added (the chart's ``templates/daemonset.yaml`` L34-39, ``values.yaml`` ``tolerations``). Its
+required node affinity admits only ``node.kubernetes.io/instance-type In supportedInstanceLabels.values``
+(``templates/daemonset.yaml`` L49-63); the GPU types of that list are :data:`SUPPORTED_GPU_TYPES`.
+Pure: plain values, no Pulumi; not yet wired into ``program.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ __all__ = ["CHART", "CHART_VERSION", "SUPPORTED_GPU_TYPES", "efa_plugin_values",
 
 CHART = "aws-efa-k8s-device-plugin"
 CHART_VERSION = "0.5.30"
-#: GPU instance types in the chart's ``supportedInstanceLabels.values`` (facts row 5.12, values.yaml).
+#: GPU instance types in the chart's ``supportedInstanceLabels.values`` (aws/eks-charts
+#: ``stable/aws-efa-k8s-device-plugin/values.yaml``, chart v0.5.30).
 SUPPORTED_GPU_TYPES = frozenset(
     [f"g4dn.{s}" for s in ("8xlarge", "12xlarge", "16xlarge", "metal")]
     + [f"{f}.{s}" for f in ("g5", "g6") for s in ("8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")]
@@ -39,14 +41,14 @@ def efa_pools(pools: Iterable[Any]) -> list[Any]:
 def efa_plugin_values(pools: Sequence[ServedPool], extra: Sequence[Toleration] = ()) -> dict[str, Any]:
     """``{tolerations: [...]}`` for the chart: one ``Exists`` toleration per ``(key, effect)`` of the EFA
     pools' taints (the same derivation as the NVIDIA plugin's, :func:`.values.derived_tolerations`),
-    plus ``extra``. ``CriticalAddonsOnly`` is left out: the chart's template already has it (row 5.10)."""
+    plus ``extra``. ``CriticalAddonsOnly`` is left out: the chart's template already has it."""
     tolerations = [t for t in derived_tolerations(efa_pools(pools), extra) if t != _critical()]
     return {"tolerations": [t.to_k8s() for t in tolerations]}
 
 
 def unsupported_types(pools: Iterable[Any]) -> dict[str, list[str]]:
     """``{pool name: [types]}`` of EFA pools whose instance types are outside the chart's GPU list
-    (row 5.12): the plugin's required node affinity keeps it off those nodes (row 5.11)."""
+    (:data:`SUPPORTED_GPU_TYPES`): the plugin's required node affinity keeps it off those nodes."""
     out = {}
     for pool in efa_pools(pools):
         odd = sorted(t for t in (getattr(pool, "instance_types", None) or []) if t not in SUPPORTED_GPU_TYPES)

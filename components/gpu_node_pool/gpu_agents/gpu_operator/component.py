@@ -23,7 +23,7 @@ from . import values as render
 __all__ = ["GpuOperator", "GpuOperatorArgs", "TYPE_TOKEN"]
 
 TYPE_TOKEN = "gpu-node-pools:index:GpuOperator"
-#: The chart version the values were checked against (facts gpu-agents-and-boot-taints.md: tag v26.7.0).
+#: The chart version the values were checked against (NVIDIA/gpu-operator tag v26.7.0).
 CHART_VERSION = "v26.7.0"
 
 

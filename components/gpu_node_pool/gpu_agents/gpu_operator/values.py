@@ -1,8 +1,9 @@
-"""The GPU Operator's chart values, derived from the pools it serves (issue 14 item 4). Pure, no Pulumi.
+"""The GPU Operator's chart values, derived from the pools it serves. Pure, no Pulumi.
 
 Chart ``gpu-operator`` (https://helm.ngc.nvidia.com/nvidia). What each key does (sources:
-``../shared/facts/gpu-agents-and-boot-taints.md`` B.1/B.2; the chart's ``values.yaml`` and
-``templates/clusterpolicy.yaml`` in ``../shared/charts/gpu-operator``):
+NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml``,
+``deployments/gpu-operator/templates/clusterpolicy.yaml``, ``api/nvidia/v1/clusterpolicy_types.go`` and
+``controllers/object_controls.go`` ``applyCommonDaemonsetConfig``):
 
 * ``daemonsets.tolerations`` becomes ``ClusterPolicy.spec.daemonsets.tolerations``, which the operator
   puts on *every* operand DaemonSet (driver, toolkit, device plugin, GFD, DCGM exporter, MIG manager);
@@ -23,7 +24,7 @@ Chart ``gpu-operator`` (https://helm.ngc.nvidia.com/nvidia). What each key does 
   - NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst`` ("Using the Google driver installer").
 * ``gpuAgents`` map to operand enables: ``dcgmExporter.enabled`` and ``gfd.enabled`` (GFD also when a
   pool uses MPS: the MPS control daemon runs only on nodes GFD labels ``nvidia.com/mps.capable=true``,
-  k8s-device-plugin README "MPS"; facts B.3).
+  NVIDIA/gpu-operator@v26.7.0 ``assets/state-mps-control-daemon/0400_daemonset.yaml``).
 * Time-slicing / MPS through ``devicePlugin.config`` (``create``, ``name``, ``default``, ``data``:
   the same named configs as the standalone plugin, selected by the node label
   ``nvidia.com/device-plugin.config``; values.yaml ``devicePlugin.config``).

@@ -35,7 +35,7 @@ from ._shared import GPU_RESOURCE, _resource, _stack_pools
 
 
 def _is_plugin_image(image: Any) -> bool:
-    return is_device_plugin_image(image)  # NVIDIA's k8s-device-plugin image, by repository (issue 13)
+    return is_device_plugin_image(image)  # NVIDIA's k8s-device-plugin image, by repository
 
 
 def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided,
@@ -47,7 +47,7 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided,
     from ...gpu_agents.device_plugin.chart import chart_daemonset
 
     found: list[tuple[str, Mapping[str, Any]]] = []
-    operators = operator_device_plugins(resources, undecided)  # the GPU Operator's plugin (issue 14)
+    operators = operator_device_plugins(resources, undecided)  # the GPU Operator's plugin
     for res in resources:
         if kind_of(res.resource_type) != "DaemonSet":
             continue

@@ -1,17 +1,20 @@
 """Policy ``gpu-agents-cover-gpu-pools``: every GPU pool gets the GPU agents besides the device plugin it needs.
 
 The device plugin itself stays judged by ``device-plugin-covers-gpu-pools`` (which also recognises the
-GPU Operator's plugin). This policy judges, per pool (issue 14 item 5):
+GPU Operator's plugin). This policy judges, per pool:
 
 * **driver installer** where the backend installs none: a GKE pool with ``gpuDriverVersion:
-  INSTALLATION_DISABLED`` (facts Part C: "manual install required") needs GKE's
+  INSTALLATION_DISABLED`` (GKE installs no driver: Terraform google provider ``container_cluster``
+  ``gpu_driver_installation_config``, https://cloud.google.com/kubernetes-engine/docs/how-to/gpus) needs GKE's
   ``nvidia-driver-installer`` DaemonSet, NVIDIA's driver container in a DaemonSet, or the GPU Operator
   with ``driver.enabled`` - tolerating the pool's taints and selecting its nodes;
 * **feature discovery** wherever it is installed: an NFD worker (the standalone chart's with
   ``gfd.enabled``, the GPU Operator's) that does not tolerate a pool's taints leaves the pool's nodes
-  without the labels the plugin's affinity and the operator's operands select (facts B.1, Notes 3);
+  without the labels the plugin's affinity and the operator's operands select (NVIDIA/k8s-device-plugin@v0.20.0 ``deployments/helm/nvidia-device-plugin/values.yaml``:
+  the NFD worker tolerates only ``nvidia.com/gpu=present`` with ``Equal``, the plugin's affinity wants NFD's
+  ``pci-10de.present`` label);
 * **DCGM exporter** wherever one is installed (the standalone chart, whose default tolerates only the
-  control plane - dcgm-exporter#731, facts Notes 4; a DaemonSet by image; the GPU Operator's operand):
+  control plane - NVIDIA/dcgm-exporter#731, ``deployment/values.yaml``; a DaemonSet by image; the GPU Operator's operand):
   it must reach every GPU pool, or those GPUs have no metrics.
 """
 

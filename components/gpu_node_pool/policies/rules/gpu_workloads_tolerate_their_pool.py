@@ -1,5 +1,4 @@
-"""Policy ``gpu-workloads-tolerate-their-pool``: a workload that targets GPU nodes can land on them
-(issue 16 §1).
+"""Policy ``gpu-workloads-tolerate-their-pool``: a workload that targets GPU nodes can land on them.
 
 For each pod template (not a DaemonSet: ``daemonsets-tolerate-gpu-taints`` judges those) whose
 required node selection (``nodeSelector``, required node affinity) is met by the labels of some

@@ -1,8 +1,8 @@
 """Policy ``karpenter-startup-taints``: a Karpenter GPU pool declares the boot taints of the agents the
-stack installs (issue 16 §4).
+stack installs.
 
-The agents and their taints come from :mod:`gpu_node_pool.k8s.startup_taints` (sourced table, facts
-Part A). An agent counts as installed when the stack has a Helm chart of its name
+The agents and their taints come from :mod:`gpu_node_pool.k8s.startup_taints` (a table with
+each agent's upstream source). An agent counts as installed when the stack has a Helm chart of its name
 (``helm.sh/v4:Chart``, ``helm.sh/v3:Release``, their ``chart`` input), an ``aws.eks.Addon`` of its
 add-on name, or a workload running its image. A pool is fine when its ``startupTaints`` or
 ``taints`` carry the agent's key (the agents remove by key; the Cilium operator skips re-adding a

@@ -1,5 +1,5 @@
 """Policy ``registration-taints-visible``: taints a managed node group's nodes register that the
-node group does not declare (issue 16 §3).
+node group does not declare.
 
 A launch template attached to an ``aws.eks.NodeGroup`` can add ``--register-with-taints`` through
 its user data (a ``sed`` on ``KUBELET_EXTRA_ARGS`` in ``/etc/eks/bootstrap.sh``, a nodeadm
@@ -8,9 +8,15 @@ its user data (a ``sed`` on ``KUBELET_EXTRA_ARGS`` in ``/etc/eks/bootstrap.sh``,
 ``taints``: EKS does not know it, Cluster Autoscaler's scale-from-zero template (built from the
 node group through ``DescribeNodegroup``) lacks it, and whoever reads the node group misses it.
 The pack's other policies see it anyway (:func:`gpu_node_pool.policies.pools.find_gpu_pools`
-adds registration taints to the pool). Sources: ``facts/aws-eks-karpenter.md`` §3 (registration
-taints) and §1 (managed node group taints); the EKS user guide, "Customizing managed nodes
-with launch templates" (EKS merges its bootstrap part when the template names no AMI).
+adds registration taints to the pool). Sources: kubelet ``--register-with-taints``
+(https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/), awslabs/amazon-eks-ami
+``nodeadm/doc/examples.md`` (NodeConfig), Bottlerocket ``settings.kubernetes.node-taints``
+(https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/);
+managed node group ``taints``: the EKS API ``Taint`` type
+(https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html); the EKS user guide,
+"Customizing managed nodes with launch templates"
+(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html: EKS merges its bootstrap
+part when the template names no AMI).
 """
 
 from __future__ import annotations

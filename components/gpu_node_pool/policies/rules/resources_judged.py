@@ -1,4 +1,4 @@
-"""Policy ``resources-judged``: never a silent pass on what the pack could not see inside (issue 13 item 4).
+"""Policy ``resources-judged``: never a silent pass on what the pack could not see inside.
 
 A Helm chart, a YAML component or an EKS add-on creates Kubernetes objects (DaemonSets among
 them) that the other policies judge only when they are visible as resources. In a real
@@ -11,7 +11,7 @@ Pulumi resources. So a component of those types counts as not judged exactly whe
 holds no child whose parent is it. ``gpupool plan`` opens them offline first
 (:mod:`gpu_node_pool.plan.expand`) and rewords this finding with the exact reason.
 
-An add-on whose facts row (:mod:`gpu_node_pool.expand.eks_addons_data`) says it runs no
+An add-on whose row in the add-on table (:mod:`gpu_node_pool.expand.eks_addons_data`) says it runs no
 DaemonSet is judged (there is nothing to judge).
 
 Config: ``strict`` (boolean, default false): ``gpupool plan`` then reports these findings, and
@@ -67,7 +67,7 @@ def _why(res) -> str | None:
         detail = f" ({outcome.reason})" if outcome is not None and not isinstance(outcome, Expanded) else ""
         return (
             f"an EKS add-on's DaemonSets are EKS's, not Pulumi resources{detail}. Fix: run `gpupool plan`, which "
-            "judges add-ons the facts table knows, or check the add-on's DaemonSets tolerate the GPU taints"
+            "judges the add-ons its add-on table knows, or check the add-on's DaemonSets tolerate the GPU taints"
         )
     return (
         "it has no child resources: an input or the Kubernetes provider was unknown at preview, so the provider "
@@ -106,6 +106,6 @@ POLICY = StackValidationPolicy(
     remediation_steps=(
         "Let the policies see the objects: prefer kubernetes.helm.v4.Chart to helm.v3.Release, keep chart and "
         "manifest inputs known at preview, and run `gpupool plan` (it renders charts with Helm, parses YAML and "
-        "reads EKS add-ons from the facts table)."
+        "reads EKS add-ons from its add-on table)."
     ),
 )
