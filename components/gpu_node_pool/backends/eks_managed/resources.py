@@ -8,12 +8,12 @@ from typing import Any
 
 import pulumi
 
-from ...config import ClusterConfig
+from ...sdk.identity import ClusterIdentity
 from . import BACKEND
 from .config import EksManagedPool
 
 
-def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig) -> None:
+def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterIdentity) -> None:
     import pulumi_aws as aws
 
     from ...gpu_agents.capacity import autoscaler_resources
