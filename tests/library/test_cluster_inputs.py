@@ -207,3 +207,35 @@ def test_the_readme_cluster_input_snippet_registers_a_node_group_for_the_cluster
     assert group.inputs["clusterName"] == "ml"
     assert group.inputs["subnetIds"] == ["subnet-07a1c2e3f4a5b6c7d", "subnet-0b2d3e4f5a6b7c8d9"]
     assert ("kubernetes:helm.sh/v4:Chart", "nvidia-device-plugin-chart") in {(r.type, r.name) for r in resources}
+
+
+GKE_POOL = {
+    "name": "l4",
+    "backend": "gke",
+    "machineType": "g2-standard-8",
+    "accelerator": {"type": "nvidia-l4", "count": 1},
+    "nodeLocations": ["europe-west4-a"],
+    "autoscaling": {"minSize": 0, "maxSize": 2},
+}
+
+
+def test_identity_outputs_are_not_judged_and_the_plain_values_beside_them_are():
+    args = GpuNodePoolArgs(
+        cluster={"name": pulumi.Output.from_input("ML"), "project": "ml-prod-123456",
+                 "location": pulumi.Output.from_input("us-central1")},
+        pool=GKE_POOL,
+    )
+    _, settings, identity = args.validated_identity()
+    # neither the upper-case name nor the zone outside us-central1 is judged against a stand-in value
+    assert settings.not_judged == ("name", "location")
+    assert settings.name is None and settings.location is None and settings.project == "ml-prod-123456"
+    assert isinstance(identity.name, pulumi.Output) and identity.project == "ml-prod-123456"
+    with pytest.raises(ConfigError, match=r"cluster.project: 'ML'"):
+        GpuNodePoolArgs(cluster={"name": pulumi.Output.from_input("ml"), "project": "ML", "location": "us-central1"},
+                        pool=GKE_POOL).validated()
+
+
+def test_a_missing_identity_value_is_still_reported_when_others_are_outputs():
+    with pytest.raises(ConfigError, match=r"pools\[0\].nodeRoleArn: missing; set it here or in cluster.nodeRoleArn"):
+        GpuNodePoolArgs(cluster={"name": pulumi.Output.from_input("ml"), "subnetIds": ["subnet-0a1b2c3d4e5f60718"]},
+                        pool=EKS_POOL).validated()

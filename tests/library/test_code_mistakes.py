@@ -42,12 +42,9 @@ def test_no_pool_that_needs_the_plugin_is_refused_before_a_chart_with_no_node_se
     assert plugin == []
 
 
-def test_a_cluster_name_output_alone_cannot_key_the_once_per_cluster_check():
-    err, plugin = _run(
-        lambda pools, s: NvidiaDevicePluginArgs(pulumi.Output.from_input("ml-dev"), [p.spec for p in pools])
-    )
-    assert "cluster_name: is a Pulumi Output" in str(err)
-    assert "providers={'kubernetes': k8s_provider}" in str(err)
+def test_a_cluster_name_that_is_no_name_is_refused_with_runnable_examples():
+    err, plugin = _run(lambda pools, s: NvidiaDevicePluginArgs("", [p.spec for p in pools]))
+    assert "cluster_name: expected the cluster's name, got ''; e.g. NvidiaDevicePluginArgs(cluster_name='ml-dev'" in str(err)
     assert plugin == []
 
 

@@ -58,3 +58,27 @@ def test_the_repository_policy_folder_is_the_command_output(tmp_path, capsys):
             f"policy/{name} is stale: run `gpupool policy-pack --out policy`"
         )
     assert "-e " not in (ROOT / "policy" / "requirements.txt").read_text()
+
+
+def test_policy_pack_out_refuses_a_project_directory_and_changes_nothing(tmp_path, capsys):
+    project = tmp_path / "infra"
+    project.mkdir()
+    files = {"Pulumi.yaml": "name: infra\nruntime: python\n", "__main__.py": "import pulumi\n",
+             "requirements.txt": "pulumi>=3\n"}
+    for name, text in files.items():
+        (project / name).write_text(text)
+    assert cli.main(["policy-pack", "--out", str(project)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {str(project)!r}: {project} is not empty (Pulumi.yaml, __main__.py, requirements.txt)" in err
+    assert "choose a new or empty directory, e.g. --out policy" in err
+    assert {p.name: p.read_text() for p in project.iterdir()} == files
+
+
+def test_policy_pack_out_rewrites_a_pack_it_wrote_and_leaves_the_rest(tmp_path, capsys):
+    pack = write_pack(tmp_path / "pack")
+    (pack.out_dir / "venv").mkdir()  # made by the Pulumi CLI on the first preview
+    (pack.out_dir / "__main__.py").write_text("# an edit\n")
+    assert cli.main(["policy-pack", "--out", str(pack.out_dir)]) == 0
+    capsys.readouterr()
+    assert (pack.out_dir / "__main__.py").read_bytes() == (ROOT / "policy" / "__main__.py").read_bytes()
+    assert (pack.out_dir / "venv").is_dir()

@@ -16,6 +16,7 @@ from .. import backends
 from ..config import ConfigError, ConfigIssue
 from ..k8s.taints import Toleration
 from ..sdk import cluster_inputs
+from ..sdk.cluster_inputs import ClusterIdentity
 
 if TYPE_CHECKING:  # the models (pydantic) are imported when a pool is validated, not at import
     from ..config.common import PoolBase as PoolConfig
@@ -64,13 +65,26 @@ class GpuNodePoolArgs:
     node_role_arn: Any = None
 
     def validated(self) -> tuple[PoolConfig, ClusterConfig]:
-        """The pool and cluster as validated models (mappings go through the stack validator);
-        identity Inputs are validated as placeholders and put back (:mod:`gpu_node_pool.sdk.cluster_inputs`).
+        """The pool and cluster settings as validated models (mappings go through the stack
+        validator). Identity values given as Inputs are not judged: they are ``None`` in the
+        returned ``ClusterConfig`` and named in its ``not_judged``; :meth:`validated_identity`
+        gives them too.
 
         Raises:
             ConfigError: ``pool`` is neither a pool model nor a mapping (``None``, a string, a list),
                 ``cluster`` is neither a mapping, a ClusterConfig nor a cluster resource, or the values
                 are invalid.
+        """
+        pool, settings, _ = self.validated_identity()
+        return pool, settings
+
+    def validated_identity(self) -> tuple[PoolConfig, ClusterConfig, ClusterIdentity]:
+        """``(pool, cluster settings, cluster identity)``: the validated pool and plain cluster
+        settings (:meth:`validated`), and the :class:`~gpu_node_pool.sdk.cluster_inputs.ClusterIdentity`
+        holding the identity values as given (plain or Inputs; awaitables as Outputs).
+
+        Raises:
+            ConfigError: as :meth:`validated`.
         """
         from ..config.common import PoolBase as PoolConfig
         from ..config.loading import validate_stack_config
@@ -87,28 +101,25 @@ class GpuNodePoolArgs:
         cluster = self._cluster_mapping()
         if isinstance(self.pool, Mapping) or not isinstance(cluster, ClusterConfig):
             pool = self.pool.model_dump(by_alias=True) if not isinstance(self.pool, Mapping) else dict(self.pool)
-            if isinstance(cluster, ClusterConfig):  # not model_dump: identity fields may hold Outputs
-                cluster = {
-                    info.alias or key: getattr(cluster, key)
-                    for key, info in ClusterConfig.model_fields.items()
-                    if getattr(cluster, key) is not None
-                }
-            zones = pool.get("nodeLocations") if isinstance(pool.get("nodeLocations"), list) else None
-            plain, inputs = cluster_inputs.split(cluster, zones)
-            stack: StackConfig = validate_stack_config({"cluster": plain, "pools": [pool]}, "GpuNodePoolArgs")
-            return stack.pools[0], cluster_inputs.restore(stack.cluster, inputs)
-        return self.pool, cluster
+            if isinstance(cluster, ClusterConfig):
+                cluster = cluster.model_dump(by_alias=True, exclude_none=True)
+            inputs = [cluster_inputs.IDENTITY_KEYS[k] for k, v in cluster.items()
+                      if k in cluster_inputs.IDENTITY_KEYS and cluster_inputs.has_output(v)]
+            stack: StackConfig = validate_stack_config({"cluster": cluster, "pools": [pool]}, "GpuNodePoolArgs", inputs)
+            return stack.pools[0], stack.cluster, cluster_inputs.identity(cluster, stack.cluster)
+        return self.pool, cluster, ClusterIdentity.of(cluster)
 
     def _cluster_mapping(self) -> ClusterConfig | dict[str, Any]:
+        """The cluster as given: a ClusterConfig (used as is), or a mapping (camelCase keys) to validate."""
         from ..config.messages import show
         from ..config.stack import ClusterConfig
 
         cluster = self.cluster
         if isinstance(cluster, ClusterConfig):
-            if self.node_role_arn is not None:
-                cluster = cluster_inputs.restore(cluster, {"node_role_arn": self.node_role_arn})
-            return cluster
-        if isinstance(cluster, Mapping):
+            if self.node_role_arn is None:
+                return cluster
+            mapping = cluster.model_dump(by_alias=True, exclude_none=True)
+        elif isinstance(cluster, Mapping):
             mapping = dict(cluster)
         else:
             found = cluster_inputs.from_resource(cluster)
@@ -148,6 +159,10 @@ class GpuNodePool(pulumi.ComponentResource):
 
     Attributes (plain values, known at preview):
         spec: the validated pool model.
+        cluster: the validated cluster settings (``ClusterConfig``, plain; identity values given
+            as Outputs are ``None`` there and named in ``cluster.not_judged``).
+        identity: the cluster's :class:`~gpu_node_pool.sdk.cluster_inputs.ClusterIdentity`
+            (name, node role, subnets... as given, plain or Outputs).
         taints: the pool's taints in kubelet form (``["nvidia.com/gpu=present:NoSchedule"]``).
         labels: every node label (user labels, GPU label, ``gpu-node-pools/pool``), by key.
         workload_tolerations: Kubernetes tolerations a GPU workload needs for this pool
@@ -172,10 +187,18 @@ class GpuNodePool(pulumi.ComponentResource):
                              "GpuNodePoolArgs(pool=..., cluster=...), e.g. GpuNodePoolArgs(pool={...}, cluster={...})")],
                 "GpuNodePool arguments",
             )
-        pool, cluster = args.validated()  # raises ConfigError before anything is registered
+        pool, cluster, identity = args.validated_identity()  # raises ConfigError before anything is registered
         super().__init__(TYPE_TOKEN, name, {"configPath": args.config_path} if args.config_path else {}, opts)
         self.spec = pool
         self.cluster = cluster
+        self.identity = identity
+        if cluster.not_judged:
+            keys = ", ".join(f"cluster.{k}" for k in cluster.not_judged)
+            pulumi.log.info(
+                f"{keys}: Pulumi Output(s), not judged here (the rules that read them check only that they are "
+                "given; the cloud checks the values when the resources are created)",
+                resource=self,
+            )
         self.taints = [str(t) for t in pool.taint_list]
         self.labels = pool.node_labels
         self.workload_tolerations = [
@@ -197,7 +220,7 @@ class GpuNodePool(pulumi.ComponentResource):
         wire = backends.get(pool.backend).fn("wire")
         if wire is None:  # pragma: no cover - a registered backend without Pulumi wiring
             raise ConfigError([], f"backend {pool.backend!r} has no Pulumi wiring")
-        wire(self, name, pool, cluster)
+        wire(self, name, pool, identity)
 
         self.register_outputs(
             {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import yaml
@@ -20,7 +20,7 @@ from .common import TaintConfig
 from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue
 from .messages import MAX_SHOWN, field_at, model_keys, pattern_rule, show
-from .stack import StackConfig, partial_stack_issues, stack_issues, stack_model
+from .stack import IDENTITY_INPUTS, StackConfig, partial_stack_issues, stack_issues, stack_model
 from .yaml_errors import yaml_syntax_problem
 
 
@@ -128,16 +128,23 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     return [ConfigIssue(path, f"{shown}: {msg}" if not isinstance(value, dict | list) else msg)]
 
 
-def validate_stack_config(raw: Mapping[str, Any], source: str = "stack config") -> StackConfig:
+def validate_stack_config(
+    raw: Mapping[str, Any], source: str = "stack config", identity_inputs: Iterable[str] = ()
+) -> StackConfig:
     """Validate a stack config given as a plain mapping with keys ``cluster``, ``pools``, ``devicePlugin``.
+
+    ``identity_inputs``: cluster identity fields (snake_case, ``gpu_node_pool.sdk.cluster_inputs.IDENTITY_FIELDS``)
+    a program gives as Pulumi Inputs: not judged, ``None`` in the result and named in its
+    ``cluster.not_judged``; the rules that read them test only that they are given.
 
     Raises:
         ConfigError: every mistake found, each with its config path.
     """
     if not isinstance(raw, Mapping):
         raise ConfigError([ConfigIssue("", f"the config must be a mapping, got {type(raw).__name__}")], source)
+    context = {IDENTITY_INPUTS: frozenset(identity_inputs)} if identity_inputs else None
     try:
-        stack = stack_model().model_validate(raw)
+        stack = stack_model().model_validate(raw, context=context)
     except ValidationError as exc:
         issues: list[ConfigIssue] = []
         for err in exc.errors(include_url=False):
@@ -145,7 +152,7 @@ def validate_stack_config(raw: Mapping[str, Any], source: str = "stack config") 
                 if issue not in issues:
                     issues.append(issue)
         # every mistake in one run: the stack rules that can still run (cluster keys the pools need...)
-        issues += [i for i in partial_stack_issues(raw) if i not in issues]
+        issues += [i for i in partial_stack_issues(raw, context) if i not in issues]
         raise ConfigError(issues, source) from None
     issues = stack_issues(stack)
     if issues:

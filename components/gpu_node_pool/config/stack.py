@@ -13,12 +13,17 @@ from urllib.parse import urlsplit
 from pydantic import (
     Discriminator,
     Field,
+    PrivateAttr,
     Tag,
     TypeAdapter,
+    ValidationInfo,
     create_model,
     field_validator,
+    model_validator,
 )
+from pydantic.alias_generators import to_camel
 
+from ..sdk.identity import IDENTITY_FIELDS
 from .agents import GpuAgentsConfig
 from .common import Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
@@ -32,9 +37,11 @@ class ClusterConfig(Model):
 
     From the stack config every value is plain. In a program, ``GpuNodePoolArgs`` may give the
     identity fields (``name``, ``nodeRoleArn``, ``subnetIds``, ``project``, ``location``,
-    ``apiServerEndpoint``, ``certificateAuthority``, ``serviceCidr``) as Pulumi Inputs: they are
-    validated as placeholders and put back afterwards (``gpu_node_pool.sdk.cluster_inputs``), so a
-    model from ``GpuNodePool.cluster`` may hold Outputs there.
+    ``apiServerEndpoint``, ``certificateAuthority``, ``serviceCidr``) as Pulumi Inputs: those are
+    carried beside this model in a ``gpu_node_pool.sdk.cluster_inputs.ClusterIdentity``. Validated
+    with the context ``{IDENTITY_INPUTS: {field, ...}}``, the named fields are not judged: they are
+    ``None`` here and listed in :attr:`not_judged`; rules test their presence with :meth:`given`.
+    The model never holds an Output.
     """
 
     yaml_example: ClassVar[str] = "{name: ml-dev, nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node, subnetIds: [subnet-0a1b2c3d4e5f60718]}"
@@ -79,6 +86,8 @@ class ClusterConfig(Model):
         description="kubeadm: discovery CA public key hashes 'sha256:<64 hex>' (kubeadm token create "
         "--print-join-command prints one).",
     )
+
+    _not_judged: frozenset[str] = PrivateAttr(default=frozenset())
 
     @field_validator("subnet_ids")
     @classmethod
@@ -132,6 +141,40 @@ class ClusterConfig(Model):
         if bad:
             raise fail(f"{bad} must be 'sha256:' and 64 lower-case hex digits, as kubeadm prints them")
         return hashes
+
+    # Defined after the field validators above, so it wraps them: a field given as an Input is
+    # left out (None) without being judged by its type, pattern or validator.
+    @field_validator(*IDENTITY_FIELDS, mode="wrap")
+    @classmethod
+    def _identity_input(cls, value: Any, handler: Any, info: ValidationInfo) -> Any:
+        if info.field_name in _identity_inputs(info):
+            return None
+        return handler(value)
+
+    @model_validator(mode="after")
+    def _record_not_judged(self, info: ValidationInfo) -> ClusterConfig:
+        self._not_judged = frozenset(_identity_inputs(info))
+        return self
+
+    @property
+    def not_judged(self) -> tuple[str, ...]:
+        """The identity keys (camelCase, e.g. ``("name", "subnetIds")``) given as Pulumi Inputs and
+        so not judged: ``None`` on this model, their values in the ``ClusterIdentity`` beside it."""
+        return tuple(to_camel(f) for f in IDENTITY_FIELDS if f in self._not_judged)
+
+    def given(self, field: str) -> bool:
+        """True when the identity or settings ``field`` (snake_case) has a value, plain or an
+        Input that was not judged (:attr:`not_judged`)."""
+        return bool(getattr(self, field)) or field in self._not_judged
+
+
+#: Validation-context key: the identity fields (snake_case) given as Inputs, left unjudged.
+IDENTITY_INPUTS = "gpu-node-pools:identity-inputs"
+
+
+def _identity_inputs(info: ValidationInfo) -> frozenset[str]:
+    context = info.context
+    return frozenset(context.get(IDENTITY_INPUTS, ())) if isinstance(context, Mapping) else frozenset()
 
 
 class DevicePluginConfig(Model):
@@ -242,30 +285,35 @@ def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     return issues
 
 
-def _stand_in(model: type[Model], raw: Any) -> Any:
+def _stand_in(model: type[Model], raw: Any, context: Mapping[str, Any] | None = None) -> Any:
     """``model`` validated from ``raw`` if it passes; else a stand-in (``model_construct``) holding every field
     that is valid on its own (type, pattern, literal, nested model), the default for the others (None when
-    required). Model-level rules are not run on a stand-in: it only lets the stack rules look at the rest."""
+    required). Model-level rules are not run on a stand-in: it only lets the stack rules look at the rest.
+    ``context``: the validation context (:data:`IDENTITY_INPUTS`: fields left unjudged, None on the stand-in)."""
     if not isinstance(raw, Mapping):
         return None
     try:
-        return model.model_validate(raw)
+        return model.model_validate(raw, context=context)
     except ValueError:
         pass
+    inputs = frozenset((context or {}).get(IDENTITY_INPUTS, ())) if model is ClusterConfig else frozenset()
     values: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         key = info.alias or name
         value = None if info.is_required() else info.get_default(call_default_factory=True)
-        if key in raw:
+        if key in raw and name not in inputs:
             try:
                 value = TypeAdapter(info.rebuild_annotation()).validate_python(raw[key], strict=True)
             except (ValueError, TypeError):
                 pass
         values[name] = value
-    return model.model_construct(**values)
+    out = model.model_construct(**values)
+    if inputs:
+        out._not_judged = inputs
+    return out
 
 
-def partial_stack_issues(raw: Any) -> list[ConfigIssue]:
+def partial_stack_issues(raw: Any, context: Mapping[str, Any] | None = None) -> list[ConfigIssue]:
     """The stack rules that can still run on a config that failed validation, so one run reports every mistake.
 
     Each pool and the cluster are validated on their own; one that fails becomes a stand-in of its valid
@@ -273,7 +321,8 @@ def partial_stack_issues(raw: Any) -> list[ConfigIssue]:
     self-managed pool missing ``securityGroupIds`` still gets the cluster keys its bootstrap needs reported.
     A rule that cannot judge a stand-in (it needs a field that is invalid) is reported as not checked.
     Returns ``[]`` when the cluster or the pool list is not a mapping/list, or a pool names no known backend
-    (pool positions could not be judged).
+    (pool positions could not be judged). ``context``: the validation context of
+    :func:`gpu_node_pool.config.validate_stack_config`.
     """
     from ..registry import all_backends
 
@@ -285,7 +334,7 @@ def partial_stack_issues(raw: Any) -> list[ConfigIssue]:
         return []
     if not all(isinstance(p, Mapping) and p.get("backend") in models for p in pools_raw):
         return []
-    cluster = _stand_in(ClusterConfig, raw.get("cluster"))
+    cluster = _stand_in(ClusterConfig, raw.get("cluster"), context)
     if cluster is None:
         return []
     pools = [_stand_in(models[p["backend"]], p) for p in pools_raw]

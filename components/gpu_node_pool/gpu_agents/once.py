@@ -2,8 +2,15 @@
 
 An agent chart (the device plugin, the GPU Operator, the DCGM exporter) serves all of a cluster's
 GPU pools from one DaemonSet; a second install for the same cluster would fight the first over
-its objects. :func:`claim` records each declaration per root stack (weakly, so a finished
-program's record goes with it) and refuses a second one for the same cluster.
+its objects. :func:`claim` records each declaration per Pulumi program run and refuses a second
+one for the same cluster in that run.
+
+A run is the resource monitor of the runtime settings (``pulumi.runtime.settings.get_monitor()``:
+the engine's gRPC client in ``pulumi up``/``preview``, the ``MockMonitor`` that each
+``pulumi.runtime.set_mocks`` call creates in a unit test) together with the root stack resource.
+The root alone does not do: ``set_mocks`` keeps the first test's root stack when one exists, so
+two independent tests in one process would share it. Records are held weakly, so a finished
+run's record goes with its monitor.
 """
 
 from __future__ import annotations
@@ -13,19 +20,28 @@ from collections.abc import Mapping
 from typing import Any
 
 import pulumi
+from pulumi.runtime.settings import get_monitor, get_root_resource
 
 from ..config import ConfigError, ConfigIssue
 
 __all__ = ["claim", "cluster_key"]
 
 
-class _NoRoot:
-    """Stands in for the root stack outside a Pulumi program (weak-referenceable)."""
+class _NoRun:
+    """Stands in for the monitor or root stack outside a Pulumi program (weak-referenceable)."""
 
 
-_NO_ROOT = _NoRoot()
-#: root stack -> {(kind, cluster key): the name already declared}.
-_INSTALLED: weakref.WeakKeyDictionary[Any, dict[tuple[str, Any], str]] = weakref.WeakKeyDictionary()
+_NO_RUN = _NoRun()
+#: monitor -> root stack -> {(kind, cluster key): the name already declared}.
+_INSTALLED: weakref.WeakKeyDictionary[Any, weakref.WeakKeyDictionary[Any, dict[tuple[str, Any], str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _run_record() -> dict[tuple[str, Any], str]:
+    """The declarations of the current Pulumi program run (see the module docstring)."""
+    by_root = _INSTALLED.setdefault(get_monitor() or _NO_RUN, weakref.WeakKeyDictionary())
+    return by_root.setdefault(get_root_resource() or _NO_RUN, {})
 
 
 def _fail(source: str, path: str, message: str) -> ConfigError:
@@ -53,12 +69,12 @@ def claim(
         path: the issue's path (default ``kind``); what: how the message names the agent (default ``kind``).
 
     Raises:
-        ConfigError: ``kind`` is already declared for the same cluster in this program (the chart
-            must be installed once per cluster, serving all its pools), or the cluster cannot be
-            identified (:func:`cluster_key`).
+        ConfigError: ``kind`` is already declared for the same cluster in this program run (the
+            chart must be installed once per cluster, serving all its pools), or ``cluster_name`` is
+            neither a name, an Input nor a cluster resource (:func:`cluster_key`).
     """
     key, text = cluster_key(cluster_name, cluster, opts.providers if opts else None, source)
-    installed = _INSTALLED.setdefault(pulumi.runtime.get_root_resource() or _NO_ROOT, {})
+    installed = _run_record()
     if (kind, key) in installed:
         raise _fail(
             source,
@@ -73,12 +89,14 @@ def cluster_key(cluster_name: Any, cluster: Any, providers: Any, source: str = "
     """What the once-per-cluster guard is keyed on, and how a message names it.
 
     In order: the ``kubernetes.Provider`` in ``opts.providers`` (the cluster the chart is
-    installed into), else the cluster resource given as ``cluster``, else ``cluster_name`` when
-    it is a plain string.
+    installed into), else the cluster resource given as ``cluster``, else ``cluster_name``: a
+    plain string by value, a ``pulumi.Input`` (``eks_cluster.name``) by the identity of that
+    Output object. Two different Outputs naming the same cluster cannot be compared (their
+    values are unknown at preview), so they are not seen as one cluster: pass the cluster
+    resource or the provider to have them caught.
 
     Raises:
-        ConfigError: ``cluster_name`` is a Pulumi Output and there is neither a provider nor a
-            cluster resource: a string comparison of Outputs cannot tell two clusters apart.
+        ConfigError: ``cluster_name`` is none of these (``None``, ``""``, a number...).
     """
     provider = _kubernetes_provider(providers)
     if provider is not None:
@@ -88,14 +106,28 @@ def cluster_key(cluster_name: Any, cluster: Any, providers: Any, source: str = "
     if isinstance(cluster_name, str) and cluster_name:
         return cluster_name, f"cluster {cluster_name!r}"
     if isinstance(cluster_name, pulumi.Output) or hasattr(cluster_name, "__await__"):
-        raise _fail(
-            source,
-            "cluster_name",
-            "is a Pulumi Output, so the once-per-cluster check cannot compare it; pass the cluster resource "
-            "(NvidiaDevicePluginArgs(cluster=my_cluster, ...)) or the kubernetes.Provider of the cluster in "
-            "opts=pulumi.ResourceOptions(providers={'kubernetes': k8s_provider})",
-        )
-    raise _fail(source, "cluster_name", f"expected the cluster's name (a non-empty string), got {cluster_name!r}")
+        return _Same(cluster_name), "this cluster_name Output"
+    raise _fail(
+        source,
+        "cluster_name",
+        f"expected the cluster's name, got {cluster_name!r}; e.g. {source}(cluster_name='ml-dev', pools=[pool.spec]) "
+        f"or {source}(cluster_name=eks_cluster.name, pools=[pool.spec])",
+    )
+
+
+class _Same:
+    """A dict key that is equal only to the same object (an Output's ``==`` is not a comparison)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
 
 
 def _kubernetes_provider(providers: Any) -> Any:

@@ -9,134 +9,57 @@ cluster settings (``kubernetesVersion``, ``admissionPlugins``, ``caCertHashes``)
 an Output there is refused by :func:`gpu_node_pool.config.validate_stack_config` ("is a Pulumi
 Output; ... must be plain").
 
-How: :func:`split` puts a valid placeholder where an Output is, so the stack rules run on
-plain values; :func:`restore` puts the Outputs back into the validated
-:class:`~gpu_node_pool.config.ClusterConfig` (``model_copy``, no re-validation). Renderers pass
-identity values through; a value derived from one (user data, an instance profile's role
-name) is computed with ``Output.all(...).apply(<pure renderer>)`` (:func:`resolved`) — no
-resource is ever registered inside an ``apply``. Rules that read an identity value which is an
-Output judge the placeholder; the values themselves are the cloud's to check.
+How: the identity is a :class:`ClusterIdentity` (a frozen value, never judged) passed beside the
+validated ``ClusterConfig`` (plain, judged). An identity value that is an Output is left out of
+the validated settings (the field is ``None`` there and named in ``ClusterConfig.not_judged``):
+a rule that reads it reports it as not judged instead of judging a stand-in. Renderers read
+the identity values from the :class:`ClusterIdentity`; a value derived from one (user data, an
+instance profile's role name) is computed with ``Output.all(...).apply(<pure renderer>)``
+(:func:`resolved`) — no resource is ever registered inside an ``apply``.
 """
 
 from __future__ import annotations
 
-import base64
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import pulumi
 
-#: A validated ``gpu_node_pool.config.ClusterConfig`` (a pydantic model; this module reads its
-#: identity fields and copies it with ``model_copy``, so it needs no import of the config).
-ClusterConfig = Any
+from .identity import IDENTITY_FIELDS, IDENTITY_KEYS, ClusterIdentity, has_output, is_output, replaced
 
-__all__ = ["IDENTITY_FIELDS", "is_output", "has_output", "split", "restore", "resolved", "lift", "from_resource"]
+__all__ = [
+    "IDENTITY_FIELDS", "IDENTITY_KEYS", "ClusterIdentity", "is_output", "has_output", "identity", "replaced", "resolved",
+    "lift", "from_resource",
+]
 
 T = TypeVar("T")
 
-#: ClusterConfig fields (snake_case) that may be Inputs; their camelCase keys are the aliases.
-IDENTITY_FIELDS = (
-    "name",
-    "node_role_arn",
-    "subnet_ids",
-    "project",
-    "location",
-    "api_server_endpoint",
-    "certificate_authority",
-    "service_cidr",
-)
 
-_PEM = b"-----BEGIN CERTIFICATE-----\nplaceholder\n-----END CERTIFICATE-----\n"
-#: Values that pass ClusterConfig's validators, used only while validating (never rendered).
-_PLACEHOLDERS: dict[str, Any] = {
-    "name": "pulumi-output-cluster",
-    "node_role_arn": "arn:aws:iam::000000000000:role/pulumi-output",
-    "subnet_ids": "subnet-00000000000000000",  # per item
-    "project": "pulumi-output",
-    "location": "us-central1",
-    "api_server_endpoint": "https://pulumi-output.invalid",
-    "certificate_authority": base64.b64encode(_PEM).decode(),
-    "service_cidr": "10.100.0.0/16",
-}
+def identity(cluster: Mapping[str, Any], settings: Any) -> ClusterIdentity:
+    """The :class:`ClusterIdentity` of a cluster mapping (camelCase or snake_case keys) beside its
+    validated ``settings``; awaitables become Outputs, so renderers see one kind of Input."""
+    return ClusterIdentity.of({k: _as_output(v) for k, v in cluster.items()}, settings)
 
 
-def is_output(value: Any) -> bool:
-    """True for a ``pulumi.Output`` or an awaitable (the other non-plain ``pulumi.Input``)."""
-    return isinstance(value, pulumi.Output) or inspect.isawaitable(value)
+def _as_output(value: Any) -> Any:
+    """Awaitables become Outputs (lists item by item), so renderers see one kind of Input."""
+    if isinstance(value, list | tuple) and has_output(value):
+        return [pulumi.Output.from_input(v) if inspect.isawaitable(v) else v for v in value]
+    return pulumi.Output.from_input(value) if inspect.isawaitable(value) else value
 
 
-def has_output(value: Any) -> bool:
-    """True when ``value`` is an Output or a list holding one."""
-    return is_output(value) or (isinstance(value, list | tuple) and any(is_output(v) for v in value))
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-#: mapping key (snake_case name or the camelCase alias the stack file uses) -> identity field.
-_IDENTITY_KEYS = {key: name for name in IDENTITY_FIELDS for key in (name, _camel(name))}
-
-
-def _field(key: str) -> str | None:
-    """The identity field of a cluster mapping key (camelCase alias or snake_case name), or None."""
-    return _IDENTITY_KEYS.get(key)
-
-
-def split(cluster: Mapping[str, Any], pool_zones: list[str] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(plain mapping to validate, {field: the Input})``.
-
-    Identity values that are Outputs (or lists holding Outputs) are replaced by placeholders
-    that pass validation; other keys are left as given, so an Output there meets the
-    validator's "must be plain" error. ``pool_zones``: a gke pool's ``nodeLocations``, whose
-    region becomes the placeholder location so the zone rule is not failed by the placeholder.
-    """
-    plain: dict[str, Any] = {}
-    inputs: dict[str, Any] = {}
-    for key, value in cluster.items():
-        field = _field(key)
-        if field in IDENTITY_FIELDS and has_output(value):
-            inputs[field] = value
-            if field == "subnet_ids":
-                items = value if isinstance(value, list | tuple) else [None]
-                value = [v if isinstance(v, str) else _PLACEHOLDERS[field] for v in items]
-            elif field == "location" and pool_zones:
-                value = pool_zones[0].rsplit("-", 1)[0]
-            else:
-                value = _PLACEHOLDERS[field]
-        plain[key] = value
-    return plain, inputs
-
-
-def restore(cluster: ClusterConfig, inputs: Mapping[str, Any]) -> ClusterConfig:
-    """``cluster`` with its placeholders replaced by the Inputs again (lists of Inputs stay lists)."""
-    if not inputs:
-        return cluster
-    def output(v: Any) -> Any:  # awaitables become Outputs, so renderers see one kind of Input
-        return pulumi.Output.from_input(v) if inspect.isawaitable(v) else v
-
-    update = {k: ([output(i) for i in v] if isinstance(v, list | tuple) else output(v)) for k, v in inputs.items()}
-    return cluster.model_copy(update=update)
-
-
-def identity_outputs(cluster: ClusterConfig) -> dict[str, Any]:
-    """The identity fields of ``cluster`` that are (or hold) Outputs."""
-    return {f: getattr(cluster, f) for f in IDENTITY_FIELDS if has_output(getattr(cluster, f))}
-
-
-def resolved(cluster: ClusterConfig, render: Callable[[ClusterConfig], T]) -> T | pulumi.Output[T]:
+def resolved(cluster: Any, render: Callable[[Any], T]) -> T | pulumi.Output[T]:
     """``render(cluster)`` when every identity value is plain (exactly as before), else
     ``Output.all(<identity Outputs>).apply(lambda: render(<cluster with the values>))``.
 
-    ``render`` must be pure (it runs inside ``apply``): it returns values, never registers
-    resources.
+    ``cluster``: a :class:`ClusterIdentity` or a plain ``ClusterConfig``. ``render`` must be
+    pure (it runs inside ``apply``): it returns values, never registers resources.
     """
-    outputs = identity_outputs(cluster)
+    outputs = cluster.outputs if isinstance(cluster, ClusterIdentity) else {}
     if not outputs:
         return render(cluster)
-    return pulumi.Output.all(**outputs).apply(lambda values: render(cluster.model_copy(update=values)))
+    return pulumi.Output.all(**outputs).apply(lambda values: render(replaced(cluster, **values)))
 
 
 def lift(value: Any, fn: Callable[[Any], T]) -> T | pulumi.Output[T]:

@@ -23,7 +23,7 @@ BACKEND = register(
         stack_checks="config:stack_issues",
         platform="eks",
         startup_taints=True,
-        # Auto Mode runs NVIDIA's device plugin itself: AutoModePool refuses gpuSharing and mig
+        # Auto Mode runs NVIDIA's device plugin itself: EksAutoPool refuses gpuSharing and mig
         gpu_sharing="",
         mig="",
         wire="resources:wire",

@@ -484,10 +484,10 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
         nc = pool.node_class
         if nc is None:
             continue
-        if nc.role is None and not stack.cluster.node_role_arn:
+        if nc.role is None and not stack.cluster.given("node_role_arn"):
             issues.append(ConfigIssue(f"pools[{i}].nodeClass.role",
                                       "missing; a NodeClass needs the node IAM role: set it here or cluster.nodeRoleArn"))
-        if nc.subnet_ids is None and nc.subnet_selector_tags is None and not stack.cluster.subnet_ids:
+        if nc.subnet_ids is None and nc.subnet_selector_tags is None and not stack.cluster.given("subnet_ids"):
             issues.append(ConfigIssue(f"pools[{i}].nodeClass.subnetIds",
                                       "missing; a NodeClass needs subnetSelectorTerms: set subnetIds, subnetSelectorTags "
                                       "or cluster.subnetIds"))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...config import ClusterConfig
+from ...sdk.identity import ClusterIdentity
 from .._shared.custom_resource import custom_resource
 from . import BACKEND
 from .config import EksAutoPool
 
 
-def wire(component: Any, name: str, pool: EksAutoPool, cluster: ClusterConfig) -> None:
+def wire(component: Any, name: str, pool: EksAutoPool, cluster: ClusterIdentity) -> None:
     """Register ``<name>-nodeclass`` (when created) and ``<name>-nodepool`` as CustomResources under ``component``."""
     from . import render
 

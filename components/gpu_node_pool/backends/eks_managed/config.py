@@ -220,11 +220,11 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     for i, pool in enumerate(stack.pools):
         if not isinstance(pool, EksManagedPool):
             continue
-        if not (pool.node_role_arn or stack.cluster.node_role_arn):
+        if not (pool.node_role_arn or stack.cluster.given("node_role_arn")):
             issues.append(ConfigIssue(f"pools[{i}].nodeRoleArn", "missing; set it here or in cluster.nodeRoleArn"))
-        if not (pool.subnet_ids or stack.cluster.subnet_ids):
+        if not (pool.subnet_ids or stack.cluster.given("subnet_ids")):
             issues.append(ConfigIssue(f"pools[{i}].subnetIds", "missing; set it here or in cluster.subnetIds"))
-        else:
+        elif pool.subnet_ids or "subnetIds" not in stack.cluster.not_judged:  # an Input list is not counted
             from . import capacity
 
             issues += [ConfigIssue(f"pools[{i}].{sub}", msg) for sub, msg in capacity.stack_problems(pool, stack.cluster)]

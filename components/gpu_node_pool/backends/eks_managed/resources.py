@@ -8,12 +8,12 @@ from typing import Any
 
 import pulumi
 
-from ...config import ClusterConfig
+from ...sdk.identity import ClusterIdentity
 from . import BACKEND
 from .config import EksManagedPool
 
 
-def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig) -> None:
+def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterIdentity) -> None:
     import pulumi_aws as aws
 
     from ...gpu_agents.capacity import autoscaler_resources
@@ -37,7 +37,9 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterConfig
     node_group = aws.eks.NodeGroup(
         BACKEND.child_name("node_group", name),
         **args,
-        opts=pulumi.ResourceOptions(parent=component),
+        # Cluster Autoscaler owns the desired size once the group exists (as pulumi-eks and
+        # terraform-aws-eks do): a refresh must not set a scaled GPU pool back to minSize.
+        opts=pulumi.ResourceOptions(parent=component, ignore_changes=["scalingConfig.desiredSize"]),
     )
     component.node_group = node_group
     component.node_group_name = node_group.node_group_name

@@ -353,13 +353,13 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     cluster = stack.cluster
     issues = []
     where = ", ".join(f"pools[{i}]" for i in gke)
-    if not cluster.project:
+    if not cluster.given("project"):
         issues.append(ConfigIssue("cluster.project", f"missing; gke pools ({where}) need the cluster's Google Cloud project ID"))
-    if not cluster.location:
+    if not cluster.given("location"):
         issues.append(ConfigIssue("cluster.location", f"missing; gke pools ({where}) need the cluster's region (us-central1) or zone "
             "(us-central1-a)"
         ))
-    if not _GKE_NAME_RE.match(cluster.name):
+    if "name" not in cluster.not_judged and not _GKE_NAME_RE.match(cluster.name):
         issues.append(ConfigIssue("cluster.name", f"{cluster.name!r} is not a GKE cluster name (a lower-case letter, then up to 39 lower-case "
             "letters, digits or '-', not ending in '-')"
         ))

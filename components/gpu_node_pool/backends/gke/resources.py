@@ -6,12 +6,12 @@ from typing import Any
 
 import pulumi
 
-from ...config import ClusterConfig
+from ...sdk.identity import ClusterIdentity
 from . import BACKEND
 from .config import GkePool
 
 
-def wire(component: Any, name: str, pool: GkePool, cluster: ClusterConfig) -> None:
+def wire(component: Any, name: str, pool: GkePool, cluster: ClusterIdentity) -> None:
     import pulumi_gcp as gcp
 
     from . import render as gke

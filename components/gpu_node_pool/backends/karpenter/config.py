@@ -343,7 +343,7 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     for i, pool in enumerate(stack.pools):
         if not isinstance(pool, KarpenterPool) or pool.node_class is None:
             continue
-        if pool.node_class.role is None and not stack.cluster.node_role_arn:
+        if pool.node_class.role is None and not stack.cluster.given("node_role_arn"):
             issues.append(ConfigIssue(f"pools[{i}].nodeClass.role", "missing; set the node IAM role name here or cluster.nodeRoleArn"))
         name = pool.node_class_name
         if name in created:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...config import ClusterConfig
+from ...sdk.identity import ClusterIdentity
 from .._shared.custom_resource import custom_resource
 from . import BACKEND
 from .config import KarpenterPool
 
 
-def wire(component: Any, name: str, pool: KarpenterPool, cluster: ClusterConfig) -> None:
+def wire(component: Any, name: str, pool: KarpenterPool, cluster: ClusterIdentity) -> None:
     from . import render as karpenter
 
     depends_on: list[Any] = []

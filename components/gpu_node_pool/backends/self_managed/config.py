@@ -333,17 +333,17 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
             continue
         keys, why = _FORMAT_CLUSTER_KEYS[pool.format]
         for key in keys:
-            if not getattr(cluster, _CLUSTER_ATTRS[key]):
+            if not cluster.given(_CLUSTER_ATTRS[key]):
                 missing.setdefault(key, []).append(f"pools[{i}] ({pool.format}: {why})")
         if pool.provider != "aws":
             continue
-        if not (pool.subnet_ids or cluster.subnet_ids):
+        if not (pool.subnet_ids or cluster.given("subnet_ids")):
             issues.append(ConfigIssue(f"pools[{i}].subnetIds", "missing; set it here or in cluster.subnetIds"))
-        elif _efa.efa_enabled(pool) and (
+        elif (pool.subnet_ids or "subnetIds" not in cluster.not_judged) and _efa.efa_enabled(pool) and (
             msg := _efa.subnet_problem(list(pool.subnet_ids or cluster.subnet_ids or []), bool(pool.subnet_ids))
         ):
             issues.append(ConfigIssue(f"pools[{i}].subnetIds", msg))  # one AZ (facts rows 5.5-5.6)
-        if not (pool.instance_profile_arn or cluster.node_role_arn):
+        if not (pool.instance_profile_arn or cluster.given("node_role_arn")):
             issues.append(ConfigIssue(f"pools[{i}].instanceProfileArn", "missing; set it here, or cluster.nodeRoleArn to get one made for it"
             ))
         if pool.ami_id is None and not cluster.kubernetes_version:

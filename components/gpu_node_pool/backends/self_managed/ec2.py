@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
     from ...config import ClusterConfig
 
 from ...gpu_agents.capacity import autoscaler_resources
+from ...sdk.identity import replaced
 from .._shared.capacity import capacity_reservation_spec
 from .._shared.cluster_autoscaler import (
     CA_CLUSTER_TAG_PREFIX,
@@ -82,7 +83,7 @@ _NAME = "\x00cluster-name\x00"
 
 
 def _named(cluster: ClusterConfig) -> ClusterConfig:
-    return cluster.model_copy(update={"name": _NAME}) if hasattr(cluster.name, "apply") else cluster
+    return replaced(cluster, name=_NAME) if hasattr(cluster.name, "apply") else cluster
 
 
 def _fill(value: Any, name: Any) -> Any:

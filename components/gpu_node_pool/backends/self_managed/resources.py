@@ -7,13 +7,13 @@ from typing import Any
 
 import pulumi
 
-from ...config import ClusterConfig
 from ...sdk import cluster_inputs
+from ...sdk.identity import ClusterIdentity
 from . import BACKEND
 from .config import SelfManagedPool
 
 
-def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterConfig) -> None:
+def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterIdentity) -> None:
     from . import ec2 as kubelet
 
     component.bootstrap_format = pool.format

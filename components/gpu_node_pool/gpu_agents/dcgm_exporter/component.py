@@ -54,8 +54,8 @@ class DcgmExporter(pulumi.ComponentResource):
         values: the chart values (plain). tolerations: the derived tolerations (Kubernetes objects).
 
     Raises:
-        ConfigError: a second DcgmExporter for the same cluster in one program, or the cluster cannot be
-            identified. ValueError: no pool.
+        ConfigError: a second DcgmExporter for the same cluster in one program run, or a ``cluster_name``
+            that is no name (see ``NvidiaDevicePlugin``). ValueError: no pool.
     """
 
     def __init__(self, name: str, args: DcgmExporterArgs, opts: pulumi.ResourceOptions | None = None) -> None:

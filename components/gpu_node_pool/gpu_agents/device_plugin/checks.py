@@ -1,8 +1,7 @@
 """Mistakes in code that builds :class:`NvidiaDevicePlugin`, found before any resource is registered.
 
 Each becomes one :class:`~gpu_node_pool.config.ConfigError` naming the argument, the bad value
-and the fix (a ``GpuNodePool`` where its ``.spec`` belongs, no pool that needs the plugin, a
-cluster name that is a Pulumi Output with nothing else to key the once-per-cluster guard on).
+and the fix (a ``GpuNodePool`` where its ``.spec`` belongs, no pool that needs the plugin).
 """
 
 from __future__ import annotations

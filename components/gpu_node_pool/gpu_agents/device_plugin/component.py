@@ -28,11 +28,15 @@ class NvidiaDevicePluginArgs:
     """Arguments of :class:`NvidiaDevicePlugin`.
 
     Attributes:
-        cluster_name: the cluster all ``pools`` belong to; one plugin per cluster. A plain string,
-            or a ``pulumi.Input`` (``eks_cluster.name``) when ``cluster`` or a kubernetes provider in
-            ``opts.providers`` identifies the cluster instead, or the cluster resource itself
-            (then it is also ``cluster``). The chart is installed through the kubernetes provider
-            in ``opts.providers`` (build it from your cluster's kubeconfig; the component builds none).
+        cluster_name: the cluster all ``pools`` belong to; one plugin per cluster in a program run.
+            A plain string, a ``pulumi.Input`` (``eks_cluster.name``), or the cluster resource
+            itself (then it is also ``cluster``). The once-per-cluster guard is keyed on the
+            kubernetes provider in ``opts.providers``, else ``cluster``, else this value: a string
+            by value, an Output by object identity. Two different Outputs naming the same cluster
+            cannot be compared (unknown at preview), so a second plugin declared with another
+            Output of the same name is not caught: pass ``cluster`` or the provider for that.
+            The chart is installed through the kubernetes provider in ``opts.providers`` (build it
+            from your cluster's kubeconfig; the component builds none).
         pools: the pools' validated models (``GpuNodePool.spec``) the plugin serves; pools that
             ship their own plugin (Bottlerocket NVIDIA) are skipped by the renderer.
         config: chart settings (namespace, version, image digest, extra tolerations).
@@ -62,10 +66,9 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
 
     Raises:
         ConfigError: before anything is registered: a second plugin for the same cluster in one
-            program (the chart must be installed once per cluster, serving all its pools), no pool
-            needs it, a ``GpuNodePool`` in ``pools`` instead of its ``.spec``, or ``cluster_name``
-            an Output with no cluster resource or kubernetes provider to identify the cluster
-            (:mod:`.checks`).
+            program run (the chart must be installed once per cluster, serving all its pools), no
+            pool needs it, a ``GpuNodePool`` in ``pools`` instead of its ``.spec`` (:mod:`.checks`),
+            or a ``cluster_name`` that is no name (``None``, ``""``).
     """
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:

@@ -32,8 +32,9 @@ class GpuOperatorArgs:
     """Arguments of :class:`GpuOperator`.
 
     Attributes:
-        cluster_name: the cluster all ``pools`` belong to (a string; or use ``cluster`` / a kubernetes
-            provider in ``opts.providers`` when it is an Output).
+        cluster_name: the cluster all ``pools`` belong to: a string, or a ``pulumi.Input``
+            (``eks_cluster.name``); see ``NvidiaDevicePluginArgs`` for how the once-per-cluster
+            guard compares them.
         pools: the pools' validated models (``GpuNodePool.spec``); pools GKE's own plugin serves are skipped.
         agents: stack ``gpuAgents`` (DCGM exporter, feature discovery) mapped to the operand enables.
         config: stack ``devicePlugin`` (its ``extraTolerations`` are added to the operands').
@@ -62,8 +63,8 @@ class GpuOperator(pulumi.ComponentResource):
         tolerations: the operands' derived tolerations (Kubernetes objects).
 
     Raises:
-        ConfigError: a second GpuOperator for the same cluster in one program, or the cluster cannot be
-            identified (see ``NvidiaDevicePlugin``).
+        ConfigError: a second GpuOperator for the same cluster in one program run, or a ``cluster_name``
+            that is no name (see ``NvidiaDevicePlugin``).
     """
 
     def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:

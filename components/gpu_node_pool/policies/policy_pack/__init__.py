@@ -26,7 +26,7 @@ from packaging.utils import canonicalize_name
 
 from ..._version import __version__
 
-__all__ = ["DISTRIBUTION", "PACK_FILES", "PolicyPackError", "default_requirement", "write_pack"]
+__all__ = ["DISTRIBUTION", "PACK_FILES", "PolicyPackError", "check_out_dir", "default_requirement", "write_pack"]
 
 #: The distribution name the pack's requirements.txt must install (pyproject.toml [project].name).
 DISTRIBUTION = "gpu-node-pool"
@@ -78,23 +78,67 @@ def _check_requirement(spec: str) -> str:
     return str(req)
 
 
+#: The line of ``requirements.txt`` that marks a directory as a pack this command wrote.
+_MARK = "# Written by `gpupool policy-pack` "
+
+
+def _earlier_pack(out: Path) -> bool:
+    """Whether ``out`` holds a pack written by ``gpupool policy-pack`` (its requirements.txt has :data:`_MARK`)."""
+    try:
+        with (out / "requirements.txt").open(encoding="utf-8") as fh:
+            return any(line.startswith(_MARK) for line in fh.read(4096).splitlines())
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def check_out_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """The pack directory ``out_dir`` as a path, if the pack may be written there.
+
+    Allowed: a path that does not exist yet, an empty directory, or a directory an earlier
+    ``gpupool policy-pack`` wrote (its ``requirements.txt`` says so; the pack files are
+    rewritten, everything else there, e.g. Pulumi's ``venv/``, is left alone). This is the rule
+    ``gpupool render --out`` applies with its manifest: never overwrite files it did not write.
+
+    Raises:
+        PolicyPackError: (``argument`` ``--out``) ``out_dir`` is empty, exists and is not a
+            directory, or is a non-empty directory holding files this command did not write
+            (a Pulumi project's ``__main__.py`` and ``requirements.txt``...); nothing is written.
+    """
+    shown = str(out_dir)
+    if not shown.strip():
+        raise PolicyPackError("--out", "--out '': is empty; name the pack directory, e.g. --out policy")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise PolicyPackError("--out", f"--out {shown!r} exists and is not a directory; choose a directory path")
+    if out.is_dir() and not _earlier_pack(out):
+        entries = sorted(entry.name for entry in out.iterdir())
+        if entries:
+            listed = ", ".join(entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
+            raise PolicyPackError(
+                "--out",
+                f"--out {shown!r}: {out.resolve()} is not empty ({listed}) and is not a pack gpupool policy-pack "
+                "wrote (no requirements.txt it wrote); nothing was written, since the pack would overwrite "
+                "__main__.py and requirements.txt; choose a new or empty directory, e.g. --out policy",
+            )
+    return out
+
+
 def write_pack(out_dir: str | os.PathLike[str], requirement: str | None = None) -> WrittenPack:
-    """Write the policy pack into ``out_dir`` (created; other files in it are left alone).
+    """Write the policy pack into ``out_dir`` (created if missing; see :func:`check_out_dir`).
 
     Args:
         out_dir: the pack directory to write (``PulumiPolicy.yaml``, ``__main__.py``,
-            ``config.example.json``, ``requirements.txt``; existing copies are overwritten).
+            ``config.example.json``, ``requirements.txt``): a new or empty directory, or one an
+            earlier ``gpupool policy-pack`` wrote (its pack files are rewritten, other files left alone).
         requirement: the ``requirements.txt`` line installing this package, a PEP 508
             requirement naming ``gpu-node-pool`` (default :func:`default_requirement`).
 
     Raises:
         PolicyPackError: ``requirement`` does not parse or names another distribution, or
-            ``out_dir`` exists and is not a directory.
+            ``out_dir`` is refused (:func:`check_out_dir`); nothing is written then.
     """
     line = _check_requirement(requirement if requirement is not None else default_requirement())
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise PolicyPackError("--out", f"--out {str(out)!r} exists and is not a directory; choose a directory path")
+    out = check_out_dir(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     source = resources.files(__name__)
     written = []
@@ -105,7 +149,7 @@ def write_pack(out_dir: str | os.PathLike[str], requirement: str | None = None) 
     req_file = out / "requirements.txt"
     req_file.write_text(
         "# Installed by the Pulumi CLI into venv/ (locally, and in Pulumi Cloud after `pulumi policy publish`).\n"
-        f"# Written by `gpupool policy-pack` {__version__}. {DISTRIBUTION} is not on PyPI: this line must resolve\n"
+        f"{_MARK}{__version__}. {DISTRIBUTION} is not on PyPI: this line must resolve\n"
         "# from an index or a git URL that the installing machine can reach (see the README, Policy pack).\n"
         f"{line}\n"
     )

@@ -1,0 +1,90 @@
+"""The once-per-cluster guard of the GPU agents is scoped to one Pulumi program run.
+
+Each test is what a team writes: a plain ``pulumi.runtime.set_mocks`` (Pulumi's unit-testing
+guide), then its components; pytest runs them one after the other in one process.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pulumi
+import pytest
+from conftest import base
+
+from gpu_node_pool.config import ConfigError, validate_stack_config
+from gpu_node_pool.gpu_agents import (
+    DcgmExporter,
+    DcgmExporterArgs,
+    GpuOperator,
+    GpuOperatorArgs,
+    NvidiaDevicePlugin,
+    NvidiaDevicePluginArgs,
+)
+
+POOL = validate_stack_config(base()).pools[0]
+
+
+class Mocks(pulumi.runtime.Mocks):
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        return [args.name + "_id", dict(args.inputs)]
+
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        return {}
+
+
+def test_a_first_team_test_declares_the_device_plugin_for_cluster_ml():
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    plugin = NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs(cluster_name="ml", pools=[POOL]))
+    assert plugin.tolerations
+
+
+def test_a_second_team_test_declares_the_device_plugin_for_cluster_ml_too():
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    plugin = NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs(cluster_name="ml", pools=[POOL]))
+    assert plugin.tolerations
+
+
+def test_within_one_run_a_second_plugin_for_the_same_cluster_is_still_refused():
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    NvidiaDevicePlugin("plugin-a", NvidiaDevicePluginArgs(cluster_name="ml", pools=[POOL]))
+    with pytest.raises(ConfigError, match=r"devicePlugin: the NVIDIA device plugin is already declared for cluster 'ml' "
+                                          r"\(as 'plugin-a'\)"):
+        NvidiaDevicePlugin("plugin-b", NvidiaDevicePluginArgs(cluster_name="ml", pools=[POOL]))
+
+
+def test_an_output_cluster_name_is_accepted_and_keys_the_guard_on_that_output():
+    import pulumi_aws as aws
+
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    cluster = aws.eks.Cluster("ml", name="ml", role_arn="arn:aws:iam::111122223333:role/eks",
+                              vpc_config={"subnet_ids": ["subnet-0a1b2c3d4e5f60718"]})
+    NvidiaDevicePlugin("plugin-a", NvidiaDevicePluginArgs(cluster_name=cluster.name, pools=[POOL]))
+    with pytest.raises(ConfigError, match="already declared for this cluster_name Output"):
+        NvidiaDevicePlugin("plugin-b", NvidiaDevicePluginArgs(cluster_name=cluster.name, pools=[POOL]))
+    # the cluster resource keys the guard whatever the name is given as
+    NvidiaDevicePlugin("plugin-c", NvidiaDevicePluginArgs(cluster_name=cluster.name, pools=[POOL], cluster=cluster))
+    with pytest.raises(ConfigError, match="already declared for cluster 'ml'"):
+        NvidiaDevicePlugin("plugin-d", NvidiaDevicePluginArgs(cluster_name=pulumi.Output.from_input("ml"),
+                                                              pools=[POOL], cluster=cluster))
+
+
+@pytest.mark.parametrize(("component", "args"), [
+    (NvidiaDevicePlugin, NvidiaDevicePluginArgs),
+    (GpuOperator, GpuOperatorArgs),
+    (DcgmExporter, DcgmExporterArgs),
+])
+def test_the_code_examples_of_a_missing_cluster_name_run(component, args):
+    import pulumi_aws as aws
+
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    with pytest.raises(ConfigError) as exc:
+        component("agent", args(cluster_name=None, pools=[POOL]))
+    examples = re.findall(rf"\b{args.__name__}\(.*?\]\)", str(exc.value))
+    assert len(examples) == 2, str(exc.value)
+    eks_cluster = aws.eks.Cluster("ml-dev", name="ml-dev", role_arn="arn:aws:iam::111122223333:role/eks",
+                                  vpc_config={"subnet_ids": ["subnet-0a1b2c3d4e5f60718"]})
+    pool = type("Pool", (), {"spec": POOL})()  # what a GpuNodePool exposes
+    for i, example in enumerate(examples):
+        made = eval(example, {args.__name__: args, "eks_cluster": eks_cluster, "pool": pool})  # noqa: S307
+        component(f"agent-{i}", made)
