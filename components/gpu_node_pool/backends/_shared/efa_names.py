@@ -1,4 +1,4 @@
-"""The children an EFA pool adds (type tokens and name templates), apart from :mod:`._efa`.
+"""The children an EFA pool adds (type tokens and name templates), apart from :mod:`.efa`.
 
 The eks-managed and self-managed registry records name these children; keeping them out of
 ``_efa.py`` (which builds the ``efa:`` pydantic model) lets a backend's ``__init__`` register

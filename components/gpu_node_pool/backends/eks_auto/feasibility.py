@@ -17,7 +17,8 @@ def _limits(pool: AutoModePool) -> dict[str, Any]:
 def feasibility(pool: AutoModePool) -> Any:
     """The catalog's evaluation of the pool's final NodePool requirements and limits
     (:func:`gpu_node_pool.catalog.requirements.evaluate`; Auto Mode's ``eks.amazonaws.com/instance-*``
-    keys mean what Karpenter's ``karpenter.k8s.aws/`` ones do, ``facts/aws-gpu-capacity.md`` §3c)."""
+    keys mean what Karpenter's ``karpenter.k8s.aws/`` ones do: EKS user guide
+    ``automode/create-node-pool.adoc``, aws/karpenter-provider-aws ``pkg/apis/v1/labels.go``)."""
     from ...catalog.requirements import evaluate
 
     return evaluate(pool.requirement_list, _limits(pool))
@@ -35,7 +36,8 @@ def _validated(pool: AutoModePool) -> bool:
 def feasibility_issues(pool: AutoModePool, path: str) -> list[ConfigIssue]:
     """Refusals of pools that can never launch a node: no catalog instance type satisfies the
     requirements, or none with GPU capacity (``gpu_problems``), or every one exceeds ``limits``
-    ("all available instance types exceed limits for nodepool", §3.15-3.16)."""
+    ("all available instance types exceed limits for nodepool": kubernetes-sigs/karpenter
+    ``pkg/controllers/provisioning/scheduling/scheduler.go``)."""
     from ...catalog.requirements import RequirementError
 
     try:
