@@ -28,9 +28,10 @@ __all__ = [
 ]
 
 #: Instance types with Capacity Blocks: the SageMaker API's ``ReservedCapacityInstanceType`` enum
-#: (https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/sagemaker/aws.sdk.kotlin.services.sagemaker.model/-reserved-capacity-instance-type). The
-#: EKS and EC2 guides defer to EC2's Capacity Blocks prerequisites and list no types, so this list is
-#: UNCONFIRMED for EC2 and a type outside it is a warning, never a refusal.
+#: (https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/sagemaker/aws.sdk.kotlin.services.sagemaker.model/-reserved-capacity-instance-type). The EKS
+#: guide defers to EC2's Capacity Blocks prerequisites
+#: (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html#capacity-blocks-prerequisites),
+#: which this list is not checked against: UNCONFIRMED for EC2, so a type outside it is a warning, never a refusal.
 CAPACITY_BLOCK_TYPES = frozenset({
     "p4d.24xlarge", "p4de.24xlarge", "p5.4xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge",
     "p6-b200.48xlarge", "p6e-gb200.36xlarge", "trn1.32xlarge", "trn2.48xlarge",

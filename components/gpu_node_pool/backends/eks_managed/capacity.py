@@ -86,8 +86,8 @@ def pool_warnings(pool: Any) -> list[tuple[str, str]]:
         if odd:
             out.append(("instanceTypes", (
                 f"{odd} are not in the Capacity Block instance list this package knows (the SageMaker API's "
-                "ReservedCapacityInstanceType; EC2 publishes no list, so it is unconfirmed for EC2): check that EC2 sells Capacity "
-                "Blocks of it")))
+                "ReservedCapacityInstanceType, unconfirmed for EC2): check that EC2 sells Capacity Blocks of it "
+                "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html#capacity-blocks-prerequisites)")))
         if any(t.startswith("p6e-gb200") for t in pool.instance_types):
             out.append(("instanceTypes", "p6e-gb200 UltraServer Capacity Blocks need opt-in to the Dallas Local Zone "
                                          "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html)"))
