@@ -1,7 +1,8 @@
-"""Issue 15, item 5: EFA and placement for multi-node training on eks-managed and self-managed pools.
+"""EFA and placement for multi-node training on eks-managed, self-managed and Karpenter pools.
 
-Each test names the row of ``../shared/facts/aws-gpu-capacity.md`` (§5) it implements; rendered
-inputs are asserted as the Pulumi mocks record them.
+Each test names the public rule it implements (EKS user guide node-efa and launch-templates,
+terraform-aws-eks's EFA pattern, EC2 placement groups and EFA security groups); rendered inputs are
+asserted as the Pulumi mocks record them.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def errors(cfg: dict) -> str:
 
 
 def test_eks_managed_efa_renders_one_efa_interface_per_network_card_of_p5_48xlarge():
-    # facts §5a (p5.48xlarge: 32 EFA), rows 5.1-5.3 (card i, device 0 on card 0 else 1, type efa)
+    # p5.48xlarge: 32 EFA; terraform-aws-eks pattern (card i, device 0 on card 0 else 1, type efa)
     res = declare(eks())
     (lt,) = res[LT]
     nics = lt["networkInterfaces"]
@@ -69,11 +70,11 @@ def test_eks_managed_efa_renders_one_efa_interface_per_network_card_of_p5_48xlar
     assert nics[0]["deviceIndex"] == 0 and {n["deviceIndex"] for n in nics[1:]} == {1}
     assert {n["interfaceType"] for n in nics} == {"efa"}
     assert all(n["securityGroups"] == [SG] and n["deleteOnTermination"] == "true" for n in nics)
-    assert "vpcSecurityGroupIds" not in lt and all("subnetId" not in n for n in nics)  # row 1.19
+    assert "vpcSecurityGroupIds" not in lt and all("subnetId" not in n for n in nics)  # EKS launch-templates
 
 
 def test_eks_managed_efa_pool_gets_a_cluster_placement_group_in_its_launch_template():
-    # facts row 5.4
+    # terraform-aws-eks: EFA node groups get a cluster placement group
     res = declare(eks())
     (pg,) = res[PG]
     assert pg["strategy"] == "cluster"
@@ -84,47 +85,47 @@ def test_eks_managed_efa_pool_gets_a_cluster_placement_group_in_its_launch_templ
 
 
 def test_efa_adds_self_referencing_all_traffic_rules_on_the_named_group():
-    # facts row 5.7 (ingress + egress, ip_protocol -1, self)
+    # EC2 efa-start: ingress + egress, all protocols, self
     res = declare(eks())
     for kind in (ING, EGR):
         (rule,) = res[kind]
         assert rule["securityGroupId"] == SG and rule["referencedSecurityGroupId"] == SG
         assert rule["ipProtocol"] == "-1"
-    res = declare(eks(efa=EFA | {"addSelfRules": False}))  # row 5.8: group already has them
+    res = declare(eks(efa=EFA | {"addSelfRules": False}))  # e.g. the EKS cluster security group has them
     assert ING not in res and EGR not in res
 
 
 def test_eks_managed_efa_requires_the_security_groups_of_the_interfaces():
-    # facts rows 1.19, 5.3: groups go on the interfaces; which one EKS adds there is unsourced
+    # EKS launch-templates: groups go on the interfaces; which one EKS adds there is undocumented
     msg = errors(eks(efa={"enabled": True}))
     assert "pools[0]" in msg and "efa.securityGroupIds: required on eks-managed" in msg
 
 
 def test_efa_refused_on_a_type_without_efa():
-    # facts §5a: g6.xlarge (smaller g6: 0), g6f.* 0
+    # g6.xlarge (smaller g6: 0), g6f.* 0
     msg = errors(eks(instanceTypes=["g6.xlarge"]))
-    assert "'g6.xlarge' has 0 EFA interfaces" in msg and "facts §5a" in msg
+    assert "'g6.xlarge' has 0 EFA interfaces" in msg and "MaximumEfaInterfaces > 0" in msg
     assert "'g6e.4xlarge' has 0 EFA interfaces" in errors(self_managed(instanceTypes=["g6e.4xlarge"]))
 
 
 def test_efa_refused_when_types_have_different_interface_counts():
-    # facts row 5.1, §5a: p5.48xlarge 32, p5en.48xlarge 16
+    # p5.48xlarge 32, p5en.48xlarge 16; one EFA per network card (EKS node-efa)
     msg = errors(eks(instanceTypes=["p5.48xlarge", "p5en.48xlarge"]))
-    assert "different EFA interface counts" in msg and "row 5.1" in msg
+    assert "different EFA interface counts" in msg and "userguide/node-efa.html" in msg
 
 
 def test_efa_pool_needs_exactly_one_subnet():
-    # facts rows 5.5-5.6
+    # a cluster placement group is in one AZ (EC2 placement-strategies)
     cfg = eks(subnetIds=["subnet-0a1b2c3d4e5f60718", "subnet-0b1b2c3d4e5f60718"])
-    assert "pools[0].subnetIds" in errors(cfg) and "rows 5.5-5.6" in errors(cfg)
+    assert "pools[0].subnetIds" in errors(cfg) and "placement-strategies" in errors(cfg)
     sm = self_managed()
     sm["cluster"]["subnetIds"] = ["subnet-0a1b2c3d4e5f60718", "subnet-0b1b2c3d4e5f60718"]
     msg = errors(sm)
-    assert "pools[0].subnetIds" in msg and "(from cluster.subnetIds)" in msg and "rows 5.5-5.6" in msg
+    assert "pools[0].subnetIds" in msg and "(from cluster.subnetIds)" in msg and "placement-strategies" in msg
 
 
 def test_self_managed_efa_moves_the_pool_groups_onto_four_p4d_interfaces_and_the_placement_group():
-    # facts §5a (p4d.24xlarge: 4), rows 1.19, 5.3, 5.4, 5.7
+    # p4d.24xlarge: 4 EFA; groups on the interfaces, placement group, self rules
     res = declare(self_managed())
     (lt,) = res[LT]
     assert "vpcSecurityGroupIds" not in lt
@@ -169,7 +170,7 @@ def node_class(cfg: dict) -> dict:
 
 
 def test_karpenter_efa_renders_network_interfaces_and_placement_group_selector_valid_for_the_crd():
-    # facts §5a (p5.48xlarge: 32), rows 5.1-5.4; shapes and CEL rules of the EC2NodeClass v1 CRD
+    # p5.48xlarge: 32 EFA, one per network card; shapes and CEL rules of the EC2NodeClass v1 CRD
     spec = node_class(karpenter())["spec"]
     nics = spec["networkInterfaces"]
     assert nics[0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
@@ -182,22 +183,22 @@ def test_karpenter_efa_renders_network_interfaces_and_placement_group_selector_v
 
 
 def test_karpenter_efa_on_g6e_48xlarge_gets_four_cards_and_the_efa_only_warning():
-    # facts §5a (g6e.48xlarge: 4), row 5.2 (efa-only needs VPC CNI >= 1.18.5)
+    # g6e.48xlarge: 4 EFA; efa-only needs VPC CNI >= 1.18.5 (EKS node-efa)
     cfg = karpenter(instanceTypes=["g6e.48xlarge"], efa={"enabled": True, "placementGroup": {"id": "pg-0123abcd"}})
     spec = node_class(cfg)["spec"]
     assert [n["networkCardIndex"] for n in spec["networkInterfaces"]] == [0, 1, 2, 3]
     assert spec["placementGroupSelector"] == {"id": "pg-0123abcd"}
-    assert any("1.18.5" in w.message and "row 5.2" in w.message for w in stack_warnings(validate_stack_config(cfg)))
+    assert any("1.18.5" in w.message and "userguide/node-efa.html" in w.message for w in stack_warnings(validate_stack_config(cfg)))
 
 
 def test_karpenter_efa_refused_when_the_nodepool_can_launch_types_without_efa():
-    # facts §5a: g6e.xlarge/2xlarge/4xlarge have 0
+    # g6e.xlarge/2xlarge/4xlarge have 0 EFA
     msg = errors(karpenter(instanceTypes=None, instanceFamilies=["g6e"]))
-    assert "0 or no sourced EFA interfaces" in msg and "g6e.xlarge" in msg and "§5a" in msg
+    assert "0 or no sourced EFA interfaces" in msg and "g6e.xlarge" in msg and "MaximumEfaInterfaces" in msg
 
 
 def test_karpenter_efa_refused_on_mixed_counts_without_placement_group_or_one_zone():
-    # facts rows 5.1, 5.4, 5.5-5.6
+    # one EFA per network card; a cluster placement group in one zone
     assert "different EFA interface counts" in errors(karpenter(instanceTypes=["p5.48xlarge", "p5en.48xlarge"]))
     assert "efa.placementGroup: required" in errors(karpenter(efa={"enabled": True}))
     assert "one Availability Zone" in errors(karpenter(zones=["us-east-1a", "us-east-1b"]))
@@ -209,7 +210,7 @@ def test_karpenter_efa_refused_on_mixed_counts_without_placement_group_or_one_zo
 
 
 def test_efa_device_plugin_values_tolerate_the_efa_pools_taints():
-    # facts row 5.10: the chart tolerates only CriticalAddonsOnly; values.tolerations are added after it
+    # aws/eks-charts aws-efa-k8s-device-plugin: the chart tolerates only CriticalAddonsOnly; values.tolerations are added after it
     from gpu_node_pool.gpu_agents.efa_device_plugin.values import efa_plugin_values, unsupported_types
 
     cfg = eks(taints=["nvidia.com/gpu=present:NoSchedule", "example.com/train=yes:NoExecute"])
@@ -219,4 +220,4 @@ def test_efa_device_plugin_values_tolerate_the_efa_pools_taints():
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in tolerations
     assert {"key": "example.com/train", "operator": "Exists", "effect": "NoExecute"} in tolerations
     assert all(t["key"] not in ("CriticalAddonsOnly", "other.example.com/x") for t in tolerations)
-    assert unsupported_types(pools) == {}  # row 5.12: p5.48xlarge is in the chart's list
+    assert unsupported_types(pools) == {}  # p5.48xlarge is in the chart's supportedInstanceLabels

@@ -1,7 +1,8 @@
-"""Issue 15, items 1-2: instance types the catalog lacks, Karpenter pools that can never get a GPU node,
-and the config warnings channel (plan text, ``--json`` ``warnings``).
+"""Instance types the catalog lacks, Karpenter pools that can never get a GPU node, and the config
+warnings channel (plan text, ``--json`` ``warnings``).
 
-Rows cited are in ``../shared/facts/aws-gpu-capacity.md``.
+Rules: Cluster Autoscaler's AWS README (node-template tags), kubernetes-sigs/karpenter scheduling
+(requirements ANDed, types above the limits dropped), Karpenter's ODCR task page.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def test_allow_unknown_instance_types_accepts_a_newer_type_with_a_warning():
     stack = validate_stack_config(cfg)
     (warning,) = [w for w in stack_warnings(stack) if "g6.3xlarge" in w.message]
     assert warning.path == "pools[0].instanceTypes" and "allowUnknownInstanceTypes is set" in warning.message
-    # at minSize 0 the autoscaler tag needs a GPU count the catalog cannot give (facts rows 4.5-4.6)
+    # at minSize 0 the autoscaler tag needs a GPU count the catalog cannot give (Cluster Autoscaler's AWS README)
     del cfg["pools"][0]["gpusPerNode"]
     (err,) = errors(cfg)
     assert "set gpusPerNode" in err
@@ -72,7 +73,7 @@ def test_allow_unknown_instance_types_accepts_a_newer_type_with_a_warning():
 
 
 def test_g6f_karpenter_pool_fails_config_because_karpenter_gives_it_no_gpu_capacity():
-    # facts §3d / karpenter-provider-aws#8368: types.go gives g6f instance-gpu-manufacturer=nvidia and
+    # aws/karpenter-provider-aws#8368: types.go gives g6f instance-gpu-manufacturer=nvidia and
     # instance-gpu-count=0, so the pool is not empty: it only has types no GPU pod can use.
     (err,) = errors(karpenter(instanceFamilies=["g6f"]))
     assert err.startswith("pools[0]: every candidate type (g6f.2xlarge, g6f.4xlarge, g6f.large, g6f.xlarge (4 types))")
@@ -81,14 +82,14 @@ def test_g6f_karpenter_pool_fails_config_because_karpenter_gives_it_no_gpu_capac
 
 
 def test_limits_below_one_node_fail_config_naming_karpenters_message():
-    # facts rows 3.15-3.16: one p5.48xlarge is 8 GPUs; limits 4 drops every type
+    # karpenter scheduler.go: one p5.48xlarge is 8 GPUs; limits 4 drops every type
     (err,) = errors(karpenter(instanceFamilies=None, instanceTypes=["p5.48xlarge"], limits={"nvidia.com/gpu": 4}))
     assert "Karpenter can launch no instance type for this NodePool" in err
     assert "all available instance types exceed limits for nodepool" in err and "p5.48xlarge (nvidia.com/gpu 8 > 4)" in err
 
 
 def test_requirements_with_an_empty_intersection_list_each_requirement_and_what_it_left():
-    # facts row 3.12: requirements are ANDed; no g6e size has 3 GPUs
+    # karpenter requirements.go: requirements are ANDed; no g6e size has 3 GPUs
     (err,) = errors(karpenter(gpuCounts=[3]))
     assert "requirements[0] karpenter.k8s.aws/instance-family In ['g6e']: allows" in err
     assert "karpenter.k8s.aws/instance-gpu-count In ['3']: allows" in err and "0 left after it" in err
@@ -98,9 +99,9 @@ def test_requirements_with_an_empty_intersection_list_each_requirement_and_what_
 
 
 def test_reserved_capacity_without_selector_terms_is_refused_and_rendered_with_them():
-    # facts rows 3.3, 3.5: Karpenter never matches reservations on its own
+    # karpenter.sh/docs/tasks/odcrs: Karpenter never matches reservations on its own
     (err,) = errors(karpenter(capacityTypes=["reserved"]))
-    assert "capacityReservationSelectorTerms is empty" in err and "3.3" in err
+    assert "capacityReservationSelectorTerms is empty" in err and "karpenter.sh/docs/tasks/odcrs" in err
     ok = karpenter(capacityTypes=["reserved", "on-demand"],
                    nodeClass={"capacityReservationSelectorTerms": [{"id": "cr-0123456789abcdef0"}]})
     pool = validate_stack_config(ok).pools[0]

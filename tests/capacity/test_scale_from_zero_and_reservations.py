@@ -1,7 +1,9 @@
-"""Issue 15, items 3, 4 and 6: scale-from-zero tags, malformed autoscaler tags on any Auto Scaling
-group, Capacity Blocks, On-Demand Capacity Reservations and node repair.
+"""Scale-from-zero tags, malformed autoscaler tags on any Auto Scaling group, Capacity Blocks,
+On-Demand Capacity Reservations and node repair.
 
-Each test names the row of ``../shared/facts/aws-gpu-capacity.md`` it implements.
+Each test names the public rule it implements (Cluster Autoscaler's AWS README and aws_manager.go,
+the EKS user guide capacity-blocks-mng and launch-templates, CloudFormation's
+CapacityReservationSpecification, the EKS and GKE node repair references).
 """
 
 from __future__ import annotations
@@ -58,15 +60,15 @@ def ca_tags(res: dict) -> dict[str, str]:
 
 
 def test_zero_size_eks_managed_p5_4xlarge_pool_registers_the_gpu_resource_tag():
-    # issue 15 acceptance; facts rows 4.4-4.5 (CA takes the template's GPUs from its table or this tag)
+    # Cluster Autoscaler takes the template's GPUs from its table or this tag (its AWS README)
     tags = ca_tags(declare(pool(instanceTypes=["p5.4xlarge"])))
     assert tags[CA + "resources/nvidia.com/gpu"] == "1"
 
 
 def test_fractional_gpu_pool_at_zero_needs_gpus_per_node_and_gets_it_as_the_tag():
-    # facts §3d and row 4.5: CA's table gives g6f 0 GPUs, so the tag is required and no source gives its value
+    # CA's table gives g6f 0 GPUs (aws/karpenter-provider-aws#8368), so the tag is required and no source gives its value
     (err,) = errors(pool(instanceTypes=["g6f.xlarge"]))
-    assert "set gpusPerNode" in err and "4.5" in err
+    assert "set gpusPerNode" in err and "cloudprovider/aws/README.md" in err
     tags = ca_tags(declare(pool(instanceTypes=["g6f.xlarge"], gpusPerNode=1)))
     assert tags[CA + "resources/nvidia.com/gpu"] == "1"
     assert gpu_tag_need(["g6f.xlarge"]).startswith("required: Cluster Autoscaler's table gives g6f.xlarge 0 GPUs")
@@ -75,14 +77,14 @@ def test_fractional_gpu_pool_at_zero_needs_gpus_per_node_and_gets_it_as_the_tag(
 
 
 def test_a_value_less_taint_on_a_zero_size_managed_pool_gets_its_taint_tag():
-    # facts row 4.11: CA skips managed-node-group taints without a value; the ASG tag carries it
+    # CA aws_wrapper.go skips managed-node-group taints without a value; the ASG tag carries it
     tags = ca_tags(declare(pool(taints=["nvidia.com/gpu:NoSchedule"])))
     assert tags[CA + "taint/nvidia.com/gpu"] == ":NoSchedule"
     assert node_template_tag_problem(CA + "taint/nvidia.com/gpu", ":NoSchedule") is None
 
 
 def test_malformed_taint_tag_on_a_hand_written_asg_is_reported_with_the_corrected_form():
-    # facts rows 4.2-4.3: the value must be <value>:<Effect>; CA silently ignores anything else
+    # CA extractTaintsFromAsg: the value must be <value>:<Effect>; CA silently ignores anything else
     asg = StackResource("aws:autoscaling/group:Group", "hand-written", {
         "minSize": 1, "maxSize": 2, "tags": [
             {"key": CA + "taint/dedicated", "value": "nvidia.com/gpu=true", "propagateAtLaunch": False},
@@ -101,34 +103,34 @@ def test_malformed_taint_tag_on_a_hand_written_asg_is_reported_with_the_correcte
 
 
 def test_capacity_block_requires_the_reservation_id():
-    # facts rows 1.2-1.3
+    # EKS capacity-blocks-mng
     (err,) = errors(pool(instanceTypes=["p5.48xlarge"], capacityType="CAPACITY_BLOCK"))
-    assert "CAPACITY_BLOCK needs capacityReservationId" in err and "1.2-1.3" in err
+    assert "CAPACITY_BLOCK needs capacityReservationId" in err and "capacity-blocks-mng" in err
 
 
 def test_capacity_block_takes_one_instance_type():
-    # facts row 1.5
+    # the type goes in the launch template (EKS launch-templates)
     cfg = pool(instanceTypes=["p5.48xlarge", "p5e.48xlarge"], capacityType="CAPACITY_BLOCK",
                capacityReservationId="cr-0123456789abcdef0")
-    assert any("exactly one instance type" in e and "1.5" in e for e in errors(cfg))
+    assert any("exactly one instance type" in e and "launch-templates" in e for e in errors(cfg))
 
 
 def test_capacity_block_needs_one_subnet():
-    # facts row 1.7: instances launch only in the block's AZ
+    # EC2 capacity-blocks-launch: instances launch only in the block's AZ
     cfg = pool(instanceTypes=["p5.48xlarge"], capacityType="CAPACITY_BLOCK", capacityReservationId="cr-0123456789abcdef0")
     cfg["cluster"]["subnetIds"] = ["subnet-0a1b2c3d4e5f60718", "subnet-0f1e2d3c4b5a69788"]
     (err,) = errors(cfg)
-    assert err.startswith("pools[0].subnetIds: 2 subnets (from cluster.subnetIds)") and "1.7" in err
+    assert err.startswith("pools[0].subnetIds: 2 subnets (from cluster.subnetIds)") and "capacity-blocks-launch" in err
 
 
 def test_reservation_id_only_with_capacity_block():
-    # facts row 1.4: both directions
+    # EKS capacity-blocks-mng: both directions
     (err,) = errors(pool(capacityReservationId="cr-0123456789abcdef0"))
     assert "capacityReservationId is for capacityType CAPACITY_BLOCK" in err
 
 
 def test_capacity_block_renders_the_launch_template_and_a_node_group_without_instance_types():
-    # facts rows 1.3, 1.5; desiredSize 0 is allowed (row 1.10-1.11)
+    # EKS capacity-blocks-mng; desiredSize 0 is allowed
     res = declare(pool(instanceTypes=["p5.48xlarge"], capacityType="CAPACITY_BLOCK",
                        capacityReservationId="cr-0123456789abcdef0", scaling={"minSize": 0, "maxSize": 2}))
     lt = res[LT]
@@ -142,38 +144,38 @@ def test_capacity_block_renders_the_launch_template_and_a_node_group_without_ins
 
 
 def test_capacity_block_warns_about_desired_size_and_unconfirmed_types():
-    # facts rows 1.10 (desired > 0 before the block starts) and 1.16 (UNCONFIRMED list)
+    # desired > 0 before the block starts; the Capacity Block type list is unconfirmed for EC2
     stack = validate_stack_config(pool(instanceTypes=["g6e.48xlarge"], capacityType="CAPACITY_BLOCK",
                                        capacityReservationId="cr-0123456789abcdef0",
                                        scaling={"minSize": 0, "maxSize": 2, "desiredSize": 1}))
     messages = [f"{w.path}: {w.message}" for w in stack_warnings(stack)]
-    assert any(m.startswith("pools[0].scaling.desiredSize") and "1.10" in m for m in messages)
-    assert any("UNCONFIRMED" in m and "1.16" in m for m in messages)
+    assert any(m.startswith("pools[0].scaling.desiredSize") and "capacity-blocks-mng" in m for m in messages)
+    assert any("unconfirmed for EC2" in m and "ReservedCapacityInstanceType" in m for m in messages)
 
 
 # --- item 4: On-Demand Capacity Reservations ---------------------------------------------------
 
 
 def test_odcr_target_and_preference_are_exclusive():
-    # facts rows 2.1, 2.4
+    # CloudFormation CapacityReservationSpecification: one option at a time
     (err,) = errors(pool(capacityReservation={"id": "cr-0123456789abcdef0", "preference": "open"}))
-    assert "exactly one of id, resourceGroupArn" in err and "2.1" in err
+    assert "exactly one of id, resourceGroupArn" in err and "capacityreservationspecification" in err
 
 
 def test_odcr_preference_enum():
-    # facts row 2.2
+    # CloudFormation CapacityReservationPreference values
     (err,) = errors(pool(capacityReservation={"preference": "targeted"}))
     assert "capacityReservation.preference" in err
 
 
 def test_odcr_needs_on_demand():
-    # facts row 2.7
+    # an ODCR is On-Demand capacity (terraform-aws-eks-blueprints targeted-odcr)
     (err,) = errors(pool(capacityType="SPOT", capacityReservation={"id": "cr-0123456789abcdef0"}))
     assert "needs capacityType ON_DEMAND" in err
 
 
 def test_odcr_renders_a_launch_template_with_the_target_and_keeps_the_node_group_types():
-    # facts rows 2.4, 2.6
+    # a target is an id or a resource group; the ODCR's AZ
     res = declare(pool(capacityReservation={
         "resourceGroupArn": "arn:aws:resource-groups:us-west-2:111122223333:group/gpu-odcr"}))
     assert res[LT]["capacityReservationSpecification"] == {"capacityReservationTarget": {
@@ -184,7 +186,7 @@ def test_odcr_renders_a_launch_template_with_the_target_and_keeps_the_node_group
 
 
 def test_odcr_on_a_self_managed_launch_template():
-    # facts rows 2.1-2.4
+    # CloudFormation CapacityReservationSpecification / Target
     from gpu_node_pool.backends.self_managed.ec2 import launch_template_args
 
     cfg = base()
@@ -204,7 +206,7 @@ def test_odcr_on_a_self_managed_launch_template():
 
 
 def test_eks_node_repair_renders_node_repair_config_and_names_the_agent():
-    # facts rows 6.1, 6.3, 6.5
+    # EKS NodeRepairConfig; GPU faults need the node monitoring agent
     res = declare(pool(nodeRepair={"enabled": True}))
     assert res[NG]["nodeRepairConfig"] == {"enabled": True}
     stack = validate_stack_config(pool(nodeRepair={"enabled": True}))
@@ -212,7 +214,7 @@ def test_eks_node_repair_renders_node_repair_config_and_names_the_agent():
 
 
 def test_gke_node_repair_renders_management_auto_repair():
-    # facts row 6.9
+    # GKE NodeManagement.autoRepair
     from gpu_node_pool.backends.gke.render import node_pool_args
 
     cfg = {"cluster": {"name": "ml-dev", "project": "ml-project-123", "location": "us-central1"},

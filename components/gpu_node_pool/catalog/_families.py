@@ -1,4 +1,4 @@
-"""Hand-kept, sourced facts the EC2 instance table lacks: GPU model per family, MIG, EFA, extra types.
+"""Hand-kept, sourced data the EC2 instance table lacks: GPU model per family, MIG, EFA, extra types.
 
 Every row names its source (keys of :data:`SOURCES`). Edit here when a source changes; the
 generated :mod:`._ec2_types` only ever comes from the Cluster Autoscaler CSV.
@@ -10,18 +10,19 @@ from dataclasses import dataclass
 
 #: Citations used by the tables below (short id -> source and date read).
 SOURCES = {
-    "ca-table": "facts/ec2-instance-types.csv = kubernetes/autoscaler@55c37cd5eb55 (2026-08-22) "
-    "cluster-autoscaler/cloudprovider/aws/ec2_instance_types.go",
+    "ca-table": "kubernetes/autoscaler@55c37cd5eb55 (2026-08-22) "
+    "cluster-autoscaler/cloudprovider/aws/ec2_instance_types.go (generated from EC2 DescribeInstanceTypes)",
     "kpa-docs": "aws/karpenter-provider-aws@1d927085dd81 (2026-08-21, docs for v1.14.1) "
     "website/content/en/docs/reference/instance-types.md (labels and resources Karpenter computes per type)",
-    "efa-facts": "facts/aws-gpu-capacity.md §5a (EFA interface counts = EC2 MaximumEfaInterfaces, "
-    "Karpenter vpc.amazonaws.com/efa; from KPA docs/reference/instance-types.md), compiled 2026-11",
+    "ec2-efa": "EC2 DescribeInstanceTypes NetworkInfo.EfaInfo.MaximumEfaInterfaces, as Karpenter publishes it per "
+    "type (resource vpc.amazonaws.com/efa) in kpa-docs; one EFA per network card (EKS user guide "
+    "https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html), read 2026-11",
     "mig-guide": "NVIDIA Multi-Instance GPU User Guide, 'Supported GPUs' "
     "(https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html, current and r610 pages, read 2026-11)",
     "ec2-pages": "Amazon EC2 accelerated-computing instance pages "
     "(https://aws.amazon.com/ec2/instance-types/#Accelerated_Computing), as previously tabled in instances.py",
     "kpa-8368": "aws/karpenter-provider-aws#8368 (open, 2025-08-13): EC2 DescribeInstanceTypes GPU Count 0 "
-    "for g6f.* and (then) p5.4xlarge; facts/aws-gpu-capacity.md §3d",
+    "for g6f.* and (then) p5.4xlarge (https://github.com/aws/karpenter-provider-aws/issues/8368)",
 }
 
 
@@ -117,10 +118,10 @@ OTHER_ACCELERATORS: dict[str, tuple[str, GpuFamily | None]] = {
     "vt1": ("Xilinx video transcoders", None),
 }  # fmt: skip
 
-#: EFA interfaces (EC2 ``MaximumEfaInterfaces``; one EFA per network card, facts/aws-gpu-capacity.md
-#: row 5.1) per size of each NVIDIA family. Source: efa-facts §5a for the rows it lists; kpa-docs
-#: (``vpc.amazonaws.com/efa`` resource; absent = 0) for the sizes §5a summarises as "smaller: 0" and
-#: for g7/gr6. A type of an NVIDIA family missing here has an unknown EFA count.
+#: EFA interfaces (EC2 ``MaximumEfaInterfaces``; one EFA per network card) per size of each NVIDIA
+#: family. Source: ec2-efa, i.e. kpa-docs (``vpc.amazonaws.com/efa`` resource; absent = 0), for every
+#: size listed, the small sizes with 0 and g7/gr6 included. A type of an NVIDIA family missing here
+#: has an unknown EFA count.
 EFA_INTERFACES: dict[str, dict[str, int]] = {
     "p3dn": {"24xlarge": 1},
     "p4d": {"24xlarge": 4},

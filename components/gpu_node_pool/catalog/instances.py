@@ -30,7 +30,7 @@ OTHER_ACCELERATOR_FAMILIES = catalog.other_accelerator_families()
 
 
 # ARM_FAMILIES and NVIDIA_GPU_COUNTS read the whole instance catalog: computed on first use (module
-# __getattr__), so importing this module does not load the catalog (issue 18).
+# __getattr__), so importing this module does not load the catalog.
 @functools.cache
 def _arm_families() -> frozenset[str]:
     """NVIDIA families on Graviton (arm64) hosts: they need an ARM_64 AMI (``ARM_FAMILIES``)."""

@@ -59,7 +59,8 @@ class InstanceType:
         ec2_gpus: GPUs as EC2 reports them (sum of ``GpuInfo.Gpus[].Count``), which is what Cluster
             Autoscaler's template node and Karpenter's ``instance-gpu-count`` use. 0 for g6f/gr6f.
         in_autoscaler_table: listed in Cluster Autoscaler's table (else it cannot scale a group of
-            this type from zero without ``node-template/resources`` tags; facts row 4.6).
+            this type from zero without ``node-template/resources`` tags: kubernetes/autoscaler
+            ``cluster-autoscaler/cloudprovider/aws/README.md``).
         gpu: the family's accelerator, None when EC2 reports no GPU.
         efa_interfaces: EC2 ``MaximumEfaInterfaces`` (= EFA-capable network cards), None if not sourced.
         source: where the numbers come from (keys of ``_families.SOURCES``).
@@ -105,7 +106,8 @@ class InstanceType:
     @property
     def nvidia_gpus(self) -> int:
         """``nvidia.com/gpu`` capacity in Karpenter's scheduling and limits: EC2's count for NVIDIA
-        GPUs, else 0 (types.go ``nvidiaGPUs``; resources a type lacks count as 0, facts row 3.16)."""
+        GPUs, else 0 (aws/karpenter-provider-aws ``pkg/providers/instancetype/types.go`` ``nvidiaGPUs``; a resource a
+        type lacks counts as 0 against the NodePool's limits, kubernetes-sigs/karpenter ``scheduler.go``)."""
         return self.ec2_gpus if self.is_nvidia else 0
 
     @property

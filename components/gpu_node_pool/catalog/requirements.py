@@ -1,29 +1,31 @@
 """Which instance types a Karpenter NodePool can launch: its requirements and limits, evaluated as Karpenter does.
 
-Rules (sources: facts/aws-gpu-capacity.md §3b-3d, aws-eks-karpenter.md §2.2; code mirrored
+Rules (sources: the NodePool CRD of aws/karpenter-provider-aws@v1.14.1
+``pkg/apis/crds/karpenter.sh_nodepools.yaml``; Karpenter's docs concepts/nodepools and
+concepts/scheduling; aws/karpenter-provider-aws#8368 for g6f/gr6f; code mirrored
 from kubernetes-sigs/karpenter@22664681 ``pkg/scheduling/requirements.go`` and
 ``pkg/controllers/provisioning/scheduling/scheduler.go``, aws/karpenter-provider-aws@1d927085
 ``pkg/providers/instancetype/types.go``), applied in this order:
 
-1. Requirements are ANDed: every requirement filters the candidate types (row 3.12).
+1. Requirements are ANDed: every requirement filters the candidate types (``Requirements.Add`` intersects).
 2. A type matches ``In``/``Exists``/``Gt``/``Lt``/``Gte``/``Lte`` only if it carries the label;
    ``NotIn``/``DoesNotExist`` also match a type without it (``Requirements.Intersects``). Types
    without GPUs carry no ``instance-gpu-*`` labels; g6f/gr6f carry them with count ``0``.
 3. ``Gt``/``Lt``/``Gte``/``Lte`` compare integers; they need exactly one non-negative integer
-   value and ``In`` at least one value (CRD CEL, row 3.13).
+   value and ``In`` at least one value (CRD CEL, kubernetes-sigs/karpenter ``pkg/apis/v1/nodepool.go``).
 4. ``minValues`` on a requirement: the surviving types must offer that many distinct values of
    the key (core ``minValues``; instance-type keys only).
 5. Keys: ``karpenter.k8s.aws/instance-{family,category,generation,size,cpu,memory,gpu-count,
    gpu-name,gpu-manufacturer,gpu-memory}`` and EKS Auto Mode's ``eks.amazonaws.com/instance-*``
-   with the same suffixes and meanings (aws-gpu-capacity.md §3c, from EKSUG
-   ``latest/ug/automode/create-node-pool.adoc``), ``kubernetes.io/arch``,
+   with the same suffixes and meanings (aws/karpenter-provider-aws ``pkg/apis/v1/labels.go``;
+   awsdocs/amazon-eks-user-guide ``latest/ug/automode/create-node-pool.adoc``), ``kubernetes.io/arch``,
    ``node.kubernetes.io/instance-type``. ``karpenter.sh/capacity-type``,
    ``topology.kubernetes.io/zone``/``region``, ``kubernetes.io/os`` select offerings, not types:
    passed through. Any other key is reported as not evaluated (never guessed).
 6. Limits: a type whose single-node capacity for a limited resource (``cpu`` = vCPU,
    ``memory`` = Karpenter's memory capacity, ``nvidia.com/gpu``; a resource the type lacks
    counts 0) exceeds the limit is dropped; none left = "all available instance types exceed
-   limits for nodepool" (rows 3.15-3.16). ``nodes: 0`` = "node limits have been exhausted".
+   limits for nodepool" (``filterByRemainingResources``). ``nodes: 0`` = "node limits have been exhausted".
 
 A type whose value for a requirement's label is unknown to the catalog is kept and listed in
 :attr:`Evaluation.unjudged` (judged where possible, the rest named).
@@ -346,7 +348,7 @@ def evaluate(
 
 def gpu_limit_is_zero(limits: Mapping[str, Any] | None) -> bool:
     """``limits: {nvidia.com/gpu: 0}`` - the NodePool may launch no GPU, so it is not a GPU pool
-    (a g6f node, with 0 ``nvidia.com/gpu`` capacity, would still fit: facts row 3.16, #8368)."""
+    (a g6f node, with 0 ``nvidia.com/gpu`` capacity, would still fit: aws/karpenter-provider-aws#8368)."""
     raw = (limits or {}).get("nvidia.com/gpu")
     return raw is not None and parse_quantity(raw) == 0
 

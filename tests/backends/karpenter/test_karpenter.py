@@ -161,7 +161,7 @@ POSITIVE: dict[str, dict[str, Any]] = {
             "subnetSelectorTags": {"example.com/tier": "private", "karpenter.sh/discovery": "ml-prod"},
             "securityGroupSelectorTags": {"aws:eks:cluster-name": "ml-prod"},
             "tags": {"team": "ml", "cost-center": "4410"},
-            # capacityTypes has reserved: Karpenter needs the reservations selected (issue 15, facts row 3.3)
+            # capacityTypes has reserved: Karpenter needs the reservations selected (karpenter.sh/docs/tasks/odcrs)
             "capacityReservationSelectorTerms": [
                 {"id": "cr-0123456789abcdef0"},
                 {"tags": {"team": "ml", "purpose": "*"}, "ownerID": "111122223333", "instanceMatchCriteria": "targeted"},

@@ -1,8 +1,11 @@
 """Capacity settings shared by the AWS backends: instance types the catalog must know, On-Demand
-Capacity Reservations, EFA and node repair (issue 15).
+Capacity Reservations, EFA and node repair.
 
-Every rule cites its row in ``../shared/facts/aws-gpu-capacity.md`` ("facts row 2.1") and, through
-it, the upstream source. Pure: no Pulumi import (the models are read by config validation).
+Every rule names its public source: the AWS CloudFormation ``AWS::EC2::LaunchTemplate``
+reference (CapacityReservationSpecification / CapacityReservationTarget), the EKS API reference
+(NodeRepairConfig), the GKE API reference (NodeManagement) and Cluster Autoscaler's AWS provider
+(kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws``). Pure: no Pulumi import (the
+models are read by config validation).
 """
 
 from __future__ import annotations
@@ -24,13 +27,17 @@ __all__ = [
     "unknown_type_findings",
 ]
 
-#: Instance types with Capacity Blocks (facts row 1.16: SageMaker's ReservedCapacityInstanceType
-#: list; UNCONFIRMED for EC2, so a type outside it is a warning, never a refusal).
+#: Instance types with Capacity Blocks: the SageMaker API's ``ReservedCapacityInstanceType`` enum
+#: (https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/sagemaker/aws.sdk.kotlin.services.sagemaker.model/-reserved-capacity-instance-type). The EKS
+#: guide defers to EC2's Capacity Blocks prerequisites
+#: (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html#capacity-blocks-prerequisites),
+#: which this list is not checked against: UNCONFIRMED for EC2, so a type outside it is a warning, never a refusal.
 CAPACITY_BLOCK_TYPES = frozenset({
     "p4d.24xlarge", "p4de.24xlarge", "p5.4xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge",
     "p6-b200.48xlarge", "p6e-gb200.36xlarge", "trn1.32xlarge", "trn2.48xlarge",
 })  # fmt: skip
-#: ``CapacityReservationPreference`` values (facts row 2.2, CloudFormation LaunchTemplate docs).
+#: ``CapacityReservationPreference`` values (CloudFormation ``AWS::EC2::LaunchTemplate
+#: CapacityReservationSpecification``; older revisions list only ``open`` and ``none``).
 CAPACITY_RESERVATION_PREFERENCES = ("open", "none", "capacity-reservations-only")
 
 
@@ -46,7 +53,8 @@ def unknown_type_findings(types: Iterable[str], allow: bool, where: str = "insta
     return [], [
         p.split(" For a type newer than the catalog", 1)[0]
         + " allowUnknownInstanceTypes is set, so it is used as written: EC2 refuses it at launch if it does not "
-        "exist, and Cluster Autoscaler cannot scale it from zero unless it knows it (facts row 4.6)"
+        "exist, and Cluster Autoscaler cannot scale it from zero unless it knows it (kubernetes/autoscaler "
+        "cluster-autoscaler/cloudprovider/aws/README.md: a group of an unknown type has no template node)"
         for p in sentences
     ]
 
@@ -56,14 +64,15 @@ class CapacityReservation(Model):
 
     Exactly one of ``id`` (``cr-...``) or ``resourceGroupArn`` (a resource group of reservations:
     the ``CapacityReservationTarget``), or ``preference`` (``open`` | ``none`` |
-    ``capacity-reservations-only``): target and preference are exclusive (facts rows 2.1, 2.2, 2.4;
-    CloudFormation ``LaunchTemplate CapacityReservationSpecification``/``Target``).
+    ``capacity-reservations-only``): target and preference are exclusive, and a target is an id or a
+    resource group, not both (CloudFormation ``AWS::EC2::LaunchTemplate``
+    ``CapacityReservationSpecification`` / ``CapacityReservationTarget``).
     """
 
     id: str | None = Field(None, pattern=r"^cr-[0-9a-f]+$", description="Capacity reservation ID, cr-...")
     resource_group_arn: str | None = Field(
         None, pattern=r"^arn:aws[a-z-]*:resource-groups:[a-z0-9-]+:\d{12}:group/.+$",
-        description="ARN of a resource group of capacity reservations (facts row 2.5).",
+        description="ARN of a resource group of capacity reservations (type AWS::EC2::CapacityReservationPool).",
     )
     preference: Literal["open", "none", "capacity-reservations-only"] | None = Field(
         None, description="open | none | capacity-reservations-only"
@@ -76,8 +85,8 @@ class CapacityReservation(Model):
             raise fail(
                 f"set exactly one of id, resourceGroupArn (the reservation target) or preference, got "
                 f"{given or 'none'}: a launch template's CapacityReservationSpecification takes a target or a "
-                "preference, one option at a time (facts rows 2.1, 2.4; CloudFormation "
-                "LaunchTemplate CapacityReservationSpecification)"
+                "preference, one option at a time (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/"
+                "aws-properties-ec2-launchtemplate-capacityreservationspecification.html)"
             )
         return self
 
@@ -93,7 +102,8 @@ def capacity_reservation_spec(reservation_id: str | None, odcr: CapacityReservat
     """The launch template's ``capacity_reservation_specification`` (pulumi_aws snake_case), or None.
 
     ``reservation_id`` (a Capacity Block) -> ``{capacity_reservation_target: {capacity_reservation_id}}``
-    (facts row 1.3); an ODCR target or preference likewise (rows 2.1, 2.4).
+    (EKS user guide capacity-blocks-mng); an ODCR target or preference likewise (CloudFormation
+    ``CapacityReservationSpecification``).
     """
     if reservation_id:
         return {"capacity_reservation_target": {"capacity_reservation_id": reservation_id}}
@@ -106,14 +116,15 @@ def capacity_reservation_spec(reservation_id: str | None, odcr: CapacityReservat
 
 
 class NodeRepair(Model):
-    """Node auto repair (``nodeRepair: {enabled: true}``): EKS ``nodeRepairConfig.enabled`` (facts
-    row 6.1, 6.3) or GKE ``management.autoRepair`` (row 6.9)."""
+    """Node auto repair (``nodeRepair: {enabled: true}``): EKS ``nodeRepairConfig.enabled``
+    (https://docs.aws.amazon.com/eks/latest/APIReference/API_NodeRepairConfig.html) or GKE
+    ``management.autoRepair`` (https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeManagement)."""
 
     enabled: bool = Field(True, description="Let the provider replace (or reboot) unhealthy nodes.")
 
 
 def efa_problems(types: Iterable[str]) -> list[str]:
-    """Why EFA cannot be enabled on ``types``: a type whose ``MaximumEfaInterfaces`` is 0 (facts §5a),
+    """Why EFA cannot be enabled on ``types``: a type whose ``MaximumEfaInterfaces`` is 0 (EC2 DescribeInstanceTypes ``EfaInfo``),
     or unknown to the catalog; empty when every type has EFA."""
     problems = []
     for name in types:
@@ -125,7 +136,7 @@ def efa_problems(types: Iterable[str]) -> list[str]:
                 else "has 0 EFA interfaces"
             )
             problems.append(
-                f"efa: {name!r} {have}; EFA needs a type with MaximumEfaInterfaces > 0 (facts §5a, e.g. p5.48xlarge, "
+                f"efa: {name!r} {have}; EFA needs a type with MaximumEfaInterfaces > 0 (EC2 DescribeInstanceTypes EfaInfo, e.g. p5.48xlarge, "
                 "p4d.24xlarge, g6e.48xlarge, g6.8xlarge and larger): pick one or remove efa"
             )
     return problems

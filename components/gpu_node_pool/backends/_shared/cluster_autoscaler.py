@@ -119,8 +119,8 @@ def node_template_tag_problem(key: str, value: str) -> str | None:
     """Why an Auto Scaling group tag ``node-template/taint/<key>`` or ``label/<key>`` is one Cluster
     Autoscaler ignores or misreads, with the corrected tag; None when it is well formed (or another tag).
 
-    Rules (facts/aws-gpu-capacity.md rows 4.1-4.3, kubernetes/autoscaler ``aws_manager.go``
-    ``extractTaintsFromAsg``): the key after ``taint/``/``label/`` is the taint or label key (a
+    Rules (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``, node-template
+    label and taint tags, and ``aws_manager.go`` ``extractTaintsFromAsg``): the key after ``taint/``/``label/`` is the taint or label key (a
     qualified name); a taint value is ``<value>:<Effect>`` with Effect spelled as Kubernetes does
     (case-sensitive), split on the first ``:`` so the value holds no ``:``; a value that does not
     match is silently skipped by the autoscaler.
@@ -128,12 +128,12 @@ def node_template_tag_problem(key: str, value: str) -> str | None:
     if key.startswith(CA_LABEL_PREFIX):
         name = key[len(CA_LABEL_PREFIX):]
         bad = qualified_name_problem(name) or (f"value {value!r} {p}" if (p := label_value_problem(value)) else None)
-        return f"label tag {key} = {value!r}: {bad} (facts row 4.1)" if bad else None
+        return f"label tag {key} = {value!r}: {bad} (kubernetes/autoscaler cloudprovider/aws/README.md, node-template/label tags)" if bad else None
     if not key.startswith(CA_TAINT_PREFIX):
         return None
     name = key[len(CA_TAINT_PREFIX):]
     if problem := qualified_name_problem(name):
-        return f"taint tag {key}: the part after taint/ is the taint key and {name!r} {problem} (facts row 4.2)"
+        return f"taint tag {key}: the part after taint/ is the taint key and {name!r} {problem} (kubernetes/autoscaler cloudprovider/aws/README.md, node-template/taint tags)"
     taint_value, colon, effect_text = value.partition(":")
     effect = _effect(effect_text) if colon else _effect(value)
     example = TaintEffect.NO_SCHEDULE.value
@@ -142,7 +142,7 @@ def node_template_tag_problem(key: str, value: str) -> str | None:
             if "=" not in taint_value:
                 return None
         else:
-            return f"taint tag {key} = {value!r}: the taint value {taint_value!r} {p} (facts row 4.2)"
+            return f"taint tag {key} = {value!r}: the taint value {taint_value!r} {p} (kubernetes/autoscaler cloudprovider/aws/README.md, node-template/taint tags)"
     # Build the corrected form.
     if "=" in value:  # the kubelet form key=value[:Effect] written into the tag value
         k, _, rest = value.partition("=")
@@ -163,25 +163,27 @@ def node_template_tag_problem(key: str, value: str) -> str | None:
         hint = f" (<Effect>: {', '.join(x.value for x in TaintEffect)}, e.g. {example})"
         why = "the value must be <value>:<Effect>"
     return (
-        f"taint tag {key} = {value!r} is ignored by Cluster Autoscaler: {why} (facts rows 4.2-4.3, "
-        f"kubernetes/autoscaler aws_manager.go extractTaintsFromAsg); write {fixed}{hint}"
+        f"taint tag {key} = {value!r} is ignored by Cluster Autoscaler: {why} (kubernetes/autoscaler "
+        f"cluster-autoscaler/cloudprovider/aws/README.md and aws_manager.go extractTaintsFromAsg); write {fixed}{hint}"
     )
 
 
 def gpu_tag_need(instance_types: list[str]) -> str:
     """Whether an Auto Scaling group of ``instance_types`` needs ``node-template/resources/nvidia.com/gpu``
     to scale from zero, with the reason: ``required: ...`` when Cluster Autoscaler's instance table
-    lacks the first type (its template then has no GPUs, or no template: facts row 4.6) or lists 0 GPUs
-    for it (g6f/gr6f, row 4.5 and §3d); else ``belt-and-braces: ...`` (the table has the count, the tag
-    repeats it and wins over it, row 4.4)."""
+    lacks the first type (the autoscaler models a group by its first type, and an unknown type gives no
+    template node) or lists 0 GPUs for it (g6f/gr6f: EC2 reports no whole GPU, aws/karpenter-provider-aws#8368);
+    else ``belt-and-braces: ...`` (the table has the count, the tag repeats it and wins over it). Source:
+    kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md`` (node-template/resources tags)
+    and ``aws_manager.go`` (template node built from ``ec2_instance_types.go``, then the tags)."""
     if not instance_types:
         return ""
     first = catalog.find(instance_types[0])
     if first is None or not first.in_autoscaler_table:
         return (f"required: {instance_types[0]} is not in Cluster Autoscaler's instance table, which builds the "
-                "template node of an empty group (facts row 4.6)")
+                "template node of an empty group (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md)")
     if first.ec2_gpus == 0:
         return (f"required: Cluster Autoscaler's table gives {instance_types[0]} 0 GPUs (EC2 reports none for "
-                "fractional GPUs; facts §3d, row 4.5)")
+                "fractional GPUs, aws/karpenter-provider-aws#8368; kubernetes/autoscaler ec2_instance_types.go)")
     return (f"belt-and-braces: Cluster Autoscaler's table already gives {instance_types[0]} {first.ec2_gpus} GPU(s); "
-            "the tag states it explicitly and overrides the table (facts row 4.4)")
+            "the tag states it explicitly and overrides the table (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md, node-template/resources tags)")

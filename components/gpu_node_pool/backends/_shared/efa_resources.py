@@ -1,5 +1,5 @@
-"""Pulumi wiring of EFA pools (issue 15 item 5): the cluster placement group and the self-referencing
-security group rules; the rules and values are in :mod:`.efa` (pure)."""
+"""Pulumi wiring of EFA pools: the cluster placement group and the self-referencing
+security group rules; the rules and values are in :mod:`gpu_node_pool.backends._shared.efa` (pure)."""
 
 from __future__ import annotations
 

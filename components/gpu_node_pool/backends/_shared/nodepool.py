@@ -6,7 +6,8 @@ NodePool API itself refuses lives here once: CRD limits, durations, quantities, 
 budgets and requirement rules. What differs (restricted label domains, well-known requirement
 keys, node classes) stays in each backend's folder.
 
-Sources: Karpenter v1.14.1 CRD ``karpenter.sh_nodepools.yaml`` (copied in ``shared/schemas/``)
+Sources: the NodePool CRD of aws/karpenter-provider-aws@v1.14.1
+``pkg/apis/crds/karpenter.sh_nodepools.yaml``
 and kubernetes-sigs/karpenter ``nodeclaim_validation.go`` / ``nodepool_validation.go``; the
 EKS user guide ``automode/create-node-pool.adoc`` (Auto Mode takes the same NodePool,
 "Disruption": ``consolidationPolicy``, ``consolidateAfter``, ``budgets``, ``expireAfter``).
@@ -309,7 +310,8 @@ def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
     Rules: resource names are qualified names, values Kubernetes quantities >= 0 (CRD
     ``limits`` additionalProperties: int-or-string quantity), and ``nvidia.com/gpu`` is
     present as a whole number: without it the pool can launch GPUs without bound
-    (``facts/aws-gpu-capacity.md`` 3.15-3.16: limits are the only cap on a NodePool).
+    (limits are the only cap on a NodePool: kubernetes-sigs/karpenter
+    ``pkg/controllers/provisioning/scheduling/scheduler.go`` removes the types that exceed them).
     """
     problems = []
     for resource, value in limits.items():

@@ -25,7 +25,8 @@ format                    where the taints go                                   
 Effects use the Kubernetes spelling everywhere here; the kubelet string form is
 ``str(Taint)`` / :meth:`Taint.parse` (``taints.py``). Nothing here imports Pulumi.
 
-Sources (``facts/aws-eks-karpenter.md`` §3-§4): kubelet flag reference (``--register-with-taints``,
+Sources: the kubelet flag reference
+(https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/: ``--register-with-taints``,
 ``--node-labels``); kubernetes ``staging/src/k8s.io/kubelet/config/v1beta1/types.go``
 (``registerWithTaints``); awslabs/amazon-eks-ami ``nodeadm/api/v1alpha1/nodeconfig_types.go``,
 ``nodeadm/doc/examples.md`` and ``nodeadm/internal/api/merge.go`` (MIME parts merged in order,
@@ -154,7 +155,7 @@ def _read_shell(text: str, found: _Found) -> None:
         found.flags += _expand_args(tokens)
 
 
-#: libyaml's safe loader when PyYAML has it (five times faster on nodeadm user data; issue 18), else PyYAML's.
+#: libyaml's safe loader when PyYAML has it (five times faster on nodeadm user data), else PyYAML's.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

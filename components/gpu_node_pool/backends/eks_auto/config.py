@@ -267,7 +267,7 @@ class EksAutoPool(NodePoolBase):
     Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and labels to
     ``spec.template.metadata.labels``. Requirements, in Auto Mode's keys (EKS user guide
     ``automode/create-node-pool.adoc`` "EKS Auto Mode Supported Labels", awsdocs @01385604;
-    ``facts/aws-gpu-capacity.md`` §3c): ``eks.amazonaws.com/instance-category`` from
+    the same suffixes as Karpenter's ``karpenter.k8s.aws/`` labels): ``eks.amazonaws.com/instance-category`` from
     ``instanceCategories``, ``eks.amazonaws.com/instance-family`` from ``instanceFamilies``,
     ``node.kubernetes.io/instance-type`` from ``instanceTypes`` (at least one of the three),
     ``eks.amazonaws.com/instance-gpu-manufacturer In [nvidia]`` always,

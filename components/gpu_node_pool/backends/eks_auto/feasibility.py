@@ -17,7 +17,8 @@ def _limits(pool: EksAutoPool) -> dict[str, Any]:
 def feasibility(pool: EksAutoPool) -> Any:
     """The catalog's evaluation of the pool's final NodePool requirements and limits
     (:func:`gpu_node_pool.catalog.requirements.evaluate`; Auto Mode's ``eks.amazonaws.com/instance-*``
-    keys mean what Karpenter's ``karpenter.k8s.aws/`` ones do, ``facts/aws-gpu-capacity.md`` §3c)."""
+    keys mean what Karpenter's ``karpenter.k8s.aws/`` ones do: EKS user guide
+    ``automode/create-node-pool.adoc``, aws/karpenter-provider-aws ``pkg/apis/v1/labels.go``)."""
     from ...catalog.requirements import evaluate
 
     return evaluate(pool.requirement_list, _limits(pool))
@@ -37,7 +38,8 @@ def is_validated(pool: EksAutoPool) -> bool:
 def feasibility_issues(pool: EksAutoPool, path: str) -> list[ConfigIssue]:
     """Refusals of pools that can never launch a node: no catalog instance type satisfies the
     requirements, or none with GPU capacity (``gpu_problems``), or every one exceeds ``limits``
-    ("all available instance types exceed limits for nodepool", §3.15-3.16)."""
+    ("all available instance types exceed limits for nodepool": kubernetes-sigs/karpenter
+    ``pkg/controllers/provisioning/scheduling/scheduler.go``)."""
     from ...catalog.requirements import RequirementError
 
     try:

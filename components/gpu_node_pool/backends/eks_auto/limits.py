@@ -16,7 +16,8 @@ Sources (awsdocs/amazon-eks-user-guide, files under ``latest/ug/automode/``; com
     managed instances: "You can't directly access or install software").
   * ``auto-accelerated.adoc`` @031299c7: the NVIDIA driver and device plugin are included and
     "not visible as a daemon set"; NodePools reference ``group: eks.amazonaws.com, kind: NodeClass``.
-  * ``facts/aws-gpu-capacity.md`` §3c (Karpenter vs Auto Mode label columns).
+  * Karpenter's well-known labels (aws/karpenter-provider-aws ``pkg/apis/v1/labels.go``), which
+    Auto Mode's ``eks.amazonaws.com/instance-*`` labels mirror with the same suffixes.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ BACKEND = register(
             "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),
             # one per Cluster Autoscaler node-template tag: "<pool>-ca-<tag key>"
             "ca_tag": (AUTOSCALING_TAG, "{pool}-ca-"),
-            # EFA (issue 15 item 5): cluster placement group and the self-referencing rules
+            # EFA: cluster placement group and the self-referencing rules
             **EFA_CHILDREN,
         },
     )

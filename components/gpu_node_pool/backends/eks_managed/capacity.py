@@ -1,9 +1,13 @@
-"""Capacity rules of eks-managed pools (issue 15): catalog types, Capacity Blocks, On-Demand Capacity
+"""Capacity rules of eks-managed pools: catalog types, Capacity Blocks, On-Demand Capacity
 Reservations, EFA, node repair and the scale-from-zero GPU count.
 
-Rows cited are in ``../shared/facts/aws-gpu-capacity.md``. ``pool_problems`` are refusals (the
-pool's model validator raises them), ``pool_warnings`` what is valid but risky (UNCONFIRMED facts,
-known risks of a type), ``stack_problems`` the rules that need the cluster's subnets. Pure.
+Sources: the EKS user guide (capacity-blocks-mng, launch-templates, node-health), the EC2 user guide
+(capacity-blocks-launch), aws-ia/terraform-aws-eks-blueprints ``patterns/targeted-odcr``,
+terraform-aws-modules/terraform-aws-eks@v21.19.0 ``modules/eks-managed-node-group/main.tf`` and
+kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws``; each message names its own.
+``pool_problems`` are refusals (the pool's model validator raises them), ``pool_warnings`` what is
+valid but risky (unconfirmed upstream, known risks of a type), ``stack_problems`` the rules that need
+the cluster's subnets. Pure.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ CAPACITY_BLOCK = "CAPACITY_BLOCK"
 
 
 def uses_launch_template(pool: Any) -> bool:
-    """The pool needs the component's launch template: a Capacity Block (facts row 1.2), an ODCR
-    (row 2.6) or EFA (rows 5.3-5.4)."""
+    """The pool needs the component's launch template: a Capacity Block (EKS user guide
+    capacity-blocks-mng), an ODCR (terraform-aws-eks-blueprints targeted-odcr) or EFA (interfaces and
+    placement group live in the template)."""
     return pool.capacity_type == CAPACITY_BLOCK or pool.capacity_reservation is not None or _efa(pool)
 
 
@@ -30,37 +35,40 @@ def _efa(pool: Any) -> bool:
 
 
 def pool_problems(pool: Any) -> list[str]:
-    """Refusals for one pool (one sentence each: the rule, its facts row, the fix)."""
+    """Refusals for one pool (one sentence each: the rule, its source, the fix)."""
     problems, _ = unknown_type_findings(pool.instance_types, pool.allow_unknown_instance_types)
     cb = pool.capacity_type == CAPACITY_BLOCK
     if cb and not pool.capacity_reservation_id:
         problems.append(
             "capacityType CAPACITY_BLOCK needs capacityReservationId (the Capacity Block, cr-...): EKS creates "
             "Capacity Block node groups only from a launch template targeting the reservation with market type "
-            "capacity-block (facts rows 1.2-1.3, EKS user guide capacity-blocks-mng)"
+            "capacity-block (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html)"
         )
     if cb and len(pool.instance_types) != 1:
         problems.append(
             f"capacityType CAPACITY_BLOCK takes exactly one instance type (the block's), got {pool.instance_types}: "
-            "it goes in the launch template and the node group lists none (facts row 1.5)"
+            "it goes in the launch template and the node group lists none (https://docs.aws.amazon.com/eks/latest/userguide/"
+            "launch-templates.html; terraform-aws-eks modules/eks-managed-node-group/main.tf does the same)"
         )
     if pool.capacity_reservation_id and not cb:
         problems.append(
-            f"capacityReservationId is for capacityType CAPACITY_BLOCK, not {pool.capacity_type} (facts row 1.4); "
+            f"capacityReservationId is for capacityType CAPACITY_BLOCK, not {pool.capacity_type} (EKS rejects a "
+            "capacity-block launch template on any other capacity type, https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html); "
             "for an On-Demand Capacity Reservation use capacityReservation: {id: cr-...}"
         )
     if pool.capacity_reservation is not None and pool.capacity_type != "ON_DEMAND":
         problems.append(
             f"capacityReservation (an On-Demand Capacity Reservation) needs capacityType ON_DEMAND, not "
-            f"{pool.capacity_type} (facts row 2.7); a Capacity Block is capacityType CAPACITY_BLOCK with "
+            f"{pool.capacity_type} (an ODCR is ordinary On-Demand capacity: aws-ia/terraform-aws-eks-blueprints "
+            "patterns/targeted-odcr); a Capacity Block is capacityType CAPACITY_BLOCK with "
             "capacityReservationId"
         )
     if uses_launch_template(pool) and pool.disk_size is not None:
         problems.append(
-            "diskSize cannot be set on a node group that uses a launch template (facts row 1.19, EKS user guide "
-            "launch-templates); this pool gets one for its capacity reservation or EFA: remove diskSize"
+            "diskSize cannot be set on a node group that uses a launch template "
+            "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html); this pool gets one for its capacity reservation or EFA: remove diskSize"
         )
-    if _efa(pool):  # EFA interfaces, placement group, self-referencing group (facts §5, backends/_efa.py)
+    if _efa(pool):  # EFA interfaces, placement group, self-referencing group (backends._shared.efa)
         problems += _efa_rules.pool_problems(pool.instance_types, pool.efa.security_group_ids, "eks-managed")
     return problems
 
@@ -77,26 +85,27 @@ def pool_warnings(pool: Any) -> list[tuple[str, str]]:
         odd = [t for t in pool.instance_types if t not in CAPACITY_BLOCK_TYPES]
         if odd:
             out.append(("instanceTypes", (
-                f"{odd} are not in the Capacity Block instance list the facts have (SageMaker's "
-                "ReservedCapacityInstanceType; UNCONFIRMED for EC2, facts row 1.16): check that EC2 sells Capacity "
-                "Blocks of it")))
+                f"{odd} are not in the Capacity Block instance list this package knows (the SageMaker API's "
+                "ReservedCapacityInstanceType, unconfirmed for EC2): check that EC2 sells Capacity Blocks of it "
+                "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html#capacity-blocks-prerequisites)")))
         if any(t.startswith("p6e-gb200") for t in pool.instance_types):
             out.append(("instanceTypes", "p6e-gb200 UltraServer Capacity Blocks need opt-in to the Dallas Local Zone "
-                                         "(facts row 1.9)"))
+                                         "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html)"))
         if pool.scaling.desired > 0:
             out.append(("scaling.desiredSize", (
                 f"desired size {pool.scaling.desired} on a Capacity Block node group: EKS accepts it, but instances "
-                "fail to launch until the reservation is active, and upgrades need desired size 0 (facts rows "
-                "1.10-1.11); minSize 0 and desiredSize 0 are allowed - scale up once the block starts")))
+                "fail to launch until the reservation is active, and upgrades need desired size 0 "
+                "(https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html); minSize 0 and desiredSize 0 are allowed - scale up once the block starts")))
     if pool.capacity_reservation is not None and pool.capacity_reservation.resource_group_arn:
         out.append(("capacityReservation", (
             "the node group's subnets must be in the reservations' Availability Zone, else EKS fails with "
-            "'The following supplied instance types do not exist' (facts row 2.6); the plan cannot see the AZs of a "
+            "'The following supplied instance types do not exist' (aws-ia/terraform-aws-eks-blueprints "
+            "patterns/targeted-odcr/README.md); the plan cannot see the AZs of a "
             "resource group's reservations: check subnetIds")))
     if pool.node_repair is not None and pool.node_repair.enabled:
         out.append(("nodeRepair", (
             "EKS node auto repair sees GPU faults (AcceleratedHardwareReady: XID, DCGM, NVLink errors) only with the "
-            "eks-node-monitoring-agent add-on installed (facts rows 6.5-6.7)")))
+            "eks-node-monitoring-agent add-on installed (https://docs.aws.amazon.com/eks/latest/userguide/node-health.html)")))
     return out
 
 
@@ -105,15 +114,19 @@ def effective_subnets(pool: Any, cluster: Any) -> list[str]:
 
 
 def stack_problems(pool: Any, cluster: Any) -> list[tuple[str, str]]:
-    """Rules that need the cluster's subnets: one subnet (one AZ) for a Capacity Block (row 1.7), an
-    ODCR by id (row 2.6) and EFA (rows 5.5-5.6). ``[(sub-path, message)]``."""
+    """Rules that need the cluster's subnets: one subnet (one AZ) for a Capacity Block (EC2 user
+    guide capacity-blocks-launch), an ODCR by id (terraform-aws-eks-blueprints targeted-odcr) and EFA
+    (a cluster placement group is in one AZ). ``[(sub-path, message)]``."""
     why = []
     if pool.capacity_type == CAPACITY_BLOCK:
-        why.append("a Capacity Block launches only in its Availability Zone (facts row 1.7)")
+        why.append("a Capacity Block launches only in its Availability Zone "
+                   "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html)")
     if pool.capacity_reservation is not None and pool.capacity_reservation.id:
-        why.append("an On-Demand Capacity Reservation serves only its Availability Zone (facts row 2.6)")
+        why.append("an On-Demand Capacity Reservation serves only its Availability Zone "
+                   "(aws-ia/terraform-aws-eks-blueprints patterns/targeted-odcr/README.md)")
     if _efa(pool):
-        why.append("EFA traffic and a cluster placement group stay in one Availability Zone (facts rows 5.5-5.6)")
+        why.append("EFA traffic and a cluster placement group stay in one Availability Zone "
+                   "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html)")
     subnets = effective_subnets(pool, cluster)
     if why and len(subnets) != 1:
         where = "" if pool.subnet_ids else " (from cluster.subnetIds)"
@@ -125,7 +138,8 @@ def stack_problems(pool: Any, cluster: Any) -> list[tuple[str, str]]:
 
 def gpus_per_node(pool: Any) -> int | None:
     """GPUs a node of the pool advertises: ``gpusPerNode``, else the catalog's count of the first
-    instance type (Cluster Autoscaler models the group by its first type, facts row 4.6)."""
+    instance type (Cluster Autoscaler models the group by its first type: kubernetes/autoscaler
+    ``cluster-autoscaler/cloudprovider/aws/README.md``)."""
     if pool.gpus_per_node is not None:
         return pool.gpus_per_node
     return catalog.gpus(pool.instance_types[0])
@@ -133,7 +147,7 @@ def gpus_per_node(pool: Any) -> int | None:
 
 def scale_from_zero_problems(pool: Any) -> list[str]:
     """At ``minSize: 0`` the Auto Scaling group gets ``node-template/resources/nvidia.com/gpu``
-    (facts rows 4.4-4.5); a type whose GPU count no source gives (g6f/gr6f, unknown types) needs
+    (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``); a type whose GPU count no source gives (g6f/gr6f, unknown types) needs
     ``gpusPerNode`` for it."""
     if pool.scaling.min_size != 0 or pool.gpus_per_node is not None:
         return []
@@ -143,5 +157,6 @@ def scale_from_zero_problems(pool: Any) -> list[str]:
     return [
         f"minSize 0 with {unknown}: the GPUs a node advertises are not known to the catalog (fractional or unknown "
         "types), and Cluster Autoscaler needs node-template/resources/nvidia.com/gpu to scale the group from zero "
-        "(its own table says 0 or lacks the type: facts rows 3d, 4.5-4.6); set gpusPerNode"
+        "(its own table, ec2_instance_types.go, says 0 or lacks the type: kubernetes/autoscaler "
+        "cluster-autoscaler/cloudprovider/aws/README.md); set gpusPerNode"
     ]

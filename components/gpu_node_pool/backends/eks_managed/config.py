@@ -50,7 +50,7 @@ class EksManagedPool(PoolBase):
     disk_size: int | None = Field(None, ge=20, le=16384, description="Root volume GiB.")
     update_config: UpdateConfig | None = None
     tags: AwsTags = Field(default_factory=dict, description="AWS tags on the node group.")
-    # issue 15: capacity (rules in capacity.py)
+    # capacity (rules in capacity.py)
     allow_unknown_instance_types: bool = Field(
         False, description="Accept instance types the catalog lacks (newer than it), with a warning."
     )

@@ -1,11 +1,14 @@
 """The launch template an eks-managed pool gets for reserved capacity, and the node group inputs that use it.
 
-Sources (rows of ``../shared/facts/aws-gpu-capacity.md``): a Capacity Block node group is created only
+Sources: EKS user guide https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html (a
+Capacity Block node group is created only
 from a launch template with ``InstanceMarketOptions.MarketType = capacity-block``, the reservation as
-``CapacityReservationTarget`` and the one instance type in the template, the node group listing none
-(rows 1.2-1.6; terraform-aws-eks sets the type on the template and ``instance_types = null``); an
-On-Demand Capacity Reservation needs a custom launch template with its target or preference (rows
-2.1-2.6). Pure: pulumi_aws ``ec2.LaunchTemplate`` / ``eks.NodeGroup`` keyword arguments as plain values.
+``CapacityReservationTarget`` and the one instance type in the template, the node group listing none:
+https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html; terraform-aws-modules/terraform-aws-eks@v21.19.0
+``modules/eks-managed-node-group/main.tf`` sets the type on the template and ``instance_types = null``); an
+On-Demand Capacity Reservation needs a custom launch template with its target or preference
+(aws-ia/terraform-aws-eks-blueprints ``patterns/targeted-odcr``; CloudFormation
+``AWS::EC2::LaunchTemplate CapacityReservationSpecification``). Pure: pulumi_aws ``ec2.LaunchTemplate`` / ``eks.NodeGroup`` keyword arguments as plain values.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from .capacity import CAPACITY_BLOCK, uses_launch_template
 
 __all__ = ["launch_template_args", "node_group_overrides", "uses_launch_template"]
 
-#: EC2 ``InstanceMarketOptions.MarketType`` of a Capacity Block launch (facts row 1.3).
+#: EC2 ``InstanceMarketOptions.MarketType`` of a Capacity Block launch (EKS user guide capacity-blocks-mng).
 CAPACITY_BLOCK_MARKET = "capacity-block"
 
 
@@ -29,7 +32,7 @@ def launch_template_args(pool: Any) -> dict[str, Any] | None:
     capacity_reservation_id``. ODCR: ``capacity_reservation_specification`` with the target
     (``capacity_reservation_id`` | ``capacity_reservation_resource_group_arn``) or
     ``capacity_reservation_preference``. Tags: ``gpu-node-pools/pool``. No image, instance profile,
-    subnet or shutdown behaviour: EKS forbids them in a managed node group's template (row 1.19).
+    subnet or shutdown behaviour: EKS forbids them in a managed node group's template (EKS user guide launch-templates).
     """
     if not uses_launch_template(pool):
         return None
@@ -48,7 +51,7 @@ def launch_template_args(pool: Any) -> dict[str, Any] | None:
 
 def node_group_overrides(pool: Any, args: dict[str, Any], template_id: Any, template_version: Any) -> dict[str, Any]:
     """``args`` (from :func:`render.node_group_args`) using the launch template: ``launch_template =
-    {id, version}``, and for a Capacity Block no ``instance_types`` (row 1.5)."""
+    {id, version}``, and for a Capacity Block no ``instance_types`` (the type is in the template)."""
     out = dict(args)
     out["launch_template"] = {"id": template_id, "version": template_version}
     if pool.capacity_type == CAPACITY_BLOCK:

@@ -51,7 +51,7 @@ def node_group_args(pool: EksManagedPool, cluster: ClusterConfig) -> dict[str, A
         )
     if cluster.kubernetes_version:
         args["version"] = cluster.kubernetes_version
-    if pool.node_repair is not None:  # EKS NodeRepairConfig (facts aws-gpu-capacity.md rows 6.1, 6.3)
+    if pool.node_repair is not None:  # EKS NodeRepairConfig (EKS API reference API_NodeRepairConfig)
         args["node_repair_config"] = {"enabled": pool.node_repair.enabled}
     return args
 

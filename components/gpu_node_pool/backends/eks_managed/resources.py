@@ -23,11 +23,11 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterIdenti
 
     args = eks.node_group_args(pool, cluster)
     lt_args = launch_template.launch_template_args(pool)
-    if lt_args is not None:  # reserved capacity or EFA (issue 15): the node group launches from this template
-        if pool.efa is not None and pool.efa.enabled:  # placement group + self rules (facts §5, backends/_efa.py)
+    if lt_args is not None:  # reserved capacity or EFA: the node group launches from this template
+        if pool.efa is not None and pool.efa.enabled:  # placement group + self rules (backends._shared.efa)
             from .._shared import efa_resources as _efa
 
-            # network_interfaces (efa.securityGroupIds on each, row 1.19) and placement.group_name
+            # network_interfaces (efa.securityGroupIds on each: EKS launch-templates, groups on the interfaces or the instance) and placement.group_name
             lt_args |= _efa.wire(component, name, BACKEND, pool, pool.efa.security_group_ids or [])
         template = aws.ec2.LaunchTemplate(
             BACKEND.child_name("launch_template", name), **lt_args, opts=pulumi.ResourceOptions(parent=component)
@@ -46,7 +46,7 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterIdenti
     component.node_group_arn = node_group.arn
     component.exports.update(nodeGroupName=node_group.node_group_name, nodeGroupArn=node_group.arn)
     if pool.scaling.min_size == 0:
-        # GPUs x gpuSharing replicas, or the MIG devices; else the physical count (facts rows 4.4-4.5)
+        # GPUs x gpuSharing replicas, or the MIG devices; else the physical count (Cluster Autoscaler node-template/resources tag)
         resources = {k: str(v) for k, v in autoscaler_resources(pool).items()}
         if not resources and (gpus := capacity.gpus_per_node(pool)):
             resources = {ca.GPU_RESOURCE: str(gpus)}

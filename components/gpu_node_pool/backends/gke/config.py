@@ -111,7 +111,10 @@ class GkeAccelerator(Model):
 class GkePool(PoolBase):
     """A GPU pool as a GKE Standard node pool (``gcp.container.NodePool``).
 
-    Rules checked here (sources: ``facts/gke-nvidia-crossguard.md`` §1):
+    Rules checked here (sources: pulumi_gcp ``container/_inputs.py`` ``NodePoolNodeConfigArgs``; the GKE
+    GPU guide https://cloud.google.com/kubernetes-engine/docs/how-to/gpus (the automatic
+    ``nvidia.com/gpu`` taint); NVIDIA/cloud-native-docs ``gpu-operator/google-gke.rst`` (the
+    ``gke-no-default-nvidia-gpu-device-plugin`` label with the driver install disabled)):
 
     * Taints: ``nvidia.com/gpu=present:NoSchedule`` is always declared (added when the
       config lacks that key and effect), because GKE adds it only when a GPU pool joins a

@@ -1,4 +1,4 @@
-"""Recognise GKE GPU node pools (``gcp:container/nodePool:NodePool``), ours or hand-written (facts/gke-nvidia-crossguard.md §1)."""
+"""Recognise GKE GPU node pools (``gcp:container/nodePool:NodePool``), ours or hand-written (pulumi_gcp ``container/_inputs.py``; https://cloud.google.com/kubernetes-engine/docs/how-to/gpus)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,6 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         platform="gke",
         min_size=int_or_none(dig(props, "autoscaling", "totalMinNodeCount", default=dig(props, "autoscaling", "minNodeCount"))),
         problem=problem,
-        # who installs the driver (issue 14 coverage): INSTALLATION_DISABLED means nobody unless the stack does
+        # who installs the driver: INSTALLATION_DISABLED means nobody unless the stack does
         extra={"gpu_driver_version": driver},
     )

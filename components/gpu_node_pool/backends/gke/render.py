@@ -10,7 +10,8 @@ GKE spells effects ``NO_SCHEDULE`` / ``PREFER_NO_SCHEDULE`` / ``NO_EXECUTE`` (pu
 
 Sources: pulumi_gcp 10.2.0 ``container/node_pool.py`` and ``container/_inputs.py``
 (``NodePoolNodeConfigArgs``, ``NodePoolAutoscalingArgs``,
-``NodePoolNodeConfigGuestAcceleratorArgs``); ``facts/gke-nvidia-crossguard.md`` §1.
+``NodePoolNodeConfigGuestAcceleratorArgs``); the GKE GPU guide
+https://cloud.google.com/kubernetes-engine/docs/how-to/gpus.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
     if pool.service_account:
         node_config["service_account"] = pool.service_account
     node_config["oauth_scopes"] = list(pool.oauth_scopes)
-    # pool gpuSharing / mig -> gpu_sharing_config / gpu_partition_size (issue 14)
+    # pool gpuSharing / mig -> gpu_sharing_config / gpu_partition_size
     node_config["guest_accelerators"] = [guest_accelerator_args(pool.accelerator) | gke_accelerator_args(pool)]
     node_config["labels"] = pool.node_labels
     node_config["taints"] = [t.to_provider() for t in pool.taint_list]
@@ -93,7 +94,7 @@ def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
         "total_max_node_count": pool.autoscaling.max_size,
     }
     args["node_config"] = node_config
-    if pool.node_repair is not None:  # NodeManagement.autoRepair (facts aws-gpu-capacity.md row 6.9)
+    if pool.node_repair is not None:  # NodeManagement.autoRepair (GKE API reference NodeManagement)
         args["management"] = {"auto_repair": pool.node_repair.enabled}
     return args
 

@@ -165,7 +165,7 @@ class KarpenterPool(NodePoolBase):
     requirements: list[KarpenterRequirement] = Field(default_factory=list, description="Extra requirements.")
     node_class_ref: KarpenterNodeClassRef | None = None
     node_class: KarpenterNodeClass | None = None
-    efa: KarpenterEfa | None = Field(None, description="{enabled: true, placementGroup: {name|id}}: EFA (issue 15).")
+    efa: KarpenterEfa | None = Field(None, description="{enabled: true, placementGroup: {name|id}}: EFA.")
     limits: dict[str, int | str] = Field(description="Resource caps; must include nvidia.com/gpu (e.g. 32).")
     disruption: KarpenterDisruption = Field(default_factory=KarpenterDisruption)
     weight: int | None = Field(None, description="1-100; higher is tried first.")
@@ -198,8 +198,10 @@ class KarpenterPool(NodePoolBase):
             if taint.key == NVIDIA_GPU_RESOURCE:
                 raise fail(
                     f"startupTaints[{j}] ({taint}) is the GPU taint, which is permanent: an agent never removes it, "
-                    "so Karpenter would wait for its removal forever (facts/gpu-agents-and-boot-taints.md A.1, NVIDIA "
-                    "row); put it in taints"
+                    "so Karpenter would wait for its removal forever (a node is initialized only once its startupTaints "
+                    "are gone: kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/initialization.go; no NVIDIA "
+                    "agent removes nvidia.com/gpu, and https://karpenter.sh/docs/concepts/nodepools/ puts it in taints); "
+                    "put it in taints"
                 )
         return startup
 
@@ -259,11 +261,11 @@ class KarpenterPool(NodePoolBase):
         count = len(self.requirement_list)
         if count > KARPENTER_MAX_REQUIREMENTS:
             problems.append(f"{count} requirements in all; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
-        if not problems:  # issue 15: can Karpenter ever launch a GPU node for it?
+        if not problems:  # can Karpenter ever launch a GPU node for it?
             from .feasibility import pool_problems
 
             problems += pool_problems(self)
-        if not problems:  # issue 15 item 5: EFA (karpenter/efa.py)
+        if not problems:  # EFA (karpenter/efa.py)
             from .efa import pool_problems as efa_problems
 
             problems += efa_problems(self)

@@ -16,7 +16,7 @@ _KARPENTER_AWS = "karpenter.k8s.aws/"
 
 
 def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
-    """Whether a NodePool is a GPU pool (issue 16 §5), decided from what its requirements can select.
+    """Whether a NodePool is a GPU pool, decided from what its requirements can select.
 
     Not a GPU pool when ``limits`` caps ``nvidia.com/gpu`` at 0 (a common way to keep GPUs out).
     A GPU pool when its requirements explicitly ask for NVIDIA GPUs (:func:`~gpu_node_pool.backends._shared.nodepool_detect.requires_nvidia_gpu`),

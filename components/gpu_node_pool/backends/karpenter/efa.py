@@ -1,19 +1,22 @@
-"""EFA on Karpenter pools (issue 15 item 5): ``efa: {enabled: true, placementGroup: {name | id}}``.
+"""EFA on Karpenter pools: ``efa: {enabled: true, placementGroup: {name | id}}``.
 
 Renders into the component's ``EC2NodeClass`` (``karpenter.k8s.aws/v1``, shapes from the CRD copy in
 ``tests/data/karpenter-crds/karpenter.k8s.aws_ec2nodeclasses.yaml``):
 
 * ``spec.placementGroupSelector`` = ``{name}`` or ``{id: pg-...}`` (exactly one; CRD CEL rules). The
   Karpenter backend creates no AWS resources, so the cluster placement group is named by the user
-  (facts ``aws-gpu-capacity.md`` rows 5.4, 5.6);
+  (a cluster placement group lives in one Availability Zone: EC2 user guide
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html);
 * ``spec.networkInterfaces`` = the primary ``{networkCardIndex: 0, deviceIndex: 0, interfaceType:
   interface}`` (the CRD requires it) plus one ``efa-only`` interface on each further EFA network card
-  (``deviceIndex`` 1, as terraform-aws-eks does, row 5.3); the count is the common
-  ``MaximumEfaInterfaces`` of every type the NodePool can launch (catalog, facts §5a, row 5.1).
+  (``deviceIndex`` 1, as terraform-aws-modules/terraform-aws-eks@v21.19.0
+  ``modules/eks-managed-node-group/main.tf`` does); the count is the common ``MaximumEfaInterfaces``
+  of every type the NodePool can launch (catalog; one EFA per network card, EKS user guide
+  https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html).
 
-Rules: every candidate type has EFA and the same count (§5a, row 5.1); one zone (``zones``, rows
-5.5-5.6); a created ``nodeClass`` (an existing one is not rendered). Warnings: ``efa-only`` needs
-VPC CNI >= 1.18.5 (row 5.2). Pure.
+Rules: every candidate type has EFA and the same count; one zone (``zones``); a created
+``nodeClass`` (an existing one is not rendered). Warnings: ``efa-only`` needs VPC CNI >= 1.18.5
+(node-efa guide). Pure.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ class KarpenterEfa(Model):
     """``efa`` on a Karpenter pool: ``{enabled: true, placementGroup: {name: ...} | {id: pg-...}}``.
 
     ``placementGroup`` is required: a cluster placement group (strategy ``cluster``) you created in the
-    pool's zone (facts rows 5.4, 5.6).
+    pool's zone (EC2 placement-strategies).
     """
 
     enabled: bool = Field(True, description="EFA interfaces and the placement group in the EC2NodeClass.")
@@ -74,7 +77,7 @@ def _counts(pool: Any) -> dict[str, int | None] | None:
 
 
 def pool_problems(pool: Any) -> list[str]:
-    """Refusals for an EFA Karpenter pool (sentences: rule, facts row, fix)."""
+    """Refusals for an EFA Karpenter pool (sentences: rule, source, fix)."""
     if not _enabled(pool):
         return []
     problems = []
@@ -86,13 +89,13 @@ def pool_problems(pool: Any) -> list[str]:
     if pool.efa.placement_group is None:
         problems.append(
             "efa.placementGroup: required on Karpenter pools, {name: ...} or {id: pg-...} of a cluster placement group "
-            "in the pool's zone (facts rows 5.4, 5.6; EC2NodeClass placementGroupSelector): the Karpenter backend "
+            "in the pool's zone (EC2NodeClass spec.placementGroupSelector, https://karpenter.sh/docs/concepts/nodeclasses/): the Karpenter backend "
             "creates no AWS resources"
         )
     if not pool.zones or len(pool.zones) != 1:
         problems.append(
             f"efa: zones {pool.zones or 'unset'}; EFA traffic and a cluster placement group stay in one Availability "
-            "Zone (facts rows 5.5-5.6): set zones to the placement group's zone, e.g. zones: [us-east-1a]"
+            "Zone (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html): set zones to the placement group's zone, e.g. zones: [us-east-1a]"
         )
     counts = _counts(pool)
     if counts:
@@ -100,25 +103,26 @@ def pool_problems(pool: Any) -> list[str]:
         if without:
             problems.append(
                 f"efa: the NodePool can launch {without[:6]}{' ...' if len(without) > 6 else ''} ({len(without)} types) "
-                "with 0 or no sourced EFA interfaces (facts §5a): restrict instanceTypes/instanceFamilies to EFA types, "
+                "with 0 or no sourced EFA interfaces (EC2 MaximumEfaInterfaces, Karpenter's vpc.amazonaws.com/efa): restrict instanceTypes/instanceFamilies to EFA types, "
                 "e.g. p5.48xlarge, p4d.24xlarge, g6e.48xlarge"
             )
         elif len(set(counts.values())) > 1:
             problems.append(
                 f"efa: the NodePool's types have different EFA interface counts {dict(sorted(counts.items()))}: one "
-                "EC2NodeClass describes one set of network interfaces (facts row 5.1, §5a); split them into pools"
+                "EC2NodeClass describes one set of network interfaces, one EFA per network card "
+                "(https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html); split them into pools"
             )
     return problems
 
 
 def pool_warnings(pool: Any) -> list[tuple[str, str]]:
-    """``[(sub-path, message)]``: ``efa-only`` interfaces need VPC CNI >= 1.18.5 (facts row 5.2)."""
+    """``[(sub-path, message)]``: ``efa-only`` interfaces need VPC CNI >= 1.18.5 (EKS user guide node-efa)."""
     if not _enabled(pool) or (_interface_count(pool) or 0) < 2:
         return []
     return [("efa", (
         "the EC2NodeClass gets efa-only interfaces on network cards 1 and up: they need the Amazon VPC CNI >= 1.18.5 "
-        "(facts row 5.2, EKS user guide node-efa); pods get EFA devices through the aws-efa-k8s-device-plugin "
-        "(vpc.amazonaws.com/efa, row 3.17)"))]
+        "(https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html); pods get EFA devices through the "
+        "aws-efa-k8s-device-plugin (resource vpc.amazonaws.com/efa)"))]
 
 
 def _interface_count(pool: Any) -> int | None:

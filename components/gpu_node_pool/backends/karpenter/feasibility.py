@@ -3,14 +3,17 @@
 The requirements are :attr:`KarpenterPool.requirement_list` (the component's from instanceFamilies,
 instanceTypes, gpuCounts, gpuNames, capacityTypes, architecture, zones, then the user's), the limits
 ``spec.limits`` as the renderer emits them (``pool.limits``); :func:`gpu_node_pool.catalog.requirements.evaluate`
-judges them as Karpenter does (facts/aws-gpu-capacity.md rows 3.12-3.16, §3d). Refusals:
+judges them as Karpenter does (kubernetes-sigs/karpenter ``pkg/scheduling/requirements.go`` and
+``pkg/controllers/provisioning/scheduling/scheduler.go``; aws/karpenter-provider-aws#8368). Refusals:
 
 * nothing left (an empty intersection, or limits below one node: "all available instance types exceed
-  limits for nodepool", karpenter-provider-aws#8068/#5975) - listing each requirement and how many
+  limits for nodepool", aws/karpenter-provider-aws#8068/#5975) - listing each requirement and how many
   types it left;
 * only types with 0 ``nvidia.com/gpu`` capacity left (g6f/gr6f: Karpenter's types.go gives them
-  ``instance-gpu-manufacturer=nvidia`` with ``instance-gpu-count=0``, #8368), which no GPU pod can use;
-* ``reserved`` in capacityTypes without ``nodeClass.capacityReservationSelectorTerms`` (rows 3.3, 3.5).
+  ``instance-gpu-manufacturer=nvidia`` with ``instance-gpu-count=0``, aws/karpenter-provider-aws#8368),
+  which no GPU pod can use;
+* ``reserved`` in capacityTypes without ``nodeClass.capacityReservationSelectorTerms`` (Karpenter docs
+  https://karpenter.sh/docs/tasks/odcrs/: reservations are used only when the EC2NodeClass selects them).
 
 Warnings: known risks of the candidate types (p5.4xlarge, g6f) and what the catalog could not judge.
 Pure (no Pulumi).
@@ -64,8 +67,8 @@ def pool_problems(pool: Any) -> list[str]:
         if pool.node_class is not None and not terms:
             problems.append(
                 "capacityTypes has reserved but nodeClass.capacityReservationSelectorTerms is empty: Karpenter launches "
-                "reserved capacity only from reservations the EC2NodeClass selects, never by open matching (facts rows "
-                "3.3, 3.5; karpenter docs tasks/odcrs.md); add e.g. capacityReservationSelectorTerms: [{id: cr-...}]"
+                "reserved capacity only from reservations the EC2NodeClass selects, never by open matching "
+                "(https://karpenter.sh/docs/tasks/odcrs/); add e.g. capacityReservationSelectorTerms: [{id: cr-...}]"
             )
     if _unknown_types_allowed(pool):
         return problems  # the catalog cannot judge types it does not know: a warning says so
@@ -78,7 +81,8 @@ def pool_problems(pool: Any) -> list[str]:
         head, *why = lines
         problems.append(
             f"{head} NodePool requirements (the component's first, then yours) and limits, as Karpenter evaluates "
-            f"them: {'; '.join(why)} (facts/aws-gpu-capacity.md rows 3.12-3.16, §3d); widen the requirements or "
+            f"them: {'; '.join(why)} (requirements are ANDed and types above the limits are dropped: kubernetes-sigs/karpenter "
+            "pkg/scheduling/requirements.go, pkg/controllers/provisioning/scheduling/scheduler.go); widen the requirements or "
             "raise the limits"
         )
     return problems
@@ -96,7 +100,7 @@ def pool_warnings(pool: Any) -> list[tuple[str, str]]:
     if "reserved" in pool.capacity_types and pool.node_class is None:
         out.append(("capacityTypes", (
             f"reserved: the existing EC2NodeClass {pool.node_class_name!r} must select the reservations in "
-            "capacityReservationSelectorTerms, else Karpenter launches no reserved capacity (facts row 3.3); the "
+            "capacityReservationSelectorTerms, else Karpenter launches no reserved capacity (https://karpenter.sh/docs/tasks/odcrs/); the "
             "plan cannot read it")))
     try:
         result = evaluation(pool.requirement_list, pool.limits)

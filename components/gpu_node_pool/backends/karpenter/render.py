@@ -111,10 +111,10 @@ def ec2nodeclass_manifest(pool: KarpenterPool, cluster: ClusterConfig) -> dict[s
             "subnetSelectorTerms": [{"tags": dict(sorted(subnet_tags.items()))}],
             "securityGroupSelectorTerms": [{"tags": dict(sorted(sg_tags.items()))}],
             "tags": dict(sorted(tags.items())),
-            # reserved capacity (facts/aws-gpu-capacity.md rows 3.3, 3.5): only when configured
+            # reserved capacity (Karpenter docs tasks/odcrs; EC2NodeClass capacityReservationSelectorTerms): only when configured
             **({"capacityReservationSelectorTerms": [t.to_k8s() for t in node_class.capacity_reservation_selector_terms]}
                if node_class.capacity_reservation_selector_terms else {}),
-            **node_class_fields(pool),  # EFA (issue 15 item 5, karpenter/efa.py)
+            **node_class_fields(pool),  # EFA (karpenter/efa.py)
         },
     }
 

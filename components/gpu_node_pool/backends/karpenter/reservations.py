@@ -1,7 +1,9 @@
 """``EC2NodeClass.spec.capacityReservationSelectorTerms`` for Karpenter pools with ``capacityTypes: [reserved]``.
 
-Schema and CEL rules of the v1.14.1 CRD (``tests/data/karpenter-crds/karpenter.k8s.aws_ec2nodeclasses.yaml``;
-facts/aws-gpu-capacity.md row 3.5): at most 30 terms, ORed (row 3.6); a term has ``id``
+Schema and CEL rules of the EC2NodeClass CRD, aws/karpenter-provider-aws@v1.14.1
+``pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`` and ``pkg/apis/v1/ec2nodeclass.go`` (copied in
+``tests/data/karpenter-crds/``): at most 30 terms, ORed (the API godoc; Karpenter's ODCR task page says
+"ANDed", its NodeClass page and examples treat them as alternatives); a term has ``id``
 (``^cr-[0-9a-z]+$``), ``tags`` (at most 20, no empty keys or values, ``*`` = any value), ``ownerID``
 (12 digits) and ``instanceMatchCriteria`` (``open`` | ``targeted``); each term needs one of tags, id,
 instanceMatchCriteria, and ``id`` goes alone. Pure.
@@ -42,10 +44,10 @@ class CapacityReservationTerm(Model):
     @model_validator(mode="after")
     def _shape(self) -> CapacityReservationTerm:
         if self.id is None and self.tags is None and self.instance_match_criteria is None:
-            raise fail("a term needs one of id, tags or instanceMatchCriteria (EC2NodeClass CRD rule; facts row 3.5)")
+            raise fail("a term needs one of id, tags or instanceMatchCriteria (EC2NodeClass CRD rule, aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass.go)")
         if self.id is not None and (self.tags is not None or self.owner_id is not None or self.instance_match_criteria):
             raise fail("'id' is mutually exclusive with tags, ownerID and instanceMatchCriteria in a term (EC2NodeClass "
-                        "CRD rule; facts row 3.5): split it into two terms (terms are ORed)")
+                        "CRD rule, aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass.go): split it into two terms (terms are ORed)")
         return self
 
     def to_k8s(self) -> dict[str, Any]:

@@ -25,7 +25,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     entry["requirements"] = karpenter.read_nodepool_requirements(nodepool.inputs)
     entry["limits"] = karpenter.read_nodepool_limits(nodepool.inputs)
     entry["disruption"] = (nodepool.inputs.get("spec") or {}).get("disruption", {})
-    from .feasibility import candidates_summary  # issue 15: what Karpenter could launch, from the recorded NodePool
+    from .feasibility import candidates_summary  # what Karpenter could launch, from the recorded NodePool
 
     entry["candidateTypes"] = candidates_summary(entry["requirements"], entry["limits"])
     ref = karpenter.read_nodepool_node_class_ref(nodepool.inputs)

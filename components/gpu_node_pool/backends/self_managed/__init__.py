@@ -30,7 +30,7 @@ BACKEND = register(
             "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),
             "asg": (AUTOSCALING_GROUP, "{pool}-asg"),
             "instance_profile": (IAM_INSTANCE_PROFILE, "{pool}-instance-profile"),
-            **EFA_CHILDREN,  # EFA (issue 15 item 5): placement group, self-referencing rules
+            **EFA_CHILDREN,  # EFA: placement group, self-referencing rules
         },
     )
 )

@@ -79,11 +79,13 @@ class SelfManagedPool(PoolBase):
     """A GPU pool of self-managed nodes whose kubelet registers the pool's taints itself.
 
     Registration is the only way a taint exists before the first pod can land (the
-    ``--register-with-taints`` / ``registerWithTaints`` facts: ``facts/aws-eks-karpenter.md``
-    §3). With ``provider: aws`` the component creates an EC2 launch template (user data in
+    kubelet's ``--register-with-taints`` / KubeletConfiguration ``registerWithTaints``, which apply
+    at registration only: https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/).
+    With ``provider: aws`` the component creates an EC2 launch template (user data in
     ``format``, IMDSv2 required, the NVIDIA AMI from the public SSM parameter of ``format`` and
     ``cluster.kubernetesVersion`` unless ``amiId`` is set) and an Auto Scaling group tagged for
-    Cluster Autoscaler scale from zero (§4). With ``provider: none`` (bare metal, kubeadm
+    Cluster Autoscaler scale from zero (node-template tags, kubernetes/autoscaler
+    ``cluster-autoscaler/cloudprovider/aws/README.md``). With ``provider: none`` (bare metal, kubeadm
     on-premises) it renders the bootstrap only, as stack outputs.
 
     Rules checked here:
@@ -206,7 +208,7 @@ class SelfManagedPool(PoolBase):
         types = self.instance_types or []
         bad = instances.nvidia_instance_problems(types)
         problems += [f"instanceTypes: {p}" for p in bad]
-        problems += unknown_type_findings(types, self.allow_unknown_instance_types)[0]  # issue 15
+        problems += unknown_type_findings(types, self.allow_unknown_instance_types)[0]
         if types and not bad:
             arches = sorted({instances.instance_arch(t) for t in types})
             if len(arches) > 1:
@@ -224,7 +226,7 @@ class SelfManagedPool(PoolBase):
                         f"instanceTypes {types} have different GPU counts {counts}; Cluster Autoscaler models a group "
                         "as one node shape: split them into pools"
                     )
-        if _efa.efa_enabled(self) and types:  # issue 15 item 5 (facts §5)
+        if _efa.efa_enabled(self) and types:  # EFA (backends._shared.efa)
             problems += _efa.pool_problems(types, self.efa_security_groups, "self-managed")
         problem = several_effects_problem(
             self.taint_list, "the Auto Scaling group cannot describe it: use one effect per key (or provider none)"
@@ -342,7 +344,7 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
         elif (pool.subnet_ids or "subnetIds" not in cluster.not_judged) and _efa.efa_enabled(pool) and (
             msg := _efa.subnet_problem(list(pool.subnet_ids or cluster.subnet_ids or []), bool(pool.subnet_ids))
         ):
-            issues.append(ConfigIssue(f"pools[{i}].subnetIds", msg))  # one AZ (facts rows 5.5-5.6)
+            issues.append(ConfigIssue(f"pools[{i}].subnetIds", msg))  # one AZ: a cluster placement group
         if not (pool.instance_profile_arn or cluster.given("node_role_arn")):
             issues.append(ConfigIssue(f"pools[{i}].instanceProfileArn", "missing; set it here, or cluster.nodeRoleArn to get one made for it"
             ))

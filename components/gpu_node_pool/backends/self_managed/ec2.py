@@ -152,7 +152,7 @@ def launch_template_args(
     policy overrides it, and policies still see a GPU type here); ``diskSize`` sizes :attr:`BootstrapFormat.data_volume` (gp3, encrypted).
     With ``efa.enabled``: ``network_interfaces`` (one ``efa`` interface per network card, the groups on
     each, no ``vpc_security_group_ids``) and ``placement.group_name`` = ``placement_group_name``
-    (facts aws-gpu-capacity.md rows 1.19, 5.1-5.4; :mod:`gpu_node_pool.backends._shared.efa`).
+    (the terraform-aws-eks EFA pattern; :mod:`gpu_node_pool.backends._shared.efa`).
     """
     fmt = FORMATS[pool.format]
     args: dict[str, Any] = {
@@ -175,10 +175,10 @@ def launch_template_args(
                 "ebs": {"volume_size": pool.disk_size, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"},
             }
         ]
-    spec = capacity_reservation_spec(None, pool.capacity_reservation)  # ODCR (facts aws-gpu-capacity.md 2.1-2.4)
+    spec = capacity_reservation_spec(None, pool.capacity_reservation)  # ODCR (CloudFormation CapacityReservationSpecification)
     if spec is not None:
         args["capacity_reservation_specification"] = spec
-    if efa_enabled(pool):  # EFA (facts aws-gpu-capacity.md rows 1.19, 5.1-5.4): groups move onto the interfaces
+    if efa_enabled(pool):  # EFA: groups move onto the interfaces (EC2: not on both)
         args.pop("vpc_security_group_ids", None)
         args |= efa_launch_template_args(pool.instance_types or [], pool.efa_security_groups, placement_group_name)
     return args

@@ -43,7 +43,7 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterIdent
         )
         profile_arn = profile.arn
     efa_args: dict[str, Any] = {}
-    if pool.efa is not None and pool.efa.enabled:  # placement group + self rules (facts §5, backends/_efa.py)
+    if pool.efa is not None and pool.efa.enabled:  # placement group + self rules (backends._shared.efa)
         from .._shared import efa_resources as _efa
 
         efa_args = _efa.wire(component, name, BACKEND, pool, pool.efa_security_groups)
