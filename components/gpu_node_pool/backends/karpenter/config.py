@@ -13,6 +13,7 @@ from pydantic import (
 
 from ...config.common import AwsTags, PoolBase, TaintConfig, TaintItem, _check_labels, _fail, _labels_problems, _Model  # noqa: F401
 from ...config.errors import ConfigIssue  # noqa: F401
+from ...k8s.patterns import full_match, pattern_search
 from ...k8s.taints import Taint, find_duplicate_taints
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from .._shared.nodepool import KarpenterBudget, KarpenterDisruption, nodepool_limits_problems  # noqa: F401 - shared with eks-auto
@@ -63,7 +64,7 @@ class KarpenterNodeClassRef(_Model):
     @field_validator("name")
     @classmethod
     def _name(cls, name: str) -> str:
-        if len(name) > 253 or not _K8S_OBJECT_NAME_RE.match(name):
+        if len(name) > 253 or not full_match(_K8S_OBJECT_NAME_RE, name):
             raise _fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
         return name
 
@@ -94,7 +95,7 @@ class KarpenterNodeClass(NodeClassBase):
     @field_validator("name")
     @classmethod
     def _name(cls, name: str | None) -> str | None:
-        if name is not None and (len(name) > 253 or not _K8S_OBJECT_NAME_RE.match(name)):
+        if name is not None and (len(name) > 253 or not full_match(_K8S_OBJECT_NAME_RE, name)):
             raise _fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
         return name
 
@@ -102,7 +103,7 @@ class KarpenterNodeClass(NodeClassBase):
     @classmethod
     def _alias(cls, alias: str) -> str:
         family, _, version = alias.partition("@")
-        if not _K_ALIAS_RE.search(alias):
+        if not pattern_search(_K_ALIAS_RE, alias):
             raise _fail(f"{alias!r} must be family@version, e.g. al2023@latest or bottlerocket@v1.30.0")
         if family not in KARPENTER_GPU_ALIAS_FAMILIES:
             raise _fail(

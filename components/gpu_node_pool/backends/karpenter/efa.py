@@ -18,12 +18,12 @@ VPC CNI >= 1.18.5 (row 5.2). Pure.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import Field, model_validator
 
 from ...config.common import _fail, _Model
+from ...k8s.patterns import pattern_search
 
 __all__ = ["KarpenterEfa", "PlacementGroupSelector", "node_class_fields", "pool_problems", "pool_warnings"]
 
@@ -38,7 +38,7 @@ class PlacementGroupSelector(_Model):
     def _one(self) -> PlacementGroupSelector:
         if (self.name is None) == (self.id is None):
             raise _fail("set exactly one of name or id (EC2NodeClass CRD: 'name' and 'id' are mutually exclusive)")
-        if self.id is not None and not re.fullmatch(r"pg-[0-9a-z]+", self.id):
+        if self.id is not None and not pattern_search(r"^pg-[0-9a-z]+$", self.id):
             raise _fail(f"id {self.id!r} must match ^pg-[0-9a-z]+$ (EC2NodeClass CRD)")
         return self
 
