@@ -42,3 +42,39 @@ def test_a_trailing_newline_is_refused_with_the_path(capsys, temp_project, desc,
     code, out = validate(capsys, temp_project, text, command)
     assert code == 2, out
     assert path in out and "Traceback" not in out, out
+
+
+@pytest.mark.parametrize("backend", ["{}", "[eks-managed]", "7"])
+def test_a_backend_that_is_not_a_name_exits_2(capsys, temp_project, backend):
+    code, out = validate(capsys, temp_project, DEV.replace("backend: eks-managed", f"backend: {backend}"))
+    assert code == 2, out
+    assert "pools[0].backend:" in out and "is not a backend; use one of eks-managed" in out, out
+
+
+def _billion_laughs(levels: int = 9) -> str:
+    text = 'config:\n  a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n'
+    for i in range(1, levels + 1):
+        text += f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]\n"
+    return text + f"  gpu-node-pools:pools: *a{levels}\n"
+
+
+def test_an_alias_bomb_is_refused_with_the_line(capsys, temp_project):
+    code, out = validate(capsys, temp_project, _billion_laughs())
+    assert code == 2, out
+    # a4 is the first value past 50000 (9^4 lists of 9 strings): line 6 of the file
+    assert "Pulumi.mine.yaml: line 6: this value expands through its aliases (*name) to more than 50000 values" in out
+
+
+def test_an_alias_inside_its_own_anchor_is_refused(capsys, temp_project):
+    code, out = validate(capsys, temp_project, "config:\n  gpu-node-pools:pools: &x [*x]\n")
+    assert code == 2 and "line 2: an alias (*name) inside the value its anchor (&name) names" in out, out
+
+
+def test_a_few_aliases_still_work(capsys, temp_project):
+    text = DEV.replace("      tags:\n        team: ml-platform\n        env: dev\n",
+                       "      tags: &tags\n        team: ml-platform\n        env: dev\n")
+    pool = DEV.split("  gpu-node-pools:pools:\n")[1].split("  gpu-node-pools:devicePlugin:")[0]
+    second = pool.replace("name: inference", "name: training").replace("      tags:\n        team: ml-platform\n        env: dev\n", "      tags: *tags\n")
+    text = text.replace("  gpu-node-pools:devicePlugin:", second + "  gpu-node-pools:devicePlugin:")
+    code, out = validate(capsys, temp_project, text)
+    assert code == 0, out

@@ -286,7 +286,7 @@ def partial_stack_issues(raw: Any) -> list[ConfigIssue]:
     pools_raw = raw.get("pools")
     if not isinstance(pools_raw, list) or not pools_raw:
         return []
-    if not all(isinstance(p, Mapping) and p.get("backend") in models for p in pools_raw):
+    if not all(isinstance(p, Mapping) and isinstance(p.get("backend"), str) and p.get("backend") in models for p in pools_raw):
         return []
     cluster = _stand_in(ClusterConfig, raw.get("cluster"))
     if cluster is None:
