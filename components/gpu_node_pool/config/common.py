@@ -18,6 +18,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from ..k8s.labels import DEFAULT_GPU_LABEL, label_syntax_problem
+from ..k8s.patterns import full_match
 from ..k8s.taints import (
     Taint,
     TaintEffect,
@@ -315,7 +316,7 @@ class MigConfig(Model):
     @field_validator("profile")
     @classmethod
     def _profile(cls, profile: str) -> str:
-        if not _MIG_PROFILE_RE.match(profile):
+        if not full_match(_MIG_PROFILE_RE, profile):
             raise fail(
                 f"{profile!r} is not a MIG profile name: <compute>g.<memory>gb, e.g. 1g.10gb or 3g.40gb (NVIDIA MIG "
                 "User Guide, Supported MIG Profiles)"
@@ -341,7 +342,7 @@ class PoolBase(Model):
     @field_validator("name")
     @classmethod
     def _name(cls, name: str) -> str:
-        if len(name) > 40 or not _POOL_NAME_RE.match(name):
+        if len(name) > 40 or not full_match(_POOL_NAME_RE, name):
             raise fail(
                 f"{name!r} must be a lower-case DNS label (letters, digits, '-'), up to 40 characters, "
                 "e.g. gpu-inference"

@@ -21,10 +21,10 @@ Sources, checked 2026-12-01:
 from __future__ import annotations
 
 import datetime
-import re
 
 from pydantic import Field
 
+from ..k8s.patterns import full_match
 from .common import Model
 
 # --- ids --------------------------------------------------------------------------------
@@ -39,7 +39,7 @@ _ID_KINDS = {
 
 def aws_id_problem(prefix: str, ids: list[str] | None) -> str | None:
     """Why ``ids`` are not EC2 ids of ``prefix`` (``subnet``, ``sg``, ``cr``): ``<prefix>-[0-9a-f]{8,17}``; None if all are."""
-    bad = [i for i in ids or [] if not re.fullmatch(rf"{prefix}-[0-9a-f]{{8,17}}", i)]
+    bad = [i for i in ids or [] if not full_match(rf"{prefix}-[0-9a-f]{{8,17}}", i)]
     if not bad:
         return None
     what, example, how = _ID_KINDS[prefix]

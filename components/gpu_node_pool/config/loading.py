@@ -87,8 +87,8 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         got = value.get("backend")
         if got is None:
             return [ConfigIssue(path + ".backend", f"required key is missing; use one of {', '.join(backend_names())}")]
-        return [ConfigIssue(path + ".backend", f"{shown if not isinstance(got, str) else show(got)} is not a backend; "
-                                                f"use one of {', '.join(backend_names())}")]
+        what = show(got) if isinstance(got, str) else f"{show(got)} (a {type(got).__name__}, not a name)"
+        return [ConfigIssue(path + ".backend", f"{what} is not a backend; use one of {', '.join(backend_names())}")]
     model, field = field_at(stack_model(), loc)
     ctx = err.get("ctx") or {}
     if kind == "model_type" or kind == "model_attributes_type" or kind == "dict_type":
@@ -160,9 +160,68 @@ def validate_stack_config(
     return stack
 
 
+#: Most values a stack file may expand to once its aliases (``*name``) are replaced by what their
+#: anchors (``&name``) hold. A stack config has a few hundred; nine levels of ten aliases each (the
+#: "billion laughs") would be 10^9, which no check or encoder below would finish.
+MAX_EXPANDED_VALUES = 50_000
+
+
+class AliasExpansionError(yaml.YAMLError):
+    """A document whose aliases expand past :data:`MAX_EXPANDED_VALUES` values, or into themselves."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+def _check_alias_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES) -> None:
+    """Raise :class:`AliasExpansionError` at the first node (in the composed graph, where an alias is
+    the anchored node itself) that expands to more than ``limit`` values, or that contains itself.
+    Linear in the nodes written: each node's expanded size is computed once."""
+    sizes: dict[int, int] = {}
+    ancestors: set[int] = set()
+    todo: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while todo:
+        node, children_done = todo.pop()
+        key = id(node)
+        if children_done:
+            ancestors.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > limit:
+                raise AliasExpansionError(node.start_mark.line + 1, (
+                    f"this value expands through its aliases (*name) to more than {limit} values; a stack "
+                    "config needs a few hundred: write the values out or use fewer aliases"))
+            continue
+        if key in sizes:
+            continue
+        ancestors.add(key)
+        todo.append((node, True))
+        for child in _children(node):
+            if id(child) in ancestors:
+                raise AliasExpansionError(child.start_mark.line + 1, (
+                    "an alias (*name) inside the value its anchor (&name) names: the value would contain "
+                    "itself; write the value out"))
+            if id(child) not in sizes:
+                todo.append((child, False))
+
+
 class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when built with it
     """PyYAML's safe loader (libyaml's C parser when available), recording duplicate mapping keys instead of
-    keeping the last silently. YAML 1.1 surprises (yes/no/on/off keys, dates) are refused after loading."""
+    keeping the last silently. YAML 1.1 surprises (yes/no/on/off keys, dates) are refused after loading.
+    Aliases are bounded: see :func:`_check_alias_expansion`."""
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        _check_alias_expansion(node)
+        return self.construct_document(node)
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -333,6 +392,8 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT) -> tuple[dic
     loader.duplicates = []
     try:
         doc = loader.get_single_data()
+    except AliasExpansionError as err:
+        raise ConfigError([ConfigIssue(name, f"line {err.line}: {err.message}")], name) from None
     except yaml.YAMLError as err:
         raise ConfigError([ConfigIssue(*yaml_syntax_problem(_python_parser_error(text) or err, name))], name) from None
     finally:

@@ -22,16 +22,16 @@ MAX_SHOWN = 80
 #: each rule in the comment). Keyed by the pattern itself so a model anywhere can use it.
 PATTERN_RULES: dict[str, str] = {
     # IAM ARN format (AWS IAM User Guide, "IAM ARNs")
-    r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$": "must be an IAM role ARN arn:aws:iam::<12-digit account>:role/<name>, "
+    r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[!-~]+$": "must be an IAM role ARN arn:aws:iam::<12-digit account>:role/<name>, "
     "e.g. arn:aws:iam::111122223333:role/ml-dev-gpu-node",
-    r"^arn:aws[a-z-]*:iam::\d{12}:instance-profile/.+$": "must be an IAM instance profile ARN "
+    r"^arn:aws[a-z-]*:iam::[0-9]{12}:instance-profile/[!-~]+$": "must be an IAM instance profile ARN "
     "arn:aws:iam::<12-digit account>:instance-profile/<name>, e.g. arn:aws:iam::111122223333:instance-profile/gpu-nodes",
-    r"^arn:aws[a-z-]*:resource-groups:[a-z0-9-]+:\d{12}:group/.+$": "must be a resource group ARN, e.g. "
+    r"^arn:aws[a-z-]*:resource-groups:[a-z0-9-]+:[0-9]{12}:group/[a-zA-Z0-9_.-]{1,300}$": "must be a resource group ARN, e.g. "
     "arn:aws:resource-groups:us-west-2:111122223333:group/gpu-reservations",
     # EKS CreateCluster name constraint
     r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$": "must be 1-100 letters, digits, '-' or '_', starting with a letter or "
     "digit (the EKS cluster name rule), e.g. ml-dev",
-    r"^1\.\d{2}$": "must be a Kubernetes minor version 1.NN written as a quoted string, e.g. \"1.33\"",
+    r"^1\.[0-9]{2}$": "must be a Kubernetes minor version 1.NN written as a quoted string, e.g. \"1.33\"",
     # Google Cloud project ID rules (Resource Manager: 6-30 characters)
     r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$": "must be a Google Cloud project ID: 6-30 lower-case letters, digits or '-', "
     "starting with a letter and not ending with '-', e.g. ml-platform-dev",
@@ -46,7 +46,7 @@ PATTERN_RULES: dict[str, str] = {
     r"^ami-[0-9a-f]{8,17}$": "must be an AMI ID ami-<8-17 hex digits>, e.g. ami-0123456789abcdef0",
     r"^nvidia-[a-z0-9]+(-[a-z0-9]+)*$": "must be a GKE accelerator type, e.g. nvidia-l4 or nvidia-h100-80gb",
     r"^[a-z][a-z0-9]*-[a-z0-9-]+$": "must be a Compute Engine machine type, e.g. g2-standard-8",
-    r"^[^@\s]+@[a-z0-9-]+(\.[a-z0-9-]+)+$": "must be a service account e-mail, "
+    r"^[a-z0-9][a-z0-9._-]*@[a-z0-9-]+(\.[a-z0-9-]+)+$": "must be a service account e-mail, "
     "e.g. gpu-nodes@ml-platform-dev.iam.gserviceaccount.com",
 }
 

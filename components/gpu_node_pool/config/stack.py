@@ -48,10 +48,10 @@ class ClusterConfig(Model):
 
     name: str = Field(pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$", description="Cluster name; GKE: <= 40, lower-case.")
     node_role_arn: str | None = Field(
-        None, pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/.+$", description="Default node IAM role ARN."
+        None, pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[!-~]+$", description="Default node IAM role ARN."
     )
     subnet_ids: list[str] | None = Field(None, min_length=1, description="Default subnets for node groups, e.g. [subnet-0a1b2c3d4e5f60718].")
-    kubernetes_version: str | None = Field(None, pattern=r"^1\.\d{2}$", description="e.g. '1.33' (quote it).")
+    kubernetes_version: str | None = Field(None, pattern=r"^1\.[0-9]{2}$", description="e.g. '1.33' (quote it).")
     project: str | None = Field(
         None, pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$", description="GKE: Google Cloud project ID; gke pools need it."
     )
@@ -332,7 +332,7 @@ def partial_stack_issues(raw: Any, context: Mapping[str, Any] | None = None) -> 
     pools_raw = raw.get("pools")
     if not isinstance(pools_raw, list) or not pools_raw:
         return []
-    if not all(isinstance(p, Mapping) and p.get("backend") in models for p in pools_raw):
+    if not all(isinstance(p, Mapping) and isinstance(p.get("backend"), str) and p.get("backend") in models for p in pools_raw):
         return []
     cluster = _stand_in(ClusterConfig, raw.get("cluster"), context)
     if cluster is None:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .patterns import full_match
+
 __all__ = [
     "TaintError",
     "TaintEffect",
@@ -88,7 +90,7 @@ def qualified_name_problem(key: Any) -> str | None:
             return "has an empty prefix before '/'"
         if len(prefix) > DNS1123_SUBDOMAIN_MAX:
             return f"prefix is {len(prefix)} characters; a DNS subdomain has at most {DNS1123_SUBDOMAIN_MAX}"
-        if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+        if not full_match(_DNS1123_SUBDOMAIN_RE, prefix):
             return (
                 f"prefix {prefix!r} is not a DNS subdomain (lower-case letters, digits, '-' and '.', "
                 "alphanumeric at both ends)"
@@ -99,7 +101,7 @@ def qualified_name_problem(key: Any) -> str | None:
         return "has an empty name after '/'"
     if len(name) > QUALIFIED_NAME_MAX:
         return f"name part is {len(name)} characters; at most {QUALIFIED_NAME_MAX} are allowed"
-    if not _NAME_RE.match(name):
+    if not full_match(_NAME_RE, name):
         return (
             f"name part {name!r} must start and end with a letter or digit and contain only "
             "letters, digits, '-', '_' and '.'"
@@ -117,7 +119,7 @@ def label_value_problem(value: Any) -> str | None:
         return f"must be a string, got {type(value).__name__} (quote it in YAML)"
     if len(value) > LABEL_VALUE_MAX:
         return f"is {len(value)} characters; at most {LABEL_VALUE_MAX} are allowed"
-    if not _LABEL_VALUE_RE.match(value):
+    if not full_match(_LABEL_VALUE_RE, value):
         return (
             "must be empty or start and end with a letter or digit and contain only letters, "
             "digits, '-', '_' and '.'"

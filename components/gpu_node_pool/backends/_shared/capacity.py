@@ -71,8 +71,8 @@ class CapacityReservation(Model):
 
     id: str | None = Field(None, pattern=r"^cr-[0-9a-f]+$", description="Capacity reservation ID, cr-...")
     resource_group_arn: str | None = Field(
-        None, pattern=r"^arn:aws[a-z-]*:resource-groups:[a-z0-9-]+:\d{12}:group/.+$",
-        description="ARN of a resource group of capacity reservations (type AWS::EC2::CapacityReservationPool).",
+        None, pattern=r"^arn:aws[a-z-]*:resource-groups:[a-z0-9-]+:[0-9]{12}:group/[a-zA-Z0-9_.-]{1,300}$",
+        description="ARN of a resource group of capacity reservations (AWS Resource Groups API: GroupArn, group name [a-zA-Z0-9_.-]{1,300}).",
     )
     preference: Literal["open", "none", "capacity-reservations-only"] | None = Field(
         None, description="open | none | capacity-reservations-only"

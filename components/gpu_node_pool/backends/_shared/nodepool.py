@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from ...config.common import Model, fail
+from ...k8s.patterns import full_match, pattern_search
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 
@@ -89,7 +90,7 @@ def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
     A value that is not a string gets the same sentence, which names the pattern and the fix.
     """
     pattern = KARPENTER_DURATION_RE if never else KARPENTER_GRACE_RE
-    if not isinstance(value, str) or not pattern.search(value):
+    if not isinstance(value, str) or not pattern_search(pattern, value):
         allowed = "or Never " if never else ""
         return (
             f"{value!r} is not a Karpenter duration: write hours, minutes and seconds like 720h, 30m or 1h30m "
@@ -107,7 +108,7 @@ def quantity_problem(value: Any) -> str | None:
     """
     if isinstance(value, bool) or not isinstance(value, int | str):
         return f"{value!r} must be a Kubernetes quantity: an integer or a string such as '1000' or '4000Gi'"
-    if isinstance(value, str) and not KARPENTER_QUANTITY_RE.search(value):
+    if isinstance(value, str) and not pattern_search(KARPENTER_QUANTITY_RE, value):
         return f"{value!r} is not a Kubernetes quantity (e.g. 32, '1000', '4000Gi', '500m')"
     if str(value).startswith("-"):
         return f"{value!r} is negative; a limit of capacity must be >= 0"
@@ -218,14 +219,16 @@ class KarpenterBudget(Model):
     def _nodes(cls, nodes: Any) -> Any:
         if isinstance(nodes, int) and not isinstance(nodes, bool):
             nodes = str(nodes)
-        if isinstance(nodes, str) and not KARPENTER_BUDGET_NODES_RE.search(nodes):
+        if isinstance(nodes, str) and not pattern_search(KARPENTER_BUDGET_NODES_RE, nodes):
             raise fail(f"{nodes!r} must be a node count (e.g. 1) or a percentage from 0% to 100% (e.g. 10%)")
         return nodes
 
     @field_validator("schedule")
     @classmethod
     def _schedule(cls, schedule: str | None) -> str | None:
-        if schedule is not None and not KARPENTER_BUDGET_SCHEDULE_RE.search(schedule):
+        # The CRD pattern anchors only its cron branch at the end, so the API server admits
+        # '@daily\n'; the whole value is matched here, as the cron parser reads it all.
+        if schedule is not None and not full_match(KARPENTER_BUDGET_SCHEDULE_RE, schedule):
             raise fail(
                 f"{schedule!r} is not a cron schedule: five fields (minute hour day month weekday, e.g. "
                 "'0 9 * * mon-fri') or a macro such as @daily"
@@ -235,7 +238,7 @@ class KarpenterBudget(Model):
     @field_validator("duration")
     @classmethod
     def _duration(cls, duration: str | None) -> str | None:
-        if duration is not None and not KARPENTER_BUDGET_DURATION_RE.search(duration):
+        if duration is not None and not pattern_search(KARPENTER_BUDGET_DURATION_RE, duration):
             raise fail(f"{duration!r} must be hours and/or minutes, e.g. 8h, 30m or 1h30m (cron has no seconds)")
         return duration
 

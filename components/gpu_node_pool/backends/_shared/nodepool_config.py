@@ -17,6 +17,7 @@ from pydantic import ValidationInfo, field_validator
 
 from ...catalog import instances
 from ...config.common import Model, PoolBase, fail
+from ...k8s.patterns import full_match
 from ...k8s.taints import label_value_problem
 from .nodepool import IAM_ROLE_NAME_RE, KARPENTER_MAX_LABELS, karpenter_duration_problem, nodepool_limits_problems
 
@@ -27,7 +28,7 @@ class NodeClassBase(Model):
     @field_validator("role", check_fields=False)
     @classmethod
     def _role(cls, role: str | None) -> str | None:
-        if role is not None and not IAM_ROLE_NAME_RE.match(role):
+        if role is not None and not full_match(IAM_ROLE_NAME_RE, role):
             hint = f"; give the name, e.g. {role.rsplit('/', 1)[-1]!r}" if role.startswith("arn:") else ""
             raise fail(f"{role!r} is not an IAM role name (1-64 of letters, digits and +=,.@_-){hint}")
         return role

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from ...k8s.patterns import full_match
 from ...k8s.taints import Taint
 
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
@@ -79,7 +80,7 @@ def decode_user_data(user_data: str | bytes) -> str:
     raw: bytes | None = user_data if isinstance(user_data, bytes) else None
     if raw is None:
         compact = "".join(user_data.split())
-        if compact and len(compact) % 4 == 0 and _B64_RE.match(compact):
+        if compact and len(compact) % 4 == 0 and full_match(_B64_RE, compact):
             try:
                 raw = base64.b64decode(compact, validate=True)
             except (binascii.Error, ValueError):

@@ -10,6 +10,7 @@ from pydantic_core import InitErrorDetails
 from ...catalog import instances
 from ...config.common import AwsTags, Model, fail
 from ...config.errors import ConfigIssue
+from ...k8s.patterns import full_match
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
@@ -59,7 +60,7 @@ def _refuse_keys(data: Any, refused: dict[str, str]) -> Any:
 
 
 def _object_name_problem(name: str) -> str | None:
-    if len(name) > 253 or not K8S_OBJECT_NAME_RE.match(name):
+    if len(name) > 253 or not full_match(K8S_OBJECT_NAME_RE, name):
         return f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-l40s)"
     return None
 

@@ -21,6 +21,7 @@ from ...config.common import (
 from ...config.defaults import DEFAULT_TAINT
 from ...config.errors import ConfigIssue
 from ...k8s.labels import gke_label_problem
+from ...k8s.patterns import full_match, go_regexp
 from ...k8s.taints import Taint
 from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from .._shared.capacity import NodeRepair
@@ -80,7 +81,7 @@ def gke_fixed_gpus(machine_type: str) -> tuple[str, int | None] | None:
             rest = machine_type[len(prefix):]
             if prefix == "g2-standard-":
                 return accelerator, _G2_GPU_COUNT.get(int(rest)) if rest.isdigit() else None
-            m = re.fullmatch(r"(\d+)g", rest)
+            m = go_regexp(r"(\d+)g").fullmatch(rest)
             return accelerator, int(m.group(1)) if m else None
     return None
 
@@ -151,7 +152,7 @@ class GkePool(PoolBase):
     )
     service_account: str | None = Field(
         None,
-        pattern=r"^[^@\s]+@[a-z0-9-]+(\.[a-z0-9-]+)+$",
+        pattern=r"^[a-z0-9][a-z0-9._-]*@[a-z0-9-]+(\.[a-z0-9-]+)+$",
         description="Node service account e-mail; default: the Compute Engine default service account.",
     )
     oauth_scopes: list[str] = Field(
@@ -217,7 +218,7 @@ class GkePool(PoolBase):
     @field_validator("node_locations")
     @classmethod
     def _zones(cls, zones: list[str] | None) -> list[str] | None:
-        bad = [z for z in zones or [] if not _GCE_ZONE_RE.match(z)]
+        bad = [z for z in zones or [] if not full_match(_GCE_ZONE_RE, z)]
         if bad:
             raise fail(f"{bad} are not Compute Engine zones (e.g. us-central1-a)")
         if zones and len(set(zones)) != len(zones):
@@ -362,11 +363,11 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
         issues.append(ConfigIssue("cluster.location", f"missing; gke pools ({where}) need the cluster's region (us-central1) or zone "
             "(us-central1-a)"
         ))
-    if "name" not in cluster.not_judged and not _GKE_NAME_RE.match(cluster.name):
+    if "name" not in cluster.not_judged and not full_match(_GKE_NAME_RE, cluster.name):
         issues.append(ConfigIssue("cluster.name", f"{cluster.name!r} is not a GKE cluster name (a lower-case letter, then up to 39 lower-case "
             "letters, digits or '-', not ending in '-')"
         ))
-    region = cluster.location.rsplit("-", 1)[0] if cluster.location and _GCE_ZONE_RE.match(cluster.location) else (
+    region = cluster.location.rsplit("-", 1)[0] if cluster.location and full_match(_GCE_ZONE_RE, cluster.location) else (
         cluster.location
     )
     for i in gke:

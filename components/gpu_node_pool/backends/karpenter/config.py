@@ -13,6 +13,7 @@ from pydantic import (
 
 from ...config.common import AwsTags, Model, TaintConfig, TaintItem, fail
 from ...config.errors import ConfigIssue
+from ...k8s.patterns import full_match, pattern_search
 from ...k8s.taints import Taint, find_duplicate_taints
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from .._shared.nodepool import (
@@ -50,7 +51,7 @@ class KarpenterNodeClassRef(Model):
     @field_validator("name")
     @classmethod
     def _name(cls, name: str) -> str:
-        if len(name) > 253 or not K8S_OBJECT_NAME_RE.match(name):
+        if len(name) > 253 or not full_match(K8S_OBJECT_NAME_RE, name):
             raise fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
         return name
 
@@ -81,7 +82,7 @@ class KarpenterNodeClass(NodeClassBase):
     @field_validator("name")
     @classmethod
     def _name(cls, name: str | None) -> str | None:
-        if name is not None and (len(name) > 253 or not K8S_OBJECT_NAME_RE.match(name)):
+        if name is not None and (len(name) > 253 or not full_match(K8S_OBJECT_NAME_RE, name)):
             raise fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
         return name
 
@@ -89,7 +90,7 @@ class KarpenterNodeClass(NodeClassBase):
     @classmethod
     def _alias(cls, alias: str) -> str:
         family, _, version = alias.partition("@")
-        if not KARPENTER_ALIAS_RE.search(alias):
+        if not pattern_search(KARPENTER_ALIAS_RE, alias):
             raise fail(f"{alias!r} must be family@version, e.g. al2023@latest or bottlerocket@v1.30.0")
         if family not in KARPENTER_GPU_ALIAS_FAMILIES:
             raise fail(

@@ -21,12 +21,12 @@ Rules: every candidate type has EFA and the same count; one zone (``zones``); a 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import Field, model_validator
 
 from ...config.common import Model, fail
+from ...k8s.patterns import pattern_search
 
 __all__ = ["KarpenterEfa", "PlacementGroupSelector", "node_class_fields", "pool_problems", "pool_warnings"]
 
@@ -41,7 +41,7 @@ class PlacementGroupSelector(Model):
     def _one(self) -> PlacementGroupSelector:
         if (self.name is None) == (self.id is None):
             raise fail("set exactly one of name or id (EC2NodeClass CRD: 'name' and 'id' are mutually exclusive)")
-        if self.id is not None and not re.fullmatch(r"pg-[0-9a-z]+", self.id):
+        if self.id is not None and not pattern_search(r"^pg-[0-9a-z]+$", self.id):
             raise fail(f"id {self.id!r} must match ^pg-[0-9a-z]+$ (EC2NodeClass CRD)")
         return self
 

@@ -124,7 +124,7 @@ class SelfManagedPool(PoolBase):
     subnet_ids: list[str] | None = Field(None, min_length=1, description="aws: defaults to cluster.subnetIds.")
     instance_profile_arn: str | None = Field(
         None,
-        pattern=r"^arn:aws[a-z-]*:iam::\d{12}:instance-profile/.+$",
+        pattern=r"^arn:aws[a-z-]*:iam::[0-9]{12}:instance-profile/[!-~]+$",
         description="aws: the nodes' instance profile; default: one made for cluster.nodeRoleArn.",
     )
     security_group_ids: list[str] | None = Field(
