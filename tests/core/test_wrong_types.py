@@ -62,7 +62,7 @@ def _cases() -> list[tuple[str, tuple, str, object]]:
                 index, pool = fresh[0]
                 seen_backends.add(pool["backend"])
                 title = {"eks-managed": "EksManagedPool", "gke": "GkePool", "self-managed": "SelfManagedPool",
-                         "karpenter": "KarpenterPool", "eks-auto": "AutoModePool"}[pool["backend"]]
+                         "karpenter": "KarpenterPool", "eks-auto": "EksAutoPool"}[pool["backend"]]
                 props, where, shown = DEFS[title]["properties"], (full, index), f"pools[{index}]"
             else:
                 props = _resolve(SCHEMA["properties"]["config"]["properties"][full])["properties"]

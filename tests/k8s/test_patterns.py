@@ -36,7 +36,7 @@ BAD_EDGES = {
 #: "\r", space or NUL too; only the trailing newline is refused, as upstream refuses it.
 #: Source: Karpenter v1.14.1 CRDs (karpenter.sh_nodepools.yaml budgets[].schedule,
 #: karpenter.k8s.aws_ec2nodeclasses.yaml amiSelectorTerms[].alias).
-UPSTREAM_DOT_PATTERNS = {"_K_BUDGET_SCHEDULE_RE", "_K_ALIAS_RE"}
+UPSTREAM_DOT_PATTERNS = {"KARPENTER_BUDGET_SCHEDULE_RE", "KARPENTER_ALIAS_RE"}
 
 
 def _module_patterns() -> dict[str, re.Pattern[str]]:
@@ -76,7 +76,7 @@ SCHEMA_PATTERNS = sorted(_schema_patterns())
 
 
 def test_the_collection_finds_the_patterns_a_user_meets():
-    assert {"_NAME_RE", "_LABEL_VALUE_RE", "_DNS1123_SUBDOMAIN_RE", "_POOL_NAME_RE", "_K_QUANTITY_RE"} <= set(MODULE_PATTERNS)
+    assert {"_NAME_RE", "_LABEL_VALUE_RE", "_DNS1123_SUBDOMAIN_RE", "_POOL_NAME_RE", "KARPENTER_QUANTITY_RE"} <= set(MODULE_PATTERNS)
     assert any("iam::" in p for p in SCHEMA_PATTERNS) and len(SCHEMA_PATTERNS) >= 10
 
 
@@ -91,7 +91,7 @@ def test_module_pattern_refuses_edge_characters(name, data):
     for edge, make in edges.items():
         bad = make(value)
         assert not full_match(pattern, bad), f"{name} {pattern.pattern!r} accepts {bad!r} ({edge})"
-        if name != "_K_BUDGET_SCHEDULE_RE":  # matched whole, see backends/_shared/nodepool.py
+        if name != "KARPENTER_BUDGET_SCHEDULE_RE":  # matched whole, see backends/_shared/nodepool.py
             assert not pattern_search(pattern, bad), f"{name} {pattern.pattern!r} finds {bad!r} ({edge})"
 
 
