@@ -20,6 +20,7 @@ from pydantic import (
     field_validator,
 )
 
+from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig
 from .common import PoolBase, TolerationConfig, _fail, _Model
 from .errors import ConfigIssue
@@ -178,6 +179,10 @@ class StackConfig(_Model):
     limits: LimitsConfig = Field(
         default_factory=LimitsConfig, description="Your account's applied quotas; silence the quota warnings."
     )
+    admission: AdmissionConfig = Field(
+        default_factory=AdmissionConfig,
+        description="ValidatingAdmissionPolicies rendered from the pools (Kubernetes >= 1.30); off by default.",
+    )
 
 
 def _backend_tag(value: Any) -> Any:
@@ -239,7 +244,7 @@ def _unique_names(stack: StackConfig) -> list[ConfigIssue]:
 def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     """Rules across the stack, as :class:`ConfigIssue` objects: unique pool names, then each
     backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing)."""
-    issues = _unique_names(stack)
+    issues = _unique_names(stack) + admission_issues(stack)
     for check in _stack_checks():
         issues += check(stack)
     return issues
