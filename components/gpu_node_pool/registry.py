@@ -5,8 +5,11 @@ A backend is one folder under ``backends/`` (``eks_managed/``, ``gke/``, ``karpe
 This module sits at the top of the package, below ``config`` and ``backends`` alike, so that
 the config can build its pool union from the registry without an import cycle between the
 two packages (an import-linter contract checks it); it imports nothing of the package.
-Everything else asks this registry instead of branching on backend names: the stack config
-(:mod:`gpu_node_pool.config.stack` builds its pool union from :func:`all_backends`),
+Everything else asks this registry (or the pool model, for what differs per pool) instead of
+branching on backend names: the stack config (:mod:`gpu_node_pool.config.stack` builds its pool
+union from :func:`all_backends` and runs each backend's ``stack_checks`` and the
+:data:`STACK_RULES`), the config warnings (``stack_warnings``), the GPU agents (``gpu_sharing``,
+``mig``), the policies (``startup_taints``, ``autoscaler_tags``),
 :class:`~gpu_node_pool.component.pool.GpuNodePool` (``wire``), the plan (``summarise`` and
 ``report``), ``gpupool render`` (``export``) and the policies' pool detection
 (``detect`` for the resources whose type tokens the backend lists in ``detects``).
@@ -24,7 +27,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Backend", "register", "unregister", "get", "all_backends", "names", "by_detected_type", "version"]
+__all__ = [
+    "Backend",
+    "STACK_RULES",
+    "register",
+    "unregister",
+    "get",
+    "find",
+    "all_backends",
+    "names",
+    "by_detected_type",
+    "stack_rules",
+    "version",
+]
+
+#: The stack-wide rule contributors that are not a backend, in report order after every backend's
+#: ``stack_checks``: ``"package.module:function"``, ``function(stack) -> list[ConfigIssue]``
+#: (the GPU agents' gpuSharing, mig, devicePlugin.provider and gpuAgents rules). Named here, not
+#: in :mod:`gpu_node_pool.config`, because they sit above the config layer.
+STACK_RULES: tuple[str, ...] = ("gpu_node_pool.gpu_agents.validate:stack_issues",)
 
 
 @dataclass(frozen=True)
@@ -61,6 +82,30 @@ class Backend:
             name: text}``: extra files ``gpupool render`` writes for the pool.
         children: child role -> ``(type token, name template)``; the template takes ``{pool}``
             (the GpuNodePool's resource name). The component and the readers both use it.
+        stack_warnings: ``"module:function"`` or ``""``; ``function(stack) -> list[ConfigIssue]``:
+            valid but risky settings across the stack (e.g. the EKS managed node group quotas),
+            reported beside the plan by :func:`gpu_node_pool.config.warnings.stack_warnings`.
+        platform: the Kubernetes platform the backend's nodes join, for admission defaults and
+            the EKS version calendar: ``eks`` | ``gke`` | ``self-managed`` (the platforms of
+            :mod:`gpu_node_pool.k8s.effective`). Default ``self-managed`` (nothing assumed). A
+            pool that differs overrides ``PoolBase.cluster_platform`` (self-managed pools join
+            EKS with an EKS bootstrap format).
+        gpu_sharing: how a pool's ``gpuSharing`` is applied: ``device-plugin`` (default: a named
+            config of NVIDIA's device plugin, picked by the node label
+            ``nvidia.com/device-plugin.config``), ``platform`` (the platform shares the GPUs itself
+            on the pools its own device plugin serves: GKE ``gpu_sharing_config``; NVIDIA's plugin
+            on the others), or ``""`` (not supported: the pool model refuses ``gpuSharing`` with a
+            config error saying what the backend supports, and the agent rules skip it).
+        mig: how a pool's ``mig`` is partitioned: ``device-plugin`` (default: the GPU Operator's
+            MIG manager or the node image partitions, NVIDIA's device plugin exposes the devices),
+            ``platform`` (the platform partitions: GKE ``gpu_partition_size``, ``single`` only), or
+            ``""`` (not supported; refused by the pool model as for ``gpu_sharing``).
+        startup_taints: the backend's pools declare the boot taints of GPU agents as
+            ``startupTaints`` (Karpenter-style NodePools); policy ``karpenter-startup-taints``
+            checks them.
+        autoscaler_tags: the backend's pools scale from zero through Cluster Autoscaler
+            node-template tags on their Auto Scaling groups; policy ``scale-from-zero-hints``
+            checks them.
     """
 
     name: str
@@ -76,6 +121,12 @@ class Backend:
     detect_context: str = ""
     context_types: tuple[str, ...] = ()
     children: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    stack_warnings: str = ""
+    platform: str = "self-managed"
+    gpu_sharing: str = "device-plugin"
+    mig: str = "device-plugin"
+    startup_taints: bool = False
+    autoscaler_tags: bool = False
 
     def fn(self, what: str) -> Callable[..., Any] | None:
         """The function behind the reference ``what`` (``"wire"``...), imported on first use; None if unset."""
@@ -160,6 +211,12 @@ def get(name: str) -> Backend:
         raise KeyError(f"no backend {name!r}; known: {', '.join(_BACKENDS)}") from None
 
 
+def find(name: str) -> Backend | None:
+    """The backend called ``name``, or None (a pool read back from resources of an unknown backend)."""
+    _builtin()
+    return _BACKENDS.get(name)
+
+
 def _builtin() -> None:
     """Make sure the built-in backends are registered (importing ``gpu_node_pool.backends`` does it)."""
     if not _loaded:
@@ -182,3 +239,19 @@ def by_detected_type(resource_type: str) -> list[Backend]:
     """The backends whose ``detect`` looks at resources of ``resource_type``."""
     _builtin()
     return [b for b in _BACKENDS.values() if b.detects_type(resource_type)]
+
+
+def stack_rules() -> list[Callable[..., Any]]:
+    """The stack-wide rules, in report order: each backend's ``stack_checks``, then :data:`STACK_RULES`.
+
+    Raises:
+        LookupError: a reference names nothing importable (the message names it).
+    """
+    checks = [c for b in all_backends() if (c := b.fn("stack_checks")) is not None]
+    for ref in STACK_RULES:
+        module, _, name = ref.partition(":")
+        try:
+            checks.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError) as err:
+            raise LookupError(f"stack rule {ref!r} names nothing importable ({err}); fix registry.STACK_RULES") from err
+    return checks

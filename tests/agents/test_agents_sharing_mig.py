@@ -11,6 +11,7 @@ import pytest
 import yaml
 from conftest import ROOT
 
+from gpu_node_pool import registry
 from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.gpu_agents import mig, sharing
 from gpu_node_pool.gpu_agents.pools import AgentPool, GpuLabel, GpuSharing, MigSetting, agent_pool
@@ -22,6 +23,7 @@ CHART = SHARED / "charts" / "nvidia-device-plugin"
 
 
 def _pool(name="ts", sharing_=None, mig_=None, backend="eks-managed", gpus=1, family="al2023-nvidia", plugin="none"):
+    record = registry.get(backend)  # how the backend shares and partitions GPUs (GKE: the platform itself)
     return AgentPool(
         name=name,
         backend=backend,
@@ -34,6 +36,8 @@ def _pool(name="ts", sharing_=None, mig_=None, backend="eks-managed", gpus=1, fa
         image_family=family,
         sharing=sharing_,
         mig=mig_,
+        sharing_by=record.gpu_sharing,
+        mig_by=record.mig,
     )
 
 

@@ -90,7 +90,7 @@ def test_malformed_taint_tag_on_a_hand_written_asg_is_reported_with_the_correcte
         ]})
     tag = StackResource(TAG, "loose-tag", {"autoscalingGroupName": "other", "tag": {
         "key": CA + "taint/team", "value": "ml:NO_SCHEDULE", "propagateAtLaunch": False}})
-    found = run(d.scale_from_zero_hints, [asg, tag])
+    found = run(d.scale_from_zero_hints.POLICY, [asg, tag])
     assert len(found) == 2
     assert "write k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu = true:<Effect>" in found[0]["message"]
     assert "hand-written" in found[0]["message"]

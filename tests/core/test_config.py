@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 from conftest import base  # noqa: E402  (shared with other tests)
 
-from gpu_node_pool.config import ConfigError, load_stack_config, validate_stack_config
+from gpu_node_pool.config import ConfigError, ConfigIssue, load_stack_config, validate_stack_config
 
 
 def errors_of(cfg: dict) -> list[str]:
@@ -130,6 +131,19 @@ def test_the_error_message_has_a_header_and_one_line_per_mistake():
     text = str(exc.value)
     assert text.splitlines()[0] == "1 error(s) in the stack config; nothing was deployed:"
     assert text.splitlines()[1] == "  pools[0].scaling: minSize 3 is above maxSize 2; raise maxSize or lower minSize"
+
+
+def test_a_config_issue_is_a_value_that_cannot_be_changed():
+    with pytest.raises(ConfigError) as exc:
+        validate_stack_config(pool(scaling={"minSize": 3, "maxSize": 2}))
+    (issue,) = exc.value.issues
+    same = ConfigIssue("pools[0].scaling", "minSize 3 is above maxSize 2; raise maxSize or lower minSize")
+    assert issue == same and hash(issue) == hash(same) and len({issue, same}) == 1
+    assert issue != ConfigIssue("pools[1].scaling", same.message)
+    assert repr(issue) == f"ConfigIssue(path='pools[0].scaling', message={same.message!r})"
+    assert str(ConfigIssue("", "the config must be a mapping")) == "the config must be a mapping"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        issue.path = "pools[1].scaling"  # type: ignore[misc]
 
 
 def test_missing_role_and_subnets_point_at_the_pool_and_the_cluster_default():

@@ -1,10 +1,12 @@
 """The backend registry is the only list of backends: a fake backend registered here, with no edit
 outside its folder (tests/data/fake_backend/fakecloud), is validated, wired, summarised, reported
-and detected like the built-in ones (issue 11)."""
+and detected like the built-in ones, and gets every GPU-agent rule (gpuSharing, mig, the GPU
+Operator, the DCGM exporter) from its registry record and pool model."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 
 import pytest
@@ -128,3 +130,68 @@ def test_a_reference_to_nothing_names_the_backend_and_the_reference():
         typo.model()
     with pytest.raises(LookupError, match=r"'nosuchmodule:wire'"):
         dataclasses.replace(typo, wire="nosuchmodule:wire").fn("wire")
+
+
+def _fake_plan(temp_project, capsys, pool_extra: str = "", stack_extra: str = "") -> tuple[int, dict]:
+    """``gpupool plan --json`` of the fake stack with ``pool_extra`` lines under its pool and ``stack_extra``
+    config keys: every agent derivation asks the registry and the pool model, so none may end in exit 70."""
+    from gpu_node_pool.cli import main
+
+    text = STACK.replace("  gpu-node-pools:devicePlugin:\n    enabled: false\n", "") + pool_extra + stack_extra
+    project = temp_project("fake", text)
+    code = main(["plan", "--stack", "fake", "--project-dir", str(project), "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _errors(report: dict) -> list[str]:
+    return [f"{e['path']}: {e['message']}" for e in report["configErrors"]]
+
+
+def test_a_registered_backend_gets_the_gpu_sharing_rules(fakecloud, temp_project, capsys):
+    code, report = _fake_plan(temp_project, capsys, "      gpuSharing: {strategy: timeSlicing, replicas: 4}\n")
+    # the fake image ships its own device plugin (FakePool.uses_nvidia_device_plugin), which reads no chart config
+    assert code == 2
+    assert _errors(report) == [
+        "pools[0].gpuSharing: this pool's nodes run the device plugin of their image (e.g. Bottlerocket NVIDIA), which "
+        "does not read the nvidia-device-plugin chart's configs, so gpuSharing would do nothing; use an AL2023 NVIDIA "
+        "image or remove gpuSharing"]
+
+
+def test_a_registered_backend_gets_the_mig_rules(fakecloud, temp_project, capsys):
+    code, report = _fake_plan(temp_project, capsys, "      mig: {strategy: single, profile: 1g.10gb}\n")
+    assert code == 2
+    (error,) = _errors(report)
+    assert error.startswith("pools[0].mig: nothing partitions this pool's GPUs into MIG devices") and "gpu-operator" in error
+
+
+@pytest.mark.parametrize(
+    ("stack_extra", "chart"),
+    [
+        ("  gpu-node-pools:devicePlugin:\n    provider: gpu-operator\n", "gpu-operator"),
+        ("  gpu-node-pools:devicePlugin:\n    enabled: false\n  gpu-node-pools:gpuAgents:\n"
+         "    dcgmExporter: {enabled: true}\n", "dcgm-exporter"),
+        ("  gpu-node-pools:devicePlugin:\n    provider: gpu-operator\n  gpu-node-pools:gpuAgents:\n"
+         "    dcgmExporter: {enabled: true}\n", "gpu-operator"),
+    ],
+)
+def test_a_registered_backend_plans_with_the_gpu_operator_or_the_dcgm_exporter(fakecloud, temp_project, capsys,
+                                                                                stack_extra, chart):
+    code, report = _fake_plan(temp_project, capsys, stack_extra=stack_extra)
+    assert code == 0, _errors(report)
+    charts = [r for r in report["resources"] if chart in json.dumps(r.get("inputs", {}))]
+    assert charts, f"no {chart} resource in the plan"
+    assert report["pools"][0]["backend"] == "fakecloud"
+
+
+def test_the_config_package_names_no_backend_and_no_agent():
+    """config/ sits below backends/ and gpu_agents/: it reaches them only through the registry
+    (the pool models, ``stack_checks``, ``STACK_RULES``), never by import, not even by a module name."""
+    import re
+
+    from conftest import ROOT
+
+    named = re.compile(r"""(from \.\.(backends|gpu_agents)\b|["']gpu_node_pool\.(backends|gpu_agents)\b)""")
+    hits = [f"{path.name}:{n}" for path in sorted((ROOT / "components/gpu_node_pool/config").glob("*.py"))
+            for n, line in enumerate(path.read_text().splitlines(), 1) if named.search(line)]
+    assert hits == []
+    assert registry.STACK_RULES == ("gpu_node_pool.gpu_agents.validate:stack_issues",)

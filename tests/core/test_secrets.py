@@ -41,6 +41,8 @@ def test_a_plain_text_kubeconfig_is_a_config_error(temp_project, capsys):
     text += f"  gpu-node-pools:kubeconfig: 'apiVersion: v1 {TOKEN}'\n"
     project = temp_project("plain", text)
     assert main(["plan", "--stack", "plain", "--project-dir", str(project)]) == 2
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert TOKEN not in captured.out
+    out = captured.err  # a config error is on stderr
     assert "gpu-node-pools:kubeconfig: is stored in plain text; a credential must be a Pulumi secret" in out
     assert TOKEN not in out

@@ -78,9 +78,9 @@ BAD = """config:
 def test_a_broken_stack_exits_2_with_one_line_per_mistake(capsys, temp_project):
     many = ", ".join(f"k{i}=v:NoSchedule" for i in range(51))
     project = temp_project("bad", BAD % many)
-    code, out, _ = plan(capsys, "--stack", "bad", "--project-dir", str(project))
-    assert code == 2
-    lines = [line.strip() for line in out.splitlines()]
+    code, out, err = plan(capsys, "--stack", "bad", "--project-dir", str(project))
+    assert code == 2 and out == ""  # a config error is on stderr, as under validate
+    lines = [line.strip() for line in err.splitlines()]
     assert "5 error(s) in the Pulumi.bad.yaml; nothing was deployed:" in lines
     expected = [
         "pools[0].taints[0].effect: 'NO_SCHEDULE' is the EKS/GKE API spelling; write NoSchedule (the component translates it)",
@@ -91,7 +91,7 @@ def test_a_broken_stack_exits_2_with_one_line_per_mistake(capsys, temp_project):
     ]
     for fragment in expected:
         assert any(line.startswith(fragment) for line in lines), fragment
-    assert "Traceback" not in out
+    assert "Traceback" not in err
 
 
 def test_the_console_script_prints_no_traceback_and_exits_2(temp_project):
@@ -100,7 +100,7 @@ def test_the_console_script_prints_no_traceback_and_exits_2(temp_project):
     proc = subprocess.run([str(gpupool), "plan", "--stack", "bad"], cwd=project, capture_output=True, text=True)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stdout + proc.stderr
-    assert "pools[0].scaling: minSize 3 is above maxSize 2" in proc.stdout
+    assert "pools[0].scaling: minSize 3 is above maxSize 2" in proc.stderr and proc.stdout == ""
 
 
 def test_a_missing_stack_names_the_stacks_that_exist(capsys):
@@ -111,21 +111,21 @@ def test_a_missing_stack_names_the_stacks_that_exist(capsys):
 
 def test_invalid_yaml_is_one_line_naming_the_file_line_and_column(capsys, temp_project):
     project = temp_project("bad", "config:\n  gpu-node-pools:cluster:\n    name: a\n   nodeRoleArn: b\n")
-    code, out, _ = plan(capsys, "--stack", "bad", "--project-dir", str(project))
+    code, _, err = plan(capsys, "--stack", "bad", "--project-dir", str(project))
     assert code == 2
-    [line] = [line.strip() for line in out.splitlines() if "is not valid YAML" in line]
+    [line] = [line.strip() for line in err.splitlines() if "is not valid YAML" in line]
     # line 4 column 4: the mis-indented key, 1-based as editors count
     assert line.startswith("Pulumi.bad.yaml:4:4: is not valid YAML: expected <block end>, but found")
     assert "(while parsing a block mapping on line 2)" in line
-    assert "<unicode string>" not in out
+    assert "<unicode string>" not in err
 
 
 def test_an_unclosed_flow_sequence_names_where_it_was_opened(capsys, temp_project):
     project = temp_project("bad", "config:\n  gpu-node-pools:pools: [unclosed\n")
-    code, out, _ = plan(capsys, "--stack", "bad", "--project-dir", str(project))
+    code, _, err = plan(capsys, "--stack", "bad", "--project-dir", str(project))
     assert code == 2
-    assert "Pulumi.bad.yaml:3:1: is not valid YAML: expected ',' or ']'" in out
-    assert "(while parsing a flow sequence on line 2)" in out
+    assert "Pulumi.bad.yaml:3:1: is not valid YAML: expected ',' or ']'" in err
+    assert "(while parsing a flow sequence on line 2)" in err
 
 
 def test_validate_command(capsys):

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -13,9 +16,17 @@ from conftest import ROOT
 from gpu_node_pool import __version__
 from gpu_node_pool.cli import commands as cli
 from gpu_node_pool.cli.contract import SCHEMA_VERSION, ExitCode, report_schema
+from gpu_node_pool.sdk.outcome import exit_code
+
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None
 
 EXAMPLE = ROOT / "examples" / "violating"
 VALIDATOR = jsonschema.Draft202012Validator(report_schema(), format_checker=jsonschema.FormatChecker())
+AUDIT_VALIDATOR = jsonschema.Draft202012Validator(
+    json.loads((ROOT / "components/gpu_node_pool/audit/report.schema.json").read_text()))
 BAD_STACK = """config:
   gpu-node-pools:cluster:
     name: ml-dev
@@ -35,6 +46,9 @@ def run_json(capsys, *argv: str) -> tuple[int, dict]:
     doc = json.loads(out)
     errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in VALIDATOR.iter_errors(doc)]
     assert not errors, errors
+    if doc["command"] == "audit":  # the audit's keys have their own schema; the envelope is checked by both
+        errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in AUDIT_VALIDATOR.iter_errors(doc)]
+        assert not errors, errors
     assert doc["schemaVersion"] == SCHEMA_VERSION and doc["exitCode"] == code
     return code, doc
 
@@ -217,3 +231,188 @@ def test_every_key_of_a_pool_entry_is_camel_case_and_a_snake_case_key_is_rejecte
     _, doc = run_json(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT))
     doc["pools"][0]["provider_taints"] = doc["pools"][0].pop("providerTaints")
     assert not VALIDATOR.is_valid(doc)
+
+
+# --- one exit-code rule for every command -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("levels", "fail_on", "invalid", "expected"),
+    [
+        ([], "mandatory", False, 0),
+        (["advisory"], "mandatory", False, 0),
+        (["advisory"], "advisory", False, 1),
+        (["mandatory"], "mandatory", False, 1),
+        (["remediate"], "mandatory", False, 1),  # CrossGuard's remediate blocks like mandatory
+        (["mandatory"], "none", False, 0),
+        (["info"], "advisory", False, 0),
+        (["info"], "info", False, 1),  # the audit's lowest level
+        (["mandatory"], "none", True, 2),  # invalid input wins over findings and --fail-on
+        ([], "mandatory", True, 2),
+    ],
+)
+def test_one_function_gives_the_exit_code_of_findings_fail_on_and_invalid_input(levels, fail_on, invalid, expected):
+    assert exit_code(levels, fail_on, invalid_input=invalid) == expected
+
+
+def test_an_unknown_level_or_fail_on_is_refused_not_read_as_clean():
+    with pytest.raises(ValueError, match="'warning' is not one of"):
+        exit_code(["mandatory"], "warning")
+    with pytest.raises(ValueError, match="'disabled' is not one of"):
+        exit_code(["disabled"], "mandatory")
+
+
+def test_plan_and_audit_judge_advisory_findings_alike_under_fail_on(tmp_path, capsys):
+    advisory_only = tmp_path / "policy.json"
+    advisory_only.write_text(json.dumps({"all": "advisory"}))
+    plan = ["plan", "--stack", "demo", "--project-dir", str(EXAMPLE), "--policy-pack-config", str(advisory_only)]
+    audit = ["audit", "--cluster-dump", str(write_dump(tmp_path, pending_pod=True))]  # one advisory finding
+    for argv in (plan, audit):
+        codes = [cli.main([*argv, "--fail-on", level]) for level in ("mandatory", "advisory", "none")]
+        assert codes == [0, 1, 0], argv[0]
+    assert cli.main([*audit, "--fail-on", "info"]) == 1
+    capsys.readouterr()
+
+
+# --- gpupool audit on the same contract ---------------------------------------------------------
+
+GPU_NODE = {
+    "apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": "gpu-1", "labels": {"eks.amazonaws.com/nodegroup": "inference",
+                                             "node.kubernetes.io/instance-type": "g6.xlarge"}},
+    "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
+    "status": {"capacity": {"nvidia.com/gpu": "1"}, "allocatable": {"nvidia.com/gpu": "1"}},
+}
+PENDING_POD = {
+    "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train-0", "namespace": "ml"},
+    "spec": {"containers": [{"name": "t", "image": "trainer", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+    "status": {"phase": "Pending", "conditions": [{
+        "type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+        "message": "0/1 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}."}]},
+}
+
+
+def write_dump(tmp_path: Path, pending_pod: bool = False) -> Path:
+    path = tmp_path / "dump.json"
+    items = [GPU_NODE, PENDING_POD] if pending_pod else [GPU_NODE]
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    return path
+
+
+def test_audit_json_carries_the_envelope_of_every_command(capsys, tmp_path):
+    code, doc = run_json(capsys, "audit", "--cluster-dump", str(write_dump(tmp_path)))
+    assert code == 0 and doc["command"] == "audit"
+    assert doc["cloudApiCalled"] is False  # a dump: no API was read
+    assert doc["failOn"] == "mandatory" and doc["readOnly"] is True
+
+
+def test_audit_of_an_unreadable_dump_is_invalid_input_with_config_errors(capsys, tmp_path):
+    missing = tmp_path / "nope.json"
+    code, doc = run_json(capsys, "audit", "--cluster-dump", str(missing))
+    assert code == ExitCode.INVALID_INPUT == 2
+    [error] = doc["configErrors"]
+    assert error["path"] == "--cluster-dump" and str(missing) in error["message"]
+    assert "error" not in doc  # the key of every command, not one of the audit's own
+
+
+def test_a_live_audit_says_it_called_the_api(capsys, tmp_path):
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n")
+    code, doc = run_json(capsys, "audit", "--kubeconfig", str(kubeconfig))
+    assert code == 2 and doc["cloudApiCalled"] is True and doc["configErrors"][0]["path"] == "--kubeconfig"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["audit", "--fail-on", "sometimes"],
+        ["audit", "--cluster-dump", "x.json", "--context", "prod"],
+        ["audit", "--project-dir", ".", "--cluster-dump", "x.json"],
+    ],
+)
+def test_an_audit_usage_mistake_exits_64_with_the_audit_usage(capsys, argv):
+    assert cli.main(argv) == ExitCode.USAGE == 64
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("usage: gpupool audit") and "gpupool audit: error: " in captured.err
+
+
+def test_an_audit_internal_error_is_one_line_exit_70(capsys, monkeypatch, tmp_path):
+    from gpu_node_pool.audit import report as audit_report
+
+    monkeypatch.setattr(audit_report, "run_audit", lambda *a, **k: {}["nodes"])
+    dump = str(write_dump(tmp_path))
+    assert cli.main(["audit", "--cluster-dump", dump]) == ExitCode.INTERNAL == 70
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "internal error in audit: KeyError: 'nodes'" in err and "please report" in err
+    assert cli.main(["audit", "--cluster-dump", dump, "--debug"]) == 70
+    assert "Traceback (most recent call last)" in capsys.readouterr().err
+    code, doc = run_json(capsys, "audit", "--cluster-dump", dump)
+    assert code == 70 and doc["internalError"] == "KeyError: 'nodes'" and doc["cloudApiCalled"] is False
+
+
+# --- a closed stdout ends quietly ---------------------------------------------------------------
+
+GPUPOOL = [sys.executable, "-c", "from gpu_node_pool.cli import main_exit; main_exit()"]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "components")}
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_SETPIPE_SZ"), reason="shrinking a pipe is Linux-only")
+def test_a_reader_that_stops_after_one_line_ends_the_command_quietly():
+    # `gpupool plan --stack prod --json | head -1`, with a pipe shrunk to one page so the report
+    # (tens of kB, written in pieces) cannot fit in it: writes after the reader has gone must fail
+    read, write = os.pipe()
+    fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 4096)
+    proc = subprocess.Popen([*GPUPOOL, "plan", "--stack", "prod", "--project-dir", str(ROOT), "--json"], stdout=write,
+                            stderr=subprocess.PIPE, env=ENV)
+    os.close(write)
+    with os.fdopen(read, "rb", buffering=0) as reader:
+        assert reader.readline() == b"{\n"
+    _, err = proc.communicate(timeout=600)
+    assert err == b"", err.decode()
+    assert proc.returncode == ExitCode.CLOSED_STDOUT == 141  # 128 + SIGPIPE, as a shell reports git or kubectl
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_plan_whose_reader_has_gone_is_not_an_internal_error(as_json):
+    # `gpupool plan --stack dev | true`: the reader is gone before the plan prints
+    read, write = os.pipe()
+    argv = [*GPUPOOL, "plan", "--stack", "dev", "--project-dir", str(ROOT)] + (["--json"] if as_json else [])
+    proc = subprocess.Popen(argv, stdout=write, stderr=subprocess.PIPE, env=ENV)
+    os.close(write)
+    os.close(read)
+    _, err = proc.communicate(timeout=600)
+    assert err == b"", err.decode()
+    assert proc.returncode == 141
+
+
+def test_a_broken_pipe_that_is_not_stdout_stays_an_internal_error(capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise BrokenPipeError(32, "Broken pipe")  # e.g. a child process or a socket, with stdout fine
+
+    monkeypatch.setattr(cli.plan_mod, "plan_stack", broken)
+    assert cli.main(["plan", "--stack", "dev", "--project-dir", str(ROOT)]) == 70
+    assert "internal error in plan: BrokenPipeError" in capsys.readouterr().err
+
+
+# --- one stream rule: the report on stdout, a human-readable error on stderr ---------------------
+
+
+@pytest.mark.parametrize("command", ["plan", "render", "validate"])
+def test_a_config_error_goes_to_stderr_or_as_json_to_stdout_under_every_command(capsys, temp_project, tmp_path, command):
+    project = str(temp_project("bad", BAD_STACK))
+    argv = [command, "--stack", "bad", "--project-dir", project] + (["--out", str(tmp_path / "o")] if command == "render" else [])
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "pools[0].scaling: minSize 3 is above maxSize 2" in captured.err
+    code, doc = run_json(capsys, *argv)
+    assert code == 2 and doc["configErrors"][0]["path"] == "pools[0].scaling"
+
+
+def test_a_check_whose_program_fails_reports_on_stderr(capsys, tmp_path):
+    (tmp_path / "Pulumi.yaml").write_text("name: web\nruntime: nodejs\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    assert cli.main(["check", "--project-dir", str(tmp_path), "--stack", "dev"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "runs Pulumi Python programs only" in captured.err

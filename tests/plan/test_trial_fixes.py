@@ -25,8 +25,8 @@ def test_a_deeply_nested_stack_file_is_a_config_error_not_a_crash(capsys, temp_p
     code, out, err = run(capsys, "plan", "--stack", "deep", "--project-dir", str(project))
     assert code == 2, out + err
     assert "internal error" not in err
-    assert "Pulumi.deep.yaml" in out
-    assert "nest" in out  # "nests ... more than 100 levels" or libyaml's "exceeded maximum nesting depth"
+    assert "Pulumi.deep.yaml" in err
+    assert "nest" in err  # "nests ... more than 100 levels" or libyaml's "exceeded maximum nesting depth"
 
 
 # --- the last line states the real exit code ----------------------------------------------------

@@ -24,13 +24,13 @@ def operator(tolerations=None, kind="kubernetes:helm.sh/v3:Release", **values):
 @pytest.mark.parametrize("kind", ["kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart"])
 def test_gpu_operator_tolerating_the_pool_taint_gives_no_finding(kind):
     stack = [node_group(), operator([EXISTS_GPU], kind=kind)]
-    assert run(d.device_plugin_covers_gpu_pools, stack) == []
-    assert run(d.gpu_agents_cover_gpu_pools, stack) == []
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, stack) == []
+    assert run(d.gpu_agents_cover_gpu_pools.POLICY, stack) == []
 
 
 def test_gpu_operator_missing_the_pool_taint_names_the_operator_and_the_taint():
     stack = [node_group(taints=(DEDICATED,)), operator([EXISTS_GPU])]
-    (found,) = run(d.device_plugin_covers_gpu_pools, stack)
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, stack)
     assert found["enforcement"] == "mandatory"
     assert "GPU Operator chart gpu-operator 'gpu-operator'" in found["message"]
     assert "dedicated=gpu:NoSchedule" in found["message"]
@@ -39,13 +39,13 @@ def test_gpu_operator_missing_the_pool_taint_names_the_operator_and_the_taint():
 
 def test_gpu_operator_defaults_and_rendered_cluster_policy():
     # chart default daemonsets.tolerations: nvidia.com/gpu Exists NoSchedule
-    assert run(d.device_plugin_covers_gpu_pools, [node_group(taints=(TRUE_TAINT,)), operator()]) == []
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(taints=(TRUE_TAINT,)), operator()]) == []
     policy = StackResource("kubernetes:nvidia.com/v1:ClusterPolicy", "cluster-policy", {
         "spec": {"daemonsets": {"tolerations": [EXISTS_GPU]}, "devicePlugin": {"enabled": True}}})
-    (found,) = run(d.device_plugin_covers_gpu_pools, [node_group(taints=(DEDICATED,)), policy])
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(taints=(DEDICATED,)), policy])
     assert "ClusterPolicy 'cluster-policy'" in found["message"] and "dedicated=gpu" in found["message"]
     off = operator([EXISTS_GPU], devicePlugin={"enabled": False})
-    (none,) = run(d.device_plugin_covers_gpu_pools, [node_group(), off])
+    (none,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), off])
     assert "No NVIDIA device plugin in this stack" in none["message"]
 
 
@@ -67,21 +67,21 @@ GKE_INSTALLER = daemonset("nvidia-driver-installer", "kube-system", tolerations=
 
 
 def test_gke_installation_disabled_without_installer_names_the_driver_installer():
-    (found,) = run(d.gpu_agents_cover_gpu_pools, [gke_pool()])
+    (found,) = run(d.gpu_agents_cover_gpu_pools.POLICY, [gke_pool()])
     assert found["enforcement"] == "mandatory"
     assert found["message"].startswith("No NVIDIA driver installer covers GPU pool 'gke-gpu'")
     assert "nvidia-driver-installer" in found["message"]
 
 
 def test_gke_installer_or_operator_driver_covers_the_pool():
-    assert run(d.gpu_agents_cover_gpu_pools, [gke_pool(), GKE_INSTALLER]) == []
-    assert run(d.gpu_agents_cover_gpu_pools, [gke_pool(), operator([EXISTS_GPU], driver={"enabled": True})]) == []
-    assert run(d.gpu_agents_cover_gpu_pools, [gke_pool(driver="LATEST", labels=dict(GPU_LABELS))]) == []
+    assert run(d.gpu_agents_cover_gpu_pools.POLICY, [gke_pool(), GKE_INSTALLER]) == []
+    assert run(d.gpu_agents_cover_gpu_pools.POLICY, [gke_pool(), operator([EXISTS_GPU], driver={"enabled": True})]) == []
+    assert run(d.gpu_agents_cover_gpu_pools.POLICY, [gke_pool(driver="LATEST", labels=dict(GPU_LABELS))]) == []
 
 
 def test_an_installer_that_does_not_tolerate_the_taint_is_named():
     own = daemonset("my-driver", "kube-system", tolerations=[], image="nvcr.io/nvidia/driver:550")
-    (found,) = run(d.gpu_agents_cover_gpu_pools, [gke_pool(), own])
+    (found,) = run(d.gpu_agents_cover_gpu_pools.POLICY, [gke_pool(), own])
     assert "driver installer DaemonSet kube-system/my-driver" in found["message"]
     assert "nvidia.com/gpu=present:NoSchedule" in found["message"]
 
@@ -89,11 +89,11 @@ def test_an_installer_that_does_not_tolerate_the_taint_is_named():
 def test_standalone_gfd_nfd_worker_equal_present_trap():
     release = StackResource("kubernetes:helm.sh/v3:Release", "nvdp", {
         "chart": "nvidia-device-plugin", "namespace": "nvidia-device-plugin", "values": {"gfd": {"enabled": True}}})
-    (found,) = run(d.gpu_agents_cover_gpu_pools, [node_group(taints=(TRUE_TAINT,)), release])
+    (found,) = run(d.gpu_agents_cover_gpu_pools.POLICY, [node_group(taints=(TRUE_TAINT,)), release])
     assert "NFD worker of chart nvidia-device-plugin" in found["message"] and TRUE_TAINT in found["message"]
-    assert run(d.gpu_agents_cover_gpu_pools, [node_group(), release]) == []  # value present: tolerated
+    assert run(d.gpu_agents_cover_gpu_pools.POLICY, [node_group(), release]) == []  # value present: tolerated
     release.inputs["values"]["nfd"] = {"worker": {"tolerations": [EXISTS_GPU]}}
-    assert run(d.gpu_agents_cover_gpu_pools, [node_group(taints=(TRUE_TAINT,)), release]) == []
+    assert run(d.gpu_agents_cover_gpu_pools.POLICY, [node_group(taints=(TRUE_TAINT,)), release]) == []
 
 
 def test_a_device_plugin_chart_whose_image_is_not_a_map_is_reported_not_a_crash():

@@ -18,25 +18,25 @@ def dcgm_chart(**values):
 
 
 def test_dcgm_chart_with_its_default_tolerations_misses_the_gpu_taint():
-    (found,) = run(d.gpu_agents_cover_gpu_pools, [node_group(), dcgm_chart()])
+    (found,) = run(d.gpu_agents_cover_gpu_pools.POLICY, [node_group(), dcgm_chart()])
     assert found["enforcement"] == "mandatory"
     assert found["message"].startswith("The DCGM exporter does not cover GPU pool 'gpu'")
     assert "DCGM exporter chart dcgm-exporter 'dcgm'" in found["message"] and "nvidia.com/gpu" in found["message"]
 
 
 def test_dcgm_chart_with_derived_tolerations_covers_the_pool():
-    assert run(d.gpu_agents_cover_gpu_pools, [node_group(), dcgm_chart(tolerations=[EXISTS_GPU])]) == []
+    assert run(d.gpu_agents_cover_gpu_pools.POLICY, [node_group(), dcgm_chart(tolerations=[EXISTS_GPU])]) == []
 
 
 def test_dcgm_daemonset_by_image_and_operator_operand():
     ds = daemonset("dcgm-exporter", "monitoring", image="nvcr.io/nvidia/k8s/dcgm-exporter:4.4.1", tolerations=[EXISTS_GPU])
-    assert run(d.gpu_agents_cover_gpu_pools, [node_group(), ds]) == []
-    (found,) = run(d.gpu_agents_cover_gpu_pools, [node_group(taints=(DEDICATED,)), ds])
+    assert run(d.gpu_agents_cover_gpu_pools.POLICY, [node_group(), ds]) == []
+    (found,) = run(d.gpu_agents_cover_gpu_pools.POLICY, [node_group(taints=(DEDICATED,)), ds])
     assert "DCGM exporter DaemonSet monitoring/dcgm-exporter" in found["message"] and DEDICATED in found["message"]
     op = StackResource("kubernetes:helm.sh/v3:Release", "gpu-operator", {"chart": "gpu-operator", "values": {
         "daemonsets": {"tolerations": [EXISTS_GPU]}}})
-    (found,) = [f for f in run(d.gpu_agents_cover_gpu_pools, [node_group(taints=(DEDICATED,)), op]) if "DCGM" in f["message"]]
+    (found,) = [f for f in run(d.gpu_agents_cover_gpu_pools.POLICY, [node_group(taints=(DEDICATED,)), op]) if "DCGM" in f["message"]]
     assert "the DCGM exporter of the GPU Operator chart gpu-operator" in found["message"]
     off = StackResource("kubernetes:helm.sh/v3:Release", "gpu-operator", {"chart": "gpu-operator", "values": {
         "daemonsets": {"tolerations": [EXISTS_GPU]}, "dcgmExporter": {"enabled": False}}})
-    assert not [f for f in run(d.gpu_agents_cover_gpu_pools, [node_group(taints=(DEDICATED,)), off]) if "DCGM" in f["message"]]
+    assert not [f for f in run(d.gpu_agents_cover_gpu_pools.POLICY, [node_group(taints=(DEDICATED,)), off]) if "DCGM" in f["message"]]

@@ -65,7 +65,7 @@ def test_vllm_with_an_equal_toleration_of_the_wrong_value_is_pending_forever():
     pool = inference_pool("nvidia.com/gpu=present:NoSchedule", "workload=inference:NoSchedule")
     vllm = deployment("vllm", "ml", node_selector=POOL_LABEL, resources=GPU_REQUEST,
                       tolerations=[{"key": "workload", "operator": "Equal", "value": "infer", "effect": "NoSchedule"}])
-    (found,) = run(d.gpu_workloads_tolerate_their_pool, [pool, vllm])
+    (found,) = run(d.gpu_workloads_tolerate_their_pool.POLICY, [pool, vllm])
     assert "workload=inference:NoSchedule not tolerated" in found["message"]
     assert "nvidia.com/gpu" not in found["message"].split("not tolerated")[0].split(":", 2)[-1]  # admission covers it
     assert "workload=inference:NoSchedule" in found["message"] and found["enforcement"] == "advisory"
@@ -74,7 +74,7 @@ def test_vllm_with_an_equal_toleration_of_the_wrong_value_is_pending_forever():
 def test_a_gke_helper_selecting_the_accelerator_without_requesting_a_gpu_is_reported():
     pool = gke_pool(taints=("nvidia.com/gpu=present:NoSchedule",), labels={})
     helper = deployment("aibrix-helper", "aibrix", node_selector={"cloud.google.com/gke-accelerator": "nvidia-l4"})
-    (found,) = run(d.gpu_workloads_tolerate_their_pool, [pool, helper])
+    (found,) = run(d.gpu_workloads_tolerate_their_pool.POLICY, [pool, helper])
     assert "nvidia.com/gpu=present:NoSchedule not tolerated" in found["message"]
 
 
@@ -82,13 +82,13 @@ def test_the_counter_case_stays_clean_because_admission_adds_the_gpu_toleration(
     pool = inference_pool("nvidia.com/gpu=present:NoSchedule")
     vllm = deployment("vllm", "ml", node_selector=POOL_LABEL, resources=GPU_REQUEST,
                       tolerations=[{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}])
-    assert run(d.gpu_workloads_tolerate_their_pool, [pool, vllm]) == []
+    assert run(d.gpu_workloads_tolerate_their_pool.POLICY, [pool, vllm]) == []
 
 
 def test_one_of_several_selected_pools_suffices_and_non_gpu_targets_are_ignored():
     a = inference_pool("nvidia.com/gpu=present:NoSchedule", "workload=inference:NoSchedule")
     b = node_group("other", taints=("nvidia.com/gpu=present:NoSchedule",), labels={"nvidia.com/gpu.present": "true"})
     app = deployment("app", "ml", node_selector={"nvidia.com/gpu.present": "true"}, resources=GPU_REQUEST)
-    assert run(d.gpu_workloads_tolerate_their_pool, [a, b, app]) == []
+    assert run(d.gpu_workloads_tolerate_their_pool.POLICY, [a, b, app]) == []
     web = deployment("web", "web", node_selector={"tier": "web"})
-    assert run(d.gpu_workloads_tolerate_their_pool, [a, web]) == []
+    assert run(d.gpu_workloads_tolerate_their_pool.POLICY, [a, web]) == []

@@ -24,7 +24,7 @@ def test_auto_mode_and_category_nodepools_without_taints_are_gpu_pools_and_fail(
     category = karpenter_pool(requirements=[req("karpenter.k8s.aws/instance-category", "g", "p")])
     for pool in (auto, category):
         assert _pool(pool) is not None
-        (found,) = run(d.gpu_pool_declares_taint, [pool])
+        (found,) = run(d.gpu_pool_declares_taint.POLICY, [pool])
         assert "ordinary pods will be scheduled on its GPU nodes" in found["message"] and found["enforcement"] == "mandatory"
 
 
@@ -32,7 +32,7 @@ def test_a_cpu_nodepool_with_a_zero_gpu_limit_is_not_a_gpu_pool():
     cpu = karpenter_pool(requirements=[req("karpenter.k8s.aws/instance-category", "c", "m", "r")],
                          limits={"cpu": "1000", "nvidia.com/gpu": "0"})
     assert _pool(cpu) is None
-    assert run(d.gpu_pool_declares_taint, [cpu]) == [] and run(d.scale_from_zero_hints, [cpu]) == []
+    assert run(d.gpu_pool_declares_taint.POLICY, [cpu]) == [] and run(d.scale_from_zero_hints.POLICY, [cpu]) == []
 
 
 def test_a_general_purpose_nodepool_is_not_called_a_gpu_pool_but_a_gpu_limit_makes_one():

@@ -22,24 +22,24 @@ def with_startup(pool: StackResource, *taints: str) -> StackResource:
 
 
 def test_cilium_without_the_startup_taint_is_the_duplicate_launch_of_6355():
-    (found,) = run(d.karpenter_startup_taints, [karpenter_pool(taints=(GPU,)), chart("cilium", "cilium")])
+    (found,) = run(d.karpenter_startup_taints.POLICY, [karpenter_pool(taints=(GPU,)), chart("cilium", "cilium")])
     assert "node.cilium.io/agent-not-ready" in found["message"] and "duplicate GPU nodes" in found["message"]
     assert "startupTaintsFor: [cilium]" in found["message"] and found["enforcement"] == "advisory"
 
 
 def test_declared_entries_pass_and_value_and_effect_do_not_matter():
     pool = with_startup(karpenter_pool(taints=(GPU,)), "node.cilium.io/agent-not-ready:NoSchedule")
-    assert run(d.karpenter_startup_taints, [pool, chart("cilium", "oci://quay.io/cilium/charts/cilium")]) == []
+    assert run(d.karpenter_startup_taints.POLICY, [pool, chart("cilium", "oci://quay.io/cilium/charts/cilium")]) == []
 
 
 def test_ebs_add_on_and_istio_image_are_recognised_and_non_karpenter_pools_are_skipped():
     addon = StackResource("aws:eks/addon:Addon", "ebs", {"addonName": "aws-ebs-csi-driver", "clusterName": "c"})
     istio = daemonset("istio-cni-node", "istio-system", image="docker.io/istio/install-cni:1.30.3")
-    found = run(d.karpenter_startup_taints, [karpenter_pool(taints=(GPU,)), addon, istio])
+    found = run(d.karpenter_startup_taints.POLICY, [karpenter_pool(taints=(GPU,)), addon, istio])
     assert {f["message"].split("installs ")[1].split(",")[0] for f in found} == {"ebs-csi", "istio-cni"}
     assert all("race" in f["message"] for f in found)
-    assert run(d.karpenter_startup_taints, [node_group(), addon, istio]) == []
-    assert run(d.karpenter_startup_taints, [karpenter_pool(taints=(GPU,))]) == []
+    assert run(d.karpenter_startup_taints.POLICY, [node_group(), addon, istio]) == []
+    assert run(d.karpenter_startup_taints.POLICY, [karpenter_pool(taints=(GPU,))]) == []
 
 
 def test_the_table_lists_no_ephemeral_and_no_permanent_gpu_taint():

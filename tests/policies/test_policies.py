@@ -131,7 +131,7 @@ def test_an_invalid_policy_pack_config_is_refused_with_the_reason(config):
 
 
 def test_a_disabled_policy_does_not_run():
-    assert evaluate([node_group(taints=())], {"gpu-pool-declares-taint": "disabled"}, policies=[d.gpu_pool_declares_taint]) == []
+    assert evaluate([node_group(taints=())], {"gpu-pool-declares-taint": "disabled"}, policies=[d.gpu_pool_declares_taint.POLICY]) == []
 
 
 # --- 1. no-imperative-taints ------------------------------------------------------------
@@ -169,7 +169,7 @@ def b64(text):
     ids=lambda r: f"{r.type}:{r.name}",
 )
 def test_imperative_taints_are_refused_and_the_message_says_where_to_declare(resource):
-    (found,) = run(d.no_imperative_taints, [resource])
+    (found,) = run(d.no_imperative_taints.POLICY, [resource])
     assert found["enforcement"] == "mandatory"
     assert "GpuNodePool `taints`" in found["message"] and "autoscaler" in found["message"]
 
@@ -189,7 +189,7 @@ def test_imperative_taints_are_refused_and_the_message_says_where_to_declare(res
     ids=lambda r: f"{r.type}:{r.name}",
 )
 def test_declarative_taints_and_unrelated_commands_pass(resource):
-    assert run(d.no_imperative_taints, [resource]) == []
+    assert run(d.no_imperative_taints.POLICY, [resource]) == []
 
 
 def test_an_unknown_command_cannot_be_judged_and_the_sdk_says_so():
@@ -198,8 +198,8 @@ def test_an_unknown_command_cannot_be_judged_and_the_sdk_says_so():
         PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), []), None,
     )
     with pytest.raises(UnknownValueError):
-        d.no_imperative_taints.validate(args, lambda message, urn=None: pytest.fail(message))
-    (note,) = cannot_run(d.no_imperative_taints, [command(UNKNOWN)])
+        d.no_imperative_taints.POLICY.validate(args, lambda message, urn=None: pytest.fail(message))
+    (note,) = cannot_run(d.no_imperative_taints.POLICY, [command(UNKNOWN)])
     assert note["enforcement"] == "advisory" and ".create" in note["message"]
 
 
@@ -252,7 +252,7 @@ def nodeadm_launch_template(taints=(), instance_type="g6e.2xlarge"):
     ids=lambda r: f"{r.type}:{r.inputs.get('amiType', '')}",
 )
 def test_a_gpu_pool_without_a_repelling_taint_fails(resource):
-    (found,) = run(d.gpu_pool_declares_taint, [resource])
+    (found,) = run(d.gpu_pool_declares_taint.POLICY, [resource])
     assert "NoSchedule" in found["message"] and found["enforcement"] == "mandatory"
 
 
@@ -270,27 +270,27 @@ def test_a_gpu_pool_without_a_repelling_taint_fails(resource):
     ids=lambda r: r.type,
 )
 def test_a_tainted_gpu_pool_or_a_cpu_pool_passes(resource):
-    assert run(d.gpu_pool_declares_taint, [resource]) == []
+    assert run(d.gpu_pool_declares_taint.POLICY, [resource]) == []
 
 
 def test_a_self_managed_launch_template_is_judged_by_its_kubelet_registration():
-    assert run(d.gpu_pool_declares_taint, [nodeadm_launch_template(taints=(GPU,))]) == []
-    (found,) = run(d.gpu_pool_declares_taint, [nodeadm_launch_template()])
+    assert run(d.gpu_pool_declares_taint.POLICY, [nodeadm_launch_template(taints=(GPU,))]) == []
+    (found,) = run(d.gpu_pool_declares_taint.POLICY, [nodeadm_launch_template()])
     assert "self-managed" in found["message"] and "registerWithTaints" in found["message"]
 
 
 def test_unreadable_pool_taints_are_reported_not_raised():
     bad = node_group()
     bad.inputs["taints"] = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]  # Kubernetes spelling on EKS
-    (found,) = run(d.gpu_pool_declares_taint, [bad])
+    (found,) = run(d.gpu_pool_declares_taint.POLICY, [bad])
     assert "cannot be read" in found["message"]
 
 
 def test_unknown_pool_taints_cannot_be_judged():
     pool = node_group()
     pool.inputs["taints"] = UNKNOWN
-    assert run(d.gpu_pool_declares_taint, [pool]) == []
-    assert cannot_run(d.gpu_pool_declares_taint, [pool])
+    assert run(d.gpu_pool_declares_taint.POLICY, [pool]) == []
+    assert cannot_run(d.gpu_pool_declares_taint.POLICY, [pool])
 
 
 # --- 3. daemonsets-tolerate-gpu-taints (reported cases a-c) -------------------------------
@@ -298,9 +298,9 @@ def test_unknown_pool_taints_cannot_be_judged():
 
 def test_case_a_device_plugin_tolerating_only_the_gpu_key_fails_on_a_dedicated_pool():
     stack = [node_group(taints=("dedicated=gpu:NoSchedule",)), plugin([EXISTS_GPU])]
-    (found,) = run(d.daemonsets_tolerate_gpu_taints, stack)
+    (found,) = run(d.daemonsets_tolerate_gpu_taints.POLICY, stack)
     assert "dedicated=gpu:NoSchedule not tolerated" in found["message"] and "GPU pool 'gpu'" in found["message"]
-    (covered,) = run(d.device_plugin_covers_gpu_pools, stack)
+    (covered,) = run(d.device_plugin_covers_gpu_pools.POLICY, stack)
     assert "dedicated=gpu:NoSchedule" in covered["message"]
 
 
@@ -308,49 +308,49 @@ def test_case_b_value_mismatch_fails_for_nfd_and_exists_passes_for_the_plugin():
     pool = node_group(taints=("nvidia.com/gpu=true:NoSchedule",))
     nfd = daemonset("nfd-worker", "node-feature-discovery", tolerations=[
         {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}])
-    (found,) = run(d.daemonsets_tolerate_gpu_taints, [pool, nfd])
+    (found,) = run(d.daemonsets_tolerate_gpu_taints.POLICY, [pool, nfd])
     assert "node-feature-discovery/nfd-worker" in found["message"]
     assert "nvidia.com/gpu=true:NoSchedule not tolerated" in found["message"]
-    assert run(d.daemonsets_tolerate_gpu_taints, [pool, plugin([EXISTS_GPU])]) == []
-    assert run(d.device_plugin_covers_gpu_pools, [pool, plugin([EXISTS_GPU])]) == []
+    assert run(d.daemonsets_tolerate_gpu_taints.POLICY, [pool, plugin([EXISTS_GPU])]) == []
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [pool, plugin([EXISTS_GPU])]) == []
 
 
 def test_case_c_two_taints_fail_naming_the_arch_taint():
     stack = [node_group(taints=("kubernetes.io/arch=arm64:NoSchedule", "nvidia.com/gpu:NoSchedule")), plugin([EXISTS_GPU])]
-    (found,) = run(d.daemonsets_tolerate_gpu_taints, stack)
+    (found,) = run(d.daemonsets_tolerate_gpu_taints.POLICY, stack)
     assert "kubernetes.io/arch=arm64:NoSchedule not tolerated" in found["message"]
     assert "nvidia.com/gpu:NoSchedule not tolerated" not in found["message"]
-    (covered,) = run(d.device_plugin_covers_gpu_pools, stack)
+    (covered,) = run(d.device_plugin_covers_gpu_pools.POLICY, stack)
     assert "kubernetes.io/arch=arm64:NoSchedule" in covered["message"]
 
 
 def test_a_noexecute_toleration_with_seconds_is_reported_as_eviction_not_a_pass():
     stack = [node_group(taints=("nvidia.com/gpu=present:NoExecute",)),
              daemonset(tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300.0}])]
-    (found,) = run(d.daemonsets_tolerate_gpu_taints, stack)
+    (found,) = run(d.daemonsets_tolerate_gpu_taints.POLICY, stack)
     assert "tolerated for 300 s, then evicted" in found["message"]
 
 
 def test_exemptions_and_extra_taints_come_from_the_config():
     stack = [node_group(), daemonset("fluent-bit", "logging")]
-    assert run(d.daemonsets_tolerate_gpu_taints, stack, {"daemonsets-tolerate-gpu-taints": {
+    assert run(d.daemonsets_tolerate_gpu_taints.POLICY, stack, {"daemonsets-tolerate-gpu-taints": {
         "exemptions": [{"namespace": "logging", "name": "fluent-bit"}]}}) == []
     outside = {"daemonsets-tolerate-gpu-taints": {"extraTaints": ["dedicated=gpu:NoSchedule"]}}
-    (found,) = run(d.daemonsets_tolerate_gpu_taints, [daemonset(tolerations=[EXISTS_GPU])], outside)
+    (found,) = run(d.daemonsets_tolerate_gpu_taints.POLICY, [daemonset(tolerations=[EXISTS_GPU])], outside)
     assert "outside this stack" in found["message"] and "dedicated=gpu:NoSchedule" in found["message"]
 
 
 def test_a_daemonset_pinned_to_another_pool_keeps_off_this_one():
     stack = [node_group(labels={"nvidia.com/gpu.present": "true", "gpu-node-pools/pool": "training"}),
              daemonset(node_selector={"gpu-node-pools/pool": "inference"})]
-    assert run(d.daemonsets_tolerate_gpu_taints, stack) == []
+    assert run(d.daemonsets_tolerate_gpu_taints.POLICY, stack) == []
 
 
 def test_unknown_tolerations_leave_the_daemonset_undecided_but_others_judged():
     unknown = daemonset("mystery")
     unknown.inputs["spec"]["template"]["spec"]["tolerations"] = UNKNOWN
     stack = [node_group(), unknown, daemonset("fluent-bit", "logging")]
-    findings = evaluate(stack, policies=[d.daemonsets_tolerate_gpu_taints])
+    findings = evaluate(stack, policies=[d.daemonsets_tolerate_gpu_taints.POLICY])
     assert [f["enforcement"] for f in findings] == ["mandatory", "advisory"]
     assert "logging/fluent-bit" in findings[0]["message"]
     assert "DaemonSet mystery" in findings[1]["message"] and ".spec.template.spec.tolerations" in findings[1]["message"]
@@ -360,7 +360,7 @@ def test_unknown_tolerations_leave_the_daemonset_undecided_but_others_judged():
 
 
 def test_pools_that_need_nvidias_plugin_fail_without_one():
-    (found,) = run(d.device_plugin_covers_gpu_pools, [node_group()])
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group()])
     assert "No NVIDIA device plugin" in found["message"]
 
 
@@ -370,58 +370,58 @@ def test_pools_that_need_nvidias_plugin_fail_without_one():
     ids=["bottlerocket", "gke-managed", "cpu"],
 )
 def test_pools_that_bring_their_own_plugin_need_none(pool):
-    assert run(d.device_plugin_covers_gpu_pools, [pool]) == []
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [pool]) == []
 
 
 def test_a_plugin_whose_affinity_misses_the_pool_labels_fails():
     stack = [node_group(labels={"team": "ml"}), plugin([EXISTS_GPU])]
-    (found,) = run(d.device_plugin_covers_gpu_pools, stack)
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, stack)
     assert "does not surely match" in found["message"]
 
 
 def test_nvidias_plugin_on_a_gke_managed_pool_is_a_conflict():
     stack = [gke_pool(taints=(GPU,)), plugin([EXISTS_GPU])]
-    (found,) = run(d.device_plugin_covers_gpu_pools, stack)
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, stack)
     assert "gke-no-default-nvidia-gpu-device-plugin=true" in found["message"]
     opted_out = gke_pool(taints=(GPU,), labels={**GPU_LABELS, "gke-no-default-nvidia-gpu-device-plugin": "true"})
-    assert run(d.device_plugin_covers_gpu_pools, [opted_out, plugin([EXISTS_GPU])]) == []
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [opted_out, plugin([EXISTS_GPU])]) == []
 
 
 def test_a_helm_release_is_judged_from_its_values_and_chart_defaults():
     release = StackResource("kubernetes:helm.sh/v3:Release", "nvdp", {
         "chart": "nvidia-device-plugin", "namespace": "nvidia-device-plugin", "values": {}})
     # chart defaults: tolerate nvidia.com/gpu NoSchedule, affinity includes nvidia.com/gpu.present In [true]
-    assert run(d.device_plugin_covers_gpu_pools, [node_group(), release]) == []
-    (found,) = run(d.device_plugin_covers_gpu_pools, [node_group(taints=("dedicated=gpu:NoSchedule",)), release])
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), release]) == []
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(taints=("dedicated=gpu:NoSchedule",)), release])
     assert "chart nvidia-device-plugin" in found["message"]
     release.inputs["values"] = UNKNOWN
-    assert cannot_run(d.device_plugin_covers_gpu_pools, [node_group(), release])
+    assert cannot_run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), release])
 
 
 # --- 5. gpu-toleration-allowlist --------------------------------------------------------
 
 
 def test_gpu_tolerations_outside_allowed_namespaces_fail():
-    (found,) = run(d.gpu_toleration_allowlist, [deployment(tolerations=[EXISTS_GPU])])
+    (found,) = run(d.gpu_toleration_allowlist.POLICY, [deployment(tolerations=[EXISTS_GPU])])
     assert "namespace 'web'" in found["message"]
-    (catch_all,) = run(d.gpu_toleration_allowlist, [daemonset("fluent-bit", "logging", tolerations=[{"operator": "Exists"}])])
+    (catch_all,) = run(d.gpu_toleration_allowlist.POLICY, [daemonset("fluent-bit", "logging", tolerations=[{"operator": "Exists"}])])
     assert "catch-all" in catch_all["message"]
-    (defaulted,) = run(d.gpu_toleration_allowlist, [StackResource("kubernetes:core/v1:Pod", "p", {
+    (defaulted,) = run(d.gpu_toleration_allowlist.POLICY, [StackResource("kubernetes:core/v1:Pod", "p", {
         "spec": {"tolerations": [EXISTS_GPU], "containers": []}})])
     assert "namespace 'default'" in defaulted["message"]
 
 
 def test_allowed_namespaces_and_non_gpu_tolerations_pass():
-    assert run(d.gpu_toleration_allowlist, [daemonset(tolerations=[{"operator": "Exists"}])]) == []
-    assert run(d.gpu_toleration_allowlist, [deployment(tolerations=[{"key": "CriticalAddonsOnly", "operator": "Exists"}])]) == []
+    assert run(d.gpu_toleration_allowlist.POLICY, [daemonset(tolerations=[{"operator": "Exists"}])]) == []
+    assert run(d.gpu_toleration_allowlist.POLICY, [deployment(tolerations=[{"key": "CriticalAddonsOnly", "operator": "Exists"}])]) == []
     config = {"gpu-toleration-allowlist": {"allowedNamespaces": ["web"]}}
-    assert run(d.gpu_toleration_allowlist, [deployment(tolerations=[EXISTS_GPU])], config) == []
+    assert run(d.gpu_toleration_allowlist.POLICY, [deployment(tolerations=[EXISTS_GPU])], config) == []
 
 
 def test_the_stacks_own_pool_taints_count_as_gpu_taints():
     stack = [node_group(taints=("dedicated=gpu:NoSchedule",)), deployment(tolerations=[
         {"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}])]
-    (found,) = run(d.gpu_toleration_allowlist, stack)
+    (found,) = run(d.gpu_toleration_allowlist.POLICY, stack)
     assert "dedicated=gpu:NoSchedule" in found["message"]
 
 
@@ -429,7 +429,7 @@ def test_the_stacks_own_pool_taints_count_as_gpu_taints():
 
 
 def test_a_gpu_toleration_without_selection_or_gpu_request_is_advised_against():
-    (found,) = run(d.gpu_workloads_select_gpu_nodes, [deployment(tolerations=[EXISTS_GPU])])
+    (found,) = run(d.gpu_workloads_select_gpu_nodes.POLICY, [deployment(tolerations=[EXISTS_GPU])])
     assert found["enforcement"] == "advisory" and "never attracts" in found["message"]
 
 
@@ -447,20 +447,20 @@ def test_a_gpu_toleration_without_selection_or_gpu_request_is_advised_against():
     ids=["nodeSelector", "gpu-limit", "affinity", "daemonset", "catch-all", "no-toleration"],
 )
 def test_gpu_workloads_that_select_or_request_gpus_pass(resource):
-    assert run(d.gpu_workloads_select_gpu_nodes, [resource]) == []
+    assert run(d.gpu_workloads_select_gpu_nodes.POLICY, [resource]) == []
 
 
 def test_selecting_a_stack_pool_label_counts():
     stack = [node_group(labels={"gpu-node-pools/pool": "training"}),
              deployment(tolerations=[EXISTS_GPU], node_selector={"gpu-node-pools/pool": "training"})]
-    assert run(d.gpu_workloads_select_gpu_nodes, stack) == []
+    assert run(d.gpu_workloads_select_gpu_nodes.POLICY, stack) == []
 
 
 # --- 7. gpu-limits-well-formed (reported case d) ------------------------------------------
 
 
 def test_case_d_job_with_limits_3_and_requests_1_fails():
-    (found,) = run(d.gpu_limits_well_formed, [job(resources={"limits": {"nvidia.com/gpu": 3}, "requests": {"nvidia.com/gpu": 1}})])
+    (found,) = run(d.gpu_limits_well_formed.POLICY, [job(resources={"limits": {"nvidia.com/gpu": 3}, "requests": {"nvidia.com/gpu": 1}})])
     assert "differs from limits" in found["message"] and found["enforcement"] == "mandatory"
 
 
@@ -475,7 +475,7 @@ def test_case_d_job_with_limits_3_and_requests_1_fails():
     ],
 )
 def test_malformed_gpu_quantities_fail(resources, fragment):
-    (found,) = run(d.gpu_limits_well_formed, [job(resources=resources)])
+    (found,) = run(d.gpu_limits_well_formed.POLICY, [job(resources=resources)])
     assert fragment in found["message"]
 
 
@@ -490,12 +490,12 @@ def test_malformed_gpu_quantities_fail(resources, fragment):
     ],
 )
 def test_well_formed_or_absent_gpu_quantities_pass(resources):
-    assert run(d.gpu_limits_well_formed, [job(resources=resources)]) == []
+    assert run(d.gpu_limits_well_formed.POLICY, [job(resources=resources)]) == []
 
 
 def test_mig_resources_are_checked_when_configured():
     config = {"gpu-limits-well-formed": {"resourceNames": ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]}}
-    (found,) = run(d.gpu_limits_well_formed, [job(resources={"requests": {"nvidia.com/mig-1g.10gb": 1}})], config)
+    (found,) = run(d.gpu_limits_well_formed.POLICY, [job(resources={"requests": {"nvidia.com/mig-1g.10gb": 1}})], config)
     assert "nvidia.com/mig-1g.10gb" in found["message"]
 
 
@@ -503,10 +503,10 @@ def test_mig_resources_are_checked_when_configured():
 
 
 def test_a_noexecute_gpu_taint_is_advised_against():
-    (found,) = run(d.noexecute_gpu_taint, [node_group(taints=(GPU, "workload=training:NoExecute"))])
+    (found,) = run(d.noexecute_gpu_taint.POLICY, [node_group(taints=(GPU, "workload=training:NoExecute"))])
     assert found["enforcement"] == "advisory" and "Prefer workload=training:NoSchedule" in found["message"]
-    assert run(d.noexecute_gpu_taint, [node_group()]) == []
-    assert run(d.noexecute_gpu_taint, [node_group(taints=("x=y:NoExecute",), types=("m7i.large",), ami="AL2023_x86_64_STANDARD")]) == []
+    assert run(d.noexecute_gpu_taint.POLICY, [node_group()]) == []
+    assert run(d.noexecute_gpu_taint.POLICY, [node_group(taints=("x=y:NoExecute",), types=("m7i.large",), ami="AL2023_x86_64_STANDARD")]) == []
 
 
 # --- 9. scale-from-zero-hints -----------------------------------------------------------
@@ -526,16 +526,16 @@ CA = "k8s.io/cluster-autoscaler/node-template/"
 def test_matching_node_template_tags_pass_and_mismatches_are_named():
     pool = node_group(min_size=0)
     good = {CA + "label/nvidia.com/gpu.present": "true", CA + "taint/nvidia.com/gpu": "present:NoSchedule"}
-    assert run(d.scale_from_zero_hints, [pool, *ca_tags(pool, good)]) == []
+    assert run(d.scale_from_zero_hints.POLICY, [pool, *ca_tags(pool, good)]) == []
     wrong = {CA + "label/nvidia.com/gpu.present": "true", CA + "taint/nvidia.com/gpu": "present:NoExecute"}
-    (found,) = run(d.scale_from_zero_hints, [pool, *ca_tags(pool, wrong)])
+    (found,) = run(d.scale_from_zero_hints.POLICY, [pool, *ca_tags(pool, wrong)])
     assert "missing ['nvidia.com/gpu=present:NoSchedule']" in found["message"] and found["enforcement"] == "advisory"
-    (none,) = run(d.scale_from_zero_hints, [pool])
+    (none,) = run(d.scale_from_zero_hints.POLICY, [pool])
     assert "no Cluster Autoscaler node-template tags" in none["message"]
 
 
 def test_pools_that_do_not_scale_from_zero_need_no_tags():
-    assert run(d.scale_from_zero_hints, [node_group(min_size=1)]) == []
+    assert run(d.scale_from_zero_hints.POLICY, [node_group(min_size=1)]) == []
 
 
 def test_a_self_managed_group_is_compared_with_its_launch_template_registration():
@@ -546,10 +546,10 @@ def test_a_self_managed_group_is_compared_with_its_launch_template_registration(
         "mixedInstancesPolicy": {"launchTemplate": {"overrides": [{"instanceType": "g6e.2xlarge"}]}},
         "tags": [{"key": CA + "taint/nvidia.com/gpu", "value": "present:NoExecute", "propagateAtLaunch": False}]},
         dependencies=[lt.urn])
-    (found,) = run(d.scale_from_zero_hints, [lt, asg])
+    (found,) = run(d.scale_from_zero_hints.POLICY, [lt, asg])
     assert "self-managed" in found["message"]
     assert "missing ['nvidia.com/gpu=present:NoSchedule'], not on the nodes ['nvidia.com/gpu=present:NoExecute']" in found["message"]
-    (untainted,) = run(d.gpu_pool_declares_taint, [nodeadm_launch_template()])
+    (untainted,) = run(d.gpu_pool_declares_taint.POLICY, [nodeadm_launch_template()])
     assert "self-managed" in untainted["message"]
 
 

@@ -18,7 +18,7 @@ from conftest import DATA  # noqa: E402
 from gpu_node_pool.gpu_agents.device_plugin.chart import chart_daemonset
 from gpu_node_pool.k8s.taints import Taint
 from gpu_node_pool.policies import StackResource, evaluate
-from gpu_node_pool.policies.rules.daemonsets_tolerate_gpu_taints import daemonsets_tolerate_gpu_taints
+from gpu_node_pool.policies.rules.daemonsets_tolerate_gpu_taints import POLICY as daemonsets_tolerate_gpu_taints
 from gpu_node_pool.policies.workloads import keeps_off, read_tolerations, stay_on
 
 CORPUS = DATA / "corpus" / "daemonsets"

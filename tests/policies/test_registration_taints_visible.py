@@ -39,20 +39,20 @@ def managed(lt_name: str = "gpu-lt", taints=("nvidia.com/gpu=present:NoSchedule"
 
 @pytest.mark.parametrize("user_data", [AL2_FLAGS, nodeadm_mime("dedicated=gpu:NoSchedule")], ids=["al2-flags", "nodeadm-mime"])
 def test_an_undeclared_registration_taint_is_reported(user_data):
-    (found,) = run(d.registration_taints_visible, [managed(), launch_template(user_data)])
+    (found,) = run(d.registration_taints_visible.POLICY, [managed(), launch_template(user_data)])
     assert "registers the taint dedicated=gpu:NoSchedule" in found["message"]
     assert "launch template 'gpu-lt'" in found["message"] and found["enforcement"] == "mandatory"
 
 
 def test_a_declared_registration_taint_is_fine_and_an_unlinked_template_is_ignored():
     declared = managed(taints=("nvidia.com/gpu=present:NoSchedule", "dedicated=gpu:NoSchedule"))
-    assert run(d.registration_taints_visible, [declared, launch_template(AL2_FLAGS)]) == []
-    assert run(d.registration_taints_visible, [managed("other-lt"), launch_template(AL2_FLAGS)]) == []
+    assert run(d.registration_taints_visible.POLICY, [declared, launch_template(AL2_FLAGS)]) == []
+    assert run(d.registration_taints_visible.POLICY, [managed("other-lt"), launch_template(AL2_FLAGS)]) == []
 
 
 def test_other_policies_see_the_hidden_taint():
     agent = daemonset("node-exporter", "monitoring", tolerations=[EXISTS_GPU])
     stack = [managed(), launch_template(nodeadm_mime("dedicated=gpu:NoSchedule")), agent]
-    (found,) = run(d.daemonsets_tolerate_gpu_taints, stack)
+    (found,) = run(d.daemonsets_tolerate_gpu_taints.POLICY, stack)
     assert "dedicated=gpu:NoSchedule" in found["message"]
-    assert run(d.daemonsets_tolerate_gpu_taints, [managed(), agent]) == []
+    assert run(d.daemonsets_tolerate_gpu_taints.POLICY, [managed(), agent]) == []

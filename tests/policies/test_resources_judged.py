@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpu_node_pool.policies import evaluate
-from gpu_node_pool.policies.rules import resources_judged
+from gpu_node_pool.policies.rules.resources_judged import POLICY as resources_judged
 from gpu_node_pool.sdk.record import Resource
 
 STACK = "urn:pulumi:dev::p::pulumi:pulumi:Stack"

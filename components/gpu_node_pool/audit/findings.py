@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["LEVELS", "FAIL_ON", "Finding", "NotJudged", "at_or_above"]
+from ..sdk.outcome import FAIL_ON, LEVELS
 
-LEVELS = ("info", "advisory", "mandatory")
-FAIL_ON = (*LEVELS, "none")
+__all__ = ["LEVELS", "FAIL_ON", "Finding", "NotJudged"]
 
 
 @dataclass(frozen=True)
@@ -54,9 +53,3 @@ class NotJudged:
     def to_json(self) -> dict[str, str]:
         return {"subject": self.subject, "reason": self.reason}
 
-
-def at_or_above(level: str, threshold: str) -> bool:
-    """Whether ``level`` is at or above ``threshold`` (``none`` is above everything)."""
-    if threshold == "none":
-        return False
-    return LEVELS.index(level) >= LEVELS.index(threshold)

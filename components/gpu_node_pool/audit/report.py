@@ -1,8 +1,10 @@
 """Run the audit over a snapshot and build the report (JSON, text, the page's matrix).
 
 The JSON report (``report.schema.json`` beside this file, ``schemaVersion: 1``) has camelCase
-keys. Exit codes (:func:`AuditReport.exit_code`): 0 clean, 1 a finding at or above
-``--fail-on``; 2 (unreadable input) and 64 (usage) are decided by the CLI before a report exists.
+keys and the envelope of every ``gpupool`` report (:func:`gpu_node_pool.sdk.outcome.envelope`).
+Exit codes (:attr:`AuditReport.exit_code`, by :func:`gpu_node_pool.sdk.outcome.exit_code`, the
+rule of every command): 0 clean, 1 a finding at or above ``--fail-on``; 2 (unreadable input), 64
+(usage) and 70 (internal error) are decided by the CLI before a report exists.
 """
 
 from __future__ import annotations
@@ -13,16 +15,15 @@ from typing import Any
 
 from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
 from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
+from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
 from .cluster import Node, Pool, detect_platform, group_pools, read_node
 from .declared import Declared, drift, whatif_nodes
-from .findings import Finding, NotJudged, at_or_above
+from .findings import Finding, NotJudged
 from .pending import PendingPod, pending_pods
 from .sources import Snapshot
 from .starved import starved_reason
 
 __all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit"]
-
-SCHEMA_VERSION = 1
 
 
 @dataclass
@@ -54,19 +55,20 @@ class AuditReport:
 
     @property
     def exit_code(self) -> int:
-        return 1 if any(at_or_above(f.level, self.fail_on) for f in self.findings) else 0
+        """0 clean, 1 a finding at or above :attr:`fail_on` (``info``, ``advisory``, ``mandatory``, ``none``)."""
+        return exit_code((f.level for f in self.findings), self.fail_on)
 
     @property
     def gpu_pools(self) -> list[Pool]:
         return [p for p in self.pools if p.is_gpu]
 
     # --- JSON --------------------------------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, cloud_api_called: bool = False) -> dict[str, Any]:
+        """``gpupool audit --json``'s report (``report.schema.json``): the envelope (``schemaVersion``,
+        ``command: "audit"``, ``exitCode``, ``cloudApiCalled``: true when the snapshot was read from
+        a live cluster's API) and the audit's keys."""
         counts = {lvl: sum(f.level == lvl for f in self.findings) for lvl in ("info", "advisory", "mandatory")}
-        return {
-            "schemaVersion": SCHEMA_VERSION,
-            "command": "audit",
-            "exitCode": self.exit_code,
+        return envelope("audit", self.exit_code, cloud_api_called=cloud_api_called, **{
             "failOn": self.fail_on,
             "source": self.source,
             "readOnly": True,
@@ -107,7 +109,7 @@ class AuditReport:
             "findings": [f.to_json() for f in self.findings],
             "notJudged": [n.to_json() for n in self.not_judged],
             "notes": list(self.notes),
-        }
+        })
 
     # --- text --------------------------------------------------------------------------------
     def to_text(self) -> str:

@@ -1,24 +1,30 @@
 """``gpupool audit``'s argparse wiring: :func:`register` adds the sub-command (``gpupool --help`` lists it)
 without importing the audit itself; ``gpupool``'s handler imports :func:`gpu_node_pool.cli.audit.run` when
-``audit`` runs."""
+``audit`` runs. The sub-command's parser is a :class:`~gpu_node_pool.cli.contract.UsageParser` (subparsers
+take their parent's class), so a usage mistake exits 64 as under every command."""
 
 from __future__ import annotations
 
 import argparse
-import sys
+from collections.abc import Sequence
 from typing import Any
 
-from ..audit.findings import FAIL_ON
 from ..k8s.taints import PLATFORMS
+from .contract import AUDIT_FAIL_ON
 
-__all__ = ["register", "EXIT_USAGE"]
-
-EXIT_USAGE = 64
+__all__ = ["register"]
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``audit`` sub-command to ``subparsers`` and return its parser."""
-    a = subparsers.add_parser("audit", help="check a live cluster (read-only) or a kubectl dump against the GPU pool rules")
+def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+    """Add the ``audit`` sub-command to ``subparsers`` and return its parser.
+
+    ``parents``: the options every command shares (``--json``, ``--debug``). The parser's
+    ``check_usage`` default holds the rules argparse cannot state (``--cluster-dump`` with
+    ``--kubeconfig``/``--context``, ``--project-dir`` without ``--stack``); ``gpupool`` calls it
+    after parsing, and a broken rule is a usage error (exit 64).
+    """
+    a = subparsers.add_parser("audit", parents=list(parents),
+                              help="check a live cluster (read-only) or a kubectl dump against the GPU pool rules")
     src = a.add_mutually_exclusive_group()
     src.add_argument("--cluster-dump", metavar="PATH",
                      help="JSON/YAML of kubectl get nodes,daemonsets,pods,events -A -o json, or a directory of them")
@@ -27,18 +33,19 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     a.add_argument("--context", metavar="NAME", help="kubeconfig context (default: current-context)")
     a.add_argument("--stack", help="also compare with the pools this stack declares (drift and what-if)")
     a.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (with --stack)")
-    a.add_argument("--json", action="store_true", help="print the JSON report (schemaVersion 1)")
     a.add_argument("--html", metavar="OUT.html", help="write the DaemonSet x pool page (self-contained)")
-    a.add_argument("--fail-on", choices=FAIL_ON, default="mandatory", help="exit 1 at or above this level (default mandatory)")
+    a.add_argument("--fail-on", choices=AUDIT_FAIL_ON, default="mandatory",
+                   help="exit 1 when a finding is at or above this level (default: mandatory; none: never)")
     a.add_argument("--platform", choices=PLATFORMS, help="control plane, for admission-added tolerations (default: detected)")
     a.add_argument("--admission-plugins", metavar="A,B", help="the API server's enabled admission plugins, if known")
     a.add_argument("--timeout", type=float, default=30.0, help="seconds per API call (live only; default 30)")
     a.add_argument("--print-rbac", action="store_true", help="print the minimal read-only ClusterRole and exit")
 
-    def usage_error(message: str) -> None:  # the platform contract: usage mistakes exit 64, not argparse's 2
-        a.print_usage(sys.stderr)
-        print(f"gpupool audit: error: {message}", file=sys.stderr)
-        sys.exit(EXIT_USAGE)
+    def check_usage(args: argparse.Namespace) -> None:
+        if args.cluster_dump and (args.kubeconfig or args.context):
+            a.error("--cluster-dump reads a file; drop --kubeconfig/--context")
+        if args.project_dir and not args.stack:
+            a.error("--project-dir needs --stack")
 
-    a.error = usage_error  # type: ignore[method-assign]
+    a.set_defaults(check_usage=check_usage)
     return a

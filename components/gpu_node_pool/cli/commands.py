@@ -10,9 +10,10 @@
     gpupool audit --cluster-dump FILE | [--kubeconfig FILE] [--context NAME] [--stack S] [--html OUT]
 
 Every command keeps the contract of :mod:`gpu_node_pool.cli.contract`: exit 0 clean, 1 findings at
-or above ``--fail-on`` (default mandatory), 2 invalid input, 64 usage, 70 internal error;
-``--json`` prints one report with ``schemaVersion: 1`` (schema: ``cli/report.schema.json``).
-No command calls a cloud or Kubernetes API.
+or above ``--fail-on`` (default mandatory), 2 invalid input, 64 usage, 70 internal error, 141 stdout
+closed by its reader; the report on stdout, human-readable errors on stderr; ``--json`` prints one
+report with ``schemaVersion: 1`` (schema: ``cli/report.schema.json``). No command but a live
+``gpupool audit`` (read-only) calls a cloud or Kubernetes API.
 """
 
 from __future__ import annotations
@@ -26,7 +27,16 @@ from .. import plan as plan_mod
 from .._version import __version__
 from ..config import ConfigError
 from .audit_parser import register as register_audit
-from .contract import FAIL_ON_LEVELS, ExitCode, UsageParser, findings_exit_code, print_report, report
+from .contract import (
+    FAIL_ON_LEVELS,
+    ExitCode,
+    InputError,
+    UsageParser,
+    closed_stdout,
+    print_report,
+    report,
+    stdout_closed,
+)
 from .expand_options import expand_arguments, expand_options
 
 #: Where "please report" points.
@@ -62,6 +72,17 @@ def _project_note(args: argparse.Namespace) -> str | None:
     return f"project: {found / 'Pulumi.yaml'} (there is no Pulumi.yaml in {given}; as pulumi does, the nearest one above it is used)"
 
 
+def _print_text(args: argparse.Namespace, text: str | None, error: bool = False) -> None:
+    """Print a command's human-readable report, after the project note: on stdout, or on stderr
+    when it is an error (``error``: the input was refused), as every command does."""
+    stream = sys.stderr if error else sys.stdout
+    note = _project_note(args)
+    if note:
+        print(note, file=stream)
+    if text is not None:
+        print(text, file=stream)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = UsageParser(prog="gpupool", description="Offline plan and checks for gpu-node-pools stacks.")
     parser.add_argument("--version", action="version", version=f"gpupool {__version__}")
@@ -89,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         help="policy pack config JSON, as for pulumi preview --policy-pack-config "
         '(e.g. {"all": "mandatory", "gpu-toleration-allowlist": {"allowedNamespaces": ["ml"]}})',
     )
-    expand_arguments(judged)  # --helm, --fetch-charts, --render-timeout, --strict (issue 13)
+    expand_arguments(judged)  # --helm, --fetch-charts, --render-timeout, --strict
     sub = parser.add_subparsers(dest="command", required=True)
     pl = sub.add_parser(
         "plan", parents=[stack, judged, common],
@@ -126,7 +147,7 @@ def _parser() -> argparse.ArgumentParser:
         "it must resolve where the pack is installed, e.g. 'gpu-node-pool @ git+https://<host>/gpu-node-pools@v"
         f"{__version__}'",
     )
-    register_audit(sub)
+    register_audit(sub, parents=[common])
     return parser
 
 
@@ -143,31 +164,19 @@ def _policy_config(args: argparse.Namespace) -> Any:
     return config
 
 
-def _judge(result: plan_mod.PlanResult, fail_on: str) -> int:
-    if result.config_issues:
-        return ExitCode.INVALID_INPUT
-    uncovered = sum(not c["tolerated"] for c in (result.device_plugin or {}).get("coverage", []))
-    return findings_exit_code(result.violations, uncovered, fail_on)
-
-
 def _plan(args: argparse.Namespace) -> int:
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
-    code = _judge(result, args.fail_on)
-    if args.html and not result.config_issues:  # the page of the audit, from the plan (issue 17)
+    code = result.exit_code_at(args.fail_on)
+    if args.html and not result.config_issues:  # the page of the audit, from the plan
         from ..plan.page import write_page
 
         # stdout stays one JSON document with --json
         print(f"wrote   {write_page(result, args.html)} (DaemonSet x GPU pool page)", file=sys.stderr if args.json else sys.stdout)
     if args.json:
-        doc = plan_mod.to_json(result)
-        doc = {k: v for k, v in doc.items() if k not in ("exitCode", "cloudApiCalled")}
-        print_report(report("plan", code, failOn=args.fail_on, **doc))
+        print_report(plan_mod.to_json(result, args.fail_on))
     else:
-        note = _project_note(args)
-        if note:
-            print(note)
-        print(plan_mod.render_text(result, code, args.fail_on))
+        _print_text(args, plan_mod.render_text(result, args.fail_on), error=bool(result.config_issues))
     return code
 
 
@@ -177,7 +186,7 @@ def _render(args: argparse.Namespace) -> int:
     render_files.check_out_dir(args.out)  # "", /, home: refused before the plan runs
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
-    code = _judge(result, args.fail_on)
+    code = result.exit_code_at(args.fail_on)
     written = None
     if code == ExitCode.OK:
         files = (
@@ -196,16 +205,10 @@ def _render(args: argparse.Namespace) -> int:
             placeholders=list(written.placeholders) if written else [],
         ))
         return code
-    if written is None:
-        note = _project_note(args)
-        if note:
-            sys.stderr.write(note + "\n")
-        sys.stderr.write(plan_mod.render_text(result, code, args.fail_on) + "\n")
-        sys.stderr.write(f"nothing was written to {args.out}\n")
+    if written is None:  # the failed plan says why, on stderr: stdout lists written files only
+        _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {args.out}", error=True)
         return code
-    note = _project_note(args)
-    if note:
-        print(note)
+    _print_text(args, None)
     for path in written.written:
         print(f"wrote   {path}")
     for path in written.removed:
@@ -227,9 +230,7 @@ def _validate(args: argparse.Namespace) -> int:
         pools = [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
         print_report(report("validate", ExitCode.OK, stack=args.stack, configErrors=[], pools=pools))
     else:
-        note = _project_note(args)
-        if note:
-            print(note)
+        _print_text(args, None)
         print(f"stack {args.stack!r}: config is valid ({len(stack_config.pools)} pool(s))")
     return ExitCode.OK
 
@@ -256,17 +257,11 @@ def _check(args: argparse.Namespace) -> int:
     from ..plan import check as check_mod
 
     result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args))
-    if result.config_issues:
-        code = int(ExitCode.INVALID_INPUT)
-    else:
-        code = findings_exit_code(result.violations, sum(not c["tolerated"] for c in result.coverage), args.fail_on)
+    code = result.exit_code_at(args.fail_on)
     if args.json:
         print_report(report("check", code, failOn=args.fail_on, **check_mod.to_json(result)))
     else:
-        note = _project_note(args)
-        if note:
-            print(note)
-        print(check_mod.render_text(result, code))
+        _print_text(args, check_mod.render_text(result, args.fail_on), error=bool(result.config_issues))
     return code
 
 
@@ -286,7 +281,7 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from .audit import run  # the audit and its analysis load only for `gpupool audit` (issue 18)
+    from .audit import run  # the audit and its analysis load only for `gpupool audit`
 
     return run(args)
 
@@ -305,7 +300,7 @@ def _input_errors() -> tuple[type[BaseException], ...]:
     from ..policies import PolicyConfigError
     from ..policies.policy_pack import PolicyPackError
 
-    return (ConfigError, PolicyConfigError, PolicyPackError, ProgramError, RenderOutError, *_FILE_ERRORS)
+    return (ConfigError, InputError, PolicyConfigError, PolicyPackError, ProgramError, RenderOutError, *_FILE_ERRORS)
 
 
 def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
@@ -326,8 +321,9 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
         issues = [{"path": str(path), "message": message}]
         text = f"error: {message}"
     if args.json:
-        fields: dict[str, Any] = {"stack": args.stack} if hasattr(args, "stack") else {}
-        print_report(report(args.command, ExitCode.INVALID_INPUT, **fields, configErrors=issues))
+        fields: dict[str, Any] = {"stack": args.stack} if getattr(args, "stack", None) else {}
+        print_report(report(args.command, ExitCode.INVALID_INPUT, cloud_api_called=_cloud_api_called(args), **fields,
+                            configErrors=issues))
     else:
         print(text, file=sys.stderr)
     return ExitCode.INVALID_INPUT
@@ -344,19 +340,34 @@ def _internal_error(args: argparse.Namespace, err: BaseException) -> int:
     if args.debug:
         traceback.print_exception(err, file=sys.stderr)
     if args.json:
-        print_report(report(args.command, ExitCode.INTERNAL, internalError=summary))
+        print_report(report(args.command, ExitCode.INTERNAL, cloud_api_called=_cloud_api_called(args),
+                            internalError=summary))
     return ExitCode.INTERNAL
+
+
+def _cloud_api_called(args: argparse.Namespace) -> bool:
+    """Whether this run called (or tried) a cloud or Kubernetes API: only a live audit sets it."""
+    return bool(getattr(args, "cloud_api_called", False))
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one ``gpupool`` command; returns the exit code of :class:`gpu_node_pool.cli.contract.ExitCode`."""
     try:
         args = _parser().parse_args(argv)
+        check_usage = getattr(args, "check_usage", None)  # rules argparse cannot state (gpupool audit's)
+        if check_usage is not None:
+            check_usage(args)
     except SystemExit as done:  # --help, --version (0) or a usage error (64, UsageParser.error)
         return int(done.code or 0)
+    except BrokenPipeError:  # `gpupool plan --help | head -1`
+        return closed_stdout()
     try:
         handler = _COMMANDS[args.command]
         return int(handler(args))
+    except BrokenPipeError as err:  # stdout's reader went away: quiet, not an internal error
+        if stdout_closed():
+            return closed_stdout()
+        return _internal_error(args, err)
     except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
         if isinstance(err, _input_errors()):
             return _invalid_input(args, err)
@@ -369,7 +380,12 @@ def main_exit() -> None:
     from ..sdk.process import tune_gc
 
     tune_gc()
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()  # what is still buffered; its reader may have gone since
+    except BrokenPipeError:
+        code = closed_stdout()
+    sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

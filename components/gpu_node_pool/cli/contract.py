@@ -1,90 +1,78 @@
 """The contract every ``gpupool`` command keeps: exit codes, ``--fail-on``, the JSON envelope.
 
-Exit codes (stated once in the README, "Command-line contract"):
+Exit codes (stated once in the README, "Command-line contract"; decided by
+:func:`gpu_node_pool.sdk.outcome.exit_code` for every command, ``audit`` included):
 
 ====  =========================================================================================
 0     clean: nothing at or above ``--fail-on`` was found
 1     findings at or above ``--fail-on`` (default ``mandatory``): a policy violation, or a pool
-      taint the device plugin does not tolerate (always judged mandatory)
+      taint the device plugin does not tolerate (always judged mandatory), or an audit finding
 2     invalid input: stack file, stack config, ``--policy-pack-config``, ``--requirement``,
-      ``--out`` (the message names the file or argument, the bad value and the fix)
+      ``--out``, the audit's dump, kubeconfig or cluster (the message names the file or argument,
+      the bad value and the fix)
 64    command-line usage (``EX_USAGE`` of BSD sysexits.h; argparse's own exit 2 is overridden so
       that a typo never reads as a config error)
 70    internal error (``EX_SOFTWARE``): a bug; one line and "please report", the traceback only
       with ``--debug``
+141   stdout closed by its reader (``gpupool plan ... | head -1``): the run ends quietly, as a
+      process stopped by ``SIGPIPE`` (128 + 13) does
 ====  =========================================================================================
 
+Streams: the report (text, or with ``--json`` the one JSON object) goes to stdout; a human-readable
+error (invalid input, exit 2; internal error, exit 70) goes to stderr, for every command. With
+``--json`` an invalid input is a report on stdout (``configErrors``), and an internal error is both
+the line on stderr and a report on stdout (``internalError``).
+
 With ``--json`` every command prints one JSON object, the *report*, whose top level carries
-``schemaVersion`` (:data:`SCHEMA_VERSION`), ``command`` and ``exitCode``; its JSON Schema is
-``gpu_node_pool/cli/report.schema.json`` (:func:`report_schema`).
+``schemaVersion`` (:data:`SCHEMA_VERSION`), ``command``, ``exitCode`` and ``cloudApiCalled``; its
+JSON Schema is ``gpu_node_pool/cli/report.schema.json`` (:func:`report_schema`), and the audit's
+keys are ``gpu_node_pool/audit/report.schema.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import select
 import sys
-from collections.abc import Iterable, Mapping
-from enum import IntEnum
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any, NoReturn
+
+from ..sdk.outcome import FAIL_ON, SCHEMA_VERSION, ExitCode, envelope
 
 __all__ = [
     "SCHEMA_VERSION",
     "FAIL_ON_LEVELS",
+    "AUDIT_FAIL_ON",
     "ExitCode",
+    "InputError",
     "UsageParser",
-    "findings_exit_code",
+    "closed_stdout",
+    "stdout_closed",
     "report",
     "report_schema",
 ]
 
-#: Version of the ``--json`` report layout; bumped on any incompatible change of a key.
-SCHEMA_VERSION = 1
+#: ``--fail-on`` values of plan, check and render, lowest first (their findings are never ``info``).
+FAIL_ON_LEVELS = FAIL_ON[1:]
+#: ``--fail-on`` values of the audit, whose findings include ``info``.
+AUDIT_FAIL_ON = FAIL_ON
 
 
-class ExitCode(IntEnum):
-    """Process exit codes of ``gpupool`` (values 64 and 70 from BSD ``sysexits.h``)."""
+class InputError(ValueError):
+    """Invalid input named by a command-line argument: exit 2 with ``{"path": argument, "message"}``."""
 
-    OK = 0
-    FINDINGS = 1
-    INVALID_INPUT = 2
-    USAGE = 64
-    INTERNAL = 70
-
-
-#: ``--fail-on`` values, lowest first: a finding fails the run when its level is at or above.
-#: ``none`` never fails on findings (config errors still exit 2).
-FAIL_ON_LEVELS = ("advisory", "mandatory", "none")
-# Pulumi's enforcement levels as the policies report them; "remediate" blocks like "mandatory".
-_RANK = {"advisory": 0, "mandatory": 1, "remediate": 1}
-
-
-def findings_exit_code(violations: Iterable[Mapping[str, Any]], uncovered_taints: int, fail_on: str) -> int:
-    """0 or 1 for a run whose input was valid.
-
-    Args:
-        violations: ``[{"enforcement": "advisory"|"mandatory"|"remediate", ...}]`` as the plan reports them.
-        uncovered_taints: pool taints the device plugin does not tolerate (each a mandatory finding).
-        fail_on: one of :data:`FAIL_ON_LEVELS`.
-
-    Raises:
-        ValueError: ``fail_on`` is not one of :data:`FAIL_ON_LEVELS` (argparse prevents it).
-    """
-    if fail_on not in FAIL_ON_LEVELS:
-        raise ValueError(f"fail_on {fail_on!r} is not one of {', '.join(FAIL_ON_LEVELS)}")
-    if fail_on == "none":
-        return ExitCode.OK
-    threshold = FAIL_ON_LEVELS.index(fail_on)
-    levels = [_RANK.get(str(v.get("enforcement")), 0) for v in violations]
-    levels += [_RANK["mandatory"]] * uncovered_taints
-    return ExitCode.FINDINGS if any(level >= threshold for level in levels) else ExitCode.OK
+    def __init__(self, argument: str, message: str) -> None:
+        super().__init__(message)
+        self.argument = argument
 
 
 def report(command: str, exit_code: int, **fields: Any) -> dict[str, Any]:
-    """The ``--json`` report: ``{"schemaVersion": 1, "command", "exitCode", "cloudApiCalled": false, **fields}``."""
-    return {"schemaVersion": SCHEMA_VERSION, "command": command, "exitCode": int(exit_code), "cloudApiCalled": False,
-            **fields}
+    """The ``--json`` report: ``{"schemaVersion": 1, "command", "exitCode", "cloudApiCalled", **fields}``
+    (:func:`gpu_node_pool.sdk.outcome.envelope`; ``cloud_api_called=True`` only for a live audit)."""
+    return envelope(command, exit_code, **fields)
 
 
 def print_report(doc: Mapping[str, Any], stream: Any = None) -> None:
@@ -110,3 +98,40 @@ class UsageParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
+
+
+def stdout_closed() -> bool:
+    """Whether stdout's reader has gone, after a ``BrokenPipeError``: stdout is a pipe (or socket)
+    whose other end is closed (``poll`` reports ``POLLERR``/``POLLHUP`` on it).
+
+    A ``BrokenPipeError`` from elsewhere (a socket to an API server, a child's pipe) leaves stdout
+    writable, so it stays an internal error. Where ``select.poll`` is missing (Windows) a broken
+    pipe is taken to be stdout's.
+    """
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # no file descriptor: captured or replaced stdout
+        return False
+    if not hasattr(select, "poll"):
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def closed_stdout() -> int:
+    """End a run whose stdout was closed by its reader: quietly, with :attr:`ExitCode.CLOSED_STDOUT`.
+
+    Python's documented recipe (https://docs.python.org/3/library/signal.html#note-on-sigpipe):
+    point stdout at ``os.devnull`` so the interpreter's final flush does not raise again. The
+    exit code is 141 (128 + SIGPIPE), the status a shell reports for git or kubectl stopped by
+    ``SIGPIPE`` when their reader goes away, rather than 0: not all of the report was written,
+    and a ``set -o pipefail`` job sees the same status as with those tools. Nothing is printed.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (an embedding)
+        pass
+    return ExitCode.CLOSED_STDOUT

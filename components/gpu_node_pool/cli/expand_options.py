@@ -1,4 +1,4 @@
-"""The ``gpupool plan``/``render`` options that open charts, YAML and add-ons offline (issue 13).
+"""The ``gpupool plan``/``render`` options that open charts, YAML and add-ons offline.
 
 ``--helm PATH``        the helm executable (default: ``helm`` on ``PATH``, else ``venv/bin/helm``)
 ``--fetch-charts``     download charts from their repository or OCI registry (default: only local
@@ -19,7 +19,7 @@ from typing import Any
 
 __all__ = ["DEFAULT_RENDER_TIMEOUT", "expand_arguments", "expand_options"]
 
-#: Seconds (issue 13 item 1: "default 30 s, configurable"); the same as ``expand.helm.DEFAULT_TIMEOUT``.
+#: Seconds (default 30 s, configurable); the same as ``expand.helm.DEFAULT_TIMEOUT``.
 DEFAULT_RENDER_TIMEOUT = 30.0
 
 

@@ -9,7 +9,9 @@ the rule, and the fix where it is obvious. Nothing in this package registers a r
 Layout: :mod:`.errors` (ConfigIssue, ConfigError), :mod:`.defaults` (PROJECT, DEFAULT_TAINT:
 pure), :mod:`.common` (models every backend shares), :mod:`.stack` (ClusterConfig, DevicePluginConfig, StackConfig built from the backend
 registry), :mod:`.loading` (YAML reader, pydantic errors as ConfigIssue). Each backend's pool
-model lives in its folder (``backends/<name>/config.py``) and is re-exported here.
+model lives in its folder (``backends/<name>/config.py``, e.g.
+``from gpu_node_pool.backends.gke.config import GkePool``), found through the backend registry;
+this package imports no backend and no GPU agent.
 
 Example::
 
@@ -39,18 +41,6 @@ __all__ = [
     "StackConfig",
     "ClusterConfig",
     "DevicePluginConfig",
-    "EksManagedPool",
-    "SelfManagedPool",
-    "SELF_MANAGED_FORMATS",
-    "GkePool",
-    "GkeAccelerator",
-    "GkeGpuSharingConfig",
-    "KarpenterPool",
-    "KarpenterNodeClass",
-    "KarpenterNodeClassRef",
-    "KarpenterRequirement",
-    "karpenter_label_problem",
-    "karpenter_requirement_problems",
     "PoolBase",
     "PoolConfig",
     "ScalingConfig",
@@ -73,7 +63,8 @@ __all__ = [
 
 #: Where the names of this package live, imported on first use: importing ``config`` (for
 #: :class:`ConfigError`, say) loads neither pydantic nor the models; validating a stack does.
-#: The backend models: each backend's folder imports this package, so they cannot be eager.
+#: No backend's names are here: a backend's pool model is ``gpu_node_pool.backends.<name>.config``
+#: (or ``registry.get(name).model()``), so this package names no backend.
 _LAZY = {
     **dict.fromkeys(
         ("EKS_GPU_AMI_TYPES", "POOL_LABEL_KEY", "GpuLabel", "PoolBase", "ScalingConfig",
@@ -85,18 +76,6 @@ _LAZY = {
     **dict.fromkeys(("load_stack_config", "read_stack_file", "stack_file_config", "validate_stack_config"),
                     "gpu_node_pool.config.loading"),
     "stack_warnings": "gpu_node_pool.config.warnings",
-    "EksManagedPool": "gpu_node_pool.backends.eks_managed.config",
-    "GkePool": "gpu_node_pool.backends.gke.config",
-    "GkeAccelerator": "gpu_node_pool.backends.gke.config",
-    "GkeGpuSharingConfig": "gpu_node_pool.backends.gke.config",
-    "KarpenterPool": "gpu_node_pool.backends.karpenter.config",
-    "KarpenterNodeClass": "gpu_node_pool.backends.karpenter.config",
-    "KarpenterNodeClassRef": "gpu_node_pool.backends.karpenter.config",
-    "KarpenterRequirement": "gpu_node_pool.backends.karpenter.config",
-    "karpenter_label_problem": "gpu_node_pool.backends.karpenter.limits",
-    "karpenter_requirement_problems": "gpu_node_pool.backends.karpenter.limits",
-    "SelfManagedPool": "gpu_node_pool.backends.self_managed.config",
-    "SELF_MANAGED_FORMATS": "gpu_node_pool.backends.self_managed.config",
 }
 
 

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from .common import _Model
-from .errors import ConfigIssue, _fail
+from .common import Model
+from .errors import ConfigIssue, fail
 
 if TYPE_CHECKING:
     from .stack import StackConfig
@@ -42,7 +42,7 @@ DEFAULT_EXEMPT_SERVICE_ACCOUNTS = ("kube-system:cluster-autoscaler", "kube-syste
 _SA = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
 
 
-class AdmissionExempt(_Model):
+class AdmissionExempt(Model):
     """``admission.exempt``: requesters whose Node updates may change a pool's declared taints.
 
     The node's own kubelet (``system:node:<node name>``) is always exempt.
@@ -60,7 +60,7 @@ class AdmissionExempt(_Model):
     def _service_accounts(cls, value: list[str]) -> list[str]:
         for i, sa in enumerate(value):
             if not re.match(_SA, sa):
-                raise _fail(
+                raise fail(
                     f"[{i}] = {sa!r} is not namespace:name (a service account authenticates as "
                     "system:serviceaccount:<namespace>:<name>, kubernetes.io/docs/reference/access-authn-authz/"
                     "authentication/#service-account-tokens); write e.g. kube-system:cluster-autoscaler"
@@ -72,7 +72,7 @@ class AdmissionExempt(_Model):
         return list(dict.fromkeys([*self.users, *(f"system:serviceaccount:{sa}" for sa in self.service_accounts)]))
 
 
-class AdmissionConfig(_Model):
+class AdmissionConfig(Model):
     """``gpu-node-pools:admission``: install ValidatingAdmissionPolicies derived from the pools.
 
     Attributes:

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .common import GpuSharingConfig, MigConfig, _Model, sharing_config_name
+from .common import GpuSharingConfig, MigConfig, Model, sharing_config_name
 
 __all__ = [
     "PLUGIN_PROVIDERS",
@@ -36,7 +36,7 @@ __all__ = [
 PLUGIN_PROVIDERS = ("nvidia-device-plugin", "gpu-operator")
 
 
-class DcgmExporterConfig(_Model):
+class DcgmExporterConfig(Model):
     """``gpuAgents.dcgmExporter``: NVIDIA's DCGM exporter (GPU metrics), placed on every GPU pool."""
 
     enabled: bool = False
@@ -45,13 +45,13 @@ class DcgmExporterConfig(_Model):
     repository: str = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 
 
-class FeatureDiscoveryConfig(_Model):
+class FeatureDiscoveryConfig(Model):
     """``gpuAgents.featureDiscovery``: GPU Feature Discovery (and its NFD worker) on every GPU pool."""
 
     enabled: bool = False
 
 
-class GpuAgentsConfig(_Model):
+class GpuAgentsConfig(Model):
     """Stack ``gpuAgents``: the GPU agents besides the device plugin, each derived from the pools."""
 
     dcgm_exporter: DcgmExporterConfig = Field(default_factory=DcgmExporterConfig)

@@ -30,7 +30,7 @@ from ..k8s.taints import (
 )
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL_KEY
 from .defaults import DEFAULT_TAINT
-from .errors import _fail
+from .errors import fail
 
 EKS_MAX_TAINTS = 50
 INT32_MAX = 2**31 - 1
@@ -52,8 +52,15 @@ EKS_GPU_AMI_TYPES = (
 # --- errors -----------------------------------------------------------------------------
 
 
-class _Model(BaseModel):
-    """Base: camelCase keys (as in the stack YAML), unknown keys are errors, frozen after validation."""
+class Model(BaseModel):
+    """Base of every stack config model (pools, cluster, agents, each backend's pool).
+
+    Keys are camelCase as in the stack YAML (``minSize`` for ``min_size``), an unknown key is an
+    error (``extra="forbid"``), values are not coerced (``strict``: YAML ``yes`` is no number),
+    and a validated model is frozen. A subclass may set ``yaml_example`` to a valid value in YAML
+    flow style, shown when a value of the wrong type is given. Validation errors are pydantic
+    ``ValidationError`` s, reported as :class:`~gpu_node_pool.config.errors.ConfigIssue` s.
+    """
 
     model_config = ConfigDict(
         extra="forbid",
@@ -76,14 +83,14 @@ def _split_taint_string(value: Any) -> Any:
         try:
             key, val, effect = split_kubelet_form(value)
         except TaintError as err:
-            raise _fail(str(err)) from None
+            raise fail(str(err)) from None
         return {"key": key, "value": val, "effect": effect}
     if isinstance(value, Taint):
         return value.to_k8s()
     return value
 
 
-class TaintConfig(_Model):
+class TaintConfig(Model):
     """One taint: the string ``key=value:Effect`` or the object ``{key, value, effect}``.
 
     ``effect`` uses the Kubernetes spelling (``NoSchedule``, ``PreferNoSchedule``,
@@ -102,7 +109,7 @@ class TaintConfig(_Model):
     def _key(cls, key: str) -> str:
         problem = qualified_name_problem(key)
         if problem:
-            raise _fail(f"{key!r} {problem}")
+            raise fail(f"{key!r} {problem}")
         return key
 
     @field_validator("value")
@@ -110,7 +117,7 @@ class TaintConfig(_Model):
     def _value(cls, value: str) -> str:
         problem = label_value_problem(value)
         if problem:
-            raise _fail(f"{value!r} {problem}")
+            raise fail(f"{value!r} {problem}")
         return value
 
     @field_validator("effect")
@@ -119,7 +126,7 @@ class TaintConfig(_Model):
         try:
             return TaintEffect.parse(effect).value
         except TaintError as err:
-            raise _fail(str(err)) from None
+            raise fail(str(err)) from None
 
     def to_taint(self) -> Taint:
         """The validated :class:`~gpu_node_pool.k8s.taints.Taint`."""
@@ -130,7 +137,7 @@ class TaintConfig(_Model):
 TaintItem = Annotated[TaintConfig, BeforeValidator(_split_taint_string, json_schema_input_type=str | TaintConfig)]
 
 
-class TolerationConfig(_Model):
+class TolerationConfig(Model):
     """A Kubernetes toleration (``key``, ``operator``, ``value``, ``effect``, ``tolerationSeconds``)."""
 
     key: str | None = None
@@ -144,21 +151,27 @@ class TolerationConfig(_Model):
         try:
             self.to_toleration()
         except TaintError as err:
-            raise _fail(str(err)) from None
+            raise fail(str(err)) from None
         return self
 
     def to_toleration(self) -> Toleration:
         return Toleration(self.key, self.operator, self.value, self.effect, self.toleration_seconds)
 
 
-def _labels_problems(labels: Mapping[str, str]) -> list[str]:
+def labels_problems(labels: Mapping[str, str]) -> list[str]:
+    """One sentence per label whose key is not a qualified name or whose value is not a label
+    value (:func:`gpu_node_pool.k8s.labels.label_syntax_problem`; Kubernetes "Labels and
+    Selectors", https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/);
+    empty when every label is valid."""
     return [p for k, v in labels.items() if (p := label_syntax_problem(k, v))]
 
 
-def _check_labels(labels: dict[str, str]) -> dict[str, str]:
-    problems = _labels_problems(labels)
+def check_labels(labels: dict[str, str]) -> dict[str, str]:
+    """A pydantic field validator for ``{key: value}`` node labels: returns ``labels`` unchanged,
+    or raises :func:`fail` with every :func:`labels_problems` sentence joined by ``"; "``."""
+    problems = labels_problems(labels)
     if problems:
-        raise _fail("; ".join(problems))
+        raise fail("; ".join(problems))
     return labels
 
 
@@ -176,7 +189,7 @@ def _check_aws_tags(tags: dict[str, str]) -> dict[str, str]:
         if len(value) > AWS_TAG_VALUE_MAX:
             problems.append(f"tag {key[:40]!r} has a {len(value)}-character value; AWS allows at most {AWS_TAG_VALUE_MAX}")
     if problems:
-        raise _fail("; ".join(problems))
+        raise fail("; ".join(problems))
     return tags
 
 
@@ -187,7 +200,7 @@ AwsTags = Annotated[dict[str, str], AfterValidator(_check_aws_tags)]
 _POOL_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
-class ScalingConfig(_Model):
+class ScalingConfig(Model):
     """Node count bounds. ``minSize`` may be 0 (scale from zero); ``desiredSize`` defaults to ``minSize``."""
 
     yaml_example: ClassVar[str] = "{minSize: 0, maxSize: 4}"
@@ -198,11 +211,11 @@ class ScalingConfig(_Model):
     @model_validator(mode="after")
     def _bounds(self) -> ScalingConfig:
         if self.min_size > self.max_size:
-            raise _fail(
+            raise fail(
                 f"minSize {self.min_size} is above maxSize {self.max_size}; raise maxSize or lower minSize"
             )
         if self.desired_size is not None and not self.min_size <= self.desired_size <= self.max_size:
-            raise _fail(
+            raise fail(
                 f"desiredSize {self.desired_size} is outside [minSize {self.min_size}, maxSize {self.max_size}]"
             )
         return self
@@ -212,7 +225,7 @@ class ScalingConfig(_Model):
         return self.min_size if self.desired_size is None else self.desired_size
 
 
-class UpdateConfig(_Model):
+class UpdateConfig(Model):
     """EKS node group update config: exactly one of ``maxUnavailable`` (nodes) or ``maxUnavailablePercentage`` (1-100)."""
 
     yaml_example: ClassVar[str] = "{maxUnavailable: 1}"
@@ -222,11 +235,11 @@ class UpdateConfig(_Model):
     @model_validator(mode="after")
     def _one(self) -> UpdateConfig:
         if (self.max_unavailable is None) == (self.max_unavailable_percentage is None):
-            raise _fail("set exactly one of maxUnavailable or maxUnavailablePercentage")
+            raise fail("set exactly one of maxUnavailable or maxUnavailablePercentage")
         return self
 
 
-class GpuLabel(_Model):
+class GpuLabel(Model):
     """The label that marks the pool's nodes as GPU nodes (default ``nvidia.com/gpu.present=true``)."""
 
     yaml_example: ClassVar[str] = f"{{key: {DEFAULT_GPU_LABEL[0]}, value: '{DEFAULT_GPU_LABEL[1]}'}}"
@@ -237,7 +250,7 @@ class GpuLabel(_Model):
     def _syntax(self) -> GpuLabel:
         problem = label_syntax_problem(self.key, self.value)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return self
 
 
@@ -258,7 +271,7 @@ def sharing_config_name(strategy: str, replicas: int) -> str:
     return f"{_SHARING_NAME_PART[strategy]}-{replicas}"
 
 
-class GpuSharingConfig(_Model):
+class GpuSharingConfig(Model):
     """Pool ``gpuSharing``: several containers share each GPU.
 
     ``strategy`` ``timeSlicing`` | ``mps``; ``replicas``: clients per GPU, >= 2 (with 1 the plugin
@@ -275,7 +288,7 @@ class GpuSharingConfig(_Model):
     @classmethod
     def _replicas(cls, replicas: int) -> int:
         if replicas < 2:
-            raise _fail(
+            raise fail(
                 f"{replicas}: sharing needs at least 2 replicas per GPU (the device plugin shares nothing with 1: "
                 "k8s-device-plugin v0.20.0 internal/lm/resource.go, facts/gpu-agents-and-boot-taints.md B.5); set "
                 "replicas: 2 or more, or remove gpuSharing"
@@ -288,7 +301,7 @@ class GpuSharingConfig(_Model):
         return sharing_config_name(self.strategy, self.replicas)
 
 
-class MigConfig(_Model):
+class MigConfig(Model):
     """Pool ``mig``: partition each GPU into MIG devices of one ``profile`` (e.g. ``1g.10gb``).
 
     ``strategy`` ``single`` (MIG devices are advertised as ``nvidia.com/gpu``) | ``mixed`` (as
@@ -303,7 +316,7 @@ class MigConfig(_Model):
     @classmethod
     def _profile(cls, profile: str) -> str:
         if not _MIG_PROFILE_RE.match(profile):
-            raise _fail(
+            raise fail(
                 f"{profile!r} is not a MIG profile name: <compute>g.<memory>gb, e.g. 1g.10gb or 3g.40gb (NVIDIA MIG "
                 "User Guide, Supported MIG Profiles)"
             )
@@ -313,7 +326,7 @@ class MigConfig(_Model):
 # --- pools ------------------------------------------------------------------------------
 
 
-class PoolBase(_Model):
+class PoolBase(Model):
     yaml_example: ClassVar[str] = "{name: inference, backend: eks-managed, instanceTypes: [g6.xlarge], scaling: {minSize: 0, maxSize: 4}}"
     name: str = Field(description="Pool name: lower-case DNS label, up to 40 characters; names child resources.")
     taints: list[TaintItem] = Field(
@@ -329,7 +342,7 @@ class PoolBase(_Model):
     @classmethod
     def _name(cls, name: str) -> str:
         if len(name) > 40 or not _POOL_NAME_RE.match(name):
-            raise _fail(
+            raise fail(
                 f"{name!r} must be a lower-case DNS label (letters, digits, '-'), up to 40 characters, "
                 "e.g. gpu-inference"
             )
@@ -341,7 +354,7 @@ class PoolBase(_Model):
         dups = find_duplicate_taints(t.to_taint() for t in taints)
         if dups:
             first, dup, taint = dups[0]
-            raise _fail(
+            raise fail(
                 f"taints[{first}] and taints[{dup}] both have key {taint.key!r} and effect "
                 f"{taint.effect.value}; a node carries one taint per key and effect (Kubernetes, EKS "
                 "and GKE reject duplicates): keep one"
@@ -351,24 +364,24 @@ class PoolBase(_Model):
     @field_validator("labels")
     @classmethod
     def _labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        return _check_labels(labels)
+        return check_labels(labels)
 
     @model_validator(mode="after")
     def _reserved_labels(self) -> PoolBase:
         if POOL_LABEL_KEY in self.labels:
-            raise _fail(f"labels: {POOL_LABEL_KEY!r} is set by the component to the pool name; remove it")
+            raise fail(f"labels: {POOL_LABEL_KEY!r} is set by the component to the pool name; remove it")
         if DEVICE_PLUGIN_CONFIG_LABEL in self.labels and self.gpu_sharing is not None:
-            raise _fail(
+            raise fail(
                 f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} is set by the component from gpuSharing "
                 f"({self.gpu_sharing.config_name!r}); remove it"
             )
         if self.gpu_label.key == POOL_LABEL_KEY:
-            raise _fail(
+            raise fail(
                 f"gpuLabel: {POOL_LABEL_KEY!r} is the pool label the component sets to the pool name; "
                 "use another key, e.g. nvidia.com/gpu.present"
             )
         if self.labels.get(self.gpu_label.key, self.gpu_label.value) != self.gpu_label.value:
-            raise _fail(
+            raise fail(
                 f"labels[{self.gpu_label.key!r}] conflicts with gpuLabel ({self.gpu_label.value!r}); "
                 "set it once, in gpuLabel"
             )
@@ -396,6 +409,52 @@ class PoolBase(_Model):
     def uses_nvidia_device_plugin(self) -> bool:
         """Whether NVIDIA's device plugin chart must serve this pool (backends override)."""
         return True
+
+    # what the GPU agents, the warnings and the plan need of a pool (backends override) ---------
+    @property
+    def cluster_platform(self) -> str:
+        """The Kubernetes platform the pool's nodes join: ``eks`` | ``gke`` | ``self-managed``: the
+        backend's ``platform`` in the registry (``self-managed`` for an unregistered one)."""
+        from ..registry import find
+
+        record = find(str(getattr(self, "backend", "")))
+        return record.platform if record is not None else "self-managed"
+
+    @property
+    def joins_eks(self) -> bool:
+        """Whether the pool's nodes join an EKS cluster, so the EKS Kubernetes version calendar applies."""
+        return self.cluster_platform == "eks"
+
+    @property
+    def image_family(self) -> str:
+        """The node image family, for the GPU Operator's operand enables: ``al2023-nvidia`` (EKS AL2023
+        NVIDIA AMI: driver and container toolkit), ``bottlerocket-nvidia`` (driver, toolkit and NVIDIA's
+        device plugin), ``gke`` (GKE's node images and driver installer) or ``other`` (nothing known)."""
+        return "other"
+
+    @property
+    def driver_source(self) -> str:
+        """Who installs the NVIDIA driver: ``image`` (the node image), ``platform`` (the platform's
+        installer, e.g. GKE's), ``none`` (nobody: the GPU Operator must) or ``unknown``."""
+        return "unknown"
+
+    @property
+    def device_plugin_source(self) -> str:
+        """Who runs a device plugin on the pool's nodes without this component: ``none`` (NVIDIA's
+        chart or the GPU Operator must), ``image`` (the node image's own: Bottlerocket NVIDIA, EKS Auto
+        Mode) or ``platform`` (the platform's, e.g. GKE's). Default: from :attr:`uses_nvidia_device_plugin`."""
+        return "none" if self.uses_nvidia_device_plugin else "image"
+
+    @property
+    def gpu_model(self) -> str | None:
+        """The GPU model when the config names it (e.g. the GKE accelerator type ``nvidia-l4``), else None."""
+        return None
+
+    @property
+    def platform_node_labels(self) -> dict[str, str]:
+        """Labels the platform itself puts on every node of the pool (the component does not set
+        them, so they are not in :attr:`node_labels`), e.g. ``cloud.google.com/gke-accelerator``."""
+        return {}
 
     def config_warnings(self) -> list[tuple[str, str]]:
         """Valid but risky settings, ``[(sub-path under the pool or "", message)]`` (backends override;

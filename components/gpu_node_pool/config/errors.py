@@ -2,37 +2,31 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # imported by _fail: importing ConfigError loads no pydantic
+if TYPE_CHECKING:  # imported by fail: importing ConfigError loads no pydantic
     from pydantic_core import PydanticCustomError
 
 
+@dataclass(frozen=True, slots=True)
 class ConfigIssue:
-    """One mistake in the stack config.
+    """One mistake in the stack config; immutable, compared and hashed by ``(path, message)``.
 
     Attributes:
-        path: where it is, e.g. ``pools[1].taints[0].effect``.
+        path: where it is, e.g. ``pools[1].taints[0].effect``; empty for the config as a whole.
         message: the bad value, the rule and the fix, as one sentence.
+
+    ``str()`` gives ``"<path>: <message>"`` (only the message when ``path`` is empty); ``repr()``
+    gives ``ConfigIssue(path='...', message='...')``. Assigning a field raises
+    :class:`dataclasses.FrozenInstanceError`.
     """
 
-    __slots__ = ("path", "message")
-
-    def __init__(self, path: str, message: str) -> None:
-        self.path = path
-        self.message = message
+    path: str
+    message: str
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
-
-    def __repr__(self) -> str:
-        return f"ConfigIssue({self.path!r}, {self.message!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ConfigIssue) and (self.path, self.message) == (other.path, other.message)
-
-    def __hash__(self) -> int:
-        return hash((self.path, self.message))
 
 
 class ConfigError(ValueError):
@@ -46,7 +40,14 @@ class ConfigError(ValueError):
         super().__init__("\n".join(lines))
 
 
-def _fail(message: str) -> PydanticCustomError:
+def fail(message: str) -> PydanticCustomError:
+    """The error a config validator raises for a broken rule: ``raise fail("<value> ...; <fix>")``.
+
+    ``message`` is the whole sentence the user reads (bad value, rule, fix); pydantic reports it
+    at the field's path and :func:`gpu_node_pool.config.loading.validate_stack_config` turns it
+    into a :class:`ConfigIssue` with that path. Returns a ``pydantic_core.PydanticCustomError``
+    of type ``gpu_node_pools`` (imported on call, so importing this module loads no pydantic).
+    """
     from pydantic_core import PydanticCustomError
 
     return PydanticCustomError("gpu_node_pools", "{reason}", {"reason": message})

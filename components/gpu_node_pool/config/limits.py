@@ -25,7 +25,7 @@ import re
 
 from pydantic import Field
 
-from .common import _Model
+from .common import Model
 
 # --- ids --------------------------------------------------------------------------------
 
@@ -111,7 +111,7 @@ def eks_version_warning(version: str, today: datetime.date | None = None) -> str
             f"EKS refuses versions it has not released: check `aws eks describe-cluster-versions`, or {fix}")
 
 
-class LimitsConfig(_Model):
+class LimitsConfig(Model):
     """``gpu-node-pools:limits``: your account's applied quotas, which silence the quota warnings.
 
     Defaults are the AWS defaults (:data:`EKS_QUOTAS_SOURCE`). Hard caps (taints, labels, tags per

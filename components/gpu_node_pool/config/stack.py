@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import importlib
 import ipaddress
 import re
 from collections.abc import Mapping
@@ -22,14 +21,14 @@ from pydantic import (
 
 from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig
-from .common import PoolBase, TolerationConfig, _fail, _Model
+from .common import Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
 from .limits import LimitsConfig, aws_id_problem
 
 # --- cluster and device plugin ----------------------------------------------------------
 
 
-class ClusterConfig(_Model):
+class ClusterConfig(Model):
     """The Kubernetes cluster the pools join.
 
     From the stack config every value is plain. In a program, ``GpuNodePoolArgs`` may give the
@@ -87,7 +86,7 @@ class ClusterConfig(_Model):
     def _subnet_ids(cls, ids: list[str] | None) -> list[str] | None:
         problem = aws_id_problem("subnet", ids if isinstance(ids, list) else None)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return ids
 
     @field_validator("api_server_endpoint")
@@ -97,7 +96,7 @@ class ClusterConfig(_Model):
             return url
         parts = urlsplit(url)
         if parts.scheme != "https" or not parts.hostname or parts.path not in ("", "/") or parts.query:
-            raise _fail(f"{url!r} must be an https URL of the API server, e.g. https://10.0.0.10:6443")
+            raise fail(f"{url!r} must be an https URL of the API server, e.g. https://10.0.0.10:6443")
         return url
 
     @field_validator("certificate_authority")
@@ -110,7 +109,7 @@ class ClusterConfig(_Model):
         except (binascii.Error, ValueError):
             pem = b""
         if b"-----BEGIN CERTIFICATE-----" not in pem:
-            raise _fail(
+            raise fail(
                 "must be the base64 encoding of the PEM CA bundle (EKS certificateAuthority.data, or "
                 "base64 -w0 ca.crt), not the PEM text itself"
             )
@@ -124,7 +123,7 @@ class ClusterConfig(_Model):
         try:
             ipaddress.ip_network(cidr)
         except ValueError as err:
-            raise _fail(f"{cidr!r} is not a CIDR ({err}); e.g. 10.100.0.0/16") from None
+            raise fail(f"{cidr!r} is not a CIDR ({err}); e.g. 10.100.0.0/16") from None
         return cidr
 
     @field_validator("ca_cert_hashes")
@@ -132,11 +131,11 @@ class ClusterConfig(_Model):
     def _hashes(cls, hashes: list[str] | None) -> list[str] | None:
         bad = [h for h in hashes or [] if not re.fullmatch(r"sha256:[0-9a-f]{64}", h)]
         if bad:
-            raise _fail(f"{bad} must be 'sha256:' and 64 lower-case hex digits, as kubeadm prints them")
+            raise fail(f"{bad} must be 'sha256:' and 64 lower-case hex digits, as kubeadm prints them")
         return hashes
 
 
-class DevicePluginConfig(_Model):
+class DevicePluginConfig(Model):
     """The NVIDIA device plugin chart, installed once per cluster for every pool that needs it."""
 
     enabled: bool = True
@@ -157,13 +156,13 @@ class DevicePluginConfig(_Model):
     @classmethod
     def _ns(cls, ns: str) -> str:
         if ns == "default":
-            raise _fail(
+            raise fail(
                 "'default': the chart refuses to install into the default namespace; use e.g. nvidia-device-plugin"
             )
         return ns
 
 
-class StackConfig(_Model):
+class StackConfig(Model):
     """The whole stack config (``gpu-node-pools:cluster``, ``:pools``, ``:devicePlugin``).
 
     ``pools`` holds one model per pool, of the backend its ``backend:`` key names; the union
@@ -217,14 +216,11 @@ def stack_model() -> type[StackConfig]:
 
 
 def _stack_checks() -> list[Any]:
-    """The stack-level rules, in report order: each backend's ``stack_checks``, then the GPU agents'."""
-    from ..registry import all_backends
+    """The stack-level rules, in report order: each backend's ``stack_checks``, then the registry's
+    :data:`~gpu_node_pool.registry.STACK_RULES` (the GPU agents')."""
+    from ..registry import stack_rules
 
-    checks = [c for b in all_backends() if (c := b.fn("stack_checks")) is not None]
-    # GPU agents (sharing, MIG, providers): referenced by name like the registry's functions, since
-    # the agents' derivations sit above the config layer.
-    checks.append(importlib.import_module("gpu_node_pool.gpu_agents.validate").stack_issues)
-    return checks
+    return stack_rules()
 
 
 def _unique_names(stack: StackConfig) -> list[ConfigIssue]:
@@ -243,14 +239,15 @@ def _unique_names(stack: StackConfig) -> list[ConfigIssue]:
 
 def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     """Rules across the stack, as :class:`ConfigIssue` objects: unique pool names, then each
-    backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing)."""
+    backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing), then the
+    registry's other stack rules (the GPU agents': gpuSharing, mig, devicePlugin, gpuAgents)."""
     issues = _unique_names(stack) + admission_issues(stack)
     for check in _stack_checks():
         issues += check(stack)
     return issues
 
 
-def _stand_in(model: type[_Model], raw: Any) -> Any:
+def _stand_in(model: type[Model], raw: Any) -> Any:
     """``model`` validated from ``raw`` if it passes; else a stand-in (``model_construct``) holding every field
     that is valid on its own (type, pattern, literal, nested model), the default for the others (None when
     required). Model-level rules are not run on a stand-in: it only lets the stack rules look at the rest."""

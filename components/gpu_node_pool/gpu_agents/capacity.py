@@ -60,7 +60,7 @@ def gke_accelerator_args(pool: Any) -> dict[str, Any]:
     ``mig`` profile). ``{}`` for neither; a pool served by NVIDIA's plugin shares through its config instead."""
     agent = _agent(pool)
     out: dict[str, Any] = {}
-    if agent.device_plugin == "gke":
+    if agent.device_plugin == "platform":
         sharing = gke_sharing_config(agent.sharing)
         if sharing is not None:
             out["gpu_sharing_config"] = sharing

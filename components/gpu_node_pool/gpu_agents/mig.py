@@ -70,11 +70,12 @@ def mig_gpu(pool: Any) -> tuple[bool | None, str | None, Mapping[str, int] | Non
 
     AWS pools: every instance type's catalog entry (``InstanceType.mig_capable``, source the MIG
     guide's "Supported GPUs"): False if any type lacks MIG, None if any is unconfirmed or unknown,
-    or the pool names no types (Karpenter requirements); GKE pools: the accelerator type.
+    or the pool names no types (Karpenter requirements); a pool whose model names its GPU
+    (``PoolBase.gpu_model``: a GKE accelerator type, e.g. ``nvidia-tesla-a100``): that type.
     The profile table is :data:`MIG_PROFILES` of the model when one model covers every type.
     """
-    if getattr(pool, "backend", "") == "gke":
-        accel = pool.accelerator.type
+    accel = getattr(pool, "gpu_model", None)
+    if accel is not None:  # the pool names its GPU (GKE: the accelerator type)
         model = _GKE_MODELS.get(accel)
         return accel in GKE_MIG_ACCELERATORS, model, MIG_PROFILES.get(model or "")
     from .. import catalog
@@ -97,12 +98,12 @@ def mig_gpu(pool: Any) -> tuple[bool | None, str | None, Mapping[str, int] | Non
 def partitioner(pool: AgentPool, provider: str) -> str | None:
     """What partitions ``pool``'s GPUs into MIG devices, or None when nothing does.
 
-    ``gke`` (``gpu_partition_size``), ``bottlerocket`` (the AMI's MIG settings), ``gpu-operator``
-    (its MIG manager). Bottlerocket wins over the operator: the operator's ``migManager`` is
-    turned off there (see :mod:`.gpu_operator.values`).
+    ``platform`` (the platform partitions: GKE ``gpu_partition_size``; ``pool.mig_by``),
+    ``bottlerocket`` (the AMI's MIG settings), ``gpu-operator`` (its MIG manager). Bottlerocket
+    wins over the operator: the operator's ``migManager`` is turned off there (see :mod:`.gpu_operator.values`).
     """
-    if pool.backend == "gke":
-        return "gke"
+    if pool.mig_by == "platform":
+        return "platform"
     if pool.image_family == "bottlerocket-nvidia":
         return "bottlerocket"
     if provider == "gpu-operator":
@@ -128,7 +129,7 @@ def mig_problems(
         profiles: the GPU's profile table (``MIG_PROFILES[model]``), or None when not known.
 
     Rules (sources in the module docstring): a partitioner is required; ``mixed`` is refused on
-    GKE; a GPU without MIG is refused; an unknown profile is refused when the table is known.
+    a platform that partitions itself (GKE); a GPU without MIG is refused; an unknown profile is refused when the table is known.
     """
     mig = pool.mig
     if mig is None:
@@ -147,7 +148,7 @@ def mig_problems(
                 "MIG settings, or remove mig",
             )
         )
-    if where == "gke" and mig.strategy == "mixed":
+    if where == "platform" and mig.strategy == "mixed":
         problems.append(
             Problem(
                 f"{path}.strategy",
@@ -200,7 +201,8 @@ def autoscaler_resource(pool: AgentPool, profiles: Mapping[str, int]) -> tuple[s
 
 
 def gke_partition_size(pool: AgentPool) -> str | None:
-    """GKE's ``guest_accelerators[].gpu_partition_size`` for the pool (the profile), or None."""
-    if pool.backend != "gke" or pool.mig is None:
+    """GKE's ``guest_accelerators[].gpu_partition_size`` for the pool (the profile), or None (no ``mig``, or
+    the platform does not partition: ``pool.mig_by``)."""
+    if pool.mig_by != "platform" or pool.mig is None:
         return None
     return pool.mig.profile

@@ -4,15 +4,11 @@
 (or directly, in tests). Every derivation in :mod:`gpu_node_pool.gpu_agents` takes these, so it
 does not depend on how the config package is laid out.
 
-Backend facts carried here (sources):
-
-* EKS AL2023 NVIDIA and Bottlerocket NVIDIA AMIs ship the NVIDIA driver and container
-  toolkit; Bottlerocket NVIDIA also ships NVIDIA's device plugin (EKS user guide
-  ``ml-eks-optimized-ami``; ``facts/aws-eks-karpenter.md``; issue 14 item 4).
-* GKE installs the driver unless ``gpuDriverVersion: INSTALLATION_DISABLED`` and runs its own
-  device plugin unless the pool carries ``gke-no-default-nvidia-gpu-device-plugin=true``
-  (``facts/gpu-agents-and-boot-taints.md`` Part C; NVIDIA/cloud-native-docs
-  ``gpu-operator/google-gke.rst``). GKE labels GPU nodes ``cloud.google.com/gke-accelerator=<type>``.
+Nothing here branches on a backend name: each backend's pool model gives its facts (``PoolBase``
+properties overridden in ``backends/<name>/config.py``, with their sources there: e.g. the EKS
+AL2023/Bottlerocket NVIDIA AMIs ship the driver, Bottlerocket and EKS Auto Mode also the device
+plugin, GKE installs the driver and runs its own plugin unless the pool opts out), and its registry
+record says how it shares and partitions GPUs (``gpu_sharing``, ``mig``).
 """
 
 from __future__ import annotations
@@ -22,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..k8s.taints import Taint
+from ..k8s.wellknown import GKE_ACCELERATOR_LABEL
 
 __all__ = [
     "Problem",
@@ -33,14 +30,15 @@ __all__ = [
     "GKE_ACCELERATOR_LABEL",
 ]
 
-#: GKE sets it on every GPU node (the driver installer DaemonSet selects on it).
-GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 
 Strategy = Literal["timeSlicing", "mps"]
-#: Who installs the NVIDIA driver: the node image, GKE, nobody, or not known from the config.
-DriverSource = Literal["image", "gke", "none", "unknown"]
-#: Who runs a device plugin without us: the node image (Bottlerocket), GKE, or nobody.
-PluginSource = Literal["image", "gke", "none"]
+#: Who installs the NVIDIA driver: the node image, the platform (GKE's installer), nobody, or not known from the config.
+DriverSource = Literal["image", "platform", "none", "unknown"]
+#: Who runs a device plugin without us: the node image (Bottlerocket, EKS Auto Mode), the platform (GKE), or nobody.
+PluginSource = Literal["image", "platform", "none"]
+#: How the backend shares (``gpuSharing``) or partitions (``mig``) GPUs: NVIDIA's device plugin (and the
+#: GPU Operator's MIG manager / the node image), or the platform itself (GKE); see ``registry.Backend``.
+FeatureBy = Literal["device-plugin", "platform"]
 #: The node image family, for the GPU Operator's per-backend enables.
 ImageFamily = Literal["al2023-nvidia", "bottlerocket-nvidia", "gke", "other"]
 
@@ -93,18 +91,22 @@ class AgentPool:
 
     Attributes:
         name: the pool name.
-        backend: ``eks-managed`` | ``karpenter`` | ``self-managed`` | ``gke``.
+        backend: the pool's ``backend`` (a registered backend name; nothing branches on it).
         taints: the pool's taints (never startup taints).
         labels: the node labels every node of the pool is known to carry (the user's, the
             GPU label, the pool label, and labels the backend is documented to set).
         gpu_label: the label that marks the pool's nodes as GPU nodes.
         gpus_per_node: physical GPUs per node, or None when the config does not fix it.
         gpu_model: the GPU model (e.g. ``nvidia-l4``, ``A100-SXM4-40GB``) when known.
-        driver: who installs the NVIDIA driver (``image``, ``gke``, ``none``, ``unknown``).
-        device_plugin: who runs a device plugin without us (``image``, ``gke``, ``none``).
+        driver: who installs the NVIDIA driver (``image``, ``platform``, ``none``, ``unknown``).
+        device_plugin: who runs a device plugin without us (``image``, ``platform``, ``none``).
         image_family: ``al2023-nvidia`` | ``bottlerocket-nvidia`` | ``gke`` | ``other``.
         sharing: the pool's ``gpuSharing``, or None.
         mig: the pool's ``mig``, or None.
+        sharing_by: how the backend applies ``gpuSharing``: ``device-plugin`` (NVIDIA's plugin's named
+            configs) or ``platform`` (the platform's own sharing on the pools its plugin serves: GKE).
+        mig_by: how the backend partitions MIG: ``device-plugin`` (GPU Operator MIG manager or the
+            node image) or ``platform`` (GKE ``gpu_partition_size``).
     """
 
     name: str
@@ -120,6 +122,8 @@ class AgentPool:
     sharing: GpuSharing | None = None
     mig: MigSetting | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    sharing_by: FeatureBy = "device-plugin"
+    mig_by: FeatureBy = "device-plugin"
 
     # the ServedPool protocol of render/device_plugin.py
     @property
@@ -142,10 +146,7 @@ class AgentPool:
 def _gpus_per_node(pool: Any) -> int | None:
     from ..catalog import instances
 
-    backend = getattr(pool, "backend", "")
-    if backend == "gke":
-        return pool.accelerator.count
-    if getattr(pool, "gpus_per_node", None):  # stated by the user: wins over the instance table
+    if getattr(pool, "gpus_per_node", None):  # stated by the user (or by the accelerator): wins over the catalog
         return pool.gpus_per_node
     types = getattr(pool, "instance_types", None) or []
     counts = {instances.gpu_count(t) for t in types}
@@ -158,58 +159,40 @@ def _gpus_per_node(pool: Any) -> int | None:
 
 
 def agent_pool(pool: Any, *, sharing: GpuSharing | None = None, mig: MigSetting | None = None) -> AgentPool:
-    """Build an :class:`AgentPool` from a validated pool model (``config.PoolConfig``).
+    """Build an :class:`AgentPool` from a validated pool model (a ``PoolBase`` of any registered backend).
 
-    ``sharing`` and ``mig`` come from the new config (:mod:`gpu_node_pool.config.agents`) until it is wired
-    into the pool models; when the model already carries ``gpu_sharing``/``mig`` they are used.
+    What differs per backend comes from the pool model (``image_family``, ``driver_source``,
+    ``device_plugin_source``, ``gpu_model``, ``platform_node_labels``: ``PoolBase`` defaults, overridden
+    in each backend's ``config.py``) and from its registry record (``gpu_sharing``, ``mig``: how
+    the backend shares and partitions GPUs). ``sharing`` and ``mig`` override the pool's
+    ``gpu_sharing``/``mig`` (tests).
 
     Raises:
-        ValueError: ``pool`` has an unknown ``backend``.
+        KeyError: ``pool.backend`` is not a registered backend (the message names the registered ones).
     """
+    from ..registry import get
+
+    record = get(pool.backend)
     sharing = sharing or _plain_sharing(getattr(pool, "gpu_sharing", None))
     mig = mig or _plain_mig(getattr(pool, "mig", None))
-    backend = pool.backend
     labels = dict(pool.node_labels)
-    family: str = "other"
-    driver: str = "unknown"
-    plugin: str = "none"
-    model = None
-    if backend == "eks-managed":
-        family = "bottlerocket-nvidia" if pool.ami_type.startswith("BOTTLEROCKET_") else "al2023-nvidia"
-        driver = "image"
-    elif backend == "karpenter":
-        bottlerocket = pool.ships_own_device_plugin
-        family = "bottlerocket-nvidia" if bottlerocket else "other"
-        driver = "image" if bottlerocket else "unknown"
-    elif backend == "self-managed":
-        fmt = getattr(pool, "format", None)
-        if getattr(pool, "provider", None) == "aws" and getattr(pool, "ami_id", None) is None and fmt in ("al2023", "bottlerocket"):
-            family = "bottlerocket-nvidia" if fmt == "bottlerocket" else "al2023-nvidia"
-            driver = "image"
-    elif backend == "gke":
-        family = "gke"
-        model = pool.accelerator.type
-        labels.setdefault(GKE_ACCELERATOR_LABEL, pool.accelerator.type)
-        driver = "none" if pool.accelerator.gpu_driver_version == "INSTALLATION_DISABLED" else "gke"
-    else:
-        raise ValueError(f"pool {getattr(pool, 'name', '?')!r}: unknown backend {backend!r}")
-    if backend != "gke" and pool.ships_own_device_plugin:
-        plugin = "image"
-    if backend == "gke" and not pool.uses_nvidia_device_plugin:
-        plugin = "gke"
+    for key, value in pool.platform_node_labels.items():
+        labels.setdefault(key, value)
     return AgentPool(
         name=pool.name,
-        backend=backend,
+        backend=pool.backend,
         taints=tuple(pool.taint_list),
         labels=labels,
         gpu_label=GpuLabel(pool.gpu_label.key, pool.gpu_label.value),
         gpus_per_node=_gpus_per_node(pool),
-        gpu_model=model,
-        driver=driver,  # type: ignore[arg-type]
-        device_plugin=plugin,  # type: ignore[arg-type]
-        image_family=family,  # type: ignore[arg-type]
+        gpu_model=pool.gpu_model,
+        driver=pool.driver_source,
+        device_plugin=pool.device_plugin_source,
+        image_family=pool.image_family,
         sharing=sharing,
         mig=mig,
+        sharing_by=record.gpu_sharing or "device-plugin",
+        mig_by=record.mig or "device-plugin",
     )
 
 

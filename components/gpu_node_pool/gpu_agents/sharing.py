@@ -91,7 +91,7 @@ def operator_plugin_config_values(pools: Sequence[AgentPool], configmap_name: st
     Every GPU pool counts (the operator's plugin serves all of them). ``{}`` when none shares GPUs.
     """
     documents = config_documents(
-        (p.sharing.strategy, p.sharing.replicas) for p in pools if p.sharing is not None and p.device_plugin != "gke"
+        (p.sharing.strategy, p.sharing.replicas) for p in pools if p.sharing is not None and p.device_plugin != "platform"
     )
     if not documents:
         return {}
@@ -101,11 +101,11 @@ def operator_plugin_config_values(pools: Sequence[AgentPool], configmap_name: st
 def pool_config_labels(pool: AgentPool) -> dict[str, str]:
     """The labels the pool's nodes must carry for sharing: ``{nvidia.com/device-plugin.config: <name>}``.
 
-    Empty for pools without ``gpuSharing`` and for GKE-managed sharing (GKE labels its nodes). The pool
+    Empty for pools without ``gpuSharing`` and for platform-managed sharing (GKE labels its nodes). The pool
     config models add the same label in ``node_labels`` (``config.common.PoolBase``).
     Set them through the pool's own labels so they survive node replacement like the taints.
     """
-    if pool.sharing is None or pool.device_plugin == "gke":
+    if pool.sharing is None or pool.device_plugin == "platform":
         return {}
     return {CONFIG_LABEL: config_name(pool.sharing)}
 
@@ -131,8 +131,8 @@ def gke_sharing_config(sharing: GpuSharing | None) -> dict[str, Any] | None:
 
 def needs_feature_discovery(pool: AgentPool) -> bool:
     """True when the pool's sharing needs GFD: MPS (the MPS control daemon selects ``nvidia.com/mps.capable=true``,
-    which only GFD writes; facts B.3). GKE runs MPS itself."""
-    return pool.sharing is not None and pool.sharing.strategy == "mps" and pool.backend != "gke"
+    which only GFD writes; facts B.3). A platform that shares GPUs itself (GKE) runs MPS itself."""
+    return pool.sharing is not None and pool.sharing.strategy == "mps" and pool.sharing_by != "platform"
 
 
 def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
@@ -141,7 +141,8 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
     Rules:
       * ``replicas`` >= 2: 1 shares nothing (the plugin writes ``gpu.sharing-strategy: none``
         unless replicas > 1; facts B.5) - error.
-      * GKE: above 48 clients per GPU - warning (UNCONFIRMED maximum, Part C).
+      * platform sharing (GKE, ``sharing_by == "platform"``): above 48 clients per GPU - warning
+        (UNCONFIRMED maximum, Part C).
       * NVIDIA plugin: no documented maximum, none invented.
       * MPS and MIG together - error: "Not supported on MIG-enabled devices" (README L515-599).
       * time-slicing with MIG - error: this component configures time-slicing of
@@ -164,7 +165,7 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
                 "nothing: k8s-device-plugin v0.20.0 internal/lm/resource.go); set replicas: 2 or more, or remove gpuSharing",
             )
         )
-    elif pool.backend == "gke" and sharing.replicas > GKE_DOCUMENTED_MAX_CLIENTS:
+    elif pool.sharing_by == "platform" and sharing.replicas > GKE_DOCUMENTED_MAX_CLIENTS:
         problems.append(
             Problem(
                 f"{path}.replicas",
@@ -195,8 +196,8 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
         problems.append(
             Problem(
                 path,
-                "this pool's nodes run the device plugin of their image (Bottlerocket NVIDIA), which does not read the "
-                "nvidia-device-plugin chart's configs, so gpuSharing would do nothing; use an AL2023 NVIDIA image or "
+                "this pool's nodes run the device plugin of their image (e.g. Bottlerocket NVIDIA), which does not read "
+                "the nvidia-device-plugin chart's configs, so gpuSharing would do nothing; use an AL2023 NVIDIA image or "
                 "remove gpuSharing",
             )
         )

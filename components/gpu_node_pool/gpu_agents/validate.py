@@ -1,6 +1,7 @@
 """Stack-level rules of the GPU-agent config: pool ``gpuSharing`` and ``mig``, ``devicePlugin.provider``, ``gpuAgents``.
 
-Called by :func:`gpu_node_pool.config.stack.stack_issues` (so every ``validate_stack_config``,
+Listed in :data:`gpu_node_pool.registry.STACK_RULES`, so :func:`gpu_node_pool.config.stack.stack_issues`
+runs it (every ``validate_stack_config``,
 ``gpupool check``/``plan`` and ``pulumi up`` applies them); returns :class:`ConfigIssue` objects,
 one per mistake, each naming the path, the bad value, the rule with its source, and the fix.
 
@@ -39,13 +40,22 @@ def _no_nvidia_gpu(pool: Any) -> str | None:
 
 
 def pool_problems(pool: Any, index: int, provider: str) -> list[Problem]:
-    """Problems (errors and warnings) with pool ``index``'s ``gpuSharing`` and ``mig``."""
+    """Problems (errors and warnings) with pool ``index``'s ``gpuSharing`` and ``mig``.
+
+    A backend whose registry record says it does not support one (``gpu_sharing``/``mig`` ``""``)
+    refuses it in its own pool model, with what it supports; it is not judged again here.
+    """
+    from ..registry import get
+
     path = f"pools[{index}]"
     problems: list[Problem] = []
-    if pool.gpu_sharing is None and pool.mig is None:
+    record = get(pool.backend)
+    sharing = pool.gpu_sharing is not None and bool(record.gpu_sharing)
+    mig = pool.mig is not None and bool(record.mig)
+    if not (sharing or mig):
         return problems
     apool = agent_pool(pool)
-    if pool.gpu_sharing is not None:
+    if sharing:
         why = _no_nvidia_gpu(pool)
         if why:
             problems.append(
@@ -59,7 +69,7 @@ def pool_problems(pool: Any, index: int, provider: str) -> list[Problem]:
                 Problem(f"{path}.gpuSharing", "accelerator.gpuSharingConfig sets the same thing; keep one: gpuSharing "
                         "(mapped to GKE's gpu_sharing_config) or accelerator.gpuSharingConfig")
             )
-    if pool.mig is not None:
+    if mig:
         capable, model, profiles = mig_gpu(pool)
         if model and apool.gpu_model is None:
             apool = replace(apool, gpu_model=model)
@@ -89,36 +99,6 @@ def _provider_issues(stack: Any) -> list[ConfigIssue]:
                     f"{key} or use provider: nvidia-device-plugin",
                 )
             )
-    for i, pool in enumerate(stack.pools):
-        if getattr(pool, "backend", "") == "gke" and not pool.uses_nvidia_device_plugin:
-            issues.append(
-                ConfigIssue(
-                    f"pools[{i}]",
-                    "GKE already runs its device plugin (and driver installer) on this pool, so the GPU Operator's "
-                    "plugin would be a second one for nvidia.com/gpu (NVIDIA cloud-native-docs gpu-operator/google-gke.rst "
-                    "disables GKE's with the label gke-no-default-nvidia-gpu-device-plugin=true); set nvidiaDevicePlugin: "
-                    "true with that label and gpuDriverVersion INSTALLATION_DISABLED, or label the pool "
-                    "nvidia.com/gpu.deploy.operands: 'false', or use provider: nvidia-device-plugin",
-                )
-            )
-    return issues
-
-
-def _gke_agent_issues(stack: Any) -> list[ConfigIssue]:
-    """``gpuAgents`` GKE already runs: GPU Feature Discovery's labels are GKE's own on GKE-managed pools."""
-    issues: list[ConfigIssue] = []
-    if not stack.gpu_agents.feature_discovery.enabled:
-        return issues
-    pools = list(stack.pools)
-    if pools and all(getattr(p, "backend", "") == "gke" and not p.uses_nvidia_device_plugin for p in pools):
-        issues.append(
-            ConfigIssue(
-                "gpuAgents.featureDiscovery.enabled",
-                "every pool is served by GKE's own device plugin and driver installer, which label the nodes "
-                "(cloud.google.com/gke-accelerator, gke-gpu-sharing-strategy; facts/gpu-agents-and-boot-taints.md Part C) "
-                "and which NVIDIA's GFD does not configure; remove featureDiscovery or opt the pools out of GKE's plugin",
-            )
-        )
     return issues
 
 
@@ -134,7 +114,6 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     """Every refusal of the GPU-agent rules, as :class:`ConfigIssue` (warnings excluded; see :func:`stack_warnings`)."""
     issues = [ConfigIssue(p.path, p.message) for p in _all_problems(stack) if not p.warning]
     issues += _provider_issues(stack)
-    issues += _gke_agent_issues(stack)
     out: list[ConfigIssue] = []
     for issue in issues:
         if issue not in out:

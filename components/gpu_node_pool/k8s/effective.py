@@ -26,6 +26,20 @@ _ADMISSION_DEFAULT: dict[str, bool] = {"eks": True, "gke": True, "self-managed":
 _PLATFORM_ALIASES = {"kubeadm": "self-managed"}
 #: The platforms :func:`effective_tolerations` knows (``kubeadm`` is read as ``self-managed``).
 PLATFORMS = tuple(_ADMISSION_DEFAULT)
+_EKS, _GKE, _SELF_MANAGED = PLATFORMS
+
+
+def cluster_platform(platforms: Iterable[str]) -> str:
+    """The one cluster platform of a stack from its pools' platforms (one of :data:`PLATFORMS`): GKE if
+    any pool is, else EKS unless every pool is self-managed (kubeadm); EKS for no pools."""
+    found = set(platforms) or {_EKS}
+    return _GKE if _GKE in found else (_EKS if _EKS in found else _SELF_MANAGED)
+
+
+def runs_own_api_server(platform: str) -> bool:
+    """Whether the platform's API server is the user's own (``self-managed``, ``kubeadm``), so the stack's
+    ``cluster.admissionPlugins`` describe it; EKS and GKE keep their documented defaults."""
+    return _PLATFORM_ALIASES.get(platform, platform) == _SELF_MANAGED
 
 #: What the DaemonSet controller adds to every daemon pod (``AddOrUpdateDaemonPodTolerations``
 #: in kubernetes ``pkg/controller/daemon/util/daemonset_util.go``; documented in

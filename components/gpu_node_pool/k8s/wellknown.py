@@ -33,6 +33,8 @@ def is_gpu_resource(name: object) -> bool:
 #: Node label that turns GKE's own device plugin DaemonSet off on a pool; NVIDIA pairs it with
 #: ``gpu-driver-version=disabled`` (NVIDIA/cloud-native-docs ``gpu-operator/google-gke.rst``).
 GKE_NO_DEFAULT_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
+#: GKE sets it on every GPU node to the accelerator type (its driver installer DaemonSet selects on it).
+GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 
 #: How a value unknown at preview is shown (and stored) in the plan.
 UNKNOWN = "(known after apply)"

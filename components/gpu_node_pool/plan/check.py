@@ -29,6 +29,7 @@ import yaml
 
 from ..config import ConfigError, ConfigIssue
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
+from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
 
 __all__ = ["CheckResult", "check_project", "to_json"]
@@ -47,6 +48,14 @@ class CheckResult:
     coverage: list[dict[str, Any]] = field(default_factory=list)
     undecided: list[str] = field(default_factory=list)
     violations: list[dict[str, Any]] = field(default_factory=list)
+
+    def exit_code_at(self, fail_on: str = "mandatory") -> int:
+        """0 clean, 1 a finding at or above ``fail_on`` (``advisory``, ``mandatory``, ``none``), 2 the
+        program or its config failed (:func:`gpu_node_pool.sdk.outcome.exit_code`)."""
+        from .run import finding_levels  # plan.run loads the backends; check imports it when it runs
+
+        levels = finding_levels(self.violations, self.coverage)
+        return exit_code(levels, fail_on, invalid_input=bool(self.config_issues))
 
 
 def _program_path(project_dir: Path) -> tuple[str, Path]:
@@ -195,8 +204,9 @@ def to_json(result: CheckResult) -> dict[str, Any]:
     }
 
 
-def render_text(result: CheckResult, code: int) -> str:
-    """The human-readable check report."""
+def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
+    """The human-readable check report; its last line is the exit code judged at ``fail_on``."""
+    code = result.exit_code_at(fail_on)
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
     if result.config_issues:
         lines += ["", str(ConfigError(result.config_issues, f"project {result.project or '?'!r}")), "", f"exit {code}"]

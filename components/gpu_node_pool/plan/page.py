@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backends._shared.gpu_pool import GpuPool
+from ..k8s.effective import cluster_platform, runs_own_api_server
 from ..k8s.taints import Taint, TaintError
 from ..k8s.wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, UNKNOWN
 from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, judge, pool_cell, read_daemonset
@@ -50,8 +51,7 @@ def plan_platform(platforms: set[str]) -> str:
     """The cluster platform for a set of pool platforms: one cluster per stack, GKE if any pool
     is, else EKS unless every pool is self-managed (kubeadm). Same rule as the pack's
     ``daemonsets-tolerate-gpu-taints`` (``policies/rules/daemonsets_tolerate_gpu_taints.py``)."""
-    platforms = platforms or {"eks"}
-    return "gke" if "gke" in platforms else ("eks" if "eks" in platforms else "self-managed")
+    return cluster_platform(platforms)
 
 
 def _pool_name(pool: Any, by_urn: Mapping[str, Any]) -> str:
@@ -65,26 +65,18 @@ def _pool_name(pool: Any, by_urn: Mapping[str, Any]) -> str:
     return str(pool.name)
 
 
-#: Self-managed bootstrap formats that join an EKS cluster (the rest, kubeadm and kubelet, join
-#: any cluster). Same rule as ``backends/self_managed/detect.py`` gives a detected pool's platform.
-_EKS_FORMATS = ("al2023", "bottlerocket", "al2")
-
-
 def _entry_pools(result: PlanResult) -> list[GpuPool]:
     """The stack's declared pools as the plan summarised them (``result.pools``), for those the pack
     cannot find among the recorded resources (self-managed kubeadm/kubelet pools join through
-    bootstrap files, with no Pulumi pool resource). ``name`` is the pool's name in the stack."""
+    bootstrap files, with no Pulumi pool resource). ``name`` is the pool's name in the stack; ``platform``
+    is the pool model's ``cluster_platform``."""
     configs = list(result.config.pools) if result.config is not None else []
     pools = []
     for i, entry in enumerate(result.pools):
         config = configs[i] if i < len(configs) else None
         backend = str(entry.get("backend", ""))
-        if backend == "gke":
-            platform = "gke"
-        elif backend == "self-managed" and getattr(config, "format", None) not in _EKS_FORMATS:
-            platform = "self-managed"
-        else:
-            platform = "eks"
+        # the pool model's platform (its backend's, or per pool: a self-managed kubeadm pool's is self-managed)
+        platform = config.cluster_platform if config is not None else cluster_platform(())
         taints, problem = [], None
         try:
             taints = [Taint.parse(t) for t in entry.get("taints") or []]
@@ -138,7 +130,7 @@ def plan_matrix(result: PlanResult) -> Matrix:
     pools += [p for p in _entry_pools(result) if p.name not in found]
     platform = plan_platform({p.platform for p in pools if not p.problem})
     plugins = None
-    if platform == "self-managed" and result.config is not None:
+    if runs_own_api_server(platform) and result.config is not None:
         plugins = list(result.config.cluster.admission_plugins or []) or None
 
     not_judged = [f"{what}: unknown before apply ({err.message})" for what, err in undecided.items]

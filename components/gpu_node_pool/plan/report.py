@@ -13,32 +13,34 @@ from typing import Any
 
 from .. import backends
 from ..config import ConfigError
+from ..sdk.outcome import envelope
 from .expand import not_judged_lines
 from .run import PlanResult
 
 
-def to_json(result: PlanResult) -> dict[str, Any]:
-    """The machine-readable plan (``--json``)."""
-    return {
-        "stack": result.stack,
-        "exitCode": result.exit_code,
-        "cloudApiCalled": False,
-        "configErrors": [{"path": i.path, "message": i.message} for i in result.config_issues],
-        "warnings": [{"path": i.path, "message": i.message} for i in result.warnings],
-        "pools": result.pools,
-        "devicePlugin": result.device_plugin,
-        "violations": result.violations,
-        "notJudged": result.not_judged,
-        "resources": [
+def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
+    """The machine-readable plan, ``gpupool plan --json``'s report (schema: ``cli/report.schema.json``):
+    the envelope (``schemaVersion``, ``command: "plan"``, ``exitCode`` judged at ``fail_on``,
+    ``cloudApiCalled: false``), ``failOn``, then the plan's keys."""
+    return envelope(
+        "plan", result.exit_code_at(fail_on), failOn=fail_on,
+        stack=result.stack,
+        configErrors=[{"path": i.path, "message": i.message} for i in result.config_issues],
+        warnings=[{"path": i.path, "message": i.message} for i in result.warnings],
+        pools=result.pools,
+        devicePlugin=result.device_plugin,
+        violations=result.violations,
+        notJudged=result.not_judged,
+        resources=[
             {"type": r.type, "name": r.name, "inputs": r.inputs, **({"synthesized": r.synthesized} if r.synthesized else {})}
             for r in result.resources
         ],
-        "outputs": result.outputs,
-    }
+        outputs=result.outputs,
+    )
 
 
-def render_text(result: PlanResult, code: int | None = None, fail_on: str = "mandatory") -> str:
-    """The human-readable plan; its last line is :func:`exit_line` (``code``: the exit code judged at ``fail_on``)."""
+def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
+    """The human-readable plan; its last line is :func:`exit_line` (the exit code judged at ``fail_on``)."""
     lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
     if result.config_issues:
         lines.append("")
@@ -96,7 +98,7 @@ def render_text(result: PlanResult, code: int | None = None, fail_on: str = "man
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines += not_judged_lines(result)
     lines.append("")
-    lines.append(exit_line(result, code, fail_on))
+    lines.append(exit_line(result, fail_on))
     return "\n".join(lines)
 
 
@@ -119,11 +121,11 @@ def admission_lines(resources: Iterable[Any]) -> list[str]:
     return lines
 
 
-def exit_line(result: PlanResult, code: int | None = None, fail_on: str = "mandatory") -> str:
-    """The report's last line: the exit code the command returns (``code``, judged at ``--fail-on``
-    ``fail_on``; default: the plan's own, judged at ``mandatory``) and why."""
-    code = result.exit_code if code is None else code
-    failing = result.exit_code == 1  # a mandatory violation or an uncovered taint
+def exit_line(result: PlanResult, fail_on: str = "mandatory") -> str:
+    """The report's last line: the exit code the command returns under ``--fail-on`` ``fail_on``
+    (:meth:`PlanResult.exit_code_at`) and why, saying when the default ``mandatory`` would differ."""
+    code = result.exit_code_at(fail_on)
+    failing = result.exit_code_at("mandatory") == 1  # a mandatory violation or an uncovered taint
     if code == 2:
         return "exit 2: config error"
     if code == 1 and failing:
@@ -137,6 +139,7 @@ def exit_line(result: PlanResult, code: int | None = None, fail_on: str = "manda
 
 
 def print_result(result: PlanResult, as_json: bool = False, stream: Any = None) -> None:
+    """Write the plan to ``stream`` (default stdout): :func:`to_json` as indented JSON, or :func:`render_text`."""
     stream = stream or sys.stdout
     if as_json:
         json.dump(to_json(result), stream, indent=2, sort_keys=False, default=str)

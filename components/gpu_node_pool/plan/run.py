@@ -6,8 +6,9 @@ cloud would compute stay unknown), records each registered resource with its inp
 reads taints, labels, tags and tolerations *back from those inputs* with the same readers
 the policies use. No cloud API and no Kubernetes API is called.
 
-Exit codes: 0 clean, 1 a mandatory policy failed (or the device plugin misses a pool
-taint), 2 the stack config is invalid.
+Exit codes (:meth:`PlanResult.exit_code_at`, by :func:`gpu_node_pool.sdk.outcome.exit_code`): 0 clean,
+1 a finding at or above ``--fail-on`` (default: a mandatory policy failed, or the device plugin
+misses a pool taint), 2 the stack config is invalid.
 """
 
 from __future__ import annotations
@@ -30,21 +31,29 @@ import yaml
 from .. import backends
 from ..config import PROJECT, ConfigError, ConfigIssue
 from ..k8s.wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
+from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
 from . import expand as expansion
 
 if TYPE_CHECKING:
     from ..config.stack import StackConfig
 
-__all__ = ["Recorded", "PlanResult", "ProgramError", "ProgramExit", "program_issue", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
+__all__ = ["Recorded", "PlanResult", "finding_levels", "ProgramError", "ProgramExit", "program_issue", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
 
 #: What the offline plan's mocks answer for an SSM AMI parameter (no AWS call is made).
 FAKE_AMI_ID = "ami-0123456789abcdef0"
 
 
+def finding_levels(violations: list[dict[str, Any]], coverage: list[dict[str, Any]]) -> list[str]:
+    """The level of every finding of a plan or check: each violation's ``enforcement``
+    (``advisory``, ``mandatory``, ``remediate``) and ``mandatory`` for each pool taint the device
+    plugin does not tolerate (``coverage``: ``[{"pool", "taint", "tolerated": bool}]``)."""
+    return [str(v.get("enforcement")) for v in violations] + ["mandatory" for c in coverage if not c["tolerated"]]
+
+
 @dataclass
 class PlanResult:
-    """What a plan found. ``exit_code``: 0 clean, 1 policy failure, 2 config error."""
+    """What a plan found; :meth:`exit_code_at` is the exit code it gives under ``--fail-on``."""
 
     stack: str
     resources: list[Recorded] = field(default_factory=list)
@@ -59,15 +68,15 @@ class PlanResult:
     warnings: list[ConfigIssue] = field(default_factory=list)
     not_judged: list[dict[str, str]] = field(default_factory=list)  # issue 13: plan/expand.py
 
+    def exit_code_at(self, fail_on: str = "mandatory") -> int:
+        """0 clean, 1 a finding at or above ``fail_on`` (``advisory``, ``mandatory``, ``none``), 2 a config error."""
+        coverage = (self.device_plugin or {}).get("coverage", [])
+        return exit_code(finding_levels(self.violations, coverage), fail_on, invalid_input=bool(self.config_issues))
+
     @property
     def exit_code(self) -> int:
-        if self.config_issues:
-            return 2
-        if any(v.get("enforcement") == "mandatory" for v in self.violations):
-            return 1
-        if self.device_plugin and not all(c["tolerated"] for c in self.device_plugin["coverage"]):
-            return 1
-        return 0
+        """:meth:`exit_code_at` the default ``--fail-on mandatory``."""
+        return self.exit_code_at("mandatory")
 
 
 def find_project(start: str | os.PathLike[str] | None = None) -> Path:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import backends
-from ..backends._shared.gpu_pool import GpuPool, _int
+from ..backends._shared.gpu_pool import GpuPool, int_or_none
 from ..backends._shared.user_data import decode_user_data
 from ..catalog import instances
 from ..k8s.wellknown import (
@@ -307,7 +307,7 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
                         by_urn[lt.urn] = pool
                 if pool is not None:
                     pool.extra.setdefault("asgs", []).append(asg)
-                    size = _int(dig(asg.props, "minSize"))
+                    size = int_or_none(dig(asg.props, "minSize"))
                     if size is not None:
                         pool.min_size = size if pool.min_size is None else min(pool.min_size, size)
         except UnknownValueError as err:

@@ -11,8 +11,9 @@ from conftest import ROOT  # noqa: E402
 
 from gpu_node_pool.backends.gke import read as gke_read
 from gpu_node_pool.backends.gke import render as gke_render
+from gpu_node_pool.backends.gke.config import GkePool
 from gpu_node_pool.cli.commands import main as cli_main
-from gpu_node_pool.config import DEFAULT_TAINT, ConfigError, GkePool, validate_stack_config
+from gpu_node_pool.config import DEFAULT_TAINT, ConfigError, validate_stack_config
 from gpu_node_pool.k8s.labels import gke_label_problem
 from gpu_node_pool.k8s.taints import Taint, TaintEffect
 from gpu_node_pool.plan import plan_stack, render_text
@@ -402,7 +403,7 @@ def test_the_cli_exits_2_with_a_clear_message(desc, change, fragments, temp_proj
     change(cfg)
     project = temp_project("bad", stack_yaml(cfg))
     code = cli_main(["plan", "--stack", "bad", "--project-dir", str(project)])
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err  # a config error is on stderr
     assert code == 2, out
     assert "nothing was deployed" in out
     for fragment in fragments:

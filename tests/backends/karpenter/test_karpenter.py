@@ -26,11 +26,11 @@ from strategies import label_values, names, taint_lists
 
 from gpu_node_pool.backends.karpenter import read as karpenter_read
 from gpu_node_pool.backends.karpenter import render as karpenter_render
+from gpu_node_pool.backends.karpenter.config import KarpenterPool
 from gpu_node_pool.component.pool import GpuNodePool, GpuNodePoolArgs
 from gpu_node_pool.config import (
     POOL_LABEL_KEY,
     ConfigError,
-    KarpenterPool,
     StackConfig,
     load_stack_config,
     stack_file_config,
@@ -683,7 +683,7 @@ def test_gpupool_plan_exits_2_with_a_readable_message(capsys, tmp_path, startup,
     (tmp_path / "stacks").mkdir()
     (tmp_path / "stacks" / "Pulumi.bad.yaml").write_text(BAD_STACK % (startup, labels))
     code = main(["plan", "--stack", "bad", "--project-dir", str(tmp_path)])
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err  # a config error is on stderr
     assert code == 2, out
     assert "1 error(s) in the Pulumi.bad.yaml; nothing was deployed:" in out
     assert expected in out

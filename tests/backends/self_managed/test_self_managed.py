@@ -24,8 +24,9 @@ from gpu_node_pool.backends._shared import cluster_autoscaler as ca
 from gpu_node_pool.backends._shared import user_data
 from gpu_node_pool.backends._shared.registration import ClusterInfo, Registration
 from gpu_node_pool.backends.self_managed import bootstrap, ec2
+from gpu_node_pool.backends.self_managed.config import SelfManagedPool
 from gpu_node_pool.cli.commands import main as cli_main
-from gpu_node_pool.config import ConfigError, SelfManagedPool, validate_stack_config
+from gpu_node_pool.config import ConfigError, validate_stack_config
 from gpu_node_pool.gpu_agents.device_plugin import values as dp
 from gpu_node_pool.k8s.labels import node_restriction_problem
 from gpu_node_pool.k8s.taints import Taint, TaintEffect, TaintError

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ... import catalog
-from ...config.common import _fail, _Model
+from ...config.common import Model, fail
 
 __all__ = [
     "CAPACITY_BLOCK_TYPES",
@@ -51,7 +51,7 @@ def unknown_type_findings(types: Iterable[str], allow: bool, where: str = "insta
     ]
 
 
-class CapacityReservation(_Model):
+class CapacityReservation(Model):
     """An EC2 On-Demand Capacity Reservation for the pool's launch template (``capacityReservation``).
 
     Exactly one of ``id`` (``cr-...``) or ``resourceGroupArn`` (a resource group of reservations:
@@ -73,7 +73,7 @@ class CapacityReservation(_Model):
     def _one(self) -> CapacityReservation:
         given = [k for k in ("id", "resourceGroupArn", "preference") if getattr(self, _ATTR[k]) is not None]
         if len(given) != 1:
-            raise _fail(
+            raise fail(
                 f"set exactly one of id, resourceGroupArn (the reservation target) or preference, got "
                 f"{given or 'none'}: a launch template's CapacityReservationSpecification takes a target or a "
                 "preference, one option at a time (facts rows 2.1, 2.4; CloudFormation "
@@ -105,7 +105,7 @@ def capacity_reservation_spec(reservation_id: str | None, odcr: CapacityReservat
     return {"capacity_reservation_target": target}
 
 
-class NodeRepair(_Model):
+class NodeRepair(Model):
     """Node auto repair (``nodeRepair: {enabled: true}``): EKS ``nodeRepairConfig.enabled`` (facts
     row 6.1, 6.3) or GKE ``management.autoRepair`` (row 6.9)."""
 

@@ -27,7 +27,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from ... import catalog
-from ...config.common import _Model
+from ...config.common import Model
 from .capacity import efa_problems
 
 __all__ = [
@@ -49,7 +49,7 @@ EFA_INTERFACE_TYPE = "efa"
 PLACEMENT_STRATEGY = "cluster"
 
 
-class EfaConfig(_Model):
+class EfaConfig(Model):
     """Elastic Fabric Adapter for multi-node training (``efa``).
 
     Shape: ``{enabled: true, securityGroupIds: [sg-...], addSelfRules: true}``.

@@ -62,17 +62,24 @@ class GpuPool:
         return not self.ships_own_device_plugin and not self.gke_managed_plugin
 
 
-def _read_taints(reader: Any, props: Any) -> tuple[list[Taint], str | None]:
+def read_taints(reader: Any, props: Any) -> tuple[list[Taint], str | None]:
+    """``reader(props)`` as ``(taints, None)``, or ``([], why)`` when the resource's taints are
+    malformed (``TaintError``, ``TypeError``, ``AttributeError`` or ``ValueError``, as a string
+    for :attr:`GpuPool.problem`). ``reader`` is a backend's taint reader over the resource props."""
     try:
         return list(reader(props)), None
     except (TaintError, TypeError, AttributeError, ValueError) as err:
         return [], str(err)
 
 
-def _labels(value: Any) -> dict[str, str]:
+def string_labels(value: Any) -> dict[str, str]:
+    """The string-valued entries of a props mapping as ``{str key: value}``; entries whose value
+    is not a string (unknown at preview, a number) are left out; not a mapping gives ``{}``."""
     return {str(k): v for k, v in mapping(value).items() if isinstance(v, str)}
 
 
-def _int(value: Any) -> int | None:
+def int_or_none(value: Any) -> int | None:
+    """``value`` as an int when it is a whole number (preview sends ``2.0`` for 2), else None
+    (a fraction, a bool, a string, unknown)."""
     n = number(value)
     return int(n) if n is not None and float(n).is_integer() else None

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from ...config.common import _fail, _Model
+from ...config.common import Model, fail
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 
@@ -35,38 +35,59 @@ KARPENTER_REQUIREMENT_KEY_MAX = 316  # requirements[].key maxLength
 KARPENTER_MAX_MIN_VALUES = 50  # requirements[].minValues maximum
 KARPENTER_MAX_BUDGETS = 50  # disruption.budgets maxItems
 KARPENTER_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
-_KARPENTER_INTEGER_OPERATORS = ("Gt", "Lt", "Gte", "Lte")
+#: Requirement operators whose one value must be a positive integer (NodePool CRD CEL rule).
+KARPENTER_INTEGER_OPERATORS = ("Gt", "Lt", "Gte", "Lte")
 KARPENTER_CAPACITY_TYPES = ("on-demand", "spot", "reserved")
 KARPENTER_ARCHITECTURES = ("amd64", "arm64")
 KARPENTER_CONSOLIDATION_POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced")
 KARPENTER_BUDGET_REASONS = ("Underutilized", "Empty", "Drifted")
 
-# CRD patterns (searched like an OpenAPI ``pattern``: unanchored unless the pattern anchors).
-_K_DURATION_RE = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")  # expireAfter, consolidateAfter
-_K_GRACE_RE = re.compile(r"^([0-9]+(s|m|h))+$")  # terminationGracePeriod
-_K_BUDGET_NODES_RE = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
-_K_BUDGET_DURATION_RE = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
-_K_BUDGET_SCHEDULE_RE = re.compile(
+# NodePool CRD patterns (see the sources above), used with ``.search`` like an OpenAPI
+# ``pattern``: unanchored unless the pattern anchors itself.
+#: ``expireAfter`` and ``disruption.consolidateAfter``: ``720h``, ``1h30m``, ``30s`` or ``Never``.
+KARPENTER_DURATION_RE = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")
+#: ``terminationGracePeriod``: like :data:`KARPENTER_DURATION_RE` without ``Never``.
+KARPENTER_GRACE_RE = re.compile(r"^([0-9]+(s|m|h))+$")
+#: ``disruption.budgets[].nodes``: a node count (``1``) or a percentage ``0%``-``100%``.
+KARPENTER_BUDGET_NODES_RE = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
+#: ``disruption.budgets[].duration``: hours and/or minutes (``8h``, ``30m``, ``1h30m``), no seconds.
+KARPENTER_BUDGET_DURATION_RE = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
+#: ``disruption.budgets[].schedule``: a cron macro (``@daily``) or five cron fields.
+KARPENTER_BUDGET_SCHEDULE_RE = re.compile(
     r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"
 )
-_K_QUANTITY_RE = re.compile(
+#: A Kubernetes resource quantity as a string (``32``, ``4000Gi``, ``500m``), as in ``spec.limits``.
+KARPENTER_QUANTITY_RE = re.compile(
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
-_K8S_OBJECT_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-# IAM role names (IAM API CreateRole RoleName): 1-64 of [A-Za-z0-9+=,.@_-].
-_IAM_ROLE_NAME_RE = re.compile(r"^[\w+=,.@-]{1,64}$")
+#: A Kubernetes object name, DNS-1123 subdomain form: lower-case alphanumerics, ``-`` and ``.``
+#: (https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-subdomain-names).
+K8S_OBJECT_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+#: An IAM role name: 1-64 of ``[A-Za-z0-9+=,.@_-]``
+#: (IAM API CreateRole ``RoleName``, https://docs.aws.amazon.com/IAM/latest/APIReference/API_CreateRole.html).
+IAM_ROLE_NAME_RE = re.compile(r"^[\w+=,.@-]{1,64}$")
 
 
-def _cel_label_domain(key: str) -> str:
-    # The CRD's CEL rules take key.find("^([^/]+)"): everything before the first '/', or the
-    # whole key when it has none, then test endsWith() -- a plain suffix, not a DNS subdomain
-    # (so "mykarpenter.sh/x" is refused too). Mirrored exactly.
+def cel_label_domain(key: str) -> str:
+    """The part of label ``key`` the NodePool CRD's CEL rules test for restricted domains.
+
+    The rules take ``key.find("^([^/]+)")``: everything before the first ``/``, or the whole key
+    when it has none (``""`` for an empty key or one starting with ``/``), then test
+    ``endsWith()`` -- a plain suffix, not a DNS subdomain (so ``mykarpenter.sh/x`` is refused
+    too). Mirrored exactly: ``cel_label_domain("karpenter.sh/x") == "karpenter.sh"``.
+    """
     match = re.match(r"[^/]+", key)
     return match.group(0) if match else ""
 
 
-def _karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
-    pattern = _K_DURATION_RE if never else _K_GRACE_RE
+def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
+    """Why ``value`` is not a Karpenter duration, or None when it is one.
+
+    ``never=True`` checks :data:`KARPENTER_DURATION_RE` (``expireAfter``, ``consolidateAfter``:
+    ``Never`` allowed), ``never=False`` :data:`KARPENTER_GRACE_RE` (``terminationGracePeriod``).
+    A value that is not a string gets the same sentence, which names the pattern and the fix.
+    """
+    pattern = KARPENTER_DURATION_RE if never else KARPENTER_GRACE_RE
     if not isinstance(value, str) or not pattern.search(value):
         allowed = "or Never " if never else ""
         return (
@@ -76,10 +97,16 @@ def _karpenter_duration_problem(value: str, *, never: bool = True) -> str | None
     return None
 
 
-def _quantity_problem(value: Any) -> str | None:
+def quantity_problem(value: Any) -> str | None:
+    """Why ``value`` is not a non-negative Kubernetes quantity for a NodePool limit, or None.
+
+    Accepted: an int, or a string matching :data:`KARPENTER_QUANTITY_RE` (``"1000"``,
+    ``"4000Gi"``, ``"500m"``), not negative. Refused with a sentence: a bool, a float or any other
+    type, a malformed string, a leading ``-``.
+    """
     if isinstance(value, bool) or not isinstance(value, int | str):
         return f"{value!r} must be a Kubernetes quantity: an integer or a string such as '1000' or '4000Gi'"
-    if isinstance(value, str) and not _K_QUANTITY_RE.search(value):
+    if isinstance(value, str) and not KARPENTER_QUANTITY_RE.search(value):
         return f"{value!r} is not a Kubernetes quantity (e.g. 32, '1000', '4000Gi', '500m')"
     if str(value).startswith("-"):
         return f"{value!r} is negative; a limit of capacity must be >= 0"
@@ -120,7 +147,7 @@ def nodepool_requirement_problems(
             problems.append(f"value {value!r} {bad}")
     if operator == "In" and not values:
         problems.append("operator In needs at least one value (Karpenter: requirements with operator 'In' must have a value defined)")
-    if operator in _KARPENTER_INTEGER_OPERATORS:
+    if operator in KARPENTER_INTEGER_OPERATORS:
         if len(values) != 1 or not (isinstance(values[0], str) and values[0].isdigit()):
             problems.append(
                 f"operator {operator} needs exactly one non-negative integer value, e.g. values: [\"0\"] "
@@ -140,7 +167,7 @@ def nodepool_requirement_problems(
 
 
 
-class NodePoolRequirement(_Model):
+class NodePoolRequirement(Model):
     """An extra NodePool requirement ``{key, operator, values, minValues}`` (``spec.template.spec.requirements[]``).
 
     The rules are :func:`nodepool_requirement_problems` with the backend's restricted keys: each
@@ -159,7 +186,7 @@ class NodePoolRequirement(_Model):
     def _rules(self) -> NodePoolRequirement:
         problems = self._problems()
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return self
 
     def to_k8s(self) -> dict[str, Any]:
@@ -172,7 +199,7 @@ class NodePoolRequirement(_Model):
         return out
 
 
-class KarpenterBudget(_Model):
+class KarpenterBudget(Model):
     """A disruption budget (``spec.disruption.budgets[]``).
 
     ``nodes``: a node count or percentage (``10%``, ``0``; pattern ``^((100|[0-9]{1,2})%|[0-9]+)$``);
@@ -190,15 +217,15 @@ class KarpenterBudget(_Model):
     def _nodes(cls, nodes: Any) -> Any:
         if isinstance(nodes, int) and not isinstance(nodes, bool):
             nodes = str(nodes)
-        if isinstance(nodes, str) and not _K_BUDGET_NODES_RE.search(nodes):
-            raise _fail(f"{nodes!r} must be a node count (e.g. 1) or a percentage from 0% to 100% (e.g. 10%)")
+        if isinstance(nodes, str) and not KARPENTER_BUDGET_NODES_RE.search(nodes):
+            raise fail(f"{nodes!r} must be a node count (e.g. 1) or a percentage from 0% to 100% (e.g. 10%)")
         return nodes
 
     @field_validator("schedule")
     @classmethod
     def _schedule(cls, schedule: str | None) -> str | None:
-        if schedule is not None and not _K_BUDGET_SCHEDULE_RE.search(schedule):
-            raise _fail(
+        if schedule is not None and not KARPENTER_BUDGET_SCHEDULE_RE.search(schedule):
+            raise fail(
                 f"{schedule!r} is not a cron schedule: five fields (minute hour day month weekday, e.g. "
                 "'0 9 * * mon-fri') or a macro such as @daily"
             )
@@ -207,8 +234,8 @@ class KarpenterBudget(_Model):
     @field_validator("duration")
     @classmethod
     def _duration(cls, duration: str | None) -> str | None:
-        if duration is not None and not _K_BUDGET_DURATION_RE.search(duration):
-            raise _fail(f"{duration!r} must be hours and/or minutes, e.g. 8h, 30m or 1h30m (cron has no seconds)")
+        if duration is not None and not KARPENTER_BUDGET_DURATION_RE.search(duration):
+            raise fail(f"{duration!r} must be hours and/or minutes, e.g. 8h, 30m or 1h30m (cron has no seconds)")
         return duration
 
     @field_validator("reasons")
@@ -218,15 +245,15 @@ class KarpenterBudget(_Model):
             return None
         wrong = [r for r in reasons if r not in KARPENTER_BUDGET_REASONS]
         if wrong:
-            raise _fail(f"{wrong} are not disruption reasons; allowed: {', '.join(KARPENTER_BUDGET_REASONS)}")
+            raise fail(f"{wrong} are not disruption reasons; allowed: {', '.join(KARPENTER_BUDGET_REASONS)}")
         if len(set(reasons)) != len(reasons):
-            raise _fail(f"{reasons} repeats a reason; list each once")
+            raise fail(f"{reasons} repeats a reason; list each once")
         return reasons
 
     @model_validator(mode="after")
     def _pair(self) -> KarpenterBudget:
         if (self.schedule is None) != (self.duration is None):
-            raise _fail("set schedule and duration together (Karpenter: 'schedule' must be set with 'duration')")
+            raise fail("set schedule and duration together (Karpenter: 'schedule' must be set with 'duration')")
         return self
 
     def to_k8s(self) -> dict[str, Any]:
@@ -239,7 +266,7 @@ class KarpenterBudget(_Model):
         return out
 
 
-class KarpenterDisruption(_Model):
+class KarpenterDisruption(Model):
     """``spec.disruption``: when Karpenter may remove or replace the pool's nodes.
 
     ``consolidationPolicy``: WhenEmpty | WhenEmptyOrUnderutilized (Karpenter's default) | Balanced.
@@ -257,22 +284,22 @@ class KarpenterDisruption(_Model):
         if policy in KARPENTER_CONSOLIDATION_POLICIES:
             return policy
         if policy == "WhenUnderutilized":
-            raise _fail("'WhenUnderutilized' is the v1beta1 name; Karpenter v1 calls it WhenEmptyOrUnderutilized")
-        raise _fail(f"{policy!r} is not a consolidation policy; allowed: {', '.join(KARPENTER_CONSOLIDATION_POLICIES)}")
+            raise fail("'WhenUnderutilized' is the v1beta1 name; Karpenter v1 calls it WhenEmptyOrUnderutilized")
+        raise fail(f"{policy!r} is not a consolidation policy; allowed: {', '.join(KARPENTER_CONSOLIDATION_POLICIES)}")
 
     @field_validator("consolidate_after")
     @classmethod
     def _after(cls, after: str) -> str:
-        problem = _karpenter_duration_problem(after)
+        problem = karpenter_duration_problem(after)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return after
 
     @field_validator("budgets")
     @classmethod
     def _budgets(cls, budgets: list[KarpenterBudget] | None) -> list[KarpenterBudget] | None:
         if budgets is not None and len(budgets) > KARPENTER_MAX_BUDGETS:
-            raise _fail(f"{len(budgets)} budgets; a NodePool takes at most {KARPENTER_MAX_BUDGETS}")
+            raise fail(f"{len(budgets)} budgets; a NodePool takes at most {KARPENTER_MAX_BUDGETS}")
         return budgets
 
 
@@ -289,7 +316,7 @@ def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
         bad = qualified_name_problem(resource)
         if bad:
             problems.append(f"resource name {resource!r} {bad}")
-        bad = _quantity_problem(value)
+        bad = quantity_problem(value)
         if bad:
             problems.append(f"{resource}: {bad}")
     gpus = limits.get(KARPENTER_GPU_RESOURCE)

@@ -16,20 +16,20 @@ from typing import Any
 from pydantic import ValidationInfo, field_validator
 
 from ...catalog import instances
-from ...config.common import PoolBase, _fail, _Model
+from ...config.common import Model, PoolBase, fail
 from ...k8s.taints import label_value_problem
-from .nodepool import _IAM_ROLE_NAME_RE, KARPENTER_MAX_LABELS, _karpenter_duration_problem, nodepool_limits_problems
+from .nodepool import IAM_ROLE_NAME_RE, KARPENTER_MAX_LABELS, karpenter_duration_problem, nodepool_limits_problems
 
 
-class NodeClassBase(_Model):
+class NodeClassBase(Model):
     """Validators of the node-class fields both backends declare (``role``)."""
 
     @field_validator("role", check_fields=False)
     @classmethod
     def _role(cls, role: str | None) -> str | None:
-        if role is not None and not _IAM_ROLE_NAME_RE.match(role):
+        if role is not None and not IAM_ROLE_NAME_RE.match(role):
             hint = f"; give the name, e.g. {role.rsplit('/', 1)[-1]!r}" if role.startswith("arn:") else ""
-            raise _fail(f"{role!r} is not an IAM role name (1-64 of letters, digits and +=,.@_-){hint}")
+            raise fail(f"{role!r} is not an IAM role name (1-64 of letters, digits and +=,.@_-){hint}")
         return role
 
 
@@ -49,7 +49,7 @@ class NodePoolBase(PoolBase):
         # instances.NVIDIA_FAMILIES here; this check stays the same shape.
         problems += cls._instance_problems(families or [])
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return families
 
     @field_validator("instance_types", check_fields=False)
@@ -58,14 +58,14 @@ class NodePoolBase(PoolBase):
         problems = instances.nvidia_instance_problems(types or [])
         problems += cls._instance_problems(types or [])
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return types
 
     @field_validator("gpu_counts", check_fields=False)
     @classmethod
     def _gpu_counts(cls, counts: list[int] | None) -> list[int] | None:
         if counts is not None and (any(c < 1 for c in counts) or len(set(counts)) != len(counts)):
-            raise _fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
+            raise fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
         return counts
 
     @classmethod
@@ -79,9 +79,9 @@ class NodePoolBase(PoolBase):
         for name in names or []:
             bad = label_value_problem(name)
             if bad:
-                raise _fail(f"{name!r} {bad}")
+                raise fail(f"{name!r} {bad}")
             if name != name.lower():
-                raise _fail(cls._gpu_name_case_problem(name))
+                raise fail(cls._gpu_name_case_problem(name))
         return names
 
     @field_validator("zones", check_fields=False)
@@ -90,7 +90,7 @@ class NodePoolBase(PoolBase):
         for zone in zones or []:
             bad = label_value_problem(zone)
             if bad:
-                raise _fail(f"{zone!r} {bad}")
+                raise fail(f"{zone!r} {bad}")
         return zones
 
     @field_validator("limits", check_fields=False)
@@ -98,22 +98,22 @@ class NodePoolBase(PoolBase):
     def _limits(cls, limits: dict[str, int | str]) -> dict[str, int | str]:
         problems = nodepool_limits_problems(limits)
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return limits
 
     @field_validator("weight", check_fields=False)
     @classmethod
     def _weight(cls, weight: int | None) -> int | None:
         if weight is not None and not 1 <= weight <= 100:
-            raise _fail(f"{weight} is outside 1..100 (NodePool spec.weight); omit it for the lowest priority")
+            raise fail(f"{weight} is outside 1..100 (NodePool spec.weight); omit it for the lowest priority")
         return weight
 
     @field_validator("expire_after", "termination_grace_period", check_fields=False)
     @classmethod
     def _durations(cls, value: str | None, info: ValidationInfo) -> str | None:
-        problem = value is not None and _karpenter_duration_problem(value, never=info.field_name == "expire_after")
+        problem = value is not None and karpenter_duration_problem(value, never=info.field_name == "expire_after")
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return value
 
     def _nodepool_problems(

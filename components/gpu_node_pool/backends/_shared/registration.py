@@ -30,8 +30,9 @@ KUBEADM_TOKEN_PLACEHOLDER = "${KUBEADM_JOIN_TOKEN}"
 #: MIME boundary of the nodeadm user data; fixed so that renders are byte-for-byte stable.
 MIME_BOUNDARY = "==GPU-NODE-POOLS=="
 
-_REGISTER_WITH_TAINTS = "--register-with-taints"
-_NODE_LABELS = "--node-labels"
+#: The kubelet flags a node registers its taints and labels with (https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/).
+REGISTER_WITH_TAINTS_FLAG = "--register-with-taints"
+NODE_LABELS_FLAG = "--node-labels"
 
 
 # --- the spec ---------------------------------------------------------------------------
@@ -130,28 +131,36 @@ class ClusterInfo:
 # --- flag forms (kubelet command line) --------------------------------------------------
 
 
-def _taints_flag(taints: Iterable[Taint]) -> str:
+def taints_flag(taints: Iterable[Taint]) -> str:
+    """The value of ``--register-with-taints``: ``key=value:Effect`` items joined by ``,``."""
     return ",".join(str(t) for t in taints)
 
 
-def _labels_flag(labels: Mapping[str, str]) -> str:
+def labels_flag(labels: Mapping[str, str]) -> str:
+    """The value of ``--node-labels``: ``key=value`` items joined by ``,``, in ``labels`` order."""
     return ",".join(f"{k}={v}" for k, v in labels.items())
 
 
-def _kubelet_flag_list(reg: Registration, *, taints: bool = True) -> list[str]:
+def kubelet_flag_list(reg: Registration, *, taints: bool = True) -> list[str]:
+    """``["--register-with-taints=...", "--node-labels=..."]`` for ``reg``; a flag is left out
+    when ``reg`` has no taints (or ``taints=False``) or no labels."""
     flags = []
     if taints and reg.taints:
-        flags.append(f"{_REGISTER_WITH_TAINTS}={_taints_flag(reg.taints)}")
+        flags.append(f"{REGISTER_WITH_TAINTS_FLAG}={taints_flag(reg.taints)}")
     if reg.labels:
-        flags.append(f"{_NODE_LABELS}={_labels_flag(reg.labels)}")
+        flags.append(f"{NODE_LABELS_FLAG}={labels_flag(reg.labels)}")
     return flags
 
 
-def _parse_taints_flag(value: str) -> list[Taint]:
+def parse_taints_flag(value: str) -> list[Taint]:
+    """The taints of a ``--register-with-taints`` value (inverse of :func:`taints_flag`); empty
+    items are skipped. Raises ``TaintError`` for an item that is not ``key[=value]:Effect``."""
     return [Taint.parse(item.strip()) for item in value.split(",") if item.strip()]
 
 
-def _parse_labels_flag(value: str) -> dict[str, str]:
+def parse_labels_flag(value: str) -> dict[str, str]:
+    """The labels of a ``--node-labels`` value (inverse of :func:`labels_flag`); empty items are
+    skipped, a repeated key keeps its last value. Raises ``ValueError`` for an item without ``=``."""
     labels = {}
     for item in value.split(","):
         item = item.strip()
@@ -164,7 +173,9 @@ def _parse_labels_flag(value: str) -> dict[str, str]:
     return labels
 
 
-def _check_kubelet_labels(reg: Registration) -> None:
+def check_kubelet_labels(reg: Registration) -> None:
+    """Raise ``ValueError`` naming every label of ``reg`` the kubelet may not set on its own Node
+    (NodeRestriction admission, :meth:`Registration.node_restriction_problems`); else return."""
     problems = reg.node_restriction_problems()
     if problems:
         raise ValueError("the kubelet would refuse these --node-labels (NodeRestriction): " + "; ".join(problems))
@@ -176,11 +187,13 @@ def _check_kubelet_labels(reg: Registration) -> None:
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-def _yaml(doc: Any) -> str:
+def block_yaml(doc: Any) -> str:
+    """``doc`` as block-style YAML, keys in insertion order, no line wrapping (bootstrap files)."""
     return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=False, width=1 << 20)
 
 
-def _flow(doc: Any) -> str:
+def flow_yaml(doc: Any) -> str:
+    """``doc`` as one line of flow-style YAML (``{a: 1, b: [x]}``), keys in insertion order."""
     return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=True, width=1 << 20).strip()
 
 

@@ -58,12 +58,12 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
     pass
 
 from .registration import (
-    _NODE_LABELS,
-    _REGISTER_WITH_TAINTS,
+    NODE_LABELS_FLAG,
     NODEADM_CONTENT_TYPE,
+    REGISTER_WITH_TAINTS_FLAG,
     Registration,
-    _parse_labels_flag,
-    _parse_taints_flag,
+    parse_labels_flag,
+    parse_taints_flag,
 )
 
 # --- readers ----------------------------------------------------------------------------
@@ -112,13 +112,13 @@ class _Found:
         i = 0
         while i < len(args):
             name, eq, value = args[i].partition("=")
-            if name in (_REGISTER_WITH_TAINTS, _NODE_LABELS) and not eq:
+            if name in (REGISTER_WITH_TAINTS_FLAG, NODE_LABELS_FLAG) and not eq:
                 value = args[i + 1] if i + 1 < len(args) else ""
                 i += 1
-            if name == _REGISTER_WITH_TAINTS:
-                flag_taints = _parse_taints_flag(value)  # a repeated flag replaces the earlier one
-            elif name == _NODE_LABELS:
-                flag_labels.update(_parse_labels_flag(value))  # repeated --node-labels merge, later wins
+            if name == REGISTER_WITH_TAINTS_FLAG:
+                flag_taints = parse_taints_flag(value)  # a repeated flag replaces the earlier one
+            elif name == NODE_LABELS_FLAG:
+                flag_labels.update(parse_labels_flag(value))  # repeated --node-labels merge, later wins
             i += 1
         # kubelet: a command-line flag overrides the same setting from the config file
         taints = flag_taints if flag_taints is not None else (self.config_taints or [])
@@ -233,7 +233,7 @@ def _read_text(text: str, found: _Found) -> None:
     if head.startswith("#!") or "bootstrap.sh" in head:
         before = len(found.flags)
         _read_shell(text, found)
-        registers = any(a.partition("=")[0] in (_REGISTER_WITH_TAINTS, _NODE_LABELS) for a in found.flags[before:])
+        registers = any(a.partition("=")[0] in (REGISTER_WITH_TAINTS_FLAG, NODE_LABELS_FLAG) for a in found.flags[before:])
         if "/etc/eks/bootstrap.sh" in text:
             found.formats.append("al2")
         elif "kubeadm join" in text:

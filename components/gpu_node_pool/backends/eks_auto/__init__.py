@@ -21,6 +21,11 @@ BACKEND = register(
         package=__name__,
         config_model="config:EksAutoPool",
         stack_checks="config:stack_issues",
+        platform="eks",
+        startup_taints=True,
+        # Auto Mode runs NVIDIA's device plugin itself: AutoModePool refuses gpuSharing and mig
+        gpu_sharing="",
+        mig="",
         wire="resources:wire",
         summarise="summary:summarise",
         report="summary:report",

@@ -8,10 +8,10 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails
 
 from ...catalog import instances
-from ...config.common import AwsTags, _fail, _Model
+from ...config.common import AwsTags, Model, fail
 from ...config.errors import ConfigIssue
 from .._shared.nodepool import (
-    _K8S_OBJECT_NAME_RE,
+    K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
     KARPENTER_CAPACITY_TYPES,
     KARPENTER_MAX_REQUIREMENTS,
@@ -19,7 +19,7 @@ from .._shared.nodepool import (
     NodePoolRequirement,
 )
 from .._shared.nodepool_config import NodeClassBase, NodePoolBase
-from .feasibility import _validated, feasibility_issues
+from .feasibility import feasibility_issues, is_validated
 from .limits import (
     AUTO_MANAGED_KEYS,
     AUTO_NVIDIA_FAMILIES,
@@ -38,6 +38,9 @@ from .limits import (
     refused_key_message,
 )
 
+#: EKS user guide "Deploy an accelerated workload": Auto Mode "includes the NVIDIA device plugin for
+#: Kubernetes. This plugin runs automatically and isn't visible as a daemon set in your cluster."
+AUTO_ACCELERATED_URL = "https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html"
 _SOURCE_FAMILIES = "EKS user guide automode-learn-instances, 'EKS Auto Mode supported instance reference'"
 
 
@@ -46,7 +49,7 @@ def _refuse_keys(data: Any, refused: dict[str, str]) -> Any:
     if not isinstance(data, dict):
         return data
     errors = [
-        InitErrorDetails(type=_fail(refused_key_message(key, fix)), loc=(key,), input=data[key])
+        InitErrorDetails(type=fail(refused_key_message(key, fix)), loc=(key,), input=data[key])
         for key, fix in refused.items()
         if key in data
     ]
@@ -56,7 +59,7 @@ def _refuse_keys(data: Any, refused: dict[str, str]) -> Any:
 
 
 def _object_name_problem(name: str) -> str | None:
-    if len(name) > 253 or not _K8S_OBJECT_NAME_RE.match(name):
+    if len(name) > 253 or not K8S_OBJECT_NAME_RE.match(name):
         return f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-l40s)"
     return None
 
@@ -75,7 +78,7 @@ class AutoRequirement(NodePoolRequirement):
         return auto_requirement_problems(self.key, self.operator, self.values, self.min_values)
 
 
-class AutoNodeClassRef(_Model):
+class AutoNodeClassRef(Model):
     """An existing Auto Mode NodeClass (``nodeClassRef``); default: the built-in ``default``.
 
     ``group``/``kind`` may be given but must be ``eks.amazonaws.com`` / ``NodeClass``: Auto Mode
@@ -91,7 +94,7 @@ class AutoNodeClassRef(_Model):
     def _name(cls, name: str) -> str:
         problem = _object_name_problem(name)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return name
 
     @field_validator("kind")
@@ -99,7 +102,7 @@ class AutoNodeClassRef(_Model):
     def _kind(cls, kind: str) -> str:
         if kind != NODE_CLASS_KIND:
             hint = " (an EC2NodeClass belongs to self-managed Karpenter: use backend: karpenter)" if kind == "EC2NodeClass" else ""
-            raise _fail(
+            raise fail(
                 f"{kind!r}: an EKS Auto Mode NodePool references a NodeClass (group eks.amazonaws.com, kind NodeClass; "
                 f"EKS user guide create-node-pool){hint}; write kind: NodeClass or leave it out"
             )
@@ -110,14 +113,14 @@ class AutoNodeClassRef(_Model):
     def _group(cls, group: str) -> str:
         if group != NODE_CLASS_GROUP:
             hint = " (karpenter.k8s.aws is self-managed Karpenter's: use backend: karpenter)" if group == "karpenter.k8s.aws" else ""
-            raise _fail(
+            raise fail(
                 f"{group!r}: an EKS Auto Mode NodePool's nodeClassRef group is eks.amazonaws.com (EKS user guide "
                 f"create-node-pool){hint}; write group: eks.amazonaws.com or leave it out"
             )
         return group
 
 
-class AutoEphemeralStorage(_Model):
+class AutoEphemeralStorage(Model):
     """``spec.ephemeralStorage`` of a NodeClass (EKS user guide create-node-class, Node Class Specification).
 
     ``size``: a quantity, 1-59000Gi, 1-64000G, 1-58Ti or 1-64T (e.g. ``"500Gi"``); ``iops``
@@ -138,14 +141,14 @@ class AutoEphemeralStorage(_Model):
         number, unit = size.rstrip("GiT"), size[len(size.rstrip("GiT")):]
         if unit not in EPHEMERAL_SIZE_MAX or not number.isdigit() or not 1 <= int(number) <= EPHEMERAL_SIZE_MAX[unit]:
             ranges = ", ".join(f"1-{m}{u}" for u, m in EPHEMERAL_SIZE_MAX.items())
-            raise _fail(f"{size!r} must be a size of {ranges} (NodeClass ephemeralStorage.size), e.g. 500Gi")
+            raise fail(f"{size!r} must be a size of {ranges} (NodeClass ephemeralStorage.size), e.g. 500Gi")
         return size
 
     @field_validator("iops")
     @classmethod
     def _iops(cls, iops: int | None) -> int | None:
         if iops is not None and not EPHEMERAL_IOPS[0] <= iops <= EPHEMERAL_IOPS[1]:
-            raise _fail(f"{iops} is outside {EPHEMERAL_IOPS[0]}-{EPHEMERAL_IOPS[1]} (NodeClass ephemeralStorage.iops)")
+            raise fail(f"{iops} is outside {EPHEMERAL_IOPS[0]}-{EPHEMERAL_IOPS[1]} (NodeClass ephemeralStorage.iops)")
         return iops
 
     @field_validator("throughput")
@@ -153,7 +156,7 @@ class AutoEphemeralStorage(_Model):
     def _throughput(cls, throughput: int | None) -> int | None:
         low, high = EPHEMERAL_THROUGHPUT
         if throughput is not None and not low <= throughput <= high:
-            raise _fail(f"{throughput} is outside {low}-{high} MiB/s (NodeClass ephemeralStorage.throughput)")
+            raise fail(f"{throughput} is outside {low}-{high} MiB/s (NodeClass ephemeralStorage.throughput)")
         return throughput
 
     def to_k8s(self) -> dict[str, Any]:
@@ -203,9 +206,9 @@ class AutoNodeClass(NodeClassBase):
             return name
         problem = _object_name_problem(name)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         if name == "default":
-            raise _fail(
+            raise fail(
                 "'default' is the built-in NodeClass (EKS user guide create-node-class: 'Do not name your custom node "
                 "class default'); give another name, or reference the built-in one with nodeClassRef: {name: default}"
             )
@@ -218,7 +221,7 @@ class AutoNodeClass(NodeClassBase):
 
         problem = aws_id_problem("subnet", ids)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return ids
 
     @field_validator("security_group_ids")
@@ -228,14 +231,14 @@ class AutoNodeClass(NodeClassBase):
 
         problem = aws_id_problem("sg", ids)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return ids
 
     @field_validator("subnet_selector_tags", "security_group_selector_tags")
     @classmethod
     def _selector(cls, tags: dict[str, str] | None) -> dict[str, str] | None:
         if tags is not None and (not tags or any(k == "" or v == "" for k, v in tags.items())):
-            raise _fail("a selector needs at least one tag, with non-empty keys and values")
+            raise fail("a selector needs at least one tag, with non-empty keys and values")
         return tags
 
     @field_validator("tags")
@@ -243,7 +246,7 @@ class AutoNodeClass(NodeClassBase):
     def _tags(cls, tags: dict[str, str]) -> dict[str, str]:
         for key in tags:
             if key in AUTO_RESTRICTED_TAGS or key.startswith("kubernetes.io/cluster"):
-                raise _fail(
+                raise fail(
                     f"tag {key!r} is set by EKS Auto Mode (EKS user guide create-node-class: restricted tags "
                     "kubernetes.io/cluster/*, karpenter.sh/*, eks.amazonaws.com/nodeclass); remove it"
                 )
@@ -252,9 +255,9 @@ class AutoNodeClass(NodeClassBase):
     @model_validator(mode="after")
     def _one_selector_each(self) -> AutoNodeClass:
         if self.subnet_ids is not None and self.subnet_selector_tags is not None:
-            raise _fail("set one of subnetIds or subnetSelectorTags")
+            raise fail("set one of subnetIds or subnetSelectorTags")
         if self.security_group_ids is not None and self.security_group_selector_tags is not None:
-            raise _fail("set one of securityGroupIds or securityGroupSelectorTags")
+            raise fail("set one of securityGroupIds or securityGroupSelectorTags")
         return self
 
 
@@ -325,8 +328,32 @@ class EksAutoPool(NodePoolBase):
         problems += [f"{k!r} is written by {AUTO_MANAGED_KEYS[k]} as a requirement; set it there"
                      for k in labels if k in AUTO_MANAGED_KEYS and not auto_label_problem(k)]
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return labels
+
+    @field_validator("gpu_sharing")
+    @classmethod
+    def _no_sharing(cls, sharing: Any) -> Any:
+        if sharing is not None:
+            raise _fail(
+                f"EKS Auto Mode includes the NVIDIA device plugin and runs it itself, not as a DaemonSet you can "
+                f"configure ({AUTO_ACCELERATED_URL}), so the component cannot give it time-slicing or MPS configs; "
+                "remove gpuSharing, or share GPUs on a karpenter or eks-managed pool (AL2023 NVIDIA AMI), whose "
+                "device plugin the component configures"
+            )
+        return sharing
+
+    @field_validator("mig")
+    @classmethod
+    def _no_mig(cls, mig: Any) -> Any:
+        if mig is not None:
+            raise _fail(
+                f"EKS Auto Mode manages the NVIDIA driver and device plugin of its nodes ({AUTO_ACCELERATED_URL}) and "
+                "takes no AMI, user data or node settings (see the keys it refuses), so nothing the component "
+                "configures partitions the GPUs into MIG devices; remove mig, or use a karpenter or eks-managed pool "
+                "with devicePlugin.provider: gpu-operator (its MIG manager) or a Bottlerocket NVIDIA AMI"
+            )
+        return mig
 
     @field_validator("instance_categories")
     @classmethod
@@ -334,7 +361,7 @@ class EksAutoPool(NodePoolBase):
         known = {_category(f) for f in AUTO_NVIDIA_FAMILIES}
         wrong = [c for c in categories or [] if c not in known]
         if wrong:
-            raise _fail(
+            raise fail(
                 f"{wrong} are not categories of NVIDIA GPU families Auto Mode launches; allowed: "
                 f"{', '.join(sorted(known))} ({_SOURCE_FAMILIES})"
             )
@@ -349,14 +376,14 @@ class EksAutoPool(NodePoolBase):
     def _capacity(cls, types: list[str]) -> list[str]:
         wrong = [t for t in types if t not in KARPENTER_CAPACITY_TYPES]
         if wrong or not types or len(set(types)) != len(types):
-            raise _fail(f"{types} must list distinct capacity types from {', '.join(KARPENTER_CAPACITY_TYPES)}")
+            raise fail(f"{types} must list distinct capacity types from {', '.join(KARPENTER_CAPACITY_TYPES)}")
         return types
 
     @field_validator("architecture")
     @classmethod
     def _arch(cls, arch: str) -> str:
         if arch not in KARPENTER_ARCHITECTURES:
-            raise _fail(f"{arch!r} is not a Kubernetes architecture; allowed: {', '.join(KARPENTER_ARCHITECTURES)}")
+            raise fail(f"{arch!r} is not a Kubernetes architecture; allowed: {', '.join(KARPENTER_ARCHITECTURES)}")
         return arch
 
     @model_validator(mode="after")
@@ -375,7 +402,7 @@ class EksAutoPool(NodePoolBase):
         if len(self.requirement_list) > KARPENTER_MAX_REQUIREMENTS:
             problems.append(f"{len(self.requirement_list)} requirements; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return self
 
     # derived, plain values (known at preview) -----------------------------------------
@@ -396,6 +423,11 @@ class EksAutoPool(NodePoolBase):
     def uses_nvidia_device_plugin(self) -> bool:
         """False: the Auto Mode node image includes NVIDIA's device plugin (auto-accelerated.adoc)."""
         return False
+
+    @property
+    def driver_source(self) -> str:
+        """``image``: Auto Mode includes the NVIDIA driver (auto-accelerated.adoc)."""
+        return "image"
 
 
 def _category(family: str) -> str:
@@ -420,13 +452,24 @@ def _not_in_auto_mode(values: list[str]) -> list[str]:
     return out
 
 
+#: Why an Auto Mode pool and ``devicePlugin.provider: gpu-operator`` do not go together.
+_NO_GPU_OPERATOR = (
+    "devicePlugin.provider gpu-operator: the GPU Operator installs and manages the NVIDIA driver, container "
+    f"toolkit and device plugin of the nodes it serves, and EKS Auto Mode already includes and manages those on "
+    f"this pool's nodes ({AUTO_ACCELERATED_URL}; its nodes are managed instances you cannot install software "
+    "on, automode-learn-instances.adoc); use devicePlugin.provider: nvidia-device-plugin (its chart leaves Auto "
+    "Mode pools alone; gpuAgents.dcgmExporter still gives GPU metrics), or the karpenter backend for this pool"
+)
+
+
 def stack_issues(stack: Any) -> list[ConfigIssue]:
     """Stack-level Auto Mode rules as :class:`ConfigIssue` objects.
 
     A created NodeClass needs a node role (``nodeClass.role`` or ``cluster.nodeRoleArn``),
     subnets (``nodeClass.subnetIds``/``subnetSelectorTags`` or ``cluster.subnetIds``) and a
     security-group selector (all three required by the NodeClass spec, create-node-class.adoc);
-    two pools may not create NodeClasses of the same name. Then the feasibility hook
+    two pools may not create NodeClasses of the same name; ``devicePlugin.provider: gpu-operator`` is
+    refused (Auto Mode manages the driver and device plugin itself). Then the feasibility hook
     (:func:`feasibility_issues`, the catalog's requirement evaluator).
     """
     issues = []
@@ -434,7 +477,9 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     for i, pool in enumerate(stack.pools):
         if not isinstance(pool, EksAutoPool):
             continue
-        if _validated(pool):  # a stand-in of an invalid pool (every-mistake pass) has nothing to evaluate
+        if stack.device_plugin.provider == "gpu-operator":
+            issues.append(ConfigIssue(f"pools[{i}]", _NO_GPU_OPERATOR))
+        if is_validated(pool):  # a stand-in of an invalid pool (every-mistake pass) has nothing to evaluate
             issues += feasibility_issues(pool, f"pools[{i}]")
         nc = pool.node_class
         if nc is None:

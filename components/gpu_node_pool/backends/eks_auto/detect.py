@@ -13,7 +13,7 @@ from typing import Any
 
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from ...sdk.props import dig, items, mapping, text
-from .._shared.gpu_pool import GpuPool, _read_taints
+from .._shared.gpu_pool import GpuPool, read_taints
 from .._shared.nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
 from .limits import AUTO_PREFIX, NODE_CLASS_GROUP
 
@@ -34,7 +34,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     requirements = list(items(dig(props, "spec", "template", "spec", "requirements")))
     if not requires_nvidia_gpu(requirements, AUTO_PREFIX) and NVIDIA_GPU_RESOURCE not in mapping(dig(props, "spec", "limits")):
         return None
-    taints, problem = _read_taints(read.read_taints, props)
+    taints, problem = read_taints(read.read_taints, props)
     labels = nodepool_node_labels(read.read_labels, props, requirements)
     labels.setdefault(AUTO_PREFIX + "compute-type", "auto")
     return GpuPool(

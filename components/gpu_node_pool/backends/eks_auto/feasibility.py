@@ -23,8 +23,10 @@ def feasibility(pool: EksAutoPool) -> Any:
     return evaluate(pool.requirement_list, _limits(pool))
 
 
-def _validated(pool: EksAutoPool) -> bool:
-    """True for a pool that passed its own validation (not a stand-in built with ``model_construct``)."""
+def is_validated(pool: EksAutoPool) -> bool:
+    """True for a pool that passes its own model validation again (a model dumped by alias and
+    re-validated); False for a stand-in built with ``model_construct`` from an invalid pool, which
+    the every-mistake pass uses and which has no requirements worth evaluating. Never raises."""
     try:
         type(pool).model_validate(pool.model_dump(by_alias=True, exclude_unset=True))
     except Exception:  # noqa: BLE001 - any failure means: not a valid pool on its own

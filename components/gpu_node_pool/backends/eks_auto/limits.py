@@ -147,7 +147,7 @@ def auto_key_problem(key: str) -> str | None:
             "create-node-pool 'EKS Auto Mode Not Supported Labels'); remove it"
         )
     if key == "karpenter.sh/nodepool" or key == "kubernetes.io/hostname" or (
-        _nodepool._cel_label_domain(key).endswith("karpenter.sh") and key != "karpenter.sh/capacity-type"
+        _nodepool.cel_label_domain(key).endswith("karpenter.sh") and key != "karpenter.sh/capacity-type"
     ):
         return (
             f"{key!r} is restricted by the karpenter.sh/v1 NodePool (CRD rules: label domain \"karpenter.sh\" is "

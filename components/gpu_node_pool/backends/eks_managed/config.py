@@ -22,9 +22,10 @@ from ...config.common import (
     ScalingConfig,
     TaintConfig,
     UpdateConfig,
-    _fail,
+    fail,
 )
 from ...config.errors import ConfigIssue
+from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
 from .._shared.capacity import CapacityReservation, NodeRepair
 from .._shared.cluster_autoscaler import several_effects_problem
@@ -69,10 +70,10 @@ class EksManagedPool(PoolBase):
     @classmethod
     def _eks_taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
         if len(taints) > EKS_MAX_TAINTS:
-            raise _fail(f"{len(taints)} taints; an EKS managed node group takes at most {EKS_MAX_TAINTS}")
+            raise fail(f"{len(taints)} taints; an EKS managed node group takes at most {EKS_MAX_TAINTS}")
         for i, t in enumerate(taints):
             if len(t.key) > EKS_TAINT_FIELD_MAX:
-                raise _fail(
+                raise fail(
                     f"taints[{i}].key {t.key!r} is {len(t.key)} characters; the EKS API caps taint keys "
                     f"at {EKS_TAINT_FIELD_MAX} (prefix included)"
                 )
@@ -83,7 +84,7 @@ class EksManagedPool(PoolBase):
     def _eks_labels(cls, labels: dict[str, str]) -> dict[str, str]:
         problems = [p for k, v in labels.items() if (p := eks_label_problem(k, v))]
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return labels
 
     @field_validator("gpu_label")
@@ -91,7 +92,7 @@ class EksManagedPool(PoolBase):
     def _eks_gpu_label(cls, label: GpuLabel) -> GpuLabel:
         problem = eks_label_problem(label.key, label.value)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return label
 
     @field_validator("subnet_ids")
@@ -101,7 +102,7 @@ class EksManagedPool(PoolBase):
 
         problem = aws_id_problem("subnet", ids)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return ids
 
     @field_validator("ami_type")
@@ -110,20 +111,20 @@ class EksManagedPool(PoolBase):
         if ami_type in EKS_GPU_AMI_TYPES:
             return ami_type
         if ami_type == "AL2_x86_64_GPU":
-            raise _fail(
+            raise fail(
                 "'AL2_x86_64_GPU': EKS stopped publishing AL2 AMIs on 2025-11-26; use AL2023_x86_64_NVIDIA "
                 "(or BOTTLEROCKET_x86_64_NVIDIA)"
             )
         close = difflib.get_close_matches(ami_type, EKS_GPU_AMI_TYPES, n=1)
         hint = f"; did you mean {close[0]}?" if close else ""
-        raise _fail(f"{ami_type!r} is not an EKS NVIDIA AMI type; allowed: {', '.join(EKS_GPU_AMI_TYPES)}{hint}")
+        raise fail(f"{ami_type!r} is not an EKS NVIDIA AMI type; allowed: {', '.join(EKS_GPU_AMI_TYPES)}{hint}")
 
     @field_validator("instance_types")
     @classmethod
     def _instance_types(cls, types: list[str]) -> list[str]:
         problems = instances.nvidia_instance_problems(types)
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return types
 
     @model_validator(mode="after")
@@ -131,7 +132,7 @@ class EksManagedPool(PoolBase):
         ami_arch = "arm64" if "ARM_64" in self.ami_type else "x86_64"
         wrong = [t for t in self.instance_types if instances.instance_arch(t) != ami_arch]
         if wrong:
-            raise _fail(
+            raise fail(
                 f"instanceTypes {wrong} are {instances.instance_arch(wrong[0])} but amiType {self.ami_type} is "
                 f"{ami_arch}; pick a matching amiType or instance types"
             )
@@ -140,7 +141,7 @@ class EksManagedPool(PoolBase):
                 self.taint_list, "scale from zero (minSize 0) would miss one: use one effect per key or minSize >= 1"
             )
             if problem:
-                raise _fail(problem)
+                raise fail(problem)
         from . import capacity
 
         problems = capacity.pool_problems(self) + capacity.scale_from_zero_problems(self)
@@ -158,7 +159,7 @@ class EksManagedPool(PoolBase):
             if problem:
                 problems.append(problem)
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:
@@ -175,6 +176,42 @@ class EksManagedPool(PoolBase):
     def uses_nvidia_device_plugin(self) -> bool:
         return not self.ships_own_device_plugin
 
+    @property
+    def image_family(self) -> str:
+        """``bottlerocket-nvidia`` for ``BOTTLEROCKET_*`` AMI types, else ``al2023-nvidia`` (EKS user guide ml-eks-optimized-ami)."""
+        return "bottlerocket-nvidia" if self.ships_own_device_plugin else "al2023-nvidia"
+
+    @property
+    def driver_source(self) -> str:
+        """``image``: the EKS GPU AMI types ship the NVIDIA driver and container toolkit."""
+        return "image"
+
+
+
+def stack_warnings(stack: Any) -> list[ConfigIssue]:
+    """What EKS refuses unless the account's quota was raised (``gpu-node-pools:limits`` overrides): ``maxSize``
+    above the "Nodes per managed node group" quota, more eks-managed pools than "Managed node groups per
+    cluster" (this stack's pools only: the cluster may hold others). Source: ``EKS_QUOTAS_SOURCE``."""
+    limits = stack.limits
+    out = []
+    managed = [i for i, p in enumerate(stack.pools) if isinstance(p, EksManagedPool)]
+    for i in managed:
+        size = stack.pools[i].scaling.max_size
+        if size > limits.eks_nodes_per_node_group:
+            out.append(ConfigIssue(
+                f"pools[{i}].scaling.maxSize",
+                f"{size} is above the EKS quota 'Nodes per managed node group' ({limits.eks_nodes_per_node_group}; "
+                f"{EKS_QUOTAS_SOURCE}); EKS refuses it unless your account's quota was raised: request an increase "
+                "in Service Quotas and set limits.eksNodesPerNodeGroup to it, or lower maxSize",
+            ))
+    if len(managed) > limits.eks_node_groups_per_cluster:
+        out.append(ConfigIssue(
+            "pools",
+            f"{len(managed)} eks-managed pools are more than the EKS quota 'Managed node groups per cluster' "
+            f"({limits.eks_node_groups_per_cluster}; {EKS_QUOTAS_SOURCE}); EKS refuses the extra node groups unless "
+            "your account's quota was raised: request an increase and set limits.eksNodeGroupsPerCluster to it",
+        ))
+    return out
 
 
 def stack_issues(stack: Any) -> list[ConfigIssue]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...catalog import instances
 from ...sdk.props import dig, items, text
-from .._shared.gpu_pool import GpuPool, _int, _labels, _read_taints
+from .._shared.gpu_pool import GpuPool, int_or_none, read_taints, string_labels
 from . import BACKEND
 
 
@@ -20,8 +20,8 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     gpu_ami = "NVIDIA" in ami_type or "GPU" in ami_type
     if not gpu_ami and not any(instances.is_nvidia_instance_type(t) for t in types):
         return None
-    taints, problem = _read_taints(eks.read_node_group_taints, props)
-    labels = _labels(dig(props, "labels"))
+    taints, problem = read_taints(eks.read_node_group_taints, props)
+    labels = string_labels(dig(props, "labels"))
     group_name = text(dig(props, "nodeGroupName"))
     if group_name:
         labels.setdefault("eks.amazonaws.com/nodegroup", group_name)
@@ -34,6 +34,6 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         labels=labels,
         where="aws.eks.NodeGroup taints (GpuNodePool taints)",
         ships_own_device_plugin=ami_type.startswith("BOTTLEROCKET_") and "NVIDIA" in ami_type,
-        min_size=_int(dig(props, "scalingConfig", "minSize")),
+        min_size=int_or_none(dig(props, "scalingConfig", "minSize")),
         problem=problem,
     )

@@ -12,17 +12,17 @@ from pydantic import (
 )
 
 from ...config.common import (
+    Model,
     PoolBase,
     ScalingConfig,
     TaintConfig,
-    _fail,
-    _Model,
+    fail,
 )
 from ...config.defaults import DEFAULT_TAINT
 from ...config.errors import ConfigIssue
 from ...k8s.labels import gke_label_problem
 from ...k8s.taints import Taint
-from ...k8s.wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
+from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from .._shared.capacity import NodeRepair
 
 #: ``NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs``): ``LATEST`` and
@@ -85,14 +85,14 @@ def gke_fixed_gpus(machine_type: str) -> tuple[str, int | None] | None:
     return None
 
 
-class GkeGpuSharingConfig(_Model):
+class GkeGpuSharingConfig(Model):
     """GKE GPU sharing (``guest_accelerators[].gpu_sharing_config``), done by GKE's own device plugin."""
 
     gpu_sharing_strategy: Literal["TIME_SHARING", "MPS"] = Field(description="TIME_SHARING | MPS")
     max_shared_clients_per_gpu: int = Field(ge=1, description="Containers that may share one GPU, >= 1.")
 
 
-class GkeAccelerator(_Model):
+class GkeAccelerator(Model):
     """The GPUs of each node (``node_config.guest_accelerators[0]``)."""
 
     type: str = Field(
@@ -169,7 +169,7 @@ class GkePool(PoolBase):
     @classmethod
     def _gke_name(cls, name: str) -> str:
         if len(name) > GKE_POOL_NAME_MAX or not name[:1].isalpha():
-            raise _fail(
+            raise fail(
                 f"{name!r}: a gke pool name starts with a letter and has at most {GKE_POOL_NAME_MAX} characters "
                 "(GKE node pool names are at most 40 and Pulumi adds '-node-pool-xxxxxxx'), e.g. l4-inference"
             )
@@ -186,7 +186,7 @@ class GkePool(PoolBase):
                 "set 'true' (with nvidiaDevicePlugin and INSTALLATION_DISABLED) or remove it"
             )
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return labels
 
     @field_validator("taints")
@@ -195,7 +195,7 @@ class GkePool(PoolBase):
         for i, t in enumerate(taints):
             taint = t.to_taint()
             if taint.identity == DEFAULT_TAINT.identity and taint.value != DEFAULT_TAINT.value:
-                raise _fail(
+                raise fail(
                     f"taints[{i}] {str(taint)!r}: GKE's own GPU taint is {str(DEFAULT_TAINT)!r} and one key and "
                     f"effect can carry one value; write {str(DEFAULT_TAINT)!r} or use another key"
                 )
@@ -205,7 +205,7 @@ class GkePool(PoolBase):
     @classmethod
     def _gke_autoscaling(cls, scaling: ScalingConfig) -> ScalingConfig:
         if scaling.desired_size is not None:
-            raise _fail(
+            raise fail(
                 "desiredSize is not used by gke pools: GKE's initial node count is per zone and the autoscaler "
                 "keeps the pool between minSize and maxSize; remove desiredSize"
             )
@@ -216,9 +216,9 @@ class GkePool(PoolBase):
     def _zones(cls, zones: list[str] | None) -> list[str] | None:
         bad = [z for z in zones or [] if not _GCE_ZONE_RE.match(z)]
         if bad:
-            raise _fail(f"{bad} are not Compute Engine zones (e.g. us-central1-a)")
+            raise fail(f"{bad} are not Compute Engine zones (e.g. us-central1-a)")
         if zones and len(set(zones)) != len(zones):
-            raise _fail(f"{zones} lists a zone twice")
+            raise fail(f"{zones} lists a zone twice")
         return zones
 
     @model_validator(mode="after")
@@ -298,7 +298,7 @@ class GkePool(PoolBase):
                 "off; remove it and configure time-slicing in NVIDIA's plugin instead"
             )
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return self
 
     @property
@@ -314,9 +314,39 @@ class GkePool(PoolBase):
         """True only when the pool opted out of GKE's plugin (``nvidiaDevicePlugin``); GKE's serves it otherwise."""
         return self.nvidia_device_plugin
 
+    @property
+    def device_plugin_source(self) -> str:
+        """``platform`` (GKE's own device plugin) unless the pool opted out of it (``none``)."""
+        return "none" if self.nvidia_device_plugin else "platform"
+
+    @property
+    def image_family(self) -> str:
+        return "gke"
+
+    @property
+    def driver_source(self) -> str:
+        """``platform`` (GKE's driver installer) unless ``gpuDriverVersion: INSTALLATION_DISABLED`` (``none``)."""
+        return "none" if self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED" else "platform"
+
+    @property
+    def gpu_model(self) -> str | None:
+        """The accelerator type, e.g. ``nvidia-l4``."""
+        return self.accelerator.type
+
+    @property
+    def gpus_per_node(self) -> int | None:
+        """``accelerator.count``."""
+        return self.accelerator.count
+
+    @property
+    def platform_node_labels(self) -> dict[str, str]:
+        """``cloud.google.com/gke-accelerator=<type>``: GKE sets it on every GPU node."""
+        return {GKE_ACCELERATOR_LABEL: self.accelerator.type}
+
 
 def stack_issues(stack: Any) -> list[ConfigIssue]:
-    """Stack-level GKE rules as :class:`ConfigIssue` objects: cluster project/location/name, zones, no mixing."""
+    """Stack-level GKE rules as :class:`ConfigIssue` objects: cluster project/location/name, zones, no mixing,
+    and no second copy of the GPU agents GKE runs itself (:func:`_agent_issues`)."""
     gke = [i for i, p in enumerate(stack.pools) if isinstance(p, GkePool)]
     if not gke:
         return []
@@ -346,5 +376,35 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
         issues.append(ConfigIssue(f"pools[{i}].backend", f"{stack.pools[i].backend!r} cannot share a stack with gke pools ({where}); "
             "a stack is one cluster"
         ))
+    return issues + _agent_issues(stack, gke)
+
+
+def _agent_issues(stack: Any, gke: list[int]) -> list[ConfigIssue]:
+    """GPU agents GKE already runs on the pools its own device plugin serves: the GPU Operator's plugin
+    (``devicePlugin.provider: gpu-operator``) and, when every pool is such a pool, GPU Feature Discovery."""
+    issues = []
+    managed = [i for i in gke if not stack.pools[i].uses_nvidia_device_plugin]
+    if stack.device_plugin.provider == "gpu-operator":
+        for i in managed:
+            issues.append(
+                ConfigIssue(
+                    f"pools[{i}]",
+                    "GKE already runs its device plugin (and driver installer) on this pool, so the GPU Operator's "
+                    "plugin would be a second one for nvidia.com/gpu (NVIDIA cloud-native-docs gpu-operator/google-gke.rst "
+                    "disables GKE's with the label gke-no-default-nvidia-gpu-device-plugin=true); set nvidiaDevicePlugin: "
+                    "true with that label and gpuDriverVersion INSTALLATION_DISABLED, or label the pool "
+                    "nvidia.com/gpu.deploy.operands: 'false', or use provider: nvidia-device-plugin",
+                )
+            )
+    if stack.gpu_agents.feature_discovery.enabled and len(managed) == len(stack.pools):
+        issues.append(
+            ConfigIssue(
+                "gpuAgents.featureDiscovery.enabled",
+                "every pool is served by GKE's own device plugin and driver installer, which label the nodes "
+                "(cloud.google.com/gke-accelerator, gke-gpu-sharing-strategy; NVIDIA cloud-native-docs "
+                "gpu-operator/google-gke.rst) and which NVIDIA's GFD does not configure; remove featureDiscovery or "
+                "opt the pools out of GKE's plugin",
+            )
+        )
     return issues
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...k8s.wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
 from ...sdk.props import dig, items, text
-from .._shared.gpu_pool import GpuPool, _int, _labels, _read_taints
+from .._shared.gpu_pool import GpuPool, int_or_none, read_taints, string_labels
 from . import BACKEND
 
 #: GKE machine types that come with GPUs attached (A2, A3, A4, G2, G4 series).
@@ -23,8 +23,8 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     machine = text(dig(props, "nodeConfig", "machineType")) or ""
     if not accelerators and not _GKE_GPU_MACHINE.match(machine):
         return None
-    taints, problem = _read_taints(gke.read_node_pool_taints, props)
-    labels = _labels(dig(props, "nodeConfig", "labels"))
+    taints, problem = read_taints(gke.read_node_pool_taints, props)
+    labels = string_labels(dig(props, "nodeConfig", "labels"))
     accel_type = text(dig(accelerators[0], "type")) if accelerators else None
     if accel_type:
         labels.setdefault("cloud.google.com/gke-accelerator", accel_type)
@@ -40,7 +40,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         where="gcp.container.NodePool node_config.taints (GpuNodePool taints)",
         gke_managed_plugin=not opted_out,
         platform="gke",
-        min_size=_int(dig(props, "autoscaling", "totalMinNodeCount", default=dig(props, "autoscaling", "minNodeCount"))),
+        min_size=int_or_none(dig(props, "autoscaling", "totalMinNodeCount", default=dig(props, "autoscaling", "minNodeCount"))),
         problem=problem,
         # who installs the driver (issue 14 coverage): INSTALLATION_DISABLED means nobody unless the stack does
         extra={"gpu_driver_version": driver},

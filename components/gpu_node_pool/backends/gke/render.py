@@ -1,6 +1,6 @@
 """GKE node pool renderer and readers: ``gcp.container.NodePool`` inputs, ``node_config`` above all.
 
-:func:`node_pool_args` turns a validated :class:`~gpu_node_pool.config.GkePool` into the
+:func:`node_pool_args` turns a validated :class:`~gpu_node_pool.backends.gke.config.GkePool` into the
 keyword arguments of ``gcp.container.NodePool`` (snake_case, plain values). The readers turn
 the provider inputs a policy or the plan sees (camelCase: ``nodeConfig.taints``) back into
 taints, labels and accelerators.

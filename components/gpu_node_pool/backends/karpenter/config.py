@@ -11,12 +11,12 @@ from pydantic import (
     model_validator,
 )
 
-from ...config.common import AwsTags, TaintConfig, TaintItem, _fail, _Model
+from ...config.common import AwsTags, Model, TaintConfig, TaintItem, fail
 from ...config.errors import ConfigIssue
 from ...k8s.taints import Taint, find_duplicate_taints
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from .._shared.nodepool import (
-    _K8S_OBJECT_NAME_RE,
+    K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
     KARPENTER_CAPACITY_TYPES,
     KARPENTER_MAX_REQUIREMENTS,
@@ -25,19 +25,19 @@ from .._shared.nodepool import (
 from .._shared.nodepool_config import NodeClassBase, NodePoolBase
 from .efa import KarpenterEfa
 from .limits import (
-    _K_ALIAS_RE,
-    _K_RESTRICTED_TAGS,
     KARPENTER_ALIAS_MAX,
+    KARPENTER_ALIAS_RE,
     KARPENTER_GPU_ALIAS_FAMILIES,
     KARPENTER_MANAGED_KEYS,
+    KARPENTER_RESTRICTED_TAGS,
     KarpenterRequirement,
-    _selector_tags_problem,
     karpenter_label_problem,
+    selector_tags_problem,
 )
 from .reservations import MAX_TERMS, CapacityReservationTerm
 
 
-class KarpenterNodeClassRef(_Model):
+class KarpenterNodeClassRef(Model):
     """An existing ``EC2NodeClass`` the pool's NodePool uses (``nodeClassRef``).
 
     ``amiFamily`` says what that class runs, since the plan cannot look: ``Bottlerocket``
@@ -50,8 +50,8 @@ class KarpenterNodeClassRef(_Model):
     @field_validator("name")
     @classmethod
     def _name(cls, name: str) -> str:
-        if len(name) > 253 or not _K8S_OBJECT_NAME_RE.match(name):
-            raise _fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
+        if len(name) > 253 or not K8S_OBJECT_NAME_RE.match(name):
+            raise fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
         return name
 
 
@@ -81,32 +81,32 @@ class KarpenterNodeClass(NodeClassBase):
     @field_validator("name")
     @classmethod
     def _name(cls, name: str | None) -> str | None:
-        if name is not None and (len(name) > 253 or not _K8S_OBJECT_NAME_RE.match(name)):
-            raise _fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
+        if name is not None and (len(name) > 253 or not K8S_OBJECT_NAME_RE.match(name)):
+            raise fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
         return name
 
     @field_validator("ami_alias")
     @classmethod
     def _alias(cls, alias: str) -> str:
         family, _, version = alias.partition("@")
-        if not _K_ALIAS_RE.search(alias):
-            raise _fail(f"{alias!r} must be family@version, e.g. al2023@latest or bottlerocket@v1.30.0")
+        if not KARPENTER_ALIAS_RE.search(alias):
+            raise fail(f"{alias!r} must be family@version, e.g. al2023@latest or bottlerocket@v1.30.0")
         if family not in KARPENTER_GPU_ALIAS_FAMILIES:
-            raise _fail(
+            raise fail(
                 f"{alias!r}: family {family!r} has no NVIDIA AMI Karpenter can pick; use "
                 + " or ".join(f"{f}@{version}" for f in KARPENTER_GPU_ALIAS_FAMILIES)
             )
         if len(alias) > KARPENTER_ALIAS_MAX:
-            raise _fail(f"{alias!r} is {len(alias)} characters; an EC2NodeClass alias has at most {KARPENTER_ALIAS_MAX}")
+            raise fail(f"{alias!r} is {len(alias)} characters; an EC2NodeClass alias has at most {KARPENTER_ALIAS_MAX}")
         return alias
 
     @field_validator("subnet_selector_tags", "security_group_selector_tags")
     @classmethod
     def _selector(cls, tags: dict[str, str] | None) -> dict[str, str] | None:
         if tags is not None:
-            problem = _selector_tags_problem(tags, "the selector")
+            problem = selector_tags_problem(tags, "the selector")
             if problem:
-                raise _fail(problem)
+                raise fail(problem)
         return tags
 
     @field_validator("tags")
@@ -114,9 +114,9 @@ class KarpenterNodeClass(NodeClassBase):
     def _tags(cls, tags: dict[str, str]) -> dict[str, str]:
         for key in tags:
             if key == "":
-                raise _fail("an EC2NodeClass tag key may not be empty")
-            if key in _K_RESTRICTED_TAGS or key.startswith("kubernetes.io/cluster"):
-                raise _fail(f"tag {key!r} is set by EKS or Karpenter (EC2NodeClass: restricted tag); remove it")
+                raise fail("an EC2NodeClass tag key may not be empty")
+            if key in KARPENTER_RESTRICTED_TAGS or key.startswith("kubernetes.io/cluster"):
+                raise fail(f"tag {key!r} is set by EKS or Karpenter (EC2NodeClass: restricted tag); remove it")
         return tags
 
     @property
@@ -181,7 +181,7 @@ class KarpenterPool(NodePoolBase):
         dups = find_duplicate_taints(t.to_taint() for t in startup)
         if dups:
             first, dup, taint = dups[0]
-            raise _fail(
+            raise fail(
                 f"startupTaints[{first}] and startupTaints[{dup}] both have key {taint.key!r} and effect "
                 f"{taint.effect.value}; keep one"
             )
@@ -190,13 +190,13 @@ class KarpenterPool(NodePoolBase):
         for j, item in enumerate(startup):
             taint = item.to_taint()
             if taint.identity in by_identity:
-                raise _fail(
+                raise fail(
                     f"startupTaints[{j}] ({taint}) has the same key and effect as taints[{by_identity[taint.identity]}]; "
                     "Karpenter rejects a key+effect in both lists (duplicate taint Key/Effect pair): keep it in "
                     "taints if it stays, in startupTaints if an agent removes it at boot"
                 )
             if taint.key == NVIDIA_GPU_RESOURCE:
-                raise _fail(
+                raise fail(
                     f"startupTaints[{j}] ({taint}) is the GPU taint, which is permanent: an agent never removes it, "
                     "so Karpenter would wait for its removal forever (facts/gpu-agents-and-boot-taints.md A.1, NVIDIA "
                     "row); put it in taints"
@@ -213,7 +213,7 @@ class KarpenterPool(NodePoolBase):
             if k in KARPENTER_MANAGED_KEYS
         ]
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return labels
 
     @classmethod
@@ -227,9 +227,9 @@ class KarpenterPool(NodePoolBase):
         wrong = [t for t in types if t not in KARPENTER_CAPACITY_TYPES]
         if wrong:
             hint = " (Karpenter spells it on-demand)" if any(t.lower().replace("_", "-") == "on-demand" for t in wrong) else ""
-            raise _fail(f"{wrong} are not capacity types; allowed: {', '.join(KARPENTER_CAPACITY_TYPES)}{hint}")
+            raise fail(f"{wrong} are not capacity types; allowed: {', '.join(KARPENTER_CAPACITY_TYPES)}{hint}")
         if not types or len(set(types)) != len(types):
-            raise _fail(f"{types} must list one or more distinct capacity types")
+            raise fail(f"{types} must list one or more distinct capacity types")
         return types
 
     @field_validator("architecture")
@@ -237,7 +237,7 @@ class KarpenterPool(NodePoolBase):
     def _arch(cls, arch: str) -> str:
         if arch not in KARPENTER_ARCHITECTURES:
             hint = " (Kubernetes spells x86_64 amd64)" if arch in ("x86_64", "x86-64") else ""
-            raise _fail(f"{arch!r} is not a Kubernetes architecture; allowed: amd64, arm64{hint}")
+            raise fail(f"{arch!r} is not a Kubernetes architecture; allowed: amd64, arm64{hint}")
         return arch
 
     @model_validator(mode="after")
@@ -268,7 +268,7 @@ class KarpenterPool(NodePoolBase):
 
             problems += efa_problems(self)
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:
@@ -286,7 +286,7 @@ class KarpenterPool(NodePoolBase):
         known = [a.name for a in AGENTS]
         bad = [n for n in names if n not in known]
         if bad:
-            raise _fail(f"{bad} are not agents of the boot-taint table; use some of {known}")
+            raise fail(f"{bad} are not agents of the boot-taint table; use some of {known}")
         return names
 
     @property
@@ -323,6 +323,16 @@ class KarpenterPool(NodePoolBase):
     @property
     def uses_nvidia_device_plugin(self) -> bool:
         return not self.ships_own_device_plugin
+
+    @property
+    def image_family(self) -> str:
+        """``bottlerocket-nvidia`` for a Bottlerocket EC2NodeClass, else ``other`` (the AMI is not known from the config)."""
+        return "bottlerocket-nvidia" if self.ships_own_device_plugin else "other"
+
+    @property
+    def driver_source(self) -> str:
+        """``image`` on Bottlerocket NVIDIA, else ``unknown``."""
+        return "image" if self.ships_own_device_plugin else "unknown"
 
 
 def stack_issues(stack: Any) -> list[ConfigIssue]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from ...sdk.props import dig, items, mapping, plain, text
-from .._shared.gpu_pool import GpuPool, _read_taints
+from .._shared.gpu_pool import GpuPool, read_taints
 from .._shared.nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
 from . import BACKEND
 
@@ -68,7 +68,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     limits = mapping(dig(props, "spec", "limits"))
     if not _selects_gpus(requirements, limits):
         return None
-    taints, problem = _read_taints(karpenter.read_nodepool_taints, props)
+    taints, problem = read_taints(karpenter.read_nodepool_taints, props)
     labels = nodepool_node_labels(karpenter.read_nodepool_labels, props, requirements)
     class_name = text(dig(props, "spec", "template", "spec", "nodeClassRef", "name"))
     return GpuPool(
@@ -81,7 +81,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         where="the Karpenter NodePool spec.template.spec.taints (GpuNodePool taints)",
         ships_own_device_plugin=bool(class_name and node_classes.get(class_name)),
         problem=problem,
-        extra={"startup_taints": _read_taints(karpenter.read_nodepool_startup_taints, props)[0]},
+        extra={"startup_taints": read_taints(karpenter.read_nodepool_startup_taints, props)[0]},
     )
 
 

@@ -23,12 +23,12 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from ...config.common import _fail, _Model
+from ...config.common import Model, fail
 
 __all__ = ["KarpenterEfa", "PlacementGroupSelector", "node_class_fields", "pool_problems", "pool_warnings"]
 
 
-class PlacementGroupSelector(_Model):
+class PlacementGroupSelector(Model):
     """``spec.placementGroupSelector``: ``name`` (EC2 name, >= 1 character) or ``id`` (``pg-...``), not both."""
 
     name: str | None = Field(None, min_length=1, description="Placement group name in EC2.")
@@ -37,16 +37,16 @@ class PlacementGroupSelector(_Model):
     @model_validator(mode="after")
     def _one(self) -> PlacementGroupSelector:
         if (self.name is None) == (self.id is None):
-            raise _fail("set exactly one of name or id (EC2NodeClass CRD: 'name' and 'id' are mutually exclusive)")
+            raise fail("set exactly one of name or id (EC2NodeClass CRD: 'name' and 'id' are mutually exclusive)")
         if self.id is not None and not re.fullmatch(r"pg-[0-9a-z]+", self.id):
-            raise _fail(f"id {self.id!r} must match ^pg-[0-9a-z]+$ (EC2NodeClass CRD)")
+            raise fail(f"id {self.id!r} must match ^pg-[0-9a-z]+$ (EC2NodeClass CRD)")
         return self
 
     def to_k8s(self) -> dict[str, str]:
         return {"name": self.name} if self.name is not None else {"id": self.id or ""}
 
 
-class KarpenterEfa(_Model):
+class KarpenterEfa(Model):
     """``efa`` on a Karpenter pool: ``{enabled: true, placementGroup: {name: ...} | {id: pg-...}}``.
 
     ``placementGroup`` is required: a cluster placement group (strategy ``cluster``) you created in the

@@ -13,7 +13,7 @@ from pydantic import (
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from .._shared.nodepool import (
     NodePoolRequirement,
-    _cel_label_domain,
+    cel_label_domain,
     nodepool_requirement_problems,
 )
 
@@ -55,10 +55,13 @@ KARPENTER_MANAGED_KEYS = {
 #: The resource every GPU NodePool must limit.
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 
-# CRD patterns of the EC2NodeClass (the NodePool's are in backends/_shared/nodepool.py).
-_K_ALIAS_RE = re.compile(r"^[a-zA-Z0-9]+@.+$")
-_K_RESTRICTED_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
-                      "karpenter.k8s.aws/ec2nodeclass")
+# EC2NodeClass CRD rules, v1.14.1 (the NodePool's are in backends/_shared/nodepool.py).
+#: ``amiSelectorTerms[].alias``: ``family@version``, e.g. ``al2023@latest``.
+KARPENTER_ALIAS_RE = re.compile(r"^[a-zA-Z0-9]+@.+$")
+#: ``tags`` keys EKS or Karpenter set themselves, refused on an EC2NodeClass (CEL rules; keys
+#: starting with ``kubernetes.io/cluster`` are refused too).
+KARPENTER_RESTRICTED_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
+                             "karpenter.k8s.aws/ec2nodeclass")
 
 
 def karpenter_label_problem(key: str) -> str | None:
@@ -88,7 +91,7 @@ def karpenter_label_problem(key: str) -> str | None:
             "'kubernetes.io/hostname' is the node's own name and cannot be set for a whole pool (NodePool CRD: "
             "label \"kubernetes.io/hostname\" is restricted); remove it"
         )
-    domain = _cel_label_domain(key)
+    domain = cel_label_domain(key)
     if domain.endswith("karpenter.sh") and key not in KARPENTER_SH_ALLOWED_LABELS:
         return (
             f"{key!r} is in the karpenter.sh domain, which Karpenter reserves for itself (NodePool CRD: label "
@@ -114,8 +117,14 @@ def karpenter_label_problem(key: str) -> str | None:
     return None
 
 
-def _selector_tags_problem(tags: Mapping[str, str], what: str) -> str | None:
-    # EC2NodeClass *SelectorTerms[].tags: maxProperties 20; CEL "empty tag keys or values aren't supported".
+def selector_tags_problem(tags: Mapping[str, str], what: str) -> str | None:
+    """Why the ``tags`` of an EC2NodeClass selector term are refused, or None when they are fine.
+
+    ``what`` names the term in the sentence (e.g. ``"the selector"``). Rules of
+    ``*SelectorTerms[].tags``: at least one tag, at most
+    :data:`KARPENTER_MAX_SELECTOR_TERM_TAGS` (CRD ``maxProperties``), no empty key or value (CEL
+    "empty tag keys or values aren't supported"; ``*`` matches any value).
+    """
     if not tags:
         return f"{what} must hold at least one tag"
     if len(tags) > KARPENTER_MAX_SELECTOR_TERM_TAGS:

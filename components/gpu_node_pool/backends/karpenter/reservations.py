@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...config.common import _fail, _Model
+from ...config.common import Model, fail
 
 __all__ = ["MAX_TERMS", "CapacityReservationTerm"]
 
@@ -21,7 +21,7 @@ MAX_TERMS = 30  # capacityReservationSelectorTerms maxItems
 MAX_TAGS = 20  # terms[].tags maxProperties
 
 
-class CapacityReservationTerm(_Model):
+class CapacityReservationTerm(Model):
     """One capacity reservation selector term: ``{id}`` alone, or ``tags``/``instanceMatchCriteria`` (+ ``ownerID``)."""
 
     id: str | None = Field(None, pattern=r"^cr-[0-9a-z]+$", description="Capacity reservation ID, cr-...")
@@ -34,17 +34,17 @@ class CapacityReservationTerm(_Model):
     def _tags(cls, tags: dict[str, str] | None) -> dict[str, str] | None:
         if tags is not None:
             if len(tags) > MAX_TAGS:
-                raise _fail(f"{len(tags)} tags; a selector term takes at most {MAX_TAGS} (EC2NodeClass CRD)")
+                raise fail(f"{len(tags)} tags; a selector term takes at most {MAX_TAGS} (EC2NodeClass CRD)")
             if any(k == "" or v == "" for k, v in tags.items()):
-                raise _fail("empty tag keys or values aren't supported (EC2NodeClass CRD rule); use '*' for any value")
+                raise fail("empty tag keys or values aren't supported (EC2NodeClass CRD rule); use '*' for any value")
         return tags
 
     @model_validator(mode="after")
     def _shape(self) -> CapacityReservationTerm:
         if self.id is None and self.tags is None and self.instance_match_criteria is None:
-            raise _fail("a term needs one of id, tags or instanceMatchCriteria (EC2NodeClass CRD rule; facts row 3.5)")
+            raise fail("a term needs one of id, tags or instanceMatchCriteria (EC2NodeClass CRD rule; facts row 3.5)")
         if self.id is not None and (self.tags is not None or self.owner_id is not None or self.instance_match_criteria):
-            raise _fail("'id' is mutually exclusive with tags, ownerID and instanceMatchCriteria in a term (EC2NodeClass "
+            raise fail("'id' is mutually exclusive with tags, ownerID and instanceMatchCriteria in a term (EC2NodeClass "
                         "CRD rule; facts row 3.5): split it into two terms (terms are ORed)")
         return self
 

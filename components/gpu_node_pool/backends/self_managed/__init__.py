@@ -20,6 +20,7 @@ BACKEND = register(
         package=__name__,
         config_model="config:SelfManagedPool",
         stack_checks="config:stack_issues",
+        autoscaler_tags=True,  # platform per pool: SelfManagedPool.cluster_platform
         wire="resources:wire",
         summarise="summary:summarise",
         report="summary:report",

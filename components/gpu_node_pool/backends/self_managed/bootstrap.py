@@ -28,11 +28,11 @@ from .._shared.registration import (
     NODEADM_CONTENT_TYPE,
     ClusterInfo,
     Registration,
-    _check_kubelet_labels,
-    _flow,
-    _kubelet_flag_list,
-    _labels_flag,
-    _yaml,
+    block_yaml,
+    check_kubelet_labels,
+    flow_yaml,
+    kubelet_flag_list,
+    labels_flag,
 )
 
 # --- 1. AL2023 nodeadm ------------------------------------------------------------------
@@ -48,7 +48,7 @@ def _node_config(reg: Registration, cluster: ClusterInfo) -> dict[str, Any]:
     kubelet: dict[str, Any] = {}
     if reg.taints:
         kubelet["config"] = {"registerWithTaints": [t.to_k8s() for t in reg.taints]}
-    flags = _kubelet_flag_list(reg, taints=False)
+    flags = kubelet_flag_list(reg, taints=False)
     if flags:
         kubelet["flags"] = flags
     spec: dict[str, Any] = {"cluster": {k: v for k, v in spec_cluster.items() if v}}
@@ -69,10 +69,10 @@ def render_nodeadm_user_data(reg: Registration, cluster: ClusterInfo) -> str:
     Raises:
         ValueError: a label the kubelet may not set on itself (NodeRestriction).
     """
-    _check_kubelet_labels(reg)
+    check_kubelet_labels(reg)
     message = MIMEMultipart("mixed", boundary=MIME_BOUNDARY)
     part = MIMENonMultipart(*NODEADM_CONTENT_TYPE.split("/"))
-    part.set_payload(_yaml(_node_config(reg, cluster)))
+    part.set_payload(block_yaml(_node_config(reg, cluster)))
     message.attach(part)
     return message.as_string()
 
@@ -100,7 +100,7 @@ def render_bottlerocket_user_data(reg: Registration, cluster: ClusterInfo) -> st
     Raises:
         ValueError: a label the kubelet may not set on itself (NodeRestriction).
     """
-    _check_kubelet_labels(reg)
+    check_kubelet_labels(reg)
     k8s: dict[str, Any] = {
         key: value
         for key, value in (
@@ -122,7 +122,7 @@ def render_bottlerocket_user_data(reg: Registration, cluster: ClusterInfo) -> st
 
 
 def _al2_extra_args(reg: Registration) -> str:
-    return " ".join(_kubelet_flag_list(reg))
+    return " ".join(kubelet_flag_list(reg))
 
 
 def render_al2_user_data(reg: Registration, cluster: ClusterInfo) -> str:
@@ -137,7 +137,7 @@ def render_al2_user_data(reg: Registration, cluster: ClusterInfo) -> str:
     Raises:
         ValueError: a label the kubelet may not set on itself (NodeRestriction).
     """
-    _check_kubelet_labels(reg)
+    check_kubelet_labels(reg)
     args = [shlex.quote(cluster.name)]
     for flag, value in (
         ("--apiserver-endpoint", cluster.api_server_endpoint),
@@ -170,7 +170,7 @@ def render_kubeadm_join_configuration(reg: Registration, cluster: ClusterInfo) -
     Raises:
         ValueError: a label the kubelet may not set on itself (NodeRestriction).
     """
-    _check_kubelet_labels(reg)
+    check_kubelet_labels(reg)
     doc: dict[str, Any] = {"apiVersion": KUBEADM_API_VERSION, "kind": "JoinConfiguration"}
     if cluster.api_server_endpoint:
         token: dict[str, Any] = {
@@ -182,9 +182,9 @@ def render_kubeadm_join_configuration(reg: Registration, cluster: ClusterInfo) -
         doc["discovery"] = {"bootstrapToken": token}
     registration: dict[str, Any] = {"taints": [t.to_k8s() for t in reg.taints]}
     if reg.labels:
-        registration["kubeletExtraArgs"] = [{"name": "node-labels", "value": _labels_flag(reg.labels)}]
+        registration["kubeletExtraArgs"] = [{"name": "node-labels", "value": labels_flag(reg.labels)}]
     doc["nodeRegistration"] = registration
-    return _yaml(doc)
+    return block_yaml(doc)
 
 
 # --- 5. plain kubelet -------------------------------------------------------------------
@@ -200,8 +200,8 @@ def render_kubelet_flags(reg: Registration) -> str:
     Raises:
         ValueError: a label the kubelet may not set on itself (NodeRestriction).
     """
-    _check_kubelet_labels(reg)
-    return " ".join(shlex.quote(f) for f in _kubelet_flag_list(reg))
+    check_kubelet_labels(reg)
+    return " ".join(shlex.quote(f) for f in kubelet_flag_list(reg))
 
 
 def render_kubelet_config(reg: Registration) -> str:
@@ -211,7 +211,7 @@ def render_kubelet_config(reg: Registration) -> str:
     only at the Node's first registration (``registerNode: true``). Labels are not part of it
     (use the flag).
     """
-    return _yaml(
+    return block_yaml(
         {
             "apiVersion": KUBELET_CONFIG_API_VERSION,
             "kind": "KubeletConfiguration",
@@ -323,8 +323,8 @@ def registration_snippet(fmt: str, reg: Registration) -> list[str]:
     taints = [t.to_k8s() for t in reg.taints]
     if fmt == "al2023":
         return [
-            f"spec.kubelet.config.registerWithTaints: {_flow(taints)}",
-            f"spec.kubelet.flags: {_flow(_kubelet_flag_list(reg, taints=False))}",
+            f"spec.kubelet.config.registerWithTaints: {flow_yaml(taints)}",
+            f"spec.kubelet.flags: {flow_yaml(kubelet_flag_list(reg, taints=False))}",
         ]
     if fmt == "bottlerocket":
         k8s: dict[str, Any] = {}
@@ -338,9 +338,9 @@ def registration_snippet(fmt: str, reg: Registration) -> list[str]:
         return [f"/etc/eks/bootstrap.sh ... --kubelet-extra-args {shlex.quote(_al2_extra_args(reg))}"]
     if fmt == "kubeadm":
         return [
-            f"nodeRegistration.taints: {_flow(taints)}",
-            f"nodeRegistration.kubeletExtraArgs: {_flow([{'name': 'node-labels', 'value': _labels_flag(reg.labels)}])}",
+            f"nodeRegistration.taints: {flow_yaml(taints)}",
+            f"nodeRegistration.kubeletExtraArgs: {flow_yaml([{'name': 'node-labels', 'value': labels_flag(reg.labels)}])}",
         ]
-    return [f"kubelet {' '.join(_kubelet_flag_list(reg))}", f"KubeletConfiguration registerWithTaints: {_flow(taints)}"]
+    return [f"kubelet {' '.join(kubelet_flag_list(reg))}", f"KubeletConfiguration registerWithTaints: {flow_yaml(taints)}"]
 
 

@@ -11,7 +11,7 @@ from pydantic import (
 )
 
 from ...catalog import instances
-from ...config.common import AwsTags, PoolBase, ScalingConfig, _fail
+from ...config.common import AwsTags, PoolBase, ScalingConfig, fail
 from ...config.errors import ConfigIssue
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
@@ -149,7 +149,7 @@ class SelfManagedPool(PoolBase):
     def _kubelet_labels(cls, labels: dict[str, str]) -> dict[str, str]:
         problems = [p for k in labels if (p := _kubelet_label_problem(k))]
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return labels
 
     @field_validator("subnet_ids", "security_group_ids")
@@ -159,7 +159,7 @@ class SelfManagedPool(PoolBase):
 
         problem = aws_id_problem("subnet" if info.field_name == "subnet_ids" else "sg", ids)
         if problem:
-            raise _fail(problem)
+            raise fail(problem)
         return ids
 
     @model_validator(mode="after")
@@ -178,7 +178,7 @@ class SelfManagedPool(PoolBase):
         else:
             problems += self._aws_problems()
         if problems:
-            raise _fail("; ".join(problems))
+            raise fail("; ".join(problems))
         return self
 
     def _aws_problems(self) -> list[ConfigIssue]:
@@ -269,6 +269,33 @@ class SelfManagedPool(PoolBase):
     @property
     def uses_nvidia_device_plugin(self) -> bool:
         return not self.ships_own_device_plugin
+
+    @property
+    def cluster_platform(self) -> str:
+        """``eks`` for the EKS bootstrap formats (al2023, bottlerocket, al2), else ``self-managed`` (kubeadm, kubelet)."""
+        return "eks" if self.format in SELF_MANAGED_EC2_FORMATS else "self-managed"
+
+    @property
+    def joins_eks(self) -> bool:
+        """True with ``provider: aws`` (the component launches the nodes into the EKS cluster)."""
+        return self.provider == "aws"
+
+    @property
+    def _eks_gpu_image(self) -> bool:
+        # the EKS-optimized AL2023/Bottlerocket NVIDIA image the component picks (no amiId of the user's)
+        return self.provider == "aws" and self.ami_id is None and self.format in ("al2023", "bottlerocket")
+
+    @property
+    def image_family(self) -> str:
+        """``al2023-nvidia``/``bottlerocket-nvidia`` on the EKS-optimized NVIDIA image, else ``other``."""
+        if not self._eks_gpu_image:
+            return "other"
+        return "bottlerocket-nvidia" if self.format == "bottlerocket" else "al2023-nvidia"
+
+    @property
+    def driver_source(self) -> str:
+        """``image`` on the EKS-optimized NVIDIA image, else ``unknown``."""
+        return "image" if self._eks_gpu_image else "unknown"
 
     @property
     def efa_security_groups(self) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any
 from ...catalog import instances
 from ...k8s.taints import TaintError
 from ...sdk.props import dig, text
-from .._shared.gpu_pool import GpuPool, _read_taints
+from .._shared.gpu_pool import GpuPool, read_taints
 from .._shared.user_data import decode_user_data, detect_format, read_registration_labels, read_registration_taints
 from . import BACKEND
 
@@ -39,7 +39,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     user_data = decode_user_data(dig(props, "userData"))
     if not looks_like_node_bootstrap(user_data):
         return None
-    taints, problem = _read_taints(read_registration_taints, user_data)
+    taints, problem = read_taints(read_registration_taints, user_data)
     labels: dict[str, str] | None
     try:
         labels = dict(read_registration_labels(user_data))

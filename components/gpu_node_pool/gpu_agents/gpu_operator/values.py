@@ -61,8 +61,8 @@ _SHIPS_DRIVER_AND_TOOLKIT = ("al2023-nvidia", "bottlerocket-nvidia")
 
 
 def operator_pools(pools: Sequence[AgentPool]) -> list[AgentPool]:
-    """The pools the operator serves: every pool except those GKE's own device plugin serves."""
-    return [p for p in pools if p.device_plugin != "gke"]
+    """The pools the operator serves: every pool except those the platform's own device plugin serves (GKE's)."""
+    return [p for p in pools if p.device_plugin != "platform"]
 
 
 def _gke_driver(pools: Sequence[AgentPool]) -> bool:

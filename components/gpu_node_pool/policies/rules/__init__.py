@@ -1,12 +1,14 @@
-"""The pack's rules, one module per policy (``<policy id with underscores>.py``); :mod:`.pack` lists them."""
+"""The pack's rules, one module per policy (``<policy id with underscores>.py``); :mod:`.pack` lists them.
+
+Each rule module exports its policy object as ``POLICY`` (a ``pulumi_policy``
+``ResourceValidationPolicy`` or ``StackValidationPolicy``), e.g.
+``rules.no_imperative_taints.POLICY.name == "no-imperative-taints"``; a resource policy's module
+also exports ``judges(resource_type) -> bool``. ``POLICIES`` is every ``POLICY`` in pack order.
+"""
 
 from __future__ import annotations
 
-from .pack import (
-    CONFIG_DEFAULTS,
-    JUDGES,
-    PACK_NAME,
-    POLICIES,
+from . import (
     daemonsets_tolerate_gpu_taints,
     device_plugin_covers_gpu_pools,
     gpu_agents_cover_gpu_pools,
@@ -22,6 +24,7 @@ from .pack import (
     resources_judged,
     scale_from_zero_hints,
 )
+from .pack import CONFIG_DEFAULTS, JUDGES, PACK_NAME, POLICIES
 
 __all__ = [
     "CONFIG_DEFAULTS",

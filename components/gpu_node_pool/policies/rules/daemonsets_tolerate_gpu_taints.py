@@ -17,6 +17,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
+from ...k8s.effective import cluster_platform
 from ...k8s.labels import DEFAULT_GPU_LABEL
 from ...k8s.taints import Taint, Toleration, effective_tolerations
 from ...sdk.props import Undecided, UnknownValueError, plain
@@ -183,8 +184,7 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
     checks = _PoolChecks.of(pools)
     exemptions = config.get("exemptions")
     # one cluster per stack: GKE if any pool is, else EKS unless every pool is self-managed (kubeadm)
-    platforms = {p.platform for p in pools} or {"eks"}
-    platform = "gke" if "gke" in platforms else ("eks" if "eks" in platforms else "self-managed")
+    platform = cluster_platform(p.platform for p in pools)
     for res in stack_index(args).daemonsets():
         try:
             workload = workload_of(res.resource_type, res.props, res.name)
@@ -210,7 +210,7 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
     undecided.raise_if_any()
 
 
-daemonsets_tolerate_gpu_taints = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="daemonsets-tolerate-gpu-taints",
     description="Every DaemonSet tolerates every taint of every GPU pool, or keeps off GPU nodes through nodeSelector or required node affinity.",
     validate=validate_daemonsets_tolerate_gpu_taints,

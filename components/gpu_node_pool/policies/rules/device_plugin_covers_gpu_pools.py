@@ -172,7 +172,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
     undecided.raise_if_any()
 
 
-device_plugin_covers_gpu_pools = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="device-plugin-covers-gpu-pools",
     description="GPU pools that need NVIDIA's device plugin (EKS, Karpenter, self-managed, GKE opted out) have one that tolerates every pool taint and whose node affinity matches the pools' labels.",
     validate=validate_device_plugin_covers_gpu_pools,

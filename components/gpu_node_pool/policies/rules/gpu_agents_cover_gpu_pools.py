@@ -132,7 +132,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
     undecided.raise_if_any()
 
 
-gpu_agents_cover_gpu_pools = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="gpu-agents-cover-gpu-pools",
     description="Every GPU pool gets the GPU agents besides the device plugin it needs: a driver installer where "
     "the backend installs none (GKE INSTALLATION_DISABLED), and feature discovery workers and DCGM exporters that "

@@ -76,7 +76,7 @@ def validate_gpu_limits_well_formed(args: ResourceValidationArgs, report: Report
         )
 
 
-gpu_limits_well_formed = ResourceValidationPolicy(
+POLICY = ResourceValidationPolicy(
     name="gpu-limits-well-formed",
     description="nvidia.com/gpu is set in limits; requests, if present, equal limits; the value is a whole number.",
     validate=validate_gpu_limits_well_formed,

@@ -43,7 +43,7 @@ def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: Repor
     )
 
 
-gpu_pool_declares_taint = ResourceValidationPolicy(
+POLICY = ResourceValidationPolicy(
     name="gpu-pool-declares-taint",
     description=(
         "Every GPU pool (EKS node group, GKE node pool, Karpenter NodePool, self-managed launch template) "

@@ -66,7 +66,7 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
     undecided.raise_if_any()
 
 
-gpu_toleration_allowlist = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="gpu-toleration-allowlist",
     description="Pods that request no GPU may carry tolerations for GPU pool taints only in allow-listed namespaces; catch-all tolerations (empty key with Exists) only there too.",
     validate=validate_gpu_toleration_allowlist,

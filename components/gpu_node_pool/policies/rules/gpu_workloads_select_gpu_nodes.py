@@ -86,7 +86,7 @@ def validate_gpu_workloads_select_gpu_nodes(args: StackValidationArgs, report: R
     undecided.raise_if_any()
 
 
-gpu_workloads_select_gpu_nodes = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="gpu-workloads-select-gpu-nodes",
     description="A pod template that tolerates a GPU taint also selects GPU nodes (nodeSelector or required node affinity on the pool label) or requests nvidia.com/gpu.",
     validate=validate_gpu_workloads_select_gpu_nodes,

@@ -21,6 +21,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from ...k8s.effective import runs_own_api_server
 from ...k8s.taints import Taint, Toleration, effective_tolerations, untolerated_taints
 from ...sdk.props import Undecided, UnknownValueError, plain
 from ..stack import stack_index
@@ -79,7 +80,7 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                     tolerations = by_platform.get(pool.platform)
                     if tolerations is None:
                         # the stack's admission plugins describe a self-managed API server; EKS and GKE keep their defaults
-                        enabled = (plugins or None) if pool.platform == "self-managed" else None
+                        enabled = (plugins or None) if runs_own_api_server(pool.platform) else None
                         tolerations = by_platform[pool.platform] = effective_tolerations(
                             spec, pool.platform, workload.kind, admission_plugins=enabled, tolerations=own)
                     missing = [t for t in untolerated_taints(tolerations, pool.taints) if t.effect.repels]
@@ -99,7 +100,7 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
     undecided.raise_if_any()
 
 
-gpu_workloads_tolerate_their_pool = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="gpu-workloads-tolerate-their-pool",
     description=f"A pod template whose node selection targets GPU pools tolerates every {_NS}/{_NE} taint "
     "of at least one of them (effective tolerations: its own plus what admission adds).",

@@ -17,6 +17,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs
 
 from ...k8s.startup_taints import recognise
 from ...k8s.wellknown import CHART_TYPES
+from ...registry import find
 from ...sdk.props import Undecided, UnknownValueError, dig, text
 from ..stack import stack_index
 from ..workloads import WORKLOAD_POD_SPEC_PATHS, containers, kind_of, workload_of
@@ -59,7 +60,8 @@ def validate_karpenter_startup_taints(args: StackValidationArgs, report: ReportV
     agents = installed_agents(stack_index(args).select("boot-taint agents", _agent_type), undecided)
     if agents:
         for pool in _stack_pools(args, undecided):
-            if pool.backend not in ("karpenter", "eks-auto"):
+            record = find(pool.backend)
+            if record is None or not record.startup_taints:  # only NodePool-style pools declare startupTaints
                 continue
             declared = {t.key for t in pool.extra.get("startup_taints", [])} | {t.key for t in pool.taints}
             for agent in agents:
@@ -77,7 +79,7 @@ def validate_karpenter_startup_taints(args: StackValidationArgs, report: ReportV
     undecided.raise_if_any()
 
 
-karpenter_startup_taints = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="karpenter-startup-taints",
     description="Karpenter GPU NodePools declare in startupTaints the boot taints of the agents the stack installs "
     "(Cilium, EBS/EFS CSI, Istio CNI).",

@@ -114,7 +114,7 @@ def validate_no_imperative_taints(args: ResourceValidationArgs, report: ReportVi
         )
 
 
-no_imperative_taints = ResourceValidationPolicy(
+POLICY = ResourceValidationPolicy(
     name="no-imperative-taints",
     description="Node taints are declared in the pool definition, never set with kubectl taint, Node patches or boot scripts.",
     validate=validate_no_imperative_taints,

@@ -40,7 +40,7 @@ def validate_noexecute_gpu_taint(args: ResourceValidationArgs, report: ReportVio
         )
 
 
-noexecute_gpu_taint = ResourceValidationPolicy(
+POLICY = ResourceValidationPolicy(
     name="noexecute-gpu-taint",
     description=f"A {_NE} taint on a GPU pool evicts agents that don't tolerate it; {_NS} is suggested.",
     validate=validate_noexecute_gpu_taint,

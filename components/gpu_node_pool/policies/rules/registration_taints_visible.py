@@ -36,7 +36,7 @@ def validate_registration_taints_visible(args: StackValidationArgs, report: Repo
     undecided.raise_if_any()
 
 
-registration_taints_visible = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="registration-taints-visible",
     description="Taints a managed node group's launch template user data registers must be declared on the node group.",
     validate=validate_registration_taints_visible,

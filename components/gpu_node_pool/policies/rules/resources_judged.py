@@ -88,7 +88,7 @@ def validate_resources_judged(args: StackValidationArgs, report: ReportViolation
             report(f"not judged: {res.resource_type} {res.name}: {why}.", res.urn)
 
 
-resources_judged = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="resources-judged",
     description="Helm charts, YAML components, helm.v3.Releases and EKS add-ons whose Kubernetes objects no policy could see are reported as not judged, never passed silently.",
     validate=validate_resources_judged,

@@ -14,6 +14,7 @@ from pulumi_policy import (
 )
 
 from ...k8s.taints import TaintError
+from ...registry import find
 from ...sdk.props import Undecided, UnknownValueError, dig, items, text
 from ..pools import (
     AUTOSCALING_GROUP,
@@ -110,7 +111,8 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
     _malformed_tags(args, report, undecided)
     index: tuple[dict[str, Any], dict[str, list[int]], list[Any]] | None = None
     for pool in _stack_pools(args, undecided):
-        if pool.min_size != 0 or pool.problem or pool.backend not in ("eks-managed", "self-managed"):
+        record = find(pool.backend)
+        if pool.min_size != 0 or pool.problem or record is None or not record.autoscaler_tags:
             continue
         by_urn, tags_by_owner, tag_resources = index = index or _tag_index(args.resources)
         target = by_urn.get(pool.urn)
@@ -143,7 +145,7 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
     undecided.raise_if_any()
 
 
-scale_from_zero_hints = StackValidationPolicy(
+POLICY = StackValidationPolicy(
     name="scale-from-zero-hints",
     description="Node groups and Auto Scaling groups with min size 0 carry Cluster Autoscaler node-template tags that match their taints and labels exactly (key, value and effect); every node-template taint/label tag on any Auto Scaling group is well formed (value <value>:<Effect>).",
     validate=validate_scale_from_zero_hints,

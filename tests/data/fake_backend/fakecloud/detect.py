@@ -19,4 +19,5 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         taints=[Taint.parse(t) for t in items(dig(props, "taints"))],
         labels=dict(dig(props, "labels") or {}),
         where="the fake pool's taints",
+        ships_own_device_plugin=True,  # as FakePool.uses_nvidia_device_plugin says
     )
