@@ -335,7 +335,7 @@ class EksAutoPool(NodePoolBase):
     @classmethod
     def _no_sharing(cls, sharing: Any) -> Any:
         if sharing is not None:
-            raise _fail(
+            raise fail(
                 f"EKS Auto Mode includes the NVIDIA device plugin and runs it itself, not as a DaemonSet you can "
                 f"configure ({AUTO_ACCELERATED_URL}), so the component cannot give it time-slicing or MPS configs; "
                 "remove gpuSharing, or share GPUs on a karpenter or eks-managed pool (AL2023 NVIDIA AMI), whose "
@@ -347,7 +347,7 @@ class EksAutoPool(NodePoolBase):
     @classmethod
     def _no_mig(cls, mig: Any) -> Any:
         if mig is not None:
-            raise _fail(
+            raise fail(
                 f"EKS Auto Mode manages the NVIDIA driver and device plugin of its nodes ({AUTO_ACCELERATED_URL}) and "
                 "takes no AMI, user data or node settings (see the keys it refuses), so nothing the component "
                 "configures partitions the GPUs into MIG devices; remove mig, or use a karpenter or eks-managed pool "
