@@ -71,7 +71,7 @@ def pod(namespace: str, tolerations: list, limits: dict | None = None, name: str
 
 def preview_refuses(resources, obj: dict) -> list[str]:
     found = evaluate([*resources, StackResource("kubernetes:core/v1:Pod", "probe", obj)],
-                     policies=[d.gpu_toleration_allowlist])
+                     policies=[d.gpu_toleration_allowlist.POLICY])
     return [f["message"] for f in found if f["resource"].endswith(" probe")]
 
 
