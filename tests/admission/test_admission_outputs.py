@@ -47,7 +47,8 @@ def test_a_bad_action_or_service_account_is_refused():
 def test_plan_exits_2_on_the_version_error(capsys, temp_project):
     project = temp_project("old", stack_yaml("1.29"))
     assert main(["plan", "--stack", "old", "--project-dir", str(project)]) == 2
-    assert "needs Kubernetes >= 1.30" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "needs Kubernetes >= 1.30" in captured.out + captured.err
 
 
 def test_render_writes_the_policies_and_the_plan_lists_them_with_their_action(capsys, temp_project, tmp_path):
