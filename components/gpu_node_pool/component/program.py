@@ -89,6 +89,12 @@ def build(stack: StackConfig) -> dict[str, Any]:
             opts=k8s_opts,
         )
     agents = install_gpu_agents(stack, [p.spec for p in pools.values()], k8s_opts)  # GPU Operator / DCGM exporter
+    admission = None
+    if stack.admission.enabled:  # the cluster enforces the pack's rules for what never passes through preview
+        from ..admission.component import GpuAdmissionPolicies
+
+        admission = GpuAdmissionPolicies("gpu-admission-policies", stack, opts=k8s_opts)
+        pulumi.export("admission.actions", admission.actions)
     for name, pool in pools.items():
         pulumi.export(f"{name}.taints", pool.taints)
         pulumi.export(f"{name}.labels", pool.labels)
@@ -98,7 +104,7 @@ def build(stack: StackConfig) -> dict[str, Any]:
             pulumi.export(f"{name}.{key}", value)
     if plugin is not None:
         pulumi.export("devicePlugin.tolerations", plugin.tolerations)
-    return {"pools": pools, "device_plugin": plugin, **agents}
+    return {"pools": pools, "device_plugin": plugin, "admission": admission, **agents}
 
 
 def install_gpu_agents(stack: StackConfig, specs: list[Any], opts: pulumi.ResourceOptions | None) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from ..sdk.identity import IDENTITY_FIELDS
+from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig
 from .common import Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
@@ -220,6 +221,10 @@ class StackConfig(Model):
     limits: LimitsConfig = Field(
         default_factory=LimitsConfig, description="Your account's applied quotas; silence the quota warnings."
     )
+    admission: AdmissionConfig = Field(
+        default_factory=AdmissionConfig,
+        description="ValidatingAdmissionPolicies rendered from the pools (Kubernetes >= 1.30); off by default.",
+    )
 
 
 def _backend_tag(value: Any) -> Any:
@@ -279,7 +284,7 @@ def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     """Rules across the stack, as :class:`ConfigIssue` objects: unique pool names, then each
     backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing), then the
     registry's other stack rules (the GPU agents': gpuSharing, mig, devicePlugin, gpuAgents)."""
-    issues = _unique_names(stack)
+    issues = _unique_names(stack) + admission_issues(stack)
     for check in _stack_checks():
         issues += check(stack)
     return issues

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from .. import backends
@@ -87,6 +88,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     for r in result.resources:
         if r.synthesized:
             lines.append(f"  DaemonSet {r.name}: {r.synthesized}")
+    lines += admission_lines(result.resources)
     lines.append("")
     if result.violations:
         lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
@@ -98,6 +100,25 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     lines.append("")
     lines.append(exit_line(result, fail_on))
     return "\n".join(lines)
+
+
+_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
+
+
+def admission_lines(resources: Iterable[Any]) -> list[str]:
+    """The admission policies the program installs (``admission.enabled``), one line per rule with the preview
+    rule it enforces again and its ``validationActions``; nothing when it installs none."""
+    from ..admission.render import RULES
+
+    found = [r.inputs.get("spec", {}) for r in resources if r.type == _BINDING]
+    if not found:
+        return []
+    lines = ["", "admission policies (ValidatingAdmissionPolicy, enforced by the API server):"]
+    for spec in found:
+        name = spec.get("policyName")
+        rule = RULES.get(name, "?")
+        lines.append(f"  {name}  rule {rule}  actions {', '.join(spec.get('validationActions') or [])}")
+    return lines
 
 
 def exit_line(result: PlanResult, fail_on: str = "mandatory") -> str:

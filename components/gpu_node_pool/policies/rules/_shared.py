@@ -10,6 +10,7 @@ from pulumi_policy import (
 )
 
 from ...config import DEFAULT_TAINT
+from ...config.defaults import GPU_TOLERATION_ALLOWED_NAMESPACES
 from ...k8s.labels import DEFAULT_GPU_LABEL
 from ...k8s.taints import Taint, TaintEffect, TaintError, Toleration
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX, NVIDIA_SHARED_GPU_RESOURCE
@@ -41,7 +42,7 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
         "extraPoolLabels": {DEFAULT_GPU_LABEL[0]: DEFAULT_GPU_LABEL[1]},
     },
     "gpu-toleration-allowlist": {
-        "allowedNamespaces": ["kube-system", "nvidia-device-plugin", "gpu-operator"],
+        "allowedNamespaces": list(GPU_TOLERATION_ALLOWED_NAMESPACES),
         "extraTaints": [str(DEFAULT_TAINT)],
     },
     "gpu-workloads-select-gpu-nodes": {

@@ -1,0 +1,105 @@
+"""``gpu-node-pools:admission``: ValidatingAdmissionPolicy objects rendered from the declared pools.
+
+The objects themselves are rendered by :mod:`gpu_node_pool.admission.render`; this module is the
+validated setting only (pure pydantic). Sources:
+
+* ``admissionregistration.k8s.io/v1`` ``ValidatingAdmissionPolicy`` is GA (served by default)
+  since Kubernetes 1.30 (https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/),
+  so ``enabled: true`` needs ``cluster.kubernetesVersion`` >= 1.30 (:func:`admission_issues`).
+* ``validationActions`` ``Deny``, ``Warn``, ``Audit`` (same page, "Validation actions").
+* A service account authenticates as ``system:serviceaccount:<namespace>:<name>``
+  (https://kubernetes.io/docs/reference/access-authn-authz/authentication/#service-account-tokens).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from pydantic import Field, field_validator
+
+from .common import Model
+from .errors import ConfigIssue, fail
+
+if TYPE_CHECKING:
+    from .stack import StackConfig
+
+__all__ = ["ADMISSION_MIN_VERSION", "AdmissionConfig", "AdmissionExempt", "admission_issues"]
+
+#: The first Kubernetes minor version that serves ``admissionregistration.k8s.io/v1`` ValidatingAdmissionPolicy.
+ADMISSION_MIN_VERSION = (1, 30)
+
+#: Who may change a pool node's declared taints by default (besides the node's own kubelet):
+#: Cluster Autoscaler as its AWS example manifest runs it (kubernetes/autoscaler
+#: ``cluster-autoscaler/cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml``: ServiceAccount
+#: ``cluster-autoscaler`` in ``kube-system``), and Karpenter's controller (chart ServiceAccount ``karpenter``)
+#: in ``kube-system`` (what https://karpenter.sh/docs/getting-started/getting-started-with-karpenter/ installs
+#: into since v0.33) or ``karpenter`` (the earlier guides and eksctl's ``pkg/karpenter`` DefaultNamespace).
+#: EKS managed node groups and GKE change taints through the node's own registration (the kubelet);
+#: an EKS control-plane identity (e.g. ``eks:node-manager``) was not verified, so it is not a default.
+DEFAULT_EXEMPT_SERVICE_ACCOUNTS = ("kube-system:cluster-autoscaler", "kube-system:karpenter", "karpenter:karpenter")
+
+_SA = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
+
+
+class AdmissionExempt(Model):
+    """``admission.exempt``: requesters whose Node updates may change a pool's declared taints.
+
+    The node's own kubelet (``system:node:<node name>``) is always exempt.
+    """
+
+    users: list[str] = Field(default_factory=list, description="User names, e.g. [eks:node-manager].")
+    groups: list[str] = Field(default_factory=list, description="Groups, e.g. [platform-admins].")
+    service_accounts: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_EXEMPT_SERVICE_ACCOUNTS),
+        description="namespace:name, e.g. [kube-system:cluster-autoscaler]; default Cluster Autoscaler and Karpenter.",
+    )
+
+    @field_validator("service_accounts")
+    @classmethod
+    def _service_accounts(cls, value: list[str]) -> list[str]:
+        for i, sa in enumerate(value):
+            if not re.match(_SA, sa):
+                raise fail(
+                    f"[{i}] = {sa!r} is not namespace:name (a service account authenticates as "
+                    "system:serviceaccount:<namespace>:<name>, kubernetes.io/docs/reference/access-authn-authz/"
+                    "authentication/#service-account-tokens); write e.g. kube-system:cluster-autoscaler"
+                )
+        return value
+
+    def usernames(self) -> list[str]:
+        """``users`` and each service account's user name (``system:serviceaccount:<ns>:<name>``), in order."""
+        return list(dict.fromkeys([*self.users, *(f"system:serviceaccount:{sa}" for sa in self.service_accounts)]))
+
+
+class AdmissionConfig(Model):
+    """``gpu-node-pools:admission``: install ValidatingAdmissionPolicies derived from the pools.
+
+    Attributes:
+        enabled: render and install them (default False; needs Kubernetes >= 1.30).
+        action: ``audit`` (default) -> ``validationActions: [Audit]``, ``warn`` -> ``[Warn, Audit]``,
+            ``deny`` -> ``[Deny, Audit]``.
+        exempt: who may change declared node taints (:class:`AdmissionExempt`).
+    """
+
+    yaml_example: ClassVar[str] = "{enabled: true, action: deny, exempt: {serviceAccounts: [kube-system:cluster-autoscaler]}}"
+    enabled: bool = False
+    action: Literal["audit", "warn", "deny"] = Field("audit", description="audit | warn | deny.")
+    exempt: AdmissionExempt = Field(default_factory=AdmissionExempt)
+
+
+def admission_issues(stack: StackConfig) -> list[ConfigIssue]:
+    """``admission.enabled`` with ``cluster.kubernetesVersion`` below 1.30 is an error (the API is not served)."""
+    version = stack.cluster.kubernetes_version
+    if not stack.admission.enabled or version is None:
+        return []
+    major, minor = (int(x) for x in version.split("."))
+    if (major, minor) >= ADMISSION_MIN_VERSION:
+        return []
+    return [ConfigIssue(
+        "admission.enabled",
+        f"true needs Kubernetes >= 1.30, but cluster.kubernetesVersion is {version!r}: admissionregistration.k8s.io/v1 "
+        "ValidatingAdmissionPolicy is GA and served from 1.30 "
+        "(https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/); "
+        "upgrade the cluster to 1.30 or later, or set admission.enabled: false",
+    )]
