@@ -32,7 +32,8 @@ from ..expand.result import NotJudged
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
-from .expand import ExpandOptions, expand_plan, finish_plan, not_judged_lines, offline_yaml
+from .check_child import record_here
+from .expand import ExpandOptions, expand_plan, finish_plan, not_judged_lines
 from .interpreter import Interpreter, choose_interpreter, record_in_child
 
 __all__ = ["CheckResult", "check_project", "to_json"]
@@ -95,16 +96,6 @@ def _program_path(project_dir: Path) -> tuple[str, Path, dict[str, Any]]:
     return str(doc.get("name") or project_dir.name), program, doc
 
 
-def _program_error(err: BaseException, program: Path) -> ConfigError:
-    """The program's failure as a config error (one line: :func:`.run.program_issue`); our own bug re-raises."""
-    from .run import program_issue
-
-    issue = program_issue(err, program)
-    if issue is None:
-        raise err
-    return ConfigError([issue], str(program))
-
-
 def check_project(
     stack: str,
     project_dir: str | os.PathLike[str] | None = None,
@@ -161,20 +152,7 @@ def _record(interpreter: Interpreter, program: Path, project: Path, config: dict
         if "configIssues" in answer:
             raise ConfigError([ConfigIssue(i["path"], i["message"]) for i in answer["configIssues"]], str(program))
         return [Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]]
-    import pulumi
-
-    from .run import record_program
-
-    try:
-        with offline_yaml() as collected:
-            resources, _ = record_program(program, config, secrets, stack=stack, project=name)
-    except pulumi.RunError as err:
-        if isinstance(err.__cause__, ConfigError):
-            raise err.__cause__ from None
-        raise _program_error(err, program) from None
-    except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
-        raise _program_error(err, program) from None
-    return resources, collected
+    return record_here(program, config, secrets, stack, name)
 
 
 def _component_of(res: Any) -> str | None:

@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BOOT", "PROTOCOL", "answer", "main"]
+__all__ = ["BOOT", "PROTOCOL", "answer", "main", "record_here"]
 
 #: Version of the request/answer shapes above; the parent refuses an answer of another version.
 PROTOCOL = 1
@@ -45,44 +45,58 @@ BOOT = (
 )
 
 
+def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack: str,
+                project: str) -> tuple[list[Any], list[Any]]:
+    """``(resources, not-judged items)`` of ``program`` run under the plan's mocks in this process.
+
+    Raises:
+        ConfigError: the program raised, exited or compiled badly (one line: :func:`.run.program_issue`),
+            or its config is wrong. A bug of gpu-node-pool re-raises as it is.
+    """
+    import pulumi
+
+    from ..config import ConfigError
+    from .expand import offline_yaml
+    from .run import program_issue, record_program
+
+    def failure(err: BaseException) -> ConfigError:
+        issue = program_issue(err, program)
+        if issue is None:
+            raise err
+        return ConfigError([issue], str(program))
+
+    try:
+        with offline_yaml() as collected:
+            resources, _ = record_program(program, config, secrets, stack=stack, project=project)
+    except pulumi.RunError as err:
+        if isinstance(err.__cause__, ConfigError):
+            raise err.__cause__ from None
+        raise failure(err) from None
+    except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
+        raise failure(err) from None
+    return resources, collected
+
+
 def answer(request: dict[str, Any]) -> dict[str, Any]:
-    """Run ``request["program"]`` under the mocks in this process; the answer described above.
+    """Run ``request["program"]`` under the mocks in this process (:func:`record_here`); the answer above.
 
     Raises:
         Exception: a bug of gpu-node-pool (the program's own failures are answered as ``configIssues``).
     """
-    import pulumi
-
     from .._version import __version__
     from ..config import ConfigError
-    from . import expand as expansion
-    from .run import program_issue, record_program
 
-    program = Path(request["program"])
     out: dict[str, Any] = {"protocol": PROTOCOL, "version": __version__, "prefix": sys.prefix,
                            "executable": sys.executable}
-    issues = None
     try:
-        with expansion.offline_yaml() as collected:
-            resources, _ = record_program(program, request.get("config") or {}, request.get("secrets") or [],
-                                          stack=request["stack"], project=request["project"])
-    except pulumi.RunError as err:
-        if isinstance(err.__cause__, ConfigError):
-            issues = err.__cause__.issues
-        else:
-            issues = [program_issue(err, program) or _reraise(err)]
-    except Exception as err:  # noqa: BLE001 - the program failing is answered; our own bug re-raises
-        issues = [program_issue(err, program) or _reraise(err)]
-    if issues is not None:
-        out["configIssues"] = [{"path": i.path, "message": i.message} for i in issues]
+        resources, collected = record_here(Path(request["program"]), request.get("config") or {},
+                                           request.get("secrets") or [], request["stack"], request["project"])
+    except ConfigError as err:
+        out["configIssues"] = [{"path": i.path, "message": i.message} for i in err.issues]
         return out
     out["resources"] = [dataclasses.asdict(r) for r in resources]
     out["notJudged"] = [nj.to_dict() for nj in collected]
     return out
-
-
-def _reraise(err: BaseException) -> Any:
-    raise err
 
 
 def main(argv: list[str]) -> int:
