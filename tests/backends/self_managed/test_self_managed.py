@@ -1,7 +1,7 @@
 """The self-managed backend: kubelet registration in five bootstrap formats, its EC2 wiring, the plan and the CLI.
 
 Golden files under ``tests/golden/self-managed/`` pin every format; regenerate them with
-``UPDATE_GOLDEN=1 python -m pytest tests/test_self_managed.py`` and review the diff.
+``UPDATE_GOLDEN=1 python -m pytest tests/backends/self_managed/test_self_managed.py`` and review the diff.
 """
 
 from __future__ import annotations
