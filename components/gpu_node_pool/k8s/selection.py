@@ -74,6 +74,7 @@ class NodeLabels:
             such a key in neither ``labels`` nor ``unknown`` is known missing. Any other key is
             undecided (labels added later by NFD, GFD or an operator).
         name: how messages name this kind of node (``instance type g5.xlarge in us-east-1a``).
+        complete: every key outside ``labels`` and ``unknown`` is missing (a node known in full).
     """
 
     labels: Mapping[str, str]
@@ -81,6 +82,7 @@ class NodeLabels:
     decided: frozenset[str] = frozenset()
     name: str = ""
     notes: tuple[str, ...] = field(default=())
+    complete: bool = False
 
     def lookup(self, key: Any) -> Any:
         """The value of ``key`` on the node, or a marker: missing, undecided, carried but unknown."""
@@ -88,6 +90,8 @@ class NodeLabels:
             return self.labels[key]
         if key in self.unknown:
             return _HIDDEN
+        if self.complete:
+            return _MISSING
         if isinstance(key, str) and any(key == d or (d[-1:] in "/-" and key.startswith(d)) for d in self.decided):
             return _MISSING
         return _UNDECIDED

@@ -22,7 +22,7 @@ from ..k8s.selection import NodeLabels, excluding_keys, node_matches
 from ..k8s.taints import Toleration
 from .workloads import NodeSelection, Stay, stay_on
 
-__all__ = ["Placement", "pool_nodes", "place", "SELECTION_FIX"]
+__all__ = ["Placement", "pool_nodes", "place", "SELECTION_FIX", "PLAIN_NODES", "lands_on_plain_nodes"]
 
 #: How a finding says to widen an agent's node selection (the chart values keys).
 SELECTION_FIX = "widen its node selection (the chart values nodeSelector / affinity)"
@@ -63,6 +63,20 @@ class Placement:
         if not why and self.undecided:
             why.append(f"its node selection is not decided by the labels of {', '.join(self.undecided[:3])}")
         return ", and ".join(why) or "runs"
+
+
+#: Nodes of no GPU pool: only the labels every Linux node gets (https://kubernetes.io/docs/reference/labels-annotations-taints/),
+#: no pool label, no GPU or feature-discovery label; x86 and Arm.
+PLAIN_NODES = tuple(
+    NodeLabels({"kubernetes.io/os": "linux", "kubernetes.io/arch": arch}, name=f"a {arch} node of no GPU pool", complete=True)
+    for arch in ("amd64", "arm64")
+)
+
+
+def lands_on_plain_nodes(selection: NodeSelection) -> bool:
+    """True when ``selection`` admits a node that carries no GPU or pool label (:data:`PLAIN_NODES`):
+    a node agent placed so runs on every CPU node too."""
+    return any(node_matches(selection.node_selector, selection.terms, node) is True for node in PLAIN_NODES)
 
 
 def pool_nodes(pool: Any) -> list[NodeLabels]:
