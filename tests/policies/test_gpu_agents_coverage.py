@@ -4,7 +4,7 @@ missing the pool taint), a GKE INSTALLATION_DISABLED pool without a driver insta
 from __future__ import annotations
 
 import pytest
-from test_policies import EXISTS_GPU, GPU_LABELS, daemonset, node_group, run
+from builders import EXISTS_GPU, GPU_LABELS, daemonset, node_group, run
 
 from gpu_node_pool.k8s.taints import Taint
 from gpu_node_pool.policies import StackResource

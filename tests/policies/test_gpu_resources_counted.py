@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from test_policies import EXISTS_GPU, deployment, job, run
+from builders import EXISTS_GPU, deployment, job, run
 
 from gpu_node_pool.policies import rules as d
 

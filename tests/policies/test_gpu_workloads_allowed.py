@@ -8,7 +8,7 @@ that tolerate GPU taints without requesting GPUs.
 from __future__ import annotations
 
 import pytest
-from test_policies import EXISTS_GPU, deployment, node_group, run
+from builders import EXISTS_GPU, deployment, node_group, run
 
 from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.policies import rules as d

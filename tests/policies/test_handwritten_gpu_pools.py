@@ -3,7 +3,7 @@ can select (the catalog's requirement evaluator), and a GPU limit of 0 means "no
 
 from __future__ import annotations
 
-from test_policies import karpenter_pool, run
+from builders import karpenter_pool, run
 
 from gpu_node_pool.policies import rules as d
 from gpu_node_pool.policies.pools import gpu_pool_of

@@ -4,7 +4,7 @@ Operator's dcgmExporter operand), naming the agent, the pool and the untolerated
 
 from __future__ import annotations
 
-from test_policies import EXISTS_GPU, daemonset, node_group, run
+from builders import EXISTS_GPU, daemonset, node_group, run
 
 from gpu_node_pool.policies import StackResource
 from gpu_node_pool.policies import rules as d

@@ -4,7 +4,7 @@ workloads that target GPU nodes but cannot land on them."""
 from __future__ import annotations
 
 import pytest
-from test_policies import deployment, gke_pool, node_group, run
+from builders import deployment, gke_pool, node_group, run
 
 from gpu_node_pool.k8s.taints import (
     Taint,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from test_policies import EXISTS_GPU, daemonset, node_group, run
+from builders import EXISTS_GPU, daemonset, node_group, run
 
 from gpu_node_pool.backends._shared.registration import ClusterInfo, Registration
 from gpu_node_pool.backends.self_managed.bootstrap import render_bootstrap
