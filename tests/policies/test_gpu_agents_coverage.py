@@ -1,4 +1,4 @@
-"""Issue 14 acceptance for the coverage policies: the GPU Operator as the device-plugin provider (covering and
+"""The coverage policies end to end: the GPU Operator as the device-plugin provider (covering and
 missing the pool taint), a GKE INSTALLATION_DISABLED pool without a driver installer, the NFD worker trap."""
 
 from __future__ import annotations

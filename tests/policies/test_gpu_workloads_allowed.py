@@ -1,4 +1,4 @@
-"""Issue 16 §2: a correct GPU workload never fails ``gpu-toleration-allowlist`` by default.
+"""A correct GPU workload never fails ``gpu-toleration-allowlist`` by default.
 
 A pod that requests a GPU resource (``nvidia.com/gpu``, ``nvidia.com/gpu.shared``,
 ``nvidia.com/mig-*``) is a GPU workload wherever it lives; the namespace allow-list stays for pods

@@ -1,4 +1,4 @@
-"""Issue 16 §5: GPU pools written by hand are recognised from the instance types their requirements
+"""GPU pools written by hand are recognised from the instance types their requirements
 can select (the catalog's requirement evaluator), and a GPU limit of 0 means "no GPUs"."""
 
 from __future__ import annotations

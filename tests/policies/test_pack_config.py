@@ -11,7 +11,7 @@ from gpu_node_pool.policies import POLICIES, PolicyConfigError, evaluate, resolv
 from gpu_node_pool.policies import rules as d
 
 
-def test_the_pack_has_the_policies_of_the_issues_with_their_levels():
+def test_the_pack_has_its_policies_with_their_levels():
     levels = {p.name: p.enforcement_level.value for p in POLICIES}
     assert levels == {
         "no-imperative-taints": "mandatory",

@@ -1,4 +1,4 @@
-"""The shortcuts that keep the pack linear (issue 18) never change a verdict.
+"""The shortcuts that keep the pack linear in the stack's size never change a verdict.
 
 * ``policies/stack.py``: a stack policy reads the DaemonSets, workloads, charts... from a
   :class:`StackIndex` built once per evaluation, in stack order, instead of walking every resource.

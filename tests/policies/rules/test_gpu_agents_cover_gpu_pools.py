@@ -1,4 +1,4 @@
-"""Issue 14 item 5: gpu-agents-cover-gpu-pools judges the DCGM exporter wherever one is installed (the standalone
+"""Policy gpu-agents-cover-gpu-pools judges the DCGM exporter wherever one is installed (the standalone
 chart, whose default tolerates only the control plane - dcgm-exporter#731; a DaemonSet by image; the GPU
 Operator's dcgmExporter operand), naming the agent, the pool and the untolerated taint."""
 

@@ -1,4 +1,4 @@
-"""Issue 16 §4: Karpenter GPU NodePools declare the boot taints of the agents the stack installs."""
+"""Policy karpenter-startup-taints: Karpenter GPU NodePools declare the boot taints of the agents the stack installs."""
 
 from __future__ import annotations
 

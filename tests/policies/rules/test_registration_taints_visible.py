@@ -1,4 +1,4 @@
-"""Issue 16 §3: taints a managed node group's launch template registers through the kubelet, but
+"""Policy registration-taints-visible: taints a managed node group's launch template registers through the kubelet, but
 the node group does not declare, are reported and count as pool taints for every other policy."""
 
 from __future__ import annotations
