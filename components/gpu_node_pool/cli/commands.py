@@ -183,7 +183,8 @@ def _plan(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from ..plan import render as render_files
 
-    render_files.check_out_dir(args.out)  # "", /, home: refused before the plan runs
+    render_files.check_out_dir(args.out)  # "", /, home, ~nobody, links to the manifest: refused before the plan runs
+    out = render_files.out_path(args.out)  # ~ expanded: the directory checked is the one written
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
     code = result.exit_code_at(args.fail_on)
@@ -199,14 +200,14 @@ def _render(args: argparse.Namespace) -> int:
         print_report(report(
             "render", code, stack=args.stack, failOn=args.fail_on,
             configErrors=[{"path": i.path, "message": i.message} for i in result.config_issues],
-            violations=result.violations, outDir=str(args.out),
+            violations=result.violations, outDir=str(out),
             written=[str(p) for p in written.written] if written else [],
             removed=[str(p) for p in written.removed] if written else [],
             placeholders=list(written.placeholders) if written else [],
         ))
         return code
     if written is None:  # the failed plan says why, on stderr: stdout lists written files only
-        _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {args.out}", error=True)
+        _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {out}", error=True)
         return code
     _print_text(args, None)
     for path in written.written:
@@ -216,7 +217,7 @@ def _render(args: argparse.Namespace) -> int:
     if written.placeholders:
         sys.stderr.write("warning: values unknown before apply, or secret, were written as placeholders:\n")
         sys.stderr.writelines(f"  {p}\n" for p in written.placeholders)
-    print(f"{len(written.written)} file(s) for stack {args.stack!r} in {args.out} (offline: no cloud API was called)")
+    print(f"{len(written.written)} file(s) for stack {args.stack!r} in {out} (offline: no cloud API was called)")
     return code
 
 
