@@ -155,6 +155,7 @@ def test_a_render_while_another_holds_the_lock_is_refused_and_writes_nothing(tmp
     assert sorted(p.name for p in out.iterdir()) == [LOCK]
     write_files(files("a.yaml"), out, "dev")  # once it is released
     assert (out / "a.yaml").is_file()
+    assert not (out / LOCK).exists()  # removed by the render that held it last
 
 
 def test_concurrent_renders_of_different_stacks_lose_no_manifest_entry(tmp_path):
