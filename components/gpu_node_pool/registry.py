@@ -100,6 +100,11 @@ class Backend:
             MIG manager or the node image partitions, NVIDIA's device plugin exposes the devices),
             ``platform`` (the platform partitions: GKE ``gpu_partition_size``, ``single`` only), or
             ``""`` (not supported; refused by the pool model as for ``gpu_sharing``).
+        provisioner: who launches the backend's nodes for pending pods: ``""`` (a node group sized by
+            its own autoscaler) or ``karpenter`` (Karpenter or EKS Auto Mode, which simulates each instance
+            type's ``nvidia.com/gpu`` from its physical GPUs and knows no ``nvidia.com/mig-*``:
+            kubernetes-sigs/karpenter#729, aws/karpenter-provider-aws#3376). The GPU-agent rules warn on
+            ``gpuSharing`` and refuse ``mig`` there (``gpu_agents/validate.py``).
         startup_taints: the backend's pools declare the boot taints of GPU agents as
             ``startupTaints`` (Karpenter-style NodePools); policy ``karpenter-startup-taints``
             checks them.
@@ -125,6 +130,7 @@ class Backend:
     platform: str = "self-managed"
     gpu_sharing: str = "device-plugin"
     mig: str = "device-plugin"
+    provisioner: str = ""
     startup_taints: bool = False
     autoscaler_tags: bool = False
 
