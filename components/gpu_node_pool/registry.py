@@ -46,6 +46,9 @@ __all__ = [
 #: (the GPU agents' gpuSharing, mig, devicePlugin.provider and gpuAgents rules). Named here, not
 #: in :mod:`gpu_node_pool.config`, because they sit above the config layer.
 STACK_RULES: tuple[str, ...] = ("gpu_node_pool.gpu_agents.validate:stack_issues",)
+#: The stack-wide warning contributors that are not a backend (``function(stack) -> list[ConfigIssue]``),
+#: reported after the backends' ``stack_warnings`` by :func:`gpu_node_pool.config.warnings.stack_warnings`.
+STACK_WARNINGS: tuple[str, ...] = ("gpu_node_pool.gpu_agents.validate:warning_issues",)
 
 
 @dataclass(frozen=True)
@@ -254,10 +257,24 @@ def stack_rules() -> list[Callable[..., Any]]:
         LookupError: a reference names nothing importable (the message names it).
     """
     checks = [c for b in all_backends() if (c := b.fn("stack_checks")) is not None]
-    for ref in STACK_RULES:
+    return checks + _resolve(STACK_RULES, "STACK_RULES")
+
+
+def stack_warning_rules() -> list[Callable[..., Any]]:
+    """The stack-wide warning functions that are not a backend's: :data:`STACK_WARNINGS`, resolved.
+
+    Raises:
+        LookupError: a reference names nothing importable (the message names it).
+    """
+    return _resolve(STACK_WARNINGS, "STACK_WARNINGS")
+
+
+def _resolve(refs: tuple[str, ...], where: str) -> list[Callable[..., Any]]:
+    out = []
+    for ref in refs:
         module, _, name = ref.partition(":")
         try:
-            checks.append(getattr(importlib.import_module(module), name))
+            out.append(getattr(importlib.import_module(module), name))
         except (ImportError, AttributeError) as err:
-            raise LookupError(f"stack rule {ref!r} names nothing importable ({err}); fix registry.STACK_RULES") from err
-    return checks
+            raise LookupError(f"stack rule {ref!r} names nothing importable ({err}); fix registry.{where}") from err
+    return out

@@ -19,7 +19,7 @@ from .mig import mig_gpu, mig_problems
 from .pools import Problem, agent_pool
 from .sharing import sharing_problems
 
-__all__ = ["stack_issues", "stack_warnings", "pool_problems"]
+__all__ = ["stack_issues", "stack_warnings", "warning_issues", "pool_problems"]
 
 #: ``devicePlugin`` keys only the standalone nvidia-device-plugin chart reads (the GPU Operator pins
 #: its own operand images and chart): a non-default value together with ``provider: gpu-operator``
@@ -202,3 +202,14 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
 def stack_warnings(stack: Any) -> list[str]:
     """The warnings of the GPU-agent rules, one line each (``<path>: warning: <message>``)."""
     return [str(p) for p in _all_problems(stack) if p.warning]
+
+
+def warning_issues(stack: Any) -> list[ConfigIssue]:
+    """The warnings of the GPU-agent rules as :class:`ConfigIssue` (each once), listed in
+    :data:`gpu_node_pool.registry.STACK_WARNINGS` so the plan reports them beside the other config warnings."""
+    out: list[ConfigIssue] = []
+    for p in _all_problems(stack):
+        issue = ConfigIssue(p.path, p.message)
+        if p.warning and issue not in out:
+            out.append(issue)
+    return out
