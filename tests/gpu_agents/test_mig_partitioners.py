@@ -20,7 +20,7 @@ from conftest import ROOT
 
 from gpu_node_pool.backends._shared.cluster_autoscaler import CA_LABEL_PREFIX, CA_RESOURCE_PREFIX, ca_node_template_tags
 from gpu_node_pool.backends.eks_managed.render import node_group_args
-from gpu_node_pool.backends.self_managed import ec2
+from gpu_node_pool.backends.self_managed import render as ec2
 from gpu_node_pool.config import ConfigError, validate_stack_config
 from gpu_node_pool.config.warnings import stack_warnings
 from gpu_node_pool.gpu_agents.capacity import autoscaler_resources
