@@ -10,7 +10,7 @@ import subprocess
 import pytest
 import yaml
 from conftest import ROOT
-from test_policies import EXISTS_GPU, node_group, run
+from builders import EXISTS_GPU, node_group, run
 
 from gpu_node_pool.policies import StackResource
 from gpu_node_pool.policies import rules as d
