@@ -21,6 +21,10 @@ NVIDIA_MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 #: Node label selecting NVIDIA's device plugin's named config (time-slicing / MPS), read by the
 #: standalone plugin and the GPU Operator's alike (k8s-device-plugin v0.20.0 README L820-846).
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+#: Node label naming the MIG layout the GPU Operator's MIG manager applies to the node; a MIG-capable
+#: node without it is labelled ``all-disabled`` by the operator (NVIDIA/gpu-operator
+#: ``controllers/nodelabeling_controller.go``, ``api/nvidia/v1/clusterpolicy_types.go`` migManager config default).
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 
 
 def is_gpu_resource(name: object) -> bool:

@@ -22,6 +22,7 @@ BACKEND = register(
         config_model="config:EksAutoPool",
         stack_checks="config:stack_issues",
         platform="eks",
+        provisioner="karpenter",
         startup_taints=True,
         # Auto Mode runs NVIDIA's device plugin itself: EksAutoPool refuses gpuSharing and mig
         gpu_sharing="",

@@ -23,6 +23,7 @@ BACKEND = register(
         config_model="config:KarpenterPool",
         stack_checks="config:stack_issues",
         platform="eks",
+        provisioner="karpenter",
         startup_taints=True,
         wire="resources:wire",
         summarise="summary:summarise",
