@@ -72,7 +72,7 @@ def pending_pods(
     """``(blocked pods, problems)``: pods Pending because of GPU taints (rules 1-2 above).
 
     ``failed_scheduling``: (namespace, pod name) -> (timestamp, message) of the pod's latest
-    ``FailedScheduling`` event (:attr:`gpu_node_pool.audit.snapshot.Snapshot.failed_scheduling`);
+    ``FailedScheduling`` event (``failed_scheduling`` of :class:`gpu_node_pool.audit.snapshot.Snapshot`);
     None when no events were read."""
     gpu_keys = {t.key for n in nodes if n.is_gpu for t in n.taints if t.effect.repels}
     out, problems = [], []

@@ -49,7 +49,7 @@ def starved_reason(
 ) -> tuple[str, str]:
     """``(reason, fix)`` for a starved node. ``verdicts``: DaemonSet display -> its verdict on the node;
     ``pod_states``: (namespace, DaemonSet name, node name) -> '' when its pod there is Ready, else why
-    not (:attr:`gpu_node_pool.audit.snapshot.Snapshot.pod_states`); None when the pods could not be listed."""
+    not (``pod_states`` of :class:`gpu_node_pool.audit.snapshot.Snapshot`); None when the pods could not be listed."""
     plugins = [ds for ds in daemonsets if is_device_plugin(ds)]
     if "bottlerocket" in node.os_image.lower():
         return (f"Bottlerocket ({node.os_image}) runs its own NVIDIA device plugin and it registers no GPU",
