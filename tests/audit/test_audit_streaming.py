@@ -73,3 +73,15 @@ def test_a_dump_audit_imports_no_pulumi(tmp_path):
                          env={"PYTHONPATH": str(ROOT / "components"), "PATH": "/usr/bin:/bin"})
     code, _, loaded = run.stdout.strip().splitlines()[-1].partition(" ")
     assert code == "1" and loaded == "[]", run.stdout[-500:]
+
+
+def test_a_yaml_dump_reports_what_the_same_json_dump_reported(tmp_path):
+    import yaml
+
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(yaml.safe_dump(as_list(acceptance_objects())))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["audit", "--cluster-dump", str(dump), "--json"])
+    report = normalised(json.loads(out.getvalue()), tmp_path)
+    assert report == {**golden()["acceptance"], "source": "dump <dir>/dump.yaml"}
