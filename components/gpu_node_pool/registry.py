@@ -73,6 +73,11 @@ class Backend:
         detect: ``"module:function"``; ``function(resource_type, props, name, urn, resources)
             -> GpuPool | None``: recognise a GPU pool of this backend among any program's
             resources (hand-written or ours), for the policies.
+        node_labels: ``"module:function"``; ``function(pool) -> list[NodeLabels]``: the labels a
+            detected pool's new nodes will carry, one :class:`~gpu_node_pool.k8s.selection.NodeLabels`
+            per instance type (and zone), from the backend's sourced table of the labels its platform
+            sets; the policies judge where GPU agents land with it (:mod:`gpu_node_pool.policies.placement`).
+            Unset: the pool's own labels only, every other key undecided.
         detects: the Pulumi type tokens ``detect`` looks at; a token ending in ``:`` is a prefix.
         detect_context: ``"module:function"``; ``function(resources) -> dict`` over the stack's
             resources whose type tokens match ``context_types`` (prefixes ending in ``:`` or
@@ -117,6 +122,7 @@ class Backend:
     report: str = ""
     detect: str = ""
     detects: tuple[str, ...] = ()
+    node_labels: str = ""
     export: str = ""
     detect_context: str = ""
     context_types: tuple[str, ...] = ()

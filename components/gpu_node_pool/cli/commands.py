@@ -3,7 +3,8 @@
     gpupool plan --stack dev [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE] [--html OUT]
     gpupool render --stack prod --out DIR [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool validate --stack dev [--json] [--project-dir DIR]
-    gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE]
+    gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE] [--html OUT]
+                  [--python PATH] [--strict] [--helm PATH] [--fetch-charts] [--render-timeout S]
     gpupool policy-pack --out DIR [--requirement SPEC] [--json]
     gpupool schema [--out FILE]
     gpupool --version
@@ -128,11 +129,16 @@ def _parser() -> argparse.ArgumentParser:
         "an earlier render of the same stack listed in DIR/.gpupool-render.json and no longer writes)",
     )
     sub.add_parser("validate", parents=[stack, common], help="validate the stack config only")
-    sub.add_parser(
+    ck = sub.add_parser(
         "check", parents=[stack, judged, common],
-        help="run ANY Pulumi Python program under mocks with its own stack config; find its GPU pools and "
-        "report coverage and policy verdicts as plan does",
+        help="run ANY Pulumi Python program under mocks with its own stack config, open its charts and YAML "
+        "as plan does; find its GPU pools and report coverage and policy verdicts",
     )
+    ck.add_argument("--python", default=None, metavar="PATH",
+                    help="the Python that runs the program (default: Pulumi.yaml's runtime.options.virtualenv, "
+                    "else gpupool's own); gpu-node-pool must be installed there")
+    ck.add_argument("--html", default=None, metavar="OUT",
+                    help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
     sc = sub.add_parser(
         "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
     )
@@ -164,15 +170,20 @@ def _policy_config(args: argparse.Namespace) -> Any:
     return config
 
 
-def _plan(args: argparse.Namespace) -> int:
-    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
-                                 expand=expand_options(args))
-    code = result.exit_code_at(args.fail_on)
-    if args.html and not result.config_issues:  # the page of the audit, from the plan
+def _write_html(args: argparse.Namespace, result: Any) -> None:
+    """``--html OUT`` of plan and check: the audit's DaemonSet x GPU pool page, from the result."""
+    if args.html and not result.config_issues:
         from ..plan.page import write_page
 
         # stdout stays one JSON document with --json
         print(f"wrote   {write_page(result, args.html)} (DaemonSet x GPU pool page)", file=sys.stderr if args.json else sys.stdout)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
+                                 expand=expand_options(args))
+    code = result.exit_code_at(args.fail_on)
+    _write_html(args, result)
     if args.json:
         print_report(plan_mod.to_json(result, args.fail_on))
     else:
@@ -256,8 +267,10 @@ def _policy_pack(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from ..plan import check as check_mod
 
-    result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args))
+    result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args),
+                                     expand=expand_options(args), python=args.python)
     code = result.exit_code_at(args.fail_on)
+    _write_html(args, result)
     if args.json:
         print_report(report("check", code, failOn=args.fail_on, **check_mod.to_json(result)))
     else:

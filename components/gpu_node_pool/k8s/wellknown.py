@@ -60,3 +60,12 @@ KARPENTER_EC2NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
 CHART_TYPES = (HELM_CHART_V4, "kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v3:Release")
 DAEMONSET = "kubernetes:apps/v1:DaemonSet"
+
+# --- labels the platform puts on every node ---------------------------------------------
+#: Kubernetes well-known labels the kubelet and the cloud provider set on every node
+#: (https://kubernetes.io/docs/reference/labels-annotations-taints/).
+ARCH_LABEL = "kubernetes.io/arch"
+OS_LABEL = "kubernetes.io/os"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+REGION_LABEL = "topology.kubernetes.io/region"

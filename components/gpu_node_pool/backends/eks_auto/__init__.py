@@ -30,6 +30,7 @@ BACKEND = register(
         summarise="summary:summarise",
         report="summary:report",
         detect="detect:detect",
+        node_labels="labels:node_labels",
         detects=(KARPENTER_NODEPOOL_PREFIX,),
         children={
             "nodepool": (KARPENTER_NODEPOOL, "{pool}-nodepool"),

@@ -28,6 +28,7 @@ BACKEND = register(
         summarise="summary:summarise",
         report="summary:report",
         detect="detect:detect",
+        node_labels="labels:node_labels",
         detects=(KARPENTER_NODEPOOL_PREFIX,),
         detect_context="detect:context",
         context_types=(KARPENTER_AWS_PREFIX,),
