@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 import yaml
+from builders import EXISTS_GPU, node_group, run
 from conftest import ROOT
-from test_policies import EXISTS_GPU, node_group, run
 
 from gpu_node_pool.policies import StackResource
 from gpu_node_pool.policies import rules as d

@@ -32,6 +32,7 @@ from ..expand.result import NotJudged
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
+from ..sdk.terminal import terminal_text
 from .check_child import record_here
 from .expand import ExpandOptions, expand_plan, finish_plan, not_judged_lines
 from .interpreter import Interpreter, choose_interpreter, record_in_child
@@ -242,8 +243,8 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     code = result.exit_code_at(fail_on)
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
     if result.config_issues:
-        lines += ["", str(ConfigError(result.config_issues, f"project {result.project or '?'!r}")), "", f"exit {code}"]
-        return "\n".join(lines)
+        lines += ["", *ConfigError(result.config_issues, f"project {result.project or '?'!r}").lines(), "", f"exit {code}"]
+        return terminal_text(lines)
     lines += _interpreter_lines(result.interpreter)
     lines.append(f"{len(result.resources)} resources registered; {len(result.pools)} GPU pool(s) found")
     for pool in result.pools:
@@ -276,4 +277,4 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines.append("")
     lines.append(f"exit {code}")
-    return "\n".join(lines)
+    return terminal_text(lines)
