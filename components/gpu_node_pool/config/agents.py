@@ -37,9 +37,15 @@ PLUGIN_PROVIDERS = ("nvidia-device-plugin", "gpu-operator")
 
 
 class DcgmExporterConfig(Model):
-    """``gpuAgents.dcgmExporter``: NVIDIA's DCGM exporter (GPU metrics), placed on every GPU pool."""
+    """``gpuAgents.dcgmExporter``: NVIDIA's DCGM exporter (GPU metrics), placed on every GPU pool.
+
+    ``serviceMonitor`` (default false): also render the chart's Prometheus Operator ``ServiceMonitor``
+    (``monitoring.coreos.com/v1``); set it only where the Prometheus Operator's CRDs are installed, or
+    the install fails. ``namespace`` joins the ``gpu-toleration-allowlist`` automatically.
+    """
 
     enabled: bool = False
+    service_monitor: bool = False
     namespace: str = Field("gpu-monitoring", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     chart_version: Literal["4.8.2"] = "4.8.2"
     repository: str = "https://nvidia.github.io/dcgm-exporter/helm-charts"

@@ -59,7 +59,8 @@ class DcgmExporter(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: DcgmExporterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self.values = render.dcgm_values([agent_pool(p) for p in args.pools], args.extra_tolerations)
+        self.values = render.dcgm_values([agent_pool(p) for p in args.pools], args.extra_tolerations,
+                                         service_monitor=args.config.service_monitor)
         claim("DcgmExporter", name, args.cluster_name, args.cluster, opts, "DcgmExporterArgs")
         super().__init__(TYPE_TOKEN, name, {}, opts)
         import pulumi_kubernetes as k8s
