@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..k8s.taints import TaintEffect, Toleration
-from ..k8s.wellknown import CHART_TYPES, NVIDIA_GPU_RESOURCE
+from ..k8s.wellknown import AGENT_COMPONENT_TYPES, AGENT_NAMESPACE_PROP, CHART_TYPES, NVIDIA_GPU_RESOURCE
 from ..sdk.props import Undecided, UnknownValueError, dig, items, mapping, plain, text
 from .stack import StackIndex
 from .workloads import containers, kind_of, workload_of
@@ -39,6 +39,7 @@ __all__ = [
     "driver_installers",
     "standalone_nfd_workers",
     "dcgm_exporters",
+    "installed_agent_namespaces",
 ]
 
 CLUSTER_POLICY_TYPE = "kubernetes:nvidia.com/v1:ClusterPolicy"
@@ -225,4 +226,17 @@ def dcgm_exporters(resources: Sequence[Any], undecided: Undecided) -> list[tuple
             except UnknownValueError as err:
                 undecided.add(f"{res.resource_type} {res.name}", err)
     found += [(f"the DCGM exporter of the {op.display}", op.pod_spec) for op in gpu_operators(resources, undecided) if op.dcgm_exporter]
+    return found
+
+
+def installed_agent_namespaces(index: StackIndex) -> set[str]:
+    """The namespaces this product's agent components (``NvidiaDevicePlugin``, ``GpuOperator``,
+    ``DcgmExporter``, ``EfaDevicePlugin``) install their charts into, read from each component's
+    ``agentNamespace`` property. A value unknown at preview adds nothing (the namespace is a plain
+    config string, so it never is)."""
+    found = set()
+    for res in index.of_types(AGENT_COMPONENT_TYPES):
+        value = res.props.get(AGENT_NAMESPACE_PROP) if isinstance(res.props, Mapping) else None
+        if isinstance(value, str) and value:
+            found.add(value)
     return found
