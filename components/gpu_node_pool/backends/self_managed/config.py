@@ -242,7 +242,7 @@ class SelfManagedPool(PoolBase):
         node-template and auto-discovery tags) against the 50-per-group limit."""
         from ...config.limits import asg_tag_count_problem
         from ...config.stack import ClusterConfig
-        from .ec2 import autoscaling_group_tags
+        from .render import autoscaling_group_tags
 
         tags = autoscaling_group_tags(self, ClusterConfig.model_construct(name="cluster"))
         user = len(self.tags)

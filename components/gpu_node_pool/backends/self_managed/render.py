@@ -1,6 +1,7 @@
-"""EC2 wiring of self-managed pools with ``provider: aws``: AMI parameter, user data, launch
-template and Auto Scaling group arguments, Cluster Autoscaler tags (plain values; ``resources.py``
-makes the resources)."""
+"""Pure renderers of self-managed pools with ``provider: aws``: pool + cluster -> the EC2 provider
+inputs (AMI parameter, user data, launch template and Auto Scaling group arguments, Cluster
+Autoscaler tags), plain values that ``resources.py`` registers. The bootstrap texts themselves are
+rendered by :mod:`.bootstrap`, one renderer per format; :mod:`.read` reads them back."""
 
 from __future__ import annotations
 

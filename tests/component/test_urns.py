@@ -2,7 +2,7 @@
 
 Renaming a child resource makes Pulumi delete and recreate it (a node group, with its
 nodes). If a rename is intended, keep the old URN with ``aliases`` on the resource and
-regenerate the pin in the same change: ``UPDATE_URNS=1 python -m pytest tests/test_urns.py``.
+regenerate the pin in the same change: ``UPDATE_URNS=1 python -m pytest tests/component/test_urns.py``.
 """
 
 from __future__ import annotations

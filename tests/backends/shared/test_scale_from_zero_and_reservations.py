@@ -187,7 +187,7 @@ def test_odcr_renders_a_launch_template_with_the_target_and_keeps_the_node_group
 
 def test_odcr_on_a_self_managed_launch_template():
     # CloudFormation CapacityReservationSpecification / Target
-    from gpu_node_pool.backends.self_managed.ec2 import launch_template_args
+    from gpu_node_pool.backends.self_managed.render import launch_template_args
 
     cfg = base()
     cfg["cluster"] |= {"apiServerEndpoint": "https://10.0.0.10", "serviceCidr": "10.100.0.0/16", "kubernetesVersion": "1.33",
