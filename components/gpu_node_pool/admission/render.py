@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..config.defaults import DEFAULT_TAINT, GPU_TOLERATION_ALLOWED_NAMESPACES, PROJECT
+from ..gpu_agents.installed import agent_namespaces
 from ..k8s.taints import Taint
 from ..k8s.wellknown import (
     NVIDIA_GPU_RESOURCE,
