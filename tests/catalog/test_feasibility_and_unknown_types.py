@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 
 import jsonschema
-import pytest
+from builders import config_errors
 from conftest import ROOT, base
 
-from gpu_node_pool.config import ConfigError, stack_warnings, validate_stack_config
+from gpu_node_pool.config import stack_warnings, validate_stack_config
 from gpu_node_pool.plan import plan_stack, render_text, to_json
 
 SCHEMA = json.loads((ROOT / "components" / "gpu_node_pool" / "cli" / "report.schema.json").read_text())
@@ -29,23 +29,17 @@ def karpenter(**pool) -> dict:
     return cfg
 
 
-def errors(cfg: dict) -> list[str]:
-    with pytest.raises(ConfigError) as info:
-        validate_stack_config(cfg)
-    return [str(i) for i in info.value.issues]
-
-
-# --- unknown instance types (issue 15 item 1) ---------------------------------------------
+# --- unknown instance types ----------------------------------------------------------------
 
 
 def test_an_instance_type_that_does_not_exist_is_refused_with_did_you_mean_on_every_aws_backend():
     eks = base()
     eks["pools"][0]["instanceTypes"] = ["g6.3xlarge"]
-    (err,) = errors(eks)
+    (err,) = config_errors(eks)
     assert err.startswith("pools[0]:") and "'g6.3xlarge' is not in the instance catalog" in err
     assert "did you mean g6.2xlarge, g6.4xlarge" in err and "allowUnknownInstanceTypes: true" in err
 
-    (err,) = errors(karpenter(instanceFamilies=None, instanceTypes=["g6.3xlarge"]))
+    (err,) = config_errors(karpenter(instanceFamilies=None, instanceTypes=["g6.3xlarge"]))
     assert "did you mean g6.2xlarge" in err
 
     sm = base()
@@ -53,7 +47,7 @@ def test_an_instance_type_that_does_not_exist_is_refused_with_did_you_mean_on_ev
                       "certificateAuthority": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==", "kubernetesVersion": "1.33"}
     sm["pools"] = [{"name": "batch", "backend": "self-managed", "format": "al2023", "instanceTypes": ["g6.3xlarge"],
                     "scaling": {"minSize": 0, "maxSize": 2}, "securityGroupIds": ["sg-0a1b2c3d4e5f60718"]}]
-    (err,) = errors(sm)
+    (err,) = config_errors(sm)
     assert "instanceTypes: instance type 'g6.3xlarge' is not in the instance catalog" in err
 
 
@@ -65,17 +59,17 @@ def test_allow_unknown_instance_types_accepts_a_newer_type_with_a_warning():
     assert warning.path == "pools[0].instanceTypes" and "allowUnknownInstanceTypes is set" in warning.message
     # at minSize 0 the autoscaler tag needs a GPU count the catalog cannot give (Cluster Autoscaler's AWS README)
     del cfg["pools"][0]["gpusPerNode"]
-    (err,) = errors(cfg)
+    (err,) = config_errors(cfg)
     assert "set gpusPerNode" in err
 
 
-# --- Karpenter feasibility (issue 15 item 2) -----------------------------------------------
+# --- Karpenter feasibility -----------------------------------------------------------------
 
 
 def test_g6f_karpenter_pool_fails_config_because_karpenter_gives_it_no_gpu_capacity():
     # aws/karpenter-provider-aws#8368: types.go gives g6f instance-gpu-manufacturer=nvidia and
     # instance-gpu-count=0, so the pool is not empty: it only has types no GPU pod can use.
-    (err,) = errors(karpenter(instanceFamilies=["g6f"]))
+    (err,) = config_errors(karpenter(instanceFamilies=["g6f"]))
     assert err.startswith("pools[0]: every candidate type (g6f.2xlarge, g6f.4xlarge, g6f.large, g6f.xlarge (4 types))")
     assert "0 nvidia.com/gpu capacity" in err and "issues/8368" in err
     assert "karpenter.k8s.aws/instance-gpu-manufacturer In ['nvidia']: allows" in err
@@ -83,24 +77,24 @@ def test_g6f_karpenter_pool_fails_config_because_karpenter_gives_it_no_gpu_capac
 
 def test_limits_below_one_node_fail_config_naming_karpenters_message():
     # karpenter scheduler.go: one p5.48xlarge is 8 GPUs; limits 4 drops every type
-    (err,) = errors(karpenter(instanceFamilies=None, instanceTypes=["p5.48xlarge"], limits={"nvidia.com/gpu": 4}))
+    (err,) = config_errors(karpenter(instanceFamilies=None, instanceTypes=["p5.48xlarge"], limits={"nvidia.com/gpu": 4}))
     assert "Karpenter can launch no instance type for this NodePool" in err
     assert "all available instance types exceed limits for nodepool" in err and "p5.48xlarge (nvidia.com/gpu 8 > 4)" in err
 
 
 def test_requirements_with_an_empty_intersection_list_each_requirement_and_what_it_left():
     # karpenter requirements.go: requirements are ANDed; no g6e size has 3 GPUs
-    (err,) = errors(karpenter(gpuCounts=[3]))
+    (err,) = config_errors(karpenter(gpuCounts=[3]))
     assert "requirements[0] karpenter.k8s.aws/instance-family In ['g6e']: allows" in err
     assert "karpenter.k8s.aws/instance-gpu-count In ['3']: allows" in err and "0 left after it" in err
     cpu = karpenter(requirements=[{"key": "karpenter.k8s.aws/instance-cpu", "operator": "Lt", "values": ["4"]}])
-    (err,) = errors(cpu)
+    (err,) = config_errors(cpu)
     assert "karpenter.k8s.aws/instance-cpu Lt ['4']" in err and "0 left after it" in err
 
 
 def test_reserved_capacity_without_selector_terms_is_refused_and_rendered_with_them():
     # karpenter.sh/docs/tasks/odcrs: Karpenter never matches reservations on its own
-    (err,) = errors(karpenter(capacityTypes=["reserved"]))
+    (err,) = config_errors(karpenter(capacityTypes=["reserved"]))
     assert "capacityReservationSelectorTerms is empty" in err and "karpenter.sh/docs/tasks/odcrs" in err
     ok = karpenter(capacityTypes=["reserved", "on-demand"],
                    nodeClass={"capacityReservationSelectorTerms": [{"id": "cr-0123456789abcdef0"}]})
@@ -111,7 +105,7 @@ def test_reserved_capacity_without_selector_terms_is_refused_and_rendered_with_t
     assert spec["capacityReservationSelectorTerms"] == [{"id": "cr-0123456789abcdef0"}]
     bad = karpenter(capacityTypes=["reserved"],
                     nodeClass={"capacityReservationSelectorTerms": [{"id": "cr-01", "instanceMatchCriteria": "open"}]})
-    assert any("mutually exclusive" in e for e in errors(bad))
+    assert any("mutually exclusive" in e for e in config_errors(bad))
 
 
 def test_known_risks_of_candidate_types_are_warnings_not_refusals():

@@ -44,7 +44,7 @@ def test_scale_from_zero_tags_the_eks_asg_with_ca_node_templates():
         CA + "label/example.com/team": "ml",
         CA + "label/gpu-node-pools/pool": "inference",
         CA + "label/nvidia.com/gpu.present": "true",
-        # GPUs of the type from the catalog (issue 15; facts/aws-gpu-capacity.md rows 4.4-4.5)
+        # GPUs of the type from the catalog (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go: resources/ tags override the instance table)
         CA + "resources/nvidia.com/gpu": "1",
         CA + "taint/nvidia.com/gpu": "present:NoSchedule",
     }

@@ -6,15 +6,10 @@ import copy
 import dataclasses
 
 import pytest
+from builders import config_errors
 from conftest import base  # noqa: E402  (shared with other tests)
 
 from gpu_node_pool.config import ConfigError, ConfigIssue, load_stack_config, validate_stack_config
-
-
-def errors_of(cfg: dict) -> list[str]:
-    with pytest.raises(ConfigError) as exc:
-        validate_stack_config(cfg)
-    return [str(i) for i in exc.value.issues]
 
 
 def pool(**changes) -> dict:
@@ -101,7 +96,7 @@ MISTAKES = [
 
 @pytest.mark.parametrize("desc, cfg, path, fragment", MISTAKES, ids=[m[0] for m in MISTAKES])
 def test_each_mistake_names_its_path_and_rule(desc, cfg, path, fragment):
-    lines = errors_of(cfg)
+    lines = config_errors(cfg)
     assert any(line.startswith(f"{path}: ") and fragment in line for line in lines), lines
 
 
@@ -115,7 +110,7 @@ def test_all_mistakes_are_reported_together_one_line_each():
         labels={"node-role.kubernetes.io/gpu": "true"},
         scaling={"minSize": 5, "maxSize": 2},
     )
-    lines = errors_of(cfg)
+    lines = config_errors(cfg)
     assert len(lines) == 4, lines
     assert sorted(line.split(": ")[0] for line in lines) == [
         "pools[0].labels",
@@ -150,7 +145,7 @@ def test_missing_role_and_subnets_point_at_the_pool_and_the_cluster_default():
     cfg = base()
     del cfg["cluster"]["nodeRoleArn"]
     del cfg["cluster"]["subnetIds"]
-    assert errors_of(cfg) == [
+    assert config_errors(cfg) == [
         "pools[0].nodeRoleArn: missing; set it here or in cluster.nodeRoleArn",
         "pools[0].subnetIds: missing; set it here or in cluster.subnetIds",
     ]
@@ -159,7 +154,7 @@ def test_missing_role_and_subnets_point_at_the_pool_and_the_cluster_default():
 def test_duplicate_pool_names_are_refused():
     cfg = base()
     cfg["pools"].append(copy.deepcopy(cfg["pools"][0]))
-    assert "pools[1].name: 'inference' is already used by pools[0]; names must be unique" in errors_of(cfg)
+    assert "pools[1].name: 'inference' is already used by pools[0]; names must be unique" in config_errors(cfg)
 
 
 def test_unknown_project_config_keys_and_missing_keys_are_reported():
@@ -174,10 +169,10 @@ def test_unknown_project_config_keys_and_missing_keys_are_reported():
 def test_device_plugin_refuses_the_default_namespace():
     cfg = base()
     cfg["devicePlugin"] = {"namespace": "default"}
-    assert any(e.startswith("devicePlugin.namespace: 'default'") for e in errors_of(cfg))
+    assert any(e.startswith("devicePlugin.namespace: 'default'") for e in config_errors(cfg))
 
 
 def test_device_plugin_extra_toleration_is_validated():
     cfg = base()
     cfg["devicePlugin"] = {"extraTolerations": [{"key": "k", "operator": "Exists", "value": "v"}]}
-    assert any("must not carry a value" in e for e in errors_of(cfg))
+    assert any("must not carry a value" in e for e in config_errors(cfg))

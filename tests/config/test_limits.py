@@ -1,4 +1,4 @@
-"""Limits checked before the cloud (issue 12): hard caps are errors with their source, quota-like values
+"""Limits checked before the cloud: hard caps are errors with their source, quota-like values
 are warnings with an override in ``gpu-node-pools:limits``, and one run reports every mistake."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import copy
 import datetime
 
 import pytest
+from builders import config_errors
 
-from gpu_node_pool.config import ConfigError, stack_warnings, validate_stack_config
+from gpu_node_pool.config import stack_warnings, validate_stack_config
 from gpu_node_pool.config.warnings import limit_warnings
 
 ROLE = "arn:aws:iam::111122223333:role/n"
@@ -21,12 +22,6 @@ SELF = {
     "name": "batch", "backend": "self-managed", "format": "al2023", "instanceTypes": ["g6e.12xlarge"],
     "scaling": {"minSize": 0, "maxSize": 2}, "securityGroupIds": ["sg-0123456789abcdef0"],
 }
-
-
-def _errors(raw: dict) -> list[str]:
-    with pytest.raises(ConfigError) as exc:
-        validate_stack_config(raw)
-    return [str(i) for i in exc.value.issues]
 
 
 def _stack(**changes) -> dict:
@@ -56,7 +51,7 @@ def test_ids_must_look_like_ec2_ids(where: str, value: list[str], needle: str) -
         raw["cluster"].update(apiServerEndpoint="https://10.0.0.10", serviceCidr="10.100.0.0/16",
                               certificateAuthority="LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==")
         raw["pools"] = [dict(SELF, **{key: value})]
-    errors = _errors(raw)
+    errors = config_errors(raw)
     assert any(needle in e and str(value) in e and "resource-ids.html" in e for e in errors), errors
 
 
@@ -71,7 +66,7 @@ def test_id_shape_is_prefix_and_8_or_17_hex_digits() -> None:
 def test_eks_managed_scale_from_zero_tags_over_50_is_an_error_with_source() -> None:
     raw = _stack()
     raw["pools"][0]["labels"] = {f"example.com/l{i}": "x" for i in range(45)}
-    errors = _errors(raw)
+    errors = config_errors(raw)
     assert any("would carry 53 tags" in e and "ec2-auto-scaling-tagging.html" in e for e in errors), errors
     raw["pools"][0]["scaling"]["minSize"] = 1  # no node-template tags without scale from zero
     validate_stack_config(raw)
@@ -82,7 +77,7 @@ def test_self_managed_asg_tags_count_user_tags_too() -> None:
     raw["cluster"].update(apiServerEndpoint="https://10.0.0.10", serviceCidr="10.100.0.0/16",
                           certificateAuthority="LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==")
     raw["pools"] = [dict(SELF, tags={f"team{i}": "x" for i in range(45)})]
-    errors = _errors(raw)
+    errors = config_errors(raw)
     assert any("54 tags (45 from tags" in e and "AWS allows 50 per group" in e for e in errors), errors
     raw["pools"] = [dict(SELF, tags={f"team{i}": "x" for i in range(10)})]
     validate_stack_config(raw)
@@ -106,7 +101,7 @@ def test_gke_machine_shapes_that_do_not_exist(machine: str, accelerator: dict, n
     raw = {"cluster": {"name": "c1", "project": "my-proj-123", "location": "us-central1"},
            "pools": [{"name": "g", "backend": "gke", "machineType": machine, "accelerator": accelerator,
                       "autoscaling": {"minSize": 0, "maxSize": 2}}]}
-    errors = _errors(raw)
+    errors = config_errors(raw)
     assert any(needle in e and "cloud.google.com/compute/docs/gpus" in e for e in errors), errors
     raw["pools"][0].update(machineType="n1-standard-8", accelerator={"type": "nvidia-tesla-t4", "count": 4})
     validate_stack_config(raw)
@@ -148,7 +143,7 @@ def test_every_mistake_in_one_run_pool_error_does_not_hide_cluster_keys() -> Non
     """The new-user trial: a self-managed pool missing securityGroupIds hid three missing cluster fields."""
     raw = _stack()
     raw["pools"] = [{k: v for k, v in SELF.items() if k != "securityGroupIds"}]
-    errors = _errors(raw)
+    errors = config_errors(raw)
     assert any(e.startswith("pools[0]: securityGroupIds: required") for e in errors), errors
     for key in ("apiServerEndpoint", "certificateAuthority", "serviceCidr"):
         assert any(e.startswith(f"cluster.{key}: missing; needed by pools[0]") for e in errors), errors
@@ -159,7 +154,7 @@ def test_every_mistake_in_one_run_with_a_bad_cluster_and_duplicate_names() -> No
     raw["cluster"]["subnetIds"] = ["10.0.0.0/24"]
     raw["pools"] = [dict(EKS["pools"][0], instanceTypes=["m5.large"]), copy.deepcopy(EKS["pools"][0]),
                     {k: v for k, v in SELF.items() if k != "securityGroupIds"} | {"name": "p"}]
-    errors = _errors(raw)
+    errors = config_errors(raw)
     assert any(e.startswith("cluster.subnetIds:") for e in errors), errors
     assert any(e.startswith("pools[0]") and "m5.large" in e for e in errors), errors
     assert any(e.startswith("pools[2].name: 'p' is already used by pools[0]") for e in errors), errors

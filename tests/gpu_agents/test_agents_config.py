@@ -1,10 +1,11 @@
-"""Issue 14 config: pool gpuSharing/mig and stack devicePlugin.provider/gpuAgents, validated with their rules."""
+"""GPU agent config: pool gpuSharing/mig and stack devicePlugin.provider/gpuAgents, validated with their rules."""
 
 from __future__ import annotations
 
 import pytest
+from builders import config_errors
 
-from gpu_node_pool.config import ConfigError, validate_stack_config
+from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL
 
 CLUSTER = {"name": "c", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
@@ -26,9 +27,7 @@ def _stack(pool, cluster=CLUSTER, **top):
 
 
 def _errors(pool, cluster=CLUSTER, **top) -> list[str]:
-    with pytest.raises(ConfigError) as err:
-        _stack(pool, cluster, **top)
-    return [str(i) for i in err.value.issues]
+    return config_errors(pool, lambda p: _stack(p, cluster, **top))
 
 
 def test_time_sliced_pool_is_accepted_and_labels_its_nodes():

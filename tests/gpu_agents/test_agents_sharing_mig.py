@@ -1,4 +1,4 @@
-"""GPU sharing and MIG derivations (issue 14 items 1-2), checked against the real device-plugin chart."""
+"""GPU sharing and MIG derivations, checked against the real device-plugin chart."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 14 items 2-4 end to end: the program installs GpuOperator (provider gpu-operator), DcgmExporter
+"""GPU agents end to end: the program installs GpuOperator (provider gpu-operator), DcgmExporter
 (gpuAgents.dcgmExporter with the standalone plugin) and GFD in the plugin chart (featureDiscovery / MPS), each with
 tolerations derived from the pools; the DCGM exporter and the plugin's NFD worker are rendered with the real charts
 (`helm template`, ../shared/charts) and tolerate every pool taint (fixing dcgm-exporter#731 and the NFD `Equal

@@ -1,4 +1,4 @@
-"""Issue 14 item 4: the GpuOperator component's chart values, asserted against `helm template` of the real
+"""The GpuOperator component's chart values, asserted against `helm template` of the real
 gpu-operator chart (../shared/charts/gpu-operator): the rendered ClusterPolicy's spec.daemonsets.tolerations
 (which the operator copies to every operand DaemonSet) and the NFD worker DaemonSet tolerate every pool taint,
 and the per-backend operand enables land in the ClusterPolicy. Skipped with the reason without helm/charts."""

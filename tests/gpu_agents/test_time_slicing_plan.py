@@ -1,4 +1,4 @@
-"""Issue 14 acceptance, time-slicing end to end: a g6.xlarge pool with replicas 4 plans clean, its device-plugin
+"""Time-slicing end to end: a g6.xlarge pool with replicas 4 plans clean, its device-plugin
 chart values carry the named timeSlicing config, its node label selects that config, and the self-managed Auto
 Scaling group's Cluster Autoscaler template says nvidia.com/gpu = 4. The chart values are rendered with the real
 chart (`helm template`) to show the ConfigMap holds the config the label names."""

@@ -1,4 +1,4 @@
-"""What the plan imports only when it needs it (issue 18), checked in a fresh interpreter.
+"""What the plan imports only when it needs it, checked in a fresh interpreter.
 
 ``offline_yaml`` patches ``pulumi_kubernetes.yaml.yaml`` (no remote v1 ``ConfigFile`` fetched)
 when the program imports it, instead of importing it (and ``requests``) for every plan. The

@@ -1,5 +1,5 @@
 """Importing the CLI and what ``gpupool plan`` imports before the program runs loads neither
-pydantic nor the config models (issue 18: the import budget): they are imported when a stack is
+pydantic nor the config models (the import budget): they are imported when a stack is
 validated. A fresh interpreter, since the test session has loaded them long ago. Not a timing test."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13 end to end: charts, YAML components, Releases and EKS add-ons are opened by the plan and judged.
+"""Expansion end to end: charts, YAML components, Releases and EKS add-ons are opened by the plan and judged.
 
 Each test writes a small Pulumi project (the shipped stack ``dev``'s config and program, plus
 the resource under test) and runs ``gpupool plan --json`` on it, as a user would. Charts come

@@ -109,7 +109,7 @@ def test_a_registered_backend_is_wired_summarised_reported_and_detected(fakeclou
 @pytest.mark.parametrize("backend", ["eks-managed", "gke", "self-managed", "karpenter"])
 def test_the_component_names_its_children_from_the_registry_templates(backend, monkeypatch):
     """Renaming a child template in the backend record renames what the component registers: the
-    wiring and the plan's readers share one spelling of each child name (issue 11)."""
+    wiring and the plan's readers share one spelling of each child name."""
     record = registry.get(backend)
     for role, (token, template) in list(record.children.items()):
         monkeypatch.setitem(record.children, role, (token, template + "-x"))

@@ -1,4 +1,4 @@
-"""The collector settings of the processes the package owns (issue 18): applied by the ``gpupool``
+"""The collector settings of the processes the package owns: applied by the ``gpupool``
 console script and the policy pack's entry point, never by importing the package as a library."""
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from typing import Any
 from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
 from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
 from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
+from ..sdk.terminal import terminal_text
 from .cluster import Node, Pool, detect_platform, group_pools, read_node
 from .declared import Declared, drift, whatif_nodes
 from .findings import Finding, NotJudged
@@ -148,7 +149,7 @@ class AuditReport:
         lines.append("")
         counts = ", ".join(f"{sum(f.level == lvl for f in self.findings)} {lvl}" for lvl in ("mandatory", "advisory", "info"))
         lines.append(f"{counts}; exit {self.exit_code} (--fail-on {self.fail_on})")
-        return "\n".join(lines)
+        return terminal_text(lines)
 
     # --- the page's matrix -------------------------------------------------------------------
     def matrix(self) -> Matrix:

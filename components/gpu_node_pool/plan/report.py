@@ -14,6 +14,7 @@ from typing import Any
 from .. import backends
 from ..config import ConfigError
 from ..sdk.outcome import envelope
+from ..sdk.terminal import terminal_text
 from .expand import not_judged_lines
 from .run import PlanResult
 
@@ -44,10 +45,10 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
     if result.config_issues:
         lines.append("")
-        lines.append(str(ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}")))
+        lines += ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}").lines()
         lines.append("")
         lines.append("exit 2: fix the stack config and run the plan again")
-        return "\n".join(lines)
+        return terminal_text(lines)
     lines.append(f"{len(result.resources)} resources would be registered")
     if result.warnings:
         lines.append("")
@@ -100,7 +101,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     lines += not_judged_lines(result)
     lines.append("")
     lines.append(exit_line(result, fail_on))
-    return "\n".join(lines)
+    return terminal_text(lines)
 
 
 _BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"

@@ -7,11 +7,11 @@ asserted as the Pulumi mocks record them.
 
 from __future__ import annotations
 
-import pytest
+from builders import config_error_text
 from conftest import base
 
 from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
-from gpu_node_pool.config import ConfigError, stack_warnings, validate_stack_config
+from gpu_node_pool.config import stack_warnings, validate_stack_config
 from gpu_node_pool.plan import record
 
 SG = "sg-0a1b2c3d4e5f60718"
@@ -54,12 +54,6 @@ def self_managed(**kw) -> dict:
     return cfg
 
 
-def errors(cfg: dict) -> str:
-    with pytest.raises(ConfigError) as info:
-        validate_stack_config(cfg)
-    return "\n".join(str(i) for i in info.value.issues)
-
-
 def test_eks_managed_efa_renders_one_efa_interface_per_network_card_of_p5_48xlarge():
     # p5.48xlarge: 32 EFA; terraform-aws-eks pattern (card i, device 0 on card 0 else 1, type efa)
     res = declare(eks())
@@ -97,30 +91,30 @@ def test_efa_adds_self_referencing_all_traffic_rules_on_the_named_group():
 
 def test_eks_managed_efa_requires_the_security_groups_of_the_interfaces():
     # EKS launch-templates: groups go on the interfaces; which one EKS adds there is undocumented
-    msg = errors(eks(efa={"enabled": True}))
+    msg = config_error_text(eks(efa={"enabled": True}))
     assert "pools[0]" in msg and "efa.securityGroupIds: required on eks-managed" in msg
 
 
 def test_efa_refused_on_a_type_without_efa():
     # g6.xlarge (smaller g6: 0), g6f.* 0
-    msg = errors(eks(instanceTypes=["g6.xlarge"]))
+    msg = config_error_text(eks(instanceTypes=["g6.xlarge"]))
     assert "'g6.xlarge' has 0 EFA interfaces" in msg and "MaximumEfaInterfaces > 0" in msg
-    assert "'g6e.4xlarge' has 0 EFA interfaces" in errors(self_managed(instanceTypes=["g6e.4xlarge"]))
+    assert "'g6e.4xlarge' has 0 EFA interfaces" in config_error_text(self_managed(instanceTypes=["g6e.4xlarge"]))
 
 
 def test_efa_refused_when_types_have_different_interface_counts():
     # p5.48xlarge 32, p5en.48xlarge 16; one EFA per network card (EKS node-efa)
-    msg = errors(eks(instanceTypes=["p5.48xlarge", "p5en.48xlarge"]))
+    msg = config_error_text(eks(instanceTypes=["p5.48xlarge", "p5en.48xlarge"]))
     assert "different EFA interface counts" in msg and "userguide/node-efa.html" in msg
 
 
 def test_efa_pool_needs_exactly_one_subnet():
     # a cluster placement group is in one AZ (EC2 placement-strategies)
     cfg = eks(subnetIds=["subnet-0a1b2c3d4e5f60718", "subnet-0b1b2c3d4e5f60718"])
-    assert "pools[0].subnetIds" in errors(cfg) and "placement-strategies" in errors(cfg)
+    assert "pools[0].subnetIds" in config_error_text(cfg) and "placement-strategies" in config_error_text(cfg)
     sm = self_managed()
     sm["cluster"]["subnetIds"] = ["subnet-0a1b2c3d4e5f60718", "subnet-0b1b2c3d4e5f60718"]
-    msg = errors(sm)
+    msg = config_error_text(sm)
     assert "pools[0].subnetIds" in msg and "(from cluster.subnetIds)" in msg and "placement-strategies" in msg
 
 
@@ -141,7 +135,7 @@ def test_self_managed_efa_on_provider_none_is_refused():
     cfg = self_managed()
     cfg["pools"][0] = {"name": "train", "backend": "self-managed", "format": "kubeadm", "provider": "none", "efa": {"enabled": True}}
     cfg["cluster"]["caCertHashes"] = ["sha256:" + "0" * 64]
-    assert "efa: provider none creates no cloud resources" in errors(cfg)
+    assert "efa: provider none creates no cloud resources" in config_error_text(cfg)
 
 
 def test_pools_without_efa_render_no_interfaces_or_placement_group():
@@ -193,16 +187,16 @@ def test_karpenter_efa_on_g6e_48xlarge_gets_four_cards_and_the_efa_only_warning(
 
 def test_karpenter_efa_refused_when_the_nodepool_can_launch_types_without_efa():
     # g6e.xlarge/2xlarge/4xlarge have 0 EFA
-    msg = errors(karpenter(instanceTypes=None, instanceFamilies=["g6e"]))
+    msg = config_error_text(karpenter(instanceTypes=None, instanceFamilies=["g6e"]))
     assert "0 or no sourced EFA interfaces" in msg and "g6e.xlarge" in msg and "MaximumEfaInterfaces" in msg
 
 
 def test_karpenter_efa_refused_on_mixed_counts_without_placement_group_or_one_zone():
     # one EFA per network card; a cluster placement group in one zone
-    assert "different EFA interface counts" in errors(karpenter(instanceTypes=["p5.48xlarge", "p5en.48xlarge"]))
-    assert "efa.placementGroup: required" in errors(karpenter(efa={"enabled": True}))
-    assert "one Availability Zone" in errors(karpenter(zones=["us-east-1a", "us-east-1b"]))
-    assert "'name' and 'id' are mutually exclusive" in errors(
+    assert "different EFA interface counts" in config_error_text(karpenter(instanceTypes=["p5.48xlarge", "p5en.48xlarge"]))
+    assert "efa.placementGroup: required" in config_error_text(karpenter(efa={"enabled": True}))
+    assert "one Availability Zone" in config_error_text(karpenter(zones=["us-east-1a", "us-east-1b"]))
+    assert "'name' and 'id' are mutually exclusive" in config_error_text(
         karpenter(efa={"enabled": True, "placementGroup": {"name": "x", "id": "pg-1"}}))
 
 

@@ -8,12 +8,12 @@ CapacityReservationSpecification, the EKS and GKE node repair references).
 
 from __future__ import annotations
 
-import pytest
+from builders import config_errors
 from conftest import base
 
 from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
 from gpu_node_pool.backends._shared.cluster_autoscaler import gpu_tag_need, node_template_tag_problem
-from gpu_node_pool.config import ConfigError, stack_warnings, validate_stack_config
+from gpu_node_pool.config import stack_warnings, validate_stack_config
 from gpu_node_pool.plan import record
 from gpu_node_pool.policies import StackResource, evaluate
 from gpu_node_pool.policies import rules as d
@@ -46,12 +46,6 @@ def pool(**kw) -> dict:
     return cfg
 
 
-def errors(cfg: dict) -> list[str]:
-    with pytest.raises(ConfigError) as info:
-        validate_stack_config(cfg)
-    return [str(i) for i in info.value.issues]
-
-
 def ca_tags(res: dict) -> dict[str, str]:
     return {v["tag"]["key"]: v["tag"]["value"] for (t, _), v in res.items() if t == TAG}
 
@@ -67,7 +61,7 @@ def test_zero_size_eks_managed_p5_4xlarge_pool_registers_the_gpu_resource_tag():
 
 def test_fractional_gpu_pool_at_zero_needs_gpus_per_node_and_gets_it_as_the_tag():
     # CA's table gives g6f 0 GPUs (aws/karpenter-provider-aws#8368), so the tag is required and no source gives its value
-    (err,) = errors(pool(instanceTypes=["g6f.xlarge"]))
+    (err,) = config_errors(pool(instanceTypes=["g6f.xlarge"]))
     assert "set gpusPerNode" in err and "cloudprovider/aws/README.md" in err
     tags = ca_tags(declare(pool(instanceTypes=["g6f.xlarge"], gpusPerNode=1)))
     assert tags[CA + "resources/nvidia.com/gpu"] == "1"
@@ -104,7 +98,7 @@ def test_malformed_taint_tag_on_a_hand_written_asg_is_reported_with_the_correcte
 
 def test_capacity_block_requires_the_reservation_id():
     # EKS capacity-blocks-mng
-    (err,) = errors(pool(instanceTypes=["p5.48xlarge"], capacityType="CAPACITY_BLOCK"))
+    (err,) = config_errors(pool(instanceTypes=["p5.48xlarge"], capacityType="CAPACITY_BLOCK"))
     assert "CAPACITY_BLOCK needs capacityReservationId" in err and "capacity-blocks-mng" in err
 
 
@@ -112,20 +106,20 @@ def test_capacity_block_takes_one_instance_type():
     # the type goes in the launch template (EKS launch-templates)
     cfg = pool(instanceTypes=["p5.48xlarge", "p5e.48xlarge"], capacityType="CAPACITY_BLOCK",
                capacityReservationId="cr-0123456789abcdef0")
-    assert any("exactly one instance type" in e and "launch-templates" in e for e in errors(cfg))
+    assert any("exactly one instance type" in e and "launch-templates" in e for e in config_errors(cfg))
 
 
 def test_capacity_block_needs_one_subnet():
     # EC2 capacity-blocks-launch: instances launch only in the block's AZ
     cfg = pool(instanceTypes=["p5.48xlarge"], capacityType="CAPACITY_BLOCK", capacityReservationId="cr-0123456789abcdef0")
     cfg["cluster"]["subnetIds"] = ["subnet-0a1b2c3d4e5f60718", "subnet-0f1e2d3c4b5a69788"]
-    (err,) = errors(cfg)
+    (err,) = config_errors(cfg)
     assert err.startswith("pools[0].subnetIds: 2 subnets (from cluster.subnetIds)") and "capacity-blocks-launch" in err
 
 
 def test_reservation_id_only_with_capacity_block():
     # EKS capacity-blocks-mng: both directions
-    (err,) = errors(pool(capacityReservationId="cr-0123456789abcdef0"))
+    (err,) = config_errors(pool(capacityReservationId="cr-0123456789abcdef0"))
     assert "capacityReservationId is for capacityType CAPACITY_BLOCK" in err
 
 
@@ -158,19 +152,19 @@ def test_capacity_block_warns_about_desired_size_and_unconfirmed_types():
 
 def test_odcr_target_and_preference_are_exclusive():
     # CloudFormation CapacityReservationSpecification: one option at a time
-    (err,) = errors(pool(capacityReservation={"id": "cr-0123456789abcdef0", "preference": "open"}))
+    (err,) = config_errors(pool(capacityReservation={"id": "cr-0123456789abcdef0", "preference": "open"}))
     assert "exactly one of id, resourceGroupArn" in err and "capacityreservationspecification" in err
 
 
 def test_odcr_preference_enum():
     # CloudFormation CapacityReservationPreference values
-    (err,) = errors(pool(capacityReservation={"preference": "targeted"}))
+    (err,) = config_errors(pool(capacityReservation={"preference": "targeted"}))
     assert "capacityReservation.preference" in err
 
 
 def test_odcr_needs_on_demand():
     # an ODCR is On-Demand capacity (terraform-aws-eks-blueprints targeted-odcr)
-    (err,) = errors(pool(capacityType="SPOT", capacityReservation={"id": "cr-0123456789abcdef0"}))
+    (err,) = config_errors(pool(capacityType="SPOT", capacityReservation={"id": "cr-0123456789abcdef0"}))
     assert "needs capacityType ON_DEMAND" in err
 
 

@@ -26,6 +26,7 @@ BACKEND = register(
         summarise="summary:summarise",
         report="summary:report",
         detect="detect:detect",
+        node_labels="labels:node_labels",
         detects=(LAUNCH_TEMPLATE,),
         children={
             "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),

@@ -273,6 +273,12 @@ class SelfManagedPool(PoolBase):
         return not self.ships_own_device_plugin
 
     @property
+    def writes_bottlerocket_settings(self) -> bool:
+        """The ``bottlerocket`` format renders the node's TOML settings (``bootstrap.py``), where
+        Bottlerocket's MIG settings are added (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
+        return self.format == "bottlerocket"
+
+    @property
     def cluster_platform(self) -> str:
         """``eks`` for the EKS bootstrap formats (al2023, bottlerocket, al2), else ``self-managed`` (kubeadm, kubelet)."""
         return "eks" if self.format in SELF_MANAGED_EC2_FORMATS else "self-managed"

@@ -43,4 +43,5 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         platform="eks" if bootstrap_format(user_data) in ("al2023", "bottlerocket", "al2") else "self-managed",
         problem=problem,
         extra={"launch_template_name": text(dig(props, "name"))},
+        instance_types=(instance_type,) if instance_type else None,
     )

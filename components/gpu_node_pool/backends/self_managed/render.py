@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
     from ...config import ClusterConfig
 
 from ...gpu_agents.capacity import autoscaler_resources
+from ...gpu_agents.mig import bottlerocket_settings
 from ...sdk.identity import replaced
 from .._shared.capacity import capacity_reservation_spec
 from .._shared.cluster_autoscaler import (
@@ -23,7 +24,7 @@ from .._shared.cluster_autoscaler import (
 from .._shared.efa import efa_enabled
 from .._shared.efa import launch_template_args as efa_launch_template_args
 from .._shared.registration import ClusterInfo, Registration
-from .bootstrap import FORMATS, render_bootstrap
+from .bootstrap import FORMATS, render_bootstrap, render_bottlerocket_user_data
 
 # --- a pool's bootstrap and its EC2 wiring (plain values; pool.py makes the resources) ---
 
@@ -45,8 +46,13 @@ def ami_ssm_parameter(fmt: str, kubernetes_version: str, arch: str) -> str:
 
 
 def bootstrap_files(pool: Any, cluster: ClusterConfig) -> dict[str, str]:
-    """The pool's rendered bootstrap: ``{file name: text}`` (see :data:`FORMATS`)."""
-    return render_bootstrap(pool.format, Registration.of_pool(pool), ClusterInfo.from_config(cluster))
+    """The pool's rendered bootstrap: ``{file name: text}`` (see :data:`FORMATS`); a Bottlerocket pool with
+    ``mig`` also carries Bottlerocket's MIG settings in its TOML (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
+    reg, info = Registration.of_pool(pool), ClusterInfo.from_config(cluster)
+    settings = bottlerocket_settings(pool)
+    if settings:
+        return {"user-data.toml": render_bottlerocket_user_data(reg, info, settings)}
+    return render_bootstrap(pool.format, reg, info)
 
 
 def user_data(pool: Any, cluster: ClusterConfig, files: Any = None) -> Any:

@@ -13,6 +13,11 @@ GPU Operator's plugin). This policy judges, per pool:
   without the labels the plugin's affinity and the operator's operands select (NVIDIA/k8s-device-plugin@v0.20.0 ``deployments/helm/nvidia-device-plugin/values.yaml``:
   the NFD worker tolerates only ``nvidia.com/gpu=present`` with ``Equal``, the plugin's affinity wants NFD's
   ``pci-10de.present`` label);
+Each agent is judged where it lands (:func:`gpu_node_pool.policies.placement.place`): its tolerations
+against the pool's taints and its node selection against the labels of each instance type (and zone)
+of the pool, so an agent pinned to other instance types, or to a label the pool's nodes never carry,
+is a finding naming the type and the label.
+
 * **DCGM exporter** wherever one is installed (the standalone chart, whose default tolerates only the
   control plane - NVIDIA/dcgm-exporter#731, ``deployment/values.yaml``; a DaemonSet by image; the GPU Operator's operand):
   it must reach every GPU pool, or those GPUs have no metrics;
@@ -34,8 +39,9 @@ from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs
 
 from ...sdk.props import Undecided, UnknownValueError
 from ..gpu_agents import agent_resources, dcgm_exporters, driver_installers, efa_device_plugins, standalone_nfd_workers
+from ..placement import SELECTION_FIX, place
 from ..stack import stack_index
-from ..workloads import NodeSelection, read_tolerations, stay_on
+from ..workloads import NodeSelection, read_tolerations
 from ._shared import _stack_pools
 
 NO_DRIVER = "INSTALLATION_DISABLED"
@@ -43,24 +49,17 @@ NO_DRIVER = "INSTALLATION_DISABLED"
 
 class _Agent:
     """An agent's pod spec read once for every pool: its tolerations and node selection (or the
-    ``UnknownValueError`` reading them raised), and its verdict per taint, found once."""
+    ``UnknownValueError`` reading them raised)."""
 
-    __slots__ = ("display", "tolerations", "selection", "stays")
+    __slots__ = ("display", "tolerations", "selection")
 
     def __init__(self, display: str, pod_spec: Mapping[str, Any]) -> None:
         self.display = display
-        self.stays: dict[Any, Any] = {}
         try:
             self.tolerations, _ = read_tolerations(pod_spec)
             self.selection: NodeSelection | UnknownValueError = NodeSelection.of(pod_spec)
         except UnknownValueError as err:
             self.tolerations, self.selection = [], err
-
-    def stay(self, taint: Any) -> Any:
-        found = self.stays.get(taint)
-        if found is None:
-            found = self.stays[taint] = stay_on(self.tolerations, taint)
-        return found
 
 
 def _agents(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[_Agent]:
@@ -68,18 +67,16 @@ def _agents(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[_Agent]:
 
 
 def _why_not(agent: _Agent, pool: Any, undecided: Undecided) -> str | None:
-    """None when the agent's pods land on the pool's nodes; else why not (one clause)."""
+    """None when the agent's pods land on every new node of the pool (or it cannot be decided); else
+    why not (one clause naming the taint, or the instance type and label its selection excludes)."""
     if isinstance(agent.selection, UnknownValueError):
         undecided.add(f"{agent.display} on {pool.display}", agent.selection)
         return None
-    selected = agent.selection.on(pool.labels or {})
-    missing = [s for s in (agent.stay(t) for t in pool.taints if t.effect.repels) if not s.ok]
-    why = []
-    if selected is False:
-        why.append(f"its node selection excludes the pool's node labels {dict(sorted((pool.labels or {}).items()))}")
-    if missing:
-        why.append("; ".join(s.describe() for s in missing))
-    return f"{agent.display}: {', and '.join(why)}" if why else None
+    placement = place(agent.tolerations, agent.selection, pool)
+    if placement.status in ("runs", "notJudged"):
+        return None
+    fix = f"; {SELECTION_FIX}" if placement.excluded else ""
+    return f"{agent.display}: {placement.describe()}{fix}"
 
 
 def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided) -> list[str] | None:
@@ -133,10 +130,11 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
             why = _why_not(agent, pool, undecided)
             if why is not None:
                 report(
-                    f"The DCGM exporter does not cover {pool.display}: {why}. Its GPUs export no metrics "
+                    f"The DCGM exporter does not cover {pool.display}: {why}. Those GPUs export no metrics "
                     "(the dcgm-exporter chart's default tolerates only the control plane, dcgm-exporter#731). "
                     "Derive its tolerations and node affinity from the pools (gpuAgents.dcgmExporter, or one Exists "
-                    "toleration per pool taint in the chart's tolerations).",
+                    "toleration per pool taint in the chart's tolerations, and a nodeSelector/affinity that admits "
+                    "every instance type of the pool).",
                     pool.urn or None,
                 )
     _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided)

@@ -1,9 +1,9 @@
-"""Issue 16 §4: Karpenter GPU NodePools declare the boot taints of the agents the stack installs."""
+"""Policy karpenter-startup-taints: Karpenter GPU NodePools declare the boot taints of the agents the stack installs."""
 
 from __future__ import annotations
 
 import pytest
-from test_policies import GPU, daemonset, karpenter_pool, node_group, run
+from builders import GPU, daemonset, karpenter_pool, node_group, run
 
 from gpu_node_pool.config import ConfigError, validate_stack_config
 from gpu_node_pool.k8s.startup_taints import AGENTS, is_karpenter_ephemeral, startup_taints_for

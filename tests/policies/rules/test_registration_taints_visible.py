@@ -1,4 +1,4 @@
-"""Issue 16 §3: taints a managed node group's launch template registers through the kubelet, but
+"""Policy registration-taints-visible: taints a managed node group's launch template registers through the kubelet, but
 the node group does not declare, are reported and count as pool taints for every other policy."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from test_policies import EXISTS_GPU, daemonset, node_group, run
+from builders import EXISTS_GPU, daemonset, node_group, run
 
 from gpu_node_pool.backends._shared.registration import ClusterInfo, Registration
 from gpu_node_pool.backends.self_managed.bootstrap import render_bootstrap

@@ -1,10 +1,10 @@
-"""Issue 16 §0 and §1: effective tolerations (what admission and the DaemonSet controller add), and
+"""Policy gpu-workloads-tolerate-their-pool: effective tolerations (what admission and the DaemonSet controller add), and
 workloads that target GPU nodes but cannot land on them."""
 
 from __future__ import annotations
 
 import pytest
-from test_policies import deployment, gke_pool, node_group, run
+from builders import deployment, gke_pool, node_group, run
 
 from gpu_node_pool.k8s.taints import (
     Taint,
@@ -27,7 +27,7 @@ def inference_pool(*taints: str):
     return node_group("inference", taints=taints, labels={"nvidia.com/gpu.present": "true", **POOL_LABEL})
 
 
-# --- §0 effective tolerations ------------------------------------------------------------------
+# --- effective tolerations ---------------------------------------------------------------------
 
 
 def test_extended_resource_toleration_on_eks_and_gke_only_or_when_the_stack_says_so():
@@ -58,7 +58,7 @@ def test_the_daemonset_controller_tolerations():
     assert not any(tolerates(t, network) for t in added_tolerations({}, "eks", "DaemonSet"))
 
 
-# --- §1 gpu-workloads-tolerate-their-pool -----------------------------------------------------
+# --- gpu-workloads-tolerate-their-pool --------------------------------------------------------
 
 
 def test_vllm_with_an_equal_toleration_of_the_wrong_value_is_pending_forever():

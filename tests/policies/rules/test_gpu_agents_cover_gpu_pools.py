@@ -1,10 +1,10 @@
-"""Issue 14 item 5: gpu-agents-cover-gpu-pools judges the DCGM exporter wherever one is installed (the standalone
+"""Policy gpu-agents-cover-gpu-pools judges the DCGM exporter wherever one is installed (the standalone
 chart, whose default tolerates only the control plane - dcgm-exporter#731; a DaemonSet by image; the GPU
 Operator's dcgmExporter operand), naming the agent, the pool and the untolerated taint."""
 
 from __future__ import annotations
 
-from test_policies import EXISTS_GPU, daemonset, node_group, run
+from builders import EXISTS_GPU, daemonset, node_group, run
 
 from gpu_node_pool.policies import StackResource
 from gpu_node_pool.policies import rules as d
