@@ -19,6 +19,7 @@ def test_the_pack_has_its_policies_with_their_levels():
         "daemonsets-tolerate-gpu-taints": "mandatory",
         "device-plugin-covers-gpu-pools": "mandatory",
         "gpu-toleration-allowlist": "mandatory",
+        "daemonsets-tolerate-exactly": "advisory",
         "gpu-workloads-select-gpu-nodes": "advisory",
         "gpu-limits-well-formed": "mandatory",
         "noexecute-gpu-taint": "advisory",

@@ -48,6 +48,12 @@ SECRET = "[secret]"
 # --- our components ---------------------------------------------------------------------
 GPU_NODE_POOL_TYPE = "gpu-node-pools:index:GpuNodePool"
 NVIDIA_DEVICE_PLUGIN_TYPE = "gpu-node-pools:index:NvidiaDevicePlugin"
+GPU_OPERATOR_TYPE = "gpu-node-pools:index:GpuOperator"
+DCGM_EXPORTER_TYPE = "gpu-node-pools:index:DcgmExporter"
+EFA_DEVICE_PLUGIN_TYPE = "gpu-node-pools:index:EfaDevicePlugin"
+#: Our node agent components; each registers the namespace it installs its chart into as this property.
+AGENT_COMPONENT_TYPES = (NVIDIA_DEVICE_PLUGIN_TYPE, GPU_OPERATOR_TYPE, DCGM_EXPORTER_TYPE, EFA_DEVICE_PLUGIN_TYPE)
+AGENT_NAMESPACE_PROP = "agentNamespace"
 
 # --- provider resources several layers read ---------------------------------------------
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"

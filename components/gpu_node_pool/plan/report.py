@@ -97,6 +97,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
             lines.append(f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}")
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
+    lines += agent_lines(result.config)
     lines += not_judged_lines(result)
     lines.append("")
     lines.append(exit_line(result, fail_on))
@@ -104,6 +105,28 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
 
 
 _BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
+
+
+def agent_lines(stack: Any) -> list[str]:
+    """One line naming the namespaces of the agents this stack installs, which the allow-list rules allow on top
+    of their ``allowedNamespaces``; and, for EFA pools of instance types outside the EFA plugin chart's list, why
+    the plugin will not run there. Empty without a validated stack or agents."""
+    if stack is None:
+        return []
+    from ..gpu_agents.efa_device_plugin.values import unsupported_types
+    from ..gpu_agents.installed import installed_agents
+
+    agents = installed_agents(stack)
+    lines = []
+    if agents:
+        lines.append("agent namespaces allowed by gpu-toleration-allowlist and daemonsets-tolerate-exactly: "
+                     + ", ".join(f"{a.namespace} ({a.title})" for a in agents))
+    if any(a.key == "efa_device_plugin" for a in agents):
+        for pool, types in unsupported_types(stack.pools).items():
+            lines.append(f"EFA device plugin: pool {pool} types {', '.join(types)} are outside the chart's "
+                         "supportedInstanceLabels (aws-efa-k8s-device-plugin 0.5.30 values.yaml); its node affinity "
+                         "keeps the plugin off those nodes")
+    return lines
 
 
 def admission_lines(resources: Iterable[Any]) -> list[str]:

@@ -44,6 +44,7 @@ from ..pools import AgentPool
 from ..sharing_config import DEFAULT_CONFIG_NAME, config_documents
 
 __all__ = [
+    "NAMESPACE",
     "CHART",
     "CHART_REPO",
     "GKE_INSTALL_DIR",
@@ -57,6 +58,8 @@ __all__ = [
 
 CHART = "gpu-operator"
 CHART_REPO = "https://helm.ngc.nvidia.com/nvidia"
+#: Where the program installs the operator (NVIDIA's install guide uses ``-n gpu-operator``).
+NAMESPACE = "gpu-operator"
 #: Where GKE's driver installer puts the driver (NVIDIA cloud-native-docs gpu-operator/google-gke.rst).
 GKE_INSTALL_DIR = "/home/kubernetes/bin/nvidia"
 #: The ConfigMap the operator's chart creates for the device plugin's named configs.

@@ -20,7 +20,14 @@ is a finding naming the type and the label.
 
 * **DCGM exporter** wherever one is installed (the standalone chart, whose default tolerates only the
   control plane - NVIDIA/dcgm-exporter#731, ``deployment/values.yaml``; a DaemonSet by image; the GPU Operator's operand):
-  it must reach every GPU pool, or those GPUs have no metrics.
+  it must reach every GPU pool, or those GPUs have no metrics;
+* **EFA device plugin** on every pool a ``GpuNodePool`` declares with ``efa.enabled`` (its ``efa`` property):
+  without AWS's ``aws-efa-k8s-device-plugin`` tolerating the pool's taints its nodes advertise no
+  ``vpc.amazonaws.com/efa`` and no pod asking for EFA interfaces schedules (EKS user guide,
+  https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html). EFA on hand-written pools is not read here.
+
+How it fits with ``gpu-toleration-allowlist``: the agents this rule asks for are DaemonSets, which the allow-list
+does not judge, so an agent that tolerates exactly the taints of the pools it serves passes both.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
 from ...sdk.props import Undecided, UnknownValueError
-from ..gpu_agents import agent_resources, dcgm_exporters, driver_installers, standalone_nfd_workers
+from ..gpu_agents import agent_resources, dcgm_exporters, driver_installers, efa_device_plugins, standalone_nfd_workers
 from ..placement import SELECTION_FIX, place
 from ..stack import stack_index
 from ..workloads import NodeSelection, read_tolerations
@@ -130,19 +137,38 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                     "every instance type of the pool).",
                     pool.urn or None,
                 )
+    _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided)
     undecided.raise_if_any()
+
+
+def _judge_efa(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided) -> None:
+    """An EFA device plugin covers every EFA pool."""
+    plugins = _agents(efa_device_plugins(agent_resources(stack_index(args)), undecided)) if pools else []
+    for pool in pools:
+        reasons = _judge(plugins, pool, undecided)
+        if reasons is None:
+            continue
+        found = f" The plugins found do not reach it: {' | '.join(reasons)}." if reasons else ""
+        report(
+            f"No EFA device plugin covers {pool.display}: its nodes advertise no vpc.amazonaws.com/efa, so no pod "
+            f"asking for EFA interfaces schedules there.{found} Install AWS's aws-efa-k8s-device-plugin chart "
+            "(https://aws.github.io/eks-charts) with one Exists toleration per pool taint (the program does so "
+            "unless gpuAgents.efaDevicePlugin.enabled is false).",
+            pool.urn or None,
+        )
 
 
 POLICY = StackValidationPolicy(
     name="gpu-agents-cover-gpu-pools",
     description="Every GPU pool gets the GPU agents besides the device plugin it needs: a driver installer where "
-    "the backend installs none (GKE INSTALLATION_DISABLED), and feature discovery workers and DCGM exporters that "
-    "tolerate its taints.",
+    "the backend installs none (GKE INSTALLATION_DISABLED), feature discovery workers and DCGM exporters that "
+    "tolerate its taints, and the EFA device plugin on EFA pools.",
     validate=validate_gpu_agents_cover_gpu_pools,
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
         "Install GKE's nvidia-driver-installer (or the GPU Operator with driver.enabled) for pools with "
-        "gpuDriverVersion INSTALLATION_DISABLED; derive NFD worker tolerations from the pools (one Exists "
-        "toleration per pool taint)."
+        "gpuDriverVersion INSTALLATION_DISABLED; derive NFD worker, DCGM exporter and EFA device plugin tolerations "
+        "from the pools (one Exists toleration per pool taint). These agents are DaemonSets, which "
+        "gpu-toleration-allowlist does not judge."
     ),
 )
