@@ -194,3 +194,18 @@ def test_print_rbac_is_get_and_list_only(capsys):
     assert {v for rule in role["rules"] for v in rule["verbs"]} == {"get", "list"}
     assert {r for rule in role["rules"] for r in rule["resources"]} == {"nodes", "daemonsets", "pods", "events"}
     assert binding["roleRef"]["name"] == role["metadata"]["name"]
+
+
+def test_a_dump_object_with_a_field_of_the_wrong_shape_is_skipped_and_named_not_a_crash(tmp_path, capsys):
+    from gpu_node_pool.cli import commands as cli_commands
+
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": ["a"]}, "spec": {}, "status": {}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "x"}, "spec": {},
+         "status": {"phase": "Pending", "conditions": "x"}},
+    ]}))
+    code = cli_commands.main(["audit", "--cluster-dump", str(dump), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and out["exitCode"] == code
+    assert any("Node n1: a field has the wrong shape" in item["reason"] for item in out["notJudged"]), out["notJudged"]
