@@ -17,6 +17,7 @@ from ...config import PoolConfig
 from ...config.agents import DcgmExporterConfig
 from ...k8s.taints import Toleration
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP, DCGM_EXPORTER_TYPE
+from .. import chart_install
 from ..once import claim
 from ..pools import agent_pool
 from . import values as render
@@ -64,19 +65,10 @@ class DcgmExporter(pulumi.ComponentResource):
                                          service_monitor=args.config.service_monitor)
         claim("DcgmExporter", name, args.cluster_name, args.cluster, opts, "DcgmExporterArgs")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.config.namespace}, opts)
-        import pulumi_kubernetes as k8s
 
         self.tolerations = self.values["tolerations"]
-        namespace = k8s.core.v1.Namespace(
-            f"{name}-namespace", metadata={"name": args.config.namespace}, opts=pulumi.ResourceOptions(parent=self)
+        ns = chart_install.namespace(self, name, args.config.namespace)
+        self.chart = chart_install.install_chart(
+            self, name, chart=render.CHART, version=args.config.chart_version, repository=args.config.repository,
+            namespace_name=args.config.namespace, values=self.values, depends_on=[ns],
         )
-        self.chart = k8s.helm.v4.Chart(
-            f"{name}-chart",
-            chart=render.CHART,
-            version=args.config.chart_version,
-            repository_opts={"repo": args.config.repository},
-            namespace=args.config.namespace,
-            values=self.values,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
-        )
-        self.register_outputs({"values": self.values, "namespace": args.config.namespace})

@@ -15,7 +15,7 @@ import pulumi
 
 from ...config import DevicePluginConfig, PoolConfig
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP
-from .. import once
+from .. import chart_install, once
 from . import checks
 from . import values as render
 
@@ -81,22 +81,11 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         once.claim("NvidiaDevicePlugin", name, args.cluster_name, cluster, opts, "NvidiaDevicePluginArgs",
                    path="devicePlugin", what="the NVIDIA device plugin")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.config.namespace}, opts)
-        import pulumi_kubernetes as k8s
 
         self.values = render.chart_values(served, args.config, args.feature_discovery)
         self.tolerations = self.values["tolerations"]
-        namespace = k8s.core.v1.Namespace(
-            f"{name}-namespace",
-            metadata={"name": args.config.namespace},
-            opts=pulumi.ResourceOptions(parent=self),
+        ns = chart_install.namespace(self, name, args.config.namespace)
+        self.chart = chart_install.install_chart(
+            self, name, chart=render.CHART, version=args.config.chart_version, repository=args.config.repository,
+            namespace_name=args.config.namespace, values=self.values, depends_on=[ns],
         )
-        self.chart = k8s.helm.v4.Chart(
-            f"{name}-chart",
-            chart=render.CHART,
-            version=args.config.chart_version,
-            repository_opts={"repo": args.config.repository},
-            namespace=args.config.namespace,
-            values=self.values,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
-        )
-        self.register_outputs({"values": self.values, "namespace": args.config.namespace})

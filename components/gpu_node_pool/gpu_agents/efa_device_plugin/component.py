@@ -19,6 +19,7 @@ from ...config import PoolConfig
 from ...config.agents import EfaDevicePluginConfig
 from ...k8s.taints import Toleration
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP, EFA_DEVICE_PLUGIN_TYPE
+from .. import chart_install
 from ..once import claim
 from . import values as render
 
@@ -67,20 +68,12 @@ class EfaDevicePlugin(pulumi.ComponentResource):
         claim("EfaDevicePlugin", name, args.cluster_name, args.cluster, opts, "EfaDevicePluginArgs",
               path="gpuAgents.efaDevicePlugin", what="the EFA device plugin")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.config.namespace}, opts)
-        import pulumi_kubernetes as k8s
 
         self.tolerations = self.values["tolerations"]
         depends: list[pulumi.Resource] = []
         if args.config.namespace != "kube-system":
-            depends.append(k8s.core.v1.Namespace(
-                f"{name}-namespace", metadata={"name": args.config.namespace}, opts=pulumi.ResourceOptions(parent=self)))
-        self.chart = k8s.helm.v4.Chart(
-            f"{name}-chart",
-            chart=render.CHART,
-            version=args.config.chart_version,
-            repository_opts={"repo": args.config.repository},
-            namespace=args.config.namespace,
-            values=self.values,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends),
+            depends.append(chart_install.namespace(self, name, args.config.namespace))
+        self.chart = chart_install.install_chart(
+            self, name, chart=render.CHART, version=args.config.chart_version, repository=args.config.repository,
+            namespace_name=args.config.namespace, values=self.values, depends_on=depends,
         )
-        self.register_outputs({"values": self.values, "namespace": args.config.namespace})

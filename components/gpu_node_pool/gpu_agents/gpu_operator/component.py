@@ -17,6 +17,7 @@ import pulumi
 from ...config import DevicePluginConfig, PoolConfig
 from ...config.agents import GpuAgentsConfig
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE
+from .. import chart_install
 from ..once import claim
 from ..pools import agent_pool
 from . import values as render
@@ -81,8 +82,7 @@ class GpuOperator(pulumi.ComponentResource):
             extra_tolerations=[t.to_toleration() for t in args.config.extra_tolerations],
         )
         self.tolerations = self.values["daemonsets"]["tolerations"]
-        child = pulumi.ResourceOptions(parent=self)
-        namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": args.namespace}, opts=child)
+        namespace = chart_install.namespace(self, name, args.namespace)
         depends: list[pulumi.Resource] = [namespace]
         if render.needs_gke_quota(pools):
             quota = render.gke_resource_quota(args.namespace)
@@ -90,13 +90,7 @@ class GpuOperator(pulumi.ComponentResource):
                 f"{name}-quota", metadata=quota["metadata"], spec=quota["spec"],
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
             ))
-        self.chart = k8s.helm.v4.Chart(
-            f"{name}-chart",
-            chart=render.CHART,
-            version=args.version,
-            repository_opts={"repo": render.CHART_REPO},
-            namespace=args.namespace,
-            values=self.values,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends),
+        self.chart = chart_install.install_chart(
+            self, name, chart=render.CHART, version=args.version, repository=render.CHART_REPO,
+            namespace_name=args.namespace, values=self.values, depends_on=depends,
         )
-        self.register_outputs({"values": self.values, "namespace": args.namespace})

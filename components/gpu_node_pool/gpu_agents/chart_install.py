@@ -1,0 +1,45 @@
+"""How every GPU agent component installs its chart: a ``kubernetes.helm.v4.Chart`` child
+``<name>-chart`` in the agent's namespace, after the namespace (and whatever else) it depends on.
+
+``helm.v4.Chart`` renders client-side, so the chart's DaemonSets are real children that the
+policies judge at preview (https://www.pulumi.com/registry/packages/kubernetes/api-docs/helm/v4/chart/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pulumi
+
+__all__ = ["namespace", "install_chart"]
+
+
+def namespace(parent: pulumi.Resource, name: str, namespace_name: str) -> pulumi.Resource:
+    """The ``kubernetes.core.v1.Namespace`` child ``<name>-namespace`` called ``namespace_name``."""
+    import pulumi_kubernetes as k8s
+
+    return k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": namespace_name},
+                                 opts=pulumi.ResourceOptions(parent=parent))
+
+
+def install_chart(parent: pulumi.ComponentResource, name: str, *, chart: str, version: str, repository: str,
+                  namespace_name: str, values: Mapping[str, Any], depends_on: Sequence[pulumi.Resource]) -> Any:
+    """Register the chart child ``<name>-chart`` and the component's outputs (``values``, ``namespace``).
+
+    Returns:
+        the ``kubernetes.helm.v4.Chart`` resource.
+    """
+    import pulumi_kubernetes as k8s
+
+    chart_resource = k8s.helm.v4.Chart(
+        f"{name}-chart",
+        chart=chart,
+        version=version,
+        repository_opts={"repo": repository},
+        namespace=namespace_name,
+        values=values,
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(depends_on)),
+    )
+    parent.register_outputs({"values": values, "namespace": namespace_name})
+    return chart_resource
