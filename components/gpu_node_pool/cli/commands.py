@@ -198,7 +198,7 @@ def _render(args: argparse.Namespace) -> int:
     if args.json:
         print_report(report(
             "render", code, stack=args.stack, failOn=args.fail_on,
-            configErrors=[{"path": i.path, "message": i.message} for i in result.config_issues],
+            configErrors=[i.to_json() for i in result.config_issues],
             violations=result.violations, outDir=str(args.out),
             written=[str(p) for p in written.written] if written else [],
             removed=[str(p) for p in written.removed] if written else [],
@@ -223,9 +223,13 @@ def _render(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from ..config import load_stack_config
 
-    project = plan_mod.find_project(args.project_dir)
-    config, secrets, path = plan_mod.load_stack_file(project, args.stack)
-    stack_config = load_stack_config(config, path.name, set(secrets).__contains__)
+    from ..plan.stack_file import read_stack
+
+    found = read_stack(plan_mod.find_project(args.project_dir), args.stack)
+    try:
+        stack_config = load_stack_config(found.config, found.path.name, set(found.secrets).__contains__)
+    except ConfigError as err:
+        raise ConfigError(found.locate(err.issues), err.source) from None
     if args.json:
         pools = [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
         print_report(report("validate", ExitCode.OK, stack=args.stack, configErrors=[], pools=pools))
@@ -306,7 +310,7 @@ def _input_errors() -> tuple[type[BaseException], ...]:
 def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
     """Exit 2: a mistake in the stack file, config, --policy-pack-config, --requirement or --out."""
     if isinstance(err, ConfigError):
-        issues = [{"path": i.path, "message": i.message} for i in err.issues]
+        issues = [i.to_json() for i in err.issues]
         text = str(err)
     elif getattr(err, "issue", None) is not None:  # plan.run.ProgramError: the user's program failed
         issues = [{"path": err.issue.path, "message": err.issue.message}]

@@ -107,13 +107,16 @@ def check_project(
     """
     import pulumi
 
-    from .run import find_project, load_stack_file, record_program
+    from .run import find_project, record_program
+    from .stack_file import StackFile, read_stack
 
     project = find_project(project_dir)
     result = CheckResult(stack=stack)
+    found: StackFile | None = None
     try:
         result.project, program = _program_path(project)
-        config, secrets, _ = load_stack_file(project, stack)
+        found = read_stack(project, stack)
+        config, secrets = found.config, found.secrets
         try:
             result.resources, _ = record_program(
                 program, config, secrets, stack=stack, project=result.project
@@ -125,7 +128,7 @@ def check_project(
         except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
             raise _program_error(err, program) from None
     except ConfigError as err:
-        result.config_issues = err.issues
+        result.config_issues = found.locate(err.issues) if found is not None else err.issues
         return result
     _find_pools(result)
     from ..policies import evaluate
@@ -194,7 +197,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
     return {
         "stack": result.stack,
         "project": result.project,
-        "configErrors": [{"path": i.path, "message": i.message} for i in result.config_issues],
+        "configErrors": [i.to_json() for i in result.config_issues],
         "pools": result.pools,
         "devicePlugins": result.device_plugins,
         "coverage": result.coverage,
@@ -206,6 +209,8 @@ def to_json(result: CheckResult) -> dict[str, Any]:
 
 def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     """The human-readable check report; its last line is the exit code judged at ``fail_on``."""
+    from .report import violation_lines
+
     code = result.exit_code_at(fail_on)
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
     if result.config_issues:
@@ -236,7 +241,7 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     lines.append("")
     if result.violations:
         lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
-        lines += [f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}" for v in result.violations]
+        lines += violation_lines(result.violations)
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines.append("")
