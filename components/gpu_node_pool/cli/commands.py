@@ -33,11 +33,13 @@ from .contract import (
     InputError,
     UsageParser,
     closed_stdout,
+    last_line,
     print_report,
     report,
     stdout_closed,
 )
 from .expand_options import expand_arguments, expand_options
+from .sarif import sarif_log
 
 #: Where "please report" points.
 ISSUES_URL = "the gpu-node-pools issue tracker"
@@ -74,13 +76,45 @@ def _project_note(args: argparse.Namespace) -> str | None:
 
 def _print_text(args: argparse.Namespace, text: str | None, error: bool = False) -> None:
     """Print a command's human-readable report, after the project note: on stdout, or on stderr
-    when it is an error (``error``: the input was refused), as every command does."""
+    when it is an error (``error``: the input was refused), as every command does. With ``--quiet``
+    a report that is not an error is cut to its last line (the exit line) and the note is left out."""
     stream = sys.stderr if error else sys.stdout
+    if getattr(args, "quiet", False) and not error:
+        if text is not None:
+            print(last_line(text), file=stream)
+        return
     note = _project_note(args)
     if note:
         print(note, file=stream)
     if text is not None:
         print(text, file=stream)
+
+
+def _stack_parent(required: bool) -> argparse.ArgumentParser:
+    stack = UsageParser(add_help=False)
+    stack.add_argument(
+        "--stack", required=required, type=_stack_name, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml"
+    )
+    stack.add_argument(
+        "--project-dir", default=None,
+        help="where to look for Pulumi.yaml: this directory or the nearest one above it, as pulumi does "
+        "(default: the current directory)",
+    )
+    return stack
+
+
+def _one_of_stack_or_file(args: argparse.Namespace) -> None:
+    """``gpupool validate``: exactly one of ``--stack`` and ``--file`` (a usage error, exit 64, otherwise)."""
+    if (args.stack is None) == (args.files is None):
+        print("gpupool validate: error: give --stack NAME or --file PATH... (one of them)", file=sys.stderr)
+        raise SystemExit(ExitCode.USAGE)
+
+
+def _output_format(args: argparse.Namespace) -> str:
+    """``text``, ``json`` or ``sarif``: ``--format``, else ``json`` for ``--json``; sets ``args.json``."""
+    chosen = getattr(args, "format", None) or ("json" if args.json else "text")
+    args.json = chosen == "json"
+    return chosen
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -89,15 +123,12 @@ def _parser() -> argparse.ArgumentParser:
     common = UsageParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON report (schemaVersion 1) for machines")
     common.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
-    stack = UsageParser(add_help=False)
-    stack.add_argument(
-        "--stack", required=True, type=_stack_name, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml"
-    )
-    stack.add_argument(
-        "--project-dir", default=None,
-        help="where to look for Pulumi.yaml: this directory or the nearest one above it, as pulumi does "
-        "(default: the current directory)",
-    )
+    common.add_argument("--quiet", "-q", action="store_true",
+                        help="text output: print only the last line (the exit line); errors still in full on stderr")
+    formats = UsageParser(add_help=False)
+    formats.add_argument("--format", choices=("text", "json", "sarif"), default=None,
+                         help="text (default), json (as --json) or sarif (SARIF 2.1.0, for code-scanning tools)")
+    stack, optional_stack = _stack_parent(required=True), _stack_parent(required=False)
     judged = UsageParser(add_help=False)
     judged.add_argument(
         "--fail-on", choices=FAIL_ON_LEVELS, default="mandatory",
@@ -113,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     expand_arguments(judged)  # --helm, --fetch-charts, --render-timeout, --strict
     sub = parser.add_subparsers(dest="command", required=True)
     pl = sub.add_parser(
-        "plan", parents=[stack, judged, common],
+        "plan", parents=[stack, judged, common, formats],
         help="run the program under Pulumi mocks and report pools, taints, the device plugin and policy verdicts",
     )
     pl.add_argument("--html", default=None, metavar="OUT",
@@ -127,9 +158,16 @@ def _parser() -> argparse.ArgumentParser:
         help="output directory: new, empty or an earlier render (created; a later render removes only the files "
         "an earlier render of the same stack listed in DIR/.gpupool-render.json and no longer writes)",
     )
-    sub.add_parser("validate", parents=[stack, common], help="validate the stack config only")
+    validate = sub.add_parser("validate", parents=[optional_stack, common, formats],
+                              help="validate the stack config only (--stack NAME, or --file PATH...)")
+    validate.set_defaults(check_usage=_one_of_stack_or_file)
+    validate.add_argument(
+        "--file", nargs="+", default=None, metavar="PATH", dest="files",
+        help="validate these stack files (Pulumi.<stack>.yaml, each its own stack) instead of --stack; "
+        "the pre-commit hook's entry",
+    )
     sub.add_parser(
-        "check", parents=[stack, judged, common],
+        "check", parents=[stack, judged, common, formats],
         help="run ANY Pulumi Python program under mocks with its own stack config; find its GPU pools and "
         "report coverage and policy verdicts as plan does",
     )
@@ -137,6 +175,7 @@ def _parser() -> argparse.ArgumentParser:
         "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
     )
     sc.add_argument("--out", default=None, metavar="FILE", help="write it to FILE instead of printing it")
+    sc.add_argument("--quiet", "-q", action="store_true", help="with --out, print nothing")
     p = sub.add_parser(
         "policy-pack", parents=[common], help="write the CrossGuard policy pack as a directory to run or publish"
     )
@@ -173,7 +212,10 @@ def _plan(args: argparse.Namespace) -> int:
 
         # stdout stays one JSON document with --json
         print(f"wrote   {write_page(result, args.html)} (DaemonSet x GPU pool page)", file=sys.stderr if args.json else sys.stdout)
-    if args.json:
+    if _output_format(args) == "sarif":
+        doc = plan_mod.to_json(result, args.fail_on)
+        print_report(sarif_log(code, doc["configErrors"], doc["violations"], plan_mod.find_project(args.project_dir)))
+    elif args.json:
         print_report(plan_mod.to_json(result, args.fail_on))
     else:
         _print_text(args, plan_mod.render_text(result, args.fail_on), error=bool(result.config_issues))
@@ -221,22 +263,52 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from ..config import load_stack_config
+    from ..plan.stack_file import read_stack, read_stack_path
 
-    from ..plan.stack_file import read_stack
-
-    found = read_stack(plan_mod.find_project(args.project_dir), args.stack)
-    try:
-        stack_config = load_stack_config(found.config, found.path.name, set(found.secrets).__contains__)
-    except ConfigError as err:
-        raise ConfigError(found.locate(err.issues), err.source) from None
-    if args.json:
-        pools = [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
-        print_report(report("validate", ExitCode.OK, stack=args.stack, configErrors=[], pools=pools))
+    fmt = _output_format(args)
+    if args.files is None:
+        project = plan_mod.find_project(args.project_dir)
+        targets = [(args.stack, lambda: read_stack(project, args.stack))]
+    else:  # each file its own stack, in the project it belongs to (the nearest Pulumi.yaml above it)
+        targets = [(_stack_of(Path(f)), lambda f=f: read_stack_path(plan_mod.find_project(Path(f).parent), Path(f)))
+                   for f in args.files]
+    issues: list[Any] = []
+    pools: list[dict[str, str]] = []
+    lines: list[str] = []
+    for name, read in targets:
+        found = None
+        try:
+            found = read()
+            stack_config = load_stack_config(found.config, found.path.name, set(found.secrets).__contains__)
+        except ConfigError as err:
+            located = found.locate(err.issues) if found is not None else err.issues
+            if args.files is None and fmt == "text":
+                raise ConfigError(located, err.source) from None
+            issues += located
+            if fmt == "text":
+                print(str(ConfigError(located, err.source)), file=sys.stderr)
+            continue
+        pools += [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
+        lines.append(f"stack {name!r}: config is valid ({len(stack_config.pools)} pool(s))")
+    code = ExitCode.INVALID_INPUT if issues else ExitCode.OK
+    if fmt == "sarif":
+        print_report(sarif_log(code, [i.to_json() for i in issues], (), plan_mod.find_project(args.project_dir)))
+    elif args.json:
+        fields: dict[str, Any] = {"files": list(args.files)} if args.files is not None else {}
+        print_report(report("validate", code, stack=", ".join(name for name, _ in targets),
+                            configErrors=[i.to_json() for i in issues], pools=pools, **fields))
     else:
-        _print_text(args, None)
-        print(f"stack {args.stack!r}: config is valid ({len(stack_config.pools)} pool(s))")
-    return ExitCode.OK
+        _print_text(args, "\n".join(lines) if lines else None, error=False)
+    return code
+
+
+def _stack_of(path: Any) -> str:
+    """``dev`` for ``stacks/Pulumi.dev.yaml``; the file name for any other name."""
+    name = path.name
+    return name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") else name
 
 
 def _policy_pack(args: argparse.Namespace) -> int:
@@ -262,7 +334,10 @@ def _check(args: argparse.Namespace) -> int:
 
     result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args))
     code = result.exit_code_at(args.fail_on)
-    if args.json:
+    if _output_format(args) == "sarif":
+        doc = check_mod.to_json(result)
+        print_report(sarif_log(code, doc["configErrors"], doc["violations"], plan_mod.find_project(args.project_dir)))
+    elif args.json:
         print_report(report("check", code, failOn=args.fail_on, **check_mod.to_json(result)))
     else:
         _print_text(args, check_mod.render_text(result, args.fail_on), error=bool(result.config_issues))
@@ -324,7 +399,9 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
             message = f"{err.strerror}: {err.filename}"
         issues = [{"path": str(path), "message": message}]
         text = f"error: {message}"
-    if args.json:
+    if getattr(args, "format", None) == "sarif":
+        print_report(sarif_log(ExitCode.INVALID_INPUT, issues))
+    elif args.json:
         fields: dict[str, Any] = {"stack": args.stack} if getattr(args, "stack", None) else {}
         print_report(report(args.command, ExitCode.INVALID_INPUT, cloud_api_called=_cloud_api_called(args), **fields,
                             configErrors=issues))
@@ -343,7 +420,9 @@ def _internal_error(args: argparse.Namespace, err: BaseException) -> int:
     )
     if args.debug:
         traceback.print_exception(err, file=sys.stderr)
-    if args.json:
+    if getattr(args, "format", None) == "sarif":
+        print_report(sarif_log(ExitCode.INTERNAL))
+    elif args.json:
         print_report(report(args.command, ExitCode.INTERNAL, cloud_api_called=_cloud_api_called(args),
                             internalError=summary))
     return ExitCode.INTERNAL

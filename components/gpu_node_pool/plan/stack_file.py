@@ -19,7 +19,7 @@ from ..config import PROJECT, ConfigError, ConfigIssue
 from ..config.errors import Location
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 
-__all__ = ["StackFile", "read_stack", "locate_findings"]
+__all__ = ["StackFile", "read_stack", "read_stack_path", "locate_findings"]
 
 
 @dataclass
@@ -55,20 +55,28 @@ def read_stack(project_dir: Path, stack: str) -> StackFile:
         ConfigError: the file is not a stack file :func:`gpu_node_pool.config.loading.read_stack_file`
             accepts; each issue carries its :class:`Location`.
     """
-    from ..config.loading import read_stack_file  # the config is loaded when a stack is read, not at import
-    from ..config.locations import stack_file_marks
-
     project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}
     config_dir = project_dir / project.get("stackConfigDir", ".")
     path = config_dir / f"Pulumi.{stack}.yaml"
     if not path.is_file():
         available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
         raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(available) or 'none'}")
+    return read_stack_path(project_dir, path, str(project.get("name") or PROJECT))
+
+
+def read_stack_path(project_dir: Path, path: Path, name: str | None = None) -> StackFile:
+    """Read the stack file at ``path`` of the project in ``project_dir`` whose ``name:`` is ``name``
+    (the namespace of keys written without one; default: read from its ``Pulumi.yaml``).
+    Raises as :func:`read_stack`."""
+    if name is None:
+        name = str((yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}).get("name") or PROJECT)
+    from ..config.loading import read_stack_file  # the config is loaded when a stack is read, not at import
+    from ..config.locations import stack_file_marks
+
     try:
         file = path.resolve().relative_to(project_dir.resolve()).as_posix()
     except ValueError:  # a stackConfigDir outside the project
         file = path.resolve().as_posix()
-    name = str(project.get("name") or PROJECT)
     data = path.read_bytes()
     out = StackFile(path=path, file=file, project=name)
     out.marks = stack_file_marks(data.decode("utf-8", errors="replace"), name)
