@@ -61,9 +61,14 @@ def path_segments(path: str, project: str = PROJECT) -> tuple[Any, ...]:
 
 
 def _walk(node: yaml.Node, prefix: tuple[Any, ...], marks: Marks) -> None:
-    todo = [(node, prefix)]
+    """Record every key and item under ``node``; a node an alias (``*name``) repeats is walked once,
+    at its anchor, so an alias bomb costs the nodes written, not the values they expand to."""
+    todo, seen = [(node, prefix)], set()
     while todo:
         node, prefix = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 if isinstance(key_node, yaml.ScalarNode):
