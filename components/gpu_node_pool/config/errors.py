@@ -38,17 +38,17 @@ class ConfigIssue:
         path: where it is, e.g. ``pools[1].taints[0].effect``; empty for the config as a whole.
         message: the bad value, the rule and the fix, as one sentence.
         location: where the offending key is in the stack file (:class:`Location`), or None when
-            the issue did not come from a file (a program's own config map). Not compared.
+            the issue did not come from a file (a program's own config map). Not compared, not in ``repr()``.
 
     ``str()`` gives ``"<file>:<line>:<column>: <path>: <message>"``, leaving out the location when
     there is none and the path when it is empty or already names the place; ``repr()`` gives
-    ``ConfigIssue(path='...', message='...', location=...)``. Assigning a field raises
+    ``ConfigIssue(path='...', message='...')``. Assigning a field raises
     :class:`dataclasses.FrozenInstanceError`.
     """
 
     path: str
     message: str
-    location: Location | None = field(default=None, compare=False)
+    location: Location | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         where = str(self.location) if self.location is not None else ""
