@@ -142,7 +142,7 @@ def render_all(spec: Any) -> int:
     from gpu_node_pool.backends.eks_managed import render as eks
     from gpu_node_pool.backends.gke import render as gke
     from gpu_node_pool.backends.karpenter import render as karpenter
-    from gpu_node_pool.backends.self_managed import ec2 as kubelet
+    from gpu_node_pool.backends.self_managed import render as kubelet
     from gpu_node_pool.gpu_agents.device_plugin import chart as device_chart
     from gpu_node_pool.gpu_agents.device_plugin import values as device_plugin
 

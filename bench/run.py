@@ -21,6 +21,10 @@ Rows (details and what dominates: BENCHMARKS.md):
   resources): the lower bound of the product's own work.
 * whole pack: all policies at 10k/50k/100k resources through our runner and through
   pulumi_policy's analyzer servicer (``analyzer.py``), and the ratio.
+* audit, whole process: ``gpupool audit --cluster-dump D --json`` on synthetic dumps of 100, 1000
+  and 5000 nodes (30 pods each, 20 DaemonSets, ``clusters.py``): time and peak RSS (the child's
+  own ``ru_maxrss`` from ``os.wait4``, the ``getrusage`` figures of that process), and whether
+  Pulumi was imported. ``--audit`` runs only these rows.
 * import: a cold import of the CLI and what ``gpupool plan`` imports before the program runs
   against a cold import of the Pulumi SDK packages it pulls in.
 
@@ -47,6 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import adapter  # noqa: E402
+import clusters  # noqa: E402
 import typed_floor  # noqa: E402
 
 import stacks  # noqa: E402
@@ -60,6 +65,8 @@ DEV = "dev"
 # Targets of issue 18.
 PLAN_TARGET, RSS_TARGET, IMPORT_TARGET = 1.25, 1.2, 1.3
 RUNNER_TARGET, SDK_TARGET, GROWTH_TARGET, OWN_TARGET = 1.5, 3.0, 10.5, 1.0
+#: peak RSS of gpupool audit on 5000 nodes x 30 pods, 20 DaemonSets (MiB).
+AUDIT_NODES, AUDIT_RSS_TARGET = (100, 1000, 5000), 400
 
 
 def _worker(*args: str) -> dict[str, Any]:
@@ -238,6 +245,44 @@ def _spread(times: list[float]) -> str:
     return f"{min(times):.2f}-{max(times):.2f}"
 
 
+#: Runs gpupool audit in this process and reports whether Pulumi came in (the audit must not import it).
+AUDIT_PROBE = """
+import sys
+from gpu_node_pool.cli.commands import main_exit
+try:
+    main_exit()
+finally:
+    sys.stderr.write("pulumi imported: %s\\n" % any(m.split(".")[0] in ("pulumi", "pulumi_policy") for m in sys.modules))
+"""
+
+
+def audit_rows(tmp: Path, sizes: tuple[int, ...], runs: int) -> tuple[list[tuple[str, ...]], dict[int, float]]:
+    """Rows of ``gpupool audit --cluster-dump`` at ``sizes`` nodes, and the peak RSS (MiB) per size."""
+    rows, peaks = [], {}
+    for nodes in sizes:
+        dump = clusters.write_dump(tmp / f"cluster-{nodes}.json", nodes, pods_per_node=30, daemonsets=20)
+        measured, pulumi = [], set()
+        for _ in range(1 if nodes >= 5000 else runs):
+            argv = [PYTHON, "-c", AUDIT_PROBE, "audit", "--cluster-dump", str(dump), "--json"]
+            start = time.perf_counter()
+            proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(proc.pid, 0)
+            seconds = time.perf_counter() - start
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            if os.waitstatus_to_exitcode(status) not in (0, 1):
+                raise SystemExit(f"gpupool audit on {nodes} nodes failed:\n{err}")
+            pulumi.add("pulumi imported: True" in err)
+            measured.append((seconds, usage.ru_maxrss / 1024))
+        times = [t for t, _ in measured]
+        peaks[nodes] = max(m for _, m in measured)
+        size_mib = dump.stat().st_size / 2**20
+        rows.append(("audit, whole process", f"{nodes} nodes x 30 pods, 20 DS ({size_mib:.0f} MiB dump)",
+                     f"{statistics.median(times):.2f} s", _spread(times), f"{peaks[nodes]:.0f} MiB",
+                     f"gpupool audit --cluster-dump --json; {len(times)} run(s); Pulumi imported: {any(pulumi)}"))
+        dump.unlink()
+    return rows, peaks
+
+
 # --- the table ---------------------------------------------------------------------------------
 
 
@@ -245,6 +290,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="fewer runs; no 1000 pools, no 100k resources")
+    parser.add_argument("--audit", action="store_true", help="only the gpupool audit rows")
     parser.add_argument("--full", action="store_true",
                         help="also the SDK analyzer at 100k resources (about 2 more minutes)")
     args = parser.parse_args()
@@ -274,7 +320,15 @@ def main() -> None:
         f"pulumi_policy {version('pulumi_policy')}; processes: median of {runs} runs, plan and floor in turn (spread min-max)"
     )
     rows: list[tuple[str, ...]] = []
+    audit_sizes = AUDIT_NODES[:2] if args.quick else AUDIT_NODES
+    if args.audit:
+        with tempfile.TemporaryDirectory(prefix="gpupool-bench-") as tmp:
+            rows, peaks = audit_rows(Path(tmp), audit_sizes, runs)
+        _table(rows)
+        print("summary: " + _audit_verdict(peaks))
+        return
     with tempfile.TemporaryDirectory(prefix="gpupool-bench-") as tmp:
+        audit, peaks = audit_rows(Path(tmp), audit_sizes, runs)
         warm = stacks.write_project(Path(tmp) / "warm", 3)  # one pool of each backend
         projects: dict[str | int, tuple[Path, str]] = {DEV: (ROOT, DEV)}
         for n in plan_sizes:
@@ -359,16 +413,8 @@ def main() -> None:
     rows.append(("import, cold", "the SDK + pydantic + yaml", f"{lib_imp:.3f} s", _spread(times[2]), "",
                  f"{lib_imp / sdk_imp:.2f}x the SDK (pulumi imports yaml; `import pydantic` is lazy)"))
 
-    header = ("measure", "size", "time", "spread", "peak RSS", "notes")
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    line = "  ".join(f"{{:<{w}}}" for w in widths)
-    print(line.format(*header))
-    print(line.format(*("-" * w for w in widths)))
-    for row in rows:
-        print(line.format(*row))
-
-    def met(ok: bool, target: str) -> str:
-        return f"({'met' if ok else 'NOT met'}: {target})"
+    rows += audit
+    _table(rows)
 
     names = [str(n) if n == DEV else f"{n}" for n in projects]
     big = max(pack_ours)
@@ -392,7 +438,30 @@ def main() -> None:
         + met(inproc[largest]["own"] < OWN_TARGET, f"< {OWN_TARGET:.0f} s at 1000"
               + ("" if largest == 1000 else f"; --quick measured {largest} only")),
     ]
+    verdict.append(_audit_verdict(peaks))
     print("summary: " + "; ".join(verdict))
+
+
+def met(ok: bool, target: str) -> str:
+    return f"({'met' if ok else 'NOT met'}: {target})"
+
+
+def _table(rows: list[tuple[str, ...]]) -> None:
+    header = ("measure", "size", "time", "spread", "peak RSS", "notes")
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    line = "  ".join(f"{{:<{w}}}" for w in widths)
+    print(line.format(*header))
+    print(line.format(*("-" * w for w in widths)))
+    for row in rows:
+        print(line.format(*row))
+
+
+def _audit_verdict(peaks: dict[int, float]) -> str:
+    largest = max(peaks)
+    return (f"audit peak RSS {' / '.join(f'{peaks[n]:.0f}' for n in sorted(peaks))} MiB at "
+            f"{'/'.join(map(str, sorted(peaks)))} nodes "
+            + met(largest < 5000 or peaks[largest] < AUDIT_RSS_TARGET, f"< {AUDIT_RSS_TARGET} MiB at 5000 nodes"
+                  + ("" if largest >= 5000 else f"; --quick measured {largest} only")))
 
 
 if __name__ == "__main__":

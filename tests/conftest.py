@@ -20,7 +20,7 @@ settings.load_profile("ci")
 @pytest.fixture(autouse=True)
 def _no_user_helm_cache(monkeypatch, tmp_path_factory):
     """Plans never read the user's Helm repository cache in tests: results do not depend on the machine,
-    and the shipped stacks' device plugin chart is not rendered in every plan test (issue 13)."""
+    and the shipped stacks' device plugin chart is not rendered in every plan test."""
     monkeypatch.setenv("HELM_REPOSITORY_CACHE", str(tmp_path_factory.getbasetemp() / "no-helm-repository-cache"))
 
 

@@ -46,6 +46,9 @@ __all__ = [
 #: (the GPU agents' gpuSharing, mig, devicePlugin.provider and gpuAgents rules). Named here, not
 #: in :mod:`gpu_node_pool.config`, because they sit above the config layer.
 STACK_RULES: tuple[str, ...] = ("gpu_node_pool.gpu_agents.validate:stack_issues",)
+#: The stack-wide warning contributors that are not a backend (``function(stack) -> list[ConfigIssue]``),
+#: reported after the backends' ``stack_warnings`` by :func:`gpu_node_pool.config.warnings.stack_warnings`.
+STACK_WARNINGS: tuple[str, ...] = ("gpu_node_pool.gpu_agents.validate:warning_issues",)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,11 @@ class Backend:
         detect: ``"module:function"``; ``function(resource_type, props, name, urn, resources)
             -> GpuPool | None``: recognise a GPU pool of this backend among any program's
             resources (hand-written or ours), for the policies.
+        node_labels: ``"module:function"``; ``function(pool) -> list[NodeLabels]``: the labels a
+            detected pool's new nodes will carry, one :class:`~gpu_node_pool.k8s.selection.NodeLabels`
+            per instance type (and zone), from the backend's sourced table of the labels its platform
+            sets; the policies judge where GPU agents land with it (:mod:`gpu_node_pool.policies.placement`).
+            Unset: the pool's own labels only, every other key undecided.
         detects: the Pulumi type tokens ``detect`` looks at; a token ending in ``:`` is a prefix.
         detect_context: ``"module:function"``; ``function(resources) -> dict`` over the stack's
             resources whose type tokens match ``context_types`` (prefixes ending in ``:`` or
@@ -100,6 +108,11 @@ class Backend:
             MIG manager or the node image partitions, NVIDIA's device plugin exposes the devices),
             ``platform`` (the platform partitions: GKE ``gpu_partition_size``, ``single`` only), or
             ``""`` (not supported; refused by the pool model as for ``gpu_sharing``).
+        provisioner: who launches the backend's nodes for pending pods: ``""`` (a node group sized by
+            its own autoscaler) or ``karpenter`` (Karpenter or EKS Auto Mode, which simulates each instance
+            type's ``nvidia.com/gpu`` from its physical GPUs and knows no ``nvidia.com/mig-*``:
+            kubernetes-sigs/karpenter#729, aws/karpenter-provider-aws#3376). The GPU-agent rules warn on
+            ``gpuSharing`` and refuse ``mig`` there (``gpu_agents/validate.py``).
         startup_taints: the backend's pools declare the boot taints of GPU agents as
             ``startupTaints`` (Karpenter-style NodePools); policy ``karpenter-startup-taints``
             checks them.
@@ -117,6 +130,7 @@ class Backend:
     report: str = ""
     detect: str = ""
     detects: tuple[str, ...] = ()
+    node_labels: str = ""
     export: str = ""
     detect_context: str = ""
     context_types: tuple[str, ...] = ()
@@ -125,6 +139,7 @@ class Backend:
     platform: str = "self-managed"
     gpu_sharing: str = "device-plugin"
     mig: str = "device-plugin"
+    provisioner: str = ""
     startup_taints: bool = False
     autoscaler_tags: bool = False
 
@@ -248,10 +263,24 @@ def stack_rules() -> list[Callable[..., Any]]:
         LookupError: a reference names nothing importable (the message names it).
     """
     checks = [c for b in all_backends() if (c := b.fn("stack_checks")) is not None]
-    for ref in STACK_RULES:
+    return checks + _resolve(STACK_RULES, "STACK_RULES")
+
+
+def stack_warning_rules() -> list[Callable[..., Any]]:
+    """The stack-wide warning functions that are not a backend's: :data:`STACK_WARNINGS`, resolved.
+
+    Raises:
+        LookupError: a reference names nothing importable (the message names it).
+    """
+    return _resolve(STACK_WARNINGS, "STACK_WARNINGS")
+
+
+def _resolve(refs: tuple[str, ...], where: str) -> list[Callable[..., Any]]:
+    out = []
+    for ref in refs:
         module, _, name = ref.partition(":")
         try:
-            checks.append(getattr(importlib.import_module(module), name))
+            out.append(getattr(importlib.import_module(module), name))
         except (ImportError, AttributeError) as err:
-            raise LookupError(f"stack rule {ref!r} names nothing importable ({err}); fix registry.STACK_RULES") from err
-    return checks
+            raise LookupError(f"stack rule {ref!r} names nothing importable ({err}); fix registry.{where}") from err
+    return out

@@ -8,7 +8,7 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * a GPU node group written by hand with no taint, scaling from zero without Cluster
   Autoscaler tags, that the derived device plugin does not surely reach;
 * ``kubectl taint`` in a ``command:local:Command``;
-* a log agent DaemonSet without tolerations;
+* a log agent DaemonSet without tolerations, and a node exporter DaemonSet tolerating everything;
 * a web Deployment that tolerates the GPU taint and selects nothing;
 * a Job with ``nvidia.com/gpu`` limits 3 and requests 1;
 * a managed node group whose launch template registers a taint the node group does not declare;
@@ -143,6 +143,24 @@ k8s.apps.v1.DaemonSet(
         "template": {
             "metadata": {"labels": labels},
             "spec": {"containers": [{"name": "agent", "image": "cr.fluentbit.io/fluent/fluent-bit:5.1.1"}]},
+        },
+    },
+)
+
+# daemonsets-tolerate-exactly (advisory): a node agent tolerating every taint, outside the allowed namespaces;
+# gpu-toleration-allowlist leaves DaemonSets alone, this says to tolerate the pool taints by key instead.
+exporter = {"app": "node-exporter"}
+k8s.apps.v1.DaemonSet(
+    "node-exporter",
+    metadata={"name": "node-exporter", "namespace": "monitoring"},
+    spec={
+        "selector": {"match_labels": exporter},
+        "template": {
+            "metadata": {"labels": exporter},
+            "spec": {
+                "tolerations": [Toleration(operator="Exists").to_k8s()],
+                "containers": [{"name": "exporter", "image": "quay.io/prometheus/node-exporter:v1.9.1"}],
+            },
         },
     },
 )

@@ -119,7 +119,9 @@ def test_the_objects_have_the_shape_of_the_kubernetes_types():
 def test_pack_config_changes_the_allowed_namespaces():
     raw = base()
     objects = render_stack(validate_stack_config(raw), {"gpu-toleration-allowlist": {"allowedNamespaces": ["ml"]}})
-    (condition,) = objects[0].body["spec"]["matchConditions"]
-    assert condition["expression"] == '!(request.namespace in ["ml"])'
+    condition, agents = objects[0].body["spec"]["matchConditions"]
+    # the pack config's namespaces, plus the namespace of the device plugin the stack installs
+    assert condition["expression"] == '!(request.namespace in ["ml", "nvidia-device-plugin"])'
+    assert agents["name"] == "not-a-node-agent"
 
 

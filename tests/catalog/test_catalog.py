@@ -121,7 +121,7 @@ def test_a_catalog_that_fails_to_load_is_a_clear_error_naming_the_file_never_an_
 
 
 def test_the_catalog_loads_on_first_use_and_a_broken_one_still_fails_there_never_empty(monkeypatch):
-    # Loaded on first use (issue 18), not at import: a generated module without rows still raises
+    # Loaded on first use, not at import: a generated module without rows still raises
     # CatalogLoadError at the first lookup (and UPSTREAM), never answers from an empty catalog.
     broken = types.ModuleType(catalog.GENERATED_MODULE)
     broken.UPSTREAM = "x"
@@ -153,7 +153,7 @@ def test_p5_4xlarge_uses_the_table_value_and_warns_with_the_karpenter_issue():
 
 @pytest.mark.parametrize(
     ("name", "efa"),
-    [  # facts/aws-gpu-capacity.md §5a, row by row
+    [  # vpc.amazonaws.com/efa (EC2 MaximumEfaInterfaces): aws/karpenter-provider-aws docs/reference/instance-types.md@v1.14.1
         ("p4d.24xlarge", 4), ("p4de.24xlarge", 4), ("p5.48xlarge", 32), ("p5.4xlarge", 1), ("p5e.48xlarge", 32),
         ("p5en.48xlarge", 16), ("p6-b200.48xlarge", 8), ("p6-b300.48xlarge", 16), ("p3dn.24xlarge", 1),
         ("g6e.8xlarge", 1), ("g6e.12xlarge", 1), ("g6e.16xlarge", 1), ("g6e.24xlarge", 2), ("g6e.48xlarge", 4),

@@ -1,4 +1,4 @@
-"""Karpenter feasibility: a NodePool's requirements and limits against the instance catalog (issue 15 reproductions)."""
+"""Karpenter feasibility: a NodePool's requirements and limits against the instance catalog: NodePools that can never launch a type."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Offline chart rendering with a real Helm (issue 13): the charts' real DaemonSets, or a not-judged record."""
+"""Offline chart rendering with a real Helm: the charts' real DaemonSets, or a not-judged record."""
 
 from __future__ import annotations
 

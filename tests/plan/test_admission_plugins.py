@@ -1,4 +1,4 @@
-"""cluster.admissionPlugins reaches the policies that judge effective tolerations (issue 16 §0)."""
+"""cluster.admissionPlugins reaches the policies that judge effective tolerations."""
 
 from __future__ import annotations
 

@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
 
 import jsonschema
+import pytest
 from conftest import DATA, ROOT
 
 from gpu_node_pool.cli import commands as cli
 from gpu_node_pool.cli.contract import report_schema
+from gpu_node_pool.plan.expand import locate_helm
 
 FOREIGN = DATA / "foreign_project"
 VALIDATOR = jsonschema.Draft202012Validator(report_schema())
+# ../shared beside the repo (a git worktree finds it one level further up); never copied into the repo.
+CHARTS = next((d / "shared" / "charts" for d in (ROOT.parent, ROOT.parent.parent) if (d / "shared" / "charts").is_dir()),
+              ROOT.parent / "shared" / "charts")
+needs_helm = pytest.mark.skipif(locate_helm() is None, reason="no helm on PATH or beside this Python (make setup installs it)")
+DS = "kubernetes:apps/v1:DaemonSet"
 
 
 def run_json(capsys, *argv: str) -> tuple[int, dict]:
@@ -81,3 +93,169 @@ def test_check_of_this_projects_own_stack_finds_the_same_pools_as_plan(capsys):
     _, planned = run_json(capsys, "plan", "--project-dir", str(ROOT), "--stack", "dev")
     assert sorted(p["name"] for p in checked["pools"]) == sorted(p["name"] for p in planned["pools"])
     assert checked["violations"] == planned["violations"]
+
+
+# --- check opens charts and YAML as plan does ---------------------------------------------------
+
+
+def copy_project(tmp_path: Path, stack_config: dict | None = None) -> Path:
+    """The foreign project in ``tmp_path/p`` with its ``ci`` stack config plus ``stack_config`` (keys of its namespace)."""
+    project = tmp_path / "p"
+    shutil.copytree(FOREIGN, project)
+    if stack_config:
+        stack = project / "Pulumi.ci.yaml"
+        text = stack.read_text()
+        stack.write_text(text + "".join(f"  {k}: {json.dumps(v)}\n" for k, v in stack_config.items()))
+    return project
+
+
+def mandatory(doc: dict, policy: str) -> set[str]:
+    return {v["resource"] for v in doc["violations"] if v["policy"] == policy and v["enforcement"] == "mandatory"}
+
+
+@needs_helm
+def test_check_judges_a_local_charts_daemonset_and_a_yaml_v2_config_group_daemonset(capsys):
+    code, doc = run_json(capsys, "check", "--project-dir", str(FOREIGN), "--stack", "ci")
+    names = {r["name"] for r in doc["resources"] if r["type"] == DS}
+    # the chart's DaemonSet as helm renders it (release node-agent), and the DaemonSet of the YAML file
+    assert {"node-agent:logging/node-agent-node-agent", "node-exporter:monitoring/node-exporter"} <= names
+    failing = mandatory(doc, "daemonsets-tolerate-gpu-taints")
+    assert f"{DS} node-agent:logging/node-agent-node-agent" in failing
+    assert f"{DS} node-exporter:monitoring/node-exporter" in failing
+    assert doc["notJudged"] == []
+    assert code == 1
+
+
+@needs_helm
+@pytest.mark.skipif(not (CHARTS / "aws-for-fluent-bit").is_dir(), reason=f"{CHARTS}/aws-for-fluent-bit is absent (the shared test charts)")
+def test_check_judges_the_real_aws_for_fluent_bit_chart_of_a_team_program(capsys, tmp_path):
+    project = copy_project(tmp_path, {"platform-gpu:agentChart": str(CHARTS / "aws-for-fluent-bit")})
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
+    # aws/eks-charts stable/aws-for-fluent-bit: DaemonSet <release>-aws-for-fluent-bit, tolerations [] by default
+    ds = f"{DS} node-agent:logging/node-agent-aws-for-fluent-bit"
+    assert ds in mandatory(doc, "daemonsets-tolerate-gpu-taints")
+    assert code == 1
+
+
+def _only_a_repo_chart(tmp_path: Path) -> Path:
+    """A program whose one resource is a chart from a repository: offline and without --fetch-charts it is not rendered."""
+    project = tmp_path / "repo-chart"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text("name: logs\nruntime: python\n")
+    (project / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (project / "__main__.py").write_text(
+        "import pulumi_kubernetes as k8s\n\n"
+        "k8s.helm.v4.Chart('fluent-bit', chart='aws-for-fluent-bit', version='0.1.34', namespace='logging',\n"
+        "                  repository_opts={'repo': 'https://aws.github.io/eks-charts'})\n"
+    )
+    return project
+
+
+def test_check_strict_makes_an_unrendered_chart_a_failure(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HELM_REPOSITORY_CACHE", str(tmp_path / "empty-cache"))  # the chart is in no cache
+    project = _only_a_repo_chart(tmp_path)
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "dev")
+    [item] = doc["notJudged"]
+    assert item["type"] == "kubernetes:helm.sh/v4:Chart"
+    [finding] = [v for v in doc["violations"] if v["policy"] == "resources-judged"]
+    assert finding["enforcement"] == "advisory" and code == 0
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "dev", "--strict")
+    assert [v["enforcement"] for v in doc["violations"] if v["policy"] == "resources-judged"] == ["mandatory"]
+    assert code == 1
+    config = tmp_path / "pack.json"
+    config.write_text(json.dumps({"resources-judged": {"strict": True}}))
+    code, _ = run_json(capsys, "check", "--project-dir", str(project), "--stack", "dev", "--policy-pack-config", str(config))
+    assert code == 1
+
+
+def test_check_fix_texts_name_a_command_that_runs_a_foreign_program(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HELM_REPOSITORY_CACHE", str(tmp_path / "empty-cache"))
+    project = _only_a_repo_chart(tmp_path)
+    (project / "__main__.py").write_text((project / "__main__.py").read_text()
+                                         + "k8s.helm.v3.Release('metrics', chart='charts/absent', namespace='m')\n")
+    assert cli.main(["check", "--project-dir", str(project), "--stack", "dev"]) == 0
+    out = capsys.readouterr().out
+    assert "not judged: 2 resource(s)" in out
+    assert "gpupool plan" not in out  # plan refuses any program but this project's own
+
+
+def test_check_html_writes_the_daemonset_by_pool_page(capsys, tmp_path):
+    page = tmp_path / "check.html"
+    code = cli.main(["check", "--project-dir", str(FOREIGN), "--stack", "ci", "--html", str(page)])
+    assert code == 1 and f"wrote   {page}" in capsys.readouterr().out
+    text = page.read_text()
+    assert "fluent-bit" in text and "training-gpu" in text
+
+
+# --- the program's own interpreter ----------------------------------------------------------------
+
+
+def make_venv(where: Path, *, shared: bool) -> Path:
+    """A venv at ``where`` (no pip: quick); ``shared``: it also sees this test run's packages (a .pth file),
+    as a team's venv with gpu-node-pool installed would. Returns its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(where)], check=True)
+    python = where / "bin" / "python"
+    if shared:
+        site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+        Path(site, "gpupool-test-shared.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+def _proving(project: Path) -> Path:
+    """Make the program write the ``sys.prefix`` it ran under; returns that file."""
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + "\nimport pathlib, sys\npathlib.Path(__file__).with_name('ran-in.txt').write_text(sys.prefix)\n")
+    return project / "ran-in.txt"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the venv layout here is POSIX's bin/python")
+def test_check_runs_the_program_in_the_virtualenv_pulumi_yaml_names(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    venv = make_venv(project / "venv", shared=True).parent.parent
+    (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text().replace(
+        "runtime:\n  name: python\n", "runtime:\n  name: python\n  options:\n    virtualenv: venv\n"))
+    ran_in = _proving(project)
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
+    assert Path(ran_in.read_text()).resolve() == venv.resolve() != Path(sys.prefix).resolve()
+    assert doc["interpreter"] == {"python": str(venv / "bin" / "python"), "from": "Pulumi.yaml runtime.options.virtualenv",
+                                  "inProcess": False, "note": ""}
+    # judged as in-process: the same pools, coverage and findings
+    _, here = run_json(capsys, "check", "--project-dir", str(FOREIGN), "--stack", "ci")
+    assert doc["pools"] == here["pools"] and doc["coverage"] == here["coverage"]
+    assert sorted(map(json.dumps, doc["violations"])) == sorted(map(json.dumps, here["violations"]))
+    assert code == 1
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the venv layout here is POSIX's bin/python")
+def test_check_python_flag_and_a_venv_without_gpu_node_pool(capsys, tmp_path, monkeypatch):
+    project = copy_project(tmp_path)
+    bare = make_venv(tmp_path / "bare", shared=False)
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # the bare venv then sees no gpu_node_pool at all
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci", "--python", str(bare))
+    [error] = doc["configErrors"]
+    assert code == 2 and error["path"] == "--python"
+    assert "cannot import gpu-node-pool" in error["message"] and f"{bare} -m pip install" in error["message"]
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci", "--python", str(tmp_path / "nope"))
+    assert code == 2 and "is not an executable file" in doc["configErrors"][0]["message"]
+
+
+def test_check_says_when_the_named_virtualenv_does_not_exist(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text().replace(
+        "runtime:\n  name: python\n", "runtime:\n  name: python\n  options:\n    virtualenv: .venv\n"))
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
+    assert doc["interpreter"]["inProcess"] and "which has no" in doc["interpreter"]["note"]
+    assert code == 1
+    assert cli.main(["check", "--project-dir", str(project), "--stack", "ci"]) == 1
+    assert "note: Pulumi.yaml names virtualenv '.venv'" in capsys.readouterr().out
+
+
+def test_check_in_a_child_reports_the_programs_failure_as_in_process(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    main = project / "__main__.py"
+    main.write_text(main.read_text().replace('config.require("clusterName")', 'config.require("clusterNme")'))
+    python = make_venv(tmp_path / "venv", shared=True)
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci", "--python", str(python))
+    [error] = doc["configErrors"]
+    assert code == 2 and "clusterNme" in error["message"] and "(at __main__.py:" in error["message"]

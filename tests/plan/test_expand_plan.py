@@ -1,4 +1,4 @@
-"""Issue 13 end to end: charts, YAML components, Releases and EKS add-ons are opened by the plan and judged.
+"""Expansion end to end: charts, YAML components, Releases and EKS add-ons are opened by the plan and judged.
 
 Each test writes a small Pulumi project (the shipped stack ``dev``'s config and program, plus
 the resource under test) and runs ``gpupool plan --json`` on it, as a user would. Charts come
@@ -99,10 +99,12 @@ def test_fluent_bit_with_exists_toleration_passes_and_is_not_the_device_plugin(p
     code, doc = plan(directory, capsys)
     assert findings(doc, DAEMONSETS) == []
     assert doc["devicePlugin"]["chart"] == "nvidia-device-plugin"
-    # A catch-all toleration outside the allowed namespaces is gpu-toleration-allowlist's business:
-    assert {v["policy"] for v in doc["violations"]} == {"gpu-toleration-allowlist"}
+    # A catch-all toleration on a DaemonSet outside the allowed namespaces: advised against, never refused
+    # (the allow-list judges workloads, not node agents):
+    assert {(v["policy"], v["enforcement"]) for v in doc["violations"]} == {("daemonsets-tolerate-exactly", "advisory")}
+    assert code == 0
     config = directory / "pack.json"
-    config.write_text(json.dumps({"gpu-toleration-allowlist": {"allowedNamespaces": ["nvidia-device-plugin", "logging"]}}))
+    config.write_text(json.dumps({"daemonsets-tolerate-exactly": {"allowedNamespaces": ["logging"]}}))
     code, doc = plan(directory, capsys, "--policy-pack-config", str(config))
     assert code == 0 and doc["violations"] == [], doc["violations"]
 

@@ -1,4 +1,4 @@
-"""``gpupool plan --html OUT``: the audit's DaemonSet x GPU pool page drawn from a plan (issue 17).
+"""``gpupool plan --html OUT``: the audit's DaemonSet x GPU pool page drawn from a plan.
 
 The matrix is read back from the HTML file, and (when Debian's chromium is installed) from the
 DOM headless Chromium builds of it, with the flags the audit page test uses.

@@ -1,5 +1,5 @@
 """``gpupool plan`` validates the stack file once: the program it runs under mocks takes the plan's
-validated config when its runtime config is the one the plan validated (issue 18), and validates
+validated config when its runtime config is the one the plan validated, and validates
 anything else as ``pulumi up`` would."""
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""Issue 14 acceptance for the coverage policies: the GPU Operator as the device-plugin provider (covering and
+"""The coverage policies end to end: the GPU Operator as the device-plugin provider (covering and
 missing the pool taint), a GKE INSTALLATION_DISABLED pool without a driver installer, the NFD worker trap."""
 
 from __future__ import annotations
 
 import pytest
-from test_policies import EXISTS_GPU, GPU_LABELS, daemonset, node_group, run
+from builders import EXISTS_GPU, GPU_LABELS, daemonset, node_group, run
 
 from gpu_node_pool.k8s.taints import Taint
 from gpu_node_pool.policies import StackResource

@@ -1,10 +1,10 @@
-"""Issue 14 item 2: the workload and limit policies count MIG devices and shared GPUs as GPUs
+"""The workload and limit policies count MIG devices and shared GPUs as GPUs
 (wellknown.is_gpu_resource: nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>)."""
 
 from __future__ import annotations
 
 import pytest
-from test_policies import EXISTS_GPU, deployment, job, run
+from builders import EXISTS_GPU, deployment, job, run
 
 from gpu_node_pool.policies import rules as d
 

@@ -1,4 +1,4 @@
-"""Issue 16 §2: a correct GPU workload never fails ``gpu-toleration-allowlist`` by default.
+"""A correct GPU workload never fails ``gpu-toleration-allowlist`` by default.
 
 A pod that requests a GPU resource (``nvidia.com/gpu``, ``nvidia.com/gpu.shared``,
 ``nvidia.com/mig-*``) is a GPU workload wherever it lives; the namespace allow-list stays for pods
@@ -8,7 +8,7 @@ that tolerate GPU taints without requesting GPUs.
 from __future__ import annotations
 
 import pytest
-from test_policies import EXISTS_GPU, deployment, node_group, run
+from builders import EXISTS_GPU, deployment, node_group, run
 
 from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.policies import rules as d

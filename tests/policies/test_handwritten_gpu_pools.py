@@ -1,9 +1,9 @@
-"""Issue 16 §5: GPU pools written by hand are recognised from the instance types their requirements
+"""GPU pools written by hand are recognised from the instance types their requirements
 can select (the catalog's requirement evaluator), and a GPU limit of 0 means "no GPUs"."""
 
 from __future__ import annotations
 
-from test_policies import karpenter_pool, run
+from builders import karpenter_pool, run
 
 from gpu_node_pool.policies import rules as d
 from gpu_node_pool.policies.pools import gpu_pool_of

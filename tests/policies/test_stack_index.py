@@ -1,4 +1,4 @@
-"""The shortcuts that keep the pack linear (issue 18) never change a verdict.
+"""The shortcuts that keep the pack linear in the stack's size never change a verdict.
 
 * ``policies/stack.py``: a stack policy reads the DaemonSets, workloads, charts... from a
   :class:`StackIndex` built once per evaluation, in stack order, instead of walking every resource.
@@ -103,14 +103,13 @@ def test_the_index_is_built_once_per_evaluation_and_per_policy_under_the_sdk():
 
 
 def test_every_resource_policy_still_reports_on_the_types_it_reads(monkeypatch):
-    import test_policies as tp
+    import builders
 
-    imperative = tp.test_imperative_taints_are_refused_and_the_message_says_where_to_declare.pytestmark[0].args[1]
     stack = [
-        *imperative,
-        tp.node_group("bare", taints=()),
-        tp.node_group("evicting", taints=("nvidia.com/gpu=present:NoExecute",)),
-        tp.job("odd", resources={"limits": {"nvidia.com/gpu": "1.5"}}),
+        *builders.IMPERATIVE_TAINTS,
+        builders.node_group("bare", taints=()),
+        builders.node_group("evicting", taints=("nvidia.com/gpu=present:NoExecute",)),
+        builders.job("odd", resources={"limits": {"nvidia.com/gpu": "1.5"}}),
         StackResource("aws:s3/bucketV2:BucketV2", "bucket", {"bucket": "kubectl taint nodes x a=b:NoSchedule"}),
     ]
     findings = evaluate(stack)

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..config.defaults import DEFAULT_TAINT, GPU_TOLERATION_ALLOWED_NAMESPACES, PROJECT
+from ..gpu_agents.installed import agent_namespaces
 from ..k8s.taints import Taint
 from ..k8s.wellknown import (
     NVIDIA_GPU_RESOURCE,
@@ -192,7 +193,13 @@ def toleration_policy(taint_pools: Sequence[tuple[Taint, Sequence[str]]], allowe
                                  + _lit(f" requests no GPU but tolerates the GPU taint {taint} ({whose})") + tail,
             "reason": "Forbidden",
         })
-    conditions = [{"name": "outside-allowed-namespaces", "expression": f"!(request.namespace in {_list(allowed)})"}]
+    conditions = [
+        {"name": "outside-allowed-namespaces", "expression": f"!(request.namespace in {_list(allowed)})"},
+        # node agents are not judged by the allow-list (the pack's gpu-toleration-allowlist leaves DaemonSets alone)
+        {"name": "not-a-node-agent", "expression": "object.kind != 'DaemonSet' && !(object.kind == 'Pod' && "
+                                                   "has(object.metadata.ownerReferences) && "
+                                                   "object.metadata.ownerReferences.exists(o, o.kind == 'DaemonSet'))"},
+    ]
     return _policy(_TOLERATION, rules, match_conditions=conditions, variables=variables, validations=validations)
 
 
@@ -280,7 +287,9 @@ def admission_objects(pools: Sequence[tuple[str, Sequence[Taint]]], *, action: s
 def render_stack(stack: StackConfig, pack_config: Mapping[str, Any] | None = None) -> list[AdmissionObject]:
     """:func:`admission_objects` for a validated stack: its pools' declared taints, ``admission.action`` and
     ``admission.exempt``, and the ``gpu-toleration-allowlist`` entry of ``pack_config`` (the policy pack
-    config; ``allowedNamespaces`` and ``extraTaints`` in kubelet form, default the pack's defaults)."""
+    config; ``allowedNamespaces`` and ``extraTaints`` in kubelet form, default the pack's defaults). The namespaces
+    of the agents the program installs (:func:`gpu_node_pool.gpu_agents.installed.agent_namespaces`) are allowed
+    too, as in the pack, so the cluster admits the product's own agents."""
     entry = dict((pack_config or {}).get("gpu-toleration-allowlist") or {})
     allowed = entry.get("allowedNamespaces")
     extra = entry.get("extraTaints")
@@ -288,7 +297,8 @@ def render_stack(stack: StackConfig, pack_config: Mapping[str, Any] | None = Non
     return admission_objects(
         [(p.name, p.taint_list) for p in stack.pools],
         action=admission.action,
-        allowed_namespaces=list(GPU_TOLERATION_ALLOWED_NAMESPACES) if allowed is None else list(allowed),
+        allowed_namespaces=sorted({*(GPU_TOLERATION_ALLOWED_NAMESPACES if allowed is None else allowed),
+                                   *agent_namespaces(stack)}),
         extra_taints=[DEFAULT_TAINT] if extra is None else [Taint.parse(t) for t in extra],
         users=admission.exempt.usernames(),
         groups=list(admission.exempt.groups),

@@ -19,14 +19,14 @@ Sources of the label keys: EKS managed node groups set ``eks.amazonaws.com/nodeg
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..catalog.instances import is_nvidia_instance_type
 from ..k8s.quantity import parse_quantity
 from ..k8s.taints import PLATFORMS, Taint, TaintError
 
-__all__ = ["POOL_LABELS", "GPU_RESOURCES", "Node", "Pool", "read_node", "group_pools", "detect_platform"]
+__all__ = ["POOL_LABELS", "GPU_RESOURCES", "Node", "Pool", "read_node", "with_declared", "group_pools", "detect_platform"]
 
 #: (label key, what sets it), in the order a node's pool is read.
 POOL_LABELS: tuple[tuple[str, str], ...] = (
@@ -177,6 +177,12 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
         os_image=str((status.get("nodeInfo") or {}).get("osImage", "")),
         ready=ready,
     )
+
+
+def with_declared(node: Node, declared_pools: Iterable[str]) -> Node:
+    """``node`` with its GPU evidence as :func:`read_node` gives it when ``declared_pools`` (names of
+    the stack's GPU pools) are known: a node labelled with one of them is a GPU node."""
+    return replace(node, gpu_evidence=_gpu_evidence(node.labels, node.gpu_capacity, set(declared_pools)))
 
 
 def group_pools(nodes: Iterable[Node]) -> list[Pool]:

@@ -42,19 +42,12 @@ class PendingPod:
         return f"{self.namespace}/{self.name}"
 
 
-def _scheduler_message(pod: Mapping[str, Any], events: list[Mapping[str, Any]] | None) -> tuple[str, str]:
+def _scheduler_message(pod: Mapping[str, Any], failed: Mapping[tuple[Any, Any], tuple[str, str]] | None) -> tuple[str, str]:
     meta = pod.get("metadata") or {}
-    if events is not None:
-        mine = [
-            e for e in events
-            if (e.get("involvedObject") or {}).get("kind") == "Pod"
-            and (e.get("involvedObject") or {}).get("name") == meta.get("name")
-            and (e.get("involvedObject") or {}).get("namespace") == meta.get("namespace")
-            and e.get("reason") == "FailedScheduling"
-        ]
-        if mine:
-            latest = max(mine, key=lambda e: str(e.get("lastTimestamp") or e.get("eventTime") or ""))
-            return str(latest.get("message", "")), "event FailedScheduling"
+    if failed is not None:
+        latest = failed.get((meta.get("namespace"), meta.get("name")))
+        if latest is not None:
+            return latest[1], "event FailedScheduling"
     for cond in (pod.get("status") or {}).get("conditions") or []:
         if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
             return str(cond.get("message", "")), "condition PodScheduled"
@@ -71,12 +64,16 @@ def _why_not(tolerations: list[Toleration], taint: Taint) -> str:
 
 def pending_pods(
     pods: Iterable[Mapping[str, Any]],
-    events: list[Mapping[str, Any]] | None,
+    failed_scheduling: Mapping[tuple[Any, Any], tuple[str, str]] | None,
     nodes: list[Node],
     platform: str,
     admission_plugins: Iterable[str] | None = None,
 ) -> tuple[list[PendingPod], list[str]]:
-    """``(blocked pods, problems)``: pods Pending because of GPU taints (rules 1-2 above)."""
+    """``(blocked pods, problems)``: pods Pending because of GPU taints (rules 1-2 above).
+
+    ``failed_scheduling``: (namespace, pod name) -> (timestamp, message) of the pod's latest
+    ``FailedScheduling`` event (``failed_scheduling`` of :class:`gpu_node_pool.audit.snapshot.Snapshot`);
+    None when no events were read."""
     gpu_keys = {t.key for n in nodes if n.is_gpu for t in n.taints if t.effect.repels}
     out, problems = [], []
     for pod in pods:
@@ -84,7 +81,7 @@ def pending_pods(
         meta = pod.get("metadata") or {}
         if (pod.get("status") or {}).get("phase") != "Pending" or spec.get("nodeName"):
             continue
-        message, source = _scheduler_message(pod, events)
+        message, source = _scheduler_message(pod, failed_scheduling)
         display = f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"
         try:
             tolerations = effective_tolerations(spec, platform, "Pod", admission_plugins=admission_plugins)

@@ -16,11 +16,12 @@ from typing import Any
 from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
 from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
 from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
-from .cluster import Node, Pool, detect_platform, group_pools, read_node
+from ..sdk.terminal import terminal_text
+from .cluster import Node, Pool, detect_platform, group_pools, with_declared
 from .declared import Declared, drift, whatif_nodes
 from .findings import Finding, NotJudged
 from .pending import PendingPod, pending_pods
-from .sources import Snapshot
+from .snapshot import Snapshot
 from .starved import starved_reason
 
 __all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit"]
@@ -148,7 +149,7 @@ class AuditReport:
         lines.append("")
         counts = ", ".join(f"{sum(f.level == lvl for f in self.findings)} {lvl}" for lvl in ("mandatory", "advisory", "info"))
         lines.append(f"{counts}; exit {self.exit_code} (--fail-on {self.fail_on})")
-        return "\n".join(lines)
+        return terminal_text(lines)
 
     # --- the page's matrix -------------------------------------------------------------------
     def matrix(self) -> Matrix:
@@ -197,7 +198,7 @@ def run_audit(
     """Judge ``snapshot`` (and, with ``declared``, drift and the what-if). Pure: no I/O."""
     plugins = list(admission_plugins) if admission_plugins is not None else None
     declared_names = [p.name for p in declared.pools] if declared else []
-    nodes = [read_node(obj, declared_names) for obj in snapshot.nodes]
+    nodes = [with_declared(node, declared_names) for node in snapshot.nodes]
     evidence = "--platform"
     if platform is None:
         platform, evidence = detect_platform(nodes)
@@ -246,10 +247,11 @@ def run_audit(
 
     # GPU-starved nodes.
     starved = []
-    pods = snapshot.pods if "Pod" in snapshot.read else None
+    pods_read = "Pod" in snapshot.read
     for node in nodes:
         if node.starved:
-            reason, fix = starved_reason(node, verdicts_by_node[node.name], daemonsets, pods)
+            reason, fix = starved_reason(node, verdicts_by_node[node.name], daemonsets,
+                                         snapshot.pod_states if pods_read else None)
             pool = node.pool[1] if node.pool else ""
             starved.append({"node": node.name, "pool": pool, "reason": reason, "fix": fix})
             findings.append(Finding("mandatory", "gpu-node-starved", f"Node {node.name}",
@@ -257,11 +259,11 @@ def run_audit(
 
     # Pending pods.
     pending: list[PendingPod] = []
-    if pods is None:
+    if not pods_read:
         not_judged.append(NotJudged("pending pods", "pods could not be listed"))
     else:
-        events = snapshot.events if "Event" in snapshot.read else None
-        pending, problems = pending_pods(pods, events, nodes, platform, plugins)
+        failed = snapshot.failed_scheduling if "Event" in snapshot.read else None
+        pending, problems = pending_pods(snapshot.pending, failed, nodes, platform, plugins)
         not_judged += [NotJudged(p.split(":")[0], p) for p in problems]
         for p in pending:
             adds = "; ".join(f"{t}: {why}; add {toleration_text(tol)}" for t, tol, why in p.missing)

@@ -3,11 +3,14 @@
 Dump: the JSON (or YAML) of ``kubectl get nodes,daemonsets,pods,events -A -o json``, i.e. a
 ``List`` (``v1``) whose ``items`` carry ``kind``; typed lists (``NodeList``...) are accepted
 too; a directory means every ``*.json``/``*.yaml``/``*.yml`` file in it. Events are optional.
+A JSON dump is parsed incrementally (:mod:`.jsonstream`), an item at a time; each item is
+reduced on arrival to what the verdicts need (:class:`.snapshot.Snapshot`) and dropped.
 
 Live: the official ``kubernetes`` client, with the kubeconfig (``--kubeconfig``, else
 ``$KUBECONFIG``, else ``~/.kube/config``) and ``--context``, or the in-cluster service
 account. Only ``list`` calls, all namespaces, ``limit`` + ``continue`` pagination, raw JSON
-(``_preload_content=False``) so that both sources yield the same camelCase objects. A 403 on
+(``_preload_content=False``) so that both sources yield the same camelCase objects; each page's
+items are reduced as the page arrives, and the page dropped. A 403 on
 DaemonSets, Pods or Events gives a partial snapshot that names the forbidden list; a 403 on
 Nodes, a 401, a timeout or a refused connection ends the audit (:class:`SourceError`).
 """
@@ -15,86 +18,110 @@ Nodes, a 401, a timeout or a refused connection ends the audit (:class:`SourceEr
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .jsonstream import NOT_AN_OBJECT, ListStream
+from .snapshot import KINDS, Snapshot
+
 __all__ = ["SourceError", "Snapshot", "load_dump", "load_live", "LISTS"]
 
 #: kind -> (snapshot attribute, API call description), in the order the live source lists them.
 LISTS: dict[str, tuple[str, str]] = {
-    "Node": ("nodes", "GET /api/v1/nodes"),
-    "DaemonSet": ("daemonsets", "GET /apis/apps/v1/daemonsets"),
-    "Pod": ("pods", "GET /api/v1/pods"),
-    "Event": ("events", "GET /api/v1/events"),
+    "Node": (KINDS["Node"], "GET /api/v1/nodes"),
+    "DaemonSet": (KINDS["DaemonSet"], "GET /apis/apps/v1/daemonsets"),
+    "Pod": (KINDS["Pod"], "GET /api/v1/pods"),
+    "Event": (KINDS["Event"], "GET /api/v1/events"),
 }
 _LIST_KINDS = {"List", *(f"{kind}List" for kind in LISTS)}
+_HOW = "write it with kubectl get nodes,daemonsets,pods,events -A -o json"
 
 
 class SourceError(Exception):
     """The cluster could not be read at all; the message is one line with the fix (exit 2)."""
 
 
-@dataclass
-class Snapshot:
-    """What was read. Objects are plain camelCase mappings, as the API serves them."""
-
-    source: str
-    nodes: list[dict[str, Any]] = field(default_factory=list)
-    daemonsets: list[dict[str, Any]] = field(default_factory=list)
-    pods: list[dict[str, Any]] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    #: kinds that were read (a dump without events has no "Event").
-    read: set[str] = field(default_factory=set)
-    #: one line per list the API refused (partial RBAC).
-    forbidden: list[str] = field(default_factory=list)
-    #: one line per object or file part that was skipped.
-    problems: list[str] = field(default_factory=list)
-
-
 # --- dump -----------------------------------------------------------------------------------
 
 
-def _read_file(path: Path) -> Any:
+def _unreadable(path: Path, err: Exception) -> SourceError:
+    return SourceError(f"--cluster-dump {path}: cannot read it ({err.__class__.__name__}: {err}); "
+                       "pass the file written by kubectl get nodes,daemonsets,pods,events -A -o json")
+
+
+def _not_a_list(where: str, doc: Any) -> SourceError:
+    kind = doc.get("kind") if isinstance(doc, Mapping) else type(doc).__name__
+    return SourceError(f"--cluster-dump {where}: a kubectl List is expected (kind List with items), got {kind!r}; {_HOW}")
+
+
+def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: int) -> None:
+    if not isinstance(item, Mapping):
+        snapshot.problems.append(f"{where} items[{i}]: not an object; skipped")
+    elif kind in LISTS:
+        snapshot.add(kind, item)
+    # other kinds (Services...) are not the audit's business
+
+
+def _list_kind(path: Path) -> Any:
+    """The top-level ``kind`` of a JSON List whose ``kind`` comes after its ``items`` (a pass that drops the items)."""
+    stream = ListStream(path)
+    for _ in stream.items():
+        pass
+    return stream.header.get("kind")
+
+
+def _add_json(snapshot: Snapshot, path: Path) -> None:
+    """Stream ``path``'s items into ``snapshot``, one at a time."""
+    where = str(path)
+    stream = ListStream(path)
+    typed: Any = None
     try:
-        text = path.read_text(encoding="utf-8")
+        for i, item in enumerate(stream.items()):
+            if "kind" not in stream.header and isinstance(item, Mapping) and "kind" not in item and typed is None:
+                typed = _list_kind(path)  # an item without kind takes the list's (NodeList...), read first
+            if "kind" in stream.header:
+                typed = stream.header["kind"]
+            if typed is not None and typed not in _LIST_KINDS:
+                raise _not_a_list(where, {"kind": typed})
+            item_kind = item.get("kind", _typed(typed)) if isinstance(item, Mapping) else None
+            _add_item(snapshot, item, item_kind, where, i)
     except (OSError, UnicodeDecodeError) as err:
-        raise SourceError(f"--cluster-dump {path}: cannot read it ({err.__class__.__name__}: {err}); "
-                          "pass the file written by kubectl get nodes,daemonsets,pods,events -A -o json") from None
-    try:
-        if path.suffix in (".yaml", ".yml"):
-            return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        return json.loads(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as err:
-        first = str(err).splitlines()[0]
-        raise SourceError(f"--cluster-dump {path}: not valid {'YAML' if path.suffix != '.json' else 'JSON'} "
-                          f"({first}); write it with kubectl get nodes,daemonsets,pods,events -A -o json") from None
-
-
-def _add_list(snapshot: Snapshot, doc: Any, where: str) -> None:
+        raise _unreadable(path, err) from None
+    except json.JSONDecodeError as err:
+        raise SourceError(f"--cluster-dump {where}: not valid JSON ({str(err).splitlines()[0]}); {_HOW}") from None
+    doc = stream.header.get(NOT_AN_OBJECT, stream.header)
     if not isinstance(doc, Mapping) or doc.get("kind") not in _LIST_KINDS or not isinstance(doc.get("items"), list):
-        kind = doc.get("kind") if isinstance(doc, Mapping) else type(doc).__name__
-        raise SourceError(
-            f"--cluster-dump {where}: a kubectl List is expected (kind List with items), got {kind!r}; "
-            "write it with kubectl get nodes,daemonsets,pods,events -A -o json"
-        )
-    typed = doc["kind"][: -len("List")] if doc["kind"] != "List" else None
-    for i, item in enumerate(doc["items"]):
-        kind = item.get("kind", typed) if isinstance(item, Mapping) else None
-        if kind not in LISTS:
-            if not isinstance(item, Mapping):
-                snapshot.problems.append(f"{where} items[{i}]: not an object; skipped")
-            continue  # other kinds (Services...) are not the audit's business
-        attr = LISTS[kind][0]
-        getattr(snapshot, attr).append(dict(item))
-        snapshot.read.add(kind)
+        raise _not_a_list(where, doc)
+
+
+def _typed(kind: Any) -> str | None:
+    return kind[: -len("List")] if isinstance(kind, str) and kind != "List" and kind.endswith("List") else None
+
+
+def _add_yaml(snapshot: Snapshot, path: Path) -> None:
+    """A YAML dump is read whole (PyYAML has no incremental loader of plain objects); its items
+    then go to ``snapshot`` one at a time like a JSON dump's."""
+    try:
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, UnicodeDecodeError) as err:
+        raise _unreadable(path, err) from None
+    except yaml.YAMLError as err:
+        raise SourceError(f"--cluster-dump {path}: not valid YAML ({str(err).splitlines()[0]}); {_HOW}") from None
+    if not isinstance(doc, Mapping) or doc.get("kind") not in _LIST_KINDS or not isinstance(doc.get("items"), list):
+        raise _not_a_list(str(path), doc)
+    typed = _typed(doc["kind"])
+    items = doc["items"]
+    for i in range(len(items)):
+        item, items[i] = items[i], None  # dropped once read
+        _add_item(snapshot, item, item.get("kind", typed) if isinstance(item, Mapping) else None, str(path), i)
 
 
 def load_dump(path: str | Path) -> Snapshot:
-    """Read a dump file or a directory of dump files.
+    """Read a dump file or a directory of dump files, one object at a time (JSON is parsed
+    incrementally: memory holds one item, not the file).
 
     Raises:
         SourceError: missing/unreadable path, invalid JSON/YAML, a document that is not a
@@ -112,7 +139,7 @@ def load_dump(path: str | Path) -> Snapshot:
         raise SourceError(f"--cluster-dump {root}: no such file or directory")
     snapshot = Snapshot(source=f"dump {root}")
     for file in files:
-        _add_list(snapshot, _read_file(file), str(file))
+        (_add_yaml if file.suffix in (".yaml", ".yml") else _add_json)(snapshot, file)
     if "Node" not in snapshot.read:
         raise SourceError(f"--cluster-dump {root}: no Node objects in it; the audit needs the nodes "
                           "(kubectl get nodes,daemonsets,pods,events -A -o json)")
@@ -144,19 +171,18 @@ def _client(kubeconfig: str | None, context: str | None, in_cluster: bool, timeo
     return client.ApiClient(cfg)
 
 
-def _list_all(call: Callable[..., Any], what: str, timeout: float, page: int) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
+def _pages(call: Callable[..., Any], timeout: float, page: int) -> Iterator[list[Any]]:
+    """Each page's ``items``, as it arrives (``limit`` + ``continue``)."""
     token = None
     while True:
         kwargs: dict[str, Any] = {"limit": page, "_preload_content": False, "_request_timeout": timeout}
         if token:
             kwargs["_continue"] = token
-        response = call(**kwargs)
-        body = json.loads(response.data or b"{}")
-        items.extend(dict(i) for i in body.get("items") or [])
+        body = json.loads(call(**kwargs).data or b"{}")
+        yield body.get("items") or []
         token = (body.get("metadata") or {}).get("continue")
         if not token:
-            return items
+            return
 
 
 def load_live(
@@ -191,9 +217,12 @@ def load_live(
         for kind, call in calls.items():
             attr, what = LISTS[kind]
             try:
-                setattr(snapshot, attr, _list_all(call, what, timeout, page_size))
-                snapshot.read.add(kind)
+                snapshot.read.add(kind)  # an empty list was read too
+                for items in _pages(call, timeout, page_size):  # each page reduced as it arrives, then dropped
+                    for i, item in enumerate(items):
+                        _add_item(snapshot, item, kind, what, i)
             except ApiException as err:
+                snapshot.drop(kind)
                 if err.status == 401:
                     raise SourceError(f"{what} at {host}: 401 Unauthorized; the credentials in the kubeconfig were "
                                       "refused: refresh them (aws eks update-kubeconfig / gcloud container clusters "
@@ -208,6 +237,7 @@ def load_live(
                 raise SourceError(f"{what} at {host}: HTTP {err.status} {err.reason}; check the API server "
                                   "and the kubeconfig") from None
             except json.JSONDecodeError as err:
+                snapshot.drop(kind)
                 raise SourceError(f"{what} at {host}: the answer is not JSON ({err}); is this a Kubernetes API "
                                   "server?") from None
     except urllib3.exceptions.HTTPError as err:

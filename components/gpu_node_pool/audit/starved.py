@@ -18,7 +18,7 @@ plugin runs on it and finds a working driver. The reasons looked for, in order:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, toleration_text
@@ -41,38 +41,15 @@ def is_driver_installer(ds: DaemonSet) -> bool:
     return ds.name.startswith(_DRIVER_NAMES)
 
 
-def _pod_state(pods: Iterable[Mapping[str, Any]], ds: DaemonSet, node: str) -> str | None:
-    """'' when the DaemonSet's pod on ``node`` is Ready, a description when it is not, None when absent."""
-    for pod in pods:
-        meta = pod.get("metadata") or {}
-        owners = meta.get("ownerReferences") or []
-        if (pod.get("spec") or {}).get("nodeName") != node or meta.get("namespace") != ds.namespace:
-            continue
-        if not any(o.get("kind") == "DaemonSet" and o.get("name") == ds.name for o in owners if isinstance(o, Mapping)):
-            continue
-        status = pod.get("status") or {}
-        ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
-        if ready:
-            return ""
-        waiting = [
-            f"{c.get('name')}: {(c.get('state') or {}).get('waiting', {}).get('reason', 'not ready')}"
-            for c in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
-            if not c.get("ready")
-        ]
-        return f"pod {meta.get('name')} is {status.get('phase', 'not Ready')}, not Ready" + (
-            f" ({'; '.join(waiting)})" if waiting else ""
-        )
-    return None
-
-
 def starved_reason(
     node: Node,
     verdicts: Mapping[str, NodeVerdict],
     daemonsets: list[DaemonSet],
-    pods: list[Mapping[str, Any]] | None,
+    pod_states: Mapping[tuple[Any, Any, Any], str] | None,
 ) -> tuple[str, str]:
     """``(reason, fix)`` for a starved node. ``verdicts``: DaemonSet display -> its verdict on the node;
-    ``pods``: None when the pods could not be listed."""
+    ``pod_states``: (namespace, DaemonSet name, node name) -> '' when its pod there is Ready, else why
+    not (``pod_states`` of :class:`gpu_node_pool.audit.snapshot.Snapshot`); None when the pods could not be listed."""
     plugins = [ds for ds in daemonsets if is_device_plugin(ds)]
     if "bottlerocket" in node.os_image.lower():
         return (f"Bottlerocket ({node.os_image}) runs its own NVIDIA device plugin and it registers no GPU",
@@ -93,10 +70,10 @@ def starved_reason(
                              + (f" ({v.reason})" if v.reason else ""))
                 fixes.append(f"make {ds.display} select this node's pool")
         return "no device plugin covers the node: " + "; ".join(parts), "; ".join(fixes)
-    if pods is None:
+    if pod_states is None:
         return ("a device plugin should run here, but the pods could not be listed to see whether it is Ready",
                 "grant list pods (gpupool audit --print-rbac)")
-    states = {ds.display: _pod_state(pods, ds, node.name) for ds in running}
+    states = {ds.display: pod_states.get((ds.namespace, ds.name, node.name)) for ds in running}
     broken = {k: v for k, v in states.items() if v}
     if broken:
         return ("device plugin pod not Ready: " + "; ".join(f"{k} {v}" for k, v in broken.items()),

@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..sdk.terminal import escape_control
 from .audit_parser import register
 from .contract import InputError, print_report
 
@@ -64,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(report.to_text())
         if args.html:
-            print(f"page written: {args.html}")
+            print(escape_control(f"page written: {args.html}"))
     return report.exit_code

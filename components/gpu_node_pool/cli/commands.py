@@ -3,7 +3,8 @@
     gpupool plan --stack dev [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE] [--html OUT]
     gpupool render --stack prod --out DIR [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool validate --stack dev [--json] [--project-dir DIR]
-    gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE]
+    gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE] [--html OUT]
+                  [--python PATH] [--strict] [--helm PATH] [--fetch-charts] [--render-timeout S]
     gpupool policy-pack --out DIR [--requirement SPEC] [--json]
     gpupool schema [--out FILE]
     gpupool --version
@@ -26,6 +27,7 @@ from typing import Any
 from .. import plan as plan_mod
 from .._version import __version__
 from ..config import ConfigError
+from ..sdk.terminal import escape_control, terminal_text
 from .audit_parser import register as register_audit
 from .contract import (
     FAIL_ON_LEVELS,
@@ -76,8 +78,10 @@ def _project_note(args: argparse.Namespace) -> str | None:
 
 def _print_text(args: argparse.Namespace, text: str | None, error: bool = False) -> None:
     """Print a command's human-readable report, after the project note: on stdout, or on stderr
-    when it is an error (``error``: the input was refused), as every command does. With ``--quiet``
-    a report that is not an error is cut to its last line (the exit line) and the note is left out."""
+    when it is an error (``error``: the input was refused), as every command does. ``text`` is a
+    report already joined by :func:`~gpu_node_pool.sdk.terminal.terminal_text` (escaped line by line).
+    With ``--quiet`` a report that is not an error is cut to its last line (the exit line) and the
+    note is left out."""
     stream = sys.stderr if error else sys.stdout
     if getattr(args, "quiet", False) and not error:
         if text is not None:
@@ -85,7 +89,7 @@ def _print_text(args: argparse.Namespace, text: str | None, error: bool = False)
         return
     note = _project_note(args)
     if note:
-        print(note, file=stream)
+        print(escape_control(note), file=stream)
     if text is not None:
         print(text, file=stream)
 
@@ -166,11 +170,16 @@ def _parser() -> argparse.ArgumentParser:
         help="validate these stack files (Pulumi.<stack>.yaml, each its own stack) instead of --stack; "
         "the pre-commit hook's entry",
     )
-    sub.add_parser(
+    ck = sub.add_parser(
         "check", parents=[stack, judged, common, formats],
-        help="run ANY Pulumi Python program under mocks with its own stack config; find its GPU pools and "
-        "report coverage and policy verdicts as plan does",
+        help="run ANY Pulumi Python program under mocks with its own stack config, open its charts and YAML "
+        "as plan does; find its GPU pools and report coverage and policy verdicts",
     )
+    ck.add_argument("--python", default=None, metavar="PATH",
+                    help="the Python that runs the program (default: Pulumi.yaml's runtime.options.virtualenv, "
+                    "else gpupool's own); gpu-node-pool must be installed there")
+    ck.add_argument("--html", default=None, metavar="OUT",
+                    help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
     sc = sub.add_parser(
         "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
     )
@@ -203,15 +212,21 @@ def _policy_config(args: argparse.Namespace) -> Any:
     return config
 
 
+def _write_html(args: argparse.Namespace, result: Any) -> None:
+    """``--html OUT`` of plan and check: the audit's DaemonSet x GPU pool page, from the result."""
+    if args.html and not result.config_issues:
+        from ..plan.page import write_page
+
+        # stdout stays one JSON document with --json
+        page = write_page(result, args.html)
+        print(escape_control(f"wrote   {page} (DaemonSet x GPU pool page)"), file=sys.stderr if args.json else sys.stdout)
+
+
 def _plan(args: argparse.Namespace) -> int:
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
     code = result.exit_code_at(args.fail_on)
-    if args.html and not result.config_issues:  # the page of the audit, from the plan
-        from ..plan.page import write_page
-
-        # stdout stays one JSON document with --json
-        print(f"wrote   {write_page(result, args.html)} (DaemonSet x GPU pool page)", file=sys.stderr if args.json else sys.stdout)
+    _write_html(args, result)
     if _output_format(args) == "sarif":
         doc = plan_mod.to_json(result, args.fail_on)
         print_report(sarif_log(code, doc["configErrors"], doc["violations"], plan_mod.find_project(args.project_dir)))
@@ -225,7 +240,8 @@ def _plan(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from ..plan import render as render_files
 
-    render_files.check_out_dir(args.out)  # "", /, home: refused before the plan runs
+    render_files.check_out_dir(args.out)  # "", /, home, ~nobody, links to the manifest: refused before the plan runs
+    out = render_files.out_path(args.out)  # ~ expanded: the directory checked is the one written
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
     code = result.exit_code_at(args.fail_on)
@@ -241,24 +257,22 @@ def _render(args: argparse.Namespace) -> int:
         print_report(report(
             "render", code, stack=args.stack, failOn=args.fail_on,
             configErrors=[i.to_json() for i in result.config_issues],
-            violations=result.violations, outDir=str(args.out),
+            violations=result.violations, outDir=str(out),
             written=[str(p) for p in written.written] if written else [],
             removed=[str(p) for p in written.removed] if written else [],
             placeholders=list(written.placeholders) if written else [],
         ))
         return code
     if written is None:  # the failed plan says why, on stderr: stdout lists written files only
-        _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {args.out}", error=True)
+        _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {out}", error=True)
         return code
-    _print_text(args, None)
-    for path in written.written:
-        print(f"wrote   {path}")
-    for path in written.removed:
-        print(f"removed {path}")
+    _print_text(args, terminal_text([*(f"wrote   {p}" for p in written.written),
+                                     *(f"removed {p}" for p in written.removed)]) or None)
     if written.placeholders:
-        sys.stderr.write("warning: values unknown before apply, or secret, were written as placeholders:\n")
-        sys.stderr.writelines(f"  {p}\n" for p in written.placeholders)
-    print(f"{len(written.written)} file(s) for stack {args.stack!r} in {args.out} (offline: no cloud API was called)")
+        print(terminal_text(["warning: values unknown before apply, or secret, were written as placeholders:",
+                             *(f"  {p}" for p in written.placeholders)]), file=sys.stderr)
+    print(escape_control(f"{len(written.written)} file(s) for stack {args.stack!r} in {out} "
+                         "(offline: no cloud API was called)"))
     return code
 
 
@@ -289,7 +303,7 @@ def _validate(args: argparse.Namespace) -> int:
                 raise ConfigError(located, err.source) from None
             issues += located
             if fmt == "text":
-                print(str(ConfigError(located, err.source)), file=sys.stderr)
+                print(terminal_text(ConfigError(located, err.source).lines()), file=sys.stderr)
             continue
         pools += [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
         lines.append(f"stack {name!r}: config is valid ({len(stack_config.pools)} pool(s))")
@@ -301,7 +315,7 @@ def _validate(args: argparse.Namespace) -> int:
         print_report(report("validate", code, stack=", ".join(name for name, _ in targets),
                             configErrors=[i.to_json() for i in issues], pools=pools, **fields))
     else:
-        _print_text(args, "\n".join(lines) if lines else None, error=False)
+        _print_text(args, terminal_text(lines) if lines else None, error=False)
     return code
 
 
@@ -332,8 +346,10 @@ def _policy_pack(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from ..plan import check as check_mod
 
-    result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args))
+    result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args),
+                                     expand=expand_options(args), python=args.python)
     code = result.exit_code_at(args.fail_on)
+    _write_html(args, result)
     if _output_format(args) == "sarif":
         doc = check_mod.to_json(result)
         print_report(sarif_log(code, doc["configErrors"], doc["violations"], plan_mod.find_project(args.project_dir)))
@@ -386,10 +402,10 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
     """Exit 2: a mistake in the stack file, config, --policy-pack-config, --requirement or --out."""
     if isinstance(err, ConfigError):
         issues = [i.to_json() for i in err.issues]
-        text = str(err)
+        text = terminal_text(err.lines())
     elif getattr(err, "issue", None) is not None:  # plan.run.ProgramError: the user's program failed
         issues = [{"path": err.issue.path, "message": err.issue.message}]
-        text = f"error: {err}"
+        text = escape_control(f"error: {err}")
     else:
         path = getattr(err, "argument", None) or getattr(err, "filename", None) or ""
         if type(err).__name__ == "PolicyConfigError":
@@ -398,7 +414,7 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
         if isinstance(err, OSError) and err.filename and err.strerror:
             message = f"{err.strerror}: {err.filename}"
         issues = [{"path": str(path), "message": message}]
-        text = f"error: {message}"
+        text = escape_control(f"error: {message}")
     if getattr(args, "format", None) == "sarif":
         print_report(sarif_log(ExitCode.INVALID_INPUT, issues))
     elif args.json:
@@ -413,9 +429,9 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
 def _internal_error(args: argparse.Namespace, err: BaseException) -> int:
     """Exit 70: a bug. One line on stderr (and a JSON report with --json); the traceback only with --debug."""
     summary = f"{type(err).__name__}: {err}".splitlines()[0] if str(err) else type(err).__name__
-    print(
+    print(escape_control(
         f"gpupool {__version__}: internal error in {args.command}: {summary} -- please report it to {ISSUES_URL} "
-        "with the command line" + ("" if args.debug else " and the output of the same command with --debug"),
+        "with the command line" + ("" if args.debug else " and the output of the same command with --debug")),
         file=sys.stderr,
     )
     if args.debug:

@@ -188,7 +188,10 @@ class GpuNodePool(pulumi.ComponentResource):
                 "GpuNodePool arguments",
             )
         pool, cluster, identity = args.validated_identity()  # raises ConfigError before anything is registered
-        super().__init__(TYPE_TOKEN, name, {"configPath": args.config_path} if args.config_path else {}, opts)
+        props: dict[str, Any] = {"configPath": args.config_path} if args.config_path else {}
+        if getattr(getattr(pool, "efa", None), "enabled", False):
+            props["efa"] = True  # read by gpu-agents-cover-gpu-pools: the pool needs the EFA device plugin
+        super().__init__(TYPE_TOKEN, name, props, opts)
         self.spec = pool
         self.cluster = cluster
         self.identity = identity

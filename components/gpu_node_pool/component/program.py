@@ -88,7 +88,7 @@ def build(stack: StackConfig) -> dict[str, Any]:
                                    feature_discovery=stack.gpu_agents.feature_discovery.enabled),
             opts=k8s_opts,
         )
-    agents = install_gpu_agents(stack, [p.spec for p in pools.values()], k8s_opts)  # GPU Operator / DCGM exporter
+    agents = install_gpu_agents(stack, [p.spec for p in pools.values()], k8s_opts)  # GPU Operator / DCGM / EFA
     admission = None
     if stack.admission.enabled:  # the cluster enforces the pack's rules for what never passes through preview
         from ..admission.component import GpuAdmissionPolicies
@@ -109,20 +109,35 @@ def build(stack: StackConfig) -> dict[str, Any]:
 
 def install_gpu_agents(stack: StackConfig, specs: list[Any], opts: pulumi.ResourceOptions | None) -> dict[str, Any]:
     """The GPU Operator (``devicePlugin.provider: gpu-operator``) or, with the standalone plugin, the DCGM
-    exporter (``gpuAgents.dcgmExporter.enabled``); returns them as ``{"gpu_operator": ..., "dcgm_exporter": ...}``."""
-    from ..gpu_agents import DcgmExporter, DcgmExporterArgs, GpuOperator, GpuOperatorArgs
+    exporter (``gpuAgents.dcgmExporter.enabled``), and the EFA device plugin for EFA pools
+    (:func:`gpu_node_pool.gpu_agents.installed.installed_agents` decides which); returns them as
+    ``{"gpu_operator": ..., "dcgm_exporter": ..., "efa_device_plugin": ...}`` (None when not installed)."""
+    from ..gpu_agents import (
+        DcgmExporter,
+        DcgmExporterArgs,
+        EfaDevicePlugin,
+        EfaDevicePluginArgs,
+        GpuOperator,
+        GpuOperatorArgs,
+    )
+    from ..gpu_agents.installed import installed_agents
 
-    out: dict[str, Any] = {"gpu_operator": None, "dcgm_exporter": None}
+    out: dict[str, Any] = {"gpu_operator": None, "dcgm_exporter": None, "efa_device_plugin": None}
+    wanted = {a.key for a in installed_agents(stack)}
     name = stack.cluster.name
-    if stack.device_plugin.enabled and stack.device_plugin.provider == "gpu-operator":
+    extra = [t.to_toleration() for t in stack.device_plugin.extra_tolerations]
+    if "gpu_operator" in wanted:
         out["gpu_operator"] = GpuOperator("gpu-operator", GpuOperatorArgs(
             cluster_name=name, pools=specs, agents=stack.gpu_agents, config=stack.device_plugin), opts=opts)
         pulumi.export("gpuOperator.tolerations", out["gpu_operator"].tolerations)
-    elif stack.gpu_agents.dcgm_exporter.enabled:
-        extra = [t.to_toleration() for t in stack.device_plugin.extra_tolerations]
+    if "dcgm_exporter" in wanted:
         out["dcgm_exporter"] = DcgmExporter("dcgm-exporter", DcgmExporterArgs(
             cluster_name=name, pools=specs, config=stack.gpu_agents.dcgm_exporter, extra_tolerations=extra), opts=opts)
         pulumi.export("dcgmExporter.tolerations", out["dcgm_exporter"].tolerations)
+    if "efa_device_plugin" in wanted:
+        out["efa_device_plugin"] = EfaDevicePlugin("efa-device-plugin", EfaDevicePluginArgs(
+            cluster_name=name, pools=specs, config=stack.gpu_agents.efa_device_plugin, extra_tolerations=extra), opts=opts)
+        pulumi.export("efaDevicePlugin.tolerations", out["efa_device_plugin"].tolerations)
     return out
 
 

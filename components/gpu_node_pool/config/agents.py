@@ -27,6 +27,7 @@ __all__ = [
     "MigConfig",
     "DcgmExporterConfig",
     "FeatureDiscoveryConfig",
+    "EfaDevicePluginConfig",
     "GpuAgentsConfig",
     "sharing_config_name",
 ]
@@ -37,9 +38,15 @@ PLUGIN_PROVIDERS = ("nvidia-device-plugin", "gpu-operator")
 
 
 class DcgmExporterConfig(Model):
-    """``gpuAgents.dcgmExporter``: NVIDIA's DCGM exporter (GPU metrics), placed on every GPU pool."""
+    """``gpuAgents.dcgmExporter``: NVIDIA's DCGM exporter (GPU metrics), placed on every GPU pool.
+
+    ``serviceMonitor`` (default false): also render the chart's Prometheus Operator ``ServiceMonitor``
+    (``monitoring.coreos.com/v1``); set it only where the Prometheus Operator's CRDs are installed, or
+    the install fails. ``namespace`` joins the ``gpu-toleration-allowlist`` automatically.
+    """
 
     enabled: bool = False
+    service_monitor: bool = False
     namespace: str = Field("gpu-monitoring", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     chart_version: Literal["4.8.2"] = "4.8.2"
     repository: str = "https://nvidia.github.io/dcgm-exporter/helm-charts"
@@ -51,8 +58,25 @@ class FeatureDiscoveryConfig(Model):
     enabled: bool = False
 
 
+class EfaDevicePluginConfig(Model):
+    """``gpuAgents.efaDevicePlugin``: AWS's EFA device plugin (chart ``aws-efa-k8s-device-plugin`` from
+    https://aws.github.io/eks-charts), which advertises ``vpc.amazonaws.com/efa`` on EFA nodes.
+
+    Installed once per cluster when a pool has ``efa.enabled`` (default ``enabled: true``; false when the
+    cluster runs its own). ``namespace`` defaults to ``kube-system``, where the chart's README installs it
+    (aws/eks-charts ``stable/aws-efa-k8s-device-plugin/README.md``), and joins the
+    ``gpu-toleration-allowlist`` automatically.
+    """
+
+    enabled: bool = True
+    namespace: str = Field("kube-system", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    chart_version: Literal["0.5.30"] = "0.5.30"
+    repository: str = "https://aws.github.io/eks-charts"
+
+
 class GpuAgentsConfig(Model):
     """Stack ``gpuAgents``: the GPU agents besides the device plugin, each derived from the pools."""
 
     dcgm_exporter: DcgmExporterConfig = Field(default_factory=DcgmExporterConfig)
     feature_discovery: FeatureDiscoveryConfig = Field(default_factory=FeatureDiscoveryConfig)
+    efa_device_plugin: EfaDevicePluginConfig = Field(default_factory=EfaDevicePluginConfig)

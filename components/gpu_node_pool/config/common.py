@@ -29,7 +29,7 @@ from ..k8s.taints import (
     qualified_name_problem,
     split_kubelet_form,
 )
-from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, POOL_LABEL_KEY
+from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, POOL_LABEL_KEY
 from .defaults import DEFAULT_TAINT
 from .errors import fail
 
@@ -272,6 +272,15 @@ def sharing_config_name(strategy: str, replicas: int) -> str:
     return f"{_SHARING_NAME_PART[strategy]}-{replicas}"
 
 
+def mig_layout_name(profile: str) -> str:
+    """The GPU Operator MIG manager's layout that puts every GPU of a node into ``profile``: ``all-<profile>``
+    with ``+`` written ``.`` (e.g. ``all-1g.10gb``, ``all-1g.5gb.me``), the naming of its default config map
+    ``default-mig-parted-config`` (NVIDIA/gpu-operator ``assets/state-mig-manager/0400_configmap.yaml``).
+    Also the value of the node label ``nvidia.com/mig.config``; whether the layout exists is judged by
+    :func:`gpu_node_pool.gpu_agents.mig.mig_problems`."""
+    return "all-" + profile.replace("+", ".")
+
+
 class GpuSharingConfig(Model):
     """Pool ``gpuSharing``: several containers share each GPU.
 
@@ -376,6 +385,11 @@ class PoolBase(Model):
                 f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} is set by the component from gpuSharing "
                 f"({self.gpu_sharing.config_name!r}); remove it"
             )
+        if MIG_CONFIG_LABEL in self.labels and self.mig is not None:
+            raise fail(
+                f"labels: {MIG_CONFIG_LABEL!r} is set by the component from mig ({mig_layout_name(self.mig.profile)!r} "
+                "where the GPU Operator's MIG manager partitions); remove it"
+            )
         if self.gpu_label.key == POOL_LABEL_KEY:
             raise fail(
                 f"gpuLabel: {POOL_LABEL_KEY!r} is the pool label the component sets to the pool name; "
@@ -396,15 +410,31 @@ class PoolBase(Model):
 
     @property
     def node_labels(self) -> dict[str, str]:
-        """All labels the nodes carry: the user's, the GPU label, the pool label and, with ``gpuSharing`` on
-        NVIDIA's plugin, ``nvidia.com/device-plugin.config=<config name>`` (so it survives node replacement
-        like the taints; k8s-device-plugin README L820-846), sorted by key."""
+        """All labels the nodes carry: the user's, the GPU label, the pool label, with ``gpuSharing`` on
+        NVIDIA's plugin ``nvidia.com/device-plugin.config=<config name>`` (so it survives node replacement
+        like the taints; k8s-device-plugin README L820-846), and with ``mig`` partitioned by the GPU
+        Operator ``nvidia.com/mig.config=<layout>`` (:func:`mig_layout_name`; without it the operator labels
+        the node ``all-disabled``: NVIDIA/gpu-operator ``controllers/nodelabeling_controller.go``), sorted by key."""
         merged = dict(self.labels)
         merged[self.gpu_label.key] = self.gpu_label.value
         merged[POOL_LABEL_KEY] = self.name
         if self.gpu_sharing is not None and self.uses_nvidia_device_plugin:  # selects the plugin's named config
             merged[DEVICE_PLUGIN_CONFIG_LABEL] = self.gpu_sharing.config_name
+        if self.mig_by_operator:  # the layout the operator's MIG manager applies
+            merged[MIG_CONFIG_LABEL] = mig_layout_name(self.mig.profile)
         return dict(sorted(merged.items()))
+
+    @property
+    def mig_by_operator(self) -> bool:
+        """Whether the pool's ``mig`` is partitioned by the GPU Operator's MIG manager, so its nodes carry
+        ``nvidia.com/mig.config=<layout>``: a ``mig`` on a backend whose registry record says ``mig:
+        device-plugin``, on an image that does not partition itself (not Bottlerocket NVIDIA). The stack
+        rules refuse such a pool unless ``devicePlugin.provider`` is ``gpu-operator`` (``gpu_agents/mig.py``)."""
+        from ..registry import find
+
+        record = find(str(getattr(self, "backend", "")))
+        by = record.mig if record is not None else "device-plugin"
+        return self.mig is not None and by == "device-plugin" and self.image_family != "bottlerocket-nvidia"
 
     @property
     def uses_nvidia_device_plugin(self) -> bool:
@@ -432,6 +462,12 @@ class PoolBase(Model):
         NVIDIA AMI: driver and container toolkit), ``bottlerocket-nvidia`` (driver, toolkit and NVIDIA's
         device plugin), ``gke`` (GKE's node images and driver installer) or ``other`` (nothing known)."""
         return "other"
+
+    @property
+    def writes_bottlerocket_settings(self) -> bool:
+        """Whether the backend writes this pool's Bottlerocket settings (TOML user data), where
+        Bottlerocket's own MIG settings go (``gpu_agents/mig_partitioners.py``). Default False."""
+        return False
 
     @property
     def driver_source(self) -> str:

@@ -71,9 +71,13 @@ class ConfigError(ValueError):
     def __init__(self, issues: list[ConfigIssue], source: str = "stack config") -> None:
         self.issues = issues
         self.source = source
-        lines = [f"{len(issues)} error(s) in the {source}; nothing was deployed:"]
-        lines += [f"  {issue}" for issue in issues]
-        super().__init__("\n".join(lines))
+        super().__init__("\n".join(self.lines()))
+
+    def lines(self) -> list[str]:
+        """The lines of ``str()``: the count and the source, then ``"  <path>: <message>"`` per issue
+        (what a report joins, escaping each line, so a value cannot start a line of its own)."""
+        return [f"{len(self.issues)} error(s) in the {self.source}; nothing was deployed:",
+                *(f"  {issue}" for issue in self.issues)]
 
 
 def fail(message: str) -> PydanticCustomError:

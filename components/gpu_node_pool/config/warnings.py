@@ -25,13 +25,18 @@ __all__ = ["stack_warnings", "limit_warnings"]
 
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
     """Every pool's warnings, in pool order, each once: ``ConfigIssue("pools[1].instanceTypes", "...")``,
-    then the account-limit warnings (:func:`limit_warnings`)."""
+    then the GPU agents' (``gpuSharing``, ``mig``: ``registry.STACK_WARNINGS``), then the account-limit
+    warnings (:func:`limit_warnings`)."""
+    from ..registry import stack_warning_rules
+
     out: list[ConfigIssue] = []
     for i, pool in enumerate(stack.pools):
         for sub, message in pool.config_warnings():
             issue = ConfigIssue(f"pools[{i}]" + (f".{sub}" if sub else ""), message)
             if issue not in out:
                 out.append(issue)
+    for rule in stack_warning_rules():
+        out += [w for w in rule(stack) if w not in out]
     return out + [w for w in limit_warnings(stack) if w not in out]
 
 

@@ -52,6 +52,7 @@ from typing import Any
 
 import yaml
 
+from ..sdk.files import read_input_text
 from .result import Expanded, NotJudged, find_unknown
 
 __all__ = ["HelmRenderer", "CHART_TYPES", "DEFAULT_TIMEOUT", "parse_manifests", "helm_error_line", "find_helm"]
@@ -246,7 +247,8 @@ class HelmRenderer:
         source = self._locate(chart, version, repo)
         if isinstance(source, str):
             return not_judged(source, self._fix_unreachable(chart, version, repo))
-        values_files = self._values_documents(inputs)
+        read_notes: list[str] = []
+        values_files = self._values_documents(inputs, read_notes)
         if isinstance(values_files, str):
             return not_judged(values_files, "give valueYamlFiles as local FileAssets or StringAssets, or put the values in values")
         release = str(inputs.get("name") or name)
@@ -265,7 +267,7 @@ class HelmRenderer:
         hit = self._cache[key]
         if isinstance(hit, NotJudged):
             return NotJudged(who, type_token, hit.reason, hit.fix)
-        return Expanded(who, type_token, copy.deepcopy(hit.objects), hit.source, list(hit.notes))
+        return Expanded(who, type_token, copy.deepcopy(hit.objects), hit.source, [*read_notes, *hit.notes])
 
     def _locate(self, chart: str, version: str, repo: str) -> _Source | str:
         """Where the chart is, or the reason it is not reachable (one sentence)."""
@@ -300,11 +302,12 @@ class HelmRenderer:
         pull = f"helm pull {chart}" + (f" --repo {repo}" if repo else "") + (f" --version {version}" if version else "")
         return f"run with --fetch-charts, or `{pull}` into a chart directory, or point chart at a local path"
 
-    def _values_documents(self, inputs: Mapping[str, Any]) -> list[str] | str:
-        """The YAML documents to pass with ``-f`` (value files, then ``values``), or why they cannot be read."""
+    def _values_documents(self, inputs: Mapping[str, Any], notes: list[str]) -> list[str] | str:
+        """The YAML documents to pass with ``-f`` (value files, then ``values``), or why they cannot be read;
+        a file that is not UTF-8 adds a note to ``notes``."""
         docs: list[str] = []
         for i, asset in enumerate(inputs.get("valueYamlFiles") or []):
-            text = _asset_text(asset, self.base_dir)
+            text = _asset_text(asset, self.base_dir, notes)
             if text is None:
                 return f"valueYamlFiles[{i}] is not a local file or string asset ({_describe(asset)})"
             if isinstance(text, OSError):
@@ -349,7 +352,8 @@ class HelmRenderer:
                 path.write_text(doc)
                 cmd += ["-f", str(path)]
             self.runs += 1
-            code, out, err, timed_out = _run_killable(cmd, env, self.timeout)
+            code, out_raw, err_raw, timed_out = _run_killable(cmd, env, self.timeout)
+            out, err = out_raw.decode("utf-8", errors="replace"), err_raw.decode("utf-8", errors="replace")
         finally:
             shutil.rmtree(work, ignore_errors=True)
         label = f"chart {source.ref!r}" + (f" {version}" if version else "")
@@ -372,7 +376,8 @@ class HelmRenderer:
         except (yaml.YAMLError, ValueError) as e:
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             return NotJudged(who, type_token, f"helm template of {label} gave unreadable manifests: {first}", "fix the chart templates")
-        notes = []
+        notes = [f"helm template of {label} printed {what} that is not UTF-8 (read as U+FFFD)"
+                 for what, raw in (("manifests", out_raw), ("errors", err_raw)) if _not_utf8(raw)]
         declared = _local_chart_version(source) if version else None
         if declared is not None and declared != version:
             notes.append(f"version {version} ignored: the local chart {source.ref} is version {declared} (Helm ignores --version for a path)")
@@ -381,10 +386,19 @@ class HelmRenderer:
         return Expanded(who, type_token, objects, "helm template", notes)
 
 
-def _run_killable(cmd: list[str], env: Mapping[str, str], timeout: float) -> tuple[int, str, str, bool]:
-    """Run ``cmd`` in its own process group; on timeout kill that group (helm and anything it started)."""
+def _not_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def _run_killable(cmd: list[str], env: Mapping[str, str], timeout: float) -> tuple[int, bytes, bytes, bool]:
+    """Run ``cmd`` in its own process group; on timeout kill that group (helm and anything it started).
+    Returns ``(exit code, stdout bytes, stderr bytes, timed out)``: the caller decodes them."""
     proc = subprocess.Popen(
-        cmd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        cmd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -395,7 +409,7 @@ def _run_killable(cmd: list[str], env: Mapping[str, str], timeout: float) -> tup
         except ProcessLookupError:
             pass
         proc.communicate()
-        return -9, "", "", True
+        return -9, b"", b"", True
 
 
 def _local_chart_version(source: _Source) -> str | None:
@@ -418,8 +432,12 @@ def _describe(asset: Any) -> str:
     return type(asset).__name__
 
 
-def _asset_text(asset: Any, base_dir: Path) -> str | OSError | None:
-    """The text of a FileAsset/StringAsset (object or wire form); None for remote assets and archives."""
+def _asset_text(asset: Any, base_dir: Path, notes: list[str] | None = None) -> str | OSError | None:
+    """The text of a FileAsset/StringAsset (object or wire form); None for remote assets and archives.
+
+    A file is read only when it is a regular file (a FIFO would block: the error names what it
+    is); bytes that are not UTF-8 are read as U+FFFD and a note saying so is appended to ``notes``.
+    """
     if isinstance(asset, Mapping):
         if asset.get(_SIG_KEY) != _ASSET_SIG:
             return None
@@ -431,8 +449,11 @@ def _asset_text(asset: Any, base_dir: Path) -> str | OSError | None:
     if isinstance(path, str):
         p = Path(path) if Path(path).is_absolute() else base_dir / path
         try:
-            return p.read_text()
+            text, not_utf8 = read_input_text(p)
         except OSError as e:
             e.filename = e.filename or str(p)
             return e
+        if not_utf8 and notes is not None:
+            notes.append(f"valueYamlFiles: {not_utf8}")
+        return text
     return None

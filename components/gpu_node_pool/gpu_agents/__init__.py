@@ -5,7 +5,7 @@
 * :mod:`.gpu_operator` - NVIDIA's GPU Operator (chart ``gpu-operator``), for ``devicePlugin.provider: gpu-operator``.
 * :mod:`.dcgm_exporter` - NVIDIA's standalone DCGM exporter (chart ``dcgm-exporter``), for
   ``gpuAgents.dcgmExporter.enabled`` with the standalone device plugin.
-* :mod:`.efa_device_plugin` - the AWS EFA device plugin's values for EFA pools.
+* :mod:`.efa_device_plugin` - the AWS EFA device plugin (chart ``aws-efa-k8s-device-plugin``), for EFA pools.
 * beside them: what the agents need of a pool (:mod:`.pools`), GPU sharing (:mod:`.sharing`), MIG
   (:mod:`.mig`), what a node advertises once they run (:mod:`.capacity`), the stack rules of the
   agent config (:mod:`.validate`) and the once-per-cluster guard of their components (:mod:`.once`).
@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["NvidiaDevicePlugin", "NvidiaDevicePluginArgs", "GpuOperator", "GpuOperatorArgs", "DcgmExporter", "DcgmExporterArgs"]
+__all__ = ["NvidiaDevicePlugin", "NvidiaDevicePluginArgs", "GpuOperator", "GpuOperatorArgs", "DcgmExporter", "DcgmExporterArgs",
+           "EfaDevicePlugin", "EfaDevicePluginArgs"]
 
 _HOME = {
     "NvidiaDevicePlugin": ".device_plugin.component",
@@ -27,6 +28,8 @@ _HOME = {
     "GpuOperatorArgs": ".gpu_operator.component",
     "DcgmExporter": ".dcgm_exporter.component",
     "DcgmExporterArgs": ".dcgm_exporter.component",
+    "EfaDevicePlugin": ".efa_device_plugin.component",
+    "EfaDevicePluginArgs": ".efa_device_plugin.component",
 }
 
 

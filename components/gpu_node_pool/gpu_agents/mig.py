@@ -3,9 +3,9 @@
 Setting ``migStrategy`` or the ``nvidia.com/mig.config`` label partitions nothing by itself:
 the standalone device plugin only discovers MIG devices that already exist. Partitioners:
 
-* the GPU Operator's MIG manager (``devicePlugin.provider: gpu-operator``; it reads the
-  ``nvidia.com/mig.config`` node label);
-* a Bottlerocket NVIDIA AMI, with its own MIG settings;
+* the GPU Operator's MIG manager (``devicePlugin.provider: gpu-operator``; it applies the layout named
+  by the ``nvidia.com/mig.config`` node label, which the pool models set: ``PoolBase.mig_by_operator``);
+* a Bottlerocket NVIDIA AMI, with its own MIG settings in the node's user data (``single`` only);
 * GKE, through ``gpu_partition_size`` (``single`` only: pods request ``nvidia.com/gpu`` and
   pick the size by node selector ``cloud.google.com/gke-gpu-partition-size``;
   https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi).
@@ -34,6 +34,7 @@ __all__ = [
     "mig_gpu",
     "GPU_RESOURCE",
     "partitioner",
+    "bottlerocket_settings",
     "mig_problems",
     "mig_resource_name",
     "autoscaler_resource",
@@ -96,6 +97,25 @@ def mig_gpu(pool: Any) -> tuple[bool | None, str | None, Mapping[str, int] | Non
     return verdict, display, MIG_PROFILES.get(model or "")
 
 
+def bottlerocket_settings(pool: Any) -> dict[str, Any]:
+    """The Bottlerocket settings a pool config model's nodes need for its ``mig`` (``{}`` for none):
+    ``{"kubelet-device-plugins": {"nvidia": {"device-partitioning-strategy": "mig", "mig": {"profile":
+    {"<gpu>": "<profile>"}}}}}``, to merge under ``[settings]`` of the node's TOML user data
+    (:func:`.mig_partitioners.bottlerocket_mig_settings`; sources there). Only for a pool on a
+    Bottlerocket NVIDIA image whose backend writes its settings (``writes_bottlerocket_settings``).
+
+    Raises:
+        ValueError: the GPU or profile is not in Bottlerocket's table (the config rules refuse it first).
+    """
+    from .mig_partitioners import bottlerocket_mig_settings
+
+    mig = getattr(pool, "mig", None)
+    if mig is None or pool.image_family != "bottlerocket-nvidia" or not getattr(pool, "writes_bottlerocket_settings", False):
+        return {}
+    _, model, _ = mig_gpu(pool)
+    return bottlerocket_mig_settings(mig.profile, model)
+
+
 def partitioner(pool: AgentPool, provider: str) -> str | None:
     """What partitions ``pool``'s GPUs into MIG devices, or None when nothing does.
 
@@ -130,7 +150,9 @@ def mig_problems(
         profiles: the GPU's profile table (``MIG_PROFILES[model]``), or None when not known.
 
     Rules (sources in the module docstring): a partitioner is required; ``mixed`` is refused on
-    a platform that partitions itself (GKE); a GPU without MIG is refused; an unknown profile is refused when the table is known.
+    a platform that partitions itself (GKE); a GPU without MIG is refused; an unknown profile is refused when the table is known;
+    what the partitioner cannot do is refused (:mod:`.mig_partitioners`: the GPU Operator's MIG manager needs a default
+    layout for the profile; Bottlerocket needs ``single``, a backend that writes its settings and a profile of its table).
     """
     mig = pool.mig
     if mig is None:
@@ -144,11 +166,13 @@ def mig_problems(
             Problem(
                 path,
                 f"nothing partitions this pool's GPUs into MIG devices: the standalone device plugin ({provider}) only "
-                "discovers MIG devices that already exist (k8s-device-plugin README, migStrategy). Set "
-                "devicePlugin.provider: gpu-operator (its MIG manager partitions), use a Bottlerocket NVIDIA AMI with its "
-                "MIG settings, or remove mig",
+                "discovers MIG devices that already exist (k8s-device-plugin README, migStrategy), so the nodes would "
+                "advertise whole GPUs. Set devicePlugin.provider: gpu-operator (its MIG manager partitions), use a "
+                "Bottlerocket NVIDIA image whose settings the backend writes (self-managed format: bottlerocket), or "
+                "remove mig",
             )
         )
+    problems += _partitioner_problems(pool, path, where, profiles)
     if where == "platform" and mig.strategy == "mixed":
         problems.append(
             Problem(
@@ -178,6 +202,21 @@ def mig_problems(
             )
         )
     return problems
+
+
+def _partitioner_problems(pool: AgentPool, path: str, where: str | None, profiles: Mapping[str, int] | None) -> list[Problem]:
+    """What the chosen partitioner cannot do for ``pool`` (:mod:`.mig_partitioners`)."""
+    from .mig_partitioners import bottlerocket_problem, operator_layout_problem
+
+    mig = pool.mig
+    assert mig is not None
+    if where == "gpu-operator":
+        why = operator_layout_problem(mig.profile, profiles)
+        return [Problem(f"{path}.profile", why)] if why else []
+    if where == "bottlerocket":
+        why = bottlerocket_problem(mig.strategy, mig.profile, pool.gpu_model, writes_settings=pool.bottlerocket_settings)
+        return [Problem(path, why)] if why else []
+    return []
 
 
 def mig_resource_name(profile: str) -> str:

@@ -107,6 +107,8 @@ class AgentPool:
             configs) or ``platform`` (the platform's own sharing on the pools its plugin serves: GKE).
         mig_by: how the backend partitions MIG: ``device-plugin`` (GPU Operator MIG manager or the
             node image) or ``platform`` (GKE ``gpu_partition_size``).
+        bottlerocket_settings: the backend writes the nodes' Bottlerocket settings (user data), so
+            Bottlerocket's own MIG settings can be set (``PoolBase.writes_bottlerocket_settings``).
     """
 
     name: str
@@ -124,6 +126,7 @@ class AgentPool:
     extra: Mapping[str, Any] = field(default_factory=dict)
     sharing_by: FeatureBy = "device-plugin"
     mig_by: FeatureBy = "device-plugin"
+    bottlerocket_settings: bool = False
 
     # the ServedPool protocol of render/device_plugin.py
     @property
@@ -193,6 +196,7 @@ def agent_pool(pool: Any, *, sharing: GpuSharing | None = None, mig: MigSetting 
         mig=mig,
         sharing_by=record.gpu_sharing or "device-plugin",
         mig_by=record.mig or "device-plugin",
+        bottlerocket_settings=bool(getattr(pool, "writes_bottlerocket_settings", False)),
     )
 
 

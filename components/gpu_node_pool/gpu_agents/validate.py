@@ -19,7 +19,7 @@ from .mig import mig_gpu, mig_problems
 from .pools import Problem, agent_pool
 from .sharing import sharing_problems
 
-__all__ = ["stack_issues", "stack_warnings", "pool_problems"]
+__all__ = ["stack_issues", "stack_warnings", "warning_issues", "pool_problems"]
 
 #: ``devicePlugin`` keys only the standalone nvidia-device-plugin chart reads (the GPU Operator pins
 #: its own operand images and chart): a non-default value together with ``provider: gpu-operator``
@@ -55,6 +55,9 @@ def pool_problems(pool: Any, index: int, provider: str) -> list[Problem]:
     if not (sharing or mig):
         return problems
     apool = agent_pool(pool)
+    if record.provisioner == "karpenter":
+        problems += _karpenter_problems(path, sharing=sharing, mig=mig)
+        mig = False  # one clear refusal: the MIG rules below assume a node group that partitions
     if sharing:
         why = _no_nvidia_gpu(pool)
         if why:
@@ -81,6 +84,80 @@ def pool_problems(pool: Any, index: int, provider: str) -> list[Problem]:
                         warning=True)
             )
     return problems
+
+
+#: Karpenter's NodeOverlay (``karpenter.sh/v1alpha1``, alpha behind the ``NodeOverlay`` feature gate in
+#: v1.14: https://karpenter.sh/v1.14/concepts/nodeoverlays/) can add extended resources to an instance type's
+#: simulated capacity; its CRD is not among the pinned schemas the component checks, so it is not rendered.
+_NODE_OVERLAY = (
+    "Karpenter's alpha NodeOverlay (karpenter.sh/v1alpha1, https://karpenter.sh/v1.14/concepts/nodeoverlays/) can "
+    "add that capacity, but the component does not render it"
+)
+
+
+def _karpenter_problems(path: str, *, sharing: bool, mig: bool) -> list[Problem]:
+    """What Karpenter (and EKS Auto Mode) cannot provision for: it computes each instance type's
+    ``nvidia.com/gpu`` from its physical GPUs and has no ``nvidia.com/mig-*`` (kubernetes-sigs/karpenter#729,
+    aws/karpenter-provider-aws#3376)."""
+    out: list[Problem] = []
+    if sharing:
+        out.append(
+            Problem(
+                f"{path}.gpuSharing",
+                "Karpenter counts nvidia.com/gpu from the instance's physical GPUs, not the shared replicas the device "
+                "plugin advertises (kubernetes-sigs/karpenter#729), so a pod requesting more nvidia.com/gpu than a "
+                f"node's physical GPUs never triggers a node ({_NODE_OVERLAY}); keep requests within the physical "
+                "GPU count, or use an eks-managed pool, whose autoscaler tag counts the replicas",
+                warning=True,
+            )
+        )
+    if mig:
+        out.append(
+            Problem(
+                f"{path}.mig",
+                "Karpenter cannot provision nodes for MIG devices: it knows no nvidia.com/mig-* resources and counts "
+                "whole GPUs (kubernetes-sigs/karpenter#729, aws/karpenter-provider-aws#3376), so pods requesting MIG "
+                f"devices stay Pending or land on too few nodes ({_NODE_OVERLAY}); use an eks-managed or self-managed "
+                "pool with devicePlugin.provider: gpu-operator, or remove mig",
+            )
+        )
+    return out
+
+
+def _strategy_issues(stack: Any) -> list[ConfigIssue]:
+    """One ``mig.strategy`` per cluster where the GPU Operator partitions: the chart's ``mig.strategy`` becomes
+    ClusterPolicy ``spec.mig.strategy``, which its device plugin and GFD apply on every node (NVIDIA/gpu-operator
+    ``deployments/gpu-operator/values.yaml`` ``mig.strategy``), so a ``single`` and a ``mixed`` pool cannot both
+    get what they promise (the autoscaler tag of one would name the wrong resource)."""
+    from .mig import partitioner
+
+    provider = stack.device_plugin.provider
+    first: tuple[int, str, str] | None = None
+    issues: list[ConfigIssue] = []
+    for i, pool in enumerate(stack.pools):
+        if pool.mig is None or not _record(pool.backend).mig or _record(pool.backend).provisioner:
+            continue
+        if partitioner(agent_pool(pool), provider) != "gpu-operator":
+            continue
+        if first is None:
+            first = (i, pool.name, pool.mig.strategy)
+        elif pool.mig.strategy != first[2]:
+            issues.append(
+                ConfigIssue(
+                    f"pools[{i}].mig.strategy",
+                    f"{pool.mig.strategy!r}, but pool {first[1]!r} (pools[{first[0]}]) uses {first[2]!r}: the GPU "
+                    "Operator applies one mig.strategy to every node of the cluster (ClusterPolicy spec.mig.strategy; "
+                    "NVIDIA/gpu-operator values.yaml mig.strategy), so one of the pools would advertise another "
+                    f"resource than its autoscaler tag promises; use strategy: {first[2]} in every MIG pool",
+                )
+            )
+    return issues
+
+
+def _record(backend: str) -> Any:
+    from ..registry import get
+
+    return get(backend)
 
 
 def _provider_issues(stack: Any) -> list[ConfigIssue]:
@@ -114,6 +191,7 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     """Every refusal of the GPU-agent rules, as :class:`ConfigIssue` (warnings excluded; see :func:`stack_warnings`)."""
     issues = [ConfigIssue(p.path, p.message) for p in _all_problems(stack) if not p.warning]
     issues += _provider_issues(stack)
+    issues += _strategy_issues(stack)
     out: list[ConfigIssue] = []
     for issue in issues:
         if issue not in out:
@@ -124,3 +202,14 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
 def stack_warnings(stack: Any) -> list[str]:
     """The warnings of the GPU-agent rules, one line each (``<path>: warning: <message>``)."""
     return [str(p) for p in _all_problems(stack) if p.warning]
+
+
+def warning_issues(stack: Any) -> list[ConfigIssue]:
+    """The warnings of the GPU-agent rules as :class:`ConfigIssue` (each once), listed in
+    :data:`gpu_node_pool.registry.STACK_WARNINGS` so the plan reports them beside the other config warnings."""
+    out: list[ConfigIssue] = []
+    for p in _all_problems(stack):
+        issue = ConfigIssue(p.path, p.message)
+        if p.warning and issue not in out:
+            out.append(issue)
+    return out

@@ -22,14 +22,25 @@ Two ways to read a label set:
   ``Lt`` fail, ``NotIn``/``DoesNotExist`` pass, a ``nodeSelector`` entry fails.
 
 ``matchFields`` (node names) are never judged here: a term with them is undecided.
+
+A third reading, :class:`NodeLabels`, is what plan time knows of a pool's *future* nodes: the
+labels whose value is known, the keys the node will carry with a value not known yet (the zone
+of a multi-zone pool), and the keys (or key prefixes ending in ``/``) whose presence the platform
+decides, so that such a key the node does not get is known missing. Every other key stays
+undecided, as for ``complete=False``. :func:`node_matches` judges a selection on it and
+:func:`excluding_keys` says which keys a refusal comes from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Expression", "Term", "label_value", "expression_matches", "term_matches", "selection_matches"]
+__all__ = [
+    "Expression", "Term", "NodeLabels", "label_value", "expression_matches", "term_matches", "selection_matches",
+    "node_matches", "excluding_keys",
+]
 
 #: A required node selector expression, read: (key, operator, values as label strings).
 Expression = tuple[Any, Any, list[Any]]
@@ -46,29 +57,70 @@ def label_value(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def expression_matches(expr: Expression, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:
-    """One ``matchExpressions`` item against ``labels``: True, False, or None (undecided).
+#: What a lookup says of a key: a value, or one of these two markers.
+_MISSING = object()  # the node does not carry the key
+_UNDECIDED = object()  # the node may or may not carry it
+_HIDDEN = object()  # the node carries it, with a value not known at plan time
 
-    None also for an operator the API server would reject.
+
+@dataclass(frozen=True)
+class NodeLabels:
+    """A future node's labels as far as plan time knows them.
+
+    Attributes:
+        labels: key -> value the node will carry.
+        unknown: keys the node will carry whose value is not known at plan time.
+        decided: keys, or prefixes ending in ``/`` or ``-``, whose presence the platform decides:
+            such a key in neither ``labels`` nor ``unknown`` is known missing. Any other key is
+            undecided (labels added later by NFD, GFD or an operator).
+        name: how messages name this kind of node (``instance type g5.xlarge in us-east-1a``).
+        complete: every key outside ``labels`` and ``unknown`` is missing (a node known in full).
     """
+
+    labels: Mapping[str, str]
+    unknown: frozenset[str] = frozenset()
+    decided: frozenset[str] = frozenset()
+    name: str = ""
+    notes: tuple[str, ...] = field(default=())
+    complete: bool = False
+
+    def lookup(self, key: Any) -> Any:
+        """The value of ``key`` on the node, or a marker: missing, undecided, carried but unknown."""
+        if key in self.labels:
+            return self.labels[key]
+        if key in self.unknown:
+            return _HIDDEN
+        if self.complete:
+            return _MISSING
+        if isinstance(key, str) and any(key == d or (d[-1:] in "/-" and key.startswith(d)) for d in self.decided):
+            return _MISSING
+        return _UNDECIDED
+
+
+def _lookup_of(labels: Mapping[str, str], complete: bool) -> Callable[[Any], Any]:
+    missing = _MISSING if complete else _UNDECIDED
+    return lambda key: labels[key] if key in labels else missing
+
+
+def _expression(expr: Expression, lookup: Callable[[Any], Any]) -> bool | None:
     key, operator, values = expr
     if key is None:
         return None
-    if key not in labels:
-        if not complete:
-            return None
+    have = lookup(key)
+    if have is _UNDECIDED:
+        return None
+    if have is _MISSING:
         if operator in ("NotIn", "DoesNotExist"):
             return True
         return False if operator in ("In", "Exists", "Gt", "Lt") else None
-    have = labels[key]
+    if operator in ("Exists", "DoesNotExist"):
+        return operator == "Exists"
+    if have is _HIDDEN:
+        return None
     if operator == "In":
         return have in values
     if operator == "NotIn":
         return have not in values
-    if operator == "Exists":
-        return True
-    if operator == "DoesNotExist":
-        return False
     if operator in ("Gt", "Lt"):
         try:
             mine, bound = int(have), int(values[0]) if len(values) == 1 else None
@@ -80,12 +132,19 @@ def expression_matches(expr: Expression, labels: Mapping[str, str], *, complete:
     return None  # an operator the API server would reject
 
 
-def term_matches(term: Term, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:
-    """One ``nodeSelectorTerm`` (expressions ANDed) against ``labels``."""
+def expression_matches(expr: Expression, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:
+    """One ``matchExpressions`` item against ``labels``: True, False, or None (undecided).
+
+    None also for an operator the API server would reject.
+    """
+    return _expression(expr, _lookup_of(labels, complete))
+
+
+def _term(term: Term, lookup: Callable[[Any], Any]) -> bool | None:
     exprs, has_fields = term
     if not exprs and not has_fields:
         return False  # "A null or empty node selector term matches no objects."
-    results = [expression_matches(e, labels, complete=complete) for e in exprs]
+    results = [_expression(e, lookup) for e in exprs]
     if has_fields:
         results.append(None)  # matchFields select node names: unknown ahead of time
     if any(r is False for r in results):
@@ -93,6 +152,46 @@ def term_matches(term: Term, labels: Mapping[str, str], *, complete: bool = Fals
     if all(r is True for r in results):
         return True
     return None
+
+
+def _selection(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], lookup: Callable[[Any], Any]) -> bool | None:
+    results: list[bool | None] = []
+    for key, value in node_selector:
+        have = lookup(key)
+        results.append(None if have in (_UNDECIDED, _HIDDEN) else have == value)
+    if terms:
+        term_results = [_term(t, lookup) for t in terms]
+        if any(r is True for r in term_results):
+            results.append(True)
+        elif all(r is False for r in term_results):
+            results.append(False)
+        else:
+            results.append(None)
+    if any(r is False for r in results):
+        return False
+    if all(r is True for r in results):
+        return True
+    return None
+
+
+def node_matches(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], node: NodeLabels) -> bool | None:
+    """:func:`selection_matches` on a future node read as :class:`NodeLabels`: True, False or None (undecided)."""
+    return _selection(node_selector, terms, node.lookup)
+
+
+def excluding_keys(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], node: NodeLabels) -> list[str]:
+    """The label keys whose clauses refuse ``node``: each ``nodeSelector`` key that fails, and when
+    every required term fails, the keys of each term's failing expressions; in selection order."""
+    keys = [str(k) for k, v in node_selector if node.lookup(k) not in (_UNDECIDED, _HIDDEN) and node.lookup(k) != v]
+    if terms and all(_term(t, node.lookup) is False for t in terms):
+        for exprs, _ in terms:
+            keys += [str(e[0]) for e in exprs if _expression(e, node.lookup) is False]
+    return list(dict.fromkeys(keys))
+
+
+def term_matches(term: Term, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:
+    """One ``nodeSelectorTerm`` (expressions ANDed) against ``labels``."""
+    return _term(term, _lookup_of(labels, complete))
 
 
 def selection_matches(
@@ -107,22 +206,4 @@ def selection_matches(
     Returns True (satisfied by ``labels``), False (never satisfied there), None (undecided).
     An empty selection (no pairs, no terms) is True.
     """
-    results: list[bool | None] = []
-    for key, value in node_selector:
-        if key in labels:
-            results.append(labels[key] == value)
-        else:
-            results.append(False if complete else None)
-    if terms:
-        term_results = [term_matches(t, labels, complete=complete) for t in terms]
-        if any(r is True for r in term_results):
-            results.append(True)
-        elif all(r is False for r in term_results):
-            results.append(False)
-        else:
-            results.append(None)
-    if any(r is False for r in results):
-        return False
-    if all(r is True for r in results):
-        return True
-    return None
+    return _selection(node_selector, terms, _lookup_of(labels, complete))

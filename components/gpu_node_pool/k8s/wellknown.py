@@ -21,6 +21,10 @@ NVIDIA_MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 #: Node label selecting NVIDIA's device plugin's named config (time-slicing / MPS), read by the
 #: standalone plugin and the GPU Operator's alike (k8s-device-plugin v0.20.0 README L820-846).
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+#: Node label naming the MIG layout the GPU Operator's MIG manager applies to the node; a MIG-capable
+#: node without it is labelled ``all-disabled`` by the operator (NVIDIA/gpu-operator
+#: ``controllers/nodelabeling_controller.go``, ``api/nvidia/v1/clusterpolicy_types.go`` migManager config default).
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 
 
 def is_gpu_resource(name: object) -> bool:
@@ -44,6 +48,12 @@ SECRET = "[secret]"
 # --- our components ---------------------------------------------------------------------
 GPU_NODE_POOL_TYPE = "gpu-node-pools:index:GpuNodePool"
 NVIDIA_DEVICE_PLUGIN_TYPE = "gpu-node-pools:index:NvidiaDevicePlugin"
+GPU_OPERATOR_TYPE = "gpu-node-pools:index:GpuOperator"
+DCGM_EXPORTER_TYPE = "gpu-node-pools:index:DcgmExporter"
+EFA_DEVICE_PLUGIN_TYPE = "gpu-node-pools:index:EfaDevicePlugin"
+#: Our node agent components; each registers the namespace it installs its chart into as this property.
+AGENT_COMPONENT_TYPES = (NVIDIA_DEVICE_PLUGIN_TYPE, GPU_OPERATOR_TYPE, DCGM_EXPORTER_TYPE, EFA_DEVICE_PLUGIN_TYPE)
+AGENT_NAMESPACE_PROP = "agentNamespace"
 
 # --- provider resources several layers read ---------------------------------------------
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -60,3 +70,12 @@ KARPENTER_EC2NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
 CHART_TYPES = (HELM_CHART_V4, "kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v3:Release")
 DAEMONSET = "kubernetes:apps/v1:DaemonSet"
+
+# --- labels the platform puts on every node ---------------------------------------------
+#: Kubernetes well-known labels the kubelet and the cloud provider set on every node
+#: (https://kubernetes.io/docs/reference/labels-annotations-taints/).
+ARCH_LABEL = "kubernetes.io/arch"
+OS_LABEL = "kubernetes.io/os"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+REGION_LABEL = "topology.kubernetes.io/region"

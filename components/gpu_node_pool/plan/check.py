@@ -28,9 +28,14 @@ from typing import Any
 import yaml
 
 from ..config import ConfigError, ConfigIssue
+from ..expand.result import NotJudged
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
+from ..sdk.terminal import terminal_text
+from .check_child import record_here
+from .expand import ExpandOptions, expand_plan, finish_plan, not_judged_lines
+from .interpreter import Interpreter, choose_interpreter, record_in_child
 
 __all__ = ["CheckResult", "check_project", "to_json"]
 
@@ -48,6 +53,12 @@ class CheckResult:
     coverage: list[dict[str, Any]] = field(default_factory=list)
     undecided: list[str] = field(default_factory=list)
     violations: list[dict[str, Any]] = field(default_factory=list)
+    #: What no policy judged (``[{"resource", "type", "reason", "fix"}]``), as the plan reports it.
+    not_judged: list[dict[str, str]] = field(default_factory=list)
+    #: The Python the program ran in (:meth:`.interpreter.Interpreter.to_dict`); None before it was chosen.
+    interpreter: dict[str, Any] | None = None
+    #: A foreign program has no stack config of this project (what the plan's page and expansion read).
+    config: None = None
 
     def exit_code_at(self, fail_on: str = "mandatory") -> int:
         """0 clean, 1 a finding at or above ``fail_on`` (``advisory``, ``mandatory``, ``none``), 2 the
@@ -58,8 +69,8 @@ class CheckResult:
         return exit_code(levels, fail_on, invalid_input=bool(self.config_issues))
 
 
-def _program_path(project_dir: Path) -> tuple[str, Path]:
-    """``(project name, program file)`` from ``Pulumi.yaml`` (``name``, ``runtime``, ``main``).
+def _program_path(project_dir: Path) -> tuple[str, Path, dict[str, Any]]:
+    """``(project name, program file, parsed Pulumi.yaml)`` from ``Pulumi.yaml`` (``name``, ``runtime``, ``main``).
 
     Raises:
         ConfigError: not a Python project, or the program file is missing.
@@ -83,58 +94,69 @@ def _program_path(project_dir: Path) -> tuple[str, Path]:
     program = main / "__main__.py" if main.is_dir() else main
     if not program.is_file():
         raise ConfigError([ConfigIssue(f"{source}: main", f"no program at {program}")], source)
-    return str(doc.get("name") or project_dir.name), program
-
-
-def _program_error(err: BaseException, program: Path) -> ConfigError:
-    """The program's failure as a config error (one line: :func:`.run.program_issue`); our own bug re-raises."""
-    from .run import program_issue
-
-    issue = program_issue(err, program)
-    if issue is None:
-        raise err
-    return ConfigError([issue], str(program))
+    return str(doc.get("name") or project_dir.name), program, doc
 
 
 def check_project(
-    stack: str, project_dir: str | os.PathLike[str] | None = None, policy_config: Any = None
+    stack: str,
+    project_dir: str | os.PathLike[str] | None = None,
+    policy_config: Any = None,
+    expand: ExpandOptions | None = None,
+    python: str | None = None,
 ) -> CheckResult:
-    """Run the project's program for ``stack`` under mocks; discover its GPU pools; judge it.
+    """Run the project's program for ``stack`` under mocks; open its charts and YAML; find its GPU pools; judge it.
+
+    The same steps as ``gpupool plan`` after its config check: record the program
+    (:func:`.run.record_program`, v1 YAML answered offline), expand charts, Releases, YAML components
+    and EKS add-ons (:func:`.expand.expand_plan` with ``expand``: ``--helm``, ``--fetch-charts``,
+    ``--render-timeout``, ``--strict``), evaluate the pack, and report what was not judged
+    (:func:`.expand.finish_plan`, ``resources-judged``). Relative chart, values and manifest paths are
+    relative to the project directory. The program runs in the interpreter of
+    :func:`.interpreter.choose_interpreter` (``python``: ``--python``).
 
     Raises:
         FileNotFoundError: no ``Pulumi.yaml`` or stack file.
         gpu_node_pool.policies.PolicyConfigError: ``policy_config`` is invalid.
     """
-    import pulumi
-
-    from .run import find_project, record_program
+    from .run import find_project
     from .stack_file import StackFile, read_stack
 
     project = find_project(project_dir)
     result = CheckResult(stack=stack)
     found: StackFile | None = None
     try:
-        result.project, program = _program_path(project)
+        result.project, program, doc = _program_path(project)
+        interpreter = choose_interpreter(project, doc, python)
+        result.interpreter = interpreter.to_dict()
         found = read_stack(project, stack)
         config, secrets = found.config, found.secrets
-        try:
-            result.resources, _ = record_program(
-                program, config, secrets, stack=stack, project=result.project
-            )
-        except pulumi.RunError as err:
-            if isinstance(err.__cause__, ConfigError):
-                raise err.__cause__ from None
-            raise _program_error(err, program) from None
-        except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
-            raise _program_error(err, program) from None
+        result.resources, collected = _record(interpreter, program, project, config, secrets, stack, result.project)
     except ConfigError as err:
         result.config_issues = found.locate(err.issues) if found is not None else err.issues
         return result
+    expanded = expand_plan(result, project, expand, collected)  # charts, yaml, releases, add-ons
     _find_pools(result)
     from ..policies import evaluate
 
     result.violations = evaluate(result.resources, policy_config, stack=stack, project=result.project)
+    finish_plan(result, expanded, expand, policy_config)
     return result
+
+
+def _record(interpreter: Interpreter, program: Path, project: Path, config: dict[str, Any], secrets: list[str],
+            stack: str, name: str) -> tuple[list[Recorded], list[NotJudged]]:
+    """``(resources, not judged while it ran)`` of the program, in-process or in the interpreter's child.
+
+    Raises:
+        ConfigError: the program raised or its config is wrong (one line), or the child cannot import us.
+    """
+    if not interpreter.in_process:
+        answer = record_in_child(interpreter, {"program": str(program), "config": config, "secrets": secrets,
+                                               "stack": stack, "project": name}, project)
+        if "configIssues" in answer:
+            raise ConfigError([ConfigIssue(i["path"], i["message"]) for i in answer["configIssues"]], str(program))
+        return [Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]]
+    return record_here(program, config, secrets, stack, name)
 
 
 def _component_of(res: Any) -> str | None:
@@ -203,8 +225,20 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "coverage": result.coverage,
         "undecided": result.undecided,
         "violations": result.violations,
+        "notJudged": result.not_judged,
+        "interpreter": result.interpreter,
         "resources": [{"type": r.type, "name": r.name} for r in result.resources],
     }
+
+
+def _interpreter_lines(interpreter: dict[str, Any] | None) -> list[str]:
+    if not interpreter:
+        return []
+    where = "gpupool's own process" if interpreter["inProcess"] else "a child process"
+    lines = [f"program ran in {interpreter['python']} ({interpreter['from']}; {where})"]
+    if interpreter["note"]:
+        lines.append(f"  note: {interpreter['note']}")
+    return lines
 
 
 def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
@@ -214,8 +248,9 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     code = result.exit_code_at(fail_on)
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
     if result.config_issues:
-        lines += ["", str(ConfigError(result.config_issues, f"project {result.project or '?'!r}")), "", f"exit {code}"]
-        return "\n".join(lines)
+        lines += ["", *ConfigError(result.config_issues, f"project {result.project or '?'!r}").lines(), "", f"exit {code}"]
+        return terminal_text(lines)
+    lines += _interpreter_lines(result.interpreter)
     lines.append(f"{len(result.resources)} resources registered; {len(result.pools)} GPU pool(s) found")
     for pool in result.pools:
         owner = f", GpuNodePool {pool['component']!r}" if pool["component"] else ""
@@ -238,6 +273,7 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines += [f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}" for c in result.coverage]
     for item in result.undecided:
         lines.append(f"  not judged (unknown at preview): {item}")
+    lines += not_judged_lines(result)
     lines.append("")
     if result.violations:
         lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
@@ -246,4 +282,4 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines.append("")
     lines.append(f"exit {code}")
-    return "\n".join(lines)
+    return terminal_text(lines)

@@ -14,6 +14,7 @@ from typing import Any
 from .. import backends
 from ..config import ConfigError
 from ..sdk.outcome import envelope
+from ..sdk.terminal import terminal_text
 from .expand import not_judged_lines
 from .run import PlanResult
 
@@ -44,10 +45,10 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
     if result.config_issues:
         lines.append("")
-        lines.append(str(ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}")))
+        lines += ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}").lines()
         lines.append("")
         lines.append("exit 2: fix the stack config and run the plan again")
-        return "\n".join(lines)
+        return terminal_text(lines)
     lines.append(f"{len(result.resources)} resources would be registered")
     if result.warnings:
         lines.append("")
@@ -95,10 +96,11 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
         lines += violation_lines(result.violations)
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
+    lines += agent_lines(result.config)
     lines += not_judged_lines(result)
     lines.append("")
     lines.append(exit_line(result, fail_on))
-    return "\n".join(lines)
+    return terminal_text(lines)
 
 
 def kind_of(type_token: str) -> str:
@@ -122,6 +124,28 @@ def violation_lines(violations: Iterable[dict[str, Any]]) -> list[str]:
 
 
 _BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
+
+
+def agent_lines(stack: Any) -> list[str]:
+    """One line naming the namespaces of the agents this stack installs, which the allow-list rules allow on top
+    of their ``allowedNamespaces``; and, for EFA pools of instance types outside the EFA plugin chart's list, why
+    the plugin will not run there. Empty without a validated stack or agents."""
+    if stack is None:
+        return []
+    from ..gpu_agents.efa_device_plugin.values import unsupported_types
+    from ..gpu_agents.installed import installed_agents
+
+    agents = installed_agents(stack)
+    lines = []
+    if agents:
+        lines.append("agent namespaces allowed by gpu-toleration-allowlist and daemonsets-tolerate-exactly: "
+                     + ", ".join(f"{a.namespace} ({a.title})" for a in agents))
+    if any(a.key == "efa_device_plugin" for a in agents):
+        for pool, types in unsupported_types(stack.pools).items():
+            lines.append(f"EFA device plugin: pool {pool} types {', '.join(types)} are outside the chart's "
+                         "supportedInstanceLabels (aws-efa-k8s-device-plugin 0.5.30 values.yaml); its node affinity "
+                         "keeps the plugin off those nodes")
+    return lines
 
 
 def admission_lines(resources: Iterable[Any]) -> list[str]:

@@ -22,10 +22,13 @@ Policies (id, default level):
 12. ``gpu-workloads-tolerate-their-pool`` (advisory, stack)
 13. ``gpu-agents-cover-gpu-pools`` (mandatory, stack)
 14. ``resources-judged`` (advisory, stack)
+
+The names below are given lazily (``__getattr__``): the rules build ``pulumi_policy`` objects,
+and importing a reader of this room (``policies.daemonset_nodes``, ``policies.workloads``), as
+``gpupool audit`` does, must not import ``pulumi_policy`` and ``pulumi``.
 """
 
-from .rules import CONFIG_DEFAULTS, PACK_NAME, POLICIES
-from .runner import PolicyConfigError, StackResource, evaluate, load_policy_pack_config, resolve_config
+from typing import Any
 
 PACK_DESCRIPTION = (
     "Keeps Kubernetes GPU nodes for GPU work: taints declared on the pools (never imperatively), "
@@ -44,3 +47,21 @@ __all__ = [
     "load_policy_pack_config",
     "resolve_config",
 ]
+
+_LAZY = {
+    "CONFIG_DEFAULTS": ".rules", "PACK_NAME": ".rules", "POLICIES": ".rules",
+    "PolicyConfigError": ".runner", "StackResource": ".runner", "evaluate": ".runner",
+    "load_policy_pack_config": ".runner", "resolve_config": ".runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The pack's names, imported from ``.rules``/``.runner`` on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value

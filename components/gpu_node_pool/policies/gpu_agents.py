@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..k8s.taints import TaintEffect, Toleration
-from ..k8s.wellknown import CHART_TYPES, NVIDIA_GPU_RESOURCE
+from ..k8s.wellknown import AGENT_COMPONENT_TYPES, AGENT_NAMESPACE_PROP, CHART_TYPES, NVIDIA_GPU_RESOURCE
 from ..sdk.props import Undecided, UnknownValueError, dig, items, mapping, plain, text
 from .stack import StackIndex
 from .workloads import containers, kind_of, workload_of
@@ -39,6 +39,8 @@ __all__ = [
     "driver_installers",
     "standalone_nfd_workers",
     "dcgm_exporters",
+    "efa_device_plugins",
+    "installed_agent_namespaces",
 ]
 
 CLUSTER_POLICY_TYPE = "kubernetes:nvidia.com/v1:ClusterPolicy"
@@ -197,32 +199,66 @@ def dcgm_exporters(resources: Sequence[Any], undecided: Undecided) -> list[tuple
     ``dcgm-exporter`` charts by their values (``tolerations``, ``affinity``, ``nodeSelector``; the chart's
     default tolerations when absent), plus each GPU Operator with ``dcgmExporter.enabled`` (its operands'
     tolerations)."""
+    found = _by_image_else_chart(resources, undecided, "dcgm-exporter", "DCGM exporter", _DCGM_DEFAULT_TOLERATIONS,
+                                 placement=True)
+    found += [(f"the DCGM exporter of the {op.display}", op.pod_spec) for op in gpu_operators(resources, undecided) if op.dcgm_exporter]
+    return found
+
+
+def efa_device_plugins(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of every EFA device plugin: DaemonSets running an ``aws-efa-k8s-device-plugin``
+    image, else ``aws-efa-k8s-device-plugin`` charts by their values: the chart's template puts
+    ``CriticalAddonsOnly: Exists`` before ``values.tolerations`` (aws/eks-charts
+    ``stable/aws-efa-k8s-device-plugin/templates/daemonset.yaml``, chart v0.5.30). Its node affinity admits
+    only EFA-capable instance types, which is not judged against the pools' labels here."""
+    return _by_image_else_chart(resources, undecided, "aws-efa-k8s-device-plugin", "EFA device plugin", [],
+                                prepend=[Toleration("CriticalAddonsOnly", "Exists").to_k8s()])
+
+
+def _by_image_else_chart(resources: Sequence[Any], undecided: Undecided, name: str, title: str, default: list[Any],
+                         *, placement: bool = False, prepend: Sequence[Any] = ()) -> list[tuple[str, Mapping[str, Any]]]:
+    """DaemonSets with a container image containing ``name``; when there is none, charts named ``name`` read by
+    their values: ``prepend`` + ``tolerations`` (``default`` when absent), with ``affinity``/``nodeSelector``
+    when ``placement``."""
     found: list[tuple[str, Mapping[str, Any]]] = []
     for res in resources:
         if kind_of(res.resource_type) != "DaemonSet":
             continue
         try:
             workload = workload_of(res.resource_type, res.props, res.name)
-            if workload is not None and any("dcgm-exporter" in str(dig(c, "image") or "") for _, c in containers(workload.pod_spec)):
-                found.append((f"DCGM exporter DaemonSet {workload.namespace}/{workload.name}", workload.pod_spec))
+            if workload is not None and any(name in str(dig(c, "image") or "") for _, c in containers(workload.pod_spec)):
+                found.append((f"{title} DaemonSet {workload.namespace}/{workload.name}", workload.pod_spec))
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
-    if not found:  # no rendered child: the chart's declared values
-        for res in resources:
-            if res.resource_type not in CHART_TYPES:
+    if found:
+        return found
+    for res in resources:  # no rendered child: the chart's declared values
+        if res.resource_type not in CHART_TYPES:
+            continue
+        try:
+            chart = text(dig(res.props, "chart")) or ""
+            if not chart.rstrip("/").endswith(name):
                 continue
-            try:
-                chart = text(dig(res.props, "chart")) or ""
-                if not chart.rstrip("/").endswith("dcgm-exporter"):
-                    continue
-                values = plain(mapping(dig(res.props, "values")))
-                tolerations = dig(values, "tolerations")
-                spec: dict[str, Any] = {"tolerations": list(tolerations) if isinstance(tolerations, list) else _DCGM_DEFAULT_TOLERATIONS}
-                for key in ("affinity", "nodeSelector"):
-                    if isinstance(values.get(key), Mapping) and values[key]:
-                        spec[key] = values[key]
-                found.append((f"DCGM exporter chart {chart} {res.name!r} (values tolerations/affinity)", spec))
-            except UnknownValueError as err:
-                undecided.add(f"{res.resource_type} {res.name}", err)
-    found += [(f"the DCGM exporter of the {op.display}", op.pod_spec) for op in gpu_operators(resources, undecided) if op.dcgm_exporter]
+            values = plain(mapping(dig(res.props, "values")))
+            tolerations = dig(values, "tolerations")
+            spec: dict[str, Any] = {"tolerations": [*prepend, *(tolerations if isinstance(tolerations, list) else default)]}
+            for key in ("affinity", "nodeSelector") if placement else ():
+                if isinstance(values.get(key), Mapping) and values[key]:
+                    spec[key] = values[key]
+            found.append((f"{title} chart {chart} {res.name!r} (values tolerations{'/affinity' if placement else ''})", spec))
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+    return found
+
+
+def installed_agent_namespaces(index: StackIndex) -> set[str]:
+    """The namespaces this product's agent components (``NvidiaDevicePlugin``, ``GpuOperator``,
+    ``DcgmExporter``, ``EfaDevicePlugin``) install their charts into, read from each component's
+    ``agentNamespace`` property. A value unknown at preview adds nothing (the namespace is a plain
+    config string, so it never is)."""
+    found = set()
+    for res in index.of_types(AGENT_COMPONENT_TYPES):
+        value = res.props.get(AGENT_NAMESPACE_PROP) if isinstance(res.props, Mapping) else None
+        if isinstance(value, str) and value:
+            found.add(value)
     return found

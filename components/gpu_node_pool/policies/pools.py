@@ -222,18 +222,30 @@ def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Itera
         pool.extra["hidden_registration_taints"] = hidden
 
 
+def _pool_component(res: Any) -> Any:
+    """The GpuNodePool component that created ``res`` (a few parents up), or None (hand-written)."""
+    parent = getattr(res, "parent", None)
+    for _ in range(8):  # components nest a few levels at most
+        if parent is None or getattr(parent, "resource_type", None) == GPU_NODE_POOL_TYPE:
+            return parent
+        parent = getattr(parent, "parent", None)
+    return None
+
+
 def declared_as(res: Any) -> str:
     """``pools[1] "inference"`` for a resource a GpuNodePool created (its ``configPath`` and name),
     ``GpuNodePool "inference"`` without a config path, else ``""`` (a hand-written resource)."""
-    parent = getattr(res, "parent", None)
-    for _ in range(8):  # components nest a few levels at most
-        if parent is None:
-            return ""
-        if getattr(parent, "resource_type", None) == GPU_NODE_POOL_TYPE:
-            path = text(dig(parent.props, "configPath")) if isinstance(parent.props, Mapping) else None
-            return f'{path} "{parent.name}"' if path else f'GpuNodePool "{parent.name}"'
-        parent = getattr(parent, "parent", None)
-    return ""
+    parent = _pool_component(res)
+    if parent is None:
+        return ""
+    path = text(dig(parent.props, "configPath")) if isinstance(parent.props, Mapping) else None
+    return f'{path} "{parent.name}"' if path else f'GpuNodePool "{parent.name}"'
+
+
+def _declared_efa(res: Any) -> bool:
+    """The GpuNodePool that created ``res`` has ``efa.enabled`` (its ``efa`` property)."""
+    parent = _pool_component(res)
+    return parent is not None and isinstance(parent.props, Mapping) and parent.props.get("efa") is True
 
 
 def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuPool]:
@@ -285,6 +297,8 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
             continue
         if pool is not None:
             pool.declared_as = declared_as(res)
+            if _declared_efa(res):
+                pool.extra["efa"] = True
             pools.append(pool)
             by_urn[res.urn] = pool
             if res.resource_type == EKS_NODE_GROUP and launch_templates:

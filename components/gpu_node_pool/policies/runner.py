@@ -82,12 +82,22 @@ def load_policy_pack_config(path: str | Path) -> dict[str, Any]:
     """Read a ``--policy-pack-config`` JSON file.
 
     Raises:
-        PolicyConfigError: unreadable, not JSON, or not a JSON object.
+        PolicyConfigError: unreadable, not a regular file (a FIFO would block the read), not
+            UTF-8 (JSON exchanged between systems must be UTF-8: RFC 8259 section 8.1,
+            https://www.rfc-editor.org/rfc/rfc8259#section-8.1), not JSON, or not a JSON object.
     """
+    from ..sdk.files import NotRegularFileError, read_input_text
+
     try:
-        data = json.loads(Path(path).read_text())
+        text, not_utf8 = read_input_text(path)
+        data = json.loads(text)
+    except NotRegularFileError as err:
+        raise PolicyConfigError(f"policy pack config {path} {err.strerror}; give the path of a JSON file") from None
     except (OSError, json.JSONDecodeError) as err:
         raise PolicyConfigError(f"policy pack config {path}: {err}") from None
+    if not_utf8:
+        raise PolicyConfigError(f"policy pack config: {not_utf8}; JSON must be UTF-8 (RFC 8259 section 8.1); "
+                                "save the file as UTF-8")
     if not isinstance(data, dict):
         raise PolicyConfigError(f"policy pack config {path}: must be a JSON object keyed by policy name or 'all'")
     return data

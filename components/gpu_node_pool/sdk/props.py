@@ -10,20 +10,34 @@ says so (the SDK reports it as an advisory "can't run policy ... during preview"
 Proxy details that matter here (``pulumi_policy/proxy.py``): the proxies are
 ``collections.abc.Mapping`` / ``Sequence`` but not ``dict`` / ``list``; ``key in proxy`` and
 ``proxy.get(key)`` read the value and so raise on unknowns.
+
+``UnknownValueError`` is ``pulumi_policy``'s own class, given lazily (this module's
+``__getattr__``): the readers here work on plain dicts too, and ``gpupool audit``, which reads
+only plain dicts, must not pay for importing ``pulumi_policy`` and ``pulumi`` (about 0.1 s).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pulumi_policy.proxy import UnknownValueError
+if TYPE_CHECKING:
+    from pulumi_policy.proxy import UnknownValueError
 
 __all__ = [
     "UnknownValueError", "dig", "mapping", "sequence", "items", "text", "number", "plain", "derived", "Undecided",
 ]
 
 _MISSING = object()
+
+
+def __getattr__(name: str) -> Any:
+    """``UnknownValueError`` (``pulumi_policy.proxy``'s), imported on first use."""
+    if name == "UnknownValueError":
+        from pulumi_policy.proxy import UnknownValueError
+
+        return UnknownValueError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: Whether a type is a ``Mapping`` / a list-like ``Sequence`` (not ``str``/``bytes``), per type:
 #: the ABC checks are the hottest calls when policies walk a large stack.
@@ -138,9 +152,7 @@ def plain(value: Any) -> Any:
         copy = _PLAIN_COPY[kind] = getattr(kind, "plain_copy", None)
     if copy is not None:  # the policy runner's lazy proxies copy from the inputs they read
         try:
-            return copy(value)
-        except UnknownValueError:
-            raise
+            return copy(value)  # an UnknownValueError (not a ValueError) propagates
         except ValueError:  # not JSON-like inside: the generic copy below
             pass
     if _is_mapping(value):
@@ -172,6 +184,8 @@ class Undecided:
         """Raise one ``UnknownValueError`` naming every undecided item, if there are any."""
         if not self.items:
             return
+        from pulumi_policy.proxy import UnknownValueError  # only reached when a proxy raised one
+
         first = self.items[0][1]
         err = UnknownValueError(first.unknown_type_sentinel, list(first.props))
         err.message = "; ".join(f"{what}: {e.message}" for what, e in self.items)

@@ -1,4 +1,4 @@
-"""EKS Auto Mode backend (issue 19): NodePools in Auto Mode's keys on an Auto Mode NodeClass,
+"""EKS Auto Mode backend: NodePools in Auto Mode's keys on an Auto Mode NodeClass,
 no device plugin chart, the pack's detection, and every refusal with its path, rule and fix."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import shutil
 from typing import Any
 
 import pytest
+from builders import config_issues
 from conftest import ROOT
 
 from gpu_node_pool.backends.eks_auto import detect as auto_detect
@@ -14,7 +15,7 @@ from gpu_node_pool.backends.eks_auto import read as auto_read
 from gpu_node_pool.backends.eks_auto import render as auto_render
 from gpu_node_pool.backends.karpenter import detect as karpenter_detect
 from gpu_node_pool.cli.commands import main as cli_main
-from gpu_node_pool.config import ConfigError, validate_stack_config
+from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.plan import plan_stack, render_text
 from gpu_node_pool.policies.pools import find_gpu_pools
 from gpu_node_pool.policies.runner import to_policy_props
@@ -39,12 +40,6 @@ def good_pool(**changes: Any) -> dict[str, Any]:
 
 def validate(pool: dict[str, Any]):
     return validate_stack_config({"cluster": CLUSTER, "pools": [pool]})
-
-
-def issues(pool: dict[str, Any]) -> list[tuple[str, str]]:
-    with pytest.raises(ConfigError) as err:
-        validate(pool)
-    return [(i.path, i.message) for i in err.value.issues]
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +220,7 @@ BAD = [
 @pytest.mark.parametrize(("case", "pool", "path", "needles"), BAD, ids=[b[0] for b in BAD])
 def test_bad_input_is_one_config_error_with_path_rule_and_fix(case, pool, path, needles):
     pool = {k: v for k, v in pool.items() if v is not None}
-    found = issues(pool)
+    found = config_issues(pool, validate)
     assert len(found) == 1, found
     (got_path, message), = found
     assert got_path == path
@@ -237,14 +232,14 @@ def test_auto_mode_keys_on_a_karpenter_pool_are_refused():
     pool = {"name": "burst", "backend": "karpenter", "instanceFamilies": ["g6e"], "nodeClass": {},
             "limits": {"nvidia.com/gpu": 8},
             "requirements": [{"key": "eks.amazonaws.com/instance-gpu-memory", "operator": "Gt", "values": ["40000"]}]}
-    found = issues(pool)
+    found = config_issues(pool, validate)
     assert found[0][0] == "pools[0].requirements[0]"
     assert "write karpenter.k8s.aws/instance-gpu-memory" in found[0][1] and "backend: eks-auto" in found[0][1]
 
 
 def test_feasibility_uses_the_catalog_evaluator_with_auto_mode_keys():
-    found = issues(good_pool(instanceFamilies=["g6e"], gpuCounts=[8], limits={"nvidia.com/gpu": 4}))
+    found = config_issues(good_pool(instanceFamilies=["g6e"], gpuCounts=[8], limits={"nvidia.com/gpu": 4}), validate)
     assert {p for p, _ in found} == {"pools[0]"}
     assert any("all available instance types exceed limits for nodepool" in m for _, m in found)
-    found = issues(good_pool(instanceFamilies=["g6"], gpuCounts=[3]))
+    found = config_issues(good_pool(instanceFamilies=["g6"], gpuCounts=[3]), validate)
     assert any("eks.amazonaws.com/instance-gpu-count In ['3']: allows 0 type(s)" in m for _, m in found)

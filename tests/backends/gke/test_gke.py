@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from builders import config_errors
 from conftest import ROOT  # noqa: E402
 
 from gpu_node_pool.backends.gke import read as gke_read
 from gpu_node_pool.backends.gke import render as gke_render
 from gpu_node_pool.backends.gke.config import GkePool
 from gpu_node_pool.cli.commands import main as cli_main
-from gpu_node_pool.config import DEFAULT_TAINT, ConfigError, validate_stack_config
+from gpu_node_pool.config import DEFAULT_TAINT, validate_stack_config
 from gpu_node_pool.k8s.labels import gke_label_problem
 from gpu_node_pool.k8s.taints import Taint, TaintEffect
 from gpu_node_pool.plan import plan_stack, render_text
@@ -54,12 +55,6 @@ def opted_in() -> dict:
 def pool_of(cfg: dict) -> tuple[GkePool, object]:
     stack = validate_stack_config(cfg)
     return stack.pools[0], stack.cluster
-
-
-def errors_of(cfg: dict) -> list[str]:
-    with pytest.raises(ConfigError) as exc:
-        validate_stack_config(cfg)
-    return [str(i) for i in exc.value.issues]
 
 
 def stack_yaml(cfg: dict) -> str:
@@ -200,7 +195,7 @@ MISTAKES = [
 
 @pytest.mark.parametrize("desc, change, path, fragment", MISTAKES, ids=[m[0] for m in MISTAKES])
 def test_each_gke_mistake_names_its_path_and_rule(desc, change, path, fragment):
-    errors = errors_of(mutate(change))
+    errors = config_errors(mutate(change))
     assert any(e.startswith(path + ":") and fragment in e for e in errors), errors
 
 
@@ -358,8 +353,8 @@ def test_the_plan_entry_reads_the_pool_back_and_says_gke_manages_the_plugin(base
 
 def test_an_opted_in_pool_gets_nvidias_plugin_tolerating_every_pool_taint(tmp_path):
     result = plan_in(tmp_path, opted_in())
-    # The plugin covers the pool; what is missing is a driver (INSTALLATION_DISABLED, nothing installs one:
-    # issue 14), which gpu-agents-cover-gpu-pools names.
+    # The plugin covers the pool; what is missing is a driver (INSTALLATION_DISABLED, nothing installs
+    # one), which gpu-agents-cover-gpu-pools names.
     assert [(v["policy"], v["enforcement"]) for v in result.violations] == [("gpu-agents-cover-gpu-pools", "mandatory")]
     assert "No NVIDIA driver installer covers" in result.violations[0]["message"]
     assert result.device_plugin is not None

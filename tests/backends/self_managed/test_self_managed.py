@@ -1,7 +1,7 @@
 """The self-managed backend: kubelet registration in five bootstrap formats, its EC2 wiring, the plan and the CLI.
 
 Golden files under ``tests/golden/self-managed/`` pin every format; regenerate them with
-``UPDATE_GOLDEN=1 python -m pytest tests/test_self_managed.py`` and review the diff.
+``UPDATE_GOLDEN=1 python -m pytest tests/backends/self_managed/test_self_managed.py`` and review the diff.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import string
 
 import pytest
 import yaml
+from builders import config_error_text
 from conftest import ROOT  # noqa: E402
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -23,10 +24,10 @@ from hypothesis import strategies as st
 from gpu_node_pool.backends._shared import cluster_autoscaler as ca
 from gpu_node_pool.backends._shared import user_data
 from gpu_node_pool.backends._shared.registration import ClusterInfo, Registration
-from gpu_node_pool.backends.self_managed import bootstrap, ec2
+from gpu_node_pool.backends.self_managed import bootstrap, render
 from gpu_node_pool.backends.self_managed.config import SelfManagedPool
 from gpu_node_pool.cli.commands import main as cli_main
-from gpu_node_pool.config import ConfigError, validate_stack_config
+from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.gpu_agents.device_plugin import values as dp
 from gpu_node_pool.k8s.labels import node_restriction_problem
 from gpu_node_pool.k8s.taints import Taint, TaintEffect, TaintError
@@ -101,12 +102,6 @@ def metal_cfg(**over) -> dict:
 
 def stack(*pools: dict, **cluster) -> dict:
     return {"cluster": cluster_cfg(**cluster), "pools": list(pools) or [pool_cfg()]}
-
-
-def issues_of(cfg: dict) -> str:
-    with pytest.raises(ConfigError) as err:
-        validate_stack_config(cfg)
-    return str(err.value)
 
 
 # --- golden files -----------------------------------------------------------------------
@@ -357,7 +352,7 @@ def test_a_valid_al2023_pool_on_aws_and_kubeadm_pool_on_bare_metal():
     ],
 )
 def test_config_mistakes_are_refused_with_the_reason(pool, cluster, expected):
-    assert expected in issues_of(stack(pool, **cluster))
+    assert expected in config_error_text(stack(pool, **cluster))
 
 
 def test_multi_effect_keys_are_fine_on_bare_metal():
@@ -367,14 +362,14 @@ def test_multi_effect_keys_are_fine_on_bare_metal():
 
 
 def test_ssm_parameters_name_the_nvidia_ami_of_each_os_version_and_arch():
-    assert ec2.ami_ssm_parameter("al2023", "1.33", "x86_64") == (
+    assert render.ami_ssm_parameter("al2023", "1.33", "x86_64") == (
         "/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/x86_64/nvidia/recommended/image_id"
     )
-    assert ec2.ami_ssm_parameter("bottlerocket", "1.34", "arm64") == (
+    assert render.ami_ssm_parameter("bottlerocket", "1.34", "arm64") == (
         "/aws/service/bottlerocket/aws-k8s-1.34-nvidia/arm64/latest/image_id"
     )
     with pytest.raises(ValueError, match="set amiId"):
-        ec2.ami_ssm_parameter("al2", "1.32", "x86_64")
+        render.ami_ssm_parameter("al2", "1.32", "x86_64")
 
 
 # --- the device plugin ------------------------------------------------------------------
@@ -507,7 +502,7 @@ def test_node_role_label_on_a_self_managed_pool_exits_2_naming_noderestriction(t
 def test_no_effect_spelling_outside_taints_py_in_the_kubelet_renderer():
     pkg = ROOT / "components" / "gpu_node_pool" / "backends"
     for path in (pkg / "_shared" / "registration.py", pkg / "_shared" / "user_data.py", pkg / "self_managed" / "bootstrap.py",
-                 pkg / "self_managed" / "ec2.py"):
+                 pkg / "self_managed" / "render.py", pkg / "self_managed" / "read.py"):
         source = path.read_text()
         for effect in TaintEffect:
             assert effect.value not in source and effect.provider_spelling not in source, path

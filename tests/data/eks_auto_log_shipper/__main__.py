@@ -1,4 +1,4 @@
-"""The shipped Auto Mode stack plus a log shipper DaemonSet that tolerates nothing (issue 19).
+"""The shipped Auto Mode stack plus a log shipper DaemonSet that tolerates nothing.
 
 Auto Mode's device plugin and node monitoring are built in, but a user's own DaemonSet is not:
 it never runs on the tainted GPU nodes, so daemonsets-tolerate-gpu-taints must fail.

@@ -1,6 +1,8 @@
-"""A platform team's program: a hand-written GPU node group, a logging DaemonSet, and GpuNodePool.
+"""A platform team's program: a hand-written GPU node group, a logging DaemonSet, a chart, a YAML
+component, and GpuNodePool.
 
-Used by tests/plan/test_check.py: none of it uses this project's stack config keys.
+Used by tests/plan/test_check.py: none of it uses this project's stack config keys. ``agentChart``
+(default: the local ``charts/node-agent``) and ``agentChartRepo`` let a test point the chart elsewhere.
 """
 
 import pulumi
@@ -39,6 +41,19 @@ k8s.apps.v1.DaemonSet(
         },
     },
 )
+
+# A team chart (local path, relative to the project) whose DaemonSet tolerates nothing.
+agent_repo = config.get("agentChartRepo")
+k8s.helm.v4.Chart(
+    "node-agent",
+    chart=config.get("agentChart") or "charts/node-agent",
+    version=config.get("agentChartVersion"),
+    namespace="logging",
+    repository_opts={"repo": agent_repo} if agent_repo else None,
+)
+
+# Plain YAML applied as a v2 ConfigGroup: a DaemonSet with no tolerations either.
+k8s.yaml.v2.ConfigGroup("node-exporter", files=["manifests/node-exporter.yaml"])
 
 # Our component, fed from this program's own config.
 inference = GpuNodePool(

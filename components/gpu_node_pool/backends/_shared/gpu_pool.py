@@ -29,6 +29,8 @@ class GpuPool:
         min_size: the smallest node count, when the resource says it.
         where: where the pool's taints are declared, for messages.
         problem: why the taints could not be read (malformed), else None.
+        instance_types: the instance (machine) types its nodes can be, or None when not known.
+        zones: the zones it pins its nodes to, or None when not known (any zone of the region).
     """
 
     backend: str
@@ -43,6 +45,8 @@ class GpuPool:
     min_size: int | None = None
     problem: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    instance_types: tuple[str, ...] | None = None
+    zones: tuple[str, ...] | None = None
 
     #: Where its nodes run, for what admission adds (:data:`gpu_node_pool.k8s.taints.PLATFORMS`).
     platform: str = "eks"

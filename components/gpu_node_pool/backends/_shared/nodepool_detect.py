@@ -53,3 +53,28 @@ def nodepool_node_labels(
     if pool_name:
         labels.setdefault("karpenter.sh/nodepool", pool_name)
     return labels
+
+
+def nodepool_instance_types(requirements: list[Any], limits: Any) -> tuple[str, ...] | None:
+    """The catalog types a NodePool's requirements and limits leave (the one evaluator,
+    :func:`gpu_node_pool.catalog.requirements.evaluate`), or None when they cannot be evaluated
+    (malformed, or a requirement outside the catalog's model narrows them too)."""
+    from ...catalog.requirements import RequirementError, evaluate
+    from ...sdk.props import plain
+
+    try:
+        result = evaluate(plain(requirements), plain(limits) or None)
+    except (RequirementError, TypeError, ValueError):
+        return None
+    return tuple(t.name for t in result.candidates) or None
+
+
+def nodepool_zones(requirements: Iterable[Any]) -> tuple[str, ...] | None:
+    """The zones of a ``topology.kubernetes.io/zone In [...]`` requirement, else None (any zone)."""
+    for req in requirements:
+        if text(dig(req, "key")) == "topology.kubernetes.io/zone" and text(dig(req, "operator")) == "In":
+            zones = tuple(str(v) for v in items(dig(req, "values")))
+            if zones:
+                return zones
+    return None
+

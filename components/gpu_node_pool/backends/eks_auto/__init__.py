@@ -22,6 +22,7 @@ BACKEND = register(
         config_model="config:EksAutoPool",
         stack_checks="config:stack_issues",
         platform="eks",
+        provisioner="karpenter",
         startup_taints=True,
         # Auto Mode runs NVIDIA's device plugin itself: EksAutoPool refuses gpuSharing and mig
         gpu_sharing="",
@@ -30,6 +31,7 @@ BACKEND = register(
         summarise="summary:summarise",
         report="summary:report",
         detect="detect:detect",
+        node_labels="labels:node_labels",
         detects=(KARPENTER_NODEPOOL_PREFIX,),
         children={
             "nodepool": (KARPENTER_NODEPOOL, "{pool}-nodepool"),

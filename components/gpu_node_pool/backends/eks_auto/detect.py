@@ -14,7 +14,7 @@ from typing import Any
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from ...sdk.props import dig, items, mapping, text
 from .._shared.gpu_pool import GpuPool, read_taints
-from .._shared.nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
+from .._shared.nodepool_detect import nodepool_instance_types, nodepool_node_labels, nodepool_zones, requires_nvidia_gpu
 from .limits import AUTO_PREFIX, NODE_CLASS_GROUP
 
 
@@ -47,4 +47,6 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         where="the EKS Auto Mode NodePool spec.template.spec.taints (GpuNodePool taints)",
         ships_own_device_plugin=True,
         problem=problem,
+        instance_types=nodepool_instance_types(requirements, mapping(dig(props, "spec", "limits"))),
+        zones=nodepool_zones(requirements),
     )

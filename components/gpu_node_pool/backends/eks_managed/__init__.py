@@ -25,6 +25,7 @@ BACKEND = register(
         summarise="summary:summarise",
         report="summary:report",
         detect="detect:detect",
+        node_labels="labels:node_labels",
         detects=(EKS_NODE_GROUP,),
         children={
             "node_group": (EKS_NODE_GROUP, "{pool}-node-group"),

@@ -36,4 +36,6 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         ships_own_device_plugin=ami_type.startswith("BOTTLEROCKET_") and "NVIDIA" in ami_type,
         min_size=int_or_none(dig(props, "scalingConfig", "minSize")),
         problem=problem,
+        instance_types=tuple(types) or None,
+        extra={"capacity_type": text(dig(props, "capacityType")) or "ON_DEMAND"},
     )

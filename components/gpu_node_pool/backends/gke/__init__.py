@@ -23,6 +23,7 @@ BACKEND = register(
         summarise="summary:summarise",
         report="summary:report",
         detect="detect:detect",
+        node_labels="labels:node_labels",
         detects=(GKE_NODE_POOL,),
         children={"node_pool": (GKE_NODE_POOL, "{pool}-node-pool")},
     )

@@ -8,7 +8,7 @@ from typing import Any
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from ...sdk.props import dig, items, mapping, plain, text
 from .._shared.gpu_pool import GpuPool, read_taints
-from .._shared.nodepool_detect import nodepool_node_labels, requires_nvidia_gpu
+from .._shared.nodepool_detect import nodepool_instance_types, nodepool_node_labels, nodepool_zones, requires_nvidia_gpu
 from . import BACKEND
 
 #: Karpenter's well-known labels (karpenter.k8s.aws/...) that describe GPUs.
@@ -81,6 +81,8 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         where="the Karpenter NodePool spec.template.spec.taints (GpuNodePool taints)",
         ships_own_device_plugin=bool(class_name and node_classes.get(class_name)),
         problem=problem,
+        instance_types=nodepool_instance_types(requirements, mapping(dig(props, "spec", "limits"))),
+        zones=nodepool_zones(requirements),
         extra={"startup_taints": read_taints(karpenter.read_nodepool_startup_taints, props)[0]},
     )
 

@@ -1,4 +1,4 @@
-"""Karpenter v1.14.1 CRD limits and the CEL/Go rules mirrored at config time (tests/test_karpenter.py checks them against the CRDs)."""
+"""Karpenter v1.14.1 CRD limits and the CEL/Go rules mirrored at config time (tests/backends/karpenter/test_karpenter.py checks them against the CRDs)."""
 
 from __future__ import annotations
 

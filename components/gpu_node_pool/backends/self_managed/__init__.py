@@ -1,9 +1,10 @@
 """``self-managed``: nodes whose kubelet registers the pool's taints itself.
 
 Files: ``config.py`` (pool model, formats, stack rules), ``bootstrap.py`` (one renderer per
-bootstrap format and the format table), ``ec2.py`` (launch template / Auto Scaling group
-inputs and tags), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text),
-``detect.py`` (recognise GPU launch templates for the policies). Bootstrap files reach
+bootstrap format and the format table), ``render.py`` (launch template / Auto Scaling group
+inputs and tags), ``read.py`` (the bootstrap read back: format, registration, plan entry),
+``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text), ``detect.py`` (recognise
+GPU launch templates for the policies). Bootstrap files reach
 ``gpupool render`` as the pool's ``bootstrap`` stack output. The user-data readers are shared in
 ``backends/_shared/user_data.py``.
 """
@@ -25,6 +26,7 @@ BACKEND = register(
         summarise="summary:summarise",
         report="summary:report",
         detect="detect:detect",
+        node_labels="labels:node_labels",
         detects=(LAUNCH_TEMPLATE,),
         children={
             "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),

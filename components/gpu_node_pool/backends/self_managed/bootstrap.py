@@ -6,7 +6,7 @@ taints and labels, and for the readers that parse them back."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from email.mime.multipart import MIMEMultipart
 from email.mime.nonmultipart import MIMENonMultipart
@@ -87,8 +87,14 @@ def _bottlerocket_node_taints(taints: Iterable[Taint]) -> dict[str, list[str]]:
     return out
 
 
-def render_bottlerocket_user_data(reg: Registration, cluster: ClusterInfo) -> str:
+def render_bottlerocket_user_data(
+    reg: Registration, cluster: ClusterInfo, settings: Mapping[str, Any] | None = None
+) -> str:
     """Bottlerocket user data (TOML settings).
+
+    ``settings``: further ``[settings.<name>]`` tables of the node (e.g. the MIG settings of
+    ``gpu_agents/mig.py`` ``bottlerocket_settings``); ``kubernetes`` is the component's own and
+    may not be among them.
 
     ``[settings.kubernetes]`` ``cluster-name``, ``api-server``, ``cluster-certificate``,
     ``cluster-dns-ip`` (empty ones omitted); ``[settings.kubernetes.node-labels]``
@@ -115,7 +121,10 @@ def render_bottlerocket_user_data(reg: Registration, cluster: ClusterInfo) -> st
         k8s["node-labels"] = dict(reg.labels)
     if reg.taints:
         k8s["node-taints"] = _bottlerocket_node_taints(reg.taints)
-    return tomli_w.dumps({"settings": {"kubernetes": k8s}})
+    extra = dict(settings or {})
+    if "kubernetes" in extra:
+        raise ValueError("settings.kubernetes is rendered from the registration and the cluster; pass other tables")
+    return tomli_w.dumps({"settings": {"kubernetes": k8s, **extra}})
 
 
 # --- 3. AL2 bootstrap.sh (legacy) -------------------------------------------------------

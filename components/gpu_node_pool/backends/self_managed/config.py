@@ -242,7 +242,7 @@ class SelfManagedPool(PoolBase):
         node-template and auto-discovery tags) against the 50-per-group limit."""
         from ...config.limits import asg_tag_count_problem
         from ...config.stack import ClusterConfig
-        from .ec2 import autoscaling_group_tags
+        from .render import autoscaling_group_tags
 
         tags = autoscaling_group_tags(self, ClusterConfig.model_construct(name="cluster"))
         user = len(self.tags)
@@ -271,6 +271,12 @@ class SelfManagedPool(PoolBase):
     @property
     def uses_nvidia_device_plugin(self) -> bool:
         return not self.ships_own_device_plugin
+
+    @property
+    def writes_bottlerocket_settings(self) -> bool:
+        """The ``bottlerocket`` format renders the node's TOML settings (``bootstrap.py``), where
+        Bottlerocket's MIG settings are added (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
+        return self.format == "bottlerocket"
 
     @property
     def cluster_platform(self) -> str:

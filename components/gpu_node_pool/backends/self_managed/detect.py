@@ -7,26 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...catalog import instances
-from ...k8s.taints import TaintError
 from ...sdk.props import dig, text
 from .._shared.gpu_pool import GpuPool, read_taints
-from .._shared.user_data import decode_user_data, detect_format, read_registration_labels, read_registration_taints
+from .._shared.user_data import decode_user_data, read_registration_labels, read_registration_taints
 from . import BACKEND
-
-
-def looks_like_node_bootstrap(user_data: str) -> bool:
-    """True when user data joins a Kubernetes node (nodeadm, bootstrap.sh, kubeadm, Bottlerocket, kubelet flags)."""
-    try:
-        return detect_format(user_data) not in (None, "shell")
-    except (TaintError, ValueError, TypeError):
-        return True  # a bootstrap, though a malformed one: the taint reader will say what is wrong
-
-
-def _format(user_data: str) -> str | None:
-    try:
-        return detect_format(user_data)
-    except (TaintError, ValueError, TypeError):
-        return None
+from .read import bootstrap_format, looks_like_node_bootstrap
 
 
 def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
@@ -55,7 +40,8 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         where="the kubelet registration in the launch template's user data (registerWithTaints)",
         ships_own_device_plugin="[settings.kubernetes]" in user_data,
         # EKS bootstrap formats join an EKS cluster; kubeadm/kubelet join any (admission as configured)
-        platform="eks" if _format(user_data) in ("al2023", "bottlerocket", "al2") else "self-managed",
+        platform="eks" if bootstrap_format(user_data) in ("al2023", "bottlerocket", "al2") else "self-managed",
         problem=problem,
         extra={"launch_template_name": text(dig(props, "name"))},
+        instance_types=(instance_type,) if instance_type else None,
     )

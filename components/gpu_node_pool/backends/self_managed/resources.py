@@ -14,7 +14,7 @@ from .config import SelfManagedPool
 
 
 def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterIdentity) -> None:
-    from . import ec2 as kubelet
+    from . import render as kubelet
 
     component.bootstrap_format = pool.format
     # Plain identity: the files as before. Identity Outputs (endpoint, CA...): Output.all(...).apply

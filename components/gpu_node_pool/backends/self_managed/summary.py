@@ -8,32 +8,7 @@ from typing import Any
 
 from ...k8s.wellknown import UNKNOWN
 from . import BACKEND
-
-
-def _registration_entry(entry: dict[str, Any], fmt: str, files: Mapping[str, str], source: str) -> None:
-    """Fill ``taints``, ``labels`` and ``registration`` of a plan entry from bootstrap texts, read back."""
-    from .._shared import user_data as kubelet
-    from . import bootstrap
-
-    regs = {name: kubelet.read_registration(text) for name, text in files.items()}
-    taints = next((r.taints for r in regs.values() if r.taints), ())
-    labels: dict[str, str] = {}
-    for reg in regs.values():
-        labels.update(reg.labels)
-    entry["taints"] = [str(t) for t in taints]
-    entry["labels"] = dict(sorted(labels.items()))
-    spec = bootstrap.FORMATS[fmt]
-    snippet = bootstrap.registration_snippet(fmt, bootstrap.Registration(taints, labels))
-    entry["registration"] = {
-        "format": fmt,
-        "source": source,
-        "taintsField": spec.taints_field,
-        "labelsField": spec.labels_field,
-        "files": {name: [str(t) for t in reg.taints] for name, reg in regs.items()},
-        "snippet": snippet,
-    }
-    if spec.ships_device_plugin:
-        entry["devicePlugin"] = "ships its own (Bottlerocket NVIDIA variants include NVIDIA's device plugin)"
+from .read import registration_entry
 
 
 def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
@@ -41,7 +16,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     """Read a self-managed pool back from its recorded LaunchTemplate user data and Auto Scaling group tags."""
     from .._shared import cluster_autoscaler as eks
     from .._shared import user_data as kubelet
-    from . import ec2
+    from . import render
 
     if f"{pool.name}.bootstrap" in outputs:  # provider none: rendered only, read from the exported bootstrap
         _summarise_bootstrap_output(pool, entry, outputs[f"{pool.name}.bootstrap"])
@@ -50,7 +25,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
         return
     user_data = template.inputs.get("userData")
     fmt = kubelet.detect_format(user_data) or pool.format
-    _registration_entry(entry, fmt, {"userData": user_data}, "aws.ec2.LaunchTemplate userData (base64)")
+    registration_entry(entry, fmt, {"userData": user_data}, "aws.ec2.LaunchTemplate userData (base64)")
     group = index.get((BACKEND.child_type("asg"), BACKEND.child_name("asg", pool.name)))
     image = template.inputs.get("imageId", UNKNOWN)
     entry["amiType"] = image if pool.ami_id else f"{image} ({pool.format} NVIDIA {pool.arch}, resolved from SSM)"
@@ -65,7 +40,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     tags = {
         t["key"]: t["value"]
         for t in group.inputs.get("tags") or []
-        if t.get("key", "").startswith(ec2.CA_CLUSTER_TAG_PREFIX)
+        if t.get("key", "").startswith(render.CA_CLUSTER_TAG_PREFIX)
     }
     entry["scaleFromZeroTags"] = dict(sorted(tags.items()))
     ca_taints, ca_labels = eks.read_ca_node_template_tags(tags)
@@ -80,7 +55,7 @@ def _summarise_bootstrap_output(pool: Any, entry: dict[str, Any], files: Any) ->
     if not isinstance(files, Mapping):
         return
     fmt = getattr(pool, "format", None) or "kubelet"
-    _registration_entry(entry, fmt, files, f"stack output {pool.name}.bootstrap ({', '.join(files)})")
+    registration_entry(entry, fmt, files, f"stack output {pool.name}.bootstrap ({', '.join(files)})")
 
 
 def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:

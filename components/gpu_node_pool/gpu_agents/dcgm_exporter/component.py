@@ -16,13 +16,14 @@ import pulumi
 from ...config import PoolConfig
 from ...config.agents import DcgmExporterConfig
 from ...k8s.taints import Toleration
+from ...k8s.wellknown import AGENT_NAMESPACE_PROP, DCGM_EXPORTER_TYPE
 from ..once import claim
 from ..pools import agent_pool
 from . import values as render
 
 __all__ = ["DcgmExporter", "DcgmExporterArgs", "TYPE_TOKEN"]
 
-TYPE_TOKEN = "gpu-node-pools:index:DcgmExporter"
+TYPE_TOKEN = DCGM_EXPORTER_TYPE
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,10 @@ class DcgmExporter(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: DcgmExporterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self.values = render.dcgm_values([agent_pool(p) for p in args.pools], args.extra_tolerations)
+        self.values = render.dcgm_values([agent_pool(p) for p in args.pools], args.extra_tolerations,
+                                         service_monitor=args.config.service_monitor)
         claim("DcgmExporter", name, args.cluster_name, args.cluster, opts, "DcgmExporterArgs")
-        super().__init__(TYPE_TOKEN, name, {}, opts)
+        super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.config.namespace}, opts)
         import pulumi_kubernetes as k8s
 
         self.tolerations = self.values["tolerations"]

@@ -7,6 +7,20 @@ tolerations tolerate only the control plane, so no tainted GPU node ever gets th
 (NVIDIA/dcgm-exporter#731; ``deployment/values.yaml`` ``tolerations``). Same contract as the device
 plugin: ``CriticalAddonsOnly`` plus one ``Exists`` toleration per pool taint key/effect, and a required
 node affinity matching exactly the pools' nodes (GPU label and ``gpu-node-pools/pool``).
+
+Two chart defaults that would break an install are overridden:
+
+* ``serviceMonitor.enabled`` defaults to ``true`` (``deployment/values.yaml``): the chart then renders a
+  ``monitoring.coreos.com/v1`` ``ServiceMonitor``, which a cluster without the Prometheus Operator's CRDs
+  rejects (the whole ``pulumi up`` fails). It is off unless ``gpuAgents.dcgmExporter.serviceMonitor`` is true.
+* On GKE nodes the NVIDIA driver (``libnvidia-ml.so``, which DCGM loads) is installed on the host under
+  ``/home/kubernetes/bin/nvidia`` and GKE mounts it at ``/usr/local/nvidia`` only into containers that
+  request a GPU (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus, "CUDA-X libraries"); the
+  exporter requests none, so it gets the host directory through the chart's ``extraHostVolumes`` and
+  ``extraVolumeMounts`` and ``LD_LIBRARY_PATH=/usr/local/nvidia/lib64`` through ``extraEnv``, as Google's own
+  DCGM exporter manifest does (https://cloud.google.com/stackdriver/docs/managed-prometheus/exporters/nvidia-dcgm).
+  ``extraVolumeMounts`` replaces the chart's default list, so its ``exporter-metrics-volume`` mount
+  (``/etc/dcgm-exporter/default-counters.csv``) is kept.
 """
 
 from __future__ import annotations
@@ -18,18 +32,29 @@ from ...k8s.taints import Toleration
 from ..placement import derived_tolerations, node_affinity
 from ..pools import AgentPool
 
-__all__ = ["CHART", "CHART_REPO", "CHART_VERSION", "dcgm_values"]
+__all__ = ["CHART", "CHART_REPO", "CHART_VERSION", "GKE_DRIVER_HOST_PATH", "GKE_DRIVER_MOUNT_PATH", "dcgm_values"]
 
 CHART = "dcgm-exporter"
 CHART_VERSION = "4.8.2"
 CHART_REPO = "https://nvidia.github.io/dcgm-exporter/helm-charts"
+#: Where GKE installs the NVIDIA driver on the host, and where GPU containers see it.
+GKE_DRIVER_HOST_PATH = "/home/kubernetes/bin/nvidia"
+GKE_DRIVER_MOUNT_PATH = "/usr/local/nvidia"
+_GKE_VOLUME = "nvidia-install-dir-host"
+#: The chart's default ``extraVolumeMounts`` (``deployment/values.yaml``), kept when the list is replaced.
+_METRICS_MOUNT = {"name": "exporter-metrics-volume", "mountPath": "/etc/dcgm-exporter/default-counters.csv",
+                  "subPath": "default-counters.csv"}
 
 
-def dcgm_values(pools: Sequence[AgentPool], extra_tolerations: Sequence[Toleration] = ()) -> dict[str, Any]:
-    """``{tolerations, affinity, priorityClassName}`` for the exporter on every pool in ``pools``.
+def dcgm_values(pools: Sequence[AgentPool], extra_tolerations: Sequence[Toleration] = (), *,
+                service_monitor: bool = False) -> dict[str, Any]:
+    """``{tolerations, affinity, priorityClassName, serviceMonitor}`` for the exporter on every pool in ``pools``,
+    plus ``extraHostVolumes``/``extraVolumeMounts``/``extraEnv`` for GKE's driver location when a pool's
+    ``image_family`` is ``gke``.
 
     Every GPU pool gets it, whoever runs its device plugin (GKE, Bottlerocket, ours): metrics are
-    wanted on all GPUs.
+    wanted on all GPUs. ``service_monitor``: render the chart's ``ServiceMonitor`` (needs the
+    Prometheus Operator's CRDs in the cluster).
 
     Raises:
         ValueError: ``pools`` is empty (a node affinity with no ``nodeSelectorTerms`` is rejected by the
@@ -37,8 +62,15 @@ def dcgm_values(pools: Sequence[AgentPool], extra_tolerations: Sequence[Tolerati
     """
     if not pools:
         raise ValueError("dcgm_values: no GPU pool to place the DCGM exporter on")
-    return {
+    values: dict[str, Any] = {
         "tolerations": [t.to_k8s() for t in derived_tolerations(pools, extra_tolerations)],
         "affinity": node_affinity(pools),
         "priorityClassName": "system-node-critical",
+        "serviceMonitor": {"enabled": bool(service_monitor)},
     }
+    if any(p.image_family == "gke" for p in pools):
+        values["extraHostVolumes"] = [{"name": _GKE_VOLUME, "hostPath": GKE_DRIVER_HOST_PATH}]
+        values["extraVolumeMounts"] = [dict(_METRICS_MOUNT), {"name": _GKE_VOLUME, "mountPath": GKE_DRIVER_MOUNT_PATH,
+                                                              "readOnly": True}]
+        values["extraEnv"] = [{"name": "LD_LIBRARY_PATH", "value": f"{GKE_DRIVER_MOUNT_PATH}/lib64"}]
+    return values

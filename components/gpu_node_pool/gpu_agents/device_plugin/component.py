@@ -14,6 +14,7 @@ from typing import Any
 import pulumi
 
 from ...config import DevicePluginConfig, PoolConfig
+from ...k8s.wellknown import AGENT_NAMESPACE_PROP
 from .. import once
 from . import checks
 from . import values as render
@@ -79,7 +80,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         )
         once.claim("NvidiaDevicePlugin", name, args.cluster_name, cluster, opts, "NvidiaDevicePluginArgs",
                    path="devicePlugin", what="the NVIDIA device plugin")
-        super().__init__(TYPE_TOKEN, name, {}, opts)
+        super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.config.namespace}, opts)
         import pulumi_kubernetes as k8s
 
         self.values = render.chart_values(served, args.config, args.feature_discovery)

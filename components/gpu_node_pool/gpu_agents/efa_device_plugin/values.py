@@ -6,7 +6,10 @@ so on GPU nodes tainted e.g. ``nvidia.com/gpu:NoSchedule`` the plugin does not s
 toleration is added (the chart's ``templates/daemonset.yaml`` L34-39, ``values.yaml`` ``tolerations``). Its
 required node affinity admits only ``node.kubernetes.io/instance-type In supportedInstanceLabels.values``
 (``templates/daemonset.yaml`` L49-63); the GPU types of that list are :data:`SUPPORTED_GPU_TYPES`.
-Pure: plain values, no Pulumi; not yet wired into ``program.py``.
+Pure: plain values, no Pulumi; the component (:mod:`.component`) installs the chart.
+
+The chart has no ``affinity`` value: its own instance-type affinity keeps it on EFA-capable nodes, so
+no pool-derived node affinity is added (the tolerations are what the pools need).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from typing import Any
 from ...k8s.taints import Toleration
 from ..placement import ServedPool, derived_tolerations
 
-__all__ = ["CHART", "CHART_VERSION", "SUPPORTED_GPU_TYPES", "efa_plugin_values", "efa_pools", "unsupported_types"]
+__all__ = ["CHART", "CHART_REPO", "CHART_VERSION", "SUPPORTED_GPU_TYPES", "efa_plugin_values", "efa_pools", "unsupported_types"]
 
 CHART = "aws-efa-k8s-device-plugin"
 CHART_VERSION = "0.5.30"
+CHART_REPO = "https://aws.github.io/eks-charts"
 #: GPU instance types in the chart's ``supportedInstanceLabels.values`` (aws/eks-charts
 #: ``stable/aws-efa-k8s-device-plugin/values.yaml``, chart v0.5.30).
 SUPPORTED_GPU_TYPES = frozenset(

@@ -16,13 +16,14 @@ import pulumi
 
 from ...config import DevicePluginConfig, PoolConfig
 from ...config.agents import GpuAgentsConfig
+from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE
 from ..once import claim
 from ..pools import agent_pool
 from . import values as render
 
 __all__ = ["GpuOperator", "GpuOperatorArgs", "TYPE_TOKEN"]
 
-TYPE_TOKEN = "gpu-node-pools:index:GpuOperator"
+TYPE_TOKEN = GPU_OPERATOR_TYPE
 #: The chart version the values were checked against (NVIDIA/gpu-operator tag v26.7.0).
 CHART_VERSION = "v26.7.0"
 
@@ -47,7 +48,7 @@ class GpuOperatorArgs:
     pools: Sequence[PoolConfig]
     agents: GpuAgentsConfig = field(default_factory=GpuAgentsConfig)
     config: DevicePluginConfig = field(default_factory=lambda: DevicePluginConfig(provider="gpu-operator"))
-    namespace: str = "gpu-operator"
+    namespace: str = render.NAMESPACE
     version: str = CHART_VERSION
     cluster: Any = None
 
@@ -69,7 +70,7 @@ class GpuOperator(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         claim("GpuOperator", name, args.cluster_name, args.cluster, opts, "GpuOperatorArgs")
-        super().__init__(TYPE_TOKEN, name, {}, opts)
+        super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.namespace}, opts)
         import pulumi_kubernetes as k8s
 
         pools = render.operator_pools([agent_pool(p) for p in args.pools])

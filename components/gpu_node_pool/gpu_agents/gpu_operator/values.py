@@ -28,7 +28,9 @@ NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml``,
 * Time-slicing / MPS through ``devicePlugin.config`` (``create``, ``name``, ``default``, ``data``:
   the same named configs as the standalone plugin, selected by the node label
   ``nvidia.com/device-plugin.config``; values.yaml ``devicePlugin.config``).
-* MIG: ``mig.strategy`` (``single`` | ``mixed``) when a pool sets ``mig``.
+* MIG: ``mig.strategy`` (``single`` | ``mixed``, one per cluster) and ``migManager.enabled`` when the operator
+  partitions a pool (:func:`operator_mig_pools`); the layout each node gets is its ``nvidia.com/mig.config``
+  label (``all-<profile>``), set by the pool; the MIG manager's ``config.default`` stays ``all-disabled``.
 """
 
 from __future__ import annotations
@@ -42,11 +44,13 @@ from ..pools import AgentPool
 from ..sharing_config import DEFAULT_CONFIG_NAME, config_documents
 
 __all__ = [
+    "NAMESPACE",
     "CHART",
     "CHART_REPO",
     "GKE_INSTALL_DIR",
     "PLUGIN_CONFIG_NAME",
     "operator_pools",
+    "operator_mig_pools",
     "operator_values",
     "gke_resource_quota",
     "needs_gke_quota",
@@ -54,6 +58,8 @@ __all__ = [
 
 CHART = "gpu-operator"
 CHART_REPO = "https://helm.ngc.nvidia.com/nvidia"
+#: Where the program installs the operator (NVIDIA's install guide uses ``-n gpu-operator``).
+NAMESPACE = "gpu-operator"
 #: Where GKE's driver installer puts the driver (NVIDIA cloud-native-docs gpu-operator/google-gke.rst).
 GKE_INSTALL_DIR = "/home/kubernetes/bin/nvidia"
 #: The ConfigMap the operator's chart creates for the device plugin's named configs.
@@ -64,6 +70,12 @@ _SHIPS_DRIVER_AND_TOOLKIT = ("al2023-nvidia", "bottlerocket-nvidia")
 def operator_pools(pools: Sequence[AgentPool]) -> list[AgentPool]:
     """The pools the operator serves: every pool except those the platform's own device plugin serves (GKE's)."""
     return [p for p in pools if p.device_plugin != "platform"]
+
+
+def operator_mig_pools(pools: Sequence[AgentPool]) -> list[AgentPool]:
+    """The pools whose ``mig`` the operator's MIG manager partitions (their nodes carry ``nvidia.com/mig.config``):
+    ``mig`` set, partitioned by a device plugin (not the platform), not on Bottlerocket (its own MIG manager)."""
+    return [p for p in pools if p.mig is not None and p.mig_by == "device-plugin" and p.image_family != "bottlerocket-nvidia"]
 
 
 def _gke_driver(pools: Sequence[AgentPool]) -> bool:
@@ -149,7 +161,8 @@ def operator_values(
             "default": DEFAULT_CONFIG_NAME,
             "data": documents,
         }
-    strategies = {p.mig.strategy for p in served if p.mig is not None}
-    if strategies:
-        values["mig"] = {"strategy": "mixed" if "mixed" in strategies else "single"}
+    strategies = sorted({p.mig.strategy for p in operator_mig_pools(served)})
+    if strategies:  # one per cluster: the config rules refuse single and mixed together
+        values["mig"] = {"strategy": strategies[0]}
+        values["migManager"]["enabled"] = True
     return values

@@ -45,6 +45,7 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
         "allowedNamespaces": list(GPU_TOLERATION_ALLOWED_NAMESPACES),
         "extraTaints": [str(DEFAULT_TAINT)],
     },
+    "daemonsets-tolerate-exactly": {"allowedNamespaces": list(GPU_TOLERATION_ALLOWED_NAMESPACES)},
     "gpu-workloads-select-gpu-nodes": {
         "extraTaints": [str(DEFAULT_TAINT)],
         "gpuLabels": [f"{DEFAULT_GPU_LABEL[0]}={DEFAULT_GPU_LABEL[1]}"],

@@ -1,9 +1,14 @@
 """Policy ``device-plugin-covers-gpu-pools``: every GPU pool that needs NVIDIA's device plugin has one that tolerates its
-taints and whose node affinity matches its labels (mandatory)."""
+taints and whose node selection admits every kind of node it will get (mandatory).
+
+Judged where the plugin lands (:func:`gpu_node_pool.policies.placement.place`): the pool's labels plus
+those its platform sets, per instance type and zone; a plugin pinned to other instance types, or to a
+label the pool's nodes never carry, leaves those nodes without ``nvidia.com/gpu``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pulumi_policy import (
@@ -18,6 +23,7 @@ from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
 from ...k8s.taints import Toleration, untolerated_taints
 from ...sdk.props import Undecided, UnknownValueError, dig, mapping, plain, text
 from ..gpu_agents import agent_resources, operator_device_plugins
+from ..placement import SELECTION_FIX, place
 from ..pools import (
     CHART_TYPES,
     GKE_NO_DEFAULT_PLUGIN_LABEL,
@@ -28,7 +34,6 @@ from ..workloads import (
     containers,
     kind_of,
     read_tolerations,
-    stay_on,
     workload_of,
 )
 from ._shared import GPU_RESOURCE, _resource, _stack_pools
@@ -127,21 +132,20 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            selected = node_selection.on(pool.labels)
-            missing = [stay_on(tolerations, t) for t in pool.taints if t.effect.repels]
-            missing = [s for s in missing if not s.ok]
-            if selected is True and not missing:
+            placement = place(tolerations, node_selection, pool)
+            if placement.runs:
                 covered = True
                 break
             why = []
-            if selected is not True:
+            if placement.excluded:
+                why.append(replace(placement, missing=()).describe() + f"; {SELECTION_FIX}")
+            elif placement.undecided:
                 why.append(
-                    "its nodeSelector/required node affinity "
-                    + ("excludes" if selected is False else "does not surely match")
-                    + f" the pool's node labels {dict(sorted(pool.labels.items()))}"
+                    "its nodeSelector/required node affinity does not surely match"
+                    f" the pool's node labels {dict(sorted(pool.labels.items()))}"
                 )
-            if missing:
-                why.append("; ".join(s.describe() for s in missing))
+            if placement.missing:
+                why.append("; ".join(s.describe() for s in placement.missing))
             reasons.append(f"{display}: {', and '.join(why)}")
         if not covered and reasons:
             report(

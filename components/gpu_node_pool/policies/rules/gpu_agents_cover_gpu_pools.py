@@ -13,9 +13,21 @@ GPU Operator's plugin). This policy judges, per pool:
   without the labels the plugin's affinity and the operator's operands select (NVIDIA/k8s-device-plugin@v0.20.0 ``deployments/helm/nvidia-device-plugin/values.yaml``:
   the NFD worker tolerates only ``nvidia.com/gpu=present`` with ``Equal``, the plugin's affinity wants NFD's
   ``pci-10de.present`` label);
+Each agent is judged where it lands (:func:`gpu_node_pool.policies.placement.place`): its tolerations
+against the pool's taints and its node selection against the labels of each instance type (and zone)
+of the pool, so an agent pinned to other instance types, or to a label the pool's nodes never carry,
+is a finding naming the type and the label.
+
 * **DCGM exporter** wherever one is installed (the standalone chart, whose default tolerates only the
   control plane - NVIDIA/dcgm-exporter#731, ``deployment/values.yaml``; a DaemonSet by image; the GPU Operator's operand):
-  it must reach every GPU pool, or those GPUs have no metrics.
+  it must reach every GPU pool, or those GPUs have no metrics;
+* **EFA device plugin** on every pool a ``GpuNodePool`` declares with ``efa.enabled`` (its ``efa`` property):
+  without AWS's ``aws-efa-k8s-device-plugin`` tolerating the pool's taints its nodes advertise no
+  ``vpc.amazonaws.com/efa`` and no pod asking for EFA interfaces schedules (EKS user guide,
+  https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html). EFA on hand-written pools is not read here.
+
+How it fits with ``gpu-toleration-allowlist``: the agents this rule asks for are DaemonSets, which the allow-list
+does not judge, so an agent that tolerates exactly the taints of the pools it serves passes both.
 """
 
 from __future__ import annotations
@@ -26,9 +38,10 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
 from ...sdk.props import Undecided, UnknownValueError
-from ..gpu_agents import agent_resources, dcgm_exporters, driver_installers, standalone_nfd_workers
+from ..gpu_agents import agent_resources, dcgm_exporters, driver_installers, efa_device_plugins, standalone_nfd_workers
+from ..placement import SELECTION_FIX, place
 from ..stack import stack_index
-from ..workloads import NodeSelection, read_tolerations, stay_on
+from ..workloads import NodeSelection, read_tolerations
 from ._shared import _stack_pools
 
 NO_DRIVER = "INSTALLATION_DISABLED"
@@ -36,24 +49,17 @@ NO_DRIVER = "INSTALLATION_DISABLED"
 
 class _Agent:
     """An agent's pod spec read once for every pool: its tolerations and node selection (or the
-    ``UnknownValueError`` reading them raised), and its verdict per taint, found once."""
+    ``UnknownValueError`` reading them raised)."""
 
-    __slots__ = ("display", "tolerations", "selection", "stays")
+    __slots__ = ("display", "tolerations", "selection")
 
     def __init__(self, display: str, pod_spec: Mapping[str, Any]) -> None:
         self.display = display
-        self.stays: dict[Any, Any] = {}
         try:
             self.tolerations, _ = read_tolerations(pod_spec)
             self.selection: NodeSelection | UnknownValueError = NodeSelection.of(pod_spec)
         except UnknownValueError as err:
             self.tolerations, self.selection = [], err
-
-    def stay(self, taint: Any) -> Any:
-        found = self.stays.get(taint)
-        if found is None:
-            found = self.stays[taint] = stay_on(self.tolerations, taint)
-        return found
 
 
 def _agents(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[_Agent]:
@@ -61,18 +67,16 @@ def _agents(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[_Agent]:
 
 
 def _why_not(agent: _Agent, pool: Any, undecided: Undecided) -> str | None:
-    """None when the agent's pods land on the pool's nodes; else why not (one clause)."""
+    """None when the agent's pods land on every new node of the pool (or it cannot be decided); else
+    why not (one clause naming the taint, or the instance type and label its selection excludes)."""
     if isinstance(agent.selection, UnknownValueError):
         undecided.add(f"{agent.display} on {pool.display}", agent.selection)
         return None
-    selected = agent.selection.on(pool.labels or {})
-    missing = [s for s in (agent.stay(t) for t in pool.taints if t.effect.repels) if not s.ok]
-    why = []
-    if selected is False:
-        why.append(f"its node selection excludes the pool's node labels {dict(sorted((pool.labels or {}).items()))}")
-    if missing:
-        why.append("; ".join(s.describe() for s in missing))
-    return f"{agent.display}: {', and '.join(why)}" if why else None
+    placement = place(agent.tolerations, agent.selection, pool)
+    if placement.status in ("runs", "notJudged"):
+        return None
+    fix = f"; {SELECTION_FIX}" if placement.excluded else ""
+    return f"{agent.display}: {placement.describe()}{fix}"
 
 
 def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided) -> list[str] | None:
@@ -126,25 +130,45 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
             why = _why_not(agent, pool, undecided)
             if why is not None:
                 report(
-                    f"The DCGM exporter does not cover {pool.display}: {why}. Its GPUs export no metrics "
+                    f"The DCGM exporter does not cover {pool.display}: {why}. Those GPUs export no metrics "
                     "(the dcgm-exporter chart's default tolerates only the control plane, dcgm-exporter#731). "
                     "Derive its tolerations and node affinity from the pools (gpuAgents.dcgmExporter, or one Exists "
-                    "toleration per pool taint in the chart's tolerations).",
+                    "toleration per pool taint in the chart's tolerations, and a nodeSelector/affinity that admits "
+                    "every instance type of the pool).",
                     pool.urn or None,
                 )
+    _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided)
     undecided.raise_if_any()
+
+
+def _judge_efa(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided) -> None:
+    """An EFA device plugin covers every EFA pool."""
+    plugins = _agents(efa_device_plugins(agent_resources(stack_index(args)), undecided)) if pools else []
+    for pool in pools:
+        reasons = _judge(plugins, pool, undecided)
+        if reasons is None:
+            continue
+        found = f" The plugins found do not reach it: {' | '.join(reasons)}." if reasons else ""
+        report(
+            f"No EFA device plugin covers {pool.display}: its nodes advertise no vpc.amazonaws.com/efa, so no pod "
+            f"asking for EFA interfaces schedules there.{found} Install AWS's aws-efa-k8s-device-plugin chart "
+            "(https://aws.github.io/eks-charts) with one Exists toleration per pool taint (the program does so "
+            "unless gpuAgents.efaDevicePlugin.enabled is false).",
+            pool.urn or None,
+        )
 
 
 POLICY = StackValidationPolicy(
     name="gpu-agents-cover-gpu-pools",
     description="Every GPU pool gets the GPU agents besides the device plugin it needs: a driver installer where "
-    "the backend installs none (GKE INSTALLATION_DISABLED), and feature discovery workers and DCGM exporters that "
-    "tolerate its taints.",
+    "the backend installs none (GKE INSTALLATION_DISABLED), feature discovery workers and DCGM exporters that "
+    "tolerate its taints, and the EFA device plugin on EFA pools.",
     validate=validate_gpu_agents_cover_gpu_pools,
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
         "Install GKE's nvidia-driver-installer (or the GPU Operator with driver.enabled) for pools with "
-        "gpuDriverVersion INSTALLATION_DISABLED; derive NFD worker tolerations from the pools (one Exists "
-        "toleration per pool taint)."
+        "gpuDriverVersion INSTALLATION_DISABLED; derive NFD worker, DCGM exporter and EFA device plugin tolerations "
+        "from the pools (one Exists toleration per pool taint). These agents are DaemonSets, which "
+        "gpu-toleration-allowlist does not judge."
     ),
 )

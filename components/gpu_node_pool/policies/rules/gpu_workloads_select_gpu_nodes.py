@@ -1,5 +1,6 @@
 """Policy ``gpu-workloads-select-gpu-nodes``: a pod template that tolerates a GPU taint also selects GPU nodes (the pool label)
-or requests ``nvidia.com/gpu`` (advisory)."""
+or requests ``nvidia.com/gpu`` (advisory); and a GPU agent DaemonSet (NVIDIA's device plugin, the DCGM exporter) selects GPU
+nodes at all, instead of landing on every CPU node."""
 
 from __future__ import annotations
 
@@ -19,8 +20,11 @@ from ...k8s.quantity import parse_quantity
 from ...k8s.taints import tolerates
 from ...k8s.wellknown import is_gpu_resource
 from ...sdk.props import Undecided, UnknownValueError, dig, mapping
+from ..gpu_agents import agent_resources, dcgm_exporters, gpu_operators, operator_device_plugins
+from ..placement import lands_on_plain_nodes
 from ..stack import stack_index
 from ..workloads import (
+    NodeSelection,
     containers,
     read_tolerations,
     selects_any_of,
@@ -83,7 +87,38 @@ def validate_gpu_workloads_select_gpu_nodes(args: StackValidationArgs, report: R
             "the toleration.",
             res.urn,
         )
+    _gpu_agents_select_gpu_nodes(args, report, undecided)
     undecided.raise_if_any()
+
+
+def _gpu_agents_select_gpu_nodes(args: StackValidationArgs, report: ReportViolation, undecided: Undecided) -> None:
+    """A GPU agent DaemonSet (NVIDIA's device plugin, the DCGM exporter) whose node selection admits a
+    node of no GPU pool (:func:`gpu_node_pool.policies.placement.lands_on_plain_nodes`) runs on every CPU
+    node too. The GPU Operator's operands are placed by the operator's ``nvidia.com/gpu.deploy.*`` labels
+    (NVIDIA/gpu-operator ``controllers/object_controls.go``) and are not judged here."""
+    from .device_plugin_covers_gpu_pools import _plugin_daemonsets
+
+    resources = agent_resources(stack_index(args))
+    operands = {d for d, _ in operator_device_plugins(resources, undecided)}
+    operands |= {f"the DCGM exporter of the {op.display}" for op in gpu_operators(resources, undecided)}
+    agents = _plugin_daemonsets(resources, undecided) + dcgm_exporters(resources, undecided)
+    for display, pod_spec in agents:
+        if display in operands:
+            continue
+        try:
+            admits = lands_on_plain_nodes(NodeSelection.of(pod_spec))
+        except UnknownValueError as err:
+            undecided.add(display, err)
+            continue
+        if admits:
+            report(
+                f"GPU agent {display} selects no GPU nodes: its nodeSelector/required node affinity admits a node "
+                "with no GPU pool label and no GPU feature label, so it runs on every CPU node too (where it finds no "
+                "GPU: restarts, wasted requests). Give it a required node affinity on the GPU pools' label (chart "
+                f"values affinity/nodeSelector, e.g. {DEFAULT_GPU_LABEL[0]}: \"{DEFAULT_GPU_LABEL[1]}\"), as "
+                "NvidiaDevicePlugin and gpuAgents.dcgmExporter derive from the pools.",
+                None,
+            )
 
 
 POLICY = StackValidationPolicy(

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import (
+    daemonsets_tolerate_exactly,
     daemonsets_tolerate_gpu_taints,
     device_plugin_covers_gpu_pools,
     gpu_agents_cover_gpu_pools,
@@ -32,6 +33,7 @@ POLICIES: list[Any] = [
     daemonsets_tolerate_gpu_taints.POLICY,
     device_plugin_covers_gpu_pools.POLICY,
     gpu_toleration_allowlist.POLICY,
+    daemonsets_tolerate_exactly.POLICY,
     gpu_workloads_select_gpu_nodes.POLICY,
     gpu_limits_well_formed.POLICY,
     noexecute_gpu_taint.POLICY,

@@ -8,13 +8,15 @@ unknown at preview (pulumi/pulumi-policy#298: the children of a v1 ``ConfigGroup
 while the cluster is created in the same preview); a ``helm.v3.Release`` never has children
 (the provider installs it as one resource); an ``aws.eks.Addon``'s DaemonSets are EKS's, not
 Pulumi resources. So a component of those types counts as not judged exactly when the stack
-holds no child whose parent is it. ``gpupool plan`` opens them offline first
-(:mod:`gpu_node_pool.plan.expand`) and rewords this finding with the exact reason.
+holds no child whose parent is it. ``gpupool check`` (any Pulumi Python program) and ``gpupool
+plan`` (this project's stacks) open them offline first (:mod:`gpu_node_pool.plan.expand`) and
+reword this finding with the exact reason; so the fixes here name ``gpupool check``, which runs
+whatever program the pack is judging.
 
 An add-on whose row in the add-on table (:mod:`gpu_node_pool.expand.eks_addons_data`) says it runs no
 DaemonSet is judged (there is nothing to judge).
 
-Config: ``strict`` (boolean, default false): ``gpupool plan`` then reports these findings, and
+Config: ``strict`` (boolean, default false): ``gpupool check``/``plan`` then report these findings, and
 the "can't run policy during preview" findings, as mandatory. In a real preview Pulumi sets a
 policy's level from the config's ``enforcementLevel`` only, so there write
 ``{"resources-judged": {"enforcementLevel": "mandatory", "strict": true}}``.
@@ -55,7 +57,7 @@ def _why(res) -> str | None:
         return (
             "a helm.v3.Release installs its chart as one resource, so a preview never sees its objects. Fix: use "
             "kubernetes.helm.v4.Chart (its objects are children a preview judges), or judge the Release offline "
-            "with `gpupool plan` (it renders the chart with Helm)"
+            "with `gpupool check --stack <stack>` (it renders the chart with Helm)"
         )
     if res.resource_type == ADDON_TYPE:
         try:
@@ -66,13 +68,13 @@ def _why(res) -> str | None:
             return None
         detail = f" ({outcome.reason})" if outcome is not None and not isinstance(outcome, Expanded) else ""
         return (
-            f"an EKS add-on's DaemonSets are EKS's, not Pulumi resources{detail}. Fix: run `gpupool plan`, which "
+            f"an EKS add-on's DaemonSets are EKS's, not Pulumi resources{detail}. Fix: run `gpupool check --stack <stack>`, which "
             "judges the add-ons its add-on table knows, or check the add-on's DaemonSets tolerate the GPU taints"
         )
     return (
         "it has no child resources: an input or the Kubernetes provider was unknown at preview, so the provider "
         "did not expand it (pulumi/pulumi-policy#298). Fix: make its inputs and the provider known at preview "
-        "(e.g. create the cluster in an earlier stack), or judge it offline with `gpupool plan`"
+        "(e.g. create the cluster in an earlier stack), or judge it offline with `gpupool check --stack <stack>`"
     )
 
 
@@ -97,7 +99,7 @@ POLICY = StackValidationPolicy(
         properties={
             "strict": {
                 "type": "boolean",
-                "description": "gpupool plan: not-judged findings (and can't-run-during-preview ones) are mandatory, like --strict. "
+                "description": "gpupool check/plan: not-judged findings (and can't-run-during-preview ones) are mandatory, like --strict. "
                 "In a real preview also set enforcementLevel mandatory.",
                 "default": CONFIG_DEFAULTS["resources-judged"]["strict"],
             },
@@ -105,7 +107,7 @@ POLICY = StackValidationPolicy(
     ),
     remediation_steps=(
         "Let the policies see the objects: prefer kubernetes.helm.v4.Chart to helm.v3.Release, keep chart and "
-        "manifest inputs known at preview, and run `gpupool plan` (it renders charts with Helm, parses YAML and "
+        "manifest inputs known at preview, and run `gpupool check --stack <stack>` on the program (it renders charts with Helm, parses YAML and "
         "reads EKS add-ons from its add-on table)."
     ),
 )

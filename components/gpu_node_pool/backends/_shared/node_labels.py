@@ -1,0 +1,110 @@
+"""The labels a GPU pool's new nodes will carry, one :class:`~gpu_node_pool.k8s.selection.NodeLabels`
+per kind of node (instance type x zone), built from a backend's sourced table of the labels its
+platform sets. Each backend's ``labels.py`` has the table and calls :func:`node_kinds`; the
+registry's ``node_labels`` names it, so the policies ask without naming a backend.
+
+Every node gets the Kubernetes well-known labels from the kubelet and the cloud provider
+(https://kubernetes.io/docs/reference/labels-annotations-taints/): ``kubernetes.io/arch``,
+``kubernetes.io/os``, ``node.kubernetes.io/instance-type``, ``topology.kubernetes.io/zone`` and
+``/region``. A zone the pool does not pin is a label the node carries with an unknown value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ...k8s.selection import NodeLabels
+from ...k8s.wellknown import ARCH_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL, REGION_LABEL, ZONE_LABEL
+
+__all__ = ["PLATFORM_DECIDED", "node_kinds", "aws_region"]
+
+#: Keys (or prefixes ending in ``/`` or ``-``) some platform decides: on a node of another
+#: platform they are missing. Each backend's table says which of them its nodes carry.
+PLATFORM_DECIDED = frozenset({
+    ARCH_LABEL, OS_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL, REGION_LABEL,
+    "eks.amazonaws.com/nodegroup", "eks.amazonaws.com/capacityType", "eks.amazonaws.com/compute-type",
+    "eks.amazonaws.com/instance-", "karpenter.sh/nodepool", "karpenter.sh/capacity-type", "karpenter.k8s.aws/instance-",
+    "cloud.google.com/gke-nodepool", "cloud.google.com/gke-accelerator",
+})  # fmt: skip
+
+
+def aws_region(zone: str) -> str:
+    """``us-east-1a`` -> ``us-east-1`` (an AWS zone name is its region and a letter)."""
+    return zone[:-1] if zone[-1:].isalpha() else zone
+
+
+def node_kinds(
+    pool_labels: Mapping[str, str] | None,
+    instance_types: Iterable[str] | None,
+    zones: Iterable[str] | None,
+    per_type: Callable[[str], tuple[Mapping[str, str], Iterable[str]]],
+    platform: Mapping[str, str],
+    platform_unknown: Iterable[str] = (),
+    region_of: Callable[[str], str] | None = aws_region,
+) -> list[NodeLabels]:
+    """One :class:`NodeLabels` per instance type and zone of a pool.
+
+    Args:
+        pool_labels: the labels the pool declares (None: unknown at preview, then nothing is decided).
+        instance_types: the types its nodes can be (None or empty: not known, one kind with the type unknown).
+        zones: the zones it pins (None or empty: the zone and region are carried with unknown values).
+        per_type: type -> (labels the platform sets for that type, keys it sets whose value is not known).
+        platform: labels the platform sets on every node of the pool (``eks.amazonaws.com/nodegroup``...).
+        platform_unknown: keys the platform sets on every node with a value not known at plan time.
+        region_of: zone -> region (None: the region stays unknown).
+    """
+    if pool_labels is None:
+        return [NodeLabels({}, name="a node of the pool (its labels are unknown at preview)")]
+    types = list(dict.fromkeys(instance_types or ())) or [None]
+    zone_list = list(dict.fromkeys(zones or ())) or [None]
+    kinds = []
+    for itype in types:
+        for zone in zone_list:
+            labels: dict[str, str] = {OS_LABEL: "linux", **platform}
+            unknown = set(platform_unknown)
+            if itype is None:
+                unknown |= {INSTANCE_TYPE_LABEL, ARCH_LABEL}
+            else:
+                known, hidden = per_type(itype)
+                labels.update(known)
+                labels[INSTANCE_TYPE_LABEL] = itype
+                unknown |= set(hidden)
+            if zone is None:
+                unknown |= {ZONE_LABEL, REGION_LABEL}
+            else:
+                labels[ZONE_LABEL] = zone
+                region = region_of(zone) if region_of else None
+                if region:
+                    labels[REGION_LABEL] = region
+                else:
+                    unknown.add(REGION_LABEL)
+            labels.update(pool_labels)  # the pool's own labels (they may not override well-known keys)
+            unknown -= set(labels)
+            where = (f"instance type {itype}" if itype else "a node of any instance type") + (f" in {zone}" if zone else "")
+            kinds.append(NodeLabels(labels, frozenset(unknown), PLATFORM_DECIDED, where))
+    return kinds
+
+
+def catalog_labels(prefix: str) -> Callable[[str], tuple[dict[str, str], list[str]]]:
+    """``per_type`` for EC2 types: ``kubernetes.io/arch`` from the catalog and, with ``prefix``
+    (``karpenter.k8s.aws/`` or ``eks.amazonaws.com/``), the instance labels Karpenter sets from it
+    (aws/karpenter-provider-aws ``pkg/providers/instancetype/types.go``), each known, absent or unknown."""
+    from ...catalog import find
+    from ...catalog.model import LabelValue
+    from ...catalog.requirements import INSTANCE_LABELS
+
+    def per_type(itype: str) -> tuple[dict[str, str], list[str]]:
+        found = find(itype)
+        if found is None:
+            return {}, [ARCH_LABEL] + ([prefix + s for s in INSTANCE_LABELS] if prefix else [])
+        labels, hidden = {ARCH_LABEL: found.architecture}, []
+        for suffix in INSTANCE_LABELS if prefix else ():
+            value: Any = found.label(suffix)
+            if value is LabelValue.UNKNOWN:
+                hidden.append(prefix + suffix)
+            elif value is not LabelValue.ABSENT:
+                labels[prefix + suffix] = str(value)
+        return labels, hidden
+
+    return per_type

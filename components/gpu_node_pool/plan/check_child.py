@@ -1,0 +1,110 @@
+"""The child side of ``gpupool check`` in the project's own interpreter: record the program, write JSON.
+
+When ``Pulumi.yaml`` names a virtualenv (``runtime.options.virtualenv``) or ``--python`` is given,
+``gpupool check`` runs the program in THAT Python (where its dependencies are installed), so the
+program cannot run in gpupool's process. The parent (:mod:`gpu_node_pool.plan.interpreter`) starts
+``<python> -c BOOT REQUEST ANSWER``; this module reads the request, runs the program under the same
+Pulumi mocks as the plan (:func:`gpu_node_pool.plan.run.record_program` inside
+:func:`gpu_node_pool.plan.expand.offline_yaml`) and writes the answer. The parent expands charts and
+YAML and judges, with its own policy pack: the child only records.
+
+Request (JSON object): ``protocol`` (:data:`PROTOCOL`), ``program`` (path of the program file),
+``config`` (``{"<ns>:<key>": value}``), ``secrets`` (list of secret keys), ``stack``, ``project``.
+
+Answer (JSON object): ``protocol``, ``version`` (the child's gpu-node-pool version), ``prefix`` and
+``executable`` (the child's ``sys.prefix`` / ``sys.executable``), and either ``configIssues``
+(``[{"path", "message"}]``: the program raised, or its config is wrong; exit 2 in the parent) or
+``resources`` (each :class:`~gpu_node_pool.sdk.record.Resource` as a dict of its fields) and
+``notJudged`` (``[{"resource", "type", "reason", "fix"}]``: remote v1 manifests, unparsable YAML).
+A bug of this package in the child is not answered: the child exits non-zero with its traceback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BOOT", "PROTOCOL", "answer", "main", "record_here"]
+
+#: Version of the request/answer shapes above; the parent refuses an answer of another version.
+PROTOCOL = 1
+#: Exit code of :data:`BOOT` when ``gpu_node_pool`` (or what it imports) is not importable in the child.
+NOT_IMPORTABLE = 3
+#: What the parent passes to ``python -c``: import this module, or say on stderr which module is missing.
+BOOT = (
+    "import sys\n"
+    "try:\n"
+    "    from gpu_node_pool.plan import check_child\n"
+    "except ModuleNotFoundError as err:\n"
+    "    sys.stderr.write(f'No module named {err.name!r}\\n')\n"
+    f"    sys.exit({NOT_IMPORTABLE})\n"
+    "sys.exit(check_child.main(sys.argv[1:]))\n"
+)
+
+
+def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack: str,
+                project: str) -> tuple[list[Any], list[Any]]:
+    """``(resources, not-judged items)`` of ``program`` run under the plan's mocks in this process.
+
+    Raises:
+        ConfigError: the program raised, exited or compiled badly (one line: :func:`.run.program_issue`),
+            or its config is wrong. A bug of gpu-node-pool re-raises as it is.
+    """
+    import pulumi
+
+    from ..config import ConfigError
+    from .expand import offline_yaml
+    from .run import program_issue, record_program
+
+    def failure(err: BaseException) -> ConfigError:
+        issue = program_issue(err, program)
+        if issue is None:
+            raise err
+        return ConfigError([issue], str(program))
+
+    try:
+        with offline_yaml() as collected:
+            resources, _ = record_program(program, config, secrets, stack=stack, project=project)
+    except pulumi.RunError as err:
+        if isinstance(err.__cause__, ConfigError):
+            raise err.__cause__ from None
+        raise failure(err) from None
+    except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
+        raise failure(err) from None
+    return resources, collected
+
+
+def answer(request: dict[str, Any]) -> dict[str, Any]:
+    """Run ``request["program"]`` under the mocks in this process (:func:`record_here`); the answer above.
+
+    Raises:
+        Exception: a bug of gpu-node-pool (the program's own failures are answered as ``configIssues``).
+    """
+    from .._version import __version__
+    from ..config import ConfigError
+
+    out: dict[str, Any] = {"protocol": PROTOCOL, "version": __version__, "prefix": sys.prefix,
+                           "executable": sys.executable}
+    try:
+        resources, collected = record_here(Path(request["program"]), request.get("config") or {},
+                                           request.get("secrets") or [], request["stack"], request["project"])
+    except ConfigError as err:
+        out["configIssues"] = [{"path": i.path, "message": i.message} for i in err.issues]
+        return out
+    out["resources"] = [dataclasses.asdict(r) for r in resources]
+    out["notJudged"] = [nj.to_dict() for nj in collected]
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """``REQUEST ANSWER``: read the request file, write the answer file (UTF-8 JSON); 0 when answered."""
+    request_path, answer_path = argv
+    request = json.loads(Path(request_path).read_text(encoding="utf-8"))
+    if request.get("protocol") != PROTOCOL:
+        sys.stderr.write(f"gpupool check: request protocol {request.get('protocol')!r}, this child speaks {PROTOCOL}\n")
+        return 2
+    Path(answer_path).write_text(json.dumps(answer(request), default=str), encoding="utf-8")
+    return 0

@@ -1,0 +1,77 @@
+"""The dumps the streaming audit is compared on, and the reports the audit gave for them before it
+streamed (``data/reports_before_streaming.json.gz``, written by the whole-file reader: ``json.load``
+of each file, every object kept).
+
+Each case writes its dump into a directory and returns the ``--cluster-dump`` path; a case named
+``*+stack`` is audited with ``--stack acc`` (``ACCEPTANCE_STACK``).
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from audit_cluster import acceptance_objects, as_list, corpus_ds, ds_pod, gke_l4_node
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import clusters  # noqa: E402
+
+GOLDEN = Path(__file__).parent / "data" / "reports_before_streaming.json.gz"
+
+
+def _write(path: Path, doc: Any) -> Path:
+    path.write_text(json.dumps(doc, indent=2))
+    return path
+
+
+def acceptance(d: Path) -> Path:
+    return _write(d / "dump.json", as_list(acceptance_objects()))
+
+
+def directory_typed_lists(d: Path) -> Path:
+    """A directory: the nodes as the API's ``NodeList`` (items without ``kind``, ``kind`` after
+    ``items``), the rest as a ``List`` without events."""
+    objs = acceptance_objects()
+    (d / "dump").mkdir()
+    nodes = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in objs if o["kind"] == "Node"]
+    (d / "dump" / "nodes.json").write_text(json.dumps({"apiVersion": "v1", "items": nodes, "kind": "NodeList",
+                                                       "metadata": {"resourceVersion": "123"}}))
+    _write(d / "dump" / "workloads.json", as_list([o for o in objs if o["kind"] in ("DaemonSet", "Pod")]))
+    return d / "dump"
+
+
+def gke(d: Path) -> Path:
+    plugin = corpus_ds("gke-nvidia-gpu-device-plugin", 2)
+    vllm = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "vllm-0", "namespace": "ml"},
+            "spec": {"nodeSelector": {"cloud.google.com/gke-accelerator": "nvidia-l4"},
+                     "containers": [{"name": "vllm", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+            "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+                                                             "message": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."}]}}
+    not_ready = ds_pod(plugin, "gke-ml-l4-pool-3c4d", ready=False, waiting="CrashLoopBackOff")
+    objs = [gke_l4_node("gke-ml-l4-pool-1a2b", "l4-pool"), gke_l4_node("gke-ml-l4-pool-3c4d", "l4-pool", gpus=0),
+            gke_l4_node("gke-ml-l4-pool-5e6f", "l4-pool", driver=False, gpus=None),
+            plugin, ds_pod(plugin, "gke-ml-l4-pool-1a2b"), not_ready, copy.deepcopy(not_ready), vllm, "not an object"]
+    return _write(d / "dump.json", as_list(objs))
+
+
+def synthetic_500(d: Path) -> Path:
+    return clusters.write_dump(d / "dump.json", 500, pods_per_node=30, daemonsets=20)
+
+
+CASES = {"acceptance": acceptance, "acceptance+stack": acceptance, "directory-typed-lists": directory_typed_lists,
+         "gke": gke, "synthetic-500x30": synthetic_500}
+
+
+def normalised(report: dict[str, Any], directory: Path) -> dict[str, Any]:
+    """The report with the case's temporary ``directory`` spelled ``<dir>`` (in ``source`` and
+    the skipped-item lines)."""
+    return json.loads(json.dumps(report).replace(str(directory), "<dir>"))
+
+
+def golden() -> dict[str, Any]:
+    return json.loads(gzip.decompress(GOLDEN.read_bytes()))

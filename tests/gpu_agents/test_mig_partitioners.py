@@ -1,0 +1,207 @@
+"""MIG accepted only where something on the node partitions, with autoscaler promises that match.
+
+GPU Operator pools: the node label nvidia.com/mig.config=all-<profile> in the node group's and the
+Auto Scaling group's inputs, and values the real gpu-operator chart renders into a ClusterPolicy
+(skipped with the reason without helm or the chart). Bottlerocket: its MIG settings in the self-managed
+TOML, refusals elsewhere. One strategy per operator cluster. Karpenter: warning on sharing, error on MIG.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+import tomllib
+
+import pytest
+import yaml
+from conftest import ROOT
+
+from gpu_node_pool.backends._shared.cluster_autoscaler import CA_LABEL_PREFIX, CA_RESOURCE_PREFIX, ca_node_template_tags
+from gpu_node_pool.backends.eks_managed.render import node_group_args
+from gpu_node_pool.backends.self_managed import render as ec2
+from gpu_node_pool.config import ConfigError, validate_stack_config
+from gpu_node_pool.config.warnings import stack_warnings
+from gpu_node_pool.gpu_agents.capacity import autoscaler_resources
+from gpu_node_pool.gpu_agents.gpu_operator.values import operator_values
+from gpu_node_pool.gpu_agents.mig_partitioners import OPERATOR_DEFAULT_LAYOUTS
+from gpu_node_pool.gpu_agents.pools import agent_pool
+from gpu_node_pool.k8s.wellknown import MIG_CONFIG_LABEL, NVIDIA_GPU_RESOURCE
+
+SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared")
+CHART = SHARED / "charts" / "gpu-operator"
+HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").exists() else None)
+EKS = {"name": "ml", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
+PEM = b"-----BEGIN CERTIFICATE-----\nMIIBdummyCAfortests\n-----END CERTIFICATE-----\n"
+SELF = EKS | {"kubernetesVersion": "1.33", "apiServerEndpoint": "https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com",
+              "certificateAuthority": base64.b64encode(PEM).decode(), "serviceCidr": "10.100.0.0/16"}
+OPERATOR = {"provider": "gpu-operator"}
+
+
+def eks_pool(name="a100", types=("p4d.24xlarge",), **extra):
+    return {"name": name, "backend": "eks-managed", "instanceTypes": list(types),
+            "scaling": {"minSize": 0, "maxSize": 2}} | extra
+
+
+def self_pool(**extra):
+    return {"name": "br", "backend": "self-managed", "format": "bottlerocket", "instanceTypes": ["p4d.24xlarge"],
+            "scaling": {"minSize": 0, "maxSize": 2}, "securityGroupIds": ["sg-0a1b2c3d4e5f60718"]} | extra
+
+
+def karpenter_pool(**extra):
+    return {"name": "burst", "backend": "karpenter", "instanceFamilies": ["p4d"], "nodeClass": {},
+            "limits": {"nvidia.com/gpu": 32}} | extra
+
+
+def stack(pools, cluster=EKS, plugin=None):
+    raw = {"cluster": cluster, "pools": pools}
+    if plugin:
+        raw["devicePlugin"] = plugin
+    return validate_stack_config(raw)
+
+
+def errors(pools, cluster=EKS, plugin=None) -> list[str]:
+    with pytest.raises(ConfigError) as err:
+        stack(pools, cluster, plugin)
+    return [str(i) for i in err.value.issues]
+
+
+def helm_template(values, tmp_path):
+    if HELM is None or not CHART.is_dir():
+        pytest.skip(f"needs helm (tools/install_helm.py) and the gpu-operator chart at {CHART}")
+    f = tmp_path / "values.yaml"
+    f.write_text(yaml.safe_dump(values))
+    out = subprocess.run([HELM, "template", "gpu-operator", str(CHART), "-n", "gpu-operator", "-f", str(f)], check=True,
+                         capture_output=True, text=True, env={**os.environ, "HELM_CACHE_HOME": str(tmp_path)}).stdout
+    (cp,) = [d for d in yaml.safe_load_all(out) if d and d["kind"] == "ClusterPolicy"]
+    return cp["spec"]
+
+
+# --- 1. the GPU Operator's MIG manager -------------------------------------------------------------
+
+
+def test_operator_pool_labels_its_nodes_with_the_layout_and_the_chart_accepts_the_values(tmp_path):
+    s = stack([eks_pool(mig={"strategy": "single", "profile": "1g.10gb"})], plugin=OPERATOR)
+    pool = s.pools[0]
+    args = node_group_args(pool, s.cluster)
+    assert args["labels"][MIG_CONFIG_LABEL] == "all-1g.10gb" and "all-1g.10gb" in OPERATOR_DEFAULT_LAYOUTS
+    # the Auto Scaling group tags promise the same label and the MIG devices single exposes as nvidia.com/gpu:
+    # p4d.24xlarge = 8 x A100 40GB, 1g.10gb = 4 per GPU (NVIDIA MIG User Guide)
+    resources = {k: str(v) for k, v in autoscaler_resources(pool).items()}
+    tags = ca_node_template_tags(pool.taint_list, pool.node_labels, resources)
+    assert tags[CA_LABEL_PREFIX + MIG_CONFIG_LABEL] == "all-1g.10gb"
+    assert tags[CA_RESOURCE_PREFIX + NVIDIA_GPU_RESOURCE] == "32"
+    spec = helm_template(operator_values([agent_pool(p) for p in s.pools]), tmp_path)
+    assert spec["migManager"]["enabled"] is True and spec["mig"]["strategy"] == "single"
+    # the MIG manager's default stays all-disabled: only the labelled pool is partitioned
+    assert spec["migManager"]["config"]["default"] == "all-disabled"
+
+
+def test_plus_profiles_use_the_dotted_layout_name():
+    s = stack([eks_pool(types=["p4de.24xlarge"], mig={"strategy": "mixed", "profile": "1g.10gb+me"})], plugin=OPERATOR)
+    assert s.pools[0].node_labels[MIG_CONFIG_LABEL] == "all-1g.10gb.me"
+    assert autoscaler_resources(s.pools[0]) == {"nvidia.com/mig-1g.10gb.me": 8}
+
+
+def test_profile_without_a_default_layout_is_refused_naming_the_layouts():
+    # H100 (p5): the profile table is not confirmed, so the profile name is judged by the operator's layouts only
+    issues = errors([eks_pool(types=["p5.48xlarge"], mig={"strategy": "single", "profile": "1g.11gb"})], plugin=OPERATOR)
+    (issue,) = [i for i in issues if "default-mig-parted-config" in i]
+    assert issue.startswith("pools[0].mig.profile:") and "'all-1g.11gb'" in issue and "all-1g.10gb" in issue
+
+
+def test_user_set_mig_config_label_is_refused():
+    issues = errors([eks_pool(labels={MIG_CONFIG_LABEL: "all-balanced"}, mig={"strategy": "single", "profile": "1g.10gb"})],
+                    plugin=OPERATOR)
+    assert any(MIG_CONFIG_LABEL in i and "remove it" in i for i in issues)
+
+
+def test_pool_without_mig_gets_no_layout_label():
+    assert MIG_CONFIG_LABEL not in stack([eks_pool()], plugin=OPERATOR).pools[0].node_labels
+
+
+# --- 2. standalone plugin and Bottlerocket ---------------------------------------------------------
+
+
+def test_standalone_plugin_with_mig_on_al2023_is_refused_with_the_fix():
+    (issue,) = errors([eks_pool(mig={"strategy": "single", "profile": "1g.10gb"})])
+    assert issue.startswith("pools[0].mig:") and "nothing partitions" in issue and "devicePlugin.provider: gpu-operator" in issue
+
+
+def test_bottlerocket_mixed_is_refused_with_the_source():
+    issues = errors([self_pool(mig={"strategy": "mixed", "profile": "1g.10gb"})], cluster=SELF)
+    assert any("bottlerocket-os/bottlerocket#4483" in i and "use strategy: single" in i for i in issues)
+
+
+def test_eks_managed_bottlerocket_has_no_user_data_path_and_is_refused():
+    issues = errors([eks_pool(amiType="BOTTLEROCKET_x86_64_NVIDIA", mig={"strategy": "single", "profile": "1g.10gb"})],
+                    plugin=OPERATOR)
+    assert any("writes no Bottlerocket settings" in i and "format: bottlerocket" in i for i in issues)
+
+
+def test_self_managed_bottlerocket_single_writes_the_mig_settings_into_the_node_toml():
+    s = stack([self_pool(mig={"strategy": "single", "profile": "1g.10gb"})], cluster=SELF)
+    pool = s.pools[0]
+    (text,) = ec2.bootstrap_files(pool, s.cluster).values()
+    settings = tomllib.loads(text)["settings"]
+    nvidia = settings["kubelet-device-plugins"]["nvidia"]
+    assert nvidia == {"device-partitioning-strategy": "mig", "mig": {"profile": {"a100.40gb": "1g.10gb"}}}
+    assert settings["kubernetes"]["cluster-name"] == "ml"  # the registration is still there
+    assert MIG_CONFIG_LABEL not in pool.node_labels  # Bottlerocket's own MIG manager, not the operator's
+    tags = ec2.ca_tags(pool, s.cluster)
+    assert tags[CA_RESOURCE_PREFIX + NVIDIA_GPU_RESOURCE] == "32"  # single: 8 GPUs x 4 x 1g.10gb
+
+
+def test_bottlerocket_profile_outside_its_table_is_refused():
+    # 4g.20gb is an A100 40GB profile, but Bottlerocket's MIG manager would silently leave the GPU whole
+    issues = errors([self_pool(mig={"strategy": "single", "profile": "4g.20gb"})], cluster=SELF)
+    assert any("'4g.20gb' is not a profile Bottlerocket" in i and "mig_profile.rs" in i for i in issues)
+
+
+# --- 3. one strategy per operator cluster ----------------------------------------------------------
+
+
+def test_single_and_mixed_operator_pools_are_refused():
+    issues = errors([eks_pool(mig={"strategy": "single", "profile": "1g.10gb"}),
+                     eks_pool("b", types=["p4de.24xlarge"], mig={"strategy": "mixed", "profile": "3g.40gb"})],
+                    plugin=OPERATOR)
+    (issue,) = [i for i in issues if "spec.mig.strategy" in i]
+    assert issue.startswith("pools[1].mig.strategy:") and "'a100' (pools[0])" in issue
+
+
+@pytest.mark.parametrize("strategy", ["single", "mixed"])
+def test_each_pools_advertised_resource_matches_the_cluster_strategy_and_its_tag(strategy):
+    s = stack([eks_pool(mig={"strategy": strategy, "profile": "1g.10gb"}),
+               eks_pool("b", types=["p4de.24xlarge"], mig={"strategy": strategy, "profile": "3g.40gb"})], plugin=OPERATOR)
+    values = operator_values([agent_pool(p) for p in s.pools])
+    assert values["mig"] == {"strategy": strategy}
+    expected = {"single": [{NVIDIA_GPU_RESOURCE: 32}, {NVIDIA_GPU_RESOURCE: 16}],
+                "mixed": [{"nvidia.com/mig-1g.10gb": 32}, {"nvidia.com/mig-3g.40gb": 16}]}[strategy]
+    for pool, want in zip(s.pools, expected, strict=True):
+        resources = autoscaler_resources(pool)
+        assert resources == want
+        tags = ca_node_template_tags(pool.taint_list, pool.node_labels, {k: str(v) for k, v in resources.items()})
+        assert {k[len(CA_RESOURCE_PREFIX):] for k in tags if k.startswith(CA_RESOURCE_PREFIX)} == set(want)
+
+
+# --- 4. Karpenter and EKS Auto Mode ----------------------------------------------------------------
+
+
+def test_karpenter_with_mig_is_refused_citing_the_issues():
+    issues = errors([karpenter_pool(mig={"strategy": "single", "profile": "1g.10gb"})], plugin=OPERATOR)
+    (issue,) = [i for i in issues if i.startswith("pools[0].mig:")]
+    assert "kubernetes-sigs/karpenter#729" in issue and "aws/karpenter-provider-aws#3376" in issue
+    assert "NodeOverlay" in issue
+
+
+def test_karpenter_with_time_slicing_is_accepted_with_a_warning_in_the_config_warnings():
+    s = stack([karpenter_pool(instanceFamilies=["g6"], gpuSharing={"strategy": "timeSlicing", "replicas": 4})])
+    (warning,) = [w for w in stack_warnings(s) if w.path == "pools[0].gpuSharing"]
+    assert "kubernetes-sigs/karpenter#729" in str(warning) and "never triggers a node" in str(warning)
+
+
+def test_eks_auto_refuses_mig_in_its_pool_model():
+    pool = {"name": "auto", "backend": "eks-auto", "mig": {"strategy": "single", "profile": "1g.10gb"}}
+    issues = errors([pool], cluster={"name": "ml"})
+    assert any("EKS Auto Mode" in i and "mig" in i for i in issues)

@@ -1,0 +1,60 @@
+"""Policy device-plugin-covers-gpu-pools: a GPU pool that needs NVIDIA's device plugin gets one that
+tolerates its taints and whose affinity matches its labels; pools that bring their own plugin need
+none; NVIDIA's plugin on a GKE-managed pool conflicts; Helm releases are judged from their values."""
+
+from __future__ import annotations
+
+import pytest
+from builders import (
+    EXISTS_GPU,
+    GPU,
+    GPU_LABELS,
+    cannot_run,
+    gke_pool,
+    node_group,
+    plugin,
+    run,
+)
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE as UNKNOWN
+
+from gpu_node_pool.policies import StackResource
+from gpu_node_pool.policies import rules as d
+
+
+def test_pools_that_need_nvidias_plugin_fail_without_one():
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group()])
+    assert "No NVIDIA device plugin" in found["message"]
+
+
+@pytest.mark.parametrize(
+    "pool",
+    [node_group(ami="BOTTLEROCKET_x86_64_NVIDIA"), gke_pool(taints=(GPU,)), node_group(taints=(), types=("m7i.large",), ami="AL2023_x86_64_STANDARD")],
+    ids=["bottlerocket", "gke-managed", "cpu"],
+)
+def test_pools_that_bring_their_own_plugin_need_none(pool):
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [pool]) == []
+
+
+def test_a_plugin_whose_affinity_misses_the_pool_labels_fails():
+    stack = [node_group(labels={"team": "ml"}), plugin([EXISTS_GPU])]
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, stack)
+    assert "does not surely match" in found["message"]
+
+
+def test_nvidias_plugin_on_a_gke_managed_pool_is_a_conflict():
+    stack = [gke_pool(taints=(GPU,)), plugin([EXISTS_GPU])]
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, stack)
+    assert "gke-no-default-nvidia-gpu-device-plugin=true" in found["message"]
+    opted_out = gke_pool(taints=(GPU,), labels={**GPU_LABELS, "gke-no-default-nvidia-gpu-device-plugin": "true"})
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [opted_out, plugin([EXISTS_GPU])]) == []
+
+
+def test_a_helm_release_is_judged_from_its_values_and_chart_defaults():
+    release = StackResource("kubernetes:helm.sh/v3:Release", "nvdp", {
+        "chart": "nvidia-device-plugin", "namespace": "nvidia-device-plugin", "values": {}})
+    # chart defaults: tolerate nvidia.com/gpu NoSchedule, affinity includes nvidia.com/gpu.present In [true]
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), release]) == []
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(taints=("dedicated=gpu:NoSchedule",)), release])
+    assert "chart nvidia-device-plugin" in found["message"]
+    release.inputs["values"] = UNKNOWN
+    assert cannot_run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), release])
