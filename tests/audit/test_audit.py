@@ -194,3 +194,11 @@ def test_print_rbac_is_get_and_list_only(capsys):
     assert {v for rule in role["rules"] for v in rule["verbs"]} == {"get", "list"}
     assert {r for rule in role["rules"] for r in rule["resources"]} == {"nodes", "daemonsets", "pods", "events"}
     assert binding["roleRef"]["name"] == role["metadata"]["name"]
+
+
+def test_quiet_audit_prints_only_its_last_line(acceptance, capsys):
+    _, dump, _ = acceptance
+    assert main(["audit", "--cluster-dump", str(dump), "--fail-on", "none"]) == 0
+    full = capsys.readouterr().out.rstrip("\n").splitlines()
+    assert main(["audit", "--cluster-dump", str(dump), "--fail-on", "none", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines() == [full[-1]] and len(full) > 1

@@ -78,3 +78,14 @@ def test_the_hook_passes_good_stack_files_and_fails_a_bad_one_with_its_place(tem
     assert f"stacks/Pulumi.bad.yaml:{TYPO_LINE}:" in done.stderr and "NoScheduel" in done.stderr
     assert done.stderr.startswith("1 error(s) in the Pulumi.bad.yaml")
     assert "Pulumi.dev.yaml" not in done.stderr
+
+
+def test_quiet_on_render_policy_pack_and_schema(tmp_path, capsys):
+    assert main(["render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(tmp_path / "r"), "-q"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and "file(s) for stack 'dev'" in out[0]
+    assert main(["policy-pack", "--out", str(tmp_path / "p"), "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith("policy pack in ")
+    assert main(["schema", "--out", str(tmp_path / "s.json"), "--quiet"]) == 0
+    assert capsys.readouterr().out == "" and (tmp_path / "s.json").is_file()

@@ -266,8 +266,9 @@ def _render(args: argparse.Namespace) -> int:
     if written is None:  # the failed plan says why, on stderr: stdout lists written files only
         _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {out}", error=True)
         return code
-    _print_text(args, terminal_text([*(f"wrote   {p}" for p in written.written),
-                                     *(f"removed {p}" for p in written.removed)]) or None)
+    if not args.quiet:  # --quiet: only the summary line below
+        _print_text(args, terminal_text([*(f"wrote   {p}" for p in written.written),
+                                         *(f"removed {p}" for p in written.removed)]) or None)
     if written.placeholders:
         print(terminal_text(["warning: values unknown before apply, or secret, were written as placeholders:",
                              *(f"  {p}" for p in written.placeholders)]), file=sys.stderr)
@@ -335,9 +336,12 @@ def _policy_pack(args: argparse.Namespace) -> int:
             requirement=pack.requirement,
         ))
     else:
-        for f in pack.files:
-            print(f"wrote   {f}")
+        if not args.quiet:
+            for f in pack.files:
+                print(f"wrote   {f}")
         print(f"policy pack in {pack.out_dir}; requirements.txt installs {pack.requirement!r}")
+        if args.quiet:
+            return ExitCode.OK
         print(f"  run:     pulumi preview --policy-pack {pack.out_dir}")
         print(f"  publish: cd {pack.out_dir} && pulumi policy publish <org>  (the requirement must resolve there)")
     return ExitCode.OK
@@ -369,7 +373,8 @@ def _schema(args: argparse.Namespace) -> int:
     text = json.dumps(stack_file_schema(), indent=2) + "\n"
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote   {args.out}  (first line of a stack file: # yaml-language-server: $schema={args.out})")
+        if not args.quiet:
+            print(f"wrote   {args.out}  (first line of a stack file: # yaml-language-server: $schema={args.out})")
     else:
         sys.stdout.write(text)
     return ExitCode.OK
