@@ -75,13 +75,22 @@ def preview_refuses(resources, obj: dict) -> list[str]:
     return [f["message"] for f in found if f["resource"].endswith(" probe")]
 
 
-def cel_refuses(resources, obj: dict) -> list[str]:
+def cel_refuses(resources, obj: dict, user: str = "alice") -> list[str]:
     request = {"operation": "CREATE", "namespace": obj["metadata"]["namespace"], "resource": POD_RESOURCE,
-               "userInfo": {"username": "alice", "groups": ["system:authenticated"]}, "object": obj, "oldObject": None}
+               "userInfo": {"username": user, "groups": ["system:authenticated"]}, "object": obj, "oldObject": None}
     return admit(policies(resources)[TOLERATION_POLICY], request) or []
 
 
 GPU_TOL = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def test_a_pod_counts_as_a_daemonsets_only_when_the_daemonset_controller_creates_it():
+    resources = recorded()
+    shipper = pod("web", [GPU_TOL])
+    shipper["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "x", "uid": "1"}]
+    assert cel_refuses(resources, shipper, user="system:serviceaccount:kube-system:daemon-set-controller") == []
+    (msg,) = cel_refuses(resources, shipper, user="alice")  # an owner reference anyone can write is no proof
+    assert "requests no GPU but tolerates the GPU taint nvidia.com/gpu" in msg
 
 
 def test_acceptance_pods():

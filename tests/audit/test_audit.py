@@ -202,3 +202,18 @@ def test_quiet_audit_prints_only_its_last_line(acceptance, capsys):
     full = capsys.readouterr().out.rstrip("\n").splitlines()
     assert main(["audit", "--cluster-dump", str(dump), "--fail-on", "none", "--quiet"]) == 0
     assert capsys.readouterr().out.splitlines() == [full[-1]] and len(full) > 1
+
+
+def test_a_dump_object_with_a_field_of_the_wrong_shape_is_skipped_and_named_not_a_crash(tmp_path, capsys):
+    from gpu_node_pool.cli import commands as cli_commands
+
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": ["a"]}, "spec": {}, "status": {}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "x"}, "spec": {},
+         "status": {"phase": "Pending", "conditions": "x"}},
+    ]}))
+    code = cli_commands.main(["audit", "--cluster-dump", str(dump), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and out["exitCode"] == code
+    assert any("Node n1: a field has the wrong shape" in item["reason"] for item in out["notJudged"]), out["notJudged"]

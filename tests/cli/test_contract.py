@@ -387,6 +387,25 @@ def test_a_plan_whose_reader_has_gone_is_not_an_internal_error(as_json):
     assert proc.returncode == 141
 
 
+def test_an_invalid_input_report_whose_reader_has_gone_ends_quietly():
+    # `gpupool validate --stack nosuch --json | true`: the exit-2 report meets a closed stdout
+    read, write = os.pipe()
+    proc = subprocess.Popen([*GPUPOOL, "validate", "--stack", "nosuch", "--project-dir", str(ROOT), "--json"],
+                            stdout=write, stderr=subprocess.PIPE, env=ENV)
+    os.close(write)
+    os.close(read)
+    _, err = proc.communicate(timeout=600)
+    assert b"Traceback" not in err, err.decode()
+    assert proc.returncode == 141
+
+
+@pytest.mark.parametrize("where", ["missing-dir/schema.json", "."])
+def test_schema_out_that_cannot_be_written_is_invalid_input(capsys, tmp_path, where):
+    assert cli.main(["schema", "--out", str(tmp_path / where)]) == ExitCode.INVALID_INPUT == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err
+
+
 def test_a_broken_pipe_that_is_not_stdout_stays_an_internal_error(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise BrokenPipeError(32, "Broken pipe")  # e.g. a child process or a socket, with stdout fine

@@ -41,6 +41,7 @@ def test_the_requirement_defaults_to_this_version_and_can_be_a_git_url(tmp_path)
         ("-e ..", "not a PEP 508 requirement"),
         ("git+https://git.example.com/gpu-node-pools", "not a PEP 508 requirement"),
         ("gpu-operator==1.0", "installs 'gpu-operator'"),
+        ("gpu-node-pool @ file:///tmp/x", "names a path on this machine"),
     ],
 )
 def test_a_requirement_that_cannot_install_this_package_is_refused(tmp_path, spec, fragment):
@@ -82,3 +83,14 @@ def test_policy_pack_out_rewrites_a_pack_it_wrote_and_leaves_the_rest(tmp_path, 
     capsys.readouterr()
     assert (pack.out_dir / "__main__.py").read_bytes() == (ROOT / "policy" / "__main__.py").read_bytes()
     assert (pack.out_dir / "venv").is_dir()
+
+
+def test_policy_pack_never_writes_through_a_link_in_out(tmp_path):
+    out, victim = tmp_path / "pack", tmp_path / "victim.json"
+    write_pack(out)
+    victim.write_text("mine")
+    (out / "config.example.json").unlink()
+    (out / "config.example.json").symlink_to(victim)
+    with pytest.raises(PolicyPackError, match="symbolic link"):
+        write_pack(out)
+    assert victim.read_text() == "mine"

@@ -127,6 +127,12 @@ class AdmissionObject:
         return self.body["metadata"]["name"]
 
 
+#: Who creates a DaemonSet's Pods: the controller's own service account when kube-controller-manager
+#: runs with ``--use-service-account-credentials`` (kubeadm and EKS do), else the controller manager's
+#: identity (https://kubernetes.io/docs/reference/access-authn-authz/rbac/#controller-roles).
+DAEMONSET_CONTROLLER_USERS = ("system:serviceaccount:kube-system:daemon-set-controller", "system:kube-controller-manager")
+
+
 def _policy(name: str, rules: list[dict[str, Any]], *, match_conditions: list[dict[str, str]],
             variables: list[dict[str, str]], validations: list[dict[str, str]]) -> dict[str, Any]:
     return {
@@ -195,10 +201,13 @@ def toleration_policy(taint_pools: Sequence[tuple[Taint, Sequence[str]]], allowe
         })
     conditions = [
         {"name": "outside-allowed-namespaces", "expression": f"!(request.namespace in {_list(allowed)})"},
-        # node agents are not judged by the allow-list (the pack's gpu-toleration-allowlist leaves DaemonSets alone)
+        # Node agents are not judged by the allow-list (the pack's gpu-toleration-allowlist leaves
+        # DaemonSets alone). A Pod counts as a DaemonSet's only when the DaemonSet controller creates
+        # it: an owner reference alone is written by whoever creates the Pod, so it is no proof.
         {"name": "not-a-node-agent", "expression": "object.kind != 'DaemonSet' && !(object.kind == 'Pod' && "
                                                    "has(object.metadata.ownerReferences) && "
-                                                   "object.metadata.ownerReferences.exists(o, o.kind == 'DaemonSet'))"},
+                                                   "object.metadata.ownerReferences.exists(o, o.kind == 'DaemonSet') && "
+                                                   f"request.userInfo.username in {_list(DAEMONSET_CONTROLLER_USERS)})"},
     ]
     return _policy(_TOLERATION, rules, match_conditions=conditions, variables=variables, validations=validations)
 

@@ -68,8 +68,21 @@ class Snapshot:
     problems: list[str] = field(default_factory=list)
 
     def add(self, kind: str, obj: Mapping[str, Any]) -> None:
-        """Keep what the verdicts need of ``obj`` (a camelCase mapping of ``kind``, one of :data:`KINDS`)."""
+        """Keep what the verdicts need of ``obj`` (a camelCase mapping of ``kind``, one of :data:`KINDS`).
+
+        An object with a field of the wrong shape (``metadata.labels`` a list, ``status.conditions``
+        a string: the API server never serves these, a hand-made dump may) is skipped and named in
+        :attr:`problems`, which the report lists as not judged.
+        """
         self.read.add(kind)
+        try:
+            self._add(kind, obj)
+        except (AttributeError, TypeError, ValueError) as err:
+            meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+            name = "/".join(str(part) for part in (meta.get("namespace"), meta.get("name")) if part) or "?"
+            self.problems.append(f"{kind} {name}: a field has the wrong shape ({type(err).__name__}: {err}); skipped")
+
+    def _add(self, kind: str, obj: Mapping[str, Any]) -> None:
         if kind == "Node":
             self.nodes.append(read_node(obj))  # declared pools are applied by run_audit
         elif kind == "DaemonSet":

@@ -422,7 +422,7 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
         text = escape_control(f"error: {message}")
     if getattr(args, "format", None) == "sarif":
         print_report(sarif_log(ExitCode.INVALID_INPUT, issues))
-    elif args.json:
+    elif getattr(args, "json", False):  # not every command takes --json (schema)
         fields: dict[str, Any] = {"stack": args.stack} if getattr(args, "stack", None) else {}
         print_report(report(args.command, ExitCode.INVALID_INPUT, cloud_api_called=_cloud_api_called(args), **fields,
                             configErrors=issues))
@@ -434,16 +434,17 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
 def _internal_error(args: argparse.Namespace, err: BaseException) -> int:
     """Exit 70: a bug. One line on stderr (and a JSON report with --json); the traceback only with --debug."""
     summary = f"{type(err).__name__}: {err}".splitlines()[0] if str(err) else type(err).__name__
+    debug = getattr(args, "debug", False)
     print(escape_control(
         f"gpupool {__version__}: internal error in {args.command}: {summary} -- please report it to {ISSUES_URL} "
-        "with the command line" + ("" if args.debug else " and the output of the same command with --debug")),
+        "with the command line" + ("" if debug else " and the output of the same command with --debug")),
         file=sys.stderr,
     )
-    if args.debug:
+    if debug:
         traceback.print_exception(err, file=sys.stderr)
     if getattr(args, "format", None) == "sarif":
         print_report(sarif_log(ExitCode.INTERNAL))
-    elif args.json:
+    elif getattr(args, "json", False):  # not every command takes --json (schema)
         print_report(report(args.command, ExitCode.INTERNAL, cloud_api_called=_cloud_api_called(args),
                             internalError=summary))
     return ExitCode.INTERNAL
@@ -473,9 +474,13 @@ def main(argv: list[str] | None = None) -> int:
             return closed_stdout()
         return _internal_error(args, err)
     except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
-        if isinstance(err, _input_errors()):
-            return _invalid_input(args, err)
-        return _internal_error(args, err)
+        report_error = _invalid_input if isinstance(err, _input_errors()) else _internal_error
+        try:
+            return report_error(args, err)
+        except BrokenPipeError:  # the error report's reader went away too
+            if stdout_closed():
+                return closed_stdout()
+            raise
 
 
 def main_exit() -> None:

@@ -75,6 +75,12 @@ def _check_requirement(spec: str) -> str:
             f"--requirement {spec!r} installs {req.name!r}, but the pack imports gpu_node_pool from the "
             f"{DISTRIBUTION!r} distribution; name it, e.g. '{DISTRIBUTION} @ <url>'"
         )
+    if req.url and req.url.lower().startswith("file:"):
+        raise PolicyPackError(
+            "--requirement",
+            f"--requirement {spec!r} names a path on this machine ({req.url}), which the machine that installs the "
+            f"pack (Pulumi Cloud, CI) does not have; write e.g. '{DISTRIBUTION} @ git+https://<host>/gpu-node-pools@v{__version__}'"
+        )
     return str(req)
 
 
@@ -139,6 +145,12 @@ def write_pack(out_dir: str | os.PathLike[str], requirement: str | None = None) 
     """
     line = _check_requirement(requirement if requirement is not None else default_requirement())
     out = check_out_dir(out_dir)
+    for name in (*PACK_FILES, "requirements.txt"):  # a link would write outside the directory named
+        target = out / name
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            raise PolicyPackError(
+                "--out", f"{target} is a symbolic link or not a regular file; the pack writes only inside --out: remove it"
+            )
     out.mkdir(parents=True, exist_ok=True)
     source = resources.files(__name__)
     written = []
