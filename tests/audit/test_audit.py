@@ -196,6 +196,14 @@ def test_print_rbac_is_get_and_list_only(capsys):
     assert binding["roleRef"]["name"] == role["metadata"]["name"]
 
 
+def test_quiet_audit_prints_only_its_last_line(acceptance, capsys):
+    _, dump, _ = acceptance
+    assert main(["audit", "--cluster-dump", str(dump), "--fail-on", "none"]) == 0
+    full = capsys.readouterr().out.rstrip("\n").splitlines()
+    assert main(["audit", "--cluster-dump", str(dump), "--fail-on", "none", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines() == [full[-1]] and len(full) > 1
+
+
 def test_a_dump_object_with_a_field_of_the_wrong_shape_is_skipped_and_named_not_a_crash(tmp_path, capsys):
     from gpu_node_pool.cli import commands as cli_commands
 

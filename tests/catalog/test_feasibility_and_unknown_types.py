@@ -129,8 +129,11 @@ def test_the_plan_prints_config_warnings_and_json_carries_them(temp_project):
     result = plan_stack("dev", project)
     assert result.exit_code == 0
     text = render_text(result)
-    assert "config warning(s)" in text and "warning: pools[0].instanceTypes: instance type 'g6.3xlarge'" in text
+    # a warning names its key's place in the stack file, as a config error does
+    assert "config warning(s)" in text
+    assert "warning: stacks/Pulumi.dev.yaml:4:43: pools[0].instanceTypes: instance type 'g6.3xlarge'" in text
     doc = to_json(result)
     assert doc["warnings"][0]["path"] == "pools[0].instanceTypes"
+    assert doc["warnings"][0]["location"] == {"file": "stacks/Pulumi.dev.yaml", "line": 4, "column": 43}
     report = {"schemaVersion": 1, "command": "plan", "failOn": "mandatory", **doc}
     jsonschema.validate(report, SCHEMA)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,8 +90,8 @@ def test_a_broken_stack_exits_2_with_one_line_per_mistake(capsys, temp_project):
         "pools[0].scaling: minSize 3 is above maxSize 2; raise maxSize or lower minSize",
         "pools[1].taints: 51 taints; an EKS managed node group takes at most 50",
     ]
-    for fragment in expected:
-        assert any(line.startswith(fragment) for line in lines), fragment
+    for fragment in expected:  # each line starts with the stack file's place: stacks/Pulumi.bad.yaml:L:C:
+        assert any(re.match(r"stacks/Pulumi\.bad\.yaml:\d+:\d+: " + re.escape(fragment), line) for line in lines), fragment
     assert "Traceback" not in err
 
 
@@ -115,7 +116,7 @@ def test_invalid_yaml_is_one_line_naming_the_file_line_and_column(capsys, temp_p
     assert code == 2
     [line] = [line.strip() for line in err.splitlines() if "is not valid YAML" in line]
     # line 4 column 4: the mis-indented key, 1-based as editors count
-    assert line.startswith("Pulumi.bad.yaml:4:4: is not valid YAML: expected <block end>, but found")
+    assert line.startswith("stacks/Pulumi.bad.yaml:4:4: is not valid YAML: expected <block end>, but found")
     assert "(while parsing a block mapping on line 2)" in line
     assert "<unicode string>" not in err
 

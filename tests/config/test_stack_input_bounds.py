@@ -62,7 +62,7 @@ def test_an_alias_bomb_is_refused_with_the_line(capsys, temp_project):
     code, out = validate(capsys, temp_project, _billion_laughs())
     assert code == 2, out
     # a4 is the first value past 50000 (9^4 lists of 9 strings): line 6 of the file
-    assert "Pulumi.mine.yaml: line 6: this value expands through its aliases (*name) to more than 50000 values" in out
+    assert "stacks/Pulumi.mine.yaml:6:1: line 6: this value expands through its aliases (*name) to more than 50000 values" in out
 
 
 def test_an_alias_inside_its_own_anchor_is_refused(capsys, temp_project):

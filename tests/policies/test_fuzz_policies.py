@@ -91,7 +91,7 @@ def resources(draw):
 def test_no_policy_raises_on_generated_props(stack):
     findings = evaluate(stack)
     for f in findings:
-        assert set(f) == {"policy", "enforcement", "resource", "message"}
+        assert set(f) == {"policy", "enforcement", "resource", "urn", "message"}
         assert f["enforcement"] in ("mandatory", "advisory")
         assert f["policy"] in {p.name for p in POLICIES}
 

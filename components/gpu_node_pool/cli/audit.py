@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..sdk.terminal import escape_control
 from .audit_parser import register
-from .contract import InputError, print_report
+from .contract import InputError, last_line, print_report
 
 __all__ = ["register", "run"]
 
@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_report(report.to_json(cloud_api_called=bool(getattr(args, "cloud_api_called", False))))
     else:
-        print(report.to_text())
-        if args.html:
+        text = report.to_text()
+        print(last_line(text) if args.quiet else text)  # --quiet: the exit line only
+        if args.html and not args.quiet:
             print(escape_control(f"page written: {args.html}"))
     return report.exit_code

@@ -35,11 +35,13 @@ from .contract import (
     InputError,
     UsageParser,
     closed_stdout,
+    last_line,
     print_report,
     report,
     stdout_closed,
 )
 from .expand_options import expand_arguments, expand_options
+from .sarif import sarif_log
 
 #: Where "please report" points.
 ISSUES_URL = "the gpu-node-pools issue tracker"
@@ -77,13 +79,46 @@ def _project_note(args: argparse.Namespace) -> str | None:
 def _print_text(args: argparse.Namespace, text: str | None, error: bool = False) -> None:
     """Print a command's human-readable report, after the project note: on stdout, or on stderr
     when it is an error (``error``: the input was refused), as every command does. ``text`` is a
-    report already joined by :func:`~gpu_node_pool.sdk.terminal.terminal_text` (escaped line by line)."""
+    report already joined by :func:`~gpu_node_pool.sdk.terminal.terminal_text` (escaped line by line).
+    With ``--quiet`` a report that is not an error is cut to its last line (the exit line) and the
+    note is left out."""
     stream = sys.stderr if error else sys.stdout
+    if getattr(args, "quiet", False) and not error:
+        if text is not None:
+            print(last_line(text), file=stream)
+        return
     note = _project_note(args)
     if note:
         print(escape_control(note), file=stream)
     if text is not None:
         print(text, file=stream)
+
+
+def _stack_parent(required: bool) -> argparse.ArgumentParser:
+    stack = UsageParser(add_help=False)
+    stack.add_argument(
+        "--stack", required=required, type=_stack_name, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml"
+    )
+    stack.add_argument(
+        "--project-dir", default=None,
+        help="where to look for Pulumi.yaml: this directory or the nearest one above it, as pulumi does "
+        "(default: the current directory)",
+    )
+    return stack
+
+
+def _one_of_stack_or_file(args: argparse.Namespace) -> None:
+    """``gpupool validate``: exactly one of ``--stack`` and ``--file`` (a usage error, exit 64, otherwise)."""
+    if (args.stack is None) == (args.files is None):
+        print("gpupool validate: error: give --stack NAME or --file PATH... (one of them)", file=sys.stderr)
+        raise SystemExit(ExitCode.USAGE)
+
+
+def _output_format(args: argparse.Namespace) -> str:
+    """``text``, ``json`` or ``sarif``: ``--format``, else ``json`` for ``--json``; sets ``args.json``."""
+    chosen = getattr(args, "format", None) or ("json" if args.json else "text")
+    args.json = chosen == "json"
+    return chosen
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -92,15 +127,12 @@ def _parser() -> argparse.ArgumentParser:
     common = UsageParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON report (schemaVersion 1) for machines")
     common.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
-    stack = UsageParser(add_help=False)
-    stack.add_argument(
-        "--stack", required=True, type=_stack_name, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml"
-    )
-    stack.add_argument(
-        "--project-dir", default=None,
-        help="where to look for Pulumi.yaml: this directory or the nearest one above it, as pulumi does "
-        "(default: the current directory)",
-    )
+    common.add_argument("--quiet", "-q", action="store_true",
+                        help="text output: print only the last line (the exit line); errors still in full on stderr")
+    formats = UsageParser(add_help=False)
+    formats.add_argument("--format", choices=("text", "json", "sarif"), default=None,
+                         help="text (default), json (as --json) or sarif (SARIF 2.1.0, for code-scanning tools)")
+    stack, optional_stack = _stack_parent(required=True), _stack_parent(required=False)
     judged = UsageParser(add_help=False)
     judged.add_argument(
         "--fail-on", choices=FAIL_ON_LEVELS, default="mandatory",
@@ -116,7 +148,7 @@ def _parser() -> argparse.ArgumentParser:
     expand_arguments(judged)  # --helm, --fetch-charts, --render-timeout, --strict
     sub = parser.add_subparsers(dest="command", required=True)
     pl = sub.add_parser(
-        "plan", parents=[stack, judged, common],
+        "plan", parents=[stack, judged, common, formats],
         help="run the program under Pulumi mocks and report pools, taints, the device plugin and policy verdicts",
     )
     pl.add_argument("--html", default=None, metavar="OUT",
@@ -130,9 +162,16 @@ def _parser() -> argparse.ArgumentParser:
         help="output directory: new, empty or an earlier render (created; a later render removes only the files "
         "an earlier render of the same stack listed in DIR/.gpupool-render.json and no longer writes)",
     )
-    sub.add_parser("validate", parents=[stack, common], help="validate the stack config only")
+    validate = sub.add_parser("validate", parents=[optional_stack, common, formats],
+                              help="validate the stack config only (--stack NAME, or --file PATH...)")
+    validate.set_defaults(check_usage=_one_of_stack_or_file)
+    validate.add_argument(
+        "--file", nargs="+", default=None, metavar="PATH", dest="files",
+        help="validate these stack files (Pulumi.<stack>.yaml, each its own stack) instead of --stack; "
+        "the pre-commit hook's entry",
+    )
     ck = sub.add_parser(
-        "check", parents=[stack, judged, common],
+        "check", parents=[stack, judged, common, formats],
         help="run ANY Pulumi Python program under mocks with its own stack config, open its charts and YAML "
         "as plan does; find its GPU pools and report coverage and policy verdicts",
     )
@@ -145,6 +184,7 @@ def _parser() -> argparse.ArgumentParser:
         "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
     )
     sc.add_argument("--out", default=None, metavar="FILE", help="write it to FILE instead of printing it")
+    sc.add_argument("--quiet", "-q", action="store_true", help="with --out, print nothing")
     p = sub.add_parser(
         "policy-pack", parents=[common], help="write the CrossGuard policy pack as a directory to run or publish"
     )
@@ -187,7 +227,10 @@ def _plan(args: argparse.Namespace) -> int:
                                  expand=expand_options(args))
     code = result.exit_code_at(args.fail_on)
     _write_html(args, result)
-    if args.json:
+    if _output_format(args) == "sarif":
+        doc = plan_mod.to_json(result, args.fail_on)
+        print_report(sarif_log(code, doc["configErrors"], doc["violations"], plan_mod.find_project(args.project_dir)))
+    elif args.json:
         print_report(plan_mod.to_json(result, args.fail_on))
     else:
         _print_text(args, plan_mod.render_text(result, args.fail_on), error=bool(result.config_issues))
@@ -213,7 +256,7 @@ def _render(args: argparse.Namespace) -> int:
     if args.json:
         print_report(report(
             "render", code, stack=args.stack, failOn=args.fail_on,
-            configErrors=[{"path": i.path, "message": i.message} for i in result.config_issues],
+            configErrors=[i.to_json() for i in result.config_issues],
             violations=result.violations, outDir=str(out),
             written=[str(p) for p in written.written] if written else [],
             removed=[str(p) for p in written.removed] if written else [],
@@ -223,8 +266,9 @@ def _render(args: argparse.Namespace) -> int:
     if written is None:  # the failed plan says why, on stderr: stdout lists written files only
         _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {out}", error=True)
         return code
-    _print_text(args, terminal_text([*(f"wrote   {p}" for p in written.written),
-                                     *(f"removed {p}" for p in written.removed)]) or None)
+    if not args.quiet:  # --quiet: only the summary line below
+        _print_text(args, terminal_text([*(f"wrote   {p}" for p in written.written),
+                                         *(f"removed {p}" for p in written.removed)]) or None)
     if written.placeholders:
         print(terminal_text(["warning: values unknown before apply, or secret, were written as placeholders:",
                              *(f"  {p}" for p in written.placeholders)]), file=sys.stderr)
@@ -234,18 +278,52 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from ..config import load_stack_config
+    from pathlib import Path
 
-    project = plan_mod.find_project(args.project_dir)
-    config, secrets, path = plan_mod.load_stack_file(project, args.stack)
-    stack_config = load_stack_config(config, path.name, set(secrets).__contains__)
-    if args.json:
-        pools = [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
-        print_report(report("validate", ExitCode.OK, stack=args.stack, configErrors=[], pools=pools))
+    from ..config import load_stack_config
+    from ..plan.stack_file import read_stack, read_stack_path
+
+    fmt = _output_format(args)
+    if args.files is None:
+        project = plan_mod.find_project(args.project_dir)
+        targets = [(args.stack, lambda: read_stack(project, args.stack))]
+    else:  # each file its own stack, in the project it belongs to (the nearest Pulumi.yaml above it)
+        targets = [(_stack_of(Path(f)), lambda f=f: read_stack_path(plan_mod.find_project(Path(f).parent), Path(f)))
+                   for f in args.files]
+    issues: list[Any] = []
+    pools: list[dict[str, str]] = []
+    lines: list[str] = []
+    for name, read in targets:
+        found = None
+        try:
+            found = read()
+            stack_config = load_stack_config(found.config, found.path.name, set(found.secrets).__contains__)
+        except ConfigError as err:
+            located = found.locate(err.issues) if found is not None else err.issues
+            if args.files is None and fmt == "text":
+                raise ConfigError(located, err.source) from None
+            issues += located
+            if fmt == "text":
+                print(terminal_text(ConfigError(located, err.source).lines()), file=sys.stderr)
+            continue
+        pools += [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
+        lines.append(f"stack {name!r}: config is valid ({len(stack_config.pools)} pool(s))")
+    code = ExitCode.INVALID_INPUT if issues else ExitCode.OK
+    if fmt == "sarif":
+        print_report(sarif_log(code, [i.to_json() for i in issues], (), plan_mod.find_project(args.project_dir)))
+    elif args.json:
+        fields: dict[str, Any] = {"files": list(args.files)} if args.files is not None else {}
+        print_report(report("validate", code, stack=", ".join(name for name, _ in targets),
+                            configErrors=[i.to_json() for i in issues], pools=pools, **fields))
     else:
-        _print_text(args, None)
-        print(escape_control(f"stack {args.stack!r}: config is valid ({len(stack_config.pools)} pool(s))"))
-    return ExitCode.OK
+        _print_text(args, terminal_text(lines) if lines else None, error=False)
+    return code
+
+
+def _stack_of(path: Any) -> str:
+    """``dev`` for ``stacks/Pulumi.dev.yaml``; the file name for any other name."""
+    name = path.name
+    return name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") else name
 
 
 def _policy_pack(args: argparse.Namespace) -> int:
@@ -258,9 +336,12 @@ def _policy_pack(args: argparse.Namespace) -> int:
             requirement=pack.requirement,
         ))
     else:
-        for f in pack.files:
-            print(f"wrote   {f}")
+        if not args.quiet:
+            for f in pack.files:
+                print(f"wrote   {f}")
         print(f"policy pack in {pack.out_dir}; requirements.txt installs {pack.requirement!r}")
+        if args.quiet:
+            return ExitCode.OK
         print(f"  run:     pulumi preview --policy-pack {pack.out_dir}")
         print(f"  publish: cd {pack.out_dir} && pulumi policy publish <org>  (the requirement must resolve there)")
     return ExitCode.OK
@@ -273,7 +354,10 @@ def _check(args: argparse.Namespace) -> int:
                                      expand=expand_options(args), python=args.python)
     code = result.exit_code_at(args.fail_on)
     _write_html(args, result)
-    if args.json:
+    if _output_format(args) == "sarif":
+        doc = check_mod.to_json(result)
+        print_report(sarif_log(code, doc["configErrors"], doc["violations"], plan_mod.find_project(args.project_dir)))
+    elif args.json:
         print_report(report("check", code, failOn=args.fail_on, **check_mod.to_json(result)))
     else:
         _print_text(args, check_mod.render_text(result, args.fail_on), error=bool(result.config_issues))
@@ -289,7 +373,8 @@ def _schema(args: argparse.Namespace) -> int:
     text = json.dumps(stack_file_schema(), indent=2) + "\n"
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote   {args.out}  (first line of a stack file: # yaml-language-server: $schema={args.out})")
+        if not args.quiet:
+            print(f"wrote   {args.out}  (first line of a stack file: # yaml-language-server: $schema={args.out})")
     else:
         sys.stdout.write(text)
     return ExitCode.OK
@@ -321,7 +406,7 @@ def _input_errors() -> tuple[type[BaseException], ...]:
 def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
     """Exit 2: a mistake in the stack file, config, --policy-pack-config, --requirement or --out."""
     if isinstance(err, ConfigError):
-        issues = [{"path": i.path, "message": i.message} for i in err.issues]
+        issues = [i.to_json() for i in err.issues]
         text = terminal_text(err.lines())
     elif getattr(err, "issue", None) is not None:  # plan.run.ProgramError: the user's program failed
         issues = [{"path": err.issue.path, "message": err.issue.message}]
@@ -335,7 +420,9 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
             message = f"{err.strerror}: {err.filename}"
         issues = [{"path": str(path), "message": message}]
         text = escape_control(f"error: {message}")
-    if getattr(args, "json", False):  # not every command takes --json (schema)
+    if getattr(args, "format", None) == "sarif":
+        print_report(sarif_log(ExitCode.INVALID_INPUT, issues))
+    elif getattr(args, "json", False):  # not every command takes --json (schema)
         fields: dict[str, Any] = {"stack": args.stack} if getattr(args, "stack", None) else {}
         print_report(report(args.command, ExitCode.INVALID_INPUT, cloud_api_called=_cloud_api_called(args), **fields,
                             configErrors=issues))
@@ -355,7 +442,9 @@ def _internal_error(args: argparse.Namespace, err: BaseException) -> int:
     )
     if debug:
         traceback.print_exception(err, file=sys.stderr)
-    if getattr(args, "json", False):
+    if getattr(args, "format", None) == "sarif":
+        print_report(sarif_log(ExitCode.INTERNAL))
+    elif getattr(args, "json", False):  # not every command takes --json (schema)
         print_report(report(args.command, ExitCode.INTERNAL, cloud_api_called=_cloud_api_called(args),
                             internalError=summary))
     return ExitCode.INTERNAL

@@ -50,6 +50,7 @@ __all__ = [
     "InputError",
     "UsageParser",
     "closed_stdout",
+    "last_line",
     "stdout_closed",
     "report",
     "report_schema",
@@ -73,6 +74,11 @@ def report(command: str, exit_code: int, **fields: Any) -> dict[str, Any]:
     """The ``--json`` report: ``{"schemaVersion": 1, "command", "exitCode", "cloudApiCalled", **fields}``
     (:func:`gpu_node_pool.sdk.outcome.envelope`; ``cloud_api_called=True`` only for a live audit)."""
     return envelope(command, exit_code, **fields)
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of a text report (``--quiet``: the exit line), or ``""``."""
+    return next((line for line in reversed(text.splitlines()) if line.strip()), "")
 
 
 def print_report(doc: Mapping[str, Any], stream: Any = None) -> None:

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported by fail: importing ConfigError loads no pydantic
     from pydantic_core import PydanticCustomError
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A place in a file, as editors and compilers print it: ``<file>:<line>:<column>``.
+
+    Attributes:
+        file: the file's path relative to the project directory (``stacks/Pulumi.dev.yaml``), POSIX separators.
+        line, column: counted from 1 (PyYAML's marks count from 0; :mod:`gpu_node_pool.config.locations` adds 1).
+    """
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"file", "line", "column"}`` (the ``location`` of ``cli/report.schema.json``'s ``configErrors``)."""
+        return {"file": self.file, "line": self.line, "column": self.column}
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,17 +37,32 @@ class ConfigIssue:
     Attributes:
         path: where it is, e.g. ``pools[1].taints[0].effect``; empty for the config as a whole.
         message: the bad value, the rule and the fix, as one sentence.
+        location: where the offending key is in the stack file (:class:`Location`), or None when
+            the issue did not come from a file (a program's own config map). Not compared, not in ``repr()``.
 
-    ``str()`` gives ``"<path>: <message>"`` (only the message when ``path`` is empty); ``repr()``
-    gives ``ConfigIssue(path='...', message='...')``. Assigning a field raises
+    ``str()`` gives ``"<file>:<line>:<column>: <path>: <message>"``, leaving out the location when
+    there is none and the path when it is empty or already names the place; ``repr()`` gives
+    ``ConfigIssue(path='...', message='...')``. Assigning a field raises
     :class:`dataclasses.FrozenInstanceError`.
     """
 
     path: str
     message: str
+    location: Location | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        where = str(self.location) if self.location is not None else ""
+        names_place = self.location is not None and any(
+            self.path == text or text.endswith("/" + self.path) for text in (where, self.location.file))
+        path = "" if names_place else self.path
+        return ": ".join(part for part in (where, path, self.message) if part)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"path", "message"}`` plus ``"location": {"file", "line", "column"}`` when it has one."""
+        out: dict[str, Any] = {"path": self.path, "message": self.message}
+        if self.location is not None:
+            out["location"] = self.location.to_json()
+        return out
 
 
 class ConfigError(ValueError):

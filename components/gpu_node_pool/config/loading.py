@@ -18,7 +18,7 @@ from ..registry import all_backends
 from ..registry import names as backend_names
 from .common import TaintConfig
 from .defaults import PROJECT
-from .errors import ConfigError, ConfigIssue
+from .errors import ConfigError, ConfigIssue, Location
 from .messages import MAX_SHOWN, field_at, model_keys, pattern_rule, show
 from .stack import IDENTITY_INPUTS, StackConfig, partial_stack_issues, stack_issues, stack_model
 from .yaml_errors import yaml_syntax_problem
@@ -233,10 +233,10 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
                 continue
             line = key_node.start_mark.line + 1
             if key in seen:
-                self.duplicates.append(
+                self.duplicates.append((
                     f"line {line}: key {key!r} appears again (first on line {seen[key]}); "
-                    "YAML keeps only the last one, so remove one of them"
-                )
+                    "YAML keeps only the last one, so remove one of them", line, key_node.start_mark.column + 1,
+                ))
             else:
                 seen[key] = line
         return super().construct_mapping(node, deep=deep)
@@ -369,10 +369,13 @@ def _nesting_depth(doc: Any) -> int:
     return deepest
 
 
-def read_stack_file(data: bytes, name: str, project: str = PROJECT) -> tuple[dict[str, Any], list[str]]:
+def read_stack_file(data: bytes, name: str, project: str = PROJECT,
+                    file: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """Parse a ``Pulumi.<stack>.yaml`` into Pulumi's runtime config form (see :func:`stack_file_config`).
 
-    ``project`` is the namespace of keys written without one (the ``name:`` of ``Pulumi.yaml``).
+    ``project`` is the namespace of keys written without one (the ``name:`` of ``Pulumi.yaml``);
+    ``file`` (default ``name``) is the file as a :class:`~gpu_node_pool.config.errors.Location`
+    names it (relative to the project directory).
 
     Refuses, with one :class:`ConfigIssue` each: bytes that are not UTF-8, invalid YAML, a
     document or ``config:`` that is not a mapping, duplicate keys, keys YAML reads as
@@ -387,18 +390,24 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT) -> tuple[dic
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
-        raise ConfigError([ConfigIssue(name, f"line {line} is not UTF-8; save the file as UTF-8")], name) from None
+        column = err.start - data.rfind(b"\n", 0, err.start)
+        raise ConfigError([ConfigIssue(name, f"line {line} is not UTF-8; save the file as UTF-8",
+                                       Location(file or name, line, column))], name) from None
     loader = _StrictLoader(text)
     loader.duplicates = []
     try:
         doc = loader.get_single_data()
     except AliasExpansionError as err:
-        raise ConfigError([ConfigIssue(name, f"line {err.line}: {err.message}")], name) from None
+        raise ConfigError([ConfigIssue(name, f"line {err.line}: {err.message}", Location(file or name, err.line, 1))],
+                          name) from None
     except yaml.YAMLError as err:
-        raise ConfigError([ConfigIssue(*yaml_syntax_problem(_python_parser_error(text) or err, name))], name) from None
+        syntax = _python_parser_error(text) or err
+        mark = getattr(syntax, "problem_mark", None)
+        where = Location(file or name, mark.line + 1, mark.column + 1) if mark is not None else None
+        raise ConfigError([ConfigIssue(*yaml_syntax_problem(syntax, name), where)], name) from None
     finally:
         loader.dispose()
-    issues = [ConfigIssue(name, d) for d in loader.duplicates]
+    issues = [ConfigIssue(name, d, Location(file or name, line, column)) for d, line, column in loader.duplicates]
     if _nesting_depth(doc) > MAX_NESTING:  # the checks below and pydantic recurse per level
         raise ConfigError([ConfigIssue(name, f"nests mappings/lists more than {MAX_NESTING} levels deep; "
                                              "a stack config needs a handful: flatten that value")], name)

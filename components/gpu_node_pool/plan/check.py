@@ -118,18 +118,21 @@ def check_project(
         FileNotFoundError: no ``Pulumi.yaml`` or stack file.
         gpu_node_pool.policies.PolicyConfigError: ``policy_config`` is invalid.
     """
-    from .run import find_project, load_stack_file
+    from .run import find_project
+    from .stack_file import StackFile, read_stack
 
     project = find_project(project_dir)
     result = CheckResult(stack=stack)
+    found: StackFile | None = None
     try:
         result.project, program, doc = _program_path(project)
         interpreter = choose_interpreter(project, doc, python)
         result.interpreter = interpreter.to_dict()
-        config, secrets, _ = load_stack_file(project, stack)
+        found = read_stack(project, stack)
+        config, secrets = found.config, found.secrets
         result.resources, collected = _record(interpreter, program, project, config, secrets, stack, result.project)
     except ConfigError as err:
-        result.config_issues = err.issues
+        result.config_issues = found.locate(err.issues) if found is not None else err.issues
         return result
     expanded = expand_plan(result, project, expand, collected)  # charts, yaml, releases, add-ons
     _find_pools(result)
@@ -216,7 +219,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
     return {
         "stack": result.stack,
         "project": result.project,
-        "configErrors": [{"path": i.path, "message": i.message} for i in result.config_issues],
+        "configErrors": [i.to_json() for i in result.config_issues],
         "pools": result.pools,
         "devicePlugins": result.device_plugins,
         "coverage": result.coverage,
@@ -240,6 +243,8 @@ def _interpreter_lines(interpreter: dict[str, Any] | None) -> list[str]:
 
 def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     """The human-readable check report; its last line is the exit code judged at ``fail_on``."""
+    from .report import violation_lines
+
     code = result.exit_code_at(fail_on)
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
     if result.config_issues:
@@ -272,7 +277,7 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     lines.append("")
     if result.violations:
         lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
-        lines += [f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}" for v in result.violations]
+        lines += violation_lines(result.violations)
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines.append("")

@@ -381,6 +381,7 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
                 "policy": RULE,
                 "enforcement": "mandatory" if strict or level in ("mandatory", "remediate") else "advisory",
                 "resource": where,
+                "urn": nj.resource if nj.resource.startswith("urn:") else urn_of.get(where, ""),
                 "message": f"not judged: {nj.reason}. Fix: {nj.fix}",
             })
     result.violations = findings

@@ -26,8 +26,8 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
     return envelope(
         "plan", result.exit_code_at(fail_on), failOn=fail_on,
         stack=result.stack,
-        configErrors=[{"path": i.path, "message": i.message} for i in result.config_issues],
-        warnings=[{"path": i.path, "message": i.message} for i in result.warnings],
+        configErrors=[i.to_json() for i in result.config_issues],
+        warnings=[i.to_json() for i in result.warnings],
         pools=result.pools,
         devicePlugin=result.device_plugin,
         violations=result.violations,
@@ -87,14 +87,13 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     else:
         lines.append("device plugin: not installed by this stack")
     for r in result.resources:
-        if r.synthesized:
-            lines.append(f"  DaemonSet {r.name}: {r.synthesized}")
+        if r.synthesized:  # the stand-ins are a chart's DaemonSet and its RBAC objects: each by its own kind
+            lines.append(f"  {kind_of(r.type)} {r.name}: {r.synthesized}")
     lines += admission_lines(result.resources)
     lines.append("")
     if result.violations:
         lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
-        for v in result.violations:
-            lines.append(f"  [{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}")
+        lines += violation_lines(result.violations)
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines += agent_lines(result.config)
@@ -102,6 +101,26 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     lines.append("")
     lines.append(exit_line(result, fail_on))
     return terminal_text(lines)
+
+
+def kind_of(type_token: str) -> str:
+    """The kind a Pulumi type token names: its last part (``kubernetes:rbac.authorization.k8s.io/v1:RoleBinding``
+    -> ``RoleBinding``, ``aws:eks/nodeGroup:NodeGroup`` -> ``NodeGroup``)."""
+    return type_token.rsplit(":", 1)[-1]
+
+
+def violation_lines(violations: Iterable[dict[str, Any]]) -> list[str]:
+    """The text of the findings: ``  [<enforcement>] <policy> <type> <name>: <message>``, preceded by
+    ``<file>:<line>:<column>: `` when the finding has a ``location`` (a pool in the stack file), and
+    followed by ``      urn: <URN>`` when it has a ``urn``."""
+    lines = []
+    for v in violations:
+        where = v.get("location")
+        at = f"{where['file']}:{where['line']}:{where['column']}: " if where else ""
+        lines.append(f"  {at}[{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}")
+        if v.get("urn"):
+            lines.append(f"      urn: {v['urn']}")
+    return lines
 
 
 _BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"

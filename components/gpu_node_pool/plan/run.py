@@ -26,14 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from .. import backends
 from ..config import PROJECT, ConfigError, ConfigIssue
 from ..k8s.wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
 from . import expand as expansion
+from .stack_file import StackFile, locate_findings, read_stack
 
 if TYPE_CHECKING:
     from ..config.stack import StackConfig
@@ -89,17 +88,10 @@ def find_project(start: str | os.PathLike[str] | None = None) -> Path:
 
 
 def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list[str], Path]:
-    """Read ``<stackConfigDir>/Pulumi.<stack>.yaml``; returns the runtime config, secret keys and path."""
-    project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}
-    config_dir = project_dir / project.get("stackConfigDir", ".")
-    path = config_dir / f"Pulumi.{stack}.yaml"
-    if not path.is_file():
-        available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
-        raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(available) or 'none'}")
-    from ..config.loading import read_stack_file  # the config is loaded when a stack is read, not at import
-
-    config, secrets = read_stack_file(path.read_bytes(), path.name, str(project.get("name") or PROJECT))
-    return config, secrets, path
+    """Read ``<stackConfigDir>/Pulumi.<stack>.yaml``; returns the runtime config, secret keys and path
+    (:func:`gpu_node_pool.plan.stack_file.read_stack`, which also keeps where each key is)."""
+    found = read_stack(project_dir, stack)
+    return found.config, found.secrets, found.path
 
 
 class ProgramExit(Exception):
@@ -382,12 +374,14 @@ def plan_stack(
 
     project = find_project(project_dir)
     result = PlanResult(stack=stack)
+    found: StackFile | None = None
     try:
-        config, secrets, path = load_stack_file(project, stack)
-        result.config = load_stack_config(config, path.name, set(secrets).__contains__)
-        result.warnings = stack_warnings(result.config)
+        found = read_stack(project, stack)
+        config, secrets = found.config, found.secrets
+        result.config = load_stack_config(config, found.path.name, set(secrets).__contains__)
+        result.warnings = found.locate(stack_warnings(result.config))
     except ConfigError as err:
-        result.config_issues = err.issues
+        result.config_issues = found.locate(err.issues) if found is not None else err.issues
         result.config_source = err.source
         return result
     program = project / "__main__.py"
@@ -396,7 +390,7 @@ def plan_stack(
             result.resources, result.outputs = record_program(program, config, secrets, stack=stack)
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
-            result.config_issues = err.__cause__.issues
+            result.config_issues = found.locate(err.__cause__.issues)
             result.config_source = err.__cause__.source
             return result
         raise ProgramError(program_issue(err, program) or _reraise(err)) from None
@@ -406,6 +400,7 @@ def plan_stack(
     _summarise(result)
     _check_policies(result, policy_config)
     expansion.finish_plan(result, expanded, expand, policy_config)
+    locate_findings(result.violations, result.resources, [p.name for p in result.config.pools], found)
     return result
 
 

@@ -496,8 +496,10 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
             (default: the plan's :data:`~gpu_node_pool.plan.UNKNOWN`).
 
     Returns:
-        ``[{"policy", "enforcement", "resource", "message"}]`` in policy order; ``enforcement``
-        is ``mandatory`` or ``advisory``; ``resource`` is ``"<type> <name>"`` or ``"stack"``.
+        ``[{"policy", "enforcement", "resource", "urn", "message"}]`` in policy order; ``enforcement``
+        is ``mandatory`` or ``advisory``; ``resource`` is ``"<type> <name>"`` or ``"stack"``;
+        ``urn`` is that resource's URN, or the stack's (``urn:pulumi:<stack>::<project>::pulumi:pulumi:Stack::<project>-<stack>``,
+        the root resource ``pulumi up`` creates) for a stack-level finding.
 
     Raises:
         PolicyConfigError: ``config`` is invalid.
@@ -519,6 +521,8 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
     resources = list(resources)
     urns = [_urn(r, stack, project) for r in resources]
     display = {urn: f"{r.type} {r.name}" for urn, r in zip(urns, resources, strict=True)}
+    stack_urn = f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"
+    urn_of = {shown: urn for urn, shown in display.items()} | {"stack": stack_urn}
     # One lazily built proxy per resource, shared by every policy (the SDK builds one per policy
     # eagerly: the same values, read the same way; policies do not write to props).
     if unknown_marker is None:
@@ -532,11 +536,13 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
 
     def reporter(policy: Any, level: EnforcementLevel, default_resource: str):
         def report(message: str, urn: str | None = None) -> None:
+            known = bool(urn) and urn in display
             findings.append(
                 {
                     "policy": policy.name,
                     "enforcement": level.value,
-                    "resource": display.get(urn or "", default_resource) if urn else default_resource,
+                    "resource": display[urn] if known else default_resource,
+                    "urn": urn if known else urn_of.get(default_resource, stack_urn),
                     "message": message,
                 }
             )
@@ -549,6 +555,7 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
                 "policy": policy.name,
                 "enforcement": EnforcementLevel.ADVISORY.value,
                 "resource": resource,
+                "urn": urn_of.get(resource, stack_urn),
                 "message": f"can't run policy '{policy.name}' during preview: {err.message}",
             }
         )
@@ -562,12 +569,14 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
         if isinstance(policy, ResourceValidationPolicy):
             # One reporter per policy, told which resource is being judged; resources of types the
             # policy does not read (rules.JUDGES) are skipped, decided once per type.
-            current = [""]
+            current = ["", ""]  # the URN and the "<type> <name>" of the resource being judged
 
             def report(message: str, urn: str | None = None, _name: str = policy.name, _level: str = level.value,
                        _current: list[str] = current) -> None:
+                known = bool(urn) and urn in display
                 findings.append({"policy": _name, "enforcement": _level,
-                                 "resource": display.get(urn or "", _current[0]) if urn else _current[0],
+                                 "resource": display[urn] if known else _current[1],
+                                 "urn": urn if known else _current[0],
                                  "message": message})
 
             judged, reads = JUDGES.get(policy.name, (None, None))
@@ -582,7 +591,7 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
             for i in positions:
                 res, urn, p = resources[i], urns[i], props[i]
                 args = ResourceValidationArgs(res.type, p, urn, res.name, opts, None, dict(policy_config))
-                current[0] = display[urn]
+                current[0], current[1] = urn, display[urn]
                 try:
                     _run(policy.validate(args, report))
                 except UnknownValueError as err:

@@ -1,0 +1,141 @@
+"""Where a config path is in the stack file: ``pools[0].taints[1]`` -> ``stacks/Pulumi.dev.yaml:14:11``.
+
+The stack file is composed once more with PyYAML (after :func:`gpu_node_pool.config.loading.read_stack_file`
+accepted it, so its aliases are bounded and it has no cycle); every key of its ``config:`` map, and
+every item of its lists, is recorded with its start mark. A :class:`ConfigIssue`'s path is then
+looked up segment by segment; a path that names a key the file does not have (a missing required
+key, a key added by a default) gets the place of the nearest enclosing key that the file has, and a
+path that names no key at all the ``config:`` key itself.
+
+Pure: PyYAML only, no pydantic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+import yaml
+
+from .defaults import PROJECT
+from .errors import ConfigIssue, Location
+
+__all__ = ["Marks", "stack_file_marks", "path_segments", "locate", "locate_issues"]
+
+#: ``(segment, ...)`` of a config path (str keys, int list indexes) -> ``(line, column)`` from 1.
+Marks = dict[tuple[Any, ...], tuple[int, int]]
+
+_SEGMENT = re.compile(
+    r"\[(?P<index>\d+)\]"
+    r"|\['(?P<single>(?:[^'\\]|\\.)*)'\]"
+    r"|\[\"(?P<double>(?:[^\"\\]|\\.)*)\"\]"
+    r"|\.?(?P<key>[^.\[\]\s]+)"
+)
+
+
+def path_segments(path: str, project: str = PROJECT) -> tuple[Any, ...]:
+    """The segments of a config path as :class:`ConfigIssue` writes it, as far as they parse.
+
+    ``"pools[0].labels['example.com/gpu']"`` -> ``("pools", 0, "labels", "example.com/gpu")``;
+    ``"gpu-node-pools:cluster.name"`` -> ``("cluster", "name")`` (the project's namespace is
+    dropped, as keys written without one are in it); anything after the first part that is not a
+    key, index or quoted key (a space, a parenthesis) is ignored.
+    """
+    out: list[Any] = []
+    pos = 0
+    while pos < len(path):
+        match = _SEGMENT.match(path, pos)
+        if match is None or match.end() == pos:
+            break
+        if match["index"] is not None:
+            out.append(int(match["index"]))
+        else:
+            text = match["single"] if match["single"] is not None else match["double"]
+            out.append(text.replace("\\'", "'").replace('\\"', '"') if text is not None else match["key"])
+        pos = match.end()
+    if out and isinstance(out[0], str) and out[0].startswith(f"{project}:"):
+        out[0] = out[0][len(project) + 1:]
+    return tuple(out)
+
+
+def _walk(node: yaml.Node, prefix: tuple[Any, ...], marks: Marks) -> None:
+    """Record every key and item under ``node``; a node an alias (``*name``) repeats is walked once,
+    at its anchor, so an alias bomb costs the nodes written, not the values they expand to."""
+    todo, seen = [(node, prefix)], set()
+    while todo:
+        node, prefix = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    path = (*prefix, key_node.value)
+                    marks.setdefault(path, (key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+                    todo.append((value_node, path))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                path = (*prefix, i)
+                marks.setdefault(path, (item.start_mark.line + 1, item.start_mark.column + 1))
+                todo.append((item, path))
+
+
+def stack_file_marks(text: str, project: str = PROJECT) -> Marks:
+    """Every key and list item under ``config:`` of a stack file, by path, with its ``(line, column)``.
+
+    Top-level keys are recorded without the project's namespace (``gpu-node-pools:pools`` and
+    ``pools`` are both ``("pools",)``) and, for other namespaces, with it (``("aws:region",)``);
+    the ``config:`` key itself is ``()``. Text that does not parse gives ``{}`` (its syntax error
+    already carries its place).
+    """
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return {}
+    marks: Marks = {}
+    if not isinstance(root, yaml.MappingNode):
+        return marks
+    for key_node, value_node in root.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == "config":
+            marks[()] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            if not isinstance(value_node, yaml.MappingNode):
+                break
+            for top_key, top_value in value_node.value:
+                if not isinstance(top_key, yaml.ScalarNode):
+                    continue
+                ns, _, short = top_key.value.rpartition(":")
+                name = short if ns in ("", project) else top_key.value
+                where = (top_key.start_mark.line + 1, top_key.start_mark.column + 1)
+                marks.setdefault((top_key.value,), where)
+                marks.setdefault((name,), where)
+                _walk(top_value, (name,), marks)
+            break
+    return marks
+
+
+def locate(path: str, marks: Mapping[tuple[Any, ...], tuple[int, int]], file: str,
+           project: str = PROJECT) -> Location | None:
+    """The :class:`Location` of ``path`` in ``file``: its own key, else its nearest enclosing key
+    in the file, else the ``config:`` key; None when ``marks`` is empty (nothing parsed)."""
+    if not marks:
+        return None
+    segments = path_segments(path, project)
+    for end in range(len(segments), -1, -1):
+        found = marks.get(segments[:end])
+        if found is not None:
+            return Location(file, *found)
+    return Location(file, 1, 1)
+
+
+def locate_issues(issues: Iterable[ConfigIssue], marks: Mapping[tuple[Any, ...], tuple[int, int]], file: str,
+                  project: str = PROJECT) -> list[ConfigIssue]:
+    """``issues`` with their :attr:`ConfigIssue.location` in ``file`` (one that has a location keeps it)."""
+    out = []
+    for issue in issues:
+        if issue.location is None:
+            where = locate(issue.path, marks, file, project)
+            issue = replace(issue, location=where) if where is not None else issue
+        out.append(issue)
+    return out

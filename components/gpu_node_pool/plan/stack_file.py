@@ -1,0 +1,108 @@
+"""A project's stack file read for the plan: its runtime config, and where each of its keys is.
+
+:func:`read_stack` reads ``<stackConfigDir>/Pulumi.<stack>.yaml`` (the directory from ``Pulumi.yaml``,
+as the Pulumi CLI does) and keeps the ``line:column`` of every key under ``config:``, so that every
+config error, warning and finding about a pool names the place in the file
+(:func:`gpu_node_pool.config.locations.stack_file_marks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..config import PROJECT, ConfigError, ConfigIssue
+from ..config.errors import Location
+from ..k8s.wellknown import GPU_NODE_POOL_TYPE
+
+__all__ = ["StackFile", "read_stack", "read_stack_path", "locate_findings"]
+
+
+@dataclass
+class StackFile:
+    """A stack file read: ``config`` (runtime form, ``{"gpu-node-pools:pools": "<json>"}``), the
+    ``secrets`` keys, its ``path``, ``file`` (relative to the project directory, POSIX), the
+    project's name and the ``marks`` of its keys."""
+
+    path: Path
+    file: str
+    project: str
+    config: dict[str, Any] = field(default_factory=dict)
+    secrets: list[str] = field(default_factory=list)
+    marks: dict[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
+
+    def locate(self, issues: Iterable[ConfigIssue]) -> list[ConfigIssue]:
+        """``issues`` each with the :class:`Location` of its path in this file."""
+        from ..config.locations import locate_issues
+
+        return locate_issues(issues, self.marks, self.file, self.project)
+
+    def pool_location(self, index: int) -> Location | None:
+        """Where ``pools[index]`` starts in this file (its ``- name:`` item), or None."""
+        found = self.marks.get(("pools", index))
+        return Location(self.file, *found) if found is not None else None
+
+
+def read_stack(project_dir: Path, stack: str) -> StackFile:
+    """Read ``Pulumi.<stack>.yaml`` of the project in ``project_dir``.
+
+    Raises:
+        FileNotFoundError: there is no such stack file (the message lists the stacks there).
+        ConfigError: the file is not a stack file :func:`gpu_node_pool.config.loading.read_stack_file`
+            accepts; each issue carries its :class:`Location`.
+    """
+    project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}
+    config_dir = project_dir / project.get("stackConfigDir", ".")
+    path = config_dir / f"Pulumi.{stack}.yaml"
+    if not path.is_file():
+        available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
+        raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(available) or 'none'}")
+    return read_stack_path(project_dir, path, str(project.get("name") or PROJECT))
+
+
+def read_stack_path(project_dir: Path, path: Path, name: str | None = None) -> StackFile:
+    """Read the stack file at ``path`` of the project in ``project_dir`` whose ``name:`` is ``name``
+    (the namespace of keys written without one; default: read from its ``Pulumi.yaml``).
+    Raises as :func:`read_stack`."""
+    if name is None:
+        name = str((yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}).get("name") or PROJECT)
+    from ..config.loading import read_stack_file  # the config is loaded when a stack is read, not at import
+    from ..config.locations import stack_file_marks
+
+    try:
+        file = path.resolve().relative_to(project_dir.resolve()).as_posix()
+    except ValueError:  # a stackConfigDir outside the project
+        file = path.resolve().as_posix()
+    data = path.read_bytes()
+    out = StackFile(path=path, file=file, project=name)
+    out.marks = stack_file_marks(data.decode("utf-8", errors="replace"), name)
+    try:
+        out.config, out.secrets = read_stack_file(data, path.name, name, file=file)
+    except ConfigError as err:
+        raise ConfigError(out.locate(err.issues), err.source) from None
+    return out
+
+
+def locate_findings(violations: list[dict[str, Any]], resources: Iterable[Any], pools: list[str],
+                    stack_file: StackFile) -> None:
+    """Give each finding about a declared pool the ``location`` of that pool in the stack file.
+
+    A finding is about pool ``pools[i]`` when its ``urn`` is the pool's ``GpuNodePool`` component or
+    a resource under it (the parent chain of the recorded ``resources``); ``pools`` are the pool
+    names in the stack config's order. Sets ``violation["location"] = {"file", "line", "column"}``.
+    """
+    by_urn = {r.urn: r for r in resources if getattr(r, "urn", "")}
+    index = {name: i for i, name in enumerate(pools)}
+    for violation in violations:
+        res, seen = by_urn.get(violation.get("urn", "")), 0
+        while res is not None and res.type != GPU_NODE_POOL_TYPE and seen < 100:  # a parent chain, bounded
+            res, seen = by_urn.get(res.parent), seen + 1
+        if res is None or res.type != GPU_NODE_POOL_TYPE or res.name not in index:
+            continue
+        where = stack_file.pool_location(index[res.name])
+        if where is not None:
+            violation["location"] = where.to_json()

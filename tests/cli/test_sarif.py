@@ -1,0 +1,166 @@
+"""``--format sarif`` and the stack-file locations: what a code-scanning tool and an editor read.
+
+The log is validated against ``tests/data/sarif/sarif-2.1.0-minimal.schema.json`` (written for
+these tests; see the README beside it) and, when ``GPUPOOL_SARIF_SCHEMA`` names a copy of OASIS's
+``sarif-schema-2.1.0.json``, against that too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import ROOT
+
+from gpu_node_pool.cli.commands import main
+from gpu_node_pool.cli.contract import report_schema
+
+MINIMAL = ROOT / "tests" / "data" / "sarif" / "sarif-2.1.0-minimal.schema.json"
+
+#: Three mistakes, each on its own line (numbers from 1, as editors show them).
+BAD = """\
+config:
+  aws:region: us-west-2
+  gpu-node-pools:cluster:
+    name: ml-dev
+    kubernetesVersion: banana
+    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
+    subnetIds: [subnet-0a1b2c3d4e5f60718]
+  gpu-node-pools:pools:
+    - name: inference
+      backend: eks-managed
+      instanceTypes: [g6.xlarge]
+      amiType: AL2023_x86_64_NVIDIA
+      capacityTyp: ON_DEMAND
+      scaling: {minSize: 0, maxSize: 4}
+      taints:
+        - nvidia.com/gpu=present:NoScheduel
+"""
+#: config path -> (line, column) of the offending key in BAD.
+WANT = {
+    "cluster.kubernetesVersion": (5, 5),
+    "pools[0].capacityTyp": (13, 7),
+    "pools[0].taints[0].effect": (16, 11),  # a taint string: its list item
+}
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _place(result: dict) -> tuple[str, int, int]:
+    physical = result["locations"][0]["physicalLocation"]
+    return physical["artifactLocation"]["uri"], physical["region"]["startLine"], physical["region"]["startColumn"]
+
+
+def test_plan_sarif_puts_each_mistake_on_its_line(temp_project, capsys):
+    project = temp_project("bad", BAD)
+    code, out, _ = _run(capsys, "plan", "--stack", "bad", "--project-dir", str(project), "--format", "sarif")
+    assert code == 2
+    log = json.loads(out)
+    jsonschema.Draft202012Validator(json.loads(MINIMAL.read_text())).validate(log)
+    results = log["runs"][0]["results"]
+    assert len(results) == 3
+    got = {r["message"]["text"].split(":", 1)[0]: _place(r) for r in results}
+    assert got == {path: ("stacks/Pulumi.bad.yaml", *where) for path, where in WANT.items()}
+    assert {r["level"] for r in results} == {"error"} and {r["ruleId"] for r in results} == {"config-error"}
+    assert log["runs"][0]["invocations"] == [{"executionSuccessful": False, "exitCode": 2}]
+    # artifact URIs are relative to the project directory, which originalUriBaseIds names
+    assert log["runs"][0]["originalUriBaseIds"]["PROJECTROOT"]["uri"] == project.resolve().as_uri() + "/"
+
+
+def test_config_errors_carry_file_line_column_in_text_and_json(temp_project, capsys):
+    project = temp_project("bad", BAD)
+    code, out, err = _run(capsys, "validate", "--stack", "bad", "--project-dir", str(project))
+    assert code == 2 and out == ""
+    for path, (line, column) in WANT.items():
+        assert f"  stacks/Pulumi.bad.yaml:{line}:{column}: {path}: " in err
+    code, out, _ = _run(capsys, "validate", "--stack", "bad", "--project-dir", str(project), "--json")
+    doc = json.loads(out)
+    jsonschema.Draft202012Validator(report_schema()).validate(doc)
+    assert {e["path"]: (e["location"]["line"], e["location"]["column"]) for e in doc["configErrors"]} == WANT
+    assert {e["location"]["file"] for e in doc["configErrors"]} == {"stacks/Pulumi.bad.yaml"}
+
+
+def test_a_duplicate_key_is_located_where_it_repeats(temp_project, capsys):
+    project = temp_project("dup", "config:\n  gpu-node-pools:pools: []\n  gpu-node-pools:pools: []\n")
+    code, out, _ = _run(capsys, "validate", "--stack", "dup", "--project-dir", str(project), "--json")
+    assert code == 2
+    dup = [e for e in json.loads(out)["configErrors"] if "appears again" in e["message"]]
+    assert [e["location"] for e in dup] == [{"file": "stacks/Pulumi.dup.yaml", "line": 3, "column": 3}]
+
+
+NOEXECUTE = """\
+config:
+  aws:region: us-west-2
+  gpu-node-pools:cluster:
+    name: ml-dev
+    kubernetesVersion: "1.33"
+    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
+    subnetIds: [subnet-0a1b2c3d4e5f60718]
+  gpu-node-pools:pools:
+    - name: inference
+      backend: eks-managed
+      instanceTypes: [g6.xlarge]
+      amiType: AL2023_x86_64_NVIDIA
+      scaling: {minSize: 1, maxSize: 4}
+    - name: training
+      backend: eks-managed
+      instanceTypes: [g6.xlarge]
+      amiType: AL2023_x86_64_NVIDIA
+      scaling: {minSize: 1, maxSize: 4}
+      taints:
+        - nvidia.com/gpu=present:NoExecute
+"""
+
+
+def test_a_finding_about_a_pool_names_its_stack_file_line_and_urn(temp_project, capsys):
+    project = temp_project("noexec", NOEXECUTE)
+    code, out, _ = _run(capsys, "plan", "--stack", "noexec", "--project-dir", str(project), "--json")
+    assert code == 0, out
+    doc = json.loads(out)
+    jsonschema.Draft202012Validator(report_schema()).validate(doc)
+    found = [v for v in doc["violations"] if v["policy"] == "noexecute-gpu-taint"]
+    assert found, doc["violations"]
+    assert {json.dumps(v.get("location"), sort_keys=True) for v in found} == {
+        json.dumps({"file": "stacks/Pulumi.noexec.yaml", "line": 14, "column": 7}, sort_keys=True)}
+    assert all(v["urn"].startswith("urn:pulumi:noexec::gpu-node-pools::") for v in doc["violations"])
+    code, out, _ = _run(capsys, "plan", "--stack", "noexec", "--project-dir", str(project))
+    assert "stacks/Pulumi.noexec.yaml:14:7: [advisory] noexecute-gpu-taint " in out
+    assert f"      urn: {found[0]['urn']}" in out
+    code, out, _ = _run(capsys, "plan", "--stack", "noexec", "--project-dir", str(project), "--format", "sarif")
+    result = next(r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] == "noexecute-gpu-taint")
+    assert result["level"] == "warning" and _place(result) == ("stacks/Pulumi.noexec.yaml", 14, 7)
+    assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == found[0]["urn"]
+
+
+def test_every_rule_has_a_readme_anchor(capsys):
+    code, out, _ = _run(capsys, "validate", "--stack", "dev", "--project-dir", str(ROOT), "--format", "sarif")
+    assert code == 0
+    readme = (ROOT / "README.md").read_text()
+    rules = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+    assert len(rules) > 10
+    for rule in rules:
+        anchor = rule["helpUri"].removeprefix("README.md#")
+        assert f'id="{anchor}"' in readme or f"## {anchor.replace('-', ' ').capitalize()}" in readme, rule["id"]
+    levels = {r["id"]: r["defaultConfiguration"]["level"] for r in rules}
+    assert levels["no-imperative-taints"] == "error" and levels["noexecute-gpu-taint"] == "warning"
+
+
+@pytest.mark.skipif(not os.environ.get("GPUPOOL_SARIF_SCHEMA"),
+                    reason="GPUPOOL_SARIF_SCHEMA does not name a copy of OASIS's sarif-schema-2.1.0.json "
+                           "(github.com/oasis-tcs/sarif-spec, sarif-2.1/schema/); the minimal schema was checked")
+def test_the_log_is_valid_under_the_oasis_schema(temp_project, capsys):
+    schema = json.loads(Path(os.environ["GPUPOOL_SARIF_SCHEMA"]).read_text())
+    project = temp_project("bad", BAD)
+    for argv in (["plan", "--stack", "bad"], ["validate", "--stack", "bad"]):
+        _, out, _ = _run(capsys, *argv, "--project-dir", str(project), "--format", "sarif")
+        jsonschema.Draft4Validator(schema).validate(json.loads(out))
+    _, out, _ = _run(capsys, "plan", "--stack", "demo", "--project-dir", str(ROOT / "examples" / "violating"),
+                     "--format", "sarif")
+    jsonschema.Draft4Validator(schema).validate(json.loads(out))
