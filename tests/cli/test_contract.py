@@ -435,3 +435,18 @@ def test_a_check_whose_program_fails_reports_on_stderr(capsys, tmp_path):
     assert cli.main(["check", "--project-dir", str(tmp_path), "--stack", "dev"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "runs Pulumi Python programs only" in captured.err
+
+
+def test_validate_reports_the_warnings_plan_reports(temp_project, capsys):
+    stack = BAD_STACK.replace("    subnetIds: [subnet-0a1b2c3d4e5f60718]\n",
+                              "    subnetIds: [subnet-0a1b2c3d4e5f60718]\n    kubernetesVersion: \"1.20\"\n")
+    stack = stack.replace("scaling: {minSize: 3, maxSize: 2}", "scaling: {minSize: 0, maxSize: 2}")
+    project = temp_project("old", stack)
+    code, doc = run_json(capsys, "validate", "--stack", "old", "--project-dir", str(project))
+    assert code == 0 and [w["path"] for w in doc["warnings"]] == ["cluster.kubernetesVersion"]
+    assert doc["warnings"][0]["location"]["line"] == 6
+    _, planned = run_json(capsys, "plan", "--stack", "old", "--project-dir", str(project))
+    assert [w["message"] for w in planned["warnings"]] == [w["message"] for w in doc["warnings"]]
+    assert cli.main(["validate", "--stack", "old", "--project-dir", str(project)]) == 0
+    out = capsys.readouterr().out
+    assert "1 warning(s), nothing refused" in out and "warning: stacks/Pulumi.old.yaml:6:5: cluster.kubernetesVersion" in out

@@ -198,7 +198,10 @@ def make_venv(where: Path, *, shared: bool) -> Path:
     if shared:
         site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                               check=True, capture_output=True, text=True).stdout.strip()
-        Path(site, "gpupool-test-shared.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+        # addsitedir, not a bare path line: the shared site's own .pth files (an editable install's
+        # finder, as `pip install -e .` writes it) must run too, as they do in the test run itself
+        Path(site, "gpupool-test-shared.pth").write_text(
+            f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
     return python
 
 

@@ -281,6 +281,7 @@ def _validate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..config import load_stack_config
+    from ..config.warnings import stack_warnings
     from ..plan.stack_file import read_stack, read_stack_path
 
     fmt = _output_format(args)
@@ -291,6 +292,7 @@ def _validate(args: argparse.Namespace) -> int:
         targets = [(_stack_of(Path(f)), lambda f=f: read_stack_path(plan_mod.find_project(Path(f).parent), Path(f)))
                    for f in args.files]
     issues: list[Any] = []
+    warnings: list[Any] = []
     pools: list[dict[str, str]] = []
     lines: list[str] = []
     for name, read in targets:
@@ -307,14 +309,19 @@ def _validate(args: argparse.Namespace) -> int:
                 print(terminal_text(ConfigError(located, err.source).lines()), file=sys.stderr)
             continue
         pools += [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
-        lines.append(f"stack {name!r}: config is valid ({len(stack_config.pools)} pool(s))")
+        found_warnings = found.locate(stack_warnings(stack_config))  # the same warnings gpupool plan prints
+        warnings += found_warnings
+        lines.append(f"stack {name!r}: config is valid ({len(stack_config.pools)} pool(s))"
+                     + (f"; {len(found_warnings)} warning(s), nothing refused:" if found_warnings else ""))
+        lines += [f"  warning: {w}" for w in found_warnings]
     code = ExitCode.INVALID_INPUT if issues else ExitCode.OK
     if fmt == "sarif":
         print_report(sarif_log(code, [i.to_json() for i in issues], (), plan_mod.find_project(args.project_dir)))
     elif args.json:
         fields: dict[str, Any] = {"files": list(args.files)} if args.files is not None else {}
         print_report(report("validate", code, stack=", ".join(name for name, _ in targets),
-                            configErrors=[i.to_json() for i in issues], pools=pools, **fields))
+                            configErrors=[i.to_json() for i in issues], pools=pools,
+                            warnings=[w.to_json() for w in warnings], **fields))
     else:
         _print_text(args, terminal_text(lines) if lines else None, error=False)
     return code
