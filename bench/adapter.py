@@ -119,7 +119,7 @@ def resolved_config() -> dict[str, tuple[Any, dict[str, Any]]]:
 
 def to_policy_props(inputs: Any) -> Any:
     """Plan inputs with the plan's unknown marker turned into the engine's wire sentinel."""
-    from gpu_node_pool.policies.runner import to_policy_props as convert
+    from gpu_node_pool.sdk.policy_props import to_policy_props as convert
 
     return convert(inputs, unknown_marker())
 

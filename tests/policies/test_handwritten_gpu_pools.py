@@ -7,7 +7,7 @@ from builders import karpenter_pool, run
 
 from gpu_node_pool.policies import rules as d
 from gpu_node_pool.policies.pools import gpu_pool_of
-from gpu_node_pool.policies.runner import to_policy_props
+from gpu_node_pool.sdk.policy_props import to_policy_props
 
 
 def req(key: str, *values: str, op: str = "In") -> dict:

@@ -18,8 +18,10 @@ from test_fuzz_policies import POLICY_FUZZ_EXAMPLES, mutated_real_stack, resourc
 
 from gpu_node_pool.policies import runner
 from gpu_node_pool.policies.rules import JUDGES, POLICIES
-from gpu_node_pool.policies.runner import StackResource, evaluate, policy_props, policy_resources
+from gpu_node_pool.policies.runner import StackResource, evaluate, policy_resources
 from gpu_node_pool.policies.stack import StackIndex, stack_index
+from gpu_node_pool.sdk import policy_props as props_view
+from gpu_node_pool.sdk.policy_props import policy_props
 
 
 def _long_way(stack, monkeypatch):
@@ -123,7 +125,7 @@ def _copy(value, *, fast):
 
     with pytest.MonkeyPatch.context() as mp:
         if not fast:
-            mp.setattr(runner, "_WRITES", [1])  # the generic copy through the proxies
+            mp.setattr(props_view, "_WRITES", [1])  # the generic copy through the proxies
         try:
             return "copy", plain(policy_props(value))
         except UnknownValueError as err:

@@ -16,7 +16,7 @@ from gpu_node_pool import registry
 from gpu_node_pool.config import ConfigError, validate_stack_config
 from gpu_node_pool.plan import plan_stack, render_text
 from gpu_node_pool.policies.pools import find_gpu_pools
-from gpu_node_pool.policies.runner import to_policy_props
+from gpu_node_pool.sdk.policy_props import to_policy_props
 
 STACK = """
 config:

@@ -50,13 +50,13 @@ __all__ = [
 
 _LAZY = {
     "CONFIG_DEFAULTS": ".rules", "PACK_NAME": ".rules", "POLICIES": ".rules",
-    "PolicyConfigError": ".runner", "StackResource": ".runner", "evaluate": ".runner",
-    "load_policy_pack_config": ".runner", "resolve_config": ".runner",
+    "PolicyConfigError": ".pack_config", "StackResource": ".runner", "evaluate": ".runner",
+    "load_policy_pack_config": ".pack_config", "resolve_config": ".pack_config",
 }
 
 
 def __getattr__(name: str) -> Any:
-    """The pack's names, imported from ``.rules``/``.runner`` on first use."""
+    """The pack's names, imported from ``.rules``/``.runner``/``.pack_config`` on first use."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,7 @@ from gpu_node_pool.cli.commands import main as cli_main
 from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.plan import plan_stack, render_text
 from gpu_node_pool.policies.pools import find_gpu_pools
-from gpu_node_pool.policies.runner import to_policy_props
+from gpu_node_pool.sdk.policy_props import to_policy_props
 
 CLUSTER = {"name": "ml-auto", "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-auto-node",
            "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
