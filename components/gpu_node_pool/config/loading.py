@@ -234,7 +234,7 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
             line = key_node.start_mark.line + 1
             if key in seen:
                 self.duplicates.append((
-                    f"line {line}: key {key!r} appears again (first on line {seen[key]}); "
+                    f"key {key!r} appears again (first on line {seen[key]}); "
                     "YAML keeps only the last one, so remove one of them", line, key_node.start_mark.column + 1,
                 ))
             else:
