@@ -76,30 +76,39 @@ class AdmissionConfig(Model):
     """``gpu-node-pools:admission``: install ValidatingAdmissionPolicies derived from the pools.
 
     Attributes:
-        enabled: render and install them (default False; needs Kubernetes >= 1.30).
+        enabled: render and install them (default False).
+        engine: ``validating-admission-policy`` (default; needs Kubernetes >= 1.30) or ``gatekeeper``
+            (ConstraintTemplates ``templates.gatekeeper.sh/v1`` with Rego v1 sources, which Gatekeeper
+            accepts from 3.19: https://open-policy-agent.github.io/gatekeeper/website/docs/constrainttemplates/).
         action: ``audit`` (default) -> ``validationActions: [Audit]``, ``warn`` -> ``[Warn, Audit]``,
             ``deny`` -> ``[Deny, Audit]``.
         exempt: who may change declared node taints (:class:`AdmissionExempt`).
     """
 
-    yaml_example: ClassVar[str] = "{enabled: true, action: deny, exempt: {serviceAccounts: [kube-system:cluster-autoscaler]}}"
+    yaml_example: ClassVar[str] = "{enabled: true, engine: validating-admission-policy, action: deny, exempt: {serviceAccounts: [kube-system:cluster-autoscaler]}}"
     enabled: bool = False
+    engine: Literal["validating-admission-policy", "gatekeeper"] = Field(
+        "validating-admission-policy",
+        description="validating-admission-policy (Kubernetes >= 1.30) | gatekeeper (a cluster that runs Gatekeeper >= 3.19).",
+    )
     action: Literal["audit", "warn", "deny"] = Field("audit", description="audit | warn | deny.")
     exempt: AdmissionExempt = Field(default_factory=AdmissionExempt)
 
 
 def admission_issues(stack: StackConfig) -> list[ConfigIssue]:
-    """``admission.enabled`` with ``cluster.kubernetesVersion`` below 1.30 is an error (the API is not served)."""
+    """``admission.engine: validating-admission-policy`` (enabled) with ``cluster.kubernetesVersion`` below 1.30 is
+    an error (the API is not served)."""
     version = stack.cluster.kubernetes_version
-    if not stack.admission.enabled or version is None:
+    if not stack.admission.enabled or version is None or stack.admission.engine != "validating-admission-policy":
         return []
     major, minor = (int(x) for x in version.split("."))
     if (major, minor) >= ADMISSION_MIN_VERSION:
         return []
     return [ConfigIssue(
-        "admission.enabled",
-        f"true needs Kubernetes >= 1.30, but cluster.kubernetesVersion is {version!r}: admissionregistration.k8s.io/v1 "
-        "ValidatingAdmissionPolicy is GA and served from 1.30 "
+        "admission.engine",
+        f"validating-admission-policy needs Kubernetes >= 1.30, but cluster.kubernetesVersion is {version!r}: "
+        "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy is GA and served from 1.30 "
         "(https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/); "
-        "upgrade the cluster to 1.30 or later, or set admission.enabled: false",
+        "upgrade the cluster to 1.30 or later, set admission.engine: gatekeeper (a cluster that runs Gatekeeper), "
+        "or set admission.enabled: false",
     )]
