@@ -58,18 +58,25 @@ def vap_objects(model: AdmissionModel) -> list[AdmissionObject]:
 
 
 def admission_objects(model: AdmissionModel) -> list[AdmissionObject]:
-    """The objects of ``model.engine``: :func:`vap_objects` or :func:`.gatekeeper.gatekeeper_objects`.
+    """The objects of ``model.engine``: :func:`vap_objects` or :func:`.gatekeeper.gatekeeper_objects`, each
+    annotated with the model it was rendered from (:data:`.drift.DERIVED_FROM`).
 
     Raises:
         ValueError: an unknown engine.
     """
+    from .drift import annotate
+
     if model.engine == "validating-admission-policy":
-        return vap_objects(model)
-    if model.engine == "gatekeeper":
+        objects = vap_objects(model)
+    elif model.engine == "gatekeeper":
         from .gatekeeper import gatekeeper_objects
 
-        return gatekeeper_objects(model)
-    raise ValueError(f"engine {model.engine!r} is not validating-admission-policy or gatekeeper")
+        objects = gatekeeper_objects(model)
+    else:
+        raise ValueError(f"engine {model.engine!r} is not validating-admission-policy or gatekeeper")
+    for obj in objects:
+        annotate(obj.body, model)
+    return objects
 
 
 def render_stack(stack: StackConfig, pack_config: Mapping[str, Any] | None = None) -> list[AdmissionObject]:
