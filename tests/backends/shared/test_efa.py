@@ -85,8 +85,26 @@ def test_efa_adds_self_referencing_all_traffic_rules_on_the_named_group():
         (rule,) = res[kind]
         assert rule["securityGroupId"] == SG and rule["referencedSecurityGroupId"] == SG
         assert rule["ipProtocol"] == "-1"
-    res = declare(eks(efa=EFA | {"addSelfRules": False}))  # e.g. the EKS cluster security group has them
+    res = declare(eks(efa=EFA | {"addSelfRules": False}))  # the group has both rules already
     assert ING not in res and EGR not in res
+
+
+def test_efa_on_the_eks_cluster_security_group_adds_only_the_egress_rule():
+    # EKS sec-group-reqs: the cluster security group allows all inbound traffic from itself; EC2 refuses a duplicate
+    cfg = eks()
+    warned = [(w.path, w.message) for w in stack_warnings(validate_stack_config(cfg))]
+    assert any(p == "pools[0].efa.addSelfRules" and "cluster.clusterSecurityGroupId" in m and "sec-group-reqs" in m
+               for p, m in warned)
+    cfg["cluster"]["clusterSecurityGroupId"] = SG
+    assert not any("addSelfRules" in w.path for w in stack_warnings(validate_stack_config(cfg)))
+    res = declare(cfg)
+    assert ING not in res
+    (egress,) = res[EGR]
+    assert egress["securityGroupId"] == SG and egress["referencedSecurityGroupId"] == SG
+    # another first group still gets both rules
+    cfg["cluster"]["clusterSecurityGroupId"] = "sg-0ffffffffffffffff"
+    res = declare(cfg)
+    assert len(res[ING]) == 1 and len(res[EGR]) == 1
 
 
 def test_eks_managed_efa_requires_the_security_groups_of_the_interfaces():
