@@ -12,7 +12,7 @@ This module has no ``from __future__ import annotations``: the analyzer reads an
 without evaluating them, so they must be real types.
 """
 
-from typing import Any, NotRequired, Optional, Required, TypedDict
+from typing import Any, NotRequired, Required, TypedDict
 
 import pulumi
 
@@ -50,7 +50,7 @@ class Toleration(TypedDict):
     effect: NotRequired[TaintEffect]
     """The taint effect; absent: every effect."""
     toleration_seconds: NotRequired[int]
-    """NoExecute only: how long a pod stays bound after the taint appears."""
+    """For an evicting taint only: how long a pod stays bound after the taint appears."""
 
 
 def _pool_items(pools: Any, where: str = "pools") -> Pools:
@@ -81,33 +81,33 @@ class GpuNodePool(pool_component.GpuNodePool):
     """
 
     taints: pulumi.Output[list[str]]
-    """The pool's taints in kubelet form (nvidia.com/gpu=present:NoSchedule)."""
+    """The pool's taints in kubelet form, key=value:Effect."""
     labels: pulumi.Output[dict[str, str]]
     """Every node label of the pool, by key."""
     workload_tolerations: pulumi.Output[list[Toleration]]
     """The tolerations a GPU workload needs for this pool."""
     workload_node_selector: pulumi.Output[dict[str, str]]
     """The nodeSelector that lands a workload on this pool only."""
-    node_group_name: pulumi.Output[Optional[str]]
+    node_group_name: pulumi.Output[str | None]
     """eks-managed: the node group's name."""
-    node_group_arn: pulumi.Output[Optional[str]]
+    node_group_arn: pulumi.Output[str | None]
     """eks-managed: the node group's ARN."""
     asg_tags: pulumi.Output[dict[str, str]]
     """The Cluster Autoscaler node-template tags (scale from zero)."""
-    node_pool_name: pulumi.Output[Optional[str]]
+    node_pool_name: pulumi.Output[str | None]
     """gke: the node pool's name."""
-    nodepool_name: pulumi.Output[Optional[str]]
+    nodepool_name: pulumi.Output[str | None]
     """karpenter and eks-auto: the NodePool's name."""
-    bootstrap_format: pulumi.Output[Optional[str]]
+    bootstrap_format: pulumi.Output[str | None]
     """self-managed: the bootstrap format."""
-    bootstrap: pulumi.Output[Optional[dict[str, str]]]
+    bootstrap: pulumi.Output[dict[str, str] | None]
     """self-managed: the bootstrap files, by file name."""
-    launch_template_id: pulumi.Output[Optional[str]]
+    launch_template_id: pulumi.Output[str | None]
     """self-managed with provider aws: the launch template's id."""
-    autoscaling_group_name: pulumi.Output[Optional[str]]
+    autoscaling_group_name: pulumi.Output[str | None]
     """self-managed with provider aws: the Auto Scaling group's name."""
 
-    def __init__(self, name: str, args: GpuNodePoolInputs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: GpuNodePoolInputs, opts: pulumi.ResourceOptions | None = None) -> None:
         pools = [(args.get("pool") or {}, "pool")]
         with arguments("GpuNodePool", pools):
             mapping = stack_mapping(args.get("cluster") or {}, pools)
@@ -141,7 +141,7 @@ class NvidiaDevicePlugin(device_plugin.NvidiaDevicePlugin):
     """The chart's namespace."""
 
     def __init__(self, name: str, args: NvidiaDevicePluginInputs,
-                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
+                 opts: pulumi.ResourceOptions | None = None) -> None:
         pools = _pool_items(args.get("pools"))
         with arguments("NvidiaDevicePlugin", pools, {"devicePlugin": "config"}):
             stack = validated(stack_mapping(args.get("cluster") or {}, pools, device_plugin=args.get("config")),
@@ -177,7 +177,7 @@ class GpuOperator(gpu_operator.GpuOperator):
     namespace: pulumi.Output[str]
     """The chart's namespace."""
 
-    def __init__(self, name: str, args: GpuOperatorInputs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: GpuOperatorInputs, opts: pulumi.ResourceOptions | None = None) -> None:
         pools = _pool_items(args.get("pools"))
         plugin = {"provider": "gpu-operator", **(args.get("device_plugin") or {})}
         with arguments("GpuOperator", pools, {"devicePlugin": "devicePlugin", "gpuAgents": "gpuAgents"}):
@@ -219,7 +219,7 @@ class DcgmExporter(dcgm.DcgmExporter):
     namespace: pulumi.Output[str]
     """The chart's namespace."""
 
-    def __init__(self, name: str, args: DcgmExporterInputs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: DcgmExporterInputs, opts: pulumi.ResourceOptions | None = None) -> None:
         pools = _pool_items(args.get("pools"))
         with arguments("DcgmExporter", pools, {"gpuAgents.dcgmExporter": "config",
                                                "devicePlugin.extraTolerations": "extraTolerations"}):
@@ -252,7 +252,7 @@ class EfaDevicePlugin(efa.EfaDevicePlugin):
     namespace: pulumi.Output[str]
     """The chart's namespace."""
 
-    def __init__(self, name: str, args: EfaDevicePluginInputs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: EfaDevicePluginInputs, opts: pulumi.ResourceOptions | None = None) -> None:
         pools = _pool_items(args.get("pools"))
         with arguments("EfaDevicePlugin", pools, {"gpuAgents.efaDevicePlugin": "config",
                                                   "devicePlugin.extraTolerations": "extraTolerations"}):
@@ -285,7 +285,7 @@ class GpuAdmissionPolicies(admission.GpuAdmissionPolicies):
     """Policy name -> its binding's validationActions."""
 
     def __init__(self, name: str, args: GpuAdmissionPoliciesInputs,
-                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
+                 opts: pulumi.ResourceOptions | None = None) -> None:
         pools = _pool_items(args.get("pools"))
         with arguments("GpuAdmissionPolicies", pools, {"admission": "admission"}):
             stack = validated(stack_mapping(args.get("cluster") or {}, pools, admission=args.get("admission")),

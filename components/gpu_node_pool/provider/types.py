@@ -29,12 +29,12 @@ import enum
 import re
 import types
 import typing
-from typing import Any, NotRequired, Optional, Required, TypedDict, get_args, get_origin
+from typing import Any, NotRequired, Required, TypedDict, get_args, get_origin
 
 import pulumi
+from pulumi.provider.experimental.util import camel_case as camel
 from pydantic import BaseModel
 from pydantic.alias_generators import to_pascal
-from pulumi.provider.experimental.util import camel_case as camel
 
 from ..config.common import PoolBase, TaintConfig, TolerationConfig
 from ..config.stack import ClusterConfig, StackConfig
@@ -94,11 +94,11 @@ def _field_type(model: type[BaseModel], field: str, annotation: Any, identity: b
     args = get_args(annotation)
     if (model, field) in _SHARED_ENUMS:
         found: Any = _SHARED_ENUMS[(model, field)]
-        return Optional[found] if origin in (typing.Union, types.UnionType) else found
+        return typing.Union[found, None] if origin in (typing.Union, types.UnionType) else found
     if origin in (typing.Union, types.UnionType):
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1:
-            return Optional[_field_type(model, field, rest[0], identity)]
+            return typing.Union[_field_type(model, field, rest[0], identity), None]
         if set(rest) == {int, str}:
             return str  # a Kubernetes quantity: "8", "1000Gi"
         raise TypeError(f"{model.__name__}.{field}: the union {annotation} has no cross-language form")
@@ -154,9 +154,9 @@ def _typed_dict(name: str, model: type[BaseModel], annotations: dict[str, Any], 
 
 def _as_input(typ: Any) -> Any:
     """``Optional[T]`` -> ``Optional[Input[T]]``; ``T`` -> ``Input[T]``."""
-    if get_origin(typ) is typing.Union and type(None) in get_args(typ):
+    if get_origin(typ) in (typing.Union, types.UnionType) and type(None) in get_args(typ):
         (inner,) = [a for a in get_args(typ) if a is not type(None)]
-        return Optional[pulumi.Input[inner]]
+        return typing.Union[pulumi.Input[inner], None]
     return pulumi.Input[typ]
 
 
