@@ -2,7 +2,9 @@
 
 The component provider hands a component its inputs as dicts under the Python names of
 :mod:`.types` (``instance_types``), enums as members, integers inside lists as floats (every number
-crosses the wire as a double). :func:`stack_mapping` turns them into the camelCase mapping a stack
+crosses the wire as a double), a Karpenter limit as a quantity string (``"16"``: the schema has no
+number-or-string type; a whole number is given to the validator as the stack file's ``16``).
+:func:`stack_mapping` turns them into the camelCase mapping a stack
 file holds, so that :func:`gpu_node_pool.config.loading.validate_stack_config` judges them exactly
 as it judges ``GpuNodePoolArgs(pool={...}, cluster={...})`` in Python: same rules, same messages.
 :func:`argument_path` names a config path (``pools[0].instanceTypes``) the way the component's
@@ -43,6 +45,11 @@ def _plain(annotation: Any, value: Any) -> Any:
         rest = [a for a in get_args(annotation) if a is not type(None)]
         if len(rest) == 1:
             return _plain(rest[0], value)
+        if set(rest) == {int, str}:  # a quantity (Karpenter limits): "16" is the stack file's 16
+            if isinstance(value, str) and value.isdigit():
+                return int(value)
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
         return value
     if isinstance(annotation, type) and issubclass(annotation, BaseModel) and isinstance(value, Mapping):
         return model_mapping(annotation, value)

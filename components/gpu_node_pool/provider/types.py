@@ -11,7 +11,8 @@ but ``Optional[T]`` and no pydantic model. So every model the stack config uses 
   backend -> :data:`Backend`, a taint or toleration effect -> :class:`~gpu_node_pool.k8s.taints.TaintEffect`;
 * a nested model -> its ``<Model>Args``; ``Annotated[...]`` -> its type (the Python-only string forms
   such as ``"key=value:Effect"`` taints do not cross languages: the object form does);
-* ``int | str`` (Karpenter ``limits`` values) -> ``str``: a Kubernetes quantity string such as ``"8"``;
+* ``int | str`` (Karpenter ``limits`` values) -> ``str``: a Kubernetes quantity string such as ``"8"``
+  (Construct gives a whole number to the validator as a number, as the stack file's ``8``);
 * the cluster's identity fields (``name``, ``nodeRoleArn``, ``subnetIds``, ...) -> ``pulumi.Input``:
   they may be another resource's outputs, as in Python; every other field is plain (judged at preview).
 
