@@ -82,7 +82,7 @@ def ts_program(provider: Any, config: dict[str, Any], results: dict[str, Any]):
         stack = read_stack_config()  # what the stack declares: which agents, which pools the plugin serves
         for i, pool in enumerate(pools):
             construct(pool["name"], "GpuNodePool", {"pool": pool, "cluster": cluster, "configPath": f"pools[{i}]"})
-        served = [p for p, spec in zip(pools, stack.pools) if spec.uses_nvidia_device_plugin]
+        served = [p for p, spec in zip(pools, stack.pools, strict=True) if spec.uses_nvidia_device_plugin]
         if stack.device_plugin.enabled and served and stack.device_plugin.provider == "nvidia-device-plugin":
             construct("nvidia-device-plugin", "NvidiaDevicePlugin", {
                 "cluster": cluster, "pools": served, "config": wire(plugin),

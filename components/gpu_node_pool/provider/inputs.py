@@ -66,8 +66,9 @@ def _plain(annotation: Any, value: Any) -> Any:
 def model_mapping(model: type[BaseModel], value: Mapping[str, Any]) -> dict[str, Any]:
     """The camelCase mapping of ``model`` from Python-named ``value`` (unknown keys kept, for the validator to name)."""
     out: dict[str, Any] = {}
+    by_alias = {f.alias: f for f in model.model_fields.values() if f.alias}
     for key, item in value.items():
-        field = model.model_fields.get(key)
+        field = model.model_fields.get(key) or by_alias.get(key)
         if field is None:
             out[key] = item
             continue

@@ -5,7 +5,8 @@ classes, ``Optional``, ``list``, ``dict[str, T]``, enums and ``pulumi.Input``; i
 but ``Optional[T]`` and no pydantic model. So every model the stack config uses is turned into a
 ``TypedDict`` named ``<Model>Args`` (``Config`` dropped: ``ScalingConfig`` -> ``ScalingArgs``), with:
 
-* the model's fields under their Python names (the schema spells them camelCase, as the stack file);
+* the model's fields under their Python names (the schema spells them camelCase, as the stack file;
+  a field whose stack-file name is not the camelCase of its Python name, ``ownerID``, under that name);
   a required field is ``Required``, every other ``NotRequired`` (the model's default applies);
 * ``Literal[...]`` -> an ``Enum`` named ``<Model><Field>`` (``EksManagedPoolCapacityType``), the
   backend -> :data:`Backend`, a taint or toleration effect -> :class:`~gpu_node_pool.k8s.taints.TaintEffect`;
@@ -47,6 +48,10 @@ __all__ = [
     "BLOCKS", "Backend", "ClusterArgs", "camel", "FIELD_DOCS", "MODEL_OF", "PoolArgs", "args_type", "backend_block",
 ]
 
+#: The ``__module__`` of the built types: a module with no source file. The analyzer looks for each
+#: property's docstring in its class's source; these classes have none (their descriptions come from
+#: :data:`FIELD_DOCS`), and naming this file would make it parse the whole file once per property.
+BUILT = f"{__name__}.built"
 #: Type name -> {python field name: description}, for the schema's property descriptions.
 FIELD_DOCS: dict[str, dict[str, str]] = {}
 #: Type name -> the pydantic model it stands for (``PoolArgs`` -> ``PoolBase``; a block -> its pool model).
@@ -72,7 +77,7 @@ def _member(value: str) -> str:
 
 def _enum(name: str, values: tuple[Any, ...], doc: str | None) -> type[enum.Enum]:
     members = {_member(v): v for v in values}
-    made = enum.Enum(name, members, type=str, module=__name__)  # type: ignore[misc]
+    made = enum.Enum(name, members, type=str, module=BUILT)  # type: ignore[misc]
     made.__doc__ = doc or f"One of {', '.join(map(str, values))}."
     globals()[name] = made
     return made
@@ -135,9 +140,11 @@ def _annotations(model: type[BaseModel], fields: dict[str, Any]) -> tuple[dict[s
         typ = _field_type(model, py_name, info.annotation, is_input)
         if is_input:
             typ = _as_input(typ)
-        annotations[py_name] = Required[typ] if info.is_required() else NotRequired[typ]
+        # the schema spells a key camel_case(key): a field whose config name is not that (``ownerID``) keeps it
+        key = py_name if camel(py_name) == (info.alias or py_name) else info.alias
+        annotations[key] = Required[typ] if info.is_required() else NotRequired[typ]
         if info.description:
-            docs[py_name] = info.description.strip()
+            docs[key] = info.description.strip()
     return annotations, docs
 
 
@@ -145,7 +152,7 @@ def _typed_dict(name: str, model: type[BaseModel], annotations: dict[str, Any], 
                 doc: str | None) -> type:
     """A ``TypedDict`` ``name`` standing for ``model``, registered in this module and :data:`FIELD_DOCS`."""
     made = TypedDict(name, annotations)  # type: ignore[operator]
-    made.__module__ = __name__
+    made.__module__ = BUILT
     made.__doc__ = (doc or "").strip().split("\n\n")[0] or f"The stack config's {model.__name__}."
     FIELD_DOCS[name] = docs
     MODEL_OF[name] = model
