@@ -195,6 +195,10 @@ class GpuNodePool(pulumi.ComponentResource):
         self.spec = pool
         self.cluster = cluster
         self.identity = identity
+        from ..gpu_agents import once
+
+        once.record_pool(pool, name, cluster.name if isinstance(identity.name, str) else None,
+                         args.cluster if isinstance(args.cluster, pulumi.Resource) else None)
         if cluster.not_judged:
             keys = ", ".join(f"cluster.{k}" for k in cluster.not_judged)
             pulumi.log.info(
