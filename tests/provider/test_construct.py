@@ -159,3 +159,14 @@ def test_an_effect_outside_the_enum_is_refused_by_the_sdk_before_the_component_r
     pool["taints"] = [{"key": "nvidia.com/gpu", "effect": "NoSchedul"}]
     err = _construct_error(provider, config, {"pool": pool, "cluster": cluster})
     assert isinstance(err, InputPropertyError) and err.property_path == "pool.taints[0].effect"
+
+
+def test_a_property_the_schema_has_not_is_refused_with_the_closest_name(provider):
+    config, cluster, pool, _ = _dev_inputs()
+    pool["eksManaged"]["diskSise"] = 100.0
+    pool["taints"][0]["efect"] = "NoSchedule"
+    err = _construct_error(provider, config, {"pool": pool, "cluster": cluster, "workloadTolerations": None})
+    assert err.errors == [
+        {"property_path": "pool.taints[0].efect", "reason": "'efect' is no property here; did you mean 'effect'?"},
+        {"property_path": "pool.eksManaged.diskSise", "reason": "'diskSise' is no property here; did you mean 'diskSize'?"},
+    ]

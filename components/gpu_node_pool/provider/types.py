@@ -45,7 +45,8 @@ from ..registry import all_backends
 from ..sdk.identity import IDENTITY_FIELDS
 
 __all__ = [
-    "BLOCKS", "Backend", "ClusterArgs", "camel", "FIELD_DOCS", "MODEL_OF", "PoolArgs", "args_type", "backend_block",
+    "AdmissionArgs", "BLOCKS", "Backend", "ClusterArgs", "DevicePluginArgs", "FIELD_DOCS", "GpuAgentsArgs", "MODEL_OF",
+    "PoolArgs", "TolerationArgs", "args_type", "backend_block", "camel",
 ]
 
 #: The ``__module__`` of the built types: a module with no source file. The analyzer looks for each
@@ -57,6 +58,7 @@ FIELD_DOCS: dict[str, dict[str, str]] = {}
 #: Type name -> the pydantic model it stands for (``PoolArgs`` -> ``PoolBase``; a block -> its pool model).
 MODEL_OF: dict[str, type[BaseModel]] = {}
 _TYPES: dict[type[BaseModel], type] = {}
+_BUILDING: set[type[BaseModel]] = set()
 #: Fields whose closed set is a shared enum rather than a ``Literal`` (their model types them ``str``).
 _SHARED_ENUMS: dict[tuple[type[BaseModel], str], type[enum.Enum]] = {
     (TaintConfig, "effect"): TaintEffect,
@@ -169,10 +171,18 @@ def _as_input(typ: Any) -> Any:
 
 
 def args_type(model: type[BaseModel]) -> type:
-    """The ``TypedDict`` standing for ``model`` (built once, then cached)."""
+    """The ``TypedDict`` standing for ``model`` (built once, then cached).
+
+    Raises:
+        TypeError: ``model`` contains itself (no config model does; a TypedDict cannot name itself
+            without a forward reference the analyzer would look up by module).
+    """
+    if model in _BUILDING:
+        raise TypeError(f"{model.__name__} contains itself; no cross-language form")
     if model not in _TYPES:
-        _TYPES[model] = object  # a placeholder against recursion while the fields are built
+        _BUILDING.add(model)
         annotations, docs = _annotations(model, dict(model.model_fields))
+        _BUILDING.discard(model)
         _TYPES[model] = _typed_dict(_type_name(model), model, annotations, docs, model.__doc__)
     return _TYPES[model]
 
