@@ -122,8 +122,8 @@ def _construct_error(provider, config, inputs) -> Exception:
     return err.value
 
 
-def test_a_bad_taint_is_the_python_paths_config_error_at_the_argument_path(provider):
-    from gpu_node_pool.component.pool import GpuNodePoolArgs
+def test_a_bad_taint_is_the_python_components_config_error_at_the_argument_path(provider):
+    from gpu_node_pool.component.pool import GpuNodePool, GpuNodePoolArgs
 
     config, cluster, pool, values = _dev_inputs()
     pool["taints"] = [{"key": "nvidia.com/gpu/x", "value": "present", "effect": "NoSchedule"}]
@@ -131,11 +131,11 @@ def test_a_bad_taint_is_the_python_paths_config_error_at_the_argument_path(provi
 
     python_pool = dict(values["pools"][0], taints=["nvidia.com/gpu/x=present:NoSchedule"])
     with pytest.raises(ConfigError) as python:
-        GpuNodePoolArgs(pool=python_pool, cluster=values["cluster"]).validated()
+        record(lambda: GpuNodePool("inference", GpuNodePoolArgs(pool=python_pool, cluster=values["cluster"])), config)
     (issue,) = python.value.issues
-    assert issue.path == "pools[0].taints[0].key"
+    assert issue.path == "pool.taints[0].key"
     assert err.errors == [{"property_path": "pool.taints[0].key", "reason": issue.message}]
-    assert issue.message in str(err)
+    assert str(err) == str(python.value)  # the same text: count, source, path and message
 
 
 def test_a_backend_field_error_names_the_backend_block(provider):

@@ -101,7 +101,7 @@ def pool_mapping(pool: Mapping[str, Any], where: str) -> dict[str, Any]:
         found = find(owner)
         out.update(model_mapping(found.model() if found else PoolBase, given))
     if issues:
-        raise ConfigError(issues, "component arguments")
+        raise ConfigError(issues, "pool arguments")
     return out
 
 
@@ -128,9 +128,12 @@ def argument_path(path: str, pools: Pools, settings: Mapping[str, str]) -> str:
     (when ``pools[0]`` came from ``pool``), ``devicePlugin.namespace`` -> ``config.namespace`` (``settings``
     maps a stack path prefix to its argument, the longest prefix first); other paths (``cluster.name``) are the arguments' own."""
     match = _POOL_ITEM.match(path)
-    if match and int(match.group(1)) < len(pools):
-        pool, where = pools[int(match.group(1))]
-        rest = path[match.end():]
+    index, rest = (int(match.group(1)), path[match.end():]) if match else (None, "")
+    for i, (_, where) in enumerate(pools):  # a component that already names its pool argument (``pool.scaling``)
+        if index is None and (path == where or path.startswith(where + ".")):
+            index, rest = i, path[len(where):].lstrip(".")
+    if index is not None and index < len(pools):
+        pool, where = pools[index]
         key = re.split(r"[.\[]", rest, maxsplit=1)[0]
         backend = pool.get("backend")
         backend = backend.value if isinstance(backend, enum.Enum) else backend
@@ -145,7 +148,9 @@ def argument_path(path: str, pools: Pools, settings: Mapping[str, str]) -> str:
 
 
 def _shared_keys() -> set[str]:
-    return {f.alias or k for k, f in PoolBase.model_fields.items()} | {"backend"}
+    """The keys at the top of a ``PoolArgs``: the shared fields, ``backend`` and the blocks."""
+    return {f.alias or k for k, f in PoolBase.model_fields.items()} | {"backend"} | {
+        arg_types.camel(b) for b in arg_types.BLOCKS}
 
 
 def validated(mapping: Mapping[str, Any], source: str) -> Any:
@@ -167,9 +172,9 @@ def validated(mapping: Mapping[str, Any], source: str) -> Any:
 @contextmanager
 def arguments(component: str, pools: Pools, settings: Mapping[str, str] | None = None) -> Iterator[None]:
     """Inside: a :class:`ConfigError` is raised again with each issue's path as an argument path
-    (:func:`argument_path`) and the same message, its source ``"<component> arguments"``."""
+    (:func:`argument_path`), the same message and the same source (``GpuNodePool 'inference'``)."""
     try:
         yield
     except ConfigError as err:
         issues = [ConfigIssue(argument_path(i.path, pools, settings or {}), i.message) for i in err.issues]
-        raise ConfigError(issues, f"{component} arguments") from None
+        raise ConfigError(issues, err.source) from None
