@@ -170,3 +170,15 @@ def test_a_property_the_schema_has_not_is_refused_with_the_closest_name(provider
         {"property_path": "pool.taints[0].efect", "reason": "'efect' is no property here; did you mean 'effect'?"},
         {"property_path": "pool.eksManaged.diskSise", "reason": "'diskSise' is no property here; did you mean 'diskSize'?"},
     ]
+
+
+def test_an_agent_setting_error_is_named_by_the_agents_argument(provider):
+    config, cluster, pool, _ = _dev_inputs()
+    registered: list = []
+    with pytest.raises(InputPropertiesError) as err:
+        record(lambda: provider.construct("nvidia-device-plugin", "gpu-node-pools:index:NvidiaDevicePlugin",
+                                          {"cluster": cluster, "pools": [pool], "config": {"namespace": "Bad_NS"}},
+                                          None), config, sink=registered)
+    assert registered == []
+    assert [e["property_path"] for e in err.value.errors] == ["config.namespace"]
+    assert "Bad_NS" in err.value.errors[0]["reason"]
