@@ -65,7 +65,8 @@ def constraint_schema(template: dict) -> dict:
     params = template["spec"]["crd"]["spec"]["validation"]["openAPIV3Schema"]
     return {"type": "object", "properties": {
         "apiVersion": {"type": "string"}, "kind": {"type": "string"},
-        "metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 63}, "labels": {"type": "object"}}},
+        # the API server owns ObjectMeta; a CRD schema only bounds the name
+        "metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 63}}, "additionalProperties": True},
         "spec": {"type": "object", "properties": {
             "match": match, "enforcementAction": {"type": "string"}, "parameters": params,
             "scopedEnforcementActions": {"type": "array", "items": {"type": "object"}}}}}}

@@ -16,9 +16,11 @@ __all__ = ["TYPE_TOKEN", "GpuAdmissionPolicies"]
 TYPE_TOKEN = "gpu-node-pools:index:GpuAdmissionPolicies"
 
 
-def _action(body: dict[str, Any]) -> list[str] | str | None:
+def _action(body: dict[str, Any]) -> list[str]:
     spec = body.get("spec", {})
-    return spec.get("validationActions") or spec.get("enforcementAction")
+    if "validationActions" in spec:
+        return list(spec["validationActions"])
+    return [spec.get("enforcementAction", "deny")]
 
 
 class GpuAdmissionPolicies(pulumi.ComponentResource):
@@ -29,7 +31,7 @@ class GpuAdmissionPolicies(pulumi.ComponentResource):
 
     Attributes:
         objects: the rendered objects (:class:`~.objects.AdmissionObject`, plain).
-        actions: rule name -> its binding's ``validationActions`` or its Constraint's ``enforcementAction``.
+        actions: rule name -> its binding's ``validationActions``, or ``[enforcementAction]`` of its Constraint.
     """
 
     def __init__(self, name: str, stack: StackConfig, opts: pulumi.ResourceOptions | None = None) -> None:
