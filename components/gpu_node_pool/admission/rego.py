@@ -72,7 +72,7 @@ stays(taint) if {
 }
 
 timed(tol, taint) if {
-	taint.effect == "NoExecute"
+	taint.evicts
 	tol.tolerationSeconds
 }
 
