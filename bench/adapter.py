@@ -45,6 +45,13 @@ def unknown_marker() -> str:
     return UNKNOWN
 
 
+def fake_ami() -> str:
+    """The AMI id the plan's mocks answer a self-managed pool's SSM lookup with (``plan.FAKE_AMI_ID``)."""
+    from gpu_node_pool.plan import FAKE_AMI_ID
+
+    return FAKE_AMI_ID
+
+
 def gc_thresholds() -> tuple[int, ...]:
     """The collector thresholds a ``gpupool`` process runs with (the typed floor process gets the same)."""
     from gpu_node_pool.sdk.process import GC_THRESHOLDS

@@ -61,6 +61,8 @@ PYTHON = sys.executable
 GPUPOOL = str(Path(PYTHON).with_name("gpupool"))
 PACK_SIZES = ((10_000, 1_000, 50), (50_000, 5_000, 100), (100_000, 10_000, 100))  # resources, DaemonSets, pools
 DEV = "dev"
+#: The floor process: collector settings first, then the precompiled program (typed_floor.py's __main__).
+TYPED_FLOOR = str(Path(__file__).resolve().with_name("typed_floor.py"))
 
 # Targets of issue 18.
 PLAN_TARGET, RSS_TARGET, IMPORT_TARGET = 1.25, 1.2, 1.3
@@ -105,7 +107,8 @@ def work_capture(project: str, stack: str, repeats: int, warm: str, program_out:
         raise SystemExit(f"stack {stack} of {project} is invalid: {result.config_issues}")
     plan_s = _median(lambda: adapter.plan_stack(stack, project), repeats, adapter.cold_caches) if repeats > 1 else first
     captured = [dataclasses.asdict(r) for r in result.resources if not r.synthesized]  # made up by the plan itself
-    Path(program_out).write_text(typed_floor.generate(captured, adapter.unknown_marker()))
+    Path(program_out).write_text(typed_floor.generate(captured, adapter.unknown_marker(), adapter.fake_ami()))
+    typed_floor.precompile(program_out)  # as an installed program would be; the floor process reads the bytecode
     main = typed_floor.load(program_out)
     registered: list[tuple[str, str, dict[str, Any]]] = []
     start = time.perf_counter()
@@ -345,7 +348,7 @@ def main() -> None:
         for _ in range(runs):  # every size, plan then floor, round after round
             for n, (project, stack) in projects.items():
                 whole[n]["plan"].append(_process([GPUPOOL, "plan", "--stack", stack, "--project-dir", str(project)], ROOT))
-                whole[n]["floor"].append(_process([PYTHON, str(programs[n])], ROOT, floor_env))
+                whole[n]["floor"].append(_process([PYTHON, TYPED_FLOOR, str(programs[n])], ROOT, floor_env))
         sizes = {f"{r}:{d}:{p}": (r, d, p) for r, d, p in pack_sizes}
         sdk_max = max(r for r, _, _ in pack_sizes) if args.full else 50_000
         pack = _worker("pack", ",".join(sizes), "2" if args.quick else "3", "1", str(sdk_max))

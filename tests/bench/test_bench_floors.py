@@ -33,9 +33,10 @@ def plan_of_three_pools(tmp_path_factory: pytest.TempPathFactory):
 def test_typed_floor_registers_the_plans_resources_with_the_same_inputs(plan_of_three_pools, tmp_path):
     captured = [dataclasses.asdict(r) for r in plan_of_three_pools.resources if not r.synthesized]
     program = tmp_path / "typed.py"
-    program.write_text(typed_floor.generate(captured, adapter.unknown_marker()))
+    program.write_text(typed_floor.generate(captured, adapter.unknown_marker(), adapter.fake_ami()))
     source = program.read_text()
     assert "pulumi_aws.eks.NodeGroup(" in source and "pulumi_kubernetes.apps.v1.DaemonSet(" in source
+    assert "image_id=_ami_lookup(" in source  # the self-managed pool: the same SSM lookup as the plan
     registered: list = []
     typed_floor.run(typed_floor.load(program), registered)
     run._same_resources(captured, registered)  # raises SystemExit naming what differs
