@@ -17,6 +17,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "bench"))
 
 import analyzer  # noqa: E402
+from pulumi_policy import EnforcementLevel  # noqa: E402
 
 import stacks  # noqa: E402
 from gpu_node_pool.policies import PACK_NAME, POLICIES, PolicyConfigError, evaluate  # noqa: E402
@@ -130,3 +131,33 @@ def test_the_engines_config_error_reaches_the_preview_as_invalid_argument():
 
     with pytest.raises(RuntimeError, match="(?s)INVALID_ARGUMENT: policy pack gpu-node-pools .*no-such-rule"):
         servicer.Configure(_configure({"no-such-rule": "mandatory"}), Context())
+
+
+def test_cant_run_notes_stay_advisory_and_name_their_rules():
+    """A node group whose taints are unknown at preview: the rules that read them cannot run. The
+    advisory rules' notes come one by one; the mandatory rules' as one advisory note naming each."""
+    from gpu_node_pool.k8s.wellknown import UNKNOWN
+    from gpu_node_pool.sdk.record import Resource
+
+    stack = [Resource("aws:eks/nodeGroup:NodeGroup", "gpu", {
+        "taints": UNKNOWN, "instanceTypes": ["g6.xlarge"], "clusterName": "ml",
+        "scalingConfig": {"minSize": 1, "maxSize": 2, "desiredSize": 1}})]
+    notes = {f["policy"]: f["message"] for f in evaluate(stack, stack="bench", project=PROJECT)
+             if f["message"].startswith("can't run")}
+    levels = LevelSettings()
+    mandatory = {r.name for r in levels.rules_at(levels.resolved["gpu-pool-declares-taint"][0])}
+    assert set(notes) & mandatory and set(notes) - mandatory  # both kinds present
+
+    settings = LevelSettings()
+    servicer = analyzer_servicer(lambda entries: check_config(settings, entries), PACK_NAME, "0.0.1",
+                                 level_policies(settings))
+    servicer.Configure(_configure({}), None)
+    _, _, many = analyzer.requests(stack, [_props(r) for r in stack], "bench", PROJECT)
+    diagnostics = list(servicer.AnalyzeStack(many, None).diagnostics)
+    assert {_LEVEL[d.enforcementLevel] for d in diagnostics} == {"advisory"}
+    combined = [d.message for d in diagnostics if d.policyName == LEVEL_POLICY_NAMES[EnforcementLevel.MANDATORY]]
+    assert len(combined) == 1
+    for rule in set(notes) & mandatory:
+        assert f"[{rule}] {notes[rule]}" in combined[0]
+    singles = {d.message.split("\n", 1)[1] for d in diagnostics if d.policyName != LEVEL_POLICY_NAMES[EnforcementLevel.MANDATORY]}
+    assert singles == {f"[{rule}] {notes[rule]}" for rule in set(notes) - mandatory}
