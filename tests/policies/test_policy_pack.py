@@ -110,3 +110,8 @@ def test_the_per_level_layout_writes_the_level_pack_main_and_an_unknown_layout_i
 def test_gpupool_policy_pack_takes_the_layout(tmp_path, capsys):
     assert cli.main(["policy-pack", "--out", str(tmp_path / "p"), "--layout", "per-level"]) == 0
     assert "install_configure_hook" in (tmp_path / "p" / "__main__.py").read_text()
+
+
+def test_gpupool_policy_pack_says_to_install_the_packs_venv(tmp_path, capsys):
+    assert cli.main(["policy-pack", "--out", str(tmp_path / "p")]) == 0
+    assert f"install: cd {tmp_path / 'p'} && pulumi install" in capsys.readouterr().out

@@ -354,6 +354,7 @@ def _policy_pack(args: argparse.Namespace) -> int:
         print(f"policy pack in {pack.out_dir}; requirements.txt installs {pack.requirement!r}")
         if args.quiet:
             return ExitCode.OK
+        print(f"  install: cd {pack.out_dir} && pulumi install  (creates its venv/ from requirements.txt; no provider SDK)")
         print(f"  run:     pulumi preview --policy-pack {pack.out_dir}")
         print(f"  publish: cd {pack.out_dir} && pulumi policy publish <org>  (the requirement must resolve there)")
     return ExitCode.OK
