@@ -19,6 +19,7 @@ from typing import Any
 
 from .errors import ConfigIssue
 from .limits import eks_version_warning
+from .tolerations import numeric_toleration_warnings
 
 __all__ = ["stack_warnings", "limit_warnings"]
 
@@ -37,6 +38,7 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
                 out.append(issue)
     for rule in stack_warning_rules():
         out += [w for w in rule(stack) if w not in out]
+    out += [w for w in numeric_toleration_warnings(stack) if w not in out]
     return out + [w for w in limit_warnings(stack) if w not in out]
 
 

@@ -33,19 +33,36 @@ undecided, as for ``complete=False``. :func:`node_matches` judges a selection on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .patterns import full_match
+
 __all__ = [
     "Expression", "Term", "NodeLabels", "label_value", "expression_matches", "term_matches", "selection_matches",
-    "node_matches", "excluding_keys",
+    "node_matches", "excluding_keys", "go_parse_int",
 ]
 
 #: A required node selector expression, read: (key, operator, values as label strings).
 Expression = tuple[Any, Any, list[Any]]
 #: A required node selector term, read: (its expressions, whether it has ``matchFields``).
 Term = tuple[list[Expression], bool]
+
+
+_GO_INT = re.compile(r"^[+-]?[0-9]+$")
+
+
+def go_parse_int(text: Any) -> int | None:
+    """``text`` read as Go's ``strconv.ParseInt(text, 10, 64)`` reads it (what ``Gt``/``Lt`` of a node
+    selector apply to the label value and the bound): an optional sign and ASCII digits, leading
+    zeros allowed, within the signed 64-bit range; None otherwise (no spaces, ``_`` or non-ASCII
+    digits, which Python's ``int`` would accept)."""
+    if not isinstance(text, str) or len(text) > 4000 or not full_match(_GO_INT, text):
+        return None
+    number = int(text)
+    return number if -(2**63) <= number < 2**63 else None
 
 
 def label_value(value: Any) -> str | None:
@@ -122,11 +139,8 @@ def _expression(expr: Expression, lookup: Callable[[Any], Any]) -> bool | None:
     if operator == "NotIn":
         return have not in values
     if operator in ("Gt", "Lt"):
-        try:
-            mine, bound = int(have), int(values[0]) if len(values) == 1 else None
-        except (TypeError, ValueError):
-            return False
-        if bound is None:
+        mine, bound = go_parse_int(have), go_parse_int(values[0]) if len(values) == 1 else None
+        if mine is None or bound is None:
             return False
         return mine > bound if operator == "Gt" else mine < bound
     return None  # an operator the API server would reject
