@@ -7,10 +7,12 @@ A cluster below 1.35 has no such operators, and one with the gate off refuses th
 
 * below 1.35, or with no ``cluster.kubernetesVersion`` to judge by, a toleration using them is an
   error naming the version (:func:`numeric_toleration_issues`);
-* from 1.35 it is evaluated as upstream does, with a warning that the gate must be on
+* on an EKS cluster (a pool joins EKS) it is an error at any version: EKS supports no alpha feature;
+* elsewhere from 1.35 it is evaluated as upstream does, with a warning that the gate must be on
   (:func:`numeric_toleration_warnings`): GKE changes feature gates only on alpha clusters
-  (https://cloud.google.com/kubernetes-engine/docs/concepts/feature-gates), and EKS offers no
-  control-plane feature gates (https://github.com/aws/containers-roadmap/issues/512, open).
+  (https://cloud.google.com/kubernetes-engine/docs/concepts/feature-gates), and on EKS "Alpha
+  features aren't supported" (EKS user guide, version FAQs,
+  https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html).
 """
 
 from __future__ import annotations
@@ -38,6 +40,14 @@ def _numeric(stack: Any) -> Iterator[tuple[str, str]]:
             yield f"devicePlugin.extraTolerations[{i}].operator", operator
 
 
+_EKS_ALPHA = "EKS user guide, version FAQs: \"Alpha features aren't supported\", https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html"
+
+
+def _on_eks(stack: Any) -> bool:
+    """A pool of the stack joins EKS, so the cluster is an EKS cluster."""
+    return any(getattr(p, "cluster_platform", None) == "eks" for p in getattr(stack, "pools", None) or [])
+
+
 def _minor(version: Any) -> tuple[int, int] | None:
     try:
         major, minor = (int(p) for p in str(version).split(".")[:2])
@@ -52,7 +62,15 @@ def numeric_toleration_issues(stack: Any) -> list[ConfigIssue]:
     version = getattr(getattr(stack, "cluster", None), "kubernetes_version", None)
     parsed = _minor(version) if version else None
     if parsed is not None and parsed >= NUMERIC_OPERATORS_MIN_VERSION:
-        return []
+        if not _on_eks(stack):
+            return []
+        return [
+            ConfigIssue(path, (
+                f"{operator!r} needs the alpha feature gate {NUMERIC_OPERATORS_GATE}, and EKS does not support alpha "
+                f"features ({_EKS_ALPHA}), so the API server refuses the pod: use Equal or Exists ({_SOURCE})"
+            ))
+            for path, operator in _numeric(stack)
+        ]
     found = (f"cluster.kubernetesVersion is {version!r}" if version
              else "cluster.kubernetesVersion is not set, so the cluster cannot be judged")
     return [
@@ -70,14 +88,13 @@ def numeric_toleration_warnings(stack: Any) -> list[ConfigIssue]:
     where the alpha gate is on."""
     version = getattr(getattr(stack, "cluster", None), "kubernetes_version", None)
     parsed = _minor(version) if version else None
-    if parsed is None or parsed < NUMERIC_OPERATORS_MIN_VERSION:
+    if parsed is None or parsed < NUMERIC_OPERATORS_MIN_VERSION or _on_eks(stack):
         return []
     return [
         ConfigIssue(path, (
             f"{operator!r} is alpha in Kubernetes {_MIN} and the API server refuses it unless the feature gate "
             f"{NUMERIC_OPERATORS_GATE} is on (off by default; {_SOURCE}). GKE changes feature gates only on alpha "
-            "clusters (https://cloud.google.com/kubernetes-engine/docs/concepts/feature-gates); EKS offers no "
-            "control-plane feature gates (https://github.com/aws/containers-roadmap/issues/512). The plan evaluates "
+            "clusters (https://cloud.google.com/kubernetes-engine/docs/concepts/feature-gates). The plan evaluates "
             "it as a cluster with the gate on; use Equal or Exists where the gate is off"
         ))
         for path, operator in _numeric(stack)
