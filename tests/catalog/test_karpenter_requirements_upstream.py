@@ -56,7 +56,7 @@ class OneLabelType:
         return self.value
 
 
-CASES = [(row, column, bool(int(flag))) for row, flags in TABLE.items() for column, flag in zip(ORDER, flags.split())]
+CASES = [(row, column, bool(int(flag))) for row, flags in TABLE.items() for column, flag in zip(ORDER, flags.split(), strict=True)]
 
 
 @pytest.mark.parametrize(("row", "column", "compatible"), CASES, ids=[f"{r}-{c}" for r, c, _ in CASES])
