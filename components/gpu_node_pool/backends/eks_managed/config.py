@@ -204,6 +204,12 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
                 f"{EKS_QUOTAS_SOURCE}); EKS refuses it unless your account's quota was raised: request an increase "
                 "in Service Quotas and set limits.eksNodesPerNodeGroup to it, or lower maxSize",
             ))
+    from .._shared.efa import self_rules_note
+
+    for i in managed:
+        note = self_rules_note(stack.pools[i], stack.cluster.cluster_security_group_id)
+        if note:
+            out.append(ConfigIssue(f"pools[{i}].efa.addSelfRules", note))
     if len(managed) > limits.eks_node_groups_per_cluster:
         out.append(ConfigIssue(
             "pools",

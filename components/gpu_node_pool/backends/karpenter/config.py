@@ -354,5 +354,23 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
                 f"give it another name, or reference it with nodeClassRef: {{name: {name}}}"
             ))
         created.setdefault(name, i)
+    issues += [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if refused]
     return issues
+
+
+def stack_warnings(stack: Any) -> list[ConfigIssue]:
+    """EFA pools while ``cluster.karpenterVersion`` is not stated: the fields need Karpenter >= v1.11."""
+    return [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
+
+
+def _efa_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
+    from .efa import version_issue
+
+    out = []
+    for i, pool in enumerate(stack.pools):
+        if isinstance(pool, KarpenterPool):
+            issue = version_issue(pool, stack.cluster.karpenter_version)
+            if issue is not None:
+                out.append((i, issue))
+    return out
 
