@@ -116,7 +116,7 @@ def _effect(spelling: str) -> TaintEffect | None:
 
 
 #: extractTaintsFromAsg's test on a taint tag's value: unanchored (``regexp.MatchString`` finds it anywhere).
-_CA_TAINT_VALUE_RE = "(.*):(?:NoSchedule|NoExecute|PreferNoSchedule)"
+_CA_TAINT_VALUE_RE = "(.*):(?:" + "|".join(e.value for e in TaintEffect) + ")"
 CA_TAINT_SOURCE = (
     "kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go@00a2c93c extractTaintsFromAsg"
 )
@@ -190,9 +190,9 @@ def node_template_tag_problem(key: str, value: str) -> str | None:
         why = "the value must be <value>:<Effect>"
     read = ca_reads_taint_tag(key, value)
     if read is None:
-        what = ("is ignored by Cluster Autoscaler: its value does not contain ':NoSchedule', ':NoExecute' or "
-                "':PreferNoSchedule', so the autoscaler builds no taint from it and its scale-from-zero template "
-                "node lacks the taint")
+        effects = ", ".join(f"':{e.value}'" for e in TaintEffect)
+        what = (f"is ignored by Cluster Autoscaler: its value contains none of {effects}, so the autoscaler builds "
+                "no taint from it and its scale-from-zero template node lacks the taint")
     else:
         k, v, e = read
         consequence = []
