@@ -1,25 +1,25 @@
 """Kubernetes version calendars of the managed platforms, as data with their source and date.
 
 Each :class:`Calendar` holds, per minor version, the dates the platform publishes, the source of
-each row, and ``as_of``: the date of the newest source read. The stored sources stop there; a
+each row, and ``as_of``: the date of the newest source read. The sources read stop there; a
 version newer than the table is judged against that date (:func:`newer_than_table`): before the
 next release is due (:data:`RELEASE_CADENCE` after ``as_of``), the platform had not released it;
 after, the table is old and the warning says so, never that the version is unknown.
 
 EKS (:data:`EKS`): 14 months of standard support then 12 of extended support; on the end of
 extended support date EKS creates no new clusters of the version and upgrades existing control
-planes. Rows 1.28-1.34 are the "Amazon EKS Kubernetes release calendar" of the EKS user guide
+planes. The dates of 1.28-1.34 are the "Amazon EKS Kubernetes release calendar" of the EKS user guide
 (awsdocs/amazon-eks-user-guide ``latest/ug/versioning/kubernetes-versions.adoc``@01385604 for
 1.29-1.34, @8596db85 for 1.28; https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html).
-Row 1.35 is not in a stored copy of that page: it is from AWS's aws-samples "EKS Version Support
+The dates of 1.35 are not in the copies of that page read (the newest, @01385604, stops at 1.34): they come from AWS's aws-samples "EKS Version Support
 Calendar" (https://aws-samples.github.io/sample-apex-skills/docs/skills/eks-operation-review/references/cluster-lifecycle,
-"last verified 2026-04-24"), matching https://endoflife.date/amazon-eks. No stored source gives
+"last verified 2026-04-24"), matching https://endoflife.date/amazon-eks. No source read gives
 1.36 dates.
 
 GKE (:data:`GKE`): up to 24 months of support after a minor is available in the Regular channel,
 about 14 of standard and 10 of extended (Extended channel) support
 (https://cloud.google.com/kubernetes-engine/versioning). GKE's own release schedule table
-(https://cloud.google.com/kubernetes-engine/docs/release-schedule) is not in the stored pages, and
+(https://cloud.google.com/kubernetes-engine/docs/release-schedule) was not among the pages read, and
 the third-party dates seen (endoflife.date, snapshot 2026-04-10: 1.34 "maintenance support" to
 2026-10-01) do not match GKE's own notes (1.34 patches still released on 2026-09-23,
 https://docs.cloud.google.com/feeds/gke-no-channel-release-notes.xml), so the GKE rows carry no end
@@ -52,7 +52,7 @@ class Entry:
 @dataclass(frozen=True)
 class Calendar:
     """A platform's version table: ``entries`` (``(1, 35)`` -> :class:`Entry`), ``as_of`` (date of the
-    newest source read), ``source`` (the page that is the judge) and ``note`` (where the stored
+    newest source read), ``source`` (the page that is the judge) and ``note`` (where the
     sources stop)."""
 
     platform: str
@@ -92,7 +92,7 @@ EKS = Calendar(
         (1, 35): Entry(_D(2027, 3, 27), _D(2028, 3, 27),
                        "https://aws-samples.github.io/sample-apex-skills/docs/skills/eks-operation-review/references/cluster-lifecycle (verified 2026-04-24)"),
     },
-    note="the stored EKS user guide stops at 1.34; 1.35 from AWS's aws-samples calendar of 2026-04-24; no stored source gives 1.36",
+    note="the EKS user guide read stops at 1.34; 1.35 from AWS's aws-samples calendar of 2026-04-24; no source read gives 1.36",
 )
 
 _GKE_EOL = "https://endoflife.date/api/v1/products/google-kubernetes-engine (snapshot 2026-04-10)"
@@ -105,7 +105,7 @@ GKE = Calendar(
         (1, 34): Entry(None, None, _GKE_EOL),
         (1, 35): Entry(None, None, _GKE_EOL),
     },
-    note="GKE's release schedule table is not in the stored pages: the minors GKE offered by 2026-04-10, no end dates",
+    note="GKE's release schedule table was not among the pages read: the minors GKE offered by 2026-04-10, no end dates",
 )
 
 
