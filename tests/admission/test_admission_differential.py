@@ -177,21 +177,23 @@ def test_a_pod_counts_as_a_daemonsets_only_when_the_daemonset_controller_creates
 
 # --- generated objects ----------------------------------------------------------------------------
 
-KEYS = st.sampled_from(["nvidia.com/gpu", "team", "dedicated", None])
+KEYS = st.sampled_from(["nvidia.com/gpu", "team", "dedicated", "example.com/sla", None])
 EFFECTS = st.sampled_from(["NoSchedule", "NoExecute", "PreferNoSchedule", "", None])
-VALUES = st.sampled_from(["present", "ml", "true", None])
+VALUES = st.sampled_from(["present", "ml", "true", "950", None])
+#: Gt/Lt values the API server accepts (Kubernetes 1.35 with TaintTolerationComparisonOperators on).
+NUMBERS = st.sampled_from(["949", "950", "951", "0", "-5"])
 
 
 @st.composite
 def tolerations(draw):
     key = draw(KEYS)
-    operator = "Exists" if key is None else draw(st.sampled_from(["Exists", "Equal", None]))
+    operator = "Exists" if key is None else draw(st.sampled_from(["Exists", "Equal", "Gt", "Lt", None]))
     tol = {}
     if key is not None:
         tol["key"] = key
     if operator is not None:
         tol["operator"] = operator
-    value = draw(VALUES)
+    value = draw(NUMBERS if operator in ("Gt", "Lt") else VALUES)
     if value is not None and operator != "Exists":
         tol["value"] = value
     effect = draw(EFFECTS)
@@ -276,6 +278,28 @@ def test_same_verdict_on_daemonsets(tols, selector, affinity, limits):
     for engine in ENGINES:
         got = judge(engine, DAEMONSETS, request(ds))
         assert _verdicts_agree(got, want, spec), (engine, got, want)
+
+
+SLA_TAINTS = ("nvidia.com/gpu=present:NoSchedule", "example.com/sla=950:NoSchedule")
+
+
+@SETTINGS
+@given(namespace=st.sampled_from(["web", "kube-system"]), tols=st.lists(tolerations(), max_size=3))
+def test_same_verdict_with_numeric_tolerations_of_a_numeric_taint(namespace, tols):
+    obj = pod(namespace, tols)
+    want = bool(preview(obj, d.gpu_toleration_allowlist.POLICY, recorded("deny", SLA_TAINTS)))
+    for engine in ENGINES:
+        assert bool(judge(engine, TOLERATION, request(obj), taints=SLA_TAINTS)) == want, engine
+
+
+@engines
+def test_gt_tolerates_only_a_greater_taint_value(engine):
+    gpu = {"key": "nvidia.com/gpu", "operator": "Exists"}
+    for operator, value, tolerated in (("Gt", "949", True), ("Gt", "950", False), ("Lt", "951", True), ("Lt", "950", False)):
+        obj = pod("web", [gpu, {"key": "example.com/sla", "operator": operator, "value": value}])
+        refused = judge(engine, TOLERATION, request(obj), taints=SLA_TAINTS)
+        assert bool(refused) == bool(preview(obj, d.gpu_toleration_allowlist.POLICY, recorded("deny", SLA_TAINTS)))
+        assert any("example.com/sla" in m for m in refused) is tolerated, (operator, value, refused)
 
 
 @SETTINGS

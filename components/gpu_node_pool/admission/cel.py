@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-from ..k8s.taints import Taint
+from ..k8s.taints import Taint, decimal_integer
 from ..k8s.wellknown import NVIDIA_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX, NVIDIA_SHARED_GPU_RESOURCE
 
 __all__ = [
@@ -56,14 +56,28 @@ def opt(var: str, field: str) -> str:
     return f"(has({var}.{field}) ? {var}.{field} : '')"
 
 
+#: A canonical decimal integer of at most 19 digits (k8s.io/apimachinery ``content.IsDecimalInteger``).
+DECIMAL_INTEGER = "^(0|-?[1-9][0-9]{0,18})$"
+
+
 def tolerates(var: str, taint: Taint) -> str:
     """CEL: toleration ``var`` tolerates ``taint`` (Kubernetes ``ToleratesTaint``, as
     :func:`gpu_node_pool.k8s.taints.tolerates` words it): empty effect or the taint's, empty key or the
-    taint's, and ``Exists`` or an equal value."""
+    taint's, and ``Exists``, an equal value (``Equal`` or no operator), or ``Gt``/``Lt`` against a taint whose
+    value is a 64-bit decimal integer, compared as integers (the API server has checked a Gt/Lt toleration's
+    value before validating admission runs; the ``matches`` guard keeps ``int()`` from failing on anything else)."""
+    operator, value = opt(var, "operator"), opt(var, "value")
+    by_value = f"(({operator} == '' || {operator} == 'Equal') && {value} == {lit(taint.value or '')})"
+    number = decimal_integer(taint.value)
+    numeric = ""
+    if number is not None:
+        guard = f"{value}.matches({lit(DECIMAL_INTEGER)})"
+        numeric = (f" || ({operator} == 'Gt' && {guard} && int({value}) < {number})"
+                   f" || ({operator} == 'Lt' && {guard} && int({value}) > {number})")
     return (
         f"({opt(var, 'effect')} == '' || {var}.effect == {lit(taint.effect.value)}) && "
         f"({opt(var, 'key')} == '' || {var}.key == {lit(taint.key)}) && "
-        f"({opt(var, 'operator')} == 'Exists' || {opt(var, 'value')} == {lit(taint.value or '')})"
+        f"({operator} == 'Exists' || {by_value}{numeric})"
     )
 
 

@@ -89,8 +89,17 @@ class Drift:
     message: str
 
 
+def _no_nulls(value: Any) -> Any:
+    """``value`` without null map entries (Pulumi and the API server drop them)."""
+    if isinstance(value, Mapping):
+        return {k: _no_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_no_nulls(v) for v in value]
+    return value
+
+
 def _strip(body: Mapping[str, Any]) -> dict[str, Any]:
-    return {"spec": body.get("spec"), "kind": body.get("kind"), "apiVersion": body.get("apiVersion")}
+    return _no_nulls({"spec": body.get("spec"), "kind": body.get("kind"), "apiVersion": body.get("apiVersion")})
 
 
 def _pool_taints(pools: Iterable[PoolFacts]) -> dict[str, list[str]]:

@@ -21,6 +21,7 @@ from ..k8s.taints import (
     HOST_NETWORK_DAEMON_TOLERATIONS,
     Taint,
     TaintEffect,
+    decimal_integer,
     tolerates,
 )
 from ..k8s.wellknown import POOL_LABEL_KEY
@@ -56,7 +57,7 @@ _STRS = {"type": "array", "items": _STR}
 _FREE = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
 _TAINT = {"type": "object", "properties": {
     "key": _STR, "value": _STR, "effect": _STR, "text": _STR, "whose": _STR,
-    "evicts": {"type": "boolean"}, "extendedResource": {"type": "boolean"}, "hostNetwork": {"type": "boolean"}}}
+    "evicts": {"type": "boolean"}, "number": {"type": "integer"}, "extendedResource": {"type": "boolean"}, "hostNetwork": {"type": "boolean"}}}
 _POOL = {"type": "object", "properties": {
     "name": _STR, "text": _STR, "fix": _STR, "labels": {"type": "object", "additionalProperties": _STR},
     "taints": {"type": "array", "items": _TAINT}}}
@@ -68,8 +69,9 @@ _SCHEMA = {"type": "object", "properties": {
 
 
 def _taint(taint: Taint, *, daemon: bool = False) -> dict[str, Any]:
+    number = decimal_integer(taint.value)
     return {"key": taint.key, "value": taint.value or "", "effect": taint.effect.value, "text": str(taint),
-            "evicts": taint.effect.evicts,
+            "evicts": taint.effect.evicts, **({} if number is None else {"number": number}),
             "extendedResource": taint.effect is TaintEffect.NO_SCHEDULE and is_extended_resource_name(taint.key),
             "hostNetwork": daemon and any(tolerates(t, taint) for t in HOST_NETWORK_DAEMON_TOLERATIONS)}
 

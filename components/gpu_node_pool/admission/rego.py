@@ -11,12 +11,12 @@ exactly what the ValidatingAdmissionPolicies of :mod:`.vap_pods`, :mod:`.vap_dae
 both engines to the preview rules. Messages are joined with ``concat``, not ``sprintf``: regopy (rego-cpp
 1.5.2) quotes a string that ``sprintf``'s ``%s`` receives from ``concat``, where OPA does not; ``concat``
 gives the same text in both. Only built-ins of OPA v1 are used (``object.get``, ``array.concat``,
-``regex.match``, ``format_int``, ``startswith``, ``count``, ``concat``).
+``regex.match``, ``format_int``, ``to_number``, ``is_number``, ``startswith``, ``count``, ``concat``).
 """
 
 from __future__ import annotations
 
-from .cel import NOT_ABOVE_ZERO
+from .cel import DECIMAL_INTEGER, NOT_ABOVE_ZERO
 
 __all__ = ["TOLERATION_REGO", "REACH_REGO", "DAEMONSET_REGO", "NODE_REGO"]
 
@@ -48,8 +48,22 @@ tolerates(tol, taint) if {
 value_ok(tol, _) if object.get(tol, "operator", "") == "Exists"
 
 value_ok(tol, taint) if {
-	object.get(tol, "operator", "") != "Exists"
+	object.get(tol, "operator", "") in {"", "Equal"}
 	object.get(tol, "value", "") == taint.value
+}
+
+value_ok(tol, taint) if {
+	tol.operator == "Gt"
+	is_number(taint.number)
+	regex.match(`__DECIMAL__`, object.get(tol, "value", ""))
+	to_number(tol.value) < taint.number
+}
+
+value_ok(tol, taint) if {
+	tol.operator == "Lt"
+	is_number(taint.number)
+	regex.match(`__DECIMAL__`, object.get(tol, "value", ""))
+	to_number(tol.value) > taint.number
 }
 
 stays(taint) if {
@@ -165,7 +179,7 @@ expr_true(e, labels) if {
 	e.operator == "Exists"
 	_ = labels[e.key]
 }
-'''.replace("__ZERO__", NOT_ABOVE_ZERO)
+'''.replace("__ZERO__", NOT_ABOVE_ZERO).replace("__DECIMAL__", DECIMAL_INTEGER)
 
 TOLERATION_REGO = "package gpunodepools.tolerationallowlist\n" + _POD + r'''
 node_agent if obj.kind == "DaemonSet"
