@@ -7,6 +7,7 @@
                   [--python PATH] [--strict] [--helm PATH] [--fetch-charts] [--render-timeout S]
     gpupool policy-pack --out DIR [--requirement SPEC] [--json]
     gpupool schema [--out FILE]
+    gpupool completion bash|zsh|tcsh
     gpupool --version
     gpupool audit --cluster-dump FILE | [--kubeconfig FILE] [--context NAME] [--stack S] [--html OUT]
 
@@ -196,6 +197,10 @@ def _parser() -> argparse.ArgumentParser:
         f"{__version__}'",
     )
     register_audit(sub, parents=[common])
+    from .completion import SHELLS
+
+    comp = sub.add_parser("completion", help="print the shell completion script (source <(gpupool completion bash))")
+    comp.add_argument("shell", choices=SHELLS, help="the shell to complete in")
     return parser
 
 
@@ -387,6 +392,13 @@ def _schema(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _completion(args: argparse.Namespace) -> int:
+    from .completion import completion_script
+
+    sys.stdout.write(completion_script(_parser(), args.shell))
+    return ExitCode.OK
+
+
 def _audit(args: argparse.Namespace) -> int:
     from .audit import run  # the audit and its analysis load only for `gpupool audit`
 
@@ -394,7 +406,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _render, "validate": _validate,
-             "policy-pack": _policy_pack, "audit": _audit}
+             "policy-pack": _policy_pack, "audit": _audit, "completion": _completion}
 
 
 # --- the contract around every command ------------------------------------------------------
