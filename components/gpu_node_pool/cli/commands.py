@@ -238,8 +238,18 @@ def _plan(args: argparse.Namespace) -> int:
     elif args.json:
         print_report(plan_mod.to_json(result, args.fail_on))
     else:
-        _print_text(args, plan_mod.render_text(result, args.fail_on), error=bool(result.config_issues))
+        _print_warnings(result.warnings)
+        _print_text(args, plan_mod.render_text(result, args.fail_on, warnings=False), error=bool(result.config_issues))
     return code
+
+
+def _print_warnings(warnings: Any) -> None:
+    """Config warnings, in text mode: on stderr (as errors are), with their stack-file place; also under ``--quiet``."""
+    from ..plan.report import warning_lines
+
+    lines = warning_lines(warnings)
+    if lines:
+        print(terminal_text(lines), file=sys.stderr)
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -271,6 +281,7 @@ def _render(args: argparse.Namespace) -> int:
     if written is None:  # the failed plan says why, on stderr: stdout lists written files only
         _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {out}", error=True)
         return code
+    _print_warnings(result.warnings)
     if not args.quiet:  # --quiet: only the summary line below
         _print_text(args, terminal_text([*(f"wrote   {p}" for p in written.written),
                                          *(f"removed {p}" for p in written.removed)]) or None)
@@ -317,8 +328,10 @@ def _validate(args: argparse.Namespace) -> int:
         found_warnings = found.locate(stack_warnings(stack_config))  # the same warnings gpupool plan prints
         warnings += found_warnings
         lines.append(f"stack {name!r}: config is valid ({len(stack_config.pools)} pool(s))"
-                     + (f"; {len(found_warnings)} warning(s), nothing refused:" if found_warnings else ""))
-        lines += [f"  warning: {w}" for w in found_warnings]
+                     + (f"; {len(found_warnings)} warning(s), on stderr, nothing refused" if found_warnings else ""))
+        if fmt == "text" and found_warnings:
+            print(terminal_text([f"stack {name!r}: {len(found_warnings)} warning(s), nothing refused:",
+                                 *(f"  warning: {w}" for w in found_warnings)]), file=sys.stderr)
     code = ExitCode.INVALID_INPUT if issues else ExitCode.OK
     if fmt == "sarif":
         print_report(sarif_log(code, [i.to_json() for i in issues], (), plan_mod.find_project(args.project_dir)))
