@@ -154,7 +154,7 @@ class AuditReport:
     # --- the page's matrix -------------------------------------------------------------------
     def matrix(self) -> Matrix:
         columns = tuple(
-            MatrixColumn(p.id, tuple(sorted({str(t) for n in p.nodes for t in n.taints})), len(p.nodes))
+            MatrixColumn(p.id, tuple(sorted({str(t) for n in p.nodes for t in n.taints})), len(p.nodes), _shared_labels(p))
             for p in self.gpu_pools
         )
         whatif = tuple(self.whatif_pools)
@@ -179,6 +179,17 @@ class AuditReport:
         )
         subtitle = f"{self.source}; platform {self.platform}" + (f"; stack {self.stack}" if self.stack else "")
         return Matrix("gpupool audit: DaemonSet x GPU pool", subtitle, columns, tuple(rows), whatif, lists)
+
+
+def _shared_labels(pool: Pool) -> tuple[str, ...]:
+    """``key=value`` of the labels every node of ``pool`` carries, sorted; a node's own (its hostname) drop
+    out, and so does the label naming the pool (``pool.key``: the column's name says it)."""
+    if not pool.nodes:
+        return ()
+    shared = set(pool.nodes[0].labels.items())
+    for node in pool.nodes[1:]:
+        shared &= set(node.labels.items())
+    return tuple(f"{k}={v}" for k, v in sorted(shared) if k != pool.key[0])
 
 
 def _mcell(cell: Cell | None) -> MatrixCell:

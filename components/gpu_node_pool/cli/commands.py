@@ -224,7 +224,9 @@ def _write_html(args: argparse.Namespace, result: Any) -> None:
 
         # stdout stays one JSON document with --json
         page = write_page(result, args.html)
-        print(escape_control(f"wrote   {page} (DaemonSet x GPU pool page)"), file=sys.stderr if args.json else sys.stdout)
+        if not args.quiet:  # --quiet: the exit line only
+            print(escape_control(f"wrote   {page} (DaemonSet x GPU pool page)"),
+                  file=sys.stderr if args.json else sys.stdout)
 
 
 def _plan(args: argparse.Namespace) -> int:
