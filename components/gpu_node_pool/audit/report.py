@@ -23,6 +23,7 @@ from .findings import Finding, NotJudged
 from .pending import PendingPod, pending_pods
 from .snapshot import Snapshot
 from .starved import starved_reason
+from .text_pools import pool_lines
 
 __all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit"]
 
@@ -123,12 +124,7 @@ class AuditReport:
             lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
         lines.append("")
         lines.append("GPU pools:")
-        for p in self.gpu_pools:
-            lines.append(f"  {p.id} ({len(p.nodes)} node(s))")
-            for n in p.nodes:
-                gpus = ", ".join(f"{k}={v}" for k, v in n.gpu_allocatable.items()) or "none"
-                lines.append(f"    {n.name}: taints [{', '.join(map(str, n.taints))}] allocatable {gpus}"
-                             + (" STARVED" if n.starved else ""))
+        lines += pool_lines(self.gpu_pools)
         lines.append("")
         lines.append("DaemonSet x GPU pool:")
         for r in self.rows:
