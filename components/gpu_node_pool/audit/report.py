@@ -23,6 +23,7 @@ from .findings import Finding, NotJudged
 from .pending import PendingPod, pending_pods
 from .snapshot import Snapshot
 from .starved import starved_reason
+from .text_pools import pool_lines
 
 __all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit"]
 
@@ -123,12 +124,7 @@ class AuditReport:
             lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
         lines.append("")
         lines.append("GPU pools:")
-        for p in self.gpu_pools:
-            lines.append(f"  {p.id} ({len(p.nodes)} node(s))")
-            for n in p.nodes:
-                gpus = ", ".join(f"{k}={v}" for k, v in n.gpu_allocatable.items()) or "none"
-                lines.append(f"    {n.name}: taints [{', '.join(map(str, n.taints))}] allocatable {gpus}"
-                             + (" STARVED" if n.starved else ""))
+        lines += pool_lines(self.gpu_pools)
         lines.append("")
         lines.append("DaemonSet x GPU pool:")
         for r in self.rows:
@@ -154,7 +150,7 @@ class AuditReport:
     # --- the page's matrix -------------------------------------------------------------------
     def matrix(self) -> Matrix:
         columns = tuple(
-            MatrixColumn(p.id, tuple(sorted({str(t) for n in p.nodes for t in n.taints})), len(p.nodes))
+            MatrixColumn(p.id, tuple(sorted({str(t) for n in p.nodes for t in n.taints})), len(p.nodes), _shared_labels(p))
             for p in self.gpu_pools
         )
         whatif = tuple(self.whatif_pools)
@@ -179,6 +175,17 @@ class AuditReport:
         )
         subtitle = f"{self.source}; platform {self.platform}" + (f"; stack {self.stack}" if self.stack else "")
         return Matrix("gpupool audit: DaemonSet x GPU pool", subtitle, columns, tuple(rows), whatif, lists)
+
+
+def _shared_labels(pool: Pool) -> tuple[str, ...]:
+    """``key=value`` of the labels every node of ``pool`` carries, sorted; a node's own (its hostname) drop
+    out, and so does the label naming the pool (``pool.key``: the column's name says it)."""
+    if not pool.nodes:
+        return ()
+    shared = set(pool.nodes[0].labels.items())
+    for node in pool.nodes[1:]:
+        shared &= set(node.labels.items())
+    return tuple(f"{k}={v}" for k, v in sorted(shared) if k != pool.key[0])
 
 
 def _mcell(cell: Cell | None) -> MatrixCell:

@@ -39,7 +39,7 @@ from typing import Any
 from ..backends._shared.gpu_pool import GpuPool
 from ..k8s.effective import cluster_platform, runs_own_api_server
 from ..k8s.taints import Taint, TaintError
-from ..k8s.wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, UNKNOWN
+from ..k8s.wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, POOL_LABEL_KEY, UNKNOWN
 from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, judge, pool_cell, read_daemonset
 from .html import Matrix, MatrixCell, MatrixColumn, MatrixRow, render_page
 from .run import PlanResult
@@ -140,7 +140,8 @@ def plan_matrix(result: PlanResult) -> Matrix:
         if name in names:
             name = f"{name} ({pool.resource_type} {pool.name})"
         names.append(name)
-        columns.append(MatrixColumn(name, tuple(str(t) for t in pool.taints), 0))
+        labels = tuple(f"{k}={v}" for k, v in sorted((pool.labels or {}).items()) if k != POOL_LABEL_KEY)
+        columns.append(MatrixColumn(name, tuple(str(t) for t in pool.taints), 0, labels))
         if pool.problem:
             not_judged.append(f"pool {name}: taints unreadable: {pool.problem}")
         elif pool.labels is None:

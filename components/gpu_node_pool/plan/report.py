@@ -41,8 +41,11 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
     )
 
 
-def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
-    """The human-readable plan; its last line is :func:`exit_line` (the exit code judged at ``fail_on``)."""
+def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool = True) -> str:
+    """The human-readable plan; its last line is :func:`exit_line` (the exit code judged at ``fail_on``).
+
+    ``warnings=False`` leaves the config warnings' text out (``gpupool`` prints :func:`warning_lines` on
+    stderr) and keeps one line counting them."""
     lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
     if result.config_issues:
         lines.append("")
@@ -53,8 +56,8 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     lines.append(f"{len(result.resources)} resources would be registered")
     if result.warnings:
         lines.append("")
-        lines.append(f"{len(result.warnings)} config warning(s) (the plan goes on; nothing here is refused):")
-        lines += [f"  warning: {w}" for w in result.warnings]
+        lines += warning_lines(result.warnings) if warnings else [
+            f"{len(result.warnings)} config warning(s), on stderr (the plan goes on; nothing there is refused)"]
     for pool in result.pools:
         lines.append("")
         lines.append(f"pool {pool['name']} ({pool['backend']})")
@@ -102,6 +105,16 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     lines.append("")
     lines.append(exit_line(result, fail_on))
     return terminal_text(lines)
+
+
+def warning_lines(warnings: Iterable[Any]) -> list[str]:
+    """The config warnings' text: a count line, then ``  warning: <file>:<line>:<column>: <path>: <message>``
+    per warning (``[]`` for none)."""
+    warnings = list(warnings)
+    if not warnings:
+        return []
+    return [f"{len(warnings)} config warning(s) (the plan goes on; nothing here is refused):",
+            *(f"  warning: {w}" for w in warnings)]
 
 
 def kind_of(type_token: str) -> str:
