@@ -405,7 +405,9 @@ def _schema(args: argparse.Namespace) -> int:
 
     text = json.dumps(stack_file_schema(), indent=2) + "\n"
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        from ..sdk.files import json_schema_head, write_output_text
+
+        write_output_text(Path(args.out), text, json_schema_head, "a JSON Schema")
         if not args.quiet:
             print(f"wrote   {args.out}  (first line of a stack file: # yaml-language-server: $schema={args.out})")
     else:

@@ -193,12 +193,17 @@ def write_page(result: PlanResult, out: str | Path) -> Path:
     """Write the page of :func:`plan_matrix` to ``out`` (UTF-8); returns the path.
 
     Raises:
+        FileExistsError: ``out`` is an existing file that is not an HTML page (a stack file, say).
         OSError: ``out`` cannot be written (missing directory, a directory, no permission).
     """
+    from ..sdk.files import html_page_head, write_output_text
+
     path = Path(out)
     page = render_page(plan_matrix(result))
     try:
-        path.write_text(page, encoding="utf-8")
+        write_output_text(path, page, html_page_head, "an HTML page")
+    except FileExistsError:
+        raise
     except OSError as err:
         hint = f"{err.strerror or err} (--html: give a file path in an existing, writable directory)"
         raise type(err)(err.errno, hint, str(path)) from None
