@@ -45,7 +45,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .result import Expanded, NotJudged
+from .result import Expanded, NotJudged, find_unknown
 
 __all__ = ["OperatorKind", "OPERATOR_KINDS", "OPERATOR_OPERANDS", "Operand", "group_kind", "known_kind",
            "expand_custom_resource", "cluster_policy_daemonsets"]
@@ -90,6 +90,9 @@ class OperatorKind:
     source: str
     expand: Callable[[Mapping[str, Any], str, str], list[dict[str, Any]] | str] | None = None
     reason: str = ""
+    #: the policy pack reads the resource itself (the ClusterPolicy: ``policies/gpu_agents.py``), so the plan
+    #: adds no child DaemonSets for it.
+    read_by_pack: bool = False
 
 
 def _daemonset(name: str, namespace: str, pod_spec: Mapping[str, Any], origin: str) -> dict[str, Any]:
@@ -192,7 +195,8 @@ def _prometheus_agent(obj: Mapping[str, Any], namespace: str, origin: str) -> li
 _IN_CODE = "builds its DaemonSets' tolerations and node selection in controller code, merging defaults this table does not hold"
 #: The one table of operator kinds known to create DaemonSets (module docstring for each row's source).
 OPERATOR_KINDS: tuple[OperatorKind, ...] = (
-    OperatorKind("nvidia.com", "ClusterPolicy", "NVIDIA GPU Operator", "NVIDIA/gpu-operator@v26.7.0", _cluster_policy),
+    OperatorKind("nvidia.com", "ClusterPolicy", "NVIDIA GPU Operator", "NVIDIA/gpu-operator@v26.7.0", _cluster_policy,
+                 read_by_pack=True),
     OperatorKind("nvidia.com", "NVIDIADriver", "NVIDIA GPU Operator", "NVIDIA/gpu-operator@v26.7.0 manifests/state-driver", _nvidia_driver),
     OperatorKind("agent.k8s.elastic.co", "Agent", "Elastic ECK", "elastic/cloud-on-k8s pkg/apis/agent/v1alpha1", _elastic),
     OperatorKind("beat.k8s.elastic.co", "Beat", "Elastic ECK", "elastic/cloud-on-k8s pkg/apis/beat/v1beta1", _elastic),
@@ -231,7 +235,7 @@ def known_kind(group: str, kind: str) -> OperatorKind | None:
 
 
 def expand_custom_resource(resource_type: str, obj: Mapping[str, Any], *, resource: str = "",
-                           namespace: str | None = None) -> Expanded | NotJudged | None:
+                           namespace: str | None = None, unknown_markers: tuple[Any, ...] = ()) -> Expanded | NotJudged | None:
     """The DaemonSets a custom resource makes its operator create.
 
     Args:
@@ -240,6 +244,7 @@ def expand_custom_resource(resource_type: str, obj: Mapping[str, Any], *, resour
         resource: its URN or name, for the result.
         namespace: where the operator creates them (default: the resource's namespace, else the operator's
             usual one; the placement verdicts do not depend on it).
+        unknown_markers: the values that stand for "unknown at preview" (a spec holding one is not judged).
 
     Returns:
         None when no row names the group (not an operator this table knows) or the group is known but the
@@ -258,6 +263,10 @@ def expand_custom_resource(resource_type: str, obj: Mapping[str, Any], *, resour
            "or check by hand that they tolerate the GPU pools' taints and select the nodes they should")
     if row.expand is None:
         return NotJudged(who, resource_type, f"{row.operator} {row.reason} ({row.source})", fix)
+    unknown = find_unknown(obj.get("spec"), unknown_markers, "spec")
+    if unknown is not None:
+        return NotJudged(who, resource_type, f"{unknown} is unknown before apply, so the DaemonSets {row.operator} "
+                         "creates from it cannot be derived", "make it a plain value, or judge after apply with `gpupool audit`")
     made = row.expand(obj, ns, f"{row.kind} {meta.get('name', '')}".strip())
     if isinstance(made, str):
         return NotJudged(who, resource_type, f"{row.kind} not expanded: {made} ({row.source})", fix)

@@ -17,6 +17,8 @@ v1 ``kubernetes:yaml:ConfigGroup|File`` the SDK itself registers the children on
                                         its ``kubernetes:yaml:decode`` invoke (:func:`answer_invoke`);
                                         a remote URL is not fetched (:func:`offline_yaml`)
 ``aws:eks/addon:Addon``                 the add-on table (:func:`~gpu_node_pool.expand.eks_addons.expand_addon`)
+an operator's custom resource           the operator table (:func:`~gpu_node_pool.expand.operator_resources.expand_custom_resource`;
+                                        the ClusterPolicy is read by the pack itself)
 ======================================  ==========================================================
 
 A component that already has a child (a real child, e.g. from the v1 SDK) is not expanded again.
@@ -52,6 +54,7 @@ from ..expand.eks_addons import ADDON_TYPE, expand_addon
 from ..expand.helm import CHART_TYPES as HELM_TYPES
 from ..expand.helm import DEFAULT_TIMEOUT, HelmRenderer, find_helm
 from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
+from ..expand.operator_resources import expand_custom_resource, group_kind, known_kind
 from ..expand.result import Expanded, NotJudged
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
 from ..k8s.wellknown import SECRET, UNKNOWN
@@ -299,6 +302,10 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
             elif res.type == ADDON_TYPE:
                 outcome = expand_addon(res.name, res.inputs, resource=who, unknown_markers=_MARKERS)
                 prefix = res.name
+            elif (row := known_kind(*(group_kind(res.type) or ("", "")))) is not None and not row.read_by_pack:
+                outcome = expand_custom_resource(res.type, res.inputs, resource=who, unknown_markers=_MARKERS)
+                prefix = res.name
+                label = f"operator table: the DaemonSets {row.operator} creates from it"
             elif res.type == _V3_CHART:
                 outcome = NotJudged(who, res.type, "helm.v3.Chart is not rendered by the offline plan",
                                     "use kubernetes.helm.v4.Chart (rendered offline, and seen by a real preview)")
