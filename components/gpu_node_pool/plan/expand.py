@@ -92,6 +92,10 @@ _V3_CHART = "kubernetes:helm.sh/v3:Chart"
 _V1_YAML_MODULE = "pulumi_kubernetes.yaml.yaml"  # patched by offline_yaml when the program imports it
 _CANT_RUN = "can't run policy '{}' during preview"
 _UNKNOWN_FIX = "make the values known at preview (plain values, not outputs of resources created in the same run), or judge after apply"
+#: A placement not judged (:meth:`gpu_node_pool.policies.placement.Placement.not_judged_text`) and its fix.
+_SELECTION_NOT_JUDGED = "not judged: its node selection reads"
+_SELECTION_FIX = ("install the discovery agent it names in the stack, or select on labels the pool declares; after apply, "
+                  "`gpupool audit` judges the selection against the live nodes' labels")
 _MARKERS = (UNKNOWN, SECRET)  # a secret value is never rendered: it counts as unknown
 
 
@@ -374,7 +378,8 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
             v["message"] = f"not judged: {nj.reason}. Fix: {nj.fix}"
         if v["message"].startswith(_CANT_RUN.format(v["policy"])):
             kind = where.split(" ", 1)[0] if where != "stack" else "stack"
-            items.append(NotJudged(urn_of.get(where, where), kind, v["message"], _UNKNOWN_FIX))
+            fix = _SELECTION_FIX if _SELECTION_NOT_JUDGED in v["message"] else _UNKNOWN_FIX
+            items.append(NotJudged(urn_of.get(where, where), kind, v["message"], fix))
             if strict:
                 v["enforcement"] = "mandatory"
         if v["policy"] == RULE and strict:
