@@ -58,3 +58,20 @@ def test_without_the_operator_installed_its_labels_are_not_assumed(tmp_path):
     placed = place_on(tolerations, NodeSelection.of(plugin), al.taint_list, [NodeLabels(al.node_labels, name="al")])
     assert placed.status == "notJudged"
     assert "nvidia.com/gpu.deploy.device-plugin, a label that appears only once the NVIDIA GPU Operator runs" in placed.describe()
+
+
+def test_the_pack_sees_no_second_plugin_on_bottlerocket_when_the_operator_serves_al2023():
+    from builders import node_group, run
+
+    from gpu_node_pool.policies import StackResource
+    from gpu_node_pool.policies import rules as d
+
+    operator = StackResource("kubernetes:helm.sh/v4:Chart", "gpu-operator", {"chart": "gpu-operator", "namespace": "gpu-operator",
+                             "values": {"driver": {"enabled": False}}})
+    bottlerocket = node_group(ami="BOTTLEROCKET_x86_64_NVIDIA", labels={
+        "nvidia.com/gpu.present": "true", "nvidia.com/gpu.deploy.device-plugin": "false"})
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), operator]) == []
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [bottlerocket, operator]) == []
+    unlabelled = node_group(ami="BOTTLEROCKET_x86_64_NVIDIA")
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [unlabelled, operator])
+    assert "already runs NVIDIA's device plugin" in found["message"]
