@@ -316,8 +316,8 @@ def discovery_agents(resources: Sequence[Any], undecided: Undecided) -> tuple[st
             found.add(NFD)
     for op in gpu_operators(resources, undecided):
         found.add(GPU_OPERATOR)
-        if op.nfd_tolerations is not None or op.display.startswith("GPU Operator ClusterPolicy"):
-            found.add(NFD)  # a ClusterPolicy comes with the chart's NFD unless nfd.enabled is false (not visible here)
+        if op.nfd_tolerations is not None:  # the chart's NFD (a ClusterPolicy alone does not say whether NFD runs)
+            found.add(NFD)
         if op.gfd:
             found.add(GFD)
     return tuple(sorted(found))
