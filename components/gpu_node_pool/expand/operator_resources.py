@@ -45,12 +45,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..k8s.taints import TaintEffect, Toleration
 from .result import Expanded, NotJudged, find_unknown
 
 __all__ = ["OperatorKind", "OPERATOR_KINDS", "OPERATOR_OPERANDS", "Operand", "group_kind", "known_kind",
            "expand_custom_resource", "cluster_policy_daemonsets"]
 
-_GPU = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+#: The operands' default toleration (assets/state-*/*_daemonset.yaml): nvidia.com/gpu Exists NoSchedule.
+_GPU = Toleration("nvidia.com/gpu", "Exists", None, TaintEffect.NO_SCHEDULE).to_k8s()
 _MARK = "gpu-node-pools/synthesized-from"
 
 
