@@ -97,7 +97,8 @@ def test_violating_page_shows_the_log_agent_stopped_by_gpu_taints(violating_page
         "legacy-gpu": "runs",  # the one GPU pool without a taint
     }
     assert matrix[(DEVICE_PLUGIN, "training")] == "runs"
-    assert matrix[(DEVICE_PLUGIN, "hidden-taint-gpu")] == "doesNotRun"  # its dedicated=gpu taint
+    # not one of the plugin's pools (no gpu-node-pools/pool label): kept off by its selection, as the pack says
+    assert matrix[(DEVICE_PLUGIN, "hidden-taint-gpu")] == "keptOff"
     # the cell names the toleration to add
     assert re.search(r"add toleration [^<]*\{key: workload, operator: Exists, effect: NoExecute\}", text)
 
