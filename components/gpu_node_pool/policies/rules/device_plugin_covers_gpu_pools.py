@@ -163,7 +163,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            if place(tolerations, node_selection, pool, discovered=discovered).status in ("runs", "partial"):
+            if place(tolerations, node_selection, pool).status in ("runs", "partial"):
                 landing.append(display)
         if pool.gke_managed_plugin and landing:
             report(
