@@ -25,7 +25,10 @@ from .snapshot import Snapshot
 from .starved import starved_reason
 from .text_pools import pool_lines
 
-__all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit"]
+__all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit", "NO_DAEMONSETS"]
+
+#: Why DaemonSet verdicts are missing when a dump has no DaemonSet list.
+NO_DAEMONSETS = "the dump holds no DaemonSets"
 
 
 @dataclass
@@ -104,8 +107,9 @@ class AuditReport:
             "starvedNodes": list(self.starved),
             "pendingPods": [
                 {"namespace": p.namespace, "name": p.name, "schedulerMessage": p.reason, "reasonSource": p.reason_source,
-                 "pools": list(p.pools),
-                 "missingTolerations": [{"taint": str(t), "addToleration": tol.to_k8s(), "why": why} for t, tol, why in p.missing]}
+                 "pools": list(p.pools), "requestsGpu": p.requests_gpu,
+                 "missingTolerations": [{"taint": str(t), "addToleration": tol.to_k8s(), "why": why}
+                                        for t, tol, why in p.missing if p.requests_gpu]}
                 for p in self.pending
             ],
             "findings": [f.to_json() for f in self.findings],
@@ -255,8 +259,14 @@ def run_audit(
     # GPU-starved nodes.
     starved = []
     pods_read = "Pod" in snapshot.read
+    ds_read = "DaemonSet" in snapshot.read
+    if not ds_read:
+        not_judged.append(NotJudged("DaemonSets", f"{NO_DAEMONSETS}: which agents cover the GPU pools is not judged "
+                                    "(add `kubectl get daemonsets -A -o json` to the dump)"))
     for node in nodes:
-        if node.starved:
+        if node.starved and not ds_read:
+            not_judged.append(NotJudged(f"Node {node.name}", f"no GPU resource is allocatable; why is not judged: {NO_DAEMONSETS}"))
+        elif node.starved:
             reason, fix = starved_reason(node, verdicts_by_node[node.name], daemonsets,
                                          snapshot.pod_states if pods_read else None)
             pool = node.pool[1] if node.pool else ""
@@ -273,9 +283,14 @@ def run_audit(
         pending, problems = pending_pods(snapshot.pending, failed, nodes, platform, plugins)
         not_judged += [NotJudged(p.split(":")[0], p) for p in problems]
         for p in pending:
-            adds = "; ".join(f"{t}: {why}; add {toleration_text(tol)}" for t, tol, why in p.missing)
+            if p.requests_gpu:
+                fix = "; ".join(f"{t}: {why}; add {toleration_text(tol)}" for t, tol, why in p.missing) or "read the scheduler message"
+            else:  # a GPU toleration would put it on GPU nodes, which the allow-list forbids
+                fix = (f"it requests no GPU: keep it off GPU nodes (a nodeSelector or required node affinity for nodes "
+                       f"without the GPU taints {', '.join(sorted({str(t) for t, _, _ in p.missing}))}), or add CPU nodes it can "
+                       "run on; do not add a GPU toleration (gpu-toleration-allowlist forbids it for workloads that request no GPU)")
             findings.append(Finding("advisory", "pending-gpu-taint", f"Pod {p.display}",
-                f"Pending ({p.reason_source}: {p.reason})", adds or "read the scheduler message", ", ".join(p.pools)))
+                f"Pending ({p.reason_source}: {p.reason})", fix, ", ".join(p.pools)))
 
     whatif_pools: list[str] = []
     if declared is not None:

@@ -12,12 +12,13 @@ I/O, no mocks) returning the :class:`~gpu_node_pool.plan.html.Matrix` that
   as in ``gpu-node-pools:pools``) and hand-written node groups, node pools and NodePools (named
   by their Pulumi resource name); plus the stack's pools the pack cannot see among resources,
   from the plan's pool entries (self-managed kubeadm/kubelet pools, which join through files).
-- **Cells**: the audit's rules (:func:`gpu_node_pool.policies.daemonset_nodes.judge`, the DaemonSet
-  controller's ``nodeShouldRunDaemonPod``), with the effective tolerations of
-  :func:`gpu_node_pool.k8s.taints.effective_tolerations` (kind ``DaemonSet``), on ONE new node of
-  the pool carrying its declared labels and taints. A plan has no nodes, so the label set is
-  incomplete (``complete=False``): a selection that depends on a label the pool does not
-  declare is *not judged*, never guessed. The platform is the one the pack's
+- **Cells**: the placement verdict the pack's coverage rules and the audit use
+  (:func:`gpu_node_pool.policies.placement.place`, the DaemonSet controller's ``nodeShouldRunDaemonPod``),
+  with the effective tolerations of :func:`gpu_node_pool.k8s.taints.effective_tolerations` (kind
+  ``DaemonSet``), on every kind of new node of the pool (instance type x zone) carrying its declared
+  labels, the labels its platform sets and its taints. A selection that depends on a label no one
+  declares, or that appears only once a discovery agent the stack does not install runs, is *not
+  judged*, never guessed, and the cell says which label. The platform is the one the pack's
   ``daemonsets-tolerate-gpu-taints`` policy assumes (GKE if any pool is GKE, else EKS unless every
   pool is self-managed); the stack's ``cluster.admissionPlugins`` count on self-managed clusters.
 
@@ -40,7 +41,7 @@ from ..backends._shared.gpu_pool import GpuPool
 from ..k8s.effective import cluster_platform, runs_own_api_server
 from ..k8s.taints import Taint, TaintError
 from ..k8s.wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, POOL_LABEL_KEY, UNKNOWN
-from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, judge, pool_cell, read_daemonset
+from ..policies.daemonset_nodes import DaemonSet, placement_cell, read_daemonset
 from .html import Matrix, MatrixCell, MatrixColumn, MatrixRow, render_page
 from .run import PlanResult
 
@@ -100,17 +101,14 @@ def _labels_text(labels: Mapping[str, str] | None) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"
 
 
-def _cell(ds: DaemonSet, node: str, pool: Any) -> MatrixCell:
-    verdict = judge(ds, node, pool.labels or {}, pool.taints, complete=False)
-    if verdict.status == "notJudged" and not ds.problem:
-        verdict = NodeVerdict(node, "notJudged", "its nodeSelector/required node affinity depends on node labels the "
-                              "pool does not declare (or uses matchFields), which a plan cannot know")
-    cell = pool_cell([verdict])
-    summary = {
-        "runs": "runs on the pool's nodes (declared taints tolerated, selection matches the declared labels)",
-        "keptOff": "kept off by its own selection (nodeSelector/required node affinity vs the declared labels)",
-    }.get(cell.status, cell.summary)
-    return MatrixCell(cell.status, summary, tuple(cell.details))
+def _cell(ds: DaemonSet, pool: Any, discovered: tuple[str, ...]) -> MatrixCell:
+    """The pack's verdict (:func:`gpu_node_pool.policies.placement.place`) for ``ds`` on ``pool``'s new nodes."""
+    from ..policies.placement import place
+
+    if ds.tolerations is None or ds.selection is None:
+        return MatrixCell("notJudged", f"not judged: {ds.problem}")
+    cell = placement_cell(place(ds.tolerations, ds.selection, pool, discovered=discovered))
+    return MatrixCell(cell.status, cell.summary, tuple(cell.details))
 
 
 def plan_matrix(result: PlanResult) -> Matrix:
@@ -133,6 +131,9 @@ def plan_matrix(result: PlanResult) -> Matrix:
     if runs_own_api_server(platform) and result.config is not None:
         plugins = list(result.config.cluster.admission_plugins or []) or None
 
+    from ..policies.gpu_agents import discovery_agents
+
+    discovered = discovery_agents(resources, undecided)
     not_judged = [f"{what}: unknown before apply ({err.message})" for what, err in undecided.items]
     columns, names = [], []
     for pool in pools:
@@ -161,11 +162,11 @@ def plan_matrix(result: PlanResult) -> Matrix:
         if ds.problem:
             not_judged.append(f"DaemonSet {label}: {ds.problem}")
         cells = []
-        for pool, column in zip(pools, columns, strict=True):
+        for pool in pools:
             if pool.problem:
                 cells.append(MatrixCell("notJudged", f"not judged: the pool's taints are unreadable: {pool.problem}"))
             else:
-                cells.append(_cell(ds, f"a new {column.id} node", pool))
+                cells.append(_cell(ds, pool, discovered))
         rows.append(MatrixRow(label, tuple(cells)))
 
     stopped = tuple(
@@ -184,7 +185,7 @@ def plan_matrix(result: PlanResult) -> Matrix:
                                                 for v in result.violations)),
     )
     subtitle = (f"offline plan of stack {result.stack}; platform {platform}; no cluster and no nodes exist: each cell "
-                "judges one new node of the pool carrying its declared labels and taints"
+                "judges every kind of new node of the pool with its declared and platform labels and its taints"
                 + ("" if rows else "; the plan records no DaemonSet"))
     return Matrix("gpupool plan: DaemonSet x GPU pool", subtitle, tuple(columns), tuple(rows), (), lists)
 
