@@ -18,7 +18,8 @@ NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml``,
   EKS AL2023 NVIDIA and Bottlerocket NVIDIA AMIs ship the driver and the container toolkit
   (``driver.enabled``/``toolkit.enabled`` false; EKS user guide ``ml-eks-optimized-ami``);
   Bottlerocket NVIDIA also ships the device plugin and its own MIG settings (``devicePlugin.enabled``,
-  ``migManager.enabled`` false). GKE (the driver from Google's installer, :func:`_gke_driver`): ``driver.enabled`` false and the
+  ``migManager.enabled`` false); ``devicePlugin.enabled`` is false too when every pool's image runs its own
+  device plugin (two plugins registering ``nvidia.com/gpu`` with one kubelet flap). GKE (the driver from Google's installer, :func:`_gke_driver`): ``driver.enabled`` false and the
   driver/toolkit paths ``/home/kubernetes/bin/nvidia`` (``hostPaths.driverInstallDir``,
   ``toolkit.installDir``), plus the ``gpu-operator-quota`` ResourceQuota (:func:`gke_resource_quota`)
   - NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst`` ("Using the Google driver installer").
@@ -141,6 +142,7 @@ def operator_values(
     families = {p.image_family for p in served}
     ships = bool(served) and families <= set(_SHIPS_DRIVER_AND_TOOLKIT)
     bottlerocket = bool(served) and families == {"bottlerocket-nvidia"}
+    own_plugin = bool(served) and all(p.device_plugin == "image" for p in served)  # every image runs its own plugin
     gke_driver = _gke_driver(served)
     mps = any(p.sharing is not None and p.sharing.strategy == "mps" for p in served)
     values: dict[str, Any] = {
@@ -148,7 +150,7 @@ def operator_values(
         "node-feature-discovery": {"worker": {"tolerations": list(tolerations)}},
         "driver": {"enabled": not (ships or gke_driver)},
         "toolkit": {"enabled": not ships},
-        "devicePlugin": {"enabled": not bottlerocket},
+        "devicePlugin": {"enabled": not (bottlerocket or own_plugin)},
         "migManager": {"enabled": not bottlerocket},
         "dcgmExporter": {"enabled": bool(dcgm_exporter)},
         "gfd": {"enabled": bool(feature_discovery or mps)},
@@ -160,7 +162,7 @@ def operator_values(
     documents = config_documents(
         s for p in served if (s := pool_setting(p, mig_in_plugin=p in mig_pools)) is not None
     )
-    if documents and not bottlerocket:
+    if documents and not (bottlerocket or own_plugin):
         values["devicePlugin"]["config"] = {
             "create": True,
             "name": PLUGIN_CONFIG_NAME,
