@@ -277,6 +277,14 @@ def run_audit(
         notes += dnotes
         whatif_pools = _whatif(declared, nodes, rows, platform, plugins, findings)
 
+    # The admission guard: installed, its action, drift against the declared pools.
+    from .admission import admission_verdicts
+
+    afindings, ajudged, anotes = admission_verdicts(snapshot.admission, "admission" in snapshot.read, declared)
+    findings += afindings
+    not_judged += ajudged
+    notes += anotes
+
     return AuditReport(
         source=snapshot.source, platform=platform, platform_evidence=evidence,
         events_available="Event" in snapshot.read, nodes=nodes, pools=pools, rows=rows, starved=starved,

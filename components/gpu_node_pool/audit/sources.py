@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from .jsonstream import NOT_AN_OBJECT, ListStream
-from .snapshot import KINDS, Snapshot
+from .snapshot import KINDS, Snapshot, is_admission
 
 __all__ = ["SourceError", "Snapshot", "load_dump", "load_live", "LISTS"]
 
@@ -37,7 +37,8 @@ LISTS: dict[str, tuple[str, str]] = {
     "Event": (KINDS["Event"], "GET /api/v1/events"),
 }
 _LIST_KINDS = {"List", *(f"{kind}List" for kind in LISTS)}
-_HOW = "write it with kubectl get nodes,daemonsets,pods,events -A -o json"
+_HOW = ("write it with kubectl get nodes,daemonsets,pods,events -A -o json (add validatingadmissionpolicies,"
+        "validatingadmissionpolicybindings, or constrainttemplates,constraints, for the admission guard)")
 
 
 class SourceError(Exception):
@@ -62,6 +63,8 @@ def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: in
         snapshot.problems.append(f"{where} items[{i}]: not an object; skipped")
     elif kind in LISTS:
         snapshot.add(kind, item)
+    elif is_admission(kind, item):
+        snapshot.add_admission(str(kind), item)
     # other kinds (Services...) are not the audit's business
 
 
@@ -149,7 +152,18 @@ def load_dump(path: str | Path) -> Snapshot:
 # --- live -----------------------------------------------------------------------------------
 
 
+def _require_client() -> None:
+    """Raises SourceError naming the extra when the Kubernetes client (``gpu-node-pool[audit]``) is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec("kubernetes") is None:
+        raise SourceError("gpupool audit of a live cluster reads it through the kubernetes client, which is not "
+                          "installed: pip install 'gpu-node-pool[audit]' (or [all]); or audit a dump with "
+                          "--cluster-dump (kubectl get nodes,daemonsets,pods,events -A -o json)")
+
+
 def _client(kubeconfig: str | None, context: str | None, in_cluster: bool, timeout: float) -> Any:
+    _require_client()
     from kubernetes import client, config
     from kubernetes.config.config_exception import ConfigException
 
@@ -198,6 +212,7 @@ def load_live(
     Raises:
         SourceError: no usable kubeconfig/context, 401, 403 on Nodes, a timeout, no connection.
     """
+    _require_client()
     import urllib3
     from kubernetes import client
     from kubernetes.client.exceptions import ApiException
@@ -240,9 +255,54 @@ def load_live(
                 snapshot.drop(kind)
                 raise SourceError(f"{what} at {host}: the answer is not JSON ({err}); is this a Kubernetes API "
                                   "server?") from None
+        _load_admission(snapshot, api, timeout)
     except urllib3.exceptions.HTTPError as err:
         reason = getattr(err, "reason", None) or err
         text = "timed out" if "timed out" in str(reason).lower() else f"failed ({str(reason).splitlines()[0]})"
         raise SourceError(f"{what} at {host}: {text} (limit {timeout:g} s); check the network path to the "
                           "API server or raise --timeout") from None
     return snapshot
+
+
+def _load_admission(snapshot: Snapshot, api: Any, timeout: float) -> None:
+    """The admission guard's objects, read-only: ValidatingAdmissionPolicies and bindings, Gatekeeper
+    ConstraintTemplates and their Constraints. A 404 (Gatekeeper not installed, or an API server without
+    ``admissionregistration.k8s.io/v1`` policies) reads as none; a 403 is listed as forbidden."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    admission, custom = client.AdmissionregistrationV1Api(api), client.CustomObjectsApi(api)
+    calls = [
+        ("ValidatingAdmissionPolicy", "GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+         lambda: admission.list_validating_admission_policy(_request_timeout=timeout)),
+        ("ValidatingAdmissionPolicyBinding", "GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+         lambda: admission.list_validating_admission_policy_binding(_request_timeout=timeout)),
+        ("ConstraintTemplate", "GET /apis/templates.gatekeeper.sh/v1/constrainttemplates",
+         lambda: custom.list_cluster_custom_object("templates.gatekeeper.sh", "v1", "constrainttemplates", _request_timeout=timeout)),
+    ]
+    sanitize = client.ApiClient().sanitize_for_serialization
+    snapshot.read.add("admission")
+    i = 0
+    while i < len(calls):
+        kind, what, call = calls[i]
+        i += 1
+        try:
+            answer = call()
+        except ApiException as err:
+            if err.status == 403:
+                snapshot.forbidden.append(f"{what}: 403 Forbidden; grant it with the ClusterRole of gpupool audit --print-rbac")
+            elif err.status != 404:
+                snapshot.problems.append(f"{what}: HTTP {err.status} {err.reason}; the admission guard is not judged")
+            continue
+        items = answer.get("items", []) if isinstance(answer, Mapping) else sanitize(answer).get("items", [])
+        for item in items:
+            if not isinstance(item, Mapping):
+                continue
+            item_kind = item.get("kind") or kind
+            snapshot.add_admission(str(item_kind), {**item, "kind": item_kind})
+            if kind == "ConstraintTemplate":  # its Constraints, one kind per template
+                names = ((item.get("spec") or {}).get("crd") or {}).get("spec", {}).get("names", {})
+                if isinstance(names.get("kind"), str):
+                    ck = names["kind"]
+                    calls.append((ck, f"GET /apis/constraints.gatekeeper.sh/v1beta1/{ck.lower()}",
+                                  lambda ck=ck: custom.list_cluster_custom_object("constraints.gatekeeper.sh", "v1beta1", ck.lower(), _request_timeout=timeout)))

@@ -16,6 +16,7 @@ from ..config import ConfigError
 from ..sdk.outcome import envelope
 from ..sdk.terminal import terminal_text
 from .expand import not_judged_lines
+from .order import causal_order
 from .run import PlanResult
 
 
@@ -34,7 +35,7 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
         notJudged=result.not_judged,
         resources=[
             {"type": r.type, "name": r.name, "inputs": r.inputs, **({"synthesized": r.synthesized} if r.synthesized else {})}
-            for r in result.resources
+            for r in causal_order(result.resources)
         ],
         outputs=result.outputs,
     )
@@ -153,18 +154,28 @@ def agent_lines(stack: Any) -> list[str]:
 
 
 def admission_lines(resources: Iterable[Any]) -> list[str]:
-    """The admission policies the program installs (``admission.enabled``), one line per rule with the preview
-    rule it enforces again and its ``validationActions``; nothing when it installs none."""
+    """The admission objects the program installs (``admission.enabled``), one line per rule with the preview
+    rule it enforces again and its action (a binding's ``validationActions`` or a Gatekeeper Constraint's
+    ``enforcementAction``); nothing when it installs none."""
     from ..admission.render import RULES
 
-    found = [r.inputs.get("spec", {}) for r in resources if r.type == _BINDING]
-    if not found:
-        return []
-    lines = ["", "admission policies (ValidatingAdmissionPolicy, enforced by the API server):"]
-    for spec in found:
-        name = spec.get("policyName")
-        rule = RULES.get(name, "?")
-        lines.append(f"  {name}  rule {rule}  actions {', '.join(spec.get('validationActions') or [])}")
+    lines: list[str] = []
+    resources = list(resources)
+    bindings = [r.inputs.get("spec", {}) for r in resources if r.type == _BINDING]
+    if bindings:
+        lines += ["", "admission policies (ValidatingAdmissionPolicy, enforced by the API server):"]
+        for spec in bindings:
+            name = spec.get("policyName")
+            lines.append(f"  {name}  rule {RULES.get(name, '?')}  actions {', '.join(spec.get('validationActions') or [])}")
+    constraints = [r.inputs for r in resources if r.type.startswith("kubernetes:constraints.gatekeeper.sh/")]
+    if constraints:
+        lines += ["", "admission constraints (Gatekeeper ConstraintTemplate + Constraint):"]
+        order = list(RULES)
+        constraints.sort(key=lambda b: order.index(n) if (n := (b.get("metadata") or {}).get("name")) in order else len(order))
+        for body in constraints:
+            name = (body.get("metadata") or {}).get("name")
+            lines.append(f"  {name}  rule {RULES.get(name, '?')}  enforcementAction "
+                         f"{(body.get('spec') or {}).get('enforcementAction')}")
     return lines
 
 
