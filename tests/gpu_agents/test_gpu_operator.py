@@ -109,14 +109,19 @@ def test_bottlerocket_turns_plugin_and_mig_manager_off(tmp_path):
     assert spec["gfd"]["enabled"] is True and spec["dcgmExporter"]["enabled"] is False
 
 
-def test_mps_turns_gfd_on_and_mixed_mig_sets_the_strategy():
+def test_mps_turns_gfd_on_and_mixed_mig_is_the_pools_own_named_config():
     s = stack([{"name": "m", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 1},
                 "gpuSharing": {"strategy": "mps", "replicas": 2}},
                {"name": "a", "backend": "eks-managed", "instanceTypes": ["p4de.24xlarge"], "scaling": {"minSize": 0, "maxSize": 1},
                 "mig": {"strategy": "mixed", "profile": "1g.10gb"}}])
     values = values_of(s)
     assert values["gfd"]["enabled"] is True
-    assert values["mig"] == {"strategy": "mixed"}
+    assert values["mig"] == {"strategy": ""}  # no cluster-wide strategy: each node's named config decides
+    data = values["devicePlugin"]["config"]["data"]
+    assert yaml.safe_load(data["mig-mixed"]) == {"version": "v1", "flags": {"migStrategy": "mixed"}}
+    assert yaml.safe_load(data["mps-2"])["flags"] == {"migStrategy": "none"}
+    assert s.pools[1].node_labels["nvidia.com/device-plugin.config"] == "mig-mixed"
+    assert s.pools[0].node_labels["nvidia.com/device-plugin.config"] == "mps-2"
 
 
 GKE = {"name": "ml", "project": "my-project-1", "location": "us-central1"}

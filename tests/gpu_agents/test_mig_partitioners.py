@@ -3,7 +3,7 @@
 GPU Operator pools: the node label nvidia.com/mig.config=all-<profile> in the node group's and the
 Auto Scaling group's inputs, and values the real gpu-operator chart renders into a ClusterPolicy
 (skipped with the reason without helm or the chart). Bottlerocket: its MIG settings in the self-managed
-TOML, refusals elsewhere. One strategy per operator cluster. Karpenter: warning on sharing, error on MIG.
+TOML, refusals elsewhere. Per-pool MIG strategies through named device-plugin configs. Karpenter: warning on sharing, error on MIG.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def test_operator_pool_labels_its_nodes_with_the_layout_and_the_chart_accepts_th
     assert tags[CA_LABEL_PREFIX + MIG_CONFIG_LABEL] == "all-1g.10gb"
     assert tags[CA_RESOURCE_PREFIX + NVIDIA_GPU_RESOURCE] == "32"
     spec = helm_template(operator_values([agent_pool(p) for p in s.pools]), tmp_path)
-    assert spec["migManager"]["enabled"] is True and spec["mig"]["strategy"] == "single"
+    assert spec["migManager"]["enabled"] is True and "strategy" not in (spec.get("mig") or {})
     # the MIG manager's default stays all-disabled: only the labelled pool is partitioned
     assert spec["migManager"]["config"]["default"] == "all-disabled"
 
@@ -159,30 +159,56 @@ def test_bottlerocket_profile_outside_its_table_is_refused():
     assert any("'4g.20gb' is not a profile Bottlerocket" in i and "mig_profile.rs" in i for i in issues)
 
 
-# --- 3. one strategy per operator cluster ----------------------------------------------------------
+# --- 3. per-pool MIG strategies --------------------------------------------------------------------
 
 
-def test_single_and_mixed_operator_pools_are_refused():
-    issues = errors([eks_pool(mig={"strategy": "single", "profile": "1g.10gb"}),
-                     eks_pool("b", types=["p4de.24xlarge"], mig={"strategy": "mixed", "profile": "3g.40gb"})],
-                    plugin=OPERATOR)
-    (issue,) = [i for i in issues if "spec.mig.strategy" in i]
-    assert issue.startswith("pools[1].mig.strategy:") and "'a100' (pools[0])" in issue
+def helm_objects(values, tmp_path):
+    if HELM is None or not CHART.is_dir():
+        pytest.skip(f"needs helm (tools/install_helm.py) and the gpu-operator chart at {CHART}")
+    f = tmp_path / "values.yaml"
+    f.write_text(yaml.safe_dump(values))
+    out = subprocess.run([HELM, "template", "gpu-operator", str(CHART), "-n", "gpu-operator", "-f", str(f)], check=True,
+                         capture_output=True, text=True, env={**os.environ, "HELM_CACHE_HOME": str(tmp_path)}).stdout
+    return [d for d in yaml.safe_load_all(out) if d]
 
 
-@pytest.mark.parametrize("strategy", ["single", "mixed"])
-def test_each_pools_advertised_resource_matches_the_cluster_strategy_and_its_tag(strategy):
-    s = stack([eks_pool(mig={"strategy": strategy, "profile": "1g.10gb"}),
-               eks_pool("b", types=["p4de.24xlarge"], mig={"strategy": strategy, "profile": "3g.40gb"})], plugin=OPERATOR)
-    values = operator_values([agent_pool(p) for p in s.pools])
-    assert values["mig"] == {"strategy": strategy}
-    expected = {"single": [{NVIDIA_GPU_RESOURCE: 32}, {NVIDIA_GPU_RESOURCE: 16}],
-                "mixed": [{"nvidia.com/mig-1g.10gb": 32}, {"nvidia.com/mig-3g.40gb": 16}]}[strategy]
+def advertised_by_plugin(config_doc: dict, profile: str) -> str:
+    """What NVIDIA's device plugin names a node's MIG devices under a config file (k8s-device-plugin
+    internal/rm/rm.go: single -> nvidia.com/gpu, mixed -> nvidia.com/mig-<profile>, none -> whole GPUs)."""
+    strategy = (config_doc.get("flags") or {}).get("migStrategy", "none")
+    return {"single": NVIDIA_GPU_RESOURCE, "mixed": "nvidia.com/mig-" + profile.replace("+", ".")}.get(strategy, "whole GPUs")
+
+
+def test_a_single_and_a_mixed_pool_in_one_stack_each_advertise_what_their_tag_promises(tmp_path):
+    s = stack([eks_pool(mig={"strategy": "single", "profile": "1g.10gb"}),
+               eks_pool("b", types=["p4de.24xlarge"], mig={"strategy": "mixed", "profile": "3g.40gb"})], plugin=OPERATOR)
+    objects = helm_objects(operator_values([agent_pool(p) for p in s.pools]), tmp_path)
+    (spec,) = [o["spec"] for o in objects if o["kind"] == "ClusterPolicy"]
+    # no cluster-wide strategy: the operator then sets no MIG_STRATEGY and the node's config file decides
+    assert "strategy" not in (spec.get("mig") or {})
+    assert spec["devicePlugin"]["config"]["name"] == "device-plugin-config"
+    (cm,) = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "device-plugin-config"]
+    expected = [{NVIDIA_GPU_RESOURCE: 32}, {"nvidia.com/mig-3g.40gb": 16}]
     for pool, want in zip(s.pools, expected, strict=True):
+        selected = yaml.safe_load(cm["data"][pool.node_labels["nvidia.com/device-plugin.config"]])
+        assert advertised_by_plugin(selected, pool.mig.profile) == next(iter(want))
         resources = autoscaler_resources(pool)
         assert resources == want
         tags = ca_node_template_tags(pool.taint_list, pool.node_labels, {k: str(v) for k, v in resources.items()})
-        assert {k[len(CA_RESOURCE_PREFIX):] for k in tags if k.startswith(CA_RESOURCE_PREFIX)} == set(want)
+        assert {k[len(CA_RESOURCE_PREFIX):]: v for k, v in tags.items() if k.startswith(CA_RESOURCE_PREFIX)} == {
+            k: str(v) for k, v in want.items()}
+        # the node group's own labels select the same config and layout the tags announce
+        labels = node_group_args(pool, s.cluster)["labels"]
+        assert labels["nvidia.com/device-plugin.config"] == tags[CA_LABEL_PREFIX + "nvidia.com/device-plugin.config"]
+        assert labels[MIG_CONFIG_LABEL] == "all-" + pool.mig.profile
+    # nodes of other pools get the default config: whole GPUs, never a MIG strategy they did not ask for
+    assert yaml.safe_load(cm["data"]["default"])["flags"] == {"migStrategy": "none"}
+
+
+def test_device_plugin_config_label_is_reserved_on_a_mig_pool():
+    issues = errors([eks_pool(labels={"nvidia.com/device-plugin.config": "x"}, mig={"strategy": "single", "profile": "1g.10gb"})],
+                    plugin=OPERATOR)
+    assert any("nvidia.com/device-plugin.config" in i and "mig-single" in i for i in issues)
 
 
 # --- 4. Karpenter and EKS Auto Mode ----------------------------------------------------------------

@@ -151,10 +151,11 @@ def test_a_registered_backend_gets_the_gpu_sharing_rules(fakecloud, temp_project
     code, report = _fake_plan(temp_project, capsys, "      gpuSharing: {strategy: timeSlicing, replicas: 4}\n")
     # the fake image ships its own device plugin (FakePool.uses_nvidia_device_plugin), which reads no chart config
     assert code == 2
-    assert _errors(report) == [
+    (error,) = _errors(report)
+    assert error.startswith(
         "pools[0].gpuSharing: this pool's nodes run the device plugin of their image (e.g. Bottlerocket NVIDIA), which "
-        "does not read the nvidia-device-plugin chart's configs, so gpuSharing would do nothing; use an AL2023 NVIDIA "
-        "image or remove gpuSharing"]
+        "does not read the nvidia-device-plugin chart's configs")
+    assert "https://bottlerocket.dev/" in error and error.endswith("use an AL2023 NVIDIA image or remove gpuSharing")
 
 
 def test_a_registered_backend_gets_the_mig_rules(fakecloud, temp_project, capsys):

@@ -12,7 +12,8 @@ Drift, per declared pool and each node labelled ``gpu-node-pools/pool=<pool>``:
   autoscaler for a while (see :data:`TRANSIENT_TAINT_KEYS`) or a declared startup taint;
 * a declared taint missing from the node (mandatory);
 * a declared label missing or different on the node (advisory). Only declared label keys are
-  compared: nodes carry many controller-set labels, which are not drift.
+  compared: nodes carry many controller-set labels, which are not drift;
+* GPU resources in the node's capacity other than the pool promises (mandatory; :mod:`.advertised`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..k8s.taints import Taint
+from .advertised import advertised_findings
 from .cluster import Node
 from .findings import Finding
 
@@ -62,6 +64,9 @@ class DeclaredPool:
     taints: list[Taint]
     labels: dict[str, str]
     startup_taints: list[Taint] = field(default_factory=list)
+    #: the plan's ``gpus``: ``mechanism`` and ``advertised`` (resource -> per node; {} when not known).
+    mechanism: str = "whole-gpus"
+    advertised: dict[str, int] = field(default_factory=dict)
 
     @property
     def where(self) -> str:
@@ -105,6 +110,8 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
             taints=[Taint.parse(t) for t in entry.get("taints") or []],
             labels=dict(entry.get("labels") or {}),
             startup_taints=[Taint.parse(t) for t in entry.get("startupTaints") or []],
+            mechanism=(entry.get("gpus") or {}).get("mechanism", "whole-gpus"),
+            advertised=dict((entry.get("gpus") or {}).get("advertised") or {}),
         )
         for i, entry in enumerate(result.pools)
     ]
@@ -155,6 +162,9 @@ def drift(declared: Declared, nodes: list[Node]) -> tuple[list[Finding], list[st
                         f"declared taint {want} of {pool.where} is not on the node (the pool was changed after "
                         "the node joined, or the change is not applied yet)",
                         "pulumi up the stack; replace the node if the provider applies taints only at launch", pool.name))
+            more, also = advertised_findings(node, pool.name, pool.where, pool.mechanism, pool.advertised, pool.labels)
+            findings += more
+            notes += also
             for key, value in sorted(pool.labels.items()):
                 if node.labels.get(key) != value:
                     got = "missing" if key not in node.labels else f"{node.labels[key]!r}"

@@ -273,6 +273,14 @@ def sharing_config_name(strategy: str, replicas: int) -> str:
     return f"{_SHARING_NAME_PART[strategy]}-{replicas}"
 
 
+def mig_config_name(strategy: str) -> str:
+    """The named device-plugin config of a MIG pool: ``mig-single`` or ``mig-mixed``, carrying the pool's
+    ``flags.migStrategy`` (NVIDIA/k8s-device-plugin@v0.20.0 ``deployments/helm/nvidia-device-plugin/values.yaml``
+    L1-19, the ``mig-single``/``mig-mixed`` example). Also the value of the node label
+    ``nvidia.com/device-plugin.config`` that selects it on the pool's nodes."""
+    return f"mig-{strategy}"
+
+
 def mig_layout_name(profile: str) -> str:
     """The GPU Operator MIG manager's layout that puts every GPU of a node into ``profile``: ``all-<profile>``
     with ``+`` written ``.`` (e.g. ``all-1g.10gb``, ``all-1g.5gb.me``), the naming of its default config map
@@ -397,6 +405,11 @@ class PoolBase(Model):
                 f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} is set by the component from gpuSharing "
                 f"({self.gpu_sharing.config_name!r}); remove it"
             )
+        if DEVICE_PLUGIN_CONFIG_LABEL in self.labels and self.mig is not None:
+            raise fail(
+                f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} is set by the component from mig "
+                f"({mig_config_name(self.mig.strategy)!r}, the device-plugin config carrying migStrategy); remove it"
+            )
         if MIG_CONFIG_LABEL in self.labels and self.mig is not None:
             raise fail(
                 f"labels: {MIG_CONFIG_LABEL!r} is set by the component from mig ({mig_layout_name(self.mig.profile)!r} "
@@ -429,14 +442,17 @@ class PoolBase(Model):
         NVIDIA's plugin ``nvidia.com/device-plugin.config=<config name>`` (so it survives node replacement
         like the taints; k8s-device-plugin README L820-846), and with ``mig`` partitioned by the GPU
         Operator ``nvidia.com/mig.config=<layout>`` (:func:`mig_layout_name`; without it the operator labels
-        the node ``all-disabled``: NVIDIA/gpu-operator ``controllers/nodelabeling_controller.go``), sorted by key."""
+        the node ``all-disabled``: NVIDIA/gpu-operator ``controllers/nodelabeling_controller.go``) and
+        ``nvidia.com/device-plugin.config=mig-<strategy>`` (:func:`mig_config_name`: the pool's own
+        ``migStrategy``, read per node by the operator's device plugin and GFD), sorted by key."""
         merged = dict(self.labels)
         merged[self.gpu_label.key] = self.gpu_label.value
         merged[POOL_LABEL_KEY] = self.name
         if self.gpu_sharing is not None and self.uses_nvidia_device_plugin:  # selects the plugin's named config
             merged[DEVICE_PLUGIN_CONFIG_LABEL] = self.gpu_sharing.config_name
-        if self.mig_by_operator:  # the layout the operator's MIG manager applies
+        if self.mig_by_operator:  # the layout the operator's MIG manager applies, the strategy its plugin uses
             merged[MIG_CONFIG_LABEL] = mig_layout_name(self.mig.profile)
+            merged[DEVICE_PLUGIN_CONFIG_LABEL] = mig_config_name(self.mig.strategy)
         if self.image_family == "bottlerocket-nvidia":  # the image runs its own: keep the operator's off
             merged.update({OPERATOR_DEPLOY_PREFIX + operand: "false" for operand in IMAGE_OWN_OPERANDS["bottlerocket-nvidia"]})
         return dict(sorted(merged.items()))

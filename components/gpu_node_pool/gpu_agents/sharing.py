@@ -28,7 +28,7 @@ from typing import Any
 from ..config.common import sharing_config_name
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, NVIDIA_GPU_RESOURCE
 from .pools import AgentPool, GpuSharing, Problem
-from .sharing_config import DEFAULT_CONFIG_NAME, config_documents, config_values
+from .sharing_config import DEFAULT_CONFIG_NAME, config_documents, config_values, pool_setting, setting_name
 from .sharing_config import plugin_config as _plugin_config
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "plugin_config",
     "device_plugin_config_values",
     "pool_config_labels",
+    "plugin_exposes_mig",
     "advertised_gpus",
     "gke_sharing_config",
     "needs_feature_discovery",
@@ -95,7 +96,7 @@ def operator_plugin_config_values(pools: Sequence[AgentPool], configmap_name: st
     Every GPU pool counts (the operator's plugin serves all of them). ``{}`` when none shares GPUs.
     """
     documents = config_documents(
-        (p.sharing.strategy, p.sharing.replicas) for p in pools if p.sharing is not None and p.device_plugin != "platform"
+        s for p in pools if p.device_plugin != "platform" and (s := pool_setting(p, mig_in_plugin=plugin_exposes_mig(p)))
     )
     if not documents:
         return {}
@@ -103,15 +104,24 @@ def operator_plugin_config_values(pools: Sequence[AgentPool], configmap_name: st
 
 
 def pool_config_labels(pool: AgentPool) -> dict[str, str]:
-    """The labels the pool's nodes must carry for sharing: ``{nvidia.com/device-plugin.config: <name>}``.
+    """The labels the pool's nodes must carry for sharing or a MIG strategy: ``{nvidia.com/device-plugin.config: <name>}``
+    (``timeslicing-<N>``, ``mps-<N>``, ``mig-single``, ``mig-mixed``).
 
-    Empty for pools without ``gpuSharing`` and for platform-managed sharing (GKE labels its nodes). The pool
+    Empty for pools with neither and for platform-managed sharing (GKE labels its nodes). The pool
     config models add the same label in ``node_labels`` (``config.common.PoolBase``).
     Set them through the pool's own labels so they survive node replacement like the taints.
     """
-    if pool.sharing is None or pool.device_plugin == "platform":
+    if pool.device_plugin == "platform":
         return {}
-    return {CONFIG_LABEL: config_name(pool.sharing)}
+    setting = pool_setting(pool, mig_in_plugin=plugin_exposes_mig(pool))
+    return {} if setting is None else {CONFIG_LABEL: setting_name(setting)}
+
+
+def plugin_exposes_mig(pool: AgentPool) -> bool:
+    """Whether NVIDIA's device plugin (the GPU Operator's) exposes the pool's MIG devices under the pool's own
+    named config ``mig-<strategy>``: ``mig`` set, partitioned on the node by the operator's MIG manager (not
+    the platform, not Bottlerocket's own plugin). The same pools as ``PoolBase.mig_by_operator``."""
+    return pool.mig is not None and pool.mig_by == "device-plugin" and pool.image_family != "bottlerocket-nvidia"
 
 
 def advertised_gpus(pool: AgentPool) -> int | None:
@@ -203,7 +213,9 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
             Problem(
                 path,
                 "this pool's nodes run the device plugin of their image (e.g. Bottlerocket NVIDIA), which does not read "
-                "the nvidia-device-plugin chart's configs, so gpuSharing would do nothing; use an AL2023 NVIDIA image or "
+                "the nvidia-device-plugin chart's configs (Bottlerocket configures its plugin only through "
+                "settings.kubelet-device-plugins: https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/, "
+                "which this component writes for MIG only), so gpuSharing would do nothing; use an AL2023 NVIDIA image or "
                 "remove gpuSharing",
             )
         )

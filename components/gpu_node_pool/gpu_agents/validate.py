@@ -124,36 +124,6 @@ def _karpenter_problems(path: str, *, sharing: bool, mig: bool) -> list[Problem]
     return out
 
 
-def _strategy_issues(stack: Any) -> list[ConfigIssue]:
-    """One ``mig.strategy`` per cluster where the GPU Operator partitions: the chart's ``mig.strategy`` becomes
-    ClusterPolicy ``spec.mig.strategy``, which its device plugin and GFD apply on every node (NVIDIA/gpu-operator
-    ``deployments/gpu-operator/values.yaml`` ``mig.strategy``), so a ``single`` and a ``mixed`` pool cannot both
-    get what they promise (the autoscaler tag of one would name the wrong resource)."""
-    from .mig import partitioner
-
-    provider = stack.device_plugin.provider
-    first: tuple[int, str, str] | None = None
-    issues: list[ConfigIssue] = []
-    for i, pool in enumerate(stack.pools):
-        if pool.mig is None or not _record(pool.backend).mig or _record(pool.backend).provisioner:
-            continue
-        if partitioner(agent_pool(pool), provider) != "gpu-operator":
-            continue
-        if first is None:
-            first = (i, pool.name, pool.mig.strategy)
-        elif pool.mig.strategy != first[2]:
-            issues.append(
-                ConfigIssue(
-                    f"pools[{i}].mig.strategy",
-                    f"{pool.mig.strategy!r}, but pool {first[1]!r} (pools[{first[0]}]) uses {first[2]!r}: the GPU "
-                    "Operator applies one mig.strategy to every node of the cluster (ClusterPolicy spec.mig.strategy; "
-                    "NVIDIA/gpu-operator values.yaml mig.strategy), so one of the pools would advertise another "
-                    f"resource than its autoscaler tag promises; use strategy: {first[2]} in every MIG pool",
-                )
-            )
-    return issues
-
-
 def _record(backend: str) -> Any:
     from ..registry import get
 
@@ -191,7 +161,6 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     """Every refusal of the GPU-agent rules, as :class:`ConfigIssue` (warnings excluded; see :func:`stack_warnings`)."""
     issues = [ConfigIssue(p.path, p.message) for p in _all_problems(stack) if not p.warning]
     issues += _provider_issues(stack)
-    issues += _strategy_issues(stack)
     out: list[ConfigIssue] = []
     for issue in issues:
         if issue not in out:

@@ -70,6 +70,10 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
         lines.append("  labels          " + ", ".join(f"{k}={v}" for k, v in pool.get("labels", {}).items()))
         lines += body
         lines.append(f"  device plugin   {pool['devicePlugin']}")
+        if pool.get("gpus"):
+            from ..gpu_agents.promise import promise_lines  # the stack is validated: config's models are loaded
+
+            lines += promise_lines(pool["gpus"])
     dp = result.device_plugin
     lines.append("")
     if dp:

@@ -465,8 +465,23 @@ def _by_name(resources: list[Recorded]) -> dict[tuple[str, str], Recorded]:
     return {(r.type, r.name): r for r in resources}
 
 
+def _tagged_resources(entry: dict[str, Any]) -> dict[str, int] | None:
+    """``{resource: quantity}`` of the pool's recorded ``node-template/resources/`` tags; None when its backend
+    records no Auto Scaling group tags (the entry has no ``scaleFromZeroTags``)."""
+    from ..backends._shared.cluster_autoscaler import CA_RESOURCE_PREFIX
+
+    tags = entry.get("scaleFromZeroTags")
+    if tags is None:
+        return None
+    return {
+        k[len(CA_RESOURCE_PREFIX):]: int(v) for k, v in tags.items()
+        if k.startswith(CA_RESOURCE_PREFIX) and isinstance(v, str) and v.isdigit()
+    }
+
+
 def _summarise(result: PlanResult) -> None:
     from ..gpu_agents.device_plugin import values as dp
+    from ..gpu_agents.promise import pool_promise
 
     assert result.config is not None
     index = _by_name(result.resources)
@@ -479,6 +494,7 @@ def _summarise(result: PlanResult) -> None:
         entry.setdefault(
             "devicePlugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
         )
+        entry["gpus"] = pool_promise(pool, result.config.device_plugin.provider, _tagged_resources(entry))
         result.pools.append(entry)
 
     chart = expansion.device_plugin_chart(result.resources)  # by what it is, not the first chart

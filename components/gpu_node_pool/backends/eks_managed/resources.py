@@ -50,7 +50,7 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterIdenti
     if pool.scaling.min_size == 0:
         # GPUs x gpuSharing replicas, or the MIG devices; else the physical count (Cluster Autoscaler node-template/resources tag)
         resources = {k: str(v) for k, v in autoscaler_resources(pool).items()}
-        if not resources and (gpus := capacity.gpus_per_node(pool)):
+        if not resources and pool.mig is None and (gpus := capacity.gpus_per_node(pool)):  # MIG: never whole GPUs
             resources = {ca.GPU_RESOURCE: str(gpus)}
         component.asg_tags = ca.ca_node_template_tags(pool.taint_list, pool.node_labels, resources or None)
         # The tags are registered here, at construction, with the ASG name as an Output input;

@@ -18,7 +18,8 @@ NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml``,
   EKS AL2023 NVIDIA and Bottlerocket NVIDIA AMIs ship the driver and the container toolkit
   (``driver.enabled``/``toolkit.enabled`` false; EKS user guide ``ml-eks-optimized-ami``);
   Bottlerocket NVIDIA also ships the device plugin and its own MIG settings (``devicePlugin.enabled``,
-  ``migManager.enabled`` false). GKE (the driver from Google's installer, :func:`_gke_driver`): ``driver.enabled`` false and the
+  ``migManager.enabled`` false); ``devicePlugin.enabled`` is false too when every pool's image runs its own
+  device plugin (two plugins registering ``nvidia.com/gpu`` with one kubelet flap). GKE (the driver from Google's installer, :func:`_gke_driver`): ``driver.enabled`` false and the
   driver/toolkit paths ``/home/kubernetes/bin/nvidia`` (``hostPaths.driverInstallDir``,
   ``toolkit.installDir``), plus the ``gpu-operator-quota`` ResourceQuota (:func:`gke_resource_quota`)
   - NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst`` ("Using the Google driver installer").
@@ -28,9 +29,14 @@ NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml``,
 * Time-slicing / MPS through ``devicePlugin.config`` (``create``, ``name``, ``default``, ``data``:
   the same named configs as the standalone plugin, selected by the node label
   ``nvidia.com/device-plugin.config``; values.yaml ``devicePlugin.config``).
-* MIG: ``mig.strategy`` (``single`` | ``mixed``, one per cluster) and ``migManager.enabled`` when the operator
-  partitions a pool (:func:`operator_mig_pools`); the layout each node gets is its ``nvidia.com/mig.config``
-  label (``all-<profile>``), set by the pool; the MIG manager's ``config.default`` stays ``all-disabled``.
+* MIG per pool: when the operator partitions a pool (:func:`operator_mig_pools`), ``migManager.enabled`` and
+  ``mig.strategy: ""``: the chart then writes no ``spec.mig.strategy`` (``templates/clusterpolicy.yaml``
+  ``if .Values.mig.strategy``) and the operator sets no ``MIG_STRATEGY`` on the device plugin, GFD and MPS
+  daemon ("let plugin decide this per node": ``controllers/object_controls.go`` ``applyMIGConfiguration``), so
+  each pool's named config ``mig-<strategy>`` in ``devicePlugin.config`` (``flags.migStrategy``, selected by its
+  nodes' ``nvidia.com/device-plugin.config`` label) decides; a ``single`` and a ``mixed`` pool share one
+  cluster. The layout each node gets is its ``nvidia.com/mig.config`` label (``all-<profile>``), set by the
+  pool; the MIG manager's ``config.default`` stays ``all-disabled``.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from typing import Any
 from ...k8s.taints import Toleration
 from ..placement import derived_tolerations
 from ..pools import AgentPool
-from ..sharing_config import DEFAULT_CONFIG_NAME, config_documents
+from ..sharing_config import DEFAULT_CONFIG_NAME, config_documents, pool_setting
 
 __all__ = [
     "NAMESPACE",
@@ -129,13 +135,14 @@ def operator_values(
     Returns:
         ``{daemonsets: {tolerations}, node-feature-discovery: {worker: {tolerations}}, driver: {enabled},
         toolkit: {enabled[, installDir]}, devicePlugin: {enabled[, config]}, migManager: {enabled},
-        dcgmExporter: {enabled}, gfd: {enabled}[, hostPaths: {driverInstallDir}][, mig: {strategy}]}``.
+        dcgmExporter: {enabled}, gfd: {enabled}[, hostPaths: {driverInstallDir}][, mig: {strategy: ""}]}``.
     """
     served = operator_pools(pools)
     tolerations = [t.to_k8s() for t in derived_tolerations(served, extra_tolerations)]
     families = {p.image_family for p in served}
     ships = bool(served) and families <= set(_SHIPS_DRIVER_AND_TOOLKIT)
     bottlerocket = bool(served) and families == {"bottlerocket-nvidia"}
+    own_plugin = bool(served) and all(p.device_plugin == "image" for p in served)  # every image runs its own plugin
     gke_driver = _gke_driver(served)
     mps = any(p.sharing is not None and p.sharing.strategy == "mps" for p in served)
     values: dict[str, Any] = {
@@ -143,7 +150,7 @@ def operator_values(
         "node-feature-discovery": {"worker": {"tolerations": list(tolerations)}},
         "driver": {"enabled": not (ships or gke_driver)},
         "toolkit": {"enabled": not ships},
-        "devicePlugin": {"enabled": not bottlerocket},
+        "devicePlugin": {"enabled": not (bottlerocket or own_plugin)},
         "migManager": {"enabled": not bottlerocket},
         "dcgmExporter": {"enabled": bool(dcgm_exporter)},
         "gfd": {"enabled": bool(feature_discovery or mps)},
@@ -151,18 +158,18 @@ def operator_values(
     if gke_driver:
         values["hostPaths"] = {"driverInstallDir": GKE_INSTALL_DIR}
         values["toolkit"]["installDir"] = GKE_INSTALL_DIR
+    mig_pools = operator_mig_pools(served)
     documents = config_documents(
-        (p.sharing.strategy, p.sharing.replicas) for p in served if p.sharing is not None
+        s for p in served if (s := pool_setting(p, mig_in_plugin=p in mig_pools)) is not None
     )
-    if documents and not bottlerocket:
+    if documents and not (bottlerocket or own_plugin):
         values["devicePlugin"]["config"] = {
             "create": True,
             "name": PLUGIN_CONFIG_NAME,
             "default": DEFAULT_CONFIG_NAME,
             "data": documents,
         }
-    strategies = sorted({p.mig.strategy for p in operator_mig_pools(served)})
-    if strategies:  # one per cluster: the config rules refuse single and mixed together
-        values["mig"] = {"strategy": strategies[0]}
+    if mig_pools:  # each pool's strategy comes from its named config, none cluster-wide
+        values["mig"] = {"strategy": ""}
         values["migManager"]["enabled"] = True
     return values
