@@ -25,9 +25,10 @@ CAPACITY_BLOCK = "CAPACITY_BLOCK"
 
 def uses_launch_template(pool: Any) -> bool:
     """The pool needs the component's launch template: a Capacity Block (EKS user guide
-    capacity-blocks-mng), an ODCR (terraform-aws-eks-blueprints targeted-odcr) or EFA (interfaces and
-    placement group live in the template)."""
-    return pool.capacity_type == CAPACITY_BLOCK or pool.capacity_reservation is not None or _efa(pool)
+    capacity-blocks-mng), an ODCR (terraform-aws-eks-blueprints targeted-odcr), EFA (interfaces and
+    placement group live in the template) or ``kubelet`` settings (its user data)."""
+    return (pool.capacity_type == CAPACITY_BLOCK or pool.capacity_reservation is not None or _efa(pool)
+            or getattr(pool, "kubelet", None) is not None)
 
 
 def _efa(pool: Any) -> bool:
@@ -66,7 +67,14 @@ def pool_problems(pool: Any) -> list[str]:
     if uses_launch_template(pool) and pool.disk_size is not None:
         problems.append(
             "diskSize cannot be set on a node group that uses a launch template "
-            "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html); this pool gets one for its capacity reservation or EFA: remove diskSize"
+            "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html); this pool gets one for its capacity "
+            "reservation, EFA or kubelet settings: remove diskSize"
+        )
+    if getattr(pool, "kubelet", None) is not None and pool.ships_own_device_plugin:
+        problems.append(
+            f"kubelet: {pool.ami_type} nodes read Bottlerocket TOML settings, not a nodeadm NodeConfig "
+            "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html); kubelet settings are for "
+            "AL2023 AMI types"
         )
     if _efa(pool):  # EFA interfaces, placement group, self-referencing group (backends._shared.efa)
         problems += _efa_rules.pool_problems(pool.instance_types, pool.efa.security_group_ids, "eks-managed")

@@ -30,6 +30,7 @@ from ...k8s.labels import eks_label_problem
 from .._shared.capacity import CapacityReservation, NodeRepair
 from .._shared.cluster_autoscaler import several_effects_problem
 from .._shared.efa import EfaConfig
+from .kubelet import EksKubelet
 
 
 class EksManagedPool(PoolBase):
@@ -48,6 +49,9 @@ class EksManagedPool(PoolBase):
     subnet_ids: list[str] | None = Field(None, min_length=1, description="Defaults to cluster.subnetIds.")
     node_role_arn: str | None = Field(None, description="Defaults to cluster.nodeRoleArn.")
     disk_size: int | None = Field(None, ge=20, le=16384, description="Root volume GiB.")
+    kubelet: EksKubelet | None = Field(
+        None, description="AL2023: kubelet config fields and flags, merged by EKS into the nodes' NodeConfig (launch template user data)."
+    )
     release_version: str | None = Field(
         None,
         pattern=r"^[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{8}$",

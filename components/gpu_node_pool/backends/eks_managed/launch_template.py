@@ -13,10 +13,12 @@ On-Demand Capacity Reservation needs a custom launch template with its target or
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from .._shared.capacity import capacity_reservation_spec
 from .capacity import CAPACITY_BLOCK, uses_launch_template
+from .kubelet import user_data as kubelet_user_data
 
 __all__ = ["launch_template_args", "node_group_overrides", "uses_launch_template"]
 
@@ -31,13 +33,15 @@ def launch_template_args(pool: Any) -> dict[str, Any] | None:
     capacity-block`` and ``capacity_reservation_specification.capacity_reservation_target.
     capacity_reservation_id``. ODCR: ``capacity_reservation_specification`` with the target
     (``capacity_reservation_id`` | ``capacity_reservation_resource_group_arn``) or
-    ``capacity_reservation_preference``. Tags: ``gpu-node-pools/pool``. No image, instance profile,
+    ``capacity_reservation_preference``. ``kubelet`` settings: ``user_data`` (base64 MIME, one
+    NodeConfig part: :mod:`.kubelet`). Tags: ``gpu-node-pools/pool``. No image, instance profile,
     subnet or shutdown behaviour: EKS forbids them in a managed node group's template (EKS user guide launch-templates).
     """
     if not uses_launch_template(pool):
         return None
     cb = pool.capacity_type == CAPACITY_BLOCK
-    uses = [("reserved capacity", cb or pool.capacity_reservation is not None), ("EFA", pool.efa is not None and pool.efa.enabled)]
+    uses = [("reserved capacity", cb or pool.capacity_reservation is not None), ("EFA", pool.efa is not None and pool.efa.enabled),
+            ("kubelet settings", pool.kubelet is not None)]
     args: dict[str, Any] = {"description": f"gpu-node-pools pool {pool.name}: {' and '.join(u for u, on in uses if on)}"}
     if cb:
         args["instance_type"] = pool.instance_types[0]
@@ -45,6 +49,9 @@ def launch_template_args(pool: Any) -> dict[str, Any] | None:
     spec = capacity_reservation_spec(pool.capacity_reservation_id if cb else None, pool.capacity_reservation)
     if spec is not None:
         args["capacity_reservation_specification"] = spec
+    text = kubelet_user_data(pool)
+    if text is not None:  # one NodeConfig part; EKS merges it with its own (kubelet.py)
+        args["user_data"] = base64.b64encode(text.encode()).decode()
     args["tags"] = {"gpu-node-pools/pool": pool.name}
     return args
 

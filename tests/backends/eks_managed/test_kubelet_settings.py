@@ -1,0 +1,78 @@
+"""eks-managed ``kubelet`` settings: one nodeadm NodeConfig part in the launch template's user data,
+which EKS merges with its own (EKS user guide launch-templates); taints and labels stay the node group's."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+import yaml
+from builders import config_errors
+from conftest import base
+
+from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+from gpu_node_pool.backends._shared import user_data
+from gpu_node_pool.config import validate_stack_config
+from gpu_node_pool.plan import record
+from gpu_node_pool.policies import StackResource, evaluate
+from gpu_node_pool.policies import rules as d
+
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+NG = "aws:eks/nodeGroup:NodeGroup"
+KUBELET = {"config": {"maxPods": 110, "systemReserved": {"memory": "2Gi"}}, "flags": ["--v=2"]}
+
+
+def declare(**pool):
+    cfg = base()
+    cfg["pools"][0] |= pool
+    stack = validate_stack_config(cfg)
+    resources, _ = record(lambda: [GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=stack.cluster)) for p in stack.pools])
+    return resources
+
+
+def test_kubelet_settings_reach_the_nodes_as_a_nodeconfig_part_in_the_launch_template():
+    resources = declare(kubelet=KUBELET)
+    (lt,) = [r.inputs for r in resources if r.type == LT]
+    (ng,) = [r.inputs for r in resources if r.type == NG]
+    assert "launchTemplate" in ng and ng["taints"]  # the taints stay on the node group
+    text = base64.b64decode(lt["userData"]).decode()
+    assert user_data.detect_format(text) == "al2023"
+    (part,) = [body for ctype, body in user_data.mime_parts(text) if ctype == "application/node.eks.aws"]
+    doc = yaml.safe_load(part)
+    assert doc["kind"] == "NodeConfig" and doc["spec"] == {"kubelet": KUBELET}
+    # read back as the policies read it: it registers no taint or label of its own
+    assert user_data.read_registration(text).taints == () and not user_data.read_registration(text).labels
+
+
+def test_the_pack_sees_the_same_pool_with_and_without_kubelet_settings():
+    # registration-taints-visible reads the launch template's user data: nothing hidden there
+    resources = declare(kubelet=KUBELET)
+    stack = [StackResource(r.type, r.name, r.inputs, urn=r.urn) for r in resources]
+    found = [f for f in evaluate(stack, None, policies=[d.registration_taints_visible.POLICY])
+             if "can't run policy" not in f["message"]]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("kubelet", "needle"),
+    [
+        ({"flags": ["--register-with-taints=a=b:NoSchedule"]}, "set them in the pool's taints"),
+        ({"flags": ["--node-labels=team=ml"]}, "set them in the pool's labels"),
+        ({"config": {"registerWithTaints": [{"key": "a", "effect": "NoSchedule"}]}}, "set them in the pool's taints"),
+        ({"flags": ["v=2"]}, "is not one kubelet flag"),
+    ],
+)
+def test_taints_and_labels_in_kubelet_settings_are_refused_with_the_fix(kubelet, needle):
+    cfg = base()
+    cfg["pools"][0]["kubelet"] = kubelet
+    errors = config_errors(cfg)
+    assert any(e.startswith("pools[0].kubelet") and needle in e for e in errors), errors
+
+
+def test_kubelet_settings_are_refused_on_bottlerocket_and_with_disk_size():
+    cfg = base()
+    cfg["pools"][0] |= {"kubelet": KUBELET, "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
+    assert any("Bottlerocket TOML settings" in e for e in config_errors(cfg))
+    cfg = base()
+    cfg["pools"][0] |= {"kubelet": KUBELET, "diskSize": 200}
+    assert any("diskSize cannot be set" in e for e in config_errors(cfg))
