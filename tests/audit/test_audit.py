@@ -246,3 +246,12 @@ def test_a_huge_malformed_value_is_cut_with_its_length(tmp_path, capsys):
     main(["audit", "--cluster-dump", str(write(tmp_path, objs))])
     out = capsys.readouterr().out
     assert len(out) < 20_000 and "characters)" in out
+
+
+def test_a_yaml_dump_alias_bomb_is_refused_at_once_naming_the_line(tmp_path, capsys):
+    levels = "".join(f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
+    path = tmp_path / "dump.yaml"
+    path.write_text("kind: List\napiVersion: v1\na: &a [x, x, x, x, x, x, x, x, x, x]\n" + levels + "items: [*i]\n")
+    assert main(["audit", "--cluster-dump", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(path) in err and "expands through its aliases" in err

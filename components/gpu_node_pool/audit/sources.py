@@ -27,7 +27,9 @@ from typing import Any
 
 import yaml
 
+from ..sdk.files import read_input_text
 from ..sdk.terminal import escape_control
+from ..sdk.yaml_bounded import load_bounded
 from .jsonstream import NOT_AN_OBJECT, ListStream
 from .paging import PageTooLarge, PagingError, RequestTimeout, pages
 from .snapshot import KINDS, Snapshot
@@ -43,6 +45,8 @@ LISTS: dict[str, tuple[str, str]] = {
 }
 _LIST_KINDS = {"List", *(f"{kind}List" for kind in LISTS)}
 _HOW = "write it with kubectl get nodes,daemonsets,pods,events -A -o json"
+#: Largest YAML dump read (a YAML dump is read whole; a JSON dump is streamed and has no bound).
+MAX_YAML_DUMP_BYTES = 512 << 20
 
 
 class SourceError(Exception):
@@ -110,13 +114,16 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
     """A YAML dump is read whole (PyYAML has no incremental loader of plain objects); its items
     then go to ``snapshot`` one at a time like a JSON dump's."""
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        text, not_utf8 = read_input_text(path, max_bytes=MAX_YAML_DUMP_BYTES)
+        doc = load_bounded(text)
     except (OSError, UnicodeDecodeError) as err:
         raise _unreadable(path, err) from None
     except yaml.YAMLError as err:
         raise SourceError(f"--cluster-dump {path}: not valid YAML ({str(err).splitlines()[0]}); {_HOW}") from None
     if not isinstance(doc, Mapping) or doc.get("kind") not in _LIST_KINDS or not isinstance(doc.get("items"), list):
         raise _not_a_list(str(path), doc)
+    if not_utf8:
+        snapshot.problems.append(not_utf8)
     typed = _typed(doc["kind"])
     items = doc["items"]
     for i in range(len(items)):
