@@ -59,14 +59,14 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def run_bounded(cmd: Sequence[str], env: Mapping[str, str], timeout: float, *, max_stdout: int,
-                max_stderr: int = 1 << 20) -> Outcome:
-    """Run ``cmd`` (no shell, stdin closed) under the bounds of the module docstring.
+                max_stderr: int = 1 << 20, cwd: str | os.PathLike[str] | None = None) -> Outcome:
+    """Run ``cmd`` (no shell, stdin closed, in ``cwd`` when given) under the bounds of the module docstring.
 
     Raises:
         OSError: the command cannot be started (missing, not executable).
     """
     proc = subprocess.Popen(list(cmd), env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,  # noqa: S603
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True, cwd=cwd)
     assert proc.stdout is not None and proc.stderr is not None
     caps = {proc.stdout: ("stdout", max_stdout), proc.stderr: ("stderr", max_stderr)}
     data: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
