@@ -246,3 +246,30 @@ def test_an_empty_cluster_and_an_empty_dump_give_the_same_partial_verdict(api, t
         assert out["partial"] is True and out["listsNotRead"][0].startswith("GET /api/v1/nodes: no Node was read")
     same = ("exitCode", "partial", "listsNotRead", "summary", "findings", "gpuPools")
     assert {k: live[k] for k in same} == {k: offline[k] for k in same}
+
+
+@pytest.mark.parametrize("users", [
+    [{"name": "auditor", "user": "token-SEKRET-123"}],
+    {"name": "auditor", "user": {"token": "token-SEKRET-123"}},
+    [{"name": "auditor", "user": {"token": "token-SEKRET-123", "exec": 5}}],
+])
+def test_a_kubeconfig_of_the_wrong_shape_is_one_line_without_its_credentials(api, tmp_path, capsys, users):
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "fake",
+        "clusters": [{"name": "fake", "cluster": {"server": api.url}}], "users": users,
+        "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "auditor"}}]}))
+    code = main(["audit", "--kubeconfig", str(path), "--timeout", "2"])
+    err = capsys.readouterr().err.strip()
+    assert "SEKRET" not in err and "Traceback" not in err and len(err.splitlines()) <= 1
+    assert code in (0, 1, 2) and code != 70
+
+
+def test_a_loader_error_quoting_a_credential_is_redacted(tmp_path):
+    from gpu_node_pool.audit.sources import _redacted
+
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump({"users": [{"name": "u", "user": {"token": "token-SEKRET-123",
+                                                                     "exec": {"args": ["--secret", "arg-SEKRET"]}}}]}))
+    message = _redacted("invalid token 'token-SEKRET-123' near arg-SEKRET", str(path))
+    assert "SEKRET" not in message and message.count("[secret]") == 2

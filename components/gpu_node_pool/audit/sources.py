@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from ..sdk.files import read_input_text
-from ..sdk.terminal import escape_control
+from ..sdk.terminal import escape_control, shown
 from ..sdk.yaml_bounded import load_bounded
 from .jsonstream import NOT_AN_OBJECT, ListStream
 from .paging import PageTooLarge, PagingError, RequestTimeout, pages
@@ -159,6 +159,33 @@ def load_dump(path: str | Path) -> Snapshot:
 # --- live -----------------------------------------------------------------------------------
 
 
+def _user_strings(value: Any) -> set[str]:
+    out: set[str] = set()
+    if isinstance(value, Mapping):
+        for v in value.values():
+            out |= _user_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            out |= _user_strings(v)
+    elif isinstance(value, str | int | float) and not isinstance(value, bool) and len(str(value)) >= 4:
+        out.add(str(value))
+    return out
+
+
+def _redacted(message: str, kubeconfig: str | None) -> str:
+    """``message`` with every value of the kubeconfig's ``users`` (tokens, passwords, keys, exec
+    arguments) replaced by ``[secret]``: a loader's error may quote the value it choked on."""
+    try:
+        path = Path(kubeconfig).expanduser() if kubeconfig else Path("~/.kube/config").expanduser()
+        doc = yaml.safe_load(read_input_text(path, max_bytes=16 << 20)[0])
+    except (OSError, yaml.YAMLError, ValueError):
+        return "[not shown: the kubeconfig could not be read to hide its credentials]" if message else message
+    users = doc.get("users") if isinstance(doc, Mapping) else None
+    for value in sorted(_user_strings(users), key=len, reverse=True):
+        message = message.replace(value, "[secret]")
+    return message
+
+
 def _client(kubeconfig: str | None, context: str | None, in_cluster: bool, timeout: float) -> Any:
     from kubernetes import client, config
     from kubernetes.config.config_exception import ConfigException
@@ -174,9 +201,10 @@ def _client(kubeconfig: str | None, context: str | None, in_cluster: bool, timeo
         hint = (f"list the contexts with kubectl config get-contexts{' --kubeconfig ' + kubeconfig if kubeconfig else ''}"
                 if context else "pass --kubeconfig FILE and --context NAME")
         raise SourceError(f"{where}: {str(err).splitlines()[0]}; {hint}") from None
-    except (OSError, yaml.YAMLError, TypeError, ValueError) as err:
-        raise SourceError(f"kubeconfig {kubeconfig}: cannot be read ({str(err).splitlines()[0]}); "
-                          "pass a valid kubeconfig with --kubeconfig") from None
+    except (OSError, yaml.YAMLError, TypeError, ValueError, AttributeError, KeyError, IndexError) as err:
+        first = _redacted(str(err).splitlines()[0] if str(err) else "", kubeconfig)
+        raise SourceError(f"kubeconfig {kubeconfig or '(default)'}: cannot be read ({type(err).__name__}: "
+                          f"{shown(first, quote=False, limit=160)}); pass a valid kubeconfig with --kubeconfig") from None
     cfg.retries = 0  # one answer per call: a timeout is reported, not retried silently
     return client.ApiClient(cfg)
 
