@@ -170,8 +170,8 @@ def test_the_aws_eks_cluster_resource_itself_with_the_node_role_passed_separatel
 @pytest.mark.parametrize(
     ("key", "value", "path"),
     [
-        ("taints", lambda: pulumi.Output.from_input(["nvidia.com/gpu=present:NoSchedule"]), "pools[0].taints"),
-        ("instanceTypes", lambda: [pulumi.Output.from_input("g6.xlarge")], "pools[0].instanceTypes[0]"),
+        ("taints", lambda: pulumi.Output.from_input(["nvidia.com/gpu=present:NoSchedule"]), "pool.taints"),
+        ("instanceTypes", lambda: [pulumi.Output.from_input("g6.xlarge")], "pool.instanceTypes[0]"),
     ],
 )
 def test_an_output_in_a_judged_field_is_refused_before_anything_registers(key, value, path):

@@ -86,3 +86,27 @@ def test_two_clusters_each_with_its_provider_get_one_plugin_each():
     assert sorted(r.name for r in resources if r.type == "kubernetes:helm.sh/v4:Chart") == [
         "east-plugin-chart", "west-plugin-chart",
     ]
+
+
+def test_the_code_examples_in_the_cluster_name_message_run_as_written():
+    # every "e.g. NvidiaDevicePluginArgs(...)" the message offers is evaluated and declares a plugin
+    import re
+
+    import pulumi_aws as aws
+
+    err, _ = _run(lambda pools, s: NvidiaDevicePluginArgs("", [p.spec for p in pools]))
+    examples = re.findall(r"(NvidiaDevicePluginArgs\([^()]*(?:\([^()]*\)[^()]*)*\))", str(err))
+    assert len(examples) == 2
+    s = validate_stack_config(base())
+
+    for i, example in enumerate(examples):
+        def program(example=example, i=i):
+            pool = GpuNodePool(f"pool-{i}", GpuNodePoolArgs(pool=s.pools[0], cluster=s.cluster))
+            eks_cluster = aws.eks.Cluster(f"ml-{i}", name="ml-dev", role_arn="arn:aws:iam::111122223333:role/eks",
+                                          vpc_config={"subnet_ids": ["subnet-0a1b2c3d4e5f60718"]})
+            args = eval(example, {"NvidiaDevicePluginArgs": NvidiaDevicePluginArgs},  # noqa: S307 - our own message
+                        {"pool": pool, "eks_cluster": eks_cluster})
+            NvidiaDevicePlugin(f"plugin-{i}", args)
+
+        resources, _ = record(program)
+        assert any(r.type == "kubernetes:helm.sh/v4:Chart" for r in resources), example

@@ -108,7 +108,10 @@ def test_args_from_mappings_are_validated_before_anything_is_registered():
     registered = []
     with pytest.raises(ConfigError) as exc:
         record(program, sink=registered)
-    assert "pools[0].taints[0].effect: 'NO_SCHEDULE' is the EKS/GKE API spelling" in str(exc.value)
+    # the message names the component and the argument the team wrote (pool=...), not a stack path
+    assert "in the GpuNodePool 'inference'" in str(exc.value)
+    assert "pool.taints[0].effect: 'NO_SCHEDULE' is the EKS/GKE API spelling" in str(exc.value)
+    assert "pools[0]" not in str(exc.value)
     assert registered == []
 
 

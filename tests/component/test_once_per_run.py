@@ -88,3 +88,23 @@ def test_the_code_examples_of_a_missing_cluster_name_run(component, args):
     for i, example in enumerate(examples):
         made = eval(example, {args.__name__: args, "eks_cluster": eks_cluster, "pool": pool})  # noqa: S307
         component(f"agent-{i}", made)
+
+
+def test_one_device_plugin_given_the_pools_of_two_clusters_is_refused_naming_the_pool():
+    # a chart installed into one cluster never runs on another cluster's nodes
+    from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    cfg_a, cfg_b = base(), base()
+    cfg_b["cluster"]["name"] = "ml-b"
+    cfg_b["pools"][0]["name"] = "vision"
+    a = GpuNodePool("inference", GpuNodePoolArgs(pool=cfg_a["pools"][0], cluster=cfg_a["cluster"]))
+    b = GpuNodePool("vision", GpuNodePoolArgs(pool=cfg_b["pools"][0], cluster=cfg_b["cluster"]))
+    with pytest.raises(ConfigError) as info:
+        NvidiaDevicePlugin("plugin", NvidiaDevicePluginArgs(cluster_name="ml-dev", pools=[a.spec, b.spec]))
+    text = str(info.value)
+    assert "NvidiaDevicePlugin 'plugin'" in text and "pools[1]" in text
+    assert "GpuNodePool 'vision'" in text and "cluster 'ml-b'" in text and "cluster 'ml-dev'" in text
+    # one plugin per cluster, each with its own pools, is what works
+    NvidiaDevicePlugin("plugin-a", NvidiaDevicePluginArgs(cluster_name="ml-dev", pools=[a.spec]))
+    NvidiaDevicePlugin("plugin-b", NvidiaDevicePluginArgs(cluster_name="ml-b", pools=[b.spec]))

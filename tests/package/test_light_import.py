@@ -52,3 +52,10 @@ def test_dir_of_the_config_package_lists_the_lazily_loaded_names():
     import gpu_node_pool.config as config
 
     assert set(config.__all__) <= set(dir(config))
+
+
+def test_importing_the_package_and_the_cli_loads_no_component_package_provider():
+    """The component package (``gpu_node_pool.provider``, the SDK's schema analyzer) loads only when
+    ``plugin/__main__.py`` serves it: ``import gpu_node_pool`` and ``gpupool`` never import it."""
+    loaded = _loaded("gpu_node_pool", *MODULES)
+    assert not [m for m in loaded if m.startswith("gpu_node_pool.provider") or m == "pulumi.provider.experimental"]

@@ -262,3 +262,30 @@ def test_check_in_a_child_reports_the_programs_failure_as_in_process(capsys, tmp
     code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci", "--python", str(python))
     [error] = doc["configErrors"]
     assert code == 2 and "clusterNme" in error["message"] and "(at __main__.py:" in error["message"]
+
+
+def test_check_of_a_program_with_a_duplicate_urn_is_refused_as_a_preview_would(capsys, tmp_path):
+    # the engine refuses two resources of one type, name and parent (pulumi/pulumi pkg/diag/errors.go, 2001)
+    shutil.copytree(FOREIGN, tmp_path / "p")
+    main = tmp_path / "p" / "__main__.py"
+    main.write_text(main.read_text() + "\naws.iam.Role('twice', assume_role_policy='{}')\naws.iam.Role('twice', assume_role_policy='{}')\n")
+    code, doc = run_json(capsys, "check", "--project-dir", str(tmp_path / "p"), "--stack", "ci")
+    assert code == 2
+    [error] = doc["configErrors"]
+    assert "Duplicate resource URN" in error["message"] and "aws:iam/role:Role::twice" in error["message"]
+    assert "unique name" in error["message"]
+
+
+def test_the_plan_recorder_refuses_duplicate_urns_that_the_mocks_let_through():
+    import pulumi_aws as aws
+
+    from gpu_node_pool.plan.run import DuplicateUrnError, record
+
+    def program():
+        aws.iam.Role("twice", assume_role_policy="{}")
+        aws.iam.Role("twice", assume_role_policy="{}")
+        aws.iam.Role("once", assume_role_policy="{}")
+
+    with pytest.raises(DuplicateUrnError) as info:
+        record(program)
+    assert [u.rsplit("::", 1)[-1] for u in info.value.urns] == ["twice"]

@@ -177,7 +177,7 @@ def test_a_registered_backend_gets_the_mig_rules(fakecloud, temp_project, capsys
 def test_a_registered_backend_plans_with_the_gpu_operator_or_the_dcgm_exporter(fakecloud, temp_project, capsys,
                                                                                 stack_extra, chart):
     code, report = _fake_plan(temp_project, capsys, stack_extra=stack_extra)
-    assert code == 0, _errors(report)
+    assert code == 0, (_errors(report), [v["message"] for v in report["violations"]])
     charts = [r for r in report["resources"] if chart in json.dumps(r.get("inputs", {}))]
     assert charts, f"no {chart} resource in the plan"
     assert report["pools"][0]["backend"] == "fakecloud"

@@ -187,7 +187,10 @@ class GpuNodePool(pulumi.ComponentResource):
                              "GpuNodePoolArgs(pool=..., cluster=...), e.g. GpuNodePoolArgs(pool={...}, cluster={...})")],
                 "GpuNodePool arguments",
             )
-        pool, cluster, identity = args.validated_identity()  # raises ConfigError before anything is registered
+        try:
+            pool, cluster, identity = args.validated_identity()  # before anything is registered
+        except ConfigError as err:
+            raise err.relabelled(f"GpuNodePool {name!r}", "pools[0]", "pool") from None
         props: dict[str, Any] = {"configPath": args.config_path} if args.config_path else {}
         if getattr(getattr(pool, "efa", None), "enabled", False):
             props["efa"] = True  # read by gpu-agents-cover-gpu-pools: the pool needs the EFA device plugin
@@ -195,6 +198,10 @@ class GpuNodePool(pulumi.ComponentResource):
         self.spec = pool
         self.cluster = cluster
         self.identity = identity
+        from ..gpu_agents import once
+
+        once.record_pool(pool, name, cluster.name if isinstance(identity.name, str) else None,
+                         args.cluster if isinstance(args.cluster, pulumi.Resource) else None)
         if cluster.not_judged:
             keys = ", ".join(f"cluster.{k}" for k in cluster.not_judged)
             pulumi.log.info(

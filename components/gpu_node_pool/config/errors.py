@@ -73,6 +73,18 @@ class ConfigError(ValueError):
         self.source = source
         super().__init__("\n".join(self.lines()))
 
+    def relabelled(self, source: str, prefix: str, replacement: str) -> ConfigError:
+        """The same mistakes for another ``source`` (``GpuNodePool 'vision'``), with ``prefix``
+        (``pools[0]``) written ``replacement`` (``pool``) in each path and message: a component
+        validates its one pool as a one-pool stack, and its user wrote ``pool=...``, not ``pools``."""
+
+        def swap(text: str) -> str:
+            return text.replace(prefix, replacement)
+
+        return ConfigError(
+            [ConfigIssue(swap(i.path), swap(i.message), i.location) for i in self.issues], source
+        )
+
     def lines(self) -> list[str]:
         """The lines of ``str()``: the count and the source, then ``"  <path>: <message>"`` per issue
         (what a report joins, escaping each line, so a value cannot start a line of its own)."""

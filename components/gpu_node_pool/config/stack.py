@@ -53,6 +53,24 @@ class ClusterConfig(Model):
     )
     subnet_ids: list[str] | None = Field(None, min_length=1, description="Default subnets for node groups, e.g. [subnet-0a1b2c3d4e5f60718].")
     kubernetes_version: str | None = Field(None, pattern=r"^1\.[0-9]{2}$", description="e.g. '1.33' (quote it).")
+    cluster_security_group_id: str | None = Field(
+        None,
+        pattern=r"^sg-[0-9a-f]+$",
+        description="EKS: the cluster security group EKS created (aws eks describe-cluster --query "
+        "cluster.resourcesVpcConfig.clusterSecurityGroupId); it already allows all inbound traffic from itself, "
+        "so an EFA pool on it gets only the self egress rule.",
+    )
+    karpenter_version: str | None = Field(
+        None,
+        pattern=r"^v?[0-9]+\.[0-9]+(\.[0-9]+)?$",
+        description="Karpenter: the installed Karpenter release, e.g. '1.11' or 'v1.11.2' (quote it); fields that "
+        "need a newer Karpenter are refused below it and warned about while unset.",
+    )
+    auto_mode_built_in_node_pools: bool | None = Field(
+        None,
+        description="EKS Auto Mode: whether the cluster's built-in node pools (general-purpose, system) are enabled; "
+        "EKS provisions the built-in 'default' NodeClass only while one is. false refuses pools on 'default'.",
+    )
     project: str | None = Field(
         None, pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$", description="GKE: Google Cloud project ID; gke pools need it."
     )

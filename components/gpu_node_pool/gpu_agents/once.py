@@ -24,7 +24,7 @@ from pulumi.runtime.settings import get_monitor, get_root_resource
 
 from ..config import ConfigError, ConfigIssue
 
-__all__ = ["claim", "cluster_key"]
+__all__ = ["claim", "cluster_key", "record_pool", "served_clusters_problem"]
 
 
 class _NoRun:
@@ -42,6 +42,53 @@ def _run_record() -> dict[tuple[str, Any], str]:
     """The declarations of the current Pulumi program run (see the module docstring)."""
     by_root = _INSTALLED.setdefault(get_monitor() or _NO_RUN, weakref.WeakKeyDictionary())
     return by_root.setdefault(get_root_resource() or _NO_RUN, {})
+
+
+#: monitor -> root stack -> {id(pool model): (pool model, GpuNodePool name, cluster name or None, cluster resource or None)}.
+_POOLS: weakref.WeakKeyDictionary[Any, weakref.WeakKeyDictionary[Any, dict[int, tuple[Any, str, str | None, Any]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _run_pools() -> dict[int, tuple[Any, str, str | None, Any]]:
+    by_root = _POOLS.setdefault(get_monitor() or _NO_RUN, weakref.WeakKeyDictionary())
+    return by_root.setdefault(get_root_resource() or _NO_RUN, {})
+
+
+def record_pool(spec: Any, component: str, cluster_name: str | None, cluster: Any = None) -> None:
+    """Record, for this program run, which cluster the ``GpuNodePool`` ``component`` (model ``spec``)
+    joins: its plain ``cluster_name`` (None when an Output) and the cluster resource it was given."""
+    _run_pools()[id(spec)] = (spec, component, cluster_name, cluster)
+
+
+def served_clusters_problem(served: Any, cluster_name: Any, cluster: Any) -> tuple[str, str] | None:
+    """``(path, message)`` when an agent for one cluster is given a pool that joins another.
+
+    Compared only where both sides are known at preview: two plain names, or two cluster resources
+    (by identity). A pool model no ``GpuNodePool`` of this run declared, or an Output name on one side,
+    is not compared (nothing here can read an Output's value)."""
+    pools = _run_pools()
+    own = cluster_name if isinstance(cluster_name, str) and cluster_name else None
+    own_resource = cluster if cluster is not None else (cluster_name if isinstance(cluster_name, pulumi.Resource) else None)
+    for i, spec in enumerate(served):
+        found = pools.get(id(spec))
+        if found is None or found[0] is not spec:
+            continue
+        _, component, name, resource = found
+        if own is not None and name is not None and name != own:
+            other = f"cluster {name!r}"
+        elif own_resource is not None and resource is not None and resource is not own_resource:
+            other = f"cluster resource {getattr(resource, '_name', resource)!r}"
+        else:
+            continue
+        mine = f"cluster {own!r}" if own is not None else f"cluster resource {getattr(own_resource, '_name', own_resource)!r}"
+        return (
+            f"pools[{i}]",
+            f"is GpuNodePool {component!r}, which joins {other}, but this agent is installed for {mine}: a chart "
+            "installed into one cluster never runs on another cluster's nodes, so that pool would get no agent; "
+            "declare one agent per cluster, each with that cluster's pools",
+        )
+    return None
 
 
 def _fail(source: str, path: str, message: str) -> ConfigError:

@@ -55,9 +55,9 @@ def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack
     """
     import pulumi
 
-    from ..config import ConfigError
+    from ..config import ConfigError, ConfigIssue
     from .expand import offline_yaml
-    from .run import program_issue, record_program
+    from .run import DuplicateUrnError, program_issue, record_program
 
     def failure(err: BaseException) -> ConfigError:
         issue = program_issue(err, program)
@@ -68,6 +68,8 @@ def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack
     try:
         with offline_yaml() as collected:
             resources, _ = record_program(program, config, secrets, stack=stack, project=project)
+    except DuplicateUrnError as err:
+        raise ConfigError([ConfigIssue(str(program), str(err))], str(program)) from None
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
             raise err.__cause__ from None

@@ -37,7 +37,7 @@ from .stack_file import StackFile, locate_findings, read_stack
 if TYPE_CHECKING:
     from ..config.stack import StackConfig
 
-__all__ = ["Recorded", "PlanResult", "finding_levels", "ProgramError", "ProgramExit", "program_issue", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
+__all__ = ["DuplicateUrnError", "Recorded", "PlanResult", "finding_levels", "ProgramError", "ProgramExit", "program_issue", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
 
 #: What the offline plan's mocks answer for an SSM AMI parameter (no AWS call is made).
 FAKE_AMI_ID = "ami-0123456789abcdef0"
@@ -100,6 +100,34 @@ class ProgramExit(Exception):
     def __init__(self, code: object) -> None:
         self.code = code
         super().__init__(f"the program exited with {code}")
+
+
+class DuplicateUrnError(ValueError):
+    """The program registered two resources with one URN (same type, name and parent), which the
+    Pulumi engine refuses: ``Duplicate resource URN '<urn>'; try giving it a unique name``
+    (pulumi/pulumi ``pkg/diag/errors.go``, error 2001). The mocks do not enforce it, so
+    :func:`record` checks it after the run. ``urns``: each duplicated URN, in registration order."""
+
+    def __init__(self, urns: list[str]) -> None:
+        self.urns = urns
+        more = f" (and {len(urns) - 1} more)" if len(urns) > 1 else ""
+        super().__init__(
+            f"Duplicate resource URN {urns[0]!r}{more}: a real pulumi preview refuses the program "
+            "(pulumi/pulumi pkg/diag/errors.go, error 2001); give each resource of one type and parent a unique name"
+        )
+
+
+def duplicate_urns(resources: list[Recorded]) -> list[str]:
+    """The URNs ``resources`` register more than once (synthesized chart children aside), in order."""
+    seen: set[str] = set()
+    dups: list[str] = []
+    for r in resources:
+        if not r.urn or r.synthesized:
+            continue
+        if r.urn in seen and r.urn not in dups:
+            dups.append(r.urn)
+        seen.add(r.urn)
+    return dups
 
 
 class ProgramError(ValueError):
@@ -296,6 +324,9 @@ def record(
         outputs = dict(zip((key for key, _ in exported), _sync_await(values()) if exported else [], strict=True))
     finally:
         gc.unfreeze()
+    dups = duplicate_urns(recorded)
+    if dups:
+        raise DuplicateUrnError(dups)
     return [dataclasses.replace(r, inputs=_plain(r.inputs)) for r in recorded], outputs
 
 
@@ -388,6 +419,8 @@ def plan_stack(
     try:
         with expansion.offline_yaml() as collected, validated_by_the_plan(config, result.config):
             result.resources, result.outputs = record_program(program, config, secrets, stack=stack)
+    except DuplicateUrnError as err:
+        raise ProgramError(ConfigIssue(str(program), str(err))) from None
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
             result.config_issues = found.locate(err.__cause__.issues)

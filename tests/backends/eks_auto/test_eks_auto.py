@@ -243,3 +243,38 @@ def test_feasibility_uses_the_catalog_evaluator_with_auto_mode_keys():
     assert any("all available instance types exceed limits for nodepool" in m for _, m in found)
     found = config_issues(good_pool(instanceFamilies=["g6"], gpuCounts=[3]), validate)
     assert any("eks.amazonaws.com/instance-gpu-count In ['3']: allows 0 type(s)" in m for _, m in found)
+
+
+# --- the built-in NodeClass and reserved capacity ------------------------------------------------
+
+
+def _stack(pool: dict[str, Any], **cluster: Any) -> dict[str, Any]:
+    return {"cluster": CLUSTER | cluster, "pools": [pool]}
+
+
+def test_the_built_in_node_class_is_a_warning_until_the_built_in_node_pools_are_stated():
+    # EKS provisions the 'default' NodeClass only while a built-in node pool is enabled (set-builtin-node-pools)
+    from gpu_node_pool.config import stack_warnings
+
+    warned = [(w.path, w.message) for w in stack_warnings(validate_stack_config(_stack(good_pool())))]
+    assert any(p == "pools[0]" and "autoModeBuiltInNodePools" in m and "set-builtin-node-pools" in m for p, m in warned)
+    stated = stack_warnings(validate_stack_config(_stack(good_pool(), autoModeBuiltInNodePools=True)))
+    assert not any("autoModeBuiltInNodePools" in w.message for w in stated)
+    ((path, message),) = config_issues(_stack(good_pool(), autoModeBuiltInNodePools=False))
+    assert path == "pools[0]" and "does not exist" in message and "nodeClass:" in message
+    # a pool with its own NodeClass does not depend on the built-in node pools
+    own = good_pool(nodeClass={"securityGroupIds": ["sg-0123456789abcdef0"]})
+    validate_stack_config(_stack(own, autoModeBuiltInNodePools=False))
+
+
+def test_reserved_capacity_needs_a_node_class_that_selects_the_reservations():
+    # Auto Mode launches 'reserved' only from reservations a NodeClass selects (auto-odcr)
+    from gpu_node_pool.config import stack_warnings
+
+    ((path, message),) = config_issues(_stack(good_pool(capacityTypes=["reserved", "on-demand"]), autoModeBuiltInNodePools=True))
+    assert path == "pools[0].capacityTypes" and "capacityReservationSelectorTerms" in message and "auto-odcr" in message
+    created = good_pool(capacityTypes=["reserved"], nodeClass={"securityGroupIds": ["sg-0123456789abcdef0"]})
+    assert [p for p, _ in config_issues(_stack(created))] == ["pools[0].capacityTypes"]
+    existing = good_pool(capacityTypes=["reserved"], nodeClassRef={"name": "reserved-gpus"})
+    warned = stack_warnings(validate_stack_config(_stack(existing)))
+    assert any(w.path == "pools[0].capacityTypes" and "'reserved-gpus'" in w.message for w in warned)

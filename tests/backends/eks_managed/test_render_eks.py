@@ -98,3 +98,17 @@ def test_bottlerocket_pools_ship_their_own_plugin_and_are_not_served():
     values = dp.chart_values(s.pools, s.device_plugin)
     assert values["tolerations"] == [{"key": "CriticalAddonsOnly", "operator": "Exists"}]
     assert dp.coverage(values, s.pools) == []
+
+
+def test_release_version_pins_the_ami_release_on_the_node_group():
+    # EKS API CreateNodegroup releaseVersion (AL2023: <Kubernetes version>-<date>)
+    from builders import config_errors
+
+    s = stack(releaseVersion="1.33.0-20250610")
+    assert eks_render.node_group_args(s.pools[0], s.cluster)["release_version"] == "1.33.0-20250610"
+    s = stack()
+    assert "release_version" not in eks_render.node_group_args(s.pools[0], s.cluster)
+    cfg = base()
+    cfg["pools"][0]["releaseVersion"] = "latest"
+    (err,) = config_errors(cfg)
+    assert "pools[0].releaseVersion" in err and "'latest'" in err

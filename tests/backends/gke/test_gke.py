@@ -403,3 +403,37 @@ def test_the_cli_exits_2_with_a_clear_message(desc, change, fragments, temp_proj
     assert "nothing was deployed" in out
     for fragment in fragments:
         assert fragment in out, out
+
+
+# --- node_config pass-through: boot disk and reservations ---------------------------------------
+
+
+def test_boot_disk_and_reservation_affinity_reach_node_config():
+    cfg = base()
+    cfg["pools"][0] |= {"diskSizeGb": 200, "diskType": "pd-ssd", "reservationAffinity": {
+        "consumeReservationType": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name",
+        "values": ["l4-reservation"]}}
+    pool, cluster = pool_of(cfg)
+    node_config = gke_render.node_pool_args(pool, cluster)["node_config"]
+    assert node_config["disk_size_gb"] == 200 and node_config["disk_type"] == "pd-ssd"
+    assert node_config["reservation_affinity"] == {"consume_reservation_type": "SPECIFIC_RESERVATION",
+                                                   "key": "compute.googleapis.com/reservation-name",
+                                                   "values": ["l4-reservation"]}
+    plain = base()
+    pool, cluster = pool_of(plain)
+    assert not {"disk_size_gb", "disk_type", "reservation_affinity"} & set(gke_render.node_pool_args(pool, cluster)["node_config"])
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "needle"),
+    [
+        ("diskSizeGb", 5, "greater than or equal to 10"),
+        ("reservationAffinity", {"consumeReservationType": "SPECIFIC_RESERVATION"}, "needs key and values"),
+        ("reservationAffinity", {"consumeReservationType": "ANY_RESERVATION", "values": ["x"]}, "SPECIFIC_RESERVATION only"),
+    ],
+)
+def test_bad_pass_through_values_are_refused(field, value, needle):
+    cfg = base()
+    cfg["pools"][0][field] = value
+    errors = config_errors(cfg)
+    assert any(f"pools[0].{field}" in e and needle in e for e in errors), errors

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from builders import config_issues
 from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -688,3 +689,61 @@ def test_gpupool_plan_exits_2_with_a_readable_message(capsys, tmp_path, startup,
     assert "1 error(s) in the Pulumi.bad.yaml; nothing was deployed:" in out
     assert expected in out
     assert "Traceback" not in out
+
+
+# --- EC2NodeClass pass-through fields ------------------------------------------------------------
+
+
+def _extras_stack(**node_class):
+    from conftest import base
+
+    cfg = base()
+    cfg["pools"] = [{"name": "train", "backend": "karpenter", "instanceTypes": ["g6e.12xlarge"],
+                     "taints": ["nvidia.com/gpu=present:NoSchedule"], "limits": {"nvidia.com/gpu": 16},
+                     "nodeClass": node_class}]
+    return cfg
+
+
+def test_node_class_pass_through_fields_render_as_given_and_pass_the_crd():
+    from karpenter_crd import crd_errors
+
+    from gpu_node_pool.backends.karpenter.render import ec2nodeclass_manifest
+
+    cfg = _extras_stack(
+        blockDeviceMappings=[{"deviceName": "/dev/xvda", "rootVolume": True,
+                              "ebs": {"volumeSize": "200Gi", "volumeType": "gp3", "encrypted": True}}],
+        kubelet={"maxPods": 110, "systemReserved": {"cpu": "500m", "memory": "1Gi"}},
+        instanceStorePolicy="RAID0",
+        userData="#!/bin/bash\necho warming model cache\n",
+    )
+    stack = validate_stack_config(cfg)
+    manifest = ec2nodeclass_manifest(stack.pools[0], stack.cluster)
+    spec = manifest["spec"]
+    assert spec["blockDeviceMappings"] == [{"deviceName": "/dev/xvda", "rootVolume": True,
+                                            "ebs": {"volumeSize": "200Gi", "volumeType": "gp3", "encrypted": True}}]
+    assert spec["kubelet"] == {"maxPods": 110, "systemReserved": {"cpu": "500m", "memory": "1Gi"}}
+    assert spec["instanceStorePolicy"] == "RAID0" and spec["userData"].startswith("#!/bin/bash")
+    assert crd_errors(manifest) == []
+
+
+@pytest.mark.parametrize(
+    ("user_data", "needle"),
+    [
+        ("[settings.kubernetes.node-taints]\n\"example.com/x\" = [\"y:NoSchedule\"]\n", "registers the node with"),
+        ("#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--register-with-taints=a=b:NoSchedule'\n",
+         "registers the node with"),
+        ("#!/bin/bash\nsed -i 's/ARGS=/ARGS=--register-with-taints=$T /' /etc/kubelet.env\n", "cannot parse (not judged)"),
+    ],
+    ids=["bottlerocket-toml", "bootstrap-flag", "sed-script"],
+)
+def test_user_data_that_sets_taints_or_labels_is_refused_naming_the_path(user_data, needle):
+    # Karpenter merges the NodePool's taints and labels into userData; ones it does not know break its simulation
+    ((path, message),) = config_issues(_extras_stack(userData=user_data))
+    assert path == "pools[0].nodeClass.userData" and needle in message and "pool's taints and labels" in message
+
+
+def test_bad_pass_through_values_are_refused_with_the_crd_rule():
+    issues = dict(config_issues(_extras_stack(blockDeviceMappings=[{"ebs": {"volumeSize": "100GB"}}])))
+    assert "100GB" in issues["pools[0].nodeClass.blockDeviceMappings[0].ebs.volumeSize"]
+    issues = dict(config_issues(_extras_stack(instanceStorePolicy="RAID1")))
+    assert "pools[0].nodeClass.instanceStorePolicy" in issues

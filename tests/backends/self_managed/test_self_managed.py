@@ -506,3 +506,33 @@ def test_no_effect_spelling_outside_taints_py_in_the_kubelet_renderer():
         source = path.read_text()
         for effect in TaintEffect:
             assert effect.value not in source and effect.provider_spelling not in source, path
+
+
+def test_spot_renders_the_distribution_and_capacity_rebalance_and_warns_about_draining():
+    # EC2 Auto Scaling InstancesDistribution; capacity rebalance replaces Spot nodes on a rebalance recommendation
+    from gpu_node_pool.config import stack_warnings
+
+    cfg = stack(pool_cfg(spot={"onDemandBaseCapacity": 1, "onDemandPercentageAboveBaseCapacity": 0}))
+    res, _ = _record(cfg)
+    asg = res[("aws:autoscaling/group:Group", "batch-asg")]
+    assert asg["mixedInstancesPolicy"]["instancesDistribution"] == {
+        "onDemandBaseCapacity": 1, "onDemandPercentageAboveBaseCapacity": 0,
+        "spotAllocationStrategy": "price-capacity-optimized"}
+    assert [o["instanceType"] for o in asg["mixedInstancesPolicy"]["launchTemplate"]["overrides"]] == ["g6e.12xlarge"]
+    assert asg["capacityRebalance"] is True
+    warned = [(w.path, w.message) for w in stack_warnings(validate_stack_config(cfg))]
+    assert any(p == "pools[0].spot" and "aws-node-termination-handler" in m for p, m in warned)
+    # capacityRebalance can be turned off; without spot the group stays all On-Demand with no rebalance key
+    res, _ = _record(stack(pool_cfg(spot={}, capacityRebalance=False)))
+    assert res[("aws:autoscaling/group:Group", "batch-asg")]["capacityRebalance"] is False
+    res, _ = _record(stack())
+    assert "capacityRebalance" not in res[("aws:autoscaling/group:Group", "batch-asg")]
+
+
+def test_spot_is_refused_with_an_on_demand_capacity_reservation_and_on_bare_metal():
+    from builders import config_errors
+
+    errors = config_errors(stack(pool_cfg(spot={}, capacityReservation={"id": "cr-0123456789abcdef0"})))
+    assert any("pools[0]" in e and "Spot instances never use it" in e for e in errors)
+    errors = config_errors(stack(metal_cfg(spot={})))
+    assert any("spot" in e for e in errors)

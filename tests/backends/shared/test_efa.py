@@ -85,8 +85,26 @@ def test_efa_adds_self_referencing_all_traffic_rules_on_the_named_group():
         (rule,) = res[kind]
         assert rule["securityGroupId"] == SG and rule["referencedSecurityGroupId"] == SG
         assert rule["ipProtocol"] == "-1"
-    res = declare(eks(efa=EFA | {"addSelfRules": False}))  # e.g. the EKS cluster security group has them
+    res = declare(eks(efa=EFA | {"addSelfRules": False}))  # the group has both rules already
     assert ING not in res and EGR not in res
+
+
+def test_efa_on_the_eks_cluster_security_group_adds_only_the_egress_rule():
+    # EKS sec-group-reqs: the cluster security group allows all inbound traffic from itself; EC2 refuses a duplicate
+    cfg = eks()
+    warned = [(w.path, w.message) for w in stack_warnings(validate_stack_config(cfg))]
+    assert any(p == "pools[0].efa.addSelfRules" and "cluster.clusterSecurityGroupId" in m and "sec-group-reqs" in m
+               for p, m in warned)
+    cfg["cluster"]["clusterSecurityGroupId"] = SG
+    assert not any("addSelfRules" in w.path for w in stack_warnings(validate_stack_config(cfg)))
+    res = declare(cfg)
+    assert ING not in res
+    (egress,) = res[EGR]
+    assert egress["securityGroupId"] == SG and egress["referencedSecurityGroupId"] == SG
+    # another first group still gets both rules
+    cfg["cluster"]["clusterSecurityGroupId"] = "sg-0ffffffffffffffff"
+    res = declare(cfg)
+    assert len(res[ING]) == 1 and len(res[EGR]) == 1
 
 
 def test_eks_managed_efa_requires_the_security_groups_of_the_interfaces():
@@ -164,12 +182,16 @@ def node_class(cfg: dict) -> dict:
 
 
 def test_karpenter_efa_renders_network_interfaces_and_placement_group_selector_valid_for_the_crd():
-    # p5.48xlarge: 32 EFA, one per network card; shapes and CEL rules of the EC2NodeClass v1 CRD
-    spec = node_class(karpenter())["spec"]
+    # p5.48xlarge: 32 EFA, one per network card, card 0 included (EKS user guide device-management-efa:
+    # ENA primary on card 0 device 0, efa-only on card 0 device 1, then efa-only on device 0 of each further card);
+    # shapes and CEL rules of the EC2NodeClass v1 CRD
+    spec = node_class(karpenter(instanceTypes=["p5.48xlarge"]))["spec"]
     nics = spec["networkInterfaces"]
     assert nics[0] == {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}
-    assert len(nics) == 32 and {n["interfaceType"] for n in nics[1:]} == {"efa-only"}
-    assert [n["networkCardIndex"] for n in nics] == list(range(32))
+    assert nics[1] == {"networkCardIndex": 0, "deviceIndex": 1, "interfaceType": "efa-only"}
+    efa = [n for n in nics if n["interfaceType"] == "efa-only"]
+    assert len(efa) == 32 and sorted(n["networkCardIndex"] for n in efa) == list(range(32))
+    assert all(n["deviceIndex"] == 0 for n in efa if n["networkCardIndex"] > 0)
     assert spec["placementGroupSelector"] == {"name": "ml-train-cluster"}
     from karpenter_crd import crd_errors
 
@@ -180,9 +202,34 @@ def test_karpenter_efa_on_g6e_48xlarge_gets_four_cards_and_the_efa_only_warning(
     # g6e.48xlarge: 4 EFA; efa-only needs VPC CNI >= 1.18.5 (EKS node-efa)
     cfg = karpenter(instanceTypes=["g6e.48xlarge"], efa={"enabled": True, "placementGroup": {"id": "pg-0123abcd"}})
     spec = node_class(cfg)["spec"]
-    assert [n["networkCardIndex"] for n in spec["networkInterfaces"]] == [0, 1, 2, 3]
+    efa = [n["networkCardIndex"] for n in spec["networkInterfaces"] if n["interfaceType"] == "efa-only"]
+    assert efa == [0, 1, 2, 3]
     assert spec["placementGroupSelector"] == {"id": "pg-0123abcd"}
-    assert any("1.18.5" in w.message and "userguide/node-efa.html" in w.message for w in stack_warnings(validate_stack_config(cfg)))
+    warnings = [w.message for w in stack_warnings(validate_stack_config(cfg))]
+    assert any("1.18.5" in w and "userguide/node-efa.html" in w and "vpc.amazonaws.com/efa: 4 per node" in w for w in warnings)
+
+
+def test_karpenter_efa_on_a_one_efa_type_still_gets_its_efa_device():
+    # g6.8xlarge: one EFA interface; it goes on card 0 (device 1), so Karpenter counts 1 vpc.amazonaws.com/efa, not 0
+    nics = node_class(karpenter(instanceTypes=["g6.8xlarge"]))["spec"]["networkInterfaces"]
+    assert nics == [{"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"},
+                    {"networkCardIndex": 0, "deviceIndex": 1, "interfaceType": "efa-only"}]
+    from karpenter_crd import crd_errors
+
+    assert crd_errors(node_class(karpenter(instanceTypes=["g6.8xlarge"]))) == []
+
+
+def test_karpenter_efa_needs_karpenter_1_11_stated_or_warned():
+    # EC2NodeClass spec.networkInterfaces came with Karpenter v1.11 (EKS user guide device-management-efa)
+    cfg = karpenter()
+    warnings = [(w.path, w.message) for w in stack_warnings(validate_stack_config(cfg))]
+    assert any(p == "pools[0].efa" and "v1.11" in m and "cluster.karpenterVersion" in m for p, m in warnings)
+    cfg["cluster"]["karpenterVersion"] = "1.10.3"
+    msg = config_error_text(cfg)
+    assert "pools[0].efa" in msg and "'1.10.3'" in msg and "upgrade Karpenter to v1.11" in msg
+    cfg["cluster"]["karpenterVersion"] = "v1.11.0"
+    stack = validate_stack_config(cfg)
+    assert not any("karpenterVersion" in w.message for w in stack_warnings(stack))
 
 
 def test_karpenter_efa_refused_when_the_nodepool_can_launch_types_without_efa():

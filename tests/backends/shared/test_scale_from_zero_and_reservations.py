@@ -70,6 +70,18 @@ def test_fractional_gpu_pool_at_zero_needs_gpus_per_node_and_gets_it_as_the_tag(
     assert gpu_tag_need(["p5.48xlarge"]).startswith("belt-and-braces")
 
 
+def test_mixed_gpu_counts_in_one_zero_size_managed_group_are_refused():
+    # one template node per group, one node-template/resources tag: a 1-GPU and a 4-GPU type cannot share it
+    (err,) = config_errors(pool(instanceTypes=["g6.xlarge", "g6.12xlarge"]))
+    assert "pools[0]" in err and "'g6.xlarge': 1" in err and "'g6.12xlarge': 4" in err
+    assert "split the types into one pool per GPU count" in err and "best-practices/cas.html" in err
+    # gpusPerNode cannot make one number true for both types
+    assert config_errors(pool(instanceTypes=["g6.xlarge", "g6.12xlarge"], gpusPerNode=1))
+    # the same counts, or a group that never scales from zero, are fine
+    validate_stack_config(pool(instanceTypes=["g6.xlarge", "g6.2xlarge"]))
+    validate_stack_config(pool(instanceTypes=["g6.xlarge", "g6.12xlarge"], scaling={"minSize": 1, "maxSize": 4}))
+
+
 def test_a_value_less_taint_on_a_zero_size_managed_pool_gets_its_taint_tag():
     # CA aws_wrapper.go skips managed-node-group taints without a value; the ASG tag carries it
     tags = ca_tags(declare(pool(taints=["nvidia.com/gpu:NoSchedule"])))

@@ -58,3 +58,22 @@ def test_a_helm_release_is_judged_from_its_values_and_chart_defaults():
     assert "chart nvidia-device-plugin" in found["message"]
     release.inputs["values"] = UNKNOWN
     assert cannot_run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), release])
+
+
+def test_two_device_plugins_on_one_pool_are_a_conflict_naming_both():
+    # the kubelet keeps one endpoint per resource name: the second registration replaces the first
+    second = plugin([EXISTS_GPU], namespace="kube-system")
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), plugin([EXISTS_GPU]), second])
+    assert "2 NVIDIA device plugins would run on" in found["message"]
+    assert "nvidia-device-plugin/nvidia-device-plugin" in found["message"] and "kube-system/nvidia-device-plugin" in found["message"]
+    # one plugin per pool: no conflict; two plugins whose affinities keep them apart: none either
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), plugin([EXISTS_GPU])]) == []
+    elsewhere = plugin([EXISTS_GPU], affinity_label=("example.com/other-pool", "true"), namespace="kube-system")
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), plugin([EXISTS_GPU]), elsewhere]) == []
+
+
+def test_a_device_plugin_on_a_pool_whose_image_runs_its_own_is_a_conflict():
+    # Bottlerocket NVIDIA variants run NVIDIA's device plugin on the host
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(ami="BOTTLEROCKET_x86_64_NVIDIA"), plugin([EXISTS_GPU])])
+    assert "already runs NVIDIA's device plugin" in found["message"]
+    assert "nvidia.com/gpu.deploy.device-plugin=false" in found["message"]

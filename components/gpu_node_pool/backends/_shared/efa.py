@@ -70,10 +70,10 @@ class EfaConfig(Model):
       ``aws eks describe-cluster --query cluster.resourcesVpcConfig.clusterSecurityGroupId``).
       self-managed: defaults to the pool's ``securityGroupIds``.
     * ``addSelfRules``: add ingress and egress rules allowing all traffic from and to itself on the
-      first of those groups (EC2 user guide efa-start). Set false when that group has them already
-      (the EKS cluster security group has the egress rule, EKS user guide
-      https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html): EC2 refuses a duplicate
-      rule at deploy.
+      first of those groups (EC2 user guide efa-start). The EKS cluster security group already has
+      the ingress rule (EKS user guide https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html)
+      and EC2 refuses a duplicate rule at deploy: with ``cluster.clusterSecurityGroupId`` stated and
+      equal to the first group only the egress rule is added; set false when the group has both.
     """
 
     enabled: bool = Field(True, description="Attach EFA interfaces, a cluster placement group and the EFA security group rules.")
@@ -173,6 +173,39 @@ def launch_template_args(
         "network_interfaces": network_interfaces(count, security_groups),
         "placement": {"group_name": placement_group_name},
     }
+
+
+#: EKS user guide: the cluster security group's default rules (inbound all traffic from itself,
+#: outbound all traffic to 0.0.0.0/0 and ::/0).
+CLUSTER_SG_SOURCE = "https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html"
+
+
+def self_rules_to_add(pool: Any, cluster_security_group_id: str | None) -> tuple[str, ...]:
+    """Which self-referencing rules the component adds to the first EFA group: ``("ingress",
+    "egress")``, ``("egress",)`` when that group is the EKS cluster security group (EKS already gives
+    it the all-traffic ingress from itself, and EC2 refuses a duplicate rule: ``CLUSTER_SG_SOURCE``;
+    its egress to 0.0.0.0/0 is not the self-referencing egress EFA asks for, EC2 user guide efa-start),
+    or ``()`` with ``addSelfRules: false``."""
+    if not (efa_enabled(pool) and pool.efa.add_self_rules):
+        return ()
+    groups = getattr(pool, "efa_security_groups", None) or pool.efa.security_group_ids or []
+    if cluster_security_group_id is not None and groups and groups[0] == cluster_security_group_id:
+        return ("egress",)
+    return ("ingress", "egress")
+
+
+def self_rules_note(pool: Any, cluster_security_group_id: str | None) -> str | None:
+    """A warning for an eks-managed EFA pool adding both self rules while ``cluster.clusterSecurityGroupId``
+    is not stated: the usual first group is the EKS cluster security group, which has the ingress rule."""
+    if self_rules_to_add(pool, cluster_security_group_id) != ("ingress", "egress") or cluster_security_group_id:
+        return None
+    return (
+        "efa.addSelfRules adds an all-traffic ingress rule from the group itself to the first of "
+        "efa.securityGroupIds; if that group is the EKS cluster security group, EKS already has that rule "
+        f"({CLUSTER_SG_SOURCE}) and EC2 refuses the duplicate at deploy: state the group with "
+        "gpu-node-pools:cluster.clusterSecurityGroupId (then only the egress rule is added), or set "
+        "efa.addSelfRules: false when the group has both rules"
+    )
 
 
 def self_rule_args(security_group_id: Any, pool: str) -> tuple[dict[str, Any], dict[str, Any]]:

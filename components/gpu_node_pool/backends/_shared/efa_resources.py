@@ -6,14 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .efa import PLACEMENT_STRATEGY, launch_template_args, self_rule_args
+from .efa import PLACEMENT_STRATEGY, launch_template_args, self_rule_args, self_rules_to_add
 
 __all__ = ["wire"]
 
 
-def wire(component: Any, name: str, backend: Any, pool: Any, security_groups: Sequence[Any]) -> dict[str, Any]:
-    """Register the cluster placement group and (``addSelfRules``) the self-referencing rules under
-    ``component``; return the launch template's EFA arguments (:func:`launch_template_args`)."""
+def wire(
+    component: Any, name: str, backend: Any, pool: Any, security_groups: Sequence[Any],
+    cluster_security_group_id: str | None = None,
+) -> dict[str, Any]:
+    """Register the cluster placement group and (``addSelfRules``) the self-referencing rules the
+    group lacks (:func:`self_rules_to_add`) under ``component``; return the launch template's EFA
+    arguments (:func:`launch_template_args`)."""
     import pulumi
     import pulumi_aws as aws
 
@@ -25,9 +29,11 @@ def wire(component: Any, name: str, backend: Any, pool: Any, security_groups: Se
         opts=opts,
     )
     component.placement_group = group
-    if pool.efa.add_self_rules:
+    rules = self_rules_to_add(pool, cluster_security_group_id)
+    if rules:
         ingress, egress = self_rule_args(security_groups[0], pool.name)
-        aws.vpc.SecurityGroupIngressRule(backend.child_name("efa_ingress", name), **ingress, opts=opts)
+        if "ingress" in rules:
+            aws.vpc.SecurityGroupIngressRule(backend.child_name("efa_ingress", name), **ingress, opts=opts)
         aws.vpc.SecurityGroupEgressRule(backend.child_name("efa_egress", name), **egress, opts=opts)
     component.exports["placementGroupName"] = group.name
     return launch_template_args(pool.instance_types, security_groups, group.name)

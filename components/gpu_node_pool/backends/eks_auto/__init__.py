@@ -4,7 +4,7 @@ Files: ``limits.py`` (what Auto Mode accepts, with sources), ``config.py`` (pool
 rules, the catalog feasibility hook), ``render.py`` (the manifests), ``read.py`` (taints,
 labels, requirements back from the manifests), ``resources.py`` (Pulumi wiring), ``summary.py``
 (plan entry and text), ``detect.py`` (recognise Auto Mode GPU NodePools for the policies).
-The NodePool rules shared with the karpenter backend are in ``backends/_nodepool.py``.
+The NodePool rules shared with the karpenter backend are in ``backends/_shared/nodepool.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ BACKEND = register(
         package=__name__,
         config_model="config:EksAutoPool",
         stack_checks="config:stack_issues",
+        stack_warnings="config:stack_warnings",
         platform="eks",
         provisioner="karpenter",
         startup_taints=True,

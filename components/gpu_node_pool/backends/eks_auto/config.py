@@ -463,6 +463,65 @@ _NO_GPU_OPERATOR = (
 )
 
 
+#: EKS user guide: the built-in NodePools and the ``default`` NodeClass they need.
+BUILT_IN_NODE_POOLS_URL = "https://docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html"
+#: EKS user guide: Auto Mode and capacity reservations (``capacityReservationSelectorTerms``).
+AUTO_ODCR_URL = "https://docs.aws.amazon.com/eks/latest/userguide/auto-odcr.html"
+
+
+def _on_built_in_node_class(pool: EksAutoPool) -> bool:
+    return pool.node_class is None and pool.node_class_name == BUILT_IN_NODE_CLASS
+
+
+def _reservation_issues(pool: EksAutoPool, where: str) -> tuple[list[ConfigIssue], list[ConfigIssue]]:
+    """``(refusals, warnings)`` for ``capacityTypes: [reserved]``: Auto Mode launches capacity typed
+    ``reserved`` only from the reservations a NodeClass selects in ``capacityReservationSelectorTerms``
+    (auto-odcr). The NodeClass this backend creates and the built-in ``default`` select none."""
+    if "reserved" not in pool.capacity_types:
+        return [], []
+    if pool.node_class_ref is None or pool.node_class_name == BUILT_IN_NODE_CLASS:
+        which = "the NodeClass this pool creates" if pool.node_class is not None else "the built-in 'default' NodeClass"
+        return [ConfigIssue(f"{where}.capacityTypes", (
+            f"reserved: Auto Mode launches reserved capacity only from the reservations a NodeClass selects in "
+            f"capacityReservationSelectorTerms ({AUTO_ODCR_URL}), and {which} selects none, so the NodePool would "
+            "never get a reserved node: reference an existing NodeClass that selects your reservations "
+            "(nodeClassRef: {name: ...}), or drop reserved"))], []
+    return [], [ConfigIssue(f"{where}.capacityTypes", (
+        f"reserved: the existing NodeClass {pool.node_class_name!r} must select the reservations in "
+        f"capacityReservationSelectorTerms, else Auto Mode launches no reserved capacity ({AUTO_ODCR_URL})"))]
+
+
+def _built_in_node_class_issues(stack: Any, pool: EksAutoPool, where: str) -> tuple[list[ConfigIssue], list[ConfigIssue]]:
+    """``(refusals, warnings)`` for a pool on the built-in ``default`` NodeClass, which EKS provisions
+    only while at least one built-in NodePool is enabled (set-builtin-node-pools)."""
+    if not _on_built_in_node_class(pool):
+        return [], []
+    enabled = stack.cluster.auto_mode_built_in_node_pools
+    if enabled is False:
+        return [ConfigIssue(where, (
+            "uses the built-in 'default' NodeClass, but cluster.autoModeBuiltInNodePools is false: EKS provisions "
+            f"'default' only while a built-in node pool is enabled ({BUILT_IN_NODE_POOLS_URL}), so the NodePool "
+            "would reference a NodeClass that does not exist: create one with nodeClass: {securityGroupIds: [...]} "
+            "(role and subnets default to the cluster's), or reference an existing one with nodeClassRef"))], []
+    if enabled is None:
+        return [], [ConfigIssue(where, (
+            "uses the built-in 'default' NodeClass, which EKS provisions only while at least one built-in node pool "
+            f"(general-purpose, system) is enabled ({BUILT_IN_NODE_POOLS_URL}); state it with "
+            "gpu-node-pools:cluster.autoModeBuiltInNodePools: true, or give the pool its own nodeClass"))]
+    return [], []
+
+
+def stack_warnings(stack: Any) -> list[ConfigIssue]:
+    """Auto Mode pools on the built-in NodeClass while ``cluster.autoModeBuiltInNodePools`` is not
+    stated, and ``reserved`` on an existing NodeClass that must select the reservations."""
+    out = []
+    for i, pool in enumerate(stack.pools):
+        if isinstance(pool, EksAutoPool):
+            out += _built_in_node_class_issues(stack, pool, f"pools[{i}]")[1]
+            out += _reservation_issues(pool, f"pools[{i}]")[1]
+    return out
+
+
 def stack_issues(stack: Any) -> list[ConfigIssue]:
     """Stack-level Auto Mode rules as :class:`ConfigIssue` objects.
 
@@ -480,6 +539,8 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
             continue
         if stack.device_plugin.provider == "gpu-operator":
             issues.append(ConfigIssue(f"pools[{i}]", _NO_GPU_OPERATOR))
+        issues += _built_in_node_class_issues(stack, pool, f"pools[{i}]")[0]
+        issues += _reservation_issues(pool, f"pools[{i}]")[0]
         if is_validated(pool):  # a stand-in of an invalid pool (every-mistake pass) has nothing to evaluate
             issues += feasibility_issues(pool, f"pools[{i}]")
         nc = pool.node_class

@@ -147,11 +147,27 @@ def gpus_per_node(pool: Any) -> int | None:
 
 def scale_from_zero_problems(pool: Any) -> list[str]:
     """At ``minSize: 0`` the Auto Scaling group gets ``node-template/resources/nvidia.com/gpu``
-    (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``); a type whose GPU count no source gives (g6f/gr6f, unknown types) needs
-    ``gpusPerNode`` for it."""
-    if pool.scaling.min_size != 0 or pool.gpus_per_node is not None:
+    (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``): one quantity for the
+    whole group, because Cluster Autoscaler builds one template node per group and expects every node
+    of it to look the same (EKS best practices, Cluster Autoscaler: node groups of identical scheduling
+    properties, mixed instance types of the same capacity, https://docs.aws.amazon.com/eks/latest/best-practices/cas.html;
+    kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``, mixed instances policy). So the
+    instance types must have one GPU count (else split them into pools), and a type whose GPU count no
+    source gives (g6f/gr6f, unknown types) needs ``gpusPerNode``."""
+    if pool.scaling.min_size != 0:
         return []
-    unknown = [t for t in pool.instance_types if catalog.gpus(t) is None]
+    counts = {t: catalog.gpus(t) for t in pool.instance_types}
+    known = {t: n for t, n in counts.items() if n is not None}
+    if len(set(known.values())) > 1:
+        return [
+            f"minSize 0 with instanceTypes {pool.instance_types} of different GPU counts {known}: Cluster Autoscaler "
+            "builds one template node per group and its node-template/resources/nvidia.com/gpu tag is one number, "
+            "so a scale-up sized for one type lands another (https://docs.aws.amazon.com/eks/latest/best-practices/cas.html, "
+            "node groups of identical scheduling properties; kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md); split the types into one pool per GPU count"
+        ]
+    if pool.gpus_per_node is not None:
+        return []
+    unknown = [t for t, n in counts.items() if n is None]
     if not unknown:
         return []
     return [

@@ -48,6 +48,13 @@ class EksManagedPool(PoolBase):
     subnet_ids: list[str] | None = Field(None, min_length=1, description="Defaults to cluster.subnetIds.")
     node_role_arn: str | None = Field(None, description="Defaults to cluster.nodeRoleArn.")
     disk_size: int | None = Field(None, ge=20, le=16384, description="Root volume GiB.")
+    release_version: str | None = Field(
+        None,
+        pattern=r"^[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{8}$",
+        description="Pin the EKS optimized AMI release (NodeGroup releaseVersion), e.g. 1.33.0-20250610 (AL2023: "
+        "<Kubernetes version>-<date>) or 1.40.0-25e1f1a4 (Bottlerocket); default: the latest for the version. "
+        "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html",
+    )
     update_config: UpdateConfig | None = None
     tags: AwsTags = Field(default_factory=dict, description="AWS tags on the node group.")
     # capacity (rules in capacity.py)
@@ -204,6 +211,12 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
                 f"{EKS_QUOTAS_SOURCE}); EKS refuses it unless your account's quota was raised: request an increase "
                 "in Service Quotas and set limits.eksNodesPerNodeGroup to it, or lower maxSize",
             ))
+    from .._shared.efa import self_rules_note
+
+    for i in managed:
+        note = self_rules_note(stack.pools[i], stack.cluster.cluster_security_group_id)
+        if note:
+            out.append(ConfigIssue(f"pools[{i}].efa.addSelfRules", note))
     if len(managed) > limits.eks_node_groups_per_cluster:
         out.append(ConfigIssue(
             "pools",

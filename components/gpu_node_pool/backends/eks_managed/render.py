@@ -42,6 +42,8 @@ def node_group_args(pool: EksManagedPool, cluster: ClusterConfig) -> dict[str, A
     }
     if pool.disk_size is not None:
         args["disk_size"] = pool.disk_size
+    if pool.release_version is not None:  # EKS API CreateNodegroup releaseVersion: the AMI release pinned
+        args["release_version"] = pool.release_version
     if pool.update_config is not None:
         upd = pool.update_config
         args["update_config"] = (

@@ -28,7 +28,8 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterIdenti
             from .._shared import efa_resources as _efa
 
             # network_interfaces (efa.securityGroupIds on each: EKS launch-templates, groups on the interfaces or the instance) and placement.group_name
-            lt_args |= _efa.wire(component, name, BACKEND, pool, pool.efa.security_group_ids or [])
+            lt_args |= _efa.wire(component, name, BACKEND, pool, pool.efa.security_group_ids or [],
+                                 cluster.settings.cluster_security_group_id if cluster.settings else None)
         template = aws.ec2.LaunchTemplate(
             BACKEND.child_name("launch_template", name), **lt_args, opts=pulumi.ResourceOptions(parent=component)
         )

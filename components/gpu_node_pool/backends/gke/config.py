@@ -25,6 +25,7 @@ from ...k8s.patterns import full_match, go_regexp
 from ...k8s.taints import Taint
 from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from .._shared.capacity import NodeRepair
+from .node_config_extras import ReservationAffinity
 
 #: ``NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs``): ``LATEST`` and
 #: ``DEFAULT`` install that driver (``LATEST`` on COS), ``INSTALLATION_DISABLED`` installs none,
@@ -167,6 +168,13 @@ class GkePool(PoolBase):
     )
     node_repair: NodeRepair | None = Field(
         None, description="{enabled: true|false}: GKE node auto-repair (management.autoRepair); unset: GKE's default."
+    )
+    disk_size_gb: int | None = Field(None, ge=10, description="Boot disk GB (node_config.disk_size_gb, at least 10; GKE default 100).")
+    disk_type: Literal["pd-standard", "pd-balanced", "pd-ssd", "pd-extreme", "hyperdisk-balanced"] | None = Field(
+        None, description="Boot disk type (node_config.disk_type); GKE picks pd-balanced or hyperdisk-balanced by machine type."
+    )
+    reservation_affinity: ReservationAffinity | None = Field(
+        None, description="Compute Engine reservations the nodes consume (node_config.reservation_affinity)."
     )
 
     @field_validator("name")

@@ -21,6 +21,7 @@ from typing import Any
 from ...config import ClusterConfig
 from ...gpu_agents.capacity import gke_accelerator_args
 from .config import GkeAccelerator, GkePool
+from .node_config_extras import node_config_fields
 
 #: Where the taints go, as the plan names it.
 PROVIDER_FIELD = "gcp.container.NodePool.node_config.taints"
@@ -58,7 +59,8 @@ def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
     ``guest_accelerators`` (one item, see :func:`guest_accelerator_args`), ``labels`` (sorted by
     key: the user's, the GPU label, ``gpu-node-pools/pool``) and ``taints`` in the GKE shape
     ``[{key, value, effect: NO_SCHEDULE|PREFER_NO_SCHEDULE|NO_EXECUTE}]``, in
-    :attr:`GkePool.taint_list` order (``nvidia.com/gpu=present:NoSchedule`` always among them).
+    :attr:`GkePool.taint_list` order (``nvidia.com/gpu=present:NoSchedule`` always among them), then
+    the pass-through ``disk_size_gb``, ``disk_type``, ``reservation_affinity`` when set.
 
     Left out on purpose: ``name`` (Pulumi autonames, so a replacement pool is created before the
     old one is deleted), ``initial_node_count`` (per zone; the provider advises not to set it),
@@ -82,6 +84,7 @@ def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
     node_config["guest_accelerators"] = [guest_accelerator_args(pool.accelerator) | gke_accelerator_args(pool)]
     node_config["labels"] = pool.node_labels
     node_config["taints"] = [t.to_provider() for t in pool.taint_list]
+    node_config |= node_config_fields(pool)  # disk_size_gb, disk_type, reservation_affinity (node_config_extras.py)
     args: dict[str, Any] = {
         "cluster": cluster.name,
         "location": cluster.location,

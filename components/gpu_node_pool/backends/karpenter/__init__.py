@@ -22,6 +22,7 @@ BACKEND = register(
         package=__name__,
         config_model="config:KarpenterPool",
         stack_checks="config:stack_issues",
+        stack_warnings="config:stack_warnings",
         platform="eks",
         provisioner="karpenter",
         startup_taints=True,

@@ -35,6 +35,7 @@ from .limits import (
     karpenter_label_problem,
     selector_tags_problem,
 )
+from .node_class_extras import BlockDeviceMapping, KarpenterKubelet, user_data_problem
 from .reservations import MAX_TERMS, CapacityReservationTerm
 
 
@@ -78,6 +79,12 @@ class KarpenterNodeClass(NodeClassBase):
         None, min_length=1, max_length=MAX_TERMS,
         description="Reservations (ODCRs, Capacity Blocks) for capacityTypes reserved; terms are ORed.",
     )
+    block_device_mappings: list[BlockDeviceMapping] | None = Field(
+        None, min_length=1, max_length=50, description="EBS volumes, e.g. [{deviceName: /dev/xvda, rootVolume: true, ebs: {volumeSize: 200Gi}}]."
+    )
+    kubelet: KarpenterKubelet | None = Field(None, description="Kubelet settings Karpenter passes to the nodes (maxPods, reserved, eviction...).")
+    instance_store_policy: Literal["RAID0"] | None = Field(None, description="RAID0: instance-store NVMe disks as one volume for images and pods.")
+    user_data: str | None = Field(None, description="Bootstrap Karpenter merges its settings into; taints and labels belong to the pool.")
 
     @field_validator("name")
     @classmethod
@@ -85,6 +92,21 @@ class KarpenterNodeClass(NodeClassBase):
         if name is not None and (len(name) > 253 or not full_match(K8S_OBJECT_NAME_RE, name)):
             raise fail(f"{name!r} is not a Kubernetes object name (lower-case DNS subdomain, e.g. gpu-al2023)")
         return name
+
+    @field_validator("user_data")
+    @classmethod
+    def _user_data(cls, user_data: str | None) -> str | None:
+        problem = user_data_problem(user_data) if user_data is not None else None
+        if problem:
+            raise fail(problem)
+        return user_data
+
+    @field_validator("block_device_mappings")
+    @classmethod
+    def _one_root(cls, mappings: list[BlockDeviceMapping] | None) -> list[BlockDeviceMapping] | None:
+        if mappings and sum(1 for m in mappings if m.root_volume) > 1:
+            raise fail("at most one blockDeviceMappings entry may be rootVolume: true (EC2NodeClass CRD)")
+        return mappings
 
     @field_validator("ami_alias")
     @classmethod
@@ -354,5 +376,23 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
                 f"give it another name, or reference it with nodeClassRef: {{name: {name}}}"
             ))
         created.setdefault(name, i)
+    issues += [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if refused]
     return issues
+
+
+def stack_warnings(stack: Any) -> list[ConfigIssue]:
+    """EFA pools while ``cluster.karpenterVersion`` is not stated: the fields need Karpenter >= v1.11."""
+    return [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
+
+
+def _efa_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
+    from .efa import version_issue
+
+    out = []
+    for i, pool in enumerate(stack.pools):
+        if isinstance(pool, KarpenterPool):
+            issue = version_issue(pool, stack.cluster.karpenter_version)
+            if issue is not None:
+                out.append((i, issue))
+    return out
 

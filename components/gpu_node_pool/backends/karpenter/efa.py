@@ -7,16 +7,23 @@ Renders into the component's ``EC2NodeClass`` (``karpenter.k8s.aws/v1``, shapes 
   Karpenter backend creates no AWS resources, so the cluster placement group is named by the user
   (a cluster placement group lives in one Availability Zone: EC2 user guide
   https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html);
-* ``spec.networkInterfaces`` = the primary ``{networkCardIndex: 0, deviceIndex: 0, interfaceType:
-  interface}`` (the CRD requires it) plus one ``efa-only`` interface on each further EFA network card
-  (``deviceIndex`` 1, as terraform-aws-modules/terraform-aws-eks@v21.19.0
-  ``modules/eks-managed-node-group/main.tf`` does); the count is the common ``MaximumEfaInterfaces``
+* ``spec.networkInterfaces`` as the EKS user guide's Karpenter example lays them out
+  (https://docs.aws.amazon.com/eks/latest/userguide/device-management-efa.html; EC2 user guide
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html): the primary ENA
+  ``{networkCardIndex: 0, deviceIndex: 0, interfaceType: interface}`` (the CRD requires it and an
+  EFA-only interface cannot be primary), an ``efa-only`` interface on card 0 at ``deviceIndex`` 1,
+  and one ``efa-only`` at ``deviceIndex`` 0 on each further card. So a node gets exactly the type's
+  ``MaximumEfaInterfaces`` EFA devices (32 on p5.48xlarge, 1 on a one-card type), which is the
+  ``vpc.amazonaws.com/efa`` count Karpenter models. The count is the common ``MaximumEfaInterfaces``
   of every type the NodePool can launch (catalog; one EFA per network card, EKS user guide
-  https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html).
+  https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html);
+* ``networkInterfaces`` came with Karpenter v1.11 (device-management-efa guide): an older
+  EC2NodeClass CRD prunes the field and the nodes get no EFA. ``cluster.karpenterVersion`` states the
+  installed version: below v1.11 refused, unset a warning.
 
 Rules: every candidate type has EFA and the same count; one zone (``zones``); a created
-``nodeClass`` (an existing one is not rendered). Warnings: ``efa-only`` needs VPC CNI >= 1.18.5
-(node-efa guide). Pure.
+``nodeClass`` (an existing one is not rendered); Karpenter >= v1.11 where stated. Warnings:
+``efa-only`` needs VPC CNI >= 1.18.5 (node-efa guide); the Karpenter version when not stated. Pure.
 """
 
 from __future__ import annotations
@@ -28,7 +35,15 @@ from pydantic import Field, model_validator
 from ...config.common import Model, fail
 from ...k8s.patterns import pattern_search
 
-__all__ = ["KarpenterEfa", "PlacementGroupSelector", "node_class_fields", "pool_problems", "pool_warnings"]
+__all__ = [
+    "NETWORK_INTERFACES_SINCE",
+    "KarpenterEfa",
+    "PlacementGroupSelector",
+    "node_class_fields",
+    "pool_problems",
+    "pool_warnings",
+    "version_issue",
+]
 
 
 class PlacementGroupSelector(Model):
@@ -117,12 +132,48 @@ def pool_problems(pool: Any) -> list[str]:
 
 def pool_warnings(pool: Any) -> list[tuple[str, str]]:
     """``[(sub-path, message)]``: ``efa-only`` interfaces need VPC CNI >= 1.18.5 (EKS user guide node-efa)."""
-    if not _enabled(pool) or (_interface_count(pool) or 0) < 2:
+    if not _enabled(pool):
         return []
+    count = _interface_count(pool) or 1
     return [("efa", (
-        "the EC2NodeClass gets efa-only interfaces on network cards 1 and up: they need the Amazon VPC CNI >= 1.18.5 "
+        f"the EC2NodeClass gets {count} efa-only interface(s) (card 0 at deviceIndex 1, then one per further network "
+        "card), so Karpenter models vpc.amazonaws.com/efa: "
+        f"{count} per node; efa-only interfaces need the Amazon VPC CNI >= 1.18.5 "
         "(https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html); pods get EFA devices through the "
         "aws-efa-k8s-device-plugin (resource vpc.amazonaws.com/efa)"))]
+
+
+#: The first Karpenter release whose EC2NodeClass has ``spec.networkInterfaces`` (EKS user guide
+#: https://docs.aws.amazon.com/eks/latest/userguide/device-management-efa.html, Karpenter section).
+NETWORK_INTERFACES_SINCE = (1, 11)
+_VERSION_SOURCE = "https://docs.aws.amazon.com/eks/latest/userguide/device-management-efa.html"
+
+
+def version_issue(pool: Any, karpenter_version: str | None) -> tuple[str, bool] | None:
+    """``(message, refused)`` about the Karpenter version an EFA pool needs, or None.
+
+    ``karpenter_version``: ``cluster.karpenterVersion`` (``1.11``, ``v1.11.2``) or None when not stated
+    (a warning: nothing here can read the installed version). Below v1.11 refused: the older CRD prunes
+    ``networkInterfaces`` and the nodes launch without EFA."""
+    if not _enabled(pool):
+        return None
+    need = ".".join(map(str, NETWORK_INTERFACES_SINCE))
+    if karpenter_version is None:
+        return (
+            f"EFA on Karpenter renders EC2NodeClass spec.networkInterfaces, which Karpenter has since v{need} "
+            f"({_VERSION_SOURCE}); an older EC2NodeClass CRD drops the field and the nodes get no EFA. State the "
+            f"installed version with gpu-node-pools:cluster.karpenterVersion (e.g. \"{need}\")",
+            False,
+        )
+    have = tuple(int(x) for x in karpenter_version.lstrip("v").split(".")[:2])
+    if have < NETWORK_INTERFACES_SINCE:
+        return (
+            f"cluster.karpenterVersion {karpenter_version!r}: EC2NodeClass spec.networkInterfaces needs Karpenter "
+            f">= v{need} ({_VERSION_SOURCE}); this version's CRD drops the field and the nodes would get no EFA: "
+            f"upgrade Karpenter to v{need} or later, or run the EFA pool on eks-managed or self-managed",
+            True,
+        )
+    return None
 
 
 def _interface_count(pool: Any) -> int | None:
@@ -132,12 +183,15 @@ def _interface_count(pool: Any) -> int | None:
 
 def node_class_fields(pool: Any) -> dict[str, Any]:
     """``spec.networkInterfaces`` and ``spec.placementGroupSelector`` for the pool's EC2NodeClass, or ``{}``
-    without EFA. Card 0 carries the primary ``interface``; cards ``1..n-1`` one ``efa-only`` each."""
+    without EFA. Card 0 carries the primary ``interface`` (deviceIndex 0) and an ``efa-only``
+    (deviceIndex 1); cards ``1..n-1`` one ``efa-only`` each at deviceIndex 0 (EKS user guide
+    device-management-efa, EC2 user guide efa-acc-inst-types)."""
     if not _enabled(pool):
         return {}
     count = _interface_count(pool) or 1
-    nics = [{"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}]
-    nics += [{"networkCardIndex": card, "deviceIndex": 1, "interfaceType": "efa-only"} for card in range(1, count)]
+    nics = [{"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"},
+            {"networkCardIndex": 0, "deviceIndex": 1, "interfaceType": "efa-only"}]
+    nics += [{"networkCardIndex": card, "deviceIndex": 0, "interfaceType": "efa-only"} for card in range(1, count)]
     out: dict[str, Any] = {"networkInterfaces": nics}
     if pool.efa.placement_group is not None:
         out["placementGroupSelector"] = pool.efa.placement_group.to_k8s()

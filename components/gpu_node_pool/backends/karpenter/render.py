@@ -21,6 +21,7 @@ from ...config import POOL_LABEL_KEY, ClusterConfig
 from .._shared.nodepool import nodepool_manifest as shared_nodepool_manifest  # the one NodePool renderer
 from .config import KarpenterPool
 from .efa import node_class_fields
+from .node_class_extras import to_k8s_fields as extras_fields
 
 NODEPOOL_API_VERSION = "karpenter.sh/v1"
 EC2NODECLASS_API_VERSION = "karpenter.k8s.aws/v1"
@@ -87,7 +88,9 @@ def ec2nodeclass_manifest(pool: KarpenterPool, cluster: ClusterConfig) -> dict[s
     :func:`node_class_role`), ``spec.subnetSelectorTerms`` and
     ``spec.securityGroupSelectorTerms`` = one term ``{tags: ...}`` each (default
     ``{karpenter.sh/discovery: <cluster name>}``), and ``spec.tags`` =
-    ``{gpu-node-pools/pool: <name>}`` plus ``nodeClass.tags``, sorted by key.
+    ``{gpu-node-pools/pool: <name>}`` plus ``nodeClass.tags``, sorted by key; the pass-through
+    ``blockDeviceMappings``, ``kubelet``, ``instanceStorePolicy`` and ``userData`` as given
+    (:mod:`.node_class_extras`).
 
     Raises:
         ValueError: the pool references an existing EC2NodeClass (``nodeClassRef``) instead.
@@ -115,6 +118,7 @@ def ec2nodeclass_manifest(pool: KarpenterPool, cluster: ClusterConfig) -> dict[s
             **({"capacityReservationSelectorTerms": [t.to_k8s() for t in node_class.capacity_reservation_selector_terms]}
                if node_class.capacity_reservation_selector_terms else {}),
             **node_class_fields(pool),  # EFA (karpenter/efa.py)
+            **extras_fields(node_class),  # blockDeviceMappings, kubelet, instanceStorePolicy, userData
         },
     }
 

@@ -17,6 +17,7 @@ from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
 from .._shared.capacity import CapacityReservation, unknown_type_findings
 from .._shared.cluster_autoscaler import several_effects_problem
+from .spot import SpotConfig
 
 #: How a self-managed node is bootstrapped, i.e. where its kubelet reads the taints it
 #: registers with (renderers in ``bootstrap.py``, readers in ``backends/_shared/user_data.py``):
@@ -61,6 +62,8 @@ _SELF_MANAGED_AWS_KEYS = {
     "tags": "tags",
     "capacity_reservation": "capacityReservation",
     "efa": "efa",
+    "spot": "spot",
+    "capacity_rebalance": "capacityRebalance",
 }
 
 
@@ -145,6 +148,10 @@ class SelfManagedPool(PoolBase):
         None, description="aws: On-Demand Capacity Reservation: {id} | {resourceGroupArn} | {preference}."
     )
     efa: _efa.EfaConfig | None = Field(None, description="aws: {enabled: true}: EFA interfaces, placement group, one AZ.")
+    spot: SpotConfig | None = Field(None, description="aws: Spot capacity in the group's mixed instances policy.")
+    capacity_rebalance: bool | None = Field(
+        None, description="aws: replace Spot nodes on EC2 rebalance recommendations (default true with spot)."
+    )
 
     @field_validator("labels")
     @classmethod
@@ -226,6 +233,12 @@ class SelfManagedPool(PoolBase):
                         f"instanceTypes {types} have different GPU counts {counts}; Cluster Autoscaler models a group "
                         "as one node shape: split them into pools"
                     )
+        if self.spot is not None and self.capacity_reservation is not None:
+            problems.append(
+                "spot with capacityReservation: an On-Demand Capacity Reservation is On-Demand capacity, Spot "
+                "instances never use it (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-reservations.html); "
+                "drop one, or give the reservation its own pool"
+            )
         if _efa.efa_enabled(self) and types:  # EFA (backends._shared.efa)
             problems += _efa.pool_problems(types, self.efa_security_groups, "self-managed")
         problem = several_effects_problem(
@@ -254,13 +267,16 @@ class SelfManagedPool(PoolBase):
         return [problem] if problem else []
 
     def config_warnings(self) -> list[tuple[str, str]]:
-        """Unknown types under allowUnknownInstanceTypes, and the known risks of the types (catalog)."""
+        """Unknown types under allowUnknownInstanceTypes, the known risks of the types (catalog), and
+        Spot nodes nothing drains (:func:`.spot.warnings`)."""
         from ... import catalog
 
         types = self.instance_types or []
         out = [("instanceTypes", w) for w in unknown_type_findings(types, self.allow_unknown_instance_types)[1]]
         out += [("instanceTypes", w) for t in types if (found := catalog.find(t)) for w in found.warnings]
-        return out
+        from . import spot
+
+        return out + spot.warnings(self)
 
     @property
     def ships_own_device_plugin(self) -> bool:

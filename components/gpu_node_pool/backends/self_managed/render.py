@@ -24,6 +24,7 @@ from .._shared.cluster_autoscaler import (
 from .._shared.efa import efa_enabled
 from .._shared.efa import launch_template_args as efa_launch_template_args
 from .._shared.registration import ClusterInfo, Registration
+from . import spot
 from .bootstrap import FORMATS, render_bootstrap, render_bottlerocket_user_data
 
 # --- a pool's bootstrap and its EC2 wiring (plain values; pool.py makes the resources) ---
@@ -198,7 +199,8 @@ def autoscaling_group_args(
 
     Sizes from ``scaling`` (``desired_capacity`` starts at ``desiredSize``/``minSize``; Cluster
     Autoscaler moves it later), subnets from the pool or the cluster, the launch template
-    (or a mixed instances policy with one override per instance type, all on demand) and
+    (or a mixed instances policy with one override per instance type: all On-Demand, or the
+    ``spot`` distribution of :mod:`.spot`), ``capacity_rebalance`` (default true with ``spot``) and
     :func:`autoscaling_group_tags`.
     """
     assert pool.scaling is not None and pool.instance_types  # config validation guarantees both
@@ -209,7 +211,7 @@ def autoscaling_group_args(
         "vpc_zone_identifiers": _lift(pool.subnet_ids or cluster.subnet_ids or [], list),
         "tags": autoscaling_group_tags(pool, cluster),
     }
-    if len(pool.instance_types) == 1:
+    if len(pool.instance_types) == 1 and pool.spot is None:
         args["launch_template"] = {"id": launch_template_id, "version": launch_template_version}
     else:
         args["mixed_instances_policy"] = {
@@ -220,8 +222,11 @@ def autoscaling_group_args(
                 },
                 "overrides": [{"instance_type": t} for t in pool.instance_types],
             },
-            "instances_distribution": {"on_demand_percentage_above_base_capacity": 100},
+            "instances_distribution": spot.instances_distribution(pool),
         }
+    rebalance = spot.capacity_rebalance(pool)
+    if rebalance is not None:
+        args["capacity_rebalance"] = rebalance
     return args
 
 

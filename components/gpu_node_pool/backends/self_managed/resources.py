@@ -46,7 +46,8 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterIdent
     if pool.efa is not None and pool.efa.enabled:  # placement group + self rules (backends._shared.efa)
         from .._shared import efa_resources as _efa
 
-        efa_args = _efa.wire(component, name, BACKEND, pool, pool.efa_security_groups)
+        efa_args = _efa.wire(component, name, BACKEND, pool, pool.efa_security_groups,
+                             cluster.settings.cluster_security_group_id if cluster.settings else None)
     template = aws.ec2.LaunchTemplate(
         BACKEND.child_name("launch_template", name),
         **kubelet.launch_template_args(

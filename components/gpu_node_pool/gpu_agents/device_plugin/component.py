@@ -13,7 +13,7 @@ from typing import Any
 
 import pulumi
 
-from ...config import DevicePluginConfig, PoolConfig
+from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP
 from .. import chart_install, once
 from . import checks
@@ -78,6 +78,9 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         cluster = args.cluster if args.cluster is not None or not isinstance(args.cluster_name, pulumi.Resource) else (
             args.cluster_name
         )
+        other = once.served_clusters_problem(served, args.cluster_name, cluster)
+        if other is not None:
+            raise ConfigError([ConfigIssue(*other)], f"NvidiaDevicePlugin {name!r}")
         once.claim("NvidiaDevicePlugin", name, args.cluster_name, cluster, opts, "NvidiaDevicePluginArgs",
                    path="devicePlugin", what="the NVIDIA device plugin")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.config.namespace}, opts)

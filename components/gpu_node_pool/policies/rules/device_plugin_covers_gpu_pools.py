@@ -20,7 +20,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
-from ...k8s.taints import Toleration, untolerated_taints
+from ...k8s.taints import Toleration
 from ...sdk.props import Undecided, UnknownValueError, dig, mapping, plain, text
 from ..gpu_agents import agent_resources, operator_device_plugins
 from ..placement import SELECTION_FIX, place
@@ -154,25 +154,42 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
                 "and node affinity (the pool's GPU label) from the pools (NvidiaDevicePlugin does).",
                 pool.urn or None,
             )
-    for pool in pools:  # two plugins on one GKE node fight over nvidia.com/gpu
-        if not pool.gke_managed_plugin or pool.labels is None:
+    for pool in pools:  # two device plugins on one node both register nvidia.com/gpu with its kubelet
+        if pool.labels is None or not plugins:
             continue
         read = read if read is not None else _read_plugins(plugins)
+        landing = []
         for display, tolerations, node_selection in read:
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            on_pool = node_selection.on(pool.labels) is True and not untolerated_taints(
-                tolerations, [t for t in pool.taints if t.effect.repels]
+            if place(tolerations, node_selection, pool).status in ("runs", "partial"):
+                landing.append(display)
+        if pool.gke_managed_plugin and landing:
+            report(
+                f"{landing[0]} would run on {pool.display}, where GKE already runs its own device plugin: both "
+                f"advertise {GPU_RESOURCE} and allocations fail intermittently. Label the pool "
+                f"{GKE_NO_DEFAULT_PLUGIN_LABEL}=true with gpu_driver_version INSTALLATION_DISABLED, or keep "
+                "NVIDIA's plugin off it.",
+                pool.urn or None,
             )
-            if on_pool:
-                report(
-                    f"{display} would run on {pool.display}, where GKE already runs its own device plugin: both "
-                    f"advertise {GPU_RESOURCE} and allocations fail intermittently. Label the pool "
-                    f"{GKE_NO_DEFAULT_PLUGIN_LABEL}=true with gpu_driver_version INSTALLATION_DISABLED, or keep "
-                    "NVIDIA's plugin off it.",
-                    pool.urn or None,
-                )
+        elif pool.ships_own_device_plugin and landing:
+            report(
+                f"{' and '.join(landing)} would run on {pool.display}, whose node image already runs NVIDIA's device "
+                f"plugin (Bottlerocket NVIDIA variants, EKS Auto Mode): two plugins register {GPU_RESOURCE} with one "
+                "kubelet, which keeps only the last registration, so the GPUs flap between them. Keep the plugin off "
+                "this pool (its node affinity on the pools that need it, as NvidiaDevicePlugin derives; the GPU "
+                "Operator's plugin: the node label nvidia.com/gpu.deploy.device-plugin=false).",
+                pool.urn or None,
+            )
+        elif len(landing) > 1:
+            report(
+                f"{len(landing)} NVIDIA device plugins would run on {pool.display}: {'; '.join(landing)}. Each "
+                f"registers {GPU_RESOURCE} with the node's kubelet, which keeps only the last registration, so "
+                "allocations flap between them (the kubelet's device manager replaces the endpoint of a resource name on each registration: kubernetes/kubernetes pkg/kubelet/cm/devicemanager/manager.go). "
+                "Install one plugin per cluster (NvidiaDevicePlugin, or the GPU Operator's) and remove the other.",
+                pool.urn or None,
+            )
     undecided.raise_if_any()
 
 
