@@ -45,6 +45,13 @@ def unknown_marker() -> str:
     return UNKNOWN
 
 
+def fake_ami() -> str:
+    """The AMI id the plan's mocks answer a self-managed pool's SSM lookup with (``plan.FAKE_AMI_ID``)."""
+    from gpu_node_pool.plan import FAKE_AMI_ID
+
+    return FAKE_AMI_ID
+
+
 def gc_thresholds() -> tuple[int, ...]:
     """The collector thresholds a ``gpupool`` process runs with (the typed floor process gets the same)."""
     from gpu_node_pool.sdk.process import GC_THRESHOLDS
@@ -97,6 +104,18 @@ def policies() -> list[Any]:
     return list(POLICIES)
 
 
+def level_pack_servicer(version: str) -> tuple[Any, dict[str, str]]:
+    """The per-level pack's analyzer (not served) and its policies' names -> default levels."""
+    from gpu_node_pool.policies import PACK_NAME
+    from gpu_node_pool.policies.level_pack import LEVEL_POLICY_NAMES, LevelSettings, check_config, level_policies
+    from gpu_node_pool.sdk.analyzer_config import analyzer_servicer
+
+    settings = LevelSettings()
+    servicer = analyzer_servicer(lambda entries: check_config(settings, entries), PACK_NAME, version,
+                                 level_policies(settings))
+    return servicer, {name: level.value for level, name in LEVEL_POLICY_NAMES.items()}
+
+
 def pack_name() -> str:
     from gpu_node_pool.policies import PACK_NAME
 
@@ -108,6 +127,13 @@ def evaluate(resources: Iterable[Any], stack: str) -> list[dict[str, Any]]:
     from gpu_node_pool.policies import evaluate as run
 
     return run(resources, stack=stack, project=PROJECT)
+
+
+def evaluate_with(resources: Iterable[Any], stack: str, config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Our runner with a ``--policy-pack-config`` mapping."""
+    from gpu_node_pool.policies import evaluate as run
+
+    return run(resources, config, stack=stack, project=PROJECT)
 
 
 def resolved_config() -> dict[str, tuple[Any, dict[str, Any]]]:

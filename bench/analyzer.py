@@ -101,24 +101,30 @@ def one_noop_stack_policy() -> list[Any]:
     return [StackValidationPolicy("noop", "judges nothing", nothing, EnforcementLevel.ADVISORY)]
 
 
-def consolidated_policy(stack: str, project: str) -> list[Any]:
-    """A prototype of the trade BENCHMARKS.md proposes, measured, not shipped: the whole pack as ONE
-    stack policy that runs every rule with our runner over the resources the analyzer decoded
-    once, reporting each finding as ``[policy] message``. Pulumi would then see one policy (one
-    enforcement level) instead of one per rule; the SDK decodes the stack once instead of once per
-    policy, and each resource not at all for resource policies."""
+def two_noop_stack_policies() -> list[Any]:
+    """Two stack policies that judge nothing: two decodings of the stack (the per-level pack with
+    both levels in use cannot pay less on this path)."""
     from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
-    def judge(args: Any, report: Any) -> None:
-        resources = [adapter.stack_resource(
-            r.resource_type, r.name, r.props, urn=r.urn, parent=r.parent.urn if r.parent else "",
-            dependencies=[d.urn for d in r.dependencies],
-            property_dependencies={k: [d.urn for d in v] for k, v in r.property_dependencies.items()})
-            for r in args.resources]
-        for finding in adapter.evaluate(resources, stack):
-            report(f"[{finding['policy']}] {finding['message']}")
+    def nothing(args: Any, report: Any) -> None:
+        return None
 
-    return [StackValidationPolicy(adapter.pack_name(), "every rule of the pack", judge, EnforcementLevel.ADVISORY)]
+    return [StackValidationPolicy(f"noop-{i}", "judges nothing", nothing, EnforcementLevel.ADVISORY) for i in (1, 2)]
+
+
+def level_pack(configure_levels: dict[str, str] | None = None) -> tuple[Any, Any]:
+    """``(servicer, ConfigureAnalyzerRequest)`` of the shipped per-level pack (``--layout per-level``),
+    built as its ``__main__`` builds it, and configured as the engine would: the two level
+    policies with their levels plus the user's rule entries ``configure_levels`` (rule id -> level)."""
+    from pulumi.runtime.proto import analyzer_pb2 as pb
+
+    servicer, names = adapter.level_pack_servicer(PACK_VERSION)
+    config = {name: pb.PolicyConfig(enforcementLevel=_LEVELS[level]) for name, level in names.items()}
+    for rule, level in (configure_levels or {}).items():
+        config[rule] = pb.PolicyConfig(enforcementLevel=_LEVELS[level])
+    request = pb.ConfigureAnalyzerRequest(policyConfig=config)
+    servicer.Configure(request, None)
+    return servicer, request
 
 
 def servicer(configure: Any, policies: list[Any] | None = None) -> Any:

@@ -17,6 +17,12 @@ outputs), preview mode, a fresh root stack, the collector frozen around the prog
 whole-process floor pays for the Pulumi SDKs alone:
 
     python bench/typed_floor.py PROGRAM.py     # one run, as a process (the whole-process floor)
+
+As a process it is set up as ``gpupool`` is: the collector thresholds (``GC_ENV``) are applied
+before anything imports a provider SDK, and the program is imported from its compiled bytecode
+(:func:`precompile`, as an installed program would be), not compiled from source on each run.
+Where the plan looks an AMI up (a self-managed pool without ``amiId``: one
+``aws:ssm/getParameter`` invoke), the floor makes the same invoke (``generate(..., ami=...)``).
 """
 
 from __future__ import annotations
@@ -89,6 +95,16 @@ import pulumi
 {imports}
 
 
+#: What the mocks answer an invoke with, by token (the plan's answer for the AMI lookup).
+INVOKE_ANSWERS = {invoke_answers!r}
+
+
+def _ami_lookup(name):
+    """The AMI id from SSM, as the plan's self-managed pools look it up (the same invoke)."""
+    import pulumi_aws.ssm
+    return pulumi_aws.ssm.get_parameter_output(name=name).value
+
+
 def _unknown(*deps):
     """An output of ``deps`` not known at preview (what an attribute of a resource being created is)."""
     loop = asyncio.get_event_loop()
@@ -102,10 +118,18 @@ def main():
 '''
 
 
-def generate(captured: list[dict[str, Any]], unknown: str) -> str:
+#: The invoke the plan makes for a self-managed pool's AMI, and the SSM parameter the floor reads.
+AMI_INVOKE = "aws:ssm/getParameter:getParameter"
+AMI_PARAMETER = "/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/x86_64/nvidia/recommended/image_id"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+def generate(captured: list[dict[str, Any]], unknown: str, ami: str | None = None) -> str:
     """Source of the typed program for the resources of a plan (``captured``: dicts with
     ``type``, ``name``, ``custom``, ``urn``, ``parent``, ``dependencies``,
-    ``property_dependencies``, ``inputs``), in registration order."""
+    ``property_dependencies``, ``inputs``), in registration order. ``ami``: the AMI id the plan's
+    mocks answer its SSM lookup with; a launch template with that ``imageId`` gets it from the
+    same lookup (``_ami_lookup``), and the floor's mocks answer it alike."""
     var_of: dict[str, str] = {}
     modules: set[str] = set()
     body: list[str] = []
@@ -137,12 +161,15 @@ def generate(captured: list[dict[str, Any]], unknown: str) -> str:
             if key not in kwargs:
                 continue  # set by the class itself (apiVersion and kind of a typed Kubernetes class)
             deps = ", ".join(var_of[d] for d in r["property_dependencies"].get(key, []) if d in var_of)
+            if ami is not None and r["type"] == LAUNCH_TEMPLATE and key == "imageId" and value == ami:
+                args.append(f"{kwargs[key]}=_ami_lookup({AMI_PARAMETER!r})")
+                continue
             args.append(f"{kwargs[key]}={_literal(value, unknown, deps)}")
         body.append(f"    {var} = {found[0]}.{found[1]}({r['name']!r}, {', '.join(args)}, opts={opts_src})")
         var_of[r["urn"]] = var
     imports = "\n".join(f"import {m}" for m in sorted(modules))
-    footer = "\n\nif __name__ == '__main__':\n    import sys\n    sys.path.insert(0, {!r})\n    import typed_floor\n    typed_floor.run(main)\n"
-    return HEADER.format(imports=imports) + "\n".join(body or ["    pass"]) + footer.format(str(Path(__file__).parent))
+    answers = {AMI_INVOKE: {"type": "String", "value": ami}} if ami is not None else {}
+    return HEADER.format(imports=imports, invoke_answers=answers) + "\n".join(body or ["    pass"]) + "\n"
 
 
 #: Environment variable carrying ``gc.set_threshold`` arguments ("a,b,c") into a floor process.
@@ -158,9 +185,8 @@ def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None)
     from pulumi.runtime.sync_await import _sync_await
 
     seen: list[tuple[str, str, dict[str, Any]]] = sink if sink is not None else []
-    thresholds = os.environ.get(GC_ENV)
-    if thresholds:  # the gpupool process's collector settings (run.py passes them): same process setup
-        gc.set_threshold(*(int(t) for t in thresholds.split(",")))
+    tune_gc()  # already done by the process's __main__ before any provider import; here for in-process use
+    answers = getattr(program, "invoke_answers", {})
 
     class _Mocks(pulumi.runtime.Mocks):
         def new_resource(self, args: pulumi.runtime.MockResourceArgs):
@@ -168,7 +194,7 @@ def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None)
             return [f"{args.name}-id", dict(args.inputs)]
 
         def call(self, args: pulumi.runtime.MockCallArgs):
-            return {}
+            return dict(answers.get(args.token, {}), **({"name": args.args.get("name")} if args.token == AMI_INVOKE else {}))
 
     pulumi.runtime.set_all_config({}, [])
     settings.ROOT.set(None)
@@ -183,15 +209,30 @@ def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None)
     return len(seen)
 
 
+def tune_gc() -> None:
+    """The gpupool process's collector settings (run.py passes them in :data:`GC_ENV`): same process setup."""
+    thresholds = os.environ.get(GC_ENV)
+    if thresholds:
+        gc.set_threshold(*(int(t) for t in thresholds.split(",")))
+
+
+def precompile(path: str | Path) -> Path:
+    """Compile a generated program to its ``__pycache__`` file (what ``pip install`` does for a
+    package), so that :func:`load` reads bytecode instead of compiling the source on each run."""
+    import py_compile
+
+    return Path(py_compile.compile(str(path), cfile=importlib.util.cache_from_source(str(path)), doraise=True))
+
+
 def load(path: str | Path) -> Any:
-    """The ``main`` of a generated program file, imported once (for the in-process timing)."""
+    """The ``main`` of a generated program file, imported once (from its bytecode when precompiled)."""
     spec = importlib.util.spec_from_file_location("typed_floor_program", path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
+    module.main.invoke_answers = module.INVOKE_ANSWERS  # what run()'s mocks answer its invokes with
     return module.main
 
 
 if __name__ == "__main__":
-    import runpy
-
-    runpy.run_path(sys.argv[1], run_name="__main__")
+    tune_gc()  # before the program's module imports the provider SDKs, as gpupool does
+    run(load(sys.argv[1]))

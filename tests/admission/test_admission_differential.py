@@ -110,21 +110,23 @@ def test_actions_follow_the_setting():
     assert bindings(recorded("warn"))[NODE_POLICY] == ["Warn", "Audit"]
 
 
-KEYS = st.sampled_from(["nvidia.com/gpu", "team", "dedicated", None])
+KEYS = st.sampled_from(["nvidia.com/gpu", "team", "dedicated", "example.com/sla", None])
 EFFECTS = st.sampled_from(["NoSchedule", "NoExecute", "PreferNoSchedule", "", None])
-VALUES = st.sampled_from(["present", "ml", "true", None])
+VALUES = st.sampled_from(["present", "ml", "true", "950", None])
+#: Gt/Lt values the API server accepts (Kubernetes 1.35 with TaintTolerationComparisonOperators on).
+NUMBERS = st.sampled_from(["949", "950", "951", "0", "-5"])
 
 
 @st.composite
 def tolerations(draw):
     key = draw(KEYS)
-    operator = "Exists" if key is None else draw(st.sampled_from(["Exists", "Equal", None]))
+    operator = "Exists" if key is None else draw(st.sampled_from(["Exists", "Equal", "Gt", "Lt", None]))
     tol = {}
     if key is not None:
         tol["key"] = key
     if operator is not None:
         tol["operator"] = operator
-    value = draw(VALUES)
+    value = draw(NUMBERS if operator in ("Gt", "Lt") else VALUES)
     if value is not None and operator != "Exists":
         tol["value"] = value
     effect = draw(EFFECTS)
@@ -145,6 +147,27 @@ def test_same_verdict_on_pods(namespace, tols, limits):
     resources = recorded()
     obj = pod(namespace, tols, limits)
     assert bool(cel_refuses(resources, obj)) == bool(preview_refuses(resources, obj))
+
+
+SLA_TAINTS = ("nvidia.com/gpu=present:NoSchedule", "example.com/sla=950:NoSchedule")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(namespace=st.sampled_from(["web", "kube-system"]), tols=st.lists(tolerations(), max_size=3))
+def test_same_verdict_with_numeric_tolerations_of_a_numeric_taint(namespace, tols):
+    resources = recorded("deny", SLA_TAINTS)
+    obj = pod(namespace, tols)
+    assert bool(cel_refuses(resources, obj)) == bool(preview_refuses(resources, obj))
+
+
+def test_gt_tolerates_only_a_greater_taint_value_in_both():
+    resources = recorded("deny", SLA_TAINTS)
+    gpu = {"key": "nvidia.com/gpu", "operator": "Exists"}
+    for operator, value, tolerated in (("Gt", "949", True), ("Gt", "950", False), ("Lt", "951", True), ("Lt", "950", False)):
+        obj = pod("web", [gpu, {"key": "example.com/sla", "operator": operator, "value": value}])
+        refused = cel_refuses(resources, obj)
+        assert bool(refused) == bool(preview_refuses(resources, obj))
+        assert any("example.com/sla" in m for m in refused) is tolerated, (operator, value, refused)
 
 
 # --- Node updates: declared taints are owned by the pool ------------------------------------------

@@ -70,7 +70,7 @@ def test_g6f_karpenter_pool_fails_config_because_karpenter_gives_it_no_gpu_capac
     # aws/karpenter-provider-aws#8368: types.go gives g6f instance-gpu-manufacturer=nvidia and
     # instance-gpu-count=0, so the pool is not empty: it only has types no GPU pod can use.
     (err,) = config_errors(karpenter(instanceFamilies=["g6f"]))
-    assert err.startswith("pools[0]: every candidate type (g6f.2xlarge, g6f.4xlarge, g6f.large, g6f.xlarge (4 types))")
+    assert err.startswith("pools[0]: pool 'burst': every candidate type (g6f.2xlarge, g6f.4xlarge, g6f.large, g6f.xlarge (4 types))")
     assert "0 nvidia.com/gpu capacity" in err and "issues/8368" in err
     assert "karpenter.k8s.aws/instance-gpu-manufacturer In ['nvidia']: allows" in err
 

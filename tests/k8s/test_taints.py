@@ -89,9 +89,18 @@ class TestTaintValidation:
 
 
 class TestTolerationValidation:
-    def test_operators_other_than_equal_and_exists_are_rejected(self):
-        with pytest.raises(TaintError, match="use Equal or Exists"):
-            Toleration(key="k", operator="Gt", value="1")
+    def test_operators_other_than_equal_exists_gt_lt_are_rejected(self):
+        with pytest.raises(TaintError, match="use Equal, Exists, or .*Gt or Lt"):
+            Toleration(key="k", operator="Ge", value="1")
+
+    @pytest.mark.parametrize("value", ["", "high", "0100", "+5", "-0", "100.5", " 200 ", "9223372036854775808", "\u0665"])
+    def test_numeric_operators_need_a_64_bit_decimal_integer(self, value):
+        with pytest.raises(TaintError, match="decimal integer fitting 64 bits"):
+            Toleration(key="k", operator="Gt", value=value)
+
+    def test_numeric_operators_accept_negative_values_which_are_no_label_values(self):
+        assert Toleration(key="k", operator="Lt", value="-5").to_k8s() == {"key": "k", "operator": "Lt", "value": "-5"}
+        assert str(Toleration(key="k", operator="Gt", value="950", effect="NoSchedule")) == "k Gt 950:NoSchedule"
 
     def test_exists_must_not_carry_a_value(self):
         with pytest.raises(TaintError, match="must not carry a value"):

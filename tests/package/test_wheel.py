@@ -27,7 +27,10 @@ from gpu_node_pool import __version__
 from gpu_node_pool.cli.contract import report_schema
 
 PACKAGE_DATA = ("py.typed", "cli/report.schema.json", "policies/policy_pack/PulumiPolicy.yaml",
-                "policies/policy_pack/__main__.py", "policies/policy_pack/config.example.json")
+                "policies/policy_pack/__main__.py", "policies/policy_pack/per_level_main.py",
+                "policies/policy_pack/config.example.json")
+#: What only the component, the backends and the live audit import: extras, not in a pack's venv.
+EXTRA_ONLY = ("pulumi_aws", "pulumi_gcp", "pulumi_kubernetes", "kubernetes")
 
 
 def _clean_env() -> dict[str, str]:
@@ -37,8 +40,17 @@ def _clean_env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> tuple[Path, Path]:
-    """``(venv dir, working dir outside the repo)`` with the wheel installed non-editable."""
-    work = tmp_path_factory.mktemp("wheel")
+    """``(venv dir, working dir outside the repo)`` with the wheel installed non-editable, every extra."""
+    return _install(tmp_path_factory.mktemp("wheel"), "[all]")
+
+
+@pytest.fixture(scope="module")
+def lean(tmp_path_factory) -> tuple[Path, Path]:
+    """The same with no extra: what a policy pack's ``requirements.txt`` (``gpu-node-pool==<v>``) installs."""
+    return _install(tmp_path_factory.mktemp("lean"), "")
+
+
+def _install(work: Path, extras: str) -> tuple[Path, Path]:
     env = _clean_env()
     dist = work / "dist"
     subprocess.run(
@@ -56,7 +68,7 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     ))
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(target / "bin" / "python"), "install", "--quiet",
-         "--no-compile", "-c", str(pins), str(wheel)],
+         "--no-compile", "-c", str(pins), f"{wheel}{extras}"],
         check=True, cwd=work, env=env,
     )
     outside = work / "elsewhere"
@@ -116,3 +128,50 @@ def test_gpupool_policy_pack_from_the_wheel(installed):
     ]
     assert f"gpu-node-pool=={__version__}" in (pack / "requirements.txt").read_text().splitlines()
     assert (pack / "__main__.py").read_bytes() == (ROOT / "policy" / "__main__.py").read_bytes()
+
+
+#: Run in the lean venv: the pack's entry point of each layout, imported (not served), and the
+#: whole pack evaluated over a node group and a DaemonSet; prints the provider SDKs imported.
+LEAN_PROBE = """
+import json, runpy, sys
+import gpu_node_pool.policies.policy_pack as pack
+from importlib import resources
+from gpu_node_pool.policies import evaluate
+from gpu_node_pool.sdk.record import Resource
+for name in ("__main__.py", "per_level_main.py"):
+    runpy.run_path(str(resources.files(pack).joinpath(name)), run_name="not_main")
+group = Resource("aws:eks/nodeGroup:NodeGroup", "gpu", {"clusterName": "ml", "instanceTypes": ["g6.xlarge"],
+                 "scalingConfig": {"minSize": 1, "maxSize": 2, "desiredSize": 1}, "taints": []})
+agent = Resource("kubernetes:apps/v1:DaemonSet", "agent", {"metadata": {"name": "agent", "namespace": "kube-system"},
+                 "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "busybox"}]}}}})
+findings = evaluate([group, agent])
+print(json.dumps({"policies": sorted({f["policy"] for f in findings}),
+                  "extras": sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))}))
+"""
+
+
+def test_the_policy_pack_runs_without_any_provider_sdk(lean):
+    target, cwd = lean
+    python = str(target / "bin" / "python")
+    missing = subprocess.run([python, "-c", "import importlib.util as u, sys; "
+                              "print([m for m in sys.argv[1:] if u.find_spec(m)])", *EXTRA_ONLY],
+                             cwd=cwd, env=_clean_env(), capture_output=True, text=True, check=True)
+    assert missing.stdout.strip() == "[]", f"the core install brought an extra's SDK: {missing.stdout}"
+    proc = subprocess.run([python, "-c", LEAN_PROBE, *EXTRA_ONLY], cwd=cwd, env=_clean_env(),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "gpu-pool-declares-taint" in doc["policies"] and doc["extras"] == []
+
+
+def test_a_pool_without_its_providers_sdk_names_the_extra_to_install(lean):
+    _, cwd = lean
+    project = cwd / "project"
+    project.mkdir()
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, project / name)
+    shutil.copytree(ROOT / "stacks", project / "stacks")
+    proc = gpupool(lean, "plan", "--project-dir", str(project), "--stack", "dev")
+    assert proc.returncode != 0
+    assert "pip install 'gpu-node-pool[aws]'" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -94,3 +94,24 @@ def test_policy_pack_never_writes_through_a_link_in_out(tmp_path):
     with pytest.raises(PolicyPackError, match="symbolic link"):
         write_pack(out)
     assert victim.read_text() == "mine"
+
+
+def test_the_per_level_layout_writes_the_level_pack_main_and_an_unknown_layout_is_refused(tmp_path):
+    pack = write_pack(tmp_path / "pack", layout="per-level")
+    source = (pack.out_dir / "__main__.py").read_text()
+    assert "level_policies(settings)" in source and "install_configure_hook" in source
+    namespace = runpy.run_path(str(pack.out_dir / "__main__.py"), run_name="not_main")
+    assert namespace["PACK_NAME"] == PACK_NAME  # imported, not served
+    with pytest.raises(PolicyPackError, match="--layout 'fast' is not a pack layout; choose one of per-rule, per-level"):
+        write_pack(tmp_path / "other", layout="fast")
+    assert not (tmp_path / "other").exists()
+
+
+def test_gpupool_policy_pack_takes_the_layout(tmp_path, capsys):
+    assert cli.main(["policy-pack", "--out", str(tmp_path / "p"), "--layout", "per-level"]) == 0
+    assert "install_configure_hook" in (tmp_path / "p" / "__main__.py").read_text()
+
+
+def test_gpupool_policy_pack_says_to_install_the_packs_venv(tmp_path, capsys):
+    assert cli.main(["policy-pack", "--out", str(tmp_path / "p")]) == 0
+    assert f"install: cd {tmp_path / 'p'} && pulumi install" in capsys.readouterr().out

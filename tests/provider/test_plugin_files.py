@@ -36,7 +36,10 @@ def test_the_entry_point_serves_the_provider_from_this_repository():
 
 def test_the_plugin_pins_every_runtime_dependency_as_the_repository_does():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    runtime = {re.split(r"[<>=!~ \[]", d, maxsplit=1)[0].lower() for d in project["dependencies"]}
+    extras = project["optional-dependencies"]  # the plugin registers every backend's resources: [all]
+    wanted = [*project["dependencies"], *(d for extra in ("aws", "gcp", "audit") for d in extras[extra])]
+    assert extras["all"] == ["gpu-node-pool[aws,gcp,audit]"]
+    runtime = {re.split(r"[<>=!~ \[]", d, maxsplit=1)[0].lower() for d in wanted}
     plugin, root = _pins(PLUGIN / "requirements.txt"), _pins(ROOT / "requirements.txt")
     assert set(plugin) == runtime
     assert {k: root[k] for k in plugin} == plugin

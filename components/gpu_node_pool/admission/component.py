@@ -27,7 +27,9 @@ class GpuAdmissionPolicies(pulumi.ComponentResource):
 
     def __init__(self, name: str, stack: StackConfig, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, {}, opts)
-        import pulumi_kubernetes as k8s
+        from ..sdk.provider_sdk import provider_sdk
+
+        k8s = provider_sdk("pulumi_kubernetes", 'the admission policies (ValidatingAdmissionPolicy)')
 
         self.objects = render_stack(stack)
         self.actions = {o.rule: ACTIONS[stack.admission.action] for o in self.objects}

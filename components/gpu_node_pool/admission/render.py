@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config.defaults import DEFAULT_TAINT, GPU_TOLERATION_ALLOWED_NAMESPACES, PROJECT
 from ..gpu_agents.installed import agent_namespaces
-from ..k8s.taints import Taint
+from ..k8s.taints import Taint, decimal_integer
 from ..k8s.wellknown import (
     NVIDIA_GPU_RESOURCE,
     NVIDIA_MIG_RESOURCE_PREFIX,
@@ -74,6 +74,10 @@ _WORKLOADS = (
 _NOT_ABOVE_ZERO = r"^(-.*|[+]?(0+[.]?0*|[.]0+)([eE][+-]?[0-9]+|[numkMGTPE]|[KMGTPE]i)?)$"
 
 
+#: A canonical decimal integer of at most 19 digits (k8s.io/apimachinery content.IsDecimalInteger).
+_DECIMAL_INTEGER = "^(0|-?[1-9][0-9]{0,18})$"
+
+
 def _lit(value: str) -> str:
     """A CEL string literal (JSON's escapes are CEL's for these characters)."""
     return json.dumps(value)
@@ -89,11 +93,24 @@ def _opt(var: str, field: str) -> str:
 
 
 def tolerates_cel(var: str, taint: Taint) -> str:
-    """CEL: toleration ``var`` tolerates ``taint`` (:func:`gpu_node_pool.k8s.taints.tolerates`)."""
+    """CEL: toleration ``var`` tolerates ``taint`` (:func:`gpu_node_pool.k8s.taints.tolerates`).
+
+    ``Gt``/``Lt`` tolerate only a taint whose value is a 64-bit decimal integer, compared as
+    integers; the API server has checked a Gt/Lt toleration's value is one before validating
+    admission runs, and the ``matches`` guard keeps ``int()`` from failing on anything else.
+    """
+    operator, value = _opt(var, "operator"), _opt(var, "value")
+    by_value = f"(({operator} == '' || {operator} == 'Equal') && {value} == {_lit(taint.value or '')})"
+    number = decimal_integer(taint.value)
+    numeric = ""
+    if number is not None:
+        guard = f"{value}.matches({_lit(_DECIMAL_INTEGER)})"
+        numeric = (f" || ({operator} == 'Gt' && {guard} && int({value}) < {number})"
+                   f" || ({operator} == 'Lt' && {guard} && int({value}) > {number})")
     return (
         f"({_opt(var, 'effect')} == '' || {var}.effect == {_lit(taint.effect.value)}) && "
         f"({_opt(var, 'key')} == '' || {var}.key == {_lit(taint.key)}) && "
-        f"({_opt(var, 'operator')} == 'Exists' || {_opt(var, 'value')} == {_lit(taint.value or '')})"
+        f"({operator} == 'Exists' || {by_value}{numeric})"
     )
 
 

@@ -186,7 +186,18 @@ def _redacted(message: str, kubeconfig: str | None) -> str:
     return message
 
 
+def _require_client() -> None:
+    """Raises SourceError naming the extra when the Kubernetes client (``gpu-node-pool[audit]``) is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec("kubernetes") is None:
+        raise SourceError("gpupool audit of a live cluster reads it through the kubernetes client, which is not "
+                          "installed: pip install 'gpu-node-pool[audit]' (or [all]); or audit a dump with "
+                          "--cluster-dump (kubectl get nodes,daemonsets,pods,events -A -o json)")
+
+
 def _client(kubeconfig: str | None, context: str | None, in_cluster: bool, timeout: float) -> Any:
+    _require_client()
     from kubernetes import client, config
     from kubernetes.config.config_exception import ConfigException
 
@@ -225,6 +236,7 @@ def load_live(
     Raises:
         SourceError: no usable kubeconfig/context, 401, 403 on Nodes, a timeout, no connection.
     """
+    _require_client()
     import urllib3
     from kubernetes import client
     from kubernetes.client.exceptions import ApiException

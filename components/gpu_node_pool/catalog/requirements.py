@@ -22,6 +22,12 @@ from kubernetes-sigs/karpenter@22664681 ``pkg/scheduling/requirements.go`` and
    ``node.kubernetes.io/instance-type``. ``karpenter.sh/capacity-type``,
    ``topology.kubernetes.io/zone``/``region``, ``kubernetes.io/os`` select offerings, not types:
    passed through. Any other key is reported as not evaluated (never guessed).
+   Deprecated keys are first rewritten to their stable key as Karpenter's ``NewRequirement`` does
+   with ``NormalizedLabels`` (kubernetes-sigs/karpenter ``pkg/apis/v1/labels.go``@046bcdae,
+   ``pkg/scheduling/requirement.go``): ``beta.kubernetes.io/arch`` -> ``kubernetes.io/arch``,
+   ``beta.kubernetes.io/os`` -> ``kubernetes.io/os``, ``beta.kubernetes.io/instance-type`` ->
+   ``node.kubernetes.io/instance-type``, ``failure-domain.beta.kubernetes.io/zone`` / ``region`` ->
+   ``topology.kubernetes.io/zone`` / ``region`` (:data:`NORMALIZED_LABELS`).
 6. Limits: a type whose single-node capacity for a limited resource (``cpu`` = vCPU,
    ``memory`` = Karpenter's memory capacity, ``nvidia.com/gpu``; a resource the type lacks
    counts 0) exceeds the limit is dropped; none left = "all available instance types exceed
@@ -33,11 +39,13 @@ A type whose value for a requirement's label is unknown to the catalog is kept a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ..k8s.patterns import full_match
 from ..k8s.quantity import parse_quantity
 from . import all_types
 from .model import InstanceType, LabelValue
@@ -46,6 +54,7 @@ __all__ = [
     "AUTO_MODE_PREFIX",
     "INSTANCE_LABELS",
     "KARPENTER_PREFIX",
+    "NORMALIZED_LABELS",
     "OPERATORS",
     "PASS_THROUGH_KEYS",
     "Evaluation",
@@ -71,6 +80,15 @@ TYPE_KEY = "node.kubernetes.io/instance-type"
 PASS_THROUGH_KEYS = frozenset(
     {"karpenter.sh/capacity-type", "topology.kubernetes.io/zone", "topology.kubernetes.io/region", "kubernetes.io/os"}
 )
+#: Karpenter's ``NormalizedLabels``: a deprecated key in a requirement is read as its stable key.
+NORMALIZED_LABELS = {
+    "failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
+    "beta.kubernetes.io/arch": ARCH_KEY,
+    "beta.kubernetes.io/os": "kubernetes.io/os",
+    "beta.kubernetes.io/instance-type": TYPE_KEY,
+    "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region",
+}
+_ASCII_INTEGER = re.compile(r"^[0-9]+$")
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 _COMPARE = {"Gt": Fraction.__gt__, "Lt": Fraction.__lt__, "Gte": Fraction.__ge__, "Lte": Fraction.__le__}
 #: Limited resources the catalog can judge, with the type's single-node capacity (in base units).
@@ -110,7 +128,10 @@ class Step:
         """``requirements[2] karpenter.k8s.aws/instance-gpu-manufacturer In [nvidia]: allows 69 types alone, 0 left``."""
         r = self.requirement
         values = r.get("values")
-        text = f"requirements[{self.index}] {r.get('key')} {r.get('operator')}" + (f" {list(values)}" if values else "")
+        key = r.get("key")
+        stable = NORMALIZED_LABELS.get(key) if isinstance(key, str) else None
+        shown = f"{key} (Karpenter reads it as {stable})" if stable else key
+        text = f"requirements[{self.index}] {shown} {r.get('operator')}" + (f" {list(values)}" if values else "")
         if not self.evaluated:
             return f"{text}: not evaluated ({self.reason})"
         return f"{text}: allows {self.alone} type(s) alone, {self.left} left after it"
@@ -224,11 +245,11 @@ def _check(index: int, req: Mapping[str, Any]) -> tuple[str, str, list[str]]:
     values = [str(v) for v in values]
     if op == "In" and not values:
         raise RequirementError(f"{where}: operator In needs at least one value (Karpenter CRD CEL rule)")
-    if op in _COMPARE and (len(values) != 1 or not values[0].isdigit()):
+    if op in _COMPARE and (len(values) != 1 or not full_match(_ASCII_INTEGER, values[0])):
         raise RequirementError(
             f"{where}: operator {op} needs exactly one non-negative integer value, got {values} (Karpenter CRD CEL rule)"
         )
-    return key, op, values
+    return NORMALIZED_LABELS.get(key, key), op, values
 
 
 def _matches(value: str | LabelValue, op: str, values: list[str]) -> bool | None:
@@ -243,7 +264,7 @@ def _matches(value: str | LabelValue, op: str, values: list[str]) -> bool | None
         return value not in values
     if op in ("Exists", "DoesNotExist"):
         return op == "Exists"
-    return value.isdigit() and _COMPARE[op](Fraction(int(value)), Fraction(int(values[0])))
+    return full_match(_ASCII_INTEGER, value) and _COMPARE[op](Fraction(int(value)), Fraction(int(values[0])))
 
 
 def _show(resource: str, value: Fraction) -> str:

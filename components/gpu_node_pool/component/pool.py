@@ -232,19 +232,21 @@ class GpuNodePool(pulumi.ComponentResource):
             raise ConfigError([], f"backend {pool.backend!r} has no Pulumi wiring")
         wire(self, name, pool, identity)
 
-        self.register_outputs(
-            {
-                "taints": self.taints,
-                "labels": self.labels,
-                "workload_tolerations": self.workload_tolerations,
-                "workload_node_selector": self.workload_node_selector,
-                "node_group_name": self.node_group_name,
-                "node_group_arn": self.node_group_arn,
-                "asg_tags": self.asg_tags,
-                "node_pool_name": self.node_pool_name,
-                "nodepool_name": self.nodepool_name,
-                "bootstrap": self.bootstrap,
-                "launch_template_id": self.launch_template_id,
-                "autoscaling_group_name": self.autoscaling_group_name,
-            }
-        )
+        # Only the outputs this pool has: those its backend does not set (None, no ASG tags) are absent from
+        # the component's state rather than null, and the SDK serialises less (BENCHMARKS.md, plan overhead);
+        # the Python attributes are unchanged.
+        outputs = {
+            "taints": self.taints,
+            "labels": self.labels,
+            "workload_tolerations": self.workload_tolerations,
+            "workload_node_selector": self.workload_node_selector,
+            "node_group_name": self.node_group_name,
+            "node_group_arn": self.node_group_arn,
+            "asg_tags": self.asg_tags,
+            "node_pool_name": self.node_pool_name,
+            "nodepool_name": self.nodepool_name,
+            "bootstrap": self.bootstrap,
+            "launch_template_id": self.launch_template_id,
+            "autoscaling_group_name": self.autoscaling_group_name,
+        }
+        self.register_outputs({key: value for key, value in outputs.items() if value is not None and value != {}})

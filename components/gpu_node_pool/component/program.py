@@ -68,7 +68,9 @@ def build(stack: StackConfig) -> dict[str, Any]:
     k8s_opts = None
     kubeconfig = pulumi.Config(PROJECT).get_secret("kubeconfig")
     if kubeconfig is not None:
-        import pulumi_kubernetes as k8s
+        from ..sdk.provider_sdk import provider_sdk
+
+        k8s = provider_sdk("pulumi_kubernetes", "the stack program's Kubernetes provider")
 
         provider = k8s.Provider(f"{stack.cluster.name}-k8s", kubeconfig=kubeconfig)
         k8s_opts = pulumi.ResourceOptions(providers={"kubernetes": provider})

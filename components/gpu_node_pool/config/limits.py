@@ -13,9 +13,7 @@ Sources, checked 2026-12-01:
   https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-tagging.html).
 * EKS service quotas "Managed node groups per cluster" 30 and "Nodes per managed node group" 450, both
   adjustable (https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html).
-* EKS version calendar: 14 months of standard then 12 of extended support
-  (https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html; dates as listed by
-  https://endoflife.date/amazon-eks, read 2026-12-01).
+* Kubernetes version calendars of EKS and GKE: data with their sources in :mod:`.version_calendars`.
 """
 
 from __future__ import annotations
@@ -26,6 +24,7 @@ from pydantic import Field
 
 from ..k8s.patterns import full_match
 from .common import Model
+from .version_calendars import EKS, GKE, newer_than_table, parse_minor
 
 # --- ids --------------------------------------------------------------------------------
 
@@ -73,42 +72,42 @@ def asg_tag_count_problem(count: int, detail: str, fix: str = "remove labels or 
 EKS_QUOTAS_SOURCE = "EKS service quotas, https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html, checked 2026-12-01"
 EKS_DEFAULT_NODES_PER_NODE_GROUP = 450
 EKS_DEFAULT_NODE_GROUPS_PER_CLUSTER = 30
-EKS_CALENDAR_SOURCE = (
-    "EKS Kubernetes version calendar, https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html "
-    "(dates from https://endoflife.date/amazon-eks, read 2026-12-01)"
-)
-#: minor -> (end of standard support, end of extended support).
-EKS_VERSION_CALENDAR: dict[tuple[int, int], tuple[datetime.date, datetime.date]] = {
-    (1, 28): (datetime.date(2024, 11, 26), datetime.date(2025, 11, 26)),
-    (1, 29): (datetime.date(2025, 3, 23), datetime.date(2026, 3, 23)),
-    (1, 30): (datetime.date(2025, 7, 23), datetime.date(2026, 7, 23)),
-    (1, 31): (datetime.date(2025, 11, 26), datetime.date(2026, 11, 26)),
-    (1, 32): (datetime.date(2026, 3, 23), datetime.date(2027, 3, 23)),
-    (1, 33): (datetime.date(2026, 7, 29), datetime.date(2027, 7, 29)),
-    (1, 34): (datetime.date(2026, 12, 2), datetime.date(2027, 12, 2)),
-    (1, 35): (datetime.date(2027, 3, 27), datetime.date(2028, 3, 27)),
+EKS_CALENDAR_SOURCE = f"EKS Kubernetes version calendar, {EKS.source} (rows as of {EKS.as_of.isoformat()})"
+#: minor -> (end of standard support, end of extended support), from :data:`.version_calendars.EKS`.
+EKS_VERSION_CALENDAR: dict[tuple[int, int], tuple[datetime.date | None, datetime.date | None]] = {
+    minor: (entry.end_standard, entry.end_extended) for minor, entry in EKS.entries.items()
 }
+_VERSION_FIX = "set limits.allowUnsupportedKubernetesVersion: true if your account can still use it"
 
 
 def eks_version_warning(version: str, today: datetime.date | None = None) -> str | None:
-    """Why EKS would refuse ``version`` (``"1.33"``) on ``today``: past the end of extended support, or
-    newer than the calendar; None while it is in standard or extended support."""
+    """Why EKS would refuse ``version`` (``"1.33"``) on ``today``: past the end of extended support,
+    older than the calendar, or newer than it (then worded by
+    :func:`~.version_calendars.newer_than_table`: refused before the table is due a new row, the
+    table is old after); None while it is in standard or extended support."""
     today = today or datetime.date.today()
-    major, minor = (int(p) for p in version.split(".")[:2])
-    known = sorted(EKS_VERSION_CALENDAR)
-    fix = "set limits.allowUnsupportedKubernetesVersion: true if your account can still use it"
-    if (major, minor) in EKS_VERSION_CALENDAR:
-        _, extended = EKS_VERSION_CALENDAR[(major, minor)]
-        if today <= extended:
+    minor = parse_minor(version)
+    if minor is None:
+        return None
+    fix = _VERSION_FIX
+    if minor in EKS.entries:
+        extended = EKS.entries[minor].end_extended
+        if extended is None or today <= extended:
             return None
         return (f"{version!r}: EKS extended support ended {extended.isoformat()}; EKS refuses new clusters and node "
-                f"groups of it ({EKS_CALENDAR_SOURCE}); upgrade, or {fix}")
-    if (major, minor) < known[0]:
-        return (f"{version!r} is older than {known[0][0]}.{known[0][1]}, whose extended support ended "
-                f"{EKS_VERSION_CALENDAR[known[0]][1].isoformat()}; EKS refuses it ({EKS_CALENDAR_SOURCE}); upgrade, or {fix}")
-    newest = f"{known[-1][0]}.{known[-1][1]}"
-    return (f"{version!r} is newer than {newest}, the newest EKS version this package knows ({EKS_CALENDAR_SOURCE}); "
-            f"EKS refuses versions it has not released: check `aws eks describe-cluster-versions`, or {fix}")
+                f"groups of it ({EKS_CALENDAR_SOURCE}; row: {EKS.entries[minor].source}); upgrade, or {fix}")
+    oldest = EKS.oldest
+    if minor < oldest:
+        return (f"{version!r} is older than {oldest[0]}.{oldest[1]}, whose extended support ended "
+                f"{EKS.entries[oldest].end_extended}; EKS refuses it ({EKS_CALENDAR_SOURCE}); upgrade, or {fix}")
+    return newer_than_table(EKS, version, today, f"check `aws eks describe-cluster-versions`, or {fix}")
+
+
+def gke_version_warning(version: str, today: datetime.date | None = None) -> str | None:
+    """A warning for ``version`` newer than every minor of :data:`.version_calendars.GKE` (GKE end dates
+    are not in the stored sources, so nothing else is judged); None otherwise."""
+    today = today or datetime.date.today()
+    return newer_than_table(GKE, version, today, f"check `gcloud container get-server-config`, or {_VERSION_FIX}")
 
 
 class LimitsConfig(Model):
@@ -127,5 +126,6 @@ class LimitsConfig(Model):
         description="EKS quota 'Managed node groups per cluster' of your account (default 30).",
     )
     allow_unsupported_kubernetes_version: bool = Field(
-        False, description="Do not warn about a cluster.kubernetesVersion outside EKS standard and extended support."
+        False, description="Do not warn about a cluster.kubernetesVersion outside EKS standard and extended support, "
+        "or newer than the package's EKS/GKE version calendars."
     )

@@ -302,7 +302,9 @@ def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     """Rules across the stack, as :class:`ConfigIssue` objects: unique pool names, then each
     backend's ``stack_checks`` (cluster keys its pools need, shared names, no mixing), then the
     registry's other stack rules (the GPU agents': gpuSharing, mig, devicePlugin, gpuAgents)."""
-    issues = _unique_names(stack) + admission_issues(stack)
+    from .tolerations import numeric_toleration_issues
+
+    issues = _unique_names(stack) + admission_issues(stack) + numeric_toleration_issues(stack)
     for check in _stack_checks():
         issues += check(stack)
     return issues

@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import ConfigIssue
-from .limits import eks_version_warning
+from .limits import eks_version_warning, gke_version_warning
+from .tolerations import numeric_toleration_warnings
 
 __all__ = ["stack_warnings", "limit_warnings"]
 
@@ -37,23 +38,26 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
                 out.append(issue)
     for rule in stack_warning_rules():
         out += [w for w in rule(stack) if w not in out]
+    out += [w for w in numeric_toleration_warnings(stack) if w not in out]
     return out + [w for w in limit_warnings(stack) if w not in out]
 
 
 def limit_warnings(stack: Any, today: Any = None) -> list[ConfigIssue]:
     """What a cloud refuses today but an account can get past, with the override in ``gpu-node-pools:limits``:
     ``cluster.kubernetesVersion`` outside EKS standard+extended support (stacks with a pool that joins EKS:
-    ``PoolBase.joins_eks``), then each backend's ``stack_warnings`` (the registry), e.g. eks-managed's
+    ``PoolBase.cluster_platform``) or newer than the EKS/GKE calendar (:mod:`.version_calendars`), then each backend's ``stack_warnings`` (the registry), e.g. eks-managed's
     node group quotas. ``today`` defaults to the current date."""
     from ..registry import all_backends
 
     limits = stack.limits
     out = []
     version = stack.cluster.kubernetes_version
-    if version and not limits.allow_unsupported_kubernetes_version and any(p.joins_eks for p in stack.pools):
-        message = eks_version_warning(version, today)
-        if message:
-            out.append(ConfigIssue("cluster.kubernetesVersion", message))
+    if version and not limits.allow_unsupported_kubernetes_version:
+        platforms = {getattr(p, "cluster_platform", None) for p in stack.pools}
+        for platform, judge in (("eks", eks_version_warning), ("gke", gke_version_warning)):
+            message = judge(version, today) if platform in platforms else None
+            if message:
+                out.append(ConfigIssue("cluster.kubernetesVersion", message))
     for backend in all_backends():
         warn = backend.fn("stack_warnings")
         if warn is not None:

@@ -12,12 +12,14 @@ from typing import Any
 
 import pulumi
 
+from ..sdk.provider_sdk import provider_sdk
+
 __all__ = ["namespace", "install_chart"]
 
 
 def namespace(parent: pulumi.Resource, name: str, namespace_name: str) -> pulumi.Resource:
     """The ``kubernetes.core.v1.Namespace`` child ``<name>-namespace`` called ``namespace_name``."""
-    import pulumi_kubernetes as k8s
+    k8s = provider_sdk("pulumi_kubernetes", "a GPU agent's Helm chart")
 
     return k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": namespace_name},
                                  opts=pulumi.ResourceOptions(parent=parent))
@@ -30,7 +32,7 @@ def install_chart(parent: pulumi.ComponentResource, name: str, *, chart: str, ve
     Returns:
         the ``kubernetes.helm.v4.Chart`` resource.
     """
-    import pulumi_kubernetes as k8s
+    k8s = provider_sdk("pulumi_kubernetes", "a GPU agent's Helm chart")
 
     chart_resource = k8s.helm.v4.Chart(
         f"{name}-chart",

@@ -10,7 +10,10 @@ https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#node-af
 1. ``nodeSelector`` entries are ANDed: the node's label must equal the value.
 2. Required ``nodeSelectorTerms`` are ORed; the expressions of one term are ANDed; a term with
    no expressions (and no fields) matches no node.
-3. Operators: ``In``, ``NotIn``, ``Exists``, ``DoesNotExist``, ``Gt``, ``Lt`` (integers).
+3. Operators: ``In``, ``NotIn``, ``Exists``, ``DoesNotExist``, ``Gt``, ``Lt`` (integers). ``NotIn``
+   and ``DoesNotExist`` match a node without the label (``labels.Requirement.Matches``); an
+   expression upstream cannot parse (:func:`expression_problem`: an invalid key or value, a wrong
+   number of values, an unknown operator) makes its term match no node.
 4. Both (1) and (2) must hold.
 
 Two ways to read a label set:
@@ -33,19 +36,36 @@ undecided, as for ``complete=False``. :func:`node_matches` judges a selection on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .patterns import full_match
+
 __all__ = [
     "Expression", "Term", "NodeLabels", "label_value", "expression_matches", "term_matches", "selection_matches",
-    "node_matches", "excluding_keys",
+    "node_matches", "excluding_keys", "go_parse_int", "expression_problem",
 ]
 
 #: A required node selector expression, read: (key, operator, values as label strings).
 Expression = tuple[Any, Any, list[Any]]
 #: A required node selector term, read: (its expressions, whether it has ``matchFields``).
 Term = tuple[list[Expression], bool]
+
+
+_GO_INT = re.compile(r"^[+-]?[0-9]+$")
+
+
+def go_parse_int(text: Any) -> int | None:
+    """``text`` read as Go's ``strconv.ParseInt(text, 10, 64)`` reads it (what ``Gt``/``Lt`` of a node
+    selector apply to the label value and the bound): an optional sign and ASCII digits, leading
+    zeros allowed, within the signed 64-bit range; None otherwise (no spaces, ``_`` or non-ASCII
+    digits, which Python's ``int`` would accept)."""
+    if not isinstance(text, str) or len(text) > 4000 or not full_match(_GO_INT, text):
+        return None
+    number = int(text)
+    return number if -(2**63) <= number < 2**63 else None
 
 
 def label_value(value: Any) -> str | None:
@@ -102,10 +122,46 @@ def _lookup_of(labels: Mapping[str, str], complete: bool) -> Callable[[Any], Any
     return lambda key: labels[key] if key in labels else missing
 
 
+_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def expression_problem(expr: Expression) -> str | None:
+    """Why upstream cannot parse ``expr`` into a label requirement, or None.
+
+    ``labels.NewRequirement`` (k8s.io/apimachinery ``pkg/labels/selector.go``) refuses an invalid
+    key, ``In``/``NotIn`` without values or with a value that is not a label value, ``Exists``/
+    ``DoesNotExist`` with values, and ``Gt``/``Lt`` without exactly one integer; the node affinity
+    matcher then drops the whole term, which matches no node
+    (k8s.io/component-helpers ``scheduling/corev1/nodeaffinity``, ``TestPodMatchesNodeSelectorAndAffinityTerms``
+    "Pod with an invalid value in Affinity term won't be scheduled onto the node").
+    """
+    from .taints import label_value_problem, qualified_name_problem
+
+    key, operator, values = expr
+    if operator not in _OPERATORS:
+        return f"operator {operator!r} is not one of {', '.join(_OPERATORS)}"
+    if not isinstance(key, str) or qualified_name_problem(key):
+        return f"key {key!r} is not a qualified name"
+    if operator in ("In", "NotIn"):
+        if not values:
+            return f"{operator} needs at least one value"
+        bad = [v for v in values if label_value_problem(v)]
+        if bad:
+            return f"{operator} value {bad[0]!r} is not a label value"
+    elif operator in ("Exists", "DoesNotExist"):
+        if values:
+            return f"{operator} takes no values"
+    elif len(values) != 1 or go_parse_int(values[0]) is None:
+        return f"{operator} needs exactly one integer value"
+    return None
+
+
 def _expression(expr: Expression, lookup: Callable[[Any], Any]) -> bool | None:
     key, operator, values = expr
     if key is None:
         return None
+    if expression_problem(expr):
+        return False  # upstream drops the term: it matches no node
     have = lookup(key)
     if have is _UNDECIDED:
         return None
@@ -122,14 +178,11 @@ def _expression(expr: Expression, lookup: Callable[[Any], Any]) -> bool | None:
     if operator == "NotIn":
         return have not in values
     if operator in ("Gt", "Lt"):
-        try:
-            mine, bound = int(have), int(values[0]) if len(values) == 1 else None
-        except (TypeError, ValueError):
-            return False
-        if bound is None:
+        mine, bound = go_parse_int(have), go_parse_int(values[0]) if len(values) == 1 else None
+        if mine is None or bound is None:
             return False
         return mine > bound if operator == "Gt" else mine < bound
-    return None  # an operator the API server would reject
+    return None
 
 
 def expression_matches(expr: Expression, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:

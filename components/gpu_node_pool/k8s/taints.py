@@ -10,6 +10,11 @@ Sources:
     https://kubernetes.io/docs/reference/kubernetes-api/definitions/toleration-v1/).
   * Matching: ``k8s.io/api/core/v1/toleration.go`` ``(*Toleration).ToleratesTaint`` and
     ``k8s.io/component-helpers/scheduling/corev1/helpers.go`` ``FindMatchingUntoleratedTaint``.
+  * The numeric operators ``Gt`` and ``Lt``: alpha in Kubernetes 1.35 behind the feature gate
+    ``TaintTolerationComparisonOperators`` (off by default), KEP-5471
+    (https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/5471-enable-sla-based-scheduling);
+    matching in ``compareNumericValues`` of ``k8s.io/api/core/v1/toleration.go`` (kubernetes/kubernetes
+    ``staging/src/k8s.io/api/core/v1/toleration.go``@v1.35.0).
   * Key and value syntax: ``k8s.io/apimachinery/pkg/util/validation`` ``IsQualifiedName``
     and ``IsValidLabelValue`` (also used by ``kubectl taint``).
   * EKS and GKE spell effects ``NO_SCHEDULE`` / ``PREFER_NO_SCHEDULE`` / ``NO_EXECUTE``
@@ -40,6 +45,11 @@ __all__ = [
     "qualified_name_problem",
     "label_value_problem",
     "TOLERATION_OPERATORS",
+    "NUMERIC_TOLERATION_OPERATORS",
+    "NUMERIC_OPERATORS_MIN_VERSION",
+    "NUMERIC_OPERATORS_GATE",
+    "decimal_integer",
+    "compare_numeric",
     "PLATFORMS",
     "EXTENDED_RESOURCE_TOLERATION",
     "DAEMONSET_CONTROLLER_TOLERATIONS",
@@ -343,7 +353,33 @@ def find_duplicate_taints(taints: Iterable[Taint]) -> list[tuple[int, int, Taint
 
 # --- tolerations ------------------------------------------------------------------------
 
-TOLERATION_OPERATORS = ("Equal", "Exists")
+#: ``Gt`` and ``Lt`` compare the taint's value with the toleration's as 64-bit integers.
+NUMERIC_TOLERATION_OPERATORS = ("Gt", "Lt")
+TOLERATION_OPERATORS = ("Equal", "Exists", *NUMERIC_TOLERATION_OPERATORS)
+#: The first Kubernetes minor that serves ``Gt``/``Lt`` (alpha), and the gate that must be on.
+NUMERIC_OPERATORS_MIN_VERSION = (1, 35)
+NUMERIC_OPERATORS_GATE = "TaintTolerationComparisonOperators"
+
+# k8s.io/apimachinery/pkg/api/validate/content IsDecimalInteger: an optional "-", then "0" or a
+# digit 1-9 and more digits; no "+", no leading zero, no "-0", ASCII digits only.
+_DECIMAL_INTEGER_RE = re.compile(r"^(0|-?[1-9][0-9]*)$")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+#: 19 digits and a sign: the longest text an int64 can have; longer is refused before int().
+_INT64_MAX_CHARS = 20
+
+
+def decimal_integer(text: Any) -> int | None:
+    """``text`` as a signed 64-bit integer the way the numeric toleration operators read it, or None.
+
+    Accepted: ``"0"``, ``"5"``, ``"-5"``, ``"9223372036854775807"``. Refused (None): ``""``,
+    ``"-"``, ``"+5"``, ``"0100"``, ``"-0"``, ``"100.5"``, ``" 200 "``, non-ASCII digits, and
+    anything outside ``[-2**63, 2**63-1]`` (``content.IsDecimalInteger`` then
+    ``strconv.ParseInt(v, 10, 64)``, as ``compareNumericValues`` does).
+    """
+    if not isinstance(text, str) or len(text) > _INT64_MAX_CHARS or not full_match(_DECIMAL_INTEGER_RE, text):
+        return None
+    number = int(text)
+    return number if _INT64_MIN <= number <= _INT64_MAX else None
 
 
 @dataclass(frozen=True)
@@ -353,16 +389,22 @@ class Toleration:
     Attributes:
         key: the taint key to match; None or ``""`` matches every key (then the operator
             must be ``Exists``).
-        operator: ``Equal`` (the default; compares values) or ``Exists`` (ignores the value
-            and must not carry one). An empty operator means ``Equal``.
-        value: the value ``Equal`` compares with; None means ``""``.
+        operator: ``Equal`` (the default; compares values), ``Exists`` (ignores the value
+            and must not carry one), or ``Gt`` / ``Lt`` (the taint's value, read as an integer,
+            is greater / less than this value; Kubernetes 1.35+ with the alpha gate
+            ``TaintTolerationComparisonOperators`` on, see :data:`NUMERIC_OPERATORS_MIN_VERSION`;
+            callers that know the cluster's version refuse them below 1.35). An empty operator
+            means ``Equal``.
+        value: the value ``Equal`` compares with; None means ``""``. With ``Gt``/``Lt`` a
+            decimal integer that fits 64 bits (:func:`decimal_integer`), as the API server
+            requires when the gate is on.
         effect: the effect to match; None matches every effect.
         toleration_seconds: only with ``NoExecute`` (or no effect): how long a running pod
             stays after a matching NoExecute taint appears; None means forever.
 
     Raises:
-        TaintError: an operator other than Equal/Exists, ``Exists`` with a value, an empty key
-            without ``Exists``, an invalid key or value, or ``toleration_seconds`` with an effect
+        TaintError: an operator other than Equal/Exists/Gt/Lt, ``Exists`` with a value, ``Gt``/``Lt``
+            with a value that is not a 64-bit decimal integer, an empty key without ``Exists``, an invalid key or value, or ``toleration_seconds`` with an effect
             other than NoExecute. (Kubernetes' API server rejects the same; unlike Kubernetes'
             matcher, we never treat an unknown operator as a silent non-match.)
     """
@@ -378,7 +420,8 @@ class Toleration:
         operator = self.operator or "Equal"
         if operator not in TOLERATION_OPERATORS:
             raise TaintError(
-                f"toleration operator {self.operator!r} is not supported; use Equal or Exists"
+                f"toleration operator {self.operator!r} is not supported; use Equal, Exists, or (Kubernetes "
+                f"1.35+ with the alpha feature gate {NUMERIC_OPERATORS_GATE}) Gt or Lt"
             )
         value = self.value
         if value is not None and not isinstance(value, str):
@@ -390,11 +433,17 @@ class Toleration:
             )
         if key is None and operator != "Exists":
             raise TaintError("a toleration with an empty key must use operator Exists")
+        if operator in NUMERIC_TOLERATION_OPERATORS and decimal_integer(value) is None:
+            raise TaintError(
+                f"toleration operator {operator} needs a value that is a decimal integer fitting 64 bits "
+                f"(e.g. '950' or '-5'; no '+', leading zero or decimal point), got {value!r} "
+                "(KEP-5471, k8s.io/api/core/v1/toleration.go)"
+            )
         if key is not None:
             problem = qualified_name_problem(key)
             if problem:
                 raise TaintError(f"toleration key {key!r} {problem}")
-        if value:
+        if value and operator not in NUMERIC_TOLERATION_OPERATORS:
             problem = label_value_problem(value)
             if problem:
                 raise TaintError(f"toleration value {value!r} {problem}")
@@ -466,7 +515,12 @@ class Toleration:
 
     def __str__(self) -> str:
         key = self.key or "*"
-        val = f"={self.value or ''}" if self.operator == "Equal" else " Exists"
+        if self.operator == "Equal":
+            val = f"={self.value or ''}"
+        elif self.operator == "Exists":
+            val = " Exists"
+        else:
+            val = f" {self.operator} {self.value}"
         eff = self.effect.value if self.effect else "*"
         secs = f" for {self.toleration_seconds}s" if self.toleration_seconds is not None else ""
         return f"{key}{val}:{eff}{secs}"
@@ -483,6 +537,11 @@ def tolerates(toleration: Toleration, taint: Taint) -> bool:
        only with ``Exists``) matches every key.
     3. ``Exists`` tolerates any value; ``Equal`` (also what an empty operator means)
        requires the toleration's value to equal the taint's value (None counts as ``""``).
+    4. ``Gt`` tolerates when the taint's value, read as an integer, is greater than the
+       toleration's; ``Lt`` when it is less. Equal numbers are not tolerated, and a taint value
+       that is not a 64-bit decimal integer (``high``, ``0950``, ``+5``) is not tolerated.
+       Every effect is compared this way. This is the answer of a cluster with the gate
+       ``TaintTolerationComparisonOperators`` on; with it off the API server refuses the pod.
 
     ``tolerationSeconds`` does not change the answer: a NoExecute taint tolerated for N
     seconds is tolerated, then the pod is evicted. Callers that care (the DaemonSet policy)
@@ -494,7 +553,20 @@ def tolerates(toleration: Toleration, taint: Taint) -> bool:
         return False
     if toleration.operator == "Exists":
         return True
+    if toleration.operator in NUMERIC_TOLERATION_OPERATORS:
+        return compare_numeric(toleration.value or "", taint.value, toleration.operator)
     return (toleration.value or "") == taint.value
+
+
+def compare_numeric(toleration_value: str, taint_value: str, operator: str) -> bool:
+    """Rule 4 of :func:`tolerates` on raw values: for ``Gt``, taint value > toleration value; for
+    ``Lt``, taint value < toleration value; both read with :func:`decimal_integer`. False when either
+    is not a 64-bit decimal integer, and for any other operator (``compareNumericValues``).
+    """
+    bound, mine = decimal_integer(toleration_value), decimal_integer(taint_value)
+    if bound is None or mine is None or operator not in NUMERIC_TOLERATION_OPERATORS:
+        return False
+    return mine > bound if operator == "Gt" else mine < bound
 
 
 def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) -> bool:

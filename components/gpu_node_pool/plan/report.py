@@ -16,6 +16,7 @@ from ..config import ConfigError
 from ..sdk.outcome import envelope
 from ..sdk.terminal import terminal_text
 from .expand import not_judged_lines
+from .order import causal_order
 from .run import PlanResult
 
 
@@ -34,7 +35,7 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
         notJudged=result.not_judged,
         resources=[
             {"type": r.type, "name": r.name, "inputs": r.inputs, **({"synthesized": r.synthesized} if r.synthesized else {})}
-            for r in result.resources
+            for r in causal_order(result.resources)
         ],
         outputs=result.outputs,
     )

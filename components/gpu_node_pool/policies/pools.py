@@ -199,20 +199,29 @@ def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Itera
     """Taints the kubelet registers from the user data of a managed node group's launch template
     (a ``sed`` on ``KUBELET_EXTRA_ARGS``, a nodeadm ``registerWithTaints``...) that the node group
     does not declare: the nodes carry them, so they join the pool's taints for every policy, and
-    ``pool.extra["hidden_registration_taints"]`` lists them with their launch template.
+    ``pool.extra["hidden_registration_taints"]`` lists them with their launch template. User data
+    that mentions registration taints where the reader cannot read them (a ``sed`` into
+    ``KUBELET_EXTRA_ARGS``, a reader failure) goes to ``pool.extra["unreadable_registration_taints"]``
+    as ``(launch template, why)``.
 
     EKS merges its own bootstrap part when the launch template names no AMI; with an AMI only the
     user's data runs. Either way the user's parts are what add taints, so they are read alike.
     """
+    from ..backends._shared.registration_mentions import unreadable_registration_mentions
     from ..backends._shared.user_data import read_registration_taints
 
     declared = {(t.key, t.effect) for t in pool.taints}
-    hidden = []
+    hidden, unreadable = [], []
     for lt in node_group_launch_templates(node_group, launch_templates):
+        user_data = decode_user_data(dig(lt.props, "userData"))
         try:
-            registered = read_registration_taints(decode_user_data(dig(lt.props, "userData")))
-        except (ValueError, TypeError):
-            continue  # a malformed bootstrap is no-imperative-taints' and the reader's to report
+            registered = read_registration_taints(user_data)
+            lines = unreadable_registration_mentions(user_data)
+        except (ValueError, TypeError) as err:
+            if any(m in (user_data or "") for m in ("register-with-taints", "registerWithTaints", "node-taints")):
+                unreadable.append((lt, f"the reader failed: {err}"))
+            continue
+        unreadable += [(lt, f"this line is not one the reader can follow: {line}") for line in lines]
         for taint in registered:
             if (taint.key, taint.effect) not in declared:
                 declared.add((taint.key, taint.effect))
@@ -220,6 +229,8 @@ def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Itera
                 hidden.append((taint, lt))
     if hidden:
         pool.extra["hidden_registration_taints"] = hidden
+    if unreadable:
+        pool.extra["unreadable_registration_taints"] = unreadable
 
 
 def _pool_component(res: Any) -> Any:

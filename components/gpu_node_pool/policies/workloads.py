@@ -192,6 +192,8 @@ class NodeSelection:
             exprs = list(items(dig(term, "matchExpressions")))
             fields = list(items(dig(term, "matchFields")))
             terms.append(([_read_expression(mapping(e)) for e in exprs], bool(fields)))
+        if required is not None and not terms:
+            terms.append(([], False))  # required with no terms: matches no node (nodeaffinity.NodeSelector)
         keys = [key for key, _ in node_selector]
         keys += [e[0] for exprs, _ in terms for e in exprs if e[0] is not None]
         selection = cls(node_selector, tuple(terms), tuple(dict.fromkeys(keys)))

@@ -164,6 +164,16 @@ def plain(value: Any) -> Any:
     return value
 
 
+def not_judged(props: list[str], message: str) -> Any:
+    """An ``UnknownValueError`` at ``props`` whose message is ``message``: how a policy reports what it
+    cannot judge so that the SDK (and the runner) turn it into an advisory "can't run policy" finding."""
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+    err = UnknownValueError(UNKNOWN_STRING_VALUE, list(props))
+    err.message = message
+    return err
+
+
 class Undecided:
     """What a stack policy could not decide because values are unknown at preview.
 

@@ -8,6 +8,7 @@ CapacityReservationSpecification, the EKS and GKE node repair references).
 
 from __future__ import annotations
 
+import pytest
 from builders import config_errors
 from conftest import base
 
@@ -229,3 +230,32 @@ def test_gke_node_repair_renders_management_auto_repair():
                       "autoscaling": {"minSize": 0, "maxSize": 2}, "nodeRepair": {"enabled": True}}]}
     stack = validate_stack_config(cfg)
     assert node_pool_args(stack.pools[0], stack.cluster)["management"] == {"auto_repair": True}
+
+
+@pytest.mark.parametrize(("value", "taint"), [
+    ("nvidia.com/gpu=true:NoSchedule", "dedicated=nvidia.com/gpu=true:NoSchedule"),
+    ("a:b:NoSchedule", "dedicated=a:b:NoSchedule"),
+    ("present:NoScheduleX", "dedicated=present:NoScheduleX"),
+    ("present:NoSchedule:x", "dedicated=present:NoSchedule:x"),
+])
+def test_a_malformed_taint_tag_the_autoscaler_misreads_says_which_taint_it_builds(value, taint):
+    # kubernetes/autoscaler aws_manager.go extractTaintsFromAsg: unanchored (.*):(NoSchedule|...), then SplitN(v, ":", 2)
+    message = node_template_tag_problem(CA + "taint/dedicated", value)
+    assert f"read by Cluster Autoscaler as the taint {taint}" in message and "ignored" not in message
+    assert "aws_manager.go" in message and "write " in message
+
+
+@pytest.mark.parametrize("value", ["ml:NO_SCHEDULE", "present", "NoSchedule", "present:noschedule"])
+def test_a_taint_tag_without_a_known_effect_after_a_colon_is_ignored_by_the_autoscaler(value):
+    message = node_template_tag_problem(CA + "taint/dedicated", value)
+    assert "is ignored by Cluster Autoscaler" in message and "builds no taint" in message
+
+
+def test_ca_reads_taint_tags_as_extract_taints_from_asg():
+    from gpu_node_pool.backends._shared.cluster_autoscaler import ca_reads_taint_tag
+
+    assert ca_reads_taint_tag(CA + "taint/nvidia.com/gpu", "present:NoSchedule") == ("nvidia.com/gpu", "present", "NoSchedule")
+    assert ca_reads_taint_tag(CA + "taint/nvidia.com/gpu", ":NoExecute") == ("nvidia.com/gpu", "", "NoExecute")
+    assert ca_reads_taint_tag(CA + "taint/k", "x:y:PreferNoSchedule") == ("k", "x", "y:PreferNoSchedule")
+    assert ca_reads_taint_tag(CA + "taint/k", "present:NO_SCHEDULE") is None
+    assert ca_reads_taint_tag(CA + "label/k", "present:NoSchedule") is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from builders import EXISTS_GPU, daemonset, node_group, run
+from builders import EXISTS_GPU, cannot_run, daemonset, node_group, run
 
 from gpu_node_pool.backends._shared.registration import ClusterInfo, Registration
 from gpu_node_pool.backends.self_managed.bootstrap import render_bootstrap
@@ -56,3 +56,33 @@ def test_other_policies_see_the_hidden_taint():
     (found,) = run(d.daemonsets_tolerate_gpu_taints.POLICY, stack)
     assert "dedicated=gpu:NoSchedule" in found["message"]
     assert run(d.daemonsets_tolerate_gpu_taints.POLICY, [managed(), agent]) == []
+
+
+SED_INJECTION = (
+    "#!/bin/bash\nset -ex\n"
+    "sed -i '/^KUBELET_EXTRA_ARGS=/a KUBELET_EXTRA_ARGS+=\" --register-with-taints=dedicated=gpu:NoSchedule\"' "
+    "/etc/eks/bootstrap.sh\n/etc/eks/bootstrap.sh ml-prod\n"
+)
+
+
+def test_a_sed_into_kubelet_extra_args_is_reported_as_not_readable_never_passed():
+    assert run(d.registration_taints_visible.POLICY, [managed(), launch_template(SED_INJECTION)]) == []
+    (found,) = cannot_run(d.registration_taints_visible.POLICY, [managed(), launch_template(SED_INJECTION)])
+    assert found["enforcement"] == "advisory"
+    assert "registration taints in user data not readable" in found["message"]
+    assert "sed -i" in found["message"] and "launch template 'gpu-lt'" in found["message"]
+
+
+def test_a_mention_in_a_comment_or_a_read_flag_is_no_finding():
+    commented = "#!/bin/bash\n# we used to pass --register-with-taints here\n/etc/eks/bootstrap.sh ml-prod\n"
+    for stack in ([managed(), launch_template(commented)],
+                  [managed(taints=("nvidia.com/gpu=present:NoSchedule", "dedicated=gpu:NoSchedule")), launch_template(AL2_FLAGS)],
+                  [managed(), launch_template(nodeadm_mime())]):
+        assert run(d.registration_taints_visible.POLICY, stack) == [] == cannot_run(d.registration_taints_visible.POLICY, stack)
+
+
+def test_a_registration_taint_the_reader_cannot_parse_is_reported_as_not_readable():
+    bad = "#!/bin/bash\n/etc/eks/bootstrap.sh ml-prod --kubelet-extra-args '--register-with-taints=dedicated=gpu:NO_SCHEDULE'\n"
+    (found,) = cannot_run(d.registration_taints_visible.POLICY, [managed(), launch_template(bad)])
+    assert found["enforcement"] == "advisory" and "the reader failed" in found["message"]
+    assert "NO_SCHEDULE" in found["message"]

@@ -115,15 +115,41 @@ def _effect(spelling: str) -> TaintEffect | None:
     return None
 
 
+#: extractTaintsFromAsg's test on a taint tag's value: unanchored (``regexp.MatchString`` finds it anywhere).
+_CA_TAINT_VALUE_RE = "(.*):(?:" + "|".join(e.value for e in TaintEffect) + ")"
+CA_TAINT_SOURCE = (
+    "kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go@00a2c93c extractTaintsFromAsg"
+)
+
+
+def ca_reads_taint_tag(key: str, value: str) -> tuple[str, str, str] | None:
+    """The taint ``(key, value, effect)`` Cluster Autoscaler builds from the ASG tag ``key = value``, exactly as
+    ``extractTaintsFromAsg`` does (:data:`CA_TAINT_SOURCE`), or None when it builds none.
+
+    It keeps a tag whose value contains ``:NoSchedule``, ``:NoExecute`` or ``:PreferNoSchedule`` anywhere, takes
+    the taint key from after ``node-template/taint/``, and splits the value once on its first ``:``: the part
+    before is the taint value and everything after is the effect, unchecked. So ``k=v:NoSchedule`` gives the value
+    ``k=v``, ``a:b:NoSchedule`` the effect ``b:NoSchedule``, ``v:NoScheduleX`` the effect ``NoScheduleX``.
+    """
+    from ...k8s.patterns import pattern_search
+
+    marker = CA_TAINT_PREFIX
+    if marker not in key or not pattern_search(_CA_TAINT_VALUE_RE, value):
+        return None
+    taint_value, _, effect = value.partition(":")
+    return key.split(marker, 1)[1], taint_value, effect
+
+
 def node_template_tag_problem(key: str, value: str) -> str | None:
     """Why an Auto Scaling group tag ``node-template/taint/<key>`` or ``label/<key>`` is one Cluster
-    Autoscaler ignores or misreads, with the corrected tag; None when it is well formed (or another tag).
+    Autoscaler ignores or misreads, with what the autoscaler does with it (:func:`ca_reads_taint_tag`: no taint, or a
+    wrong one) and the corrected tag; None when it is well formed (or another tag).
 
     Rules (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``, node-template
     label and taint tags, and ``aws_manager.go`` ``extractTaintsFromAsg``): the key after ``taint/``/``label/`` is the taint or label key (a
     qualified name); a taint value is ``<value>:<Effect>`` with Effect spelled as Kubernetes does
-    (case-sensitive), split on the first ``:`` so the value holds no ``:``; a value that does not
-    match is silently skipped by the autoscaler.
+    (case-sensitive), split on the first ``:`` so the value holds no ``:``; a value without a known effect
+    after a ``:`` is skipped by the autoscaler, and other malformed values give it a wrong taint.
     """
     if key.startswith(CA_LABEL_PREFIX):
         name = key[len(CA_LABEL_PREFIX):]
@@ -162,9 +188,24 @@ def node_template_tag_problem(key: str, value: str) -> str | None:
         fixed = f"{key} = {taint_value if colon else value}:<Effect>"
         hint = f" (<Effect>: {', '.join(x.value for x in TaintEffect)}, e.g. {example})"
         why = "the value must be <value>:<Effect>"
+    read = ca_reads_taint_tag(key, value)
+    if read is None:
+        effects = ", ".join(f"':{e.value}'" for e in TaintEffect)
+        what = (f"is ignored by Cluster Autoscaler: its value contains none of {effects}, so the autoscaler builds "
+                "no taint from it and its scale-from-zero template node lacks the taint")
+    else:
+        k, v, e = read
+        consequence = []
+        if e not in {x.value for x in TaintEffect}:
+            consequence.append(f"the effect {e!r} is none Kubernetes knows, so the scheduler's taint check skips it")
+        if label_value_problem(v):
+            consequence.append(f"the value {v!r} is one no Node can carry")
+        what = (f"is read by Cluster Autoscaler as the taint {k}={v}:{e} (value {v!r}, effect {e!r}), not the taint "
+                f"meant" + (f": {'; '.join(consequence)}" if consequence else "")
+                + "; its scale-from-zero template node then carries that wrong taint")
     return (
-        f"taint tag {key} = {value!r} is ignored by Cluster Autoscaler: {why} (kubernetes/autoscaler "
-        f"cluster-autoscaler/cloudprovider/aws/README.md and aws_manager.go extractTaintsFromAsg); write {fixed}{hint}"
+        f"taint tag {key} = {value!r} {what}. {why[0].upper() + why[1:]} (kubernetes/autoscaler "
+        f"cluster-autoscaler/cloudprovider/aws/README.md; {CA_TAINT_SOURCE}); write {fixed}{hint}"
     )
 
 

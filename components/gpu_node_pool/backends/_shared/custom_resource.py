@@ -8,10 +8,12 @@ from typing import Any
 
 import pulumi
 
+from ...sdk.provider_sdk import provider_sdk
+
 
 def custom_resource(name: str, manifest: Mapping[str, Any], parent: Any, depends_on: Sequence[Any] = ()) -> Any:
     """``CustomResource(name, apiVersion, kind, metadata, spec)`` of ``manifest`` with ``parent`` (and ``depends_on``)."""
-    import pulumi_kubernetes as k8s
+    k8s = provider_sdk("pulumi_kubernetes", "a Karpenter or EKS Auto Mode NodePool (a Kubernetes custom resource)")
 
     return k8s.apiextensions.CustomResource(
         name,

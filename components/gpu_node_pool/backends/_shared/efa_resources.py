@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...sdk.provider_sdk import provider_sdk
 from .efa import PLACEMENT_STRATEGY, launch_template_args, self_rule_args, self_rules_to_add
 
 __all__ = ["wire"]
@@ -19,7 +20,7 @@ def wire(
     group lacks (:func:`self_rules_to_add`) under ``component``; return the launch template's EFA
     arguments (:func:`launch_template_args`)."""
     import pulumi
-    import pulumi_aws as aws
+    aws = provider_sdk("pulumi_aws", "an EFA pool's placement group and security group rules")
 
     opts = pulumi.ResourceOptions(parent=component)
     group = aws.ec2.PlacementGroup(

@@ -45,8 +45,11 @@ def feasibility_issues(pool: EksAutoPool, path: str) -> list[ConfigIssue]:
     try:
         result = feasibility(pool)
     except RequirementError as err:
-        return [ConfigIssue(f"{path}.requirements", str(err))]
-    return [ConfigIssue(path, line) for line in result.gpu_problems()]
+        return [ConfigIssue(f"{path}.requirements", f"pool {pool.name!r}: {err}")]
+    lines = result.gpu_problems()
+    if lines:
+        lines[0] = f"pool {pool.name!r}: {lines[0]}"
+    return [ConfigIssue(path, line) for line in lines]
 
 
 def feasibility_summary(pool: EksAutoPool) -> str:

@@ -9,12 +9,13 @@ from typing import Any
 import pulumi
 
 from ...sdk.identity import ClusterIdentity
+from ...sdk.provider_sdk import provider_sdk
 from . import BACKEND
 from .config import EksManagedPool
 
 
 def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterIdentity) -> None:
-    import pulumi_aws as aws
+    aws = provider_sdk("pulumi_aws", "the eks-managed backend")
 
     from ...gpu_agents.capacity import autoscaler_resources
     from .._shared import cluster_autoscaler as ca

@@ -7,12 +7,13 @@ from typing import Any
 import pulumi
 
 from ...sdk.identity import ClusterIdentity
+from ...sdk.provider_sdk import provider_sdk
 from . import BACKEND
 from .config import GkePool
 
 
 def wire(component: Any, name: str, pool: GkePool, cluster: ClusterIdentity) -> None:
-    import pulumi_gcp as gcp
+    gcp = provider_sdk("pulumi_gcp", "the gke backend")
 
     from . import render as gke
 

@@ -80,7 +80,7 @@ def pool_problems(pool: Any) -> list[str]:
     if lines:
         head, *why = lines
         problems.append(
-            f"{head} NodePool requirements (the component's first, then yours) and limits, as Karpenter evaluates "
+            f"pool {pool.name!r}: {head} NodePool requirements (the component's first, then yours) and limits, as Karpenter evaluates "
             f"them: {'; '.join(why)} (requirements are ANDed and types above the limits are dropped: kubernetes-sigs/karpenter "
             "pkg/scheduling/requirements.go, pkg/controllers/provisioning/scheduling/scheduler.go); widen the requirements or "
             "raise the limits"

@@ -9,6 +9,7 @@ import pulumi
 
 from ...sdk import cluster_inputs
 from ...sdk.identity import ClusterIdentity
+from ...sdk.provider_sdk import provider_sdk
 from . import BACKEND
 from .config import SelfManagedPool
 
@@ -25,7 +26,7 @@ def wire(component: Any, name: str, pool: SelfManagedPool, cluster: ClusterIdent
         component.exports["bootstrap"] = component.bootstrap
         return  # bare metal: the rendered bootstrap is the whole product (stack outputs)
 
-    import pulumi_aws as aws
+    aws = provider_sdk("pulumi_aws", "the self-managed backend (EC2 launch template and Auto Scaling group)")
 
     opts = pulumi.ResourceOptions(parent=component)
     image_id: Any = pool.ami_id

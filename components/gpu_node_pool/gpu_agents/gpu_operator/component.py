@@ -72,7 +72,9 @@ class GpuOperator(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         claim("GpuOperator", name, args.cluster_name, args.cluster, opts, "GpuOperatorArgs")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.namespace}, opts)
-        import pulumi_kubernetes as k8s
+        from ...sdk.provider_sdk import provider_sdk
+
+        k8s = provider_sdk("pulumi_kubernetes", "the GPU Operator's chart")
 
         pools = render.operator_pools([agent_pool(p) for p in args.pools])
         self.values = render.operator_values(

@@ -3,7 +3,9 @@
 The pack's files ship inside this package (``gpu_node_pool/policies/policy_pack/``):
 
 * ``PulumiPolicy.yaml``: runtime python, ``virtualenv: venv``, version = the package version;
-* ``__main__.py``: builds the ``PolicyPack`` from :mod:`gpu_node_pool.policies` (nothing else);
+* ``__main__.py``: builds the ``PolicyPack`` from :mod:`gpu_node_pool.policies` (nothing else),
+  one policy per rule; ``per_level_main.py`` is written as ``__main__.py`` instead with
+  ``layout="per-level"`` (one stack policy per enforcement level, :mod:`gpu_node_pool.policies.level_pack`);
 * ``config.example.json``: a ``--policy-pack-config`` example.
 
 :func:`write_pack` copies them and adds ``requirements.txt`` naming this package, which the
@@ -26,12 +28,14 @@ from packaging.utils import canonicalize_name
 
 from ..._version import __version__
 
-__all__ = ["DISTRIBUTION", "PACK_FILES", "PolicyPackError", "check_out_dir", "default_requirement", "write_pack"]
+__all__ = ["DISTRIBUTION", "LAYOUTS", "PACK_FILES", "PolicyPackError", "check_out_dir", "default_requirement", "write_pack"]
 
 #: The distribution name the pack's requirements.txt must install (pyproject.toml [project].name).
 DISTRIBUTION = "gpu-node-pool"
 #: Files copied verbatim from the package into the pack directory.
 PACK_FILES = ("PulumiPolicy.yaml", "__main__.py", "config.example.json")
+#: ``--layout`` -> the packaged file written as the pack's ``__main__.py``.
+LAYOUTS = {"per-rule": "__main__.py", "per-level": "per_level_main.py"}
 
 
 class PolicyPackError(ValueError):
@@ -129,7 +133,7 @@ def check_out_dir(out_dir: str | os.PathLike[str]) -> Path:
     return out
 
 
-def write_pack(out_dir: str | os.PathLike[str], requirement: str | None = None) -> WrittenPack:
+def write_pack(out_dir: str | os.PathLike[str], requirement: str | None = None, layout: str = "per-rule") -> WrittenPack:
     """Write the policy pack into ``out_dir`` (created if missing; see :func:`check_out_dir`).
 
     Args:
@@ -138,11 +142,16 @@ def write_pack(out_dir: str | os.PathLike[str], requirement: str | None = None) 
             earlier ``gpupool policy-pack`` wrote (its pack files are rewritten, other files left alone).
         requirement: the ``requirements.txt`` line installing this package, a PEP 508
             requirement naming ``gpu-node-pool`` (default :func:`default_requirement`).
+        layout: ``per-rule`` (one Pulumi policy per rule) or ``per-level`` (one stack policy per
+            enforcement level in use, the rules still configured by id; README, Policy pack).
 
     Raises:
-        PolicyPackError: ``requirement`` does not parse or names another distribution, or
-            ``out_dir`` is refused (:func:`check_out_dir`); nothing is written then.
+        PolicyPackError: ``requirement`` does not parse or names another distribution, ``layout``
+            is not one of :data:`LAYOUTS`, or ``out_dir`` is refused (:func:`check_out_dir`);
+            nothing is written then.
     """
+    if layout not in LAYOUTS:
+        raise PolicyPackError("--layout", f"--layout {layout!r} is not a pack layout; choose one of {', '.join(LAYOUTS)}")
     line = _check_requirement(requirement if requirement is not None else default_requirement())
     out = check_out_dir(out_dir)
     for name in (*PACK_FILES, "requirements.txt"):  # a link would write outside the directory named
@@ -156,7 +165,7 @@ def write_pack(out_dir: str | os.PathLike[str], requirement: str | None = None) 
     written = []
     for name in PACK_FILES:
         target = out / name
-        target.write_bytes(source.joinpath(name).read_bytes())
+        target.write_bytes(source.joinpath(LAYOUTS[layout] if name == "__main__.py" else name).read_bytes())
         written.append(target)
     req_file = out / "requirements.txt"
     req_file.write_text(

@@ -8,7 +8,10 @@ its user data (a ``sed`` on ``KUBELET_EXTRA_ARGS`` in ``/etc/eks/bootstrap.sh``,
 ``taints``: EKS does not know it, Cluster Autoscaler's scale-from-zero template (built from the
 node group through ``DescribeNodegroup``) lacks it, and whoever reads the node group misses it.
 The pack's other policies see it anyway (:func:`gpu_node_pool.policies.pools.find_gpu_pools`
-adds registration taints to the pool). Sources: kubelet ``--register-with-taints``
+adds registration taints to the pool). User data that mentions ``register-with-taints`` /
+``registerWithTaints`` in a form the reader cannot follow is never a silent pass: it is reported
+as not judged ("registration taints in user data not readable", an advisory "can't run policy"
+finding, as the SDK reports a value unknown at preview). Sources: kubelet ``--register-with-taints``
 (https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/), awslabs/amazon-eks-ami
 ``nodeadm/doc/examples.md`` (NodeConfig), Bottlerocket ``settings.kubernetes.node-taints``
 (https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/);
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
-from ...sdk.props import Undecided
+from ...sdk.props import Undecided, not_judged
 from ._shared import _stack_pools
 
 
@@ -39,6 +42,14 @@ def validate_registration_taints_visible(args: StackValidationArgs, report: Repo
                 "node group's taints (GpuNodePool taints) and remove it from the user data.",
                 pool.urn or None,
             )
+        for lt, why in pool.extra.get("unreadable_registration_taints", []):
+            undecided.add(f"{pool.display}: launch template {lt.name!r}", not_judged(
+                ["userData"],
+                f"registration taints in user data not readable: it mentions register-with-taints or "
+                f"registerWithTaints, but {why}. The nodes may carry a taint the node group does not declare; "
+                "pass it as the node group's taints (GpuNodePool taints) or in a form the reader reads "
+                "(bootstrap.sh --kubelet-extra-args, KUBELET_EXTRA_ARGS=..., a nodeadm NodeConfig)",
+            ))
     undecided.raise_if_any()
 
 

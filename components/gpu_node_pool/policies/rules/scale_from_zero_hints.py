@@ -84,8 +84,8 @@ def _tag_index(resources: Sequence[Any]) -> tuple[dict[str, Any], dict[str, list
 
 def _malformed_tags(args: StackValidationArgs, report: ReportViolation, undecided: Undecided) -> None:
     """Every ``node-template/taint/<key>`` and ``label/<key>`` tag on any Auto Scaling group (its ``tags``
-    or an ``aws:autoscaling/tag:Tag``), ours or hand-written, GPU or not: a malformed one is silently
-    ignored by Cluster Autoscaler (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md,
+    or an ``aws:autoscaling/tag:Tag``), ours or hand-written, GPU or not: a malformed one is ignored
+    by Cluster Autoscaler or read as a wrong taint (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md,
     node-template tags; ``aws_manager.go`` ``extractTaintsFromAsg``), so it is reported with the corrected form."""
     from ...backends._shared.cluster_autoscaler import node_template_tag_problem
 

@@ -1,0 +1,149 @@
+"""The pack as one stack policy per enforcement level: the same rules, ids, levels and findings.
+
+pulumi_policy's analyzer decodes every resource once per resource policy and the whole stack
+once per stack policy (``_PolicyAnalyzerServicer.Analyze`` / ``AnalyzeStack``); with the 15 rules
+as 15 policies that decoding is most of a preview's policy time (BENCHMARKS.md). This layout
+declares two stack policies, ``gpu-node-pools-mandatory`` and ``gpu-node-pools-advisory``; each
+runs the rules configured at its level through :func:`gpu_node_pool.policies.evaluate` over the
+stack the analyzer decoded once for it. A level no rule uses is disabled, so the analyzer decodes
+the stack once per level in use.
+
+Configuration stays per rule: ``--policy-pack-config`` names rules by id
+(``{"all": ..., "<rule>": "<level>" | {"enforcementLevel": ..., <props>}}``, checked as
+:func:`gpu_node_pool.policies.resolve_config` checks it). The engine forwards entries of names
+that are no policy of the pack; :mod:`gpu_node_pool.sdk.analyzer_config` reads them. Every message
+starts with ``[<rule id>]``; a finding on a resource carries that resource's URN, a finding on
+the stack none (as the per-rule pack reports them). What differs from the per-rule layout
+(README, Policy pack): Pulumi lists two policies, not one per rule; a rule's "can't run during
+preview" notes are advisory in both, but under ``gpu-node-pools-mandatory`` they come as one
+note naming each rule; and a rule entry must give its ``enforcementLevel`` (the engine knows no
+default for a name that is not one of the pack's policies).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, StackValidationPolicy
+from pulumi_policy.proxy import UnknownValueError
+
+from ..sdk.record import Resource
+from .pack_config import PolicyConfigError, resolve_config
+from .rules import PACK_NAME, POLICIES
+from .runner import evaluate
+
+__all__ = ["LEVEL_POLICY_NAMES", "LevelSettings", "level_policies"]
+
+#: The pack's policies in this layout, by the level whose rules each runs.
+LEVEL_POLICY_NAMES = {
+    EnforcementLevel.MANDATORY: f"{PACK_NAME}-mandatory",
+    EnforcementLevel.ADVISORY: f"{PACK_NAME}-advisory",
+}
+_LEVEL_OF_NAME = {name: level for level, name in LEVEL_POLICY_NAMES.items()}
+
+
+class LevelSettings:
+    """Each rule's level and config, as the last ``Configure`` gave them (the rules' defaults before).
+
+    Attributes:
+        rules: the rules, in pack order.
+        resolved: rule id -> ``(level, properties)``; ``remediate`` is kept as given and runs as mandatory.
+    """
+
+    def __init__(self, rules: Sequence[Any] = POLICIES) -> None:
+        self.rules = list(rules)
+        self.config: dict[str, Any] = {}
+        self.resolved = resolve_config(None, self.rules)
+
+    def configure(self, entries: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
+        """Take the engine's config (every name it sent -> ``(level, properties)``); returns the level
+        of each level policy: its own while some rule runs at it, else ``disabled``.
+
+        The level policies' own entries are ignored (the engine always sends them, with the pack's
+        defaults or an ``all`` level); the others are the user's, by rule id.
+
+        Raises:
+            PolicyConfigError: an unknown rule id, level or property (the message lists each).
+        """
+        config: dict[str, Any] = {}
+        for name, (level, props) in entries.items():
+            if name in _LEVEL_OF_NAME:
+                continue
+            config[name] = level if name == "all" or not props else {"enforcementLevel": level, **props}
+        self.resolved = resolve_config(config, self.rules)
+        self.config = config
+        used = {_runs_at(level) for level, _ in self.resolved.values()} - {EnforcementLevel.DISABLED}
+        return {name: (level.value if level in used else EnforcementLevel.DISABLED.value)
+                for level, name in LEVEL_POLICY_NAMES.items()}
+
+    def rules_at(self, level: EnforcementLevel) -> list[Any]:
+        """The rules that run at ``level`` (mandatory includes remediate), in pack order."""
+        return [rule for rule in self.rules if _runs_at(self.resolved[rule.name][0]) == level]
+
+
+def _runs_at(level: EnforcementLevel) -> EnforcementLevel:
+    return EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level
+
+
+class _CannotRunNotes(UnknownValueError):
+    """The "can't run during preview" notes of the mandatory rules, one advisory diagnostic for all."""
+
+    def __init__(self, notes: Sequence[str]) -> None:
+        Exception.__init__(self)
+        self.unknown_type_sentinel, self.props = "", []
+        self.message = "; ".join(notes)
+
+
+def _records(resources: Sequence[Any]) -> list[Resource]:
+    """The runner's records of the resources a stack policy got (their props stay the SDK's proxies)."""
+    return [
+        Resource(r.resource_type, r.name, r.props, urn=r.urn, parent=r.parent.urn if r.parent else "",
+                 dependencies=[d.urn for d in r.dependencies],
+                 property_dependencies={k: [d.urn for d in v] for k, v in r.property_dependencies.items()})
+        for r in resources
+    ]
+
+
+def _validator(settings: LevelSettings, level: EnforcementLevel):
+    def validate(args: Any, report: Any) -> None:
+        rules = settings.rules_at(level)
+        if not rules:
+            return
+        stack, project = os.environ.get("PULUMI_STACK", "stack"), os.environ.get("PULUMI_PROJECT", "project")
+        config = {rule.name: settings.config[rule.name] for rule in rules if rule.name in settings.config}
+        if "all" in settings.config:
+            config["all"] = settings.config["all"]
+        notes = []
+        for finding in evaluate(_records(args.resources), config, policies=rules, stack=stack, project=project):
+            message = f"[{finding['policy']}] {finding['message']}"
+            if finding["enforcement"] != level.value:  # a rule's "can't run during preview" note
+                if level == EnforcementLevel.ADVISORY:
+                    report(message, None if finding["resource"] == "stack" else finding["urn"])
+                else:
+                    notes.append(message)
+                continue
+            report(message, None if finding["resource"] == "stack" else finding["urn"])
+        if notes:
+            raise _CannotRunNotes(notes)
+
+    return validate
+
+
+def level_policies(settings: LevelSettings) -> list[Any]:
+    """The pack's policies in this layout: one stack policy per level, each running ``settings``' rules of its level."""
+    described = {
+        EnforcementLevel.MANDATORY: "The gpu-node-pools rules configured mandatory (each message names its rule).",
+        EnforcementLevel.ADVISORY: "The gpu-node-pools rules configured advisory (each message names its rule).",
+    }
+    return [StackValidationPolicy(name, described[level], _validator(settings, level), level)
+            for level, name in LEVEL_POLICY_NAMES.items()]
+
+
+def check_config(settings: LevelSettings, entries: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
+    """:meth:`LevelSettings.configure`, its error as ``ValueError`` with the pack's name (what the preview shows)."""
+    try:
+        return settings.configure(entries)
+    except PolicyConfigError as err:
+        raise ValueError(f"policy pack {PACK_NAME} (per-level layout): {err}") from None

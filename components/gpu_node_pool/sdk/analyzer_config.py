@@ -1,0 +1,108 @@
+"""The whole policy config the engine sends a pack, read before pulumi_policy's analyzer keeps its part.
+
+A preview configures a policy pack with one ``ConfigureAnalyzerRequest`` (gRPC method
+``Analyzer.Configure`` of ``pulumi/proto/pulumi/analyzer.proto``): a map from a policy name to
+its ``PolicyConfig`` (``enforcementLevel``, ``properties``). The engine fills it from the pack's
+own policies (their levels and schema defaults) and then applies every entry of
+``--policy-pack-config`` (or the Pulumi Cloud policy group's config) on top, *including entries
+whose name is no policy of the pack*, and an ``all`` entry (``applyConfig`` in
+``pkg/resource/analyzer/config.go`` of https://github.com/pulumi/pulumi, v3.x). pulumi_policy's
+analyzer keeps the map but reads it only by its own policies' names.
+
+:func:`install_configure_hook` lets a pack read every entry (by rule id) and set the enforcement
+level of its own policies before the analyzer stores them: ``gpu_node_pool.policies.level_pack``
+serves one stack policy per enforcement level and routes each rule to the one of its configured
+level. It replaces ``pulumi_policy.policy._PolicyAnalyzerServicer`` (private API, which
+``PolicyPack(...)`` instantiates) by a subclass whose ``Configure`` calls the hook first; it was
+written against pulumi-policy :data:`TESTED` and refuses other major versions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["TESTED", "AnalyzerHookError", "analyzer_servicer", "install_configure_hook"]
+
+#: The pulumi-policy versions whose ``_PolicyAnalyzerServicer.Configure`` this hook was checked against.
+TESTED = "1.21"
+
+#: ``pulumi.runtime.proto.analyzer_pb2.EnforcementLevel`` values, by their ``--policy-pack-config`` spelling.
+_LEVELS = {"advisory": 0, "mandatory": 1, "disabled": 2, "remediate": 3}
+_NAMES = {number: name for name, number in _LEVELS.items()}
+
+#: ``on_configure(entries) -> levels``: ``entries`` maps every name the engine sent to
+#: ``(level, properties)``; the result maps some of the pack's own policies to the level to use.
+ConfigureHook = Callable[[dict[str, tuple[str, dict[str, Any]]]], Mapping[str, str]]
+
+
+class AnalyzerHookError(RuntimeError):
+    """The installed pulumi-policy is not one this hook was written for; the message names both versions."""
+
+
+def _check_version() -> None:
+    from importlib.metadata import version
+
+    found = version("pulumi_policy")
+    if found.split(".")[:2] != TESTED.split("."):
+        raise AnalyzerHookError(
+            f"the per-level policy pack reads the engine's policy config through pulumi_policy's analyzer "
+            f"(tested with pulumi-policy {TESTED}.x); {found} is installed. Pin pulumi-policy=={TESTED}.* in the "
+            "pack's requirements.txt, or write the pack with `gpupool policy-pack --layout per-rule`."
+        )
+
+
+def _servicer_class(on_configure: ConfigureHook) -> type:
+    from google.protobuf import json_format
+    from pulumi_policy import policy as sdk_policy
+
+    base = getattr(sdk_policy._PolicyAnalyzerServicer, "_gpupool_base", sdk_policy._PolicyAnalyzerServicer)
+
+    class _Servicer(base):  # type: ignore[misc, valid-type]
+        _gpupool_base = base
+
+        def Configure(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
+            entries = {
+                name: (_NAMES.get(config.enforcementLevel, "advisory"), json_format.MessageToDict(config.properties))
+                for name, config in request.policyConfig.items()
+            }
+            try:
+                levels = on_configure(entries)
+            except ValueError as err:
+                if context is None:
+                    raise
+                import grpc
+
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
+            for name, level in levels.items():
+                request.policyConfig[name].enforcementLevel = _LEVELS[level]
+            return super().Configure(request, context)
+
+    return _Servicer
+
+
+def install_configure_hook(on_configure: ConfigureHook) -> None:
+    """Make the analyzer that ``PolicyPack(...)`` builds next call ``on_configure`` on each ``Configure``.
+
+    ``on_configure`` gets every entry of the engine's config as ``{name: (level, properties)}``
+    (``level`` one of ``advisory``, ``mandatory``, ``disabled``, ``remediate``) and returns
+    ``{policy name: level}`` for the pack's own policies whose level it sets (e.g. ``disabled`` for
+    a policy no rule needs). A ``ValueError`` it raises fails the preview with its message
+    (gRPC ``INVALID_ARGUMENT``).
+
+    Raises:
+        AnalyzerHookError: the installed pulumi-policy is not :data:`TESTED`.
+    """
+    _check_version()
+    from pulumi_policy import policy as sdk_policy
+
+    sdk_policy._PolicyAnalyzerServicer = _servicer_class(on_configure)
+
+
+def analyzer_servicer(on_configure: ConfigureHook, name: str, version: str, policies: list[Any]) -> Any:
+    """The analyzer ``PolicyPack(name, policies)`` would serve with ``on_configure`` installed, not
+    served: for measuring and testing the pack on the path a preview takes, in-process."""
+    _check_version()
+    from pulumi_policy import EnforcementLevel
+
+    return _servicer_class(on_configure)(name, version, policies, EnforcementLevel.ADVISORY)

@@ -1,0 +1,163 @@
+"""The per-level layout of the pack: through pulumi_policy's own analyzer, each rule reports exactly
+what the runner reports, at its configured level, with its id in every message.
+
+The analyzer is driven in-process with the messages a preview sends (bench/analyzer.py builds
+them): ``Configure`` with the level policies' defaults plus the user's entries by rule id, one
+``Analyze`` per resource, one ``AnalyzeStack``.
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+
+import analyzer  # noqa: E402
+from pulumi_policy import EnforcementLevel  # noqa: E402
+
+import stacks  # noqa: E402
+from gpu_node_pool.policies import PACK_NAME, POLICIES, PolicyConfigError, evaluate  # noqa: E402
+from gpu_node_pool.policies.level_pack import LEVEL_POLICY_NAMES, LevelSettings, check_config, level_policies  # noqa: E402
+from gpu_node_pool.sdk.analyzer_config import analyzer_servicer  # noqa: E402
+
+PROJECT = "gpu-node-pools"
+_LEVEL = {0: "advisory", 1: "mandatory", 2: "disabled", 3: "remediate"}
+
+
+def _configure(user: dict) -> object:
+    """The ``ConfigureAnalyzerRequest`` the engine sends: the pack's policies with their levels, then the user's entries."""
+    from google.protobuf import struct_pb2
+    from pulumi.runtime.proto import analyzer_pb2 as pb
+
+    def entry(level: str, props: dict) -> object:
+        s = struct_pb2.Struct()
+        s.update(props)
+        return pb.PolicyConfig(enforcementLevel={v: k for k, v in _LEVEL.items()}[level], properties=s)
+
+    config = {name: entry(level.value, {}) for level, name in LEVEL_POLICY_NAMES.items()}
+    for name, value in user.items():
+        if isinstance(value, str):
+            config[name] = entry(value, {})
+        else:
+            config[name] = entry(value["enforcementLevel"], {k: v for k, v in value.items() if k != "enforcementLevel"})
+    return pb.ConfigureAnalyzerRequest(policyConfig=config)
+
+
+def _through_the_sdk(stack: list, user: dict) -> list[tuple[str, str, str, str]]:
+    """``(rule, level, urn, message)`` of every diagnostic the per-level pack gives through the analyzer."""
+    settings = LevelSettings()
+    servicer = analyzer_servicer(lambda entries: check_config(settings, entries), PACK_NAME, "0.0.1",
+                                 level_policies(settings))
+    servicer.Configure(_configure(user), None)
+    _, single, many = analyzer.requests(stack, [_props(r) for r in stack], "bench", PROJECT)
+    assert not [d for r in single for d in servicer.Analyze(r, None).diagnostics]  # no resource policy
+    out = []
+    for d in servicer.AnalyzeStack(many, None).diagnostics:
+        assert d.policyName in LEVEL_POLICY_NAMES.values()
+        text = d.message.split("\n", 1)[1]  # after the level policy's description
+        rule, _, message = text.partition("] ")
+        assert rule.startswith("["), f"a message that names no rule: {d.message!r}"
+        out.append((rule[1:], _LEVEL[d.enforcementLevel], d.urn, message))
+    return out
+
+
+def _props(resource):
+    from gpu_node_pool.k8s.wellknown import UNKNOWN
+    from gpu_node_pool.sdk.policy_props import to_policy_props
+
+    return to_policy_props(resource.inputs, UNKNOWN)
+
+
+def _by_runner(stack: list, config: dict) -> list[tuple[str, str, str, str]]:
+    return [(f["policy"], f["enforcement"], "" if f["resource"] == "stack" else f["urn"], f["message"])
+            for f in evaluate(stack, config, stack="bench", project=PROJECT)]
+
+
+@pytest.fixture(scope="module")
+def stack():
+    return stacks.policy_stack(300, 40, 6)
+
+
+@pytest.fixture(scope="module")
+def default_levels(stack):
+    return _by_runner(stack, {}), _through_the_sdk(stack, {})
+
+
+@pytest.mark.parametrize("rule", [p.name for p in POLICIES])
+def test_each_rule_reports_through_the_sdk_what_the_runner_reports(default_levels, rule):
+    ours, sdk = default_levels
+    assert sum(1 for f in ours if f[1] != "advisory") > 0 and sum(1 for f in ours if f[1] == "advisory") > 0
+    assert collections.Counter(f for f in sdk if f[0] == rule) == collections.Counter(f for f in ours if f[0] == rule)
+
+
+def test_levels_set_per_rule_move_rules_between_the_level_policies(stack):
+    user = {"gpu-pool-declares-taint": "advisory", "gpu-workloads-select-gpu-nodes": "mandatory",
+            "device-plugin-covers-gpu-pools": "disabled",
+            "resources-judged": {"enforcementLevel": "mandatory", "strict": True}}
+    ours, sdk = _by_runner(stack, user), _through_the_sdk(stack, user)
+    assert collections.Counter(sdk) == collections.Counter(ours)
+    assert not [f for f in sdk if f[0] == "device-plugin-covers-gpu-pools"]
+    assert {f[1] for f in sdk if f[0] == "gpu-pool-declares-taint"} <= {"advisory"}
+
+
+def test_a_level_no_rule_uses_is_disabled_so_the_stack_is_decoded_once():
+    settings = LevelSettings()
+    levels = check_config(settings, {"all": ("advisory", {})})
+    assert levels == {LEVEL_POLICY_NAMES[level]: value for level, value in
+                      ((k, "advisory" if k.value == "advisory" else "disabled") for k in LEVEL_POLICY_NAMES)}
+    assert check_config(LevelSettings(), {}) == {name: level.value for level, name in LEVEL_POLICY_NAMES.items()}
+
+
+def test_an_unknown_rule_id_or_property_fails_the_configuration_naming_it():
+    settings = LevelSettings()
+    with pytest.raises(ValueError, match="no-such-rule: no such policy"):
+        check_config(settings, {"no-such-rule": ("mandatory", {})})
+    with pytest.raises(PolicyConfigError, match="resources-judged.strict"):
+        settings.configure({"resources-judged": ("advisory", {"strict": "yes"})})
+
+
+def test_the_engines_config_error_reaches_the_preview_as_invalid_argument():
+    settings = LevelSettings()
+    servicer = analyzer_servicer(lambda entries: check_config(settings, entries), PACK_NAME, "0.0.1",
+                                 level_policies(settings))
+
+    class Context:
+        def abort(self, code, details):
+            raise RuntimeError(f"{code.name}: {details}")
+
+    with pytest.raises(RuntimeError, match="(?s)INVALID_ARGUMENT: policy pack gpu-node-pools .*no-such-rule"):
+        servicer.Configure(_configure({"no-such-rule": "mandatory"}), Context())
+
+
+def test_cant_run_notes_stay_advisory_and_name_their_rules():
+    """A node group whose taints are unknown at preview: the rules that read them cannot run. The
+    advisory rules' notes come one by one; the mandatory rules' as one advisory note naming each."""
+    from gpu_node_pool.k8s.wellknown import UNKNOWN
+    from gpu_node_pool.sdk.record import Resource
+
+    stack = [Resource("aws:eks/nodeGroup:NodeGroup", "gpu", {
+        "taints": UNKNOWN, "instanceTypes": ["g6.xlarge"], "clusterName": "ml",
+        "scalingConfig": {"minSize": 1, "maxSize": 2, "desiredSize": 1}})]
+    notes = {f["policy"]: f["message"] for f in evaluate(stack, stack="bench", project=PROJECT)
+             if f["message"].startswith("can't run")}
+    levels = LevelSettings()
+    mandatory = {r.name for r in levels.rules_at(levels.resolved["gpu-pool-declares-taint"][0])}
+    assert set(notes) & mandatory and set(notes) - mandatory  # both kinds present
+
+    settings = LevelSettings()
+    servicer = analyzer_servicer(lambda entries: check_config(settings, entries), PACK_NAME, "0.0.1",
+                                 level_policies(settings))
+    servicer.Configure(_configure({}), None)
+    _, _, many = analyzer.requests(stack, [_props(r) for r in stack], "bench", PROJECT)
+    diagnostics = list(servicer.AnalyzeStack(many, None).diagnostics)
+    assert {_LEVEL[d.enforcementLevel] for d in diagnostics} == {"advisory"}
+    combined = [d.message for d in diagnostics if d.policyName == LEVEL_POLICY_NAMES[EnforcementLevel.MANDATORY]]
+    assert len(combined) == 1
+    for rule in set(notes) & mandatory:
+        assert f"[{rule}] {notes[rule]}" in combined[0]
+    singles = {d.message.split("\n", 1)[1] for d in diagnostics if d.policyName != LEVEL_POLICY_NAMES[EnforcementLevel.MANDATORY]}
+    assert singles == {f"[{rule}] {notes[rule]}" for rule in set(notes) - mandatory}
