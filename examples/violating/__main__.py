@@ -15,7 +15,8 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * a Karpenter GPU NodePool without the startup taint of the Istio CNI the stack installs;
 * an inference Deployment pinned to a pool whose second taint it tolerates with the wrong value;
 * GPU Feature Discovery whose NFD worker keeps the chart's default tolerations (Equal present);
-* an EKS add-on whose DaemonSets the add-on facts sheet does not confirm (not judged, never passed).
+* an EKS add-on whose DaemonSets the add-on facts sheet does not confirm (not judged, never passed);
+* a ValidatingAdmissionPolicy copied from an older render of the pools (stale).
 
 Taints and tolerations are spelled through ``gpu_node_pool.k8s.taints``, like everywhere else.
 """
@@ -220,3 +221,16 @@ k8s.helm.v3.Release(
 # resources-judged: the facts sheet marks aws-guardduty-agent's DaemonSet tolerations UNCONFIRMED, so
 # its DaemonSets are not judged, and the plan says so instead of passing them.
 aws.eks.Addon("guardduty", cluster_name="ml-demo", addon_name="aws-guardduty-agent")
+
+# admission-policies-match-pools: a ValidatingAdmissionPolicy copied from an older render, made when the
+# training pool was tainted dedicated=gpu:NoSchedule; the pool's taints changed since, the copy did not.
+from gpu_node_pool.admission.model import AdmissionModel, PoolFacts  # noqa: E402
+from gpu_node_pool.admission.render import admission_objects  # noqa: E402
+
+_old = AdmissionModel(pools=(PoolFacts("training", (Taint.parse("dedicated=gpu:NoSchedule"),),
+                                       {"gpu-node-pools/pool": "training"}),), action="deny")
+_copied = next(o for o in admission_objects(_old) if o.kind == "ValidatingAdmissionPolicy"
+               and o.name == "gpu-node-pools-no-imperative-taints")
+k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
+    "copied-node-taints-guard", metadata=_copied.body["metadata"], spec=_copied.body["spec"]
+)

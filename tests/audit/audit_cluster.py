@@ -142,7 +142,8 @@ def acceptance_objects() -> list[dict[str, Any]]:
         eks_node("gpu-train-1", pool="training", nodegroup="training-node-group-20250601", instance="p5.48xlarge", gpus=8,
                  cpu="192", memory="2097152000Ki", os_image="Bottlerocket OS 1.37.0 (aws-k8s-1.33-nvidia)",
                  taints=[gpu_taint, {"key": "workload", "value": "training", "effect": "NoSchedule"}],
-                 extra_labels={"workload": "training", "example.com/team": "research"}),
+                 extra_labels={"workload": "training", "example.com/team": "research",
+                               **{f"nvidia.com/gpu.deploy.{o}": "false" for o in ("driver", "container-toolkit", "device-plugin", "mig-manager")}}),
         eks_node("cpu-1", pool=None, nodegroup="system-20250601", instance="m7i.xlarge", gpus=None, cpu="4", memory="15896988Ki"),
     ]
     fluent = corpus_ds("fluent-bit", 1)

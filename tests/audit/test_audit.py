@@ -191,7 +191,10 @@ def test_print_rbac_is_get_and_list_only(capsys):
     assert main(["audit", "--print-rbac"]) == 0
     role, binding = yaml.safe_load_all(capsys.readouterr().out)
     assert {v for rule in role["rules"] for v in rule["verbs"]} == {"get", "list"}
-    assert {r for rule in role["rules"] for r in rule["resources"]} == {"nodes", "daemonsets", "pods", "events"}
+    assert {r for rule in role["rules"] for r in rule["resources"]} == {
+        "nodes", "daemonsets", "pods", "events", "validatingadmissionpolicies", "validatingadmissionpolicybindings",
+        "constrainttemplates", "*"}  # "*" only in constraints.gatekeeper.sh: every Constraint kind
+    assert [r["apiGroups"] for r in role["rules"] if "*" in r["resources"]] == [["constraints.gatekeeper.sh"]]
     assert binding["roleRef"]["name"] == role["metadata"]["name"]
 
 

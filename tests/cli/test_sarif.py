@@ -164,3 +164,22 @@ def test_the_log_is_valid_under_the_oasis_schema(temp_project, capsys):
     _, out, _ = _run(capsys, "plan", "--stack", "demo", "--project-dir", str(ROOT / "examples" / "violating"),
                      "--format", "sarif")
     jsonschema.Draft4Validator(schema).validate(json.loads(out))
+
+
+def test_check_sarif_points_at_the_program_line_that_built_the_untolerated_daemonset(capsys):
+    """``gpupool check`` on the violating example: the log agent's finding is on the line of its
+    ``k8s.apps.v1.DaemonSet(`` call in the program; so is the same place in the text and JSON."""
+    example = ROOT / "examples" / "violating"
+    source = (example / "__main__.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, 1)
+                if text.startswith("k8s.apps.v1.DaemonSet(") and '"log-agent"' in source[i])
+    code, out, _ = _run(capsys, "check", "--stack", "demo", "--project-dir", str(example), "--format", "sarif")
+    assert code == 1
+    log = json.loads(out)
+    jsonschema.Draft202012Validator(json.loads(MINIMAL.read_text())).validate(log)
+    (agent,) = [r for r in log["runs"][0]["results"] if r["ruleId"] == "daemonsets-tolerate-gpu-taints"
+                and r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].endswith("DaemonSet::log-agent")]
+    assert _place(agent) == ("__main__.py", line, 1)
+    code, out, _ = _run(capsys, "check", "--stack", "demo", "--project-dir", str(example), "--json")
+    located = [v["location"] for v in json.loads(out)["violations"] if v.get("urn", "").endswith("DaemonSet::log-agent")]
+    assert {"file": "__main__.py", "line": line, "column": 1} in located

@@ -252,3 +252,26 @@ def test_a_manifest_listing_paths_outside_the_directory_removes_nothing_there(ca
     ))
     assert _render(capsys, str(out))[0] == 0
     assert victim.exists()
+
+
+# --- --html and schema --out never replace a file of another kind -------------------------------
+
+
+def test_html_and_schema_out_refuse_to_overwrite_the_stack_file_being_read(capsys, tmp_path):
+    import shutil
+
+    for name in ("stacks", "Pulumi.yaml", "__main__.py"):
+        (shutil.copytree if (ROOT / name).is_dir() else shutil.copy)(ROOT / name, tmp_path / name)
+    stack_file = tmp_path / "stacks" / "Pulumi.dev.yaml"
+    before = stack_file.read_text()
+    code, out, err = run(capsys, "plan", "--stack", "dev", "--project-dir", str(tmp_path), "--html", str(stack_file))
+    assert code == 2 and "is not an HTML page" in err and str(stack_file) in err
+    code, out, err = run(capsys, "schema", "--out", str(stack_file))
+    assert code == 2 and "is not a JSON Schema" in err
+    assert stack_file.read_text() == before
+    # a page or schema this command wrote is replaced, as before
+    page, schema = tmp_path / "page.html", tmp_path / "stack.schema.json"
+    for _ in range(2):
+        assert run(capsys, "plan", "--stack", "dev", "--project-dir", str(tmp_path), "--html", str(page))[0] == 0
+        assert run(capsys, "schema", "--out", str(schema))[0] == 0
+    assert page.read_text().startswith("<!DOCTYPE html>") and schema.read_text().startswith("{")

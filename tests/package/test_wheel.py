@@ -130,6 +130,24 @@ def test_gpupool_policy_pack_from_the_wheel(installed):
     assert (pack / "__main__.py").read_bytes() == (ROOT / "policy" / "__main__.py").read_bytes()
 
 
+def _changelog_top_version() -> str:
+    import re
+
+    heading = re.search(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), flags=re.M)
+    assert heading, "CHANGELOG.md has no '## <version>' entry"
+    return heading.group(1)
+
+
+def test_the_wheel_version_is_the_changelog_top_entry(installed):
+    """A release tag names the version of CHANGELOG.md's newest entry (README "Installing the package"),
+    and the wheel built from it carries that version in its metadata."""
+    target, cwd = installed
+    code = "import importlib.metadata as m; print(m.version('gpu-node-pool'))"
+    proc = subprocess.run([str(target / "bin" / "python"), "-c", code], cwd=cwd, env=_clean_env(),
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == _changelog_top_version() == __version__
+
+
 #: Run in the lean venv: the pack's entry point of each layout, imported (not served), and the
 #: whole pack evaluated over a node group and a DaemonSet; prints the provider SDKs imported.
 LEAN_PROBE = """

@@ -97,7 +97,8 @@ def test_violating_page_shows_the_log_agent_stopped_by_gpu_taints(violating_page
         "legacy-gpu": "runs",  # the one GPU pool without a taint
     }
     assert matrix[(DEVICE_PLUGIN, "training")] == "runs"
-    assert matrix[(DEVICE_PLUGIN, "hidden-taint-gpu")] == "doesNotRun"  # its dedicated=gpu taint
+    # not one of the plugin's pools (no gpu-node-pools/pool label): kept off by its selection, as the pack says
+    assert matrix[(DEVICE_PLUGIN, "hidden-taint-gpu")] == "keptOff"
     # the cell names the toleration to add
     assert re.search(r"add toleration [^<]*\{key: workload, operator: Exists, effect: NoExecute\}", text)
 
@@ -108,8 +109,10 @@ def test_the_page_matrix_is_the_audit_verdict_of_the_policy(violating_page):
     result = plan_stack("demo", ROOT / "examples" / "violating")
     flagged = {m.group(1) for v in result.violations if v["policy"] == "daemonsets-tolerate-gpu-taints"
                for m in [re.match(r"DaemonSet (\S+) ", v["message"])] if m}
-    matrix = Page(violating_page.read_text(encoding="utf-8")).matrix
-    stopped = {row.removesuffix(" (stand-in)") for (row, _), s in matrix.items() if s == "doesNotRun"}
+    matrix = plan_matrix(result)
+    # a taint not tolerated: doesNotRun, or kept off by its selection and naming the toleration it lacks too
+    stopped = {row.label.removesuffix(" (stand-in)") for row in matrix.rows for cell in row.cells
+               if cell.status == "doesNotRun" or any(d.startswith("add toleration") for d in cell.details)}
     assert LOG_AGENT in flagged
     assert flagged <= stopped
 

@@ -27,6 +27,7 @@ def test_the_pack_has_its_policies_with_their_levels():
         "registration-taints-visible": "mandatory",
         "karpenter-startup-taints": "advisory",
         "gpu-workloads-tolerate-their-pool": "advisory",
+        "admission-policies-match-pools": "mandatory",
         "scale-from-zero-hints": "advisory",
         "gpu-agents-cover-gpu-pools": "mandatory",
     }

@@ -74,6 +74,8 @@ class Declared:
     pools: list[DeclaredPool]
     #: DaemonSets the stack registers (the device plugin chart's, synthesized from its values).
     daemonsets: list[dict[str, Any]]
+    #: ``gpu-node-pools:admission`` as validated: ``{enabled, engine, action}``, or None (not read).
+    admission: dict[str, Any] | None = None
 
 
 def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared:
@@ -107,7 +109,10 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
         for i, entry in enumerate(result.pools)
     ]
     daemonsets = [dict(r.inputs) for r in result.resources if r.type == "kubernetes:apps/v1:DaemonSet"]
-    return Declared(stack, pools, daemonsets)
+    settings = result.config.admission if result.config is not None else None
+    admission = None if settings is None else {"enabled": settings.enabled, "engine": settings.engine,
+                                               "action": settings.action}
+    return Declared(stack, pools, daemonsets, admission)
 
 
 def nodes_of(pool: DeclaredPool, nodes: Iterable[Node]) -> list[Node]:

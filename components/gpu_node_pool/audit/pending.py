@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations, tolerates
-from ..policies.workloads import NodeSelection
+from ..policies.workloads import NodeSelection, gpu_resources_requested
 from .cluster import Node
 
 __all__ = ["PendingPod", "pending_pods"]
@@ -36,6 +36,8 @@ class PendingPod:
     reason_source: str
     pools: list[str] = field(default_factory=list)
     missing: list[tuple[Taint, Toleration, str]] = field(default_factory=list)  # taint, fix, note
+    #: it requests a GPU resource: a GPU toleration is the fix; otherwise it belongs off GPU nodes.
+    requests_gpu: bool = True
 
     @property
     def display(self) -> str:
@@ -106,5 +108,6 @@ def pending_pods(
         said = {m.strip() for m in _UNTOLERATED.findall(message)}
         if blocked_everywhere or said & gpu_keys:
             out.append(PendingPod(str(meta.get("namespace", "default")), str(meta.get("name", "")),
-                                  message or "(no scheduler message)", source, pools, missing))
+                                  message or "(no scheduler message)", source, pools, missing,
+                                  bool(gpu_resources_requested(spec))))
     return out, problems

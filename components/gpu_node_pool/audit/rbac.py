@@ -11,6 +11,10 @@ from .sources import LISTS
 
 __all__ = ["cluster_role", "print_rbac"]
 
+#: The admission guard's objects (ValidatingAdmissionPolicies and bindings; Gatekeeper templates and every
+#: Constraint kind, which Gatekeeper creates per template).
+_ADMISSION = (("admissionregistration.k8s.io", ("validatingadmissionpolicies", "validatingadmissionpolicybindings")),
+              ("templates.gatekeeper.sh", ("constrainttemplates",)), ("constraints.gatekeeper.sh", ("*",)))
 _GROUPS = {"Node": ("", "nodes"), "DaemonSet": ("apps", "daemonsets"), "Pod": ("", "pods"), "Event": ("", "events")}
 
 
@@ -24,7 +28,8 @@ def cluster_role(name: str = "gpupool-audit") -> dict:
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",
         "metadata": {"name": name},
-        "rules": [{"apiGroups": [g], "resources": sorted(r), "verbs": ["get", "list"]} for g, r in rules.items()],
+        "rules": [{"apiGroups": [g], "resources": sorted(r), "verbs": ["get", "list"]} for g, r in rules.items()]
+        + [{"apiGroups": [g], "resources": list(r), "verbs": ["get", "list"]} for g, r in _ADMISSION],
     }
 
 

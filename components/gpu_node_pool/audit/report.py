@@ -23,8 +23,12 @@ from .findings import Finding, NotJudged
 from .pending import PendingPod, pending_pods
 from .snapshot import Snapshot
 from .starved import starved_reason
+from .text_pools import pool_lines
 
-__all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit"]
+__all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit", "NO_DAEMONSETS"]
+
+#: Why DaemonSet verdicts are missing when a dump has no DaemonSet list.
+NO_DAEMONSETS = "the dump holds no DaemonSets"
 
 NO_NODES = "GET /api/v1/nodes"
 NO_NODES_WHY = ("no Node was read (a cluster without nodes, or a dump without them: kubectl get "
@@ -127,8 +131,9 @@ class AuditReport:
             "starvedNodes": list(self.starved),
             "pendingPods": [
                 {"namespace": p.namespace, "name": p.name, "schedulerMessage": p.reason, "reasonSource": p.reason_source,
-                 "pools": list(p.pools),
-                 "missingTolerations": [{"taint": str(t), "addToleration": tol.to_k8s(), "why": why} for t, tol, why in p.missing]}
+                 "pools": list(p.pools), "requestsGpu": p.requests_gpu,
+                 "missingTolerations": [{"taint": str(t), "addToleration": tol.to_k8s(), "why": why}
+                                        for t, tol, why in p.missing if p.requests_gpu]}
                 for p in self.pending
             ],
             "findings": [f.to_json() for f in self.findings],
@@ -147,12 +152,7 @@ class AuditReport:
             lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
         lines.append("")
         lines.append("GPU pools:")
-        for p in self.gpu_pools:
-            lines.append(f"  {p.id} ({len(p.nodes)} node(s))")
-            for n in p.nodes:
-                gpus = ", ".join(f"{k}={v}" for k, v in n.gpu_allocatable.items()) or "none"
-                lines.append(f"    {n.name}: taints [{', '.join(map(str, n.taints))}] allocatable {gpus}"
-                             + (" STARVED" if n.starved else ""))
+        lines += pool_lines(self.gpu_pools)
         lines.append("")
         lines.append("DaemonSet x GPU pool:")
         for r in self.rows:
@@ -179,7 +179,7 @@ class AuditReport:
     # --- the page's matrix -------------------------------------------------------------------
     def matrix(self) -> Matrix:
         columns = tuple(
-            MatrixColumn(p.id, tuple(sorted({str(t) for n in p.nodes for t in n.taints})), len(p.nodes))
+            MatrixColumn(p.id, tuple(sorted({str(t) for n in p.nodes for t in n.taints})), len(p.nodes), _shared_labels(p))
             for p in self.gpu_pools
         )
         whatif = tuple(self.whatif_pools)
@@ -204,6 +204,17 @@ class AuditReport:
         )
         subtitle = f"{self.source}; platform {self.platform}" + (f"; stack {self.stack}" if self.stack else "")
         return Matrix("gpupool audit: DaemonSet x GPU pool", subtitle, columns, tuple(rows), whatif, lists)
+
+
+def _shared_labels(pool: Pool) -> tuple[str, ...]:
+    """``key=value`` of the labels every node of ``pool`` carries, sorted; a node's own (its hostname) drop
+    out, and so does the label naming the pool (``pool.key``: the column's name says it)."""
+    if not pool.nodes:
+        return ()
+    shared = set(pool.nodes[0].labels.items())
+    for node in pool.nodes[1:]:
+        shared &= set(node.labels.items())
+    return tuple(f"{k}={v}" for k, v in sorted(shared) if k != pool.key[0])
 
 
 def _mcell(cell: Cell | None) -> MatrixCell:
@@ -278,8 +289,14 @@ def run_audit(
     # GPU-starved nodes.
     starved = []
     pods_read = "Pod" in snapshot.read
+    ds_read = "DaemonSet" in snapshot.read
+    if not ds_read:
+        not_judged.append(NotJudged("DaemonSets", f"{NO_DAEMONSETS}: which agents cover the GPU pools is not judged "
+                                    "(add `kubectl get daemonsets -A -o json` to the dump)"))
     for node in nodes:
-        if node.starved:
+        if node.starved and not ds_read:
+            not_judged.append(NotJudged(f"Node {node.name}", f"no GPU resource is allocatable; why is not judged: {NO_DAEMONSETS}"))
+        elif node.starved:
             reason, fix = starved_reason(node, verdicts_by_node[node.name], daemonsets,
                                          snapshot.pod_states if pods_read else None)
             pool = node.pool[1] if node.pool else ""
@@ -296,9 +313,14 @@ def run_audit(
         pending, problems = pending_pods(snapshot.pending, failed, nodes, platform, plugins)
         not_judged += [NotJudged(p.split(":")[0], p) for p in problems]
         for p in pending:
-            adds = "; ".join(f"{t}: {why}; add {toleration_text(tol)}" for t, tol, why in p.missing)
+            if p.requests_gpu:
+                fix = "; ".join(f"{t}: {why}; add {toleration_text(tol)}" for t, tol, why in p.missing) or "read the scheduler message"
+            else:  # a GPU toleration would put it on GPU nodes, which the allow-list forbids
+                fix = (f"it requests no GPU: keep it off GPU nodes (a nodeSelector or required node affinity for nodes "
+                       f"without the GPU taints {', '.join(sorted({str(t) for t, _, _ in p.missing}))}), or add CPU nodes it can "
+                       "run on; do not add a GPU toleration (gpu-toleration-allowlist forbids it for workloads that request no GPU)")
             findings.append(Finding("advisory", "pending-gpu-taint", f"Pod {p.display}",
-                f"Pending ({p.reason_source}: {p.reason})", adds or "read the scheduler message", ", ".join(p.pools)))
+                f"Pending ({p.reason_source}: {p.reason})", fix, ", ".join(p.pools)))
 
     whatif_pools: list[str] = []
     if declared is not None:
@@ -306,6 +328,14 @@ def run_audit(
         findings += dfind
         notes += dnotes
         whatif_pools = _whatif(declared, nodes, rows, platform, plugins, findings)
+
+    # The admission guard: installed, its action, drift against the declared pools.
+    from .admission import admission_verdicts
+
+    afindings, ajudged, anotes = admission_verdicts(snapshot.admission, "admission" in snapshot.read, declared)
+    findings += afindings
+    not_judged += ajudged
+    notes += anotes
 
     return AuditReport(
         source=snapshot.source, platform=platform, platform_evidence=evidence,

@@ -23,10 +23,19 @@ from typing import Any
 
 from .cluster import Node, read_node
 
-__all__ = ["Snapshot", "KINDS", "pod_state"]
+__all__ = ["Snapshot", "KINDS", "ADMISSION_KINDS", "is_admission", "pod_state"]
 
 #: kind -> snapshot attribute, in the order the live source lists them.
 KINDS = {"Node": "nodes", "DaemonSet": "daemonsets", "Pod": "pods", "Event": "events"}
+#: The admission objects the audit keeps whole (their spec and annotations are what drift is judged on);
+#: Gatekeeper Constraints are recognised by their group, ``constraints.gatekeeper.sh``.
+ADMISSION_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ConstraintTemplate")
+CONSTRAINT_GROUP = "constraints.gatekeeper.sh/"
+
+
+def is_admission(kind: Any, obj: Mapping[str, Any]) -> bool:
+    """A ValidatingAdmissionPolicy, its binding, a Gatekeeper ConstraintTemplate or Constraint."""
+    return kind in ADMISSION_KINDS or str(obj.get("apiVersion", "")).startswith(CONSTRAINT_GROUP)
 
 
 def pod_state(pod: Mapping[str, Any]) -> str:
@@ -60,7 +69,9 @@ class Snapshot:
     pod_states: dict[tuple[Any, Any, Any], str] = field(default_factory=dict)
     #: (pod namespace, pod name) -> (timestamp, message) of its latest FailedScheduling event.
     failed_scheduling: dict[tuple[Any, Any], tuple[str, str]] = field(default_factory=dict)
-    #: kinds that were read (a dump without events has no "Event").
+    #: admission objects (:data:`ADMISSION_KINDS`, Constraints): ``{apiVersion, kind, metadata, spec}``.
+    admission: list[dict[str, Any]] = field(default_factory=list)
+    #: kinds that were read (a dump without events has no "Event"; "admission" once any admission list was).
     read: set[str] = field(default_factory=set)
     #: one line per list the API refused (partial RBAC).
     forbidden: list[str] = field(default_factory=list)
@@ -93,6 +104,14 @@ class Snapshot:
             self._pod(obj)
         elif kind == "Event":
             self._event(obj)
+
+    def add_admission(self, kind: str, obj: Mapping[str, Any]) -> None:
+        """Keep an admission object (:func:`is_admission`) with the parts drift is judged on."""
+        self.read.add("admission")
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+        self.admission.append({"apiVersion": obj.get("apiVersion"), "kind": kind,
+                               "metadata": {k: meta[k] for k in ("name", "labels", "annotations") if k in meta},
+                               "spec": obj.get("spec")})
 
     def drop(self, kind: str) -> None:
         """Forget what was kept of ``kind`` (a list that failed part-way: it counts as not read)."""

@@ -32,7 +32,7 @@ from ..sdk.terminal import escape_control, shown
 from ..sdk.yaml_bounded import load_bounded
 from .jsonstream import NOT_AN_OBJECT, ListStream
 from .paging import PageTooLarge, PagingError, RequestTimeout, pages
-from .snapshot import KINDS, Snapshot
+from .snapshot import KINDS, Snapshot, is_admission
 
 __all__ = ["SourceError", "Snapshot", "load_dump", "load_live", "LISTS"]
 
@@ -44,7 +44,8 @@ LISTS: dict[str, tuple[str, str]] = {
     "Event": (KINDS["Event"], "GET /api/v1/events"),
 }
 _LIST_KINDS = {"List", *(f"{kind}List" for kind in LISTS)}
-_HOW = "write it with kubectl get nodes,daemonsets,pods,events -A -o json"
+_HOW = ("write it with kubectl get nodes,daemonsets,pods,events -A -o json (add validatingadmissionpolicies,"
+        "validatingadmissionpolicybindings, or constrainttemplates,constraints, for the admission guard)")
 #: Largest YAML dump read (a YAML dump is read whole; a JSON dump is streamed and has no bound).
 MAX_YAML_DUMP_BYTES = 512 << 20
 
@@ -71,6 +72,8 @@ def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: in
         snapshot.problems.append(f"{where} items[{i}]: not an object; skipped")
     elif kind in LISTS:
         snapshot.add(kind, item)
+    elif is_admission(kind, item):
+        snapshot.add_admission(str(kind), item)
     # other kinds (Services...) are not the audit's business
 
 
@@ -289,6 +292,7 @@ def load_live(
                 snapshot.drop(kind)
                 raise SourceError(f"{what} at {host}: the answer is not JSON ({err}); is this a Kubernetes API "
                                   "server?") from None
+        _load_admission(snapshot, api, timeout)
     except RequestTimeout:
         raise SourceError(f"{what} at {host}: timed out (limit {timeout:g} s) before the whole answer came; check the "
                           "network path to the API server or raise --timeout") from None
@@ -298,3 +302,47 @@ def load_live(
         raise SourceError(f"{what} at {host}: {text} (limit {timeout:g} s); check the network path to the "
                           "API server or raise --timeout") from None
     return snapshot
+
+
+def _load_admission(snapshot: Snapshot, api: Any, timeout: float) -> None:
+    """The admission guard's objects, read-only: ValidatingAdmissionPolicies and bindings, Gatekeeper
+    ConstraintTemplates and their Constraints. A 404 (Gatekeeper not installed, or an API server without
+    ``admissionregistration.k8s.io/v1`` policies) reads as none; a 403 is listed as forbidden."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    admission, custom = client.AdmissionregistrationV1Api(api), client.CustomObjectsApi(api)
+    calls = [
+        ("ValidatingAdmissionPolicy", "GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+         lambda: admission.list_validating_admission_policy(_request_timeout=timeout)),
+        ("ValidatingAdmissionPolicyBinding", "GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+         lambda: admission.list_validating_admission_policy_binding(_request_timeout=timeout)),
+        ("ConstraintTemplate", "GET /apis/templates.gatekeeper.sh/v1/constrainttemplates",
+         lambda: custom.list_cluster_custom_object("templates.gatekeeper.sh", "v1", "constrainttemplates", _request_timeout=timeout)),
+    ]
+    sanitize = client.ApiClient().sanitize_for_serialization
+    snapshot.read.add("admission")
+    i = 0
+    while i < len(calls):
+        kind, what, call = calls[i]
+        i += 1
+        try:
+            answer = call()
+        except ApiException as err:
+            if err.status == 403:
+                snapshot.forbidden.append(f"{what}: 403 Forbidden; grant it with the ClusterRole of gpupool audit --print-rbac")
+            elif err.status != 404:
+                snapshot.problems.append(f"{what}: HTTP {err.status} {err.reason}; the admission guard is not judged")
+            continue
+        items = answer.get("items", []) if isinstance(answer, Mapping) else sanitize(answer).get("items", [])
+        for item in items:
+            if not isinstance(item, Mapping):
+                continue
+            item_kind = item.get("kind") or kind
+            snapshot.add_admission(str(item_kind), {**item, "kind": item_kind})
+            if kind == "ConstraintTemplate":  # its Constraints, one kind per template
+                names = ((item.get("spec") or {}).get("crd") or {}).get("spec", {}).get("names", {})
+                if isinstance(names.get("kind"), str):
+                    ck = names["kind"]
+                    calls.append((ck, f"GET /apis/constraints.gatekeeper.sh/v1beta1/{ck.lower()}",
+                                  lambda ck=ck: custom.list_cluster_custom_object("constraints.gatekeeper.sh", "v1beta1", ck.lower(), _request_timeout=timeout)))

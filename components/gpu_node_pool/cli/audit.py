@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from ..audit.report import run_audit
     from ..audit.sources import SourceError, load_dump, load_live
     from ..plan.html import render_page
+    from ..sdk.files import html_page_head, write_output_text
 
     if args.print_rbac:
         sys.stdout.write(print_rbac())
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     report = run_audit(snapshot, platform=args.platform, admission_plugins=plugins, declared=declared, fail_on=args.fail_on)
     if args.html:
         try:
-            Path(args.html).write_text(render_page(report.matrix()), encoding="utf-8")
+            write_output_text(Path(args.html), render_page(report.matrix()), html_page_head, "an HTML page")
         except OSError as err:
             raise InputError("--html", f"--html {args.html}: cannot write it ({err.strerror or err})") from err
     if args.json:

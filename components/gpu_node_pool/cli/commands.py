@@ -7,6 +7,7 @@
                   [--python PATH] [--program-timeout S] [--strict] [--helm PATH] [--fetch-charts] [--render-timeout S]
     gpupool policy-pack --out DIR [--requirement SPEC] [--layout per-rule|per-level] [--json]
     gpupool schema [--out FILE]
+    gpupool completion bash|zsh|tcsh
     gpupool --version
     gpupool audit --cluster-dump FILE | [--kubeconfig FILE] [--context NAME] [--stack S] [--html OUT]
 
@@ -203,6 +204,10 @@ def _parser() -> argparse.ArgumentParser:
         "in use, the rules still configured by id, several times faster in a preview (README, Policy pack)",
     )
     register_audit(sub, parents=[common])
+    from .completion import SHELLS
+
+    comp = sub.add_parser("completion", help="print the shell completion script (source <(gpupool completion bash))")
+    comp.add_argument("shell", choices=SHELLS, help="the shell to complete in")
     return parser
 
 
@@ -226,7 +231,9 @@ def _write_html(args: argparse.Namespace, result: Any) -> None:
 
         # stdout stays one JSON document with --json
         page = write_page(result, args.html)
-        print(escape_control(f"wrote   {page} (DaemonSet x GPU pool page)"), file=sys.stderr if args.json else sys.stdout)
+        if not args.quiet:  # --quiet: the exit line only
+            print(escape_control(f"wrote   {page} (DaemonSet x GPU pool page)"),
+                  file=sys.stderr if args.json else sys.stdout)
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -240,8 +247,18 @@ def _plan(args: argparse.Namespace) -> int:
     elif args.json:
         print_report(plan_mod.to_json(result, args.fail_on))
     else:
-        _print_text(args, plan_mod.render_text(result, args.fail_on), error=bool(result.config_issues))
+        _print_warnings(result.warnings)
+        _print_text(args, plan_mod.render_text(result, args.fail_on, warnings=False), error=bool(result.config_issues))
     return code
+
+
+def _print_warnings(warnings: Any) -> None:
+    """Config warnings, in text mode: on stderr (as errors are), with their stack-file place; also under ``--quiet``."""
+    from ..plan.report import warning_lines
+
+    lines = warning_lines(warnings)
+    if lines:
+        print(terminal_text(lines), file=sys.stderr)
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -273,6 +290,7 @@ def _render(args: argparse.Namespace) -> int:
     if written is None:  # the failed plan says why, on stderr: stdout lists written files only
         _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {out}", error=True)
         return code
+    _print_warnings(result.warnings)
     if not args.quiet:  # --quiet: only the summary line below
         _print_text(args, terminal_text([*(f"wrote   {p}" for p in written.written),
                                          *(f"removed {p}" for p in written.removed)]) or None)
@@ -319,8 +337,10 @@ def _validate(args: argparse.Namespace) -> int:
         found_warnings = found.locate(stack_warnings(stack_config))  # the same warnings gpupool plan prints
         warnings += found_warnings
         lines.append(f"stack {name!r}: config is valid ({len(stack_config.pools)} pool(s))"
-                     + (f"; {len(found_warnings)} warning(s), nothing refused:" if found_warnings else ""))
-        lines += [f"  warning: {w}" for w in found_warnings]
+                     + (f"; {len(found_warnings)} warning(s), on stderr, nothing refused" if found_warnings else ""))
+        if fmt == "text" and found_warnings:
+            print(terminal_text([f"stack {name!r}: {len(found_warnings)} warning(s), nothing refused:",
+                                 *(f"  warning: {w}" for w in found_warnings)]), file=sys.stderr)
     code = ExitCode.INVALID_INPUT if issues else ExitCode.OK
     if fmt == "sarif":
         print_report(sarif_log(code, [i.to_json() for i in issues], (), plan_mod.find_project(args.project_dir)))
@@ -399,11 +419,20 @@ def _schema(args: argparse.Namespace) -> int:
 
     text = json.dumps(stack_file_schema(), indent=2) + "\n"
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        from ..sdk.files import json_schema_head, write_output_text
+
+        write_output_text(Path(args.out), text, json_schema_head, "a JSON Schema")
         if not args.quiet:
             print(f"wrote   {args.out}  (first line of a stack file: # yaml-language-server: $schema={args.out})")
     else:
         sys.stdout.write(text)
+    return ExitCode.OK
+
+
+def _completion(args: argparse.Namespace) -> int:
+    from .completion import completion_script
+
+    sys.stdout.write(completion_script(_parser(), args.shell))
     return ExitCode.OK
 
 
@@ -414,7 +443,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _render, "validate": _validate,
-             "policy-pack": _policy_pack, "audit": _audit}
+             "policy-pack": _policy_pack, "audit": _audit, "completion": _completion}
 
 
 # --- the contract around every command ------------------------------------------------------

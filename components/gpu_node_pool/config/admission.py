@@ -29,14 +29,25 @@ __all__ = ["ADMISSION_MIN_VERSION", "AdmissionConfig", "AdmissionExempt", "admis
 #: The first Kubernetes minor version that serves ``admissionregistration.k8s.io/v1`` ValidatingAdmissionPolicy.
 ADMISSION_MIN_VERSION = (1, 30)
 
-#: Who may change a pool node's declared taints by default (besides the node's own kubelet):
-#: Cluster Autoscaler as its AWS example manifest runs it (kubernetes/autoscaler
-#: ``cluster-autoscaler/cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml``: ServiceAccount
-#: ``cluster-autoscaler`` in ``kube-system``), and Karpenter's controller (chart ServiceAccount ``karpenter``)
-#: in ``kube-system`` (what https://karpenter.sh/docs/getting-started/getting-started-with-karpenter/ installs
-#: into since v0.33) or ``karpenter`` (the earlier guides and eksctl's ``pkg/karpenter`` DefaultNamespace).
-#: EKS managed node groups and GKE change taints through the node's own registration (the kubelet);
-#: an EKS control-plane identity (e.g. ``eks:node-manager``) was not verified, so it is not a default.
+#: Who may change a pool node's declared taints by default (besides the node's own kubelet, always exempt),
+#: per platform, and where each comes from:
+#:
+#: * Cluster Autoscaler (taints ``ToBeDeletedByClusterAutoscaler``, never a declared key, so exempt only for
+#:   safety): ServiceAccount ``cluster-autoscaler`` in ``kube-system`` as its AWS example manifest runs it
+#:   (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml``).
+#: * Karpenter (self-installed): the chart's ServiceAccount ``karpenter`` in ``kube-system`` (what
+#:   https://karpenter.sh/docs/getting-started/getting-started-with-karpenter/ installs into since v0.33) or
+#:   ``karpenter`` (the earlier guides and eksctl's ``pkg/karpenter`` DefaultNamespace).
+#: * EKS managed node groups, kubeadm and self-managed nodes: taints are registered by the kubelet
+#:   (``--register-with-taints``, nodeadm ``registerWithTaints``), i.e. ``system:node:<name>``.
+#: * Identities not defaulted because no public source names them: the EKS control-plane identity that applies
+#:   a managed node group's taint update to running nodes (the default users listed at
+#:   https://docs.aws.amazon.com/eks/latest/userguide/default-roles-users.html name none that writes Nodes),
+#:   EKS Auto Mode's managed Karpenter (https://docs.aws.amazon.com/eks/latest/userguide/auto-learn-iam.html
+#:   maps it through access entries without naming the Kubernetes user), and GKE's control plane when
+#:   ``gcloud container node-pools update --node-taints`` updates existing nodes
+#:   (https://cloud.google.com/kubernetes-engine/docs/how-to/update-existing-nodepools). Run ``action: audit``
+#:   first: the audit annotations name the requester (``user.username``) to add to ``exempt``.
 DEFAULT_EXEMPT_SERVICE_ACCOUNTS = ("kube-system:cluster-autoscaler", "kube-system:karpenter", "karpenter:karpenter")
 
 _SA = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
@@ -76,30 +87,39 @@ class AdmissionConfig(Model):
     """``gpu-node-pools:admission``: install ValidatingAdmissionPolicies derived from the pools.
 
     Attributes:
-        enabled: render and install them (default False; needs Kubernetes >= 1.30).
+        enabled: render and install them (default False).
+        engine: ``validating-admission-policy`` (default; needs Kubernetes >= 1.30) or ``gatekeeper``
+            (ConstraintTemplates ``templates.gatekeeper.sh/v1`` with Rego v1 sources, which Gatekeeper
+            accepts from 3.19: https://open-policy-agent.github.io/gatekeeper/website/docs/constrainttemplates/).
         action: ``audit`` (default) -> ``validationActions: [Audit]``, ``warn`` -> ``[Warn, Audit]``,
             ``deny`` -> ``[Deny, Audit]``.
         exempt: who may change declared node taints (:class:`AdmissionExempt`).
     """
 
-    yaml_example: ClassVar[str] = "{enabled: true, action: deny, exempt: {serviceAccounts: [kube-system:cluster-autoscaler]}}"
+    yaml_example: ClassVar[str] = "{enabled: true, engine: validating-admission-policy, action: deny, exempt: {serviceAccounts: [kube-system:cluster-autoscaler]}}"
     enabled: bool = False
+    engine: Literal["validating-admission-policy", "gatekeeper"] = Field(
+        "validating-admission-policy",
+        description="validating-admission-policy (Kubernetes >= 1.30) | gatekeeper (a cluster that runs Gatekeeper >= 3.19).",
+    )
     action: Literal["audit", "warn", "deny"] = Field("audit", description="audit | warn | deny.")
     exempt: AdmissionExempt = Field(default_factory=AdmissionExempt)
 
 
 def admission_issues(stack: StackConfig) -> list[ConfigIssue]:
-    """``admission.enabled`` with ``cluster.kubernetesVersion`` below 1.30 is an error (the API is not served)."""
+    """``admission.engine: validating-admission-policy`` (enabled) with ``cluster.kubernetesVersion`` below 1.30 is
+    an error (the API is not served)."""
     version = stack.cluster.kubernetes_version
-    if not stack.admission.enabled or version is None:
+    if not stack.admission.enabled or version is None or stack.admission.engine != "validating-admission-policy":
         return []
     major, minor = (int(x) for x in version.split("."))
     if (major, minor) >= ADMISSION_MIN_VERSION:
         return []
     return [ConfigIssue(
-        "admission.enabled",
-        f"true needs Kubernetes >= 1.30, but cluster.kubernetesVersion is {version!r}: admissionregistration.k8s.io/v1 "
-        "ValidatingAdmissionPolicy is GA and served from 1.30 "
+        "admission.engine",
+        f"validating-admission-policy needs Kubernetes >= 1.30, but cluster.kubernetesVersion is {version!r}: "
+        "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy is GA and served from 1.30 "
         "(https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/); "
-        "upgrade the cluster to 1.30 or later, or set admission.enabled: false",
+        "upgrade the cluster to 1.30 or later, set admission.engine: gatekeeper (a cluster that runs Gatekeeper), "
+        "or set admission.enabled: false",
     )]

@@ -17,6 +17,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
 from ..k8s.labels import DEFAULT_GPU_LABEL, label_syntax_problem
 from ..k8s.patterns import full_match
 from ..k8s.taints import (
@@ -336,6 +337,17 @@ class MigConfig(Model):
 # --- pools ------------------------------------------------------------------------------
 
 
+#: Per node image, the GPU Operator operands (their ``nvidia.com/gpu.deploy.<operand>`` label names) the image
+#: runs itself. Bottlerocket's ``aws-k8s-*-nvidia`` variants ship the driver, the container toolkit, NVIDIA's
+#: device plugin and their own MIG settings (bottlerocket-os/bottlerocket ``QUICKSTART-EKS.md``; EKS user guide
+#: ml-eks-optimized-ami). The operator never overrides a deploy label a node already has with a non-empty value,
+#: and each operand selects ``<label>: "true"`` (NVIDIA/gpu-operator@v26.7.0 ``controllers/state_manager.go``
+#: ``addGPUStateLabels``; ``assets/state-device-plugin/0500_daemonset.yaml``).
+IMAGE_OWN_OPERANDS: dict[str, tuple[str, ...]] = {
+    "bottlerocket-nvidia": ("driver", "container-toolkit", "device-plugin", "mig-manager"),
+}
+
+
 class PoolBase(Model):
     yaml_example: ClassVar[str] = "{name: inference, backend: eks-managed, instanceTypes: [g6.xlarge], scaling: {minSize: 0, maxSize: 4}}"
     name: str = Field(description="Pool name: lower-case DNS label, up to 40 characters; names child resources.")
@@ -410,7 +422,10 @@ class PoolBase(Model):
 
     @property
     def node_labels(self) -> dict[str, str]:
-        """All labels the nodes carry: the user's, the GPU label, the pool label, with ``gpuSharing`` on
+        """All labels the nodes carry: the user's, the GPU label, the pool label; on a Bottlerocket NVIDIA image
+        ``nvidia.com/gpu.deploy.<operand>=false`` for each operand the image runs itself (:data:`IMAGE_OWN_OPERANDS`),
+        so a GPU Operator in the same cluster keeps its driver, toolkit, device plugin and MIG manager off
+        these nodes; with ``gpuSharing`` on
         NVIDIA's plugin ``nvidia.com/device-plugin.config=<config name>`` (so it survives node replacement
         like the taints; k8s-device-plugin README L820-846), and with ``mig`` partitioned by the GPU
         Operator ``nvidia.com/mig.config=<layout>`` (:func:`mig_layout_name`; without it the operator labels
@@ -422,6 +437,8 @@ class PoolBase(Model):
             merged[DEVICE_PLUGIN_CONFIG_LABEL] = self.gpu_sharing.config_name
         if self.mig_by_operator:  # the layout the operator's MIG manager applies
             merged[MIG_CONFIG_LABEL] = mig_layout_name(self.mig.profile)
+        if self.image_family == "bottlerocket-nvidia":  # the image runs its own: keep the operator's off
+            merged.update({OPERATOR_DEPLOY_PREFIX + operand: "false" for operand in IMAGE_OWN_OPERANDS["bottlerocket-nvidia"]})
         return dict(sorted(merged.items()))
 
     @property

@@ -45,7 +45,7 @@ from .patterns import full_match
 
 __all__ = [
     "Expression", "Term", "NodeLabels", "label_value", "expression_matches", "term_matches", "selection_matches",
-    "node_matches", "excluding_keys", "go_parse_int", "expression_problem",
+    "node_matches", "excluding_keys", "undecided_keys", "go_parse_int", "expression_problem",
 ]
 
 #: A required node selector expression, read: (key, operator, values as label strings).
@@ -115,6 +115,12 @@ class NodeLabels:
         if isinstance(key, str) and any(key == d or (d[-1:] in "/-" and key.startswith(d)) for d in self.decided):
             return _MISSING
         return _UNDECIDED
+
+    def adding(self, labels: Mapping[str, str], unknown: frozenset[str] | set[str] = frozenset()) -> NodeLabels:
+        """This node with ``labels`` (and ``unknown`` keys) added where it has no value: what it carries
+        once an agent has labelled it (:mod:`gpu_node_pool.k8s.discovery`)."""
+        merged = {**{k: v for k, v in labels.items() if k not in self.unknown}, **self.labels}
+        return NodeLabels(merged, self.unknown | (frozenset(unknown) - set(merged)), self.decided, self.name, self.notes, self.complete)
 
 
 def _lookup_of(labels: Mapping[str, str], complete: bool) -> Callable[[Any], Any]:
@@ -240,6 +246,13 @@ def excluding_keys(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Ter
         for exprs, _ in terms:
             keys += [str(e[0]) for e in exprs if _expression(e, node.lookup) is False]
     return list(dict.fromkeys(keys))
+
+
+def undecided_keys(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], node: NodeLabels) -> list[str]:
+    """The label keys of the selection that ``node`` does not decide: undecided, or carried with a
+    value not known at plan time; in selection order."""
+    keys = [k for k, _ in node_selector] + [e[0] for exprs, _ in terms for e in exprs]
+    return list(dict.fromkeys(str(k) for k in keys if k is not None and node.lookup(k) in (_UNDECIDED, _HIDDEN)))
 
 
 def term_matches(term: Term, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:

@@ -142,7 +142,29 @@ def check_project(
 
     result.violations = evaluate(result.resources, policy_config, stack=stack, project=result.project)
     finish_plan(result, expanded, expand, policy_config)
+    _locate_in_program(result, project)
     return result
+
+
+def _locate_in_program(result: CheckResult, project: Path) -> None:
+    """Give each finding without a place the program line that constructed its resource (or, for a child
+    of a chart or component, the nearest ancestor constructed by the program): ``violations[].location``
+    = ``{"file": <relative to the project directory>, "line", "column"}``, as plan's stack-file places."""
+    by_urn = {r.urn: r for r in result.resources if r.urn}
+    for violation in result.violations:
+        resource = by_urn.get(str(violation.get("urn") or ""))
+        seen = set()
+        while resource is not None and not resource.source and resource.parent and resource.urn not in seen:
+            seen.add(resource.urn)
+            resource = by_urn.get(resource.parent)
+        if violation.get("location") or resource is None or not resource.source:
+            continue
+        file, line, column = resource.source
+        try:
+            shown = Path(file).resolve().relative_to(project.resolve()).as_posix()
+        except ValueError:
+            shown = str(file)
+        violation["location"] = {"file": shown, "line": int(line), "column": int(column)}
 
 
 def _record(interpreter: Interpreter, program: Path, project: Path, config: dict[str, Any], secrets: list[str],

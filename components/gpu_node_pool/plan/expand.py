@@ -17,6 +17,8 @@ v1 ``kubernetes:yaml:ConfigGroup|File`` the SDK itself registers the children on
                                         its ``kubernetes:yaml:decode`` invoke (:func:`answer_invoke`);
                                         a remote URL is not fetched (:func:`offline_yaml`)
 ``aws:eks/addon:Addon``                 the add-on table (:func:`~gpu_node_pool.expand.eks_addons.expand_addon`)
+an operator's custom resource           the operator table (:func:`~gpu_node_pool.expand.operator_resources.expand_custom_resource`;
+                                        the ClusterPolicy is read by the pack itself)
 ======================================  ==========================================================
 
 A component that already has a child (a real child, e.g. from the v1 SDK) is not expanded again.
@@ -52,6 +54,7 @@ from ..expand.eks_addons import ADDON_TYPE, expand_addon
 from ..expand.helm import CHART_TYPES as HELM_TYPES
 from ..expand.helm import DEFAULT_TIMEOUT, HelmRenderer, find_helm
 from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
+from ..expand.operator_resources import expand_custom_resource, group_kind, known_kind
 from ..expand.result import Expanded, NotJudged
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
 from ..k8s.wellknown import SECRET, UNKNOWN
@@ -89,6 +92,10 @@ _V3_CHART = "kubernetes:helm.sh/v3:Chart"
 _V1_YAML_MODULE = "pulumi_kubernetes.yaml.yaml"  # patched by offline_yaml when the program imports it
 _CANT_RUN = "can't run policy '{}' during preview"
 _UNKNOWN_FIX = "make the values known at preview (plain values, not outputs of resources created in the same run), or judge after apply"
+#: A placement not judged (:meth:`gpu_node_pool.policies.placement.Placement.not_judged_text`) and its fix.
+_SELECTION_NOT_JUDGED = "not judged: its node selection reads"
+_SELECTION_FIX = ("install the discovery agent it names in the stack, or select on labels the pool declares; after apply, "
+                  "`gpupool audit` judges the selection against the live nodes' labels")
 _MARKERS = (UNKNOWN, SECRET)  # a secret value is never rendered: it counts as unknown
 
 
@@ -299,6 +306,10 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
             elif res.type == ADDON_TYPE:
                 outcome = expand_addon(res.name, res.inputs, resource=who, unknown_markers=_MARKERS)
                 prefix = res.name
+            elif (row := known_kind(*(group_kind(res.type) or ("", "")))) is not None and not row.read_by_pack:
+                outcome = expand_custom_resource(res.type, res.inputs, resource=who, unknown_markers=_MARKERS)
+                prefix = res.name
+                label = f"operator table: the DaemonSets {row.operator} creates from it"
             elif res.type == _V3_CHART:
                 outcome = NotJudged(who, res.type, "helm.v3.Chart is not rendered by the offline plan",
                                     "use kubernetes.helm.v4.Chart (rendered offline, and seen by a real preview)")
@@ -367,7 +378,8 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
             v["message"] = f"not judged: {nj.reason}. Fix: {nj.fix}"
         if v["message"].startswith(_CANT_RUN.format(v["policy"])):
             kind = where.split(" ", 1)[0] if where != "stack" else "stack"
-            items.append(NotJudged(urn_of.get(where, where), kind, v["message"], _UNKNOWN_FIX))
+            fix = _SELECTION_FIX if _SELECTION_NOT_JUDGED in v["message"] else _UNKNOWN_FIX
+            items.append(NotJudged(urn_of.get(where, where), kind, v["message"], fix))
             if strict:
                 v["enforcement"] = "mandatory"
         if v["policy"] == RULE and strict:

@@ -12,12 +12,13 @@ I/O, no mocks) returning the :class:`~gpu_node_pool.plan.html.Matrix` that
   as in ``gpu-node-pools:pools``) and hand-written node groups, node pools and NodePools (named
   by their Pulumi resource name); plus the stack's pools the pack cannot see among resources,
   from the plan's pool entries (self-managed kubeadm/kubelet pools, which join through files).
-- **Cells**: the audit's rules (:func:`gpu_node_pool.policies.daemonset_nodes.judge`, the DaemonSet
-  controller's ``nodeShouldRunDaemonPod``), with the effective tolerations of
-  :func:`gpu_node_pool.k8s.taints.effective_tolerations` (kind ``DaemonSet``), on ONE new node of
-  the pool carrying its declared labels and taints. A plan has no nodes, so the label set is
-  incomplete (``complete=False``): a selection that depends on a label the pool does not
-  declare is *not judged*, never guessed. The platform is the one the pack's
+- **Cells**: the placement verdict the pack's coverage rules and the audit use
+  (:func:`gpu_node_pool.policies.placement.place`, the DaemonSet controller's ``nodeShouldRunDaemonPod``),
+  with the effective tolerations of :func:`gpu_node_pool.k8s.taints.effective_tolerations` (kind
+  ``DaemonSet``), on every kind of new node of the pool (instance type x zone) carrying its declared
+  labels, the labels its platform sets and its taints. A selection that depends on a label no one
+  declares, or that appears only once a discovery agent the stack does not install runs, is *not
+  judged*, never guessed, and the cell says which label. The platform is the one the pack's
   ``daemonsets-tolerate-gpu-taints`` policy assumes (GKE if any pool is GKE, else EKS unless every
   pool is self-managed); the stack's ``cluster.admissionPlugins`` count on self-managed clusters.
 
@@ -39,8 +40,8 @@ from typing import Any
 from ..backends._shared.gpu_pool import GpuPool
 from ..k8s.effective import cluster_platform, runs_own_api_server
 from ..k8s.taints import Taint, TaintError
-from ..k8s.wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, UNKNOWN
-from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, judge, pool_cell, read_daemonset
+from ..k8s.wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, POOL_LABEL_KEY, UNKNOWN
+from ..policies.daemonset_nodes import DaemonSet, placement_cell, read_daemonset
 from .html import Matrix, MatrixCell, MatrixColumn, MatrixRow, render_page
 from .run import PlanResult
 
@@ -100,17 +101,14 @@ def _labels_text(labels: Mapping[str, str] | None) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"
 
 
-def _cell(ds: DaemonSet, node: str, pool: Any) -> MatrixCell:
-    verdict = judge(ds, node, pool.labels or {}, pool.taints, complete=False)
-    if verdict.status == "notJudged" and not ds.problem:
-        verdict = NodeVerdict(node, "notJudged", "its nodeSelector/required node affinity depends on node labels the "
-                              "pool does not declare (or uses matchFields), which a plan cannot know")
-    cell = pool_cell([verdict])
-    summary = {
-        "runs": "runs on the pool's nodes (declared taints tolerated, selection matches the declared labels)",
-        "keptOff": "kept off by its own selection (nodeSelector/required node affinity vs the declared labels)",
-    }.get(cell.status, cell.summary)
-    return MatrixCell(cell.status, summary, tuple(cell.details))
+def _cell(ds: DaemonSet, pool: Any, discovered: tuple[str, ...]) -> MatrixCell:
+    """The pack's verdict (:func:`gpu_node_pool.policies.placement.place`) for ``ds`` on ``pool``'s new nodes."""
+    from ..policies.placement import place
+
+    if ds.tolerations is None or ds.selection is None:
+        return MatrixCell("notJudged", f"not judged: {ds.problem}")
+    cell = placement_cell(place(ds.tolerations, ds.selection, pool, discovered=discovered))
+    return MatrixCell(cell.status, cell.summary, tuple(cell.details))
 
 
 def plan_matrix(result: PlanResult) -> Matrix:
@@ -133,6 +131,9 @@ def plan_matrix(result: PlanResult) -> Matrix:
     if runs_own_api_server(platform) and result.config is not None:
         plugins = list(result.config.cluster.admission_plugins or []) or None
 
+    from ..policies.gpu_agents import discovery_agents
+
+    discovered = discovery_agents(resources, undecided)
     not_judged = [f"{what}: unknown before apply ({err.message})" for what, err in undecided.items]
     columns, names = [], []
     for pool in pools:
@@ -140,7 +141,8 @@ def plan_matrix(result: PlanResult) -> Matrix:
         if name in names:
             name = f"{name} ({pool.resource_type} {pool.name})"
         names.append(name)
-        columns.append(MatrixColumn(name, tuple(str(t) for t in pool.taints), 0))
+        labels = tuple(f"{k}={v}" for k, v in sorted((pool.labels or {}).items()) if k != POOL_LABEL_KEY)
+        columns.append(MatrixColumn(name, tuple(str(t) for t in pool.taints), 0, labels))
         if pool.problem:
             not_judged.append(f"pool {name}: taints unreadable: {pool.problem}")
         elif pool.labels is None:
@@ -160,11 +162,11 @@ def plan_matrix(result: PlanResult) -> Matrix:
         if ds.problem:
             not_judged.append(f"DaemonSet {label}: {ds.problem}")
         cells = []
-        for pool, column in zip(pools, columns, strict=True):
+        for pool in pools:
             if pool.problem:
                 cells.append(MatrixCell("notJudged", f"not judged: the pool's taints are unreadable: {pool.problem}"))
             else:
-                cells.append(_cell(ds, f"a new {column.id} node", pool))
+                cells.append(_cell(ds, pool, discovered))
         rows.append(MatrixRow(label, tuple(cells)))
 
     stopped = tuple(
@@ -183,7 +185,7 @@ def plan_matrix(result: PlanResult) -> Matrix:
                                                 for v in result.violations)),
     )
     subtitle = (f"offline plan of stack {result.stack}; platform {platform}; no cluster and no nodes exist: each cell "
-                "judges one new node of the pool carrying its declared labels and taints"
+                "judges every kind of new node of the pool with its declared and platform labels and its taints"
                 + ("" if rows else "; the plan records no DaemonSet"))
     return Matrix("gpupool plan: DaemonSet x GPU pool", subtitle, tuple(columns), tuple(rows), (), lists)
 
@@ -192,12 +194,17 @@ def write_page(result: PlanResult, out: str | Path) -> Path:
     """Write the page of :func:`plan_matrix` to ``out`` (UTF-8); returns the path.
 
     Raises:
+        FileExistsError: ``out`` is an existing file that is not an HTML page (a stack file, say).
         OSError: ``out`` cannot be written (missing directory, a directory, no permission).
     """
+    from ..sdk.files import html_page_head, write_output_text
+
     path = Path(out)
     page = render_page(plan_matrix(result))
     try:
-        path.write_text(page, encoding="utf-8")
+        write_output_text(path, page, html_page_head, "an HTML page")
+    except FileExistsError:
+        raise
     except OSError as err:
         hint = f"{err.strerror or err} (--html: give a file path in an existing, writable directory)"
         raise type(err)(err.errno, hint, str(path)) from None

@@ -41,8 +41,11 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
     )
 
 
-def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
-    """The human-readable plan; its last line is :func:`exit_line` (the exit code judged at ``fail_on``)."""
+def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool = True) -> str:
+    """The human-readable plan; its last line is :func:`exit_line` (the exit code judged at ``fail_on``).
+
+    ``warnings=False`` leaves the config warnings' text out (``gpupool`` prints :func:`warning_lines` on
+    stderr) and keeps one line counting them."""
     lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
     if result.config_issues:
         lines.append("")
@@ -53,8 +56,8 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     lines.append(f"{len(result.resources)} resources would be registered")
     if result.warnings:
         lines.append("")
-        lines.append(f"{len(result.warnings)} config warning(s) (the plan goes on; nothing here is refused):")
-        lines += [f"  warning: {w}" for w in result.warnings]
+        lines += warning_lines(result.warnings) if warnings else [
+            f"{len(result.warnings)} config warning(s), on stderr (the plan goes on; nothing there is refused)"]
     for pool in result.pools:
         lines.append("")
         lines.append(f"pool {pool['name']} ({pool['backend']})")
@@ -104,6 +107,16 @@ def render_text(result: PlanResult, fail_on: str = "mandatory") -> str:
     return terminal_text(lines)
 
 
+def warning_lines(warnings: Iterable[Any]) -> list[str]:
+    """The config warnings' text: a count line, then ``  warning: <file>:<line>:<column>: <path>: <message>``
+    per warning (``[]`` for none)."""
+    warnings = list(warnings)
+    if not warnings:
+        return []
+    return [f"{len(warnings)} config warning(s) (the plan goes on; nothing here is refused):",
+            *(f"  warning: {w}" for w in warnings)]
+
+
 def kind_of(type_token: str) -> str:
     """The kind a Pulumi type token names: its last part (``kubernetes:rbac.authorization.k8s.io/v1:RoleBinding``
     -> ``RoleBinding``, ``aws:eks/nodeGroup:NodeGroup`` -> ``NodeGroup``)."""
@@ -150,18 +163,28 @@ def agent_lines(stack: Any) -> list[str]:
 
 
 def admission_lines(resources: Iterable[Any]) -> list[str]:
-    """The admission policies the program installs (``admission.enabled``), one line per rule with the preview
-    rule it enforces again and its ``validationActions``; nothing when it installs none."""
+    """The admission objects the program installs (``admission.enabled``), one line per rule with the preview
+    rule it enforces again and its action (a binding's ``validationActions`` or a Gatekeeper Constraint's
+    ``enforcementAction``); nothing when it installs none."""
     from ..admission.render import RULES
 
-    found = [r.inputs.get("spec", {}) for r in resources if r.type == _BINDING]
-    if not found:
-        return []
-    lines = ["", "admission policies (ValidatingAdmissionPolicy, enforced by the API server):"]
-    for spec in found:
-        name = spec.get("policyName")
-        rule = RULES.get(name, "?")
-        lines.append(f"  {name}  rule {rule}  actions {', '.join(spec.get('validationActions') or [])}")
+    lines: list[str] = []
+    resources = list(resources)
+    bindings = [r.inputs.get("spec", {}) for r in resources if r.type == _BINDING]
+    if bindings:
+        lines += ["", "admission policies (ValidatingAdmissionPolicy, enforced by the API server):"]
+        for spec in bindings:
+            name = spec.get("policyName")
+            lines.append(f"  {name}  rule {RULES.get(name, '?')}  actions {', '.join(spec.get('validationActions') or [])}")
+    constraints = [r.inputs for r in resources if r.type.startswith("kubernetes:constraints.gatekeeper.sh/")]
+    if constraints:
+        lines += ["", "admission constraints (Gatekeeper ConstraintTemplate + Constraint):"]
+        order = list(RULES)
+        constraints.sort(key=lambda b: order.index(n) if (n := (b.get("metadata") or {}).get("name")) in order else len(order))
+        for body in constraints:
+            name = (body.get("metadata") or {}).get("name")
+            lines.append(f"  {name}  rule {RULES.get(name, '?')}  enforcementAction "
+                         f"{(body.get('spec') or {}).get('enforcementAction')}")
     return lines
 
 

@@ -232,16 +232,21 @@ def record_program(
         except SystemExit as done:  # sys.exit(N) in the program must not end gpupool with N
             raise ProgramExit(done.code) from done
 
+    from ..sdk.registration_sites import registration_sites
+
     try:
-        return record(
-            run_program,
-            config,
-            secret_keys,
-            stack=stack,
-            preview=preview,
-            sink=sink,
-            project=project,
-        )
+        with registration_sites(program.parent) as sites:
+            resources, outputs = record(
+                run_program,
+                config,
+                secret_keys,
+                stack=stack,
+                preview=preview,
+                sink=sink,
+                project=project,
+            )
+        return [dataclasses.replace(r, source=sites.get((r.type, r.name))) if not r.synthesized else r
+                for r in resources], outputs
     finally:
         sys.path.remove(program_dir)
 

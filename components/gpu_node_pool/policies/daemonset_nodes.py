@@ -18,10 +18,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..k8s.selection import NodeLabels
 from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations
-from .workloads import NodeSelection, stay_on
+from .workloads import NodeSelection
 
-__all__ = ["DaemonSet", "read_daemonset", "NodeVerdict", "judge", "Cell", "pool_cell", "STATUSES", "toleration_text"]
+__all__ = ["DaemonSet", "read_daemonset", "NodeVerdict", "judge", "Cell", "pool_cell", "placement_cell", "STATUSES",
+           "toleration_text"]
 
 #: Cell statuses, as they appear in the JSON report and the page.
 STATUSES = ("runs", "doesNotRun", "keptOff", "partial", "notJudged", "noNodes")
@@ -90,27 +92,25 @@ class NodeVerdict:
     missing: tuple[tuple[Taint, Toleration], ...] = ()
 
 
-def judge(ds: DaemonSet, node: str, labels: Mapping[str, str], taints: Iterable[Taint], *, complete: bool = True) -> NodeVerdict:
-    """Rules 1-2 of the module docstring for ``ds`` on a node with ``labels`` and ``taints``."""
+def judge(ds: DaemonSet, node: str, labels: Mapping[str, str], taints: Iterable[Taint], *, complete: bool = True,
+          discovered: Iterable[str] = ()) -> NodeVerdict:
+    """Rules 1-2 of the module docstring for ``ds`` on a node with ``labels`` and ``taints``: the
+    verdict of :func:`gpu_node_pool.policies.placement.place_on` (the one every report uses) on that node."""
+    from .placement import place_on
+
     if ds.tolerations is None or ds.selection is None:
         return NodeVerdict(node, "notJudged", ds.problem)
-    selected = ds.selection.on(labels, complete=complete)
-    if selected is False:
+    taints = list(taints)
+    placement = place_on(ds.tolerations, ds.selection, taints, [NodeLabels(dict(labels), name=node, complete=complete)],
+                         discovered=discovered)
+    if placement.status == "keptOff":
         return NodeVerdict(node, "keptOff", "its nodeSelector/required node affinity does not match the node's labels")
-    missing, reasons = [], []
-    for taint in taints:
-        if not taint.effect.repels:
-            continue
-        stay = stay_on(ds.tolerations, taint)
-        if stay.ok:
-            continue
-        fix = Toleration.for_taint(taint, exists=True)
-        missing.append((taint, fix))
-        reasons.append(stay.describe())
-    if missing:
-        return NodeVerdict(node, "doesNotRun", "; ".join(reasons), tuple(missing))
-    if selected is None:
-        why = "its node affinity uses matchFields or an operator the API server rejects"
+    if placement.status == "doesNotRun":
+        missing = tuple((s.taint, Toleration.for_taint(s.taint, exists=True)) for s in placement.missing)
+        return NodeVerdict(node, "doesNotRun", "; ".join(s.describe() for s in placement.missing), missing)
+    if placement.status == "notJudged":
+        why = placement.not_judged_text() if (placement.pending or placement.unknowable) else (
+            "its node affinity uses matchFields or an operator the API server rejects" if complete else placement.not_judged_text())
         return NodeVerdict(node, "notJudged", why)
     return NodeVerdict(node, "runs")
 
@@ -167,3 +167,22 @@ def pool_cell(verdicts: list[NodeVerdict]) -> Cell:
         + ("; stopped by " + ", ".join(str(t) for t, _ in missing.values()) if missing else ""),
     }[status]
     return Cell(status, summary, details, list(missing.values()), runs)
+
+
+def placement_cell(placement: Any) -> Cell:
+    """A pool's cell from its :class:`~gpu_node_pool.policies.placement.Placement` (the plan page's cells),
+    with the same status and reason text the pack's coverage rules give."""
+    missing = [(s.taint, Toleration.for_taint(s.taint, exists=True)) for s in placement.missing]
+    details = [f"{kind}: kept off by {', '.join(keys) or 'its required node affinity'}" for kind, keys in placement.excluded]
+    if missing:
+        details.append("add toleration " + ", ".join(toleration_text(tol) for _, tol in missing))
+    summary = placement.describe()
+    if placement.status == "runs":
+        summary = "runs on every kind of node of the pool" + summary.removeprefix("runs")
+    elif placement.status == "keptOff":
+        summary = "kept off by its own selection: " + summary
+    elif placement.status == "doesNotRun":
+        summary = "does not run: " + summary
+    elif placement.status == "partial":
+        summary = "runs on some kinds of node only: " + summary
+    return Cell(placement.status, summary, details, missing, 0)

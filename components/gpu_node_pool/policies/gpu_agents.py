@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..expand.operator_resources import OPERATOR_OPERANDS
+from ..k8s.discovery import GFD, GPU_OPERATOR, NFD, OPERATOR_DEPLOY_PREFIX
 from ..k8s.taints import TaintEffect, Toleration
 from ..k8s.wellknown import AGENT_COMPONENT_TYPES, AGENT_NAMESPACE_PROP, CHART_TYPES, NVIDIA_GPU_RESOURCE
 from ..sdk.props import Undecided, UnknownValueError, dig, items, mapping, plain, text
@@ -41,6 +43,7 @@ __all__ = [
     "dcgm_exporters",
     "efa_device_plugins",
     "installed_agent_namespaces",
+    "discovery_agents",
 ]
 
 CLUSTER_POLICY_TYPE = "kubernetes:nvidia.com/v1:ClusterPolicy"
@@ -66,22 +69,30 @@ class GpuOperator:
         display: how messages name it.
         tolerations: its operands' tolerations (Kubernetes objects).
         nfd_tolerations: its NFD worker's tolerations, or None when its NFD is off or not known.
-        device_plugin, driver, dcgm_exporter: whether those operands are enabled (chart defaults: true).
+        device_plugin, driver, dcgm_exporter, gfd: whether those operands are enabled (defaults: true).
     """
 
     def __init__(self, display: str, tolerations: list[Any], nfd_tolerations: list[Any] | None,
-                 device_plugin: bool, driver: bool, dcgm_exporter: bool = True) -> None:
+                 device_plugin: bool, driver: bool, dcgm_exporter: bool = True, gfd: bool = True) -> None:
         self.display = display
         self.dcgm_exporter = dcgm_exporter
         self.tolerations = tolerations
         self.nfd_tolerations = nfd_tolerations
         self.device_plugin = device_plugin
         self.driver = driver
+        self.gfd = gfd
 
     @property
     def pod_spec(self) -> dict[str, Any]:
-        """Its operand pods as far as placement goes: the tolerations, no node selection of ours."""
+        """Its operand pods' tolerations (every operand shares them)."""
         return {"tolerations": self.tolerations}
+
+    def operand_spec(self, key: str) -> dict[str, Any]:
+        """The pod spec of operand ``key`` (``devicePlugin``, ``driver``, ``dcgmExporter``...) as the operator
+        writes it: the shared tolerations and ``nodeSelector: {nvidia.com/gpu.deploy.<operand>: "true"}``
+        (:data:`gpu_node_pool.expand.operator_resources.OPERATOR_OPERANDS`)."""
+        operand = next(o for o in OPERATOR_OPERANDS if o.key == key)
+        return {"tolerations": self.tolerations, "nodeSelector": {OPERATOR_DEPLOY_PREFIX + operand.deploy_label: "true"}}
 
 
 def _agent_type(resource_type: str) -> bool:
@@ -111,7 +122,7 @@ def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOpe
             found.append(GpuOperator(
                 f"GPU Operator ClusterPolicy {res.name!r} (spec.daemonsets.tolerations)",
                 tolerations or _OPERATOR_DEFAULT_TOLERATIONS, None,
-                _enabled(spec, "devicePlugin"), _enabled(spec, "driver"), _enabled(spec, "dcgmExporter"),
+                _enabled(spec, "devicePlugin"), _enabled(spec, "driver"), _enabled(spec, "dcgmExporter"), _enabled(spec, "gfd"),
             ))
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
@@ -133,6 +144,7 @@ def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOpe
                 list(tolerations) if isinstance(tolerations, list) else _OPERATOR_DEFAULT_TOLERATIONS,
                 (list(nfd) if isinstance(nfd, list) else _OPERATOR_DEFAULT_NFD_TOLERATIONS) if nfd_on else None,
                 _enabled(values, "devicePlugin"), _enabled(values, "driver"), _enabled(values, "dcgmExporter"),
+                _enabled(values, "gfd"),
             ))
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
@@ -141,7 +153,8 @@ def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOpe
 
 def operator_device_plugins(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
     """``(display, pod spec)`` of the device plugin every GPU Operator with ``devicePlugin.enabled`` runs."""
-    return [(f"the device plugin of the {op.display}", op.pod_spec) for op in gpu_operators(resources, undecided) if op.device_plugin]
+    return [(f"the device plugin of the {op.display}", op.operand_spec("devicePlugin"))
+            for op in gpu_operators(resources, undecided) if op.device_plugin]
 
 
 def _is_driver_image(image: Any) -> bool:
@@ -161,7 +174,7 @@ def driver_installers(resources: Sequence[Any], undecided: Undecided) -> list[tu
                 found.append((f"driver installer DaemonSet {workload.namespace}/{workload.name}", workload.pod_spec))
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
-    found += [(f"the driver of the {op.display}", op.pod_spec) for op in gpu_operators(resources, undecided) if op.driver]
+    found += [(f"the driver of the {op.display}", op.operand_spec("driver")) for op in gpu_operators(resources, undecided) if op.driver]
     return found
 
 
@@ -201,7 +214,8 @@ def dcgm_exporters(resources: Sequence[Any], undecided: Undecided) -> list[tuple
     tolerations)."""
     found = _by_image_else_chart(resources, undecided, "dcgm-exporter", "DCGM exporter", _DCGM_DEFAULT_TOLERATIONS,
                                  placement=True)
-    found += [(f"the DCGM exporter of the {op.display}", op.pod_spec) for op in gpu_operators(resources, undecided) if op.dcgm_exporter]
+    found += [(f"the DCGM exporter of the {op.display}", op.operand_spec("dcgmExporter"))
+              for op in gpu_operators(resources, undecided) if op.dcgm_exporter]
     return found
 
 
@@ -262,3 +276,48 @@ def installed_agent_namespaces(index: StackIndex) -> set[str]:
         if isinstance(value, str) and value:
             found.add(value)
     return found
+
+
+#: Images of the discovery agents' DaemonSets (NFD's worker, NVIDIA's GFD).
+_DISCOVERY_IMAGES = (("node-feature-discovery", NFD), ("gpu-feature-discovery", GFD))
+
+
+def discovery_agents(resources: Sequence[Any], undecided: Undecided) -> tuple[str, ...]:
+    """The discovery agents the stack installs (:mod:`gpu_node_pool.k8s.discovery` names): NFD (a worker
+    DaemonSet by image, the device plugin chart with ``gfd``/``nfd`` enabled, a GPU Operator with its NFD),
+    GFD (by image, that chart with ``gfd.enabled``, an operator with ``gfd`` enabled) and the GPU Operator.
+    Whether each reaches every pool is judged by ``gpu-agents-cover-gpu-pools``; here they only say which
+    labels a new node will get once they run."""
+    found: set[str] = set()
+    for res in resources:
+        if kind_of(res.resource_type) != "DaemonSet":
+            continue
+        try:
+            workload = workload_of(res.resource_type, res.props, res.name)
+            images = [str(dig(c, "image") or "") for _, c in containers(workload.pod_spec)] if workload else []
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+            continue
+        found |= {agent for part, agent in _DISCOVERY_IMAGES if any(part in image for image in images)}
+    for res in resources:
+        if res.resource_type not in CHART_TYPES:
+            continue
+        try:
+            chart = text(dig(res.props, "chart")) or ""
+            if "nvidia-device-plugin" not in chart:
+                continue
+            values = plain(mapping(dig(res.props, "values")))
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+            continue
+        if _enabled(values, "gfd", False):
+            found |= {NFD, GFD}
+        elif _enabled(values, "nfd", False):
+            found.add(NFD)
+    for op in gpu_operators(resources, undecided):
+        found.add(GPU_OPERATOR)
+        if op.nfd_tolerations is not None:  # the chart's NFD (a ClusterPolicy alone does not say whether NFD runs)
+            found.add(NFD)
+        if op.gfd:
+            found.add(GFD)
+    return tuple(sorted(found))

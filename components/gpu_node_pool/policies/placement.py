@@ -13,16 +13,17 @@ will carry: the pool's own labels plus those its platform sets, one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import registry
-from ..k8s.selection import NodeLabels, excluding_keys, node_matches
-from ..k8s.taints import Toleration
+from ..k8s.discovery import discovered_by, labels_once_discovered
+from ..k8s.selection import NodeLabels, excluding_keys, node_matches, undecided_keys
+from ..k8s.taints import Taint, Toleration
 from .workloads import NodeSelection, Stay, stay_on
 
-__all__ = ["Placement", "pool_nodes", "place", "SELECTION_FIX", "PLAIN_NODES", "lands_on_plain_nodes"]
+__all__ = ["Placement", "pool_nodes", "place", "place_on", "SELECTION_FIX", "PLAIN_NODES", "lands_on_plain_nodes"]
 
 #: How a finding says to widen an agent's node selection (the chart values keys).
 SELECTION_FIX = "widen its node selection (the chart values nodeSelector / affinity)"
@@ -30,7 +31,8 @@ SELECTION_FIX = "widen its node selection (the chart values nodeSelector / affin
 
 @dataclass(frozen=True)
 class Placement:
-    """An agent on a pool's new nodes.
+    """An agent on a pool's new nodes (or on one live node), the one verdict the plan, the pack, the plan
+    page and the audit share.
 
     Attributes:
         status: ``runs`` (every kind of node), ``doesNotRun`` (a taint not tolerated), ``keptOff`` (its
@@ -39,6 +41,12 @@ class Placement:
         missing: the taints it does not tolerate for good.
         excluded: per kind of node its selection refuses: ``(kind name, the label keys that refuse it)``.
         undecided: names of the kinds whose labels do not decide its selection.
+        kinds: how many kinds of node were judged.
+        pending: ``(label key, the agents that set it)`` for each key the selection reads that appears only
+            once a discovery agent the caller did not name as installed runs (:mod:`gpu_node_pool.k8s.discovery`).
+        unknowable: keys the selection reads that neither the pool declares, nor its platform sets, nor a
+            known discovery agent adds: the product cannot know whether the nodes carry them.
+        after: the discovery agents whose labels the verdict counted on (installed, judged elsewhere).
     """
 
     status: str
@@ -46,13 +54,30 @@ class Placement:
     excluded: tuple[tuple[str, tuple[str, ...]], ...] = ()
     undecided: tuple[str, ...] = field(default=())
     kinds: int = 1
+    pending: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    unknowable: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
 
     @property
     def runs(self) -> bool:
         return self.status == "runs"
 
+    def not_judged_text(self) -> str:
+        """Why the selection is not judged (one clause), naming each key and who would set it."""
+        why = []
+        if self.pending:
+            why += [f"{key}, a label that appears only once {' or '.join(agents)} runs on the node, and the stack "
+                    "installs no such agent" for key, agents in self.pending[:4]]
+        if self.unknowable:
+            keys = ", ".join(self.unknowable[:4])
+            why.append(f"{keys}: neither the pool declares it nor its platform or a known discovery agent sets it, "
+                       "so the product cannot know whether the nodes carry it")
+        if not why and self.undecided:
+            why.append(f"the labels of {', '.join(self.undecided[:3])} carry values not known before launch")
+        return "not judged: its node selection reads " + "; ".join(why) if why else ""
+
     def describe(self) -> str:
-        """Why it does not run everywhere on the pool (one clause), or ``runs``."""
+        """Why it does not run everywhere on the pool (one clause), or ``runs`` (with the agents it counts on)."""
         why = []
         if self.excluded:
             shown = "; ".join(f"{kind} (by {', '.join(keys) or 'its required node affinity'})" for kind, keys in self.excluded[:6])
@@ -60,9 +85,11 @@ class Placement:
             why.append(f"its node selection excludes {len(self.excluded)} of the pool's {self.kinds} kind(s) of node: {shown}{more}")
         if self.missing:
             why.append("; ".join(s.describe() for s in self.missing))
-        if not why and self.undecided:
-            why.append(f"its node selection is not decided by the labels of {', '.join(self.undecided[:3])}")
-        return ", and ".join(why) or "runs"
+        if not why and self.status == "notJudged":
+            why.append(self.not_judged_text())
+        if why:
+            return ", and ".join(why)
+        return "runs" + (f" once {' and '.join(self.after)} has labelled the node" if self.after else "")
 
 
 #: Nodes of no GPU pool: only the labels every Linux node gets (https://kubernetes.io/docs/reference/labels-annotations-taints/),
@@ -92,23 +119,58 @@ def pool_nodes(pool: Any) -> list[NodeLabels]:
 
 
 def place(tolerations: Sequence[Toleration], selection: NodeSelection, pool: Any,
-          nodes: Sequence[NodeLabels] | None = None) -> Placement:
-    """Whether pods with ``tolerations`` and ``selection`` run on every new node of ``pool``."""
-    missing = tuple(s for s in (stay_on(tolerations, t) for t in pool.taints if t.effect.repels) if not s.ok)
-    nodes = list(nodes) if nodes is not None else pool_nodes(pool)
+          nodes: Sequence[NodeLabels] | None = None, *, discovered: Iterable[str] = ()) -> Placement:
+    """Whether pods with ``tolerations`` and ``selection`` run on every new node of ``pool`` (a ``GpuPool``:
+    its ``taints``, and its kinds of node from :func:`pool_nodes` unless ``nodes`` are given).
+    ``discovered``: the discovery agents the stack installs (:mod:`gpu_node_pool.k8s.discovery`), whose
+    labels count as present on the pool's NVIDIA GPU nodes."""
+    return place_on(tolerations, selection, pool.taints, list(nodes) if nodes is not None else pool_nodes(pool),
+                    discovered=discovered)
+
+
+def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints: Iterable[Taint],
+             nodes: Sequence[NodeLabels], *, discovered: Iterable[str] = ()) -> Placement:
+    """The verdict of :class:`Placement` for nodes with ``taints`` and the labels of each of ``nodes``.
+
+    A live node is one :class:`NodeLabels` with ``complete=True`` (``gpupool audit``); a pool's future
+    nodes are one per instance type and zone. Selection first: a node the selection refuses is kept off
+    whatever it tolerates; then every ``NoSchedule``/``NoExecute`` taint must be tolerated for good."""
+    installed = tuple(discovered)
+    missing = tuple(s for s in (stay_on(tolerations, t) for t in taints if t.effect.repels) if not s.ok)
     excluded, undecided = [], []
+    pending: dict[str, tuple[str, ...]] = {}
+    unknowable: list[str] = []
+    after: list[str] = []
     for node in nodes:
         verdict = node_matches(selection.node_selector, selection.terms, node)
+        if verdict is None and not node.complete:
+            known, hidden = labels_once_discovered(selection.keys, node.labels, installed)
+            if known or hidden:
+                later = node.adding(known, hidden)
+                verdict = node_matches(selection.node_selector, selection.terms, later)
+                if verdict is not None:
+                    after += [a for k in (*known, *hidden) for a in (discovered_by(k).agents if discovered_by(k) else ())
+                              if a in installed]
+                    node = later
         if verdict is False:
             excluded.append((node.name, tuple(excluding_keys(selection.node_selector, selection.terms, node))))
         elif verdict is None:
             undecided.append(node.name)
-    if missing:
+            for key in undecided_keys(selection.node_selector, selection.terms, node):
+                row = discovered_by(key)
+                if row is not None and not set(row.agents) & set(installed):
+                    pending.setdefault(key, row.agents)
+                elif row is None and key not in node.unknown:
+                    unknowable.append(key)
+    if excluded and len(excluded) == len(nodes):
+        status = "keptOff"
+    elif missing:
         status = "doesNotRun"
     elif excluded:
-        status = "keptOff" if len(excluded) == len(nodes) else "partial"
+        status = "partial"
     elif undecided:
         status = "notJudged"
     else:
         status = "runs"
-    return Placement(status, missing, tuple(excluded), tuple(undecided), len(nodes))
+    return Placement(status, missing, tuple(excluded), tuple(undecided), len(nodes), tuple(pending.items()),
+                     tuple(dict.fromkeys(unknowable)), tuple(dict.fromkeys(after)))

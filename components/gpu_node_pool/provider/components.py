@@ -275,14 +275,16 @@ class GpuAdmissionPoliciesInputs(TypedDict):
     pools: Required[list[PoolArgs]]
     """The pools whose taints the policies protect."""
     admission: NotRequired[AdmissionArgs]
-    """The stack's admission settings (action audit | warn | deny, exemptions)."""
+    """The stack's admission settings (engine validating-admission-policy | gatekeeper, action audit | warn | deny,
+    exemptions)."""
 
 
 class GpuAdmissionPolicies(admission.GpuAdmissionPolicies):
-    """ValidatingAdmissionPolicies and bindings that make the cluster enforce the pack's rules."""
+    """ValidatingAdmissionPolicies and bindings (or Gatekeeper ConstraintTemplates and Constraints) that make the
+    cluster enforce the pack's rules."""
 
     actions: pulumi.Output[dict[str, list[str]]]
-    """Policy name -> its binding's validationActions."""
+    """Rule name -> its binding's validationActions, or [enforcementAction] of its Gatekeeper Constraint."""
 
     def __init__(self, name: str, args: GpuAdmissionPoliciesInputs,
                  opts: pulumi.ResourceOptions | None = None) -> None:

@@ -1,5 +1,9 @@
 """Reading the user's input files: regular files only, bytes that are not UTF-8 replaced and said.
 
+Writing the one file a command was told to write (``--html``, ``schema --out``):
+:func:`write_output_text` replaces only a file of the kind that command writes, so a slip such as
+``--html stacks/Pulumi.prod.yaml`` cannot overwrite the stack file being read.
+
 A values file (a chart's ``valueYamlFiles``, ``--policy-pack-config``) named by a path could be a
 FIFO, a device or a directory: opening a FIFO for reading blocks until a writer comes, so the
 plan would hang. :func:`read_input_text` opens without blocking (``O_NONBLOCK``), checks with
@@ -12,9 +16,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["MAX_INPUT_BYTES", "FileTooLargeError", "NotRegularFileError", "read_input_text"]
+__all__ = ["MAX_INPUT_BYTES", "FileTooLargeError", "NotRegularFileError", "html_page_head", "json_schema_head",
+           "read_input_text", "write_output_text"]
 
 #: Default largest input file read whole, in bytes (a values file or a config is kilobytes).
 MAX_INPUT_BYTES = 64 << 20
@@ -63,3 +69,38 @@ def read_input_text(path: str | os.PathLike[str], max_bytes: int = MAX_INPUT_BYT
         note = (f"{Path(path)} is not UTF-8 (byte 0x{data[err.start]:02x} at offset {err.start}); "
                 "such bytes were read as U+FFFD")
         return data.decode("utf-8", errors="replace"), note
+
+
+def html_page_head(head: str) -> bool:
+    """The file starts as this package's HTML pages do (``<!DOCTYPE html>``)."""
+    return head.lstrip().lower().startswith("<!doctype html>")
+
+
+def json_schema_head(head: str) -> bool:
+    """The file starts as ``gpupool schema`` writes it: a JSON object whose first key is ``$schema``."""
+    return head.lstrip().startswith('{') and '"$schema"' in head[:200]
+
+
+def write_output_text(path: str | os.PathLike[str], text: str, ours: Callable[[str], bool], what: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path``, refusing to replace a file ``ours`` does not recognise.
+
+    ``ours`` is given the first 4,096 characters of an existing file (e.g. :func:`html_page_head`);
+    ``what`` names the kind for the message (``an HTML page``). Returns the path.
+
+    Raises:
+        FileExistsError: ``path`` is an existing file of another kind (``filename`` set; nothing written).
+        OSError: it cannot be written (missing directory, a directory, no permission).
+    """
+    target = Path(path)
+    if target.is_file():
+        with open(target, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+        if not ours(head):
+            raise FileExistsError(
+                errno.EEXIST,
+                f"exists and is not {what} this command writes; nothing was written (give a new path, or remove the file "
+                "if it really is to be replaced)",
+                str(target),
+            )
+    target.write_text(text, encoding="utf-8")
+    return target

@@ -190,6 +190,15 @@ class Undecided:
         """Record that ``what`` (e.g. ``DaemonSet logging/fluent-bit``) could not be decided."""
         self.items.append((what, err))
 
+    def not_judged(self, what: str, reason: str) -> None:
+        """Record that ``what`` could not be judged for ``reason`` (a sentence starting "not judged: "),
+        reported with the unknowns: never a silent pass, never a finding."""
+        from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+        err = UnknownValueError(UNKNOWN_STRING_VALUE, [])
+        err.message = reason
+        self.items.append((what, err))
+
     def raise_if_any(self) -> None:
         """Raise one ``UnknownValueError`` naming every undecided item, if there are any."""
         if not self.items:

@@ -27,6 +27,8 @@ class Resource:
         dependencies: URNs this resource depends on; ``property_dependencies`` per input key.
         synthesized: non-empty for a record the plan made up rather than one the program
             registered (e.g. the device plugin chart's DaemonSet stand-in): why.
+        source: ``(file, line, column)`` of the program line that constructed it (absolute file,
+            1-based line and column; :mod:`gpu_node_pool.sdk.registration_sites`), or ``None``.
     """
 
     type: str
@@ -38,3 +40,4 @@ class Resource:
     dependencies: list[str] = field(default_factory=list)
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)
     synthesized: str = ""
+    source: tuple[str, int, int] | None = None

@@ -35,10 +35,21 @@ def test_pools_that_bring_their_own_plugin_need_none(pool):
     assert run(d.device_plugin_covers_gpu_pools.POLICY, [pool]) == []
 
 
-def test_a_plugin_whose_affinity_misses_the_pool_labels_fails():
+def test_a_plugin_whose_affinity_waits_for_discovery_labels_is_not_judged_never_a_finding():
+    # the chart's default affinity reads NFD/GFD labels; with no NFD in the stack nobody sets them
     stack = [node_group(labels={"team": "ml"}), plugin([EXISTS_GPU])]
-    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, stack)
-    assert "does not surely match" in found["message"]
+    assert [f for f in run(d.device_plugin_covers_gpu_pools.POLICY, stack) if "can't run" not in f["message"]] == []
+    (why,) = cannot_run(d.device_plugin_covers_gpu_pools.POLICY, stack)
+    assert "not judged: its node selection reads nvidia.com/gpu.present, a label that appears only once NVIDIA GPU " \
+        "Feature Discovery or the NVIDIA GPU Operator runs on the node, and the stack installs no such agent" in why["message"]
+
+
+def test_a_plugin_whose_affinity_excludes_the_pool_labels_fails():
+    selective = plugin([EXISTS_GPU])
+    selective.inputs["spec"]["template"]["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge"]}]}]}}}
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(labels={"team": "ml"}), selective])
+    assert "excludes 1 of the pool's 1 kind(s) of node: instance type g6.xlarge (by node.kubernetes.io/instance-type)" in found["message"]
 
 
 def test_nvidias_plugin_on_a_gke_managed_pool_is_a_conflict():

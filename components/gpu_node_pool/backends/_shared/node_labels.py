@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...k8s.selection import NodeLabels
-from ...k8s.wellknown import ARCH_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL, REGION_LABEL, ZONE_LABEL
+from ...k8s.wellknown import ARCH_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL, POOL_LABEL_KEY, REGION_LABEL, ZONE_LABEL
 
 __all__ = ["PLATFORM_DECIDED", "node_kinds", "aws_region"]
 
@@ -26,6 +26,7 @@ PLATFORM_DECIDED = frozenset({
     "eks.amazonaws.com/nodegroup", "eks.amazonaws.com/capacityType", "eks.amazonaws.com/compute-type",
     "eks.amazonaws.com/instance-", "karpenter.sh/nodepool", "karpenter.sh/capacity-type", "karpenter.k8s.aws/instance-",
     "cloud.google.com/gke-nodepool", "cloud.google.com/gke-accelerator",
+    POOL_LABEL_KEY,  # this product's pool label: on a node exactly when its pool declares it (GpuNodePool does)
 })  # fmt: skip
 
 

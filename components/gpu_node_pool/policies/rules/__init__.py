@@ -9,6 +9,7 @@ also exports ``judges(resource_type) -> bool``. ``POLICIES`` is every ``POLICY``
 from __future__ import annotations
 
 from . import (
+    admission_policies_match_pools,
     daemonsets_tolerate_gpu_taints,
     device_plugin_covers_gpu_pools,
     gpu_agents_cover_gpu_pools,
@@ -31,6 +32,7 @@ __all__ = [
     "JUDGES",
     "PACK_NAME",
     "POLICIES",
+    "admission_policies_match_pools",
     "daemonsets_tolerate_gpu_taints",
     "device_plugin_covers_gpu_pools",
     "gpu_agents_cover_gpu_pools",

@@ -22,7 +22,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
 from ...k8s.taints import Toleration
 from ...sdk.props import Undecided, UnknownValueError, dig, mapping, plain, text
-from ..gpu_agents import agent_resources, operator_device_plugins
+from ..gpu_agents import agent_resources, discovery_agents, operator_device_plugins
 from ..placement import SELECTION_FIX, place
 from ..pools import (
     CHART_TYPES,
@@ -121,33 +121,33 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             None,
         )
     read: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] | None = None
+    discovered = discovery_agents(agent_resources(stack_index(args)), undecided) if plugins else ()
     for pool in needing if plugins else []:
         if pool.labels is None:
             undecided.add(pool.display, UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
             continue
         reasons = []
-        covered = False
+        covered = unjudged = False
         read = read if read is not None else _read_plugins(plugins)
         for display, tolerations, node_selection in read:
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            placement = place(tolerations, node_selection, pool)
+            placement = place(tolerations, node_selection, pool, discovered=discovered)
             if placement.runs:
                 covered = True
                 break
+            if placement.status == "notJudged":  # it may cover the pool: never a finding, never a pass
+                undecided.not_judged(f"{display} on {pool.display}", placement.not_judged_text())
+                unjudged = True
+                continue
             why = []
             if placement.excluded:
                 why.append(replace(placement, missing=()).describe() + f"; {SELECTION_FIX}")
-            elif placement.undecided:
-                why.append(
-                    "its nodeSelector/required node affinity does not surely match"
-                    f" the pool's node labels {dict(sorted(pool.labels.items()))}"
-                )
             if placement.missing:
                 why.append("; ".join(s.describe() for s in placement.missing))
             reasons.append(f"{display}: {', and '.join(why)}")
-        if not covered and reasons:
+        if not covered and not unjudged and reasons:
             report(
                 f"The NVIDIA device plugin does not cover {pool.display}: {' | '.join(reasons)}. Its nodes would "
                 f"advertise no {GPU_RESOURCE}. Derive the plugin's tolerations (one Exists toleration per pool taint) "

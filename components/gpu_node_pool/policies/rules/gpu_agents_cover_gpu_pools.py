@@ -38,7 +38,14 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
 from ...sdk.props import Undecided, UnknownValueError
-from ..gpu_agents import agent_resources, dcgm_exporters, driver_installers, efa_device_plugins, standalone_nfd_workers
+from ..gpu_agents import (
+    agent_resources,
+    dcgm_exporters,
+    discovery_agents,
+    driver_installers,
+    efa_device_plugins,
+    standalone_nfd_workers,
+)
 from ..placement import SELECTION_FIX, place
 from ..stack import stack_index
 from ..workloads import NodeSelection, read_tolerations
@@ -66,24 +73,28 @@ def _agents(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[_Agent]:
     return [_Agent(display, pod_spec) for display, pod_spec in found]
 
 
-def _why_not(agent: _Agent, pool: Any, undecided: Undecided) -> str | None:
-    """None when the agent's pods land on every new node of the pool (or it cannot be decided); else
-    why not (one clause naming the taint, or the instance type and label its selection excludes)."""
+def _why_not(agent: _Agent, pool: Any, undecided: Undecided, discovered: tuple[str, ...] = ()) -> str | None:
+    """None when the agent's pods land on every new node of the pool (or it cannot be decided: then it is
+    recorded as not judged, with the label and the agent that would set it); else why not (one clause
+    naming the taint, or the instance type and label its selection excludes)."""
     if isinstance(agent.selection, UnknownValueError):
         undecided.add(f"{agent.display} on {pool.display}", agent.selection)
         return None
-    placement = place(agent.tolerations, agent.selection, pool)
-    if placement.status in ("runs", "notJudged"):
+    placement = place(agent.tolerations, agent.selection, pool, discovered=discovered)
+    if placement.status == "notJudged":
+        undecided.not_judged(f"{agent.display} on {pool.display}", placement.not_judged_text())
+        return None
+    if placement.status == "runs":
         return None
     fix = f"; {SELECTION_FIX}" if placement.excluded else ""
     return f"{agent.display}: {placement.describe()}{fix}"
 
 
-def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided) -> list[str] | None:
-    """None when some agent covers the pool, else the reasons of each agent."""
+def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided, discovered: tuple[str, ...] = ()) -> list[str] | None:
+    """None when some agent covers the pool (or one is not judged), else the reasons of each agent."""
     reasons = []
     for agent in agents:
-        why = _why_not(agent, pool, undecided)
+        why = _why_not(agent, pool, undecided, discovered)
         if why is None:
             return None
         reasons.append(why)
@@ -94,12 +105,13 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
     """Driver installers where the backend installs none, and feature discovery workers, cover every GPU pool."""
     undecided = Undecided()
     pools = [p for p in _stack_pools(args, undecided) if not p.problem]
+    discovered = discovery_agents(agent_resources(stack_index(args)), undecided) if pools else ()
     installers = None
     for pool in pools:
         if (pool.extra or {}).get("gpu_driver_version") != NO_DRIVER:
             continue
         installers = installers if installers is not None else _agents(driver_installers(agent_resources(stack_index(args)), undecided))
-        reasons = _judge(installers, pool, undecided)
+        reasons = _judge(installers, pool, undecided, discovered)
         if reasons is None:
             continue
         found = f" The installers found do not reach it: {' | '.join(reasons)}." if reasons else ""
@@ -116,7 +128,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
         for pool in pools:
             if pool.gke_managed_plugin:
                 continue  # GKE's own plugin needs no NFD labels
-            why = _why_not(agent, pool, undecided)
+            why = _why_not(agent, pool, undecided, discovered)
             if why is not None:
                 report(
                     f"Feature discovery does not cover {pool.display}: {why}. Its nodes get no NFD/GFD labels "
@@ -127,7 +139,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                 )
     for agent in _agents(dcgm_exporters(agent_resources(stack_index(args)), undecided)) if pools else []:
         for pool in pools:
-            why = _why_not(agent, pool, undecided)
+            why = _why_not(agent, pool, undecided, discovered)
             if why is not None:
                 report(
                     f"The DCGM exporter does not cover {pool.display}: {why}. Those GPUs export no metrics "
@@ -137,15 +149,16 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                     "every instance type of the pool).",
                     pool.urn or None,
                 )
-    _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided)
+    _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided, discovered)
     undecided.raise_if_any()
 
 
-def _judge_efa(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided) -> None:
+def _judge_efa(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided,
+               discovered: tuple[str, ...] = ()) -> None:
     """An EFA device plugin covers every EFA pool."""
     plugins = _agents(efa_device_plugins(agent_resources(stack_index(args)), undecided)) if pools else []
     for pool in pools:
-        reasons = _judge(plugins, pool, undecided)
+        reasons = _judge(plugins, pool, undecided, discovered)
         if reasons is None:
             continue
         found = f" The plugins found do not reach it: {' | '.join(reasons)}." if reasons else ""

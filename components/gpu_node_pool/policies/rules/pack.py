@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import (
+    admission_policies_match_pools,
     daemonsets_tolerate_exactly,
     daemonsets_tolerate_gpu_taints,
     device_plugin_covers_gpu_pools,
@@ -43,6 +44,7 @@ POLICIES: list[Any] = [
     gpu_workloads_tolerate_their_pool.POLICY,
     gpu_agents_cover_gpu_pools.POLICY,
     resources_judged.POLICY,
+    admission_policies_match_pools.POLICY,
 ]
 
 

@@ -33,6 +33,7 @@ from pulumi_policy import (
 )
 
 from ...expand.eks_addons import ADDON_TYPE, expand_addon
+from ...expand.operator_resources import expand_custom_resource, group_kind, known_kind
 from ...expand.result import Expanded
 from ...sdk.props import UnknownValueError, plain
 from ..stack import stack_index
@@ -78,10 +79,41 @@ def _why(res) -> str | None:
     )
 
 
+def _operator_why(res) -> str | None:
+    """Why an operator's custom resource of a kind the table knows (:mod:`gpu_node_pool.expand.operator_resources`)
+    is not judged here, with the fix; None when it is (it asks for no DaemonSet, or the pack reads it itself)."""
+    key = group_kind(res.resource_type)
+    row = known_kind(*key) if key else None
+    if row is None or row.read_by_pack:
+        return None
+    try:
+        outcome = expand_custom_resource(res.resource_type, plain(res.props), resource=res.name)
+    except UnknownValueError:
+        outcome = None
+    if isinstance(outcome, Expanded):
+        if not outcome.objects:
+            return None
+        return (f"{row.operator} creates DaemonSets from it that a preview never sees. Fix: run `gpupool check "
+                "--stack <stack>` or `gpupool plan`, which derive them from the operator table and judge them")
+    if outcome is None:
+        return f"{row.operator} creates DaemonSets from it; its spec is unknown at preview. Fix: {_UNKNOWN}"
+    return f"{outcome.reason}. Fix: {outcome.fix}"
+
+
+_UNKNOWN = "make its spec known at preview, or judge the DaemonSets after apply with `gpupool audit`"
+
+
 def validate_resources_judged(args: StackValidationArgs, report: ReportViolation) -> None:
-    """Charts, YAML components, Releases and add-ons with no child resource: not judged, with the reason."""
+    """Charts, YAML components, Releases, add-ons and known operators' custom resources with no child
+    resource: not judged, with the reason."""
     index = stack_index(args)
     parents = index.parent_urns()
+    for res in index.select("operator custom resources", lambda t: t.startswith("kubernetes:") and known_kind(*(group_kind(t) or ("", ""))) is not None):
+        if res.urn in parents:
+            continue
+        why = _operator_why(res)
+        if why is not None:
+            report(f"not judged: {res.resource_type} {res.name}: {why}.", res.urn)
     for res in index.of_types(JUDGED_THROUGH_CHILDREN):
         if res.urn in parents:
             continue

@@ -1,0 +1,56 @@
+"""The audit text's GPU pools at fleet size: one line per pool with its counts, then its exceptions.
+
+A pool's nodes are compared by what the audit judges on each: its taints (and taints it could not
+read), its allocatable GPU resources and whether it is GPU-starved. The signature most of the pool's
+nodes share (ties: the first node's) is the pool's line; every node that differs is listed below it
+with what it has, so 500 alike nodes are one line and the two odd ones are named. ``--json`` still
+lists every node (``gpuPools[].nodes``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from .cluster import Node, Pool
+
+__all__ = ["pool_lines"]
+
+#: Exceptions listed per pool before the rest are counted ("and N more").
+MAX_EXCEPTIONS = 20
+
+
+def _signature(node: Node) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, int], ...], bool]:
+    return (tuple(map(str, node.taints)), tuple(node.bad_taints), tuple(sorted(node.gpu_allocatable.items())),
+            node.starved)
+
+
+def _describe(signature: tuple) -> str:
+    taints, bad, allocatable, starved = signature
+    text = f"taints [{', '.join(taints)}] allocatable {', '.join(f'{k}={v}' for k, v in allocatable) or 'none'}"
+    if bad:
+        text += f" unreadable taints [{', '.join(bad)}]"
+    return text + (" STARVED" if starved else "")
+
+
+def pool_lines(pools: Iterable[Pool]) -> list[str]:
+    """``  <pool id>: <n> node(s), <k> alike: taints [...] allocatable ...`` per pool, then
+    ``    exception <node>: ...`` per node that differs (at most :data:`MAX_EXCEPTIONS`)."""
+    lines = []
+    for pool in pools:
+        if not pool.nodes:
+            lines.append(f"  {pool.id}: 0 node(s)")
+            continue
+        signatures = [_signature(n) for n in pool.nodes]
+        counts = Counter(signatures)
+        top = max(counts.values())
+        common = next(s for s in signatures if counts[s] == top)
+        alike = "all alike" if top == len(signatures) else f"{top} alike"
+        starved = sum(n.starved for n in pool.nodes)
+        lines.append(f"  {pool.id}: {len(pool.nodes)} node(s), {alike}: {_describe(common)}"
+                     + (f"; {starved} starved" if starved else ""))
+        odd = [(n, s) for n, s in zip(pool.nodes, signatures, strict=True) if s != common]
+        lines += [f"    exception {n.name}: {_describe(s)}" for n, s in odd[:MAX_EXCEPTIONS]]
+        if len(odd) > MAX_EXCEPTIONS:
+            lines.append(f"    and {len(odd) - MAX_EXCEPTIONS} more exception(s) (--json lists every node)")
+    return lines
