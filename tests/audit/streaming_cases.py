@@ -67,10 +67,24 @@ CASES = {"acceptance": acceptance, "acceptance+stack": acceptance, "directory-ty
          "gke": gke, "synthetic-500x30": synthetic_500}
 
 
+#: Keys the report gained after the golden reports were written, with the value every golden case has.
+ADDED_SINCE = {"partial": False, "listsNotRead": []}
+ADDED_PER_NODE = {"malformedResources": []}
+
+
 def normalised(report: dict[str, Any], directory: Path) -> dict[str, Any]:
     """The report with the case's temporary ``directory`` spelled ``<dir>`` (in ``source`` and
-    the skipped-item lines)."""
-    return json.loads(json.dumps(report).replace(str(directory), "<dir>"))
+    the skipped-item lines), and the keys added since the golden reports checked and removed
+    (each must hold the value of :data:`ADDED_SINCE` / :data:`ADDED_PER_NODE`: none of these
+    dumps is partial or has a malformed resource)."""
+    report = json.loads(json.dumps(report).replace(str(directory), "<dir>"))
+    for key, value in ADDED_SINCE.items():
+        assert report.pop(key) == value, key
+    for pool in report.get("gpuPools", []):
+        for node in pool["nodes"]:
+            for key, value in ADDED_PER_NODE.items():
+                assert node.pop(key) == value, key
+    return report
 
 
 def golden() -> dict[str, Any]:

@@ -153,7 +153,6 @@ def test_a_malformed_taint_is_a_finding_for_that_node_not_a_traceback(tmp_path, 
     [
         ("{not json", "not valid JSON"),
         (json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}}), "got 'Deployment'"),
-        (json.dumps({"apiVersion": "v1", "kind": "List", "items": []}), "no Node objects"),
         (b"\xff\xfe\x00garbage", "cannot read it"),
     ],
 )
@@ -220,3 +219,42 @@ def test_a_dump_object_with_a_field_of_the_wrong_shape_is_skipped_and_named_not_
     out = json.loads(capsys.readouterr().out)
     assert code in (0, 1) and out["exitCode"] == code
     assert any("Node n1: a field has the wrong shape" in item["reason"] for item in out["notJudged"]), out["notJudged"]
+
+
+def test_malformed_fields_in_a_dump_are_reported_not_read_silently(tmp_path, capsys):
+    objs = acceptance_objects()
+    objs[0]["spec"]["taints"] = "oops"
+    objs[0]["status"]["allocatable"]["nvidia.com/gpu"] = "lots"
+    objs[0]["status"]["capacity"]["nvidia.com/gpu"] = "lots"
+    path = write(tmp_path, objs)
+    assert main(["audit", "--cluster-dump", str(path), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    node = next(n for p in out["gpuPools"] for n in p["nodes"] if n["name"] == "gpu-inf-1")
+    assert node["starved"] is False and "nvidia.com/gpu" not in node["gpuAllocatable"]
+    assert node["malformedTaints"] == ["spec.taints 'oops': not a list of taints (the Node API's spec.taints is a list)"]
+    assert all("'lots': not a Kubernetes quantity" in m for m in node["malformedResources"])
+    assert len(node["malformedResources"]) == 2
+    assert not any(s["node"] == "gpu-inf-1" for s in out["starvedNodes"])
+    assert [f["code"] for f in out["findings"] if f["subject"] == "Node gpu-inf-1"] == ["malformed-taint"]
+    assert [n["reason"] for n in out["notJudged"] if n["subject"] == "Node gpu-inf-1"] == [
+        f"status.{part}.nvidia.com/gpu 'lots': not a Kubernetes quantity (apimachinery resource.Quantity: digits with "
+        "an optional suffix, such as '4'); this resource was left out of the GPU-starved verdict"
+        for part in ("capacity", "allocatable")]
+
+
+def test_a_huge_malformed_value_is_cut_with_its_length(tmp_path, capsys):
+    objs = acceptance_objects()
+    objs[0]["spec"]["taints"] = [{"key": "k" * 5_000_000, "effect": "NoSchedule"}]
+    objs[0]["status"]["allocatable"]["nvidia.com/gpu"] = "9" * 1_000_000
+    main(["audit", "--cluster-dump", str(write(tmp_path, objs))])
+    out = capsys.readouterr().out
+    assert len(out) < 20_000 and "characters)" in out
+
+
+def test_a_yaml_dump_alias_bomb_is_refused_at_once_naming_the_line(tmp_path, capsys):
+    levels = "".join(f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
+    path = tmp_path / "dump.yaml"
+    path.write_text("kind: List\napiVersion: v1\na: &a [x, x, x, x, x, x, x, x, x, x]\n" + levels + "items: [*i]\n")
+    assert main(["audit", "--cluster-dump", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(path) in err and "expands through its aliases" in err

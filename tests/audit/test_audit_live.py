@@ -29,6 +29,10 @@ class FakeAPI:
         self.objects = {kind: [o for o in objects if o["kind"] == kind] for kind in PATHS.values()}
         self.status: dict[str, int] = {}  # path -> HTTP status to answer instead
         self.delay: dict[str, float] = {}
+        self.first: dict[str, list[tuple[int, dict[str, str]]]] = {}  # path -> answers (status, headers) before the real one
+        self.endless: set[str] = set()  # paths whose continue token never changes
+        self.drip: dict[str, float] = {}  # path -> seconds between bytes of the body
+        self.stopped = False
         self.requests: list[str] = []
         api = self
 
@@ -40,6 +44,10 @@ class FakeAPI:
                 url = urlparse(self.path)
                 api.requests.append(self.path)
                 time.sleep(api.delay.get(url.path, 0))
+                if api.first.get(url.path):
+                    code, headers = api.first[url.path].pop(0)
+                    return self._send(code, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code,
+                                             "message": "try again later"}, headers)
                 kind = PATHS.get(url.path)
                 if kind is None or url.path in api.status:
                     code = api.status.get(url.path, 404)
@@ -52,18 +60,29 @@ class FakeAPI:
                 start = int(query.get("continue", ["0"])[0])
                 items = api.objects[kind][start:start + limit]
                 more = start + limit < len(api.objects[kind])
+                token = {"continue": "0"} if url.path in api.endless else {"continue": str(start + limit)} if more else {}
                 self._send(200, {"kind": f"{kind}List", "apiVersion": "v1",
-                                 "metadata": {"resourceVersion": "12345", **({"continue": str(start + limit)} if more else {})},
-                                 "items": items})
+                                 "metadata": {"resourceVersion": "12345", **token}, "items": items},
+                           drip=api.drip.get(url.path, 0))
 
-            def _send(self, code, body):
+            def _send(self, code, body, headers=None, drip=0):
                 data = json.dumps(body).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
                 self.end_headers()
                 try:
-                    self.wfile.write(data)
+                    if drip:
+                        for i in range(len(data)):
+                            if api.stopped:
+                                return
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(drip)
+                    else:
+                        self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -87,6 +106,7 @@ class FakeAPI:
 def api():
     fake = FakeAPI(acceptance_objects())
     yield fake
+    fake.stopped = True
     fake.server.shutdown()
     fake.server.server_close()
 
@@ -145,3 +165,111 @@ def test_a_kubeconfig_that_does_not_exist_is_one_line(tmp_path, capsys):
     assert main(["audit", "--kubeconfig", str(tmp_path / "nope"), "--context", "x"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "nope" in err
+
+
+def test_a_403_on_daemonsets_is_a_partial_verdict_never_clean(api, tmp_path, capsys):
+    api.objects["Pod"] = []
+    api.objects["DaemonSet"] = []
+    api.objects["Node"] = [n for n in api.objects["Node"] if not n["spec"].get("taints")][:1]
+    api.status["/apis/apps/v1/daemonsets"] = 403
+    config = api.kubeconfig(tmp_path)
+    for fail_on in ("info", "mandatory"):
+        code = main(["audit", "--kubeconfig", config, "--context", "fake", "--json", "--fail-on", fail_on])
+        out = json.loads(capsys.readouterr().out)
+        assert code == 1 and out["exitCode"] == 1 and out["partial"] is True
+        assert [line.split(":")[0] for line in out["listsNotRead"]] == ["GET /apis/apps/v1/daemonsets"]
+    assert main(["audit", "--kubeconfig", config, "--context", "fake", "--fail-on", "none"]) == 0
+    text = capsys.readouterr().out
+    assert "PARTIAL: GET /apis/apps/v1/daemonsets: 403 Forbidden" in text
+    assert main(["audit", "--kubeconfig", config, "--context", "fake"]) == 1
+    assert "PARTIAL verdict: 1 list(s) not read; exit 1" in capsys.readouterr().out
+
+
+def test_a_continue_token_that_never_ends_stops_and_the_list_counts_as_not_read(api, tmp_path, capsys):
+    api.endless.add("/api/v1/events")
+    code = main(["audit", "--kubeconfig", api.kubeconfig(tmp_path), "--context", "fake", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["partial"] is True and out["eventsAvailable"] is False
+    [line] = out["listsNotRead"]
+    assert line.startswith("GET /api/v1/events: the server sent the continue token '0' twice")
+    assert sum(r.startswith("/api/v1/events") for r in api.requests) == 2
+
+
+def test_a_never_ending_node_list_ends_the_audit_with_one_line(api, tmp_path, capsys):
+    api.endless.add("/api/v1/nodes")
+    assert main(["audit", "--kubeconfig", api.kubeconfig(tmp_path), "--context", "fake"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "GET /api/v1/nodes" in err and "twice" in err
+
+
+def test_a_drip_feeding_server_is_bounded_by_the_whole_request_deadline(api, tmp_path, capsys):
+    api.drip["/api/v1/nodes"] = 0.02  # every byte in time for a read timeout, the whole body in minutes
+    started = time.monotonic()
+    assert main(["audit", "--kubeconfig", api.kubeconfig(tmp_path), "--context", "fake", "--timeout", "1"]) == 2
+    assert time.monotonic() - started < 30  # a bound on a hang, not a timing assertion: the body takes ~10 min
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "GET /api/v1/nodes" in err and "timed out (limit 1 s) before the whole answer came" in err
+
+
+def test_429_and_503_are_retried_after_retry_after(api, tmp_path, monkeypatch):
+    from gpu_node_pool.audit import paging
+
+    waits: list[float] = []
+    monkeypatch.setattr(paging, "_wait", waits.append)
+    api.first["/api/v1/nodes"] = [(429, {"Retry-After": "3"}), (503, {})]
+    api.first["/api/v1/pods"] = [(503, {"Retry-After": "120"})]
+    snapshot = load_live(api.kubeconfig(tmp_path), "fake")
+    assert len(snapshot.nodes) == 4 and snapshot.forbidden == [] and snapshot.unread == []
+    assert waits == [3.0, 2.0, paging.MAX_RETRY_WAIT]  # Retry-After; backoff 2^(attempt-1); a long Retry-After cut
+
+
+def test_a_429_that_never_stops_fails_the_list_after_the_attempts(api, tmp_path, monkeypatch, capsys):
+    from gpu_node_pool.audit import paging
+
+    monkeypatch.setattr(paging, "_wait", lambda s: None)
+    api.first["/api/v1/events"] = [(429, {"Retry-After": "1"})] * paging.MAX_ATTEMPTS
+    code = main(["audit", "--kubeconfig", api.kubeconfig(tmp_path), "--context", "fake", "--json", "--fail-on", "none"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["partial"] is True
+    assert out["listsNotRead"] == ["GET /api/v1/events: HTTP 429 Too Many Requests; the list was not read"]
+
+
+def test_an_empty_cluster_and_an_empty_dump_give_the_same_partial_verdict(api, tmp_path, capsys):
+    api.objects = {kind: [] for kind in api.objects}
+    assert main(["audit", "--kubeconfig", api.kubeconfig(tmp_path), "--context", "fake", "--json"]) == 1
+    live = json.loads(capsys.readouterr().out)
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": []}))
+    assert main(["audit", "--cluster-dump", str(dump), "--json"]) == 1
+    offline = json.loads(capsys.readouterr().out)
+    for out in (live, offline):
+        assert out["partial"] is True and out["listsNotRead"][0].startswith("GET /api/v1/nodes: no Node was read")
+    same = ("exitCode", "partial", "listsNotRead", "summary", "findings", "gpuPools")
+    assert {k: live[k] for k in same} == {k: offline[k] for k in same}
+
+
+@pytest.mark.parametrize("users", [
+    [{"name": "auditor", "user": "token-SEKRET-123"}],
+    {"name": "auditor", "user": {"token": "token-SEKRET-123"}},
+    [{"name": "auditor", "user": {"token": "token-SEKRET-123", "exec": 5}}],
+])
+def test_a_kubeconfig_of_the_wrong_shape_is_one_line_without_its_credentials(api, tmp_path, capsys, users):
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "fake",
+        "clusters": [{"name": "fake", "cluster": {"server": api.url}}], "users": users,
+        "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "auditor"}}]}))
+    code = main(["audit", "--kubeconfig", str(path), "--timeout", "2"])
+    err = capsys.readouterr().err.strip()
+    assert "SEKRET" not in err and "Traceback" not in err and len(err.splitlines()) <= 1
+    assert code in (0, 1, 2) and code != 70
+
+
+def test_a_loader_error_quoting_a_credential_is_redacted(tmp_path):
+    from gpu_node_pool.audit.sources import _redacted
+
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump({"users": [{"name": "u", "user": {"token": "token-SEKRET-123",
+                                                                     "exec": {"args": ["--secret", "arg-SEKRET"]}}}]}))
+    message = _redacted("invalid token 'token-SEKRET-123' near arg-SEKRET", str(path))
+    assert "SEKRET" not in message and message.count("[secret]") == 2

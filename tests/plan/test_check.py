@@ -248,7 +248,7 @@ def test_check_says_when_the_named_virtualenv_does_not_exist(capsys, tmp_path):
     (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text().replace(
         "runtime:\n  name: python\n", "runtime:\n  name: python\n  options:\n    virtualenv: .venv\n"))
     code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
-    assert doc["interpreter"]["inProcess"] and "which has no" in doc["interpreter"]["note"]
+    assert not doc["interpreter"]["inProcess"] and "which has no" in doc["interpreter"]["note"]
     assert code == 1
     assert cli.main(["check", "--project-dir", str(project), "--stack", "ci"]) == 1
     assert "note: Pulumi.yaml names virtualenv '.venv'" in capsys.readouterr().out

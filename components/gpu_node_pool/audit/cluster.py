@@ -23,8 +23,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..catalog.instances import is_nvidia_instance_type
-from ..k8s.quantity import parse_quantity
+from ..k8s.quantity import QuantityError, quantity
 from ..k8s.taints import PLATFORMS, Taint, TaintError
+from ..sdk.terminal import shown
 
 __all__ = ["POOL_LABELS", "GPU_RESOURCES", "Node", "Pool", "read_node", "with_declared", "group_pools", "detect_platform"]
 
@@ -59,8 +60,12 @@ class Node:
     Attributes:
         name: ``metadata.name``.
         labels: every label (a complete set: a missing key is missing).
-        taints: the taints that could be read; ``bad_taints`` says which could not and why.
+        taints: the taints that could be read; ``bad_taints`` says which could not and why
+            (a taint of the wrong shape, or ``spec.taints`` that is not a list).
         gpu_allocatable: GPU resource name -> allocatable count (only the GPU resources).
+        bad_resources: GPU capacity or allocatable values that are not Kubernetes quantities
+            (``"lots"``), left out of the counts and named here; a node with one in its
+            allocatable is not judged starved.
         gpu_evidence: why the node counts as a GPU node ("" for a CPU node).
         pool: ``(label key, value)`` of its pool, or None.
         os_image: ``status.nodeInfo.osImage`` (Bottlerocket NVIDIA variants ship a device plugin).
@@ -72,6 +77,7 @@ class Node:
     bad_taints: list[str] = field(default_factory=list)
     gpu_capacity: dict[str, int] = field(default_factory=dict)
     gpu_allocatable: dict[str, int] = field(default_factory=dict)
+    bad_resources: list[str] = field(default_factory=list)
     gpu_evidence: str = ""
     pool: tuple[str, str] | None = None
     provider_id: str = ""
@@ -84,8 +90,9 @@ class Node:
 
     @property
     def starved(self) -> bool:
-        """A GPU node none of whose GPU resources is allocatable > 0."""
-        return self.is_gpu and not any(v > 0 for v in self.gpu_allocatable.values())
+        """A GPU node none of whose GPU resources is allocatable > 0 (and none unreadable)."""
+        unreadable = any(bad.startswith("status.allocatable") for bad in self.bad_resources)
+        return self.is_gpu and not unreadable and not any(v > 0 for v in self.gpu_allocatable.values())
 
 
 @dataclass
@@ -110,14 +117,24 @@ class Pool:
         return any(n.is_gpu for n in self.nodes)
 
 
-def _gpu_counts(resources: Any) -> dict[str, int]:
+def _gpu_counts(resources: Any, where: str, bad: list[str]) -> dict[str, int]:
+    """GPU resource -> count of ``resources`` (``status.capacity`` or ``.allocatable``); what is not
+    a quantity (or not a mapping) is described in ``bad`` and left out."""
     out: dict[str, int] = {}
+    if resources is None:
+        return out
     if not isinstance(resources, Mapping):
+        bad.append(f"{where} {shown(resources)}: not a mapping of resources")
         return out
     for name, value in resources.items():
         if name in GPU_RESOURCES or str(name).startswith(_MIG_PREFIX):
-            qty = parse_quantity(value)
-            out[name] = int(qty) if qty is not None and qty >= 0 else 0
+            try:
+                qty = quantity(value)
+            except QuantityError:
+                bad.append(f"{where}.{shown(name, quote=False)} {shown(value)}: not a Kubernetes quantity "
+                           "(apimachinery resource.Quantity: digits with an optional suffix, such as '4')")
+                continue
+            out[name] = int(qty) if qty >= 0 else 0
     return out
 
 
@@ -152,13 +169,17 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
     labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
     taints, bad = [], []
     raw_taints = spec.get("taints") or []
-    for i, raw in enumerate(raw_taints if isinstance(raw_taints, list) else []):
+    if not isinstance(raw_taints, list):
+        bad.append(f"spec.taints {shown(raw_taints)}: not a list of taints (the Node API's spec.taints is a list)")
+        raw_taints = []
+    for i, raw in enumerate(raw_taints):
         try:
             taints.append(Taint.from_k8s(raw))
         except TaintError as err:
-            bad.append(f"spec.taints[{i}] {raw!r}: {err}")
-    capacity = _gpu_counts(status.get("capacity"))
-    allocatable = _gpu_counts(status.get("allocatable"))
+            bad.append(f"spec.taints[{i}] {shown(raw)}: {shown(err, quote=False, limit=200)}")
+    bad_resources: list[str] = []
+    capacity = _gpu_counts(status.get("capacity"), "status.capacity", bad_resources)
+    allocatable = _gpu_counts(status.get("allocatable"), "status.allocatable", bad_resources)
     ready = None
     for cond in status.get("conditions") or []:
         if isinstance(cond, Mapping) and cond.get("type") == "Ready":
@@ -171,6 +192,7 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
         bad_taints=bad,
         gpu_capacity=capacity,
         gpu_allocatable=allocatable,
+        bad_resources=bad_resources,
         gpu_evidence=_gpu_evidence(labels, capacity, set(declared_pools)),
         pool=pool,
         provider_id=str(spec.get("providerID", "")),

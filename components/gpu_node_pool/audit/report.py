@@ -30,6 +30,10 @@ __all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit", "NO_DAEMONSETS"]
 #: Why DaemonSet verdicts are missing when a dump has no DaemonSet list.
 NO_DAEMONSETS = "the dump holds no DaemonSets"
 
+NO_NODES = "GET /api/v1/nodes"
+NO_NODES_WHY = ("no Node was read (a cluster without nodes, or a dump without them: kubectl get "
+                "nodes,daemonsets,pods,events -A -o json); no GPU node was judged")
+
 
 @dataclass
 class Row:
@@ -57,11 +61,28 @@ class AuditReport:
     stack: str | None = None
     whatif_pools: list[str] = field(default_factory=list)
     fail_on: str = "mandatory"
+    #: Lists that failed otherwise than by a 403 (an HTTP error, a ``continue`` chain that never ends).
+    unread: list[str] = field(default_factory=list)
+
+    @property
+    def lists_not_read(self) -> list[str]:
+        """One line per list the verdict lacks: refused (403), failed, or no Node read at all."""
+        missing = [*self.forbidden, *self.unread]
+        if not self.nodes:
+            missing.append(f"{NO_NODES}: {NO_NODES_WHY}")
+        return missing
+
+    @property
+    def partial(self) -> bool:
+        """The verdict lacks a list (:attr:`lists_not_read`): it cannot be clean."""
+        return bool(self.lists_not_read)
 
     @property
     def exit_code(self) -> int:
-        """0 clean, 1 a finding at or above :attr:`fail_on` (``info``, ``advisory``, ``mandatory``, ``none``)."""
-        return exit_code((f.level for f in self.findings), self.fail_on)
+        """0 clean, 1 a finding at or above :attr:`fail_on` (``info``, ``advisory``, ``mandatory``, ``none``),
+        or a :attr:`partial` verdict under any ``fail_on`` but ``none`` (what was not read cannot be clean)."""
+        code = exit_code((f.level for f in self.findings), self.fail_on)
+        return max(int(code), 1) if self.partial and self.fail_on != "none" else int(code)
 
     @property
     def gpu_pools(self) -> list[Pool]:
@@ -81,6 +102,8 @@ class AuditReport:
             "stack": self.stack,
             "eventsAvailable": self.events_available,
             "forbiddenLists": list(self.forbidden),
+            "partial": self.partial,
+            "listsNotRead": self.lists_not_read,
             "summary": {"nodes": len(self.nodes), "gpuNodes": sum(n.is_gpu for n in self.nodes),
                         "gpuPools": len(self.gpu_pools), "daemonSets": len(self.rows), "findings": counts},
             "gpuPools": [
@@ -88,6 +111,7 @@ class AuditReport:
                     "id": p.id, "kind": p.kind, "name": p.name, "label": f"{p.key[0]}={p.key[1]}",
                     "nodes": [
                         {"name": n.name, "taints": [str(t) for t in n.taints], "malformedTaints": list(n.bad_taints),
+                         "malformedResources": list(n.bad_resources),
                          "gpuEvidence": n.gpu_evidence, "gpuCapacity": dict(n.gpu_capacity),
                          "gpuAllocatable": dict(n.gpu_allocatable), "starved": n.starved}
                         for n in p.nodes
@@ -122,7 +146,7 @@ class AuditReport:
         lines = [f"gpupool audit of {self.source} (read-only)", f"platform: {self.platform} ({self.platform_evidence})"]
         if self.stack:
             lines.append(f"declared pools: stack {self.stack!r} (offline plan, no cloud API called)")
-        for line in self.forbidden:
+        for line in self.lists_not_read:
             lines.append(f"PARTIAL: {line}")
         if not self.events_available:
             lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
@@ -148,7 +172,8 @@ class AuditReport:
             lines += [f"  {n.subject}: {n.reason}" for n in self.not_judged]
         lines.append("")
         counts = ", ".join(f"{sum(f.level == lvl for f in self.findings)} {lvl}" for lvl in ("mandatory", "advisory", "info"))
-        lines.append(f"{counts}; exit {self.exit_code} (--fail-on {self.fail_on})")
+        partial = f"; PARTIAL verdict: {len(self.lists_not_read)} list(s) not read" if self.partial else ""
+        lines.append(f"{counts}{partial}; exit {self.exit_code} (--fail-on {self.fail_on})")
         return terminal_text(lines)
 
     # --- the page's matrix -------------------------------------------------------------------
@@ -221,8 +246,13 @@ def run_audit(
         for bad in node.bad_taints:
             findings.append(Finding("mandatory", "malformed-taint", f"Node {node.name}", f"{bad}; it was left out of every verdict",
                                     "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"))
-    for line in snapshot.forbidden:
+    for node in nodes:
+        for bad in node.bad_resources:
+            not_judged.append(NotJudged(f"Node {node.name}", f"{bad}; this resource was left out of the GPU-starved verdict"))
+    for line in [*snapshot.forbidden, *snapshot.unread]:
         not_judged.append(NotJudged(line.split(":")[0], line))
+    if not nodes:
+        not_judged.append(NotJudged(NO_NODES, NO_NODES_WHY))
     for line in snapshot.problems:
         not_judged.append(NotJudged("dump", line))
 
@@ -311,6 +341,7 @@ def run_audit(
         source=snapshot.source, platform=platform, platform_evidence=evidence,
         events_available="Event" in snapshot.read, nodes=nodes, pools=pools, rows=rows, starved=starved,
         pending=pending, findings=findings, not_judged=not_judged, forbidden=list(snapshot.forbidden), notes=notes,
+        unread=list(snapshot.unread),
         stack=declared.stack if declared else None, whatif_pools=whatif_pools, fail_on=fail_on,
     )
 

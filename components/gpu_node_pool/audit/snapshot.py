@@ -75,6 +75,8 @@ class Snapshot:
     read: set[str] = field(default_factory=set)
     #: one line per list the API refused (partial RBAC).
     forbidden: list[str] = field(default_factory=list)
+    #: one line per list that failed otherwise (an HTTP error, a ``continue`` chain that never ends).
+    unread: list[str] = field(default_factory=list)
     #: one line per object or file part that was skipped.
     problems: list[str] = field(default_factory=list)
 

@@ -10,21 +10,28 @@ Live: the official ``kubernetes`` client, with the kubeconfig (``--kubeconfig``,
 ``$KUBECONFIG``, else ``~/.kube/config``) and ``--context``, or the in-cluster service
 account. Only ``list`` calls, all namespaces, ``limit`` + ``continue`` pagination, raw JSON
 (``_preload_content=False``) so that both sources yield the same camelCase objects; each page's
-items are reduced as the page arrives, and the page dropped. A 403 on
-DaemonSets, Pods or Events gives a partial snapshot that names the forbidden list; a 403 on
-Nodes, a 401, a timeout or a refused connection ends the audit (:class:`SourceError`).
+items are reduced as the page arrives, and the page dropped. Each request is bounded as a whole
+(:mod:`.paging`: a deadline of ``timeout`` seconds, a size cap, 429/503 retried after
+``Retry-After``, a ``continue`` chain that repeats or never ends stopped). A 403 on DaemonSets,
+Pods or Events, or one of those lists that fails part-way, gives a partial snapshot that names
+the list (:attr:`Snapshot.forbidden`, :attr:`Snapshot.unread`); on Nodes, a 401, a timeout or a
+refused connection ends the audit (:class:`SourceError`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ..sdk.files import read_input_text
+from ..sdk.terminal import escape_control, shown
+from ..sdk.yaml_bounded import load_bounded
 from .jsonstream import NOT_AN_OBJECT, ListStream
+from .paging import PageTooLarge, PagingError, RequestTimeout, pages
 from .snapshot import KINDS, Snapshot, is_admission
 
 __all__ = ["SourceError", "Snapshot", "load_dump", "load_live", "LISTS"]
@@ -39,6 +46,8 @@ LISTS: dict[str, tuple[str, str]] = {
 _LIST_KINDS = {"List", *(f"{kind}List" for kind in LISTS)}
 _HOW = ("write it with kubectl get nodes,daemonsets,pods,events -A -o json (add validatingadmissionpolicies,"
         "validatingadmissionpolicybindings, or constrainttemplates,constraints, for the admission guard)")
+#: Largest YAML dump read (a YAML dump is read whole; a JSON dump is streamed and has no bound).
+MAX_YAML_DUMP_BYTES = 512 << 20
 
 
 class SourceError(Exception):
@@ -108,13 +117,16 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
     """A YAML dump is read whole (PyYAML has no incremental loader of plain objects); its items
     then go to ``snapshot`` one at a time like a JSON dump's."""
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        text, not_utf8 = read_input_text(path, max_bytes=MAX_YAML_DUMP_BYTES)
+        doc = load_bounded(text)
     except (OSError, UnicodeDecodeError) as err:
         raise _unreadable(path, err) from None
     except yaml.YAMLError as err:
         raise SourceError(f"--cluster-dump {path}: not valid YAML ({str(err).splitlines()[0]}); {_HOW}") from None
     if not isinstance(doc, Mapping) or doc.get("kind") not in _LIST_KINDS or not isinstance(doc.get("items"), list):
         raise _not_a_list(str(path), doc)
+    if not_utf8:
+        snapshot.problems.append(not_utf8)
     typed = _typed(doc["kind"])
     items = doc["items"]
     for i in range(len(items)):
@@ -127,8 +139,9 @@ def load_dump(path: str | Path) -> Snapshot:
     incrementally: memory holds one item, not the file).
 
     Raises:
-        SourceError: missing/unreadable path, invalid JSON/YAML, a document that is not a
-            kubectl ``List``, or no Node at all (nothing to audit).
+        SourceError: missing/unreadable path, invalid JSON/YAML, or a document that is not a
+            kubectl ``List``. A dump without Nodes is read (as a live cluster without nodes is): the
+            report says no Node was read and its verdict is partial.
     """
     root = Path(path)
     if root.is_dir():
@@ -143,13 +156,37 @@ def load_dump(path: str | Path) -> Snapshot:
     snapshot = Snapshot(source=f"dump {root}")
     for file in files:
         (_add_yaml if file.suffix in (".yaml", ".yml") else _add_json)(snapshot, file)
-    if "Node" not in snapshot.read:
-        raise SourceError(f"--cluster-dump {root}: no Node objects in it; the audit needs the nodes "
-                          "(kubectl get nodes,daemonsets,pods,events -A -o json)")
     return snapshot
 
 
 # --- live -----------------------------------------------------------------------------------
+
+
+def _user_strings(value: Any) -> set[str]:
+    out: set[str] = set()
+    if isinstance(value, Mapping):
+        for v in value.values():
+            out |= _user_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            out |= _user_strings(v)
+    elif isinstance(value, str | int | float) and not isinstance(value, bool) and len(str(value)) >= 4:
+        out.add(str(value))
+    return out
+
+
+def _redacted(message: str, kubeconfig: str | None) -> str:
+    """``message`` with every value of the kubeconfig's ``users`` (tokens, passwords, keys, exec
+    arguments) replaced by ``[secret]``: a loader's error may quote the value it choked on."""
+    try:
+        path = Path(kubeconfig).expanduser() if kubeconfig else Path("~/.kube/config").expanduser()
+        doc = yaml.safe_load(read_input_text(path, max_bytes=16 << 20)[0])
+    except (OSError, yaml.YAMLError, ValueError):
+        return "[not shown: the kubeconfig could not be read to hide its credentials]" if message else message
+    users = doc.get("users") if isinstance(doc, Mapping) else None
+    for value in sorted(_user_strings(users), key=len, reverse=True):
+        message = message.replace(value, "[secret]")
+    return message
 
 
 def _require_client() -> None:
@@ -178,25 +215,12 @@ def _client(kubeconfig: str | None, context: str | None, in_cluster: bool, timeo
         hint = (f"list the contexts with kubectl config get-contexts{' --kubeconfig ' + kubeconfig if kubeconfig else ''}"
                 if context else "pass --kubeconfig FILE and --context NAME")
         raise SourceError(f"{where}: {str(err).splitlines()[0]}; {hint}") from None
-    except (OSError, yaml.YAMLError, TypeError, ValueError) as err:
-        raise SourceError(f"kubeconfig {kubeconfig}: cannot be read ({str(err).splitlines()[0]}); "
-                          "pass a valid kubeconfig with --kubeconfig") from None
+    except (OSError, yaml.YAMLError, TypeError, ValueError, AttributeError, KeyError, IndexError) as err:
+        first = _redacted(str(err).splitlines()[0] if str(err) else "", kubeconfig)
+        raise SourceError(f"kubeconfig {kubeconfig or '(default)'}: cannot be read ({type(err).__name__}: "
+                          f"{shown(first, quote=False, limit=160)}); pass a valid kubeconfig with --kubeconfig") from None
     cfg.retries = 0  # one answer per call: a timeout is reported, not retried silently
     return client.ApiClient(cfg)
-
-
-def _pages(call: Callable[..., Any], timeout: float, page: int) -> Iterator[list[Any]]:
-    """Each page's ``items``, as it arrives (``limit`` + ``continue``)."""
-    token = None
-    while True:
-        kwargs: dict[str, Any] = {"limit": page, "_preload_content": False, "_request_timeout": timeout}
-        if token:
-            kwargs["_continue"] = token
-        body = json.loads(call(**kwargs).data or b"{}")
-        yield body.get("items") or []
-        token = (body.get("metadata") or {}).get("continue")
-        if not token:
-            return
 
 
 def load_live(
@@ -208,6 +232,9 @@ def load_live(
     page_size: int = 500,
 ) -> Snapshot:
     """List Nodes, DaemonSets, Pods and Events (all namespaces) through the API, read-only.
+
+    ``timeout``: seconds for each request as a whole (connection, headers and body; a 429/503
+    retry is a new request). ``page_size``: objects per page (``limit``).
 
     Raises:
         SourceError: no usable kubeconfig/context, 401, 403 on Nodes, a timeout, no connection.
@@ -233,7 +260,7 @@ def load_live(
             attr, what = LISTS[kind]
             try:
                 snapshot.read.add(kind)  # an empty list was read too
-                for items in _pages(call, timeout, page_size):  # each page reduced as it arrives, then dropped
+                for items in pages(call, timeout, page_size):  # each page reduced as it arrives, then dropped
                     for i, item in enumerate(items):
                         _add_item(snapshot, item, kind, what, i)
             except ApiException as err:
@@ -249,13 +276,26 @@ def load_live(
                 if err.status == 403:
                     raise SourceError(f"{what} at {host}: 403 Forbidden; the audit needs to list nodes: "
                                       "bind the ClusterRole of gpupool audit --print-rbac") from None
-                raise SourceError(f"{what} at {host}: HTTP {err.status} {err.reason}; check the API server "
-                                  "and the kubeconfig") from None
+                failed = f"HTTP {err.status} {escape_control(err.reason)}"
+                if kind != "Node":
+                    snapshot.unread.append(f"{what}: {failed}; the list was not read")
+                    continue
+                raise SourceError(f"{what} at {host}: {failed}; check the API server and the kubeconfig") from None
+            except (PagingError, PageTooLarge) as err:
+                snapshot.drop(kind)
+                if kind != "Node":
+                    snapshot.unread.append(f"{what}: {err}; the list was not read")
+                    continue
+                raise SourceError(f"{what} at {host}: {err}; check the API server (is it a Kubernetes API "
+                                  "server?)") from None
             except json.JSONDecodeError as err:
                 snapshot.drop(kind)
                 raise SourceError(f"{what} at {host}: the answer is not JSON ({err}); is this a Kubernetes API "
                                   "server?") from None
         _load_admission(snapshot, api, timeout)
+    except RequestTimeout:
+        raise SourceError(f"{what} at {host}: timed out (limit {timeout:g} s) before the whole answer came; check the "
+                          "network path to the API server or raise --timeout") from None
     except urllib3.exceptions.HTTPError as err:
         reason = getattr(err, "reason", None) or err
         text = "timed out" if "timed out" in str(reason).lower() else f"failed ({str(reason).splitlines()[0]})"

@@ -4,7 +4,7 @@
     gpupool render --stack prod --out DIR [--json] [--fail-on LEVEL] [--project-dir DIR] [--policy-pack-config FILE]
     gpupool validate --stack dev [--json] [--project-dir DIR]
     gpupool check --project-dir DIR --stack S [--json] [--fail-on LEVEL] [--policy-pack-config FILE] [--html OUT]
-                  [--python PATH] [--strict] [--helm PATH] [--fetch-charts] [--render-timeout S]
+                  [--python PATH] [--program-timeout S] [--strict] [--helm PATH] [--fetch-charts] [--render-timeout S]
     gpupool policy-pack --out DIR [--requirement SPEC] [--layout per-rule|per-level] [--json]
     gpupool schema [--out FILE]
     gpupool completion bash|zsh|tcsh
@@ -181,6 +181,8 @@ def _parser() -> argparse.ArgumentParser:
                     "else gpupool's own); gpu-node-pool must be installed there")
     ck.add_argument("--html", default=None, metavar="OUT",
                     help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
+    ck.add_argument("--program-timeout", type=_positive_seconds, default=300.0, metavar="S",
+                    help="seconds the program may run (in its child process) before it is stopped (default 300)")
     sc = sub.add_parser(
         "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
     )
@@ -380,11 +382,23 @@ def _policy_pack(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _positive_seconds(text: str) -> float:
+    """``--program-timeout``'s value: a finite number of seconds above 0 (argparse reports anything else, exit 64)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds above 0, e.g. 300")
+    return value
+
+
 def _check(args: argparse.Namespace) -> int:
     from ..plan import check as check_mod
 
     result = check_mod.check_project(args.stack, args.project_dir, policy_config=_policy_config(args),
-                                     expand=expand_options(args), python=args.python)
+                                     expand=expand_options(args), python=args.python,
+                                     program_timeout=args.program_timeout)
     code = result.exit_code_at(args.fail_on)
     _write_html(args, result)
     if _output_format(args) == "sarif":

@@ -16,6 +16,7 @@ from pydantic import (
 
 from ..registry import all_backends
 from ..registry import names as backend_names
+from ..sdk.yaml_bounded import AliasExpansionError, check_expansion
 from .common import TaintConfig
 from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
@@ -166,49 +167,9 @@ def validate_stack_config(
 MAX_EXPANDED_VALUES = 50_000
 
 
-class AliasExpansionError(yaml.YAMLError):
-    """A document whose aliases expand past :data:`MAX_EXPANDED_VALUES` values, or into themselves."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line, self.message = line, message
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [n for pair in node.value for n in pair]
-    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
-
-
 def _check_alias_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES) -> None:
-    """Raise :class:`AliasExpansionError` at the first node (in the composed graph, where an alias is
-    the anchored node itself) that expands to more than ``limit`` values, or that contains itself.
-    Linear in the nodes written: each node's expanded size is computed once."""
-    sizes: dict[int, int] = {}
-    ancestors: set[int] = set()
-    todo: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while todo:
-        node, children_done = todo.pop()
-        key = id(node)
-        if children_done:
-            ancestors.discard(key)
-            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
-            if sizes[key] > limit:
-                raise AliasExpansionError(node.start_mark.line + 1, (
-                    f"this value expands through its aliases (*name) to more than {limit} values; a stack "
-                    "config needs a few hundred: write the values out or use fewer aliases"))
-            continue
-        if key in sizes:
-            continue
-        ancestors.add(key)
-        todo.append((node, True))
-        for child in _children(node):
-            if id(child) in ancestors:
-                raise AliasExpansionError(child.start_mark.line + 1, (
-                    "an alias (*name) inside the value its anchor (&name) names: the value would contain "
-                    "itself; write the value out"))
-            if id(child) not in sizes:
-                todo.append((child, False))
+    """:func:`gpu_node_pool.sdk.yaml_bounded.check_expansion` with the stack file's bound and advice."""
+    check_expansion(root, limit, "a stack config needs a few hundred: write the values out or use fewer aliases")
 
 
 class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when built with it

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from ..sdk.yaml_bounded import load_bounded
 from .result import Expanded, NotJudged, find_unknown
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def expand_addon(
     config: Any = {}
     if config_text:
         try:
-            config = yaml.load(str(config_text), Loader=yaml.CSafeLoader) if not isinstance(config_text, Mapping) else config_text
+            config = load_bounded(str(config_text)) if not isinstance(config_text, Mapping) else config_text
         except yaml.YAMLError as e:
             first = str(e).splitlines()[0] if str(e) else "not JSON or YAML"
             return not_judged(f"configurationValues is not JSON/YAML: {first}", "give configurationValues as a JSON object string (json.dumps)")

@@ -31,7 +31,8 @@ Otherwise the chart is not reachable and the resource is :class:`NotJudged`.
 Helm runs with ``HELM_CACHE_HOME``, ``HELM_CONFIG_HOME`` and ``HELM_DATA_HOME`` in a private
 temporary directory per renderer (every other ``HELM_*`` variable removed), so a user's repos,
 plugins and registry logins never change a result. A render is killed after ``timeout``
-seconds (default 30). Renders are cached per renderer by every argument that reaches Helm
+seconds (default 30), with every process it started in its group, and stopped after
+:data:`MAX_MANIFEST_BYTES` of output (:func:`.run_bounded.run_bounded`). Renders are cached per renderer by every argument that reaches Helm
 (chart, version, repository, values digest, release name, namespace, Kubernetes version, CRDs).
 """
 
@@ -42,8 +43,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
-import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -53,9 +52,15 @@ from typing import Any
 import yaml
 
 from ..sdk.files import read_input_text
+from ..sdk.yaml_bounded import load_all_bounded
 from .result import Expanded, NotJudged, find_unknown
+from .run_bounded import run_bounded
 
-__all__ = ["HelmRenderer", "CHART_TYPES", "DEFAULT_TIMEOUT", "parse_manifests", "helm_error_line", "find_helm"]
+__all__ = ["HelmRenderer", "CHART_TYPES", "DEFAULT_TIMEOUT", "MAX_MANIFEST_BYTES", "parse_manifests", "helm_error_line",
+           "find_helm"]
+
+#: Most bytes of manifests one ``helm template`` may print; a larger output is stopped and not judged.
+MAX_MANIFEST_BYTES = 64 << 20
 
 CHART_TYPES = ("kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Release")
 DEFAULT_TIMEOUT = 30.0
@@ -100,11 +105,12 @@ def parse_manifests(text: str) -> list[dict[str, Any]]:
     """Kubernetes objects from a multi-document YAML stream; empty documents dropped, ``*List`` kinds flattened.
 
     Raises:
-        yaml.YAMLError: the stream is not YAML.
+        yaml.YAMLError: the stream is not YAML, or a document's aliases expand past
+            :data:`gpu_node_pool.sdk.yaml_bounded.MAX_EXPANDED_VALUES` values.
         ValueError: a document is not a mapping with ``apiVersion`` and ``kind``.
     """
     out: list[dict[str, Any]] = []
-    for doc in yaml.load_all(text, Loader=yaml.CSafeLoader):
+    for doc in load_all_bounded(text):
         _collect(doc, out)
     return out
 
@@ -352,19 +358,28 @@ class HelmRenderer:
                 path.write_text(doc)
                 cmd += ["-f", str(path)]
             self.runs += 1
-            code, out_raw, err_raw, timed_out = _run_killable(cmd, env, self.timeout)
+            run = run_bounded(cmd, env, self.timeout, max_stdout=MAX_MANIFEST_BYTES)
+            out_raw, err_raw = run.stdout, run.stderr
             out, err = out_raw.decode("utf-8", errors="replace"), err_raw.decode("utf-8", errors="replace")
         finally:
             shutil.rmtree(work, ignore_errors=True)
         label = f"chart {source.ref!r}" + (f" {version}" if version else "")
-        if timed_out:
+        if run.too_large == "stdout":
+            return NotJudged(
+                who,
+                type_token,
+                f"helm template of {label} printed more than {MAX_MANIFEST_BYTES // (1 << 20)} MiB of manifests "
+                "and was stopped",
+                "check the chart's values (a loop or a huge value); render it with `helm template` to see its size",
+            )
+        if run.timed_out:
             return NotJudged(
                 who,
                 type_token,
                 f"helm template of {label} did not finish within {self.timeout:g} s and was killed",
                 "raise the render timeout, or check the chart renders quickly with `helm template`",
             )
-        if code != 0:
+        if run.code != 0:
             return NotJudged(
                 who,
                 type_token,
@@ -392,24 +407,6 @@ def _not_utf8(raw: bytes) -> bool:
     except UnicodeDecodeError:
         return True
     return False
-
-
-def _run_killable(cmd: list[str], env: Mapping[str, str], timeout: float) -> tuple[int, bytes, bytes, bool]:
-    """Run ``cmd`` in its own process group; on timeout kill that group (helm and anything it started).
-    Returns ``(exit code, stdout bytes, stderr bytes, timed out)``: the caller decodes them."""
-    proc = subprocess.Popen(
-        cmd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return proc.returncode, out, err, False
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()
-        return -9, b"", b"", True
 
 
 def _local_chart_version(source: _Source) -> str | None:

@@ -33,9 +33,8 @@ from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
 from ..sdk.terminal import terminal_text
-from .check_child import record_here
 from .expand import ExpandOptions, expand_plan, finish_plan, not_judged_lines
-from .interpreter import Interpreter, choose_interpreter, record_in_child
+from .interpreter import DEFAULT_PROGRAM_TIMEOUT, Interpreter, choose_interpreter, record_in_child
 
 __all__ = ["CheckResult", "check_project", "to_json"]
 
@@ -103,6 +102,7 @@ def check_project(
     policy_config: Any = None,
     expand: ExpandOptions | None = None,
     python: str | None = None,
+    program_timeout: float = DEFAULT_PROGRAM_TIMEOUT,
 ) -> CheckResult:
     """Run the project's program for ``stack`` under mocks; open its charts and YAML; find its GPU pools; judge it.
 
@@ -111,8 +111,9 @@ def check_project(
     and EKS add-ons (:func:`.expand.expand_plan` with ``expand``: ``--helm``, ``--fetch-charts``,
     ``--render-timeout``, ``--strict``), evaluate the pack, and report what was not judged
     (:func:`.expand.finish_plan`, ``resources-judged``). Relative chart, values and manifest paths are
-    relative to the project directory. The program runs in the interpreter of
-    :func:`.interpreter.choose_interpreter` (``python``: ``--python``).
+    relative to the project directory. The program runs in a child process of the interpreter of
+    :func:`.interpreter.choose_interpreter` (``python``: ``--python``), stopped after
+    ``program_timeout`` seconds (``--program-timeout``).
 
     Raises:
         FileNotFoundError: no ``Pulumi.yaml`` or stack file.
@@ -130,7 +131,8 @@ def check_project(
         result.interpreter = interpreter.to_dict()
         found = read_stack(project, stack)
         config, secrets = found.config, found.secrets
-        result.resources, collected = _record(interpreter, program, project, config, secrets, stack, result.project)
+        result.resources, collected = _record(interpreter, program, project, config, secrets, stack, result.project,
+                                              program_timeout)
     except ConfigError as err:
         result.config_issues = found.locate(err.issues) if found is not None else err.issues
         return result
@@ -166,19 +168,19 @@ def _locate_in_program(result: CheckResult, project: Path) -> None:
 
 
 def _record(interpreter: Interpreter, program: Path, project: Path, config: dict[str, Any], secrets: list[str],
-            stack: str, name: str) -> tuple[list[Recorded], list[NotJudged]]:
-    """``(resources, not judged while it ran)`` of the program, in-process or in the interpreter's child.
+            stack: str, name: str, timeout: float) -> tuple[list[Recorded], list[NotJudged]]:
+    """``(resources, not judged while it ran)`` of the program, run in a child of the interpreter
+    (:func:`.interpreter.record_in_child`, stopped after ``timeout`` seconds).
 
     Raises:
-        ConfigError: the program raised or its config is wrong (one line), or the child cannot import us.
+        ConfigError: the program raised, ended its Python early or hung, or its config is wrong (one
+            line), or the child cannot import us.
     """
-    if not interpreter.in_process:
-        answer = record_in_child(interpreter, {"program": str(program), "config": config, "secrets": secrets,
-                                               "stack": stack, "project": name}, project)
-        if "configIssues" in answer:
-            raise ConfigError([ConfigIssue(i["path"], i["message"]) for i in answer["configIssues"]], str(program))
-        return [Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]]
-    return record_here(program, config, secrets, stack, name)
+    answer = record_in_child(interpreter, {"program": str(program), "config": config, "secrets": secrets,
+                                           "stack": stack, "project": name}, project, timeout)
+    if "configIssues" in answer:
+        raise ConfigError([ConfigIssue(i["path"], i["message"]) for i in answer["configIssues"]], str(program))
+    return [Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]]
 
 
 def _component_of(res: Any) -> str | None:
@@ -256,8 +258,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
 def _interpreter_lines(interpreter: dict[str, Any] | None) -> list[str]:
     if not interpreter:
         return []
-    where = "gpupool's own process" if interpreter["inProcess"] else "a child process"
-    lines = [f"program ran in {interpreter['python']} ({interpreter['from']}; {where})"]
+    lines = [f"program ran in {interpreter['python']} ({interpreter['from']}; a child process)"]
     if interpreter["note"]:
         lines.append(f"  note: {interpreter['note']}")
     return lines

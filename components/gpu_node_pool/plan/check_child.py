@@ -1,8 +1,8 @@
 """The child side of ``gpupool check`` in the project's own interpreter: record the program, write JSON.
 
-When ``Pulumi.yaml`` names a virtualenv (``runtime.options.virtualenv``) or ``--python`` is given,
-``gpupool check`` runs the program in THAT Python (where its dependencies are installed), so the
-program cannot run in gpupool's process. The parent (:mod:`gpu_node_pool.plan.interpreter`) starts
+``gpupool check`` always runs the program in a child process: of the Python ``Pulumi.yaml`` names
+(``runtime.options.virtualenv``, where its dependencies are installed), of ``--python``, or of
+gpupool's own; so the program's ``os._exit``, hang or output never reaches gpupool's process. The parent (:mod:`gpu_node_pool.plan.interpreter`) starts
 ``<python> -c BOOT REQUEST ANSWER``; this module reads the request, runs the program under the same
 Pulumi mocks as the plan (:func:`gpu_node_pool.plan.run.record_program` inside
 :func:`gpu_node_pool.plan.expand.offline_yaml`) and writes the answer. The parent expands charts and

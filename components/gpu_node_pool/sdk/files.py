@@ -19,7 +19,11 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["NotRegularFileError", "html_page_head", "json_schema_head", "read_input_text", "write_output_text"]
+__all__ = ["MAX_INPUT_BYTES", "FileTooLargeError", "NotRegularFileError", "html_page_head", "json_schema_head",
+           "read_input_text", "write_output_text"]
+
+#: Default largest input file read whole, in bytes (a values file or a config is kilobytes).
+MAX_INPUT_BYTES = 64 << 20
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
@@ -29,14 +33,21 @@ class NotRegularFileError(OSError):
     """The path names something other than a regular file; ``strerror`` says what it is."""
 
 
-def read_input_text(path: str | os.PathLike[str]) -> tuple[str, str | None]:
+class FileTooLargeError(OSError):
+    """The file is larger than the reader's bound; ``strerror`` says both sizes."""
+
+
+def read_input_text(path: str | os.PathLike[str], max_bytes: int = MAX_INPUT_BYTES) -> tuple[str, str | None]:
     """The text of the regular file at ``path`` and, when it is not UTF-8, a note saying so.
+
+    At most ``max_bytes`` bytes are read; a larger file is refused, not read.
 
     Returns ``(text, note)``: bytes that are not UTF-8 are decoded as U+FFFD (``errors="replace"``)
     and ``note`` names the first such byte and its offset; ``note`` is None for UTF-8 files.
 
     Raises:
         NotRegularFileError: ``path`` is a directory, FIFO, socket or device (``filename`` set).
+        FileTooLargeError: it holds more than ``max_bytes`` bytes.
         OSError: it cannot be opened or read (missing, no permission).
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -49,7 +60,9 @@ def read_input_text(path: str | os.PathLike[str]) -> tuple[str, str | None]:
         os.close(fd)
         raise
     with os.fdopen(fd, "rb") as fh:
-        data = fh.read()
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise FileTooLargeError(errno.EFBIG, f"is larger than {max_bytes} bytes, the most read", str(path))
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as err:

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["escape_control", "terminal_text"]
+__all__ = ["MAX_SHOWN", "escape_control", "shown", "terminal_text"]
+
+#: Characters of a value shown in a message before it is cut (:func:`shown`).
+MAX_SHOWN = 80
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
@@ -46,3 +49,22 @@ def terminal_text(lines: Iterable[object]) -> str:
     an item is shown as ``\\n``, never as a line break.
     """
     return "\n".join(escape_control(line) for line in lines)
+
+
+def shown(value: object, *, quote: bool = True, limit: int = MAX_SHOWN) -> str:
+    """``value`` as a message shows it: ``repr`` (or ``str`` with ``quote=False``), cut after
+    ``limit`` characters with its full length said (``'aaaa...' (5000000 characters)``).
+
+    The ``repr`` of a container is built only up to the cut (a list of 10,000 tolerations is not
+    rendered whole to show 80 characters of it).
+    """
+    if isinstance(value, str):
+        head = value[: limit + 1]
+        text = repr(head) if quote else head
+        if len(value) <= limit:
+            return text
+        return f"{repr(value[:limit]) if quote else value[:limit]}... ({len(value)} characters)"
+    if isinstance(value, (list, tuple, dict, set)) and len(value) > limit:
+        return f"{type(value).__name__} of {len(value)} items"
+    text = repr(value) if quote else str(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"

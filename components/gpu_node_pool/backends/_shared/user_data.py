@@ -42,10 +42,10 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import gzip
 import re
 import shlex
 import tomllib
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email import message_from_string
@@ -55,6 +55,7 @@ import yaml
 
 from ...k8s.patterns import full_match
 from ...k8s.taints import Taint
+from ...sdk.yaml_bounded import load_all_bounded
 
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
     pass
@@ -73,8 +74,30 @@ from .registration import (
 _B64_RE = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 
 
+#: Most characters of decoded user data read (EC2 takes at most 16 KB of user data before base64,
+#: https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html; gzip may expand it). Past
+#: it, only the first MAX_USER_DATA_CHARS are read and :func:`read_registration` refuses it.
+MAX_USER_DATA_CHARS = 1 << 20
+
+
+class UserDataError(ValueError):
+    """User data the registration readers cannot read: too large, YAML that does not parse, or a
+    part whose fields have the wrong shape (``registerWithTaints: oops``). The message says which."""
+
+
+def _gunzip(raw: bytes) -> bytes | None:
+    """``raw`` decompressed, at most :data:`MAX_USER_DATA_CHARS` + 1 bytes of it (a gzip bomb is
+    not expanded whole); None when it is not gzip."""
+    try:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        return inflater.decompress(raw, MAX_USER_DATA_CHARS + 1)
+    except zlib.error:
+        return None
+
+
 def decode_user_data(user_data: str | bytes) -> str:
-    """User data as text: base64 (as EC2 launch templates hold it) and gzip are undone."""
+    """User data as text: base64 (as EC2 launch templates hold it) and gzip are undone (gzip
+    expanded to :data:`MAX_USER_DATA_CHARS` + 1 bytes at most)."""
     if not isinstance(user_data, str | bytes):
         return ""
     raw: bytes | None = user_data if isinstance(user_data, bytes) else None
@@ -88,10 +111,12 @@ def decode_user_data(user_data: str | bytes) -> str:
     if raw is None:
         return str(user_data)
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError):
+        inflated = _gunzip(raw)
+        if inflated is None:
             return user_data if isinstance(user_data, str) else ""
+        if len(inflated) > MAX_USER_DATA_CHARS:  # cut: refused by the readers as too large
+            return inflated.decode("utf-8", "replace")
+        raw = inflated
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -147,8 +172,16 @@ def _expand_args(tokens: Sequence[str]) -> list[str]:
     return out
 
 
+#: Longest shell line split into words (Python's ``shlex`` builds a word a character at a time,
+#: quadratic in its length: a 1 MB quoted word takes 40 s). EC2 user data is 16 KB in all.
+MAX_SHELL_LINE = 1 << 16
+
+
 def _read_shell(text: str, found: _Found) -> None:
     for line in text.replace("\\\n", " ").splitlines():
+        if len(line) > MAX_SHELL_LINE:
+            raise UserDataError(f"a shell line of {len(line)} characters is not read (at most {MAX_SHELL_LINE}); "
+                                "EC2 takes 16 KB of user data")
         try:
             tokens = shlex.split(line, comments=True)
         except ValueError:
@@ -158,6 +191,15 @@ def _read_shell(text: str, found: _Found) -> None:
 
 #: libyaml's safe loader when PyYAML has it (five times faster on nodeadm user data), else PyYAML's.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _taints(value: Any, where: str) -> list[Taint]:
+    """The taints of a config file's taint list (``None``: none); anything but a list is refused."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise UserDataError(f"{where} is {type(value).__name__} {str(value)[:40]!r}, not a list of taints")
+    return [Taint.from_k8s(t) for t in value]
 
 
 def _read_yaml_docs(docs: Iterable[Any], found: _Found) -> bool:
@@ -172,15 +214,18 @@ def _read_yaml_docs(docs: Iterable[Any], found: _Found) -> bool:
             kubelet = ((doc.get("spec") or {}).get("kubelet")) or {}
             config = kubelet.get("config") or {}
             if "registerWithTaints" in config:  # later NodeConfig parts override earlier ones
-                found.config_taints = [Taint.from_k8s(t) for t in config.get("registerWithTaints") or []]
+                found.config_taints = _taints(config.get("registerWithTaints"), "NodeConfig spec.kubelet.config.registerWithTaints")
             for flag in kubelet.get("flags") or []:  # nodeadm appends flags of every part
+                if len(str(flag)) > MAX_SHELL_LINE:
+                    raise UserDataError(f"a kubelet flag of {len(str(flag))} characters is not read (at most "
+                                        f"{MAX_SHELL_LINE})")
                 found.flags += _expand_args(shlex.split(str(flag)))
         elif kind == "JoinConfiguration":
             seen = True
             found.formats.append("kubeadm")
             registration = doc.get("nodeRegistration") or {}
             if "taints" in registration:
-                found.config_taints = [Taint.from_k8s(t) for t in registration.get("taints") or []]
+                found.config_taints = _taints(registration.get("taints"), "JoinConfiguration nodeRegistration.taints")
             extra = registration.get("kubeletExtraArgs") or []
             items = extra.items() if isinstance(extra, Mapping) else ((a.get("name"), a.get("value")) for a in extra)
             found.flags += [f"--{name}={value}" for name, value in items]
@@ -188,7 +233,7 @@ def _read_yaml_docs(docs: Iterable[Any], found: _Found) -> bool:
             seen = True
             found.formats.append("kubelet")
             if "registerWithTaints" in doc:
-                found.config_taints = [Taint.from_k8s(t) for t in doc.get("registerWithTaints") or []]
+                found.config_taints = _taints(doc.get("registerWithTaints"), "KubeletConfiguration registerWithTaints")
     return seen
 
 
@@ -227,7 +272,7 @@ def _read_text(text: str, found: _Found) -> None:
     if parts is not None:
         for content_type, body in parts:
             if content_type == NODEADM_CONTENT_TYPE:
-                _read_yaml_docs(yaml.load_all(body, Loader=_LOADER), found)
+                _read_yaml_docs(load_all_bounded(body), found)
             else:
                 _read_text(body, found)
         return
@@ -251,7 +296,7 @@ def _read_text(text: str, found: _Found) -> None:
         _read_bottlerocket(settings, found)
         return
     try:
-        if _read_yaml_docs(list(yaml.load_all(text, Loader=_LOADER)), found):
+        if _read_yaml_docs(list(load_all_bounded(text)), found):
             return
     except yaml.YAMLError:
         pass
@@ -273,8 +318,20 @@ def _found(user_data: str | bytes | None) -> _Found:
 def _found_in_text(text: str) -> _Found:
     """:func:`_found` of decoded user data (a pure function of the text; a read that raises, e.g.
     ``TaintError``, is not kept and raises again)."""
+    if len(text) > MAX_USER_DATA_CHARS:
+        raise UserDataError(f"user data of more than {MAX_USER_DATA_CHARS} characters (decoded) is not read; EC2 "
+                            "takes 16 KB of user data")
     found = _Found()
-    _read_text(text, found)
+    try:
+        _read_text(text, found)
+    except yaml.YAMLError as err:
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise UserDataError(f"a YAML part of the user data does not parse ({first})") from None
+    except (AttributeError, TypeError, KeyError, IndexError) as err:
+        raise UserDataError(f"a part of the user data has a field of the wrong shape ({type(err).__name__}: "
+                            f"{str(err)[:120]})") from None
+    except RecursionError:
+        raise UserDataError("the user data nests MIME parts too deeply to read") from None
     return found
 
 
@@ -295,6 +352,7 @@ def read_registration(user_data: str | bytes | None) -> Registration:
     Raises:
         TaintError: a taint that does not parse (e.g. the EKS effect spelling, no effect) or
             a duplicate key and effect.
+        UserDataError: user data that cannot be read (:class:`UserDataError`).
         ValueError: a ``--node-labels`` entry without ``=``, or invalid label syntax.
     """
     return _found(user_data).registration()

@@ -1,0 +1,120 @@
+"""Run a command (``helm template``) with its time and its output bounded.
+
+:func:`run_bounded` starts the command in its own session (a new process group), reads its
+stdout and stderr as they come, and stops at the first of:
+
+- both pipes at end of file (the normal end);
+- the deadline (``timeout`` seconds from the start);
+- more than ``max_stdout`` bytes on stdout or ``max_stderr`` on stderr (the rest is not read);
+- the command has exited but something it started still holds a pipe open: that is waited for
+  :data:`EXIT_GRACE` seconds at most, not until the deadline or the grandchild's end.
+
+Whenever it stops before both pipes ended, the whole process group is killed (``SIGKILL``: the
+command and every process it started that stayed in its group) and the pipes are closed: a
+grandchild that left the group and keeps a pipe open cannot stretch the wait either, as nothing
+waits for its end of file any more. Pure stdlib (``selectors``); POSIX.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["EXIT_GRACE", "Outcome", "run_bounded"]
+
+#: Seconds a pipe may stay open after the command exited.
+EXIT_GRACE = 1.0
+_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a bounded run ended.
+
+    Attributes:
+        code: the command's exit status (negative: the signal that ended it); None when it was
+            killed before exiting.
+        stdout, stderr: what was read (at most the caps).
+        timed_out: the deadline passed first.
+        too_large: ``"stdout"`` or ``"stderr"`` when that stream passed its cap, else ``""``.
+    """
+
+    code: int | None
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool = False
+    too_large: str = ""
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_bounded(cmd: Sequence[str], env: Mapping[str, str], timeout: float, *, max_stdout: int,
+                max_stderr: int = 1 << 20, cwd: str | os.PathLike[str] | None = None) -> Outcome:
+    """Run ``cmd`` (no shell, stdin closed, in ``cwd`` when given) under the bounds of the module docstring.
+
+    Raises:
+        OSError: the command cannot be started (missing, not executable).
+    """
+    proc = subprocess.Popen(list(cmd), env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,  # noqa: S603
+                            stderr=subprocess.PIPE, start_new_session=True, cwd=cwd)
+    assert proc.stdout is not None and proc.stderr is not None
+    caps = {proc.stdout: ("stdout", max_stdout), proc.stderr: ("stderr", max_stderr)}
+    data: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
+    deadline = time.monotonic() + timeout
+    exited_at: float | None = None
+    timed_out, too_large = False, ""
+    with selectors.DefaultSelector() as sel:
+        for pipe in caps:
+            os.set_blocking(pipe.fileno(), False)
+            sel.register(pipe, selectors.EVENT_READ)
+        while sel.get_map():
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if now >= deadline:
+                timed_out = True
+                break
+            if exited_at is not None and now - exited_at >= EXIT_GRACE:
+                break
+            wait = deadline - now if exited_at is None else min(deadline - now, EXIT_GRACE - (now - exited_at))
+            for key, _ in sel.select(timeout=min(wait, 0.2)):
+                name, cap = caps[key.fileobj]  # type: ignore[index]
+                try:
+                    chunk = os.read(key.fd, _CHUNK)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                data[name] += chunk
+                if len(data[name]) > cap:
+                    del data[name][cap:]
+                    too_large = name
+                    break
+            if too_large:
+                break
+        unfinished = bool(sel.get_map())
+    if unfinished or timed_out or too_large:
+        _kill_group(proc)
+    for pipe in caps:
+        pipe.close()
+    try:
+        code: int | None = proc.wait(timeout=max(0.0, deadline - time.monotonic()) + EXIT_GRACE)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.kill()
+        proc.wait()
+        code = None
+    if timed_out or too_large:
+        code = None
+    return Outcome(code, bytes(data["stdout"]), bytes(data["stderr"]), timed_out, too_large)

@@ -1,0 +1,108 @@
+"""YAML from outside the product, loaded with its alias expansion bounded.
+
+PyYAML builds an alias (``*name``) as a reference to its anchor's value, so nine levels of ten
+aliases each (the "billion laughs") load in microseconds into a graph that expands to 10^9
+values; every reader that walks it, copies it or prints it then never ends. :func:`check_expansion`
+computes, in one pass linear in the nodes written, how many values each node of a composed
+document expands to, and refuses one past a limit, or an alias inside its own anchor. The
+loaders here (PyYAML's safe loader, libyaml's C parser when PyYAML was built with it) apply it
+to every document before constructing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+__all__ = ["MAX_EXPANDED_VALUES", "AliasExpansionError", "check_expansion", "load_all_bounded", "load_bounded"]
+
+#: Most values one document may expand to through its aliases. A Kubernetes manifest or a
+#: cluster dump of thousands of objects writes its values out; aliases that multiply them are
+#: refused past this.
+MAX_EXPANDED_VALUES = 5_000_000
+
+_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class AliasExpansionError(yaml.YAMLError):
+    """A document whose aliases expand past the limit, or into themselves; ``line`` is 1-based."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line, self.message = line, message
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES, advice: str = "write the values out") -> None:
+    """Raise :class:`AliasExpansionError` at the first node (in the composed graph, where an alias is
+    the anchored node itself) that expands to more than ``limit`` values, or that contains itself.
+    ``advice`` ends the message (what the reader should do). Linear in the nodes written."""
+    sizes: dict[int, int] = {}
+    ancestors: set[int] = set()
+    todo: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while todo:
+        node, children_done = todo.pop()
+        key = id(node)
+        if children_done:
+            ancestors.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > limit:
+                raise AliasExpansionError(node.start_mark.line + 1, (
+                    f"this value expands through its aliases (*name) to more than {limit} values; {advice}"))
+            continue
+        if key in sizes:
+            continue
+        ancestors.add(key)
+        todo.append((node, True))
+        for child in _children(node):
+            if id(child) in ancestors:
+                raise AliasExpansionError(child.start_mark.line + 1, (
+                    "an alias (*name) inside the value its anchor (&name) names: the value would contain "
+                    "itself; write the value out"))
+            if id(child) not in sizes:
+                todo.append((child, False))
+
+
+class _BoundedLoader(_BASE):  # type: ignore[misc, valid-type]
+    """The safe loader, each document's expansion checked (:func:`check_expansion`) before it is built."""
+
+    limit = MAX_EXPANDED_VALUES
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        check_expansion(node, self.limit)
+        return self.construct_document(node)
+
+    def get_data(self) -> Any:
+        node = self.get_node()
+        if node is None:
+            return None
+        check_expansion(node, self.limit)
+        return self.construct_document(node)
+
+
+def load_bounded(text: str) -> Any:
+    """One YAML document, as ``yaml.safe_load`` gives it, aliases bounded.
+
+    Raises:
+        AliasExpansionError: past :data:`MAX_EXPANDED_VALUES`, or an alias in its own anchor.
+        yaml.YAMLError: not YAML.
+    """
+    return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a subclass of the safe loader
+
+
+def load_all_bounded(text: str) -> Iterator[Any]:
+    """Each document of a YAML stream, as ``yaml.safe_load_all`` gives them, aliases bounded per document.
+
+    Raises: as :func:`load_bounded`, when the document is reached.
+    """
+    return yaml.load_all(text, Loader=_BoundedLoader)  # noqa: S506 - a subclass of the safe loader

@@ -1,0 +1,53 @@
+"""``gpupool check`` always runs the program in a child process: a program that ends its Python early
+or hangs is a clear error (never a silent pass, never a hang), and what it prints never mixes into
+``--json``."""
+
+from __future__ import annotations
+
+import json
+
+from test_check import copy_project
+
+from gpu_node_pool.cli import commands as cli
+
+
+def _prepend(project, code: str) -> None:
+    main = project / "__main__.py"
+    main.write_text(code + main.read_text())
+
+
+def test_a_program_that_calls_os_exit_0_is_an_error_not_a_pass(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    _prepend(project, "import os\nos._exit(0)\n")
+    code = cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
+    out = capsys.readouterr().out
+    doc = json.loads(out)
+    [error] = doc["configErrors"]
+    assert code == 2 and doc["exitCode"] == 2
+    assert "the program ended its Python (exit 0) before it finished running: nothing was recorded" in error["message"]
+
+
+def test_a_program_that_hangs_is_stopped_at_the_program_timeout(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    _prepend(project, "import time\ntime.sleep(600)\n")
+    code = cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--program-timeout", "3"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "did not finish within 3 s and was stopped" in captured.out + captured.err
+    assert "--program-timeout" in captured.out + captured.err
+
+
+def test_what_the_program_prints_goes_to_stderr_and_json_stays_one_document(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    _prepend(project, "import sys\nprint('{\"exitCode\": 0, \"forged\": true}')\nprint('to stderr', file=sys.stderr)\n")
+    code = cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)  # exactly one JSON document on stdout
+    assert "forged" not in doc and doc["exitCode"] == code == 1
+    assert '{"exitCode": 0, "forged": true}' in captured.err and "to stderr" in captured.err
+    assert doc["interpreter"]["inProcess"] is False
+
+
+def test_a_program_timeout_that_is_not_a_number_is_a_usage_error(capsys, tmp_path):
+    assert cli.main(["check", "--project-dir", str(tmp_path), "--stack", "ci", "--program-timeout", "soon"]) == 64
+    assert "--program-timeout" in capsys.readouterr().err
