@@ -5,7 +5,6 @@ Skipped with the reason when ../shared/charts or ``helm`` is absent.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
@@ -14,10 +13,11 @@ from audit_cluster import acceptance_objects
 from conftest import ROOT
 
 from gpu_node_pool.audit.cluster import read_node
+from gpu_node_pool.plan.expand import locate_helm
 from gpu_node_pool.policies.daemonset_nodes import judge, read_daemonset
 
 CHARTS = ROOT.parent / "shared" / "charts"
-HELM = shutil.which("helm")
+HELM = locate_helm()
 pytestmark = [
     pytest.mark.skipif(not CHARTS.is_dir(), reason=f"{CHARTS} is absent (shared test data)"),
     pytest.mark.skipif(HELM is None, reason="helm is not on PATH; see ../shared/charts/SOURCE.md for a Helm without internet"),

@@ -13,11 +13,12 @@ from conftest import ROOT
 from gpu_node_pool.expand import is_device_plugin_chart, is_device_plugin_daemonset
 from gpu_node_pool.expand.helm import HelmRenderer, helm_error_line
 from gpu_node_pool.expand.result import Expanded, NotJudged
+from gpu_node_pool.plan.expand import locate_helm
 
 # ../shared beside the repo (a git worktree under wt/ finds it one level further up).
 CHARTS = next((d / "shared" / "charts" for d in (ROOT.parent, ROOT.parent.parent) if (d / "shared" / "charts").is_dir()),
               ROOT.parent / "shared" / "charts")
-HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").is_file() else None)
+HELM = locate_helm()
 CHART = "kubernetes:helm.sh/v4:Chart"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 UNKNOWN = "(known after apply)"

@@ -4,7 +4,6 @@ chart (../shared/charts/gpu-operator, skipped with the reason without helm or th
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
@@ -14,12 +13,13 @@ from conftest import ROOT
 
 from gpu_node_pool.expand.operator_resources import OPERATOR_KINDS, expand_custom_resource
 from gpu_node_pool.expand.result import Expanded, NotJudged
+from gpu_node_pool.plan.expand import locate_helm
 from gpu_node_pool.policies import StackResource
 from gpu_node_pool.policies import rules as d
 
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared")
 CHART = SHARED / "charts" / "gpu-operator"
-HELM = shutil.which("helm")
+HELM = locate_helm()
 
 
 def token(group, kind, version="v1"):

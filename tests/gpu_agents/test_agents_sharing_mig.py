@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.gpu_agents import mig, sharing
 from gpu_node_pool.gpu_agents.pools import AgentPool, GpuLabel, GpuSharing, MigSetting, agent_pool
 from gpu_node_pool.k8s.taints import Taint
+from gpu_node_pool.plan.expand import locate_helm
 
 #: The shared test data beside the repo; GPU_NODE_POOLS_SHARED points elsewhere (a git worktree).
 SHARED = Path(os.environ.get("GPU_NODE_POOLS_SHARED", ROOT.parent / "shared"))
@@ -130,7 +130,7 @@ def test_mig_autoscaler_resource():
 
 
 def test_config_map_renders_in_the_real_chart(tmp_path):
-    helm = shutil.which("helm")
+    helm = locate_helm()
     if helm is None:
         pytest.skip("helm is not on PATH (tools/install_helm.py installs it)")
     if not CHART.is_dir():

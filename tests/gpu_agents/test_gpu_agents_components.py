@@ -17,9 +17,10 @@ from conftest import ROOT
 from gpu_node_pool.k8s.taints import Toleration, tolerations_tolerate_taint
 from gpu_node_pool.k8s.wellknown import HELM_CHART_V4
 from gpu_node_pool.plan import plan_stack
+from gpu_node_pool.plan.expand import locate_helm
 
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared")
-HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").exists() else None)
+HELM = locate_helm()
 
 STACK = """
 config:

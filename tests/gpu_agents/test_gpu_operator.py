@@ -6,7 +6,6 @@ and the per-backend operand enables land in the ClusterPolicy. Skipped with the 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 
 import pytest
@@ -22,10 +21,11 @@ from gpu_node_pool.gpu_agents.gpu_operator.values import (
 )
 from gpu_node_pool.gpu_agents.pools import agent_pool
 from gpu_node_pool.k8s.taints import Toleration, tolerations_tolerate_taint
+from gpu_node_pool.plan.expand import locate_helm
 
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared")
 CHART = SHARED / "charts" / "gpu-operator"
-HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").exists() else None)
+HELM = locate_helm()
 EKS = {"name": "ml", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 import subprocess
 import tomllib
 
@@ -28,10 +27,11 @@ from gpu_node_pool.gpu_agents.gpu_operator.values import operator_values
 from gpu_node_pool.gpu_agents.mig_partitioners import OPERATOR_DEFAULT_LAYOUTS
 from gpu_node_pool.gpu_agents.pools import agent_pool
 from gpu_node_pool.k8s.wellknown import MIG_CONFIG_LABEL, NVIDIA_GPU_RESOURCE
+from gpu_node_pool.plan.expand import locate_helm
 
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared")
 CHART = SHARED / "charts" / "gpu-operator"
-HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").exists() else None)
+HELM = locate_helm()
 EKS = {"name": "ml", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
 PEM = b"-----BEGIN CERTIFICATE-----\nMIIBdummyCAfortests\n-----END CERTIFICATE-----\n"
 SELF = EKS | {"kubernetesVersion": "1.33", "apiServerEndpoint": "https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com",

@@ -20,9 +20,10 @@ from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.gpu_agents.capacity import advertised_gpus, autoscaler_resources, gke_accelerator_args
 from gpu_node_pool.k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, HELM_CHART_V4
 from gpu_node_pool.plan import plan_stack
+from gpu_node_pool.plan.expand import locate_helm
 
 SHARED = Path(os.environ.get("GPU_NODE_POOLS_SHARED") or next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared") if p.is_dir()), ROOT.parent / "shared"))
-HELM = shutil.which("helm") or (str(ROOT / "venv" / "bin" / "helm") if (ROOT / "venv" / "bin" / "helm").exists() else None)
+HELM = locate_helm()
 CA = "k8s.io/cluster-autoscaler/node-template/"
 
 STACK = """

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 
 import pytest
@@ -12,11 +11,12 @@ import yaml
 from builders import EXISTS_GPU, node_group, run
 from conftest import ROOT
 
+from gpu_node_pool.plan.expand import locate_helm
 from gpu_node_pool.policies import StackResource
 from gpu_node_pool.policies import rules as d
 
 CHARTS = ROOT.parent / "shared" / "charts"
-HELM = shutil.which("helm")
+HELM = locate_helm()
 pytestmark = [
     pytest.mark.skipif(not CHARTS.is_dir(), reason=f"{CHARTS} is absent (shared test data)"),
     pytest.mark.skipif(HELM is None, reason="helm is not on PATH; see ../shared/charts/SOURCE.md for a Helm without internet"),
