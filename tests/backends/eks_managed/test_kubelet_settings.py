@@ -76,3 +76,19 @@ def test_kubelet_settings_are_refused_on_bottlerocket_and_with_disk_size():
     cfg = base()
     cfg["pools"][0] |= {"kubelet": KUBELET, "diskSize": 200}
     assert any("diskSize cannot be set" in e for e in config_errors(cfg))
+
+
+def test_a_users_own_launch_template_is_used_as_given_and_its_user_data_is_not_judged():
+    from gpu_node_pool.config import stack_warnings
+
+    resources = declare(launchTemplate={"id": "lt-0123456789abcdef0", "version": "3"})
+    (ng,) = [r.inputs for r in resources if r.type == NG]
+    assert ng["launchTemplate"] == {"id": "lt-0123456789abcdef0", "version": "3"}
+    assert not [r for r in resources if r.type == LT]
+    cfg = base()
+    cfg["pools"][0]["launchTemplate"] = {"id": "lt-0123456789abcdef0", "version": "3"}
+    assert any(w.path == "pools[0].launchTemplate" and "not judged" in w.message
+               for w in stack_warnings(validate_stack_config(cfg)))
+    # one template per managed node group: never merged with the component's
+    cfg["pools"][0]["kubelet"] = KUBELET
+    assert any("a managed node group takes one template" in e for e in config_errors(cfg))

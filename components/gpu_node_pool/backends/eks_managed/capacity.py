@@ -70,6 +70,18 @@ def pool_problems(pool: Any) -> list[str]:
             "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html); this pool gets one for its capacity "
             "reservation, EFA or kubelet settings: remove diskSize"
         )
+    if getattr(pool, "launch_template", None) is not None and uses_launch_template(pool):
+        problems.append(
+            "launchTemplate: this pool needs the component's own launch template (for its capacity reservation, EFA "
+            "or kubelet settings) and a managed node group takes one template "
+            "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html): move those settings into your "
+            "template and drop them here, or drop launchTemplate"
+        )
+    if getattr(pool, "launch_template", None) is not None and pool.disk_size is not None:
+        problems.append(
+            "diskSize cannot be set with launchTemplate (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html): "
+            "set the root volume in your template's block device mappings"
+        )
     if getattr(pool, "kubelet", None) is not None and pool.ships_own_device_plugin:
         problems.append(
             f"kubelet: {pool.ami_type} nodes read Bottlerocket TOML settings, not a nodeadm NodeConfig "
@@ -84,6 +96,11 @@ def pool_problems(pool: Any) -> list[str]:
 def pool_warnings(pool: Any) -> list[tuple[str, str]]:
     """Valid but risky settings of one pool: ``[(sub-path, message)]``."""
     out: list[tuple[str, str]] = []
+    if getattr(pool, "launch_template", None) is not None:
+        out.append(("launchTemplate", (
+            f"{pool.launch_template.id}: only its id is known at preview, so taints or labels its user data registers "
+            "(--register-with-taints, NodeConfig registerWithTaints) are not judged; declare them as the pool's taints "
+            "and labels, which the node group carries")))
     _, unknown = unknown_type_findings(pool.instance_types, pool.allow_unknown_instance_types)
     out += [("instanceTypes", w) for w in unknown]
     for name in pool.instance_types:

@@ -30,7 +30,7 @@ from ...k8s.labels import eks_label_problem
 from .._shared.capacity import CapacityReservation, NodeRepair
 from .._shared.cluster_autoscaler import several_effects_problem
 from .._shared.efa import EfaConfig
-from .kubelet import EksKubelet
+from .kubelet import EksKubelet, UserLaunchTemplate
 
 
 class EksManagedPool(PoolBase):
@@ -49,6 +49,9 @@ class EksManagedPool(PoolBase):
     subnet_ids: list[str] | None = Field(None, min_length=1, description="Defaults to cluster.subnetIds.")
     node_role_arn: str | None = Field(None, description="Defaults to cluster.nodeRoleArn.")
     disk_size: int | None = Field(None, ge=20, le=16384, description="Root volume GiB.")
+    launch_template: UserLaunchTemplate | None = Field(
+        None, description="Your own launch template {id, version} for the node group; refused where the pool needs the component's."
+    )
     kubelet: EksKubelet | None = Field(
         None, description="AL2023: kubelet config fields and flags, merged by EKS into the nodes' NodeConfig (launch template user data)."
     )

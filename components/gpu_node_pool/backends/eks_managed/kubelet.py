@@ -26,7 +26,7 @@ from pydantic import Field, field_validator
 from ...config.common import Model, fail
 from .._shared.registration import MIME_BOUNDARY, NODEADM_API_VERSION, NODEADM_CONTENT_TYPE, block_yaml
 
-__all__ = ["EksKubelet", "user_data"]
+__all__ = ["EksKubelet", "UserLaunchTemplate", "user_data"]
 
 _SOURCE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
 _DECLARED_FLAGS = ("--register-with-taints", "--node-labels")
@@ -68,6 +68,20 @@ class EksKubelet(Model):
                     f"Autoscaler reads them there); set them in the pool's {what}, not as a kubelet flag"
                 )
         return flags
+
+
+class UserLaunchTemplate(Model):
+    """``launchTemplate``: an EC2 launch template of your own for the node group, ``{id: lt-..., version: "3"}``.
+
+    Used as given (EKS user guide launch-templates: a managed node group takes one template). The
+    component never merges two templates: a pool that needs its own (Capacity Block, ODCR, EFA,
+    ``kubelet`` settings) refuses this field. Its user data is not readable at preview (only the id is
+    known), so the plan says the registration taints and labels it may set are not judged."""
+
+    yaml_example = "{id: lt-0123456789abcdef0, version: '3'}"
+
+    id: str = Field(pattern=r"^lt-[0-9a-f]{8,17}$", description="Launch template ID, lt-...")
+    version: str = Field(pattern=r"^([0-9]+|\$Latest|\$Default)$", description="A version number, $Latest or $Default.")
 
 
 def user_data(pool: Any) -> str | None:

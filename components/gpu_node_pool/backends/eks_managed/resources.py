@@ -36,6 +36,8 @@ def wire(component: Any, name: str, pool: EksManagedPool, cluster: ClusterIdenti
         )
         args = launch_template.node_group_overrides(pool, args, template.id, template.latest_version.apply(str))
         component.launch_template = template
+    elif pool.launch_template is not None:  # the user's own template, as given (kubelet.UserLaunchTemplate)
+        args = launch_template.node_group_overrides(pool, args, pool.launch_template.id, pool.launch_template.version)
     node_group = aws.eks.NodeGroup(
         BACKEND.child_name("node_group", name),
         **args,
