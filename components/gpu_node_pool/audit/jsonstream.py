@@ -106,6 +106,8 @@ class ListStream:
                 if _maybe_cut(err, len(self._buf)) and self._fill(at_least=len(self._buf)):
                     continue  # the value goes on past the buffer: read more (doubling), decode again
                 raise self._error(err.msg, err.pos) from None
+            except RecursionError:  # nesting deeper than the decoder's stack: no Kubernetes object is
+                raise self._error("Nesting too deep (no Kubernetes object nests this deep)", self._pos) from None
             if end == len(self._buf) and self._fill():  # a number may go on past the buffer
                 continue
             self._pos = end

@@ -330,6 +330,7 @@ def _validate(args: argparse.Namespace) -> int:
             if args.files is None and fmt == "text":
                 raise ConfigError(located, err.source) from None
             issues += located
+            lines.append(f"stack {name!r}: {len(located)} error(s), on stderr")
             if fmt == "text":
                 print(terminal_text(ConfigError(located, err.source).lines()), file=sys.stderr)
             continue
@@ -349,6 +350,8 @@ def _validate(args: argparse.Namespace) -> int:
         print_report(report("validate", code, stack=", ".join(name for name, _ in targets),
                             configErrors=[i.to_json() for i in issues], pools=pools,
                             warnings=[w.to_json() for w in warnings], **fields))
+    elif args.quiet:  # one verdict line per stack, valid or not
+        print(terminal_text(lines))
     else:
         _print_text(args, terminal_text(lines) if lines else None, error=False)
     return code

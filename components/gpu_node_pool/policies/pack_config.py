@@ -45,6 +45,9 @@ def load_policy_pack_config(path: str | Path) -> dict[str, Any]:
         raise PolicyConfigError(f"policy pack config {path} {err.strerror}; give the path of a JSON file") from None
     except (OSError, json.JSONDecodeError) as err:
         raise PolicyConfigError(f"policy pack config {path}: {err}") from None
+    except RecursionError:
+        raise PolicyConfigError(f"policy pack config {path}: nests too deep to be a policy pack config; "
+                                "give a JSON object keyed by policy name or 'all'") from None
     if not_utf8:
         raise PolicyConfigError(f"policy pack config: {not_utf8}; JSON must be UTF-8 (RFC 8259 section 8.1); "
                                 "save the file as UTF-8")
