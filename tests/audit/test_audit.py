@@ -259,12 +259,3 @@ def test_a_yaml_dump_alias_bomb_is_refused_at_once_naming_the_line(tmp_path, cap
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(path) in err and "expands through its aliases" in err
 
-
-def test_a_dump_without_daemonsets_or_pods_is_a_partial_verdict_never_clean(tmp_path):
-    # every cluster runs DaemonSets and Pods: a dump with none was written without them
-    node = next(o for o in acceptance_objects() if o["kind"] == "Node")
-    report = run_audit(load_dump(write(tmp_path, [node])))
-    assert report.partial and report.exit_code >= 1
-    assert any(line.startswith("DaemonSets: the source holds none") for line in report.lists_not_read)
-    assert any(line.startswith("Pods: the source holds none") for line in report.lists_not_read)
-    assert "PARTIAL verdict" in report.to_text()

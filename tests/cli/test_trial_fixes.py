@@ -275,3 +275,17 @@ def test_html_and_schema_out_refuse_to_overwrite_the_stack_file_being_read(capsy
         assert run(capsys, "plan", "--stack", "dev", "--project-dir", str(tmp_path), "--html", str(page))[0] == 0
         assert run(capsys, "schema", "--out", str(schema))[0] == 0
     assert page.read_text().startswith("<!DOCTYPE html>") and schema.read_text().startswith("{")
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "needle"),
+    [
+        (["plan", "--stack", "dev", "--html", ""], 64, "--html: '' is empty"),
+        (["schema", "--out", ""], 64, "--out: '' is empty"),
+        (["plan", "--stack", "dev", "--project-dir", str(ROOT / "README.md")], 2, "is a file, not the project directory"),
+        (["validate", "--file", "/nonexistent/Pulumi.x.yaml"], 2, "no such stack file"),
+    ],
+)
+def test_empty_output_paths_and_wrong_project_or_stack_paths_are_refused(capsys, argv, code, needle):
+    assert main(argv) == code
+    assert needle in capsys.readouterr().err

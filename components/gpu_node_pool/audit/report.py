@@ -63,13 +63,11 @@ class AuditReport:
     fail_on: str = "mandatory"
     #: Lists that failed otherwise than by a 403 (an HTTP error, a ``continue`` chain that never ends).
     unread: list[str] = field(default_factory=list)
-    #: Kinds the verdict needs that the source holds none of (a dump written without ``daemonsets`` or ``pods``).
-    absent: list[str] = field(default_factory=list)
 
     @property
     def lists_not_read(self) -> list[str]:
         """One line per list the verdict lacks: refused (403), failed, or no Node read at all."""
-        missing = [*self.forbidden, *self.unread, *self.absent]
+        missing = [*self.forbidden, *self.unread]
         if not self.nodes:
             missing.append(f"{NO_NODES}: {NO_NODES_WHY}")
         return missing
@@ -344,10 +342,6 @@ def run_audit(
         events_available="Event" in snapshot.read, nodes=nodes, pools=pools, rows=rows, starved=starved,
         pending=pending, findings=findings, not_judged=not_judged, forbidden=list(snapshot.forbidden), notes=notes,
         unread=list(snapshot.unread),
-        absent=[f"{kind}s: the source holds none (every cluster runs some, so the dump was written without them: "
-                f"kubectl get nodes,daemonsets,pods,events -A -o json)" for kind in ("DaemonSet", "Pod")
-                if kind not in snapshot.read and nodes
-                and not any(f"/{kind.lower()}s" in line for line in [*snapshot.forbidden, *snapshot.unread])],
         stack=declared.stack if declared else None, whatif_pools=whatif_pools, fail_on=fail_on,
     )
 

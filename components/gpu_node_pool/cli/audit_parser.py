@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..k8s.taints import PLATFORMS
-from .contract import AUDIT_FAIL_ON
+from .contract import AUDIT_FAIL_ON, output_file
 
 __all__ = ["register"]
 
@@ -33,7 +33,7 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     a.add_argument("--context", metavar="NAME", help="kubeconfig context (default: current-context)")
     a.add_argument("--stack", help="also compare with the pools this stack declares (drift and what-if)")
     a.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (with --stack)")
-    a.add_argument("--html", metavar="OUT.html", help="write the DaemonSet x pool page (self-contained)")
+    a.add_argument("--html", metavar="OUT.html", type=output_file, help="write the DaemonSet x pool page (self-contained)")
     a.add_argument("--fail-on", choices=AUDIT_FAIL_ON, default="mandatory",
                    help="exit 1 when a finding is at or above this level (default: mandatory; none: never)")
     a.add_argument("--platform", choices=PLATFORMS, help="control plane, for admission-added tolerations (default: detected)")

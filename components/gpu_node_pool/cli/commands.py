@@ -37,6 +37,7 @@ from .contract import (
     UsageParser,
     closed_stdout,
     last_line,
+    output_file,
     print_report,
     report,
     stdout_closed,
@@ -152,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
         "plan", parents=[stack, judged, common, formats],
         help="run the program under Pulumi mocks and report pools, taints, the device plugin and policy verdicts",
     )
-    pl.add_argument("--html", default=None, metavar="OUT",
+    pl.add_argument("--html", default=None, metavar="OUT", type=output_file,
                     help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
     r = sub.add_parser(
         "render", parents=[stack, judged, common],
@@ -179,14 +180,14 @@ def _parser() -> argparse.ArgumentParser:
     ck.add_argument("--python", default=None, metavar="PATH",
                     help="the Python that runs the program (default: Pulumi.yaml's runtime.options.virtualenv, "
                     "else gpupool's own); gpu-node-pool must be installed there")
-    ck.add_argument("--html", default=None, metavar="OUT",
+    ck.add_argument("--html", default=None, metavar="OUT", type=output_file,
                     help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
     ck.add_argument("--program-timeout", type=_positive_seconds, default=300.0, metavar="S",
                     help="seconds the program may run (in its child process) before it is stopped (default 300)")
     sc = sub.add_parser(
         "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
     )
-    sc.add_argument("--out", default=None, metavar="FILE", help="write it to FILE instead of printing it")
+    sc.add_argument("--out", default=None, metavar="FILE", type=output_file, help="write it to FILE instead of printing it")
     sc.add_argument("--quiet", "-q", action="store_true", help="with --out, print nothing")
     p = sub.add_parser(
         "policy-pack", parents=[common], help="write the CrossGuard policy pack as a directory to run or publish"
@@ -314,6 +315,9 @@ def _validate(args: argparse.Namespace) -> int:
         project = plan_mod.find_project(args.project_dir)
         targets = [(args.stack, lambda: read_stack(project, args.stack))]
     else:  # each file its own stack, in the project it belongs to (the nearest Pulumi.yaml above it)
+        for f in args.files:
+            if not Path(f).is_file():
+                raise FileNotFoundError(f"--file {f}: no such stack file; give the path of a Pulumi.<stack>.yaml")
         targets = [(_stack_of(Path(f)), lambda f=f: read_stack_path(plan_mod.find_project(Path(f).parent), Path(f)))
                    for f in args.files]
     issues: list[Any] = []

@@ -59,6 +59,15 @@ __all__ = [
 #: ``--fail-on`` values of plan, check and render, lowest first (their findings are never ``info``).
 FAIL_ON_LEVELS = FAIL_ON[1:]
 #: ``--fail-on`` values of the audit, whose findings include ``info``.
+
+def output_file(value: str) -> str:
+    """``--html``/``--out FILE``: a non-empty path (an empty one would write nothing, silently);
+    argparse turns the error into exit 64."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError(f"{value!r} is empty; give the path of the file to write")
+    return value
+
+
 AUDIT_FAIL_ON = FAIL_ON
 
 

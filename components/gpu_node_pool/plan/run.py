@@ -79,8 +79,17 @@ class PlanResult:
 
 
 def find_project(start: str | os.PathLike[str] | None = None) -> Path:
-    """The directory holding ``Pulumi.yaml``, searching upwards from ``start`` (default: cwd)."""
+    """The directory holding ``Pulumi.yaml``, searching upwards from ``start`` (default: cwd).
+
+    Raises:
+        NotADirectoryError: ``start`` names a file (``--project-dir README.md``).
+        FileNotFoundError: ``start`` does not exist, or no ``Pulumi.yaml`` is found.
+    """
     here = Path(start or os.getcwd()).resolve()
+    if start is not None and here.exists() and not here.is_dir():
+        raise NotADirectoryError(f"{start} is a file, not the project directory; pass the directory holding Pulumi.yaml")
+    if start is not None and not here.exists():
+        raise FileNotFoundError(f"{start} does not exist; pass the directory holding Pulumi.yaml")
     for d in (here, *here.parents):
         if (d / "Pulumi.yaml").is_file():
             return d
