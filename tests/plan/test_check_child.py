@@ -51,3 +51,17 @@ def test_what_the_program_prints_goes_to_stderr_and_json_stays_one_document(caps
 def test_a_program_timeout_that_is_not_a_number_is_a_usage_error(capsys, tmp_path):
     assert cli.main(["check", "--project-dir", str(tmp_path), "--stack", "ci", "--program-timeout", "soon"]) == 64
     assert "--program-timeout" in capsys.readouterr().err
+
+
+def test_the_childs_loop_teardown_noise_is_not_forwarded_but_other_unraisables_are():
+    import asyncio
+    import types
+
+    from gpu_node_pool.plan.check_child import _quiet_loop_teardown
+
+    seen = []
+    teardown = types.SimpleNamespace(exc_value=ValueError("Invalid file descriptor: -1"), object=asyncio.BaseEventLoop.__del__)
+    _quiet_loop_teardown(teardown, default=seen.append)
+    other = types.SimpleNamespace(exc_value=RuntimeError("a real problem"), object=asyncio.BaseEventLoop.__del__)
+    _quiet_loop_teardown(other, default=seen.append)
+    assert seen == [other]

@@ -101,8 +101,20 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _quiet_loop_teardown(unraisable: Any, default: Any = sys.unraisablehook) -> None:
+    """``sys.unraisablehook`` of the child: the Pulumi SDK leaves its event loop to the garbage
+    collector, whose ``BaseEventLoop.__del__`` at interpreter exit can meet an already closed selector
+    (``ValueError: Invalid file descriptor: -1``). That is teardown noise after the answer is written,
+    not the program's output, so it is not forwarded to the user's stderr; anything else is."""
+    obj = getattr(unraisable, "object", None)
+    if isinstance(unraisable.exc_value, ValueError) and getattr(obj, "__qualname__", "") == "BaseEventLoop.__del__":
+        return
+    default(unraisable)
+
+
 def main(argv: list[str]) -> int:
     """``REQUEST ANSWER``: read the request file, write the answer file (UTF-8 JSON); 0 when answered."""
+    sys.unraisablehook = _quiet_loop_teardown
     request_path, answer_path = argv
     request = json.loads(Path(request_path).read_text(encoding="utf-8"))
     if request.get("protocol") != PROTOCOL:
