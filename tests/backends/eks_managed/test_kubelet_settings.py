@@ -92,3 +92,11 @@ def test_a_users_own_launch_template_is_used_as_given_and_its_user_data_is_not_j
     # one template per managed node group: never merged with the component's
     cfg["pools"][0]["kubelet"] = KUBELET
     assert any("a managed node group takes one template" in e for e in config_errors(cfg))
+
+
+def test_kubelet_values_no_kubelet_takes_are_refused_with_their_path():
+    cfg = base()
+    cfg["pools"][0]["kubelet"] = {"config": {"maxPods": 99999999999999999999}}
+    assert any("config.maxPods" in e and "int32" in e for e in config_errors(cfg))
+    cfg["pools"][0]["kubelet"] = {"config": {"evictionHard": {"memory.available": "\n"}}}
+    assert any("config.evictionHard.memory.available" in e and "control character" in e for e in config_errors(cfg))

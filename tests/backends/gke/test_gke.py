@@ -428,6 +428,7 @@ def test_boot_disk_and_reservation_affinity_reach_node_config():
     ("field", "value", "needle"),
     [
         ("diskSizeGb", 5, "greater than or equal to 10"),
+        ("diskSizeGb", 99999999999999, "less than or equal to 65536"),
         ("reservationAffinity", {"consumeReservationType": "SPECIFIC_RESERVATION"}, "needs key and values"),
         ("reservationAffinity", {"consumeReservationType": "ANY_RESERVATION", "values": ["x"]}, "SPECIFIC_RESERVATION only"),
     ],

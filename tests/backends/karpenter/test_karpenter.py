@@ -747,3 +747,8 @@ def test_bad_pass_through_values_are_refused_with_the_crd_rule():
     assert "100GB" in issues["pools[0].nodeClass.blockDeviceMappings[0].ebs.volumeSize"]
     issues = dict(config_issues(_extras_stack(instanceStorePolicy="RAID1")))
     assert "pools[0].nodeClass.instanceStorePolicy" in issues
+
+
+def test_user_data_with_control_bytes_is_refused():
+    ((path, message),) = config_issues(_extras_stack(userData="\x00\x01 not yaml: ["))
+    assert path == "pools[0].nodeClass.userData" and "control character" in message

@@ -47,6 +47,9 @@ class EksKubelet(Model):
     @field_validator("config")
     @classmethod
     def _config(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
+        problem = _value_problem(config, "config") if config else None
+        if problem:
+            raise fail(problem)
         if config and "registerWithTaints" in config:
             raise fail(
                 "registerWithTaints: the node group declares the taints (EKS registers the nodes with them and "
@@ -82,6 +85,26 @@ class UserLaunchTemplate(Model):
 
     id: str = Field(pattern=r"^lt-[0-9a-f]{8,17}$", description="Launch template ID, lt-...")
     version: str = Field(pattern=r"^([0-9]+|\$Latest|\$Default)$", description="A version number, $Latest or $Default.")
+
+
+#: KubeletConfiguration numbers are int32 (k8s.io/kubelet/config/v1beta1 types.go: maxPods, podsPerCore, ...).
+_INT32_MAX = 2**31 - 1
+
+
+def _value_problem(value: Any, path: str) -> str | None:
+    """Why a KubeletConfiguration fragment cannot reach a kubelet as written: a number beyond int32,
+    or a string with a control character (the kubelet refuses both at boot), naming its path."""
+    if isinstance(value, dict):
+        return next((p for k, v in value.items() if (p := _value_problem(v, f"{path}.{k}"))), None)
+    if isinstance(value, list):
+        return next((p for i, v in enumerate(value) if (p := _value_problem(v, f"{path}[{i}]"))), None)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and not -_INT32_MAX - 1 <= value <= _INT32_MAX:
+        return f"{path}: {value} is beyond the kubelet's int32 fields (k8s.io/kubelet config/v1beta1); give a real value"
+    if isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return f"{path}: {value!r} holds a control character, which no kubelet setting takes; write the plain value"
+    return None
 
 
 def user_data(pool: Any) -> str | None:

@@ -169,7 +169,11 @@ class GkePool(PoolBase):
     node_repair: NodeRepair | None = Field(
         None, description="{enabled: true|false}: GKE node auto-repair (management.autoRepair); unset: GKE's default."
     )
-    disk_size_gb: int | None = Field(None, ge=10, description="Boot disk GB (node_config.disk_size_gb, at least 10; GKE default 100).")
+    disk_size_gb: int | None = Field(
+        None, ge=10, le=65536,
+        description="Boot disk GB (node_config.disk_size_gb, 10 to 65536: a persistent disk is at most 64 TB, "
+        "https://cloud.google.com/compute/docs/disks#introduction; GKE default 100).",
+    )
     disk_type: Literal["pd-standard", "pd-balanced", "pd-ssd", "pd-extreme", "hyperdisk-balanced"] | None = Field(
         None, description="Boot disk type (node_config.disk_type); GKE picks pd-balanced or hyperdisk-balanced by machine type."
     )

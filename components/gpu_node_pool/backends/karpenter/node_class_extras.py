@@ -86,6 +86,10 @@ def user_data_problem(user_data: str) -> str | None:
     taint/label setting the readers cannot parse (see the module docstring)."""
     from .._shared.user_data import read_registration
 
+    bad = next((c for c in user_data if (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127), None)
+    if bad is not None:
+        return (f"nodeClass.userData holds the control character {bad!r}; user data is a script, MIME or TOML text "
+                f"({_SOURCE}, spec.userData): write it as text")
     try:
         registration = read_registration(user_data)
     except ValueError as err:  # TaintError is a ValueError
