@@ -145,3 +145,21 @@ def test_the_matrix_accepts_what_the_partitioners_and_plugins_can_do():
     assert ("gke", "mig-single", "nvidia-device-plugin") in accepted and ("gke", "mig-mixed", "nvidia-device-plugin") not in accepted
     assert not any(b in ("karpenter", "eks-auto") and m.startswith("mig") for b, m, _ in accepted)
     assert ("eks-managed-al2023", "time-slicing", "nvidia-device-plugin") in accepted
+
+
+def test_the_plan_text_says_the_gpu_tag_is_required_when_the_node_advertises_more_than_its_gpus(temp_project, capsys):
+    # MIG single on p4d.24xlarge: 8 A100s advertise 56 nvidia.com/gpu; the tag must override CA's table (8)
+    from gpu_node_pool.cli.commands import main
+
+    text = (
+        "config:\n  aws:region: us-west-2\n  gpu-node-pools:cluster:\n    name: ml-dev\n    kubernetesVersion: \"1.33\"\n"
+        "    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node\n    subnetIds: [subnet-0a1b2c3d4e5f60718]\n"
+        "  gpu-node-pools:pools:\n    - name: mig-one\n      backend: eks-managed\n      instanceTypes: [p4d.24xlarge]\n"
+        "      scaling: {minSize: 0, maxSize: 2}\n      mig: {strategy: single, profile: 1g.5gb}\n"
+        "  gpu-node-pools:devicePlugin:\n    provider: gpu-operator\n    namespace: gpu-operator\n"
+    )
+    project = temp_project("tmig", text)
+    main(["plan", "--stack", "tmig", "--project-dir", str(project), "--fail-on", "none"])
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if "nvidia.com/gpu tag" in ln)
+    assert "required: the node advertises 56 nvidia.com/gpu" in line and "belt-and-braces" not in line

@@ -102,7 +102,15 @@ def report_lines(entry: Mapping[str, Any]) -> list[str]:
         subject = entry.get("scaleFromZeroSubject", "the node group's")
         lines.append(f"    {'match' if ok else 'DO NOT match'} {subject} taints and labels")
         if CA_RESOURCE_PREFIX + GPU_RESOURCE in tags and entry.get("instanceTypes"):
-            lines.append(f"    {GPU_RESOURCE} tag {gpu_tag_need(list(entry['instanceTypes']))}")
+            need = gpu_tag_need(list(entry["instanceTypes"]))
+            physical = catalog.gpus(entry["instanceTypes"][0])
+            tagged = tags[CA_RESOURCE_PREFIX + GPU_RESOURCE]
+            if need.startswith("belt-and-braces") and physical is not None and str(physical) != str(tagged):
+                # time-slicing or MIG single: the node advertises more nvidia.com/gpu than it has GPUs
+                need = (f"required: the node advertises {tagged} {GPU_RESOURCE} (shared or partitioned GPUs), not the "
+                        f"{physical} physical GPU(s) Cluster Autoscaler's table gives {entry['instanceTypes'][0]}; the "
+                        "tag overrides the table (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md)")
+            lines.append(f"    {GPU_RESOURCE} tag {need}")
     return lines
 
 
