@@ -22,7 +22,7 @@ Sources:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..expand.operator_resources import OPERATOR_OPERANDS
@@ -178,11 +178,9 @@ def driver_installers(resources: Sequence[Any], undecided: Undecided) -> list[tu
     return found
 
 
-def standalone_nfd_workers(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
-    """``(display, pod spec)`` of the NFD worker of each ``nvidia-device-plugin`` chart with ``gfd.enabled``
-    (or ``nfd.enabled``), and of each GPU Operator's NFD worker: feature discovery, which labels the nodes
-    the plugin's affinity and the operator's operands select."""
-    found: list[tuple[str, Mapping[str, Any]]] = []
+def _device_plugin_charts(resources: Sequence[Any], undecided: Undecided) -> Iterator[tuple[Any, str, Mapping[str, Any]]]:
+    """``(resource, chart name, plain values)`` of each ``nvidia-device-plugin`` chart or release; one whose
+    name or values are unknown at preview goes to ``undecided``."""
     for res in resources:
         if res.resource_type not in CHART_TYPES:
             continue
@@ -191,6 +189,19 @@ def standalone_nfd_workers(resources: Sequence[Any], undecided: Undecided) -> li
             if "nvidia-device-plugin" not in chart:
                 continue
             values = plain(mapping(dig(res.props, "values")))
+        except UnknownValueError as err:
+            undecided.add(f"{res.resource_type} {res.name}", err)
+            continue
+        yield res, chart, values
+
+
+def standalone_nfd_workers(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of the NFD worker of each ``nvidia-device-plugin`` chart with ``gfd.enabled``
+    (or ``nfd.enabled``), and of each GPU Operator's NFD worker: feature discovery, which labels the nodes
+    the plugin's affinity and the operator's operands select."""
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for res, chart, values in _device_plugin_charts(resources, undecided):
+        try:
             if not (_enabled(values, "gfd", False) or _enabled(values, "nfd", False)):
                 continue
             tolerations = dig(values, "nfd", "worker", "tolerations")
@@ -299,17 +310,7 @@ def discovery_agents(resources: Sequence[Any], undecided: Undecided) -> tuple[st
             undecided.add(f"{res.resource_type} {res.name}", err)
             continue
         found |= {agent for part, agent in _DISCOVERY_IMAGES if any(part in image for image in images)}
-    for res in resources:
-        if res.resource_type not in CHART_TYPES:
-            continue
-        try:
-            chart = text(dig(res.props, "chart")) or ""
-            if "nvidia-device-plugin" not in chart:
-                continue
-            values = plain(mapping(dig(res.props, "values")))
-        except UnknownValueError as err:
-            undecided.add(f"{res.resource_type} {res.name}", err)
-            continue
+    for _res, _chart, values in _device_plugin_charts(resources, undecided):
         if _enabled(values, "gfd", False):
             found |= {NFD, GFD}
         elif _enabled(values, "nfd", False):
