@@ -289,3 +289,17 @@ def test_html_and_schema_out_refuse_to_overwrite_the_stack_file_being_read(capsy
 def test_empty_output_paths_and_wrong_project_or_stack_paths_are_refused(capsys, argv, code, needle):
     assert main(argv) == code
     assert needle in capsys.readouterr().err
+
+
+def test_a_policy_pack_config_with_two_mistakes_reports_them_one_per_line(capsys, tmp_path):
+    import json
+
+    config = tmp_path / "ppc.json"
+    config.write_text(json.dumps({"no-such-policy": "advisory", "gpu-toleration-allowlist": {"allowedNamespaces": 3}}))
+    code, out, err = run(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT), "--policy-pack-config", str(config))
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert lines[0] == "error: invalid policy pack config:"
+    assert any(ln.startswith("  no-such-policy: no such policy") for ln in lines)
+    assert any(ln.startswith("  gpu-toleration-allowlist.allowedNamespaces: 3") for ln in lines)
+    assert "\\n" not in err

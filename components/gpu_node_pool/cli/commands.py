@@ -481,8 +481,13 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
         message = str(err).removeprefix("error: ")
         if isinstance(err, OSError) and err.filename and err.strerror:
             message = f"{err.strerror}: {err.filename}"
-        issues = [{"path": str(path), "message": message}]
-        text = escape_control(f"error: {message}")
+        # one issue and one line per mistake (a policy pack config may hold several, one per line)
+        parts = [part for part in message.split("\n") if part.strip()] or [message]
+        head = parts[0] if len(parts) > 1 and parts[0].endswith(":") else None
+        items = [part.strip() for part in parts[1:]] if head else parts
+        issues = [{"path": str(path), "message": item} for item in items]
+        lines = [f"error: {head}", *(f"  {item}" for item in items)] if head else [f"error: {item}" for item in items]
+        text = "\n".join(escape_control(line) for line in lines)
     if getattr(args, "format", None) == "sarif":
         print_report(sarif_log(ExitCode.INVALID_INPUT, issues))
     elif getattr(args, "json", False):  # not every command takes --json (schema)
