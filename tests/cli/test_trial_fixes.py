@@ -303,3 +303,11 @@ def test_a_policy_pack_config_with_two_mistakes_reports_them_one_per_line(capsys
     assert any(ln.startswith("  no-such-policy: no such policy") for ln in lines)
     assert any(ln.startswith("  gpu-toleration-allowlist.allowedNamespaces: 3") for ln in lines)
     assert "\\n" not in err
+
+
+def test_os_errors_on_output_paths_name_the_option_and_the_fix(capsys, tmp_path):
+    (tmp_path / "existfile").write_text("x")
+    code, _, err = run(capsys, "render", "--stack", "dev", "--project-dir", str(ROOT), "--out", str(tmp_path / "existfile"))
+    assert code == 2 and err.startswith(f"error: --out {tmp_path / 'existfile'}: ")
+    code, _, err = run(capsys, "schema", "--out", str(tmp_path))
+    assert code == 2 and "--out" in err and "give a file path, not a directory" in err

@@ -466,6 +466,15 @@ def _input_errors() -> tuple[type[BaseException], ...]:
     return (ConfigError, InputError, PolicyConfigError, PolicyPackError, ProgramError, RenderOutError, *_FILE_ERRORS)
 
 
+#: The fix an OS error on an output path gets (``--out``, ``--html``).
+_OUTPUT_FIXES: dict[type, str] = {
+    IsADirectoryError: " (give a file path, not a directory)",
+    FileExistsError: " (give a new or empty directory, or one this command wrote)",
+    NotADirectoryError: " (a parent of this path is a file: give a path in a directory)",
+    PermissionError: " (no permission to write there: give a writable path)",
+}
+
+
 def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
     """Exit 2: a mistake in the stack file, config, --policy-pack-config, --requirement or --out."""
     if isinstance(err, ConfigError):
@@ -480,7 +489,11 @@ def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
             path = "--policy-pack-config"
         message = str(err).removeprefix("error: ")
         if isinstance(err, OSError) and err.filename and err.strerror:
-            message = f"{err.strerror}: {err.filename}"
+            option = next((f"--{name.replace('_', '-')} " for name in ("out", "html", "file", "project_dir")
+                           if str(getattr(args, name, None) or "") == str(err.filename)), "")
+            message = f"{option}{err.filename}: {err.strerror}"
+            if option.startswith(("--out", "--html")) and "nothing was written" not in err.strerror:
+                message += _OUTPUT_FIXES.get(type(err), "")
         # one issue and one line per mistake (a policy pack config may hold several, one per line)
         parts = [part for part in message.split("\n") if part.strip()] or [message]
         head = parts[0] if len(parts) > 1 and parts[0].endswith(":") else None
