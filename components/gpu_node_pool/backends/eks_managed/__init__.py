@@ -2,7 +2,9 @@
 
 Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodeGroup inputs), ``read.py``
 (taints back from NodeGroup inputs), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan
-entry and text), ``detect.py`` (recognise GPU node groups for the policies). Cluster Autoscaler
+entry and text), ``detect.py`` (recognise GPU node groups for the policies), ``capacity.py``
+(capacity rules), ``launch_template.py`` (the component's launch template), ``kubelet.py`` (kubelet
+settings and the user's own launch template). Cluster Autoscaler
 tags are shared with ``self_managed`` in ``backends/_shared/cluster_autoscaler.py``.
 """
 

@@ -2,7 +2,8 @@
 
 Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodePool inputs), ``read.py``
 (taints, labels, accelerators back from NodePool inputs), ``resources.py`` (Pulumi wiring),
-``summary.py`` (plan entry and text), ``detect.py`` (recognise GPU node pools for the policies).
+``summary.py`` (plan entry and text), ``detect.py`` (recognise GPU node pools for the policies),
+``node_config_extras.py`` (boot disk and reservation pass-through fields).
 """
 
 from __future__ import annotations

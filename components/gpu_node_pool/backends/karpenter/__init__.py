@@ -3,7 +3,8 @@
 Files: ``config.py`` (pool model, stack rules), ``limits.py`` (CRD limits and CEL mirrors),
 ``render.py`` (the manifests), ``read.py`` (taints, labels, requirements back from the
 manifests), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text),
-``detect.py`` (recognise GPU NodePools for the policies).
+``detect.py`` (recognise GPU NodePools for the policies), ``efa.py`` (EFA in the EC2NodeClass),
+``node_class_extras.py`` (EC2NodeClass pass-through fields).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Files: ``config.py`` (pool model, formats, stack rules), ``bootstrap.py`` (one r
 bootstrap format and the format table), ``render.py`` (launch template / Auto Scaling group
 inputs and tags), ``read.py`` (the bootstrap read back: format, registration, plan entry),
 ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text), ``detect.py`` (recognise
-GPU launch templates for the policies). Bootstrap files reach
+GPU launch templates for the policies), ``spot.py`` (Spot capacity of the group). Bootstrap files reach
 ``gpupool render`` as the pool's ``bootstrap`` stack output. The user-data readers are shared in
 ``backends/_shared/user_data.py``.
 """
