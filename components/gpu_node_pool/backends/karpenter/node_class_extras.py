@@ -10,14 +10,14 @@ what the pool declares elsewhere:
   Karpenter merges its own kubelet settings into it, taints and labels from the NodePool included
   (nodeclasses ``spec.userData``). Taints or labels registered there are unknown to Karpenter's
   scheduling simulation and to the policies, so they are refused (declare them as the pool's
-  ``taints``/``labels``); text that mentions a taint setting in a form the readers cannot parse is
+  ``taints``/``labels``); a taint setting the readers cannot parse (the shared
+  :func:`~gpu_node_pool.backends._shared.registration_mentions.unreadable_registration_mentions`) is
   refused too, as not judged.
 * ``kubelet`` holds only the CRD's kubelet fields (none of them sets taints or labels).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
@@ -31,7 +31,6 @@ _SOURCE = "https://karpenter.sh/docs/concepts/nodeclasses/"
 #: EC2NodeClass CRD: ``ebs.volumeSize`` (a quantity, 1Gi..64T as the CRD's pattern bounds it).
 _VOLUME_SIZE_RE = (r"^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}"
                    r"|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$")
-_TAINT_MENTION = re.compile(r"register-with-taints|registerWithTaints|node-taints|node-labels|nodeLabels", re.IGNORECASE)
 
 
 class EbsVolume(Model):
@@ -84,6 +83,7 @@ class KarpenterKubelet(Model):
 def user_data_problem(user_data: str) -> str | None:
     """Why ``nodeClass.userData`` is refused, or None: it registers taints or labels, or mentions a
     taint/label setting the readers cannot parse (see the module docstring)."""
+    from .._shared.registration_mentions import unreadable_registration_mentions
     from .._shared.user_data import read_registration
 
     bad = next((c for c in user_data if (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127), None)
@@ -100,10 +100,11 @@ def user_data_problem(user_data: str) -> str | None:
         return (f"nodeClass.userData registers the node with {what}: Karpenter merges the NodePool's taints and labels "
                 f"into userData itself ({_SOURCE}, spec.userData) and does not know these, so its NodeClaims and the "
                 "policies would not see them; declare them as the pool's taints and labels")
-    if _TAINT_MENTION.search(user_data):
-        return ("nodeClass.userData mentions a kubelet taint or label setting in a form the bootstrap readers cannot "
-                "parse (not judged); Karpenter sets taints and labels from the NodePool: declare them as the pool's "
-                "taints and labels and remove them from userData")
+    unreadable = unreadable_registration_mentions(user_data)
+    if unreadable:
+        return (f"nodeClass.userData mentions a kubelet taint setting in a form the bootstrap readers cannot parse "
+                f"(not judged), in {unreadable[0]!r}; Karpenter sets taints and labels from the NodePool: declare them as "
+                "the pool's taints and labels and remove them from userData")
     return None
 
 
