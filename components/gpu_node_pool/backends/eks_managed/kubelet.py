@@ -24,12 +24,19 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
-from .._shared.registration import MIME_BOUNDARY, NODEADM_API_VERSION, NODEADM_CONTENT_TYPE, block_yaml
+from .._shared.registration import (
+    MIME_BOUNDARY,
+    NODE_LABELS_FLAG,
+    NODEADM_API_VERSION,
+    NODEADM_CONTENT_TYPE,
+    REGISTER_WITH_TAINTS_FLAG,
+    block_yaml,
+)
 
 __all__ = ["EksKubelet", "UserLaunchTemplate", "user_data"]
 
 _SOURCE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
-_DECLARED_FLAGS = ("--register-with-taints", "--node-labels")
+_DECLARED_FLAGS = (REGISTER_WITH_TAINTS_FLAG, NODE_LABELS_FLAG)
 
 
 class EksKubelet(Model):
@@ -65,7 +72,7 @@ class EksKubelet(Model):
                 raise fail(f"{flag!r} is not one kubelet flag; write each as '--name=value', e.g. '--v=2'")
             name = flag.split("=", 1)[0]
             if name in _DECLARED_FLAGS:
-                what = "taints" if name == "--register-with-taints" else "labels"
+                what = "taints" if name == REGISTER_WITH_TAINTS_FLAG else "labels"
                 raise fail(
                     f"{name}: the node group declares the {what} (EKS registers the nodes with them and Cluster "
                     f"Autoscaler reads them there); set them in the pool's {what}, not as a kubelet flag"
