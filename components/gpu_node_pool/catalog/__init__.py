@@ -175,7 +175,15 @@ def instance_family(name: str) -> str:
 def all_types() -> tuple[InstanceType, ...]:
     """Every type in the catalog, sorted by name."""
     types = _types()
-    return tuple(types[n] for n in sorted(types))
+    cached = _SORTED.get("all")
+    if cached is None or cached[0] is not types:
+        cached = _SORTED["all"] = (types, tuple(types[n] for n in sorted(types)))
+    return cached[1]
+
+
+#: The sorted tuple of :func:`all_types`, kept beside the catalog it was built from (one tuple per catalog,
+#: so callers may key on its identity).
+_SORTED: dict[str, tuple[Any, tuple[InstanceType, ...]]] = {}
 
 
 def find(name: str) -> InstanceType | None:

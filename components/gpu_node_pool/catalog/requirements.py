@@ -39,6 +39,7 @@ A type whose value for a requirement's label is unknown to the catalog is kept a
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -299,8 +300,35 @@ def evaluate(
 
     Raises:
         RequirementError: a malformed requirement or limit (one line naming it and the rule).
+
+    Against the whole catalog the outcome is kept per distinct (requirements, limits): the policies
+    evaluate every NodePool, and many NodePools of a stack share their requirements.
     """
-    universe = tuple(types) if types is not None else all_types()
+    if types is not None:
+        return _evaluate(requirements, limits, tuple(types))
+    universe = all_types()
+    try:
+        memo = json.dumps([requirements, limits], sort_keys=True)
+    except (TypeError, ValueError):  # a value JSON cannot hold: evaluated each time
+        return _evaluate(requirements, limits, universe)
+    hit = _EVALUATIONS.get(memo)
+    if hit is not None and hit[0] is universe:
+        return hit[1]
+    outcome = _evaluate(requirements, limits, universe)
+    if len(_EVALUATIONS) >= _EVALUATIONS_MAX:
+        _EVALUATIONS.clear()
+    _EVALUATIONS[memo] = (universe, outcome)
+    return outcome
+
+
+#: canonical JSON of (requirements, limits) -> (the catalog evaluated against, the outcome).
+_EVALUATIONS: dict[str, tuple[tuple[InstanceType, ...], Evaluation]] = {}
+_EVALUATIONS_MAX = 4096
+
+
+def _evaluate(
+    requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None, universe: tuple[InstanceType, ...]
+) -> Evaluation:
     current = list(universe)
     steps: list[Step] = []
     not_evaluated: list[str] = []

@@ -162,11 +162,31 @@ def expression_problem(expr: Expression) -> str | None:
     return None
 
 
+#: (key, operator, values) -> whether :func:`expression_problem` refuses it: a selection is matched against
+#: every kind of node of every pool, so each expression is checked once.
+_REFUSED: dict[tuple[Any, Any, tuple[Any, ...]], bool] = {}
+
+
+def _refused(expr: Expression) -> bool:
+    key, operator, values = expr
+    try:
+        memo = (key, operator, tuple(values or ()))
+        hash(memo)
+    except TypeError:  # an unhashable key or value: a malformed expression, checked each time
+        return expression_problem(expr) is not None
+    refused = _REFUSED.get(memo)
+    if refused is None:
+        if len(_REFUSED) > 65536:
+            _REFUSED.clear()
+        refused = _REFUSED[memo] = expression_problem(expr) is not None
+    return refused
+
+
 def _expression(expr: Expression, lookup: Callable[[Any], Any]) -> bool | None:
     key, operator, values = expr
     if key is None:
         return None
-    if expression_problem(expr):
+    if _refused(expr):
         return False  # upstream drops the term: it matches no node
     have = lookup(key)
     if have is _UNDECIDED:

@@ -92,20 +92,36 @@ def catalog_labels(prefix: str) -> Callable[[str], tuple[dict[str, str], list[st
     (``karpenter.k8s.aws/`` or ``eks.amazonaws.com/``), the instance labels Karpenter sets from it
     (aws/karpenter-provider-aws ``pkg/providers/instancetype/types.go``), each known, absent or unknown."""
     from ...catalog import find
-    from ...catalog.model import LabelValue
-    from ...catalog.requirements import INSTANCE_LABELS
 
     def per_type(itype: str) -> tuple[dict[str, str], list[str]]:
         found = find(itype)
         if found is None:
+            from ...catalog.requirements import INSTANCE_LABELS
+
             return {}, [ARCH_LABEL] + ([prefix + s for s in INSTANCE_LABELS] if prefix else [])
-        labels, hidden = {ARCH_LABEL: found.architecture}, []
-        for suffix in INSTANCE_LABELS if prefix else ():
-            value: Any = found.label(suffix)
-            if value is LabelValue.UNKNOWN:
-                hidden.append(prefix + suffix)
-            elif value is not LabelValue.ABSENT:
-                labels[prefix + suffix] = str(value)
-        return labels, hidden
+        entry = _TYPE_LABELS.get((prefix, id(found)))
+        if entry is None or entry[0] is not found:
+            entry = (found, *_type_labels(prefix, found))
+            _TYPE_LABELS[(prefix, id(found))] = entry
+        return dict(entry[1]), list(entry[2])
 
     return per_type
+
+
+#: (prefix, id of the catalog entry) -> (the entry, its labels, its hidden keys): each EC2 type's labels are
+#: computed once per catalog entry, since every DaemonSet is placed on every pool's types.
+_TYPE_LABELS: dict[tuple[str, int], tuple[Any, tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
+
+
+def _type_labels(prefix: str, found: Any) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    from ...catalog.model import LabelValue
+    from ...catalog.requirements import INSTANCE_LABELS
+
+    labels, hidden = {ARCH_LABEL: found.architecture}, []
+    for suffix in INSTANCE_LABELS if prefix else ():
+        value: Any = found.label(suffix)
+        if value is LabelValue.UNKNOWN:
+            hidden.append(prefix + suffix)
+        elif value is not LabelValue.ABSENT:
+            labels[prefix + suffix] = str(value)
+    return tuple(labels.items()), tuple(hidden)

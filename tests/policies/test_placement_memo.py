@@ -1,0 +1,39 @@
+"""The placement verdicts stay right when their inputs are computed once and kept: a pool whose
+labels or instance types change gets new kinds of node, and a NodePool's requirements evaluated a
+second time give the same types as the first."""
+
+from __future__ import annotations
+
+from gpu_node_pool.backends._shared.gpu_pool import GpuPool
+from gpu_node_pool.catalog import requirements
+from gpu_node_pool.k8s.taints import Taint
+from gpu_node_pool.policies.placement import pool_nodes
+
+
+def _pool(types: list[str], labels: dict[str, str]) -> GpuPool:
+    pool = GpuPool("eks-managed", "aws:eks/nodeGroup:NodeGroup", "gpu", "", [Taint.parse("nvidia.com/gpu=present:NoSchedule")],
+                   labels, "test")
+    pool.instance_types = types
+    return pool
+
+
+def test_a_pool_whose_types_or_labels_change_gets_new_kinds_of_node():
+    pool = _pool(["g6.xlarge"], {"team": "a"})
+    first = pool_nodes(pool)
+    assert {k.labels["node.kubernetes.io/instance-type"] for k in first} == {"g6.xlarge"}
+    assert pool_nodes(pool) == first  # kept
+    pool.instance_types = ["g6.xlarge", "p5.48xlarge"]
+    pool.labels = {"team": "b"}
+    again = pool_nodes(pool)
+    assert {k.labels["node.kubernetes.io/instance-type"] for k in again} == {"g6.xlarge", "p5.48xlarge"}
+    assert {k.labels["team"] for k in again} == {"b"}
+
+
+def test_requirements_evaluated_twice_give_the_same_types_and_a_changed_one_differs():
+    reqs = [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6"]}]
+    one = requirements.evaluate(reqs)
+    two = requirements.evaluate([dict(r) for r in reqs])
+    assert [t.name for t in one.candidates] == [t.name for t in two.candidates]
+    assert one.candidates and all(t.name.startswith("g6.") for t in one.candidates)
+    other = requirements.evaluate([{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5"]}])
+    assert {t.name for t in other.candidates}.isdisjoint(t.name for t in one.candidates)
