@@ -26,6 +26,7 @@ import importlib
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from . import _families
 from ._families import SOURCES, GpuFamily
