@@ -27,7 +27,8 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
-from ...k8s.taints import Taint, TaintError
+from ...config.defaults import DEFAULT_TAINT
+from ...k8s.taints import Taint, TaintEffect, TaintError
 from .._shared.registration import (
     MIME_BOUNDARY,
     NODE_LABELS_FLAG,
@@ -35,6 +36,7 @@ from .._shared.registration import (
     NODEADM_CONTENT_TYPE,
     REGISTER_WITH_TAINTS_FLAG,
     block_yaml,
+    flow_yaml,
     parse_labels_flag,
     parse_taints_flag,
 )
@@ -75,15 +77,15 @@ class EksKubelet(Model):
             if not isinstance(items, list):
                 raise fail(
                     f"config.registerWithTaints is {type(items).__name__} {str(items)[:40]!r}, not a list of taints; "
-                    "write [{key: nvidia.com/gpu, value: 'true', effect: NoSchedule}] (k8s.io/kubelet config/v1beta1 "
-                    "registerWithTaints), or use the pool's taints"
+                    f"write [{flow_yaml(DEFAULT_TAINT.to_k8s())}] (k8s.io/kubelet config/v1beta1 registerWithTaints), "
+                    "or use the pool's taints"
                 )
             for i, item in enumerate(items):
                 try:
                     Taint.from_k8s(item)
                 except TaintError as err:
                     raise fail(f"config.registerWithTaints[{i}]: {err} (a core/v1 Taint with a Kubernetes effect: "
-                               "NoSchedule, PreferNoSchedule or NoExecute)") from None
+                               f"{', '.join(e.value for e in TaintEffect)})") from None
         return config
 
     @field_validator("flags")
@@ -95,7 +97,7 @@ class EksKubelet(Model):
             name, eq, value = flag.partition("=")
             if name in _DECLARED_FLAGS and not eq:
                 raise fail(f"flags[{i}] {flag!r}: write the value in the same item, e.g. "
-                           f"'{name}={'nvidia.com/gpu=true:NoSchedule' if name == REGISTER_WITH_TAINTS_FLAG else 'team=ml'}'")
+                           f"'{name}={DEFAULT_TAINT if name == REGISTER_WITH_TAINTS_FLAG else 'team=ml'}'")
             try:
                 if name == REGISTER_WITH_TAINTS_FLAG:
                     parse_taints_flag(value)
