@@ -5,6 +5,7 @@ join and what EKS's TOML merge refuses are refused with the path."""
 from __future__ import annotations
 
 import base64
+import datetime
 import tomllib
 
 import pytest
@@ -92,6 +93,7 @@ def test_mig_mixed_on_eks_managed_bottlerocket_stays_refused_with_the_source():
         ({"ntp": {"time-servers": ["a", 1]}}, ["settings.ntp.time-servers", "mixed-type arrays"]),
         ({"host-containers": {"my.admin": {"enabled": True}}}, ["settings.host-containers.my.admin", "bracketed header"]),
         ({"kernel": {"lockdown": None}}, ["settings.kernel.lockdown", "null"]),
+        ({"motd": {"since": datetime.date(2026, 1, 1)}}, ["settings.motd.since", "date is not a Bottlerocket setting value"]),
         ({"kubernetes": {"max-pods": 2**70}}, ["settings.kubernetes.max-pods", "64-bit"]),
         ({"kubernetes": {"node-taints": {"dedicated": "ml:NO_SCHEDULE"}}}, ["node-taints.dedicated"]),
         ({"kubernetes": {"node-labels": {"team": 3}}}, ["node-labels"]),
