@@ -204,7 +204,11 @@ def device_plugin_problem(pool: Any) -> str | None:
     nvidia = ((settings.get("kubelet-device-plugins") or {}).get("nvidia")) or {}
     if not isinstance(nvidia, Mapping):
         return None
-    mine = _leaves(((bottlerocket_settings(pool).get("kubelet-device-plugins") or {}).get("nvidia")) or {})
+    try:
+        ours = bottlerocket_settings(pool)
+    except ValueError:  # a GPU or profile Bottlerocket lacks: the stack's MIG rules refuse the pool's mig with the source
+        return None
+    mine = _leaves(((ours.get("kubelet-device-plugins") or {}).get("nvidia")) or {})
     for key in ADVERTISING_KEYS:
         if key not in nvidia:
             continue
