@@ -134,10 +134,24 @@ def test_bottlerocket_mixed_is_refused_with_the_source():
     assert any("bottlerocket-os/bottlerocket#4483" in i and "use strategy: single" in i for i in issues)
 
 
-def test_eks_managed_bottlerocket_has_no_user_data_path_and_is_refused():
-    issues = errors([eks_pool(amiType="BOTTLEROCKET_x86_64_NVIDIA", mig={"strategy": "single", "profile": "1g.10gb"})],
-                    plugin=OPERATOR)
-    assert any("writes no Bottlerocket settings" in i and "format: bottlerocket" in i for i in issues)
+def test_eks_managed_bottlerocket_single_writes_the_mig_settings_into_its_launch_template_toml():
+    import base64
+
+    from gpu_node_pool.backends.eks_managed.launch_template import launch_template_args
+
+    pool = stack([eks_pool(amiType="BOTTLEROCKET_x86_64_NVIDIA", mig={"strategy": "single", "profile": "1g.10gb"})],
+                 plugin=OPERATOR).pools[0]
+    assert pool.writes_bottlerocket_settings
+    settings = tomllib.loads(base64.b64decode(launch_template_args(pool)["user_data"]).decode())["settings"]
+    assert settings == {"kubelet-device-plugins": {"nvidia": {
+        "device-partitioning-strategy": "mig", "mig": {"profile": {"a100.40gb": "1g.10gb"}}}}}
+
+
+def test_a_backend_that_writes_no_bottlerocket_settings_is_refused_naming_those_that_do():
+    from gpu_node_pool.gpu_agents.mig_partitioners import bottlerocket_problem
+
+    why = bottlerocket_problem("single", "1g.10gb", "A100-80GB", writes_settings=False)
+    assert "writes no Bottlerocket settings" in why and "format: bottlerocket" in why and "BOTTLEROCKET_* amiType" in why
 
 
 def test_self_managed_bottlerocket_single_writes_the_mig_settings_into_the_node_toml():

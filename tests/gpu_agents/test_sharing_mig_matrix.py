@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import re
+import tomllib
 
 import pytest
 import yaml
@@ -66,6 +67,19 @@ def _validate(backend: str, mode: str, provider: str):
         return None, [str(i) for i in err.issues]
 
 
+def _bottlerocket_toml(stack) -> str:
+    """The Bottlerocket TOML of the pool's nodes as the backend renders it (eks-managed: the launch template's
+    user data, which EKS merges with its own; self-managed: the bootstrap's user-data.toml)."""
+    pool = stack.pools[0]
+    if pool.backend == "eks-managed":
+        from gpu_node_pool.backends.eks_managed.launch_template import launch_template_args
+
+        return base64.b64decode(launch_template_args(pool)["user_data"]).decode()
+    from gpu_node_pool.backends.self_managed.render import bootstrap_files
+
+    return bootstrap_files(pool, stack.cluster)["user-data.toml"]
+
+
 def _fulfilled(stack, mode: str, provider: str) -> list[str]:
     """What is wrong with an accepted pool's promise (empty: the node config produces it and the autoscaler agrees)."""
     pool = stack.pools[0]
@@ -83,9 +97,10 @@ def _fulfilled(stack, mode: str, provider: str) -> list[str]:
             wrong.append(f"advertised {advertised}, want {want}")
         if "gpu_partition_size" in gke:  # GKE partitions itself
             wrong += [] if gke["gpu_partition_size"] == profile else [f"gpu_partition_size {gke}"]
-        elif bottlerocket_settings(pool):  # Bottlerocket's own MIG manager
-            nvidia = bottlerocket_settings(pool)["kubelet-device-plugins"]["nvidia"]
-            if nvidia["device-partitioning-strategy"] != "mig" or strategy != "single":
+        elif bottlerocket_settings(pool):  # Bottlerocket's own MIG manager, from the TOML the nodes get
+            nvidia = tomllib.loads(_bottlerocket_toml(stack))["settings"]["kubelet-device-plugins"]["nvidia"]
+            if nvidia["device-partitioning-strategy"] != "mig" or strategy != "single" or nvidia["mig"]["profile"] != {
+                    "a100.40gb": profile}:
                 wrong.append(f"bottlerocket settings {nvidia}")
         else:  # the GPU Operator's MIG manager and the pool's own plugin config
             values = operator_values([agent_pool(p) for p in stack.pools])
@@ -137,11 +152,15 @@ def test_each_combination_is_fulfilled_or_refused_naming_the_source(backend, mod
 
 def test_the_matrix_accepts_what_the_partitioners_and_plugins_can_do():
     accepted = {(b, m, p) for b in BACKENDS for m in MODES for p in PROVIDERS if _validate(b, m, p)[0] is not None}
-    # MIG: the operator on AL2023 (both strategies, per pool), Bottlerocket self-managed (single), GKE (single)
+    # MIG: the operator on AL2023 (both strategies, per pool), Bottlerocket eks-managed and self-managed (single:
+    # the component writes their TOML), GKE (single)
     assert ("eks-managed-al2023", "mig-mixed", "gpu-operator") in accepted
     assert ("eks-managed-al2023", "mig-single", "nvidia-device-plugin") not in accepted
     assert ("self-managed-bottlerocket", "mig-single", "nvidia-device-plugin") in accepted
     assert ("self-managed-bottlerocket", "mig-mixed", "gpu-operator") not in accepted
+    for provider in PROVIDERS:
+        assert ("eks-managed-bottlerocket", "mig-single", provider) in accepted
+        assert ("eks-managed-bottlerocket", "mig-mixed", provider) not in accepted
     assert ("gke", "mig-single", "nvidia-device-plugin") in accepted and ("gke", "mig-mixed", "nvidia-device-plugin") not in accepted
     assert not any(b in ("karpenter", "eks-auto") and m.startswith("mig") for b, m, _ in accepted)
     assert ("eks-managed-al2023", "time-slicing", "nvidia-device-plugin") in accepted

@@ -168,7 +168,8 @@ def mig_problems(
                 f"nothing partitions this pool's GPUs into MIG devices: the standalone device plugin ({provider}) only "
                 "discovers MIG devices that already exist (k8s-device-plugin README, migStrategy), so the nodes would "
                 "advertise whole GPUs. Set devicePlugin.provider: gpu-operator (its MIG manager partitions), use a "
-                "Bottlerocket NVIDIA image whose settings the backend writes (self-managed format: bottlerocket), or "
+                "Bottlerocket NVIDIA image whose settings the backend writes (self-managed format: bottlerocket, "
+                "eks-managed amiType BOTTLEROCKET_*), or "
                 "remove mig",
             )
         )

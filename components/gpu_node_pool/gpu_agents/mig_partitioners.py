@@ -108,8 +108,9 @@ def bottlerocket_problem(strategy: str, profile: str, model: str | None, *, writ
         return (
             "this backend writes no Bottlerocket settings for the pool's nodes (no user data), so nothing sets "
             "settings.kubelet-device-plugins.nvidia.device-partitioning-strategy = \"mig\" and the GPUs stay whole "
-            f"({_BR_SETTINGS_URL}); use a self-managed pool with format: bottlerocket, or an AL2023 NVIDIA image "
-            "with devicePlugin.provider: gpu-operator"
+            f"({_BR_SETTINGS_URL}); use a self-managed pool with format: bottlerocket or an eks-managed pool with a "
+            "BOTTLEROCKET_* amiType (the component writes their TOML), or an AL2023 NVIDIA image with "
+            "devicePlugin.provider: gpu-operator"
         )
     key = BOTTLEROCKET_GPU_KEYS.get(model or "")
     if key is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 
-import pytest
 import yaml
 from builders import config_errors
 from conftest import base
@@ -53,26 +52,28 @@ def test_the_pack_sees_the_same_pool_with_and_without_kubelet_settings():
     assert found == []
 
 
-@pytest.mark.parametrize(
-    ("kubelet", "needle"),
-    [
-        ({"flags": ["--register-with-taints=a=b:NoSchedule"]}, "set them in the pool's taints"),
-        ({"flags": ["--node-labels=team=ml"]}, "set them in the pool's labels"),
-        ({"config": {"registerWithTaints": [{"key": "a", "effect": "NoSchedule"}]}}, "set them in the pool's taints"),
-        ({"flags": ["v=2"]}, "is not one kubelet flag"),
-    ],
-)
-def test_taints_and_labels_in_kubelet_settings_are_refused_with_the_fix(kubelet, needle):
+def test_registration_flags_in_kubelet_settings_go_to_the_node_group_not_the_nodeconfig():
+    # merged with the pool's own (test_pass_through.py); the NodeConfig part keeps only the rest
+    resources = declare(kubelet={"config": {"maxPods": 110, "registerWithTaints": [{"key": "a", "value": "b", "effect": "NoSchedule"}]},
+                                 "flags": ["--v=2", "--node-labels=team=ml"]})
+    (lt,) = [r.inputs for r in resources if r.type == LT]
+    (part,) = [body for ctype, body in user_data.mime_parts(base64.b64decode(lt["userData"]).decode())
+               if ctype == "application/node.eks.aws"]
+    assert yaml.safe_load(part)["spec"] == {"kubelet": {"config": {"maxPods": 110}, "flags": ["--v=2"]}}
+    (ng,) = [r.inputs for r in resources if r.type == NG]
+    assert {"key": "a", "value": "b", "effect": "NO_SCHEDULE"} in ng["taints"] and ng["labels"]["team"] == "ml"
+
+
+def test_a_flag_that_is_not_one_kubelet_flag_is_refused():
     cfg = base()
-    cfg["pools"][0]["kubelet"] = kubelet
-    errors = config_errors(cfg)
-    assert any(e.startswith("pools[0].kubelet") and needle in e for e in errors), errors
+    cfg["pools"][0]["kubelet"] = {"flags": ["v=2"]}
+    assert any(e.startswith("pools[0].kubelet") and "is not one kubelet flag" in e for e in config_errors(cfg))
 
 
 def test_kubelet_settings_are_refused_on_bottlerocket_and_with_disk_size():
     cfg = base()
     cfg["pools"][0] |= {"kubelet": KUBELET, "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
-    assert any("Bottlerocket TOML settings" in e for e in config_errors(cfg))
+    assert any("Bottlerocket TOML settings" in e and "use bottlerocket: {settings" in e for e in config_errors(cfg))
     cfg = base()
     cfg["pools"][0] |= {"kubelet": KUBELET, "diskSize": 200}
     assert any("diskSize cannot be set" in e for e in config_errors(cfg))

@@ -237,13 +237,25 @@ def _read_yaml_docs(docs: Iterable[Any], found: _Found) -> bool:
     return seen
 
 
+def bottlerocket_node_taints(node_taints: Mapping[str, Any] | None) -> list[Taint]:
+    """The taints of Bottlerocket's ``settings.kubernetes.node-taints``: a map of taint key to
+    ``"value:Effect"`` (``":Effect"`` for an empty value) or a list of them, one per effect
+    (https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/), in map order.
+
+    Raises:
+        TaintError: an entry that is not ``value:Effect`` with a Kubernetes effect.
+    """
+    taints = []
+    for key, entries in (node_taints or {}).items():
+        for entry in entries if isinstance(entries, list) else [entries]:
+            taints.append(Taint.parse(f"{key}={entry}"))  # entry is "value:Effect" (":Effect" when empty)
+    return taints
+
+
 def _read_bottlerocket(settings: Mapping[str, Any], found: _Found) -> None:
     found.formats.append("bottlerocket")
     k8s = (settings.get("settings") or {}).get("kubernetes") or {}
-    taints = []
-    for key, entries in (k8s.get("node-taints") or {}).items():
-        for entry in entries if isinstance(entries, list) else [entries]:
-            taints.append(Taint.parse(f"{key}={entry}"))  # entry is "value:Effect" (":Effect" when empty)
+    taints = bottlerocket_node_taints(k8s.get("node-taints"))
     if "node-taints" in k8s:
         found.config_taints = taints
     found.config_labels.update({k: str(v) for k, v in (k8s.get("node-labels") or {}).items()})

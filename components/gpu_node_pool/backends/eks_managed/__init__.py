@@ -4,7 +4,8 @@ Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodeGroup inputs)
 (taints back from NodeGroup inputs), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan
 entry and text), ``detect.py`` (recognise GPU node groups for the policies), ``capacity.py``
 (capacity rules), ``launch_template.py`` (the component's launch template), ``kubelet.py`` (kubelet
-settings and the user's own launch template). Cluster Autoscaler
+settings and the user's own launch template), ``bottlerocket.py`` (Bottlerocket TOML settings and MIG),
+``pass_through.py`` (taints and labels of kubelet and Bottlerocket settings merged with the pool's). Cluster Autoscaler
 tags are shared with ``self_managed`` in ``backends/_shared/cluster_autoscaler.py``.
 """
 
@@ -31,7 +32,7 @@ BACKEND = register(
         detects=(EKS_NODE_GROUP,),
         children={
             "node_group": (EKS_NODE_GROUP, "{pool}-node-group"),
-            # reserved capacity (Capacity Block, ODCR): the template the node group launches from
+            # reserved capacity, EFA, kubelet or Bottlerocket settings: the template the node group launches from
             "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),
             # one per Cluster Autoscaler node-template tag: "<pool>-ca-<tag key>"
             "ca_tag": (AUTOSCALING_TAG, "{pool}-ca-"),

@@ -26,9 +26,14 @@ CAPACITY_BLOCK = "CAPACITY_BLOCK"
 def uses_launch_template(pool: Any) -> bool:
     """The pool needs the component's launch template: a Capacity Block (EKS user guide
     capacity-blocks-mng), an ODCR (terraform-aws-eks-blueprints targeted-odcr), EFA (interfaces and
-    placement group live in the template) or ``kubelet`` settings (its user data)."""
+    placement group live in the template), ``kubelet`` settings beyond taints and labels, or
+    Bottlerocket settings (``bottlerocket`` beyond taints and labels, or ``mig`` on a ``BOTTLEROCKET_*``
+    AMI type: Bottlerocket's MIG settings): its user data. Taints and labels alone go on the node group."""
+    from .bottlerocket import writes_settings
+    from .kubelet import kubelet_settings
+
     return (pool.capacity_type == CAPACITY_BLOCK or pool.capacity_reservation is not None or _efa(pool)
-            or getattr(pool, "kubelet", None) is not None)
+            or kubelet_settings(pool) != {} or writes_settings(pool))
 
 
 def _efa(pool: Any) -> bool:
@@ -68,12 +73,12 @@ def pool_problems(pool: Any) -> list[str]:
         problems.append(
             "diskSize cannot be set on a node group that uses a launch template "
             "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html); this pool gets one for its capacity "
-            "reservation, EFA or kubelet settings: remove diskSize"
+            "reservation, EFA, kubelet or Bottlerocket settings (MIG on Bottlerocket included): remove diskSize"
         )
     if getattr(pool, "launch_template", None) is not None and uses_launch_template(pool):
         problems.append(
-            "launchTemplate: this pool needs the component's own launch template (for its capacity reservation, EFA "
-            "or kubelet settings) and a managed node group takes one template "
+            "launchTemplate: this pool needs the component's own launch template (for its capacity reservation, EFA, "
+            "kubelet or Bottlerocket settings, MIG on Bottlerocket included) and a managed node group takes one template "
             "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html): move those settings into your "
             "template and drop them here, or drop launchTemplate"
         )
@@ -86,7 +91,7 @@ def pool_problems(pool: Any) -> list[str]:
         problems.append(
             f"kubelet: {pool.ami_type} nodes read Bottlerocket TOML settings, not a nodeadm NodeConfig "
             "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html); kubelet settings are for "
-            "AL2023 AMI types"
+            "AL2023 AMI types: use bottlerocket: {settings: {...}} (e.g. settings.kubernetes.max-pods)"
         )
     if _efa(pool):  # EFA interfaces, placement group, self-referencing group (backends._shared.efa)
         problems += _efa_rules.pool_problems(pool.instance_types, pool.efa.security_group_ids, "eks-managed")

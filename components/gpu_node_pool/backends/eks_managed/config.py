@@ -27,9 +27,11 @@ from ...config.common import (
 from ...config.errors import ConfigIssue
 from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
+from ...k8s.taints import Taint
 from .._shared.capacity import CapacityReservation, NodeRepair
 from .._shared.cluster_autoscaler import several_effects_problem
 from .._shared.efa import EfaConfig
+from .bottlerocket import EksBottlerocket
 from .kubelet import EksKubelet, UserLaunchTemplate
 
 
@@ -38,7 +40,9 @@ class EksManagedPool(PoolBase):
 
     Limits checked here (EKS API ``CreateNodegroup``/``Taint``): at most 50 taints, taint key
     and value up to 63 characters, label keys up to 63 and label values 1-63 characters, no
-    ``kubernetes.io``, ``k8s.io`` or ``eks.amazonaws.com`` label keys.
+    ``kubernetes.io``, ``k8s.io`` or ``eks.amazonaws.com`` label keys; on the merged set when a
+    pass-through field (``kubelet``, ``bottlerocket``) adds taints or labels (:mod:`.pass_through`:
+    :attr:`taint_list` and :attr:`node_labels` are the merged sets the node group declares).
     """
 
     backend: Literal["eks-managed"]
@@ -54,6 +58,10 @@ class EksManagedPool(PoolBase):
     )
     kubelet: EksKubelet | None = Field(
         None, description="AL2023: kubelet config fields and flags, merged by EKS into the nodes' NodeConfig (launch template user data)."
+    )
+    bottlerocket: EksBottlerocket | None = Field(
+        None, description="BOTTLEROCKET_* AMI types: further Bottlerocket settings {settings: {...}}, TOML user data EKS merges "
+        "with its own (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html)."
     )
     release_version: str | None = Field(
         None,
@@ -142,6 +150,61 @@ class EksManagedPool(PoolBase):
         return types
 
     @model_validator(mode="after")
+    def _pass_through(self) -> EksManagedPool:
+        """Pass-through taints and labels agree with the pool's own, and the merged set fits EKS's limits;
+        the Bottlerocket settings fit the AMI type and the pool's mig, and read back as the policies read them."""
+        from . import pass_through
+        from .bottlerocket import device_plugin_problem
+
+        if self.bottlerocket is not None and not self.ships_own_device_plugin:
+            raise fail(
+                f"bottlerocket: {self.ami_type} nodes read a nodeadm NodeConfig, not Bottlerocket TOML settings "
+                "(https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html); use kubelet: {config, flags} "
+                "for AL2023, or a BOTTLEROCKET_* amiType"
+            )
+        declared = super().taint_list
+        problems = pass_through.merge_problems(self, declared, super().node_labels)
+        if problems:
+            raise fail("; ".join(problems))
+        merged = self.taint_list
+        if len(merged) > EKS_MAX_TAINTS:
+            raise fail(f"{len(merged)} taints with those of kubelet/bottlerocket ({len(declared)} in taints); an EKS managed "
+                       f"node group takes at most {EKS_MAX_TAINTS} "
+                       "(https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html)")
+        for passed in pass_through.passed_taints(self):
+            for part, text in (("key", passed.taint.key), ("value", passed.taint.value)):
+                if len(text) > EKS_TAINT_FIELD_MAX:
+                    raise fail(f"{passed.path}: taint {part} {text!r} is {len(text)} characters; the EKS API caps taint "
+                               f"{part}s at {EKS_TAINT_FIELD_MAX}")
+        if self.bottlerocket is not None:
+            problem = device_plugin_problem(self)
+            if problem:
+                raise fail(problem)
+        self._read_back_user_data()
+        return self
+
+    def _read_back_user_data(self) -> None:
+        """The launch template's user data reads back, with the readers the policies use, as registering
+        no taint or label of its own (the node group carries them all)."""
+        from .._shared.user_data import UserDataError, read_registration
+        from .launch_template import user_data_text
+
+        try:
+            text = user_data_text(self)
+        except ValueError:  # a MIG profile Bottlerocket lacks: the stack's MIG rules refuse it with the source
+            return
+        if text is None:
+            return
+        try:
+            reg = read_registration(text)
+        except (UserDataError, ValueError) as err:
+            raise fail(f"the launch template's user data would not read back ({err}); report this with the pool's "
+                       "kubelet/bottlerocket settings") from None
+        if reg.taints or reg.labels:
+            raise fail(f"the launch template's user data would register {list(map(str, reg.taints))} "
+                       f"{dict(reg.labels)} beside the node group; report this with the pool's kubelet/bottlerocket settings")
+
+    @model_validator(mode="after")
     def _arch(self) -> EksManagedPool:
         ami_arch = "arm64" if "ARM_64" in self.ami_type else "x86_64"
         wrong = [t for t in self.instance_types if instances.instance_arch(t) != ami_arch]
@@ -199,6 +262,33 @@ class EksManagedPool(PoolBase):
     def driver_source(self) -> str:
         """``image``: the EKS GPU AMI types ship the NVIDIA driver and container toolkit."""
         return "image"
+
+    @property
+    def writes_bottlerocket_settings(self) -> bool:
+        """``BOTTLEROCKET_*`` pools with ``bottlerocket`` settings or ``mig`` get the component's launch
+        template, whose TOML user data EKS merges with its own (:mod:`.bottlerocket`): Bottlerocket's MIG
+        settings go there (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
+        from .bottlerocket import writes_settings
+
+        return self.ships_own_device_plugin and writes_settings(self)
+
+    @property
+    def taint_list(self) -> list[Taint]:
+        """The taints the node group declares: the pool's ``taints`` (config order), then those a
+        pass-through field adds (``kubelet``, ``bottlerocket``: :mod:`.pass_through`) that are not among them."""
+        from . import pass_through
+
+        declared = super().taint_list
+        return declared + pass_through.extra_taints(self, declared)
+
+    @property
+    def node_labels(self) -> dict[str, str]:
+        """The labels the node group declares: :attr:`PoolBase.node_labels` and those a pass-through field
+        adds (``kubelet.flags`` ``--node-labels``, ``bottlerocket.settings.kubernetes.node-labels``), sorted by key."""
+        from . import pass_through
+
+        declared = super().node_labels
+        return dict(sorted((declared | pass_through.extra_labels(self, declared)).items()))
 
 
 

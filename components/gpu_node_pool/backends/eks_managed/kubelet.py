@@ -8,10 +8,13 @@ awslabs/amazon-eks-ami ``nodeadm/api/v1alpha1/nodeconfig_types.go`` (``spec.kube
 ``KubeletConfiguration`` fragment, ``spec.kubelet.flags`` extra command-line flags).
 
 The node group declares the taints and labels (EKS registers the nodes with them and Cluster
-Autoscaler reads them from it), so neither may be set here: ``registerWithTaints`` in ``config`` and
-``--register-with-taints``/``--node-labels`` in ``flags`` are refused with the fix. The rendered part
-is read back with the same readers the policies use (:mod:`gpu_node_pool.backends._shared.user_data`),
-so a refusal here and a finding there never disagree. Bottlerocket AMI types take TOML settings, not a
+Autoscaler reads them from it). A taint or label set here (``registerWithTaints`` in ``config``,
+``--register-with-taints=...``/``--node-labels=...`` in ``flags``) is read with the kubelet parsers
+of :mod:`gpu_node_pool.backends._shared.registration`, merged with the pool's own on the node group
+(:mod:`.pass_through`; a disagreeing value is refused there) and not written a second time into the
+NodeConfig part. The rendered part is read back with the same readers the policies use
+(:mod:`gpu_node_pool.backends._shared.user_data`), so a refusal here and a finding there never
+disagree. Bottlerocket AMI types take TOML settings (``bottlerocket``, :mod:`.bottlerocket`), not a
 NodeConfig: refused for them.
 """
 
@@ -24,6 +27,8 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
+from ...config.defaults import DEFAULT_TAINT
+from ...k8s.taints import Taint, TaintEffect, TaintError
 from .._shared.registration import (
     MIME_BOUNDARY,
     NODE_LABELS_FLAG,
@@ -31,9 +36,12 @@ from .._shared.registration import (
     NODEADM_CONTENT_TYPE,
     REGISTER_WITH_TAINTS_FLAG,
     block_yaml,
+    flow_yaml,
+    parse_labels_flag,
+    parse_taints_flag,
 )
 
-__all__ = ["EksKubelet", "UserLaunchTemplate", "user_data"]
+__all__ = ["EksKubelet", "UserLaunchTemplate", "kubelet_settings", "registration_flag", "user_data"]
 
 _SOURCE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
 _DECLARED_FLAGS = (REGISTER_WITH_TAINTS_FLAG, NODE_LABELS_FLAG)
@@ -43,8 +51,15 @@ class EksKubelet(Model):
     """``kubelet``: ``{config: {maxPods: 110, systemReserved: {memory: 2Gi}}, flags: ["--v=2"]}`` (AL2023 pools).
 
     ``config``: KubeletConfiguration fields (camelCase, as the kubelet's config file takes them);
-    ``flags``: extra kubelet flags, each ``--name[=value]``. Taints and labels are the pool's
-    ``taints``/``labels``, never set here."""
+    ``flags``: extra kubelet flags, each ``--name[=value]``. Taints and labels given here
+    (``config.registerWithTaints``: a list of ``{key, value, effect}``, Kubernetes effects;
+    ``--register-with-taints=key=value:Effect,...``; ``--node-labels=key=value,...``: the kubelet
+    flag reference https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/) join
+    the pool's ``taints``/``labels`` on the node group; one that disagrees with them is refused.
+
+    Raises (as config errors at ``kubelet.config``/``kubelet.flags``): a value no kubelet takes, a
+    flag that is not ``--name[=value]``, a registration flag without ``=``, a taint or label that
+    does not parse."""
 
     yaml_example = "{config: {maxPods: 110}, flags: ['--v=2']}"
 
@@ -58,25 +73,39 @@ class EksKubelet(Model):
         if problem:
             raise fail(problem)
         if config and "registerWithTaints" in config:
-            raise fail(
-                "registerWithTaints: the node group declares the taints (EKS registers the nodes with them and "
-                "Cluster Autoscaler reads them there); set them in the pool's taints"
-            )
+            items = config["registerWithTaints"]
+            if not isinstance(items, list):
+                raise fail(
+                    f"config.registerWithTaints is {type(items).__name__} {str(items)[:40]!r}, not a list of taints; "
+                    f"write [{flow_yaml(DEFAULT_TAINT.to_k8s())}] (k8s.io/kubelet config/v1beta1 registerWithTaints), "
+                    "or use the pool's taints"
+                )
+            for i, item in enumerate(items):
+                try:
+                    Taint.from_k8s(item)
+                except TaintError as err:
+                    raise fail(f"config.registerWithTaints[{i}]: {err} (a core/v1 Taint with a Kubernetes effect: "
+                               f"{', '.join(e.value for e in TaintEffect)})") from None
         return config
 
     @field_validator("flags")
     @classmethod
     def _flags(cls, flags: list[str] | None) -> list[str] | None:
-        for flag in flags or []:
+        for i, flag in enumerate(flags or []):
             if not flag.startswith("--") or " " in flag.strip():
                 raise fail(f"{flag!r} is not one kubelet flag; write each as '--name=value', e.g. '--v=2'")
-            name = flag.split("=", 1)[0]
-            if name in _DECLARED_FLAGS:
-                what = "taints" if name == REGISTER_WITH_TAINTS_FLAG else "labels"
-                raise fail(
-                    f"{name}: the node group declares the {what} (EKS registers the nodes with them and Cluster "
-                    f"Autoscaler reads them there); set them in the pool's {what}, not as a kubelet flag"
-                )
+            name, eq, value = flag.partition("=")
+            if name in _DECLARED_FLAGS and not eq:
+                raise fail(f"flags[{i}] {flag!r}: write the value in the same item, e.g. "
+                           f"'{name}={DEFAULT_TAINT if name == REGISTER_WITH_TAINTS_FLAG else 'team=ml'}'")
+            try:
+                if name == REGISTER_WITH_TAINTS_FLAG:
+                    parse_taints_flag(value)
+                elif name == NODE_LABELS_FLAG:
+                    parse_labels_flag(value)
+            except ValueError as err:  # TaintError is a ValueError
+                raise fail(f"flags[{i}] {flag!r}: {err} (kubelet flag reference "
+                           "https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/)") from None
         return flags
 
 
@@ -85,7 +114,7 @@ class UserLaunchTemplate(Model):
 
     Used as given (EKS user guide launch-templates: a managed node group takes one template). The
     component never merges two templates: a pool that needs its own (Capacity Block, ODCR, EFA,
-    ``kubelet`` settings) refuses this field. Its user data is not readable at preview (only the id is
+    ``kubelet`` or ``bottlerocket`` settings, MIG on Bottlerocket) refuses this field. Its user data is not readable at preview (only the id is
     known), so the plan says the registration taints and labels it may set are not judged."""
 
     yaml_example = "{id: lt-0123456789abcdef0, version: '3'}"
@@ -114,16 +143,35 @@ def _value_problem(value: Any, path: str) -> str | None:
     return None
 
 
-def user_data(pool: Any) -> str | None:
-    """The MIME user data carrying the pool's ``kubelet`` settings as one NodeConfig part, or None."""
+def registration_flag(flag: str) -> bool:
+    """Whether ``flag`` is ``--register-with-taints=...`` or ``--node-labels=...`` (the node group carries those)."""
+    return flag.partition("=")[0] in _DECLARED_FLAGS
+
+
+def kubelet_settings(pool: Any) -> dict[str, Any]:
+    """The NodeConfig ``spec.kubelet`` the pool's nodes get: ``{config?, flags?}`` without the
+    taints and labels (``registerWithTaints``, ``--register-with-taints``, ``--node-labels``),
+    which the node group declares merged with the pool's own (EKS registers the nodes with the
+    node group's taints and labels: EKS user guide launch-templates). ``{}`` when nothing is left."""
     kubelet = getattr(pool, "kubelet", None)
-    if kubelet is None or not (kubelet.config or kubelet.flags):
-        return None
+    if kubelet is None:
+        return {}
     spec: dict[str, Any] = {}
-    if kubelet.config:
-        spec["config"] = dict(kubelet.config)
-    if kubelet.flags:
-        spec["flags"] = list(kubelet.flags)
+    config = {k: v for k, v in (kubelet.config or {}).items() if k != "registerWithTaints"}
+    if config:
+        spec["config"] = config
+    flags = [f for f in kubelet.flags or [] if not registration_flag(f)]
+    if flags:
+        spec["flags"] = flags
+    return spec
+
+
+def user_data(pool: Any) -> str | None:
+    """The MIME user data carrying the pool's ``kubelet`` settings (:func:`kubelet_settings`) as one
+    NodeConfig part, or None when there are none."""
+    spec = kubelet_settings(pool)
+    if not spec:
+        return None
     message = MIMEMultipart("mixed", boundary=MIME_BOUNDARY)
     part = MIMENonMultipart(*NODEADM_CONTENT_TYPE.split("/"))
     part.set_payload(block_yaml({"apiVersion": NODEADM_API_VERSION, "kind": "NodeConfig", "spec": {"kubelet": spec}}))

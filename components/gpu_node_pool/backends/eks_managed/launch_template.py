@@ -17,10 +17,11 @@ import base64
 from typing import Any
 
 from .._shared.capacity import capacity_reservation_spec
+from .bottlerocket import writes_settings
 from .capacity import CAPACITY_BLOCK, uses_launch_template
-from .kubelet import user_data as kubelet_user_data
+from .kubelet import kubelet_settings
 
-__all__ = ["launch_template_args", "node_group_overrides", "uses_launch_template"]
+__all__ = ["launch_template_args", "node_group_overrides", "user_data_text", "uses_launch_template"]
 
 #: EC2 ``InstanceMarketOptions.MarketType`` of a Capacity Block launch (EKS user guide capacity-blocks-mng).
 CAPACITY_BLOCK_MARKET = "capacity-block"
@@ -34,14 +35,15 @@ def launch_template_args(pool: Any) -> dict[str, Any] | None:
     capacity_reservation_id``. ODCR: ``capacity_reservation_specification`` with the target
     (``capacity_reservation_id`` | ``capacity_reservation_resource_group_arn``) or
     ``capacity_reservation_preference``. ``kubelet`` settings: ``user_data`` (base64 MIME, one
-    NodeConfig part: :mod:`.kubelet`). Tags: ``gpu-node-pools/pool``. No image, instance profile,
+    NodeConfig part: :mod:`.kubelet`); Bottlerocket settings or MIG on a ``BOTTLEROCKET_*`` pool:
+    ``user_data`` (base64 TOML: :mod:`.bottlerocket`). Tags: ``gpu-node-pools/pool``. No image, instance profile,
     subnet or shutdown behaviour: EKS forbids them in a managed node group's template (EKS user guide launch-templates).
     """
     if not uses_launch_template(pool):
         return None
     cb = pool.capacity_type == CAPACITY_BLOCK
     uses = [("reserved capacity", cb or pool.capacity_reservation is not None), ("EFA", pool.efa is not None and pool.efa.enabled),
-            ("kubelet settings", pool.kubelet is not None)]
+            ("kubelet settings", kubelet_settings(pool) != {}), ("Bottlerocket settings", writes_settings(pool))]
     args: dict[str, Any] = {"description": f"gpu-node-pools pool {pool.name}: {' and '.join(u for u, on in uses if on)}"}
     if cb:
         args["instance_type"] = pool.instance_types[0]
@@ -49,11 +51,20 @@ def launch_template_args(pool: Any) -> dict[str, Any] | None:
     spec = capacity_reservation_spec(pool.capacity_reservation_id if cb else None, pool.capacity_reservation)
     if spec is not None:
         args["capacity_reservation_specification"] = spec
-    text = kubelet_user_data(pool)
-    if text is not None:  # one NodeConfig part; EKS merges it with its own (kubelet.py)
+    text = user_data_text(pool)
+    if text is not None:  # a NodeConfig part or Bottlerocket TOML; EKS merges it with its own (kubelet.py, bottlerocket.py)
         args["user_data"] = base64.b64encode(text.encode()).decode()
     args["tags"] = {"gpu-node-pools/pool": pool.name}
     return args
+
+
+def user_data_text(pool: Any) -> str | None:
+    """The launch template's user data (not base64) for ``pool``: the ``kubelet`` NodeConfig part
+    (:func:`.kubelet.user_data`) or the Bottlerocket TOML (:func:`.bottlerocket.user_data`), or None."""
+    from .bottlerocket import user_data as bottlerocket_user_data
+    from .kubelet import user_data as kubelet_user_data
+
+    return kubelet_user_data(pool) or bottlerocket_user_data(pool)
 
 
 def node_group_overrides(pool: Any, args: dict[str, Any], template_id: Any, template_version: Any) -> dict[str, Any]:

@@ -25,6 +25,9 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     entry["instanceTypes"] = node_group.inputs.get("instanceTypes", [])
     entry["amiType"] = node_group.inputs.get("amiType")
     entry["scaling"] = node_group.inputs.get("scalingConfig", {})
+    passed = pass_through_entry(pool)
+    if passed:
+        entry["passThrough"] = passed
     tag_type, prefix = BACKEND.child_type("ca_tag"), BACKEND.child_name("ca_tag", pool.name)  # once, not per resource
     tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in resources if r.type == tag_type and r.name.startswith(prefix)}
     entry["scaleFromZeroTags"] = dict(sorted(tags.items()))
@@ -33,6 +36,24 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
         entry["scaleFromZeroMatches"] = (
             sorted(map(str, ca_taints)) == sorted(map(str, taints)) and ca_labels == entry["labels"]
         )
+
+
+def pass_through_entry(pool: Any) -> dict[str, list[dict[str, str]]]:
+    """Which of the node group's taints and labels came from a pass-through field (:mod:`.pass_through`):
+    ``{"taints": [{"taint": "k=v:Effect", "from": "kubelet.flags[0]"}], "labels": [{"label": "k=v", "from": ...}]}``,
+    each list left out when empty; ``{}`` when none did (or the pool has no pass-through fields)."""
+    from . import pass_through
+
+    if getattr(pool, "kubelet", None) is None and getattr(pool, "bottlerocket", None) is None:
+        return {}
+    out: dict[str, list[dict[str, str]]] = {}
+    taints = [{"taint": str(p.taint), "from": p.path} for p in pass_through.passed_taints(pool)]
+    labels = [{"label": f"{p.key}={p.value}", "from": p.path} for p in pass_through.passed_labels(pool)]
+    if taints:
+        out["taints"] = taints
+    if labels:
+        out["labels"] = labels
+    return out
 
 
 def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -46,4 +67,10 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
             f"  instances       {', '.join(entry['instanceTypes'])}  ami {entry.get('amiType')}  "
             f"size {sc.get('minSize')}..{sc.get('maxSize')}"
         )
-    return head, ca.report_lines(entry)
+    passed = entry.get("passThrough") or {}
+    tail = []
+    if passed:
+        tail.append("  pass-through    (declared on the node group with the pool's own; not written again in user data)")
+        tail += [f"    taint {t['taint']}  from {t['from']}" for t in passed.get("taints", [])]
+        tail += [f"    label {t['label']}  from {t['from']}" for t in passed.get("labels", [])]
+    return head, tail + ca.report_lines(entry)

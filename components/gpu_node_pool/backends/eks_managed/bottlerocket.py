@@ -1,0 +1,276 @@
+"""Bottlerocket settings of an eks-managed Bottlerocket pool (``bottlerocket: {settings: {...}}``).
+
+An EKS managed node group with a ``BOTTLEROCKET_*`` AMI type and no custom AMI takes TOML user data
+in its launch template and EKS merges it with the settings it supplies itself (cluster name, API
+server, cluster certificate): EKS user guide https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html
+(Bottlerocket user data) and terraform-aws-modules/terraform-aws-eks ``docs/user_data.md``@v21.19.0
+("AMI types of BOTTLEROCKET_*, user data must be in TOML format"; supplied user data is combined
+with what the EKS service supplies). A re:Post article (knowledge-center
+eks-configure-user-data-for-node-groups) asks for the cluster settings in the user data too: that is
+the custom-AMI case, where EKS merges nothing; this component never sets an AMI, so it follows the
+user guide and leaves those settings to EKS (and refuses them here).
+
+The settings are rendered with tomli-w under ``[settings]`` beside the pool's MIG settings
+(:func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`). Refused, each with its path: what EKS
+owns (``settings.kubernetes.cluster-name``, ``api-server``, ``cluster-certificate``); what would stop
+the node joining an EKS cluster (``bootstrap-token``, ``authentication-mode``, ``standalone-mode``:
+https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/); what EKS's TOML merge refuses
+(quoted keys holding quotes, escaped quotes in values, mixed-type arrays, bracketed headers with
+quoted keys: the user guide); what tomli-w cannot write (null, dates, integers beyond 64 bits);
+and device-plugin settings that contradict the pool's ``mig``/``gpuSharing``. The taints and
+labels of ``settings.kubernetes.node-taints``/``node-labels`` join the pool's on the node group
+(:mod:`.pass_through`) and are not written into the TOML (EKS registers the nodes with the node
+group's). Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import tomli_w
+from pydantic import Field, field_validator
+
+from ...config.common import Model, fail
+
+__all__ = ["EksBottlerocket", "device_plugin_problem", "node_settings", "toml_problem", "user_data", "writes_settings"]
+
+USER_GUIDE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
+SETTINGS_REFERENCE = "https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/"
+DEVICE_PLUGINS_REFERENCE = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
+
+#: ``settings.kubernetes`` keys EKS supplies to a managed node group's Bottlerocket nodes (user guide).
+EKS_OWNED = ("cluster-name", "api-server", "cluster-certificate")
+#: ``settings.kubernetes`` keys whose change stops the node joining an EKS cluster (settings reference):
+#: a bootstrap token or TLS authentication replace EKS's aws-iam authentication, standalone mode never joins.
+JOIN_BREAKING = ("bootstrap-token", "authentication-mode", "standalone-mode")
+#: ``settings.kubernetes`` keys that carry taints and labels: merged onto the node group, not written.
+REGISTRATION_KEYS = ("node-taints", "node-labels")
+#: ``settings.kubelet-device-plugins.nvidia`` keys that decide what a node advertises, with Bottlerocket's
+#: defaults (``none``: whole GPUs): the pool's ``mig``/``gpuSharing`` decide them (DEVICE_PLUGINS_REFERENCE).
+ADVERTISING_KEYS = ("device-partitioning-strategy", "mig", "device-sharing-strategy", "time-slicing", "mps")
+_DEFAULTS = {("device-partitioning-strategy",): "none", ("device-sharing-strategy",): "none"}
+
+_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_INT64 = 2**63
+
+
+class EksBottlerocket(Model):
+    """``bottlerocket``: further Bottlerocket settings for a ``BOTTLEROCKET_*`` pool's nodes,
+    ``{settings: {kernel: {sysctl: {vm.max_map_count: "262144"}}, kubernetes: {max-pods: 110}}}``.
+
+    ``settings``: the tables under ``[settings]`` of the node's TOML, keys as the Bottlerocket
+    settings reference spells them (https://bottlerocket.dev/en/os/latest/#/api/settings/): values are
+    strings, booleans, integers, floats, lists of one scalar type, or tables. ``kubernetes.node-taints``
+    (key -> ``"value:Effect"`` or a list of them) and ``kubernetes.node-labels`` (key -> value) join the
+    pool's taints and labels on the node group. Errors name the path (``bottlerocket.settings.<key>``)."""
+
+    yaml_example = "{settings: {kubernetes: {max-pods: 110}}}"
+
+    settings: dict[str, Any] = Field(
+        min_length=1, description="Bottlerocket settings under [settings], e.g. {kubernetes: {max-pods: 110}}."
+    )
+
+    @field_validator("settings")
+    @classmethod
+    def _settings(cls, settings: dict[str, Any]) -> dict[str, Any]:
+        problem = toml_problem(settings, "settings")
+        if problem:
+            raise fail(problem)
+        k8s = settings.get("kubernetes")
+        if k8s is not None and not isinstance(k8s, Mapping):
+            raise fail(f"settings.kubernetes is {type(k8s).__name__}, not a table of settings ({SETTINGS_REFERENCE})")
+        for key in (k8s or {}):
+            if key in EKS_OWNED:
+                raise fail(
+                    f"settings.kubernetes.{key}: EKS supplies it to a managed node group's Bottlerocket nodes and "
+                    f"merges your settings with its own ({USER_GUIDE}); remove it"
+                )
+            if key in JOIN_BREAKING:
+                raise fail(
+                    f"settings.kubernetes.{key}: the node would no longer join the EKS cluster with the node group's "
+                    f"credentials ({SETTINGS_REFERENCE}); remove it"
+                )
+        _registration_shapes(k8s or {})
+        return settings
+
+
+def _registration_shapes(k8s: Mapping[str, Any]) -> None:
+    """Refuse ``node-taints``/``node-labels`` that are not the shapes of the settings reference."""
+    from .._shared.user_data import bottlerocket_node_taints
+
+    taints = k8s.get("node-taints")
+    if taints is not None:
+        if not isinstance(taints, Mapping):
+            raise fail(f"settings.kubernetes.node-taints is {type(taints).__name__}, not a map of taint key to "
+                       f"\"value:Effect\" ({SETTINGS_REFERENCE})")
+        for key, entries in taints.items():
+            items = entries if isinstance(entries, list) else [entries]
+            if not items or not all(isinstance(e, str) for e in items):
+                raise fail(f"settings.kubernetes.node-taints.{key}: {entries!r} is not \"value:Effect\" or a list of "
+                           f"them ({SETTINGS_REFERENCE})")
+            try:
+                bottlerocket_node_taints({key: entries})
+            except ValueError as err:
+                raise fail(f"settings.kubernetes.node-taints.{key}: {err} (\"value:Effect\" with a Kubernetes effect, "
+                           f"{SETTINGS_REFERENCE})") from None
+    labels = k8s.get("node-labels")
+    if labels is not None:
+        if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
+            raise fail(f"settings.kubernetes.node-labels must map label keys to string values ({SETTINGS_REFERENCE})")
+
+
+def _quoted(key: str) -> bool:
+    return not key or any(c not in _BARE for c in key)
+
+
+def toml_problem(value: Any, path: str) -> str | None:
+    """Why ``value`` (at ``path``) cannot go into the TOML EKS merges, or None.
+
+    Refused: null, dates and other non-TOML values (tomli-w cannot write them as a setting); integers
+    beyond 64 bits (TOML's range); ``"``, ``\\`` or control characters in a key or string value (tomli-w
+    writes them as escape sequences, and EKS's merge refuses escaped quotes and quoted keys holding
+    quotes); lists of mixed types or of tables (EKS's merge refuses mixed-type arrays); a table under a
+    key that is not bare (``A-Za-z0-9_-``), whose header would be a bracketed header with a quoted key.
+    Sources: EKS user guide launch-templates (Bottlerocket user data); TOML v1.0.0 https://toml.io/en/v1.0.0.
+    """
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            where = f"{path}.{key}"
+            if not isinstance(key, str):
+                return f"{where}: a key must be a string ({USER_GUIDE})"
+            if _bad_chars(key):
+                return (f"{where}: the key holds a quote, a backslash or a control character, which EKS's TOML merge "
+                        f"refuses in keys ({USER_GUIDE}); use the key as the settings reference spells it")
+            if isinstance(item, Mapping) and _quoted(key):
+                return (f"{where}: a table under a key that is not bare (A-Za-z0-9_-) is written as a bracketed header "
+                        f"with a quoted key, which EKS's TOML merge refuses ({USER_GUIDE}); use bare keys for tables")
+            problem = toml_problem(item, where)
+            if problem:
+                return problem
+        return None
+    if isinstance(value, list):
+        if not value:
+            return None
+        if any(isinstance(v, Mapping | list) for v in value):
+            return f"{path}: a list of tables or lists is not written into the TOML EKS merges ({USER_GUIDE}); use a table"
+        kinds = {type(v) for v in value}
+        if len(kinds) > 1:
+            return (f"{path}: {value!r} mixes {', '.join(sorted(k.__name__ for k in kinds))}; EKS's TOML merge refuses "
+                    f"mixed-type arrays ({USER_GUIDE}): use one type, e.g. all strings")
+        return next((p for i, v in enumerate(value) if (p := toml_problem(v, f"{path}[{i}]"))), None)
+    if isinstance(value, bool | float):
+        return None
+    if isinstance(value, int):
+        if not -_INT64 <= value < _INT64:
+            return f"{path}: {value} is beyond TOML's 64-bit integers (https://toml.io/en/v1.0.0#integer); give a real value"
+        return None
+    if isinstance(value, str):
+        if _bad_chars(value):
+            return (f"{path}: {value[:40]!r} holds a quote, a backslash or a control character, which would be written "
+                    f"as an escape sequence, and EKS's TOML merge refuses escaped quotes in values ({USER_GUIDE}); "
+                    "write the plain value")
+        return None
+    shown = "null" if value is None else type(value).__name__
+    return (f"{path}: {shown} is not a Bottlerocket setting value (a string, boolean, number, list or table: "
+            f"https://bottlerocket.dev/en/os/latest/#/api/settings/); quote it or remove it")
+
+
+def _bad_chars(text: str) -> bool:
+    return any(c in '"\\' or ord(c) < 32 or ord(c) == 127 for c in text)
+
+
+def _leaves(tree: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
+    out: dict[tuple[str, ...], Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, Mapping) and value:
+            out |= _leaves(value, (*prefix, key))
+        else:
+            out[(*prefix, key)] = value
+    return out
+
+
+def device_plugin_problem(pool: Any) -> str | None:
+    """Why the pool's ``settings.kubelet-device-plugins.nvidia`` contradicts its ``mig``/``gpuSharing``, or None.
+
+    The keys that decide what a node advertises (:data:`ADVERTISING_KEYS`) must say what the
+    component writes for the pool (its MIG settings, :func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`;
+    otherwise Bottlerocket's defaults, ``none``): else the node would advertise other resources than
+    the plan, the Cluster Autoscaler tags and the policies expect.
+    """
+    from ...gpu_agents.mig import bottlerocket_settings
+
+    settings = getattr(pool.bottlerocket, "settings", None) or {}
+    nvidia = ((settings.get("kubelet-device-plugins") or {}).get("nvidia")) or {}
+    if not isinstance(nvidia, Mapping):
+        return None
+    try:
+        ours = bottlerocket_settings(pool)
+    except ValueError:  # a GPU or profile Bottlerocket lacks: the stack's MIG rules refuse the pool's mig with the source
+        return None
+    mine = _leaves(((ours.get("kubelet-device-plugins") or {}).get("nvidia")) or {})
+    for key in ADVERTISING_KEYS:
+        if key not in nvidia:
+            continue
+        given = _leaves({key: nvidia[key]})
+        for leaf, value in given.items():
+            want = mine.get(leaf, _DEFAULTS.get(leaf))
+            if value != want:
+                where = "bottlerocket.settings.kubelet-device-plugins.nvidia." + ".".join(leaf)
+                declared = (f"the pool's mig ({pool.mig.strategy} {pool.mig.profile}) writes {want!r} there"
+                            if pool.mig is not None else f"the pool has no mig (Bottlerocket's default there is {want!r})")
+                return (f"{where} = {value!r} contradicts the pool: {declared}, and the plan, the Cluster Autoscaler tags "
+                        f"and the policies promise what the pool declares ({DEVICE_PLUGINS_REFERENCE}); set mig or "
+                        "gpuSharing on the pool instead, and remove it here")
+    return None
+
+
+def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _merge(dict(out[key]), value)
+        else:
+            out[key] = value
+    return out
+
+
+def _given(pool: Any) -> dict[str, Any]:
+    """The pool's ``bottlerocket.settings`` without ``kubernetes.node-taints``/``node-labels``."""
+    given = dict(getattr(getattr(pool, "bottlerocket", None), "settings", None) or {})
+    if isinstance(given.get("kubernetes"), Mapping):
+        k8s = {k: v for k, v in given["kubernetes"].items() if k not in REGISTRATION_KEYS}
+        if k8s:
+            given["kubernetes"] = k8s
+        else:
+            del given["kubernetes"]
+    return given
+
+
+def writes_settings(pool: Any) -> bool:
+    """Whether the component writes Bottlerocket TOML for ``pool``: settings beyond taints and labels, or
+    ``mig`` on a Bottlerocket NVIDIA image (its MIG settings). Never raises (:func:`node_settings` may)."""
+    mig_here = getattr(pool, "mig", None) is not None and getattr(pool, "image_family", "") == "bottlerocket-nvidia"
+    return bool(_given(pool)) or mig_here
+
+
+def node_settings(pool: Any) -> dict[str, Any]:
+    """The tables under ``[settings]`` the component writes for ``pool``: its ``bottlerocket.settings``
+    without ``kubernetes.node-taints``/``node-labels`` (the node group carries them), merged with its
+    MIG settings (:func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`). ``{}`` for none.
+
+    Raises:
+        ValueError: the pool's GPU or MIG profile is not in Bottlerocket's table (the stack's MIG rules refuse it first).
+    """
+    from ...gpu_agents.mig import bottlerocket_settings
+
+    return _merge(_given(pool), bottlerocket_settings(pool))
+
+
+def user_data(pool: Any) -> str | None:
+    """The pool's Bottlerocket TOML user data (``[settings...]`` tables, tomli-w), or None when the
+    component writes no settings for it. EKS adds its own cluster settings when it merges it."""
+    settings = node_settings(pool)
+    if not settings:
+        return None
+    return tomli_w.dumps({"settings": settings})

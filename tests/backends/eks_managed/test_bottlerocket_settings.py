@@ -1,0 +1,138 @@
+"""eks-managed ``bottlerocket: {settings}``: TOML user data in the component's launch template, which EKS merges
+with its own (EKS user guide launch-templates); MIG on Bottlerocket written there; what EKS owns, what breaks the
+join and what EKS's TOML merge refuses are refused with the path."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import tomllib
+
+import pytest
+from builders import config_errors
+from conftest import base
+
+from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+from gpu_node_pool.backends._shared import user_data
+from gpu_node_pool.config import validate_stack_config
+from gpu_node_pool.plan import record
+
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+NG = "aws:eks/nodeGroup:NodeGroup"
+TAG = "aws:autoscaling/tag:Tag"
+BR = {"amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
+MIG = BR | {"instanceTypes": ["p4d.24xlarge"], "mig": {"strategy": "single", "profile": "1g.5gb"}}
+
+
+def declare(provider=None, **pool):
+    cfg = base()
+    cfg["pools"][0] |= pool
+    if provider:
+        cfg["devicePlugin"] = {"provider": provider}
+    stack = validate_stack_config(cfg)
+    resources, _ = record(lambda: [GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=stack.cluster)) for p in stack.pools])
+    return resources
+
+
+def _toml(resources):
+    (lt,) = [r.inputs for r in resources if r.type == LT]
+    return base64.b64decode(lt["userData"]).decode()
+
+
+def test_bottlerocket_settings_reach_the_nodes_as_toml_in_the_launch_template():
+    settings = {"kubernetes": {"max-pods": 110, "eviction-hard": {"memory.available": "10%"}},
+                "kernel": {"sysctl": {"vm.max_map_count": "262144"}}}
+    resources = declare(**BR, bottlerocket={"settings": settings})
+    (ng,) = [r.inputs for r in resources if r.type == NG]
+    assert "launchTemplate" in ng and ng["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
+    text = _toml(resources)
+    assert tomllib.loads(text) == {"settings": settings}
+    # no cluster settings: EKS adds them when it merges the user data (no custom AMI)
+    assert "cluster-name" not in text and "api-server" not in text
+    # read back as the policies read it: Bottlerocket, registering nothing of its own
+    assert user_data.detect_format(text) == "bottlerocket"
+    assert user_data.read_registration(text).taints == () and not user_data.read_registration(text).labels
+
+
+@pytest.mark.parametrize("provider", ["nvidia-device-plugin", "gpu-operator"])
+def test_mig_single_on_eks_managed_bottlerocket_writes_the_mig_settings_and_tags_the_mig_devices(provider):
+    resources = declare(provider, **MIG)
+    text = _toml(resources)
+    # Bottlerocket's MIG manager: bottlerocket-os/bottlerocket sources/nvidia-migmanager (mig_profile.rs)
+    assert tomllib.loads(text) == {"settings": {"kubelet-device-plugins": {"nvidia": {
+        "device-partitioning-strategy": "mig", "mig": {"profile": {"a100.40gb": "1g.5gb"}}}}}}
+    # the single strategy advertises the 7 x 8 MIG devices as nvidia.com/gpu: the autoscaler is told exactly that
+    tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in resources if r.type == TAG}
+    assert tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "56"
+    assert not [k for k in tags if "/resources/nvidia.com/mig-" in k]
+
+
+def test_mig_settings_merge_with_the_users_bottlerocket_settings():
+    resources = declare(**MIG, bottlerocket={"settings": {
+        "kubernetes": {"max-pods": 50},
+        "kubelet-device-plugins": {"nvidia": {"device-partitioning-strategy": "mig", "pass-device-specs": True}}}})
+    assert tomllib.loads(_toml(resources))["settings"] == {
+        "kubernetes": {"max-pods": 50},
+        "kubelet-device-plugins": {"nvidia": {"device-partitioning-strategy": "mig", "pass-device-specs": True,
+                                              "mig": {"profile": {"a100.40gb": "1g.5gb"}}}}}
+
+
+def test_mig_mixed_on_eks_managed_bottlerocket_stays_refused_with_the_source():
+    cfg = base()
+    cfg["pools"][0] |= MIG | {"mig": {"strategy": "mixed", "profile": "1g.5gb"}}
+    assert any("single strategy only" in e and "bottlerocket-os/bottlerocket#4483" in e for e in config_errors(cfg))
+
+
+@pytest.mark.parametrize(
+    ("settings", "needles"),
+    [
+        ({"kubernetes": {"cluster-name": "ml"}}, ["settings.kubernetes.cluster-name", "EKS supplies it"]),
+        ({"kubernetes": {"api-server": "https://x"}}, ["settings.kubernetes.api-server", "EKS supplies it"]),
+        ({"kubernetes": {"standalone-mode": True}}, ["settings.kubernetes.standalone-mode", "no longer join"]),
+        ({"kernel": {"sysctl": {"a": 'say "hi"'}}}, ["settings.kernel.sysctl.a", "escaped quotes"]),
+        ({"ntp": {"time-servers": ["a", 1]}}, ["settings.ntp.time-servers", "mixed-type arrays"]),
+        ({"host-containers": {"my.admin": {"enabled": True}}}, ["settings.host-containers.my.admin", "bracketed header"]),
+        ({"kernel": {"lockdown": None}}, ["settings.kernel.lockdown", "null"]),
+        ({"motd": {"since": datetime.date(2026, 1, 1)}}, ["settings.motd.since", "date is not a Bottlerocket setting value"]),
+        ({"kubernetes": {"max-pods": 2**70}}, ["settings.kubernetes.max-pods", "64-bit"]),
+        ({"kubernetes": {"node-taints": {"dedicated": "ml:NO_SCHEDULE"}}}, ["node-taints.dedicated"]),
+        ({"kubernetes": {"node-labels": {"team": 3}}}, ["node-labels"]),
+    ],
+)
+def test_bad_bottlerocket_settings_are_refused_with_the_path(settings, needles):
+    cfg = base()
+    cfg["pools"][0] |= BR | {"bottlerocket": {"settings": settings}}
+    errors = config_errors(cfg)
+    assert any(e.startswith("pools[0]") and all(n in e for n in needles) for e in errors), errors
+
+
+@pytest.mark.parametrize(
+    ("pool", "needle"),
+    [
+        (BR | {"bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": {"device-partitioning-strategy": "mig"}}}}},
+         "the pool has no mig"),
+        (MIG | {"bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": {"mig": {"profile": {"a100.40gb": "3g.20gb"}}}}}}},
+         "writes '1g.5gb' there"),
+        (MIG | {"bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": {"device-partitioning-strategy": "none"}}}}},
+         "writes 'mig' there"),
+        (BR | {"bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": {"time-slicing": {"replicas": 4}}}}}},
+         "time-slicing.replicas = 4 contradicts the pool"),
+    ],
+)
+def test_device_plugin_settings_that_contradict_the_pools_mig_are_refused(pool, needle):
+    cfg = base()
+    cfg["pools"][0] |= pool
+    errors = config_errors(cfg)
+    assert any("bottlerocket.settings.kubelet-device-plugins.nvidia." in e and needle in e for e in errors), errors
+
+
+def test_bottlerocket_settings_are_refused_on_al2023_with_the_fix_and_take_a_launch_template():
+    cfg = base()
+    cfg["pools"][0]["bottlerocket"] = {"settings": {"kubernetes": {"max-pods": 110}}}
+    assert any("use kubelet" in e for e in config_errors(cfg))
+    cfg = base()
+    cfg["pools"][0] |= BR | {"bottlerocket": {"settings": {"kubernetes": {"max-pods": 110}}}, "diskSize": 200}
+    assert any("diskSize cannot be set" in e for e in config_errors(cfg))
+    cfg = base()
+    cfg["pools"][0] |= MIG | {"launchTemplate": {"id": "lt-0123456789abcdef0", "version": "3"}}
+    assert any("a managed node group takes one template" in e for e in config_errors(cfg))
