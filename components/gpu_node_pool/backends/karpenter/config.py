@@ -35,7 +35,13 @@ from .limits import (
     karpenter_label_problem,
     selector_tags_problem,
 )
-from .node_class_extras import BlockDeviceMapping, KarpenterKubelet, user_data_problem
+from .node_class_extras import (
+    BlockDeviceMapping,
+    KarpenterKubelet,
+    merge_problems,
+    user_data_problem,
+    user_data_registration,
+)
 from .reservations import MAX_TERMS, CapacityReservationTerm
 
 
@@ -84,7 +90,8 @@ class KarpenterNodeClass(NodeClassBase):
     )
     kubelet: KarpenterKubelet | None = Field(None, description="Kubelet settings Karpenter passes to the nodes (maxPods, reserved, eviction...).")
     instance_store_policy: Literal["RAID0"] | None = Field(None, description="RAID0: instance-store NVMe disks as one volume for images and pods.")
-    user_data: str | None = Field(None, description="Bootstrap Karpenter merges its settings into; taints and labels belong to the pool.")
+    user_data: str | None = Field(
+        None, description="Bootstrap Karpenter merges its settings into; the taints and labels it registers are merged into the NodePool.")
 
     @field_validator("name")
     @classmethod
@@ -228,6 +235,25 @@ class KarpenterPool(NodePoolBase):
                 )
         return startup
 
+    @field_validator("node_class")
+    @classmethod
+    def _user_data_merges(cls, node_class: KarpenterNodeClass | None, info: ValidationInfo) -> KarpenterNodeClass | None:
+        """The taints and labels ``nodeClass.userData`` registers merge into the NodePool (node_class_extras.py)."""
+        if node_class is None or node_class.user_data is None or not {"taints", "labels"} <= set(info.data):
+            return node_class
+        taints = [t.to_taint() for t in info.data["taints"]]
+        startup = [t.to_taint() for t in info.data.get("startup_taints") or []]
+
+        def label_problem(key: str) -> str | None:
+            if key in KARPENTER_MANAGED_KEYS:
+                return f"{key!r} is written by {KARPENTER_MANAGED_KEYS[key]} as a requirement; set it there"
+            return karpenter_label_problem(key)
+
+        problems = merge_problems(node_class.user_data, taints, startup, dict(info.data["labels"]), label_problem)
+        if problems:
+            raise fail("; ".join(problems))
+        return node_class
+
     @field_validator("labels")
     @classmethod
     def _karpenter_labels(cls, labels: dict[str, str]) -> dict[str, str]:
@@ -324,6 +350,31 @@ class KarpenterPool(NodePoolBase):
         extra = [t for t in startup_taints_for(self.startup_taints_for)
                  if all((t.key, t.effect) != (o.key, o.effect) for o in own)]
         return own + extra
+
+    @property
+    def user_data_taints(self) -> list[Taint]:
+        """Taints ``nodeClass.userData`` registers that ``taints`` does not declare (key and effect), sorted; merged
+        into :attr:`taint_list` and so into the NodePool (see :mod:`.node_class_extras`)."""
+        user_data = self.node_class.user_data if self.node_class is not None else None
+        declared = {t.to_taint().identity for t in self.taints}
+        return [t for t in user_data_registration(user_data).taints if t.identity not in declared]
+
+    @property
+    def user_data_labels(self) -> dict[str, str]:
+        """Labels ``nodeClass.userData`` registers that ``labels`` does not set, sorted by key; merged into
+        :attr:`node_labels`."""
+        user_data = self.node_class.user_data if self.node_class is not None else None
+        return {k: v for k, v in user_data_registration(user_data).labels.items() if k not in self.labels}
+
+    @property
+    def taint_list(self) -> list[Taint]:
+        """The NodePool's taints: ``taints`` in config order, then :attr:`user_data_taints`."""
+        return [t.to_taint() for t in self.taints] + self.user_data_taints
+
+    @property
+    def node_labels(self) -> dict[str, str]:
+        """The labels of ``PoolBase.node_labels`` plus :attr:`user_data_labels`, sorted by key."""
+        return dict(sorted({**self.user_data_labels, **super().node_labels}.items()))
 
     @property
     def requirement_list(self) -> list[dict[str, Any]]:

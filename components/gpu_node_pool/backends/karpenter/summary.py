@@ -21,6 +21,9 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     entry["providerTaints"] = [t.to_k8s() for t in taints]
     entry["providerField"] = "NodePool spec.template.spec.taints"
     entry["startupTaints"] = [str(t) for t in karpenter.read_nodepool_startup_taints(nodepool.inputs)]
+    if pool.node_class is not None and pool.node_class.user_data is not None:  # merged into the NodePool's taints/labels
+        entry["fromUserData"] = {"taints": [str(t) for t in pool.user_data_taints],
+                                 "labels": dict(pool.user_data_labels)}
     entry["labels"] = dict(sorted(karpenter.read_nodepool_labels(nodepool.inputs).items()))
     entry["requirements"] = karpenter.read_nodepool_requirements(nodepool.inputs)
     entry["limits"] = karpenter.read_nodepool_limits(nodepool.inputs)
@@ -47,6 +50,10 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         shown = ", ".join(entry["startupTaints"])
         note = "  (removed by an agent at boot; never tolerated by the plugin)" if shown else ""
         body.append(f"  startup taints  {shown or '(none)'}{note}")
+    merged = entry.get("fromUserData") or {}
+    if merged.get("taints") or merged.get("labels"):
+        shown = ", ".join([*merged.get("taints", []), *(f"{k}={v}" for k, v in merged.get("labels", {}).items())])
+        body.append(f"  from userData   {shown}  (registered by nodeClass.userData; merged into the NodePool)")
     for i, req in enumerate(entry.get("requirements", [])):
         values = f" [{', '.join(req['values'])}]" if req.get("values") else ""
         min_values = f" minValues {req['minValues']}" if "minValues" in req else ""
