@@ -42,6 +42,7 @@ from .node_class_extras import (
     user_data_problem,
     user_data_registration,
 )
+from .node_overlay import KarpenterNodeOverlay
 from .reservations import MAX_TERMS, CapacityReservationTerm
 
 
@@ -196,6 +197,9 @@ class KarpenterPool(NodePoolBase):
     node_class_ref: KarpenterNodeClassRef | None = None
     node_class: KarpenterNodeClass | None = None
     efa: KarpenterEfa | None = Field(None, description="{enabled: true, placementGroup: {name|id}}: EFA.")
+    node_overlay: KarpenterNodeOverlay | None = Field(
+        None, description="{enabled: true}: Karpenter NodeOverlays declaring the capacity gpuSharing or mig advertise "
+        "(karpenter.sh/v1alpha1, Karpenter >= v1.7, feature gate NodeOverlay).")
     limits: dict[str, int | str] = Field(description="Resource caps; must include nvidia.com/gpu (e.g. 32).")
     disruption: KarpenterDisruption = Field(default_factory=KarpenterDisruption)
     weight: int | None = Field(None, description="1-100; higher is tried first.")
@@ -318,6 +322,10 @@ class KarpenterPool(NodePoolBase):
             from .efa import pool_problems as efa_problems
 
             problems += efa_problems(self)
+        if not problems:  # NodeOverlay (karpenter/node_overlay.py)
+            from .node_overlay import pool_problems as overlay_problems
+
+            problems += overlay_problems(self)
         if problems:
             raise fail("; ".join(problems))
         return self
@@ -325,8 +333,29 @@ class KarpenterPool(NodePoolBase):
     def config_warnings(self) -> list[tuple[str, str]]:
         from .efa import pool_warnings as efa_warnings
         from .feasibility import pool_warnings
+        from .node_overlay import pool_warnings as overlay_warnings
 
-        return pool_warnings(self) + efa_warnings(self)
+        return pool_warnings(self) + efa_warnings(self) + overlay_warnings(self)
+
+    @property
+    def provisioner_counts_shared_gpus(self) -> bool:
+        """Whether the pool's NodeOverlays tell Karpenter what ``gpuSharing``/``mig`` advertise (:mod:`.node_overlay`)."""
+        from .node_overlay import enabled
+
+        return enabled(self)
+
+    @property
+    def candidate_instance_types(self) -> list[str] | None:
+        """The GPU instance types the NodePool can launch (catalog evaluation, :mod:`.feasibility`), or None
+        when not knowable; what the MIG rules judge the GPU by when ``instanceTypes`` is not given."""
+        from ...catalog.requirements import RequirementError
+        from .feasibility import evaluation
+
+        try:
+            result = evaluation(self.requirement_list, self.limits)
+        except RequirementError:
+            return None
+        return None if result.not_evaluated else [t.name for t in result.gpu_candidates]
 
     # derived, plain values (known at preview) -----------------------------------------
     @field_validator("startup_taints_for")
@@ -428,12 +457,28 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
             ))
         created.setdefault(name, i)
     issues += [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if refused]
+    issues += [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack) if refused]
     return issues
 
 
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
-    """EFA pools while ``cluster.karpenterVersion`` is not stated: the fields need Karpenter >= v1.11."""
-    return [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
+    """EFA pools while ``cluster.karpenterVersion`` is not stated (the fields need Karpenter >= v1.11), and
+    NodeOverlay pools: the version when not stated, and the ``NodeOverlay`` feature gate."""
+    out = [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
+    return out + [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack)
+                  if not refused]
+
+
+def _overlay_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
+    from .node_overlay import version_issue
+
+    out = []
+    for i, pool in enumerate(stack.pools):
+        if isinstance(pool, KarpenterPool):
+            issue = version_issue(pool, stack.cluster.karpenter_version)
+            if issue is not None:
+                out.append((i, issue))
+    return out
 
 
 def _efa_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
