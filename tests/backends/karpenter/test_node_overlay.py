@@ -161,6 +161,17 @@ def test_an_overlay_on_a_type_whose_gpu_has_no_confirmed_profile_table_is_refuse
     assert any("nodeOverlay" in m and "p5.48xlarge" in m and "MIG profile tables" in m for _, m in issues), issues
 
 
+def test_a_requirement_on_an_instance_label_the_catalog_does_not_model_is_refused():
+    extra = [{"key": "karpenter.k8s.aws/instance-hypervisor", "operator": "In", "values": ["nitro"]}]
+    ((_, message),) = config_issues(raw(pool(requirements=extra)))
+    assert "nodeOverlay" in message and "karpenter.k8s.aws/instance-hypervisor" in message
+
+
+def test_a_requirement_on_a_custom_node_label_keeps_the_types_knowable():
+    extra = [{"key": "example.com/team", "operator": "In", "values": ["ml"]}]
+    assert overlays(raw(pool(requirements=extra)))
+
+
 def test_the_bad_weight_is_refused_with_its_path():
     issues = dict(config_issues(raw(pool(nodeOverlay={"enabled": True, "weight": 0}))))
     assert "pools[0].nodeOverlay.weight" in issues

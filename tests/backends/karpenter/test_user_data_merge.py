@@ -124,9 +124,18 @@ def test_a_kubelet_flag_that_lists_every_pool_taint_is_merged():
 
 
 def test_the_plan_says_which_taints_came_from_user_data():
-    from gpu_node_pool.backends.karpenter.summary import report
+    from types import SimpleNamespace
 
-    pool = validate_stack_config(stack(TOML_TAINT)).pools[0]
-    entry = {"fromUserData": {"taints": [str(t) for t in pool.user_data_taints], "labels": pool.user_data_labels}}
+    from gpu_node_pool.backends.karpenter import BACKEND
+    from gpu_node_pool.backends.karpenter.summary import report, summarise
+
+    validated = validate_stack_config(stack(TOML_TAINT))
+    pool = validated.pools[0]
+    recorded = SimpleNamespace(inputs=nodepool_manifest(pool, validated.cluster))
+    index = {(BACKEND.child_type("nodepool"), BACKEND.child_name("nodepool", pool.name)): recorded}
+    entry: dict[str, Any] = {}
+    summarise(pool, entry, index, [], {})
+    assert "dedicated.example.com/team=ml:NoSchedule" in entry["taints"]  # read back from the NodePool
+    assert entry["fromUserData"] == {"taints": ["dedicated.example.com/team=ml:NoSchedule"], "labels": {}}
     _, lines = report(entry)
     assert any("from userData" in line and "dedicated.example.com/team=ml:NoSchedule" in line for line in lines)

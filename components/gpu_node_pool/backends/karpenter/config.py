@@ -355,7 +355,9 @@ class KarpenterPool(NodePoolBase):
             result = evaluation(self.requirement_list, self.limits)
         except RequirementError:
             return None
-        return None if result.not_evaluated else [t.name for t in result.gpu_candidates]
+        from .node_overlay import type_level_unknowns
+
+        return None if type_level_unknowns(result) else [t.name for t in result.gpu_candidates]
 
     # derived, plain values (known at preview) -----------------------------------------
     @field_validator("startup_taints_for")

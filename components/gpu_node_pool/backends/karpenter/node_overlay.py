@@ -124,9 +124,11 @@ def groups(pool: Any) -> tuple[list[OverlayGroup], str | None]:
         result = evaluation(pool.requirement_list, pool.limits)
     except RequirementError as err:
         return [], f"the NodePool's requirements cannot be evaluated ({err})"
-    if result.not_evaluated:
-        return [], (f"the instance types the NodePool can launch are not knowable ({result.not_evaluated[0]}), so the "
-                    "overlay cannot name them; select types with instanceTypes, instanceFamilies, gpuCounts or gpuNames")
+    unknowable = type_level_unknowns(result)
+    if unknowable:
+        return [], (f"the instance types the NodePool can launch are not knowable (requirement on {unknowable[0]!r}, a "
+                    "well-known instance label the catalog does not model), so the overlay cannot name them; select "
+                    "types with instanceTypes, instanceFamilies, gpuCounts or gpuNames")
     found: dict[tuple[int, tuple[tuple[str, int], ...]], list[str]] = {}
     unknown: list[str] = []
     for t in result.gpu_candidates:
@@ -143,6 +145,22 @@ def groups(pool: Any) -> tuple[list[OverlayGroup], str | None]:
                     "to types whose figure is known, or remove nodeOverlay")
     out = [OverlayGroup(gpus, capacity, tuple(sorted(types))) for (gpus, capacity), types in sorted(found.items())]
     return out, None
+
+
+#: Label domains of instance-type labels (Kubernetes' and Karpenter's well-known labels): a requirement on one the
+#: catalog does not model may drop instance types; any other key is a custom node label, which Karpenter writes on
+#: the node and which selects no instance type (https://karpenter.sh/docs/concepts/scheduling/, Well-Known Labels).
+_INSTANCE_LABEL_DOMAINS = ("karpenter.k8s.aws/", "kubernetes.io/", "karpenter.sh/")
+
+
+def type_level_unknowns(result: Any) -> list[str]:
+    """The requirement keys of a catalog evaluation that may select instance types but were not evaluated."""
+    out = []
+    for step in result.steps:
+        key = str(step.requirement.get("key", ""))
+        if not step.evaluated and "does not model" in step.reason and any(d in key for d in _INSTANCE_LABEL_DOMAINS):
+            out.append(key)
+    return out
 
 
 def overlay_names(pool: Any, found: list[OverlayGroup]) -> list[str]:
