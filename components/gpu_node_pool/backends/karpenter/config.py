@@ -174,6 +174,10 @@ class KarpenterPool(NodePoolBase):
     (:func:`.limits.karpenter_requirement_problems`), durations, budgets, weight 1-100, quantities,
     at most 100 labels and 100 requirements, and a key+effect both in ``taints`` and
     ``startupTaints`` (``duplicate taint Key/Effect pair``).
+
+    Taints and labels ``nodeClass.userData`` registers join :attr:`taint_list` and :attr:`node_labels`, so the
+    NodePool carries them (:mod:`.node_class_extras`); ``nodeOverlay`` renders NodeOverlays that declare
+    the capacity ``gpuSharing``/``mig`` advertise (:mod:`.node_overlay`).
     """
 
     backend: Literal["karpenter"]
