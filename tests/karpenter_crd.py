@@ -32,7 +32,7 @@ import yaml
 from celpy import celtypes
 
 CRD_DIR = Path(__file__).resolve().parent / "data" / "karpenter-crds"
-CRD_FILES = ("karpenter.sh_nodepools.yaml", "karpenter.k8s.aws_ec2nodeclasses.yaml")
+CRD_FILES = ("karpenter.sh_nodepools.yaml", "karpenter.k8s.aws_ec2nodeclasses.yaml", "karpenter.sh_nodeoverlays.yaml")
 
 
 # --- Kubernetes CEL extensions --------------------------------------------------------
@@ -176,7 +176,7 @@ def _walk(schema: dict[str, Any], value: Any, path: str, out: list[str]) -> None
 
 @cache
 def load_crds(directory: Path = CRD_DIR) -> dict[str, Crd]:
-    """The CRDs in ``directory`` by kind (``NodePool``, ``EC2NodeClass``)."""
+    """The CRDs in ``directory`` by kind (``NodePool``, ``EC2NodeClass``, ``NodeOverlay``)."""
     crds = [Crd(directory / name) for name in CRD_FILES]
     return {crd.kind: crd for crd in crds}
 
@@ -185,7 +185,7 @@ def crd_errors(obj: dict[str, Any], directory: Path = CRD_DIR) -> list[str]:
     """Everything Karpenter's CRD (schema, then CEL) refuses in the object ``obj``.
 
     Raises:
-        KeyError: ``obj`` is not a NodePool or EC2NodeClass.
+        KeyError: ``obj`` is not a NodePool, EC2NodeClass or NodeOverlay.
     """
     crd = load_crds(directory)[obj["kind"]]
     assert obj.get("apiVersion") == crd.api_version, (obj.get("apiVersion"), crd.api_version)

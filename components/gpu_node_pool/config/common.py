@@ -458,6 +458,13 @@ class PoolBase(Model):
         return dict(sorted(merged.items()))
 
     @property
+    def provisioner_counts_shared_gpus(self) -> bool:
+        """Whether the pool renders what its node provisioner needs to count shared or partitioned GPUs (a
+        karpenter pool's NodeOverlay); False by default. The GPU-agent rules then judge ``gpuSharing``/``mig``
+        as on a node group instead of warning that the provisioner cannot see them (``gpu_agents/validate.py``)."""
+        return False
+
+    @property
     def mig_by_operator(self) -> bool:
         """Whether the pool's ``mig`` is partitioned by the GPU Operator's MIG manager, so its nodes carry
         ``nvidia.com/mig.config=<layout>``: a ``mig`` on a backend whose registry record says ``mig:

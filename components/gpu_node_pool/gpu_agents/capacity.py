@@ -10,6 +10,9 @@ accelerator (self-managed writes it today; eks-managed launch templates call the
 * :func:`autoscaler_resources` - the ``node-template/resources/<name>`` quantities: the above, or
   with ``mig`` the MIG devices (``mixed``: ``nvidia.com/mig-<profile>``; ``single``:
   ``nvidia.com/gpu``), instances per GPU x GPUs (NVIDIA/k8s-device-plugin@v0.20.0 ``internal/rm/rm.go``).
+* :func:`type_resources` - the same quantities for one instance type (a pool whose nodes may be of several
+  GPU counts: Karpenter), from the catalog's GPUs of that type; Karpenter's NodeOverlay capacity is rendered
+  from it (``backends/karpenter/node_overlay.py``) and the plan compares recorded overlays with it.
 * :func:`gke_accelerator_args` - GKE's ``gpu_sharing_config`` / ``gpu_partition_size`` for the pool.
 
 Each takes a validated pool config model (``config.PoolConfig``) or an :class:`~.pools.AgentPool`.
@@ -25,7 +28,7 @@ from .pools import AgentPool, agent_pool
 from .sharing import advertised_gpus as _advertised
 from .sharing import gke_sharing_config
 
-__all__ = ["advertised_gpus", "autoscaler_resources", "gke_accelerator_args"]
+__all__ = ["advertised_gpus", "autoscaler_resources", "gke_accelerator_args", "type_resources"]
 
 
 def _agent(pool: Any) -> AgentPool:
@@ -49,6 +52,28 @@ def autoscaler_resources(pool: Any) -> dict[str, int]:
     agent = _agent(pool)
     if agent.mig is not None:
         _, _, profiles = (None, None, None) if isinstance(pool, AgentPool) else mig_gpu(pool)
+        found = autoscaler_resource(agent, profiles) if profiles else None
+        return {found[0]: found[1]} if found else {}
+    count = _advertised(agent)
+    return {NVIDIA_GPU_RESOURCE: count} if count else {}
+
+
+def type_resources(pool: Any, type_name: str) -> dict[str, int]:
+    """:func:`autoscaler_resources` of ``pool`` on a node of EC2 type ``type_name``: its GPUs are the catalog's
+    (:func:`gpu_node_pool.catalog.gpus`), and with ``mig`` its profile table is that type's GPU's
+    (:func:`.mig.mig_gpu`). ``{}`` when not known (a type outside the catalog, fractional GPUs, a MIG profile
+    table not confirmed for that GPU, a profile not in it)."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from .. import catalog
+
+    gpus = catalog.gpus(type_name) if catalog.find(type_name) is not None else None
+    if not gpus:
+        return {}
+    agent = replace(_agent(pool), gpus_per_node=gpus)
+    if agent.mig is not None:
+        _, _, profiles = mig_gpu(SimpleNamespace(instance_types=[type_name], gpu_model=None))
         found = autoscaler_resource(agent, profiles) if profiles else None
         return {found[0]: found[1]} if found else {}
     count = _advertised(agent)

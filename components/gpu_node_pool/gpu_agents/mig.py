@@ -72,7 +72,8 @@ def mig_gpu(pool: Any) -> tuple[bool | None, str | None, Mapping[str, int] | Non
 
     AWS pools: every instance type's catalog entry (``InstanceType.mig_capable``, source the MIG
     guide's "Supported GPUs"): False if any type lacks MIG, None if any is unconfirmed or unknown,
-    or the pool names no types (Karpenter requirements); a pool whose model names its GPU
+    or the pool names no types (a model's ``candidate_instance_types``, what a Karpenter NodePool can launch,
+    when given, else its ``instance_types``); a pool whose model names its GPU
     (``PoolBase.gpu_model``: a GKE accelerator type, e.g. ``nvidia-tesla-a100``): that type.
     The profile table is :data:`MIG_PROFILES` of the model when one model covers every type.
     """
@@ -82,7 +83,7 @@ def mig_gpu(pool: Any) -> tuple[bool | None, str | None, Mapping[str, int] | Non
         return accel in GKE_MIG_ACCELERATORS, model, MIG_PROFILES.get(model or "")
     from .. import catalog
 
-    types = list(getattr(pool, "instance_types", None) or [])
+    types = list(getattr(pool, "candidate_instance_types", None) or getattr(pool, "instance_types", None) or [])
     if not types:
         return None, None, None
     found = [catalog.find(t) for t in types]

@@ -17,8 +17,9 @@ Mechanisms and who carries them out (sources in :mod:`.sharing`, :mod:`.mig`, :m
 
 Autoscalers: ``cluster-autoscaler`` (node-template tags on the Auto Scaling group), ``karpenter``
 (Karpenter and EKS Auto Mode count ``nvidia.com/gpu`` from the instance type's physical GPUs and know no
-``nvidia.com/mig-*``: kubernetes-sigs/karpenter#729, aws/karpenter-provider-aws#3376), ``gke`` (GKE's
-cluster autoscaler, which knows its own sharing and partitions).
+``nvidia.com/mig-*``: kubernetes-sigs/karpenter#729, aws/karpenter-provider-aws#3376; unless NodeOverlays
+change the capacity Karpenter assumes: then the view is read back from them per group of candidate types),
+``gke`` (GKE's cluster autoscaler, which knows its own sharing and partitions).
 """
 
 from __future__ import annotations
@@ -74,10 +75,20 @@ def _carried_by(agent: AgentPool, provider: str) -> str:
     return plugin
 
 
-def _autoscaler(agent: AgentPool, advertised: dict[str, int], tagged: dict[str, int] | None) -> dict[str, Any]:
+def _autoscaler(agent: AgentPool, advertised: dict[str, int], tagged: dict[str, int] | None,
+                karpenter: dict[str, Any] | None = None) -> dict[str, Any]:
     from ..registry import find
 
     record = find(agent.backend)
+    if record is not None and record.provisioner and karpenter and karpenter.get("groups"):
+        groups = karpenter["groups"]
+        per_group = "; ".join(
+            f"{', '.join(f'{k}: {v}' for k, v in g['karpenter'].items())} on {len(g['types'])} type(s)" for g in groups)
+        resources = dict(groups[0]["karpenter"]) if len(groups) == 1 else {}
+        differs = karpenter.get("differs") or []
+        note = ("per group of candidate types, physical GPUs with the NodeOverlays that select the NodePool "
+                "(karpenter.sh/v1alpha1, feature gate NodeOverlay): " + per_group + ("; " + "; ".join(differs) if differs else ""))
+        return {"name": "karpenter", "resources": resources, "agrees": karpenter.get("agrees"), "note": note}
     if record is not None and record.provisioner:
         physical = {NVIDIA_GPU_RESOURCE: agent.gpus_per_node} if agent.gpus_per_node else {}
         agrees = physical == advertised if advertised and physical else None
@@ -97,7 +108,8 @@ def _autoscaler(agent: AgentPool, advertised: dict[str, int], tagged: dict[str, 
             "note": "the platform's own autoscaler; nothing rendered by the component"}
 
 
-def pool_promise(pool: Any, provider: str, tagged: dict[str, int] | None = None) -> dict[str, Any]:
+def pool_promise(pool: Any, provider: str, tagged: dict[str, int] | None = None,
+                 karpenter: dict[str, Any] | None = None) -> dict[str, Any]:
     """The record for one validated pool config model (``config.PoolConfig``).
 
     Args:
@@ -105,6 +117,9 @@ def pool_promise(pool: Any, provider: str, tagged: dict[str, int] | None = None)
         provider: the stack's ``devicePlugin.provider`` (``nvidia-device-plugin`` | ``gpu-operator``).
         tagged: the ``node-template/resources/<name>`` quantities read back from the pool's recorded Auto
             Scaling group tags (the plan passes them), or None when not read back.
+        karpenter: a Karpenter pool's ``karpenterCapacity`` read back from the recorded NodePool and NodeOverlays
+            (``backends/karpenter/node_overlay.py`` ``karpenter_view``: ``groups`` of candidate types with the
+            capacity Karpenter assumes and the node advertises, ``agrees``, ``differs``), or None.
 
     Returns:
         ``{mechanism: whole-gpus|time-slicing|mps|mig-single|mig-mixed, by: <who and which setting>,
@@ -117,7 +132,7 @@ def pool_promise(pool: Any, provider: str, tagged: dict[str, int] | None = None)
         "mechanism": _mechanism(agent),
         "by": _carried_by(agent, provider),
         "advertised": advertised,
-        "autoscaler": _autoscaler(agent, advertised, tagged),
+        "autoscaler": _autoscaler(agent, advertised, tagged, karpenter),
     }
 
 

@@ -55,9 +55,11 @@ def pool_problems(pool: Any, index: int, provider: str) -> list[Problem]:
     if not (sharing or mig):
         return problems
     apool = agent_pool(pool)
-    if record.provisioner == "karpenter":
+    if record.provisioner == "karpenter" and not pool.provisioner_counts_shared_gpus:
         problems += _karpenter_problems(path, sharing=sharing, mig=mig)
         mig = False  # one clear refusal: the MIG rules below assume a node group that partitions
+    # with the pool's NodeOverlay (karpenter/node_overlay.py) Karpenter counts what the node advertises: the
+    # sharing and MIG rules below apply as on a node group
     if sharing:
         why = _no_nvidia_gpu(pool)
         if why:
@@ -86,12 +88,14 @@ def pool_problems(pool: Any, index: int, provider: str) -> list[Problem]:
     return problems
 
 
-#: Karpenter's NodeOverlay (``karpenter.sh/v1alpha1``, alpha behind the ``NodeOverlay`` feature gate in
-#: v1.14: https://karpenter.sh/v1.14/concepts/nodeoverlays/) can add extended resources to an instance type's
-#: simulated capacity; its CRD is not among the pinned schemas the component checks, so it is not rendered.
+#: Karpenter's NodeOverlay (``karpenter.sh/v1alpha1``, alpha since v1.7 behind the ``NodeOverlay`` feature gate:
+#: aws/karpenter-provider-aws website/content/en/docs/reference/settings.md@v1.14.1) adds capacity to an instance
+#: type in Karpenter's simulation; a karpenter pool renders it with ``nodeOverlay: {enabled: true}``
+#: (``backends/karpenter/node_overlay.py``). EKS Auto Mode has no NodeOverlay.
 _NODE_OVERLAY = (
-    "Karpenter's alpha NodeOverlay (karpenter.sh/v1alpha1, https://karpenter.sh/v1.14/concepts/nodeoverlays/) can "
-    "add that capacity, but the component does not render it"
+    "on a karpenter pool, nodeOverlay: {enabled: true} renders Karpenter's NodeOverlay (karpenter.sh/v1alpha1, "
+    "Karpenter >= v1.7 with the NodeOverlay feature gate, https://karpenter.sh/docs/concepts/nodeoverlays/), which "
+    "declares that capacity"
 )
 
 

@@ -67,6 +67,8 @@ KARPENTER_NODEPOOL_PREFIX = "kubernetes:karpenter.sh/"
 KARPENTER_AWS_PREFIX = "kubernetes:karpenter.k8s.aws/"
 KARPENTER_NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 KARPENTER_EC2NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+#: Karpenter's NodeOverlay (alpha, kubernetes-sigs/karpenter pkg/apis/v1alpha1/nodeoverlay.go@v1.14.1).
+KARPENTER_NODEOVERLAY = "kubernetes:karpenter.sh/v1alpha1:NodeOverlay"
 HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
 CHART_TYPES = (HELM_CHART_V4, "kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v3:Release")
 DAEMONSET = "kubernetes:apps/v1:DaemonSet"

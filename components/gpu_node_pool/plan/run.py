@@ -503,7 +503,8 @@ def _summarise(result: PlanResult) -> None:
         entry.setdefault(
             "devicePlugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
         )
-        entry["gpus"] = pool_promise(pool, result.config.device_plugin.provider, _tagged_resources(entry))
+        entry["gpus"] = pool_promise(pool, result.config.device_plugin.provider, _tagged_resources(entry),
+                                     entry.get("karpenterCapacity"))
         result.pools.append(entry)
 
     chart = expansion.device_plugin_chart(result.resources)  # by what it is, not the first chart

@@ -370,6 +370,19 @@ def read_registration(user_data: str | bytes | None) -> Registration:
     return _found(user_data).registration()
 
 
+def registers_taints_by_flag(user_data: str | bytes | None) -> bool:
+    """Whether ``user_data`` passes the kubelet a ``--register-with-taints`` flag (in any format read here).
+
+    Such a flag overrides ``registerWithTaints`` of the kubelet's config file (kubelet flag reference:
+    "flags override the configuration file"), so taints another party writes into that file are lost.
+
+    Raises:
+        TaintError: as :func:`read_registration`.
+        UserDataError: as :func:`read_registration`.
+    """
+    return any(a.partition("=")[0] == REGISTER_WITH_TAINTS_FLAG for a in _found(user_data).flags)
+
+
 def read_registration_taints(user_data: str | bytes | None) -> list[Taint]:
     """The taints ``user_data`` registers the node with (sorted); see :func:`read_registration`.
 

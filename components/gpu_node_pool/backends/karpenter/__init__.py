@@ -4,7 +4,8 @@ Files: ``config.py`` (pool model, stack rules), ``limits.py`` (CRD limits and CE
 ``render.py`` (the manifests), ``read.py`` (taints, labels, requirements back from the
 manifests), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text),
 ``detect.py`` (recognise GPU NodePools for the policies), ``efa.py`` (EFA in the EC2NodeClass),
-``node_class_extras.py`` (EC2NodeClass pass-through fields).
+``node_class_extras.py`` (EC2NodeClass pass-through fields, userData taints and labels merged into the
+NodePool), ``node_overlay.py`` (NodeOverlays declaring the capacity of shared or partitioned GPUs).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from ...k8s.wellknown import (
     KARPENTER_AWS_PREFIX,
     KARPENTER_EC2NODECLASS,
+    KARPENTER_NODEOVERLAY,
     KARPENTER_NODEPOOL,
     KARPENTER_NODEPOOL_PREFIX,
 )
@@ -38,6 +40,8 @@ BACKEND = register(
         children={
             "nodepool": (KARPENTER_NODEPOOL, "{pool}-nodepool"),
             "ec2nodeclass": (KARPENTER_EC2NODECLASS, "{pool}-ec2nodeclass"),
+            # one per GPU capacity: "<child name>-<overlay metadata.name suffix>" (resources.py)
+            "nodeoverlay": (KARPENTER_NODEOVERLAY, "{pool}-nodeoverlay"),
         },
     )
 )

@@ -35,7 +35,14 @@ from .limits import (
     karpenter_label_problem,
     selector_tags_problem,
 )
-from .node_class_extras import BlockDeviceMapping, KarpenterKubelet, user_data_problem
+from .node_class_extras import (
+    BlockDeviceMapping,
+    KarpenterKubelet,
+    merge_problems,
+    user_data_problem,
+    user_data_registration,
+)
+from .node_overlay import KarpenterNodeOverlay
 from .reservations import MAX_TERMS, CapacityReservationTerm
 
 
@@ -84,7 +91,8 @@ class KarpenterNodeClass(NodeClassBase):
     )
     kubelet: KarpenterKubelet | None = Field(None, description="Kubelet settings Karpenter passes to the nodes (maxPods, reserved, eviction...).")
     instance_store_policy: Literal["RAID0"] | None = Field(None, description="RAID0: instance-store NVMe disks as one volume for images and pods.")
-    user_data: str | None = Field(None, description="Bootstrap Karpenter merges its settings into; taints and labels belong to the pool.")
+    user_data: str | None = Field(
+        None, description="Bootstrap Karpenter merges its settings into; the taints and labels it registers are merged into the NodePool.")
 
     @field_validator("name")
     @classmethod
@@ -166,6 +174,10 @@ class KarpenterPool(NodePoolBase):
     (:func:`.limits.karpenter_requirement_problems`), durations, budgets, weight 1-100, quantities,
     at most 100 labels and 100 requirements, and a key+effect both in ``taints`` and
     ``startupTaints`` (``duplicate taint Key/Effect pair``).
+
+    Taints and labels ``nodeClass.userData`` registers join :attr:`taint_list` and :attr:`node_labels`, so the
+    NodePool carries them (:mod:`.node_class_extras`); ``nodeOverlay`` renders NodeOverlays that declare
+    the capacity ``gpuSharing``/``mig`` advertise (:mod:`.node_overlay`).
     """
 
     backend: Literal["karpenter"]
@@ -189,6 +201,9 @@ class KarpenterPool(NodePoolBase):
     node_class_ref: KarpenterNodeClassRef | None = None
     node_class: KarpenterNodeClass | None = None
     efa: KarpenterEfa | None = Field(None, description="{enabled: true, placementGroup: {name|id}}: EFA.")
+    node_overlay: KarpenterNodeOverlay | None = Field(
+        None, description="{enabled: true}: Karpenter NodeOverlays declaring the capacity gpuSharing or mig advertise "
+        "(karpenter.sh/v1alpha1, Karpenter >= v1.7, feature gate NodeOverlay).")
     limits: dict[str, int | str] = Field(description="Resource caps; must include nvidia.com/gpu (e.g. 32).")
     disruption: KarpenterDisruption = Field(default_factory=KarpenterDisruption)
     weight: int | None = Field(None, description="1-100; higher is tried first.")
@@ -227,6 +242,25 @@ class KarpenterPool(NodePoolBase):
                     "put it in taints"
                 )
         return startup
+
+    @field_validator("node_class")
+    @classmethod
+    def _user_data_merges(cls, node_class: KarpenterNodeClass | None, info: ValidationInfo) -> KarpenterNodeClass | None:
+        """The taints and labels ``nodeClass.userData`` registers merge into the NodePool (node_class_extras.py)."""
+        if node_class is None or node_class.user_data is None or not {"taints", "labels"} <= set(info.data):
+            return node_class
+        taints = [t.to_taint() for t in info.data["taints"]]
+        startup = [t.to_taint() for t in info.data.get("startup_taints") or []]
+
+        def label_problem(key: str) -> str | None:
+            if key in KARPENTER_MANAGED_KEYS:
+                return f"{key!r} is written by {KARPENTER_MANAGED_KEYS[key]} as a requirement; set it there"
+            return karpenter_label_problem(key)
+
+        problems = merge_problems(node_class.user_data, taints, startup, dict(info.data["labels"]), label_problem)
+        if problems:
+            raise fail("; ".join(problems))
+        return node_class
 
     @field_validator("labels")
     @classmethod
@@ -292,6 +326,10 @@ class KarpenterPool(NodePoolBase):
             from .efa import pool_problems as efa_problems
 
             problems += efa_problems(self)
+        if not problems:  # NodeOverlay (karpenter/node_overlay.py)
+            from .node_overlay import pool_problems as overlay_problems
+
+            problems += overlay_problems(self)
         if problems:
             raise fail("; ".join(problems))
         return self
@@ -299,8 +337,31 @@ class KarpenterPool(NodePoolBase):
     def config_warnings(self) -> list[tuple[str, str]]:
         from .efa import pool_warnings as efa_warnings
         from .feasibility import pool_warnings
+        from .node_overlay import pool_warnings as overlay_warnings
 
-        return pool_warnings(self) + efa_warnings(self)
+        return pool_warnings(self) + efa_warnings(self) + overlay_warnings(self)
+
+    @property
+    def provisioner_counts_shared_gpus(self) -> bool:
+        """Whether the pool's NodeOverlays tell Karpenter what ``gpuSharing``/``mig`` advertise (:mod:`.node_overlay`)."""
+        from .node_overlay import enabled
+
+        return enabled(self)
+
+    @property
+    def candidate_instance_types(self) -> list[str] | None:
+        """The GPU instance types the NodePool can launch (catalog evaluation, :mod:`.feasibility`), or None
+        when not knowable; what the MIG rules judge the GPU by when ``instanceTypes`` is not given."""
+        from ...catalog.requirements import RequirementError
+        from .feasibility import evaluation
+
+        try:
+            result = evaluation(self.requirement_list, self.limits)
+        except RequirementError:
+            return None
+        from .node_overlay import type_level_unknowns
+
+        return None if type_level_unknowns(result) else [t.name for t in result.gpu_candidates]
 
     # derived, plain values (known at preview) -----------------------------------------
     @field_validator("startup_taints_for")
@@ -324,6 +385,31 @@ class KarpenterPool(NodePoolBase):
         extra = [t for t in startup_taints_for(self.startup_taints_for)
                  if all((t.key, t.effect) != (o.key, o.effect) for o in own)]
         return own + extra
+
+    @property
+    def user_data_taints(self) -> list[Taint]:
+        """Taints ``nodeClass.userData`` registers that ``taints`` does not declare (key and effect), sorted; merged
+        into :attr:`taint_list` and so into the NodePool (see :mod:`.node_class_extras`)."""
+        user_data = self.node_class.user_data if self.node_class is not None else None
+        declared = {t.to_taint().identity for t in self.taints}
+        return [t for t in user_data_registration(user_data).taints if t.identity not in declared]
+
+    @property
+    def user_data_labels(self) -> dict[str, str]:
+        """Labels ``nodeClass.userData`` registers that ``labels`` does not set, sorted by key; merged into
+        :attr:`node_labels`."""
+        user_data = self.node_class.user_data if self.node_class is not None else None
+        return {k: v for k, v in user_data_registration(user_data).labels.items() if k not in self.labels}
+
+    @property
+    def taint_list(self) -> list[Taint]:
+        """The NodePool's taints: ``taints`` in config order, then :attr:`user_data_taints`."""
+        return [t.to_taint() for t in self.taints] + self.user_data_taints
+
+    @property
+    def node_labels(self) -> dict[str, str]:
+        """The labels of ``PoolBase.node_labels`` plus :attr:`user_data_labels`, sorted by key."""
+        return dict(sorted({**self.user_data_labels, **super().node_labels}.items()))
 
     @property
     def requirement_list(self) -> list[dict[str, Any]]:
@@ -377,12 +463,28 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
             ))
         created.setdefault(name, i)
     issues += [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if refused]
+    issues += [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack) if refused]
     return issues
 
 
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
-    """EFA pools while ``cluster.karpenterVersion`` is not stated: the fields need Karpenter >= v1.11."""
-    return [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
+    """EFA pools while ``cluster.karpenterVersion`` is not stated (the fields need Karpenter >= v1.11), and
+    NodeOverlay pools: the version when not stated, and the ``NodeOverlay`` feature gate."""
+    out = [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
+    return out + [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack)
+                  if not refused]
+
+
+def _overlay_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
+    from .node_overlay import version_issue
+
+    out = []
+    for i, pool in enumerate(stack.pools):
+        if isinstance(pool, KarpenterPool):
+            issue = version_issue(pool, stack.cluster.karpenter_version)
+            if issue is not None:
+                out.append((i, issue))
+    return out
 
 
 def _efa_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:

@@ -6,13 +6,22 @@ Shapes and bounds are the EC2NodeClass v1 CRD's (karpenter.k8s.aws/v1, aws/karpe
 https://karpenter.sh/docs/concepts/nodeclasses/). They are rendered as given; none of them may carry
 what the pool declares elsewhere:
 
-* ``userData`` is read back with the bootstrap readers (:mod:`gpu_node_pool.backends._shared.user_data`):
-  Karpenter merges its own kubelet settings into it, taints and labels from the NodePool included
-  (nodeclasses ``spec.userData``). Taints or labels registered there are unknown to Karpenter's
-  scheduling simulation and to the policies, so they are refused (declare them as the pool's
-  ``taints``/``labels``); a taint setting the readers cannot parse (the shared
+* ``userData`` is read back with the bootstrap readers (:mod:`gpu_node_pool.backends._shared.user_data`),
+  and the taints and labels it registers the node with are merged into the pool's NodePool
+  (:func:`user_data_registration`, :func:`merge_problems`): Karpenter schedules from the NodePool, and
+  the values its generated bootstrap writes win over the user's (nodeclasses ``spec.userData``, AL2023:
+  "Any values configured by the Karpenter generated NodeConfig object will take precedent over values
+  specified in spec.userData. This includes ... taints, labels"; Bottlerocket: Karpenter replaces
+  ``settings.kubernetes.node-taints`` with the NodePool's, aws/karpenter-provider-aws
+  ``pkg/providers/amifamily/bootstrap/bottlerocket.go``@v1.14.1). So a taint that only userData sets
+  reaches the node only once the NodePool carries it too. Refused: one key+effect with another value
+  than ``taints``/``startupTaints`` (both paths named), a label against ``labels`` or a restricted
+  Karpenter domain, a key+effect also in ``startupTaints``, and a kubelet ``--register-with-taints``
+  flag that leaves out one of the NodePool's taints (a kubelet flag overrides the config file in which
+  Karpenter writes ``registerWithTaints``, ``pkg/providers/amifamily/bootstrap/nodeadm.go``@v1.14.1; the
+  node would lose that taint). A taint setting the readers cannot parse (the shared
   :func:`~gpu_node_pool.backends._shared.registration_mentions.unreadable_registration_mentions`) is
-  refused too, as not judged.
+  refused, as not judged.
 * ``kubelet`` holds only the CRD's kubelet fields (none of them sets taints or labels).
 """
 
@@ -25,7 +34,8 @@ from pydantic import Field, field_validator
 from ...config.common import Model, fail
 from ...k8s.patterns import full_match
 
-__all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "user_data_problem", "to_k8s_fields"]
+__all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "merge_problems", "user_data_problem",
+           "user_data_registration", "to_k8s_fields"]
 
 _SOURCE = "https://karpenter.sh/docs/concepts/nodeclasses/"
 #: EC2NodeClass CRD: ``ebs.volumeSize`` (a quantity, 1Gi..64T as the CRD's pattern bounds it).
@@ -81,31 +91,102 @@ class KarpenterKubelet(Model):
 
 
 def user_data_problem(user_data: str) -> str | None:
-    """Why ``nodeClass.userData`` is refused, or None: it registers taints or labels, or mentions a
-    taint/label setting the readers cannot parse (see the module docstring)."""
+    """Why ``nodeClass.userData`` cannot be read and judged, or None: a control character, kubelet taints or
+    labels that do not parse, or a taint setting in a form the readers cannot parse (not judged). What it
+    registers is merged into the NodePool (:func:`merge_problems`), not refused."""
     from .._shared.registration_mentions import unreadable_registration_mentions
-    from .._shared.user_data import read_registration
 
     bad = next((c for c in user_data if (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127), None)
     if bad is not None:
         return (f"nodeClass.userData holds the control character {bad!r}; user data is a script, MIME or TOML text "
                 f"({_SOURCE}, spec.userData): write it as text")
     try:
-        registration = read_registration(user_data)
+        user_data_registration(user_data)
     except ValueError as err:  # TaintError is a ValueError
         return (f"nodeClass.userData sets kubelet taints or labels that do not parse ({err}); Karpenter sets them "
                 f"from the NodePool ({_SOURCE}, spec.userData): declare them as the pool's taints and labels")
-    if registration.taints or registration.labels:
-        what = [str(t) for t in registration.taints] + [f"{k}={v}" for k, v in registration.labels.items()]
-        return (f"nodeClass.userData registers the node with {what}: Karpenter merges the NodePool's taints and labels "
-                f"into userData itself ({_SOURCE}, spec.userData) and does not know these, so its NodeClaims and the "
-                "policies would not see them; declare them as the pool's taints and labels")
     unreadable = unreadable_registration_mentions(user_data)
     if unreadable:
         return (f"nodeClass.userData mentions a kubelet taint setting in a form the bootstrap readers cannot parse "
                 f"(not judged), in {unreadable[0]!r}; Karpenter sets taints and labels from the NodePool: declare them as "
                 "the pool's taints and labels and remove them from userData")
     return None
+
+
+def user_data_registration(user_data: str | None) -> Any:
+    """The :class:`~gpu_node_pool.backends._shared.registration.Registration` (taints, labels) ``user_data``
+    registers the node with; empty for None.
+
+    Raises:
+        ValueError: as :func:`gpu_node_pool.backends._shared.user_data.read_registration`.
+    """
+    from .._shared.registration import Registration
+    from .._shared.user_data import read_registration
+
+    return Registration() if user_data is None else read_registration(user_data)
+
+
+_PRECEDENCE = (f"Karpenter writes the NodePool's taints and labels into the bootstrap and they win over userData's "
+               f"({_SOURCE}, spec.userData)")
+
+
+def merge_problems(user_data: str, taints: list[Any], startup_taints: list[Any], labels: dict[str, str],
+                   label_problem: Any) -> list[str]:
+    """Why the taints and labels ``user_data`` registers cannot be merged into the NodePool; empty when they can.
+
+    Args:
+        user_data: ``nodeClass.userData`` (readable: :func:`user_data_problem` returned None).
+        taints: the pool's declared ``taints`` (:class:`~gpu_node_pool.k8s.taints.Taint`, config order).
+        startup_taints: the pool's ``startupTaints`` (the same).
+        labels: the pool's ``labels``.
+        label_problem: ``key -> reason | None``, the backend's rule for NodePool label keys.
+
+    Each sentence names ``nodeClass.userData`` and the other path (``taints[j]``, ``startupTaints[j]``,
+    ``labels``), the values, the rule with its source, and the fix (module docstring).
+    """
+    from .._shared.user_data import registers_taints_by_flag
+
+    reg = user_data_registration(user_data)
+    problems: list[str] = []
+    declared = {t.identity: (j, t) for j, t in enumerate(taints)}
+    startup = {t.identity: (j, t) for j, t in enumerate(startup_taints)}
+    for taint in reg.taints:
+        if taint.identity in declared:
+            j, own = declared[taint.identity]
+            if own.value != taint.value:
+                problems.append(
+                    f"taints[{j}] ({own}) and nodeClass.userData ({taint}) give key {taint.key!r} and effect "
+                    f"{taint.effect.value} different values; a Node holds one taint per key and effect and {_PRECEDENCE}: "
+                    "keep one value, in taints"
+                )
+        elif taint.identity in startup:
+            j, own = startup[taint.identity]
+            problems.append(
+                f"nodeClass.userData registers {taint}, which has the key and effect of startupTaints[{j}] ({own}); "
+                "Karpenter rejects a key+effect in both lists (duplicate taint Key/Effect pair): keep it in startupTaints "
+                "if an agent removes it at boot, else in taints, and remove it from userData"
+            )
+    for key, value in reg.labels.items():
+        why = label_problem(key)
+        if why:
+            problems.append(f"nodeClass.userData registers the label {key}={value}: {why}")
+        elif key in labels and labels[key] != value:
+            problems.append(
+                f"labels[{key!r}] ({labels[key]!r}) and nodeClass.userData ({key}={value}) disagree; {_PRECEDENCE}: "
+                "keep one value, in labels"
+            )
+    if reg.taints and registers_taints_by_flag(user_data):
+        registered = {t.identity: t for t in reg.taints}
+        missing = [str(t) for t in [*taints, *startup_taints] if registered.get(t.identity) != t]
+        if missing:
+            problems.append(
+                f"nodeClass.userData passes the kubelet --register-with-taints without the NodePool's taints {missing}: a kubelet "
+                "flag overrides the config file (https://kubernetes.io/docs/tasks/administer-cluster/kubelet-config-file/), "
+                "in which Karpenter writes the NodePool's registerWithTaints (aws/karpenter-provider-aws "
+                "pkg/providers/amifamily/bootstrap/nodeadm.go@v1.14.1), so the node would register without them; "
+                "declare the taints only in the pool, or list all of them in the flag"
+            )
+    return problems
 
 
 def to_k8s_fields(node_class: Any) -> dict[str, Any]:

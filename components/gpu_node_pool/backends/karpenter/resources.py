@@ -1,4 +1,5 @@
-"""Pulumi resources of a karpenter pool: the ``karpenter.sh/v1`` NodePool and, with ``nodeClass``, its EC2NodeClass."""
+"""Pulumi resources of a karpenter pool: the ``karpenter.sh/v1`` NodePool, with ``nodeClass`` its EC2NodeClass, and
+with ``nodeOverlay`` its NodeOverlays (``karpenter.sh/v1alpha1``)."""
 
 from __future__ import annotations
 
@@ -23,3 +24,17 @@ def wire(component: Any, name: str, pool: KarpenterPool, cluster: ClusterIdentit
     component.nodepool = custom_resource(BACKEND.child_name("nodepool", name), nodepool, component, depends_on)
     component.nodepool_name = nodepool["metadata"]["name"]
     component.exports["karpenterNodePool"] = component.nodepool_name
+    from .node_overlay import manifests as overlay_manifests
+
+    component.nodeoverlays = [
+        custom_resource(overlay_child_name(name, overlay), overlay, component, [component.nodepool])
+        for overlay in overlay_manifests(pool)
+    ]
+    if component.nodeoverlays:
+        component.exports["karpenterNodeOverlays"] = [o["metadata"]["name"] for o in overlay_manifests(pool)]
+
+
+def overlay_child_name(pool_name: str, overlay: dict[str, Any]) -> str:
+    """``<pool>-nodeoverlay-<N>gpu``: the child name of one NodeOverlay (its ``metadata.name`` is ``<pool>-<N>gpu``)."""
+    suffix = overlay["metadata"]["name"][len(pool_name) + 1:]
+    return f"{BACKEND.child_name('nodeoverlay', pool_name)}-{suffix}"

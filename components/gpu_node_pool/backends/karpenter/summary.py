@@ -21,6 +21,9 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     entry["providerTaints"] = [t.to_k8s() for t in taints]
     entry["providerField"] = "NodePool spec.template.spec.taints"
     entry["startupTaints"] = [str(t) for t in karpenter.read_nodepool_startup_taints(nodepool.inputs)]
+    if pool.node_class is not None and pool.node_class.user_data is not None:  # merged into the NodePool's taints/labels
+        entry["fromUserData"] = {"taints": [str(t) for t in pool.user_data_taints],
+                                 "labels": dict(pool.user_data_labels)}
     entry["labels"] = dict(sorted(karpenter.read_nodepool_labels(nodepool.inputs).items()))
     entry["requirements"] = karpenter.read_nodepool_requirements(nodepool.inputs)
     entry["limits"] = karpenter.read_nodepool_limits(nodepool.inputs)
@@ -36,8 +39,25 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
         "created": node_class is not None,
         "amiAlias": karpenter.read_ec2nodeclass_ami_alias(node_class.inputs) if node_class is not None else None,
     }
+    _overlay_summary(pool, entry, nodepool, resources)
     if not pool.uses_nvidia_device_plugin:
         entry["devicePlugin"] = "ships its own (Bottlerocket NVIDIA AMI includes NVIDIA's device plugin)"
+
+
+def _overlay_summary(pool: Any, entry: dict[str, Any], nodepool: Any, resources: list[Any]) -> None:
+    """``nodeOverlays`` and ``karpenterCapacity`` (:func:`.node_overlay.karpenter_view`): every recorded NodeOverlay
+    that selects the NodePool, the pool's and hand-written ones, and Karpenter's assumed capacity against what the
+    node advertises. Only for a pool that shares or partitions GPUs, or that some NodeOverlay selects."""
+    from .node_overlay import karpenter_view
+
+    overlays = [(r.name, dict(r.inputs)) for r in resources
+                if r.type.startswith("kubernetes:karpenter.sh/") and r.type.endswith(":NodeOverlay")]
+    if not overlays and pool.gpu_sharing is None and pool.mig is None:
+        return
+    view = karpenter_view(pool, dict(nodepool.inputs), overlays)
+    if view["overlays"]:
+        entry["nodeOverlays"] = view["overlays"]
+    entry["karpenterCapacity"] = {k: view[k] for k in ("groups", "agrees", "differs", "notJudged")}
 
 
 def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -47,6 +67,10 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         shown = ", ".join(entry["startupTaints"])
         note = "  (removed by an agent at boot; never tolerated by the plugin)" if shown else ""
         body.append(f"  startup taints  {shown or '(none)'}{note}")
+    merged = entry.get("fromUserData") or {}
+    if merged.get("taints") or merged.get("labels"):
+        shown = ", ".join([*merged.get("taints", []), *(f"{k}={v}" for k, v in merged.get("labels", {}).items())])
+        body.append(f"  from userData   {shown}  (registered by nodeClass.userData; merged into the NodePool)")
     for i, req in enumerate(entry.get("requirements", [])):
         values = f" [{', '.join(req['values'])}]" if req.get("values") else ""
         min_values = f" minValues {req['minValues']}" if "minValues" in req else ""
@@ -59,6 +83,13 @@ def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         body.append("  limits          " + ", ".join(f"{k}={v}" for k, v in entry["limits"].items()))
     if entry.get("candidateTypes"):
         body.append(f"  candidate types {entry['candidateTypes']}")
+    for overlay in entry.get("nodeOverlays", []):
+        capacity = ", ".join(f"{k}: {v}" for k, v in overlay["capacity"].items())
+        who = "rendered" if overlay["created"] else "not this pool's"
+        types = ", ".join(overlay["instanceTypes"] or []) or "requirements as written"
+        body.append(f"  node overlay    {overlay['name']} ({who}): {capacity} on {types}")
+    for line in (entry.get("karpenterCapacity") or {}).get("differs", []):
+        body.append(f"  overlay DIFFERS {line}")
     if entry.get("disruption"):
         d = entry["disruption"]
         budgets = "; ".join(
