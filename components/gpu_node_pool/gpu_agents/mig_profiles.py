@@ -10,7 +10,8 @@ Sources, each read at the tag or commit named:
 * A30 and A100: NVIDIA MIG User Guide, "Supported MIG Profiles"
   (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html): the A30-24GB
   and A100-SXM4-40GB tables, and the note that the A100-SXM4-80GB names "change according to the memory
-  proportion". The guide's H100, H200 and Blackwell tables could not be read from the stored copy.
+  proportion". The guide's H100, H200 and Blackwell tables were not read here (the copy consulted shows A30
+  and A100 only), so those GPUs take the sources below.
 * H100 80GB, H200 141GB and B200: the GPU Operator's MIG manager config ``default-mig-parted-config``
   (NVIDIA/gpu-operator ``assets/state-mig-manager/0400_configmap.yaml``@v26.7.0, the chart version the
   component pins): each ``all-<profile>`` layout's ``mig-devices`` count is the instances per GPU the
