@@ -83,12 +83,16 @@ def test_mig_with_the_operator_on_a100_80gb_is_accepted_and_profiles_are_checked
     assert _stack(good, devicePlugin={"provider": "gpu-operator"}).pools[0].mig.profile == "3g.40gb"
     bad = _eks(instanceTypes=["p4de.24xlarge"], mig={"strategy": "mixed", "profile": "3g.20gb"})
     (issue,) = _errors(bad, devicePlugin={"provider": "gpu-operator"})
-    assert issue.startswith("pools[0].mig.profile: '3g.20gb' is not a MIG profile of this GPU; allowed: 1g.10gb")
+    assert issue.startswith("pools[0].mig.profile: '3g.20gb' is not a MIG profile of this GPU (A100-80GB); allowed: 1g.10gb")
+    assert "NVIDIA MIG User Guide" in issue
 
 
-def test_h100_profile_is_not_judged_but_accepted():
+def test_h100_profile_is_judged_from_its_table():
     pool = _eks(instanceTypes=["p5.48xlarge"], mig={"strategy": "single", "profile": "1g.10gb"})
     assert _stack(pool, devicePlugin={"provider": "gpu-operator"}).pools[0].mig is not None
+    bad = _eks(instanceTypes=["p5.48xlarge"], mig={"strategy": "single", "profile": "3g.20gb"})
+    (issue,) = _errors(bad, devicePlugin={"provider": "gpu-operator"})
+    assert issue.startswith("pools[0].mig.profile: '3g.20gb' is not a MIG profile of this GPU (H100-80GB)")
 
 
 def test_malformed_mig_profile_is_refused():

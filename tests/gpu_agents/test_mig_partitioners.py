@@ -105,10 +105,13 @@ def test_plus_profiles_use_the_dotted_layout_name():
 
 
 def test_profile_without_a_default_layout_is_refused_naming_the_layouts():
-    # H100 (p5): the profile table is not confirmed, so the profile name is judged by the operator's layouts only
+    # H100 (p5): no layout all-1g.11gb; the message offers the layouts of the pool's own GPU, not every GPU's
     issues = errors([eks_pool(types=["p5.48xlarge"], mig={"strategy": "single", "profile": "1g.11gb"})], plugin=OPERATOR)
-    (issue,) = [i for i in issues if "default-mig-parted-config" in i]
-    assert issue.startswith("pools[0].mig.profile:") and "'all-1g.11gb'" in issue and "all-1g.10gb" in issue
+    (issue,) = [i for i in issues if "has no layout" in i]
+    assert issue.startswith("pools[0].mig.profile:") and "'all-1g.11gb'" in issue and "default-mig-parted-config" in issue
+    offered = issue.split("on this GPU (H100-80GB): ")[1].split(", ")
+    assert offered == ["all-1g.10gb", "all-1g.10gb.me", "all-1g.20gb", "all-2g.20gb", "all-3g.40gb", "all-4g.40gb",
+                       "all-7g.80gb"]
 
 
 def test_user_set_mig_config_label_is_refused():

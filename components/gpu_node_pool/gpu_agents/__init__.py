@@ -7,7 +7,8 @@
   ``gpuAgents.dcgmExporter.enabled`` with the standalone device plugin.
 * :mod:`.efa_device_plugin` - the AWS EFA device plugin (chart ``aws-efa-k8s-device-plugin``), for EFA pools.
 * beside them: what the agents need of a pool (:mod:`.pools`), GPU sharing (:mod:`.sharing`), MIG
-  (:mod:`.mig`), what a node advertises once they run (:mod:`.capacity`), the stack rules of the
+  (:mod:`.mig`, its partitioners :mod:`.mig_partitioners` and per-GPU profile tables :mod:`.mig_profiles`),
+  what a node advertises once they run (:mod:`.capacity`), the stack rules of the
   agent config (:mod:`.validate`) and the once-per-cluster guard of their components (:mod:`.once`).
 
 Each folder's ``values`` module is pure; its ``component`` module is the Pulumi shell over it. The

@@ -46,7 +46,7 @@ def autoscaler_resources(pool: Any) -> dict[str, int]:
 
     Without ``mig``: ``{nvidia.com/gpu: advertised_gpus}``. With ``mig``: ``{nvidia.com/mig-<profile>: n}``
     (``mixed``) or ``{nvidia.com/gpu: n}`` (``single``), n = instances per GPU x GPUs. ``{}`` when the
-    count is not known (no GPU count; a MIG profile table not confirmed, e.g. H100): Cluster Autoscaler
+    count is not known (no GPU count; no sourced MIG profile table, e.g. B300): Cluster Autoscaler
     then falls back to its instance table, and the plan shows no resources tag.
     """
     agent = _agent(pool)

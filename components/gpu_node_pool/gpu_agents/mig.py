@@ -14,11 +14,11 @@ Exposed resources (NVIDIA/k8s-device-plugin@v0.20.0 ``internal/rm/rm.go``, READM
 ``nvidia.com/gpu``; ``mixed`` exposes ``nvidia.com/mig-<profile>`` (``+`` becomes ``.``).
 
 Which GPUs are MIG-capable comes from the instance catalog (``components/gpu_node_pool/catalog``,
-:func:`mig_gpu`); the profile table below,
-profile -> instances per GPU, is NVIDIA's: MIG User Guide, "Supported MIG Profiles"
-(https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html; the 80GB
-A100 names follow the guide's note "the profile names will change according to the memory
-proportion"), and "Supported GPUs" for the maximum of 7 (4 on A30).
+:func:`mig_gpu`); which profiles a GPU runs and how many instances of each fit come from the per-GPU
+tables of :mod:`.mig_profiles` (A30 and A100 from NVIDIA's MIG User Guide; H100 80GB, H200 141GB and
+B200 from the GPU Operator's default MIG layouts, NVIDIA/gpu-operator
+``assets/state-mig-manager/0400_configmap.yaml``@v26.7.0; GKE pools from GKE's own partitioner, whose
+set is smaller). A GPU without a table (B300, GB200) is not judged: a warning, never a refusal.
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .mig_profiles import AWS_MODELS, GKE_MODELS, GKE_PARTITION_SIZES, MIG_PROFILES, MigTable
 from .pools import AgentPool, Problem
 
 __all__ = [
     "MIG_PROFILES",
+    "GKE_PARTITION_SIZES",
     "GKE_MIG_ACCELERATORS",
     "mig_gpu",
     "GPU_RESOURCE",
@@ -43,22 +45,6 @@ __all__ = [
 
 GPU_RESOURCE = "nvidia.com/gpu"
 
-_A100_40 = {"1g.5gb": 7, "1g.5gb+me": 1, "1g.10gb": 4, "2g.10gb": 3, "3g.20gb": 2, "4g.20gb": 1, "7g.40gb": 1}
-_A100_80 = {"1g.10gb": 7, "1g.10gb+me": 1, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1}
-
-#: GPU model -> {MIG profile: GPU instances of that profile per GPU} (NVIDIA MIG User Guide,
-#: "Supported MIG Profiles": the A30-24GB and A100-SXM4-40GB tables, and the note that the
-#: A100-SXM4-80GB names "change according to the memory proportion"). H100, H200 and Blackwell
-#: tables were not confirmed from the guide (the stored copy shows only A30 and A100), so they are
-#: left out: for those GPUs the profile is not judged and the ``mixed`` autoscaler count is unknown.
-MIG_PROFILES: dict[str, dict[str, int]] = {
-    "A100-40GB": _A100_40,
-    "A100-80GB": _A100_80,
-    "A30-24GB": {"1g.6gb": 4, "1g.6gb+me": 1, "2g.12gb": 2, "2g.12gb+me": 1, "4g.24gb": 1},
-}
-#: EC2 GPU (catalog ``gpu_name``, MiB per GPU) and GKE accelerator type -> :data:`MIG_PROFILES` key.
-_AWS_MODELS = {("a100", 40960): "A100-40GB", ("a100", 81920): "A100-80GB"}
-_GKE_MODELS = {"nvidia-tesla-a100": "A100-40GB", "nvidia-a100-80gb": "A100-80GB"}
 #: GKE accelerator types that support MIG partitions (GKE "Running multi-instance GPUs": A100 40GB and
 #: 80GB, H100 80GB, H200, B200: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi).
 GKE_MIG_ACCELERATORS = (
@@ -67,20 +53,22 @@ GKE_MIG_ACCELERATORS = (
 )  # fmt: skip
 
 
-def mig_gpu(pool: Any) -> tuple[bool | None, str | None, Mapping[str, int] | None]:
+def mig_gpu(pool: Any) -> tuple[bool | None, str | None, MigTable | None]:
     """``(MIG-capable, GPU model, profile table)`` of a pool config model, from the instance catalog.
 
     AWS pools: every instance type's catalog entry (``InstanceType.mig_capable``, source the MIG
     guide's "Supported GPUs"): False if any type lacks MIG, None if any is unconfirmed or unknown,
     or the pool names no types (a model's ``candidate_instance_types``, what a Karpenter NodePool can launch,
-    when given, else its ``instance_types``); a pool whose model names its GPU
-    (``PoolBase.gpu_model``: a GKE accelerator type, e.g. ``nvidia-tesla-a100``): that type.
-    The profile table is :data:`MIG_PROFILES` of the model when one model covers every type.
+    when given, else its ``instance_types``). The GPU model is the :data:`MIG_PROFILES` key
+    of the catalog's GPU name and memory per GPU (``p5.48xlarge`` -> ``H100-80GB``) when one model covers
+    every type, else the catalog's GPU names; the table is that model's, or None (not judged).
+    A pool whose model names its GPU (``PoolBase.gpu_model``: a GKE accelerator type, e.g.
+    ``nvidia-h100-80gb``): MIG-capable when GKE lists the type (:data:`GKE_MIG_ACCELERATORS`), and the
+    table is GKE's partition sizes for it (:data:`GKE_PARTITION_SIZES`), which GKE's partitioner can create.
     """
     accel = getattr(pool, "gpu_model", None)
     if accel is not None:  # the pool names its GPU (GKE: the accelerator type)
-        model = _GKE_MODELS.get(accel)
-        return accel in GKE_MIG_ACCELERATORS, model, MIG_PROFILES.get(model or "")
+        return accel in GKE_MIG_ACCELERATORS, GKE_MODELS.get(accel), GKE_PARTITION_SIZES.get(accel)
     from .. import catalog
 
     types = list(getattr(pool, "candidate_instance_types", None) or getattr(pool, "instance_types", None) or [])
@@ -91,7 +79,7 @@ def mig_gpu(pool: Any) -> tuple[bool | None, str | None, Mapping[str, int] | Non
         return None, None, None
     capable = {f.mig_capable for f in found}
     verdict = False if False in capable else (None if None in capable else True)
-    models = {_AWS_MODELS.get((f.gpu.gpu_name, f.gpu_memory_mib)) if f.gpu else None for f in found}
+    models = {AWS_MODELS.get((f.gpu.gpu_name, f.gpu_memory_mib)) if f.gpu and f.gpu.gpu_name else None for f in found}
     model = models.pop() if len(models) == 1 else None
     gpu_names = {f.gpu.model for f in found if f.gpu}
     display = model or (", ".join(sorted(gpu_names)) or None)
@@ -148,7 +136,8 @@ def mig_problems(
         provider: the stack's ``devicePlugin.provider`` (``nvidia-device-plugin`` | ``gpu-operator``).
         mig_capable: whether the pool's GPU supports MIG (from the instance catalog); None when
             not known, which is a warning (not judged), never a refusal.
-        profiles: the GPU's profile table (``MIG_PROFILES[model]``), or None when not known.
+        profiles: the GPU's profile table (:data:`MIG_PROFILES` of its model, GKE's
+            :data:`GKE_PARTITION_SIZES` of its accelerator type), or None when not known (not judged).
 
     Rules (sources in the module docstring): a partitioner is required; ``mixed`` is refused on
     a platform that partitions itself (GKE); a GPU without MIG is refused; an unknown profile is refused when the table is known;
@@ -196,14 +185,19 @@ def mig_problems(
             Problem(path, "whether this pool's GPU supports MIG is not known (no catalog entry); not judged", warning=True)
         )
     if profiles is not None and mig.profile not in profiles:
-        problems.append(
-            Problem(
-                f"{path}.profile",
-                f"{mig.profile!r} is not a MIG profile of this GPU; allowed: {', '.join(profiles)} (NVIDIA MIG User "
-                "Guide, Supported MIG Profiles)",
-            )
-        )
+        problems.append(Problem(f"{path}.profile", _not_in_table(mig.profile, profiles)))
     return problems
+
+
+def _not_in_table(profile: str, profiles: Mapping[str, int]) -> str:
+    """The refusal of a profile outside the GPU's table: what, the allowed list, the source, the fix."""
+    model = getattr(profiles, "model", None)
+    source = getattr(profiles, "source", "NVIDIA MIG User Guide, Supported MIG Profiles")
+    if model in GKE_PARTITION_SIZES:
+        what = f"a gpu_partition_size that GKE's partitioner and device plugin both accept for {model}"
+    else:
+        what = f"a MIG profile of this GPU ({model})" if model else "a MIG profile of this GPU"
+    return f"{profile!r} is not {what}; allowed: {', '.join(profiles)} ({source}); use one of those"
 
 
 def _partitioner_problems(pool: AgentPool, path: str, where: str | None, profiles: Mapping[str, int] | None) -> list[Problem]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..config.errors import ConfigIssue
 from .mig import mig_gpu, mig_problems
+from .mig_profiles import MIG_PROFILES
 from .pools import Problem, agent_pool
 from .sharing import sharing_problems
 
@@ -82,8 +83,8 @@ def pool_problems(pool: Any, index: int, provider: str) -> list[Problem]:
         if profiles is None and capable:
             problems.append(
                 Problem(f"{path}.mig.profile", f"the MIG profiles of this GPU ({model or 'unknown model'}) are not in the "
-                        "component's table (NVIDIA MIG User Guide, only A30 and A100 confirmed); profile not judged",
-                        warning=True)
+                        f"component's tables (tabled: {', '.join(MIG_PROFILES)}), so the "
+                        "profile and the autoscaler's MIG count are not judged", warning=True)
             )
     return problems
 
