@@ -155,10 +155,10 @@ def test_types_the_catalog_lacks_make_the_overlay_unknowable_and_refused():
 
 
 def test_an_overlay_on_a_type_whose_gpu_has_no_confirmed_profile_table_is_refused():
-    cfg = raw(pool(instanceFamilies=None, instanceTypes=["p5.48xlarge"], gpuSharing=None,
-                   mig={"strategy": "single", "profile": "1g.10gb"}, limits={"nvidia.com/gpu": 64}), operator=True)
+    cfg = raw(pool(instanceFamilies=None, instanceTypes=["p6-b300.48xlarge"], gpuSharing=None,
+                   mig={"strategy": "single", "profile": "1g.34gb"}, limits={"nvidia.com/gpu": 64}), operator=True)
     issues = config_issues(cfg)
-    assert any("nodeOverlay" in m and "p5.48xlarge" in m and "MIG profile tables" in m for _, m in issues), issues
+    assert any("nodeOverlay" in m and "p6-b300.48xlarge" in m and "MIG profile tables" in m for _, m in issues), issues
 
 
 def test_a_requirement_on_an_instance_label_the_catalog_does_not_model_is_refused():
@@ -282,3 +282,10 @@ def test_the_plan_shows_the_overlays_as_karpenters_view(planned):
     assert scaler["name"] == "karpenter" and scaler["agrees"] is True and "NodeOverlay" in scaler["note"]
     text = render_text(planned)
     assert "node overlay    sliced-4gpu (rendered): nvidia.com/gpu: 16 on g6e.12xlarge" in text
+
+
+def test_an_overlay_on_h100_declares_the_mig_devices_of_its_sourced_table():
+    cfg = raw(pool(instanceFamilies=None, instanceTypes=["p5.48xlarge"], gpuSharing=None,
+                   mig={"strategy": "single", "profile": "1g.10gb"}, limits={"nvidia.com/gpu": 64}), operator=True)
+    ((obj,),) = [overlays(cfg)]
+    assert obj["spec"]["capacity"] == {"nvidia.com/gpu": "56"}  # 8 GPUs x 7 1g.10gb instances
