@@ -12,7 +12,8 @@ declares what the pack exists to stop, each commented with the policy it trips:
 * a web Deployment that tolerates the GPU taint and selects nothing;
 * a Job with ``nvidia.com/gpu`` limits 3 and requests 1;
 * a managed node group whose launch template registers a taint the node group does not declare;
-* a Karpenter GPU NodePool without the startup taint of the Istio CNI the stack installs;
+* a Karpenter GPU NodePool without the startup taint of the Istio CNI the stack installs, whose
+  EC2NodeClass's userData registers a taint the NodePool does not declare;
 * an inference Deployment pinned to a pool whose second taint it tolerates with the wrong value;
 * GPU Feature Discovery whose NFD worker keeps the chart's default tolerations (Equal present);
 * an EKS add-on whose DaemonSets the add-on facts sheet does not confirm (not judged, never passed);
@@ -87,6 +88,27 @@ k8s.apiextensions.CustomResource(
                 "taints": [GPU_TAINT.to_k8s()],
             },
         },
+    },
+)
+# registration-taints-visible: the NodePool's EC2NodeClass passes the kubelet --register-with-taints in a
+# nodeadm NodeConfig part; the flag overrides the config file Karpenter writes its taints into, so the
+# nodes carry dedicated=burst:NoSchedule, which Karpenter's scheduling simulation does not know.
+k8s.apiextensions.CustomResource(
+    "burst-gpu-class",
+    api_version="karpenter.k8s.aws/v1",
+    kind="EC2NodeClass",
+    metadata={"name": "default"},
+    spec={
+        "role": "KarpenterNodeRole-ml-demo",
+        "amiSelectorTerms": [{"alias": "al2023@latest"}],
+        "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml-demo"}}],
+        "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml-demo"}}],
+        "userData": (
+            'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="//"\n\n--//\n'
+            "Content-Type: application/node.eks.aws\n\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"
+            f"spec:\n  kubelet:\n    flags:\n      - --register-with-taints={GPU_TAINT},dedicated=burst:NoSchedule\n"
+            "--//--\n"
+        ),
     },
 )
 istio_labels = {"k8s-app": "istio-cni-node"}

@@ -82,9 +82,12 @@ def gpu_pool_of(resource_type: str, props: Mapping[str, Any], name: str = "", ur
 
 
 def _detect_pool(resource_type: str, props: Mapping[str, Any], name: str, urn: str,
-                 node_classes: Mapping[str, bool] | None, force_gpu: bool) -> GpuPool | None:
-    """:func:`gpu_pool_of` without the cache: a new pool every call (:func:`find_gpu_pools` completes it)."""
-    context = {"node_classes": node_classes or {}, "force_gpu": force_gpu}
+                 node_classes: Mapping[str, bool] | None, force_gpu: bool,
+                 stack_context: Mapping[str, Any] | None = None) -> GpuPool | None:
+    """:func:`gpu_pool_of` without the cache: a new pool every call (:func:`find_gpu_pools` completes it).
+    ``stack_context``: what the backends' ``detect_context`` read from the whole stack (only
+    :func:`find_gpu_pools` has it; a backend's ``detect`` links resources only when it is given)."""
+    context = {**(stack_context or {}), "node_classes": node_classes or {}, "force_gpu": force_gpu}
     for backend in backends.by_detected_type(resource_type):
         pool = backend.fn("detect")(resource_type, props, name, urn, context)
         if pool is not None:
@@ -199,34 +202,33 @@ def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Itera
     """Taints the kubelet registers from the user data of a managed node group's launch template
     (a ``sed`` on ``KUBELET_EXTRA_ARGS``, a nodeadm ``registerWithTaints``...) that the node group
     does not declare: the nodes carry them, so they join the pool's taints for every policy, and
-    ``pool.extra["hidden_registration_taints"]`` lists them with their launch template. User data
+    ``pool.extra["hidden_registration_taints"]`` lists them with their launch template (a
+    :class:`~gpu_node_pool.backends._shared.gpu_pool.RegistrationSite`). User data
     that mentions registration taints where the reader cannot read them (a ``sed`` into
     ``KUBELET_EXTRA_ARGS``, a reader failure) goes to ``pool.extra["unreadable_registration_taints"]``
-    as ``(launch template, why)``.
+    as ``(site, why)``.
 
     EKS merges its own bootstrap part when the launch template names no AMI; with an AMI only the
     user's data runs. Either way the user's parts are what add taints, so they are read alike.
     """
-    from ..backends._shared.registration_mentions import unreadable_registration_mentions
-    from ..backends._shared.user_data import read_registration_taints
+    from ..backends._shared.gpu_pool import RegistrationSite
+    from ..backends._shared.registration_mentions import read_user_data_registration
 
     declared = {(t.key, t.effect) for t in pool.taints}
     hidden, unreadable = [], []
     for lt in node_group_launch_templates(node_group, launch_templates):
-        user_data = decode_user_data(dig(lt.props, "userData"))
-        try:
-            registered = read_registration_taints(user_data)
-            lines = unreadable_registration_mentions(user_data)
-        except (ValueError, TypeError) as err:
-            if any(m in (user_data or "") for m in ("register-with-taints", "registerWithTaints", "node-taints")):
-                unreadable.append((lt, f"the reader failed: {err}"))
-            continue
-        unreadable += [(lt, f"this line is not one the reader can follow: {line}") for line in lines]
-        for taint in registered:
+        site = RegistrationSite(
+            name=lt.name, where=f"launch template {lt.name!r}", owner="the node group",
+            unseen_by="EKS, Cluster Autoscaler's scale-from-zero template",
+            declare_in="the node group's taints (GpuNodePool taints)",
+        )
+        read = read_user_data_registration(decode_user_data(dig(lt.props, "userData")))
+        unreadable += [(site, why) for why in read.unreadable]
+        for taint in read.taints:
             if (taint.key, taint.effect) not in declared:
                 declared.add((taint.key, taint.effect))
                 pool.taints.append(taint)
-                hidden.append((taint, lt))
+                hidden.append((taint, site))
     if hidden:
         pool.extra["hidden_registration_taints"] = hidden
     if unreadable:
@@ -300,7 +302,7 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
     by_urn: dict[str, GpuPool] = {}
     for res in candidates:
         try:
-            pool = _detect_pool(res.resource_type, res.props, res.name, res.urn, context.get("node_classes"), False)
+            pool = _detect_pool(res.resource_type, res.props, res.name, res.urn, context.get("node_classes"), False, context)
         except UnknownValueError as err:
             if undecided is None:
                 raise

@@ -66,6 +66,37 @@ class GpuPool:
         return not self.ships_own_device_plugin and not self.gke_managed_plugin
 
 
+@dataclass(frozen=True)
+class RegistrationSite:
+    """Where user data registers taints the pool's own resource may not declare, worded for the findings of
+    ``registration-taints-visible`` (:mod:`gpu_node_pool.policies.rules.registration_taints_visible`).
+
+    Pool extras that name one (each a list, set by :func:`gpu_node_pool.policies.pools.find_gpu_pools`):
+    ``hidden_registration_taints`` ``(Taint, site)``: registered by the kubelet, on the nodes, not declared;
+    ``dropped_registration_taints`` ``(Taint, site)``: written in user data but replaced by the provisioner's
+    own bootstrap, so not on the nodes; ``unreadable_registration_taints`` ``(site, why)``: mentioned where the
+    reader cannot read it; ``unjudged_registration_taints`` ``(site, why)``: not read at all (the user data is
+    unknown at preview, or the resource holding it is not among the program's resources).
+
+    Attributes:
+        name: the Pulumi name (or ``metadata.name``) of the resource that holds the user data.
+        where: it in a message, e.g. ``launch template 'gpu-lt'``, ``EC2NodeClass 'gpu' (spec.userData)``.
+        owner: the pool's resource in a message, e.g. ``the node group``, ``the NodePool``.
+        unseen_by: who reads only the owner's taints, e.g. ``EKS, Cluster Autoscaler's scale-from-zero template``.
+        declare_in: where the taint belongs, e.g. ``the node group's taints (GpuNodePool taints)``.
+        prop: the property path of the user data, for the not-judged report (``userData``, ``spec.userData``).
+        readable_forms: the forms the reader reads, for the fix of an unreadable mention.
+    """
+
+    name: str
+    where: str
+    owner: str
+    unseen_by: str
+    declare_in: str
+    prop: str = "userData"
+    readable_forms: str = "bootstrap.sh --kubelet-extra-args, KUBELET_EXTRA_ARGS=..., a nodeadm NodeConfig"
+
+
 def read_taints(reader: Any, props: Any) -> tuple[list[Taint], str | None]:
     """``reader(props)`` as ``(taints, None)``, or ``([], why)`` when the resource's taints are
     malformed (``TaintError``, ``TypeError``, ``AttributeError`` or ``ValueError``, as a string

@@ -12,11 +12,13 @@ such line so that the policy reports it as not judged instead of passing it sile
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass, field
+from typing import Any
 
 from .registration import REGISTER_WITH_TAINTS_FLAG
 from .user_data import _expand_args, _found_in_text, decode_user_data, mime_parts
 
-__all__ = ["MENTIONS", "unreadable_registration_mentions"]
+__all__ = ["MENTIONS", "UserDataRegistration", "read_user_data_registration", "unreadable_registration_mentions"]
 
 #: The spellings of a registration-taint setting: the kubelet flag and the KubeletConfiguration field.
 MENTIONS = ("register-with-taints", "registerWithTaints")
@@ -69,3 +71,47 @@ def unreadable_registration_mentions(user_data: str | bytes | None) -> list[str]
                 continue
             out.append(stripped if len(stripped) <= SHOWN else stripped[:SHOWN] + f"... ({len(stripped)} characters)")
     return out
+
+
+@dataclass(frozen=True)
+class UserDataRegistration:
+    """What user data registers the node with, as the policies read it (:func:`read_user_data_registration`).
+
+    Attributes:
+        taints: the taints it registers (:class:`~gpu_node_pool.k8s.taints.Taint`, sorted; the kubelet flag's
+            when a ``--register-with-taints`` flag replaces a config file's list).
+        labels: the labels it registers (``--node-labels``, Bottlerocket ``node-labels``).
+        by_flag: the taints come from a kubelet ``--register-with-taints`` flag (which overrides the
+            kubelet config file's ``registerWithTaints``).
+        unreadable: why a mention of a registration taint was not read, one sentence each: a line the
+            reader cannot follow, or the reader's failure.
+    """
+
+    taints: tuple[Any, ...] = ()
+    labels: dict[str, str] = field(default_factory=dict)
+    by_flag: bool = False
+    unreadable: tuple[str, ...] = ()
+
+
+def read_user_data_registration(user_data: str | bytes | None) -> UserDataRegistration:
+    """The taints and labels ``user_data`` (text or base64, gzip and MIME undone) registers, and what in it
+    could not be read; never raises for bad user data: a reader failure on user data that mentions a taint
+    setting (``register-with-taints``, ``registerWithTaints``, ``node-taints``) is an ``unreadable`` entry,
+    on user data that mentions none an empty result."""
+    from .user_data import _found
+
+    if not user_data:
+        return UserDataRegistration()
+    try:
+        found = _found(user_data)
+        reg = found.registration()
+        lines = unreadable_registration_mentions(user_data)
+    except (ValueError, TypeError) as err:  # TaintError and UserDataError are ValueErrors
+        if any(m in decode_user_data(user_data) for m in (*MENTIONS, "node-taints")):
+            return UserDataRegistration(unreadable=(f"the reader failed: {err}",))
+        return UserDataRegistration()
+    by_flag = any(a.partition("=")[0] == REGISTER_WITH_TAINTS_FLAG for a in found.flags)
+    return UserDataRegistration(
+        taints=tuple(reg.taints), labels=dict(reg.labels), by_flag=by_flag,
+        unreadable=tuple(f"this line is not one the reader can follow: {line}" for line in lines),
+    )
