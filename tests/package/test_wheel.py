@@ -130,6 +130,29 @@ def test_gpupool_policy_pack_from_the_wheel(installed):
     assert (pack / "__main__.py").read_bytes() == (ROOT / "policy" / "__main__.py").read_bytes()
 
 
+def test_sarif_help_links_come_from_the_wheels_project_urls(installed):
+    """``helpUri`` is ``<Homepage or Repository of pyproject's [project.urls]>#<README anchor>``, read
+    from the installed metadata; with neither URL there is no ``helpUri`` (never a relative one)."""
+    import tomllib
+
+    urls = {k.lower(): v for k, v in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"].get("urls", {}).items()}
+    base = urls.get("homepage") or urls.get("repository")
+    _, cwd = installed
+    project = cwd / "sarif-project"
+    project.mkdir()
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, project / name)
+    shutil.copytree(ROOT / "stacks", project / "stacks")
+    proc = gpupool(installed, "validate", "--stack", "dev", "--project-dir", str(project), "--format", "sarif")
+    assert proc.returncode == 0, proc.stderr
+    rules = json.loads(proc.stdout)["runs"][0]["tool"]["driver"]["rules"]
+    assert len(rules) > 10
+    if base:
+        assert all(r["helpUri"].startswith(f"{base}#") for r in rules), rules
+    else:
+        assert [r["id"] for r in rules if "helpUri" in r] == []
+
+
 def _changelog_top_version() -> str:
     import re
 
