@@ -74,7 +74,7 @@ _REGENERATE = (
 
 
 class CatalogLoadError(RuntimeError):
-    """The generated catalog data cannot be loaded (missing module, wrong shape, no rows)."""
+    """The generated data file cannot be loaded (missing, unreadable, wrong header or row, no rows, truncated)."""
 
 
 class UnknownInstanceTypeError(LookupError):
