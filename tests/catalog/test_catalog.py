@@ -133,6 +133,7 @@ _META = "# upstream: x@1 (2026-01-01)\n# types: 1\n"
         (f"{_META}{HEADER}\ng6.xlarge,4,16384,1,x86_64\n", "architecture 'x86_64'"),
         (f"{_META}{HEADER}\ng6.xlarge,four,16384,1,amd64\n", "line 4: row ['g6.xlarge', 'four', '16384', '1', 'amd64'] is not (type, vcpu"),
         (f"{_META}{HEADER}\ng6.xlarge,4,16384\n", "is not (type, vcpu"),
+        (f"{_META}{HEADER}\n,4,16384,1,amd64\n", "line 4: row ['', '4', '16384', '1', 'amd64'] is not (type, vcpu"),
         (f"# upstream: x@1 (2026-01-01)\n# types: 3\n{HEADER}\ng6.xlarge,4,16384,1,amd64\n", "(truncated?)"),
         (f"{_META}{HEADER}\ng6.xlarge,4,16384,1,amd64\ng6.xlarge,4,16384,1,amd64\n", "'g6.xlarge' listed twice"),
     ],

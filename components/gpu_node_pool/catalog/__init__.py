@@ -118,7 +118,9 @@ def _read_table(text: str) -> tuple[list[tuple[str, int, int, int, str]], dict[s
     rows: list[tuple[str, int, int, int, str]] = []
     seen: set[str] = set()
     for number, row in enumerate(reader, start=start + 2):
-        if len(row) != len(COLUMNS) or not all(v.isascii() and v.isdecimal() for v in row[1:4]):
+        if not row:  # a blank line
+            continue
+        if len(row) != len(COLUMNS) or not row[0] or not all(v.isascii() and v.isdecimal() for v in row[1:4]):
             raise ValueError(f"line {number}: row {row!r} is not (type, vcpu, memory_mib, gpus, architecture)")
         name, vcpu, memory, ec2_gpus, arch = row
         if arch not in _ARCHITECTURES:
