@@ -10,7 +10,7 @@ run, tool ``gpupool``:
   ``config-error`` (the stack config is invalid). ``helpUri`` is the rule's place in the README
   (``#policy-<name>``, its row of the policy table; ``#stack-config``) on the project's public page,
   ``<url>#<anchor>``, where ``<url>`` is the installed distribution's Homepage or Repository URL
-  (:func:`docs_url`). SARIF 2.1.0 §3.49.12 (reportingDescriptor.helpUri) allows only an absolute
+  (:func:`docs_url`). SARIF 2.1.0 (section 3.49.12, reportingDescriptor.helpUri) allows only an absolute
   URI [RFC3986] there, so without such a URL (no ``[project.urls]`` in ``pyproject.toml``, or a
   source tree that is not installed) ``helpUri`` is left out, never written relative.
 - ``results``: one per config error (level ``error``) and one per finding; the level is the
