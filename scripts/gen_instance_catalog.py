@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate ``components/gpu_node_pool/catalog/_ec2_types.py`` from Cluster Autoscaler's instance table.
+"""Generate ``components/gpu_node_pool/catalog/ec2_instance_types.csv`` from Cluster Autoscaler's instance table.
 
 Usage::
 
@@ -12,9 +12,10 @@ type, as Cluster Autoscaler's generated ``cloudprovider/aws/ec2_instance_types.g
 first lines of the ``.md`` beside the CSV (``... from kubernetes/autoscaler @ <commit> (<date>)``),
 or given with ``--upstream``.
 
-Output: a Python module holding the rows as a tuple, with a header naming the input file, its
-sha256, the upstream pin and date. The output is deterministic (no timestamp), so ``--check``
-can verify that the committed module matches the CSV.
+Output: the package data file the catalog reads (``gpu_node_pool.catalog.load``): ``# key: value``
+provenance lines (the input file, its sha256, the upstream pin and date, the number of types and
+what each column means), then the CSV header and the rows sorted by type. The output is
+deterministic (no timestamp), so ``--check`` can verify that the committed file matches the CSV.
 
 Exit codes: 0 written (or up to date), 1 ``--check`` found a difference, 2 bad input (one line
 on stderr naming the file, the row and the rule).
@@ -25,12 +26,13 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import io
 import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUTPUT = ROOT / "components" / "gpu_node_pool" / "catalog" / "_ec2_types.py"
+OUTPUT = ROOT / "components" / "gpu_node_pool" / "catalog" / "ec2_instance_types.csv"
 COLUMNS = ("instance_type", "vcpu", "memory_mib", "gpus", "architecture")
 ARCHITECTURES = ("amd64", "arm64")
 _TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
@@ -91,39 +93,31 @@ def upstream_of(csv_path: Path) -> str:
 
 
 def render(rows: list[tuple[str, int, int, int, str]], *, csv_name: str, sha256: str, upstream: str) -> str:
-    """The generated module's text (deterministic for the same inputs)."""
-    body = "\n".join(f"    {row!r}," for row in rows)
-    return f'''# GENERATED FILE - do not edit. Regenerate with:
-#     python scripts/gen_instance_catalog.py <path>/{csv_name}
-# Exempt from the module-size rule (data, not code).
-"""EC2 instance types as Cluster Autoscaler's instance table lists them (generated data).
-
-Input: ``{csv_name}`` (sha256 ``{sha256}``), extracted from
-{upstream} ``cluster-autoscaler/cloudprovider/aws/ec2_instance_types.go``,
-itself generated from EC2 ``DescribeInstanceTypes``. {len(rows)} types.
-
-Columns: ``instance_type``, ``vcpu`` (default vCPUs), ``memory_mib`` (MiB), ``gpus`` (the
-sum of EC2 ``GpuInfo.Gpus[].Count``: what EC2, Cluster Autoscaler and Karpenter count; 0 for
-the fractional-GPU g6f/gr6f), ``architecture`` (``amd64`` | ``arm64``, the ``kubernetes.io/arch``
-spelling). Read through :mod:`gpu_node_pool.catalog`, never directly.
-"""
-
-SOURCE_FILE = {csv_name!r}
-SOURCE_SHA256 = {sha256!r}
-UPSTREAM = {upstream!r}
-COLUMNS = {COLUMNS!r}
-ROWS = (
-{body}
-)
-'''
+    """The data file's text (deterministic for the same inputs)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    writer.writerows(rows)
+    return f"""# GENERATED FILE - do not edit. Regenerate with: python scripts/gen_instance_catalog.py <path>/{csv_name}
+# EC2 instance types as Cluster Autoscaler's instance table lists them, from
+# {upstream} cluster-autoscaler/cloudprovider/aws/ec2_instance_types.go,
+# itself generated from EC2 DescribeInstanceTypes. Read through gpu_node_pool.catalog, never directly.
+# source-file: {csv_name}
+# source-sha256: {sha256}
+# upstream: {upstream}
+# types: {len(rows)}
+# columns: instance_type; vcpu (default vCPUs); memory_mib (MiB); gpus (the sum of EC2 GpuInfo.Gpus[].Count:
+#   what EC2, Cluster Autoscaler and Karpenter count; 0 for the fractional-GPU g6f/gr6f);
+#   architecture (amd64 | arm64, the kubernetes.io/arch spelling)
+{out.getvalue()}"""
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv", type=Path, help="path to ec2-instance-types.csv")
     parser.add_argument("--upstream", help="upstream pin, e.g. 'kubernetes/autoscaler@55c37cd5eb55 (2026-08-22)'")
-    parser.add_argument("--output", type=Path, default=OUTPUT, help=f"module to write (default {OUTPUT.relative_to(ROOT)})")
-    parser.add_argument("--check", action="store_true", help="do not write; exit 1 if the module differs")
+    parser.add_argument("--output", type=Path, default=OUTPUT, help=f"data file to write (default {OUTPUT.relative_to(ROOT)})")
+    parser.add_argument("--check", action="store_true", help="do not write; exit 1 if the data file differs")
     args = parser.parse_args(argv)
     try:
         rows = read_rows(args.csv)

@@ -1,7 +1,7 @@
 """The instance catalog: generated from Cluster Autoscaler's table, checked against it, and the facts it folds in.
 
 Tests that read ``../shared/facts`` skip (with the reason) when that folder is absent; the
-generated module is committed, so every other test runs in a clean clone too.
+generated data file is committed, so every other test runs in a clean clone too.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import types
 from pathlib import Path
 
 import pytest
@@ -51,32 +50,57 @@ def test_every_row_of_the_facts_csv_is_in_the_catalog_and_nothing_else_from_the_
 
 
 @needs_facts
-def test_the_committed_generated_module_is_what_the_generator_makes_from_the_csv():
+def test_the_committed_data_file_is_what_the_generator_makes_from_the_csv():
     run = subprocess.run([sys.executable, str(GENERATOR), str(CSV), "--check"], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
 
 
-def test_the_generated_module_says_it_is_generated_from_which_file_and_date_and_is_size_exempt():
-    head = (ROOT / "components/gpu_node_pool/catalog/_ec2_types.py").read_text().splitlines()[:12]
+DATA = ROOT / "components/gpu_node_pool/catalog/ec2_instance_types.csv"
+HEADER = "instance_type,vcpu,memory_mib,gpus,architecture"
+
+
+def test_the_data_file_says_it_is_generated_from_which_file_commit_and_checksum():
+    head = DATA.read_text().splitlines()[:12]
     text = "\n".join(head)
-    assert "GENERATED FILE" in text and "ec2-instance-types.csv" in text and "module-size rule" in text
+    assert "GENERATED FILE" in text and "gen_instance_catalog.py" in text
+    assert "# upstream: kubernetes/autoscaler@55c37cd5eb55 (2026-08-22)" in head
+    assert "cluster-autoscaler/cloudprovider/aws/ec2_instance_types.go" in text
+    assert "# source-sha256: 9721d414baf9278ae056c49d14adcc6c9677100c1b9c4f161f23173653ff68b7" in head
     assert catalog.UPSTREAM == "kubernetes/autoscaler@55c37cd5eb55 (2026-08-22)"
+
+
+def test_the_packaged_data_file_holds_the_autoscaler_table_row_for_row():
+    # The table of kubernetes/autoscaler@55c37cd5eb55: 1108 types, of which these rows as it lists them.
+    assert catalog.data_file().read_text() == DATA.read_text()
+    in_table = {t.name: t for t in catalog.all_types() if t.in_autoscaler_table}
+    assert len(in_table) == 1108
+    rows = {
+        name: (t.vcpu, t.memory_mib, t.ec2_gpus, t.architecture)
+        for name, t in in_table.items() if name in ("p5.48xlarge", "g6e.12xlarge", "g5g.16xlarge", "g6f.large", "a1.medium")
+    }
+    assert rows == {
+        "p5.48xlarge": (192, 2097152, 8, "amd64"),
+        "g6e.12xlarge": (48, 393216, 4, "amd64"),
+        "g5g.16xlarge": (64, 131072, 2, "arm64"),
+        "g6f.large": (2, 8192, 0, "amd64"),
+        "a1.medium": (1, 2048, 0, "arm64"),
+    }
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
         ("type,vcpu\ng6.xlarge,4\n", "header is ['type', 'vcpu']"),
-        ("instance_type,vcpu,memory_mib,gpus,architecture\ng6.xlarge,four,16384,1,amd64\n", ":2: vcpu/memory_mib/gpus"),
-        ("instance_type,vcpu,memory_mib,gpus,architecture\ng6.xlarge,4,16384,1,x86_64\n", "architecture 'x86_64'"),
-        ("instance_type,vcpu,memory_mib,gpus,architecture\ng6xlarge,4,16384,1,amd64\n", "not '<family>.<size>'"),
-        ("instance_type,vcpu,memory_mib,gpus,architecture\n", "no instance types"),
+        (f"{HEADER}\ng6.xlarge,four,16384,1,amd64\n", ":2: vcpu/memory_mib/gpus"),
+        (f"{HEADER}\ng6.xlarge,4,16384,1,x86_64\n", "architecture 'x86_64'"),
+        (f"{HEADER}\ng6xlarge,4,16384,1,amd64\n", "not '<family>.<size>'"),
+        (f"{HEADER}\n", "no instance types"),
     ],
 )
 def test_the_generator_refuses_a_bad_csv_naming_the_file_and_row(tmp_path, content, message):
     bad = tmp_path / "types.csv"
     bad.write_text(content)
-    out = tmp_path / "out.py"
+    out = tmp_path / "out.csv"
     run = subprocess.run(
         [sys.executable, str(GENERATOR), str(bad), "--upstream", "x@1 (2026-01-01)", "--output", str(out)],
         capture_output=True, text=True,
@@ -85,51 +109,64 @@ def test_the_generator_refuses_a_bad_csv_naming_the_file_and_row(tmp_path, conte
     assert not out.exists()
 
 
-def test_the_generator_writes_a_module_the_catalog_loads(tmp_path, monkeypatch):
+def test_the_generator_writes_a_data_file_the_catalog_loads(tmp_path):
     good = tmp_path / "types.csv"
-    good.write_text("instance_type,vcpu,memory_mib,gpus,architecture\ng6.xlarge,4,16384,1,amd64\n")
-    out = tmp_path / "fake_types_ok.py"
+    good.write_text(f"{HEADER}\ng6.xlarge,4,16384,1,amd64\n")
+    out = tmp_path / "generated.csv"
     subprocess.run([sys.executable, str(GENERATOR), str(good), "--upstream", "x@1 (2026-01-01)", "--output", str(out)],
                    check=True, capture_output=True)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    types, upstream = catalog.load("fake_types_ok")
+    types, upstream = catalog.load(out)
     assert types["g6.xlarge"].advertised_gpus == 1 and upstream == "x@1 (2026-01-01)"
     assert "p5e.48xlarge" in types  # the sourced extra NVIDIA types are always added
 
 
+_META = "# upstream: x@1 (2026-01-01)\n# types: 1\n"
+
+
 @pytest.mark.parametrize(
-    ("module_text", "expected"),
+    ("text", "expected"),
     [
-        (None, "No module named"),
-        ("UPSTREAM = 'x'\nROWS = ()\n", "ROWS is empty"),
-        ("UPSTREAM = 'x'\n", "has no attribute 'ROWS'"),
-        ("UPSTREAM = 'x'\nROWS = (('g6.xlarge', 4, 16384, 1, 'x86_64'),)\n", "architecture 'x86_64'"),
-        ("UPSTREAM = 'x'\nROWS = (('g6.xlarge', '4', 16384, 1, 'amd64'),)\n", "is not (type, vcpu"),
+        (None, "FileNotFoundError: No such file or directory"),
+        (f"{_META}{HEADER}\n", "no rows"),
+        (f"{_META}type,vcpu\ng6.xlarge,4\n", "line 3: header is ['type', 'vcpu']"),
+        (f"# types: 1\n{HEADER}\ng6.xlarge,4,16384,1,amd64\n", "no '# upstream:"),
+        (f"{_META}{HEADER}\ng6.xlarge,4,16384,1,x86_64\n", "architecture 'x86_64'"),
+        (f"{_META}{HEADER}\ng6.xlarge,four,16384,1,amd64\n", "line 4: row ['g6.xlarge', 'four', '16384', '1', 'amd64'] is not (type, vcpu"),
+        (f"{_META}{HEADER}\ng6.xlarge,4,16384\n", "is not (type, vcpu"),
+        (f"{_META}{HEADER}\n,4,16384,1,amd64\n", "line 4: row ['', '4', '16384', '1', 'amd64'] is not (type, vcpu"),
+        (f"# upstream: x@1 (2026-01-01)\n# types: 3\n{HEADER}\ng6.xlarge,4,16384,1,amd64\n", "(truncated?)"),
+        (f"{_META}{HEADER}\ng6.xlarge,4,16384,1,amd64\ng6.xlarge,4,16384,1,amd64\n", "'g6.xlarge' listed twice"),
     ],
 )
-def test_a_catalog_that_fails_to_load_is_a_clear_error_naming_the_file_never_an_empty_catalog(
-    tmp_path, monkeypatch, module_text, expected
-):
-    name = f"fake_types_{abs(hash(str(module_text)))}"
-    if module_text is not None:
-        (tmp_path / f"{name}.py").write_text(module_text)
-    monkeypatch.syspath_prepend(str(tmp_path))
+def test_a_catalog_that_fails_to_load_is_a_clear_error_naming_the_file_never_an_empty_catalog(tmp_path, text, expected):
+    data = tmp_path / "broken.csv"
+    if text is not None:
+        data.write_text(text)
     with pytest.raises(catalog.CatalogLoadError) as err:
-        catalog.load(name)
-    assert expected in str(err.value)
-    assert f"{name}.py" in str(err.value) and "gen_instance_catalog.py" in str(err.value)
+        catalog.load(data)
+    message = str(err.value)
+    assert expected in message and "\n" not in message
+    assert str(data) in message and "gen_instance_catalog.py" in message
 
 
-def test_the_catalog_loads_on_first_use_and_a_broken_one_still_fails_there_never_empty(monkeypatch):
-    # Loaded on first use, not at import: a generated module without rows still raises
+def test_a_data_file_that_is_not_utf8_is_the_same_clear_error(tmp_path):
+    data = tmp_path / "binary.csv"
+    data.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(catalog.CatalogLoadError, match="UnicodeDecodeError") as err:
+        catalog.load(data)
+    assert str(data) in str(err.value) and "gen_instance_catalog.py" in str(err.value)
+
+
+def test_the_catalog_loads_on_first_use_and_a_broken_one_still_fails_there_never_empty(tmp_path, monkeypatch):
+    # Loaded on first use, not at import: a packaged data file without rows still raises
     # CatalogLoadError at the first lookup (and UPSTREAM), never answers from an empty catalog.
-    broken = types.ModuleType(catalog.GENERATED_MODULE)
-    broken.UPSTREAM = "x"
-    monkeypatch.setitem(sys.modules, catalog.GENERATED_MODULE, broken)
+    broken = tmp_path / "ec2_instance_types.csv"
+    broken.write_text(f"{_META}{HEADER}\n")
+    monkeypatch.setattr(catalog, "data_file", lambda: broken)
     catalog._catalog.cache_clear()
     try:
         for first_use in (lambda: catalog.find("g6.xlarge"), lambda: catalog.UPSTREAM, catalog.all_types):
-            with pytest.raises(catalog.CatalogLoadError, match="has no attribute 'ROWS'"):
+            with pytest.raises(catalog.CatalogLoadError, match="no rows"):
                 first_use()
     finally:
         catalog._catalog.cache_clear()

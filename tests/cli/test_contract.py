@@ -172,6 +172,41 @@ def test_a_command_line_mistake_exits_64_not_2(capsys, argv):
     assert err.startswith("usage: gpupool") and "error:" in err
 
 
+#: Every sub-command with the arguments it requires, so that only the unknown option is wrong.
+SUBCOMMANDS = {
+    "plan": ["--stack", "dev"],
+    "render": ["--stack", "dev", "--out", "out"],
+    "validate": ["--stack", "dev"],
+    "check": ["--stack", "dev"],
+    "schema": [],
+    "policy-pack": ["--out", "pack"],
+    "audit": [],
+    "completion": ["bash"],
+}
+
+
+def test_the_unknown_option_cases_cover_every_sub_command():
+    (sub,) = [a for a in cli._parser()._actions if a.choices and a.dest == "command"]
+    assert sorted(sub.choices) == sorted(SUBCOMMANDS)
+
+
+@pytest.mark.parametrize("command", list(SUBCOMMANDS))
+def test_an_unknown_option_prints_the_sub_commands_usage_and_exits_64(capsys, tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main([command, *SUBCOMMANDS[command], "--bogus"]) == 64
+    out, err = capsys.readouterr()
+    assert out == "" and not list(tmp_path.iterdir())  # nothing run, nothing written
+    lines = err.splitlines()
+    assert lines[0].startswith(f"usage: gpupool {command} ")
+    assert lines[-1] == f"gpupool {command}: error: unrecognized arguments: --bogus"
+
+
+def test_an_unknown_option_before_the_sub_command_is_the_top_level_usage(capsys):
+    assert cli.main(["--bogus", "schema"]) == 64
+    err = capsys.readouterr().err
+    assert err.startswith("usage: gpupool [-h]") and err.splitlines()[-1] == "gpupool: error: unrecognized arguments: --bogus"
+
+
 def test_help_exits_0(capsys):
     assert cli.main(["plan", "--help"]) == 0
     assert "--fail-on" in capsys.readouterr().out

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+from email.message import Message
 from pathlib import Path
 
 import jsonschema
 import pytest
 from conftest import ROOT
 
+from gpu_node_pool.cli import sarif
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.cli.contract import report_schema
 
@@ -139,17 +141,62 @@ def test_a_finding_about_a_pool_names_its_stack_file_line_and_urn(temp_project, 
     assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == found[0]["urn"]
 
 
-def test_every_rule_has_a_readme_anchor(capsys):
+def _metadata(*urls: str, home_page: str | None = None) -> Message:
+    meta = Message()
+    meta["Name"] = "gpu-node-pool"
+    for url in urls:
+        meta["Project-URL"] = url  # a Message keeps every value of a repeated field
+    if home_page:
+        meta["Home-page"] = home_page
+    return meta
+
+
+def _rules(capsys) -> list[dict]:
     code, out, _ = _run(capsys, "validate", "--stack", "dev", "--project-dir", str(ROOT), "--format", "sarif")
     assert code == 0
+    log = json.loads(out)
+    jsonschema.Draft202012Validator(json.loads(MINIMAL.read_text())).validate(log)
+    return log["runs"][0]["tool"]["driver"]["rules"]
+
+
+def test_every_rule_links_its_readme_anchor_on_the_projects_homepage(capsys, monkeypatch):
+    home = "https://git.example.com/gpu-node-pools"
+    monkeypatch.setattr(sarif, "_installed_metadata", lambda: _metadata(f"Homepage, {home}"))
     readme = (ROOT / "README.md").read_text()
-    rules = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+    rules = _rules(capsys)
     assert len(rules) > 10
     for rule in rules:
-        anchor = rule["helpUri"].removeprefix("README.md#")
+        assert rule["helpUri"].startswith(f"{home}#"), rule
+        anchor = rule["helpUri"].removeprefix(f"{home}#")
         assert f'id="{anchor}"' in readme or f"## {anchor.replace('-', ' ').capitalize()}" in readme, rule["id"]
+    assert rules[0]["helpUri"] == f"{home}#stack-config"
     levels = {r["id"]: r["defaultConfiguration"]["level"] for r in rules}
     assert levels["no-imperative-taints"] == "error" and levels["noexecute-gpu-taint"] == "warning"
+
+
+def test_without_a_public_url_the_rules_have_no_help_uri_rather_than_a_relative_one(capsys, monkeypatch):
+    # SARIF 2.1.0 section 3.49.12: helpUri is an absolute URI [RFC3986], so "README.md#..." is not allowed.
+    for meta in (None, _metadata(), _metadata("Homepage, README.md", "Repository, ../gpu-node-pools")):
+        monkeypatch.setattr(sarif, "_installed_metadata", lambda meta=meta: meta)
+        rules = _rules(capsys)
+        assert [r["id"] for r in rules if "helpUri" in r] == [], meta
+        assert rules[0]["id"] == "config-error" and len(rules) > 10
+
+
+@pytest.mark.parametrize(
+    ("urls", "home_page", "expected"),
+    [
+        (["Repository, https://git.example.com/r", "Homepage, https://example.org/docs"], None, "https://example.org/docs"),
+        (["Repository, https://git.example.com/r"], None, "https://git.example.com/r"),
+        (["Source Code, https://git.example.com/r"], None, "https://git.example.com/r"),  # PEP 753: sourcecode
+        (["Changelog, https://example.org/changes"], "https://example.org/", "https://example.org/"),
+        (["Homepage, README.md", "Repository, https://git.example.com/r#readme"], None, "https://git.example.com/r"),
+        (["Homepage, ftp://example.org/x", "Homepage, https://example.org/"], None, None),  # the first Homepage counts
+        (["Changelog, https://example.org/changes", "Issues, https://example.org/issues"], None, None),
+    ],
+)
+def test_the_docs_url_is_the_first_absolute_homepage_or_repository_url(urls, home_page, expected):
+    assert sarif.docs_url(_metadata(*urls, home_page=home_page)) == expected
 
 
 @pytest.mark.skipif(not os.environ.get("GPUPOOL_SARIF_SCHEMA"),

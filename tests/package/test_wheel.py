@@ -26,7 +26,7 @@ from conftest import ROOT
 from gpu_node_pool import __version__
 from gpu_node_pool.cli.contract import report_schema
 
-PACKAGE_DATA = ("py.typed", "cli/report.schema.json", "policies/policy_pack/PulumiPolicy.yaml",
+PACKAGE_DATA = ("py.typed", "catalog/ec2_instance_types.csv", "cli/report.schema.json", "policies/policy_pack/PulumiPolicy.yaml",
                 "policies/policy_pack/__main__.py", "policies/policy_pack/per_level_main.py",
                 "policies/policy_pack/config.example.json")
 #: What only the component, the backends and the live audit import: extras, not in a pack's venv.
@@ -130,6 +130,29 @@ def test_gpupool_policy_pack_from_the_wheel(installed):
     assert (pack / "__main__.py").read_bytes() == (ROOT / "policy" / "__main__.py").read_bytes()
 
 
+def test_sarif_help_links_come_from_the_wheels_project_urls(installed):
+    """``helpUri`` is ``<Homepage or Repository of pyproject's [project.urls]>#<README anchor>``, read
+    from the installed metadata; with neither URL there is no ``helpUri`` (never a relative one)."""
+    import tomllib
+
+    urls = {k.lower(): v for k, v in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"].get("urls", {}).items()}
+    base = urls.get("homepage") or urls.get("repository")
+    _, cwd = installed
+    project = cwd / "sarif-project"
+    project.mkdir()
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, project / name)
+    shutil.copytree(ROOT / "stacks", project / "stacks")
+    proc = gpupool(installed, "validate", "--stack", "dev", "--project-dir", str(project), "--format", "sarif")
+    assert proc.returncode == 0, proc.stderr
+    rules = json.loads(proc.stdout)["runs"][0]["tool"]["driver"]["rules"]
+    assert len(rules) > 10
+    if base:
+        assert all(r["helpUri"].startswith(f"{base}#") for r in rules), rules
+    else:
+        assert [r["id"] for r in rules if "helpUri" in r] == []
+
+
 def _changelog_top_version() -> str:
     import re
 
@@ -149,11 +172,13 @@ def test_the_wheel_version_is_the_changelog_top_entry(installed):
 
 
 #: Run in the lean venv: the pack's entry point of each layout, imported (not served), and the
-#: whole pack evaluated over a node group and a DaemonSet; prints the provider SDKs imported.
+#: whole pack evaluated over a node group and a DaemonSet; prints the provider SDKs imported and what
+#: the instance catalog (its packaged CSV) says of p5.48xlarge.
 LEAN_PROBE = """
 import json, runpy, sys
 import gpu_node_pool.policies.policy_pack as pack
 from importlib import resources
+from gpu_node_pool import catalog
 from gpu_node_pool.policies import evaluate
 from gpu_node_pool.sdk.record import Resource
 for name in ("__main__.py", "per_level_main.py"):
@@ -163,7 +188,7 @@ group = Resource("aws:eks/nodeGroup:NodeGroup", "gpu", {"clusterName": "ml", "in
 agent = Resource("kubernetes:apps/v1:DaemonSet", "agent", {"metadata": {"name": "agent", "namespace": "kube-system"},
                  "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "busybox"}]}}}})
 findings = evaluate([group, agent])
-print(json.dumps({"policies": sorted({f["policy"] for f in findings}),
+print(json.dumps({"policies": sorted({f["policy"] for f in findings}), "p5": catalog.gpus("p5.48xlarge"),
                   "extras": sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))}))
 """
 
@@ -180,6 +205,7 @@ def test_the_policy_pack_runs_without_any_provider_sdk(lean):
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout.strip().splitlines()[-1])
     assert "gpu-pool-declares-taint" in doc["policies"] and doc["extras"] == []
+    assert doc["p5"] == 8  # the catalog read its CSV from the installed wheel
 
 
 def test_a_pool_without_its_providers_sdk_names_the_extra_to_install(lean):

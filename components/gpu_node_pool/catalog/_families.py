@@ -1,7 +1,7 @@
 """Hand-kept, sourced data the EC2 instance table lacks: GPU model per family, MIG, EFA, extra types.
 
 Every row names its source (keys of :data:`SOURCES`). Edit here when a source changes; the
-generated :mod:`._ec2_types` only ever comes from the Cluster Autoscaler CSV.
+generated data file ``ec2_instance_types.csv`` only ever comes from the Cluster Autoscaler CSV.
 """
 
 from __future__ import annotations

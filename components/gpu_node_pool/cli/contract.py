@@ -48,6 +48,7 @@ __all__ = [
     "AUDIT_FAIL_ON",
     "ExitCode",
     "InputError",
+    "SubcommandParser",
     "UsageParser",
     "closed_stdout",
     "last_line",
@@ -106,13 +107,33 @@ def report_schema() -> dict[str, Any]:
 class UsageParser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose usage errors exit 64 (``EX_USAGE``), not argparse's 2.
 
-    Subparsers inherit the class (``add_subparsers`` uses the parent's type), so every
-    sub-command follows the contract.
+    Its sub-commands' parsers are :class:`SubcommandParser` (``add_subparsers``' ``parser_class``),
+    so every sub-command follows the contract and names itself in its errors.
     """
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        kwargs.setdefault("parser_class", SubcommandParser)
+        return super().add_subparsers(**kwargs)
+
+
+class SubcommandParser(UsageParser):
+    """A sub-command's parser (``gpupool plan``): an option it does not know is its own usage error.
+
+    argparse hands a sub-command's unrecognized arguments back to the top-level parser, which
+    reports them under ``usage: gpupool [-h] [--version] {plan,...}``; here the sub-command reports
+    them, ``usage: gpupool plan [-h] --stack STACK ...`` then ``gpupool plan: error: unrecognized
+    arguments: --bogus`` on stderr, exit 64.
+    """
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
 
 
 def stdout_closed() -> bool:

@@ -6,9 +6,13 @@ SARIF is OASIS's Static Analysis Results Interchange Format, version 2.1.0
 run, tool ``gpupool``:
 
 - ``tool.driver.rules``: one rule per policy of the pack (``id`` the policy name, ``shortDescription``
-  its first sentence, ``helpUri`` its row of the README's policy table, ``README.md#policy-<name>``,
-  ``defaultConfiguration.level`` from its default enforcement level) and ``config-error`` (the
-  stack config is invalid; ``README.md#stack-config``).
+  its first sentence, ``defaultConfiguration.level`` from its default enforcement level) and
+  ``config-error`` (the stack config is invalid). ``helpUri`` is the rule's place in the README
+  (``#policy-<name>``, its row of the policy table; ``#stack-config``) on the project's public page,
+  ``<url>#<anchor>``, where ``<url>`` is the installed distribution's Homepage or Repository URL
+  (:func:`docs_url`). SARIF 2.1.0 (section 3.49.12, reportingDescriptor.helpUri) allows only an absolute
+  URI [RFC3986] there, so without such a URL (no ``[project.urls]`` in ``pyproject.toml``, or a
+  source tree that is not installed) ``helpUri`` is left out, never written relative.
 - ``results``: one per config error (level ``error``) and one per finding; the level is the
   finding's enforcement level: ``mandatory`` (and ``remediate``) -> ``error``, ``advisory`` ->
   ``warning``.
@@ -22,13 +26,19 @@ run, tool ``gpupool``:
 
 from __future__ import annotations
 
+import functools
+import string
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from .._version import __version__
 
-__all__ = ["SARIF_SCHEMA", "CONFIG_RULE", "LEVELS", "sarif_log", "rules"]
+if TYPE_CHECKING:
+    from importlib.metadata import PackageMetadata
+
+__all__ = ["SARIF_SCHEMA", "CONFIG_RULE", "DOCS_LABELS", "LEVELS", "docs_url", "sarif_log", "rules"]
 
 #: The ``$schema`` a SARIF 2.1.0 log names (the OASIS errata 01 schema).
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -37,6 +47,52 @@ CONFIG_RULE = "config-error"
 #: Enforcement level -> SARIF ``level``.
 LEVELS = {"mandatory": "error", "remediate": "error", "advisory": "warning", "disabled": "none"}
 _BASE = "PROJECTROOT"
+#: ``Project-URL`` labels whose page shows the README, in the order tried, as PEP 753 normalises
+#: them (https://peps.python.org/pep-0753/: lower case, no punctuation or whitespace; ``repository``
+#: and ``sourcecode`` are its aliases of ``source``); pyproject's ``[project.urls]`` writes them.
+DOCS_LABELS = ("homepage", "repository", "source", "sourcecode")
+
+
+def _label(label: str) -> str:
+    """A ``Project-URL`` label normalised as PEP 753 says (``Source Code`` -> ``sourcecode``)."""
+    return "".join(c for c in label if c not in string.punctuation and not c.isspace()).lower()
+
+
+@functools.cache
+def _installed_metadata() -> PackageMetadata | None:
+    """The core metadata of the installed ``gpu-node-pool`` distribution, None when it is not installed."""
+    from importlib import metadata
+
+    from ..policies.policy_pack import DISTRIBUTION
+
+    try:
+        return metadata.metadata(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def docs_url(meta: PackageMetadata | None = None) -> str | None:
+    """The absolute ``http(s)`` URL whose page shows the README, for ``helpUri``; None when there is none.
+
+    ``meta``: core metadata (default: the installed distribution's, read with ``importlib.metadata``).
+    Tried in order: the ``Project-URL`` entries labelled as in :data:`DOCS_LABELS` (``Homepage``
+    first), then the legacy ``Home-page`` field; an entry that is not an absolute ``http``/``https``
+    URL with a host is skipped, and a fragment is dropped (the anchor is added per rule).
+    """
+    meta = _installed_metadata() if meta is None else meta
+    if meta is None:
+        return None
+    urls: dict[str, str] = {}
+    for entry in meta.get_all("Project-URL") or ():
+        label, _, url = str(entry).partition(",")
+        urls.setdefault(_label(label), url.strip())
+    candidates = [urls.get(label) for label in DOCS_LABELS]
+    candidates.insert(1, meta.get("Home-page"))
+    for url in candidates:
+        parts = urlsplit(str(url or "").strip())
+        if parts.scheme in ("http", "https") and parts.netloc:
+            return parts._replace(fragment="").geturl()
+    return None
 
 
 def _first_sentence(text: str) -> str:
@@ -46,14 +102,20 @@ def _first_sentence(text: str) -> str:
 
 
 def rules() -> list[dict[str, Any]]:
-    """The ``reportingDescriptor`` of ``config-error`` and of every policy of the pack, in pack order."""
+    """The ``reportingDescriptor`` of ``config-error`` and of every policy of the pack, in pack order;
+    each with ``helpUri`` ``<docs_url()>#<README anchor>``, or none when :func:`docs_url` is None."""
     from ..policies import POLICIES
+
+    docs = docs_url()
+
+    def help_uri(anchor: str) -> dict[str, str]:
+        return {"helpUri": f"{docs}#{anchor}"} if docs else {}
 
     out = [{
         "id": CONFIG_RULE,
         "name": "StackConfigError",
         "shortDescription": {"text": "The stack config is invalid: nothing would be deployed."},
-        "helpUri": "README.md#stack-config",
+        **help_uri("stack-config"),
         "defaultConfiguration": {"level": "error"},
     }]
     for policy in POLICIES:
@@ -62,7 +124,7 @@ def rules() -> list[dict[str, Any]]:
             "id": policy.name,
             "shortDescription": {"text": _first_sentence(policy.description)},
             "fullDescription": {"text": " ".join(policy.description.split())},
-            "helpUri": f"README.md#policy-{policy.name}",
+            **help_uri(f"policy-{policy.name}"),
             "defaultConfiguration": {"level": LEVELS.get(level, "warning")},
         })
     return out
