@@ -29,6 +29,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
+from ..sdk.analyzer_config import current_stack_call
 from ..sdk.record import Resource
 from .pack_config import PolicyConfigError, resolve_config
 from .rules import PACK_NAME, POLICIES
@@ -50,12 +51,15 @@ class LevelSettings:
     Attributes:
         rules: the rules, in pack order.
         resolved: rule id -> ``(level, properties)``; ``remediate`` is kept as given and runs as mandatory.
+        judged: ``(call, findings by level)`` of the last ``AnalyzeStack`` call that judged the stack
+            (the call's token, :func:`gpu_node_pool.sdk.analyzer_config.current_stack_call`), or None.
     """
 
     def __init__(self, rules: Sequence[Any] = POLICIES) -> None:
         self.rules = list(rules)
         self.config: dict[str, Any] = {}
         self.resolved = resolve_config(None, self.rules)
+        self.judged: tuple[object, dict[EnforcementLevel, list[dict[str, str]]]] | None = None
 
     def configure(self, entries: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
         """Take the engine's config (every name it sent -> ``(level, properties)``); returns the level
@@ -74,6 +78,7 @@ class LevelSettings:
             config[name] = level if name == "all" or not props else {"enforcementLevel": level, **props}
         self.resolved = resolve_config(config, self.rules)
         self.config = config
+        self.judged = None
         used = {_runs_at(level) for level, _ in self.resolved.values()} - {EnforcementLevel.DISABLED}
         return {name: (level.value if level in used else EnforcementLevel.DISABLED.value)
                 for level, name in LEVEL_POLICY_NAMES.items()}
@@ -106,17 +111,39 @@ def _records(resources: Sequence[Any]) -> list[Resource]:
     ]
 
 
+def _judge(settings: LevelSettings, rules: Sequence[Any], resources: Sequence[Any]) -> list[dict[str, str]]:
+    """The runner's findings of ``rules`` over the stack a level policy got, with the rules' configured levels."""
+    stack, project = os.environ.get("PULUMI_STACK", "stack"), os.environ.get("PULUMI_PROJECT", "project")
+    config = {rule.name: settings.config[rule.name] for rule in rules if rule.name in settings.config}
+    if "all" in settings.config:
+        config["all"] = settings.config["all"]
+    return evaluate(_records(resources), config, policies=rules, stack=stack, project=project)
+
+
+def _findings_at(settings: LevelSettings, level: EnforcementLevel, resources: Sequence[Any]) -> list[dict[str, str]]:
+    """The findings of the rules at ``level``: during one ``AnalyzeStack`` call every rule in use is
+    judged once, by the first level policy the analyzer calls, and the others take their part (the
+    analyzer decodes the same request for each; the rules need one pass). Outside a marked call
+    (:func:`gpu_node_pool.sdk.analyzer_config.current_stack_call` None) only ``level``'s rules run."""
+    call = current_stack_call()
+    if call is None:
+        return _judge(settings, settings.rules_at(level), resources)
+    kept = settings.judged
+    if kept is None or kept[0] is not call:
+        in_use = [rule for rule in settings.rules if _runs_at(settings.resolved[rule.name][0]) != EnforcementLevel.DISABLED]
+        split: dict[EnforcementLevel, list[dict[str, str]]] = {}
+        for finding in _judge(settings, in_use, resources):
+            split.setdefault(_runs_at(settings.resolved[finding["policy"]][0]), []).append(finding)
+        kept = settings.judged = (call, split)
+    return kept[1].get(level, [])
+
+
 def _validator(settings: LevelSettings, level: EnforcementLevel):
     def validate(args: Any, report: Any) -> None:
-        rules = settings.rules_at(level)
-        if not rules:
+        if not settings.rules_at(level):
             return
-        stack, project = os.environ.get("PULUMI_STACK", "stack"), os.environ.get("PULUMI_PROJECT", "project")
-        config = {rule.name: settings.config[rule.name] for rule in rules if rule.name in settings.config}
-        if "all" in settings.config:
-            config["all"] = settings.config["all"]
         notes = []
-        for finding in evaluate(_records(args.resources), config, policies=rules, stack=stack, project=project):
+        for finding in _findings_at(settings, level, args.resources):
             message = f"[{finding['policy']}] {finding['message']}"
             if finding["enforcement"] != level.value:  # a rule's "can't run during preview" note
                 if level == EnforcementLevel.ADVISORY:

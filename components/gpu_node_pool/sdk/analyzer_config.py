@@ -15,14 +15,21 @@ serves one stack policy per enforcement level and routes each rule to the one of
 level. It replaces ``pulumi_policy.policy._PolicyAnalyzerServicer`` (private API, which
 ``PolicyPack(...)`` instantiates) by a subclass whose ``Configure`` calls the hook first; it was
 written against pulumi-policy :data:`TESTED` and refuses other major versions.
+
+The subclass also marks each ``AnalyzeStack`` call it serves (:func:`current_stack_call`): the
+analyzer calls every stack policy of the pack in turn, on the calling thread, within one
+``AnalyzeStack`` (``_PolicyAnalyzerServicer.AnalyzeStack`` in pulumi/pulumi-policy
+``sdk/python/lib/pulumi_policy/policy.py``, v1.21), so the level policies can judge the stack once
+and share the findings. Outside such a call (another thread, another servicer) it is None.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["TESTED", "AnalyzerHookError", "analyzer_servicer", "install_configure_hook"]
+__all__ = ["TESTED", "AnalyzerHookError", "analyzer_servicer", "current_stack_call", "install_configure_hook"]
 
 #: The pulumi-policy versions whose ``_PolicyAnalyzerServicer.Configure`` this hook was checked against.
 TESTED = "1.21"
@@ -34,6 +41,19 @@ _NAMES = {number: name for name, number in _LEVELS.items()}
 #: ``on_configure(entries) -> levels``: ``entries`` maps every name the engine sent to
 #: ``(level, properties)``; the result maps some of the pack's own policies to the level to use.
 ConfigureHook = Callable[[dict[str, tuple[str, dict[str, Any]]]], Mapping[str, str]]
+
+
+#: The ``AnalyzeStack`` call each thread is serving: ``call`` is a fresh object per call.
+_SERVING = threading.local()
+
+
+def current_stack_call() -> object | None:
+    """A token of the ``AnalyzeStack`` call the hooked analyzer is serving on this thread, or None.
+
+    A new object for every call, held only while the call runs: two calls never share a token, so a
+    result kept under it cannot outlive the stack it was computed from.
+    """
+    return getattr(_SERVING, "call", None)
 
 
 class AnalyzerHookError(RuntimeError):
@@ -77,6 +97,14 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
             for name, level in levels.items():
                 request.policyConfig[name].enforcementLevel = _LEVELS[level]
             return super().Configure(request, context)
+
+        def AnalyzeStack(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
+            outer = getattr(_SERVING, "call", None)
+            _SERVING.call = object()
+            try:
+                return super().AnalyzeStack(request, context)
+            finally:
+                _SERVING.call = outer
 
     return _Servicer
 
