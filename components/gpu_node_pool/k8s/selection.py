@@ -112,7 +112,7 @@ class NodeLabels:
             return _HIDDEN
         if self.complete:
             return _MISSING
-        if isinstance(key, str) and any(key == d or (d[-1:] in "/-" and key.startswith(d)) for d in self.decided):
+        if isinstance(key, str) and _decided(key, self.decided):
             return _MISSING
         return _UNDECIDED
 
@@ -121,6 +121,25 @@ class NodeLabels:
         once an agent has labelled it (:mod:`gpu_node_pool.k8s.discovery`)."""
         merged = {**{k: v for k, v in labels.items() if k not in self.unknown}, **self.labels}
         return NodeLabels(merged, self.unknown | (frozenset(unknown) - set(merged)), self.decided, self.name, self.notes, self.complete)
+
+
+def _decided(key: str, decided: frozenset[str]) -> bool:
+    """``key`` is one of ``decided`` or starts with one of its prefixes (ending in ``/`` or ``-``);
+    kept per (key, set): nodes of one stack share a few such sets and are asked the same keys."""
+    memo = (key, decided)
+    try:
+        found = _DECIDED.get(memo)
+    except TypeError:  # a set that is not frozen: not kept
+        return any(key == d or (d[-1:] in "/-" and key.startswith(d)) for d in decided)
+    if found is None:
+        if len(_DECIDED) >= _PROBLEMS_KEPT:
+            _DECIDED.clear()
+        found = _DECIDED[memo] = any(key == d or (d[-1:] in "/-" and key.startswith(d)) for d in decided)
+    return found
+
+
+#: :func:`_decided`'s answers.
+_DECIDED: dict[tuple[str, frozenset[str]], bool] = {}
 
 
 def _lookup_of(labels: Mapping[str, str], complete: bool) -> Callable[[Any], Any]:
@@ -141,9 +160,30 @@ def expression_problem(expr: Expression) -> str | None:
     (k8s.io/component-helpers ``scheduling/corev1/nodeaffinity``, ``TestPodMatchesNodeSelectorAndAffinityTerms``
     "Pod with an invalid value in Affinity term won't be scheduled onto the node").
     """
+    key, operator, values = expr
+    # A pure answer, asked for every pod spec against every kind of node: kept per expression, its
+    # values told apart by type too (``1`` and ``True`` are equal keys, different label values).
+    try:
+        memo = (type(key), key, type(operator), operator,
+                tuple((type(v), v) for v in values) if isinstance(values, (list, tuple)) else (type(values), values))
+        return _PROBLEMS[memo]
+    except KeyError:
+        if len(_PROBLEMS) >= _PROBLEMS_KEPT:
+            _PROBLEMS.clear()
+        problem = _PROBLEMS[memo] = _expression_problem(key, operator, values)
+        return problem
+    except TypeError:  # an unhashable key or value: not kept
+        return _expression_problem(key, operator, values)
+
+
+#: :func:`expression_problem`'s answers, by expression (at most ``_PROBLEMS_KEPT``, then started afresh).
+_PROBLEMS: dict[tuple[Any, ...], str | None] = {}
+_PROBLEMS_KEPT = 65536
+
+
+def _expression_problem(key: Any, operator: Any, values: Any) -> str | None:
     from .taints import label_value_problem, qualified_name_problem
 
-    key, operator, values = expr
     if operator not in _OPERATORS:
         return f"operator {operator!r} is not one of {', '.join(_OPERATORS)}"
     if not isinstance(key, str) or qualified_name_problem(key):

@@ -87,15 +87,28 @@ def node_kinds(
     return kinds
 
 
+#: ``catalog_labels``' answers: prefix -> instance type -> (labels, keys with unknown values).
+_CATALOG_LABELS: dict[str, dict[str, tuple[dict[str, str], list[str]]]] = {}
+
+
 def catalog_labels(prefix: str) -> Callable[[str], tuple[dict[str, str], list[str]]]:
     """``per_type`` for EC2 types: ``kubernetes.io/arch`` from the catalog and, with ``prefix``
     (``karpenter.k8s.aws/`` or ``eks.amazonaws.com/``), the instance labels Karpenter sets from it
-    (aws/karpenter-provider-aws ``pkg/providers/instancetype/types.go``), each known, absent or unknown."""
+    (aws/karpenter-provider-aws ``pkg/providers/instancetype/types.go``), each known, absent or unknown.
+    The answer for a type is worked out once per process and shared: callers read it, never change it."""
     from ...catalog import find
     from ...catalog.model import LabelValue
     from ...catalog.requirements import INSTANCE_LABELS
 
+    known = _CATALOG_LABELS.setdefault(prefix, {})
+
     def per_type(itype: str) -> tuple[dict[str, str], list[str]]:
+        if itype in known:
+            return known[itype]
+        found = known[itype] = labels_of(itype)
+        return found
+
+    def labels_of(itype: str) -> tuple[dict[str, str], list[str]]:
         found = find(itype)
         if found is None:
             return {}, [ARCH_LABEL] + ([prefix + s for s in INSTANCE_LABELS] if prefix else [])
