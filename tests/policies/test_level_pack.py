@@ -266,3 +266,73 @@ def test_the_call_marker_is_new_per_call_and_gone_after_it():
     servicer.AnalyzeStack(many, None)
     assert len(seen) == 2 and None not in seen and seen[0] is not seen[1]
     assert analyzer_config.current_stack_call() is None
+
+
+def _count_decodings(monkeypatch) -> list[int]:
+    """Counts the resources the analyzer decodes (``deserialize_properties`` of each resource's properties)."""
+    from pulumi_policy import policy as sdk_policy
+
+    count = [0]
+    real = sdk_policy.deserialize_properties
+
+    def counting(props, *args, **kwargs):
+        count[0] += 1
+        return real(props, *args, **kwargs)
+
+    monkeypatch.setattr(sdk_policy, "deserialize_properties", counting)
+    return count
+
+
+def test_with_both_levels_in_use_the_analyzer_decodes_the_stack_once_and_reports_both_levels(stack, monkeypatch):
+    settings = LevelSettings()
+    servicer = _servicer(settings, {})
+    assert settings.rules_at(EnforcementLevel.MANDATORY) and settings.rules_at(EnforcementLevel.ADVISORY)
+    many = analyzer.requests(stack, [_props(r) for r in stack], "bench", PROJECT)[2]
+    decoded = _count_decodings(monkeypatch)
+    response = servicer.AnalyzeStack(many, None)
+    assert decoded[0] == len(stack)  # once, not once per level policy
+    got = _diagnostics(response)
+    assert collections.Counter(got) == collections.Counter(_by_runner(stack, {}))
+    by_policy = {d.policyName for d in response.diagnostics}
+    assert by_policy == set(LEVEL_POLICY_NAMES.values())
+    names = [d.policyName for d in response.diagnostics]  # the analyzer's order: mandatory's, then advisory's
+    assert names == sorted(names, key=lambda n: n != LEVEL_POLICY_NAMES[EnforcementLevel.MANDATORY])
+
+
+def test_when_the_analyzers_private_methods_change_it_warns_and_decodes_per_level_with_the_same_findings(
+        stack, monkeypatch):
+    """The one-decoding path calls two private methods of pulumi_policy's analyzer; a different signature
+    (a new pulumi-policy) means: say so loudly and fall back to one decoding per level policy."""
+    from pulumi_policy import policy as sdk_policy
+
+    base = getattr(sdk_policy._PolicyAnalyzerServicer, "_gpupool_base", sdk_policy._PolicyAnalyzerServicer)
+
+    class Changed(base):
+        def _create_report_violation(self, response, name, description, level, severity=None):  # renamed parameters
+            return super()._create_report_violation(response, name, description, level, severity)
+
+    monkeypatch.setattr(sdk_policy, "_PolicyAnalyzerServicer", Changed)
+    settings = LevelSettings()
+    with pytest.warns(RuntimeWarning, match="_create_report_violation .*decode the stack"):
+        servicer = _servicer(settings, {})
+    many = analyzer.requests(stack, [_props(r) for r in stack], "bench", PROJECT)[2]
+    decoded = _count_decodings(monkeypatch)
+    got = _diagnostics(servicer.AnalyzeStack(many, None))
+    assert decoded[0] == 2 * len(stack)
+    assert collections.Counter(got) == collections.Counter(_by_runner(stack, {}))
+
+
+def test_when_the_sdks_proxies_change_it_warns_and_reads_them_as_mappings_with_the_same_findings(stack, monkeypatch):
+    """The level policies read the containers under the analyzer's proxies (``proxy["__target"]``, private);
+    if pulumi_policy.proxy no longer has them so, a warning, and the proxies are read value by value."""
+    import types
+
+    from gpu_node_pool.sdk import policy_props
+
+    changed = types.SimpleNamespace(_proxy_helper=lambda value, path: value, _DictProxy=dict, _ListProxy=list)
+    with pytest.warns(RuntimeWarning, match="_DictProxy/_ListProxy are not as in pulumi-policy 1.21"):
+        kinds = policy_props._sdk_proxy_kinds(changed)
+    assert kinds == (policy_props._NoSuchProxy, policy_props._NoSuchProxy)
+    monkeypatch.setattr(policy_props, "_SDK_DICT", kinds[0])
+    monkeypatch.setattr(policy_props, "_SDK_LIST", kinds[1])
+    assert collections.Counter(_through_the_sdk(stack, {})) == collections.Counter(_by_runner(stack, {}))

@@ -4,9 +4,12 @@ pulumi_policy's analyzer decodes every resource once per resource policy and the
 once per stack policy (``_PolicyAnalyzerServicer.Analyze`` / ``AnalyzeStack``); with the 15 rules
 as 15 policies that decoding is most of a preview's policy time (BENCHMARKS.md). This layout
 declares two stack policies, ``gpu-node-pools-mandatory`` and ``gpu-node-pools-advisory``; each
-runs the rules configured at its level through :func:`gpu_node_pool.policies.evaluate` over the
-stack the analyzer decoded once for it. A level no rule uses is disabled, so the analyzer decodes
-the stack once per level in use.
+reports the rules configured at its level, judged by :func:`gpu_node_pool.policies.evaluate` over
+the stack the analyzer decoded. A level no rule uses is disabled. Served by the hooked analyzer
+(:mod:`gpu_node_pool.sdk.analyzer_config`), one ``AnalyzeStack`` call judges every rule in use once
+(the first level policy called does it) and decodes the stack once: the advisory policy reports
+from that judgment after the analyzer's pass. Served by pulumi_policy's own analyzer class, each
+level policy judges its own rules over its own decoding (the same findings).
 
 Configuration stays per rule: ``--policy-pack-config`` names rules by id
 (``{"all": ..., "<rule>": "<level>" | {"enforcementLevel": ..., <props>}}``, checked as
@@ -29,7 +32,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
-from ..sdk.analyzer_config import current_stack_call
+from ..sdk.analyzer_config import SHARED_JUDGMENT, current_stack_call
 from ..sdk.record import Resource
 from .pack_config import PolicyConfigError, resolve_config
 from .rules import PACK_NAME, POLICIES
@@ -138,34 +141,68 @@ def _findings_at(settings: LevelSettings, level: EnforcementLevel, resources: Se
     return kept[1].get(level, [])
 
 
+def _report(level: EnforcementLevel, findings: Sequence[dict[str, str]], report: Any) -> None:
+    """Report the findings of ``level``'s rules as its level policy: ``[<rule>] <message>``, on the resource's URN."""
+    notes = []
+    for finding in findings:
+        message = f"[{finding['policy']}] {finding['message']}"
+        if finding["enforcement"] != level.value:  # a rule's "can't run during preview" note
+            if level == EnforcementLevel.ADVISORY:
+                report(message, None if finding["resource"] == "stack" else finding["urn"])
+            else:
+                notes.append(message)
+            continue
+        report(message, None if finding["resource"] == "stack" else finding["urn"])
+    if notes:
+        raise _CannotRunNotes(notes)
+
+
 def _validator(settings: LevelSettings, level: EnforcementLevel):
     def validate(args: Any, report: Any) -> None:
         if not settings.rules_at(level):
             return
-        notes = []
-        for finding in _findings_at(settings, level, args.resources):
-            message = f"[{finding['policy']}] {finding['message']}"
-            if finding["enforcement"] != level.value:  # a rule's "can't run during preview" note
-                if level == EnforcementLevel.ADVISORY:
-                    report(message, None if finding["resource"] == "stack" else finding["urn"])
-                else:
-                    notes.append(message)
-                continue
-            report(message, None if finding["resource"] == "stack" else finding["urn"])
-        if notes:
-            raise _CannotRunNotes(notes)
+        _report(level, _findings_at(settings, level, args.resources), report)
 
     return validate
 
 
+def _from_call(settings: LevelSettings, level: EnforcementLevel):
+    """The advisory policy's :data:`~gpu_node_pool.sdk.analyzer_config.SHARED_JUDGMENT`: its findings from the
+    judgment the mandatory policy made in this ``AnalyzeStack`` call (the analyzer then decodes the stack once)."""
+
+    def report_from_call(report: Any) -> None:
+        if not settings.rules_at(level):
+            return
+        kept, call = settings.judged, current_stack_call()
+        if call is None or kept is None or kept[0] is not call:
+            raise RuntimeError(
+                f"policy pack {PACK_NAME} (per-level layout): {LEVEL_POLICY_NAMES[level]} was asked for the findings "
+                "of a stack no level policy judged in this AnalyzeStack call; write the pack with "
+                "`gpupool policy-pack --layout per-rule` and report this"
+            )
+        _report(level, kept[1].get(level, []), report)
+
+    return report_from_call
+
+
 def level_policies(settings: LevelSettings) -> list[Any]:
-    """The pack's policies in this layout: one stack policy per level, each running ``settings``' rules of its level."""
+    """The pack's policies in this layout: one stack policy per level, each running ``settings``' rules of its level.
+
+    The advisory one carries :data:`~gpu_node_pool.sdk.analyzer_config.SHARED_JUDGMENT`: served by the hooked
+    analyzer with both levels in use, it reports from the mandatory policy's judgment of the same call and
+    the stack is decoded once (:mod:`gpu_node_pool.sdk.analyzer_config`).
+    """
     described = {
         EnforcementLevel.MANDATORY: "The gpu-node-pools rules configured mandatory (each message names its rule).",
         EnforcementLevel.ADVISORY: "The gpu-node-pools rules configured advisory (each message names its rule).",
     }
-    return [StackValidationPolicy(name, described[level], _validator(settings, level), level)
-            for level, name in LEVEL_POLICY_NAMES.items()]
+    policies = []
+    for level, name in LEVEL_POLICY_NAMES.items():
+        policy = StackValidationPolicy(name, described[level], _validator(settings, level), level)
+        if level == EnforcementLevel.ADVISORY:
+            setattr(policy, SHARED_JUDGMENT, _from_call(settings, level))
+        policies.append(policy)
+    return policies
 
 
 def check_config(settings: LevelSettings, entries: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
