@@ -240,37 +240,43 @@ def expression_matches(expr: Expression, labels: Mapping[str, str], *, complete:
 
 
 def _term(term: Term, lookup: Callable[[Any], Any]) -> bool | None:
+    """False if an expression fails, True if all hold, else None (each expression is pure: the first
+    failure decides, as the upstream matcher stops there)."""
     exprs, has_fields = term
     if not exprs and not has_fields:
         return False  # "A null or empty node selector term matches no objects."
-    results = [_expression(e, lookup) for e in exprs]
-    if has_fields:
-        results.append(None)  # matchFields select node names: unknown ahead of time
-    if any(r is False for r in results):
-        return False
-    if all(r is True for r in results):
-        return True
-    return None
+    undecided = has_fields  # matchFields select node names: unknown ahead of time
+    for e in exprs:
+        result = _expression(e, lookup)
+        if result is False:
+            return False
+        if result is not True:
+            undecided = True
+    return None if undecided else True
 
 
 def _selection(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], lookup: Callable[[Any], Any]) -> bool | None:
-    results: list[bool | None] = []
+    """``nodeSelector`` entries ANDed with the required terms (ORed): False, True, or None (undecided)."""
+    undecided = False
     for key, value in node_selector:
         have = lookup(key)
-        results.append(None if have in (_UNDECIDED, _HIDDEN) else have == value)
+        if have is _UNDECIDED or have is _HIDDEN:
+            undecided = True
+        elif have != value:
+            return False
     if terms:
-        term_results = [_term(t, lookup) for t in terms]
-        if any(r is True for r in term_results):
-            results.append(True)
-        elif all(r is False for r in term_results):
-            results.append(False)
-        else:
-            results.append(None)
-    if any(r is False for r in results):
-        return False
-    if all(r is True for r in results):
-        return True
-    return None
+        all_false = True
+        for t in terms:
+            result = _term(t, lookup)
+            if result is True:
+                break
+            if result is not False:
+                all_false = False
+        else:  # no term holds
+            if all_false:
+                return False
+            undecided = True
+    return None if undecided else True
 
 
 def node_matches(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], node: NodeLabels) -> bool | None:
