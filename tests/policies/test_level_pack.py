@@ -336,3 +336,16 @@ def test_when_the_sdks_proxies_change_it_warns_and_reads_them_as_mappings_with_t
     monkeypatch.setattr(policy_props, "_SDK_DICT", kinds[0])
     monkeypatch.setattr(policy_props, "_SDK_LIST", kinds[1])
     assert collections.Counter(_through_the_sdk(stack, {})) == collections.Counter(_by_runner(stack, {}))
+
+
+def test_a_level_policy_left_in_use_without_rules_still_judges_for_the_one_after_it(stack):
+    """Should the engine keep the mandatory policy in use although no rule is mandatory (its level not
+    set to disabled), the advisory policy, reported after the analyzer's pass, still gets its findings."""
+    settings = LevelSettings()
+    servicer = analyzer_servicer(lambda entries: (check_config(settings, entries), {})[1], PACK_NAME, "0.0.1",
+                                 level_policies(settings))
+    servicer.Configure(_configure({"all": "advisory"}), None)
+    assert not settings.rules_at(EnforcementLevel.MANDATORY)
+    many = analyzer.requests(stack, [_props(r) for r in stack], "bench", PROJECT)[2]
+    got = _diagnostics(servicer.AnalyzeStack(many, None))
+    assert got and collections.Counter(got) == collections.Counter(_by_runner(stack, {"all": "advisory"}))

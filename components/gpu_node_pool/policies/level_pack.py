@@ -160,6 +160,8 @@ def _report(level: EnforcementLevel, findings: Sequence[dict[str, str]], report:
 def _validator(settings: LevelSettings, level: EnforcementLevel):
     def validate(args: Any, report: Any) -> None:
         if not settings.rules_at(level):
+            if current_stack_call() is not None:  # called first in a marked call: judge for the level policies after it
+                _findings_at(settings, level, args.resources)
             return
         _report(level, _findings_at(settings, level, args.resources), report)
 
