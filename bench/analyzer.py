@@ -102,8 +102,8 @@ def one_noop_stack_policy() -> list[Any]:
 
 
 def two_noop_stack_policies() -> list[Any]:
-    """Two stack policies that judge nothing: two decodings of the stack (the per-level pack with
-    both levels in use cannot pay less on this path)."""
+    """Two stack policies that judge nothing: two decodings of the stack (what two stack policies cost
+    on pulumi_policy's own analyzer; the per-level pack's hooked analyzer decodes once for both levels)."""
     from pulumi_policy import EnforcementLevel, StackValidationPolicy
 
     def nothing(args: Any, report: Any) -> None:

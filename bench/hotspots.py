@@ -3,6 +3,9 @@
     venv/bin/python bench/hotspots.py plan 100      # plan_stack of a synthetic 100-pool project
     venv/bin/python bench/hotspots.py pack 50000    # every policy over a 50k-resource stack (our runner)
     venv/bin/python bench/hotspots.py sdk 10000     # the same through pulumi_policy's analyzer
+    venv/bin/python bench/hotspots.py level 10000   # the per-level pack through the analyzer (default levels)
+    venv/bin/python bench/hotspots.py level1 10000  # ... with every rule mandatory (one level in use)
+    venv/bin/python bench/hotspots.py noop 10000    # one no-op stack policy through the analyzer: the floor
 
 Prints the self time grouped by where the code lives (our modules one by one, the Pulumi SDK,
 PyYAML, pydantic, protobuf, asyncio, the rest), then the functions with the most cumulative and
@@ -77,8 +80,21 @@ def main() -> None:
         configure, single, many = analyzer.requests(stack, [adapter.to_policy_props(r.inputs) for r in stack],
                                                     "bench", adapter.PROJECT)
         prof.runcall(analyzer.analyze, analyzer.servicer(configure), single, many)
+    elif kind in ("level", "level1", "noop"):
+        import analyzer
+
+        analyzer.check_version()
+        stack = stacks.policy_stack(size, size // 10, 50)
+        configure, single, many = analyzer.requests(stack, [adapter.to_policy_props(r.inputs) for r in stack],
+                                                    "bench", adapter.PROJECT)
+        if kind == "noop":
+            servicer = analyzer.servicer(configure, analyzer.one_noop_stack_policy())
+        else:
+            servicer, _ = analyzer.level_pack({"all": "mandatory"} if kind == "level1" else None)
+        analyzer.analyze(servicer, single[:200], many)  # warm-up: first-use imports and caches
+        prof.runcall(analyzer.analyze, servicer, single, many)
     else:
-        raise SystemExit("usage: hotspots.py plan|pack|sdk SIZE")
+        raise SystemExit("usage: hotspots.py plan|pack|sdk|level|level1|noop SIZE")
     report(prof)
 
 

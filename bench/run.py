@@ -152,7 +152,7 @@ def _same_resources(captured: list[dict[str, Any]], registered: list[tuple[str, 
         raise SystemExit(f"the typed floor does not register what the plan did: {differ[:5]}")
 
 
-#: The per-level pack with every rule mandatory: one level in use, one decoding.
+#: The per-level pack with every rule mandatory: one level in use (one level policy called).
 ALL_MANDATORY = {"all": "mandatory"}
 
 

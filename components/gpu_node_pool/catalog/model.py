@@ -155,6 +155,19 @@ class InstanceType:
         Raises:
             KeyError: a suffix the catalog does not model (see ``requirements.INSTANCE_LABELS``).
         """
+        # A type's labels never change: each is worked out once (a NodePool's requirements are
+        # evaluated against every catalog type, and placement reads each type's labels per pool).
+        known = self._labels
+        if suffix in known:
+            return known[suffix]
+        value = known[suffix] = self._label(suffix)
+        return value
+
+    @cached_property
+    def _labels(self) -> dict[str, str | LabelValue]:
+        return {}
+
+    def _label(self, suffix: str) -> str | LabelValue:
         gpu = self.gpu
         if suffix.startswith("instance-gpu-") and gpu is None:
             return LabelValue.ABSENT

@@ -39,16 +39,16 @@ A type whose value for a requirement's label is unknown to the catalog is kept a
 
 from __future__ import annotations
 
-import json
+import operator
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from ..k8s.patterns import full_match
 from ..k8s.quantity import parse_quantity
-from . import all_types
+from . import _types, all_types
 from .model import InstanceType, LabelValue
 
 __all__ = [
@@ -227,11 +227,21 @@ def _key_suffix(key: str) -> str | None:
 
 
 def _value(t: InstanceType, key: str) -> str | LabelValue:
+    return _reader(key)(t)
+
+
+def _reader(key: str) -> Callable[[InstanceType], str | LabelValue]:
+    """``t -> t``'s value of ``key``, the key worked out once (a requirement is read on every catalog type)."""
     if key == ARCH_KEY:
-        return t.architecture
+        return _ARCHITECTURE
     if key == TYPE_KEY:
-        return t.name
-    return t.label(_key_suffix(key))
+        return _NAME
+    suffix = _key_suffix(key)
+    return lambda t: t.label(suffix)
+
+
+_ARCHITECTURE = operator.attrgetter("architecture")
+_NAME = operator.attrgetter("name")
 
 
 def _check(index: int, req: Mapping[str, Any]) -> tuple[str, str, list[str]]:
@@ -275,6 +285,34 @@ def _show(resource: str, value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else str(float(value))
 
 
+def _verdicts(universe: tuple[InstanceType, ...], key: str, op: str, values: list[str], *,
+              catalog: bool) -> Sequence[bool | None]:
+    """:func:`_matches` of every type of ``universe`` for one checked requirement, in universe order.
+    For the whole catalog (``catalog``) the answer is kept per requirement: the NodePools of a stack
+    share most requirements (the component adds the same ones to each), and the catalog does not change
+    while it stays loaded (the kept answers belong to the loaded table and go with it)."""
+    value_of = _reader(key)
+    if not catalog:
+        return [_matches(value_of(t), op, values) for t in universe]
+    table = _types()
+    if _VERDICTS_OF[0] is not table:
+        _VERDICTS.clear()
+        _VERDICTS_OF[0] = table
+    memo = (key, op, tuple(values))
+    found = _VERDICTS.get(memo)
+    if found is None:
+        if len(_VERDICTS) >= _VERDICTS_KEPT:  # a row per catalog type each: bounded memory
+            _VERDICTS.clear()
+        found = _VERDICTS[memo] = tuple(_matches(value_of(t), op, values) for t in universe)
+    return found
+
+
+#: :func:`_verdicts` for the whole catalog, by requirement, and the loaded table they were made from.
+_VERDICTS: dict[tuple[str, str, tuple[str, ...]], tuple[bool | None, ...]] = {}
+_VERDICTS_OF: list[Any] = [None]
+_VERDICTS_KEPT = 1024
+
+
 def _limit_value(name: str, raw: Any) -> Fraction:
     value = parse_quantity(raw)
     if value is None or value < 0:
@@ -300,36 +338,9 @@ def evaluate(
 
     Raises:
         RequirementError: a malformed requirement or limit (one line naming it and the rule).
-
-    Against the whole catalog the outcome is kept per distinct (requirements, limits): the policies
-    evaluate every NodePool, and many NodePools of a stack share their requirements.
     """
-    if types is not None:
-        return _evaluate(requirements, limits, tuple(types))
-    universe = all_types()
-    try:
-        memo = json.dumps([requirements, limits], sort_keys=True)
-    except (TypeError, ValueError):  # a value JSON cannot hold: evaluated each time
-        return _evaluate(requirements, limits, universe)
-    hit = _EVALUATIONS.get(memo)
-    if hit is not None and hit[0] is universe:
-        return hit[1]
-    outcome = _evaluate(requirements, limits, universe)
-    if len(_EVALUATIONS) >= _EVALUATIONS_MAX:
-        _EVALUATIONS.clear()
-    _EVALUATIONS[memo] = (universe, outcome)
-    return outcome
-
-
-#: canonical JSON of (requirements, limits) -> (the catalog evaluated against, the outcome).
-_EVALUATIONS: dict[str, tuple[tuple[InstanceType, ...], Evaluation]] = {}
-_EVALUATIONS_MAX = 4096
-
-
-def _evaluate(
-    requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None, universe: tuple[InstanceType, ...]
-) -> Evaluation:
-    current = list(universe)
+    universe = tuple(types) if types is not None else all_types()
+    current = list(range(len(universe)))  # positions in universe of the types still in
     steps: list[Step] = []
     not_evaluated: list[str] = []
     unjudged: dict[str, list[str]] = {}
@@ -347,24 +358,26 @@ def _evaluate(
         integer_valued = key not in (ARCH_KEY, TYPE_KEY) and INSTANCE_LABELS[_key_suffix(key)]
         if op in _COMPARE and not integer_valued:
             raise RequirementError(f"requirements[{index}]: operator {op} on {key}, whose values are not integers")
-        alone = sum(1 for t in universe if _matches(_value(t, key), op, values) is not False)
+        verdicts = _verdicts(universe, key, op, values, catalog=types is None)
+        alone = sum(1 for verdict in verdicts if verdict is not False)
         kept = []
-        for t in current:
-            verdict = _matches(_value(t, key), op, values)
+        for i in current:
+            verdict = verdicts[i]
             if verdict is None:
-                unjudged.setdefault(t.name, []).append(key)
+                unjudged.setdefault(universe[i].name, []).append(key)
             if verdict is not False:
-                kept.append(t)
+                kept.append(i)
         current = kept
         steps.append(Step(index, req, True, alone, len(current)))
         wanted = req.get("minValues")
         if wanted:
-            distinct = {v for t in current if isinstance(v := _value(t, key), str)}
+            distinct = {v for i in current if isinstance(v := _value(universe[i], key), str)}
             if len(distinct) < int(wanted):
                 min_values.append(
                     f"requirements[{index}] {key} minValues {wanted}: the remaining types offer only "
                     f"{len(distinct)} distinct value(s) {sorted(distinct)[:SUMMARY_SIZE]}"
                 )
+    current = [universe[i] for i in current]
     after = len(current)
     over, message = [], ""
     for name, raw in (limits or {}).items():

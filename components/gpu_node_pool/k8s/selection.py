@@ -112,7 +112,7 @@ class NodeLabels:
             return _HIDDEN
         if self.complete:
             return _MISSING
-        if isinstance(key, str) and any(key == d or (d[-1:] in "/-" and key.startswith(d)) for d in self.decided):
+        if isinstance(key, str) and _decided(key, self.decided):
             return _MISSING
         return _UNDECIDED
 
@@ -121,6 +121,25 @@ class NodeLabels:
         once an agent has labelled it (:mod:`gpu_node_pool.k8s.discovery`)."""
         merged = {**{k: v for k, v in labels.items() if k not in self.unknown}, **self.labels}
         return NodeLabels(merged, self.unknown | (frozenset(unknown) - set(merged)), self.decided, self.name, self.notes, self.complete)
+
+
+def _decided(key: str, decided: frozenset[str]) -> bool:
+    """``key`` is one of ``decided`` or starts with one of its prefixes (ending in ``/`` or ``-``);
+    kept per (key, set): nodes of one stack share a few such sets and are asked the same keys."""
+    memo = (key, decided)
+    try:
+        found = _DECIDED.get(memo)
+    except TypeError:  # a set that is not frozen: not kept
+        return any(key == d or (d[-1:] in "/-" and key.startswith(d)) for d in decided)
+    if found is None:
+        if len(_DECIDED) >= _PROBLEMS_KEPT:
+            _DECIDED.clear()
+        found = _DECIDED[memo] = any(key == d or (d[-1:] in "/-" and key.startswith(d)) for d in decided)
+    return found
+
+
+#: :func:`_decided`'s answers.
+_DECIDED: dict[tuple[str, frozenset[str]], bool] = {}
 
 
 def _lookup_of(labels: Mapping[str, str], complete: bool) -> Callable[[Any], Any]:
@@ -141,9 +160,30 @@ def expression_problem(expr: Expression) -> str | None:
     (k8s.io/component-helpers ``scheduling/corev1/nodeaffinity``, ``TestPodMatchesNodeSelectorAndAffinityTerms``
     "Pod with an invalid value in Affinity term won't be scheduled onto the node").
     """
+    key, operator, values = expr
+    # A pure answer, asked for every pod spec against every kind of node: kept per expression, its
+    # values told apart by type too (``1`` and ``True`` are equal keys, different label values).
+    try:
+        memo = (type(key), key, type(operator), operator,
+                tuple((type(v), v) for v in values) if isinstance(values, (list, tuple)) else (type(values), values))
+        return _PROBLEMS[memo]
+    except KeyError:
+        if len(_PROBLEMS) >= _PROBLEMS_KEPT:
+            _PROBLEMS.clear()
+        problem = _PROBLEMS[memo] = _expression_problem(key, operator, values)
+        return problem
+    except TypeError:  # an unhashable key or value: not kept
+        return _expression_problem(key, operator, values)
+
+
+#: :func:`expression_problem`'s answers, by expression (at most ``_PROBLEMS_KEPT``, then started afresh).
+_PROBLEMS: dict[tuple[Any, ...], str | None] = {}
+_PROBLEMS_KEPT = 65536
+
+
+def _expression_problem(key: Any, operator: Any, values: Any) -> str | None:
     from .taints import label_value_problem, qualified_name_problem
 
-    key, operator, values = expr
     if operator not in _OPERATORS:
         return f"operator {operator!r} is not one of {', '.join(_OPERATORS)}"
     if not isinstance(key, str) or qualified_name_problem(key):
@@ -162,31 +202,11 @@ def expression_problem(expr: Expression) -> str | None:
     return None
 
 
-#: (key, operator, values) -> whether :func:`expression_problem` refuses it: a selection is matched against
-#: every kind of node of every pool, so each expression is checked once.
-_REFUSED: dict[tuple[Any, Any, tuple[Any, ...]], bool] = {}
-
-
-def _refused(expr: Expression) -> bool:
-    key, operator, values = expr
-    try:
-        memo = (key, operator, tuple(values or ()))
-        hash(memo)
-    except TypeError:  # an unhashable key or value: a malformed expression, checked each time
-        return expression_problem(expr) is not None
-    refused = _REFUSED.get(memo)
-    if refused is None:
-        if len(_REFUSED) > 65536:
-            _REFUSED.clear()
-        refused = _REFUSED[memo] = expression_problem(expr) is not None
-    return refused
-
-
 def _expression(expr: Expression, lookup: Callable[[Any], Any]) -> bool | None:
     key, operator, values = expr
     if key is None:
         return None
-    if _refused(expr):
+    if expression_problem(expr):
         return False  # upstream drops the term: it matches no node
     have = lookup(key)
     if have is _UNDECIDED:
@@ -220,37 +240,43 @@ def expression_matches(expr: Expression, labels: Mapping[str, str], *, complete:
 
 
 def _term(term: Term, lookup: Callable[[Any], Any]) -> bool | None:
+    """False if an expression fails, True if all hold, else None (each expression is pure: the first
+    failure decides, as the upstream matcher stops there)."""
     exprs, has_fields = term
     if not exprs and not has_fields:
         return False  # "A null or empty node selector term matches no objects."
-    results = [_expression(e, lookup) for e in exprs]
-    if has_fields:
-        results.append(None)  # matchFields select node names: unknown ahead of time
-    if any(r is False for r in results):
-        return False
-    if all(r is True for r in results):
-        return True
-    return None
+    undecided = has_fields  # matchFields select node names: unknown ahead of time
+    for e in exprs:
+        result = _expression(e, lookup)
+        if result is False:
+            return False
+        if result is not True:
+            undecided = True
+    return None if undecided else True
 
 
 def _selection(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], lookup: Callable[[Any], Any]) -> bool | None:
-    results: list[bool | None] = []
+    """``nodeSelector`` entries ANDed with the required terms (ORed): False, True, or None (undecided)."""
+    undecided = False
     for key, value in node_selector:
         have = lookup(key)
-        results.append(None if have in (_UNDECIDED, _HIDDEN) else have == value)
+        if have is _UNDECIDED or have is _HIDDEN:
+            undecided = True
+        elif have != value:
+            return False
     if terms:
-        term_results = [_term(t, lookup) for t in terms]
-        if any(r is True for r in term_results):
-            results.append(True)
-        elif all(r is False for r in term_results):
-            results.append(False)
-        else:
-            results.append(None)
-    if any(r is False for r in results):
-        return False
-    if all(r is True for r in results):
-        return True
-    return None
+        all_false = True
+        for t in terms:
+            result = _term(t, lookup)
+            if result is True:
+                break
+            if result is not False:
+                all_false = False
+        else:  # no term holds
+            if all_false:
+                return False
+            undecided = True
+    return None if undecided else True
 
 
 def node_matches(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], node: NodeLabels) -> bool | None:

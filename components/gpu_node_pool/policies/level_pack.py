@@ -4,9 +4,12 @@ pulumi_policy's analyzer decodes every resource once per resource policy and the
 once per stack policy (``_PolicyAnalyzerServicer.Analyze`` / ``AnalyzeStack``); with the 15 rules
 as 15 policies that decoding is most of a preview's policy time (BENCHMARKS.md). This layout
 declares two stack policies, ``gpu-node-pools-mandatory`` and ``gpu-node-pools-advisory``; each
-runs the rules configured at its level through :func:`gpu_node_pool.policies.evaluate` over the
-stack the analyzer decoded once for it. A level no rule uses is disabled, so the analyzer decodes
-the stack once per level in use.
+reports the rules configured at its level, judged by :func:`gpu_node_pool.policies.evaluate` over
+the stack the analyzer decoded. A level no rule uses is disabled. Served by the hooked analyzer
+(:mod:`gpu_node_pool.sdk.analyzer_config`), one ``AnalyzeStack`` call judges every rule in use once
+(the first level policy called does it) and decodes the stack once: the advisory policy reports
+from that judgment after the analyzer's pass. Served by pulumi_policy's own analyzer class, each
+level policy judges its own rules over its own decoding (the same findings).
 
 Configuration stays per rule: ``--policy-pack-config`` names rules by id
 (``{"all": ..., "<rule>": "<level>" | {"enforcementLevel": ..., <props>}}``, checked as
@@ -29,6 +32,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
+from ..sdk.analyzer_config import SHARED_JUDGMENT, current_stack_call
 from ..sdk.record import Resource
 from .pack_config import PolicyConfigError, resolve_config
 from .rules import PACK_NAME, POLICIES
@@ -50,12 +54,15 @@ class LevelSettings:
     Attributes:
         rules: the rules, in pack order.
         resolved: rule id -> ``(level, properties)``; ``remediate`` is kept as given and runs as mandatory.
+        judged: ``(call, findings by level)`` of the last ``AnalyzeStack`` call that judged the stack
+            (the call's token, :func:`gpu_node_pool.sdk.analyzer_config.current_stack_call`), or None.
     """
 
     def __init__(self, rules: Sequence[Any] = POLICIES) -> None:
         self.rules = list(rules)
         self.config: dict[str, Any] = {}
         self.resolved = resolve_config(None, self.rules)
+        self.judged: tuple[object, dict[EnforcementLevel, list[dict[str, str]]]] | None = None
 
     def configure(self, entries: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
         """Take the engine's config (every name it sent -> ``(level, properties)``); returns the level
@@ -74,6 +81,7 @@ class LevelSettings:
             config[name] = level if name == "all" or not props else {"enforcementLevel": level, **props}
         self.resolved = resolve_config(config, self.rules)
         self.config = config
+        self.judged = None
         used = {_runs_at(level) for level, _ in self.resolved.values()} - {EnforcementLevel.DISABLED}
         return {name: (level.value if level in used else EnforcementLevel.DISABLED.value)
                 for level, name in LEVEL_POLICY_NAMES.items()}
@@ -106,39 +114,97 @@ def _records(resources: Sequence[Any]) -> list[Resource]:
     ]
 
 
+def _judge(settings: LevelSettings, rules: Sequence[Any], resources: Sequence[Any]) -> list[dict[str, str]]:
+    """The runner's findings of ``rules`` over the stack a level policy got, with the rules' configured levels."""
+    stack, project = os.environ.get("PULUMI_STACK", "stack"), os.environ.get("PULUMI_PROJECT", "project")
+    config = {rule.name: settings.config[rule.name] for rule in rules if rule.name in settings.config}
+    if "all" in settings.config:
+        config["all"] = settings.config["all"]
+    return evaluate(_records(resources), config, policies=rules, stack=stack, project=project)
+
+
+def _findings_at(settings: LevelSettings, level: EnforcementLevel, resources: Sequence[Any]) -> list[dict[str, str]]:
+    """The findings of the rules at ``level``: during one ``AnalyzeStack`` call every rule in use is
+    judged once, by the first level policy the analyzer calls, and the others take their part (the
+    analyzer decodes the same request for each; the rules need one pass). Outside a marked call
+    (:func:`gpu_node_pool.sdk.analyzer_config.current_stack_call` None) only ``level``'s rules run."""
+    call = current_stack_call()
+    if call is None:
+        return _judge(settings, settings.rules_at(level), resources)
+    kept = settings.judged
+    if kept is None or kept[0] is not call:
+        in_use = [rule for rule in settings.rules if _runs_at(settings.resolved[rule.name][0]) != EnforcementLevel.DISABLED]
+        split: dict[EnforcementLevel, list[dict[str, str]]] = {}
+        for finding in _judge(settings, in_use, resources):
+            split.setdefault(_runs_at(settings.resolved[finding["policy"]][0]), []).append(finding)
+        kept = settings.judged = (call, split)
+    return kept[1].get(level, [])
+
+
+def _report(level: EnforcementLevel, findings: Sequence[dict[str, str]], report: Any) -> None:
+    """Report the findings of ``level``'s rules as its level policy: ``[<rule>] <message>``, on the resource's URN."""
+    notes = []
+    for finding in findings:
+        message = f"[{finding['policy']}] {finding['message']}"
+        if finding["enforcement"] != level.value:  # a rule's "can't run during preview" note
+            if level == EnforcementLevel.ADVISORY:
+                report(message, None if finding["resource"] == "stack" else finding["urn"])
+            else:
+                notes.append(message)
+            continue
+        report(message, None if finding["resource"] == "stack" else finding["urn"])
+    if notes:
+        raise _CannotRunNotes(notes)
+
+
 def _validator(settings: LevelSettings, level: EnforcementLevel):
     def validate(args: Any, report: Any) -> None:
-        rules = settings.rules_at(level)
-        if not rules:
+        if not settings.rules_at(level):
+            if current_stack_call() is not None:  # called first in a marked call: judge for the level policies after it
+                _findings_at(settings, level, args.resources)
             return
-        stack, project = os.environ.get("PULUMI_STACK", "stack"), os.environ.get("PULUMI_PROJECT", "project")
-        config = {rule.name: settings.config[rule.name] for rule in rules if rule.name in settings.config}
-        if "all" in settings.config:
-            config["all"] = settings.config["all"]
-        notes = []
-        for finding in evaluate(_records(args.resources), config, policies=rules, stack=stack, project=project):
-            message = f"[{finding['policy']}] {finding['message']}"
-            if finding["enforcement"] != level.value:  # a rule's "can't run during preview" note
-                if level == EnforcementLevel.ADVISORY:
-                    report(message, None if finding["resource"] == "stack" else finding["urn"])
-                else:
-                    notes.append(message)
-                continue
-            report(message, None if finding["resource"] == "stack" else finding["urn"])
-        if notes:
-            raise _CannotRunNotes(notes)
+        _report(level, _findings_at(settings, level, args.resources), report)
 
     return validate
 
 
+def _from_call(settings: LevelSettings, level: EnforcementLevel):
+    """The advisory policy's :data:`~gpu_node_pool.sdk.analyzer_config.SHARED_JUDGMENT`: its findings from the
+    judgment the mandatory policy made in this ``AnalyzeStack`` call (the analyzer then decodes the stack once)."""
+
+    def report_from_call(report: Any) -> None:
+        if not settings.rules_at(level):
+            return
+        kept, call = settings.judged, current_stack_call()
+        if call is None or kept is None or kept[0] is not call:
+            raise RuntimeError(
+                f"policy pack {PACK_NAME} (per-level layout): {LEVEL_POLICY_NAMES[level]} was asked for the findings "
+                "of a stack no level policy judged in this AnalyzeStack call; write the pack with "
+                "`gpupool policy-pack --layout per-rule` and report this"
+            )
+        _report(level, kept[1].get(level, []), report)
+
+    return report_from_call
+
+
 def level_policies(settings: LevelSettings) -> list[Any]:
-    """The pack's policies in this layout: one stack policy per level, each running ``settings``' rules of its level."""
+    """The pack's policies in this layout: one stack policy per level, each running ``settings``' rules of its level.
+
+    The advisory one carries :data:`~gpu_node_pool.sdk.analyzer_config.SHARED_JUDGMENT`: served by the hooked
+    analyzer with both levels in use, it reports from the mandatory policy's judgment of the same call and
+    the stack is decoded once (:mod:`gpu_node_pool.sdk.analyzer_config`).
+    """
     described = {
         EnforcementLevel.MANDATORY: "The gpu-node-pools rules configured mandatory (each message names its rule).",
         EnforcementLevel.ADVISORY: "The gpu-node-pools rules configured advisory (each message names its rule).",
     }
-    return [StackValidationPolicy(name, described[level], _validator(settings, level), level)
-            for level, name in LEVEL_POLICY_NAMES.items()]
+    policies = []
+    for level, name in LEVEL_POLICY_NAMES.items():
+        policy = StackValidationPolicy(name, described[level], _validator(settings, level), level)
+        if level == EnforcementLevel.ADVISORY:
+            setattr(policy, SHARED_JUDGMENT, _from_call(settings, level))
+        policies.append(policy)
+    return policies
 
 
 def check_config(settings: LevelSettings, entries: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, str]:

@@ -15,14 +15,49 @@ serves one stack policy per enforcement level and routes each rule to the one of
 level. It replaces ``pulumi_policy.policy._PolicyAnalyzerServicer`` (private API, which
 ``PolicyPack(...)`` instantiates) by a subclass whose ``Configure`` calls the hook first; it was
 written against pulumi-policy :data:`TESTED` and refuses other major versions.
+
+The subclass also marks each ``AnalyzeStack`` call it serves (:func:`current_stack_call`): the
+analyzer calls every stack policy of the pack in turn, on the calling thread, within one
+``AnalyzeStack`` (``_PolicyAnalyzerServicer.AnalyzeStack`` in pulumi/pulumi-policy
+``sdk/python/lib/pulumi_policy/policy.py``, v1.21), so the level policies can judge the stack once
+and share the findings. Outside such a call (another thread, another servicer) it is None.
+
+That analyzer decodes the whole stack (``MessageToDict``, ``deserialize_properties``,
+``unknown_checking_proxy`` of every resource) once per stack policy in use, before calling it. A
+stack policy that carries :data:`SHARED_JUDGMENT` (a callable taking the policy's ``report``)
+says its findings come from the judgment an earlier stack policy of the same call made: while
+another stack policy of the pack is in use, the subclass has the analyzer skip it (its
+``_get_enforcement_level`` answers ``disabled`` for it during the call) and afterwards reports its
+findings through the analyzer's own ``_create_report_violation``, so the diagnostics are the ones the
+analyzer would have made, in the same order, with one decoding instead of two. Those two methods
+are private: when their signatures are not the ones of v1.21 the subclass warns once
+(``RuntimeWarning``) and lets the analyzer decode the stack for every policy (the same findings).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["TESTED", "AnalyzerHookError", "analyzer_servicer", "install_configure_hook"]
+__all__ = [
+    "SHARED_JUDGMENT",
+    "TESTED",
+    "AnalyzerHookError",
+    "analyzer_servicer",
+    "current_stack_call",
+    "install_configure_hook",
+]
+
+#: The attribute of a stack policy whose findings come from a judgment another stack policy of the
+#: same ``AnalyzeStack`` call made: ``report_from_call(report)`` reports them (module docstring).
+SHARED_JUDGMENT = "gpupool_report_from_call"
+
+#: The private methods of pulumi_policy's analyzer the one-decoding path calls, with their parameters (v1.21).
+_PRIVATE = {
+    "_get_enforcement_level": ("self", "policy"),
+    "_create_report_violation": ("self", "response", "policy_name", "policy_description", "enforcement_level", "severity"),
+}
 
 #: The pulumi-policy versions whose ``_PolicyAnalyzerServicer.Configure`` this hook was checked against.
 TESTED = "1.21"
@@ -34,6 +69,19 @@ _NAMES = {number: name for name, number in _LEVELS.items()}
 #: ``on_configure(entries) -> levels``: ``entries`` maps every name the engine sent to
 #: ``(level, properties)``; the result maps some of the pack's own policies to the level to use.
 ConfigureHook = Callable[[dict[str, tuple[str, dict[str, Any]]]], Mapping[str, str]]
+
+
+#: The ``AnalyzeStack`` call each thread is serving: ``call`` is a fresh object per call.
+_SERVING = threading.local()
+
+
+def current_stack_call() -> object | None:
+    """A token of the ``AnalyzeStack`` call the hooked analyzer is serving on this thread, or None.
+
+    A new object for every call, held only while the call runs: two calls never share a token, so a
+    result kept under it cannot outlive the stack it was computed from.
+    """
+    return getattr(_SERVING, "call", None)
 
 
 class AnalyzerHookError(RuntimeError):
@@ -52,14 +100,69 @@ def _check_version() -> None:
         )
 
 
+def _unlike_tested(base: type) -> str | None:
+    """Why ``base`` lacks the private methods the one-decoding path calls as v1.21 has them, or None."""
+    import inspect
+
+    for name, params in _PRIVATE.items():
+        method = getattr(base, name, None)
+        try:
+            found = tuple(inspect.signature(method).parameters) if callable(method) else None
+        except (TypeError, ValueError):
+            found = None
+        if found != params:
+            return f"{base.__module__}.{base.__qualname__}.{name} is {'missing' if found is None else found}, not {params}"
+    return None
+
+
 def _servicer_class(on_configure: ConfigureHook) -> type:
+    import warnings
+
     from google.protobuf import json_format
+    from pulumi_policy import EnforcementLevel, StackValidationPolicy
     from pulumi_policy import policy as sdk_policy
 
     base = getattr(sdk_policy._PolicyAnalyzerServicer, "_gpupool_base", sdk_policy._PolicyAnalyzerServicer)
+    unlike = _unlike_tested(base)
+    if unlike:
+        warnings.warn(
+            f"gpu-node-pools per-level pack: {unlike} (pulumi-policy {TESTED} has it so); every level policy now "
+            "has the analyzer decode the stack (same findings, slower). Pin pulumi-policy=="
+            f"{TESTED}.* in the pack's requirements.txt.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
     class _Servicer(base):  # type: ignore[misc, valid-type]
         _gpupool_base = base
+        _gpupool_one_decoding = unlike is None
+
+        def __init__(self, name: str, version: str, policies: list[Any], *args: Any, **kwargs: Any) -> None:
+            super().__init__(name, version, policies, *args, **kwargs)
+            self._gpupool_policies = list(policies)
+
+        def _get_enforcement_level(self, policy: Any) -> Any:
+            if policy.name in getattr(_SERVING, "deferred", ()):
+                return EnforcementLevel.DISABLED  # judged with another policy: reported after the analyzer's pass
+            return super()._get_enforcement_level(policy)
+
+        def _deferred(self) -> list[tuple[Any, Any]]:
+            """The shared-judgment stack policies in use whose findings come after the analyzer's pass:
+            each but the first, when other stack policies are in use before them."""
+            if not self._gpupool_one_decoding:
+                return []
+            in_use = []
+            for policy in self._gpupool_policies:
+                if not isinstance(policy, StackValidationPolicy):
+                    continue
+                level = base._get_enforcement_level(self, policy)
+                if level != EnforcementLevel.DISABLED:
+                    in_use.append((policy, EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level))
+            deferred = []
+            for i, (policy, level) in enumerate(in_use):
+                if i and callable(getattr(policy, SHARED_JUDGMENT, None)):
+                    deferred.append((policy, level))
+            return deferred
 
         def Configure(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
             entries = {
@@ -77,6 +180,24 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
             for name, level in levels.items():
                 request.policyConfig[name].enforcementLevel = _LEVELS[level]
             return super().Configure(request, context)
+
+        def AnalyzeStack(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
+            outer = getattr(_SERVING, "call", None), getattr(_SERVING, "deferred", {})
+            _SERVING.call = object()
+            deferred = self._deferred()
+            _SERVING.deferred = {policy.name: level for policy, level in deferred}
+            try:
+                response = super().AnalyzeStack(request, context)
+                _SERVING.deferred = {}
+                for policy, level in deferred:
+                    if any(d.policyName == policy.name for d in response.diagnostics):
+                        continue  # the analyzer called it after all (it did not ask _get_enforcement_level)
+                    report = self._create_report_violation(response, policy.name, policy.description, level,
+                                                           policy.severity)
+                    getattr(policy, SHARED_JUDGMENT)(report)
+                return response
+            finally:
+                _SERVING.call, _SERVING.deferred = outer
 
     return _Servicer
 

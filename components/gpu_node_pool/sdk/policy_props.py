@@ -33,6 +33,45 @@ from ..k8s.wellknown import UNKNOWN as _UNKNOWN
 __all__ = ["to_policy_props", "policy_props", "UnknownValueError"]
 
 
+def _sdk_proxy_kinds(proxy: Any) -> tuple[type, type]:
+    """``(dict proxy class, list proxy class)`` of ``pulumi_policy.proxy`` (``proxy``), whose ``["__target"]``
+    is the decoded container they wrap, as in v1.21 (the SDK's own ``serialize_properties`` reads it so);
+    when that no longer holds, a warning and two classes no value has: the proxies are then read as any
+    mapping or sequence (the same values, slower)."""
+    try:
+        wrapped = proxy._proxy_helper({"a": [UNKNOWN_STRING_VALUE]}, [])
+        inner = wrapped["__target"]
+        if (type(wrapped) is proxy._DictProxy and type(inner) is dict and type(inner["a"]) is proxy._ListProxy
+                and inner["a"]["__target"] == [UNKNOWN_STRING_VALUE]):
+            return proxy._DictProxy, proxy._ListProxy
+        why = "their ['__target'] is not the decoded dict and list"
+    except Exception as err:  # noqa: BLE001 (any change of the private API means: do not rely on it)
+        why = f"{type(err).__name__}: {err}"
+    import warnings
+
+    warnings.warn(
+        f"gpu-node-pools: pulumi_policy.proxy's _DictProxy/_ListProxy are not as in pulumi-policy 1.21 ({why}); "
+        "the per-level pack reads the analyzer's proxies one value at a time (same findings, slower)",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+    return _NoSuchProxy, _NoSuchProxy
+
+
+class _NoSuchProxy:
+    """A class no decoded value has: what :func:`_sdk_proxy_kinds` gives when the SDK's proxies changed."""
+
+
+def _sdk_proxies() -> tuple[type, type]:
+    import pulumi_policy.proxy as proxy
+
+    return _sdk_proxy_kinds(proxy)
+
+
+#: The analyzer's eager proxies (the props a stack policy gets), read through to the containers they wrap.
+_SDK_DICT, _SDK_LIST = _sdk_proxies()
+
+
 def to_policy_props(value: Any, unknown_marker: str | None = None) -> Any:
     """A plain copy of ``value`` with the plan's unknown marker replaced by the SDK's unknown sentinel.
 
@@ -41,6 +80,8 @@ def to_policy_props(value: Any, unknown_marker: str | None = None) -> Any:
     """
     if unknown_marker is None:
         unknown_marker = _UNKNOWN
+    if type(value) is _SDK_DICT or type(value) is _SDK_LIST:  # the decoded container, unknowns unread
+        value = value["__target"]
     if isinstance(value, Mapping):
         return {k: to_policy_props(v, unknown_marker) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -79,6 +120,10 @@ def _lazy(value: Any, path: tuple[str, ...], marker: str) -> Any:
         return UNKNOWN_STRING_VALUE if value == marker else value
     if kind in (int, float, bool) or value is None:
         return value
+    if kind is _SDK_DICT:  # the analyzer's eager proxy: read the dict it wraps (same values, same unknowns)
+        return _LazyDictProxy(value["__target"], path, marker)
+    if kind is _SDK_LIST:
+        return _LazyListProxy(value["__target"], path, marker)
     if isinstance(value, Mapping):
         return _LazyDictProxy(value, path, marker)
     if isinstance(value, list):
@@ -139,6 +184,8 @@ def _plain_of(value: Any, marker: str) -> Any:
         return value
     if kind is float:
         return int(value) if value.is_integer() else value
+    if kind is _SDK_DICT or kind is _SDK_LIST:
+        return _plain_of(value["__target"], marker)
     raise _NotJson
 
 

@@ -87,41 +87,38 @@ def node_kinds(
     return kinds
 
 
+#: ``catalog_labels``' answers: prefix -> instance type -> (labels, keys with unknown values).
+_CATALOG_LABELS: dict[str, dict[str, tuple[dict[str, str], list[str]]]] = {}
+
+
 def catalog_labels(prefix: str) -> Callable[[str], tuple[dict[str, str], list[str]]]:
     """``per_type`` for EC2 types: ``kubernetes.io/arch`` from the catalog and, with ``prefix``
     (``karpenter.k8s.aws/`` or ``eks.amazonaws.com/``), the instance labels Karpenter sets from it
-    (aws/karpenter-provider-aws ``pkg/providers/instancetype/types.go``), each known, absent or unknown."""
+    (aws/karpenter-provider-aws ``pkg/providers/instancetype/types.go``), each known, absent or unknown.
+    The answer for a type is worked out once per process and shared: callers read it, never change it."""
     from ...catalog import find
-
-    def per_type(itype: str) -> tuple[dict[str, str], list[str]]:
-        found = find(itype)
-        if found is None:
-            from ...catalog.requirements import INSTANCE_LABELS
-
-            return {}, [ARCH_LABEL] + ([prefix + s for s in INSTANCE_LABELS] if prefix else [])
-        entry = _TYPE_LABELS.get((prefix, id(found)))
-        if entry is None or entry[0] is not found:
-            entry = (found, *_type_labels(prefix, found))
-            _TYPE_LABELS[(prefix, id(found))] = entry
-        return dict(entry[1]), list(entry[2])
-
-    return per_type
-
-
-#: (prefix, id of the catalog entry) -> (the entry, its labels, its hidden keys): each EC2 type's labels are
-#: computed once per catalog entry, since every DaemonSet is placed on every pool's types.
-_TYPE_LABELS: dict[tuple[str, int], tuple[Any, tuple[tuple[str, str], ...], tuple[str, ...]]] = {}
-
-
-def _type_labels(prefix: str, found: Any) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     from ...catalog.model import LabelValue
     from ...catalog.requirements import INSTANCE_LABELS
 
-    labels, hidden = {ARCH_LABEL: found.architecture}, []
-    for suffix in INSTANCE_LABELS if prefix else ():
-        value: Any = found.label(suffix)
-        if value is LabelValue.UNKNOWN:
-            hidden.append(prefix + suffix)
-        elif value is not LabelValue.ABSENT:
-            labels[prefix + suffix] = str(value)
-    return tuple(labels.items()), tuple(hidden)
+    known = _CATALOG_LABELS.setdefault(prefix, {})
+
+    def per_type(itype: str) -> tuple[dict[str, str], list[str]]:
+        if itype in known:
+            return known[itype]
+        found = known[itype] = labels_of(itype)
+        return found
+
+    def labels_of(itype: str) -> tuple[dict[str, str], list[str]]:
+        found = find(itype)
+        if found is None:
+            return {}, [ARCH_LABEL] + ([prefix + s for s in INSTANCE_LABELS] if prefix else [])
+        labels, hidden = {ARCH_LABEL: found.architecture}, []
+        for suffix in INSTANCE_LABELS if prefix else ():
+            value: Any = found.label(suffix)
+            if value is LabelValue.UNKNOWN:
+                hidden.append(prefix + suffix)
+            elif value is not LabelValue.ABSENT:
+                labels[prefix + suffix] = str(value)
+        return labels, hidden
+
+    return per_type

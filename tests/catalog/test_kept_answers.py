@@ -1,0 +1,57 @@
+"""Answers the catalog keeps (a type's labels, a requirement's verdict on every catalog type) are the
+answers it would work out afresh: for another universe, after the catalog is reloaded, and every time."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+from gpu_node_pool import catalog
+from gpu_node_pool.catalog.model import LabelValue
+from gpu_node_pool.catalog.requirements import evaluate
+
+NVIDIA = [{"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}]
+
+
+def _names(result) -> list[str]:
+    return [t.name for t in result.candidates]
+
+
+def test_a_given_universe_is_judged_on_its_own_types_before_and_after_the_catalog_answer_is_kept():
+    few = [catalog.find(n) for n in ("m5.large", "g6.xlarge", "p5.48xlarge")]
+    before = _names(evaluate(NVIDIA, types=few))
+    everything = _names(evaluate(NVIDIA))
+    assert before == _names(evaluate(NVIDIA, types=few)) == ["g6.xlarge", "p5.48xlarge"]
+    assert len(everything) > 50 and "m5.large" not in everything and _names(evaluate(NVIDIA)) == everything
+
+
+def test_a_reloaded_catalog_is_judged_from_its_own_table_not_the_previous_ones_answers(monkeypatch):
+    evaluate(NVIDIA)  # the loaded table's answer, kept
+    small = types.ModuleType(catalog.GENERATED_MODULE)
+    small.UPSTREAM = "x@1 (2026-01-01)"
+    small.ROWS = (("g6.xlarge", 4, 16384, 1, "amd64"), ("m5.large", 2, 8192, 0, "amd64"))
+    monkeypatch.setitem(sys.modules, catalog.GENERATED_MODULE, small)
+    catalog._catalog.cache_clear()
+    try:
+        names = {t.name for t in catalog.all_types()}
+        got = _names(evaluate(NVIDIA))
+        assert "g6.xlarge" in got and "m5.large" not in got and set(got) <= names
+        assert "g5.xlarge" not in got  # in the full table, not in this one
+    finally:
+        catalog._catalog.cache_clear()
+    monkeypatch.undo()
+    assert "g5.xlarge" in _names(evaluate(NVIDIA))
+
+
+def test_a_types_label_is_the_same_every_time_and_an_unknown_label_always_raises():
+    g6 = catalog.find("g6.xlarge")
+    m5 = catalog.find("m5.large")
+    for _ in range(2):
+        assert g6.label("instance-gpu-manufacturer") == "nvidia" and g6.label("instance-gpu-count") == "1"
+        assert m5.label("instance-gpu-count") is LabelValue.ABSENT
+        try:
+            g6.label("instance-colour")
+        except KeyError:
+            pass
+        else:
+            raise AssertionError("an unknown label suffix must raise KeyError")
