@@ -3,9 +3,6 @@ answers it would work out afresh: for another universe, after the catalog is rel
 
 from __future__ import annotations
 
-import sys
-import types
-
 from gpu_node_pool import catalog
 from gpu_node_pool.catalog.model import LabelValue
 from gpu_node_pool.catalog.requirements import evaluate
@@ -25,12 +22,12 @@ def test_a_given_universe_is_judged_on_its_own_types_before_and_after_the_catalo
     assert len(everything) > 50 and "m5.large" not in everything and _names(evaluate(NVIDIA)) == everything
 
 
-def test_a_reloaded_catalog_is_judged_from_its_own_table_not_the_previous_ones_answers(monkeypatch):
+def test_a_reloaded_catalog_is_judged_from_its_own_table_not_the_previous_ones_answers(tmp_path, monkeypatch):
     evaluate(NVIDIA)  # the loaded table's answer, kept
-    small = types.ModuleType(catalog.GENERATED_MODULE)
-    small.UPSTREAM = "x@1 (2026-01-01)"
-    small.ROWS = (("g6.xlarge", 4, 16384, 1, "amd64"), ("m5.large", 2, 8192, 0, "amd64"))
-    monkeypatch.setitem(sys.modules, catalog.GENERATED_MODULE, small)
+    small = tmp_path / catalog.DATA_FILE
+    small.write_text("# upstream: x@1 (2026-01-01)\n# types: 2\n" + ",".join(catalog.COLUMNS) + "\n"
+                     "g6.xlarge,4,16384,1,amd64\nm5.large,2,8192,0,amd64\n")
+    monkeypatch.setattr(catalog, "data_file", lambda: small)
     catalog._catalog.cache_clear()
     try:
         names = {t.name for t in catalog.all_types()}
