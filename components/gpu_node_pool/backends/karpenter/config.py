@@ -478,18 +478,17 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
 def _overlay_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
     from .node_overlay import version_issue
 
-    out = []
-    for i, pool in enumerate(stack.pools):
-        if isinstance(pool, KarpenterPool):
-            issue = version_issue(pool, stack.cluster.karpenter_version)
-            if issue is not None:
-                out.append((i, issue))
-    return out
+    return _version_issues(stack, version_issue)
 
 
 def _efa_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
     from .efa import version_issue
 
+    return _version_issues(stack, version_issue)
+
+
+def _version_issues(stack: Any, version_issue: Any) -> list[tuple[int, tuple[str, bool]]]:
+    """``[(pool index, (message, refused))]`` of ``version_issue(pool, cluster.karpenterVersion)`` per karpenter pool."""
     out = []
     for i, pool in enumerate(stack.pools):
         if isinstance(pool, KarpenterPool):
@@ -497,4 +496,3 @@ def _efa_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
             if issue is not None:
                 out.append((i, issue))
     return out
-
