@@ -132,6 +132,12 @@ def test_a_version_without_nodeoverlay_is_refused():
     assert path == "pools[0].nodeOverlay" and ">= v1.7" in message and "settings.featureGates.nodeOverlay" in message
 
 
+def test_a_version_with_thousands_of_digits_is_a_config_error_not_an_internal_error():
+    huge = "1" + "0" * 5000 + ".1"  # int() of it raises: Python caps integer strings at 4300 digits
+    ((path, message),) = config_issues(raw(pool(), cluster=EKS | {"karpenterVersion": huge}))
+    assert path == "cluster.karpenterVersion" and "e.g. '1.11' or 'v1.11.2'" in message
+
+
 def test_a_version_with_nodeoverlay_still_warns_that_the_gate_is_off_by_default():
     message = warnings_of(raw(pool(), cluster=EKS | {"karpenterVersion": "v1.14.1"}))["pools[0].nodeOverlay"]
     assert "default false" in message and "cluster.karpenterVersion" not in message
