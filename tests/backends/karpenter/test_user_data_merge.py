@@ -116,6 +116,23 @@ def test_user_data_labels_are_judged_by_the_nodepool_label_rules(user_data, need
     assert "nodeClass.userData" in message and needle in message
 
 
+NODEADM_ROLE_LABEL = ("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    flags:\n"
+                      "      - --node-labels=node-role.kubernetes.io/gpu=true\n")
+
+
+@pytest.mark.parametrize(("user_data", "alias"), [
+    ('[settings.kubernetes.node-labels]\n"node-role.kubernetes.io/gpu" = "true"\n', "bottlerocket@latest"),
+    (NODEADM_ROLE_LABEL, "al2023@latest"),
+], ids=["bottlerocket-toml", "nodeadm-flag"])
+def test_a_user_data_label_the_kubelet_may_not_set_on_itself_is_refused(user_data, alias):
+    # The NodePool may carry node-role.kubernetes.io/gpu (Karpenter applies it after registration and keeps
+    # it out of the kubelet's flags), but userData hands it to the kubelet, which refuses to start with it.
+    ((path, message),) = config_issues(stack(user_data, alias))
+    assert path == "pools[0].nodeClass"
+    assert "nodeClass.userData registers the label node-role.kubernetes.io/gpu=true" in message
+    assert "NodeRestriction" in message and "example.com/" in message
+
+
 def test_a_kubelet_flag_that_lists_every_pool_taint_is_merged():
     flag = "--register-with-taints=nvidia.com/gpu=present:NoSchedule,dedicated.example.com/team=ml:NoSchedule"
     user_data = f"#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '{flag}'\n"

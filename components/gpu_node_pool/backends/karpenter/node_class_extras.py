@@ -16,7 +16,11 @@ what the pool declares elsewhere:
   ``pkg/providers/amifamily/bootstrap/bottlerocket.go``@v1.14.1). So a taint that only userData sets
   reaches the node only once the NodePool carries it too. Refused: one key+effect with another value
   than ``taints``/``startupTaints`` (both paths named), a label against ``labels`` or a restricted
-  Karpenter domain, a key+effect also in ``startupTaints``, and a kubelet ``--register-with-taints``
+  Karpenter domain, a label the kubelet may not set on its own Node (NodeRestriction,
+  :func:`gpu_node_pool.k8s.labels.node_restriction_problem`: Karpenter keeps such NodePool labels out of
+  the kubelet's flags and applies them itself, aws/karpenter-provider-aws
+  ``pkg/providers/amifamily/resolver.go``@v1.14.1 ``RejectForbiddenLabels``, but userData hands them to the
+  kubelet), a key+effect also in ``startupTaints``, and a kubelet ``--register-with-taints``
   flag that leaves out one of the NodePool's taints (a kubelet flag overrides the config file in which
   Karpenter writes ``registerWithTaints``, ``pkg/providers/amifamily/bootstrap/nodeadm.go``@v1.14.1; the
   node would lose that taint). A taint setting the readers cannot parse (the shared
@@ -144,6 +148,7 @@ def merge_problems(user_data: str, taints: list[Any], startup_taints: list[Any],
     Each sentence names ``nodeClass.userData`` and the other path (``taints[j]``, ``startupTaints[j]``,
     ``labels``), the values, the rule with its source, and the fix (module docstring).
     """
+    from ...k8s.labels import node_restriction_problem
     from .._shared.user_data import registers_taints_by_flag
 
     reg = user_data_registration(user_data)
@@ -167,7 +172,7 @@ def merge_problems(user_data: str, taints: list[Any], startup_taints: list[Any],
                 "if an agent removes it at boot, else in taints, and remove it from userData"
             )
     for key, value in reg.labels.items():
-        why = label_problem(key)
+        why = node_restriction_problem(key) or label_problem(key)
         if why:
             problems.append(f"nodeClass.userData registers the label {key}={value}: {why}")
         elif key in labels and labels[key] != value:
