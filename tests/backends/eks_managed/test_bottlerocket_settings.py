@@ -97,6 +97,9 @@ def test_mig_mixed_on_eks_managed_bottlerocket_stays_refused_with_the_source():
         ({"kubernetes": {"max-pods": 2**70}}, ["settings.kubernetes.max-pods", "64-bit"]),
         ({"kubernetes": {"node-taints": {"dedicated": "ml:NO_SCHEDULE"}}}, ["node-taints.dedicated"]),
         ({"kubernetes": {"node-labels": {"team": 3}}}, ["node-labels"]),
+        # a dotted YAML key is one key: TOML "kubernetes.max-pods" = 110, a setting Bottlerocket does not have
+        ({"kubernetes.max-pods": 110}, ["settings.kubernetes.max-pods", "{kubernetes: {max-pods: 110}}"]),
+        ({"kernel.sysctl": {"vm.max_map_count": "262144"}}, ["settings.kernel.sysctl", "{kernel: {sysctl: {...}}}"]),
     ],
 )
 def test_bad_bottlerocket_settings_are_refused_with_the_path(settings, needles):
