@@ -288,3 +288,15 @@ def test_the_plan_shows_the_overlays_as_karpenters_view(planned):
     assert scaler["name"] == "karpenter" and scaler["agrees"] is True and "NodeOverlay" in scaler["note"]
     text = render_text(planned)
     assert "node overlay    sliced-4gpu (rendered): nvidia.com/gpu: 16 on g6e.12xlarge" in text
+
+
+def test_a_pool_whose_types_advertise_different_counts_is_not_called_unknown_in_the_text(planned):
+    from gpu_node_pool.plan.report import render_text
+
+    # g6e.xlarge (1 GPU) and g6e.12xlarge (4 GPUs) x 4 replicas: 4 and 16, judged per group of types
+    lines = [line for line in render_text(planned).splitlines() if line.startswith(("  advertises", "  autoscaler"))]
+    assert not any("not known" in line for line in lines), lines
+    advertises, autoscaler = lines
+    assert "varies by instance type" in advertises
+    assert autoscaler.startswith("  autoscaler      karpenter: per group of candidate types (matches;")
+    assert "nvidia.com/gpu: 4 on 1 type(s); nvidia.com/gpu: 16 on 1 type(s)" in autoscaler
