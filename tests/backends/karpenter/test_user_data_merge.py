@@ -133,6 +133,18 @@ def test_a_user_data_label_the_kubelet_may_not_set_on_itself_is_refused(user_dat
     assert "NodeRestriction" in message and "example.com/" in message
 
 
+@pytest.mark.parametrize(("user_data", "needle"), [
+    ('[settings.kubernetes.node-labels]\n"gpu-node-pools/pool" = "other"\n',
+     "gpu-node-pools/pool='other' but the component's own label gives it 'train'"),
+    ('[settings.kubernetes.node-labels]\n"nvidia.com/gpu.present" = "false"\n',
+     "nvidia.com/gpu.present='false' but gpuLabel gives it 'true'"),
+], ids=["pool-label", "gpu-label"])
+def test_a_user_data_label_against_a_label_the_component_sets_is_refused(user_data, needle):
+    # Karpenter's NodePool value wins on the node, so userData's would be dropped without a word
+    ((path, message),) = config_issues(stack(user_data))
+    assert path == "pools[0]" and "nodeClass.userData" in message and needle in message
+
+
 def test_a_kubelet_flag_that_lists_every_pool_taint_is_merged():
     flag = "--register-with-taints=nvidia.com/gpu=present:NoSchedule,dedicated.example.com/team=ml:NoSchedule"
     user_data = f"#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '{flag}'\n"

@@ -39,6 +39,7 @@ from .node_class_extras import (
     BlockDeviceMapping,
     KarpenterKubelet,
     merge_problems,
+    own_label_problems,
     user_data_problem,
     user_data_registration,
 )
@@ -318,6 +319,9 @@ class KarpenterPool(NodePoolBase):
         count = len(self.requirement_list)
         if count > KARPENTER_MAX_REQUIREMENTS:
             problems.append(f"{count} requirements in all; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
+        if self.node_class is not None and self.node_class.user_data is not None:  # against the component's labels
+            own = {k: v for k, v in super().node_labels.items() if k not in self.labels}
+            problems += own_label_problems(self.node_class.user_data, own, self.gpu_label.key)
         if not problems:  # can Karpenter ever launch a GPU node for it?
             from .feasibility import pool_problems
 

@@ -15,7 +15,8 @@ what the pool declares elsewhere:
   ``settings.kubernetes.node-taints`` with the NodePool's, aws/karpenter-provider-aws
   ``pkg/providers/amifamily/bootstrap/bottlerocket.go``@v1.14.1). So a taint that only userData sets
   reaches the node only once the NodePool carries it too. Refused: one key+effect with another value
-  than ``taints``/``startupTaints`` (both paths named), a label against ``labels`` or a restricted
+  than ``taints``/``startupTaints`` (both paths named), a label against ``labels`` or against a label the
+  component sets (``gpuLabel``, ``gpu-node-pools/pool``, the device-plugin config: :func:`own_label_problems`), a restricted
   Karpenter domain, a label the kubelet may not set on its own Node (NodeRestriction,
   :func:`gpu_node_pool.k8s.labels.node_restriction_problem`: Karpenter keeps such NodePool labels out of
   the kubelet's flags and applies them itself, aws/karpenter-provider-aws
@@ -38,8 +39,8 @@ from pydantic import Field, field_validator
 from ...config.common import Model, fail
 from ...k8s.patterns import full_match
 
-__all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "merge_problems", "user_data_problem",
-           "user_data_registration", "to_k8s_fields"]
+__all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "merge_problems", "own_label_problems",
+           "user_data_problem", "user_data_registration", "to_k8s_fields"]
 
 _SOURCE = "https://karpenter.sh/docs/concepts/nodeclasses/"
 #: EC2NodeClass CRD: ``ebs.volumeSize`` (a quantity, 1Gi..64T as the CRD's pattern bounds it).
@@ -190,6 +191,29 @@ def merge_problems(user_data: str, taints: list[Any], startup_taints: list[Any],
                 "in which Karpenter writes the NodePool's registerWithTaints (aws/karpenter-provider-aws "
                 "pkg/providers/amifamily/bootstrap/nodeadm.go@v1.14.1), so the node would register without them; "
                 "declare the taints only in the pool, or list all of them in the flag"
+            )
+    return problems
+
+
+def own_label_problems(user_data: str, own: dict[str, str], gpu_label_key: str) -> list[str]:
+    """Why labels ``user_data`` registers contradict the labels the component itself puts in the NodePool.
+
+    Args:
+        user_data: ``nodeClass.userData`` (readable: :func:`user_data_problem` returned None).
+        own: the component's labels the pool's ``labels`` do not set (the GPU label, ``gpu-node-pools/pool``,
+            the device-plugin and MIG config labels, the GPU Operator deploy labels).
+        gpu_label_key: the pool's ``gpuLabel.key``, named as ``gpuLabel`` in the sentence.
+
+    Karpenter's value wins on the node (:data:`_PRECEDENCE`), so userData's would be dropped without a word;
+    each sentence names ``nodeClass.userData``, the label, both values and the fix.
+    """
+    problems = []
+    for key, value in user_data_registration(user_data).labels.items():
+        if key in own and own[key] != value:
+            who = "gpuLabel" if key == gpu_label_key else "the component's own label"
+            problems.append(
+                f"nodeClass.userData sets label {key}={value!r} but {who} gives it {own[key]!r}; {_PRECEDENCE}, so "
+                "userData's value never reaches the node: remove the label from userData"
             )
     return problems
 
