@@ -139,3 +139,11 @@ def test_bottlerocket_settings_are_refused_on_al2023_with_the_fix_and_take_a_lau
     cfg = base()
     cfg["pools"][0] |= MIG | {"launchTemplate": {"id": "lt-0123456789abcdef0", "version": "3"}}
     assert any("a managed node group takes one template" in e for e in config_errors(cfg))
+
+
+def test_settings_whose_toml_is_more_than_ec2s_16_kb_of_user_data_are_refused():
+    sysctl = {f"net.core.option{i}": "1" * 40 for i in range(400)}  # ~24 KB of TOML
+    cfg = base()
+    cfg["pools"][0] |= BR | {"bottlerocket": {"settings": {"kernel": {"sysctl": sysctl}}}}
+    errors = config_errors(cfg)
+    assert any(e.startswith("pools[0]") and "bytes of user data" in e and "16384" in e and "EKS" in e for e in errors), errors

@@ -168,3 +168,10 @@ def test_the_plan_says_which_taints_came_from_user_data():
     assert entry["fromUserData"] == {"taints": ["dedicated.example.com/team=ml:NoSchedule"], "labels": {}}
     _, lines = report(entry)
     assert any("from userData" in line and "dedicated.example.com/team=ml:NoSchedule" in line for line in lines)
+
+
+def test_user_data_more_than_ec2s_16_kb_is_refused():
+    script = "#!/bin/bash\n" + "echo 'a line of a long boot script'\n" * 600  # ~22 KB
+    ((path, message),) = config_issues(stack(script, "al2023@latest"))
+    assert path == "pools[0].nodeClass.userData"
+    assert "bytes of user data" in message and "16384" in message and "Karpenter" in message

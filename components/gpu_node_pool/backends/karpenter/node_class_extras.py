@@ -96,11 +96,16 @@ class KarpenterKubelet(Model):
 
 
 def user_data_problem(user_data: str) -> str | None:
-    """Why ``nodeClass.userData`` cannot be read and judged, or None: a control character, kubelet taints or
+    """Why ``nodeClass.userData`` cannot be read and judged, or None: more than EC2's 16 KB, a control character, kubelet taints or
     labels that do not parse, or a taint setting in a form the readers cannot parse (not judged). What it
     registers is merged into the NodePool (:func:`merge_problems`), not refused."""
     from .._shared.registration_mentions import unreadable_registration_mentions
+    from .._shared.user_data import user_data_size_problem
 
+    too_big = user_data_size_problem(user_data, "nodeClass.userData", "Karpenter",
+                                     "shorten it, e.g. have it fetch a longer script at boot")
+    if too_big:
+        return too_big
     bad = next((c for c in user_data if (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127), None)
     if bad is not None:
         return (f"nodeClass.userData holds the control character {bad!r}; user data is a script, MIME or TOML text "
