@@ -147,3 +147,11 @@ def test_settings_whose_toml_is_more_than_ec2s_16_kb_of_user_data_are_refused():
     cfg["pools"][0] |= BR | {"bottlerocket": {"settings": {"kernel": {"sysctl": sysctl}}}}
     errors = config_errors(cfg)
     assert any(e.startswith("pools[0]") and "bytes of user data" in e and "16384" in e and "EKS" in e for e in errors), errors
+
+
+def test_mig_on_instance_types_of_two_gpus_names_the_mix_not_an_unknown_gpu():
+    cfg = base()
+    cfg["pools"][0] |= MIG | {"instanceTypes": ["p4d.24xlarge", "p4de.24xlarge"]}  # A100 40GB and A100 80GB
+    (error,) = [e for e in config_errors(cfg) if e.startswith("pools[0].mig:")]
+    assert "different GPUs (NVIDIA A100 40GB, NVIDIA A100 80GB)" in error
+    assert "not in the component's table" not in error and "one GPU" in error
