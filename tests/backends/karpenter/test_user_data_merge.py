@@ -175,3 +175,12 @@ def test_user_data_more_than_ec2s_16_kb_is_refused():
     ((path, message),) = config_issues(stack(script, "al2023@latest"))
     assert path == "pools[0].nodeClass.userData"
     assert "bytes of user data" in message and "16384" in message and "Karpenter" in message
+
+
+@pytest.mark.parametrize(("user_data", "alias", "needles"), [
+    (NODEADM, "bottlerocket@latest", ["does not parse as TOML", "bottlerocket.go", "invalid UserData"]),
+    (TOML_LABEL, "al2023@latest", ["Bottlerocket TOML settings", "shell script", "nodeadm.go"]),
+], ids=["nodeadm-on-bottlerocket", "toml-on-al2023"])
+def test_user_data_of_the_other_image_family_is_refused(user_data, alias, needles):
+    ((path, message),) = config_issues(stack(user_data, alias))
+    assert path == "pools[0].nodeClass" and all(n in message for n in needles), message

@@ -40,6 +40,7 @@ from .node_class_extras import (
     KarpenterKubelet,
     merge_problems,
     own_label_problems,
+    user_data_format_problem,
     user_data_problem,
     user_data_registration,
 )
@@ -109,6 +110,14 @@ class KarpenterNodeClass(NodeClassBase):
         if problem:
             raise fail(problem)
         return user_data
+
+    @model_validator(mode="after")
+    def _user_data_format(self) -> KarpenterNodeClass:
+        """``userData`` in the format Karpenter reads for the class's image family (node_class_extras.py)."""
+        problem = user_data_format_problem(self.user_data, self.ami_family) if self.user_data is not None else None
+        if problem:
+            raise fail(problem)
+        return self
 
     @field_validator("block_device_mappings")
     @classmethod

@@ -26,7 +26,8 @@ what the pool declares elsewhere:
   Karpenter writes ``registerWithTaints``, ``pkg/providers/amifamily/bootstrap/nodeadm.go``@v1.14.1; the
   node would lose that taint). A taint setting the readers cannot parse (the shared
   :func:`~gpu_node_pool.backends._shared.registration_mentions.unreadable_registration_mentions`) is
-  refused, as not judged.
+  refused, as not judged; so is userData in the other image family's format (TOML on ``al2023``, anything
+  but TOML on ``bottlerocket``: :func:`user_data_format_problem`) and userData past EC2's 16 KB.
 * ``kubelet`` holds only the CRD's kubelet fields (none of them sets taints or labels).
 """
 
@@ -40,7 +41,7 @@ from ...config.common import Model, fail
 from ...k8s.patterns import full_match
 
 __all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "merge_problems", "own_label_problems",
-           "user_data_problem", "user_data_registration", "to_k8s_fields"]
+           "user_data_format_problem", "user_data_problem", "user_data_registration", "to_k8s_fields"]
 
 _SOURCE = "https://karpenter.sh/docs/concepts/nodeclasses/"
 #: EC2NodeClass CRD: ``ebs.volumeSize`` (a quantity, 1Gi..64T as the CRD's pattern bounds it).
@@ -120,6 +121,39 @@ def user_data_problem(user_data: str) -> str | None:
         return (f"nodeClass.userData mentions a kubelet taint setting in a form the bootstrap readers cannot parse "
                 f"(not judged), in {unreadable[0]!r}; Karpenter sets taints and labels from the NodePool: declare them as "
                 "the pool's taints and labels and remove them from userData")
+    return None
+
+
+_KARPENTER_BOOTSTRAP = "aws/karpenter-provider-aws pkg/providers/amifamily/bootstrap/"
+
+
+def user_data_format_problem(user_data: str, family: str) -> str | None:
+    """Why ``nodeClass.userData`` is not what Karpenter reads for the class's image ``family``, or None.
+
+    ``bottlerocket``: Karpenter parses userData as TOML and refuses the class's launch otherwise
+    (``bottlerocket.go``@v1.14.1 ``Script``: "invalid UserData"). ``al2023``: MIME starting with a
+    ``MIME-Version:``/``Content-Type:`` header, else a NodeConfig if it parses as YAML, else a shell script
+    (``nodeadm.go``@v1.14.1 ``parseUserData``): Bottlerocket TOML settings would run as a shell script.
+    """
+    import tomllib
+
+    if family == "bottlerocket":
+        try:
+            tomllib.loads(user_data)
+        except tomllib.TOMLDecodeError as err:
+            return (f"nodeClass.userData does not parse as TOML ({err}), and Karpenter reads a bottlerocket class's userData "
+                    f"as TOML settings and launches nothing otherwise ({_KARPENTER_BOOTSTRAP}bottlerocket.go@v1.14.1: "
+                    "\"invalid UserData\"): write [settings.*] tables, or use amiAlias al2023@... for a NodeConfig")
+        return None
+    if family == "al2023":
+        try:
+            settings = tomllib.loads(user_data).get("settings")
+        except tomllib.TOMLDecodeError:
+            return None
+        if isinstance(settings, dict):
+            return ("nodeClass.userData is Bottlerocket TOML settings, but Karpenter reads an al2023 class's userData as MIME, "
+                    f"a NodeConfig or else a shell script ({_KARPENTER_BOOTSTRAP}nodeadm.go@v1.14.1 parseUserData), so "
+                    "this would run as a shell script and set nothing: write a NodeConfig, or use amiAlias bottlerocket@...")
     return None
 
 
