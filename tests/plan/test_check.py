@@ -81,6 +81,20 @@ def test_check_of_a_program_that_raises_is_invalid_input_with_one_line(capsys, t
     assert "(at __main__.py:" in error["message"]
 
 
+def test_check_of_a_pool_the_program_declares_wrongly_names_the_programs_line_and_the_component(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    main = project / "__main__.py"
+    main.write_text(main.read_text().replace('"instanceTypes": ["g6.xlarge"],',
+                                             '"instanceTypes": ["g6.xlarge"], "kubelet": {"flags": ["v=2"]},'))
+    line = next(i for i, text in enumerate(main.read_text().splitlines(), 1) if text.startswith("inference = GpuNodePool("))
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
+    [error] = doc["configErrors"]
+    assert code == 2 and "is not one kubelet flag" in error["message"]
+    # the mistake is in the program, where the GpuNodePool is constructed, not at line 1 of the stack file
+    assert error["location"]["file"] == "__main__.py" and error["location"]["line"] == line
+    assert "GpuNodePool 'inference'" in error["path"] and "pool.kubelet.flags" in error["path"]
+
+
 def test_check_refuses_a_non_python_project(capsys, tmp_path):
     (tmp_path / "Pulumi.yaml").write_text("name: web\nruntime: nodejs\n")
     (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")

@@ -62,7 +62,9 @@ class ClusterConfig(Model):
     )
     karpenter_version: str | None = Field(
         None,
-        pattern=r"^v?[0-9]+\.[0-9]+(\.[0-9]+)?$",
+        # at most 6 digits a part: the versions are compared as integers (Karpenter's releases are v1.x,
+        # https://github.com/aws/karpenter-provider-aws/releases), and Python refuses int() of 4300 digits
+        pattern=r"^v?[0-9]{1,6}\.[0-9]{1,6}(\.[0-9]{1,6})?$",
         description="Karpenter: the installed Karpenter release, e.g. '1.11' or 'v1.11.2' (quote it); fields that "
         "need a newer Karpenter are refused below it and warned about while unset.",
     )

@@ -112,7 +112,8 @@ def bottlerocket_problem(strategy: str, profile: str, model: str | None, *, writ
         writes_settings: whether the pool's backend writes the node's Bottlerocket settings (user data).
 
     Rules: ``mixed`` is refused (Bottlerocket runs ``single`` only, bottlerocket-os/bottlerocket#4483);
-    a backend that does not write the settings is refused (nothing would turn MIG on); an unknown GPU or
+    a backend that does not write the settings is refused (nothing would turn MIG on); instance types of
+    several GPUs (``model`` lists them, comma-separated) are refused (one profile key is written); an unknown GPU or
     a profile outside :data:`BOTTLEROCKET_PROFILES` is refused (the MIG manager would silently give the
     whole GPU).
     """
@@ -131,6 +132,12 @@ def bottlerocket_problem(strategy: str, profile: str, model: str | None, *, writ
             "devicePlugin.provider: gpu-operator"
         )
     key = BOTTLEROCKET_GPU_KEYS.get(model or "")
+    if key is None and model and ", " in model:  # :func:`.mig.mig_gpu` joins the GPU names of a mixed pool
+        return (
+            f"the pool's instance types carry different GPUs ({model}), and the component writes the MIG profile of "
+            f"one GPU into settings.kubelet-device-plugins.nvidia.mig.profile ({_BR_SETTINGS_URL}), so the other GPUs "
+            "would stay whole and the pool's nodes advertise different counts; use instance types of one GPU"
+        )
     if key is None:
         return (
             f"Bottlerocket's MIG profiles for this GPU ({model or 'unknown model'}) are not in the component's table "

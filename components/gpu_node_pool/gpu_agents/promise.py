@@ -144,8 +144,16 @@ def promise_lines(promise: dict[str, Any]) -> list[str]:
 
     scaler = promise["autoscaler"]
     agrees = {True: "matches", False: "DIFFERS from the node", None: "not judged"}[scaler["agrees"]]
+    # A Karpenter pool whose candidate types have several GPU counts has no one figure per node, but each
+    # group of types was compared (the note lists them): say so, not "not known".
+    per_group = scaler["name"] == "karpenter" and not scaler["resources"] and scaler["agrees"] is not None
+    if per_group and not promise["advertised"]:
+        advertises = "varies by instance type (one figure per group of candidate types, on the autoscaler line)"
+    else:
+        advertises = f"{res(promise['advertised'])} per node"
+    told = "per group of candidate types" if per_group else res(scaler["resources"])
     return [
         f"  GPUs            {promise['mechanism']} by {promise['by']}",
-        f"  advertises      {res(promise['advertised'])} per node",
-        f"  autoscaler      {scaler['name']}: {res(scaler['resources'])} ({agrees}; {scaler['note']})",
+        f"  advertises      {advertises}",
+        f"  autoscaler      {scaler['name']}: {told} ({agrees}; {scaler['note']})",
     ]

@@ -60,6 +60,8 @@ KUBELET_ALLOWED_LABELS = frozenset(
     }
 )
 KUBELET_ALLOWED_LABEL_DOMAINS = ("kubelet.kubernetes.io", "node.kubernetes.io")
+#: The public page of the NodeRestriction rules the messages cite.
+NODE_RESTRICTION_DOC = "https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#noderestriction"
 
 
 def label_domain(key: str) -> str:
@@ -96,7 +98,7 @@ def node_restriction_problem(key: str) -> str | None:
     if in_domain(key, "node-restriction.kubernetes.io"):
         return (
             f"label {key!r} is in node-restriction.kubernetes.io, which NodeRestriction reserves for "
-            "administrators; a kubelet may never set it on its own Node. Use a label in your own "
+            f"administrators ({NODE_RESTRICTION_DOC}); a kubelet may never set it on its own Node. Use a label in your own "
             "domain (e.g. example.com/gpu-pool) or apply it from an admin controller"
         )
     if in_domain(key, "kubernetes.io") or in_domain(key, "k8s.io"):
@@ -105,8 +107,8 @@ def node_restriction_problem(key: str) -> str | None:
         return (
             f"label {key!r} is in the kubernetes.io/k8s.io namespace, which NodeRestriction forbids a "
             "kubelet to set on its own Node (only kubelet.kubernetes.io/, node.kubernetes.io/ and a "
-            "fixed allow-list); the node would fail to join. Use a label in your own domain, "
-            "e.g. example.com/role=gpu"
+            f"fixed allow-list: {NODE_RESTRICTION_DOC}); the node would fail to join. Use a label in your "
+            "own domain, e.g. example.com/role=gpu"
         )
     return None
 

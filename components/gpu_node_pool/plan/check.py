@@ -179,8 +179,24 @@ def _record(interpreter: Interpreter, program: Path, project: Path, config: dict
     answer = record_in_child(interpreter, {"program": str(program), "config": config, "secrets": secrets,
                                            "stack": stack, "project": name}, project, timeout)
     if "configIssues" in answer:
-        raise ConfigError([ConfigIssue(i["path"], i["message"]) for i in answer["configIssues"]], str(program))
+        raise ConfigError([ConfigIssue(i["path"], i["message"], _program_location(i.get("location"), project))
+                           for i in answer["configIssues"]], str(program))
     return [Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]]
+
+
+def _program_location(where: dict[str, Any] | None, project: Path) -> Any:
+    """The child's ``location`` (an absolute program file) as a :class:`~gpu_node_pool.config.errors.Location`
+    relative to the project directory, or None."""
+    from ..config.errors import Location
+
+    if not where:
+        return None
+    path = Path(where["file"])
+    try:
+        path = path.resolve().relative_to(project.resolve())
+    except ValueError:
+        pass
+    return Location(path.as_posix(), where["line"], where["column"])
 
 
 def _component_of(res: Any) -> str | None:

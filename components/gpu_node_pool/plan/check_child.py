@@ -13,7 +13,8 @@ Request (JSON object): ``protocol`` (:data:`PROTOCOL`), ``program`` (path of the
 
 Answer (JSON object): ``protocol``, ``version`` (the child's gpu-node-pool version), ``prefix`` and
 ``executable`` (the child's ``sys.prefix`` / ``sys.executable``), and either ``configIssues``
-(``[{"path", "message"}]``: the program raised, or its config is wrong; exit 2 in the parent) or
+(``[{"path", "message", "location"?}]``: the program raised, or its config is wrong, ``location`` the
+program's line that constructed a component which refused its arguments; exit 2 in the parent) or
 ``resources`` (each :class:`~gpu_node_pool.sdk.record.Resource` as a dict of its fields) and
 ``notJudged`` (``[{"resource", "type", "reason", "fix"}]``: remote v1 manifests, unparsable YAML).
 A bug of this package in the child is not answered: the child exits non-zero with its traceback.
@@ -70,13 +71,43 @@ def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack
             resources, _ = record_program(program, config, secrets, stack=stack, project=project)
     except DuplicateUrnError as err:
         raise ConfigError([ConfigIssue(str(program), str(err))], str(program)) from None
+    except ConfigError as err:  # a component the program constructs refused its arguments
+        raise in_program(err, err, program) from None
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
-            raise err.__cause__ from None
+            raise in_program(err.__cause__, err, program) from None
         raise failure(err) from None
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
         raise failure(err) from None
     return resources, collected
+
+
+def in_program(err: Any, raised: BaseException, program: Path) -> Any:
+    """``err`` (a component's :class:`~gpu_node_pool.config.ConfigError`, ``GpuNodePool 'vision'``) with each
+    issue placed at the program's line that constructed the component (the innermost frame of ``raised``'s
+    tracebacks in the program's directory; absolute file, made relative by the parent) and its path prefixed
+    with the component, so the report reads ``__main__.py:12:5: GpuNodePool 'vision' pool.taints[0]: ...``.
+    Unchanged when no frame is the program's or the error is not a component's."""
+    import re
+    import traceback
+
+    from ..config import ConfigError
+    from ..config.errors import Location
+
+    if not re.fullmatch(r"[A-Z][A-Za-z]+ '[^']*'", err.source):  # a component names itself: GpuNodePool 'vision'
+        return err
+    home = program.parent.resolve()
+    frames = [*traceback.extract_tb(raised.__traceback__)]
+    for extra in (raised.__cause__, raised.__context__):
+        if extra is not None:
+            frames += traceback.extract_tb(extra.__traceback__)
+    mine = [f for f in frames if not f.filename.startswith("<") and Path(f.filename).resolve().is_relative_to(home)]
+    if not mine or mine[-1].lineno is None:
+        return err
+    frame = mine[-1]
+    where = Location(str(Path(frame.filename).resolve()), frame.lineno, (getattr(frame, "colno", None) or 0) + 1)
+    return ConfigError([dataclasses.replace(i, path=f"{err.source} {i.path}".strip(), location=i.location or where)
+                        for i in err.issues], err.source)
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +125,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         resources, collected = record_here(Path(request["program"]), request.get("config") or {},
                                            request.get("secrets") or [], request["stack"], request["project"])
     except ConfigError as err:
-        out["configIssues"] = [{"path": i.path, "message": i.message} for i in err.issues]
+        out["configIssues"] = [i.to_json() for i in err.issues]
         return out
     out["resources"] = [dataclasses.asdict(r) for r in resources]
     out["notJudged"] = [nj.to_dict() for nj in collected]

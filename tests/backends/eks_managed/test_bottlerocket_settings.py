@@ -97,6 +97,9 @@ def test_mig_mixed_on_eks_managed_bottlerocket_stays_refused_with_the_source():
         ({"kubernetes": {"max-pods": 2**70}}, ["settings.kubernetes.max-pods", "64-bit"]),
         ({"kubernetes": {"node-taints": {"dedicated": "ml:NO_SCHEDULE"}}}, ["node-taints.dedicated"]),
         ({"kubernetes": {"node-labels": {"team": 3}}}, ["node-labels"]),
+        # a dotted YAML key is one key: TOML "kubernetes.max-pods" = 110, a setting Bottlerocket does not have
+        ({"kubernetes.max-pods": 110}, ["settings.kubernetes.max-pods", "{kubernetes: {max-pods: 110}}"]),
+        ({"kernel.sysctl": {"vm.max_map_count": "262144"}}, ["settings.kernel.sysctl", "{kernel: {sysctl: {...}}}"]),
     ],
 )
 def test_bad_bottlerocket_settings_are_refused_with_the_path(settings, needles):
@@ -136,3 +139,19 @@ def test_bottlerocket_settings_are_refused_on_al2023_with_the_fix_and_take_a_lau
     cfg = base()
     cfg["pools"][0] |= MIG | {"launchTemplate": {"id": "lt-0123456789abcdef0", "version": "3"}}
     assert any("a managed node group takes one template" in e for e in config_errors(cfg))
+
+
+def test_settings_whose_toml_is_more_than_ec2s_16_kb_of_user_data_are_refused():
+    sysctl = {f"net.core.option{i}": "1" * 40 for i in range(400)}  # ~24 KB of TOML
+    cfg = base()
+    cfg["pools"][0] |= BR | {"bottlerocket": {"settings": {"kernel": {"sysctl": sysctl}}}}
+    errors = config_errors(cfg)
+    assert any(e.startswith("pools[0]") and "bytes of user data" in e and "16384" in e and "EKS" in e for e in errors), errors
+
+
+def test_mig_on_instance_types_of_two_gpus_names_the_mix_not_an_unknown_gpu():
+    cfg = base()
+    cfg["pools"][0] |= MIG | {"instanceTypes": ["p4d.24xlarge", "p4de.24xlarge"]}  # A100 40GB and A100 80GB
+    (error,) = [e for e in config_errors(cfg) if e.startswith("pools[0].mig:")]
+    assert "different GPUs (NVIDIA A100 40GB, NVIDIA A100 80GB)" in error
+    assert "not in the component's table" not in error and "one GPU" in error

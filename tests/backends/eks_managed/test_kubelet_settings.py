@@ -101,3 +101,15 @@ def test_kubelet_values_no_kubelet_takes_are_refused_with_their_path():
     assert any("config.maxPods" in e and "int32" in e for e in config_errors(cfg))
     cfg["pools"][0]["kubelet"] = {"config": {"evictionHard": {"memory.available": "\n"}}}
     assert any("config.evictionHard.memory.available" in e and "control character" in e for e in config_errors(cfg))
+
+
+def test_taints_or_labels_under_a_config_key_the_kubelet_does_not_have_are_refused():
+    # Neither key is a KubeletConfiguration field: the taints or labels would not reach the node group
+    # the way registerWithTaints and --node-labels do, and the plan would promise nothing about them.
+    cfg = base()
+    for key, needle in (("RegisterWithTaints", "registerWithTaints"), ("register-with-taints", "registerWithTaints"),
+                        ("nodeLabels", "--node-labels")):
+        cfg["pools"][0]["kubelet"] = {"config": {key: [{"key": "a", "value": "b", "effect": "NoSchedule"}]}}
+        errors = config_errors(cfg)
+        assert any(e.startswith("pools[0].kubelet.config") and f"config.{key}" in e and needle in e
+                   and "kubelet-config.v1beta1" in e for e in errors), (key, errors)

@@ -132,6 +132,12 @@ def test_a_version_without_nodeoverlay_is_refused():
     assert path == "pools[0].nodeOverlay" and ">= v1.7" in message and "settings.featureGates.nodeOverlay" in message
 
 
+def test_a_version_with_thousands_of_digits_is_a_config_error_not_an_internal_error():
+    huge = "1" + "0" * 5000 + ".1"  # int() of it raises: Python caps integer strings at 4300 digits
+    ((path, message),) = config_issues(raw(pool(), cluster=EKS | {"karpenterVersion": huge}))
+    assert path == "cluster.karpenterVersion" and "e.g. '1.11' or 'v1.11.2'" in message
+
+
 def test_a_version_with_nodeoverlay_still_warns_that_the_gate_is_off_by_default():
     message = warnings_of(raw(pool(), cluster=EKS | {"karpenterVersion": "v1.14.1"}))["pools[0].nodeOverlay"]
     assert "default false" in message and "cluster.karpenterVersion" not in message
@@ -289,3 +295,15 @@ def test_an_overlay_on_h100_declares_the_mig_devices_of_its_sourced_table():
                    mig={"strategy": "single", "profile": "1g.10gb"}, limits={"nvidia.com/gpu": 64}), operator=True)
     ((obj,),) = [overlays(cfg)]
     assert obj["spec"]["capacity"] == {"nvidia.com/gpu": "56"}  # 8 GPUs x 7 1g.10gb instances
+
+
+def test_a_pool_whose_types_advertise_different_counts_is_not_called_unknown_in_the_text(planned):
+    from gpu_node_pool.plan.report import render_text
+
+    # g6e.xlarge (1 GPU) and g6e.12xlarge (4 GPUs) x 4 replicas: 4 and 16, judged per group of types
+    lines = [line for line in render_text(planned).splitlines() if line.startswith(("  advertises", "  autoscaler"))]
+    assert not any("not known" in line for line in lines), lines
+    advertises, autoscaler = lines
+    assert "varies by instance type" in advertises
+    assert autoscaler.startswith("  autoscaler      karpenter: per group of candidate types (matches;")
+    assert "nvidia.com/gpu: 4 on 1 type(s); nvidia.com/gpu: 16 on 1 type(s)" in autoscaler

@@ -116,6 +116,35 @@ def test_user_data_labels_are_judged_by_the_nodepool_label_rules(user_data, need
     assert "nodeClass.userData" in message and needle in message
 
 
+NODEADM_ROLE_LABEL = ("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    flags:\n"
+                      "      - --node-labels=node-role.kubernetes.io/gpu=true\n")
+
+
+@pytest.mark.parametrize(("user_data", "alias"), [
+    ('[settings.kubernetes.node-labels]\n"node-role.kubernetes.io/gpu" = "true"\n', "bottlerocket@latest"),
+    (NODEADM_ROLE_LABEL, "al2023@latest"),
+], ids=["bottlerocket-toml", "nodeadm-flag"])
+def test_a_user_data_label_the_kubelet_may_not_set_on_itself_is_refused(user_data, alias):
+    # The NodePool may carry node-role.kubernetes.io/gpu (Karpenter applies it after registration and keeps
+    # it out of the kubelet's flags), but userData hands it to the kubelet, which refuses to start with it.
+    ((path, message),) = config_issues(stack(user_data, alias))
+    assert path == "pools[0].nodeClass"
+    assert "nodeClass.userData registers the label node-role.kubernetes.io/gpu=true" in message
+    assert "NodeRestriction" in message and "example.com/" in message
+
+
+@pytest.mark.parametrize(("user_data", "needle"), [
+    ('[settings.kubernetes.node-labels]\n"gpu-node-pools/pool" = "other"\n',
+     "gpu-node-pools/pool='other' but the component's own label gives it 'train'"),
+    ('[settings.kubernetes.node-labels]\n"nvidia.com/gpu.present" = "false"\n',
+     "nvidia.com/gpu.present='false' but gpuLabel gives it 'true'"),
+], ids=["pool-label", "gpu-label"])
+def test_a_user_data_label_against_a_label_the_component_sets_is_refused(user_data, needle):
+    # Karpenter's NodePool value wins on the node, so userData's would be dropped without a word
+    ((path, message),) = config_issues(stack(user_data))
+    assert path == "pools[0]" and "nodeClass.userData" in message and needle in message
+
+
 def test_a_kubelet_flag_that_lists_every_pool_taint_is_merged():
     flag = "--register-with-taints=nvidia.com/gpu=present:NoSchedule,dedicated.example.com/team=ml:NoSchedule"
     user_data = f"#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '{flag}'\n"
@@ -139,3 +168,19 @@ def test_the_plan_says_which_taints_came_from_user_data():
     assert entry["fromUserData"] == {"taints": ["dedicated.example.com/team=ml:NoSchedule"], "labels": {}}
     _, lines = report(entry)
     assert any("from userData" in line and "dedicated.example.com/team=ml:NoSchedule" in line for line in lines)
+
+
+def test_user_data_more_than_ec2s_16_kb_is_refused():
+    script = "#!/bin/bash\n" + "echo 'a line of a long boot script'\n" * 600  # ~22 KB
+    ((path, message),) = config_issues(stack(script, "al2023@latest"))
+    assert path == "pools[0].nodeClass.userData"
+    assert "bytes of user data" in message and "16384" in message and "Karpenter" in message
+
+
+@pytest.mark.parametrize(("user_data", "alias", "needles"), [
+    (NODEADM, "bottlerocket@latest", ["does not parse as TOML", "bottlerocket.go", "invalid UserData"]),
+    (TOML_LABEL, "al2023@latest", ["Bottlerocket TOML settings", "shell script", "nodeadm.go"]),
+], ids=["nodeadm-on-bottlerocket", "toml-on-al2023"])
+def test_user_data_of_the_other_image_family_is_refused(user_data, alias, needles):
+    ((path, message),) = config_issues(stack(user_data, alias))
+    assert path == "pools[0].nodeClass" and all(n in message for n in needles), message

@@ -78,6 +78,22 @@ _B64_RE = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 #: https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html; gzip may expand it). Past
 #: it, only the first MAX_USER_DATA_CHARS are read and :func:`read_registration` refuses it.
 MAX_USER_DATA_CHARS = 1 << 20
+#: EC2's limit on user data: 16 KB in raw form, before base64 (same page, "User data is limited to 16 KB").
+EC2_USER_DATA_MAX_BYTES = 16 * 1024
+
+
+def user_data_size_problem(text: str, what: str, merger: str, fix: str) -> str | None:
+    """Why user data ``text`` (``what``: the path that makes it) is more than EC2 takes, or None.
+
+    ``merger`` names who adds its own part before the instance launches (EKS, Karpenter), which only
+    makes it larger: past :data:`EC2_USER_DATA_MAX_BYTES` (UTF-8) the launch is refused. ``fix`` ends the sentence.
+    """
+    size = len(text.encode())
+    if size <= EC2_USER_DATA_MAX_BYTES:
+        return None
+    return (f"{what} makes {size} bytes of user data, and {merger} adds its own part to it; EC2 takes at most "
+            f"{EC2_USER_DATA_MAX_BYTES} bytes before base64 (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html), "
+            f"so no node would launch: {fix}")
 
 
 class UserDataError(ValueError):

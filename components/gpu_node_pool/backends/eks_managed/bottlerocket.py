@@ -16,7 +16,8 @@ owns (``settings.kubernetes.cluster-name``, ``api-server``, ``cluster-certificat
 the node joining an EKS cluster (``bootstrap-token``, ``authentication-mode``, ``standalone-mode``:
 https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/); what EKS's TOML merge refuses
 (quoted keys holding quotes, escaped quotes in values, mixed-type arrays, bracketed headers with
-quoted keys: the user guide); what tomli-w cannot write (null, dates, integers beyond 64 bits);
+quoted keys: the user guide); a dotted key right under ``settings`` (``kubernetes.max-pods``: one YAML
+key, no settings group, where ``{kubernetes: {max-pods: ...}}`` was meant); what tomli-w cannot write (null, dates, integers beyond 64 bits);
 and device-plugin settings that contradict the pool's ``mig``/``gpuSharing``. The taints and
 labels of ``settings.kubernetes.node-taints``/``node-labels`` join the pool's on the node group
 (:mod:`.pass_through`) and are not written into the TOML (EKS registers the nodes with the node
@@ -37,6 +38,7 @@ __all__ = ["EksBottlerocket", "device_plugin_problem", "node_settings", "toml_pr
 
 USER_GUIDE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
 SETTINGS_REFERENCE = "https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/"
+SETTINGS_INDEX = "https://bottlerocket.dev/en/os/latest/#/api/settings/"
 DEVICE_PLUGINS_REFERENCE = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
 
 #: ``settings.kubernetes`` keys EKS supplies to a managed node group's Bottlerocket nodes (user guide).
@@ -74,7 +76,7 @@ class EksBottlerocket(Model):
     @field_validator("settings")
     @classmethod
     def _settings(cls, settings: dict[str, Any]) -> dict[str, Any]:
-        problem = toml_problem(settings, "settings")
+        problem = _dotted_group_problem(settings) or toml_problem(settings, "settings")
         if problem:
             raise fail(problem)
         k8s = settings.get("kubernetes")
@@ -93,6 +95,26 @@ class EksBottlerocket(Model):
                 )
         _registration_shapes(k8s or {})
         return settings
+
+
+def _dotted_group_problem(settings: Mapping[str, Any]) -> str | None:
+    """Why a key right under ``settings`` is a dotted path rather than a settings group, or None.
+
+    Bottlerocket's settings groups (``kubernetes``, ``kernel``, ``host-containers``, ...: SETTINGS_INDEX) are
+    bare names; a YAML key ``kubernetes.max-pods`` is one key, written to TOML as ``"kubernetes.max-pods"``,
+    a setting Bottlerocket does not have, beside (not inside) ``[settings.kubernetes]``.
+    """
+    for key, value in settings.items():
+        if isinstance(key, str) and "." in key and all(part and not _quoted(part) for part in key.split(".")):
+            head, *rest = key.split(".")
+            inner = "{...}" if isinstance(value, Mapping) else value
+            nested = inner
+            for part in reversed(rest):
+                nested = f"{{{part}: {nested}}}"
+            return (f"settings.{key}: a key with dots is one key in YAML, written to TOML as \"{key}\", which is no "
+                    f"Bottlerocket settings group ({SETTINGS_INDEX}: kubernetes, kernel, host-containers, ...); nest "
+                    f"it: {{{head}: {nested}}}")
+    return None
 
 
 def _registration_shapes(k8s: Mapping[str, Any]) -> None:

@@ -186,7 +186,7 @@ class EksManagedPool(PoolBase):
     def _read_back_user_data(self) -> None:
         """The launch template's user data reads back, with the readers the policies use, as registering
         no taint or label of its own (the node group carries them all)."""
-        from .._shared.user_data import UserDataError, read_registration
+        from .._shared.user_data import UserDataError, read_registration, user_data_size_problem
         from .launch_template import user_data_text
 
         try:
@@ -195,6 +195,10 @@ class EksManagedPool(PoolBase):
             return
         if text is None:
             return
+        what = "kubelet" if self.kubelet is not None else "bottlerocket.settings"
+        too_big = user_data_size_problem(text, what, "EKS", f"set fewer {what} settings")
+        if too_big:
+            raise fail(too_big)
         try:
             reg = read_registration(text)
         except (UserDataError, ValueError) as err:

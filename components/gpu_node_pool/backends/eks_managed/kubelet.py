@@ -57,7 +57,8 @@ class EksKubelet(Model):
     flag reference https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/) join
     the pool's ``taints``/``labels`` on the node group; one that disagrees with them is refused.
 
-    Raises (as config errors at ``kubelet.config``/``kubelet.flags``): a value no kubelet takes, a
+    Raises (as config errors at ``kubelet.config``/``kubelet.flags``): a ``config`` key that is not
+    ``registerWithTaints`` but spells it otherwise, or ``nodeLabels`` (no such field), a value no kubelet takes, a
     flag that is not ``--name[=value]``, a registration flag without ``=``, a taint or label that
     does not parse."""
 
@@ -69,7 +70,7 @@ class EksKubelet(Model):
     @field_validator("config")
     @classmethod
     def _config(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
-        problem = _value_problem(config, "config") if config else None
+        problem = (_misspelt_registration_key(config) or _value_problem(config, "config")) if config else None
         if problem:
             raise fail(problem)
         if config and "registerWithTaints" in config:
@@ -121,6 +122,25 @@ class UserLaunchTemplate(Model):
 
     id: str = Field(pattern=r"^lt-[0-9a-f]{8,17}$", description="Launch template ID, lt-...")
     version: str = Field(pattern=r"^([0-9]+|\$Latest|\$Default)$", description="A version number, $Latest or $Default.")
+
+
+_CONFIG_REFERENCE = "https://kubernetes.io/docs/reference/config-api/kubelet-config.v1beta1/"
+
+
+def _misspelt_registration_key(config: dict[str, Any]) -> str | None:
+    """Why a ``config`` key looks like taints or labels but is no KubeletConfiguration field, or None:
+    ``registerWithTaints`` in another case or with dashes, or ``nodeLabels`` (labels have no config field,
+    only the ``--node-labels`` flag). Such a key is not read as the pool's taints or labels, so the node
+    group, the autoscaler tags and the plan would not know them (k8s.io/kubelet config/v1beta1 types.go)."""
+    for key in config:
+        plain = str(key).replace("-", "").replace("_", "").lower()
+        if plain == "registerwithtaints" and key != "registerWithTaints":
+            return (f"config.{key}: the KubeletConfiguration field is registerWithTaints, spelt so ({_CONFIG_REFERENCE}); "
+                    "write registerWithTaints, or use the pool's taints")
+        if plain == "nodelabels":
+            return (f"config.{key}: KubeletConfiguration has no field for node labels ({_CONFIG_REFERENCE}); labels are "
+                    "the kubelet's --node-labels flag: use the pool's labels, or flags: ['--node-labels=key=value']")
+    return None
 
 
 #: KubeletConfiguration numbers are int32 (k8s.io/kubelet/config/v1beta1 types.go: maxPods, podsPerCore, ...).

@@ -39,6 +39,8 @@ from .node_class_extras import (
     BlockDeviceMapping,
     KarpenterKubelet,
     merge_problems,
+    own_label_problems,
+    user_data_format_problem,
     user_data_problem,
     user_data_registration,
 )
@@ -108,6 +110,14 @@ class KarpenterNodeClass(NodeClassBase):
         if problem:
             raise fail(problem)
         return user_data
+
+    @model_validator(mode="after")
+    def _user_data_format(self) -> KarpenterNodeClass:
+        """``userData`` in the format Karpenter reads for the class's image family (node_class_extras.py)."""
+        problem = user_data_format_problem(self.user_data, self.ami_family) if self.user_data is not None else None
+        if problem:
+            raise fail(problem)
+        return self
 
     @field_validator("block_device_mappings")
     @classmethod
@@ -318,6 +328,9 @@ class KarpenterPool(NodePoolBase):
         count = len(self.requirement_list)
         if count > KARPENTER_MAX_REQUIREMENTS:
             problems.append(f"{count} requirements in all; a NodePool takes at most {KARPENTER_MAX_REQUIREMENTS}")
+        if self.node_class is not None and self.node_class.user_data is not None:  # against the component's labels
+            own = {k: v for k, v in super().node_labels.items() if k not in self.labels}
+            problems += own_label_problems(self.node_class.user_data, own, self.gpu_label.key)
         if not problems:  # can Karpenter ever launch a GPU node for it?
             from .feasibility import pool_problems
 

@@ -15,13 +15,19 @@ what the pool declares elsewhere:
   ``settings.kubernetes.node-taints`` with the NodePool's, aws/karpenter-provider-aws
   ``pkg/providers/amifamily/bootstrap/bottlerocket.go``@v1.14.1). So a taint that only userData sets
   reaches the node only once the NodePool carries it too. Refused: one key+effect with another value
-  than ``taints``/``startupTaints`` (both paths named), a label against ``labels`` or a restricted
-  Karpenter domain, a key+effect also in ``startupTaints``, and a kubelet ``--register-with-taints``
+  than ``taints``/``startupTaints`` (both paths named), a label against ``labels`` or against a label the
+  component sets (``gpuLabel``, ``gpu-node-pools/pool``, the device-plugin config: :func:`own_label_problems`), a restricted
+  Karpenter domain, a label the kubelet may not set on its own Node (NodeRestriction,
+  :func:`gpu_node_pool.k8s.labels.node_restriction_problem`: Karpenter keeps such NodePool labels out of
+  the kubelet's flags and applies them itself, aws/karpenter-provider-aws
+  ``pkg/providers/amifamily/resolver.go``@v1.14.1 ``RejectForbiddenLabels``, but userData hands them to the
+  kubelet), a key+effect also in ``startupTaints``, and a kubelet ``--register-with-taints``
   flag that leaves out one of the NodePool's taints (a kubelet flag overrides the config file in which
   Karpenter writes ``registerWithTaints``, ``pkg/providers/amifamily/bootstrap/nodeadm.go``@v1.14.1; the
   node would lose that taint). A taint setting the readers cannot parse (the shared
   :func:`~gpu_node_pool.backends._shared.registration_mentions.unreadable_registration_mentions`) is
-  refused, as not judged.
+  refused, as not judged; so is userData in the other image family's format (TOML on ``al2023``, anything
+  but TOML on ``bottlerocket``: :func:`user_data_format_problem`) and userData past EC2's 16 KB.
 * ``kubelet`` holds only the CRD's kubelet fields (none of them sets taints or labels).
 """
 
@@ -34,8 +40,8 @@ from pydantic import Field, field_validator
 from ...config.common import Model, fail
 from ...k8s.patterns import full_match
 
-__all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "merge_problems", "user_data_problem",
-           "user_data_registration", "to_k8s_fields"]
+__all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "merge_problems", "own_label_problems",
+           "user_data_format_problem", "user_data_problem", "user_data_registration", "to_k8s_fields"]
 
 _SOURCE = "https://karpenter.sh/docs/concepts/nodeclasses/"
 #: EC2NodeClass CRD: ``ebs.volumeSize`` (a quantity, 1Gi..64T as the CRD's pattern bounds it).
@@ -91,11 +97,16 @@ class KarpenterKubelet(Model):
 
 
 def user_data_problem(user_data: str) -> str | None:
-    """Why ``nodeClass.userData`` cannot be read and judged, or None: a control character, kubelet taints or
+    """Why ``nodeClass.userData`` cannot be read and judged, or None: more than EC2's 16 KB, a control character, kubelet taints or
     labels that do not parse, or a taint setting in a form the readers cannot parse (not judged). What it
     registers is merged into the NodePool (:func:`merge_problems`), not refused."""
     from .._shared.registration_mentions import unreadable_registration_mentions
+    from .._shared.user_data import user_data_size_problem
 
+    too_big = user_data_size_problem(user_data, "nodeClass.userData", "Karpenter",
+                                     "shorten it, e.g. have it fetch a longer script at boot")
+    if too_big:
+        return too_big
     bad = next((c for c in user_data if (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127), None)
     if bad is not None:
         return (f"nodeClass.userData holds the control character {bad!r}; user data is a script, MIME or TOML text "
@@ -110,6 +121,39 @@ def user_data_problem(user_data: str) -> str | None:
         return (f"nodeClass.userData mentions a kubelet taint setting in a form the bootstrap readers cannot parse "
                 f"(not judged), in {unreadable[0]!r}; Karpenter sets taints and labels from the NodePool: declare them as "
                 "the pool's taints and labels and remove them from userData")
+    return None
+
+
+_KARPENTER_BOOTSTRAP = "aws/karpenter-provider-aws pkg/providers/amifamily/bootstrap/"
+
+
+def user_data_format_problem(user_data: str, family: str) -> str | None:
+    """Why ``nodeClass.userData`` is not what Karpenter reads for the class's image ``family``, or None.
+
+    ``bottlerocket``: Karpenter parses userData as TOML and refuses the class's launch otherwise
+    (``bottlerocket.go``@v1.14.1 ``Script``: "invalid UserData"). ``al2023``: MIME starting with a
+    ``MIME-Version:``/``Content-Type:`` header, else a NodeConfig if it parses as YAML, else a shell script
+    (``nodeadm.go``@v1.14.1 ``parseUserData``): Bottlerocket TOML settings would run as a shell script.
+    """
+    import tomllib
+
+    if family == "bottlerocket":
+        try:
+            tomllib.loads(user_data)
+        except tomllib.TOMLDecodeError as err:
+            return (f"nodeClass.userData does not parse as TOML ({err}), and Karpenter reads a bottlerocket class's userData "
+                    f"as TOML settings and launches nothing otherwise ({_KARPENTER_BOOTSTRAP}bottlerocket.go@v1.14.1: "
+                    "\"invalid UserData\"): write [settings.*] tables, or use amiAlias al2023@... for a NodeConfig")
+        return None
+    if family == "al2023":
+        try:
+            settings = tomllib.loads(user_data).get("settings")
+        except tomllib.TOMLDecodeError:
+            return None
+        if isinstance(settings, dict):
+            return ("nodeClass.userData is Bottlerocket TOML settings, but Karpenter reads an al2023 class's userData as MIME, "
+                    f"a NodeConfig or else a shell script ({_KARPENTER_BOOTSTRAP}nodeadm.go@v1.14.1 parseUserData), so "
+                    "this would run as a shell script and set nothing: write a NodeConfig, or use amiAlias bottlerocket@...")
     return None
 
 
@@ -144,6 +188,7 @@ def merge_problems(user_data: str, taints: list[Any], startup_taints: list[Any],
     Each sentence names ``nodeClass.userData`` and the other path (``taints[j]``, ``startupTaints[j]``,
     ``labels``), the values, the rule with its source, and the fix (module docstring).
     """
+    from ...k8s.labels import node_restriction_problem
     from .._shared.user_data import registers_taints_by_flag
 
     reg = user_data_registration(user_data)
@@ -167,7 +212,7 @@ def merge_problems(user_data: str, taints: list[Any], startup_taints: list[Any],
                 "if an agent removes it at boot, else in taints, and remove it from userData"
             )
     for key, value in reg.labels.items():
-        why = label_problem(key)
+        why = node_restriction_problem(key) or label_problem(key)
         if why:
             problems.append(f"nodeClass.userData registers the label {key}={value}: {why}")
         elif key in labels and labels[key] != value:
@@ -185,6 +230,29 @@ def merge_problems(user_data: str, taints: list[Any], startup_taints: list[Any],
                 "in which Karpenter writes the NodePool's registerWithTaints (aws/karpenter-provider-aws "
                 "pkg/providers/amifamily/bootstrap/nodeadm.go@v1.14.1), so the node would register without them; "
                 "declare the taints only in the pool, or list all of them in the flag"
+            )
+    return problems
+
+
+def own_label_problems(user_data: str, own: dict[str, str], gpu_label_key: str) -> list[str]:
+    """Why labels ``user_data`` registers contradict the labels the component itself puts in the NodePool.
+
+    Args:
+        user_data: ``nodeClass.userData`` (readable: :func:`user_data_problem` returned None).
+        own: the component's labels the pool's ``labels`` do not set (the GPU label, ``gpu-node-pools/pool``,
+            the device-plugin and MIG config labels, the GPU Operator deploy labels).
+        gpu_label_key: the pool's ``gpuLabel.key``, named as ``gpuLabel`` in the sentence.
+
+    Karpenter's value wins on the node (:data:`_PRECEDENCE`), so userData's would be dropped without a word;
+    each sentence names ``nodeClass.userData``, the label, both values and the fix.
+    """
+    problems = []
+    for key, value in user_data_registration(user_data).labels.items():
+        if key in own and own[key] != value:
+            who = "gpuLabel" if key == gpu_label_key else "the component's own label"
+            problems.append(
+                f"nodeClass.userData sets label {key}={value!r} but {who} gives it {own[key]!r}; {_PRECEDENCE}, so "
+                "userData's value never reaches the node: remove the label from userData"
             )
     return problems
 
