@@ -24,3 +24,14 @@ def test_a_key_the_platform_decides_is_missing_on_each_node_that_decides_it():
     for _ in range(2):
         assert node_matches(selector, [], decides) is False  # Karpenter sets it: not g6, so not this node
         assert node_matches(selector, [], leaves) is None  # nobody decides it: undecided
+
+
+def test_an_expression_asked_again_keeps_its_answer_and_a_list_of_values_is_judged_as_it_is_now():
+    frozen = ("gpu", "In", ("a", "b!"))
+    for _ in range(2):
+        assert expression_problem(frozen) == "In value 'b!' is not a label value"
+    values = ["a", "b"]
+    changing = ("gpu", "In", values)
+    assert expression_problem(changing) is None
+    values[1] = "b!"  # a list can change in place: never answered from what it held before
+    assert expression_problem(changing) == "In value 'b!' is not a label value"

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: A required node selector expression, read: (key, operator, values as label strings).
-Expression = tuple[Any, Any, list[Any]]
+Expression = tuple[Any, Any, Sequence[Any]]
 #: A required node selector term, read: (its expressions, whether it has ``matchFields``).
 Term = tuple[list[Expression], bool]
 
@@ -160,6 +160,26 @@ def expression_problem(expr: Expression) -> str | None:
     (k8s.io/component-helpers ``scheduling/corev1/nodeaffinity``, ``TestPodMatchesNodeSelectorAndAffinityTerms``
     "Pod with an invalid value in Affinity term won't be scheduled onto the node").
     """
+    frozen = isinstance(expr, tuple) and len(expr) == 3 and isinstance(expr[2], tuple)
+    if frozen:  # an immutable expression asked again: its answer by identity
+        seen = _BY_OBJECT.get(id(expr))
+        if seen is not None and seen[0] is expr:
+            return seen[1]
+    problem = _problem_by_value(expr)
+    if frozen:
+        if len(_BY_OBJECT) >= _PROBLEMS_KEPT:
+            _BY_OBJECT.clear()
+        _BY_OBJECT[id(expr)] = (expr, problem)
+    return problem
+
+
+#: An expression whose values are a tuple, asked again (a DaemonSet's selection placed on every kind of
+#: node of every pool): id -> (the expression, kept alive so that its id is not reused; the answer).
+#: Cheaper than building the value key of :data:`_PROBLEMS` for a list of many values.
+_BY_OBJECT: dict[int, tuple[Any, str | None]] = {}
+
+
+def _problem_by_value(expr: Expression) -> str | None:
     key, operator, values = expr
     # A pure answer, asked for every pod spec against every kind of node: kept per expression, its
     # values told apart by type too (``1`` and ``True`` are equal keys, different label values).

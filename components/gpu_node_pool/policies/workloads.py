@@ -155,7 +155,7 @@ def containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, 
 def _read_expression(expr: Mapping[str, Any]) -> _Expr:
     key = text(dig(expr, "key"))
     operator = text(dig(expr, "operator"))
-    values = [_label_value(v) for v in items(dig(expr, "values"))]
+    values = tuple(_label_value(v) for v in items(dig(expr, "values")))  # immutable: judged once per expression
     return key, operator, values
 
 
