@@ -37,3 +37,21 @@ def test_requirements_evaluated_twice_give_the_same_types_and_a_changed_one_diff
     assert one.candidates and all(t.name.startswith("g6.") for t in one.candidates)
     other = requirements.evaluate([{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5"]}])
     assert {t.name for t in other.candidates}.isdisjoint(t.name for t in one.candidates)
+
+
+def test_placements_kept_per_content_are_the_verdicts_place_gives():
+    from gpu_node_pool.k8s.taints import Toleration
+    from gpu_node_pool.policies.placement import PoolPlacements, place
+    from gpu_node_pool.policies.workloads import NodeSelection
+
+    pool = _pool(["g6.xlarge", "p5.48xlarge"], {"team": "a"})
+    placed = PoolPlacements(pool, pool_nodes(pool))
+    gpu = [Toleration("nvidia.com/gpu", "Exists", None, "NoSchedule")]
+    anywhere = NodeSelection.of({})
+    g6_only = NodeSelection.of({"nodeSelector": {"node.kubernetes.io/instance-type": "g6.xlarge"}})
+    for _ in range(2):  # asked again: the kept verdict
+        for tolerations, selection in ((gpu, anywhere), ([], anywhere), (gpu, g6_only)):
+            assert placed(tolerations, selection) == place(tolerations, selection, pool)
+    assert placed(gpu, anywhere).status == "runs"
+    assert placed([], anywhere).status == "doesNotRun"
+    assert placed(gpu, g6_only).status == "partial"

@@ -142,6 +142,30 @@ def place(tolerations: Sequence[Toleration], selection: NodeSelection, pool: Any
                     discovered=discovered)
 
 
+class PoolPlacements:
+    """:func:`place` on one pool's kinds of node, kept per content of ``(tolerations, selection)``: the
+    DaemonSets of a stack often share them (copies of one chart), and each is judged on every kind of
+    node of every pool. A selection or toleration that cannot be hashed is judged every time.
+
+    Args:
+        pool: a ``GpuPool``; ``nodes``: its kinds of node (:func:`pool_nodes`); ``discovered``: as for :func:`place`.
+    """
+
+    def __init__(self, pool: Any, nodes: Sequence[NodeLabels], *, discovered: Iterable[str] = ()) -> None:
+        self.pool, self.nodes, self.discovered = pool, list(nodes), tuple(discovered)
+        self._kept: dict[Any, Placement] = {}
+
+    def __call__(self, tolerations: Sequence[Toleration], selection: NodeSelection) -> Placement:
+        try:
+            key = (tuple(tolerations), selection.node_selector, tuple((tuple(e), f) for e, f in selection.terms))
+            hit = self._kept.get(key)
+        except TypeError:
+            return place(tolerations, selection, self.pool, self.nodes, discovered=self.discovered)
+        if hit is None:
+            hit = self._kept[key] = place(tolerations, selection, self.pool, self.nodes, discovered=self.discovered)
+        return hit
+
+
 def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints: Iterable[Taint],
              nodes: Sequence[NodeLabels], *, discovered: Iterable[str] = ()) -> Placement:
     """The verdict of :class:`Placement` for nodes with ``taints`` and the labels of each of ``nodes``.

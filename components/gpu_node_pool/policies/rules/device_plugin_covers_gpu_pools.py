@@ -23,7 +23,7 @@ from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
 from ...k8s.taints import Toleration
 from ...sdk.props import Undecided, UnknownValueError, dig, mapping, plain, text
 from ..gpu_agents import agent_resources, discovery_agents, operator_device_plugins
-from ..placement import SELECTION_FIX, place, pool_nodes
+from ..placement import SELECTION_FIX, PoolPlacements, pool_nodes
 from ..pools import (
     CHART_TYPES,
     GKE_NO_DEFAULT_PLUGIN_LABEL,
@@ -129,12 +129,12 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
         reasons = []
         covered = unjudged = False
         read = read if read is not None else _read_plugins(plugins)
-        nodes = pool_nodes(pool)  # the pool's kinds of node, worked out once for every plugin
+        placed = PoolPlacements(pool, pool_nodes(pool), discovered=discovered)  # kinds of node once per pool
         for display, tolerations, node_selection in read:
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            placement = place(tolerations, node_selection, pool, nodes, discovered=discovered)
+            placement = placed(tolerations, node_selection)
             if placement.runs:
                 covered = True
                 break
@@ -160,12 +160,12 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             continue
         read = read if read is not None else _read_plugins(plugins)
         landing = []
-        nodes = pool_nodes(pool)
+        placed = PoolPlacements(pool, pool_nodes(pool))
         for display, tolerations, node_selection in read:
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            if place(tolerations, node_selection, pool, nodes).status in ("runs", "partial"):
+            if placed(tolerations, node_selection).status in ("runs", "partial"):
                 landing.append(display)
         if pool.gke_managed_plugin and landing:
             report(

@@ -46,7 +46,7 @@ from ..gpu_agents import (
     efa_device_plugins,
     standalone_nfd_workers,
 )
-from ..placement import SELECTION_FIX, place, pool_nodes
+from ..placement import SELECTION_FIX, PoolPlacements, pool_nodes
 from ..stack import stack_index
 from ..workloads import NodeSelection, read_tolerations
 from ._shared import _stack_pools
@@ -73,16 +73,15 @@ def _agents(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[_Agent]:
     return [_Agent(display, pod_spec) for display, pod_spec in found]
 
 
-def _why_not(agent: _Agent, pool: Any, undecided: Undecided, discovered: tuple[str, ...] = (),
-             nodes: Sequence[Any] | None = None) -> str | None:
+def _why_not(agent: _Agent, pool: Any, undecided: Undecided, placed: PoolPlacements) -> str | None:
     """None when the agent's pods land on every new node of the pool (or it cannot be decided: then it is
     recorded as not judged, with the label and the agent that would set it); else why not (one clause
-    naming the taint, or the instance type and label its selection excludes). ``nodes``: the pool's
-    kinds of node (:func:`~gpu_node_pool.policies.placement.pool_nodes`) when the caller has them."""
+    naming the taint, or the instance type and label its selection excludes). ``placed``: the pool's
+    placements (:class:`~gpu_node_pool.policies.placement.PoolPlacements`, its kinds of node worked out once)."""
     if isinstance(agent.selection, UnknownValueError):
         undecided.add(f"{agent.display} on {pool.display}", agent.selection)
         return None
-    placement = place(agent.tolerations, agent.selection, pool, nodes, discovered=discovered)
+    placement = placed(agent.tolerations, agent.selection)
     if placement.status == "notJudged":
         undecided.not_judged(f"{agent.display} on {pool.display}", placement.not_judged_text())
         return None
@@ -95,9 +94,9 @@ def _why_not(agent: _Agent, pool: Any, undecided: Undecided, discovered: tuple[s
 def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided, discovered: tuple[str, ...] = ()) -> list[str] | None:
     """None when some agent covers the pool (or one is not judged), else the reasons of each agent."""
     reasons = []
-    nodes = pool_nodes(pool) if agents else None  # worked out once for every agent
+    placed = PoolPlacements(pool, pool_nodes(pool) if agents else [], discovered=discovered)  # once per pool
     for agent in agents:
-        why = _why_not(agent, pool, undecided, discovered, nodes)
+        why = _why_not(agent, pool, undecided, placed)
         if why is None:
             return None
         reasons.append(why)
@@ -126,12 +125,12 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
             "install the driver (gpuDriverVersion LATEST or DEFAULT).",
             pool.urn or None,
         )
-    kinds: dict[int, list[Any]] = {}  # id(pool) -> its kinds of node, worked out once (pools stays alive)
+    kept: dict[int, PoolPlacements] = {}  # id(pool) -> its placements, kinds of node once (pools stays alive)
 
-    def nodes_of(pool: Any) -> list[Any]:
-        found = kinds.get(id(pool))
+    def placed_on(pool: Any) -> PoolPlacements:
+        found = kept.get(id(pool))
         if found is None:
-            found = kinds[id(pool)] = pool_nodes(pool)
+            found = kept[id(pool)] = PoolPlacements(pool, pool_nodes(pool), discovered=discovered)
         return found
 
     workers = _agents(standalone_nfd_workers(agent_resources(stack_index(args)), undecided)) if pools else []
@@ -139,7 +138,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
         for pool in pools:
             if pool.gke_managed_plugin:
                 continue  # GKE's own plugin needs no NFD labels
-            why = _why_not(agent, pool, undecided, discovered, nodes_of(pool))
+            why = _why_not(agent, pool, undecided, placed_on(pool))
             if why is not None:
                 report(
                     f"Feature discovery does not cover {pool.display}: {why}. Its nodes get no NFD/GFD labels "
@@ -150,7 +149,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                 )
     for agent in _agents(dcgm_exporters(agent_resources(stack_index(args)), undecided)) if pools else []:
         for pool in pools:
-            why = _why_not(agent, pool, undecided, discovered, nodes_of(pool))
+            why = _why_not(agent, pool, undecided, placed_on(pool))
             if why is not None:
                 report(
                     f"The DCGM exporter does not cover {pool.display}: {why}. Those GPUs export no metrics "
