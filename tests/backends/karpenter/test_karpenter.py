@@ -752,3 +752,11 @@ def test_bad_pass_through_values_are_refused_with_the_crd_rule():
 def test_user_data_with_control_bytes_is_refused():
     ((path, message),) = config_issues(_extras_stack(userData="\x00\x01 not yaml: ["))
     assert path == "pools[0].nodeClass.userData" and "control character" in message
+
+
+@pytest.mark.parametrize("field", ["registerWithTaints", "nodeLabels", "taints"])
+def test_kubelet_pass_through_has_no_taint_or_label_field_a_policy_would_miss(field):
+    # EC2NodeClass spec.kubelet has no taint or label settings (Karpenter v1 CRD); one written there
+    # is refused, never rendered where no NodePool, tag or policy would see it.
+    issues = dict(config_issues(_extras_stack(kubelet={field: [{"key": "team", "value": "ml", "effect": "NoSchedule"}]})))
+    assert any(path.startswith("pools[0].nodeClass.kubelet") for path in issues), issues
