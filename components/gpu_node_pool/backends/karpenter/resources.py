@@ -26,12 +26,12 @@ def wire(component: Any, name: str, pool: KarpenterPool, cluster: ClusterIdentit
     component.exports["karpenterNodePool"] = component.nodepool_name
     from .node_overlay import manifests as overlay_manifests
 
+    overlays = overlay_manifests(pool)
     component.nodeoverlays = [
-        custom_resource(overlay_child_name(name, overlay), overlay, component, [component.nodepool])
-        for overlay in overlay_manifests(pool)
+        custom_resource(overlay_child_name(name, overlay), overlay, component, [component.nodepool]) for overlay in overlays
     ]
-    if component.nodeoverlays:
-        component.exports["karpenterNodeOverlays"] = [o["metadata"]["name"] for o in overlay_manifests(pool)]
+    if overlays:
+        component.exports["karpenterNodeOverlays"] = [o["metadata"]["name"] for o in overlays]
 
 
 def overlay_child_name(pool_name: str, overlay: dict[str, Any]) -> str:
