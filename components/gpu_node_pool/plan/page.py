@@ -101,13 +101,12 @@ def _labels_text(labels: Mapping[str, str] | None) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"
 
 
-def _cell(ds: DaemonSet, pool: Any, discovered: tuple[str, ...]) -> MatrixCell:
-    """The pack's verdict (:func:`gpu_node_pool.policies.placement.place`) for ``ds`` on ``pool``'s new nodes."""
-    from ..policies.placement import place
-
+def _cell(ds: DaemonSet, placed: Any) -> MatrixCell:
+    """The pack's verdict (:func:`gpu_node_pool.policies.placement.place`) for ``ds`` on a pool's new nodes
+    (``placed``: the pool's :class:`~gpu_node_pool.policies.placement.PoolPlacements`)."""
     if ds.tolerations is None or ds.selection is None:
         return MatrixCell("notJudged", f"not judged: {ds.problem}")
-    cell = placement_cell(place(ds.tolerations, ds.selection, pool, discovered=discovered))
+    cell = placement_cell(placed(ds.tolerations, ds.selection))
     return MatrixCell(cell.status, cell.summary, tuple(cell.details))
 
 
@@ -148,6 +147,9 @@ def plan_matrix(result: PlanResult) -> Matrix:
         elif pool.labels is None:
             not_judged.append(f"pool {name}: node labels unknown before apply; selections judged without them")
 
+    from ..policies.placement import PoolPlacements, pool_nodes
+
+    placements = {id(p): PoolPlacements(p, pool_nodes(p), discovered=discovered) for p in pools if not p.problem}
     rows = []
     for rec in (r for r in result.resources if r.type == DAEMONSET):
         inputs = dict(rec.inputs)
@@ -166,7 +168,7 @@ def plan_matrix(result: PlanResult) -> Matrix:
             if pool.problem:
                 cells.append(MatrixCell("notJudged", f"not judged: the pool's taints are unreadable: {pool.problem}"))
             else:
-                cells.append(_cell(ds, pool, discovered))
+                cells.append(_cell(ds, placements[id(pool)]))
         rows.append(MatrixRow(label, tuple(cells)))
 
     stopped = tuple(

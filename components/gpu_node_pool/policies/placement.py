@@ -108,21 +108,8 @@ def lands_on_plain_nodes(selection: NodeSelection) -> bool:
 
 def pool_nodes(pool: Any) -> list[NodeLabels]:
     """The kinds of node ``pool`` (a ``GpuPool``) will get, from its backend's ``node_labels``;
-    its declared labels alone when the backend gives none or is not registered.
-
-    Computed once per pool and kept on it while what the kinds derive from (backend, labels,
-    instance types, zones) stays the same: the rules place every DaemonSet on every pool."""
-    key = (pool.backend, tuple(sorted((pool.labels or {}).items())) if pool.labels is not None else None,
-           tuple(pool.instance_types or ()), tuple(pool.zones or ()))
-    cached = getattr(pool, "_node_kinds", None)
-    if cached is not None and cached[0] == key:
-        return list(cached[1])
-    kinds = _pool_nodes(pool)
-    pool._node_kinds = (key, tuple(kinds))
-    return kinds
-
-
-def _pool_nodes(pool: Any) -> list[NodeLabels]:
+    its declared labels alone when the backend gives none or is not registered. Callers that place
+    many DaemonSets on one pool work them out once (:class:`PoolPlacements`)."""
     backend = registry.find(pool.backend)
     fn = backend.fn("node_labels") if backend is not None else None
     if fn is not None:
