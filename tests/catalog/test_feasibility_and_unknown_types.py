@@ -38,6 +38,9 @@ def test_an_instance_type_that_does_not_exist_is_refused_with_did_you_mean_on_ev
     (err,) = config_errors(eks)
     assert err.startswith("pools[0]:") and "'g6.3xlarge' is not in the instance catalog" in err
     assert "did you mean g6.2xlarge, g6.4xlarge" in err and "allowUnknownInstanceTypes: true" in err
+    eks["pools"][0]["scaling"] = {"minSize": 0, "maxSize": 2}
+    (err,) = config_errors(eks)  # a typo gets "did you mean", not the scale-from-zero gpusPerNode advice too
+    assert "did you mean g6.2xlarge" in err and "set gpusPerNode" not in err
 
     (err,) = config_errors(karpenter(instanceFamilies=None, instanceTypes=["g6.3xlarge"]))
     assert "did you mean g6.2xlarge" in err

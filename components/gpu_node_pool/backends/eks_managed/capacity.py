@@ -197,7 +197,9 @@ def scale_from_zero_problems(pool: Any) -> list[str]:
         ]
     if pool.gpus_per_node is not None:
         return []
-    unknown = [t for t, n in counts.items() if n is None]
+    # a type the catalog lacks is refused by pool_problems unless allowUnknownInstanceTypes: only then
+    # does its GPU count need gpusPerNode (a typo must get "did you mean", not this)
+    unknown = [t for t, n in counts.items() if n is None and (pool.allow_unknown_instance_types or catalog.find(t) is not None)]
     if not unknown:
         return []
     return [
