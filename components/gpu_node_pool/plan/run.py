@@ -283,6 +283,8 @@ def record(
     from pulumi.runtime.mocks import MockMonitor
     from pulumi.runtime.sync_await import _sync_await
 
+    from ..sdk.mock_stack_traces import without_stack_traces
+
     recorded: list[Recorded] = sink if sink is not None else []
     registering = threading.local()
 
@@ -328,7 +330,8 @@ def record(
     # plan spent about a quarter of its time walking them.
     gc.freeze()
     try:
-        _sync_await(rt_stack.run_pulumi_func(program))
+        with without_stack_traces():  # the mock monitor never reads them
+            _sync_await(rt_stack.run_pulumi_func(program))
         root = pulumi.runtime.get_root_resource()
         exported = list((getattr(root, "outputs", None) or {}).items())
 
