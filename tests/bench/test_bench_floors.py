@@ -42,6 +42,21 @@ def test_typed_floor_registers_the_plans_resources_with_the_same_inputs(plan_of_
     run._same_resources(captured, registered)  # raises SystemExit naming what differs
 
 
+def test_typed_floor_keeps_each_function_the_size_of_a_pool(plan_of_three_pools):
+    """No frame of the floor sits in a code object that grows with the stack: the SDK's stack trace
+    of each registration works out every frame's line number, in time proportional to how far into
+    its code object the frame is."""
+    import ast
+
+    captured = [dataclasses.asdict(r) for r in plan_of_three_pools.resources if not r.synthesized]
+    tree = ast.parse(typed_floor.generate(captured, adapter.unknown_marker(), adapter.fake_ami()))
+    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    parts = [f for name, f in functions.items() if name.startswith("_part")]
+    assert sum(len(f.body) for f in parts) == len(captured)
+    assert all(len(f.body) <= typed_floor.STATEMENTS_PER_FUNCTION for f in parts)
+    assert len(functions["main"].body) == len(parts) < len(captured)
+
+
 def test_typed_floor_check_fails_when_an_input_differs(plan_of_three_pools):
     captured = [dataclasses.asdict(r) for r in plan_of_three_pools.resources if not r.synthesized]
     registered = [(r["type"], r["name"], dict(r["inputs"])) for r in captured]
