@@ -73,6 +73,15 @@ def plan_stack(stack: str, project_dir: str | Path) -> Any:
     return run(stack, project_dir)
 
 
+def with_stack_traces() -> Any:
+    """A context in which the plan's program registers with the SDK's stack traces, as a program
+    under a real engine does (the plan leaves them out under its mocks)."""
+    import contextlib
+    from unittest import mock
+
+    return mock.patch("gpu_node_pool.sdk.mock_stack_traces.without_stack_traces", contextlib.nullcontext)
+
+
 def cold_caches() -> None:
     """Forget what the renderers and readers memoise, so that every timed run starts cold."""
     from gpu_node_pool.backends._shared import user_data as _user_data

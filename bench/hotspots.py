@@ -6,6 +6,7 @@
     venv/bin/python bench/hotspots.py level 10000   # the per-level pack through the analyzer (default levels)
     venv/bin/python bench/hotspots.py level1 10000  # ... with every rule mandatory (one level in use)
     venv/bin/python bench/hotspots.py noop 10000    # one no-op stack policy through the analyzer: the floor
+    venv/bin/python bench/hotspots.py traces 1000   # the SDK's stack trace per registration: plan and typed floor
 
 Prints the self time grouped by where the code lives (our modules one by one, the Pulumi SDK,
 PyYAML, pydantic, protobuf, asyncio, the rest), then the functions with the most cumulative and
@@ -93,9 +94,62 @@ def main() -> None:
             servicer, _ = analyzer.level_pack({"all": "mandatory"} if kind == "level1" else None)
         analyzer.analyze(servicer, single[:200], many)  # warm-up: first-use imports and caches
         prof.runcall(analyzer.analyze, servicer, single, many)
+    elif kind == "traces":
+        stack_traces(size)
+        return
     else:
-        raise SystemExit("usage: hotspots.py plan|pack|sdk|level|level1|noop SIZE")
+        raise SystemExit("usage: hotspots.py plan|pack|sdk|level|level1|noop|traces SIZE")
     report(prof)
+
+
+def stack_traces(pools: int) -> None:
+    """What the SDK's stack trace of each registration (``pulumi.runtime.resource._get_stack_trace``,
+    which the plan and the floor leave out under their mocks) costs the plan of a ``pools``-pool
+    project and its typed floor, with the capture on: time per registration and frames captured.
+    Not profiled: the capture is timed around each call."""
+    import dataclasses
+    import time
+
+    import pulumi.runtime.resource as runtime_resource
+    import typed_floor
+
+    adapter.tune_gc()
+    with tempfile.TemporaryDirectory() as tmp:
+        project = stacks.write_project(Path(tmp) / "p", pools)
+        result = adapter.plan_stack("bench", project)
+        captured = [dataclasses.asdict(r) for r in result.resources if not r.synthesized]
+        program = Path(tmp) / "typed.py"
+        program.write_text(typed_floor.generate(captured, adapter.unknown_marker(), adapter.fake_ami()))
+        typed_floor.precompile(program)
+        floor = typed_floor.load(program)
+        original = runtime_resource._get_stack_trace
+        seen = {"s": 0.0, "calls": 0, "frames": 0}
+
+        def timed():  # noqa: ANN202 - the SDK's own signature
+            start = time.perf_counter()
+            trace = original()
+            seen["s"] += time.perf_counter() - start
+            seen["calls"] += 1
+            seen["frames"] += len(trace.frames)
+            return trace
+
+        runtime_resource._get_stack_trace = timed
+        try:
+            for _ in range(2):  # the first round warms both up
+                for side, run in (("plan", lambda: adapter.plan_stack("bench", project)),
+                                  ("typed floor", lambda: typed_floor.run(floor, stack_traces=True))):
+                    seen.update(s=0.0, calls=0, frames=0)
+                    adapter.cold_caches()
+                    start = time.perf_counter()
+                    with adapter.with_stack_traces():
+                        run()
+                    total = time.perf_counter() - start
+                    calls = max(seen["calls"], 1)
+                    print(f"{side:12s} {pools} pools: {total:.3f} s with the capture, of which the capture {seen['s']:.3f} s: "
+                          f"{seen['calls']} registrations, {seen['frames'] / calls:.1f} frames and "
+                          f"{seen['s'] / calls * 1e6:.0f} us each")
+        finally:
+            runtime_resource._get_stack_trace = original
 
 
 if __name__ == "__main__":

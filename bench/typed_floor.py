@@ -189,9 +189,10 @@ def generate(captured: list[dict[str, Any]], unknown: str, ami: str | None = Non
 GC_ENV = "GPUPOOL_BENCH_GC_THRESHOLDS"
 
 
-def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None) -> int:
+def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None, *, stack_traces: bool = False) -> int:
     """Run ``program()`` under mocks set up as the plan sets them up; returns how many
-    resources registered (``sink`` receives ``(type, name, inputs)`` of each)."""
+    resources registered (``sink`` receives ``(type, name, inputs)`` of each). ``stack_traces``:
+    let the SDK capture each registration's stack trace, as under a real engine."""
     import pulumi
     from pulumi.runtime import settings
     from pulumi.runtime import stack as rt_stack
@@ -219,7 +220,8 @@ def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None)
     from pulumi.runtime import resource as runtime_resource
 
     captures = runtime_resource._get_stack_trace
-    runtime_resource._get_stack_trace = runtime_resource.source_pb2.StackTrace
+    if not stack_traces:
+        runtime_resource._get_stack_trace = runtime_resource.source_pb2.StackTrace
     gc.freeze()
     try:
         _sync_await(rt_stack.run_pulumi_func(program))
