@@ -22,7 +22,8 @@ whole-process floor pays for the Pulumi SDKs alone:
 
 As a process it is set up as ``gpupool`` is: the collector thresholds (``GC_ENV``) are applied
 before anything imports a provider SDK, and the program is imported from its compiled bytecode
-(:func:`precompile`, as an installed program would be), not compiled from source on each run.
+(:func:`precompile`, as an installed program would be), not compiled from source on each run,
+and it ends as ``gpupool`` does, without the interpreter's teardown.
 Where the plan looks an AMI up (a self-managed pool without ``amiId``: one
 ``aws:ssm/getParameter`` invoke), the floor makes the same invoke (``generate(..., ami=...)``).
 """
@@ -258,3 +259,6 @@ def load(path: str | Path) -> Any:
 if __name__ == "__main__":
     tune_gc()  # before the program's module imports the provider SDKs, as gpupool does
     run(load(sys.argv[1]))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # without the interpreter's teardown, as gpupool ends
