@@ -166,3 +166,13 @@ def test_a_daemonset_unknown_before_apply_is_not_judged_never_passed():
     row = next(r for r in matrix.rows if r.label == "ops/agent")
     assert [c.status for c in row.cells] == ["notJudged"]
     assert any(item.startswith("DaemonSet ops/agent: ") for item in dict(matrix.lists)["Not judged"])
+
+
+@pytest.mark.parametrize("fmt", [["--json"], ["--format", "json"], ["--format", "sarif"]])
+def test_with_a_machine_format_stdout_stays_one_document_and_the_page_note_goes_to_stderr(capsys, tmp_path, fmt):
+    import json
+
+    code, out, err = plan_page(capsys, tmp_path / "p.html", "--stack", "dev", "--project-dir", str(ROOT), *fmt)
+    assert code == 0
+    json.loads(out)  # a CI step pipes this into jq or a SARIF upload
+    assert "DaemonSet x GPU pool page" in err and (tmp_path / "p.html").is_file()

@@ -231,11 +231,11 @@ def _write_html(args: argparse.Namespace, result: Any) -> None:
     if args.html and not result.config_issues:
         from ..plan.page import write_page
 
-        # stdout stays one JSON document with --json
         page = write_page(result, args.html)
         if not args.quiet:  # --quiet: the exit line only
+            # stdout stays one JSON or SARIF document with --json / --format json|sarif
             print(escape_control(f"wrote   {page} (DaemonSet x GPU pool page)"),
-                  file=sys.stderr if args.json else sys.stdout)
+                  file=sys.stdout if _output_format(args) == "text" else sys.stderr)
 
 
 def _plan(args: argparse.Namespace) -> int:
