@@ -95,6 +95,8 @@ def test_mig_mixed_on_eks_managed_bottlerocket_stays_refused_with_the_source():
         ({"kernel": {"lockdown": None}}, ["settings.kernel.lockdown", "null"]),
         ({"motd": {"since": datetime.date(2026, 1, 1)}}, ["settings.motd.since", "date is not a Bottlerocket setting value"]),
         ({"kubernetes": {"max-pods": 2**70}}, ["settings.kubernetes.max-pods", "64-bit"]),
+        ({"kubernetes": {"kube-api-qps": float("nan")}}, ["settings.kubernetes.kube-api-qps", "not a finite number"]),
+        ({"kubernetes": {"kube-api-burst": float("-inf")}}, ["settings.kubernetes.kube-api-burst", "nan or inf"]),
         ({"kubernetes": {"node-taints": {"dedicated": "ml:NO_SCHEDULE"}}}, ["node-taints.dedicated"]),
         ({"kubernetes": {"node-labels": {"team": 3}}}, ["node-labels"]),
         # a dotted YAML key is one key: TOML "kubernetes.max-pods" = 110, a setting Bottlerocket does not have

@@ -26,6 +26,7 @@ group's). Pure.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -149,7 +150,7 @@ def _quoted(key: str) -> bool:
 def toml_problem(value: Any, path: str) -> str | None:
     """Why ``value`` (at ``path``) cannot go into the TOML EKS merges, or None.
 
-    Refused: null, dates and other non-TOML values (tomli-w cannot write them as a setting); integers
+    Refused: null, dates and other non-TOML values; nan and inf (TOML can write them, no setting takes them) (tomli-w cannot write them as a setting); integers
     beyond 64 bits (TOML's range); ``"``, ``\\`` or control characters in a key or string value (tomli-w
     writes them as escape sequences, and EKS's merge refuses escaped quotes and quoted keys holding
     quotes); lists of mixed types or of tables (EKS's merge refuses mixed-type arrays); a table under a
@@ -181,6 +182,9 @@ def toml_problem(value: Any, path: str) -> str | None:
             return (f"{path}: {value!r} mixes {', '.join(sorted(k.__name__ for k in kinds))}; EKS's TOML merge refuses "
                     f"mixed-type arrays ({USER_GUIDE}): use one type, e.g. all strings")
         return next((p for i, v in enumerate(value) if (p := toml_problem(v, f"{path}[{i}]"))), None)
+    if isinstance(value, float) and not math.isfinite(value):
+        return (f"{path}: {value!r} is not a finite number, and no Bottlerocket setting takes nan or inf "
+                "(https://bottlerocket.dev/en/os/latest/#/api/settings/); give a real value")
     if isinstance(value, bool | float):
         return None
     if isinstance(value, int):
