@@ -113,22 +113,29 @@ def node_restriction_problem(key: str) -> str | None:
     return None
 
 
+#: The EKS API's constraints on node group labels (key and value 1-63 characters).
+EKS_LABELS_API = "https://docs.aws.amazon.com/eks/latest/APIReference/API_UpdateLabelsPayload.html"
+
+
 def eks_label_problem(key: str, value: str) -> str | None:
     """Why an EKS managed node group refuses label ``key=value``, or None.
 
     Rules: key 1-63 characters and value 1-63 characters (EKS API; unlike Kubernetes, the
     value may not be empty); no ``kubernetes.io``, ``k8s.io`` or ``eks.amazonaws.com`` keys
     (the EKS API refuses them, or the kubelet does and nodes fail to join).
+    Sources: the length constraints of node group labels in the EKS API reference
+    (:data:`EKS_LABELS_API`); the kubelet's own labels under NodeRestriction (:data:`NODE_RESTRICTION_DOC`).
     """
     if len(key) > EKS_LABEL_MAX:
-        return f"label key {key!r} is {len(key)} characters; EKS allows at most {EKS_LABEL_MAX}"
+        return f"label key {key!r} is {len(key)} characters; EKS allows at most {EKS_LABEL_MAX} ({EKS_LABELS_API})"
     if value == "":
-        return f"label {key!r} has an empty value; EKS node group labels need a value (e.g. \"true\")"
+        return (f"label {key!r} has an empty value; EKS node group labels need a value of 1-{EKS_LABEL_MAX} characters "
+                f"({EKS_LABELS_API}), e.g. \"true\"")
     for domain in ("kubernetes.io", "k8s.io", "eks.amazonaws.com"):
         if in_domain(key, domain):
             return (
                 f"label {key!r} is in the {domain} domain, which EKS managed node groups refuse "
-                "(and the kubelet's NodeRestriction rejects); use a label in your own domain, "
+                f"(and the kubelet's NodeRestriction rejects: {NODE_RESTRICTION_DOC}); use a label in your own domain, "
                 "e.g. example.com/role=gpu"
             )
     return None
