@@ -92,17 +92,20 @@ class ConfigError(ValueError):
                 *(f"  {issue}" for issue in self.issues)]
 
 
-def fail(message: str) -> PydanticCustomError:
+def fail(message: str, at: tuple[str | int, ...] = ()) -> PydanticCustomError:
     """The error a config validator raises for a broken rule: ``raise fail("<value> ...; <fix>")``.
 
     ``message`` is the whole sentence the user reads (bad value, rule, fix); pydantic reports it
     at the field's path and :func:`gpu_node_pool.config.loading.validate_stack_config` turns it
-    into a :class:`ConfigIssue` with that path. Returns a ``pydantic_core.PydanticCustomError``
-    of type ``gpu_node_pools`` (imported on call, so importing this module loads no pydantic).
+    into a :class:`ConfigIssue` with that path, followed by ``at`` (keys and list indexes inside
+    the field's value, e.g. ``("kubernetes", "max-pods")`` for a field holding a settings tree),
+    so that the path and the file:line name the value itself. Returns a
+    ``pydantic_core.PydanticCustomError`` of type ``gpu_node_pools`` (imported on call, so
+    importing this module loads no pydantic).
     """
     from pydantic_core import PydanticCustomError
 
-    return PydanticCustomError("gpu_node_pools", "{reason}", {"reason": message})
+    return PydanticCustomError("gpu_node_pools", "{reason}", {"reason": message, "at": list(at)})
 
 
 # --- building blocks --------------------------------------------------------------------

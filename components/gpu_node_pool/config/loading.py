@@ -28,17 +28,19 @@ from .yaml_errors import yaml_syntax_problem
 def _path(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part in backend_names() or part.startswith("function-"):
-            continue  # discriminated-union tag, not part of the user's path
-        elif part == "[key]":
-            continue
-        elif out and any(c in str(part) for c in "./"):
-            out += f"[{str(part)!r}]"  # a map key such as a label: labels['example.com/gpu']
-        else:
-            out += ("." if out else "") + str(part)
+        if isinstance(part, str) and (part in backend_names() or part.startswith("function-") or part == "[key]"):
+            continue  # discriminated-union tag, or pydantic's marker of a key: not part of the user's path
+        out = _step(out, part)
     return out
+
+
+def _step(out: str, part: Any) -> str:
+    """``out`` followed by one key or list index, as the user's path spells it."""
+    if isinstance(part, int):
+        return out + f"[{part}]"
+    if out and any(c in str(part) for c in "./"):
+        return out + f"[{str(part)!r}]"  # a map key such as a label: labels['example.com/gpu']
+    return out + ("." if out else "") + str(part)
 
 
 def _key_list(keys: list[str], most: int = 6) -> str:
@@ -52,6 +54,8 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     value = err.get("input")
     shown = show(value)
     if kind == "gpu_node_pools":
+        for part in (err.get("ctx") or {}).get("at") or ():  # inside the field's value (errors.fail)
+            path = _step(path, part)
         msg = err["msg"]
         if isinstance(value, str) and len(value) > MAX_SHOWN:  # a rule's message quoting a huge value
             msg = msg.replace(repr(value), shown).replace(value, shown)

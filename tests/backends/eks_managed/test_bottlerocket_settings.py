@@ -91,7 +91,7 @@ def test_mig_mixed_on_eks_managed_bottlerocket_stays_refused_with_the_source():
         ({"kubernetes": {"standalone-mode": True}}, ["settings.kubernetes.standalone-mode", "no longer join"]),
         ({"kernel": {"sysctl": {"a": 'say "hi"'}}}, ["settings.kernel.sysctl.a", "escaped quotes"]),
         ({"ntp": {"time-servers": ["a", 1]}}, ["settings.ntp.time-servers", "mixed-type arrays"]),
-        ({"host-containers": {"my.admin": {"enabled": True}}}, ["settings.host-containers.my.admin", "bracketed header"]),
+        ({"host-containers": {"my.admin": {"enabled": True}}}, ["settings.host-containers['my.admin']", "bracketed header"]),
         ({"kernel": {"lockdown": None}}, ["settings.kernel.lockdown", "null"]),
         ({"motd": {"since": datetime.date(2026, 1, 1)}}, ["settings.motd.since", "date is not a Bottlerocket setting value"]),
         ({"kubernetes": {"max-pods": 2**70}}, ["settings.kubernetes.max-pods", "64-bit"]),
@@ -100,8 +100,8 @@ def test_mig_mixed_on_eks_managed_bottlerocket_stays_refused_with_the_source():
         ({"kubernetes": {"node-taints": {"dedicated": "ml:NO_SCHEDULE"}}}, ["node-taints.dedicated"]),
         ({"kubernetes": {"node-labels": {"team": 3}}}, ["node-labels"]),
         # a dotted YAML key is one key: TOML "kubernetes.max-pods" = 110, a setting Bottlerocket does not have
-        ({"kubernetes.max-pods": 110}, ["settings.kubernetes.max-pods", "{kubernetes: {max-pods: 110}}"]),
-        ({"kernel.sysctl": {"vm.max_map_count": "262144"}}, ["settings.kernel.sysctl", "{kernel: {sysctl: {...}}}"]),
+        ({"kubernetes.max-pods": 110}, ["settings['kubernetes.max-pods']", "{kubernetes: {max-pods: 110}}"]),
+        ({"kernel.sysctl": {"vm.max_map_count": "262144"}}, ["settings['kernel.sysctl']", "{kernel: {sysctl: {...}}}"]),
     ],
 )
 def test_bad_bottlerocket_settings_are_refused_with_the_path(settings, needles):
@@ -157,3 +157,22 @@ def test_mig_on_instance_types_of_two_gpus_names_the_mix_not_an_unknown_gpu():
     (error,) = [e for e in config_errors(cfg) if e.startswith("pools[0].mig:")]
     assert "different GPUs (NVIDIA A100 40GB, NVIDIA A100 80GB)" in error
     assert "not in the component's table" not in error and "one GPU" in error
+
+
+def test_a_bad_setting_is_pointed_at_on_its_own_line_of_the_stack_file(tmp_path, capsys):
+    from pathlib import Path
+
+    from gpu_node_pool.cli import main
+
+    root = Path(__file__).resolve().parents[3]
+    text = (root / "stacks" / "Pulumi.dev.yaml").read_text().replace(
+        "amiType: AL2023_x86_64_NVIDIA",
+        "amiType: BOTTLEROCKET_x86_64_NVIDIA\n      bottlerocket:\n        settings:\n"
+        "          kubernetes:\n            max-pods: 110\n            cluster-name: mine")
+    (tmp_path / "Pulumi.yaml").write_text("name: gpu-node-pools\nruntime: python\n")
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text(text)
+    line = text.splitlines().index("            cluster-name: mine") + 1
+    assert main(["validate", "--file", str(stack), "--project-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f":{line}:13: pools[0].bottlerocket.settings.kubernetes.cluster-name: EKS supplies it" in err

@@ -77,28 +77,25 @@ class EksBottlerocket(Model):
     @field_validator("settings")
     @classmethod
     def _settings(cls, settings: dict[str, Any]) -> dict[str, Any]:
-        problem = _dotted_group_problem(settings) or toml_problem(settings, "settings")
+        problem = _dotted_group_problem(settings) or toml_problem(settings)
         if problem:
-            raise fail(problem)
+            at, message = problem
+            raise fail(message, at)
         k8s = settings.get("kubernetes")
         if k8s is not None and not isinstance(k8s, Mapping):
-            raise fail(f"settings.kubernetes is {type(k8s).__name__}, not a table of settings ({SETTINGS_REFERENCE})")
+            raise fail(f"{type(k8s).__name__}, not a table of settings ({SETTINGS_REFERENCE})", ("kubernetes",))
         for key in (k8s or {}):
             if key in EKS_OWNED:
-                raise fail(
-                    f"settings.kubernetes.{key}: EKS supplies it to a managed node group's Bottlerocket nodes and "
-                    f"merges your settings with its own ({USER_GUIDE}); remove it"
-                )
+                raise fail(f"EKS supplies it to a managed node group's Bottlerocket nodes and merges your settings with "
+                           f"its own ({USER_GUIDE}); remove it", ("kubernetes", key))
             if key in JOIN_BREAKING:
-                raise fail(
-                    f"settings.kubernetes.{key}: the node would no longer join the EKS cluster with the node group's "
-                    f"credentials ({SETTINGS_REFERENCE}); remove it"
-                )
+                raise fail(f"the node would no longer join the EKS cluster with the node group's credentials "
+                           f"({SETTINGS_REFERENCE}); remove it", ("kubernetes", key))
         _registration_shapes(k8s or {})
         return settings
 
 
-def _dotted_group_problem(settings: Mapping[str, Any]) -> str | None:
+def _dotted_group_problem(settings: Mapping[str, Any]) -> tuple[tuple[str], str] | None:
     """Why a key right under ``settings`` is a dotted path rather than a settings group, or None.
 
     Bottlerocket's settings groups (``kubernetes``, ``kernel``, ``host-containers``, ...: SETTINGS_INDEX) are
@@ -112,9 +109,9 @@ def _dotted_group_problem(settings: Mapping[str, Any]) -> str | None:
             nested = inner
             for part in reversed(rest):
                 nested = f"{{{part}: {nested}}}"
-            return (f"settings.{key}: a key with dots is one key in YAML, written to TOML as \"{key}\", which is no "
-                    f"Bottlerocket settings group ({SETTINGS_INDEX}: kubernetes, kernel, host-containers, ...); nest "
-                    f"it: {{{head}: {nested}}}")
+            return (key,), (f"a key with dots is one key in YAML, written to TOML as \"{key}\", which is no "
+                            f"Bottlerocket settings group ({SETTINGS_INDEX}: kubernetes, kernel, host-containers, ...); "
+                            f"nest it: {{{head}: {nested}}}")
     return None
 
 
@@ -125,49 +122,51 @@ def _registration_shapes(k8s: Mapping[str, Any]) -> None:
     taints = k8s.get("node-taints")
     if taints is not None:
         if not isinstance(taints, Mapping):
-            raise fail(f"settings.kubernetes.node-taints is {type(taints).__name__}, not a map of taint key to "
-                       f"\"value:Effect\" ({SETTINGS_REFERENCE})")
+            raise fail(f"{type(taints).__name__}, not a map of taint key to \"value:Effect\" ({SETTINGS_REFERENCE})",
+                       ("kubernetes", "node-taints"))
         for key, entries in taints.items():
             items = entries if isinstance(entries, list) else [entries]
             if not items or not all(isinstance(e, str) for e in items):
-                raise fail(f"settings.kubernetes.node-taints.{key}: {entries!r} is not \"value:Effect\" or a list of "
-                           f"them ({SETTINGS_REFERENCE})")
+                raise fail(f"{entries!r} is not \"value:Effect\" or a list of them ({SETTINGS_REFERENCE})",
+                           ("kubernetes", "node-taints", key))
             try:
                 bottlerocket_node_taints({key: entries})
             except ValueError as err:
-                raise fail(f"settings.kubernetes.node-taints.{key}: {err} (\"value:Effect\" with a Kubernetes effect, "
-                           f"{SETTINGS_REFERENCE})") from None
+                raise fail(f"{err} (\"value:Effect\" with a Kubernetes effect, {SETTINGS_REFERENCE})",
+                           ("kubernetes", "node-taints", key)) from None
     labels = k8s.get("node-labels")
     if labels is not None:
         if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
-            raise fail(f"settings.kubernetes.node-labels must map label keys to string values ({SETTINGS_REFERENCE})")
+            raise fail(f"must map label keys to string values ({SETTINGS_REFERENCE})", ("kubernetes", "node-labels"))
 
 
 def _quoted(key: str) -> bool:
     return not key or any(c not in _BARE for c in key)
 
 
-def toml_problem(value: Any, path: str) -> str | None:
-    """Why ``value`` (at ``path``) cannot go into the TOML EKS merges, or None.
+def toml_problem(value: Any, at: tuple[str | int, ...] = ()) -> tuple[tuple[str | int, ...], str] | None:
+    """Why ``value`` cannot go into the TOML EKS merges: ``(where inside value, as keys and list indexes;
+    the message)``, or None.
 
-    Refused: null, dates and other non-TOML values; nan and inf (TOML can write them, no setting takes them) (tomli-w cannot write them as a setting); integers
-    beyond 64 bits (TOML's range); ``"``, ``\\`` or control characters in a key or string value (tomli-w
-    writes them as escape sequences, and EKS's merge refuses escaped quotes and quoted keys holding
-    quotes); lists of mixed types or of tables (EKS's merge refuses mixed-type arrays); a table under a
-    key that is not bare (``A-Za-z0-9_-``), whose header would be a bracketed header with a quoted key.
+    Refused: null, dates and other non-TOML values (tomli-w cannot write them as a setting); nan and inf
+    (TOML can write them, no setting takes them); integers beyond 64 bits (TOML's range); ``"``, ``\\`` or
+    control characters in a key or string value (tomli-w writes them as escape sequences, and EKS's merge
+    refuses escaped quotes and quoted keys holding quotes); lists of mixed types or of tables (EKS's merge
+    refuses mixed-type arrays); a table under a key that is not bare (``A-Za-z0-9_-``), whose header would
+    be a bracketed header with a quoted key.
     Sources: EKS user guide launch-templates (Bottlerocket user data); TOML v1.0.0 https://toml.io/en/v1.0.0.
     """
     if isinstance(value, Mapping):
         for key, item in value.items():
-            where = f"{path}.{key}"
+            where = (*at, key)
             if not isinstance(key, str):
-                return f"{where}: a key must be a string ({USER_GUIDE})"
+                return where, f"a key must be a string ({USER_GUIDE})"
             if _bad_chars(key):
-                return (f"{where}: the key holds a quote, a backslash or a control character, which EKS's TOML merge "
-                        f"refuses in keys ({USER_GUIDE}); use the key as the settings reference spells it")
+                return where, (f"the key holds a quote, a backslash or a control character, which EKS's TOML merge "
+                               f"refuses in keys ({USER_GUIDE}); use the key as the settings reference spells it")
             if isinstance(item, Mapping) and _quoted(key):
-                return (f"{where}: a table under a key that is not bare (A-Za-z0-9_-) is written as a bracketed header "
-                        f"with a quoted key, which EKS's TOML merge refuses ({USER_GUIDE}); use bare keys for tables")
+                return where, (f"a table under a key that is not bare (A-Za-z0-9_-) is written as a bracketed header "
+                               f"with a quoted key, which EKS's TOML merge refuses ({USER_GUIDE}); use bare keys for tables")
             problem = toml_problem(item, where)
             if problem:
                 return problem
@@ -176,30 +175,30 @@ def toml_problem(value: Any, path: str) -> str | None:
         if not value:
             return None
         if any(isinstance(v, Mapping | list) for v in value):
-            return f"{path}: a list of tables or lists is not written into the TOML EKS merges ({USER_GUIDE}); use a table"
+            return at, f"a list of tables or lists is not written into the TOML EKS merges ({USER_GUIDE}); use a table"
         kinds = {type(v) for v in value}
         if len(kinds) > 1:
-            return (f"{path}: {value!r} mixes {', '.join(sorted(k.__name__ for k in kinds))}; EKS's TOML merge refuses "
-                    f"mixed-type arrays ({USER_GUIDE}): use one type, e.g. all strings")
-        return next((p for i, v in enumerate(value) if (p := toml_problem(v, f"{path}[{i}]"))), None)
+            return at, (f"{value!r} mixes {', '.join(sorted(k.__name__ for k in kinds))}; EKS's TOML merge refuses "
+                        f"mixed-type arrays ({USER_GUIDE}): use one type, e.g. all strings")
+        return next((p for i, v in enumerate(value) if (p := toml_problem(v, (*at, i)))), None)
     if isinstance(value, float) and not math.isfinite(value):
-        return (f"{path}: {value!r} is not a finite number, and no Bottlerocket setting takes nan or inf "
-                "(https://bottlerocket.dev/en/os/latest/#/api/settings/); give a real value")
+        return at, (f"{value!r} is not a finite number, and no Bottlerocket setting takes nan or inf "
+                    "(https://bottlerocket.dev/en/os/latest/#/api/settings/); give a real value")
     if isinstance(value, bool | float):
         return None
     if isinstance(value, int):
         if not -_INT64 <= value < _INT64:
-            return f"{path}: {value} is beyond TOML's 64-bit integers (https://toml.io/en/v1.0.0#integer); give a real value"
+            return at, f"{value} is beyond TOML's 64-bit integers (https://toml.io/en/v1.0.0#integer); give a real value"
         return None
     if isinstance(value, str):
         if _bad_chars(value):
-            return (f"{path}: {value[:40]!r} holds a quote, a backslash or a control character, which would be written "
-                    f"as an escape sequence, and EKS's TOML merge refuses escaped quotes in values ({USER_GUIDE}); "
-                    "write the plain value")
+            return at, (f"{value[:40]!r} holds a quote, a backslash or a control character, which would be written "
+                        f"as an escape sequence, and EKS's TOML merge refuses escaped quotes in values ({USER_GUIDE}); "
+                        "write the plain value")
         return None
     shown = "null" if value is None else type(value).__name__
-    return (f"{path}: {shown} is not a Bottlerocket setting value (a string, boolean, number, list or table: "
-            f"https://bottlerocket.dev/en/os/latest/#/api/settings/); quote it or remove it")
+    return at, (f"{shown} is not a Bottlerocket setting value (a string, boolean, number, list or table: "
+                f"https://bottlerocket.dev/en/os/latest/#/api/settings/); quote it or remove it")
 
 
 def _bad_chars(text: str) -> bool:
