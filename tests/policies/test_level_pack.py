@@ -214,13 +214,13 @@ def test_both_level_policies_take_their_findings_from_one_judgment_of_the_stack(
     from gpu_node_pool.policies import level_pack
 
     calls = []
-    real = level_pack.evaluate
+    real = level_pack.evaluate_policy_resources
 
     def counting(resources, config=None, **kw):
         calls.append(sorted(p.name for p in kw["policies"]))
         return real(resources, config, **kw)
 
-    monkeypatch.setattr(level_pack, "evaluate", counting)
+    monkeypatch.setattr(level_pack, "evaluate_policy_resources", counting)
     settings = LevelSettings()
     servicer = _servicer(settings, {})
     assert settings.rules_at(EnforcementLevel.MANDATORY) and settings.rules_at(EnforcementLevel.ADVISORY)

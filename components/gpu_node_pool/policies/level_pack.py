@@ -4,7 +4,7 @@ pulumi_policy's analyzer decodes every resource once per resource policy and the
 once per stack policy (``_PolicyAnalyzerServicer.Analyze`` / ``AnalyzeStack``); with the 15 rules
 as 15 policies that decoding is most of a preview's policy time (BENCHMARKS.md). This layout
 declares two stack policies, ``gpu-node-pools-mandatory`` and ``gpu-node-pools-advisory``; each
-reports the rules configured at its level, judged by :func:`gpu_node_pool.policies.evaluate` over
+reports the rules configured at its level, judged by :func:`gpu_node_pool.policies.runner.evaluate_policy_resources` over
 the stack the analyzer decoded. A level no rule uses is disabled. Served by the hooked analyzer
 (:mod:`gpu_node_pool.sdk.analyzer_config`), one ``AnalyzeStack`` call judges every rule in use once
 (the first level policy called does it) and decodes the stack once: the advisory policy reports
@@ -33,10 +33,9 @@ from pulumi_policy import EnforcementLevel, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
 from ..sdk.analyzer_config import SHARED_JUDGMENT, current_stack_call
-from ..sdk.record import Resource
 from .pack_config import PolicyConfigError, resolve_config
 from .rules import PACK_NAME, POLICIES
-from .runner import evaluate
+from .runner import evaluate_policy_resources
 
 __all__ = ["LEVEL_POLICY_NAMES", "LevelSettings", "level_policies"]
 
@@ -104,23 +103,13 @@ class _CannotRunNotes(UnknownValueError):
         self.message = "; ".join(notes)
 
 
-def _records(resources: Sequence[Any]) -> list[Resource]:
-    """The runner's records of the resources a stack policy got (their props stay the SDK's proxies)."""
-    return [
-        Resource(r.resource_type, r.name, r.props, urn=r.urn, parent=r.parent.urn if r.parent else "",
-                 dependencies=[d.urn for d in r.dependencies],
-                 property_dependencies={k: [d.urn for d in v] for k, v in r.property_dependencies.items()})
-        for r in resources
-    ]
-
-
 def _judge(settings: LevelSettings, rules: Sequence[Any], resources: Sequence[Any]) -> list[dict[str, str]]:
     """The runner's findings of ``rules`` over the stack a level policy got, with the rules' configured levels."""
     stack, project = os.environ.get("PULUMI_STACK", "stack"), os.environ.get("PULUMI_PROJECT", "project")
     config = {rule.name: settings.config[rule.name] for rule in rules if rule.name in settings.config}
     if "all" in settings.config:
         config["all"] = settings.config["all"]
-    return evaluate(_records(resources), config, policies=rules, stack=stack, project=project)
+    return evaluate_policy_resources(resources, config, policies=rules, stack=stack, project=project)
 
 
 def _findings_at(settings: LevelSettings, level: EnforcementLevel, resources: Sequence[Any]) -> list[dict[str, str]]:
