@@ -133,6 +133,8 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
             stacklevel=3,
         )
 
+    base_level = base._get_enforcement_level
+
     class _Servicer(base):  # type: ignore[misc, valid-type]
         _gpupool_base = base
         _gpupool_one_decoding = unlike is None
@@ -141,10 +143,10 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
             super().__init__(name, version, policies, *args, **kwargs)
             self._gpupool_policies = list(policies)
 
-        def _get_enforcement_level(self, policy: Any) -> Any:
+        def _get_enforcement_level(self, policy: Any) -> Any:  # asked per policy of every Analyze call too: kept lean
             if policy.name in getattr(_SERVING, "deferred", ()):
                 return EnforcementLevel.DISABLED  # judged with another policy: reported after the analyzer's pass
-            return super()._get_enforcement_level(policy)
+            return base_level(self, policy)
 
         def _deferred(self) -> list[tuple[Any, Any]]:
             """The shared-judgment stack policies in use whose findings come after the analyzer's pass:
