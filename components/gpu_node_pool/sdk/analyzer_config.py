@@ -22,6 +22,10 @@ analyzer calls every stack policy of the pack in turn, on the calling thread, wi
 ``sdk/python/lib/pulumi_policy/policy.py``, v1.21), so the level policies can judge the stack once
 and share the findings. Outside such a call (another thread, another servicer) it is None.
 
+Its ``Analyze`` (one call per resource) judges resource policies only: for a pack of stack policies alone
+the subclass answers with the empty response after the analyzer's ``_configure_runtime_settings``,
+as ``Analyze`` of v1.21 does after skipping each policy.
+
 That analyzer decodes the whole stack (``MessageToDict``, ``deserialize_properties``,
 ``unknown_checking_proxy`` of every resource) once per stack policy in use, before calling it. A
 stack policy that carries :data:`SHARED_JUDGMENT` (a callable taking the policy's ``report``)
@@ -57,6 +61,7 @@ SHARED_JUDGMENT = "gpupool_report_from_call"
 _PRIVATE = {
     "_get_enforcement_level": ("self", "policy"),
     "_create_report_violation": ("self", "response", "policy_name", "policy_description", "enforcement_level", "severity"),
+    "_configure_runtime_settings": ("self",),
 }
 
 #: The pulumi-policy versions whose ``_PolicyAnalyzerServicer.Configure`` this hook was checked against.
@@ -119,6 +124,7 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
     import warnings
 
     from google.protobuf import json_format
+    from pulumi.runtime.proto import analyzer_pb2
     from pulumi_policy import EnforcementLevel, StackValidationPolicy
     from pulumi_policy import policy as sdk_policy
 
@@ -142,6 +148,14 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
         def __init__(self, name: str, version: str, policies: list[Any], *args: Any, **kwargs: Any) -> None:
             super().__init__(name, version, policies, *args, **kwargs)
             self._gpupool_policies = list(policies)
+            self._gpupool_stack_only = self._gpupool_one_decoding and all(
+                isinstance(p, StackValidationPolicy) for p in self._gpupool_policies)
+
+        def Analyze(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
+            if self._gpupool_stack_only:  # the analyzer's Analyze skips every stack policy: its settings remain
+                self._configure_runtime_settings()
+                return analyzer_pb2.AnalyzeResponse()
+            return super().Analyze(request, context)
 
         def _get_enforcement_level(self, policy: Any) -> Any:  # asked per policy of every Analyze call too: kept lean
             if policy.name in getattr(_SERVING, "deferred", ()):
