@@ -100,24 +100,14 @@ def _urn(res: Any, stack: str, project: str) -> str:
     return getattr(res, "urn", "") or f"urn:pulumi:{stack}::{project}::{res.type}::{res.name}"
 
 
-def _rewrapped(resources: Sequence[PolicyResource], urns: list[str], props: list[Any],
-               opts: PolicyResourceOptions) -> list[PolicyResource]:
-    """``resources`` (relations resolved to resources of the same list) with ``props`` and ``urns``, each
-    relation pointing at the new resource that stands for the one it pointed at."""
-    out = [
-        PolicyResource(res.resource_type, p, urn, res.name, opts, None, None, [], {})
-        for res, urn, p in zip(resources, urns, props, strict=True)
-    ]
-    new_of = {id(res): new for res, new in zip(resources, out, strict=True)}  # every res is alive: ids are unique
-    for res, new in zip(resources, out, strict=True):
-        if res.parent is not None:
-            new.parent = new_of.get(id(res.parent))
-        if res.dependencies:
-            new.dependencies = [new_of[id(d)] for d in res.dependencies if id(d) in new_of]
-        if res.property_dependencies:
-            new.property_dependencies = {k: [new_of[id(d)] for d in v if id(d) in new_of]
-                                         for k, v in res.property_dependencies.items()}
-    return out
+def _adopted(resources: Sequence[PolicyResource], urns: list[str], props: list[Any],
+             opts: PolicyResourceOptions) -> list[PolicyResource]:
+    """``resources`` themselves (their relations already resolved among them), given ``props``, ``urns`` and
+    the options and provider the runner gives every resource: what :func:`_stack_resources` makes of records
+    of them, without a second object per resource."""
+    for res, urn, p in zip(resources, urns, props, strict=True):
+        res.props, res.urn, res.opts, res.provider = p, urn, opts, None
+    return list(resources)
 
 
 def evaluate_policy_resources(resources: Sequence[PolicyResource], config: Mapping[str, Any] | None = None, *,
@@ -127,6 +117,10 @@ def evaluate_policy_resources(resources: Sequence[PolicyResource], config: Mappi
     (``resource_type``, ``name``, ``urn``, ``props``; ``parent``, ``dependencies`` and
     ``property_dependencies`` resolved to resources of the list): the same findings as :func:`evaluate`
     over records of them whose relations are those resources' URNs, without the round trip through URNs.
+
+    The resources are the caller's to give away (the analyzer decodes them for one policy call): the stack
+    policies judge them themselves, their ``props`` replaced by the runner's view of the same values and
+    their ``opts`` and ``provider`` by the ones the runner gives every resource.
 
     Raises:
         PolicyConfigError: ``config`` is invalid.
@@ -139,7 +133,7 @@ def evaluate_policy_resources(resources: Sequence[PolicyResource], config: Mappi
                          [getattr(r, "urn", "") or f"urn:pulumi:{stack}::{project}::{r.resource_type}::{r.name}"
                           for r in resources],
                          [r.props for r in resources],
-                         lambda urns, props, opts: _rewrapped(resources, urns, props, opts),
+                         lambda urns, props, opts: _adopted(resources, urns, props, opts),
                          config, policies, stack, project, unknown_marker)
     finally:
         if collecting:
