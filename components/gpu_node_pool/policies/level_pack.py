@@ -122,10 +122,11 @@ def _findings_at(settings: LevelSettings, level: EnforcementLevel, resources: Se
         return _judge(settings, settings.rules_at(level), resources)
     kept = settings.judged
     if kept is None or kept[0] is not call:
-        in_use = [rule for rule in settings.rules if _runs_at(settings.resolved[rule.name][0]) != EnforcementLevel.DISABLED]
+        runs_at = {rule.name: _runs_at(settings.resolved[rule.name][0]) for rule in settings.rules}
+        in_use = [rule for rule in settings.rules if runs_at[rule.name] != EnforcementLevel.DISABLED]
         split: dict[EnforcementLevel, list[dict[str, str]]] = {}
         for finding in _judge(settings, in_use, resources):
-            split.setdefault(_runs_at(settings.resolved[finding["policy"]][0]), []).append(finding)
+            split.setdefault(runs_at[finding["policy"]], []).append(finding)
         kept = settings.judged = (call, split)
     return kept[1].get(level, [])
 
@@ -133,10 +134,11 @@ def _findings_at(settings: LevelSettings, level: EnforcementLevel, resources: Se
 def _report(level: EnforcementLevel, findings: Sequence[dict[str, str]], report: Any) -> None:
     """Report the findings of ``level``'s rules as its level policy: ``[<rule>] <message>``, on the resource's URN."""
     notes = []
+    own, advisory = level.value, level == EnforcementLevel.ADVISORY
     for finding in findings:
         message = f"[{finding['policy']}] {finding['message']}"
-        if finding["enforcement"] != level.value:  # a rule's "can't run during preview" note
-            if level == EnforcementLevel.ADVISORY:
+        if finding["enforcement"] != own:  # a rule's "can't run during preview" note
+            if advisory:
                 report(message, None if finding["resource"] == "stack" else finding["urn"])
             else:
                 notes.append(message)

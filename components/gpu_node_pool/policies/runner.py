@@ -200,14 +200,17 @@ def _evaluate(types: list[str], names: list[str], urns: list[str], inputs: list[
     findings: list[dict[str, str]] = []
 
     def reporter(policy: Any, level: EnforcementLevel, default_resource: str):
+        name, enforcement = policy.name, level.value  # read once: a stack policy may report thousands of findings
+        default_urn = urn_of.get(default_resource, stack_urn)
+
         def report(message: str, urn: str | None = None) -> None:
             known = bool(urn) and urn in display
             findings.append(
                 {
-                    "policy": policy.name,
-                    "enforcement": level.value,
+                    "policy": name,
+                    "enforcement": enforcement,
                     "resource": display[urn] if known else default_resource,
-                    "urn": urn if known else urn_of.get(default_resource, stack_urn),
+                    "urn": urn if known else default_urn,
                     "message": message,
                 }
             )
