@@ -25,6 +25,7 @@ default for a name that is not one of the pack's policies).
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -109,6 +110,10 @@ def _judge(settings: LevelSettings, rules: Sequence[Any], resources: Sequence[An
     config = {rule.name: settings.config[rule.name] for rule in rules if rule.name in settings.config}
     if "all" in settings.config:
         config["all"] = settings.config["all"]
+    if current_stack_call() is not None:
+        # the runner's objects live until the analyzer lets go of the stack: the collector stays off until
+        # then, and the marked call turns it back on (the runner alone would turn it on while they live)
+        gc.disable()
     return evaluate_policy_resources(resources, config, policies=rules, stack=stack, project=project)
 
 

@@ -16,7 +16,9 @@ level. It replaces ``pulumi_policy.policy._PolicyAnalyzerServicer`` (private API
 ``PolicyPack(...)`` instantiates) by a subclass whose ``Configure`` calls the hook first; it was
 written against pulumi-policy :data:`TESTED` and refuses other major versions.
 
-The subclass also marks each ``AnalyzeStack`` call it serves (:func:`current_stack_call`): the
+The subclass also marks each ``AnalyzeStack`` call it serves (:func:`current_stack_call`), and turns the
+garbage collector back on when the call returns if it was on when the call began (:func:`current_stack_call`
+says why a policy may turn it off). The
 analyzer calls every stack policy of the pack in turn, on the calling thread, within one
 ``AnalyzeStack`` (``_PolicyAnalyzerServicer.AnalyzeStack`` in pulumi/pulumi-policy
 ``sdk/python/lib/pulumi_policy/policy.py``, v1.21), so the level policies can judge the stack once
@@ -40,6 +42,7 @@ are private: when their signatures are not the ones of v1.21 the subclass warns 
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -85,6 +88,10 @@ def current_stack_call() -> object | None:
 
     A new object for every call, held only while the call runs: two calls never share a token, so a
     result kept under it cannot outlive the stack it was computed from.
+
+    During such a call a stack policy may turn the garbage collector off (``gc.disable()``) for the rest
+    of it: the call turns it back on once the analyzer has returned, when the objects the policy made for
+    the decoded stack are gone. (Turned on while they live, it would walk them all at its next collection.)
     """
     return getattr(_SERVING, "call", None)
 
@@ -199,6 +206,7 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
 
         def AnalyzeStack(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
             outer = getattr(_SERVING, "call", None), getattr(_SERVING, "deferred", {})
+            collecting = gc.isenabled()  # a policy may leave the collector off for the rest of the call
             _SERVING.call = object()
             deferred = self._deferred()
             _SERVING.deferred = {policy.name: level for policy, level in deferred}
@@ -214,6 +222,8 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
                 return response
             finally:
                 _SERVING.call, _SERVING.deferred = outer
+                if collecting:
+                    gc.enable()
 
     return _Servicer
 
