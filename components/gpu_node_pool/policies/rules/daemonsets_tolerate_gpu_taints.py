@@ -79,9 +79,9 @@ class _PoolChecks:
     pools: list[tuple[GpuPool, int, str]]
     labels_known: bool = True  # no pool's node labels are unknown at preview
     _projections: dict[tuple[Any, ...], Any] = dataclasses.field(default_factory=dict)
-    #: per content of a DaemonSet's tolerations: why each group of taints is not tolerated for good
-    _why_by_group: dict[tuple[Toleration, ...], list[str]] = dataclasses.field(default_factory=dict)
-    #: per content of ``(tolerations, node selection)``: the failures on every pool (the copies of one chart share it)
+    #: per content of a DaemonSet's tolerations: its number here and why each group of taints is not tolerated for good
+    _why_by_group: dict[tuple[Toleration, ...], tuple[int, list[str]]] = dataclasses.field(default_factory=dict)
+    #: per (tolerations' number, node selection's content): the failures on every pool (copies of one chart share it)
     _failures: dict[tuple[Any, ...], str] = dataclasses.field(default_factory=dict)
 
     @classmethod
@@ -121,12 +121,13 @@ def _daemonset_failures(workload: Workload, tolerations: list[Toleration], check
     the other DaemonSets of the stack (copies of one chart).
     """
     own = tuple(tolerations)
-    why_by_group = checks._why_by_group.get(own)
-    if why_by_group is None:
+    kept = checks._why_by_group.get(own)
+    if kept is None:
         stays = [stay_on(tolerations, t) for t in checks.taints]
         bad = [None if stay.ok else stay.describe() for stay in stays]
-        why_by_group = checks._why_by_group[own] = [
-            "; ".join([bad[i] for i in group if bad[i] is not None]) for group in checks.groups]
+        kept = checks._why_by_group[own] = (len(checks._why_by_group), [
+            "; ".join([bad[i] for i in group if bad[i] is not None]) for group in checks.groups])
+    number, why_by_group = kept
     if not any(why_by_group):
         return ""
     if checks.labels_known:
@@ -135,7 +136,7 @@ def _daemonset_failures(workload: Workload, tolerations: list[Toleration], check
         except UnknownValueError:
             pass  # each pool it concerns is undecided: below
         else:
-            content: tuple[Any, ...] | None = (own, read.node_selector, tuple((tuple(e), f) for e, f in read.terms))
+            content: tuple[Any, ...] | None = (number, read.node_selector, tuple((tuple(e), f) for e, f in read.terms))
             try:
                 found = checks._failures.get(content)
             except TypeError:  # a value that cannot be hashed: judged without keeping it
