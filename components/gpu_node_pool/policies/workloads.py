@@ -22,7 +22,7 @@ from ..k8s.selection import Expression as _Expr
 from ..k8s.selection import label_value as _label_value
 from ..k8s.selection import selection_matches
 from ..k8s.taints import Taint, TaintError, Toleration, tolerates
-from ..sdk.props import derived, dig, items, mapping, plain, text
+from ..sdk.props import derived, dig, items, mapping, plain, sequence, text
 
 __all__ = [
     "WORKLOAD_POD_SPEC_PATHS",
@@ -124,8 +124,9 @@ def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], lis
         out, problems = cache["tolerations"]
         return list(out), list(problems)
     out, problems = [], []
-    for i, item in enumerate(items(dig(pod_spec, "tolerations"))):
-        obj = plain(item)
+    listed = dig(pod_spec, "tolerations")
+    # one plain copy of the list: the items and the first unknown of reading them one by one
+    for i, obj in enumerate(plain(sequence(listed))):
         try:
             out.append(_toleration(obj))
         except TaintError as err:
