@@ -214,13 +214,13 @@ def test_both_level_policies_take_their_findings_from_one_judgment_of_the_stack(
     from gpu_node_pool.policies import level_pack
 
     calls = []
-    real = level_pack.evaluate
+    real = level_pack.evaluate_policy_resources
 
     def counting(resources, config=None, **kw):
         calls.append(sorted(p.name for p in kw["policies"]))
         return real(resources, config, **kw)
 
-    monkeypatch.setattr(level_pack, "evaluate", counting)
+    monkeypatch.setattr(level_pack, "evaluate_policy_resources", counting)
     settings = LevelSettings()
     servicer = _servicer(settings, {})
     assert settings.rules_at(EnforcementLevel.MANDATORY) and settings.rules_at(EnforcementLevel.ADVISORY)
@@ -349,3 +349,20 @@ def test_a_level_policy_left_in_use_without_rules_still_judges_for_the_one_after
     many = analyzer.requests(stack, [_props(r) for r in stack], "bench", PROJECT)[2]
     got = _diagnostics(servicer.AnalyzeStack(many, None))
     assert got and collections.Counter(got) == collections.Counter(_by_runner(stack, {"all": "advisory"}))
+
+
+def test_the_collector_is_on_again_after_a_marked_call_that_judged_the_stack(stack):
+    """The pack keeps the garbage collector off from its judgment until the analyzer returns; not after."""
+    import gc
+
+    servicer = _servicer(LevelSettings(), {})
+    many = analyzer.requests(stack, [_props(r) for r in stack], "bench", PROJECT)[2]
+    assert gc.isenabled()
+    assert servicer.AnalyzeStack(many, None).diagnostics
+    assert gc.isenabled()
+    gc.disable()
+    try:  # off when the call began: left off
+        servicer.AnalyzeStack(many, None)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -140,9 +140,9 @@ def implied_tolerations(
     return out
 
 
-def _same_toleration(a: Toleration, b: Toleration) -> bool:
-    """``MatchToleration``: key, operator, value and effect equal (``tolerationSeconds`` aside)."""
-    return (a.key, a.operator, a.value, a.effect) == (b.key, b.operator, b.value, b.effect)
+def _identity(t: Toleration) -> tuple[Any, ...]:
+    """What ``MatchToleration`` compares: key, operator, value and effect (``tolerationSeconds`` aside)."""
+    return (t.key, t.operator, t.value, t.effect)
 
 
 def effective_tolerations(
@@ -190,11 +190,14 @@ def effective_tolerations(
                 raise TaintError(f"tolerations[{i}]: {err}") from None
     else:
         own = list(tolerations)
+    first: dict[tuple[Any, ...], int] = {}  # identity -> position of the first toleration with it (stays so)
+    for i, have in enumerate(own):
+        first.setdefault(_identity(have), i)
     for added, _source in implied_tolerations(pod_spec, platform, kind, admission_plugins=admission_plugins):
-        for i, have in enumerate(own):
-            if _same_toleration(have, added):
-                own[i] = added
-                break
+        i = first.get(_identity(added))
+        if i is not None:
+            own[i] = added
         else:
+            first[_identity(added)] = len(own)
             own.append(added)
     return own

@@ -76,6 +76,11 @@ DNS1123_SUBDOMAIN_MAX = 253
 LABEL_VALUE_MAX = 63
 
 
+#: :func:`qualified_name_problem` per string asked about (a stack asks about a few keys again and again).
+_QUALIFIED_PROBLEMS: dict[str, str | None] = {}
+_UNSET: Any = object()
+
+
 def qualified_name_problem(key: Any) -> str | None:
     """Return why ``key`` is not a Kubernetes qualified name, or None when it is one.
 
@@ -84,6 +89,17 @@ def qualified_name_problem(key: Any) -> str | None:
     alphanumeric at both ends, with ``-``, ``_`` and ``.`` inside. Taint keys and label keys
     both follow it (``IsQualifiedName``).
     """
+    if type(key) is not str:
+        return _qualified_name_problem(key)
+    known = _QUALIFIED_PROBLEMS.get(key, _UNSET)
+    if known is _UNSET:
+        known = _qualified_name_problem(key)
+        if len(_QUALIFIED_PROBLEMS) < 8192:
+            _QUALIFIED_PROBLEMS[key] = known
+    return known
+
+
+def _qualified_name_problem(key: Any) -> str | None:
     if not isinstance(key, str):
         return f"must be a string, got {type(key).__name__}"
     if key == "":

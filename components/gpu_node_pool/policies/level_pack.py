@@ -4,7 +4,7 @@ pulumi_policy's analyzer decodes every resource once per resource policy and the
 once per stack policy (``_PolicyAnalyzerServicer.Analyze`` / ``AnalyzeStack``); with the 15 rules
 as 15 policies that decoding is most of a preview's policy time (BENCHMARKS.md). This layout
 declares two stack policies, ``gpu-node-pools-mandatory`` and ``gpu-node-pools-advisory``; each
-reports the rules configured at its level, judged by :func:`gpu_node_pool.policies.evaluate` over
+reports the rules configured at its level, judged by :func:`gpu_node_pool.policies.runner.evaluate_policy_resources` over
 the stack the analyzer decoded. A level no rule uses is disabled. Served by the hooked analyzer
 (:mod:`gpu_node_pool.sdk.analyzer_config`), one ``AnalyzeStack`` call judges every rule in use once
 (the first level policy called does it) and decodes the stack once: the advisory policy reports
@@ -25,6 +25,7 @@ default for a name that is not one of the pack's policies).
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,10 +34,9 @@ from pulumi_policy import EnforcementLevel, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
 from ..sdk.analyzer_config import SHARED_JUDGMENT, current_stack_call
-from ..sdk.record import Resource
 from .pack_config import PolicyConfigError, resolve_config
 from .rules import PACK_NAME, POLICIES
-from .runner import evaluate
+from .runner import evaluate_policy_resources
 
 __all__ = ["LEVEL_POLICY_NAMES", "LevelSettings", "level_policies"]
 
@@ -104,23 +104,17 @@ class _CannotRunNotes(UnknownValueError):
         self.message = "; ".join(notes)
 
 
-def _records(resources: Sequence[Any]) -> list[Resource]:
-    """The runner's records of the resources a stack policy got (their props stay the SDK's proxies)."""
-    return [
-        Resource(r.resource_type, r.name, r.props, urn=r.urn, parent=r.parent.urn if r.parent else "",
-                 dependencies=[d.urn for d in r.dependencies],
-                 property_dependencies={k: [d.urn for d in v] for k, v in r.property_dependencies.items()})
-        for r in resources
-    ]
-
-
 def _judge(settings: LevelSettings, rules: Sequence[Any], resources: Sequence[Any]) -> list[dict[str, str]]:
     """The runner's findings of ``rules`` over the stack a level policy got, with the rules' configured levels."""
     stack, project = os.environ.get("PULUMI_STACK", "stack"), os.environ.get("PULUMI_PROJECT", "project")
     config = {rule.name: settings.config[rule.name] for rule in rules if rule.name in settings.config}
     if "all" in settings.config:
         config["all"] = settings.config["all"]
-    return evaluate(_records(resources), config, policies=rules, stack=stack, project=project)
+    if current_stack_call() is not None:
+        # the runner's objects live until the analyzer lets go of the stack: the collector stays off until
+        # then, and the marked call turns it back on (the runner alone would turn it on while they live)
+        gc.disable()
+    return evaluate_policy_resources(resources, config, policies=rules, stack=stack, project=project)
 
 
 def _findings_at(settings: LevelSettings, level: EnforcementLevel, resources: Sequence[Any]) -> list[dict[str, str]]:
@@ -133,10 +127,11 @@ def _findings_at(settings: LevelSettings, level: EnforcementLevel, resources: Se
         return _judge(settings, settings.rules_at(level), resources)
     kept = settings.judged
     if kept is None or kept[0] is not call:
-        in_use = [rule for rule in settings.rules if _runs_at(settings.resolved[rule.name][0]) != EnforcementLevel.DISABLED]
+        runs_at = {rule.name: _runs_at(settings.resolved[rule.name][0]) for rule in settings.rules}
+        in_use = [rule for rule in settings.rules if runs_at[rule.name] != EnforcementLevel.DISABLED]
         split: dict[EnforcementLevel, list[dict[str, str]]] = {}
         for finding in _judge(settings, in_use, resources):
-            split.setdefault(_runs_at(settings.resolved[finding["policy"]][0]), []).append(finding)
+            split.setdefault(runs_at[finding["policy"]], []).append(finding)
         kept = settings.judged = (call, split)
     return kept[1].get(level, [])
 
@@ -144,10 +139,11 @@ def _findings_at(settings: LevelSettings, level: EnforcementLevel, resources: Se
 def _report(level: EnforcementLevel, findings: Sequence[dict[str, str]], report: Any) -> None:
     """Report the findings of ``level``'s rules as its level policy: ``[<rule>] <message>``, on the resource's URN."""
     notes = []
+    own, advisory = level.value, level == EnforcementLevel.ADVISORY
     for finding in findings:
         message = f"[{finding['policy']}] {finding['message']}"
-        if finding["enforcement"] != level.value:  # a rule's "can't run during preview" note
-            if level == EnforcementLevel.ADVISORY:
+        if finding["enforcement"] != own:  # a rule's "can't run during preview" note
+            if advisory:
                 report(message, None if finding["resource"] == "stack" else finding["urn"])
             else:
                 notes.append(message)

@@ -23,7 +23,8 @@ from ..k8s.selection import NodeLabels, excluding_keys, node_matches, undecided_
 from ..k8s.taints import Taint, Toleration
 from .workloads import NodeSelection, Stay, stay_on
 
-__all__ = ["Placement", "pool_nodes", "place", "place_on", "SELECTION_FIX", "PLAIN_NODES", "lands_on_plain_nodes"]
+__all__ = ["Placement", "pool_nodes", "place", "place_on", "SELECTION_FIX", "PLAIN_NODES", "lands_on_plain_nodes",
+           "PoolPlacements", "ContentIds", "placement_content"]
 
 #: How a finding says to widen an agent's node selection (the chart values keys).
 SELECTION_FIX = "widen its node selection (the chart values nodeSelector / affinity)"
@@ -77,7 +78,14 @@ class Placement:
         return "not judged: its node selection reads " + "; ".join(why) if why else ""
 
     def describe(self) -> str:
-        """Why it does not run everywhere on the pool (one clause), or ``runs`` (with the agents it counts on)."""
+        """Why it does not run everywhere on the pool (one clause), or ``runs`` (with the agents it counts on).
+        Made once per placement (it is immutable): a kept placement is described for every agent it stands for."""
+        text = self.__dict__.get("_described")
+        if text is None:
+            text = self.__dict__["_described"] = self._describe()  # not a field: equality and hash ignore it
+        return text
+
+    def _describe(self) -> str:
         why = []
         if self.excluded:
             shown = "; ".join(f"{kind} (by {', '.join(keys) or 'its required node affinity'})" for kind, keys in self.excluded[:6])
@@ -142,15 +150,47 @@ class PoolPlacements:
         self.pool, self.nodes, self.discovered = pool, list(nodes), tuple(discovered)
         self._kept: dict[Any, Placement] = {}
 
-    def __call__(self, tolerations: Sequence[Toleration], selection: NodeSelection) -> Placement:
+    def __call__(self, tolerations: Sequence[Toleration], selection: NodeSelection, *,
+                 content: ContentIds | None = None) -> Placement:
+        """The placement of pods with ``tolerations`` and ``selection``. ``content``: the
+        :class:`ContentIds` the caller numbered this pair with (every agent numbered once for all pools), so
+        that the verdict is found by a number instead of by hashing the tolerations per pool."""
         try:
-            key = (tuple(tolerations), selection.node_selector, tuple((tuple(e), f) for e, f in selection.terms))
+            key = content.id_of(tolerations, selection) if content is not None else placement_content(tolerations, selection)
             hit = self._kept.get(key)
         except TypeError:
             return place(tolerations, selection, self.pool, self.nodes, discovered=self.discovered)
         if hit is None:
             hit = self._kept[key] = place(tolerations, selection, self.pool, self.nodes, discovered=self.discovered)
         return hit
+
+
+def placement_content(tolerations: Sequence[Toleration], selection: NodeSelection) -> tuple[Any, ...]:
+    """What a placement depends on besides the pool, as a hashable value (``TypeError`` when it cannot be hashed)."""
+    key = (tuple(tolerations), selection.node_selector, tuple((tuple(e), f) for e, f in selection.terms))
+    hash(key)
+    return key
+
+
+class ContentIds:
+    """A number per distinct :func:`placement_content`, for :class:`PoolPlacements`: ``id_of`` hashes a pair's
+    content once per pair of objects asked about (kept with them: no other object takes their ids meanwhile);
+    equal contents get the same number, different ones different numbers."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[tuple[Any, ...], int] = {}
+        self._asked: dict[tuple[int, int], tuple[Any, Any, int]] = {}
+
+    def id_of(self, tolerations: Sequence[Toleration], selection: NodeSelection) -> int:
+        """The number of the pair's content. Raises ``TypeError`` when it cannot be hashed. The pair must not
+        change once asked about (the readers' tolerations and selections never do)."""
+        asked = self._asked.get((id(tolerations), id(selection)))
+        if asked is not None:
+            return asked[2]
+        content = placement_content(tolerations, selection)
+        number = self._numbers.setdefault(content, len(self._numbers))
+        self._asked[(id(tolerations), id(selection))] = (tolerations, selection, number)
+        return number
 
 
 def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints: Iterable[Taint],

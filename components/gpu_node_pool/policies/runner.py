@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pulumi_policy import (
@@ -51,6 +51,7 @@ StackResource = Resource
 __all__ = [
     "StackResource",
     "evaluate",
+    "evaluate_policy_resources",
     "policy_resources",
 ]
 
@@ -99,6 +100,46 @@ def _urn(res: Any, stack: str, project: str) -> str:
     return getattr(res, "urn", "") or f"urn:pulumi:{stack}::{project}::{res.type}::{res.name}"
 
 
+def _adopted(resources: Sequence[PolicyResource], urns: list[str], props: list[Any],
+             opts: PolicyResourceOptions) -> list[PolicyResource]:
+    """``resources`` themselves (their relations already resolved among them), given ``props``, ``urns`` and
+    the options and provider the runner gives every resource: what :func:`_stack_resources` makes of records
+    of them, without a second object per resource."""
+    for res, urn, p in zip(resources, urns, props, strict=True):
+        res.props, res.urn, res.opts, res.provider = p, urn, opts, None
+    return list(resources)
+
+
+def evaluate_policy_resources(resources: Sequence[PolicyResource], config: Mapping[str, Any] | None = None, *,
+                              policies: Sequence[Any] = POLICIES, stack: str = "stack", project: str = "project",
+                              unknown_marker: str | None = None) -> list[dict[str, str]]:
+    """:func:`evaluate` over the ``PolicyResource`` list a stack policy got from pulumi_policy's analyzer
+    (``resource_type``, ``name``, ``urn``, ``props``; ``parent``, ``dependencies`` and
+    ``property_dependencies`` resolved to resources of the list): the same findings as :func:`evaluate`
+    over records of them whose relations are those resources' URNs, without the round trip through URNs.
+
+    The resources are the caller's to give away (the analyzer decodes them for one policy call): the stack
+    policies judge them themselves, their ``props`` replaced by the runner's view of the same values and
+    their ``opts`` and ``provider`` by the ones the runner gives every resource.
+
+    Raises:
+        PolicyConfigError: ``config`` is invalid.
+    """
+    resources = list(resources)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _evaluate([r.resource_type for r in resources], [r.name for r in resources],
+                         [getattr(r, "urn", "") or f"urn:pulumi:{stack}::{project}::{r.resource_type}::{r.name}"
+                          for r in resources],
+                         [r.props for r in resources],
+                         lambda urns, props, opts: _adopted(resources, urns, props, opts),
+                         config, policies, stack, project, unknown_marker)
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, *,
              policies: Sequence[Any] = POLICIES, stack: str = "stack", project: str = "project",
              unknown_marker: str | None = None) -> list[dict[str, str]]:
@@ -127,25 +168,31 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _evaluate(resources, config, policies, stack, project, unknown_marker)
+        resources = list(resources)
+        return _evaluate([r.type for r in resources], [r.name for r in resources],
+                         [_urn(r, stack, project) for r in resources], [r.inputs for r in resources],
+                         lambda urns, props, opts: _stack_resources(resources, urns, props, opts),
+                         config, policies, stack, project, unknown_marker)
     finally:
         if collecting:
             gc.enable()
 
 
-def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, policies: Sequence[Any], stack: str,
+def _evaluate(types: list[str], names: list[str], urns: list[str], inputs: list[Any],
+              stack_of: Callable[[list[str], list[Any], PolicyResourceOptions], list[PolicyResource]],
+              config: Mapping[str, Any] | None, policies: Sequence[Any], stack: str,
               project: str, unknown_marker: str | None) -> list[dict[str, str]]:
+    """The findings of ``policies`` over the resources ``types``/``names``/``urns``/``inputs`` (one entry each);
+    ``stack_of(urns, props, opts)`` gives the ``PolicyResource`` list of them the stack policies see."""
     settings = resolve_config(config, policies)
-    resources = list(resources)
-    urns = [_urn(r, stack, project) for r in resources]
-    display = {urn: f"{r.type} {r.name}" for urn, r in zip(urns, resources, strict=True)}
+    display = {urn: f"{t} {name}" for urn, t, name in zip(urns, types, names, strict=True)}
     stack_urn = f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"
     urn_of = {shown: urn for urn, shown in display.items()} | {"stack": stack_urn}
     # One lazily built proxy per resource, shared by every policy (the SDK builds one per policy
     # eagerly: the same values, read the same way; policies do not write to props).
     if unknown_marker is None:
         unknown_marker = _UNKNOWN
-    props = [policy_props(r.inputs, unknown_marker) for r in resources]
+    props = [policy_props(value, unknown_marker) for value in inputs]
     opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [])
     stack_resources: list[PolicyResource] | None = None
     by_type: dict[str, list[int]] | None = None  # type token -> positions, for the resource policies' types
@@ -153,14 +200,17 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
     findings: list[dict[str, str]] = []
 
     def reporter(policy: Any, level: EnforcementLevel, default_resource: str):
+        name, enforcement = policy.name, level.value  # read once: a stack policy may report thousands of findings
+        default_urn = urn_of.get(default_resource, stack_urn)
+
         def report(message: str, urn: str | None = None) -> None:
             known = bool(urn) and urn in display
             findings.append(
                 {
-                    "policy": policy.name,
-                    "enforcement": level.value,
+                    "policy": name,
+                    "enforcement": enforcement,
                     "resource": display[urn] if known else default_resource,
-                    "urn": urn if known else urn_of.get(default_resource, stack_urn),
+                    "urn": urn if known else default_urn,
                     "message": message,
                 }
             )
@@ -199,16 +249,16 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
 
             judged, reads = JUDGES.get(policy.name, (None, None))
             if judged is not policy or reads is None:
-                positions: Iterable[int] = range(len(resources))
+                positions: Iterable[int] = range(len(types))
             else:  # only the resources of the types it reads, in stack order
                 if by_type is None:
                     by_type = {}
-                    for i, res in enumerate(resources):
-                        by_type.setdefault(res.type, []).append(i)
+                    for i, t in enumerate(types):
+                        by_type.setdefault(t, []).append(i)
                 positions = sorted(i for t, found in by_type.items() if reads(t) for i in found)
             for i in positions:
-                res, urn, p = resources[i], urns[i], props[i]
-                args = ResourceValidationArgs(res.type, p, urn, res.name, opts, None, dict(policy_config))
+                urn, p = urns[i], props[i]
+                args = ResourceValidationArgs(types[i], p, urn, names[i], opts, None, dict(policy_config))
                 current[0], current[1] = urn, display[urn]
                 try:
                     _run(policy.validate(args, report))
@@ -218,7 +268,7 @@ def _evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None, polici
                     pass
         elif isinstance(policy, StackValidationPolicy):
             if stack_resources is None:  # built once; each stack policy gets its own list of them
-                stack_resources = _stack_resources(resources, urns, props, opts)
+                stack_resources = stack_of(urns, props, opts)
             args = StackValidationArgs(list(stack_resources), dict(policy_config))
             args.derived = shared  # what the stack policies derive from the stack, found once
             try:

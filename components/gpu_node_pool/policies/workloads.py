@@ -22,7 +22,7 @@ from ..k8s.selection import Expression as _Expr
 from ..k8s.selection import label_value as _label_value
 from ..k8s.selection import selection_matches
 from ..k8s.taints import Taint, TaintError, Toleration, tolerates
-from ..sdk.props import derived, dig, items, mapping, plain, text
+from ..sdk.props import derived, dig, items, mapping, plain, sequence, text
 
 __all__ = [
     "WORKLOAD_POD_SPEC_PATHS",
@@ -97,8 +97,10 @@ def workload_of(resource_type: str, props: Mapping[str, Any], pulumi_name: str =
         return None
     cache = derived(props)
     key = ("workload", kind, pulumi_name)
-    if cache is not None and key in cache:
-        return cache[key]
+    if cache is not None:
+        kept = cache.get(key)
+        if kept is not None:
+            return kept
     namespace = text(dig(props, "metadata", "namespace"))
     name = text(dig(props, "metadata", "name")) or pulumi_name
     pod_spec = mapping(dig(props, *WORKLOAD_POD_SPEC_PATHS[kind]))
@@ -122,10 +124,11 @@ def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], lis
         out, problems = cache["tolerations"]
         return list(out), list(problems)
     out, problems = [], []
-    for i, item in enumerate(items(dig(pod_spec, "tolerations"))):
-        obj = plain(item)
+    listed = dig(pod_spec, "tolerations")
+    # one plain copy of the list: the items and the first unknown of reading them one by one
+    for i, obj in enumerate(plain(sequence(listed))):
         try:
-            out.append(Toleration.from_k8s(obj))
+            out.append(_toleration(obj))
         except TaintError as err:
             problems.append(f"tolerations[{i}] ignored: {err}")
     if cache is not None:
@@ -133,12 +136,43 @@ def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], lis
     return out, problems
 
 
-def containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """``(path, container)`` for every container, init container and ephemeral container."""
+#: ``Toleration.from_k8s`` per toleration object read, by its items with each value's type (``1`` and ``True``
+#: are equal keys of a dict but not the same toleration): a stack's pod specs repeat a few tolerations.
+_TOLERATIONS: dict[tuple[Any, ...], Toleration] = {}
+
+
+def _toleration(obj: Any) -> Toleration:
+    """``Toleration.from_k8s(obj)``, kept per content of a plain ``obj`` (a Toleration is immutable).
+
+    Raises:
+        TaintError: as ``Toleration.from_k8s`` (never kept).
+    """
+    try:
+        key = tuple([(k, type(v), v) for k, v in obj.items()]) if type(obj) is dict else None
+        kept = _TOLERATIONS.get(key) if key is not None else None
+    except TypeError:  # a value that cannot be hashed (a list, a mapping): read every time
+        key = kept = None
+    if kept is None:
+        kept = Toleration.from_k8s(obj)
+        if key is not None:
+            if len(_TOLERATIONS) >= 4096:
+                _TOLERATIONS.clear()
+            _TOLERATIONS[key] = kept
+    return kept
+
+
+def containers(pod_spec: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    """``(path, container)`` for every container, init container and ephemeral container, read one by one
+    (an unknown is met only when the iteration reaches it); once all were read, the list kept of them."""
     cache = derived(pod_spec)
-    if cache is not None and "containers" in cache:
-        yield from cache["containers"]
-        return
+    if cache is not None:
+        kept = cache.get("containers")
+        if kept is not None:
+            return kept
+    return _read_containers(pod_spec, cache)
+
+
+def _read_containers(pod_spec: Mapping[str, Any], cache: dict[Any, Any] | None) -> Iterator[tuple[str, Mapping[str, Any]]]:
     found = []
     for group in ("initContainers", "containers", "ephemeralContainers"):
         for i, container in enumerate(items(dig(pod_spec, group))):

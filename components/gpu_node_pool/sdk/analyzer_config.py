@@ -16,11 +16,17 @@ level. It replaces ``pulumi_policy.policy._PolicyAnalyzerServicer`` (private API
 ``PolicyPack(...)`` instantiates) by a subclass whose ``Configure`` calls the hook first; it was
 written against pulumi-policy :data:`TESTED` and refuses other major versions.
 
-The subclass also marks each ``AnalyzeStack`` call it serves (:func:`current_stack_call`): the
+The subclass also marks each ``AnalyzeStack`` call it serves (:func:`current_stack_call`), and turns the
+garbage collector back on when the call returns if it was on when the call began (:func:`current_stack_call`
+says why a policy may turn it off). The
 analyzer calls every stack policy of the pack in turn, on the calling thread, within one
 ``AnalyzeStack`` (``_PolicyAnalyzerServicer.AnalyzeStack`` in pulumi/pulumi-policy
 ``sdk/python/lib/pulumi_policy/policy.py``, v1.21), so the level policies can judge the stack once
 and share the findings. Outside such a call (another thread, another servicer) it is None.
+
+Its ``Analyze`` (one call per resource) judges resource policies only: for a pack of stack policies alone
+the subclass answers with the empty response after the analyzer's ``_configure_runtime_settings``,
+as ``Analyze`` of v1.21 does after skipping each policy.
 
 That analyzer decodes the whole stack (``MessageToDict``, ``deserialize_properties``,
 ``unknown_checking_proxy`` of every resource) once per stack policy in use, before calling it. A
@@ -36,6 +42,7 @@ are private: when their signatures are not the ones of v1.21 the subclass warns 
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -57,6 +64,7 @@ SHARED_JUDGMENT = "gpupool_report_from_call"
 _PRIVATE = {
     "_get_enforcement_level": ("self", "policy"),
     "_create_report_violation": ("self", "response", "policy_name", "policy_description", "enforcement_level", "severity"),
+    "_configure_runtime_settings": ("self",),
 }
 
 #: The pulumi-policy versions whose ``_PolicyAnalyzerServicer.Configure`` this hook was checked against.
@@ -80,6 +88,10 @@ def current_stack_call() -> object | None:
 
     A new object for every call, held only while the call runs: two calls never share a token, so a
     result kept under it cannot outlive the stack it was computed from.
+
+    During such a call a stack policy may turn the garbage collector off (``gc.disable()``) for the rest
+    of it: the call turns it back on once the analyzer has returned, when the objects the policy made for
+    the decoded stack are gone. (Turned on while they live, it would walk them all at its next collection.)
     """
     return getattr(_SERVING, "call", None)
 
@@ -119,6 +131,7 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
     import warnings
 
     from google.protobuf import json_format
+    from pulumi.runtime.proto import analyzer_pb2
     from pulumi_policy import EnforcementLevel, StackValidationPolicy
     from pulumi_policy import policy as sdk_policy
 
@@ -133,6 +146,8 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
             stacklevel=3,
         )
 
+    base_level = base._get_enforcement_level
+
     class _Servicer(base):  # type: ignore[misc, valid-type]
         _gpupool_base = base
         _gpupool_one_decoding = unlike is None
@@ -140,11 +155,19 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
         def __init__(self, name: str, version: str, policies: list[Any], *args: Any, **kwargs: Any) -> None:
             super().__init__(name, version, policies, *args, **kwargs)
             self._gpupool_policies = list(policies)
+            self._gpupool_stack_only = self._gpupool_one_decoding and all(
+                isinstance(p, StackValidationPolicy) for p in self._gpupool_policies)
 
-        def _get_enforcement_level(self, policy: Any) -> Any:
+        def Analyze(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
+            if self._gpupool_stack_only:  # the analyzer's Analyze skips every stack policy: its settings remain
+                self._configure_runtime_settings()
+                return analyzer_pb2.AnalyzeResponse()
+            return super().Analyze(request, context)
+
+        def _get_enforcement_level(self, policy: Any) -> Any:  # asked per policy of every Analyze call too: kept lean
             if policy.name in getattr(_SERVING, "deferred", ()):
                 return EnforcementLevel.DISABLED  # judged with another policy: reported after the analyzer's pass
-            return super()._get_enforcement_level(policy)
+            return base_level(self, policy)
 
         def _deferred(self) -> list[tuple[Any, Any]]:
             """The shared-judgment stack policies in use whose findings come after the analyzer's pass:
@@ -183,6 +206,7 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
 
         def AnalyzeStack(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
             outer = getattr(_SERVING, "call", None), getattr(_SERVING, "deferred", {})
+            collecting = gc.isenabled()  # a policy may leave the collector off for the rest of the call
             _SERVING.call = object()
             deferred = self._deferred()
             _SERVING.deferred = {policy.name: level for policy, level in deferred}
@@ -198,6 +222,8 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
                 return response
             finally:
                 _SERVING.call, _SERVING.deferred = outer
+                if collecting:
+                    gc.enable()
 
     return _Servicer
 

@@ -162,6 +162,9 @@ def _plain_of(value: Any, marker: str) -> Any:
         if value in _SENTINELS:
             raise _UnknownInside(value)
         return value
+    if kind is _SDK_DICT or kind is _SDK_LIST:  # the analyzer's proxy: copy the container it wraps
+        value = value["__target"]
+        kind = type(value)
     if kind is dict:
         out = {}
         for key, item in value.items():
@@ -184,8 +187,6 @@ def _plain_of(value: Any, marker: str) -> Any:
         return value
     if kind is float:
         return int(value) if value.is_integer() else value
-    if kind is _SDK_DICT or kind is _SDK_LIST:
-        return _plain_of(value["__target"], marker)
     raise _NotJson
 
 
@@ -255,6 +256,10 @@ class _LazyDictProxy(Mapping):
             child = _LazyDictProxy(value, (*self._path, str(key)), self._marker)
         elif kind is list:
             child = _LazyListProxy(value, (*self._path, str(key)), self._marker)
+        elif kind is _SDK_DICT:  # the analyzer's eager proxy (its values checked as they are read here)
+            child = _LazyDictProxy(value["__target"], (*self._path, str(key)), self._marker)
+        elif kind is _SDK_LIST:
+            child = _LazyListProxy(value["__target"], (*self._path, str(key)), self._marker)
         else:
             sentinel = _unknown(value, self._marker)
             if sentinel is not None:
@@ -319,12 +324,18 @@ class _LazyListProxy(Sequence):
         if isinstance(key, slice):
             return [self._child(i) for i in range(len(target))[key]]
         value = target[key]
+        kind = type(value)
+        if kind is str:  # the most common read, as in _LazyDictProxy
+            if value == self._marker:
+                raise UnknownValueError(UNKNOWN_STRING_VALUE, [*self._path, str(key)])
+            if value in _SENTINELS:
+                raise UnknownValueError(value, [*self._path, str(key)])
+            return value
+        if value is None or kind is int or kind is float or kind is bool:
+            return value
         sentinel = _unknown(value, self._marker)
         if sentinel is not None:
             raise UnknownValueError(sentinel, [*self._path, str(key)])
-        kind = type(value)
-        if kind is str or value is None or kind is int or kind is float or kind is bool:
-            return value
         index = operator.index(key)
         if index < 0:
             index += len(target)

@@ -79,6 +79,10 @@ class _PoolChecks:
     pools: list[tuple[GpuPool, int, str]]
     labels_known: bool = True  # no pool's node labels are unknown at preview
     _projections: dict[tuple[Any, ...], Any] = dataclasses.field(default_factory=dict)
+    #: per content of a DaemonSet's tolerations: its number here and why each group of taints is not tolerated for good
+    _why_by_group: dict[tuple[Toleration, ...], tuple[int, list[str]]] = dataclasses.field(default_factory=dict)
+    #: per (tolerations' number, node selection's content): the failures on every pool (copies of one chart share it)
+    _failures: dict[tuple[Any, ...], str] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, pools: list[GpuPool]) -> _PoolChecks:
@@ -105,34 +109,51 @@ class _PoolChecks:
 
 
 def _daemonset_failures(workload: Workload, tolerations: list[Toleration], checks: _PoolChecks,
-                        undecided: Undecided) -> list[str]:
-    """``"<pool>: <why>"`` for every pool whose nodes the DaemonSet would not run on and does not keep off.
+                        undecided: Undecided) -> str:
+    """``"<pool>: <why>"`` for every pool whose nodes the DaemonSet would not run on and does not keep off,
+    joined by `` | `` (empty when there is none).
 
     Tolerations are matched once per distinct taint and judged once per distinct set of pool
     taints, never per pool: a DaemonSet that tolerates them all costs nothing per pool. The pod
     spec's node selection is read once, and judged only for pools with a taint it does not
-    tolerate, once per distinct value of the labels it looks at.
+    tolerate, once per distinct value of the labels it looks at. Both verdicts depend on nothing
+    but the content of the tolerations and of the selection: ``checks`` keeps them per content, for
+    the other DaemonSets of the stack (copies of one chart).
     """
-    stays = [stay_on(tolerations, t) for t in checks.taints]
-    bad = [None if stay.ok else stay.describe() for stay in stays]
-    why_by_group = ["; ".join([bad[i] for i in group if bad[i] is not None]) for group in checks.groups]
+    own = tuple(tolerations)
+    kept = checks._why_by_group.get(own)
+    if kept is None:
+        stays = [stay_on(tolerations, t) for t in checks.taints]
+        bad = [None if stay.ok else stay.describe() for stay in stays]
+        kept = checks._why_by_group[own] = (len(checks._why_by_group), [
+            "; ".join([bad[i] for i in group if bad[i] is not None]) for group in checks.groups])
+    number, why_by_group = kept
     if not any(why_by_group):
-        return []
+        return ""
     if checks.labels_known:
         try:
             read = NodeSelection.of(workload.pod_spec)
         except UnknownValueError:
             pass  # each pool it concerns is undecided: below
         else:
-            # The verdict on a pool depends only on its values of the label keys the selection
-            # reads: judge each distinct one once.
-            projection, labels_of = checks.projection(read.keys)
-            keeps_off = {key for key, labels in labels_of.items() if read.on(labels) is False}
-            return [
-                f"{display}: {why}"
-                for (_, group, display), key in zip(checks.pools, projection, strict=True)
-                if (why := why_by_group[group]) and key not in keeps_off
-            ]
+            content: tuple[Any, ...] | None = (number, read.node_selector, tuple((tuple(e), f) for e, f in read.terms))
+            try:
+                found = checks._failures.get(content)
+            except TypeError:  # a value that cannot be hashed: judged without keeping it
+                content = found = None
+            if found is None:
+                # The verdict on a pool depends only on its values of the label keys the selection
+                # reads: judge each distinct one once.
+                projection, labels_of = checks.projection(read.keys)
+                keeps_off = {key for key, labels in labels_of.items() if read.on(labels) is False}
+                found = " | ".join([
+                    f"{display}: {why}"
+                    for (_, group, display), key in zip(checks.pools, projection, strict=True)
+                    if (why := why_by_group[group]) and key not in keeps_off
+                ])
+                if content is not None:
+                    checks._failures[content] = found
+            return found
     selection: NodeSelection | UnknownValueError | None = None
     projection: list[tuple[Any, ...]] = []
     on_labels: dict[tuple[Any, ...], bool | None] = {}
@@ -164,7 +185,7 @@ def _daemonset_failures(workload: Workload, tolerations: list[Toleration], check
         if selected is False:
             continue  # keeps off the pool's nodes
         failures.append(f"{display}: {why}")
-    return failures
+    return " | ".join(failures)
 
 
 _ABSENT: Any = object()
@@ -202,7 +223,7 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
             note = f" ({'; '.join(problems)})" if problems else ""
             report(
                 f"DaemonSet {workload.namespace}/{workload.name} will not run on GPU nodes and does not keep off "
-                f"them: {' | '.join(failures)}. Its tolerations: {_describe_tolerations(tolerations)}{note}. "
+                f"them: {failures}. Its tolerations: {_describe_tolerations(tolerations)}{note}. "
                 "Tolerate each taint (operator Exists with the taint's key and effect) or keep the DaemonSet off "
                 f"GPU nodes with a required node affinity ({DEFAULT_GPU_LABEL[0]} NotIn [{DEFAULT_GPU_LABEL[1]}]).",
                 res.urn,

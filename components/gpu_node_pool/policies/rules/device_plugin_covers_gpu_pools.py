@@ -23,7 +23,7 @@ from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
 from ...k8s.taints import Toleration
 from ...sdk.props import Undecided, UnknownValueError, dig, mapping, plain, text
 from ..gpu_agents import agent_resources, discovery_agents, operator_device_plugins
-from ..placement import SELECTION_FIX, PoolPlacements, pool_nodes
+from ..placement import SELECTION_FIX, ContentIds, PoolPlacements, pool_nodes
 from ..pools import (
     CHART_TYPES,
     GKE_NO_DEFAULT_PLUGIN_LABEL,
@@ -122,6 +122,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
         )
     read: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] | None = None
     discovered = discovery_agents(agent_resources(stack_index(args)), undecided) if plugins else ()
+    content = ContentIds()  # every plugin's tolerations and selection numbered once, for all pools
     for pool in needing if plugins else []:
         if pool.labels is None:
             undecided.add(pool.display, UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
@@ -134,7 +135,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            placement = placed(tolerations, node_selection)
+            placement = placed(tolerations, node_selection, content=content)
             if placement.runs:
                 covered = True
                 break
@@ -165,7 +166,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            if placed(tolerations, node_selection).status in ("runs", "partial"):
+            if placed(tolerations, node_selection, content=content).status in ("runs", "partial"):
                 landing.append(display)
         if pool.gke_managed_plugin and landing:
             report(

@@ -46,7 +46,7 @@ from ..gpu_agents import (
     efa_device_plugins,
     standalone_nfd_workers,
 )
-from ..placement import SELECTION_FIX, PoolPlacements, pool_nodes
+from ..placement import SELECTION_FIX, ContentIds, PoolPlacements, pool_nodes
 from ..stack import stack_index
 from ..workloads import NodeSelection, read_tolerations
 from ._shared import _stack_pools
@@ -73,15 +73,16 @@ def _agents(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[_Agent]:
     return [_Agent(display, pod_spec) for display, pod_spec in found]
 
 
-def _why_not(agent: _Agent, pool: Any, undecided: Undecided, placed: PoolPlacements) -> str | None:
+def _why_not(agent: _Agent, pool: Any, undecided: Undecided, placed: PoolPlacements, content: ContentIds) -> str | None:
     """None when the agent's pods land on every new node of the pool (or it cannot be decided: then it is
     recorded as not judged, with the label and the agent that would set it); else why not (one clause
     naming the taint, or the instance type and label its selection excludes). ``placed``: the pool's
-    placements (:class:`~gpu_node_pool.policies.placement.PoolPlacements`, its kinds of node worked out once)."""
+    placements (:class:`~gpu_node_pool.policies.placement.PoolPlacements`, its kinds of node worked out once);
+    ``content``: the agents' placement contents numbered once for every pool."""
     if isinstance(agent.selection, UnknownValueError):
         undecided.add(f"{agent.display} on {pool.display}", agent.selection)
         return None
-    placement = placed(agent.tolerations, agent.selection)
+    placement = placed(agent.tolerations, agent.selection, content=content)
     if placement.status == "notJudged":
         undecided.not_judged(f"{agent.display} on {pool.display}", placement.not_judged_text())
         return None
@@ -91,12 +92,14 @@ def _why_not(agent: _Agent, pool: Any, undecided: Undecided, placed: PoolPlaceme
     return f"{agent.display}: {placement.describe()}{fix}"
 
 
-def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided, discovered: tuple[str, ...] = ()) -> list[str] | None:
+def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided, discovered: tuple[str, ...] = (),
+           content: ContentIds | None = None) -> list[str] | None:
     """None when some agent covers the pool (or one is not judged), else the reasons of each agent."""
     reasons = []
     placed = PoolPlacements(pool, pool_nodes(pool) if agents else [], discovered=discovered)  # once per pool
+    content = content if content is not None else ContentIds()
     for agent in agents:
-        why = _why_not(agent, pool, undecided, placed)
+        why = _why_not(agent, pool, undecided, placed, content)
         if why is None:
             return None
         reasons.append(why)
@@ -109,11 +112,12 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
     pools = [p for p in _stack_pools(args, undecided) if not p.problem]
     discovered = discovery_agents(agent_resources(stack_index(args)), undecided) if pools else ()
     installers = None
+    content = ContentIds()  # every agent's tolerations and selection numbered once, for all pools
     for pool in pools:
         if (pool.extra or {}).get("gpu_driver_version") != NO_DRIVER:
             continue
         installers = installers if installers is not None else _agents(driver_installers(agent_resources(stack_index(args)), undecided))
-        reasons = _judge(installers, pool, undecided, discovered)
+        reasons = _judge(installers, pool, undecided, discovered, content)
         if reasons is None:
             continue
         found = f" The installers found do not reach it: {' | '.join(reasons)}." if reasons else ""
@@ -138,7 +142,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
         for pool in pools:
             if pool.gke_managed_plugin:
                 continue  # GKE's own plugin needs no NFD labels
-            why = _why_not(agent, pool, undecided, placed_on(pool))
+            why = _why_not(agent, pool, undecided, placed_on(pool), content)
             if why is not None:
                 report(
                     f"Feature discovery does not cover {pool.display}: {why}. Its nodes get no NFD/GFD labels "
@@ -149,7 +153,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                 )
     for agent in _agents(dcgm_exporters(agent_resources(stack_index(args)), undecided)) if pools else []:
         for pool in pools:
-            why = _why_not(agent, pool, undecided, placed_on(pool))
+            why = _why_not(agent, pool, undecided, placed_on(pool), content)
             if why is not None:
                 report(
                     f"The DCGM exporter does not cover {pool.display}: {why}. Those GPUs export no metrics "
@@ -159,16 +163,16 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                     "every instance type of the pool).",
                     pool.urn or None,
                 )
-    _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided, discovered)
+    _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided, discovered, content)
     undecided.raise_if_any()
 
 
 def _judge_efa(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided,
-               discovered: tuple[str, ...] = ()) -> None:
+               discovered: tuple[str, ...] = (), content: ContentIds | None = None) -> None:
     """An EFA device plugin covers every EFA pool."""
     plugins = _agents(efa_device_plugins(agent_resources(stack_index(args)), undecided)) if pools else []
     for pool in pools:
-        reasons = _judge(plugins, pool, undecided, discovered)
+        reasons = _judge(plugins, pool, undecided, discovered, content)
         if reasons is None:
             continue
         found = f" The plugins found do not reach it: {' | '.join(reasons)}." if reasons else ""

@@ -53,12 +53,15 @@ def validate_gpu_limits_well_formed(args: ResourceValidationArgs, report: Report
     workload = workload_of(args.resource_type, args.props, args.name)
     if workload is None:
         return
-    patterns = _config(args, "gpu-limits-well-formed").get("resourceNames") or CONFIG_DEFAULTS["gpu-limits-well-formed"]["resourceNames"]
+    patterns = None  # read from the config once a container names a resource
     problems = []
     for path, container in containers(workload.pod_spec):
         limits = mapping(dig(container, "resources", "limits"))
         requests = mapping(dig(container, "resources", "requests"))
         present = sorted({str(k) for k in (*limits.keys(), *requests.keys())})
+        if present and patterns is None:
+            patterns = (_config(args, "gpu-limits-well-formed").get("resourceNames")
+                        or CONFIG_DEFAULTS["gpu-limits-well-formed"]["resourceNames"])
         for resource in [n for n in present if _matches(n, patterns)]:
             missing = object()
             limit = dig(limits, resource, default=missing)

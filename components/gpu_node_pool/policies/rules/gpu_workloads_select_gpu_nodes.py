@@ -17,7 +17,7 @@ from pulumi_policy import (
 
 from ...k8s.labels import DEFAULT_GPU_LABEL
 from ...k8s.quantity import parse_quantity
-from ...k8s.taints import tolerates
+from ...k8s.taints import Taint, Toleration, tolerates
 from ...k8s.wellknown import is_gpu_resource
 from ...sdk.props import Undecided, UnknownValueError, dig, mapping
 from ..gpu_agents import agent_resources, dcgm_exporters, gpu_operators, operator_device_plugins
@@ -64,6 +64,7 @@ def validate_gpu_workloads_select_gpu_nodes(args: StackValidationArgs, report: R
     for label in config.get("gpuLabels") or []:
         key, _, value = str(label).partition("=")
         pairs.add((key, value))
+    targeted_by: dict[tuple[Toleration, ...], list[Taint]] = {}  # per content of the tolerations: the GPU taints they target
     for res, workload, read_error in stack_index(args).workloads():
         try:
             if read_error is not None:
@@ -71,7 +72,11 @@ def validate_gpu_workloads_select_gpu_nodes(args: StackValidationArgs, report: R
             if workload is None or workload.kind == "DaemonSet":  # node agents tolerate to run everywhere
                 continue
             tolerations, _ = read_tolerations(workload.pod_spec)
-            targeted = [t for t in gpu_taints if any(not tol.is_catch_all and tolerates(tol, t) for tol in tolerations)]
+            own = tuple(tolerations)
+            targeted = targeted_by.get(own)
+            if targeted is None:
+                targeted = targeted_by[own] = [
+                    t for t in gpu_taints if any(not tol.is_catch_all and tolerates(tol, t) for tol in tolerations)]
             if not targeted:
                 continue
             if _requests_gpu(workload.pod_spec) or selects_any_of(workload.pod_spec, pairs):

@@ -30,6 +30,22 @@ from ._shared import _NE, _NS, _config, _fmt, _resource, _stack_pools
 _ABSENT: object = object()
 
 
+def _targets(selection: NodeSelection, pools: list, by_values: dict, group_of: list[int]) -> tuple[list[int], list[int]]:
+    """The pools (positions, in pool order) whose labels meet ``selection``, and their groups in first-seen order.
+    ``on`` depends only on a pool's values for ``selection.keys``: decided once per distinct values
+    (``by_values`` keeps the pools grouped so per keys)."""
+    groups_of_values = by_values.get(selection.keys)
+    if groups_of_values is None:
+        grouped: dict[tuple[object, ...], tuple[list[int], dict[str, str]]] = {}
+        for i, p in enumerate(pools):
+            key = tuple(p.labels.get(k, _ABSENT) for k in selection.keys)
+            grouped.setdefault(key, ([], p.labels))[0].append(i)
+        groups_of_values = by_values[selection.keys] = list(grouped.values())
+    targets = [i for positions, labels in groups_of_values if selection.on(labels) is True for i in positions]
+    targets.sort()  # pool order
+    return targets, list(dict.fromkeys(group_of[i] for i in targets))
+
+
 def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report: ReportViolation) -> None:
     """A pod template pinned to GPU pools tolerates every repelling taint of at least one of them."""
     config = _config(args, "gpu-workloads-tolerate-their-pool")
@@ -40,9 +56,14 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
         # pools with the same platform and taints get the same verdict: numbered once here
         groups: dict[tuple[str, tuple[Taint, ...]], int] = {}
         group_of = [groups.setdefault((p.platform, tuple(p.taints)), len(groups)) for p in pools]
+        pool_of_group = {g: pools[i] for i, g in reversed(list(enumerate(group_of)))}  # its first pool
         displays = [p.display for p in pools]
         # selection keys -> the pools (positions) per distinct values of those labels, with one pool's labels
         by_values: dict[tuple[object, ...], list[tuple[list[int], dict[str, str]]]] = {}
+        # per content of a selection: the pools it targets and their groups in first-seen order; per content
+        # and verdicts on those groups: the finding's text (the workloads of a stack share a few of each)
+        targets_of: dict[tuple[object, ...], tuple[list[int], list[int]]] = {}
+        texts: dict[tuple[object, ...], tuple[str, list[str]]] = {}
         for res, workload, read_error in stack_index(args).workloads():
             try:
                 if read_error is not None:
@@ -52,47 +73,52 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                 selection = NodeSelection.of(workload.pod_spec)
                 if not selection.keys:
                     continue  # selects nothing: gpu-workloads-select-gpu-nodes' business
-                # ``on`` depends only on the pool's values for ``selection.keys``: decided once per distinct values
-                groups_of_values = by_values.get(selection.keys)
-                if groups_of_values is None:
-                    grouped: dict[tuple[object, ...], tuple[list[int], dict[str, str]]] = {}
-                    for i, p in enumerate(pools):
-                        key = tuple(p.labels.get(k, _ABSENT) for k in selection.keys)
-                        grouped.setdefault(key, ([], p.labels))[0].append(i)
-                    groups_of_values = by_values[selection.keys] = list(grouped.values())
-                targets = [i for positions, labels in groups_of_values if selection.on(labels) is True for i in positions]
+                content: tuple[object, ...] | None = (selection.node_selector,
+                                                      tuple((tuple(e), f) for e, f in selection.terms))
+                try:
+                    found_targets = targets_of.get(content)
+                except TypeError:  # a value that cannot be hashed: judged without keeping it
+                    content = found_targets = None
+                if found_targets is None:
+                    found_targets = _targets(selection, pools, by_values, group_of)
+                    if content is not None:
+                        targets_of[content] = found_targets
+                targets, order = found_targets
                 if not targets:
                     continue
-                targets.sort()  # pool order
                 spec = plain(workload.pod_spec)
                 own, _ = read_tolerations(workload.pod_spec)  # malformed items skipped (and reported elsewhere)
             except UnknownValueError as err:
                 undecided.add(_resource(res), err)
                 continue
-            misses = []
+            # the verdict on a pool is its group's; the groups in the order their first pool comes (as pool by pool)
+            verdicts: list[tuple[list[Taint], str]] = []
             by_platform: dict[str, list[Toleration]] = {}  # what admission adds depends on the platform only
-            untolerated: dict[int, tuple[list[Taint], str]] = {}
-            for i in targets:
-                found = untolerated.get(group_of[i])
-                if found is None:
-                    pool = pools[i]
-                    tolerations = by_platform.get(pool.platform)
-                    if tolerations is None:
-                        # the stack's admission plugins describe a self-managed API server; EKS and GKE keep their defaults
-                        enabled = (plugins or None) if runs_own_api_server(pool.platform) else None
-                        tolerations = by_platform[pool.platform] = effective_tolerations(
-                            spec, pool.platform, workload.kind, admission_plugins=enabled, tolerations=own)
-                    missing = [t for t in untolerated_taints(tolerations, pool.taints) if t.effect.repels]
-                    found = untolerated[group_of[i]] = (missing, f": {_fmt(missing)} not tolerated")
-                if not found[0]:
-                    break
-                misses.append((i, *found))
+            for g in order:
+                pool = pool_of_group[g]
+                tolerations = by_platform.get(pool.platform)
+                if tolerations is None:
+                    # the stack's admission plugins describe a self-managed API server; EKS and GKE keep their defaults
+                    enabled = (plugins or None) if runs_own_api_server(pool.platform) else None
+                    tolerations = by_platform[pool.platform] = effective_tolerations(
+                        spec, pool.platform, workload.kind, admission_plugins=enabled, tolerations=own)
+                missing = [t for t in untolerated_taints(tolerations, pool.taints) if t.effect.repels]
+                if not missing:
+                    break  # some pool it targets takes it
+                verdicts.append((missing, f": {_fmt(missing)} not tolerated"))
             else:
-                details = "; ".join([displays[i] + shown for i, _, shown in misses])
-                fixes = {str(Toleration.for_taint(t)) for _, missing, _ in misses[:1] for t in missing}
+                key = (content, tuple(shown for _, shown in verdicts))
+                text = texts.get(key) if content is not None else None
+                if text is None:
+                    shown_of = dict(zip(order, (shown for _, shown in verdicts), strict=True))
+                    details = "; ".join([displays[i] + shown_of[group_of[i]] for i in targets])
+                    text = (details, sorted({str(Toleration.for_taint(t)) for t in verdicts[0][0]}))
+                    if content is not None:
+                        texts[key] = text
+                details, fixes = text
                 report(
                     f"{workload.display} selects GPU nodes it can never land on, so its pods stay Pending: "
-                    f"{details}. Add the toleration(s) {sorted(fixes)} (with Equal the value must match the "
+                    f"{details}. Add the toleration(s) {fixes} (with Equal the value must match the "
                     "taint's exactly), or select another pool.",
                     res.urn,
                 )
