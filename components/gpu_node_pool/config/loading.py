@@ -168,9 +168,31 @@ def validate_stack_config(
 MAX_EXPANDED_VALUES = 50_000
 
 
-def _check_alias_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES) -> None:
-    """:func:`gpu_node_pool.sdk.yaml_bounded.check_expansion` with the stack file's bound and advice."""
+def _check_alias_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES, anchorless: bool = False) -> None:
+    """:func:`gpu_node_pool.sdk.yaml_bounded.check_expansion` with the stack file's bound and advice.
+
+    ``anchorless``: the text has no ``&``, so no anchor and no alias: the document is a tree, each
+    node expands to its own subtree and none to more than the whole; a tree of at most ``limit``
+    nodes passes without the check (one counting pass), a larger one gets the check's verdict."""
+    if anchorless and _at_most(root, limit):
+        return
     check_expansion(root, limit, "a stack config needs a few hundred: write the values out or use fewer aliases")
+
+
+def _at_most(root: yaml.Node, limit: int) -> bool:
+    """True when the node tree under ``root`` (no node in it twice) has at most ``limit`` nodes."""
+    count, todo = 0, [root]
+    while todo:
+        node = todo.pop()
+        count += 1
+        if count > limit:
+            return False
+        if type(node) is yaml.MappingNode:
+            for pair in node.value:
+                todo += pair
+        elif type(node) is yaml.SequenceNode:
+            todo += node.value
+    return True
 
 
 #: The tag of a merge key (``<<: *base``): constructing its mapping rewrites the composed node.
@@ -184,6 +206,8 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
     document for the file:line of errors, and is walked before a merge key rewrites it."""
 
     marks: FileMarks | None = None
+    #: The text has no ``&``: no anchors, so no aliases (see :func:`_check_alias_expansion`).
+    anchorless = False
 
     def get_single_data(self) -> Any:
         node = self.get_single_node()
@@ -191,7 +215,7 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
             self.marks.keep(node)
         if node is None:
             return None
-        _check_alias_expansion(node)
+        _check_alias_expansion(node, anchorless=self.anchorless)
         return self.construct_document(node)
 
     def flatten_mapping(self, node: Any) -> None:
@@ -376,6 +400,7 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
     loader = _StrictLoader(text)
     loader.duplicates = []
     loader.marks = marks
+    loader.anchorless = "&" not in text
     try:
         doc = loader.get_single_data()
     except AliasExpansionError as err:
