@@ -68,9 +68,10 @@ class Backend:
         wire: ``"module:function"``; ``function(component, name, pool, cluster) -> None``
             registers the backend's Pulumi resources as children of ``component`` (a
             :class:`~gpu_node_pool.component.pool.GpuNodePool`) and sets its outputs.
-        summarise: ``"module:function"``; ``function(pool, entry, index, resources, outputs)``
+        summarise: ``"module:function"``; ``function(pool, entry, index, by_type, outputs)``
             fills the plan entry of a pool from the recorded resources, read back with the
-            backend's readers (``index``: ``{(type token, name): record}``).
+            backend's readers (``index``: ``{(type token, name): record}``; ``by_type``:
+            ``{type token: [record, ...]}``, each type's records in recording order).
         report: ``"module:function"``; ``function(entry) -> list[str]``: the backend's lines in
             the text plan.
         detect: ``"module:function"``; ``function(resource_type, props, name, urn, resources)

@@ -78,3 +78,33 @@ def test_a_few_aliases_still_work(capsys, temp_project):
     text = text.replace("  gpu-node-pools:devicePlugin:", second + "  gpu-node-pools:devicePlugin:")
     code, out = validate(capsys, temp_project, text)
     assert code == 0, out
+
+
+def test_a_long_file_without_anchors_gets_the_alias_checks_verdict(capsys, temp_project):
+    # no '&' in it, so no alias: the count of its values alone passes it; past the bound the check speaks
+    items = "".join(f"  k{i}: [{', '.join(['v'] * 9)}]\n" for i in range(5_100))
+    code, out = validate(capsys, temp_project, "config:\n" + items)
+    assert code == 2, out
+    assert "stacks/Pulumi.mine.yaml:2:1: line 2: this value expands through its aliases (*name) to more than 50000 values" in out
+
+
+@pytest.mark.parametrize("text", [
+    "a: [1, 2, 3]\nb: {c: [4, 5], d: e}\n",
+    "a: [1, 2, 3]\nb: {c: [4, 5], d: e}\nf: [g, h, [i, [j]]]\n",
+    "- [1, 2]\n- {a: b, c: [d, e, f]}\n- x\n",
+])
+@pytest.mark.parametrize("limit", range(1, 30))
+def test_the_count_of_an_anchorless_tree_agrees_with_the_alias_check(text, limit):
+    import yaml
+
+    from gpu_node_pool.config.loading import _check_alias_expansion
+    from gpu_node_pool.sdk.yaml_bounded import AliasExpansionError
+
+    def verdict(anchorless):
+        try:
+            _check_alias_expansion(yaml.compose(text, Loader=yaml.SafeLoader), limit, anchorless=anchorless)
+        except AliasExpansionError as err:
+            return str(err)
+        return None
+
+    assert verdict(True) == verdict(False)

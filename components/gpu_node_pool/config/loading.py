@@ -20,6 +20,7 @@ from ..sdk.yaml_bounded import AliasExpansionError, check_expansion
 from .common import TaintConfig
 from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
+from .locations import FileMarks
 from .messages import MAX_SHOWN, field_at, model_keys, pattern_rule, show
 from .stack import IDENTITY_INPUTS, StackConfig, partial_stack_issues, stack_issues, stack_model
 from .yaml_errors import yaml_syntax_problem
@@ -171,22 +172,61 @@ def validate_stack_config(
 MAX_EXPANDED_VALUES = 50_000
 
 
-def _check_alias_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES) -> None:
-    """:func:`gpu_node_pool.sdk.yaml_bounded.check_expansion` with the stack file's bound and advice."""
+def _check_alias_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES, anchorless: bool = False) -> None:
+    """:func:`gpu_node_pool.sdk.yaml_bounded.check_expansion` with the stack file's bound and advice.
+
+    ``anchorless``: the text has no ``&``, so no anchor and no alias: the document is a tree, each
+    node expands to its own subtree and none to more than the whole; a tree of at most ``limit``
+    nodes passes without the check (one counting pass), a larger one gets the check's verdict."""
+    if anchorless and _at_most(root, limit):
+        return
     check_expansion(root, limit, "a stack config needs a few hundred: write the values out or use fewer aliases")
+
+
+def _at_most(root: yaml.Node, limit: int) -> bool:
+    """True when the node tree under ``root`` (no node in it twice) has at most ``limit`` nodes."""
+    count, todo = 0, [root]
+    while todo:
+        node = todo.pop()
+        count += 1
+        if count > limit:
+            return False
+        if type(node) is yaml.MappingNode:
+            for pair in node.value:
+                todo += pair
+        elif type(node) is yaml.SequenceNode:
+            todo += node.value
+    return True
+
+
+#: The tag of a merge key (``<<: *base``): constructing its mapping rewrites the composed node.
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when built with it
     """PyYAML's safe loader (libyaml's C parser when available), recording duplicate mapping keys instead of
     keeping the last silently. YAML 1.1 surprises (yes/no/on/off keys, dates) are refused after loading.
-    Aliases are bounded: see :func:`_check_alias_expansion`."""
+    Aliases are bounded: see :func:`_check_alias_expansion`. ``marks``, when set, keeps the composed
+    document for the file:line of errors, and is walked before a merge key rewrites it."""
+
+    marks: FileMarks | None = None
+    #: The text has no ``&``: no anchors, so no aliases (see :func:`_check_alias_expansion`).
+    anchorless = False
 
     def get_single_data(self) -> Any:
         node = self.get_single_node()
+        if self.marks is not None:
+            self.marks.keep(node)
         if node is None:
             return None
-        _check_alias_expansion(node)
+        _check_alias_expansion(node, anchorless=self.anchorless)
         return self.construct_document(node)
+
+    def flatten_mapping(self, node: Any) -> None:
+        if self.marks is not None and any(key_node.tag == _MERGE_TAG for key_node, _ in node.value):
+            self.marks.walk()  # the marks of the file as written, before the merge rewrites node.value
+            self.marks = None
+        super().flatten_mapping(node)
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -334,13 +374,16 @@ def _nesting_depth(doc: Any) -> int:
     return deepest
 
 
-def read_stack_file(data: bytes, name: str, project: str = PROJECT,
-                    file: str | None = None) -> tuple[dict[str, Any], list[str]]:
+def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | None = None,
+                    marks: FileMarks | None = None) -> tuple[dict[str, Any], list[str]]:
     """Parse a ``Pulumi.<stack>.yaml`` into Pulumi's runtime config form (see :func:`stack_file_config`).
 
     ``project`` is the namespace of keys written without one (the ``name:`` of ``Pulumi.yaml``);
     ``file`` (default ``name``) is the file as a :class:`~gpu_node_pool.config.errors.Location`
-    names it (relative to the project directory).
+    names it (relative to the project directory). ``marks``, when given, keeps the document as
+    composed (the same node tree the data is built from), so that a config path can be given its
+    ``line:column`` in the file later (:class:`gpu_node_pool.config.locations.FileMarks`); it stays
+    empty when the file does not parse.
 
     Refuses, with one :class:`ConfigIssue` each: bytes that are not UTF-8, invalid YAML, a
     document or ``config:`` that is not a mapping, duplicate keys, keys YAML reads as
@@ -360,6 +403,8 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT,
                                        Location(file or name, line, column))], name) from None
     loader = _StrictLoader(text)
     loader.duplicates = []
+    loader.marks = marks
+    loader.anchorless = "&" not in text
     try:
         doc = loader.get_single_data()
     except AliasExpansionError as err:

@@ -1,11 +1,12 @@
 """Where a config path is in the stack file: ``pools[0].taints[1]`` -> ``stacks/Pulumi.dev.yaml:14:11``.
 
-The stack file is composed once more with PyYAML (after :func:`gpu_node_pool.config.loading.read_stack_file`
-accepted it, so its aliases are bounded and it has no cycle); every key of its ``config:`` map, and
-every item of its lists, is recorded with its start mark. A :class:`ConfigIssue`'s path is then
-looked up segment by segment; a path that names a key the file does not have (a missing required
-key, a key added by a default) gets the place of the nearest enclosing key that the file has, and a
-path that names no key at all the ``config:`` key itself.
+Every key of a stack file's ``config:`` map, and every item of its lists, is recorded with its
+start mark (:func:`node_marks`), from the node tree :func:`gpu_node_pool.config.loading.read_stack_file`
+composed (a :class:`FileMarks` it fills, walked on first use) or, for text alone, composed here
+(:func:`stack_file_marks`). A :class:`ConfigIssue`'s path is then looked up segment by segment; a
+path that names a key the file does not have (a missing required key, a key added by a default)
+gets the place of the nearest enclosing key that the file has, and a path that names no key at all
+the ``config:`` key itself.
 
 Pure: PyYAML only, no pydantic.
 """
@@ -13,7 +14,7 @@ Pure: PyYAML only, no pydantic.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -22,7 +23,7 @@ import yaml
 from .defaults import PROJECT
 from .errors import ConfigIssue, Location
 
-__all__ = ["Marks", "stack_file_marks", "path_segments", "locate", "locate_issues"]
+__all__ = ["Marks", "FileMarks", "node_marks", "stack_file_marks", "path_segments", "locate", "locate_issues"]
 
 #: ``(segment, ...)`` of a config path (str keys, int list indexes) -> ``(line, column)`` from 1.
 Marks = dict[tuple[Any, ...], tuple[int, int]]
@@ -82,18 +83,14 @@ def _walk(node: yaml.Node, prefix: tuple[Any, ...], marks: Marks) -> None:
                 todo.append((item, path))
 
 
-def stack_file_marks(text: str, project: str = PROJECT) -> Marks:
-    """Every key and list item under ``config:`` of a stack file, by path, with its ``(line, column)``.
+def node_marks(root: yaml.Node | None, project: str = PROJECT) -> Marks:
+    """Every key and list item under ``config:`` of a composed stack file (``root``, as composed,
+    before it is constructed), by path, with its ``(line, column)``.
 
     Top-level keys are recorded without the project's namespace (``gpu-node-pools:pools`` and
     ``pools`` are both ``("pools",)``) and, for other namespaces, with it (``("aws:region",)``);
-    the ``config:`` key itself is ``()``. Text that does not parse gives ``{}`` (its syntax error
-    already carries its place).
+    the ``config:`` key itself is ``()``. A root that is not a mapping gives ``{}``.
     """
-    try:
-        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return {}
     marks: Marks = {}
     if not isinstance(root, yaml.MappingNode):
         return marks
@@ -113,6 +110,50 @@ def stack_file_marks(text: str, project: str = PROJECT) -> Marks:
                 _walk(top_value, (name,), marks)
             break
     return marks
+
+
+def stack_file_marks(text: str, project: str = PROJECT) -> Marks:
+    """:func:`node_marks` of the stack file ``text``, composed here; text that does not parse gives
+    ``{}`` (its syntax error already carries its place)."""
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return {}
+    return node_marks(root, project)
+
+
+class FileMarks(Mapping[tuple[Any, ...], tuple[int, int]]):
+    """The :func:`node_marks` of the node tree a stack file was composed into, walked on first use.
+
+    :meth:`keep` takes the root as composed; constructing the document rewrites mappings that merge
+    others (``<<: *base``), so the reader calls :meth:`walk` before it does. Empty while no root was
+    kept (the file did not parse).
+    """
+
+    def __init__(self, project: str = PROJECT) -> None:
+        self.project = project
+        self._root: yaml.Node | None = None
+        self._marks: Marks | None = None
+
+    def keep(self, root: yaml.Node | None) -> None:
+        """Take ``root``, the document as composed (not walked yet)."""
+        self._root, self._marks = root, None
+
+    def walk(self) -> Marks:
+        """The marks, walking the kept root now if it was not walked yet."""
+        if self._marks is None:
+            self._marks = node_marks(self._root, self.project)
+            self._root = None
+        return self._marks
+
+    def __getitem__(self, path: tuple[Any, ...]) -> tuple[int, int]:
+        return self.walk()[path]
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.walk())
+
+    def __len__(self) -> int:
+        return len(self.walk())
 
 
 def locate(path: str, marks: Mapping[tuple[Any, ...], tuple[int, int]], file: str,

@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from .patterns import full_match
@@ -74,6 +75,9 @@ _LABEL_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 QUALIFIED_NAME_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
 LABEL_VALUE_MAX = 63
+#: Keys and values judged, remembered (a stack repeats the same few thousands of times over its pools);
+#: only those short enough to be valid (a prefix, '/', a name), so a huge one is not kept.
+_MEMO, _MEMO_LENGTH = 4096, DNS1123_SUBDOMAIN_MAX + 1 + QUALIFIED_NAME_MAX
 
 
 #: :func:`qualified_name_problem` per string asked about (a stack asks about a few keys again and again).
@@ -102,6 +106,11 @@ def qualified_name_problem(key: Any) -> str | None:
 def _qualified_name_problem(key: Any) -> str | None:
     if not isinstance(key, str):
         return f"must be a string, got {type(key).__name__}"
+    return _qualified_name_problem(key) if len(key) <= _MEMO_LENGTH else _qualified_name_problem.__wrapped__(key)
+
+
+@lru_cache(maxsize=_MEMO)
+def _qualified_name_problem(key: str) -> str | None:
     if key == "":
         return "must not be empty"
     parts = key.split("/")
@@ -143,6 +152,11 @@ def label_value_problem(value: Any) -> str | None:
     """
     if not isinstance(value, str):
         return f"must be a string, got {type(value).__name__} (quote it in YAML)"
+    return _label_value_problem(value) if len(value) <= _MEMO_LENGTH else _label_value_problem.__wrapped__(value)
+
+
+@lru_cache(maxsize=_MEMO)
+def _label_value_problem(value: str) -> str | None:
     if len(value) > LABEL_VALUE_MAX:
         return f"is {len(value)} characters; at most {LABEL_VALUE_MAX} are allowed"
     if not full_match(_LABEL_VALUE_RE, value):

@@ -477,6 +477,17 @@ def _by_name(resources: list[Recorded]) -> dict[tuple[str, str], Recorded]:
     return {(r.type, r.name): r for r in resources}
 
 
+def _by_type(resources: list[Recorded]) -> dict[str, list[Recorded]]:
+    """``{type token: [record, ...]}``: the types in the order first recorded, each one's records in recording order."""
+    out: dict[str, list[Recorded]] = {}
+    for r in resources:
+        group = out.get(r.type)
+        if group is None:
+            out[r.type] = group = []
+        group.append(r)
+    return out
+
+
 def _tagged_resources(entry: dict[str, Any]) -> dict[str, int] | None:
     """``{resource: quantity}`` of the pool's recorded ``node-template/resources/`` tags; None when its backend
     records no Auto Scaling group tags (the entry has no ``scaleFromZeroTags``)."""
@@ -497,11 +508,12 @@ def _summarise(result: PlanResult) -> None:
 
     assert result.config is not None
     index = _by_name(result.resources)
+    by_type = _by_type(result.resources)
     for pool in result.config.pools:
         entry: dict[str, Any] = {"name": pool.name, "backend": pool.backend}
         summarise = backends.get(pool.backend).fn("summarise")
         if summarise is not None:
-            summarise(pool, entry, index, result.resources, result.outputs)
+            summarise(pool, entry, index, by_type, result.outputs)
         # A backend's summary may say who serves the pool instead (GKE: "managed by GKE").
         entry.setdefault(
             "devicePlugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"

@@ -3,12 +3,13 @@
 :func:`read_stack` reads ``<stackConfigDir>/Pulumi.<stack>.yaml`` (the directory from ``Pulumi.yaml``,
 as the Pulumi CLI does) and keeps the ``line:column`` of every key under ``config:``, so that every
 config error, warning and finding about a pool names the place in the file
-(:func:`gpu_node_pool.config.locations.stack_file_marks`).
+(:class:`gpu_node_pool.config.locations.FileMarks`: the node tree the config was read from, walked
+when a place is first asked for).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ class StackFile:
     project: str
     config: dict[str, Any] = field(default_factory=dict)
     secrets: list[str] = field(default_factory=list)
-    marks: dict[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
+    marks: Mapping[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
 
     def locate(self, issues: Iterable[ConfigIssue]) -> list[ConfigIssue]:
         """``issues`` each with the :class:`Location` of its path in this file."""
@@ -71,17 +72,16 @@ def read_stack_path(project_dir: Path, path: Path, name: str | None = None) -> S
     if name is None:
         name = str((yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}).get("name") or PROJECT)
     from ..config.loading import read_stack_file  # the config is loaded when a stack is read, not at import
-    from ..config.locations import stack_file_marks
+    from ..config.locations import FileMarks
 
     try:
         file = path.resolve().relative_to(project_dir.resolve()).as_posix()
     except ValueError:  # a stackConfigDir outside the project
         file = path.resolve().as_posix()
     data = path.read_bytes()
-    out = StackFile(path=path, file=file, project=name)
-    out.marks = stack_file_marks(data.decode("utf-8", errors="replace"), name)
+    out = StackFile(path=path, file=file, project=name, marks=FileMarks(name))
     try:
-        out.config, out.secrets = read_stack_file(data, path.name, name, file=file)
+        out.config, out.secrets = read_stack_file(data, path.name, name, file=file, marks=out.marks)
     except ConfigError as err:
         raise ConfigError(out.locate(err.issues), err.source) from None
     return out

@@ -163,7 +163,7 @@ def test_the_plan_says_which_taints_came_from_user_data():
     recorded = SimpleNamespace(inputs=nodepool_manifest(pool, validated.cluster))
     index = {(BACKEND.child_type("nodepool"), BACKEND.child_name("nodepool", pool.name)): recorded}
     entry: dict[str, Any] = {}
-    summarise(pool, entry, index, [], {})
+    summarise(pool, entry, index, {}, {})
     assert "dedicated.example.com/team=ml:NoSchedule" in entry["taints"]  # read back from the NodePool
     assert entry["fromUserData"] == {"taints": ["dedicated.example.com/team=ml:NoSchedule"], "labels": {}}
     _, lines = report(entry)

@@ -13,8 +13,8 @@ from .limits import BUILT_IN_NODE_CLASS
 DEVICE_PLUGIN = "built into the Auto Mode node image (NVIDIA driver and device plugin; no DaemonSet to install)"
 
 
-def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
-              outputs: Mapping[str, Any]) -> None:
+def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
+              by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
     """Fill the plan entry from the recorded NodePool/NodeClass CustomResource inputs."""
     from . import read
 

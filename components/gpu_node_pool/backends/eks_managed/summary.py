@@ -8,8 +8,8 @@ from typing import Any
 from . import BACKEND
 
 
-def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
-              outputs: Mapping[str, Any]) -> None:
+def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
+              by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
     """Read an eks-managed pool back from its recorded NodeGroup and ASG Tag inputs."""
     from .._shared import cluster_autoscaler as ca
     from . import read
@@ -29,7 +29,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     if passed:
         entry["passThrough"] = passed
     tag_type, prefix = BACKEND.child_type("ca_tag"), BACKEND.child_name("ca_tag", pool.name)  # once, not per resource
-    tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in resources if r.type == tag_type and r.name.startswith(prefix)}
+    tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in by_type.get(tag_type, ()) if r.name.startswith(prefix)}
     entry["scaleFromZeroTags"] = dict(sorted(tags.items()))
     if tags:
         ca_taints, ca_labels = ca.read_ca_node_template_tags(tags)

@@ -8,8 +8,8 @@ from typing import Any
 from . import BACKEND
 
 
-def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
-              outputs: Mapping[str, Any]) -> None:
+def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
+              by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
     """Read a gke pool back from its recorded ``gcp:container/nodePool:NodePool`` inputs."""
     from . import read as gke
     from .render import PROVIDER_FIELD

@@ -8,8 +8,8 @@ from typing import Any
 from . import BACKEND
 
 
-def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
-              outputs: Mapping[str, Any]) -> None:
+def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
+              by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
     """Read a karpenter pool back from its recorded NodePool (and EC2NodeClass) CustomResource inputs."""
     from . import read as karpenter
 
@@ -39,19 +39,20 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
         "created": node_class is not None,
         "amiAlias": karpenter.read_ec2nodeclass_ami_alias(node_class.inputs) if node_class is not None else None,
     }
-    _overlay_summary(pool, entry, nodepool, resources)
+    _overlay_summary(pool, entry, nodepool, by_type)
     if not pool.uses_nvidia_device_plugin:
         entry["devicePlugin"] = "ships its own (Bottlerocket NVIDIA AMI includes NVIDIA's device plugin)"
 
 
-def _overlay_summary(pool: Any, entry: dict[str, Any], nodepool: Any, resources: list[Any]) -> None:
+def _overlay_summary(pool: Any, entry: dict[str, Any], nodepool: Any, by_type: Mapping[str, list[Any]]) -> None:
     """``nodeOverlays`` and ``karpenterCapacity`` (:func:`.node_overlay.karpenter_view`): every recorded NodeOverlay
     that selects the NodePool, the pool's and hand-written ones, and Karpenter's assumed capacity against what the
-    node advertises. Only for a pool that shares or partitions GPUs, or that some NodeOverlay selects."""
+    node advertises. Only for a pool that shares or partitions GPUs, or that some NodeOverlay selects. The
+    overlays in recording order, by API version in the order each was first recorded."""
     from .node_overlay import karpenter_view
 
-    overlays = [(r.name, dict(r.inputs)) for r in resources
-                if r.type.startswith("kubernetes:karpenter.sh/") and r.type.endswith(":NodeOverlay")]
+    overlays = [(r.name, dict(r.inputs)) for type_, group in by_type.items()
+                if type_.startswith("kubernetes:karpenter.sh/") and type_.endswith(":NodeOverlay") for r in group]
     if not overlays and pool.gpu_sharing is None and pool.mig is None:
         return
     view = karpenter_view(pool, dict(nodepool.inputs), overlays)

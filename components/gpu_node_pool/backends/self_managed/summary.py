@@ -11,8 +11,8 @@ from . import BACKEND
 from .read import registration_entry
 
 
-def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
-              outputs: Mapping[str, Any]) -> None:
+def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
+              by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
     """Read a self-managed pool back from its recorded LaunchTemplate user data and Auto Scaling group tags."""
     from .._shared import cluster_autoscaler as eks
     from .._shared import user_data as kubelet

@@ -6,8 +6,8 @@ from typing import Any
 from . import BACKEND
 
 
-def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any], resources: list[Any],
-              outputs: Mapping[str, Any]) -> None:
+def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
+              by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
     record = index.get((BACKEND.child_type("pool"), BACKEND.child_name("pool", pool.name)))
     if record is not None:
         entry["taints"] = list(record.inputs["taints"])
