@@ -166,37 +166,40 @@ def validate_stack_config(
     return stack
 
 
-#: Most values a stack file may expand to once its aliases (``*name``) are replaced by what their
-#: anchors (``&name``) hold. A stack config has a few hundred; nine levels of ten aliases each (the
-#: "billion laughs") would be 10^9, which no check or encoder below would finish.
+#: Most values a stack file's aliases (``*name``) may add to those it writes out, once each is
+#: replaced by what its anchor (``&name``) holds. A stack config's aliases add a few hundred; nine
+#: levels of ten aliases each (the "billion laughs") would add 10^9, which no check or encoder below
+#: would finish. A large file that writes its values out is not bounded here.
 MAX_EXPANDED_VALUES = 50_000
 
 
 def _check_alias_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES, anchorless: bool = False) -> None:
-    """:func:`gpu_node_pool.sdk.yaml_bounded.check_expansion` with the stack file's bound and advice.
+    """:func:`gpu_node_pool.sdk.yaml_bounded.check_expansion` with the stack file's bound and advice: no
+    value may expand to more than the nodes the file writes plus ``limit``.
 
-    ``anchorless``: the text has no ``&``, so no anchor and no alias: the document is a tree, each
-    node expands to its own subtree and none to more than the whole; a tree of at most ``limit``
-    nodes passes without the check (one counting pass), a larger one gets the check's verdict."""
-    if anchorless and _at_most(root, limit):
+    ``anchorless``: the text has no ``&``, so no anchor and no alias: the document is a tree, no value
+    expands beyond what is written, and there is nothing to check."""
+    if anchorless:
         return
-    check_expansion(root, limit, "a stack config needs a few hundred: write the values out or use fewer aliases")
+    check_expansion(root, limit, "a stack config's aliases add a few hundred: write the values out or use fewer aliases",
+                    written=_written(root))
 
 
-def _at_most(root: yaml.Node, limit: int) -> bool:
-    """True when the node tree under ``root`` (no node in it twice) has at most ``limit`` nodes."""
-    count, todo = 0, [root]
+def _written(root: yaml.Node) -> int:
+    """How many nodes the document under ``root`` writes out (an anchored node once, however often aliased)."""
+    seen: set[int] = set()
+    todo = [root]
     while todo:
         node = todo.pop()
-        count += 1
-        if count > limit:
-            return False
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if type(node) is yaml.MappingNode:
             for pair in node.value:
                 todo += pair
         elif type(node) is yaml.SequenceNode:
             todo += node.value
-    return True
+    return len(seen)
 
 
 #: The tag of a merge key (``<<: *base``): constructing its mapping rewrites the composed node.

@@ -40,10 +40,13 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return list(node.value) if isinstance(node, yaml.SequenceNode) else []
 
 
-def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES, advice: str = "write the values out") -> None:
+def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES, advice: str = "write the values out",
+                    written: int = 0) -> None:
     """Raise :class:`AliasExpansionError` at the first node (in the composed graph, where an alias is
     the anchored node itself) that expands to more than ``limit`` values, or that contains itself.
-    ``advice`` ends the message (what the reader should do). Linear in the nodes written."""
+    ``written``: the nodes the document writes out, when the bound is on what its aliases add to
+    them (a node may then expand to ``written + limit``). ``advice`` ends the message (what the
+    reader should do). Linear in the nodes written."""
     sizes: dict[int, int] = {}
     ancestors: set[int] = set()
     todo: list[tuple[yaml.Node, bool]] = [(root, False)]
@@ -53,9 +56,10 @@ def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES, advice: s
         if children_done:
             ancestors.discard(key)
             sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
-            if sizes[key] > limit:
-                raise AliasExpansionError(node.start_mark.line + 1, (
-                    f"this value expands through its aliases (*name) to more than {limit} values; {advice}"))
+            if sizes[key] > limit + written:
+                grows = (f"its aliases (*name) add more than {limit} values to the {written} the file writes out"
+                         if written else f"this value expands through its aliases (*name) to more than {limit} values")
+                raise AliasExpansionError(node.start_mark.line + 1, f"{grows}; {advice}")
             continue
         if key in sizes:
             continue
