@@ -92,3 +92,23 @@ def test_the_text_plan_names_mechanism_resources_and_autoscaler(planned):
 
 def test_the_json_matches_the_report_schema(planned):
     jsonschema.Draft202012Validator(report_schema()).validate(to_json(planned))
+
+
+def test_a_pool_reads_back_only_its_own_scale_from_zero_tags_when_another_name_extends_it(tmp_path):
+    # the tags are named "<pool>-ca-<n>": pool "a"'s prefix "a-ca-" also starts pool "a-ca-x"'s tag names
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "stacks").mkdir()
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+    pool = text[text.index("    - name: inference"):text.index("  gpu-node-pools:devicePlugin:")]
+    two = pool.replace("name: inference", "name: a") + pool.replace("name: inference", "name: a-ca-x").replace(
+        "example.com/team: ml-platform", "example.com/team: research\n        example.com/only-x: \"yes\"")
+    (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text(text.replace(pool, two))
+    result = plan_stack("dev", tmp_path)
+    assert not result.config_issues, result.config_issues
+    tags = {p["name"]: p["scaleFromZeroTags"] for p in result.pools}
+    assert tags["a"]["k8s.io/cluster-autoscaler/node-template/label/example.com/team"] == "ml-platform"
+    assert tags["a-ca-x"]["k8s.io/cluster-autoscaler/node-template/label/example.com/team"] == "research"
+    assert "k8s.io/cluster-autoscaler/node-template/label/example.com/only-x" not in tags["a"]
+    assert len(tags["a"]) == len(tags["a-ca-x"]) - 1
+    assert all(p["scaleFromZeroMatches"] for p in result.pools)

@@ -29,7 +29,9 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     if passed:
         entry["passThrough"] = passed
     tag_type, prefix = BACKEND.child_type("ca_tag"), BACKEND.child_name("ca_tag", pool.name)  # once, not per resource
-    tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in by_type.get(tag_type, ()) if r.name.startswith(prefix)}
+    # the pool's own tags: children of its component, like its node group (pool "a" and pool "a-ca-x" share a prefix)
+    tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in by_type.get(tag_type, ())
+            if r.parent == node_group.parent and r.name.startswith(prefix)}
     entry["scaleFromZeroTags"] = dict(sorted(tags.items()))
     if tags:
         ca_taints, ca_labels = ca.read_ca_node_template_tags(tags)
