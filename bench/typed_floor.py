@@ -23,7 +23,7 @@ whole-process floor pays for the Pulumi SDKs alone:
 As a process it is set up as ``gpupool`` is: the collector thresholds (``GC_ENV``) are applied
 before anything imports a provider SDK, and the program is imported from its compiled bytecode
 (:func:`precompile`, as an installed program would be), not compiled from source on each run,
-and it ends as ``gpupool`` does, without the interpreter's teardown.
+the collector paused while it runs, and it ends as ``gpupool`` does, without the interpreter's teardown.
 Where the plan looks an AMI up (a self-managed pool without ``amiId``: one
 ``aws:ssm/getParameter`` invoke), the floor makes the same invoke (``generate(..., ami=...)``).
 """
@@ -258,6 +258,7 @@ def load(path: str | Path) -> Any:
 
 if __name__ == "__main__":
     tune_gc()  # before the program's module imports the provider SDKs, as gpupool does
+    gc.disable()  # as gpupool plan pauses the collector while it plans (gpu_node_pool.sdk.process.collector_paused)
     run(load(sys.argv[1]))
     sys.stdout.flush()
     sys.stderr.flush()

@@ -37,3 +37,16 @@ def test_the_policy_pack_entry_point_tunes_its_collector_before_serving():
     source = (ROOT / "components" / "gpu_node_pool" / "policies" / "policy_pack" / "__main__.py").read_text()
     main = source.split('if __name__ == "__main__":', 1)[1]
     assert main.index("tune_gc()") < main.index("PolicyPack(")
+
+
+def test_the_console_scripts_plan_runs_without_the_collector_and_a_library_call_keeps_it():
+    plan = ("import gc, os, sys\nfrom gpu_node_pool.cli import commands as cli\n"
+            "sys.argv = ['gpupool', 'plan', '--stack', 'dev', '--quiet']\n"
+            "real = cli.main\ncli.main = lambda: real() + print('collector', gc.isenabled(), file=sys.stderr) or 0\n"
+            "cli.main_exit()")
+    console = subprocess.run([sys.executable, "-c", plan], capture_output=True, text=True, env=ENV, cwd=ROOT)
+    assert "collector False" in console.stderr, console.stderr
+    library = ("import gc, sys\nfrom gpu_node_pool.cli import commands as cli\n"
+               "cli.main(['plan', '--stack', 'dev', '--quiet'])\nprint('collector', gc.isenabled(), file=sys.stderr)")
+    call = subprocess.run([sys.executable, "-c", library], capture_output=True, text=True, env=ENV, cwd=ROOT)
+    assert "collector True" in call.stderr, call.stderr

@@ -239,6 +239,9 @@ def _write_html(args: argparse.Namespace, result: Any) -> None:
 
 
 def _plan(args: argparse.Namespace) -> int:
+    from ..sdk.process import pause_collector
+
+    pause_collector()  # everything the plan allocates lives until its report is written
     result = plan_mod.plan_stack(args.stack, args.project_dir, policy_config=_policy_config(args),
                                  expand=expand_options(args))
     code = result.exit_code_at(args.fail_on)
