@@ -101,6 +101,8 @@ def load_bounded(text: str) -> Any:
         AliasExpansionError: past :data:`MAX_EXPANDED_VALUES`, or an alias in its own anchor.
         yaml.YAMLError: not YAML.
     """
+    if isinstance(text, str) and "&" not in text:  # no anchor, so no alias: nothing can expand
+        return yaml.load(text, Loader=_BASE)  # noqa: S506 - the safe loader
     return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a subclass of the safe loader
 
 
@@ -109,4 +111,6 @@ def load_all_bounded(text: str) -> Iterator[Any]:
 
     Raises: as :func:`load_bounded`, when the document is reached.
     """
+    if isinstance(text, str) and "&" not in text:  # no anchor, so no alias: nothing can expand
+        return yaml.load_all(text, Loader=_BASE)  # noqa: S506 - the safe loader
     return yaml.load_all(text, Loader=_BoundedLoader)  # noqa: S506 - a subclass of the safe loader
