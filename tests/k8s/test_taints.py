@@ -180,3 +180,12 @@ def test_corpus_toleration_verdicts_match_expected_json(name, doc, verdict):
     tolerations = [Toleration.from_k8s(t) for t in (doc["spec"]["template"]["spec"].get("tolerations") or [])]
     for taint_text, expected in verdict["tolerates"].items():
         assert tolerations_tolerate_taint(tolerations, Taint.parse(taint_text)) is expected, (name, taint_text)
+
+
+def test_a_key_that_is_not_a_string_is_named_so_not_raised():
+    # a mutated stack once gave a toleration key that is a pulumi_policy Secret
+    from gpu_node_pool.k8s.taints import label_value_problem, qualified_name_problem
+
+    for value in (123, None, object(), ["a"]):
+        assert qualified_name_problem(value).startswith("must be a string")
+        assert label_value_problem(value).startswith("must be a string")

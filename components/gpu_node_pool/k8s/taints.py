@@ -80,11 +80,6 @@ LABEL_VALUE_MAX = 63
 _MEMO, _MEMO_LENGTH = 4096, DNS1123_SUBDOMAIN_MAX + 1 + QUALIFIED_NAME_MAX
 
 
-#: :func:`qualified_name_problem` per string asked about (a stack asks about a few keys again and again).
-_QUALIFIED_PROBLEMS: dict[str, str | None] = {}
-_UNSET: Any = object()
-
-
 def qualified_name_problem(key: Any) -> str | None:
     """Return why ``key`` is not a Kubernetes qualified name, or None when it is one.
 
@@ -93,17 +88,6 @@ def qualified_name_problem(key: Any) -> str | None:
     alphanumeric at both ends, with ``-``, ``_`` and ``.`` inside. Taint keys and label keys
     both follow it (``IsQualifiedName``).
     """
-    if type(key) is not str:
-        return _qualified_name_problem(key)
-    known = _QUALIFIED_PROBLEMS.get(key, _UNSET)
-    if known is _UNSET:
-        known = _qualified_name_problem(key)
-        if len(_QUALIFIED_PROBLEMS) < 8192:
-            _QUALIFIED_PROBLEMS[key] = known
-    return known
-
-
-def _qualified_name_problem(key: Any) -> str | None:
     if not isinstance(key, str):
         return f"must be a string, got {type(key).__name__}"
     return _qualified_name_problem(key) if len(key) <= _MEMO_LENGTH else _qualified_name_problem.__wrapped__(key)
