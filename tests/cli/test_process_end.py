@@ -30,3 +30,29 @@ def test_an_invalid_stack_ends_with_exit_2_and_its_message(tmp_path):
     done = _run(["validate", "--file", str(tmp_path / "missing.yaml")], tmp_path)
     assert done.returncode == 2
     assert "missing.yaml" in done.stderr
+
+
+def test_a_closed_stderr_or_stdout_at_start_is_not_a_failure(tmp_path):
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
+    for closed in ("2>&-", ">&-"):
+        done = subprocess.run(f"{sys.executable} -c 'from gpu_node_pool.cli import main_exit; main_exit()' "
+                              f"validate --stack dev {closed}", shell=True, cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, (closed, done.stderr)
+
+
+def test_a_full_disk_under_the_report_is_exit_2_with_the_reason(tmp_path):
+    if not Path("/dev/full").exists():
+        import pytest
+
+        pytest.skip("no /dev/full here")
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
+    for args in (["plan", "--stack", "dev"], ["validate", "--stack", "nope", "--json"]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([*GPUPOOL, *args], cwd=ROOT, env=env, stdout=full, stderr=subprocess.PIPE,
+                                  text=True, timeout=300)
+        assert done.returncode == 2, (args, done.stderr)
+        assert "cannot write the report (stdout): No space left on device" in done.stderr
+        assert "Traceback" not in done.stderr
+    done = _run(["plan", "--stack", "dev", "--html", "/dev/full"], tmp_path)
+    assert done.returncode == 2 and "cannot write /dev/full: No space left on device" in done.stderr

@@ -21,6 +21,7 @@ report with ``schemaVersion: 1`` (schema: ``cli/report.schema.json``). No comman
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import traceback
@@ -559,6 +560,8 @@ def main(argv: list[str] | None = None) -> int:
             return closed_stdout()
         return _internal_error(args, err)
     except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
+        if isinstance(err, OSError) and err.errno in _WRITE_FAILED:
+            return _cannot_write(err)
         report_error = _invalid_input if isinstance(err, _input_errors()) else _internal_error
         try:
             return report_error(args, err)
@@ -566,6 +569,27 @@ def main(argv: list[str] | None = None) -> int:
             if stdout_closed():
                 return closed_stdout()
             raise
+        except OSError as unwritten:  # the error report (--json: on stdout) could not be written either
+            if unwritten.errno in _WRITE_FAILED:
+                return _cannot_write(unwritten)
+            raise
+
+
+#: errno values of a write the disk refused: no space, over quota, too large, an I/O error.
+_WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _cannot_write(err: OSError) -> int:
+    """A report or file the disk refused (``> /dev/full``, a full volume): one line on stderr, exit 2
+    (the place the user chose cannot take it); stdout, which may be what failed, gets nothing more."""
+    where = f" {err.filename}" if err.filename else " the report (stdout)"
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more goes to the stdout that failed
+        print(f"gpupool: cannot write{where}: {os.strerror(err.errno)}; free space or write it elsewhere",
+              file=sys.stderr)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return ExitCode.INVALID_INPUT
 
 
 def main_exit() -> None:
@@ -579,14 +603,21 @@ def main_exit() -> None:
     from ..sdk.process import tune_gc
 
     tune_gc()
+    for name in ("stdout", "stderr"):  # started with it closed (>&-, 2>&-): what goes there is dropped
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the rest of the process
     code = main()
     try:
-        sys.stdout.flush()  # what is still buffered; its reader may have gone since
+        if sys.stdout is not None:  # None: started with stdout closed (>&-)
+            sys.stdout.flush()  # what is still buffered; its reader may have gone since
     except BrokenPipeError:
         code = closed_stdout()
+    except OSError as err:
+        code = _cannot_write(err) if err.errno in _WRITE_FAILED else ExitCode.INTERNAL
     try:
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):  # stderr's reader gone, or stderr closed
+        if sys.stderr is not None:  # None: started with stderr closed (2>&-)
+            sys.stderr.flush()
+    except (OSError, ValueError):  # stderr's reader gone, stderr closed, or its disk full
         pass
     os._exit(code)
 
