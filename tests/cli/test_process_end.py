@@ -56,3 +56,17 @@ def test_a_full_disk_under_the_report_is_exit_2_with_the_reason(tmp_path):
         assert "Traceback" not in done.stderr
     done = _run(["plan", "--stack", "dev", "--html", "/dev/full"], tmp_path)
     assert done.returncode == 2 and "cannot write /dev/full: No space left on device" in done.stderr
+
+
+def test_ctrl_c_ends_with_130_and_one_line(tmp_path):
+    import signal
+
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
+    slow = [sys.executable, "-c", "import time\nfrom gpu_node_pool.cli import commands as c\n"
+            "c.main = lambda: print('running', flush=True) or time.sleep(60) or 0\nc.main_exit()"]
+    proc = subprocess.Popen(slow, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "running"  # the command is under way
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.strip() == "gpupool: interrupted"

@@ -606,7 +606,11 @@ def main_exit() -> None:
     for name in ("stdout", "stderr"):  # started with it closed (>&-, 2>&-): what goes there is dropped
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the rest of the process
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C: every with block has unwound (temporary directories removed)
+        print("gpupool: interrupted", file=sys.stderr)
+        code = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
     try:
         if sys.stdout is not None:  # None: started with stdout closed (>&-)
             sys.stdout.flush()  # what is still buffered; its reader may have gone since
