@@ -76,7 +76,7 @@ SCHEMA_PATTERNS = sorted(_schema_patterns())
 
 
 def test_the_collection_finds_the_patterns_a_user_meets():
-    assert {"_NAME_RE", "_LABEL_VALUE_RE", "_DNS1123_SUBDOMAIN_RE", "_POOL_NAME_RE", "KARPENTER_QUANTITY_RE"} <= set(MODULE_PATTERNS)
+    assert {"_NAME_RE", "_LABEL_VALUE_RE", "DNS1123_SUBDOMAIN_RE", "_POOL_NAME_RE", "KARPENTER_QUANTITY_RE"} <= set(MODULE_PATTERNS)
     assert any("iam::" in p for p in SCHEMA_PATTERNS) and len(SCHEMA_PATTERNS) >= 10
 
 

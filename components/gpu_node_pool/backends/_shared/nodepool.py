@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from ...config.common import Model, fail
+from ...k8s.names import DNS1123_SUBDOMAIN_RE
 from ...k8s.patterns import full_match, pattern_search
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
@@ -64,7 +65,7 @@ KARPENTER_QUANTITY_RE = re.compile(
 )
 #: A Kubernetes object name, DNS-1123 subdomain form: lower-case alphanumerics, ``-`` and ``.``
 #: (https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-subdomain-names).
-K8S_OBJECT_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+K8S_OBJECT_NAME_RE = DNS1123_SUBDOMAIN_RE
 #: An IAM role name: 1-64 of ``[A-Za-z0-9+=,.@_-]``
 #: (IAM API CreateRole ``RoleName``, https://docs.aws.amazon.com/IAM/latest/APIReference/API_CreateRole.html).
 IAM_ROLE_NAME_RE = re.compile(r"^[\w+=,.@-]{1,64}$")
