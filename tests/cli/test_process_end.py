@@ -63,7 +63,7 @@ def test_ctrl_c_ends_with_130_and_one_line(tmp_path):
 
     env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
     slow = [sys.executable, "-c", "import time\nfrom gpu_node_pool.cli import commands as c\n"
-            "c.main = lambda: print('running', flush=True) or time.sleep(60) or 0\nc.main_exit()"]
+            "c.main = lambda: print('running', flush=True) or time.sleep(60) or 0\nfrom gpu_node_pool.cli import main_exit\nmain_exit()"]
     proc = subprocess.Popen(slow, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "running"  # the command is under way
     proc.send_signal(signal.SIGINT)

@@ -29,7 +29,7 @@ def test_importing_the_package_leaves_the_users_process_alone():
 def test_the_console_script_tunes_its_collector_before_running_a_command():
     code = ("import gc, sys\nfrom gpu_node_pool.cli import commands as cli\n"
             "cli.main = lambda: print(*gc.get_threshold()) or 0\n"
-            "try:\n    cli.main_exit()\nexcept SystemExit:\n    pass")
+            "from gpu_node_pool.cli.entry import main_exit\ntry:\n    main_exit()\nexcept SystemExit:\n    pass")
     assert _thresholds(code) == GC_THRESHOLDS
 
 
@@ -43,7 +43,7 @@ def test_the_console_scripts_plan_runs_without_the_collector_and_a_library_call_
     plan = ("import gc, os, sys\nfrom gpu_node_pool.cli import commands as cli\n"
             "sys.argv = ['gpupool', 'plan', '--stack', 'dev', '--quiet']\n"
             "real = cli.main\ncli.main = lambda: real() + print('collector', gc.isenabled(), file=sys.stderr) or 0\n"
-            "cli.main_exit()")
+            "from gpu_node_pool.cli.entry import main_exit\nmain_exit()")
     console = subprocess.run([sys.executable, "-c", plan], capture_output=True, text=True, env=ENV, cwd=ROOT)
     assert "collector False" in console.stderr, console.stderr
     library = ("import gc, sys\nfrom gpu_node_pool.cli import commands as cli\n"

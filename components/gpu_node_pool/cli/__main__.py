@@ -1,5 +1,5 @@
 """``python -m gpu_node_pool.cli``: the ``gpupool`` console script, for an environment without it on PATH."""
 
-from .commands import main_exit
+from .entry import main_exit
 
 main_exit()

@@ -21,8 +21,6 @@ report with ``schemaVersion: 1`` (schema: ``cli/report.schema.json``). No comman
 from __future__ import annotations
 
 import argparse
-import errno
-import os
 import sys
 import traceback
 from typing import Any
@@ -34,9 +32,11 @@ from ..sdk.terminal import escape_control, terminal_text
 from .audit_parser import register as register_audit
 from .contract import (
     FAIL_ON_LEVELS,
+    WRITE_FAILED,
     ExitCode,
     InputError,
     UsageParser,
+    cannot_write,
     closed_stdout,
     last_line,
     output_file,
@@ -560,8 +560,8 @@ def main(argv: list[str] | None = None) -> int:
             return closed_stdout()
         return _internal_error(args, err)
     except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
-        if isinstance(err, OSError) and err.errno in _WRITE_FAILED:
-            return _cannot_write(err)
+        if isinstance(err, OSError) and err.errno in WRITE_FAILED:
+            return cannot_write(err)
         report_error = _invalid_input if isinstance(err, _input_errors()) else _internal_error
         try:
             return report_error(args, err)
@@ -570,61 +570,12 @@ def main(argv: list[str] | None = None) -> int:
                 return closed_stdout()
             raise
         except OSError as unwritten:  # the error report (--json: on stdout) could not be written either
-            if unwritten.errno in _WRITE_FAILED:
-                return _cannot_write(unwritten)
+            if unwritten.errno in WRITE_FAILED:
+                return cannot_write(unwritten)
             raise
 
 
-#: errno values of a write the disk refused: no space, over quota, too large, an I/O error.
-_WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
-
-
-def _cannot_write(err: OSError) -> int:
-    """A report or file the disk refused (``> /dev/full``, a full volume): one line on stderr, exit 2
-    (the place the user chose cannot take it); stdout, which may be what failed, gets nothing more."""
-    where = f" {err.filename}" if err.filename else " the report (stdout)"
-    try:
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more goes to the stdout that failed
-        print(f"gpupool: cannot write{where}: {os.strerror(err.errno)}; free space or write it elsewhere",
-              file=sys.stderr)
-    except (OSError, ValueError, AttributeError):
-        pass
-    return ExitCode.INVALID_INPUT
-
-
-def main_exit() -> None:
-    """Console-script entry point: exit with :func:`main`'s code (in a process tuned by
-    :func:`gpu_node_pool.sdk.process.tune_gc`).
-
-    The process ends once stdout and stderr are flushed, without the interpreter's teardown
-    (``os._exit``): by then every file the command wrote is closed and every temporary directory
-    removed (each is a ``with`` block), and freeing a large plan's objects one by one only costs
-    time (2-3 s after a 1000-pool plan, BENCHMARKS.md)."""
-    from ..sdk.process import tune_gc
-
-    tune_gc()
-    for name in ("stdout", "stderr"):  # started with it closed (>&-, 2>&-): what goes there is dropped
-        if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the rest of the process
-    try:
-        code = main()
-    except KeyboardInterrupt:  # Ctrl-C: every with block has unwound (temporary directories removed)
-        print("gpupool: interrupted", file=sys.stderr)
-        code = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
-    try:
-        if sys.stdout is not None:  # None: started with stdout closed (>&-)
-            sys.stdout.flush()  # what is still buffered; its reader may have gone since
-    except BrokenPipeError:
-        code = closed_stdout()
-    except OSError as err:
-        code = _cannot_write(err) if err.errno in _WRITE_FAILED else ExitCode.INTERNAL
-    try:
-        if sys.stderr is not None:  # None: started with stderr closed (2>&-)
-            sys.stderr.flush()
-    except (OSError, ValueError):  # stderr's reader gone, stderr closed, or its disk full
-        pass
-    os._exit(code)
-
-
 if __name__ == "__main__":  # pragma: no cover
+    from .entry import main_exit
+
     main_exit()

@@ -32,6 +32,7 @@ keys are ``gpu_node_pool/audit/report.schema.json``.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import select
@@ -51,6 +52,8 @@ __all__ = [
     "SubcommandParser",
     "UsageParser",
     "closed_stdout",
+    "cannot_write",
+    "WRITE_FAILED",
     "last_line",
     "stdout_closed",
     "report",
@@ -171,3 +174,20 @@ def closed_stdout() -> int:
     except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (an embedding)
         pass
     return ExitCode.CLOSED_STDOUT
+
+
+#: errno values of a write the disk refused: no space, over quota, too large, an I/O error.
+WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def cannot_write(err: OSError) -> int:
+    """A report or file the disk refused (``> /dev/full``, a full volume): one line on stderr, exit 2
+    (the place the user chose cannot take it); stdout, which may be what failed, gets nothing more."""
+    where = f" {err.filename}" if err.filename else " the report (stdout)"
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more goes to the stdout that failed
+        print(f"gpupool: cannot write{where}: {os.strerror(err.errno)}; free space or write it elsewhere",
+              file=sys.stderr)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return ExitCode.INVALID_INPUT

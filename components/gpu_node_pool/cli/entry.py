@@ -1,0 +1,47 @@
+"""The ``gpupool`` console script's process (``gpu_node_pool.cli:main_exit``): the collector settings of a
+process the package owns, streams closed at start, Ctrl-C, a report the disk refuses, and the end
+without the interpreter's teardown. The commands themselves are :func:`gpu_node_pool.cli.commands.main`."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import commands
+from .contract import WRITE_FAILED, ExitCode, cannot_write, closed_stdout
+
+__all__ = ["main_exit"]
+
+
+def main_exit() -> None:
+    """Console-script entry point: exit with :func:`~gpu_node_pool.cli.commands.main`'s code (in a process tuned by
+    :func:`gpu_node_pool.sdk.process.tune_gc`).
+
+    The process ends once stdout and stderr are flushed, without the interpreter's teardown
+    (``os._exit``): by then every file the command wrote is closed and every temporary directory
+    removed (each is a ``with`` block), and freeing a large plan's objects one by one only costs
+    time (2-3 s after a 1000-pool plan, BENCHMARKS.md)."""
+    from ..sdk.process import tune_gc
+
+    tune_gc()
+    for name in ("stdout", "stderr"):  # started with it closed (>&-, 2>&-): what goes there is dropped
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the rest of the process
+    try:
+        code = commands.main()
+    except KeyboardInterrupt:  # Ctrl-C: every with block has unwound (temporary directories removed)
+        print("gpupool: interrupted", file=sys.stderr)
+        code = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
+    try:
+        if sys.stdout is not None:  # None: started with stdout closed (>&-)
+            sys.stdout.flush()  # what is still buffered; its reader may have gone since
+    except BrokenPipeError:
+        code = closed_stdout()
+    except OSError as err:
+        code = cannot_write(err) if err.errno in WRITE_FAILED else ExitCode.INTERNAL
+    try:
+        if sys.stderr is not None:  # None: started with stderr closed (2>&-)
+            sys.stderr.flush()
+    except (OSError, ValueError):  # stderr's reader gone, stderr closed, or its disk full
+        pass
+    os._exit(code)
