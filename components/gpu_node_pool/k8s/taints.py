@@ -46,6 +46,7 @@ __all__ = [
     "Taint",
     "Toleration",
     "tolerates",
+    "toleration_from_k8s",
     "tolerations_tolerate_taint",
     "untolerated_taints",
     "find_duplicate_taints",
@@ -463,6 +464,31 @@ class Toleration:
         eff = self.effect.value if self.effect else "*"
         secs = f" for {self.toleration_seconds}s" if self.toleration_seconds is not None else ""
         return f"{key}{val}:{eff}{secs}"
+
+
+#: ``Toleration.from_k8s`` per toleration object read, by its items with each value's type (``1`` and ``True``
+#: are equal keys of a dict but not the same toleration): a stack's pod specs repeat a few tolerations.
+_TOLERATIONS: dict[tuple[Any, ...], Toleration] = {}
+
+
+def toleration_from_k8s(obj: Any) -> Toleration:
+    """``Toleration.from_k8s(obj)``, kept per content of a plain ``obj`` (a Toleration is immutable).
+
+    Raises:
+        TaintError: as ``Toleration.from_k8s`` (never kept).
+    """
+    try:
+        key = tuple([(k, type(v), v) for k, v in obj.items()]) if type(obj) is dict else None
+        kept = _TOLERATIONS.get(key) if key is not None else None
+    except TypeError:  # a value that cannot be hashed (a list, a mapping): read every time
+        key = kept = None
+    if kept is None:
+        kept = Toleration.from_k8s(obj)
+        if key is not None:
+            if len(_TOLERATIONS) >= 4096:
+                _TOLERATIONS.clear()
+            _TOLERATIONS[key] = kept
+    return kept
 
 
 def tolerates(toleration: Toleration, taint: Taint) -> bool:

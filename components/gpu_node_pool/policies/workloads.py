@@ -21,7 +21,7 @@ from typing import Any
 from ..k8s.selection import Expression as _Expr
 from ..k8s.selection import label_value as _label_value
 from ..k8s.selection import selection_matches
-from ..k8s.taints import Taint, TaintError, Toleration, tolerates
+from ..k8s.taints import Taint, TaintError, Toleration, tolerates, toleration_from_k8s
 from ..sdk.props import derived, dig, items, mapping, plain, sequence, text
 
 __all__ = [
@@ -128,37 +128,12 @@ def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], lis
     # one plain copy of the list: the items and the first unknown of reading them one by one
     for i, obj in enumerate(plain(sequence(listed))):
         try:
-            out.append(_toleration(obj))
+            out.append(toleration_from_k8s(obj))
         except TaintError as err:
             problems.append(f"tolerations[{i}] ignored: {err}")
     if cache is not None:
         cache["tolerations"] = (list(out), list(problems))
     return out, problems
-
-
-#: ``Toleration.from_k8s`` per toleration object read, by its items with each value's type (``1`` and ``True``
-#: are equal keys of a dict but not the same toleration): a stack's pod specs repeat a few tolerations.
-_TOLERATIONS: dict[tuple[Any, ...], Toleration] = {}
-
-
-def _toleration(obj: Any) -> Toleration:
-    """``Toleration.from_k8s(obj)``, kept per content of a plain ``obj`` (a Toleration is immutable).
-
-    Raises:
-        TaintError: as ``Toleration.from_k8s`` (never kept).
-    """
-    try:
-        key = tuple([(k, type(v), v) for k, v in obj.items()]) if type(obj) is dict else None
-        kept = _TOLERATIONS.get(key) if key is not None else None
-    except TypeError:  # a value that cannot be hashed (a list, a mapping): read every time
-        key = kept = None
-    if kept is None:
-        kept = Toleration.from_k8s(obj)
-        if key is not None:
-            if len(_TOLERATIONS) >= 4096:
-                _TOLERATIONS.clear()
-            _TOLERATIONS[key] = kept
-    return kept
 
 
 def containers(pod_spec: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any]]]:
