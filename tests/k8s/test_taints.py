@@ -189,3 +189,12 @@ def test_a_key_that_is_not_a_string_is_named_so_not_raised():
     for value in (123, None, object(), ["a"]):
         assert qualified_name_problem(value).startswith("must be a string")
         assert label_value_problem(value).startswith("must be a string")
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("NoScheduel", "NoSchedule"), ("NoExcute", "NoExecute"),
+                                             ("PreferNoSchedul", "PreferNoSchedule")])
+def test_a_mistyped_effect_gets_the_effect_meant(typo, meant):
+    from gpu_node_pool.k8s.taints import TaintEffect, TaintError
+
+    with pytest.raises(TaintError, match=f"did you mean {meant}\\?"):
+        TaintEffect.parse(typo)

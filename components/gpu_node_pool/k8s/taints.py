@@ -24,6 +24,7 @@ Sources:
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -141,6 +142,10 @@ class TaintEffect(str, Enum):
             for effect in cls:
                 if effect.value.lower() == folded:
                     raise TaintError(f"{spelling!r} is not a taint effect; did you mean {effect.value}?")
+            close = difflib.get_close_matches(folded, [e.value.lower() for e in cls], n=1, cutoff=0.75)
+            if close:
+                meant = next(e.value for e in cls if e.value.lower() == close[0])
+                raise TaintError(f"{spelling!r} is not a taint effect; did you mean {meant}?")
         allowed = ", ".join(e.value for e in cls)
         raise TaintError(f"{spelling!r} is not a taint effect; allowed: {allowed}")
 
