@@ -23,7 +23,7 @@ backend's renderers nor pydantic and the config models (a test checks the latter
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +64,8 @@ class Backend:
             imported on first use by :meth:`Backend.model` (when a stack is validated), so that
             registering the backends imports no pydantic. The model class itself is accepted too.
         stack_checks: ``"module:function"``; ``function(stack) -> list[ConfigIssue]``: rules
-            across the stack (cluster keys the backend's pools need, names shared between pools).
+            across the stack about the backend's own pools (cluster keys they need, names shared
+            between them); called only for a stack with at least one pool of the backend.
         wire: ``"module:function"``; ``function(component, name, pool, cluster) -> None``
             registers the backend's Pulumi resources as children of ``component`` (a
             :class:`~gpu_node_pool.component.pool.GpuNodePool`) and sets its outputs.
@@ -92,8 +93,9 @@ class Backend:
         children: child role -> ``(type token, name template)``; the template takes ``{pool}``
             (the GpuNodePool's resource name). The component and the readers both use it.
         stack_warnings: ``"module:function"`` or ``""``; ``function(stack) -> list[ConfigIssue]``:
-            valid but risky settings across the stack (e.g. the EKS managed node group quotas),
-            reported beside the plan by :func:`gpu_node_pool.config.warnings.stack_warnings`.
+            valid but risky settings of the backend's own pools (e.g. the EKS managed node group
+            quotas), reported beside the plan by :func:`gpu_node_pool.config.warnings.stack_warnings`;
+            called only for a stack with at least one pool of the backend.
         platform: the Kubernetes platform the backend's nodes join, for admission defaults and
             the EKS version calendar: ``eks`` | ``gke`` | ``self-managed`` (the platforms of
             :mod:`gpu_node_pool.k8s.effective`). Default ``self-managed`` (nothing assumed). A
@@ -257,13 +259,15 @@ def by_detected_type(resource_type: str) -> list[Backend]:
     return [b for b in _BACKENDS.values() if b.detects_type(resource_type)]
 
 
-def stack_rules() -> list[Callable[..., Any]]:
-    """The stack-wide rules, in report order: each backend's ``stack_checks``, then :data:`STACK_RULES`.
+def stack_rules(backends: Collection[str] | None = None) -> list[Callable[..., Any]]:
+    """The stack-wide rules, in report order: the ``stack_checks`` of each backend in ``backends``
+    (names; default: every registered backend), then :data:`STACK_RULES`.
 
     Raises:
         LookupError: a reference names nothing importable (the message names it).
     """
-    checks = [c for b in all_backends() if (c := b.fn("stack_checks")) is not None]
+    checks = [c for b in all_backends() if (backends is None or b.name in backends)
+              and (c := b.fn("stack_checks")) is not None]
     return checks + _resolve(STACK_RULES, "STACK_RULES")
 
 

@@ -22,7 +22,7 @@ from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
 from .locations import FileMarks
 from .messages import MAX_SHOWN, field_at, model_keys, pattern_rule, show
-from .stack import IDENTITY_INPUTS, StackConfig, partial_stack_issues, stack_issues, stack_model
+from .stack import IDENTITY_INPUTS, StackConfig, partial_stack_issues, stack_issues, stack_model, used_backends
 from .yaml_errors import yaml_syntax_problem
 
 
@@ -150,7 +150,7 @@ def validate_stack_config(
         raise ConfigError([ConfigIssue("", f"the config must be a mapping, got {type(raw).__name__}")], source)
     context = {IDENTITY_INPUTS: frozenset(identity_inputs)} if identity_inputs else None
     try:
-        stack = stack_model().model_validate(raw, context=context)
+        stack = stack_model(used_backends(raw)).model_validate(raw, context=context)
     except ValidationError as exc:
         issues: list[ConfigIssue] = []
         for err in exc.errors(include_url=False):

@@ -251,39 +251,64 @@ def _backend_tag(value: Any) -> Any:
     return value.get("backend") if isinstance(value, Mapping) else getattr(value, "backend", None)
 
 
-_MODEL: tuple[int, type[StackConfig]] | None = None
+_MODELS: dict[tuple[int, tuple[str, ...] | None], type[StackConfig]] = {}
 
 
-def pool_union() -> Any:
-    """The discriminated union of every registered backend's pool model (tag: ``backend``)."""
+def pool_union(backends: tuple[str, ...] | None = None) -> Any:
+    """The discriminated union of the pool models of ``backends`` (registered names; default: every
+    registered backend), tagged by ``backend``."""
     from ..registry import all_backends
 
-    members = tuple(Annotated[b.model(), Tag(b.name)] for b in all_backends())
+    members = tuple(Annotated[b.model(), Tag(b.name)] for b in all_backends() if backends is None or b.name in backends)
     return Annotated[Union[members], Discriminator(_backend_tag)]  # noqa: UP007 - a runtime-built union
 
 
-def stack_model() -> type[StackConfig]:
-    """The :class:`StackConfig` subclass whose ``pools`` accept every registered backend (cached)."""
-    global _MODEL
+def stack_model(backends: tuple[str, ...] | None = None) -> type[StackConfig]:
+    """The :class:`StackConfig` subclass whose ``pools`` accept the pools of ``backends`` (registered
+    names; default: every registered backend), built once per registry version and set of backends.
+
+    A stack whose pools all name registered backends validates the same with the model of just those
+    (a pool is checked by its own backend's model either way), and building the validators of the
+    others is most of a small stack's validation: :func:`used_backends`."""
     from .. import registry
 
-    if _MODEL is None or _MODEL[0] != registry.version():
-        model = create_model(
+    key = (registry.version(), backends)
+    model = _MODELS.get(key)
+    if model is None:
+        if any(k[0] != key[0] for k in _MODELS):
+            _MODELS.clear()  # built from an older registry
+        model = _MODELS[key] = create_model(
             "StackConfig",
             __base__=StackConfig,
             __module__=__name__,
-            pools=(list[pool_union()], Field(min_length=1)),  # type: ignore[valid-type]
+            pools=(list[pool_union(backends)], Field(min_length=1)),  # type: ignore[valid-type]
         )
-        _MODEL = (registry.version(), model)
-    return _MODEL[1]
+    return model
 
 
-def _stack_checks() -> list[Any]:
-    """The stack-level rules, in report order: each backend's ``stack_checks``, then the registry's
+def used_backends(raw: Any) -> tuple[str, ...] | None:
+    """The registered backends the pools of a raw stack config name, in registration order, or None
+    (every backend) unless ``pools`` is a list of mappings whose ``backend`` each names one: a missing
+    or unknown backend is reported against the whole registry."""
+    from .. import registry
+
+    pools = raw.get("pools") if isinstance(raw, Mapping) else None
+    if not isinstance(pools, list) or not pools:
+        return None
+    known = registry.names()
+    named = [p.get("backend") if isinstance(p, Mapping) else None for p in pools]
+    if not all(isinstance(n, str) and n in known for n in named):
+        return None
+    return tuple(n for n in known if n in named)
+
+
+def _stack_checks(stack: StackConfig) -> list[Any]:
+    """The stack-level rules, in report order: the ``stack_checks`` of each backend the stack's pools
+    use (a backend's checks judge its own pools), then the registry's
     :data:`~gpu_node_pool.registry.STACK_RULES` (the GPU agents')."""
     from ..registry import stack_rules
 
-    return stack_rules()
+    return stack_rules({getattr(p, "backend", None) for p in stack.pools})
 
 
 def _unique_names(stack: StackConfig) -> list[ConfigIssue]:
@@ -307,7 +332,7 @@ def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     from .tolerations import numeric_toleration_issues
 
     issues = _unique_names(stack) + admission_issues(stack) + numeric_toleration_issues(stack)
-    for check in _stack_checks():
+    for check in _stack_checks(stack):
         issues += check(stack)
     return issues
 
@@ -373,7 +398,7 @@ def partial_stack_issues(raw: Any, context: Mapping[str, Any] | None = None) -> 
     stack = StackConfig.model_construct(cluster=cluster, pools=pools, **parts)
     issues = _unique_names(stack)
     skipped = []
-    for check in _stack_checks():
+    for check in _stack_checks(stack):
         try:
             issues += check(stack)
         except Exception:  # noqa: BLE001 - a rule that needs a field the user has yet to fix

@@ -58,8 +58,9 @@ def limit_warnings(stack: Any, today: Any = None) -> list[ConfigIssue]:
             message = judge(version, today) if platform in platforms else None
             if message:
                 out.append(ConfigIssue("cluster.kubernetesVersion", message))
+    used = {getattr(p, "backend", None) for p in stack.pools}
     for backend in all_backends():
-        warn = backend.fn("stack_warnings")
+        warn = backend.fn("stack_warnings") if backend.name in used else None  # a backend warns of its own pools
         if warn is not None:
             out += warn(stack)
     return out
