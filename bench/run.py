@@ -305,6 +305,46 @@ def audit_rows(tmp: Path, sizes: tuple[int, ...], runs: int) -> tuple[list[tuple
     return rows, peaks
 
 
+def plan_rows(projects: dict[Any, tuple[Path, str]], inproc: dict[Any, dict[str, Any]],
+              whole: dict[Any, dict[str, list[tuple[float, float, float]]]]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The plan's rows (whole process, in-process, engine-free floor, memory per pool) and their verdicts."""
+    rows: list[tuple[str, ...]] = []
+    plan_ratio, rss_ratio, plan_pairs, rss_pairs = {}, {}, {}, {}
+    for n in projects:
+        ip, w = inproc[n], whole[n]
+        p_t, f_t = [t for t, _, _ in w["plan"]], [t for t, _, _ in w["floor"]]
+        p_rss, f_rss = max(m for _, m, _ in w["plan"]), max(m for _, m, _ in w["floor"])
+        p_cpu, f_cpu = statistics.median(c for _, _, c in w["plan"]), statistics.median(c for _, _, c in w["floor"])
+        plan_ratio[n] = statistics.median(p_t) / statistics.median(f_t)
+        rss_ratio[n] = p_rss / f_rss
+        plan_pairs[n] = [p / f for p, f in zip(p_t, f_t, strict=True)]  # plan and floor ran in turn: pairs
+        rss_pairs[n] = [p / f for (_, p, _), (_, f, _) in zip(w["plan"], w["floor"], strict=True)]
+        label = "dev stack" if n == DEV else f"{n} pools"
+        size = f"{label}: {ip['pools']} pool{'s' * (ip['pools'] != 1)}, {ip['resources']} res"
+        rows.append(("plan, whole process", size, f"{statistics.median(p_t):.2f} s", _spread(p_t), f"{p_rss:.0f} MiB",
+                     f"{plan_ratio[n]:.2f}x time, {rss_ratio[n]:.2f}x RSS of the typed floor; CPU {p_cpu:.2f} s "
+                     f"({p_cpu / f_cpu:.2f}x); {ip['findings']} findings"))
+        rows.append(("typed floor, whole process", size, f"{statistics.median(f_t):.2f} s", _spread(f_t),
+                     f"{f_rss:.0f} MiB", f"same resources and inputs, typed provider classes; CPU {f_cpu:.2f} s"))
+        rows.append(("plan / typed floor, in-process", size, f"{ip['plan']:.3f} / {ip['floor']:.3f} s", "", "",
+                     f"{ip['plan'] / ip['floor']:.2f}x ({'1 run' if n == 1000 else 'median of 3'}, warm)"))
+        rows.append(("engine-free floor (our work)", size, f"{ip['own']:.3f} s", "", "",
+                     f"read+validate+render+evaluate, no engine; {ip['own'] / ip['plan']:.0%} of the in-process plan"))
+    if 1000 in projects and 100 in projects:
+        for side, key in (("plan", "plan"), ("typed floor", "floor")):
+            d_rss = max(m for _, m, _ in whole[1000][key]) - max(m for _, m, _ in whole[100][key])
+            d_res = inproc[1000]["resources"] - inproc[100]["resources"]
+            rows.append((f"memory per pool, {side}", "100 -> 1000 pools", "", "", f"{d_rss / 900:.2f} MiB",
+                         f"{d_rss * 1024 / d_res:.0f} KiB per resource (RSS growth / {d_res} resources)"))
+    verdict = [f"plan/typed floor at {n} {plan_ratio[n]:.2f}x " + judged(plan_pairs[n], PLAN_TARGET, "time")
+               + f", RSS {rss_ratio[n]:.2f}x " + judged(rss_pairs[n], RSS_TARGET, "RSS") for n in projects]
+    largest = max(n for n in projects if n != DEV)
+    verdict.append(f"engine-free floor {inproc[largest]['own']:.2f} s at {largest} pools "
+                   + met(inproc[largest]["own"] < OWN_TARGET, f"< {OWN_TARGET:.0f} s at 1000"
+                         + ("" if largest == 1000 else f"; --quick measured {largest} only")))
+    return rows, verdict
+
+
 # --- the table ---------------------------------------------------------------------------------
 
 
@@ -313,6 +353,8 @@ def main() -> None:
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="fewer runs; no 1000 pools, no 100k resources")
     parser.add_argument("--audit", action="store_true", help="only the gpupool audit rows")
+    parser.add_argument("--plan", action="store_true",
+                        help="only the plan rows (whole process, in-process, engine-free floor) and their verdicts")
     parser.add_argument("--full", action="store_true",
                         help="also the SDK analyzer at 100k resources (about 2 more minutes)")
     args = parser.parse_args()
@@ -350,7 +392,7 @@ def main() -> None:
         print("summary: " + _audit_verdict(peaks))
         return
     with tempfile.TemporaryDirectory(prefix="gpupool-bench-") as tmp:
-        audit, peaks = audit_rows(Path(tmp), audit_sizes, runs)
+        audit, peaks = audit_rows(Path(tmp), audit_sizes, runs) if not args.plan else ([], {})
         warm = stacks.write_project(Path(tmp) / "warm", 3)  # one pool of each backend
         projects: dict[str | int, tuple[Path, str]] = {DEV: (ROOT, DEV)}
         for n in plan_sizes:
@@ -370,35 +412,15 @@ def main() -> None:
                 whole[n]["floor"].append(_process([PYTHON, TYPED_FLOOR, str(programs[n])], ROOT, floor_env))
         sizes = {f"{r}:{d}:{p}": (r, d, p) for r, d, p in pack_sizes}
         sdk_max = max(r for r, _, _ in pack_sizes) if args.full else 50_000
+        if args.plan:
+            plan_table, plan_verdict = plan_rows(projects, inproc, whole)
+            _table(plan_table)
+            print("summary: " + "; ".join(plan_verdict))
+            return
         pack = _worker("pack", ",".join(sizes), "2" if args.quick else "3", "1", str(sdk_max), "3" if args.quick else "5")
 
-    plan_ratio, rss_ratio, plan_pairs, rss_pairs = {}, {}, {}, {}
-    for n in projects:
-        ip, w = inproc[n], whole[n]
-        p_t, f_t = [t for t, _, _ in w["plan"]], [t for t, _, _ in w["floor"]]
-        p_rss, f_rss = max(m for _, m, _ in w["plan"]), max(m for _, m, _ in w["floor"])
-        p_cpu, f_cpu = statistics.median(c for _, _, c in w["plan"]), statistics.median(c for _, _, c in w["floor"])
-        plan_ratio[n] = statistics.median(p_t) / statistics.median(f_t)
-        rss_ratio[n] = p_rss / f_rss
-        plan_pairs[n] = [p / f for p, f in zip(p_t, f_t, strict=True)]  # plan and floor ran in turn: pairs
-        rss_pairs[n] = [p / f for (_, p, _), (_, f, _) in zip(w["plan"], w["floor"], strict=True)]
-        label = "dev stack" if n == DEV else f"{n} pools"
-        size = f"{label}: {ip['pools']} pool{'s' * (ip['pools'] != 1)}, {ip['resources']} res"
-        rows.append(("plan, whole process", size, f"{statistics.median(p_t):.2f} s", _spread(p_t), f"{p_rss:.0f} MiB",
-                     f"{plan_ratio[n]:.2f}x time, {rss_ratio[n]:.2f}x RSS of the typed floor; CPU {p_cpu:.2f} s "
-                     f"({p_cpu / f_cpu:.2f}x); {ip['findings']} findings"))
-        rows.append(("typed floor, whole process", size, f"{statistics.median(f_t):.2f} s", _spread(f_t),
-                     f"{f_rss:.0f} MiB", f"same resources and inputs, typed provider classes; CPU {f_cpu:.2f} s"))
-        rows.append(("plan / typed floor, in-process", size, f"{ip['plan']:.3f} / {ip['floor']:.3f} s", "", "",
-                     f"{ip['plan'] / ip['floor']:.2f}x ({'1 run' if n == 1000 else 'median of 3'}, warm)"))
-        rows.append(("engine-free floor (our work)", size, f"{ip['own']:.3f} s", "", "",
-                     f"read+validate+render+evaluate, no engine; {ip['own'] / ip['plan']:.0%} of the in-process plan"))
-    if 1000 in projects and 100 in projects:
-        for side, key in (("plan", "plan"), ("typed floor", "floor")):
-            d_rss = max(m for _, m, _ in whole[1000][key]) - max(m for _, m, _ in whole[100][key])
-            d_res = inproc[1000]["resources"] - inproc[100]["resources"]
-            rows.append((f"memory per pool, {side}", "100 -> 1000 pools", "", "", f"{d_rss / 900:.2f} MiB",
-                         f"{d_rss * 1024 / d_res:.0f} KiB per resource (RSS growth / {d_res} resources)"))
+    plan_table, plan_verdict = plan_rows(projects, inproc, whole)
+    rows += plan_table
     pack_ours, pack_sdk, one_noop = {}, {}, {}
     level_ratio: dict[str, dict[int, list[float]]] = {}
     noop_share = 0.0
@@ -451,16 +473,12 @@ def main() -> None:
     rows += audit
     _table(rows)
 
-    names = [str(n) if n == DEV else f"{n}" for n in projects]
     big = max(pack_ours)
     mid = sorted(pack_ours)[1] if len(pack_ours) > 2 else big
     small = min(pack_ours)
     growth = pack_ours[big] / pack_ours[small]
-    largest = max(n for n in projects if n != DEV)
     verdict = [
-        *(f"plan/typed floor at {name} {plan_ratio[n]:.2f}x " + judged(plan_pairs[n], PLAN_TARGET, "time")
-          + f", RSS {rss_ratio[n]:.2f}x " + judged(rss_pairs[n], RSS_TARGET, "RSS")
-          for n, name in zip(projects, names, strict=True)),
+        *plan_verdict[:-1],
         f"import {import_ratio:.2f}x the SDK " + judged(import_pairs, IMPORT_TARGET, "import"),
         *(f"per-level pack at {size // 1000}k {statistics.median(ratios):.2f}x one no-op stack policy ({label}) "
           + judged(ratios, LEVEL_TARGET, "SDK path")
@@ -472,9 +490,7 @@ def main() -> None:
         + f" ({noop_share:.0%} of it the SDK's own decoding; one no-op stack policy alone {one_noop[mid]:.2f} s)",
         f"growth {small // 1000}k->{big // 1000}k {growth:.2f}x "
         + met(growth <= GROWTH_TARGET * big / small / 10, f"<= {GROWTH_TARGET * big / small / 10:.1f}x"),
-        f"engine-free floor {inproc[largest]['own']:.2f} s at {largest} pools "
-        + met(inproc[largest]["own"] < OWN_TARGET, f"< {OWN_TARGET:.0f} s at 1000"
-              + ("" if largest == 1000 else f"; --quick measured {largest} only")),
+        plan_verdict[-1],  # the engine-free floor
     ]
     verdict.append(_audit_verdict(peaks))
     print("summary: " + "; ".join(verdict))

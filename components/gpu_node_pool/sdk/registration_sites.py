@@ -14,9 +14,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from itertools import islice
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
+from types import CodeType, FrameType
 
 __all__ = ["registration_sites"]
 
@@ -24,9 +25,10 @@ _INSTALLED = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}"
 
 
 def _column(frame: FrameType) -> int:
+    """The 1-based column of the instruction ``frame`` is at (1 when the code has no positions)."""
     try:
-        positions = list(frame.f_code.co_positions())[frame.f_lasti // 2]
-    except (AttributeError, IndexError):
+        positions = next(islice(frame.f_code.co_positions(), frame.f_lasti // 2, None))
+    except (AttributeError, StopIteration):
         return 1
     return (positions[2] or 0) + 1
 
@@ -40,6 +42,9 @@ def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tupl
     root = os.path.realpath(program_dir) + os.sep
     sites: dict[tuple[str, str], tuple[str, int, int]] = {}
     under: dict[str, str | None] = {}
+    #: Column per (code, instruction): a program's loop registers many resources from one call site, and
+    #: finding an instruction's column walks its code's position table up to it.
+    columns: dict[tuple[CodeType, int], int] = {}
     original = pulumi_resource.register_resource
 
     def in_program(filename: str) -> str | None:
@@ -53,7 +58,12 @@ def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tupl
         while frame is not None:
             path = in_program(frame.f_code.co_filename)
             if path is not None:
-                sites.setdefault((ty, name), (path, frame.f_lineno, _column(frame)))
+                if (ty, name) not in sites:
+                    at = (frame.f_code, frame.f_lasti)
+                    column = columns.get(at)
+                    if column is None:
+                        column = columns[at] = _column(frame)
+                    sites[(ty, name)] = (path, frame.f_lineno, column)
                 break
             frame = frame.f_back
         return original(res, ty, name, *args, **kwargs)
