@@ -160,3 +160,34 @@ def test_public_outputs_are_plain_values():
         {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
     ]
     assert pool.workload_node_selector["gpu-node-pools/pool"] == "inference"
+
+
+def test_the_engine_keeps_each_pools_declared_taints_and_labels(monkeypatch):
+    """What ``pulumi stack export`` shows as a GpuNodePool's outputs: its taints and labels; the derived
+    attributes (tolerations, node selector, CA tags, names) stay readable in Python and as typed outputs."""
+    from google.protobuf import json_format
+    from pulumi.runtime.mocks import MockMonitor
+
+    registered: dict[str, dict] = {}
+    original = MockMonitor.RegisterResourceOutputs
+
+    def keep(self, request):
+        registered[request.urn] = json_format.MessageToDict(request.outputs)
+        return original(self, request)
+
+    monkeypatch.setattr(MockMonitor, "RegisterResourceOutputs", keep)
+    built = {}
+
+    def program():
+        s = validate_stack_config(base())
+        built["pool"] = GpuNodePool(s.pools[0].name, GpuNodePoolArgs(pool=s.pools[0], cluster=s.cluster))
+
+    record(program)
+    (outputs,) = [v for urn, v in registered.items() if urn.endswith("::inference")]
+    assert outputs == {
+        "taints": ["nvidia.com/gpu=present:NoSchedule"],
+        "labels": {"example.com/team": "ml", "gpu-node-pools/pool": "inference", "nvidia.com/gpu.present": "true"},
+    }
+    pool = built["pool"]
+    assert pool.workload_node_selector == outputs["labels"]
+    assert pool.asg_tags[CA + "taint/nvidia.com/gpu"] == "present:NoSchedule"

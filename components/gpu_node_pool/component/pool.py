@@ -169,10 +169,12 @@ class GpuNodePool(pulumi.ComponentResource):
             (one ``Equal`` toleration per ``NoSchedule``/``NoExecute`` taint).
         workload_node_selector: the nodeSelector that lands a workload on this pool only.
 
-    Outputs: ``node_group_name``, ``node_group_arn`` (eks-managed), ``asg_tags`` (the CA tags),
-    ``node_pool_name`` (gke), ``nodepool_name`` (karpenter: the NodePool's name, a plain string),
+    Outputs (attributes): ``node_group_name``, ``node_group_arn`` (eks-managed), ``asg_tags`` (the CA
+    tags), ``node_pool_name`` (gke), ``nodepool_name`` (karpenter: the NodePool's name, a plain string),
     ``bootstrap_format`` and ``bootstrap`` (self-managed: ``{file name: text}``, plain values),
-    ``launch_template_id`` and ``autoscaling_group_name`` (self-managed, provider aws).
+    ``launch_template_id`` and ``autoscaling_group_name`` (self-managed, provider aws). The component
+    registers ``taints`` and ``labels`` with the engine (``register_outputs``); the others are derived
+    from them or are outputs of its children, which the state already holds.
 
     Raises:
         ConfigError: invalid args; nothing is registered.
@@ -232,21 +234,9 @@ class GpuNodePool(pulumi.ComponentResource):
             raise ConfigError([], f"backend {pool.backend!r} has no Pulumi wiring")
         wire(self, name, pool, identity)
 
-        # Only the outputs this pool has: those its backend does not set (None, no ASG tags) are absent from
-        # the component's state rather than null, and the SDK serialises less (BENCHMARKS.md, plan overhead);
-        # the Python attributes are unchanged.
-        outputs = {
-            "taints": self.taints,
-            "labels": self.labels,
-            "workload_tolerations": self.workload_tolerations,
-            "workload_node_selector": self.workload_node_selector,
-            "node_group_name": self.node_group_name,
-            "node_group_arn": self.node_group_arn,
-            "asg_tags": self.asg_tags,
-            "node_pool_name": self.node_pool_name,
-            "nodepool_name": self.nodepool_name,
-            "bootstrap": self.bootstrap,
-            "launch_template_id": self.launch_template_id,
-            "autoscaling_group_name": self.autoscaling_group_name,
-        }
-        self.register_outputs({key: value for key, value in outputs.items() if value is not None and value != {}})
+        # The engine keeps the pool's declared taints and labels as the component's outputs (shown in a
+        # preview's diff and in the state). Every other attribute is derived from them or is a child's own
+        # output, already in the state: registering them all again cost about 5% of a 1000-pool plan
+        # (BENCHMARKS.md, plan overhead). Python reads the attributes; other languages get them all as the
+        # component provider's typed outputs (provider/components.py), which read the attributes too.
+        self.register_outputs({"taints": self.taints, "labels": self.labels})
