@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from itertools import islice
 from contextlib import contextmanager
+from itertools import islice
 from pathlib import Path
 from types import CodeType, FrameType
 
