@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -131,8 +132,14 @@ class TaintConfig(Model):
             raise fail(str(err)) from None
 
     def to_taint(self) -> Taint:
-        """The validated :class:`~gpu_node_pool.k8s.taints.Taint`."""
-        return Taint(self.key, self.value, TaintEffect(self.effect))
+        """The validated :class:`~gpu_node_pool.k8s.taints.Taint` (one frozen instance per key, value and effect)."""
+        return _taint(self.key, self.value, self.effect)
+
+
+@lru_cache(maxsize=4096)
+def _taint(key: str, value: str, effect: str) -> Taint:
+    """``Taint(key, value, effect)``, built and checked once per content: a stack's pools repeat a few taints."""
+    return Taint(key, value, TaintEffect(effect))
 
 
 # json_schema_input_type: editors (gpupool schema) offer the string form too.

@@ -204,6 +204,13 @@ def _written(root: yaml.Node) -> int:
 
 #: The tag of a merge key (``<<: *base``): constructing its mapping rewrites the composed node.
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG, _MAP_TAG, _SEQ_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_NUMBER_TAGS = frozenset(("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"))
+_CONSTANT_TAGS = frozenset(("tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"))
+
+
+class _NotATree(Exception):
+    """A document :meth:`_StrictLoader._construct_tree` leaves to PyYAML's own construction."""
 
 
 class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when built with it
@@ -216,6 +223,25 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
     #: The text has no ``&``: no anchors, so no aliases (see :func:`_check_alias_expansion`).
     anchorless = False
 
+    #: Set by :meth:`get_single_data`: how many mappings/lists deep the document goes, and whether
+    #: it holds a number in a YAML 1.1-only form (:class:`_Yaml11Number`); None when not known.
+    depth: int | None = None
+    yaml11_numbers: bool | None = None
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._plain_tags: dict[str, str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        """PyYAML's tag for a node, a plain scalar's kept per text: with no path resolvers (the safe
+        loader has none) it depends on the text alone, and a stack file repeats most of its texts."""
+        if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:
+            tag = self._plain_tags.get(value)
+            if tag is None:
+                tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
+            return tag
+        return super().resolve(kind, value, implicit)
+
     def get_single_data(self) -> Any:
         node = self.get_single_node()
         if self.marks is not None:
@@ -223,7 +249,74 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
         if node is None:
             return None
         _check_alias_expansion(node, anchorless=self.anchorless)
+        if self.anchorless:
+            try:
+                return self._construct_tree(node)
+            except _NotATree:
+                self.duplicates.clear()
+                self.depth = self.yaml11_numbers = None
         return self.construct_document(node)
+
+    def _construct_tree(self, root: yaml.Node) -> Any:
+        """What :meth:`construct_document` builds from ``root``, for a document that is a tree (no anchors,
+        so no node twice) of mappings with plain string keys, lists, and str/int/float/bool/null scalars,
+        which is what a stack file is; sets :attr:`depth` and :attr:`yaml11_numbers` on the way.
+
+        Containers are filled in the order :meth:`construct_document` fills them (breadth first, as its
+        state generators run), so duplicate keys are recorded in the same order, and each scalar by the
+        constructor registered for its tag (a ``str`` scalar is its text, as ``construct_yaml_str`` returns).
+
+        Raises:
+            _NotATree: any other node (a merge key, another tag, a key that is not a string), before any
+                node is changed; :meth:`construct_document` then builds the document from the start.
+        """
+        constructors, duplicates = self.yaml_constructors, self.duplicates
+        todo: list[tuple[yaml.Node, Any, int]] = []
+        numbers = 0
+
+        def start(node: yaml.Node, depth: int) -> Any:
+            nonlocal numbers
+            kind, tag = type(node), node.tag
+            if kind is yaml.ScalarNode:
+                if tag == _STR_TAG:
+                    return node.value
+                if tag in _NUMBER_TAGS:
+                    value = constructors[tag](self, node)
+                    numbers += type(value) is _Yaml11Number
+                    return value
+                if tag in _CONSTANT_TAGS:
+                    return constructors[tag](self, node)
+            elif kind is yaml.MappingNode and tag == _MAP_TAG or kind is yaml.SequenceNode and tag == _SEQ_TAG:
+                out: Any = {} if kind is yaml.MappingNode else []
+                todo.append((node, out, depth))
+                return out
+            raise _NotATree
+
+        data = start(root, 1)
+        deepest, index = 0, 0
+        while index < len(todo):
+            node, out, depth = todo[index]
+            index += 1
+            deepest = max(deepest, depth)
+            if type(out) is list:
+                out.extend([start(item, depth + 1) for item in node.value])
+                continue
+            seen: dict[str, int] = {}
+            for key_node, _ in node.value:
+                if type(key_node) is not yaml.ScalarNode or key_node.tag != _STR_TAG:
+                    raise _NotATree
+                key, line = key_node.value, key_node.start_mark.line + 1
+                if key in seen:
+                    duplicates.append((
+                        f"key {key!r} appears again (first on line {seen[key]}); "
+                        "YAML keeps only the last one, so remove one of them", line, key_node.start_mark.column + 1,
+                    ))
+                else:
+                    seen[key] = line
+            for key_node, value_node in node.value:
+                out[key_node.value] = start(value_node, depth + 1)
+        self.depth, self.yaml11_numbers = deepest, numbers > 0
+        return data
 
     def flatten_mapping(self, node: Any) -> None:
         if self.marks is not None and any(key_node.tag == _MERGE_TAG for key_node, _ in node.value):
@@ -421,7 +514,9 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
     finally:
         loader.dispose()
     issues = [ConfigIssue(name, d, Location(file or name, line, column)) for d, line, column in loader.duplicates]
-    if _nesting_depth(doc) > MAX_NESTING:  # the checks below and pydantic recurse per level
+    # the tree's depth is the document's unless a duplicate key dropped a value
+    depth = loader.depth if loader.depth is not None and not loader.duplicates else _nesting_depth(doc)
+    if depth > MAX_NESTING:  # the checks below and pydantic recurse per level
         raise ConfigError([ConfigIssue(name, f"nests mappings/lists more than {MAX_NESTING} levels deep; "
                                              "a stack config needs a handful: flatten that value")], name)
     if doc is None:
@@ -438,7 +533,8 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
         if not isinstance(key, str):
             issues.append(ConfigIssue(f"{name}: config", f"key {key!r} is not a string; config keys look like {PROJECT}:pools"))
             continue
-        issues += _yaml_type_problems(value, key)
+        if loader.yaml11_numbers is not False:  # False: built by _construct_tree, with no such number to report
+            issues += _yaml_type_problems(value, key)
     if issues:
         raise ConfigError(issues, name)
     return stack_file_config(doc, project)

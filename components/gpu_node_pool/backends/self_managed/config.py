@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal, get_args
 
 from pydantic import (
@@ -65,6 +66,12 @@ _SELF_MANAGED_AWS_KEYS = {
     "spot": "spot",
     "capacity_rebalance": "capacityRebalance",
 }
+
+
+@cache
+def _placeholder_cluster(model: type) -> Any:
+    """A ``model`` (the frozen ``ClusterConfig``) with only ``name="cluster"``: all the tag count asks of a cluster."""
+    return model.model_construct(name="cluster")
 
 
 def _kubelet_label_problem(key: str) -> str | None:
@@ -257,7 +264,7 @@ class SelfManagedPool(PoolBase):
         from ...config.stack import ClusterConfig
         from .render import autoscaling_group_tags
 
-        tags = autoscaling_group_tags(self, ClusterConfig.model_construct(name="cluster"))
+        tags = autoscaling_group_tags(self, _placeholder_cluster(ClusterConfig))
         user = len(self.tags)
         problem = asg_tag_count_problem(
             len(tags), f"{user} from tags, {len(tags) - user} the component sets: Name, cluster and pool tags, and "

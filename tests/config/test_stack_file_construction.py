@@ -1,0 +1,115 @@
+"""The stack file reader builds a plain document (a tree of string-keyed mappings, lists and scalars)
+itself, and keeps a plain scalar's tag per text: both must give what PyYAML's own construction gives,
+duplicate keys in the same order, and the same refusals."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from gpu_node_pool.config import ConfigError
+from gpu_node_pool.config.loading import _nesting_depth, _StrictLoader, read_stack_file
+
+
+def _load(text: str, tree: bool) -> tuple[object, list[tuple[str, int, int]], _StrictLoader]:
+    """The document (or the error PyYAML raised, as text), the duplicate keys and the loader."""
+    loader = _StrictLoader(text)
+    loader.duplicates = []
+    loader.anchorless = tree and "&" not in text  # False: PyYAML's construct_document, as with anchors
+    try:
+        return loader.get_single_data(), loader.duplicates, loader
+    except Exception as err:  # noqa: BLE001 - compared between the two paths
+        return f"{type(err).__name__}: {err}", loader.duplicates, loader
+    finally:
+        loader.dispose()
+
+
+DOCUMENTS = [
+    # plain trees
+    "config:\n  a: 1\n  b: [x, 'y', 2.5, true, null, ~, '', 010, 0x1f, 1_0, 1:20, .inf, -.nan]\n",
+    "config:\n  p:\n  - name: a\n    m: {k: v, n: [1, [2, [3]]]}\n  - name: b\n    m: {}\n  - []\n",
+    "- 1\n- two\n",
+    "just text\n",
+    "42\n",
+    # duplicates: a deep one written before a shallow one, and several per mapping
+    "config:\n  p:\n    q:\n      x: 1\n      x: 2\n  r: 1\n  r: 2\n  p: 3\n",
+    "a: 1\nb: {c: 1, c: 2, c: 3}\na: 2\nd: [{e: 1, e: 1}]\n",
+    # the same text as a plain and a quoted scalar, as a key and a value
+    "yes: yes\n'yes': 'yes'\nb: [10, '10', \"10\", 10, on, 'on', null, 'null', '', ~]\n10: x\n",
+    # what PyYAML builds itself: non-string keys, merge keys, other tags, dates
+    "config:\n  <<: {a: 1, b: 2}\n  b: 3\n",
+    "config:\n  ? [a, b]\n  : 1\n",
+    "config:\n  1: one\n  1.0: again\n  true: also\n",
+    "config:\n  d: 2024-01-02\n  s: !!set {a, b}\n  t: !!str 010\n  u: !!binary aGk=\n",
+    "config:\n  =: value key\n  v: 1\n",
+    "config:\n  o: !!omap [{a: 1}, {b: 2}]\n  z: !!float 1\n",
+]
+
+
+@pytest.mark.parametrize("text", DOCUMENTS)
+def test_tree_construction_is_pyyamls(text: str) -> None:
+    data, duplicates, loader = _load(text, tree=True)
+    expected, expected_duplicates, _ = _load(text, tree=False)
+    assert repr(data) == repr(expected)
+    assert data == expected or data != data  # NaN is not equal to itself
+    assert duplicates == expected_duplicates
+    if loader.depth is not None and not duplicates:
+        assert loader.depth == _nesting_depth(expected)
+
+
+def test_duplicates_in_breadth_first_order() -> None:
+    _, duplicates, loader = _load("config:\n  p:\n    q:\n      x: 1\n      x: 2\n  r: 1\n  r: 2\n", tree=True)
+    assert loader.depth == 4  # built as a tree
+    assert [line for _, line, _ in duplicates] == [7, 5]  # 'r' (depth 2) before 'x' (depth 3), as PyYAML
+
+
+def test_plain_and_quoted_scalars_keep_their_own_types() -> None:
+    data, _, loader = _load("a: 10\nb: '10'\nc: 10\nd: yes\ne: 'yes'\nf: yes\ng: null\nh: 'null'\n", tree=True)
+    assert loader.depth == 1
+    assert data == {"a": 10, "b": "10", "c": 10, "d": True, "e": "yes", "f": True, "g": None, "h": "null"}
+
+
+def test_a_dropped_duplicate_is_not_judged() -> None:
+    """A value a later duplicate key replaces is not in the document: neither its depth nor its numbers count."""
+    text = "config:\n  gpu-node-pools:x: " + "[" * 120 + "010" + "]" * 120 + "\n  gpu-node-pools:x: 1\n"
+    with pytest.raises(ConfigError) as err:
+        read_stack_file(text.encode(), "Pulumi.x.yaml")
+    assert [issue.message.split(" (")[0] for issue in err.value.issues] == ["key 'gpu-node-pools:x' appears again"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("config:\n  gpu-node-pools:x:\n    n: 010\n", "010 is read by YAML 1.1 as the octal number 8"),
+    ("config:\n  gpu-node-pools:x:\n    on: 1\n", "key True is read by YAML as a bool"),
+    ("config:\n  gpu-node-pools:x:\n    d: 2024-01-02\n", "2024-01-02 is read by YAML as a date"),
+    ("config:\n  gpu-node-pools:x: [" * 1 + "[" * 101 + "]" * 102 + "\n", "nests mappings/lists more than 100 levels"),
+])
+def test_refusals_are_found_on_the_tree_path(text: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        read_stack_file(text.encode(), "Pulumi.x.yaml")
+    assert any(expected in issue.message for issue in err.value.issues), err.value.issues
+
+
+def _tags(node: yaml.Node) -> list[tuple[str, object]]:
+    out, todo = [], [node]
+    while todo:
+        node = todo.pop()
+        out.append((node.tag, node.value if isinstance(node, yaml.ScalarNode) else None))
+        if isinstance(node, yaml.MappingNode):
+            todo += [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            todo += node.value
+    return out
+
+
+def test_tags_kept_per_text_are_pyyamls() -> None:
+    """Each scalar gets the tag PyYAML's resolver gives it, whatever text came before with the same
+    first character or as a quoted scalar."""
+    words = ["10", "1_0", "1:20", "1.5", "1e3", "1x", "0x1f", "0o7", "y", "yes", "Yes", "no", "n", "on", "off", "null",
+             "Null", "nul", "~", "", "true", "tru", ".inf", ".nan", ".5", "2024-01-02", "2024-1-2", "=", "<<", "-", "+1"]
+    text = "".join(f"- {w}\n- '{w}'\n- {{{w or repr('')}: {w or '~'}}}\n" for w in words * 2)
+    loader = _StrictLoader(text)
+    try:
+        ours = loader.get_single_node()
+    finally:
+        loader.dispose()
+    assert _tags(ours) == _tags(yaml.compose(text, Loader=yaml.SafeLoader))
