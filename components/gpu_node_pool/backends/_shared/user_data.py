@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
     pass
 
 from .registration import (
+    MIME_BOUNDARY,
     NODE_LABELS_FLAG,
     NODEADM_CONTENT_TYPE,
     REGISTER_WITH_TAINTS_FLAG,
@@ -277,13 +278,54 @@ def _read_bottlerocket(settings: Mapping[str, Any], found: _Found) -> None:
     found.config_labels.update({k: str(v) for k, v in (k8s.get("node-labels") or {}).items()})
 
 
+#: The envelope ``email``'s generator writes for a ``MIMEMultipart("mixed", boundary=MIME_BOUNDARY)``
+#: of non-multipart parts (what the nodeadm renderers write): its headers, each part's headers
+#: (content type without parameters), the line between parts and the closing line.
+_ENVELOPE_HEAD = f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"\nMIME-Version: 1.0\n\n--{MIME_BOUNDARY}\n'
+_ENVELOPE_PART = re.compile(r"Content-Type: ([a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*)\nMIME-Version: 1\.0\n\n")
+_ENVELOPE_BETWEEN = f"\n--{MIME_BOUNDARY}\n"
+_ENVELOPE_END = f"\n--{MIME_BOUNDARY}--\n"
+
+
+def _envelope_parts(text: str) -> list[tuple[str, str]] | None:
+    """The parts of ``text`` when it is exactly the envelope of :data:`_ENVELOPE_HEAD`: ASCII without
+    carriage returns, each part's content type a lower-case ``type/subtype`` that is neither
+    ``multipart`` nor ``message``, no body holding ``--`` + the boundary, nothing after the closing line;
+    else None. On such text ``email``'s parser gives the same parts, bodies as written (a body's
+    line ending before a boundary line belongs to that line), which ``mime_parts`` would return."""
+    if not (text.startswith(_ENVELOPE_HEAD) and text.endswith(_ENVELOPE_END) and text.isascii() and "\r" not in text):
+        return None
+    if len(text) < len(_ENVELOPE_HEAD) + len(_ENVELOPE_END):  # the head and the end overlap
+        return None
+    inner = text[len(_ENVELOPE_HEAD):len(text) - len(_ENVELOPE_END)]
+    out = []
+    for chunk in inner.split(_ENVELOPE_BETWEEN):
+        head = _ENVELOPE_PART.match(chunk)
+        if head is None or head[1].startswith(("multipart/", "message/")):
+            return None
+        body = chunk[head.end():]
+        if _ENVELOPE_BETWEEN[1:-1] in body:
+            return None
+        out.append((head[1], body))
+    return out
+
+
 def mime_parts(text: str) -> list[tuple[str, str]] | None:
     """The parts of MIME user data as ``(content type, decoded body)``, in order; None when
     ``text`` is not MIME (the one MIME walker: the registration readers and the policies'
-    imperative-taint search both use it)."""
+    imperative-taint search both use it). The envelope the renderers write is split directly
+    (:func:`_envelope_parts`, the same parts); any other MIME goes through ``email``'s parser."""
     head = text.lstrip()[:200].lower()
     if not head.startswith(("mime-version:", "content-type:")):
         return None
+    envelope = _envelope_parts(text.lstrip())
+    if envelope is not None:
+        return envelope
+    return _email_parts(text)
+
+
+def _email_parts(text: str) -> list[tuple[str, str]]:
+    """:func:`mime_parts` of MIME text by ``email``'s parser, whatever its shape."""
     message = message_from_string(text.lstrip())
     out = []
     for part in message.walk() if message.is_multipart() else [message]:

@@ -1,0 +1,93 @@
+"""The user-data fast paths give what the general path gives, on every text they take.
+
+``mime_parts`` splits the envelope the renderers write without ``email``'s parser; these tests hold
+it to that parser on envelopes with arbitrary parts, on near-misses, and on every rendered text.
+"""
+
+from __future__ import annotations
+
+from email.mime.multipart import MIMEMultipart
+from email.mime.nonmultipart import MIMENonMultipart
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from test_self_managed import CLUSTER, SPEC, registrations
+
+from gpu_node_pool.backends._shared import user_data
+from gpu_node_pool.backends._shared.registration import MIME_BOUNDARY, NODEADM_CONTENT_TYPE, Registration
+from gpu_node_pool.backends.self_managed import bootstrap
+
+DELIM = f"--{MIME_BOUNDARY}"
+# Bodies near what breaks the split: boundary pieces, line endings of every kind, non-ASCII.
+_piece = st.sampled_from(["\n", "\r", "\r\n", "-", "--", DELIM, DELIM + "--", MIME_BOUNDARY, " ", "\t", "é",
+                          "Content-Type: text/plain", "MIME-Version: 1.0", "a: b", "x"])
+bodies = st.one_of(st.text(max_size=40), st.lists(st.one_of(_piece, st.text(max_size=5)), max_size=12).map("".join))
+content_types = st.one_of(
+    st.sampled_from([NODEADM_CONTENT_TYPE, "text/x-shellscript", "text/plain", "multipart/mixed", "message/rfc822",
+                     "Text/Plain", "application/node.eks.aws; charset=utf-8", "text", "a/b/c"]),
+    st.from_regex(r"[a-z0-9.+-]{1,8}/[a-z0-9.+-]{1,8}", fullmatch=True),
+)
+
+
+def generated(parts: list[tuple[str, str]]) -> str:
+    """What ``email``'s generator writes for these parts (as the nodeadm renderers build it)."""
+    message = MIMEMultipart("mixed", boundary=MIME_BOUNDARY)
+    for content_type, body in parts:
+        part = MIMENonMultipart(*content_type.split("/", 1)) if content_type.count("/") == 1 else MIMENonMultipart("text", "plain")
+        part.set_payload(body)
+        message.attach(part)
+    return message.as_string()
+
+
+def written(parts: list[tuple[str, str]]) -> str:
+    """The envelope written out by hand, without the generator's line-ending rewriting."""
+    out = f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"\nMIME-Version: 1.0\n\n{DELIM}\n'
+    out += f"\n{DELIM}\n".join(f"Content-Type: {t}\nMIME-Version: 1.0\n\n{b}" for t, b in parts)
+    return out + f"\n{DELIM}--\n"
+
+
+def plain_mime_parts(text: str) -> list[tuple[str, str]] | None:
+    """``mime_parts`` without the envelope split: every MIME text through ``email``'s parser."""
+    if not text.lstrip()[:200].lower().startswith(("mime-version:", "content-type:")):
+        return None
+    return user_data._email_parts(text)
+
+
+def assert_same_parts(text: str) -> None:
+    fast = user_data._envelope_parts(text.lstrip())
+    if fast is not None:
+        assert fast == user_data._email_parts(text)
+    assert user_data.mime_parts(text) == plain_mime_parts(text)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(content_types, bodies), min_size=1, max_size=3))
+@example([(NODEADM_CONTENT_TYPE, "")])
+@example([(NODEADM_CONTENT_TYPE, "\n")])
+@example([(NODEADM_CONTENT_TYPE, DELIM)])
+@example([(NODEADM_CONTENT_TYPE, "a\n" + DELIM + "--\n")])
+def test_the_envelope_split_gives_the_email_parsers_parts(parts):
+    for text in (generated(parts), written(parts)):
+        assert_same_parts(text)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(content_types, bodies), min_size=1, max_size=3), st.integers(0, 400), st.data())
+def test_the_envelope_split_on_damaged_envelopes(parts, at, data):
+    text = written(parts)
+    at = min(at, len(text))
+    cut = data.draw(st.integers(0, min(6, len(text) - at)))
+    damaged = text[:at] + data.draw(st.sampled_from(["", "\n", "\r", " ", "-", "X", "--"])) + text[at + cut:]
+    assert_same_parts(damaged)
+    assert_same_parts("\n  " + damaged)
+    assert_same_parts(damaged + "epilogue\n")
+
+
+@settings(max_examples=60)
+@given(reg=registrations())
+@example(reg=SPEC)
+@example(reg=Registration())
+def test_rendered_nodeadm_user_data_takes_the_envelope_split(reg):
+    text = bootstrap.render_nodeadm_user_data(reg, CLUSTER)
+    assert user_data._envelope_parts(text) == user_data._email_parts(text)
+    assert user_data._envelope_parts(text) is not None
