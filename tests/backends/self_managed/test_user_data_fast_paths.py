@@ -6,9 +6,11 @@ it to that parser on envelopes with arbitrary parts, on near-misses, and on ever
 
 from __future__ import annotations
 
+import shlex
 from email.mime.multipart import MIMEMultipart
 from email.mime.nonmultipart import MIMENonMultipart
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_self_managed import CLUSTER, SPEC, registrations
@@ -91,3 +93,27 @@ def test_rendered_nodeadm_user_data_takes_the_envelope_split(reg):
     text = bootstrap.render_nodeadm_user_data(reg, CLUSTER)
     assert user_data._envelope_parts(text) == user_data._email_parts(text)
     assert user_data._envelope_parts(text) is not None
+
+
+# --- shell words: the direct cut agrees with shlex --------------------------------------
+
+_shell_text = st.one_of(
+    st.text(max_size=30),
+    st.lists(st.sampled_from([" ", "\t", "\r", "\n", "\x0b", "\x0c", "\xa0", "\u2028", "\x00", "'", '"', "\\", "#",
+                              "--register-with-taints=a=b:NoSchedule", "--node-labels=x=y", "=", ",", "a", "é"]),
+             max_size=12).map("".join),
+)
+
+
+@settings(max_examples=400)
+@given(_shell_text, st.booleans())
+@example("--node-labels=a=b,c=d  --register-with-taints=k=v:NoSchedule", False)
+@example("a\xa0b\u2028c", True)
+def test_shell_words_are_shlex_words(line, comments):
+    try:
+        expected = shlex.split(line, comments=comments)
+    except ValueError:
+        with pytest.raises(ValueError):
+            user_data.shell_words(line, comments=comments)
+        return
+    assert user_data.shell_words(line, comments=comments) == expected

@@ -169,6 +169,24 @@ class _Found:
         return Registration(tuple(taints), {**self.config_labels, **flag_labels})
 
 
+#: What makes ``shlex.split`` do more than cut at its whitespace: quotes, the escape and the comment sign.
+_SHELL_SYNTAX = re.compile(r"[\"'\\#]")
+#: ``shlex``'s whitespace in POSIX mode (not every Unicode space ``str.split`` cuts at).
+_SHELL_BLANKS = re.compile(r"[ \t\r\n]+")
+
+
+def shell_words(line: str, comments: bool = False) -> list[str]:
+    """``shlex.split(line, comments=comments)``; a line without quotes, backslashes or ``#`` is cut at
+    ``shlex``'s whitespace directly (the same words: there ``shlex`` does nothing else).
+
+    Raises:
+        ValueError: as ``shlex.split`` (an unbalanced quote, an escape at the end).
+    """
+    if _SHELL_SYNTAX.search(line) is None:
+        return [word for word in _SHELL_BLANKS.split(line) if word]
+    return shlex.split(line, comments=comments)
+
+
 def _expand_args(tokens: Sequence[str]) -> list[str]:
     """Shell tokens -> kubelet arguments, opening ``--kubelet-extra-args '...'`` and ``KUBELET_EXTRA_ARGS=...``."""
     out: list[str] = []
@@ -176,12 +194,12 @@ def _expand_args(tokens: Sequence[str]) -> list[str]:
     while i < len(tokens):
         tok = tokens[i]
         if tok == "--kubelet-extra-args" and i + 1 < len(tokens):
-            out += _expand_args(shlex.split(tokens[i + 1]))
+            out += _expand_args(shell_words(tokens[i + 1]))
             i += 2
             continue
         for prefix in ("--kubelet-extra-args=", "KUBELET_EXTRA_ARGS=", "Environment=KUBELET_EXTRA_ARGS="):
             if tok.startswith(prefix):
-                out += _expand_args(shlex.split(tok[len(prefix):]))
+                out += _expand_args(shell_words(tok[len(prefix):]))
                 break
         else:
             out.append(tok)
@@ -200,7 +218,7 @@ def _read_shell(text: str, found: _Found) -> None:
             raise UserDataError(f"a shell line of {len(line)} characters is not read (at most {MAX_SHELL_LINE}); "
                                 "EC2 takes 16 KB of user data")
         try:
-            tokens = shlex.split(line, comments=True)
+            tokens = shell_words(line, comments=True)
         except ValueError:
             continue  # an unbalanced quote on one line of a script: not ours to judge
         found.flags += _expand_args(tokens)
@@ -236,7 +254,7 @@ def _read_yaml_docs(docs: Iterable[Any], found: _Found) -> bool:
                 if len(str(flag)) > MAX_SHELL_LINE:
                     raise UserDataError(f"a kubelet flag of {len(str(flag))} characters is not read (at most "
                                         f"{MAX_SHELL_LINE})")
-                found.flags += _expand_args(shlex.split(str(flag)))
+                found.flags += _expand_args(shell_words(str(flag)))
         elif kind == "JoinConfiguration":
             seen = True
             found.formats.append("kubeadm")
