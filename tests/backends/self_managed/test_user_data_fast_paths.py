@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 from test_self_managed import CLUSTER, SPEC, registrations
 
 from gpu_node_pool.backends._shared import user_data
-from gpu_node_pool.backends._shared.registration import MIME_BOUNDARY, NODEADM_CONTENT_TYPE, Registration
+from gpu_node_pool.backends._shared.registration import (
+    MIME_BOUNDARY,
+    NODEADM_CONTENT_TYPE,
+    Registration,
+    block_yaml,
+    nodeadm_mime,
+)
 from gpu_node_pool.backends.self_managed import bootstrap
 
 DELIM = f"--{MIME_BOUNDARY}"
@@ -117,3 +123,33 @@ def test_shell_words_are_shlex_words(line, comments):
             user_data.shell_words(line, comments=comments)
         return
     assert user_data.shell_words(line, comments=comments) == expected
+
+
+# --- the nodeadm envelope written directly is what email's generator writes -------------
+
+
+def generator_nodeadm_mime(payload: str) -> str:
+    message = MIMEMultipart("mixed", boundary=MIME_BOUNDARY)
+    part = MIMENonMultipart(*NODEADM_CONTENT_TYPE.split("/"))
+    part.set_payload(payload)
+    message.attach(part)
+    return message.as_string()
+
+
+@settings(max_examples=300)
+@given(st.one_of(bodies, st.text()))
+@example("")
+@example("a\r\nb\rc\n")
+@example("From here\n")
+@example("x" * 2000 + "\n")
+def test_nodeadm_mime_is_what_the_generator_writes(payload):
+    assert nodeadm_mime(payload) == generator_nodeadm_mime(payload)
+
+
+@settings(max_examples=60)
+@given(reg=registrations())
+@example(reg=SPEC)
+@example(reg=Registration())
+def test_rendered_nodeadm_user_data_is_the_generators(reg):
+    payload = block_yaml(bootstrap._node_config(reg, CLUSTER))
+    assert bootstrap.render_nodeadm_user_data(reg, CLUSTER) == generator_nodeadm_mime(payload)

@@ -6,6 +6,7 @@ Shared by the bootstrap renderers (``self_managed/bootstrap.py``) and the user-d
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -179,6 +180,23 @@ def check_kubelet_labels(reg: Registration) -> None:
     problems = reg.node_restriction_problems()
     if problems:
         raise ValueError("the kubelet would refuse these --node-labels (NodeRestriction): " + "; ".join(problems))
+
+
+#: What ``email``'s generator writes around the one part of a ``MIMEMultipart("mixed", boundary=MIME_BOUNDARY)``
+#: holding a ``MIMENonMultipart`` of :data:`NODEADM_CONTENT_TYPE`: the message's headers, the opening line, the
+#: part's headers; and after the part, the closing line.
+_NODEADM_MIME_HEAD = (f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"\nMIME-Version: 1.0\n\n'
+                      f"--{MIME_BOUNDARY}\nContent-Type: {NODEADM_CONTENT_TYPE}\nMIME-Version: 1.0\n\n")
+_NODEADM_MIME_END = f"\n--{MIME_BOUNDARY}--\n"
+#: The line endings the generator writes as ``\n`` (``email.generator.NLCRE``).
+_LINE_ENDINGS = re.compile(r"\r\n|\r|\n")
+
+
+def nodeadm_mime(payload: str) -> str:
+    """MIME multi-part user data with ``payload`` as its one ``application/node.eks.aws`` part, as
+    ``MIMEMultipart("mixed", boundary=MIME_BOUNDARY).attach(part).as_string()`` writes it (the part's
+    line endings written ``\n``), without building the message."""
+    return _NODEADM_MIME_HEAD + _LINE_ENDINGS.sub("\n", payload) + _NODEADM_MIME_END
 
 
 #: libyaml's emitter when PyYAML has it: for the documents rendered here (mappings and lists
