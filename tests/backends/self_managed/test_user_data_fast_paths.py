@@ -11,6 +11,7 @@ from email.mime.multipart import MIMEMultipart
 from email.mime.nonmultipart import MIMENonMultipart
 
 import pytest
+import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_self_managed import CLUSTER, SPEC, registrations
@@ -24,6 +25,7 @@ from gpu_node_pool.backends._shared.registration import (
     nodeadm_mime,
 )
 from gpu_node_pool.backends.self_managed import bootstrap
+from gpu_node_pool.sdk.yaml_bounded import AliasExpansionError, load_all_bounded
 
 DELIM = f"--{MIME_BOUNDARY}"
 # Bodies near what breaks the split: boundary pieces, line endings of every kind, non-ASCII.
@@ -153,3 +155,64 @@ def test_nodeadm_mime_is_what_the_generator_writes(payload):
 def test_rendered_nodeadm_user_data_is_the_generators(reg):
     payload = block_yaml(bootstrap._node_config(reg, CLUSTER))
     assert bootstrap.render_nodeadm_user_data(reg, CLUSTER) == generator_nodeadm_mime(payload)
+
+
+# --- YAML documents built from libyaml's nodes are what the loader builds ----------------
+
+_scalars = st.one_of(st.text(max_size=8), st.integers(), st.booleans(), st.none(), st.floats(allow_nan=False),
+                     st.sampled_from(["true", "null", "~", "1", "0x1f", "1e3", "2001-12-14", "=", "<<", "", " a ", "é"]))
+_data = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4),
+    st.dictionaries(st.one_of(st.text(max_size=6), st.sampled_from(["<<", "=", "1", "true"])), inner, max_size=4),
+    st.dictionaries(st.one_of(st.integers(), st.booleans(), st.none()), inner, max_size=2),
+), max_leaves=12)
+_yaml_pieces = st.sampled_from([
+    "a: 1\n", "a: b\na: c\n", "<<: {x: 1}\ny: 2\n", "? [a]\n: b\n", "? {a: b}\n: c\n", "!!str 1\n", "!foo x\n",
+    "x: !!int '3'\n", "x: &a [1]\ny: *a\n", "---\n", "...\n", "- a\n- [b, {c: d}]\n", "k: 'v'\n", 'k: "\\t"\n',
+    "=: v\n", "k: =\n", "[", "}", ": :\n", "k: v\n  bad: indent\n", "%YAML 1.1\n---\na\n", "\t", "#c\n", "k: |\n  x\n",
+    "kind: NodeConfig\nspec:\n  kubelet:\n    flags: [--node-labels=a=b]\n",
+])
+
+
+def reference_docs(text: str) -> tuple[str, str]:
+    """repr of the loader's documents (types included), or the error it raises."""
+    try:
+        return "ok", repr(list(load_all_bounded(text)))
+    except Exception as err:  # noqa: BLE001 - compared, not swallowed
+        return type(err).__name__, str(err)
+
+
+def fast_docs(text: str) -> tuple[str, str]:
+    try:
+        return "ok", repr(list(user_data._yaml_docs(text)))
+    except Exception as err:  # noqa: BLE001
+        return type(err).__name__, str(err)
+
+
+@settings(max_examples=400)
+@given(st.one_of(
+    st.lists(_data, min_size=1, max_size=3).map(
+        lambda docs: yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False, allow_unicode=True)),
+    st.lists(_data, min_size=1, max_size=2).map(lambda docs: yaml.safe_dump_all(docs, default_flow_style=True)),
+    st.lists(st.one_of(_yaml_pieces, st.text(max_size=6)), max_size=6).map("".join),
+))
+@example("a:\n" + "  - " * 100 + "x\n")
+@example("[" * 80 + "]" * 80 + "\n")
+def test_yaml_documents_are_the_loaders(text):
+    assert fast_docs(text) == reference_docs(text)
+
+
+def test_yaml_documents_stay_one_at_a_time():
+    docs = user_data._yaml_docs("kind: NodeConfig\n---\n[unclosed\n")
+    assert next(docs) == {"kind": "NodeConfig"}
+    with pytest.raises(yaml.YAMLError):
+        next(docs)
+
+
+def test_yaml_documents_with_anchors_are_the_bounded_loaders():
+    (doc,) = user_data._yaml_docs("x: &a [b]\ny: *a\n")
+    assert doc["x"] is doc["y"]  # one value, as the loader shares it
+    laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9))
+    with pytest.raises(AliasExpansionError):
+        list(user_data._yaml_docs(laughs))

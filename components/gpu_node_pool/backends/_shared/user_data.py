@@ -46,7 +46,7 @@ import re
 import shlex
 import tomllib
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from email import message_from_string
 from typing import TYPE_CHECKING, Any
@@ -228,6 +228,57 @@ def _read_shell(text: str, found: _Found) -> None:
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+#: Deepest node :func:`_plain_data` builds; deeper documents go through the loader's constructor.
+_PLAIN_DEPTH = 64
+
+
+class _NotPlain(Exception):
+    """A node :func:`_plain_data` leaves to the loader's constructor."""
+
+
+def _plain_data(node: yaml.Node, depth: int = 0) -> Any:
+    """What the safe loader's constructor builds from ``node`` when every node under it is a string, a
+    list or a mapping with string keys (dicts, lists and strings; a later duplicate key wins, in the
+    place of the first); raises :class:`_NotPlain` at any other node (other scalar types, merge keys,
+    complex keys, explicit other tags) or past :data:`_PLAIN_DEPTH` levels. No aliases: see :func:`_yaml_docs`."""
+    tag = node.tag
+    if tag == _STR and type(node) is yaml.ScalarNode:
+        return node.value
+    if depth >= _PLAIN_DEPTH:
+        raise _NotPlain
+    if tag == _MAP and type(node) is yaml.MappingNode:
+        out = {}
+        for key, value in node.value:
+            if key.tag != _STR or type(key) is not yaml.ScalarNode:
+                raise _NotPlain
+            out[key.value] = _plain_data(value, depth + 1)
+        return out
+    if tag == _SEQ and type(node) is yaml.SequenceNode:
+        return [_plain_data(item, depth + 1) for item in node.value]
+    raise _NotPlain
+
+
+def _yaml_docs(text: str) -> Iterator[Any]:
+    """Each document of ``text`` as :func:`load_all_bounded` gives it, one at a time. Without an anchor
+    (``&``, so no alias) a document of strings, lists and string-keyed mappings is built from libyaml's
+    nodes by :func:`_plain_data`, skipping the constructor's per-node dispatch; any other document,
+    and text with anchors, goes through the loader as before."""
+    if "&" in text:
+        yield from load_all_bounded(text)
+        return
+    loader = _LOADER(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            try:
+                yield _plain_data(node)
+            except _NotPlain:
+                yield loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def _taints(value: Any, where: str) -> list[Taint]:
     """The taints of a config file's taint list (``None``: none); anything but a list is refused."""
     if value is None:
@@ -360,7 +411,7 @@ def _read_text(text: str, found: _Found) -> None:
     if parts is not None:
         for content_type, body in parts:
             if content_type == NODEADM_CONTENT_TYPE:
-                _read_yaml_docs(load_all_bounded(body), found)
+                _read_yaml_docs(_yaml_docs(body), found)
             else:
                 _read_text(body, found)
         return
@@ -384,7 +435,7 @@ def _read_text(text: str, found: _Found) -> None:
         _read_bottlerocket(settings, found)
         return
     try:
-        if _read_yaml_docs(list(load_all_bounded(text)), found):
+        if _read_yaml_docs(list(_yaml_docs(text)), found):
             return
     except yaml.YAMLError:
         pass
