@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_self_managed import CLUSTER, SPEC, registrations
 
-from gpu_node_pool.backends._shared import user_data
+from gpu_node_pool.backends._shared import registration, user_data
 from gpu_node_pool.backends._shared.registration import (
     MIME_BOUNDARY,
     NODEADM_CONTENT_TYPE,
@@ -216,3 +216,73 @@ def test_yaml_documents_with_anchors_are_the_bounded_loaders():
         f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9))
     with pytest.raises(AliasExpansionError):
         list(user_data._yaml_docs(laughs))
+
+
+# --- YAML written from nodes built directly is what yaml.dump writes --------------------
+
+
+class _Str(str):
+    pass
+
+
+_plain_scalars = st.one_of(st.text(max_size=10), st.sampled_from(
+    ["", "true", "null", "~", "1", "0o7", "1e3", "2001-12-14", "=", "<<", " a", "a ", "- x", "a: b", "#", "é", "\n",
+     "x\ny", "'", '"', "*a", "&a", "!t", "%", "@", "`", "--register-with-taints=a=b:NoSchedule", "\x85", "\u2028"]))
+_dumpable = st.recursive(
+    st.one_of(_plain_scalars, st.integers(), st.booleans(), st.none()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(_plain_scalars, inner, max_size=4),
+        st.dictionaries(st.one_of(st.integers(), st.none()), inner, max_size=2),
+    ),
+    max_leaves=14,
+)
+
+
+def dumped(doc, flow: bool) -> str:
+    try:
+        return yaml.dump(doc, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False,
+                         default_flow_style=flow, width=1 << 20)
+    except yaml.YAMLError as err:
+        return f"error {type(err).__name__}"
+
+
+def ours(doc, flow: bool) -> str:
+    try:
+        return registration._dump(doc, flow)
+    except yaml.YAMLError as err:
+        return f"error {type(err).__name__}"
+
+
+@settings(max_examples=400)
+@given(_dumpable, st.booleans())
+def test_yaml_from_built_nodes_is_what_yaml_dump_writes(doc, flow):
+    assert ours(doc, flow) == dumped(doc, flow)
+    assert registration.block_yaml(doc) == dumped(doc, False) or ours(doc, False).startswith("error")
+    assert registration.flow_yaml(doc) == dumped(doc, True).strip() or ours(doc, True).startswith("error")
+
+
+def test_yaml_from_built_nodes_leaves_other_types_to_the_representer():
+    assert ours({"k": _Str("v")}, False) == dumped({"k": _Str("v")}, False) == "error RepresenterError"
+    assert ours({_Str("k"): ["v"]}, True) == dumped({_Str("k"): ["v"]}, True)
+
+
+def test_yaml_from_built_nodes_keeps_the_representers_anchors():
+    shared = ["a"]
+    doc = {"x": shared, "y": shared, "z": {"k": "v"}}
+    assert registration.block_yaml(doc) == dumped(doc, False)
+    assert "&id001" in registration.block_yaml(doc)
+
+
+@settings(max_examples=60)
+@given(reg=registrations())
+@example(reg=SPEC)
+@example(reg=Registration())
+def test_every_rendered_yaml_is_what_yaml_dump_writes(reg):
+    for doc in (bootstrap._node_config(reg, CLUSTER),):
+        assert registration.block_yaml(doc) == dumped(doc, False)
+    for fmt in bootstrap.FORMATS:
+        for line in bootstrap.registration_snippet(fmt, reg):
+            assert line  # rendered through flow_yaml for al2023, kubeadm and kubelet
+    taints = [t.to_k8s() for t in reg.taints]
+    assert registration.flow_yaml(taints) == dumped(taints, True).strip()

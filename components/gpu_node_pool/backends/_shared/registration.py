@@ -5,6 +5,7 @@ Shared by the bootstrap renderers (``self_managed/bootstrap.py``) and the user-d
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import re
 from collections.abc import Iterable, Mapping
@@ -205,13 +206,60 @@ def nodeadm_mime(payload: str) -> str:
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+
+
+class _NotPlain(Exception):
+    """A value :func:`_plain_node` leaves to PyYAML's representer."""
+
+
+def _plain_node(value: Any, flow: bool, seen: set[int]) -> yaml.Node:
+    """The node PyYAML's safe representer makes of ``value`` (``default_flow_style=flow``, keys unsorted)
+    when it holds only ``str``, ``dict`` with ``str`` keys and ``list`` (exactly those types), no container
+    twice; raises :class:`_NotPlain` otherwise (other types, and a container met again, which the
+    representer writes as an anchor and an alias)."""
+    kind = type(value)
+    if kind is str:
+        return yaml.ScalarNode(_STR, value)
+    if kind is not dict and kind is not list:
+        raise _NotPlain
+    if id(value) in seen:
+        raise _NotPlain
+    seen.add(id(value))
+    if kind is list:
+        return yaml.SequenceNode(_SEQ, [_plain_node(item, flow, seen) for item in value], flow_style=flow)
+    pairs = []
+    for key, item in value.items():
+        if type(key) is not str:
+            raise _NotPlain
+        pairs.append((yaml.ScalarNode(_STR, key), _plain_node(item, flow, seen)))
+    return yaml.MappingNode(_MAP, pairs, flow_style=flow)
+
+
+def _dump(doc: Any, flow: bool) -> str:
+    """``yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=flow, width=1 << 20)``; a
+    document of strings, lists and string-keyed dicts is handed to the emitter as nodes built by
+    :func:`_plain_node` (what the representer would build), skipping its per-value dispatch."""
+    try:
+        node = _plain_node(doc, flow, set())
+    except _NotPlain:
+        return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=flow, width=1 << 20)
+    stream = io.StringIO()
+    dumper = _DUMPER(stream, default_flow_style=flow, width=1 << 20, sort_keys=False)
+    try:
+        dumper.open()
+        dumper.serialize(node)
+        dumper.close()
+    finally:
+        dumper.dispose()
+    return stream.getvalue()
+
+
 def block_yaml(doc: Any) -> str:
     """``doc`` as block-style YAML, keys in insertion order, no line wrapping (bootstrap files)."""
-    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=False, width=1 << 20)
+    return _dump(doc, False)
 
 
 def flow_yaml(doc: Any) -> str:
     """``doc`` as one line of flow-style YAML (``{a: 1, b: [x]}``), keys in insertion order."""
-    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=True, width=1 << 20).strip()
-
-
+    return _dump(doc, True).strip()
