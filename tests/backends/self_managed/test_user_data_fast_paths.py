@@ -286,3 +286,16 @@ def test_every_rendered_yaml_is_what_yaml_dump_writes(reg):
             assert line  # rendered through flow_yaml for al2023, kubeadm and kubelet
     taints = [t.to_k8s() for t in reg.taints]
     assert registration.flow_yaml(taints) == dumped(taints, True).strip()
+
+
+# --- the read memo ----------------------------------------------------------------------
+
+
+def test_long_user_data_is_read_without_the_memo_and_alike():
+    short = bootstrap.render_nodeadm_user_data(SPEC, CLUSTER)
+    long = "#!/bin/bash\n" + "# padding\n" * (user_data._MEMO_TEXT_CHARS // 10) + "/etc/eks/bootstrap.sh c --kubelet-extra-args '--node-labels=a=b'\n"
+    user_data._found_in_text.cache_clear()
+    for text in (short, long):
+        assert user_data._found(text) == user_data._read_found(text)
+    assert user_data._found_in_text.cache_info().currsize == 1  # the short one
+    assert user_data.read_registration(long).labels == {"a": "b"}

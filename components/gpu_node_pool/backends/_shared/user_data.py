@@ -450,13 +450,27 @@ def _found(user_data: str | bytes | None) -> _Found:
         return _Found()
     # Read once per distinct (decoded) text: the plan and every policy read the same launch
     # templates again.
-    return _found_in_text(decode_user_data(user_data))
+    text = decode_user_data(user_data)
+    return _found_in_text(text) if len(text) <= _MEMO_TEXT_CHARS else _read_found(text)
 
 
-@functools.lru_cache(maxsize=512)
+#: Longest text :func:`_found_in_text` keeps (EC2 user data is 16 KB; longer text, e.g. gzip expanded, is
+#: read each time), so that its :data:`_MEMO_TEXTS` entries hold at most about 256 MiB.
+_MEMO_TEXT_CHARS = 1 << 16
+#: Texts :func:`_found_in_text` keeps: more than a plan's distinct user data, which the plan and then each
+#: policy read in turn (a memo smaller than that drops every text before its next read).
+_MEMO_TEXTS = 4096
+
+
+@functools.lru_cache(maxsize=_MEMO_TEXTS)
 def _found_in_text(text: str) -> _Found:
     """:func:`_found` of decoded user data (a pure function of the text; a read that raises, e.g.
     ``TaintError``, is not kept and raises again)."""
+    return _read_found(text)
+
+
+def _read_found(text: str) -> _Found:
+    """:func:`_found_in_text`, not kept."""
     if len(text) > MAX_USER_DATA_CHARS:
         raise UserDataError(f"user data of more than {MAX_USER_DATA_CHARS} characters (decoded) is not read; EC2 "
                             "takes 16 KB of user data")
