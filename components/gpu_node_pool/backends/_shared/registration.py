@@ -5,7 +5,9 @@ Shared by the bootstrap renderers (``self_managed/bootstrap.py``) and the user-d
 
 from __future__ import annotations
 
+import io
 import ipaddress
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -181,19 +183,83 @@ def check_kubelet_labels(reg: Registration) -> None:
         raise ValueError("the kubelet would refuse these --node-labels (NodeRestriction): " + "; ".join(problems))
 
 
+#: What ``email``'s generator writes around the one part of a ``MIMEMultipart("mixed", boundary=MIME_BOUNDARY)``
+#: holding a ``MIMENonMultipart`` of :data:`NODEADM_CONTENT_TYPE`: the message's headers, the opening line, the
+#: part's headers; and after the part, the closing line.
+_NODEADM_MIME_HEAD = (f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"\nMIME-Version: 1.0\n\n'
+                      f"--{MIME_BOUNDARY}\nContent-Type: {NODEADM_CONTENT_TYPE}\nMIME-Version: 1.0\n\n")
+_NODEADM_MIME_END = f"\n--{MIME_BOUNDARY}--\n"
+#: The line endings the generator writes as ``\n`` (``email.generator.NLCRE``).
+_LINE_ENDINGS = re.compile(r"\r\n|\r|\n")
+
+
+def nodeadm_mime(payload: str) -> str:
+    """MIME multi-part user data with ``payload`` as its one ``application/node.eks.aws`` part, as
+    ``MIMEMultipart("mixed", boundary=MIME_BOUNDARY).attach(part).as_string()`` writes it (the part's
+    line endings written ``\n``), without building the message."""
+    return _NODEADM_MIME_HEAD + _LINE_ENDINGS.sub("\n", payload) + _NODEADM_MIME_END
+
+
 #: libyaml's emitter when PyYAML has it: for the documents rendered here (mappings and lists
 #: with fixed keys) it writes the same text as the pure-Python ``SafeDumper``, several times faster.
 #: (It differs on empty or complex keys and bare scalar documents, which are never rendered.)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+
+
+class _NotPlain(Exception):
+    """A value :func:`_plain_node` leaves to PyYAML's representer."""
+
+
+def _plain_node(value: Any, flow: bool, seen: set[int]) -> yaml.Node:
+    """The node PyYAML's safe representer makes of ``value`` (``default_flow_style=flow``, keys unsorted)
+    when it holds only ``str``, ``dict`` with ``str`` keys and ``list`` (exactly those types), no container
+    twice; raises :class:`_NotPlain` otherwise (other types, and a container met again, which the
+    representer writes as an anchor and an alias)."""
+    kind = type(value)
+    if kind is str:
+        return yaml.ScalarNode(_STR, value)
+    if kind is not dict and kind is not list:
+        raise _NotPlain
+    if id(value) in seen:
+        raise _NotPlain
+    seen.add(id(value))
+    if kind is list:
+        return yaml.SequenceNode(_SEQ, [_plain_node(item, flow, seen) for item in value], flow_style=flow)
+    pairs = []
+    for key, item in value.items():
+        if type(key) is not str:
+            raise _NotPlain
+        pairs.append((yaml.ScalarNode(_STR, key), _plain_node(item, flow, seen)))
+    return yaml.MappingNode(_MAP, pairs, flow_style=flow)
+
+
+def _dump(doc: Any, flow: bool) -> str:
+    """``yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=flow, width=1 << 20)``; a
+    document of strings, lists and string-keyed dicts is handed to the emitter as nodes built by
+    :func:`_plain_node` (what the representer would build), skipping its per-value dispatch."""
+    try:
+        node = _plain_node(doc, flow, set())
+    except _NotPlain:
+        return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=flow, width=1 << 20)
+    stream = io.StringIO()
+    dumper = _DUMPER(stream, default_flow_style=flow, width=1 << 20, sort_keys=False)
+    try:
+        dumper.open()
+        dumper.serialize(node)
+        dumper.close()
+    finally:
+        dumper.dispose()
+    return stream.getvalue()
+
+
 def block_yaml(doc: Any) -> str:
     """``doc`` as block-style YAML, keys in insertion order, no line wrapping (bootstrap files)."""
-    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=False, width=1 << 20)
+    return _dump(doc, False)
 
 
 def flow_yaml(doc: Any) -> str:
     """``doc`` as one line of flow-style YAML (``{a: 1, b: [x]}``), keys in insertion order."""
-    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, default_flow_style=True, width=1 << 20).strip()
-
-
+    return _dump(doc, True).strip()

@@ -46,7 +46,7 @@ import re
 import shlex
 import tomllib
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from email import message_from_string
 from typing import TYPE_CHECKING, Any
@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
     pass
 
 from .registration import (
+    MIME_BOUNDARY,
     NODE_LABELS_FLAG,
     NODEADM_CONTENT_TYPE,
     REGISTER_WITH_TAINTS_FLAG,
@@ -168,6 +169,24 @@ class _Found:
         return Registration(tuple(taints), {**self.config_labels, **flag_labels})
 
 
+#: What makes ``shlex.split`` do more than cut at its whitespace: quotes, the escape and the comment sign.
+_SHELL_SYNTAX = re.compile(r"[\"'\\#]")
+#: ``shlex``'s whitespace in POSIX mode (not every Unicode space ``str.split`` cuts at).
+_SHELL_BLANKS = re.compile(r"[ \t\r\n]+")
+
+
+def shell_words(line: str, comments: bool = False) -> list[str]:
+    """``shlex.split(line, comments=comments)``; a line without quotes, backslashes or ``#`` is cut at
+    ``shlex``'s whitespace directly (the same words: there ``shlex`` does nothing else).
+
+    Raises:
+        ValueError: as ``shlex.split`` (an unbalanced quote, an escape at the end).
+    """
+    if _SHELL_SYNTAX.search(line) is None:
+        return [word for word in _SHELL_BLANKS.split(line) if word]
+    return shlex.split(line, comments=comments)
+
+
 def _expand_args(tokens: Sequence[str]) -> list[str]:
     """Shell tokens -> kubelet arguments, opening ``--kubelet-extra-args '...'`` and ``KUBELET_EXTRA_ARGS=...``."""
     out: list[str] = []
@@ -175,12 +194,12 @@ def _expand_args(tokens: Sequence[str]) -> list[str]:
     while i < len(tokens):
         tok = tokens[i]
         if tok == "--kubelet-extra-args" and i + 1 < len(tokens):
-            out += _expand_args(shlex.split(tokens[i + 1]))
+            out += _expand_args(shell_words(tokens[i + 1]))
             i += 2
             continue
         for prefix in ("--kubelet-extra-args=", "KUBELET_EXTRA_ARGS=", "Environment=KUBELET_EXTRA_ARGS="):
             if tok.startswith(prefix):
-                out += _expand_args(shlex.split(tok[len(prefix):]))
+                out += _expand_args(shell_words(tok[len(prefix):]))
                 break
         else:
             out.append(tok)
@@ -199,7 +218,7 @@ def _read_shell(text: str, found: _Found) -> None:
             raise UserDataError(f"a shell line of {len(line)} characters is not read (at most {MAX_SHELL_LINE}); "
                                 "EC2 takes 16 KB of user data")
         try:
-            tokens = shlex.split(line, comments=True)
+            tokens = shell_words(line, comments=True)
         except ValueError:
             continue  # an unbalanced quote on one line of a script: not ours to judge
         found.flags += _expand_args(tokens)
@@ -207,6 +226,57 @@ def _read_shell(text: str, found: _Found) -> None:
 
 #: libyaml's safe loader when PyYAML has it (five times faster on nodeadm user data), else PyYAML's.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+#: Deepest node :func:`_plain_data` builds; deeper documents go through the loader's constructor.
+_PLAIN_DEPTH = 64
+
+
+class _NotPlain(Exception):
+    """A node :func:`_plain_data` leaves to the loader's constructor."""
+
+
+def _plain_data(node: yaml.Node, depth: int = 0) -> Any:
+    """What the safe loader's constructor builds from ``node`` when every node under it is a string, a
+    list or a mapping with string keys (dicts, lists and strings; a later duplicate key wins, in the
+    place of the first); raises :class:`_NotPlain` at any other node (other scalar types, merge keys,
+    complex keys, explicit other tags) or past :data:`_PLAIN_DEPTH` levels. No aliases: see :func:`_yaml_docs`."""
+    tag = node.tag
+    if tag == _STR and type(node) is yaml.ScalarNode:
+        return node.value
+    if depth >= _PLAIN_DEPTH:
+        raise _NotPlain
+    if tag == _MAP and type(node) is yaml.MappingNode:
+        out = {}
+        for key, value in node.value:
+            if key.tag != _STR or type(key) is not yaml.ScalarNode:
+                raise _NotPlain
+            out[key.value] = _plain_data(value, depth + 1)
+        return out
+    if tag == _SEQ and type(node) is yaml.SequenceNode:
+        return [_plain_data(item, depth + 1) for item in node.value]
+    raise _NotPlain
+
+
+def _yaml_docs(text: str) -> Iterator[Any]:
+    """Each document of ``text`` as :func:`load_all_bounded` gives it, one at a time. Without an anchor
+    (``&``, so no alias) a document of strings, lists and string-keyed mappings is built from libyaml's
+    nodes by :func:`_plain_data`, skipping the constructor's per-node dispatch; any other document,
+    and text with anchors, goes through the loader as before."""
+    if "&" in text:
+        yield from load_all_bounded(text)
+        return
+    loader = _LOADER(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            try:
+                yield _plain_data(node)
+            except _NotPlain:
+                yield loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def _taints(value: Any, where: str) -> list[Taint]:
@@ -235,7 +305,7 @@ def _read_yaml_docs(docs: Iterable[Any], found: _Found) -> bool:
                 if len(str(flag)) > MAX_SHELL_LINE:
                     raise UserDataError(f"a kubelet flag of {len(str(flag))} characters is not read (at most "
                                         f"{MAX_SHELL_LINE})")
-                found.flags += _expand_args(shlex.split(str(flag)))
+                found.flags += _expand_args(shell_words(str(flag)))
         elif kind == "JoinConfiguration":
             seen = True
             found.formats.append("kubeadm")
@@ -277,13 +347,54 @@ def _read_bottlerocket(settings: Mapping[str, Any], found: _Found) -> None:
     found.config_labels.update({k: str(v) for k, v in (k8s.get("node-labels") or {}).items()})
 
 
+#: The envelope ``email``'s generator writes for a ``MIMEMultipart("mixed", boundary=MIME_BOUNDARY)``
+#: of non-multipart parts (what the nodeadm renderers write): its headers, each part's headers
+#: (content type without parameters), the line between parts and the closing line.
+_ENVELOPE_HEAD = f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"\nMIME-Version: 1.0\n\n--{MIME_BOUNDARY}\n'
+_ENVELOPE_PART = re.compile(r"Content-Type: ([a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*)\nMIME-Version: 1\.0\n\n")
+_ENVELOPE_BETWEEN = f"\n--{MIME_BOUNDARY}\n"
+_ENVELOPE_END = f"\n--{MIME_BOUNDARY}--\n"
+
+
+def _envelope_parts(text: str) -> list[tuple[str, str]] | None:
+    """The parts of ``text`` when it is exactly the envelope of :data:`_ENVELOPE_HEAD`: ASCII without
+    carriage returns, each part's content type a lower-case ``type/subtype`` that is neither
+    ``multipart`` nor ``message``, no body holding ``--`` + the boundary, nothing after the closing line;
+    else None. On such text ``email``'s parser gives the same parts, bodies as written (a body's
+    line ending before a boundary line belongs to that line), which ``mime_parts`` would return."""
+    if not (text.startswith(_ENVELOPE_HEAD) and text.endswith(_ENVELOPE_END) and text.isascii() and "\r" not in text):
+        return None
+    if len(text) < len(_ENVELOPE_HEAD) + len(_ENVELOPE_END):  # the head and the end overlap
+        return None
+    inner = text[len(_ENVELOPE_HEAD):len(text) - len(_ENVELOPE_END)]
+    out = []
+    for chunk in inner.split(_ENVELOPE_BETWEEN):
+        head = _ENVELOPE_PART.match(chunk)
+        if head is None or head[1].startswith(("multipart/", "message/")):
+            return None
+        body = chunk[head.end():]
+        if _ENVELOPE_BETWEEN[1:-1] in body:
+            return None
+        out.append((head[1], body))
+    return out
+
+
 def mime_parts(text: str) -> list[tuple[str, str]] | None:
     """The parts of MIME user data as ``(content type, decoded body)``, in order; None when
     ``text`` is not MIME (the one MIME walker: the registration readers and the policies'
-    imperative-taint search both use it)."""
+    imperative-taint search both use it). The envelope the renderers write is split directly
+    (:func:`_envelope_parts`, the same parts); any other MIME goes through ``email``'s parser."""
     head = text.lstrip()[:200].lower()
     if not head.startswith(("mime-version:", "content-type:")):
         return None
+    envelope = _envelope_parts(text.lstrip())
+    if envelope is not None:
+        return envelope
+    return _email_parts(text)
+
+
+def _email_parts(text: str) -> list[tuple[str, str]]:
+    """:func:`mime_parts` of MIME text by ``email``'s parser, whatever its shape."""
     message = message_from_string(text.lstrip())
     out = []
     for part in message.walk() if message.is_multipart() else [message]:
@@ -300,7 +411,7 @@ def _read_text(text: str, found: _Found) -> None:
     if parts is not None:
         for content_type, body in parts:
             if content_type == NODEADM_CONTENT_TYPE:
-                _read_yaml_docs(load_all_bounded(body), found)
+                _read_yaml_docs(_yaml_docs(body), found)
             else:
                 _read_text(body, found)
         return
@@ -324,7 +435,7 @@ def _read_text(text: str, found: _Found) -> None:
         _read_bottlerocket(settings, found)
         return
     try:
-        if _read_yaml_docs(list(load_all_bounded(text)), found):
+        if _read_yaml_docs(list(_yaml_docs(text)), found):
             return
     except yaml.YAMLError:
         pass
@@ -339,13 +450,27 @@ def _found(user_data: str | bytes | None) -> _Found:
         return _Found()
     # Read once per distinct (decoded) text: the plan and every policy read the same launch
     # templates again.
-    return _found_in_text(decode_user_data(user_data))
+    text = decode_user_data(user_data)
+    return _found_in_text(text) if len(text) <= _MEMO_TEXT_CHARS else _read_found(text)
 
 
-@functools.lru_cache(maxsize=512)
+#: Longest text :func:`_found_in_text` keeps (EC2 user data is 16 KB; longer text, e.g. gzip expanded, is
+#: read each time), so that its :data:`_MEMO_TEXTS` entries hold at most about 256 MiB.
+_MEMO_TEXT_CHARS = 1 << 16
+#: Texts :func:`_found_in_text` keeps: more than a plan's distinct user data, which the plan and then each
+#: policy read in turn (a memo smaller than that drops every text before its next read).
+_MEMO_TEXTS = 4096
+
+
+@functools.lru_cache(maxsize=_MEMO_TEXTS)
 def _found_in_text(text: str) -> _Found:
     """:func:`_found` of decoded user data (a pure function of the text; a read that raises, e.g.
     ``TaintError``, is not kept and raises again)."""
+    return _read_found(text)
+
+
+def _read_found(text: str) -> _Found:
+    """:func:`_found_in_text`, not kept."""
     if len(text) > MAX_USER_DATA_CHARS:
         raise UserDataError(f"user data of more than {MAX_USER_DATA_CHARS} characters (decoded) is not read; EC2 "
                             "takes 16 KB of user data")

@@ -8,8 +8,6 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from email.mime.multipart import MIMEMultipart
-from email.mime.nonmultipart import MIMENonMultipart
 from typing import TYPE_CHECKING, Any
 
 import tomli_w
@@ -23,9 +21,7 @@ from .._shared.registration import (
     KUBEADM_API_VERSION,
     KUBEADM_TOKEN_PLACEHOLDER,
     KUBELET_CONFIG_API_VERSION,
-    MIME_BOUNDARY,
     NODEADM_API_VERSION,
-    NODEADM_CONTENT_TYPE,
     ClusterInfo,
     Registration,
     block_yaml,
@@ -33,6 +29,7 @@ from .._shared.registration import (
     flow_yaml,
     kubelet_flag_list,
     labels_flag,
+    nodeadm_mime,
 )
 
 # --- 1. AL2023 nodeadm ------------------------------------------------------------------
@@ -70,11 +67,7 @@ def render_nodeadm_user_data(reg: Registration, cluster: ClusterInfo) -> str:
         ValueError: a label the kubelet may not set on itself (NodeRestriction).
     """
     check_kubelet_labels(reg)
-    message = MIMEMultipart("mixed", boundary=MIME_BOUNDARY)
-    part = MIMENonMultipart(*NODEADM_CONTENT_TYPE.split("/"))
-    part.set_payload(block_yaml(_node_config(reg, cluster)))
-    message.attach(part)
-    return message.as_string()
+    return nodeadm_mime(block_yaml(_node_config(reg, cluster)))
 
 
 # --- 2. Bottlerocket --------------------------------------------------------------------
