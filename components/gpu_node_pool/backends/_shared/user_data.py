@@ -48,7 +48,6 @@ import tomllib
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from email import message_from_string
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -395,6 +394,8 @@ def mime_parts(text: str) -> list[tuple[str, str]] | None:
 
 def _email_parts(text: str) -> list[tuple[str, str]]:
     """:func:`mime_parts` of MIME text by ``email``'s parser, whatever its shape."""
+    from email import message_from_string  # only for MIME the renderers do not write
+
     message = message_from_string(text.lstrip())
     out = []
     for part in message.walk() if message.is_multipart() else [message]:

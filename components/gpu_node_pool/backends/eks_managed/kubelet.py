@@ -20,8 +20,6 @@ NodeConfig: refused for them.
 
 from __future__ import annotations
 
-from email.mime.multipart import MIMEMultipart
-from email.mime.nonmultipart import MIMENonMultipart
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -30,13 +28,12 @@ from ...config.common import Model, fail
 from ...config.defaults import DEFAULT_TAINT
 from ...k8s.taints import Taint, TaintEffect, TaintError
 from .._shared.registration import (
-    MIME_BOUNDARY,
     NODE_LABELS_FLAG,
     NODEADM_API_VERSION,
-    NODEADM_CONTENT_TYPE,
     REGISTER_WITH_TAINTS_FLAG,
     block_yaml,
     flow_yaml,
+    nodeadm_mime,
     parse_labels_flag,
     parse_taints_flag,
 )
@@ -192,8 +189,4 @@ def user_data(pool: Any) -> str | None:
     spec = kubelet_settings(pool)
     if not spec:
         return None
-    message = MIMEMultipart("mixed", boundary=MIME_BOUNDARY)
-    part = MIMENonMultipart(*NODEADM_CONTENT_TYPE.split("/"))
-    part.set_payload(block_yaml({"apiVersion": NODEADM_API_VERSION, "kind": "NodeConfig", "spec": {"kubelet": spec}}))
-    message.attach(part)
-    return message.as_string()
+    return nodeadm_mime(block_yaml({"apiVersion": NODEADM_API_VERSION, "kind": "NodeConfig", "spec": {"kubelet": spec}}))
