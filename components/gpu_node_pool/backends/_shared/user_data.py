@@ -44,7 +44,6 @@ import binascii
 import functools
 import re
 import shlex
-import tomllib
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -428,6 +427,8 @@ def _read_text(text: str, found: _Found) -> None:
         else:  # a script that starts the kubelet with registration flags, or any other script
             found.formats.append("kubelet" if registers else "shell")
         return
+    import tomllib  # TOML user data (Bottlerocket) only
+
     try:
         settings = tomllib.loads(text)
     except tomllib.TOMLDecodeError:

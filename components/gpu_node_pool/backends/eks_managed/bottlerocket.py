@@ -30,7 +30,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import tomli_w
 from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
@@ -298,4 +297,6 @@ def user_data(pool: Any) -> str | None:
     settings = node_settings(pool)
     if not settings:
         return None
+    import tomli_w  # Bottlerocket pools only
+
     return tomli_w.dumps({"settings": settings})
