@@ -30,7 +30,7 @@ def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     Raises:
         UnknownValueError: a requirement or limit is unknown at preview.
     """
-    from ...catalog.requirements import RequirementError, evaluate, gpu_limit_is_zero
+    from ...catalog.requirements import RequirementError, candidates, gpu_limit_is_zero
 
     plain_limits = plain(limits)
     if gpu_limit_is_zero(plain_limits):
@@ -40,13 +40,11 @@ def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     if not requirements:
         return False
     try:
-        result = evaluate(plain(requirements), None)
+        found = candidates(plain(requirements), None)
     except RequirementError:
         return False  # malformed: the CRD refuses it; not ours to call a GPU pool
     # every type it can launch is a GPU type (AMD g4ad counts as accelerated) and some are NVIDIA's
-    return bool(result.candidates) and all(t.is_nvidia or t.ec2_gpus > 0 for t in result.candidates) and any(
-        t.is_nvidia for t in result.candidates
-    )
+    return bool(found) and all(t.is_nvidia or t.ec2_gpus > 0 for t in found) and any(t.is_nvidia for t in found)
 
 
 def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
