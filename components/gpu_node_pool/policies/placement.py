@@ -24,7 +24,7 @@ from ..k8s.taints import Taint, Toleration
 from .workloads import NodeSelection, Stay, stay_on
 
 __all__ = ["Placement", "pool_nodes", "place", "place_on", "SELECTION_FIX", "PLAIN_NODES", "lands_on_plain_nodes",
-           "PoolPlacements", "ContentIds", "placement_content"]
+           "PoolPlacements", "ContentIds", "StackPlacements", "placement_content"]
 
 #: How a finding says to widen an agent's node selection (the chart values keys).
 SELECTION_FIX = "widen its node selection (the chart values nodeSelector / affinity)"
@@ -191,6 +191,34 @@ class ContentIds:
         number = self._numbers.setdefault(content, len(self._numbers))
         self._asked[(id(tolerations), id(selection))] = (tolerations, selection, number)
         return number
+
+
+class StackPlacements:
+    """Every pool's :class:`PoolPlacements` for one set of installed discovery agents, and the one
+    :class:`ContentIds` their verdicts are kept under. The rules of one evaluation share it
+    (:func:`gpu_node_pool.policies.rules._shared._stack_placements`): a pool's kinds of node are worked out
+    once, and an agent that two rules place on a pool (or one rule twice) is placed once. The pools must not
+    change while it is in use (the rules only read them).
+
+    Args:
+        discovered: as for :func:`place`.
+    """
+
+    def __init__(self, discovered: Iterable[str] = ()) -> None:
+        self.discovered = tuple(discovered)
+        self.content = ContentIds()
+        self._pools: dict[int, tuple[Any, PoolPlacements]] = {}  # id(pool) -> (pool, its placements)
+
+    def of(self, pool: Any) -> PoolPlacements:
+        """``pool``'s placements (kinds of node from :func:`pool_nodes`, once)."""
+        kept = self._pools.get(id(pool))
+        if kept is None or kept[0] is not pool:
+            kept = self._pools[id(pool)] = (pool, PoolPlacements(pool, pool_nodes(pool), discovered=self.discovered))
+        return kept[1]
+
+    def __call__(self, pool: Any, tolerations: Sequence[Toleration], selection: NodeSelection) -> Placement:
+        """:func:`place` of pods with ``tolerations`` and ``selection`` on ``pool``, kept."""
+        return self.of(pool)(tolerations, selection, content=self.content)
 
 
 def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints: Iterable[Taint],

@@ -15,6 +15,7 @@ from ...k8s.labels import DEFAULT_GPU_LABEL
 from ...k8s.taints import Taint, TaintEffect, TaintError, Toleration
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX, NVIDIA_SHARED_GPU_RESOURCE
 from ...sdk.props import Undecided, derived
+from ..placement import StackPlacements
 from ..pools import (
     GpuPool,
     find_gpu_pools,
@@ -89,6 +90,20 @@ def _stack_pools(args: StackValidationArgs, undecided: Undecided) -> list[GpuPoo
     for what, err in unknowns:
         undecided.add(what, err)
     return list(pools)
+
+
+def _stack_placements(args: StackValidationArgs, discovered: Iterable[str] = ()) -> StackPlacements:
+    """The placements of agents on the stack's pools (:func:`_stack_pools`) with the discovery agents
+    ``discovered``: one :class:`~gpu_node_pool.policies.placement.StackPlacements` per evaluation and set of
+    agents when the runner gives the stack policies a shared cache (``args.derived``), else a new one."""
+    cache = derived(args)
+    if cache is None:
+        return StackPlacements(discovered)
+    key = ("placements", tuple(discovered))
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = StackPlacements(discovered)
+    return found
 
 
 def _resource(res: Any) -> str:
