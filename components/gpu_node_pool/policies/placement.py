@@ -194,31 +194,45 @@ class ContentIds:
 
 
 class StackPlacements:
-    """Every pool's :class:`PoolPlacements` for one set of installed discovery agents, and the one
-    :class:`ContentIds` their verdicts are kept under. The rules of one evaluation share it
-    (:func:`gpu_node_pool.policies.rules._shared._stack_placements`): a pool's kinds of node are worked out
-    once, and an agent that two rules place on a pool (or one rule twice) is placed once. The pools must not
-    change while it is in use (the rules only read them).
-
-    Args:
-        discovered: as for :func:`place`.
+    """Placements of agents on a stack's pools, kept for every rule of one evaluation
+    (:func:`gpu_node_pool.policies.rules._shared._stack_placements`): each pool's kinds of node are worked out
+    once, and each agent's content (numbered once, :class:`ContentIds`) is placed once per pool and set of
+    installed discovery agents. A placement none of whose kinds of node needed a discovery agent's labels
+    (nothing ``undecided``, nothing counted on ``after``) is the same whatever agents are installed, so it
+    serves every set of them. The pools must not change while it is in use (the rules only read them).
     """
 
-    def __init__(self, discovered: Iterable[str] = ()) -> None:
-        self.discovered = tuple(discovered)
+    def __init__(self) -> None:
         self.content = ContentIds()
-        self._pools: dict[int, tuple[Any, PoolPlacements]] = {}  # id(pool) -> (pool, its placements)
+        self._pools: dict[int, tuple[Any, list[NodeLabels]]] = {}  # id(pool) -> (pool, its kinds of node)
+        self._kept: dict[tuple[int, int, tuple[str, ...]], Placement] = {}  # (id(pool), content, agents)
+        self._any_agents: dict[tuple[int, int], Placement] = {}  # (id(pool), content): no agent's labels read
 
-    def of(self, pool: Any) -> PoolPlacements:
-        """``pool``'s placements (kinds of node from :func:`pool_nodes`, once)."""
+    def nodes(self, pool: Any) -> list[NodeLabels]:
+        """``pool``'s kinds of node (:func:`pool_nodes`), once."""
         kept = self._pools.get(id(pool))
         if kept is None or kept[0] is not pool:
-            kept = self._pools[id(pool)] = (pool, PoolPlacements(pool, pool_nodes(pool), discovered=self.discovered))
+            kept = self._pools[id(pool)] = (pool, pool_nodes(pool))
         return kept[1]
 
-    def __call__(self, pool: Any, tolerations: Sequence[Toleration], selection: NodeSelection) -> Placement:
-        """:func:`place` of pods with ``tolerations`` and ``selection`` on ``pool``, kept."""
-        return self.of(pool)(tolerations, selection, content=self.content)
+    def __call__(self, pool: Any, tolerations: Sequence[Toleration], selection: NodeSelection, *,
+                 discovered: Iterable[str] = ()) -> Placement:
+        """:func:`place` of pods with ``tolerations`` and ``selection`` on ``pool`` with the discovery agents
+        ``discovered``, kept. A selection or toleration that cannot be hashed is judged every time."""
+        nodes, installed = self.nodes(pool), tuple(discovered)
+        try:
+            number = self.content.id_of(tolerations, selection)
+        except TypeError:
+            return place(tolerations, selection, pool, nodes, discovered=installed)
+        key = (id(pool), number)
+        hit = self._any_agents.get(key) or self._kept.get((*key, installed))
+        if hit is None:
+            hit = place(tolerations, selection, pool, nodes, discovered=installed)
+            if hit.undecided or hit.after:  # some kind of node was judged on what the agents add
+                self._kept[(*key, installed)] = hit
+            else:
+                self._any_agents[key] = hit
+        return hit
 
 
 def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints: Iterable[Taint],

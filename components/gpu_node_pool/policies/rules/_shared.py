@@ -92,17 +92,16 @@ def _stack_pools(args: StackValidationArgs, undecided: Undecided) -> list[GpuPoo
     return list(pools)
 
 
-def _stack_placements(args: StackValidationArgs, discovered: Iterable[str] = ()) -> StackPlacements:
-    """The placements of agents on the stack's pools (:func:`_stack_pools`) with the discovery agents
-    ``discovered``: one :class:`~gpu_node_pool.policies.placement.StackPlacements` per evaluation and set of
-    agents when the runner gives the stack policies a shared cache (``args.derived``), else a new one."""
+def _stack_placements(args: StackValidationArgs) -> StackPlacements:
+    """The placements of agents on the stack's pools (:func:`_stack_pools`): one
+    :class:`~gpu_node_pool.policies.placement.StackPlacements` per evaluation when the runner gives the stack
+    policies a shared cache (``args.derived``), else a new one."""
     cache = derived(args)
     if cache is None:
-        return StackPlacements(discovered)
-    key = ("placements", tuple(discovered))
-    found = cache.get(key)
+        return StackPlacements()
+    found = cache.get("placements")
     if found is None:
-        found = cache[key] = StackPlacements(discovered)
+        found = cache["placements"] = StackPlacements()
     return found
 
 

@@ -122,7 +122,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
         )
     read: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] | None = None
     discovered = discovery_agents(agent_resources(stack_index(args)), undecided) if plugins else ()
-    placed = _stack_placements(args, discovered)  # each pool's kinds of node once, each plugin placed once per pool
+    placed = _stack_placements(args)  # each pool's kinds of node once, each plugin placed once per pool
     for pool in needing if plugins else []:
         if pool.labels is None:
             undecided.add(pool.display, UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
@@ -134,7 +134,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            placement = placed(pool, tolerations, node_selection)
+            placement = placed(pool, tolerations, node_selection, discovered=discovered)
             if placement.runs:
                 covered = True
                 break
@@ -155,7 +155,6 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
                 "and node affinity (the pool's GPU label) from the pools (NvidiaDevicePlugin does).",
                 pool.urn or None,
             )
-    landed = _stack_placements(args)  # where they land, whatever the discovery agents add
     for pool in pools:  # two device plugins on one node both register nvidia.com/gpu with its kubelet
         if pool.labels is None or not plugins:
             continue
@@ -165,7 +164,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            if landed(pool, tolerations, node_selection).status in ("runs", "partial"):
+            if placed(pool, tolerations, node_selection).status in ("runs", "partial"):  # no discovery agent counted
                 landing.append(display)
         if pool.gke_managed_plugin and landing:
             report(
