@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gpu_node_pool import catalog
 from gpu_node_pool.catalog.model import LabelValue
-from gpu_node_pool.catalog.requirements import evaluate
+from gpu_node_pool.catalog.requirements import RequirementError, evaluate
 
 NVIDIA = [{"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]}]
 
@@ -52,3 +52,47 @@ def test_a_types_label_is_the_same_every_time_and_an_unknown_label_always_raises
             pass
         else:
             raise AssertionError("an unknown label suffix must raise KeyError")
+
+
+def test_candidates_kept_per_content_tell_apart_what_evaluate_tells_apart():
+    from gpu_node_pool.catalog.requirements import candidates
+
+    def gpus(value):
+        return [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "In", "values": [value]}]
+
+    one = candidates(gpus(1))
+    assert one and all(t.label("instance-gpu-count") == "1" for t in one)
+    # equal as Python keys (1 == True == 1.0), different requirements once read as label values
+    assert candidates(gpus(True)) == () == evaluate(gpus(True)).candidates
+    assert candidates(gpus(1.0)) == evaluate(gpus(1.0)).candidates != one
+    assert candidates(gpus("1")) == one == candidates(gpus(1))
+    for limits in ({"nvidia.com/gpu": 1}, {"cpu": 8}, None):
+        assert candidates(NVIDIA, limits) == evaluate(NVIDIA, limits).candidates
+    try:  # a limit of True is refused even when the limit 1 was kept before it
+        candidates(NVIDIA, {"nvidia.com/gpu": True})
+    except RequirementError:
+        pass
+    else:
+        raise AssertionError("limits.nvidia.com/gpu: True must be refused as evaluate refuses it")
+
+
+def test_candidates_follow_a_reloaded_catalog(tmp_path, monkeypatch):
+    from gpu_node_pool.catalog.requirements import candidates
+
+    full = candidates(NVIDIA)  # kept for the loaded table
+    small = tmp_path / catalog.DATA_FILE
+    small.write_text("# upstream: x@1 (2026-01-01)\n# types: 2\n" + ",".join(catalog.COLUMNS) + "\n"
+                     "g6.xlarge,4,16384,1,amd64\nm5.large,2,8192,0,amd64\n")
+    monkeypatch.setattr(catalog, "data_file", lambda: small)
+    catalog._catalog.cache_clear()
+    try:
+        got = _names_of(candidates(NVIDIA))
+        assert "g6.xlarge" in got and "g5.xlarge" not in got and set(got) <= {t.name for t in catalog.all_types()}
+    finally:
+        catalog._catalog.cache_clear()
+    monkeypatch.undo()
+    assert _names_of(candidates(NVIDIA)) == _names_of(full)
+
+
+def _names_of(types) -> list[str]:
+    return [t.name for t in types]

@@ -55,3 +55,40 @@ def test_placements_kept_per_content_are_the_verdicts_place_gives():
     assert placed(gpu, anywhere).status == "runs"
     assert placed([], anywhere).status == "doesNotRun"
     assert placed(gpu, g6_only).status == "partial"
+
+
+def test_stack_placements_keep_verdicts_per_pool_object_and_per_set_of_discovery_agents():
+    from gpu_node_pool.k8s.discovery import GFD, NFD
+    from gpu_node_pool.k8s.taints import Toleration
+    from gpu_node_pool.policies.placement import StackPlacements, place
+    from gpu_node_pool.policies.workloads import NodeSelection
+
+    gpu = [Toleration("nvidia.com/gpu", "Exists", None, "NoSchedule")]
+    on_gpus = NodeSelection.of({"nodeSelector": {"nvidia.com/gpu.present": "true"}})  # a label GFD adds
+    g6_only = NodeSelection.of({"nodeSelector": {"node.kubernetes.io/instance-type": "g6.xlarge"}})
+    # same name and backend, other types and taints: a pool is told apart by what it is, not by its name
+    g6, p5 = _pool(["g6.xlarge"], {"team": "a"}), _pool(["p5.48xlarge"], {"team": "a"})
+    p5.taints = [Taint.parse("other=x:NoSchedule")]
+    for order in ([(GFD,), (), (NFD,)], [(), (NFD,), (GFD,)]):  # whichever set of agents asks first
+        placed = StackPlacements()
+        for _ in range(2):  # asked again: the kept verdict
+            for agents in order:
+                for pool in (g6, p5):
+                    for selection in (on_gpus, g6_only):
+                        assert placed(pool, gpu, selection, discovered=agents) == place(gpu, selection, pool, discovered=agents)
+        assert placed(g6, gpu, on_gpus, discovered=(GFD,)).status == "runs"
+        assert placed(g6, gpu, on_gpus).status == placed(g6, gpu, on_gpus, discovered=(NFD,)).status == "notJudged"
+        assert placed(g6, gpu, g6_only).status == "runs" and placed(p5, gpu, g6_only, discovered=(GFD,)).status == "keptOff"
+        assert placed(p5, gpu, on_gpus, discovered=(GFD,)).status == "doesNotRun"
+
+
+def test_the_rules_of_one_evaluation_share_placements_and_the_sdk_args_do_not():
+    from types import SimpleNamespace
+
+    from gpu_node_pool.policies.rules._shared import _stack_placements
+
+    shared = SimpleNamespace(derived={})
+    assert _stack_placements(shared) is _stack_placements(shared)
+    assert _stack_placements(SimpleNamespace(derived={})) is not _stack_placements(shared)
+    sdk = SimpleNamespace()  # the SDK's args offer no cache: a new one each time
+    assert _stack_placements(sdk) is not _stack_placements(sdk)

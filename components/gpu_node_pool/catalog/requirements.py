@@ -39,6 +39,7 @@ A type whose value for a requirement's label is unknown to the catalog is kept a
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -62,6 +63,7 @@ __all__ = [
     "RequirementError",
     "Step",
     "can_select_gpu_types",
+    "candidates",
     "evaluate",
     "gpu_limit_is_zero",
     "is_gpu_pool",
@@ -286,29 +288,38 @@ def _show(resource: str, value: Fraction) -> str:
 
 
 def _verdicts(universe: tuple[InstanceType, ...], key: str, op: str, values: list[str], *,
-              catalog: bool) -> Sequence[bool | None]:
-    """:func:`_matches` of every type of ``universe`` for one checked requirement, in universe order.
+              catalog: bool) -> tuple[Sequence[bool | None], int]:
+    """:func:`_matches` of every type of ``universe`` for one checked requirement, in universe order, and
+    how many types it allows alone (verdict not False).
     For the whole catalog (``catalog``) the answer is kept per requirement: the NodePools of a stack
     share most requirements (the component adds the same ones to each), and the catalog does not change
     while it stays loaded (the kept answers belong to the loaded table and go with it)."""
     value_of = _reader(key)
     if not catalog:
-        return [_matches(value_of(t), op, values) for t in universe]
-    table = _types()
-    if _VERDICTS_OF[0] is not table:
-        _VERDICTS.clear()
-        _VERDICTS_OF[0] = table
+        verdicts = [_matches(value_of(t), op, values) for t in universe]
+        return verdicts, sum(1 for verdict in verdicts if verdict is not False)
+    _forget_other_tables()
     memo = (key, op, tuple(values))
     found = _VERDICTS.get(memo)
     if found is None:
         if len(_VERDICTS) >= _VERDICTS_KEPT:  # a row per catalog type each: bounded memory
             _VERDICTS.clear()
-        found = _VERDICTS[memo] = tuple(_matches(value_of(t), op, values) for t in universe)
+        verdicts = tuple(_matches(value_of(t), op, values) for t in universe)
+        found = _VERDICTS[memo] = (verdicts, sum(1 for verdict in verdicts if verdict is not False))
     return found
 
 
+def _forget_other_tables() -> None:
+    """Drop the answers kept for the whole catalog when the loaded table is not the one they were made from."""
+    table = _types()
+    if _VERDICTS_OF[0] is not table:
+        _VERDICTS.clear()
+        _candidate_names.cache_clear()
+        _VERDICTS_OF[0] = table
+
+
 #: :func:`_verdicts` for the whole catalog, by requirement, and the loaded table they were made from.
-_VERDICTS: dict[tuple[str, str, tuple[str, ...]], tuple[bool | None, ...]] = {}
+_VERDICTS: dict[tuple[str, str, tuple[str, ...]], tuple[tuple[bool | None, ...], int]] = {}
 _VERDICTS_OF: list[Any] = [None]
 _VERDICTS_KEPT = 1024
 
@@ -358,8 +369,7 @@ def evaluate(
         integer_valued = key not in (ARCH_KEY, TYPE_KEY) and INSTANCE_LABELS[_key_suffix(key)]
         if op in _COMPARE and not integer_valued:
             raise RequirementError(f"requirements[{index}]: operator {op} on {key}, whose values are not integers")
-        verdicts = _verdicts(universe, key, op, values, catalog=types is None)
-        alone = sum(1 for verdict in verdicts if verdict is not False)
+        verdicts, alone = _verdicts(universe, key, op, values, catalog=types is None)
         kept = []
         for i in current:
             verdict = verdicts[i]
@@ -406,6 +416,59 @@ def evaluate(
         unjudged={n: tuple(k) for n, k in unjudged.items() if n in kept_names},
         min_values=tuple(min_values),
     )
+
+
+def candidates(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None = None) -> tuple[InstanceType, ...]:
+    """``evaluate(requirements, limits).candidates`` over the whole catalog, kept per content of the requirements
+    and limits (a stack's NodePools share a few sets of them; every reader of every NodePool asks). Plain data
+    only (JSON-like: dicts, lists, strings, numbers, booleans, None); anything else is evaluated every time.
+
+    Raises:
+        RequirementError: as :func:`evaluate` (a malformed requirement or limit is never kept).
+    """
+    try:
+        key = (_content(requirements), _content(limits))
+    except TypeError:
+        return evaluate(requirements, limits).candidates
+    _forget_other_tables()
+    return _candidate_names(*key)
+
+
+@functools.lru_cache(maxsize=256)
+def _candidate_names(requirements: Any, limits: Any) -> tuple[InstanceType, ...]:
+    """:func:`candidates` of the plain data :func:`_content` stands for (kept for the loaded table only)."""
+    return evaluate(_thaw(requirements), _thaw(limits)).candidates
+
+
+#: Scalars :func:`_content` keeps with their type: 1, 1.0 and True are equal keys, but not equal values to read.
+_SCALARS = (bool, int, float)
+
+
+def _content(value: Any) -> Any:
+    """A hashable stand-in for plain data that tells apart every difference :func:`evaluate` could see: each
+    container and number with its type, mappings in their order. ``TypeError`` for anything else."""
+    kind = type(value)
+    if kind is str or value is None:
+        return value
+    if kind in _SCALARS:
+        return (kind, value)
+    if kind is dict:
+        return (dict, tuple((_content(k), _content(v)) for k, v in value.items()))
+    if kind is list or kind is tuple:
+        return (kind, tuple(_content(v) for v in value))
+    raise TypeError(f"not plain data: {kind.__name__}")
+
+
+def _thaw(content: Any) -> Any:
+    """The plain data :func:`_content` made ``content`` from (an equal copy)."""
+    if content is None or type(content) is str:
+        return content
+    kind, inner = content
+    if kind is dict:
+        return {_thaw(k): _thaw(v) for k, v in inner}
+    if kind is list or kind is tuple:
+        return kind(_thaw(v) for v in inner)
+    return inner
 
 
 def gpu_limit_is_zero(limits: Mapping[str, Any] | None) -> bool:

@@ -477,9 +477,29 @@ def _by_name(resources: list[Recorded]) -> dict[tuple[str, str], Recorded]:
     return {(r.type, r.name): r for r in resources}
 
 
+class _RecordsByType(dict[str, list[Recorded]]):
+    """``{type token: [record, ...]}``, which also gives a type's records under one parent
+    (:meth:`children`). Built once per plan and only read after."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._by_parent: dict[str, dict[str, list[Recorded]]] = {}
+
+    def children(self, type_token: str, parent: str) -> list[Recorded]:
+        """The records of ``type_token`` whose parent is ``parent`` (a URN), in recording order: the type's
+        records grouped by parent on the first ask, so that a summary per pool does not scan every pool's."""
+        groups = self._by_parent.get(type_token)
+        if groups is None:
+            groups = self._by_parent[type_token] = {}
+            for r in self.get(type_token, ()):
+                groups.setdefault(r.parent, []).append(r)
+        return groups.get(parent, [])
+
+
 def _by_type(resources: list[Recorded]) -> dict[str, list[Recorded]]:
-    """``{type token: [record, ...]}``: the types in the order first recorded, each one's records in recording order."""
-    out: dict[str, list[Recorded]] = {}
+    """``{type token: [record, ...]}``: the types in the order first recorded, each one's records in recording order
+    (also offering :meth:`_RecordsByType.children`)."""
+    out = _RecordsByType()
     for r in resources:
         group = out.get(r.type)
         if group is None:

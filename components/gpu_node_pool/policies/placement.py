@@ -24,7 +24,7 @@ from ..k8s.taints import Taint, Toleration
 from .workloads import NodeSelection, Stay, stay_on
 
 __all__ = ["Placement", "pool_nodes", "place", "place_on", "SELECTION_FIX", "PLAIN_NODES", "lands_on_plain_nodes",
-           "PoolPlacements", "ContentIds", "placement_content"]
+           "PoolPlacements", "ContentIds", "StackPlacements", "placement_content"]
 
 #: How a finding says to widen an agent's node selection (the chart values keys).
 SELECTION_FIX = "widen its node selection (the chart values nodeSelector / affinity)"
@@ -191,6 +191,48 @@ class ContentIds:
         number = self._numbers.setdefault(content, len(self._numbers))
         self._asked[(id(tolerations), id(selection))] = (tolerations, selection, number)
         return number
+
+
+class StackPlacements:
+    """Placements of agents on a stack's pools, kept for every rule of one evaluation
+    (:func:`gpu_node_pool.policies.rules._shared._stack_placements`): each pool's kinds of node are worked out
+    once, and each agent's content (numbered once, :class:`ContentIds`) is placed once per pool and set of
+    installed discovery agents. A placement none of whose kinds of node needed a discovery agent's labels
+    (nothing ``undecided``, nothing counted on ``after``) is the same whatever agents are installed, so it
+    serves every set of them. The pools must not change while it is in use (the rules only read them).
+    """
+
+    def __init__(self) -> None:
+        self.content = ContentIds()
+        self._pools: dict[int, tuple[Any, list[NodeLabels]]] = {}  # id(pool) -> (pool, its kinds of node)
+        self._kept: dict[tuple[int, int, tuple[str, ...]], Placement] = {}  # (id(pool), content, agents)
+        self._any_agents: dict[tuple[int, int], Placement] = {}  # (id(pool), content): no agent's labels read
+
+    def nodes(self, pool: Any) -> list[NodeLabels]:
+        """``pool``'s kinds of node (:func:`pool_nodes`), once."""
+        kept = self._pools.get(id(pool))
+        if kept is None or kept[0] is not pool:
+            kept = self._pools[id(pool)] = (pool, pool_nodes(pool))
+        return kept[1]
+
+    def __call__(self, pool: Any, tolerations: Sequence[Toleration], selection: NodeSelection, *,
+                 discovered: Iterable[str] = ()) -> Placement:
+        """:func:`place` of pods with ``tolerations`` and ``selection`` on ``pool`` with the discovery agents
+        ``discovered``, kept. A selection or toleration that cannot be hashed is judged every time."""
+        nodes, installed = self.nodes(pool), tuple(discovered)
+        try:
+            number = self.content.id_of(tolerations, selection)
+        except TypeError:
+            return place(tolerations, selection, pool, nodes, discovered=installed)
+        key = (id(pool), number)
+        hit = self._any_agents.get(key) or self._kept.get((*key, installed))
+        if hit is None:
+            hit = place(tolerations, selection, pool, nodes, discovered=installed)
+            if hit.undecided or hit.after:  # some kind of node was judged on what the agents add
+                self._kept[(*key, installed)] = hit
+            else:
+                self._any_agents[key] = hit
+        return hit
 
 
 def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints: Iterable[Taint],

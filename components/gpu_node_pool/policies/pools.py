@@ -175,11 +175,13 @@ class LaunchTemplateIndex:
 
         self.templates = [r for r in resources if r.resource_type == LAUNCH_TEMPLATE]
         self.by_urn: dict[str, int] = {}
+        self.all_by_urn: dict[str, list[int]] = {}  # every template with that URN (by_urn: the first)
         self.by_name: dict[str, list[int]] = {}
         self.unnamed: list[int] = []
         for i, lt in enumerate(self.templates):
             if lt.urn:
                 self.by_urn.setdefault(lt.urn, i)
+                self.all_by_urn.setdefault(lt.urn, []).append(i)
             try:
                 name = text(dig(lt.props, "name"))
             except UnknownValueError:
@@ -189,16 +191,30 @@ class LaunchTemplateIndex:
                 self.by_name.setdefault(name, []).append(i)
 
 
-def node_group_launch_templates(node_group: Any, launch_templates: Iterable[Any]) -> list[Any]:
-    """The launch templates an ``aws.eks.NodeGroup`` uses (``launchTemplate``): linked by dependency, or by name."""
+def node_group_launch_templates(node_group: Any, launch_templates: Iterable[Any],
+                                index: LaunchTemplateIndex | None = None) -> list[Any]:
+    """The launch templates an ``aws.eks.NodeGroup`` uses (``launchTemplate``): linked by dependency, or by name,
+    in stack order. ``index`` (of ``launch_templates``, built once per stack by :func:`find_gpu_pools`) makes this
+    lookups instead of a scan of every launch template per node group."""
     spec = dig(node_group.props, "launchTemplate")
     if spec is None:
         return []
     name = text(dig(spec, "name"))
-    return [lt for lt in launch_templates if linked(node_group, lt) or (name and text(dig(lt.props, "name")) == name)]
+    if index is None:
+        return [lt for lt in launch_templates if linked(node_group, lt) or (name and text(dig(lt.props, "name")) == name)]
+    deps = [getattr(d, "urn", None) for d in getattr(node_group, "dependencies", None) or []]
+    deps += [getattr(d, "urn", None) for ds in (getattr(node_group, "property_dependencies", None) or {}).values() for d in ds]
+    found = {i for u in deps if u for i in index.all_by_urn.get(u, ())}
+    if name:
+        for i in index.unnamed:  # a name unknown at preview: read it again, so the unknown is raised as the scan would
+            if i not in found:
+                text(dig(index.templates[i].props, "name"))
+        found.update(index.by_name.get(name, ()))
+    return [index.templates[i] for i in sorted(found)]
 
 
-def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Iterable[Any]) -> None:
+def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Iterable[Any],
+                         index: LaunchTemplateIndex | None = None) -> None:
     """Taints the kubelet registers from the user data of a managed node group's launch template
     (a ``sed`` on ``KUBELET_EXTRA_ARGS``, a nodeadm ``registerWithTaints``...) that the node group
     does not declare: the nodes carry them, so they join the pool's taints for every policy, and
@@ -216,7 +232,7 @@ def _registration_taints(pool: GpuPool, node_group: Any, launch_templates: Itera
 
     declared = {(t.key, t.effect) for t in pool.taints}
     hidden, unreadable = [], []
-    for lt in node_group_launch_templates(node_group, launch_templates):
+    for lt in node_group_launch_templates(node_group, launch_templates, index):
         site = RegistrationSite(
             name=lt.name, where=f"launch template {lt.name!r}", owner="the node group",
             unseen_by="EKS, Cluster Autoscaler's scale-from-zero template",
@@ -300,6 +316,7 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
             context.update(build([r for r in node_class_resources if backend.wants_for_context(r.resource_type)]))
     pools: list[GpuPool] = []
     by_urn: dict[str, GpuPool] = {}
+    lt_index: LaunchTemplateIndex | None = None
     for res in candidates:
         try:
             pool = _detect_pool(res.resource_type, res.props, res.name, res.urn, context.get("node_classes"), False, context)
@@ -316,12 +333,13 @@ def find_gpu_pools(resources: Iterable[Any], undecided: Any = None) -> list[GpuP
             by_urn[res.urn] = pool
             if res.resource_type == EKS_NODE_GROUP and launch_templates:
                 try:
-                    _registration_taints(pool, res, launch_templates)
+                    lt_index = lt_index or LaunchTemplateIndex(launch_templates)
+                    _registration_taints(pool, res, launch_templates, lt_index)
                 except UnknownValueError as err:
                     if undecided is None:
                         raise
                     undecided.add(f"{res.resource_type} {res.name}", err)
-    lt_index = LaunchTemplateIndex(launch_templates) if groups else None
+    lt_index = lt_index or (LaunchTemplateIndex(launch_templates) if groups else None)
     for asg in groups:
         try:
             types = asg_instance_types(asg.props)

@@ -6,11 +6,15 @@ Each backend's ``detect.py`` builds these from the resources its registry record
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ...k8s.taints import Taint, TaintError
-from ...sdk.props import mapping, number
+from ...sdk.props import derived, mapping, number
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -118,3 +122,27 @@ def int_or_none(value: Any) -> int | None:
     (a fraction, a bool, a string, unknown)."""
     n = number(value)
     return int(n) if n is not None and float(n).is_integer() else None
+
+
+_NOT_READ = object()
+
+
+def read_once(props: Any, key: tuple[str, ...], read: Callable[[], _T]) -> _T:
+    """``read()``, what a backend's ``detect`` reads from ``props`` whatever the stack around the resource, kept
+    under ``key`` in the runner's per-resource cache (:func:`gpu_node_pool.sdk.props.derived`): the resource
+    policies and the stack's detection read the same resource. Computed every time when ``props`` offers no
+    cache (the SDK's proxies, plain mappings); nothing is kept when it raises (``UnknownValueError``)."""
+    cache = derived(props)
+    if cache is None:
+        return read()
+    found = cache.get(key, _NOT_READ)
+    if found is _NOT_READ:
+        found = cache[key] = read()
+    return found  # type: ignore[return-value]
+
+
+def own_copy(pool: GpuPool, **changes: Any) -> GpuPool:
+    """A caller's own pool from one kept by :func:`read_once`: its taints, labels and extras copied (the stack's
+    detection adds to them), with ``changes`` (name, URN...) applied."""
+    return dataclasses.replace(pool, taints=list(pool.taints), labels=dict(pool.labels) if pool.labels is not None else None,
+                               extra=dict(pool.extra), **changes)

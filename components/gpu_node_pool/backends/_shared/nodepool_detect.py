@@ -57,16 +57,17 @@ def nodepool_node_labels(
 
 def nodepool_instance_types(requirements: list[Any], limits: Any) -> tuple[str, ...] | None:
     """The catalog types a NodePool's requirements and limits leave (the one evaluator,
-    :func:`gpu_node_pool.catalog.requirements.evaluate`), or None when they cannot be evaluated
+    :func:`gpu_node_pool.catalog.requirements.evaluate`, its answer kept per content:
+    :func:`~gpu_node_pool.catalog.requirements.candidates`), or None when they cannot be evaluated
     (malformed, or a requirement outside the catalog's model narrows them too)."""
-    from ...catalog.requirements import RequirementError, evaluate
+    from ...catalog.requirements import RequirementError, candidates
     from ...sdk.props import plain
 
     try:
-        result = evaluate(plain(requirements), plain(limits) or None)
+        found = candidates(plain(requirements), plain(limits) or None)
     except (RequirementError, TypeError, ValueError):
         return None
-    return tuple(t.name for t in result.candidates) or None
+    return tuple(t.name for t in found) or None
 
 
 def nodepool_zones(requirements: Iterable[Any]) -> tuple[str, ...] | None:

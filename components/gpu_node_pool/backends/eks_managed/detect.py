@@ -7,12 +7,19 @@ from typing import Any
 
 from ...catalog import instances
 from ...sdk.props import dig, items, text
-from .._shared.gpu_pool import GpuPool, int_or_none, read_taints, string_labels
+from .._shared.gpu_pool import GpuPool, int_or_none, own_copy, read_once, read_taints, string_labels
 from . import BACKEND
 
 
 def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
-    """An ``aws:eks/nodeGroup:NodeGroup`` is a GPU pool when its ``amiType`` is an NVIDIA/GPU one or an instance type is NVIDIA."""
+    """An ``aws:eks/nodeGroup:NodeGroup`` is a GPU pool when its ``amiType`` is an NVIDIA/GPU one or an instance type is NVIDIA.
+    The stack around it does not change the pool: read once per resource
+    (:func:`~gpu_node_pool.backends._shared.gpu_pool.read_once`), each caller gets its own copy."""
+    pool = read_once(props, ("eks-managed", "NodeGroup read"), lambda: _read(resource_type, props, name, urn))
+    return own_copy(pool, resource_type=resource_type, name=name, urn=urn) if pool is not None else None
+
+
+def _read(resource_type: str, props: Mapping[str, Any], name: str, urn: str) -> GpuPool | None:
     from . import read as eks
 
     ami_type = text(dig(props, "amiType")) or ""

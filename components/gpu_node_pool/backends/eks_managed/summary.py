@@ -30,14 +30,23 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
         entry["passThrough"] = passed
     tag_type, prefix = BACKEND.child_type("ca_tag"), BACKEND.child_name("ca_tag", pool.name)  # once, not per resource
     # the pool's own tags: children of its component, like its node group (pool "a" and pool "a-ca-x" share a prefix)
-    tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in by_type.get(tag_type, ())
-            if r.parent == node_group.parent and r.name.startswith(prefix)}
+    tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in _children(by_type, tag_type, node_group.parent)
+            if r.name.startswith(prefix)}
     entry["scaleFromZeroTags"] = dict(sorted(tags.items()))
     if tags:
         ca_taints, ca_labels = ca.read_ca_node_template_tags(tags)
         entry["scaleFromZeroMatches"] = (
             sorted(map(str, ca_taints)) == sorted(map(str, taints)) and ca_labels == entry["labels"]
         )
+
+
+def _children(by_type: Mapping[str, list[Any]], type_token: str, parent: str) -> list[Any]:
+    """The records of ``type_token`` under ``parent``, in recording order: from the plan's grouping when
+    ``by_type`` offers one (``children``), else by reading them all."""
+    children = getattr(by_type, "children", None)
+    if children is not None:
+        return children(type_token, parent)
+    return [r for r in by_type.get(type_token, ()) if r.parent == parent]
 
 
 def pass_through_entry(pool: Any) -> dict[str, list[dict[str, str]]]:

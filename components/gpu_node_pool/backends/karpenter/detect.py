@@ -6,9 +6,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...k8s.taints import Taint
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from ...sdk.props import dig, items, mapping, plain, text
-from .._shared.gpu_pool import GpuPool, RegistrationSite, read_taints
+from .._shared.gpu_pool import GpuPool, RegistrationSite, read_once, read_taints
 from .._shared.nodepool_detect import nodepool_instance_types, nodepool_node_labels, nodepool_zones, requires_nvidia_gpu
 from . import BACKEND
 
@@ -30,7 +31,7 @@ def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     Raises:
         UnknownValueError: a requirement or limit is unknown at preview.
     """
-    from ...catalog.requirements import RequirementError, evaluate, gpu_limit_is_zero
+    from ...catalog.requirements import RequirementError, candidates, gpu_limit_is_zero
 
     plain_limits = plain(limits)
     if gpu_limit_is_zero(plain_limits):
@@ -40,13 +41,11 @@ def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     if not requirements:
         return False
     try:
-        result = evaluate(plain(requirements), None)
+        found = candidates(plain(requirements), None)
     except RequirementError:
         return False  # malformed: the CRD refuses it; not ours to call a GPU pool
     # every type it can launch is a GPU type (AMD g4ad counts as accelerated) and some are NVIDIA's
-    return bool(result.candidates) and all(t.is_nvidia or t.ec2_gpus > 0 for t in result.candidates) and any(
-        t.is_nvidia for t in result.candidates
-    )
+    return bool(found) and all(t.is_nvidia or t.ec2_gpus > 0 for t in found) and any(t.is_nvidia for t in found)
 
 
 def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, context: Mapping[str, Any]) -> GpuPool | None:
@@ -62,12 +61,58 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     """
     if not resource_type.endswith(":NodePool"):
         return None
+    read = _read_nodepool(props)
+    if read is None:
+        return None
+    node_classes = context.get("node_classes") or {}
+    pool = GpuPool(
+        backend=BACKEND.name,
+        resource_type=resource_type,
+        name=name,
+        urn=urn,
+        taints=list(read.taints),
+        labels=dict(read.labels),
+        where="the Karpenter NodePool spec.template.spec.taints (GpuNodePool taints)",
+        ships_own_device_plugin=bool(read.class_name and node_classes.get(read.class_name)),
+        problem=read.problem,
+        instance_types=read.instance_types,
+        zones=read.zones,
+        extra={"startup_taints": list(read.startup_taints)},
+    )
+    bootstraps = context.get("node_class_bootstraps")
+    if bootstraps is not None and not read.problem:
+        kind = text(dig(props, "spec", "template", "spec", "nodeClassRef", "kind"))
+        if kind in (None, "EC2NodeClass"):
+            _user_data_registration(pool, read.class_name, bootstraps)
+    return pool
+
+
+@dataclass(frozen=True)
+class _NodePoolRead:
+    """What :func:`detect` reads from a GPU NodePool of the AWS provider, whatever the stack around it.
+    The pool built from it gets its own copies of the lists and labels (the stack's reading adds to them)."""
+
+    taints: tuple[Taint, ...]
+    problem: str | None
+    labels: Mapping[str, str]
+    class_name: str | None
+    instance_types: tuple[str, ...] | None
+    zones: tuple[str, ...] | None
+    startup_taints: tuple[Taint, ...]
+
+
+def _read_nodepool(props: Mapping[str, Any]) -> _NodePoolRead | None:
+    """The NodePool's :class:`_NodePoolRead`, or None when it is another provider's or not a GPU pool
+    (:func:`_selects_gpus`); read once per resource (:func:`~gpu_node_pool.backends._shared.gpu_pool.read_once`)."""
+    return read_once(props, ("karpenter", "NodePool read"), lambda: _read(props))
+
+
+def _read(props: Mapping[str, Any]) -> _NodePoolRead | None:
+    from . import read as karpenter
+
     group = text(dig(props, "spec", "template", "spec", "nodeClassRef", "group"))
     if group is not None and group != "karpenter.k8s.aws":
         return None  # another provider's NodePool (EKS Auto Mode: eks.amazonaws.com), read by its backend
-    node_classes = context.get("node_classes") or {}
-    from . import read as karpenter
-
     requirements = list(items(dig(props, "spec", "template", "spec", "requirements")))
     limits = mapping(dig(props, "spec", "limits"))
     if not _selects_gpus(requirements, limits):
@@ -75,26 +120,15 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     taints, problem = read_taints(karpenter.read_nodepool_taints, props)
     labels = nodepool_node_labels(karpenter.read_nodepool_labels, props, requirements)
     class_name = text(dig(props, "spec", "template", "spec", "nodeClassRef", "name"))
-    pool = GpuPool(
-        backend=BACKEND.name,
-        resource_type=resource_type,
-        name=name,
-        urn=urn,
-        taints=taints,
-        labels=labels,
-        where="the Karpenter NodePool spec.template.spec.taints (GpuNodePool taints)",
-        ships_own_device_plugin=bool(class_name and node_classes.get(class_name)),
+    return _NodePoolRead(
+        taints=tuple(taints),
         problem=problem,
+        labels=labels,
+        class_name=class_name,
         instance_types=nodepool_instance_types(requirements, mapping(dig(props, "spec", "limits"))),
         zones=nodepool_zones(requirements),
-        extra={"startup_taints": read_taints(karpenter.read_nodepool_startup_taints, props)[0]},
+        startup_taints=tuple(read_taints(karpenter.read_nodepool_startup_taints, props)[0]),
     )
-    bootstraps = context.get("node_class_bootstraps")
-    if bootstraps is not None and not problem:
-        kind = text(dig(props, "spec", "template", "spec", "nodeClassRef", "kind"))
-        if kind in (None, "EC2NodeClass"):
-            _user_data_registration(pool, class_name, bootstraps)
-    return pool
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...catalog import instances
 from ...sdk.props import dig, text
-from .._shared.gpu_pool import GpuPool, read_taints
+from .._shared.gpu_pool import GpuPool, own_copy, read_once, read_taints
 from .._shared.user_data import decode_user_data, read_registration_labels, read_registration_taints
 from . import BACKEND
 from .read import bootstrap_format, looks_like_node_bootstrap
@@ -21,6 +21,12 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     instance_type = text(dig(props, "instanceType"))
     if not context.get("force_gpu") and not (instance_type and instances.is_nvidia_instance_type(instance_type)):
         return None
+    # the rest does not depend on the stack around it: read once per resource, each caller gets its own copy
+    pool = read_once(props, ("self-managed", "LaunchTemplate read"), lambda: _read(resource_type, props, name, urn, instance_type))
+    return own_copy(pool, resource_type=resource_type, name=name, urn=urn) if pool is not None else None
+
+
+def _read(resource_type: str, props: Mapping[str, Any], name: str, urn: str, instance_type: str | None) -> GpuPool | None:
     user_data = decode_user_data(dig(props, "userData"))
     if not looks_like_node_bootstrap(user_data):
         return None

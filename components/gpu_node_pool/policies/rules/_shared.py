@@ -15,6 +15,7 @@ from ...k8s.labels import DEFAULT_GPU_LABEL
 from ...k8s.taints import Taint, TaintEffect, TaintError, Toleration
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX, NVIDIA_SHARED_GPU_RESOURCE
 from ...sdk.props import Undecided, derived
+from ..placement import StackPlacements
 from ..pools import (
     GpuPool,
     find_gpu_pools,
@@ -89,6 +90,19 @@ def _stack_pools(args: StackValidationArgs, undecided: Undecided) -> list[GpuPoo
     for what, err in unknowns:
         undecided.add(what, err)
     return list(pools)
+
+
+def _stack_placements(args: StackValidationArgs) -> StackPlacements:
+    """The placements of agents on the stack's pools (:func:`_stack_pools`): one
+    :class:`~gpu_node_pool.policies.placement.StackPlacements` per evaluation when the runner gives the stack
+    policies a shared cache (``args.derived``), else a new one."""
+    cache = derived(args)
+    if cache is None:
+        return StackPlacements()
+    found = cache.get("placements")
+    if found is None:
+        found = cache["placements"] = StackPlacements()
+    return found
 
 
 def _resource(res: Any) -> str:

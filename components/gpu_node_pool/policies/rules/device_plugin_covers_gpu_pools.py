@@ -23,7 +23,7 @@ from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
 from ...k8s.taints import Toleration
 from ...sdk.props import Undecided, UnknownValueError, dig, mapping, plain, text
 from ..gpu_agents import agent_resources, discovery_agents, operator_device_plugins
-from ..placement import SELECTION_FIX, ContentIds, PoolPlacements, pool_nodes
+from ..placement import SELECTION_FIX
 from ..pools import (
     CHART_TYPES,
     GKE_NO_DEFAULT_PLUGIN_LABEL,
@@ -36,7 +36,7 @@ from ..workloads import (
     read_tolerations,
     workload_of,
 )
-from ._shared import GPU_RESOURCE, _resource, _stack_pools
+from ._shared import GPU_RESOURCE, _resource, _stack_placements, _stack_pools
 
 
 def _is_plugin_image(image: Any) -> bool:
@@ -122,7 +122,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
         )
     read: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] | None = None
     discovered = discovery_agents(agent_resources(stack_index(args)), undecided) if plugins else ()
-    content = ContentIds()  # every plugin's tolerations and selection numbered once, for all pools
+    placed = _stack_placements(args)  # each pool's kinds of node once, each plugin placed once per pool
     for pool in needing if plugins else []:
         if pool.labels is None:
             undecided.add(pool.display, UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
@@ -130,12 +130,11 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
         reasons = []
         covered = unjudged = False
         read = read if read is not None else _read_plugins(plugins)
-        placed = PoolPlacements(pool, pool_nodes(pool), discovered=discovered)  # kinds of node once per pool
         for display, tolerations, node_selection in read:
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            placement = placed(tolerations, node_selection, content=content)
+            placement = placed(pool, tolerations, node_selection, discovered=discovered)
             if placement.runs:
                 covered = True
                 break
@@ -161,12 +160,11 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             continue
         read = read if read is not None else _read_plugins(plugins)
         landing = []
-        placed = PoolPlacements(pool, pool_nodes(pool))
         for display, tolerations, node_selection in read:
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
-            if placed(tolerations, node_selection, content=content).status in ("runs", "partial"):
+            if placed(pool, tolerations, node_selection).status in ("runs", "partial"):  # no discovery agent counted
                 landing.append(display)
         if pool.gke_managed_plugin and landing:
             report(

@@ -46,10 +46,10 @@ from ..gpu_agents import (
     efa_device_plugins,
     standalone_nfd_workers,
 )
-from ..placement import SELECTION_FIX, ContentIds, PoolPlacements, pool_nodes
+from ..placement import SELECTION_FIX, StackPlacements
 from ..stack import stack_index
 from ..workloads import NodeSelection, read_tolerations
-from ._shared import _stack_pools
+from ._shared import _stack_placements, _stack_pools
 
 NO_DRIVER = "INSTALLATION_DISABLED"
 
@@ -73,16 +73,17 @@ def _agents(found: Sequence[tuple[str, Mapping[str, Any]]]) -> list[_Agent]:
     return [_Agent(display, pod_spec) for display, pod_spec in found]
 
 
-def _why_not(agent: _Agent, pool: Any, undecided: Undecided, placed: PoolPlacements, content: ContentIds) -> str | None:
+def _why_not(agent: _Agent, pool: Any, undecided: Undecided, placed: StackPlacements, discovered: tuple[str, ...]) -> str | None:
     """None when the agent's pods land on every new node of the pool (or it cannot be decided: then it is
     recorded as not judged, with the label and the agent that would set it); else why not (one clause
-    naming the taint, or the instance type and label its selection excludes). ``placed``: the pool's
-    placements (:class:`~gpu_node_pool.policies.placement.PoolPlacements`, its kinds of node worked out once);
-    ``content``: the agents' placement contents numbered once for every pool."""
+    naming the taint, or the instance type and label its selection excludes). ``placed``: the placements
+    on the stack's pools (:class:`~gpu_node_pool.policies.placement.StackPlacements`: each pool's kinds of
+    node worked out once, each agent's content placed once per pool); ``discovered``: the discovery agents
+    the stack installs."""
     if isinstance(agent.selection, UnknownValueError):
         undecided.add(f"{agent.display} on {pool.display}", agent.selection)
         return None
-    placement = placed(agent.tolerations, agent.selection, content=content)
+    placement = placed(pool, agent.tolerations, agent.selection, discovered=discovered)
     if placement.status == "notJudged":
         undecided.not_judged(f"{agent.display} on {pool.display}", placement.not_judged_text())
         return None
@@ -92,14 +93,12 @@ def _why_not(agent: _Agent, pool: Any, undecided: Undecided, placed: PoolPlaceme
     return f"{agent.display}: {placement.describe()}{fix}"
 
 
-def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided, discovered: tuple[str, ...] = (),
-           content: ContentIds | None = None) -> list[str] | None:
+def _judge(agents: Sequence[_Agent], pool: Any, undecided: Undecided, placed: StackPlacements,
+           discovered: tuple[str, ...]) -> list[str] | None:
     """None when some agent covers the pool (or one is not judged), else the reasons of each agent."""
     reasons = []
-    placed = PoolPlacements(pool, pool_nodes(pool) if agents else [], discovered=discovered)  # once per pool
-    content = content if content is not None else ContentIds()
     for agent in agents:
-        why = _why_not(agent, pool, undecided, placed, content)
+        why = _why_not(agent, pool, undecided, placed, discovered)
         if why is None:
             return None
         reasons.append(why)
@@ -112,12 +111,12 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
     pools = [p for p in _stack_pools(args, undecided) if not p.problem]
     discovered = discovery_agents(agent_resources(stack_index(args)), undecided) if pools else ()
     installers = None
-    content = ContentIds()  # every agent's tolerations and selection numbered once, for all pools
+    placed = _stack_placements(args)  # shared with the device-plugin rule
     for pool in pools:
         if (pool.extra or {}).get("gpu_driver_version") != NO_DRIVER:
             continue
         installers = installers if installers is not None else _agents(driver_installers(agent_resources(stack_index(args)), undecided))
-        reasons = _judge(installers, pool, undecided, discovered, content)
+        reasons = _judge(installers, pool, undecided, placed, discovered)
         if reasons is None:
             continue
         found = f" The installers found do not reach it: {' | '.join(reasons)}." if reasons else ""
@@ -129,20 +128,12 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
             "install the driver (gpuDriverVersion LATEST or DEFAULT).",
             pool.urn or None,
         )
-    kept: dict[int, PoolPlacements] = {}  # id(pool) -> its placements, kinds of node once (pools stays alive)
-
-    def placed_on(pool: Any) -> PoolPlacements:
-        found = kept.get(id(pool))
-        if found is None:
-            found = kept[id(pool)] = PoolPlacements(pool, pool_nodes(pool), discovered=discovered)
-        return found
-
     workers = _agents(standalone_nfd_workers(agent_resources(stack_index(args)), undecided)) if pools else []
     for agent in workers:
         for pool in pools:
             if pool.gke_managed_plugin:
                 continue  # GKE's own plugin needs no NFD labels
-            why = _why_not(agent, pool, undecided, placed_on(pool), content)
+            why = _why_not(agent, pool, undecided, placed, discovered)
             if why is not None:
                 report(
                     f"Feature discovery does not cover {pool.display}: {why}. Its nodes get no NFD/GFD labels "
@@ -153,7 +144,7 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                 )
     for agent in _agents(dcgm_exporters(agent_resources(stack_index(args)), undecided)) if pools else []:
         for pool in pools:
-            why = _why_not(agent, pool, undecided, placed_on(pool), content)
+            why = _why_not(agent, pool, undecided, placed, discovered)
             if why is not None:
                 report(
                     f"The DCGM exporter does not cover {pool.display}: {why}. Those GPUs export no metrics "
@@ -163,16 +154,16 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                     "every instance type of the pool).",
                     pool.urn or None,
                 )
-    _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided, discovered, content)
+    _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided, placed, discovered)
     undecided.raise_if_any()
 
 
 def _judge_efa(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided,
-               discovered: tuple[str, ...] = (), content: ContentIds | None = None) -> None:
+               placed: StackPlacements, discovered: tuple[str, ...]) -> None:
     """An EFA device plugin covers every EFA pool."""
     plugins = _agents(efa_device_plugins(agent_resources(stack_index(args)), undecided)) if pools else []
     for pool in pools:
-        reasons = _judge(plugins, pool, undecided, discovered, content)
+        reasons = _judge(plugins, pool, undecided, placed, discovered)
         if reasons is None:
             continue
         found = f" The plugins found do not reach it: {' | '.join(reasons)}." if reasons else ""
