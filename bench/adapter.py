@@ -85,11 +85,16 @@ def with_stack_traces() -> Any:
 def cold_caches() -> None:
     """Forget what the renderers and readers memoise, so that every timed run starts cold."""
     from gpu_node_pool.backends._shared import user_data as _user_data
+    from gpu_node_pool.catalog import requirements as _requirements
+    from gpu_node_pool.config import common as _common
     from gpu_node_pool.k8s import names as _names
 
     _user_data._found_in_text.cache_clear()
     _names._qualified_name_problem.cache_clear()
     _names._label_value_problem.cache_clear()
+    _requirements._candidate_names.cache_clear()  # NodePool candidate types per requirements and limits
+    _requirements._VERDICTS.clear()
+    _common._taint.cache_clear()  # a pool's Taint per key, value and effect
 
 
 def record_pools(config: Mapping[str, Any], stack: str) -> list[Any]:
