@@ -267,15 +267,27 @@ def _spread(times: list[float]) -> str:
     return f"{min(times):.2f}-{max(times):.2f}"
 
 
-#: Runs gpupool audit in this process and reports whether Pulumi came in (the audit must not import it).
-AUDIT_PROBE = """
-import sys
-from gpu_node_pool.cli.commands import main_exit
-try:
-    main_exit()
-finally:
-    sys.stderr.write("pulumi imported: %s\\n" % any(m.split(".")[0] in ("pulumi", "pulumi_policy") for m in sys.modules))
+#: Runs gpupool audit in this process as the console script does (its collector settings, ``main``), then reports
+#: whether Pulumi came in (the audit must not import it). Not through ``main_exit``: that ends the process with
+#: ``os._exit`` before anything after it could run.
+AUDIT_PROBE = f"""
+import importlib, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+import adapter
+adapter.tune_gc()
+code = importlib.import_module(adapter.CLI_MODULE).main()
+sys.stdout.flush()
+sys.stderr.write("pulumi imported: %s\\n" % any(m.split(".")[0] in ("pulumi", "pulumi_policy") for m in sys.modules))
+sys.exit(code)
 """
+
+
+def _audit_report_code(report: Path) -> int | None:
+    """The ``exitCode`` of the JSON report ``gpupool audit --json`` wrote to ``report``, or None when it wrote none."""
+    try:
+        return json.loads(report.read_text()).get("exitCode")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def audit_rows(tmp: Path, sizes: tuple[int, ...], runs: int) -> tuple[list[tuple[str, ...]], dict[int, float]]:
@@ -287,12 +299,15 @@ def audit_rows(tmp: Path, sizes: tuple[int, ...], runs: int) -> tuple[list[tuple
         for _ in range(1 if nodes >= 5000 else runs):
             argv = [PYTHON, "-c", AUDIT_PROBE, "audit", "--cluster-dump", str(dump), "--json"]
             start = time.perf_counter()
-            proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            _, status, usage = os.wait4(proc.pid, 0)
+            report = tmp / "audit.json"
+            with report.open("wb") as out:
+                proc = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=subprocess.PIPE)
+                _, status, usage = os.wait4(proc.pid, 0)
             seconds = time.perf_counter() - start
             err = proc.stderr.read().decode() if proc.stderr else ""
-            if os.waitstatus_to_exitcode(status) not in (0, 1):
-                raise SystemExit(f"gpupool audit on {nodes} nodes failed:\n{err}")
+            code = os.waitstatus_to_exitcode(status)
+            if code not in (0, 1) or _audit_report_code(report) != code:  # 1: findings; not a crash that exits 1
+                raise SystemExit(f"gpupool audit on {nodes} nodes failed (exit {code}):\n{err}")
             pulumi.add("pulumi imported: True" in err)
             measured.append((seconds, usage.ru_maxrss / 1024))
         times = [t for t, _ in measured]

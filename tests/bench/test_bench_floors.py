@@ -102,3 +102,22 @@ def test_the_floor_process_gets_the_collector_settings_of_gpupool(monkeypatch):
         assert gc.get_threshold() == adapter.gc_thresholds()
     finally:
         gc.set_threshold(*before)
+
+
+def test_the_audit_rows_time_a_real_audit_and_see_its_imports(tmp_path: Path):
+    """The audit rows' process runs the audit to its report and then says what it imported (a probe that
+    fails to start, or ends before saying it, must not pass as a fast audit without Pulumi)."""
+    import json
+    import subprocess
+
+    import clusters
+
+    dump = clusters.write_dump(tmp_path / "probe.json", 4, pods_per_node=3, daemonsets=2)
+    out = subprocess.run([sys.executable, "-c", run.AUDIT_PROBE, "audit", "--cluster-dump", str(dump), "--json"],
+                         capture_output=True, text=True, cwd=ROOT)
+    report = json.loads(out.stdout)
+    assert report["command"] == "audit" and report["exitCode"] == out.returncode
+    assert out.stderr.strip().splitlines()[-1] == "pulumi imported: False"
+    rows, peaks = run.audit_rows(tmp_path, (4,), 1)
+    assert set(peaks) == {4} and rows[0][-1].endswith("Pulumi imported: False")
+    assert not list(tmp_path.glob("cluster-*.json"))  # the rows remove their dumps
