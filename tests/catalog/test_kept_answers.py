@@ -14,6 +14,15 @@ def _names(result) -> list[str]:
     return [t.name for t in result.candidates]
 
 
+
+def _load_small_catalog(tmp_path, monkeypatch) -> None:
+    """Load a two-type instance table (g6.xlarge, m5.large) in place of the shipped one."""
+    small = tmp_path / catalog.DATA_FILE
+    small.write_text("# upstream: x@1 (2026-01-01)\n# types: 2\n" + ",".join(catalog.COLUMNS) + "\n"
+                     "g6.xlarge,4,16384,1,amd64\nm5.large,2,8192,0,amd64\n")
+    monkeypatch.setattr(catalog, "data_file", lambda: small)
+    catalog._catalog.cache_clear()
+
 def test_a_given_universe_is_judged_on_its_own_types_before_and_after_the_catalog_answer_is_kept():
     few = [catalog.find(n) for n in ("m5.large", "g6.xlarge", "p5.48xlarge")]
     before = _names(evaluate(NVIDIA, types=few))
@@ -24,11 +33,7 @@ def test_a_given_universe_is_judged_on_its_own_types_before_and_after_the_catalo
 
 def test_a_reloaded_catalog_is_judged_from_its_own_table_not_the_previous_ones_answers(tmp_path, monkeypatch):
     evaluate(NVIDIA)  # the loaded table's answer, kept
-    small = tmp_path / catalog.DATA_FILE
-    small.write_text("# upstream: x@1 (2026-01-01)\n# types: 2\n" + ",".join(catalog.COLUMNS) + "\n"
-                     "g6.xlarge,4,16384,1,amd64\nm5.large,2,8192,0,amd64\n")
-    monkeypatch.setattr(catalog, "data_file", lambda: small)
-    catalog._catalog.cache_clear()
+    _load_small_catalog(tmp_path, monkeypatch)
     try:
         names = {t.name for t in catalog.all_types()}
         got = _names(evaluate(NVIDIA))
@@ -80,11 +85,7 @@ def test_candidates_follow_a_reloaded_catalog(tmp_path, monkeypatch):
     from gpu_node_pool.catalog.requirements import candidates
 
     full = candidates(NVIDIA)  # kept for the loaded table
-    small = tmp_path / catalog.DATA_FILE
-    small.write_text("# upstream: x@1 (2026-01-01)\n# types: 2\n" + ",".join(catalog.COLUMNS) + "\n"
-                     "g6.xlarge,4,16384,1,amd64\nm5.large,2,8192,0,amd64\n")
-    monkeypatch.setattr(catalog, "data_file", lambda: small)
-    catalog._catalog.cache_clear()
+    _load_small_catalog(tmp_path, monkeypatch)
     try:
         got = _names_of(candidates(NVIDIA))
         assert "g6.xlarge" in got and "g5.xlarge" not in got and set(got) <= {t.name for t in catalog.all_types()}
