@@ -299,3 +299,22 @@ def test_long_user_data_is_read_without_the_memo_and_alike():
         assert user_data._found(text) == user_data._read_found(text)
     assert user_data._found_in_text.cache_info().currsize == 1  # the short one
     assert user_data.read_registration(long).labels == {"a": "b"}
+
+
+def test_user_data_past_the_memo_bound_is_read_but_not_kept_by_any_reader():
+    """Texts over 64 KiB (decoded; e.g. gzip expanded) are read each time, whichever reader asks, so the memo
+    holds at most its 4096 texts of at most 64 KiB."""
+    import base64
+    import gzip
+
+    from gpu_node_pool.backends._shared import user_data as u
+    from gpu_node_pool.backends._shared.registration_mentions import read_user_data_registration
+
+    big = base64.b64encode(gzip.compress(("#!/bin/sh\n# register-with-taints\n" + "# x\n" * 20_000).encode())).decode()
+    u._found_in_text.cache_clear()
+    u.read_registration(big)
+    read_user_data_registration(big)
+    assert u._found_in_text.cache_info().currsize == 0
+    small = base64.b64encode(b"#!/bin/sh\n/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints=a=b:NoSchedule'\n").decode()
+    read_user_data_registration(small)
+    assert u._found_in_text.cache_info().currsize == 1

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .registration import REGISTER_WITH_TAINTS_FLAG
-from .user_data import _expand_args, _found_in_text, decode_user_data, mime_parts
+from .user_data import _expand_args, decode_user_data, found_in_text, mime_parts
 
 __all__ = ["MENTIONS", "UserDataRegistration", "read_user_data_registration", "unreadable_registration_mentions"]
 
@@ -58,7 +58,7 @@ def unreadable_registration_mentions(user_data: str | bytes | None) -> list[str]
     text = decode_user_data(user_data)
     if not any(m in text for m in MENTIONS):
         return []
-    config_read = _found_in_text(text).config_taints is not None
+    config_read = found_in_text(text).config_taints is not None
     out = []
     for body in _texts(text):
         for line in body.replace("\\\n", " ").splitlines():

@@ -453,6 +453,12 @@ def _found(user_data: str | bytes | None) -> _Found:
     # Read once per distinct (decoded) text: the plan and every policy read the same launch
     # templates again.
     text = decode_user_data(user_data)
+    return found_in_text(text)
+
+
+def found_in_text(text: str) -> _Found:
+    """:func:`_found` of decoded user data: kept in :func:`_found_in_text` up to :data:`_MEMO_TEXT_CHARS`, read
+    each time beyond (every reader of decoded text goes through here, so the memo's bound holds)."""
     return _found_in_text(text) if len(text) <= _MEMO_TEXT_CHARS else _read_found(text)
 
 
