@@ -113,3 +113,13 @@ def test_tags_kept_per_text_are_pyyamls() -> None:
     finally:
         loader.dispose()
     assert _tags(ours) == _tags(yaml.compose(text, Loader=yaml.SafeLoader))
+
+
+@pytest.mark.parametrize("value", ["!!int abc", "!!float abc", "!!bool abc", "!!timestamp abc", "!!map a"])
+def test_a_value_its_explicit_tag_cannot_read_is_a_config_error_at_its_line(value):
+    text = f"config:\n  gpu-node-pools:cluster:\n    name: {value}\n"
+    with pytest.raises(ConfigError) as err:
+        read_stack_file(text.encode(), "Pulumi.x.yaml")
+    (issue,) = err.value.issues
+    assert issue.location.line == 3 and "does not fit its explicit YAML tag" in issue.message
+    assert value in issue.message

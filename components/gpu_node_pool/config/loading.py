@@ -511,6 +511,17 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
         mark = getattr(syntax, "problem_mark", None)
         where = Location(file or name, mark.line + 1, mark.column + 1) if mark is not None else None
         raise ConfigError([ConfigIssue(*yaml_syntax_problem(syntax, name), where)], name) from None
+    except (ValueError, KeyError, AttributeError, TypeError):
+        tagged = [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1) if "!!" in line]
+        if not tagged:  # no explicit tag: not the file's mistake
+            raise
+        # PyYAML's constructor of an explicit tag met a text it cannot read (`!!int abc`, `!!map a`)
+        line, written = tagged[0]
+        raise ConfigError([ConfigIssue(
+            name, f"{written[:80]!r}: a value does not fit its explicit YAML tag (lines with a tag: "
+            f"{', '.join(str(i) for i, _ in tagged[:5])}); a stack config needs no tags: remove them and write the "
+            "plain value (YAML 1.1 types, https://yaml.org/type/)", Location(file or name, line, 1),
+        )], name) from None
     finally:
         loader.dispose()
     issues = [ConfigIssue(name, d, Location(file or name, line, column)) for d, line, column in loader.duplicates]
