@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from gpu_node_pool.config import ConfigError
-from gpu_node_pool.config.loading import _nesting_depth, _StrictLoader, read_stack_file
+from gpu_node_pool.config.loading import read_stack_file
+from gpu_node_pool.config.stack_yaml import _nesting_depth, _StrictLoader
 
 
 def _load(text: str, tree: bool) -> tuple[object, list[tuple[str, int, int]], _StrictLoader]:

@@ -92,7 +92,7 @@ def test_a_long_file_without_anchors_is_not_blamed_on_aliases(capsys, temp_proje
 def test_aliases_may_add_up_to_the_bound_beyond_what_the_file_writes(copies):
     import yaml
 
-    from gpu_node_pool.config.loading import _check_alias_expansion
+    from gpu_node_pool.config.stack_yaml import _check_alias_expansion
     from gpu_node_pool.sdk.yaml_bounded import AliasExpansionError
 
     written = "".join(f"k{i}: [{', '.join(['v'] * 9)}]\n" for i in range(100))  # 1,000-odd nodes written
