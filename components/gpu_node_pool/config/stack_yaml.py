@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from ..sdk.yaml_bounded import AliasExpansionError, check_expansion
+from ..sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, AliasExpansionError, check_expansion
 from .defaults import PROJECT
 from .errors import ConfigIssue
 from .locations import FileMarks
@@ -57,7 +57,7 @@ def _written(root: yaml.Node) -> int:
 
 #: The tag of a merge key (``<<: *base``): constructing its mapping rewrites the composed node.
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-_STR_TAG, _MAP_TAG, _SEQ_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_STR_TAG, _MAP_TAG, _SEQ_TAG = STR_TAG, MAP_TAG, SEQ_TAG
 _NUMBER_TAGS = frozenset(("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"))
 _CONSTANT_TAGS = frozenset(("tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"))
 

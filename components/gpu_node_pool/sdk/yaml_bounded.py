@@ -16,7 +16,10 @@ from typing import Any
 
 import yaml
 
-__all__ = ["MAX_EXPANDED_VALUES", "AliasExpansionError", "check_expansion", "load_all_bounded", "load_bounded"]
+__all__ = ["MAX_EXPANDED_VALUES", "AliasExpansionError", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "SEQ_TAG", "MAP_TAG"]
+
+#: PyYAML's resolved tags of a string, a list and a mapping (the YAML 1.1 tag repository, https://yaml.org/type/).
+STR_TAG, SEQ_TAG, MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 
 #: Most values one document may expand to through its aliases. A Kubernetes manifest or a
 #: cluster dump of thousands of objects writes its values out; aliases that multiply them are

@@ -17,6 +17,7 @@ import yaml
 
 from ...k8s.labels import label_syntax_problem, node_restriction_problem
 from ...k8s.taints import Taint, TaintError, find_duplicate_taints
+from ...sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG
 
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
     from ...config import ClusterConfig
@@ -206,7 +207,7 @@ def nodeadm_mime(payload: str) -> str:
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_STR, _SEQ, _MAP = STR_TAG, SEQ_TAG, MAP_TAG
 
 
 class _NotPlain(Exception):

@@ -53,7 +53,7 @@ import yaml
 
 from ...k8s.patterns import full_match
 from ...k8s.taints import Taint
-from ...sdk.yaml_bounded import load_all_bounded
+from ...sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, load_all_bounded
 
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
     pass
@@ -226,7 +226,7 @@ def _read_shell(text: str, found: _Found) -> None:
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_STR, _SEQ, _MAP = STR_TAG, SEQ_TAG, MAP_TAG
 #: Deepest node :func:`_plain_data` builds; deeper documents go through the loader's constructor.
 _PLAIN_DEPTH = 64
 
