@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "audit"))
 from audit_cluster import PENDING_MESSAGE, acceptance_objects, as_list  # noqa: E402
 
 from gpu_node_pool.cli.commands import main  # noqa: E402
-from gpu_node_pool.sdk.terminal import escape_control, terminal_text  # noqa: E402
+from gpu_node_pool.sdk.terminal import _TABLE, escape_control, terminal_text  # noqa: E402
 
 FORGED = "0 mandatory, 0 advisory, 0 info; exit 0 (--fail-on mandatory)"
 
@@ -23,6 +25,13 @@ def test_escape_control_escapes_every_control_and_keeps_text():
     assert escape_control("l\u2028m\u202eevil\u2066") == "l\\u2028m\\u202eevil\\u2066"
     assert escape_control("nvidia.com/gpu=présent:NoSchedule C:\\x") == "nvidia.com/gpu=présent:NoSchedule C:\\x"
     assert terminal_text(["one", "", "two\nthree"]) == "one\n\ntwo\\nthree"
+
+
+@given(st.text())
+def test_no_character_that_needs_escaping_is_left_as_it_is(text):
+    shown = escape_control(text)
+    assert not any(ord(c) in _TABLE for c in shown)  # every escape is plain ASCII
+    assert shown == ("".join(_TABLE.get(ord(c), c) for c in text))
 
 
 def test_a_forged_summary_in_an_event_message_stays_inside_its_line(capsys, tmp_path):

@@ -21,6 +21,7 @@ escapes every control character).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 __all__ = ["MAX_SHOWN", "escape_control", "shown", "terminal_text"]
@@ -35,11 +36,16 @@ _TABLE = {
     **{c: f"\\u{c:04x}" for c in (0x2028, 0x2029, *_BIDI)},
 }
 
+#: Any character of :data:`_TABLE`: most lines hold none, and a search in C finds that without
+#: looking each character up in the table.
+_ESCAPED = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]")
+
 
 def escape_control(text: object) -> str:
     """``str(text)`` with every control character escaped (see the module docstring): one line,
     safe to print; printable text, non-ASCII letters included, is unchanged."""
-    return str(text).translate(_TABLE)
+    line = str(text)
+    return line if _ESCAPED.search(line) is None else line.translate(_TABLE)
 
 
 def terminal_text(lines: Iterable[object]) -> str:
