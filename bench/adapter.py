@@ -92,7 +92,7 @@ def cold_caches() -> None:
     _user_data._found_in_text.cache_clear()
     _names._qualified_name_problem.cache_clear()
     _names._label_value_problem.cache_clear()
-    _requirements._candidate_names.cache_clear()  # NodePool candidate types per requirements and limits
+    _requirements._kept.cache_clear()  # NodePool evaluations per requirements and limits
     _requirements._VERDICTS.clear()
     _common._taint.cache_clear()  # a pool's Taint per key, value and effect
 

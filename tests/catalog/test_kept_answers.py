@@ -97,3 +97,30 @@ def test_candidates_follow_a_reloaded_catalog(tmp_path, monkeypatch):
 
 def _names_of(types) -> list[str]:
     return [t.name for t in types]
+
+
+def test_a_karpenter_pools_kept_evaluation_tells_apart_what_evaluate_tells_apart_and_follows_a_reload(
+        tmp_path, monkeypatch):
+    from gpu_node_pool.backends.karpenter.feasibility import evaluation
+
+    def gpus(value):
+        return [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "In", "values": [value]}]
+
+    one = _names(evaluation(gpus(1), {}))
+    assert one and _names(evaluation(gpus(True), {})) == [] == _names(evaluate(gpus(True)))
+    assert _names(evaluation(NVIDIA, {"nvidia.com/gpu": 1}))
+    try:  # kept after the limit 1, a limit of True is still refused
+        evaluation(NVIDIA, {"nvidia.com/gpu": True})
+    except RequirementError:
+        pass
+    else:
+        raise AssertionError("limits.nvidia.com/gpu: True must be refused as evaluate refuses it")
+    full = _names(evaluation(NVIDIA, {}))
+    _load_small_catalog(tmp_path, monkeypatch)
+    try:
+        got = _names(evaluation(NVIDIA, {}))
+        assert "g6.xlarge" in got and "g5.xlarge" not in got and set(got) <= {t.name for t in catalog.all_types()}
+    finally:
+        catalog._catalog.cache_clear()
+    monkeypatch.undo()
+    assert _names(evaluation(NVIDIA, {})) == full

@@ -67,6 +67,7 @@ __all__ = [
     "evaluate",
     "gpu_limit_is_zero",
     "is_gpu_pool",
+    "kept_evaluation",
 ]
 
 KARPENTER_PREFIX = "karpenter.k8s.aws/"
@@ -314,7 +315,7 @@ def _forget_other_tables() -> None:
     table = _types()
     if _VERDICTS_OF[0] is not table:
         _VERDICTS.clear()
-        _candidate_names.cache_clear()
+        _kept.cache_clear()
         _VERDICTS_OF[0] = table
 
 
@@ -418,10 +419,12 @@ def evaluate(
     )
 
 
-def candidates(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None = None) -> tuple[InstanceType, ...]:
-    """``evaluate(requirements, limits).candidates`` over the whole catalog, kept per content of the requirements
-    and limits (a stack's NodePools share a few sets of them; every reader of every NodePool asks). Plain data
-    only (JSON-like: dicts, lists, strings, numbers, booleans, None); anything else is evaluated every time.
+def kept_evaluation(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None = None) -> Evaluation:
+    """:func:`evaluate` over the whole catalog, kept per content of the requirements and limits (a stack's NodePools
+    share a few sets of them; config validation, warnings, the plan and every policy ask for the same pool) and
+    for the loaded table only. Plain data only (JSON-like: dicts, lists, strings, numbers, booleans, None), told
+    apart as :func:`evaluate` tells them apart (``1``, ``1.0`` and ``True`` are three keys); anything else is
+    evaluated every time.
 
     Raises:
         RequirementError: as :func:`evaluate` (a malformed requirement or limit is never kept).
@@ -429,15 +432,24 @@ def candidates(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, A
     try:
         key = (_content(requirements), _content(limits))
     except TypeError:
-        return evaluate(requirements, limits).candidates
+        return evaluate(requirements, limits)
     _forget_other_tables()
-    return _candidate_names(*key)
+    return _kept(*key)
+
+
+def candidates(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None = None) -> tuple[InstanceType, ...]:
+    """``evaluate(requirements, limits).candidates`` over the whole catalog, kept as :func:`kept_evaluation` keeps it.
+
+    Raises:
+        RequirementError: as :func:`evaluate`.
+    """
+    return kept_evaluation(requirements, limits).candidates
 
 
 @functools.lru_cache(maxsize=256)
-def _candidate_names(requirements: Any, limits: Any) -> tuple[InstanceType, ...]:
-    """:func:`candidates` of the plain data :func:`_content` stands for (kept for the loaded table only)."""
-    return evaluate(_thaw(requirements), _thaw(limits)).candidates
+def _kept(requirements: Any, limits: Any) -> Evaluation:
+    """:func:`kept_evaluation` of the plain data :func:`_content` stands for (kept for the loaded table only)."""
+    return evaluate(_thaw(requirements), _thaw(limits))
 
 
 #: Scalars :func:`_content` keeps with their type: 1, 1.0 and True are equal keys, but not equal values to read.

@@ -21,36 +21,19 @@ Pure (no Pulumi).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from ...catalog.requirements import Evaluation, RequirementError, evaluate
+from ...catalog.requirements import Evaluation, RequirementError, kept_evaluation
 from .._shared.capacity import unknown_type_findings
 
 __all__ = ["candidates_summary", "evaluation", "pool_problems", "pool_warnings"]
 
 
-def _freeze(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple((k, _freeze(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-def _thaw_reqs(frozen: tuple) -> list[dict[str, Any]]:
-    return [{k: (list(v) if isinstance(v, tuple) else v) for k, v in req} for req in frozen]
-
-
-@lru_cache(maxsize=256)
-def _evaluate(reqs: tuple, limits: tuple) -> Evaluation:
-    return evaluate(_thaw_reqs(reqs), dict(limits))
-
-
 def evaluation(requirements: list[dict[str, Any]], limits: dict[str, Any]) -> Evaluation:
-    """:func:`evaluate` of a NodePool's requirements and limits, cached (config validation, warnings and
-    the plan ask for the same pool). Raises :class:`RequirementError` on malformed input."""
-    return _evaluate(_freeze(requirements), _freeze(dict(limits)))
+    """:func:`~gpu_node_pool.catalog.requirements.evaluate` of a NodePool's requirements and limits over the
+    catalog, kept per content and loaded table (:func:`~gpu_node_pool.catalog.requirements.kept_evaluation`).
+    Raises :class:`RequirementError` on malformed input."""
+    return kept_evaluation(requirements, dict(limits))
 
 
 def _unknown_types_allowed(pool: Any) -> bool:
