@@ -184,3 +184,12 @@ def test_user_data_more_than_ec2s_16_kb_is_refused():
 def test_user_data_of_the_other_image_family_is_refused(user_data, alias, needles):
     ((path, message),) = config_issues(stack(user_data, alias))
     assert path == "pools[0].nodeClass" and all(n in message for n in needles), message
+
+
+@pytest.mark.parametrize("bad", ["!!int abc", "!!float x"])
+def test_a_user_data_value_its_explicit_yaml_tag_cannot_read_is_a_config_issue(bad):
+    tagged = NODEADM.replace("      registerWithTaints:", f"      maxPods: {bad}\n      registerWithTaints:")
+    issues = config_issues(stack(tagged, "al2023@latest"))
+    assert issues, "a NodeConfig that PyYAML cannot construct must be refused, not read as nothing"
+    ((path, message),) = issues
+    assert path.startswith("pools[0].nodeClass") and "explicit YAML tag" in message and bad.split()[1] in message

@@ -261,20 +261,42 @@ def _yaml_docs(text: str) -> Iterator[Any]:
     """Each document of ``text`` as :func:`load_all_bounded` gives it, one at a time. Without an anchor
     (``&``, so no alias) a document of strings, lists and string-keyed mappings is built from libyaml's
     nodes by :func:`_plain_data`, skipping the constructor's per-node dispatch; any other document,
-    and text with anchors, goes through the loader as before."""
-    if "&" in text:
-        yield from load_all_bounded(text)
-        return
-    loader = _LOADER(text)
+    and text with anchors, goes through the loader as before.
+
+    Raises:
+        yaml.YAMLError: the text does not parse, or (:class:`_TagMismatch`) a value does not fit its explicit
+            tag (``!!int abc``: PyYAML's constructor raises a bare ``ValueError`` there).
+    """
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            try:
-                yield _plain_data(node)
-            except _NotPlain:
-                yield loader.construct_document(node)
-    finally:
-        loader.dispose()
+        if "&" in text:
+            yield from load_all_bounded(text)
+            return
+        loader = _LOADER(text)
+        try:
+            while loader.check_node():
+                node = loader.get_node()
+                try:
+                    yield _plain_data(node)
+                except _NotPlain:
+                    yield loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except (ValueError, KeyError, AttributeError, TypeError) as err:
+        if not isinstance(err, _TAG_ERRORS) or "!!" not in text:
+            raise
+        raise _TagMismatch(
+            None, None, f"has a value that does not fit its explicit YAML tag ({type(err).__name__}: {str(err)[:80]}); "
+            "write the plain value without the tag (YAML 1.1 types, https://yaml.org/type/)") from None
+
+
+class _TagMismatch(yaml.constructor.ConstructorError):
+    """A YAML document that parses but holds a value its explicit tag cannot read: YAML written wrong, not text
+    that is not YAML."""
+
+
+#: What PyYAML's safe constructor raises, unwrapped, for a value its explicit tag cannot read: ``!!int abc``
+#: (ValueError), ``!!bool maybe`` (KeyError), ``!!timestamp nope`` (AttributeError), ``!!map a`` (TypeError).
+_TAG_ERRORS = (ValueError, KeyError, AttributeError, TypeError)
 
 
 def _taints(value: Any, where: str) -> list[Taint]:
@@ -439,6 +461,8 @@ def _read_text(text: str, found: _Found) -> None:
     try:
         if _read_yaml_docs(list(_yaml_docs(text)), found):
             return
+    except _TagMismatch:
+        raise  # YAML, written wrong: said, not read as a script
     except yaml.YAMLError:
         pass
     if "--" in text:
@@ -485,6 +509,8 @@ def _read_found(text: str) -> _Found:
     found = _Found()
     try:
         _read_text(text, found)
+    except _TagMismatch as err:
+        raise UserDataError(f"a YAML part of the user data {err.problem}") from None
     except yaml.YAMLError as err:
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise UserDataError(f"a YAML part of the user data does not parse ({first})") from None
