@@ -181,7 +181,8 @@ class ClusterConfig(Model):
     def not_judged(self) -> tuple[str, ...]:
         """The identity keys (camelCase, e.g. ``("name", "subnetIds")``) given as Pulumi Inputs and
         so not judged: ``None`` on this model, their values in the ``ClusterIdentity`` beside it."""
-        return tuple(to_camel(f) for f in IDENTITY_FIELDS if f in self._not_judged)
+        not_judged = self._not_judged  # a private attribute: read through pydantic's __getattr__, once
+        return tuple(to_camel(f) for f in IDENTITY_FIELDS if f in not_judged)
 
     def given(self, field: str) -> bool:
         """True when the identity or settings ``field`` (snake_case) has a value, plain or an
