@@ -124,3 +124,12 @@ def test_a_value_its_explicit_tag_cannot_read_is_a_config_error_at_its_line(valu
     (issue,) = err.value.issues
     assert issue.location.line == 3 and "does not fit its explicit YAML tag" in issue.message
     assert value in issue.message
+
+
+@pytest.mark.parametrize("anchor", ["", "\n    note: &a x"], ids=["tree-pass", "pyyaml-construction"])
+def test_a_number_longer_than_python_converts_is_a_config_error_at_its_line(anchor):
+    text = f"config:\n  gpu-node-pools:cluster:\n    maxSize: {'9' * 5000}{anchor}\n"
+    with pytest.raises(ConfigError) as err:
+        read_stack_file(text.encode(), "Pulumi.x.yaml")
+    (issue,) = err.value.issues
+    assert issue.location.line == 3 and "5000 digits" in issue.message and "9" * 100 not in issue.message

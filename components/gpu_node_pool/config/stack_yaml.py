@@ -6,6 +6,7 @@ uses it; nothing here knows Pulumi's config form or the pool models."""
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -241,7 +242,15 @@ class _Yaml11Number:
 
 
 def _construct_number(loader: Any, node: Any) -> Any:
-    value = (loader.construct_yaml_int if node.tag.endswith(":int") else loader.construct_yaml_float)(node)
+    try:
+        value = (loader.construct_yaml_int if node.tag.endswith(":int") else loader.construct_yaml_float)(node)
+    except ValueError as err:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        if not str(node.value).lstrip("+-").replace("_", "").isdigit():
+            raise
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a number of {len(node.value)} digits is longer than any config value takes (Python reads "
+            f"at most {sys.get_int_max_str_digits()}); write the number the setting needs, or quote it if it is a "
+            "string", node.start_mark) from None
     text = node.value
     if isinstance(text, str) and not _DECIMAL.fullmatch(text) and text.lower().lstrip("+-") not in (".inf", ".nan"):
         return _Yaml11Number(text, value)
@@ -259,7 +268,7 @@ def _python_parser_error(text: str) -> yaml.YAMLError | None:
         yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - the safe loader
     except yaml.YAMLError as err:
         return err
-    except RecursionError:  # nesting too deep for the pure-Python parser: keep libyaml's error
+    except (RecursionError, ValueError):  # too deep, or a number too long, for the pure-Python parser: keep libyaml's
         return None
     return None
 
