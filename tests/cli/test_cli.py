@@ -132,3 +132,12 @@ def test_an_unclosed_flow_sequence_names_where_it_was_opened(capsys, temp_projec
 def test_validate_command(capsys):
     assert main(["validate", "--stack", "dev", "--project-dir", str(ROOT)]) == 0
     assert "config is valid" in capsys.readouterr().out
+
+
+def test_a_directory_named_as_a_stack_file_is_said_to_be_one_and_not_listed_as_a_stack(tmp_path, capsys):
+    (tmp_path / "Pulumi.yaml").write_text("name: gpu-node-pools\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "Pulumi.odd.yaml").mkdir()
+    code = main(["validate", "--stack", "odd", "--project-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "is a directory, not a stack file" in err and "stacks here: dev" in err, err

@@ -244,7 +244,7 @@ class _Yaml11Number:
 def _construct_number(loader: Any, node: Any) -> Any:
     try:
         value = (loader.construct_yaml_int if node.tag.endswith(":int") else loader.construct_yaml_float)(node)
-    except ValueError as err:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+    except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
         if not str(node.value).lstrip("+-").replace("_", "").isdigit():
             raise
         raise yaml.constructor.ConstructorError(

@@ -9,6 +9,7 @@ when a place is first asked for).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,8 +61,12 @@ def read_stack(project_dir: Path, stack: str) -> StackFile:
     config_dir = project_dir / project.get("stackConfigDir", ".")
     path = config_dir / f"Pulumi.{stack}.yaml"
     if not path.is_file():
-        available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
-        raise FileNotFoundError(f"no stack file {path}; stacks here: {', '.join(available) or 'none'}")
+        available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml")
+                           if p.is_file())
+        what = (f"{path} is a directory, not a stack file" if path.is_dir() else
+                f"{path} is not a regular file (a FIFO, a device or a broken symbolic link)" if os.path.lexists(path)
+                else f"no stack file {path}")
+        raise FileNotFoundError(f"{what}; stacks here: {', '.join(available) or 'none'}")
     return read_stack_path(project_dir, path, str(project.get("name") or PROJECT))
 
 
