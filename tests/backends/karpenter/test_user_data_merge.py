@@ -193,3 +193,4 @@ def test_a_user_data_value_its_explicit_yaml_tag_cannot_read_is_a_config_issue(b
     assert issues, "a NodeConfig that PyYAML cannot construct must be refused, not read as nothing"
     ((path, message),) = issues
     assert path.startswith("pools[0].nodeClass") and "explicit YAML tag" in message and bad.split()[1] in message
+    assert "cannot be read" in message and "taints or labels" not in message  # maxPods is neither

@@ -111,8 +111,13 @@ def user_data_problem(user_data: str) -> str | None:
     if bad is not None:
         return (f"nodeClass.userData holds the control character {bad!r}; user data is a script, MIME or TOML text "
                 f"({_SOURCE}, spec.userData): write it as text")
+    from .._shared.user_data import UserDataError
+
     try:
         user_data_registration(user_data)
+    except UserDataError as err:  # the text as a whole cannot be read (YAML that does not parse, a tag it cannot read)
+        return (f"nodeClass.userData cannot be read: {err}; the node's bootstrap (nodeadm, Bottlerocket) would fail on "
+                f"it as well ({_SOURCE}, spec.userData): fix that part of userData")
     except ValueError as err:  # TaintError is a ValueError
         return (f"nodeClass.userData sets kubelet taints or labels that do not parse ({err}); Karpenter sets them "
                 f"from the NodePool ({_SOURCE}, spec.userData): declare them as the pool's taints and labels")
