@@ -14,7 +14,7 @@ The statements go, in registration order, into functions of ``STATEMENTS_PER_FUN
 ``main`` calls in turn, as a hand-written program keeps one pool's resources in one function.
 
 :func:`run` is the process setup both sides share: the same mocks answer (inputs echoed as
-outputs), preview mode, a fresh root stack, the collector frozen around the program and no stack
+outputs), preview mode, a fresh root stack, monitor calls answered by one thread in order, the collector frozen around the program and no stack
 trace captured per registration, as ``gpu_node_pool.plan.record`` does. It imports nothing of ``gpu_node_pool``, so the
 whole-process floor pays for the Pulumi SDKs alone:
 
@@ -37,6 +37,7 @@ import inspect
 import os
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +191,10 @@ def generate(captured: list[dict[str, Any]], unknown: str, ami: str | None = Non
 GC_ENV = "GPUPOOL_BENCH_GC_THRESHOLDS"
 
 
+#: The one-thread executor of every run in this process (as gpu_node_pool.sdk.monitor_order keeps one).
+_SERIAL: list[Any] = []
+
+
 def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None, *, stack_traces: bool = False) -> int:
     """Run ``program()`` under mocks set up as the plan sets them up; returns how many
     resources registered (``sink`` receives ``(type, name, inputs)`` of each). ``stack_traces``:
@@ -197,7 +202,7 @@ def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None,
     import pulumi
     from pulumi.runtime import settings
     from pulumi.runtime import stack as rt_stack
-    from pulumi.runtime.sync_await import _sync_await
+    from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
     seen: list[tuple[str, str, dict[str, Any]]] = sink if sink is not None else []
     tune_gc()  # already done by the process's __main__ before any provider import; here for in-process use
@@ -216,8 +221,12 @@ def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None,
     pulumi.runtime.set_mocks(_Mocks(), project=PROJECT, stack=STACK, preview=True)
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
-    # As the plan does while the program runs: the collector frozen, and no stack trace captured per
+    # As the plan does while the program runs: monitor calls answered by one thread in the order made
+    # (gpu_node_pool.sdk.monitor_order), the collector frozen, and no stack trace captured per
     # registration (the mock monitor never reads it; gpu_node_pool.sdk.mock_stack_traces).
+    if not _SERIAL:
+        _SERIAL.append(ThreadPoolExecutor(max_workers=1))
+    _ensure_event_loop().set_default_executor(_SERIAL[0])
     from pulumi.runtime import resource as runtime_resource
 
     captures = runtime_resource._get_stack_trace

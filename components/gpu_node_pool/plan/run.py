@@ -281,9 +281,10 @@ def record(
     import pulumi
     from pulumi.runtime import stack as rt_stack
     from pulumi.runtime.mocks import MockMonitor
-    from pulumi.runtime.sync_await import _sync_await
+    from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
     from ..sdk.mock_stack_traces import without_stack_traces
+    from ..sdk.monitor_order import monitor_calls_in_order
 
     recorded: list[Recorded] = sink if sink is not None else []
     registering = threading.local()
@@ -325,6 +326,7 @@ def record(
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=_Monitor(mocks))
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
+    monitor_calls_in_order(_ensure_event_loop())  # resources recorded in the program's order, every run
     # What exists before the program (the provider SDKs' modules: hundreds of thousands of
     # objects) is left out of the collector's full passes while the program runs; a 100-pool
     # plan spent about a quarter of its time walking them.
