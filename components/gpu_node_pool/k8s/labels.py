@@ -76,14 +76,25 @@ def in_domain(key: str, domain: str) -> bool:
     return prefix == domain or prefix.endswith("." + domain)
 
 
+#: Characters of a key or value a label message repeats; the problem itself gives the full length.
+_SHOWN = 80
+
+
+def _quoted(value: Any) -> str:
+    """``repr(value)``, cut after :data:`_SHOWN` characters (a 5 MB value is not repeated whole)."""
+    text = repr(value[: _SHOWN + 1] if isinstance(value, str) else value)
+    return text if len(text) <= _SHOWN + 2 else f"{text[:_SHOWN]}..."
+
+
 def label_syntax_problem(key: Any, value: Any) -> str | None:
-    """Kubernetes syntax of one label: key a qualified name, value a label value."""
+    """Kubernetes syntax of one label: key a qualified name, value a label value. The message repeats at most
+    :data:`_SHOWN` characters of either."""
     problem = qualified_name_problem(key)
     if problem:
-        return f"label key {key!r} {problem}"
+        return f"label key {_quoted(key)} {problem}"
     problem = label_value_problem(value)
     if problem:
-        return f"label value {value!r} {problem}"
+        return f"label value {_quoted(value)} {problem}"
     return None
 
 
