@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["MAX_EXPANDED_VALUES", "AliasExpansionError", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "SEQ_TAG", "MAP_TAG"]
+__all__ = ["MAX_EXPANDED_VALUES", "AliasExpansionError", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
 
 #: PyYAML's resolved tags of a string, a list and a mapping (the YAML 1.1 tag repository, https://yaml.org/type/).
 STR_TAG, SEQ_TAG, MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
@@ -77,6 +77,30 @@ def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES, advice: s
                 todo.append((child, False))
 
 
+class TagValueError(yaml.constructor.ConstructorError):
+    """A document that parses but holds a value its explicit tag cannot read (``!!int abc``): YAML written
+    wrong. PyYAML's safe constructor raises a bare exception there (:data:`_TAG_ERRORS`); the loaders here
+    raise this instead, a ``yaml.YAMLError`` like every other YAML mistake."""
+
+
+#: What PyYAML's safe constructor raises, unwrapped, for a value its explicit tag cannot read: ``!!int abc``
+#: (ValueError), ``!!bool maybe`` (KeyError), ``!!timestamp nope`` (AttributeError), ``!!map a`` (TypeError).
+_TAG_ERRORS = (ValueError, KeyError, AttributeError, TypeError)
+
+
+def with_tag_errors(docs: Iterator[Any], text: str) -> Iterator[Any]:
+    """``docs`` (documents constructed from ``text``, one at a time), with a value its explicit tag cannot read
+    raised as :class:`TagValueError`. Text without ``!!`` has no explicit tag: its errors pass unchanged."""
+    try:
+        yield from docs
+    except _TAG_ERRORS as err:
+        if not isinstance(text, str) or "!!" not in text:
+            raise
+        raise TagValueError(
+            None, None, f"has a value that does not fit its explicit YAML tag ({type(err).__name__}: {str(err)[:80]}); "
+            "write the plain value without the tag (YAML 1.1 types, https://yaml.org/type/)") from None
+
+
 class _BoundedLoader(_BASE):  # type: ignore[misc, valid-type]
     """The safe loader, each document's expansion checked (:func:`check_expansion`) before it is built."""
 
@@ -102,11 +126,12 @@ def load_bounded(text: str) -> Any:
 
     Raises:
         AliasExpansionError: past :data:`MAX_EXPANDED_VALUES`, or an alias in its own anchor.
+        TagValueError: a value its explicit tag cannot read.
         yaml.YAMLError: not YAML.
     """
-    if isinstance(text, str) and "&" not in text:  # no anchor, so no alias: nothing can expand
-        return yaml.load(text, Loader=_BASE)  # noqa: S506 - the safe loader
-    return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a subclass of the safe loader
+    loader = _BASE if isinstance(text, str) and "&" not in text else _BoundedLoader  # no anchor: nothing can expand
+    one = (yaml.load(text, Loader=loader) for _ in (0,))  # noqa: S506 - safe loaders; built when asked for
+    return next(with_tag_errors(one, text))
 
 
 def load_all_bounded(text: str) -> Iterator[Any]:
@@ -114,6 +139,5 @@ def load_all_bounded(text: str) -> Iterator[Any]:
 
     Raises: as :func:`load_bounded`, when the document is reached.
     """
-    if isinstance(text, str) and "&" not in text:  # no anchor, so no alias: nothing can expand
-        return yaml.load_all(text, Loader=_BASE)  # noqa: S506 - the safe loader
-    return yaml.load_all(text, Loader=_BoundedLoader)  # noqa: S506 - a subclass of the safe loader
+    loader = _BASE if isinstance(text, str) and "&" not in text else _BoundedLoader  # no anchor: nothing can expand
+    return with_tag_errors(yaml.load_all(text, Loader=loader), text)  # noqa: S506 - safe loaders

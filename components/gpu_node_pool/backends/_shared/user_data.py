@@ -53,7 +53,7 @@ import yaml
 
 from ...k8s.patterns import full_match
 from ...k8s.taints import Taint
-from ...sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, load_all_bounded
+from ...sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, TagValueError, load_all_bounded, with_tag_errors
 
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
     pass
@@ -264,39 +264,25 @@ def _yaml_docs(text: str) -> Iterator[Any]:
     and text with anchors, goes through the loader as before.
 
     Raises:
-        yaml.YAMLError: the text does not parse, or (:class:`_TagMismatch`) a value does not fit its explicit
-            tag (``!!int abc``: PyYAML's constructor raises a bare ``ValueError`` there).
+        yaml.YAMLError: the text does not parse, or (:class:`TagValueError`) a value does not fit its explicit tag.
     """
+    if "&" in text:
+        yield from load_all_bounded(text)
+        return
+    yield from with_tag_errors(_anchorless_docs(text), text)
+
+
+def _anchorless_docs(text: str) -> Iterator[Any]:
+    loader = _LOADER(text)
     try:
-        if "&" in text:
-            yield from load_all_bounded(text)
-            return
-        loader = _LOADER(text)
-        try:
-            while loader.check_node():
-                node = loader.get_node()
-                try:
-                    yield _plain_data(node)
-                except _NotPlain:
-                    yield loader.construct_document(node)
-        finally:
-            loader.dispose()
-    except (ValueError, KeyError, AttributeError, TypeError) as err:
-        if not isinstance(err, _TAG_ERRORS) or "!!" not in text:
-            raise
-        raise _TagMismatch(
-            None, None, f"has a value that does not fit its explicit YAML tag ({type(err).__name__}: {str(err)[:80]}); "
-            "write the plain value without the tag (YAML 1.1 types, https://yaml.org/type/)") from None
-
-
-class _TagMismatch(yaml.constructor.ConstructorError):
-    """A YAML document that parses but holds a value its explicit tag cannot read: YAML written wrong, not text
-    that is not YAML."""
-
-
-#: What PyYAML's safe constructor raises, unwrapped, for a value its explicit tag cannot read: ``!!int abc``
-#: (ValueError), ``!!bool maybe`` (KeyError), ``!!timestamp nope`` (AttributeError), ``!!map a`` (TypeError).
-_TAG_ERRORS = (ValueError, KeyError, AttributeError, TypeError)
+        while loader.check_node():
+            node = loader.get_node()
+            try:
+                yield _plain_data(node)
+            except _NotPlain:
+                yield loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def _taints(value: Any, where: str) -> list[Taint]:
@@ -461,7 +447,7 @@ def _read_text(text: str, found: _Found) -> None:
     try:
         if _read_yaml_docs(list(_yaml_docs(text)), found):
             return
-    except _TagMismatch:
+    except TagValueError:
         raise  # YAML, written wrong: said, not read as a script
     except yaml.YAMLError:
         pass
@@ -509,7 +495,7 @@ def _read_found(text: str) -> _Found:
     found = _Found()
     try:
         _read_text(text, found)
-    except _TagMismatch as err:
+    except TagValueError as err:
         raise UserDataError(f"a YAML part of the user data {err.problem}") from None
     except yaml.YAMLError as err:
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
