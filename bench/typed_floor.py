@@ -14,8 +14,9 @@ The statements go, in registration order, into functions of ``STATEMENTS_PER_FUN
 ``main`` calls in turn, as a hand-written program keeps one pool's resources in one function.
 
 :func:`run` is the process setup both sides share: the same mocks answer (inputs echoed as
-outputs), preview mode, a fresh root stack, monitor calls answered by one thread in order, the collector frozen around the program and no stack
-trace captured per registration, as ``gpu_node_pool.plan.record`` does. It imports nothing of ``gpu_node_pool``, so the
+outputs), preview mode, a fresh root stack, monitor calls answered by one thread in order, the
+collector frozen around the program and no stack trace captured per registration, as
+``gpu_node_pool.plan.record`` does. It imports nothing of ``gpu_node_pool``, so the
 whole-process floor pays for the Pulumi SDKs alone:
 
     python bench/typed_floor.py PROGRAM.py     # one run, as a process (the whole-process floor)
