@@ -18,13 +18,16 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
 from ...config.common import Model, fail
+from ...config.messages import show
 from ...k8s.names import DNS1123_SUBDOMAIN_RE
 from ...k8s.patterns import full_match, pattern_search
+from ...k8s.quantity import parse_quantity
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 
@@ -63,6 +66,11 @@ KARPENTER_BUDGET_SCHEDULE_RE = re.compile(
 KARPENTER_QUANTITY_RE = re.compile(
     r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
 )
+#: The largest integer a resource property carries exactly: Pulumi sends a resource's inputs as a
+#: ``google.protobuf.Struct`` (pulumi/pulumi ``proto/pulumi/resource.proto``, ``RegisterResourceRequest.object``),
+#: whose numbers are doubles (protobuf ``google/protobuf/struct.proto``, ``Value.number_value``), so a
+#: larger integer arrives rounded (2**53 + 1 becomes 2**53). A string quantity arrives as written.
+PULUMI_EXACT_INT_MAX = 2**53 - 1
 #: A Kubernetes object name, DNS-1123 subdomain form: lower-case alphanumerics, ``-`` and ``.``
 #: (https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#dns-subdomain-names).
 K8S_OBJECT_NAME_RE = DNS1123_SUBDOMAIN_RE
@@ -100,19 +108,36 @@ def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
     return None
 
 
+def _written(value: Any) -> str:
+    """``value`` for a message; an integer too long for ``str()`` (over 4,300 digits) by its size."""
+    if isinstance(value, int) and value.bit_length() > 14_000:
+        return f"an integer of {value.bit_length()} bits"
+    return show(value)
+
+
 def quantity_problem(value: Any) -> str | None:
     """Why ``value`` is not a non-negative Kubernetes quantity for a NodePool limit, or None.
 
-    Accepted: an int, or a string matching :data:`KARPENTER_QUANTITY_RE` (``"1000"``,
-    ``"4000Gi"``, ``"500m"``), not negative. Refused with a sentence: a bool, a float or any other
-    type, a malformed string, a leading ``-``.
+    Accepted: an int up to :data:`PULUMI_EXACT_INT_MAX`, or a string matching
+    :data:`KARPENTER_QUANTITY_RE` (``"1000"``, ``"4000Gi"``, ``"500m"``, ``"1e3"``), not negative.
+    Refused with a sentence: a bool, a float or any other type, a larger int (Pulumi would round
+    it; the fix is the same number quoted), a malformed string, a leading ``-``.
     """
     if isinstance(value, bool) or not isinstance(value, int | str):
-        return f"{value!r} must be a Kubernetes quantity: an integer or a string such as '1000' or '4000Gi'"
+        return f"{show(value)} must be a Kubernetes quantity: an integer or a string such as '1000' or '4000Gi'"
+    if isinstance(value, int) and value > PULUMI_EXACT_INT_MAX:
+        try:
+            sent = f"the NodePool would get {int(float(value))}"
+        except OverflowError:
+            sent = "it does not fit one at all"
+        return (
+            f"{_written(value)} is above 2^53-1: Pulumi sends resource properties as protobuf Struct numbers (doubles), "
+            f"so {sent}; write it as a quoted string to send it exactly"
+        )
     if isinstance(value, str) and not pattern_search(KARPENTER_QUANTITY_RE, value):
-        return f"{value!r} is not a Kubernetes quantity (e.g. 32, '1000', '4000Gi', '500m')"
-    if str(value).startswith("-"):
-        return f"{value!r} is negative; a limit of capacity must be >= 0"
+        return f"{show(value)} is not a Kubernetes quantity (e.g. 32, '1000', '4000Gi', '500m')"
+    if (isinstance(value, int) and value < 0) or (isinstance(value, str) and value.startswith("-")):
+        return f"{_written(value)} is negative; a limit of capacity must be >= 0"
     return None
 
 
@@ -308,16 +333,24 @@ class KarpenterDisruption(Model):
         return budgets
 
 
+def _decimal(value: Fraction | None) -> str:
+    """A quantity's value for a message: ``1.5``, ``0.5``, ``0.001``."""
+    return format(float(value or 0), "g")
+
+
 def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
     """Why a GPU NodePool's ``spec.limits`` is refused; empty when fine.
 
-    Rules: resource names are qualified names, values Kubernetes quantities >= 0 (CRD
-    ``limits`` additionalProperties: int-or-string quantity), and ``nvidia.com/gpu`` is
-    present as a whole number: without it the pool can launch GPUs without bound
+    ``limits`` is the value as written (checked before pydantic reads it, so that a value that is
+    neither an int nor a string gets one sentence). Rules: resource names are qualified names,
+    values Kubernetes quantities >= 0 (CRD ``limits`` additionalProperties: int-or-string
+    quantity; :func:`quantity_problem`), and ``nvidia.com/gpu`` is present and a whole number by
+    value, as apimachinery reads a quantity (``32``, ``"32"``, ``"1e3"`` and ``"8k"`` are whole; ``"1.5"`` and
+    ``"500m"`` are not): without it the pool can launch GPUs without bound
     (limits are the only cap on a NodePool: kubernetes-sigs/karpenter
     ``pkg/controllers/provisioning/scheduling/scheduler.go`` removes the types that exceed them).
     """
-    problems = []
+    problems: list[str] = []
     for resource, value in limits.items():
         bad = qualified_name_problem(resource)
         if bad:
@@ -331,8 +364,9 @@ def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
             f"missing {KARPENTER_GPU_RESOURCE}: a GPU NodePool without a GPU limit can launch GPUs without bound; "
             f"add e.g. {KARPENTER_GPU_RESOURCE}: 32"
         )
-    elif not (isinstance(gpus, int) or (isinstance(gpus, str) and gpus.isdigit())):
-        problems.append(f"{KARPENTER_GPU_RESOURCE}: {gpus!r} must be a whole number of GPUs")
+    elif quantity_problem(gpus) is None and (parse_quantity(gpus) or Fraction(0)).denominator != 1:
+        problems.append(f"{KARPENTER_GPU_RESOURCE}: {gpus!r} is {_decimal(parse_quantity(gpus))} GPUs; "
+                        "the limit must be a whole number of GPUs, e.g. 32")
     return problems
 
 

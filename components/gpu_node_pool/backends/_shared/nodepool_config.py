@@ -94,9 +94,12 @@ class NodePoolBase(PoolBase):
                 raise fail(f"{zone!r} {bad}")
         return zones
 
-    @field_validator("limits", check_fields=False)
+    @field_validator("limits", mode="before", check_fields=False)
     @classmethod
-    def _limits(cls, limits: dict[str, int | str]) -> dict[str, int | str]:
+    def _limits(cls, limits: Any) -> Any:
+        # before pydantic's int-or-string union, which reports a bool or a float once per member
+        if not isinstance(limits, Mapping):
+            return limits  # pydantic says it must be a mapping
         problems = nodepool_limits_problems(limits)
         if problems:
             raise fail("; ".join(problems))
