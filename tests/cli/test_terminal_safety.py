@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "audit"))
 from audit_cluster import PENDING_MESSAGE, acceptance_objects, as_list  # noqa: E402
 
 from gpu_node_pool.cli.commands import main  # noqa: E402
-from gpu_node_pool.sdk.terminal import _TABLE, escape_control, terminal_text  # noqa: E402
+from gpu_node_pool.text.terminal import _TABLE, escape_control, terminal_text  # noqa: E402
 
 FORGED = "0 mandatory, 0 advisory, 0 info; exit 0 (--fail-on mandatory)"
 

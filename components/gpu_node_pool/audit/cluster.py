@@ -25,7 +25,7 @@ from typing import Any
 from ..catalog.instances import is_nvidia_instance_type
 from ..k8s.quantity import QuantityError, quantity
 from ..k8s.taints import PLATFORMS, Taint, TaintError
-from ..sdk.terminal import shown
+from ..text.terminal import shown
 
 __all__ = ["POOL_LABELS", "GPU_RESOURCES", "Node", "Pool", "read_node", "with_declared", "group_pools", "detect_platform"]
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
 from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
 from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
-from ..sdk.terminal import terminal_text
+from ..text.terminal import terminal_text
 from .cluster import Node, Pool, detect_platform, group_pools, with_declared
 from .declared import Declared, drift, whatif_nodes
 from .findings import Finding, NotJudged

@@ -28,8 +28,8 @@ from typing import Any
 import yaml
 
 from ..sdk.files import read_input_text
-from ..sdk.terminal import escape_control, shown
 from ..sdk.yaml_bounded import load_bounded
+from ..text.terminal import escape_control, shown
 from .jsonstream import NOT_AN_OBJECT, ListStream
 from .paging import PageTooLarge, PagingError, RequestTimeout, pages
 from .snapshot import KINDS, Snapshot, is_admission

@@ -17,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..sdk.terminal import escape_control
+from ..text.terminal import escape_control
 from .audit_parser import register
 from .contract import InputError, last_line, print_report
 

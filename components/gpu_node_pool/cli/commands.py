@@ -28,7 +28,7 @@ from typing import Any
 from .. import plan as plan_mod
 from .._version import __version__
 from ..config import ConfigError
-from ..sdk.terminal import escape_control, terminal_text
+from ..text.terminal import escape_control, terminal_text
 from .audit_parser import register as register_audit
 from .contract import (
     FAIL_ON_LEVELS,
@@ -83,7 +83,7 @@ def _project_note(args: argparse.Namespace) -> str | None:
 def _print_text(args: argparse.Namespace, text: str | None, error: bool = False) -> None:
     """Print a command's human-readable report, after the project note: on stdout, or on stderr
     when it is an error (``error``: the input was refused), as every command does. ``text`` is a
-    report already joined by :func:`~gpu_node_pool.sdk.terminal.terminal_text` (escaped line by line).
+    report already joined by :func:`~gpu_node_pool.text.terminal.terminal_text` (escaped line by line).
     With ``--quiet`` a report that is not an error is cut to its last line (the exit line) and the
     note is left out."""
     stream = sys.stderr if error else sys.stdout

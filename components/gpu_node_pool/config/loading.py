@@ -16,11 +16,12 @@ from pydantic import (
 
 from ..registry import all_backends
 from ..registry import names as backend_names
+from ..text.terminal import MAX_SHOWN
 from .common import TaintConfig
 from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
 from .locations import FileMarks
-from .messages import MAX_SHOWN, field_at, model_keys, pattern_rule, show
+from .messages import field_at, model_keys, pattern_rule, show
 from .stack import IDENTITY_INPUTS, StackConfig, partial_stack_issues, stack_issues, stack_model, used_backends
 from .stack_yaml import (
     MAX_NESTING,

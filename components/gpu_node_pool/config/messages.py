@@ -14,9 +14,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from ..registry import all_backends
-
-#: Values longer than this are cut in messages (a pasted 1 MB certificate is not echoed back).
-MAX_SHOWN = 80
+from ..text.terminal import shown
 
 #: The rule behind each ``pattern=`` of the config models, in words, with a valid example (source of
 #: each rule in the comment). Keyed by the pattern itself so a model anywhere can use it.
@@ -53,15 +51,13 @@ PATTERN_RULES: dict[str, str] = {
 
 def show(value: Any, python: bool = False) -> str:
     """``value`` as YAML shows it (``null``, ``true``, ``'text'``; with ``python``, as Python does: ``None``),
-    cut to about :data:`MAX_SHOWN` characters."""
+    cut after :data:`~gpu_node_pool.text.terminal.MAX_SHOWN` characters with its length said
+    (:func:`~gpu_node_pool.text.terminal.shown`: a pasted 1 MB certificate is not echoed back)."""
     if value is None and not python:
         return "null"
     if isinstance(value, bool) and not python:
         return "true" if value else "false"
-    if isinstance(value, str) and len(value) > MAX_SHOWN:
-        return f"{value[:MAX_SHOWN]!r}... ({len(value)} characters)"
-    text = repr(value)
-    return text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN]}... ({len(text)} characters)"
+    return shown(value)
 
 
 def _unwrap(ann: Any) -> list[Any]:

@@ -32,7 +32,7 @@ from ..expand.result import NotJudged
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
-from ..sdk.terminal import terminal_text
+from ..text.terminal import terminal_text
 from .expand import ExpandOptions, expand_plan, finish_plan, not_judged_lines
 from .interpreter import DEFAULT_PROGRAM_TIMEOUT, Interpreter, choose_interpreter, record_in_child
 

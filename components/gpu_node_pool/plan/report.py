@@ -14,7 +14,7 @@ from typing import Any
 from .. import backends
 from ..config import ConfigError
 from ..sdk.outcome import envelope
-from ..sdk.terminal import terminal_text
+from ..text.terminal import terminal_text
 from .expand import not_judged_lines
 from .order import causal_order
 from .run import PlanResult

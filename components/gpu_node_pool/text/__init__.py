@@ -1,0 +1,2 @@
+"""Text any room shows a person, pure: values cut to a readable length for a message and control
+characters escaped for a terminal (:mod:`.terminal`). The bottom room: it imports nothing of the package."""
