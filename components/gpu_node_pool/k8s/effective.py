@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..text.terminal import shown
 from .taints import TaintEffect, TaintError, Toleration, qualified_name_problem
 
 # --- what the cluster adds: effective tolerations -----------------------------------------
@@ -94,7 +95,7 @@ def _platform(platform: str) -> str:
     name = _PLATFORM_ALIASES.get(platform, platform)
     if name not in _ADMISSION_DEFAULT:
         raise TaintError(
-            f"platform {platform!r} is unknown; use one of {', '.join(PLATFORMS)} (kubeadm means self-managed)"
+            f"platform {shown(platform)} is unknown; use one of {', '.join(PLATFORMS)} (kubeadm means self-managed)"
         )
     return name
 

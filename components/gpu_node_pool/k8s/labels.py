@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..text.terminal import shown
 from .taints import label_value_problem, qualified_name_problem
 
 __all__ = [
@@ -76,25 +77,15 @@ def in_domain(key: str, domain: str) -> bool:
     return prefix == domain or prefix.endswith("." + domain)
 
 
-#: Characters of a key or value a label message repeats; the problem itself gives the full length.
-_SHOWN = 80
-
-
-def _quoted(value: Any) -> str:
-    """``repr(value)``, cut after :data:`_SHOWN` characters (a 5 MB value is not repeated whole)."""
-    text = repr(value[: _SHOWN + 1] if isinstance(value, str) else value)
-    return text if len(text) <= _SHOWN + 2 else f"{text[:_SHOWN]}..."
-
-
 def label_syntax_problem(key: Any, value: Any) -> str | None:
     """Kubernetes syntax of one label: key a qualified name, value a label value. The message repeats at most
-    :data:`_SHOWN` characters of either."""
+    :data:`~gpu_node_pool.text.terminal.MAX_SHOWN` characters of either (:func:`~gpu_node_pool.text.terminal.shown`)."""
     problem = qualified_name_problem(key)
     if problem:
-        return f"label key {_quoted(key)} {problem}"
+        return f"label key {shown(key)} {problem}"
     problem = label_value_problem(value)
     if problem:
-        return f"label value {_quoted(value)} {problem}"
+        return f"label value {shown(value)} {problem}"
     return None
 
 
@@ -108,7 +99,7 @@ def node_restriction_problem(key: str) -> str | None:
     """
     if in_domain(key, "node-restriction.kubernetes.io"):
         return (
-            f"label {key!r} is in node-restriction.kubernetes.io, which NodeRestriction reserves for "
+            f"label {shown(key)} is in node-restriction.kubernetes.io, which NodeRestriction reserves for "
             f"administrators ({NODE_RESTRICTION_DOC}); a kubelet may never set it on its own Node. Use a label in your own "
             "domain (e.g. example.com/gpu-pool) or apply it from an admin controller"
         )
@@ -116,7 +107,7 @@ def node_restriction_problem(key: str) -> str | None:
         if key in KUBELET_ALLOWED_LABELS or any(in_domain(key, d) for d in KUBELET_ALLOWED_LABEL_DOMAINS):
             return None
         return (
-            f"label {key!r} is in the kubernetes.io/k8s.io namespace, which NodeRestriction forbids a "
+            f"label {shown(key)} is in the kubernetes.io/k8s.io namespace, which NodeRestriction forbids a "
             "kubelet to set on its own Node (only kubelet.kubernetes.io/, node.kubernetes.io/ and a "
             f"fixed allow-list: {NODE_RESTRICTION_DOC}); the node would fail to join. Use a label in your "
             "own domain, e.g. example.com/role=gpu"
@@ -138,14 +129,14 @@ def eks_label_problem(key: str, value: str) -> str | None:
     (:data:`EKS_LABELS_API`); the kubelet's own labels under NodeRestriction (:data:`NODE_RESTRICTION_DOC`).
     """
     if len(key) > EKS_LABEL_MAX:
-        return f"label key {key!r} is {len(key)} characters; EKS allows at most {EKS_LABEL_MAX} ({EKS_LABELS_API})"
+        return f"label key {shown(key)} is {len(key)} characters; EKS allows at most {EKS_LABEL_MAX} ({EKS_LABELS_API})"
     if value == "":
-        return (f"label {key!r} has an empty value; EKS node group labels need a value of 1-{EKS_LABEL_MAX} characters "
+        return (f"label {shown(key)} has an empty value; EKS node group labels need a value of 1-{EKS_LABEL_MAX} characters "
                 f"({EKS_LABELS_API}), e.g. \"true\"")
     for domain in ("kubernetes.io", "k8s.io", "eks.amazonaws.com"):
         if in_domain(key, domain):
             return (
-                f"label {key!r} is in the {domain} domain, which EKS managed node groups refuse "
+                f"label {shown(key)} is in the {domain} domain, which EKS managed node groups refuse "
                 f"(and the kubelet's NodeRestriction rejects: {NODE_RESTRICTION_DOC}); use a label in your own domain, "
                 "e.g. example.com/role=gpu"
             )
@@ -171,13 +162,13 @@ def gke_label_problem(key: str, value: str) -> str | None:
     for domain in ("kubernetes.io", "k8s.io"):
         if in_domain(key, domain):
             return (
-                f"label {key!r} is in the {domain} domain, which GKE reserves for Kubernetes core "
+                f"label {shown(key)} is in the {domain} domain, which GKE reserves for Kubernetes core "
                 "components (Error 400: Applying kubernetes label is not allowed); use a label in your "
                 "own domain, e.g. example.com/role=gpu"
             )
     if in_domain(key, "cloud.google.com"):
         return (
-            f"label {key!r} is in the cloud.google.com domain, whose node labels GKE manages itself "
+            f"label {shown(key)} is in the cloud.google.com domain, whose node labels GKE manages itself "
             "(gke-nodepool, gke-accelerator, gke-spot...) and refuses to take from a node pool; set the "
             "node pool field instead (accelerator, spot...) or use a label in your own domain"
         )

@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..text.terminal import shown
 from .patterns import full_match
 
 __all__ = [
@@ -63,7 +64,7 @@ def _qualified_name_problem(key: str) -> str | None:
             return f"prefix is {len(prefix)} characters; a DNS subdomain has at most {DNS1123_SUBDOMAIN_MAX}"
         if not full_match(DNS1123_SUBDOMAIN_RE, prefix):
             return (
-                f"prefix {prefix!r} is not a DNS subdomain (lower-case letters, digits, '-' and '.', "
+                f"prefix {shown(prefix)} is not a DNS subdomain (lower-case letters, digits, '-' and '.', "
                 "alphanumeric at both ends)"
             )
     else:
@@ -74,7 +75,7 @@ def _qualified_name_problem(key: str) -> str | None:
         return f"name part is {len(name)} characters; at most {QUALIFIED_NAME_MAX} are allowed"
     if not full_match(_NAME_RE, name):
         return (
-            f"name part {name!r} must start and end with a letter or digit and contain only "
+            f"name part {shown(name)} must start and end with a letter or digit and contain only "
             "letters, digits, '-', '_' and '.'"
         )
     return None

@@ -32,6 +32,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
+from ..text.terminal import shown
+
 __all__ = ["MAX_DIGITS", "QuantityError", "parse_quantity", "quantity"]
 
 #: Most digits in a quantity's number, and the largest decimal order of magnitude of its value.
@@ -72,7 +74,7 @@ def _split(text: str) -> tuple[int, str, str, str]:
     if suffix_end < len(text) and text[suffix_end] in ("+", "-"):
         suffix_end += 1
     if _digits(text, suffix_end) != len(text):
-        raise QuantityError(f"{text!r} is not a Kubernetes quantity: {_FORM}")
+        raise QuantityError(f"{shown(text)} is not a Kubernetes quantity: {_FORM}")
     return sign, num, denom, text[end:]
 
 
@@ -85,9 +87,9 @@ def _suffix(text: str, suffix: str) -> tuple[int, int]:
     rest = suffix[1:]
     body = rest[1:] if rest[:1] in ("+", "-") else rest
     if suffix[:1] not in ("e", "E") or not body or not set(body) <= _ASCII_DIGITS:
-        raise QuantityError(f"{text!r} has an unknown suffix {suffix!r}; a Kubernetes quantity is {_FORM}")
+        raise QuantityError(f"{shown(text)} has an unknown suffix {shown(suffix)}; a Kubernetes quantity is {_FORM}")
     if len(body.lstrip("0")) > 10 or not _INT32[0] <= int(rest) <= _INT32[1]:
-        raise QuantityError(f"{text!r}: the exponent {rest} is outside -2147483648..2147483647 (an int32, as Kubernetes stores it)")
+        raise QuantityError(f"{shown(text)}: the exponent {rest} is outside -2147483648..2147483647 (an int32, as Kubernetes stores it)")
     return 10, int(rest)
 
 
@@ -99,12 +101,12 @@ def quantity(value: Any) -> Fraction:
     more than :data:`MAX_DIGITS` digits or a magnitude of ``10**MAX_DIGITS`` or more.
     """
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise QuantityError(f"{value!r} is not a Kubernetes quantity: give an integer or a string such as '64Gi'")
+        raise QuantityError(f"{shown(value)} is not a Kubernetes quantity: give an integer or a string such as '64Gi'")
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise QuantityError(f"{value!r} is not a Kubernetes quantity: it must be finite")
+            raise QuantityError(f"{shown(value)} is not a Kubernetes quantity: it must be finite")
         return Fraction(value)
     if value == "":
         raise QuantityError(f"'' is not a Kubernetes quantity: {_FORM}")
@@ -120,7 +122,7 @@ def quantity(value: Any) -> Fraction:
     else:
         scale = exponent - len(denom)  # the value is int(digits) * 10**scale
         if len(digits) + scale > MAX_DIGITS:
-            raise QuantityError(f"{value!r} is 10^{len(digits) + scale - 1} or more; at most 10^{MAX_DIGITS} is read")
+            raise QuantityError(f"{shown(value)} is 10^{len(digits) + scale - 1} or more; at most 10^{MAX_DIGITS} is read")
         if scale + 9 < -len(digits):  # below one nano: rounded up to 1n, as upstream rounds it
             return Fraction(sign, _NANO)
         amount = Fraction(int(digits) * 10**scale) if scale >= 0 else Fraction(int(digits), 10**-scale)

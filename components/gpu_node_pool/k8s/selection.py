@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..text.terminal import shown
 from .patterns import full_match
 
 __all__ = [
@@ -205,15 +206,15 @@ def _expression_problem(key: Any, operator: Any, values: Any) -> str | None:
     from .taints import label_value_problem, qualified_name_problem
 
     if operator not in _OPERATORS:
-        return f"operator {operator!r} is not one of {', '.join(_OPERATORS)}"
+        return f"operator {shown(operator)} is not one of {', '.join(_OPERATORS)}"
     if not isinstance(key, str) or qualified_name_problem(key):
-        return f"key {key!r} is not a qualified name"
+        return f"key {shown(key)} is not a qualified name"
     if operator in ("In", "NotIn"):
         if not values:
             return f"{operator} needs at least one value"
         bad = [v for v in values if label_value_problem(v)]
         if bad:
-            return f"{operator} value {bad[0]!r} is not a label value"
+            return f"{operator} value {shown(bad[0])} is not a label value"
     elif operator in ("Exists", "DoesNotExist"):
         if values:
             return f"{operator} takes no values"

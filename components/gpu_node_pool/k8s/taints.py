@@ -32,6 +32,7 @@ from enum import Enum
 from typing import Any
 
 # Name syntax lives in names.py; re-exported here, so that this stays the one import for taints.
+from ..text.terminal import shown
 from .names import (
     DNS1123_SUBDOMAIN_MAX,
     LABEL_VALUE_MAX,
@@ -115,7 +116,7 @@ class TaintEffect(str, Enum):
             if provider == spelling:
                 return effect
         raise TaintError(
-            f"{spelling!r} is not an EKS/GKE taint effect; expected one of "
+            f"{shown(spelling)} is not an EKS/GKE taint effect; expected one of "
             + ", ".join(_PROVIDER_SPELLING.values())
         )
 
@@ -135,19 +136,19 @@ class TaintEffect(str, Enum):
             for effect, provider in _PROVIDER_SPELLING.items():
                 if provider == spelling:
                     raise TaintError(
-                        f"{spelling!r} is the EKS/GKE API spelling; write {effect.value} "
+                        f"{shown(spelling)} is the EKS/GKE API spelling; write {effect.value} "
                         "(the component translates it)"
                     )
             folded = spelling.replace("_", "").replace("-", "").lower()
             for effect in cls:
                 if effect.value.lower() == folded:
-                    raise TaintError(f"{spelling!r} is not a taint effect; did you mean {effect.value}?")
+                    raise TaintError(f"{shown(spelling)} is not a taint effect; did you mean {effect.value}?")
             close = difflib.get_close_matches(folded, [e.value.lower() for e in cls], n=1, cutoff=0.75)
             if close:
                 meant = next(e.value for e in cls if e.value.lower() == close[0])
-                raise TaintError(f"{spelling!r} is not a taint effect; did you mean {meant}?")
+                raise TaintError(f"{shown(spelling)} is not a taint effect; did you mean {meant}?")
         allowed = ", ".join(e.value for e in cls)
-        raise TaintError(f"{spelling!r} is not a taint effect; allowed: {allowed}")
+        raise TaintError(f"{shown(spelling)} is not a taint effect; allowed: {allowed}")
 
     @property
     def evicts(self) -> bool:
@@ -194,10 +195,10 @@ class Taint:
     def __post_init__(self) -> None:
         problem = qualified_name_problem(self.key)
         if problem:
-            raise TaintError(f"taint key {self.key!r} {problem}")
+            raise TaintError(f"taint key {shown(self.key)} {problem}")
         problem = label_value_problem(self.value)
         if problem:
-            raise TaintError(f"taint value {self.value!r} {problem}")
+            raise TaintError(f"taint value {shown(self.value)} {problem}")
         object.__setattr__(self, "effect", TaintEffect.parse(self.effect))
 
     @property
@@ -238,7 +239,7 @@ class Taint:
             TaintError: missing or invalid fields.
         """
         if not isinstance(obj, Mapping):
-            raise TaintError(f"a taint must be an object with key, value, effect; got {obj!r}")
+            raise TaintError(f"a taint must be an object with key, value, effect; got {shown(obj)}")
         return cls(key=obj.get("key", ""), value=obj.get("value") or "", effect=obj.get("effect", ""))
 
     # EKS / GKE ----------------------------------------------------------------------------
@@ -254,7 +255,7 @@ class Taint:
             TaintError: missing or invalid fields.
         """
         if not isinstance(obj, Mapping):
-            raise TaintError(f"a taint must be an object with key, value, effect; got {obj!r}")
+            raise TaintError(f"a taint must be an object with key, value, effect; got {shown(obj)}")
         return cls(
             key=obj.get("key", ""),
             value=obj.get("value") or "",
@@ -275,7 +276,7 @@ def split_kubelet_form(text: Any) -> tuple[str, str, str]:
         raise TaintError(f"a taint must be a string 'key=value:Effect', got {type(text).__name__}")
     head, sep, effect = text.rpartition(":")
     if not sep:
-        raise TaintError(f"{text!r} has no effect; write key=value:Effect, e.g. nvidia.com/gpu=present:NoSchedule")
+        raise TaintError(f"{shown(text)} has no effect; write key=value:Effect, e.g. nvidia.com/gpu=present:NoSchedule")
     key, _, value = head.partition("=")
     return key, value, effect
 
@@ -365,15 +366,15 @@ class Toleration:
         operator = self.operator or "Equal"
         if operator not in TOLERATION_OPERATORS:
             raise TaintError(
-                f"toleration operator {self.operator!r} is not supported; use Equal, Exists, or (Kubernetes "
+                f"toleration operator {shown(self.operator)} is not supported; use Equal, Exists, or (Kubernetes "
                 f"1.35+ with the alpha feature gate {NUMERIC_OPERATORS_GATE}) Gt or Lt"
             )
         value = self.value
         if value is not None and not isinstance(value, str):
-            raise TaintError(f"toleration value {value!r} must be a string (quote it in YAML)")
+            raise TaintError(f"toleration value {shown(value)} must be a string (quote it in YAML)")
         if operator == "Exists" and value:
             raise TaintError(
-                f"toleration with operator Exists must not carry a value (got {value!r}); "
+                f"toleration with operator Exists must not carry a value (got {shown(value)}); "
                 "drop the value or use operator Equal"
             )
         if key is None and operator != "Exists":
@@ -381,22 +382,22 @@ class Toleration:
         if operator in NUMERIC_TOLERATION_OPERATORS and decimal_integer(value) is None:
             raise TaintError(
                 f"toleration operator {operator} needs a value that is a decimal integer fitting 64 bits "
-                f"(e.g. '950' or '-5'; no '+', leading zero or decimal point), got {value!r} "
+                f"(e.g. '950' or '-5'; no '+', leading zero or decimal point), got {shown(value)} "
                 "(KEP-5471, k8s.io/api/core/v1/toleration.go)"
             )
         if key is not None:
             problem = qualified_name_problem(key)
             if problem:
-                raise TaintError(f"toleration key {key!r} {problem}")
+                raise TaintError(f"toleration key {shown(key)} {problem}")
         if value and operator not in NUMERIC_TOLERATION_OPERATORS:
             problem = label_value_problem(value)
             if problem:
-                raise TaintError(f"toleration value {value!r} {problem}")
+                raise TaintError(f"toleration value {shown(value)} {problem}")
         effect = None if self.effect in (None, "") else TaintEffect.parse(self.effect)
         seconds = self.toleration_seconds
         if seconds is not None:
             if isinstance(seconds, bool) or not isinstance(seconds, int):
-                raise TaintError(f"tolerationSeconds {seconds!r} must be an integer")
+                raise TaintError(f"tolerationSeconds {shown(seconds)} must be an integer")
             if effect not in (None, TaintEffect.NO_EXECUTE):
                 raise TaintError("tolerationSeconds only applies to the NoExecute effect")
         object.__setattr__(self, "key", key)
@@ -448,7 +449,7 @@ class Toleration:
             TaintError: the object is not a mapping or breaks a rule listed on the class.
         """
         if not isinstance(obj, Mapping):
-            raise TaintError(f"a toleration must be an object, got {obj!r}")
+            raise TaintError(f"a toleration must be an object, got {shown(obj)}")
         seconds = obj.get("tolerationSeconds", obj.get("toleration_seconds"))
         return cls(
             key=obj.get("key") or None,
