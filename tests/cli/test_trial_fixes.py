@@ -311,3 +311,29 @@ def test_os_errors_on_output_paths_name_the_option_and_the_fix(capsys, tmp_path)
     assert code == 2 and err.startswith(f"error: --out {tmp_path / 'existfile'}: ")
     code, _, err = run(capsys, "schema", "--out", str(tmp_path))
     assert code == 2 and "--out" in err and "give a file path, not a directory" in err
+
+
+def test_an_html_path_that_is_a_directory_or_has_no_directory_gets_one_fix(capsys, tmp_path):
+    code, _, err = run(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT), "--html", str(tmp_path))
+    assert code == 2
+    assert err.strip() == f"error: --html {tmp_path}: Is a directory (give a file path, not a directory)"
+    missing = tmp_path / "no-such-dir" / "page.html"
+    code, _, err = run(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT), "--html", str(missing))
+    assert code == 2 and "its directory does not exist: create it" in err
+    assert not missing.parent.exists()
+
+
+def test_a_missing_policy_pack_config_says_so_without_an_errno(capsys, tmp_path):
+    missing = tmp_path / "ppc.json"
+    code, _, err = run(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT), "--policy-pack-config", str(missing))
+    assert code == 2
+    assert err.strip() == (f"error: policy pack config {missing}: No such file or directory; give the path of a readable "
+                           "JSON file (as for pulumi preview --policy-pack-config)")
+
+
+@pytest.mark.parametrize("text", ["", "# nothing yet\n", "config:\n"])
+def test_an_empty_stack_file_names_its_first_line(capsys, temp_project, text):
+    project = temp_project("empty", text)
+    code, _, err = run(capsys, "plan", "--stack", "empty", "--project-dir", str(project))
+    assert code == 2
+    assert "stacks/Pulumi.empty.yaml:1:1: gpu-node-pools:cluster: required key is missing" in err

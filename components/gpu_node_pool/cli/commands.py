@@ -476,6 +476,7 @@ _OUTPUT_FIXES: dict[type, str] = {
     IsADirectoryError: " (give a file path, not a directory)",
     FileExistsError: " (give a new or empty directory, or one this command wrote)",
     NotADirectoryError: " (a parent of this path is a file: give a path in a directory)",
+    FileNotFoundError: " (its directory does not exist: create it or give a path in an existing directory)",
     PermissionError: " (no permission to write there: give a writable path)",
 }
 

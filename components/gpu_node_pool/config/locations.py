@@ -157,11 +157,9 @@ class FileMarks(Mapping[tuple[Any, ...], tuple[int, int]]):
 
 
 def locate(path: str, marks: Mapping[tuple[Any, ...], tuple[int, int]], file: str,
-           project: str = PROJECT) -> Location | None:
+           project: str = PROJECT) -> Location:
     """The :class:`Location` of ``path`` in ``file``: its own key, else its nearest enclosing key
-    in the file, else the ``config:`` key; None when ``marks`` is empty (nothing parsed)."""
-    if not marks:
-        return None
+    in the file, else the file's first line (an empty file, or one whose ``config:`` lacks the key)."""
     segments = path_segments(path, project)
     for end in range(len(segments), -1, -1):
         found = marks.get(segments[:end])
@@ -176,7 +174,6 @@ def locate_issues(issues: Iterable[ConfigIssue], marks: Mapping[tuple[Any, ...],
     out = []
     for issue in issues:
         if issue.location is None:
-            where = locate(issue.path, marks, file, project)
-            issue = replace(issue, location=where) if where is not None else issue
+            issue = replace(issue, location=locate(issue.path, marks, file, project))
         out.append(issue)
     return out

@@ -207,7 +207,6 @@ def write_page(result: PlanResult, out: str | Path) -> Path:
         write_output_text(path, page, html_page_head, "an HTML page")
     except FileExistsError:
         raise
-    except OSError as err:
-        hint = f"{err.strerror or err} (--html: give a file path in an existing, writable directory)"
-        raise type(err)(err.errno, hint, str(path)) from None
+    except OSError as err:  # the page's path on every error (a full disk reports none), for the CLI's fix
+        raise type(err)(err.errno, err.strerror or str(err), str(path)) from None
     return path

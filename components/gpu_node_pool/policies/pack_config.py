@@ -43,8 +43,11 @@ def load_policy_pack_config(path: str | Path) -> dict[str, Any]:
         data = json.loads(text)
     except NotRegularFileError as err:
         raise PolicyConfigError(f"policy pack config {path} {err.strerror}; give the path of a JSON file") from None
-    except (OSError, json.JSONDecodeError) as err:
+    except json.JSONDecodeError as err:
         raise PolicyConfigError(f"policy pack config {path}: {err}") from None
+    except OSError as err:
+        raise PolicyConfigError(f"policy pack config {path}: {err.strerror or err}; give the path of a readable JSON "
+                                "file (as for pulumi preview --policy-pack-config)") from None
     except RecursionError:
         raise PolicyConfigError(f"policy pack config {path}: nests too deep to be a policy pack config; "
                                 "give a JSON object keyed by policy name or 'all'") from None
