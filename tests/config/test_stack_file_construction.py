@@ -104,7 +104,8 @@ def _tags(node: yaml.Node) -> list[tuple[str, object]]:
 
 def test_tags_kept_per_text_are_pyyamls() -> None:
     """Each scalar gets the tag PyYAML's resolver gives it, whatever text came before with the same
-    first character or as a quoted scalar."""
+    first character or as a quoted scalar; but a plain YAML 1.2 octal (``0o7``), a string to PyYAML,
+    is an int, as Pulumi's go-yaml reads it."""
     words = ["10", "1_0", "1:20", "1.5", "1e3", "1x", "0x1f", "0o7", "y", "yes", "Yes", "no", "n", "on", "off", "null",
              "Null", "nul", "~", "", "true", "tru", ".inf", ".nan", ".5", "2024-01-02", "2024-1-2", "=", "<<", "-", "+1"]
     text = "".join(f"- {w}\n- '{w}'\n- {{{w or repr('')}: {w or '~'}}}\n" for w in words * 2)
@@ -113,7 +114,10 @@ def test_tags_kept_per_text_are_pyyamls() -> None:
         ours = loader.get_single_node()
     finally:
         loader.dispose()
-    assert _tags(ours) == _tags(yaml.compose(text, Loader=yaml.SafeLoader))
+    pyyaml = _tags(yaml.compose(text, Loader=yaml.SafeLoader))
+    octal = [i for i, (tag, value) in enumerate(_tags(ours)) if value == "0o7" and tag.endswith(":int")]
+    assert len(octal) == 6  # each plain one (item, key, value) of both rounds; the quoted ones stay strings
+    assert _tags(ours) == [("tag:yaml.org,2002:int", v) if i in octal else (t, v) for i, (t, v) in enumerate(pyyaml)]
 
 
 @pytest.mark.parametrize("value", ["!!int abc", "!!float abc", "!!bool abc", "!!timestamp abc", "!!map a"])

@@ -34,6 +34,9 @@ YAML11 = [
     ("maxSize: 1_0", "maxSize: 4", "pools[0].scaling.maxSize: 1_0 is read by YAML 1.1 as 10 (YAML 1.1 drops '_'); write 10"),
     ("maxSize: 1:20", "maxSize: 4", "pools[0].scaling.maxSize: 1:20 is read by YAML 1.1 as the base-60 number 80; write 80"),
     ("name: 0123", "name: inference", "pools[0].name: 0123 is read by YAML 1.1 as the octal number 83;"),
+    ("maxSize: 0o12", "maxSize: 4", "pools[0].scaling.maxSize: 0o12 is the octal number 10 to Pulumi (YAML 1.2) but a "
+     "string to YAML 1.1 readers; write 10"),
+    ("env: 0o17", "env: dev", "pools[0].tags.env: 0o17 is the octal number 15 to Pulumi (YAML 1.2)"),
 ]
 
 
@@ -47,6 +50,8 @@ def test_yaml11_number_forms_are_refused_with_the_path_and_the_fix(new, old, exp
 def test_plain_decimals_and_quoted_forms_still_pass():
     assert issues(DEV.replace("maxSize: 4", "maxSize: 10").replace("minSize: 0", "minSize: 0")) == []
     assert issues(DEV.replace("env: dev", "env: '010'")) == []
+    assert issues(DEV.replace("env: dev", "env: '0o17'")) == []
+    assert issues(DEV.replace("env: dev", "env: 0o19")) == []  # not octal: a string to every reader
 
 
 def test_a_yaml11_number_as_a_key_is_called_a_number():

@@ -59,7 +59,14 @@ def _written(root: yaml.Node) -> int:
 #: The tag of a merge key (``<<: *base``): constructing its mapping rewrites the composed node.
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG, _MAP_TAG, _SEQ_TAG = STR_TAG, MAP_TAG, SEQ_TAG
-_NUMBER_TAGS = frozenset(("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"))
+_INT_TAG = "tag:yaml.org,2002:int"
+_NUMBER_TAGS = frozenset((_INT_TAG, "tag:yaml.org,2002:float"))
+#: An octal integer of YAML 1.2's core schema (``0o17``): YAML 1.1 has no such form and PyYAML reads it
+#: as a string, but Pulumi reads stack files with go-yaml (pulumi/pulumi ``sdk/go/common/encoding/marshal.go``
+#: imports ``gopkg.in/yaml.v2``, whose ``resolve.go`` reads a plain number with Go's
+#: ``strconv.ParseInt(text, 0, 64)``, and base 0 takes the ``0o`` prefix), so it is the number 15 there,
+#: as in YAML 1.2's core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution).
+_YAML12_OCTAL = re.compile(r"[-+]?0o[0-7]+")
 _CONSTANT_TAGS = frozenset(("tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"))
 
 
@@ -92,7 +99,10 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
         if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:
             tag = self._plain_tags.get(value)
             if tag is None:
-                tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
+                tag = super().resolve(kind, value, implicit)
+                if tag == _STR_TAG and _YAML12_OCTAL.fullmatch(value):  # a number to Pulumi: reported as one
+                    tag = _INT_TAG
+                self._plain_tags[value] = tag
             return tag
         return super().resolve(kind, value, implicit)
 
@@ -204,7 +214,7 @@ _DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)(\.[0-9]*)?([eE][-+]?[0-9]+)?")
 
 class _Yaml11Number:
     """A scalar YAML 1.1 reads as a number in a form YAML 1.2/JSON read differently (``010``, ``0x10``,
-    ``1_0``, ``1:20``, ``0b11``); kept with its text so :func:`_yaml_type_problems` reports it with its path."""
+    ``1_0``, ``1:20``, ``0b11``), or YAML 1.2's ``0o17``, which YAML 1.1 reads as a string; kept with its text so :func:`_yaml_type_problems` reports it with its path."""
 
     __slots__ = ("text", "value")
 
@@ -224,6 +234,9 @@ class _Yaml11Number:
         """``<text> is read by YAML 1.1 as <how>; write <decimal>, or quote it`` (one line)."""
         text, value = self.text, self.value
         digits = text.lstrip("+-")
+        if digits[:2] == "0o":
+            return (f"{text} is the octal number {value} to Pulumi (YAML 1.2) but a string to YAML 1.1 readers; "
+                    f"write {value} as a plain decimal, or quote it (\"{text}\") if it is a string")
         if ":" in text:
             how = f"the base-60 number {value}"
         elif "_" in text:
