@@ -80,7 +80,7 @@ def test_a_dropped_duplicate_is_not_judged() -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("config:\n  gpu-node-pools:x:\n    n: 010\n", "010 is read by YAML 1.1 as the octal number 8"),
-    ("config:\n  gpu-node-pools:x:\n    on: 1\n", "key True is read by YAML as a bool"),
+    ("config:\n  gpu-node-pools:x:\n    on: 1\n", "a key is read by YAML as the boolean true"),
     ("config:\n  gpu-node-pools:x:\n    d: 2024-01-02\n", "2024-01-02 is read by YAML as a date"),
     ("config:\n  gpu-node-pools:x: [" * 1 + "[" * 101 + "]" * 102 + "\n", "nests mappings/lists more than 100 levels"),
 ])

@@ -56,8 +56,7 @@ def test_plain_decimals_and_quoted_forms_still_pass():
 
 def test_a_yaml11_number_as_a_key_is_called_a_number():
     lines = issues(DEV.replace("        example.com/team: ml-platform", "        0x1f: z"))
-    assert lines == ["pools[0].labels: key 0x1f is read by YAML as a number, not a string "
-                     "(yes/no/on/off, numbers and dates are not strings); quote it"]
+    assert lines == ["pools[0].labels: a key is read by YAML as a number (0x1f), not a string; quote it"]
 
 
 # --- 2. "did you mean" only among the keys of the model at that path -----------------------
@@ -189,3 +188,20 @@ def test_wrong_argument_types_raise_config_error_before_registering(make, path, 
     (issue,) = err.value.issues
     assert issue.path == path and got in issue.message, str(issue)
     assert mocks.registered == []
+
+
+NOT_JSON = [
+    ("env: 2026-01-01T10:00:00Z", "pools[0].tags.env: 2026-01-01T10:00:00Z is read by YAML as a date and time, not a "
+                                  "string; quote it (\"2026-01-01T10:00:00Z\")"),
+    ("env: !!binary aGk=", "pools[0].tags.env: !!binary aGk= is a YAML binary value, which JSON and Pulumi's config do "
+                           "not have; remove the tag"),
+    ("env: !!set {a, b}", "pools[0].tags.env: !!set {a, b} is a YAML set value"),
+    ("env: !!omap [a: 1]", "pools[0].tags.env: !!omap [a: 1] is a YAML omap value"),
+]
+
+
+@pytest.mark.parametrize("new, expected", NOT_JSON, ids=[c[0] for c in NOT_JSON])
+def test_a_value_json_has_no_type_for_is_shown_as_written(new, expected):
+    lines = issues(DEV.replace("env: dev", new, 1))
+    assert len(lines) == 1 and lines[0].startswith(expected), lines
+    assert "b'" not in lines[0] and "datetime" not in lines[0] and "{'a'" not in lines[0]

@@ -41,7 +41,7 @@ CASES = [
     ("duplicate YAML key", DEV.replace("capacityType: ON_DEMAND", "capacityType: ON_DEMAND\n      capacityType: SPOT"),
      "key 'capacityType' appears again"),
     ("YAML boolean as a label key", DEV.replace("        example.com/team: ml-platform", "        on: demand"),
-     "key True is read by YAML as a bool"),
+     "a key is read by YAML as the boolean true (YAML 1.1 reads yes/no/on/off/true/false so), not a string; quote it"),
     ("YAML date as a label key", DEV.replace("        example.com/team: ml-platform", "        2026-01-01: z"),
      "is read by YAML as a date"),
     ("YAML date as a value", DEV.replace("        env: dev", "        env: 2026-01-01"),

@@ -92,6 +92,13 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._plain_tags: dict[str, str] = {}
+        self._text, self._lines = stream, None
+
+    def text_lines(self) -> list[str]:
+        """The document's lines (for the text of a value as written), split on first use."""
+        if self._lines is None:
+            self._lines = self._text.splitlines()
+        return self._lines
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         """PyYAML's tag for a node, a plain scalar's kept per text: with no path resolvers (the safe
@@ -274,6 +281,59 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_number)
 _StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_number)
 
 
+class _NotJson:
+    """A value YAML 1.1 reads as a type JSON (and so Pulumi's config) does not have: a timestamp, or a
+    ``!!binary``, ``!!set``, ``!!omap`` or ``!!pairs`` value; kept with the text as written so that
+    :func:`_yaml_type_problems` shows that text, not Python's ``repr`` of what PyYAML would build."""
+
+    __slots__ = ("tag", "text")
+
+    def __init__(self, tag: str, text: str) -> None:
+        self.tag, self.text = tag, text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __hash__(self) -> int:
+        return hash((self.tag, self.text))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NotJson) and (other.tag, other.text) == (self.tag, self.text)
+
+    def problem(self) -> str:
+        """What YAML reads the value as and the fix (quote a timestamp; remove an explicit tag), one line."""
+        shown = self.text if len(self.text) <= 80 else self.text[:80] + "..."
+        if self.tag == "timestamp":
+            kind = "date and time" if any(c in self.text for c in "Tt ") else "date"
+            return f"{shown} is read by YAML as a {kind}, not a string; quote it (\"{shown}\")"
+        written = shown if shown.startswith("!") else f"!!{self.tag} {shown}"
+        return f"{written} is a YAML {self.tag} value, which JSON and Pulumi's config do not have; " \
+               "remove the tag and write a plain string, list or mapping (a stack config needs no tags)"
+
+
+def _as_written(loader: Any, node: Any) -> str:
+    """A node's text as written: a scalar's value, or a collection's flow text on its first line."""
+    if isinstance(node, yaml.ScalarNode):
+        return " ".join(str(node.value).split())
+    start, end = node.start_mark, node.end_mark
+    line = loader.text_lines()[start.line] if start.line < len(loader.text_lines()) else ""
+    stop = end.column if end.line == start.line else len(line)
+    return line[start.column:stop].strip() or "..."
+
+
+def _construct_not_json(loader: Any, node: Any) -> _NotJson:
+    tag = node.tag.rsplit(":", 1)[-1]
+    if tag == "timestamp":  # a text its tag cannot read (`!!timestamp abc`) raises as PyYAML raises it
+        loader.construct_yaml_timestamp(node)
+    elif tag == "binary":
+        loader.construct_yaml_binary(node)
+    return _NotJson(tag, _as_written(loader, node))
+
+
+for _tag in ("timestamp", "binary", "set", "omap", "pairs"):
+    _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _construct_not_json)
+
+
 def _python_parser_error(text: str) -> yaml.YAMLError | None:
     """The pure-Python parser's error for ``text`` (its wording is clearer than libyaml's "did not find
     expected ..."); only called once a file has already failed to parse, so the fast path keeps libyaml."""
@@ -294,6 +354,22 @@ def _config_path(top: str, rest: tuple[Any, ...]) -> str:
     return out
 
 
+def _key_problem(key: Any) -> str:
+    """Why a mapping key YAML did not read as a string is refused, with the key as the user wrote it
+    where it is kept (a number's or date's text), else as YAML reads it (a boolean: ``on`` is true)."""
+    if isinstance(key, bool):
+        what = f"the boolean {str(key).lower()} (YAML 1.1 reads yes/no/on/off/true/false so)"
+    elif key is None:
+        what = "null (~ and null are null)"
+    elif isinstance(key, _Yaml11Number | int | float):
+        what = f"a number ({key!r})"
+    elif isinstance(key, _NotJson):
+        what = f"a {'date' if key.tag == 'timestamp' else key.tag} ({key!r})"
+    else:
+        what = f"a {type(key).__name__} ({key!r})"
+    return f"a key is read by YAML as {what}, not a string; quote it"
+
+
 def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> list[ConfigIssue]:
     """Keys and values that YAML 1.1 reads as something other than JSON (dates, booleans as keys, numbers
     written as ``010``/``0x10``/``1_0``/``1:20``, which YAML 1.2 and JSON read differently)."""
@@ -304,9 +380,7 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
                 problems.append(
                     ConfigIssue(
                         _config_path(top, rest),
-                        f"key {k!r} is read by YAML as a "
-                        f"{'number' if isinstance(k, _Yaml11Number) else type(k).__name__}, not a string "
-                        f"(yes/no/on/off, numbers and dates are not strings); quote it",
+                        _key_problem(k),
                     )
                 )
                 continue
@@ -314,7 +388,7 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
     elif isinstance(value, list):
         for i, v in enumerate(value):
             problems += _yaml_type_problems(v, top, (*rest, i))
-    elif isinstance(value, _Yaml11Number):
+    elif isinstance(value, _Yaml11Number | _NotJson):
         problems.append(ConfigIssue(_config_path(top, rest), value.problem()))
     elif not isinstance(value, str | int | float | bool | type(None)):
         problems.append(
