@@ -29,7 +29,7 @@ import yaml
 
 from ..sdk.files import read_input_text
 from ..sdk.yaml_bounded import load_bounded
-from ..text.terminal import escape_control, shown
+from ..text.terminal import shown
 from .jsonstream import NOT_AN_OBJECT, ListStream
 from .paging import PageTooLarge, PagingError, RequestTimeout, pages
 from .snapshot import KINDS, Snapshot, is_admission
@@ -276,7 +276,7 @@ def load_live(
                 if err.status == 403:
                     raise SourceError(f"{what} at {host}: 403 Forbidden; the audit needs to list nodes: "
                                       "bind the ClusterRole of gpupool audit --print-rbac") from None
-                failed = f"HTTP {err.status} {escape_control(err.reason)}"
+                failed = f"HTTP {err.status} {shown(err.reason, quote=False)}"  # escaped where the text report prints it
                 if kind != "Node":
                     snapshot.unread.append(f"{what}: {failed}; the list was not read")
                     continue
