@@ -3,8 +3,8 @@
 
 Usage::
 
-    python scripts/gen_instance_catalog.py ../shared/facts/ec2-instance-types.csv
-    python scripts/gen_instance_catalog.py ../shared/facts/ec2-instance-types.csv --check
+    python scripts/gen_instance_catalog.py INSTANCE_TYPES.csv
+    python scripts/gen_instance_catalog.py INSTANCE_TYPES.csv --check
 
 Input: the CSV ``instance_type,vcpu,memory_mib,gpus,architecture`` (one row per EC2 instance
 type, as Cluster Autoscaler's generated ``cloudprovider/aws/ec2_instance_types.go`` lists them;

