@@ -54,11 +54,11 @@ MISTAKES = [
     ("taint value too long", pool(taints=["k=" + "x" * 64 + ":NoSchedule"]),
      "pools[0].taints[0].value", "at most 63"),
     ("label in kubernetes.io", pool(labels={"node-role.kubernetes.io/gpu": "true"}),
-     "pools[0].labels", "kubernetes.io domain"),
+     "pools[0].labels['node-role.kubernetes.io/gpu']", "kubernetes.io domain"),
     ("label in eks.amazonaws.com", pool(labels={"eks.amazonaws.com/nodegroup": "x"}),
-     "pools[0].labels", "eks.amazonaws.com domain"),
+     "pools[0].labels['eks.amazonaws.com/nodegroup']", "eks.amazonaws.com domain"),
     ("empty label value on EKS", pool(labels={"example.com/gpu": ""}),
-     "pools[0].labels", "empty value; EKS node group labels need a value"),
+     "pools[0].labels['example.com/gpu']", "empty value; EKS node group labels need a value"),
     ("51 taints", pool(taints=[f"k{i}=v:NoSchedule" for i in range(51)]),
      "pools[0].taints", "51 taints; an EKS managed node group takes at most 50"),
     ("min above max", pool(scaling={"minSize": 3, "maxSize": 2}),
@@ -113,7 +113,7 @@ def test_all_mistakes_are_reported_together_one_line_each():
     lines = config_errors(cfg)
     assert len(lines) == 4, lines
     assert sorted(line.split(": ")[0] for line in lines) == [
-        "pools[0].labels",
+        "pools[0].labels['node-role.kubernetes.io/gpu']",
         "pools[0].scaling",
         "pools[0].taints[0].effect",
         "pools[0].taints[1].key",

@@ -33,7 +33,7 @@ from ..k8s.taints import (
 )
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, POOL_LABEL_KEY
 from .defaults import DEFAULT_TAINT
-from .errors import fail
+from .errors import fail, fail_per_key
 
 EKS_MAX_TAINTS = 50
 INT32_MAX = 2**31 - 1
@@ -172,15 +172,19 @@ def labels_problems(labels: Mapping[str, str]) -> list[str]:
     value (:func:`gpu_node_pool.k8s.labels.label_syntax_problem`; Kubernetes "Labels and
     Selectors", https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/);
     empty when every label is valid."""
-    return [p for k, v in labels.items() if (p := label_syntax_problem(k, v))]
+    return [p for _, p in _label_problems(labels)]
+
+
+def _label_problems(labels: Mapping[str, str]) -> list[tuple[str, str]]:
+    return [(k, p) for k, v in labels.items() if (p := label_syntax_problem(k, v))]
 
 
 def check_labels(labels: dict[str, str]) -> dict[str, str]:
     """A pydantic field validator for ``{key: value}`` node labels: returns ``labels`` unchanged,
-    or raises :func:`fail` with every :func:`labels_problems` sentence joined by ``"; "``."""
-    problems = labels_problems(labels)
+    or raises :func:`fail_per_key` with every :func:`labels_problems` sentence."""
+    problems = _label_problems(labels)
     if problems:
-        raise fail("; ".join(problems))
+        raise fail_per_key(problems)
     return labels
 
 

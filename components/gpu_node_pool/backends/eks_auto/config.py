@@ -9,7 +9,7 @@ from pydantic_core import InitErrorDetails
 
 from ...catalog import instances
 from ...config.common import AwsTags, Model, fail
-from ...config.errors import ConfigIssue
+from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.patterns import full_match
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
@@ -325,11 +325,11 @@ class EksAutoPool(NodePoolBase):
     @field_validator("labels")
     @classmethod
     def _auto_labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        problems = [p for k in labels if (p := auto_label_problem(k))]
-        problems += [f"{k!r} is written by {AUTO_MANAGED_KEYS[k]} as a requirement; set it there"
+        problems = [(k, p) for k in labels if (p := auto_label_problem(k))]
+        problems += [(k, f"{k!r} is written by {AUTO_MANAGED_KEYS[k]} as a requirement; set it there")
                      for k in labels if k in AUTO_MANAGED_KEYS and not auto_label_problem(k)]
         if problems:
-            raise fail("; ".join(problems))
+            raise fail_per_key(problems)
         return labels
 
     @field_validator("gpu_sharing")

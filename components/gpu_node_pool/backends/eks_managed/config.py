@@ -24,7 +24,7 @@ from ...config.common import (
     UpdateConfig,
     fail,
 )
-from ...config.errors import ConfigIssue
+from ...config.errors import ConfigIssue, fail_per_key
 from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
 from ...k8s.taints import Taint
@@ -104,9 +104,9 @@ class EksManagedPool(PoolBase):
     @field_validator("labels")
     @classmethod
     def _eks_labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        problems = [p for k, v in labels.items() if (p := eks_label_problem(k, v))]
+        problems = [(k, p) for k, v in labels.items() if (p := eks_label_problem(k, v))]
         if problems:
-            raise fail("; ".join(problems))
+            raise fail_per_key(problems)
         return labels
 
     @field_validator("gpu_label")

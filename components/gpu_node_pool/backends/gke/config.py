@@ -19,7 +19,7 @@ from ...config.common import (
     fail,
 )
 from ...config.defaults import DEFAULT_TAINT
-from ...config.errors import ConfigIssue
+from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.labels import gke_label_problem
 from ...k8s.patterns import full_match, go_regexp
 from ...k8s.taints import Taint
@@ -194,15 +194,15 @@ class GkePool(PoolBase):
     @field_validator("labels")
     @classmethod
     def _gke_labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        problems = [p for k, v in labels.items() if (p := gke_label_problem(k, v))]
+        problems = [(k, p) for k, v in labels.items() if (p := gke_label_problem(k, v))]
         value = labels.get(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL)
         if value is not None and value != "true":
-            problems.append(
+            problems.append((GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL,
                 f"label {GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL!r} is {value!r}; GKE acts on the value 'true' only: "
                 "set 'true' (with nvidiaDevicePlugin and INSTALLATION_DISABLED) or remove it"
-            )
+            ))
         if problems:
-            raise fail("; ".join(problems))
+            raise fail_per_key(problems)
         return labels
 
     @field_validator("taints")

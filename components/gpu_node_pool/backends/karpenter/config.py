@@ -12,7 +12,7 @@ from pydantic import (
 )
 
 from ...config.common import AwsTags, Model, TaintConfig, TaintItem, fail
-from ...config.errors import ConfigIssue
+from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.patterns import full_match, pattern_search
 from ...k8s.taints import Taint, find_duplicate_taints
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
@@ -275,14 +275,14 @@ class KarpenterPool(NodePoolBase):
     @field_validator("labels")
     @classmethod
     def _karpenter_labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        problems = [p for k in labels if (p := karpenter_label_problem(k))]
+        problems = [(k, p) for k in labels if (p := karpenter_label_problem(k))]
         problems += [
-            f"{k!r} is written by {KARPENTER_MANAGED_KEYS[k]} as a requirement; set it there"
+            (k, f"{k!r} is written by {KARPENTER_MANAGED_KEYS[k]} as a requirement; set it there")
             for k in labels
             if k in KARPENTER_MANAGED_KEYS
         ]
         if problems:
-            raise fail("; ".join(problems))
+            raise fail_per_key(problems)
         return labels
 
     @classmethod

@@ -13,7 +13,7 @@ from pydantic import (
 
 from ...catalog import instances
 from ...config.common import AwsTags, PoolBase, ScalingConfig, fail
-from ...config.errors import ConfigIssue
+from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
 from .._shared.capacity import CapacityReservation, unknown_type_findings
@@ -163,9 +163,9 @@ class SelfManagedPool(PoolBase):
     @field_validator("labels")
     @classmethod
     def _kubelet_labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        problems = [p for k in labels if (p := _kubelet_label_problem(k))]
+        problems = [(k, p) for k in labels if (p := _kubelet_label_problem(k))]
         if problems:
-            raise fail("; ".join(problems))
+            raise fail_per_key(problems)
         return labels
 
     @field_validator("subnet_ids", "security_group_ids")
