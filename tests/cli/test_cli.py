@@ -86,7 +86,7 @@ def test_a_broken_stack_exits_2_with_one_line_per_mistake(capsys, temp_project):
     expected = [
         "pools[0].taints[0].effect: 'NO_SCHEDULE' is the EKS/GKE API spelling; write NoSchedule (the component translates it)",
         "pools[0].taints[1].key: 'a/b/c' must be a qualified name with at most one '/'",
-        "pools[0].labels: label 'node-role.kubernetes.io/gpu' is in the kubernetes.io domain",
+        "pools[0].labels['node-role.kubernetes.io/gpu']: label 'node-role.kubernetes.io/gpu' is in the kubernetes.io domain",
         "pools[0].scaling: minSize 3 is above maxSize 2; raise maxSize or lower minSize",
         "pools[1].taints: 51 taints; an EKS managed node group takes at most 50",
     ]

@@ -127,7 +127,7 @@ def test_a_config_error_exits_2_and_writes_nothing(capsys, temp_project, tmp_pat
     out_dir = tmp_path / "out"
     code, _, err = render(capsys, out_dir, "bad", project)
     assert code == 2
-    assert "pools[0].labels: 'karpenter.sh/team' is in the karpenter.sh domain" in err
+    assert "pools[0].labels['karpenter.sh/team']: 'karpenter.sh/team' is in the karpenter.sh domain" in err
     assert "nothing was written" in err
     assert not out_dir.exists() or not any(out_dir.iterdir())
 
