@@ -205,3 +205,10 @@ def test_a_value_json_has_no_type_for_is_shown_as_written(new, expected):
     lines = issues(DEV.replace("env: dev", new, 1))
     assert len(lines) == 1 and lines[0].startswith(expected), lines
     assert "b'" not in lines[0] and "datetime" not in lines[0] and "{'a'" not in lines[0]
+
+
+def test_a_date_shaped_value_that_is_no_date_is_the_string_pulumi_reads():
+    # PyYAML's timestamp constructor raised ValueError (exit 70); go-yaml keeps such a text as a string
+    assert issues(DEV.replace("env: dev", "env: 2024-02-30", 1)) == []
+    config, _ = read_stack_file(DEV.replace("env: dev", "env: 2024-02-30", 1).encode(), "Pulumi.mine.yaml")
+    assert "2024-02-30" in config["gpu-node-pools:pools"]

@@ -321,10 +321,13 @@ def _as_written(loader: Any, node: Any) -> str:
     return line[start.column:stop].strip() or "..."
 
 
-def _construct_not_json(loader: Any, node: Any) -> _NotJson:
+def _construct_not_json(loader: Any, node: Any) -> _NotJson | str:
     tag = node.tag.rsplit(":", 1)[-1]
     if tag == "timestamp":  # a text its tag cannot read (`!!timestamp abc`) raises as PyYAML raises it
-        loader.construct_yaml_timestamp(node)
+        try:
+            loader.construct_yaml_timestamp(node)
+        except ValueError:  # date-shaped but no date (2024-02-30): go-yaml, Pulumi's reader, keeps the string
+            return node.value
     elif tag == "binary":
         loader.construct_yaml_binary(node)
     return _NotJson(tag, _as_written(loader, node))
