@@ -29,6 +29,7 @@ from .agents import GpuAgentsConfig
 from .common import Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
 from .limits import LimitsConfig, aws_id_problem
+from .messages import show
 
 # --- cluster and device plugin ----------------------------------------------------------
 
@@ -123,9 +124,19 @@ class ClusterConfig(Model):
     def _endpoint(cls, url: str | None) -> str | None:
         if url is None:
             return url
+        example = "e.g. https://10.0.0.10:6443 (EKS: the cluster's endpoint from DescribeCluster)"
+        if any(c.isspace() or not c.isprintable() for c in url):
+            raise fail(f"{show(url)} has whitespace or a control character; a URL has none: write it on one line, {example}")
         parts = urlsplit(url)
-        if parts.scheme != "https" or not parts.hostname or parts.path not in ("", "/") or parts.query:
-            raise fail(f"{url!r} must be an https URL of the API server, e.g. https://10.0.0.10:6443")
+        try:
+            port = parts.port  # urllib reads the port only on access: '6443x' or 99999 raise here
+        except ValueError:
+            raise fail(f"{show(url)} has a port that is not a number in 1-65535; {example}") from None
+        if port == 0:
+            raise fail(f"{show(url)} has port 0; the API server listens on a port in 1-65535, {example}")
+        if (parts.scheme != "https" or not parts.hostname or parts.path not in ("", "/") or parts.query
+                or parts.fragment or "@" in parts.netloc):
+            raise fail(f"{show(url)} must be an https URL of the API server with no path, query or user, {example}")
         return url
 
     @field_validator("certificate_authority")
@@ -133,15 +144,15 @@ class ClusterConfig(Model):
     def _ca(cls, data: str | None) -> str | None:
         if data is None:
             return data
+        fix = "give the base64 encoding of the PEM CA bundle (EKS certificateAuthority.data, or base64 -w0 ca.crt)"
+        if "-----BEGIN" in data:
+            raise fail(f"is the PEM text itself; {fix}")
         try:
             pem = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):
-            pem = b""
+            raise fail(f"is not base64 (only A-Z a-z 0-9 + / and = padding, no spaces or line breaks); {fix}") from None
         if b"-----BEGIN CERTIFICATE-----" not in pem:
-            raise fail(
-                "must be the base64 encoding of the PEM CA bundle (EKS certificateAuthority.data, or "
-                "base64 -w0 ca.crt), not the PEM text itself"
-            )
+            raise fail(f"is base64, but of no PEM certificate (no -----BEGIN CERTIFICATE----- line inside); {fix}")
         return data
 
     @field_validator("service_cidr")
