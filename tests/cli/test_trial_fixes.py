@@ -337,3 +337,36 @@ def test_an_empty_stack_file_names_its_first_line(capsys, temp_project, text):
     code, _, err = run(capsys, "plan", "--stack", "empty", "--project-dir", str(project))
     assert code == 2
     assert "stacks/Pulumi.empty.yaml:1:1: gpu-node-pools:cluster: required key is missing" in err
+
+
+@pytest.mark.parametrize("argv", [["plan", "--stack", "dev", "--project-dir", str(ROOT), "--html"], ["schema", "--out"]])
+def test_an_output_fifo_nothing_reads_is_refused_at_once_not_a_hang(capsys, tmp_path, argv):
+    import os
+
+    fifo = tmp_path / "page"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, *argv, str(fifo))
+    assert code == 2
+    assert f"{fifo}: is a FIFO (named pipe) that nothing reads; nothing was written" in err
+
+
+def test_an_output_fifo_with_a_reader_gets_the_page(capsys, tmp_path):
+    import os
+    import threading
+    import time
+
+    fifo = tmp_path / "page"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    time.sleep(0.3)  # the reader waits in open(); a waiting reader counts, so the plan may write
+    code, _, _ = run(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT), "--html", str(fifo))
+    reader.join(30)
+    assert code == 0 and got and got[0].startswith(b"<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("option", ["--cluster-dump", "--kubeconfig"])
+def test_an_empty_audit_input_path_is_a_usage_error_not_a_live_audit(capsys, option):
+    assert main(["audit", option, ""]) == 64
+    assert "is empty; give the path of the file to read" in capsys.readouterr().err

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..k8s.taints import PLATFORMS
-from .contract import AUDIT_FAIL_ON, output_file
+from .contract import AUDIT_FAIL_ON, input_path, output_file
 
 __all__ = ["register"]
 
@@ -26,10 +26,10 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     a = subparsers.add_parser("audit", parents=list(parents),
                               help="check a live cluster (read-only) or a kubectl dump against the GPU pool rules")
     src = a.add_mutually_exclusive_group()
-    src.add_argument("--cluster-dump", metavar="PATH",
+    src.add_argument("--cluster-dump", metavar="PATH", type=input_path,
                      help="JSON/YAML of kubectl get nodes,daemonsets,pods,events -A -o json, or a directory of them")
     src.add_argument("--in-cluster", action="store_true", help="use the pod's service account (inside the cluster)")
-    a.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+    a.add_argument("--kubeconfig", metavar="FILE", type=input_path, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     a.add_argument("--context", metavar="NAME", help="kubeconfig context (default: current-context)")
     a.add_argument("--stack", help="also compare with the pools this stack declares (drift and what-if)")
     a.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (with --stack)")

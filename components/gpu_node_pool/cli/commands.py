@@ -28,6 +28,7 @@ from typing import Any
 from .. import plan as plan_mod
 from .._version import __version__
 from ..config import ConfigError
+from ..sdk.files import NotRegularFileError
 from ..text.terminal import escape_control, terminal_text
 from .audit_parser import register as register_audit
 from .contract import (
@@ -50,7 +51,8 @@ from .sarif import sarif_log
 #: Where "please report" points.
 ISSUES_URL = "the gpu-node-pools issue tracker"
 #: Filesystem mistakes in --project-dir, --stack, --out and --policy-pack-config: invalid input (exit 2).
-_FILE_ERRORS = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
+_FILE_ERRORS = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError,
+                NotRegularFileError)
 
 
 def _stack_name(value: str) -> str:

@@ -63,6 +63,8 @@ __all__ = [
 #: ``--fail-on`` values of plan, check and render, lowest first (their findings are never ``info``).
 FAIL_ON_LEVELS = FAIL_ON[1:]
 #: ``--fail-on`` values of the audit, whose findings include ``info``.
+AUDIT_FAIL_ON = FAIL_ON
+
 
 def output_file(value: str) -> str:
     """``--html``/``--out FILE``: a non-empty path (an empty one would write nothing, silently);
@@ -72,7 +74,12 @@ def output_file(value: str) -> str:
     return value
 
 
-AUDIT_FAIL_ON = FAIL_ON
+def input_path(value: str) -> str:
+    """``--cluster-dump``/``--kubeconfig PATH``: a non-empty path (an empty ``--cluster-dump`` would read as
+    no option given, and the audit would go to the live cluster instead); argparse turns the error into exit 64."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError(f"{value!r} is empty; give the path of the file to read")
+    return value
 
 
 class InputError(ValueError):

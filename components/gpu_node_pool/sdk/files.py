@@ -2,7 +2,9 @@
 
 Writing the one file a command was told to write (``--html``, ``schema --out``):
 :func:`write_output_text` replaces only a file of the kind that command writes, so a slip such as
-``--html stacks/Pulumi.prod.yaml`` cannot overwrite the stack file being read.
+``--html stacks/Pulumi.prod.yaml`` cannot overwrite the stack file being read. A FIFO is written
+only when a reader has it open (``--html >(gzip > page.html.gz)``): opening one without a reader
+would block forever, so it is opened without blocking and refused (``ENXIO``) when nobody reads.
 
 A values file (a chart's ``valueYamlFiles``, ``--policy-pack-config``) named by a path could be a
 FIFO, a device or a directory: opening a FIFO for reading blocks until a writer comes, so the
@@ -89,6 +91,7 @@ def write_output_text(path: str | os.PathLike[str], text: str, ours: Callable[[s
 
     Raises:
         FileExistsError: ``path`` is an existing file of another kind (``filename`` set; nothing written).
+        NotRegularFileError: a FIFO nothing reads, or a socket (nothing written).
         OSError: it cannot be written (missing directory, a directory, no permission).
     """
     target = Path(path)
@@ -102,5 +105,33 @@ def write_output_text(path: str | os.PathLike[str], text: str, ours: Callable[[s
                 "if it really is to be replaced)",
                 str(target),
             )
-    target.write_text(text, encoding="utf-8")
+    with os.fdopen(_open_for_writing(target), "w", encoding="utf-8") as fh:
+        fh.write(text)
     return target
+
+
+def _open_for_writing(target: Path) -> int:
+    """A descriptor open for writing ``target``: created or truncated; a FIFO only while a reader has it open.
+
+    Raises:
+        NotRegularFileError: a FIFO without a reader (``ENXIO``) or a socket (``EINVAL``).
+        OSError: what ``open`` raises (a directory, no permission, a missing directory).
+    """
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        mode = 0
+    if stat.S_ISSOCK(mode):
+        raise NotRegularFileError(errno.EINVAL, "is a socket, not a file; nothing was written (give a file path)",
+                                  str(target))
+    if stat.S_ISFIFO(mode):
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as err:
+            if err.errno != errno.ENXIO:
+                raise
+            raise NotRegularFileError(errno.ENXIO, "is a FIFO (named pipe) that nothing reads; nothing was written "
+                                      "(start its reader first, or give a file path)", str(target)) from None
+        os.set_blocking(fd, True)
+        return fd
+    return os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
