@@ -68,7 +68,7 @@ CASES = {"acceptance": acceptance, "acceptance+stack": acceptance, "directory-ty
 
 
 #: Keys the report gained after the golden reports were written, with the value every golden case has.
-ADDED_SINCE = {"partial": False, "listsNotRead": []}
+ADDED_SINCE = {"partial": False, "listsNotRead": [], "objectsSkipped": []}
 ADDED_PER_NODE = {"malformedResources": []}
 
 

@@ -63,6 +63,8 @@ class AuditReport:
     fail_on: str = "mandatory"
     #: Lists that failed otherwise than by a 403 (an HTTP error, a ``continue`` chain that never ends).
     unread: list[str] = field(default_factory=list)
+    #: Objects left out of every verdict (a field of the wrong shape), one line each.
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def lists_not_read(self) -> list[str]:
@@ -74,8 +76,8 @@ class AuditReport:
 
     @property
     def partial(self) -> bool:
-        """The verdict lacks a list (:attr:`lists_not_read`): it cannot be clean."""
-        return bool(self.lists_not_read)
+        """The verdict lacks a list (:attr:`lists_not_read`) or an object (:attr:`skipped`): it cannot be clean."""
+        return bool(self.lists_not_read or self.skipped)
 
     @property
     def exit_code(self) -> int:
@@ -104,6 +106,7 @@ class AuditReport:
             "forbiddenLists": list(self.forbidden),
             "partial": self.partial,
             "listsNotRead": self.lists_not_read,
+            "objectsSkipped": list(self.skipped),
             "summary": {"nodes": len(self.nodes), "gpuNodes": sum(n.is_gpu for n in self.nodes),
                         "gpuPools": len(self.gpu_pools), "daemonSets": len(self.rows), "findings": counts},
             "gpuPools": [
@@ -146,7 +149,7 @@ class AuditReport:
         lines = [f"gpupool audit of {self.source} (read-only)", f"platform: {self.platform} ({self.platform_evidence})"]
         if self.stack:
             lines.append(f"declared pools: stack {self.stack!r} (offline plan, no cloud API called)")
-        for line in self.lists_not_read:
+        for line in [*self.lists_not_read, *self.skipped]:
             lines.append(f"PARTIAL: {line}")
         if not self.events_available:
             lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
@@ -172,7 +175,9 @@ class AuditReport:
             lines += [f"  {n.subject}: {n.reason}" for n in self.not_judged]
         lines.append("")
         counts = ", ".join(f"{sum(f.level == lvl for f in self.findings)} {lvl}" for lvl in ("mandatory", "advisory", "info"))
-        partial = f"; PARTIAL verdict: {len(self.lists_not_read)} list(s) not read" if self.partial else ""
+        missing = [f"{n} {what} not read" for n, what in ((len(self.lists_not_read), "list(s)"),
+                                                          (len(self.skipped), "object(s)")) if n]
+        partial = f"; PARTIAL verdict: {', '.join(missing)}" if self.partial else ""
         lines.append(f"{counts}{partial}; exit {self.exit_code} (--fail-on {self.fail_on})")
         return terminal_text(lines)
 
@@ -253,7 +258,7 @@ def run_audit(
         not_judged.append(NotJudged(line.split(":")[0], line))
     if not nodes:
         not_judged.append(NotJudged(NO_NODES, NO_NODES_WHY))
-    for line in snapshot.problems:
+    for line in [*snapshot.problems, *snapshot.skipped]:
         not_judged.append(NotJudged("dump", line))
 
     # DaemonSets: the cluster's, with the stack's own replacing theirs in the what-if.
@@ -341,7 +346,7 @@ def run_audit(
         source=snapshot.source, platform=platform, platform_evidence=evidence,
         events_available="Event" in snapshot.read, nodes=nodes, pools=pools, rows=rows, starved=starved,
         pending=pending, findings=findings, not_judged=not_judged, forbidden=list(snapshot.forbidden), notes=notes,
-        unread=list(snapshot.unread),
+        unread=list(snapshot.unread), skipped=list(snapshot.skipped),
         stack=declared.stack if declared else None, whatif_pools=whatif_pools, fail_on=fail_on,
     )
 

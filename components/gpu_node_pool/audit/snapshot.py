@@ -77,15 +77,19 @@ class Snapshot:
     forbidden: list[str] = field(default_factory=list)
     #: one line per list that failed otherwise (an HTTP error, a ``continue`` chain that never ends).
     unread: list[str] = field(default_factory=list)
-    #: one line per object or file part that was skipped.
+    #: one line per file part that holds no object (an item that is not a mapping, bytes that are not UTF-8)
+    #: or admission list that could not be read: not judged, said so.
     problems: list[str] = field(default_factory=list)
+    #: one line per object of a kind the verdicts read that was left out (a field of the wrong shape): the
+    #: verdict lacks it, so the report is partial.
+    skipped: list[str] = field(default_factory=list)
 
     def add(self, kind: str, obj: Mapping[str, Any]) -> None:
         """Keep what the verdicts need of ``obj`` (a camelCase mapping of ``kind``, one of :data:`KINDS`).
 
         An object with a field of the wrong shape (``metadata.labels`` a list, ``status.conditions``
         a string: the API server never serves these, a hand-made dump may) is skipped and named in
-        :attr:`problems`, which the report lists as not judged.
+        :attr:`skipped`, which makes the report partial.
         """
         self.read.add(kind)
         try:
@@ -93,7 +97,7 @@ class Snapshot:
         except (AttributeError, TypeError, ValueError) as err:
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
             name = "/".join(str(part) for part in (meta.get("namespace"), meta.get("name")) if part) or "?"
-            self.problems.append(f"{kind} {name}: a field has the wrong shape ({type(err).__name__}: {err}); skipped")
+            self.skipped.append(f"{kind} {name}: a field has the wrong shape ({type(err).__name__}: {err}); skipped")
 
     def _add(self, kind: str, obj: Mapping[str, Any]) -> None:
         if kind == "Node":
@@ -162,8 +166,38 @@ def _daemonset(obj: Mapping[str, Any]) -> dict[str, Any]:
     spec = obj.get("spec") or {}
     template = spec.get("template") or {} if isinstance(spec, Mapping) else {}
     status = obj.get("status") or {}
+    pod_spec = template.get("spec") or {}
+    _check_node_selection(pod_spec)
     return {
         "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
-        "spec": {"template": {"spec": template.get("spec") or {}}},
+        "spec": {"template": {"spec": pod_spec}},
         "status": {k: status[k] for k in ("desiredNumberScheduled",) if k in status},
     }
+
+
+def _check_node_selection(pod_spec: Mapping[str, Any]) -> None:
+    """Raise ``TypeError`` naming the field when the pod template's node selection does not have the
+    API's shape (``nodeSelector`` a mapping; required ``nodeSelectorTerms`` a list of mappings whose
+    ``matchExpressions``/``matchFields`` are lists of mappings): the API server never serves such a
+    DaemonSet, and reading it as no selection would call it kept off every node (or on every node)."""
+    path = "spec.template.spec"
+    if not isinstance(pod_spec, Mapping):
+        raise TypeError(f"{path} is a {type(pod_spec).__name__}, not an object")
+    if not isinstance(pod_spec.get("nodeSelector") or {}, Mapping):
+        raise TypeError(f"{path}.nodeSelector is not a mapping")
+    affinity = pod_spec.get("affinity") or {}
+    node_affinity = affinity.get("nodeAffinity") or {} if isinstance(affinity, Mapping) else None
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node_affinity, Mapping) else None
+    if not isinstance(affinity, Mapping) or not isinstance(node_affinity, Mapping):
+        raise TypeError(f"{path}.affinity.nodeAffinity is not a mapping")
+    if required is None:
+        return
+    where = f"{path}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    if not isinstance(terms, list) or not all(isinstance(t, Mapping) for t in terms):
+        raise TypeError(f"{where}.nodeSelectorTerms is not a list of terms")
+    for i, term in enumerate(terms):
+        for part in ("matchExpressions", "matchFields"):
+            value = term.get(part) or []
+            if not isinstance(value, list) or not all(isinstance(e, Mapping) for e in value):
+                raise TypeError(f"{where}.nodeSelectorTerms[{i}].{part} is not a list of requirements")
