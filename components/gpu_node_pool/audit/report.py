@@ -312,7 +312,8 @@ def run_audit(
     # Pending pods.
     pending: list[PendingPod] = []
     if not pods_read:
-        not_judged.append(NotJudged("pending pods", "pods could not be listed"))
+        not_judged.append(NotJudged("pending pods", "no pods were read (a dump without pods, or a pods list that "
+                                                    "was refused or failed: see PARTIAL); pending pods are not judged"))
     else:
         failed = snapshot.failed_scheduling if "Event" in snapshot.read else None
         pending, problems = pending_pods(snapshot.pending, failed, nodes, platform, plugins)

@@ -71,8 +71,9 @@ def starved_reason(
                 fixes.append(f"make {ds.display} select this node's pool")
         return "no device plugin covers the node: " + "; ".join(parts), "; ".join(fixes)
     if pod_states is None:
-        return ("a device plugin should run here, but the pods could not be listed to see whether it is Ready",
-                "grant list pods (gpupool audit --print-rbac)")
+        return ("a device plugin should run here, but no pods were read to see whether it is Ready",
+                "include the pods (kubectl get nodes,daemonsets,pods,events -A -o json), or grant list pods "
+                "(gpupool audit --print-rbac)")
     states = {ds.display: pod_states.get((ds.namespace, ds.name, node.name)) for ds in running}
     broken = {k: v for k, v in states.items() if v}
     if broken:

@@ -21,6 +21,7 @@ report with ``schemaVersion: 1`` (schema: ``cli/report.schema.json``). No comman
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from typing import Any
@@ -296,7 +297,8 @@ def _render(args: argparse.Namespace) -> int:
         ))
         return code
     if written is None:  # the failed plan says why, on stderr: stdout lists written files only
-        _print_text(args, plan_mod.render_text(result, args.fail_on) + f"\nnothing was written to {out}", error=True)
+        _print_text(args, plan_mod.render_text(result, args.fail_on, command="render") + f"\nnothing was written to {out}",
+                    error=True)
         return code
     _print_warnings(result.warnings)
     if not args.quiet:  # --quiet: only the summary line below
@@ -324,7 +326,10 @@ def _validate(args: argparse.Namespace) -> int:
     else:  # each file its own stack, in the project it belongs to (the nearest Pulumi.yaml above it)
         for f in args.files:
             if not Path(f).is_file():
-                raise FileNotFoundError(f"--file {f}: no such stack file; give the path of a Pulumi.<stack>.yaml")
+                what = ("is a directory, not a stack file" if Path(f).is_dir() else
+                        "is not a regular file (a FIFO, a device or a broken symbolic link)" if os.path.lexists(f)
+                        else "no such stack file")
+                raise FileNotFoundError(f"--file {f}: {what}; give the path of a Pulumi.<stack>.yaml")
         targets = [(_stack_of(Path(f)), lambda f=f: read_stack_path(plan_mod.find_project(Path(f).parent), Path(f)))
                    for f in args.files]
     issues: list[Any] = []

@@ -87,6 +87,10 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         else:
             hint = "; remove it"
         return [ConfigIssue(path, f"unknown key {show(key)}{hint}")]
+    if isinstance(value, Mapping) and set(value) == {"secure"} and kind != "missing":
+        return [ConfigIssue(path, "is a Pulumi secret (secure: ...); this setting reaches the nodes and the plan's "
+                                  "policies as plain text (labels, taints, names are never secret), and the plan "
+                                  "cannot decrypt it offline: write the plain value (pulumi config set without --secret)")]
     if type(value).__name__ == "Output" and type(value).__module__.startswith("pulumi"):
         return [ConfigIssue(path, "is a Pulumi Output; pool and cluster settings must be plain values known at "
                                   "preview (policies judge taints and labels then), e.g. a name from config, not "
@@ -165,8 +169,10 @@ def validate_stack_config(
             for issue in _issue_from_pydantic(err):
                 if issue not in issues:
                     issues.append(issue)
-        # every mistake in one run: the stack rules that can still run (cluster keys the pools need...)
-        issues += [i for i in partial_stack_issues(raw, context) if i not in issues]
+        # every mistake in one run: the stack rules that can still run (cluster keys the pools need...), but
+        # not a second issue on a field whose value was already refused (a rule sees it as missing)
+        refused = {i.path for i in issues if not i.path.endswith("]")}
+        issues += [i for i in partial_stack_issues(raw, context) if i not in issues and i.path not in refused]
         raise ConfigError(issues, source) from None
     issues = stack_issues(stack)
     if issues:
@@ -214,6 +220,9 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
         syntax = _python_parser_error(text) or err
         mark = getattr(syntax, "problem_mark", None)
         where = Location(file or name, mark.line + 1, mark.column + 1) if mark is not None else None
+        if isinstance(syntax, yaml.reader.ReaderError) and isinstance(syntax.position, int):  # a character, no mark
+            before = text[: syntax.position]
+            where = Location(file or name, before.count("\n") + 1, syntax.position - before.rfind("\n"))
         raise ConfigError([ConfigIssue(*yaml_syntax_problem(syntax, name), where)], name) from None
     except (ValueError, KeyError, AttributeError, TypeError):
         tagged = [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1) if "!!" in line]

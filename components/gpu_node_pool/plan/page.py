@@ -203,10 +203,5 @@ def write_page(result: PlanResult, out: str | Path) -> Path:
 
     path = Path(out)
     page = render_page(plan_matrix(result))
-    try:
-        write_output_text(path, page, html_page_head, "an HTML page")
-    except FileExistsError:
-        raise
-    except OSError as err:  # the page's path on every error (a full disk reports none), for the CLI's fix
-        raise type(err)(err.errno, err.strerror or str(err), str(path)) from None
+    write_output_text(path, page, html_page_head, "an HTML page")
     return path

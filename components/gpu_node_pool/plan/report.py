@@ -41,17 +41,18 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
     )
 
 
-def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool = True) -> str:
+def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool = True, command: str = "plan") -> str:
     """The human-readable plan; its last line is :func:`exit_line` (the exit code judged at ``fail_on``).
 
     ``warnings=False`` leaves the config warnings' text out (``gpupool`` prints :func:`warning_lines` on
-    stderr) and keeps one line counting them."""
-    lines = [f"gpu-node-pools plan for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
+    stderr) and keeps one line counting them. ``command``: the ``gpupool`` command the text reports
+    (``plan``, or ``render``, which plans first), named in the first line and in the fix of a config error."""
+    lines = [f"gpu-node-pools {command} for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
     if result.config_issues:
         lines.append("")
         lines += ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}").lines()
         lines.append("")
-        lines.append("exit 2: fix the stack config and run the plan again")
+        lines.append(f"exit 2: fix the stack config and run the {command} again")
         return terminal_text(lines)
     lines.append(f"{len(result.resources)} resources would be registered")
     if result.warnings:

@@ -105,8 +105,13 @@ def write_output_text(path: str | os.PathLike[str], text: str, ours: Callable[[s
                 "if it really is to be replaced)",
                 str(target),
             )
-    with os.fdopen(_open_for_writing(target), "w", encoding="utf-8") as fh:
-        fh.write(text)
+    try:
+        with os.fdopen(_open_for_writing(target), "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as err:  # a full disk reports no file name: give it the path, so no one blames stdout
+        if err.filename is not None:
+            raise
+        raise type(err)(err.errno, err.strerror or str(err), str(target)) from None
     return target
 
 
