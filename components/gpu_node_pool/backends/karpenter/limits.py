@@ -12,6 +12,7 @@ from pydantic import (
 
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from .._shared.nodepool import (
+    KARPENTER_QUANTITY_RE,
     NodePoolRequirement,
     cel_label_domain,
     nodepool_requirement_problems,
@@ -62,6 +63,33 @@ KARPENTER_ALIAS_RE = re.compile(r"^[a-zA-Z0-9]+@.+$")
 #: starting with ``kubernetes.io/cluster`` are refused too).
 KARPENTER_RESTRICTED_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
                              "karpenter.k8s.aws/ec2nodeclass")
+
+# EC2NodeClass ``spec.kubelet`` (openAPIV3Schema and x-kubernetes-validations, v1.14.1).
+#: Where the kubelet rules come from, as messages cite it.
+KARPENTER_KUBELET_SOURCE = (
+    "EC2NodeClass CRD spec.kubelet, aws/karpenter-provider-aws v1.14.1 pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"
+)
+#: The keys ``evictionHard``, ``evictionSoft`` and ``evictionSoftGracePeriod`` take (CEL "valid keys for ...").
+KARPENTER_EVICTION_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
+                              "imagefs.inodesFree", "pid.available")
+#: The keys ``kubeReserved`` and ``systemReserved`` take (CEL "valid keys for ...").
+KARPENTER_RESERVED_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pid")
+#: ``evictionHard`` / ``evictionSoft`` values: a percentage up to 100% (two decimals at most), a
+#: quantity, or empty (the CRD pattern, as written there).
+KARPENTER_EVICTION_VALUE_RE = re.compile(
+    r"^((\d{1,2}(\.\d{1,2})?|100(\.0{1,2})?)%||(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|"
+    r"([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?)$"
+)
+#: ``kubeReserved`` / ``systemReserved`` values: a quantity (the CRD pattern), not negative (CEL rule).
+KARPENTER_RESERVED_VALUE_RE = KARPENTER_QUANTITY_RE
+#: The integer fields of ``spec.kubelet`` (all ``format: int32``) -> (minimum, maximum).
+KARPENTER_KUBELET_INTS = {
+    "maxPods": (0, 2**31 - 1),
+    "podsPerCore": (0, 2**31 - 1),
+    "evictionMaxPodGracePeriod": (-(2**31), 2**31 - 1),
+    "imageGCHighThresholdPercent": (0, 100),
+    "imageGCLowThresholdPercent": (0, 100),
+}
 
 
 def karpenter_label_problem(key: str) -> str | None:
