@@ -642,6 +642,14 @@ CASES: list[tuple[str, dict[str, Any], str, str, str, Mutation, str | None]] = [
      {"requirements": [{"key": "example.com/x", "operator": "Exists", "values": ["a"]}]},
      "pools[0].requirements[0]", "operator Exists takes no values",
      "NodePool", _add_req({"key": "example.com/x", "operator": "Exists", "values": ["a"]}), None),
+    ("the karpenter.k8s.aws/ec2nodeclass label (the CEL rule lets it in; Karpenter's IsRestrictedLabel does not)",
+     {"labels": {"karpenter.k8s.aws/ec2nodeclass": "other"}}, "pools[0].labels['karpenter.k8s.aws/ec2nodeclass']",
+     "Karpenter's runtime validation refuses it",
+     "NodePool", lambda m: _labels(m).update({"karpenter.k8s.aws/ec2nodeclass": "other"}), None),
+    ("a requirement on karpenter.k8s.aws/ec2nodeclass (refused by IsRestrictedLabel, not by the CRD)",
+     {"requirements": [{"key": "karpenter.k8s.aws/ec2nodeclass", "operator": "In", "values": ["other"]}]},
+     "pools[0].requirements[0]", "key 'karpenter.k8s.aws/ec2nodeclass' is set by Karpenter",
+     "NodePool", _add_req({"key": "karpenter.k8s.aws/ec2nodeclass", "operator": "In", "values": ["other"]}), None),
     ("a GPU pool without a GPU limit (our rule: GPUs must be capped)",
      {"limits": {"cpu": 1000}}, "pools[0].limits", "missing nvidia.com/gpu",
      "NodePool", lambda m: m["spec"].update(limits={"cpu": 1000}), None),
@@ -704,6 +712,17 @@ def test_every_karpenter_label_rule_of_the_crd_has_a_negative_case():
     covered = {c[6] for c in CASES}
     for rule in label_rules:
         assert rule["message"] in covered, rule["message"]
+
+
+@pytest.mark.parametrize("key", ["foo.kubernetes.io/x", "bar.k8s.io/x", "node.kubernetes.io/role", "kops.k8s.io/x"])
+def test_labels_in_the_kubernetes_io_and_k8s_io_domains_are_karpenters_to_accept(key, good_objects):
+    # kubernetes-sigs/karpenter v1.10.0 (37f5de7a) dropped kubernetes.io and k8s.io from RestrictedLabelDomains and
+    # from the NodePool CEL rules; the pinned v1.14.1 accepts them and applies them to the Node itself (the AWS
+    # provider keeps them out of the kubelet's --node-labels: RejectForbiddenLabels). Refusing them would be ours alone.
+    stack_of(good_pool(labels={key: "x"}))
+    np = copy.deepcopy(good_objects["NodePool"])
+    _labels(np)[key] = "x"
+    assert crd_errors(np) == []
 
 
 def _kubelet_schema() -> dict[str, Any]:
@@ -900,6 +919,9 @@ BAD_STACK = """config:
     [
         pytest.param("", "karpenter.sh/team: x", "pools[0].labels['karpenter.sh/team']: 'karpenter.sh/team' is in the karpenter.sh domain",
                      id="a karpenter.sh label"),
+        pytest.param("", "karpenter.k8s.aws/ec2nodeclass: other",
+                     "pools[0].labels['karpenter.k8s.aws/ec2nodeclass']: 'karpenter.k8s.aws/ec2nodeclass' is set by Karpenter "
+                     "to the EC2NodeClass name", id="the ec2nodeclass label Karpenter's runtime validation refuses"),
         pytest.param("nvidia.com/gpu=booting:NoSchedule", "", "pools[0].startupTaints: startupTaints[0] "
                      "(nvidia.com/gpu=booting:NoSchedule) has the same key and effect as taints[0]",
                      id="the same key and effect in taints and startupTaints"),

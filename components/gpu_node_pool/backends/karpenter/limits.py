@@ -41,6 +41,10 @@ KARPENTER_AWS_ALLOWED_LABELS = frozenset(
         "placement-group-partition",
     )
 )
+#: Set by Karpenter on every node to its EC2NodeClass's name; allowed by the NodePool CEL rule above but not
+#: a well-known label of the provider's ``init()`` (aws/karpenter-provider-aws ``pkg/apis/v1/labels.go``@v1.14.1),
+#: so Karpenter's ``RuntimeValidate`` (kubernetes-sigs/karpenter ``IsRestrictedLabel``) refuses it.
+KARPENTER_NODE_CLASS_LABEL = "karpenter.k8s.aws/ec2nodeclass"
 #: Requirement keys the pool's dedicated fields write; neither ``requirements`` nor
 #: ``labels`` may set them too (Karpenter would intersect both silently).
 KARPENTER_MANAGED_KEYS = {
@@ -105,9 +109,18 @@ def karpenter_label_problem(key: str) -> str | None:
        ("label domain "karpenter.sh" is restricted").
     4. A key whose domain ends with ``karpenter.k8s.aws``, other than the well-known
        :data:`KARPENTER_AWS_ALLOWED_LABELS` ("label domain "karpenter.k8s.aws" is restricted").
-    5. ``eks.amazonaws.com/instance-*``: EKS Auto Mode's spelling of the well-known labels
+    5. ``karpenter.k8s.aws/ec2nodeclass`` (:data:`KARPENTER_NODE_CLASS_LABEL`): the CEL rule allows it, but
+       Karpenter's Go ``IsRestrictedLabel`` refuses it at run time (the NodePool is never ready).
+    6. ``eks.amazonaws.com/instance-*``: EKS Auto Mode's spelling of the well-known labels
        (EKS user guide automode/create-node-pool: "EKS Auto Mode uses different labels than
        Karpenter"); self-managed Karpenter's nodes never carry them, so nothing would launch.
+
+    Not refused: keys in ``kubernetes.io`` and ``k8s.io`` (``foo.kubernetes.io/x``). Since
+    kubernetes-sigs/karpenter v1.10.0 (commit 37f5de7a, "simplify RestrictedLabel filtering and relax cel
+    restrictions") ``RestrictedLabelDomains`` holds only ``karpenter.sh`` (the AWS provider adds
+    ``karpenter.k8s.aws``), and the provider keeps such labels out of the kubelet's flags
+    (``RejectForbiddenLabels``, ``pkg/providers/amifamily/resolver.go``@v1.14.1) while Karpenter puts them
+    on the Node itself.
     """
     if key == "karpenter.sh/nodepool":
         return (
@@ -125,6 +138,14 @@ def karpenter_label_problem(key: str) -> str | None:
             f"{key!r} is in the karpenter.sh domain, which Karpenter reserves for itself (NodePool CRD: label "
             "domain \"karpenter.sh\" is restricted; only karpenter.sh/capacity-type is allowed); use your own "
             "domain, e.g. example.com/" + key.rpartition("/")[2]
+        )
+    if key == KARPENTER_NODE_CLASS_LABEL:
+        return (
+            f"{key!r} is set by Karpenter to the EC2NodeClass name; the NodePool CRD lets it in, but Karpenter's "
+            "runtime validation refuses it (kubernetes-sigs/karpenter pkg/apis/v1/labels.go IsRestrictedLabel: the "
+            "karpenter.k8s.aws domain is restricted and ec2nodeclass is not among aws/karpenter-provider-aws "
+            "pkg/apis/v1/labels.go@v1.14.1 WellKnownLabels), so the NodePool is not ready and launches nothing; remove "
+            "it and choose the class with nodeClass or nodeClassRef"
         )
     if domain.endswith("karpenter.k8s.aws") and key not in KARPENTER_AWS_ALLOWED_LABELS:
         return (
