@@ -22,7 +22,15 @@ from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
 from .locations import FileMarks
 from .messages import field_at, model_keys, pattern_rule, show
-from .stack import IDENTITY_INPUTS, StackConfig, partial_stack_issues, stack_issues, stack_model, used_backends
+from .stack import (
+    AWS_REGION,
+    IDENTITY_INPUTS,
+    StackConfig,
+    partial_stack_issues,
+    stack_issues,
+    stack_model,
+    used_backends,
+)
 from .stack_yaml import (
     MAX_NESTING,
     AliasExpansionError,
@@ -147,22 +155,29 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
 
 
 def validate_stack_config(
-    raw: Mapping[str, Any], source: str = "stack config", identity_inputs: Iterable[str] = ()
+    raw: Mapping[str, Any], source: str = "stack config", identity_inputs: Iterable[str] = (),
+    aws_region: str | None = None,
 ) -> StackConfig:
     """Validate a stack config given as a plain mapping with keys ``cluster``, ``pools``, ``devicePlugin``.
 
     ``identity_inputs``: cluster identity fields (snake_case, ``gpu_node_pool.sdk.cluster_inputs.IDENTITY_FIELDS``)
     a program gives as Pulumi Inputs: not judged, ``None`` in the result and named in its
     ``cluster.not_judged``; the rules that read them test only that they are given.
+    ``aws_region``: the stack's ``aws:region``, which the AWS NodePool backends' zones must be in;
+    None (not set, or a secret) leaves zones unplaced.
 
     Raises:
         ConfigError: every mistake found, each with its config path.
     """
     if not isinstance(raw, Mapping):
         raise ConfigError([ConfigIssue("", f"the config must be a mapping, got {type(raw).__name__}")], source)
-    context = {IDENTITY_INPUTS: frozenset(identity_inputs)} if identity_inputs else None
+    context: dict[str, Any] = {}
+    if identity_inputs:
+        context[IDENTITY_INPUTS] = frozenset(identity_inputs)
+    if aws_region:
+        context[AWS_REGION] = aws_region
     try:
-        stack = stack_model(used_backends(raw)).model_validate(raw, context=context)
+        stack = stack_model(used_backends(raw)).model_validate(raw, context=context or None)
     except ValidationError as exc:
         issues: list[ConfigIssue] = []
         for err in exc.errors(include_url=False):
@@ -172,7 +187,7 @@ def validate_stack_config(
         # every mistake in one run: the stack rules that can still run (cluster keys the pools need...), but
         # not a second issue on a field whose value was already refused (a rule sees it as missing)
         refused = {i.path for i in issues if not i.path.endswith("]")}
-        issues += [i for i in partial_stack_issues(raw, context) if i not in issues and i.path not in refused]
+        issues += [i for i in partial_stack_issues(raw, context or None) if i not in issues and i.path not in refused]
         raise ConfigError(issues, source) from None
     issues = stack_issues(stack)
     if issues:
@@ -333,8 +348,10 @@ def load_stack_config(
             raw[key] = json.loads(text) if isinstance(text, str) else text
         except json.JSONDecodeError:
             raw[key] = text  # a plain string (cluster: ml-dev): the model reports what it must be, once
+    region = config.get(AWS_REGION)  # the AWS provider's region; a secret's placeholder is no region
+    plain_region = region if isinstance(region, str) and not (is_secret is not None and is_secret(AWS_REGION)) else None
     try:
-        stack = validate_stack_config(raw, source)
+        stack = validate_stack_config(raw, source, aws_region=plain_region)
     except ConfigError as exc:
         missing = {f"{PROJECT}:{key}" for key in misspelt}  # already reported as a misspelt namespace
         raise ConfigError(issues + [i for i in exc.issues if i.path not in missing], source) from None

@@ -205,6 +205,18 @@ class ClusterConfig(Model):
 IDENTITY_INPUTS = "gpu-node-pools:identity-inputs"
 
 
+#: Validation-context key: the stack's ``aws:region`` (the AWS provider's region), when the stack sets
+#: it in plain text; the rules that need the region accept what they cannot place without it.
+AWS_REGION = "aws:region"
+
+
+def context_aws_region(info: ValidationInfo) -> str | None:
+    """The stack's ``aws:region`` from the validation context, or None when the stack does not set it."""
+    context = info.context
+    region = context.get(AWS_REGION) if isinstance(context, Mapping) else None
+    return region if isinstance(region, str) and region else None
+
+
 def _identity_inputs(info: ValidationInfo) -> frozenset[str]:
     context = info.context
     return frozenset(context.get(IDENTITY_INPUTS, ())) if isinstance(context, Mapping) else frozenset()

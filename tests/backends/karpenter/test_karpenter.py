@@ -538,7 +538,97 @@ CASES: list[tuple[str, dict[str, Any], str, str, str, Mutation, str | None]] = [
      "pools[0].nodeClass.securityGroupSelectorTags", "at most 20",
      "EC2NodeClass", lambda m: m["spec"].update(securityGroupSelectorTerms=[{"tags": {f"t{i}": "v" for i in range(21)}}]),
      "has too many properties"),
+    ("an image GC high threshold not above the low one",
+     {"nodeClass": {"kubelet": {"imageGCHighThresholdPercent": 50, "imageGCLowThresholdPercent": 60}}},
+     "pools[0].nodeClass.kubelet.imageGCHighThresholdPercent", "imageGCHighThresholdPercent 50 is not above",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"imageGCHighThresholdPercent": 50, "imageGCLowThresholdPercent": 60}),
+     "imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent"),
+    ("an evictionSoft threshold without a grace period",
+     {"nodeClass": {"kubelet": {"evictionSoft": {"memory.available": "10%"}}}},
+     "pools[0].nodeClass.kubelet.evictionSoft['memory.available']", "has no evictionSoftGracePeriod['memory.available']",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"evictionSoft": {"memory.available": "10%"}}),
+     "evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod"),
+    ("an evictionSoftGracePeriod without a soft threshold",
+     {"nodeClass": {"kubelet": {"evictionSoft": {"memory.available": "10%"},
+                                "evictionSoftGracePeriod": {"memory.available": "1m", "nodefs.available": "1m"}}}},
+     "pools[0].nodeClass.kubelet.evictionSoftGracePeriod['nodefs.available']", "has no evictionSoft['nodefs.available']",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={
+         "evictionSoft": {"memory.available": "10%"},
+         "evictionSoftGracePeriod": {"memory.available": "1m", "nodefs.available": "1m"}}),
+     "evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft"),
+    ("an evictionHard key that is no eviction signal",
+     {"nodeClass": {"kubelet": {"evictionHard": {"memory.avail": "10%"}}}},
+     "pools[0].nodeClass.kubelet.evictionHard['memory.avail']", "did you mean memory.available?",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"evictionHard": {"memory.avail": "10%"}}),
+     "valid keys for evictionHard are"),
+    ("an evictionSoft key that is no eviction signal",
+     {"nodeClass": {"kubelet": {"evictionSoft": {"gpu.available": "10%"}, "evictionSoftGracePeriod": {"gpu.available": "1m"}}}},
+     "pools[0].nodeClass.kubelet.evictionSoft['gpu.available']", "is not an eviction signal evictionSoft takes",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"evictionSoft": {"gpu.available": "10%"},
+                                                         "evictionSoftGracePeriod": {"gpu.available": "1m"}}),
+     "valid keys for evictionSoft are"),
+    ("an evictionSoftGracePeriod key that is no eviction signal",
+     {"nodeClass": {"kubelet": {"evictionSoft": {"gpu.available": "10%"}, "evictionSoftGracePeriod": {"gpu.available": "1m"}}}},
+     "pools[0].nodeClass.kubelet.evictionSoftGracePeriod['gpu.available']",
+     "is not an eviction signal evictionSoftGracePeriod takes",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"evictionSoft": {"gpu.available": "10%"},
+                                                         "evictionSoftGracePeriod": {"gpu.available": "1m"}}),
+     "valid keys for evictionSoftGracePeriod are"),
+    ("an evictionHard value that is neither a percentage nor a quantity",
+     {"nodeClass": {"kubelet": {"evictionHard": {"memory.available": "10 percent"}}}},
+     "pools[0].nodeClass.kubelet.evictionHard['memory.available']", "is neither a percentage nor a quantity",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"evictionHard": {"memory.available": "10 percent"}}),
+     "does not match"),
+    ("an evictionSoft percentage above 100",
+     {"nodeClass": {"kubelet": {"evictionSoft": {"nodefs.available": "150%"},
+                                "evictionSoftGracePeriod": {"nodefs.available": "1m"}}}},
+     "pools[0].nodeClass.kubelet.evictionSoft['nodefs.available']", "is neither a percentage nor a quantity",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"evictionSoft": {"nodefs.available": "150%"},
+                                                         "evictionSoftGracePeriod": {"nodefs.available": "1m"}}),
+     "does not match"),
+    ("a kubeReserved resource the CRD does not list",
+     {"nodeClass": {"kubelet": {"kubeReserved": {"nvidia.com/gpu": "1"}}}},
+     "pools[0].nodeClass.kubelet.kubeReserved['nvidia.com/gpu']", "is not a resource kubeReserved takes",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"kubeReserved": {"nvidia.com/gpu": "1"}}),
+     "valid keys for kubeReserved are"),
+    ("a systemReserved resource the CRD does not list",
+     {"nodeClass": {"kubelet": {"systemReserved": {"storage": "1Gi"}}}},
+     "pools[0].nodeClass.kubelet.systemReserved.storage", "is not a resource systemReserved takes",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"systemReserved": {"storage": "1Gi"}}),
+     "valid keys for systemReserved are"),
+    ("a kubeReserved value that is not a quantity",
+     {"nodeClass": {"kubelet": {"kubeReserved": {"memory": "1 GB"}}}},
+     "pools[0].nodeClass.kubelet.kubeReserved.memory", "is not a Kubernetes quantity",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"kubeReserved": {"memory": "1 GB"}}), "does not match"),
+    ("a negative kubeReserved value",
+     {"nodeClass": {"kubelet": {"kubeReserved": {"cpu": "-500m"}}}},
+     "pools[0].nodeClass.kubelet.kubeReserved.cpu", "'-500m' is negative",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"kubeReserved": {"cpu": "-500m"}}),
+     "kubeReserved value cannot be a negative resource quantity"),
+    ("a negative systemReserved value",
+     {"nodeClass": {"kubelet": {"systemReserved": {"memory": "-1Gi"}}}},
+     "pools[0].nodeClass.kubelet.systemReserved.memory", "'-1Gi' is negative",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"systemReserved": {"memory": "-1Gi"}}),
+     "systemReserved value cannot be a negative resource quantity"),
+    ("a negative maxPods",
+     {"nodeClass": {"kubelet": {"maxPods": -1}}}, "pools[0].nodeClass.kubelet.maxPods", "maxPods -1 is outside 0..2147483647",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"maxPods": -1}), "less than the minimum of 0"),
+    ("an image GC threshold above 100",
+     {"nodeClass": {"kubelet": {"imageGCLowThresholdPercent": 101}}},
+     "pools[0].nodeClass.kubelet.imageGCLowThresholdPercent", "imageGCLowThresholdPercent 101 is outside 0..100",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"imageGCLowThresholdPercent": 101}),
+     "greater than the maximum of 100"),
+    ("a maxPods given as a string",
+     {"nodeClass": {"kubelet": {"maxPods": "110"}}}, "pools[0].nodeClass.kubelet.maxPods", "must be a valid integer",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"maxPods": "110"}), "is not of type 'integer'"),
+    ("cpuCFSQuota given as a string",
+     {"nodeClass": {"kubelet": {"cpuCFSQuota": "false"}}}, "pools[0].nodeClass.kubelet.cpuCFSQuota", "must be a valid boolean",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"cpuCFSQuota": "false"}), "is not of type 'boolean'"),
     # Refused only by Karpenter's Go validation, or by our stricter rules: the CRD lets them in.
+    ("a maxPods beyond int32 (the CRD's format: int32; Karpenter's Go type is an *int32)",
+     {"nodeClass": {"kubelet": {"maxPods": 2**40}}}, "pools[0].nodeClass.kubelet.maxPods",
+     "maxPods 1099511627776 is outside 0..2147483647",
+     "EC2NodeClass", lambda m: m["spec"].update(kubelet={"maxPods": 2**40}), None),
     ("the same key and effect in taints and startupTaints",
      {"startupTaints": ["nvidia.com/gpu=booting:NoSchedule"]}, "pools[0].startupTaints",
      "Karpenter rejects a key+effect in both lists (duplicate taint Key/Effect pair)",
@@ -552,6 +642,14 @@ CASES: list[tuple[str, dict[str, Any], str, str, str, Mutation, str | None]] = [
      {"requirements": [{"key": "example.com/x", "operator": "Exists", "values": ["a"]}]},
      "pools[0].requirements[0]", "operator Exists takes no values",
      "NodePool", _add_req({"key": "example.com/x", "operator": "Exists", "values": ["a"]}), None),
+    ("the karpenter.k8s.aws/ec2nodeclass label (the CEL rule lets it in; Karpenter's IsRestrictedLabel does not)",
+     {"labels": {"karpenter.k8s.aws/ec2nodeclass": "other"}}, "pools[0].labels['karpenter.k8s.aws/ec2nodeclass']",
+     "Karpenter's runtime validation refuses it",
+     "NodePool", lambda m: _labels(m).update({"karpenter.k8s.aws/ec2nodeclass": "other"}), None),
+    ("a requirement on karpenter.k8s.aws/ec2nodeclass (refused by IsRestrictedLabel, not by the CRD)",
+     {"requirements": [{"key": "karpenter.k8s.aws/ec2nodeclass", "operator": "In", "values": ["other"]}]},
+     "pools[0].requirements[0]", "key 'karpenter.k8s.aws/ec2nodeclass' is set by Karpenter",
+     "NodePool", _add_req({"key": "karpenter.k8s.aws/ec2nodeclass", "operator": "In", "values": ["other"]}), None),
     ("a GPU pool without a GPU limit (our rule: GPUs must be capped)",
      {"limits": {"cpu": 1000}}, "pools[0].limits", "missing nvidia.com/gpu",
      "NodePool", lambda m: m["spec"].update(limits={"cpu": 1000}), None),
@@ -568,6 +666,17 @@ def test_config_validation_refuses_with_our_message_and_path(changes, path, frag
         stack_of(raw)
     issues = [(i.path, i.message) for i in err.value.issues]
     assert any(p == path and fragment in m for p, m in issues), issues
+
+
+KUBELET_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
+                   "imagefs.inodesFree", "pid.available")
+
+
+@pytest.fixture(scope="module")
+def good_kubelet_node_class() -> dict[str, Any]:
+    """The known-good pool's EC2NodeClass, for a kubelet to be put in."""
+    stack = stack_of(good_pool())
+    return karpenter_render.ec2nodeclass_manifest(stack.pools[0], stack.cluster)
 
 
 @pytest.fixture(scope="module")
@@ -603,6 +712,98 @@ def test_every_karpenter_label_rule_of_the_crd_has_a_negative_case():
     covered = {c[6] for c in CASES}
     for rule in label_rules:
         assert rule["message"] in covered, rule["message"]
+
+
+@pytest.mark.parametrize("key", ["foo.kubernetes.io/x", "bar.k8s.io/x", "node.kubernetes.io/role", "kops.k8s.io/x"])
+def test_labels_in_the_kubernetes_io_and_k8s_io_domains_are_karpenters_to_accept(key, good_objects):
+    # kubernetes-sigs/karpenter v1.10.0 (37f5de7a) dropped kubernetes.io and k8s.io from RestrictedLabelDomains and
+    # from the NodePool CEL rules; the pinned v1.14.1 accepts them and applies them to the Node itself (the AWS
+    # provider keeps them out of the kubelet's --node-labels: RejectForbiddenLabels). Refusing them would be ours alone.
+    stack_of(good_pool(labels={key: "x"}))
+    np = copy.deepcopy(good_objects["NodePool"])
+    _labels(np)[key] = "x"
+    assert crd_errors(np) == []
+
+
+def _kubelet_schema() -> dict[str, Any]:
+    return load_crds()["EC2NodeClass"].schema["properties"]["spec"]["properties"]["kubelet"]
+
+
+def test_every_kubelet_rule_of_the_crd_has_a_negative_case():
+    kubelet = _kubelet_schema()
+    rules = [r["message"] for r in kubelet["x-kubernetes-validations"]]
+    rules += [r["message"] for field in kubelet["properties"].values() for r in field.get("x-kubernetes-validations", ())]
+    covered = [c[6] for c in CASES if c[6]]
+    for message in rules:
+        assert any(message.startswith(c) for c in covered), message
+
+
+def test_the_kubelet_rules_mirrored_in_code_are_the_crds():
+    # The product cannot read tests/data at run time: limits.py mirrors spec.kubelet, checked here against the CRD.
+    from gpu_node_pool.backends.karpenter import limits
+
+    fields = _kubelet_schema()["properties"]
+
+    def listed(field: str) -> list[str]:
+        (rule,) = [r["rule"] for r in fields[field]["x-kubernetes-validations"] if "valid keys" in r["message"]]
+        return re.findall(r"'([^']+)'", rule)
+
+    for field in ("evictionHard", "evictionSoft", "evictionSoftGracePeriod"):
+        assert listed(field) == list(limits.KARPENTER_EVICTION_SIGNALS), field
+    for field in ("kubeReserved", "systemReserved"):
+        assert listed(field) == list(limits.KARPENTER_RESERVED_RESOURCES), field
+        assert fields[field]["additionalProperties"]["pattern"] == limits.KARPENTER_RESERVED_VALUE_RE.pattern
+    for field in ("evictionHard", "evictionSoft"):
+        assert fields[field]["additionalProperties"]["pattern"] == limits.KARPENTER_EVICTION_VALUE_RE.pattern
+    assert "pattern" not in fields["evictionSoftGracePeriod"]["additionalProperties"]
+    integers = {name: f for name, f in fields.items() if f["type"] == "integer"}
+    assert set(integers) == set(limits.KARPENTER_KUBELET_INTS)
+    for name, field in integers.items():
+        assert field["format"] == "int32", name
+        low, high = limits.KARPENTER_KUBELET_INTS[name]
+        assert (field.get("minimum", -(2**31)), field.get("maximum", 2**31 - 1)) == (low, high), name
+    # every field of the CRD's kubelet is a key of the model, and no other
+    from gpu_node_pool.backends.karpenter.node_class_extras import KarpenterKubelet
+
+    assert {f.alias for f in KarpenterKubelet.model_fields.values()} == set(fields)
+
+
+_SIGNAL = st.sampled_from([*KUBELET_SIGNALS, "memory.avail", "gpu.available"])
+_EVICTION_VALUE = st.sampled_from(["10%", "5.5%", "100%", "100.00%", "150%", "1.234%", "500Mi", "1Gi", "", "-1", "lots",
+                                   "10 %", "1e3"])
+_RESERVED = st.dictionaries(st.sampled_from(["cpu", "memory", "ephemeral-storage", "pid", "gpu", "nvidia.com/gpu"]),
+                            st.sampled_from(["500m", "1Gi", "-1", "+2", "0", "1 GB", ".5", "1e3", "1.5Ki"]), max_size=3)
+_KUBELET = st.fixed_dictionaries({}, optional={
+    "maxPods": st.integers(-2, 300),
+    "podsPerCore": st.integers(-2, 20),
+    "evictionMaxPodGracePeriod": st.integers(-60, 600),
+    "imageGCHighThresholdPercent": st.integers(-1, 101),
+    "imageGCLowThresholdPercent": st.integers(-1, 101),
+    "evictionHard": st.dictionaries(_SIGNAL, _EVICTION_VALUE, max_size=3),
+    "evictionSoft": st.dictionaries(_SIGNAL, _EVICTION_VALUE, max_size=3),
+    "evictionSoftGracePeriod": st.dictionaries(_SIGNAL, st.sampled_from(["1m", "30s", "1m30s"]), max_size=3),
+    "kubeReserved": _RESERVED,
+    "systemReserved": _RESERVED,
+    "cpuCFSQuota": st.booleans(),
+    "clusterDNS": st.lists(st.sampled_from(["10.100.0.10", "169.254.20.10"]), max_size=2),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(kubelet=_KUBELET)
+def test_config_validation_accepts_a_kubelet_exactly_when_the_crd_does(kubelet, good_kubelet_node_class):
+    bad = copy.deepcopy(good_kubelet_node_class)
+    bad["spec"]["kubelet"] = kubelet
+    crd = crd_errors(bad)
+    try:
+        stack = stack_of(good_pool(nodeClass={"kubelet": kubelet}))
+    except ConfigError as err:
+        assert crd, ("we refuse what the CRD accepts", kubelet, [str(i) for i in err.issues])
+        assert all(i.path.startswith("pools[0].nodeClass.kubelet") for i in err.issues), err.issues
+    else:
+        assert not crd, ("we accept what the CRD refuses", kubelet, crd)
+        rendered = karpenter_render.ec2nodeclass_manifest(stack.pools[0], stack.cluster)["spec"]["kubelet"]
+        assert rendered == kubelet
 
 
 def test_a_role_arn_is_refused_with_the_role_name_to_use():
@@ -650,6 +851,52 @@ def test_a_created_node_class_needs_a_role():
 
 # --- acceptance through the CLI ------------------------------------------------------------
 
+KUBELET_STACK = """config:
+  gpu-node-pools:cluster:
+    name: ml-prod
+    nodeRoleArn: arn:aws:iam::444455556666:role/ml-prod-gpu-node
+  gpu-node-pools:pools:
+    - name: burst
+      backend: karpenter
+      instanceFamilies: [g6e]
+      taints: ["nvidia.com/gpu=present:NoSchedule"]
+      nodeClass:
+        kubelet: %s
+      limits: {nvidia.com/gpu: 32}
+"""
+
+
+@pytest.mark.parametrize(
+    ("kubelet", "path", "words"),
+    [
+        pytest.param("{imageGCHighThresholdPercent: 50, imageGCLowThresholdPercent: 60}",
+                     "pools[0].nodeClass.kubelet.imageGCHighThresholdPercent",
+                     ["50 is not above imageGCLowThresholdPercent 60", "must be greater than", "ec2nodeclasses.yaml",
+                      "v1.14.1", "raise the high threshold"], id="image GC thresholds"),
+        pytest.param("{evictionSoft: {memory.available: 10%}}", "pools[0].nodeClass.kubelet.evictionSoft['memory.available']",
+                     ["has no evictionSoftGracePeriod['memory.available']", "OwnerKey does not have a matching",
+                      "ec2nodeclasses.yaml", "add evictionSoftGracePeriod"], id="evictionSoft without a grace period"),
+        pytest.param("{evictionHard: {memory.avail: 10%}}", "pools[0].nodeClass.kubelet.evictionHard['memory.avail']",
+                     ["'memory.avail' is not an eviction signal", "valid keys for evictionHard", "did you mean memory.available?"],
+                     id="an unknown eviction signal"),
+        pytest.param("{kubeReserved: {nvidia.com/gpu: '1'}}", "pools[0].nodeClass.kubelet.kubeReserved['nvidia.com/gpu']",
+                     ["is not a resource kubeReserved takes", "cpu, memory, ephemeral-storage, pid"], id="an unknown reserved resource"),
+        pytest.param("{maxPods: 4294967296}", "pools[0].nodeClass.kubelet.maxPods",
+                     ["maxPods 4294967296 is outside 0..2147483647", "an int32", "write a number in that range"],
+                     id="maxPods beyond int32"),
+    ],
+)
+def test_gpupool_validate_refuses_a_kubelet_the_ec2nodeclass_crd_refuses(capsys, temp_project, kubelet, path, words):
+    from gpu_node_pool.cli.commands import main
+
+    project = temp_project("bad", KUBELET_STACK % kubelet)
+    code = main(["validate", "--stack", "bad", "--project-dir", str(project)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    (line,) = [x for x in err.splitlines() if f": {path}: " in x]
+    assert all(w in line for w in words), line
+
+
 BAD_STACK = """config:
   gpu-node-pools:cluster:
     name: ml-prod
@@ -672,6 +919,9 @@ BAD_STACK = """config:
     [
         pytest.param("", "karpenter.sh/team: x", "pools[0].labels['karpenter.sh/team']: 'karpenter.sh/team' is in the karpenter.sh domain",
                      id="a karpenter.sh label"),
+        pytest.param("", "karpenter.k8s.aws/ec2nodeclass: other",
+                     "pools[0].labels['karpenter.k8s.aws/ec2nodeclass']: 'karpenter.k8s.aws/ec2nodeclass' is set by Karpenter "
+                     "to the EC2NodeClass name", id="the ec2nodeclass label Karpenter's runtime validation refuses"),
         pytest.param("nvidia.com/gpu=booting:NoSchedule", "", "pools[0].startupTaints: startupTaints[0] "
                      "(nvidia.com/gpu=booting:NoSchedule) has the same key and effect as taints[0]",
                      id="the same key and effect in taints and startupTaints"),

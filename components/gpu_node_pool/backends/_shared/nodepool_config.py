@@ -10,6 +10,7 @@ capacity-type and architecture hints, node classes) stays in each backend's fold
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -20,6 +21,33 @@ from ...config.common import Model, PoolBase, fail
 from ...k8s.patterns import full_match
 from ...k8s.taints import label_value_problem
 from .nodepool import IAM_ROLE_NAME_RE, KARPENTER_MAX_LABELS, karpenter_duration_problem, nodepool_limits_problems
+
+#: An AWS Region code: ``us-east-1``, ``us-gov-west-1``, ``ap-southeast-7``.
+AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
+_ZONES_SOURCE = ("AWS docs, Availability Zones: 'The code for an Availability Zone is its Region code followed by a "
+                 "letter identifier', https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-availability-zones.html")
+
+
+def in_aws_region(zone: str, region: str) -> bool:
+    """True when NodePool zone ``zone`` (a ``topology.kubernetes.io/zone`` value) is a zone of ``region``.
+
+    A zone of ``region`` is an Availability Zone, the region and a letter (``us-east-1a``), or a
+    Local or Wavelength Zone, whose name starts with the region and ``-`` (``us-east-1-bos-1a``). A
+    ``region`` that is no AWS Region code (a secret's placeholder) places nothing: True.
+    """
+    if not full_match(AWS_REGION_RE, region):
+        return True
+    return full_match(re.escape(region) + "[a-z]", zone) or zone.startswith(region + "-")
+
+
+def zones_outside_region_message(outside: list[str], region: str) -> str:
+    """The sentence for NodePool zones that are not zones of the stack's ``aws:region``: Karpenter and
+    EKS Auto Mode offer capacity only in the zones of the region they run in, so such a NodePool never
+    launches a node there."""
+    what = f"{outside[0]!r} is not a zone" if len(outside) == 1 else f"{outside} are not zones"
+    return (f"{what} of the stack's region {region} (aws:region): a zone's name is its region and a letter, e.g. "
+            f"{region}a, and a Local Zone's starts with {region}- ({_ZONES_SOURCE}); the NodePool's nodes launch only in "
+            f"the cluster's region, so this pool would never get a node there: write zones of {region}, or fix aws:region")
 
 
 class NodeClassBase(Model):
@@ -87,11 +115,18 @@ class NodePoolBase(PoolBase):
 
     @field_validator("zones", check_fields=False)
     @classmethod
-    def _zones(cls, zones: list[str] | None) -> list[str] | None:
+    def _zones(cls, zones: list[str] | None, info: ValidationInfo) -> list[str] | None:
         for zone in zones or []:
             bad = label_value_problem(zone)
             if bad:
                 raise fail(f"{zone!r} {bad}")
+        from ...config.stack import context_aws_region
+
+        region = context_aws_region(info)
+        outside = [(i, z) for i, z in enumerate(zones or []) if region and not in_aws_region(z, region)]
+        if region and outside:
+            at = (outside[0][0],) if len(outside) == 1 else ()
+            raise fail(zones_outside_region_message([z for _, z in outside], region), at=at)
         return zones
 
     @field_validator("limits", mode="before", check_fields=False)

@@ -12,6 +12,7 @@ from pydantic import (
 
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from .._shared.nodepool import (
+    KARPENTER_QUANTITY_RE,
     NodePoolRequirement,
     cel_label_domain,
     nodepool_requirement_problems,
@@ -40,6 +41,10 @@ KARPENTER_AWS_ALLOWED_LABELS = frozenset(
         "placement-group-partition",
     )
 )
+#: Set by Karpenter on every node to its EC2NodeClass's name; allowed by the NodePool CEL rule above but not
+#: a well-known label of the provider's ``init()`` (aws/karpenter-provider-aws ``pkg/apis/v1/labels.go``@v1.14.1),
+#: so Karpenter's ``RuntimeValidate`` (kubernetes-sigs/karpenter ``IsRestrictedLabel``) refuses it.
+KARPENTER_NODE_CLASS_LABEL = "karpenter.k8s.aws/ec2nodeclass"
 #: Requirement keys the pool's dedicated fields write; neither ``requirements`` nor
 #: ``labels`` may set them too (Karpenter would intersect both silently).
 KARPENTER_MANAGED_KEYS = {
@@ -63,6 +68,33 @@ KARPENTER_ALIAS_RE = re.compile(r"^[a-zA-Z0-9]+@.+$")
 KARPENTER_RESTRICTED_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
                              "karpenter.k8s.aws/ec2nodeclass")
 
+# EC2NodeClass ``spec.kubelet`` (openAPIV3Schema and x-kubernetes-validations, v1.14.1).
+#: Where the kubelet rules come from, as messages cite it.
+KARPENTER_KUBELET_SOURCE = (
+    "EC2NodeClass CRD spec.kubelet, aws/karpenter-provider-aws v1.14.1 pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"
+)
+#: The keys ``evictionHard``, ``evictionSoft`` and ``evictionSoftGracePeriod`` take (CEL "valid keys for ...").
+KARPENTER_EVICTION_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
+                              "imagefs.inodesFree", "pid.available")
+#: The keys ``kubeReserved`` and ``systemReserved`` take (CEL "valid keys for ...").
+KARPENTER_RESERVED_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pid")
+#: ``evictionHard`` / ``evictionSoft`` values: a percentage up to 100% (two decimals at most), a
+#: quantity, or empty (the CRD pattern, as written there).
+KARPENTER_EVICTION_VALUE_RE = re.compile(
+    r"^((\d{1,2}(\.\d{1,2})?|100(\.0{1,2})?)%||(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|"
+    r"([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?)$"
+)
+#: ``kubeReserved`` / ``systemReserved`` values: a quantity (the CRD pattern), not negative (CEL rule).
+KARPENTER_RESERVED_VALUE_RE = KARPENTER_QUANTITY_RE
+#: The integer fields of ``spec.kubelet`` (all ``format: int32``) -> (minimum, maximum).
+KARPENTER_KUBELET_INTS = {
+    "maxPods": (0, 2**31 - 1),
+    "podsPerCore": (0, 2**31 - 1),
+    "evictionMaxPodGracePeriod": (-(2**31), 2**31 - 1),
+    "imageGCHighThresholdPercent": (0, 100),
+    "imageGCLowThresholdPercent": (0, 100),
+}
+
 
 def karpenter_label_problem(key: str) -> str | None:
     """Why Karpenter refuses ``key`` as a NodePool label or requirement key, or None.
@@ -77,9 +109,18 @@ def karpenter_label_problem(key: str) -> str | None:
        ("label domain "karpenter.sh" is restricted").
     4. A key whose domain ends with ``karpenter.k8s.aws``, other than the well-known
        :data:`KARPENTER_AWS_ALLOWED_LABELS` ("label domain "karpenter.k8s.aws" is restricted").
-    5. ``eks.amazonaws.com/instance-*``: EKS Auto Mode's spelling of the well-known labels
+    5. ``karpenter.k8s.aws/ec2nodeclass`` (:data:`KARPENTER_NODE_CLASS_LABEL`): the CEL rule allows it, but
+       Karpenter's Go ``IsRestrictedLabel`` refuses it at run time (the NodePool is never ready).
+    6. ``eks.amazonaws.com/instance-*``: EKS Auto Mode's spelling of the well-known labels
        (EKS user guide automode/create-node-pool: "EKS Auto Mode uses different labels than
        Karpenter"); self-managed Karpenter's nodes never carry them, so nothing would launch.
+
+    Not refused: keys in ``kubernetes.io`` and ``k8s.io`` (``foo.kubernetes.io/x``). Since
+    kubernetes-sigs/karpenter v1.10.0 (commit 37f5de7a, "simplify RestrictedLabel filtering and relax cel
+    restrictions") ``RestrictedLabelDomains`` holds only ``karpenter.sh`` (the AWS provider adds
+    ``karpenter.k8s.aws``), and the provider keeps such labels out of the kubelet's flags
+    (``RejectForbiddenLabels``, ``pkg/providers/amifamily/resolver.go``@v1.14.1) while Karpenter puts them
+    on the Node itself.
     """
     if key == "karpenter.sh/nodepool":
         return (
@@ -97,6 +138,14 @@ def karpenter_label_problem(key: str) -> str | None:
             f"{key!r} is in the karpenter.sh domain, which Karpenter reserves for itself (NodePool CRD: label "
             "domain \"karpenter.sh\" is restricted; only karpenter.sh/capacity-type is allowed); use your own "
             "domain, e.g. example.com/" + key.rpartition("/")[2]
+        )
+    if key == KARPENTER_NODE_CLASS_LABEL:
+        return (
+            f"{key!r} is set by Karpenter to the EC2NodeClass name; the NodePool CRD lets it in, but Karpenter's "
+            "runtime validation refuses it (kubernetes-sigs/karpenter pkg/apis/v1/labels.go IsRestrictedLabel: the "
+            "karpenter.k8s.aws domain is restricted and ec2nodeclass is not among aws/karpenter-provider-aws "
+            "pkg/apis/v1/labels.go@v1.14.1 WellKnownLabels), so the NodePool is not ready and launches nothing; remove "
+            "it and choose the class with nodeClass or nodeClassRef"
         )
     if domain.endswith("karpenter.k8s.aws") and key not in KARPENTER_AWS_ALLOWED_LABELS:
         return (

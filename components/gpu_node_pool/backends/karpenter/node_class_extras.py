@@ -28,17 +28,29 @@ what the pool declares elsewhere:
   :func:`~gpu_node_pool.backends._shared.registration_mentions.unreadable_registration_mentions`) is
   refused, as not judged; so is userData in the other image family's format (TOML on ``al2023``, anything
   but TOML on ``bottlerocket``: :func:`user_data_format_problem`) and userData past EC2's 16 KB.
-* ``kubelet`` holds only the CRD's kubelet fields (none of them sets taints or labels).
+* ``kubelet`` holds only the CRD's kubelet fields (none of them sets taints or labels), with the CRD's
+  types, keys, value patterns and CEL rules (:class:`KarpenterKubelet`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import difflib
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic.alias_generators import to_camel
 
 from ...config.common import Model, fail
-from ...k8s.patterns import full_match
+from ...config.errors import fail_per_key
+from ...k8s.patterns import full_match, pattern_search
+from .limits import (
+    KARPENTER_EVICTION_SIGNALS,
+    KARPENTER_EVICTION_VALUE_RE,
+    KARPENTER_KUBELET_INTS,
+    KARPENTER_KUBELET_SOURCE,
+    KARPENTER_RESERVED_RESOURCES,
+    KARPENTER_RESERVED_VALUE_RE,
+)
 
 __all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "merge_problems", "own_label_problems",
            "user_data_format_problem", "user_data_problem", "user_data_registration", "to_k8s_fields"]
@@ -78,22 +90,111 @@ class BlockDeviceMapping(Model):
 
 
 class KarpenterKubelet(Model):
-    """``kubelet``: the CRD's kubelet settings (maxPods, reserved resources, eviction, image GC, CFS quota, DNS)."""
+    """``kubelet``: the CRD's kubelet settings (maxPods, reserved resources, eviction, image GC, CFS quota, DNS).
 
-    max_pods: int | None = Field(None, ge=0)
-    pods_per_core: int | None = Field(None, ge=0)
+    Each field has the type, range, keys and value pattern of the EC2NodeClass CRD's ``spec.kubelet``
+    (v1.14.1, mirrored in :mod:`gpu_node_pool.backends.karpenter.limits`), and the object its three CEL
+    rules: ``imageGCHighThresholdPercent`` greater than ``imageGCLowThresholdPercent``, and every
+    ``evictionSoft`` key with an ``evictionSoftGracePeriod`` and the reverse.
+    """
+
+    max_pods: int | None = None
+    pods_per_core: int | None = None
     system_reserved: dict[str, str] | None = None
     kube_reserved: dict[str, str] | None = None
     eviction_hard: dict[str, str] | None = None
     eviction_soft: dict[str, str] | None = None
     eviction_soft_grace_period: dict[str, str] | None = None
     eviction_max_pod_grace_period: int | None = None
-    image_gc_high_threshold_percent: Annotated[int, Field(ge=0, le=100)] | None = Field(
-        None, alias="imageGCHighThresholdPercent")
-    image_gc_low_threshold_percent: Annotated[int, Field(ge=0, le=100)] | None = Field(
-        None, alias="imageGCLowThresholdPercent")
+    image_gc_high_threshold_percent: int | None = Field(None, alias="imageGCHighThresholdPercent")
+    image_gc_low_threshold_percent: int | None = Field(None, alias="imageGCLowThresholdPercent")
     cpu_cfs_quota: bool | None = Field(None, alias="cpuCFSQuota")
     cluster_dns: list[str] | None = Field(None, alias="clusterDNS")
+
+    @field_validator("max_pods", "pods_per_core", "eviction_max_pod_grace_period", "image_gc_high_threshold_percent",
+                     "image_gc_low_threshold_percent")
+    @classmethod
+    def _int_range(cls, value: int | None, info: ValidationInfo) -> int | None:
+        name = _alias(cls, info)
+        low, high = KARPENTER_KUBELET_INTS[name]
+        if value is not None and not low <= value <= high:
+            what = "an int32" if high == 2**31 - 1 else "a percentage"
+            raise fail(f"{name} {value} is outside {low}..{high} ({KARPENTER_KUBELET_SOURCE}: {name} is {what} "
+                       f"from {low} to {high}); write a number in that range")
+        return value
+
+    @field_validator("eviction_hard", "eviction_soft", "eviction_soft_grace_period")
+    @classmethod
+    def _eviction(cls, signals: dict[str, str] | None, info: ValidationInfo) -> dict[str, str] | None:
+        name = _alias(cls, info)
+        problems = [(key, _unknown_key(name, key, KARPENTER_EVICTION_SIGNALS, "an eviction signal"))
+                    for key in signals or {} if key not in KARPENTER_EVICTION_SIGNALS]
+        if name != "evictionSoftGracePeriod":  # the CRD gives grace periods no pattern
+            problems += [
+                (key, f"{value!r} is neither a percentage nor a quantity ({KARPENTER_KUBELET_SOURCE}: "
+                      f"{name} values match {KARPENTER_EVICTION_VALUE_RE.pattern}); write e.g. '10%' or '500Mi'")
+                for key, value in (signals or {}).items() if not pattern_search(KARPENTER_EVICTION_VALUE_RE, value)]
+        if problems:
+            raise fail_per_key(problems)
+        return signals
+
+    @field_validator("kube_reserved", "system_reserved")
+    @classmethod
+    def _reserved(cls, reserved: dict[str, str] | None, info: ValidationInfo) -> dict[str, str] | None:
+        name = _alias(cls, info)
+        problems = [(key, _unknown_key(name, key, KARPENTER_RESERVED_RESOURCES, "a resource"))
+                    for key in reserved or {} if key not in KARPENTER_RESERVED_RESOURCES]
+        for key, value in (reserved or {}).items():
+            if not pattern_search(KARPENTER_RESERVED_VALUE_RE, value):
+                problems.append((key, f"{value!r} is not a Kubernetes quantity ({KARPENTER_KUBELET_SOURCE}: "
+                                      f"{name} values match {KARPENTER_RESERVED_VALUE_RE.pattern}); write e.g. '500m' or '1Gi'"))
+            elif value.startswith("-"):
+                problems.append((key, f"{value!r} is negative ({KARPENTER_KUBELET_SOURCE}: {name} value "
+                                      f"cannot be a negative resource quantity); reserve 0 or more, e.g. "
+                                      f"{value.removeprefix('-')!r}"))
+        if problems:
+            raise fail_per_key(problems)
+        return reserved
+
+    @model_validator(mode="after")
+    def _cel_rules(self) -> KarpenterKubelet:
+        problems: list[tuple[tuple[str, ...], str]] = []
+        high, low = self.image_gc_high_threshold_percent, self.image_gc_low_threshold_percent
+        if high is not None and low is not None and not high > low:
+            problems.append((("imageGCHighThresholdPercent",), (
+                f"imageGCHighThresholdPercent {high} is not above imageGCLowThresholdPercent {low} "
+                f"({KARPENTER_KUBELET_SOURCE}: imageGCHighThresholdPercent must be greater than "
+                "imageGCLowThresholdPercent); raise the high threshold or lower the low one, e.g. 85 and 80")))
+        soft, grace = self.eviction_soft, self.eviction_soft_grace_period
+        for key in soft or {}:
+            if key not in (grace or {}):
+                problems.append((("evictionSoft", key), (
+                    f"evictionSoft[{key!r}] has no evictionSoftGracePeriod[{key!r}] ({KARPENTER_KUBELET_SOURCE}: "
+                    "evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod); add "
+                    f"evictionSoftGracePeriod: {{{key}: 1m30s}} or remove the soft threshold")))
+        for key in grace or {}:
+            if key not in (soft or {}):
+                problems.append((("evictionSoftGracePeriod", key), (
+                    f"evictionSoftGracePeriod[{key!r}] has no evictionSoft[{key!r}] ({KARPENTER_KUBELET_SOURCE}: "
+                    "evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft); add the soft threshold, "
+                    f"e.g. evictionSoft: {{{key}: '10%'}}, or remove the grace period")))
+        if problems:
+            at = problems[0][0] if len(problems) == 1 else ()
+            raise fail("; ".join(sentence for _, sentence in problems), at=at)
+        return self
+
+
+def _alias(model: type[Model], info: ValidationInfo) -> str:
+    """The stack YAML's name of the field being validated (``maxPods``, ``imageGCHighThresholdPercent``)."""
+    return model.model_fields[info.field_name].alias or to_camel(info.field_name)
+
+
+def _unknown_key(field: str, key: str, allowed: tuple[str, ...], what: str) -> str:
+    """The sentence for a ``kubelet`` map key the CRD's CEL rule refuses (not one of ``allowed``)."""
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.8)  # not 'gpu' -> 'cpu'
+    fix = f"did you mean {close[0]}?" if close else f"use one of {', '.join(allowed)} or remove it"
+    return (f"{key!r} is not {what} {field} takes ({KARPENTER_KUBELET_SOURCE}: valid keys for "
+            f"{field} are {', '.join(allowed)}); {fix}")
 
 
 def user_data_problem(user_data: str) -> str | None:
