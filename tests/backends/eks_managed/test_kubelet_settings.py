@@ -129,3 +129,14 @@ def test_a_flag_with_a_newline_or_other_control_character_is_refused_at_its_own_
         assert "kubelet" in message and "command-line-tools-reference/kubelet" in message
         assert "{}" not in message and "beside the node group" not in message
 
+
+def test_a_flag_that_registers_a_taint_from_inside_another_flag_is_refused_at_that_flag():
+    # The readers the policies use find the taint in the rendered NodeConfig; the node group would not declare it.
+    cfg = base()
+    cfg["pools"][0]["kubelet"] = {"flags": ["--v=2", "--kubelet-extra-args=--register-with-taints=a=b:NoSchedule"]}
+    (issue,) = config_issues(cfg)
+    path, message = issue
+    assert path == "pools[0].kubelet.flags[1]", issue
+    assert "taints ['a=b:NoSchedule']" in message and "{}" not in message and "labels {" not in message
+    assert "node group" in message and "launch-templates.html" in message
+    assert "--register-with-taints=a=b:NoSchedule" in message and "the pool's taints" in message
