@@ -29,7 +29,7 @@ from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
 from ...k8s.taints import Taint
 from ...text.terminal import shown
-from .._shared.capacity import CapacityReservation, NodeRepair
+from .._shared.capacity import CapacityReservation, NodeRepair, gpus_per_node_problem
 from .._shared.cluster_autoscaler import several_effects_problem
 from .._shared.efa import EfaConfig
 from .bottlerocket import USER_GUIDE, EksBottlerocket
@@ -232,6 +232,13 @@ class EksManagedPool(PoolBase):
         if self.kubelet is not None:
             return ("kubelet",), "these kubelet settings"
         return ("bottlerocket", "settings"), "these Bottlerocket settings"
+
+    @model_validator(mode="after")
+    def _gpus_per_node(self) -> EksManagedPool:
+        problem = gpus_per_node_problem(self)
+        if problem:
+            raise fail(problem, ("gpusPerNode",))
+        return self
 
     @model_validator(mode="after")
     def _arch(self) -> EksManagedPool:

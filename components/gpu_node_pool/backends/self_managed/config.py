@@ -16,7 +16,7 @@ from ...config.common import AwsTags, PoolBase, ScalingConfig, fail
 from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
-from .._shared.capacity import CapacityReservation, unknown_type_findings
+from .._shared.capacity import CapacityReservation, gpus_per_node_problem, unknown_type_findings
 from .._shared.cluster_autoscaler import several_effects_problem
 from .spot import SpotConfig
 
@@ -195,6 +195,9 @@ class SelfManagedPool(PoolBase):
             problems += self._aws_problems()
         if problems:
             raise fail("; ".join(problems))
+        problem = gpus_per_node_problem(self)
+        if problem:
+            raise fail(problem, ("gpusPerNode",))
         return self
 
     def _aws_problems(self) -> list[ConfigIssue]:
