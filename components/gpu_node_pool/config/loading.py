@@ -55,8 +55,8 @@ def _step(out: str, part: Any) -> str:
     """``out`` followed by one key or list index, as the user's path spells it."""
     if isinstance(part, int):
         return out + f"[{part}]"
-    if out and any(c in str(part) for c in "./"):
-        return out + f"[{str(part)!r}]"  # a map key such as a label: labels['example.com/gpu']
+    if out and (not str(part) or any(c in str(part) for c in "./")):
+        return out + f"[{str(part)!r}]"  # a map key such as a label: labels['example.com/gpu'], or an empty one: ['']
     return out + ("." if out else "") + str(part)
 
 

@@ -9,7 +9,7 @@ import datetime
 import tomllib
 
 import pytest
-from builders import config_errors
+from builders import config_errors, config_issues
 from conftest import base
 
 from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
@@ -109,6 +109,38 @@ def test_bad_bottlerocket_settings_are_refused_with_the_path(settings, needles):
     cfg["pools"][0] |= BR | {"bottlerocket": {"settings": settings}}
     errors = config_errors(cfg)
     assert any(e.startswith("pools[0]") and all(n in e for n in needles) for e in errors), errors
+
+
+@pytest.mark.parametrize(
+    ("settings", "path"),
+    [
+        ({"": 1}, "settings['']"),
+        ({"motd": {"ключ": 1}}, "settings.motd.ключ"),
+        ({"kernel": {"sysctl": {"vm max_map_count": "1"}}}, "settings.kernel.sysctl.vm max_map_count"),
+        ({"kubernetes": {"eviction-hard": {"memory:available": "10%"}}}, "settings.kubernetes.eviction-hard.memory:available"),
+        ({"kubernetes": {"eviction-hard": {"": "10%"}}}, "settings.kubernetes.eviction-hard['']"),
+    ],
+)
+def test_a_key_bottlerocket_does_not_take_is_refused_at_its_path_before_it_is_rendered(settings, path):
+    # Bottlerocket's settings keys are made of A-Za-z0-9 _ - / (a dot only inside a quoted key) and are never empty
+    # (bottlerocket-os/bottlerocket-core-kit sources/api/datastore/src/key.rs): TOML writes "" = 1 or "ключ" = 1,
+    # but the node's settings API refuses them.
+    cfg = base()
+    cfg["pools"][0] |= BR | {"bottlerocket": {"settings": settings}}
+    issues = config_issues(cfg)
+    assert [p for p, _ in issues] == [f"pools[0].bottlerocket.{path}"], issues
+    ((_, message),) = issues
+    assert "A-Za-z0-9" in message and "datastore/src/key.rs" in message and "settings reference" in message
+
+
+def test_keys_bottlerocket_takes_quoted_stay_accepted():
+    # a dot inside a key is one key segment (quoted in TOML): the settings reference's own examples
+    settings = {"kubernetes": {"eviction-hard": {"memory.available": "10%"},
+                               "node-labels": {"example.com/team": "ml"}},
+                "kernel": {"sysctl": {"net.ipv4.ip_forward": "1"}}}
+    cfg = base()
+    cfg["pools"][0] |= BR | {"bottlerocket": {"settings": settings}}
+    validate_stack_config(cfg)
 
 
 @pytest.mark.parametrize(

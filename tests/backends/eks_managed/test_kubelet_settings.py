@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 import yaml
-from builders import config_errors
+from builders import config_errors, config_issues
 from conftest import base
 
 from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
@@ -113,3 +113,30 @@ def test_taints_or_labels_under_a_config_key_the_kubelet_does_not_have_are_refus
         errors = config_errors(cfg)
         assert any(e.startswith("pools[0].kubelet.config") and f"config.{key}" in e and needle in e
                    and "kubelet-config.v1beta1" in e for e in errors), (key, errors)
+
+
+def test_a_flag_with_a_newline_or_other_control_character_is_refused_at_its_own_path():
+    # One item is one argument: a newline would smuggle a second flag (here a taint the node group
+    # does not declare) past the flag's own checks into the NodeConfig.
+    cfg = base()
+    for flag, shown in (("--max-pods=110\n--register-with-taints=a=b:NoSchedule", "\\n"), ("--v=2\r", "\\r"),
+                        ("--v=\t2", "\\t"), ("--node-labels=a=b\x00", "\\x00"), ("--v=2\x7f", "\\x7f")):
+        cfg["pools"][0]["kubelet"] = {"flags": ["--v=2", flag]}
+        issues = config_issues(cfg)
+        assert [path for path, _ in issues] == ["pools[0].kubelet.flags[1]"], (flag, issues)
+        (message,) = [m for _, m in issues]
+        assert "control character" in message and shown in message and "one flag per item" in message, message
+        assert "kubelet" in message and "command-line-tools-reference/kubelet" in message
+        assert "{}" not in message and "beside the node group" not in message
+
+
+def test_a_flag_that_registers_a_taint_from_inside_another_flag_is_refused_at_that_flag():
+    # The readers the policies use find the taint in the rendered NodeConfig; the node group would not declare it.
+    cfg = base()
+    cfg["pools"][0]["kubelet"] = {"flags": ["--v=2", "--kubelet-extra-args=--register-with-taints=a=b:NoSchedule"]}
+    (issue,) = config_issues(cfg)
+    path, message = issue
+    assert path == "pools[0].kubelet.flags[1]", issue
+    assert "taints ['a=b:NoSchedule']" in message and "{}" not in message and "labels {" not in message
+    assert "node group" in message and "launch-templates.html" in message
+    assert "--register-with-taints=a=b:NoSchedule" in message and "the pool's taints" in message

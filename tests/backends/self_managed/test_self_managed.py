@@ -274,6 +274,58 @@ def test_kubeadm_v1beta3_map_form_of_kubelet_extra_args_is_read_too():
     assert user_data.read_registration(text) == Registration(("nvidia.com/gpu=present:NoSchedule",), {"a": "b", "c": ""})
 
 
+ONPREM_130 = """\
+config:
+  gpu-node-pools:cluster:
+    name: onprem-gpu
+    kubernetesVersion: "{version}"
+    apiServerEndpoint: https://10.20.0.10:6443
+    caCertHashes: [sha256:8f3c1b6e2d4a5f7089b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d]
+  gpu-node-pools:pools:
+    - {{name: dgx, backend: self-managed, format: kubeadm, provider: none,
+       taints: [nvidia.com/gpu=present:NoSchedule], labels: {{example.com/rack: r12}}}}
+"""
+
+
+_LABELS = "example.com/rack=r12,gpu-node-pools/pool=dgx,nvidia.com/gpu.present=true"
+
+
+@pytest.mark.parametrize(("version", "api", "extra_args"), [
+    # kubeadm reads v1beta4 from v1.31 only (kubernetes.io kubeadm-config.v1beta4, changes "v1.31"); before, v1beta3
+    # (kubernetes cmd/kubeadm/app/apis/kubeadm/v1beta3/types.go), whose kubeletExtraArgs is a map, not a list
+    ("1.30", "kubeadm.k8s.io/v1beta3", {"node-labels": _LABELS}),
+    ("1.22", "kubeadm.k8s.io/v1beta3", {"node-labels": _LABELS}),
+    ("1.31", "kubeadm.k8s.io/v1beta4", [{"name": "node-labels", "value": _LABELS}]),
+])
+def test_the_join_configuration_is_in_the_kubeadm_api_of_the_clusters_version(temp_project, tmp_path, capsys,
+                                                                             version, api, extra_args):
+    project = temp_project("onprem", ONPREM_130.format(version=version))
+    out = tmp_path / "out"
+    assert cli_main(["render", "--stack", "onprem", "--out", str(out), "--project-dir", str(project)]) == 0
+    text = (out / "bootstrap" / "dgx" / "join-configuration.yaml").read_text()
+    join = yaml.safe_load(text)
+    assert join["apiVersion"] == api and join["kind"] == "JoinConfiguration"
+    assert join["nodeRegistration"]["kubeletExtraArgs"] == extra_args
+    assert join["nodeRegistration"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    assert join["discovery"]["bootstrapToken"]["apiServerEndpoint"] == "10.20.0.10:6443"
+    # read back as the policies read it, whichever API it is in
+    assert user_data.read_registration(text).labels["example.com/rack"] == "r12"
+    # the plan's snippet spells the form that was rendered
+    capsys.readouterr()
+    assert cli_main(["plan", "--stack", "onprem", "--project-dir", str(project)]) == 0
+    shown = "{node-labels: " if api.endswith("v1beta3") else "[{name: node-labels, value: "
+    assert f"nodeRegistration.kubeletExtraArgs: {shown}" in capsys.readouterr().out
+
+
+def test_a_kubeadm_pool_on_a_cluster_older_than_any_kubeadm_api_it_renders_is_refused(temp_project, capsys):
+    # v1beta3, the oldest API rendered, exists from kubeadm v1.22 (v1beta3 doc.go: "kubeadm v1.22.x and newer")
+    project = temp_project("old", ONPREM_130.format(version="1.21"))
+    assert cli_main(["plan", "--stack", "old", "--project-dir", str(project)]) == 2
+    err = capsys.readouterr().err
+    assert "cluster.kubernetesVersion" in err and "'1.21'" in err and "v1beta3" in err and "1.22" in err
+    assert "pools[0]" in err and "kubeadm" in err
+
+
 def test_gzip_and_base64_user_data_is_opened():
     text = bootstrap.render_bootstrap("bottlerocket", SPEC, CLUSTER)["user-data.toml"]
     packed = base64.b64encode(gzip.compress(text.encode())).decode()

@@ -8,8 +8,10 @@ CapacityReservationSpecification, the EKS and GKE node repair references).
 
 from __future__ import annotations
 
+import base64
+
 import pytest
-from builders import config_errors
+from builders import config_errors, config_issues
 from conftest import base
 
 from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
@@ -259,3 +261,64 @@ def test_ca_reads_taint_tags_as_extract_taints_from_asg():
     assert ca_reads_taint_tag(CA + "taint/k", "x:y:PreferNoSchedule") == ("k", "x", "y:PreferNoSchedule")
     assert ca_reads_taint_tag(CA + "taint/k", "present:NO_SCHEDULE") is None
     assert ca_reads_taint_tag(CA + "label/k", "present:NoSchedule") is None
+
+
+# --- gpusPerNode against the catalog ----------------------------------------------------------
+
+
+def test_gpus_per_node_that_contradicts_the_catalog_is_refused_in_the_plan(temp_project, capsys):
+    # g6.xlarge has 1 GPU (Cluster Autoscaler's table); without sharing or MIG the device plugin advertises it once,
+    # so a tag of 8 would have the autoscaler scale the group up for pods no node of it can hold.
+    from conftest import ROOT
+
+    from gpu_node_pool.cli.commands import main
+
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace(
+        "      instanceTypes: [g6.xlarge]\n", "      instanceTypes: [g6.xlarge]\n      gpusPerNode: 8\n")
+    project = temp_project("dev", text)
+    assert main(["plan", "--stack", "dev", "--project-dir", str(project)]) == 2
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if "gpusPerNode" in x]
+    assert "stacks/Pulumi.dev.yaml:15:" in line and "pools[0].gpusPerNode" in line
+    assert "8" in line and "g6.xlarge" in line and "1 GPU" in line and "ec2_instance_types.go" in line
+    assert "gpuSharing" in line and "remove gpusPerNode" in line
+
+
+@pytest.mark.parametrize("over", [
+    {"instanceTypes": ["g6.12xlarge"], "gpusPerNode": 1},
+    {"instanceTypes": ["g6.xlarge"], "gpusPerNode": 4, "scaling": {"minSize": 1, "maxSize": 4}},
+])
+def test_gpus_per_node_against_the_catalog_is_refused_whatever_the_size(over):
+    issues = config_issues(pool(**over))
+    assert [p for p, _ in issues] == ["pools[0].gpusPerNode"], issues
+
+
+@pytest.mark.parametrize("over", [
+    {"instanceTypes": ["g6.xlarge"], "gpusPerNode": 1},  # what the catalog says
+    {"instanceTypes": ["g6f.xlarge"], "gpusPerNode": 1},  # a fractional GPU: no count in the catalog
+    {"instanceTypes": ["g6.3xlarge"], "allowUnknownInstanceTypes": True, "gpusPerNode": 8},  # not in the catalog
+    {"instanceTypes": ["g6.xlarge"], "gpusPerNode": 4, "gpuSharing": {"strategy": "timeSlicing", "replicas": 4}},
+])
+def test_gpus_per_node_the_catalog_does_not_contradict_stays_accepted(over):
+    validate_stack_config(pool(**over))
+
+
+def test_gpus_per_node_with_mig_stays_accepted():
+    validate_stack_config(pool(instanceTypes=["p4d.24xlarge"], gpusPerNode=56, amiType="BOTTLEROCKET_x86_64_NVIDIA",
+                               mig={"strategy": "single", "profile": "1g.5gb"}))
+
+
+_CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----\n").decode()
+
+
+def test_a_self_managed_pool_gets_the_same_rule():
+    cfg = {"cluster": base()["cluster"] | {"kubernetesVersion": "1.33", "apiServerEndpoint": "https://example.com",
+                                           "certificateAuthority": _CA, "serviceCidr": "10.100.0.0/16"},
+           "pools": [{"name": "batch", "backend": "self-managed", "format": "al2023", "instanceTypes": ["g6e.12xlarge"],
+                      "scaling": {"minSize": 0, "maxSize": 2}, "securityGroupIds": ["sg-0a1b2c3d4e5f60718"],
+                      "gpusPerNode": 8}]}
+    issues = config_issues(cfg)
+    assert [p for p, _ in issues] == ["pools[0].gpusPerNode"], issues
+    assert "g6e.12xlarge" in issues[0][1] and "4 GPU" in issues[0][1]
+    cfg["pools"][0]["gpusPerNode"] = 4
+    validate_stack_config(cfg)

@@ -11,7 +11,7 @@ models are read by config validation).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -24,6 +24,7 @@ __all__ = [
     "NodeRepair",
     "capacity_reservation_spec",
     "efa_problems",
+    "gpus_per_node_problem",
     "unknown_type_findings",
 ]
 
@@ -39,6 +40,31 @@ CAPACITY_BLOCK_TYPES = frozenset({
 #: ``CapacityReservationPreference`` values (CloudFormation ``AWS::EC2::LaunchTemplate
 #: CapacityReservationSpecification``; older revisions list only ``open`` and ``none``).
 CAPACITY_RESERVATION_PREFERENCES = ("open", "none", "capacity-reservations-only")
+
+
+def gpus_per_node_problem(pool: Any) -> str | None:
+    """Why the pool's ``gpusPerNode`` contradicts the catalog, or None.
+
+    ``gpusPerNode`` is the physical GPUs of a node (what the Cluster Autoscaler tag and the agents multiply by
+    ``gpuSharing`` replicas or MIG devices). Without ``gpuSharing`` and ``mig`` NVIDIA's device plugin
+    advertises each GPU once as ``nvidia.com/gpu``, so a count other than the catalog's for an instance type
+    (Cluster Autoscaler's ``ec2_instance_types.go``) tags the group with GPUs no node has: the autoscaler scales
+    it up for pods that never fit. Types without a count in the catalog (fractional GPUs, types newer than it
+    under ``allowUnknownInstanceTypes``) are what ``gpusPerNode`` is for and are not judged, nor are pools
+    whose sharing or MIG changes what a node advertises.
+    """
+    given = getattr(pool, "gpus_per_node", None)
+    if given is None or getattr(pool, "gpu_sharing", None) is not None or getattr(pool, "mig", None) is not None:
+        return None
+    wrong = {t: n for t in getattr(pool, "instance_types", None) or () if (n := catalog.gpus(t)) and n != given}
+    if not wrong:
+        return None
+    counts = ", ".join(f"{t} has {n} GPU{'s' if n > 1 else ''}" for t, n in wrong.items())
+    return (f"{given}, but the instance catalog says {counts} (Cluster Autoscaler's table, kubernetes/autoscaler "
+            "cluster-autoscaler/cloudprovider/aws/ec2_instance_types.go), and without gpuSharing or mig the device "
+            "plugin advertises each GPU once as nvidia.com/gpu, so the scale-from-zero tag and the plan would "
+            "promise GPUs no node has; remove gpusPerNode (the catalog's count is used), or set gpuSharing "
+            "(timeSlicing/mps replicas multiply it) if the GPUs are to be shared")
 
 
 def unknown_type_findings(types: Iterable[str], allow: bool, where: str = "instanceTypes") -> tuple[list[str], list[str]]:

@@ -25,6 +25,15 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
 NODEADM_API_VERSION = "node.eks.aws/v1alpha1"
 NODEADM_CONTENT_TYPE = "application/node.eks.aws"
 KUBEADM_API_VERSION = "kubeadm.k8s.io/v1beta4"
+#: The kubeadm API a cluster older than :data:`KUBEADM_V1BETA4_SINCE` reads: it has every field rendered
+#: (``discovery.bootstrapToken``, ``nodeRegistration.taints``), with ``kubeletExtraArgs`` a map, not a list.
+#: Sources: kubernetes ``cmd/kubeadm/app/apis/kubeadm/v1beta3/types.go``; https://kubernetes.io/docs/reference/config-api/kubeadm-config.v1beta4/
+#: (changes since v1beta3 listed under "v1.31", among them the list form of ``kubeletExtraArgs``).
+KUBEADM_V1BETA3 = "kubeadm.k8s.io/v1beta3"
+#: The first Kubernetes minor version whose kubeadm reads v1beta4 (kubeadm-config.v1beta4, "v1.31").
+KUBEADM_V1BETA4_SINCE = (1, 31)
+#: The first whose kubeadm reads v1beta3 (``v1beta3/doc.go``: "kubeadm v1.22.x and newer ... migrate v1beta2 to v1beta3").
+KUBEADM_V1BETA3_SINCE = (1, 22)
 KUBELET_CONFIG_API_VERSION = "kubelet.config.k8s.io/v1beta1"
 #: kubeadm bootstrap tokens are short-lived secrets (24 h by default) and never belong in a
 #: stack file; the rendered JoinConfiguration carries this placeholder, which the provisioner
@@ -36,6 +45,16 @@ MIME_BOUNDARY = "==GPU-NODE-POOLS=="
 #: The kubelet flags a node registers its taints and labels with (https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/).
 REGISTER_WITH_TAINTS_FLAG = "--register-with-taints"
 NODE_LABELS_FLAG = "--node-labels"
+
+
+def kubeadm_api_version(kubernetes_version: str | None) -> str:
+    """The kubeadm config API a node of ``kubernetes_version`` (``"1.30"``) reads: :data:`KUBEADM_V1BETA3` below
+    :data:`KUBEADM_V1BETA4_SINCE`, else :data:`KUBEADM_API_VERSION` (also when the version is not known)."""
+    if kubernetes_version:
+        major, _, minor = kubernetes_version.partition(".")
+        if (int(major), int(minor)) < KUBEADM_V1BETA4_SINCE:
+            return KUBEADM_V1BETA3
+    return KUBEADM_API_VERSION
 
 
 # --- the spec ---------------------------------------------------------------------------
@@ -96,6 +115,7 @@ class ClusterInfo:
         certificate_authority: the CA bundle, base64-encoded PEM (EKS ``certificateAuthority.data``).
         service_cidr: the service CIDR, e.g. ``10.100.0.0/16``; the cluster DNS is its ``.10``.
         ca_cert_hashes: kubeadm discovery pins, ``sha256:<hex>``.
+        kubernetes_version: the cluster's minor version (``1.33``); empty when not known.
     """
 
     name: str
@@ -103,6 +123,7 @@ class ClusterInfo:
     certificate_authority: str = ""
     service_cidr: str = ""
     ca_cert_hashes: tuple[str, ...] = ()
+    kubernetes_version: str = ""
 
     @classmethod
     def from_config(cls, cluster: ClusterConfig) -> ClusterInfo:
@@ -113,6 +134,7 @@ class ClusterInfo:
             certificate_authority=cluster.certificate_authority or "",
             service_cidr=cluster.service_cidr or "",
             ca_cert_hashes=tuple(cluster.ca_cert_hashes or ()),
+            kubernetes_version=cluster.kubernetes_version or "",
         )
 
     @property
@@ -122,6 +144,11 @@ class ClusterInfo:
         if not self.service_cidr:
             return ""
         return str(ipaddress.ip_network(self.service_cidr, strict=False)[10])
+
+    @property
+    def kubeadm_api_version(self) -> str:
+        """The kubeadm config API this cluster's nodes read (:func:`kubeadm_api_version`)."""
+        return kubeadm_api_version(self.kubernetes_version)
 
     @property
     def api_server_host_port(self) -> str:

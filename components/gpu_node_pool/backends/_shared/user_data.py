@@ -16,8 +16,9 @@ format                    where the taints go                                   
                           ``"key" = ["value:Effect", ...]``
 ``al2`` (legacy)          ``/etc/eks/bootstrap.sh --kubelet-extra-args``              same, ``--node-labels=k=v,...``
                           ``'--register-with-taints=k=v:Effect,...'``
-``kubeadm``               ``JoinConfiguration`` (``kubeadm.k8s.io/v1beta4``)          ``nodeRegistration.kubeletExtraArgs``
-                          ``nodeRegistration.taints``                                 ``[{name: node-labels, value: ...}]``
+``kubeadm``               ``JoinConfiguration`` (``kubeadm.k8s.io/v1beta4``;          ``nodeRegistration.kubeletExtraArgs``
+                          ``v1beta3`` below Kubernetes 1.31)                          ``[{name: node-labels, value: ...}]``
+                          ``nodeRegistration.taints``                                 (v1beta3: ``{node-labels: ...}``)
 ``kubelet``               ``--register-with-taints=...`` (flags file) and a           ``--node-labels=...`` (labels have
                           ``KubeletConfiguration`` snippet ``registerWithTaints``      no KubeletConfiguration field)
 ========================  ==========================================================  ================================
@@ -33,7 +34,7 @@ Sources: the kubelet flag reference
 later wins; ``kubelet.flags`` appended); Karpenter ``pkg/providers/amifamily/bootstrap/nodeadm.go``
 and ``bottlerocketsettings.go``; bottlerocket settings reference (``settings.kubernetes.*``);
 amazon-eks-ami ``templates/al2/runtime/bootstrap.sh`` (last version before AL2 removal);
-kubernetes ``cmd/kubeadm/app/apis/kubeadm/v1beta4/types.go``; kubernetes/autoscaler
+kubernetes ``cmd/kubeadm/app/apis/kubeadm/v1beta4/types.go`` and ``v1beta3/types.go``; kubernetes/autoscaler
 ``cloudprovider/aws/README.md`` (ASG auto-discovery and node-template tags).
 """
 

@@ -16,7 +16,8 @@ owns (``settings.kubernetes.cluster-name``, ``api-server``, ``cluster-certificat
 the node joining an EKS cluster (``bootstrap-token``, ``authentication-mode``, ``standalone-mode``:
 https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/); what EKS's TOML merge refuses
 (quoted keys holding quotes, escaped quotes in values, mixed-type arrays, bracketed headers with
-quoted keys: the user guide); a dotted key right under ``settings`` (``kubernetes.max-pods``: one YAML
+quoted keys: the user guide); keys Bottlerocket's settings API refuses (empty, or a character outside
+``A-Za-z0-9_-/`` and a quoted ``.``: bottlerocket-core-kit ``sources/api/datastore/src/key.rs``); a dotted key right under ``settings`` (``kubernetes.max-pods``: one YAML
 key, no settings group, where ``{kubernetes: {max-pods: ...}}`` was meant); what tomli-w cannot write (null, dates, integers beyond 64 bits);
 and device-plugin settings that contradict the pool's ``mig``/``gpuSharing``. The taints and
 labels of ``settings.kubernetes.node-taints``/``node-labels`` join the pool's on the node group
@@ -33,6 +34,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
+from ...text.terminal import shown
 
 __all__ = ["EksBottlerocket", "device_plugin_problem", "node_settings", "toml_problem", "user_data", "writes_settings"]
 
@@ -54,6 +56,11 @@ ADVERTISING_KEYS = ("device-partitioning-strategy", "mig", "device-sharing-strat
 _DEFAULTS = {("device-partitioning-strategy",): "none", ("device-sharing-strategy",): "none"}
 
 _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+#: Where Bottlerocket says which setting names it takes: ``Key::valid_character`` (A-Za-z0-9 ``_ - /``) and
+#: ``parse_name_segments`` (no empty segment; a ``.`` only inside a quoted segment).
+DATASTORE_KEYS = "bottlerocket-os/bottlerocket-core-kit sources/api/datastore/src/key.rs"
+#: The characters of one key (one segment of a setting's name, dots allowed as it is quoted when it has them).
+_KEY_CHARS = _BARE | frozenset("/.")
 _INT64 = 2**63
 
 
@@ -152,8 +159,10 @@ def toml_problem(value: Any, at: tuple[str | int, ...] = ()) -> tuple[tuple[str 
     control characters in a key or string value (tomli-w writes them as escape sequences, and EKS's merge
     refuses escaped quotes and quoted keys holding quotes); lists of mixed types or of tables (EKS's merge
     refuses mixed-type arrays); a table under a key that is not bare (``A-Za-z0-9_-``), whose header would
-    be a bracketed header with a quoted key.
-    Sources: EKS user guide launch-templates (Bottlerocket user data); TOML v1.0.0 https://toml.io/en/v1.0.0.
+    be a bracketed header with a quoted key; an empty key, or one with a character Bottlerocket's setting
+    names never hold (outside ``A-Za-z0-9_-/.``), which TOML writes quoted and Bottlerocket refuses.
+    Sources: EKS user guide launch-templates (Bottlerocket user data); TOML v1.0.0 https://toml.io/en/v1.0.0;
+    :data:`DATASTORE_KEYS`.
     """
     if isinstance(value, Mapping):
         for key, item in value.items():
@@ -166,6 +175,11 @@ def toml_problem(value: Any, at: tuple[str | int, ...] = ()) -> tuple[tuple[str 
             if isinstance(item, Mapping) and _quoted(key):
                 return where, (f"a table under a key that is not bare (A-Za-z0-9_-) is written as a bracketed header "
                                f"with a quoted key, which EKS's TOML merge refuses ({USER_GUIDE}); use bare keys for tables")
+            if not key or any(c not in _KEY_CHARS for c in key):
+                return where, (f"the key {shown(key)} is no Bottlerocket setting name: Bottlerocket's settings API takes "
+                               "keys of A-Za-z0-9, '_', '-' and '/' (a '.' only inside one quoted key), never empty "
+                               f"({DATASTORE_KEYS}), and refuses the rest; TOML would write it as a quoted key all the "
+                               f"same. Use the key as the settings reference spells it ({SETTINGS_INDEX})")
             problem = toml_problem(item, where)
             if problem:
                 return problem
@@ -195,8 +209,8 @@ def toml_problem(value: Any, at: tuple[str | int, ...] = ()) -> tuple[tuple[str 
                         f"as an escape sequence, and EKS's TOML merge refuses escaped quotes in values ({USER_GUIDE}); "
                         "write the plain value")
         return None
-    shown = "null" if value is None else type(value).__name__
-    return at, (f"{shown} is not a Bottlerocket setting value (a string, boolean, number, list or table: "
+    what = "null" if value is None else type(value).__name__
+    return at, (f"{what} is not a Bottlerocket setting value (a string, boolean, number, list or table: "
                 f"https://bottlerocket.dev/en/os/latest/#/api/settings/); quote it or remove it")
 
 

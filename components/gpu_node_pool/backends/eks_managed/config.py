@@ -28,10 +28,11 @@ from ...config.errors import ConfigIssue, fail_per_key
 from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
 from ...k8s.taints import Taint
-from .._shared.capacity import CapacityReservation, NodeRepair
+from ...text.terminal import shown
+from .._shared.capacity import CapacityReservation, NodeRepair, gpus_per_node_problem
 from .._shared.cluster_autoscaler import several_effects_problem
 from .._shared.efa import EfaConfig
-from .bottlerocket import EksBottlerocket
+from .bottlerocket import USER_GUIDE, EksBottlerocket
 from .kubelet import EksKubelet, UserLaunchTemplate
 
 
@@ -205,8 +206,39 @@ class EksManagedPool(PoolBase):
             raise fail(f"the launch template's user data would not read back ({err}); report this with the pool's "
                        "kubelet/bottlerocket settings") from None
         if reg.taints or reg.labels:
-            raise fail(f"the launch template's user data would register {list(map(str, reg.taints))} "
-                       f"{dict(reg.labels)} beside the node group; report this with the pool's kubelet/bottlerocket settings")
+            at, setting = self._registering_setting()
+            found = " and ".join(part for part in (
+                f"taints {list(map(str, reg.taints))}" if reg.taints else "",
+                f"labels {dict(reg.labels)}" if reg.labels else "") if part)
+            raise fail(f"{setting} would make the nodes register {found} from the launch template's user data, "
+                       "beside the node group that declares the pool's taints and labels (EKS registers the nodes "
+                       f"with the node group's: {USER_GUIDE}), so the node group, Cluster "
+                       "Autoscaler and the policies would not know them; declare them in the pool's taints and "
+                       "labels, or as kubelet flags of their own ('--register-with-taints=...', '--node-labels=...': "
+                       "merged onto the node group), and remove them from this setting", at)
+
+    def _registering_setting(self) -> tuple[tuple[str | int, ...], str]:
+        """Where the user data's own registration comes from: the first ``kubelet.flags`` item that reads
+        back as registering a taint or label (its path and text), else the pool's kubelet or Bottlerocket settings."""
+        from .._shared.user_data import read_registration
+
+        for i, flag in enumerate(self.kubelet.flags or [] if self.kubelet is not None else []):
+            try:
+                found = read_registration(flag)
+            except ValueError:
+                continue
+            if found.taints or found.labels:
+                return ("kubelet", "flags", i), f"flag {shown(flag)}"
+        if self.kubelet is not None:
+            return ("kubelet",), "these kubelet settings"
+        return ("bottlerocket", "settings"), "these Bottlerocket settings"
+
+    @model_validator(mode="after")
+    def _gpus_per_node(self) -> EksManagedPool:
+        problem = gpus_per_node_problem(self)
+        if problem:
+            raise fail(problem, ("gpusPerNode",))
+        return self
 
     @model_validator(mode="after")
     def _arch(self) -> EksManagedPool:

@@ -20,6 +20,7 @@ NodeConfig: refused for them.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -27,6 +28,7 @@ from pydantic import Field, field_validator
 from ...config.common import Model, fail
 from ...config.defaults import DEFAULT_TAINT
 from ...k8s.taints import Taint, TaintEffect, TaintError
+from ...text.terminal import shown
 from .._shared.registration import (
     NODE_LABELS_FLAG,
     NODEADM_API_VERSION,
@@ -56,7 +58,7 @@ class EksKubelet(Model):
 
     Raises (as config errors at ``kubelet.config``/``kubelet.flags``): a ``config`` key that is not
     ``registerWithTaints`` but spells it otherwise, or ``nodeLabels`` (no such field), a value no kubelet takes, a
-    flag that is not ``--name[=value]``, a registration flag without ``=``, a taint or label that
+    flag holding a newline or another control character (at ``kubelet.flags[N]``), a flag that is not ``--name[=value]``, a registration flag without ``=``, a taint or label that
     does not parse."""
 
     yaml_example = "{config: {maxPods: 110}, flags: ['--v=2']}"
@@ -90,6 +92,14 @@ class EksKubelet(Model):
     @classmethod
     def _flags(cls, flags: list[str] | None) -> list[str] | None:
         for i, flag in enumerate(flags or []):
+            bad = next((c for c in flag if unicodedata.category(c) == "Cc"), None)
+            if bad is not None:
+                raise fail(f"{shown(flag)} holds the control character {bad!r}: each item of flags is one kubelet "
+                           "command-line argument (nodeadm NodeConfig spec.kubelet.flags) and no kubelet flag holds one: "
+                           "what follows a newline would reach the node as flags nothing here checked; write one flag "
+                           "per item, e.g. "
+                           "['--max-pods=110', '--v=2'] (kubelet flag reference "
+                           "https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/)", (i,))
             if not flag.startswith("--") or " " in flag.strip():
                 raise fail(f"{flag!r} is not one kubelet flag; write each as '--name=value', e.g. '--v=2'")
             name, eq, value = flag.partition("=")

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the config models are only needed for type hints and the po
 from .._shared.registration import (
     KUBEADM_API_VERSION,
     KUBEADM_TOKEN_PLACEHOLDER,
+    KUBEADM_V1BETA3,
     KUBELET_CONFIG_API_VERSION,
     NODEADM_API_VERSION,
     ClusterInfo,
@@ -161,19 +162,23 @@ def render_al2_user_data(reg: Registration, cluster: ClusterInfo) -> str:
 
 
 def render_kubeadm_join_configuration(reg: Registration, cluster: ClusterInfo) -> str:
-    """A kubeadm ``JoinConfiguration`` (``kubeadm.k8s.io/v1beta4``) for on-premises nodes.
+    """A kubeadm ``JoinConfiguration`` for on-premises nodes, in the API the cluster's kubeadm reads
+    (``cluster.kubeadm_api_version``): ``kubeadm.k8s.io/v1beta4`` from Kubernetes 1.31 and when the
+    version is not known, ``kubeadm.k8s.io/v1beta3`` before (v1beta4 does not exist there).
 
     ``nodeRegistration.taints`` holds the taints (``[]`` means none; kubeadm writes them
     into ``--register-with-taints``), ``nodeRegistration.kubeletExtraArgs`` the labels as
-    ``[{name: node-labels, value: "k=v,..."}]`` (a list of ``{name, value}`` in v1beta4; a map
-    in v1beta3). ``discovery.bootstrapToken`` gets ``apiServerEndpoint`` (``host:port``),
-    ``caCertHashes`` and the token :data:`KUBEADM_TOKEN_PLACEHOLDER`.
+    ``[{name: node-labels, value: "k=v,..."}]`` (a list of ``{name, value}`` in v1beta4;
+    ``{node-labels: "k=v,..."}``, a map, in v1beta3). ``discovery.bootstrapToken`` gets
+    ``apiServerEndpoint`` (``host:port``), ``caCertHashes`` and the token
+    :data:`KUBEADM_TOKEN_PLACEHOLDER`: the same fields in both APIs.
 
     Raises:
         ValueError: a label the kubelet may not set on itself (NodeRestriction).
     """
     check_kubelet_labels(reg)
-    doc: dict[str, Any] = {"apiVersion": KUBEADM_API_VERSION, "kind": "JoinConfiguration"}
+    api = cluster.kubeadm_api_version
+    doc: dict[str, Any] = {"apiVersion": api, "kind": "JoinConfiguration"}
     if cluster.api_server_endpoint:
         token: dict[str, Any] = {
             "apiServerEndpoint": cluster.api_server_host_port,
@@ -184,9 +189,16 @@ def render_kubeadm_join_configuration(reg: Registration, cluster: ClusterInfo) -
         doc["discovery"] = {"bootstrapToken": token}
     registration: dict[str, Any] = {"taints": [t.to_k8s() for t in reg.taints]}
     if reg.labels:
-        registration["kubeletExtraArgs"] = [{"name": "node-labels", "value": labels_flag(reg.labels)}]
+        registration["kubeletExtraArgs"] = _kubelet_extra_args(reg, api)
     doc["nodeRegistration"] = registration
     return block_yaml(doc)
+
+
+def _kubelet_extra_args(reg: Registration, api: str) -> Any:
+    """``nodeRegistration.kubeletExtraArgs`` carrying the labels, in the form of kubeadm API ``api``."""
+    if api == KUBEADM_V1BETA3:
+        return {"node-labels": labels_flag(reg.labels)}
+    return [{"name": "node-labels", "value": labels_flag(reg.labels)}]
 
 
 # --- 5. plain kubelet -------------------------------------------------------------------
@@ -314,8 +326,9 @@ def render_bootstrap(fmt: str, reg: Registration, cluster: ClusterInfo) -> dict[
     return FORMATS[fmt].render(reg, cluster)
 
 
-def registration_snippet(fmt: str, reg: Registration) -> list[str]:
-    """The lines of format ``fmt`` that carry ``reg``, in that format's own spelling (for the plan).
+def registration_snippet(fmt: str, reg: Registration, kubeadm_api: str = KUBEADM_API_VERSION) -> list[str]:
+    """The lines of format ``fmt`` that carry ``reg``, in that format's own spelling (for the plan);
+    ``kubeadm_api`` is the kubeadm API the ``kubeadm`` format was rendered in.
 
     Raises:
         KeyError: ``fmt`` is not one of :data:`FORMATS`.
@@ -341,7 +354,7 @@ def registration_snippet(fmt: str, reg: Registration) -> list[str]:
     if fmt == "kubeadm":
         return [
             f"nodeRegistration.taints: {flow_yaml(taints)}",
-            f"nodeRegistration.kubeletExtraArgs: {flow_yaml([{'name': 'node-labels', 'value': labels_flag(reg.labels)}])}",
+            f"nodeRegistration.kubeletExtraArgs: {flow_yaml(_kubelet_extra_args(reg, kubeadm_api))}",
         ]
     return [f"kubelet {' '.join(kubelet_flag_list(reg))}", f"KubeletConfiguration registerWithTaints: {flow_yaml(taints)}"]
 

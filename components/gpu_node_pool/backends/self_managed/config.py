@@ -16,7 +16,7 @@ from ...config.common import AwsTags, PoolBase, ScalingConfig, fail
 from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
-from .._shared.capacity import CapacityReservation, unknown_type_findings
+from .._shared.capacity import CapacityReservation, gpus_per_node_problem, unknown_type_findings
 from .._shared.cluster_autoscaler import several_effects_problem
 from .spot import SpotConfig
 
@@ -195,6 +195,9 @@ class SelfManagedPool(PoolBase):
             problems += self._aws_problems()
         if problems:
             raise fail("; ".join(problems))
+        problem = gpus_per_node_problem(self)
+        if problem:
+            raise fail(problem, ("gpusPerNode",))
         return self
 
     def _aws_problems(self) -> list[ConfigIssue]:
@@ -366,6 +369,8 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
         for key in keys:
             if not cluster.given(_CLUSTER_ATTRS[key]):
                 missing.setdefault(key, []).append(f"pools[{i}] ({pool.format}: {why})")
+        if pool.format == "kubeadm" and (problem := _kubeadm_version_problem(cluster.kubernetes_version, i)):
+            issues.append(ConfigIssue("cluster.kubernetesVersion", problem))
         if pool.provider != "aws":
             continue
         if not (pool.subnet_ids or cluster.given("subnet_ids")):
@@ -384,6 +389,23 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     for key, users in missing.items():
         issues.append(ConfigIssue(f"cluster.{key}", f"missing; needed by {', '.join(users)}"))
     return issues
+
+
+def _kubeadm_version_problem(version: str | None, index: int) -> str | None:
+    """Why a ``kubeadm`` pool cannot get a JoinConfiguration its cluster's kubeadm reads, or None: a
+    ``cluster.kubernetesVersion`` below 1.22, whose kubeadm reads neither v1beta4 nor v1beta3, the APIs rendered."""
+    from .._shared.registration import KUBEADM_V1BETA3, KUBEADM_V1BETA3_SINCE
+
+    if not version:
+        return None
+    major, _, minor = version.partition(".")
+    if (int(major), int(minor)) >= KUBEADM_V1BETA3_SINCE:
+        return None
+    since = ".".join(map(str, KUBEADM_V1BETA3_SINCE))
+    return (f"{version!r}: pools[{index}] (kubeadm) renders a JoinConfiguration in {KUBEADM_V1BETA3} at the oldest, "
+            f"which kubeadm reads from v{since} on (kubernetes cmd/kubeadm/app/apis/kubeadm/v1beta3/doc.go: "
+            f"\"kubeadm v1.22.x and newer\"); set cluster.kubernetesVersion to the cluster's real version, "
+            f"upgrade the cluster to {since} or later, or use format kubelet (plain kubelet flags) for that pool")
 
 
 # --- karpenter ----------------------------------------------------------------------------

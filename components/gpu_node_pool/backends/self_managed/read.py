@@ -54,7 +54,7 @@ def registration_entry(entry: dict[str, Any], fmt: str, files: Mapping[str, str]
     entry["taints"] = [str(t) for t in taints]
     entry["labels"] = dict(sorted(labels.items()))
     spec = bootstrap.FORMATS[fmt]
-    snippet = bootstrap.registration_snippet(fmt, bootstrap.Registration(taints, labels))
+    snippet = bootstrap.registration_snippet(fmt, bootstrap.Registration(taints, labels), *_kubeadm_api(fmt, files))
     entry["registration"] = {
         "format": fmt,
         "source": source,
@@ -65,3 +65,14 @@ def registration_entry(entry: dict[str, Any], fmt: str, files: Mapping[str, str]
     }
     if spec.ships_device_plugin:
         entry["devicePlugin"] = "ships its own (Bottlerocket NVIDIA variants include NVIDIA's device plugin)"
+
+
+def _kubeadm_api(fmt: str, files: Mapping[str, str]) -> tuple[str, ...]:
+    """``(apiVersion,)`` of the rendered kubeadm JoinConfiguration among ``files``, or ``()`` (the default)."""
+    if fmt != "kubeadm":
+        return ()
+    for text in files.values():
+        for line in str(text).splitlines():
+            if line.startswith("apiVersion: kubeadm.k8s.io/"):
+                return (line.partition(": ")[2].strip(),)
+    return ()
