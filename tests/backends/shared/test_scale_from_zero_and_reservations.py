@@ -281,7 +281,7 @@ def test_gpus_per_node_that_contradicts_the_catalog_is_refused_in_the_plan(temp_
     (line,) = [x for x in err.splitlines() if "gpusPerNode" in x]
     assert "stacks/Pulumi.dev.yaml:15:" in line and "pools[0].gpusPerNode" in line
     assert "8" in line and "g6.xlarge" in line and "1 GPU" in line and "ec2_instance_types.go" in line
-    assert "gpuSharing" in line and "remove gpusPerNode" in line
+    assert "counts physical GPUs" in line and "remove gpusPerNode" in line
 
 
 @pytest.mark.parametrize("over", [
@@ -297,14 +297,21 @@ def test_gpus_per_node_against_the_catalog_is_refused_whatever_the_size(over):
     {"instanceTypes": ["g6.xlarge"], "gpusPerNode": 1},  # what the catalog says
     {"instanceTypes": ["g6f.xlarge"], "gpusPerNode": 1},  # a fractional GPU: no count in the catalog
     {"instanceTypes": ["g6.3xlarge"], "allowUnknownInstanceTypes": True, "gpusPerNode": 8},  # not in the catalog
-    {"instanceTypes": ["g6.xlarge"], "gpusPerNode": 4, "gpuSharing": {"strategy": "timeSlicing", "replicas": 4}},
+    {"instanceTypes": ["g6.xlarge"], "gpusPerNode": 1, "gpuSharing": {"strategy": "timeSlicing", "replicas": 4}},
 ])
 def test_gpus_per_node_the_catalog_does_not_contradict_stays_accepted(over):
     validate_stack_config(pool(**over))
 
 
-def test_gpus_per_node_with_mig_stays_accepted():
-    validate_stack_config(pool(instanceTypes=["p4d.24xlarge"], gpusPerNode=56, amiType="BOTTLEROCKET_x86_64_NVIDIA",
+def test_gpus_per_node_counts_physical_gpus_under_sharing_and_mig_too():
+    # the tag multiplies gpusPerNode by the replicas or MIG devices: 4 x 4 = 16 where a node has 1 x 4
+    sharing = config_issues(pool(instanceTypes=["g6.xlarge"], gpusPerNode=4,
+                                 gpuSharing={"strategy": "timeSlicing", "replicas": 4}))
+    assert [p for p, _ in sharing] == ["pools[0].gpusPerNode"] and "g6.xlarge has 1 GPU" in sharing[0][1]
+    mig = config_issues(pool(instanceTypes=["p4d.24xlarge"], gpusPerNode=56, amiType="BOTTLEROCKET_x86_64_NVIDIA",
+                             mig={"strategy": "single", "profile": "1g.5gb"}))
+    assert [p for p, _ in mig] == ["pools[0].gpusPerNode"] and "p4d.24xlarge has 8 GPUs" in mig[0][1]
+    validate_stack_config(pool(instanceTypes=["p4d.24xlarge"], gpusPerNode=8, amiType="BOTTLEROCKET_x86_64_NVIDIA",
                                mig={"strategy": "single", "profile": "1g.5gb"}))
 
 

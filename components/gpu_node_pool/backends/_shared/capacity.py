@@ -45,26 +45,24 @@ CAPACITY_RESERVATION_PREFERENCES = ("open", "none", "capacity-reservations-only"
 def gpus_per_node_problem(pool: Any) -> str | None:
     """Why the pool's ``gpusPerNode`` contradicts the catalog, or None.
 
-    ``gpusPerNode`` is the physical GPUs of a node (what the Cluster Autoscaler tag and the agents multiply by
-    ``gpuSharing`` replicas or MIG devices). Without ``gpuSharing`` and ``mig`` NVIDIA's device plugin
-    advertises each GPU once as ``nvidia.com/gpu``, so a count other than the catalog's for an instance type
-    (Cluster Autoscaler's ``ec2_instance_types.go``) tags the group with GPUs no node has: the autoscaler scales
-    it up for pods that never fit. Types without a count in the catalog (fractional GPUs, types newer than it
-    under ``allowUnknownInstanceTypes``) are what ``gpusPerNode`` is for and are not judged, nor are pools
-    whose sharing or MIG changes what a node advertises.
+    ``gpusPerNode`` is the physical GPUs of a node: the Cluster Autoscaler tag and the agents multiply it by
+    ``gpuSharing`` replicas or MIG devices per GPU (:func:`gpu_node_pool.gpu_agents.sharing.advertised_gpus`,
+    :mod:`gpu_node_pool.gpu_agents.mig`), so a count other than the catalog's for an instance type (Cluster
+    Autoscaler's ``ec2_instance_types.go``) tags the group with GPUs no node has, and the autoscaler scales it
+    up for pods that never fit. Types without a count in the catalog (fractional GPUs, types newer than it
+    under ``allowUnknownInstanceTypes``) are what ``gpusPerNode`` is for and are not judged.
     """
     given = getattr(pool, "gpus_per_node", None)
-    if given is None or getattr(pool, "gpu_sharing", None) is not None or getattr(pool, "mig", None) is not None:
+    if given is None:
         return None
     wrong = {t: n for t in getattr(pool, "instance_types", None) or () if (n := catalog.gpus(t)) and n != given}
     if not wrong:
         return None
     counts = ", ".join(f"{t} has {n} GPU{'s' if n > 1 else ''}" for t, n in wrong.items())
     return (f"{given}, but the instance catalog says {counts} (Cluster Autoscaler's table, kubernetes/autoscaler "
-            "cluster-autoscaler/cloudprovider/aws/ec2_instance_types.go), and without gpuSharing or mig the device "
-            "plugin advertises each GPU once as nvidia.com/gpu, so the scale-from-zero tag and the plan would "
-            "promise GPUs no node has; remove gpusPerNode (the catalog's count is used), or set gpuSharing "
-            "(timeSlicing/mps replicas multiply it) if the GPUs are to be shared")
+            "cluster-autoscaler/cloudprovider/aws/ec2_instance_types.go); gpusPerNode counts physical GPUs (gpuSharing "
+            "replicas and MIG devices multiply it), so the scale-from-zero tag and the plan would promise GPUs no "
+            "node has: remove gpusPerNode (the catalog's count is used); to advertise more, set gpuSharing or mig")
 
 
 def unknown_type_findings(types: Iterable[str], allow: bool, where: str = "instanceTypes") -> tuple[list[str], list[str]]:
