@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .common import GpuSharingConfig, MigConfig, Model, sharing_config_name
+from .common import ChartRepository, GpuSharingConfig, MigConfig, Model, sharing_config_name
 
 __all__ = [
     "PLUGIN_PROVIDERS",
@@ -49,7 +49,7 @@ class DcgmExporterConfig(Model):
     service_monitor: bool = False
     namespace: str = Field("gpu-monitoring", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     chart_version: Literal["4.8.2"] = "4.8.2"
-    repository: str = "https://nvidia.github.io/dcgm-exporter/helm-charts"
+    repository: ChartRepository = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 
 
 class FeatureDiscoveryConfig(Model):
@@ -71,7 +71,7 @@ class EfaDevicePluginConfig(Model):
     enabled: bool = True
     namespace: str = Field("kube-system", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     chart_version: Literal["0.5.30"] = "0.5.30"
-    repository: str = "https://aws.github.io/eks-charts"
+    repository: ChartRepository = "https://aws.github.io/eks-charts"
 
 
 class GpuAgentsConfig(Model):

@@ -32,6 +32,7 @@ from ..k8s.taints import (
     split_kubelet_form,
 )
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, POOL_LABEL_KEY
+from ..text.terminal import shown
 from .defaults import DEFAULT_TAINT
 from .errors import fail, fail_per_key
 
@@ -208,6 +209,25 @@ def _check_aws_tags(tags: dict[str, str]) -> dict[str, str]:
 
 #: AWS resource tags, checked against the AWS tagging limits.
 AwsTags = Annotated[dict[str, str], AfterValidator(_check_aws_tags)]
+
+
+def _check_chart_repository(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    example = "e.g. https://nvidia.github.io/k8s-device-plugin (a Helm chart repository: its index.yaml is at <url>/index.yaml)"
+    if any(c.isspace() or not c.isprintable() for c in url):
+        raise fail(f"{shown(url)} has whitespace or a control character; a URL has none: {example}")
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname or parts.query or parts.fragment:
+        hint = "; an OCI registry (oci://) is not a chart repository Helm's --repo reads" if parts.scheme == "oci" else ""
+        raise fail(f"{shown(url)} is not an http(s) URL of a Helm chart repository{hint}: {example}")
+    return url
+
+
+#: A Helm chart repository URL (what ``helm template --repo`` and Pulumi's ``helm.v4.Chart``
+#: ``repositoryOpts.repo`` take): http(s), a host, no query, fragment or whitespace
+#: (https://helm.sh/docs/topics/chart_repository/).
+ChartRepository = Annotated[str, AfterValidator(_check_chart_repository)]
 
 
 _POOL_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

@@ -26,7 +26,7 @@ from pydantic.alias_generators import to_camel
 from ..sdk.identity import IDENTITY_FIELDS
 from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig
-from .common import Model, PoolBase, TolerationConfig, fail
+from .common import ChartRepository, Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
 from .limits import LimitsConfig, aws_id_problem
 from .messages import show
@@ -233,7 +233,7 @@ class DevicePluginConfig(Model):
     )
     namespace: str = Field("nvidia-device-plugin", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     chart_version: Literal["0.20.0"] = "0.20.0"
-    repository: str = "https://nvidia.github.io/k8s-device-plugin"
+    repository: ChartRepository = "https://nvidia.github.io/k8s-device-plugin"
     image_digest: str | None = Field(None, pattern=r"^sha256:[0-9a-f]{64}$")
     extra_tolerations: list[TolerationConfig] = Field(
         default_factory=list, description="Tolerations for taints of nodes outside this stack."
