@@ -370,3 +370,22 @@ def test_an_output_fifo_with_a_reader_gets_the_page(capsys, tmp_path):
 def test_an_empty_audit_input_path_is_a_usage_error_not_a_live_audit(capsys, option):
     assert main(["audit", option, ""]) == 64
     assert "is empty; give the path of the file to read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("stackConfigDir: 42", "Pulumi.yaml: stackConfigDir: 42 must be a directory path"),
+        ("name: [a]", "Pulumi.yaml: name: ['a'] must be the project's name, a non-empty string"),
+        ("name: x: y", "Pulumi.yaml:8:8: is not valid YAML"),
+    ],
+)
+@pytest.mark.parametrize("command", ["plan", "check"])
+def test_a_pulumi_yaml_of_the_wrong_shape_is_exit_2_with_the_key(capsys, tmp_path, line, expected, command):
+    import shutil
+
+    shutil.copytree(ROOT / "examples" / "violating", tmp_path / "p")
+    project = tmp_path / "p"
+    (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text() + line + "\n")
+    code, _, err = run(capsys, command, "--stack", "demo", "--project-dir", str(project))
+    assert code == 2 and expected in err and "internal error" not in err

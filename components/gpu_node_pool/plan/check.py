@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..config import ConfigError, ConfigIssue
 from ..expand.result import NotJudged
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
@@ -35,6 +33,7 @@ from ..sdk.record import Resource as Recorded
 from ..text.terminal import terminal_text
 from .expand import ExpandOptions, expand_plan, finish_plan, not_judged_lines
 from .interpreter import DEFAULT_PROGRAM_TIMEOUT, Interpreter, choose_interpreter, record_in_child
+from .stack_file import read_project_file
 
 __all__ = ["CheckResult", "check_project", "to_json"]
 
@@ -75,12 +74,7 @@ def _program_path(project_dir: Path) -> tuple[str, Path, dict[str, Any]]:
         ConfigError: not a Python project, or the program file is missing.
     """
     source = str(project_dir / "Pulumi.yaml")
-    try:
-        doc = yaml.safe_load((project_dir / "Pulumi.yaml").read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as err:
-        raise ConfigError([ConfigIssue(source, f"is not valid YAML: {str(err).splitlines()[0]}")], source) from None
-    if not isinstance(doc, dict):
-        raise ConfigError([ConfigIssue(source, "must be a YAML mapping with name: and runtime:")], source)
+    doc = read_project_file(project_dir)
     runtime = doc.get("runtime")
     runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
     if runtime_name != "python":

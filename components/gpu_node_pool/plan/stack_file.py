@@ -21,7 +21,40 @@ from ..config import PROJECT, ConfigError, ConfigIssue
 from ..config.errors import Location
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 
-__all__ = ["StackFile", "read_stack", "read_stack_path", "locate_findings"]
+__all__ = ["StackFile", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
+
+
+def read_project_file(project_dir: Path) -> dict[str, Any]:
+    """``Pulumi.yaml`` of the project in ``project_dir``, checked for what gpupool reads of it: a mapping
+    whose ``name`` (if given) is a non-empty string and whose ``stackConfigDir`` (if given) is a string
+    (Pulumi's project schema, https://www.pulumi.com/docs/iac/concepts/projects/project-file/).
+
+    Raises:
+        ConfigError: the file is not YAML (with its ``line:column``), not a mapping, or one of those keys
+            has another type; the issue names the key, the value and the fix.
+    """
+    source = "Pulumi.yaml"
+    try:
+        doc = yaml.safe_load((project_dir / source).read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = Location(source, mark.line + 1, mark.column + 1) if mark is not None else None
+        raise ConfigError([ConfigIssue(source, f"is not valid YAML: {str(getattr(err, 'problem', '') or err).splitlines()[0]}; "
+                                       "fix the syntax there", where)], source) from None
+    except UnicodeDecodeError:
+        raise ConfigError([ConfigIssue(source, "is not UTF-8; save it as UTF-8")], source) from None
+    if not isinstance(doc, dict):
+        raise ConfigError([ConfigIssue(source, "must be a YAML mapping with name: and runtime:")], source)
+    problems = []
+    name = doc.get("name")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        problems.append(ConfigIssue(f"{source}: name", f"{name!r} must be the project's name, a non-empty string"))
+    config_dir = doc.get("stackConfigDir")
+    if config_dir is not None and (not isinstance(config_dir, str) or not config_dir.strip()):
+        problems.append(ConfigIssue(f"{source}: stackConfigDir", f"{config_dir!r} must be a directory path, e.g. stacks"))
+    if problems:
+        raise ConfigError(problems, source)
+    return doc
 
 
 @dataclass
@@ -57,7 +90,7 @@ def read_stack(project_dir: Path, stack: str) -> StackFile:
         ConfigError: the file is not a stack file :func:`gpu_node_pool.config.loading.read_stack_file`
             accepts; each issue carries its :class:`Location`.
     """
-    project = yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}
+    project = read_project_file(project_dir)
     config_dir = project_dir / project.get("stackConfigDir", ".")
     path = config_dir / f"Pulumi.{stack}.yaml"
     if not path.is_file():
@@ -75,7 +108,7 @@ def read_stack_path(project_dir: Path, path: Path, name: str | None = None) -> S
     (the namespace of keys written without one; default: read from its ``Pulumi.yaml``).
     Raises as :func:`read_stack`."""
     if name is None:
-        name = str((yaml.safe_load((project_dir / "Pulumi.yaml").read_text()) or {}).get("name") or PROJECT)
+        name = str(read_project_file(project_dir).get("name") or PROJECT)
     from ..config.loading import read_stack_file  # the config is loaded when a stack is read, not at import
     from ..config.locations import FileMarks
 
