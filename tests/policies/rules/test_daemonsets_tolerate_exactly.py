@@ -28,3 +28,13 @@ def test_exact_tolerations_allowed_namespaces_agent_namespaces_and_workloads_are
     assert run(POLICY, [agent, daemonset("fluent-bit", "logging", tolerations=[CATCH_ALL])]) == []
     config = {"daemonsets-tolerate-exactly": {"allowedNamespaces": ["logging"]}}
     assert run(POLICY, [daemonset("fluent-bit", "logging", tolerations=[CATCH_ALL])], config) == []
+
+
+def test_a_catch_all_with_an_effect_is_said_to_tolerate_that_effect_only():
+    stack = [node_group(taints=("dedicated=gpu:NoSchedule",)),
+             daemonset("fluent-bit", "logging", tolerations=[{"operator": "Exists", "effect": "NoSchedule"}])]
+    (found,) = run(POLICY, stack)
+    assert "which tolerates every taint with effect NoSchedule" in found["message"]
+    assert "eviction" not in found["message"]  # it does not tolerate the NoExecute eviction taints
+    (found,) = run(POLICY, [stack[0], daemonset("fluent-bit", "logging", tolerations=[CATCH_ALL])])
+    assert "every taint (also the NoExecute eviction taints" in found["message"]

@@ -53,9 +53,10 @@ def validate_daemonsets_tolerate_exactly(args: StackValidationArgs, report: Repo
             continue
         taints = taints if taints is not None else _stack_gpu_taints(args, {"extraTaints": []}, undecided)
         instead = sorted({f"{{key: {t.key}, operator: Exists, effect: {t.effect.value}}}" for t in taints})
+        what = (f"every taint with effect {catch_all[0].effect.value}" if catch_all[0].effect is not None else
+                "every taint (also the NoExecute eviction taints of unreachable or not-ready nodes)")
         report(
-            f"{workload.display} carries the catch-all toleration {catch_all[0]}, which tolerates every taint (also the "
-            "eviction taints of unreachable or not-ready nodes), in namespace "
+            f"{workload.display} carries the catch-all toleration {catch_all[0]}, which tolerates {what}, in namespace "
             f"{workload.namespace!r} outside allowedNamespaces {sorted(allowed)}. Tolerate the GPU pools' taints "
             f"exactly instead: {', '.join(instead) or 'one Exists toleration per pool taint key and effect'}.",
             res.urn,
