@@ -14,7 +14,7 @@ will carry: the pool's own labels plus those its platform sets, one
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import registry
@@ -48,6 +48,9 @@ class Placement:
         unknowable: keys the selection reads that neither the pool declares, nor its platform sets, nor a
             known discovery agent adds: the product cannot know whether the nodes carry them.
         after: the discovery agents whose labels the verdict counted on (installed, judged elsewhere).
+        admitted_when_absent: the undecided kinds the selection admits once the labels it reads that nothing
+            known sets are taken as absent (a new node carries only its pool's, its platform's and its agents'
+            labels): ``NotIn``/``DoesNotExist`` on such a label admit the node, ``In``/``Exists`` do not.
     """
 
     status: str
@@ -58,6 +61,7 @@ class Placement:
     pending: tuple[tuple[str, tuple[str, ...]], ...] = ()
     unknowable: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+    admitted_when_absent: tuple[str, ...] = ()
 
     @property
     def runs(self) -> bool:
@@ -248,6 +252,7 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
     pending: dict[str, tuple[str, ...]] = {}
     unknowable: list[str] = []
     after: list[str] = []
+    when_absent: list[str] = []
     for node in nodes:
         verdict = node_matches(selection.node_selector, selection.terms, node)
         if verdict is None and not node.complete:
@@ -263,6 +268,8 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
             excluded.append((node.name, tuple(excluding_keys(selection.node_selector, selection.terms, node))))
         elif verdict is None:
             undecided.append(node.name)
+            if node_matches(selection.node_selector, selection.terms, replace(node, complete=True)) is True:
+                when_absent.append(node.name)
             for key in undecided_keys(selection.node_selector, selection.terms, node):
                 row = discovered_by(key)
                 if row is not None and not set(row.agents) & set(installed):
@@ -280,4 +287,4 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
     else:
         status = "runs"
     return Placement(status, missing, tuple(excluded), tuple(undecided), len(nodes), tuple(pending.items()),
-                     tuple(dict.fromkeys(unknowable)), tuple(dict.fromkeys(after)))
+                     tuple(dict.fromkeys(unknowable)), tuple(dict.fromkeys(after)), tuple(when_absent))

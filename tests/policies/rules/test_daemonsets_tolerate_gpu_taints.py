@@ -4,8 +4,10 @@ taints from the config; unknown tolerations leave only that DaemonSet undecided.
 
 from __future__ import annotations
 
+import pytest
 from builders import (
     EXISTS_GPU,
+    cannot_run,
     daemonset,
     node_group,
     plugin,
@@ -75,3 +77,36 @@ def test_unknown_tolerations_leave_the_daemonset_undecided_but_others_judged():
     assert [f["enforcement"] for f in findings] == ["mandatory", "advisory"]
     assert "logging/fluent-bit" in findings[0]["message"]
     assert "DaemonSet mystery" in findings[1]["message"] and ".spec.template.spec.tolerations" in findings[1]["message"]
+
+
+POLICY = d.daemonsets_tolerate_gpu_taints.POLICY
+
+
+# --- node selection judged by the shared placement: the labels the pool's nodes will carry ------------------
+
+
+@pytest.mark.parametrize("selector", [{"node.kubernetes.io/instance-type": "m5.large"}, {"kubernetes.io/arch": "arm64"}])
+def test_a_daemonset_pinned_off_the_pool_by_a_platform_label_keeps_off_it(selector):
+    # the pool's nodes are g6.xlarge and amd64: the selection refuses every one of them
+    stack = [node_group(), daemonset("agent", "logging", node_selector=selector)]
+    assert run(POLICY, stack) == [] and cannot_run(POLICY, stack) == []
+
+
+def test_a_platform_label_whose_value_is_known_only_at_launch_is_not_judged_not_a_finding():
+    # the node group's name (eks.amazonaws.com/nodegroup) is not in its inputs: Pulumi names it at creation
+    stack = [node_group(), daemonset("agent", "logging", node_selector={"eks.amazonaws.com/nodegroup": "cpu-ng"})]
+    assert run(POLICY, stack) == []
+    (note,) = cannot_run(POLICY, stack)
+    assert "not judged" in note["message"] and "values not known before launch" in note["message"]
+
+
+def test_a_label_nothing_sets_is_not_judged_when_it_would_admit_and_taken_as_absent_when_it_refuses():
+    only_if_labelled = [node_group(), daemonset("agent", "logging", node_selector={"example.com/role": "cpu"})]
+    assert run(POLICY, only_if_labelled) == []
+    (note,) = cannot_run(POLICY, only_if_labelled)
+    assert "not judged: its node selection reads example.com/role" in note["message"]
+    not_in = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "type", "operator": "NotIn", "values": ["virtual-kubelet"]}]}]}}}
+    (found,) = run(POLICY, [node_group(), daemonset("agent", "logging", affinity=not_in)])
+    assert found["enforcement"] == "mandatory" and "nvidia.com/gpu=present:NoSchedule not tolerated" in found["message"]
+

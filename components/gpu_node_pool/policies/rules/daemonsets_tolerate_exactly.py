@@ -21,6 +21,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from ...k8s.taints import TaintEffect
 from ...sdk.props import Undecided, UnknownValueError
 from ..gpu_agents import installed_agent_namespaces
 from ..stack import stack_index
@@ -54,7 +55,7 @@ def validate_daemonsets_tolerate_exactly(args: StackValidationArgs, report: Repo
         taints = taints if taints is not None else _stack_gpu_taints(args, {"extraTaints": []}, undecided)
         instead = sorted({f"{{key: {t.key}, operator: Exists, effect: {t.effect.value}}}" for t in taints})
         what = (f"every taint with effect {catch_all[0].effect.value}" if catch_all[0].effect is not None else
-                "every taint (also the NoExecute eviction taints of unreachable or not-ready nodes)")
+                f"every taint (also the {TaintEffect.NO_EXECUTE.value} eviction taints of unreachable or not-ready nodes)")
         report(
             f"{workload.display} carries the catch-all toleration {catch_all[0]}, which tolerates {what}, in namespace "
             f"{workload.namespace!r} outside allowedNamespaces {sorted(allowed)}. Tolerate the GPU pools' taints "

@@ -21,6 +21,8 @@ from ...k8s.effective import cluster_platform
 from ...k8s.labels import DEFAULT_GPU_LABEL
 from ...k8s.taints import Taint, Toleration, effective_tolerations
 from ...sdk.props import Undecided, UnknownValueError, plain
+from ..gpu_agents import agent_resources, discovery_agents
+from ..placement import StackPlacements
 from ..pools import (
     GpuPool,
 )
@@ -40,6 +42,7 @@ from ._shared import (
     _describe_tolerations,
     _parse_taints,
     _resource,
+    _stack_placements,
     _stack_pools,
 )
 
@@ -77,12 +80,8 @@ class _PoolChecks:
     taints: list[Taint]
     groups: list[tuple[int, ...]]
     pools: list[tuple[GpuPool, int, str]]
-    labels_known: bool = True  # no pool's node labels are unknown at preview
-    _projections: dict[tuple[Any, ...], Any] = dataclasses.field(default_factory=dict)
     #: per content of a DaemonSet's tolerations: its number here and why each group of taints is not tolerated for good
     _why_by_group: dict[tuple[Toleration, ...], tuple[int, list[str]]] = dataclasses.field(default_factory=dict)
-    #: per (tolerations' number, node selection's content): the failures on every pool (copies of one chart share it)
-    _failures: dict[tuple[Any, ...], str] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, pools: list[GpuPool]) -> _PoolChecks:
@@ -92,33 +91,24 @@ class _PoolChecks:
         for pool in pools:
             group = tuple(taints.setdefault(t, len(taints)) for t in pool.taints if t.effect.repels)
             checks.append((pool, groups.setdefault(group, len(groups)), pool.display))
-        return cls(list(taints), list(groups), checks, all(pool.labels is not None for pool in pools))
-
-    def projection(self, keys: tuple[Any, ...]) -> tuple[list[tuple[Any, ...]], dict[tuple[Any, ...], Mapping[str, str]]]:
-        """Per pool, its values of the label ``keys`` (:data:`_ABSENT` when missing), and the labels of
-        one pool per distinct such values; made once per distinct ``keys``."""
-        out = self._projections.get(keys)
-        if out is None:
-            values = [tuple([(pool.labels or {}).get(k, _ABSENT) for k in keys]) for pool, _, _ in self.pools]
-            labels = {}
-            for (pool, _, _), value in zip(self.pools, values, strict=True):
-                if pool.labels is not None:
-                    labels.setdefault(value, pool.labels)
-            out = self._projections[keys] = (values, labels)
-        return out
+        return cls(list(taints), list(groups), checks)
 
 
 def _daemonset_failures(workload: Workload, tolerations: list[Toleration], checks: _PoolChecks,
-                        undecided: Undecided) -> str:
+                        undecided: Undecided, placed: StackPlacements, discovered: tuple[str, ...] = ()) -> str:
     """``"<pool>: <why>"`` for every pool whose nodes the DaemonSet would not run on and does not keep off,
     joined by `` | `` (empty when there is none).
 
     Tolerations are matched once per distinct taint and judged once per distinct set of pool
-    taints, never per pool: a DaemonSet that tolerates them all costs nothing per pool. The pod
-    spec's node selection is read once, and judged only for pools with a taint it does not
-    tolerate, once per distinct value of the labels it looks at. Both verdicts depend on nothing
-    but the content of the tolerations and of the selection: ``checks`` keeps them per content, for
-    the other DaemonSets of the stack (copies of one chart).
+    taints, never per pool: a DaemonSet that tolerates them all costs nothing per pool. Node selection
+    is judged only for pools with a taint it does not tolerate, by the placement every rule, the plan
+    page and the audit share (:class:`~gpu_node_pool.policies.placement.StackPlacements`): against the
+    labels the pool's nodes will carry, its own and its platform's, one kind of node per instance type
+    and zone. A pool some kind of whose nodes the selection admits is a failure, also when it admits them
+    only with the labels nothing known sets taken as absent (``type NotIn [virtual-kubelet]``: a new node
+    has no such label); one whose kinds it refuses, or admits only if the nodes carried such a label
+    (``example.com/role In [cpu]``), is not a failure, and the latter is reported as not judged (with the
+    label and why), never passed.
     """
     own = tuple(tolerations)
     kept = checks._why_by_group.get(own)
@@ -127,68 +117,33 @@ def _daemonset_failures(workload: Workload, tolerations: list[Toleration], check
         bad = [None if stay.ok else stay.describe() for stay in stays]
         kept = checks._why_by_group[own] = (len(checks._why_by_group), [
             "; ".join([bad[i] for i in group if bad[i] is not None]) for group in checks.groups])
-    number, why_by_group = kept
+    _, why_by_group = kept
     if not any(why_by_group):
         return ""
-    if checks.labels_known:
-        try:
-            read = NodeSelection.of(workload.pod_spec)
-        except UnknownValueError:
-            pass  # each pool it concerns is undecided: below
-        else:
-            content: tuple[Any, ...] | None = (number, read.node_selector, tuple((tuple(e), f) for e, f in read.terms))
-            try:
-                found = checks._failures.get(content)
-            except TypeError:  # a value that cannot be hashed: judged without keeping it
-                content = found = None
-            if found is None:
-                # The verdict on a pool depends only on its values of the label keys the selection
-                # reads: judge each distinct one once.
-                projection, labels_of = checks.projection(read.keys)
-                keeps_off = {key for key, labels in labels_of.items() if read.on(labels) is False}
-                found = " | ".join([
-                    f"{display}: {why}"
-                    for (_, group, display), key in zip(checks.pools, projection, strict=True)
-                    if (why := why_by_group[group]) and key not in keeps_off
-                ])
-                if content is not None:
-                    checks._failures[content] = found
-            return found
-    selection: NodeSelection | UnknownValueError | None = None
-    projection: list[tuple[Any, ...]] = []
-    on_labels: dict[tuple[Any, ...], bool | None] = {}
+    try:
+        selection = NodeSelection.of(workload.pod_spec)
+    except UnknownValueError as err:
+        for _, group, display in checks.pools:
+            if why_by_group[group]:
+                undecided.add(f"{workload.display} on {display}", err)
+        return ""
     failures: list[str] = []
-    rows = checks.pools
-    for i in range(len(rows)):
-        pool, group, display = rows[i]
+    for pool, group, display in checks.pools:
         why = why_by_group[group]
         if not why:
             continue  # every repelling taint of the pool tolerated for good
-        labels = pool.labels
-        if labels is None:
+        if pool.labels is None:
             undecided.add(f"{workload.display} on {display}", UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
             continue
-        if selection is None:
-            try:
-                selection = NodeSelection.of(workload.pod_spec)
-                projection = checks.projection(selection.keys)[0]
-            except UnknownValueError as err:
-                selection = err
-        if isinstance(selection, UnknownValueError):
-            undecided.add(f"{workload.display} on {display}", selection)
-            continue
-        # The verdict depends only on the pool's values of the label keys the selection reads.
-        key = projection[i]
-        selected = on_labels.get(key, _ABSENT)
-        if selected is _ABSENT:
-            selected = on_labels[key] = selection.on(labels)
-        if selected is False:
-            continue  # keeps off the pool's nodes
-        failures.append(f"{display}: {why}")
+        placement = placed(pool, tolerations, selection, discovered=discovered)
+        admitted = placement.kinds - len(placement.excluded) - len(placement.undecided)
+        if admitted > 0 or placement.admitted_when_absent:
+            failures.append(f"{display}: {why}")
+        elif placement.undecided:  # only a label nothing known sets would admit the nodes: never a finding, never a pass
+            undecided.not_judged(f"{workload.display} on {display}", placement.not_judged_text())
     return " | ".join(failures)
 
 
-_ABSENT: Any = object()
 
 
 def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: ReportViolation) -> None:
@@ -203,6 +158,8 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
         undecided.raise_if_any()
         return
     checks = _PoolChecks.of(pools)
+    placed = _stack_placements(args)
+    discovered = discovery_agents(agent_resources(stack_index(args)), undecided)
     exemptions = config.get("exemptions")
     # one cluster per stack: GKE if any pool is, else EKS unless every pool is self-managed (kubeadm)
     platform = cluster_platform(p.platform for p in pools)
@@ -218,7 +175,7 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
         except UnknownValueError as err:
             undecided.add(f"{_resource(res)}", err)
             continue
-        failures = _daemonset_failures(workload, tolerations, checks, undecided)
+        failures = _daemonset_failures(workload, tolerations, checks, undecided, placed, discovered)
         if failures:
             note = f" ({'; '.join(problems)})" if problems else ""
             report(
