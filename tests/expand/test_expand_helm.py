@@ -232,3 +232,31 @@ def test_the_real_device_plugin_chart_renders_what_the_stand_in_says(stack, tmp_
     assert real["metadata"]["namespace"] == stand_in.inputs["metadata"]["namespace"]
     for key in ("tolerations", "affinity", "priorityClassName"):
         assert pod(real).get(key) == pod(stand_in.inputs).get(key), key
+
+
+def _chart_without_namespaces(root: Path) -> Path:
+    """A local chart whose templates set no metadata.namespace (as many charts do): a Deployment, a DaemonSet and
+    a ClusterRole."""
+    chart = root / "web"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: web\nversion: 0.1.0\n")
+    pod = "spec:\n      containers: [{name: c, image: busybox}]\n"
+    (chart / "templates" / "objects.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {a: b}}\n"
+        "  template:\n    metadata: {labels: {a: b}}\n    " + pod
+        + "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, namespace: monitoring}\nspec:\n"
+        "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    " + pod
+        + "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader}\nrules: []\n")
+    return chart
+
+
+@needs_helm
+@pytest.mark.parametrize("token", [CHART, RELEASE])
+def test_objects_without_a_namespace_are_created_in_the_release_namespace(renderer, tmp_path, token):
+    chart = _chart_without_namespaces(tmp_path)
+    result = renderer.render(token, "web", {"chart": str(chart), "namespace": "kube-system"})
+    assert isinstance(result, Expanded), result
+    by_kind = {o["kind"]: o["metadata"] for o in result.objects}
+    assert by_kind["Deployment"]["namespace"] == "kube-system"  # helm install -n / Pulumi's Chart namespace
+    assert by_kind["DaemonSet"]["namespace"] == "monitoring"  # the template's own namespace stays
+    assert "namespace" not in by_kind["ClusterRole"]  # cluster-scoped: no namespace

@@ -51,6 +51,7 @@ from typing import Any
 
 import yaml
 
+from ..k8s.wellknown import is_namespaced_kind
 from ..sdk.files import read_input_text
 from ..sdk.yaml_bounded import load_all_bounded
 from .result import Expanded, NotJudged, find_unknown
@@ -391,6 +392,7 @@ class HelmRenderer:
         except (yaml.YAMLError, ValueError) as e:
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             return NotJudged(who, type_token, f"helm template of {label} gave unreadable manifests: {first}", "fix the chart templates")
+        _default_namespace(objects, namespace)
         notes = [f"helm template of {label} printed {what} that is not UTF-8 (read as U+FFFD)"
                  for what, raw in (("manifests", out_raw), ("errors", err_raw)) if _not_utf8(raw)]
         declared = _local_chart_version(source) if version else None
@@ -399,6 +401,19 @@ class HelmRenderer:
         if type_token == _RELEASE:
             notes.append("helm.v3.Release: rendered offline only; a real pulumi preview never sees these objects")
         return Expanded(who, type_token, objects, "helm template", notes)
+
+
+def _default_namespace(objects: list[dict[str, Any]], namespace: str) -> None:
+    """Give each namespaced object without ``metadata.namespace`` the release's ``namespace``, as Helm and
+    Pulumi's Chart create it (:data:`gpu_node_pool.k8s.wellknown.NAMESPACED_KINDS`); ``helm template`` leaves it out."""
+    for obj in objects:
+        if not is_namespaced_kind(obj.get("apiVersion"), obj.get("kind")):
+            continue
+        meta = obj.get("metadata")
+        if meta is None:
+            meta = obj["metadata"] = {}
+        if isinstance(meta, dict) and not meta.get("namespace"):
+            meta["namespace"] = namespace
 
 
 def _not_utf8(raw: bytes) -> bool:

@@ -81,3 +81,27 @@ OS_LABEL = "kubernetes.io/os"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
+
+
+#: Built-in kinds that always live in a namespace, by API group (``""`` is the core group): every workload
+#: kind the policies read, and the objects charts put beside them (``kubectl api-resources --namespaced=true``
+#: of Kubernetes v1.34). A chart's object of one of these without ``metadata.namespace`` is created in the
+#: release's namespace (``helm install --namespace``; Pulumi ``kubernetes:helm.sh/v4:Chart`` ``namespace``:
+#: "the namespace to use for resources that do not specify one").
+NAMESPACED_KINDS: frozenset[tuple[str, str]] = frozenset(
+    [("", k) for k in ("Pod", "ReplicationController", "ConfigMap", "Secret", "ServiceAccount", "Service",
+                       "Endpoints", "PersistentVolumeClaim", "LimitRange", "ResourceQuota")]
+    + [("apps", k) for k in ("DaemonSet", "Deployment", "StatefulSet", "ReplicaSet")]
+    + [("batch", k) for k in ("Job", "CronJob")]
+    + [("rbac.authorization.k8s.io", k) for k in ("Role", "RoleBinding")]
+    + [("networking.k8s.io", k) for k in ("Ingress", "NetworkPolicy")]
+    + [("policy", "PodDisruptionBudget"), ("autoscaling", "HorizontalPodAutoscaler")]
+)
+
+
+def is_namespaced_kind(api_version: object, kind: object) -> bool:
+    """True for a built-in kind of :data:`NAMESPACED_KINDS` (``apps/v1`` ``DaemonSet``, ``v1`` ``Pod``)."""
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return False
+    group = api_version.rpartition("/")[0]
+    return (group, kind) in NAMESPACED_KINDS
