@@ -65,3 +65,19 @@ def test_the_childs_loop_teardown_noise_is_not_forwarded_but_other_unraisables_a
     other = types.SimpleNamespace(exc_value=RuntimeError("a real problem"), object=asyncio.BaseEventLoop.__del__)
     _quiet_loop_teardown(other, default=seen.append)
     assert seen == [other]
+
+
+def test_a_resource_input_of_the_wrong_type_is_the_programs_error_not_an_early_exit(capsys, tmp_path):
+    # the SDK's event loop dies of the type check on the registration; the child exits 1 with no answer
+    project = copy_project(tmp_path)
+    (project / "__main__.py").write_text(
+        "import pulumi_aws as aws\n"
+        "aws.eks.NodeGroup('ng', cluster_name='c', node_role_arn='arn', subnet_ids=['s'],\n"
+        "    scaling_config={'desired_size': 1, 'max_size': 1, 'min_size': 1}, taints={'key': 'a', 'effect': 'NO_SCHEDULE'})\n")
+    code = cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    [error] = doc["configErrors"]
+    assert code == 2
+    assert "the program failed (exit 1) with AssertionError: Unexpected type" in error["message"]
+    assert "os._exit" not in error["message"]
+    assert "location" not in error or not error["location"]["file"].startswith("Pulumi.")  # not the stack file's 1:1

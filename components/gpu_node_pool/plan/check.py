@@ -127,8 +127,9 @@ def check_project(
         config, secrets = found.config, found.secrets
         result.resources, collected = _record(interpreter, program, project, config, secrets, stack, result.project,
                                               program_timeout)
-    except ConfigError as err:
-        result.config_issues = found.locate(err.issues) if found is not None else err.issues
+    except ConfigError as err:  # the stack file's issues get their place in it; the program's keep their own
+        located = found.locate([i for i in err.issues if _in_config(i)]) if found is not None else []
+        result.config_issues = [located.pop(0) if found is not None and _in_config(i) else i for i in err.issues]
         return result
     expanded = expand_plan(result, project, expand, collected)  # charts, yaml, releases, add-ons
     _find_pools(result)
@@ -138,6 +139,12 @@ def check_project(
     finish_plan(result, expanded, expand, policy_config)
     _locate_in_program(result, project)
     return result
+
+
+def _in_config(issue: ConfigIssue) -> bool:
+    """An issue about the stack config (a config path such as ``pools[0].taints``), not about the program,
+    its interpreter or ``Pulumi.yaml`` (a file path, or an option such as ``--python``)."""
+    return issue.location is None and not issue.path.startswith(("/", "--", "Pulumi.yaml")) and ".py" not in issue.path
 
 
 def _locate_in_program(result: CheckResult, project: Path) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ConfigError, ConfigIssue
+from ..config.errors import Location
+from ..text.terminal import shown
 from .check_child import BOOT, NOT_IMPORTABLE, PROTOCOL
 
 __all__ = ["DEFAULT_PROGRAM_TIMEOUT", "Interpreter", "choose_interpreter", "record_in_child"]
@@ -158,6 +161,12 @@ def record_in_child(interpreter: Interpreter, request: dict[str, Any], cwd: Path
                 "policy pack's requirements.txt uses), or pass --python with an interpreter that has it"))], where)
         if not ans.is_file():
             how = f"exit {done.code}" if done.code is not None and done.code >= 0 else f"signal {-(done.code or 0)}"
+            raised = _uncaught(stderr)
+            if raised:  # the SDK's event loop died of an exception (a resource input of the wrong type...)
+                raise ConfigError([ConfigIssue(program, (
+                    f"the program failed ({how}) with {shown(raised, quote=False, limit=300)}: nothing was recorded, "
+                    "nothing judged; the traceback above names the program line to fix"),
+                    _program_line(stderr, Path(program), cwd))], program)
             raise ConfigError([ConfigIssue(program, (
                 f"the program ended its Python ({how}) before it finished running: nothing was recorded, nothing "
                 "judged; remove the os._exit/sys.exit (or what killed it) from the program"))], program)
@@ -169,3 +178,32 @@ def record_in_child(interpreter: Interpreter, request: dict[str, Any], cwd: Path
         raise RuntimeError(f"the check child in {interpreter.python} answered protocol {answer.get('protocol')!r}, "
                            f"not {PROTOCOL}")
     return answer
+
+
+def _uncaught(stderr: str) -> str | None:
+    """The last ``Type: message`` line of the last Python traceback on ``stderr``, or None when it has none."""
+    if "Traceback (most recent call last):" not in stderr:
+        return None
+    tail = stderr[stderr.rindex("Traceback (most recent call last):"):].splitlines()
+    for line in reversed(tail):
+        head = line.split(":", 1)[0]
+        if line and not line.startswith(" ") and head.replace(".", "").replace("_", "").isalnum():
+            return line.strip()
+    return None
+
+
+def _program_line(stderr: str, program: Path, project: Path) -> Location | None:
+    """Where the last traceback on ``stderr`` last passed through ``program``: its ``Location`` (the file
+    relative to ``project``, POSIX, column 1), or None when no frame is in the program."""
+    line = None
+    for match in re.finditer(r'^  File "(.+)", line (\d+)', stderr, flags=re.M):
+        if Path(match.group(1)).resolve() == program.resolve():
+            line = int(match.group(2))
+    if line is None:
+        return None
+    try:
+        file = program.resolve().relative_to(project.resolve()).as_posix()
+    except ValueError:
+        file = program.resolve().as_posix()
+    return Location(file, line, 1)
+
