@@ -58,3 +58,11 @@ def test_an_invalid_policy_pack_config_is_refused_with_the_reason(config):
 
 def test_a_disabled_policy_does_not_run():
     assert evaluate([node_group(taints=())], {"gpu-pool-declares-taint": "disabled"}, policies=[d.gpu_pool_declares_taint.POLICY]) == []
+
+
+def test_all_as_an_object_with_only_its_level_is_read_as_the_cli_reads_it():
+    levels = {name: level.value for name, (level, _) in resolve_config({"all": {"enforcementLevel": "disabled"}}).items()}
+    assert set(levels.values()) == {"disabled"}
+    with pytest.raises(PolicyConfigError) as err:
+        resolve_config({"all": {"allowedNamespaces": ["x"]}})
+    assert 'nor {"enforcementLevel": <level>}' in str(err.value)

@@ -1,6 +1,7 @@
 """The ``--policy-pack-config`` file a preview takes, read and checked as the Pulumi CLI reads it.
 
-Format: ``{"all": "<level>", "<policy>": "<level>" | {"enforcementLevel": "<level>", <props>}}``;
+Format: ``{"all": "<level>" | {"enforcementLevel": "<level>"}, "<policy>": "<level>" | {"enforcementLevel": "<level>", <props>}}``
+(pulumi/pulumi ``parsePolicyPackConfig`` reads every entry, ``all`` included, as a level or an object);
 a policy's level beats ``all``; ``remediate`` counts as ``mandatory``; ``disabled`` skips it.
 Each policy's properties are checked against its config schema (``jsonschema``).
 Source: https://www.pulumi.com/docs/iac/using-pulumi/crossguard/configuration/
@@ -72,9 +73,13 @@ def resolve_config(config: Mapping[str, Any] | None,
     errors = []
     all_level = None
     if "all" in config:
-        all_level = _LEVELS.get(config["all"]) if isinstance(config["all"], str) else None
+        given = config["all"]
+        if isinstance(given, Mapping) and set(given) == {"enforcementLevel"}:  # the CLI's parser takes this form too
+            given = given["enforcementLevel"]
+        all_level = _LEVELS.get(given) if isinstance(given, str) else None
         if all_level is None:
-            errors.append(f"all: {config['all']!r} is not an enforcement level ({', '.join(_LEVELS)})")
+            errors.append(f"all: {config['all']!r} is not an enforcement level ({', '.join(_LEVELS)}), nor "
+                          "{\"enforcementLevel\": <level>}")
     for key in config:
         if key != "all" and key not in by_name:
             errors.append(f"{key}: no such policy in pack {PACK_NAME} ({', '.join(by_name)})")
