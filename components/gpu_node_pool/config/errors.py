@@ -109,10 +109,11 @@ def fail(message: str, at: tuple[str | int, ...] = ()) -> PydanticCustomError:
 
 
 def fail_per_key(problems: list[tuple[Any, str]]) -> PydanticCustomError:
-    """:func:`fail` for a mapping field (labels, tags) whose problems were found key by key:
-    ``problems`` is ``[(key, sentence), ...]``, non-empty. The sentences are joined by ``"; "``;
+    """:func:`fail` for a field whose problems were found key by key (labels, tags, a settings tree):
+    ``problems`` is ``[(key, sentence), ...]``, non-empty; a key is one key of the field's value or a tuple
+    of keys down into it (``("evictionSoft", "memory.available")``). The sentences are joined by ``"; "``;
     when they all concern one key the error is at that key (``labels['node-role.kubernetes.io/gpu']``),
     so its ``file:line`` is the key's own line, else at the field."""
     keys = list(dict.fromkeys(key for key, _ in problems))
-    return fail("; ".join(sentence for _, sentence in problems), at=(keys[0],) if len(keys) == 1 else ())
-
+    at = (keys[0] if isinstance(keys[0], tuple) else (keys[0],)) if len(keys) == 1 else ()
+    return fail("; ".join(sentence for _, sentence in problems), at=at)

@@ -179,8 +179,7 @@ class KarpenterKubelet(Model):
                     "evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft); add the soft threshold, "
                     f"e.g. evictionSoft: {{{key}: '10%'}}, or remove the grace period")))
         if problems:
-            at = problems[0][0] if len(problems) == 1 else ()
-            raise fail("; ".join(sentence for _, sentence in problems), at=at)
+            raise fail_per_key(problems)
         return self
 
 
