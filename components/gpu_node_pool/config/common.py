@@ -211,12 +211,21 @@ def _check_aws_tags(tags: dict[str, str]) -> dict[str, str]:
 AwsTags = Annotated[dict[str, str], AfterValidator(_check_aws_tags)]
 
 
+def url_text_problem(url: str, example: str) -> str | None:
+    """Why ``url`` cannot be a URL as text: whitespace or a control character (a newline would also forge a
+    line of the rendered YAML or command); None when it has neither. ``example`` ends the sentence."""
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return f"{shown(url)} has whitespace or a control character; a URL has none: write it on one line, {example}"
+    return None
+
+
 def _check_chart_repository(url: str) -> str:
     from urllib.parse import urlsplit
 
     example = "e.g. https://nvidia.github.io/k8s-device-plugin (a Helm chart repository: its index.yaml is at <url>/index.yaml)"
-    if any(c.isspace() or not c.isprintable() for c in url):
-        raise fail(f"{shown(url)} has whitespace or a control character; a URL has none: {example}")
+    problem = url_text_problem(url, example)
+    if problem:
+        raise fail(problem)
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.hostname or parts.query or parts.fragment:
         hint = "; an OCI registry (oci://) is not a chart repository Helm's --repo reads" if parts.scheme == "oci" else ""

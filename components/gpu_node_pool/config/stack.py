@@ -26,7 +26,7 @@ from pydantic.alias_generators import to_camel
 from ..sdk.identity import IDENTITY_FIELDS
 from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig
-from .common import ChartRepository, Model, PoolBase, TolerationConfig, fail
+from .common import ChartRepository, Model, PoolBase, TolerationConfig, fail, url_text_problem
 from .errors import ConfigIssue
 from .limits import LimitsConfig, aws_id_problem
 from .messages import show
@@ -125,8 +125,9 @@ class ClusterConfig(Model):
         if url is None:
             return url
         example = "e.g. https://10.0.0.10:6443 (EKS: the cluster's endpoint from DescribeCluster)"
-        if any(c.isspace() or not c.isprintable() for c in url):
-            raise fail(f"{show(url)} has whitespace or a control character; a URL has none: write it on one line, {example}")
+        problem = url_text_problem(url, example)
+        if problem:
+            raise fail(problem)
         parts = urlsplit(url)
         try:
             port = parts.port  # urllib reads the port only on access: '6443x' or 99999 raise here
