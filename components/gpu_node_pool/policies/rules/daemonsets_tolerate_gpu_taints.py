@@ -80,8 +80,8 @@ class _PoolChecks:
     taints: list[Taint]
     groups: list[tuple[int, ...]]
     pools: list[tuple[GpuPool, int, str]]
-    #: per content of a DaemonSet's tolerations: its number here and why each group of taints is not tolerated for good
-    _why_by_group: dict[tuple[Toleration, ...], tuple[int, list[str]]] = dataclasses.field(default_factory=dict)
+    #: per content of a DaemonSet's tolerations: why each group of taints is not tolerated for good
+    _why_by_group: dict[tuple[Toleration, ...], list[str]] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, pools: list[GpuPool]) -> _PoolChecks:
@@ -111,13 +111,12 @@ def _daemonset_failures(workload: Workload, tolerations: list[Toleration], check
     label and why), never passed.
     """
     own = tuple(tolerations)
-    kept = checks._why_by_group.get(own)
-    if kept is None:
+    why_by_group = checks._why_by_group.get(own)
+    if why_by_group is None:
         stays = [stay_on(tolerations, t) for t in checks.taints]
         bad = [None if stay.ok else stay.describe() for stay in stays]
-        kept = checks._why_by_group[own] = (len(checks._why_by_group), [
-            "; ".join([bad[i] for i in group if bad[i] is not None]) for group in checks.groups])
-    _, why_by_group = kept
+        why_by_group = checks._why_by_group[own] = [
+            "; ".join([bad[i] for i in group if bad[i] is not None]) for group in checks.groups]
     if not any(why_by_group):
         return ""
     try:
