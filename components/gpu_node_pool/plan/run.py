@@ -192,29 +192,54 @@ def _reraise(err: BaseException) -> Any:
     raise err
 
 
-def _plain(value: Any) -> Any:
-    """Mock inputs -> JSON-able plain values; preview unknowns become :data:`UNKNOWN`."""
+def _plain(value: Any, *, reveal: bool = False, secrets: list[bool] | None = None) -> Any:
+    """Mock inputs -> JSON-able plain values; preview unknowns become :data:`UNKNOWN`.
+
+    A Pulumi secret becomes :data:`SECRET`, or with ``reveal`` its plain value (what the pack judges,
+    :mod:`gpu_node_pool.sdk.secrets`), where the placeholder of a stack-file ``secure:`` value, never
+    decrypted offline, is :data:`UNKNOWN`. ``secrets``, when given, gets an item for each secret met."""
     from pulumi.output import Unknown
     from pulumi.runtime import rpc
 
-    return _to_plain(value, Unknown, rpc._special_sig_key, rpc._special_secret_sig)
+    return _to_plain(value, Unknown, rpc._special_sig_key, rpc._special_secret_sig, reveal, secrets)
 
 
-def _to_plain(value: Any, unknown: type, sig_key: str, secret_sig: str) -> Any:
+def _to_plain(value: Any, unknown: type, sig_key: str, secret_sig: str, reveal: bool = False,
+              secrets: list[bool] | None = None) -> Any:
     kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:  # most values: leaves, first
+    if kind is str:  # most values: leaves, first
+        if value == SECRET:  # the placeholder of a secure: value of the stack file
+            if secrets is not None:
+                secrets.append(True)
+            return UNKNOWN if reveal else value
+        return value
+    if kind is int or kind is bool or value is None:
         return value
     if kind is dict or (kind is not list and kind is not tuple and isinstance(value, Mapping)):
         if value.get(sig_key) == secret_sig:
+            if secrets is not None:
+                secrets.append(True)
+            if reveal:
+                return _to_plain(value.get("value"), unknown, sig_key, secret_sig, reveal)
             return SECRET  # a Pulumi secret: never shown, never stored in the plan
-        return {k: _to_plain(v, unknown, sig_key, secret_sig) for k, v in value.items()}
+        return {k: _to_plain(v, unknown, sig_key, secret_sig, reveal, secrets) for k, v in value.items()}
     if kind is list or kind is tuple or isinstance(value, (list, tuple)):
-        return [_to_plain(v, unknown, sig_key, secret_sig) for v in value]
+        return [_to_plain(v, unknown, sig_key, secret_sig, reveal, secrets) for v in value]
     if isinstance(value, unknown):
         return UNKNOWN
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+def _recorded(resource: Recorded) -> Recorded:
+    """``resource`` with plain inputs (secrets shown as :data:`SECRET`) and, when the program passed a
+    secret, ``secret_inputs`` with their plain values for the pack."""
+    secrets: list[bool] = []
+    shown = _plain(resource.inputs, secrets=secrets)
+    if not secrets:
+        return dataclasses.replace(resource, inputs=shown)
+    return dataclasses.replace(resource, inputs=shown, secret_inputs=_plain(resource.inputs, reveal=True))
 
 
 def record_program(
@@ -346,7 +371,7 @@ def record(
     dups = duplicate_urns(recorded)
     if dups:
         raise DuplicateUrnError(dups)
-    return [dataclasses.replace(r, inputs=_plain(r.inputs)) for r in recorded], outputs
+    return [_recorded(r) for r in recorded], outputs
 
 
 #: Why the plan shows a DaemonSet the program did not register itself.

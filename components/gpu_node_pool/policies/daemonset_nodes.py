@@ -20,6 +20,8 @@ from typing import Any
 
 from ..k8s.selection import NodeLabels
 from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations
+from ..k8s.wellknown import SECRET, UNKNOWN
+from ..text.terminal import shown
 from .workloads import NodeSelection
 
 __all__ = ["DaemonSet", "read_daemonset", "NodeVerdict", "judge", "Cell", "pool_cell", "placement_cell", "STATUSES",
@@ -52,12 +54,21 @@ class DaemonSet:
 def read_daemonset(
     obj: Mapping[str, Any], platform: str, admission_plugins: Iterable[str] | None = None, origin: str = "cluster"
 ) -> DaemonSet:
-    """Read a DaemonSet object (plain camelCase mapping); a malformed part goes to ``problem``."""
-    meta = obj.get("metadata") or {}
-    spec = obj.get("spec") or {}
-    template = spec.get("template") or {}
-    pod_spec = template.get("spec") or {}
-    status = obj.get("status") or {}
+    """Read a DaemonSet object (plain camelCase mapping); a malformed part goes to ``problem``, and so does a
+    ``spec``, ``spec.template`` or pod spec that is no object (a Pulumi secret or a value unknown before apply,
+    as the plan shows them: :data:`~gpu_node_pool.k8s.wellknown.SECRET`, :data:`~gpu_node_pool.k8s.wellknown.UNKNOWN`)."""
+    meta = _mapping(obj.get("metadata"))
+    status = _mapping(obj.get("status"))
+    problem = ""
+    pod_spec: Mapping[str, Any] = {}
+    part: Any = obj
+    for path in ("spec", "spec.template", "spec.template.spec"):
+        part = part.get(path.rpartition(".")[2]) or {}
+        if not isinstance(part, Mapping):
+            problem = f"{path} is {_not_an_object(part)}"
+            break
+    else:
+        pod_spec = part
     desired = status.get("desiredNumberScheduled")
     ds = DaemonSet(
         namespace=str(meta.get("namespace") or "default"),
@@ -68,8 +79,11 @@ def read_daemonset(
         desired=desired if isinstance(desired, int) and not isinstance(desired, bool) else None,
         origin=origin,
         images=tuple(str(c.get("image", "")) for c in pod_spec.get("containers") or [] if isinstance(c, Mapping)),
-        labels={str(k): str(v) for k, v in (meta.get("labels") or {}).items()},
+        labels={str(k): str(v) for k, v in _mapping(meta.get("labels")).items()},
     )
+    if problem:
+        ds.problem = problem
+        return ds
     try:
         ds.tolerations = effective_tolerations(pod_spec, platform, "DaemonSet", admission_plugins=admission_plugins)
     except TaintError as err:
@@ -79,6 +93,19 @@ def read_daemonset(
     except (TypeError, ValueError, AttributeError) as err:
         ds.problem = ds.problem or f"spec.template.spec node selection unreadable: {err}"
     return ds
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _not_an_object(value: Any) -> str:
+    """What a part that should be an object is, in the words of the report."""
+    if value == SECRET:
+        return "a Pulumi secret, which the page and the pool summaries do not open (the pack judges its value)"
+    if value == UNKNOWN:
+        return "unknown before apply"
+    return f"{shown(value)}, not an object"
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from pulumi_policy.proxy import UnknownValueError
 from ..k8s.wellknown import UNKNOWN as _UNKNOWN
 from ..sdk.policy_props import policy_props
 from ..sdk.record import Resource
+from ..sdk.secrets import judged_inputs, mask, secret_texts
 from .pack_config import resolve_config
 from .rules import JUDGES, POLICIES
 
@@ -148,7 +149,9 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
     Args:
         resources: objects with ``type``, ``name``, ``inputs`` and optionally ``urn``,
             ``parent``, ``dependencies``, ``property_dependencies`` (:class:`StackResource`,
-            the plan's ``Recorded``).
+            the plan's ``Recorded``), and ``secret_inputs``: then the rules judge those, the plain
+            values of the program's secrets, and their texts are cut from the messages about those
+            resources and the stack (:mod:`gpu_node_pool.sdk.secrets`).
         config: a ``--policy-pack-config`` mapping (see :func:`resolve_config`).
         stack, project: used to synthesize URNs for resources that have none.
         unknown_marker: the string that stands for "unknown at preview" in ``inputs``
@@ -169,13 +172,28 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
     gc.disable()
     try:
         resources = list(resources)
-        return _evaluate([r.type for r in resources], [r.name for r in resources],
-                         [_urn(r, stack, project) for r in resources], [r.inputs for r in resources],
-                         lambda urns, props, opts: _stack_resources(resources, urns, props, opts),
-                         config, policies, stack, project, unknown_marker)
+        findings = _evaluate([r.type for r in resources], [r.name for r in resources],
+                             [_urn(r, stack, project) for r in resources], [judged_inputs(r) for r in resources],
+                             lambda urns, props, opts: _stack_resources(resources, urns, props, opts),
+                             config, policies, stack, project, unknown_marker)
+        _mask_secrets(findings, resources, stack, project)
+        return findings
     finally:
         if collecting:
             gc.enable()
+
+
+def _mask_secrets(findings: list[dict[str, str]], resources: list[Any], stack: str, project: str) -> None:
+    """Cut the texts of a resource's secrets from the findings about it, and every secret's from the stack's:
+    the rules judged the plain values (:mod:`gpu_node_pool.sdk.secrets`)."""
+    texts = {_urn(r, stack, project): found for r in resources if (found := secret_texts(r))}
+    if not texts:
+        return
+    every = tuple(sorted({t for found in texts.values() for t in found}, key=lambda s: (-len(s), s)))
+    for finding in findings:
+        cut = every if finding["resource"] == "stack" else texts.get(finding["urn"])
+        if cut:
+            finding["message"] = mask(finding["message"], cut)
 
 
 def _evaluate(types: list[str], names: list[str], urns: list[str], inputs: list[Any],

@@ -29,6 +29,9 @@ class Resource:
             registered (e.g. the device plugin chart's DaemonSet stand-in): why.
         source: ``(file, line, column)`` of the program line that constructed it (absolute file,
             1-based line and column; :mod:`gpu_node_pool.sdk.registration_sites`), or ``None``.
+        secret_inputs: ``None`` unless the program passed a Pulumi secret (or a stack-file ``secure:``
+            value): then ``inputs`` with each secret's plain value, which only the pack reads; ``inputs``
+            shows each as :data:`gpu_node_pool.k8s.wellknown.SECRET` (:mod:`gpu_node_pool.sdk.secrets`).
     """
 
     type: str
@@ -41,3 +44,4 @@ class Resource:
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)
     synthesized: str = ""
     source: tuple[str, int, int] | None = None
+    secret_inputs: dict[str, Any] | None = field(default=None, repr=False)  # never shown, not even in a repr

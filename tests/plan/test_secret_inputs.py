@@ -1,0 +1,136 @@
+"""Pulumi secrets in a program: the pack judges their plain values, as a real preview hands them to a
+policy pack, and no report shows them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pulumi
+from conftest import DATA
+
+from gpu_node_pool.cli import commands as cli
+from gpu_node_pool.policies.runner import evaluate
+from gpu_node_pool.plan.run import record
+
+TAINT_COMMAND = "kubectl taint nodes gpu-7 nvidia.com/gpu=present:NoSchedule"
+GPU_NODE_GROUP = {
+    "clusterName": "ml", "nodeRoleArn": "arn:aws:iam::111122223333:role/n", "subnetIds": ["subnet-1"],
+    "instanceTypes": ["g6.xlarge"], "amiType": "AL2023_x86_64_NVIDIA",
+    "scalingConfig": {"minSize": 1, "maxSize": 2, "desiredSize": 1},
+    "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}],
+}
+
+
+def _daemonset(name: str, tolerations: list[dict]) -> dict:
+    return {
+        "metadata": {"name": name, "namespace": "logging"},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}},
+                         "spec": {"containers": [{"name": name, "image": "registry.example/agent:1"}],
+                                  "tolerations": tolerations}},
+        },
+    }
+
+
+def _by(findings: list[dict], policy: str) -> list[dict]:
+    return [f for f in findings if f["policy"] == policy]
+
+
+def test_a_secret_command_that_taints_nodes_is_found_and_not_shown():
+    def program():
+        pulumi.CustomResource("command:local:Command", "taint-gpu", {"create": pulumi.Output.secret(TAINT_COMMAND)})
+
+    resources, _ = record(program)
+    [command] = resources
+    assert command.inputs["create"] == "[secret]"  # what the plan shows and stores
+    assert TAINT_COMMAND not in repr(command)
+    findings = evaluate(resources)
+    [found] = _by(findings, "no-imperative-taints")
+    assert found["enforcement"] == "mandatory" and found["resource"] == "command:local:Command taint-gpu"
+    assert not [f for f in findings if "gpu-7" in f["message"] or "kubectl taint nodes" in f["message"]]
+
+
+def test_a_daemonset_whose_spec_is_secret_is_judged_by_its_tolerations():
+    def program():
+        pulumi.CustomResource("aws:eks/nodeGroup:NodeGroup", "gpu", GPU_NODE_GROUP)
+        tolerates = _daemonset("tolerates", [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
+        ignores = _daemonset("ignores", [])
+        for name, doc in (("tolerates", tolerates), ("ignores", ignores)):
+            pulumi.CustomResource("kubernetes:apps/v1:DaemonSet", name,
+                                  {"metadata": doc["metadata"], "spec": pulumi.Output.secret(doc["spec"])})
+
+    resources, _ = record(program)
+    findings = _by(evaluate(resources), "daemonsets-tolerate-gpu-taints")
+    assert {f["resource"] for f in findings} == {"kubernetes:apps/v1:DaemonSet ignores"}
+    assert all(f["enforcement"] == "mandatory" for f in findings)
+    assert not [f for f in findings if "registry.example/agent" in f["message"]]
+
+
+def test_a_secure_value_never_decrypted_offline_is_not_judged_rather_than_read_as_text():
+    # a stack file's secure: values become the placeholder offline (config/loading.py): not known
+    def program():
+        pulumi.CustomResource("command:local:Command", "from-config",
+                              {"create": pulumi.Output.secret("[secret]")})
+
+    findings = evaluate(record(program)[0])
+    [note] = _by(findings, "no-imperative-taints")
+    assert note["enforcement"] == "advisory" and "can't run policy 'no-imperative-taints' during preview" in note["message"]
+
+
+def test_check_judges_a_programs_secret_tolerations_and_its_reports_never_show_the_secret(capsys, tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + (
+        "\nk8s.apps.v1.DaemonSet('gpu-agent', metadata={'name': 'gpu-agent', 'namespace': 'monitoring'},\n"
+        "    spec=pulumi.Output.secret({'selector': {'matchLabels': {'app': 'gpu-agent'}},\n"
+        "        'template': {'metadata': {'labels': {'app': 'gpu-agent'}},\n"
+        "                     'spec': {'containers': [{'name': 'a', 'image': 'registry.example/hush:1'}],\n"
+        "                              'tolerations': [{'key': 'nvidia.com/gpu', 'operator': 'Exists'},\n"
+        "                                              {'key': 'dedicated', 'operator': 'Exists'}]}}}))\n"
+        "pulumi.CustomResource('command:local:Command', 'taint-gpu',\n"
+        f"    {{'create': pulumi.Output.secret({TAINT_COMMAND!r})}})\n"
+    ))
+    code = cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
+    out = capsys.readouterr().out
+    doc = json.loads(out)
+    assert code == 1
+    assert "registry.example/hush" not in out and "gpu-7" not in out
+    judged = {(v["policy"], v["resource"]) for v in doc["violations"]}
+    # the secret DaemonSet tolerates both pools' taints: judged so, like the plain one that does not
+    assert ("daemonsets-tolerate-gpu-taints", "kubernetes:apps/v1:DaemonSet fluent-bit") in judged
+    assert not [k for k in judged if k[1].endswith(" gpu-agent")]
+    assert not [n for n in doc["notJudged"] if "gpu-agent" in n["resource"]]
+    assert ("no-imperative-taints", "command:local:Command taint-gpu") in judged
+    assert [r["type"] for r in doc["resources"] if r["name"] == "gpu-agent"] == ["kubernetes:apps/v1:DaemonSet"]
+
+
+def test_a_resource_with_no_secret_keeps_no_second_copy_of_its_inputs():
+    def program():
+        pulumi.CustomResource("aws:eks/nodeGroup:NodeGroup", "gpu", GPU_NODE_GROUP)
+
+    [group] = record(program)[0]
+    assert group.secret_inputs is None
+
+
+
+def test_the_page_lists_a_daemonset_whose_spec_is_secret_or_unknown_as_not_judged(capsys, tmp_path):
+    from gpu_node_pool.policies.daemonset_nodes import read_daemonset
+
+    for spec, words in (("[secret]", "spec is a Pulumi secret"), ("(known after apply)", "spec is unknown before apply"),
+                        ({"template": 42}, "spec.template is 42, not an object")):
+        ds = read_daemonset({"metadata": {"name": "x"}, "spec": spec}, "eks")
+        assert ds.tolerations is None and ds.problem.startswith(words)
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + (
+        "\nk8s.apps.v1.DaemonSet('gpu-agent', metadata={'name': 'gpu-agent', 'namespace': 'monitoring'},\n"
+        "    spec=pulumi.Output.secret({'template': {'spec': {'containers': [{'name': 'a', 'image': 'hush'}]}}}))\n"
+    ))
+    page = tmp_path / "page.html"
+    assert cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--html", str(page), "--fail-on", "none"]) == 0
+    capsys.readouterr()
+    assert "DaemonSet monitoring/gpu-agent: spec is a Pulumi secret" in page.read_text()
