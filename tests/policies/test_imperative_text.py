@@ -26,3 +26,45 @@ def test_a_line_that_runs_kubectl_taint_is_found(text):
 ])
 def test_a_line_that_only_prints_the_words_is_not(text):
     assert imperative_taint_commands(text) == []
+
+
+NODE_MANIFEST = """apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-1
+spec:
+  taints:
+  - {key: nvidia.com/gpu, value: present, effect: NoSchedule}"""
+
+
+@pytest.mark.parametrize("opening", [
+    "kubectl apply -f - <<EOF",
+    "cat <<'EOF' | kubectl apply -f -",
+    "kubectl --context prod replace -f - <<-EOF",
+])
+def test_kubectl_writing_a_node_manifest_with_taints_from_a_here_document_is_found(opening):
+    script = f"set -e\n{opening}\n{NODE_MANIFEST}\nEOF\necho done\n"
+    assert imperative_taint_commands(script) == [f"{opening} (a Node manifest with spec.taints)"]
+
+
+def test_a_here_document_patch_of_a_node_with_taints_and_an_inline_node_manifest_are_found():
+    patch = "kubectl patch node gpu-1 --patch-file /dev/stdin <<EOF\nspec:\n  taints:\n  - {key: a, effect: NoSchedule}\nEOF\n"
+    assert imperative_taint_commands(patch) == [
+        "kubectl patch node gpu-1 --patch-file /dev/stdin <<EOF (its here document patches taints)"]
+    inline = """echo '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "g"}, "spec": {"taints": [{"key": "a", "effect": "NoSchedule"}]}}' | kubectl apply -f -"""
+    assert imperative_taint_commands(inline) == [inline]
+
+
+@pytest.mark.parametrize("script", [
+    # a Node manifest without taints, a Deployment that mentions taints, a manifest only written to a file
+    f"kubectl apply -f - <<EOF\n{NODE_MANIFEST.replace('taints', 'podCIDRs')}\nEOF\n",
+    "kubectl apply -f - <<EOF\nkind: ConfigMap\ndata:\n  note: taints are declared on the pool\nEOF\n",
+    f"cat > /tmp/node.yaml <<EOF\n{NODE_MANIFEST}\nEOF\n",
+])
+def test_manifests_that_set_no_node_taint_are_not(script):
+    assert imperative_taint_commands(script) == []
+
+
+def test_a_script_written_out_by_a_here_document_is_still_read_line_by_line():
+    script = "cat > /etc/rc.local <<'EOF'\n#!/bin/sh\nkubectl taint nodes $(hostname) a=b:NoSchedule\nEOF\n"
+    assert imperative_taint_commands(script) == ["kubectl taint nodes $(hostname) a=b:NoSchedule"]

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..k8s.images import image_repository
+
 __all__ = [
     "DEVICE_PLUGIN_CHART",
     "DEVICE_PLUGIN_IMAGE",
@@ -63,11 +65,7 @@ def is_device_plugin_chart(type_token: str, inputs: Mapping[str, Any]) -> bool:
 
 def is_device_plugin_image(image: Any) -> bool:
     """True when ``image`` is NVIDIA's k8s-device-plugin (any tag or digest, with or without ``docker://``)."""
-    if not isinstance(image, str):
-        return False
-    name = image.removeprefix("docker://").split("@", 1)[0]
-    repository = name.rsplit(":", 1)[0] if ":" in name.rsplit("/", 1)[-1] else name
-    return repository == DEVICE_PLUGIN_IMAGE
+    return image_repository(image) == DEVICE_PLUGIN_IMAGE
 
 
 def is_device_plugin_daemonset(obj: Mapping[str, Any]) -> bool:

@@ -40,6 +40,12 @@ GKE_NO_DEFAULT_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 #: GKE sets it on every GPU node to the accelerator type (its driver installer DaemonSet selects on it).
 GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 
+#: Images whose entrypoint is kubectl, so that a container of one with no ``command`` runs ``kubectl <args>``:
+#: bitnami/kubectl (bitnami/containers ``bitnami/kubectl/1.28/debian-12/Dockerfile``: ``ENTRYPOINT [ "kubectl" ]``)
+#: and the Kubernetes project's image (kubernetes/kubernetes ``build/server-image/kubectl/Dockerfile``:
+#: ``ENTRYPOINT ["/bin/kubectl"]``), as :func:`gpu_node_pool.k8s.images.image_repository` names them.
+KUBECTL_ENTRYPOINT_IMAGES = frozenset({"bitnami/kubectl", "registry.k8s.io/kubectl"})
+
 #: How a value unknown at preview is shown (and stored) in the plan.
 UNKNOWN = "(known after apply)"
 #: How a Pulumi secret input is shown in the plan (the value itself never is).

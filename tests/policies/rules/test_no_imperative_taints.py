@@ -59,3 +59,36 @@ def test_an_unknown_command_cannot_be_judged_and_the_sdk_says_so():
         d.no_imperative_taints.POLICY.validate(args, lambda message, urn=None: pytest.fail(message))
     (note,) = cannot_run(d.no_imperative_taints.POLICY, [command(UNKNOWN)])
     assert note["enforcement"] == "advisory" and ".create" in note["message"]
+
+
+def _kubectl_job(image: str, args: list[str], command: list[str] | None = None) -> StackResource:
+    resource = job(image=image, command=command)
+    resource.inputs["spec"]["template"]["spec"]["containers"][0]["args"] = args
+    return resource
+
+
+@pytest.mark.parametrize("image", [
+    "bitnami/kubectl:1.31", "docker.io/bitnami/kubectl@sha256:" + "0" * 64, "registry.k8s.io/kubectl:v1.31.0",
+])
+def test_a_kubectl_image_whose_args_alone_taint_nodes_is_refused(image):
+    # the image's entrypoint is kubectl: args [taint, nodes, ...] run `kubectl taint nodes ...`
+    (found,) = run(d.no_imperative_taints.POLICY, [_kubectl_job(image, ["taint", "nodes", "-l", "gpu=true",
+                                                                        "nvidia.com/gpu=present:NoSchedule"])])
+    assert found["enforcement"] == "mandatory"
+    assert "runs: kubectl taint nodes -l gpu=true nvidia.com/gpu=present:NoSchedule" in found["message"]
+
+
+@pytest.mark.parametrize("resource", [
+    _kubectl_job("busybox", ["taint", "nodes", "x", "a=b:NoSchedule"]),  # busybox's entrypoint is no kubectl
+    _kubectl_job("bitnami/kubectl:1.31", ["taint", "nodes", "x", "a=b:NoSchedule"], command=["echo"]),
+    _kubectl_job("bitnami/kubectl:1.31", ["get", "nodes", "-l", "taint=ok"]),
+])
+def test_args_that_do_not_reach_kubectl_taint_pass(resource):
+    assert run(d.no_imperative_taints.POLICY, [resource]) == []
+
+
+def test_a_command_that_applies_a_tainted_node_manifest_from_a_here_document_is_refused():
+    script = ("kubectl apply -f - <<EOF\napiVersion: v1\nkind: Node\nmetadata: {name: gpu-1}\n"
+              "spec:\n  taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]\nEOF\n")
+    (found,) = run(d.no_imperative_taints.POLICY, [command(script)])
+    assert "create: kubectl apply -f - <<EOF (a Node manifest with spec.taints)" in found["message"]

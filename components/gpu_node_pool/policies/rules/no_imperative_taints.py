@@ -11,6 +11,7 @@ from pulumi_policy import (
     ResourceValidationPolicy,
 )
 
+from ...k8s.images import runs_kubectl
 from ...k8s.taints import Taint, TaintError
 from ...sdk.props import UnknownValueError, dig, items, plain, text
 from ..imperative import imperative_taint_commands, user_data_texts
@@ -102,7 +103,10 @@ def validate_no_imperative_taints(args: ResourceValidationArgs, report: ReportVi
             for path, container in containers(workload.pod_spec):
                 if not _may_taint(container):
                     continue
-                words = [str(w) for w in items(dig(container, "command"))] + [str(w) for w in items(dig(container, "args"))]
+                command = [str(w) for w in items(dig(container, "command"))]
+                if not command and runs_kubectl(plain(dig(container, "image"))):  # the image's entrypoint
+                    command = ["kubectl"]
+                words = command + [str(w) for w in items(dig(container, "args"))]
                 for line in imperative_taint_commands(" ".join(words)):
                     found.append(f"{path} ({text(dig(container, 'name')) or '?'}) runs: {line}")
     found = list(dict.fromkeys(found))
