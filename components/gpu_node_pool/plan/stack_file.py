@@ -27,7 +27,8 @@ __all__ = ["StackFile", "read_project_file", "read_stack", "read_stack_path", "l
 def read_project_file(project_dir: Path) -> dict[str, Any]:
     """``Pulumi.yaml`` of the project in ``project_dir``, checked for what gpupool reads of it: a mapping
     whose ``name`` (if given) is a non-empty string and whose ``stackConfigDir`` (if given) is a string
-    (Pulumi's project schema, https://www.pulumi.com/docs/iac/concepts/projects/project-file/).
+    (Pulumi's project schema, https://www.pulumi.com/docs/iac/concepts/projects/project-file/); a
+    ``config:`` string, the old spelling of ``stackConfigDir``, is returned as ``stackConfigDir``.
 
     Raises:
         ConfigError: the file is not YAML (with its ``line:column``), not a mapping, or one of those keys
@@ -52,6 +53,12 @@ def read_project_file(project_dir: Path) -> dict[str, Any]:
     config_dir = doc.get("stackConfigDir")
     if config_dir is not None and (not isinstance(config_dir, str) or not config_dir.strip()):
         problems.append(ConfigIssue(f"{source}: stackConfigDir", f"{config_dir!r} must be a directory path, e.g. stacks"))
+    if isinstance(doc.get("config"), str):  # the old spelling of stackConfigDir, which pulumi/pulumi sdk/go/common/workspace/project.go moves there
+        if config_dir is not None:
+            problems.append(ConfigIssue(f"{source}: config", "must not be a directory when stackConfigDir is given: "
+                                        "use only stackConfigDir"))
+        else:
+            doc = {**doc, "stackConfigDir": doc["config"], "config": None}
     if problems:
         raise ConfigError(problems, source)
     return doc
@@ -83,12 +90,14 @@ class StackFile:
 
 
 def read_stack(project_dir: Path, stack: str) -> StackFile:
-    """Read ``Pulumi.<stack>.yaml`` of the project in ``project_dir``.
+    """Read ``Pulumi.<stack>.yaml`` of the project in ``project_dir``, with what the ``config:`` block of its
+    ``Pulumi.yaml`` gives the keys it does not set (:mod:`.project_config`, as the Pulumi CLI merges them).
 
     Raises:
         FileNotFoundError: there is no such stack file (the message lists the stacks there).
         ConfigError: the file is not a stack file :func:`gpu_node_pool.config.loading.read_stack_file`
-            accepts; each issue carries its :class:`Location`.
+            accepts (each issue carries its :class:`Location`), or it leaves out a key ``Pulumi.yaml`` requires,
+            sets a key declared secret in plain text, or ``Pulumi.yaml``'s ``config:`` is malformed.
     """
     project = read_project_file(project_dir)
     config_dir = project_dir / project.get("stackConfigDir", ".")
@@ -100,7 +109,11 @@ def read_stack(project_dir: Path, stack: str) -> StackFile:
                 f"{path} is not a regular file (a FIFO, a device or a broken symbolic link)" if os.path.lexists(path)
                 else f"no stack file {path}")
         raise FileNotFoundError(f"{what}; stacks here: {', '.join(available) or 'none'}")
-    return read_stack_path(project_dir, path, str(project.get("name") or PROJECT))
+    found = read_stack_path(project_dir, path, str(project.get("name") or PROJECT))
+    from .project_config import apply_project_config
+
+    apply_project_config(found.config, found.secrets, project, found.project, stack)
+    return found
 
 
 def read_stack_path(project_dir: Path, path: Path, name: str | None = None) -> StackFile:

@@ -1,0 +1,87 @@
+"""Pulumi.yaml's config: block, merged into the stack's config as the Pulumi CLI does before it runs the
+program (pulumi/pulumi sdk/go/common/workspace/config.go mergeConfig, project.go RewriteShorthandConfigValues)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import DATA
+
+from gpu_node_pool.cli import commands as cli
+from gpu_node_pool.config import ConfigError
+from gpu_node_pool.plan.stack_file import read_stack
+
+
+def _project(tmp_path, config_block: str, stack_config: str = ""):
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    pulumi_yaml = project / "Pulumi.yaml"
+    pulumi_yaml.write_text(pulumi_yaml.read_text() + config_block)
+    if stack_config:
+        stack = project / "Pulumi.ci.yaml"
+        stack.write_text(stack.read_text() + stack_config)
+    return project
+
+
+def test_a_project_default_reaches_the_program_when_the_stack_file_leaves_the_key_out(capsys, tmp_path):
+    # the foreign program reads agentChart (default charts/node-agent); Pulumi.yaml points it at a chart
+    # that does not exist, so the check names it among what it could not render
+    project = _project(tmp_path, "config:\n  agentChart: charts/from-pulumi-yaml\n  aws:region: eu-west-1\n")
+    found = read_stack(project, "ci")
+    assert found.config["platform-gpu:agentChart"] == "charts/from-pulumi-yaml"
+    assert found.config["aws:region"] == "us-west-2"  # the stack file's value wins
+    cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert any("charts/from-pulumi-yaml" in (n.get("reason", "") + n.get("resource", "")) for n in doc["notJudged"])
+
+
+def test_typed_declarations_give_their_default_and_lists_become_json(tmp_path):
+    project = _project(tmp_path, "config:\n  agentChartVersion:\n    type: string\n    default: 1.2.3\n"
+                                 "  platform-gpu:extraZones:\n    type: array\n    items: {type: string}\n"
+                                 "    default: [a, b]\n")
+    found = read_stack(project, "ci")
+    assert found.config["platform-gpu:agentChartVersion"] == "1.2.3"
+    assert json.loads(found.config["platform-gpu:extraZones"]) == ["a", "b"]
+
+
+def test_a_required_project_key_the_stack_leaves_out_stops_the_check_with_the_clis_reason(capsys, tmp_path):
+    project = _project(tmp_path, "config:\n  teamName:\n    type: string\n    description: the owning team\n")
+    with pytest.raises(ConfigError) as err:
+        read_stack(project, "ci")
+    [issue] = err.value.issues
+    assert issue.path == "platform-gpu:teamName" and "missing this configuration value" in issue.message
+    code = cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 2 and "platform-gpu:teamName" in doc["configErrors"][0]["path"]
+
+
+def test_a_key_declared_secret_must_be_secure_in_the_stack_file(tmp_path):
+    project = _project(tmp_path, "config:\n  clusterName:\n    type: string\n    secret: true\n")
+    with pytest.raises(ConfigError) as err:
+        read_stack(project, "ci")
+    assert "must be encrypted as it's secret" in err.value.issues[0].message
+
+
+@pytest.mark.parametrize(("block", "words"), [
+    ("config: [a, b]\n", "must be a mapping of config keys"),
+    ("config:\n  k:\n    type: string\n    secret: yes please\n", "must be true or false"),
+    ("config:\n  k:\n    type: string\n    defualt: x\n", "defualt: not a key of a config declaration"),
+])
+def test_a_malformed_config_block_is_a_config_error_naming_pulumi_yaml(tmp_path, block, words):
+    with pytest.raises(ConfigError) as err:
+        read_stack(_project(tmp_path, block), "ci")
+    assert err.value.issues[0].path.startswith("Pulumi.yaml: config") and words in err.value.issues[0].message
+
+
+def test_the_old_config_directory_spelling_is_the_stack_config_dir(tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    (project / "stacks").mkdir()
+    (project / "Pulumi.ci.yaml").rename(project / "stacks" / "Pulumi.ci.yaml")
+    (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text() + "config: stacks\n")
+    assert read_stack(project, "ci").config["platform-gpu:clusterName"] == "ml-prod"
+    (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text() + "stackConfigDir: stacks\n")
+    with pytest.raises(ConfigError, match="use only stackConfigDir"):
+        read_stack(project, "ci")
