@@ -70,3 +70,39 @@ def test_ctrl_c_ends_with_130_and_one_line(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err.strip() == "gpupool: interrupted"
+
+
+def test_sigterm_during_check_kills_the_programs_child_and_leaves_no_request_file(tmp_path):
+    # `timeout 60 gpupool check ...` or a cancelled CI job: the hung program's child goes, and the request
+    # and answer files with it, before gpupool exits 143
+    import shutil
+    import signal
+    import time
+
+    project = tmp_path / "p"
+    shutil.copytree(ROOT / "tests" / "data" / "foreign_project", project)
+    pid_file = tmp_path / "child.pid"
+    main = project / "__main__.py"
+    main.write_text(f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(120)\n"
+                    + main.read_text())
+    work = tmp_path / "tmp"
+    work.mkdir()
+    env = dict(os.environ, TMPDIR=str(work), PYTHONPATH=str(ROOT / "components"))
+    proc = subprocess.Popen([*GPUPOOL, "check", "--project-dir", str(project), "--stack", "ci"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    child = int(pid_file.read_text())
+    assert list(work.iterdir())  # the request file's directory, while the program runs
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and err.strip().endswith("gpupool: terminated")
+    assert list(work.iterdir()) == []
+    try:
+        os.kill(child, 0)
+    except ProcessLookupError:
+        pass
+    else:
+        os.kill(child, signal.SIGKILL)
+        raise AssertionError("the program's child outlived gpupool")

@@ -5,12 +5,23 @@ without the interpreter's teardown. The commands themselves are :func:`gpu_node_
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 from . import commands
 from .contract import WRITE_FAILED, ExitCode, cannot_write, closed_stdout
 
-__all__ = ["main_exit"]
+__all__ = ["Terminated", "main_exit"]
+
+
+class Terminated(BaseException):
+    """SIGTERM reached the ``gpupool`` process: raised where it was, so that every ``with`` block unwinds
+    (a ``check`` child killed, its request file and temporary directories removed) before it exits 143.
+    A ``BaseException``, like ``KeyboardInterrupt``, so that no ``except Exception`` takes it for a failure."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def main_exit() -> None:
@@ -24,6 +35,7 @@ def main_exit() -> None:
     from ..sdk.process import tune_gc
 
     tune_gc()
+    signal.signal(signal.SIGTERM, _terminate)  # `timeout`, CI cancelling a job: unwind as for Ctrl-C
     for name in ("stdout", "stderr"):  # started with it closed (>&-, 2>&-): what goes there is dropped
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the rest of the process
@@ -32,6 +44,9 @@ def main_exit() -> None:
     except KeyboardInterrupt:  # Ctrl-C: every with block has unwound (temporary directories removed)
         print("gpupool: interrupted", file=sys.stderr)
         code = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
+    except Terminated:  # SIGTERM: the same unwinding (children killed, temporary directories removed)
+        print("gpupool: terminated", file=sys.stderr)
+        code = 143  # 128 + SIGTERM
     try:
         if sys.stdout is not None:  # None: started with stdout closed (>&-)
             sys.stdout.flush()  # what is still buffered; its reader may have gone since

@@ -67,6 +67,20 @@ def run_bounded(cmd: Sequence[str], env: Mapping[str, str], timeout: float, *, m
     """
     proc = subprocess.Popen(list(cmd), env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,  # noqa: S603
                             stderr=subprocess.PIPE, start_new_session=True, cwd=cwd)
+    try:
+        return _bounded(proc, timeout, max_stdout, max_stderr)
+    except BaseException:  # Ctrl-C or SIGTERM in gpupool: the command, in its own session, goes too
+        _kill_group(proc)
+        proc.kill()
+        proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        raise
+
+
+def _bounded(proc: subprocess.Popen[bytes], timeout: float, max_stdout: int, max_stderr: int) -> Outcome:
+    """:func:`run_bounded` of the started ``proc``."""
     assert proc.stdout is not None and proc.stderr is not None
     caps = {proc.stdout: ("stdout", max_stdout), proc.stderr: ("stderr", max_stderr)}
     data: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
