@@ -36,7 +36,8 @@ def test_an_instance_type_that_does_not_exist_is_refused_with_did_you_mean_on_ev
     eks = base()
     eks["pools"][0]["instanceTypes"] = ["g6.3xlarge"]
     (err,) = config_errors(eks)
-    assert err.startswith("pools[0]:") and "'g6.3xlarge' is not in the instance catalog" in err
+    # at the type itself, so that its file:line is the instanceTypes line, not the pool's
+    assert err.startswith("pools[0].instanceTypes[0]: instance type 'g6.3xlarge' is not in the instance catalog")
     assert "did you mean g6.2xlarge, g6.4xlarge" in err and "allowUnknownInstanceTypes: true" in err
     eks["pools"][0]["scaling"] = {"minSize": 0, "maxSize": 2}
     (err,) = config_errors(eks)  # a typo gets "did you mean", not the scale-from-zero gpusPerNode advice too
@@ -51,7 +52,7 @@ def test_an_instance_type_that_does_not_exist_is_refused_with_did_you_mean_on_ev
     sm["pools"] = [{"name": "batch", "backend": "self-managed", "format": "al2023", "instanceTypes": ["g6.3xlarge"],
                     "scaling": {"minSize": 0, "maxSize": 2}, "securityGroupIds": ["sg-0a1b2c3d4e5f60718"]}]
     (err,) = config_errors(sm)
-    assert "instanceTypes: instance type 'g6.3xlarge' is not in the instance catalog" in err
+    assert err.startswith("pools[0].instanceTypes[0]: instance type 'g6.3xlarge' is not in the instance catalog")
 
 
 def test_allow_unknown_instance_types_accepts_a_newer_type_with_a_warning():

@@ -145,6 +145,13 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     elif kind == "list_type":
         about = (field.description or "") if field is not None else ""
         msg = "must be a list, " + (about[about.index("e.g."):].rstrip(".") if "e.g. [" in about else "e.g. [a, b]")
+    elif kind in ("int_type", "int_from_float") and value is not None and not isinstance(value, dict | list):
+        # strict: "4" and 4.0 are no integers here (common.py), so the fix says how to write one
+        written = f"write {value}" if isinstance(value, str) and value.strip().isdigit() else "e.g. 4"
+        where = (field.description or "") if field is not None else ""
+        if "e.g." in where:
+            written = where[where.index("e.g."):].rstrip(".")
+        msg = f"must be a whole number, unquoted ({written})"
     else:
         msg = err["msg"].replace("Input should be", "must be")
         if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):

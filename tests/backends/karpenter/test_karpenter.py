@@ -619,7 +619,7 @@ CASES: list[tuple[str, dict[str, Any], str, str, str, Mutation, str | None]] = [
      "EC2NodeClass", lambda m: m["spec"].update(kubelet={"imageGCLowThresholdPercent": 101}),
      "greater than the maximum of 100"),
     ("a maxPods given as a string",
-     {"nodeClass": {"kubelet": {"maxPods": "110"}}}, "pools[0].nodeClass.kubelet.maxPods", "must be a valid integer",
+     {"nodeClass": {"kubelet": {"maxPods": "110"}}}, "pools[0].nodeClass.kubelet.maxPods", "must be a whole number, unquoted (write 110)",
      "EC2NodeClass", lambda m: m["spec"].update(kubelet={"maxPods": "110"}), "is not of type 'integer'"),
     ("cpuCFSQuota given as a string",
      {"nodeClass": {"kubelet": {"cpuCFSQuota": "false"}}}, "pools[0].nodeClass.kubelet.cpuCFSQuota", "must be a valid boolean",

@@ -390,7 +390,7 @@ def test_a_valid_al2023_pool_on_aws_and_kubeadm_pool_on_bare_metal():
         (pool_cfg(instanceTypes=["inf2.xlarge"]), {}, "AWS Inferentia2 chips, not NVIDIA GPUs"),
         (pool_cfg(instanceTypes=["g6e.2xlarge", "g6e.12xlarge"]), {}, "different GPU counts"),
         (pool_cfg(instanceTypes=["g6e.2xlarge", "g5g.xlarge"]), {}, "mix architectures"),
-        (pool_cfg(instanceTypes=["p6e-gb200.36xlarge"]), {}, "set gpusPerNode"),
+        (pool_cfg(instanceTypes=["p6e-gb200.36xlarge"]), {}, "not in the instance catalog"),
         (pool_cfg(taints=["a=b:NoSchedule", "a=b:NoExecute"]), {}, "carry several effects"),
         (pool_cfg(), {"serviceCidr": None}, "cluster.serviceCidr: missing; needed by pools[0] (al2023: nodeadm"),
         (pool_cfg(format="bottlerocket"), {"apiServerEndpoint": None}, "cluster.apiServerEndpoint: missing"),

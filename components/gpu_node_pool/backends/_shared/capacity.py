@@ -25,6 +25,7 @@ __all__ = [
     "capacity_reservation_spec",
     "efa_problems",
     "gpus_per_node_problem",
+    "raise_at_unknown_types",
     "unknown_type_findings",
 ]
 
@@ -81,6 +82,24 @@ def unknown_type_findings(types: Iterable[str], allow: bool, where: str = "insta
         "cluster-autoscaler/cloudprovider/aws/README.md: a group of an unknown type has no template node)"
         for p in sentences
     ]
+
+
+def raise_at_unknown_types(problems: list[str], types: list[str], allow: bool) -> None:
+    """Raise the pool's ``problems`` (sentences) at the one instance type they are about, when they are only
+    :func:`unknown_type_findings`' errors for one type, so that the error's path and ``file:line`` are
+    ``instanceTypes[i]``'s; else do nothing (the caller raises them at the pool).
+
+    Raises:
+        pydantic_core.PydanticCustomError: the sentence at ``("instanceTypes", i)``.
+    """
+    from ...config.errors import fail
+
+    errors, _ = unknown_type_findings(types, allow)
+    if len(errors) != 1 or problems != errors:
+        return
+    unknown = [i for i, t in enumerate(types) if catalog.find(t) is None]
+    if len(unknown) == 1:
+        raise fail(errors[0].removeprefix("instanceTypes: "), ("instanceTypes", unknown[0]))
 
 
 class CapacityReservation(Model):

@@ -29,7 +29,7 @@ from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
 from ...k8s.taints import Taint
 from ...text.terminal import shown
-from .._shared.capacity import CapacityReservation, NodeRepair, gpus_per_node_problem
+from .._shared.capacity import CapacityReservation, NodeRepair, gpus_per_node_problem, raise_at_unknown_types
 from .._shared.cluster_autoscaler import several_effects_problem
 from .._shared.efa import EfaConfig
 from .bottlerocket import USER_GUIDE, EksBottlerocket
@@ -272,6 +272,7 @@ class EksManagedPool(PoolBase):
             if problem:
                 problems.append(problem)
         if problems:
+            raise_at_unknown_types(problems, self.instance_types, self.allow_unknown_instance_types)
             raise fail("; ".join(problems))
         return self
 

@@ -11,12 +11,13 @@ from pydantic import (
     model_validator,
 )
 
+from ... import catalog
 from ...catalog import instances
 from ...config.common import AwsTags, PoolBase, ScalingConfig, fail
 from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
-from .._shared.capacity import CapacityReservation, gpus_per_node_problem, unknown_type_findings
+from .._shared.capacity import CapacityReservation, gpus_per_node_problem, raise_at_unknown_types, unknown_type_findings
 from .._shared.cluster_autoscaler import several_effects_problem
 from .spot import SpotConfig
 
@@ -194,6 +195,7 @@ class SelfManagedPool(PoolBase):
         else:
             problems += self._aws_problems()
         if problems:
+            raise_at_unknown_types(problems, self.instance_types or [], self.allow_unknown_instance_types)
             raise fail("; ".join(problems))
         problem = gpus_per_node_problem(self)
         if problem:
@@ -232,7 +234,9 @@ class SelfManagedPool(PoolBase):
                 problems.append(f"instanceTypes {types} mix architectures {arches}; one group runs one AMI")
             counts = {t: instances.gpu_count(t) for t in types}
             if self.gpus_per_node is None:
-                unknown = [t for t, n in counts.items() if n is None]
+                # a type the catalog lacks is refused above unless allowUnknownInstanceTypes: no second sentence
+                unknown = [t for t, n in counts.items() if n is None
+                           and (self.allow_unknown_instance_types or catalog.find(t) is not None)]
                 if unknown:
                     problems.append(
                         f"instanceTypes {unknown}: GPUs per node unknown to the instance table; set gpusPerNode "
