@@ -137,3 +137,15 @@ def test_a_number_longer_than_python_converts_is_a_config_error_at_its_line(anch
         read_stack_file(text.encode(), "Pulumi.x.yaml")
     (issue,) = err.value.issues
     assert issue.location.line == 3 and "5000 digits" in issue.message and "9" * 100 not in issue.message
+
+
+@pytest.mark.parametrize("anchor", ["", "&a "])  # the tree built directly, and PyYAML's construction
+def test_the_value_its_tag_cannot_read_is_located_among_other_tagged_values(anchor):
+    text = (f"config:\n  gpu-node-pools:cluster:\n    name: {anchor}!!str ok\n    region: !!str us\n"
+            "  gpu-node-pools:pools:\n    - {name: a, scaling: {minSize: 0, maxSize: !!int four}}\n")
+    with pytest.raises(ConfigError) as err:
+        read_stack_file(text.encode(), "Pulumi.x.yaml")
+    (issue,) = err.value.issues
+    assert (issue.location.line, issue.location.column) == (6, 48)  # at the tag of maxSize
+    assert issue.message.startswith("'- {name: a, scaling: {minSize: 0, maxSize: !!int four}}': the value does not "
+                                    "fit its explicit YAML tag !!int")

@@ -16,6 +16,7 @@ from pydantic import (
 
 from ..registry import all_backends
 from ..registry import names as backend_names
+from ..sdk.yaml_bounded import TAG_ERRORS
 from ..text.terminal import MAX_SHOWN
 from .common import TaintConfig
 from .defaults import PROJECT
@@ -246,16 +247,20 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
             before = text[: syntax.position]
             where = Location(file or name, before.count("\n") + 1, syntax.position - before.rfind("\n"))
         raise ConfigError([ConfigIssue(*yaml_syntax_problem(syntax, name), where)], name) from None
-    except (ValueError, KeyError, AttributeError, TypeError):
-        tagged = [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1) if "!!" in line]
-        if not tagged:  # no explicit tag: not the file's mistake
+    except TAG_ERRORS:
+        if "!!" not in text:  # no explicit tag: not the file's mistake
             raise
-        # PyYAML's constructor of an explicit tag met a text it cannot read (`!!int abc`, `!!map a`)
-        line, written = tagged[0]
+        # PyYAML's constructor of an explicit tag met a text it cannot read (`!!int abc`, `!!map a`): at the value
+        # construction stopped on, else (a mapping's contents, read after its node) the first tagged line
+        lines = text.splitlines()
+        line, column, tag = loader.tag_error or next((i, row.index("!!") + 1, "") for i, row in enumerate(lines, 1)
+                                                     if "!!" in row)
+        written = lines[line - 1].strip()
+        short = " " + tag.replace("tag:yaml.org,2002:", "!!") if tag else ""
         raise ConfigError([ConfigIssue(
-            name, f"{written[:80]!r}: a value does not fit its explicit YAML tag (lines with a tag: "
-            f"{', '.join(str(i) for i, _ in tagged[:5])}); a stack config needs no tags: remove them and write the "
-            "plain value (YAML 1.1 types, https://yaml.org/type/)", Location(file or name, line, 1),
+            name, f"{show(written)}: the value does not fit its explicit YAML tag{short}; a stack config needs no "
+            "tags: remove it and write the plain value (YAML 1.1 types, https://yaml.org/type/)",
+            Location(file or name, line, column),
         )], name) from None
     finally:
         loader.dispose()

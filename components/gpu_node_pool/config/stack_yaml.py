@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from ..sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, AliasExpansionError, check_expansion
+from ..sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, TAG_ERRORS, AliasExpansionError, check_expansion
 from .defaults import PROJECT
 from .errors import ConfigIssue
 from .locations import FileMarks
@@ -88,6 +88,9 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
     #: it holds a number in a YAML 1.1-only form (:class:`_Yaml11Number`); None when not known.
     depth: int | None = None
     yaml11_numbers: bool | None = None
+    #: ``(line, column, tag)`` (1-based) of the first value its explicit tag could not read (``!!int abc``), as
+    #: construction met it; None when none did.
+    tag_error: tuple[int, int, str] | None = None
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -151,12 +154,16 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
             if kind is yaml.ScalarNode:
                 if tag == _STR_TAG:
                     return node.value
-                if tag in _NUMBER_TAGS:
-                    value = constructors[tag](self, node)
-                    numbers += type(value) is _Yaml11Number
-                    return value
-                if tag in _CONSTANT_TAGS:
-                    return constructors[tag](self, node)
+                try:
+                    if tag in _NUMBER_TAGS:
+                        value = constructors[tag](self, node)
+                        numbers += type(value) is _Yaml11Number
+                        return value
+                    if tag in _CONSTANT_TAGS:
+                        return constructors[tag](self, node)
+                except TAG_ERRORS:
+                    self._tag_error(node)
+                    raise
             elif kind is yaml.MappingNode and tag == _MAP_TAG or kind is yaml.SequenceNode and tag == _SEQ_TAG:
                 out: Any = {} if kind is yaml.MappingNode else []
                 todo.append((node, out, depth))
@@ -188,6 +195,17 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
                 out[key_node.value] = start(value_node, depth + 1)
         self.depth, self.yaml11_numbers = deepest, numbers > 0
         return data
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except TAG_ERRORS:
+            self._tag_error(node)
+            raise
+
+    def _tag_error(self, node: yaml.Node) -> None:
+        if self.tag_error is None:  # the innermost node: the value itself, not the mapping holding it
+            self.tag_error = (node.start_mark.line + 1, node.start_mark.column + 1, node.tag)
 
     def flatten_mapping(self, node: Any) -> None:
         if self.marks is not None and any(key_node.tag == _MERGE_TAG for key_node, _ in node.value):

@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-__all__ = ["MAX_EXPANDED_VALUES", "AliasExpansionError", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
+__all__ = [
+    "TAG_ERRORS", "MAX_EXPANDED_VALUES", "AliasExpansionError", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
 
 #: PyYAML's resolved tags of a string, a list and a mapping (the YAML 1.1 tag repository, https://yaml.org/type/).
 STR_TAG, SEQ_TAG, MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
@@ -79,13 +80,13 @@ def check_expansion(root: yaml.Node, limit: int = MAX_EXPANDED_VALUES, advice: s
 
 class TagValueError(yaml.constructor.ConstructorError):
     """A document that parses but holds a value its explicit tag cannot read (``!!int abc``): YAML written
-    wrong. PyYAML's safe constructor raises a bare exception there (:data:`_TAG_ERRORS`); the loaders here
+    wrong. PyYAML's safe constructor raises a bare exception there (:data:`TAG_ERRORS`); the loaders here
     raise this instead, a ``yaml.YAMLError`` like every other YAML mistake."""
 
 
 #: What PyYAML's safe constructor raises, unwrapped, for a value its explicit tag cannot read: ``!!int abc``
 #: (ValueError), ``!!bool maybe`` (KeyError), ``!!timestamp nope`` (AttributeError), ``!!map a`` (TypeError).
-_TAG_ERRORS = (ValueError, KeyError, AttributeError, TypeError)
+TAG_ERRORS = (ValueError, KeyError, AttributeError, TypeError)
 
 
 def with_tag_errors(docs: Iterator[Any], text: str) -> Iterator[Any]:
@@ -93,7 +94,7 @@ def with_tag_errors(docs: Iterator[Any], text: str) -> Iterator[Any]:
     raised as :class:`TagValueError`. Text without ``!!`` has no explicit tag: its errors pass unchanged."""
     try:
         yield from docs
-    except _TAG_ERRORS as err:
+    except TAG_ERRORS as err:
         if not isinstance(text, str) or "!!" not in text:
             raise
         raise TagValueError(
