@@ -303,3 +303,14 @@ def test_the_plan_recorder_refuses_duplicate_urns_that_the_mocks_let_through():
     with pytest.raises(DuplicateUrnError) as info:
         record(program)
     assert [u.rsplit("::", 1)[-1] for u in info.value.urns] == ["twice"]
+
+
+def test_a_v1_config_file_childs_finding_points_at_the_programs_config_file_line(capsys, tmp_path):
+    # pulumi_kubernetes' v1 yaml registers the children from code it exec's ("<string>"): not a program file
+    project = copy_project(tmp_path)
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + 'k8s.yaml.ConfigFile("v1agents", file="manifests/node-exporter.yaml")\n')
+    line = len(main.read_text().splitlines())
+    _, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
+    [finding] = [v for v in doc["violations"] if "kubernetes:yaml:ConfigFile$" in v["urn"]]
+    assert finding["location"] == {"file": "__main__.py", "line": line, "column": 1}

@@ -50,7 +50,10 @@ def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tupl
     def in_program(filename: str) -> str | None:
         if filename not in under:
             real = os.path.realpath(filename)
-            under[filename] = real if real.startswith(root) and not any(p in real for p in _INSTALLED) else None
+            # "<string>" (code exec'd by a library, as pulumi_kubernetes' v1 yaml does) is no file: relative,
+            # it would resolve under the working directory, which is the program's
+            under[filename] = (real if not filename.startswith("<") and real.startswith(root)
+                               and not any(p in real for p in _INSTALLED) else None)
         return under[filename]
 
     def register(res, ty, name, *args, **kwargs):  # noqa: ANN001, ANN202 - Pulumi's own signature, passed through
