@@ -134,3 +134,53 @@ def test_the_page_lists_a_daemonset_whose_spec_is_secret_or_unknown_as_not_judge
     assert cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--html", str(page), "--fail-on", "none"]) == 0
     capsys.readouterr()
     assert "DaemonSet monitoring/gpu-agent: spec is a Pulumi secret" in page.read_text()
+
+
+SCRIPT = "set -e\necho start\n  kubectl  taint nodes gpu-1 TOPSECRETKEY=hunter2value:NoSchedule --overwrite\necho done\n"
+
+
+def test_a_multi_line_secret_script_is_found_and_no_line_of_it_is_shown():
+    import base64
+
+    def program():
+        pulumi.CustomResource("command:local:Command", "script", {"create": pulumi.Output.secret(SCRIPT)})
+        pulumi.CustomResource("aws:ec2/launchTemplate:LaunchTemplate", "lt",
+                              {"userData": pulumi.Output.secret(base64.b64encode(SCRIPT.encode()).decode())})
+
+    findings = _by(evaluate(record(program)[0]), "no-imperative-taints")
+    assert {f["resource"] for f in findings} == {"command:local:Command script", "aws:ec2/launchTemplate:LaunchTemplate lt"}
+    assert not [f for f in findings if "TOPSECRETKEY" in f["message"] or "hunter2value" in f["message"]]
+
+
+def test_a_command_made_with_a_secure_value_is_not_judged_rather_than_passed():
+    # "set -e; [secret]": the program joined the stack file's undecrypted secure: value into a command
+    def program():
+        pulumi.CustomResource("command:local:Command", "concat",
+                              {"create": pulumi.Output.concat("set -e; ", pulumi.Output.secret("[secret]"))})
+
+    [note] = _by(evaluate(record(program)[0]), "no-imperative-taints")
+    assert note["enforcement"] == "advisory" and "can't run policy" in note["message"]
+
+
+def test_check_summaries_read_secret_taints_as_the_pack_does_and_never_show_them(capsys, tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + (
+        "\naws.eks.NodeGroup('secret-gpu', cluster_name=cluster_name, node_role_arn=role_arn, subnet_ids=subnet_ids,\n"
+        "    instance_types=['g6.xlarge'], ami_type='AL2023_x86_64_NVIDIA',\n"
+        "    scaling_config={'min_size': 1, 'max_size': 2, 'desired_size': 1},\n"
+        "    taints=pulumi.Output.secret([{'key': 'MMMMSECRETKEY', 'value': 'MMMMSECRETVAL', 'effect': 'NO_SCHEDULE'}]),\n"
+        "    labels=pulumi.Output.secret({'SSSSECRETLABEL.example.com/x': 'yes'}))\n"
+    ))
+    page = tmp_path / "page.html"
+    cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json", "--html", str(page)])
+    out = capsys.readouterr().out
+    doc = json.loads(out)
+    for shown in (out, page.read_text()):
+        assert "MMMMSECRET" not in shown and "SSSSECRETLABEL" not in shown
+    [pool] = [p for p in doc["pools"] if p["resource"] == "secret-gpu"]
+    assert pool["taints"] == ["[secret]=[secret]:NoSchedule"] and "problem" not in pool  # read, then cut
+    # the pack and the summary agree: fluent-bit does not tolerate the secret pool's taint
+    assert any(v["policy"] == "daemonsets-tolerate-gpu-taints" and "fluent-bit" in v["resource"]
+               and "[secret]=[secret]:NoSchedule" in v["message"] for v in doc["violations"])

@@ -256,8 +256,11 @@ def _find_pools(result: CheckResult) -> None:
 
 
 def to_json(result: CheckResult) -> dict[str, Any]:
-    """The fields of the ``check`` report (the envelope is :func:`gpu_node_pool.cli.contract.report`)."""
-    return {
+    """The fields of the ``check`` report (the envelope is :func:`gpu_node_pool.cli.contract.report`), cut of the
+    program's secrets (:mod:`.masking`)."""
+    from .masking import masked_document
+
+    return masked_document({
         "stack": result.stack,
         "project": result.project,
         "configErrors": [i.to_json() for i in result.config_issues],
@@ -269,7 +272,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "notJudged": result.not_judged,
         "interpreter": result.interpreter,
         "resources": [{"type": r.type, "name": r.name} for r in result.resources],
-    }
+    }, result.resources)
 
 
 def _interpreter_lines(interpreter: dict[str, Any] | None) -> list[str]:
@@ -282,14 +285,17 @@ def _interpreter_lines(interpreter: dict[str, Any] | None) -> list[str]:
 
 
 def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
-    """The human-readable check report; its last line is the exit code judged at ``fail_on``."""
+    """The human-readable check report, cut of the program's secrets (:mod:`.masking`); its last line is the
+    exit code judged at ``fail_on``."""
+    from .masking import masked_text
+
     from .report import violation_lines
 
     code = result.exit_code_at(fail_on)
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
     if result.config_issues:
         lines += ["", *ConfigError(result.config_issues, f"project {result.project or '?'!r}").lines(), "", f"exit {code}"]
-        return terminal_text(lines)
+        return masked_text(terminal_text(lines), result.resources)
     lines += _interpreter_lines(result.interpreter)
     lines.append(f"{len(result.resources)} resources registered; {len(result.pools)} GPU pool(s) found")
     for pool in result.pools:
@@ -322,4 +328,4 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines.append("")
     lines.append(f"exit {code}")
-    return terminal_text(lines)
+    return masked_text(terminal_text(lines), result.resources)

@@ -200,8 +200,9 @@ def write_page(result: PlanResult, out: str | Path) -> Path:
         OSError: ``out`` cannot be written (missing directory, a directory, no permission).
     """
     from ..sdk.files import html_page_head, write_output_text
+    from .masking import masked_page
 
     path = Path(out)
-    page = render_page(plan_matrix(result))
+    page = masked_page(render_page(plan_matrix(result)), result.resources)
     write_output_text(path, page, html_page_head, "an HTML page")
     return path

@@ -17,6 +17,7 @@ from ..sdk.outcome import envelope
 from ..text.terminal import terminal_text
 from .expand import not_judged_lines
 from .order import causal_order
+from .masking import masked_document, masked_text
 from .run import PlanResult
 
 
@@ -24,7 +25,7 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
     """The machine-readable plan, ``gpupool plan --json``'s report (schema: ``cli/report.schema.json``):
     the envelope (``schemaVersion``, ``command: "plan"``, ``exitCode`` judged at ``fail_on``,
     ``cloudApiCalled: false``), ``failOn``, then the plan's keys."""
-    return envelope(
+    return masked_document(envelope(
         "plan", result.exit_code_at(fail_on), failOn=fail_on,
         stack=result.stack,
         configErrors=[i.to_json() for i in result.config_issues],
@@ -38,7 +39,7 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
             for r in causal_order(result.resources)
         ],
         outputs=result.outputs,
-    )
+    ), result.resources)
 
 
 def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool = True, command: str = "plan") -> str:
@@ -53,7 +54,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
         lines += ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}").lines()
         lines.append("")
         lines.append(f"exit 2: fix the stack config and run the {command} again")
-        return terminal_text(lines)
+        return masked_text(terminal_text(lines), result.resources)
     lines.append(f"{len(result.resources)} resources would be registered")
     if result.warnings:
         lines.append("")
@@ -109,7 +110,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
     lines += not_judged_lines(result)
     lines.append("")
     lines.append(exit_line(result, fail_on))
-    return terminal_text(lines)
+    return masked_text(terminal_text(lines), result.resources)
 
 
 def warning_lines(warnings: Iterable[Any]) -> list[str]:

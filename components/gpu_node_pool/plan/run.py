@@ -196,8 +196,8 @@ def _plain(value: Any, *, reveal: bool = False, secrets: list[bool] | None = Non
     """Mock inputs -> JSON-able plain values; preview unknowns become :data:`UNKNOWN`.
 
     A Pulumi secret becomes :data:`SECRET`, or with ``reveal`` its plain value (what the pack judges,
-    :mod:`gpu_node_pool.sdk.secrets`), where the placeholder of a stack-file ``secure:`` value, never
-    decrypted offline, is :data:`UNKNOWN`. ``secrets``, when given, gets an item for each secret met."""
+    :mod:`gpu_node_pool.sdk.secrets`), where a string holding the placeholder of a stack-file ``secure:``
+    value, never decrypted offline (``"set -e; [secret]"``), is :data:`UNKNOWN`. ``secrets``, when given, gets an item for each secret met."""
     from pulumi.output import Unknown
     from pulumi.runtime import rpc
 
@@ -208,7 +208,7 @@ def _to_plain(value: Any, unknown: type, sig_key: str, secret_sig: str, reveal: 
               secrets: list[bool] | None = None) -> Any:
     kind = type(value)
     if kind is str:  # most values: leaves, first
-        if value == SECRET:  # the placeholder of a secure: value of the stack file
+        if SECRET in value:  # the placeholder of a secure: value of the stack file, or a text made with it
             if secrets is not None:
                 secrets.append(True)
             return UNKNOWN if reveal else value

@@ -43,6 +43,7 @@ from ..k8s.wellknown import UNKNOWN as _UNKNOWN
 from ..sdk.policy_props import policy_props
 from ..sdk.record import Resource
 from ..sdk.secrets import judged_inputs, mask, secret_texts
+from .imperative import user_data_texts
 from .pack_config import resolve_config
 from .rules import JUDGES, POLICIES
 
@@ -54,6 +55,7 @@ __all__ = [
     "evaluate",
     "evaluate_policy_resources",
     "policy_resources",
+    "secret_derived_texts",
 ]
 
 
@@ -89,12 +91,13 @@ def _stack_resources(resources: list[Any], urns: list[str], props: list[Any],
 def policy_resources(resources: Iterable[Any], *, stack: str = "stack", project: str = "project",
                      unknown_marker: str | None = None) -> list[PolicyResource]:
     """The ``PolicyResource`` list a stack policy would get for ``resources`` (as :func:`evaluate`
-    takes them), e.g. for :func:`gpu_node_pool.policies.pools.find_gpu_pools` outside a policy."""
+    takes them, secrets' plain values included), e.g. for :func:`gpu_node_pool.policies.pools.find_gpu_pools`
+    outside a policy; a report built from them cuts the secrets' texts (:mod:`gpu_node_pool.sdk.secrets`)."""
     resources = list(resources)
     marker = _UNKNOWN if unknown_marker is None else unknown_marker
     opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [])
     urns = [_urn(r, stack, project) for r in resources]
-    return _stack_resources(resources, urns, [policy_props(r.inputs, marker) for r in resources], opts)
+    return _stack_resources(resources, urns, [policy_props(judged_inputs(r), marker) for r in resources], opts)
 
 
 def _urn(res: Any, stack: str, project: str) -> str:
@@ -150,8 +153,8 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
         resources: objects with ``type``, ``name``, ``inputs`` and optionally ``urn``,
             ``parent``, ``dependencies``, ``property_dependencies`` (:class:`StackResource`,
             the plan's ``Recorded``), and ``secret_inputs``: then the rules judge those, the plain
-            values of the program's secrets, and their texts are cut from the messages about those
-            resources and the stack (:mod:`gpu_node_pool.sdk.secrets`).
+            values of the program's secrets, and their texts are cut from every message
+            (:mod:`gpu_node_pool.sdk.secrets`).
         config: a ``--policy-pack-config`` mapping (see :func:`resolve_config`).
         stack, project: used to synthesize URNs for resources that have none.
         unknown_marker: the string that stands for "unknown at preview" in ``inputs``
@@ -176,24 +179,26 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
                              [_urn(r, stack, project) for r in resources], [judged_inputs(r) for r in resources],
                              lambda urns, props, opts: _stack_resources(resources, urns, props, opts),
                              config, policies, stack, project, unknown_marker)
-        _mask_secrets(findings, resources, stack, project)
+        _mask_secrets(findings, resources)
         return findings
     finally:
         if collecting:
             gc.enable()
 
 
-def _mask_secrets(findings: list[dict[str, str]], resources: list[Any], stack: str, project: str) -> None:
-    """Cut the texts of a resource's secrets from the findings about it, and every secret's from the stack's:
-    the rules judged the plain values (:mod:`gpu_node_pool.sdk.secrets`)."""
-    texts = {_urn(r, stack, project): found for r in resources if (found := secret_texts(r))}
-    if not texts:
-        return
-    every = tuple(sorted({t for found in texts.values() for t in found}, key=lambda s: (-len(s), s)))
-    for finding in findings:
-        cut = every if finding["resource"] == "stack" else texts.get(finding["urn"])
-        if cut:
-            finding["message"] = mask(finding["message"], cut)
+def _mask_secrets(findings: list[dict[str, str]], resources: list[Any]) -> None:
+    """Cut every secret's texts from the findings (:mod:`gpu_node_pool.sdk.secrets`): the rules judged the plain
+    values, and a finding about one resource may quote another's (a pool's secret taint in a DaemonSet's)."""
+    texts = secret_texts(resources, secret_derived_texts)
+    if texts:
+        for finding in findings:
+            finding["message"] = mask(finding["message"], texts)
+
+
+def secret_derived_texts(text: str) -> list[str]:
+    """What a rule may read inside a secret string and quote: the decoded user data and its MIME parts
+    (``no-imperative-taints`` quotes their command lines)."""
+    return [t for t in user_data_texts(text) if t]
 
 
 def _evaluate(types: list[str], names: list[str], urns: list[str], inputs: list[Any],

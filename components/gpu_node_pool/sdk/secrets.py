@@ -5,26 +5,37 @@ a DaemonSet's ``spec``). In a real preview the engine hands a policy pack the se
 (pulumi-policy ``deserialize.py`` unwraps the secret signature; ``secret.py``'s proxy returns the raw
 value), so the rules judge it there. Offline the plan does the same: a record keeps ``inputs`` as shown
 (each secret :data:`~gpu_node_pool.k8s.wellknown.SECRET`) and, when the program passed a secret,
-``secret_inputs`` with the plain values, which only the pack reads (:func:`judged_inputs`). What the
-pack reports of a resource with a secret (and of the stack) is cut of the secret's texts (:func:`mask`)
-before anyone sees it. A rule's message about *another* resource may still quote a secret it read across
-resources (the device plugin's tolerations in a pool's finding); a real preview shows every message as the
-rule wrote it, secret or not.
+``secret_inputs`` with the plain values, which the pack and the reports' verdicts read (:func:`judged_inputs`).
+Everything a report shows is then cut of the secrets' texts (:func:`secret_texts`, :func:`mask`,
+:func:`mask_tree`), whichever resource's finding or summary quotes them.
 
-A secret whose value offline is only the placeholder of a stack-file ``secure:`` value (which is never
-decrypted offline, ``config/loading.py``) is not known: in ``secret_inputs`` it is the unknown marker,
+A text is cut when it is a string value of a secret, a line of one (stripped, its spaces collapsed, as
+a rule quotes a command line), a line of what ``derive`` finds inside one (decoded user data), or a key of
+a secret object that is no field name (a label key such as ``example.com/team``), and is at least
+:data:`MIN_MASKED` characters long, unless the program also gives that very text in plain (a resource's
+name, a taint a pool declares): then it is no secret. Shorter texts are left: they would cut the report's
+own words (``Exists``, ``nodes``), and no credential is that short.
+
+A secret whose value offline holds the placeholder of a stack-file ``secure:`` value (never decrypted
+offline, ``config/loading.py``) is not known: in ``secret_inputs`` such a string is the unknown marker,
 so the rules that read it say "can't run during preview" and the plan lists it as not judged.
 
 Nothing here imports Pulumi."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..k8s.wellknown import SECRET, UNKNOWN
 
-__all__ = ["MIN_MASKED", "judged_inputs", "mask", "secret_texts"]
+__all__ = ["MIN_MASKED", "judged_inputs", "mask", "mask_tree", "secret_texts"]
+
+#: The shortest secret text cut from reports (see the module docstring).
+MIN_MASKED = 8
+#: A key of a secret object that is a field name (``tolerations``, ``matchLabels``), not data.
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def judged_inputs(resource: Any) -> Any:
@@ -34,46 +45,73 @@ def judged_inputs(resource: Any) -> Any:
     return resource.inputs if revealed is None else revealed
 
 
-#: Secret texts shorter than this are not cut from messages: they would cut the message's own words
-#: ("a", "key"), and no credential is that short.
-MIN_MASKED = 4
-
-
-def secret_texts(resource: Any) -> tuple[str, ...]:
-    """Every string value of at least :data:`MIN_MASKED` characters in a secret's plain value of ``resource``
-    (its ``secret_inputs`` where the shown ``inputs`` hold :data:`SECRET`), longest first, so that :func:`mask`
-    cuts a whole secret before a part of it. Empty when it has no secret. Keys of a secret object are field
-    names (``tolerations``, ``operator``), not the secret, and are not collected."""
-    revealed = getattr(resource, "secret_inputs", None)
-    if revealed is None:
-        return ()
+def secret_texts(resources: Iterable[Any], derive: Callable[[str], Iterable[str]] | None = None) -> tuple[str, ...]:
+    """The texts of every secret in ``resources`` (see the module docstring), longest first, so that
+    :func:`mask` cuts a whole secret before a part of it; empty when none has a secret. ``derive(text)``
+    gives texts found inside a secret string (decoded user data), whose lines are cut too."""
+    resources = list(resources)
     found: set[str] = set()
-    _collect(resource.inputs, revealed, found)
+    for res in resources:
+        revealed = getattr(res, "secret_inputs", None)
+        if revealed is not None:
+            _collect(res.inputs, revealed, found, derive)
+    if found:  # what the program also gives in plain (a name, a label it sets elsewhere) is no secret
+        public: set[str] = set()
+        for res in resources:
+            public.update((str(getattr(res, "type", "")), str(getattr(res, "name", ""))))
+            _public(res.inputs, public)
+        found -= public
     return tuple(sorted(found, key=lambda s: (-len(s), s)))
 
 
-def _collect(shown: Any, revealed: Any, found: set[str]) -> None:
+def _public(value: Any, out: set[str]) -> None:
+    """Every string of shown inputs (keys included), secrets being :data:`SECRET` there."""
+    if isinstance(value, str):
+        out.add(value)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str):
+                out.add(key)
+            _public(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _public(item, out)
+
+
+def _collect(shown: Any, revealed: Any, found: set[str], derive: Callable[[str], Iterable[str]] | None) -> None:
     if isinstance(shown, str) and shown == SECRET and shown != revealed:
-        _strings(revealed, found)
+        _texts(revealed, found, derive)
     elif isinstance(shown, Mapping) and isinstance(revealed, Mapping):
         for key, value in shown.items():
             if key in revealed:
-                _collect(value, revealed[key], found)
+                _collect(value, revealed[key], found, derive)
     elif isinstance(shown, list) and isinstance(revealed, list):
         for a, b in zip(shown, revealed, strict=False):
-            _collect(a, b, found)
+            _collect(a, b, found, derive)
 
 
-def _strings(value: Any, found: set[str]) -> None:
+def _texts(value: Any, found: set[str], derive: Callable[[str], Iterable[str]] | None) -> None:
     if isinstance(value, str):
-        if len(value) >= MIN_MASKED and value != UNKNOWN:
-            found.add(value)
+        _add(value, found)
+        for inner in (derive(value) if derive is not None else ()):
+            if inner != value:
+                _add(inner, found)
     elif isinstance(value, Mapping):
-        for item in value.values():
-            _strings(item, found)
+        for key, item in value.items():
+            if isinstance(key, str) and not _FIELD_NAME.fullmatch(key):
+                _add(key, found)
+            _texts(item, found, derive)
     elif isinstance(value, list):
         for item in value:
-            _strings(item, found)
+            _texts(item, found, derive)
+
+
+def _add(text: str, found: set[str]) -> None:
+    if UNKNOWN in text:
+        return
+    for part in (text, text.strip(), *(" ".join(line.split()) for line in text.replace("\\\n", " ").splitlines())):
+        if len(part) >= MIN_MASKED:
+            found.add(part)
 
 
 def mask(text: str, texts: tuple[str, ...]) -> str:
@@ -82,3 +120,17 @@ def mask(text: str, texts: tuple[str, ...]) -> str:
         if secret in text:
             text = text.replace(secret, SECRET)
     return text
+
+
+def mask_tree(value: Any, texts: tuple[str, ...]) -> Any:
+    """``value`` (JSON-like: mappings, lists, tuples, strings, numbers) with :func:`mask` applied to every string,
+    keys included; ``value`` itself when ``texts`` is empty."""
+    if not texts:
+        return value
+    if isinstance(value, str):
+        return mask(value, texts)
+    if isinstance(value, Mapping):
+        return {mask_tree(k, texts): mask_tree(v, texts) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(mask_tree(v, texts) for v in value)
+    return value
