@@ -85,3 +85,51 @@ def test_the_old_config_directory_spelling_is_the_stack_config_dir(tmp_path):
     (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text() + "stackConfigDir: stacks\n")
     with pytest.raises(ConfigError, match="use only stackConfigDir"):
         read_stack(project, "ci")
+
+
+@pytest.mark.parametrize(("block", "words"), [
+    # what pulumi/pulumi project.go Validate refuses when it loads the project
+    ("config:\n  a:\n    default: x\n    value: y\n", "cannot have both a 'default' and a 'value'"),
+    ("config:\n  aws:profile:\n    default: x\n", "did you mean 'value'?"),
+    ("config:\n  aws:profile:\n    type: string\n    value: x\n", "declares a type"),
+    ("config:\n  aws:profile: {}\n", "gives no 'value'"),
+    ("config:\n  b:\n    type: integer\n    default: notanumber\n", "is not of its declared type integer"),
+    ("config:\n  b:\n    type: array\n    default: [1]\n", "type array needs items"),
+    ("config:\n  b:\n    type: array\n    items: {type: integer}\n    default: [1, x]\n", "array<integer>"),
+    ("config:\n  d: 2024-01-01\n", "is read by YAML as a date"),
+    ("config:\n  d:\n    default: !!binary aGVsbG8=\n", "is read by YAML as a bytes"),
+])
+def test_declarations_the_pulumi_cli_refuses_are_config_errors_at_pulumi_yaml(tmp_path, block, words):
+    with pytest.raises(ConfigError) as err:
+        read_stack(_project(tmp_path, block), "ci")
+    [issue] = err.value.issues
+    assert issue.path.startswith("Pulumi.yaml: config.") and words in issue.message
+
+
+def test_typed_defaults_the_cli_accepts_and_a_null_default_counts_as_none(tmp_path):
+    project = _project(tmp_path, "config:\n  n:\n    type: integer\n    default: '42'\n  f:\n    type: boolean\n"
+                                 "    default: 'true'\n  d:\n    type: string\n    default: null\n")
+    with pytest.raises(ConfigError) as err:  # d: a null default is no default, so the stack must set it
+        read_stack(project, "ci")
+    assert [i.path for i in err.value.issues] == ["platform-gpu:d"]
+
+
+def test_an_alias_bomb_in_pulumi_yaml_is_refused_at_once(tmp_path):
+    levels = "".join(f"  l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]\n" for i in range(1, 10))
+    project = _project(tmp_path, "x:\n  l0: &l0 [a, b, c, d, e, f, g, h, i]\n" + levels)
+    with pytest.raises(ConfigError) as err:
+        read_stack(project, "ci")
+    assert "aliases" in err.value.issues[0].message and err.value.issues[0].location.file == "Pulumi.yaml"
+
+
+def test_a_mistake_in_a_value_pulumi_yaml_gives_is_placed_there_not_in_the_stack_file(capsys, tmp_path):
+    from conftest import ROOT
+
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text()
+                                          + "config:\n  gpuAgents:\n    default: {dcgmExporter: {bogusKey: 1}}\n")
+    code = cli.main(["validate", "--stack", "dev", "--project-dir", str(tmp_path), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 2
+    [issue] = doc["configErrors"]
+    assert issue["path"].startswith("Pulumi.yaml: config.gpuAgents.dcgmExporter") and "location" not in issue

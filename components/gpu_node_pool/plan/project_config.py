@@ -14,8 +14,10 @@ config offline:
   value 'k'");
 * a key declared ``secret: true`` must be a ``secure:`` value in the stack file.
 
-Not done here: checking a stack value against the declared ``type`` (the program's own ``Config`` getters
-still refuse a wrong one when they read it).
+A declaration is checked as the CLI checks it when it loads the project (``project.go`` ``Validate``: a
+``default`` of its declared ``type``, ``items`` for an ``array``, no ``type`` or ``default`` on another
+namespace's key). Not done here: checking a *stack* value against the declared ``type`` (the program's own
+``Config`` getters still refuse a wrong one when they read it).
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ __all__ = ["ProjectKey", "apply_project_config", "project_keys"]
 
 _SOURCE = "Pulumi.yaml"
 _DECLARATION_KEYS = {"type", "description", "items", "default", "value", "secret"}
-_NOTHING = object()
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,16 @@ class ProjectKey:
 
 def project_keys(doc: Mapping[str, Any], project: str) -> list[ProjectKey]:
     """The keys of ``doc``'s (a ``Pulumi.yaml`` read) ``config:`` mapping, in file order; [] when it has none
-    or it is the old spelling of ``stackConfigDir`` (a string).
+    or it is the old spelling of ``stackConfigDir`` (a string). A ``default`` or ``value`` of null counts as
+    not given (pulumi/pulumi ``mergeConfig`` tests them against nil).
 
     Raises:
-        ConfigError: ``config:`` is neither a mapping nor a string, or a key's declaration is malformed
-            (a key that is not a string, ``secret`` that is not a boolean), each issue at ``Pulumi.yaml: config.<key>``.
+        ConfigError: what the Pulumi CLI refuses before it runs a program (``project.go`` ``Validate``), each
+            issue at ``Pulumi.yaml: config.<key>``: ``config:`` neither a mapping nor a string, a key that is not a
+            string, an unknown declaration key, ``secret`` not a boolean, both ``default`` and ``value``, an
+            ``array`` without ``items``, a ``default`` not of its declared ``type``, another namespace's key with
+            a ``type`` or ``default`` or without ``value``; and a value YAML reads as no JSON value (a date,
+            ``!!binary``, a set), which Pulumi's config cannot hold.
     """
     block = doc.get("config")
     if block is None or isinstance(block, str):
@@ -68,41 +74,122 @@ def project_keys(doc: Mapping[str, Any], project: str) -> list[ProjectKey]:
             issues.append(ConfigIssue(f"{_SOURCE}: config", f"key {shown(name)} must be a config key such as "
                                       f"{project}:instanceSize or aws:region"))
             continue
-        own = ":" not in name or name.split(":", 1)[0] == project
+        own = ":" not in name or name.startswith(f"{project}:")
         full = name if ":" in name else f"{project}:{name}"
-        if not isinstance(declared, Mapping):  # the short form
-            keys.append(ProjectKey(full, declared, True, False, own))
+        problem = _not_json(declared)
+        if problem:
+            issues.append(ConfigIssue(where, problem))
             continue
-        unknown = sorted(str(k) for k in declared if k not in _DECLARATION_KEYS)
-        if unknown:
-            issues.append(ConfigIssue(where, f"{', '.join(unknown)}: not a key of a config declaration; use "
-                                      f"{', '.join(sorted(_DECLARATION_KEYS))}"))
+        if not isinstance(declared, Mapping):  # the short form: a project key's default, another's value
+            if declared is None and not own:
+                issues.append(ConfigIssue(where, "is not the project's key and gives no value; write it as key: <value>"))
+                continue
+            keys.append(ProjectKey(full, declared, declared is not None, False, own))
             continue
-        secret = declared.get("secret", False)
-        if not isinstance(secret, bool):
-            issues.append(ConfigIssue(f"{where}.secret", f"{shown(secret)} must be true or false"))
+        problem = _declaration_problem(name, declared, own)
+        if problem:
+            issues.append(ConfigIssue(where, problem))
             continue
-        given = declared.get("default", _NOTHING)
-        if given is _NOTHING:
-            given = declared.get("value", _NOTHING)
-        keys.append(ProjectKey(full, None if given is _NOTHING else given, given is not _NOTHING, secret, own))
+        given = declared.get("default")
+        if given is None:
+            given = declared.get("value")
+        keys.append(ProjectKey(full, given, given is not None, declared.get("secret", False), own))
     if issues:
         raise ConfigError(issues, _SOURCE)
     return keys
 
 
+def _declaration_problem(name: str, declared: Mapping[str, Any], own: bool) -> str | None:
+    """Why the Pulumi CLI refuses the declaration of config key ``name`` (``own``: the project's), or None."""
+    unknown = sorted(str(k) for k in declared if k not in _DECLARATION_KEYS)
+    if unknown:
+        return f"{', '.join(unknown)}: not a key of a config declaration; use {', '.join(sorted(_DECLARATION_KEYS))}"
+    secret = declared.get("secret", False)
+    if not isinstance(secret, bool):
+        return f"secret: {shown(secret)} must be true or false"
+    default, value, kind = declared.get("default"), declared.get("value"), declared.get("type")
+    if default is not None and value is not None:
+        return "cannot have both a 'default' and a 'value'; keep one (the Pulumi CLI refuses the project)"
+    if not own:
+        if kind is not None:
+            return "is not the project's key and declares a type; only the project's keys have types: give it a 'value'"
+        if default is not None:
+            return "is not the project's key and gives a 'default'; did you mean 'value'?"
+        if value is None:
+            return "is not the project's key and gives no 'value'; write it as key: <value>"
+        return None
+    if kind is None:
+        return None
+    if kind not in _TYPES:
+        return f"type: {shown(kind)} is no config type; use one of {', '.join(_TYPES)}"
+    items = declared.get("items")
+    problem = _items_problem(kind, items)
+    if problem:
+        return problem
+    if default is not None and not _fits(kind, items, default):
+        return f"default {shown(default)} is not of its declared type {_type_name(kind, items)}; fix one of them"
+    return None
+
+
+#: The config types a declaration may name (pulumi/pulumi project.json ``simpleConfigType``).
+_TYPES = ("string", "integer", "boolean", "array")
+
+
+def _items_problem(kind: str, items: Any) -> str | None:
+    if kind != "array":
+        return None
+    if not isinstance(items, Mapping) or items.get("type") not in _TYPES:
+        return ("type array needs items: {type: string|integer|boolean|array} (the type of its elements), e.g. "
+                "items: {type: string}")
+    return _items_problem(items["type"], items.get("items"))
+
+
+def _type_name(kind: str, items: Any) -> str:
+    return f"array<{_type_name(items['type'], items.get('items'))}>" if kind == "array" else kind
+
+
+def _fits(kind: str, items: Any, value: Any) -> bool:
+    """Whether ``value`` is of config type ``kind`` as pulumi/pulumi ``ValidateConfigValue`` reads it: a string;
+    an integer, a whole float or a string of digits; a boolean or "true"/"false"; a list of ``items``."""
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+            return True
+        return isinstance(value, str) and value.lstrip("+-").isdigit()
+    if kind == "boolean":
+        return isinstance(value, bool) or value in ("true", "false")
+    return isinstance(value, list) and all(_fits(items["type"], items.get("items"), v) for v in value)
+
+
+def _not_json(value: Any) -> str | None:
+    """Why ``value`` (as PyYAML read it) cannot be a Pulumi config value, or None."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return None
+    if isinstance(value, list):
+        return next((p for v in value if (p := _not_json(v))), None)
+    if isinstance(value, Mapping):
+        if not all(isinstance(k, str) for k in value):
+            return f"{shown(value)} has a key that is not a string; config objects have string keys"
+        return next((p for v in value.values() if (p := _not_json(v))), None)
+    return (f"{shown(value)} is read by YAML as a {type(value).__name__}, which a config value cannot hold; "
+            "quote it to make it a string")
+
+
 def apply_project_config(config: dict[str, Any], secrets: list[str], doc: Mapping[str, Any], project: str,
-                         stack: str) -> None:
+                         stack: str) -> set[str]:
     """Give ``config`` (a stack's runtime config, ``{"<ns>:<key>": "<text or JSON>"}``, its ``secure:`` keys in
     ``secrets``) what ``doc``'s ``config:`` block gives a key the stack file does not set, as ``pulumi preview``
-    does.
+    does; returns the keys it gave.
 
     Raises:
         ConfigError: a project key with no default or value that the stack file does not set, or a key
             declared ``secret: true`` that the stack file sets in plain text (the messages the CLI gives), or
-            a malformed ``config:`` block (:func:`project_keys`).
+            a ``config:`` block the CLI refuses (:func:`project_keys`).
     """
-    issues = []
+    issues, given = [], set()
     for key in project_keys(doc, project):
         if key.key in config:
             if key.secret and key.key not in secrets:
@@ -112,9 +199,11 @@ def apply_project_config(config: dict[str, Any], secrets: list[str], doc: Mappin
             continue
         if key.has_given:
             config[key.key] = key.given if isinstance(key.given, str) else json.dumps(key.given)
+            given.add(key.key)
         elif key.project_namespace:
             issues.append(ConfigIssue(key.key, f"stack {stack!r} is missing this configuration value, which "
                                       f"Pulumi.yaml declares with no default; set it with `pulumi config set "
                                       f"{key.key} ...` or give it a default in Pulumi.yaml"))
     if issues:
         raise ConfigError(issues, f"stack {stack!r}")
+    return given

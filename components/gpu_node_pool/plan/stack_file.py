@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import yaml
 from ..config import PROJECT, ConfigError, ConfigIssue
 from ..config.errors import Location
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
+from ..sdk.yaml_bounded import AliasExpansionError, load_bounded
 
 __all__ = ["StackFile", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
 
@@ -36,7 +37,10 @@ def read_project_file(project_dir: Path) -> dict[str, Any]:
     """
     source = "Pulumi.yaml"
     try:
-        doc = yaml.safe_load((project_dir / source).read_text(encoding="utf-8")) or {}
+        doc = load_bounded((project_dir / source).read_text(encoding="utf-8")) or {}
+    except AliasExpansionError as err:
+        raise ConfigError([ConfigIssue(source, f"line {err.line}: {err.message}", Location(source, err.line, 1))],
+                          source) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = Location(source, mark.line + 1, mark.column + 1) if mark is not None else None
@@ -76,12 +80,23 @@ class StackFile:
     config: dict[str, Any] = field(default_factory=dict)
     secrets: list[str] = field(default_factory=list)
     marks: Mapping[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
+    #: The config keys (``"<ns>:<key>"``) whose value came from ``Pulumi.yaml``'s ``config:``, not this file.
+    from_project: frozenset[str] = frozenset()
 
     def locate(self, issues: Iterable[ConfigIssue]) -> list[ConfigIssue]:
-        """``issues`` each with the :class:`Location` of its path in this file."""
-        from ..config.locations import locate_issues
+        """``issues`` each with the :class:`Location` of its path in this file; one about a key whose value came
+        from ``Pulumi.yaml`` is said to be there instead (``Pulumi.yaml: config.<path>``, no line)."""
+        from ..config.locations import locate_issues, path_segments
 
-        return locate_issues(issues, self.marks, self.file, self.project)
+        out = []
+        for issue in issues:
+            top = path_segments(issue.path, self.project)[:1]
+            key = (top[0] if ":" in str(top[0]) else f"{self.project}:{top[0]}") if top else ""
+            if issue.location is None and key in self.from_project:
+                out.append(replace(issue, path=f"Pulumi.yaml: config.{issue.path.removeprefix(self.project + ':')}"))
+            else:
+                out += locate_issues([issue], self.marks, self.file, self.project)
+        return out
 
     def pool_location(self, index: int) -> Location | None:
         """Where ``pools[index]`` starts in this file (its ``- name:`` item), or None."""
@@ -112,7 +127,7 @@ def read_stack(project_dir: Path, stack: str) -> StackFile:
     found = read_stack_path(project_dir, path, str(project.get("name") or PROJECT))
     from .project_config import apply_project_config
 
-    apply_project_config(found.config, found.secrets, project, found.project, stack)
+    found.from_project = frozenset(apply_project_config(found.config, found.secrets, project, found.project, stack))
     return found
 
 
