@@ -97,7 +97,7 @@ def test_sigterm_during_check_kills_the_programs_child_and_leaves_no_request_fil
     assert list(work.iterdir())  # the request file's directory, while the program runs
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143 and err.strip().endswith("gpupool: terminated")
+    assert proc.returncode == 143 and err.strip() == "gpupool: terminated"
     assert list(work.iterdir()) == []
     try:
         os.kill(child, 0)
@@ -106,3 +106,30 @@ def test_sigterm_during_check_kills_the_programs_child_and_leaves_no_request_fil
     else:
         os.kill(child, signal.SIGKILL)
         raise AssertionError("the program's child outlived gpupool")
+
+
+def test_sigterm_while_the_plans_program_runs_its_callbacks_is_one_line_and_143(tmp_path):
+    # the Pulumi mocks run the program in an asyncio event loop, which logs and swallows any BaseException
+    # from a callback other than KeyboardInterrupt and SystemExit
+    import signal
+    import time
+
+    (tmp_path / "Pulumi.yaml").write_text("name: gpu-node-pools\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())  # a valid stack
+    marker = tmp_path / "started"
+    (tmp_path / "__main__.py").write_text(
+        "import time\nimport pulumi\n"
+        f"open({str(marker)!r}, 'w').close()\n"
+        "for i in range(3000):\n"
+        "    pulumi.CustomResource('test:index:Thing', f't{i}',\n"
+        "                          {'x': pulumi.Output.from_input(i).apply(lambda v: (time.sleep(0.002), v)[1])})\n")
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
+    proc = subprocess.Popen([*GPUPOOL, "plan", "--project-dir", str(tmp_path), "--stack", "dev"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # into the registrations and their callbacks
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err.strip()) == (143, "gpupool: terminated")

@@ -14,14 +14,24 @@ from .contract import WRITE_FAILED, ExitCode, cannot_write, closed_stdout
 __all__ = ["Terminated", "main_exit"]
 
 
-class Terminated(BaseException):
+class Terminated(KeyboardInterrupt):
     """SIGTERM reached the ``gpupool`` process: raised where it was, so that every ``with`` block unwinds
     (a ``check`` child killed, its request file and temporary directories removed) before it exits 143.
-    A ``BaseException``, like ``KeyboardInterrupt``, so that no ``except Exception`` takes it for a failure."""
+    A ``KeyboardInterrupt``, so that no ``except Exception`` takes it for a failure and asyncio's event loop
+    (the Pulumi mocks run in one) re-raises it from a callback instead of logging it and going on."""
 
 
 def _terminate(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the unwinding
     raise Terminated
+
+
+def _stopped(line: str, code: int) -> int:
+    """Say ``line`` on stderr once the command has unwound, ignoring further Ctrl-C and SIGTERM; ``code``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    print(line, file=sys.stderr)
+    return code
 
 
 def main_exit() -> None:
@@ -41,12 +51,10 @@ def main_exit() -> None:
             setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the rest of the process
     try:
         code = commands.main()
+    except Terminated:  # SIGTERM: the unwinding of Ctrl-C (children killed, temporary directories removed)
+        code = _stopped("gpupool: terminated", 143)  # 128 + SIGTERM
     except KeyboardInterrupt:  # Ctrl-C: every with block has unwound (temporary directories removed)
-        print("gpupool: interrupted", file=sys.stderr)
-        code = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
-    except Terminated:  # SIGTERM: the same unwinding (children killed, temporary directories removed)
-        print("gpupool: terminated", file=sys.stderr)
-        code = 143  # 128 + SIGTERM
+        code = _stopped("gpupool: interrupted", 130)  # 128 + SIGINT, what a shell reports for Ctrl-C
     try:
         if sys.stdout is not None:  # None: started with stdout closed (>&-)
             sys.stdout.flush()  # what is still buffered; its reader may have gone since
