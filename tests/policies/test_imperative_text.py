@@ -68,3 +68,28 @@ def test_manifests_that_set_no_node_taint_are_not(script):
 def test_a_script_written_out_by_a_here_document_is_still_read_line_by_line():
     script = "cat > /etc/rc.local <<'EOF'\n#!/bin/sh\nkubectl taint nodes $(hostname) a=b:NoSchedule\nEOF\n"
     assert imperative_taint_commands(script) == ["kubectl taint nodes $(hostname) a=b:NoSchedule"]
+
+
+@pytest.mark.parametrize("script", [
+    f"kubectl apply -f - <<EOF\nkind: List\nitems:\n- {{kind: Node, metadata: {{name: g}}, spec: {{taints: [{{key: a, effect: NoSchedule}}]}}}}\nEOF\n",
+    """echo '{"spec": {"taints": [{"key": "a", "effect": "NoSchedule"}]}, "kind": "Node", "apiVersion": "v1"}' | kubectl apply -f -""",
+    f"cat <<EOF |\n{NODE_MANIFEST}\nEOF\nkubectl apply -f -\n",
+    "kubectl -n kube-system --context prod taint nodes g a=b:NoSchedule",
+])
+def test_more_ways_of_setting_node_taints_are_found(script):
+    assert len(imperative_taint_commands(script)) == 1
+
+
+@pytest.mark.parametrize("script", [
+    "kubectl -n taint get pods",
+    "kubectl get pods -l app=taint",
+    """echo '{"kind": "ConfigMap", "data": {"x": "kind: Node with taints"}}' | kubectl apply -f -""",
+    "echo 'kubectl taint nodes x a=b:NoSchedule' | kubectl apply -f -",
+    "echo 'do not kubectl taint nodes' | kubectl create configmap x --from-file=-",
+    "kubectl apply -f https://example.com/y.yaml # kind: Node with taints",
+    # a here document PyYAML cannot build, or with items that are no list: not a crash
+    "kubectl apply -f - <<EOF\nkind: NodeList\nitems: 5\ntaints: x\nEOF\n",
+    "kubectl apply -f - <<EOF\nkind: ConfigMap\nmetadata: {created: 2020-13-45}\ndata: {a: taints}\nEOF\n",
+])
+def test_commands_that_set_no_node_taint_are_not_found(script):
+    assert imperative_taint_commands(script) == []

@@ -32,5 +32,8 @@ def image_repository(image: Any) -> str | None:
 
 def runs_kubectl(image: Any) -> bool:
     """True when ``image``'s entrypoint is ``kubectl`` (:data:`~gpu_node_pool.k8s.wellknown.KUBECTL_ENTRYPOINT_IMAGES`):
-    a container of it with no ``command`` runs ``kubectl <args>``."""
-    return image_repository(image) in KUBECTL_ENTRYPOINT_IMAGES
+    a container of it with no ``command`` runs ``kubectl <args>``. A mirror's repository ending in one of them
+    (``public.ecr.aws/bitnami/kubectl``, ``mirror.example.com/registry.k8s.io/kubectl``) counts."""
+    repository = image_repository(image)
+    return repository is not None and any(repository == name or repository.endswith("/" + name)
+                                          for name in KUBECTL_ENTRYPOINT_IMAGES)

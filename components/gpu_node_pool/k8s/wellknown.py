@@ -42,9 +42,11 @@ GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 
 #: Images whose entrypoint is kubectl, so that a container of one with no ``command`` runs ``kubectl <args>``:
 #: bitnami/kubectl (bitnami/containers ``bitnami/kubectl/1.28/debian-12/Dockerfile``: ``ENTRYPOINT [ "kubectl" ]``)
-#: and the Kubernetes project's image (kubernetes/kubernetes ``build/server-image/kubectl/Dockerfile``:
-#: ``ENTRYPOINT ["/bin/kubectl"]``), as :func:`gpu_node_pool.k8s.images.image_repository` names them.
-KUBECTL_ENTRYPOINT_IMAGES = frozenset({"bitnami/kubectl", "registry.k8s.io/kubectl"})
+#: the Kubernetes project's image (kubernetes/kubernetes ``build/server-image/kubectl/Dockerfile``:
+#: ``ENTRYPOINT ["/bin/kubectl"]``) and Rancher's (rancher/kubectl ``package/Dockerfile``: ``ENTRYPOINT
+#: ["/bin/kubectl"]``), as :func:`gpu_node_pool.k8s.images.image_repository` names them; a mirror's path
+#: ending in one (``public.ecr.aws/bitnami/kubectl``) is the same image.
+KUBECTL_ENTRYPOINT_IMAGES = frozenset({"bitnami/kubectl", "registry.k8s.io/kubectl", "rancher/kubectl"})
 
 #: How a value unknown at preview is shown (and stored) in the plan.
 UNKNOWN = "(known after apply)"

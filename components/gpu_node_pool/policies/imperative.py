@@ -4,22 +4,24 @@ A taint set with ``kubectl taint``, a Node patch or a boot script lives on the n
 existed when it ran; nodes an autoscaler creates later come up without it. So the policy
 flags any text that would do it:
 
-* ``kubectl [flags] taint ...`` (``kubectl taint nodes``, ``kubectl --context c taint node``),
-  and OpenShift's ``oc adm taint``;
+* ``kubectl [flags] taint ...`` (``kubectl taint nodes``, ``kubectl --context c taint node``: ``taint`` as the
+  subcommand, not a namespace or a label value), and OpenShift's ``oc adm taint``;
 * ``kubectl patch|edit|replace node ...`` with ``taints`` on the same command line;
 * a raw API call to ``/api/v1/nodes/...`` that mentions ``taints``;
-* ``kubectl apply|create|replace`` of a Node (or NodeList) manifest with ``spec.taints``, written in a here
-  document (``kubectl apply -f - <<EOF``, ``cat <<EOF | kubectl apply -f -``) or on the line itself
-  (``echo '{"kind": "Node", ...}' | kubectl apply -f -``), and ``kubectl patch node`` whose here document
-  holds ``taints``.
+* ``kubectl apply|create|replace`` of a Node (or a NodeList or List of Nodes) manifest with ``spec.taints``,
+  written in a here document (``kubectl apply -f - <<EOF``, ``cat <<EOF | kubectl apply -f -``) or on the line
+  itself (``echo '{"kind": "Node", ...}' | kubectl apply -f -``), and ``kubectl patch node`` whose here
+  document holds ``taints``.
 
 Full-line shell comments are ignored, and so is what ``echo`` or ``printf`` only print (a message such as
-``echo 'never run kubectl taint here'``), unless the line pipes into a shell, into ``kubectl`` or ``eval``s. User data is
+``echo 'never run kubectl taint here'``), unless the line pipes into a shell or ``eval``s; what it pipes into
+``kubectl apply`` is read as a manifest only, and a trailing ``# comment`` not at all. User data is
 base64/gzip-decoded first, and the parts of a MIME multi-part document are read one by one.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 
@@ -30,8 +32,16 @@ from ..sdk.yaml_bounded import load_all_bounded
 
 __all__ = ["imperative_taint_commands", "user_data_texts"]
 
-#: ``taint`` as kubectl's subcommand: a word of its own (not ``-l taint=ok`` or ``--taint-file``).
-_KUBECTL_TAINT = re.compile(r"\b(?:kubectl|oc\s+adm)\b[^\n;&|]*?(?<![\w-])taint(?![\w=./-])")
+#: kubectl (or ``oc adm``) and the rest of its command, up to the next ``;``, ``&`` or ``|``.
+_KUBECTL_COMMAND = re.compile(r"\b(?:kubectl|oc\s+adm)\b([^\n;&|]*)")
+#: kubectl's global options that take a value as the next word (``kubectl options``): ``-n taint`` is a
+#: namespace, not the subcommand.
+_VALUE_OPTIONS = frozenset({
+    "-n", "--namespace", "-s", "--server", "--context", "--cluster", "--user", "--kubeconfig", "--token", "--as",
+    "--as-group", "--as-uid", "--cache-dir", "--certificate-authority", "--client-certificate", "--client-key",
+    "--request-timeout", "--tls-server-name", "--profile", "--profile-output", "-v", "--v", "--vmodule",
+    "--log-dir", "--log-file", "--password", "--username",
+})
 _KUBECTL_NODE_PATCH = re.compile(
     r"\bkubectl\b[^\n;&|]*?\b(?:patch|edit|replace)\s+(?:[^\n;&|]*?\s)?(?:nodes?|no)(?:[\s/]|$)[^\n;&|]*taints"
 )
@@ -39,8 +49,8 @@ _API_NODE_PATCH = re.compile(r"/api/v1/nodes\b[^\n]*taints|taints[^\n]*/api/v1/n
 #: kubectl (or oc) writing objects it reads from a file or stdin.
 _KUBECTL_WRITES = re.compile(r"\b(?:kubectl|oc)\b[^\n;&]*?\s(?:apply|create|replace)\b")
 _KUBECTL_PATCHES_NODE = re.compile(r"\b(?:kubectl|oc)\b[^\n;&|]*?\spatch\s+(?:[^\n;&|]*?\s)?(?:nodes?|no)(?:[\s/]|$)")
-#: A Node manifest written on one line (JSON or flow YAML) that sets taints.
-_INLINE_NODE_TAINTS = re.compile(r"""["']?kind["']?\s*:\s*["']?Node(?:List)?\b(?!-)[^\n]*\btaints\b""")
+#: ``kind: Node`` (or ``NodeList``) written on one line (flow YAML or JSON that does not parse).
+_INLINE_KIND_NODE = re.compile(r"""["']?kind["']?\s*:\s*["']?Node(?:List)?["']?\s*[,}]""")
 #: A here document's operator: ``<<EOF``, ``<<-'EOF'``, ``<< "END"`` (not ``<<<``).
 _HEREDOC = re.compile(r"(?<!<)<<(-?)\s*(['\"]?)([A-Za-z_][\w.-]*)\2")
 
@@ -52,7 +62,7 @@ def _uncommented(text: str) -> str:
 #: A command segment that only prints its arguments.
 _PRINTS = re.compile(r"^\s*(?:echo|printf)\b")
 #: A line that runs what it prints: piped into a shell, or eval'd.
-_RUNS_PRINTED = re.compile(r"\|\s*(?:(?:ba|da|z|k)?sh|kubectl|oc)\b|\beval\b")
+_RUNS_PRINTED = re.compile(r"\|\s*(?:ba|da|z|k)?sh\b|\beval\b")
 
 
 def _without_printed(line: str) -> str:
@@ -78,15 +88,81 @@ def imperative_taint_commands(text: str) -> list[str]:
         heredoc = _HEREDOC.search(run)
         if heredoc:  # a document kubectl reads is judged whole; any other (a script written out) line by line
             body, after = _heredoc_body(lines, i, heredoc.group(3), bool(heredoc.group(1)))
-            what = _heredoc_taints(run, body)
+            command = run
+            if run.rstrip().endswith("|") and after < len(lines):  # `cat <<EOF |` ... EOF, then `kubectl apply -f -`
+                command, after = f"{run} {_without_printed(lines[after])}", after + 1
+            what = _heredoc_taints(command, body)
             if what:
                 found.append(f"{shown} ({what})")
                 i = after
                 continue
-        if (_KUBECTL_TAINT.search(run) or _KUBECTL_NODE_PATCH.search(run) or _API_NODE_PATCH.search(run)
-                or (_KUBECTL_WRITES.search(run) and _INLINE_NODE_TAINTS.search(run))):
+        if (_runs_kubectl_taint(run) or _KUBECTL_NODE_PATCH.search(run) or _API_NODE_PATCH.search(run)
+                or (_KUBECTL_WRITES.search(line) and _inline_node_taints(_code(line)))):
             found.append(shown)
     return found
+
+
+def _runs_kubectl_taint(run: str) -> bool:
+    """Whether a kubectl (or ``oc adm``) command of ``run`` has ``taint`` as its subcommand: the first word after
+    its global options and their values (``kubectl --context c taint``; not ``kubectl -n taint get pods`` or
+    ``kubectl get pods -l app=taint``)."""
+    for match in _KUBECTL_COMMAND.finditer(run):
+        words = [w.strip("\"'`()") for w in match.group(1).split()]
+        skip = False
+        for word in words:
+            if skip or not word:
+                skip = False
+                continue
+            if word.startswith("-"):
+                skip = "=" not in word and word in _VALUE_OPTIONS
+                continue
+            if word == "taint":
+                return True
+            break
+    return False
+
+
+def _code(line: str) -> str:
+    """``line`` without a trailing shell comment (a ``#`` after a space, outside quotes)."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
+def _inline_node_taints(line: str) -> bool:
+    """Whether ``line`` holds a Node (or NodeList, List of Nodes) manifest with ``spec.taints`` written on it:
+    read as JSON when its ``{...}`` is JSON, else by its words (``kind: Node`` and ``taints``, in any order)."""
+    start, end = line.find("{"), line.rfind("}")
+    if 0 <= start < end:
+        try:
+            doc = json.loads(line[start:end + 1])
+        except ValueError:
+            pass
+        else:
+            return _sets_node_taints([doc])
+    return bool(_INLINE_KIND_NODE.search(line)) and "taints" in line
+
+
+def _sets_node_taints(docs: list[object]) -> bool:
+    """Whether any of ``docs`` (manifests) is a Node with ``spec.taints``, or a NodeList/List holding one."""
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        kind = doc.get("kind")
+        if kind == "Node":
+            spec = doc.get("spec")
+            if isinstance(spec, dict) and spec.get("taints"):
+                return True
+        elif kind in ("NodeList", "List") and isinstance(doc.get("items"), list):
+            if _sets_node_taints(doc["items"]):
+                return True
+    return False
 
 
 def _heredoc_body(lines: list[str], start: int, delimiter: str, tabs: bool) -> tuple[str, int]:
@@ -111,15 +187,10 @@ def _heredoc_taints(command: str, body: str) -> str:
     if not _KUBECTL_WRITES.search(command):
         return ""
     try:
-        docs = [doc for doc in load_all_bounded(body) if isinstance(doc, dict)]
-    except yaml.YAMLError:  # not YAML: the words decide
+        docs = list(load_all_bounded(body))
+    except (yaml.YAMLError, ValueError, TypeError):  # not YAML, or a value PyYAML cannot build: the words decide
         return "a Node manifest with spec.taints" if re.search(r"(?m)^\s*kind:\s*[\"']?Node(?:List)?[\"']?\s*$", body) else ""
-    nodes = [doc for doc in docs if doc.get("kind") == "Node"]
-    nodes += [item for doc in docs if doc.get("kind") == "NodeList" for item in (doc.get("items") or [])
-              if isinstance(item, dict)]
-    if any(isinstance(node.get("spec"), dict) and node["spec"].get("taints") for node in nodes):
-        return "a Node manifest with spec.taints"
-    return ""
+    return "a Node manifest with spec.taints" if _sets_node_taints(docs) else ""
 
 
 def user_data_texts(value: object) -> Iterator[str]:

@@ -69,6 +69,7 @@ def _kubectl_job(image: str, args: list[str], command: list[str] | None = None) 
 
 @pytest.mark.parametrize("image", [
     "bitnami/kubectl:1.31", "docker.io/bitnami/kubectl@sha256:" + "0" * 64, "registry.k8s.io/kubectl:v1.31.0",
+    "rancher/kubectl:v1.31.0", "public.ecr.aws/bitnami/kubectl:1.30", "mirror.example.com/registry.k8s.io/kubectl:v1.31.0",
 ])
 def test_a_kubectl_image_whose_args_alone_taint_nodes_is_refused(image):
     # the image's entrypoint is kubectl: args [taint, nodes, ...] run `kubectl taint nodes ...`
