@@ -65,7 +65,20 @@ def test_a_daemonset_whose_spec_is_secret_is_judged_by_its_tolerations():
     findings = _by(evaluate(resources), "daemonsets-tolerate-gpu-taints")
     assert {f["resource"] for f in findings} == {"kubernetes:apps/v1:DaemonSet ignores"}
     assert all(f["enforcement"] == "mandatory" for f in findings)
-    assert not [f for f in findings if "registry.example/agent" in f["message"]]
+
+
+def test_a_finding_that_quotes_a_secret_toleration_cuts_it_but_not_kubernetes_words():
+    def program():
+        pulumi.CustomResource("aws:eks/nodeGroup:NodeGroup", "gpu", GPU_NODE_GROUP)
+        doc = _daemonset("half", [{"key": "SECRETTOLERATIONKEY", "operator": "Exists", "effect": "NoSchedule"}])
+        pulumi.CustomResource("kubernetes:apps/v1:DaemonSet", "half",
+                              {"metadata": doc["metadata"], "spec": pulumi.Output.secret(doc["spec"])})
+
+    findings = evaluate(record(program)[0])
+    quoting = [f for f in findings if "[secret]" in f["message"]]
+    assert quoting, findings  # some rule quotes the secret toleration: cut there
+    assert not [f for f in findings if "SECRETTOLERATIONKEY" in f["message"]]
+    assert all("[secret]:NoSchedule" not in f["message"] for f in findings)  # NoSchedule is Kubernetes' word
 
 
 def test_a_secure_value_never_decrypted_offline_is_not_judged_rather_than_read_as_text():
@@ -184,3 +197,15 @@ def test_check_summaries_read_secret_taints_as_the_pack_does_and_never_show_them
     # the pack and the summary agree: fluent-bit does not tolerate the secret pool's taint
     assert any(v["policy"] == "daemonsets-tolerate-gpu-taints" and "fluent-bit" in v["resource"]
                and "[secret]=[secret]:NoSchedule" in v["message"] for v in doc["violations"])
+
+
+def test_check_cuts_a_short_secret_label_from_its_own_pools_summary(capsys, tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    main = project / "__main__.py"
+    main.write_text(main.read_text().replace("labels={\"team\": \"research\"},",
+                                             "labels=pulumi.Output.secret({\"team\": \"rsrch\", \"cost\": \"ab12\"}),"))
+    assert "rsrch" in main.read_text()
+    cli.main(["check", "--project-dir", str(project), "--stack", "ci"])
+    out = capsys.readouterr().out
+    assert "rsrch" not in out and "ab12" not in out

@@ -45,6 +45,7 @@ from ..text.terminal import shown
 from .patterns import full_match
 
 __all__ = [
+    "NODE_SELECTOR_OPERATORS",
     "Expression", "Term", "NodeLabels", "label_value", "expression_matches", "term_matches", "selection_matches",
     "node_matches", "excluding_keys", "undecided_keys", "go_parse_int", "expression_problem",
 ]
@@ -148,7 +149,9 @@ def _lookup_of(labels: Mapping[str, str], complete: bool) -> Callable[[Any], Any
     return lambda key: labels[key] if key in labels else missing
 
 
-_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+#: The operators of a node selector requirement (k8s.io/api core/v1 ``NodeSelectorOperator``).
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_OPERATORS = NODE_SELECTOR_OPERATORS
 
 
 def expression_problem(expr: Expression) -> str | None:

@@ -200,6 +200,16 @@ def _program_location(where: dict[str, Any] | None, project: Path) -> Any:
     return Location(path.as_posix(), where["line"], where["column"])
 
 
+def _own_secret_texts(resource: Any, resources: list[Recorded]) -> tuple[str, ...]:
+    """Every text of ``resource``'s own secrets, however short: its summary shows its own values (a pool's
+    taints and labels), so a short secret there is cut too (:func:`gpu_node_pool.sdk.secrets.secret_texts`)."""
+    if resource is None or resource.secret_inputs is None:
+        return ()
+    from ..sdk.secrets import secret_texts
+
+    return secret_texts([resource], shortest=1, public=resources)
+
+
 def _component_of(res: Any) -> str | None:
     """The name of the ``GpuNodePool`` component ``res`` belongs to, if any."""
     parent = getattr(res, "parent", None)
@@ -217,8 +227,11 @@ def _find_pools(result: CheckResult) -> None:
     from ..policies.runner import policy_resources
     from ..sdk.props import Undecided
 
+    from ..sdk.secrets import mask_tree
+
     resources = policy_resources(result.resources, stack=result.stack, project=result.project)
     by_urn = {r.urn: r for r in resources}
+    recorded = {r.urn: r for r in result.resources if r.urn}
     undecided = Undecided()
     pools = find_gpu_pools(resources, undecided)
     plugins = _read_plugins(_plugin_daemonsets(resources, undecided))
@@ -245,13 +258,14 @@ def _find_pools(result: CheckResult) -> None:
         }
         if pool.problem:
             entry["problem"] = pool.problem
-        result.pools.append(entry)
+        own = _own_secret_texts(recorded.get(pool.urn), result.resources)
+        result.pools.append(mask_tree(entry, own))
         if not pool.needs_nvidia_device_plugin or pool.problem:
             continue
         for taint in pool.taints:
             if taint.effect.repels:
                 tolerated = any(tolerations_tolerate_taint(tolerations, taint) for _, tolerations, _ in plugins)
-                result.coverage.append({"pool": entry["name"], "taint": str(taint), "tolerated": tolerated})
+                result.coverage.append(mask_tree({"pool": entry["name"], "taint": str(taint), "tolerated": tolerated}, own))
     result.undecided = [f"{what}: {err.message}" for what, err in undecided.items]
 
 

@@ -28,12 +28,18 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ..k8s.selection import NODE_SELECTOR_OPERATORS
+from ..k8s.taints import TOLERATION_OPERATORS, TaintEffect
 from ..k8s.wellknown import SECRET, UNKNOWN
 
 __all__ = ["MIN_MASKED", "judged_inputs", "mask", "mask_tree", "secret_texts"]
 
 #: The shortest secret text cut from reports (see the module docstring).
 MIN_MASKED = 8
+#: Kubernetes' own words (taint effects in both spellings, operators): never cut, a secret or not, for every
+#: report says them.
+_VOCABULARY = frozenset({*(e.value for e in TaintEffect), *(e.provider_spelling for e in TaintEffect),
+                         *TOLERATION_OPERATORS, *NODE_SELECTOR_OPERATORS})
 #: A key of a secret object that is a field name (``tolerations``, ``matchLabels``), not data.
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
@@ -45,16 +51,21 @@ def judged_inputs(resource: Any) -> Any:
     return resource.inputs if revealed is None else revealed
 
 
-def secret_texts(resources: Iterable[Any], derive: Callable[[str], Iterable[str]] | None = None) -> tuple[str, ...]:
+def secret_texts(resources: Iterable[Any], derive: Callable[[str], Iterable[str]] | None = None, *,
+                 shortest: int = MIN_MASKED, public: Iterable[Any] | None = None) -> tuple[str, ...]:
     """The texts of every secret in ``resources`` (see the module docstring), longest first, so that
     :func:`mask` cuts a whole secret before a part of it; empty when none has a secret. ``derive(text)``
-    gives texts found inside a secret string (decoded user data), whose lines are cut too."""
+    gives texts found inside a secret string (decoded user data), whose lines are cut too. ``shortest``: the
+    shortest text cut (a summary of one resource's own values cuts them all: 1). ``public``: the resources
+    whose plain inputs and names are no secret (default: ``resources``)."""
     resources = list(resources)
     found: set[str] = set()
     for res in resources:
         revealed = getattr(res, "secret_inputs", None)
         if revealed is not None:
             _collect(res.inputs, revealed, found, derive)
+    found = {t for t in found if len(t) >= shortest and t not in _VOCABULARY}
+    resources = list(public) if public is not None else resources
     if found:  # what the program also gives in plain (a name, a label it sets elsewhere) is no secret
         public: set[str] = set()
         for res in resources:
@@ -110,7 +121,7 @@ def _add(text: str, found: set[str]) -> None:
     if UNKNOWN in text:
         return
     for part in (text, text.strip(), *(" ".join(line.split()) for line in text.replace("\\\n", " ").splitlines())):
-        if len(part) >= MIN_MASKED:
+        if part:
             found.add(part)
 
 
