@@ -16,6 +16,7 @@ from gpu_node_pool.plan.stack_file import read_stack
 
 def _project(tmp_path, config_block: str, stack_config: str = ""):
     project = tmp_path / "p"
+    tmp_path.mkdir(parents=True, exist_ok=True)
     shutil.copytree(DATA / "foreign_project", project)
     pulumi_yaml = project / "Pulumi.yaml"
     pulumi_yaml.write_text(pulumi_yaml.read_text() + config_block)
@@ -133,3 +134,28 @@ def test_a_mistake_in_a_value_pulumi_yaml_gives_is_placed_there_not_in_the_stack
     assert code == 2
     [issue] = doc["configErrors"]
     assert issue["path"].startswith("Pulumi.yaml: config.gpuAgents.dcgmExporter") and "location" not in issue
+
+
+def test_secret_and_type_checks_of_the_stack_value_follow_the_cli(tmp_path):
+    # untyped secret: the CLI checks secrets of typed declarations only (config.go validateStackConfigValues)
+    assert read_stack(_project(tmp_path / "a", "config:\n  clusterName:\n    secret: true\n"), "ci")
+    # a typed secret the stack leaves to its plain default is refused after the merge
+    with pytest.raises(ConfigError, match="leaves it to its Pulumi.yaml default"):
+        read_stack(_project(tmp_path / "b", "config:\n  token:\n    type: string\n    secret: true\n"
+                                            "    default: x\n"), "ci")
+    # the stack's value of a typed key must be of that type
+    with pytest.raises(ConfigError, match="must be of type array<string>"):
+        read_stack(_project(tmp_path / "c", "config:\n  clusterName:\n    type: array\n    items: {type: string}\n"), "ci")
+    assert read_stack(_project(tmp_path / "d", "config:\n  subnetIds:\n    type: array\n    items: {type: string}\n"), "ci")
+    with pytest.raises(ConfigError, match="a short config value is a string"):
+        read_stack(_project(tmp_path / "e", "config:\n  ratio: 1.5\n"), "ci")
+
+
+def test_validate_file_reads_the_config_block_of_the_files_project(capsys, tmp_path):
+    from conftest import ROOT
+
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text()
+                                          + "config:\n  gpuAgents:\n    default: {dcgmExporter: {bogusKey: 1}}\n")
+    assert cli.main(["validate", "--file", str(tmp_path / "stacks" / "Pulumi.dev.yaml"), "--json"]) == 2
+    assert "Pulumi.yaml: config.gpuAgents" in capsys.readouterr().out

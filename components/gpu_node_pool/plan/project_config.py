@@ -33,19 +33,26 @@ from ..text.terminal import shown
 __all__ = ["ProjectKey", "apply_project_config", "project_keys"]
 
 _SOURCE = "Pulumi.yaml"
+#: The sources the messages cite.
+_MERGE = " (pulumi/pulumi sdk/go/common/workspace/config.go, mergeConfig)"
+_SCHEMA = " (pulumi/pulumi sdk/go/common/workspace/project.json, config)"
+_VALIDATE = " (pulumi/pulumi sdk/go/common/workspace/project.go, Validate)"
 _DECLARATION_KEYS = {"type", "description", "items", "default", "value", "secret"}
 
 
 @dataclass(frozen=True)
 class ProjectKey:
     """One key of ``Pulumi.yaml``'s ``config:``: ``key`` with its namespace, the ``given`` value (its
-    default, else its value; :data:`None` with ``has_given`` False when it has neither), ``secret``."""
+    default, else its value; :data:`None` with ``has_given`` False when it has neither), ``secret``, whether it is
+    the project's (``project_namespace``), and its declared ``kind`` (``type``) and ``items``, None when untyped."""
 
     key: str
     given: Any
     has_given: bool
     secret: bool
     project_namespace: bool
+    kind: str | None = None
+    items: Any = None
 
 
 def project_keys(doc: Mapping[str, Any], project: str) -> list[ProjectKey]:
@@ -78,9 +85,13 @@ def project_keys(doc: Mapping[str, Any], project: str) -> list[ProjectKey]:
         full = name if ":" in name else f"{project}:{name}"
         problem = _not_json(declared)
         if problem:
-            issues.append(ConfigIssue(where, problem))
+            issues.append(ConfigIssue(where, problem + _SCHEMA))
             continue
         if not isinstance(declared, Mapping):  # the short form: a project key's default, another's value
+            if isinstance(declared, float):  # project.json: a short value is a string, integer, boolean (or list)
+                issues.append(ConfigIssue(where, f"{declared!r}: a short config value is a string, an integer, a "
+                                          f"boolean or a list; quote it ('{declared!r}'){_SCHEMA}"))
+                continue
             if declared is None and not own:
                 issues.append(ConfigIssue(where, "is not the project's key and gives no value; write it as key: <value>"))
                 continue
@@ -88,12 +99,13 @@ def project_keys(doc: Mapping[str, Any], project: str) -> list[ProjectKey]:
             continue
         problem = _declaration_problem(name, declared, own)
         if problem:
-            issues.append(ConfigIssue(where, problem))
+            issues.append(ConfigIssue(where, problem + _VALIDATE))
             continue
         given = declared.get("default")
         if given is None:
             given = declared.get("value")
-        keys.append(ProjectKey(full, given, given is not None, declared.get("secret", False), own))
+        keys.append(ProjectKey(full, given, given is not None, declared.get("secret", False), own,
+                               declared.get("type"), declared.get("items")))
     if issues:
         raise ConfigError(issues, _SOURCE)
     return keys
@@ -164,6 +176,17 @@ def _fits(kind: str, items: Any, value: Any) -> bool:
     return isinstance(value, list) and all(_fits(items["type"], items.get("items"), v) for v in value)
 
 
+def _stack_value(text: str) -> Any:
+    """A stack's runtime config value as the CLI checks it against a type: an object or list is JSON
+    (``config.Value.Object()``), anything else its text."""
+    if text[:1] in "[{":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
 def _not_json(value: Any) -> str | None:
     """Why ``value`` (as PyYAML read it) cannot be a Pulumi config value, or None."""
     if value is None or isinstance(value, str | bool | int | float):
@@ -192,18 +215,28 @@ def apply_project_config(config: dict[str, Any], secrets: list[str], doc: Mappin
     issues, given = [], set()
     for key in project_keys(doc, project):
         if key.key in config:
-            if key.secret and key.key not in secrets:
+            # typed keys only: config.go validateStackConfigValues checks IsExplicitlyTyped() declarations
+            if key.kind is not None and key.secret and key.key not in secrets:
                 issues.append(ConfigIssue(key.key, f"must be encrypted as it's secret (Pulumi.yaml declares it secret: "
                                           f"true); set it with `pulumi config set --secret {key.key} ...` in stack "
-                                          f"{stack!r}"))
+                                          f"{stack!r}{_MERGE}"))
+            elif key.kind is not None and key.key not in secrets and not _fits(key.kind, key.items,
+                                                                                _stack_value(config[key.key])):
+                issues.append(ConfigIssue(key.key, f"{shown(config[key.key])} must be of type "
+                                          f"{_type_name(key.kind, key.items)}, as Pulumi.yaml declares it; fix the "
+                                          f"value in stack {stack!r}{_MERGE}"))
             continue
         if key.has_given:
             config[key.key] = key.given if isinstance(key.given, str) else json.dumps(key.given)
             given.add(key.key)
+            if key.kind is not None and key.secret:  # merged in plain text, then checked as a stack value
+                issues.append(ConfigIssue(key.key, f"must be encrypted as it's secret, and stack {stack!r} leaves it to "
+                                          "its Pulumi.yaml default, which is plain text; set it with `pulumi config "
+                                          f"set --secret {key.key} ...`{_MERGE}"))
         elif key.project_namespace:
             issues.append(ConfigIssue(key.key, f"stack {stack!r} is missing this configuration value, which "
                                       f"Pulumi.yaml declares with no default; set it with `pulumi config set "
-                                      f"{key.key} ...` or give it a default in Pulumi.yaml"))
+                                      f"{key.key} ...` or give it a default in Pulumi.yaml{_MERGE}"))
     if issues:
         raise ConfigError(issues, f"stack {stack!r}")
     return given

@@ -124,19 +124,16 @@ def read_stack(project_dir: Path, stack: str) -> StackFile:
                 f"{path} is not a regular file (a FIFO, a device or a broken symbolic link)" if os.path.lexists(path)
                 else f"no stack file {path}")
         raise FileNotFoundError(f"{what}; stacks here: {', '.join(available) or 'none'}")
-    found = read_stack_path(project_dir, path, str(project.get("name") or PROJECT))
-    from .project_config import apply_project_config
-
-    found.from_project = frozenset(apply_project_config(found.config, found.secrets, project, found.project, stack))
-    return found
+    return read_stack_path(project_dir, path, project)
 
 
-def read_stack_path(project_dir: Path, path: Path, name: str | None = None) -> StackFile:
-    """Read the stack file at ``path`` of the project in ``project_dir`` whose ``name:`` is ``name``
-    (the namespace of keys written without one; default: read from its ``Pulumi.yaml``).
-    Raises as :func:`read_stack`."""
-    if name is None:
-        name = str(read_project_file(project_dir).get("name") or PROJECT)
+def read_stack_path(project_dir: Path, path: Path, project: Mapping[str, Any] | None = None) -> StackFile:
+    """Read the stack file at ``path`` (``Pulumi.<stack>.yaml``) of the project in ``project_dir``, whose
+    ``Pulumi.yaml`` read is ``project`` (default: read here): its ``name:`` is the namespace of keys written
+    without one, and its ``config:`` block gives what the file leaves out. Raises as :func:`read_stack`."""
+    if project is None:
+        project = read_project_file(project_dir)
+    name = str(project.get("name") or PROJECT)
     from ..config.loading import read_stack_file  # the config is loaded when a stack is read, not at import
     from ..config.locations import FileMarks
 
@@ -150,6 +147,10 @@ def read_stack_path(project_dir: Path, path: Path, name: str | None = None) -> S
         out.config, out.secrets = read_stack_file(data, path.name, name, file=file, marks=out.marks)
     except ConfigError as err:
         raise ConfigError(out.locate(err.issues), err.source) from None
+    from .project_config import apply_project_config
+
+    stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
+    out.from_project = frozenset(apply_project_config(out.config, out.secrets, project, name, stack))
     return out
 
 
