@@ -81,3 +81,19 @@ def test_a_resource_input_of_the_wrong_type_is_the_programs_error_not_an_early_e
     assert "the program failed (exit 1) with AssertionError: Unexpected type" in error["message"]
     assert "os._exit" not in error["message"]
     assert "location" not in error or not error["location"]["file"].startswith("Pulumi.")  # not the stack file's 1:1
+
+
+def test_a_program_python_with_another_gpu_node_pool_version_is_invalid_input_with_the_fix(capsys, monkeypatch):
+    import json
+
+    from conftest import DATA
+
+    from gpu_node_pool.cli import commands as cli
+    from gpu_node_pool.plan import interpreter
+
+    monkeypatch.setattr(interpreter, "PROTOCOL", 99)  # as a parent of another version would ask
+    code = cli.main(["check", "--project-dir", str(DATA / "foreign_project"), "--stack", "ci", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 2
+    [issue] = doc["configErrors"]
+    assert "records programs differently from this gpupool" in issue["message"] and "pip install gpu-node-pool==" in issue["message"]

@@ -148,7 +148,7 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         msg = "must be a list, " + (about[about.index("e.g."):].rstrip(".") if "e.g. [" in about else "e.g. [a, b]")
     elif kind in ("int_type", "int_from_float") and value is not None and not isinstance(value, dict | list):
         # strict: "4" and 4.0 are no integers here (common.py), so the fix says how to write one
-        written = f"write {value}" if isinstance(value, str) and value.strip().isdigit() else "e.g. 4"
+        written = f"write {value.strip()}" if isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value) else "e.g. 4"
         where = (field.description or "") if field is not None else ""
         if "e.g." in where:
             written = where[where.index("e.g."):].rstrip(".")

@@ -31,7 +31,7 @@ from typing import Any
 __all__ = ["BOOT", "PROTOCOL", "answer", "main", "record_here"]
 
 #: Version of the request/answer shapes above; the parent refuses an answer of another version.
-PROTOCOL = 1
+PROTOCOL = 2
 #: Exit code of :data:`BOOT` when ``gpu_node_pool`` (or what it imports) is not importable in the child.
 NOT_IMPORTABLE = 3
 #: What the parent passes to ``python -c``: import this module, or say on stderr which module is missing.

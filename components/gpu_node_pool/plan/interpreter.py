@@ -159,6 +159,8 @@ def record_in_child(interpreter: Interpreter, request: dict[str, Any], cwd: Path
                 f"the program's Python {interpreter.python} cannot import gpu-node-pool ({missing}); install it there: "
                 f"{interpreter.python} -m pip install 'gpu-node-pool=={__version__}' (or the git requirement the "
                 "policy pack's requirements.txt uses), or pass --python with an interpreter that has it"))], where)
+        if not ans.is_file() and done.code == 2 and "request protocol" in stderr:  # another version's child
+            raise _other_version(interpreter, program, None)
         if not ans.is_file():
             how = f"exit {done.code}" if done.code is not None and done.code >= 0 else f"signal {-(done.code or 0)}"
             raised = _uncaught(stderr)
@@ -175,9 +177,19 @@ def record_in_child(interpreter: Interpreter, request: dict[str, Any], cwd: Path
             raise RuntimeError(f"the check child in {interpreter.python} failed: {last}")
         answer = json.loads(ans.read_text(encoding="utf-8"))
     if answer.get("protocol") != PROTOCOL:
-        raise RuntimeError(f"the check child in {interpreter.python} answered protocol {answer.get('protocol')!r}, "
-                           f"not {PROTOCOL}")
+        raise _other_version(interpreter, program, answer.get("version"))
     return answer
+
+
+def _other_version(interpreter: Interpreter, program: str, version: Any) -> ConfigError:
+    """The error for a program interpreter whose gpu-node-pool speaks another request/answer protocol."""
+    from .._version import __version__
+
+    theirs = f"gpu-node-pool {version}" if version else "another gpu-node-pool version"
+    return ConfigError([ConfigIssue(str(interpreter.python), (
+        f"has {theirs}, which records programs differently from this gpupool ({__version__}): nothing was "
+        f"judged; install the same version there (`{interpreter.python} -m pip install gpu-node-pool=={__version__}`) "
+        "or pass --python with an interpreter that has it"))], program)
 
 
 def _uncaught(stderr: str) -> str | None:
