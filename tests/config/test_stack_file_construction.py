@@ -149,3 +149,18 @@ def test_the_value_its_tag_cannot_read_is_located_among_other_tagged_values(anch
     assert (issue.location.line, issue.location.column) == (6, 48)  # at the tag of maxSize
     assert issue.message.startswith("'- {name: a, scaling: {minSize: 0, maxSize: !!int four}}': the value does not "
                                     "fit its explicit YAML tag !!int")
+
+
+@pytest.mark.parametrize(("written", "advice"), [('"4"', "(write 4)"), ("four", "(e.g. 4)"), ('"１２"', "(e.g. 4)"),
+                                                 ("4.5", "(e.g. 4)")])
+def test_an_integer_written_otherwise_says_how_to_write_one(written, advice):
+    from gpu_node_pool.config.loading import load_stack_config
+
+    text = ("config:\n  gpu-node-pools:cluster: {name: c, nodeRoleArn: 'arn:aws:iam::111122223333:role/n', "
+            "subnetIds: [subnet-0a1b2c3d4e5f60718]}\n  gpu-node-pools:pools:\n    - name: a\n      backend: eks-managed\n"
+            f"      instanceTypes: [g6.xlarge]\n      scaling: {{minSize: 0, maxSize: {written}}}\n")
+    config, secrets = read_stack_file(text.encode(), "Pulumi.x.yaml")
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(config, "Pulumi.x.yaml")
+    [issue] = [i for i in err.value.issues if i.path == "pools[0].scaling.maxSize"]
+    assert issue.message.endswith(f"must be a whole number, unquoted {advice}")
