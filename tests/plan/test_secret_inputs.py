@@ -10,8 +10,8 @@ import pulumi
 from conftest import DATA
 
 from gpu_node_pool.cli import commands as cli
-from gpu_node_pool.policies.runner import evaluate
 from gpu_node_pool.plan.run import record
+from gpu_node_pool.policies.runner import evaluate
 
 TAINT_COMMAND = "kubectl taint nodes gpu-7 nvidia.com/gpu=present:NoSchedule"
 GPU_NODE_GROUP = {

@@ -71,7 +71,7 @@ def test_a_script_written_out_by_a_here_document_is_still_read_line_by_line():
 
 
 @pytest.mark.parametrize("script", [
-    f"kubectl apply -f - <<EOF\nkind: List\nitems:\n- {{kind: Node, metadata: {{name: g}}, spec: {{taints: [{{key: a, effect: NoSchedule}}]}}}}\nEOF\n",
+    "kubectl apply -f - <<EOF\nkind: List\nitems:\n- {kind: Node, metadata: {name: g}, spec: {taints: [{key: a, effect: NoSchedule}]}}\nEOF\n",
     """echo '{"spec": {"taints": [{"key": "a", "effect": "NoSchedule"}]}, "kind": "Node", "apiVersion": "v1"}' | kubectl apply -f -""",
     f"cat <<EOF |\n{NODE_MANIFEST}\nEOF\nkubectl apply -f -\n",
     "kubectl -n kube-system --context prod taint nodes g a=b:NoSchedule",

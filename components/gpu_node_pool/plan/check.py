@@ -226,7 +226,6 @@ def _find_pools(result: CheckResult) -> None:
     from ..policies.rules.device_plugin_covers_gpu_pools import _plugin_daemonsets, _read_plugins
     from ..policies.runner import policy_resources
     from ..sdk.props import Undecided
-
     from ..sdk.secrets import mask_tree
 
     resources = policy_resources(result.resources, stack=result.stack, project=result.project)
@@ -302,7 +301,6 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     """The human-readable check report, cut of the program's secrets (:mod:`.masking`); its last line is the
     exit code judged at ``fail_on``."""
     from .masking import masked_text
-
     from .report import violation_lines
 
     code = result.exit_code_at(fail_on)

@@ -16,8 +16,8 @@ from ..config import ConfigError
 from ..sdk.outcome import envelope
 from ..text.terminal import terminal_text
 from .expand import not_judged_lines
-from .order import causal_order
 from .masking import masked_document, masked_text
+from .order import causal_order
 from .run import PlanResult
 
 
