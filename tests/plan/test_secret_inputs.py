@@ -209,3 +209,17 @@ def test_check_cuts_a_short_secret_label_from_its_own_pools_summary(capsys, tmp_
     cli.main(["check", "--project-dir", str(project), "--stack", "ci"])
     out = capsys.readouterr().out
     assert "rsrch" not in out and "ab12" not in out
+
+
+def test_a_chart_whose_values_are_secret_is_not_judged_and_says_it_is_a_secret(capsys, tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + (
+        "\nk8s.helm.v4.Chart('hushed', chart='charts/node-agent', namespace='logging',\n"
+        "    values=pulumi.Output.secret({'image': {'tag': 'TOPSECRETTAGVALUE'}}))\n"))
+    cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
+    out = capsys.readouterr().out
+    [item] = [n for n in json.loads(out)["notJudged"] if n["resource"].endswith("::hushed")]
+    assert item["reason"] == "input values is a Pulumi secret, which the plan does not open offline, so the chart cannot be rendered"
+    assert "Kubernetes Secret" in item["fix"] and "TOPSECRETTAGVALUE" not in out

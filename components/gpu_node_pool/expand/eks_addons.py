@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from ..sdk.yaml_bounded import load_bounded
-from .result import Expanded, NotJudged, find_unknown
+from .result import SECRET_FIX, Expanded, NotJudged, unknown_input
 
 if TYPE_CHECKING:
     from .eks_addons_data import AddonFacts, DaemonSetFacts, Era
@@ -130,9 +130,11 @@ def expand_addon(
     def not_judged(reason: str, fix: str) -> NotJudged:
         return NotJudged(who, ADDON_TYPE, reason, fix)
 
-    unknown = find_unknown(dict(inputs), tuple(unknown_markers))
+    unknown = unknown_input(dict(inputs), tuple(unknown_markers))
     if unknown is not None:
-        return not_judged(f"input {unknown} is unknown at preview", "give addonName, addonVersion and configurationValues as plain values")
+        path, words = unknown
+        return not_judged(f"input {path} {words}",
+                          SECRET_FIX if "secret" in words else "give addonName, addonVersion and configurationValues as plain values")
     addon = inputs.get("addonName")
     facts: AddonFacts | None = ADDONS.get(addon) if isinstance(addon, str) else None
     if facts is None:

@@ -54,7 +54,7 @@ import yaml
 from ..k8s.wellknown import is_namespaced_kind
 from ..sdk.files import read_input_text
 from ..sdk.yaml_bounded import load_all_bounded
-from .result import Expanded, NotJudged, find_unknown
+from .result import SECRET_FIX, Expanded, NotJudged, unknown_input
 from .run_bounded import run_bounded
 
 __all__ = ["HelmRenderer", "CHART_TYPES", "DEFAULT_TIMEOUT", "MAX_MANIFEST_BYTES", "parse_manifests", "helm_error_line",
@@ -230,10 +230,12 @@ class HelmRenderer:
 
         if type_token not in CHART_TYPES:
             return not_judged(f"{type_token} is not a Helm chart resource", "expand it with the matching expander")
-        unknown = find_unknown(dict(inputs), self.unknown_markers)
+        unknown = unknown_input(dict(inputs), self.unknown_markers)
         if unknown is not None:
+            path, words = unknown
             return not_judged(
-                f"input {unknown} is unknown at preview, so the chart cannot be rendered",
+                f"input {path} {words}, so the chart cannot be rendered",
+                SECRET_FIX if "secret" in words else
                 "make chart, version and values plain values (not outputs of other resources), or judge after apply",
             )
         chart = inputs.get("chart")

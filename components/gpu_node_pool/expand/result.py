@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Expanded", "NotJudged", "find_unknown"]
+from ..k8s.wellknown import SECRET
+
+__all__ = ["Expanded", "NotJudged", "find_unknown", "unknown_input"]
 
 
 @dataclass(frozen=True)
@@ -81,3 +83,31 @@ def find_unknown(value: Any, markers: tuple[Any, ...], path: str = "") -> str | 
         return (path or "(the value)") if any(value is m or (type(value) is type(m) and value == m) for m in markers) else None
     except Exception:  # an object whose == raises is not a marker
         return None
+
+
+#: The fix for a resource not opened because an input is a Pulumi secret.
+SECRET_FIX = ("keep the secret out of what the plan must open (a Kubernetes Secret the chart or manifest reads), "
+              "or judge after apply")
+
+
+def unknown_input(value: Any, markers: tuple[Any, ...]) -> tuple[str, str] | None:
+    """``(path, words)`` for the first value of ``value`` that is one of ``markers`` (:func:`find_unknown`):
+    ``words`` say why it cannot be read, ``"is a Pulumi secret, which the plan does not open offline"`` for the
+    plan's :data:`~gpu_node_pool.k8s.wellknown.SECRET`, else ``"is unknown at preview"``; None when none is."""
+    path = find_unknown(value, markers)
+    if path is None:
+        return None
+    return path, ("is a Pulumi secret, which the plan does not open offline" if _at(value, path) == SECRET
+                  else "is unknown at preview")
+
+
+def _at(value: Any, path: str) -> Any:
+    """The value at ``path`` (as :func:`find_unknown` writes it) in ``value``, or None."""
+    import re
+
+    for key, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
+        try:
+            value = value[int(index)] if index else value[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value

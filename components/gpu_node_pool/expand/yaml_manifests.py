@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 
 from .helm import parse_manifests
-from .result import Expanded, NotJudged, find_unknown
+from .result import SECRET_FIX, Expanded, NotJudged, unknown_input
 
 __all__ = ["YAML_TYPES", "expand_yaml", "decode", "apply_v1_transformations"]
 
@@ -124,11 +124,12 @@ def expand_yaml(
     if type_token not in YAML_TYPES:
         return not_judged(f"{type_token} is not a yaml component", "expand it with the matching expander")
     plain = {k: v for k, v in inputs.items() if k not in ("transformations", "opts")}
-    unknown = find_unknown(plain, tuple(unknown_markers))
+    unknown = unknown_input(plain, tuple(unknown_markers))
     if unknown is not None:
+        path, words = unknown
         return not_judged(
-            f"input {unknown} is unknown at preview, so the manifests cannot be read",
-            "make the file names and YAML plain values (not outputs of other resources)",
+            f"input {path} {words}, so the manifests cannot be read",
+            SECRET_FIX if "secret" in words else "make the file names and YAML plain values (not outputs of other resources)",
         )
     base = Path(base_dir) if base_dir else Path.cwd()
     files = list(inputs.get("files") or [])
