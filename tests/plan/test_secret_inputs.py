@@ -223,3 +223,16 @@ def test_a_chart_whose_values_are_secret_is_not_judged_and_says_it_is_a_secret(c
     [item] = [n for n in json.loads(out)["notJudged"] if n["resource"].endswith("::hushed")]
     assert item["reason"] == "input values is a Pulumi secret, which the plan does not open offline, so the chart cannot be rendered"
     assert "Kubernetes Secret" in item["fix"] and "TOPSECRETTAGVALUE" not in out
+
+
+def test_a_secure_value_read_as_json_is_said_to_be_undecrypted_not_blamed_on_the_program(capsys, tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    (project / "Pulumi.ci.yaml").write_text((project / "Pulumi.ci.yaml").read_text()
+                                            + "  platform-gpu:agents:\n    secure: v1:AAAABBBBCCCC\n")
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + "\nconfig.require_secret_object('agents')\n")
+    code = cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
+    [issue] = json.loads(capsys.readouterr().out)["configErrors"]
+    assert code == 2 and "read a stack-file secure: value as JSON" in issue["message"]
+    assert "never decrypts" in issue["message"]

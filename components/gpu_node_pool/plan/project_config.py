@@ -43,7 +43,7 @@ _DECLARATION_KEYS = {"type", "description", "items", "default", "value", "secret
 @dataclass(frozen=True)
 class ProjectKey:
     """One key of ``Pulumi.yaml``'s ``config:``: ``key`` with its namespace, the ``given`` value (its
-    default, else its value; :data:`None` with ``has_given`` False when it has neither), ``secret``, whether it is
+    default, else its value; ``None`` with ``has_given`` False when it has neither), ``secret``, whether it is
     the project's (``project_namespace``), and its declared ``kind`` (``type``) and ``items``, None when untyped."""
 
     key: str

@@ -182,6 +182,11 @@ def program_issue(err: BaseException, program: Path) -> ConfigIssue | None:
                 break
     if isinstance(cause, ProgramExit):
         message = f"{cause}{where}, before it declared everything; a Pulumi program must not call sys.exit"
+    elif isinstance(cause, json.JSONDecodeError) and SECRET in cause.doc:
+        message = (f"the program read a stack-file secure: value as JSON{where} (get_secret_object, require_object...): "
+                   f"offline it is the text {SECRET}, since gpupool never decrypts secure: values, so nothing was "
+                   "judged; to check this program offline, give that key a plain value in a stack file for CI, "
+                   "or read it as a string")
     else:
         first = str(cause).splitlines()[0] if str(cause) else ""
         message = f"the program raised {type(cause).__name__}: {first}{where}; fix the program and run gpupool again"
