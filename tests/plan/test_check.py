@@ -314,3 +314,30 @@ def test_a_v1_config_file_childs_finding_points_at_the_programs_config_file_line
     _, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
     [finding] = [v for v in doc["violations"] if "kubernetes:yaml:ConfigFile$" in v["urn"]]
     assert finding["location"] == {"file": "__main__.py", "line": line, "column": 1}
+
+
+def test_a_programs_grandchild_in_a_session_of_its_own_is_killed_with_it_at_the_timeout(capsys, tmp_path):
+    import signal
+    import time
+
+    project = copy_project(tmp_path)
+    pid_file = tmp_path / "grandchild.pid"
+    main = project / "__main__.py"
+    main.write_text("import subprocess, time\n"
+                    "p = subprocess.Popen(['sleep', '97'], start_new_session=True)\n"
+                    f"open({str(pid_file)!r}, 'w').write(str(p.pid))\ntime.sleep(120)\n" + main.read_text())
+    code = cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--program-timeout", "5"])
+    assert code == 2 and "did not finish within 5 s" in capsys.readouterr().err
+    grandchild = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            return
+        with open(f"/proc/{grandchild}/stat") as stat:  # a zombie is gone, only not yet reaped by init
+            if stat.read().split(")")[-1].split()[0] == "Z":
+                return
+        time.sleep(0.1)
+    os.kill(grandchild, signal.SIGKILL)
+    raise AssertionError("the program's grandchild outlived --program-timeout")

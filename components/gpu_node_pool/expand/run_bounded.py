@@ -12,12 +12,15 @@ stdout and stderr as they come, and stops at the first of:
 Whenever it stops before both pipes ended, the whole process group is killed (``SIGKILL``: the
 command and every process it started that stayed in its group) and the pipes are closed: a
 grandchild that left the group and keeps a pipe open cannot stretch the wait either, as nothing
-waits for its end of file any more. Pure stdlib (``selectors``); POSIX.
+waits for its end of file any more. A descendant that left the group for a session of its own
+(``setsid``, ``start_new_session``) is found by the run's mark in its environment, which it inherited
+(:data:`RUN_MARK`, read from ``/proc`` where there is one), and killed too. Pure stdlib (``selectors``); POSIX.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import selectors
 import signal
 import subprocess
@@ -25,7 +28,11 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["EXIT_GRACE", "Outcome", "run_bounded"]
+__all__ = ["EXIT_GRACE", "Outcome", "RUN_MARK", "run_bounded"]
+
+#: The environment variable each run gives its command, with a value of its own: every process the command
+#: starts inherits it (unless it clears its environment), so the run can find them all when it kills them.
+RUN_MARK = "GPUPOOL_RUN"
 
 #: Seconds a pipe may stay open after the command exited.
 EXIT_GRACE = 1.0
@@ -51,11 +58,38 @@ class Outcome:
     too_large: str = ""
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: subprocess.Popen[bytes], mark: str = "") -> None:
+    """Kill ``proc``'s process group and, with ``mark`` (``RUN_MARK=<value>``), every process of this user whose
+    environment holds it: the descendants that started a session of their own."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    if mark:
+        for pid in _marked(mark.encode()):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def _marked(mark: bytes) -> list[int]:
+    """The processes whose environment holds ``mark`` (``/proc/<pid>/environ``; [] where there is no ``/proc``)."""
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+    found = []
+    for pid in pids:
+        if pid == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as environ:
+                if mark in environ.read().split(b"\0"):
+                    found.append(pid)
+        except OSError:  # gone, or another user's
+            continue
+    return found
 
 
 def run_bounded(cmd: Sequence[str], env: Mapping[str, str], timeout: float, *, max_stdout: int,
@@ -65,12 +99,14 @@ def run_bounded(cmd: Sequence[str], env: Mapping[str, str], timeout: float, *, m
     Raises:
         OSError: the command cannot be started (missing, not executable).
     """
-    proc = subprocess.Popen(list(cmd), env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,  # noqa: S603
-                            stderr=subprocess.PIPE, start_new_session=True, cwd=cwd)
+    mark = f"{RUN_MARK}={secrets.token_hex(8)}"
+    proc = subprocess.Popen(list(cmd), env={**env, RUN_MARK: mark.partition("=")[2]},  # noqa: S603
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, cwd=cwd)
     try:
-        return _bounded(proc, timeout, max_stdout, max_stderr)
+        return _bounded(proc, timeout, max_stdout, max_stderr, mark)
     except BaseException:  # Ctrl-C or SIGTERM in gpupool: the command, in its own session, goes too
-        _kill_group(proc)
+        _kill_group(proc, mark)
         proc.kill()
         proc.wait()
         for pipe in (proc.stdout, proc.stderr):
@@ -79,7 +115,7 @@ def run_bounded(cmd: Sequence[str], env: Mapping[str, str], timeout: float, *, m
         raise
 
 
-def _bounded(proc: subprocess.Popen[bytes], timeout: float, max_stdout: int, max_stderr: int) -> Outcome:
+def _bounded(proc: subprocess.Popen[bytes], timeout: float, max_stdout: int, max_stderr: int, mark: str) -> Outcome:
     """:func:`run_bounded` of the started ``proc``."""
     assert proc.stdout is not None and proc.stderr is not None
     caps = {proc.stdout: ("stdout", max_stdout), proc.stderr: ("stderr", max_stderr)}
@@ -119,13 +155,13 @@ def _bounded(proc: subprocess.Popen[bytes], timeout: float, max_stdout: int, max
                 break
         unfinished = bool(sel.get_map())
     if unfinished or timed_out or too_large:
-        _kill_group(proc)
+        _kill_group(proc, mark)
     for pipe in caps:
         pipe.close()
     try:
         code: int | None = proc.wait(timeout=max(0.0, deadline - time.monotonic()) + EXIT_GRACE)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        _kill_group(proc, mark)
         proc.kill()
         proc.wait()
         code = None
