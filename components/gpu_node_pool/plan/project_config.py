@@ -6,18 +6,18 @@ https://www.pulumi.com/docs/iac/concepts/projects/project-file/#config-options),
 config offline:
 
 * a key with no namespace, or the project's, is the project's (``instanceSize`` is ``<project>:instanceSize``);
-* a short value (a string, number, boolean or list) is the *default* of a project key and the *value* of
+* a short value (a string, integer, boolean or list) is the *default* of a project key and the *value* of
   another namespace's key (``aws:region: us-west-2``); an object declares ``type``, ``description``,
   ``items``, ``default``, ``value`` and ``secret``;
 * a key the stack file does not set takes the project's ``default`` (else its ``value``); a project key
   with neither that the stack file does not set stops the run ("Stack 'dev' is missing configuration
   value 'k'");
-* a key declared ``secret: true`` must be a ``secure:`` value in the stack file.
+* a *typed* key's stack value must be of its ``type``, and a ``secure:`` value when it is declared
+  ``secret: true`` (also when the stack leaves it to its plain default).
 
 A declaration is checked as the CLI checks it when it loads the project (``project.go`` ``Validate``: a
 ``default`` of its declared ``type``, ``items`` for an ``array``, no ``type`` or ``default`` on another
-namespace's key). Not done here: checking a *stack* value against the declared ``type`` (the program's own
-``Config`` getters still refuse a wrong one when they read it).
+namespace's key).
 """
 
 from __future__ import annotations
