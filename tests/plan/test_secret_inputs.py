@@ -34,6 +34,17 @@ def _daemonset(name: str, tolerations: list[dict]) -> dict:
     }
 
 
+def run_json(capsys, *argv: str) -> tuple[int, dict]:
+    import jsonschema
+
+    from gpu_node_pool.cli.contract import report_schema
+
+    code = cli.main([*argv, "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert not [e.message for e in jsonschema.Draft202012Validator(report_schema()).iter_errors(doc)]
+    return code, doc
+
+
 def _by(findings: list[dict], policy: str) -> list[dict]:
     return [f for f in findings if f["policy"] == policy]
 
@@ -236,3 +247,25 @@ def test_a_secure_value_read_as_json_is_said_to_be_undecrypted_not_blamed_on_the
     [issue] = json.loads(capsys.readouterr().out)["configErrors"]
     assert code == 2 and "read a stack-file secure: value as JSON" in issue["message"]
     assert "never decrypts" in issue["message"]
+
+
+def test_secrets_that_are_common_words_leave_the_reports_shape_and_kubernetes_words_alone(capsys, tmp_path):
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + (
+        "\npulumi.CustomResource('kubernetes:core/v1:Secret', 'vault', {'metadata': {'name': 'v'},\n"
+        "    'stringData': pulumi.Output.secret({'A': 'kubernetes', 'B': 'mandatory',\n"
+        "                                        'C': 'node.kubernetes.io/unreachable'})})\n"
+        "aws.eks.NodeGroup('short', cluster_name=cluster_name, node_role_arn=role_arn, subnet_ids=subnet_ids,\n"
+        "    instance_types=['g6.xlarge'], ami_type='AL2023_x86_64_NVIDIA',\n"
+        "    scaling_config={'min_size': 1, 'max_size': 2, 'desired_size': 1},\n"
+        "    taints=[{'key': 'nvidia.com/gpu', 'value': 'present', 'effect': 'NO_SCHEDULE'}],\n"
+        "    labels=pulumi.Output.secret({'shard': 'a', 'accelerator': 'gpu'}))\n"))
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")  # valid against the schema
+    assert code == 1 and {v["enforcement"] for v in doc["violations"]} <= {"mandatory", "advisory"}
+    assert all("[secret]" not in v["urn"] for v in doc["violations"])
+    assert any("node.kubernetes.io/unreachable" in v["message"] for v in doc["violations"])
+    [short] = [p for p in doc["pools"] if p["resource"] == "short"]
+    assert short["taints"] == ["nvidia.com/gpu=present:NoSchedule"]
+    assert all(set(c) == {"pool", "taint", "tolerated"} for c in doc["coverage"])

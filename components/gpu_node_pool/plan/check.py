@@ -201,13 +201,14 @@ def _program_location(where: dict[str, Any] | None, project: Path) -> Any:
 
 
 def _own_secret_texts(resource: Any, resources: list[Recorded]) -> tuple[str, ...]:
-    """Every text of ``resource``'s own secrets, however short: its summary shows its own values (a pool's
-    taints and labels), so a short secret there is cut too (:func:`gpu_node_pool.sdk.secrets.secret_texts`)."""
+    """Every text of ``resource``'s own secrets of 4 characters or more: its summary shows its own values (a
+    pool's taints and labels), so a shorter secret than a finding's cut is cut there too
+    (:func:`gpu_node_pool.sdk.secrets.secret_texts`)."""
     if resource is None or resource.secret_inputs is None:
         return ()
     from ..sdk.secrets import secret_texts
 
-    return secret_texts([resource], shortest=1, public=resources)
+    return secret_texts([resource], shortest=4, public=resources)
 
 
 def _component_of(res: Any) -> str | None:

@@ -10,11 +10,13 @@ Everything a report shows is then cut of the secrets' texts (:func:`secret_texts
 :func:`mask_tree`), whichever resource's finding or summary quotes them.
 
 A text is cut when it is a string value of a secret, a line of one (stripped, its spaces collapsed, as
-a rule quotes a command line), a line of what ``derive`` finds inside one (decoded user data), or a key of
-a secret object that is no field name (a label key such as ``example.com/team``), and is at least
-:data:`MIN_MASKED` characters long, unless the program also gives that very text in plain (a resource's
-name, a taint a pool declares): then it is no secret. Shorter texts are left: they would cut the report's
-own words (``Exists``, ``nodes``), and no credential is that short.
+a rule quotes a command line; also as Python's ``repr`` escapes it), a line of what ``derive`` finds inside
+one (decoded user data), or a key of a secret object that is no field name (a label key such as
+``example.com/team``), and is at least :data:`MIN_MASKED` characters long, unless the program also gives that
+very text in plain (a resource's name or type, a part of one, a taint a pool declares) or it is a word of
+Kubernetes or of the report itself (an effect, an operator, an enforcement level): then it is no secret.
+Shorter texts are left: they would cut the report's own words (``Exists``, ``nodes``), and no credential is
+that short. A report's identifiers (:data:`IDENTIFIER_FIELDS`) are never cut.
 
 A secret whose value offline holds the placeholder of a stack-file ``secure:`` value (never decrypted
 offline, ``config/loading.py``) is not known: in ``secret_inputs`` such a string is the unknown marker,
@@ -28,18 +30,24 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ..k8s.effective import DAEMONSET_CONTROLLER_TOLERATIONS, HOST_NETWORK_DAEMON_TOLERATIONS
 from ..k8s.selection import NODE_SELECTOR_OPERATORS
 from ..k8s.taints import TOLERATION_OPERATORS, TaintEffect
 from ..k8s.wellknown import SECRET, UNKNOWN
 
-__all__ = ["MIN_MASKED", "judged_inputs", "mask", "mask_tree", "secret_texts"]
+__all__ = ["IDENTIFIER_FIELDS", "MIN_MASKED", "judged_inputs", "mask", "mask_tree", "secret_texts"]
 
 #: The shortest secret text cut from reports (see the module docstring).
 MIN_MASKED = 8
 #: Kubernetes' own words (taint effects in both spellings, operators): never cut, a secret or not, for every
 #: report says them.
 _VOCABULARY = frozenset({*(e.value for e in TaintEffect), *(e.provider_spelling for e in TaintEffect),
-                         *TOLERATION_OPERATORS, *NODE_SELECTOR_OPERATORS})
+                         *TOLERATION_OPERATORS, *NODE_SELECTOR_OPERATORS,
+                         "mandatory", "advisory", "disabled", "remediate",  # the pack's levels (pulumi_policy)
+                         # the taints the cluster itself sets, which messages about tolerations name
+                         *(t.key for t in (*DAEMONSET_CONTROLLER_TOLERATIONS, *HOST_NETWORK_DAEMON_TOLERATIONS))})
+#: What separates the parts of a type token, a URN or a label key: each part of a plain one is public too.
+_PARTS = re.compile(r"[^A-Za-z0-9_-]+")
 #: A key of a secret object that is a field name (``tolerations``, ``matchLabels``), not data.
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
@@ -69,7 +77,9 @@ def secret_texts(resources: Iterable[Any], derive: Callable[[str], Iterable[str]
     if found:  # what the program also gives in plain (a name, a label it sets elsewhere) is no secret
         public: set[str] = set()
         for res in resources:
-            public.update((str(getattr(res, "type", "")), str(getattr(res, "name", ""))))
+            for ident in (str(getattr(res, "type", "")), str(getattr(res, "name", "")), str(getattr(res, "urn", ""))):
+                public.add(ident)
+                public.update(_PARTS.split(ident))
             _public(res.inputs, public)
         found -= public
     return tuple(sorted(found, key=lambda s: (-len(s), s)))
@@ -118,11 +128,19 @@ def _texts(value: Any, found: set[str], derive: Callable[[str], Iterable[str]] |
 
 
 def _add(text: str, found: set[str]) -> None:
+    """``text``, stripped, and each of its lines as a rule quotes them (spaces collapsed, ``\\``-continued lines
+    joined, with full-line comments dropped before or after), and each as Python's ``repr`` escapes it."""
     if UNKNOWN in text:
         return
-    for part in (text, text.strip(), *(" ".join(line.split()) for line in text.replace("\\\n", " ").splitlines())):
-        if part:
-            found.add(part)
+    uncommented = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    for source in (text, uncommented):
+        for part in (source, source.strip(),
+                     *(" ".join(line.split()) for line in source.replace("\\\n", " ").splitlines())):
+            if part:
+                found.add(part)
+                escaped = repr(part)[1:-1]
+                if escaped != part:
+                    found.add(escaped)
 
 
 def mask(text: str, texts: tuple[str, ...]) -> str:
@@ -133,15 +151,24 @@ def mask(text: str, texts: tuple[str, ...]) -> str:
     return text
 
 
+#: Fields of a report that hold identifiers the program or the pack chose in plain (a resource's type and
+#: name, its URN, a policy and its level, a SARIF level): never cut, so the report keeps its shape.
+IDENTIFIER_FIELDS = frozenset({"policy", "enforcement", "urn", "resource", "type", "name", "resourceType",
+                               "component", "backend", "level", "ruleId", "schemaVersion", "command", "failOn"})
+
+
 def mask_tree(value: Any, texts: tuple[str, ...]) -> Any:
-    """``value`` (JSON-like: mappings, lists, tuples, strings, numbers) with :func:`mask` applied to every string,
-    keys included; ``value`` itself when ``texts`` is empty."""
+    """``value`` (a JSON-like report: mappings, lists, tuples, strings, numbers) with :func:`mask` applied to every
+    string but those of :data:`IDENTIFIER_FIELDS`, and to every key that is no field name (a label key such as
+    ``example.com/team``); ``value`` itself when ``texts`` is empty."""
     if not texts:
         return value
     if isinstance(value, str):
         return mask(value, texts)
     if isinstance(value, Mapping):
-        return {mask_tree(k, texts): mask_tree(v, texts) for k, v in value.items()}
+        return {(k if not isinstance(k, str) or _FIELD_NAME.fullmatch(k) else mask(k, texts)):
+                (v if k in IDENTIFIER_FIELDS and isinstance(v, str) else mask_tree(v, texts))
+                for k, v in value.items()}
     if isinstance(value, list | tuple):
         return type(value)(mask_tree(v, texts) for v in value)
     return value
