@@ -93,3 +93,22 @@ def test_more_ways_of_setting_node_taints_are_found(script):
 ])
 def test_commands_that_set_no_node_taint_are_not_found(script):
     assert imperative_taint_commands(script) == []
+
+
+@pytest.mark.parametrize("script", [
+    "/opt/bitnami/kubectl/bin/kubectl taint nodes z a=b:NoSchedule",  # where the bitnami image keeps kubectl
+    "#cloud-config\nruncmd:\n  - [kubectl, taint, nodes, gpu-1, 'a=b:NoSchedule']\n",
+    "kubectl --log-flush-frequency 5s taint nodes z a=b:NoSchedule",
+    "kubectl --kuberc /x taint nodes z a=b:NoSchedule",
+])
+def test_kubectl_by_path_or_in_a_cloud_init_list_or_after_valued_options_is_found(script):
+    assert len(imperative_taint_commands(script)) == 1
+
+
+@pytest.mark.parametrize("script", [
+    "kubectl auth can-i patch nodes  # taints",
+    "echo '{\"kind\":\"ConfigMap\",\"x\":" + "[" * 3000 + "]" * 3000 + "}' | kubectl apply -f -",  # deeper than json
+    "echo '" + '{"a": "kubectl.kubernetes.io/last-applied-configuration taint"}' * 50 + "' > f.json",
+])
+def test_comments_deep_json_and_annotation_keys_are_not_taint_commands(script):
+    assert imperative_taint_commands(script) == []

@@ -33,22 +33,32 @@ from ..sdk.yaml_bounded import load_all_bounded
 __all__ = ["imperative_taint_commands", "user_data_texts"]
 
 #: kubectl (or ``oc adm``) and the rest of its command, up to the next ``;``, ``&`` or ``|``.
-_KUBECTL_COMMAND = re.compile(r"\b(?:kubectl|oc\s+adm)\b([^\n;&|]*)")
+#: ``kubectl`` (or ``oc``) as a command word: the last part of a path (``/opt/bitnami/kubectl/bin/kubectl``), an
+#: item of a cloud-init ``runcmd`` list (``[kubectl, taint, ...]``); not a directory or ``kubectl.kubernetes.io``.
+_KUBECTL = r"(?<![\w.-])kubectl(?=[\s,\"'`)\]]|$)"
+_OC = r"(?<![\w.-])oc(?=[\s,\"'`)\]]|$)"
+#: How far after kubectl its subcommand and its arguments are looked for: bounded, so that a long line
+#: costs time in proportion to its length.
+_REACH = 400
+#: kubectl (or ``oc adm``) and the rest of its command, up to the next ``;``, ``&`` or ``|``.
+_KUBECTL_COMMAND = re.compile(rf"(?:{_KUBECTL}|{_OC}[\s,]+adm)([^\n;&|]{{0,{_REACH}}})")
 #: kubectl's global options that take a value as the next word (``kubectl options``): ``-n taint`` is a
 #: namespace, not the subcommand.
 _VALUE_OPTIONS = frozenset({
     "-n", "--namespace", "-s", "--server", "--context", "--cluster", "--user", "--kubeconfig", "--token", "--as",
     "--as-group", "--as-uid", "--cache-dir", "--certificate-authority", "--client-certificate", "--client-key",
     "--request-timeout", "--tls-server-name", "--profile", "--profile-output", "-v", "--v", "--vmodule",
-    "--log-dir", "--log-file", "--password", "--username",
+    "--log-dir", "--log-file", "--password", "--username", "--log-flush-frequency", "--kuberc",
 })
 _KUBECTL_NODE_PATCH = re.compile(
-    r"\bkubectl\b[^\n;&|]*?\b(?:patch|edit|replace)\s+(?:[^\n;&|]*?\s)?(?:nodes?|no)(?:[\s/]|$)[^\n;&|]*taints"
+    rf"{_KUBECTL}[^\n;&|]{{0,{_REACH}}}?\b(?:patch|edit|replace)\s+(?:[^\n;&|]{{0,{_REACH}}}?\s)?(?:nodes?|no)(?:[\s/]|$)"
+    r"[^\n;&|]*taints"
 )
 _API_NODE_PATCH = re.compile(r"/api/v1/nodes\b[^\n]*taints|taints[^\n]*/api/v1/nodes\b")
 #: kubectl (or oc) writing objects it reads from a file or stdin.
-_KUBECTL_WRITES = re.compile(r"\b(?:kubectl|oc)\b[^\n;&]*?\s(?:apply|create|replace)\b")
-_KUBECTL_PATCHES_NODE = re.compile(r"\b(?:kubectl|oc)\b[^\n;&|]*?\spatch\s+(?:[^\n;&|]*?\s)?(?:nodes?|no)(?:[\s/]|$)")
+_KUBECTL_WRITES = re.compile(rf"(?:{_KUBECTL}|{_OC})[^\n;&]{{0,{_REACH}}}?\s(?:apply|create|replace)\b")
+_KUBECTL_PATCHES_NODE = re.compile(
+    rf"(?:{_KUBECTL}|{_OC})[^\n;&|]{{0,{_REACH}}}?\spatch\s+(?:[^\n;&|]{{0,{_REACH}}}?\s)?(?:nodes?|no)(?:[\s/]|$)")
 #: ``kind: Node`` (or ``NodeList``) written on one line (flow YAML or JSON that does not parse).
 _INLINE_KIND_NODE = re.compile(r"""["']?kind["']?\s*:\s*["']?Node(?:List)?["']?\s*[,}]""")
 #: A here document's operator: ``<<EOF``, ``<<-'EOF'``, ``<< "END"`` (not ``<<<``).
@@ -96,7 +106,8 @@ def imperative_taint_commands(text: str) -> list[str]:
                 found.append(f"{shown} ({what})")
                 i = after
                 continue
-        if (_runs_kubectl_taint(run) or _KUBECTL_NODE_PATCH.search(run) or _API_NODE_PATCH.search(run)
+        code = _code(run)
+        if (_runs_kubectl_taint(code) or _KUBECTL_NODE_PATCH.search(code) or _API_NODE_PATCH.search(code)
                 or (_KUBECTL_WRITES.search(line) and _inline_node_taints(_code(line)))):
             found.append(shown)
     return found
@@ -107,7 +118,7 @@ def _runs_kubectl_taint(run: str) -> bool:
     its global options and their values (``kubectl --context c taint``; not ``kubectl -n taint get pods`` or
     ``kubectl get pods -l app=taint``)."""
     for match in _KUBECTL_COMMAND.finditer(run):
-        words = [w.strip("\"'`()") for w in match.group(1).split()]
+        words = [w.strip("\"'`()[],") for w in match.group(1).split(None, 64)[:64]]
         skip = False
         for word in words:
             if skip or not word:
@@ -142,7 +153,7 @@ def _inline_node_taints(line: str) -> bool:
     if 0 <= start < end:
         try:
             doc = json.loads(line[start:end + 1])
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth: the words decide
             pass
         else:
             return _sets_node_taints([doc])

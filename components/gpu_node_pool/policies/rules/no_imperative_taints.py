@@ -112,7 +112,7 @@ def validate_no_imperative_taints(args: ResourceValidationArgs, report: ReportVi
     found = list(dict.fromkeys(found))
     if found:
         report(
-            f"{t} {args.name!r} sets node taints imperatively ({'; '.join(found)}). Nodes that an autoscaler "
+            f"{t} {args.name!r} changes node taints imperatively ({'; '.join(found)}). Nodes that an autoscaler "
             f"creates later come up without these taints. {_DECLARE}",
             None,
         )
