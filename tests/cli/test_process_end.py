@@ -133,3 +133,39 @@ def test_sigterm_while_the_plans_program_runs_its_callbacks_is_one_line_and_143(
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert (proc.returncode, err.strip()) == (143, "gpupool: terminated")
+
+
+def test_an_interrupt_a_library_wrapped_in_its_own_error_is_an_interrupt_not_a_bug(monkeypatch):
+    # pydantic building a model when Ctrl-C or SIGTERM lands raises RuntimeError("Error calling __set_name__ ...")
+    import pytest
+
+    from gpu_node_pool.cli import commands
+    from gpu_node_pool.cli.entry import Terminated
+
+    def wrapped(args):
+        try:
+            raise Terminated
+        except Terminated as err:
+            raise RuntimeError("Error calling __set_name__ on 'PydanticDescriptorProxy'") from err
+
+    monkeypatch.setitem(commands._COMMANDS, "validate", wrapped)
+    with pytest.raises(Terminated):
+        commands.main(["validate", "--stack", "dev"])
+
+
+def test_a_second_sigterm_ends_a_stuck_unwinding_at_once(tmp_path):
+    import signal
+    import time
+
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
+    stuck = [sys.executable, "-c", "import time\nfrom gpu_node_pool.cli import commands as c\n"
+             "def run():\n    print('running', flush=True)\n    try:\n        time.sleep(60)\n"
+             "    finally:\n        time.sleep(60)  # an unwinding that does not end\n"
+             "c.main = run\nfrom gpu_node_pool.cli import main_exit\nmain_exit()"]
+    proc = subprocess.Popen(stuck, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "running"
+    proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert (proc.returncode, err.strip()) == (143, "gpupool: terminated")

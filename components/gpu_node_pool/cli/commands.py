@@ -568,6 +568,9 @@ def main(argv: list[str] | None = None) -> int:
             return closed_stdout()
         return _internal_error(args, err)
     except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
+        interrupted = _interrupt_in(err)
+        if interrupted is not None:  # Ctrl-C or SIGTERM that a library wrapped (pydantic building a model)
+            raise interrupted from None
         if isinstance(err, OSError) and err.errno in WRITE_FAILED:
             return cannot_write(err)
         report_error = _invalid_input if isinstance(err, _input_errors()) else _internal_error
@@ -581,6 +584,19 @@ def main(argv: list[str] | None = None) -> int:
             if unwritten.errno in WRITE_FAILED:
                 return cannot_write(unwritten)
             raise
+
+
+def _interrupt_in(err: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM (a ``KeyboardInterrupt``) that ``err`` was raised from, or None: a library that
+    catches it and raises its own error (``RuntimeError: Error calling __set_name__``) must not make a
+    stopped command read as a bug."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,8 +22,26 @@ class Terminated(KeyboardInterrupt):
 
 
 def _terminate(signum: int, frame: object) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the unwinding
+    _second_signal_ends_at_once()
     raise Terminated
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    _second_signal_ends_at_once()
+    raise KeyboardInterrupt
+
+
+def _second_signal_ends_at_once() -> None:
+    """After the first Ctrl-C or SIGTERM, the next one ends the process at once: the unwinding may be stuck
+    (a library waiting on a thread the interrupt left), and a user who asks twice means it."""
+    def now(signum: int, frame: object) -> None:
+        try:
+            os.write(2, b"gpupool: terminated\n" if signum == signal.SIGTERM else b"gpupool: interrupted\n")
+        finally:
+            os._exit(143 if signum == signal.SIGTERM else 130)
+
+    signal.signal(signal.SIGTERM, now)
+    signal.signal(signal.SIGINT, now)
 
 
 def _stopped(line: str, code: int) -> int:
@@ -46,6 +64,7 @@ def main_exit() -> None:
 
     tune_gc()
     signal.signal(signal.SIGTERM, _terminate)  # `timeout`, CI cancelling a job: unwind as for Ctrl-C
+    signal.signal(signal.SIGINT, _interrupt)
     for name in ("stdout", "stderr"):  # started with it closed (>&-, 2>&-): what goes there is dropped
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the rest of the process
