@@ -140,10 +140,11 @@ def test_a_resource_with_no_secret_keeps_no_second_copy_of_its_inputs():
 
 
 
-def test_the_page_lists_a_daemonset_whose_spec_is_secret_or_unknown_as_not_judged(capsys, tmp_path):
+def test_the_page_judges_a_secret_daemonset_as_the_pack_does_and_an_unreadable_one_as_not_judged(capsys, tmp_path):
     from gpu_node_pool.policies.daemonset_nodes import read_daemonset
 
-    for spec, words in (("[secret]", "spec is a Pulumi secret"), ("(known after apply)", "spec is unknown before apply"),
+    for spec, words in (("[secret]", "spec is a Pulumi secret's placeholder"),
+                        ("(known after apply)", "spec is unknown before apply"),
                         ({"template": 42}, "spec.template is 42, not an object")):
         ds = read_daemonset({"metadata": {"name": "x"}, "spec": spec}, "eks")
         assert ds.tolerations is None and ds.problem.startswith(words)
@@ -152,12 +153,16 @@ def test_the_page_lists_a_daemonset_whose_spec_is_secret_or_unknown_as_not_judge
     main = project / "__main__.py"
     main.write_text(main.read_text() + (
         "\nk8s.apps.v1.DaemonSet('gpu-agent', metadata={'name': 'gpu-agent', 'namespace': 'monitoring'},\n"
-        "    spec=pulumi.Output.secret({'template': {'spec': {'containers': [{'name': 'a', 'image': 'hush'}]}}}))\n"
+        "    spec=pulumi.Output.secret({'template': {'spec': {'containers': [{'name': 'a', 'image': 'hush'}],\n"
+        "                                                     'tolerations': [{'key': 'SECRETTOLERATIONKEY'}]}}}))\n"
     ))
     page = tmp_path / "page.html"
     assert cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--html", str(page), "--fail-on", "none"]) == 0
     capsys.readouterr()
-    assert "DaemonSet monitoring/gpu-agent: spec is a Pulumi secret" in page.read_text()
+    text = page.read_text()
+    # judged from its plain spec, as the pack judges it (it tolerates neither pool's taint), and cut of its secret
+    assert "monitoring/gpu-agent" in text and "spec is a Pulumi secret" not in text
+    assert "SECRETTOLERATIONKEY" not in text
 
 
 SCRIPT = "set -e\necho start\n  kubectl  taint nodes gpu-1 TOPSECRETKEY=hunter2value:NoSchedule --overwrite\necho done\n"
@@ -269,3 +274,17 @@ def test_secrets_that_are_common_words_leave_the_reports_shape_and_kubernetes_wo
     [short] = [p for p in doc["pools"] if p["resource"] == "short"]
     assert short["taints"] == ["nvidia.com/gpu=present:NoSchedule"]
     assert all(set(c) == {"pool", "taint", "tolerated"} for c in doc["coverage"])
+
+
+def test_a_secret_made_from_a_secure_value_by_encoding_it_is_not_judged_rather_than_passed():
+    import base64
+
+    def program():
+        placeholder = pulumi.Output.secret("[secret]")  # a stack file's secure: value, as the plan sees it
+        pulumi.CustomResource("aws:ec2/launchTemplate:LaunchTemplate", "lt",
+                              {"userData": placeholder.apply(lambda v: base64.b64encode(v.encode()).decode())})
+        pulumi.CustomResource("command:local:Command", "upper", {"create": placeholder.apply(str.upper)})
+
+    notes = _by(evaluate(record(program)[0]), "no-imperative-taints")
+    assert {n["resource"] for n in notes} == {"aws:ec2/launchTemplate:LaunchTemplate lt", "command:local:Command upper"}
+    assert all(n["enforcement"] == "advisory" and "can't run policy" in n["message"] for n in notes)

@@ -151,8 +151,10 @@ def plan_matrix(result: PlanResult) -> Matrix:
 
     placements = {id(p): PoolPlacements(p, pool_nodes(p), discovered=discovered) for p in pools if not p.problem}
     rows = []
+    from ..sdk.secrets import judged_inputs
+
     for rec in (r for r in result.resources if r.type == DAEMONSET):
-        inputs = dict(rec.inputs)
+        inputs = dict(judged_inputs(rec))  # as the pack reads it; the page is cut of secrets when written
         ds = read_daemonset(inputs, platform, plugins, origin="stack")
         label = ds.display + (" (stand-in)" if rec.synthesized else "")
         spec = (inputs.get("spec") or {}) if isinstance(inputs.get("spec"), Mapping) else {}

@@ -217,6 +217,8 @@ def _to_plain(value: Any, unknown: type, sig_key: str, secret_sig: str, reveal: 
             if secrets is not None:
                 secrets.append(True)
             return UNKNOWN if reveal else value
+        if reveal and _made_with_placeholder(value):  # a secret's text made from it another way
+            return UNKNOWN
         return value
     if kind is int or kind is bool or value is None:
         return value
@@ -235,6 +237,28 @@ def _to_plain(value: Any, unknown: type, sig_key: str, secret_sig: str, reveal: 
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+def _placeholder_forms() -> tuple[str, ...]:
+    """How :data:`SECRET` reads once a program transformed the text holding it: upper case, and the base64 of it
+    at each of the three byte alignments (the characters that encode only its bytes)."""
+    import base64
+
+    forms = [SECRET.upper()]
+    raw = SECRET.encode()
+    for k in range(3):
+        encoded = base64.b64encode(b"A" * k + raw + b"AAA").decode()
+        forms.append(encoded[(k * 8 + 5) // 6:((k + len(raw)) * 8) // 6])
+    return tuple(forms)
+
+
+_PLACEHOLDER_FORMS = _placeholder_forms()
+
+
+def _made_with_placeholder(text: str) -> bool:
+    """Whether ``text`` (a secret's plain value) holds :data:`SECRET` upper-cased or base64-encoded: made from a
+    stack-file ``secure:`` value the plan cannot decrypt, so not known."""
+    return any(form in text for form in _PLACEHOLDER_FORMS)
 
 
 def _recorded(resource: Recorded) -> Recorded:

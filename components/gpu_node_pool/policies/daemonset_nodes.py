@@ -102,7 +102,7 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 def _not_an_object(value: Any) -> str:
     """What a part that should be an object is, in the words of the report."""
     if value == SECRET:
-        return "a Pulumi secret, which the page and the pool summaries do not open (the pack judges its value)"
+        return "a Pulumi secret's placeholder"
     if value == UNKNOWN:
         return "unknown before apply"
     return f"{shown(value)}, not an object"
