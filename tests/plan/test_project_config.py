@@ -159,3 +159,15 @@ def test_validate_file_reads_the_config_block_of_the_files_project(capsys, tmp_p
                                           + "config:\n  gpuAgents:\n    default: {dcgmExporter: {bogusKey: 1}}\n")
     assert cli.main(["validate", "--file", str(tmp_path / "stacks" / "Pulumi.dev.yaml"), "--json"]) == 2
     assert "Pulumi.yaml: config.gpuAgents" in capsys.readouterr().out
+
+
+def test_integer_texts_go_atoi_refuses_duplicate_spellings_in_the_clis_order_and_deep_values(tmp_path):
+    for default in ("'+-5'", "'٣'", "'99999999999999999999'"):
+        with pytest.raises(ConfigError, match="not of its declared type integer"):
+            read_stack(_project(tmp_path / default.strip("'")[:2], f"config:\n  n:\n    type: integer\n    default: {default}\n"),
+                       "ci")
+    found = read_stack(_project(tmp_path / "dup", "config:\n  platform-gpu:foo: {default: from-namespaced}\n"
+                                                  "  foo: {default: from-bare}\n"), "ci")
+    assert found.config["platform-gpu:foo"] == "from-bare"  # mergeConfig sorts the keys: foo first
+    with pytest.raises(ConfigError, match="deeper than a config value"):
+        read_stack(_project(tmp_path / "deep", "config:\n  d: " + "[" * 900 + "]" * 900 + "\n"), "ci")

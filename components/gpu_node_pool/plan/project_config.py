@@ -23,6 +23,7 @@ namespace's key).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -75,7 +76,8 @@ def project_keys(doc: Mapping[str, Any], project: str) -> list[ProjectKey]:
         raise ConfigError([ConfigIssue(f"{_SOURCE}: config", f"{shown(block)} must be a mapping of config keys to "
                                        "their values or declarations (or a directory, the old stackConfigDir)")], _SOURCE)
     keys, issues = [], []
-    for name, declared in block.items():
+    # in the order mergeConfig takes them (sort.Strings): `foo` before `<project>:foo`, so the first one set wins
+    for name, declared in sorted(block.items(), key=lambda item: str(item[0])):
         where = f"{_SOURCE}: config.{name}"
         if not isinstance(name, str) or not name:
             issues.append(ConfigIssue(f"{_SOURCE}: config", f"key {shown(name)} must be a config key such as "
@@ -83,7 +85,10 @@ def project_keys(doc: Mapping[str, Any], project: str) -> list[ProjectKey]:
             continue
         own = ":" not in name or name.startswith(f"{project}:")
         full = name if ":" in name else f"{project}:{name}"
-        problem = _not_json(declared)
+        try:
+            problem = _not_json(declared)
+        except RecursionError:
+            problem = "nests lists or mappings deeper than a config value can be read; flatten it"
         if problem:
             issues.append(ConfigIssue(where, problem + _SCHEMA))
             continue
@@ -119,6 +124,8 @@ def _declaration_problem(name: str, declared: Mapping[str, Any], own: bool) -> s
     secret = declared.get("secret", False)
     if not isinstance(secret, bool):
         return f"secret: {shown(secret)} must be true or false"
+    if "description" in declared and not isinstance(declared["description"], str):
+        return f"description: {shown(declared['description'])} must be text"
     default, value, kind = declared.get("default"), declared.get("value"), declared.get("type")
     if default is not None and value is not None:
         return "cannot have both a 'default' and a 'value'; keep one (the Pulumi CLI refuses the project)"
@@ -143,6 +150,8 @@ def _declaration_problem(name: str, declared: Mapping[str, Any], own: bool) -> s
     return None
 
 
+#: What Go's ``strconv.Atoi`` reads as an int (``ValidateConfigValue`` uses it): a sign, then ASCII digits.
+_ATOI = re.compile(r"[+-]?[0-9]+")
 #: The config types a declaration may name (pulumi/pulumi project.json ``simpleConfigType``).
 _TYPES = ("string", "integer", "boolean", "array")
 
@@ -170,7 +179,7 @@ def _fits(kind: str, items: Any, value: Any) -> bool:
             return False
         if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
             return True
-        return isinstance(value, str) and value.lstrip("+-").isdigit()
+        return isinstance(value, str) and _ATOI.fullmatch(value) is not None and -2**63 <= int(value) < 2**63
     if kind == "boolean":
         return isinstance(value, bool) or value in ("true", "false")
     return isinstance(value, list) and all(_fits(items["type"], items.get("items"), v) for v in value)
