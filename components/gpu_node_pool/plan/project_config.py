@@ -236,7 +236,12 @@ def apply_project_config(config: dict[str, Any], secrets: list[str], doc: Mappin
                                           f"value in stack {stack!r}{_MERGE}"))
             continue
         if key.has_given:
-            config[key.key] = key.given if isinstance(key.given, str) else json.dumps(key.given)
+            try:
+                config[key.key] = key.given if isinstance(key.given, str) else json.dumps(key.given)
+            except RecursionError:
+                issues.append(ConfigIssue(f"{_SOURCE}: config.{key.key}", "nests lists or mappings deeper than a "
+                                          f"config value can be written; flatten it{_SCHEMA}"))
+                continue
             given.add(key.key)
             if key.kind is not None and key.secret:  # merged in plain text, then checked as a stack value
                 issues.append(ConfigIssue(key.key, f"must be encrypted as it's secret, and stack {stack!r} leaves it to "
