@@ -169,3 +169,21 @@ def test_a_second_sigterm_ends_a_stuck_unwinding_at_once(tmp_path):
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     assert (proc.returncode, err.strip()) == (143, "gpupool: terminated")
+
+
+def test_ctrl_c_or_sigterm_while_the_cli_is_still_importing_is_one_line(tmp_path):
+    # the command line takes a few hundred ms to import; until its own handlers are set, the entry point's
+    # early ones end the process at once (a stand-in for the slow import below: an entry module that waits)
+    import signal
+
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
+    slow = [sys.executable, "-c", "import sys, time, types\nimport gpu_node_pool.cli as c\n"
+            "entry = types.ModuleType('gpu_node_pool.cli.entry')\n"
+            "entry.main_exit = lambda: (print('importing', flush=True), time.sleep(60))\n"
+            "sys.modules['gpu_node_pool.cli.entry'] = entry\nc.main_exit()"]
+    for sig, code, line in ((signal.SIGINT, 130, "gpupool: interrupted"), (signal.SIGTERM, 143, "gpupool: terminated")):
+        proc = subprocess.Popen(slow, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout.readline().strip() == "importing"
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        assert (proc.returncode, err.strip()) == (code, line)
