@@ -45,6 +45,15 @@ def run_json(capsys, *argv: str) -> tuple[int, dict]:
     return code, doc
 
 
+def _foreign_project(tmp_path, extra: str):
+    """A copy of the platform team's program in ``tmp_path/p`` with ``extra`` appended to its ``__main__.py``."""
+    project = tmp_path / "p"
+    shutil.copytree(DATA / "foreign_project", project)
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + extra)
+    return project
+
+
 def _by(findings: list[dict], policy: str) -> list[dict]:
     return [f for f in findings if f["policy"] == policy]
 
@@ -104,10 +113,7 @@ def test_a_secure_value_never_decrypted_offline_is_not_judged_rather_than_read_a
 
 
 def test_check_judges_a_programs_secret_tolerations_and_its_reports_never_show_the_secret(capsys, tmp_path):
-    project = tmp_path / "p"
-    shutil.copytree(DATA / "foreign_project", project)
-    main = project / "__main__.py"
-    main.write_text(main.read_text() + (
+    project = _foreign_project(tmp_path, (
         "\nk8s.apps.v1.DaemonSet('gpu-agent', metadata={'name': 'gpu-agent', 'namespace': 'monitoring'},\n"
         "    spec=pulumi.Output.secret({'selector': {'matchLabels': {'app': 'gpu-agent'}},\n"
         "        'template': {'metadata': {'labels': {'app': 'gpu-agent'}},\n"
@@ -148,10 +154,7 @@ def test_the_page_judges_a_secret_daemonset_as_the_pack_does_and_an_unreadable_o
                         ({"template": 42}, "spec.template is 42, not an object")):
         ds = read_daemonset({"metadata": {"name": "x"}, "spec": spec}, "eks")
         assert ds.tolerations is None and ds.problem.startswith(words)
-    project = tmp_path / "p"
-    shutil.copytree(DATA / "foreign_project", project)
-    main = project / "__main__.py"
-    main.write_text(main.read_text() + (
+    project = _foreign_project(tmp_path, (
         "\nk8s.apps.v1.DaemonSet('gpu-agent', metadata={'name': 'gpu-agent', 'namespace': 'monitoring'},\n"
         "    spec=pulumi.Output.secret({'template': {'spec': {'containers': [{'name': 'a', 'image': 'hush'}],\n"
         "                                                     'tolerations': [{'key': 'SECRETTOLERATIONKEY'}]}}}))\n"
@@ -192,10 +195,7 @@ def test_a_command_made_with_a_secure_value_is_not_judged_rather_than_passed():
 
 
 def test_check_summaries_read_secret_taints_as_the_pack_does_and_never_show_them(capsys, tmp_path):
-    project = tmp_path / "p"
-    shutil.copytree(DATA / "foreign_project", project)
-    main = project / "__main__.py"
-    main.write_text(main.read_text() + (
+    project = _foreign_project(tmp_path, (
         "\naws.eks.NodeGroup('secret-gpu', cluster_name=cluster_name, node_role_arn=role_arn, subnet_ids=subnet_ids,\n"
         "    instance_types=['g6.xlarge'], ami_type='AL2023_x86_64_NVIDIA',\n"
         "    scaling_config={'min_size': 1, 'max_size': 2, 'desired_size': 1},\n"
@@ -228,10 +228,7 @@ def test_check_cuts_a_short_secret_label_from_its_own_pools_summary(capsys, tmp_
 
 
 def test_a_chart_whose_values_are_secret_is_not_judged_and_says_it_is_a_secret(capsys, tmp_path):
-    project = tmp_path / "p"
-    shutil.copytree(DATA / "foreign_project", project)
-    main = project / "__main__.py"
-    main.write_text(main.read_text() + (
+    project = _foreign_project(tmp_path, (
         "\nk8s.helm.v4.Chart('hushed', chart='charts/node-agent', namespace='logging',\n"
         "    values=pulumi.Output.secret({'image': {'tag': 'TOPSECRETTAGVALUE'}}))\n"))
     cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
@@ -255,10 +252,7 @@ def test_a_secure_value_read_as_json_is_said_to_be_undecrypted_not_blamed_on_the
 
 
 def test_secrets_that_are_common_words_leave_the_reports_shape_and_kubernetes_words_alone(capsys, tmp_path):
-    project = tmp_path / "p"
-    shutil.copytree(DATA / "foreign_project", project)
-    main = project / "__main__.py"
-    main.write_text(main.read_text() + (
+    project = _foreign_project(tmp_path, (
         "\npulumi.CustomResource('kubernetes:core/v1:Secret', 'vault', {'metadata': {'name': 'v'},\n"
         "    'stringData': pulumi.Output.secret({'A': 'kubernetes', 'B': 'mandatory',\n"
         "                                        'C': 'node.kubernetes.io/unreachable'})})\n"

@@ -23,20 +23,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from typing import Any
 
 from .. import plan as plan_mod
 from .._version import __version__
 from ..config import ConfigError
-from ..sdk.files import NotRegularFileError
 from ..text.terminal import escape_control, terminal_text
 from .audit_parser import register as register_audit
 from .contract import (
     FAIL_ON_LEVELS,
     WRITE_FAILED,
     ExitCode,
-    InputError,
     UsageParser,
     cannot_write,
     closed_stdout,
@@ -47,13 +44,8 @@ from .contract import (
     stdout_closed,
 )
 from .expand_options import expand_arguments, expand_options
+from .failures import input_errors, internal_error, interrupt_in, invalid_input
 from .sarif import sarif_log
-
-#: Where "please report" points.
-ISSUES_URL = "the gpu-node-pools issue tracker"
-#: Filesystem mistakes in --project-dir, --stack, --out and --policy-pack-config: invalid input (exit 2).
-_FILE_ERRORS = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError,
-                NotRegularFileError)
 
 
 def _stack_name(value: str) -> str:
@@ -465,90 +457,6 @@ _COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _rende
              "policy-pack": _policy_pack, "audit": _audit, "completion": _completion}
 
 
-# --- the contract around every command ------------------------------------------------------
-
-
-def _input_errors() -> tuple[type[BaseException], ...]:
-    # Imported only when an exception is being handled: `gpupool --version` stays light.
-    from ..plan.render import RenderOutError
-    from ..plan.run import ProgramError
-    from ..policies import PolicyConfigError
-    from ..policies.policy_pack import PolicyPackError
-
-    return (ConfigError, InputError, PolicyConfigError, PolicyPackError, ProgramError, RenderOutError, *_FILE_ERRORS)
-
-
-#: The fix an OS error on an output path gets (``--out``, ``--html``).
-_OUTPUT_FIXES: dict[type, str] = {
-    IsADirectoryError: " (give a file path, not a directory)",
-    FileExistsError: " (give a new or empty directory, or one this command wrote)",
-    NotADirectoryError: " (a parent of this path is a file: give a path in a directory)",
-    FileNotFoundError: " (its directory does not exist: create it or give a path in an existing directory)",
-    PermissionError: " (no permission to write there: give a writable path)",
-}
-
-
-def _invalid_input(args: argparse.Namespace, err: BaseException) -> int:
-    """Exit 2: a mistake in the stack file, config, --policy-pack-config, --requirement or --out."""
-    if isinstance(err, ConfigError):
-        issues = [i.to_json() for i in err.issues]
-        text = terminal_text(err.lines())
-    elif getattr(err, "issue", None) is not None:  # plan.run.ProgramError: the user's program failed
-        issues = [{"path": err.issue.path, "message": err.issue.message}]
-        text = escape_control(f"error: {err}")
-    else:
-        path = getattr(err, "argument", None) or getattr(err, "filename", None) or ""
-        if type(err).__name__ == "PolicyConfigError":
-            path = "--policy-pack-config"
-        message = str(err).removeprefix("error: ")
-        if isinstance(err, OSError) and err.filename and err.strerror:
-            option = next((f"--{name.replace('_', '-')} " for name in ("out", "html", "file", "project_dir")
-                           if str(getattr(args, name, None) or "") == str(err.filename)), "")
-            message = f"{option}{err.filename}: {err.strerror}"
-            if option.startswith(("--out", "--html")) and "nothing was written" not in err.strerror:
-                message += _OUTPUT_FIXES.get(type(err), "")
-        # one issue and one line per mistake (a policy pack config may hold several, one per line)
-        parts = [part for part in message.split("\n") if part.strip()] or [message]
-        head = parts[0] if len(parts) > 1 and parts[0].endswith(":") else None
-        items = [part.strip() for part in parts[1:]] if head else parts
-        issues = [{"path": str(path), "message": item} for item in items]
-        lines = [f"error: {head}", *(f"  {item}" for item in items)] if head else [f"error: {item}" for item in items]
-        text = "\n".join(escape_control(line) for line in lines)
-    if getattr(args, "format", None) == "sarif":
-        print_report(sarif_log(ExitCode.INVALID_INPUT, issues))
-    elif getattr(args, "json", False):  # not every command takes --json (schema)
-        fields: dict[str, Any] = {"stack": args.stack} if getattr(args, "stack", None) else {}
-        print_report(report(args.command, ExitCode.INVALID_INPUT, cloud_api_called=_cloud_api_called(args), **fields,
-                            configErrors=issues))
-    else:
-        print(text, file=sys.stderr)
-    return ExitCode.INVALID_INPUT
-
-
-def _internal_error(args: argparse.Namespace, err: BaseException) -> int:
-    """Exit 70: a bug. One line on stderr (and a JSON report with --json); the traceback only with --debug."""
-    summary = f"{type(err).__name__}: {err}".splitlines()[0] if str(err) else type(err).__name__
-    debug = getattr(args, "debug", False)
-    print(escape_control(
-        f"gpupool {__version__}: internal error in {args.command}: {summary} -- please report it to {ISSUES_URL} "
-        "with the command line" + ("" if debug else " and the output of the same command with --debug")),
-        file=sys.stderr,
-    )
-    if debug:
-        traceback.print_exception(err, file=sys.stderr)
-    if getattr(args, "format", None) == "sarif":
-        print_report(sarif_log(ExitCode.INTERNAL))
-    elif getattr(args, "json", False):  # not every command takes --json (schema)
-        print_report(report(args.command, ExitCode.INTERNAL, cloud_api_called=_cloud_api_called(args),
-                            internalError=summary))
-    return ExitCode.INTERNAL
-
-
-def _cloud_api_called(args: argparse.Namespace) -> bool:
-    """Whether this run called (or tried) a cloud or Kubernetes API: only a live audit sets it."""
-    return bool(getattr(args, "cloud_api_called", False))
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one ``gpupool`` command; returns the exit code of :class:`gpu_node_pool.cli.contract.ExitCode`."""
     try:
@@ -566,14 +474,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError as err:  # stdout's reader went away: quiet, not an internal error
         if stdout_closed():
             return closed_stdout()
-        return _internal_error(args, err)
+        return internal_error(args, err)
     except Exception as err:  # noqa: BLE001 - the contract: invalid input is 2, anything else a reported bug (70)
-        interrupted = _interrupt_in(err)
+        interrupted = interrupt_in(err)
         if interrupted is not None:  # Ctrl-C or SIGTERM that a library wrapped (pydantic building a model)
             raise interrupted from None
         if isinstance(err, OSError) and err.errno in WRITE_FAILED:
             return cannot_write(err)
-        report_error = _invalid_input if isinstance(err, _input_errors()) else _internal_error
+        report_error = invalid_input if isinstance(err, input_errors()) else internal_error
         try:
             return report_error(args, err)
         except BrokenPipeError:  # the error report's reader went away too
@@ -584,19 +492,6 @@ def main(argv: list[str] | None = None) -> int:
             if unwritten.errno in WRITE_FAILED:
                 return cannot_write(unwritten)
             raise
-
-
-def _interrupt_in(err: BaseException) -> KeyboardInterrupt | None:
-    """The Ctrl-C or SIGTERM (a ``KeyboardInterrupt``) that ``err`` was raised from, or None: a library that
-    catches it and raises its own error (``RuntimeError: Error calling __set_name__``) must not make a
-    stopped command read as a bug."""
-    seen: set[int] = set()
-    while err is not None and id(err) not in seen:
-        if isinstance(err, KeyboardInterrupt):
-            return err
-        seen.add(id(err))
-        err = err.__cause__ or err.__context__
-    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,6 +32,7 @@ from ..k8s.wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
 from . import expand as expansion
+from .plain import plain, plain_record
 from .stack_file import StackFile, locate_findings, read_stack
 
 if TYPE_CHECKING:
@@ -197,80 +198,6 @@ def _reraise(err: BaseException) -> Any:
     raise err
 
 
-def _plain(value: Any, *, reveal: bool = False, secrets: list[bool] | None = None) -> Any:
-    """Mock inputs -> JSON-able plain values; preview unknowns become :data:`UNKNOWN`.
-
-    A Pulumi secret becomes :data:`SECRET`, or with ``reveal`` its plain value (what the pack judges,
-    :mod:`gpu_node_pool.sdk.secrets`), where a string holding the placeholder of a stack-file ``secure:``
-    value, never decrypted offline (``"set -e; [secret]"``), is :data:`UNKNOWN`. ``secrets``, when given, gets an item for each secret met."""
-    from pulumi.output import Unknown
-    from pulumi.runtime import rpc
-
-    return _to_plain(value, Unknown, rpc._special_sig_key, rpc._special_secret_sig, reveal, secrets)
-
-
-def _to_plain(value: Any, unknown: type, sig_key: str, secret_sig: str, reveal: bool = False,
-              secrets: list[bool] | None = None) -> Any:
-    kind = type(value)
-    if kind is str:  # most values: leaves, first
-        if SECRET in value:  # the placeholder of a secure: value of the stack file, or a text made with it
-            if secrets is not None:
-                secrets.append(True)
-            return UNKNOWN if reveal else value
-        if reveal and _made_with_placeholder(value):  # a secret's text made from it another way
-            return UNKNOWN
-        return value
-    if kind is int or kind is bool or value is None:
-        return value
-    if kind is dict or (kind is not list and kind is not tuple and isinstance(value, Mapping)):
-        if value.get(sig_key) == secret_sig:
-            if secrets is not None:
-                secrets.append(True)
-            if reveal:
-                return _to_plain(value.get("value"), unknown, sig_key, secret_sig, reveal)
-            return SECRET  # a Pulumi secret: never shown, never stored in the plan
-        return {k: _to_plain(v, unknown, sig_key, secret_sig, reveal, secrets) for k, v in value.items()}
-    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
-        return [_to_plain(v, unknown, sig_key, secret_sig, reveal, secrets) for v in value]
-    if isinstance(value, unknown):
-        return UNKNOWN
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def _placeholder_forms() -> tuple[str, ...]:
-    """How :data:`SECRET` reads once a program transformed the text holding it: upper case, and the base64 of it
-    at each of the three byte alignments (the characters that encode only its bytes)."""
-    import base64
-
-    forms = [SECRET.upper()]
-    raw = SECRET.encode()
-    for k in range(3):
-        encoded = base64.b64encode(b"A" * k + raw + b"AAA").decode()
-        forms.append(encoded[(k * 8 + 5) // 6:((k + len(raw)) * 8) // 6])
-    return tuple(forms)
-
-
-_PLACEHOLDER_FORMS = _placeholder_forms()
-
-
-def _made_with_placeholder(text: str) -> bool:
-    """Whether ``text`` (a secret's plain value) holds :data:`SECRET` upper-cased or base64-encoded: made from a
-    stack-file ``secure:`` value the plan cannot decrypt, so not known."""
-    return any(form in text for form in _PLACEHOLDER_FORMS)
-
-
-def _recorded(resource: Recorded) -> Recorded:
-    """``resource`` with plain inputs (secrets shown as :data:`SECRET`) and, when the program passed a
-    secret, ``secret_inputs`` with their plain values for the pack."""
-    secrets: list[bool] = []
-    shown = _plain(resource.inputs, secrets=secrets)
-    if not secrets:
-        return dataclasses.replace(resource, inputs=shown)
-    return dataclasses.replace(resource, inputs=shown, secret_inputs=_plain(resource.inputs, reveal=True))
-
-
 def record_program(
     program: Path,
     config: Mapping[str, Any],
@@ -400,7 +327,7 @@ def record(
     dups = duplicate_urns(recorded)
     if dups:
         raise DuplicateUrnError(dups)
-    return [_recorded(r) for r in recorded], outputs
+    return [plain_record(r) for r in recorded], outputs
 
 
 #: Why the plan shows a DaemonSet the program did not register itself.
@@ -421,7 +348,7 @@ def _chart_child(chart: Recorded) -> Recorded | None:
 
     if chart.type != HELM_CHART_V4 or chart.inputs.get("chart") != dp.CHART:
         return None
-    inputs = _plain(chart.inputs)
+    inputs = plain(chart.inputs)
     if UNKNOWN in json.dumps(inputs):
         return None
     namespace = inputs.get("namespace") or "default"
@@ -451,8 +378,8 @@ async def _output_value(out: Any) -> Any:
             return UNKNOWN
         if await out.is_secret():
             return SECRET
-        return _plain(await out.future())
-    return _plain(out)
+        return plain(await out.future())
+    return plain(out)
 
 
 def plan_stack(
