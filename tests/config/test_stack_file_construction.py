@@ -1,6 +1,6 @@
 """The stack file reader builds a plain document (a tree of string-keyed mappings, lists and scalars)
-itself, and keeps a plain scalar's tag per text: both must give what PyYAML's own construction gives,
-duplicate keys in the same order, and the same refusals."""
+itself, and keeps a plain scalar's tag per text (what Pulumi's YAML reader makes of it): the tree must be
+what PyYAML's own construction with the same tags gives, duplicate keys in the same order, and the same refusals."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import yaml
 
 from gpu_node_pool.config import ConfigError
 from gpu_node_pool.config.loading import read_stack_file
+from gpu_node_pool.config.pulumi_scalars import plain_kind
 from gpu_node_pool.config.stack_yaml import _nesting_depth, _StrictLoader
 
 
@@ -65,9 +66,11 @@ def test_duplicates_in_breadth_first_order() -> None:
 
 
 def test_plain_and_quoted_scalars_keep_their_own_types() -> None:
-    data, _, loader = _load("a: 10\nb: '10'\nc: 10\nd: yes\ne: 'yes'\nf: yes\ng: null\nh: 'null'\n", tree=True)
+    data, _, loader = _load("a: 10\nb: '10'\nc: 10\nd: yes\ne: 'yes'\nf: TRUE\ng: null\nh: 'null'\ni: 2024-01-02\n",
+                            tree=True)
     assert loader.depth == 1
-    assert data == {"a": 10, "b": "10", "c": 10, "d": True, "e": "yes", "f": True, "g": None, "h": "null"}
+    assert data == {"a": 10, "b": "10", "c": 10, "d": "yes", "e": "yes", "f": True, "g": None, "h": "null",
+                    "i": "2024-01-02"}
 
 
 def test_a_dropped_duplicate_is_not_judged() -> None:
@@ -79,9 +82,9 @@ def test_a_dropped_duplicate_is_not_judged() -> None:
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("config:\n  gpu-node-pools:x:\n    n: 010\n", "010 is read by YAML 1.1 as the octal number 8"),
-    ("config:\n  gpu-node-pools:x:\n    on: 1\n", "a key is read by YAML as the boolean true"),
-    ("config:\n  gpu-node-pools:x:\n    d: 2024-01-02\n", "2024-01-02 is read by YAML as a date"),
+    ("config:\n  gpu-node-pools:x:\n    n: 010\n", "010 is the octal number 8 (a leading 0 is octal) to Pulumi"),
+    ("config:\n  gpu-node-pools:x:\n    TRUE: 1\n", "a key is read by YAML as the boolean true"),
+    ("config:\n  gpu-node-pools:x:\n    d: -.inf\n", "-.inf is a number JSON has no form for"),
     ("config:\n  gpu-node-pools:x: [" * 1 + "[" * 101 + "]" * 102 + "\n", "nests mappings/lists more than 100 levels"),
 ])
 def test_refusals_are_found_on_the_tree_path(text: str, expected: str) -> None:
@@ -102,10 +105,10 @@ def _tags(node: yaml.Node) -> list[tuple[str, object]]:
     return out
 
 
-def test_tags_kept_per_text_are_pyyamls() -> None:
-    """Each scalar gets the tag PyYAML's resolver gives it, whatever text came before with the same
-    first character or as a quoted scalar; but a plain YAML 1.2 octal (``0o7``), a string to PyYAML,
-    is an int, as Pulumi's go-yaml reads it."""
+def test_tags_kept_per_text_are_pulumis() -> None:
+    """Each plain scalar gets the tag of what Pulumi's YAML reader makes of its text (``plain_kind``), whatever
+    text came before with the same first character; a quoted one is a string; collections and a merge key
+    keep PyYAML's tags."""
     words = ["10", "1_0", "1:20", "1.5", "1e3", "1x", "0x1f", "0o7", "y", "yes", "Yes", "no", "n", "on", "off", "null",
              "Null", "nul", "~", "", "true", "tru", ".inf", ".nan", ".5", "2024-01-02", "2024-1-2", "=", "<<", "-", "+1"]
     text = "".join(f"- {w}\n- '{w}'\n- {{{w or repr('')}: {w or '~'}}}\n" for w in words * 2)
@@ -114,10 +117,30 @@ def test_tags_kept_per_text_are_pyyamls() -> None:
         ours = loader.get_single_node()
     finally:
         loader.dispose()
-    pyyaml = _tags(yaml.compose(text, Loader=yaml.SafeLoader))
-    octal = [i for i, (tag, value) in enumerate(_tags(ours)) if value == "0o7" and tag.endswith(":int")]
-    assert len(octal) == 6  # each plain one (item, key, value) of both rounds; the quoted ones stay strings
-    assert _tags(ours) == [("tag:yaml.org,2002:int", v) if i in octal else (t, v) for i, (t, v) in enumerate(pyyaml)]
+    tag_of = {"null": "null", "bool": "bool", "int": "int", "float": "float", "nonfinite": "float", "str": "str"}
+    for (tag, value, style), (py_tag, _, _) in zip(_styled(ours), _styled(yaml.compose(text, Loader=yaml.SafeLoader)),
+                                                   strict=True):
+        if value is None or py_tag.endswith(":merge"):
+            assert tag == py_tag
+        elif not style:  # plain: None from PyYAML's composer, '' from libyaml's
+            assert tag == f"tag:yaml.org,2002:{tag_of[plain_kind(value)]}", value
+        else:
+            assert tag == "tag:yaml.org,2002:str", value
+    assert {(t, v) for t, v, style in _styled(ours) if not style and v in ("yes", "on", "1:20", "2024-01-02")} == {
+        ("tag:yaml.org,2002:str", v) for v in ("yes", "on", "1:20", "2024-01-02")}
+
+
+def _styled(node: yaml.Node) -> list[tuple[str, object, object]]:
+    out, todo = [], [node]
+    while todo:
+        node = todo.pop()
+        scalar = isinstance(node, yaml.ScalarNode)
+        out.append((node.tag, node.value if scalar else None, node.style if scalar else "collection"))
+        if isinstance(node, yaml.MappingNode):
+            todo += [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            todo += node.value
+    return out
 
 
 @pytest.mark.parametrize("value", ["!!int abc", "!!float abc", "!!bool abc", "!!timestamp abc", "!!map a"])
@@ -130,13 +153,20 @@ def test_a_value_its_explicit_tag_cannot_read_is_a_config_error_at_its_line(valu
     assert value in issue.message
 
 
-@pytest.mark.parametrize("anchor", ["", "\n    note: &a x"], ids=["tree-pass", "pyyaml-construction"])
-def test_a_number_longer_than_python_converts_is_a_config_error_at_its_line(anchor):
-    text = f"config:\n  gpu-node-pools:cluster:\n    maxSize: {'9' * 5000}{anchor}\n"
+@pytest.mark.parametrize("anchor", ["", "\n      note: &a x"], ids=["tree-pass", "pyyaml-construction"])
+def test_a_number_beyond_what_pulumi_reads_is_a_string_and_its_message_is_short(anchor):
+    # past 2^64 - 1 yaml.v3's ParseInt/ParseUint fail and ParseFloat overflows: the text stays a string
+    text = ("config:\n  gpu-node-pools:cluster: {name: c, nodeRoleArn: 'arn:aws:iam::111122223333:role/n', "
+            "subnetIds: [subnet-0a1b2c3d4e5f60718]}\n  gpu-node-pools:pools:\n    - name: a\n      backend: eks-managed\n"
+            f"      instanceTypes: [g6.xlarge]\n      scaling:\n        minSize: 0\n        maxSize: {'9' * 5000}{anchor}\n")
+    config, _ = read_stack_file(text.encode(), "Pulumi.x.yaml")
+    assert "9" * 5000 in config["gpu-node-pools:pools"]
+    from gpu_node_pool.config.loading import load_stack_config
+
     with pytest.raises(ConfigError) as err:
-        read_stack_file(text.encode(), "Pulumi.x.yaml")
-    (issue,) = err.value.issues
-    assert issue.location.line == 3 and "5000 digits" in issue.message and "9" * 100 not in issue.message
+        load_stack_config(config, "Pulumi.x.yaml")
+    [issue] = [i for i in err.value.issues if i.path == "pools[0].scaling.maxSize"]
+    assert "5000 digits" in issue.message and "9" * 100 not in issue.message, issue.message
 
 
 @pytest.mark.parametrize("anchor", ["", "&a "])  # the tree built directly, and PyYAML's construction
@@ -151,8 +181,8 @@ def test_the_value_its_tag_cannot_read_is_located_among_other_tagged_values(anch
                                     "fit its explicit YAML tag !!int")
 
 
-@pytest.mark.parametrize(("written", "advice"), [('"4"', "(write 4)"), ("four", "(e.g. 4)"), ('"１２"', "(e.g. 4)"),
-                                                 ("4.5", "(e.g. 4)")])
+@pytest.mark.parametrize(("written", "advice"), [('"4"', ", unquoted (write 4)"), ("four", " (e.g. 4)"),
+                                                 ('"１２"', " (e.g. 4)"), ("4.5", " (e.g. 4)"), ("12:30", " (e.g. 4)")])
 def test_an_integer_written_otherwise_says_how_to_write_one(written, advice):
     from gpu_node_pool.config.loading import load_stack_config
 
@@ -163,4 +193,4 @@ def test_an_integer_written_otherwise_says_how_to_write_one(written, advice):
     with pytest.raises(ConfigError) as err:
         load_stack_config(config, "Pulumi.x.yaml")
     [issue] = [i for i in err.value.issues if i.path == "pools[0].scaling.maxSize"]
-    assert issue.message.endswith(f"must be a whole number, unquoted {advice}")
+    assert issue.message.endswith(f"must be a whole number{advice}")

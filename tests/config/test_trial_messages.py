@@ -28,20 +28,19 @@ def issues(text: str) -> list[str]:
     return []
 
 
-YAML11 = [
-    ("maxSize: 010", "maxSize: 4", "pools[0].scaling.maxSize: 010 is read by YAML 1.1 as the octal number 8; write 10"),
-    ("maxSize: 0x10", "maxSize: 4", "pools[0].scaling.maxSize: 0x10 is read by YAML 1.1 as the hexadecimal number 16; write 16"),
-    ("maxSize: 1_0", "maxSize: 4", "pools[0].scaling.maxSize: 1_0 is read by YAML 1.1 as 10 (YAML 1.1 drops '_'); write 10"),
-    ("maxSize: 1:20", "maxSize: 4", "pools[0].scaling.maxSize: 1:20 is read by YAML 1.1 as the base-60 number 80; write 80"),
-    ("name: 0123", "name: inference", "pools[0].name: 0123 is read by YAML 1.1 as the octal number 83;"),
-    ("maxSize: 0o12", "maxSize: 4", "pools[0].scaling.maxSize: 0o12 is the octal number 10 to Pulumi (YAML 1.2) but a "
-     "string to YAML 1.1 readers; write 10"),
-    ("env: 0o17", "env: dev", "pools[0].tags.env: 0o17 is the octal number 15 to Pulumi (YAML 1.2)"),
+NUMBER_FORMS = [
+    ("maxSize: 010", "maxSize: 4", "pools[0].scaling.maxSize: 010 is the octal number 8 (a leading 0 is octal) to Pulumi "
+     "(its YAML reader, gopkg.in/yaml.v3); write 10 (or 8)"),
+    ("maxSize: 0x10", "maxSize: 4", "pools[0].scaling.maxSize: 0x10 is the hexadecimal number 16 to Pulumi"),
+    ("maxSize: 1_0", "maxSize: 4", "pools[0].scaling.maxSize: 1_0 is the number 10 ('_' is dropped) to Pulumi"),
+    ("name: 0123", "name: inference", "pools[0].name: 0123 is the octal number 83 (a leading 0 is octal) to Pulumi"),
+    ("maxSize: 0o12", "maxSize: 4", "pools[0].scaling.maxSize: 0o12 is the octal number 10 to Pulumi"),
+    ("env: 0o17", "env: dev", "pools[0].tags.env: 0o17 is the octal number 15 to Pulumi"),
+    ("env: 0X1F", "env: dev", "pools[0].tags.env: 0X1F is the hexadecimal number 31 to Pulumi"),
+    ("env: 09", "env: dev", "pools[0].tags.env: 09 is the number 9 to Pulumi"),
 ]
-
-
-@pytest.mark.parametrize("new, old, expected", YAML11, ids=[c[0] for c in YAML11])
-def test_yaml11_number_forms_are_refused_with_the_path_and_the_fix(new, old, expected):
+@pytest.mark.parametrize("new, old, expected", NUMBER_FORMS, ids=[c[0] for c in NUMBER_FORMS])
+def test_numbers_not_written_as_decimals_are_refused_with_the_path_and_the_fix(new, old, expected):
     lines = issues(DEV.replace(old, new))
     assert len(lines) == 1 and lines[0].startswith(expected), lines
     assert "quote it" in lines[0]
@@ -52,6 +51,30 @@ def test_plain_decimals_and_quoted_forms_still_pass():
     assert issues(DEV.replace("env: dev", "env: '010'")) == []
     assert issues(DEV.replace("env: dev", "env: '0o17'")) == []
     assert issues(DEV.replace("env: dev", "env: 0o19")) == []  # not octal: a string to every reader
+
+
+@pytest.mark.parametrize("written", ["on", "yes", "off", "2026-01-01", "2026-01-01T10:00:00Z", "12:30", "1:20"])
+def test_what_pulumi_reads_as_a_string_is_a_string(written):
+    # gopkg.in/yaml.v3, Pulumi's reader: yes/no/on/off are no booleans, dates and base-60 forms are their text
+    assert issues(DEV.replace("env: dev", f"env: {written}").replace("example.com/team: ml-platform",
+                                                                      f"example.com/team: {written.replace(':', '-')}")) == []
+    config, _ = read_stack_file(DEV.replace("env: dev", f"env: {written}").encode(), "Pulumi.mine.yaml")
+    assert f'"env": "{written}"' in config["gpu-node-pools:pools"]
+
+
+def test_a_yaml11_boolean_where_a_boolean_goes_says_to_write_true():
+    lines = issues(DEV.replace("      capacityType: ON_DEMAND", "      allowUnknownInstanceTypes: yes"))
+    assert len(lines) == 1 and "pools[0].allowUnknownInstanceTypes: 'yes': must be a valid boolean; write true: Pulumi " \
+        "reads yes as a string" in lines[0], lines
+
+
+def test_numbers_arrive_as_pulumi_sends_them():
+    # a float with no fraction is written 4 in Pulumi's JSON and arrives as an int; 1e3 is a number there
+    assert issues(DEV.replace("maxSize: 4", "maxSize: 4.0")) == []
+    config, _ = read_stack_file(DEV.replace("maxSize: 4", "maxSize: 1e1").encode(), "Pulumi.mine.yaml")
+    assert '"maxSize": 10' in config["gpu-node-pools:pools"]
+    lines = issues(DEV.replace("maxSize: 4", "maxSize: .inf"))
+    assert len(lines) == 1 and "maxSize: .inf is a number JSON has no form for, so Pulumi cannot load the stack" in lines[0]
 
 
 def test_a_yaml11_number_as_a_key_is_called_a_number():
@@ -191,8 +214,6 @@ def test_wrong_argument_types_raise_config_error_before_registering(make, path, 
 
 
 NOT_JSON = [
-    ("env: 2026-01-01T10:00:00Z", "pools[0].tags.env: 2026-01-01T10:00:00Z is read by YAML as a date and time, not a "
-                                  "string; quote it (\"2026-01-01T10:00:00Z\")"),
     ("env: !!binary aGk=", "pools[0].tags.env: !!binary aGk= is a YAML binary value, which JSON and Pulumi's config do "
                            "not have; remove the tag"),
     ("env: !!set {a, b}", "pools[0].tags.env: !!set {a, b} is a YAML set value"),

@@ -97,7 +97,7 @@ def test_the_old_config_directory_spelling_is_the_stack_config_dir(tmp_path):
     ("config:\n  b:\n    type: integer\n    default: notanumber\n", "is not of its declared type integer"),
     ("config:\n  b:\n    type: array\n    default: [1]\n", "type array needs items"),
     ("config:\n  b:\n    type: array\n    items: {type: integer}\n    default: [1, x]\n", "array<integer>"),
-    ("config:\n  d: 2024-01-01\n", "is read by YAML as a date"),
+    ("config:\n  d: .nan\n", "is a number JSON has no form for"),
     ("config:\n  d:\n    default: !!binary aGVsbG8=\n", "is read by YAML as a bytes"),
 ])
 def test_declarations_the_pulumi_cli_refuses_are_config_errors_at_pulumi_yaml(tmp_path, block, words):

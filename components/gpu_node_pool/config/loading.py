@@ -149,15 +149,24 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         msg = "must be a list, " + (about[about.index("e.g."):].rstrip(".") if "e.g. [" in about else "e.g. [a, b]")
     elif kind in ("int_type", "int_from_float") and value is not None and not isinstance(value, dict | list):
         # strict: "4" and 4.0 are no integers here (common.py), so the fix says how to write one
-        written = f"write {value.strip()}" if isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value) else "e.g. 4"
+        digits = isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value) is not None
+        if digits and len(value.strip().lstrip("0")) > 20:  # past 2^64 - 1: Pulumi's YAML reader keeps the text
+            return [ConfigIssue(path, f"a number of {len(value.strip())} digits is beyond the largest whole number "
+                                      "Pulumi reads (2^64 - 1; its YAML reader, gopkg.in/yaml.v3, keeps it as text); "
+                                      "write the number the setting needs")]
+        quoted = digits and (len(value.strip().lstrip("0")) < 20 or int(value) < 2**64)
+        written = f"write {value.strip()}" if quoted else "e.g. 4"
         where = (field.description or "") if field is not None else ""
         if "e.g." in where:
             written = where[where.index("e.g."):].rstrip(".")
-        msg = f"must be a whole number, unquoted ({written})"
+        msg = f"must be a whole number{', unquoted' if quoted else ''} ({written})"
     else:
         msg = err["msg"].replace("Input should be", "must be")
         if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
-            msg += " (quote it in YAML: yes/no/on/off and numbers are not strings)" if kind == "string_type" else ""
+            msg += " (quote it in YAML: true, false and numbers are not strings)" if kind == "string_type" else ""
+        if kind == "bool_type" and isinstance(value, str) and value.lower() in ("yes", "no", "on", "off", "y", "n"):
+            msg += (f"; write {'true' if value.lower() in ('yes', 'on', 'y') else 'false'}: Pulumi reads {value} as a "
+                    "string (its YAML reader, gopkg.in/yaml.v3, takes only true and false as booleans)")
         if value is None and kind.endswith("_type"):
             msg += "; set a value or remove the key" if field is not None and not field.is_required() else "; set a value"
     return [ConfigIssue(path, f"{shown}: {msg}" if not isinstance(value, dict | list) else msg)]
@@ -285,7 +294,7 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
         if not isinstance(key, str):
             issues.append(ConfigIssue(f"{name}: config", f"key {key!r} is not a string; config keys look like {PROJECT}:pools"))
             continue
-        if loader.yaml11_numbers is not False:  # False: built by _construct_tree, with no such number to report
+        if loader.odd_numbers is not False:  # False: built by _construct_tree, with no such number to report
             issues += _yaml_type_problems(value, key)
     if issues:
         raise ConfigError(issues, name)

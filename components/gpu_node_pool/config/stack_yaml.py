@@ -1,12 +1,13 @@
-"""A stack file's YAML read strictly: libyaml's parser with PyYAML's safe constructors, duplicate keys
-recorded, aliases bounded, YAML 1.1-only numbers kept with their text, nesting bounded, and the values
-YAML 1.1 reads as other types than JSON would found with their config path. :func:`gpu_node_pool.config.loading.read_stack_file`
-uses it; nothing here knows Pulumi's config form or the pool models."""
+"""A stack file's YAML read strictly and as Pulumi reads it: libyaml's parser with PyYAML's safe constructors,
+plain scalars resolved as Pulumi's YAML reader resolves them (:mod:`.pulumi_scalars`), duplicate keys recorded,
+aliases bounded, numbers in other forms than plain decimals kept with their text, nesting bounded, and the
+values JSON (so Pulumi's config) has no form for found with their config path.
+:func:`gpu_node_pool.config.loading.read_stack_file` uses it; nothing here knows Pulumi's config form or the
+pool models."""
 
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +17,8 @@ from ..sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, TAG_ERRORS, AliasExpan
 from .defaults import PROJECT
 from .errors import ConfigIssue
 from .locations import FileMarks
+from .pulumi_scalars import NON_FINITE
+from .pulumi_yaml import BOOL_TAG, FLOAT_TAG, INT_TAG, NULL_TAG, PulumiScalarLoader, construct_number
 
 __all__ = ["MAX_EXPANDED_VALUES", "MAX_NESTING", "AliasExpansionError"]
 
@@ -59,24 +62,18 @@ def _written(root: yaml.Node) -> int:
 #: The tag of a merge key (``<<: *base``): constructing its mapping rewrites the composed node.
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG, _MAP_TAG, _SEQ_TAG = STR_TAG, MAP_TAG, SEQ_TAG
-_INT_TAG = "tag:yaml.org,2002:int"
-_NUMBER_TAGS = frozenset((_INT_TAG, "tag:yaml.org,2002:float"))
-#: An octal integer of YAML 1.2's core schema (``0o17``): YAML 1.1 has no such form and PyYAML reads it
-#: as a string, but Pulumi reads stack files with go-yaml (pulumi/pulumi ``sdk/go/common/encoding/marshal.go``
-#: imports ``gopkg.in/yaml.v2``, whose ``resolve.go`` reads a plain number with Go's
-#: ``strconv.ParseInt(text, 0, 64)``, and base 0 takes the ``0o`` prefix), so it is the number 15 there,
-#: as in YAML 1.2's core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution).
-_YAML12_OCTAL = re.compile(r"[-+]?0o[0-7]+")
-_CONSTANT_TAGS = frozenset(("tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"))
+_NUMBER_TAGS = frozenset((INT_TAG, FLOAT_TAG))
+_CONSTANT_TAGS = frozenset((BOOL_TAG, NULL_TAG))
 
 
 class _NotATree(Exception):
     """A document :meth:`_StrictLoader._construct_tree` leaves to PyYAML's own construction."""
 
 
-class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when built with it
-    """PyYAML's safe loader (libyaml's C parser when available), recording duplicate mapping keys instead of
-    keeping the last silently. YAML 1.1 surprises (yes/no/on/off keys, dates) are refused after loading.
+class _StrictLoader(PulumiScalarLoader):
+    """:class:`.pulumi_yaml.PulumiScalarLoader` (libyaml's C parser when available), recording duplicate mapping
+    keys instead of keeping the last silently. A plain scalar is what Pulumi's YAML reader makes of it (``yes`` and dates are
+    strings, ``true``/``false`` the only booleans); numbers not written as plain decimals are refused after loading.
     Aliases are bounded: see :func:`_check_alias_expansion`. ``marks``, when set, keeps the composed
     document for the file:line of errors, and is walked before a merge key rewrites it."""
 
@@ -85,16 +82,16 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
     anchorless = False
 
     #: Set by :meth:`get_single_data`: how many mappings/lists deep the document goes, and whether
-    #: it holds a number in a YAML 1.1-only form (:class:`_Yaml11Number`); None when not known.
+    #: it holds a number JSON has no form for or written in another form than a plain decimal
+    #: (:class:`_NotJson`, :class:`_NumberForm`); None when not known.
     depth: int | None = None
-    yaml11_numbers: bool | None = None
+    odd_numbers: bool | None = None
     #: ``(line, column, tag)`` (1-based) of the first value its explicit tag could not read (``!!int abc``), as
     #: construction met it; None when none did.
     tag_error: tuple[int, int, str] | None = None
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
-        self._plain_tags: dict[str, str] = {}
         self._text, self._lines = stream, None
 
     def text_lines(self) -> list[str]:
@@ -102,19 +99,6 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
         if self._lines is None:
             self._lines = self._text.splitlines()
         return self._lines
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        """PyYAML's tag for a node, a plain scalar's kept per text: with no path resolvers (the safe
-        loader has none) it depends on the text alone, and a stack file repeats most of its texts."""
-        if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:
-            tag = self._plain_tags.get(value)
-            if tag is None:
-                tag = super().resolve(kind, value, implicit)
-                if tag == _STR_TAG and _YAML12_OCTAL.fullmatch(value):  # a number to Pulumi: reported as one
-                    tag = _INT_TAG
-                self._plain_tags[value] = tag
-            return tag
-        return super().resolve(kind, value, implicit)
 
     def get_single_data(self) -> Any:
         node = self.get_single_node()
@@ -128,13 +112,13 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
                 return self._construct_tree(node)
             except _NotATree:
                 self.duplicates.clear()
-                self.depth = self.yaml11_numbers = None
+                self.depth = self.odd_numbers = None
         return self.construct_document(node)
 
     def _construct_tree(self, root: yaml.Node) -> Any:
         """What :meth:`construct_document` builds from ``root``, for a document that is a tree (no anchors,
         so no node twice) of mappings with plain string keys, lists, and str/int/float/bool/null scalars,
-        which is what a stack file is; sets :attr:`depth` and :attr:`yaml11_numbers` on the way.
+        which is what a stack file is; sets :attr:`depth` and :attr:`odd_numbers` on the way.
 
         Containers are filled in the order :meth:`construct_document` fills them (breadth first, as its
         state generators run), so duplicate keys are recorded in the same order, and each scalar by the
@@ -157,7 +141,7 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
                 try:
                     if tag in _NUMBER_TAGS:
                         value = constructors[tag](self, node)
-                        numbers += type(value) is _Yaml11Number
+                        numbers += type(value) is not int and type(value) is not float
                         return value
                     if tag in _CONSTANT_TAGS:
                         return constructors[tag](self, node)
@@ -193,7 +177,7 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
                     seen[key] = line
             for key_node, value_node in node.value:
                 out[key_node.value] = start(value_node, depth + 1)
-        self.depth, self.yaml11_numbers = deepest, numbers > 0
+        self.depth, self.odd_numbers = deepest, numbers > 0
         return data
 
     def construct_object(self, node: Any, deep: bool = False) -> Any:
@@ -232,14 +216,16 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml w
         return super().construct_mapping(node, deep=deep)
 
 
-#: Numbers as YAML 1.1 (PyYAML, libyaml) reads them but YAML 1.2 and JSON do not: Pulumi and most
-#: editors read ``010`` as 10 or a string, PyYAML as octal 8. Plain decimals pass; these are refused.
-_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)(\.[0-9]*)?([eE][-+]?[0-9]+)?")
+#: A number written as a plain decimal, as JSON and every YAML reader read it alike (``10``, ``-1.5``, ``.5``,
+#: ``1e3``). Pulumi reads other forms as numbers too (``010`` is 8, ``0x10`` 16, ``1_0`` 10), which a reader
+#: of the file seldom expects: those are refused with the decimal to write.
+_DECIMAL = re.compile(r"[-+]?((0|[1-9][0-9]*)(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
 
 
-class _Yaml11Number:
-    """A scalar YAML 1.1 reads as a number in a form YAML 1.2/JSON read differently (``010``, ``0x10``,
-    ``1_0``, ``1:20``, ``0b11``), or YAML 1.2's ``0o17``, which YAML 1.1 reads as a string; kept with its text so :func:`_yaml_type_problems` reports it with its path."""
+class _NumberForm:
+    """A plain scalar Pulumi's YAML reader reads as a number written in another form than a plain decimal
+    (``010``, ``0x10``, ``0o17``, ``0b11``, ``1_0``, ``08``); kept with its text so that
+    :func:`_yaml_type_problems` reports it with its path."""
 
     __slots__ = ("text", "value")
 
@@ -253,55 +239,51 @@ class _Yaml11Number:
         return hash(self.text)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Yaml11Number) and other.text == self.text
+        return isinstance(other, _NumberForm) and other.text == self.text
 
     def problem(self) -> str:
-        """``<text> is read by YAML 1.1 as <how>; write <decimal>, or quote it`` (one line)."""
+        """``<text> is <how> to Pulumi ...; write <decimal>, or quote it`` (one line)."""
         text, value = self.text, self.value
-        digits = text.lstrip("+-")
-        if digits[:2] == "0o":
-            return (f"{text} is the octal number {value} to Pulumi (YAML 1.2) but a string to YAML 1.1 readers; "
-                    f"write {value} as a plain decimal, or quote it (\"{text}\") if it is a string")
-        if ":" in text:
-            how = f"the base-60 number {value}"
-        elif "_" in text:
-            how = f"{value} (YAML 1.1 drops '_')"
-        elif digits[:2].lower() == "0x":
+        digits = text.lstrip("+-").replace("_", "")
+        prefix = digits[:2].lower()
+        if prefix == "0x":
             how = f"the hexadecimal number {value}"
-        elif digits[:2].lower() == "0b":
+        elif prefix == "0b":
             how = f"the binary number {value}"
+        elif prefix == "0o" or digits[:1] == "0" and digits.isdigit() and set(digits) <= set("01234567"):
+            how = f"the octal number {value}" + (" (a leading 0 is octal)" if prefix != "0o" else "")
         else:
-            how = f"the octal number {value}"
-        meant = text.replace("_", "") if "_" in text and ":" not in text else None
-        if meant is None and digits[:1] == "0" and digits.isdigit():
-            meant = str(int(text, 10))  # 010 was most likely meant as ten
+            how = f"the number {value}"
+        if "_" in text:
+            how += " ('_' is dropped)"
+        meant = None
+        if digits.isdigit() and prefix not in ("0x", "0b", "0o"):
+            meant = str(int(digits, 10))  # 010 was most likely meant as ten
         fix = f"write {meant} (or {value})" if meant is not None and meant != str(value) else f"write {value}"
-        return f"{text} is read by YAML 1.1 as {how}; {fix} as a plain decimal, or quote it (\"{text}\") if it is a string"
+        return (f"{text} is {how} to Pulumi (its YAML reader, gopkg.in/yaml.v3); {fix} as a plain decimal, "
+                f"or quote it (\"{text}\") if it is a string")
 
 
 def _construct_number(loader: Any, node: Any) -> Any:
-    try:
-        value = (loader.construct_yaml_int if node.tag.endswith(":int") else loader.construct_yaml_float)(node)
-    except ValueError:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
-        if not str(node.value).lstrip("+-").replace("_", "").isdigit():
-            raise
-        raise yaml.constructor.ConstructorError(
-            None, None, f"a number of {len(node.value)} digits is longer than any config value takes (Python reads "
-            f"at most {sys.get_int_max_str_digits()}); write the number the setting needs, or quote it if it is a "
-            "string", node.start_mark) from None
-    text = node.value
-    if isinstance(text, str) and not _DECIMAL.fullmatch(text) and text.lower().lstrip("+-") not in (".inf", ".nan"):
-        return _Yaml11Number(text, value)
-    return value
+    """The number a program receives (:func:`.pulumi_yaml.construct_number`); a form other than a plain decimal
+    as :class:`_NumberForm`, NaN and the infinities as :class:`_NotJson`, for :func:`_yaml_type_problems`.
+
+    Raises:
+        ValueError: an explicit ``!!int``/``!!float`` on a text that is no number (``!!int abc``)."""
+    text = str(node.value)
+    if text in NON_FINITE:
+        return _NotJson("nonfinite", text)
+    value = construct_number(loader, node)
+    return value if _DECIMAL.fullmatch(text) else _NumberForm(text, value)
 
 
-_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_number)
-_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_number)
+_StrictLoader.add_constructor(INT_TAG, _construct_number)
+_StrictLoader.add_constructor(FLOAT_TAG, _construct_number)
 
 
 class _NotJson:
-    """A value YAML 1.1 reads as a type JSON (and so Pulumi's config) does not have: a timestamp, or a
-    ``!!binary``, ``!!set``, ``!!omap`` or ``!!pairs`` value; kept with the text as written so that
+    """A value JSON (and so Pulumi's config) has no form for: NaN or an infinity (``.nan``, ``.inf``), or a value
+    of an explicit ``!!binary``, ``!!set``, ``!!omap`` or ``!!pairs`` tag; kept with the text as written so that
     :func:`_yaml_type_problems` shows that text, not Python's ``repr`` of what PyYAML would build."""
 
     __slots__ = ("tag", "text")
@@ -319,11 +301,11 @@ class _NotJson:
         return isinstance(other, _NotJson) and (other.tag, other.text) == (self.tag, self.text)
 
     def problem(self) -> str:
-        """What YAML reads the value as and the fix (quote a timestamp; remove an explicit tag), one line."""
+        """What the value is and the fix (a finite number; no explicit tag), one line."""
         shown = self.text if len(self.text) <= 80 else self.text[:80] + "..."
-        if self.tag == "timestamp":
-            kind = "date and time" if any(c in self.text for c in "Tt ") else "date"
-            return f"{shown} is read by YAML as a {kind}, not a string; quote it (\"{shown}\")"
+        if self.tag == "nonfinite":
+            return (f"{shown} is a number JSON has no form for, so Pulumi cannot load the stack file (Go's "
+                    f"encoding/json: unsupported value); write a finite number, or quote it (\"{shown}\") if it is a string")
         written = shown if shown.startswith("!") else f"!!{self.tag} {shown}"
         return f"{written} is a YAML {self.tag} value, which JSON and Pulumi's config do not have; " \
                "remove the tag and write a plain string, list or mapping (a stack config needs no tags)"
@@ -339,19 +321,13 @@ def _as_written(loader: Any, node: Any) -> str:
     return line[start.column:stop].strip() or "..."
 
 
-def _construct_not_json(loader: Any, node: Any) -> _NotJson | str:
-    tag = node.tag.rsplit(":", 1)[-1]
-    if tag == "timestamp":  # a text its tag cannot read (`!!timestamp abc`) raises as PyYAML raises it
-        try:
-            loader.construct_yaml_timestamp(node)
-        except ValueError:  # date-shaped but no date (2024-02-30): go-yaml, Pulumi's reader, keeps the string
-            return node.value
-    elif tag == "binary":
+def _construct_not_json(loader: Any, node: Any) -> _NotJson:
+    if node.tag.endswith(":binary"):  # a text its tag cannot read (`!!binary ~`) raises as PyYAML raises it
         loader.construct_yaml_binary(node)
-    return _NotJson(tag, _as_written(loader, node))
+    return _NotJson(node.tag.rsplit(":", 1)[-1], _as_written(loader, node))
 
 
-for _tag in ("timestamp", "binary", "set", "omap", "pairs"):
+for _tag in ("binary", "set", "omap", "pairs"):
     _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _construct_not_json)
 
 
@@ -377,23 +353,23 @@ def _config_path(top: str, rest: tuple[Any, ...]) -> str:
 
 def _key_problem(key: Any) -> str:
     """Why a mapping key YAML did not read as a string is refused, with the key as the user wrote it
-    where it is kept (a number's or date's text), else as YAML reads it (a boolean: ``on`` is true)."""
+    where it is kept (a number's text), else as YAML reads it (a boolean: ``TRUE`` is true)."""
     if isinstance(key, bool):
-        what = f"the boolean {str(key).lower()} (YAML 1.1 reads yes/no/on/off/true/false so)"
+        what = f"the boolean {str(key).lower()}"
     elif key is None:
         what = "null (~ and null are null)"
-    elif isinstance(key, _Yaml11Number | int | float):
+    elif isinstance(key, _NumberForm | int | float):
         what = f"a number ({key!r})"
     elif isinstance(key, _NotJson):
-        what = f"a {'date' if key.tag == 'timestamp' else key.tag} ({key!r})"
+        what = f"a {'number JSON has no form for' if key.tag == 'nonfinite' else key.tag} ({key!r})"
     else:
         what = f"a {type(key).__name__} ({key!r})"
     return f"a key is read by YAML as {what}, not a string; quote it"
 
 
 def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> list[ConfigIssue]:
-    """Keys and values that YAML 1.1 reads as something other than JSON (dates, booleans as keys, numbers
-    written as ``010``/``0x10``/``1_0``/``1:20``, which YAML 1.2 and JSON read differently)."""
+    """Keys that are no strings, values JSON has no form for (``.nan``, an explicit ``!!set``), and numbers
+    written in other forms than plain decimals (``010``, ``0x10``, ``1_0``), each with its config path."""
     problems = []
     if isinstance(value, Mapping):
         for k, v in value.items():
@@ -409,7 +385,7 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
     elif isinstance(value, list):
         for i, v in enumerate(value):
             problems += _yaml_type_problems(v, top, (*rest, i))
-    elif isinstance(value, _Yaml11Number | _NotJson):
+    elif isinstance(value, _NumberForm | _NotJson):
         problems.append(ConfigIssue(_config_path(top, rest), value.problem()))
     elif not isinstance(value, str | int | float | bool | type(None)):
         problems.append(

@@ -23,6 +23,7 @@ namespace's key).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -197,7 +198,11 @@ def _stack_value(text: str) -> Any:
 
 
 def _not_json(value: Any) -> str | None:
-    """Why ``value`` (as PyYAML read it) cannot be a Pulumi config value, or None."""
+    """Why ``value`` (as :func:`gpu_node_pool.config.pulumi_yaml.load_pulumi_yaml` read it) cannot be a Pulumi
+    config value, or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return (f"{shown(value)} is a number JSON has no form for, so Pulumi cannot load the config (Go's "
+                "encoding/json: unsupported value); write a finite number, or quote it if it is a string")
     if value is None or isinstance(value, str | bool | int | float):
         return None
     if isinstance(value, list):

@@ -19,8 +19,9 @@ import yaml
 
 from ..config import PROJECT, ConfigError, ConfigIssue
 from ..config.errors import Location
+from ..config.pulumi_yaml import load_pulumi_yaml
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
-from ..sdk.yaml_bounded import AliasExpansionError, load_bounded
+from ..sdk.yaml_bounded import AliasExpansionError
 
 __all__ = ["StackFile", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
 
@@ -37,7 +38,7 @@ def read_project_file(project_dir: Path) -> dict[str, Any]:
     """
     source = "Pulumi.yaml"
     try:
-        doc = load_bounded((project_dir / source).read_text(encoding="utf-8")) or {}
+        doc = load_pulumi_yaml((project_dir / source).read_text(encoding="utf-8")) or {}
     except AliasExpansionError as err:
         raise ConfigError([ConfigIssue(source, f"line {err.line}: {err.message}", Location(source, err.line, 1))],
                           source) from None
