@@ -108,3 +108,32 @@ def test_one_device_plugin_given_the_pools_of_two_clusters_is_refused_naming_the
     # one plugin per cluster, each with its own pools, is what works
     NvidiaDevicePlugin("plugin-a", NvidiaDevicePluginArgs(cluster_name="ml-dev", pools=[a.spec]))
     NvidiaDevicePlugin("plugin-b", NvidiaDevicePluginArgs(cluster_name="ml-b", pools=[b.spec]))
+
+
+def _pool(name: str, cluster: object, pool_name: str = "burst", **extra: object):
+    from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+
+    pool = {"name": pool_name, "backend": "eks-managed", "instanceTypes": ["g6.xlarge"],
+            "scaling": {"minSize": 0, "maxSize": 2}, **extra}
+    return GpuNodePool(name, GpuNodePoolArgs(pool=pool, cluster=cluster))
+
+
+def test_two_pools_of_one_name_in_one_cluster_are_refused_before_the_second_registers():
+    cluster = dict(base()["cluster"])
+    mocks = Mocks()
+    pulumi.runtime.set_mocks(mocks, preview=False)
+    _pool("burst-a", cluster)
+    with pytest.raises(ConfigError) as err:
+        _pool("burst-b", cluster, taints=["example.com/x=y:NoSchedule"])
+    (issue,) = err.value.issues
+    assert issue.path == "pool.name"
+    assert issue.message.startswith(f"'burst' is already the pool of GpuNodePool 'burst-a' on cluster {cluster['name']!r}")
+    assert "give this pool another name" in issue.message
+
+
+def test_one_pool_name_in_two_clusters_or_two_names_in_one_cluster_are_accepted():
+    cluster = dict(base()["cluster"])
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    _pool("burst-a", cluster)
+    _pool("burst-other-cluster", {**cluster, "name": "ml-other"})
+    _pool("batch", cluster, pool_name="batch")

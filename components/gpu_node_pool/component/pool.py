@@ -193,6 +193,13 @@ class GpuNodePool(pulumi.ComponentResource):
             pool, cluster, identity = args.validated_identity()  # before anything is registered
         except ConfigError as err:
             raise err.relabelled(f"GpuNodePool {name!r}", "pools[0]", "pool") from None
+        from ..gpu_agents import once
+
+        cluster_name = cluster.name if isinstance(identity.name, str) else None
+        cluster_resource = args.cluster if isinstance(args.cluster, pulumi.Resource) else None
+        taken = once.pool_name_problem(pool.name, cluster_name, cluster_resource)
+        if taken is not None:
+            raise ConfigError([ConfigIssue("pool.name", taken)], f"GpuNodePool {name!r}")
         props: dict[str, Any] = {"configPath": args.config_path} if args.config_path else {}
         if getattr(getattr(pool, "efa", None), "enabled", False):
             props["efa"] = True  # read by gpu-agents-cover-gpu-pools: the pool needs the EFA device plugin
@@ -200,10 +207,7 @@ class GpuNodePool(pulumi.ComponentResource):
         self.spec = pool
         self.cluster = cluster
         self.identity = identity
-        from ..gpu_agents import once
-
-        once.record_pool(pool, name, cluster.name if isinstance(identity.name, str) else None,
-                         args.cluster if isinstance(args.cluster, pulumi.Resource) else None)
+        once.record_pool(pool, name, cluster_name, cluster_resource)
         if cluster.not_judged:
             keys = ", ".join(f"cluster.{k}" for k in cluster.not_judged)
             pulumi.log.info(

@@ -24,7 +24,7 @@ from pulumi.runtime.settings import get_monitor, get_root_resource
 
 from ..config import ConfigError, ConfigIssue
 
-__all__ = ["claim", "cluster_key", "record_pool", "served_clusters_problem"]
+__all__ = ["claim", "cluster_key", "pool_name_problem", "record_pool", "served_clusters_problem"]
 
 
 class _NoRun:
@@ -59,6 +59,27 @@ def record_pool(spec: Any, component: str, cluster_name: str | None, cluster: An
     """Record, for this program run, which cluster the ``GpuNodePool`` ``component`` (model ``spec``)
     joins: its plain ``cluster_name`` (None when an Output) and the cluster resource it was given."""
     _run_pools()[id(spec)] = (spec, component, cluster_name, cluster)
+
+
+def pool_name_problem(pool_name: str, cluster_name: str | None, cluster: Any) -> str | None:
+    """Why a ``GpuNodePool`` whose pool is named ``pool_name`` cannot join this cluster, or None.
+
+    A pool's name is its nodes' ``gpu-node-pools/pool`` label, which the device plugin's affinity and
+    ``workload_node_selector`` select on, and the name of the cluster-scoped Karpenter ``NodePool`` and
+    ``EC2NodeClass`` the Karpenter and EKS Auto Mode backends create: a second pool of the same name in one
+    cluster would share the first one's nodes' label and overwrite its NodePool. Two pools are in one cluster
+    when their plain cluster names are equal or they were given the same cluster resource; a cluster given
+    as an Output name on either side is not compared (its value is not known at preview)."""
+    for spec, component, name, resource in _run_pools().values():
+        if getattr(spec, "name", None) != pool_name:
+            continue
+        same = (cluster_name is not None and name == cluster_name) or (cluster is not None and resource is cluster)
+        if same:
+            where = f"cluster {name!r}" if name is not None and name == cluster_name else "the same cluster resource"
+            return (f"{pool_name!r} is already the pool of GpuNodePool {component!r} on {where}; a pool's name is its "
+                    "nodes' gpu-node-pools/pool label (which the device plugin and workload_node_selector select on) "
+                    "and names its Karpenter NodePool, so it must be unique in a cluster: give this pool another name")
+    return None
 
 
 def served_clusters_problem(served: Any, cluster_name: Any, cluster: Any) -> tuple[str, str] | None:
