@@ -23,6 +23,13 @@ def run(capsys, project, *extra):
 
 
 CASES = [
+    ("device-plugin config label set by hand",
+     DEV.replace("        example.com/team: ml-platform", "        nvidia.com/device-plugin.config: timeslicing-4"),
+     "pools[0]: labels: 'nvidia.com/device-plugin.config' ('timeslicing-4') picks the device plugin's named config, "
+     "which the component writes from gpuSharing and mig"),
+    ("MIG layout label set by hand",
+     DEV.replace("        example.com/team: ml-platform", "        nvidia.com/mig.config: all-1g.10gb"),
+     "pools[0]: labels: 'nvidia.com/mig.config' ('all-1g.10gb') makes the GPU Operator's MIG manager partition"),
     ("gpuLabel in kubernetes.io on EKS",
      DEV.replace("      tags:\n        team", "      gpuLabel: {key: node-role.kubernetes.io/gpu, value: 'true'}\n      tags:\n        team"),
      "pools[0].gpuLabel: label 'node-role.kubernetes.io/gpu' is in the kubernetes.io domain"),

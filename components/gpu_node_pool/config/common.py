@@ -31,7 +31,7 @@ from ..k8s.taints import (
     qualified_name_problem,
     split_kubelet_form,
 )
-from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, POOL_LABEL_KEY
+from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, NVIDIA_GPU_RESOURCE, POOL_LABEL_KEY
 from ..text.terminal import shown
 from .defaults import DEFAULT_TAINT
 from .errors import fail, fail_per_key
@@ -450,10 +450,28 @@ class PoolBase(Model):
                 f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} is set by the component from mig "
                 f"({mig_config_name(self.mig.strategy)!r}, the device-plugin config carrying migStrategy); remove it"
             )
+        if DEVICE_PLUGIN_CONFIG_LABEL in self.labels:
+            # The label picks one of the device plugin's named configs (k8s-device-plugin v0.20.0 README,
+            # "Multiple Device Plugin Configs"): what the node then advertises is that config's, which the plan
+            # cannot know, and a name the chart's configs lack stops the plugin's config manager at start.
+            raise fail(
+                f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} ({self.labels[DEVICE_PLUGIN_CONFIG_LABEL]!r}) picks the "
+                "device plugin's named config, which the component writes from gpuSharing and mig so that the "
+                f"plan knows how many {NVIDIA_GPU_RESOURCE} each node advertises; set gpuSharing or mig instead "
+                "(a name the plugin's configs lack keeps it from starting), and remove the label"
+            )
         if MIG_CONFIG_LABEL in self.labels and self.mig is not None:
             raise fail(
                 f"labels: {MIG_CONFIG_LABEL!r} is set by the component from mig ({mig_layout_name(self.mig.profile)!r} "
                 "where the GPU Operator's MIG manager partitions); remove it"
+            )
+        if MIG_CONFIG_LABEL in self.labels:
+            # The GPU Operator's MIG manager partitions a node's GPUs by this label (GPU Operator docs, "GPU
+            # Operator with MIG"): the node would advertise MIG devices the plan does not know of.
+            raise fail(
+                f"labels: {MIG_CONFIG_LABEL!r} ({self.labels[MIG_CONFIG_LABEL]!r}) makes the GPU Operator's MIG "
+                "manager partition the node's GPUs, which the component sets from mig so that the plan knows what "
+                "each node advertises; set mig instead, and remove the label"
             )
         if self.gpu_label.key == POOL_LABEL_KEY:
             raise fail(
