@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..k8s.taints import PLATFORMS
-from .contract import AUDIT_FAIL_ON, input_path, output_file
+from .contract import AUDIT_FAIL_ON, input_path, output_file, positive_seconds
 
 __all__ = ["register"]
 
@@ -38,7 +38,8 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
                    help="exit 1 when a finding is at or above this level (default: mandatory; none: never)")
     a.add_argument("--platform", choices=PLATFORMS, help="control plane, for admission-added tolerations (default: detected)")
     a.add_argument("--admission-plugins", metavar="A,B", help="the API server's enabled admission plugins, if known")
-    a.add_argument("--timeout", type=float, default=30.0, help="seconds for each API request as a whole, body included (live only; default 30)")
+    a.add_argument("--timeout", type=positive_seconds, default=30.0, metavar="S",
+                   help="seconds above 0 for each API request as a whole, body included (live only; default 30)")
     a.add_argument("--print-rbac", action="store_true", help="print the minimal read-only ClusterRole and exit")
 
     def check_usage(args: argparse.Namespace) -> None:

@@ -39,6 +39,7 @@ from .contract import (
     closed_stdout,
     last_line,
     output_file,
+    positive_seconds,
     print_report,
     report,
     stdout_closed,
@@ -179,7 +180,7 @@ def _parser() -> argparse.ArgumentParser:
                     "else gpupool's own); gpu-node-pool must be installed there")
     ck.add_argument("--html", default=None, metavar="OUT", type=output_file,
                     help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
-    ck.add_argument("--program-timeout", type=_positive_seconds, default=300.0, metavar="S",
+    ck.add_argument("--program-timeout", type=positive_seconds, default=300.0, metavar="S",
                     help="seconds the program may run (in its child process) before it is stopped (default 300)")
     sc = sub.add_parser(
         "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
@@ -391,17 +392,6 @@ def _policy_pack(args: argparse.Namespace) -> int:
         print(f"  run:     pulumi preview --policy-pack {pack.out_dir}")
         print(f"  publish: cd {pack.out_dir} && pulumi policy publish <org>  (the requirement must resolve there)")
     return ExitCode.OK
-
-
-def _positive_seconds(text: str) -> float:
-    """``--program-timeout``'s value: a finite number of seconds above 0 (argparse reports anything else, exit 64)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds above 0, e.g. 300")
-    return value
 
 
 def _check(args: argparse.Namespace) -> int:

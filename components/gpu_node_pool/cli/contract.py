@@ -55,6 +55,7 @@ __all__ = [
     "cannot_write",
     "WRITE_FAILED",
     "last_line",
+    "positive_seconds",
     "stdout_closed",
     "report",
     "report_schema",
@@ -79,6 +80,19 @@ def input_path(value: str) -> str:
     no option given, and the audit would go to the live cluster instead); argparse turns the error into exit 64."""
     if not value.strip():
         raise argparse.ArgumentTypeError(f"{value!r} is empty; give the path of the file to read")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A timeout's value (``check --program-timeout``, ``audit --timeout``): a finite number of seconds
+    above 0. argparse reports anything else (``0``, ``-5``, ``nan``, ``inf``, ``soon``) as a usage error
+    naming the option, exit 64, whatever else the command line says."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds; give one above 0, e.g. 30") from None
+    if not 0 < value < float("inf"):  # nan compares false: refused too
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds above 0, e.g. 30")
     return value
 
 

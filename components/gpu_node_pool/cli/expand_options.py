@@ -14,23 +14,14 @@ from __future__ import annotations
 
 import argparse
 import errno
-import math
 from typing import Any
+
+from .contract import positive_seconds
 
 __all__ = ["DEFAULT_RENDER_TIMEOUT", "expand_arguments", "expand_options"]
 
 #: Seconds (default 30 s, configurable with ``--render-timeout``); the same as ``expand.helm.DEFAULT_TIMEOUT``.
 DEFAULT_RENDER_TIMEOUT = 30.0
-
-
-def _seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = math.nan
-    if not (seconds > 0 and math.isfinite(seconds)):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number of seconds (e.g. 30)")
-    return seconds
 
 
 def expand_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +31,7 @@ def expand_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fetch-charts", action="store_true",
                         help="download charts from their repository/OCI registry (default: local paths and Helm's "
                         "repository cache only)")
-    parser.add_argument("--render-timeout", type=_seconds, default=DEFAULT_RENDER_TIMEOUT, metavar="SECONDS",
+    parser.add_argument("--render-timeout", type=positive_seconds, default=DEFAULT_RENDER_TIMEOUT, metavar="SECONDS",
                         help="kill a helm template after this many seconds (default: 30)")
     parser.add_argument("--strict", action="store_true",
                         help="resources that cannot be judged (a chart not rendered, a remote manifest, an unknown "
