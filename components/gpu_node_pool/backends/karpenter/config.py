@@ -477,19 +477,28 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
         created.setdefault(name, i)
     issues += [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if refused]
     issues += [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack) if refused]
+    issues += [ConfigIssue(f"pools[{i}].labels", msg) for i, (msg, refused) in _label_version_issues(stack) if refused]
     return issues
 
 
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
-    """EFA pools while ``cluster.karpenterVersion`` is not stated (the fields need Karpenter >= v1.11), and
-    NodeOverlay pools: the version when not stated, and the ``NodeOverlay`` feature gate."""
+    """EFA pools while ``cluster.karpenterVersion`` is not stated (the fields need Karpenter >= v1.11),
+    NodeOverlay pools (the version when not stated, and the ``NodeOverlay`` feature gate), and pools with
+    labels in the kubernetes.io/k8s.io domains while the version is not stated (refused before v1.9)."""
     out = [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
+    out += [ConfigIssue(f"pools[{i}].labels", msg) for i, (msg, refused) in _label_version_issues(stack) if not refused]
     return out + [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack)
                   if not refused]
 
 
 def _overlay_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
     from .node_overlay import version_issue
+
+    return _version_issues(stack, version_issue)
+
+
+def _label_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
+    from .label_domains import version_issue
 
     return _version_issues(stack, version_issue)
 

@@ -115,12 +115,13 @@ def karpenter_label_problem(key: str) -> str | None:
        (EKS user guide automode/create-node-pool: "EKS Auto Mode uses different labels than
        Karpenter"); self-managed Karpenter's nodes never carry them, so nothing would launch.
 
-    Not refused: keys in ``kubernetes.io`` and ``k8s.io`` (``foo.kubernetes.io/x``). Since
-    kubernetes-sigs/karpenter v1.10.0 (commit 37f5de7a, "simplify RestrictedLabel filtering and relax cel
+    Not refused here: keys in ``kubernetes.io`` and ``k8s.io`` (``foo.kubernetes.io/x``). Since
+    kubernetes-sigs/karpenter v1.9.0 (commit 37f5de7a, "simplify RestrictedLabel filtering and relax cel
     restrictions") ``RestrictedLabelDomains`` holds only ``karpenter.sh`` (the AWS provider adds
     ``karpenter.k8s.aws``), and the provider keeps such labels out of the kubelet's flags
     (``RejectForbiddenLabels``, ``pkg/providers/amifamily/resolver.go``@v1.14.1) while Karpenter puts them
-    on the Node itself.
+    on the Node itself; older releases refuse them, which
+    :func:`gpu_node_pool.backends.karpenter.label_domains.version_issue` judges against ``cluster.karpenterVersion``.
     """
     if key == "karpenter.sh/nodepool":
         return (
