@@ -341,3 +341,31 @@ def test_a_programs_grandchild_in_a_session_of_its_own_is_killed_with_it_at_the_
         time.sleep(0.1)
     os.kill(grandchild, signal.SIGKILL)
     raise AssertionError("the program's grandchild outlived --program-timeout")
+
+
+def test_check_reports_a_pools_config_warnings_at_the_programs_line(capsys, tmp_path):
+    # plan prints the stack's config warnings; check printed none of a program's GpuNodePool
+    project = copy_project(tmp_path)
+    main = project / "__main__.py"
+    main.write_text(main.read_text().replace('"subnetIds": subnet_ids}', '"subnetIds": subnet_ids, "kubernetesVersion": "1.20"}'))
+    line = next(i for i, text in enumerate(main.read_text().splitlines(), 1) if text.startswith("inference = GpuNodePool("))
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
+    [warning] = doc["warnings"]
+    assert warning["path"] == "GpuNodePool 'inference' cluster.kubernetesVersion"
+    assert warning["message"].startswith("'1.20' is older than 1.28") and "EKS refuses it" in warning["message"]
+    assert warning["location"] == {"file": "__main__.py", "line": line, "column": 13}  # at GpuNodePool(
+    assert code == cli.main(["check", "--project-dir", str(project), "--stack", "ci"])  # a warning changes no code
+    err = capsys.readouterr().err
+    assert f"warning: __main__.py:{line}:13: GpuNodePool 'inference' cluster.kubernetesVersion: '1.20' is older" in err
+
+
+def test_check_places_a_device_plugins_argument_mistake_at_the_programs_line_not_in_the_stack_file(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    main = project / "__main__.py"
+    text = main.read_text()
+    main.write_text(text + 'NvidiaDevicePlugin("plugin-b", NvidiaDevicePluginArgs(cluster_name, [inference.spec]))\n')
+    line = len(main.read_text().splitlines())
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
+    [error] = doc["configErrors"]
+    assert code == 2 and "already declared" in error["message"]
+    assert error["location"] == {"file": "__main__.py", "line": line, "column": 1}

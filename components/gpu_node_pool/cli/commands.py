@@ -408,6 +408,7 @@ def _check(args: argparse.Namespace) -> int:
     elif args.json:
         print_report(report("check", code, failOn=args.fail_on, **check_mod.to_json(result)))
     else:
+        _print_warnings(result.warnings)
         _print_text(args, check_mod.render_text(result, args.fail_on), error=bool(result.config_issues))
     return code
 

@@ -6,6 +6,7 @@ this module only creates resources with ``parent=self`` and exposes plain-value 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -208,6 +209,7 @@ class GpuNodePool(pulumi.ComponentResource):
         self.cluster = cluster
         self.identity = identity
         once.record_pool(pool, name, cluster_name, cluster_resource)
+        self._warn(name, pool, cluster, args.config_path)
         if cluster.not_judged:
             keys = ", ".join(f"cluster.{k}" for k in cluster.not_judged)
             pulumi.log.info(
@@ -244,3 +246,17 @@ class GpuNodePool(pulumi.ComponentResource):
         # (BENCHMARKS.md, plan overhead). Python reads the attributes; other languages get them all as the
         # component provider's typed outputs (provider/components.py), which read the attributes too.
         self.register_outputs({"taints": self.taints, "labels": self.labels})
+
+    def _warn(self, name: str, pool: PoolConfig, cluster: ClusterConfig, config_path: str | None) -> None:
+        """Report the pool's config warnings (:func:`gpu_node_pool.config.warnings.pool_warnings`): as Pulumi
+        warnings on this component (``pulumi preview`` and ``up`` show them), each path under ``config_path`` (or
+        ``pool``), and kept for the run (``gpupool check`` reports them at the program's line)."""
+        from ..config.warnings import pool_warnings
+        from ..gpu_agents import once
+
+        prefix = config_path or "pool"
+        found = [dataclasses.replace(w, path=prefix + w.path.removeprefix("pools[0]")) if w.path.startswith("pools[0]")
+                 else w for w in pool_warnings(pool, cluster)]
+        once.record_warnings(name, found)
+        for warning in found:
+            pulumi.log.warn(f"{warning.path}: {warning.message}", resource=self)

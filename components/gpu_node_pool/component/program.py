@@ -18,7 +18,10 @@ from ..config import PROJECT, ConfigError
 if TYPE_CHECKING:
     from ..config.stack import StackConfig
 
-__all__ = ["runtime_config", "read_stack_config", "build", "install_gpu_agents", "main"]
+__all__ = ["STACK_CONFIG_SOURCE", "runtime_config", "read_stack_config", "build", "install_gpu_agents", "main"]
+
+#: How a ConfigError about the stack config names its source: ``config of stack 'dev'``.
+STACK_CONFIG_SOURCE = "config of stack "
 
 
 def runtime_config() -> dict[str, Any]:
@@ -57,7 +60,7 @@ def read_stack_config() -> StackConfig:
     handed = _VALIDATED.get()
     if handed is not None and handed[0] == config:
         return handed[1]
-    return load_stack_config(config, f"config of stack {pulumi.get_stack()!r}", rc.is_config_secret)
+    return load_stack_config(config, f"{STACK_CONFIG_SOURCE}{pulumi.get_stack()!r}", rc.is_config_secret)
 
 
 def build(stack: StackConfig) -> dict[str, Any]:

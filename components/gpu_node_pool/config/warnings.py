@@ -21,7 +21,7 @@ from .errors import ConfigIssue
 from .limits import eks_version_warning, gke_version_warning
 from .tolerations import numeric_toleration_warnings
 
-__all__ = ["stack_warnings", "limit_warnings"]
+__all__ = ["limit_warnings", "pool_warnings", "stack_warnings"]
 
 
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
@@ -39,6 +39,22 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
     for rule in stack_warning_rules():
         out += [w for w in rule(stack) if w not in out]
     out += [w for w in numeric_toleration_warnings(stack) if w not in out]
+    return out + [w for w in limit_warnings(stack) if w not in out]
+
+
+def pool_warnings(pool: Any, cluster: Any) -> list[ConfigIssue]:
+    """The warnings of one pool on ``cluster`` as a ``GpuNodePool`` of a program declares it: the pool's own
+    (``pools[0].<sub-path>``) and :func:`limit_warnings` of a stack of that pool alone (its cluster's Kubernetes
+    version, its backend's quotas and versions, with the default ``limits``). The GPU agents' warnings are
+    left out: an agent is a component of its own there, whose settings the pool does not know."""
+    from .stack import StackConfig
+
+    stack = StackConfig.model_construct(cluster=cluster, pools=[pool])  # validated parts; the rest defaults
+    out: list[ConfigIssue] = []
+    for sub, message in pool.config_warnings():
+        issue = ConfigIssue("pools[0]" + (f".{sub}" if sub else ""), message)
+        if issue not in out:
+            out.append(issue)
     return out + [w for w in limit_warnings(stack) if w not in out]
 
 

@@ -24,7 +24,8 @@ from pulumi.runtime.settings import get_monitor, get_root_resource
 
 from ..config import ConfigError, ConfigIssue
 
-__all__ = ["claim", "cluster_key", "pool_name_problem", "record_pool", "served_clusters_problem"]
+__all__ = ["claim", "cluster_key", "pool_name_problem", "record_pool", "record_warnings", "run_warnings",
+           "served_clusters_problem"]
 
 
 class _NoRun:
@@ -59,6 +60,25 @@ def record_pool(spec: Any, component: str, cluster_name: str | None, cluster: An
     """Record, for this program run, which cluster the ``GpuNodePool`` ``component`` (model ``spec``)
     joins: its plain ``cluster_name`` (None when an Output) and the cluster resource it was given."""
     _run_pools()[id(spec)] = (spec, component, cluster_name, cluster)
+
+
+#: monitor -> root stack -> [(component name, warning)]: the config warnings the components of a run gave.
+_WARNINGS: weakref.WeakKeyDictionary[Any, weakref.WeakKeyDictionary[Any, list[tuple[str, ConfigIssue]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def record_warnings(component: str, warnings: list[ConfigIssue]) -> None:
+    """Keep, for this program run, the config warnings (:func:`gpu_node_pool.config.warnings.pool_warnings`)
+    the component named ``component`` gave, for :func:`run_warnings`."""
+    by_root = _WARNINGS.setdefault(get_monitor() or _NO_RUN, weakref.WeakKeyDictionary())
+    by_root.setdefault(get_root_resource() or _NO_RUN, []).extend((component, w) for w in warnings)
+
+
+def run_warnings() -> list[tuple[str, ConfigIssue]]:
+    """``[(component name, warning)]`` the components of the current program run gave, in order."""
+    by_root = _WARNINGS.get(get_monitor() or _NO_RUN)
+    return list(by_root.get(get_root_resource() or _NO_RUN, [])) if by_root is not None else []
 
 
 def pool_name_problem(pool_name: str, cluster_name: str | None, cluster: Any) -> str | None:

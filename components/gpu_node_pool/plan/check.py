@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..component.program import STACK_CONFIG_SOURCE
 from ..config import ConfigError, ConfigIssue
 from ..expand.result import NotJudged
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
@@ -46,6 +47,8 @@ class CheckResult:
     project: str = ""
     resources: list[Recorded] = field(default_factory=list)
     config_issues: list[ConfigIssue] = field(default_factory=list)
+    #: The config warnings of the program's ``GpuNodePool`` s, at the program's lines; never change the exit code.
+    warnings: list[ConfigIssue] = field(default_factory=list)
     pools: list[dict[str, Any]] = field(default_factory=list)
     device_plugins: list[str] = field(default_factory=list)
     coverage: list[dict[str, Any]] = field(default_factory=list)
@@ -125,12 +128,14 @@ def check_project(
         result.interpreter = interpreter.to_dict()
         found = read_stack(project, stack)
         config, secrets = found.config, found.secrets
-        result.resources, collected = _record(interpreter, program, project, config, secrets, stack, result.project,
-                                              program_timeout)
-    except ConfigError as err:  # the stack file's issues get their place in it; the program's keep their own
-        located = found.locate([i for i in err.issues if _in_config(i)]) if found is not None else []
-        result.config_issues = [located.pop(0) if found is not None and _in_config(i) else i for i in err.issues]
+        result.resources, collected, warnings = _record(interpreter, program, project, config, secrets, stack,
+                                                        result.project, program_timeout)
+    except ConfigError as err:  # the stack config's issues get their place in the stack file; the rest keep their own
+        about_stack = found is not None and err.source.startswith(STACK_CONFIG_SOURCE)
+        located = found.locate([i for i in err.issues if i.location is None]) if about_stack else []
+        result.config_issues = [located.pop(0) if about_stack and i.location is None else i for i in err.issues]
         return result
+    result.warnings = _warnings_in_program(warnings, result.resources, project)
     expanded = expand_plan(result, project, expand, collected)  # charts, yaml, releases, add-ons
     _find_pools(result)
     from ..policies import evaluate
@@ -139,12 +144,6 @@ def check_project(
     finish_plan(result, expanded, expand, policy_config)
     _locate_in_program(result, project)
     return result
-
-
-def _in_config(issue: ConfigIssue) -> bool:
-    """An issue about the stack config (a config path such as ``pools[0].taints``), not about the program,
-    its interpreter or ``Pulumi.yaml`` (a file path, or an option such as ``--python``)."""
-    return issue.location is None and not issue.path.startswith(("/", "--", "Pulumi.yaml")) and ".py" not in issue.path
 
 
 def _locate_in_program(result: CheckResult, project: Path) -> None:
@@ -169,20 +168,34 @@ def _locate_in_program(result: CheckResult, project: Path) -> None:
 
 
 def _record(interpreter: Interpreter, program: Path, project: Path, config: dict[str, Any], secrets: list[str],
-            stack: str, name: str, timeout: float) -> tuple[list[Recorded], list[NotJudged]]:
-    """``(resources, not judged while it ran)`` of the program, run in a child of the interpreter
-    (:func:`.interpreter.record_in_child`, stopped after ``timeout`` seconds).
+            stack: str, name: str, timeout: float) -> tuple[list[Recorded], list[NotJudged], list[dict[str, str]]]:
+    """``(resources, not judged while it ran, its GpuNodePools' config warnings)`` of the program, run in a child
+    of the interpreter (:func:`.interpreter.record_in_child`, stopped after ``timeout`` seconds).
 
     Raises:
         ConfigError: the program raised, ended its Python early or hung, or its config is wrong (one
-            line), or the child cannot import us.
+            line), or the child cannot import us; its ``source`` is the child's (``config of stack 'dev'``
+            for the stack config the program read).
     """
     answer = record_in_child(interpreter, {"program": str(program), "config": config, "secrets": secrets,
                                            "stack": stack, "project": name}, project, timeout)
     if "configIssues" in answer:
         raise ConfigError([ConfigIssue(i["path"], i["message"], _program_location(i.get("location"), project))
-                           for i in answer["configIssues"]], str(program))
-    return [Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]]
+                           for i in answer["configIssues"]], answer.get("configSource") or str(program))
+    return ([Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]],
+            answer.get("warnings") or [])
+
+
+def _warnings_in_program(warnings: list[dict[str, str]], resources: list[Recorded], project: Path) -> list[ConfigIssue]:
+    """The child's config warnings (``{"component", "path", "message"}``) as issues named by their component
+    (``GpuNodePool 'vision' pool.instanceTypes``), each at the program line that constructed it."""
+    sites = {r.name: r.source for r in resources if r.type == GPU_NODE_POOL_TYPE and r.source}
+    out = []
+    for w in warnings:
+        site = sites.get(w["component"])
+        where = _program_location({"file": site[0], "line": site[1], "column": site[2]}, project) if site else None
+        out.append(ConfigIssue(f"GpuNodePool {w['component']!r} {w['path']}", w["message"], where))
+    return out
 
 
 def _program_location(where: dict[str, Any] | None, project: Path) -> Any:
@@ -278,6 +291,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "stack": result.stack,
         "project": result.project,
         "configErrors": [i.to_json() for i in result.config_issues],
+        "warnings": [w.to_json() for w in result.warnings],
         "pools": result.pools,
         "devicePlugins": result.device_plugins,
         "coverage": result.coverage,

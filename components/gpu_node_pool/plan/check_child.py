@@ -14,9 +14,12 @@ Request (JSON object): ``protocol`` (:data:`PROTOCOL`), ``program`` (path of the
 Answer (JSON object): ``protocol``, ``version`` (the child's gpu-node-pool version), ``prefix`` and
 ``executable`` (the child's ``sys.prefix`` / ``sys.executable``), and either ``configIssues``
 (``[{"path", "message", "location"?}]``: the program raised, or its config is wrong, ``location`` the
-program's line that constructed a component which refused its arguments; exit 2 in the parent) or
-``resources`` (each :class:`~gpu_node_pool.sdk.record.Resource` as a dict of its fields) and
-``notJudged`` (``[{"resource", "type", "reason", "fix"}]``: remote v1 manifests, unparsable YAML).
+program's line that constructed a component which refused its arguments; exit 2 in the parent) with
+``configSource`` (what was wrong: ``config of stack 'dev'`` for the stack config a program read, else the
+program or the component, ``GpuNodePool 'vision'``), or ``resources`` (each
+:class:`~gpu_node_pool.sdk.record.Resource` as a dict of its fields), ``notJudged``
+(``[{"resource", "type", "reason", "fix"}]``: remote v1 manifests, unparsable YAML) and ``warnings``
+(``[{"component", "path", "message"}]``: the config warnings of the program's ``GpuNodePool`` s).
 A bug of this package in the child is not answered: the child exits non-zero with its traceback.
 """
 
@@ -31,7 +34,7 @@ from typing import Any
 __all__ = ["BOOT", "PROTOCOL", "answer", "main", "record_here"]
 
 #: Version of the request/answer shapes above; the parent refuses an answer of another version.
-PROTOCOL = 2
+PROTOCOL = 3
 #: Exit code of :data:`BOOT` when ``gpu_node_pool`` (or what it imports) is not importable in the child.
 NOT_IMPORTABLE = 3
 #: What the parent passes to ``python -c``: import this module, or say on stderr which module is missing.
@@ -47,8 +50,9 @@ BOOT = (
 
 
 def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack: str,
-                project: str) -> tuple[list[Any], list[Any]]:
-    """``(resources, not-judged items)`` of ``program`` run under the plan's mocks in this process.
+                project: str) -> tuple[list[Any], list[Any], list[tuple[str, Any]]]:
+    """``(resources, not-judged items, (component, config warning) pairs)`` of ``program`` run under the plan's
+    mocks in this process.
 
     Raises:
         ConfigError: the program raised, exited or compiled badly (one line: :func:`.run.program_issue`),
@@ -66,9 +70,10 @@ def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack
             raise err
         return ConfigError([issue], str(program))
 
+    warnings: list[tuple[str, Any]] = []
     try:
         with offline_yaml() as collected:
-            resources, _ = record_program(program, config, secrets, stack=stack, project=project)
+            resources, _ = record_program(program, config, secrets, stack=stack, project=project, warnings=warnings)
     except DuplicateUrnError as err:
         raise ConfigError([ConfigIssue(str(program), str(err))], str(program)) from None
     except ConfigError as err:  # a component the program constructs refused its arguments
@@ -79,22 +84,24 @@ def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack
         raise failure(err) from None
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
         raise failure(err) from None
-    return resources, collected
+    return resources, collected, warnings
 
 
 def in_program(err: Any, raised: BaseException, program: Path) -> Any:
-    """``err`` (a component's :class:`~gpu_node_pool.config.ConfigError`, ``GpuNodePool 'vision'``) with each
-    issue placed at the program's line that constructed the component (the innermost frame of ``raised``'s
-    tracebacks in the program's directory; absolute file, made relative by the parent) and its path prefixed
-    with the component, so the report reads ``__main__.py:12:5: GpuNodePool 'vision' pool.taints[0]: ...``.
-    Unchanged when no frame is the program's or the error is not a component's."""
-    import re
+    """``err`` (a component's :class:`~gpu_node_pool.config.ConfigError`, ``GpuNodePool 'vision'``, or its
+    arguments', ``NvidiaDevicePluginArgs``) with each issue placed at the program's line that constructed the
+    component (the innermost frame of ``raised``'s tracebacks in the program's directory; absolute file, made
+    relative by the parent) and its path prefixed with the component, so the report reads
+    ``__main__.py:12:5: GpuNodePool 'vision' pool.taints[0]: ...``. Unchanged when no frame is the program's
+    or the error is about the stack config the program read
+    (:data:`gpu_node_pool.component.program.STACK_CONFIG_SOURCE`)."""
     import traceback
 
+    from ..component.program import STACK_CONFIG_SOURCE
     from ..config import ConfigError
     from ..config.errors import Location
 
-    if not re.fullmatch(r"[A-Z][A-Za-z]+ '[^']*'", err.source):  # a component names itself: GpuNodePool 'vision'
+    if err.source.startswith(STACK_CONFIG_SOURCE):  # the stack config the program read: placed in the stack file
         return err
     home = program.parent.resolve()
     frames = [*traceback.extract_tb(raised.__traceback__)]
@@ -122,13 +129,15 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"protocol": PROTOCOL, "version": __version__, "prefix": sys.prefix,
                            "executable": sys.executable}
     try:
-        resources, collected = record_here(Path(request["program"]), request.get("config") or {},
-                                           request.get("secrets") or [], request["stack"], request["project"])
+        resources, collected, warnings = record_here(Path(request["program"]), request.get("config") or {},
+                                                     request.get("secrets") or [], request["stack"], request["project"])
     except ConfigError as err:
         out["configIssues"] = [i.to_json() for i in err.issues]
+        out["configSource"] = err.source
         return out
     out["resources"] = [dataclasses.asdict(r) for r in resources]
     out["notJudged"] = [nj.to_dict() for nj in collected]
+    out["warnings"] = [{"component": name, "path": w.path, "message": w.message} for name, w in warnings]
     return out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import logging
 import os
 import runpy
 import sys
@@ -207,8 +208,10 @@ def record_program(
     preview: bool = True,
     sink: list[Recorded] | None = None,
     project: str = PROJECT,
+    warnings: list[tuple[str, ConfigIssue]] | None = None,
 ) -> tuple[list[Recorded], dict[str, Any]]:
-    """Run a Pulumi Python program file under mocks and return ``(resources, stack outputs)``.
+    """Run a Pulumi Python program file under mocks and return ``(resources, stack outputs)``;
+    ``warnings``, if given, receives the components' config warnings (as :func:`record`).
 
     Raises whatever the program raises (``pulumi.RunError`` wrapping :class:`ConfigError`
     for a config mistake).
@@ -234,6 +237,7 @@ def record_program(
                 preview=preview,
                 sink=sink,
                 project=project,
+                warnings=warnings,
             )
         return [dataclasses.replace(r, source=sites.get((r.type, r.name))) if not r.synthesized else r
                 for r in resources], outputs
@@ -250,6 +254,7 @@ def record(
     preview: bool = True,
     sink: list[Recorded] | None = None,
     project: str = PROJECT,
+    warnings: list[tuple[str, ConfigIssue]] | None = None,
 ) -> tuple[list[Recorded], dict[str, Any]]:
     """Run ``program()`` (a callable that declares resources) under Pulumi mocks (``project``: the
     project name ``pulumi.get_project()`` and ``pulumi.Config()`` see).
@@ -257,7 +262,9 @@ def record(
     Returns ``(resources, stack outputs)``: every registered resource in registration
     order with its inputs as plain values (unknowns as :data:`UNKNOWN`). ``sink``, if
     given, receives each resource as it registers, so a caller can see what was registered
-    even when the program raises.
+    even when the program raises. ``warnings``, if given, receives ``(component name, warning)`` for each
+    config warning a ``GpuNodePool`` of the program gave (:func:`gpu_node_pool.gpu_agents.once.run_warnings`).
+    What the program logs with ``pulumi.log`` is not printed: the report says what matters.
     """
     import pulumi
     from pulumi.runtime import stack as rt_stack
@@ -304,7 +311,8 @@ def record(
 
     settings.ROOT.set(None)
     mocks = _Mocks()
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=_Monitor(mocks))
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=_Monitor(mocks),
+                             logger=_PROGRAM_LOG)
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
     monitor_calls_in_order(_ensure_event_loop())  # resources recorded in the program's order, every run
@@ -315,6 +323,10 @@ def record(
     try:
         with without_stack_traces():  # the mock monitor never reads them
             _sync_await(rt_stack.run_pulumi_func(program))
+        if warnings is not None:
+            from ..gpu_agents.once import run_warnings
+
+            warnings.extend(run_warnings())
         root = pulumi.runtime.get_root_resource()
         exported = list((getattr(root, "outputs", None) or {}).items())
 
@@ -329,6 +341,12 @@ def record(
         raise DuplicateUrnError(dups)
     return [plain_record(r) for r in recorded], outputs
 
+
+#: Where the mocks' engine sends what a recorded program logs (``pulumi.log``): nowhere. Python's last-resort
+#: handler would print a component's warnings to stderr beside the report, which gives them itself.
+_PROGRAM_LOG = logging.getLogger("gpu_node_pool.recorded_program")
+_PROGRAM_LOG.addHandler(logging.NullHandler())
+_PROGRAM_LOG.propagate = False
 
 #: Why the plan shows a DaemonSet the program did not register itself.
 SYNTHESIZED_CHART_CHILD = (
