@@ -137,3 +137,25 @@ def test_one_pool_name_in_two_clusters_or_two_names_in_one_cluster_are_accepted(
     _pool("burst-a", cluster)
     _pool("burst-other-cluster", {**cluster, "name": "ml-other"})
     _pool("batch", cluster, pool_name="batch")
+
+
+MIG_POOL = {"name": "mig", "backend": "eks-managed", "instanceTypes": ["p5.48xlarge"], "scaling": {"minSize": 0, "maxSize": 2},
+            "mig": {"strategy": "single", "profile": "1g.10gb"}}
+
+
+def test_a_mig_pool_of_a_program_is_judged_by_the_agent_that_serves_it():
+    # an AL2023 pool's MIG needs the GPU Operator's MIG manager: a GpuNodePool alone cannot know which agent serves
+    # it, so the GPU Operator takes it and the standalone plugin, which partitions nothing, refuses it
+    from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+
+    cluster = dict(base()["cluster"])
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    pool = GpuNodePool("mig", GpuNodePoolArgs(pool=MIG_POOL, cluster=cluster))
+    with pytest.raises(ConfigError) as err:
+        NvidiaDevicePlugin("plugin", NvidiaDevicePluginArgs(cluster_name=cluster["name"], pools=[pool.spec]))
+    (issue,) = err.value.issues
+    assert issue.path == "pools[0].mig" and issue.message.startswith("pool 'mig': nothing partitions this pool's GPUs")
+    assert "serve the pool with GpuOperator" in issue.message
+    operator = GpuOperator("operator", GpuOperatorArgs(cluster_name=cluster["name"], pools=[pool.spec]))
+    assert operator.values["migManager"]["enabled"] is True
+

@@ -106,7 +106,8 @@ class GpuNodePoolArgs:
                 cluster = cluster.model_dump(by_alias=True, exclude_none=True)
             inputs = [cluster_inputs.IDENTITY_KEYS[k] for k, v in cluster.items()
                       if k in cluster_inputs.IDENTITY_KEYS and cluster_inputs.has_output(v)]
-            stack: StackConfig = validate_stack_config({"cluster": cluster, "pools": [pool]}, "GpuNodePoolArgs", inputs)
+            stack: StackConfig = validate_stack_config({"cluster": cluster, "pools": [pool]}, "GpuNodePoolArgs", inputs,
+                                                       agents_apart=True)  # its agents judge what needs them
             return stack.pools[0], stack.cluster, cluster_inputs.identity(cluster, stack.cluster)
         return self.pool, cluster, ClusterIdentity.of(cluster)
 

@@ -25,6 +25,7 @@ from .errors import ConfigError, ConfigIssue, Location
 from .locations import FileMarks
 from .messages import field_at, model_keys, pattern_rule, show
 from .stack import (
+    AGENTS_APART,
     AWS_REGION,
     IDENTITY_INPUTS,
     StackConfig,
@@ -174,7 +175,7 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
 
 def validate_stack_config(
     raw: Mapping[str, Any], source: str = "stack config", identity_inputs: Iterable[str] = (),
-    aws_region: str | None = None,
+    aws_region: str | None = None, agents_apart: bool = False,
 ) -> StackConfig:
     """Validate a stack config given as a plain mapping with keys ``cluster``, ``pools``, ``devicePlugin``.
 
@@ -183,6 +184,8 @@ def validate_stack_config(
     ``cluster.not_judged``; the rules that read them test only that they are given.
     ``aws_region``: the stack's ``aws:region``, which the AWS NodePool backends' zones must be in;
     None (not set, or a secret) leaves zones unplaced.
+    ``agents_apart``: the pools' GPU agents are components declared apart (a program's ``GpuNodePool``):
+    what needs the device plugin's provider (what partitions a MIG pool) is judged by the agent's component.
 
     Raises:
         ConfigError: every mistake found, each with its config path.
@@ -194,6 +197,8 @@ def validate_stack_config(
         context[IDENTITY_INPUTS] = frozenset(identity_inputs)
     if aws_region:
         context[AWS_REGION] = aws_region
+    if agents_apart:
+        context[AGENTS_APART] = True
     try:
         stack = stack_model(used_backends(raw)).model_validate(raw, context=context or None)
     except ValidationError as exc:

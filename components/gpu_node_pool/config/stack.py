@@ -211,6 +211,12 @@ IDENTITY_INPUTS = "gpu-node-pools:identity-inputs"
 AWS_REGION = "aws:region"
 
 
+#: Validation-context key: True when the GPU agents are components of their own, declared apart from the pools
+#: (a program's ``GpuNodePool``): the rules that need the device plugin's provider are judged by the agent
+#: component that serves the pool (:func:`gpu_node_pool.gpu_agents.validate.served_pool_issues`), not here.
+AGENTS_APART = "gpu-node-pools:agents-apart"
+
+
 def context_aws_region(info: ValidationInfo) -> str | None:
     """The stack's ``aws:region`` from the validation context, or None when the stack does not set it."""
     context = info.context
@@ -270,6 +276,21 @@ class StackConfig(Model):
         default_factory=AdmissionConfig,
         description="ValidatingAdmissionPolicies rendered from the pools (Kubernetes >= 1.30); off by default.",
     )
+
+    _agents_apart: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _record_agents_apart(self, info: ValidationInfo) -> StackConfig:
+        context = info.context
+        self._agents_apart = bool(context.get(AGENTS_APART)) if isinstance(context, Mapping) else False
+        return self
+
+    @property
+    def agents_apart(self) -> bool:
+        """True when the GPU agents are declared apart from the pools (a program's ``GpuNodePool``, validated as a
+        one-pool stack): ``device_plugin`` is then not the agent that serves them, and the rules that need it
+        are left to that agent's component (:data:`AGENTS_APART`)."""
+        return self._agents_apart
 
 
 def _backend_tag(value: Any) -> Any:

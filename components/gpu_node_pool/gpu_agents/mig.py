@@ -105,7 +105,7 @@ def bottlerocket_settings(pool: Any) -> dict[str, Any]:
     return bottlerocket_mig_settings(mig.profile, model)
 
 
-def partitioner(pool: AgentPool, provider: str) -> str | None:
+def partitioner(pool: AgentPool, provider: str | None) -> str | None:
     """What partitions ``pool``'s GPUs into MIG devices, or None when nothing does.
 
     ``platform`` (the platform partitions: GKE ``gpu_partition_size``; ``pool.mig_by``),
@@ -133,7 +133,9 @@ def mig_problems(
 
     Args:
         pool: the pool; ``pool.mig`` None means nothing to check.
-        provider: the stack's ``devicePlugin.provider`` (``nvidia-device-plugin`` | ``gpu-operator``).
+        provider: the stack's ``devicePlugin.provider`` (``nvidia-device-plugin`` | ``gpu-operator``), or None
+            when the agent that serves the pool is a component declared apart, which judges what partitions the
+            pool when it is declared (:func:`gpu_node_pool.gpu_agents.validate.served_pool_issues`).
         mig_capable: whether the pool's GPU supports MIG (from the instance catalog); None when
             not known, which is a warning (not judged), never a refusal.
         profiles: the GPU's profile table (:data:`MIG_PROFILES` of its model, GKE's
@@ -151,13 +153,14 @@ def mig_problems(
     if mig.strategy not in ("single", "mixed"):
         problems.append(Problem(f"{path}.strategy", f"{mig.strategy!r} is not a MIG strategy; use single or mixed"))
     where = partitioner(pool, provider)
-    if where is None:
+    if where is None and provider is not None:  # None: the agent that serves the pool judges it (agents_apart)
         problems.append(
             Problem(
                 path,
                 f"nothing partitions this pool's GPUs into MIG devices: the standalone device plugin ({provider}) only "
                 "discovers MIG devices that already exist (k8s-device-plugin README, migStrategy), so the nodes would "
-                "advertise whole GPUs. Set devicePlugin.provider: gpu-operator (its MIG manager partitions), use a "
+                "advertise whole GPUs. Set devicePlugin.provider: gpu-operator (its MIG manager partitions; in a "
+                "program, serve the pool with GpuOperator instead of NvidiaDevicePlugin), use a "
                 "Bottlerocket NVIDIA image whose settings the backend writes (self-managed format: bottlerocket, "
                 "eks-managed amiType BOTTLEROCKET_*), or "
                 "remove mig",

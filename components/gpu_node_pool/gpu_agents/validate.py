@@ -11,16 +11,17 @@ returns them for the plan to show.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..config.errors import ConfigIssue
+from ..config.errors import ConfigError, ConfigIssue
 from .mig import mig_gpu, mig_problems
 from .mig_profiles import MIG_PROFILES
 from .pools import Problem, agent_pool
 from .sharing import sharing_problems
 
-__all__ = ["stack_issues", "stack_warnings", "warning_issues", "pool_problems"]
+__all__ = ["pool_problems", "served_pool_issues", "stack_issues", "stack_warnings", "warning_issues"]
 
 #: ``devicePlugin`` keys only the standalone nvidia-device-plugin chart reads (the GPU Operator pins
 #: its own operand images and chart): a non-default value together with ``provider: gpu-operator``
@@ -40,8 +41,10 @@ def _no_nvidia_gpu(pool: Any) -> str | None:
     return None
 
 
-def pool_problems(pool: Any, index: int, provider: str) -> list[Problem]:
-    """Problems (errors and warnings) with pool ``index``'s ``gpuSharing`` and ``mig``.
+def pool_problems(pool: Any, index: int, provider: str | None) -> list[Problem]:
+    """Problems (errors and warnings) with pool ``index``'s ``gpuSharing`` and ``mig``; ``provider`` the agent
+    that serves it (``nvidia-device-plugin`` | ``gpu-operator``), None when that is not known yet (see
+    :func:`served_pool_issues`).
 
     A backend whose registry record says it does not support one (``gpu_sharing``/``mig`` ``""``)
     refuses it in its own pool model, with what it supports; it is not judged again here.
@@ -154,8 +157,24 @@ def _provider_issues(stack: Any) -> list[ConfigIssue]:
     return issues
 
 
+def served_pool_issues(pools: Sequence[Any], provider: str, source: str) -> ConfigError | None:
+    """The refusals of the rules that need the agent serving the pools, for an agent component (``provider``:
+    ``nvidia-device-plugin`` for ``NvidiaDevicePlugin``, ``gpu-operator`` for ``GpuOperator``) and the pool
+    models it is given (``GpuNodePool.spec``; other items are skipped): what partitions a MIG pool, which a
+    ``GpuNodePool`` alone cannot know (``StackConfig.agents_apart``). Each issue is at ``pools[<index>]...``
+    of the agent's arguments (``source``); None when there is none."""
+    from ..config.common import PoolBase
+
+    issues: list[ConfigIssue] = []
+    for i, pool in enumerate(pools):
+        if isinstance(pool, PoolBase):
+            issues += [ConfigIssue(p.path, f"pool {pool.name!r}: {p.message}") for p in pool_problems(pool, i, provider)
+                       if not p.warning]
+    return ConfigError(issues, source) if issues else None
+
+
 def _all_problems(stack: Any) -> list[Problem]:
-    provider = stack.device_plugin.provider
+    provider = None if stack.agents_apart else stack.device_plugin.provider
     out: list[Problem] = []
     for i, pool in enumerate(stack.pools):
         out += pool_problems(pool, i, provider)

@@ -16,6 +16,7 @@ import pulumi
 from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP
 from .. import chart_install, once
+from ..validate import served_pool_issues
 from . import checks
 from . import values as render
 
@@ -74,6 +75,9 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         served = checks.served_pools(args.pools)
+        refused = served_pool_issues(args.pools, "nvidia-device-plugin", checks.SOURCE)  # what partitions MIG pools
+        if refused is not None:
+            raise refused
         # NvidiaDevicePluginArgs(cluster_name=eks_cluster, ...): the resource keys the guard like ``cluster``
         cluster = args.cluster if args.cluster is not None or not isinstance(args.cluster_name, pulumi.Resource) else (
             args.cluster_name

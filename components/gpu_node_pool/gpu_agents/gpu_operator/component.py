@@ -20,6 +20,7 @@ from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE
 from .. import chart_install
 from ..once import claim
 from ..pools import agent_pool
+from ..validate import served_pool_issues
 from . import values as render
 
 __all__ = ["GpuOperator", "GpuOperatorArgs", "TYPE_TOKEN"]
@@ -70,6 +71,9 @@ class GpuOperator(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        refused = served_pool_issues(args.pools, "gpu-operator", "GpuOperatorArgs")  # what its MIG manager can partition
+        if refused is not None:
+            raise refused
         claim("GpuOperator", name, args.cluster_name, args.cluster, opts, "GpuOperatorArgs")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.namespace}, opts)
         from ...sdk.provider_sdk import provider_sdk
