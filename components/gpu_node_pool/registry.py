@@ -122,6 +122,9 @@ class Backend:
         autoscaler_tags: the backend's pools scale from zero through Cluster Autoscaler
             node-template tags on their Auto Scaling groups; policy ``scale-from-zero-hints``
             checks them.
+        resource_name: ``"module:function"`` or ``""``; ``function(name) -> str | None``: why the cloud
+            refuses a name Pulumi derives from the ``GpuNodePool``'s resource ``name`` for a child (an EKS node
+            group, an EC2 launch template), or None; the component refuses such a name before it registers.
     """
 
     name: str
@@ -145,6 +148,7 @@ class Backend:
     provisioner: str = ""
     startup_taints: bool = False
     autoscaler_tags: bool = False
+    resource_name: str = ""
 
     def fn(self, what: str) -> Callable[..., Any] | None:
         """The function behind the reference ``what`` (``"wire"``...), imported on first use; None if unset."""

@@ -71,10 +71,11 @@ def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: in
     if not isinstance(item, Mapping):
         snapshot.problems.append(f"{where} items[{i}]: not an object; skipped")
     elif kind in LISTS:
-        snapshot.add(kind, item)
+        snapshot.add(kind, item, where, i)
     elif is_admission(kind, item):
-        snapshot.add_admission(str(kind), item)
-    # other kinds (Services...) are not the audit's business
+        snapshot.add_admission(str(kind), item, where, i)
+    else:  # other kinds (Deployments, Services...) are not judged: counted, and the report says so
+        snapshot.ignore(kind)
 
 
 def _list_kind(path: Path) -> Any:

@@ -191,10 +191,18 @@ class GpuNodePool(pulumi.ComponentResource):
                              "GpuNodePoolArgs(pool=..., cluster=...), e.g. GpuNodePoolArgs(pool={...}, cluster={...})")],
                 "GpuNodePool arguments",
             )
+        if not isinstance(name, str) or not name:
+            raise ConfigError([ConfigIssue(f"GpuNodePool({name!r}, args)", (
+                "the resource name must be a non-empty string (Pulumi names the component and its children after "
+                "it), e.g. GpuNodePool('inference', GpuNodePoolArgs(...))"))], "GpuNodePool arguments")
         try:
             pool, cluster, identity = args.validated_identity()  # before anything is registered
         except ConfigError as err:
             raise err.relabelled(f"GpuNodePool {name!r}", "pools[0]", "pool") from None
+        name_rule = backends.get(pool.backend).fn("resource_name")
+        refused = name_rule(name) if name_rule is not None else None
+        if refused is not None:
+            raise ConfigError([ConfigIssue("name", refused)], f"GpuNodePool {name!r}")
         from ..gpu_agents import once
 
         cluster_name = cluster.name if isinstance(identity.name, str) else None

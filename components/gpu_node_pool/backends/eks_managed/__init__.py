@@ -25,6 +25,7 @@ BACKEND = register(
         platform="eks",
         autoscaler_tags=True,
         wire="resources:wire",
+        resource_name="names:resource_name_problem",
         summarise="summary:summarise",
         report="summary:report",
         detect="detect:detect",

@@ -23,6 +23,7 @@ BACKEND = register(
         stack_checks="config:stack_issues",
         autoscaler_tags=True,  # platform per pool: SelfManagedPool.cluster_platform
         wire="resources:wire",
+        resource_name="names:resource_name_problem",
         summarise="summary:summarise",
         report="summary:report",
         detect="detect:detect",
