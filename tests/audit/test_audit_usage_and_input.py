@@ -4,7 +4,10 @@ never an internal error, never a silent pass."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from audit_cluster import acceptance_objects, as_list
 from conftest import ROOT
 
 from gpu_node_pool.cli.commands import main
@@ -53,3 +56,42 @@ def test_every_timeout_option_refuses_with_the_same_rule(capsys, argv):
 def test_a_timeout_above_0_is_accepted(capsys):
     code, _, err = run(capsys, "audit", "--cluster-dump", str(EXAMPLE), "--timeout", "0.5")
     assert code == 1, err  # the example's findings
+
+
+# --- an object without a name, objects of kinds the audit does not read -----------------------
+
+
+@pytest.mark.parametrize("metadata", [None, {}, {"labels": {"a": "b"}}, {"name": ""}])
+def test_a_node_without_a_name_is_skipped_and_the_verdict_partial_not_a_pool_named_empty(capsys, tmp_path, metadata):
+    objects = acceptance_objects()
+    node = next(o for o in objects if o["kind"] == "Node" and o["metadata"]["name"] == "gpu-inf-1")
+    index = objects.index(node)
+    if metadata is None:
+        del node["metadata"]
+    else:
+        node["metadata"] = metadata
+    dump = tmp_path / "cluster.json"
+    dump.write_text(json.dumps(as_list(objects)))
+    code, out, _ = run(capsys, "audit", "--cluster-dump", str(dump), "--json", "--fail-on", "none")
+    report = json.loads(out)
+    assert code == 0 and report["partial"] is True
+    [line] = report["objectsSkipped"]
+    assert line.startswith(f"Node at {dump} items[{index}]: ")
+    assert line.endswith("(every Kubernetes object has a name; a hand-made dump?); skipped")
+    assert all(p["name"] for p in report["gpuPools"])
+    assert report["summary"]["nodes"] == 3
+
+
+def test_objects_of_kinds_the_audit_does_not_read_are_counted_by_kind_in_one_note(capsys, tmp_path):
+    others = [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"web-{i}", "namespace": "ops"}}
+              for i in range(3)]
+    others += [{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "ops"}},
+               {"apiVersion": "v1", "metadata": {"name": "no-kind"}}]
+    dump = tmp_path / "cluster.json"
+    dump.write_text(json.dumps(as_list([*acceptance_objects(), *others])))
+    _, out, _ = run(capsys, "audit", "--cluster-dump", str(dump), "--json")
+    [note] = [n for n in json.loads(out)["notes"] if "left out" in n]
+    assert note == ("left out, not judged: 1 item(s) without a kind, 3 Deployment, 1 Service; the audit reads Node, "
+                    "DaemonSet, Pod and Event objects and the admission policies, no other kind")
+    _, text, _ = run(capsys, "audit", "--cluster-dump", str(dump))
+    assert "\nNotes:\n" in text and f"\n  {note}\n" in text

@@ -173,6 +173,10 @@ class AuditReport:
             lines.append("")
             lines.append("Not judged:")
             lines += [f"  {n.subject}: {n.reason}" for n in self.not_judged]
+        if self.notes:
+            lines.append("")
+            lines.append("Notes:")
+            lines += [f"  {note}" for note in self.notes]
         lines.append("")
         counts = ", ".join(f"{sum(f.level == lvl for f in self.findings)} {lvl}" for lvl in ("mandatory", "advisory", "info"))
         missing = [f"{n} {what} not read" for n, what in ((len(self.lists_not_read), "list(s)"),
@@ -246,7 +250,7 @@ def run_audit(
     pools = group_pools(nodes)
     findings: list[Finding] = []
     not_judged: list[NotJudged] = []
-    notes: list[str] = []
+    notes: list[str] = list(snapshot.notes)  # what was read and needs no verdict: objects read twice, other kinds
     for node in nodes:
         for bad in node.bad_taints:
             findings.append(Finding("mandatory", "malformed-taint", f"Node {node.name}", f"{bad}; it was left out of every verdict",

@@ -13,6 +13,11 @@ dump item by item, a live page by page) and drop it; the snapshot keeps
 
 every other pod, event and field is dropped on arrival. The verdicts then run over these records
 (:func:`gpu_node_pool.audit.report.run_audit`) and give the report they gave over whole objects.
+
+An object is kept once: a second copy of the same kind and namespace/name (a dump directory holding
+one object in two files) is dropped and noted, or, when it differs from the kept copy in what the
+verdicts read, listed among the objects left out (:mod:`.identity`). An object without
+``metadata.name`` is left out the same way as one with a field of the wrong shape.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..text.terminal import shown
 from .cluster import Node, read_node
+from .identity import Repeats, display
 
 __all__ = ["Snapshot", "KINDS", "ADMISSION_KINDS", "is_admission", "pod_state"]
 
@@ -80,42 +87,105 @@ class Snapshot:
     #: one line per file part that holds no object (an item that is not a mapping, bytes that are not UTF-8)
     #: or admission list that could not be read: not judged, said so.
     problems: list[str] = field(default_factory=list)
-    #: one line per object of a kind the verdicts read that was left out (a field of the wrong shape): the
-    #: verdict lacks it, so the report is partial.
+    #: one line per object of a kind the verdicts read that was left out (a field of the wrong shape, no
+    #: ``metadata.name``, a second copy that differs from the kept one): the verdict lacks it, so the report is partial.
     skipped: list[str] = field(default_factory=list)
+    #: kind -> how many objects of a kind the audit does not read (a dump's Deployments) were left out;
+    #: ``""`` counts items without a kind.
+    ignored: dict[str, int] = field(default_factory=dict)
+    _repeats: Repeats = field(default_factory=Repeats, repr=False)
 
-    def add(self, kind: str, obj: Mapping[str, Any]) -> None:
-        """Keep what the verdicts need of ``obj`` (a camelCase mapping of ``kind``, one of :data:`KINDS`).
+    @property
+    def notes(self) -> list[str]:
+        """What was read but not judged, and needs no verdict: objects read twice alike (one line per pair
+        of files, counted by kind), objects of kinds the audit does not read (one line, counted by kind)."""
+        lines = self._repeats.notes()
+        if self.ignored:
+            counts = ", ".join(f"{n} {kind}" if kind else f"{n} item(s) without a kind"
+                               for kind, n in sorted(self.ignored.items()))
+            lines.append(f"left out, not judged: {counts}; the audit reads Node, DaemonSet, Pod and Event objects "
+                         "and the admission policies, no other kind")
+        return lines
+
+    def ignore(self, kind: Any) -> None:
+        """Count an object of a kind the audit does not read (``kind`` None or "": an item without one)."""
+        name = kind if isinstance(kind, str) else ""
+        self.ignored[name] = self.ignored.get(name, 0) + 1
+
+    def add(self, kind: str, obj: Mapping[str, Any], where: str = "the API", index: int | None = None) -> None:
+        """Keep what the verdicts need of ``obj`` (a camelCase mapping of ``kind``, one of :data:`KINDS`),
+        read from ``where`` (a dump file, an API list) as its item ``index``.
 
         An object with a field of the wrong shape (``metadata.labels`` a list, ``status.conditions``
-        a string: the API server never serves these, a hand-made dump may) is skipped and named in
-        :attr:`skipped`, which makes the report partial.
+        a string: the API server never serves these, a hand-made dump may) or without ``metadata.name``
+        is skipped and named in :attr:`skipped`, which makes the report partial; so is a second copy of
+        an object that differs from the first (:mod:`.identity`), while a second copy alike is noted.
         """
         self.read.add(kind)
+        if not self._named(kind, obj, where, index):
+            return
         try:
-            self._add(kind, obj)
+            self._add(kind, obj, where)
         except (AttributeError, TypeError, ValueError) as err:
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-            name = "/".join(str(part) for part in (meta.get("namespace"), meta.get("name")) if part) or "?"
-            self.skipped.append(f"{kind} {name}: a field has the wrong shape ({type(err).__name__}: {err}); skipped")
+            self.skipped.append(f"{display(kind, meta.get('namespace'), meta.get('name'))}: a field has the wrong shape "
+                                f"({type(err).__name__}: {err}); skipped")
 
-    def _add(self, kind: str, obj: Mapping[str, Any]) -> None:
+    def _named(self, kind: str, obj: Mapping[str, Any], where: str, index: int | None) -> bool:
+        """Whether ``obj`` has a ``metadata.name``; if not, it is skipped (said in :attr:`skipped`)."""
+        meta = obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, Mapping) else None
+        if isinstance(name, str) and name:
+            return True
+        at = f"{where} items[{index}]" if index is not None else where
+        what = ("no metadata" if meta is None else "metadata is not an object" if not isinstance(meta, Mapping)
+                else "no metadata.name" if name is None else f"metadata.name {shown(name)} is not a name")
+        self.skipped.append(f"{kind} at {at}: {what} (every Kubernetes object has a name; a hand-made dump?); skipped")
+        return False
+
+    def _keep(self, kind: str, obj: Mapping[str, Any], where: str, parts: Mapping[str, Any]) -> bool:
+        """Whether this is the first copy of ``obj`` (keep it); a later one is noted or, differing, skipped."""
+        first, conflict = self._repeats.see(kind, obj["metadata"], where, parts)
+        if conflict:
+            self.skipped.append(conflict)
+        return first
+
+    def _add(self, kind: str, obj: Mapping[str, Any], where: str) -> None:
         if kind == "Node":
-            self.nodes.append(read_node(obj))  # declared pools are applied by run_audit
+            node = read_node(obj)  # declared pools are applied by run_audit
+            if self._keep(kind, obj, where, _node_parts(node)):
+                self.nodes.append(node)
         elif kind == "DaemonSet":
-            self.daemonsets.append(_daemonset(obj))
+            ds = _daemonset(obj)
+            parts = {"metadata.labels": ds["metadata"].get("labels"), "spec.template.spec": ds["spec"]["template"]["spec"],
+                     "status.desiredNumberScheduled": ds["status"].get("desiredNumberScheduled")}
+            if self._keep(kind, obj, where, parts):
+                self.daemonsets.append(ds)
         elif kind == "Pod":
-            self._pod(obj)
+            pending, states = _reduce_pod(obj)
+            parts = ({"spec": pending["spec"], "status.conditions": [{k: c.get(k) for k in ("status", "reason", "message")}
+                                                                     for c in pending["status"]["conditions"]]}
+                     if pending else {"spec.nodeName, metadata.ownerReferences and status": states})
+            if self._keep(kind, obj, where, parts):
+                if pending:
+                    self.pending.append(pending)
+                for key, state in states:
+                    self.pod_states.setdefault(key, state)
         elif kind == "Event":
+            self._keep(kind, obj, where, {})  # a copy read again is noted; the latest time of all copies counts
             self._event(obj)
 
-    def add_admission(self, kind: str, obj: Mapping[str, Any]) -> None:
-        """Keep an admission object (:func:`is_admission`) with the parts drift is judged on."""
+    def add_admission(self, kind: str, obj: Mapping[str, Any], where: str = "the API", index: int | None = None) -> None:
+        """Keep an admission object (:func:`is_admission`) with the parts drift is judged on (once, as :meth:`add`)."""
         self.read.add("admission")
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-        self.admission.append({"apiVersion": obj.get("apiVersion"), "kind": kind,
-                               "metadata": {k: meta[k] for k in ("name", "labels", "annotations") if k in meta},
-                               "spec": obj.get("spec")})
+        if not self._named(kind, obj, where, index):
+            return
+        meta = obj["metadata"]
+        kept = {"apiVersion": obj.get("apiVersion"), "kind": kind,
+                "metadata": {k: meta[k] for k in ("name", "labels", "annotations") if k in meta}, "spec": obj.get("spec")}
+        parts = {"metadata.labels": meta.get("labels"), "metadata.annotations": meta.get("annotations"), "spec": kept["spec"]}
+        if self._keep(kind, obj, where, parts):
+            self.admission.append(kept)
 
     def drop(self, kind: str) -> None:
         """Forget what was kept of ``kind`` (a list that failed part-way: it counts as not read)."""
@@ -130,26 +200,6 @@ class Snapshot:
         elif kind == "Event":
             self.failed_scheduling.clear()
 
-    def _pod(self, pod: Mapping[str, Any]) -> None:
-        meta = pod.get("metadata") or {}
-        spec = pod.get("spec") or {}
-        status = pod.get("status") or {}
-        node = spec.get("nodeName")
-        if status.get("phase") == "Pending" and not node:
-            conditions = [c for c in status.get("conditions") or []
-                          if isinstance(c, Mapping) and c.get("type") == "PodScheduled" and c.get("status") == "False"]
-            self.pending.append({"metadata": {k: meta[k] for k in ("name", "namespace") if k in meta}, "spec": spec,
-                                 "status": {"phase": "Pending", "conditions": conditions}})
-            return
-        owners = [o.get("name") for o in meta.get("ownerReferences") or []
-                  if isinstance(o, Mapping) and o.get("kind") == "DaemonSet"]
-        if owners and node is not None:
-            state = None
-            for owner in owners:
-                if (meta.get("namespace"), owner, node) not in self.pod_states:
-                    state = pod_state(pod) if state is None else state
-                    self.pod_states[(meta.get("namespace"), owner, node)] = state
-
     def _event(self, event: Mapping[str, Any]) -> None:
         involved = event.get("involvedObject") or {}
         if not isinstance(involved, Mapping) or involved.get("kind") != "Pod" or event.get("reason") != "FailedScheduling":
@@ -158,6 +208,34 @@ class Snapshot:
         stamp = str(event.get("lastTimestamp") or event.get("eventTime") or "")
         if key not in self.failed_scheduling or stamp > self.failed_scheduling[key][0]:
             self.failed_scheduling[key] = (stamp, str(event.get("message", "")))
+
+
+def _node_parts(node: Node) -> dict[str, Any]:
+    """The fields of a Node the verdicts read, by API path, to compare two copies (:mod:`.identity`)."""
+    return {"metadata.labels": node.labels, "spec.taints": [[repr(t) for t in node.taints], node.bad_taints],
+            "spec.providerID": node.provider_id, "status.capacity and allocatable":
+            [node.gpu_capacity, node.gpu_allocatable, node.bad_resources],
+            "status.nodeInfo.osImage": node.os_image, "status.conditions Ready": node.ready}
+
+
+def _reduce_pod(pod: Mapping[str, Any]) -> tuple[dict[str, Any] | None, list[tuple[tuple[Any, Any, Any], str]]]:
+    """``(pending, states)``: a Pending pod with no node reduced for the pending-pod verdict (else None), and
+    for a pod DaemonSets own on a node, ``((namespace, DaemonSet, node), state)`` per owner (:func:`pod_state`)."""
+    meta = pod.get("metadata") or {}
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    node = spec.get("nodeName")
+    if status.get("phase") == "Pending" and not node:
+        conditions = [c for c in status.get("conditions") or []
+                      if isinstance(c, Mapping) and c.get("type") == "PodScheduled" and c.get("status") == "False"]
+        return {"metadata": {k: meta[k] for k in ("name", "namespace") if k in meta}, "spec": spec,
+                "status": {"phase": "Pending", "conditions": conditions}}, []
+    owners = [o.get("name") for o in meta.get("ownerReferences") or []
+              if isinstance(o, Mapping) and o.get("kind") == "DaemonSet"]
+    if not owners or node is None:
+        return None, []
+    state = pod_state(pod)
+    return None, [((meta.get("namespace"), owner, node), state) for owner in owners]
 
 
 def _daemonset(obj: Mapping[str, Any]) -> dict[str, Any]:
