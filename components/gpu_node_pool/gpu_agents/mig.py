@@ -38,6 +38,7 @@ __all__ = [
     "partitioner",
     "bottlerocket_settings",
     "mig_problems",
+    "mixed_gpus",
     "mig_resource_name",
     "autoscaler_resource",
     "gke_partition_size",
@@ -84,6 +85,21 @@ def mig_gpu(pool: Any) -> tuple[bool | None, str | None, MigTable | None]:
     gpu_names = {f.gpu.model for f in found if f.gpu}
     display = model or (", ".join(sorted(gpu_names)) or None)
     return verdict, display, MIG_PROFILES.get(model or "")
+
+
+def mixed_gpus(pool: Any) -> list[str]:
+    """The GPU models of a pool whose instance types (catalog entries, as :func:`mig_gpu` reads them) carry more
+    than one, sorted (``["NVIDIA A100 40GB", "NVIDIA H100"]``); ``[]`` when they carry one, or are not all known."""
+    from .. import catalog
+
+    if getattr(pool, "gpu_model", None) is not None:
+        return []
+    types = list(getattr(pool, "candidate_instance_types", None) or getattr(pool, "instance_types", None) or [])
+    found = [catalog.find(t) for t in types]
+    if not found or any(f is None or f.gpu is None for f in found):
+        return []
+    models = {(f.gpu.gpu_name, f.gpu_memory_mib) for f in found}
+    return sorted({f.gpu.model for f in found}) if len(models) > 1 else []
 
 
 def bottlerocket_settings(pool: Any) -> dict[str, Any]:

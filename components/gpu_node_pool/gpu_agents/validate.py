@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config.errors import ConfigError, ConfigIssue
-from .mig import mig_gpu, mig_problems
+from .mig import mig_gpu, mig_problems, mixed_gpus
 from .mig_profiles import MIG_PROFILES
 from .pools import Problem, agent_pool
 from .sharing import sharing_problems
@@ -78,6 +78,14 @@ def pool_problems(pool: Any, index: int, provider: str | None) -> list[Problem]:
                 Problem(f"{path}.gpuSharing", "accelerator.gpuSharingConfig sets the same thing; keep one: gpuSharing "
                         "(mapped to GKE's gpu_sharing_config) or accelerator.gpuSharingConfig")
             )
+    if mig and (mixed := mixed_gpus(pool)):
+        problems.append(
+            Problem(f"{path}.mig", f"the pool's instance types carry different GPUs ({', '.join(mixed)}): a MIG profile "
+                    "and how many MIG devices it makes per GPU belong to one GPU model (NVIDIA MIG user guide, "
+                    "Supported MIG Profiles), so one layout cannot serve every node and the autoscaler's count "
+                    "would be wrong for some; declare one pool per GPU model")
+        )
+        mig = False
     if mig:
         capable, model, profiles = mig_gpu(pool)
         if model and apool.gpu_model is None:
