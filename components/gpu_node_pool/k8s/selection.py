@@ -24,7 +24,10 @@ Two ways to read a label set:
 * ``complete=True`` (a real Node's labels): a missing key is missing. ``In``/``Exists``/``Gt``/
   ``Lt`` fail, ``NotIn``/``DoesNotExist`` pass, a ``nodeSelector`` entry fails.
 
-``matchFields`` (node names) are never judged here: a term with them is undecided.
+``matchFields`` (node names) are never judged here: a term with them is undecided. A DaemonSet template's
+``spec.nodeName`` is judged by :func:`fits_node_name` against :attr:`NodeLabels.node_name`. A selection the
+API server refuses (a value of the wrong type, ``In`` without values, no term) is never matched here:
+:mod:`gpu_node_pool.k8s.refusals` says why, and callers report it as not judged.
 
 A third reading, :class:`NodeLabels`, is what plan time knows of a pool's *future* nodes: the
 labels whose value is known, the keys the node will carry with a value not known yet (the zone
@@ -47,7 +50,7 @@ from .patterns import full_match
 __all__ = [
     "NODE_SELECTOR_OPERATORS",
     "Expression", "Term", "NodeLabels", "label_value", "expression_matches", "term_matches", "selection_matches",
-    "node_matches", "excluding_keys", "undecided_keys", "go_parse_int", "expression_problem",
+    "node_matches", "excluding_keys", "undecided_keys", "go_parse_int", "expression_problem", "fits_node_name",
 ]
 
 #: A required node selector expression, read: (key, operator, values as label strings).
@@ -71,11 +74,9 @@ def go_parse_int(text: Any) -> int | None:
 
 
 def label_value(value: Any) -> str | None:
-    """A label value as the API server would store it from YAML: bools and integral numbers as text."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(int(value)) if float(value).is_integer() else str(value)
+    """A label value as read: the string, else None. Labels, ``nodeSelector`` and a requirement's ``values``
+    are strings in the API (``map[string]string``, ``[]string``): the API server refuses a ``true`` or ``1``
+    there rather than store it as text (:mod:`gpu_node_pool.k8s.refusals`)."""
     return value if isinstance(value, str) else None
 
 
@@ -97,6 +98,8 @@ class NodeLabels:
             undecided (labels added later by NFD, GFD or an operator).
         name: how messages name this kind of node (``instance type g5.xlarge in us-east-1a``).
         complete: every key outside ``labels`` and ``unknown`` is missing (a node known in full).
+        node_name: the Node object's name when known (a live node); None for a node not launched yet,
+            whose name its platform gives at launch (:func:`fits_node_name`).
     """
 
     labels: Mapping[str, str]
@@ -105,6 +108,7 @@ class NodeLabels:
     name: str = ""
     notes: tuple[str, ...] = field(default=())
     complete: bool = False
+    node_name: str | None = None
 
     def lookup(self, key: Any) -> Any:
         """The value of ``key`` on the node, or a marker: missing, undecided, carried but unknown."""
@@ -122,7 +126,25 @@ class NodeLabels:
         """This node with ``labels`` (and ``unknown`` keys) added where it has no value: what it carries
         once an agent has labelled it (:mod:`gpu_node_pool.k8s.discovery`)."""
         merged = {**{k: v for k, v in labels.items() if k not in self.unknown}, **self.labels}
-        return NodeLabels(merged, self.unknown | (frozenset(unknown) - set(merged)), self.decided, self.name, self.notes, self.complete)
+        return NodeLabels(merged, self.unknown | (frozenset(unknown) - set(merged)), self.decided, self.name, self.notes,
+                          self.complete, self.node_name)
+
+
+def fits_node_name(node_name: str | None, node: NodeLabels) -> bool | None:
+    """Whether a daemon pod whose template sets ``spec.nodeName`` to ``node_name`` (None or ``""``: unset) may run
+    on ``node``: True when unset or equal to the node's name, False when the node's name is known and differs,
+    None when the node's name is not known (a node not launched yet).
+
+    The DaemonSet controller runs a daemon pod on a node only when the template's ``nodeName`` is empty or
+    that node's name (``NodeShouldRunDaemonPod`` in kubernetes ``pkg/controller/daemon/daemon_controller.go``,
+    read at commit ``0033f658085be27cff4044840443955a1fc5e01e``: ``ds.Spec.Template.Spec.NodeName == "" ||
+    ds.Spec.Template.Spec.NodeName == node.Name``), before node affinity and taints are looked at.
+    """
+    if not node_name:
+        return True
+    if node.node_name is None:
+        return None
+    return node.node_name == node_name
 
 
 def _decided(key: str, decided: frozenset[str]) -> bool:

@@ -1,0 +1,221 @@
+"""What the API server refuses in a pod spec's placement fields: ``tolerations``, ``nodeSelector``, the
+required node affinity and ``nodeName``. A pod spec refused there never reaches a node, so no placement
+verdict (runs, does not run, kept off) is true of it: callers report it as not judged, with the reason.
+
+Two kinds of refusal, both before any object is stored:
+
+1. **Decoding**: the JSON must fit the Go types of ``k8s.io/api`` ``core/v1`` ``PodSpec``:
+   ``tolerations`` a list of objects, ``nodeSelector`` a ``map[string]string``, a
+   ``NodeSelectorRequirement``'s ``key``/``operator`` strings and ``values`` a list of strings,
+   ``nodeName`` a string. A ``true``, ``1``, list or object where a string belongs is refused
+   ("cannot unmarshal bool into Go struct field ... of type string"). A ``null`` value in
+   ``nodeSelector`` is read as ``""`` by the decoder on create but as "remove this key" by a merge
+   patch (RFC 7386, strategic merge patch), so what the cluster keeps is not known: not judged either.
+2. **Validation** (kubernetes ``pkg/apis/core/validation/validation.go``, read at commit
+   ``000f26050b9be6fb3d79fae95e06b47fc96128cd``): ``ValidatePodSpec`` checks ``nodeSelector`` with
+   ``ValidateLabels`` (qualified-name keys, label values) and ``nodeName`` with ``ValidateNodeName``
+   (a DNS subdomain); ``ValidateNodeSelector`` wants at least one ``nodeSelectorTerm``;
+   ``ValidateNodeSelectorRequirement`` wants values for ``In``/``NotIn``, none for ``Exists``/
+   ``DoesNotExist``, exactly one for ``Gt``/``Lt``, one of those six operators, and a qualified-name
+   key; ``ValidateNodeFieldSelectorRequirement`` wants ``matchFields`` on ``metadata.name`` with
+   ``In``/``NotIn`` and exactly one node name.
+
+Not refusals, and so judged as the matcher reads them (:mod:`gpu_node_pool.k8s.selection`): an empty
+``nodeSelectorTerm`` (valid; it matches no node), a ``Gt``/``Lt`` value that is no integer (valid;
+the term matches no node), and an ``In``/``NotIn`` value that is no label value: the API server refuses
+it on create only since Kubernetes 1.33 (kubernetes/kubernetes#128212) and keeps an older object's, whose
+term then matches no node; either way the pod lands on no node through that term.
+
+Pure, over plain mappings and lists or any ``collections.abc`` ``Mapping``/``Sequence`` (a value that
+raises when read raises here too). Each answer names the field relative to the pod spec
+(``nodeSelector['nvidia.com/gpu.present']``); callers put the pod spec's own path before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..text.terminal import shown
+from .names import DNS1123_SUBDOMAIN_MAX, DNS1123_SUBDOMAIN_RE, label_value_problem, qualified_name_problem
+from .patterns import full_match
+
+__all__ = ["REFUSED", "placement_refusal", "tolerations_refusal", "node_selector_refusal", "required_affinity_refusal",
+           "node_name_refusal", "requirement_refusal"]
+
+#: How every refusal ends: who refuses, and so why nothing is judged.
+REFUSED = "the API server refuses this pod spec"
+
+_REQUIRED = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in a message: ``true (a boolean)``, ``1 (a number)``, ``null``, ``a list``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{'true' if value else 'false'} (a boolean)"
+    if isinstance(value, (int, float)):
+        return f"{shown(value)} (a number)"
+    if isinstance(value, str):
+        return f"{shown(value)} (a string)"
+    if isinstance(value, Mapping):
+        return "an object"
+    if _is_list(value):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def tolerations_refusal(value: Any) -> str | None:
+    """Why the API server refuses ``tolerations`` (the pod spec's value, None when absent), or None.
+
+    It must be a list (``PodSpec.tolerations`` is ``[]Toleration``); the items are the business of
+    :class:`gpu_node_pool.k8s.taints.Toleration`, which refuses what ``ValidateTolerations`` refuses.
+    """
+    if value is None or _is_list(value):
+        return None
+    return f"tolerations is {_json_kind(value)}, not a list: {REFUSED} (PodSpec.tolerations is a list of Toleration)"
+
+
+def node_selector_refusal(value: Any) -> str | None:
+    """Why the API server refuses ``nodeSelector`` (None when absent), or None: it must be an object of
+    strings (``map[string]string``) whose keys are qualified names and values label values
+    (``ValidatePodSpec``: ``ValidateLabels(spec.NodeSelector)``)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        return f"nodeSelector is {_json_kind(value)}, not an object: {REFUSED} (nodeSelector is map[string]string)"
+    for key, item in value.items():
+        where = f"nodeSelector[{shown(key)}]"
+        if item is None:
+            return (f"{where} is null, not a string: nodeSelector is map[string]string, and a null there is read as "
+                    "an empty value on create but as a removal by a merge patch, so what the cluster keeps is not "
+                    "known (quote the value)")
+        if not isinstance(item, str):
+            return f"{where} is {_json_kind(item)}, not a string: {REFUSED} (nodeSelector is map[string]string; quote the value)"
+        problem = qualified_name_problem(key)
+        if problem:
+            return f"nodeSelector key {shown(key)} {problem}: {REFUSED} (its keys must be label keys)"
+        problem = label_value_problem(item)
+        if problem:
+            return f"{where} {shown(item)} {problem}: {REFUSED} (its values must be label values)"
+    return None
+
+
+def node_name_refusal(value: Any) -> str | None:
+    """Why the API server refuses ``nodeName`` (None or ``""`` when unset), or None: a string that is a DNS
+    subdomain (``ValidatePodSpec``: ``ValidateNodeName``)."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        return f"nodeName is {_json_kind(value)}, not a string: {REFUSED}"
+    if len(value) > DNS1123_SUBDOMAIN_MAX or not full_match(DNS1123_SUBDOMAIN_RE, value):
+        return f"nodeName {shown(value)} is not a node name (a DNS subdomain): {REFUSED}"
+    return None
+
+
+def _values_refusal(values: Any, where: str) -> tuple[list[Any], str | None]:
+    """The requirement's values as a list, or why they are refused: absent or null is no values."""
+    if values is None:
+        return [], None
+    if not _is_list(values):
+        return [], f"{where}.values is {_json_kind(values)}, not a list: {REFUSED}"
+    found = list(values)
+    for i, value in enumerate(found):
+        if not isinstance(value, str):
+            return found, f"{where}.values[{i}] is {_json_kind(value)}, not a string: {REFUSED} (quote the value)"
+    return found, None
+
+
+def requirement_refusal(requirement: Any, where: str = "requirement", *, field: bool = False) -> str | None:
+    """Why the API server refuses one ``matchExpressions`` item (``field``: one ``matchFields`` item), or None.
+
+    ``ValidateNodeSelectorRequirement``: ``In``/``NotIn`` need at least one value, ``Exists``/``DoesNotExist``
+    take none, ``Gt``/``Lt`` exactly one, another operator is invalid, and the key must be a qualified name.
+    ``ValidateNodeFieldSelectorRequirement``: the key must be ``metadata.name``, the operator ``In``/``NotIn``
+    with exactly one value, a node name. ``where`` names the item in the message.
+    """
+    if not isinstance(requirement, Mapping):
+        return f"{where} is {_json_kind(requirement)}, not an object: {REFUSED}"
+    key, operator = requirement.get("key"), requirement.get("operator")
+    for name, value in (("key", key), ("operator", operator)):
+        if value is not None and not isinstance(value, str):
+            return f"{where}.{name} is {_json_kind(value)}, not a string: {REFUSED}"
+    values, refusal = _values_refusal(requirement.get("values"), where)
+    if refusal:
+        return refusal
+    if field:
+        if key != "metadata.name":
+            return f"{where}: matchFields key {shown(key or '')} is not metadata.name: {REFUSED}"
+        if operator not in ("In", "NotIn"):
+            return f"{where}: matchFields operator {shown(operator or '')} is not In or NotIn: {REFUSED}"
+        if len(values) != 1:
+            return f"{where}: matchFields {operator} needs exactly one node name, got {len(values)}: {REFUSED}"
+        if not values[0] or node_name_refusal(values[0]):
+            return f"{where}: matchFields value {shown(values[0])} is not a node name: {REFUSED}"
+        return None
+    if operator not in _SELECTOR_OPERATORS:
+        return f"{where}: operator {shown(operator or '')} is not one of {', '.join(_SELECTOR_OPERATORS)}: {REFUSED}"
+    if operator in ("In", "NotIn") and not values:
+        return f"{where}: operator {operator} without values: {REFUSED} (In and NotIn need at least one value)"
+    if operator in ("Exists", "DoesNotExist") and values:
+        return f"{where}: operator {operator} with values: {REFUSED} (Exists and DoesNotExist take none)"
+    if operator in ("Gt", "Lt") and len(values) != 1:
+        return f"{where}: operator {operator} with {len(values)} values: {REFUSED} (Gt and Lt take exactly one)"
+    problem = qualified_name_problem(key or "")
+    if problem:
+        return f"{where}: key {shown(key or '')} {problem}: {REFUSED}"
+    return None
+
+
+def required_affinity_refusal(required: Any) -> str | None:
+    """Why the API server refuses the required node affinity (``requiredDuringSchedulingIgnoredDuringExecution``,
+    None when absent), or None: an object with at least one term (``ValidateNodeSelector``), each term an
+    object whose ``matchExpressions`` and ``matchFields`` are lists of valid requirements."""
+    if required is None:
+        return None
+    if not isinstance(required, Mapping):
+        return f"{_REQUIRED} is {_json_kind(required)}, not an object: {REFUSED}"
+    terms = required.get("nodeSelectorTerms")
+    where = f"{_REQUIRED}.nodeSelectorTerms"
+    if terms is not None and not _is_list(terms):
+        return f"{where} is {_json_kind(terms)}, not a list: {REFUSED}"
+    if not terms:
+        return f"{where} is empty: {REFUSED} (a required node selector needs at least one term)"
+    for i, term in enumerate(terms):
+        if not isinstance(term, Mapping):
+            return f"{where}[{i}] is {_json_kind(term)}, not an object: {REFUSED}"
+        for part, field in (("matchExpressions", False), ("matchFields", True)):
+            items = term.get(part)
+            if items is not None and not _is_list(items):
+                return f"{where}[{i}].{part} is {_json_kind(items)}, not a list: {REFUSED}"
+            for j, item in enumerate(items or ()):
+                refusal = requirement_refusal(item, f"{where}[{i}].{part}[{j}]", field=field)
+                if refusal:
+                    return refusal
+    return None
+
+
+def placement_refusal(pod_spec: Mapping[str, Any]) -> str | None:
+    """The first refusal among the pod spec's ``nodeSelector``, required node affinity and ``nodeName``
+    (the module docstring), or None. ``tolerations`` are read apart (:func:`tolerations_refusal`): their
+    list is read with the tolerations."""
+    refusal = node_selector_refusal(pod_spec.get("nodeSelector")) or node_name_refusal(pod_spec.get("nodeName"))
+    if refusal:
+        return refusal
+    affinity = pod_spec.get("affinity")
+    if affinity is None:
+        return None
+    if not isinstance(affinity, Mapping):
+        return f"affinity is {_json_kind(affinity)}, not an object: {REFUSED}"
+    node_affinity = affinity.get("nodeAffinity")
+    if node_affinity is None:
+        return None
+    if not isinstance(node_affinity, Mapping):
+        return f"affinity.nodeAffinity is {_json_kind(node_affinity)}, not an object: {REFUSED}"
+    return required_affinity_refusal(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
