@@ -3,7 +3,11 @@
 Source: kubernetes/kubernetes ``staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/
 nodeaffinity_test.go``@04791b490660 ``TestPodMatchesNodeSelectorAndAffinityTerms`` (the node is a real
 Node: its labels are complete). Cases on ``matchFields`` (node names) are judged "undecided" here
-(None): the plan never knows a future node's name; they are listed with that verdict.
+(None): the plan never knows a future node's name; they are listed with that verdict. Cases whose pod
+the API server refuses (no ``nodeSelectorTerms``; ``matchFields`` on ``node_1``, which is no DNS
+subdomain) are never judged either (None), and say why (``NodeSelection.refused``): the matcher's answer
+on them never happens on a cluster (kubernetes ``pkg/apis/core/validation/validation.go``
+``ValidateNodeSelector``, ``ValidateNodeFieldSelectorRequirement``).
 
 The issue text said a ``NotIn`` "with a value the node never carries" never schedules upstream; the
 table says otherwise for a valid value (``mem-type NotIn [DDR, DDR2]`` on ``DDR3`` schedules, and
@@ -53,8 +57,8 @@ CASES = [
     ("Exists matches", required(term(expr("GPU", "Exists"))), {"GPU": "NVIDIA-GRID-K1"}, True),
     ("affinity that does not match", required(term(expr("foo", "In", "value1", "value2"))), {"foo": "bar"}, False),
     ("nil NodeSelectorTerms", {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": None}}}}, {"foo": "bar"}, False),
-    ("empty NodeSelectorTerms", required(), {"foo": "bar"}, False),
+        "nodeSelectorTerms": None}}}}, {"foo": "bar"}, False, None),
+    ("empty NodeSelectorTerms", required(), {"foo": "bar"}, False, None),
     ("empty MatchExpressions", required({"matchExpressions": []}), {"foo": "bar"}, False),
     ("no affinity", {}, {"foo": "bar"}, True),
     ("affinity with nil NodeSelector", {"affinity": {"nodeAffinity": {}}}, {"foo": "bar"}, True),
@@ -73,7 +77,10 @@ CASES = [
     ("matchFields In matches the node", required({"matchFields": NAME_IN_NODE_1}), {}, True, None),
     ("matchFields In does not match the node", required({"matchFields": NAME_IN_NODE_1}), {}, False, None),
     ("two terms: matchFields no, matchExpressions yes", required({"matchFields": NAME_IN_NODE_1},
-                                                                  term(expr("foo", "In", "bar"))), {"foo": "bar"}, True),
+                                                                  term(expr("foo", "In", "bar"))), {"foo": "bar"}, True, None),
+    ("two terms: matchFields no, matchExpressions yes (a valid node name)",
+     required({"matchFields": [{**NAME_IN_NODE_1[0], "values": ["node-1"]}]}, term(expr("foo", "In", "bar"))),
+     {"foo": "bar"}, True),
     ("one term: matchFields no, matchExpressions yes", required(term(expr("foo", "In", "bar"), fields=NAME_IN_NODE_1)),
      {"foo": "bar"}, False, None),
     ("one term: both match", required(term(expr("foo", "In", "bar"), fields=NAME_IN_NODE_1)), {"foo": "bar"}, True, None),
@@ -87,6 +94,16 @@ def test_pod_matches_node_selector_and_affinity_terms_as_upstream(case):
     name, spec, labels, upstream, *ours = case
     expected = ours[0] if ours else upstream
     assert NodeSelection.of(spec).on(labels, complete=True) is expected
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("nil NodeSelectorTerms", "nodeSelectorTerms is empty: the API server refuses this pod spec"),
+    ("empty NodeSelectorTerms", "nodeSelectorTerms is empty: the API server refuses this pod spec"),
+    ("two terms: matchFields no, matchExpressions yes", "matchFields value 'node_1' is not a node name"),
+])
+def test_a_case_the_api_server_refuses_says_why_it_is_not_judged(name, why):
+    spec = next(c[1] for c in CASES if c[0] == name)
+    assert why in NodeSelection.of(spec).refused
 
 
 def test_not_in_on_a_label_the_node_lacks_matches_as_labels_requirement_matches():

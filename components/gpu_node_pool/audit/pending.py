@@ -91,6 +91,9 @@ def pending_pods(
             problems.append(f"Pod {display}: spec.{err}")
             continue
         selection = NodeSelection.of(spec)
+        if selection.refused:  # the API server refuses such a pod: a hand-made dump's, never judged
+            problems.append(f"Pod {display}: spec.{selection.refused}")
+            continue
         candidates = [n for n in nodes if selection.on(n.labels, complete=True) is True]
         pools: list[str] = []
         blocked_everywhere = bool(candidates) and all(n.is_gpu for n in candidates)

@@ -3,6 +3,8 @@
 A daemon pod runs on a node when (``nodeShouldRunDaemonPod`` in kubernetes
 ``pkg/controller/daemon/daemon_controller.go``; https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/):
 
+0. its template's ``nodeName``, when set, is the node's name
+   (:func:`gpu_node_pool.k8s.selection.fits_node_name`), else it is *kept off* by it;
 1. its ``nodeSelector`` and required node affinity match the node's labels
    (:mod:`gpu_node_pool.k8s.selection`, complete label set), else it is *kept off* by its own selection;
 2. every ``NoSchedule`` and ``NoExecute`` taint of the node is tolerated by its *effective*
@@ -10,6 +12,9 @@ A daemon pod runs on a node when (``nodeShouldRunDaemonPod`` in kubernetes
    controller's own tolerations are not on the template and are added here), else it *does not
    run*. A ``NoExecute`` taint tolerated only for ``tolerationSeconds`` counts as "does not run"
    (evicted after N s). ``PreferNoSchedule`` never stops a daemon pod.
+
+A template whose placement fields the API server refuses (:mod:`gpu_node_pool.k8s.refusals`: ``tolerations``
+no list, a ``nodeSelector`` value no string, ``In`` without values...) is not judged, with that reason.
 """
 
 from __future__ import annotations
@@ -92,6 +97,9 @@ def read_daemonset(
         ds.selection = NodeSelection.of(pod_spec)
     except (TypeError, ValueError, AttributeError) as err:
         ds.problem = ds.problem or f"spec.template.spec node selection unreadable: {err}"
+    if ds.selection is not None and ds.selection.refused:
+        ds.problem = ds.problem or f"spec.template.spec.{ds.selection.refused}"
+        ds.selection = None
     return ds
 
 
@@ -108,6 +116,10 @@ def _not_an_object(value: Any) -> str:
     return f"{shown(value)}, not an object"
 
 
+#: Why a DaemonSet is kept off a node whose labels its selection refuses (the other reason is its ``nodeName``).
+_KEPT_BY_LABELS = "its nodeSelector/required node affinity does not match the node's labels"
+
+
 @dataclass(frozen=True)
 class NodeVerdict:
     """One DaemonSet on one node: ``status`` in runs/doesNotRun/keptOff/notJudged, and why."""
@@ -121,22 +133,27 @@ class NodeVerdict:
 
 def judge(ds: DaemonSet, node: str, labels: Mapping[str, str], taints: Iterable[Taint], *, complete: bool = True,
           discovered: Iterable[str] = ()) -> NodeVerdict:
-    """Rules 1-2 of the module docstring for ``ds`` on a node with ``labels`` and ``taints``: the
-    verdict of :func:`gpu_node_pool.policies.placement.place_on` (the one every report uses) on that node."""
+    """Rules 0-2 of the module docstring for ``ds`` on a node with ``labels`` and ``taints``: the
+    verdict of :func:`gpu_node_pool.policies.placement.place_on` (the one every report uses) on that node.
+    ``complete``: a live node, whose labels are all there and whose name is ``node``; else a node not
+    launched yet (a what-if), named by ``node`` only for the report."""
     from .placement import place_on
 
     if ds.tolerations is None or ds.selection is None:
         return NodeVerdict(node, "notJudged", ds.problem)
     taints = list(taints)
-    placement = place_on(ds.tolerations, ds.selection, taints, [NodeLabels(dict(labels), name=node, complete=complete)],
-                         discovered=discovered)
+    here = NodeLabels(dict(labels), name=node, complete=complete, node_name=node if complete else None)
+    placement = place_on(ds.tolerations, ds.selection, taints, [here], discovered=discovered)
     if placement.status == "keptOff":
-        return NodeVerdict(node, "keptOff", "its nodeSelector/required node affinity does not match the node's labels")
+        if placement.excluded[0][1] == ("nodeName",):
+            return NodeVerdict(node, "keptOff", f"its nodeName {shown(ds.selection.node_name)} names another node (the "
+                                                "DaemonSet controller runs its pod only on the node of that name)")
+        return NodeVerdict(node, "keptOff", _KEPT_BY_LABELS)
     if placement.status == "doesNotRun":
         missing = tuple((s.taint, Toleration.for_taint(s.taint, exists=True)) for s in placement.missing)
         return NodeVerdict(node, "doesNotRun", "; ".join(s.describe() for s in placement.missing), missing)
     if placement.status == "notJudged":
-        why = placement.not_judged_text() if (placement.pending or placement.unknowable) else (
+        why = placement.not_judged_text() if (placement.pending or placement.unknowable or placement.pinned) else (
             "its node affinity uses matchFields or an operator the API server rejects" if complete else placement.not_judged_text())
         return NodeVerdict(node, "notJudged", why)
     return NodeVerdict(node, "runs")
@@ -188,7 +205,8 @@ def pool_cell(verdicts: list[NodeVerdict]) -> Cell:
     summary = {
         "runs": f"runs on all {len(verdicts)} node(s)",
         "doesNotRun": "does not run: " + ", ".join(f"{t} not tolerated" for t, _ in missing.values()),
-        "keptOff": "kept off by its own selection",
+        "keptOff": "kept off by its own selection" + (
+            f": {verdicts[0].reason}" if len({v.reason for v in verdicts}) == 1 and verdicts[0].reason != _KEPT_BY_LABELS else ""),
         "notJudged": "not judged: " + verdicts[0].reason,
         "partial": f"runs on {runs} of {len(verdicts)} node(s)"
         + ("; stopped by " + ", ".join(str(t) for t, _ in missing.values()) if missing else ""),

@@ -19,8 +19,9 @@ from typing import Any
 
 from .. import registry
 from ..k8s.discovery import discovered_by, labels_once_discovered
-from ..k8s.selection import NodeLabels, excluding_keys, node_matches, undecided_keys
+from ..k8s.selection import NodeLabels, excluding_keys, fits_node_name, node_matches, undecided_keys
 from ..k8s.taints import Taint, Toleration
+from ..text.terminal import shown
 from .workloads import NodeSelection, Stay, stay_on
 
 __all__ = ["Placement", "pool_nodes", "place", "place_on", "SELECTION_FIX", "PLAIN_NODES", "lands_on_plain_nodes",
@@ -51,6 +52,10 @@ class Placement:
         admitted_when_absent: the undecided kinds the selection admits once the labels it reads that nothing
             known sets are taken as absent (a new node carries only its pool's, its platform's and its agents'
             labels): ``NotIn``/``DoesNotExist`` on such a label admit the node, ``In``/``Exists`` do not.
+        refused: why the API server refuses the pod spec's placement fields (``NodeSelection.refused``): nothing
+            is judged, every kind is ``undecided``.
+        pinned: the pod spec's ``nodeName`` when some kind of node its labels do not keep off has no name yet (a
+            pool's new nodes): whether it is that node is not known, so those kinds are ``undecided``.
     """
 
     status: str
@@ -62,13 +67,22 @@ class Placement:
     unknowable: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     admitted_when_absent: tuple[str, ...] = ()
+    refused: str = ""
+    pinned: str = ""
 
     @property
     def runs(self) -> bool:
         return self.status == "runs"
 
     def not_judged_text(self) -> str:
-        """Why the selection is not judged (one clause), naming each key and who would set it."""
+        """Why the placement is not judged (one clause): the field the API server refuses, the node name it is
+        pinned to, or each label key its selection reads and who would set it."""
+        if self.refused:
+            return f"not judged: its pod template's {self.refused}"
+        if self.pinned:
+            return (f"not judged: its nodeName pins it to the node named {shown(self.pinned)}, and the DaemonSet "
+                    "controller runs it on no other node; a pool's nodes are named only when they launch, so whether "
+                    "that node is one of them is not known before deploy")
         why = []
         if self.pending:
             why += [f"{key}, a label that appears only once {' or '.join(agents)} runs on the node, and the stack "
@@ -90,11 +104,13 @@ class Placement:
         return text
 
     def _describe(self) -> str:
+        if self.status == "notJudged" and (self.refused or self.pinned):
+            return self.not_judged_text()  # what it tolerates does not matter where it may not run at all
         why = []
         if self.excluded:
-            shown = "; ".join(f"{kind} (by {', '.join(keys) or 'its required node affinity'})" for kind, keys in self.excluded[:6])
+            kinds = "; ".join(f"{kind} (by {', '.join(keys) or 'its required node affinity'})" for kind, keys in self.excluded[:6])
             more = f" and {len(self.excluded) - 6} more" if len(self.excluded) > 6 else ""
-            why.append(f"its node selection excludes {len(self.excluded)} of the pool's {self.kinds} kind(s) of node: {shown}{more}")
+            why.append(f"its node selection excludes {len(self.excluded)} of the pool's {self.kinds} kind(s) of node: {kinds}{more}")
         if self.missing:
             why.append("; ".join(s.describe() for s in self.missing))
         if not why and self.status == "notJudged":
@@ -114,7 +130,10 @@ PLAIN_NODES = tuple(
 
 def lands_on_plain_nodes(selection: NodeSelection) -> bool:
     """True when ``selection`` admits a node that carries no GPU or pool label (:data:`PLAIN_NODES`):
-    a node agent placed so runs on every CPU node too."""
+    a node agent placed so runs on every CPU node too. False for a selection the API server refuses and for one
+    pinned to a node name (it runs on one node at most)."""
+    if selection.refused or selection.node_name:
+        return False
     return any(node_matches(selection.node_selector, selection.terms, node) is True for node in PLAIN_NODES)
 
 
@@ -171,7 +190,8 @@ class PoolPlacements:
 
 def placement_content(tolerations: Sequence[Toleration], selection: NodeSelection) -> tuple[Any, ...]:
     """What a placement depends on besides the pool, as a hashable value (``TypeError`` when it cannot be hashed)."""
-    key = (tuple(tolerations), selection.node_selector, tuple((tuple(e), f) for e, f in selection.terms))
+    key = (tuple(tolerations), selection.node_selector, tuple((tuple(e), f) for e, f in selection.terms),
+           selection.node_name, selection.refused)
     hash(key)
     return key
 
@@ -243,12 +263,18 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
              nodes: Sequence[NodeLabels], *, discovered: Iterable[str] = ()) -> Placement:
     """The verdict of :class:`Placement` for nodes with ``taints`` and the labels of each of ``nodes``.
 
-    A live node is one :class:`NodeLabels` with ``complete=True`` (``gpupool audit``); a pool's future
-    nodes are one per instance type and zone. Selection first: a node the selection refuses is kept off
-    whatever it tolerates; then every ``NoSchedule``/``NoExecute`` taint must be tolerated for good."""
+    A live node is one :class:`NodeLabels` with ``complete=True`` and its ``node_name`` (``gpupool audit``); a
+    pool's future nodes are one per instance type and zone, with no name yet. A selection the API server refuses
+    is not judged. Then, as the DaemonSet controller (``NodeShouldRunDaemonPod``): a ``nodeName`` other than the
+    node's keeps it off (:func:`~gpu_node_pool.k8s.selection.fits_node_name`; a node with no name yet leaves it
+    undecided), a node the selection refuses is kept off whatever it tolerates, and every ``NoSchedule``/
+    ``NoExecute`` taint must be tolerated for good."""
+    if selection.refused:
+        return Placement("notJudged", undecided=tuple(n.name for n in nodes), kinds=len(nodes), refused=selection.refused)
     installed = tuple(discovered)
     missing = tuple(s for s in (stay_on(tolerations, t) for t in taints if t.effect.repels) if not s.ok)
     excluded, undecided = [], []
+    unnamed: list[str] = []  # kinds not kept off whose name decides (nodeName set, no name yet)
     pending: dict[str, tuple[str, ...]] = {}
     unknowable: list[str] = []
     after: list[str] = []
@@ -264,8 +290,14 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
                     after += [a for k in (*known, *hidden) for a in (discovered_by(k).agents if discovered_by(k) else ())
                               if a in installed]
                     node = later
-        if verdict is False:
+        fits = fits_node_name(selection.node_name, node)
+        if fits is False:
+            excluded.append((node.name, ("nodeName",)))
+        elif verdict is False:
             excluded.append((node.name, tuple(excluding_keys(selection.node_selector, selection.terms, node))))
+        elif fits is None:
+            undecided.append(node.name)
+            unnamed.append(node.name)
         elif verdict is None:
             undecided.append(node.name)
             if node_matches(selection.node_selector, selection.terms, replace(node, complete=True)) is True:
@@ -278,6 +310,8 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
                     unknowable.append(key)
     if excluded and len(excluded) == len(nodes):
         status = "keptOff"
+    elif unnamed:  # whether it should run there at all is not known: what it tolerates decides nothing
+        status = "notJudged"
     elif missing:
         status = "doesNotRun"
     elif excluded:
@@ -287,4 +321,5 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
     else:
         status = "runs"
     return Placement(status, missing, tuple(excluded), tuple(undecided), len(nodes), tuple(pending.items()),
-                     tuple(dict.fromkeys(unknowable)), tuple(dict.fromkeys(after)), tuple(when_absent))
+                     tuple(dict.fromkeys(unknowable)), tuple(dict.fromkeys(after)), tuple(when_absent),
+                     pinned=(selection.node_name or "") if unnamed else "")

@@ -14,10 +14,12 @@ declare (kubelet, cloud and NFD labels), so an expression on an undeclared key i
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..k8s.refusals import placement_refusal, tolerations_refusal
 from ..k8s.selection import Expression as _Expr
 from ..k8s.selection import label_value as _label_value
 from ..k8s.selection import selection_matches
@@ -178,22 +180,34 @@ class NodeSelection:
         terms: per required ``nodeSelectorTerm``: its ``(key, operator, values)`` expressions and
             whether it has ``matchFields``.
         keys: every label key the selection looks at; :meth:`on` depends on nothing else.
+        node_name: the pod spec's ``nodeName`` (None when unset): a DaemonSet's pods run only on the
+            node of that name (:func:`gpu_node_pool.k8s.selection.fits_node_name`).
+        refused: why the API server refuses the pod spec's placement fields (``nodeSelector``, required
+            node affinity, ``nodeName``, a ``tolerations`` value that is no list), the field named relative
+            to the pod spec (:mod:`gpu_node_pool.k8s.refusals`); empty when it accepts them. A refused
+            selection is never judged: :meth:`on` is None, a placement ``notJudged``.
     """
 
     node_selector: tuple[tuple[Any, Any], ...]
     terms: tuple[tuple[list[_Expr], bool], ...]
     keys: tuple[Any, ...]
+    node_name: str | None = None
+    refused: str = ""
 
     @classmethod
     def of(cls, pod_spec: Mapping[str, Any]) -> NodeSelection:
         """Read ``pod_spec``'s node selection.
 
         Raises:
-            UnknownValueError: a selector or affinity value is unknown at preview.
+            UnknownValueError: a selector, affinity or ``nodeName`` value is unknown at preview (an unknown
+                ``tolerations`` value is left to whoever reads the tolerations).
         """
         cache = derived(pod_spec)  # read once per evaluation when the runner offers a cache
         if cache is not None and "node_selection" in cache:
             return cache["node_selection"]
+        refused = placement_refusal(pod_spec) if isinstance(pod_spec, Mapping) else None
+        refused = refused or _tolerations_refusal(pod_spec)
+        node_name = text(dig(pod_spec, "nodeName")) or None
         node_selector = tuple((key, _label_value(value)) for key, value in mapping(dig(pod_spec, "nodeSelector")).items())
         required = dig(pod_spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
         terms = []
@@ -205,7 +219,7 @@ class NodeSelection:
             terms.append(([], False))  # required with no terms: matches no node (nodeaffinity.NodeSelector)
         keys = [key for key, _ in node_selector]
         keys += [e[0] for exprs, _ in terms for e in exprs if e[0] is not None]
-        selection = cls(node_selector, tuple(terms), tuple(dict.fromkeys(keys)))
+        selection = cls(node_selector, tuple(terms), tuple(dict.fromkeys(keys)), node_name, refused or "")
         if cache is not None:
             cache["node_selection"] = selection  # frozen; its expression lists are only read
         return selection
@@ -213,7 +227,21 @@ class NodeSelection:
     def on(self, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:
         """:func:`selection` of the pod spec on a node carrying ``labels`` (``complete``: see
         :mod:`gpu_node_pool.k8s.selection`; True for a real Node's full label set)."""
+        if self.refused:
+            return None
         return selection_matches(self.node_selector, self.terms, labels, complete=complete)
+
+
+def _tolerations_refusal(pod_spec: Mapping[str, Any]) -> str | None:
+    """:func:`~gpu_node_pool.k8s.refusals.tolerations_refusal` of the pod spec's ``tolerations``; None when that
+    value is unknown at preview (its shape is not known; whoever reads the tolerations meets the unknown)."""
+    try:
+        return tolerations_refusal(dig(pod_spec, "tolerations"))
+    except Exception as err:
+        proxy = sys.modules.get("pulumi_policy.proxy")  # loaded wherever a value can be unknown
+        if proxy is None or not isinstance(err, proxy.UnknownValueError):
+            raise
+        return None
 
 
 def selection(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:

@@ -168,6 +168,10 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
             assert workload is not None
             if _exempt(workload, exemptions):
                 continue
+            refused = NodeSelection.of(workload.pod_spec).refused
+            if refused:  # the API server refuses it: it runs nowhere, whatever it tolerates
+                undecided.not_judged(workload.display, f"not judged: spec.template.spec.{refused}")
+                continue
             tolerations, problems = read_tolerations(workload.pod_spec)
             # what the cluster adds (DaemonSet controller; ExtendedResourceToleration for what it requests)
             tolerations = effective_tolerations(plain(workload.pod_spec), platform, "DaemonSet", tolerations=tolerations)

@@ -111,9 +111,13 @@ def _gpu_agents_select_gpu_nodes(args: StackValidationArgs, report: ReportViolat
         if display in operands:
             continue
         try:
-            admits = lands_on_plain_nodes(NodeSelection.of(pod_spec))
+            selection = NodeSelection.of(pod_spec)
+            admits = lands_on_plain_nodes(selection)
         except UnknownValueError as err:
             undecided.add(display, err)
+            continue
+        if selection.refused:  # the API server refuses it: where it would land is moot
+            undecided.not_judged(display, f"not judged: its pod template's {selection.refused}")
             continue
         if admits:
             report(

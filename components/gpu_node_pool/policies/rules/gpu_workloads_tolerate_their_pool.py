@@ -24,7 +24,7 @@ from ...k8s.effective import runs_own_api_server
 from ...k8s.taints import Taint, Toleration, effective_tolerations, untolerated_taints
 from ...sdk.props import Undecided, UnknownValueError, plain
 from ..stack import stack_index
-from ..workloads import NodeSelection, read_tolerations
+from ..workloads import WORKLOAD_POD_SPEC_PATHS, NodeSelection, read_tolerations
 from ._shared import _NE, _NS, _config, _fmt, _resource, _stack_pools
 
 _ABSENT: object = object()
@@ -71,6 +71,10 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                 if workload is None or workload.kind == "DaemonSet":
                     continue
                 selection = NodeSelection.of(workload.pod_spec)
+                if selection.refused:  # the API server refuses it: which pools it targets is moot
+                    where = ".".join(WORKLOAD_POD_SPEC_PATHS[workload.kind])
+                    undecided.not_judged(workload.display, f"not judged: {where}.{selection.refused}")
+                    continue
                 if not selection.keys:
                     continue  # selects nothing: gpu-workloads-select-gpu-nodes' business
                 content: tuple[object, ...] | None = (selection.node_selector,

@@ -1,0 +1,138 @@
+"""``gpupool audit`` on DaemonSets the DaemonSet controller or the API server treats apart:
+
+* a template's ``spec.nodeName`` keeps the daemon pod off every node of another name, whatever it
+  tolerates (kubernetes ``pkg/controller/daemon/daemon_controller.go`` ``NodeShouldRunDaemonPod``);
+* a placement field of a shape the API server refuses (``tolerations`` no list, a ``nodeSelector``
+  value no string, ``In`` without values, no ``nodeSelectorTerms``) is never judged: the row says
+  "not judged" with the field and why, and no finding is made of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+from audit_cluster import as_list, eks_node
+
+from gpu_node_pool.cli.commands import main
+
+POOL = "GpuNodePool inference"
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def node() -> dict:
+    return eks_node("gpu-1", pool="inference", nodegroup="inference-ng", instance="g6e.2xlarge", gpus=1, taints=[GPU_TAINT])
+
+
+def daemonset(name: str, **pod) -> dict:
+    spec = {"containers": [{"name": "agent", "image": "registry.example.com/agent:1"}], **pod}
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name, "namespace": "ops"},
+            "spec": {"selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}}
+
+
+def audit(tmp_path, *daemonsets) -> tuple[dict, str]:
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps(as_list([node(), *daemonsets])))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["audit", "--cluster-dump", str(dump), "--json", "--fail-on", "none"])
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        main(["audit", "--cluster-dump", str(dump), "--fail-on", "none"])
+    return json.loads(out.getvalue()), text.getvalue()
+
+
+def cell(report: dict, name: str) -> dict:
+    return next(row for row in report["daemonSets"] if row["name"] == name)["pools"][POOL]
+
+
+def findings_on(report: dict, name: str) -> list[dict]:
+    return [f for f in report["findings"] if f"ops/{name}" in json.dumps(f)]
+
+
+def test_a_daemonset_pinned_by_node_name_to_another_node_is_kept_off_whatever_it_tolerates(tmp_path):
+    report, text = audit(tmp_path, daemonset("pinned", nodeName="other-node", tolerations=[{"operator": "Exists"}]))
+    pinned = cell(report, "pinned")
+    assert pinned["status"] == "keptOff"
+    assert "nodeName 'other-node' names another node" in pinned["summary"]
+    assert "runs on all" not in text and "nodeName 'other-node' names another node" in text
+    row = next(row for row in report["daemonSets"] if row["name"] == "pinned")
+    assert row["nodesByRules"] == 0  # on no node of the cluster
+
+
+def test_a_daemonset_pinned_to_the_node_itself_is_judged_on_its_taints(tmp_path):
+    report, _ = audit(tmp_path, daemonset("here", nodeName="gpu-1"))
+    assert cell(report, "here")["status"] == "doesNotRun"
+    assert findings_on(report, "here")
+
+
+def test_tolerations_of_the_wrong_shape_are_not_judged_and_say_why(tmp_path):
+    report, text = audit(tmp_path, daemonset("odd", tolerations={"operator": "Exists"}))
+    odd = cell(report, "odd")
+    assert odd["status"] == "notJudged"
+    assert ("spec.template.spec.tolerations is an object, not a list: the API server refuses this pod spec"
+            in odd["summary"])
+    assert findings_on(report, "odd") == []
+    assert "DaemonSet ops/odd: in" not in text  # no finding line
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (True, "true (a boolean), not a string"), (False, "false (a boolean), not a string"),
+    (1, "1 (a number), not a string"), (None, "null, not a string"), (["true"], "a list, not a string"),
+    ({}, "an object, not a string"),
+])
+def test_a_node_selector_value_that_is_no_string_is_not_judged(tmp_path, value, shown):
+    ds = daemonset("odd", nodeSelector={"nvidia.com/gpu.present": value}, tolerations=[{"operator": "Exists"}])
+    report, _ = audit(tmp_path, ds)
+    odd = cell(report, "odd")
+    assert odd["status"] == "notJudged", odd
+    assert f"spec.template.spec.nodeSelector['nvidia.com/gpu.present'] is {shown}" in odd["summary"]
+    assert findings_on(report, "odd") == []
+
+
+TERMS = f"spec.template.spec.affinity.nodeAffinity.{REQUIRED}.nodeSelectorTerms"
+
+
+@pytest.mark.parametrize(("terms", "why"), [
+    ([{"matchExpressions": [{"key": "a", "operator": "In"}]}],
+     f"{TERMS}[0].matchExpressions[0]: operator In without values: the API server refuses this pod spec"),
+    ([{"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]}],
+     f"{TERMS}[0].matchExpressions[0]: operator Exists with values: the API server refuses this pod spec"),
+    ([{"matchExpressions": [{"key": "a", "operator": "DoesNotExist", "values": ["x"]}]}],
+     f"{TERMS}[0].matchExpressions[0]: operator DoesNotExist with values"),
+    ([{"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1", "2"]}]}],
+     f"{TERMS}[0].matchExpressions[0]: operator Gt with 2 values"),
+    ([], f"{TERMS} is empty: the API server refuses this pod spec"),
+])
+def test_a_required_node_affinity_the_api_server_refuses_is_not_judged(tmp_path, terms, why):
+    ds = daemonset("odd", affinity={"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": terms}}})
+    report, _ = audit(tmp_path, ds)
+    odd = cell(report, "odd")
+    assert odd["status"] == "notJudged", odd
+    assert why in odd["summary"]
+    assert any(why in n["reason"] for n in report["notJudged"])
+
+
+def test_a_valid_selection_that_matches_no_node_is_still_kept_off(tmp_path):
+    """An empty term and a Gt on a value that is no integer pass validation and match no node: kept off."""
+    empty = daemonset("empty-term", affinity={"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [{}]}}})
+    gt = daemonset("gt-word", affinity={"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "nvidia.com/gpu.present", "operator": "Gt", "values": ["abc"]}]}]}}})
+    report, _ = audit(tmp_path, empty, gt)
+    assert cell(report, "empty-term")["status"] == "keptOff"
+    assert cell(report, "gt-word")["status"] == "keptOff"
+
+
+def test_a_pending_pod_whose_selection_is_refused_is_not_judged(tmp_path):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train", "namespace": "ml"},
+           "spec": {"containers": [{"name": "c", "image": "busybox"}], "nodeSelector": {"nvidia.com/gpu.present": True}},
+           "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+                                                          "reason": "Unschedulable", "message": "0/1 nodes are available"}]}}
+    report, _ = audit(tmp_path, pod)
+    assert report["pendingPods"] == []
+    assert any(n["subject"] == "Pod ml/train" and "spec.nodeSelector['nvidia.com/gpu.present'] is true (a boolean)" in n["reason"]
+               for n in report["notJudged"]), report["notJudged"]
