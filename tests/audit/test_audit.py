@@ -153,7 +153,7 @@ def test_a_malformed_taint_is_a_finding_for_that_node_not_a_traceback(tmp_path, 
     [
         ("{not json", "not valid JSON"),
         (json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}}), "got 'Deployment'"),
-        (b"\xff\xfe\x00garbage", "cannot read it"),
+        (b"\xff\xfe\x00garbage", "not UTF-8 (byte 0xff at offset 0)"),
     ],
 )
 def test_bad_dumps_exit_2_with_one_line_naming_the_file(tmp_path, capsys, content, expected):

@@ -5,8 +5,10 @@ never an internal error, never a silent pass."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+import yaml
 from audit_cluster import acceptance_objects, as_list
 from conftest import ROOT
 
@@ -56,6 +58,57 @@ def test_every_timeout_option_refuses_with_the_same_rule(capsys, argv):
 def test_a_timeout_above_0_is_accepted(capsys):
     code, _, err = run(capsys, "audit", "--cluster-dump", str(EXAMPLE), "--timeout", "0.5")
     assert code == 1, err  # the example's findings
+
+
+# --- a dump that is not UTF-8, a directory that cannot be listed ---------------------------------
+
+
+def dump_bytes(suffix: str) -> bytes:
+    objects = as_list(acceptance_objects())
+    text = json.dumps(objects) if suffix == ".json" else yaml.safe_dump(objects)
+    return text.encode().replace(b"gpu-inf-2", b"gpu-inf-\xff2", 1)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_a_dump_that_is_not_utf8_is_refused_naming_the_file_and_the_byte_offset(capsys, tmp_path, suffix):
+    dump = tmp_path / f"cluster{suffix}"
+    data = dump_bytes(suffix)
+    dump.write_bytes(data)
+    offset = data.index(b"\xff")
+    code, out, err = run(capsys, "audit", "--cluster-dump", str(dump))
+    assert code == 2 and out == ""
+    assert err == (f"error: --cluster-dump {dump}: not UTF-8 (byte 0xff at offset {offset}); kubectl "
+                   "writes UTF-8: write the dump again with kubectl get nodes,daemonsets,pods,events -A -o json, or "
+                   "convert it (iconv -t UTF-8)\n")
+
+
+def test_a_dump_not_utf8_past_the_first_megabyte_gets_its_offset_in_the_file(capsys, tmp_path):
+    objects = acceptance_objects()
+    filler = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big", "namespace": "ops"},
+              "data": {"x": "é" * (700 << 10)}}  # two bytes a character: the bad byte is past 1 MiB
+    data = json.dumps(as_list([filler, *objects]), ensure_ascii=False).encode()
+    data = data.replace(b"gpu-inf-2", b"gpu-inf-\xc32", 1)
+    dump = tmp_path / "cluster.json"
+    dump.write_bytes(data)
+    offset = data.index(b"\xc32")
+    assert offset > 1 << 20
+    code, _, err = run(capsys, "audit", "--cluster-dump", str(dump))
+    assert code == 2
+    assert f"not UTF-8 (byte 0xc3 at offset {offset})" in err
+
+
+def test_a_dump_directory_that_cannot_be_listed_names_the_option_and_the_path(capsys, tmp_path, monkeypatch):
+    udir = tmp_path / "udir"
+    udir.mkdir()
+
+    def refused(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "iterdir", refused)  # the tests may run as root, whom chmod 000 does not stop
+    code, out, err = run(capsys, "audit", "--cluster-dump", str(udir))
+    assert code == 2 and out == ""
+    assert err == (f"error: --cluster-dump {udir}: cannot list the directory (Permission denied); give a directory "
+                   "you can read (ls -ld it), or the dump file itself\n")
 
 
 # --- an object without a name, objects of kinds the audit does not read -----------------------

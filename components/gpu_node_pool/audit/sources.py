@@ -20,6 +20,7 @@ refused connection ends the audit (:class:`SourceError`).
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -62,6 +63,35 @@ def _unreadable(path: Path, err: Exception) -> SourceError:
                        "pass the file written by kubectl get nodes,daemonsets,pods,events -A -o json")
 
 
+def _first_bad_utf8(path: Path) -> tuple[int, int] | None:
+    """``(offset, byte)`` of the first byte of ``path`` that is not UTF-8, or None (read in chunks, once)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0  # bytes of the file before the chunk
+    with path.open("rb") as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            pending = decoder.getstate()[0]  # an unfinished character carried from the previous chunk
+            data = pending + chunk
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as err:
+                return offset - len(pending) + err.start, data[err.start]
+            if not chunk:
+                return None
+            offset += len(chunk)
+
+
+def _not_utf8(path: Path, err: Exception) -> SourceError:
+    """The dump is not UTF-8: the file, the first bad byte and its offset, and the fix (as for JSON, so for YAML)."""
+    try:
+        found = _first_bad_utf8(path)
+    except OSError:
+        found = None
+    where = f"byte 0x{found[1]:02x} at offset {found[0]}" if found else str(err).splitlines()[0]
+    return SourceError(f"--cluster-dump {path}: not UTF-8 ({where}); kubectl writes UTF-8: write the dump again "
+                       "with kubectl get nodes,daemonsets,pods,events -A -o json, or convert it (iconv -t UTF-8)")
+
+
 def _not_a_list(where: str, doc: Any) -> SourceError:
     kind = doc.get("kind") if isinstance(doc, Mapping) else type(doc).__name__
     return SourceError(f"--cluster-dump {where}: a kubectl List is expected (kind List with items), got {kind!r}; {_HOW}")
@@ -101,7 +131,9 @@ def _add_json(snapshot: Snapshot, path: Path) -> None:
                 raise _not_a_list(where, {"kind": typed})
             item_kind = item.get("kind", _typed(typed)) if isinstance(item, Mapping) else None
             _add_item(snapshot, item, item_kind, where, i)
-    except (OSError, UnicodeDecodeError) as err:
+    except UnicodeDecodeError as err:
+        raise _not_utf8(path, err) from None
+    except OSError as err:
         raise _unreadable(path, err) from None
     except json.JSONDecodeError as err:
         raise SourceError(f"--cluster-dump {where}: not valid JSON ({str(err).splitlines()[0]}); {_HOW}") from None
@@ -119,6 +151,8 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
     then go to ``snapshot`` one at a time like a JSON dump's."""
     try:
         text, not_utf8 = read_input_text(path, max_bytes=MAX_YAML_DUMP_BYTES)
+        if not_utf8:  # refused as a JSON dump is: bytes read as U+FFFD would be judged as names and values
+            raise _not_utf8(path, UnicodeError(not_utf8))
         doc = load_bounded(text)
     except (OSError, UnicodeDecodeError) as err:
         raise _unreadable(path, err) from None
@@ -126,8 +160,6 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
         raise SourceError(f"--cluster-dump {path}: not valid YAML ({str(err).splitlines()[0]}); {_HOW}") from None
     if not isinstance(doc, Mapping) or doc.get("kind") not in _LIST_KINDS or not isinstance(doc.get("items"), list):
         raise _not_a_list(str(path), doc)
-    if not_utf8:
-        snapshot.problems.append(not_utf8)
     typed = _typed(doc["kind"])
     items = doc["items"]
     for i in range(len(items)):
@@ -146,7 +178,11 @@ def load_dump(path: str | Path) -> Snapshot:
     """
     root = Path(path)
     if root.is_dir():
-        files = sorted(p for p in root.iterdir() if p.suffix in (".json", ".yaml", ".yml") and p.is_file())
+        try:
+            files = sorted(p for p in root.iterdir() if p.suffix in (".json", ".yaml", ".yml") and p.is_file())
+        except OSError as err:
+            raise SourceError(f"--cluster-dump {root}: cannot list the directory ({err.strerror or err}); give a "
+                              "directory you can read (ls -ld it), or the dump file itself") from None
         if not files:
             raise SourceError(f"--cluster-dump {root}: the directory has no .json/.yaml files; "
                               "put the output of kubectl get ... -o json there")
