@@ -12,7 +12,11 @@ import yaml
 from audit_cluster import acceptance_objects, as_list
 from conftest import ROOT
 
+from gpu_node_pool.audit.declared import Declared, DeclaredPool
+from gpu_node_pool.audit.report import run_audit
+from gpu_node_pool.audit.snapshot import Snapshot
 from gpu_node_pool.cli.commands import main
+from gpu_node_pool.k8s.taints import Taint
 
 EXAMPLE = ROOT / "examples" / "audit" / "cluster.json"
 
@@ -148,3 +152,22 @@ def test_objects_of_kinds_the_audit_does_not_read_are_counted_by_kind_in_one_not
                     "DaemonSet, Pod and Event objects and the admission policies, no other kind")
     _, text, _ = run(capsys, "audit", "--cluster-dump", str(dump))
     assert "\nNotes:\n" in text and f"\n  {note}\n" in text
+
+
+# --- the what-if cells ---------------------------------------------------------------------------
+
+
+def test_a_what_if_cell_not_judged_says_not_judged_once():
+    snapshot = Snapshot("dump")
+    snapshot.add("Node", {"kind": "Node", "metadata": {"name": "cpu-1", "labels": {"kubernetes.io/os": "linux"}}})
+    snapshot.add("DaemonSet", {"kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "ops"},
+                               "spec": {"template": {"spec": {"nodeSelector": {"example.com/rack": "a"},
+                                                              "tolerations": [{"operator": "Exists"}]}}}})
+    pool = DeclaredPool(0, "gpu", "eks-managed", [Taint.parse("nvidia.com/gpu=true:NoSchedule")], {"gpu-node-pools/pool": "gpu"})
+    report = run_audit(snapshot, declared=Declared("s", [pool], []))
+    [cell] = report.to_json()["daemonSets"][0]["whatIf"].values()
+    assert cell["status"] == "notJudged"
+    assert cell["summary"].startswith("not judged: its node selection reads example.com/rack")
+    assert all("not judged: not judged" not in d for d in cell["details"])
+    assert "what-if pool gpu as declared: not judged: its node selection reads example.com/rack" in report.to_text()
+    assert "not judged: not judged" not in report.to_text()

@@ -155,7 +155,9 @@ def judge(ds: DaemonSet, node: str, labels: Mapping[str, str], taints: Iterable[
     if placement.status == "notJudged":
         why = placement.not_judged_text() if (placement.pending or placement.unknowable or placement.pinned) else (
             "its node affinity uses matchFields or an operator the API server rejects" if complete else placement.not_judged_text())
-        return NodeVerdict(node, "notJudged", why)
+        # Placement's text is a whole clause ("not judged: its node selection reads ..."); a verdict's reason is
+        # what follows "not judged" where it is shown (the cell's summary, its details, a starved node's reason).
+        return NodeVerdict(node, "notJudged", why.removeprefix("not judged: "))
     return NodeVerdict(node, "runs")
 
 
