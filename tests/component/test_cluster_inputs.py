@@ -184,7 +184,8 @@ def test_an_output_in_a_judged_field_is_refused_before_anything_registers(key, v
 
     with pytest.raises(ConfigError) as exc:
         program()
-    assert f"{path}: is a Pulumi Output; pool and cluster settings must be plain values" in str(exc.value)
+    assert f"{path}: is a Pulumi Output (another resource's output, or a secret" in str(exc.value)
+    assert "pool and cluster settings must be plain values" in str(exc.value)
     assert not [n for n in REGISTERED if n.startswith("inference")]
 
 

@@ -233,3 +233,22 @@ def test_a_date_shaped_value_that_is_no_date_is_the_string_pulumi_reads():
     assert issues(DEV.replace("env: dev", "env: 2024-02-30", 1)) == []
     config, _ = read_stack_file(DEV.replace("env: dev", "env: 2024-02-30", 1).encode(), "Pulumi.mine.yaml")
     assert "2024-02-30" in config["gpu-node-pools:pools"]
+
+
+def test_one_mistake_is_one_line():
+    # a taint written as a stack secret was three lines (key missing, effect missing, unknown key secure)
+    lines = issues(DEV.replace("        - nvidia.com/gpu=present:NoSchedule\n", "        - secure: AAABAHxyz\n", 1))
+    assert len(lines) == 1 and lines[0].startswith("pools[0].taints[0]: is a Pulumi secret (secure: ...)"), lines
+    # a refused cluster.nodeRoleArn / subnetIds also told the pool it was missing
+    for old, new in (("nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node", "nodeRoleArn: notanarn"),
+                     ("    subnetIds:\n      - subnet-0a1b2c3d4e5f60718\n      - subnet-0f1e2d3c4b5a69788\n",
+                      "    subnetIds: []\n")):
+        assert old in DEV
+        lines = issues(DEV.replace(old, new))
+        assert len(lines) == 1 and lines[0].startswith("cluster."), lines
+
+
+def test_an_object_without_a_repr_of_its_own_is_shown_without_its_address():
+    from gpu_node_pool.text.terminal import shown
+
+    assert shown(object()) == "<object object>"

@@ -106,5 +106,5 @@ def test_config_error_is_public_and_outputs_are_refused_with_a_reason():
                  "nodeRoleArn": "arn:aws:iam::111122223333:role/r", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]},  # an Output, this not
         pool={"name": "p", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 1}},
     )
-    with pytest.raises(ConfigError, match="cluster.kubernetesVersion: is a Pulumi Output; pool and cluster settings must be plain values"):
+    with pytest.raises(ConfigError, match=r"cluster.kubernetesVersion: is a Pulumi Output \(another resource.s output, or a secret from Config.get_secret/require_secret\); pool and cluster settings must be plain values"):
         args.validated()

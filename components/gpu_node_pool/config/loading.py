@@ -67,6 +67,23 @@ def _key_list(keys: list[str], most: int = 6) -> str:
     return ", ".join(keys[:most]) + (", ..." if len(keys) > most else "")
 
 
+#: Why a setting given as a stack-file secret (``secure: ...``) is refused.
+_SECRET_VALUE = ("is a Pulumi secret (secure: ...); this setting reaches the nodes and the plan's policies as plain "
+                 "text (labels, taints, names are never secret), and the plan cannot decrypt it offline: write the "
+                 "plain value (pulumi config set without --secret)")
+
+
+def _secure_mapping_at(err: dict[str, Any]) -> tuple[Any, ...] | None:
+    """Where a ``{secure: ...}`` mapping stands for a model (a taint written as a secret): its required keys are
+    missing and ``secure`` is unknown there, one mistake the user made once; None for any other error."""
+    loc, value = tuple(err["loc"]), err.get("input")
+    if err["type"] == "missing" and isinstance(value, Mapping) and set(value) == {"secure"}:
+        return loc[:-1]
+    if err["type"] == "extra_forbidden" and loc and loc[-1] == "secure":
+        return loc[:-1]
+    return None
+
+
 def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     loc = tuple(err["loc"])
     path = _path(loc)
@@ -99,13 +116,12 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
             hint = "; remove it"
         return [ConfigIssue(path, f"unknown key {show(key)}{hint}")]
     if isinstance(value, Mapping) and set(value) == {"secure"} and kind != "missing":
-        return [ConfigIssue(path, "is a Pulumi secret (secure: ...); this setting reaches the nodes and the plan's "
-                                  "policies as plain text (labels, taints, names are never secret), and the plan "
-                                  "cannot decrypt it offline: write the plain value (pulumi config set without --secret)")]
+        return [ConfigIssue(path, _SECRET_VALUE)]
     if type(value).__name__ == "Output" and type(value).__module__.startswith("pulumi"):
-        return [ConfigIssue(path, "is a Pulumi Output; pool and cluster settings must be plain values known at "
-                                  "preview (policies judge taints and labels then), e.g. a name from config, not "
-                                  "another resource's output")]
+        return [ConfigIssue(path, "is a Pulumi Output (another resource's output, or a secret from "
+                                  "Config.get_secret/require_secret); pool and cluster settings must be plain values "
+                                  "known at preview (policies judge taints and labels then, and they reach the nodes "
+                                  "as plain text): read it with Config.get/require, or write the value")]
     if kind == "missing":
         if len(loc) == 1:
             return [ConfigIssue(f"{PROJECT}:{loc[0]}", "required key is missing from the stack config")]
@@ -203,14 +219,24 @@ def validate_stack_config(
         stack = stack_model(used_backends(raw)).model_validate(raw, context=context or None)
     except ValidationError as exc:
         issues: list[ConfigIssue] = []
+        secrets: set[tuple[Any, ...]] = set()  # where a `secure:` mapping stands for a value: said once, there
         for err in exc.errors(include_url=False):
+            at = _secure_mapping_at(err)
+            if at is not None:
+                if at not in secrets:
+                    secrets.add(at)
+                    issues.append(ConfigIssue(_path(at), _SECRET_VALUE))
+                continue
             for issue in _issue_from_pydantic(err):
                 if issue not in issues:
                     issues.append(issue)
         # every mistake in one run: the stack rules that can still run (cluster keys the pools need...), but
         # not a second issue on a field whose value was already refused (a rule sees it as missing)
         refused = {i.path for i in issues if not i.path.endswith("]")}
-        issues += [i for i in partial_stack_issues(raw, context or None) if i not in issues and i.path not in refused]
+        # nor a pool told to set what the cluster set wrongly ("missing; set it here or in cluster.nodeRoleArn")
+        cluster_refused = tuple(p for p in refused if p.startswith("cluster."))
+        issues += [i for i in partial_stack_issues(raw, context or None) if i not in issues and i.path not in refused
+                   and not any(p in i.message for p in cluster_refused)]
         raise ConfigError(issues, source) from None
     issues = stack_issues(stack)
     if issues:

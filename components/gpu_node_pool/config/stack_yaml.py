@@ -206,13 +206,14 @@ class _StrictLoader(PulumiScalarLoader):
             except Exception:  # noqa: BLE001 - unhashable keys are PyYAML's own error below
                 continue
             line = key_node.start_mark.line + 1
-            if key in seen:
+            same = (type(key), key)  # 1 and true are two keys, though Python finds them equal
+            if same in seen:
                 self.duplicates.append((
-                    f"key {key!r} appears again (first on line {seen[key]}); "
+                    f"key {key!r} appears again (first on line {seen[same]}); "
                     "YAML keeps only the last one, so remove one of them", line, key_node.start_mark.column + 1,
                 ))
             else:
-                seen[key] = line
+                seen[same] = line
         return super().construct_mapping(node, deep=deep)
 
 

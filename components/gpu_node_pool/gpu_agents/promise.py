@@ -151,7 +151,8 @@ def promise_lines(promise: dict[str, Any]) -> list[str]:
         advertises = "varies by instance type (one figure per group of candidate types, on the autoscaler line)"
     else:
         advertises = f"{res(promise['advertised'])} per node"
-    told = "per group of candidate types" if per_group else res(scaler["resources"])
+    # with no figure the parenthesis says "not judged" already
+    told = "per group of candidate types" if per_group else (res(scaler["resources"]) if scaler["resources"] else "not known")
     return [
         f"  GPUs            {promise['mechanism']} by {promise['by']}",
         f"  advertises      {advertises}",

@@ -344,7 +344,7 @@ def record(
 
 #: Where the mocks' engine sends what a recorded program logs (``pulumi.log``): nowhere. Python's last-resort
 #: handler would print a component's warnings to stderr beside the report, which gives them itself.
-_PROGRAM_LOG = logging.getLogger("gpu_node_pool.recorded_program")
+_PROGRAM_LOG = logging.getLogger("gpupool: recorded program")
 _PROGRAM_LOG.addHandler(logging.NullHandler())
 _PROGRAM_LOG.propagate = False
 

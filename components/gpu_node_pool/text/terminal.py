@@ -72,5 +72,10 @@ def shown(value: object, *, quote: bool = True, limit: int = MAX_SHOWN) -> str:
         return f"{repr(value[:limit]) if quote else value[:limit]}... ({len(value)} characters)"
     if isinstance(value, (list, tuple, dict, set)) and len(value) > limit:
         return f"{type(value).__name__} of {len(value)} items"
-    text = repr(value) if quote else str(value)
+    text = _ADDRESS.sub(">", repr(value) if quote else str(value))  # <pulumi.output.Output object>: no address
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+#: The memory address Python's default ``repr`` ends with (``<Foo object at 0x7f3a...>``), which says nothing to
+#: a user and differs from run to run.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
