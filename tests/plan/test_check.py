@@ -369,3 +369,21 @@ def test_check_places_a_device_plugins_argument_mistake_at_the_programs_line_not
     [error] = doc["configErrors"]
     assert code == 2 and "already declared" in error["message"]
     assert error["location"] == {"file": "__main__.py", "line": line, "column": 1}
+
+
+@needs_helm
+def test_a_chart_whose_values_turn_everything_off_is_judged_empty_not_unopened(capsys, tmp_path):
+    # helm renders no object: the chart was opened, and there is nothing in it to judge (it said "no child
+    # resources: an input ... was unknown at preview", a mandatory failure under --strict)
+    chart = tmp_path / "off-chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: off-chart\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("enabled: false\n")
+    (chart / "templates" / "ds.yaml").write_text(
+        "{{- if .Values.enabled }}\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\n"
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n"
+        "    spec: {containers: [{name: a, image: busybox}]}\n{{- end }}\n")
+    project = copy_project(tmp_path, {"platform-gpu:agentChart": str(chart)})
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci", "--strict")
+    assert not [v for v in doc["violations"] if v["policy"] == "resources-judged"], doc["violations"]
+    assert doc["notJudged"] == []

@@ -121,10 +121,13 @@ class ExpandOptions:
 @dataclass
 class Expansion:
     """What :func:`expand_plan` did: ``not_judged`` items, ``offline_render`` (displays ``"<type> <name>"`` of
-    helm.v3.Release children) and ``renders`` (how many times helm ran)."""
+    helm.v3.Release children), ``rendered_empty`` (displays of the components that rendered, offline, to no
+    object at all: a chart whose templates its values turn off, an empty manifest; nothing in them to judge)
+    and ``renders`` (how many times helm ran)."""
 
     not_judged: list[NotJudged] = field(default_factory=list)
     offline_render: set[str] = field(default_factory=set)
+    rendered_empty: set[str] = field(default_factory=set)
     renders: int = 0
 
 
@@ -325,6 +328,8 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                 continue
             if res.type == ADDON_TYPE:
                 label = f"facts: {_source_of(outcome)}"
+            if not outcome.objects:
+                expansion.rendered_empty.add(f"{res.type} {res.name}")
             children = _children(res, outcome.objects, prefix, label)
             if res.type == HELM_TYPES[1]:
                 expansion.offline_render.update(f"{c.type} {c.name}" for c in children)
@@ -359,7 +364,9 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
       unless the policy is disabled;
     - the runner's "can't run policy ... during preview" findings become not-judged items too;
     - with ``strict`` (``--strict``, or ``{"resources-judged": {"strict": true}}``) both are mandatory;
-    - findings on a helm.v3.Release's rendered objects carry ``source: offline-render``.
+    - findings on a helm.v3.Release's rendered objects carry ``source: offline-render``;
+    - the rule's finding on a component that rendered to no object (``rendered_empty``) is dropped: it was
+      opened, and holds nothing to judge (the rule, which sees no child, cannot tell that from unopened).
     """
     from ..policies import resolve_config
 
@@ -373,6 +380,8 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
     for v in result.violations:
         v = dict(v)
         where = v.get("resource", "")
+        if v["policy"] == RULE and where in expansion.rendered_empty and where not in pending:
+            continue
         if v["policy"] == RULE and where in pending:
             nj = pending.pop(where)
             v["message"] = f"not judged: {nj.reason}. Fix: {nj.fix}"
