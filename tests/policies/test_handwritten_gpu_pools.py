@@ -39,3 +39,29 @@ def test_a_general_purpose_nodepool_is_not_called_a_gpu_pool_but_a_gpu_limit_mak
     general = karpenter_pool(requirements=[req("kubernetes.io/arch", "amd64")])
     assert _pool(general) is None
     assert _pool(karpenter_pool(requirements=[req("kubernetes.io/arch", "amd64")], limits={"nvidia.com/gpu": 8})) is not None
+
+
+def test_the_keep_off_advice_names_a_label_the_pools_carry():
+    # a hand-written node group carries no nvidia.com/gpu.present: advising NotIn on it kept the finding
+    from builders import daemonset, node_group, run
+
+    from gpu_node_pool.policies.rules.daemonsets_tolerate_gpu_taints import POLICY
+
+    (finding,) = run(POLICY, [node_group(labels={"example.com/pool": "gpu"}), daemonset()])
+    assert "required node affinity (example.com/pool NotIn [gpu])" in finding["message"]
+    # the advice, applied, clears the finding
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "example.com/pool", "operator": "NotIn", "values": ["gpu"]}]}]}}}
+    assert run(POLICY, [node_group(labels={"example.com/pool": "gpu"}), daemonset(affinity=affinity)]) == []
+    (finding,) = run(POLICY, [node_group(), daemonset()])
+    assert "(nvidia.com/gpu.present NotIn [true])" in finding["message"]
+    (finding,) = run(POLICY, [node_group(labels={}), daemonset()])
+    assert "pools ['gpu'] declare no label to select on: add one to each" in finding["message"]
+    # pools that share no label: one NotIn per pool's label, ANDed in one term, which keeps off them all
+    two = [node_group(labels={"example.com/pool": "gpu"}), node_group("gpu-b", labels={"team": "b"})]
+    (finding,) = run(POLICY, [*two, daemonset()])
+    assert "(example.com/pool NotIn [gpu] AND team NotIn [b])" in finding["message"]
+    both = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "example.com/pool", "operator": "NotIn", "values": ["gpu"]},
+                              {"key": "team", "operator": "NotIn", "values": ["b"]}]}]}}}
+    assert run(POLICY, [*two, daemonset(affinity=both)]) == []

@@ -157,6 +157,7 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
         undecided.raise_if_any()
         return
     checks = _PoolChecks.of(pools)
+    keep_off = _keep_off_hint(pools)
     placed = _stack_placements(args)
     discovered = discovery_agents(agent_resources(stack_index(args)), undecided)
     exemptions = config.get("exemptions")
@@ -185,10 +186,30 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
                 f"DaemonSet {workload.namespace}/{workload.name} will not run on GPU nodes and does not keep off "
                 f"them: {failures}. Its tolerations: {_describe_tolerations(tolerations)}{note}. "
                 "Tolerate each taint (operator Exists with the taint's key and effect) or keep the DaemonSet off "
-                f"GPU nodes with a required node affinity ({DEFAULT_GPU_LABEL[0]} NotIn [{DEFAULT_GPU_LABEL[1]}]).",
+                f"GPU nodes with a required node affinity ({keep_off}).",
                 res.urn,
             )
     undecided.raise_if_any()
+
+
+def _keep_off_hint(pools: list[Any]) -> str:
+    """A required node affinity term that keeps a DaemonSet off every GPU pool's nodes, from the labels the pools
+    declare (never the platform's, which CPU nodes carry too): one ``NotIn`` per label key, ANDed in one term (a
+    node lacking the key matches ``NotIn``, so CPU nodes stay eligible); per pool its GPU label when it has
+    one, else its first label. A pool that declares none is named, to add one."""
+    chosen: dict[str, set[str]] = {}
+    bare = []
+    for pool in pools:
+        labels = pool.labels or {}
+        if not labels:
+            bare.append(pool.name)
+            continue
+        key = DEFAULT_GPU_LABEL[0] if DEFAULT_GPU_LABEL[0] in labels else sorted(labels)[0]
+        chosen.setdefault(key, set()).add(labels[key])
+    if bare:
+        return (f"a label only the GPU nodes carry NotIn its value; pools {sorted(bare)} declare no label to "
+                "select on: add one to each")
+    return " AND ".join(f"{key} NotIn [{', '.join(sorted(values))}]" for key, values in sorted(chosen.items()))
 
 
 POLICY = StackValidationPolicy(
