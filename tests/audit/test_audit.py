@@ -259,3 +259,33 @@ def test_a_yaml_dump_alias_bomb_is_refused_at_once_naming_the_line(tmp_path, cap
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(path) in err and "expands through its aliases" in err
 
+
+
+def _selecting(name: str, selector: dict | None = None, affinity: dict | None = None) -> dict:
+    spec = {"containers": [{"name": "c", "image": "busybox"}]}
+    if selector:
+        spec["nodeSelector"] = selector
+    if affinity:
+        spec["affinity"] = affinity
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": {"metadata": {"labels": {"app": name}},
+                                                                               "spec": spec}}}
+
+
+def test_a_whatif_pool_with_no_node_yet_knows_its_instance_type_and_architecture(tmp_path):
+    # the dev stack's pool is g6.xlarge (amd64, linux); the cluster has no node of it yet
+    from audit_cluster import eks_node
+
+    arm = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]}]}]}}}
+    objects = [eks_node("gpu-1", pool=None, nodegroup="other", instance="g5.xlarge", gpus=1,
+                        taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]),
+               _selecting("m5-only", {"node.kubernetes.io/instance-type": "m5.large"}),
+               _selecting("windows-only", {"kubernetes.io/os": "windows"}),
+               _selecting("arm-only", affinity=arm),
+               _selecting("anywhere")]
+    report = run_audit(load_dump(write(tmp_path, objects)), declared=read_declared("dev", ROOT))
+    whatif = {r.ds.display: r.whatif["pool inference as declared"] for r in report.rows if r.ds.origin == "cluster"}
+    assert {name: whatif[f"default/{name}"].status for name in ("m5-only", "windows-only", "arm-only")} == {
+        "m5-only": "keptOff", "windows-only": "keptOff", "arm-only": "keptOff"}  # it said "does not run" / not judged
+    assert whatif["default/anywhere"].status == "doesNotRun"

@@ -19,10 +19,11 @@ Drift, per declared pool and each node labelled ``gpu-node-pools/pool=<pool>``:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..k8s.selection import NodeLabels
 from ..k8s.taints import Taint
 from .advertised import advertised_findings
 from .cluster import Node
@@ -67,6 +68,9 @@ class DeclaredPool:
     #: the plan's ``gpus``: ``mechanism`` and ``advertised`` (resource -> per node; {} when not known).
     mechanism: str = "whole-gpus"
     advertised: dict[str, int] = field(default_factory=dict)
+    #: The kinds of node the pool will get, as the plan knows their labels (its backend's ``node_labels``:
+    #: instance type, architecture, OS, the platform's and the declared labels); [] when the plan found none.
+    kinds: list[NodeLabels] = field(default_factory=list)
 
     @property
     def where(self) -> str:
@@ -102,6 +106,7 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
         first = result.config_issues[0]
         raise DeclaredError(f"--stack {stack}: {len(result.config_issues)} config error(s), first {first.path}: "
                             f"{first.message}; run gpupool validate --stack {stack}")
+    kinds = _node_kinds(result, stack)
     pools = [
         DeclaredPool(
             index=i,
@@ -112,6 +117,7 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
             startup_taints=[Taint.parse(t) for t in entry.get("startupTaints") or []],
             mechanism=(entry.get("gpus") or {}).get("mechanism", "whole-gpus"),
             advertised=dict((entry.get("gpus") or {}).get("advertised") or {}),
+            kinds=kinds.get(f'pools[{i}] "{entry["name"]}"', []),
         )
         for i, entry in enumerate(result.pools)
     ]
@@ -120,6 +126,17 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
     admission = None if settings is None else {"enabled": settings.enabled, "engine": settings.engine,
                                                "action": settings.action}
     return Declared(stack, pools, daemonsets, admission)
+
+
+def _node_kinds(result: Any, stack: str) -> dict[str, list[NodeLabels]]:
+    """The kinds of node of each pool the plan found, by how it was declared (``pools[1] "inference"``)."""
+    from ..policies.placement import pool_nodes
+    from ..policies.pools import find_gpu_pools
+    from ..policies.runner import policy_resources
+    from ..sdk.props import Undecided
+
+    found = find_gpu_pools(policy_resources(result.resources, stack=stack), Undecided())
+    return {p.declared_as: pool_nodes(p) for p in found if p.declared_as and not p.problem}
 
 
 def nodes_of(pool: DeclaredPool, nodes: Iterable[Node]) -> list[Node]:
@@ -174,11 +191,18 @@ def drift(declared: Declared, nodes: list[Node]) -> tuple[list[Finding], list[st
     return findings, notes
 
 
-def whatif_nodes(pool: DeclaredPool, nodes: list[Node]) -> list[tuple[str, Mapping[str, str], list[Taint], bool]]:
-    """What the pool's nodes would look like with the stack's taints and labels:
-    ``[(node name, labels, taints, complete)]``. With no live node, one made-up node carrying only
-    the declared labels (an incomplete label set: undeclared keys stay undecided)."""
+def whatif_nodes(pool: DeclaredPool, nodes: list[Node]) -> list[tuple[str, NodeLabels, list[Taint]]]:
+    """What the pool's nodes would look like with the stack's taints and labels: ``[(node name, its labels,
+    taints)]``. A live node of the pool carries its own labels and the declared ones, in full. With no live
+    node, one made-up node per kind the plan knows (:attr:`DeclaredPool.kinds`: instance type, architecture
+    and the platform's labels decided, later labels undecided), or, when it knows none, one carrying the
+    declared labels only (every other key undecided)."""
     mine = nodes_of(pool, nodes)
-    if not mine:
-        return [(f"(a new {pool.name} node)", dict(pool.labels), list(pool.taints), False)]
-    return [(n.name, {**n.labels, **pool.labels}, list(pool.taints), True) for n in mine]
+    if mine:
+        return [(n.name, NodeLabels({**n.labels, **pool.labels}, name=n.name, complete=True, node_name=n.name),
+                 list(pool.taints)) for n in mine]
+    if pool.kinds:
+        return [(f"(a new {pool.name} node: {kind.name})" if kind.name else f"(a new {pool.name} node)",
+                 replace(kind, labels={**kind.labels, **pool.labels}), list(pool.taints)) for kind in pool.kinds]
+    return [(f"(a new {pool.name} node)", NodeLabels(dict(pool.labels), name=f"a new {pool.name} node"),
+             list(pool.taints))]

@@ -373,7 +373,7 @@ def _whatif(declared: Declared, nodes: list[Node], rows: list[Row], platform: st
             if row.ds.origin == "cluster" and (row.ds.namespace, row.ds.name) in managed:
                 row.whatif[column] = Cell("notJudged", "managed by the stack: judged in its (stack) row")
                 continue
-            would = [judge(row.ds, name, labels, taints, complete=complete) for name, labels, taints, complete in shapes]
+            would = [judge(row.ds, name, labels, taints) for name, labels, taints in shapes]
             cell = pool_cell(would)
             row.whatif[column] = cell
             if row.ds.origin != "cluster":

@@ -131,18 +131,22 @@ class NodeVerdict:
     missing: tuple[tuple[Taint, Toleration], ...] = ()
 
 
-def judge(ds: DaemonSet, node: str, labels: Mapping[str, str], taints: Iterable[Taint], *, complete: bool = True,
-          discovered: Iterable[str] = ()) -> NodeVerdict:
+def judge(ds: DaemonSet, node: str, labels: Mapping[str, str] | NodeLabels, taints: Iterable[Taint], *,
+          complete: bool = True, discovered: Iterable[str] = ()) -> NodeVerdict:
     """Rules 0-2 of the module docstring for ``ds`` on a node with ``labels`` and ``taints``: the
     verdict of :func:`gpu_node_pool.policies.placement.place_on` (the one every report uses) on that node.
     ``complete``: a live node, whose labels are all there and whose name is ``node``; else a node not
-    launched yet (a what-if), named by ``node`` only for the report."""
+    launched yet (a what-if), named by ``node`` only for the report. ``labels`` given as
+    :class:`~gpu_node_pool.k8s.selection.NodeLabels` (a kind of node the plan knows) say themselves what
+    is known of the node, and ``complete`` is not read."""
     from .placement import place_on
 
     if ds.tolerations is None or ds.selection is None:
         return NodeVerdict(node, "notJudged", ds.problem)
     taints = list(taints)
-    here = NodeLabels(dict(labels), name=node, complete=complete, node_name=node if complete else None)
+    complete = labels.complete if isinstance(labels, NodeLabels) else complete
+    here = labels if isinstance(labels, NodeLabels) else NodeLabels(
+        dict(labels), name=node, complete=complete, node_name=node if complete else None)
     placement = place_on(ds.tolerations, ds.selection, taints, [here], discovered=discovered)
     if placement.status == "keptOff":
         if placement.excluded[0][1] == ("nodeName",):
