@@ -260,3 +260,23 @@ def test_objects_without_a_namespace_are_created_in_the_release_namespace(render
     assert by_kind["Deployment"]["namespace"] == "kube-system"  # helm install -n / Pulumi's Chart namespace
     assert by_kind["DaemonSet"]["namespace"] == "monitoring"  # the template's own namespace stays
     assert "namespace" not in by_kind["ClusterRole"]  # cluster-scoped: no namespace
+
+
+def test_a_local_path_that_holds_no_chart_says_so_with_the_fix(tmp_path):
+    with HelmRenderer(shutil.which("true"), kube_version="1.31", base_dir=tmp_path) as r:  # never run: no chart
+        (tmp_path / "empty").mkdir()
+        got = r.render("kubernetes:helm.sh/v4:Chart", "c", {"chart": str(tmp_path / "empty")}, resource="c")
+    assert isinstance(got, NotJudged)
+    assert "is a directory without a Chart.yaml" in got.reason and "not reachable offline" not in got.reason
+    assert got.fix.startswith("point chart at a chart directory (with its Chart.yaml)")
+
+
+def test_a_helm_that_fails_silently_is_blamed_not_the_chart(tmp_path):
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    with HelmRenderer(shutil.which("false"), kube_version="1.31", base_dir=tmp_path) as r:
+        got = r.render("kubernetes:helm.sh/v4:Chart", "c", {"chart": str(chart)}, resource="c")
+    assert isinstance(got, NotJudged)
+    assert "exited 1 with no message" in got.reason and "fix the chart values" not in got.fix
+    assert "`<helm> version`" in got.fix

@@ -71,6 +71,10 @@ _SIG_KEY = "4dabf18193072939515e22adb298388d"
 _ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17"
 
 
+#: The fix for a local chart path that holds no chart.
+_NOT_A_CHART_FIX = "point chart at a chart directory (with its Chart.yaml) or a packaged chart .tgz"
+
+
 def find_helm(helm: str | os.PathLike[str] | None = None) -> str | None:
     """The helm executable: ``helm`` as given (a path, or a name looked up on ``PATH``), default ``helm``."""
     return shutil.which(str(helm or "helm"))
@@ -255,7 +259,8 @@ class HelmRenderer:
         repo = str((inputs.get("repositoryOpts") or {}).get("repo") or "")
         source = self._locate(chart, version, repo)
         if isinstance(source, str):
-            return not_judged(source, self._fix_unreachable(chart, version, repo))
+            local = source.startswith(f"chart {chart!r} is a ")  # a local path that holds no chart
+            return not_judged(source, _NOT_A_CHART_FIX if local else self._fix_unreachable(chart, version, repo))
         read_notes: list[str] = []
         values_files = self._values_documents(inputs, read_notes)
         if isinstance(values_files, str):
@@ -286,6 +291,10 @@ class HelmRenderer:
                 return _Source(str(path), local=True)
             if path.is_file() and path.name.endswith(".tgz"):
                 return _Source(str(path), local=True)
+            if path.is_dir():  # a local path, but no chart
+                return f"chart {chart!r} is a directory without a Chart.yaml ({path}), so no Helm chart"
+            if path.is_file():
+                return f"chart {chart!r} is a file but no packaged chart (.tgz) ({path})"
         base = chart.rstrip("/").rsplit("/", 1)[-1]
         if version:
             for directory in self.chart_dirs:
@@ -383,6 +392,13 @@ class HelmRenderer:
                 "raise the render timeout, or check the chart renders quickly with `helm template`",
             )
         if run.code != 0:
+            if not err.strip():  # helm says why a chart fails; silence is the binary's (--helm names another)
+                return NotJudged(
+                    who,
+                    type_token,
+                    f"helm template of {label}: {self.helm} exited {run.code} with no message",
+                    "check that --helm (or helm on PATH) is Helm: `<helm> version` prints its version",
+                )
             return NotJudged(
                 who,
                 type_token,
