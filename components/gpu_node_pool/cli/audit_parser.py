@@ -15,6 +15,17 @@ from .contract import AUDIT_FAIL_ON, input_path, output_file, positive_seconds
 __all__ = ["register"]
 
 
+
+class _Once(argparse.Action):
+    """Store the option's value, refusing a second one (argparse keeps the last silently): one dump is read,
+    and several files go in one directory."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} is given twice; give it once (put several dump files in one directory)")
+        setattr(namespace, self.dest, values)
+
 def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
     """Add the ``audit`` sub-command to ``subparsers`` and return its parser.
 
@@ -26,7 +37,7 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     a = subparsers.add_parser("audit", parents=list(parents),
                               help="check a live cluster (read-only) or a kubectl dump against the GPU pool rules")
     src = a.add_mutually_exclusive_group()
-    src.add_argument("--cluster-dump", metavar="PATH", type=input_path,
+    src.add_argument("--cluster-dump", metavar="PATH", type=input_path, action=_Once,
                      help="JSON/YAML of kubectl get nodes,daemonsets,pods,events -A -o json, or a directory of them")
     src.add_argument("--in-cluster", action="store_true", help="use the pod's service account (inside the cluster)")
     a.add_argument("--kubeconfig", metavar="FILE", type=input_path, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")

@@ -157,6 +157,9 @@ class SubcommandParser(UsageParser):
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
+        chosen = getattr(parsed, "format", None)
+        if getattr(parsed, "json", False) and chosen not in (None, "json"):
+            self.error(f"--json and --format {chosen} ask for two reports; give one of them")
         return parsed, extras
 
 
