@@ -18,7 +18,7 @@ Drift, per declared pool and each node labelled ``gpu-node-pools/pool=<pool>``:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
