@@ -41,27 +41,27 @@ def test_a_general_purpose_nodepool_is_not_called_a_gpu_pool_but_a_gpu_limit_mak
     assert _pool(karpenter_pool(requirements=[req("kubernetes.io/arch", "amd64")], limits={"nvidia.com/gpu": 8})) is not None
 
 
-def test_the_keep_off_advice_names_a_label_the_pools_carry():
-    # a hand-written node group carries no nvidia.com/gpu.present: advising NotIn on it kept the finding
+def test_the_keep_off_advice_names_labels_that_mark_gpu_nodes():
     from builders import daemonset, node_group, run
 
     from gpu_node_pool.policies.rules.daemonsets_tolerate_gpu_taints import POLICY
 
-    (finding,) = run(POLICY, [node_group(labels={"example.com/pool": "gpu"}), daemonset()])
-    assert "required node affinity (example.com/pool NotIn [gpu])" in finding["message"]
-    # the advice, applied, clears the finding
-    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "example.com/pool", "operator": "NotIn", "values": ["gpu"]}]}]}}}
-    assert run(POLICY, [node_group(labels={"example.com/pool": "gpu"}), daemonset(affinity=affinity)]) == []
     (finding,) = run(POLICY, [node_group(), daemonset()])
-    assert "(nvidia.com/gpu.present NotIn [true])" in finding["message"]
+    assert "required node affinity (nvidia.com/gpu.present NotIn [true])" in finding["message"]
+    # a hand-written node group without the GPU label: its label keys are offered, not quoted with values
+    # (a team label may be on CPU nodes too, and a value may be a secret)
+    (finding,) = run(POLICY, [node_group(labels={"example.com/pool": "gpu"}), daemonset()])
+    assert ("a label only the GPU nodes carry NotIn its value for pool 'gpu' (one of its labels "
+            "['example.com/pool'], if only its GPU nodes carry it)") in finding["message"]
+    assert "NotIn [gpu]" not in finding["message"]
     (finding,) = run(POLICY, [node_group(labels={}), daemonset()])
-    assert "pools ['gpu'] declare no label to select on: add one to each" in finding["message"]
-    # pools that share no label: one NotIn per pool's label, ANDed in one term, which keeps off them all
-    two = [node_group(labels={"example.com/pool": "gpu"}), node_group("gpu-b", labels={"team": "b"})]
+    assert "pool 'gpu', which declares no label: add one" in finding["message"]
+    # a pool with the GPU label and one without: the term holds both parts
+    two = [node_group(), node_group("gpu-b", labels={"team": "b"})]
     (finding,) = run(POLICY, [*two, daemonset()])
-    assert "(example.com/pool NotIn [gpu] AND team NotIn [b])" in finding["message"]
-    both = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "example.com/pool", "operator": "NotIn", "values": ["gpu"]},
-                              {"key": "team", "operator": "NotIn", "values": ["b"]}]}]}}}
-    assert run(POLICY, [*two, daemonset(affinity=both)]) == []
+    assert "(nvidia.com/gpu.present NotIn [true] AND a label only the GPU nodes carry NotIn its value for pool " \
+        "'gpu-b'" in finding["message"]
+    # the advice, applied with the GPU label, clears the finding
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "nvidia.com/gpu.present", "operator": "NotIn", "values": ["true"]}]}]}}}
+    assert run(POLICY, [node_group(), daemonset(affinity=affinity)]) == []

@@ -19,6 +19,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...k8s.effective import cluster_platform
 from ...k8s.labels import DEFAULT_GPU_LABEL
+from ...k8s.wellknown import POOL_LABEL_KEY
 from ...k8s.taints import Taint, Toleration, effective_tolerations
 from ...sdk.props import Undecided, UnknownValueError, plain
 from ..gpu_agents import agent_resources, discovery_agents
@@ -193,23 +194,29 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
 
 
 def _keep_off_hint(pools: list[Any]) -> str:
-    """A required node affinity term that keeps a DaemonSet off every GPU pool's nodes, from the labels the pools
-    declare (never the platform's, which CPU nodes carry too): one ``NotIn`` per label key, ANDed in one term (a
-    node lacking the key matches ``NotIn``, so CPU nodes stay eligible); per pool its GPU label when it has
-    one, else its first label. A pool that declares none is named, to add one."""
+    """A required node affinity term that keeps a DaemonSet off every GPU pool's nodes: one ``NotIn`` per label
+    key, ANDed in one term (a node lacking the key matches ``NotIn``, so CPU nodes stay eligible). Only labels
+    that mark GPU nodes are quoted with their values: the GPU label (``nvidia.com/gpu.present``), else the
+    component's pool label; a pool with neither is named, with its declared label keys to choose from (a team or
+    tier label may be on CPU nodes too, and a value may be a secret), or as not known at preview."""
     chosen: dict[str, set[str]] = {}
-    bare = []
+    choose: list[str] = []
     for pool in pools:
-        labels = pool.labels or {}
-        if not labels:
-            bare.append(pool.name)
-            continue
-        key = DEFAULT_GPU_LABEL[0] if DEFAULT_GPU_LABEL[0] in labels else sorted(labels)[0]
-        chosen.setdefault(key, set()).add(labels[key])
-    if bare:
-        return (f"a label only the GPU nodes carry NotIn its value; pools {sorted(bare)} declare no label to "
-                "select on: add one to each")
-    return " AND ".join(f"{key} NotIn [{', '.join(sorted(values))}]" for key, values in sorted(chosen.items()))
+        labels = pool.labels
+        key = next((k for k in (DEFAULT_GPU_LABEL[0], POOL_LABEL_KEY) if labels and k in labels), None)
+        if key is not None:
+            chosen.setdefault(key, set()).add(labels[key])
+        elif labels is None:
+            choose.append(f"pool {pool.name!r}, whose labels are not known at preview")
+        elif labels:
+            choose.append(f"pool {pool.name!r} (one of its labels {sorted(labels)}, if only its GPU nodes carry it)")
+        else:
+            choose.append(f"pool {pool.name!r}, which declares no label: add one")
+    term = " AND ".join(f"{key} NotIn [{', '.join(sorted(values))}]" for key, values in sorted(chosen.items()))
+    if not choose:
+        return term
+    rest = "a label only the GPU nodes carry NotIn its value for " + "; ".join(choose)
+    return f"{term} AND {rest}" if term else rest
 
 
 POLICY = StackValidationPolicy(
