@@ -153,9 +153,9 @@ def mutation(draw, kind: str):
             else:
                 doc["config"]["gpu-node-pools:pools"] = []
     elif kind == "yaml oddity":
-        # Written as raw YAML so the parser, not Python, decides the type: each is no string to Pulumi's YAML
-        # reader (yes/on/dates are strings there, so they are valid label and taint values and pool names).
-        odd = draw(st.sampled_from(["true", "FALSE", "1.30", "0x1F", "~", "010", ".inf", "1e3"]))
+        # Written as raw YAML so the parser, not Python, decides the type: each is no string as written to Pulumi's
+        # YAML reader (yes/on are strings there, so they are valid label and taint values and pool names).
+        odd = draw(st.sampled_from(["true", "FALSE", "1.30", "0x1F", "~", "010", ".inf", "1e3", "2026-01-01"]))
         where = draw(st.sampled_from(["label", "taint value", "pool name"]))
         base = yaml.safe_dump(doc, sort_keys=False)
         if where == "label":

@@ -9,7 +9,7 @@ import yaml
 
 from gpu_node_pool.config import ConfigError
 from gpu_node_pool.config.loading import read_stack_file
-from gpu_node_pool.config.pulumi_scalars import plain_kind
+from gpu_node_pool.config.pulumi_scalars import PulumiTimestamp, is_yaml_int, plain_kind
 from gpu_node_pool.config.stack_yaml import _nesting_depth, _StrictLoader
 
 
@@ -70,7 +70,7 @@ def test_plain_and_quoted_scalars_keep_their_own_types() -> None:
                             tree=True)
     assert loader.depth == 1
     assert data == {"a": 10, "b": "10", "c": 10, "d": "yes", "e": "yes", "f": True, "g": None, "h": "null",
-                    "i": "2024-01-02"}
+                    "i": PulumiTimestamp("2024-01-02")}  # a time.Time to yaml.v3: reported, not passed as text
 
 
 def test_a_dropped_duplicate_is_not_judged() -> None:
@@ -117,17 +117,20 @@ def test_tags_kept_per_text_are_pulumis() -> None:
         ours = loader.get_single_node()
     finally:
         loader.dispose()
-    tag_of = {"null": "null", "bool": "bool", "int": "int", "float": "float", "nonfinite": "float", "str": "str"}
+    tag_of = {"null": "null", "bool": "bool", "int": "int", "float": "float", "nonfinite": "float", "str": "str",
+              "timestamp": "timestamp"}
     for (tag, value, style), (py_tag, _, _) in zip(_styled(ours), _styled(yaml.compose(text, Loader=yaml.SafeLoader)),
                                                    strict=True):
         if value is None or py_tag.endswith(":merge"):
             assert tag == py_tag
         elif not style:  # plain: None from PyYAML's composer, '' from libyaml's
-            assert tag == f"tag:yaml.org,2002:{tag_of[plain_kind(value)]}", value
+            kind = plain_kind(value)
+            kind = "float" if kind == "int" and not is_yaml_int(value) else kind  # 1e3: a float to yaml.v3
+            assert tag == f"tag:yaml.org,2002:{tag_of[kind]}", value
         else:
             assert tag == "tag:yaml.org,2002:str", value
-    assert {(t, v) for t, v, style in _styled(ours) if not style and v in ("yes", "on", "1:20", "2024-01-02")} == {
-        ("tag:yaml.org,2002:str", v) for v in ("yes", "on", "1:20", "2024-01-02")}
+    assert {(t, v) for t, v, style in _styled(ours) if not style and v in ("yes", "on", "1:20", "2024-1-2")} == {
+        ("tag:yaml.org,2002:str", v) for v in ("yes", "on", "1:20")} | {("tag:yaml.org,2002:timestamp", "2024-1-2")}
 
 
 def _styled(node: yaml.Node) -> list[tuple[str, object, object]]:
@@ -194,3 +197,13 @@ def test_an_integer_written_otherwise_says_how_to_write_one(written, advice):
         load_stack_config(config, "Pulumi.x.yaml")
     [issue] = [i for i in err.value.issues if i.path == "pools[0].scaling.maxSize"]
     assert issue.message.endswith(f"must be a whole number{advice}")
+
+
+@pytest.mark.parametrize("value", ["!!int 4.0", "!!int 1e3", "!!int 1.5", "!!null x", "!!bool yes", "!!timestamp 2024-02-30"])
+def test_an_explicit_tag_takes_only_what_pulumis_reader_takes(value):
+    # yaml.v3 refuses a tag whose text resolves to another type ("cannot decode !!float `4.0` as a !!int")
+    text = f"config:\n  gpu-node-pools:cluster:\n    name: {value}\n"
+    with pytest.raises(ConfigError) as err:
+        read_stack_file(text.encode(), "Pulumi.x.yaml")
+    (issue,) = err.value.issues
+    assert issue.location.line == 3 and "does not fit its explicit YAML tag" in issue.message

@@ -53,7 +53,7 @@ def test_plain_decimals_and_quoted_forms_still_pass():
     assert issues(DEV.replace("env: dev", "env: 0o19")) == []  # not octal: a string to every reader
 
 
-@pytest.mark.parametrize("written", ["on", "yes", "off", "2026-01-01", "2026-01-01T10:00:00Z", "12:30", "1:20"])
+@pytest.mark.parametrize("written", ["on", "yes", "off", "12:30", "1:20", "2024-02-30"])
 def test_what_pulumi_reads_as_a_string_is_a_string(written):
     # gopkg.in/yaml.v3, Pulumi's reader: yes/no/on/off are no booleans, dates and base-60 forms are their text
     assert issues(DEV.replace("env: dev", f"env: {written}").replace("example.com/team: ml-platform",
@@ -214,6 +214,12 @@ def test_wrong_argument_types_raise_config_error_before_registering(make, path, 
 
 
 NOT_JSON = [
+    ("env: 2026-01-01", "pools[0].tags.env: 2026-01-01 is a date and time to Pulumi's YAML reader (gopkg.in/yaml.v3), "
+                        "which gives the program the text '2026-01-01 00:00:00 +0000 UTC'"),
+    ("env: 2026-01-01T10:00:00Z", "pools[0].tags.env: 2026-01-01T10:00:00Z is a date and time to Pulumi's YAML reader "
+                                  "(gopkg.in/yaml.v3), which gives the program the text '2026-01-01 10:00:00 +0000 UTC'"),
+    ("env: 2026-01-01T10:00:00+02:00", "pools[0].tags.env: 2026-01-01T10:00:00+02:00 is a date and time to Pulumi's "
+                                       "YAML reader (gopkg.in/yaml.v3), which gives the program its time as Go prints it"),
     ("env: !!binary aGk=", "pools[0].tags.env: !!binary aGk= is a YAML binary value, which JSON and Pulumi's config do "
                            "not have; remove the tag"),
     ("env: !!set {a, b}", "pools[0].tags.env: !!set {a, b} is a YAML set value"),
@@ -226,6 +232,7 @@ def test_a_value_json_has_no_type_for_is_shown_as_written(new, expected):
     lines = issues(DEV.replace("env: dev", new, 1))
     assert len(lines) == 1 and lines[0].startswith(expected), lines
     assert "b'" not in lines[0] and "datetime" not in lines[0] and "{'a'" not in lines[0]
+    assert "quote it" in lines[0] or "remove the tag" in lines[0]
 
 
 def test_a_date_shaped_value_that_is_no_date_is_the_string_pulumi_reads():

@@ -51,6 +51,8 @@ CASES = [
      "a key is read by YAML as the boolean true, not a string; quote it"),
     ("YAML number as a label key", DEV.replace("        example.com/team: ml-platform", "        2026: z"),
      "a key is read by YAML as a number (2026), not a string; quote it"),
+    ("YAML date as a value", DEV.replace("        env: dev", "        env: 2026-01-01"),
+     "pools[0].tags.env: 2026-01-01 is a date and time to Pulumi's YAML reader"),
     ("YAML number as a string value", DEV.replace("        env: dev", "        env: 1.30"),
      "pools[0].tags.env: 1.3: must be a valid string (quote it in YAML: true, false and numbers are not strings)"),
     ("config that is not a mapping", "config: hello\n", "config: must be a mapping of config keys"),

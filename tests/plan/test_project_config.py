@@ -98,6 +98,7 @@ def test_the_old_config_directory_spelling_is_the_stack_config_dir(tmp_path):
     ("config:\n  b:\n    type: array\n    default: [1]\n", "type array needs items"),
     ("config:\n  b:\n    type: array\n    items: {type: integer}\n    default: [1, x]\n", "array<integer>"),
     ("config:\n  d: .nan\n", "is a number JSON has no form for"),
+    ("config:\n  d: 2024-01-01\n", "2024-01-01 is a date and time to Pulumi's YAML reader"),
     ("config:\n  d:\n    default: !!binary aGVsbG8=\n", "is read by YAML as a bytes"),
 ])
 def test_declarations_the_pulumi_cli_refuses_are_config_errors_at_pulumi_yaml(tmp_path, block, words):
@@ -173,3 +174,17 @@ def test_integer_texts_go_atoi_refuses_duplicate_spellings_in_the_clis_order_and
         read_stack(_project(tmp_path / "deep", "config:\n  d: " + "[" * 990 + "]" * 990 + "\n"), "ci")
     except ConfigError as err:
         assert "deeper than a config value" in str(err.issues[0].message) or "nesting depth" in err.issues[0].message
+
+
+@pytest.mark.parametrize("value", ["!!timestamp x", "!!bool yes", "!!int four", "!!int 4.0"])
+def test_a_value_its_tag_cannot_read_in_pulumi_yaml_is_one_line_at_its_place(tmp_path, value):
+    from gpu_node_pool.config import ConfigError
+    from gpu_node_pool.plan.stack_file import read_project_file
+
+    (tmp_path / "Pulumi.yaml").write_text(f"name: p\nruntime: python\nconfig:\n  v:\n    default: {value}\n")
+    with pytest.raises(ConfigError) as err:
+        read_project_file(tmp_path)
+    (issue,) = err.value.issues
+    assert (issue.location.line, issue.location.column) == (5, 14)
+    assert issue.message.startswith(f"'{value}' does not fit its explicit YAML tag")
+    assert "Error" not in issue.message and "groupdict" not in issue.message

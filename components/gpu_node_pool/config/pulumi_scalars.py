@@ -13,8 +13,11 @@ The Pulumi CLI reads stack files with ``gopkg.in/yaml.v3`` (pulumi/pulumi ``sdk/
 * A float is a text matching ``[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?`` (so ``1e3`` is one,
   which YAML 1.1 reads as a string), or ``.inf``/``.nan`` in their three spellings; one that overflows is a
   string.
-* There are no base-60 numbers (``1:20`` is a string), and a timestamp (``2024-01-02``) decoded into an
-  untyped value is its text (``decode.go``: "for backward compatibility reasons we set it as a string").
+* There are no base-60 numbers (``1:20`` is a string). A text ``parseTimestamp`` accepts (4-digit year, ``-``,
+  then one of ``allowedTimestampFormats``: a date, or a date and time, checked by Go's ``time.Parse``, so
+  ``2024-02-30`` stays a string) is a ``time.Time`` (``decode.go`` sets the resolved value of an untyped target
+  as it is, v3.0.1), which Pulumi stores as Go prints it (``object.go`` ``unmarshalObject``: ``case time.Time:
+  newObject(v.String())``): ``2024-01-02`` reaches the program as ``2024-01-02 00:00:00 +0000 UTC``.
 
 The CLI then stores the value as JSON (pulumi/pulumi ``sdk/go/common/resource/config/object.go``
 ``MarshalString`` with Go's ``encoding/json``), which the program's SDK decodes again (``pulumi.Config.get_object``
@@ -24,10 +27,12 @@ NaN or infinity cannot be written at all (``json: unsupported value``), so Pulum
 
 from __future__ import annotations
 
+import calendar
 import math
 import re
 
-__all__ = ["BOOLEANS", "NON_FINITE", "NULLS", "plain_kind", "plain_number"]
+__all__ = ["BOOLEANS", "NON_FINITE", "NULLS", "PulumiTimestamp", "go_time_text", "is_yaml_int", "plain_kind",
+           "plain_number"]
 
 #: The texts yaml.v3 reads as booleans, and their values.
 BOOLEANS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
@@ -73,10 +78,72 @@ def _go_int(text: str) -> int | None:
     return None
 
 
+_DATE = r"(\d{4})-(\d{1,2})-(\d{1,2})"
+_CLOCK = r"(\d{1,2}):(\d{1,2}):(\d{1,2})(\.\d+)?"
+#: ``allowedTimestampFormats`` of yaml.v3 ``resolve.go``, as Go's ``time.Parse`` reads those layouts (``1``, ``2``,
+#: ``15``, ``4``, ``5``: one or two digits; ``.999999999``: an optional fraction; ``Z07:00``: ``Z`` or ``±hh:mm``).
+_TIMESTAMPS = (re.compile(_DATE + "[Tt]" + _CLOCK + r"(Z|[+-]\d{2}:\d{2})"), re.compile(_DATE + " " + _CLOCK),
+               re.compile(_DATE))
+
+
+def go_time_text(text: str) -> str | None:
+    """``text`` as a program receives it when yaml.v3 reads it as a timestamp: Go's ``time.Time.String()``
+    (``2024-01-02 00:00:00 +0000 UTC``), ``""`` when that depends on the Pulumi CLI's local time zone (an
+    offset other than ``Z``), or None when yaml.v3 reads ``text`` as no timestamp (a date out of range,
+    ``2024-02-30``, is the string it is)."""
+    for pattern in _TIMESTAMPS:
+        match = pattern.fullmatch(text)
+        if match is None:
+            continue
+        year, month, day = (int(g) for g in match.groups()[:3])
+        if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]):
+            return None
+        rest = match.groups()[3:]
+        if not rest:
+            return f"{year:04d}-{month:02d}-{day:02d} 00:00:00 +0000 UTC"
+        hour, minute, second = (int(g) for g in rest[:3])
+        if hour > 23 or minute > 59 or second > 59:
+            return None
+        zone = rest[4] if len(rest) > 4 else None
+        if zone not in (None, "Z"):
+            return ""
+        fraction = (rest[3] or "").rstrip("0").rstrip(".")
+        return f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}{fraction} +0000 UTC"
+    return None
+
+
+class PulumiTimestamp:
+    """A plain scalar yaml.v3 reads as a timestamp: the program does not get it as written (:func:`go_time_text`).
+    Kept with its text so that a report shows it, with :meth:`problem`."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PulumiTimestamp) and other.text == self.text
+
+    def problem(self) -> str:
+        """What Pulumi hands the program instead, and the fix (quote it), one line."""
+        received = go_time_text(self.text)
+        what = f"the text '{received}'" if received else "its time as Go prints it, in the Pulumi CLI's time zone"
+        return (f"{self.text} is a date and time to Pulumi's YAML reader (gopkg.in/yaml.v3), which gives the program "
+                f"{what} (pulumi/pulumi sdk/go/common/resource/config/object.go, time.Time); quote it "
+                f"(\"{self.text}\") to keep it as written")
+
+
 def plain_kind(text: str) -> str:
     """What yaml.v3 makes of a plain scalar's ``text``, as the program receives it: ``"null"``, ``"bool"``,
     ``"int"``, ``"float"`` (a finite number with a fraction, or one JSON writes in exponent form),
-    ``"nonfinite"`` (NaN or an infinity) or ``"str"``."""
+    ``"nonfinite"`` (NaN or an infinity), ``"timestamp"`` (:func:`go_time_text`), ``"merge"`` (``<<``) or
+    ``"str"``."""
     if text in NULLS:
         return "null"
     if text in BOOLEANS:
@@ -85,10 +152,19 @@ def plain_kind(text: str) -> str:
         return "nonfinite"
     if text == "<<":
         return "merge"
+    if text[4:5] == "-" and go_time_text(text) is not None:
+        return "timestamp"
     value = plain_number(text)
     if value is None:
         return "str"
     return "int" if type(value) is int else "float"
+
+
+def is_yaml_int(text: str) -> bool:
+    """Whether yaml.v3 resolves ``text`` to an integer (``ParseInt``/``ParseUint`` read it), not a float: what an
+    explicit ``!!int`` takes. ``4.0`` and ``1e3`` are floats there, though they reach a program as integers."""
+    first = text[:1]
+    return bool(first) and first in "0123456789+-" and _go_int(text.replace("_", "")) is not None
 
 
 def plain_number(text: str) -> int | float | None:

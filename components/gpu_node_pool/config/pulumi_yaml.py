@@ -12,8 +12,17 @@ from typing import Any
 
 import yaml
 
-from ..sdk.yaml_bounded import MAX_EXPANDED_VALUES, STR_TAG, check_expansion, with_tag_errors
-from .pulumi_scalars import BOOLEANS, NON_FINITE, plain_kind, plain_number
+from ..sdk.yaml_bounded import MAX_EXPANDED_VALUES, STR_TAG, TAG_ERRORS, TagValueError, check_expansion, with_tag_errors
+from .pulumi_scalars import (
+    BOOLEANS,
+    NON_FINITE,
+    NULLS,
+    PulumiTimestamp,
+    go_time_text,
+    is_yaml_int,
+    plain_kind,
+    plain_number,
+)
 
 __all__ = ["PulumiScalarLoader", "construct_number", "load_pulumi_yaml"]
 
@@ -22,15 +31,18 @@ BOOL_TAG, NULL_TAG = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
 TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 #: The tag of a plain scalar by what Pulumi's YAML reader makes of it (:func:`.pulumi_scalars.plain_kind`).
 _TAG_OF_KIND = {"null": NULL_TAG, "bool": BOOL_TAG, "int": INT_TAG, "float": FLOAT_TAG, "nonfinite": FLOAT_TAG,
-                "str": STR_TAG}
+                "timestamp": TIMESTAMP_TAG, "str": STR_TAG}
+#: What an explicit tag takes, by the kind of its text (yaml.v3 refuses the others: "cannot decode !!float
+#: `4.0` as a !!int"; an int under ``!!float`` becomes a float).
+_TAG_TAKES = {INT_TAG: ("int",), FLOAT_TAG: ("int", "float", "nonfinite")}
 
 
 class PulumiScalarLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """PyYAML's safe loader whose plain scalars are what Pulumi's YAML reader makes of them, and whose
-    explicit ``!!bool``, ``!!int``, ``!!float`` and ``!!timestamp`` read their text as that reader does.
+    explicit ``!!bool``, ``!!int``, ``!!float``, ``!!null`` and ``!!timestamp`` read their text as that reader does.
 
-    A ``!!bool yes``, a ``!!int abc`` or a ``!!timestamp`` that is no date raises (``KeyError``, ``ValueError``;
-    :data:`gpu_node_pool.sdk.yaml_bounded.TAG_ERRORS`), as Pulumi refuses them."""
+    A ``!!bool yes``, a ``!!int 4.0``, a ``!!null x`` or a ``!!timestamp`` that is no date raises (``KeyError``,
+    ``ValueError``; :data:`gpu_node_pool.sdk.yaml_bounded.TAG_ERRORS`), as Pulumi refuses them."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -43,6 +55,8 @@ class PulumiScalarLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type
             tag = self._plain_tags.get(value)
             if tag is None:
                 found = plain_kind(value)
+                if found == "int" and not is_yaml_int(value):  # 4.0, 1e3: floats to yaml.v3, integers to the program
+                    found = "float"
                 tag = _TAG_OF_KIND[found] if found != "merge" else super().resolve(kind, value, implicit)
                 self._plain_tags[value] = tag
             return tag
@@ -63,6 +77,10 @@ def construct_number(loader: Any, node: Any) -> int | float:
     Raises:
         ValueError: an explicit ``!!int``/``!!float`` on a text that is no number (``!!int abc``)."""
     text = str(node.value)
+    kind = plain_kind(text)
+    kind = "int" if is_yaml_int(text) else ("float" if kind == "int" else kind)  # 4.0: a float to yaml.v3
+    if kind not in _TAG_TAKES.get(node.tag, ("int", "float", "nonfinite")):
+        raise ValueError(f"{text!r} is no {node.tag.rsplit(':', 1)[-1]}")
     if text in NON_FINITE:
         return NON_FINITE[text]
     value = plain_number(text)
@@ -71,23 +89,48 @@ def construct_number(loader: Any, node: Any) -> int | float:
     return value
 
 
-def _construct_timestamp(loader: Any, node: Any) -> str:
-    """An explicit ``!!timestamp`` value: its text, as Pulumi's YAML reader gives a date to an untyped value.
+def _construct_timestamp(loader: Any, node: Any) -> PulumiTimestamp:
+    """A timestamp (plain, or under ``!!timestamp``), kept with its text: the program gets another text
+    (:class:`.pulumi_scalars.PulumiTimestamp`).
 
     Raises:
-        ValueError: the text is no date or time (``!!timestamp abc``, ``!!timestamp 2024-02-30``)."""
-    loader.construct_yaml_timestamp(node)
-    return str(node.value)
+        ValueError: the text is no timestamp to yaml.v3 (``!!timestamp abc``, ``!!timestamp 2024-02-30``)."""
+    text = str(node.value)
+    if go_time_text(text) is None:
+        raise ValueError(f"{text!r} is no timestamp")
+    return PulumiTimestamp(text)
+
+
+def _construct_null(loader: Any, node: Any) -> None:
+    """``null`` in the spellings yaml.v3 takes.
+
+    Raises:
+        ValueError: an explicit ``!!null`` on another text (``!!null x``)."""
+    if str(node.value) not in NULLS:
+        raise ValueError(f"{node.value!r} is no null")
+    return None
 
 
 PulumiScalarLoader.add_constructor(BOOL_TAG, _construct_bool)
 PulumiScalarLoader.add_constructor(INT_TAG, construct_number)
 PulumiScalarLoader.add_constructor(FLOAT_TAG, construct_number)
 PulumiScalarLoader.add_constructor(TIMESTAMP_TAG, _construct_timestamp)
+PulumiScalarLoader.add_constructor(NULL_TAG, _construct_null)
 
 
 class _BoundedPulumiLoader(PulumiScalarLoader):
-    """:class:`PulumiScalarLoader`, the document's expansion through aliases checked before it is built."""
+    """:class:`PulumiScalarLoader`, the document's expansion through aliases checked before it is built, and a
+    value its explicit tag cannot read raised as :class:`~gpu_node_pool.sdk.yaml_bounded.TagValueError` at
+    that value's line and column."""
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except TAG_ERRORS:
+            written = f"{node.tag.replace('tag:yaml.org,2002:', '!!')} {node.value}" if isinstance(node.value, str) else node.tag
+            raise TagValueError(
+                None, None, f"{written!r} does not fit its explicit YAML tag (the value is of another type to Pulumi's "
+                "YAML reader, gopkg.in/yaml.v3); write the plain value without the tag", node.start_mark) from None
 
     def get_single_data(self) -> Any:
         node = self.get_single_node()

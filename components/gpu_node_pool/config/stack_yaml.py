@@ -17,8 +17,8 @@ from ..sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, TAG_ERRORS, AliasExpan
 from .defaults import PROJECT
 from .errors import ConfigIssue
 from .locations import FileMarks
-from .pulumi_scalars import NON_FINITE
-from .pulumi_yaml import BOOL_TAG, FLOAT_TAG, INT_TAG, NULL_TAG, PulumiScalarLoader, construct_number
+from .pulumi_scalars import NON_FINITE, PulumiTimestamp
+from .pulumi_yaml import BOOL_TAG, FLOAT_TAG, INT_TAG, NULL_TAG, TIMESTAMP_TAG, PulumiScalarLoader, construct_number
 
 __all__ = ["MAX_EXPANDED_VALUES", "MAX_NESTING", "AliasExpansionError"]
 
@@ -139,7 +139,7 @@ class _StrictLoader(PulumiScalarLoader):
                 if tag == _STR_TAG:
                     return node.value
                 try:
-                    if tag in _NUMBER_TAGS:
+                    if tag in _NUMBER_TAGS or tag == TIMESTAMP_TAG:
                         value = constructors[tag](self, node)
                         numbers += type(value) is not int and type(value) is not float
                         return value
@@ -363,6 +363,8 @@ def _key_problem(key: Any) -> str:
         what = f"a number ({key!r})"
     elif isinstance(key, _NotJson):
         what = f"a {'number JSON has no form for' if key.tag == 'nonfinite' else key.tag} ({key!r})"
+    elif isinstance(key, PulumiTimestamp):
+        what = f"a date and time ({key!r})"
     else:
         what = f"a {type(key).__name__} ({key!r})"
     return f"a key is read by YAML as {what}, not a string; quote it"
@@ -386,7 +388,7 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
     elif isinstance(value, list):
         for i, v in enumerate(value):
             problems += _yaml_type_problems(v, top, (*rest, i))
-    elif isinstance(value, _NumberForm | _NotJson):
+    elif isinstance(value, _NumberForm | _NotJson | PulumiTimestamp):
         problems.append(ConfigIssue(_config_path(top, rest), value.problem()))
     elif not isinstance(value, str | int | float | bool | type(None)):
         problems.append(

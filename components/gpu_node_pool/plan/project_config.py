@@ -200,6 +200,10 @@ def _stack_value(text: str) -> Any:
 def _not_json(value: Any) -> str | None:
     """Why ``value`` (as :func:`gpu_node_pool.config.pulumi_yaml.load_pulumi_yaml` read it) cannot be a Pulumi
     config value, or None."""
+    from ..config.pulumi_scalars import PulumiTimestamp
+
+    if isinstance(value, PulumiTimestamp):
+        return value.problem()
     if isinstance(value, float) and not math.isfinite(value):
         return (f"{shown(value)} is a number JSON has no form for, so Pulumi cannot load the config (Go's "
                 "encoding/json: unsupported value); write a finite number, or quote it if it is a string")

@@ -21,7 +21,7 @@ from ..config import PROJECT, ConfigError, ConfigIssue
 from ..config.errors import Location
 from ..config.pulumi_yaml import load_pulumi_yaml
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
-from ..sdk.yaml_bounded import AliasExpansionError
+from ..sdk.yaml_bounded import AliasExpansionError, TagValueError
 
 __all__ = ["StackFile", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
 
@@ -45,8 +45,9 @@ def read_project_file(project_dir: Path) -> dict[str, Any]:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = Location(source, mark.line + 1, mark.column + 1) if mark is not None else None
-        raise ConfigError([ConfigIssue(source, f"is not valid YAML: {str(getattr(err, 'problem', '') or err).splitlines()[0]}; "
-                                       "fix the syntax there", where)], source) from None
+        problem = str(getattr(err, "problem", "") or err).splitlines()[0]
+        message = problem if isinstance(err, TagValueError) else f"is not valid YAML: {problem}; fix the syntax there"
+        raise ConfigError([ConfigIssue(source, message, where)], source) from None
     except UnicodeDecodeError:
         raise ConfigError([ConfigIssue(source, "is not UTF-8; save it as UTF-8")], source) from None
     if not isinstance(doc, dict):
