@@ -21,6 +21,7 @@ from gpu_node_pool.gpu_agents import (
     NvidiaDevicePlugin,
     NvidiaDevicePluginArgs,
 )
+from gpu_node_pool.k8s.wellknown import POOL_LABEL_KEY
 
 POOL = validate_stack_config(base()).pools[0]
 
@@ -129,6 +130,7 @@ def test_two_pools_of_one_name_in_one_cluster_are_refused_before_the_second_regi
     assert issue.path == "pool.name"
     assert issue.message.startswith(f"'burst' is already the pool of GpuNodePool 'burst-a' on cluster {cluster['name']!r}")
     assert "give this pool another name" in issue.message
+    assert f"nodes' {POOL_LABEL_KEY} label" in issue.message  # the label the pool's nodes carry, named from wellknown
 
 
 def test_one_pool_name_in_two_clusters_or_two_names_in_one_cluster_are_accepted():
@@ -159,3 +161,41 @@ def test_a_mig_pool_of_a_program_is_judged_by_the_agent_that_serves_it():
     operator = GpuOperator("operator", GpuOperatorArgs(cluster_name=cluster["name"], pools=[pool.spec]))
     assert operator.values["migManager"]["enabled"] is True
 
+
+
+def test_a_programs_pool_warnings_read_its_limits_and_say_a_cluster_warning_once():
+    from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+    from gpu_node_pool.gpu_agents.once import run_warnings
+
+    cluster = {**base()["cluster"], "kubernetesVersion": "1.20"}
+    big = {"name": "big", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 600}}
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    GpuNodePool("big", GpuNodePoolArgs(pool=big, cluster=cluster))
+    GpuNodePool("raised", GpuNodePoolArgs(pool={**big, "name": "raised"}, cluster=cluster,
+                                          limits={"eksNodesPerNodeGroup": 1000}))
+    warned = [(name, w.path) for name, w in run_warnings()]
+    assert ("big", "pool.scaling.maxSize") in warned  # above the published 450
+    assert ("raised", "pool.scaling.maxSize") not in warned  # the account's quota was raised
+    assert [p for _, p in warned].count("cluster.kubernetesVersion") == 1  # one cluster, said once
+
+
+def test_a_karpenter_pools_sharing_warning_reaches_a_program():
+    from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+    from gpu_node_pool.gpu_agents.once import run_warnings
+
+    pool = {"name": "k", "backend": "karpenter", "instanceFamilies": ["g6e"], "nodeClass": {}, "limits": {"nvidia.com/gpu": 8},
+            "gpuSharing": {"strategy": "timeSlicing", "replicas": 4}}
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    GpuNodePool("k", GpuNodePoolArgs(pool=pool, cluster=dict(base()["cluster"])))
+    [(name, warning)] = [(n, w) for n, w in run_warnings() if w.path == "pool.gpuSharing"]
+    assert name == "k" and "Karpenter counts nvidia.com/gpu from the instance's physical GPUs" in warning.message
+
+
+def test_limits_that_are_no_limits_are_a_config_error():
+    from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+
+    pulumi.runtime.set_mocks(Mocks(), preview=False)
+    with pytest.raises(ConfigError) as err:
+        GpuNodePool("x", GpuNodePoolArgs(pool={**MIG_POOL, "name": "x", "mig": None}, cluster=dict(base()["cluster"]),
+                                          limits={"eksNodesPerNodeGroup": "lots"}))
+    assert err.value.issues[0].path == "limits.eksNodesPerNodeGroup"

@@ -50,6 +50,8 @@ class GpuNodePoolArgs:
         node_role_arn: optional ``pulumi.Input[str]``, the node IAM role ARN; overrides the
             cluster's ``nodeRoleArn`` (an EKS cluster resource does not know its nodes' role).
         config_path: optional, where the pool is written (``pools[1]``), shown in policy messages.
+        limits: optional ``LimitsConfig`` (or its camelCase mapping, as ``gpu-node-pools:limits``): your account's
+            applied quotas and overrides, read by the pool's config warnings (default: the published quotas).
 
     Raises:
         ConfigError: (from :meth:`validated`) the pool or cluster is invalid, a judged value is a
@@ -64,6 +66,7 @@ class GpuNodePoolArgs:
     #: name the pool that way. Registered as the component's ``configPath`` property.
     config_path: str | None = None
     node_role_arn: Any = None
+    limits: Any = None
 
     def validated(self) -> tuple[PoolConfig, ClusterConfig]:
         """The pool and cluster settings as validated models (mappings go through the stack
@@ -199,6 +202,7 @@ class GpuNodePool(pulumi.ComponentResource):
             pool, cluster, identity = args.validated_identity()  # before anything is registered
         except ConfigError as err:
             raise err.relabelled(f"GpuNodePool {name!r}", "pools[0]", "pool") from None
+        limits = _limits(name, args.limits)
         name_rule = backends.get(pool.backend).fn("resource_name")
         refused = name_rule(name) if name_rule is not None else None
         if refused is not None:
@@ -218,7 +222,7 @@ class GpuNodePool(pulumi.ComponentResource):
         self.cluster = cluster
         self.identity = identity
         once.record_pool(pool, name, cluster_name, cluster_resource)
-        self._warn(name, pool, cluster, args.config_path)
+        self._warn(name, pool, cluster, limits, args.config_path)
         if cluster.not_judged:
             keys = ", ".join(f"cluster.{k}" for k in cluster.not_judged)
             pulumi.log.info(
@@ -256,16 +260,39 @@ class GpuNodePool(pulumi.ComponentResource):
         # component provider's typed outputs (provider/components.py), which read the attributes too.
         self.register_outputs({"taints": self.taints, "labels": self.labels})
 
-    def _warn(self, name: str, pool: PoolConfig, cluster: ClusterConfig, config_path: str | None) -> None:
-        """Report the pool's config warnings (:func:`gpu_node_pool.config.warnings.pool_warnings`): as Pulumi
-        warnings on this component (``pulumi preview`` and ``up`` show them), each path under ``config_path`` (or
-        ``pool``), and kept for the run (``gpupool check`` reports them at the program's line)."""
+    def _warn(self, name: str, pool: PoolConfig, cluster: ClusterConfig, limits: Any, config_path: str | None) -> None:
+        """Report the pool's config warnings (:func:`gpu_node_pool.config.warnings.pool_warnings` under ``limits``):
+        as Pulumi warnings on this component (``pulumi preview`` and ``up`` show them), each path under
+        ``config_path`` (or ``pool``), and kept for the run (``gpupool check`` reports them at the program's
+        line). A warning about the cluster (its Kubernetes version) is given once per cluster and run."""
         from ..config.warnings import pool_warnings
         from ..gpu_agents import once
 
         prefix = config_path or "pool"
         found = [dataclasses.replace(w, path=prefix + w.path.removeprefix("pools[0]")) if w.path.startswith("pools[0]")
-                 else w for w in pool_warnings(pool, cluster)]
+                 else w for w in pool_warnings(pool, cluster, limits)]
+        found = [w for w in found if not w.path.startswith("cluster.") or once.first_cluster_warning(cluster.name, w)]
         once.record_warnings(name, found)
         for warning in found:
             pulumi.log.warn(f"{warning.path}: {warning.message}", resource=self)
+
+
+def _limits(name: str, limits: Any) -> Any:
+    """``GpuNodePoolArgs.limits`` as a ``LimitsConfig`` (None stays None: the published quotas).
+
+    Raises:
+        ConfigError: neither a ``LimitsConfig`` nor its camelCase mapping, or a wrong value in it, at
+            ``limits.<key>``."""
+    from ..config.limits import LimitsConfig
+
+    if limits is None or isinstance(limits, LimitsConfig):
+        return limits
+    from pydantic import ValidationError
+
+    try:
+        return LimitsConfig.model_validate(limits)
+    except ValidationError as err:
+        first = err.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError([ConfigIssue(f"limits.{where}".rstrip("."), first["msg"].replace("Input should be", "must be"))],
+                          f"GpuNodePool {name!r}") from None

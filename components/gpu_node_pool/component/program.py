@@ -80,7 +80,8 @@ def build(stack: StackConfig) -> dict[str, Any]:
 
     # The kubernetes provider reaches the Karpenter NodePool/EC2NodeClass children too.
     pools = {
-        p.name: GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=stack.cluster, config_path=f"pools[{i}]"), opts=k8s_opts)
+        p.name: GpuNodePool(p.name, GpuNodePoolArgs(pool=p, cluster=stack.cluster, config_path=f"pools[{i}]",
+                                                     limits=stack.limits), opts=k8s_opts)
         for i, p in enumerate(stack.pools)
     }
     plugin = None

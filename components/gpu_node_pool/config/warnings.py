@@ -42,19 +42,25 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
     return out + [w for w in limit_warnings(stack) if w not in out]
 
 
-def pool_warnings(pool: Any, cluster: Any) -> list[ConfigIssue]:
+def pool_warnings(pool: Any, cluster: Any, limits: Any = None) -> list[ConfigIssue]:
     """The warnings of one pool on ``cluster`` as a ``GpuNodePool`` of a program declares it: the pool's own
-    (``pools[0].<sub-path>``) and :func:`limit_warnings` of a stack of that pool alone (its cluster's Kubernetes
-    version, its backend's quotas and versions, with the default ``limits``). The GPU agents' warnings are
-    left out: an agent is a component of its own there, whose settings the pool does not know."""
+    (``pools[0].<sub-path>``), the GPU-agent rules' that need no agent (``gpuSharing`` on a NodePool backend,
+    a MIG profile not in the tables), and :func:`limit_warnings` of a stack of that pool alone (its cluster's
+    Kubernetes version, its backend's quotas and versions) under ``limits`` (a ``LimitsConfig``; None: the
+    defaults)."""
+    from ..gpu_agents.validate import pool_problems
     from .stack import StackConfig
 
-    stack = StackConfig.model_construct(cluster=cluster, pools=[pool])  # validated parts; the rest defaults
+    fields: dict[str, Any] = {"cluster": cluster, "pools": [pool]}
+    if limits is not None:
+        fields["limits"] = limits
+    stack = StackConfig.model_construct(**fields)  # validated parts; the rest defaults
     out: list[ConfigIssue] = []
     for sub, message in pool.config_warnings():
         issue = ConfigIssue("pools[0]" + (f".{sub}" if sub else ""), message)
         if issue not in out:
             out.append(issue)
+    out += [w for p in pool_problems(pool, 0, None) if p.warning and (w := ConfigIssue(p.path, p.message)) not in out]
     return out + [w for w in limit_warnings(stack) if w not in out]
 
 

@@ -23,9 +23,10 @@ import pulumi
 from pulumi.runtime.settings import get_monitor, get_root_resource
 
 from ..config import ConfigError, ConfigIssue
+from ..k8s.wellknown import POOL_LABEL_KEY
 
-__all__ = ["claim", "cluster_key", "pool_name_problem", "record_pool", "record_warnings", "run_warnings",
-           "served_clusters_problem"]
+__all__ = ["claim", "cluster_key", "first_cluster_warning", "pool_name_problem", "record_pool", "record_warnings",
+           "run_warnings", "served_clusters_problem"]
 
 
 class _NoRun:
@@ -68,11 +69,29 @@ _WARNINGS: weakref.WeakKeyDictionary[Any, weakref.WeakKeyDictionary[Any, list[tu
 )
 
 
+#: monitor -> root stack -> {(cluster name, path, message)}: the cluster warnings a run has given.
+_CLUSTER_WARNED: weakref.WeakKeyDictionary[Any, weakref.WeakKeyDictionary[Any, set[tuple[str, str, str]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def record_warnings(component: str, warnings: list[ConfigIssue]) -> None:
     """Keep, for this program run, the config warnings (:func:`gpu_node_pool.config.warnings.pool_warnings`)
     the component named ``component`` gave, for :func:`run_warnings`."""
     by_root = _WARNINGS.setdefault(get_monitor() or _NO_RUN, weakref.WeakKeyDictionary())
     by_root.setdefault(get_root_resource() or _NO_RUN, []).extend((component, w) for w in warnings)
+
+
+def first_cluster_warning(cluster_name: Any, warning: ConfigIssue) -> bool:
+    """True the first time this program run gives ``warning`` about the cluster named ``cluster_name`` (each pool of
+    one cluster finds its Kubernetes version alike): the caller reports it then, and not again."""
+    by_root = _CLUSTER_WARNED.setdefault(get_monitor() or _NO_RUN, weakref.WeakKeyDictionary())
+    given = by_root.setdefault(get_root_resource() or _NO_RUN, set())
+    key = (str(cluster_name), warning.path, warning.message)
+    if key in given:
+        return False
+    given.add(key)
+    return True
 
 
 def run_warnings() -> list[tuple[str, ConfigIssue]]:
@@ -84,7 +103,7 @@ def run_warnings() -> list[tuple[str, ConfigIssue]]:
 def pool_name_problem(pool_name: str, cluster_name: str | None, cluster: Any) -> str | None:
     """Why a ``GpuNodePool`` whose pool is named ``pool_name`` cannot join this cluster, or None.
 
-    A pool's name is its nodes' ``gpu-node-pools/pool`` label, which the device plugin's affinity and
+    A pool's name is its nodes' :data:`~gpu_node_pool.k8s.wellknown.POOL_LABEL_KEY` label, which the device plugin's affinity and
     ``workload_node_selector`` select on, and the name of the cluster-scoped Karpenter ``NodePool`` and
     ``EC2NodeClass`` the Karpenter and EKS Auto Mode backends create: a second pool of the same name in one
     cluster would share the first one's nodes' label and overwrite its NodePool. Two pools are in one cluster
@@ -97,7 +116,7 @@ def pool_name_problem(pool_name: str, cluster_name: str | None, cluster: Any) ->
         if same:
             where = f"cluster {name!r}" if name is not None and name == cluster_name else "the same cluster resource"
             return (f"{pool_name!r} is already the pool of GpuNodePool {component!r} on {where}; a pool's name is its "
-                    "nodes' gpu-node-pools/pool label (which the device plugin and workload_node_selector select on) "
+                    f"nodes' {POOL_LABEL_KEY} label (which the device plugin and workload_node_selector select on) "
                     "and names its Karpenter NodePool, so it must be unique in a cluster: give this pool another name")
     return None
 
