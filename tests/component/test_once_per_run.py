@@ -199,3 +199,24 @@ def test_limits_that_are_no_limits_are_a_config_error():
         GpuNodePool("x", GpuNodePoolArgs(pool={**MIG_POOL, "name": "x", "mig": None}, cluster=dict(base()["cluster"]),
                                           limits={"eksNodesPerNodeGroup": "lots"}))
     assert err.value.issues[0].path == "limits.eksNodesPerNodeGroup"
+
+
+def test_two_pools_of_one_name_on_one_output_cluster_name_are_refused():
+    # the README's form: the cluster as a mapping whose name is the cluster resource's Output
+    import pulumi_aws as aws
+
+    from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+
+    pulumi.runtime.set_mocks(Mocks(), preview=True)
+    eks = aws.eks.Cluster("ml", name="ml", role_arn="arn:aws:iam::444455556666:role/ml-eks",
+                          vpc_config={"subnet_ids": ["subnet-07a1c2e3f4a5b6c7d"]})
+    cluster = {**base()["cluster"], "name": eks.name}
+    pool = {"name": "other", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 2}}
+    GpuNodePool("p3", GpuNodePoolArgs(cluster=cluster, pool=pool))
+    with pytest.raises(ConfigError) as err:
+        GpuNodePool("p4", GpuNodePoolArgs(cluster=cluster, pool=pool))
+    assert "on the same cluster (its name is the same Output)" in err.value.issues[0].message
+    # another cluster's Output name is another cluster: accepted
+    other = aws.eks.Cluster("ml2", name="ml2", role_arn="arn:aws:iam::444455556666:role/ml-eks",
+                            vpc_config={"subnet_ids": ["subnet-07a1c2e3f4a5b6c7d"]})
+    GpuNodePool("p5", GpuNodePoolArgs(cluster={**cluster, "name": other.name}, pool=pool))

@@ -211,7 +211,8 @@ class GpuNodePool(pulumi.ComponentResource):
 
         cluster_name = cluster.name if isinstance(identity.name, str) else None
         cluster_resource = args.cluster if isinstance(args.cluster, pulumi.Resource) else None
-        taken = once.pool_name_problem(pool.name, cluster_name, cluster_resource)
+        name_output = identity.name if not isinstance(identity.name, str) else None
+        taken = once.pool_name_problem(pool.name, cluster_name, cluster_resource, name_output)
         if taken is not None:
             raise ConfigError([ConfigIssue("pool.name", taken)], f"GpuNodePool {name!r}")
         props: dict[str, Any] = {"configPath": args.config_path} if args.config_path else {}
@@ -221,7 +222,7 @@ class GpuNodePool(pulumi.ComponentResource):
         self.spec = pool
         self.cluster = cluster
         self.identity = identity
-        once.record_pool(pool, name, cluster_name, cluster_resource)
+        once.record_pool(pool, name, cluster_name, cluster_resource, name_output)
         self._warn(name, pool, cluster, limits, args.config_path)
         if cluster.not_judged:
             keys = ", ".join(f"cluster.{k}" for k in cluster.not_judged)

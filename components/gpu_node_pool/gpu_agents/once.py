@@ -57,10 +57,11 @@ def _run_pools() -> dict[int, tuple[Any, str, str | None, Any]]:
     return by_root.setdefault(get_root_resource() or _NO_RUN, {})
 
 
-def record_pool(spec: Any, component: str, cluster_name: str | None, cluster: Any = None) -> None:
+def record_pool(spec: Any, component: str, cluster_name: str | None, cluster: Any = None, name_output: Any = None) -> None:
     """Record, for this program run, which cluster the ``GpuNodePool`` ``component`` (model ``spec``)
-    joins: its plain ``cluster_name`` (None when an Output) and the cluster resource it was given."""
-    _run_pools()[id(spec)] = (spec, component, cluster_name, cluster)
+    joins: its plain ``cluster_name`` (None when an Output), the cluster resource it was given, and the Output
+    its cluster name was when it was one (``eks.name``: the same object names the same cluster)."""
+    _run_pools()[id(spec)] = (spec, component, cluster_name, cluster, name_output)
 
 
 #: monitor -> root stack -> [(component name, warning)]: the config warnings the components of a run gave.
@@ -100,21 +101,24 @@ def run_warnings() -> list[tuple[str, ConfigIssue]]:
     return list(by_root.get(get_root_resource() or _NO_RUN, [])) if by_root is not None else []
 
 
-def pool_name_problem(pool_name: str, cluster_name: str | None, cluster: Any) -> str | None:
+def pool_name_problem(pool_name: str, cluster_name: str | None, cluster: Any, name_output: Any = None) -> str | None:
     """Why a ``GpuNodePool`` whose pool is named ``pool_name`` cannot join this cluster, or None.
 
     A pool's name is its nodes' :data:`~gpu_node_pool.k8s.wellknown.POOL_LABEL_KEY` label, which the device plugin's affinity and
     ``workload_node_selector`` select on, and the name of the cluster-scoped Karpenter ``NodePool`` and
     ``EC2NodeClass`` the Karpenter and EKS Auto Mode backends create: a second pool of the same name in one
     cluster would share the first one's nodes' label and overwrite its NodePool. Two pools are in one cluster
-    when their plain cluster names are equal or they were given the same cluster resource; a cluster given
-    as an Output name on either side is not compared (its value is not known at preview)."""
-    for spec, component, name, resource in _run_pools().values():
+    when their plain cluster names are equal, they were given the same cluster resource, or their cluster names
+    are the same Output object (``name_output``); two different Outputs are not compared (their values are not
+    known at preview)."""
+    for spec, component, name, resource, output in _run_pools().values():
         if getattr(spec, "name", None) != pool_name:
             continue
+        same_output = name_output is not None and output is name_output
         same = (cluster_name is not None and name == cluster_name) or (cluster is not None and resource is cluster)
-        if same:
-            where = f"cluster {name!r}" if name is not None and name == cluster_name else "the same cluster resource"
+        if same or same_output:
+            where = (f"cluster {name!r}" if name is not None and name == cluster_name
+                     else "the same cluster resource" if same else "the same cluster (its name is the same Output)")
             return (f"{pool_name!r} is already the pool of GpuNodePool {component!r} on {where}; a pool's name is its "
                     f"nodes' {POOL_LABEL_KEY} label (which the device plugin and workload_node_selector select on) "
                     "and names its Karpenter NodePool, so it must be unique in a cluster: give this pool another name")
@@ -134,7 +138,7 @@ def served_clusters_problem(served: Any, cluster_name: Any, cluster: Any) -> tup
         found = pools.get(id(spec))
         if found is None or found[0] is not spec:
             continue
-        _, component, name, resource = found
+        _, component, name, resource, _ = found
         if own is not None and name is not None and name != own:
             other = f"cluster {name!r}"
         elif own_resource is not None and resource is not None and resource is not own_resource:
