@@ -99,13 +99,13 @@ TERMS = f"spec.template.spec.affinity.nodeAffinity.{REQUIRED}.nodeSelectorTerms"
 
 @pytest.mark.parametrize(("terms", "why"), [
     ([{"matchExpressions": [{"key": "a", "operator": "In"}]}],
-     f"{TERMS}[0].matchExpressions[0]: operator In without values: the API server refuses this pod spec"),
+     f"{TERMS}[0].matchExpressions[0]: operator In needs at least one value, got 0: the API server refuses this pod spec"),
     ([{"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]}],
-     f"{TERMS}[0].matchExpressions[0]: operator Exists with values: the API server refuses this pod spec"),
+     f"{TERMS}[0].matchExpressions[0]: operator Exists takes no values, got 1: the API server refuses this pod spec"),
     ([{"matchExpressions": [{"key": "a", "operator": "DoesNotExist", "values": ["x"]}]}],
-     f"{TERMS}[0].matchExpressions[0]: operator DoesNotExist with values"),
+     f"{TERMS}[0].matchExpressions[0]: operator DoesNotExist takes no values, got 1"),
     ([{"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1", "2"]}]}],
-     f"{TERMS}[0].matchExpressions[0]: operator Gt with 2 values"),
+     f"{TERMS}[0].matchExpressions[0]: operator Gt needs exactly one value, got 2"),
     ([], f"{TERMS} is empty: the API server refuses this pod spec"),
 ])
 def test_a_required_node_affinity_the_api_server_refuses_is_not_judged(tmp_path, terms, why):

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_node_pool.k8s.refusals import placement_refusal, tolerations_refusal
-from gpu_node_pool.k8s.selection import NodeLabels, fits_node_name
+from gpu_node_pool.k8s import refusals
+from gpu_node_pool.k8s.refusals import placement_refusal, requirement_refusal, tolerations_refusal
+from gpu_node_pool.k8s.selection import (
+    NODE_SELECTOR_OPERATORS,
+    NodeLabels,
+    expression_problem,
+    fits_node_name,
+    values_count_problem,
+)
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
@@ -46,7 +53,7 @@ def test_what_the_api_server_accepts_is_no_refusal(spec):
     (affinity({"matchExpressions": [{"key": "a", "operator": "In", "values": "x"}]}), ".values is 'x' (a string), not a list"),
     (affinity({"matchExpressions": [{"key": "a", "operator": "In", "values": [True]}]}),
      ".values[0] is true (a boolean), not a string"),
-    (affinity({"matchExpressions": [{"key": "a", "operator": "Lt"}]}), "operator Lt with 0 values"),
+    (affinity({"matchExpressions": [{"key": "a", "operator": "Lt"}]}), "operator Lt needs exactly one value, got 0"),
     (affinity({"matchExpressions": [{"operator": "Exists"}]}), "key '' must not be empty"),
     (affinity({"matchFields": [{"key": "metadata.labels", "operator": "In", "values": ["n"]}]}), "is not metadata.name"),
     (affinity({"matchFields": [{"key": "metadata.name", "operator": "Exists"}]}), "operator 'Exists' is not In or NotIn"),
@@ -71,3 +78,24 @@ def test_node_name_fits_only_the_node_of_that_name_and_is_undecided_on_a_node_no
     assert fits_node_name("gpu-2", live) is False
     assert fits_node_name("gpu-1", future) is None
     assert fits_node_name("gpu-1", future.adding({"a": "b"})) is None and live.adding({"a": "b"}).node_name == "gpu-1"
+
+
+#: (operator, how many values) the API server accepts, as ``ValidateNodeSelectorRequirement`` has it.
+ACCEPTED = {("In", 1), ("In", 2), ("NotIn", 1), ("NotIn", 2), ("Exists", 0), ("DoesNotExist", 0), ("Gt", 1), ("Lt", 1)}
+
+
+@pytest.mark.parametrize("operator", NODE_SELECTOR_OPERATORS)
+@pytest.mark.parametrize("count", [0, 1, 2])
+def test_the_refusal_and_the_matcher_read_one_rule_of_operators_and_value_counts(operator, count):
+    values = ["1"] * count
+    refusal = requirement_refusal({"key": "a", "operator": operator, "values": values})
+    assert (refusal is None) == ((operator, count) in ACCEPTED) == (values_count_problem(operator, count) is None)
+    if refusal is not None:  # refused on create; an object stored anyway matches no node through that term
+        assert values_count_problem(operator, count) in refusal and expression_problem(("a", operator, tuple(values)))
+    assert refusals.NODE_SELECTOR_OPERATORS is NODE_SELECTOR_OPERATORS
+
+
+def test_an_operator_outside_the_six_is_refused_by_name():
+    refusal = requirement_refusal({"key": "a", "operator": "Sometimes", "values": ["x"]})
+    assert refusal is not None and "operator 'Sometimes' is not one of In, NotIn, Exists, DoesNotExist, Gt, Lt" in refusal
+    assert values_count_problem("Sometimes", 1) is None

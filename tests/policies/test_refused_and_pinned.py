@@ -73,11 +73,11 @@ TERMS = f"affinity.nodeAffinity.{REQUIRED}.nodeSelectorTerms"
 
 
 @pytest.mark.parametrize(("terms", "why"), [
-    ([{"matchExpressions": [{"key": "a", "operator": "In"}]}], f"{TERMS}[0].matchExpressions[0]: operator In without values"),
+    ([{"matchExpressions": [{"key": "a", "operator": "In"}]}], f"{TERMS}[0].matchExpressions[0]: operator In needs at least one value, got 0"),
     ([{"matchExpressions": [{"key": "a", "operator": "NotIn", "values": []}]}],
-     f"{TERMS}[0].matchExpressions[0]: operator NotIn without values"),
+     f"{TERMS}[0].matchExpressions[0]: operator NotIn needs at least one value, got 0"),
     ([{"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]}],
-     f"{TERMS}[0].matchExpressions[0]: operator Exists with values"),
+     f"{TERMS}[0].matchExpressions[0]: operator Exists takes no values, got 1"),
     ([{"matchExpressions": [{"key": "a", "operator": "Sometimes", "values": ["x"]}]}],
      f"{TERMS}[0].matchExpressions[0]: operator 'Sometimes' is not one of"),
     ([], f"{TERMS} is empty"),

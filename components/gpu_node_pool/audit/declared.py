@@ -95,6 +95,7 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
     """
     from ..config import ConfigError
     from ..plan import plan_stack
+    from ..policies.pools import pool_declared_as
 
     try:
         result = plan_stack(stack, project_dir)
@@ -117,7 +118,7 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
             startup_taints=[Taint.parse(t) for t in entry.get("startupTaints") or []],
             mechanism=(entry.get("gpus") or {}).get("mechanism", "whole-gpus"),
             advertised=dict((entry.get("gpus") or {}).get("advertised") or {}),
-            kinds=kinds.get(f'pools[{i}] "{entry["name"]}"', []),
+            kinds=kinds.get(pool_declared_as(f"pools[{i}]", entry["name"]), []),
         )
         for i, entry in enumerate(result.pools)
     ]
@@ -129,7 +130,8 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
 
 
 def _node_kinds(result: Any, stack: str) -> dict[str, list[NodeLabels]]:
-    """The kinds of node of each pool the plan found, by how it was declared (``pools[1] "inference"``)."""
+    """The kinds of node of each pool the plan found, by how it was declared
+    (:func:`~gpu_node_pool.policies.pools.pool_declared_as`: ``pools[1] "inference"``)."""
     from ..policies.placement import pool_nodes
     from ..policies.pools import find_gpu_pools
     from ..policies.runner import policy_resources

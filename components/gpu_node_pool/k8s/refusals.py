@@ -39,6 +39,7 @@ from typing import Any
 from ..text.terminal import shown
 from .names import DNS1123_SUBDOMAIN_MAX, DNS1123_SUBDOMAIN_RE, label_value_problem, qualified_name_problem
 from .patterns import full_match
+from .selection import NODE_SELECTOR_OPERATORS, values_count_problem
 
 __all__ = ["REFUSED", "placement_refusal", "tolerations_refusal", "node_selector_refusal", "required_affinity_refusal",
            "node_name_refusal", "requirement_refusal"]
@@ -47,7 +48,6 @@ __all__ = ["REFUSED", "placement_refusal", "tolerations_refusal", "node_selector
 REFUSED = "the API server refuses this pod spec"
 
 _REQUIRED = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
-_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
 def _is_list(value: Any) -> bool:
@@ -135,8 +135,9 @@ def _values_refusal(values: Any, where: str) -> tuple[list[Any], str | None]:
 def requirement_refusal(requirement: Any, where: str = "requirement", *, field: bool = False) -> str | None:
     """Why the API server refuses one ``matchExpressions`` item (``field``: one ``matchFields`` item), or None.
 
-    ``ValidateNodeSelectorRequirement``: ``In``/``NotIn`` need at least one value, ``Exists``/``DoesNotExist``
-    take none, ``Gt``/``Lt`` exactly one, another operator is invalid, and the key must be a qualified name.
+    ``ValidateNodeSelectorRequirement``: one of :data:`~gpu_node_pool.k8s.selection.NODE_SELECTOR_OPERATORS`, as
+    many values as :func:`~gpu_node_pool.k8s.selection.values_count_problem` says (``In``/``NotIn`` at least one,
+    ``Exists``/``DoesNotExist`` none, ``Gt``/``Lt`` exactly one), and a qualified-name key.
     ``ValidateNodeFieldSelectorRequirement``: the key must be ``metadata.name``, the operator ``In``/``NotIn``
     with exactly one value, a node name. ``where`` names the item in the message.
     """
@@ -159,14 +160,11 @@ def requirement_refusal(requirement: Any, where: str = "requirement", *, field: 
         if not values[0] or node_name_refusal(values[0]):
             return f"{where}: matchFields value {shown(values[0])} is not a node name: {REFUSED}"
         return None
-    if operator not in _SELECTOR_OPERATORS:
-        return f"{where}: operator {shown(operator or '')} is not one of {', '.join(_SELECTOR_OPERATORS)}: {REFUSED}"
-    if operator in ("In", "NotIn") and not values:
-        return f"{where}: operator {operator} without values: {REFUSED} (In and NotIn need at least one value)"
-    if operator in ("Exists", "DoesNotExist") and values:
-        return f"{where}: operator {operator} with values: {REFUSED} (Exists and DoesNotExist take none)"
-    if operator in ("Gt", "Lt") and len(values) != 1:
-        return f"{where}: operator {operator} with {len(values)} values: {REFUSED} (Gt and Lt take exactly one)"
+    if operator not in NODE_SELECTOR_OPERATORS:
+        return f"{where}: operator {shown(operator or '')} is not one of {', '.join(NODE_SELECTOR_OPERATORS)}: {REFUSED}"
+    count = values_count_problem(operator, len(values))
+    if count:
+        return f"{where}: operator {operator} {count}, got {len(values)}: {REFUSED}"
     problem = qualified_name_problem(key or "")
     if problem:
         return f"{where}: key {shown(key or '')} {problem}: {REFUSED}"

@@ -50,7 +50,8 @@ from .patterns import full_match
 __all__ = [
     "NODE_SELECTOR_OPERATORS",
     "Expression", "Term", "NodeLabels", "label_value", "expression_matches", "term_matches", "selection_matches",
-    "node_matches", "excluding_keys", "undecided_keys", "go_parse_int", "expression_problem", "fits_node_name",
+    "node_matches", "excluding_keys", "undecided_keys", "go_parse_int", "expression_problem", "values_count_problem",
+    "fits_node_name",
 ]
 
 #: A required node selector expression, read: (key, operator, values as label strings).
@@ -176,6 +177,22 @@ NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _OPERATORS = NODE_SELECTOR_OPERATORS
 
 
+def values_count_problem(operator: Any, count: int) -> str | None:
+    """Why ``count`` values do not fit ``operator`` (the clause after the operator), or None: ``In``/``NotIn``
+    need at least one value, ``Exists``/``DoesNotExist`` take none, ``Gt``/``Lt`` exactly one. Both readers of
+    a requirement hold these rules alike: the API server's ``ValidateNodeSelectorRequirement`` (kubernetes
+    ``pkg/apis/core/validation/validation.go``), which refuses the pod spec (:mod:`gpu_node_pool.k8s.refusals`),
+    and ``labels.NewRequirement`` (k8s.io/apimachinery ``pkg/labels/selector.go``), which drops the term
+    (:func:`expression_problem`). None for an operator outside :data:`NODE_SELECTOR_OPERATORS`."""
+    if operator in ("In", "NotIn"):
+        return "needs at least one value" if count == 0 else None
+    if operator in ("Exists", "DoesNotExist"):
+        return "takes no values" if count else None
+    if operator in ("Gt", "Lt"):
+        return "needs exactly one value" if count != 1 else None
+    return None
+
+
 def expression_problem(expr: Expression) -> str | None:
     """Why upstream cannot parse ``expr`` into a label requirement, or None.
 
@@ -234,17 +251,16 @@ def _expression_problem(key: Any, operator: Any, values: Any) -> str | None:
         return f"operator {shown(operator)} is not one of {', '.join(_OPERATORS)}"
     if not isinstance(key, str) or qualified_name_problem(key):
         return f"key {shown(key)} is not a qualified name"
-    if operator in ("In", "NotIn"):
-        if not values:
-            return f"{operator} needs at least one value"
+    count = values_count_problem(operator, len(values) if values else 0)
+    if operator in ("Gt", "Lt"):
+        if count or go_parse_int(values[0]) is None:
+            return f"{operator} needs exactly one integer value"
+    elif count:
+        return f"{operator} {count}"
+    elif operator in ("In", "NotIn"):
         bad = [v for v in values if label_value_problem(v)]
         if bad:
             return f"{operator} value {shown(bad[0])} is not a label value"
-    elif operator in ("Exists", "DoesNotExist"):
-        if values:
-            return f"{operator} takes no values"
-    elif len(values) != 1 or go_parse_int(values[0]) is None:
-        return f"{operator} needs exactly one integer value"
     return None
 
 

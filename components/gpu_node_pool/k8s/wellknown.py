@@ -89,6 +89,14 @@ OS_LABEL = "kubernetes.io/os"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
+#: Labels the kubelet itself sets on the Node it registers, besides ``kubernetes.io/os``/``arch``: the host
+#: name, known only once the machine runs, and the deprecated beta copies of the OS and architecture labels,
+#: still set (kubernetes/kubernetes ``pkg/kubelet/kubelet_node_status.go`` ``initialNode``: ``v1.LabelHostname``,
+#: ``kubeletapis.LabelOS``, ``kubeletapis.LabelArch``; the keys: ``staging/src/k8s.io/api/core/v1/well_known_labels.go``
+#: and ``staging/src/k8s.io/kubelet/pkg/apis/well_known_labels.go``).
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+LEGACY_OS_LABEL = "beta.kubernetes.io/os"
+LEGACY_ARCH_LABEL = "beta.kubernetes.io/arch"
 
 
 #: Built-in kinds that always live in a namespace, by API group (``""`` is the core group): every workload

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import registry
+from ..backends._shared.node_labels import kubelet_labels
 from ..k8s.discovery import discovered_by, labels_once_discovered
 from ..k8s.selection import NodeLabels, excluding_keys, fits_node_name, node_matches, undecided_keys
 from ..k8s.taints import Taint, Toleration
@@ -48,6 +49,8 @@ class Placement:
             once a discovery agent the caller did not name as installed runs (:mod:`gpu_node_pool.k8s.discovery`).
         unknowable: keys the selection reads that neither the pool declares, nor its platform sets, nor a
             known discovery agent adds: the product cannot know whether the nodes carry them.
+        hidden: keys the selection reads that the nodes carry with a value known only at launch (the host name,
+            the zone of a pool that does not pin one, a label an installed agent sets from the hardware).
         after: the discovery agents whose labels the verdict counted on (installed, judged elsewhere).
         admitted_when_absent: the undecided kinds the selection admits once the labels it reads that nothing
             known sets are taken as absent (a new node carries only its pool's, its platform's and its agents'
@@ -69,6 +72,7 @@ class Placement:
     admitted_when_absent: tuple[str, ...] = ()
     refused: str = ""
     pinned: str = ""
+    hidden: tuple[str, ...] = ()
 
     @property
     def runs(self) -> bool:
@@ -91,8 +95,12 @@ class Placement:
             keys = ", ".join(self.unknowable[:4])
             why.append(f"{keys}: neither the pool declares it nor its platform or a known discovery agent sets it, "
                        "so the product cannot know whether the nodes carry it")
-        if not why and self.undecided:
-            why.append(f"the labels of {', '.join(self.undecided[:3])} carry values not known before launch")
+        if self.hidden:
+            keys = ", ".join(self.hidden[:4])
+            it = "it with a value" if len(self.hidden) == 1 else "them with values"
+            why.append(f"{keys}: the pool's nodes carry {it} known only once they launch")
+        if not why and self.undecided:  # no label left undecided: a term with matchFields
+            why.append("matchFields in its required node affinity, which select nodes by name, not by the labels judged here")
         return "not judged: its node selection reads " + "; ".join(why) if why else ""
 
     def describe(self) -> str:
@@ -120,12 +128,15 @@ class Placement:
         return "runs" + (f" once {' and '.join(self.after)} has labelled the node" if self.after else "")
 
 
-#: Nodes of no GPU pool: only the labels every Linux node gets (https://kubernetes.io/docs/reference/labels-annotations-taints/),
-#: no pool label, no GPU or feature-discovery label; x86 and Arm.
-PLAIN_NODES = tuple(
-    NodeLabels({"kubernetes.io/os": "linux", "kubernetes.io/arch": arch}, name=f"a {arch} node of no GPU pool", complete=True)
-    for arch in ("amd64", "arm64")
-)
+def _plain_node(arch: str) -> NodeLabels:
+    labels, unknown = kubelet_labels(arch)
+    return NodeLabels(labels, frozenset(unknown), name=f"a {arch} node of no GPU pool", complete=True)
+
+
+#: Nodes of no GPU pool: only the labels the kubelet sets on every Linux node
+#: (:func:`~gpu_node_pool.backends._shared.node_labels.kubelet_labels`, its host name not known), no pool label,
+#: no GPU or feature-discovery label; x86 and Arm.
+PLAIN_NODES = tuple(_plain_node(arch) for arch in ("amd64", "arm64"))
 
 
 def lands_on_plain_nodes(selection: NodeSelection) -> bool:
@@ -277,17 +288,19 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
     unnamed: list[str] = []  # kinds not kept off whose name decides (nodeName set, no name yet)
     pending: dict[str, tuple[str, ...]] = {}
     unknowable: list[str] = []
+    hidden: list[str] = []
     after: list[str] = []
     when_absent: list[str] = []
     for node in nodes:
         verdict = node_matches(selection.node_selector, selection.terms, node)
+        seen = node  # the labels the keys left undecided are read on: with the installed agents' labels, if any
         if verdict is None and not node.complete:
-            known, hidden = labels_once_discovered(selection.keys, node.labels, installed)
-            if known or hidden:
-                later = node.adding(known, hidden)
+            known, carried = labels_once_discovered(selection.keys, node.labels, installed)
+            if known or carried:
+                later = seen = node.adding(known, carried)
                 verdict = node_matches(selection.node_selector, selection.terms, later)
                 if verdict is not None:
-                    after += [a for k in (*known, *hidden) for a in (discovered_by(k).agents if discovered_by(k) else ())
+                    after += [a for k in (*known, *carried) for a in (discovered_by(k).agents if discovered_by(k) else ())
                               if a in installed]
                     node = later
         fits = fits_node_name(selection.node_name, node)
@@ -302,11 +315,13 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
             undecided.append(node.name)
             if node_matches(selection.node_selector, selection.terms, replace(node, complete=True)) is True:
                 when_absent.append(node.name)
-            for key in undecided_keys(selection.node_selector, selection.terms, node):
+            for key in undecided_keys(selection.node_selector, selection.terms, seen):
                 row = discovered_by(key)
                 if row is not None and not set(row.agents) & set(installed):
                     pending.setdefault(key, row.agents)
-                elif row is None and key not in node.unknown:
+                elif key in seen.unknown:
+                    hidden.append(key)
+                else:  # no agent the stack installs sets it here, nor the pool or its platform
                     unknowable.append(key)
     if excluded and len(excluded) == len(nodes):
         status = "keptOff"
@@ -322,4 +337,4 @@ def place_on(tolerations: Sequence[Toleration], selection: NodeSelection, taints
         status = "runs"
     return Placement(status, missing, tuple(excluded), tuple(undecided), len(nodes), tuple(pending.items()),
                      tuple(dict.fromkeys(unknowable)), tuple(dict.fromkeys(after)), tuple(when_absent),
-                     pinned=(selection.node_name or "") if unnamed else "")
+                     pinned=(selection.node_name or "") if unnamed else "", hidden=tuple(dict.fromkeys(hidden)))

@@ -46,6 +46,8 @@ __all__ = [
     "GpuPool",
     "gpu_pool_of",
     "find_gpu_pools",
+    "declared_as",
+    "pool_declared_as",
     "decode_user_data",
     "GKE_NO_DEFAULT_PLUGIN_LABEL",
 ]
@@ -261,14 +263,22 @@ def _pool_component(res: Any) -> Any:
     return None
 
 
+def pool_declared_as(config_path: str | None, name: str) -> str:
+    """How messages name the pool a GpuNodePool declares, and the key callers find its kinds of node by:
+    ``pools[1] "inference"`` from its config path (``pools[1]``, where the stack config writes it) and its
+    name, ``GpuNodePool "inference"`` without a config path. :func:`declared_as` reads both from the
+    component; the audit (:mod:`gpu_node_pool.audit.declared`) builds the same key from the stack config."""
+    return f'{config_path} "{name}"' if config_path else f'GpuNodePool "{name}"'
+
+
 def declared_as(res: Any) -> str:
-    """``pools[1] "inference"`` for a resource a GpuNodePool created (its ``configPath`` and name),
-    ``GpuNodePool "inference"`` without a config path, else ``""`` (a hand-written resource)."""
+    """:func:`pool_declared_as` of the GpuNodePool that created ``res`` (its ``configPath`` and name), else
+    ``""`` (a hand-written resource)."""
     parent = _pool_component(res)
     if parent is None:
         return ""
     path = text(dig(parent.props, "configPath")) if isinstance(parent.props, Mapping) else None
-    return f'{path} "{parent.name}"' if path else f'GpuNodePool "{parent.name}"'
+    return pool_declared_as(path, parent.name)
 
 
 def _declared_efa(res: Any) -> bool:

@@ -14,7 +14,6 @@ declare (kubelet, cloud and NFD labels), so an expression on an undeclared key i
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ from ..k8s.selection import Expression as _Expr
 from ..k8s.selection import label_value as _label_value
 from ..k8s.selection import selection_matches
 from ..k8s.taints import Taint, TaintError, Toleration, tolerates, toleration_from_k8s
+from ..sdk import props as _props
 from ..sdk.props import derived, dig, items, mapping, plain, sequence, text
 
 __all__ = [
@@ -238,8 +238,7 @@ def _tolerations_refusal(pod_spec: Mapping[str, Any]) -> str | None:
     try:
         return tolerations_refusal(dig(pod_spec, "tolerations"))
     except Exception as err:
-        proxy = sys.modules.get("pulumi_policy.proxy")  # loaded wherever a value can be unknown
-        if proxy is None or not isinstance(err, proxy.UnknownValueError):
+        if not isinstance(err, _props.UnknownValueError):  # read only when something raised (the SDK's lazy class)
             raise
         return None
 

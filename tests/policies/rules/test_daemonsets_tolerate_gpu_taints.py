@@ -97,7 +97,8 @@ def test_a_platform_label_whose_value_is_known_only_at_launch_is_not_judged_not_
     stack = [node_group(), daemonset("agent", "logging", node_selector={"eks.amazonaws.com/nodegroup": "cpu-ng"})]
     assert run(POLICY, stack) == []
     (note,) = cannot_run(POLICY, stack)
-    assert "not judged" in note["message"] and "values not known before launch" in note["message"]
+    assert ("not judged: its node selection reads eks.amazonaws.com/nodegroup: the pool's nodes carry it with a value "
+            "known only once they launch") in note["message"]
 
 
 def test_a_label_nothing_sets_is_not_judged_when_it_would_admit_and_taken_as_absent_when_it_refuses():

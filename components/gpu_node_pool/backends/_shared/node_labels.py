@@ -4,9 +4,11 @@ platform sets. Each backend's ``labels.py`` has the table and calls :func:`node_
 registry's ``node_labels`` names it, so the policies ask without naming a backend.
 
 Every node gets the Kubernetes well-known labels from the kubelet and the cloud provider
-(https://kubernetes.io/docs/reference/labels-annotations-taints/): ``kubernetes.io/arch``,
-``kubernetes.io/os``, ``node.kubernetes.io/instance-type``, ``topology.kubernetes.io/zone`` and
-``/region``. A zone the pool does not pin is a label the node carries with an unknown value.
+(https://kubernetes.io/docs/reference/labels-annotations-taints/): the kubelet's own
+(:func:`kubelet_labels`: ``kubernetes.io/os``/``arch``, their deprecated ``beta.kubernetes.io/`` copies,
+``kubernetes.io/hostname``), ``node.kubernetes.io/instance-type``, ``topology.kubernetes.io/zone`` and
+``/region``. A zone the pool does not pin, like the host name, is a label the node carries with an
+unknown value.
 """
 
 from __future__ import annotations
@@ -15,19 +17,53 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...k8s.selection import NodeLabels
-from ...k8s.wellknown import ARCH_LABEL, INSTANCE_TYPE_LABEL, OS_LABEL, POOL_LABEL_KEY, REGION_LABEL, ZONE_LABEL
+from ...k8s.wellknown import (
+    ARCH_LABEL,
+    HOSTNAME_LABEL,
+    INSTANCE_TYPE_LABEL,
+    LEGACY_ARCH_LABEL,
+    LEGACY_OS_LABEL,
+    OS_LABEL,
+    POOL_LABEL_KEY,
+    REGION_LABEL,
+    ZONE_LABEL,
+)
 
-__all__ = ["PLATFORM_DECIDED", "node_kinds", "aws_region"]
+__all__ = ["PLATFORM_DECIDED", "node_kinds", "kubelet_labels", "aws_region"]
 
 #: Keys (or prefixes ending in ``/`` or ``-``) some platform decides: on a node of another
 #: platform they are missing. Each backend's table says which of them its nodes carry.
 PLATFORM_DECIDED = frozenset({
-    ARCH_LABEL, OS_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL, REGION_LABEL,
+    ARCH_LABEL, OS_LABEL, LEGACY_ARCH_LABEL, LEGACY_OS_LABEL, HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, ZONE_LABEL, REGION_LABEL,
     "eks.amazonaws.com/nodegroup", "eks.amazonaws.com/capacityType", "eks.amazonaws.com/compute-type",
     "eks.amazonaws.com/instance-", "karpenter.sh/nodepool", "karpenter.sh/capacity-type", "karpenter.k8s.aws/instance-",
     "cloud.google.com/gke-nodepool", "cloud.google.com/gke-accelerator",
     POOL_LABEL_KEY,  # this product's pool label: on a node exactly when its pool declares it (GpuNodePool does)
 })  # fmt: skip
+
+
+def kubelet_labels(arch: str | None) -> tuple[dict[str, str], set[str]]:
+    """What the kubelet of a Linux node labels its Node with when it registers: ``(labels with a known value,
+    keys it sets with a value known only once the machine runs)``. ``arch``: the node's architecture
+    (``amd64``), None when not known before launch.
+
+    The kubelet builds the Node in ``initialNode`` (kubernetes/kubernetes ``pkg/kubelet/kubelet_node_status.go``)
+    with ``v1.LabelHostname: kl.hostname``, ``v1.LabelOSStable``/``v1.LabelArchStable`` and
+    ``kubeletapis.LabelOS``/``kubeletapis.LabelArch`` (``beta.kubernetes.io/os``/``arch``, deprecated and still
+    set) from ``goruntime.GOOS``/``GOARCH``; ``--node-labels`` may override them (the pool's own labels, which
+    :func:`node_kinds` lays over these). Read in the Kubernetes 1.28 tree at commit
+    ``16dbec2959de62b42980edfec45745b49f5c2cc3`` (kevinhehc/k8s-1.28) and in openshift/kubernetes at commit
+    ``190976a6acf6578d78e02b4dbd12b30013c403db``, a downstream tree of current upstream; ``updateDefaultLabels``
+    there keeps the same keys on a node that registers again. The host name is the machine's (or
+    ``--hostname-override``), given at launch.
+    """
+    labels = {OS_LABEL: "linux", LEGACY_OS_LABEL: "linux"}
+    unknown = {HOSTNAME_LABEL}
+    if arch:
+        labels[ARCH_LABEL] = labels[LEGACY_ARCH_LABEL] = arch
+    else:
+        unknown |= {ARCH_LABEL, LEGACY_ARCH_LABEL}
+    return labels, unknown
 
 
 def aws_region(zone: str) -> str:
@@ -62,15 +98,18 @@ def node_kinds(
     kinds = []
     for itype in types:
         for zone in zone_list:
-            labels: dict[str, str] = {OS_LABEL: "linux", **platform}
             unknown = set(platform_unknown)
             if itype is None:
-                unknown |= {INSTANCE_TYPE_LABEL, ARCH_LABEL}
+                known: Mapping[str, str] = {}
+                unknown.add(INSTANCE_TYPE_LABEL)
             else:
                 known, hidden = per_type(itype)
-                labels.update(known)
-                labels[INSTANCE_TYPE_LABEL] = itype
                 unknown |= set(hidden)
+            kubelet, kubelet_unknown = kubelet_labels(known.get(ARCH_LABEL))
+            labels: dict[str, str] = {**kubelet, **platform, **known}
+            if itype is not None:
+                labels[INSTANCE_TYPE_LABEL] = itype
+            unknown |= kubelet_unknown
             if zone is None:
                 unknown |= {ZONE_LABEL, REGION_LABEL}
             else:
