@@ -27,6 +27,10 @@ CASES = [
      DEV.replace("        example.com/team: ml-platform", "        nvidia.com/device-plugin.config: timeslicing-4"),
      "pools[0]: labels: 'nvidia.com/device-plugin.config' ('timeslicing-4') picks the device plugin's named config, "
      "which the component writes from gpuSharing and mig"),
+    ("device-plugin config label through the kubelet's flags",
+     DEV.replace("      capacityType: ON_DEMAND\n",
+                 "      capacityType: ON_DEMAND\n      kubelet: {flags: ['--node-labels=nvidia.com/device-plugin.config=mps-2']}\n"),
+     "pools[0]: kubelet.flags[0]: 'nvidia.com/device-plugin.config' ('mps-2') picks the device plugin's named config"),
     ("MIG layout label set by hand",
      DEV.replace("        example.com/team: ml-platform", "        nvidia.com/mig.config: all-1g.10gb"),
      "pools[0]: labels: 'nvidia.com/mig.config' ('all-1g.10gb') makes the GPU Operator's MIG manager partition"),

@@ -31,10 +31,11 @@ from ..k8s.taints import (
     qualified_name_problem,
     split_kubelet_form,
 )
-from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, NVIDIA_GPU_RESOURCE, POOL_LABEL_KEY
+from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, POOL_LABEL_KEY
 from ..text.terminal import shown
 from .defaults import DEFAULT_TAINT
 from .errors import fail, fail_per_key
+from .reserved_labels import RESERVED_LABELS, reserved_label_problem
 
 EKS_MAX_TAINTS = 50
 INT32_MAX = 2**31 - 1
@@ -438,41 +439,10 @@ class PoolBase(Model):
 
     @model_validator(mode="after")
     def _reserved_labels(self) -> PoolBase:
-        if POOL_LABEL_KEY in self.labels:
-            raise fail(f"labels: {POOL_LABEL_KEY!r} is set by the component to the pool name; remove it")
-        if DEVICE_PLUGIN_CONFIG_LABEL in self.labels and self.gpu_sharing is not None:
-            raise fail(
-                f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} is set by the component from gpuSharing "
-                f"({self.gpu_sharing.config_name!r}); remove it"
-            )
-        if DEVICE_PLUGIN_CONFIG_LABEL in self.labels and self.mig is not None:
-            raise fail(
-                f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} is set by the component from mig "
-                f"({mig_config_name(self.mig.strategy)!r}, the device-plugin config carrying migStrategy); remove it"
-            )
-        if DEVICE_PLUGIN_CONFIG_LABEL in self.labels:
-            # The label picks one of the device plugin's named configs (k8s-device-plugin v0.20.0 README,
-            # "Multiple Device Plugin Configs"): what the node then advertises is that config's, which the plan
-            # cannot know, and a name the chart's configs lack stops the plugin's config manager at start.
-            raise fail(
-                f"labels: {DEVICE_PLUGIN_CONFIG_LABEL!r} ({self.labels[DEVICE_PLUGIN_CONFIG_LABEL]!r}) picks the "
-                "device plugin's named config, which the component writes from gpuSharing and mig so that the "
-                f"plan knows how many {NVIDIA_GPU_RESOURCE} each node advertises; set gpuSharing or mig instead "
-                "(a name the plugin's configs lack keeps it from starting), and remove the label"
-            )
-        if MIG_CONFIG_LABEL in self.labels and self.mig is not None:
-            raise fail(
-                f"labels: {MIG_CONFIG_LABEL!r} is set by the component from mig ({mig_layout_name(self.mig.profile)!r} "
-                "where the GPU Operator's MIG manager partitions); remove it"
-            )
-        if MIG_CONFIG_LABEL in self.labels:
-            # The GPU Operator's MIG manager partitions a node's GPUs by this label (GPU Operator docs, "GPU
-            # Operator with MIG"): the node would advertise MIG devices the plan does not know of.
-            raise fail(
-                f"labels: {MIG_CONFIG_LABEL!r} ({self.labels[MIG_CONFIG_LABEL]!r}) makes the GPU Operator's MIG "
-                "manager partition the node's GPUs, which the component sets from mig so that the plan knows what "
-                "each node advertises; set mig instead, and remove the label"
-            )
+        for key in RESERVED_LABELS:
+            why = key in self.labels and reserved_label_problem(key, self.labels[key], **self.reserved_label_context)
+            if why:
+                raise fail(f"labels: {why}")
         if self.gpu_label.key == POOL_LABEL_KEY:
             raise fail(
                 f"gpuLabel: {POOL_LABEL_KEY!r} is the pool label the component sets to the pool name; "
@@ -484,6 +454,13 @@ class PoolBase(Model):
                 "set it once, in gpuLabel"
             )
         return self
+
+    @property
+    def reserved_label_context(self) -> dict[str, str | None]:
+        """What :func:`.reserved_labels.reserved_label_problem` names as the component's own value of each label."""
+        return {"sharing": self.gpu_sharing.config_name if self.gpu_sharing is not None else None,
+                "mig": mig_config_name(self.mig.strategy) if self.mig is not None else None,
+                "mig_layout": mig_layout_name(self.mig.profile) if self.mig is not None else None}
 
     # derived, plain values (known at preview) -----------------------------------------
     @property

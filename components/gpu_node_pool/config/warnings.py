@@ -48,7 +48,7 @@ def pool_warnings(pool: Any, cluster: Any, limits: Any = None) -> list[ConfigIss
     a MIG profile not in the tables), and :func:`limit_warnings` of a stack of that pool alone (its cluster's
     Kubernetes version, its backend's quotas and versions) under ``limits`` (a ``LimitsConfig``; None: the
     defaults)."""
-    from ..gpu_agents.validate import pool_problems
+    from ..registry import stack_warning_rules
     from .stack import StackConfig
 
     fields: dict[str, Any] = {"cluster": cluster, "pools": [pool]}
@@ -60,7 +60,8 @@ def pool_warnings(pool: Any, cluster: Any, limits: Any = None) -> list[ConfigIss
         issue = ConfigIssue("pools[0]" + (f".{sub}" if sub else ""), message)
         if issue not in out:
             out.append(issue)
-    out += [w for p in pool_problems(pool, 0, None) if p.warning and (w := ConfigIssue(p.path, p.message)) not in out]
+    for rule in stack_warning_rules():  # the GPU agents' rules, reached through the registry
+        out += [w for w in rule(stack) if w not in out]
     return out + [w for w in limit_warnings(stack) if w not in out]
 
 

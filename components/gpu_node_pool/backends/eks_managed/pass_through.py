@@ -128,11 +128,13 @@ def merge_problems(pool: Any, declared_taints: list[Taint], declared_labels: dic
             (``labels``, ``gpuLabel``, the pool label and the labels derived from ``mig``/``gpuSharing``).
 
     Rules: a taint with the key and effect of a declared or earlier pass-through taint but another
-    value; a label with another value than a declared or earlier one; a label EKS or Kubernetes
-    refuses (:func:`~gpu_node_pool.k8s.labels.eks_label_problem`, label syntax). Each message names both
-    paths and both values.
+    value; a label with another value than a declared or earlier one; a label the component writes itself
+    (:func:`~gpu_node_pool.config.reserved_labels.reserved_label_problem`), or one EKS or Kubernetes refuses
+    (:func:`~gpu_node_pool.k8s.labels.eks_label_problem`, label syntax). Each message names both paths and
+    both values.
     """
     from ...config.common import labels_problems
+    from ...config.reserved_labels import reserved_label_problem
     from ...k8s.labels import eks_label_problem
 
     problems: list[str] = []
@@ -155,7 +157,8 @@ def merge_problems(pool: Any, declared_taints: list[Taint], declared_labels: dic
                 f"{_LABEL_RULE}; make the values agree, or remove the label from {passed.path}"
             )
         elif seen_label[1] == passed.path:  # first time this key is seen: the node group must take it
-            why = eks_label_problem(passed.key, passed.value) or "; ".join(labels_problems({passed.key: passed.value}))
+            why = (reserved_label_problem(passed.key, passed.value, **pool.reserved_label_context)
+                   or eks_label_problem(passed.key, passed.value) or "; ".join(labels_problems({passed.key: passed.value})))
             if why:
                 problems.append(f"{passed.path}: {why}")
     return problems

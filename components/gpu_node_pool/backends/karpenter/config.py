@@ -13,9 +13,10 @@ from pydantic import (
 
 from ...config.common import AwsTags, Model, TaintConfig, TaintItem, fail
 from ...config.errors import ConfigIssue, fail_per_key
+from ...config.reserved_labels import reserved_label_problem
 from ...k8s.patterns import full_match, pattern_search
 from ...k8s.taints import Taint, find_duplicate_taints
-from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, POOL_LABEL_KEY
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
@@ -265,7 +266,9 @@ class KarpenterPool(NodePoolBase):
         def label_problem(key: str) -> str | None:
             if key in KARPENTER_MANAGED_KEYS:
                 return f"{key!r} is written by {KARPENTER_MANAGED_KEYS[key]} as a requirement; set it there"
-            return karpenter_label_problem(key)
+            # the pool label: the merge says which value the component's own gives it
+            reserved = reserved_label_problem(key, None) if key != POOL_LABEL_KEY else None
+            return reserved or karpenter_label_problem(key)
 
         problems = merge_problems(node_class.user_data, taints, startup, dict(info.data["labels"]), label_problem)
         if problems:

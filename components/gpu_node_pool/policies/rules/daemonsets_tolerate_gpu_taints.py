@@ -19,8 +19,8 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...k8s.effective import cluster_platform
 from ...k8s.labels import DEFAULT_GPU_LABEL
-from ...k8s.wellknown import POOL_LABEL_KEY
 from ...k8s.taints import Taint, Toleration, effective_tolerations
+from ...k8s.wellknown import POOL_LABEL_KEY
 from ...sdk.props import Undecided, UnknownValueError, plain
 from ..gpu_agents import agent_resources, discovery_agents
 from ..placement import StackPlacements
