@@ -287,5 +287,7 @@ def test_a_whatif_pool_with_no_node_yet_knows_its_instance_type_and_architecture
     report = run_audit(load_dump(write(tmp_path, objects)), declared=read_declared("dev", ROOT))
     whatif = {r.ds.display: r.whatif["pool inference as declared"] for r in report.rows if r.ds.origin == "cluster"}
     assert {name: whatif[f"default/{name}"].status for name in ("m5-only", "windows-only", "arm-only")} == {
-        "m5-only": "keptOff", "windows-only": "keptOff", "arm-only": "keptOff"}  # it said "does not run" / not judged
+        "m5-only": "keptOff", "windows-only": "keptOff", "arm-only": "keptOff"}
     assert whatif["default/anywhere"].status == "doesNotRun"
+    assert whatif["default/m5-only"].summary.startswith("would be kept off its new nodes by its own selection")
+    assert whatif["default/anywhere"].summary.startswith("would not run on its new nodes: ")

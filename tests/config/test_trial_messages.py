@@ -243,10 +243,10 @@ def test_a_date_shaped_value_that_is_no_date_is_the_string_pulumi_reads():
 
 
 def test_one_mistake_is_one_line():
-    # a taint written as a stack secret was three lines (key missing, effect missing, unknown key secure)
+    # a taint written as a stack secret: one line, not one per missing key and the unknown key secure
     lines = issues(DEV.replace("        - nvidia.com/gpu=present:NoSchedule\n", "        - secure: AAABAHxyz\n", 1))
     assert len(lines) == 1 and lines[0].startswith("pools[0].taints[0]: is a Pulumi secret (secure: ...)"), lines
-    # a refused cluster.nodeRoleArn / subnetIds also told the pool it was missing
+    # a refused cluster.nodeRoleArn / subnetIds: the pool is not also told it is missing
     for old, new in (("nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node", "nodeRoleArn: notanarn"),
                      ("    subnetIds:\n      - subnet-0a1b2c3d4e5f60718\n      - subnet-0f1e2d3c4b5a69788\n",
                       "    subnetIds: []\n")):
