@@ -172,6 +172,30 @@ def test_a_number_beyond_what_pulumi_reads_is_a_string_and_its_message_is_short(
     assert "5000 digits" in issue.message and "9" * 100 not in issue.message, issue.message
 
 
+@pytest.mark.parametrize(("written", "read_as"), [
+    (f"'{'1' * 24}'", "text"), ("9" * 400, "text"), ("1" * 24, "a float"),
+])
+def test_a_number_past_the_largest_whole_number_is_described_as_pulumi_reads_it(written, read_as):
+    # gopkg.in/yaml.v3 resolve.go: a plain number is an int64, else a uint64, else a float64, else text; quoted is text
+    from gpu_node_pool.config.loading import load_stack_config
+
+    text = ("config:\n  gpu-node-pools:cluster: {name: c, nodeRoleArn: 'arn:aws:iam::111122223333:role/n', "
+            "subnetIds: [subnet-0a1b2c3d4e5f60718]}\n  gpu-node-pools:pools:\n    - name: a\n      backend: eks-managed\n"
+            f"      instanceTypes: [g6.xlarge]\n      scaling: {{minSize: 0, maxSize: {written}}}\n")
+    config, _ = read_stack_file(text.encode(), "Pulumi.x.yaml")
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(config, "Pulumi.x.yaml")
+    [issue] = [i for i in err.value.issues if i.path == "pools[0].scaling.maxSize"]
+    if read_as == "text":
+        digits = len(written.strip("'"))
+        assert issue.message == (
+            f"text of {digits} digits, not a number: Pulumi's YAML reader (gopkg.in/yaml.v3) keeps a quoted number as "
+            "text, reads a plain one up to 2^64 - 1 as a whole number, a longer one as a float and one past the float "
+            "range as text; write the whole number the setting needs, unquoted")
+    else:
+        assert issue.message == "1.1111111111111111e+23: must be a whole number (e.g. 4)"
+
+
 @pytest.mark.parametrize("anchor", ["", "&a "])  # the tree built directly, and PyYAML's construction
 def test_the_value_its_tag_cannot_read_is_located_among_other_tagged_values(anchor):
     text = (f"config:\n  gpu-node-pools:cluster:\n    name: {anchor}!!str ok\n    region: !!str us\n"
@@ -207,3 +231,16 @@ def test_an_explicit_tag_takes_only_what_pulumis_reader_takes(value):
         read_stack_file(text.encode(), "Pulumi.x.yaml")
     (issue,) = err.value.issues
     assert issue.location.line == 3 and "does not fit its explicit YAML tag" in issue.message
+
+
+@pytest.mark.parametrize(("written", "sent"), [
+    ("98765432109876543210", 98765432109876540000),  # past uint64: a float64, written with its shortest digits
+    ("18446744073709551616", 18446744073709552000),
+    ("-9223372036854775809", -9223372036854776000),
+    ("18446744073709551615", 18446744073709551615),  # uint64: exact
+    ("4.0", 4), ("1e3", 1000),
+])
+def test_a_number_arrives_as_pulumis_json_writes_it(written, sent):
+    from gpu_node_pool.config.pulumi_scalars import plain_number
+
+    assert plain_number(written) == sent

@@ -30,6 +30,7 @@ from __future__ import annotations
 import calendar
 import math
 import re
+from decimal import Decimal
 
 __all__ = ["BOOLEANS", "NON_FINITE", "NULLS", "PulumiTimestamp", "go_time_text", "is_yaml_int", "plain_kind",
            "plain_number"]
@@ -185,5 +186,7 @@ def plain_number(text: str) -> int | float | None:
     if value is None or math.isinf(value):
         return None  # ParseFloat's range error: yaml.v3 keeps the text
     if value.is_integer() and abs(value) < _JSON_EXPONENT_FROM:
-        return int(value)
+        # Go writes a float64 with the fewest digits that read back to it, zeros after (9.87654321098765e19 is
+        # written 98765432109876500000), which JSON then reads as that integer
+        return int(Decimal(repr(value)))
     return value
