@@ -273,3 +273,20 @@ def test_a_loader_error_quoting_a_credential_is_redacted(tmp_path):
                                                                      "exec": {"args": ["--secret", "arg-SEKRET"]}}}]}))
     message = _redacted("invalid token 'token-SEKRET-123' near arg-SEKRET", str(path))
     assert "SEKRET" not in message and message.count("[secret]") == 2
+
+
+def test_a_malformed_live_item_is_named_by_its_place_in_the_whole_list_not_in_its_page(api, tmp_path):
+    pods = api.objects["Pod"]
+    pods.insert(3, {"kind": "Pod", "metadata": {"namespace": "ml"}, "spec": {}, "status": {}})  # page 2 of 2 pods
+    pods.insert(5, "not an object")
+    snapshot = load_live(api.kubeconfig(tmp_path), "fake", page_size=2)
+    [nameless] = [line for line in snapshot.skipped if line.startswith("Pod at")]
+    assert nameless.startswith("Pod at GET /api/v1/pods item 3 of the list (namespace 'ml'): no metadata.name")
+    assert "a hand-made dump" not in nameless and "is it a Kubernetes API server?" in nameless
+    assert "GET /api/v1/pods item 5 of the list: not an object; skipped" in snapshot.problems
+    assert not any("items[" in line for line in [*snapshot.skipped, *snapshot.problems])
+
+
+def test_a_live_list_is_not_searched_for_copies(api, tmp_path):
+    snapshot = load_live(api.kubeconfig(tmp_path), "fake", page_size=2)
+    assert snapshot.live and snapshot.remembered == 0 and len(snapshot.nodes) == 4

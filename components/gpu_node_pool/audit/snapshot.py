@@ -14,10 +14,13 @@ dump item by item, a live page by page) and drop it; the snapshot keeps
 every other pod, event and field is dropped on arrival. The verdicts then run over these records
 (:func:`gpu_node_pool.audit.report.run_audit`) and give the report they gave over whole objects.
 
-An object is kept once: a second copy of the same kind and namespace/name (a dump directory holding
-one object in two files) is dropped and noted, or, when it differs from the kept copy in what the
-verdicts read, listed among the objects left out (:mod:`.identity`). An object without
-``metadata.name`` is left out the same way as one with a field of the wrong shape.
+An object of a dump is kept once: a second copy of an object kept (a dump directory holding one
+object in two files; a Node is known by its name, a namespaced object by its namespace/name and uid)
+is dropped and noted, or, when it differs from the kept copy in what the verdicts read, listed among
+the objects left out (:mod:`.identity`). Only the objects kept are remembered for this: a pod or event
+the snapshot drops is not, and neither is anything a live list serves (one consistent list, in pages,
+holds each object once). An object without ``metadata.name`` is left out the same way as one with a
+field of the wrong shape.
 """
 
 from __future__ import annotations
@@ -93,7 +96,15 @@ class Snapshot:
     #: kind -> how many objects of a kind the audit does not read (a dump's Deployments) were left out;
     #: ``""`` counts items without a kind.
     ignored: dict[str, int] = field(default_factory=dict)
+    #: read from the API (:func:`.sources.load_live`): each list one consistent list served in pages, which
+    #: holds each object once, so no copy is looked for; an item is named by its place in the whole list.
+    live: bool = False
     _repeats: Repeats = field(default_factory=Repeats, repr=False)
+
+    @property
+    def remembered(self) -> int:
+        """How many objects are remembered to find their copies (those kept, of a dump)."""
+        return len(self._repeats)
 
     @property
     def notes(self) -> list[str]:
@@ -137,15 +148,28 @@ class Snapshot:
         name = meta.get("name") if isinstance(meta, Mapping) else None
         if isinstance(name, str) and name:
             return True
-        at = f"{where} items[{index}]" if index is not None else where
+        namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
+        at = self.item_at(where, index) + (f" (namespace {shown(namespace)})" if isinstance(namespace, str) and namespace else "")
         what = ("no metadata" if meta is None else "metadata is not an object" if not isinstance(meta, Mapping)
                 else "no metadata.name" if name is None else f"metadata.name {shown(name)} is not a name")
-        self.skipped.append(f"{kind} at {at}: {what} (every Kubernetes object has a name; a hand-made dump?); skipped")
+        why = "an API server sends none without one: is it a Kubernetes API server?" if self.live else "a hand-made dump?"
+        self.skipped.append(f"{kind} at {at}: {what} (every Kubernetes object has a name; {why}); skipped")
         return False
 
+    def item_at(self, where: str, index: int | None) -> str:
+        """Where an item was read: ``dump.json items[3]``; live, ``GET /api/v1/pods item 1234 of the list`` (its
+        place in the whole list, counting from 0 over all its pages); ``where`` alone without an index."""
+        if index is None:
+            return where
+        return f"{where} item {index} of the list" if self.live else f"{where} items[{index}]"
+
     def _keep(self, kind: str, obj: Mapping[str, Any], where: str, parts: Mapping[str, Any]) -> bool:
-        """Whether this is the first copy of ``obj`` (keep it); a later one is noted or, differing, skipped."""
-        first, conflict = self._repeats.see(kind, obj["metadata"], where, parts)
+        """Whether this is the first copy of ``obj`` (keep it); a later one is noted or, differing, skipped.
+        Called for the objects the snapshot keeps only; live, every object is the first."""
+        if self.live:
+            return True
+        cluster_scoped = kind == "Node" or is_admission(kind, obj)
+        first, conflict = self._repeats.see(kind, obj["metadata"], where, parts, cluster_scoped=cluster_scoped)
         if conflict:
             self.skipped.append(conflict)
         return first
@@ -163,6 +187,8 @@ class Snapshot:
                 self.daemonsets.append(ds)
         elif kind == "Pod":
             pending, states = _reduce_pod(obj)
+            if not pending and not states:
+                return  # neither Pending nor a DaemonSet's on a node: dropped, not remembered
             parts = ({"spec": pending["spec"], "status.conditions": [{k: c.get(k) for k in ("status", "reason", "message")}
                                                                      for c in pending["status"]["conditions"]]}
                      if pending else {"spec.nodeName, metadata.ownerReferences and status": states})
@@ -172,8 +198,7 @@ class Snapshot:
                 for key, state in states:
                     self.pod_states.setdefault(key, state)
         elif kind == "Event":
-            self._keep(kind, obj, where, {})  # a copy read again is noted; the latest time of all copies counts
-            self._event(obj)
+            self._event(obj)  # the latest time of all the events of a pod counts, a copy's too
 
     def add_admission(self, kind: str, obj: Mapping[str, Any], where: str = "the API", index: int | None = None) -> None:
         """Keep an admission object (:func:`is_admission`) with the parts drift is judged on (once, as :meth:`add`)."""

@@ -99,7 +99,7 @@ def _not_a_list(where: str, doc: Any) -> SourceError:
 
 def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: int) -> None:
     if not isinstance(item, Mapping):
-        snapshot.problems.append(f"{where} items[{i}]: not an object; skipped")
+        snapshot.problems.append(f"{snapshot.item_at(where, i)}: not an object; skipped")
     elif kind in LISTS:
         snapshot.add(kind, item, where, i)
     elif is_admission(kind, item):
@@ -291,15 +291,17 @@ def load_live(
     }
     host = api.configuration.host
     where = f"context {context}" if context else ("in-cluster" if in_cluster else "current context")
-    snapshot = Snapshot(source=f"API {host} ({where}, read-only)")
+    snapshot = Snapshot(source=f"API {host} ({where}, read-only)", live=True)
     try:
         for kind, call in calls.items():
             attr, what = LISTS[kind]
             try:
                 snapshot.read.add(kind)  # an empty list was read too
+                position = 0  # an item's place in the whole list, over all its pages
                 for items in pages(call, timeout, page_size):  # each page reduced as it arrives, then dropped
-                    for i, item in enumerate(items):
-                        _add_item(snapshot, item, kind, what, i)
+                    for item in items:
+                        _add_item(snapshot, item, kind, what, position)
+                        position += 1
             except ApiException as err:
                 snapshot.drop(kind)
                 if err.status == 401:
@@ -372,11 +374,11 @@ def _load_admission(snapshot: Snapshot, api: Any, timeout: float) -> None:
                 snapshot.problems.append(f"{what}: HTTP {err.status} {err.reason}; the admission guard is not judged")
             continue
         items = answer.get("items", []) if isinstance(answer, Mapping) else sanitize(answer).get("items", [])
-        for item in items:
+        for position, item in enumerate(items):
             if not isinstance(item, Mapping):
                 continue
             item_kind = item.get("kind") or kind
-            snapshot.add_admission(str(item_kind), {**item, "kind": item_kind})
+            snapshot.add_admission(str(item_kind), {**item, "kind": item_kind}, what, position)
             if kind == "ConstraintTemplate":  # its Constraints, one kind per template
                 names = ((item.get("spec") or {}).get("crd") or {}).get("spec", {}).get("names", {})
                 if isinstance(names.get("kind"), str):
