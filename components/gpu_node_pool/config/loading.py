@@ -167,10 +167,12 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     elif kind in ("int_type", "int_from_float") and value is not None and not isinstance(value, dict | list):
         # strict: "4" and 4.0 are no integers here (common.py), so the fix says how to write one
         digits = isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value) is not None
-        if digits and len(value.strip().lstrip("0")) > 20:  # past 2^64 - 1: Pulumi's YAML reader keeps the text
-            return [ConfigIssue(path, f"a number of {len(value.strip())} digits is beyond the largest whole number "
-                                      "Pulumi reads (2^64 - 1; its YAML reader, gopkg.in/yaml.v3, keeps it as text); "
-                                      "write the number the setting needs")]
+        if digits and len(value.strip().lstrip("0")) > 20:  # text past 2^64 - 1: quoted, or past the float range
+            # gopkg.in/yaml.v3 resolve.go reads a plain number as int64, else uint64, else float64, else as text
+            return [ConfigIssue(path, f"text of {len(value.strip())} digits, not a number: Pulumi's YAML reader "
+                                      "(gopkg.in/yaml.v3) keeps a quoted number as text, reads a plain one up to "
+                                      "2^64 - 1 as a whole number, a longer one as a float and one past the float "
+                                      "range as text; write the whole number the setting needs, unquoted")]
         quoted = digits and (len(value.strip().lstrip("0")) < 20 or int(value) < 2**64)
         written = f"write {value.strip()}" if quoted else "e.g. 4"
         where = (field.description or "") if field is not None else ""
