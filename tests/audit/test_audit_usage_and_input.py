@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 from audit_cluster import acceptance_objects, as_list
@@ -31,7 +32,7 @@ def error_lines(err: str) -> list[str]:
     return [line for line in err.splitlines() if "error" in line]
 
 
-# --- --timeout: a number of seconds above 0, whatever the source ------------------------------
+# --- --timeout: a number of seconds above 0 and at most one day, whatever the source ----------------
 
 
 @pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "-inf", "soon"])
@@ -56,12 +57,45 @@ def test_every_timeout_option_refuses_with_the_same_rule(capsys, argv):
     code, _, err = run(capsys, *argv, "nan")
     assert code == 64
     [line] = error_lines(err)
-    assert line.endswith(f"argument {argv[-1]}: 'nan' must be a number of seconds above 0, e.g. 30")
+    assert line.endswith(f"argument {argv[-1]}: 'nan' must be a number of seconds above 0 and at most 86400 (one day), e.g. 30")
+
+
+def kubeconfig(tmp_path) -> str:
+    """A kubeconfig whose server nothing answers (nothing may reach it: the option is refused first)."""
+    path = tmp_path / "kc.yaml"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "x",
+        "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:9"}}],
+        "users": [{"name": "u", "user": {"token": "not-a-real-token"}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}]}))
+    return str(path)
+
+
+@pytest.mark.parametrize("value", ["9999999999", "1e20", "1e308", "86400.5"])
+@pytest.mark.parametrize("argv", [
+    ["audit", "--kubeconfig", "KC", "--timeout"],
+    ["audit", "--cluster-dump", str(EXAMPLE), "--timeout"],
+    ["check", "--stack", "s", "--program-timeout"],
+    ["plan", "--stack", "s", "--render-timeout"],
+])
+def test_a_timeout_past_one_day_is_a_usage_error_naming_the_option_the_value_and_the_bound(capsys, tmp_path, argv, value):
+    argv = [kubeconfig(tmp_path) if a == "KC" else a for a in argv]
+    code, out, err = run(capsys, *argv, value)
+    assert code == 64, out + err
+    [line] = error_lines(err)
+    assert line.endswith(f"argument {argv[-1]}: '{value}' must be a number of seconds above 0 and at most 86400 "
+                         "(one day), e.g. 30")
+    assert "internal error" not in err and "Traceback" not in err and "OverflowError" not in err
 
 
 def test_a_timeout_above_0_is_accepted(capsys):
     code, _, err = run(capsys, "audit", "--cluster-dump", str(EXAMPLE), "--timeout", "0.5")
     assert code == 1, err  # the example's findings
+
+
+def test_a_timeout_of_one_day_is_accepted(capsys):
+    code, _, err = run(capsys, "audit", "--cluster-dump", str(EXAMPLE), "--timeout", "86400")
+    assert code == 1, err
 
 
 # --- a dump that is not UTF-8, a directory that cannot be listed ---------------------------------
@@ -171,3 +205,33 @@ def test_a_what_if_cell_not_judged_says_not_judged_once():
     assert all("not judged: not judged" not in d for d in cell["details"])
     assert "what-if pool gpu as declared: not judged: its node selection reads example.com/rack" in report.to_text()
     assert "not judged: not judged" not in report.to_text()
+
+
+def test_a_what_if_cell_of_a_pool_with_no_node_yet_speaks_of_its_new_nodes_and_keeps_its_status():
+    snapshot = Snapshot("dump")
+    snapshot.add("Node", {"kind": "Node", "metadata": {"name": "gpu-1", "labels": {"gpu-node-pools/pool": "live"}}})
+    everywhere = {"tolerations": [{"operator": "Exists"}]}
+    snapshot.add("DaemonSet", {"kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "ops"},
+                               "spec": {"template": {"spec": everywhere}}})
+    snapshot.add("DaemonSet", {"kind": "DaemonSet", "metadata": {"name": "logs", "namespace": "ops"},
+                               "spec": {"template": {"spec": {}}}})
+    taint = [Taint.parse("nvidia.com/gpu=true:NoSchedule")]
+    pools = [DeclaredPool(0, "gpu", "eks-managed", taint, {"gpu-node-pools/pool": "gpu"}),  # no node yet
+             DeclaredPool(1, "live", "eks-managed", taint, {"gpu-node-pools/pool": "live"})]
+    stack_ds = {"kind": "DaemonSet", "metadata": {"name": "plugin", "namespace": "kube-system"},
+                "spec": {"template": {"spec": {}}}}
+    report = run_audit(snapshot, declared=Declared("s", pools, [stack_ds]))
+    cells = {(d["name"], pool): cell for d in report.to_json()["daemonSets"] for pool, cell in d["whatIf"].items()}
+    agent, logs = cells[("agent", "pool gpu as declared")], cells[("logs", "pool gpu as declared")]
+    assert (agent["status"], agent["summary"]) == ("runs", "would run on its new nodes")
+    assert (logs["status"], logs["summary"]) == (
+        "doesNotRun", "would not run on its new nodes: nvidia.com/gpu=true:NoSchedule not tolerated")
+    assert cells[("agent", "pool live as declared")]["summary"] == "runs on all 1 node(s)"  # a live node: counted
+    text = report.to_text()
+    assert "what-if pool gpu as declared: would run on its new nodes" in text
+    assert "what-if pool gpu as declared: runs on all" not in text
+    [stack] = [f for f in report.findings if f.code == "whatif-stack-daemonset" and f.pool == "gpu"]
+    assert stack.message == ("as the stack would deploy it, it would not run on pool gpu's new nodes: "
+                             "nvidia.com/gpu=true:NoSchedule not tolerated")
+    jsonschema.validate(report.to_json(), json.loads((ROOT / "components" / "gpu_node_pool" / "audit"
+                                                      / "report.schema.json").read_text()))

@@ -10,7 +10,7 @@ rule of every command): 0 clean, 1 a finding at or above ``--fail-on``; 2 (unrea
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
@@ -369,17 +369,22 @@ def _whatif(declared: Declared, nodes: list[Node], rows: list[Row], platform: st
         columns.append(column)
         shapes = whatif_nodes(pool, nodes)
         live = {n.name: n for n in nodes}
+        made_up = not any(name in live for name, _, _ in shapes)  # the pool has no node yet: judged on the kinds it would get
         for row in rows:
             if row.ds.origin == "cluster" and (row.ds.namespace, row.ds.name) in managed:
                 row.whatif[column] = Cell("notJudged", "managed by the stack: judged in its (stack) row")
                 continue
             would = [judge(row.ds, name, labels, taints) for name, labels, taints in shapes]
-            cell = pool_cell(would)
+            judged = pool_cell(would)
+            cell = replace(judged, summary=_on_new_nodes(judged, len(shapes), "its")) if made_up else judged
             row.whatif[column] = cell
             if row.ds.origin != "cluster":
                 if cell.status in ("doesNotRun", "partial"):
+                    whose = f"pool {pool.name}'s"
+                    said = (f"it {_on_new_nodes(judged, len(shapes), whose)}" if made_up
+                            else f"it {cell.summary} on pool {pool.name}")
                     findings.append(Finding("mandatory", "whatif-stack-daemonset", f"DaemonSet {row.ds.display} (stack)",
-                        f"as the stack would deploy it, it {cell.summary} on pool {pool.name}", "fix its tolerations in the stack", pool.name))
+                        f"as the stack would deploy it, {said}", "fix its tolerations in the stack", pool.name))
                 continue
             now = [judge(row.ds, n, live[n].labels, live[n].taints) for n, *_ in shapes if n in live]
             stopped = [(nv, wv) for nv, wv in zip(now, would, strict=False) if nv.status == "runs" and wv.status == "doesNotRun"]
@@ -390,3 +395,18 @@ def _whatif(declared: Declared, nodes: list[Node], rows: list[Row], platform: st
                     f"adding {', '.join(taints)} to pool {pool.name} would stop it (it runs now on {nodes_text})",
                     "; ".join(f"tolerate {t} with {toleration_text(tol)}" for t, tol in cell.missing), pool.name))
     return columns
+
+
+def _on_new_nodes(cell: Cell, kinds: int, whose: str) -> str:
+    """The summary of a what-if ``cell`` judged on made-up nodes (a pool with no node yet: one per kind of node
+    the plan knows it would get, :func:`.declared.whatif_nodes`), worded for ``whose`` (``its``, ``pool gpu's``)
+    new nodes: no node exists yet to run on. The status stays the cell's."""
+    stopped = cell.summary.partition(";")[2].strip()
+    return {
+        "runs": f"would run on {whose} new nodes",
+        "doesNotRun": f"would not run on {whose} new nodes: " + cell.summary.removeprefix("does not run: "),
+        "partial": f"would run on some of {whose} new nodes ({cell.runs_on} of {kinds} kinds of node)"
+                   + (f"; {stopped}" if stopped else ""),
+        "keptOff": f"would be kept off {whose} new nodes by its own selection"
+                   + cell.summary.removeprefix("kept off by its own selection"),
+    }.get(cell.status, cell.summary)

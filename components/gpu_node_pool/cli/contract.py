@@ -42,6 +42,7 @@ from importlib import resources
 from typing import Any, NoReturn
 
 from ..sdk.outcome import FAIL_ON, SCHEMA_VERSION, ExitCode, envelope
+from ..text.terminal import shown
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -83,16 +84,23 @@ def input_path(value: str) -> str:
     return value
 
 
+#: The longest timeout any option takes, in seconds (one day): no real request, program or render needs more,
+#: and every wait it bounds can count that far (a lock's wait of 1e10 s overflows the platform's ``time_t``).
+MAX_SECONDS = 86_400
+
+
 def positive_seconds(text: str) -> float:
-    """A timeout's value (``check --program-timeout``, ``audit --timeout``): a finite number of seconds
-    above 0. argparse reports anything else (``0``, ``-5``, ``nan``, ``inf``, ``soon``) as a usage error
-    naming the option, exit 64, whatever else the command line says."""
+    """A timeout's value (``check --program-timeout``, ``audit --timeout``, ``--render-timeout``): a number
+    of seconds above 0 and at most :data:`MAX_SECONDS` (86,400 s, one day). argparse reports anything else
+    (``0``, ``-5``, ``nan``, ``inf``, ``1e20``, ``soon``) as a usage error naming the option, exit 64,
+    whatever else the command line says."""
+    rule = f"a number of seconds above 0 and at most {MAX_SECONDS} (one day), e.g. 30"
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds; give one above 0, e.g. 30") from None
-    if not 0 < value < float("inf"):  # nan compares false: refused too
-        raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds above 0, e.g. 30")
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a number of seconds; give {rule}") from None
+    if not 0 < value <= MAX_SECONDS:  # nan compares false: refused too
+        raise argparse.ArgumentTypeError(f"{shown(text)} must be {rule}")
     return value
 
 
