@@ -110,3 +110,99 @@ def test_the_code_examples_in_the_cluster_name_message_run_as_written():
 
         resources, _ = record(program)
         assert any(r.type == "kubernetes:helm.sh/v4:Chart" for r in resources), example
+
+
+def test_config_as_a_camelcase_mapping_is_validated_as_the_stack_devicePlugin_and_installs_there():
+    s = validate_stack_config(base())
+    seen = {}
+
+    def program():
+        pool = GpuNodePool("inference", GpuNodePoolArgs(pool=s.pools[0], cluster=s.cluster))
+        plugin = NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs(
+            s.cluster.name, [pool.spec], config={"namespace": "gpu", "extraTolerations": [{"key": "dedicated",
+                                                                                         "operator": "Exists"}]}))
+        seen["tolerations"] = plugin.tolerations
+
+    resources, _ = record(program)
+    (namespace,) = [r for r in resources if r.type == "kubernetes:core/v1:Namespace"]
+    assert namespace.inputs["metadata"]["name"] == "gpu"
+    assert {"key": "dedicated", "operator": "Exists"} in seen["tolerations"]
+
+
+@pytest.mark.parametrize(("config", "said"), [
+    ({"namespace": "default"},
+     "config.namespace: 'default': the chart refuses to install into the default namespace; use e.g. nvidia-device-plugin"),
+    ({"namespce": "gpu"}, "config.namespce: unknown key 'namespce'; did you mean 'namespace'?"),
+    ("gpu", "config: got 'gpu' (str); expected a DevicePluginConfig or its camelCase mapping as the stack config's "
+            "devicePlugin takes it, e.g. config={'namespace': 'nvidia-device-plugin'}"),
+    (None, "config: got None (NoneType); expected a DevicePluginConfig"),
+])
+def test_a_config_that_is_no_devicePlugin_is_one_line_at_config_and_registers_no_plugin(config, said):
+    err, plugin = _run(lambda pools, s: NvidiaDevicePluginArgs(s.cluster.name, [p.spec for p in pools], config=config))
+    (issue,) = err.issues
+    assert err.source == "NvidiaDevicePluginArgs" and str(issue).startswith(said)
+    assert plugin == []
+
+
+def test_only_the_pools_the_plugin_serves_are_judged_and_an_issue_keeps_the_pools_index():
+    from gpu_node_pool.config.common import MigConfig
+
+    cfg = base()
+    cfg["pools"].append({**cfg["pools"][0], "name": "bottlerocket", "amiType": "BOTTLEROCKET_x86_64_NVIDIA",
+                         "instanceTypes": ["p5.48xlarge"]})
+    cfg["pools"].append({**cfg["pools"][0], "name": "mig", "instanceTypes": ["p5.48xlarge"],
+                         "mig": {"strategy": "single", "profile": "1g.10gb"}})
+    s = validate_stack_config(cfg, agents_apart=True)
+    # the Bottlerocket pool ships its own plugin: the chart does not serve it, so a MIG layout its image
+    # refuses (a model changed after validation) is not this plugin's to judge
+    own = s.pools[1].model_copy(update={"mig": MigConfig(strategy="mixed", profile="1g.10gb")})
+    served = [s.pools[0], own]
+
+    def program():
+        NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs(s.cluster.name, served))
+
+    resources, _ = record(program)
+    assert any(r.type == "kubernetes:helm.sh/v4:Chart" for r in resources)
+    with pytest.raises(ConfigError) as exc:
+        record(lambda: NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs(
+            s.cluster.name, [own, s.pools[0], s.pools[2]])))
+    (issue,) = exc.value.issues
+    assert issue.path == "pools[2].mig" and issue.message.startswith("pool 'mig': nothing partitions this pool's GPUs")
+
+
+def _operator(agents, config):
+    """Declare the pools of the base stack, then a GpuOperator with ``agents`` and ``config``."""
+    from gpu_node_pool.gpu_agents import GpuOperator, GpuOperatorArgs
+
+    s = validate_stack_config(base())
+    seen = {}
+
+    def program():
+        pool = GpuNodePool("inference", GpuNodePoolArgs(pool=s.pools[0], cluster=s.cluster))
+        seen["operator"] = GpuOperator("gpu-operator", GpuOperatorArgs(s.cluster.name, [pool.spec], agents=agents,
+                                                                       config=config))
+
+    return record(program)[0], seen.get("operator")
+
+
+def test_gpu_operator_takes_agents_and_config_as_the_stacks_camelcase_mappings():
+    _, operator = _operator({"dcgmExporter": {"enabled": True}},
+                            {"extraTolerations": [{"key": "dedicated", "operator": "Exists"}]})
+    assert operator.values["dcgmExporter"]["enabled"] is True
+    assert {"key": "dedicated", "operator": "Exists"} in operator.tolerations
+
+
+def test_gpu_operator_arguments_that_are_no_stack_sections_are_one_line_each_and_register_nothing():
+    registered = []
+    from gpu_node_pool.gpu_agents import GpuOperator, GpuOperatorArgs
+
+    s = validate_stack_config(base())
+    with pytest.raises(ConfigError) as exc:
+        record(lambda: GpuOperator("gpu-operator", GpuOperatorArgs(
+            s.cluster.name, list(s.pools), agents={"dcgmExporter": {"enabled": 1}}, config="gpu")), sink=registered)
+    assert [str(i) for i in exc.value.issues] == [
+        "agents.dcgmExporter.enabled: 1: must be a valid boolean",
+        "config: got 'gpu' (str); expected a DevicePluginConfig or its camelCase mapping as the stack config's "
+        "devicePlugin takes it, e.g. config={'extraTolerations': [{'key': 'dedicated', 'operator': 'Exists'}]}",
+    ]
+    assert exc.value.source == "GpuOperatorArgs" and registered == []

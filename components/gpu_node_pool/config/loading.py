@@ -246,6 +246,44 @@ def validate_stack_config(
     return stack
 
 
+def component_section(value: Any, key: str, argument: str, source: str, *, example: str,
+                      defaults: Mapping[str, Any] | None = None) -> Any:
+    """A section of the stack config that a component takes as one argument (``NvidiaDevicePluginArgs.config``
+    is the stack's ``devicePlugin``, ``GpuOperatorArgs.agents`` its ``gpuAgents``): the section's model as given,
+    or validated from its camelCase mapping as the stack config writes it, as a ``GpuNodePool`` validates its pool.
+
+    Args:
+        value: what the program passed.
+        key: the section's key in the stack config (``devicePlugin``, ``gpuAgents``).
+        argument: the argument's name, which each issue's path starts with (``config``).
+        source: the arguments' class (``NvidiaDevicePluginArgs``), named by the error.
+        example: a valid mapping in Python, offered when ``value`` is neither a model nor a mapping.
+        defaults: keys a mapping leaves out, filled in before it is validated (the GPU Operator's
+            ``{"provider": "gpu-operator"}``).
+
+    Raises:
+        ConfigError: ``value`` is neither the section's model nor a mapping (one issue at ``argument``), or
+            the mapping's mistakes, each at ``<argument>.<key>`` with the stack config's message.
+    """
+    model = next(f.annotation for f in StackConfig.model_fields.values() if f.alias == key)
+    if isinstance(value, model):
+        return value
+    if not isinstance(value, Mapping):
+        raise ConfigError([ConfigIssue(argument, (
+            f"got {show(value, python=True)} ({type(value).__name__}); expected a {model.__name__} or its camelCase "
+            f"mapping as the stack config's {key} takes it, e.g. {argument}={example}"))], source)
+    try:
+        return model.model_validate({**(defaults or {}), **value})
+    except ValidationError as exc:
+        issues: list[ConfigIssue] = []
+        for err in exc.errors(include_url=False):
+            for issue in _issue_from_pydantic({**err, "loc": (key, *err["loc"])}):
+                path = argument + issue.path[len(key):] if issue.path.startswith(key) else issue.path
+                if ConfigIssue(path, issue.message) not in issues:
+                    issues.append(ConfigIssue(path, issue.message))
+        raise ConfigError(issues, source) from None
+
+
 def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | None = None,
                     marks: FileMarks | None = None) -> tuple[dict[str, Any], list[str]]:
     """Parse a ``Pulumi.<stack>.yaml`` into Pulumi's runtime config form (see :func:`stack_file_config`).

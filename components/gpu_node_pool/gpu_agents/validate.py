@@ -165,17 +165,21 @@ def _provider_issues(stack: Any) -> list[ConfigIssue]:
     return issues
 
 
-def served_pool_issues(pools: Sequence[Any], provider: str, source: str) -> ConfigError | None:
+def served_pool_issues(pools: Sequence[Any], provider: str, source: str,
+                       judged: Sequence[Any] | None = None) -> ConfigError | None:
     """The refusals of the rules that need the agent serving the pools, for an agent component (``provider``:
     ``nvidia-device-plugin`` for ``NvidiaDevicePlugin``, ``gpu-operator`` for ``GpuOperator``) and the pool
     models it is given (``GpuNodePool.spec``; other items are skipped): what partitions a MIG pool, which a
-    ``GpuNodePool`` alone cannot know (``StackConfig.agents_apart``). Each issue is at ``pools[<index>]...``
-    of the agent's arguments (``source``); None when there is none."""
+    ``GpuNodePool`` alone cannot know (``StackConfig.agents_apart``). ``judged``: the pools of ``pools`` the
+    agent serves (the same objects; default all of them), the only ones judged: a pool that ships its own
+    plugin is not the agent's to partition. Each issue is at ``pools[<index>]...``, the pool's index in the
+    agent's arguments (``source``); None when there is none."""
     from ..config.common import PoolBase
 
+    serves = None if judged is None else {id(p) for p in judged}
     issues: list[ConfigIssue] = []
     for i, pool in enumerate(pools):
-        if isinstance(pool, PoolBase):
+        if isinstance(pool, PoolBase) and (serves is None or id(pool) in serves):
             issues += [ConfigIssue(p.path, f"pool {pool.name!r}: {p.message}") for p in pool_problems(pool, i, provider)
                        if not p.warning]
     return ConfigError(issues, source) if issues else None

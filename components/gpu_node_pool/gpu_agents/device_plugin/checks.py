@@ -1,7 +1,8 @@
 """Mistakes in code that builds :class:`NvidiaDevicePlugin`, found before any resource is registered.
 
 Each becomes one :class:`~gpu_node_pool.config.ConfigError` naming the argument, the bad value
-and the fix (a ``GpuNodePool`` where its ``.spec`` belongs, no pool that needs the plugin).
+and the fix (a ``GpuNodePool`` where its ``.spec`` belongs, no pool that needs the plugin, a ``config``
+that is no ``devicePlugin`` section).
 """
 
 from __future__ import annotations
@@ -9,15 +10,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...config import ConfigError, ConfigIssue, PoolConfig
+from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
 
-__all__ = ["served_pools"]
+__all__ = ["plugin_config", "served_pools"]
 
 SOURCE = "NvidiaDevicePluginArgs"
 
 
 def _fail(path: str, message: str) -> ConfigError:
     return ConfigError([ConfigIssue(path, message)], SOURCE)
+
+
+def plugin_config(config: Any) -> DevicePluginConfig:
+    """``NvidiaDevicePluginArgs.config`` as a model: a ``DevicePluginConfig`` as given, or validated from its
+    camelCase mapping as the stack's ``devicePlugin`` (``{"namespace": "gpu", "extraTolerations": [...]}``).
+
+    Raises:
+        ConfigError: anything else (one issue at ``config``), or a mapping's mistakes, each at ``config.<key>``
+            with the stack config's message (``config.namespace: 'default': the chart refuses ...``).
+    """
+    from ...config.loading import component_section
+
+    return component_section(config, "devicePlugin", "config", SOURCE, example="{'namespace': 'nvidia-device-plugin'}")
 
 
 def served_pools(pools: Any) -> list[PoolConfig]:

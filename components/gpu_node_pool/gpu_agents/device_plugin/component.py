@@ -7,7 +7,7 @@ policies check at preview), in its own namespace.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +41,9 @@ class NvidiaDevicePluginArgs:
             from your cluster's kubeconfig; the component builds none).
         pools: the pools' validated models (``GpuNodePool.spec``) the plugin serves; pools that
             ship their own plugin (Bottlerocket NVIDIA) are skipped by the renderer.
-        config: chart settings (namespace, version, image digest, extra tolerations).
+        config: chart settings (namespace, version, image digest, extra tolerations): a ``DevicePluginConfig``,
+            or its camelCase mapping as the stack's ``devicePlugin`` (``{"namespace": "gpu"}``), validated
+            as the stack config is.
         cluster: optional cluster resource (``aws.eks.Cluster``, ``gcp.container.Cluster``...)
             the once-per-cluster guard is keyed on (a kubernetes provider in ``opts.providers``
             takes precedence).
@@ -51,7 +53,7 @@ class NvidiaDevicePluginArgs:
 
     cluster_name: Any
     pools: Sequence[PoolConfig]
-    config: DevicePluginConfig = field(default_factory=DevicePluginConfig)
+    config: DevicePluginConfig | Mapping[str, Any] = field(default_factory=DevicePluginConfig)
     cluster: Any = None
     feature_discovery: bool = False
 
@@ -69,13 +71,16 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     Raises:
         ConfigError: before anything is registered: a second plugin for the same cluster in one
             program run (the chart must be installed once per cluster, serving all its pools), no
-            pool needs it, a ``GpuNodePool`` in ``pools`` instead of its ``.spec`` (:mod:`.checks`),
-            or a ``cluster_name`` that is no name (``None``, ``""``).
+            pool needs it, a ``GpuNodePool`` in ``pools`` instead of its ``.spec``, a ``config`` that is neither
+            a ``DevicePluginConfig`` nor a valid mapping of one (:mod:`.checks`), a served pool's MIG that
+            nothing partitions, or a ``cluster_name`` that is no name (``None``, ``""``).
     """
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        config = checks.plugin_config(args.config)
         served = checks.served_pools(args.pools)
-        refused = served_pool_issues(args.pools, "nvidia-device-plugin", checks.SOURCE)  # what partitions MIG pools
+        # what partitions the MIG pools it serves; each issue at the pool's index in args.pools
+        refused = served_pool_issues(args.pools, "nvidia-device-plugin", checks.SOURCE, judged=served)
         if refused is not None:
             raise refused
         # NvidiaDevicePluginArgs(cluster_name=eks_cluster, ...): the resource keys the guard like ``cluster``
@@ -87,12 +92,12 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
             raise ConfigError([ConfigIssue(*other)], f"NvidiaDevicePlugin {name!r}")
         once.claim("NvidiaDevicePlugin", name, args.cluster_name, cluster, opts, "NvidiaDevicePluginArgs",
                    path="devicePlugin", what="the NVIDIA device plugin")
-        super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.config.namespace}, opts)
+        super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: config.namespace}, opts)
 
-        self.values = render.chart_values(served, args.config, args.feature_discovery)
+        self.values = render.chart_values(served, config, args.feature_discovery)
         self.tolerations = self.values["tolerations"]
-        ns = chart_install.namespace(self, name, args.config.namespace)
+        ns = chart_install.namespace(self, name, config.namespace)
         self.chart = chart_install.install_chart(
-            self, name, chart=render.CHART, version=args.config.chart_version, repository=args.config.repository,
-            namespace_name=args.config.namespace, values=self.values, depends_on=[ns],
+            self, name, chart=render.CHART, version=config.chart_version, repository=config.repository,
+            namespace_name=config.namespace, values=self.values, depends_on=[ns],
         )

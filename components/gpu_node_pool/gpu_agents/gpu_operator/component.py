@@ -8,13 +8,13 @@ NVIDIA documents (cloud-native-docs ``gpu-operator/google-gke.rst``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 
-from ...config import DevicePluginConfig, PoolConfig
+from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
 from ...config.agents import GpuAgentsConfig
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE
 from .. import chart_install
@@ -26,6 +26,7 @@ from . import values as render
 __all__ = ["GpuOperator", "GpuOperatorArgs", "TYPE_TOKEN"]
 
 TYPE_TOKEN = GPU_OPERATOR_TYPE
+SOURCE = "GpuOperatorArgs"
 #: The chart version the values were checked against (NVIDIA/gpu-operator tag v26.7.0).
 CHART_VERSION = "v26.7.0"
 
@@ -39,8 +40,11 @@ class GpuOperatorArgs:
             (``eks_cluster.name``); see ``NvidiaDevicePluginArgs`` for how the once-per-cluster
             guard compares them.
         pools: the pools' validated models (``GpuNodePool.spec``); pools GKE's own plugin serves are skipped.
-        agents: stack ``gpuAgents`` (DCGM exporter, feature discovery) mapped to the operand enables.
-        config: stack ``devicePlugin`` (its ``extraTolerations`` are added to the operands').
+        agents: stack ``gpuAgents`` (DCGM exporter, feature discovery) mapped to the operand enables: a
+            ``GpuAgentsConfig``, or its camelCase mapping (``{"dcgmExporter": {"enabled": True}}``).
+        config: stack ``devicePlugin`` (its ``extraTolerations`` are added to the operands'): a
+            ``DevicePluginConfig``, or its camelCase mapping (``provider`` defaults to ``gpu-operator`` there).
+            Mappings are validated as the stack config is.
         namespace: where the chart is installed (default ``gpu-operator``, NVIDIA's docs).
         version: the chart version (default :data:`CHART_VERSION`).
         cluster: optional cluster resource the once-per-cluster guard is keyed on.
@@ -48,11 +52,35 @@ class GpuOperatorArgs:
 
     cluster_name: Any
     pools: Sequence[PoolConfig]
-    agents: GpuAgentsConfig = field(default_factory=GpuAgentsConfig)
-    config: DevicePluginConfig = field(default_factory=lambda: DevicePluginConfig(provider="gpu-operator"))
+    agents: GpuAgentsConfig | Mapping[str, Any] = field(default_factory=GpuAgentsConfig)
+    config: DevicePluginConfig | Mapping[str, Any] = field(default_factory=lambda: DevicePluginConfig(provider="gpu-operator"))
     namespace: str = render.NAMESPACE
     version: str = CHART_VERSION
     cluster: Any = None
+
+
+def _sections(args: GpuOperatorArgs) -> tuple[GpuAgentsConfig, DevicePluginConfig]:
+    """``args.agents`` and ``args.config`` as models (:func:`~gpu_node_pool.config.loading.component_section`).
+
+    Raises:
+        ConfigError: every mistake in either, each at ``agents...`` or ``config...``.
+    """
+    from ...config.loading import component_section
+
+    issues: list[ConfigIssue] = []
+    found: list[Any] = []
+    for value, key, argument, example, defaults in (
+        (args.agents, "gpuAgents", "agents", "{'dcgmExporter': {'enabled': True}}", None),
+        (args.config, "devicePlugin", "config", "{'extraTolerations': [{'key': 'dedicated', 'operator': 'Exists'}]}",
+         {"provider": "gpu-operator"}),
+    ):
+        try:
+            found.append(component_section(value, key, argument, SOURCE, example=example, defaults=defaults))
+        except ConfigError as err:
+            issues += err.issues
+    if issues:
+        raise ConfigError(issues, SOURCE)
+    return found[0], found[1]
 
 
 class GpuOperator(pulumi.ComponentResource):
@@ -66,15 +94,17 @@ class GpuOperator(pulumi.ComponentResource):
         tolerations: the operands' derived tolerations (Kubernetes objects).
 
     Raises:
-        ConfigError: a second GpuOperator for the same cluster in one program run, or a ``cluster_name``
-            that is no name (see ``NvidiaDevicePlugin``).
+        ConfigError: a second GpuOperator for the same cluster in one program run, a ``cluster_name``
+            that is no name (see ``NvidiaDevicePlugin``), an ``agents`` or ``config`` that is neither its model
+            nor a valid mapping of one, or a pool's MIG its MIG manager cannot partition.
     """
 
     def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        refused = served_pool_issues(args.pools, "gpu-operator", "GpuOperatorArgs")  # what its MIG manager can partition
+        agents, config = _sections(args)
+        refused = served_pool_issues(args.pools, "gpu-operator", SOURCE)  # what its MIG manager can partition
         if refused is not None:
             raise refused
-        claim("GpuOperator", name, args.cluster_name, args.cluster, opts, "GpuOperatorArgs")
+        claim("GpuOperator", name, args.cluster_name, args.cluster, opts, SOURCE)
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.namespace}, opts)
         from ...sdk.provider_sdk import provider_sdk
 
@@ -83,9 +113,9 @@ class GpuOperator(pulumi.ComponentResource):
         pools = render.operator_pools([agent_pool(p) for p in args.pools])
         self.values = render.operator_values(
             pools,
-            dcgm_exporter=args.agents.dcgm_exporter.enabled,
-            feature_discovery=args.agents.feature_discovery.enabled,
-            extra_tolerations=[t.to_toleration() for t in args.config.extra_tolerations],
+            dcgm_exporter=agents.dcgm_exporter.enabled,
+            feature_discovery=agents.feature_discovery.enabled,
+            extra_tolerations=[t.to_toleration() for t in config.extra_tolerations],
         )
         self.tolerations = self.values["daemonsets"]["tolerations"]
         namespace = chart_install.namespace(self, name, args.namespace)
