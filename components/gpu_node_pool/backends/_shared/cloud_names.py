@@ -10,8 +10,12 @@ preview passes and the cloud refuses the resource at ``pulumi up``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["AUTONAME_SUFFIX", "autoname_problem"]
+__all__ = ["AUTONAME_SUFFIX", "ASG_NAME", "PLACEMENT_GROUP_NAME", "NameRule", "autoname_problem",
+           "first_autoname_problem"]
 
 #: What Pulumi's autonaming adds after the resource name: ``-`` and 7 random hex digits.
 AUTONAME_SUFFIX = 8
@@ -31,4 +35,37 @@ def autoname_problem(name: str, child: str, longest: int, allowed: str, rule: st
     sample = f"{child}-0123abc"
     if not re.fullmatch(allowed, sample):
         return f"{name!r}: Pulumi names the child {child!r} plus a random suffix, which {rule}: rename the component"
+    return None
+
+
+@dataclass(frozen=True)
+class NameRule:
+    """The cloud's name rule for one autonamed child: ``child`` is its registry ``children`` key
+    (``launch_template``), the rest as :func:`autoname_problem` takes them."""
+
+    child: str
+    longest: int
+    allowed: str
+    rule: str
+
+
+#: An EC2 Auto Scaling group name (Amazon EC2 Auto Scaling API reference, CreateAutoScalingGroup
+#: ``AutoScalingGroupName``: 1 to 255 characters, ASCII 33 to 126 but no colon).
+ASG_NAME = NameRule("asg", 255, r"[!-9;-~]{1,255}", (
+    "an Auto Scaling group name must fit (1 to 255 printable ASCII characters, no colon: Amazon EC2 Auto Scaling "
+    "API reference, CreateAutoScalingGroup AutoScalingGroupName)"))
+#: An EC2 placement group name (EC2 API reference, CreatePlacementGroup ``GroupName``: up to 255 ASCII characters).
+PLACEMENT_GROUP_NAME = NameRule("placement_group", 255, r"[\x00-\x7f]{1,255}", (
+    "an EC2 placement group name must fit (up to 255 ASCII characters: EC2 API reference, CreatePlacementGroup "
+    "GroupName)"))
+
+
+def first_autoname_problem(name: str, backend: Any, rules: Iterable[NameRule]) -> str | None:
+    """The first of ``rules`` (one per child the pool's backend autonames) the cloud would break for the
+    ``GpuNodePool`` named ``name``, as :func:`autoname_problem` says it, or None when every child's name fits.
+    ``backend``: the registry record, whose ``child_name`` gives each child's resource name."""
+    for r in rules:
+        problem = autoname_problem(name, backend.child_name(r.child, name), r.longest, r.allowed, r.rule)
+        if problem is not None:
+            return problem
     return None
