@@ -1,7 +1,8 @@
 """``gpupool audit``'s argparse wiring: :func:`register` adds the sub-command (``gpupool --help`` lists it)
 without importing the audit itself; ``gpupool``'s handler imports :func:`gpu_node_pool.cli.audit.run` when
 ``audit`` runs. The sub-command's parser is a :class:`~gpu_node_pool.cli.contract.UsageParser` (subparsers
-take their parent's class), so a usage mistake exits 64 as under every command."""
+take their parent's class), so a usage mistake exits 64, and an option given twice is refused, as under every
+command."""
 
 from __future__ import annotations
 
@@ -10,21 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..k8s.taints import PLATFORMS
-from .contract import AUDIT_FAIL_ON, input_path, output_file, positive_seconds
+from .contract import AUDIT_FAIL_ON, input_path, once, output_file, positive_seconds
 
 __all__ = ["register"]
 
+#: ``--cluster-dump`` given twice: one dump is read, and several files go in one directory.
+_ONE_DUMP = once("put several dump files in one directory")
 
-
-class _Once(argparse.Action):
-    """Store the option's value, refusing a second one (argparse keeps the last silently): one dump is read,
-    and several files go in one directory."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
-        if getattr(namespace, self.dest, None) is not None:
-            parser.error(f"{option_string} is given twice; give it once (put several dump files in one directory)")
-        setattr(namespace, self.dest, values)
 
 def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
     """Add the ``audit`` sub-command to ``subparsers`` and return its parser.
@@ -37,7 +30,7 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     a = subparsers.add_parser("audit", parents=list(parents),
                               help="check a live cluster (read-only) or a kubectl dump against the GPU pool rules")
     src = a.add_mutually_exclusive_group()
-    src.add_argument("--cluster-dump", metavar="PATH", type=input_path, action=_Once,
+    src.add_argument("--cluster-dump", metavar="PATH", type=input_path, action=_ONE_DUMP,
                      help="JSON/YAML of kubectl get nodes,daemonsets,pods,events -A -o json, or a directory of them")
     src.add_argument("--in-cluster", action="store_true", help="use the pod's service account (inside the cluster)")
     a.add_argument("--kubeconfig", metavar="FILE", type=input_path, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")

@@ -50,12 +50,14 @@ __all__ = [
     "AUDIT_FAIL_ON",
     "ExitCode",
     "InputError",
+    "StoreOnce",
     "SubcommandParser",
     "UsageParser",
     "closed_stdout",
     "cannot_write",
     "WRITE_FAILED",
     "last_line",
+    "once",
     "positive_seconds",
     "stdout_closed",
     "report",
@@ -136,12 +138,62 @@ def report_schema() -> dict[str, Any]:
     return json.loads(text)
 
 
+#: Where :class:`StoreOnce` keeps, during one parse, the values given so far (by ``dest``); removed from the
+#: parsed namespace before it is returned.
+_GIVEN = "_gpupool_given_once"
+
+
+class StoreOnce(argparse._StoreAction):  # argparse's own "store", whose class it keeps private
+    """``store`` for an option that takes one value, refusing a second one (argparse would keep the last
+    silently): ``--format sarif --format text`` is a usage error, exit 64, ``--format is given twice; give it
+    once``. A default is not a given value: ``--fail-on`` (default ``mandatory``) given once is accepted.
+
+    The default action of every :class:`UsageParser` (and its argument groups); an option that takes a list
+    (``nargs="+"``) or an ``append`` action is left as argparse stores it. :attr:`hint` (see :func:`once`)
+    adds what to do instead.
+    """
+
+    hint = ""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if self.option_strings and self.nargs in (None, "?"):
+            given = getattr(namespace, _GIVEN, None)
+            if given is None:
+                given = {}
+                setattr(namespace, _GIVEN, given)
+            if self.dest in given:
+                hint = f"; {self.hint}" if self.hint else ""
+                parser.error(f"{option_string} is given twice; give it once (got {shown(given[self.dest])}, then "
+                             f"{shown(values)}){hint}")
+            given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
+def once(hint: str) -> type[StoreOnce]:
+    """:class:`StoreOnce` whose refusal adds ``hint``, what to do instead (``audit --cluster-dump``: put
+    several dump files in one directory); pass it as ``action=``."""
+    return type("StoreOnce", (StoreOnce,), {"hint": hint})
+
+
 class UsageParser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose usage errors exit 64 (``EX_USAGE``), not argparse's 2.
 
     Its sub-commands' parsers are :class:`SubcommandParser` (``add_subparsers``' ``parser_class``),
-    so every sub-command follows the contract and names itself in its errors.
+    so every sub-command follows the contract and names itself in its errors. An option that takes one
+    value is stored with :class:`StoreOnce` (the default action here, for the parser, its argument groups
+    and the parsers built from it as a parent), so a repeated one is a usage error, not the last one silently.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        vars(parsed).pop(_GIVEN, None)
+        return parsed, extras
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
