@@ -74,3 +74,18 @@ def test_a_forged_line_in_a_stack_file_key_stays_inside_its_line(capsys, temp_pr
     assert "exit 0: clean" not in text.splitlines()
     assert "\x1b" not in text
     assert "gpu-node-pools:extra\\nexit 0: clean\\x1b[0m: unknown config key" in text
+
+
+def test_a_value_shows_a_users_text_inside_a_container_as_written_and_no_object_address():
+    import pulumi
+
+    from gpu_node_pool import GpuNodePoolArgs
+    from gpu_node_pool.config import ConfigError
+    from gpu_node_pool.text.terminal import shown
+
+    with pytest.raises(ConfigError) as err:
+        GpuNodePoolArgs(pool=["team at 0x1f>"], cluster={}).validated()
+    assert "GpuNodePoolArgs.pool: got ['team at 0x1f>'] (list);" in str(err.value)
+    assert shown({"key": (" at 0xab>", pulumi.Output.from_input("x"))}) == (
+        "{'key': (' at 0xab>', <pulumi.output.Output object>)}")
+    assert shown(object()) == "<object object>" and shown(len) == "<built-in function len>"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from types import BuiltinFunctionType, FunctionType, MethodType, MethodWrapperType
 
 __all__ = ["MAX_SHOWN", "escape_control", "shown", "terminal_text"]
 
@@ -72,10 +73,49 @@ def shown(value: object, *, quote: bool = True, limit: int = MAX_SHOWN) -> str:
         return f"{repr(value[:limit]) if quote else value[:limit]}... ({len(value)} characters)"
     if isinstance(value, (list, tuple, dict, set)) and len(value) > limit:
         return f"{type(value).__name__} of {len(value)} items"
-    text = _ADDRESS.sub(">", repr(value) if quote else str(value))  # <pulumi.output.Output object>: no address
+    text = _text(value, quote, frozenset())
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 #: The memory address Python's default ``repr`` ends with (``<Foo object at 0x7f3a...>``), which says nothing to
 #: a user and differs from run to run.
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+#: Objects whose ``repr`` Python writes with their address: functions and methods (``<function f at 0x...>``).
+_ADDRESSED = (FunctionType, MethodType, BuiltinFunctionType, MethodWrapperType)
+
+
+#: The built-in containers :func:`_text` writes item by item, with their brackets.
+_BRACKETS: dict[type, tuple[str, str]] = {
+    list: ("[", "]"), tuple: ("(", ")"), set: ("{", "}"), frozenset: ("frozenset({", "})"), dict: ("{", "}"),
+}
+
+
+def _text(value: object, quote: bool, seen: frozenset[int]) -> str:
+    """``repr(value)`` (``str`` with ``quote=False``) with the address left out of every Python default ``repr``
+    (:func:`_default_repr`), a built-in container's items written the same way one by one; a string is never
+    changed, inside a container or not."""
+    kind = type(value)
+    if kind not in _BRACKETS:
+        text = repr(value) if quote else str(value)
+        return _ADDRESS.sub(">", text) if _default_repr(value, quote) else text  # <pulumi.output.Output object>
+    if id(value) in seen:  # a container holding itself, as repr writes it
+        return "[...]" if kind is list else "{...}"
+    if kind in (set, frozenset) and not value:
+        return f"{kind.__name__}()"
+    inner = seen | {id(value)}
+    if isinstance(value, dict):
+        items = [f"{_text(k, True, inner)}: {_text(v, True, inner)}" for k, v in value.items()]
+    else:
+        items = [_text(item, True, inner) for item in value]  # type: ignore[attr-defined]
+    start, end = _BRACKETS[kind]
+    return start + ", ".join(items) + ("," if kind is tuple and len(items) == 1 else "") + end
+
+
+def _default_repr(value: object, quote: bool) -> bool:
+    """Whether ``repr(value)`` (``str`` with ``quote=False``) is Python's own, ending with the object's address:
+    its class writes neither (``object.__repr__``), or it is a function or method. Not a container's ``repr``,
+    whose items' text (a user's string holding " at 0x1f>") is shown as it is."""
+    if isinstance(value, _ADDRESSED):
+        return True
+    kind = type(value)
+    return kind.__repr__ is object.__repr__ and (quote or kind.__str__ is object.__str__)
