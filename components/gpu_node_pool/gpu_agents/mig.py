@@ -89,7 +89,12 @@ def mig_gpu(pool: Any) -> tuple[bool | None, str | None, MigTable | None]:
 
 def mixed_gpus(pool: Any) -> list[str]:
     """The GPU models of a pool whose instance types (catalog entries, as :func:`mig_gpu` reads them) carry more
-    than one, sorted (``["NVIDIA A100 40GB", "NVIDIA H100"]``); ``[]`` when they carry one, or are not all known."""
+    than one, sorted (``["NVIDIA A100 40GB", "NVIDIA H100"]``); ``[]`` when they carry one, or are not all known.
+
+    GPUs are told apart by name and memory per GPU when the catalog gives every type's memory, else by name
+    alone: a memory not sourced (None) is not another GPU (``p3.2xlarge`` and ``p3dn.24xlarge`` both carry
+    the V100). Two GPUs of one name are listed with their memory (``NVIDIA L4 (fraction) 2861 MiB``), never as
+    one name."""
     from .. import catalog
 
     if getattr(pool, "gpu_model", None) is not None:
@@ -98,8 +103,15 @@ def mixed_gpus(pool: Any) -> list[str]:
     found = [catalog.find(t) for t in types]
     if not found or any(f is None or f.gpu is None for f in found):
         return []
-    models = {(f.gpu.gpu_name, f.gpu_memory_mib) for f in found}
-    return sorted({f.gpu.model for f in found}) if len(models) > 1 else []
+    by_memory = all(f.gpu_memory_mib is not None for f in found)
+    kinds = {(f.gpu.gpu_name, f.gpu_memory_mib if by_memory else None) for f in found}
+    if len(kinds) < 2:
+        return []
+    names = sorted({f.gpu.model for f in found})
+    if len(names) > 1:
+        return names
+    memories = sorted({f.gpu_memory_mib for f in found if f.gpu_memory_mib is not None})
+    return [f"{names[0]} {m} MiB" for m in memories] if len(memories) > 1 else sorted({f.gpu.gpu_name for f in found})
 
 
 def bottlerocket_settings(pool: Any) -> dict[str, Any]:
@@ -141,7 +153,7 @@ def mig_problems(
     pool: AgentPool,
     path: str,
     *,
-    provider: str,
+    provider: str | None,
     mig_capable: bool | None,
     profiles: Mapping[str, int] | None,
 ) -> list[Problem]:
