@@ -271,6 +271,25 @@ def test_a_local_path_that_holds_no_chart_says_so_with_the_fix(tmp_path):
     assert got.fix.startswith("point chart at a chart directory (with its Chart.yaml)")
 
 
+@pytest.mark.parametrize("chart", ["./charts/gpu-agent", "../gpu-agent", "/nonexistent/gpu-agent"])
+def test_a_chart_written_as_a_path_where_nothing_is_says_so_with_the_local_fix(tmp_path, chart):
+    # helm reads a chart beginning with "." or "/" as a path only, never as a repository's chart
+    with HelmRenderer(shutil.which("true"), kube_version="1.31", base_dir=tmp_path / "program") as r:
+        got = r.render("kubernetes:helm.sh/v4:Chart", "c", {"chart": chart}, resource="c")
+    assert isinstance(got, NotJudged)
+    assert got.reason.startswith(f"chart {chart!r} is a local path with nothing there (")
+    assert got.fix == "point chart at a chart directory (with its Chart.yaml) or a packaged chart .tgz"
+
+
+def test_a_chart_of_a_repository_not_reachable_offline_keeps_the_pull_fix(tmp_path):
+    with HelmRenderer(shutil.which("true"), kube_version="1.31", base_dir=tmp_path) as r:
+        got = r.render("kubernetes:helm.sh/v4:Chart", "c", {"chart": "gpu-agent", "version": "1.0.0"}, resource="c")
+    assert isinstance(got, NotJudged)
+    assert got.reason == ("chart 'gpu-agent' 1.0.0 from gpu-agent is not reachable offline (not a local path, not in "
+                          "the chart cache)")
+    assert got.fix.startswith("run with --fetch-charts, or `helm pull gpu-agent --version 1.0.0` into a chart directory")
+
+
 def test_a_helm_that_fails_silently_is_blamed_not_the_chart(tmp_path):
     chart = tmp_path / "chart"
     (chart / "templates").mkdir(parents=True)

@@ -141,6 +141,15 @@ class _Source:
     local: bool = False
 
 
+@dataclass(frozen=True)
+class _Unreachable:
+    """Why helm cannot have the chart (``reason``, one sentence) and what to do (``fix``): the not-judged record's
+    two halves, decided where the chart is looked for."""
+
+    reason: str
+    fix: str
+
+
 class HelmRenderer:
     """Offline ``helm template`` of chart resources, one private Helm home per renderer.
 
@@ -258,9 +267,8 @@ class HelmRenderer:
         version = str(inputs.get("version") or "")
         repo = str((inputs.get("repositoryOpts") or {}).get("repo") or "")
         source = self._locate(chart, version, repo)
-        if isinstance(source, str):
-            local = source.startswith(f"chart {chart!r} is a ")  # a local path that holds no chart
-            return not_judged(source, _NOT_A_CHART_FIX if local else self._fix_unreachable(chart, version, repo))
+        if isinstance(source, _Unreachable):
+            return not_judged(source.reason, source.fix)
         read_notes: list[str] = []
         values_files = self._values_documents(inputs, read_notes)
         if isinstance(values_files, str):
@@ -283,8 +291,8 @@ class HelmRenderer:
             return NotJudged(who, type_token, hit.reason, hit.fix)
         return Expanded(who, type_token, copy.deepcopy(hit.objects), hit.source, [*read_notes, *hit.notes])
 
-    def _locate(self, chart: str, version: str, repo: str) -> _Source | str:
-        """Where the chart is, or the reason it is not reachable (one sentence)."""
+    def _locate(self, chart: str, version: str, repo: str) -> _Source | _Unreachable:
+        """Where the chart is, or why helm cannot have it and the fix (:class:`_Unreachable`)."""
         if not repo and not chart.startswith("oci://") and "://" not in chart:
             path = (self.base_dir / chart) if not Path(chart).is_absolute() else Path(chart)
             if path.is_dir() and (path / "Chart.yaml").is_file():
@@ -292,9 +300,14 @@ class HelmRenderer:
             if path.is_file() and path.name.endswith(".tgz"):
                 return _Source(str(path), local=True)
             if path.is_dir():  # a local path, but no chart
-                return f"chart {chart!r} is a directory without a Chart.yaml ({path}), so no Helm chart"
-            if path.is_file():
-                return f"chart {chart!r} is a file but no packaged chart (.tgz) ({path})"
+                return _Unreachable(f"chart {chart!r} is a directory without a Chart.yaml ({path}), so no Helm chart",
+                                    _NOT_A_CHART_FIX)
+            if path.exists():
+                return _Unreachable(f"chart {chart!r} is a file but no packaged chart (.tgz) ({path})", _NOT_A_CHART_FIX)
+            if Path(chart).is_absolute() or chart.startswith("."):
+                # helm reads these as paths only (helm/helm pkg/action/install.go LocateChart: "if path is absolute
+                # or begins with '.', error out here"), never as a repository's chart
+                return _Unreachable(f"chart {chart!r} is a local path with nothing there ({path})", _NOT_A_CHART_FIX)
         base = chart.rstrip("/").rsplit("/", 1)[-1]
         if version:
             for directory in self.chart_dirs:
@@ -305,13 +318,14 @@ class HelmRenderer:
             if repo or chart.startswith("oci://") or chart.startswith(("https://", "http://")):
                 return _Source(chart, repo=repo)
             if "/" in chart:
-                return (
-                    f"chart {chart!r} names a repository alias, which the isolated Helm used for rendering does not have"
-                )
-            return f"chart {chart!r} is neither a local chart nor in a repository (no repositoryOpts.repo)"
-        where = repo or chart
-        pinned = f" {version}" if version else " (no version pinned)"
-        return f"chart {chart!r}{pinned} from {where} is not reachable offline (not a local path, not in the chart cache)"
+                reason = f"chart {chart!r} names a repository alias, which the isolated Helm used for rendering does not have"
+            else:
+                reason = f"chart {chart!r} is neither a local chart nor in a repository (no repositoryOpts.repo)"
+        else:
+            pinned = f" {version}" if version else " (no version pinned)"
+            reason = (f"chart {chart!r}{pinned} from {repo or chart} is not reachable offline (not a local path, not in "
+                      "the chart cache)")
+        return _Unreachable(reason, self._fix_unreachable(chart, version, repo))
 
     @staticmethod
     def _fix_unreachable(chart: str, version: str, repo: str) -> str:
