@@ -344,7 +344,7 @@ def test_a_programs_grandchild_in_a_session_of_its_own_is_killed_with_it_at_the_
 
 
 def test_check_reports_a_pools_config_warnings_at_the_programs_line(capsys, tmp_path):
-    # plan prints the stack's config warnings; check printed none of a program's GpuNodePool
+    # as plan prints a stack's config warnings, check prints those of a program's GpuNodePool
     project = copy_project(tmp_path)
     main = project / "__main__.py"
     main.write_text(main.read_text().replace('"subnetIds": subnet_ids}', '"subnetIds": subnet_ids, "kubernetesVersion": "1.20"}'))
@@ -373,8 +373,8 @@ def test_check_places_a_device_plugins_argument_mistake_at_the_programs_line_not
 
 @needs_helm
 def test_a_chart_whose_values_turn_everything_off_is_judged_empty_not_unopened(capsys, tmp_path):
-    # helm renders no object: the chart was opened, and there is nothing in it to judge (it said "no child
-    # resources: an input ... was unknown at preview", a mandatory failure under --strict)
+    # helm renders no object: the chart was opened and holds nothing to judge, so no "no child resources"
+    # finding (a mandatory failure under --strict)
     chart = tmp_path / "off-chart"
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: off-chart\nversion: 0.1.0\n")
@@ -387,3 +387,34 @@ def test_a_chart_whose_values_turn_everything_off_is_judged_empty_not_unopened(c
     code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci", "--strict")
     assert not [v for v in doc["violations"] if v["policy"] == "resources-judged"], doc["violations"]
     assert doc["notJudged"] == []
+
+
+def _off_chart(tmp_path: Path, gate: str = "{{- if .Values.enabled }}") -> Path:
+    chart = tmp_path / "off-chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: off-chart\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("enabled: false\n")
+    (chart / "templates" / "ds.yaml").write_text(
+        f"{gate}\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: agent}}\n"
+        "spec:\n  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n"
+        "    spec: {containers: [{name: a, image: busybox}]}\n{{- end }}\n")
+    return chart
+
+
+def test_a_helm_that_prints_nothing_is_not_an_empty_chart(capsys, tmp_path):
+    # a binary that exits 0 without a word gives no object too: it is checked to be Helm before the chart counts empty
+    project = copy_project(tmp_path, {"platform-gpu:agentChart": str(_off_chart(tmp_path))})
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci", "--strict",
+                         "--helm", shutil.which("true"))
+    [item] = [n for n in doc["notJudged"] if "off-chart" in n["reason"] or "no manifest" in n["reason"]]
+    assert "does not answer `version --short` as Helm does" in item["reason"]
+    assert code == 1  # --strict: not judged is a failure
+
+
+@needs_helm
+def test_a_chart_that_reads_the_cluster_and_renders_nothing_offline_is_not_judged(capsys, tmp_path):
+    chart = _off_chart(tmp_path, '{{- if .Capabilities.APIVersions.Has "monitoring.coreos.com/v1" }}')
+    project = copy_project(tmp_path, {"platform-gpu:agentChart": str(chart)})
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
+    [item] = [n for n in doc["notJudged"] if ".Capabilities.APIVersions" in n["reason"]]
+    assert "in the cluster it may render objects" in item["reason"] and "gpupool audit" in item["fix"]

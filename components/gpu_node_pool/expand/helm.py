@@ -424,6 +424,12 @@ class HelmRenderer:
         except (yaml.YAMLError, ValueError) as e:
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             return NotJudged(who, type_token, f"helm template of {label} gave unreadable manifests: {first}", "fix the chart templates")
+        if not objects:  # nothing to judge, if Helm said so and the chart does not read the cluster
+            from .empty_render import empty_render_problem
+
+            problem = empty_render_problem(self.helm or "helm", source.ref, source.local)
+            if problem is not None:
+                return NotJudged(who, type_token, f"helm template of {label}: {problem[0]}", problem[1])
         _default_namespace(objects, namespace)
         notes = [f"helm template of {label} printed {what} that is not UTF-8 (read as U+FFFD)"
                  for what, raw in (("manifests", out_raw), ("errors", err_raw)) if _not_utf8(raw)]
