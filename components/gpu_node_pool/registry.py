@@ -122,9 +122,10 @@ class Backend:
         autoscaler_tags: the backend's pools scale from zero through Cluster Autoscaler
             node-template tags on their Auto Scaling groups; policy ``scale-from-zero-hints``
             checks them.
-        resource_name: ``"module:function"`` or ``""``; ``function(name) -> str | None``: why the cloud
-            refuses a name Pulumi derives from the ``GpuNodePool``'s resource ``name`` for a child (an EKS node
-            group, an EC2 launch template), or None; the component refuses such a name before it registers.
+        resource_name: ``"module:function"`` or ``""``; ``function(name, pool) -> str | None``: why the cloud
+            refuses a name Pulumi derives from the ``GpuNodePool``'s resource ``name`` for a child the validated
+            ``pool`` creates (an EKS node group, an EC2 launch template), or None; the component refuses such a
+            name before it registers.
     """
 
     name: str

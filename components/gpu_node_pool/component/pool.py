@@ -204,7 +204,7 @@ class GpuNodePool(pulumi.ComponentResource):
             raise err.relabelled(f"GpuNodePool {name!r}", "pools[0]", "pool") from None
         limits = _limits(name, args.limits)
         name_rule = backends.get(pool.backend).fn("resource_name")
-        refused = name_rule(name) if name_rule is not None else None
+        refused = name_rule(name, pool) if name_rule is not None else None
         if refused is not None:
             raise ConfigError([ConfigIssue("name", refused)], f"GpuNodePool {name!r}")
         from ..gpu_agents import once
