@@ -418,3 +418,14 @@ def test_a_chart_that_reads_the_cluster_and_renders_nothing_offline_is_not_judge
     code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
     [item] = [n for n in doc["notJudged"] if ".Capabilities.APIVersions" in n["reason"]]
     assert "in the cluster it may render objects" in item["reason"] and "gpupool audit" in item["fix"]
+
+
+def test_a_model_the_program_builds_wrongly_names_its_field_and_rule(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    main = project / "__main__.py"
+    main.write_text(main.read_text() + "from gpu_node_pool.config import DevicePluginConfig\n"
+                                       "DevicePluginConfig(namespace='default')\n")
+    code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
+    [error] = doc["configErrors"]
+    assert code == 2 and "the program built DevicePluginConfig wrongly (at __main__.py:" in error["message"]
+    assert "namespace: 'default': the chart refuses to install into the default namespace" in error["message"]

@@ -189,6 +189,12 @@ def program_issue(err: BaseException, program: Path) -> ConfigIssue | None:
                    f"offline it is the text {SECRET}, since gpupool never decrypts secure: values, so nothing was "
                    "judged; to check this program offline, give that key a plain value in a stack file for CI, "
                    "or read it as a string")
+    elif type(cause).__name__ == "ValidationError" and hasattr(cause, "errors") and hasattr(cause, "title"):
+        # a model of this package (DevicePluginConfig(...)) built wrongly in the program: each field and its rule
+        found = cause.errors(include_url=False)
+        said = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or cause.title}: {e['msg']}" for e in found[:3])
+        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+        message = f"the program built {cause.title} wrongly{where}: {said}{more}; fix the program and run gpupool again"
     else:
         first = str(cause).splitlines()[0] if str(cause) else ""
         message = f"the program raised {type(cause).__name__}: {first}{where}; fix the program and run gpupool again"
