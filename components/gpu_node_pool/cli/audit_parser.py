@@ -43,7 +43,7 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     a.add_argument("--platform", choices=PLATFORMS, help="control plane, for admission-added tolerations (default: detected)")
     a.add_argument("--admission-plugins", metavar="A,B", help="the API server's enabled admission plugins, if known")
     a.add_argument("--timeout", type=positive_seconds, default=30.0, metavar="S",
-                   help="seconds above 0 for each API request as a whole, body included (live only; default 30)")
+                   help="seconds above 0, at most 86400, for each API request as a whole, body included (live only; default 30)")
     a.add_argument("--print-rbac", action="store_true", help="print the minimal read-only ClusterRole and exit")
 
     def check_usage(args: argparse.Namespace) -> None:
