@@ -429,3 +429,18 @@ def test_a_model_the_program_builds_wrongly_names_its_field_and_rule(capsys, tmp
     [error] = doc["configErrors"]
     assert code == 2 and "the program built DevicePluginConfig wrongly (at __main__.py:" in error["message"]
     assert "namespace: 'default': the chart refuses to install into the default namespace" in error["message"]
+
+
+def test_check_of_this_projects_program_reports_the_stacks_warnings_in_the_stack_file(capsys, tmp_path):
+    # the shipped program gives the stack's warnings once (its pools, written in the stack config, give none)
+    project = tmp_path / "own"
+    project.mkdir()
+    shutil.copy(ROOT / "Pulumi.yaml", project / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", project / "__main__.py")
+    (project / "stacks").mkdir()
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace('kubernetesVersion: "1.33"', 'kubernetesVersion: "1.20"')
+    (project / "stacks" / "Pulumi.dev.yaml").write_text(text)
+    _, planned = run_json(capsys, "plan", "--project-dir", str(project), "--stack", "dev")
+    _, checked = run_json(capsys, "check", "--project-dir", str(project), "--stack", "dev")
+    assert [w["path"] for w in checked["warnings"]] == [w["path"] for w in planned["warnings"]] == ["cluster.kubernetesVersion"]
+    assert checked["warnings"][0]["location"]["file"] == "stacks/Pulumi.dev.yaml"

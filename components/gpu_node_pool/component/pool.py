@@ -49,7 +49,8 @@ class GpuNodePoolArgs:
               ``node_role_arn``.
         node_role_arn: optional ``pulumi.Input[str]``, the node IAM role ARN; overrides the
             cluster's ``nodeRoleArn`` (an EKS cluster resource does not know its nodes' role).
-        config_path: optional, where the pool is written (``pools[1]``), shown in policy messages.
+        config_path: optional, where the pool is written in a stack config (``pools[1]``), shown in policy
+            messages; such a pool gives no config warnings of its own (its program gives the stack's).
         limits: optional ``LimitsConfig`` (or its camelCase mapping, as ``gpu-node-pools:limits``): your account's
             applied quotas and overrides, read by the pool's config warnings (default: the published quotas).
 
@@ -223,7 +224,8 @@ class GpuNodePool(pulumi.ComponentResource):
         self.cluster = cluster
         self.identity = identity
         once.record_pool(pool, name, cluster_name, cluster_resource, name_output)
-        self._warn(name, pool, cluster, limits, args.config_path)
+        if args.config_path is None:  # a pool of a stack config: its program gives the stack's warnings (program.py)
+            self._warn(name, pool, cluster, limits)
         if cluster.not_judged:
             keys = ", ".join(f"cluster.{k}" for k in cluster.not_judged)
             pulumi.log.info(
@@ -261,15 +263,15 @@ class GpuNodePool(pulumi.ComponentResource):
         # component provider's typed outputs (provider/components.py), which read the attributes too.
         self.register_outputs({"taints": self.taints, "labels": self.labels})
 
-    def _warn(self, name: str, pool: PoolConfig, cluster: ClusterConfig, limits: Any, config_path: str | None) -> None:
+    def _warn(self, name: str, pool: PoolConfig, cluster: ClusterConfig, limits: Any) -> None:
         """Report the pool's config warnings (:func:`gpu_node_pool.config.warnings.pool_warnings` under ``limits``):
-        as Pulumi warnings on this component (``pulumi preview`` and ``up`` show them), each path under
-        ``config_path`` (or ``pool``), and kept for the run (``gpupool check`` reports them at the program's
-        line). A warning about the cluster (its Kubernetes version) is given once per cluster and run."""
+        as Pulumi warnings on this component (``pulumi preview`` and ``up`` show them), each path under ``pool``,
+        and kept for the run (``gpupool check`` reports them at the program's line). A warning about the cluster
+        (its Kubernetes version) is given once per cluster and run."""
         from ..config.warnings import pool_warnings
         from ..gpu_agents import once
 
-        prefix = config_path or "pool"
+        prefix = "pool"
         found = [dataclasses.replace(w, path=prefix + w.path.removeprefix("pools[0]")) if w.path.startswith("pools[0]")
                  else w for w in pool_warnings(pool, cluster, limits)]
         found = [w for w in found if not w.path.startswith("cluster.") or once.first_cluster_warning(cluster.name, w)]

@@ -148,9 +148,21 @@ def install_gpu_agents(stack: StackConfig, specs: list[Any], opts: pulumi.Resour
 
 
 def main() -> dict[str, Any]:
-    """Entry point of ``__main__.py``. A config mistake ends the run with a clean message, no traceback."""
+    """Entry point of ``__main__.py``. A config mistake ends the run with a clean message, no traceback. The
+    stack's config warnings (:func:`gpu_node_pool.config.warnings.stack_warnings`) are given once, as Pulumi
+    warnings and kept for the run (``gpupool check`` reports them), unless ``gpupool plan`` validated the stack
+    (it reports them itself); the pools, written in the stack config, give none of their own."""
     try:
         stack = read_stack_config()
     except ConfigError as err:
         raise pulumi.RunError(str(err)) from err
+    handed = _VALIDATED.get()
+    if handed is None or handed[1] is not stack:
+        from ..config.warnings import stack_warnings
+        from ..gpu_agents import once
+
+        found = stack_warnings(stack)
+        once.record_warnings("", found)
+        for warning in found:
+            pulumi.log.warn(f"{warning.path}: {warning.message}")
     return build(stack)

@@ -57,11 +57,24 @@ def _run_pools() -> dict[int, tuple[Any, str, str | None, Any]]:
     return by_root.setdefault(get_root_resource() or _NO_RUN, {})
 
 
+#: monitor -> root stack -> {pool name: [(component, cluster name, cluster resource, name Output)]}: the same
+#: records as ``_POOLS``, by pool name, so a new pool's name is checked against its namesakes only.
+_BY_NAME: weakref.WeakKeyDictionary[Any, weakref.WeakKeyDictionary[Any, dict[str, list[tuple[str, Any, Any, Any]]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _run_names() -> dict[str, list[tuple[str, Any, Any, Any]]]:
+    by_root = _BY_NAME.setdefault(get_monitor() or _NO_RUN, weakref.WeakKeyDictionary())
+    return by_root.setdefault(get_root_resource() or _NO_RUN, {})
+
+
 def record_pool(spec: Any, component: str, cluster_name: str | None, cluster: Any = None, name_output: Any = None) -> None:
     """Record, for this program run, which cluster the ``GpuNodePool`` ``component`` (model ``spec``)
     joins: its plain ``cluster_name`` (None when an Output), the cluster resource it was given, and the Output
     its cluster name was when it was one (``eks.name``: the same object names the same cluster)."""
     _run_pools()[id(spec)] = (spec, component, cluster_name, cluster, name_output)
+    _run_names().setdefault(str(getattr(spec, "name", "")), []).append((component, cluster_name, cluster, name_output))
 
 
 #: monitor -> root stack -> [(component name, warning)]: the config warnings the components of a run gave.
@@ -111,9 +124,7 @@ def pool_name_problem(pool_name: str, cluster_name: str | None, cluster: Any, na
     when their plain cluster names are equal, they were given the same cluster resource, or their cluster names
     are the same Output object (``name_output``); two different Outputs are not compared (their values are not
     known at preview)."""
-    for spec, component, name, resource, output in _run_pools().values():
-        if getattr(spec, "name", None) != pool_name:
-            continue
+    for component, name, resource, output in _run_names().get(pool_name, ()):
         same_output = name_output is not None and output is name_output
         same = (cluster_name is not None and name == cluster_name) or (cluster is not None and resource is cluster)
         if same or same_output:

@@ -135,7 +135,7 @@ def check_project(
         located = found.locate([i for i in err.issues if i.location is None]) if about_stack else []
         result.config_issues = [located.pop(0) if about_stack and i.location is None else i for i in err.issues]
         return result
-    result.warnings = _warnings_in_program(warnings, result.resources, project)
+    result.warnings = _warnings_in_program(warnings, result.resources, project, found)
     expanded = expand_plan(result, project, expand, collected)  # charts, yaml, releases, add-ons
     _find_pools(result)
     from ..policies import evaluate
@@ -186,12 +186,17 @@ def _record(interpreter: Interpreter, program: Path, project: Path, config: dict
             answer.get("warnings") or [])
 
 
-def _warnings_in_program(warnings: list[dict[str, str]], resources: list[Recorded], project: Path) -> list[ConfigIssue]:
+def _warnings_in_program(warnings: list[dict[str, str]], resources: list[Recorded], project: Path,
+                         stack_file: Any) -> list[ConfigIssue]:
     """The child's config warnings (``{"component", "path", "message"}``) as issues named by their component
-    (``GpuNodePool 'vision' pool.instanceTypes``), each at the program line that constructed it."""
+    (``GpuNodePool 'vision' pool.instanceTypes``), each at the program line that constructed it; the stack config's
+    own (``component`` empty: a program that reads this project's stack config) at their place in ``stack_file``."""
     sites = {r.name: r.source for r in resources if r.type == GPU_NODE_POOL_TYPE and r.source}
     out = []
     for w in warnings:
+        if not w["component"]:
+            out += stack_file.locate([ConfigIssue(w["path"], w["message"])])
+            continue
         site = sites.get(w["component"])
         where = _program_location({"file": site[0], "line": site[1], "column": site[2]}, project) if site else None
         out.append(ConfigIssue(f"GpuNodePool {w['component']!r} {w['path']}", w["message"], where))
