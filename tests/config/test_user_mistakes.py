@@ -25,7 +25,7 @@ def run(capsys, project, *extra):
 CASES = [
     ("device-plugin config label set by hand",
      DEV.replace("        example.com/team: ml-platform", "        nvidia.com/device-plugin.config: timeslicing-4"),
-     "pools[0]: labels: 'nvidia.com/device-plugin.config' ('timeslicing-4') picks the device plugin's named config, "
+     "pools[0].labels['nvidia.com/device-plugin.config']: 'nvidia.com/device-plugin.config' ('timeslicing-4') picks the device plugin's named config, "
      "which the component writes from gpuSharing and mig"),
     ("device-plugin config label through the kubelet's flags",
      DEV.replace("      capacityType: ON_DEMAND\n",
@@ -33,7 +33,7 @@ CASES = [
      "pools[0]: kubelet.flags[0]: 'nvidia.com/device-plugin.config' ('mps-2') picks the device plugin's named config"),
     ("MIG layout label set by hand",
      DEV.replace("        example.com/team: ml-platform", "        nvidia.com/mig.config: all-1g.10gb"),
-     "pools[0]: labels: 'nvidia.com/mig.config' ('all-1g.10gb') makes the GPU Operator's MIG manager partition"),
+     "pools[0].labels['nvidia.com/mig.config']: 'nvidia.com/mig.config' ('all-1g.10gb') makes the GPU Operator's MIG manager partition"),
     ("gpuLabel in kubernetes.io on EKS",
      DEV.replace("      tags:\n        team", "      gpuLabel: {key: node-role.kubernetes.io/gpu, value: 'true'}\n      tags:\n        team"),
      "pools[0].gpuLabel: label 'node-role.kubernetes.io/gpu' is in the kubernetes.io domain"),

@@ -442,7 +442,7 @@ class PoolBase(Model):
         for key in RESERVED_LABELS:
             why = key in self.labels and reserved_label_problem(key, self.labels[key], **self.reserved_label_context)
             if why:
-                raise fail(f"labels: {why}")
+                raise fail(why, at=("labels", key))  # at the key's own line
         if self.gpu_label.key == POOL_LABEL_KEY:
             raise fail(
                 f"gpuLabel: {POOL_LABEL_KEY!r} is the pool label the component sets to the pool name; "
