@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["AUTONAME_SUFFIX", "ASG_NAME", "PLACEMENT_GROUP_NAME", "NameRule", "autoname_problem",
+__all__ = ["AUTONAME_SUFFIX", "ASG_NAME", "LAUNCH_TEMPLATE_NAME", "PLACEMENT_GROUP_NAME", "NameRule", "autoname_problem",
            "first_autoname_problem"]
 
 #: What Pulumi's autonaming adds after the resource name: ``-`` and 7 random hex digits.
@@ -54,6 +54,11 @@ class NameRule:
 ASG_NAME = NameRule("asg", 255, r"[!-9;-~]{1,255}", (
     "an Auto Scaling group name must fit (1 to 255 printable ASCII characters, no colon: Amazon EC2 Auto Scaling "
     "API reference, CreateAutoScalingGroup AutoScalingGroupName)"))
+#: An EC2 launch template name (EC2 API reference, CreateLaunchTemplate ``LaunchTemplateName``: 3 to 128 characters
+#: of letters, digits and ``( ) . - / _``).
+LAUNCH_TEMPLATE_NAME = NameRule("launch_template", 128, r"[A-Za-z0-9().\-/_]{3,128}", (
+    "an EC2 launch template name must fit (3 to 128 characters of letters, digits and ( ) . - / _: "
+    "EC2 API reference, CreateLaunchTemplate LaunchTemplateName)"))
 #: An EC2 placement group name (EC2 API reference, CreatePlacementGroup ``GroupName``: up to 255 ASCII characters).
 PLACEMENT_GROUP_NAME = NameRule("placement_group", 255, r"[\x00-\x7f]{1,255}", (
     "an EC2 placement group name must fit (up to 255 ASCII characters: EC2 API reference, CreatePlacementGroup "

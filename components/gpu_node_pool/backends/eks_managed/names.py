@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._shared.cloud_names import PLACEMENT_GROUP_NAME, NameRule, first_autoname_problem
+from .._shared.cloud_names import LAUNCH_TEMPLATE_NAME, PLACEMENT_GROUP_NAME, NameRule, first_autoname_problem
 
 __all__ = ["resource_name_problem"]
 
@@ -14,21 +14,17 @@ __all__ = ["resource_name_problem"]
 _NODE_GROUP = NameRule("node_group", 63, r"[A-Za-z0-9][A-Za-z0-9_-]*", (
     "an EKS node group name must fit (at most 63 characters, starting with a letter or digit, then "
     "letters, digits, hyphens and underscores: pulumi-aws aws.eks.NodeGroup nodeGroupName)"))
-#: The launch template name rule of the EC2 API reference, CreateLaunchTemplate ``LaunchTemplateName``.
-_LAUNCH_TEMPLATE = NameRule("launch_template", 128, r"[A-Za-z0-9().\-/_]{3,128}", (
-    "an EC2 launch template name must fit (3 to 128 characters of letters, digits and ( ) . - / _: "
-    "EC2 API reference, CreateLaunchTemplate LaunchTemplateName)"))
 
 
 def _rules(pool: Any) -> list[NameRule]:
     """The children ``pool`` autonames (every one the backend can, for no pool), node group first."""
     if pool is None:
-        return [_NODE_GROUP, _LAUNCH_TEMPLATE, PLACEMENT_GROUP_NAME]
+        return [_NODE_GROUP, LAUNCH_TEMPLATE_NAME, PLACEMENT_GROUP_NAME]
     from .launch_template import uses_launch_template
 
     efa = getattr(pool, "efa", None)
     efa_on = efa is not None and efa.enabled
-    return [_NODE_GROUP, *([_LAUNCH_TEMPLATE] if uses_launch_template(pool) else []),
+    return [_NODE_GROUP, *([LAUNCH_TEMPLATE_NAME] if uses_launch_template(pool) else []),
             *([PLACEMENT_GROUP_NAME] if efa_on else [])]
 
 

@@ -6,14 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._shared.cloud_names import ASG_NAME, PLACEMENT_GROUP_NAME, NameRule, first_autoname_problem
+from .._shared.cloud_names import ASG_NAME, LAUNCH_TEMPLATE_NAME, PLACEMENT_GROUP_NAME, NameRule, first_autoname_problem
 
 __all__ = ["resource_name_problem"]
 
-#: The launch template name rule of the EC2 API reference, CreateLaunchTemplate ``LaunchTemplateName``.
-_LAUNCH_TEMPLATE = NameRule("launch_template", 128, r"[A-Za-z0-9().\-/_]{3,128}", (
-    "an EC2 launch template name must fit (3 to 128 characters of letters, digits and ( ) . - / _: "
-    "EC2 API reference, CreateLaunchTemplate LaunchTemplateName)"))
 #: The instance profile name rule of the IAM API reference, CreateInstanceProfile ``InstanceProfileName``
 #: (https://docs.aws.amazon.com/IAM/latest/APIReference/API_CreateInstanceProfile.html: 1 to 128 characters,
 #: pattern ``[\w+=,.@-]+``, ``\w`` being ASCII letters, digits and ``_``).
@@ -26,11 +22,11 @@ def _rules(pool: Any) -> list[NameRule]:
     """The children ``pool`` autonames (every one the backend can, for no pool), the tightest first: the
     instance profile's longest name is one character shorter than the launch template's."""
     if pool is None:
-        return [_INSTANCE_PROFILE, _LAUNCH_TEMPLATE, ASG_NAME, PLACEMENT_GROUP_NAME]
+        return [_INSTANCE_PROFILE, LAUNCH_TEMPLATE_NAME, ASG_NAME, PLACEMENT_GROUP_NAME]
     if getattr(pool, "provider", "aws") == "none":
         return []  # the bootstrap only: no cloud resource
     rules = [_INSTANCE_PROFILE] if getattr(pool, "instance_profile_arn", None) is None else []
-    rules += [_LAUNCH_TEMPLATE, ASG_NAME]
+    rules += [LAUNCH_TEMPLATE_NAME, ASG_NAME]
     efa = getattr(pool, "efa", None)
     return rules + ([PLACEMENT_GROUP_NAME] if efa is not None and efa.enabled else [])
 
