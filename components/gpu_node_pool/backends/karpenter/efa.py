@@ -34,6 +34,7 @@ from pydantic import Field, model_validator
 
 from ...config.common import Model, fail
 from ...k8s.patterns import pattern_search
+from .limits import karpenter_release
 
 __all__ = [
     "NETWORK_INTERFACES_SINCE",
@@ -165,7 +166,7 @@ def version_issue(pool: Any, karpenter_version: str | None) -> tuple[str, bool] 
             f"installed version with gpu-node-pools:cluster.karpenterVersion (e.g. \"{need}\")",
             False,
         )
-    have = tuple(int(x) for x in karpenter_version.lstrip("v").split(".")[:2])
+    have = karpenter_release(karpenter_version)
     if have < NETWORK_INTERFACES_SINCE:
         return (
             f"cluster.karpenterVersion {karpenter_version!r}: EC2NodeClass spec.networkInterfaces needs Karpenter "

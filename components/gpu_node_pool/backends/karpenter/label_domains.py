@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._shared.nodepool import cel_label_domain
+from .limits import karpenter_release
 
 __all__ = ["RELAXED_SINCE", "old_release_label_problem", "version_issue"]
 
@@ -62,7 +63,7 @@ def version_issue(pool: Any, karpenter_version: str | None) -> tuple[str, bool] 
             f"gpu-node-pools:cluster.karpenterVersion (e.g. \"{need}\"), or {fix}",
             False,
         )
-    have = tuple(int(x) for x in karpenter_version.lstrip("v").split(".")[:2])
+    have = karpenter_release(karpenter_version)
     if have < RELAXED_SINCE:
         return (
             f"labels {keys}: cluster.karpenterVersion {karpenter_version!r} refuses them in a NodePool "

@@ -96,6 +96,13 @@ KARPENTER_KUBELET_INTS = {
 }
 
 
+def karpenter_release(version: str) -> tuple[int, int]:
+    """``(major, minor)`` of a ``cluster.karpenterVersion`` the config accepted (``1.11``, ``v1.11.2``), to compare
+    with the release a feature needs."""
+    major, minor = version.lstrip("v").split(".")[:2]
+    return int(major), int(minor)
+
+
 def karpenter_label_problem(key: str) -> str | None:
     """Why Karpenter refuses ``key`` as a NodePool label or requirement key, or None.
 

@@ -47,6 +47,7 @@ from pydantic import Field
 
 from ...config.common import Model
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+from .limits import karpenter_release
 
 __all__ = [
     "FEATURE_GATE",
@@ -276,7 +277,7 @@ def version_issue(pool: Any, karpenter_version: str | None) -> tuple[str, bool] 
             f"gpu-node-pools:cluster.karpenterVersion (e.g. \"{need}\") and set Helm {HELM_VALUE}: true",
             False,
         )
-    have = tuple(int(x) for x in karpenter_version.lstrip("v").split(".")[:2])
+    have = karpenter_release(karpenter_version)
     if have < NODE_OVERLAY_SINCE:
         return (
             f"cluster.karpenterVersion {karpenter_version!r}: NodeOverlay (karpenter.sh/v1alpha1) needs Karpenter >= v{need} "
