@@ -141,10 +141,10 @@ class PulumiTimestamp:
 
 
 def plain_kind(text: str) -> str:
-    """What yaml.v3 makes of a plain scalar's ``text``, as the program receives it: ``"null"``, ``"bool"``,
-    ``"int"``, ``"float"`` (a finite number with a fraction, or one JSON writes in exponent form),
+    """What yaml.v3 resolves a plain scalar's ``text`` to: ``"null"``, ``"bool"``, ``"int"`` (:func:`is_yaml_int`),
+    ``"float"`` (a finite float: ``4.0`` and ``1e3`` too, which reach a program as integers, :func:`plain_number`),
     ``"nonfinite"`` (NaN or an infinity), ``"timestamp"`` (:func:`go_time_text`), ``"merge"`` (``<<``) or
-    ``"str"``."""
+    ``"str"``: the type an explicit tag must agree with."""
     if text in NULLS:
         return "null"
     if text in BOOLEANS:
@@ -155,10 +155,9 @@ def plain_kind(text: str) -> str:
         return "merge"
     if text[4:5] == "-" and go_time_text(text) is not None:
         return "timestamp"
-    value = plain_number(text)
-    if value is None:
+    if plain_number(text) is None:
         return "str"
-    return "int" if type(value) is int else "float"
+    return "int" if is_yaml_int(text) else "float"
 
 
 def is_yaml_int(text: str) -> bool:

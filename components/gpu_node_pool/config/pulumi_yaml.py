@@ -19,7 +19,6 @@ from .pulumi_scalars import (
     NULLS,
     PulumiTimestamp,
     go_time_text,
-    is_yaml_int,
     plain_kind,
     plain_number,
 )
@@ -55,8 +54,6 @@ class PulumiScalarLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type
             tag = self._plain_tags.get(value)
             if tag is None:
                 found = plain_kind(value)
-                if found == "int" and not is_yaml_int(value):  # 4.0, 1e3: floats to yaml.v3, integers to the program
-                    found = "float"
                 tag = _TAG_OF_KIND[found] if found != "merge" else super().resolve(kind, value, implicit)
                 self._plain_tags[value] = tag
             return tag
@@ -77,9 +74,7 @@ def construct_number(loader: Any, node: Any) -> int | float:
     Raises:
         ValueError: an explicit ``!!int``/``!!float`` on a text that is no number (``!!int abc``)."""
     text = str(node.value)
-    kind = plain_kind(text)
-    kind = "int" if is_yaml_int(text) else ("float" if kind == "int" else kind)  # 4.0: a float to yaml.v3
-    if kind not in _TAG_TAKES.get(node.tag, ("int", "float", "nonfinite")):
+    if plain_kind(text) not in _TAG_TAKES.get(node.tag, ("int", "float", "nonfinite")):
         raise ValueError(f"{text!r} is no {node.tag.rsplit(':', 1)[-1]}")
     if text in NON_FINITE:
         return NON_FINITE[text]
