@@ -32,7 +32,7 @@ import math
 import re
 from decimal import Decimal
 
-__all__ = ["BOOLEANS", "NON_FINITE", "NULLS", "PulumiTimestamp", "go_time_text", "is_yaml_int", "plain_kind",
+__all__ = ["AsWritten", "BOOLEANS", "NON_FINITE", "NULLS", "PulumiTimestamp", "go_time_text", "is_yaml_int", "plain_kind",
            "plain_number"]
 
 #: The texts yaml.v3 reads as booleans, and their values.
@@ -113,9 +113,10 @@ def go_time_text(text: str) -> str | None:
     return None
 
 
-class PulumiTimestamp:
-    """A plain scalar yaml.v3 reads as a timestamp: the program does not get it as written (:func:`go_time_text`).
-    Kept with its text so that a report shows it, with :meth:`problem`."""
+class AsWritten:
+    """A value kept with its text as written in the file, for a report to show that text (never Python's repr of
+    what it would be read as); equal to another of its class with the same text. Subclasses say why it is kept
+    with ``problem()``."""
 
     __slots__ = ("text",)
 
@@ -126,10 +127,17 @@ class PulumiTimestamp:
         return self.text
 
     def __hash__(self) -> int:
-        return hash(self.text)
+        return hash((type(self), self.text))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, PulumiTimestamp) and other.text == self.text
+        return type(other) is type(self) and other.text == self.text  # type: ignore[attr-defined]
+
+
+class PulumiTimestamp(AsWritten):
+    """A plain scalar yaml.v3 reads as a timestamp: the program does not get it as written (:func:`go_time_text`).
+    Kept with its text so that a report shows it, with :meth:`problem`."""
+
+    __slots__ = ()
 
     def problem(self) -> str:
         """What Pulumi hands the program instead, and the fix (quote it), one line."""

@@ -17,7 +17,7 @@ from ..sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, TAG_ERRORS, AliasExpan
 from .defaults import PROJECT
 from .errors import ConfigIssue
 from .locations import FileMarks
-from .pulumi_scalars import NON_FINITE, PulumiTimestamp
+from .pulumi_scalars import NON_FINITE, AsWritten, PulumiTimestamp
 from .pulumi_yaml import BOOL_TAG, FLOAT_TAG, INT_TAG, NULL_TAG, TIMESTAMP_TAG, PulumiScalarLoader, construct_number
 
 __all__ = ["MAX_EXPANDED_VALUES", "MAX_NESTING", "AliasExpansionError"]
@@ -223,24 +223,16 @@ class _StrictLoader(PulumiScalarLoader):
 _DECIMAL = re.compile(r"[-+]?((0|[1-9][0-9]*)(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
 
 
-class _NumberForm:
+class _NumberForm(AsWritten):
     """A plain scalar Pulumi's YAML reader reads as a number written in another form than a plain decimal
     (``010``, ``0x10``, ``0o17``, ``0b11``, ``1_0``, ``08``); kept with its text so that
     :func:`_yaml_type_problems` reports it with its path."""
 
-    __slots__ = ("text", "value")
+    __slots__ = ("value",)
 
     def __init__(self, text: str, value: int | float) -> None:
-        self.text, self.value = text, value
-
-    def __repr__(self) -> str:
-        return self.text
-
-    def __hash__(self) -> int:
-        return hash(self.text)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _NumberForm) and other.text == self.text
+        super().__init__(text)
+        self.value = value
 
     def problem(self) -> str:
         """``<text> is <how> to Pulumi ...; write <decimal>, or quote it`` (one line)."""
@@ -282,24 +274,16 @@ _StrictLoader.add_constructor(INT_TAG, _construct_number)
 _StrictLoader.add_constructor(FLOAT_TAG, _construct_number)
 
 
-class _NotJson:
+class _NotJson(AsWritten):
     """A value JSON (and so Pulumi's config) has no form for: NaN or an infinity (``.nan``, ``.inf``), or a value
-    of an explicit ``!!binary``, ``!!set``, ``!!omap`` or ``!!pairs`` tag; kept with the text as written so that
-    :func:`_yaml_type_problems` shows that text, not Python's ``repr`` of what PyYAML would build."""
+    of an explicit ``!!binary``, ``!!set``, ``!!omap`` or ``!!pairs`` tag (``tag``); kept with the text as written
+    so that :func:`_yaml_type_problems` shows that text, not Python's ``repr`` of what PyYAML would build."""
 
-    __slots__ = ("tag", "text")
+    __slots__ = ("tag",)
 
     def __init__(self, tag: str, text: str) -> None:
-        self.tag, self.text = tag, text
-
-    def __repr__(self) -> str:
-        return self.text
-
-    def __hash__(self) -> int:
-        return hash((self.tag, self.text))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _NotJson) and (other.tag, other.text) == (self.tag, self.text)
+        super().__init__(text)
+        self.tag = tag
 
     def problem(self) -> str:
         """What the value is and the fix (a finite number; no explicit tag), one line."""
@@ -388,7 +372,7 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
     elif isinstance(value, list):
         for i, v in enumerate(value):
             problems += _yaml_type_problems(v, top, (*rest, i))
-    elif isinstance(value, _NumberForm | _NotJson | PulumiTimestamp):
+    elif isinstance(value, AsWritten):
         problems.append(ConfigIssue(_config_path(top, rest), value.problem()))
     elif not isinstance(value, str | int | float | bool | type(None)):
         problems.append(
