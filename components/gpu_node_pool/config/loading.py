@@ -295,11 +295,11 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
     ``line:column`` in the file later (:class:`gpu_node_pool.config.locations.FileMarks`); it stays
     empty when the file does not parse.
 
-    Refuses, with one :class:`ConfigIssue` each: bytes that are not UTF-8, invalid YAML, a
-    document or ``config:`` that is not a mapping, duplicate keys, keys YAML reads as
-    booleans/numbers/dates (``on:``), values it reads as dates or other non-JSON types, and numbers
-    written in YAML 1.1-only forms (``010`` octal, ``0x10``, ``1_0``, ``1:20`` base 60), which YAML 1.2
-    and JSON read differently.
+    Plain scalars are read as Pulumi's YAML reader reads them (:mod:`.pulumi_scalars`). Refuses, with one
+    :class:`ConfigIssue` each: bytes that are not UTF-8, invalid YAML, a document or ``config:`` that is not a
+    mapping, duplicate keys, keys that are no strings (``true:``, ``10:``), dates (the program would get Go's
+    text of a time), values JSON has no form for (``.inf``, ``!!set``), explicit tags on values of another type,
+    and numbers written in other forms than plain decimals (``010`` octal, ``0x10``, ``1_0``).
 
     Raises:
         ConfigError: every problem found, with the config path where there is one.
@@ -340,7 +340,8 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
         short = " " + tag.replace("tag:yaml.org,2002:", "!!") if tag else ""
         raise ConfigError([ConfigIssue(
             name, f"{show(written)}: the value does not fit its explicit YAML tag{short}; a stack config needs no "
-            "tags: remove it and write the plain value (YAML 1.1 types, https://yaml.org/type/)",
+            "tags: remove it and write the plain value (Pulumi's YAML reader, gopkg.in/yaml.v3, refuses a tag of "
+            "another type than its value's)",
             Location(file or name, line, column),
         )], name) from None
     finally:
