@@ -9,7 +9,8 @@ import pytest
 from builders import config_issues
 
 from gpu_node_pool.backends.karpenter.label_domains import old_release_label_problem
-from gpu_node_pool.config import validate_stack_config
+from gpu_node_pool.config import ConfigIssue, validate_stack_config
+from gpu_node_pool.config.locations import locate_issues, stack_file_marks
 from gpu_node_pool.config.warnings import stack_warnings
 
 EKS = {"name": "ml", "nodeRoleArn": "arn:aws:iam::123456789012:role/n"}
@@ -46,7 +47,36 @@ def test_a_release_since_1_9_takes_them_and_an_unstated_one_warns():
 def test_labels_of_other_domains_say_nothing_at_any_version():
     labels = {"example.com/team": "ml", "node.kubernetes.io/lifecycle": "spot", "kops.k8s.io/ig": "gpu"}
     validate_stack_config(raw(labels, "1.2"))  # raises nothing
-    assert "pools[0].labels" not in warnings_of(raw(labels))
+    assert not [p for p in warnings_of(raw(labels)) if p.startswith("pools[0]")]
+
+
+def test_one_label_is_placed_at_its_key_in_the_stack_file():
+    text = (
+        "config:\n"
+        "  gpu-node-pools:cluster: {name: ml, nodeRoleArn: 'arn:aws:iam::123456789012:role/n', karpenterVersion: '1.8'}\n"
+        "  gpu-node-pools:pools:\n"
+        "    - name: burst\n"
+        "      backend: karpenter\n"
+        "      instanceFamilies: [g6e]\n"
+        "      nodeClass: {}\n"
+        "      limits: {nvidia.com/gpu: 8}\n"
+        "      labels:\n"
+        "        example.com/team: ml\n"
+        "        example.kubernetes.io/tier: gpu\n"
+    )
+    ((path, _),) = config_issues(raw({"example.com/team": "ml", "example.kubernetes.io/tier": "gpu"}, "1.8"))
+    assert path == "pools[0].labels['example.kubernetes.io/tier']"
+    (placed,) = locate_issues([ConfigIssue(path, "m")], stack_file_marks(text), "Pulumi.dev.yaml")
+    assert (placed.location.line, placed.location.column) == (11, 9)
+    # the warning of an unstated version is placed alike
+    assert "pools[0].labels['example.kubernetes.io/tier']" in warnings_of(raw({"example.kubernetes.io/tier": "gpu"}))
+
+
+def test_a_restricted_gpu_label_is_placed_at_gpu_label():
+    cfg = raw({"example.com/team": "ml"}, "1.8")
+    cfg["pools"][0]["gpuLabel"] = {"key": "example.kubernetes.io/gpu", "value": "true"}
+    ((path, message),) = config_issues(cfg)
+    assert path == "pools[0].gpuLabel" and "example.kubernetes.io/gpu" in message
 
 
 @pytest.mark.parametrize(("key", "refused"), [

@@ -480,7 +480,7 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
         created.setdefault(name, i)
     issues += [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if refused]
     issues += [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack) if refused]
-    issues += [ConfigIssue(f"pools[{i}].labels", msg) for i, (msg, refused) in _label_version_issues(stack) if refused]
+    issues += [ConfigIssue(_labels_path(stack, i), msg) for i, (msg, refused) in _label_version_issues(stack) if refused]
     return issues
 
 
@@ -489,7 +489,7 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
     NodeOverlay pools (the version when not stated, and the ``NodeOverlay`` feature gate), and pools with
     labels in the kubernetes.io/k8s.io domains while the version is not stated (refused before v1.9)."""
     out = [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
-    out += [ConfigIssue(f"pools[{i}].labels", msg) for i, (msg, refused) in _label_version_issues(stack) if not refused]
+    out += [ConfigIssue(_labels_path(stack, i), msg) for i, (msg, refused) in _label_version_issues(stack) if not refused]
     return out + [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack)
                   if not refused]
 
@@ -504,6 +504,21 @@ def _label_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
     from .label_domains import version_issue
 
     return _version_issues(stack, version_issue)
+
+
+def _labels_path(stack: Any, i: int) -> str:
+    """Where a label-domain issue of ``pools[i]`` is placed: at the key when one key of ``labels`` is concerned,
+    at ``gpuLabel`` when only its key is, else at ``labels``."""
+    from .label_domains import old_release_label_problem
+
+    pool = stack.pools[i]
+    keys = sorted(k for k in pool.node_labels if old_release_label_problem(k))
+    own = [k for k in keys if k in (pool.labels or {})]
+    if len(keys) == 1 and own:
+        return f"pools[{i}].labels[{own[0]!r}]"
+    if keys and not own and pool.gpu_label is not None and keys == [pool.gpu_label.key]:
+        return f"pools[{i}].gpuLabel"
+    return f"pools[{i}].labels"
 
 
 def _efa_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
