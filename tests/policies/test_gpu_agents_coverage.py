@@ -112,3 +112,41 @@ def test_a_device_plugin_chart_whose_image_is_not_a_map_is_reported_not_a_crash(
             "chart": "nvidia-device-plugin", "namespace": "nvidia-device-plugin", "values": {"image": image}})
         (found,) = [f for f in evaluate([group, chart]) if f["policy"] == "device-plugin-covers-gpu-pools"]
         assert "values.image" in found["message"] and "not a map" in found["message"]
+
+
+MIG_LABELS = {**GPU_LABELS, "nvidia.com/mig.config": "all-1g.10gb", "nvidia.com/device-plugin.config": "mig-single"}
+
+
+def mig_pool(taints=(DEDICATED,)):
+    return node_group(taints=taints, labels=MIG_LABELS, types=("p5.48xlarge",))
+
+
+def test_a_mig_pool_with_no_mig_manager_names_the_layout_and_the_fix():
+    plugin = daemonset("nvidia-device-plugin", tolerations=[{"operator": "Exists"}], image="nvcr.io/nvidia/k8s-device-plugin:v0.20.0")
+    (found,) = run(d.gpu_agents_cover_gpu_pools.POLICY, [mig_pool(), plugin])
+    assert found["enforcement"] == "mandatory"
+    assert found["message"].startswith("No MIG manager covers GPU pool 'gpu'")
+    assert "'all-1g.10gb' (nvidia.com/mig.config)" in found["message"]
+    assert "gpu-operator-mig.html" in found["message"] and "migManager.enabled" in found["message"]
+
+
+def mig_findings(stack):
+    return [f for f in run(d.gpu_agents_cover_gpu_pools.POLICY, stack) if "MIG manager" in f["message"]]
+
+
+def test_the_operator_mig_manager_covers_a_mig_pool_unless_disabled_or_short_of_a_taint():
+    covering = operator([EXISTS_GPU, {"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}])
+    assert mig_findings([mig_pool(), covering]) == []
+    off = operator([EXISTS_GPU, {"key": "dedicated", "operator": "Exists"}], migManager={"enabled": False})
+    (found,) = mig_findings([mig_pool(), off])
+    assert found["message"].startswith("No MIG manager covers")
+    (short,) = mig_findings([mig_pool(), operator([EXISTS_GPU])])
+    assert "The MIG managers found do not reach it: the MIG manager of the GPU Operator" in short["message"]
+    assert "dedicated=gpu:NoSchedule" in short["message"]
+
+
+def test_a_mig_manager_daemonset_by_image_covers_the_pool_and_pools_without_the_label_need_none():
+    manager = daemonset("nvidia-mig-manager", "gpu-operator", tolerations=[{"operator": "Exists"}],
+                        image="nvcr.io/nvidia/cloud-native/k8s-mig-manager:v0.12.1-ubuntu20.04")
+    assert mig_findings([mig_pool(), manager]) == []
+    assert mig_findings([node_group(taints=(DEDICATED,))]) == []

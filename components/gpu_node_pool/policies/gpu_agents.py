@@ -14,6 +14,10 @@ Sources:
 * nvidia-device-plugin chart 0.20.0 with ``gfd.enabled``: its NFD subchart's worker tolerates
   ``nvidia.com/gpu=present`` with operator ``Equal`` only (NVIDIA/k8s-device-plugin@v0.20.0
   ``deployments/helm/nvidia-device-plugin/values.yaml`` ``nfd.worker.tolerations``; the ``Equal present`` trap).
+* NVIDIA's MIG manager (``k8s-mig-manager`` image; the GPU Operator's ``migManager`` operand, on by default:
+  NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml`` ``migManager.enabled``), the only agent that
+  applies the MIG layout a node's ``nvidia.com/mig.config`` label names
+  (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html).
 * GKE's ``nvidia-driver-installer`` DaemonSet (container-engine-accelerators
   ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``: init container image
   ``cos-nvidia-installer:fixed``, tolerations ``[{operator: Exists}]``), and NVIDIA's driver
@@ -42,6 +46,7 @@ __all__ = [
     "standalone_nfd_workers",
     "dcgm_exporters",
     "efa_device_plugins",
+    "mig_managers",
     "installed_agent_namespaces",
     "discovery_agents",
 ]
@@ -69,13 +74,15 @@ class GpuOperator:
         display: how messages name it.
         tolerations: its operands' tolerations (Kubernetes objects).
         nfd_tolerations: its NFD worker's tolerations, or None when its NFD is off or not known.
-        device_plugin, driver, dcgm_exporter, gfd: whether those operands are enabled (defaults: true).
+        device_plugin, driver, dcgm_exporter, gfd, mig_manager: whether those operands are enabled (defaults: true).
     """
 
     def __init__(self, display: str, tolerations: list[Any], nfd_tolerations: list[Any] | None,
-                 device_plugin: bool, driver: bool, dcgm_exporter: bool = True, gfd: bool = True) -> None:
+                 device_plugin: bool, driver: bool, dcgm_exporter: bool = True, gfd: bool = True,
+                 mig_manager: bool = True) -> None:
         self.display = display
         self.dcgm_exporter = dcgm_exporter
+        self.mig_manager = mig_manager
         self.tolerations = tolerations
         self.nfd_tolerations = nfd_tolerations
         self.device_plugin = device_plugin
@@ -123,6 +130,7 @@ def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOpe
                 f"GPU Operator ClusterPolicy {res.name!r} (spec.daemonsets.tolerations)",
                 tolerations or _OPERATOR_DEFAULT_TOLERATIONS, None,
                 _enabled(spec, "devicePlugin"), _enabled(spec, "driver"), _enabled(spec, "dcgmExporter"), _enabled(spec, "gfd"),
+                _enabled(spec, "migManager"),
             ))
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
@@ -144,7 +152,7 @@ def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOpe
                 list(tolerations) if isinstance(tolerations, list) else _OPERATOR_DEFAULT_TOLERATIONS,
                 (list(nfd) if isinstance(nfd, list) else _OPERATOR_DEFAULT_NFD_TOLERATIONS) if nfd_on else None,
                 _enabled(values, "devicePlugin"), _enabled(values, "driver"), _enabled(values, "dcgmExporter"),
-                _enabled(values, "gfd"),
+                _enabled(values, "gfd"), _enabled(values, "migManager"),
             ))
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
@@ -230,6 +238,16 @@ def dcgm_exporters(resources: Sequence[Any], undecided: Undecided) -> list[tuple
     return found
 
 
+def mig_managers(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of every MIG manager: DaemonSets running a ``k8s-mig-manager`` image, plus each GPU
+    Operator with ``migManager.enabled`` (its operand's tolerations and deploy label). NVIDIA publishes no chart of
+    the MIG manager alone, so no chart is read by its values."""
+    found = _by_image(resources, undecided, "k8s-mig-manager", "MIG manager")
+    found += [(f"the MIG manager of the {op.display}", op.operand_spec("migManager"))
+              for op in gpu_operators(resources, undecided) if op.mig_manager]
+    return found
+
+
 def efa_device_plugins(resources: Sequence[Any], undecided: Undecided) -> list[tuple[str, Mapping[str, Any]]]:
     """``(display, pod spec)`` of every EFA device plugin: DaemonSets running an ``aws-efa-k8s-device-plugin``
     image, else ``aws-efa-k8s-device-plugin`` charts by their values: the chart's template puts
@@ -240,11 +258,8 @@ def efa_device_plugins(resources: Sequence[Any], undecided: Undecided) -> list[t
                                 prepend=[Toleration("CriticalAddonsOnly", "Exists").to_k8s()])
 
 
-def _by_image_else_chart(resources: Sequence[Any], undecided: Undecided, name: str, title: str, default: list[Any],
-                         *, placement: bool = False, prepend: Sequence[Any] = ()) -> list[tuple[str, Mapping[str, Any]]]:
-    """DaemonSets with a container image containing ``name``; when there is none, charts named ``name`` read by
-    their values: ``prepend`` + ``tolerations`` (``default`` when absent), with ``affinity``/``nodeSelector``
-    when ``placement``."""
+def _by_image(resources: Sequence[Any], undecided: Undecided, name: str, title: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(display, pod spec)`` of the DaemonSets with a container image containing ``name``."""
     found: list[tuple[str, Mapping[str, Any]]] = []
     for res in resources:
         if kind_of(res.resource_type) != "DaemonSet":
@@ -255,6 +270,15 @@ def _by_image_else_chart(resources: Sequence[Any], undecided: Undecided, name: s
                 found.append((f"{title} DaemonSet {workload.namespace}/{workload.name}", workload.pod_spec))
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
+    return found
+
+
+def _by_image_else_chart(resources: Sequence[Any], undecided: Undecided, name: str, title: str, default: list[Any],
+                         *, placement: bool = False, prepend: Sequence[Any] = ()) -> list[tuple[str, Mapping[str, Any]]]:
+    """DaemonSets with a container image containing ``name``; when there is none, charts named ``name`` read by
+    their values: ``prepend`` + ``tolerations`` (``default`` when absent), with ``affinity``/``nodeSelector``
+    when ``placement``."""
+    found = _by_image(resources, undecided, name, title)
     if found:
         return found
     for res in resources:  # no rendered child: the chart's declared values

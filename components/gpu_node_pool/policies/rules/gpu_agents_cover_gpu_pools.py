@@ -21,6 +21,12 @@ is a finding naming the type and the label.
 * **DCGM exporter** wherever one is installed (the standalone chart, whose default tolerates only the
   control plane - NVIDIA/dcgm-exporter#731, ``deployment/values.yaml``; a DaemonSet by image; the GPU Operator's operand):
   it must reach every GPU pool, or those GPUs have no metrics;
+* **MIG manager** on every pool whose nodes ask for a MIG layout (the ``nvidia.com/mig.config`` node label,
+  which ``GpuNodePool`` sets on MIG pools served by the GPU Operator): only NVIDIA's MIG manager applies that
+  layout (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html; a
+  ``k8s-mig-manager`` DaemonSet, or the GPU Operator's ``migManager`` operand); the device plugin only finds
+  MIG devices that already exist (NVIDIA/k8s-device-plugin@v0.20.0 README ``--mig-strategy``), so without it
+  the GPUs stay whole and the node advertises none of the MIG devices the pool is planned for;
 * **EFA device plugin** on every pool a ``GpuNodePool`` declares with ``efa.enabled`` (its ``efa`` property):
   without AWS's ``aws-efa-k8s-device-plugin`` tolerating the pool's taints its nodes advertise no
   ``vpc.amazonaws.com/efa`` and no pod asking for EFA interfaces schedules (EKS user guide,
@@ -38,12 +44,14 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
 from ...sdk.props import Undecided, UnknownValueError
+from ...k8s.wellknown import MIG_CONFIG_LABEL
 from ..gpu_agents import (
     agent_resources,
     dcgm_exporters,
     discovery_agents,
     driver_installers,
     efa_device_plugins,
+    mig_managers,
     standalone_nfd_workers,
 )
 from ..placement import SELECTION_FIX, StackPlacements
@@ -155,7 +163,28 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                     pool.urn or None,
                 )
     _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided, placed, discovered)
+    _judge_mig(args, [p for p in pools if MIG_CONFIG_LABEL in (p.labels or {})], report, undecided, placed, discovered)
     undecided.raise_if_any()
+
+
+def _judge_mig(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided,
+               placed: StackPlacements, discovered: tuple[str, ...]) -> None:
+    """A MIG manager covers every pool whose nodes carry the ``nvidia.com/mig.config`` label."""
+    managers = _agents(mig_managers(agent_resources(stack_index(args)), undecided)) if pools else []
+    for pool in pools:
+        reasons = _judge(managers, pool, undecided, placed, discovered)
+        if reasons is None:
+            continue
+        found = f" The MIG managers found do not reach it: {' | '.join(reasons)}." if reasons else ""
+        report(
+            f"No MIG manager covers {pool.display}: its nodes ask for the MIG layout "
+            f"{pool.labels[MIG_CONFIG_LABEL]!r} ({MIG_CONFIG_LABEL}), which only NVIDIA's MIG manager applies "
+            "(https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html); the device "
+            "plugin partitions nothing, so the GPUs stay whole and the node advertises none of the MIG devices the "
+            f"pool is planned for.{found} Install the GPU Operator with migManager.enabled (GpuOperator, or "
+            "devicePlugin.provider: gpu-operator) tolerating the pool's taints, or drop the pool's mig setting.",
+            pool.urn or None,
+        )
 
 
 def _judge_efa(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided,
@@ -180,12 +209,13 @@ POLICY = StackValidationPolicy(
     name="gpu-agents-cover-gpu-pools",
     description="Every GPU pool gets the GPU agents besides the device plugin it needs: a driver installer where "
     "the backend installs none (GKE INSTALLATION_DISABLED), feature discovery workers and DCGM exporters that "
-    "tolerate its taints, and the EFA device plugin on EFA pools.",
+    "tolerate its taints, the EFA device plugin on EFA pools, and a MIG manager on pools asking for a MIG layout.",
     validate=validate_gpu_agents_cover_gpu_pools,
     enforcement_level=EnforcementLevel.MANDATORY,
     remediation_steps=(
         "Install GKE's nvidia-driver-installer (or the GPU Operator with driver.enabled) for pools with "
-        "gpuDriverVersion INSTALLATION_DISABLED; derive NFD worker, DCGM exporter and EFA device plugin tolerations "
+        "gpuDriverVersion INSTALLATION_DISABLED; install the GPU Operator with migManager.enabled for pools with "
+        "the nvidia.com/mig.config label; derive NFD worker, DCGM exporter and EFA device plugin tolerations "
         "from the pools (one Exists toleration per pool taint). These agents are DaemonSets, which "
         "gpu-toleration-allowlist does not judge."
     ),
