@@ -92,3 +92,24 @@ def test_one_of_several_selected_pools_suffices_and_non_gpu_targets_are_ignored(
     assert run(d.gpu_workloads_tolerate_their_pool.POLICY, [a, b, app]) == []
     web = deployment("web", "web", node_selector={"tier": "web"})
     assert run(d.gpu_workloads_tolerate_their_pool.POLICY, [a, web]) == []
+
+
+# --- a GPU workload whose selection no pool of the stack meets ------------------------------------
+
+
+def test_a_pool_label_typo_is_named_with_the_values_the_pools_carry():
+    burst = node_group("burst", labels={"nvidia.com/gpu.present": "true", "gpu-node-pools/pool": "burst"})
+    typo = deployment(node_selector={"gpu-node-pools/pool": "inferense"}, resources=GPU_REQUEST,
+                      tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}])
+    (found,) = run(d.gpu_workloads_tolerate_their_pool.POLICY, [inference_pool("nvidia.com/gpu=present:NoSchedule"), burst, typo])
+    assert found["enforcement"] == "advisory"
+    assert found["message"].startswith("Deployment web/web requests GPUs but its node selection matches no GPU pool of this stack")
+    assert "gpu-node-pools/pool in ['burst', 'inference']" in found["message"]
+
+
+def test_selections_the_pools_labels_cannot_decide_or_workloads_without_gpus_are_not_flagged():
+    pool = inference_pool("nvidia.com/gpu=present:NoSchedule")
+    by_type = deployment(node_selector={"node.kubernetes.io/instance-type": "p5.48xlarge"}, resources=GPU_REQUEST)
+    no_gpu = deployment(node_selector={"gpu-node-pools/pool": "inferense"})
+    assert run(d.gpu_workloads_tolerate_their_pool.POLICY, [pool, by_type]) == []
+    assert run(d.gpu_workloads_tolerate_their_pool.POLICY, [pool, no_gpu]) == []

@@ -43,8 +43,8 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
-from ...sdk.props import Undecided, UnknownValueError
 from ...k8s.wellknown import MIG_CONFIG_LABEL
+from ...sdk.props import Undecided, UnknownValueError
 from ..gpu_agents import (
     agent_resources,
     dcgm_exporters,

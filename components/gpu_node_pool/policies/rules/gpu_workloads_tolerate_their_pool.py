@@ -8,6 +8,13 @@ its own, plus ``ExtendedResourceToleration``'s for the extended resources it req
 GKE, or where ``admissionPlugins`` says the plugin is on). Otherwise the pod stays Pending for
 good (the pattern of aws/karpenter-provider-aws#5703 and vllm-project/aibrix#909). Matching is
 Kubernetes' (``taints.py``): with ``Equal`` the values must match.
+
+A pod template that requests GPUs and whose required node selection every GPU pool's declared labels refuse
+(``gpu-node-pools/pool: inferense`` beside pools ``inference`` and ``burst``) selects no GPU pool of the stack:
+it is reported too, naming the values the pools carry for the keys it selects, as the in-cluster rule
+``gpu-node-pools-gpu-workloads-reach-their-pool`` warns (:mod:`gpu_node_pool.admission.vap_pods`). A selection
+that depends on a label no pool declares (an instance type, a zone) is not judged so, nor is a stack with a pool
+whose labels are unknown at preview.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from ...k8s.effective import runs_own_api_server
 from ...k8s.taints import Taint, Toleration, effective_tolerations, untolerated_taints
 from ...sdk.props import Undecided, UnknownValueError, plain
 from ..stack import stack_index
-from ..workloads import WORKLOAD_POD_SPEC_PATHS, NodeSelection, read_tolerations
+from ..workloads import WORKLOAD_POD_SPEC_PATHS, NodeSelection, gpu_resources_requested, read_tolerations
 from ._shared import _NE, _NS, _config, _fmt, _resource, _stack_pools
 
 _ABSENT: object = object()
@@ -51,7 +58,9 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
     config = _config(args, "gpu-workloads-tolerate-their-pool")
     plugins = list(config.get("admissionPlugins") or [])
     undecided = Undecided()
-    pools = [p for p in _stack_pools(args, undecided) if p.labels]
+    found_pools = _stack_pools(args, undecided)
+    pools = [p for p in found_pools if p.labels]
+    every_pool_labelled = len(pools) == len(found_pools)
     if pools:
         # pools with the same platform and taints get the same verdict: numbered once here
         groups: dict[tuple[str, tuple[Taint, ...]], int] = {}
@@ -75,8 +84,10 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                     where = ".".join(WORKLOAD_POD_SPEC_PATHS[workload.kind])
                     undecided.not_judged(workload.display, f"not judged: {where}.{selection.refused}")
                     continue
-                if not selection.keys:
-                    continue  # selects nothing: gpu-workloads-select-gpu-nodes' business
+                if not selection.keys:  # selects nothing (gpu-workloads-select-gpu-nodes' business), or only empty terms
+                    if every_pool_labelled and _refused_by_every_pool(workload.pod_spec, selection, pools):
+                        report(_selects_no_pool(workload.display, selection, pools), res.urn)
+                    continue
                 content: tuple[object, ...] | None = (selection.node_selector,
                                                       tuple((tuple(e), f) for e, f in selection.terms))
                 try:
@@ -89,6 +100,8 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                         targets_of[content] = found_targets
                 targets, order = found_targets
                 if not targets:
+                    if every_pool_labelled and _refused_by_every_pool(workload.pod_spec, selection, pools):
+                        report(_selects_no_pool(workload.display, selection, pools), res.urn)
                     continue
                 spec = plain(workload.pod_spec)
                 own, _ = read_tolerations(workload.pod_spec)  # malformed items skipped (and reported elsewhere)
@@ -129,10 +142,33 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
     undecided.raise_if_any()
 
 
+def _refused_by_every_pool(pod_spec: object, selection: NodeSelection, pools: list) -> bool:
+    """The pod spec requests GPUs and its node selection refuses every pool's declared labels (a term without
+    expressions matches no node: Kubernetes API reference, NodeSelectorTerm)."""
+    return bool(gpu_resources_requested(pod_spec)) and all(selection.on(p.labels) is False for p in pools)
+
+
+def _selects_no_pool(display: str, selection: NodeSelection, pools: list) -> str:
+    """The finding of a GPU workload whose node selection every GPU pool of the stack refuses."""
+    carried = []
+    for key in selection.keys:
+        values = sorted({p.labels[key] for p in pools if key in p.labels})
+        if values:
+            carried.append(f"{key} in {values}")
+    seen = "; the pools carry " + ", ".join(carried) if carried else ""
+    return (
+        f"{display} requests GPUs but its node selection matches no GPU pool of this stack "
+        f"({', '.join(p.display for p in pools[:5])}{', ...' if len(pools) > 5 else ''}){seen}: unless a node "
+        "outside this stack carries those labels, its pods stay Pending. Select a pool of the stack (a typo in a "
+        "label value is the usual cause), or, if the pool lives in another stack, ignore this advisory."
+    )
+
+
 POLICY = StackValidationPolicy(
     name="gpu-workloads-tolerate-their-pool",
     description=f"A pod template whose node selection targets GPU pools tolerates every {_NS}/{_NE} taint "
-    "of at least one of them (effective tolerations: its own plus what admission adds).",
+    "of at least one of them (effective tolerations: its own plus what admission adds); one that requests GPUs "
+    "selects some pool of the stack.",
     validate=validate_gpu_workloads_tolerate_their_pool,
     enforcement_level=EnforcementLevel.ADVISORY,
     config_schema=PolicyConfigSchema(
@@ -147,5 +183,5 @@ POLICY = StackValidationPolicy(
         }
     ),
     remediation_steps="Add a toleration for each taint of the pool the workload selects (operator Equal with the "
-    "taint's value, or Exists), or change its nodeSelector/affinity.",
+    "taint's value, or Exists), or change its nodeSelector/affinity; select a pool the stack declares.",
 )
