@@ -389,3 +389,31 @@ def test_a_pulumi_yaml_of_the_wrong_shape_is_exit_2_with_the_key(capsys, tmp_pat
     (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text() + line + "\n")
     code, _, err = run(capsys, command, "--stack", "demo", "--project-dir", str(project))
     assert code == 2 and expected in err and "internal error" not in err
+
+
+# --- validate --file of a file no pulumi command reads ------------------------------------------
+
+
+@pytest.mark.parametrize(("where", "expected"), [
+    ("stacks/dev.yaml", "its name is not Pulumi.<stack>.yaml"),
+    ("stacks/Pulumi.dev.yml", "its name is not Pulumi.<stack>.yaml"),
+    ("Pulumi.dev.yaml", "it is not in the project's stack directory (stacks"),
+])
+def test_validate_file_warns_of_a_file_pulumi_never_reads(capsys, tmp_path, where, expected):
+    import json
+    import shutil
+
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(ROOT / "stacks" / "Pulumi.dev.yaml", tmp_path / where)
+    code, out, err = run(capsys, "validate", "--file", str(tmp_path / where))
+    assert code == 0, out + err
+    assert f"warning: {where}:1:1: pulumi never reads this file as a stack's config: {expected}" in err
+    assert "move it to stacks/Pulumi.dev.yaml" in err
+    code, out, _ = run(capsys, "validate", "--file", str(tmp_path / where), "--json")
+    assert any("pulumi never reads" in w["message"] for w in json.loads(out)["warnings"])
+
+
+def test_validate_file_of_a_stack_file_pulumi_reads_says_nothing_more(capsys):
+    code, out, err = run(capsys, "validate", "--file", str(ROOT / "stacks" / "Pulumi.dev.yaml"))
+    assert code == 0 and "pulumi never reads" not in out + err

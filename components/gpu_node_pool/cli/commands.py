@@ -310,7 +310,7 @@ def _validate(args: argparse.Namespace) -> int:
 
     from ..config import load_stack_config
     from ..config.warnings import stack_warnings
-    from ..plan.stack_file import read_stack, read_stack_path
+    from ..plan.stack_file import read_stack, read_stack_path, unread_by_pulumi
 
     fmt = _output_format(args)
     if args.files is None:
@@ -345,6 +345,9 @@ def _validate(args: argparse.Namespace) -> int:
             continue
         pools += [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
         found_warnings = found.locate(stack_warnings(stack_config))  # the same warnings gpupool plan prints
+        if args.files is not None:  # a file given by path may be one no pulumi command reads
+            unread = unread_by_pulumi(found, plan_mod.find_project(found.path.parent))
+            found_warnings += [unread] if unread is not None else []
         warnings += found_warnings
         lines.append(f"stack {name!r}: config is valid ({len(stack_config.pools)} pool(s))"
                      + (f"; {len(found_warnings)} warning(s), on stderr, nothing refused" if found_warnings else ""))

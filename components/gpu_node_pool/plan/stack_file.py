@@ -156,6 +156,32 @@ def read_stack_path(project_dir: Path, path: Path, project: Mapping[str, Any] | 
     return out
 
 
+def unread_by_pulumi(found: StackFile, project_dir: Path, project: Mapping[str, Any] | None = None) -> ConfigIssue | None:
+    """A warning when the Pulumi CLI would never read ``found`` as a stack's config, else None: it reads a stack's
+    settings only from ``<stackConfigDir>/Pulumi.<stack>.yaml`` beside the project's ``Pulumi.yaml``
+    (pulumi/pulumi ``sdk/go/common/workspace/paths.go`` ``DetectProjectStackPath``), so a file of another name
+    (``dev.yaml``, ``Pulumi.dev.yml``) or in another directory configures nothing. ``project``: the project's
+    ``Pulumi.yaml`` read (default: read here)."""
+    if project is None:
+        project = read_project_file(project_dir)
+    config_dir = (project_dir / project.get("stackConfigDir", ".")).resolve()
+    name = found.path.name
+    stack = name[len("Pulumi."):-len(".yaml")] if name.startswith("Pulumi.") and name.endswith(".yaml") else ""
+    here = found.path.resolve().parent
+    if stack and here == config_dir:
+        return None
+    shown = config_dir.relative_to(project_dir.resolve()).as_posix() if config_dir.is_relative_to(project_dir.resolve()) \
+        else config_dir.as_posix()
+    guess = stack or Path(name.removeprefix("Pulumi.")).stem or "<stack>"  # dev.yaml, Pulumi.dev.yml -> dev
+    expected = f"{shown}/Pulumi.{guess}.yaml".removeprefix("./")
+    why = ("its name is not Pulumi.<stack>.yaml" if not stack else
+           f"it is not in the project's stack directory ({shown or '.'}, stackConfigDir of Pulumi.yaml)")
+    return ConfigIssue(found.file, f"pulumi never reads this file as a stack's config: {why} (the Pulumi CLI reads "
+                                   f"<stackConfigDir>/Pulumi.<stack>.yaml, pulumi/pulumi "
+                                   f"sdk/go/common/workspace/paths.go DetectProjectStackPath); move it to {expected}",
+                       Location(found.file, 1, 1))
+
+
 def locate_findings(violations: list[dict[str, Any]], resources: Iterable[Any], pools: list[str],
                     stack_file: StackFile) -> None:
     """Give each finding about a declared pool the ``location`` of that pool in the stack file.
