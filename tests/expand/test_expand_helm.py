@@ -299,3 +299,37 @@ def test_a_helm_that_fails_silently_is_blamed_not_the_chart(tmp_path):
     assert isinstance(got, NotJudged)
     assert "exited 1 with no message" in got.reason and "fix the chart values" not in got.fix
     assert "`<helm> version`" in got.fix
+
+
+def _archive(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def _chart(root: Path, name: str, chart_yaml: str, template: str = "") -> Path:
+    chart = root / name
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text(chart_yaml)
+    if template:
+        (chart / "templates" / "a.yaml").write_text(template)
+    return chart
+
+
+@needs_helm
+@pytest.mark.parametrize(("make", "fix"), [
+    (lambda t: _archive(t / "bad.tgz", b"not a gzip"), "the chart archive is not a gzipped tar"),
+    (lambda t: _chart(t, "c1", "apiVersion: v2\nname: [x\n"), "fix the chart's Chart.yaml: it does not parse"),
+    (lambda t: _chart(t, "c2", "apiVersion: v2\nversion: 0.1.0\n"), "fix the chart's Chart.yaml: it lacks a field"),
+    (lambda t: _chart(t, "c3", "apiVersion: v2\nname: c3\nversion: 0.1.0\ndependencies:\n- name: dep\n  version: 1.0.0\n"
+                      "  repository: https://example.com\n"), "run `helm dependency build` in the chart directory"),
+    (lambda t: _chart(t, "c4", "apiVersion: v2\nname: c4\nversion: 0.1.0\nkubeVersion: '>=1.99.0'\n"),
+     "set cluster.kubernetesVersion to the cluster's version"),
+    (lambda t: _chart(t, "c5", "apiVersion: v2\nname: c5\nversion: 0.1.0\n", "{{ .Values.x.y }}\n"), "fix the chart values"),
+])
+def test_a_chart_helm_cannot_load_is_blamed_not_its_values(tmp_path, make, fix):
+    chart = make(tmp_path)
+    with HelmRenderer(HELM, kube_version="1.31", base_dir=tmp_path) as r:
+        got = r.render("kubernetes:helm.sh/v4:Chart", "c", {"chart": str(chart)}, resource="c")
+    assert isinstance(got, NotJudged), got
+    assert got.fix.startswith(fix), (got.reason, got.fix)
+    assert got.fix.endswith("(run the same `helm template` to see the whole error)")

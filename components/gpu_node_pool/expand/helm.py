@@ -54,6 +54,7 @@ import yaml
 from ..k8s.wellknown import is_namespaced_kind
 from ..sdk.files import read_input_text
 from ..sdk.yaml_bounded import load_all_bounded
+from .helm_fixes import helm_failure_fix
 from .result import SECRET_FIX, Expanded, NotJudged, unknown_input
 from .run_bounded import run_bounded
 
@@ -417,7 +418,7 @@ class HelmRenderer:
                 who,
                 type_token,
                 f"helm template of {label} failed: {helm_error_line(err)}",
-                "fix the chart values (run the same `helm template` to see the whole error)",
+                helm_failure_fix(err),
             )
         try:
             objects = parse_manifests(out)
