@@ -7,6 +7,12 @@ is active, that function is wrapped: it notes the innermost frame of the call st
 the program's directory (installed packages, ``site-packages``/``dist-packages``, excluded) and
 maps the resource's ``(type, name)`` to it. Columns are 1-based, from the frame's code positions
 (Python 3.11+).
+
+A program that builds resources in a helper function (``def agent(name): return DaemonSet(...)``) registers
+them all from one line of the helper; each is then placed at the outermost enclosing call that no other resource
+of that line passes through (the line that calls ``agent("fluent-bit")``), up to :data:`MAX_CALLERS` calls out.
+Resources one call registers in a loop have no such call: they are placed where their calls first part (the
+loop's line), or at the innermost line when they never do.
 """
 
 from __future__ import annotations
@@ -18,8 +24,12 @@ from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from types import CodeType, FrameType
+from typing import Any
 
-__all__ = ["registration_sites"]
+__all__ = ["MAX_CALLERS", "registration_sites"]
+
+#: How many enclosing calls out from the innermost program line a resource's site may be looked for.
+MAX_CALLERS = 8
 
 _INSTALLED = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 
@@ -41,6 +51,8 @@ def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tupl
 
     root = os.path.realpath(program_dir) + os.sep
     sites: dict[tuple[str, str], tuple[str, int, int]] = {}
+    #: The program's frames of each registration, innermost first (at most 1 + MAX_CALLERS).
+    chains: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
     under: dict[str, str | None] = {}
     #: Column per (code, instruction): a program's loop registers many resources from one call site, and
     #: finding an instruction's column walks its code's position table up to it.
@@ -56,19 +68,26 @@ def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tupl
                                and not any(p in real for p in _INSTALLED) else None)
         return under[filename]
 
+    def site(frame: FrameType, path: str) -> tuple[str, int, int]:
+        at = (frame.f_code, frame.f_lasti)
+        column = columns.get(at)
+        if column is None:
+            column = columns[at] = _column(frame)
+        return (path, frame.f_lineno, column)
+
     def register(res, ty, name, *args, **kwargs):  # noqa: ANN001, ANN202 - Pulumi's own signature, passed through
-        frame = sys._getframe(1)
-        while frame is not None:
-            path = in_program(frame.f_code.co_filename)
-            if path is not None:
-                if (ty, name) not in sites:
-                    at = (frame.f_code, frame.f_lasti)
-                    column = columns.get(at)
-                    if column is None:
-                        column = columns[at] = _column(frame)
-                    sites[(ty, name)] = (path, frame.f_lineno, column)
-                break
-            frame = frame.f_back
+        if (ty, name) not in chains:
+            chain: list[tuple[str, int, int]] = []
+            frame = sys._getframe(1)
+            while frame is not None and len(chain) <= MAX_CALLERS:
+                path = in_program(frame.f_code.co_filename)
+                if path is not None:
+                    chain.append(site(frame, path))
+                elif chain:  # left the program (its caller is gpupool or the Pulumi runtime)
+                    break
+                frame = frame.f_back
+            if chain:
+                chains[(ty, name)] = chain
         return original(res, ty, name, *args, **kwargs)
 
     pulumi_resource.register_resource = register
@@ -76,3 +95,27 @@ def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tupl
         yield sites
     finally:
         pulumi_resource.register_resource = original
+        sites.update(_parting_sites(chains))
+
+
+def _parting_sites(chains: dict[Any, list[tuple[str, int, int]]]) -> dict[Any, tuple[str, int, int]]:
+    """Each resource's site: its innermost program frame, or, when other resources share that frame, its outermost
+    frame no other of them passes through, else the first frame outwards at which theirs differ (module docstring)."""
+    by_line: dict[tuple[str, int, int], list[Any]] = {}
+    for key, chain in chains.items():
+        by_line.setdefault(chain[0], []).append(key)
+    out: dict[Any, tuple[str, int, int]] = {}
+    for members in by_line.values():
+        if len(members) == 1:
+            out[members[0]] = chains[members[0]][0]
+            continue
+        reach = min(len(chains[k]) for k in members)
+        split = next((d for d in range(1, reach) if len({chains[k][d] for k in members}) > 1), 0)
+        seen: dict[tuple[str, int, int], int] = {}  # frame -> how many of the members pass through it
+        for key in members:
+            for frame in set(chains[key]):
+                seen[frame] = seen.get(frame, 0) + 1
+        for key in members:
+            own = [frame for frame in chains[key][1:] if seen[frame] == 1]
+            out[key] = own[-1] if own else chains[key][min(split, len(chains[key]) - 1)]
+    return out
