@@ -18,6 +18,7 @@ from ..config import ConfigError, ConfigIssue
 from ..k8s.taints import Toleration
 from ..sdk import cluster_inputs
 from ..sdk.cluster_inputs import ClusterIdentity
+from ..sdk.program_log import log_own
 
 if TYPE_CHECKING:  # the models (pydantic) are imported when a pool is validated, not at import
     from ..config.common import PoolBase as PoolConfig
@@ -228,11 +229,10 @@ class GpuNodePool(pulumi.ComponentResource):
             self._warn(name, pool, cluster, limits)
         if cluster.not_judged:
             keys = ", ".join(f"cluster.{k}" for k in cluster.not_judged)
-            pulumi.log.info(
-                f"{keys}: Pulumi Output(s), not judged here (the rules that read them check only that they are "
-                "given; the cloud checks the values when the resources are created)",
-                resource=self,
-            )
+            log_own(pulumi.log.info,
+                    f"{keys}: Pulumi Output(s), not judged here (the rules that read them check only that they are "
+                    "given; the cloud checks the values when the resources are created)",
+                    resource=self)
         self.taints = [str(t) for t in pool.taint_list]
         self.labels = pool.node_labels
         self.workload_tolerations = [
@@ -277,7 +277,7 @@ class GpuNodePool(pulumi.ComponentResource):
         found = [w for w in found if not w.path.startswith("cluster.") or once.first_cluster_warning(cluster.name, w)]
         once.record_warnings(name, found)
         for warning in found:
-            pulumi.log.warn(f"{warning.path}: {warning.message}", resource=self)
+            log_own(pulumi.log.warn, f"{warning.path}: {warning.message}", resource=self)
 
 
 def _limits(name: str, limits: Any) -> Any:

@@ -160,9 +160,10 @@ def main() -> dict[str, Any]:
     if handed is None or handed[1] is not stack:
         from ..config.warnings import stack_warnings
         from ..gpu_agents import once
+        from ..sdk.program_log import log_own
 
         found = stack_warnings(stack)
         once.record_warnings("", found)
         for warning in found:
-            pulumi.log.warn(f"{warning.path}: {warning.message}")
+            log_own(pulumi.log.warn, f"{warning.path}: {warning.message}")
     return build(stack)

@@ -49,6 +49,9 @@ class CheckResult:
     config_issues: list[ConfigIssue] = field(default_factory=list)
     #: The config warnings of the program's ``GpuNodePool`` s, at the program's lines; never change the exit code.
     warnings: list[ConfigIssue] = field(default_factory=list)
+    #: What the program logged with ``pulumi.log`` (``[{"severity", "message", "resource"?}]``,
+    #: :mod:`gpu_node_pool.sdk.program_log`): shown on stderr as it ran; never changes the exit code.
+    program_log: list[dict[str, str]] = field(default_factory=list)
     pools: list[dict[str, Any]] = field(default_factory=list)
     device_plugins: list[str] = field(default_factory=list)
     coverage: list[dict[str, Any]] = field(default_factory=list)
@@ -129,7 +132,7 @@ def check_project(
         found = read_stack(project, stack)
         config, secrets = found.config, found.secrets
         result.resources, collected, warnings = _record(interpreter, program, project, config, secrets, stack,
-                                                        result.project, program_timeout)
+                                                        result.project, program_timeout, result.program_log)
     except ConfigError as err:  # the stack config's issues get their place in the stack file; the rest keep their own
         about_stack = found is not None and err.source.startswith(STACK_CONFIG_SOURCE)
         located = found.locate([i for i in err.issues if i.location is None]) if about_stack else []
@@ -168,9 +171,11 @@ def _locate_in_program(result: CheckResult, project: Path) -> None:
 
 
 def _record(interpreter: Interpreter, program: Path, project: Path, config: dict[str, Any], secrets: list[str],
-            stack: str, name: str, timeout: float) -> tuple[list[Recorded], list[NotJudged], list[dict[str, str]]]:
+            stack: str, name: str, timeout: float,
+            program_log: list[dict[str, str]]) -> tuple[list[Recorded], list[NotJudged], list[dict[str, str]]]:
     """``(resources, not judged while it ran, its GpuNodePools' config warnings)`` of the program, run in a child
-    of the interpreter (:func:`.interpreter.record_in_child`, stopped after ``timeout`` seconds).
+    of the interpreter (:func:`.interpreter.record_in_child`, stopped after ``timeout`` seconds). What the program
+    logged (the child's ``programLog``) is appended to ``program_log``, also when it then failed.
 
     Raises:
         ConfigError: the program raised, ended its Python early or hung, or its config is wrong (one
@@ -179,6 +184,7 @@ def _record(interpreter: Interpreter, program: Path, project: Path, config: dict
     """
     answer = record_in_child(interpreter, {"program": str(program), "config": config, "secrets": secrets,
                                            "stack": stack, "project": name}, project, timeout)
+    program_log += answer.get("programLog") or []
     if "configIssues" in answer:
         raise ConfigError([ConfigIssue(i["path"], i["message"], _program_location(i.get("location"), project))
                            for i in answer["configIssues"]], answer.get("configSource") or str(program))
@@ -297,6 +303,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "project": result.project,
         "configErrors": [i.to_json() for i in result.config_issues],
         "warnings": [w.to_json() for w in result.warnings],
+        "programLog": result.program_log,
         "pools": result.pools,
         "devicePlugins": result.device_plugins,
         "coverage": result.coverage,

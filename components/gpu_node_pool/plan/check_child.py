@@ -19,7 +19,9 @@ program's line that constructed a component which refused its arguments; exit 2 
 program or the component, ``GpuNodePool 'vision'``), or ``resources`` (each
 :class:`~gpu_node_pool.sdk.record.Resource` as a dict of its fields), ``notJudged``
 (``[{"resource", "type", "reason", "fix"}]``: remote v1 manifests, unparsable YAML) and ``warnings``
-(``[{"component", "path", "message"}]``: the config warnings of the program's ``GpuNodePool`` s).
+(``[{"component", "path", "message"}]``: the config warnings of the program's ``GpuNodePool`` s); in either case
+``programLog`` (``[{"severity", "message", "resource"?}]``: what the program logged with ``pulumi.log``, already
+shown on the child's stderr, :func:`gpu_node_pool.sdk.program_log.collecting`).
 A bug of this package in the child is not answered: the child exits non-zero with its traceback.
 """
 
@@ -34,7 +36,7 @@ from typing import Any
 __all__ = ["BOOT", "PROTOCOL", "answer", "main", "record_here"]
 
 #: Version of the request/answer shapes above; the parent refuses an answer of another version.
-PROTOCOL = 3
+PROTOCOL = 4
 #: Exit code of :data:`BOOT` when ``gpu_node_pool`` (or what it imports) is not importable in the child.
 NOT_IMPORTABLE = 3
 #: What the parent passes to ``python -c``: import this module, or say on stderr which module is missing.
@@ -125,12 +127,15 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     """
     from .._version import __version__
     from ..config import ConfigError
+    from ..sdk.program_log import collecting
 
     out: dict[str, Any] = {"protocol": PROTOCOL, "version": __version__, "prefix": sys.prefix,
                            "executable": sys.executable}
     try:
-        resources, collected, warnings = record_here(Path(request["program"]), request.get("config") or {},
-                                                     request.get("secrets") or [], request["stack"], request["project"])
+        with collecting() as out["programLog"]:
+            resources, collected, warnings = record_here(Path(request["program"]), request.get("config") or {},
+                                                         request.get("secrets") or [], request["stack"],
+                                                         request["project"])
     except ConfigError as err:
         out["configIssues"] = [i.to_json() for i in err.issues]
         out["configSource"] = err.source

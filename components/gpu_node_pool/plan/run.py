@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
-import logging
 import os
 import runpy
 import sys
@@ -270,7 +269,8 @@ def record(
     given, receives each resource as it registers, so a caller can see what was registered
     even when the program raises. ``warnings``, if given, receives ``(component name, warning)`` for each
     config warning a ``GpuNodePool`` of the program gave (:func:`gpu_node_pool.gpu_agents.once.run_warnings`).
-    What the program logs with ``pulumi.log`` is not printed: the report says what matters.
+    What the program logs with ``pulumi.log`` (info, warning, error) is shown on stderr, labelled as the program's,
+    except this package's own messages, which the report gives (:mod:`gpu_node_pool.sdk.program_log`).
     """
     import pulumi
     from pulumi.runtime import stack as rt_stack
@@ -317,8 +317,10 @@ def record(
 
     settings.ROOT.set(None)
     mocks = _Mocks()
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=_Monitor(mocks),
-                             logger=_PROGRAM_LOG)
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=_Monitor(mocks))
+    from ..sdk.program_log import show_program_log
+
+    show_program_log()
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
     monitor_calls_in_order(_ensure_event_loop())  # resources recorded in the program's order, every run
@@ -347,12 +349,6 @@ def record(
         raise DuplicateUrnError(dups)
     return [plain_record(r) for r in recorded], outputs
 
-
-#: Where the mocks' engine sends what a recorded program logs (``pulumi.log``): nowhere. Python's last-resort
-#: handler would print a component's warnings to stderr beside the report, which gives them itself.
-_PROGRAM_LOG = logging.getLogger("gpupool: recorded program")
-_PROGRAM_LOG.addHandler(logging.NullHandler())
-_PROGRAM_LOG.propagate = False
 
 #: Why the plan shows a DaemonSet the program did not register itself.
 SYNTHESIZED_CHART_CHILD = (
