@@ -58,7 +58,8 @@ CASES = [
     ("YAML date as a value", DEV.replace("        env: dev", "        env: 2026-01-01"),
      "pools[0].tags.env: 2026-01-01 is a date and time to Pulumi's YAML reader"),
     ("YAML number as a string value", DEV.replace("        env: dev", "        env: 1.30"),
-     "pools[0].tags.env: 1.3: must be a valid string (quote it in YAML: true, false and numbers are not strings)"),
+     'pools[0].tags.env: 1.30: must be a valid string; unquoted, it is a number to Pulumi (its YAML reader, '
+     'gopkg.in/yaml.v3), and the program gets 1.3: quote it ("1.30")'),
     ("config that is not a mapping", "config: hello\n", "config: must be a mapping of config keys"),
     ("a config key that is not a string", "config:\n  1: 2\n", "key 1 is not a string"),
     ("a pool written as a string", DEV.split("  gpu-node-pools:pools:")[0] + "  gpu-node-pools:pools: [inference]\n",

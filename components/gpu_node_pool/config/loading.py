@@ -24,6 +24,7 @@ from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
 from .locations import FileMarks
 from .messages import field_at, model_keys, pattern_rule, show
+from .pulumi_scalars import QUOTE_A_NUMBER
 from .stack import (
     AGENTS_APART,
     AWS_REGION,
@@ -182,7 +183,7 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     else:
         msg = err["msg"].replace("Input should be", "must be")
         if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
-            msg += " (quote it in YAML: true, false and numbers are not strings)" if kind == "string_type" else ""
+            msg += QUOTE_A_NUMBER if kind == "string_type" else ""  # with the text as written: number_as_written
         if kind == "bool_type" and isinstance(value, str) and value.lower() in ("yes", "no", "on", "off", "y", "n"):
             msg += (f"; write {'true' if value.lower() in ('yes', 'on', 'y') else 'false'}: Pulumi reads {value} as a "
                     "string (its YAML reader, gopkg.in/yaml.v3, takes only true and false as booleans)")

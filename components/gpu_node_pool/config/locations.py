@@ -6,7 +6,9 @@ composed (a :class:`FileMarks` it fills, walked on first use) or, for text alone
 (:func:`stack_file_marks`). A :class:`ConfigIssue`'s path is then looked up segment by segment; a
 path that names a key the file does not have (a missing required key, a key added by a default)
 gets the place of the nearest enclosing key that the file has, and a path that names no key at all
-the ``config:`` key itself.
+the ``config:`` key itself. An issue whose path names a plain scalar Pulumi reads as a number, and whose
+message starts with the number the program received, is given the text the file has there
+(:func:`gpu_node_pool.config.pulumi_scalars.number_as_written`: ``1.30``, not 1.3).
 
 Pure: PyYAML only, no pydantic.
 """
@@ -20,8 +22,10 @@ from typing import Any
 
 import yaml
 
+from ..sdk.yaml_bounded import STR_TAG
 from .defaults import PROJECT
 from .errors import ConfigIssue, Location
+from .pulumi_scalars import number_as_written, plain_number
 
 __all__ = ["Marks", "FileMarks", "node_marks", "stack_file_marks", "path_segments", "locate", "locate_issues"]
 
@@ -61,16 +65,20 @@ def path_segments(path: str, project: str = PROJECT) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _walk(node: yaml.Node, prefix: tuple[Any, ...], marks: Marks) -> None:
-    """Record every key and item under ``node``; a node an alias (``*name``) repeats is walked once,
-    at its anchor, so an alias bomb costs the nodes written, not the values they expand to."""
+def _walk(node: yaml.Node, prefix: tuple[Any, ...], marks: Marks, numbers: dict[tuple[Any, ...], str] | None) -> None:
+    """Record every key and item under ``node``, and into ``numbers`` (when given) the text of every plain scalar
+    there that Pulumi's YAML reader reads as a number; a node an alias (``*name``) repeats is walked once, at its
+    anchor, so an alias bomb costs the nodes written, not the values they expand to."""
     todo, seen = [(node, prefix)], set()
     while todo:
         node, prefix = todo.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
+        if isinstance(node, yaml.ScalarNode):
+            if numbers is not None and not node.style and node.tag != STR_TAG and plain_number(node.value) is not None:
+                numbers[prefix] = node.value
+        elif isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 if isinstance(key_node, yaml.ScalarNode):
                     path = (*prefix, key_node.value)
@@ -83,13 +91,17 @@ def _walk(node: yaml.Node, prefix: tuple[Any, ...], marks: Marks) -> None:
                 todo.append((item, path))
 
 
-def node_marks(root: yaml.Node | None, project: str = PROJECT) -> Marks:
+def node_marks(root: yaml.Node | None, project: str = PROJECT,
+               numbers: dict[tuple[Any, ...], str] | None = None) -> Marks:
     """Every key and list item under ``config:`` of a composed stack file (``root``, as composed,
     before it is constructed), by path, with its ``(line, column)``.
 
     Top-level keys are recorded without the project's namespace (``gpu-node-pools:pools`` and
     ``pools`` are both ``("pools",)``) and, for other namespaces, with it (``("aws:region",)``);
     the ``config:`` key itself is ``()``. A root that is not a mapping gives ``{}``.
+
+    ``numbers``, when given, is filled by the same paths with the text of each plain scalar (not quoted, not
+    tagged ``!!str``) Pulumi's YAML reader reads as a number (``1.30``, ``1e3``; :func:`.plain_number`).
     """
     marks: Marks = {}
     if not isinstance(root, yaml.MappingNode):
@@ -107,7 +119,7 @@ def node_marks(root: yaml.Node | None, project: str = PROJECT) -> Marks:
                 where = (top_key.start_mark.line + 1, top_key.start_mark.column + 1)
                 marks.setdefault((top_key.value,), where)
                 marks.setdefault((name,), where)
-                _walk(top_value, (name,), marks)
+                _walk(top_value, (name,), marks, numbers)
             break
     return marks
 
@@ -127,24 +139,32 @@ class FileMarks(Mapping[tuple[Any, ...], tuple[int, int]]):
 
     :meth:`keep` takes the root as composed; constructing the document rewrites mappings that merge
     others (``<<: *base``), so the reader calls :meth:`walk` before it does. Empty while no root was
-    kept (the file did not parse).
+    kept (the file did not parse). :meth:`numbers` gives the text of its plain numbers, by the same paths.
     """
 
     def __init__(self, project: str = PROJECT) -> None:
         self.project = project
         self._root: yaml.Node | None = None
         self._marks: Marks | None = None
+        self._numbers: dict[tuple[Any, ...], str] = {}
 
     def keep(self, root: yaml.Node | None) -> None:
         """Take ``root``, the document as composed (not walked yet)."""
-        self._root, self._marks = root, None
+        self._root, self._marks, self._numbers = root, None, {}
 
     def walk(self) -> Marks:
         """The marks, walking the kept root now if it was not walked yet."""
         if self._marks is None:
-            self._marks = node_marks(self._root, self.project)
+            self._marks = node_marks(self._root, self.project, self._numbers)
             self._root = None
         return self._marks
+
+    def numbers(self) -> Mapping[tuple[Any, ...], str]:
+        """``{path: text}``: the text as written of every plain scalar under ``config:`` that Pulumi's YAML reader
+        reads as a number (``("cluster", "kubernetesVersion"): "1.30"``), the path as :func:`path_segments`
+        gives it; walks the kept root first if it was not walked yet (see :func:`node_marks`)."""
+        self.walk()
+        return self._numbers
 
     def __getitem__(self, path: tuple[Any, ...]) -> tuple[int, int]:
         return self.walk()[path]
@@ -170,10 +190,15 @@ def locate(path: str, marks: Mapping[tuple[Any, ...], tuple[int, int]], file: st
 
 def locate_issues(issues: Iterable[ConfigIssue], marks: Mapping[tuple[Any, ...], tuple[int, int]], file: str,
                   project: str = PROJECT) -> list[ConfigIssue]:
-    """``issues`` with their :attr:`ConfigIssue.location` in ``file`` (one that has a location keeps it)."""
+    """``issues`` with their :attr:`ConfigIssue.location` in ``file`` (one that has a location keeps it); when
+    ``marks`` is a :class:`FileMarks` and an issue's path names one of its :meth:`FileMarks.numbers`, the message
+    shows that number as written (:func:`.number_as_written`)."""
+    numbers = marks.numbers() if isinstance(marks, FileMarks) else {}
     out = []
     for issue in issues:
         if issue.location is None:
-            issue = replace(issue, location=locate(issue.path, marks, file, project))
+            written = numbers.get(path_segments(issue.path, project)) if numbers else None
+            message = number_as_written(issue.message, written) if written is not None else issue.message
+            issue = replace(issue, message=message, location=locate(issue.path, marks, file, project))
         out.append(issue)
     return out

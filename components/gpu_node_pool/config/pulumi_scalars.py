@@ -23,6 +23,9 @@ The CLI then stores the value as JSON (pulumi/pulumi ``sdk/go/common/resource/co
 ``MarshalString`` with Go's ``encoding/json``), which the program's SDK decodes again (``pulumi.Config.get_object``
 is ``json.loads``): a float with no fraction below 1e21 is written ``4`` and arrives as the integer 4, and a
 NaN or infinity cannot be written at all (``json: unsupported value``), so Pulumi refuses the stack file.
+
+So the number a program receives is seldom shown as it was written (``1.30`` arrives as 1.3, ``1e3`` as 1000):
+:func:`number_as_written` gives a message about it the text of the file.
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ import math
 import re
 from decimal import Decimal
 
-__all__ = ["AsWritten", "BOOLEANS", "NON_FINITE", "NULLS", "PulumiTimestamp", "go_time_text", "is_yaml_int", "plain_kind",
-           "plain_number"]
+from ..text.terminal import shown
+
+__all__ = ["AsWritten", "BOOLEANS", "NON_FINITE", "NULLS", "QUOTE_A_NUMBER", "PulumiTimestamp", "go_time_text",
+           "is_yaml_int", "number_as_written", "plain_kind", "plain_number"]
 
 #: The texts yaml.v3 reads as booleans, and their values.
 BOOLEANS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
@@ -197,3 +202,28 @@ def plain_number(text: str) -> int | float | None:
         # written 98765432109876500000), which JSON then reads as that integer
         return int(Decimal(repr(value)))
     return value
+
+
+#: How a message refusing a number where a string belongs ends (``1.3: must be a valid string`` and this) when
+#: nothing says how that number was written: a program's own config. :func:`number_as_written` replaces it.
+QUOTE_A_NUMBER = " (quote it in YAML: true, false and numbers are not strings)"
+
+
+def number_as_written(message: str, text: str) -> str:
+    """``message``, written about the value at the place of the plain scalar ``text`` in a stack file, with
+    ``text`` in place of the number a program receives for it (:func:`plain_number`) where it starts with that
+    number (``"1.3: must be a valid string..."`` for ``1.30``); any other message is returned as it is.
+
+    A message ending with :data:`QUOTE_A_NUMBER` ends instead with the text to write (``quote it ("1.30")``);
+    another says what the program receives when that is not ``text``
+    (``1.50: must be a whole number (e.g. 4); to Pulumi ... it is a number, and the program gets 1.5``)."""
+    value = plain_number(text)
+    received = shown(value) if value is not None else ""
+    if not received or not message.startswith(received + ": "):
+        return message
+    rest = message[len(received) + 2:]
+    reader = "Pulumi (its YAML reader, gopkg.in/yaml.v3)"
+    gets = f", and the program gets {received}" if text != received else ""
+    if rest.endswith(QUOTE_A_NUMBER):
+        return f"{text}: {rest.removesuffix(QUOTE_A_NUMBER)}; unquoted, it is a number to {reader}{gets}: quote it (\"{text}\")"
+    return f"{text}: {rest}; to {reader} it is a number{gets}" if gets else message

@@ -197,11 +197,19 @@ class _StrictLoader(PulumiScalarLoader):
             self.marks = None
         super().flatten_mapping(node)
 
+    def _key(self, key_node: yaml.Node) -> Any:
+        """A mapping key as constructed, a number as :class:`_NumberForm` (a key must be a string: one that is a
+        number is reported with the text written, ``1.30``, not the 1.3 a program would get)."""
+        key = self.construct_object(key_node, deep=True)
+        if type(key) is int or type(key) is float:
+            return _NumberForm(str(key_node.value), key)
+        return key
+
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
             try:
-                key = self.construct_object(key_node, deep=True)
+                key = self._key(key_node)
                 hash(key)
             except Exception:  # noqa: BLE001 - unhashable keys are PyYAML's own error below
                 continue
@@ -214,7 +222,10 @@ class _StrictLoader(PulumiScalarLoader):
                 ))
             else:
                 seen[same] = line
-        return super().construct_mapping(node, deep=deep)
+        mapping = super().construct_mapping(node, deep=deep)
+        if any(key_node.tag in _NUMBER_TAGS for key_node, _ in node.value):  # node.value as merge keys left it
+            mapping = {self._key(key_node): self.construct_object(value_node, deep=deep) for key_node, value_node in node.value}
+        return mapping
 
 
 #: A number written as a plain decimal, as JSON and every YAML reader read it alike (``10``, ``-1.5``, ``.5``,
@@ -226,7 +237,8 @@ _DECIMAL = re.compile(r"[-+]?((0|[1-9][0-9]*)(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9
 class _NumberForm(AsWritten):
     """A plain scalar Pulumi's YAML reader reads as a number written in another form than a plain decimal
     (``010``, ``0x10``, ``0o17``, ``0b11``, ``1_0``, ``08``); kept with its text so that
-    :func:`_yaml_type_problems` reports it with its path."""
+    :func:`_yaml_type_problems` reports it with its path. A mapping key that is a number in any form is kept
+    so too (:meth:`_StrictLoader._key`), and reported by :func:`_key_problem` with that text."""
 
     __slots__ = ("value",)
 
