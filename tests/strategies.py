@@ -50,7 +50,8 @@ def tolerations(draw, pool: list[Taint] | None = None) -> Toleration:
     if operator != "Exists":
         value = draw(st.one_of(st.none(), label_values))
     effect = draw(st.one_of(st.none(), effects))
-    seconds = draw(st.one_of(st.none(), st.integers(0, 3600))) if effect in (None, TaintEffect.NO_EXECUTE) else None
+    # tolerationSeconds only with the effect NoExecute: the API server refuses it otherwise (ValidateTolerations)
+    seconds = draw(st.one_of(st.none(), st.integers(0, 3600))) if effect is TaintEffect.NO_EXECUTE else None
     return Toleration(key=key, operator=operator, value=value, effect=effect, toleration_seconds=seconds)
 
 

@@ -136,3 +136,36 @@ def test_a_pending_pod_whose_selection_is_refused_is_not_judged(tmp_path):
     assert report["pendingPods"] == []
     assert any(n["subject"] == "Pod ml/train" and "spec.nodeSelector['nvidia.com/gpu.present'] is true (a boolean)" in n["reason"]
                for n in report["notJudged"]), report["notJudged"]
+
+
+TOLERATIONS_SOURCE = "(ValidateTolerations, kubernetes pkg/apis/core/validation/validation.go)"
+
+
+@pytest.mark.parametrize(("toleration", "why"), [
+    ({"key": "nvidia.com/gpu", "operator": "exists"},
+     "spec.template.spec.tolerations[0].operator 'exists': must be Equal or Exists"),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "value": "present"},
+     "spec.template.spec.tolerations[0].value 'present': must be empty when operator is Exists"),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "noschedule"},
+     "spec.template.spec.tolerations[0].effect 'noschedule': must be empty (every effect) or one of NoSchedule"),
+    ({"operator": "Equal", "value": "present"}, "spec.template.spec.tolerations[0].operator 'Equal': must be Exists when key is empty"),
+])
+def test_a_toleration_the_api_server_refuses_is_not_judged_and_names_rule_source_and_fix(tmp_path, toleration, why):
+    report, text = audit(tmp_path, daemonset("odd", tolerations=[toleration]))
+    odd = cell(report, "odd")
+    assert odd["status"] == "notJudged", odd
+    assert why in odd["summary"] and f"the API server refuses this pod spec {TOLERATIONS_SOURCE}; fix: " in odd["summary"]
+    assert findings_on(report, "odd") == []
+    assert f"{POOL}: not judged: {why}" in text
+
+
+def test_a_pending_pod_with_a_refused_toleration_is_not_judged(tmp_path):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train", "namespace": "ml"},
+           "spec": {"containers": [{"name": "c", "image": "busybox"}],
+                    "tolerations": [{"key": "nvidia.com/gpu", "operator": "exists", "effect": "NoSchedule"}]},
+           "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+                                                          "reason": "Unschedulable", "message": "0/1 nodes are available"}]}}
+    report, _ = audit(tmp_path, pod)
+    assert report["pendingPods"] == []
+    assert any(n["subject"] == "Pod ml/train" and "spec.tolerations[0].operator 'exists': must be Equal or Exists" in n["reason"]
+               and "fix: write Exists" in n["reason"] for n in report["notJudged"]), report["notJudged"]

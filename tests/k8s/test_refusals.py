@@ -3,16 +3,25 @@ DaemonSet controller's ``nodeName`` rule (:func:`gpu_node_pool.k8s.selection.fit
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from gpu_node_pool.k8s import refusals
-from gpu_node_pool.k8s.refusals import placement_refusal, requirement_refusal, tolerations_refusal
+from gpu_node_pool.k8s.refusals import placement_refusal, requirement_refusal, toleration_refusal, tolerations_refusal
 from gpu_node_pool.k8s.selection import (
     NODE_SELECTOR_OPERATORS,
     NodeLabels,
     expression_problem,
     fits_node_name,
     values_count_problem,
+)
+from gpu_node_pool.k8s.taints import (
+    TOLERATION_OPERATORS,
+    TaintEffect,
+    TaintError,
+    Toleration,
+    meant_toleration_operator,
 )
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -99,3 +108,98 @@ def test_an_operator_outside_the_six_is_refused_by_name():
     refusal = requirement_refusal({"key": "a", "operator": "Sometimes", "values": ["x"]})
     assert refusal is not None and "operator 'Sometimes' is not one of In, NotIn, Exists, DoesNotExist, Gt, Lt" in refusal
     assert values_count_problem("Sometimes", 1) is None
+
+
+# --- tolerations: ValidateTolerations ----------------------------------------------------------------------------
+
+SOURCE = "(ValidateTolerations, kubernetes pkg/apis/core/validation/validation.go)"
+
+
+@pytest.mark.parametrize(("item", "said"), [
+    ({"key": "nvidia.com/gpu", "operator": "exists"},
+     "tolerations[0].operator 'exists': must be Equal or Exists (Gt and Lt only on Kubernetes 1.35+ with the alpha "
+     f"feature gate TaintTolerationComparisonOperators on): the API server refuses this pod spec {SOURCE}; fix: write Exists"),
+    ({"key": "nvidia.com/gpu", "operator": "EQUAL", "value": "present"}, "operator 'EQUAL': must be Equal or Exists"),
+    ({"key": "nvidia.com/gpu", "operator": "Sometimes"}, "fix: write Equal or Exists"),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "value": "present"},
+     f"tolerations[0].value 'present': must be empty when operator is Exists (Exists matches every value): the API "
+     f"server refuses this pod spec {SOURCE}; fix: drop the value, or use operator Equal"),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "noschedule"},
+     "tolerations[0].effect 'noschedule': must be empty (every effect) or one of NoSchedule, PreferNoSchedule, NoExecute"
+     f": the API server refuses this pod spec {SOURCE}; fix: write NoSchedule"),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NO_EXECUTE"}, "effect 'NO_EXECUTE': must be empty"),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "Never"}, "fix: write one of them, or leave it empty"),
+    ({"operator": "Equal", "value": "present"},
+     "tolerations[0].operator 'Equal': must be Exists when key is empty"),
+    ({"value": "present"}, "tolerations[0].operator '': must be Exists when key is empty"),
+    ({}, "tolerations[0].operator '': must be Exists when key is empty"),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule", "tolerationSeconds": 30},
+     "tolerations[0].tolerationSeconds 30: needs the effect NoExecute, not 'NoSchedule'"),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "tolerationSeconds": 30.0},
+     "tolerations[0].tolerationSeconds 30: needs the effect NoExecute, not an empty effect"),
+    ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 1.5},
+     "tolerations[0].tolerationSeconds is 1.5 (a number); it must be an integer"),
+    ({"key": "bad key!", "operator": "Exists"}, "tolerations[0].key 'bad key!'"),
+    ({"key": "k", "value": "not a label value!"}, "tolerations[0].value 'not a label value!'"),
+    ({"key": "k", "operator": "Gt", "value": "high"}, "tolerations[0].value 'high': must be a decimal integer"),
+    ({"key": "k", "operator": True}, "tolerations[0].operator is true (a boolean), not a string"),
+    ({"key": 5, "operator": "Exists"}, "tolerations[0].key is 5 (a number), not a string"),
+    ("Exists", "tolerations[0] is 'Exists' (a string), not an object"),
+    (None, "tolerations[0] is null, not an object"),
+])
+def test_a_toleration_the_api_server_refuses_is_named_with_its_rule_source_and_fix(item, said):
+    refusal = tolerations_refusal([item])
+    assert refusal is not None and said in refusal and "the API server refuses this pod spec" in refusal
+
+
+def test_the_first_refused_toleration_is_named_by_its_index():
+    refusal = tolerations_refusal([{"operator": "Exists"}, {"key": "a", "operator": "Exists"}, {"key": "b", "operator": "exists"}])
+    assert refusal.startswith("tolerations[2].operator 'exists'")
+
+
+@pytest.mark.parametrize("item", [
+    {"operator": "Exists"},  # the catch-all
+    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "nvidia.com/gpu", "value": "present"},  # empty operator: Equal
+    {"key": "nvidia.com/gpu", "operator": "", "value": "present", "effect": ""},  # empty effect: every effect
+    {"key": "nvidia.com/gpu", "operator": "Equal"},  # Equal to the empty value
+    {"key": "nvidia.com/gpu", "operator": None, "value": None, "effect": None},  # null reads as empty
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300.0},
+    {"key": "example.com/sla", "operator": "Gt", "value": "950"},  # Kubernetes 1.35+ with the alpha gate
+    {"key": "example.com/sla", "operator": "Lt", "value": "-5", "effect": "PreferNoSchedule"},
+])
+def test_a_toleration_the_api_server_accepts_is_no_refusal(item):
+    assert tolerations_refusal([item]) is None
+
+
+KEYS = [None, "", "nvidia.com/gpu", "bad key!"]
+OPERATORS = [None, "", "Equal", "Exists", "exists", "Gt", "Sometimes"]
+VALUES = [None, "", "present", "950", "not a label value!"]
+EFFECTS = [None, "", *(e.value for e in TaintEffect), "noschedule", "NO_SCHEDULE"]
+SECONDS = [None, 30]
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("operator", OPERATORS)
+def test_the_refusal_accepts_exactly_what_a_toleration_can_be_built_of(key, operator):
+    """One rule set: what :func:`toleration_refusal` accepts, :class:`Toleration` builds, and what it refuses,
+    :class:`Toleration` refuses too."""
+    for value, effect, seconds in itertools.product(VALUES, EFFECTS, SECONDS):
+        item = {"key": key, "operator": operator, "value": value, "effect": effect, "tolerationSeconds": seconds}
+        refusal = toleration_refusal(item)
+        try:
+            Toleration.from_k8s(item)
+            built = True
+        except TaintError:
+            built = False
+        assert (refusal is None) == built, (item, refusal)
+
+
+def test_the_refusal_spells_effects_and_operators_as_taints_does():
+    assert refusals.TaintEffect is TaintEffect and refusals.TOLERATION_OPERATORS is TOLERATION_OPERATORS
+    for effect in TaintEffect:
+        assert toleration_refusal({"operator": "Exists", "effect": effect.value}) is None
+        assert TaintEffect.meant(effect.value.upper()) is effect and TaintEffect.meant(effect.provider_spelling) is effect
+    assert meant_toleration_operator("exists") == "Exists" and meant_toleration_operator("Exsits") == "Exists"
+    assert meant_toleration_operator("Exists") is None and meant_toleration_operator("Sometimes") is None

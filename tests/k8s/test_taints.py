@@ -117,6 +117,11 @@ class TestTolerationValidation:
         with pytest.raises(TaintError, match="only applies to the NoExecute"):
             Toleration(key="k", operator="Exists", effect="NoSchedule", toleration_seconds=30)
 
+    def test_toleration_seconds_without_an_effect_is_refused_too(self):
+        # ValidateTolerations: "effect must be 'NoExecute' when `tolerationSeconds` is set"; an empty effect is not it
+        with pytest.raises(TaintError, match="only applies to the NoExecute effect: set effect NoExecute"):
+            Toleration(key="k", operator="Exists", toleration_seconds=30)
+
     def test_round_trip_through_the_k8s_object(self):
         tol = Toleration(key="nvidia.com/gpu", operator="Exists", effect="NoExecute", toleration_seconds=60)
         assert tol.to_k8s() == {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..text.terminal import shown
-from .refusals import tolerations_refusal
+from . import refusals  # the module, not its names: refusals builds on taints, whose last import is this module
 from .taints import TaintEffect, TaintError, Toleration, qualified_name_problem
 
 # --- what the cluster adds: effective tolerations -----------------------------------------
@@ -179,14 +179,14 @@ def effective_tolerations(
     300-second not-ready/unreachable tolerations never concern GPU taints.)
 
     Raises:
-        TaintError: an unknown platform, a ``tolerations`` value in ``pod_spec`` that is no list (the API
-            server refuses it: :func:`gpu_node_pool.k8s.refusals.tolerations_refusal`), or a malformed
-            toleration there (the message names ``tolerations[i]``).
+        TaintError: an unknown platform, or a ``tolerations`` value in ``pod_spec`` the API server refuses (no
+            list, or an item it refuses: :func:`gpu_node_pool.k8s.refusals.tolerations_refusal`; the message names
+            ``tolerations[i]``, the rule, its source and the fix).
     """
     if tolerations is None:
         own: list[Toleration] = []
         items = pod_spec.get("tolerations") if isinstance(pod_spec, Mapping) else None
-        refusal = tolerations_refusal(items)
+        refusal = refusals.tolerations_refusal(items)
         if refusal:
             raise TaintError(refusal)
         for i, item in enumerate(items if isinstance(items, (list, tuple)) else ()):

@@ -62,6 +62,7 @@ __all__ = [
     "NUMERIC_TOLERATION_OPERATORS",
     "NUMERIC_OPERATORS_MIN_VERSION",
     "NUMERIC_OPERATORS_GATE",
+    "meant_toleration_operator",
     "decimal_integer",
     "compare_numeric",
     "PLATFORMS",
@@ -133,22 +134,33 @@ class TaintEffect(str, Enum):
             for effect in cls:
                 if effect.value == spelling:
                     return effect
-            for effect, provider in _PROVIDER_SPELLING.items():
-                if provider == spelling:
-                    raise TaintError(
-                        f"{shown(spelling)} is the EKS/GKE API spelling; write {effect.value} "
-                        "(the component translates it)"
-                    )
-            folded = spelling.replace("_", "").replace("-", "").lower()
-            for effect in cls:
-                if effect.value.lower() == folded:
-                    raise TaintError(f"{shown(spelling)} is not a taint effect; did you mean {effect.value}?")
-            close = difflib.get_close_matches(folded, [e.value.lower() for e in cls], n=1, cutoff=0.75)
-            if close:
-                meant = next(e.value for e in cls if e.value.lower() == close[0])
-                raise TaintError(f"{shown(spelling)} is not a taint effect; did you mean {meant}?")
+            meant = cls.meant(spelling)
+            if meant is not None and meant.provider_spelling == spelling:
+                raise TaintError(
+                    f"{shown(spelling)} is the EKS/GKE API spelling; write {meant.value} "
+                    "(the component translates it)"
+                )
+            if meant is not None:
+                raise TaintError(f"{shown(spelling)} is not a taint effect; did you mean {meant.value}?")
         allowed = ", ".join(e.value for e in cls)
         raise TaintError(f"{shown(spelling)} is not a taint effect; allowed: {allowed}")
+
+    @classmethod
+    def meant(cls, spelling: Any) -> TaintEffect | None:
+        """The effect a wrong spelling most likely means, or None: the EKS/GKE spelling (``NO_SCHEDULE``), another
+        case or ``_``/``-`` (``noschedule``, ``No-Execute``), or a close typo (``NoScheduel``). None for a right
+        spelling too (it means itself: :meth:`parse`)."""
+        if not isinstance(spelling, str) or isinstance(spelling, TaintEffect) or spelling in _VALUES:
+            return None
+        for effect, provider in _PROVIDER_SPELLING.items():
+            if provider == spelling:
+                return effect
+        folded = spelling.replace("_", "").replace("-", "").lower()
+        for effect in cls:
+            if effect.value.lower() == folded:
+                return effect
+        close = difflib.get_close_matches(folded, [e.value.lower() for e in cls], n=1, cutoff=0.75)
+        return next((e for e in cls if e.value.lower() == close[0]), None) if close else None
 
     @property
     def evicts(self) -> bool:
@@ -166,6 +178,7 @@ _PROVIDER_SPELLING: dict[TaintEffect, str] = {
     TaintEffect.PREFER_NO_SCHEDULE: "PREFER_NO_SCHEDULE",
     TaintEffect.NO_EXECUTE: "NO_EXECUTE",
 }
+_VALUES = frozenset(e.value for e in TaintEffect)
 
 
 # --- taints -----------------------------------------------------------------------------
@@ -306,6 +319,20 @@ TOLERATION_OPERATORS = ("Equal", "Exists", *NUMERIC_TOLERATION_OPERATORS)
 NUMERIC_OPERATORS_MIN_VERSION = (1, 35)
 NUMERIC_OPERATORS_GATE = "TaintTolerationComparisonOperators"
 
+
+def meant_toleration_operator(spelling: Any) -> str | None:
+    """The toleration operator (one of :data:`TOLERATION_OPERATORS`) a wrong spelling most likely means, or None:
+    another case (``exists``, ``EQUAL``) or a close typo (``Exsits``). None for a right spelling too."""
+    if not isinstance(spelling, str) or spelling in TOLERATION_OPERATORS:
+        return None
+    for operator in TOLERATION_OPERATORS:
+        if operator.lower() == spelling.lower():
+            return operator
+    words = [o for o in TOLERATION_OPERATORS if o not in NUMERIC_TOLERATION_OPERATORS]  # Gt/Lt: too short to guess
+    close = difflib.get_close_matches(spelling.lower(), [o.lower() for o in words], n=1, cutoff=0.75)
+    return next((o for o in words if o.lower() == close[0]), None) if close else None
+
+
 # k8s.io/apimachinery/pkg/api/validate/content IsDecimalInteger: an optional "-", then "0" or a
 # digit 1-9 and more digits; no "+", no leading zero, no "-0", ASCII digits only.
 _DECIMAL_INTEGER_RE = re.compile(r"^(0|-?[1-9][0-9]*)$")
@@ -345,14 +372,17 @@ class Toleration:
             decimal integer that fits 64 bits (:func:`decimal_integer`), as the API server
             requires when the gate is on.
         effect: the effect to match; None matches every effect.
-        toleration_seconds: only with ``NoExecute`` (or no effect): how long a running pod
-            stays after a matching NoExecute taint appears; None means forever.
+        toleration_seconds: only with the effect ``NoExecute`` (the API server refuses it with another
+            effect or none): how long a running pod stays after a matching NoExecute taint appears; None
+            means forever.
 
     Raises:
         TaintError: an operator other than Equal/Exists/Gt/Lt, ``Exists`` with a value, ``Gt``/``Lt``
-            with a value that is not a 64-bit decimal integer, an empty key without ``Exists``, an invalid key or value, or ``toleration_seconds`` with an effect
-            other than NoExecute. (Kubernetes' API server rejects the same; unlike Kubernetes'
-            matcher, we never treat an unknown operator as a silent non-match.)
+            with a value that is not a 64-bit decimal integer, an empty key without ``Exists``, an invalid key or
+            value, or ``toleration_seconds`` without the effect NoExecute. Kubernetes' API server refuses the same
+            (``ValidateTolerations``); unlike Kubernetes' matcher, we never treat an unknown operator as a silent
+            non-match. A toleration object read from a pod spec is checked first by
+            :func:`gpu_node_pool.k8s.refusals.toleration_refusal`, which names the rule, its source and the fix.
     """
 
     key: str | None = None
@@ -398,8 +428,8 @@ class Toleration:
         if seconds is not None:
             if isinstance(seconds, bool) or not isinstance(seconds, int):
                 raise TaintError(f"tolerationSeconds {shown(seconds)} must be an integer")
-            if effect not in (None, TaintEffect.NO_EXECUTE):
-                raise TaintError("tolerationSeconds only applies to the NoExecute effect")
+            if effect is not TaintEffect.NO_EXECUTE:  # an empty effect too (ValidateTolerations)
+                raise TaintError("tolerationSeconds only applies to the NoExecute effect: set effect NoExecute")
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "operator", operator)
         object.__setattr__(self, "value", value if value else None)

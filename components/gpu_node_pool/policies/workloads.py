@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..k8s.refusals import placement_refusal, tolerations_refusal
+from ..k8s.refusals import placement_refusal, toleration_refusal, tolerations_refusal
 from ..k8s.selection import Expression as _Expr
 from ..k8s.selection import label_value as _label_value
 from ..k8s.selection import selection_matches
@@ -113,7 +113,9 @@ def workload_of(resource_type: str, props: Mapping[str, Any], pulumi_name: str =
 
 
 def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], list[str]]:
-    """``(tolerations, problems)`` of a pod spec; malformed items are skipped and described.
+    """``(tolerations, problems)`` of a pod spec; items the API server refuses are skipped, each problem naming
+    the item, the rule and the fix (:func:`~gpu_node_pool.k8s.refusals.toleration_refusal`). Such a pod spec is
+    never created: :attr:`NodeSelection.refused` says so, and a placement verdict reads it first.
 
     ``tolerationSeconds`` arrives as a float in a real preview (protobuf numbers); integral
     floats are read as ints. A missing or ``null`` list reads as no tolerations.
@@ -132,7 +134,7 @@ def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], lis
         try:
             out.append(toleration_from_k8s(obj))
         except TaintError as err:
-            problems.append(f"tolerations[{i}] ignored: {err}")
+            problems.append(toleration_refusal(obj, f"tolerations[{i}]") or f"tolerations[{i}] ignored: {err}")
     if cache is not None:
         cache["tolerations"] = (list(out), list(problems))
     return out, problems
@@ -233,14 +235,33 @@ class NodeSelection:
 
 
 def _tolerations_refusal(pod_spec: Mapping[str, Any]) -> str | None:
-    """:func:`~gpu_node_pool.k8s.refusals.tolerations_refusal` of the pod spec's ``tolerations``; None when that
-    value is unknown at preview (its shape is not known; whoever reads the tolerations meets the unknown)."""
+    """:func:`~gpu_node_pool.k8s.refusals.tolerations_refusal` of the pod spec's ``tolerations``, read item by item:
+    an item unknown at preview is passed over (whoever reads the tolerations meets the unknown), and a later item
+    the API server refuses is still named. None when the value itself is unknown (its shape is not known)."""
     try:
-        return tolerations_refusal(dig(pod_spec, "tolerations"))
+        listed = dig(pod_spec, "tolerations")
+        if sequence(listed) is not listed:  # absent, or no list: the refusal says which
+            return tolerations_refusal(listed)
+        count = len(listed)
     except Exception as err:
-        if not isinstance(err, _props.UnknownValueError):  # read only when something raised (the SDK's lazy class)
-            raise
+        _unknown_only(err)
         return None
+    for i in range(count):
+        try:
+            refusal = toleration_refusal(plain(listed[i]), f"tolerations[{i}]")
+        except Exception as err:
+            _unknown_only(err)
+            continue
+        if refusal:
+            return refusal
+    return None
+
+
+def _unknown_only(err: Exception) -> None:
+    """Raise ``err`` again unless it is the SDK's ``UnknownValueError`` (its class read only when something raised:
+    the SDK is imported lazily)."""
+    if not isinstance(err, _props.UnknownValueError):
+        raise err
 
 
 def selection(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:

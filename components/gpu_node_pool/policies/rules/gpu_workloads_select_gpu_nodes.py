@@ -81,8 +81,12 @@ def validate_gpu_workloads_select_gpu_nodes(args: StackValidationArgs, report: R
                 continue
             if _requests_gpu(workload.pod_spec) or selects_any_of(workload.pod_spec, pairs):
                 continue
+            refused = NodeSelection.of(workload.pod_spec).refused
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
+            continue
+        if refused:  # the API server refuses it (a toleration, its selection): it lands on no node at all
+            undecided.not_judged(workload.display, f"not judged: its pod template's {refused}")
             continue
         report(
             f"{workload.display} tolerates GPU taint(s) {_fmt(targeted)} but neither selects GPU nodes nor requests "
