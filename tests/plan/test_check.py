@@ -288,6 +288,20 @@ def test_check_of_a_program_with_a_duplicate_urn_is_refused_as_a_preview_would(c
     [error] = doc["configErrors"]
     assert "Duplicate resource URN" in error["message"] and "aws:iam/role:Role::twice" in error["message"]
     assert "unique name" in error["message"]
+    lines = main.read_text().splitlines()
+    second, first = len(lines), len(lines) - 1  # the two appended lines
+    assert f"(at __main__.py:{second}; first at __main__.py:{first})" in error["message"]
+
+
+def test_a_name_a_helper_repeats_is_placed_at_the_two_calls(capsys, tmp_path):
+    shutil.copytree(FOREIGN, tmp_path / "p")
+    main = tmp_path / "p" / "__main__.py"
+    base = len(main.read_text().splitlines())
+    main.write_text(main.read_text() + "\n\ndef role(name):\n    return aws.iam.Role(name, assume_role_policy='{}')\n\n\n"
+                    "role('once')\nrole('twice')\nrole('twice')\n")
+    _, doc = run_json(capsys, "check", "--project-dir", str(tmp_path / "p"), "--stack", "ci")
+    [error] = doc["configErrors"]
+    assert f"(at __main__.py:{base + 9}; first at __main__.py:{base + 8})" in error["message"]
 
 
 def test_the_plan_recorder_refuses_duplicate_urns_that_the_mocks_let_through():

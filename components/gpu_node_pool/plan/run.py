@@ -118,13 +118,33 @@ class DuplicateUrnError(ValueError):
     (pulumi/pulumi ``pkg/diag/errors.go``, error 2001). The mocks do not enforce it, so
     :func:`record` checks it after the run. ``urns``: each duplicated URN, in registration order."""
 
-    def __init__(self, urns: list[str]) -> None:
+    def __init__(self, urns: list[str], keys: list[tuple[str, str]] | None = None) -> None:
         self.urns = urns
-        more = f" (and {len(urns) - 1} more)" if len(urns) > 1 else ""
-        super().__init__(
-            f"Duplicate resource URN {urns[0]!r}{more}: a real pulumi preview refuses the program "
-            "(pulumi/pulumi pkg/diag/errors.go, error 2001); give each resource of one type and parent a unique name"
-        )
+        #: ``(type token, name)`` of each URN, for :meth:`place`.
+        self.keys = keys or []
+        self._where = ""
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        more = f" (and {len(self.urns) - 1} more)" if len(self.urns) > 1 else ""
+        return (f"Duplicate resource URN {self.urns[0]!r}{more}{self._where}: a real pulumi preview refuses the "
+                "program (pulumi/pulumi pkg/diag/errors.go, error 2001); give each resource of one type and parent a "
+                "unique name")
+
+    def place(self, sites: Any, home: Path) -> None:
+        """Name where the program registers the first duplicated name again, and where first (``sites``: the
+        program's :class:`~gpu_node_pool.sdk.registration_sites.Sites`; files shown relative to ``home``)."""
+        found = sites.repeats.get(self.keys[0]) if self.keys else None
+        if found is None:
+            return
+        first, again = found
+
+        def shown(site: tuple[str, int, int]) -> str:
+            path = Path(site[0])
+            return f"{path.relative_to(home.resolve()) if path.is_relative_to(home.resolve()) else path}:{site[1]}"
+
+        self._where = f" (at {shown(again)}; first at {shown(first)})"
+        self.args = (self._message(),)
 
 
 def duplicate_urns(resources: list[Recorded]) -> list[str]:
@@ -246,6 +266,9 @@ def record_program(
             )
         return [dataclasses.replace(r, source=sites.get((r.type, r.name))) if not r.synthesized else r
                 for r in resources], outputs
+    except DuplicateUrnError as err:
+        err.place(sites, program.parent)
+        raise
     finally:
         sys.path.remove(program_dir)
 
@@ -346,7 +369,8 @@ def record(
         gc.unfreeze()
     dups = duplicate_urns(recorded)
     if dups:
-        raise DuplicateUrnError(dups)
+        keys = {r.urn: (r.type, r.name) for r in recorded}
+        raise DuplicateUrnError(dups, [keys[u] for u in dups])
     return [plain_record(r) for r in recorded], outputs
 
 

@@ -43,16 +43,27 @@ def _column(frame: FrameType) -> int:
     return (positions[2] or 0) + 1
 
 
+class Sites(dict[tuple[str, str], tuple[str, int, int]]):
+    """``(type token, resource name) -> (absolute file, line, column)``; :attr:`repeats` holds, for a name
+    registered twice (which the engine refuses), the sites ``(first, second)`` of its two registrations: each its
+    outermost call that the other does not pass through (the lines that make them), else its innermost line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.repeats: dict[tuple[str, str], tuple[tuple[str, int, int], tuple[str, int, int]]] = {}
+
+
 @contextmanager
-def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tuple[str, int, int]]]:
-    """Yield a dict filled, while the block runs, with ``(type token, resource name) -> (absolute file,
-    line, column)`` for every resource constructed from a file under ``program_dir``."""
+def registration_sites(program_dir: Path) -> Iterator[Sites]:
+    """Yield a :class:`Sites` filled, when the block ends (also by an exception), with ``(type token, resource
+    name) -> (absolute file, line, column)`` for every resource constructed from a file under ``program_dir``."""
     import pulumi.resource as pulumi_resource
 
     root = os.path.realpath(program_dir) + os.sep
-    sites: dict[tuple[str, str], tuple[str, int, int]] = {}
+    sites = Sites()
     #: The program's frames of each registration, innermost first (at most 1 + MAX_CALLERS).
     chains: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+    again: dict[tuple[str, str], list[tuple[str, int, int]]] = {}  # the second registration of a name
     under: dict[str, str | None] = {}
     #: Column per (code, instruction): a program's loop registers many resources from one call site, and
     #: finding an instruction's column walks its code's position table up to it.
@@ -76,7 +87,7 @@ def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tupl
         return (path, frame.f_lineno, column)
 
     def register(res, ty, name, *args, **kwargs):  # noqa: ANN001, ANN202 - Pulumi's own signature, passed through
-        if (ty, name) not in chains:
+        if (ty, name) not in again:
             chain: list[tuple[str, int, int]] = []
             frame = sys._getframe(1)
             while frame is not None and len(chain) <= MAX_CALLERS:
@@ -87,7 +98,7 @@ def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tupl
                     break
                 frame = frame.f_back
             if chain:
-                chains[(ty, name)] = chain
+                (again if (ty, name) in chains else chains)[(ty, name)] = chain
         return original(res, ty, name, *args, **kwargs)
 
     pulumi_resource.register_resource = register
@@ -96,6 +107,15 @@ def registration_sites(program_dir: Path) -> Iterator[dict[tuple[str, str], tupl
     finally:
         pulumi_resource.register_resource = original
         sites.update(_parting_sites(chains))
+        for key, chain in again.items():
+            sites.repeats[key] = (_own_site(chains[key], chain), _own_site(chain, chains[key]))
+
+
+def _own_site(chain: list[tuple[str, int, int]], other: list[tuple[str, int, int]]) -> tuple[str, int, int]:
+    """The outermost frame of ``chain`` that ``other`` does not pass through, else its innermost."""
+    shared = set(other)
+    own = [frame for frame in chain if frame not in shared]
+    return own[-1] if own else chain[0]
 
 
 def _parting_sites(chains: dict[Any, list[tuple[str, int, int]]]) -> dict[Any, tuple[str, int, int]]:
