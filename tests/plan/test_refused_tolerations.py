@@ -61,6 +61,7 @@ def test_plan_lists_a_daemonset_with_a_refused_toleration_as_not_judged(capsys, 
     assert "will not run on GPU nodes" not in json.dumps(doc["violations"])
     [item] = refused_items(doc)
     assert "DaemonSet monitoring/node-agent: not judged: spec.template.spec." + WHY in item["reason"]
+    assert item["fix"].startswith("correct the field the reason names")  # not "make the values known at preview"
     assert code == 0
 
 

@@ -57,6 +57,7 @@ from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
 from ..expand.operator_resources import expand_custom_resource, group_kind, known_kind
 from ..expand.result import Expanded, NotJudged
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
+from ..k8s.refusals import REFUSED
 from ..k8s.wellknown import SECRET, UNKNOWN
 from ..sdk.record import Resource
 from .on_import import when_imported
@@ -96,6 +97,8 @@ _UNKNOWN_FIX = "make the values known at preview (plain values, not outputs of r
 _SELECTION_NOT_JUDGED = "not judged: its node selection reads"
 _SELECTION_FIX = ("install the discovery agent it names in the stack, or select on labels the pool declares; after apply, "
                   "`gpupool audit` judges the selection against the live nodes' labels")
+#: A pod spec the API server refuses (:data:`gpu_node_pool.k8s.refusals.REFUSED`) and its fix.
+_REFUSED_FIX = "correct the field the reason names (it says what to write): the API server creates no such object"
 _MARKERS = (UNKNOWN, SECRET)  # a secret value is never rendered: it counts as unknown
 
 
@@ -387,7 +390,8 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
             v["message"] = f"not judged: {nj.reason}. Fix: {nj.fix}"
         if v["message"].startswith(_CANT_RUN.format(v["policy"])):
             kind = where.split(" ", 1)[0] if where != "stack" else "stack"
-            fix = _SELECTION_FIX if _SELECTION_NOT_JUDGED in v["message"] else _UNKNOWN_FIX
+            fix = (_REFUSED_FIX if REFUSED in v["message"] else
+                   _SELECTION_FIX if _SELECTION_NOT_JUDGED in v["message"] else _UNKNOWN_FIX)
             items.append(NotJudged(urn_of.get(where, where), kind, v["message"], fix))
             if strict:
                 v["enforcement"] = "mandatory"
