@@ -458,3 +458,13 @@ def test_check_of_this_projects_program_reports_the_stacks_warnings_in_the_stack
     _, checked = run_json(capsys, "check", "--project-dir", str(project), "--stack", "dev")
     assert [w["path"] for w in checked["warnings"]] == [w["path"] for w in planned["warnings"]] == ["cluster.kubernetesVersion"]
     assert checked["warnings"][0]["location"]["file"] == "stacks/Pulumi.dev.yaml"
+
+
+def test_the_text_report_calls_a_tolerated_taint_tolerated_not_ok(capsys):
+    # a tolerated taint says nothing of the plugin's node selection, which device-plugin-covers-gpu-pools judges
+    code = cli.main(["check", "--project-dir", str(FOREIGN), "--stack", "ci"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "    tolerated inference: nvidia.com/gpu=present:NoSchedule" in out
+    assert "    MISS      training-gpu: dedicated=training:NoSchedule" in out
+    assert "    ok   " not in out and "device-plugin-covers-gpu-pools below" in out

@@ -353,9 +353,10 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("NVIDIA device plugin(s): " + "; ".join(result.device_plugins))
     else:
         lines.append("NVIDIA device plugin: none found in this program")
-    if result.coverage:
-        lines.append("  coverage of pool taints:")
-        lines += [f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}" for c in result.coverage]
+    if result.coverage:  # taints only: whether a plugin's node selection reaches the pool is the policy's verdict
+        lines.append("  tolerations of pool taints (whether a plugin's node selection reaches each pool: "
+                     "device-plugin-covers-gpu-pools below):")
+        lines += [f"    {'tolerated' if c['tolerated'] else 'MISS     '} {c['pool']}: {c['taint']}" for c in result.coverage]
     for item in result.undecided:
         lines.append(f"  not judged (unknown at preview): {item}")
     lines += not_judged_lines(result)
