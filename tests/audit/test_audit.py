@@ -175,7 +175,7 @@ def test_a_directory_of_dumps_is_read_whole_and_events_are_optional(tmp_path):
     report = run_audit(snap)
     assert report.pending[0].reason_source == "condition PodScheduled"
     (tmp_path / "empty").mkdir()
-    with pytest.raises(SourceError, match="no .json/.yaml files"):
+    with pytest.raises(SourceError, match="no .json/.yaml/.yml files"):
         load_dump(tmp_path / "empty")
 
 

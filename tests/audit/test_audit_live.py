@@ -182,7 +182,7 @@ def test_a_403_on_daemonsets_is_a_partial_verdict_never_clean(api, tmp_path, cap
     text = capsys.readouterr().out
     assert "PARTIAL: GET /apis/apps/v1/daemonsets: 403 Forbidden" in text
     assert main(["audit", "--kubeconfig", config, "--context", "fake"]) == 1
-    assert "PARTIAL verdict: 1 list(s) not read; exit 1" in capsys.readouterr().out
+    assert "PARTIAL verdict: 1 list(s) not read, no GPU node judged; exit 1" in capsys.readouterr().out  # its one node is a CPU node
 
 
 def test_a_continue_token_that_never_ends_stops_and_the_list_counts_as_not_read(api, tmp_path, capsys):

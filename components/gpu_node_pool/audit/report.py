@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
-from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
+from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, stay_fix, toleration_text
 from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
 from ..text.terminal import terminal_text
 from .cluster import Node, Pool, detect_platform, group_pools, with_declared
@@ -31,8 +31,20 @@ __all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit", "NO_DAEMONSETS"]
 NO_DAEMONSETS = "the dump holds no DaemonSets"
 
 NO_NODES = "GET /api/v1/nodes"
+NO_GPU_NODES = "GPU nodes"
 NO_NODES_WHY = ("no Node was read (a cluster without nodes, or a dump without them: kubectl get "
                 "nodes,daemonsets,pods,events -A -o json); no GPU node was judged")
+
+
+def no_gpu_node_why(nodes: int, whatif: bool) -> str:
+    """Why DaemonSet coverage of GPU nodes is not judged when none of the ``nodes`` read is a GPU node
+    (:mod:`.cluster`: GPU capacity, a GPU label, an NVIDIA instance type, a declared pool's label); ``whatif``: the
+    stack's pools were judged on the nodes they would get (``--stack``)."""
+    then = ("the what-if columns judge the stack's GPU pools on the nodes they would get" if whatif else
+            "pass --stack STACK for the what-if on the nodes the stack's GPU pools would get, or audit the cluster "
+            "that has the GPU nodes")
+    return (f"no GPU node among the {nodes} node(s) read (no nvidia.com/gpu capacity, GPU label, NVIDIA instance type "
+            f"or declared pool label): DaemonSet coverage of GPU nodes was not judged; {then}")
 
 
 @dataclass
@@ -65,6 +77,8 @@ class AuditReport:
     unread: list[str] = field(default_factory=list)
     #: Objects left out of every verdict (a field of the wrong shape), one line each.
     skipped: list[str] = field(default_factory=list)
+    #: Why DaemonSet coverage of GPU nodes was judged nowhere (nodes read, none a GPU node, no what-if), or "".
+    no_gpu_node: str = ""
 
     @property
     def lists_not_read(self) -> list[str]:
@@ -76,8 +90,9 @@ class AuditReport:
 
     @property
     def partial(self) -> bool:
-        """The verdict lacks a list (:attr:`lists_not_read`) or an object (:attr:`skipped`): it cannot be clean."""
-        return bool(self.lists_not_read or self.skipped)
+        """The verdict lacks a list (:attr:`lists_not_read`) or an object (:attr:`skipped`), or judged DaemonSets on
+        no GPU node (:attr:`no_gpu_node`): it cannot be clean."""
+        return bool(self.lists_not_read or self.skipped or self.no_gpu_node)
 
     @property
     def exit_code(self) -> int:
@@ -149,13 +164,14 @@ class AuditReport:
         lines = [f"gpupool audit of {self.source} (read-only)", f"platform: {self.platform} ({self.platform_evidence})"]
         if self.stack:
             lines.append(f"declared pools: stack {self.stack!r} (offline plan, no cloud API called)")
-        for line in [*self.lists_not_read, *self.skipped]:
+        for line in [*self.lists_not_read, *self.skipped, *([self.no_gpu_node] if self.no_gpu_node else [])]:
             lines.append(f"PARTIAL: {line}")
         if not self.events_available:
             lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
         lines.append("")
         lines.append("GPU pools:")
-        lines += pool_lines(self.gpu_pools)
+        lines += pool_lines(self.gpu_pools) or ([f"  none: no GPU node among the {len(self.nodes)} node(s) read"]
+                                                if self.nodes else [])
         lines.append("")
         lines.append("DaemonSet x GPU pool:")
         for r in self.rows:
@@ -164,6 +180,8 @@ class AuditReport:
                 lines.append(f"    {pid}: {c.summary}")
             for pid, c in r.whatif.items():
                 lines.append(f"    what-if {pid}: {c.summary}")
+            if self.nodes and not self.gpu_pools and r.ds.origin == "cluster":
+                lines.append(f"    {NO_GPU_NODES}: not judged (no GPU node read)")
         if self.findings:
             lines.append("")
             lines.append("Findings:")
@@ -181,6 +199,7 @@ class AuditReport:
         counts = ", ".join(f"{sum(f.level == lvl for f in self.findings)} {lvl}" for lvl in ("mandatory", "advisory", "info"))
         missing = [f"{n} {what} not read" for n, what in ((len(self.lists_not_read), "list(s)"),
                                                           (len(self.skipped), "object(s)")) if n]
+        missing += ["no GPU node judged"] if self.no_gpu_node else []
         partial = f"; PARTIAL verdict: {', '.join(missing)}" if self.partial else ""
         lines.append(f"{counts}{partial}; exit {self.exit_code} (--fail-on {self.fail_on})")
         return terminal_text(lines)
@@ -277,12 +296,13 @@ def run_audit(
         for name, v in node_verdicts.items():
             verdicts_by_node[name][ds.display] = v
         cells = {p.id: pool_cell([node_verdicts[n.name] for n in p.nodes]) for p in gpu_pools}
-        rules_say = sum(v.status == "runs" for v in node_verdicts.values())
+        rules_say = sum(v.placed for v in node_verdicts.values())  # a pod evicted after tolerationSeconds counts
         rows.append(Row(ds, cells, rules_say))
         for p in gpu_pools:
             cell = cells[p.id]
             if cell.status in ("doesNotRun", "partial"):
-                adds = "; ".join(f"tolerate {t} with {toleration_text(tol)}" for t, tol in cell.missing)
+                stays = cell.stays or [None] * len(cell.missing)
+                adds = "; ".join(stay_fix(ds, t, tol, stay) for (t, tol), stay in zip(cell.missing, stays, strict=True))
                 nowhere = " It runs on no node at all." if rules_say == 0 else ""
                 findings.append(Finding("mandatory", "daemonset-does-not-run", f"DaemonSet {ds.display}",
                     f"in {p.id}: {cell.summary}.{nowhere}",
@@ -339,6 +359,14 @@ def run_audit(
         notes += dnotes
         whatif_pools = _whatif(declared, nodes, rows, platform, plugins, findings)
 
+    # Nodes, none a GPU node: no DaemonSet was judged on one. Never a silent pass: said, and partial unless the
+    # what-if judged the stack's pools on the nodes they would get.
+    no_gpu_node = ""
+    if nodes and not gpu_pools:
+        why = no_gpu_node_why(len(nodes), bool(whatif_pools))
+        not_judged.append(NotJudged(NO_GPU_NODES, why))
+        no_gpu_node = "" if whatif_pools else why
+
     # The admission guard: installed, its action, drift against the declared pools.
     from .admission import admission_verdicts
 
@@ -351,7 +379,7 @@ def run_audit(
         source=snapshot.source, platform=platform, platform_evidence=evidence,
         events_available="Event" in snapshot.read, nodes=nodes, pools=pools, rows=rows, starved=starved,
         pending=pending, findings=findings, not_judged=not_judged, forbidden=list(snapshot.forbidden), notes=notes,
-        unread=list(snapshot.unread), skipped=list(snapshot.skipped),
+        unread=list(snapshot.unread), skipped=list(snapshot.skipped), no_gpu_node=no_gpu_node,
         stack=declared.stack if declared else None, whatif_pools=whatif_pools, fail_on=fail_on,
     )
 
@@ -404,7 +432,9 @@ def _on_new_nodes(cell: Cell, kinds: int, whose: str) -> str:
     stopped = cell.summary.partition(";")[2].strip()
     return {
         "runs": f"would run on {whose} new nodes",
-        "doesNotRun": f"would not run on {whose} new nodes: " + cell.summary.removeprefix("does not run: "),
+        "doesNotRun": (f"would not run on {whose} new nodes: " + cell.summary.removeprefix("does not run: ")
+                       if cell.evicted_after is None else f"would run on {whose} new nodes for {cell.evicted_after} s, "
+                       "then be evicted and recreated: " + cell.summary.partition(": ")[2]),
         "partial": f"would run on some of {whose} new nodes ({cell.runs_on} of {kinds} kinds of node)"
                    + (f"; {stopped}" if stopped else ""),
         "keptOff": f"would be kept off {whose} new nodes by its own selection"

@@ -93,6 +93,8 @@ class Snapshot:
     #: one line per object of a kind the verdicts read that was left out (a field of the wrong shape, no
     #: ``metadata.name``, a second copy that differs from the kept one): the verdict lacks it, so the report is partial.
     skipped: list[str] = field(default_factory=list)
+    #: one line naming the entries of a dump directory that were not read (other suffixes, subdirectories).
+    files_not_read: list[str] = field(default_factory=list)
     #: kind -> how many objects of a kind the audit does not read (a dump's Deployments) were left out;
     #: ``""`` counts items without a kind.
     ignored: dict[str, int] = field(default_factory=dict)
@@ -108,9 +110,10 @@ class Snapshot:
 
     @property
     def notes(self) -> list[str]:
-        """What was read but not judged, and needs no verdict: objects read twice alike (one line per pair
-        of files, counted by kind), objects of kinds the audit does not read (one line, counted by kind)."""
-        lines = self._repeats.notes()
+        """What was read but not judged, and needs no verdict: the files of a dump directory not read (one line),
+        objects read twice alike (one line per pair of files, counted by kind), objects of kinds the audit does not
+        read (one line, counted by kind)."""
+        lines = [*self.files_not_read, *self._repeats.notes()]
         if self.ignored:
             counts = ", ".join(f"{n} {kind}" if kind else f"{n} item(s) without a kind"
                                for kind, n in sorted(self.ignored.items()))

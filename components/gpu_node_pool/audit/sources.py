@@ -2,7 +2,9 @@
 
 Dump: the JSON (or YAML) of ``kubectl get nodes,daemonsets,pods,events -A -o json``, i.e. a
 ``List`` (``v1``) whose ``items`` carry ``kind``; typed lists (``NodeList``...) are accepted
-too; a directory means every ``*.json``/``*.yaml``/``*.yml`` file in it. Events are optional.
+too; a YAML file may hold several documents (``---``), each such a list. A directory means every
+``*.json``/``*.yaml``/``*.yml`` file in it, the suffix in any case (``ds.JSON``); its other files and its
+subdirectories are not read, and the report names them in a note. Events are optional.
 A JSON dump is parsed incrementally (:mod:`.jsonstream`), an item at a time; each item is
 reduced on arrival to what the verdicts need (:class:`.snapshot.Snapshot`) and dropped.
 
@@ -29,7 +31,7 @@ from typing import Any
 import yaml
 
 from ..sdk.files import read_input_text
-from ..sdk.yaml_bounded import load_bounded
+from ..sdk.yaml_bounded import load_all_bounded
 from ..text.terminal import shown
 from .jsonstream import NOT_AN_OBJECT, ListStream
 from .paging import PageTooLarge, PagingError, RequestTimeout, pages
@@ -94,7 +96,9 @@ def _not_utf8(path: Path, err: Exception) -> SourceError:
 
 def _not_a_list(where: str, doc: Any) -> SourceError:
     kind = doc.get("kind") if isinstance(doc, Mapping) else type(doc).__name__
-    return SourceError(f"--cluster-dump {where}: a kubectl List is expected (kind List with items), got {kind!r}; {_HOW}")
+    one = (" (one object: put it, with the others, in the items of a List: apiVersion: v1, kind: List, items: [...])"
+           if isinstance(doc, Mapping) and isinstance(kind, str) and kind and kind not in _LIST_KINDS else "")
+    return SourceError(f"--cluster-dump {where}: a kubectl List is expected (kind List with items), got {kind!r}{one}; {_HOW}")
 
 
 def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: int) -> None:
@@ -148,23 +152,32 @@ def _typed(kind: Any) -> str | None:
 
 def _add_yaml(snapshot: Snapshot, path: Path) -> None:
     """A YAML dump is read whole (PyYAML has no incremental loader of plain objects); its items
-    then go to ``snapshot`` one at a time like a JSON dump's."""
+    then go to ``snapshot`` one at a time like a JSON dump's. A file of several documents (``---``: dumps
+    put one after the other) holds a List in each (named ``<file> document N`` in what the report says); an empty
+    document is passed over."""
     try:
         text, not_utf8 = read_input_text(path, max_bytes=MAX_YAML_DUMP_BYTES)
         if not_utf8:  # refused as a JSON dump is: bytes read as U+FFFD would be judged as names and values
             raise _not_utf8(path, UnicodeError(not_utf8))
-        doc = load_bounded(text)
+        docs = list(enumerate(load_all_bounded(text), 1))
     except (OSError, UnicodeDecodeError) as err:
         raise _unreadable(path, err) from None
     except yaml.YAMLError as err:
         raise SourceError(f"--cluster-dump {path}: not valid YAML ({str(err).splitlines()[0]}); {_HOW}") from None
-    if not isinstance(doc, Mapping) or doc.get("kind") not in _LIST_KINDS or not isinstance(doc.get("items"), list):
-        raise _not_a_list(str(path), doc)
-    typed = _typed(doc["kind"])
-    items = doc["items"]
-    for i in range(len(items)):
-        item, items[i] = items[i], None  # dropped once read
-        _add_item(snapshot, item, item.get("kind", typed) if isinstance(item, Mapping) else None, str(path), i)
+    del text
+    if all(doc is None for _, doc in docs):
+        raise _not_a_list(str(path), None)
+    for n, doc in docs:
+        where = str(path) if len(docs) == 1 else f"{path} document {n}"
+        if doc is None:
+            continue
+        if not isinstance(doc, Mapping) or doc.get("kind") not in _LIST_KINDS or not isinstance(doc.get("items"), list):
+            raise _not_a_list(where, doc)
+        typed = _typed(doc["kind"])
+        items = doc["items"]
+        for i in range(len(items)):
+            item, items[i] = items[i], None  # dropped once read
+            _add_item(snapshot, item, item.get("kind", typed) if isinstance(item, Mapping) else None, where, i)
 
 
 def load_dump(path: str | Path) -> Snapshot:
@@ -177,23 +190,41 @@ def load_dump(path: str | Path) -> Snapshot:
             report says no Node was read and its verdict is partial.
     """
     root = Path(path)
+    others: list[str] = []  # a directory's entries not read
     if root.is_dir():
         try:
-            files = sorted(p for p in root.iterdir() if p.suffix in (".json", ".yaml", ".yml") and p.is_file())
+            entries = sorted(root.iterdir())
+            files = [p for p in entries if p.suffix.lower() in DUMP_SUFFIXES and p.is_file()]
+            others = [p.name + ("/" if p.is_dir() else "") for p in entries if p not in files]
         except OSError as err:
             raise SourceError(f"--cluster-dump {root}: cannot list the directory ({err.strerror or err}); give a "
                               "directory you can read (ls -ld it), or the dump file itself") from None
         if not files:
-            raise SourceError(f"--cluster-dump {root}: the directory has no .json/.yaml files; "
+            holds = f" (it holds {_names(others)})" if others else ""
+            raise SourceError(f"--cluster-dump {root}: the directory has no .json/.yaml/.yml files{holds}; "
                               "put the output of kubectl get ... -o json there")
     elif root.exists():
         files = [root]
     else:
         raise SourceError(f"--cluster-dump {root}: no such file or directory")
     snapshot = Snapshot(source=f"dump {root}")
+    if others:
+        snapshot.files_not_read.append(
+            f"not read in {root}: {_names(others)} (the audit reads the directory's .json, .yaml and .yml files, "
+            "not its other files or its subdirectories)")
     for file in files:
-        (_add_yaml if file.suffix in (".yaml", ".yml") else _add_json)(snapshot, file)
+        (_add_yaml if file.suffix.lower() in (".yaml", ".yml") else _add_json)(snapshot, file)
     return snapshot
+
+
+#: The suffixes of the files of a dump directory that are read, compared in lower case (``ds.JSON`` is read).
+DUMP_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def _names(names: list[str], most: int = 20) -> str:
+    """``names`` joined, the first ``most`` of them and how many more."""
+    shown_names = ", ".join(shown(n, quote=False, limit=120) for n in names[:most])
+    return shown_names + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 # --- live -----------------------------------------------------------------------------------

@@ -10,8 +10,17 @@ A daemon pod runs on a node when (``nodeShouldRunDaemonPod`` in kubernetes
 2. every ``NoSchedule`` and ``NoExecute`` taint of the node is tolerated by its *effective*
    tolerations (:func:`gpu_node_pool.k8s.taints.effective_tolerations`, kind ``DaemonSet``: the
    controller's own tolerations are not on the template and are added here), else it *does not
-   run*. A ``NoExecute`` taint tolerated only for ``tolerationSeconds`` counts as "does not run"
-   (evicted after N s). ``PreferNoSchedule`` never stops a daemon pod.
+   run*. ``PreferNoSchedule`` never stops a daemon pod.
+
+A ``NoExecute`` taint tolerated only with ``tolerationSeconds`` does not keep the pod off: the controller matches
+tolerations without their seconds (kubernetes ``pkg/controller/daemon/daemon_controller.go``@v1.33.0 ``predicates``
+calls ``v1helper.FindMatchingUntoleratedTaint``, whose ``Toleration.ToleratesTaint`` in ``k8s.io/api/core/v1/
+toleration.go`` compares key, operator, value and effect only), so it creates the pod, the taint manager evicts it
+after N s (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/#taint-based-evictions) and
+the controller creates it again. Such a node counts towards ``status.desiredNumberScheduled``
+(:attr:`NodeVerdict.placed`); the verdict is still ``doesNotRun`` (it does not stay, as the pack's
+``daemonsets-tolerate-gpu-taints`` says), worded "runs for N s, then is evicted and recreated"
+(:attr:`NodeVerdict.evicted_after`), the fix being to remove ``tolerationSeconds`` (:func:`timed_tolerations`).
 
 A template whose placement fields the API server refuses (:mod:`gpu_node_pool.k8s.refusals`: ``tolerations``
 no list, a ``nodeSelector`` value no string, ``In`` without values...) is not judged, with that reason.
@@ -24,13 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..k8s.selection import NodeLabels
-from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations
+from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations, tolerates
 from ..k8s.wellknown import SECRET, UNKNOWN
 from ..text.terminal import shown
-from .workloads import NodeSelection
+from .workloads import NodeSelection, Stay
 
 __all__ = ["DaemonSet", "read_daemonset", "NodeVerdict", "judge", "Cell", "pool_cell", "placement_cell", "STATUSES",
-           "toleration_text"]
+           "toleration_text", "timed_tolerations", "stay_fix"]
 
 #: Cell statuses, as they appear in the JSON report and the page.
 STATUSES = ("runs", "doesNotRun", "keptOff", "partial", "notJudged", "noNodes")
@@ -129,6 +138,24 @@ class NodeVerdict:
     reason: str = ""
     #: for doesNotRun: (taint, the toleration that would let it run), one per stopping taint.
     missing: tuple[tuple[Taint, Toleration], ...] = ()
+    #: for doesNotRun: how it fares against each stopping taint (:func:`~gpu_node_pool.policies.workloads.stay_on`),
+    #: in the order of ``missing``.
+    stays: tuple[Stay, ...] = ()
+
+    @property
+    def evicted_after(self) -> int | None:
+        """For a ``doesNotRun`` verdict whose every stopping taint is tolerated, with ``tolerationSeconds``: the seconds
+        its pod runs before the taint manager evicts it (the least of them; the controller then creates it again,
+        module docstring). None otherwise."""
+        if self.status != "doesNotRun" or not self.stays or not all(s.tolerated for s in self.stays):
+            return None
+        return min(s.evicted_after for s in self.stays if s.evicted_after is not None)
+
+    @property
+    def placed(self) -> bool:
+        """Whether the DaemonSet controller creates its pod on the node, the count ``status.desiredNumberScheduled``
+        holds: it runs there, or it is evicted after :attr:`evicted_after` seconds and created again."""
+        return self.status == "runs" or self.evicted_after is not None
 
 
 def judge(ds: DaemonSet, node: str, labels: Mapping[str, str] | NodeLabels, taints: Iterable[Taint], *,
@@ -155,7 +182,8 @@ def judge(ds: DaemonSet, node: str, labels: Mapping[str, str] | NodeLabels, tain
         return NodeVerdict(node, "keptOff", _KEPT_BY_LABELS)
     if placement.status == "doesNotRun":
         missing = tuple((s.taint, Toleration.for_taint(s.taint, exists=True)) for s in placement.missing)
-        return NodeVerdict(node, "doesNotRun", "; ".join(s.describe() for s in placement.missing), missing)
+        return NodeVerdict(node, "doesNotRun", "; ".join(s.describe() for s in placement.missing), missing,
+                           tuple(placement.missing))
     if placement.status == "notJudged":
         why = placement.not_judged_text() if (placement.pending or placement.unknowable or placement.pinned) else (
             "its node affinity uses matchFields or an operator the API server rejects" if complete else placement.not_judged_text())
@@ -167,20 +195,29 @@ def judge(ds: DaemonSet, node: str, labels: Mapping[str, str] | NodeLabels, tain
 
 @dataclass
 class Cell:
-    """One DaemonSet x pool cell: the verdict over the pool's nodes."""
+    """One DaemonSet x pool cell: the verdict over the pool's nodes.
+
+    ``missing``: (taint, the toleration that would let it run) per stopping taint; ``stays``: how it fares against
+    each of them, in that order. ``evicted_after``: for ``doesNotRun``, when on every node of the pool its pod is
+    created and evicted after that many seconds (:attr:`NodeVerdict.evicted_after`); else None."""
 
     status: str
     summary: str
     details: list[str] = field(default_factory=list)
     missing: list[tuple[Taint, Toleration]] = field(default_factory=list)
     runs_on: int = 0
+    stays: list[Stay] = field(default_factory=list)
+    evicted_after: int | None = None
 
     def to_json(self) -> dict[str, Any]:
+        stays = self.stays or [None] * len(self.missing)
         return {
             "status": self.status,
             "summary": self.summary,
             "details": list(self.details),
-            "missingTolerations": [{"taint": str(t), "addToleration": tol.to_k8s()} for t, tol in self.missing],
+            "missingTolerations": [{"taint": str(t), "addToleration": tol.to_k8s()}
+                                   | ({"why": _timed_why(stay)} if stay is not None and stay.tolerated else {})
+                                   for (t, tol), stay in zip(self.missing, stays, strict=True)],
         }
 
 
@@ -189,17 +226,47 @@ def toleration_text(tol: Toleration) -> str:
     return "{" + ", ".join(f"{k}: {v}" for k, v in tol.to_k8s().items()) + "}"
 
 
+def timed_tolerations(ds: DaemonSet, taint: Taint) -> list[Toleration]:
+    """``ds``'s tolerations of ``taint`` that carry ``tolerationSeconds`` (those that let the taint manager evict it)."""
+    return [tol for tol in ds.tolerations or () if tol.toleration_seconds is not None and tolerates(tol, taint)]
+
+
+def stay_fix(ds: DaemonSet, taint: Taint, tol: Toleration, stay: Stay | None) -> str:
+    """The fix for one stopping taint of ``ds``: remove ``tolerationSeconds`` from the toleration that has them when
+    the taint is tolerated for a while (``stay``), else tolerate it with ``tol``."""
+    if stay is not None and stay.tolerated:
+        written = ", ".join(toleration_text(t) for t in timed_tolerations(ds, taint)) or f"of {taint}"
+        return f"remove tolerationSeconds from its toleration {written} ({taint} evicts its pod after {stay.evicted_after} s)"
+    return f"tolerate {taint} with {toleration_text(tol)}"
+
+
+def _timed_why(stay: Stay) -> str:
+    return (f"tolerated for {stay.evicted_after} s only (tolerationSeconds): the pod is evicted, then recreated; "
+            "remove tolerationSeconds from the toleration")
+
+
+def _stopped_by(stay: Stay) -> str:
+    """One stopping taint, as a cell's summary names it."""
+    if stay.tolerated:
+        return f"{stay.taint} tolerated for {stay.evicted_after} s only (tolerationSeconds)"
+    return f"{stay.taint} not tolerated"
+
+
 def pool_cell(verdicts: list[NodeVerdict]) -> Cell:
     """Aggregate node verdicts into a cell: all alike gives that status, a mix gives ``partial``."""
     if not verdicts:
         return Cell("noNodes", "no nodes in the pool now")
     statuses = {v.status for v in verdicts}
-    missing: dict[tuple[str, Any], tuple[Taint, Toleration]] = {}
+    missing: dict[tuple[str, Any], tuple[tuple[Taint, Toleration], Stay]] = {}
     details = []
     for v in verdicts:
-        for taint, tol in v.missing:
-            missing.setdefault(taint.identity + (taint.value,), (taint, tol))
-        if v.status == "doesNotRun":
+        stays = v.stays or tuple(Stay(taint, False) for taint, _ in v.missing)
+        for (taint, tol), stay in zip(v.missing, stays, strict=True):
+            missing.setdefault(taint.identity + (taint.value,), ((taint, tol), stay))
+        if v.evicted_after is not None:
+            details.append(f"runs for {v.evicted_after} s on {v.node}, then is evicted and recreated: {v.reason}; "
+                           "remove tolerationSeconds from its toleration")
+        elif v.status == "doesNotRun":
             adds = ", ".join(toleration_text(tol) for _, tol in v.missing)
             details.append(f"does not run on {v.node}: {v.reason}; add toleration {adds}")
         elif v.status in ("keptOff", "notJudged"):
@@ -208,16 +275,23 @@ def pool_cell(verdicts: list[NodeVerdict]) -> Cell:
             details.append(f"runs on {v.node}")
     runs = sum(v.status == "runs" for v in verdicts)
     status = statuses.pop() if len(statuses) == 1 else "partial"
+    timed = [v.evicted_after for v in verdicts if v.evicted_after is not None]
+    evicted_after = min(timed) if status == "doesNotRun" and len(timed) == len(verdicts) else None
+    why = ", ".join(_stopped_by(stay) for _, stay in missing.values())
     summary = {
         "runs": f"runs on all {len(verdicts)} node(s)",
-        "doesNotRun": "does not run: " + ", ".join(f"{t} not tolerated" for t, _ in missing.values()),
+        "doesNotRun": (f"runs for {evicted_after} s, then is evicted and recreated: {why}" if evicted_after is not None
+                       else f"does not run: {why}"),
         "keptOff": "kept off by its own selection" + (
             f": {verdicts[0].reason}" if len({v.reason for v in verdicts}) == 1 and verdicts[0].reason != _KEPT_BY_LABELS else ""),
         "notJudged": "not judged: " + verdicts[0].reason,
         "partial": f"runs on {runs} of {len(verdicts)} node(s)"
-        + ("; stopped by " + ", ".join(str(t) for t, _ in missing.values()) if missing else ""),
+        + ("; stopped by " + ", ".join(
+            str(stay.taint) + (f" (tolerated for {stay.evicted_after} s only, then evicted and recreated)"
+                               if stay.tolerated else "") for _, stay in missing.values()) if missing else ""),
     }[status]
-    return Cell(status, summary, details, list(missing.values()), runs)
+    return Cell(status, summary, details, [pair for pair, _ in missing.values()], runs,
+                [stay for _, stay in missing.values()], evicted_after)
 
 
 def placement_cell(placement: Any) -> Cell:
