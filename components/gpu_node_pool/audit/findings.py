@@ -12,7 +12,10 @@ from typing import Any
 
 from ..sdk.outcome import FAIL_ON, LEVELS
 
-__all__ = ["LEVELS", "FAIL_ON", "Finding", "NotJudged"]
+__all__ = ["LEVELS", "FAIL_ON", "Finding", "NotJudged", "SHOWN_SUBJECTS", "finding_lines"]
+
+#: How many subjects a line of findings alike names before it counts the rest (``--json`` lists each one).
+SHOWN_SUBJECTS = 5
 
 
 @dataclass(frozen=True)
@@ -53,3 +56,25 @@ class NotJudged:
     def to_json(self) -> dict[str, str]:
         return {"subject": self.subject, "reason": self.reason}
 
+
+
+def finding_lines(findings: list[Finding], fix_word: str = " -> ") -> list[str]:
+    """One line per distinct finding, in the order first found: findings alike (same level, code, message and fix)
+    about several subjects of one kind (a starved ``Node`` each, on a cluster of thousands) share a line naming
+    them, ``[mandatory] 3 Nodes (a, b, c): <message> -> <fix>``, up to :data:`SHOWN_SUBJECTS` of them and a count of
+    the rest. ``fix_word`` joins the fix (the page says `` Fix: ``)."""
+    groups: dict[tuple[str, str, str, str, str], list[str]] = {}
+    for f in findings:
+        kind, _, name = f.subject.partition(" ")
+        key = (f.level, f.code, f.message, f.fix, kind if name else f.subject)
+        groups.setdefault(key, []).append(name if name else f.subject)
+    lines = []
+    for (level, _, message, fix, kind), names in groups.items():
+        if len(names) == 1:
+            subject = f"{kind} {names[0]}" if names[0] != kind else kind
+        else:
+            shown = ", ".join(names[:SHOWN_SUBJECTS]) + (f", and {len(names) - SHOWN_SUBJECTS} more"
+                                                         if len(names) > SHOWN_SUBJECTS else "")
+            subject = f"{len(names)} {kind}s ({shown})"
+        lines.append(f"[{level}] {subject}: {message}" + (f"{fix_word}{fix}" if fix else ""))
+    return lines

@@ -19,7 +19,7 @@ from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
 from ..text.terminal import terminal_text
 from .cluster import Node, Pool, detect_platform, group_pools, with_declared
 from .declared import Declared, drift, whatif_nodes
-from .findings import Finding, NotJudged
+from .findings import Finding, NotJudged, finding_lines
 from .pending import PendingPod, pending_pods
 from .snapshot import Snapshot
 from .starved import starved_reason
@@ -185,8 +185,7 @@ class AuditReport:
         if self.findings:
             lines.append("")
             lines.append("Findings:")
-            for f in self.findings:
-                lines.append(f"  [{f.level}] {f.subject}: {f.message}" + (f" -> {f.fix}" if f.fix else ""))
+            lines += [f"  {line}" for line in finding_lines(self.findings)]
         if self.not_judged:
             lines.append("")
             lines.append("Not judged:")
@@ -222,8 +221,7 @@ class AuditReport:
             label = r.ds.display + (" (stack)" if r.ds.origin == "stack" else "")
             rows.append(MatrixRow(label, cells, wcells))
         lists = (
-            ("Findings", tuple(f"[{f.level}] {f.subject}: {f.message}" + (f" Fix: {f.fix}" if f.fix else "")
-                               for f in self.findings)),
+            ("Findings", tuple(finding_lines(self.findings, " Fix: "))),
             ("Drift", tuple(f"{f.subject}: {f.message}" for f in self.findings
                             if f.code in ("imperative-taint", "declared-taint-missing", "label-drift", "taint-value-drift"))),
             ("GPU-starved nodes", tuple(f"{s['node']}: {s['reason']}" for s in self.starved)),
