@@ -588,3 +588,30 @@ def test_spot_is_refused_with_an_on_demand_capacity_reservation_and_on_bare_meta
     assert any("pools[0]" in e and "Spot instances never use it" in e for e in errors)
     errors = config_errors(stack(metal_cfg(spot={})))
     assert any("spot" in e for e in errors)
+
+
+# --- Cluster Autoscaler tag keys longer than an Auto Scaling group takes --------------------------
+
+
+LONG_KEY = "team.platform.example.com/" + "x" * 60  # 86 characters: its node-template/label/ tag key has 132
+
+
+def test_a_label_key_too_long_for_the_autoscaler_tag_is_refused_at_the_key():
+    from builders import config_issues
+
+    raw = {"cluster": cluster_cfg(), "pools": [pool_cfg(labels={"workload": "batch", LONG_KEY: "v"})]}
+    ((path, message),) = config_issues(raw)
+    assert path == f"pools[0].labels[{LONG_KEY!r}]"
+    assert message.startswith(f"label key {LONG_KEY!r} (86 characters) makes the Cluster Autoscaler tag key "
+                              "k8s.io/cluster-autoscaler/node-template/label/... 132 characters; an Auto Scaling group "
+                              "tag key has at most 128")
+    assert "API_Tag.html" in message and message.endswith("shorten the key to at most 82 characters")
+
+
+def test_a_taint_key_too_long_is_refused_at_the_taint_and_bare_metal_pools_have_no_group_to_tag():
+    from builders import config_issues
+
+    taints = ["nvidia.com/gpu=present:NoSchedule", f"{LONG_KEY}=x:NoSchedule"]
+    ((path, message),) = config_issues({"cluster": cluster_cfg(), "pools": [pool_cfg(taints=taints)]})
+    assert path == "pools[0].taints[1]" and message.startswith(f"taint key {LONG_KEY!r}")
+    validate_stack_config({"cluster": cluster_cfg(), "pools": [metal_cfg(taints=taints)]})  # provider none: no tags

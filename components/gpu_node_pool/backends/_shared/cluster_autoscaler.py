@@ -46,6 +46,32 @@ def several_effects_problem(taints: list[Taint], fix: str) -> str | None:
     )
 
 
+#: An Auto Scaling group tag key has 1-128 characters (Amazon EC2 Auto Scaling API reference, ``Tag``,
+#: https://docs.aws.amazon.com/autoscaling/ec2/APIReference/API_Tag.html). The values never come near their 256:
+#: a label value or ``<taint value>:<Effect>`` is at most 63 + 17.
+ASG_TAG_KEY_MAX = 128
+_TAG_SOURCE = "Amazon EC2 Auto Scaling API reference, Tag, https://docs.aws.amazon.com/autoscaling/ec2/APIReference/API_Tag.html"
+
+
+def tag_key_length_problem(pool: Any) -> tuple[str, tuple[str | int, ...]] | None:
+    """``(message, where)`` for the first label or taint key of ``pool`` (a self-managed pool model: ``labels``, ``node_labels``,
+    ``taint_list``) whose node-template tag (:func:`ca_node_template_tags`) would not fit an Auto Scaling group tag
+    key of :data:`ASG_TAG_KEY_MAX` characters (the prefix takes 46, so a key of more than 82 cannot be described);
+    ``where`` is the key's place in the pool (``("labels", key)``, ``("gpuLabel",)``, ``("taints", index)``). None
+    when every key fits. EKS managed node groups need no such check: EKS takes keys of at most 63 characters."""
+    found = [(CA_LABEL_PREFIX, "label", key, ("labels", key) if key in (pool.labels or {}) else ("gpuLabel",))
+             for key in pool.node_labels]
+    found += [(CA_TAINT_PREFIX, "taint", t.key, ("taints", i)) for i, t in enumerate(pool.taint_list)]
+    for prefix, what, key, where in found:
+        if len(prefix) + len(key) > ASG_TAG_KEY_MAX:
+            return (
+                f"{what} key {key!r} ({len(key)} characters) makes the Cluster Autoscaler tag key {prefix}... "
+                f"{len(prefix) + len(key)} characters; an Auto Scaling group tag key has at most {ASG_TAG_KEY_MAX} "
+                f"({_TAG_SOURCE}), so the group cannot be tagged for scale from zero: shorten the key to at most "
+                f"{ASG_TAG_KEY_MAX - len(prefix)} characters", where)
+    return None
+
+
 def ca_node_template_tags(
     taints: list[Taint], labels: Mapping[str, str], resources: Mapping[str, str] | None = None
 ) -> dict[str, str]:

@@ -18,7 +18,7 @@ from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
 from .._shared.capacity import CapacityReservation, gpus_per_node_problem, raise_at_unknown_types, unknown_type_findings
-from .._shared.cluster_autoscaler import several_effects_problem
+from .._shared.cluster_autoscaler import several_effects_problem, tag_key_length_problem
 from .spot import SpotConfig
 
 #: How a self-managed node is bootstrapped, i.e. where its kubelet reads the taints it
@@ -260,6 +260,9 @@ class SelfManagedPool(PoolBase):
         )
         if problem:
             problems.append(problem)
+        too_long = tag_key_length_problem(self)
+        if too_long:
+            raise fail(*too_long)
         if not problems:
             problems += self._asg_tag_problems()
         return problems
