@@ -43,7 +43,12 @@ NUMBER_FORMS = [
 def test_numbers_not_written_as_decimals_are_refused_with_the_path_and_the_fix(new, old, expected):
     lines = issues(DEV.replace(old, new))
     assert len(lines) == 1 and lines[0].startswith(expected), lines
-    assert "quote it" in lines[0]
+    # the fix the setting takes: the decimal for a number (quoted, it would be text), quotes for text
+    written = new.split(": ")[1]
+    if new.startswith("maxSize"):
+        assert lines[0].endswith(" as a plain decimal") and "quote it" not in lines[0], lines
+    else:
+        assert lines[0].endswith(f'and this setting is text: quote it ("{written}")'), lines
 
 
 def test_plain_decimals_and_quoted_forms_still_pass():

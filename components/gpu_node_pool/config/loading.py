@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import yaml
@@ -23,7 +23,7 @@ from .common import TaintConfig
 from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
 from .locations import FileMarks
-from .messages import field_at, model_keys, pattern_rule, show
+from .messages import field_at, model_keys, pattern_rule, sections_with_key, show, value_kind
 from .pulumi_scalars import QUOTE_A_NUMBER
 from .stack import (
     AGENTS_APART,
@@ -68,6 +68,15 @@ def _key_list(keys: list[str], most: int = 6) -> str:
     return ", ".join(keys[:most]) + (", ..." if len(keys) > most else "")
 
 
+def _one_of(names: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+#: What a stack file's ``secure:`` value of a top-level key is offline: it cannot be decrypted
+#: (:func:`stack_file_config`).
+_SECRET_PLACEHOLDER = "[secret]"
+
 #: Why a setting given as a stack-file secret (``secure: ...``) is refused.
 _SECRET_VALUE = ("is a Pulumi secret (secure: ...); this setting reaches the nodes and the plan's policies as plain "
                  "text (labels, taints, names are never secret), and the plan cannot decrypt it offline: write the "
@@ -100,14 +109,19 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         return [ConfigIssue(path, msg)]
     if kind == "extra_forbidden":
         key = str(loc[-1])
+        model, _ = field_at(stack_model(), loc[:-1])  # only the keys of the model at this path
+        is_model = isinstance(model, type) and issubclass(model, BaseModel)
+        sections = sections_with_key(model, key) if is_model else []
+        if sections:  # written one level too high (minSize beside scaling:), not misspelt
+            owners = [section.rsplit(".", 1)[0] for section in sections]
+            return [ConfigIssue(path, f"unknown key {show(key)}: it belongs under {_one_of(owners)} ({', '.join(sections)})")]
         backend = next((part for part in loc if part in backend_names()), None)
         if backend is not None and len(loc) == 4:  # a top-level key of a pool
             owners = [b.name for b in all_backends() if key in {f.alias for f in b.model().model_fields.values()}]
             if owners:
                 return [ConfigIssue(path, f"{key!r} is not a key of {backend} pools (it belongs to {', '.join(owners)} pools); "
                                           f"remove it or change the backend")]
-        model, _ = field_at(stack_model(), loc[:-1])  # only the keys of the model at this path
-        keys = model_keys(model) if isinstance(model, type) and issubclass(model, BaseModel) else []
+        keys = model_keys(model) if is_model else []
         close = difflib.get_close_matches(key, [k for k in keys if k != key], n=1, cutoff=0.6)
         if close:
             hint = f"; did you mean {close[0]!r}?"
@@ -298,9 +312,10 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
 
     Plain scalars are read as Pulumi's YAML reader reads them (:mod:`.pulumi_scalars`). Refuses, with one
     :class:`ConfigIssue` each: bytes that are not UTF-8, invalid YAML, a document or ``config:`` that is not a
-    mapping, duplicate keys, keys that are no strings (``true:``, ``10:``), dates (the program would get Go's
-    text of a time), values JSON has no form for (``.inf``, ``!!set``), explicit tags on values of another type,
-    and numbers written in other forms than plain decimals (``010`` octal, ``0x10``, ``1_0``).
+    mapping, duplicate keys (which Pulumi refuses: :func:`.stack_yaml.duplicate_key_problem`), keys that are no
+    strings (``true:``, ``10:``), dates (the program would get Go's text of a time), values JSON has no form for
+    (``.inf``, ``!!set``), explicit tags on values of another type, and numbers written in other forms than plain
+    decimals (``010`` octal, ``0x10``, ``1_0``), each with the fix its setting takes (:func:`_setting_kind`).
 
     Raises:
         ConfigError: every problem found, with the config path where there is one.
@@ -368,10 +383,34 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
             issues.append(ConfigIssue(f"{name}: config", f"key {key!r} is not a string; config keys look like {PROJECT}:pools"))
             continue
         if loader.odd_numbers is not False:  # False: built by _construct_tree, with no such number to report
-            issues += _yaml_type_problems(value, key)
+            issues += _yaml_type_problems(value, key, takes=_setting_kind(config_map, project))
     if issues:
         raise ConfigError(issues, name)
     return stack_file_config(doc, project)
+
+
+def _setting_kind(config_map: Mapping[Any, Any], project: str) -> Callable[[str, tuple[Any, ...]], str | None]:
+    """What the setting at a config path of the stack file ``config_map`` holds, by the stack's models
+    (:func:`.messages.value_kind`: ``"text"``, ``"number"``, ``"bool"``), or None when no one kind is known: a
+    key not under this project's namespace, not in the models, or a pool whose backends' models differ there
+    (a pool is judged by its ``backend``'s model; a missing or unknown backend by every one's)."""
+
+    def kind(top: str, rest: tuple[Any, ...]) -> str | None:
+        ns, _, key = (top if ":" in top else f"{project}:{top}").rpartition(":")
+        if ns != PROJECT:
+            return None
+        locs = [(key, *rest)]
+        if key == "pools" and rest and isinstance(rest[0], int):
+            pools = config_map.get(top)
+            pool = pools[rest[0]] if isinstance(pools, list) else None
+            named = pool.get("backend") if isinstance(pool, Mapping) else None
+            backends = [named] if isinstance(named, str) and named in backend_names() else backend_names()
+            locs = [(key, rest[0], backend, *rest[1:]) for backend in backends]
+        found = [field_at(stack_model(), loc)[0] for loc in locs]
+        kinds = {value_kind(ann) for ann in found if ann is not None}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    return kind
 
 
 def stack_file_config(doc: Mapping[str, Any], project: str = PROJECT) -> tuple[dict[str, Any], list[str]]:
@@ -387,7 +426,7 @@ def stack_file_config(doc: Mapping[str, Any], project: str = PROJECT) -> tuple[d
     for key, value in (doc.get("config") or {}).items():
         full = key if ":" in key else f"{project}:{key}"
         if isinstance(value, Mapping) and set(value) == {"secure"}:
-            config[full] = "[secret]"
+            config[full] = _SECRET_PLACEHOLDER
             secrets.append(full)
         elif isinstance(value, str):
             config[full] = value
@@ -408,7 +447,9 @@ def load_stack_config(
     """Validate the project's keys of a Pulumi runtime config map (``{"gpu-node-pools:pools": "<json>"}``).
 
     Unknown keys under ``gpu-node-pools:`` are errors too. ``is_secret(full_key)``, when
-    given, tells whether a key is a Pulumi secret: credentials (``kubeconfig``) must be.
+    given, tells whether a key is a Pulumi secret: credentials (``kubeconfig``) must be, and a setting of
+    the model (``pools``, ``cluster``...) that is one a stack file could not give offline (its value is
+    :func:`stack_file_config`'s placeholder) is refused as a secret, as a ``secure:`` value inside one is.
 
     Raises:
         ConfigError: every mistake found.
@@ -416,6 +457,7 @@ def load_stack_config(
     raw: dict[str, Any] = {}
     issues: list[ConfigIssue] = []
     misspelt: set[str] = set()
+    secret: set[str] = set()  # a setting given as a secret: refused once, not also as missing
     allowed = {f.alias for f in StackConfig.model_fields.values()} | _SIDE_KEYS
     for full, text in config.items():
         ns, _, key = full.partition(":")
@@ -439,6 +481,10 @@ def load_stack_config(
                     )
                 )
             continue
+        if text == _SECRET_PLACEHOLDER and is_secret is not None and is_secret(full):
+            issues.append(ConfigIssue(key, _SECRET_VALUE))  # not "must be a list" about the placeholder's text
+            secret.add(key)
+            continue
         try:
             raw[key] = json.loads(text) if isinstance(text, str) else text
         except json.JSONDecodeError:
@@ -448,7 +494,7 @@ def load_stack_config(
     try:
         stack = validate_stack_config(raw, source, aws_region=plain_region)
     except ConfigError as exc:
-        missing = {f"{PROJECT}:{key}" for key in misspelt}  # already reported as a misspelt namespace
+        missing = {f"{PROJECT}:{key}" for key in misspelt | secret}  # already reported: a misspelt namespace, a secret
         raise ConfigError(issues + [i for i in exc.issues if i.path not in missing], source) from None
     if issues:
         raise ConfigError(issues, source)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import NoneType, UnionType
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -112,6 +112,46 @@ def model_keys(model: type[BaseModel]) -> list[str]:
     """The config keys (camelCase aliases) of ``model``, required first."""
     fields = list(model.model_fields.items())
     return [f.alias or n for n, f in fields if f.is_required()] + [f.alias or n for n, f in fields if not f.is_required()]
+
+
+def _models_of(ann: Any) -> list[type[BaseModel]]:
+    return [a for a in _unwrap(ann) if isinstance(a, type) and issubclass(a, BaseModel)]
+
+
+def sections_with_key(model: type[BaseModel], key: str, depth: int = 3) -> list[str]:
+    """Where ``key`` (a config key, by its camelCase alias) is a field of a section nested in ``model``: the
+    dotted paths from ``model`` (``["scaling.minSize"]`` for a pool's ``minSize``), the shallowest only, sections
+    in the model's field order; sections are fields whose value is a model (not lists or maps of them), searched
+    ``depth`` levels down. Empty when no section has it.
+
+    A key written one level too high (``minSize`` beside ``scaling:`` instead of under it) is then placed, not
+    taken for a misspelling of a key that is there (pydantic's ``extra_forbidden`` names only the key)."""
+    level: list[tuple[str, type[BaseModel]]] = [("", model)]
+    for _ in range(depth):
+        below: list[tuple[str, type[BaseModel]]] = []
+        for prefix, current in level:
+            for name, field in current.model_fields.items():
+                for section in _models_of(field.annotation):
+                    below.append((f"{prefix}{field.alias or name}.", section))
+        found = [f"{prefix}{key}" for prefix, section in below
+                 if any(key == (f.alias or n) for n, f in section.model_fields.items())]
+        if found or not below:
+            return list(dict.fromkeys(found))
+        level = below
+    return []
+
+
+def value_kind(ann: Any) -> str | None:
+    """What a scalar of annotation ``ann`` holds, as a fix for a value is worded: ``"text"`` (``str``, literals of
+    strings), ``"number"`` (``int``, ``float``), ``"bool"``, or None (a model, a list, a map, ``Any``, a union of
+    kinds: no one fix fits)."""
+    kinds = set()
+    for alt in _unwrap(ann):
+        args = get_args(alt) if get_origin(alt) is Literal else (alt,)
+        for arg in args:
+            kind = arg if isinstance(arg, type) else type(arg)
+            kinds.add("bool" if kind is bool else "number" if kind in (int, float) else "text" if kind is str else None)
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def pattern_rule(pattern: str, field: FieldInfo | None) -> str:

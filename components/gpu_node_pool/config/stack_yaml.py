@@ -7,8 +7,9 @@ pool models."""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
@@ -20,7 +21,7 @@ from .locations import FileMarks
 from .pulumi_scalars import NON_FINITE, AsWritten, PulumiTimestamp
 from .pulumi_yaml import BOOL_TAG, FLOAT_TAG, INT_TAG, NULL_TAG, TIMESTAMP_TAG, PulumiScalarLoader, construct_number
 
-__all__ = ["MAX_EXPANDED_VALUES", "MAX_NESTING", "AliasExpansionError"]
+__all__ = ["MAX_EXPANDED_VALUES", "MAX_NESTING", "AliasExpansionError", "duplicate_key_problem"]
 
 
 #: Most values a stack file's aliases (``*name``) may add to those it writes out, once each is
@@ -66,14 +67,28 @@ _NUMBER_TAGS = frozenset((INT_TAG, FLOAT_TAG))
 _CONSTANT_TAGS = frozenset((BOOL_TAG, NULL_TAG))
 
 
+def duplicate_key_problem(key: str, line: int, first: int) -> str:
+    """Why a mapping key written twice (``key``, as written, on ``line`` and first on ``first``) is refused: the
+    Pulumi CLI refuses the stack file. Its YAML reader, gopkg.in/yaml.v3, decodes with unique keys
+    (``yaml.Unmarshal``): ``(*decoder).mapping`` in ``decode.go`` compares every two keys of a mapping by kind and
+    text and fails with ``line N: mapping key "x" already defined at line M``, so ``pulumi preview`` and
+    ``pulumi up`` stop before the program runs (PyYAML alone would keep the last value)."""
+    quoted = json.dumps(key, ensure_ascii=False)  # as Go's %#v quotes a string
+    return (f"key {key!r} appears again (first on line {first}); Pulumi refuses the stack file: its YAML reader, "
+            f"gopkg.in/yaml.v3, fails on a mapping with a key written twice ('line {line}: mapping key {quoted} "
+            f"already defined at line {first}', go-yaml decode.go, (*decoder).mapping), so pulumi preview stops "
+            f"before the program runs; keep one of the two")
+
+
 class _NotATree(Exception):
     """A document :meth:`_StrictLoader._construct_tree` leaves to PyYAML's own construction."""
 
 
 class _StrictLoader(PulumiScalarLoader):
     """:class:`.pulumi_yaml.PulumiScalarLoader` (libyaml's C parser when available), recording duplicate mapping
-    keys instead of keeping the last silently. A plain scalar is what Pulumi's YAML reader makes of it (``yes`` and dates are
-    strings, ``true``/``false`` the only booleans); numbers not written as plain decimals are refused after loading.
+    keys (which Pulumi refuses: :func:`duplicate_key_problem`) instead of keeping the last silently. A plain scalar
+    is what Pulumi's YAML reader makes of it (``yes`` and dates are strings, ``true``/``false`` the only booleans);
+    numbers not written as plain decimals are refused after loading.
     Aliases are bounded: see :func:`_check_alias_expansion`. ``marks``, when set, keeps the composed
     document for the file:line of errors, and is walked before a merge key rewrites it."""
 
@@ -169,10 +184,7 @@ class _StrictLoader(PulumiScalarLoader):
                     raise _NotATree
                 key, line = key_node.value, key_node.start_mark.line + 1
                 if key in seen:
-                    duplicates.append((
-                        f"key {key!r} appears again (first on line {seen[key]}); "
-                        "YAML keeps only the last one, so remove one of them", line, key_node.start_mark.column + 1,
-                    ))
+                    duplicates.append((duplicate_key_problem(key, line, seen[key]), line, key_node.start_mark.column + 1))
                 else:
                     seen[key] = line
             for key_node, value_node in node.value:
@@ -206,22 +218,16 @@ class _StrictLoader(PulumiScalarLoader):
         return key
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
+        seen: dict[str, int] = {}
         for key_node, _ in node.value:
-            try:
-                key = self._key(key_node)
-                hash(key)
-            except Exception:  # noqa: BLE001 - unhashable keys are PyYAML's own error below
-                continue
-            line = key_node.start_mark.line + 1
-            same = (type(key), key)  # 1 and true are two keys, though Python finds them equal
-            if same in seen:
-                self.duplicates.append((
-                    f"key {key!r} appears again (first on line {seen[same]}); "
-                    "YAML keeps only the last one, so remove one of them", line, key_node.start_mark.column + 1,
-                ))
+            if not isinstance(key_node, yaml.ScalarNode):
+                continue  # a mapping or list as a key: refused as a key that is no string
+            # yaml.v3 compares keys by their text, as written ("1" and 1 are the same key; true and True are not)
+            key, line = str(key_node.value), key_node.start_mark.line + 1
+            if key in seen:
+                self.duplicates.append((duplicate_key_problem(key, line, seen[key]), line, key_node.start_mark.column + 1))
             else:
-                seen[same] = line
+                seen[key] = line
         mapping = super().construct_mapping(node, deep=deep)
         if any(key_node.tag in _NUMBER_TAGS for key_node, _ in node.value):  # node.value as merge keys left it
             mapping = {self._key(key_node): self.construct_object(value_node, deep=deep) for key_node, value_node in node.value}
@@ -246,8 +252,13 @@ class _NumberForm(AsWritten):
         super().__init__(text)
         self.value = value
 
-    def problem(self) -> str:
-        """``<text> is <how> to Pulumi ...; write <decimal>, or quote it`` (one line)."""
+    def problem(self, takes: str | None = None) -> str:
+        """``<text> is <how> to Pulumi ...`` and the fix for what the setting takes (one line).
+
+        ``takes`` is what the setting at the value's path holds: ``"text"`` (only quoting keeps ``0x1F`` as written;
+        the decimal would be refused as a number where text belongs), ``"number"`` (the plain decimal to write;
+        quoted, it would be text), ``"bool"`` (neither: true or false), or None when that is not known (both fixes,
+        each with its case)."""
         text, value = self.text, self.value
         digits = text.lstrip("+-").replace("_", "")
         prefix = digits[:2].lower()
@@ -264,9 +275,15 @@ class _NumberForm(AsWritten):
         meant = None
         if digits.isdigit() and prefix not in ("0x", "0b", "0o"):
             meant = str(int(digits, 10))  # 010 was most likely meant as ten
-        fix = f"write {meant} (or {value})" if meant is not None and meant != str(value) else f"write {value}"
-        return (f"{text} is {how} to Pulumi (its YAML reader, gopkg.in/yaml.v3); {fix} as a plain decimal, "
-                f"or quote it (\"{text}\") if it is a string")
+        decimal = f"{meant} (or {value})" if meant is not None and meant != str(value) else f"{value}"
+        said = f"{text} is {how} to Pulumi (its YAML reader, gopkg.in/yaml.v3)"
+        if takes == "text":
+            return f"{said}, and this setting is text: quote it (\"{text}\")"
+        if takes == "number":
+            return f"{said}; write {decimal} as a plain decimal"
+        if takes == "bool":
+            return f"{said}, and this setting is true or false: write true or false"
+        return f"{said}; quote it (\"{text}\") if it is text, or write {decimal} as a plain decimal if it is a number"
 
 
 def _construct_number(loader: Any, node: Any) -> Any:
@@ -366,9 +383,14 @@ def _key_problem(key: Any) -> str:
     return f"a key is read by YAML as {what}, not a string; quote it"
 
 
-def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> list[ConfigIssue]:
+def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = (),
+                        takes: Callable[[str, tuple[Any, ...]], str | None] | None = None) -> list[ConfigIssue]:
     """Keys that are no strings, values JSON has no form for (``.nan``, an explicit ``!!set``), and numbers
-    written in other forms than plain decimals (``010``, ``0x10``, ``1_0``), each with its config path."""
+    written in other forms than plain decimals (``010``, ``0x10``, ``1_0``), each with its config path.
+
+    ``takes(top, rest)``, when given, says what the setting at a number's path holds (``"text"``, ``"number"``,
+    ``"bool"`` or None), for the fix :meth:`_NumberForm.problem` gives; the caller knows the models, this module
+    does not."""
     problems = []
     if isinstance(value, Mapping):
         for k, v in value.items():
@@ -380,10 +402,12 @@ def _yaml_type_problems(value: Any, top: str, rest: tuple[Any, ...] = ()) -> lis
                     )
                 )
                 continue
-            problems += _yaml_type_problems(v, top, (*rest, k))
+            problems += _yaml_type_problems(v, top, (*rest, k), takes)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            problems += _yaml_type_problems(v, top, (*rest, i))
+            problems += _yaml_type_problems(v, top, (*rest, i), takes)
+    elif isinstance(value, _NumberForm):
+        problems.append(ConfigIssue(_config_path(top, rest), value.problem(takes(top, rest) if takes else None)))
     elif isinstance(value, AsWritten):
         problems.append(ConfigIssue(_config_path(top, rest), value.problem()))
     elif not isinstance(value, str | int | float | bool | type(None)):
