@@ -115,11 +115,13 @@ def two_noop_stack_policies() -> list[Any]:
 def level_pack(configure_levels: dict[str, str] | None = None) -> tuple[Any, Any]:
     """``(servicer, ConfigureAnalyzerRequest)`` of the shipped per-level pack (``--layout per-level``),
     built as its ``__main__`` builds it, and configured as the engine would: the two level
-    policies with their levels plus the user's rule entries ``configure_levels`` (rule id -> level)."""
+    policies with their levels (``all``'s, when given: the engine applies it to every policy of the pack)
+    plus the user's entries ``configure_levels`` (rule id or ``all`` -> level)."""
     from pulumi.runtime.proto import analyzer_pb2 as pb
 
     servicer, names = adapter.level_pack_servicer(PACK_VERSION)
-    config = {name: pb.PolicyConfig(enforcementLevel=_LEVELS[level]) for name, level in names.items()}
+    every = (configure_levels or {}).get("all")
+    config = {name: pb.PolicyConfig(enforcementLevel=_LEVELS[every or level]) for name, level in names.items()}
     for rule, level in (configure_levels or {}).items():
         config[rule] = pb.PolicyConfig(enforcementLevel=_LEVELS[level])
     request = pb.ConfigureAnalyzerRequest(policyConfig=config)

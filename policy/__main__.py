@@ -8,15 +8,22 @@ This file is the pack's entry point. It ships inside the package
 
 ``PolicyPack(...)`` starts the analyzer's gRPC server and blocks forever, so the policies live
 in ``gpu_node_pool.policies``, which ``gpupool plan`` and the tests import without serving.
+
+The engine forwards config entries of names that are no policy of the pack and checks no property
+beyond each policy's schema (:mod:`gpu_node_pool.sdk.analyzer_config`); the analyzer's ``Configure``
+hook refuses them as ``gpupool plan`` does, so a typo fails the preview instead of being ignored.
 """
 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
 from gpu_node_pool.policies import PACK_DESCRIPTION, PACK_NAME, POLICIES
+from gpu_node_pool.policies.pack_config import check_engine_config
+from gpu_node_pool.sdk.analyzer_config import install_configure_hook
 from gpu_node_pool.sdk.process import tune_gc
 
 if __name__ == "__main__":  # the language host runs this file as __main__; importing it builds nothing
     tune_gc()  # this process is the pack's own: the analyzer decodes every resource once per policy
+    install_configure_hook(lambda entries: check_engine_config(entries, "per-rule"), one_decoding=False)
     PolicyPack(
         name=PACK_NAME,
         policies=POLICIES,

@@ -38,7 +38,8 @@ def _configure(user: dict) -> object:
         s.update(props)
         return pb.PolicyConfig(enforcementLevel={v: k for k, v in _LEVEL.items()}[level], properties=s)
 
-    config = {name: entry(level.value, {}) for level, name in LEVEL_POLICY_NAMES.items()}
+    every = user.get("all")  # the engine applies all's level to every policy of the pack (applyConfig)
+    config = {name: entry(every or level.value, {}) for level, name in LEVEL_POLICY_NAMES.items()}
     for name, value in user.items():
         if isinstance(value, str):
             config[name] = entry(value, {})

@@ -32,7 +32,7 @@ def test_the_requirement_defaults_to_this_version_and_can_be_a_git_url(tmp_path)
     url = f"gpu-node-pool @ git+https://git.example.com/gpu-node-pools@v{__version__}"
     pack = write_pack(tmp_path / "b", url)
     lines = [line for line in (pack.out_dir / "requirements.txt").read_text().splitlines() if not line.startswith("#")]
-    assert lines == [url]
+    assert lines == [url, "pulumi-policy==1.21.*"]  # the pulumi-policy the pack's Configure hook was written for
 
 
 @pytest.mark.parametrize(
@@ -48,6 +48,37 @@ def test_a_requirement_that_cannot_install_this_package_is_refused(tmp_path, spe
     with pytest.raises(PolicyPackError, match=fragment) as info:
         write_pack(tmp_path / "pack", spec)
     assert info.value.argument == "--requirement" and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("gpu-node-pool==0.1.0", "does not select version {v}"),
+        ("gpu-node-pool>=0.1", "selects other versions than {v} too (pip installs the newest it finds)"),
+        ("gpu-node-pool~=0.3", "selects other versions than {v} too (pip installs the newest it finds)"),
+        ("gpu-node-pool=={major_minor}.*", "selects other versions than {v} too (pip installs the newest it finds)"),
+        ("gpu-node-pool", "selects any version (pip installs the newest it finds)"),
+        ("gpu-node-pool!={v}", "does not select version {v}"),
+    ],
+)
+def test_gpupool_policy_pack_refuses_a_requirement_that_does_not_pin_this_version(tmp_path, capsys, spec, fragment):
+    """The pack's __main__.py and PulumiPolicy.yaml are this version's: pip must install this version."""
+    v = __version__
+    spec = spec.format(v=v, major_minor=".".join(v.split(".")[:2]))
+    assert cli.main(["policy-pack", "--out", str(tmp_path / "pack"), "--requirement", spec]) == 2
+    err = capsys.readouterr().err
+    assert f"--requirement {spec!r} {fragment.format(v=v)}, but the pack's __main__.py and PulumiPolicy.yaml are " \
+        f"gpu-node-pool {v}'s; write 'gpu-node-pool=={v}'" in err
+    assert not (tmp_path / "pack").exists()
+
+
+@pytest.mark.parametrize("spec", ["gpu-node-pool=={v}", "gpu-node-pool[aws]=={v}", "gpu-node-pool>=0.1,=={v}",
+                                  "gpu-node-pool==={v}", "gpu-node-pool=={v} ; python_version >= '3.11'"])
+def test_a_requirement_that_pins_this_version_is_written(tmp_path, spec):
+    from packaging.requirements import Requirement
+
+    spec = spec.format(v=__version__)
+    assert Requirement(write_pack(tmp_path / "pack", spec).requirement) == Requirement(spec)
 
 
 def test_the_repository_policy_folder_is_the_command_output(tmp_path, capsys):

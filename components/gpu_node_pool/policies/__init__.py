@@ -6,22 +6,24 @@ and the tests evaluate the same objects in-process with :func:`evaluate`.
 (DESIGN.md puts the policies in ``policy/gpu_node_policies/``; they live in the installed
 package instead, so that the plan and the tests import them without ``sys.path`` tricks.)
 
-Policies (id, default level):
+Policies (id, default level), in pack order (``rules.pack.POLICIES``):
 
 1. ``no-imperative-taints`` (mandatory)
 2. ``gpu-pool-declares-taint`` (mandatory)
 3. ``daemonsets-tolerate-gpu-taints`` (mandatory, stack)
 4. ``device-plugin-covers-gpu-pools`` (mandatory, stack)
 5. ``gpu-toleration-allowlist`` (mandatory, stack)
-6. ``gpu-workloads-select-gpu-nodes`` (advisory, stack)
-7. ``gpu-limits-well-formed`` (mandatory)
-8. ``noexecute-gpu-taint`` (advisory)
-9. ``scale-from-zero-hints`` (advisory, stack)
-10. ``registration-taints-visible`` (mandatory, stack)
-11. ``karpenter-startup-taints`` (advisory, stack)
-12. ``gpu-workloads-tolerate-their-pool`` (advisory, stack)
-13. ``gpu-agents-cover-gpu-pools`` (mandatory, stack)
-14. ``resources-judged`` (advisory, stack)
+6. ``daemonsets-tolerate-exactly`` (advisory, stack)
+7. ``gpu-workloads-select-gpu-nodes`` (advisory, stack)
+8. ``gpu-limits-well-formed`` (mandatory)
+9. ``noexecute-gpu-taint`` (advisory)
+10. ``scale-from-zero-hints`` (advisory, stack)
+11. ``registration-taints-visible`` (mandatory, stack)
+12. ``karpenter-startup-taints`` (advisory, stack)
+13. ``gpu-workloads-tolerate-their-pool`` (advisory, stack)
+14. ``gpu-agents-cover-gpu-pools`` (mandatory, stack)
+15. ``resources-judged`` (advisory, stack)
+16. ``admission-policies-match-pools`` (mandatory, stack)
 
 The names below are given lazily (``__getattr__``): the rules build ``pulumi_policy`` objects,
 and importing a reader of this room (``policies.daemonset_nodes``, ``policies.workloads``), as

@@ -1,8 +1,8 @@
 """The pack as one stack policy per enforcement level: the same rules, ids, levels and findings.
 
 pulumi_policy's analyzer decodes every resource once per resource policy and the whole stack
-once per stack policy (``_PolicyAnalyzerServicer.Analyze`` / ``AnalyzeStack``); with the 15 rules
-as 15 policies that decoding is most of a preview's policy time (BENCHMARKS.md). This layout
+once per stack policy (``_PolicyAnalyzerServicer.Analyze`` / ``AnalyzeStack``); with the 16 rules
+as 16 policies that decoding is most of a preview's policy time (BENCHMARKS.md). This layout
 declares two stack policies, ``gpu-node-pools-mandatory`` and ``gpu-node-pools-advisory``; each
 reports the rules configured at its level, judged by :func:`gpu_node_pool.policies.runner.evaluate_policy_resources` over
 the stack the analyzer decoded. A level no rule uses is disabled. Served by the hooked analyzer
@@ -14,7 +14,11 @@ level policy judges its own rules over its own decoding (the same findings).
 Configuration stays per rule: ``--policy-pack-config`` names rules by id
 (``{"all": ..., "<rule>": "<level>" | {"enforcementLevel": ..., <props>}}``, checked as
 :func:`gpu_node_pool.policies.resolve_config` checks it). The engine forwards entries of names
-that are no policy of the pack; :mod:`gpu_node_pool.sdk.analyzer_config` reads them. Every message
+that are no policy of the pack; :mod:`gpu_node_pool.sdk.analyzer_config` reads them. A level set on
+a level policy itself (what Pulumi Cloud's policy group shows: these two policies) applies to the
+rules whose default level is that policy's: ``{"gpu-node-pools-mandatory": "disabled"}`` runs none
+of them, ``"advisory"`` reports them under ``gpu-node-pools-advisory``; a rule id's level beats it
+(:mod:`gpu_node_pool.policies.pack_config`). Every message
 starts with ``[<rule id>]``; a finding on a resource carries that resource's URN, a finding on
 the stack none (as the per-rule pack reports them). What differs from the per-rule layout
 (README, Policy pack): Pulumi lists two policies, not one per rule; a rule's "can't run during
@@ -34,18 +38,14 @@ from pulumi_policy import EnforcementLevel, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
 from ..sdk.analyzer_config import SHARED_JUDGMENT, current_stack_call
-from .pack_config import PolicyConfigError, resolve_config
+from .pack_config import LEVEL_POLICIES, PolicyConfigError, refused, resolve_config, resolve_engine_config
 from .rules import PACK_NAME, POLICIES
 from .runner import evaluate_policy_resources
 
 __all__ = ["LEVEL_POLICY_NAMES", "LevelSettings", "level_policies"]
 
 #: The pack's policies in this layout, by the level whose rules each runs.
-LEVEL_POLICY_NAMES = {
-    EnforcementLevel.MANDATORY: f"{PACK_NAME}-mandatory",
-    EnforcementLevel.ADVISORY: f"{PACK_NAME}-advisory",
-}
-_LEVEL_OF_NAME = {name: level for level, name in LEVEL_POLICY_NAMES.items()}
+LEVEL_POLICY_NAMES = {level: name for name, level in LEVEL_POLICIES.items()}
 
 
 class LevelSettings:
@@ -54,6 +54,10 @@ class LevelSettings:
     Attributes:
         rules: the rules, in pack order.
         resolved: rule id -> ``(level, properties)``; ``remediate`` is kept as given and runs as mandatory.
+        config: the ``--policy-pack-config`` the engine's entries stand for
+            (:func:`gpu_node_pool.policies.pack_config.engine_config`).
+        rule_config: rule id -> its entry with its resolved level, ``all``'s and the level policies' applied:
+            what the runner gets.
         judged: ``(call, findings by level)`` of the last ``AnalyzeStack`` call that judged the stack
             (the call's token, :func:`gpu_node_pool.sdk.analyzer_config.current_stack_call`), or None.
     """
@@ -62,25 +66,26 @@ class LevelSettings:
         self.rules = list(rules)
         self.config: dict[str, Any] = {}
         self.resolved = resolve_config(None, self.rules)
+        self.rule_config: dict[str, Any] = {}
         self.judged: tuple[object, dict[EnforcementLevel, list[dict[str, str]]]] | None = None
 
     def configure(self, entries: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
         """Take the engine's config (every name it sent -> ``(level, properties)``); returns the level
         of each level policy: its own while some rule runs at it, else ``disabled``.
 
-        The level policies' own entries are ignored (the engine always sends them, with the pack's
-        defaults or an ``all`` level); the others are the user's, by rule id.
+        The rules are configured by id; a level policy's own entry counts only when its level is not
+        the one the engine sends anyway (:func:`gpu_node_pool.policies.pack_config.engine_config`), and
+        then sets the level of the rules whose default level is its own.
 
         Raises:
             PolicyConfigError: an unknown rule id, level or property (the message lists each).
         """
-        config: dict[str, Any] = {}
-        for name, (level, props) in entries.items():
-            if name in _LEVEL_OF_NAME:
-                continue
-            config[name] = level if name == "all" or not props else {"enforcementLevel": level, **props}
-        self.resolved = resolve_config(config, self.rules)
+        config, self.resolved = resolve_engine_config(entries, "per-level", self.rules)
         self.config = config
+        self.rule_config = {}
+        for rule in self.rules:
+            level, entry = self.resolved[rule.name][0].value, config.get(rule.name)
+            self.rule_config[rule.name] = {**entry, "enforcementLevel": level} if isinstance(entry, Mapping) else level
         self.judged = None
         used = {_runs_at(level) for level, _ in self.resolved.values()} - {EnforcementLevel.DISABLED}
         return {name: (level.value if level in used else EnforcementLevel.DISABLED.value)
@@ -107,9 +112,7 @@ class _CannotRunNotes(UnknownValueError):
 def _judge(settings: LevelSettings, rules: Sequence[Any], resources: Sequence[Any]) -> list[dict[str, str]]:
     """The runner's findings of ``rules`` over the stack a level policy got, with the rules' configured levels."""
     stack, project = os.environ.get("PULUMI_STACK", "stack"), os.environ.get("PULUMI_PROJECT", "project")
-    config = {rule.name: settings.config[rule.name] for rule in rules if rule.name in settings.config}
-    if "all" in settings.config:
-        config["all"] = settings.config["all"]
+    config = {rule.name: settings.rule_config[rule.name] for rule in rules if rule.name in settings.rule_config}
     if current_stack_call() is not None:
         # the runner's objects live until the analyzer lets go of the stack: the collector stays off until
         # then, and the marked call turns it back on (the runner alone would turn it on while they live)
@@ -208,4 +211,4 @@ def check_config(settings: LevelSettings, entries: Mapping[str, tuple[str, Mappi
     try:
         return settings.configure(entries)
     except PolicyConfigError as err:
-        raise ValueError(f"policy pack {PACK_NAME} (per-level layout): {err}") from None
+        raise refused("per-level", err) from None

@@ -3,8 +3,20 @@
 Format: ``{"all": "<level>" | {"enforcementLevel": "<level>"}, "<policy>": "<level>" | {"enforcementLevel": "<level>", <props>}}``
 (pulumi/pulumi ``parsePolicyPackConfig`` reads every entry, ``all`` included, as a level or an object);
 a policy's level beats ``all``; ``remediate`` counts as ``mandatory``; ``disabled`` skips it.
-Each policy's properties are checked against its config schema (``jsonschema``).
-Source: https://www.pulumi.com/docs/iac/using-pulumi/crossguard/configuration/
+Each policy's properties are checked against its config schema (``jsonschema``), with no property
+beyond the schema's. Source: https://www.pulumi.com/docs/iac/using-pulumi/crossguard/configuration/
+
+:func:`resolve_config` is the one check of a config, whoever reads it: ``gpupool plan``/``check``
+(``--policy-pack-config``), and both layouts of the pack in a preview through
+:func:`check_engine_config`, which reads the entries the engine sends the pack's ``Configure``
+(:mod:`gpu_node_pool.sdk.analyzer_config` says what the engine sends and checks: not an unknown
+name, nor a property its schema does not list).
+
+The per-level layout's two policies (:data:`LEVEL_POLICIES`) take a level too, as Pulumi Cloud's
+policy groups set it: ``{"gpu-node-pools-mandatory": "disabled"}`` applies to the rules whose own
+default level is mandatory (here: none of them runs), ``"advisory"`` makes them advisory. A level
+on a rule id beats it, and it beats ``all`` (the precedence Pulumi gives a policy's level over
+``all``). The per-rule layout has no such policies and refuses the names.
 """
 
 from __future__ import annotations
@@ -18,11 +30,33 @@ from pulumi_policy import EnforcementLevel
 
 from .rules import PACK_NAME, POLICIES
 
-__all__ = ["PolicyConfigError", "load_policy_pack_config", "resolve_config"]
+__all__ = [
+    "LAYOUTS",
+    "LEVEL_POLICIES",
+    "PolicyConfigError",
+    "check_engine_config",
+    "engine_config",
+    "load_policy_pack_config",
+    "refused",
+    "resolve_config",
+    "resolve_engine_config",
+]
 
 _LEVELS = {level.value: level for level in EnforcementLevel}
 
+#: The pack's layouts (``gpupool policy-pack --layout``).
+LAYOUTS = ("per-rule", "per-level")
 
+#: The policies of the per-level layout (:mod:`gpu_node_pool.policies.level_pack`), by name: the default
+#: level of the rules a level set on it applies to (module docstring).
+LEVEL_POLICIES = {
+    f"{PACK_NAME}-mandatory": EnforcementLevel.MANDATORY,
+    f"{PACK_NAME}-advisory": EnforcementLevel.ADVISORY,
+}
+
+
+def _runs_at(level: EnforcementLevel) -> EnforcementLevel:
+    return EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level
 
 
 class PolicyConfigError(ValueError):
@@ -60,13 +94,16 @@ def load_policy_pack_config(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def resolve_config(config: Mapping[str, Any] | None,
-                   policies: Sequence[Any] = POLICIES) -> dict[str, tuple[EnforcementLevel, dict[str, Any]]]:
+def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = POLICIES, *,
+                   layout: str | None = None) -> dict[str, tuple[EnforcementLevel, dict[str, Any]]]:
     """Per policy: ``(enforcement level, config properties with schema defaults applied)``.
+
+    ``layout``: the pack the config is for, ``per-rule`` (the per-level policies' names are refused) or
+    ``per-level``; None (``gpupool plan``, which judges a config for either) takes the per-level names.
 
     Raises:
         PolicyConfigError: an unknown policy name, an unknown level, or properties that break
-            the policy's JSON schema (checked with ``jsonschema``).
+            the policy's JSON schema (checked with ``jsonschema``), one line each.
     """
     config = dict(config or {})
     by_name = {p.name: p for p in policies}
@@ -80,14 +117,30 @@ def resolve_config(config: Mapping[str, Any] | None,
         if all_level is None:
             errors.append(f"all: {config['all']!r} is not an enforcement level ({', '.join(_LEVELS)}), nor "
                           "{\"enforcementLevel\": <level>}")
+    groups: dict[EnforcementLevel, EnforcementLevel] = {}  # a rule's default level -> the level set on its level policy
     for key in config:
-        if key != "all" and key not in by_name:
+        if key == "all" or key in by_name:
+            continue
+        if key not in LEVEL_POLICIES:
             errors.append(f"{key}: no such policy in pack {PACK_NAME} ({', '.join(by_name)})")
+        elif layout == "per-rule":
+            errors.append(f"{key}: a policy of the per-level layout (gpupool policy-pack --layout per-level); this "
+                          "pack has one policy per rule: set the level on the rule ids (or all)")
+        else:
+            given = config[key]
+            if isinstance(given, Mapping) and set(given) <= {"enforcementLevel"}:
+                given = given.get("enforcementLevel")
+            if isinstance(given, str) and given in _LEVELS:
+                groups[LEVEL_POLICIES[key]] = _LEVELS[given]
+            else:
+                default = LEVEL_POLICIES[key].value
+                errors.append(f"{key}: {config[key]!r} is not an enforcement level ({', '.join(_LEVELS)}) nor "
+                              f"{{\"enforcementLevel\": <level>}}: it sets the level of the rules {default} by "
+                              "default; give properties on the rule ids")
     out: dict[str, tuple[EnforcementLevel, dict[str, Any]]] = {}
     for name, policy in by_name.items():
-        level = policy.enforcement_level or EnforcementLevel.ADVISORY
-        if all_level is not None:
-            level = all_level
+        default = policy.enforcement_level or EnforcementLevel.ADVISORY
+        level = groups.get(_runs_at(default), default if all_level is None else all_level)
         props: dict[str, Any] = {}
         entry = config.get(name)
         if isinstance(entry, str):
@@ -124,3 +177,55 @@ def resolve_config(config: Mapping[str, Any] | None,
     if errors:
         raise PolicyConfigError("invalid policy pack config:\n  " + "\n  ".join(errors))
     return out
+
+
+def engine_config(entries: Mapping[str, tuple[str, Mapping[str, Any]]], layout: str) -> dict[str, Any]:
+    """The ``--policy-pack-config`` that the entries the engine sends a pack's ``Configure`` stand for.
+
+    ``entries``: every name the engine sent -> ``(level, properties)``, as
+    :func:`gpu_node_pool.sdk.analyzer_config.install_configure_hook` gives them: the pack's own policies
+    (their defaults, ``all``'s level, the user's entry) and every other entry of the user's config.
+    Each becomes a ``--policy-pack-config`` entry; in the per-level layout a level policy's own entry
+    only when its level is not the one the engine gives it anyway (its default, else ``all``'s), for
+    only then did the user set it (and the same level would change nothing).
+    """
+    all_level = entries["all"][0] if "all" in entries else None
+    config: dict[str, Any] = {}
+    for name, (level, props) in entries.items():
+        if (layout == "per-level" and name in LEVEL_POLICIES and not props
+                and level == (all_level or LEVEL_POLICIES[name].value)):
+            continue
+        config[name] = {"enforcementLevel": level, **props} if props else level
+    return config
+
+
+def resolve_engine_config(entries: Mapping[str, tuple[str, Mapping[str, Any]]], layout: str,
+                          policies: Sequence[Any] = POLICIES) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(config, resolved)``: :func:`engine_config` of ``entries`` and its :func:`resolve_config` for ``layout``.
+
+    Raises:
+        PolicyConfigError: as :func:`resolve_config`.
+    """
+    config = engine_config(entries, layout)
+    return config, resolve_config(config, policies, layout=layout)
+
+
+def check_engine_config(entries: Mapping[str, tuple[str, Mapping[str, Any]]], layout: str,
+                        policies: Sequence[Any] = POLICIES) -> dict[str, str]:
+    """The ``Configure`` hook of the per-rule pack (``install_configure_hook``): checks the entries as
+    :func:`resolve_config` checks a ``--policy-pack-config``; sets no level (returns ``{}``).
+
+    Raises:
+        ValueError: the config is refused; the message names the pack, its layout and each mistake
+            (what the preview shows).
+    """
+    try:
+        resolve_engine_config(entries, layout, policies)
+    except PolicyConfigError as err:
+        raise refused(layout, err) from None
+    return {}
+
+
+def refused(layout: str, err: PolicyConfigError) -> ValueError:
+    """The error a preview shows for a config ``layout``'s pack refuses in ``Configure``."""
+    return ValueError(f"policy pack {PACK_NAME} ({layout} layout): {err}")

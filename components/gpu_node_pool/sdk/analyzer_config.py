@@ -6,17 +6,27 @@ its ``PolicyConfig`` (``enforcementLevel``, ``properties``). The engine fills it
 own policies (their levels and schema defaults) and then applies every entry of
 ``--policy-pack-config`` (or the Pulumi Cloud policy group's config) on top, *including entries
 whose name is no policy of the pack*, and an ``all`` entry (``applyConfig`` in
-``pkg/resource/analyzer/config.go`` of https://github.com/pulumi/pulumi, v3.x). pulumi_policy's
-analyzer keeps the map but reads it only by its own policies' names.
+``pkg/resource/analyzer/config.go`` of https://github.com/pulumi/pulumi, v3.x). It checks each
+policy's properties against a schema of only that policy's ``properties`` and ``required``
+(``convertSchema`` there: no ``additionalProperties``, and ``PolicyConfigSchema`` of
+``analyzer.proto`` carries nothing else), so an unknown property passes too, and a policy without a
+config schema is not checked at all (``validatePolicyPackConfig``). pulumi_policy's analyzer keeps
+the map as given and reads it only by its own policies' names (``_PolicyAnalyzerServicer.Configure``
+in pulumi/pulumi-policy ``sdk/python/lib/pulumi_policy/policy.py``, v1.21.0).
 
-:func:`install_configure_hook` lets a pack read every entry (by rule id) and set the enforcement
-level of its own policies before the analyzer stores them: ``gpu_node_pool.policies.level_pack``
-serves one stack policy per enforcement level and routes each rule to the one of its configured
-level. It replaces ``pulumi_policy.policy._PolicyAnalyzerServicer`` (private API, which
+:func:`install_configure_hook` lets a pack read every entry and set the enforcement level of its own
+policies before the analyzer stores them, or refuse the config: the engine then fails the preview
+with the hook's message (``installAndLoadPolicyPlugins`` in ``pkg/engine/update.go`` of
+pulumi/pulumi, v3.x: "configuring policy pack ..."). Both layouts of ``gpupool policy-pack``
+install one: the per-rule pack to refuse an unknown rule id or property, the per-level pack
+(``gpu_node_pool.policies.level_pack``) also to route each rule to the stack policy of its
+configured level. It replaces ``pulumi_policy.policy._PolicyAnalyzerServicer`` (private API, which
 ``PolicyPack(...)`` instantiates) by a subclass whose ``Configure`` calls the hook first; it was
-written against pulumi-policy :data:`TESTED` and refuses other major versions.
+written against pulumi-policy :data:`TESTED` and refuses any other minor version (anything but
+:data:`PULUMI_POLICY_REQUIREMENT`, which the packs' ``requirements.txt`` pins).
 
-The subclass also marks each ``AnalyzeStack`` call it serves (:func:`current_stack_call`), and turns the
+With ``one_decoding`` (the per-level pack) the subclass also marks each ``AnalyzeStack`` call it serves
+(:func:`current_stack_call`), and turns the
 garbage collector back on when the call returns if it was on when the call began (:func:`current_stack_call`
 says why a policy may turn it off). The
 analyzer calls every stack policy of the pack in turn, on the calling thread, within one
@@ -38,6 +48,8 @@ findings through the analyzer's own ``_create_report_violation``, so the diagnos
 analyzer would have made, in the same order, with one decoding instead of two. Those two methods
 are private: when their signatures are not the ones of v1.21 the subclass warns once
 (``RuntimeWarning``) and lets the analyzer decode the stack for every policy (the same findings).
+Without ``one_decoding`` (the per-rule pack) only ``Configure`` is overridden: ``Analyze`` and
+``AnalyzeStack`` are the analyzer's own.
 """
 
 from __future__ import annotations
@@ -48,6 +60,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = [
+    "PULUMI_POLICY_REQUIREMENT",
     "SHARED_JUDGMENT",
     "TESTED",
     "AnalyzerHookError",
@@ -69,6 +82,10 @@ _PRIVATE = {
 
 #: The pulumi-policy versions whose ``_PolicyAnalyzerServicer.Configure`` this hook was checked against.
 TESTED = "1.21"
+
+#: The ``requirements.txt`` line (PEP 508) of the pulumi-policy the hook runs with, and the check of the
+#: installed version (:func:`install_configure_hook` refuses any other): ``gpupool policy-pack`` writes it.
+PULUMI_POLICY_REQUIREMENT = f"pulumi-policy=={TESTED}.*"
 
 #: ``pulumi.runtime.proto.analyzer_pb2.EnforcementLevel`` values, by their ``--policy-pack-config`` spelling.
 _LEVELS = {"advisory": 0, "mandatory": 1, "disabled": 2, "remediate": 3}
@@ -103,12 +120,15 @@ class AnalyzerHookError(RuntimeError):
 def _check_version() -> None:
     from importlib.metadata import version
 
+    from packaging.requirements import Requirement
+
     found = version("pulumi_policy")
-    if found.split(".")[:2] != TESTED.split("."):
+    if not Requirement(PULUMI_POLICY_REQUIREMENT).specifier.contains(found, prereleases=True):
         raise AnalyzerHookError(
-            f"the per-level policy pack reads the engine's policy config through pulumi_policy's analyzer "
-            f"(tested with pulumi-policy {TESTED}.x); {found} is installed. Pin pulumi-policy=={TESTED}.* in the "
-            "pack's requirements.txt, or write the pack with `gpupool policy-pack --layout per-rule`."
+            f"the gpu-node-pools policy pack checks the engine's policy config through pulumi_policy's analyzer "
+            f"(written for pulumi-policy {TESTED}.x); {found} is installed. Add the line "
+            f"{PULUMI_POLICY_REQUIREMENT} to the pack's requirements.txt (gpupool policy-pack writes it) and run "
+            "`pulumi install` in the pack's directory again."
         )
 
 
@@ -127,29 +147,58 @@ def _unlike_tested(base: type) -> str | None:
     return None
 
 
-def _servicer_class(on_configure: ConfigureHook) -> type:
+def _configuring_class(base: type, on_configure: ConfigureHook) -> type:
+    """``base`` (pulumi_policy's analyzer class) with ``Configure`` calling ``on_configure`` first."""
+    from google.protobuf import json_format
+
+    class _Configuring(base):  # type: ignore[misc, valid-type]
+        _gpupool_base = base
+
+        def Configure(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
+            entries = {
+                name: (_NAMES.get(config.enforcementLevel, "advisory"), json_format.MessageToDict(config.properties))
+                for name, config in request.policyConfig.items()
+            }
+            try:
+                levels = on_configure(entries)
+            except ValueError as err:
+                if context is None:
+                    raise
+                import grpc
+
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))  # raises: the engine fails the preview
+                raise
+            for name, level in levels.items():
+                request.policyConfig[name].enforcementLevel = _LEVELS[level]
+            return super().Configure(request, context)
+
+    return _Configuring
+
+
+def _servicer_class(on_configure: ConfigureHook, one_decoding: bool = True) -> type:
     import warnings
 
-    from google.protobuf import json_format
     from pulumi.runtime.proto import analyzer_pb2
     from pulumi_policy import EnforcementLevel, StackValidationPolicy
     from pulumi_policy import policy as sdk_policy
 
     base = getattr(sdk_policy._PolicyAnalyzerServicer, "_gpupool_base", sdk_policy._PolicyAnalyzerServicer)
+    configuring = _configuring_class(base, on_configure)
+    if not one_decoding:
+        return configuring
     unlike = _unlike_tested(base)
     if unlike:
         warnings.warn(
             f"gpu-node-pools per-level pack: {unlike} (pulumi-policy {TESTED} has it so); every level policy now "
-            "has the analyzer decode the stack (same findings, slower). Pin pulumi-policy=="
-            f"{TESTED}.* in the pack's requirements.txt.",
+            f"has the analyzer decode the stack (same findings, slower). Pin {PULUMI_POLICY_REQUIREMENT} in the "
+            "pack's requirements.txt.",
             RuntimeWarning,
             stacklevel=3,
         )
 
     base_level = base._get_enforcement_level
 
-    class _Servicer(base):  # type: ignore[misc, valid-type]
-        _gpupool_base = base
+    class _Servicer(configuring):  # type: ignore[misc, valid-type]
         _gpupool_one_decoding = unlike is None
 
         def __init__(self, name: str, version: str, policies: list[Any], *args: Any, **kwargs: Any) -> None:
@@ -187,23 +236,6 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
                     deferred.append((policy, level))
             return deferred
 
-        def Configure(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
-            entries = {
-                name: (_NAMES.get(config.enforcementLevel, "advisory"), json_format.MessageToDict(config.properties))
-                for name, config in request.policyConfig.items()
-            }
-            try:
-                levels = on_configure(entries)
-            except ValueError as err:
-                if context is None:
-                    raise
-                import grpc
-
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
-            for name, level in levels.items():
-                request.policyConfig[name].enforcementLevel = _LEVELS[level]
-            return super().Configure(request, context)
-
         def AnalyzeStack(self, request: Any, context: Any) -> Any:  # noqa: N802 (the gRPC method's name)
             outer = getattr(_SERVING, "call", None), getattr(_SERVING, "deferred", {})
             collecting = gc.isenabled()  # a policy may leave the collector off for the rest of the call
@@ -228,28 +260,31 @@ def _servicer_class(on_configure: ConfigureHook) -> type:
     return _Servicer
 
 
-def install_configure_hook(on_configure: ConfigureHook) -> None:
+def install_configure_hook(on_configure: ConfigureHook, *, one_decoding: bool = True) -> None:
     """Make the analyzer that ``PolicyPack(...)`` builds next call ``on_configure`` on each ``Configure``.
 
     ``on_configure`` gets every entry of the engine's config as ``{name: (level, properties)}``
     (``level`` one of ``advisory``, ``mandatory``, ``disabled``, ``remediate``) and returns
     ``{policy name: level}`` for the pack's own policies whose level it sets (e.g. ``disabled`` for
     a policy no rule needs). A ``ValueError`` it raises fails the preview with its message
-    (gRPC ``INVALID_ARGUMENT``).
+    (gRPC ``INVALID_ARGUMENT``). ``one_decoding``: also serve :data:`SHARED_JUDGMENT` stack policies
+    from one decoding of the stack (the per-level pack); False overrides ``Configure`` only.
 
     Raises:
-        AnalyzerHookError: the installed pulumi-policy is not :data:`TESTED`.
+        AnalyzerHookError: the installed pulumi-policy is not one :data:`PULUMI_POLICY_REQUIREMENT` allows.
     """
     _check_version()
     from pulumi_policy import policy as sdk_policy
 
-    sdk_policy._PolicyAnalyzerServicer = _servicer_class(on_configure)
+    sdk_policy._PolicyAnalyzerServicer = _servicer_class(on_configure, one_decoding)
 
 
-def analyzer_servicer(on_configure: ConfigureHook, name: str, version: str, policies: list[Any]) -> Any:
-    """The analyzer ``PolicyPack(name, policies)`` would serve with ``on_configure`` installed, not
-    served: for measuring and testing the pack on the path a preview takes, in-process."""
+def analyzer_servicer(on_configure: ConfigureHook, name: str, version: str, policies: list[Any], *,
+                      one_decoding: bool = True) -> Any:
+    """The analyzer ``PolicyPack(name, policies)`` would serve with ``on_configure`` installed
+    (:func:`install_configure_hook`), not served: for measuring and testing the pack on the path a
+    preview takes, in-process."""
     _check_version()
     from pulumi_policy import EnforcementLevel
 
-    return _servicer_class(on_configure)(name, version, policies, EnforcementLevel.ADVISORY)
+    return _servicer_class(on_configure, one_decoding)(name, version, policies, EnforcementLevel.ADVISORY)

@@ -14,6 +14,11 @@ and in Pulumi Cloud's runners after ``pulumi policy publish``). The default requ
 ``gpu-node-pool==<version>``; the package is not on PyPI, so it must come from an index
 (``--extra-index-url`` line, or ``PIP_FIND_LINKS`` locally) or a git URL that the machine
 installing it can reach: ``gpu-node-pool @ git+https://<host>/gpu-node-pools@v<version>``.
+A requirement with a version specifier must pin this version (``==<version>``): the files written
+are this version's. ``requirements.txt`` also pins pulumi-policy to the minor version whose private
+analyzer class both layouts' ``Configure`` hook subclasses
+(:data:`gpu_node_pool.sdk.analyzer_config.PULUMI_POLICY_REQUIREMENT`): the package allows any
+pulumi-policy 1.x from 1.21, and the hook refuses to start on another minor version.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from ..._version import __version__
+from ...sdk.analyzer_config import PULUMI_POLICY_REQUIREMENT
 
 __all__ = ["DISTRIBUTION", "LAYOUTS", "PACK_FILES", "PolicyPackError", "check_out_dir", "default_requirement", "write_pack"]
 
@@ -85,7 +91,27 @@ def _check_requirement(spec: str) -> str:
             f"--requirement {spec!r} names a path on this machine ({req.url}), which the machine that installs the "
             f"pack (Pulumi Cloud, CI) does not have; write e.g. '{DISTRIBUTION} @ git+https://<host>/gpu-node-pools@v{__version__}'"
         )
+    if not req.url:
+        why = _unpinned(req)
+        if why:
+            raise PolicyPackError(
+                "--requirement",
+                f"--requirement {spec!r} {why}, but the pack's __main__.py and PulumiPolicy.yaml are {DISTRIBUTION} "
+                f"{__version__}'s; write '{default_requirement()}' (or '{DISTRIBUTION} @ git+https://<host>/gpu-node-pools"
+                f"@v{__version__}'), or write the pack with the gpupool of the version you want installed",
+            )
     return str(req)
+
+
+def _unpinned(req: Requirement) -> str | None:
+    """Why ``req``'s version specifier does not select exactly this version, or None (it has ``==<this version>``)."""
+    if not req.specifier:
+        return "selects any version (pip installs the newest it finds)"
+    if not req.specifier.contains(__version__, prereleases=True):
+        return f"does not select version {__version__}"
+    if not any(s.operator in ("==", "===") and not s.version.endswith(".*") for s in req.specifier):
+        return f"selects other versions than {__version__} too (pip installs the newest it finds)"
+    return None
 
 
 #: The line of ``requirements.txt`` that marks a directory as a pack this command wrote.
@@ -141,12 +167,15 @@ def write_pack(out_dir: str | os.PathLike[str], requirement: str | None = None, 
             ``config.example.json``, ``requirements.txt``): a new or empty directory, or one an
             earlier ``gpupool policy-pack`` wrote (its pack files are rewritten, other files left alone).
         requirement: the ``requirements.txt`` line installing this package, a PEP 508
-            requirement naming ``gpu-node-pool`` (default :func:`default_requirement`).
+            requirement naming ``gpu-node-pool``, a URL or a specifier that pins this version
+            (default :func:`default_requirement`); the file also pins pulumi-policy
+            (:data:`~gpu_node_pool.sdk.analyzer_config.PULUMI_POLICY_REQUIREMENT`).
         layout: ``per-rule`` (one Pulumi policy per rule) or ``per-level`` (one stack policy per
             enforcement level in use, the rules still configured by id; README, Policy pack).
 
     Raises:
-        PolicyPackError: ``requirement`` does not parse or names another distribution, ``layout``
+        PolicyPackError: ``requirement`` does not parse, names another distribution or another
+            version (or several), ``layout``
             is not one of :data:`LAYOUTS`, or ``out_dir`` is refused (:func:`check_out_dir`);
             nothing is written then.
     """
@@ -173,6 +202,8 @@ def write_pack(out_dir: str | os.PathLike[str], requirement: str | None = None, 
         f"{_MARK}{__version__}. {DISTRIBUTION} is not on PyPI: this line must resolve\n"
         "# from an index or a git URL that the installing machine can reach (see the README, Policy pack).\n"
         f"{line}\n"
+        "# The pack's analyzer hook subclasses a private class of this pulumi-policy (gpu_node_pool/sdk/analyzer_config.py).\n"
+        f"{PULUMI_POLICY_REQUIREMENT}\n"
     )
     written.append(req_file)
     return WrittenPack(out, tuple(written), line)
