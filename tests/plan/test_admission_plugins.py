@@ -20,7 +20,7 @@ def _captured(monkeypatch, admission_plugins, policy_config):
     if admission_plugins is not None:
         raw["cluster"]["admissionPlugins"] = admission_plugins
     result = plan_run.PlanResult(stack="s", config=validate_stack_config(raw))
-    plan_run._check_policies(result, policy_config)
+    plan_run._check_policies(result, policy_config, "gpu-node-pools")
     return seen["config"]
 
 

@@ -63,3 +63,18 @@ def test_render_writes_the_baseline_files(stack, tmp_path: Path):
     want = {p.relative_to(want_dir).as_posix(): p.read_text() for p in want_dir.rglob("*") if p.is_file()}
     got = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
     assert got == want
+
+
+def test_a_project_of_another_name_gets_its_urns_and_the_stack_files_lines(tmp_path):
+    # the URNs carry the project's own name; the stack file's keys are found in the component's namespace
+    import shutil
+
+    shutil.copytree(ROOT / "examples" / "violating", tmp_path / "p")
+    result = plan_stack("demo", tmp_path / "p")
+    assert all("::gpu-node-pools-violating-example::" in r.urn for r in result.resources if r.urn)
+    located = {v["policy"]: v.get("location") for v in result.violations if "training" in v.get("resource", "")}
+    assert located["noexecute-gpu-taint"] == {"file": "Pulumi.demo.yaml", "line": 12, "column": 7}
+    stack = tmp_path / "p" / "Pulumi.demo.yaml"
+    stack.write_text(stack.read_text().replace("gpu=present:NoSchedule", "gpu=present:NoSchedul", 1))
+    (issue,) = plan_stack("demo", tmp_path / "p").config_issues
+    assert (issue.location.line, issue.location.column) == (20, 11)  # the effect's taint, not config: on line 3

@@ -40,13 +40,13 @@ _SEGMENT = re.compile(
 )
 
 
-def path_segments(path: str, project: str = PROJECT) -> tuple[Any, ...]:
+def path_segments(path: str) -> tuple[Any, ...]:
     """The segments of a config path as :class:`ConfigIssue` writes it, as far as they parse.
 
     ``"pools[0].labels['example.com/gpu']"`` -> ``("pools", 0, "labels", "example.com/gpu")``;
-    ``"gpu-node-pools:cluster.name"`` -> ``("cluster", "name")`` (the project's namespace is
-    dropped, as keys written without one are in it); anything after the first part that is not a
-    key, index or quoted key (a space, a parenthesis) is ignored.
+    ``"gpu-node-pools:cluster.name"`` -> ``("cluster", "name")`` (the component's namespace is dropped, as a
+    config issue's path is written in it, and :func:`node_marks` records its keys so); anything after the first
+    part that is not a key, index or quoted key (a space, a parenthesis) is ignored.
     """
     out: list[Any] = []
     pos = 0
@@ -60,8 +60,8 @@ def path_segments(path: str, project: str = PROJECT) -> tuple[Any, ...]:
             text = match["single"] if match["single"] is not None else match["double"]
             out.append(text.replace("\\'", "'").replace('\\"', '"') if text is not None else match["key"])
         pos = match.end()
-    if out and isinstance(out[0], str) and out[0].startswith(f"{project}:"):
-        out[0] = out[0][len(project) + 1:]
+    if out and isinstance(out[0], str) and out[0].startswith(f"{PROJECT}:"):
+        out[0] = out[0][len(PROJECT) + 1:]
     return tuple(out)
 
 
@@ -96,9 +96,12 @@ def node_marks(root: yaml.Node | None, project: str = PROJECT,
     """Every key and list item under ``config:`` of a composed stack file (``root``, as composed,
     before it is constructed), by path, with its ``(line, column)``.
 
-    Top-level keys are recorded without the project's namespace (``gpu-node-pools:pools`` and
-    ``pools`` are both ``("pools",)``) and, for other namespaces, with it (``("aws:region",)``);
-    the ``config:`` key itself is ``()``. A root that is not a mapping gives ``{}``.
+    Top-level keys of the component's namespace (:data:`~gpu_node_pool.config.PROJECT`, the one its config
+    issues are written in) are recorded without it: ``gpu-node-pools:pools`` is ``("pools",)``, and so is ``pools``
+    when ``project`` (the ``Pulumi.yaml`` ``name``, the namespace of a key written without one) is that namespace.
+    Keys of other namespaces keep theirs (``("aws:region",)``, ``pools`` of a project ``my-infra`` is
+    ``("my-infra:pools",)``); every key is also recorded as written. The ``config:`` key itself is ``()``. A root
+    that is not a mapping gives ``{}``.
 
     ``numbers``, when given, is filled by the same paths with the text of each plain scalar (not quoted, not
     tagged ``!!str``) Pulumi's YAML reader reads as a number (``1.30``, ``1e3``; :func:`.plain_number`).
@@ -114,8 +117,9 @@ def node_marks(root: yaml.Node | None, project: str = PROJECT,
             for top_key, top_value in value_node.value:
                 if not isinstance(top_key, yaml.ScalarNode):
                     continue
-                ns, _, short = top_key.value.rpartition(":")
-                name = short if ns in ("", project) else top_key.value
+                ns, colon, short = top_key.value.rpartition(":")
+                namespace = ns if colon else project  # a key written without one is in the project's namespace
+                name = short if namespace == PROJECT else f"{namespace}:{short}"
                 where = (top_key.start_mark.line + 1, top_key.start_mark.column + 1)
                 marks.setdefault((top_key.value,), where)
                 marks.setdefault((name,), where)
@@ -176,11 +180,10 @@ class FileMarks(Mapping[tuple[Any, ...], tuple[int, int]]):
         return len(self.walk())
 
 
-def locate(path: str, marks: Mapping[tuple[Any, ...], tuple[int, int]], file: str,
-           project: str = PROJECT) -> Location:
+def locate(path: str, marks: Mapping[tuple[Any, ...], tuple[int, int]], file: str) -> Location:
     """The :class:`Location` of ``path`` in ``file``: its own key, else its nearest enclosing key
     in the file, else the file's first line (an empty file, or one whose ``config:`` lacks the key)."""
-    segments = path_segments(path, project)
+    segments = path_segments(path)
     for end in range(len(segments), -1, -1):
         found = marks.get(segments[:end])
         if found is not None:
@@ -188,8 +191,8 @@ def locate(path: str, marks: Mapping[tuple[Any, ...], tuple[int, int]], file: st
     return Location(file, 1, 1)
 
 
-def locate_issues(issues: Iterable[ConfigIssue], marks: Mapping[tuple[Any, ...], tuple[int, int]], file: str,
-                  project: str = PROJECT) -> list[ConfigIssue]:
+def locate_issues(issues: Iterable[ConfigIssue], marks: Mapping[tuple[Any, ...], tuple[int, int]],
+                  file: str) -> list[ConfigIssue]:
     """``issues`` with their :attr:`ConfigIssue.location` in ``file`` (one that has a location keeps it); when
     ``marks`` is a :class:`FileMarks` and an issue's path names one of its :meth:`FileMarks.numbers`, the message
     shows that number as written (:func:`.number_as_written`)."""
@@ -197,8 +200,8 @@ def locate_issues(issues: Iterable[ConfigIssue], marks: Mapping[tuple[Any, ...],
     out = []
     for issue in issues:
         if issue.location is None:
-            written = numbers.get(path_segments(issue.path, project)) if numbers else None
+            written = numbers.get(path_segments(issue.path)) if numbers else None
             message = number_as_written(issue.message, written) if written is not None else issue.message
-            issue = replace(issue, message=message, location=locate(issue.path, marks, file, project))
+            issue = replace(issue, message=message, location=locate(issue.path, marks, file))
         out.append(issue)
     return out

@@ -462,7 +462,8 @@ def plan_stack(
     program = project / "__main__.py"
     try:
         with expansion.offline_yaml() as collected, validated_by_the_plan(config, result.config):
-            result.resources, result.outputs = record_program(program, config, secrets, stack=stack)
+            result.resources, result.outputs = record_program(program, config, secrets, stack=stack,
+                                                              project=found.project)
     except DuplicateUrnError as err:
         raise ProgramError(ConfigIssue(str(program), str(err))) from None
     except pulumi.RunError as err:
@@ -475,14 +476,15 @@ def plan_stack(
         raise ProgramError(program_issue(err, program) or _reraise(err)) from None
     expanded = expansion.expand_plan(result, project, expand, collected)  # charts, yaml, add-ons
     _summarise(result)
-    _check_policies(result, policy_config)
+    _check_policies(result, policy_config, found.project)
     expansion.finish_plan(result, expanded, expand, policy_config)
     locate_findings(result.violations, result.resources, [p.name for p in result.config.pools], found)
     return result
 
 
-def _check_policies(result: PlanResult, policy_config: Mapping[str, Any] | None) -> None:
-    """Fill ``result.violations``: every policy of the pack over the recorded resources.
+def _check_policies(result: PlanResult, policy_config: Mapping[str, Any] | None, project: str) -> None:
+    """Fill ``result.violations``: every policy of the pack over the recorded resources, as a preview of the Pulumi
+    project named ``project`` (its ``Pulumi.yaml`` ``name``, which every URN carries).
 
     The stack's ``cluster.admissionPlugins`` becomes the ``admissionPlugins`` of the policies that
     take it, unless the pack config sets it.
@@ -497,7 +499,7 @@ def _check_policies(result: PlanResult, policy_config: Mapping[str, Any] | None)
             entry = {"enforcementLevel": entry} if isinstance(entry, str) else {}
         policy_config["gpu-workloads-tolerate-their-pool"] = {"admissionPlugins": list(plugins), **entry}
 
-    result.violations = evaluate(result.resources, policy_config, stack=result.stack, project=PROJECT)
+    result.violations = evaluate(result.resources, policy_config, stack=result.stack, project=project)
 
 
 def _by_name(resources: list[Recorded]) -> dict[tuple[str, str], Recorded]:

@@ -92,12 +92,12 @@ class StackFile:
 
         out = []
         for issue in issues:
-            top = path_segments(issue.path, self.project)[:1]
-            key = (top[0] if ":" in str(top[0]) else f"{self.project}:{top[0]}") if top else ""
+            top = path_segments(issue.path)[:1]  # an issue's path is in the component's namespace
+            key = (top[0] if ":" in str(top[0]) else f"{PROJECT}:{top[0]}") if top else ""
             if issue.location is None and key in self.from_project:
-                out.append(replace(issue, path=f"Pulumi.yaml: config.{issue.path.removeprefix(self.project + ':')}"))
+                out.append(replace(issue, path=f"Pulumi.yaml: config.{issue.path.removeprefix(PROJECT + ':')}"))
             else:
-                out += locate_issues([issue], self.marks, self.file, self.project)
+                out += locate_issues([issue], self.marks, self.file)
         return out
 
     def pool_location(self, index: int) -> Location | None:
