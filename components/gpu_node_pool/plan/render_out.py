@@ -150,7 +150,8 @@ def _ours(name: str) -> bool:
 
 
 def _only_files_we_write(out: Path, paths: set[str]) -> bool:
-    """Whether ``out`` holds nothing but (directories leading to) files in ``paths``.
+    """Whether ``out`` holds nothing but (directories leading to) files in ``paths`` that a render wrote (carrying
+    :data:`HEADER_PREFIX`): a file of the same name written by hand would be overwritten.
 
     Looks only into directories that ``paths`` write into, so the check is bounded by the render.
     """
@@ -163,7 +164,7 @@ def _only_files_we_write(out: Path, paths: set[str]) -> bool:
             name = f"{rel}{entry.name}"
             if entry.is_dir() and not entry.is_symlink() and name in dirs:
                 todo.append((name + "/", entry))
-            elif not (entry.is_file() and name in paths) and not _ours(entry.name):
+            elif not (entry.is_file() and name in paths and _generated(entry)) and not _ours(entry.name):
                 return False
     return True
 
