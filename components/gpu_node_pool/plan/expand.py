@@ -418,7 +418,9 @@ def not_judged_lines(result: Any) -> list[str]:
     items = getattr(result, "not_judged", None) or []
     if not items:
         return []
-    lines = ["", f"not judged: {len(items)} resource(s) whose Kubernetes objects no policy saw:"]
+    stack = sum(1 for item in items if item.get("type") == "stack")
+    counted = f"{len(items) - stack} resource(s)" + (f" and {stack} stack-wide item(s)" if stack else "")
+    lines = ["", f"not judged: {counted} no policy could judge, each with why:"]
     for item in items:
         lines.append(f"  {item['resource']} ({item['type']}): {item['reason']}")
         lines.append(f"    fix: {item['fix']}")
