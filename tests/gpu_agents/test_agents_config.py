@@ -111,10 +111,11 @@ def test_mixed_on_gke_is_refused():
     assert _stack(single, GKE_CLUSTER).pools[0].mig.strategy == "single"
 
 
-def test_gke_sharing_twice_is_refused():
+def test_gke_raw_sharing_field_is_refused_for_gpu_sharing():
     pool = _gke(gpuSharing={"strategy": "timeSlicing", "replicas": 2},
                 accelerator={"gpuSharingConfig": {"gpuSharingStrategy": "TIME_SHARING", "maxSharedClientsPerGpu": 2}})
-    assert any("keep one" in i for i in _errors(pool, GKE_CLUSTER))
+    assert any(i.startswith("pools[0].accelerator.gpuSharingConfig: not taken") and "gpuSharing" in i
+               for i in _errors(pool, GKE_CLUSTER))
 
 
 def test_gke_sharing_pool_gets_no_plugin_label():

@@ -255,13 +255,20 @@ def autoscaler_resource(pool: AgentPool, profiles: Mapping[str, int]) -> tuple[s
     """The extended resource a MIG pool's node advertises and how many: for the Cluster Autoscaler tag.
 
     ``mixed``: ``(nvidia.com/mig-<profile>, instances per GPU x GPUs)``; ``single``:
-    ``(nvidia.com/gpu, instances per GPU x GPUs)`` (single exposes MIG devices as nvidia.com/gpu).
+    ``(nvidia.com/gpu, instances per GPU x GPUs)`` (single exposes MIG devices as nvidia.com/gpu), times the
+    clients per partition where the platform time-shares its partitions (:func:`.sharing.shares_mig_partitions`:
+    GKE advertises each partition ``max_shared_clients_per_gpu`` times).
     None when the pool has no MIG, the GPU count is unknown, or the profile is not in ``profiles``.
     """
+    from .sharing import shares_mig_partitions
+
     mig = pool.mig
     if mig is None or pool.gpus_per_node is None or mig.profile not in profiles:
         return None
     count = profiles[mig.profile] * pool.gpus_per_node
+    if shares_mig_partitions(pool):
+        assert pool.sharing is not None
+        count *= pool.sharing.replicas
     if mig.strategy == "mixed":
         return mig_resource_name(mig.profile), count
     return GPU_RESOURCE, count

@@ -13,7 +13,8 @@ Mechanisms and who carries them out (sources in :mod:`.sharing`, :mod:`.mig`, :m
   ``nvidia.com/device-plugin.config``), or GKE's ``gpu_sharing_config``.
 * ``mig-single`` / ``mig-mixed``: the GPU Operator's MIG manager (node label ``nvidia.com/mig.config``)
   with the plugin's config ``mig-<strategy>``; Bottlerocket's own MIG manager (its TOML settings); GKE
-  ``gpu_partition_size``.
+  ``gpu_partition_size`` (with ``gpu_sharing_config`` ``TIME_SHARING``: each partition advertised once per client,
+  :func:`.sharing.shares_mig_partitions`).
 
 Autoscalers: ``cluster-autoscaler`` (node-template tags on the Auto Scaling group), ``karpenter``
 (Karpenter and EKS Auto Mode count ``nvidia.com/gpu`` from the instance type's physical GPUs and know no
@@ -31,6 +32,7 @@ from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, NVIDIA
 from .capacity import autoscaler_resources
 from .mig import partitioner
 from .pools import AgentPool, agent_pool
+from .sharing import shares_mig_partitions
 
 __all__ = ["pool_promise", "promise_lines"]
 
@@ -53,6 +55,10 @@ def _carried_by(agent: AgentPool, provider: str) -> str:
     labels = agent.labels
     if agent.mig is not None:
         where = partitioner(agent, provider)
+        if where == "platform" and shares_mig_partitions(agent):
+            assert agent.sharing is not None
+            return (f"GKE gpu_partition_size={agent.mig.profile}, each partition time-shared by "
+                    f"{agent.sharing.replicas} (gpu_sharing_config TIME_SHARING)")
         if where == "platform":
             return f"GKE gpu_partition_size={agent.mig.profile}"
         if where == "bottlerocket":

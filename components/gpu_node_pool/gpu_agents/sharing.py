@@ -18,6 +18,13 @@ Feature Discovery (:func:`needs_feature_discovery`).
 GKE does the sharing itself: ``guest_accelerators[].gpu_sharing_config``
 (``gpu_sharing_strategy`` ``TIME_SHARING`` | ``MPS``, ``max_shared_clients_per_gpu``): hashicorp/terraform-provider-google
 ``website/docs/r/container_cluster.html.markdown``; https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus.
+GKE also time-shares its own MIG partitions (``gpu_partition_size`` with ``TIME_SHARING``): its device plugin lists
+the partitions as the physical devices and advertises each one ``max_shared_clients_per_gpu`` times
+(GoogleCloudPlatform/container-engine-accelerators ``pkg/gpu/nvidia/manager.go``@992db8125755 ``ListDevices``,
+``ListPhysicalDevices``; virtual IDs ``nvidia0/gi0/vgpu0`` in ``pkg/gpu/nvidia/gpusharing/gpusharing.go``), and GKE's
+API creates such a node pool (hashicorp/terraform-provider-google
+``google/services/container/resource_container_node_pool_test.go``@e03b7622a26c ``testAccContainerNodePool_withGPU``:
+``a2-highgpu-1g``, ``gpu_partition_size = "1g.5gb"``, ``TIME_SHARING`` x 2): :func:`shares_mig_partitions`.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ __all__ = [
     "needs_feature_discovery",
     "operator_plugin_config_values",
     "sharing_problems",
+    "shares_mig_partitions",
 ]
 
 #: Node label selecting the device plugin's named config (k8s-device-plugin README L820-846).
@@ -137,6 +145,16 @@ def advertised_gpus(pool: AgentPool) -> int | None:
     return pool.gpus_per_node * (pool.sharing.replicas if pool.sharing else 1)
 
 
+def shares_mig_partitions(pool: AgentPool) -> bool:
+    """True when the platform both partitions the pool's GPUs and time-shares each partition: ``mig`` and
+    ``gpuSharing`` ``timeSlicing`` on a backend whose registry record says the platform does both (``mig_by`` and
+    ``sharing_by`` ``platform``: GKE's ``gpu_partition_size`` with ``gpu_sharing_config`` ``TIME_SHARING``), on the
+    pools the platform's own device plugin serves. The node then advertises partitions x clients (module
+    docstring). NVIDIA's device plugin shares ``nvidia.com/gpu`` of whole GPUs only, so nowhere else."""
+    return (pool.mig is not None and pool.sharing is not None and pool.sharing.strategy == "timeSlicing"
+            and pool.sharing_by == "platform" and pool.mig_by == "platform" and pool.device_plugin == "platform")
+
+
 def gke_sharing_config(sharing: GpuSharing | None) -> dict[str, Any] | None:
     """GKE's ``gpu_sharing_config`` for ``sharing``: ``{gpu_sharing_strategy, max_shared_clients_per_gpu}``."""
     if sharing is None:
@@ -160,9 +178,12 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
       * platform sharing (GKE, ``sharing_by == "platform"``): above 48 clients per GPU - warning
         (UNCONFIRMED maximum, see :data:`GKE_DOCUMENTED_MAX_CLIENTS`).
       * NVIDIA plugin: no documented maximum, none invented.
-      * MPS and MIG together - error: "Not supported on MIG-enabled devices" (README L515-599).
-      * time-slicing with MIG - error: this component configures time-slicing of
-        ``nvidia.com/gpu`` only (sharing MIG resources is not derived yet).
+      * MPS and MIG together - error: "Not supported on MIG-enabled devices" (README L515-599); on GKE too: its
+        plugin sizes each MPS client's memory limit from the whole GPU's memory (``manager.go`` ``totalMemPerGPU``,
+        device 0's total), more than a partition holds, and no public source shows GKE running MPS on partitions.
+      * time-slicing with MIG - accepted where the platform partitions and shares itself
+        (:func:`shares_mig_partitions`: GKE); error elsewhere: NVIDIA's plugin, as this component configures it,
+        time-slices ``nvidia.com/gpu`` of whole GPUs only.
       * a pool whose device plugin is its own (Bottlerocket) - error: its plugin does not read
         the chart's ConfigMap, so the label would do nothing.
     """
@@ -191,23 +212,25 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
                 warning=True,
             )
         )
-    if pool.mig is not None:
-        if sharing.strategy == "mps":
-            problems.append(
-                Problem(
-                    path,
-                    "MPS is not supported on MIG-enabled devices (k8s-device-plugin v0.20.0 README, MPS section); "
-                    "remove gpuSharing or mig",
-                )
+    if pool.mig is not None and sharing.strategy == "mps":
+        platform = pool.mig_by == "platform" and pool.sharing_by == "platform" and pool.device_plugin == "platform"
+        why = ("MPS is not supported on MIG-enabled devices (k8s-device-plugin v0.20.0 README, MPS section); "
+               "remove gpuSharing or mig")
+        if platform:
+            why = ("MPS on MIG partitions is not taken on GKE: GKE's plugin sizes each MPS client's memory limit from "
+                   "the whole GPU's memory, more than a partition holds (GoogleCloudPlatform/container-engine-accelerators "
+                   "pkg/gpu/nvidia/manager.go totalMemPerGPU), and no public source shows GKE running MPS on partitions; "
+                   "use strategy: timeSlicing (GKE time-shares each partition) or remove gpuSharing or mig")
+        problems.append(Problem(path, why))
+    elif pool.mig is not None and not shares_mig_partitions(pool):
+        problems.append(
+            Problem(
+                path,
+                "time-slicing of MIG devices is not derived by this component where NVIDIA's device plugin would do it "
+                "(it time-slices nvidia.com/gpu of whole GPUs only; only GKE's own plugin time-shares its partitions: "
+                "GoogleCloudPlatform/container-engine-accelerators pkg/gpu/nvidia/manager.go); remove gpuSharing or mig",
             )
-        else:
-            problems.append(
-                Problem(
-                    path,
-                    "time-slicing of MIG devices is not derived by this component (it shares nvidia.com/gpu only); "
-                    "remove gpuSharing or mig",
-                )
-            )
+        )
     if pool.device_plugin == "image":
         problems.append(
             Problem(

@@ -72,12 +72,6 @@ def pool_problems(pool: Any, index: int, provider: str | None) -> list[Problem]:
                         "README, Shared Access to GPUs); remove gpuSharing or use NVIDIA GPU instance types")
             )
         problems += sharing_problems(apool, f"{path}.gpuSharing")
-        accel = getattr(getattr(pool, "accelerator", None), "gpu_sharing_config", None)
-        if accel is not None:
-            problems.append(
-                Problem(f"{path}.gpuSharing", "accelerator.gpuSharingConfig sets the same thing; keep one: gpuSharing "
-                        "(mapped to GKE's gpu_sharing_config) or accelerator.gpuSharingConfig")
-            )
     if mig and (mixed := mixed_gpus(pool)):
         problems.append(
             Problem(f"{path}.mig", f"the pool's instance types carry different GPUs ({', '.join(mixed)}): a MIG profile "

@@ -15,9 +15,10 @@ Sources:
   * GKE: pulumi_gcp ``container`` ``NodeConfig.labels`` docstring (``kubernetes.io/`` and
     ``k8s.io/`` prefixes "are reserved by Kubernetes Core components and cannot be
     specified"; ``Error 400: Applying kubernetes label is not allowed``, bitpoke/stack #86);
-    hashicorp/terraform-provider-google #19677 (``Node labels with key
-    "cloud.google.com/compute-class" are managed by GKE or Kubernetes and must not be
-    manually specified``).
+    hashicorp/terraform-provider-google #19677 (GKE's answer to a ``cloud.google.com`` node label:
+    ``Node labels with key ... are managed by GKE or Kubernetes and must not be manually
+    specified``), except ``cloud.google.com/compute-class``, which GKE documents for node pools
+    created by hand (:data:`GKE_COMPUTE_CLASS_SOURCE`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ __all__ = [
     "label_syntax_problem",
     "eks_label_problem",
     "gke_label_problem",
+    "GKE_COMPUTE_CLASS_LABEL",
+    "GKE_COMPUTE_CLASS_SOURCE",
     "node_restriction_problem",
     "DEFAULT_GPU_LABEL",
 ]
@@ -143,6 +146,16 @@ def eks_label_problem(key: str, value: str) -> str | None:
     return None
 
 
+#: The one ``cloud.google.com`` node label a GKE node pool may carry: a custom ComputeClass uses a node pool
+#: created by hand when its nodes carry ``cloud.google.com/compute-class: <class>`` and the taint
+#: ``cloud.google.com/compute-class=<class>:NoSchedule`` (GKE "About custom compute classes", section on node pools
+#: created by hand, which sets both with ``gcloud container node-pools create --node-labels --node-taints``).
+#: hashicorp/terraform-provider-google#19677 reports GKE answering Error 400 for this key from a Terraform
+#: *cluster* resource's node config; the documented node pool path is what is accepted here.
+GKE_COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
+GKE_COMPUTE_CLASS_SOURCE = "https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes#manual-node-pools"
+
+
 def gke_label_problem(key: str, value: str) -> str | None:
     """Why a GKE node pool (``gcp.container.NodePool`` ``node_config.labels``) refuses ``key=value``, or None.
 
@@ -153,7 +166,9 @@ def gke_label_problem(key: str, value: str) -> str | None:
        components and answers ``Error 400: Applying kubernetes label is not allowed``.
     2. No key in the ``cloud.google.com`` domain: GKE sets those labels itself
        (``cloud.google.com/gke-nodepool``, ``gke-accelerator``, ``gke-spot``...) and refuses
-       them as "managed by GKE or Kubernetes"; set the matching node pool field instead.
+       them as "managed by GKE or Kubernetes"; set the matching node pool field instead. The one
+       exception is :data:`GKE_COMPUTE_CLASS_LABEL`, documented for node pools created by hand
+       (:data:`GKE_COMPUTE_CLASS_SOURCE`); the pool model checks it is paired with its taint.
 
     Syntax (qualified-name key, label value) is checked separately by
     :func:`label_syntax_problem`; ``value`` is accepted here for a uniform signature.
@@ -166,10 +181,11 @@ def gke_label_problem(key: str, value: str) -> str | None:
                 "components (Error 400: Applying kubernetes label is not allowed); use a label in your "
                 "own domain, e.g. example.com/role=gpu"
             )
-    if in_domain(key, "cloud.google.com"):
+    if in_domain(key, "cloud.google.com") and key != GKE_COMPUTE_CLASS_LABEL:
         return (
             f"label {shown(key)} is in the cloud.google.com domain, whose node labels GKE manages itself "
             "(gke-nodepool, gke-accelerator, gke-spot...) and refuses to take from a node pool; set the "
-            "node pool field instead (accelerator, spot...) or use a label in your own domain"
+            "node pool field instead (accelerator, spot...) or use a label in your own domain (only "
+            f"{GKE_COMPUTE_CLASS_LABEL} is taken, for a custom ComputeClass: {GKE_COMPUTE_CLASS_SOURCE})"
         )
     return None

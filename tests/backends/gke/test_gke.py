@@ -125,7 +125,7 @@ def test_all_three_opt_in_settings_together_select_nvidias_plugin():
         ("node-role.kubernetes.io/gpu", True),
         ("k8s.io/x", True),
         ("cloud.google.com/gke-nodepool", True),
-        ("cloud.google.com/compute-class", True),
+        ("cloud.google.com/compute-class", False),
         ("cloud.google.com.example.com/x", False),
     ],
 )
@@ -166,16 +166,17 @@ MISTAKES = [
     ("GKE spelling of an effect", lambda c: c["pools"][0].update({"taints": ["a=1:NO_SCHEDULE"]}),
      f"{P}.taints[0].effect", "write NoSchedule"),
     ("machine type with another GPU", lambda c: c["pools"][0]["accelerator"].update({"type": "nvidia-tesla-t4"}),
-     P, "comes with nvidia-l4"),
-    ("wrong GPU count", lambda c: c["pools"][0].update({"machineType": "g2-standard-48"}), P, "4 x nvidia-l4"),
+     f"{P}.accelerator.type", "comes with nvidia-l4"),
+    ("wrong GPU count", lambda c: c["pools"][0].update({"machineType": "g2-standard-48"}), f"{P}.accelerator.count",
+     "4 x nvidia-l4"),
     ("not an NVIDIA accelerator", lambda c: c["pools"][0]["accelerator"].update({"type": "tpu-v5"}),
      f"{P}.accelerator.type", "nvidia-"),
     ("unknown driver version", lambda c: c["pools"][0]["accelerator"].update({"gpuDriverVersion": "latest"}),
      f"{P}.accelerator.gpuDriverVersion", "LATEST"),
-    ("sharing with NVIDIA's plugin",
-     lambda c: c.update(opted_in()) or c["pools"][0]["accelerator"].update(
+    ("raw accelerator.gpuSharingConfig",
+     lambda c: c["pools"][0]["accelerator"].update(
          {"gpuSharingConfig": {"gpuSharingStrategy": "TIME_SHARING", "maxSharedClientsPerGpu": 4}}),
-     P, "gpuSharingConfig"),
+     f"{P}.accelerator.gpuSharingConfig", "gpuSharing: {strategy: timeSlicing, replicas: 4}"),
     ("pool name too long for a GKE node pool", lambda c: c["pools"][0].update({"name": "a" * 23}),
      f"{P}.name", "at most 22"),
     ("desiredSize", lambda c: c["pools"][0]["autoscaling"].update({"desiredSize": 1}), f"{P}.autoscaling",
@@ -252,7 +253,7 @@ def test_optional_fields_appear_only_when_set():
     p = cfg["pools"][0]
     p.update(spot=True, nodeLocations=["us-central1-a", "us-central1-c"],
              serviceAccount="gpu-nodes@acme-ml-dev.iam.gserviceaccount.com")
-    p["accelerator"]["gpuSharingConfig"] = {"gpuSharingStrategy": "TIME_SHARING", "maxSharedClientsPerGpu": 4}
+    p["gpuSharing"] = {"strategy": "timeSlicing", "replicas": 4}
     pool, cluster = pool_of(cfg)
     args = gke_render.node_pool_args(pool, cluster)
     assert args["node_locations"] == ["us-central1-a", "us-central1-c"]
@@ -384,9 +385,9 @@ CLI_MISTAKES = [
       "INSTALLATION_DISABLED"]),
     ("kubernetes.io label", lambda c: c["pools"][0]["labels"].update({"kubernetes.io/role": "gpu"}),
      ["pools[0].labels['kubernetes.io/role']: label 'kubernetes.io/role' is in the kubernetes.io domain"]),
-    ("cloud.google.com label", lambda c: c["pools"][0]["labels"].update({"cloud.google.com/compute-class": "gpu"}),
-     ["pools[0].labels['cloud.google.com/compute-class']: label 'cloud.google.com/compute-class' is in the "
-      "cloud.google.com domain"]),
+    ("cloud.google.com label", lambda c: c["pools"][0]["labels"].update({"cloud.google.com/gke-nodepool": "gpu"}),
+     ["pools[0].labels['cloud.google.com/gke-nodepool']: label 'cloud.google.com/gke-nodepool' is in the "
+      "cloud.google.com domain", "only cloud.google.com/compute-class is taken"]),
     ("duplicate key and effect",
      lambda c: c["pools"][0].update({"taints": ["nvidia.com/gpu=present:NoSchedule", "nvidia.com/gpu:NoSchedule"]}),
      ["pools[0].taints: taints[0] and taints[1] both have key 'nvidia.com/gpu' and effect NoSchedule"]),

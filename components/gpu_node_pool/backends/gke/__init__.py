@@ -3,7 +3,8 @@
 Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodePool inputs), ``read.py``
 (taints, labels, accelerators back from NodePool inputs), ``resources.py`` (Pulumi wiring),
 ``summary.py`` (plan entry and text), ``detect.py`` (recognise GPU node pools for the policies),
-``node_config_extras.py`` (boot disk and reservation pass-through fields).
+``node_config_extras.py`` (boot disk and reservation pass-through fields), ``machines.py`` (the sourced
+table of Compute Engine GPU machine types: which GPUs each carries, N1 limits, architecture).
 """
 
 from __future__ import annotations

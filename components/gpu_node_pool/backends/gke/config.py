@@ -20,11 +20,14 @@ from ...config.common import (
 )
 from ...config.defaults import DEFAULT_TAINT
 from ...config.errors import ConfigIssue, fail_per_key
+from ...k8s.labels import GKE_COMPUTE_CLASS_LABEL as COMPUTE_CLASS_LABEL
+from ...k8s.labels import GKE_COMPUTE_CLASS_SOURCE as COMPUTE_CLASS_SOURCE
 from ...k8s.labels import gke_label_problem
-from ...k8s.patterns import full_match, go_regexp
-from ...k8s.taints import Taint
+from ...k8s.patterns import full_match
+from ...k8s.taints import Taint, TaintEffect
 from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from .._shared.capacity import NodeRepair
+from .machines import machine_problems
 from .node_config_extras import ReservationAffinity
 
 #: ``NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs``): ``LATEST`` and
@@ -41,57 +44,56 @@ GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = GKE_NO_DEFAULT_PLUGIN_LABEL
 GKE_POOL_NAME_MAX = 40 - len("-node-pool") - 8
 #: Google's recommended node scope: one broad scope, access controlled by the service account's IAM roles.
 GKE_DEFAULT_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
-#: Compute Engine machine series that come with a fixed GPU model (Compute Engine "GPU machine
-#: types"); other series (``n1-`` with an attached T4/V100/P100/P4, newer ones) are not checked.
-GKE_FIXED_GPU_SERIES = {
-    "g2-standard-": "nvidia-l4",
-    "a2-highgpu-": "nvidia-tesla-a100",
-    "a2-megagpu-": "nvidia-tesla-a100",
-    "a2-ultragpu-": "nvidia-a100-80gb",
-    "a3-highgpu-": "nvidia-h100-80gb",
-    "a3-edgegpu-": "nvidia-h100-80gb",
-    "a3-megagpu-": "nvidia-h100-mega-80gb",
-    "a3-ultragpu-": "nvidia-h200-141gb",
-    "a4-highgpu-": "nvidia-b200",
-}
-#: GPUs that attach to N1 machine types (Compute Engine "GPU platforms": N1 + T4/V100/P100/P4).
-GKE_N1_ATTACHABLE_GPUS = ("nvidia-tesla-t4", "nvidia-tesla-v100", "nvidia-tesla-p100", "nvidia-tesla-p4")
-#: General-purpose and compute-optimized series that take no GPU at all.
-GKE_NO_GPU_SERIES = frozenset(
-    {"e2", "n2", "n2d", "n4", "n4d", "c2", "c2d", "c3", "c3d", "c4", "c4a", "c4d", "t2a", "t2d", "m1", "m2", "m3", "m4", "h3", "z3"}
-)
-#: L4s per G2 machine type; A-series names end in the count (``a2-highgpu-4g`` has 4).
-_G2_GPU_COUNT = {4: 1, 8: 1, 12: 1, 16: 1, 24: 2, 32: 1, 48: 4, 96: 8}
-#: GPUs per N1 VM by attached model (Compute Engine "GPU machine types", N1 general-purpose section,
-#: https://cloud.google.com/compute/docs/gpus, checked 2026-12-01): T4, P4 and P100 1, 2 or 4; V100 1, 2, 4 or 8.
-GKE_N1_GPU_COUNTS = {
-    "nvidia-tesla-t4": (1, 2, 4),
-    "nvidia-tesla-p4": (1, 2, 4),
-    "nvidia-tesla-p100": (1, 2, 4),
-    "nvidia-tesla-v100": (1, 2, 4, 8),
-}
-_GPU_DOCS = "Compute Engine GPU machine types, https://cloud.google.com/compute/docs/gpus, checked 2026-12-01"
+#: The raw GKE sharing field of ``accelerator`` in either spelling; refused for the pool's ``gpuSharing``.
+_RAW_SHARING_KEYS = ("gpuSharingConfig", "gpu_sharing_config")
+#: GKE's ``gpu_sharing_strategy`` -> the ``gpuSharing.strategy`` that writes it.
+_FROM_GKE_STRATEGY = {"TIME_SHARING": "timeSlicing", "MPS": "mps"}
 _GKE_NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 _GCE_ZONE_RE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 
 
-def gke_fixed_gpus(machine_type: str) -> tuple[str, int | None] | None:
-    """``(accelerator type, count or None)`` a fixed-GPU machine type comes with, or None when not fixed."""
-    for prefix, accelerator in GKE_FIXED_GPU_SERIES.items():
-        if machine_type.startswith(prefix):
-            rest = machine_type[len(prefix):]
-            if prefix == "g2-standard-":
-                return accelerator, _G2_GPU_COUNT.get(int(rest)) if rest.isdigit() else None
-            m = go_regexp(r"(\d+)g").fullmatch(rest)
-            return accelerator, int(m.group(1)) if m else None
-    return None
+def raw_sharing_refusal(value: Any) -> str:
+    """Why ``accelerator.gpuSharingConfig`` is refused, with the ``gpuSharing`` that replaces ``value``.
+
+    The pool's ``gpuSharing`` is the one way to share GPUs: it writes the same GKE field
+    (``guest_accelerators[].gpu_sharing_config``, :func:`gpu_node_pool.gpu_agents.capacity.gke_accelerator_args`),
+    and the sharing rules (at least 2 clients, MPS not with MIG), the plan's advertised count and the
+    autoscaler figures are derived from it. GKE's device plugin advertises each GPU ``maxSharedClientsPerGpu``
+    times (GoogleCloudPlatform/container-engine-accelerators ``pkg/gpu/nvidia/manager.go``@992db8125755
+    ``ListDevices``), so a second, unread setting would make the plan promise whole GPUs that the node
+    does not advertise. ``gpuSharing`` expresses every value the field takes (``TIME_SHARING``/``MPS``, a
+    client count; 1 client shares nothing).
+    """
+    from ...gpu_agents.sharing import GKE_STRATEGY
+
+    strategy, clients = "timeSlicing", "N"
+    if isinstance(value, dict):
+        strategy = _FROM_GKE_STRATEGY.get(str(value.get("gpuSharingStrategy", value.get("gpu_sharing_strategy"))), strategy)
+        count = value.get("maxSharedClientsPerGpu", value.get("max_shared_clients_per_gpu"))
+        clients = str(count) if isinstance(count, int) and not isinstance(count, bool) else clients
+    fields = ", ".join(f"{gke} -> {ours}" for ours, gke in GKE_STRATEGY.items())
+    return (
+        "not taken: GPU sharing is set by the pool's gpuSharing, which writes this same GKE field and from which the "
+        "sharing rules (2 or more clients, MPS not with MIG), the plan's advertised nvidia.com/gpu and the autoscaler "
+        "figures are derived (GKE's device plugin advertises each GPU maxSharedClientsPerGpu times: "
+        "GoogleCloudPlatform/container-engine-accelerators pkg/gpu/nvidia/manager.go); remove it and write, at the "
+        f"pool's level, gpuSharing: {{strategy: {strategy}, replicas: {clients}}} ({fields}; maxSharedClientsPerGpu -> "
+        "replicas)"
+    )
 
 
-class GkeGpuSharingConfig(Model):
-    """GKE GPU sharing (``guest_accelerators[].gpu_sharing_config``), done by GKE's own device plugin."""
+def _fail_at(problems: list[tuple[tuple[str, ...], str]]) -> Any:
+    """One error for the pool's problems ``[(key under the pool, sentence)]``: at that key when they all concern one
+    (so the message's file:line is the value's own), else at the pool with each sentence led by its key."""
+    keys = list(dict.fromkeys(key for key, _ in problems))
+    if len(keys) == 1:
+        return fail("; ".join(sentence for _, sentence in problems), at=keys[0])
+    return fail("; ".join((f"{_dotted(key)} " if key else "") + sentence for key, sentence in problems))
 
-    gpu_sharing_strategy: Literal["TIME_SHARING", "MPS"] = Field(description="TIME_SHARING | MPS")
-    max_shared_clients_per_gpu: int = Field(ge=1, description="Containers that may share one GPU, >= 1.")
+
+def _dotted(key: tuple[str, ...]) -> str:
+    """``("accelerator", "count")`` -> ``accelerator.count``; a key with dots or slashes in brackets (``labels['a/b']``)."""
+    return "".join(f"['{k}']" if ("." in k or "/" in k) else (f".{k}" if i else k) for i, k in enumerate(key))
 
 
 class GkeAccelerator(Model):
@@ -107,7 +109,14 @@ class GkeAccelerator(Model):
         description="LATEST (default) | DEFAULT | INSTALLATION_DISABLED (no driver: only with NVIDIA's plugin) "
         "| GPU_DRIVER_VERSION_UNSPECIFIED.",
     )
-    gpu_sharing_config: GkeGpuSharingConfig | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_raw_sharing(cls, data: Any) -> Any:
+        for key in _RAW_SHARING_KEYS:
+            if isinstance(data, dict) and key in data:
+                raise fail(raw_sharing_refusal(data[key]), at=(key,))
+        return data
 
 
 class GkePool(PoolBase):
@@ -124,7 +133,16 @@ class GkePool(PoolBase):
       carry GKE's value ``present``; never two taints with one key and effect (GKE: ``Found
       more than one taint with key ... and effect``).
     * Labels: no ``kubernetes.io``/``k8s.io`` keys, no GKE-managed ``cloud.google.com`` keys
-      (:func:`~gpu_node_pool.k8s.labels.gke_label_problem`).
+      (:func:`~gpu_node_pool.k8s.labels.gke_label_problem`) but ``cloud.google.com/compute-class``, which
+      must name the class its ``cloud.google.com/compute-class=<class>:NoSchedule`` taint names (one without
+      the other is a warning): GKE gives a node pool created by hand to a custom ComputeClass by both
+      (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes#manual-node-pools).
+    * Machine type and accelerator: the pairs Compute Engine takes, from the sourced table of
+      :mod:`.machines` (refused: sizes a known accelerator-optimized series does not have, another GPU
+      model or count than the machine type carries, N1 above its vCPU limit per GPU count, GPUs on series
+      that take none; a warning: a series or size the table does not list).
+    * ``accelerator.gpuSharingConfig`` is refused for the pool's ``gpuSharing``, the one setting for GPU
+      sharing (:func:`raw_sharing_refusal`).
     * Device plugin: GKE runs its own (which also finishes the driver install). NVIDIA's plugin
       serves the pool only with ``nvidiaDevicePlugin: true``, the label
       ``gke-no-default-nvidia-gpu-device-plugin: "true"`` and ``gpuDriverVersion:
@@ -239,83 +257,79 @@ class GkePool(PoolBase):
 
     @model_validator(mode="after")
     def _gke_rules(self) -> GkePool:
-        problems = []
+        problems: list[tuple[tuple[str, ...], str]] = []
         problem = gke_label_problem(self.gpu_label.key, self.gpu_label.value)
         if problem:
-            problems.append(f"gpuLabel: {problem}")
-        fixed = gke_fixed_gpus(self.machine_type)
-        if fixed is not None and self.machine_type.startswith("g2-standard-") and fixed[1] is None:
-            sizes = ", ".join(f"g2-standard-{n}" for n in _G2_GPU_COUNT)
-            problems.append(f"machineType {self.machine_type!r} does not exist: G2 comes as {sizes} ({_GPU_DOCS})")
-        elif fixed is not None:
-            accelerator, count = fixed
-            if self.accelerator.type != accelerator:
-                problems.append(
-                    f"accelerator.type {self.accelerator.type!r}: machine type {self.machine_type} comes with "
-                    f"{accelerator}; set accelerator.type: {accelerator} or pick another machine type"
-                )
-            elif count is not None and self.accelerator.count != count:
-                problems.append(
-                    f"accelerator.count {self.accelerator.count}: machine type {self.machine_type} comes with "
-                    f"{count} x {accelerator}; set accelerator.count: {count}"
-                )
-        else:
-            series = self.machine_type.split("-", 1)[0]
-            if series == "n1" and self.accelerator.type not in GKE_N1_ATTACHABLE_GPUS:
-                problems.append(
-                    f"accelerator.type {self.accelerator.type!r} cannot be attached to {self.machine_type}: N1 machines "
-                    f"take {', '.join(GKE_N1_ATTACHABLE_GPUS)}; other GPUs come with their machine type "
-                    "(L4: g2-standard-*, A100: a2-*, H100/H200: a3-*, B200: a4-*)"
-                )
-            elif series == "n1" and self.accelerator.count not in GKE_N1_GPU_COUNTS[self.accelerator.type]:
-                counts = GKE_N1_GPU_COUNTS[self.accelerator.type]
-                problems.append(
-                    f"accelerator.count {self.accelerator.count}: an N1 VM takes {', '.join(map(str, counts[:-1]))} or "
-                    f"{counts[-1]} x {self.accelerator.type} ({_GPU_DOCS}); set accelerator.count to one of them"
-                )
-            elif series in GKE_NO_GPU_SERIES:
-                problems.append(
-                    f"machineType {self.machine_type!r}: GPUs cannot be attached to the {series.upper()} series; use "
-                    "n1-* with a T4/V100/P100/P4, or a GPU machine type (g2-standard-* for L4, a2/a3/a4 for A100/H100/B200)"
-                )
+            problems.append(((), f"gpuLabel: {problem}"))
+        problems += [(p.key, p.message) for p in machine_problems(self.machine_type, self.accelerator.type,
+                                                                   self.accelerator.count) if not p.warning]
+        problems += [(("labels", COMPUTE_CLASS_LABEL), why) for why in self._compute_class_problems(warnings=False)]
         opted_out = self.labels.get(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL) == "true"
         no_driver = self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED"
         label = f"labels['{GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}']"
         if opted_out and not no_driver:
-            problems.append(
+            problems.append(((),
                 f"{label} is 'true' but accelerator.gpuDriverVersion is {self.accelerator.gpu_driver_version}: the "
                 "label turns off GKE's device plugin DaemonSet, which is also what finishes GKE's driver install, so "
                 "the nodes would come up without a driver. To run NVIDIA's plugin, set accelerator.gpuDriverVersion: "
                 "INSTALLATION_DISABLED (and install the driver yourself) and nvidiaDevicePlugin: true; to keep GKE's "
                 "plugin and driver, remove the label"
-            )
+            ))
         elif no_driver and not opted_out:
-            problems.append(
+            problems.append(((),
                 f"accelerator.gpuDriverVersion is INSTALLATION_DISABLED but {label} is not 'true': GKE's own device "
                 "plugin keeps running, so NVIDIA's plugin would be a second plugin for nvidia.com/gpu on the same "
                 f"nodes. Add the label {GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}: 'true' (and nvidiaDevicePlugin: true), "
                 "or let GKE install the driver (gpuDriverVersion LATEST or DEFAULT)"
-            )
+            ))
         elif opted_out and no_driver and not self.nvidia_device_plugin:
-            problems.append(
+            problems.append(((),
                 f"{label} and gpuDriverVersion INSTALLATION_DISABLED turn GKE's device plugin and driver off, but "
                 "nvidiaDevicePlugin is false, so nothing would advertise nvidia.com/gpu; set nvidiaDevicePlugin: true "
                 "(with devicePlugin.enabled: false if the GPU Operator installs the plugin)"
-            )
+            ))
         elif self.nvidia_device_plugin and not (opted_out and no_driver):
-            problems.append(
+            problems.append(((),
                 f"nvidiaDevicePlugin is true, but GKE's own plugin still serves the pool; also set {label}: 'true' "
                 "and accelerator.gpuDriverVersion: INSTALLATION_DISABLED (and install the driver yourself), or "
                 "remove nvidiaDevicePlugin to keep GKE's plugin"
-            )
-        if self.nvidia_device_plugin and self.accelerator.gpu_sharing_config is not None:
-            problems.append(
-                "accelerator.gpuSharingConfig is carried out by GKE's device plugin, which nvidiaDevicePlugin turns "
-                "off; remove it and configure time-slicing in NVIDIA's plugin instead"
-            )
+            ))
         if problems:
-            raise fail("; ".join(problems))
+            raise _fail_at(problems)
         return self
+
+    def _compute_class_problems(self, *, warnings: bool) -> list[str]:
+        """The label and taint that give the pool to a custom ComputeClass, which GKE reads only as a pair of one
+        name: ``cloud.google.com/compute-class: <name>`` and ``cloud.google.com/compute-class=<name>:NoSchedule``
+        (:data:`COMPUTE_CLASS_SOURCE`). Errors: the taint names another class than the label. Warnings
+        (``warnings=True``): one of the two without the other."""
+        label = self.labels.get(COMPUTE_CLASS_LABEL)
+        taints = [t.to_taint() for t in self.taints]
+        tainted = [t for t in taints if t.key == COMPUTE_CLASS_LABEL and t.effect is TaintEffect.NO_SCHEDULE]
+        want = str(Taint(COMPUTE_CLASS_LABEL, label, TaintEffect.NO_SCHEDULE)) if label is not None else ""
+        if warnings:
+            if label is not None and not tainted:
+                return [f"{label!r} without the taint {want!r}: GKE gives a node pool created by "
+                        f"hand to the ComputeClass only with both ({COMPUTE_CLASS_SOURCE}); add the taint to taints"]
+            if label is None and tainted:
+                return [f"taints has {str(tainted[0])!r} without the label {COMPUTE_CLASS_LABEL}: "
+                        f"{tainted[0].value!r}: GKE gives a node pool created by hand to the ComputeClass only with both "
+                        f"({COMPUTE_CLASS_SOURCE}); add the label"]
+            return []
+        other = [t for t in tainted if label is not None and t.value != label]
+        if other:
+            return [f"{label!r}, but taints has {str(other[0])!r}: GKE gives a node pool created by hand to the "
+                    f"ComputeClass that its label and its taint both name ({COMPUTE_CLASS_SOURCE}); write {want!r} "
+                    "in taints, or this label's value to match the taint"]
+        return []
+
+    def config_warnings(self) -> list[tuple[str, str]]:
+        """What the machine-type table does not judge (:func:`.machines.machine_problems` warnings) and a compute
+        class label or taint without its pair (:meth:`_compute_class_problems`)."""
+        out = [(".".join(p.key), p.message) for p in machine_problems(
+            self.machine_type, self.accelerator.type, self.accelerator.count) if p.warning]
+        where = _dotted(("labels", COMPUTE_CLASS_LABEL)) if COMPUTE_CLASS_LABEL in self.labels else "taints"
+        return out + [(where, why) for why in self._compute_class_problems(warnings=True)]
 
     @property
     def taint_list(self) -> list[Taint]:

@@ -6,7 +6,7 @@ nodes, ``cloud.google.com/gke-accelerator`` (the accelerator type)
 https://cloud.google.com/kubernetes-engine/docs/how-to/creating-managing-labels), plus the
 Kubernetes well-known labels, ``node.kubernetes.io/instance-type`` being the machine type. A4X
 machines are Arm (NVIDIA Grace: https://cloud.google.com/compute/docs/accelerator-optimized-machines#a4x-series),
-the other GPU machine series x86. A GCP zone is its region and a ``-<letter>`` suffix.
+the other GPU machine series x86 (the ``arch`` of :data:`.machines.GPU_SERIES`). A GCP zone is its region and a ``-<letter>`` suffix.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from typing import Any
 from ...k8s.selection import NodeLabels
 from ...k8s.wellknown import ARCH_LABEL
 from .._shared.node_labels import node_kinds
+from .machines import machine_arch
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 
 
 def _per_type(machine: str) -> tuple[dict[str, str], list[str]]:
-    return {ARCH_LABEL: "arm64" if machine.startswith("a4x-") else "amd64"}, []
+    return {ARCH_LABEL: machine_arch(machine)}, []
 
 
 def _region(zone: str) -> str:

@@ -30,23 +30,17 @@ PROVIDER_FIELD = "gcp.container.NodePool.node_config.taints"
 def guest_accelerator_args(accelerator: GkeAccelerator) -> dict[str, Any]:
     """One ``node_config.guest_accelerators`` item (snake_case).
 
-    Shape: ``{type, count, gpu_driver_installation_config: {gpu_driver_version}}`` plus
-    ``gpu_sharing_config: {gpu_sharing_strategy, max_shared_clients_per_gpu}`` when set.
+    Shape: ``{type, count, gpu_driver_installation_config: {gpu_driver_version}}``.
     ``gpu_driver_version`` is always written (default ``LATEST``), so GKE installs the driver
-    on every GKE version instead of depending on the version's unspecified default.
+    on every GKE version instead of depending on the version's unspecified default. Sharing and
+    partitions (``gpu_sharing_config``, ``gpu_partition_size``) come from the pool's ``gpuSharing``
+    and ``mig`` only (:func:`gpu_node_pool.gpu_agents.capacity.gke_accelerator_args`).
     """
-    out: dict[str, Any] = {
+    return {
         "type": accelerator.type,
         "count": accelerator.count,
         "gpu_driver_installation_config": {"gpu_driver_version": accelerator.gpu_driver_version},
     }
-    if accelerator.gpu_sharing_config is not None:
-        sharing = accelerator.gpu_sharing_config
-        out["gpu_sharing_config"] = {
-            "gpu_sharing_strategy": sharing.gpu_sharing_strategy,
-            "max_shared_clients_per_gpu": sharing.max_shared_clients_per_gpu,
-        }
-    return out
 
 
 def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
