@@ -38,7 +38,7 @@ does not judge, so an agent that tolerates exactly the taints of the pools it se
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
@@ -118,24 +118,18 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
     undecided = Undecided()
     pools = [p for p in _stack_pools(args, undecided) if not p.problem]
     discovered = discovery_agents(agent_resources(stack_index(args)), undecided) if pools else ()
-    installers = None
     placed = _stack_placements(args)  # shared with the device-plugin rule
-    for pool in pools:
-        if (pool.extra or {}).get("gpu_driver_version") != NO_DRIVER:
-            continue
-        installers = installers if installers is not None else _agents(driver_installers(agent_resources(stack_index(args)), undecided))
-        reasons = _judge(installers, pool, undecided, placed, discovered)
-        if reasons is None:
-            continue
-        found = f" The installers found do not reach it: {' | '.join(reasons)}." if reasons else ""
-        report(
+    _require(
+        lambda: driver_installers(agent_resources(stack_index(args)), undecided), "installers",
+        [p for p in pools if (p.extra or {}).get("gpu_driver_version") == NO_DRIVER], report, undecided, placed,
+        discovered,
+        lambda pool, found: (
             f"No NVIDIA driver installer covers {pool.display}: gpuDriverVersion {NO_DRIVER} makes GKE install no "
             f"driver, so its GPUs stay unusable and no device plugin can advertise them.{found} Install GKE's "
             "nvidia-driver-installer DaemonSet (container-engine-accelerators nvidia-driver-installer/cos/"
             "daemonset-preloaded.yaml; it tolerates every taint), or the GPU Operator with driver.enabled, or let GKE "
-            "install the driver (gpuDriverVersion LATEST or DEFAULT).",
-            pool.urn or None,
-        )
+            "install the driver (gpuDriverVersion LATEST or DEFAULT)."),
+    )
     workers = _agents(standalone_nfd_workers(agent_resources(stack_index(args)), undecided)) if pools else []
     for agent in workers:
         for pool in pools:
@@ -162,47 +156,42 @@ def validate_gpu_agents_cover_gpu_pools(args: StackValidationArgs, report: Repor
                     "every instance type of the pool).",
                     pool.urn or None,
                 )
-    _judge_efa(args, [p for p in pools if (p.extra or {}).get("efa")], report, undecided, placed, discovered)
-    _judge_mig(args, [p for p in pools if MIG_CONFIG_LABEL in (p.labels or {})], report, undecided, placed, discovered)
-    undecided.raise_if_any()
-
-
-def _judge_mig(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided,
-               placed: StackPlacements, discovered: tuple[str, ...]) -> None:
-    """A MIG manager covers every pool whose nodes carry the ``nvidia.com/mig.config`` label."""
-    managers = _agents(mig_managers(agent_resources(stack_index(args)), undecided)) if pools else []
-    for pool in pools:
-        reasons = _judge(managers, pool, undecided, placed, discovered)
-        if reasons is None:
-            continue
-        found = f" The MIG managers found do not reach it: {' | '.join(reasons)}." if reasons else ""
-        report(
+    _require(
+        lambda: efa_device_plugins(agent_resources(stack_index(args)), undecided), "plugins",
+        [p for p in pools if (p.extra or {}).get("efa")], report, undecided, placed, discovered,
+        lambda pool, found: (
+            f"No EFA device plugin covers {pool.display}: its nodes advertise no vpc.amazonaws.com/efa, so no pod "
+            f"asking for EFA interfaces schedules there.{found} Install AWS's aws-efa-k8s-device-plugin chart "
+            "(https://aws.github.io/eks-charts) with one Exists toleration per pool taint (the program does so "
+            "unless gpuAgents.efaDevicePlugin.enabled is false)."),
+    )
+    _require(
+        lambda: mig_managers(agent_resources(stack_index(args)), undecided), "MIG managers",
+        [p for p in pools if MIG_CONFIG_LABEL in (p.labels or {})], report, undecided, placed, discovered,
+        lambda pool, found: (
             f"No MIG manager covers {pool.display}: its nodes ask for the MIG layout "
             f"{pool.labels[MIG_CONFIG_LABEL]!r} ({MIG_CONFIG_LABEL}), which only NVIDIA's MIG manager applies "
             "(https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html); the device "
             "plugin partitions nothing, so the GPUs stay whole and the node advertises none of the MIG devices the "
             f"pool is planned for.{found} Install the GPU Operator with migManager.enabled (GpuOperator, or "
-            "devicePlugin.provider: gpu-operator) tolerating the pool's taints, or drop the pool's mig setting.",
-            pool.urn or None,
-        )
+            "devicePlugin.provider: gpu-operator) tolerating the pool's taints, or drop the pool's mig setting."),
+    )
+    undecided.raise_if_any()
 
 
-def _judge_efa(args: StackValidationArgs, pools: Sequence[Any], report: ReportViolation, undecided: Undecided,
-               placed: StackPlacements, discovered: tuple[str, ...]) -> None:
-    """An EFA device plugin covers every EFA pool."""
-    plugins = _agents(efa_device_plugins(agent_resources(stack_index(args)), undecided)) if pools else []
+def _require(find: Callable[[], Sequence[tuple[str, Mapping[str, Any]]]], found_word: str, pools: Sequence[Any],
+             report: ReportViolation, undecided: Undecided, placed: StackPlacements, discovered: tuple[str, ...],
+             message: Callable[[Any, str], str]) -> None:
+    """Report each of ``pools`` that no agent ``find()`` gives covers (read only when some pool needs one):
+    ``message(pool, found)``, ``found`` naming why each agent found misses it (``The <found_word> found do not reach
+    it: ...``) or empty when there is none."""
+    agents = _agents(find()) if pools else []
     for pool in pools:
-        reasons = _judge(plugins, pool, undecided, placed, discovered)
+        reasons = _judge(agents, pool, undecided, placed, discovered)
         if reasons is None:
             continue
-        found = f" The plugins found do not reach it: {' | '.join(reasons)}." if reasons else ""
-        report(
-            f"No EFA device plugin covers {pool.display}: its nodes advertise no vpc.amazonaws.com/efa, so no pod "
-            f"asking for EFA interfaces schedules there.{found} Install AWS's aws-efa-k8s-device-plugin chart "
-            "(https://aws.github.io/eks-charts) with one Exists toleration per pool taint (the program does so "
-            "unless gpuAgents.efaDevicePlugin.enabled is false).",
-            pool.urn or None,
-        )
+        found = f" The {found_word} found do not reach it: {' | '.join(reasons)}." if reasons else ""
+        report(message(pool, found), pool.urn or None)
 
 
 POLICY = StackValidationPolicy(
