@@ -294,3 +294,23 @@ def test_the_policies_docstring_lists_every_rule_in_pack_order():
     listed = re.findall(r"^\d+\. ``([a-z-]+)`` \((\w+)(, stack)?\)$", policies.__doc__, re.M)
     assert listed == [(p.name, p.enforcement_level.value, ", stack" if isinstance(p, StackValidationPolicy) else "")
                       for p in POLICIES]
+
+
+def test_on_another_pulumi_policy_the_per_rule_pack_serves_its_rules_and_warns(served, monkeypatch, capsys):
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.22.0")
+    servicer = served("per-rule")  # no traceback: the analyzer is still built
+    assert "warning: config mistakes are not checked:" in capsys.readouterr().err
+    configure(servicer, {"gpu-workloads-select-gpu-node": "mandatory"})  # not refused: nothing checks it
+
+
+def test_on_another_pulumi_policy_the_per_level_pack_exits_with_the_line_to_pin(served, monkeypatch, capsys):
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.22.0")
+    with pytest.raises(SystemExit) as ended:
+        served("per-level")
+    assert ended.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: the gpu-node-pools policy pack") and "pulumi-policy==1.21.*" in err
