@@ -615,3 +615,11 @@ def test_a_taint_key_too_long_is_refused_at_the_taint_and_bare_metal_pools_have_
     ((path, message),) = config_issues({"cluster": cluster_cfg(), "pools": [pool_cfg(taints=taints)]})
     assert path == "pools[0].taints[1]" and message.startswith(f"taint key {LONG_KEY!r}")
     validate_stack_config({"cluster": cluster_cfg(), "pools": [metal_cfg(taints=taints)]})  # provider none: no tags
+
+
+def test_a_too_long_key_beside_another_mistake_is_said_with_it():
+    from builders import config_issues
+
+    pool = pool_cfg(labels={LONG_KEY: "v"}, securityGroupIds=None)
+    ((path, message),) = config_issues({"cluster": cluster_cfg(), "pools": [pool]})
+    assert path == "pools[0]" and "securityGroupIds: required" in message and f"label key {LONG_KEY!r}" in message

@@ -194,6 +194,10 @@ class SelfManagedPool(PoolBase):
                 )
         else:
             problems += self._aws_problems()
+            too_long = tag_key_length_problem(self)  # alone: at the key's own line; else with the others
+            if too_long and not problems:
+                raise fail(*too_long)
+            problems += [too_long[0]] if too_long else []
         if problems:
             raise_at_unknown_types(problems, self.instance_types or [], self.allow_unknown_instance_types)
             raise fail("; ".join(problems))
@@ -260,9 +264,6 @@ class SelfManagedPool(PoolBase):
         )
         if problem:
             problems.append(problem)
-        too_long = tag_key_length_problem(self)
-        if too_long:
-            raise fail(*too_long)
         if not problems:
             problems += self._asg_tag_problems()
         return problems
