@@ -17,8 +17,16 @@ Sources:
   so they are not judged (a warning).
 * G4: the four sizes above; Compute Engine also has G4 types with less than one GPU (same GKE page,
   "G4 machine types that have less than one GPU"), which are not tabled: other G4 sizes are not judged.
-* ``-nolssd``/``-lowmem`` variants: cluster-toolkit (``a4-highgpu-8g-lowmem``, ``a4x-highgpu-4g-nolssd``)
-  and the A3 ``-nolssd`` types GKE's docs name; a variant the table lacks is not judged (a warning).
+* A4X Max (``a4x-maxgpu-4g-metal``, bare metal: 4 x ``nvidia-gb300`` on NVIDIA Grace, Arm): the A4X Max table of
+  https://cloud.google.com/compute/docs/gpus, and a GKE node pool of that machine type with 4 x ``nvidia-gb300`` in
+  GoogleCloudPlatform/cluster-toolkit ``examples/gke-a4x-max-bm/gke-a4x-max-bm.yaml``@1047080375af.
+* ``-nolssd``/``-lowmem`` variants (the same GPUs without the bundled Local SSD, or with less memory):
+  cluster-toolkit (``a4-highgpu-8g-lowmem``, ``a4x-highgpu-4g-nolssd``); the A3 ``-nolssd`` types GKE's docs name;
+  ``a3-ultragpu-8g-nolssd`` with 8 x ``nvidia-h200-141gb`` in GoogleCloudPlatform/cloud-image-tests
+  ``test_suites/acceleratorconfig/setup.go``@06b6b5593d52 (Google's GPU-count test of that machine type);
+  ``a4-highgpu-8g-nolssd`` among the machine types of GoogleCloudPlatform/gcsfuse ``cfg/params.yaml``@7b39292788a4.
+  A variant the table lacks is not judged (a warning): ``a2-ultragpu-*-nolssd`` and ``a3-megagpu-8g-nolssd`` have
+  no public source here that can be cited by repository and commit.
 * N1 with an attached GPU: the GPU counts an N1 VM takes and the most vCPUs per count (T4: 1 or 2 GPUs up
   to 48 vCPUs, 4 up to 96; P4: 24/48/96; P100: 16/32/96; V100: 12/24/48/96 for 1/2/4/8), from the N1
   section of https://cloud.google.com/compute/docs/gpus as skypilot-org/skypilot
@@ -46,6 +54,10 @@ __all__ = [
 _TOOLKIT = ("GoogleCloudPlatform/cluster-toolkit modules/internal/gpu-definition/main.tf@147e356daa10; "
             "https://cloud.google.com/compute/docs/gpus")
 _AUTOPILOT = "https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus"
+_A3_ULTRA_NOLSSD = "a3-ultragpu-8g-nolssd: GoogleCloudPlatform/cloud-image-tests test_suites/acceleratorconfig@06b6b5593d52"
+_A4_NOLSSD = "a4-highgpu-8g-nolssd: GoogleCloudPlatform/gcsfuse cfg/params.yaml@7b39292788a4"
+_A4X_MAX = ("https://cloud.google.com/compute/docs/gpus (A4X Max); GoogleCloudPlatform/cluster-toolkit "
+            "examples/gke-a4x-max-bm/gke-a4x-max-bm.yaml@1047080375af")
 _N1 = ("N1 section of https://cloud.google.com/compute/docs/gpus, as tabulated in skypilot-org/skypilot "
        "sky/catalog/gcp_catalog.py@b9dd08e76883")
 
@@ -63,7 +75,8 @@ class GpuSeries:
         by_vcpus: the name's number is vCPUs (G2, G4), not ``<N>g``.
         complete: the sourced sizes are all the series has, so another size does not exist (refused);
             False: other sizes are not judged (a warning).
-        variants: sourced name suffixes after the size (``-nolssd``, ``-lowmem``).
+        variants: sourced name suffixes after the size (``-nolssd``, ``-lowmem``, ``-metal``).
+        plain: the name without a variant suffix exists (False for A4X Max, sourced only as ``-metal``).
         arch: the CPU architecture of its nodes (``kubernetes.io/arch``).
         source: where the row comes from.
     """
@@ -77,9 +90,11 @@ class GpuSeries:
     complete: bool = True
     variants: tuple[str, ...] = ()
     arch: str = "amd64"
+    plain: bool = True
 
     def size_name(self, size: int) -> str:
-        return f"{self.prefix}{size}" if self.by_vcpus else f"{self.prefix}{size}g"
+        name = f"{self.prefix}{size}" if self.by_vcpus else f"{self.prefix}{size}g"
+        return name if self.plain else name + self.variants[0]
 
 
 def _g(*counts: int) -> dict[int, int]:
@@ -93,10 +108,12 @@ GPU_SERIES: tuple[GpuSeries, ...] = (
     GpuSeries("A2 Ultra", "a2-ultragpu-", "nvidia-a100-80gb", _g(1, 2, 4, 8), _TOOLKIT),
     GpuSeries("A3 High", "a3-highgpu-", "nvidia-h100-80gb", _g(1, 2, 4, 8), _TOOLKIT, variants=("-nolssd",)),
     GpuSeries("A3 Mega", "a3-megagpu-", "nvidia-h100-mega-80gb", _g(8), _TOOLKIT),
-    GpuSeries("A3 Ultra", "a3-ultragpu-", "nvidia-h200-141gb", _g(8), _TOOLKIT),
+    GpuSeries("A3 Ultra", "a3-ultragpu-", "nvidia-h200-141gb", _g(8), f"{_TOOLKIT}; {_A3_ULTRA_NOLSSD}",
+              variants=("-nolssd",)),
     GpuSeries("A3 Edge", "a3-edgegpu-", "nvidia-h100-80gb", _g(8), _AUTOPILOT, complete=False, variants=("-nolssd",)),
-    GpuSeries("A4", "a4-highgpu-", "nvidia-b200", _g(8), _TOOLKIT, variants=("-lowmem",)),
+    GpuSeries("A4", "a4-highgpu-", "nvidia-b200", _g(8), f"{_TOOLKIT}; {_A4_NOLSSD}", variants=("-lowmem", "-nolssd")),
     GpuSeries("A4X", "a4x-highgpu-", "nvidia-gb200", _g(4), _TOOLKIT, variants=("-nolssd",), arch="arm64"),
+    GpuSeries("A4X Max", "a4x-maxgpu-", "nvidia-gb300", _g(4), _A4X_MAX, variants=("-metal",), arch="arm64", plain=False),
     GpuSeries("G2", "g2-standard-", "nvidia-l4", {4: 1, 8: 1, 12: 1, 16: 1, 24: 2, 32: 1, 48: 4, 96: 8}, _TOOLKIT,
               by_vcpus=True),
     GpuSeries("G4", "g4-standard-", "nvidia-rtx-pro-6000", {48: 1, 96: 2, 192: 4, 384: 8}, _TOOLKIT + "; " + _AUTOPILOT,
@@ -207,11 +224,12 @@ def _series_problems(series: GpuSeries, machine_type: str, accelerator: str, cou
         problems.append(MachineProblem(("accelerator", "count"), (
             f"{count}: machine type {machine_type} comes with {gpus} x {series.accelerator} ({series.source}); "
             f"set accelerator.count: {gpus}")))
-    if suffix and suffix not in series.variants:
+    if (suffix or not series.plain) and suffix not in series.variants:
+        what = (f"the variant {suffix!r} of {series.size_name(size)} is not in the component's table" if suffix else
+                f"the component's table has {series.label} only as {series.size_name(size)}")
         problems.append(MachineProblem(("machineType",), (
-            f"{machine_type!r}: the variant {suffix!r} of {series.size_name(size)} is not in the component's table "
-            f"({series.source}; known variants: {', '.join(series.variants) or 'none'}), so it is not judged; Compute "
-            "Engine refuses the node pool if it does not exist"), warning=True))
+            f"{machine_type!r}: {what} ({series.source}; known variants: {', '.join(series.variants) or 'none'}), so "
+            "it is not judged; Compute Engine refuses the node pool if it does not exist"), warning=True))
     return problems
 
 

@@ -9,6 +9,14 @@ GKE, or where ``admissionPlugins`` says the plugin is on). Otherwise the pod sta
 good (the pattern of aws/karpenter-provider-aws#5703 and vllm-project/aibrix#909). Matching is
 Kubernetes' (``taints.py``): with ``Equal`` the values must match.
 
+On GKE, a pod whose ``nodeSelector`` selects a custom ComputeClass (``cloud.google.com/compute-class: <class>``) and
+whose only untolerated taint on some pool it targets is that class's ``cloud.google.com/compute-class=<class>:NoSchedule``
+is not judged, with the reason: GKE documents that label and taint for node pools created by hand
+(https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes#manual-node-pools) but not
+whether it adds the matching toleration to the pods that select the class, so
+:func:`gpu_node_pool.k8s.taints.effective_tolerations` does not add it and no finding is made either
+(:func:`_compute_class_unsure`).
+
 A pod template that requests GPUs and whose required node selection every GPU pool's declared labels refuse
 (``gpu-node-pools/pool: inferense`` beside pools ``inference`` and ``burst``) selects no GPU pool of the stack:
 it is reported too, naming the values the pools carry for the keys it selects, as the in-cluster rule
@@ -28,8 +36,10 @@ from pulumi_policy import (
 )
 
 from ...k8s.effective import runs_own_api_server
-from ...k8s.taints import Taint, Toleration, effective_tolerations, untolerated_taints
+from ...k8s.labels import GKE_COMPUTE_CLASS_LABEL, GKE_COMPUTE_CLASS_SOURCE
+from ...k8s.taints import Taint, TaintEffect, Toleration, effective_tolerations, untolerated_taints
 from ...sdk.props import Undecided, UnknownValueError, plain
+from ..pools import GpuPool
 from ..stack import stack_index
 from ..workloads import WORKLOAD_POD_SPEC_PATHS, NodeSelection, gpu_resources_requested, read_tolerations
 from ._shared import _NE, _NS, _config, _fmt, _resource, _stack_pools
@@ -111,6 +121,7 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
             # the verdict on a pool is its group's; the groups in the order their first pool comes (as pool by pool)
             verdicts: list[tuple[list[Taint], str]] = []
             by_platform: dict[str, list[Toleration]] = {}  # what admission adds depends on the platform only
+            unsure = ""  # why a pool it targets may still take it (a compute class's taint on GKE): then not judged
             for g in order:
                 pool = pool_of_group[g]
                 tolerations = by_platform.get(pool.platform)
@@ -122,8 +133,12 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                 missing = [t for t in untolerated_taints(tolerations, pool.taints) if t.effect.repels]
                 if not missing:
                     break  # some pool it targets takes it
+                unsure = unsure or _compute_class_unsure(pool, missing, selection)
                 verdicts.append((missing, f": {_fmt(missing)} not tolerated"))
             else:
+                if unsure:
+                    undecided.not_judged(workload.display, unsure)
+                    continue
                 key = (content, tuple(shown for _, shown in verdicts))
                 text = texts.get(key) if content is not None else None
                 if text is None:
@@ -140,6 +155,25 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                     res.urn,
                 )
     undecided.raise_if_any()
+
+
+def _compute_class_unsure(pool: GpuPool, missing: list[Taint], selection: NodeSelection) -> str:
+    """Why ``pool`` may take the pod although ``missing`` is untolerated ("" when it may not): on GKE, every missing
+    taint is ``cloud.google.com/compute-class=<class>:NoSchedule`` of a class the pod's ``nodeSelector`` selects.
+    GKE documents that taint for node pools created by hand (:data:`GKE_COMPUTE_CLASS_SOURCE`) but not whether it
+    adds the matching toleration to the pods selecting the class, so the verdict is neither pass nor finding."""
+    selected = {value for key, value in selection.node_selector if key == GKE_COMPUTE_CLASS_LABEL}
+    classes = [t for t in missing if t.key == GKE_COMPUTE_CLASS_LABEL and t.effect is TaintEffect.NO_SCHEDULE
+               and t.value in selected]
+    if pool.platform != "gke" or len(classes) != len(missing):
+        return ""
+    taint = classes[0]
+    toleration = ", ".join(f"{k}: {v}" for k, v in Toleration.for_taint(taint).to_k8s().items())
+    return (f"not judged: on {pool.display} its only untolerated taint is {taint}, the taint of the custom "
+            f"ComputeClass {taint.value} it selects (nodeSelector {GKE_COMPUTE_CLASS_LABEL}: {taint.value}); GKE "
+            f"documents that taint for node pools created by hand ({GKE_COMPUTE_CLASS_SOURCE}), but GKE's "
+            "documentation does not say whether GKE adds the matching toleration to the pods that select the class; "
+            f"add the toleration {{{toleration}}} to be certain")
 
 
 def _refused_by_every_pool(pod_spec: object, selection: NodeSelection, pools: list) -> bool:
