@@ -58,6 +58,7 @@ from ..expand.operator_resources import expand_custom_resource, group_kind, know
 from ..expand.result import Expanded, NotJudged
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
 from ..k8s.refusals import REFUSED
+from ..k8s.labels import GKE_COMPUTE_CLASS_LABEL
 from ..k8s.wellknown import SECRET, UNKNOWN
 from ..sdk.record import Resource
 from .on_import import when_imported
@@ -99,6 +100,9 @@ _SELECTION_FIX = ("install the discovery agent it names in the stack, or select 
                   "`gpupool audit` judges the selection against the live nodes' labels")
 #: A pod spec the API server refuses (:data:`gpu_node_pool.k8s.refusals.REFUSED`) and its fix.
 _REFUSED_FIX = "correct the field the reason names (it says what to write): the API server creates no such object"
+#: A workload selecting a GKE custom ComputeClass whose only untolerated taint is the class's, and its fix.
+_COMPUTE_CLASS_FIX = ("add the toleration the reason names, or check on the cluster whether GKE added it "
+                      "(kubectl get pod <pod> -o yaml)")
 _MARKERS = (UNKNOWN, SECRET)  # a secret value is never rendered: it counts as unknown
 
 
@@ -391,6 +395,7 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
         if v["message"].startswith(_CANT_RUN.format(v["policy"])):
             kind = where.split(" ", 1)[0] if where != "stack" else "stack"
             fix = (_REFUSED_FIX if REFUSED in v["message"] else
+                   _COMPUTE_CLASS_FIX if GKE_COMPUTE_CLASS_LABEL in v["message"] else
                    _SELECTION_FIX if _SELECTION_NOT_JUDGED in v["message"] else _UNKNOWN_FIX)
             items.append(NotJudged(urn_of.get(where, where), kind, v["message"], fix))
             if strict:

@@ -346,6 +346,7 @@ def test_a_workload_selecting_the_compute_class_is_not_judged_on_its_taint(tmp_p
     assert CC_DOC in item["reason"]
     assert item["reason"].endswith(f"add the toleration {{key: {COMPUTE_CLASS}, operator: Equal, value: gpu-l4, "
                                    "effect: NoSchedule} to be certain")
+    assert item["fix"].startswith("add the toleration the reason names")  # not "make the values known at preview"
 
 
 def test_a_compute_class_workload_missing_another_taint_is_still_a_finding(tmp_path, capsys):
