@@ -1,4 +1,5 @@
-"""One source of truth: no effect spelling appears as a string literal outside k8s/taints.py and k8s/effective.py.
+"""One source of truth: no effect spelling appears as a string literal outside k8s/taints.py, the effects it re-exports
+(k8s/effects.py) and k8s/effective.py.
 
 Docstrings and comments may name effects; code must go through TaintEffect.
 """
@@ -12,8 +13,9 @@ from conftest import ROOT
 
 EFFECT = re.compile(r"\b(NoSchedule|PreferNoSchedule|NoExecute|NO_SCHEDULE|PREFER_NO_SCHEDULE|NO_EXECUTE)\b")
 PACKAGE = ROOT / "components" / "gpu_node_pool"
-#: Where taint semantics live: parsing and matching, and what admission and the DaemonSet controller add.
-TAINT_MODULES = ("k8s/taints.py", "k8s/effective.py")
+#: Where taint semantics live: parsing and matching, the effects' spellings, and what admission and the DaemonSet
+#: controller add.
+TAINT_MODULES = ("k8s/taints.py", "k8s/effects.py", "k8s/effective.py")
 
 
 def _docstring_nodes(tree: ast.AST) -> set[int]:
@@ -47,4 +49,4 @@ def test_no_effect_literal_outside_taints_py():
 
 
 def test_the_check_can_fail():
-    assert effect_literals(PACKAGE / "k8s" / "taints.py")
+    assert effect_literals(PACKAGE / "k8s" / "taints.py") and effect_literals(PACKAGE / "k8s" / "effects.py")

@@ -7,7 +7,8 @@ import itertools
 
 import pytest
 
-from gpu_node_pool.k8s import refusals
+from gpu_node_pool.k8s import refusals, taints, toleration_rules
+from gpu_node_pool.k8s.effective import effective_tolerations
 from gpu_node_pool.k8s.refusals import placement_refusal, requirement_refusal, toleration_refusal, tolerations_refusal
 from gpu_node_pool.k8s.selection import (
     NODE_SELECTOR_OPERATORS,
@@ -17,12 +18,14 @@ from gpu_node_pool.k8s.selection import (
     values_count_problem,
 )
 from gpu_node_pool.k8s.taints import (
-    TOLERATION_OPERATORS,
     TaintEffect,
     TaintError,
     Toleration,
+    broken_toleration_rule,
     meant_toleration_operator,
+    whole_seconds,
 )
+from gpu_node_pool.text.terminal import shown
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
@@ -173,31 +176,91 @@ def test_a_toleration_the_api_server_accepts_is_no_refusal(item):
     assert tolerations_refusal([item]) is None
 
 
-KEYS = [None, "", "nvidia.com/gpu", "bad key!"]
-OPERATORS = [None, "", "Equal", "Exists", "exists", "Gt", "Sometimes"]
-VALUES = [None, "", "present", "950", "not a label value!"]
-EFFECTS = [None, "", *(e.value for e in TaintEffect), "noschedule", "NO_SCHEDULE"]
-SECONDS = [None, 30]
+#: A grid over every field of a toleration: right and wrong strings, null, absent (:data:`ABSENT`), values of the
+#: wrong JSON type, and ``tolerationSeconds`` as an int, an integral float (a Pulumi preview's number), a fraction
+#: and a boolean.
+class _Absent:
+    def __repr__(self) -> str:  # a stable test id
+        return "ABSENT"
 
 
-@pytest.mark.parametrize("key", KEYS)
-@pytest.mark.parametrize("operator", OPERATORS)
-def test_the_refusal_accepts_exactly_what_a_toleration_can_be_built_of(key, operator):
-    """One rule set: what :func:`toleration_refusal` accepts, :class:`Toleration` builds, and what it refuses,
-    :class:`Toleration` refuses too."""
+ABSENT = _Absent()
+KEYS = [ABSENT, None, "", "nvidia.com/gpu", "bad key!", False, 5]
+OPERATORS = [ABSENT, None, "", "Equal", "Exists", "exists", "Gt", "Lt", "Sometimes", False, True]
+VALUES = [ABSENT, None, "", "present", "950", "-5", "not a label value!", 0]
+EFFECTS = [ABSENT, None, "", *(e.value for e in TaintEffect), "noschedule", "NO_SCHEDULE", False]
+SECONDS = [ABSENT, None, 30, 30.0, 1.5, True]
+FIELDS = ("key", "operator", "value", "effect", "tolerationSeconds")
+
+
+@pytest.mark.parametrize("key", KEYS, ids=repr)
+@pytest.mark.parametrize("operator", OPERATORS, ids=repr)
+def test_the_refusal_and_the_toleration_give_one_verdict_and_name_one_rule(key, operator):
+    """One rule set: what :func:`toleration_refusal` accepts, :class:`Toleration` builds; what it refuses,
+    :class:`Toleration` refuses too, naming the same rule (its error's ``refusal``), or, for a field of the wrong
+    type, the same field. A check added to one reader only fails here."""
     for value, effect, seconds in itertools.product(VALUES, EFFECTS, SECONDS):
-        item = {"key": key, "operator": operator, "value": value, "effect": effect, "tolerationSeconds": seconds}
+        given = (key, operator, value, effect, seconds)
+        item = {name: v for name, v in zip(FIELDS, given, strict=True) if v is not ABSENT}
         refusal = toleration_refusal(item)
         try:
+            built = Toleration.from_k8s(item)
+        except TaintError as err:
+            assert refusal is not None, (item, str(err))
+            broken = err.refusal
+            if broken is None:  # decoding: the field of the wrong type
+                wrong = next(name for name in FIELDS if name in item and item[name] is not None and (
+                    whole_seconds(item[name]) is None if name == "tolerationSeconds" else not isinstance(item[name], str)))
+                assert refusal.startswith(f"toleration.{wrong} is "), (item, refusal, str(err))
+                assert f"toleration {wrong} " in str(err), (item, refusal, str(err))
+            else:
+                assert refusal.startswith(f"toleration.{broken.field} {shown(broken.value)}: {broken.rule}: "), (item, refusal)
+                assert refusal.endswith(f"; fix: {broken.fix}") and str(err).endswith(f"; fix: {broken.fix}"), (item, refusal)
+                assert broken == broken_toleration_rule(*(item.get(n) or "" for n in FIELDS[:4]),
+                                                        whole_seconds(item.get("tolerationSeconds")))
+        else:
+            assert refusal is None, (item, refusal)
+            assert toleration_refusal(built.to_k8s()) is None and Toleration.from_k8s(built.to_k8s()) == built
+
+
+def test_the_grid_meets_every_rule():
+    """The grid above breaks each rule of :func:`broken_toleration_rule` at least once, and builds some tolerations."""
+    rules, built = set(), 0
+    for given in itertools.product(KEYS, OPERATORS, VALUES, EFFECTS, SECONDS):
+        item = {name: v for name, v in zip(FIELDS, given, strict=True) if v is not ABSENT}
+        try:
             Toleration.from_k8s(item)
-            built = True
-        except TaintError:
-            built = False
-        assert (refusal is None) == built, (item, refusal)
+            built += 1
+        except TaintError as err:
+            if err.refusal is not None:
+                rules.add((err.refusal.field, err.refusal.rule.split(" (")[0][:30]))
+    assert {field for field, _ in rules} == set(FIELDS) and len(rules) >= 8 and built > 100, sorted(rules)
+
+
+@pytest.mark.parametrize("item", [
+    {"key": False, "operator": "Exists"},  # no catch-all: false is no string
+    {"key": "nvidia.com/gpu", "operator": 0},  # no Equal
+    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": False},  # no every-effect
+])
+def test_a_falsy_value_of_the_wrong_type_is_refused_by_both_readers(item):
+    assert "not a string" in toleration_refusal(item)
+    with pytest.raises(TaintError, match="must be a string"):
+        Toleration.from_k8s(item)
+
+
+def test_integral_float_seconds_are_read_as_whole_seconds_by_both_readers():
+    item = {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300.0}
+    assert toleration_refusal(item) is None
+    built = Toleration.from_k8s(item)
+    assert built.toleration_seconds == 300 and type(built.toleration_seconds) is int
+    assert effective_tolerations({"tolerations": [item]}, "eks", "Pod")[0] == built
+    with pytest.raises(TaintError, match="must be an integer"):
+        Toleration.from_k8s({**item, "tolerationSeconds": 1.5})
 
 
 def test_the_refusal_spells_effects_and_operators_as_taints_does():
-    assert refusals.TaintEffect is TaintEffect and refusals.TOLERATION_OPERATORS is TOLERATION_OPERATORS
+    assert refusals.broken_toleration_rule is toleration_rules.broken_toleration_rule is taints.broken_toleration_rule
+    assert taints.TOLERATION_OPERATORS is toleration_rules.TOLERATION_OPERATORS and taints.TaintEffect is TaintEffect
     for effect in TaintEffect:
         assert toleration_refusal({"operator": "Exists", "effect": effect.value}) is None
         assert TaintEffect.meant(effect.value.upper()) is effect and TaintEffect.meant(effect.provider_spelling) is effect

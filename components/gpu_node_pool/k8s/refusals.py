@@ -19,14 +19,10 @@ Two kinds of refusal, both before any object is stored:
    ``DoesNotExist``, exactly one for ``Gt``/``Lt``, one of those six operators, and a qualified-name
    key; ``ValidateNodeFieldSelectorRequirement`` wants ``matchFields`` on ``metadata.name`` with
    ``In``/``NotIn`` and exactly one node name. ``ValidateTolerations`` (same file and commit) refuses a
-   toleration whose operator is not ``Equal`` (or empty, which means ``Equal``) or ``Exists``, ``Exists`` with
-   a value, ``Equal`` with a value that is no label value, an empty key without ``Exists``, a key that is no
-   qualified name, an effect that is neither empty nor ``NoSchedule``, ``PreferNoSchedule``, ``NoExecute``,
-   and ``tolerationSeconds`` without the effect ``NoExecute``. ``Gt``/``Lt``
-   are accepted with a decimal integer value, as on Kubernetes 1.35+ with the alpha gate
-   ``TaintTolerationComparisonOperators`` on (KEP-5471; :mod:`gpu_node_pool.k8s.taints` judges them so, and
-   callers that know the cluster's version refuse them below 1.35). :func:`toleration_refusal` names the rule
-   and the fix; the names of operators and effects are :mod:`gpu_node_pool.k8s.taints`'s.
+   toleration by the rules of :mod:`gpu_node_pool.k8s.toleration_rules`, their one definition, which
+   :class:`~gpu_node_pool.k8s.taints.Toleration` builds with too (``Gt``/``Lt`` accepted with a decimal integer
+   value, as on Kubernetes 1.35+ with the alpha gate ``TaintTolerationComparisonOperators`` on; callers that
+   know the cluster's version refuse them below 1.35). :func:`toleration_refusal` names the rule and the fix.
 
 Not refusals, and so judged as the matcher reads them (:mod:`gpu_node_pool.k8s.selection`): an empty
 ``nodeSelectorTerm`` (valid; it matches no node), a ``Gt``/``Lt`` value that is no integer (valid;
@@ -48,23 +44,13 @@ from ..text.terminal import shown
 from .names import DNS1123_SUBDOMAIN_MAX, DNS1123_SUBDOMAIN_RE, label_value_problem, qualified_name_problem
 from .patterns import full_match
 from .selection import NODE_SELECTOR_OPERATORS, values_count_problem
-from .taints import (
-    NUMERIC_OPERATORS_GATE,
-    NUMERIC_TOLERATION_OPERATORS,
-    TOLERATION_OPERATORS,
-    TaintEffect,
-    decimal_integer,
-    meant_toleration_operator,
-)
+from .toleration_rules import TOLERATIONS_SOURCE, broken_toleration_rule, whole_seconds
 
 __all__ = ["REFUSED", "TOLERATIONS_SOURCE", "placement_refusal", "tolerations_refusal", "toleration_refusal",
            "node_selector_refusal", "required_affinity_refusal", "node_name_refusal", "requirement_refusal"]
 
 #: How every refusal ends: who refuses, and so why nothing is judged.
 REFUSED = "the API server refuses this pod spec"
-
-#: Where the rules of :func:`toleration_refusal` are written.
-TOLERATIONS_SOURCE = "ValidateTolerations, kubernetes pkg/apis/core/validation/validation.go"
 
 _REQUIRED = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
 
@@ -107,27 +93,18 @@ def tolerations_refusal(value: Any) -> str | None:
     return None
 
 
-_EFFECTS = ", ".join(e.value for e in TaintEffect)
-_WORD_OPERATORS = [o for o in TOLERATION_OPERATORS if o not in NUMERIC_TOLERATION_OPERATORS]
-_OPERATORS_RULE = (f"must be {' or '.join(_WORD_OPERATORS)} ({' and '.join(NUMERIC_TOLERATION_OPERATORS)} only on "
-                   f"Kubernetes 1.35+ with the alpha feature gate {NUMERIC_OPERATORS_GATE} on)")
-
-
 def toleration_refusal(toleration: Any, where: str = "toleration") -> str | None:
     """Why the API server refuses one item of ``tolerations``, or None. ``where`` names it in the message.
 
     Decoding (``core/v1`` ``Toleration``): an object whose ``key``, ``operator``, ``value`` and ``effect`` are
-    strings (null reads as empty) and ``tolerationSeconds`` an integer. Then ``ValidateTolerations``
-    (:data:`TOLERATIONS_SOURCE`; the module docstring has the commit): the operator is ``Equal``, empty (which
-    means ``Equal``) or ``Exists`` (``Gt``/``Lt`` with the alpha gate,
-    :data:`~gpu_node_pool.k8s.taints.NUMERIC_TOLERATION_OPERATORS`); ``Exists`` carries no value; ``Equal``'s value
-    is a label value, ``Gt``/``Lt``'s a decimal integer; an empty key needs ``Exists``; a key is a qualified name;
-    the effect is empty (every effect) or one of :class:`~gpu_node_pool.k8s.taints.TaintEffect`; and
-    ``tolerationSeconds`` needs the effect ``NoExecute``.
+    strings (null reads as empty) and ``tolerationSeconds`` an integer
+    (:func:`~gpu_node_pool.k8s.toleration_rules.whole_seconds`). Then the first ``ValidateTolerations`` rule broken
+    (:data:`TOLERATIONS_SOURCE`), as :func:`~gpu_node_pool.k8s.toleration_rules.broken_toleration_rule` names it:
+    the one definition :class:`~gpu_node_pool.k8s.taints.Toleration` builds with too, so what this accepts is
+    what a ``Toleration`` is built of, and is matched as Kubernetes matches it.
 
     The answer reads ``<where>.<field> <value>: <rule>: <who refuses> (<source>); fix: <what to write>``, e.g.
-    ``tolerations[0].operator 'exists': must be Equal or Exists ...; fix: write Exists``. What it accepts is what
-    :class:`~gpu_node_pool.k8s.taints.Toleration` accepts, and is matched as Kubernetes matches it.
+    ``tolerations[0].operator 'exists': must be Equal or Exists ...; fix: write Exists``.
     """
     if not isinstance(toleration, Mapping):
         return (f"{where} is {_json_kind(toleration)}, not an object: {REFUSED} (a Toleration is an object of key, "
@@ -139,54 +116,14 @@ def toleration_refusal(toleration: Any, where: str = "toleration") -> str | None
             return f"{where}.{name} is {_json_kind(value)}, not a string: {REFUSED} (Toleration.{name} is a string; quote it)"
         read[name] = value or ""
     seconds = toleration.get("tolerationSeconds")
-    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
-                                or (isinstance(seconds, float) and not seconds.is_integer())):
+    whole = None if seconds is None else whole_seconds(seconds)
+    if seconds is not None and whole is None:
         return f"{where}.tolerationSeconds is {_json_kind(seconds)}; it must be an integer (whole seconds): {REFUSED}"
-    key, operator, value, effect = read["key"], read["operator"], read["value"], read["effect"]
-    found = _toleration_rule(key, operator, value, effect, seconds)
-    if found is None:
+    broken = broken_toleration_rule(read["key"], read["operator"], read["value"], read["effect"], whole)
+    if broken is None:
         return None
-    field, shown_value, rule, fix = found
-    return f"{where}.{field} {shown_value}: {rule}: {REFUSED} ({TOLERATIONS_SOURCE}); fix: {fix}"
-
-
-def _toleration_rule(key: str, operator: str, value: str, effect: str, seconds: Any) -> tuple[str, str, str, str] | None:
-    """The first ``ValidateTolerations`` rule a decoded toleration breaks: ``(field, its value shown, the rule,
-    the fix)``, or None. The operator first: once it is right, the rules that depend on it make sense."""
-    if operator and operator not in TOLERATION_OPERATORS:
-        meant = meant_toleration_operator(operator)
-        fix = f"write {meant}" if meant else f"write {' or '.join(_WORD_OPERATORS)}"
-        return "operator", shown(operator), _OPERATORS_RULE, fix
-    if operator == "Exists" and value:
-        return ("value", shown(value), "must be empty when operator is Exists (Exists matches every value)",
-                "drop the value, or use operator Equal to match only that value")
-    if operator in NUMERIC_TOLERATION_OPERATORS and decimal_integer(value) is None:
-        return ("value", shown(value), f"must be a decimal integer fitting 64 bits with operator {operator} (KEP-5471)",
-                "write a whole number such as '950' or '-5' (no '+', leading zero or decimal point)")
-    if operator in ("", "Equal") and value:
-        problem = label_value_problem(value)
-        if problem:
-            return "value", shown(value), f"{problem} (a toleration's value is a label value)", "write the taint's value"
-    if not key and operator != "Exists":
-        return ("operator", shown(operator), "must be Exists when key is empty (an empty key with Exists matches every "
-                "taint; empty means Equal)", "give the taint's key, or use operator Exists to tolerate every taint")
-    if key:
-        problem = qualified_name_problem(key)
-        if problem:
-            return "key", shown(key), f"{problem} (a toleration's key is a taint key)", "write the taint's key"
-    if effect and effect not in _EFFECT_VALUES:
-        meant = TaintEffect.meant(effect)
-        fix = f"write {meant.value}" if meant else "write one of them, or leave it empty to match every effect"
-        return "effect", shown(effect), f"must be empty (every effect) or one of {_EFFECTS}", fix
-    if seconds is not None and effect != TaintEffect.NO_EXECUTE.value:
-        return ("tolerationSeconds", shown(int(seconds)), f"needs the effect {TaintEffect.NO_EXECUTE.value}, not "
-                f"{shown(effect) if effect else 'an empty effect'} (it says how long a pod stays once a "
-                f"{TaintEffect.NO_EXECUTE.value} taint appears)",
-                f"set effect {TaintEffect.NO_EXECUTE.value}, or drop tolerationSeconds")
-    return None
-
-
-_EFFECT_VALUES = frozenset(e.value for e in TaintEffect)
+    return (f"{where}.{broken.field} {shown(broken.value)}: {broken.rule}: {REFUSED} ({TOLERATIONS_SOURCE}); "
+            f"fix: {broken.fix}")
 
 
 def node_selector_refusal(value: Any) -> str | None:

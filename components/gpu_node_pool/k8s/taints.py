@@ -1,5 +1,7 @@
-"""Taints and tolerations: the one place that knows their shape, spellings and matching (this
-package: ``__init__`` for taints, effects and matching; ``effective.py`` for what the cluster adds).
+"""Taints and tolerations: the one place that knows their shape, spellings and matching (with the
+modules it re-exports: ``effects.py`` for effects and their spellings, ``names.py`` for key and value
+syntax, ``toleration_rules.py`` for the API server's rules of a toleration; ``effective.py`` for what
+the cluster adds).
 
 Everything else in gpu-node-pools goes through this module to parse a taint, spell an effect for a
 provider API, decide whether a toleration tolerates a taint, or add what the cluster adds.
@@ -24,15 +26,14 @@ Sources:
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
-# Name syntax lives in names.py; re-exported here, so that this stays the one import for taints.
+# Effects, name syntax and the toleration rules live in effects.py, names.py and toleration_rules.py;
+# re-exported here, so that this stays the one import for taints.
 from ..text.terminal import shown
+from .effects import TaintEffect, TaintError
 from .names import (
     DNS1123_SUBDOMAIN_MAX,
     LABEL_VALUE_MAX,
@@ -40,7 +41,17 @@ from .names import (
     label_value_problem,
     qualified_name_problem,
 )
-from .patterns import full_match
+from .toleration_rules import (
+    NUMERIC_OPERATORS_GATE,
+    NUMERIC_OPERATORS_MIN_VERSION,
+    NUMERIC_TOLERATION_OPERATORS,
+    TOLERATION_OPERATORS,
+    TolerationRefusal,
+    broken_toleration_rule,
+    decimal_integer,
+    meant_toleration_operator,
+    whole_seconds,
+)
 
 __all__ = [
     "TaintError",
@@ -64,6 +75,9 @@ __all__ = [
     "NUMERIC_OPERATORS_GATE",
     "meant_toleration_operator",
     "decimal_integer",
+    "whole_seconds",
+    "TolerationRefusal",
+    "broken_toleration_rule",
     "compare_numeric",
     "PLATFORMS",
     "EXTENDED_RESOURCE_TOLERATION",
@@ -74,111 +88,6 @@ __all__ = [
     "implied_tolerations",
     "effective_tolerations",
 ]
-
-
-class TaintError(ValueError):
-    """A taint or toleration that Kubernetes would reject. The message says why and how to fix it."""
-
-
-# --- effects ----------------------------------------------------------------------------
-
-
-class TaintEffect(str, Enum):
-    """A taint effect, in the Kubernetes spelling (the value of each member).
-
-    * ``NoSchedule``: new pods that do not tolerate the taint are not scheduled.
-    * ``PreferNoSchedule``: the scheduler tries to avoid the node; a score, not a rule.
-    * ``NoExecute``: like NoSchedule, and running pods that do not tolerate it are evicted.
-
-    EKS and GKE spell them ``NO_SCHEDULE``, ``PREFER_NO_SCHEDULE``, ``NO_EXECUTE``
-    (:meth:`provider_spelling`, :meth:`from_provider`).
-    """
-
-    NO_SCHEDULE = "NoSchedule"
-    PREFER_NO_SCHEDULE = "PreferNoSchedule"
-    NO_EXECUTE = "NoExecute"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @property
-    def provider_spelling(self) -> str:
-        """The EKS and GKE API spelling: ``NO_SCHEDULE``, ``PREFER_NO_SCHEDULE``, ``NO_EXECUTE``."""
-        return _PROVIDER_SPELLING[self]
-
-    @classmethod
-    def from_provider(cls, spelling: str) -> TaintEffect:
-        """Translate an EKS/GKE effect (``NO_SCHEDULE``...) into a :class:`TaintEffect`.
-
-        Raises:
-            TaintError: ``spelling`` is not one of the three provider values.
-        """
-        for effect, provider in _PROVIDER_SPELLING.items():
-            if provider == spelling:
-                return effect
-        raise TaintError(
-            f"{shown(spelling)} is not an EKS/GKE taint effect; expected one of "
-            + ", ".join(_PROVIDER_SPELLING.values())
-        )
-
-    @classmethod
-    def parse(cls, spelling: Any) -> TaintEffect:
-        """Parse the Kubernetes spelling; reject everything else with a message that says the fix.
-
-        Raises:
-            TaintError: the EKS/GKE spelling, a wrong case, or an unknown effect.
-        """
-        if isinstance(spelling, TaintEffect):
-            return spelling
-        if isinstance(spelling, str):
-            for effect in cls:
-                if effect.value == spelling:
-                    return effect
-            meant = cls.meant(spelling)
-            if meant is not None and meant.provider_spelling == spelling:
-                raise TaintError(
-                    f"{shown(spelling)} is the EKS/GKE API spelling; write {meant.value} "
-                    "(the component translates it)"
-                )
-            if meant is not None:
-                raise TaintError(f"{shown(spelling)} is not a taint effect; did you mean {meant.value}?")
-        allowed = ", ".join(e.value for e in cls)
-        raise TaintError(f"{shown(spelling)} is not a taint effect; allowed: {allowed}")
-
-    @classmethod
-    def meant(cls, spelling: Any) -> TaintEffect | None:
-        """The effect a wrong spelling most likely means, or None: the EKS/GKE spelling (``NO_SCHEDULE``), another
-        case or ``_``/``-`` (``noschedule``, ``No-Execute``), or a close typo (``NoScheduel``). None for a right
-        spelling too (it means itself: :meth:`parse`)."""
-        if not isinstance(spelling, str) or isinstance(spelling, TaintEffect) or spelling in _VALUES:
-            return None
-        for effect, provider in _PROVIDER_SPELLING.items():
-            if provider == spelling:
-                return effect
-        folded = spelling.replace("_", "").replace("-", "").lower()
-        for effect in cls:
-            if effect.value.lower() == folded:
-                return effect
-        close = difflib.get_close_matches(folded, [e.value.lower() for e in cls], n=1, cutoff=0.75)
-        return next((e for e in cls if e.value.lower() == close[0]), None) if close else None
-
-    @property
-    def evicts(self) -> bool:
-        """True for ``NoExecute``, the only effect that evicts running pods."""
-        return self is TaintEffect.NO_EXECUTE
-
-    @property
-    def repels(self) -> bool:
-        """True for the effects that keep untolerating pods off (``NoSchedule``, ``NoExecute``)."""
-        return self is not TaintEffect.PREFER_NO_SCHEDULE
-
-
-_PROVIDER_SPELLING: dict[TaintEffect, str] = {
-    TaintEffect.NO_SCHEDULE: "NO_SCHEDULE",
-    TaintEffect.PREFER_NO_SCHEDULE: "PREFER_NO_SCHEDULE",
-    TaintEffect.NO_EXECUTE: "NO_EXECUTE",
-}
-_VALUES = frozenset(e.value for e in TaintEffect)
 
 
 # --- taints -----------------------------------------------------------------------------
@@ -312,48 +221,6 @@ def find_duplicate_taints(taints: Iterable[Taint]) -> list[tuple[int, int, Taint
 
 # --- tolerations ------------------------------------------------------------------------
 
-#: ``Gt`` and ``Lt`` compare the taint's value with the toleration's as 64-bit integers.
-NUMERIC_TOLERATION_OPERATORS = ("Gt", "Lt")
-TOLERATION_OPERATORS = ("Equal", "Exists", *NUMERIC_TOLERATION_OPERATORS)
-#: The first Kubernetes minor that serves ``Gt``/``Lt`` (alpha), and the gate that must be on.
-NUMERIC_OPERATORS_MIN_VERSION = (1, 35)
-NUMERIC_OPERATORS_GATE = "TaintTolerationComparisonOperators"
-
-
-def meant_toleration_operator(spelling: Any) -> str | None:
-    """The toleration operator (one of :data:`TOLERATION_OPERATORS`) a wrong spelling most likely means, or None:
-    another case (``exists``, ``EQUAL``) or a close typo (``Exsits``). None for a right spelling too."""
-    if not isinstance(spelling, str) or spelling in TOLERATION_OPERATORS:
-        return None
-    for operator in TOLERATION_OPERATORS:
-        if operator.lower() == spelling.lower():
-            return operator
-    words = [o for o in TOLERATION_OPERATORS if o not in NUMERIC_TOLERATION_OPERATORS]  # Gt/Lt: too short to guess
-    close = difflib.get_close_matches(spelling.lower(), [o.lower() for o in words], n=1, cutoff=0.75)
-    return next((o for o in words if o.lower() == close[0]), None) if close else None
-
-
-# k8s.io/apimachinery/pkg/api/validate/content IsDecimalInteger: an optional "-", then "0" or a
-# digit 1-9 and more digits; no "+", no leading zero, no "-0", ASCII digits only.
-_DECIMAL_INTEGER_RE = re.compile(r"^(0|-?[1-9][0-9]*)$")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-#: 19 digits and a sign: the longest text an int64 can have; longer is refused before int().
-_INT64_MAX_CHARS = 20
-
-
-def decimal_integer(text: Any) -> int | None:
-    """``text`` as a signed 64-bit integer the way the numeric toleration operators read it, or None.
-
-    Accepted: ``"0"``, ``"5"``, ``"-5"``, ``"9223372036854775807"``. Refused (None): ``""``,
-    ``"-"``, ``"+5"``, ``"0100"``, ``"-0"``, ``"100.5"``, ``" 200 "``, non-ASCII digits, and
-    anything outside ``[-2**63, 2**63-1]`` (``content.IsDecimalInteger`` then
-    ``strconv.ParseInt(v, 10, 64)``, as ``compareNumericValues`` does).
-    """
-    if not isinstance(text, str) or len(text) > _INT64_MAX_CHARS or not full_match(_DECIMAL_INTEGER_RE, text):
-        return None
-    number = int(text)
-    return number if _INT64_MIN <= number <= _INT64_MAX else None
-
 
 @dataclass(frozen=True)
 class Toleration:
@@ -374,15 +241,15 @@ class Toleration:
         effect: the effect to match; None matches every effect.
         toleration_seconds: only with the effect ``NoExecute`` (the API server refuses it with another
             effect or none): how long a running pod stays after a matching NoExecute taint appears; None
-            means forever.
+            means forever. A float with no fraction (a Pulumi preview's number) is kept as its int.
 
     Raises:
-        TaintError: an operator other than Equal/Exists/Gt/Lt, ``Exists`` with a value, ``Gt``/``Lt``
-            with a value that is not a 64-bit decimal integer, an empty key without ``Exists``, an invalid key or
-            value, or ``toleration_seconds`` without the effect NoExecute. Kubernetes' API server refuses the same
-            (``ValidateTolerations``); unlike Kubernetes' matcher, we never treat an unknown operator as a silent
-            non-match. A toleration object read from a pod spec is checked first by
-            :func:`gpu_node_pool.k8s.refusals.toleration_refusal`, which names the rule, its source and the fix.
+        TaintError: a field of the wrong type (key, operator, value and effect are strings or None,
+            ``toleration_seconds`` an integer, :func:`~gpu_node_pool.k8s.toleration_rules.whole_seconds`), or the
+            first ``ValidateTolerations`` rule broken, as
+            :func:`~gpu_node_pool.k8s.toleration_rules.broken_toleration_rule` names it (the error's ``refusal``);
+            :func:`gpu_node_pool.k8s.refusals.toleration_refusal` reads a pod spec's toleration with the same rules.
+            Unlike Kubernetes' matcher, we never treat an unknown operator as a silent non-match.
     """
 
     key: str | None = None
@@ -392,48 +259,23 @@ class Toleration:
     toleration_seconds: int | None = None
 
     def __post_init__(self) -> None:
-        key = self.key or None
-        operator = self.operator or "Equal"
-        if operator not in TOLERATION_OPERATORS:
-            raise TaintError(
-                f"toleration operator {shown(self.operator)} is not supported; use Equal, Exists, or (Kubernetes "
-                f"1.35+ with the alpha feature gate {NUMERIC_OPERATORS_GATE}) Gt or Lt"
-            )
-        value = self.value
-        if value is not None and not isinstance(value, str):
-            raise TaintError(f"toleration value {shown(value)} must be a string (quote it in YAML)")
-        if operator == "Exists" and value:
-            raise TaintError(
-                f"toleration with operator Exists must not carry a value (got {shown(value)}); "
-                "drop the value or use operator Equal"
-            )
-        if key is None and operator != "Exists":
-            raise TaintError("a toleration with an empty key must use operator Exists")
-        if operator in NUMERIC_TOLERATION_OPERATORS and decimal_integer(value) is None:
-            raise TaintError(
-                f"toleration operator {operator} needs a value that is a decimal integer fitting 64 bits "
-                f"(e.g. '950' or '-5'; no '+', leading zero or decimal point), got {shown(value)} "
-                "(KEP-5471, k8s.io/api/core/v1/toleration.go)"
-            )
-        if key is not None:
-            problem = qualified_name_problem(key)
-            if problem:
-                raise TaintError(f"toleration key {shown(key)} {problem}")
-        if value and operator not in NUMERIC_TOLERATION_OPERATORS:
-            problem = label_value_problem(value)
-            if problem:
-                raise TaintError(f"toleration value {shown(value)} {problem}")
-        effect = None if self.effect in (None, "") else TaintEffect.parse(self.effect)
+        for name in ("key", "operator", "value", "effect"):
+            given = getattr(self, name)
+            if given is not None and not isinstance(given, str):
+                raise TaintError(f"toleration {name} {shown(given)} must be a string (quote it in YAML)")
         seconds = self.toleration_seconds
-        if seconds is not None:
-            if isinstance(seconds, bool) or not isinstance(seconds, int):
-                raise TaintError(f"tolerationSeconds {shown(seconds)} must be an integer")
-            if effect is not TaintEffect.NO_EXECUTE:  # an empty effect too (ValidateTolerations)
-                raise TaintError("tolerationSeconds only applies to the NoExecute effect: set effect NoExecute")
-        object.__setattr__(self, "key", key)
-        object.__setattr__(self, "operator", operator)
-        object.__setattr__(self, "value", value if value else None)
-        object.__setattr__(self, "effect", effect)
+        if seconds is not None and whole_seconds(seconds) is None:
+            raise TaintError(f"toleration tolerationSeconds {shown(seconds)} must be an integer (whole seconds)")
+        seconds = None if seconds is None else whole_seconds(seconds)
+        broken = broken_toleration_rule(self.key or "", self.operator or "", self.value or "", self.effect or "", seconds)
+        if broken is not None:
+            raise TaintError(f"toleration {broken.field} {shown(broken.value)}: {broken.rule}; fix: {broken.fix}",
+                             refusal=broken)
+        object.__setattr__(self, "key", self.key or None)
+        object.__setattr__(self, "operator", self.operator or "Equal")
+        object.__setattr__(self, "value", self.value or None)
+        object.__setattr__(self, "effect", TaintEffect(self.effect) if self.effect else None)
+        object.__setattr__(self, "toleration_seconds", seconds)
 
     @classmethod
     def for_taint(cls, taint: Taint, *, exists: bool = False) -> Toleration:
@@ -481,11 +323,12 @@ class Toleration:
         if not isinstance(obj, Mapping):
             raise TaintError(f"a toleration must be an object, got {shown(obj)}")
         seconds = obj.get("tolerationSeconds", obj.get("toleration_seconds"))
+        # null reads as empty; any other value that is no string is refused, as by the API server's decoder
         return cls(
-            key=obj.get("key") or None,
-            operator=obj.get("operator") or "Equal",
+            key=obj.get("key"),
+            operator=obj.get("operator"),
             value=obj.get("value"),
-            effect=obj.get("effect") or None,
+            effect=obj.get("effect"),
             toleration_seconds=seconds,
         )
 

@@ -1,0 +1,133 @@
+"""Taint effects and the error of a taint or toleration Kubernetes refuses: their spellings in Kubernetes, EKS
+and GKE, and the effect a wrong spelling most likely means. Part of :mod:`gpu_node_pool.k8s.taints`, which
+re-exports it; apart so that :mod:`gpu_node_pool.k8s.toleration_rules` can read the effects without importing
+the taints and tolerations built on those rules.
+
+Sources: Kubernetes API ``core/v1`` ``TaintEffect`` (``NoSchedule``, ``PreferNoSchedule``, ``NoExecute``;
+``validateTaintEffect``, kubernetes ``pkg/apis/core/validation/validation.go``); EKS and GKE spell them
+``NO_SCHEDULE`` / ``PREFER_NO_SCHEDULE`` / ``NO_EXECUTE``
+(https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html; pulumi_gcp ``NodePoolNodeConfigTaintArgs``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from enum import Enum
+from typing import Any
+
+from ..text.terminal import shown
+
+__all__ = ["TaintError", "TaintEffect"]
+
+
+class TaintError(ValueError):
+    """A taint or toleration that Kubernetes would reject. The message says why and how to fix it.
+
+    ``refusal``: for a toleration that breaks a ``ValidateTolerations`` rule, that rule
+    (:class:`~gpu_node_pool.k8s.toleration_rules.TolerationRefusal`); None otherwise.
+    """
+
+    def __init__(self, *args: Any, refusal: Any = None) -> None:
+        super().__init__(*args)
+        self.refusal = refusal
+
+
+# --- effects ----------------------------------------------------------------------------
+
+
+class TaintEffect(str, Enum):
+    """A taint effect, in the Kubernetes spelling (the value of each member).
+
+    * ``NoSchedule``: new pods that do not tolerate the taint are not scheduled.
+    * ``PreferNoSchedule``: the scheduler tries to avoid the node; a score, not a rule.
+    * ``NoExecute``: like NoSchedule, and running pods that do not tolerate it are evicted.
+
+    EKS and GKE spell them ``NO_SCHEDULE``, ``PREFER_NO_SCHEDULE``, ``NO_EXECUTE``
+    (:meth:`provider_spelling`, :meth:`from_provider`).
+    """
+
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def provider_spelling(self) -> str:
+        """The EKS and GKE API spelling: ``NO_SCHEDULE``, ``PREFER_NO_SCHEDULE``, ``NO_EXECUTE``."""
+        return _PROVIDER_SPELLING[self]
+
+    @classmethod
+    def from_provider(cls, spelling: str) -> TaintEffect:
+        """Translate an EKS/GKE effect (``NO_SCHEDULE``...) into a :class:`TaintEffect`.
+
+        Raises:
+            TaintError: ``spelling`` is not one of the three provider values.
+        """
+        for effect, provider in _PROVIDER_SPELLING.items():
+            if provider == spelling:
+                return effect
+        raise TaintError(
+            f"{shown(spelling)} is not an EKS/GKE taint effect; expected one of "
+            + ", ".join(_PROVIDER_SPELLING.values())
+        )
+
+    @classmethod
+    def parse(cls, spelling: Any) -> TaintEffect:
+        """Parse the Kubernetes spelling; reject everything else with a message that says the fix.
+
+        Raises:
+            TaintError: the EKS/GKE spelling, a wrong case, or an unknown effect.
+        """
+        if isinstance(spelling, TaintEffect):
+            return spelling
+        if isinstance(spelling, str):
+            for effect in cls:
+                if effect.value == spelling:
+                    return effect
+            meant = cls.meant(spelling)
+            if meant is not None and meant.provider_spelling == spelling:
+                raise TaintError(
+                    f"{shown(spelling)} is the EKS/GKE API spelling; write {meant.value} "
+                    "(the component translates it)"
+                )
+            if meant is not None:
+                raise TaintError(f"{shown(spelling)} is not a taint effect; did you mean {meant.value}?")
+        allowed = ", ".join(e.value for e in cls)
+        raise TaintError(f"{shown(spelling)} is not a taint effect; allowed: {allowed}")
+
+    @classmethod
+    def meant(cls, spelling: Any) -> TaintEffect | None:
+        """The effect a wrong spelling most likely means, or None: the EKS/GKE spelling (``NO_SCHEDULE``), another
+        case or ``_``/``-`` (``noschedule``, ``No-Execute``), or a close typo (``NoScheduel``). None for a right
+        spelling too (it means itself: :meth:`parse`)."""
+        if not isinstance(spelling, str) or isinstance(spelling, TaintEffect) or spelling in _VALUES:
+            return None
+        for effect, provider in _PROVIDER_SPELLING.items():
+            if provider == spelling:
+                return effect
+        folded = spelling.replace("_", "").replace("-", "").lower()
+        for effect in cls:
+            if effect.value.lower() == folded:
+                return effect
+        close = difflib.get_close_matches(folded, [e.value.lower() for e in cls], n=1, cutoff=0.75)
+        return next((e for e in cls if e.value.lower() == close[0]), None) if close else None
+
+    @property
+    def evicts(self) -> bool:
+        """True for ``NoExecute``, the only effect that evicts running pods."""
+        return self is TaintEffect.NO_EXECUTE
+
+    @property
+    def repels(self) -> bool:
+        """True for the effects that keep untolerating pods off (``NoSchedule``, ``NoExecute``)."""
+        return self is not TaintEffect.PREFER_NO_SCHEDULE
+
+
+_PROVIDER_SPELLING: dict[TaintEffect, str] = {
+    TaintEffect.NO_SCHEDULE: "NO_SCHEDULE",
+    TaintEffect.PREFER_NO_SCHEDULE: "PREFER_NO_SCHEDULE",
+    TaintEffect.NO_EXECUTE: "NO_EXECUTE",
+}
+_VALUES = frozenset(e.value for e in TaintEffect)

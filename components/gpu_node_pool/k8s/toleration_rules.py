@@ -1,0 +1,192 @@
+"""The API server's rules for one toleration, defined once: :func:`broken_toleration_rule` answers the first rule a
+decoded toleration breaks as a :class:`TolerationRefusal` (field, value, rule, fix), and both readers of a
+toleration use it: :class:`gpu_node_pool.k8s.taints.Toleration` raises it as a ``TaintError``, and
+:func:`gpu_node_pool.k8s.refusals.toleration_refusal` names it for a pod spec the API server refuses. Also the
+operators' names and the readings the rules share (:func:`decimal_integer`, :func:`whole_seconds`). Part of
+:mod:`gpu_node_pool.k8s.taints`, which re-exports what callers use.
+
+Sources:
+  * ``ValidateTolerations`` and ``validateTaintEffect``, kubernetes ``pkg/apis/core/validation/validation.go``
+    at commit ``000f26050b9be6fb3d79fae95e06b47fc96128cd``: a non-empty key is a
+    qualified name (``ValidateLabelName``); an empty key needs the operator ``Exists``; ``tolerationSeconds``
+    needs the effect ``NoExecute``; the operator ``Equal`` or empty takes a label value (``IsValidLabelValue``),
+    ``Exists`` no value, and any other operator is not supported; a non-empty effect is ``NoSchedule``,
+    ``PreferNoSchedule`` or ``NoExecute``.
+  * ``Gt`` and ``Lt``: that commit knows only ``Equal`` and ``Exists``; Kubernetes 1.35 accepts ``Gt``/``Lt``
+    with the alpha feature gate ``TaintTolerationComparisonOperators`` on, their value a decimal integer that
+    fits 64 bits (KEP-5471,
+    https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/5471-enable-sla-based-scheduling;
+    ``content.IsDecimalInteger`` and ``compareNumericValues`` of ``k8s.io/api/core/v1/toleration.go``@v1.35.0).
+    The rules judge them as on such a cluster; callers that know the cluster's version refuse them below 1.35
+    (:mod:`gpu_node_pool.config.tolerations`).
+
+Decoding comes first and is each reader's (their messages differ: a config value, a pod spec's JSON): both refuse
+a key, operator, value or effect that is no string (null reads as empty) and a ``tolerationSeconds`` that
+:func:`whole_seconds` does not read.
+
+The API server reports every rule broken; :func:`broken_toleration_rule` names the first in its own order, the
+operator first (once it is right, the rules that depend on it make sense). Whether a toleration is refused is
+the same in either order.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..text.terminal import shown
+from .effects import TaintEffect
+from .names import label_value_problem, qualified_name_problem
+from .patterns import full_match
+
+__all__ = [
+    "NUMERIC_TOLERATION_OPERATORS",
+    "TOLERATION_OPERATORS",
+    "NUMERIC_OPERATORS_MIN_VERSION",
+    "NUMERIC_OPERATORS_GATE",
+    "TOLERATIONS_SOURCE",
+    "TolerationRefusal",
+    "broken_toleration_rule",
+    "meant_toleration_operator",
+    "decimal_integer",
+    "whole_seconds",
+]
+
+#: Where the rules of :func:`broken_toleration_rule` are written (the module docstring has the commit).
+TOLERATIONS_SOURCE = "ValidateTolerations, kubernetes pkg/apis/core/validation/validation.go"
+
+#: ``Gt`` and ``Lt`` compare the taint's value with the toleration's as 64-bit integers.
+NUMERIC_TOLERATION_OPERATORS = ("Gt", "Lt")
+TOLERATION_OPERATORS = ("Equal", "Exists", *NUMERIC_TOLERATION_OPERATORS)
+#: The first Kubernetes minor that serves ``Gt``/``Lt`` (alpha), and the gate that must be on.
+NUMERIC_OPERATORS_MIN_VERSION = (1, 35)
+NUMERIC_OPERATORS_GATE = "TaintTolerationComparisonOperators"
+
+
+def meant_toleration_operator(spelling: Any) -> str | None:
+    """The toleration operator (one of :data:`TOLERATION_OPERATORS`) a wrong spelling most likely means, or None:
+    another case (``exists``, ``EQUAL``) or a close typo (``Exsits``). None for a right spelling too."""
+    if not isinstance(spelling, str) or spelling in TOLERATION_OPERATORS:
+        return None
+    for operator in TOLERATION_OPERATORS:
+        if operator.lower() == spelling.lower():
+            return operator
+    words = [o for o in TOLERATION_OPERATORS if o not in NUMERIC_TOLERATION_OPERATORS]  # Gt/Lt: too short to guess
+    close = difflib.get_close_matches(spelling.lower(), [o.lower() for o in words], n=1, cutoff=0.75)
+    return next((o for o in words if o.lower() == close[0]), None) if close else None
+
+
+# k8s.io/apimachinery/pkg/api/validate/content IsDecimalInteger: an optional "-", then "0" or a
+# digit 1-9 and more digits; no "+", no leading zero, no "-0", ASCII digits only.
+_DECIMAL_INTEGER_RE = re.compile(r"^(0|-?[1-9][0-9]*)$")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+#: 19 digits and a sign: the longest text an int64 can have; longer is refused before int().
+_INT64_MAX_CHARS = 20
+
+
+def decimal_integer(text: Any) -> int | None:
+    """``text`` as a signed 64-bit integer the way the numeric toleration operators read it, or None.
+
+    Accepted: ``"0"``, ``"5"``, ``"-5"``, ``"9223372036854775807"``. Refused (None): ``""``,
+    ``"-"``, ``"+5"``, ``"0100"``, ``"-0"``, ``"100.5"``, ``" 200 "``, non-ASCII digits, and
+    anything outside ``[-2**63, 2**63-1]`` (``content.IsDecimalInteger`` then
+    ``strconv.ParseInt(v, 10, 64)``, as ``compareNumericValues`` does).
+    """
+    if not isinstance(text, str) or len(text) > _INT64_MAX_CHARS or not full_match(_DECIMAL_INTEGER_RE, text):
+        return None
+    number = int(text)
+    return number if _INT64_MIN <= number <= _INT64_MAX else None
+
+
+def whole_seconds(seconds: Any) -> int | None:
+    """``tolerationSeconds`` as the integer the API server stores (``core/v1`` ``Toleration.TolerationSeconds``,
+    ``*int64``), or None when it is no integer: an int, or a float with no fraction, never a boolean. ``300.0`` is
+    what a Pulumi preview holds for ``300`` (protobuf ``Value`` numbers are doubles), and a client sends it as
+    ``300`` (Go's ``encoding/json`` writes the float64 300 so), which the API server decodes."""
+    if isinstance(seconds, bool):
+        return None
+    if isinstance(seconds, int):
+        return seconds
+    if isinstance(seconds, float) and seconds.is_integer():
+        return int(seconds)
+    return None
+
+
+@dataclass(frozen=True)
+class TolerationRefusal:
+    """One ``ValidateTolerations`` rule a toleration breaks.
+
+    Attributes:
+        field: the ``core/v1`` ``Toleration`` field named (``key``, ``operator``, ``value``, ``effect``,
+            ``tolerationSeconds``).
+        value: that field's value as read (``""`` for an empty string field, an int for ``tolerationSeconds``).
+        rule: what the field must be, e.g. ``must be empty when operator is Exists (Exists matches every value)``.
+        fix: what to write instead, e.g. ``write Exists``.
+    """
+
+    field: str
+    value: Any
+    rule: str
+    fix: str
+
+
+_WORD_OPERATORS = [o for o in TOLERATION_OPERATORS if o not in NUMERIC_TOLERATION_OPERATORS]
+_OPERATORS_RULE = (f"must be {' or '.join(_WORD_OPERATORS)} ({' and '.join(NUMERIC_TOLERATION_OPERATORS)} only on "
+                   f"Kubernetes 1.35+ with the alpha feature gate {NUMERIC_OPERATORS_GATE} on)")
+_EFFECT_VALUES = tuple(e.value for e in TaintEffect)
+_NO_EXECUTE = TaintEffect.NO_EXECUTE.value
+
+
+def broken_toleration_rule(key: str, operator: str, value: str, effect: str,
+                           seconds: int | None = None) -> TolerationRefusal | None:
+    """The first rule of ``ValidateTolerations`` (the module docstring) a decoded toleration breaks, or None.
+
+    Args:
+        key, operator, value, effect: the strings of the toleration, ``""`` when absent or null; an empty operator
+            means ``Equal``, an empty effect every effect. A :class:`~gpu_node_pool.k8s.effects.TaintEffect` is
+            read as its spelling.
+        seconds: ``tolerationSeconds`` (:func:`whole_seconds`), None when absent.
+
+    The rules, in the order they are named: the operator is ``Equal``, ``Exists`` (``Gt``/``Lt`` with the alpha
+    gate, :data:`NUMERIC_TOLERATION_OPERATORS`) or empty; ``Exists`` carries no value; ``Gt``/``Lt``'s value is a
+    decimal integer (:func:`decimal_integer`); ``Equal``'s value is a label value; an empty key needs ``Exists``;
+    a key is a qualified name; the effect is empty or one of :class:`~gpu_node_pool.k8s.effects.TaintEffect`; and
+    ``tolerationSeconds`` needs the effect ``NoExecute``.
+    """
+    effect = effect.value if isinstance(effect, TaintEffect) else effect
+    if operator and operator not in TOLERATION_OPERATORS:
+        meant = meant_toleration_operator(operator)
+        return TolerationRefusal("operator", operator, _OPERATORS_RULE,
+                                 f"write {meant}" if meant else f"write {' or '.join(_WORD_OPERATORS)}")
+    if operator == "Exists" and value:
+        return TolerationRefusal("value", value, "must be empty when operator is Exists (Exists matches every value)",
+                                 "drop the value, or use operator Equal to match only that value")
+    if operator in NUMERIC_TOLERATION_OPERATORS and decimal_integer(value) is None:
+        return TolerationRefusal("value", value,
+                                 f"must be a decimal integer fitting 64 bits with operator {operator} (KEP-5471)",
+                                 "write a whole number such as '950' or '-5' (no '+', leading zero or decimal point)")
+    if operator in ("", "Equal") and value:
+        problem = label_value_problem(value)
+        if problem:
+            return TolerationRefusal("value", value, f"{problem} (a toleration's value is a label value)",
+                                     "write the taint's value")
+    if not key and operator != "Exists":
+        return TolerationRefusal("operator", operator, "must be Exists when key is empty (an empty key with Exists "
+                                 "matches every taint; empty means Equal)",
+                                 "give the taint's key, or use operator Exists to tolerate every taint")
+    if key:
+        problem = qualified_name_problem(key)
+        if problem:
+            return TolerationRefusal("key", key, f"{problem} (a toleration's key is a taint key)", "write the taint's key")
+    if effect and effect not in _EFFECT_VALUES:
+        meant = TaintEffect.meant(effect)
+        return TolerationRefusal("effect", effect, f"must be empty (every effect) or one of {', '.join(_EFFECT_VALUES)}",
+                                 f"write {meant.value}" if meant else "write one of them, or leave it empty to match every effect")
+    if seconds is not None and effect != _NO_EXECUTE:
+        found = shown(effect) if effect else "an empty effect"
+        return TolerationRefusal("tolerationSeconds", seconds, f"needs the effect {_NO_EXECUTE}, not {found} (it says how "
+                                 f"long a pod stays once a {_NO_EXECUTE} taint appears)",
+                                 f"set effect {_NO_EXECUTE}, or drop tolerationSeconds")
+    return None
