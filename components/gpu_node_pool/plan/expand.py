@@ -57,8 +57,8 @@ from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
 from ..expand.operator_resources import expand_custom_resource, group_kind, known_kind
 from ..expand.result import Expanded, NotJudged
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
-from ..k8s.refusals import REFUSED
 from ..k8s.labels import GKE_COMPUTE_CLASS_LABEL
+from ..k8s.refusals import REFUSED
 from ..k8s.wellknown import SECRET, UNKNOWN
 from ..sdk.record import Resource
 from .on_import import when_imported
