@@ -468,3 +468,11 @@ def test_the_text_report_calls_a_tolerated_taint_tolerated_not_ok(capsys):
     assert "    tolerated inference: nvidia.com/gpu=present:NoSchedule" in out
     assert "    MISS      training-gpu: dedicated=training:NoSchedule" in out
     assert "    ok   " not in out and "device-plugin-covers-gpu-pools below" in out
+
+
+def test_checks_last_line_says_why_it_fails_as_the_plans_does_and_the_python_path_is_normalised(capsys):
+    code = cli.main(["check", "--project-dir", str(ROOT / "examples" / "violating"), "--stack", "demo"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.rstrip().splitlines()[-1] == "exit 1: FAILED (mandatory policy violation or uncovered taint)"
+    assert "/../" not in out.splitlines()[1]  # "program ran in .../venv/bin/python", not ".../violating/../../venv"

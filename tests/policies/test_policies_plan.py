@@ -67,7 +67,8 @@ def test_the_plan_synthesizes_the_chart_daemonset_and_says_so():
     result = planned("dev")
     (chart,) = [r for r in result.resources if r.type == "kubernetes:helm.sh/v4:Chart"]
     (ds,) = [r for r in result.resources if r.type == "kubernetes:apps/v1:DaemonSet"]
-    assert ds.synthesized == FALLBACK_STAND_IN and ds.parent == chart.urn  # no chart in Helm's cache here
+    assert ds.synthesized.startswith(FALLBACK_STAND_IN) and ds.parent == chart.urn  # no chart in Helm's cache here
+    assert "(the real chart was not rendered offline: chart 'nvidia-device-plugin'" in ds.synthesized  # why, exactly
     assert ds.inputs == chart_daemonset(chart.inputs["values"], chart.inputs["namespace"], chart.name)
     assert "fallback stand-in" in render_text(result)
 

@@ -328,7 +328,7 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     """The human-readable check report, cut of the program's secrets (:mod:`.masking`); its last line is the
     exit code judged at ``fail_on``."""
     from .masking import masked_text
-    from .report import violation_lines
+    from .report import exit_line, violation_lines
 
     code = result.exit_code_at(fail_on)
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
@@ -367,5 +367,5 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines.append("")
-    lines.append(f"exit {code}")
+    lines.append(exit_line(result, fail_on))  # as the plan ends: the code, and why
     return masked_text(terminal_text(lines), result.resources)

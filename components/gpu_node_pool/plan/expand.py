@@ -83,13 +83,18 @@ __all__ = [
 DEFAULT_KUBE_VERSION = "1.31"
 #: The policy id of the not-judged findings (:mod:`gpu_node_pool.policies.rules.resources_judged`).
 RULE = "resources-judged"
-#: The label of the device plugin chart's stand-in DaemonSet when the real chart did not render.
+#: How the label of the device plugin chart's stand-in DaemonSet begins when the real chart did not render; the
+#: label goes on with why it did not (:func:`_stand_in_label`).
 FALLBACK_STAND_IN = (
-    "fallback stand-in for the nvidia-device-plugin chart's DaemonSet, built from the chart values (the real "
-    "chart was not rendered offline: no helm, or the chart is not in Helm's repository cache; run with "
-    "--fetch-charts or `helm pull` it); tests/expand proves it equal to the real render in tolerations, node "
-    "affinity and priority class"
+    "fallback stand-in for the nvidia-device-plugin chart's DaemonSet, built from the chart values; tests/expand "
+    "proves it equal to the real render in tolerations, node affinity and priority class"
 )
+
+
+def _stand_in_label(not_rendered: NotJudged) -> str:
+    """:data:`FALLBACK_STAND_IN` and why the real chart did not render offline (no Helm, not in its cache...), with
+    the fix."""
+    return f"{FALLBACK_STAND_IN} (the real chart was not rendered offline: {not_rendered.reason}; {not_rendered.fix})"
 _V3_CHART = "kubernetes:helm.sh/v3:Chart"
 _V1_YAML_MODULE = "pulumi_kubernetes.yaml.yaml"  # patched by offline_yaml when the program imports it
 _CANT_RUN = "can't run policy '{}' during preview"
@@ -329,7 +334,7 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                 if res.urn and res.urn in stand_ins:  # the device plugin: its stand-in judges it
                     for j, r in enumerate(resources):
                         if r.synthesized and r.parent == res.urn:
-                            resources[j] = dataclasses.replace(r, synthesized=FALLBACK_STAND_IN)
+                            resources[j] = dataclasses.replace(r, synthesized=_stand_in_label(outcome))
                 else:
                     expansion.not_judged.append(outcome)
                 continue

@@ -94,7 +94,7 @@ def choose_interpreter(project_dir: Path, doc: dict[str, Any], python: str | Non
         return Interpreter(own, "gpupool", note=f"Pulumi.yaml names virtualenv {venv!r}, which has no {path}; the "
                            f"program ran in gpupool's own Python instead. Create it as pulumi install does (python -m "
                            f"venv {venv} && {_venv_python(Path(venv))} -m pip install -r requirements.txt) or pass --python")
-    return Interpreter(str(path), "Pulumi.yaml runtime.options.virtualenv")
+    return Interpreter(os.path.normpath(path), "Pulumi.yaml runtime.options.virtualenv")  # no "a/../../b" shown
 
 
 #: Default seconds the program may run in its child before it is stopped (``--program-timeout``).
