@@ -176,3 +176,23 @@ def test_device_plugin_extra_toleration_is_validated():
     cfg = base()
     cfg["devicePlugin"] = {"extraTolerations": [{"key": "k", "operator": "Exists", "value": "v"}]}
     assert any("must be empty when operator is Exists" in e for e in config_errors(cfg))
+
+
+def _runtime(cfg: dict, region: str) -> dict:
+    import json
+
+    return {"aws:region": region, **{f"gpu-node-pools:{k}": json.dumps(v) for k, v in cfg.items()}}
+
+
+@pytest.mark.parametrize("region", ["us-west2", "US-WEST-2", "uswest", "us-west-2a", " us-west-2"])
+def test_an_aws_region_of_no_regions_form_is_refused_with_examples(region):
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(_runtime(base(), region))
+    (issue,) = [i for i in exc.value.issues if i.path == "aws:region"]
+    assert issue.message.startswith(f"{region!r} is no AWS Region code") and "us-west-2" in issue.message
+    assert "aws-regions.html" in issue.message
+
+
+@pytest.mark.parametrize("region", ["us-west-2", "ap-southeast-1", "us-gov-west-1", "cn-north-1", "eusc-de-east-1"])
+def test_aws_region_codes_of_every_partition_are_taken(region):
+    load_stack_config(_runtime(base(), region))  # raises nothing

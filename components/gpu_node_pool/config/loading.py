@@ -15,6 +15,7 @@ from pydantic import (
     ValidationError,
 )
 
+from ..k8s.patterns import full_match
 from ..registry import all_backends
 from ..registry import names as backend_names
 from ..sdk.yaml_bounded import TAG_ERRORS
@@ -439,6 +440,13 @@ def stack_file_config(doc: Mapping[str, Any], project: str = PROJECT) -> tuple[d
 _SIDE_KEYS = {"kubeconfig"}
 
 
+#: The form of an AWS Region code (https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html):
+#: ``us-west-2``, ``ap-southeast-1``, ``us-gov-west-1``, ``eusc-de-east-1``. Only the form is judged: whether a
+#: Region of that code exists (``us-west-9``) is the provider's to say.
+_AWS_REGION_CODE = r"[a-z]{2,4}(?:-[a-z]+)+-[0-9]+"
+_AWS_REGIONS = "https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html"
+
+
 def load_stack_config(
     config: Mapping[str, str],
     source: str = "stack config",
@@ -491,6 +499,12 @@ def load_stack_config(
             raw[key] = text  # a plain string (cluster: ml-dev): the model reports what it must be, once
     region = config.get(AWS_REGION)  # the AWS provider's region; a secret's placeholder is no region
     plain_region = region if isinstance(region, str) and not (is_secret is not None and is_secret(AWS_REGION)) else None
+    if plain_region is not None and not full_match(_AWS_REGION_CODE, plain_region):
+        issues.append(ConfigIssue(AWS_REGION, f"{plain_region!r} is no AWS Region code: a code is an area, words and a "
+                                  f"number joined by '-' (us-west-2, ap-southeast-1, us-gov-west-1; {_AWS_REGIONS}), "
+                                  "and no Region has this one, so nothing of the stack can be created there; write "
+                                  "the Region's code"))
+        plain_region = None
     try:
         stack = validate_stack_config(raw, source, aws_region=plain_region)
     except ConfigError as exc:
