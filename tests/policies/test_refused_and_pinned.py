@@ -213,3 +213,19 @@ def test_the_pack_through_the_sdk_analyzer_says_not_judged_also_past_a_toleratio
     assert note.enforcementLevel == analyzer_pb2.ADVISORY
     assert "DaemonSet ops/agent: not judged: spec.template.spec.tolerations[1].operator 'exists'" in note.message
     assert TOLERATIONS_SOURCE in note.message and note.message.endswith("fix: write Exists")
+
+
+def test_the_allowlist_and_exactly_rules_do_not_judge_a_pod_spec_the_api_server_refuses():
+    # before: the refused item was skipped and the others judged, so a catch-all beside it was a finding
+    catch_all = {"operator": "Exists"}
+    web = deployment("web", "web", tolerations=[catch_all, LOWER_EXISTS])
+    findings, notes = verdicts(d.gpu_toleration_allowlist.POLICY, web)
+    assert findings == []
+    (note,) = notes
+    assert "Deployment web/web: not judged: tolerations[1].operator 'exists': must be Equal or Exists" in note
+    ds = with_pod(daemonset("agent", "ops"), tolerations=[catch_all, LOWER_EXISTS])
+    findings, notes = verdicts(d.daemonsets_tolerate_exactly.POLICY, ds)
+    assert findings == [] and "DaemonSet ops/agent: not judged: tolerations[1].operator 'exists'" in notes[0]
+    # the same objects without the refused item are findings of both rules
+    assert verdicts(d.gpu_toleration_allowlist.POLICY, deployment("web", "web", tolerations=[catch_all]))[0]
+    assert verdicts(d.daemonsets_tolerate_exactly.POLICY, with_pod(daemonset("agent", "ops"), tolerations=[catch_all]))[0]

@@ -45,9 +45,12 @@ def validate_daemonsets_tolerate_exactly(args: StackValidationArgs, report: Repo
                 raise read_error
             if workload is None or workload.kind != "DaemonSet" or workload.namespace in allowed:
                 continue
-            tolerations, _ = read_tolerations(workload.pod_spec)
+            tolerations, refused = read_tolerations(workload.pod_spec)
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
+            continue
+        if refused:  # the API server creates no such object: no verdict on its other tolerations is true
+            undecided.not_judged(workload.display, f"not judged: {refused[0]}")
             continue
         catch_all = [t for t in tolerations if t.is_catch_all]
         if not catch_all:

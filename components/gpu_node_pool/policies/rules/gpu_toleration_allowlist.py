@@ -53,10 +53,13 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
                 raise read_error
             if workload is None or workload.namespace in allowed or workload.kind == "DaemonSet":
                 continue
-            tolerations, _ = read_tolerations(workload.pod_spec)
+            tolerations, refused = read_tolerations(workload.pod_spec)
             gpu_workload = bool(gpu_resources_requested(workload.pod_spec))
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
+            continue
+        if refused:  # the API server creates no such object: no verdict on its other tolerations is true
+            undecided.not_judged(workload.display, f"not judged: {refused[0]}")
             continue
         offending = []
         for tol in tolerations:
