@@ -140,10 +140,12 @@ def expand_addon(
     if facts is None:
         return not_judged(
             f"EKS add-on {addon!r} is not in the EKS add-on table ({TABLE}), so its DaemonSets are unknown",
-            "check its DaemonSets tolerate the GPU taints (kubectl get ds -n <ns> -o yaml after install) and add a row with sources",
+            "after install, read its DaemonSets' tolerations (kubectl get ds -n <ns> -o yaml) and judge them on the "
+            "cluster with gpupool audit",
         )
     if facts.unconfirmed:
-        return not_judged(facts.unconfirmed, f"confirm the add-on's DaemonSet tolerations (kubectl get ds -n <ns> -o yaml after install) and record them in {TABLE} with a public source")
+        return not_judged(facts.unconfirmed, "after install, read the add-on's DaemonSet tolerations (kubectl get ds -n <ns> -o yaml) and judge them on the "
+                          "cluster with gpupool audit")
     config_text = inputs.get("configurationValues")
     config: Any = {}
     if config_text:
@@ -163,7 +165,8 @@ def expand_addon(
         if not eras:
             return not_judged(
                 f"{addon} {version_text}: the add-on table holds for {facts.holds_for}, not this version",
-                f"check this version's DaemonSets and extend the add-on's row in {TABLE} (with a public source)",
+                f"pin a version the table holds ({facts.holds_for}), or after install judge this version's DaemonSets "
+                "on the cluster with gpupool audit",
             )
     else:
         eras = list(facts.eras)
