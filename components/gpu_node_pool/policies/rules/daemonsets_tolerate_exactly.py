@@ -49,11 +49,11 @@ def validate_daemonsets_tolerate_exactly(args: StackValidationArgs, report: Repo
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
             continue
-        if refused:  # the API server creates no such object: no verdict on its other tolerations is true
-            undecided.not_judged(workload.display, f"not judged: {refused[0]}")
-            continue
         catch_all = [t for t in tolerations if t.is_catch_all]
         if not catch_all:
+            continue
+        if refused:  # the API server creates no such object: the finding would not be true
+            undecided.not_judged(workload.display, f"not judged: {refused[0]}")
             continue
         taints = taints if taints is not None else _stack_gpu_taints(args, {"extraTaints": []}, undecided)
         instead = sorted({f"{{key: {t.key}, operator: Exists, effect: {t.effect.value}}}" for t in taints})

@@ -58,9 +58,6 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
             continue
-        if refused:  # the API server creates no such object: no verdict on its other tolerations is true
-            undecided.not_judged(workload.display, f"not judged: {refused[0]}")
-            continue
         offending = []
         for tol in tolerations:
             if tol.is_catch_all:
@@ -69,7 +66,9 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
             hit = [t for t in gpu_taints if tolerates(tol, t)]
             if hit and not gpu_workload:  # a pod that requests GPUs is a GPU workload wherever it lives
                 offending.append(f"toleration {tol} (tolerates {_fmt(hit)})")
-        if offending:
+        if offending and refused:  # the API server creates no such object: the finding would not be true
+            undecided.not_judged(workload.display, f"not judged: {refused[0]}")
+        elif offending:
             report(
                 f"{workload.display} carries {'; '.join(offending)}, but namespace {workload.namespace!r} is not "
                 f"allowed to tolerate GPU taints (allowedNamespaces: {sorted(allowed)}). A toleration only permits; "
