@@ -196,3 +196,16 @@ def test_an_aws_region_of_no_regions_form_is_refused_with_examples(region):
 @pytest.mark.parametrize("region", ["us-west-2", "ap-southeast-1", "us-gov-west-1", "cn-north-1", "eusc-de-east-1"])
 def test_aws_region_codes_of_every_partition_are_taken(region):
     load_stack_config(_runtime(base(), region))  # raises nothing
+
+
+def test_errors_are_listed_in_the_order_of_the_file():
+    from gpu_node_pool.config.errors import Location
+
+    issues = [ConfigIssue("pools[0].scaling.minSize", "missing", Location("stacks/Pulumi.dev.yaml", 18, 7)),
+              ConfigIssue("x", "no place"),
+              ConfigIssue("pools[0].minSize", "unknown key", Location("stacks/Pulumi.dev.yaml", 17, 7))]
+    assert ConfigError(issues, "Pulumi.dev.yaml").lines()[1:] == [
+        "  stacks/Pulumi.dev.yaml:17:7: pools[0].minSize: unknown key",
+        "  stacks/Pulumi.dev.yaml:18:7: pools[0].scaling.minSize: missing",
+        "  x: no place",
+    ]

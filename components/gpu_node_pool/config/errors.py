@@ -87,9 +87,12 @@ class ConfigError(ValueError):
 
     def lines(self) -> list[str]:
         """The lines of ``str()``: the count and the source, then ``"  <path>: <message>"`` per issue
-        (what a report joins, escaping each line, so a value cannot start a line of its own)."""
+        (what a report joins, escaping each line, so a value cannot start a line of its own), those with a
+        :class:`Location` in the order of the file (by file, line, column), then the others as found."""
+        ordered = sorted(self.issues, key=lambda i: (0, i.location.file, i.location.line, i.location.column)
+                         if i.location is not None else (1, "", 0, 0))
         return [f"{len(self.issues)} error(s) in the {self.source}; nothing was deployed:",
-                *(f"  {issue}" for issue in self.issues)]
+                *(f"  {issue}" for issue in ordered)]
 
 
 def fail(message: str, at: tuple[str | int, ...] = ()) -> PydanticCustomError:
