@@ -17,7 +17,7 @@ from typing import Any
 
 from ..text.terminal import shown
 
-__all__ = ["TaintError", "TaintEffect"]
+__all__ = ["EFFECT_SPELLINGS", "TaintError", "TaintEffect"]
 
 
 class TaintError(ValueError):
@@ -130,4 +130,6 @@ _PROVIDER_SPELLING: dict[TaintEffect, str] = {
     TaintEffect.PREFER_NO_SCHEDULE: "PREFER_NO_SCHEDULE",
     TaintEffect.NO_EXECUTE: "NO_EXECUTE",
 }
-_VALUES = frozenset(e.value for e in TaintEffect)
+#: The effects as Kubernetes spells them, in declaration order (for messages that list them).
+EFFECT_SPELLINGS = tuple(e.value for e in TaintEffect)
+_VALUES = frozenset(EFFECT_SPELLINGS)

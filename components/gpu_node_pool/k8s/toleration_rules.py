@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text.terminal import shown
-from .effects import TaintEffect
+from .effects import EFFECT_SPELLINGS, TaintEffect
 from .names import label_value_problem, qualified_name_problem
 from .patterns import full_match
 
@@ -135,7 +135,6 @@ class TolerationRefusal:
 _WORD_OPERATORS = [o for o in TOLERATION_OPERATORS if o not in NUMERIC_TOLERATION_OPERATORS]
 _OPERATORS_RULE = (f"must be {' or '.join(_WORD_OPERATORS)} ({' and '.join(NUMERIC_TOLERATION_OPERATORS)} only on "
                    f"Kubernetes 1.35+ with the alpha feature gate {NUMERIC_OPERATORS_GATE} on)")
-_EFFECT_VALUES = tuple(e.value for e in TaintEffect)
 _NO_EXECUTE = TaintEffect.NO_EXECUTE.value
 
 
@@ -180,9 +179,9 @@ def broken_toleration_rule(key: str, operator: str, value: str, effect: str,
         problem = qualified_name_problem(key)
         if problem:
             return TolerationRefusal("key", key, f"{problem} (a toleration's key is a taint key)", "write the taint's key")
-    if effect and effect not in _EFFECT_VALUES:
+    if effect and effect not in EFFECT_SPELLINGS:
         meant = TaintEffect.meant(effect)
-        return TolerationRefusal("effect", effect, f"must be empty (every effect) or one of {', '.join(_EFFECT_VALUES)}",
+        return TolerationRefusal("effect", effect, f"must be empty (every effect) or one of {', '.join(EFFECT_SPELLINGS)}",
                                  f"write {meant.value}" if meant else "write one of them, or leave it empty to match every effect")
     if seconds is not None and effect != _NO_EXECUTE:
         found = shown(effect) if effect else "an empty effect"
