@@ -9,7 +9,7 @@ Everything else asks this registry (or the pool model, for what differs per pool
 branching on backend names: the stack config (:mod:`gpu_node_pool.config.stack` builds its pool
 union from :func:`all_backends` and runs each backend's ``stack_checks`` and the
 :data:`STACK_RULES`), the config warnings (``stack_warnings``), the GPU agents (``gpu_sharing``,
-``mig``), the policies (``startup_taints``, ``autoscaler_tags``),
+``mig``), the policies (``startup_taints``, ``autoscaler_tags``, ``untolerated_not_judged``),
 :class:`~gpu_node_pool.component.pool.GpuNodePool` (``wire``), the plan (``summarise`` and
 ``report``), ``gpupool render`` (``export``) and the policies' pool detection
 (``detect`` for the resources whose type tokens the backend lists in ``detects``).
@@ -126,6 +126,14 @@ class Backend:
             refuses a name Pulumi derives from the ``GpuNodePool``'s resource ``name`` for a child the validated
             ``pool`` creates (an EKS node group, an EC2 launch template), or None; the component refuses such a
             name before it registers.
+        untolerated_not_judged: ``"module:function"`` or ``""``; ``function(pool, missing, node_selector) -> str``:
+            why the platform may still let a pod onto the backend's detected ``pool`` although its effective
+            tolerations leave the taints ``missing`` (a non-empty list of the pool's ``NoSchedule``/``NoExecute``
+            :class:`~gpu_node_pool.k8s.taints.Taint`) untolerated, because the platform may add tolerations its
+            documentation does not describe (given the pod's ``nodeSelector`` as ``(key, value)`` pairs): a reason
+            beginning ``not judged:`` naming its public source, or ``""`` when the verdict stands. Policy
+            ``gpu-workloads-tolerate-their-pool`` reports such a pod not judged instead of a finding. Unset: every
+            untolerated taint is a finding (GKE: a custom ComputeClass's taint, ``gke/compute_class.py``).
     """
 
     name: str
@@ -150,6 +158,7 @@ class Backend:
     startup_taints: bool = False
     autoscaler_tags: bool = False
     resource_name: str = ""
+    untolerated_not_judged: str = ""
 
     def fn(self, what: str) -> Callable[..., Any] | None:
         """The function behind the reference ``what`` (``"wire"``...), imported on first use; None if unset."""

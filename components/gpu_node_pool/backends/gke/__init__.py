@@ -4,7 +4,8 @@ Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodePool inputs),
 (taints, labels, accelerators back from NodePool inputs), ``resources.py`` (Pulumi wiring),
 ``summary.py`` (plan entry and text), ``detect.py`` (recognise GPU node pools for the policies),
 ``node_config_extras.py`` (boot disk and reservation pass-through fields), ``machines.py`` (the sourced
-table of Compute Engine GPU machine types: which GPUs each carries, N1 limits, architecture).
+table of Compute Engine GPU machine types: which GPUs each carries, N1 limits, architecture), ``compute_class.py``
+(a custom ComputeClass's taint left untolerated: not judged, for the policies).
 """
 
 from __future__ import annotations
@@ -28,5 +29,6 @@ BACKEND = register(
         node_labels="labels:node_labels",
         detects=(GKE_NODE_POOL,),
         children={"node_pool": (GKE_NODE_POOL, "{pool}-node-pool")},
+        untolerated_not_judged="compute_class:untolerated_not_judged",  # a custom ComputeClass's taint
     )
 )

@@ -9,13 +9,11 @@ GKE, or where ``admissionPlugins`` says the plugin is on). Otherwise the pod sta
 good (the pattern of aws/karpenter-provider-aws#5703 and vllm-project/aibrix#909). Matching is
 Kubernetes' (``taints.py``): with ``Equal`` the values must match.
 
-On GKE, a pod whose ``nodeSelector`` selects a custom ComputeClass (``cloud.google.com/compute-class: <class>``) and
-whose only untolerated taint on some pool it targets is that class's ``cloud.google.com/compute-class=<class>:NoSchedule``
-is not judged, with the reason: GKE documents that label and taint for node pools created by hand
-(https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes#manual-node-pools) but not
-whether it adds the matching toleration to the pods that select the class, so
-:func:`gpu_node_pool.k8s.taints.effective_tolerations` does not add it and no finding is made either
-(:func:`_compute_class_unsure`).
+A pod whose only untolerated taints on some pool it targets are ones the pool's platform may tolerate for it
+(tolerations the platform's documentation neither promises nor rules out) is not judged, with the reason its
+backend gives: the registry's ``untolerated_not_judged`` (:func:`_platform_unsure`). On GKE that is a pod whose
+``nodeSelector`` selects a custom ComputeClass and whose only untolerated taint is that class's
+``cloud.google.com/compute-class=<class>:NoSchedule`` (:mod:`gpu_node_pool.backends.gke.compute_class`).
 
 A pod template that requests GPUs and whose required node selection every GPU pool's declared labels refuse
 (``gpu-node-pools/pool: inferense`` beside pools ``inference`` and ``burst``) selects no GPU pool of the stack:
@@ -36,8 +34,8 @@ from pulumi_policy import (
 )
 
 from ...k8s.effective import runs_own_api_server
-from ...k8s.labels import GKE_COMPUTE_CLASS_LABEL, GKE_COMPUTE_CLASS_SOURCE
-from ...k8s.taints import Taint, TaintEffect, Toleration, effective_tolerations, untolerated_taints
+from ...k8s.taints import Taint, Toleration, effective_tolerations, untolerated_taints
+from ...registry import find
 from ...sdk.props import Undecided, UnknownValueError, plain
 from ..pools import GpuPool
 from ..stack import stack_index
@@ -72,9 +70,9 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
     pools = [p for p in found_pools if p.labels]
     every_pool_labelled = len(pools) == len(found_pools)
     if pools:
-        # pools with the same platform and taints get the same verdict: numbered once here
-        groups: dict[tuple[str, tuple[Taint, ...]], int] = {}
-        group_of = [groups.setdefault((p.platform, tuple(p.taints)), len(groups)) for p in pools]
+        # pools with the same platform, backend (its untolerated_not_judged) and taints get the same verdict: numbered once
+        groups: dict[tuple[str, str, tuple[Taint, ...]], int] = {}
+        group_of = [groups.setdefault((p.platform, p.backend, tuple(p.taints)), len(groups)) for p in pools]
         pool_of_group = {g: pools[i] for i, g in reversed(list(enumerate(group_of)))}  # its first pool
         displays = [p.display for p in pools]
         # selection keys -> the pools (positions) per distinct values of those labels, with one pool's labels
@@ -121,7 +119,7 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
             # the verdict on a pool is its group's; the groups in the order their first pool comes (as pool by pool)
             verdicts: list[tuple[list[Taint], str]] = []
             by_platform: dict[str, list[Toleration]] = {}  # what admission adds depends on the platform only
-            unsure = ""  # why a pool it targets may still take it (a compute class's taint on GKE): then not judged
+            unsure = ""  # why a pool it targets may still take it (its backend's untolerated_not_judged): then not judged
             for g in order:
                 pool = pool_of_group[g]
                 tolerations = by_platform.get(pool.platform)
@@ -133,7 +131,7 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                 missing = [t for t in untolerated_taints(tolerations, pool.taints) if t.effect.repels]
                 if not missing:
                     break  # some pool it targets takes it
-                unsure = unsure or _compute_class_unsure(pool, missing, selection)
+                unsure = unsure or _platform_unsure(pool, missing, selection)
                 verdicts.append((missing, f": {_fmt(missing)} not tolerated"))
             else:
                 if unsure:
@@ -157,23 +155,13 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
     undecided.raise_if_any()
 
 
-def _compute_class_unsure(pool: GpuPool, missing: list[Taint], selection: NodeSelection) -> str:
-    """Why ``pool`` may take the pod although ``missing`` is untolerated ("" when it may not): on GKE, every missing
-    taint is ``cloud.google.com/compute-class=<class>:NoSchedule`` of a class the pod's ``nodeSelector`` selects.
-    GKE documents that taint for node pools created by hand (:data:`GKE_COMPUTE_CLASS_SOURCE`) but not whether it
-    adds the matching toleration to the pods selecting the class, so the verdict is neither pass nor finding."""
-    selected = {value for key, value in selection.node_selector if key == GKE_COMPUTE_CLASS_LABEL}
-    classes = [t for t in missing if t.key == GKE_COMPUTE_CLASS_LABEL and t.effect is TaintEffect.NO_SCHEDULE
-               and t.value in selected]
-    if pool.platform != "gke" or len(classes) != len(missing):
-        return ""
-    taint = classes[0]
-    toleration = ", ".join(f"{k}: {v}" for k, v in Toleration.for_taint(taint).to_k8s().items())
-    return (f"not judged: on {pool.display} its only untolerated taint is {taint}, the taint of the custom "
-            f"ComputeClass {taint.value} it selects (nodeSelector {GKE_COMPUTE_CLASS_LABEL}: {taint.value}); GKE "
-            f"documents that taint for node pools created by hand ({GKE_COMPUTE_CLASS_SOURCE}), but GKE's "
-            "documentation does not say whether GKE adds the matching toleration to the pods that select the class; "
-            f"add the toleration {{{toleration}}} to be certain")
+def _platform_unsure(pool: GpuPool, missing: list[Taint], selection: NodeSelection) -> str:
+    """Why ``pool`` may take the pod although ``missing`` is untolerated ("" when it may not): the reason of the
+    pool's backend (the registry's ``untolerated_not_judged``), which knows the tolerations its platform may add
+    undocumented; a backend that declares none, or a pool of no registered backend, gives ""."""
+    backend = find(pool.backend)
+    judge = backend.fn("untolerated_not_judged") if backend is not None else None
+    return judge(pool, missing, selection.node_selector) if judge is not None else ""
 
 
 def _refused_by_every_pool(pod_spec: object, selection: NodeSelection, pools: list) -> bool:
