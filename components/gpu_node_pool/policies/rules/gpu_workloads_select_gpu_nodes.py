@@ -4,7 +4,7 @@ nodes at all, instead of landing on every CPU node."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pulumi_policy import (
@@ -104,14 +104,17 @@ def _gpu_agents_select_gpu_nodes(args: StackValidationArgs, report: ReportViolat
     """A GPU agent DaemonSet (NVIDIA's device plugin, the DCGM exporter) whose node selection admits a
     node of no GPU pool (:func:`gpu_node_pool.policies.placement.lands_on_plain_nodes`) runs on every CPU
     node too. The GPU Operator's operands are placed by the operator's ``nvidia.com/gpu.deploy.*`` labels
-    (NVIDIA/gpu-operator ``controllers/object_controls.go``) and are not judged here."""
+    (NVIDIA/gpu-operator ``controllers/object_controls.go``) and are not judged here. The finding names the
+    agent's resource (its DaemonSet, or the chart or release whose values give its pod spec: :func:`_agent_urn`),
+    so reports place it there."""
     from .device_plugin_covers_gpu_pools import _plugin_daemonsets
 
     resources = agent_resources(stack_index(args))
     operands = {d for d, _ in operator_device_plugins(resources, undecided)}
     operands |= {f"the DCGM exporter of the {op.display}" for op in gpu_operators(resources, undecided)}
-    agents = _plugin_daemonsets(resources, undecided) + dcgm_exporters(resources, undecided)
-    for display, pod_spec in agents:
+    readers: list[_Reader] = [_plugin_daemonsets, dcgm_exporters]
+    agents = [(display, pod_spec, read) for read in readers for display, pod_spec in read(resources, undecided)]
+    for display, pod_spec, read in agents:
         if display in operands:
             continue
         try:
@@ -130,8 +133,22 @@ def _gpu_agents_select_gpu_nodes(args: StackValidationArgs, report: ReportViolat
                 "GPU: restarts, wasted requests). Give it a required node affinity on the GPU pools' label (chart "
                 f"values affinity/nodeSelector, e.g. {DEFAULT_GPU_LABEL[0]}: \"{DEFAULT_GPU_LABEL[1]}\"), as "
                 "NvidiaDevicePlugin and gpuAgents.dcgmExporter derive from the pools.",
-                None,
+                _agent_urn(resources, display, read),
             )
+
+
+#: An agent reader of :mod:`gpu_node_pool.policies.gpu_agents`: ``(resources, undecided) -> [(display, pod spec)]``.
+_Reader = Callable[[Sequence[Any], Undecided], list[tuple[str, Mapping[str, Any]]]]
+
+
+def _agent_urn(resources: Sequence[Any], display: str, read: _Reader) -> str | None:
+    """The URN of the resource ``read`` reads the agent ``display`` from: its DaemonSet (found by image), or the
+    chart or release whose values give its pod spec. Each resource is read alone, so the agent's own resource is
+    found whatever else the stack holds; None when none gives ``display`` alone (the finding is then the stack's)."""
+    for res in resources:
+        if any(found == display for found, _ in read([res], Undecided())):
+            return str(res.urn)
+    return None
 
 
 POLICY = StackValidationPolicy(
