@@ -3,39 +3,95 @@
 A failing render is not always the values' fault: Helm also fails before rendering when the chart itself cannot
 be loaded (an archive that is not gzip, a ``Chart.yaml`` that does not parse or lacks ``name``, no chart at the
 path), when a dependency listed in ``Chart.yaml`` is not in ``charts/``, or when the chart's ``kubeVersion``
-excludes the Kubernetes version rendered for. The phrases are Helm's own error texts, as the Helm v4 binary
-this project installs (``tools/install_helm.py``) prints them for such charts (the tests render each case).
-Anything else is the values or templates.
+excludes the Kubernetes version rendered for. :data:`HELM_ERRORS` is the table of the error forms Helm prints
+for such cases: each row is a fixed part of Helm's own error text, the fix, and the Helm source that prints it
+(``helm/helm`` at the tag of the Helm this project installs, :data:`HELM_SOURCE_TAG`; ``tools/install_helm.py``).
+The tests render each form with that Helm.
+
+An error of no known form gets :data:`GENERIC_FIX`: the reason the plan shows already carries Helm's own first
+error line (:func:`gpu_node_pool.expand.helm.helm_error_line`), and the fix sends the user to it; it never
+guesses that the values are at fault.
 """
 
 from __future__ import annotations
 
-__all__ = ["helm_failure_fix"]
+from dataclasses import dataclass
+
+__all__ = ["GENERIC_FIX", "HELM_ERRORS", "HELM_SOURCE_TAG", "HelmError", "helm_failure_fix"]
+
+#: The Helm release whose sources the rows cite (``tools/install_helm.py`` installs it).
+HELM_SOURCE_TAG = "v4.1.4"
 
 _RUN_AGAIN = " (run the same `helm template` to see the whole error)"
 
-#: (a phrase of Helm's error, the fix), first match wins.
-_FIXES: tuple[tuple[str, str], ...] = (
-    ("does not appear to be a gzipped archive", "the chart archive is not a gzipped tar: download it again "
-     "(`helm pull`) or point chart at the chart directory"),
-    ("error unpacking", "the chart archive cannot be unpacked: download it again (`helm pull`)"),
-    ("cannot load Chart.yaml", "fix the chart's Chart.yaml: it does not parse as YAML"),
-    ("chart.metadata", "fix the chart's Chart.yaml: it lacks a field every chart needs (apiVersion, name, version)"),
-    ("Chart.yaml file is missing", "point chart at a directory holding Chart.yaml, or at a chart archive"),
-    ("unable to detect chart", "point chart at a directory holding Chart.yaml, or at a chart archive"),
-    ("missing in charts/ directory", "run `helm dependency build` in the chart directory (its Chart.yaml lists "
-     "dependencies that are not in charts/)"),
-    ("chart requires kubeVersion", "set cluster.kubernetesVersion to the cluster's version, or use a chart "
-     "version that supports it"),
-    ("don't meet the specifications of the schema", "fix the chart values: they break the chart's "
-     "values.schema.json"),
+#: The fix of an error of no known form: Helm's own message (in the reason) names what to correct.
+GENERIC_FIX = ("correct what Helm's error names: the chart's values, its templates or the chart reference; the "
+               "reason quotes Helm's first error line")
+
+
+@dataclass(frozen=True)
+class HelmError:
+    """One form of Helm's error text and its fix.
+
+    Attributes:
+        phrase: a fixed part of the message (matched as a substring of Helm's stderr).
+        fix: what the user does about it (one sentence).
+        source: where Helm prints it: ``<repo> <path>@<tag>`` (``helm/helm`` unless it is Go's own).
+    """
+
+    phrase: str
+    fix: str
+    source: str
+
+
+def _helm(path: str) -> str:
+    return f"helm/helm {path}@{HELM_SOURCE_TAG}"
+
+
+#: The known forms, first match wins.
+HELM_ERRORS: tuple[HelmError, ...] = (
+    HelmError("does not appear to be a gzipped archive",
+              "the chart archive is not a gzipped tar: download it again (`helm pull`) or point chart at the chart "
+              "directory", _helm("pkg/chart/loader/archive/archive.go (ensureArchive)")),
+    HelmError("seems to be a YAML file, but expected a gzipped archive",
+              "chart names a YAML file, not a chart: point chart at the chart directory or a packaged chart .tgz",
+              _helm("pkg/chart/loader/archive/archive.go (ensureArchive)")),
+    HelmError("error unpacking",
+              "a subchart archive in the chart's charts/ cannot be unpacked: run `helm dependency build` in the chart "
+              "directory, or download the chart again (`helm pull`)", _helm("pkg/chart/v2/loader/load.go (LoadFiles)")),
+    HelmError("cannot load Chart.yaml", "fix the chart's Chart.yaml: it does not parse as YAML",
+              _helm("pkg/chart/loader/load.go (LoadDir)")),
+    HelmError("chart.metadata",
+              "fix the chart's Chart.yaml: it lacks a field every chart needs (apiVersion, name, version) or holds "
+              "one Helm refuses", _helm("pkg/chart/v2/metadata.go (Metadata.Validate)")),
+    HelmError("Chart.yaml file is missing", "point chart at a directory holding Chart.yaml, or at a chart archive",
+              _helm("pkg/chart/v2/loader/load.go (LoadFiles)")),
+    HelmError("unable to detect chart", "point chart at a directory holding Chart.yaml, or at a chart archive",
+              _helm("pkg/chart/loader/load.go (LoadDir)")),
+    HelmError("missing in charts/ directory",
+              "run `helm dependency build` in the chart directory (its Chart.yaml lists dependencies that are not "
+              "in charts/)", _helm("pkg/action/install.go (CheckDependencies)")),
+    HelmError("chart requires kubeVersion",
+              "set cluster.kubernetesVersion to the cluster's version, or use a chart version that supports it",
+              _helm("pkg/action/action.go (renderResources)")),
+    HelmError("don't meet the specifications of the schema",
+              "fix the chart values: they break the chart's values.schema.json",
+              _helm("pkg/chart/common/util/values.go (ToRenderValuesWithSchemaValidation)")),
+    HelmError("execution error at (",
+              "fix the chart values: the chart's own `required` or `fail` message (in the reason) says which value "
+              "it needs", _helm("pkg/engine/engine.go (reformatExecErrorMsg)")),
+    HelmError("nil pointer evaluating",
+              "fix the chart values: a template reads a field of a value that is not set (the reason names the "
+              "template and the field)", "golang/go src/text/template/exec.go (evalField), as Helm's engine "
+              f"reports it ({_helm('pkg/engine/engine.go')})"),
 )
 
 
 def helm_failure_fix(error: str) -> str:
-    """The fix for a failed ``helm template`` whose error text (stderr, or its first line) is ``error``: the
-    chart's archive, ``Chart.yaml``, dependencies or ``kubeVersion`` when Helm names one of them, else the values."""
-    for phrase, fix in _FIXES:
-        if phrase in error:
-            return fix + _RUN_AGAIN
-    return "fix the chart values" + _RUN_AGAIN
+    """The fix for a failed ``helm template`` whose error text (stderr, or its first line) is ``error``: the fix
+    of the first row of :data:`HELM_ERRORS` whose phrase it holds, else :data:`GENERIC_FIX`; either ends by
+    telling the user how to see the whole error."""
+    for row in HELM_ERRORS:
+        if row.phrase in error:
+            return row.fix + _RUN_AGAIN
+    return GENERIC_FIX + _RUN_AGAIN

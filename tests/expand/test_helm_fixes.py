@@ -1,0 +1,104 @@
+"""The fix a user sees when ``helm template`` fails: one per form of Helm's error (rendered with the real Helm
+where a chart can provoke it), and for an error of no known form Helm's own line plus a generic fix."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from gpu_node_pool.expand.helm import HelmRenderer
+from gpu_node_pool.expand.helm_fixes import GENERIC_FIX, HELM_ERRORS, helm_failure_fix
+from gpu_node_pool.expand.result import NotJudged
+from gpu_node_pool.plan.expand import locate_helm
+
+HELM = locate_helm()
+needs_helm = pytest.mark.skipif(HELM is None, reason="no helm on PATH or in venv/bin (make setup installs it)")
+_RUN_AGAIN = "(run the same `helm template` to see the whole error)"
+
+#: Helm's error text of each form, as the cited source formats it, and the start of the fix a user must see.
+_FORMS = [
+    ("Error: file '/c/bad.tgz' does not appear to be a gzipped archive; got 'text/plain; charset=utf-8'",
+     "the chart archive is not a gzipped tar"),
+    ("Error: file '/c/bad.tgz' seems to be a YAML file, but expected a gzipped archive",
+     "chart names a YAML file, not a chart"),
+    ("Error: error unpacking subchart dep in c: EOF", "a subchart archive in the chart's charts/ cannot be unpacked"),
+    ("Error: cannot load Chart.yaml: error converting YAML to JSON", "fix the chart's Chart.yaml: it does not parse"),
+    ("Error: validation: chart.metadata.name is required", "fix the chart's Chart.yaml: it lacks a field"),
+    ("Error: Chart.yaml file is missing", "point chart at a directory holding Chart.yaml"),
+    ("Error: unable to detect chart at /c/Chart.yaml: open /c/Chart.yaml: no such file or directory",
+     "point chart at a directory holding Chart.yaml"),
+    ("Error: found in Chart.yaml, but missing in charts/ directory: dep", "run `helm dependency build`"),
+    ("Error: chart requires kubeVersion: >=1.99.0 which is incompatible with Kubernetes v1.31.0",
+     "set cluster.kubernetesVersion to the cluster's version"),
+    ("Error: values don't meet the specifications of the schema(s) in the following chart(s):\nc:\n- x: Invalid type",
+     "fix the chart values: they break the chart's values.schema.json"),
+    ("Error: execution error at (c/templates/a.yaml:1:3): give image.tag",
+     "fix the chart values: the chart's own `required` or `fail` message"),
+    ('Error: template: c/templates/a.yaml:1:10: executing "c/templates/a.yaml" at <.Values.x.y>: nil pointer '
+     "evaluating interface {}.y", "fix the chart values: a template reads a field of a value that is not set"),
+]
+
+
+def test_every_row_of_the_table_names_its_source_and_has_a_form_here():
+    assert all(row.source and "@" in row.source for row in HELM_ERRORS)
+    assert [row.phrase for row in HELM_ERRORS if not any(row.phrase in text for text, _ in _FORMS)] == []
+
+
+@pytest.mark.parametrize(("error", "fix"), _FORMS)
+def test_each_known_form_of_helms_error_gets_its_fix(error, fix):
+    got = helm_failure_fix(error)
+    assert got.startswith(fix), got
+    assert got.endswith(_RUN_AGAIN)
+
+
+def test_an_error_of_no_known_form_gets_a_generic_fix_that_sends_to_helms_own_line():
+    got = helm_failure_fix("Error: looks like \"https://example.com\" is not a valid chart repository")
+    assert got == f"{GENERIC_FIX} {_RUN_AGAIN}"
+    assert "Helm's error" in got and "values" in got  # not a guess that the values alone are at fault
+
+
+def _chart(root: Path, name: str, chart_yaml: str, templates: dict[str, str] | None = None,
+           files: dict[str, str] | None = None) -> Path:
+    chart = root / name
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text(chart_yaml)
+    for file, text in (templates or {}).items():
+        (chart / "templates" / file).write_text(text)
+    for file, text in (files or {}).items():
+        (chart / file).write_text(text)
+    return chart
+
+
+def _tgz(path: Path, members: dict[str, bytes]) -> Path:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    path.write_bytes(gzip.compress(buf.getvalue()))
+    return path
+
+
+@needs_helm
+@pytest.mark.parametrize(("make", "values", "fix"), [
+    (lambda t: _tgz(t / "noyaml.tgz", {"c/values.yaml": b"a: 1\n"}), None, "point chart at a directory holding"),
+    (lambda t: _chart(t, "schema", "apiVersion: v2\nname: schema\nversion: 0.1.0\n",
+                      files={"values.schema.json": '{"type": "object", "properties": {"x": {"type": "integer"}}}'}),
+     {"x": "text"}, "fix the chart values: they break the chart's values.schema.json"),
+    (lambda t: _chart(t, "req", "apiVersion: v2\nname: req\nversion: 0.1.0\n",
+                      {"a.yaml": "{{ required \"give image.tag\" .Values.image }}\n"}), None,
+     "fix the chart values: the chart's own `required` or `fail` message"),
+])
+def test_a_chart_that_provokes_a_form_shows_helms_line_and_its_fix(tmp_path, make, values, fix):
+    chart = make(tmp_path)
+    inputs = {"chart": str(chart), **({"values": values} if values else {})}
+    with HelmRenderer(HELM, kube_version="1.31", base_dir=tmp_path) as r:
+        got = r.render("kubernetes:helm.sh/v4:Chart", "c", inputs, resource="c")
+    assert isinstance(got, NotJudged), got
+    assert " failed: Error: " in got.reason  # Helm's own first error line
+    assert got.fix.startswith(fix), (got.reason, got.fix)
