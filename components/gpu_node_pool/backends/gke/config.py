@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal, get_args
 
 from pydantic import (
@@ -29,7 +30,7 @@ from ...k8s.patterns import full_match
 from ...k8s.taints import Taint, TaintEffect
 from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from .._shared.capacity import NodeRepair
-from .machines import machine_problems
+from .machines import MachineProblem, machine_problems
 from .node_config_extras import ReservationAffinity
 
 #: ``NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs``): ``LATEST`` and
@@ -307,8 +308,7 @@ class GkePool(PoolBase):
         problem = gke_label_problem(self.gpu_label.key, self.gpu_label.value)
         if problem:
             problems.append(((), f"gpuLabel: {problem}"))
-        problems += [(p.key, p.message) for p in machine_problems(self.machine_type, self.accelerator.type,
-                                                                   self.accelerator.count) if not p.warning]
+        problems += [(p.key, p.message) for p in self.machine_findings if not p.warning]
         problems += [(("labels", COMPUTE_CLASS_LABEL), why) for why in self._compute_class_problems(warnings=False)]
         opted_out = self.labels.get(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL) == "true"
         no_driver = self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED"
@@ -344,6 +344,14 @@ class GkePool(PoolBase):
             raise _fail_at(problems)
         return self
 
+    @cached_property
+    def machine_findings(self) -> tuple[MachineProblem, ...]:
+        """:func:`.machines.machine_problems` of ``machineType`` with ``accelerator.count`` x ``accelerator.type``,
+        judged once per pool: its errors refuse the pool (``_gke_rules``), its warnings are
+        :meth:`config_warnings`. Read from the frozen model's fields (a stand-in built by ``model_construct``
+        from an invalid pool judges its own fields on first read)."""
+        return tuple(machine_problems(self.machine_type, self.accelerator.type, self.accelerator.count))
+
     def _compute_class_problems(self, *, warnings: bool) -> list[str]:
         """The label and taint that give the pool to a custom ComputeClass, which GKE reads only as a pair of one
         name: ``cloud.google.com/compute-class: <name>`` and ``cloud.google.com/compute-class=<name>:NoSchedule``
@@ -372,8 +380,7 @@ class GkePool(PoolBase):
     def config_warnings(self) -> list[tuple[str, str]]:
         """What the machine-type table does not judge (:func:`.machines.machine_problems` warnings) and a compute
         class label or taint without its pair (:meth:`_compute_class_problems`)."""
-        out = [(".".join(p.key), p.message) for p in machine_problems(
-            self.machine_type, self.accelerator.type, self.accelerator.count) if p.warning]
+        out = [(".".join(p.key), p.message) for p in self.machine_findings if p.warning]
         where = _dotted(("labels", COMPUTE_CLASS_LABEL)) if COMPUTE_CLASS_LABEL in self.labels else "taints"
         return out + [(where, why) for why in self._compute_class_problems(warnings=True)]
 
