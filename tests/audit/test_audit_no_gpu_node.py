@@ -70,7 +70,10 @@ def test_with_a_stack_the_what_if_judges_the_pools_and_the_missing_gpu_nodes_are
     pool = DeclaredPool(0, "gpu", "eks-managed", [Taint.parse("nvidia.com/gpu=present:NoSchedule")],
                         {"gpu-node-pools/pool": "gpu"})
     report = run_audit(snapshot, declared=Declared("s", [pool], []))
-    assert not report.partial and report.exit_code == 0
+    assert not report.partial
+    # fluent-bit would not run on the pool's new nodes: a finding, so not a clean exit
+    assert [(f.level, f.code) for f in report.findings] == [("mandatory", "whatif-does-not-run")]
+    assert report.exit_code == 1
     why = WHY + "the what-if columns judge the stack's GPU pools on the nodes they would get"
     assert f"\n  GPU nodes: {why}\n" in report.to_text()
     assert ("    what-if pool gpu as declared: would not run on its new nodes: nvidia.com/gpu=present:NoSchedule not "

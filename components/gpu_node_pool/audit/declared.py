@@ -71,6 +71,10 @@ class DeclaredPool:
     #: The kinds of node the pool will get, as the plan knows their labels (its backend's ``node_labels``:
     #: instance type, architecture, OS, the platform's and the declared labels); [] when the plan found none.
     kinds: list[NodeLabels] = field(default_factory=list)
+    #: Who runs a device plugin on the pool's nodes without a DaemonSet of NVIDIA's chart or the GPU Operator: ``none``
+    #: (nobody: one of those must), ``image`` (the node image's own: Bottlerocket NVIDIA, EKS Auto Mode) or
+    #: ``platform`` (GKE's); the pool config's ``device_plugin_source``.
+    device_plugin_source: str = "none"
 
     @property
     def where(self) -> str:
@@ -108,6 +112,7 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
         raise DeclaredError(f"--stack {stack}: {len(result.config_issues)} config error(s), first {first.path}: "
                             f"{first.message}; run gpupool validate --stack {stack}")
     kinds = _node_kinds(result, stack)
+    sources = {p.name: p.device_plugin_source for p in result.config.pools} if result.config is not None else {}
     pools = [
         DeclaredPool(
             index=i,
@@ -119,6 +124,7 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
             mechanism=(entry.get("gpus") or {}).get("mechanism", "whole-gpus"),
             advertised=dict((entry.get("gpus") or {}).get("advertised") or {}),
             kinds=kinds.get(pool_declared_as(f"pools[{i}]", entry["name"]), []),
+            device_plugin_source=sources.get(entry["name"], "none"),
         )
         for i, entry in enumerate(result.pools)
     ]

@@ -10,7 +10,7 @@ rule of every command): 0 clean, 1 a finding at or above ``--fail-on``; 2 (unrea
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
@@ -18,12 +18,13 @@ from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_d
 from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
 from ..text.terminal import terminal_text
 from .cluster import Node, Pool, detect_platform, group_pools, with_declared
-from .declared import Declared, drift, whatif_nodes
+from .declared import Declared, drift
 from .findings import Finding, NotJudged, finding_lines
 from .pending import PendingPod, pending_pods
 from .snapshot import Snapshot
 from .starved import starved_reason
 from .text_pools import pool_lines
+from .whatif import KEEP_OFF_FIX, whatif
 
 __all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit", "NO_DAEMONSETS"]
 
@@ -304,7 +305,7 @@ def run_audit(
                 nowhere = " It runs on no node at all." if rules_say == 0 else ""
                 findings.append(Finding("mandatory", "daemonset-does-not-run", f"DaemonSet {ds.display}",
                     f"in {p.id}: {cell.summary}.{nowhere}",
-                    f"{adds}, or keep it off GPU nodes explicitly (nodeSelector/required node affinity)", p.id))
+                    f"{adds}, or {KEEP_OFF_FIX}", p.id))
             elif cell.status == "notJudged":
                 not_judged.append(NotJudged(f"DaemonSet {ds.display} on {p.id}", cell.summary))
         if ds.desired is not None and ds.desired != rules_say and not ds.problem:
@@ -355,7 +356,9 @@ def run_audit(
         dfind, dnotes = drift(declared, nodes)
         findings += dfind
         notes += dnotes
-        whatif_pools = _whatif(declared, nodes, rows, platform, plugins, findings)
+        stack_ds = [read_daemonset(obj, platform, plugins, origin="stack") for obj in declared.daemonsets]
+        rows += [Row(ds, {}, 0) for ds in stack_ds]
+        whatif_pools = whatif(declared, nodes, rows, {(d.namespace, d.name) for d in stack_ds}, findings, not_judged)
 
     # Nodes, none a GPU node: no DaemonSet was judged on one. Never a silent pass: said, and partial unless the
     # what-if judged the stack's pools on the nodes they would get.
@@ -380,61 +383,3 @@ def run_audit(
         unread=list(snapshot.unread), skipped=list(snapshot.skipped), no_gpu_node=no_gpu_node,
         stack=declared.stack if declared else None, whatif_pools=whatif_pools, fail_on=fail_on,
     )
-
-
-def _whatif(declared: Declared, nodes: list[Node], rows: list[Row], platform: str, plugins: Any,
-            findings: list[Finding]) -> list[str]:
-    """Fill ``row.whatif`` for every declared pool; add a finding per DaemonSet a planned taint would stop."""
-    stack_ds = [read_daemonset(obj, platform, plugins, origin="stack") for obj in declared.daemonsets]
-    managed = {(d.namespace, d.name) for d in stack_ds}
-    for ds in stack_ds:
-        rows.append(Row(ds, {}, 0))
-    columns = []
-    for pool in declared.pools:
-        column = f"pool {pool.name} as declared"
-        columns.append(column)
-        shapes = whatif_nodes(pool, nodes)
-        live = {n.name: n for n in nodes}
-        made_up = not any(name in live for name, _, _ in shapes)  # the pool has no node yet: judged on the kinds it would get
-        for row in rows:
-            if row.ds.origin == "cluster" and (row.ds.namespace, row.ds.name) in managed:
-                row.whatif[column] = Cell("notJudged", "managed by the stack: judged in its (stack) row")
-                continue
-            would = [judge(row.ds, name, labels, taints) for name, labels, taints in shapes]
-            judged = pool_cell(would)
-            cell = replace(judged, summary=_on_new_nodes(judged, len(shapes), "its")) if made_up else judged
-            row.whatif[column] = cell
-            if row.ds.origin != "cluster":
-                if cell.status in ("doesNotRun", "partial"):
-                    whose = f"pool {pool.name}'s"
-                    said = (f"it {_on_new_nodes(judged, len(shapes), whose)}" if made_up
-                            else f"it {cell.summary} on pool {pool.name}")
-                    findings.append(Finding("mandatory", "whatif-stack-daemonset", f"DaemonSet {row.ds.display} (stack)",
-                        f"as the stack would deploy it, {said}", "fix its tolerations in the stack", pool.name))
-                continue
-            now = [judge(row.ds, n, live[n].labels, live[n].taints) for n, *_ in shapes if n in live]
-            stopped = [(nv, wv) for nv, wv in zip(now, would, strict=False) if nv.status == "runs" and wv.status == "doesNotRun"]
-            if stopped:
-                taints = sorted({str(t) for _, wv in stopped for t, _ in wv.missing})
-                nodes_text = ", ".join(nv.node for nv, _ in stopped)
-                findings.append(Finding("mandatory", "whatif-would-stop", f"DaemonSet {row.ds.display}",
-                    f"adding {', '.join(taints)} to pool {pool.name} would stop it (it runs now on {nodes_text})",
-                    "; ".join(f"tolerate {t} with {toleration_text(tol)}" for t, tol in cell.missing), pool.name))
-    return columns
-
-
-def _on_new_nodes(cell: Cell, kinds: int, whose: str) -> str:
-    """The summary of a what-if ``cell`` judged on made-up nodes (a pool with no node yet: one per kind of node
-    the plan knows it would get, :func:`.declared.whatif_nodes`), worded for ``whose`` (``its``, ``pool gpu's``)
-    new nodes: no node exists yet to run on. The status stays the cell's."""
-    stopped = cell.summary.partition(";")[2].strip()
-    return {
-        "runs": f"would run on {whose} new nodes",
-        "doesNotRun": (f"would not run on {whose} new nodes: " + cell.summary.removeprefix("does not run: ")
-                       if cell.evicted_after is None else f"would run on {whose} new nodes for {cell.evicted_after} s, "
-                       "then be evicted and recreated: " + cell.summary.partition(": ")[2]),
-        "partial": f"would run on some of {whose} new nodes ({cell.runs_on} of {kinds} kinds of node)"
-                   + (f"; {stopped}" if stopped else ""),
-        "keptOff": f"would be kept off {whose} new nodes by its own selection"
-                   + cell.summary.removeprefix("kept off by its own selection"),
-    }.get(cell.status, cell.summary)

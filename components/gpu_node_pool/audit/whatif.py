@@ -1,0 +1,285 @@
+"""The what-if of ``gpupool audit --stack``: every DaemonSet judged on the nodes each declared pool would get, and
+what the audit says about it.
+
+A column ``pool <name> as declared`` per declared pool, judged on :func:`.declared.whatif_nodes` (the pool's live nodes
+with the stack's taints and labels, or, for a pool with no node yet, one made-up node per kind of node the plan knows).
+Findings, per DaemonSet of the cluster and declared pool, judged as the audit judges the live GPU pools
+(:mod:`.report`: ``daemonset-does-not-run``, mandatory; :mod:`.starved`: a GPU node no device plugin covers, mandatory)
+and as the pack's ``daemonsets-tolerate-gpu-taints`` and ``device-plugin-covers-gpu-pools`` rules do (both mandatory;
+``policies/rules/``):
+
+* ``whatif-would-stop`` (mandatory): it runs on a live node of the pool now, and the declared taints would stop it.
+* ``whatif-does-not-run`` (mandatory): a taint of the pool's nodes-to-be that it does not tolerate for good, and that no
+  finding names already: a taint its pod already fails on a live node of the pool is the live pool's
+  ``daemonset-does-not-run``, a taint that stops it where it runs now is ``whatif-would-stop``. The fix: the toleration
+  to add (or the ``tolerationSeconds`` to remove), or to keep it off GPU nodes by its selection, the way the pack
+  accepts for a DaemonSet that is not for GPU nodes; not that way out for a device plugin those nodes need (below),
+  whose finding says they would advertise no ``nvidia.com/gpu``.
+* ``whatif-kept-off``: its own selection (``nodeSelector``, required node affinity) keeps it off some of the pool's
+  nodes-to-be, naming each label key that refuses them and what the nodes carry:
+
+  - mandatory for the NVIDIA device plugin (:func:`.starved.is_device_plugin`, the agent the audit requires on GPU
+    nodes), on a pool whose nodes get their plugin from a DaemonSet (the pool's ``device_plugin_source`` is
+    ``none``: not Bottlerocket NVIDIA, EKS Auto Mode or GKE, whose nodes run their own) when no device plugin, the
+    cluster's or the stack's, would run on those nodes: they would advertise no ``nvidia.com/gpu`` (the kubelet
+    advertises a device only once a device plugin registers it:
+    https://kubernetes.io/docs/concepts/extend-kubernetes/compute-storage-net/device-plugins/; which images run
+    their own plugin: ``PoolBase.device_plugin_source`` in ``gpu_node_pool/config/common.py``);
+  - advisory for any other DaemonSet that runs on a GPU node of the cluster now: it is meant for GPU nodes and
+    would miss these;
+  - nothing otherwise: keeping off GPU nodes by its selection is what the pack asks of a DaemonSet not meant for them.
+
+  A node its selection keeps off now already is the live pool's (the audit's own columns), not reported again.
+* ``whatif-stack-daemonset`` (mandatory): a DaemonSet the stack deploys would not run on the pool's nodes.
+
+A what-if cell not judged (a selection reading a label no one is known to set...) is listed as not judged, with why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from ..k8s.selection import NodeLabels, excluding_keys
+from ..k8s.taints import Taint, Toleration
+from ..k8s.wellknown import NVIDIA_GPU_RESOURCE
+from ..policies.daemonset_nodes import Cell, DaemonSet, NodeVerdict, judge, pool_cell, stay_fix, toleration_text
+from ..policies.workloads import Stay
+from .cluster import Node
+from .declared import Declared, DeclaredPool, whatif_nodes
+from .findings import Finding, NotJudged
+from .starved import is_device_plugin
+
+__all__ = ["whatif", "on_new_nodes", "KEEP_OFF_FIX"]
+
+#: The other way out the audit offers a DaemonSet that does not tolerate a GPU pool's taints (the pack's
+#: ``daemonsets-tolerate-gpu-taints`` accepts it): not to run there at all.
+KEEP_OFF_FIX = "keep it off GPU nodes explicitly (nodeSelector/required node affinity)"
+
+#: How a finding says to widen a DaemonSet's node selection.
+_WIDEN = "widen its node selection (nodeSelector/required node affinity) to admit them"
+
+
+class _Row(Protocol):
+    """A row of the report (:class:`.report.Row`): the DaemonSet, its live pools' cells, its what-if cells."""
+
+    ds: DaemonSet
+    cells: dict[str, Cell]
+    whatif: dict[str, Cell]
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One declared pool as the what-if judges it: its nodes-to-be (``shapes``, from :func:`.declared.whatif_nodes`),
+    whether they are made up (no live node yet), and per kind of node whether a device plugin would run there."""
+
+    pool: DeclaredPool
+    name: str
+    shapes: list[tuple[str, NodeLabels, list[Taint]]]
+    made_up: bool
+    covered: tuple[bool, ...]
+
+
+def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed: set[tuple[str, str]],
+           findings: list[Finding], not_judged: list[NotJudged]) -> list[str]:
+    """Fill ``row.whatif`` of every row (the cluster's DaemonSets and, ``origin == "stack"``, the stack's) for each
+    declared pool, and add the findings and not-judged items of the module docstring. ``managed``:
+    ``(namespace, name)`` of the cluster's DaemonSets the stack deploys (judged in their stack row). Returns the
+    column names, ``pool <name> as declared``, in the order the stack declares the pools."""
+    live = {n.name: n for n in nodes}
+    columns = []
+    for pool in declared.pools:
+        name = f"pool {pool.name} as declared"
+        columns.append(name)
+        shapes = whatif_nodes(pool, nodes)
+        made_up = not any(node in live for node, _, _ in shapes)  # the pool has no node yet: its kinds of node
+        judged: list[tuple[_Row, list[NodeVerdict], Cell]] = []
+        for row in rows:
+            if row.ds.origin == "cluster" and (row.ds.namespace, row.ds.name) in managed:
+                row.whatif[name] = Cell("notJudged", "managed by the stack: judged in its (stack) row")
+                continue
+            would = [judge(row.ds, node, labels, taints) for node, labels, taints in shapes]
+            cell = pool_cell(would)
+            row.whatif[name] = replace(cell, summary=on_new_nodes(cell, len(shapes), "its")) if made_up else cell
+            judged.append((row, would, cell))
+        covered = tuple(any(is_device_plugin(r.ds) and would[i].status == "runs" for r, would, _ in judged)
+                        for i in range(len(shapes)))
+        column = _Column(pool, name, shapes, made_up, covered)
+        for row, would, judged_cell in judged:
+            cell = row.whatif[name]
+            if cell.status == "notJudged" and not row.ds.problem:  # a DaemonSet not read is not judged already
+                not_judged.append(NotJudged(f"DaemonSet {row.ds.display} on {name}", cell.summary))
+            if row.ds.origin == "stack":
+                findings += _stack_findings(row, column, would, cell, judged_cell)
+            else:
+                now = [_live_verdict(row.ds, live.get(node)) for node, _, _ in shapes]
+                findings += _cluster_findings(row, column, would, now, cell)
+    return columns
+
+
+def _live_verdict(ds: DaemonSet, node: Node | None) -> NodeVerdict | None:
+    """``ds`` on a live node as it is now (its own taints and labels), or None for a made-up node."""
+    return None if node is None else judge(ds, node.name, node.labels, node.taints)
+
+
+def _stack_findings(row: _Row, column: _Column, would: list[NodeVerdict], cell: Cell, judged: Cell) -> list[Finding]:
+    """A DaemonSet the stack deploys that would not run on the pool's nodes (``whatif-stack-daemonset``), and the
+    device plugin it deploys kept off nodes no plugin would cover (``whatif-kept-off``)."""
+    pool = column.pool
+    out = []
+    if cell.status in ("doesNotRun", "partial") and cell.missing:
+        whose = f"pool {pool.name}'s"
+        said = (f"it {on_new_nodes(judged, len(column.shapes), whose)}" if column.made_up
+                else f"it {cell.summary} on pool {pool.name}")
+        out.append(Finding("mandatory", "whatif-stack-daemonset", f"DaemonSet {row.ds.display} (stack)",
+                           f"as the stack would deploy it, {said}", "fix its tolerations in the stack", pool.name))
+    return out + _kept_off(row, column, would, [None] * len(would), "(stack)")
+
+
+def _cluster_findings(row: _Row, column: _Column, would: list[NodeVerdict], now: list[NodeVerdict | None],
+                      cell: Cell) -> list[Finding]:
+    """The findings of a cluster DaemonSet on one declared pool (module docstring)."""
+    ds, pool = row.ds, column.pool
+    out = []
+    stopped = [(nv, wv) for nv, wv in zip(now, would, strict=True)
+               if nv is not None and nv.status == "runs" and wv.status == "doesNotRun"]
+    named: set[tuple[Any, ...]] = set()  # taints a finding names already
+    if stopped:
+        taints = sorted({str(t) for _, wv in stopped for t, _ in wv.missing})
+        named |= {_taint_id(t) for _, wv in stopped for t, _ in wv.missing}
+        nodes_text = ", ".join(nv.node for nv, _ in stopped)
+        out.append(Finding("mandatory", "whatif-would-stop", f"DaemonSet {ds.display}",
+            f"adding {', '.join(taints)} to pool {pool.name} would stop it (it runs now on {nodes_text})",
+            "; ".join(f"tolerate {t} with {toleration_text(tol)}" for t, tol in cell.missing), pool.name))
+    # Taints that stop it on a node where it does not run now: new unless that node stops it on them already
+    # (the live pool's daemonset-does-not-run names them).
+    new: dict[tuple[Any, ...], tuple[Taint, Toleration, Stay]] = {}
+    where: list[str] = []
+    for nv, wv in zip(now, would, strict=True):
+        if wv.status != "doesNotRun" or (nv is not None and nv.status == "runs"):
+            continue
+        already = {_taint_id(t) for t, _ in nv.missing} if nv is not None else set()
+        stays = wv.stays or tuple(Stay(t, False) for t, _ in wv.missing)
+        fresh = [(t, tol, stay) for (t, tol), stay in zip(wv.missing, stays, strict=True)
+                 if _taint_id(t) not in already | named]
+        for t, tol, stay in fresh:
+            new.setdefault(_taint_id(t), (t, tol, stay))
+        if fresh:
+            where.append(wv.node)
+    if new:
+        out.append(_does_not_run(row, column, list(new.values()), where))
+    return out + _kept_off(row, column, would, now, "")
+
+
+def _does_not_run(row: _Row, column: _Column, stops: list[tuple[Taint, Toleration, Stay]], where: list[str]) -> Finding:
+    """``whatif-does-not-run`` for the taints in ``stops`` on the nodes (or kinds of node) named in ``where``."""
+    ds, pool = row.ds, column.pool
+    kinds = len(column.shapes)
+    verb = "would not stay on" if all(stay.tolerated for _, _, stay in stops) else "would not run on"
+    if column.made_up:
+        on = f"pool {pool.name}'s new nodes" if len(where) == kinds else (
+            f"{len(where)} of the {kinds} kinds of node pool {pool.name} would get ({', '.join(where)})")
+    else:
+        on = f"{', '.join(where)} with the taints the stack declares for pool {pool.name}"
+    message = f"it {verb} {on}: " + ", ".join(stay.describe() for _, _, stay in stops)
+    # the device plugin, where no other plugin would run and the nodes run none of their own: they need this one
+    starves = is_device_plugin(ds) and _needs_plugin(pool) and not all(
+        column.covered[i] for i, (node, _, _) in enumerate(column.shapes) if node in where)
+    if starves:
+        message += f"; no device plugin would run there, so those nodes would advertise no {NVIDIA_GPU_RESOURCE}"
+    fix = "; ".join(stay_fix(ds, t, tol, stay) for t, tol, stay in stops)
+    return Finding("mandatory", "whatif-does-not-run", f"DaemonSet {ds.display}", message,
+                   fix if starves else f"{fix}, or {KEEP_OFF_FIX}", pool.name)
+
+
+def _kept_off(row: _Row, column: _Column, would: list[NodeVerdict], now: Sequence[NodeVerdict | None],
+              origin: str) -> list[Finding]:
+    """``whatif-kept-off`` (module docstring) for the kinds of node (or live nodes) of the pool its selection keeps
+    ``row.ds`` off (``would``) and did not keep it off before (``now``: None for a made-up node); ``origin``: ``""``
+    for a DaemonSet of the cluster, ``"(stack)"`` for one the stack deploys."""
+    ds, pool = row.ds, column.pool
+    if ds.selection is None:
+        return []
+    off = [i for i, (wv, nv) in enumerate(zip(would, now, strict=True))
+           if wv.status == "keptOff" and (nv is None or nv.status != "keptOff")]
+    if not off:
+        return []
+    if is_device_plugin(ds):
+        uncovered = [i for i in off if not column.covered[i]]
+        if not (_needs_plugin(pool) and uncovered):
+            return []  # another plugin runs there, or the pool's nodes run their own
+        level, off = "mandatory", uncovered
+        why = f"; no device plugin would run there, so those nodes would advertise no {NVIDIA_GPU_RESOURCE}"
+        also = ""
+    elif origin or not any(c.status == "runs" or c.runs_on for c in row.cells.values()):
+        return []  # not meant for GPU nodes, as far as the cluster shows
+    else:
+        level = "advisory"
+        serves = sorted(pid for pid, c in row.cells.items() if c.status == "runs" or c.runs_on)
+        why = f"; it runs on the cluster's GPU nodes of {', '.join(serves)} now"
+        also = f", or leave it so if it is not meant for pool {pool.name}"
+    names = [column.shapes[i][0] for i in off]
+    if column.made_up:
+        on = f"pool {pool.name}'s new nodes" if len(off) == len(column.shapes) else (
+            f"{len(off)} of the {len(column.shapes)} kinds of node pool {pool.name} would get ({', '.join(names)})")
+    else:
+        on = f"{', '.join(names)} with the labels the stack declares for pool {pool.name}"
+    refusals = list(dict.fromkeys(r for i in off for r in _refused_by(ds, column.shapes[i][1])))
+    carried = list(dict.fromkeys(c for i in off for c in _carried(ds, column.shapes[i][1])))
+    subject = f"DaemonSet {ds.display}" + (f" {origin}" if origin else "")
+    fix = f"{_WIDEN}: {'; '.join(carried)}" if carried else _WIDEN
+    return [Finding(level, "whatif-kept-off", subject,
+                    f"its own selection would keep it off {on}: {'; '.join(refusals)}{why}",
+                    fix + (" in the stack" if origin else "") + also, pool.name)]
+
+
+def _needs_plugin(pool: DeclaredPool) -> bool:
+    """Whether the pool's nodes get their device plugin from a DaemonSet (NVIDIA's chart, the GPU Operator): they run
+    none of their own (``device_plugin_source`` ``none``)."""
+    return pool.device_plugin_source == "none"
+
+
+def _refused_by(ds: DaemonSet, labels: NodeLabels) -> list[str]:
+    """Each clause of ``ds``'s selection that refuses a node with ``labels``, and what the node carries."""
+    selection = ds.selection
+    assert selection is not None
+    keys = excluding_keys(selection.node_selector, selection.terms, labels)
+    if not keys:
+        return ["its nodeName names another node"] if selection.node_name else ["its required node affinity"]
+    wanted = {str(k): v for k, v in selection.node_selector}
+    return [(f"nodeSelector {key}={wanted[key]}" if key in wanted else f"required node affinity on {key}")
+            + f" (the nodes carry {_carries(labels, key)})" for key in keys]
+
+
+def _carried(ds: DaemonSet, labels: NodeLabels) -> list[str]:
+    """What a node with ``labels`` carries of each label key ``ds``'s selection refuses it by."""
+    selection = ds.selection
+    assert selection is not None
+    return [_carries(labels, key) for key in excluding_keys(selection.node_selector, selection.terms, labels)]
+
+
+def _carries(labels: NodeLabels, key: str) -> str:
+    value = labels.lookup(key)
+    return f"{key}={value}" if isinstance(value, str) else f"no {key} label"
+
+
+def _taint_id(taint: Taint) -> tuple[Any, ...]:
+    return (*taint.identity, taint.value)
+
+
+def on_new_nodes(cell: Cell, kinds: int, whose: str) -> str:
+    """The summary of a what-if ``cell`` judged on made-up nodes (a pool with no node yet: one per kind of node
+    the plan knows it would get, :func:`.declared.whatif_nodes`), worded for ``whose`` (``its``, ``pool gpu's``)
+    new nodes: no node exists yet to run on. The status stays the cell's."""
+    stopped = cell.summary.partition(";")[2].strip()
+    return {
+        "runs": f"would run on {whose} new nodes",
+        "doesNotRun": (f"would not run on {whose} new nodes: " + cell.summary.removeprefix("does not run: ")
+                       if cell.evicted_after is None else f"would run on {whose} new nodes for {cell.evicted_after} s, "
+                       "then be evicted and recreated: " + cell.summary.partition(": ")[2]),
+        "partial": f"would run on some of {whose} new nodes ({cell.runs_on} of {kinds} kinds of node)"
+                   + (f"; {stopped}" if stopped else ""),
+        "keptOff": f"would be kept off {whose} new nodes by its own selection"
+                   + cell.summary.removeprefix("kept off by its own selection"),
+    }.get(cell.status, cell.summary)
