@@ -8,7 +8,7 @@ from typing import Any
 
 from ..text.terminal import shown
 from . import refusals  # the module, not its names: refusals builds on taints, whose last import is this module
-from .taints import TaintEffect, TaintError, Toleration, qualified_name_problem
+from .taints import TaintEffect, TaintError, Toleration, qualified_name_problem, toleration_from_k8s
 
 # --- what the cluster adds: effective tolerations -----------------------------------------
 
@@ -184,16 +184,13 @@ def effective_tolerations(
             ``tolerations[i]``, the rule, its source and the fix).
     """
     if tolerations is None:
-        own: list[Toleration] = []
         items = pod_spec.get("tolerations") if isinstance(pod_spec, Mapping) else None
         refusal = refusals.tolerations_refusal(items)
         if refusal:
             raise TaintError(refusal)
-        for i, item in enumerate(items if isinstance(items, (list, tuple)) else ()):
-            try:
-                own.append(Toleration.from_k8s(item))
-            except TaintError as err:
-                raise TaintError(f"tolerations[{i}]: {err}") from None
+        # a list as the refusal reads one (any sequence but a string), every item one it accepts: the decoder, which
+        # applies the same rules, takes each
+        own = [toleration_from_k8s(item) for item in items or ()]
     else:
         own = list(tolerations)
     first: dict[tuple[Any, ...], int] = {}  # identity -> position of the first toleration with it (stays so)

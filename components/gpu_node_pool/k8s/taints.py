@@ -315,22 +315,12 @@ class Toleration:
 
     @classmethod
     def from_k8s(cls, obj: Mapping[str, Any]) -> Toleration:
-        """Read a Kubernetes Toleration object (``tolerationSeconds`` in camelCase).
+        """Read a Kubernetes Toleration object: :func:`toleration_from_k8s`, the one decoder.
 
         Raises:
             TaintError: the object is not a mapping or breaks a rule listed on the class.
         """
-        if not isinstance(obj, Mapping):
-            raise TaintError(f"a toleration must be an object, got {shown(obj)}")
-        seconds = obj.get("tolerationSeconds", obj.get("toleration_seconds"))
-        # null reads as empty; any other value that is no string is refused, as by the API server's decoder
-        return cls(
-            key=obj.get("key"),
-            operator=obj.get("operator"),
-            value=obj.get("value"),
-            effect=obj.get("effect"),
-            toleration_seconds=seconds,
-        )
+        return toleration_from_k8s(obj)
 
     def __str__(self) -> str:
         key = self.key or "*"
@@ -345,16 +335,23 @@ class Toleration:
         return f"{key}{val}:{eff}{secs}"
 
 
-#: ``Toleration.from_k8s`` per toleration object read, by its items with each value's type (``1`` and ``True``
+#: :func:`toleration_from_k8s` per toleration object read, by its items with each value's type (``1`` and ``True``
 #: are equal keys of a dict but not the same toleration): a stack's pod specs repeat a few tolerations.
 _TOLERATIONS: dict[tuple[Any, ...], Toleration] = {}
 
 
 def toleration_from_k8s(obj: Any) -> Toleration:
-    """``Toleration.from_k8s(obj)``, kept per content of a plain ``obj`` (a Toleration is immutable).
+    """The :class:`Toleration` a Kubernetes ``core/v1`` Toleration object (an item of a pod spec's
+    ``tolerations``) decodes to: the one decoder of the package (``Toleration.from_k8s`` and
+    :func:`gpu_node_pool.k8s.effective.effective_tolerations` call it). It reads the JSON fields ``key``,
+    ``operator``, ``value``, ``effect`` (null reads as empty) and ``tolerationSeconds``, and nothing else, as the
+    API server's decoder does (https://kubernetes.io/docs/reference/kubernetes-api/definitions/toleration-v1/);
+    a value of the wrong type is refused as the decoder refuses it, then the rules listed on :class:`Toleration`.
+    :func:`gpu_node_pool.k8s.refusals.toleration_refusal` names the same refusals for a pod spec. Kept per content
+    of a plain ``obj`` (a Toleration is immutable).
 
     Raises:
-        TaintError: as ``Toleration.from_k8s`` (never kept).
+        TaintError: ``obj`` is not a mapping, or breaks a rule listed on :class:`Toleration` (never kept).
     """
     try:
         key = tuple([(k, type(v), v) for k, v in obj.items()]) if type(obj) is dict else None
@@ -362,7 +359,10 @@ def toleration_from_k8s(obj: Any) -> Toleration:
     except TypeError:  # a value that cannot be hashed (a list, a mapping): read every time
         key = kept = None
     if kept is None:
-        kept = Toleration.from_k8s(obj)
+        if not isinstance(obj, Mapping):
+            raise TaintError(f"a toleration must be an object, got {shown(obj)}")
+        kept = Toleration(key=obj.get("key"), operator=obj.get("operator"), value=obj.get("value"),
+                          effect=obj.get("effect"), toleration_seconds=obj.get("tolerationSeconds"))
         if key is not None:
             if len(_TOLERATIONS) >= 4096:
                 _TOLERATIONS.clear()
