@@ -26,11 +26,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..text.terminal import shown
-from .taints import label_value_problem, qualified_name_problem
+from .names import label_value_problem, qualified_name_problem
 
 __all__ = [
     "label_domain",
     "in_domain",
+    "label_syntax",
     "label_syntax_problem",
     "eks_label_problem",
     "gke_label_problem",
@@ -80,16 +81,34 @@ def in_domain(key: str, domain: str) -> bool:
     return prefix == domain or prefix.endswith("." + domain)
 
 
-def label_syntax_problem(key: Any, value: Any) -> str | None:
-    """Kubernetes syntax of one label: key a qualified name, value a label value. The message repeats at most
-    :data:`~gpu_node_pool.text.terminal.MAX_SHOWN` characters of either (:func:`~gpu_node_pool.text.terminal.shown`)."""
+def label_syntax(key: Any, value: Any) -> tuple[str, str] | None:
+    """The first Kubernetes syntax rule one label breaks, as ``("key", why)`` or ``("value", why)``, or None.
+
+    Rules, in order: the key is a qualified name (:func:`~gpu_node_pool.k8s.names.qualified_name_problem`), the value
+    a label value (:func:`~gpu_node_pool.k8s.names.label_value_problem`): ``IsQualifiedName`` and
+    ``IsValidLabelValue`` of ``k8s.io/apimachinery/pkg/util/validation``, which ``ValidateLabels`` applies to node
+    labels and a pod spec's ``nodeSelector`` alike. ``why`` follows the key or value in a message (``must be 63
+    characters or less``...). The one definition :func:`label_syntax_problem` and
+    :func:`gpu_node_pool.k8s.refusals.node_selector_refusal` word their messages from.
+    """
     problem = qualified_name_problem(key)
     if problem:
-        return f"label key {shown(key)} {problem}"
+        return "key", problem
     problem = label_value_problem(value)
     if problem:
-        return f"label value {shown(value)} {problem}"
+        return "value", problem
     return None
+
+
+def label_syntax_problem(key: Any, value: Any) -> str | None:
+    """Kubernetes syntax of one label (:func:`label_syntax`): ``label key <key> <why>`` or ``label value <value>
+    <why>``, or None. The message repeats at most :data:`~gpu_node_pool.text.terminal.MAX_SHOWN` characters of
+    either (:func:`~gpu_node_pool.text.terminal.shown`)."""
+    broken = label_syntax(key, value)
+    if broken is None:
+        return None
+    part, problem = broken
+    return f"label {part} {shown(key if part == 'key' else value)} {problem}"
 
 
 def node_restriction_problem(key: str) -> str | None:

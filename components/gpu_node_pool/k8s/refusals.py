@@ -41,7 +41,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..text.terminal import shown
-from .names import DNS1123_SUBDOMAIN_MAX, DNS1123_SUBDOMAIN_RE, label_value_problem, qualified_name_problem
+from .labels import label_syntax
+from .names import DNS1123_SUBDOMAIN_MAX, DNS1123_SUBDOMAIN_RE, qualified_name_problem
 from .patterns import full_match
 from .selection import NODE_SELECTOR_OPERATORS, values_count_problem
 from .toleration_rules import TOLERATIONS_SOURCE, broken_toleration_rule, whole_seconds
@@ -129,7 +130,8 @@ def toleration_refusal(toleration: Any, where: str = "toleration") -> str | None
 def node_selector_refusal(value: Any) -> str | None:
     """Why the API server refuses ``nodeSelector`` (None when absent), or None: it must be an object of
     strings (``map[string]string``) whose keys are qualified names and values label values
-    (``ValidatePodSpec``: ``ValidateLabels(spec.NodeSelector)``)."""
+    (``ValidatePodSpec``: ``ValidateLabels(spec.NodeSelector)``; the syntax of labels is
+    :func:`gpu_node_pool.k8s.labels.label_syntax`)."""
     if value is None:
         return None
     if not isinstance(value, Mapping):
@@ -142,12 +144,13 @@ def node_selector_refusal(value: Any) -> str | None:
                     "known (quote the value)")
         if not isinstance(item, str):
             return f"{where} is {_json_kind(item)}, not a string: {REFUSED} (nodeSelector is map[string]string; quote the value)"
-        problem = qualified_name_problem(key)
-        if problem:
+        broken = label_syntax(key, item)
+        if broken is None:
+            continue
+        part, problem = broken
+        if part == "key":
             return f"nodeSelector key {shown(key)} {problem}: {REFUSED} (its keys must be label keys)"
-        problem = label_value_problem(item)
-        if problem:
-            return f"{where} {shown(item)} {problem}: {REFUSED} (its values must be label values)"
+        return f"{where} {shown(item)} {problem}: {REFUSED} (its values must be label values)"
     return None
 
 
