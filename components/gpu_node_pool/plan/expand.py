@@ -98,16 +98,8 @@ def _stand_in_label(not_rendered: NotJudged) -> str:
 _V3_CHART = "kubernetes:helm.sh/v3:Chart"
 _V1_YAML_MODULE = "pulumi_kubernetes.yaml.yaml"  # patched by offline_yaml when the program imports it
 _CANT_RUN = "can't run policy '{}' during preview"
-_UNKNOWN_FIX = "make the values known at preview (plain values, not outputs of resources created in the same run), or judge after apply"
-#: A placement not judged (:meth:`gpu_node_pool.policies.placement.Placement.not_judged_text`) and its fix.
-_SELECTION_NOT_JUDGED = "not judged: its node selection reads"
-_SELECTION_FIX = ("install the discovery agent it names in the stack, or select on labels the pool declares; after apply, "
-                  "`gpupool audit` judges the selection against the live nodes' labels")
-#: A pod spec the API server refuses (:data:`gpu_node_pool.k8s.refusals.REFUSED`) and its fix.
-_REFUSED_FIX = "correct the field the reason names (it says what to write): the API server creates no such object"
-#: A workload selecting a GKE custom ComputeClass whose only untolerated taint is the class's, and its fix.
-_COMPUTE_CLASS_FIX = ("add the toleration the reason names, or check on the cluster whether GKE added it "
-                      "(kubectl get pod <pod> -o yaml)")
+#: The fix of a not-judged item whose rule gave none and whose reason is of no known kind.
+_FOLLOW_THE_REASON = "do what the reason says so that the rule can judge it, or judge it after apply with `gpupool audit`"
 _MARKERS = (UNKNOWN, SECRET)  # a secret value is never rendered: it counts as unknown
 
 
@@ -362,6 +354,33 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
 # --- after the policies ------------------------------------------------------------------
 
 
+def _joined_fix(fixes: Any, message: str) -> str:
+    """The fix of a "can't run" finding: the fixes its rule carried with it (the runner's ``fixes``,
+    :func:`gpu_node_pool.sdk.props.fixes_of`), distinct, "; also, " between them; an item its rule gave no fix
+    (None) gets :func:`_fix_given_by_no_rule`."""
+    from ..sdk.props import UNKNOWN_FIX
+
+    out: list[str] = []
+    for fix in fixes if isinstance(fixes, list) and fixes else [UNKNOWN_FIX]:
+        text = fix if isinstance(fix, str) and fix else _fix_given_by_no_rule(message)
+        if text not in out:
+            out.append(text)
+    return "; also, ".join(out)
+
+
+def _fix_given_by_no_rule(message: str) -> str:
+    """The fix of a not-judged item whose rule passed none to ``Undecided.not_judged``: such an item reports a
+    refused pod spec (:data:`~gpu_node_pool.k8s.refusals.REFUSED` ends its text) or a GKE ComputeClass's taint
+    (its label key is in the text); any other is told to follow its reason."""
+    from ..policies.rules._shared import COMPUTE_CLASS_FIX, REFUSED_FIX
+
+    if REFUSED in message:
+        return REFUSED_FIX
+    if GKE_COMPUTE_CLASS_LABEL in message:
+        return COMPUTE_CLASS_FIX
+    return _FOLLOW_THE_REASON
+
+
 def _strict(policy_config: Mapping[str, Any] | None) -> bool:
     entry = (policy_config or {}).get(RULE)
     return isinstance(entry, Mapping) and entry.get("strict") is True
@@ -397,12 +416,10 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
         if v["policy"] == RULE and where in pending:
             nj = pending.pop(where)
             v["message"] = f"not judged: {nj.reason}. Fix: {nj.fix}"
+        fixes = v.pop("fixes", None)
         if v["message"].startswith(_CANT_RUN.format(v["policy"])):
             kind = where.split(" ", 1)[0] if where != "stack" else "stack"
-            fix = (_REFUSED_FIX if REFUSED in v["message"] else
-                   _COMPUTE_CLASS_FIX if GKE_COMPUTE_CLASS_LABEL in v["message"] else
-                   _SELECTION_FIX if _SELECTION_NOT_JUDGED in v["message"] else _UNKNOWN_FIX)
-            items.append(NotJudged(urn_of.get(where, where), kind, v["message"], fix))
+            items.append(NotJudged(urn_of.get(where, where), kind, v["message"], _joined_fix(fixes, v["message"])))
             if strict:
                 v["enforcement"] = "mandatory"
         if v["policy"] == RULE and strict:

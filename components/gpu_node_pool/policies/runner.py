@@ -41,6 +41,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from ..k8s.wellknown import UNKNOWN as _UNKNOWN
 from ..sdk.policy_props import policy_props
+from ..sdk.props import fixes_of
 from ..sdk.record import Resource
 from ..sdk.secrets import judged_inputs, mask, secret_texts
 from .imperative import user_data_texts
@@ -248,6 +249,7 @@ def _evaluate(types: list[str], names: list[str], urns: list[str], inputs: list[
                 "resource": resource,
                 "urn": urn_of.get(resource, stack_urn),
                 "message": f"can't run policy '{policy.name}' during preview: {err.message}",
+                "fixes": fixes_of(err),  # what the plan's not-judged list shows; finish_plan takes it off
             }
         )
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "UnknownValueError", "dig", "mapping", "sequence", "items", "text", "number", "plain", "derived", "Undecided",
+    "UNKNOWN_FIX", "fixes_of", "not_judged",
 ]
 
 _MISSING = object()
@@ -164,43 +165,83 @@ def plain(value: Any) -> Any:
     return value
 
 
-def not_judged(props: list[str], message: str) -> Any:
-    """An ``UnknownValueError`` at ``props`` whose message is ``message``: how a policy reports what it
-    cannot judge so that the SDK (and the runner) turn it into an advisory "can't run policy" finding."""
+#: The fix of a value unknown at preview (what a policy's proxy raises when it reads one): the fix of an
+#: ``UnknownValueError`` that carries none of its own (:func:`fixes_of`).
+UNKNOWN_FIX = ("make the values known at preview (plain values, not outputs of resources created in the same run), "
+               "or judge after apply")
+
+
+def _fix(err: Any) -> str | None:
+    """One item's fix: its ``fix`` (None: a not-judged item given none), :data:`UNKNOWN_FIX` when it has no
+    ``fix`` attribute (a value a proxy read as unknown)."""
+    if not hasattr(err, "fix"):
+        return UNKNOWN_FIX
+    fix = err.fix
+    return fix if fix is None or (isinstance(fix, str) and fix) else UNKNOWN_FIX
+
+
+def fixes_of(err: Any) -> list[str | None]:
+    """The fixes an ``UnknownValueError`` carries, distinct, in the order of its items: those of every item of
+    :meth:`Undecided.raise_if_any`'s error, else its own ``fix`` (:func:`not_judged`), else :data:`UNKNOWN_FIX`.
+    None stands for an item whose rule gave no fix."""
+    fixes = getattr(err, "fixes", None)
+    return list(fixes) if isinstance(fixes, (list, tuple)) else [_fix(err)]
+
+
+def not_judged(props: list[str], message: str, fix: str) -> Any:
+    """An ``UnknownValueError`` at ``props`` whose message is ``message`` and whose fix is ``fix``: how
+    a policy reports what it cannot judge so that the SDK (and the runner) turn it into an advisory "can't run
+    policy" finding, and the plan lists it as not judged with ``fix``."""
     from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
     err = UnknownValueError(UNKNOWN_STRING_VALUE, list(props))
     err.message = message
+    err.fix = fix
     return err
 
 
 class Undecided:
-    """What a stack policy could not decide because values are unknown at preview.
+    """What a stack policy could not decide because values are unknown at preview, or could not judge.
 
-    A stack policy checks every resource it can, collects the unknowns here, reports its
-    violations, and then calls :meth:`raise_if_any`: the SDK turns the one
+    A stack policy checks every resource it can, collects the unknowns and the not-judged items here, each
+    with its fix, reports its violations, and then calls :meth:`raise_if_any`: the SDK turns the one
     ``UnknownValueError`` into an advisory "can't run policy ... during preview" diagnostic
-    that lists every undecided resource, while the violations already reported stand.
+    that lists every undecided resource, while the violations already reported stand; the in-process
+    runner also keeps the fixes (:func:`fixes_of`) for the plan's not-judged list.
     """
 
     def __init__(self) -> None:
         self.items: list[tuple[str, UnknownValueError]] = []
 
     def add(self, what: str, err: UnknownValueError) -> None:
-        """Record that ``what`` (e.g. ``DaemonSet logging/fluent-bit``) could not be decided."""
+        """Record that ``what`` (e.g. ``DaemonSet logging/fluent-bit``) could not be decided; its fix is the one
+        ``err`` carries (:func:`not_judged`), else :data:`UNKNOWN_FIX`."""
         self.items.append((what, err))
 
-    def not_judged(self, what: str, reason: str) -> None:
+    def not_judged(self, what: str, reason: str, fix: str | None = None) -> None:
         """Record that ``what`` could not be judged for ``reason`` (a sentence starting "not judged: "),
-        reported with the unknowns: never a silent pass, never a finding."""
+        reported with the unknowns: never a silent pass, never a finding. ``fix``: what the user does so that
+        it is judged (one sentence); None leaves the item without one, and the plan's not-judged list then
+        gives the rule's generic fix (:func:`gpu_node_pool.plan.expand.finish_plan`)."""
         from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
         err = UnknownValueError(UNKNOWN_STRING_VALUE, [])
         err.message = reason
+        err.fix = fix
         self.items.append((what, err))
 
+    def fixes(self) -> list[str | None]:
+        """The distinct fixes of the items, in the order they first come (None: an item given none)."""
+        out: list[str | None] = []
+        for _, err in self.items:
+            for fix in fixes_of(err):
+                if fix not in out:
+                    out.append(fix)
+        return out
+
     def raise_if_any(self) -> None:
-        """Raise one ``UnknownValueError`` naming every undecided item, if there are any."""
+        """Raise one ``UnknownValueError`` naming every undecided item, if there are any; it carries the items'
+        distinct fixes as ``fixes`` (:meth:`fixes`, read with :func:`fixes_of`)."""
         if not self.items:
             return
         from pulumi_policy.proxy import UnknownValueError  # only reached when a proxy raised one
@@ -208,4 +249,5 @@ class Undecided:
         first = self.items[0][1]
         err = UnknownValueError(first.unknown_type_sentinel, list(first.props))
         err.message = "; ".join(f"{what}: {e.message}" for what, e in self.items)
+        err.fixes = self.fixes()
         raise err

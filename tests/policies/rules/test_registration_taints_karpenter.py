@@ -128,3 +128,18 @@ def test_the_components_own_pool_with_user_data_taints_gets_no_registration_find
         assert cannot_run(d.registration_taints_visible.POLICY, resources) == []
         (missing,) = run(d.daemonsets_tolerate_gpu_taints.POLICY, [*resources, GPU_ONLY])
         assert missing["message"].count("dedicated=ml:NoSchedule") >= 1
+
+
+def test_user_data_not_readable_carries_the_fix_the_rule_gives():
+    stack = [karpenter_pool(taints=(GPU,)), node_class(SED, alias=None, family="Custom")]
+    (found,) = cannot_run(d.registration_taints_visible.POLICY, stack)
+    (fix,) = found["fixes"]  # what the plan's notJudged item shows
+    assert fix.startswith("declare the taint in ") and "in a form the reader reads" in fix
+    assert "known at preview" not in fix
+
+
+def test_user_data_not_judged_carries_the_declare_fix_and_an_unknown_one_the_unknown_fix():
+    (found,) = cannot_run(d.registration_taints_visible.POLICY, [karpenter_pool(taints=(GPU,))])
+    assert [f.split(" in ")[0] for f in found["fixes"]] == ["declare every taint the nodes register"]
+    (found,) = cannot_run(d.registration_taints_visible.POLICY, [karpenter_pool(taints=(GPU,)), node_class(UNKNOWN_STRING_VALUE)])
+    assert all(isinstance(f, str) and f for f in found["fixes"])

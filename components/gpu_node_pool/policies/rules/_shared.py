@@ -128,3 +128,27 @@ def _gpu_taints(pools: Iterable[GpuPool], config: Mapping[str, Any]) -> list[Tai
         taints += [t for t in pool.taints if t not in taints]
     taints += [t for t in _parse_taints(config.get("extraTaints")) if t not in taints]
     return taints
+
+
+#: The fix of a pod spec the API server refuses (:data:`gpu_node_pool.k8s.refusals.REFUSED`): the reason says what
+#: to write (its rule and source are :mod:`gpu_node_pool.k8s.refusals`').
+REFUSED_FIX = "correct the field the reason names (it says what to write): the API server creates no such object"
+#: The fix of a workload selecting a GKE custom ComputeClass whose only untolerated taint is the class's.
+COMPUTE_CLASS_FIX = ("add the toleration the reason names, or check on the cluster whether GKE added it "
+                     "(kubectl get pod <pod> -o yaml)")
+#: The fix of a placement whose selection reads labels only a discovery agent sets, or that nothing known sets.
+SELECTION_FIX = ("install the discovery agent it names in the stack, or select on labels the pool declares; after "
+                 "apply, `gpupool audit` judges the selection against the live nodes' labels")
+#: The fix of a DaemonSet pinned by ``nodeName`` to a node whose name is known only once it launches.
+PINNED_FIX = ("select the pool's nodes by a label the pool declares (nodeSelector or required node affinity) instead "
+              "of nodeName; after apply, `gpupool audit` judges the pinned node")
+
+
+def placement_fix(placement: Any) -> str:
+    """The fix of a placement not judged (:meth:`gpu_node_pool.policies.placement.Placement.not_judged_text`):
+    :data:`REFUSED_FIX` for a refused pod spec, :data:`PINNED_FIX` for a ``nodeName``, else :data:`SELECTION_FIX`."""
+    if placement.refused:
+        return REFUSED_FIX
+    if placement.pinned:
+        return PINNED_FIX
+    return SELECTION_FIX

@@ -39,12 +39,14 @@ from ._shared import (
     _NE,
     _TAINT_LIST,
     CONFIG_DEFAULTS,
+    REFUSED_FIX,
     _config,
     _describe_tolerations,
     _parse_taints,
     _resource,
     _stack_placements,
     _stack_pools,
+    placement_fix,
 )
 
 
@@ -140,7 +142,7 @@ def _daemonset_failures(workload: Workload, tolerations: list[Toleration], check
         if admitted > 0 or placement.admitted_when_absent:
             failures.append(f"{display}: {why}")
         elif placement.undecided:  # only a label nothing known sets would admit the nodes: never a finding, never a pass
-            undecided.not_judged(f"{workload.display} on {display}", placement.not_judged_text())
+            undecided.not_judged(f"{workload.display} on {display}", placement.not_judged_text(), placement_fix(placement))
     return " | ".join(failures)
 
 
@@ -172,7 +174,7 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
                 continue
             refused = NodeSelection.of(workload.pod_spec).refused
             if refused:  # the API server refuses it: it runs nowhere, whatever it tolerates
-                undecided.not_judged(workload.display, f"not judged: spec.template.spec.{refused}")
+                undecided.not_judged(workload.display, f"not judged: spec.template.spec.{refused}", REFUSED_FIX)
                 continue
             tolerations, problems = read_tolerations(workload.pod_spec)
             # what the cluster adds (DaemonSet controller; ExtendedResourceToleration for what it requests)

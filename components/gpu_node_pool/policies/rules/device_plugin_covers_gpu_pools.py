@@ -36,7 +36,7 @@ from ..workloads import (
     read_tolerations,
     workload_of,
 )
-from ._shared import GPU_RESOURCE, _resource, _stack_placements, _stack_pools
+from ._shared import GPU_RESOURCE, _resource, _stack_placements, _stack_pools, placement_fix
 
 
 def _is_plugin_image(image: Any) -> bool:
@@ -139,7 +139,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
                 covered = True
                 break
             if placement.status == "notJudged":  # it may cover the pool: never a finding, never a pass
-                undecided.not_judged(f"{display} on {pool.display}", placement.not_judged_text())
+                undecided.not_judged(f"{display} on {pool.display}", placement.not_judged_text(), placement_fix(placement))
                 unjudged = True
                 continue
             why = []

@@ -72,12 +72,14 @@ def validate_registration_taints_visible(args: StackValidationArgs, report: Repo
                 f"registration taints in user data not readable: it mentions register-with-taints or "
                 f"registerWithTaints, but {why}. The nodes may carry a taint {site.owner} does not declare; "
                 f"pass it as {site.declare_in} or in a form the reader reads ({site.readable_forms})",
+                f"declare the taint in {site.declare_in}, or write the user data's taints in a form the reader "
+                f"reads ({site.readable_forms})",
             ))
         for site, why in pool.extra.get("unjudged_registration_taints", []):
             undecided.not_judged(f"{pool.display}: {site.where}", (
                 f"not judged: {why}. The nodes may carry a taint {site.owner} does not declare; declare every "
                 f"taint in {site.declare_in}"
-            ))
+            ), f"declare every taint the nodes register in {site.declare_in}")
     undecided.raise_if_any()
 
 

@@ -1,0 +1,117 @@
+"""The fix a user sees for each kind of not-judged item is the one given where it is decided (the rule, the
+expander), carried with the item to the plan's ``notJudged`` list and the ``resources-judged`` finding; the
+plan never picks it from the reason's wording."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from builders import EXISTS_GPU, daemonset, node_group, plugin
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+from gpu_node_pool.expand.result import NotJudged
+from gpu_node_pool.k8s.wellknown import UNKNOWN
+from gpu_node_pool.plan.expand import Expansion, finish_plan
+from gpu_node_pool.policies import evaluate
+from gpu_node_pool.policies import rules as d
+from gpu_node_pool.policies.rules._shared import PINNED_FIX, REFUSED_FIX, SELECTION_FIX
+from gpu_node_pool.sdk.props import UNKNOWN_FIX, Undecided, fixes_of, not_judged
+from gpu_node_pool.sdk.record import Resource
+
+
+def planned(resources: list, expansion: Expansion | None = None, policies=None) -> SimpleNamespace:
+    """The plan's last step over ``resources``: the pack's findings, then :func:`finish_plan`."""
+    result = SimpleNamespace(resources=resources, violations=evaluate(resources, policies=policies))
+    finish_plan(result, expansion or Expansion())
+    return result
+
+
+def item_of(result: SimpleNamespace, words: str) -> dict:
+    (item,) = [n for n in result.not_judged if words in n["reason"]]
+    return item
+
+
+def with_pod(resource, **pod):
+    resource.inputs["spec"]["template"]["spec"].update(pod)
+    return resource
+
+
+DAEMONSETS = d.daemonsets_tolerate_gpu_taints.POLICY
+
+
+def test_a_value_unknown_at_preview_shows_the_unknown_fix():
+    unknown = Resource("kubernetes:apps/v1:DaemonSet", "u", {"metadata": {"name": "u"}, "spec": UNKNOWN})
+    result = planned([node_group(), unknown], policies=[DAEMONSETS])
+    assert item_of(result, "can't run policy")["fix"] == UNKNOWN_FIX
+
+
+def test_a_pod_spec_the_api_server_refuses_shows_the_refused_fix():
+    refused = daemonset("agent", "ops", tolerations=[{"key": "nvidia.com/gpu", "operator": "exists"}])
+    result = planned([node_group(), refused], policies=[DAEMONSETS])
+    assert item_of(result, "the API server refuses this pod spec")["fix"] == REFUSED_FIX
+
+
+def test_a_daemonset_pinned_by_node_name_shows_the_pinned_fix_not_the_unknown_one():
+    pinned = with_pod(daemonset("pinned", "ops"), nodeName="other-node")
+    result = planned([node_group(), pinned], policies=[DAEMONSETS])
+    item = item_of(result, "nodeName pins it")
+    assert item["fix"] == PINNED_FIX and item["fix"] != UNKNOWN_FIX
+    assert "instead of nodeName" in item["fix"]
+
+
+def test_a_selection_on_a_label_only_an_agent_sets_shows_the_selection_fix():
+    stack = [node_group(labels={"team": "ml"}), plugin([EXISTS_GPU])]
+    result = planned(stack, policies=[d.device_plugin_covers_gpu_pools.POLICY])
+    assert item_of(result, "its node selection reads nvidia.com/gpu.present")["fix"] == SELECTION_FIX
+
+
+def test_an_item_the_expander_could_not_open_shows_its_own_fix_in_the_item_and_the_finding():
+    chart = Resource("kubernetes:helm.sh/v4:Chart", "c", {"chart": "./gone"}, urn="urn:pulumi:s::p::kubernetes:helm.sh/v4:Chart::c")
+    expansion = Expansion(not_judged=[NotJudged(chart.urn, chart.type, "chart './gone' is gone", "put it back")])
+    result = planned([chart], expansion, policies=[d.resources_judged.POLICY])
+    assert item_of(result, "is gone")["fix"] == "put it back"
+    (finding,) = [v for v in result.violations if v["policy"] == "resources-judged"]
+    assert finding["message"] == "not judged: chart './gone' is gone. Fix: put it back"
+
+
+def test_the_findings_keep_their_schema_the_carried_fixes_are_taken_off():
+    refused = daemonset("agent", "ops", tolerations=[{"key": "nvidia.com/gpu", "operator": "exists"}])
+    result = planned([node_group(), refused], policies=[DAEMONSETS])
+    assert result.violations and all("fixes" not in v for v in result.violations)
+
+
+def _raised(undecided: Undecided) -> UnknownValueError:
+    with pytest.raises(UnknownValueError) as caught:
+        undecided.raise_if_any()
+    return caught.value
+
+
+def test_undecided_carries_each_items_fix_once_in_order():
+    undecided = Undecided()
+    undecided.add("a", UnknownValueError(UNKNOWN_STRING_VALUE, ["spec"]))
+    undecided.not_judged("b", "not judged: b", "fix b")
+    undecided.add("c", not_judged(["x"], "c unreadable", "fix c"))
+    undecided.not_judged("d", "not judged: d", "fix b")
+    assert fixes_of(_raised(undecided)) == [UNKNOWN_FIX, "fix b", "fix c"]
+
+
+def test_several_fixes_are_all_shown_joined():
+    violation = {"policy": "p", "enforcement": "advisory", "resource": "stack", "urn": "",
+                 "message": "can't run policy 'p' during preview: a: x; b: y", "fixes": [UNKNOWN_FIX, "fix b"]}
+    result = SimpleNamespace(resources=[], violations=[violation])
+    finish_plan(result, Expansion())
+    assert result.not_judged[0]["fix"] == f"{UNKNOWN_FIX}; also, fix b"
+
+
+def test_an_item_whose_rule_gave_no_fix_still_gets_one():
+    refused = ("can't run policy 'p' during preview: Deployment a/b: not judged: its pod template's tolerations is "
+               "a string, not a list: the API server refuses this pod spec")
+    other = "can't run policy 'p' during preview: Deployment a/b: not judged: something else"
+    result = SimpleNamespace(resources=[], violations=[
+        {"policy": "p", "enforcement": "advisory", "resource": "stack", "urn": "", "message": m, "fixes": [None]}
+        for m in (refused, other)])
+    finish_plan(result, Expansion())
+    fixes = [n["fix"] for n in result.not_judged]
+    assert fixes[0] == REFUSED_FIX
+    assert fixes[1] and fixes[1] != UNKNOWN_FIX and "reason" in fixes[1]
