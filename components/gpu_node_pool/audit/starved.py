@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, timed_tolerations, toleration_text
+from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, stay_fix
 from .cluster import Node
 
 __all__ = ["is_device_plugin", "is_driver_installer", "starved_reason"]
@@ -64,11 +64,9 @@ def starved_reason(
             v = verdicts[ds.display]
             if v.status == "doesNotRun":
                 parts.append(f"{ds.display} does not run here ({v.reason})")
-                timed = {stay.taint for stay in v.stays if stay.tolerated}  # tolerated for tolerationSeconds only
-                fixes += [f"add to {ds.display} the toleration {toleration_text(tol)}" if taint not in timed else
-                          f"remove tolerationSeconds from {ds.display}'s toleration "
-                          + ", ".join(toleration_text(t) for t in timed_tolerations(ds, taint))
-                          for taint, tol in v.missing]
+                stays = v.stays or (None,) * len(v.missing)
+                fixes += [f"{ds.display}: {stay_fix(ds, taint, tol, stay)}"
+                          for (taint, tol), stay in zip(v.missing, stays, strict=True)]
             else:
                 parts.append(f"{ds.display} is {'kept off by its selection' if v.status == 'keptOff' else 'not judged'}"
                              + (f" ({v.reason})" if v.reason else ""))
