@@ -14,7 +14,8 @@ from typing import Any
 from .. import backends
 from ..config import ConfigError
 from ..sdk.outcome import envelope
-from ..text.terminal import terminal_text
+from ..text.terminal import escape_control, terminal_text
+from ..text.wrap import WIDTH, wrap_text
 from .expand import not_judged_lines
 from .masking import masked_document, masked_text
 from .order import causal_order
@@ -98,7 +99,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
         lines.append("device plugin: not installed by this stack")
     for r in result.resources:
         if r.synthesized:  # the stand-ins are a chart's DaemonSet and its RBAC objects: each by its own kind
-            lines.append(f"  {kind_of(r.type)} {r.name}: {r.synthesized}")
+            lines += titled_lines(f"  {kind_of(r.type)} {r.name}:", r.synthesized, "    ")
     lines += admission_lines(result.resources)
     lines.append("")
     if result.violations:
@@ -129,18 +130,38 @@ def kind_of(type_token: str) -> str:
     return type_token.rsplit(":", 1)[-1]
 
 
-def violation_lines(violations: Iterable[dict[str, Any]]) -> list[str]:
+#: The indent of a finding's wrapped message and of its ``urn:`` line.
+_DETAIL = "      "
+
+
+def violation_lines(violations: Iterable[dict[str, Any]], width: int = WIDTH) -> list[str]:
     """The text of the findings: ``  [<enforcement>] <policy> <type> <name>: <message>``, preceded by
     ``<file>:<line>:<column>: `` when the finding has a ``location`` (a pool in the stack file), and
-    followed by ``      urn: <URN>`` when it has a ``urn``."""
+    followed by ``      urn: <URN>`` when it has a ``urn``.
+
+    A finding whose line would be longer than ``width`` columns ends that line after ``<name>:`` and puts its
+    message below, indented six spaces and wrapped at ``width`` (:func:`gpu_node_pool.text.wrap.wrap_text`:
+    broken at spaces only, never inside a URN, a path, a quoted value or a YAML snippet; joining the lines with
+    one space gives the message back). ``--json`` and SARIF keep the message on one line."""
     lines = []
     for v in violations:
         where = v.get("location")
         at = f"{where['file']}:{where['line']}:{where['column']}: " if where else ""
-        lines.append(f"  {at}[{v['enforcement']}] {v['policy']} {v.get('resource', '')}: {v['message']}")
+        lines += titled_lines(f"  {at}[{v['enforcement']}] {v['policy']} {v.get('resource', '')}:", v["message"],
+                              _DETAIL, width)
         if v.get("urn"):
-            lines.append(f"      urn: {v['urn']}")
+            lines.append(f"{_DETAIL}urn: {v['urn']}")
     return lines
+
+
+def titled_lines(head: str, text: str, indent: str, width: int = WIDTH) -> list[str]:
+    """``[f"{head} {text}"]`` when that fits in ``width`` columns; else ``head``, then ``text`` below it wrapped at
+    ``width`` with ``indent`` (:func:`gpu_node_pool.text.wrap.wrap_text`). ``text`` is escaped for a terminal
+    first (:func:`gpu_node_pool.text.terminal.escape_control`), so a control character in it breaks no line."""
+    text = escape_control(text)
+    if len(escape_control(head)) + 1 + len(text) <= width:
+        return [f"{head} {text}"]
+    return [head, *wrap_text(text, width, indent)]
 
 
 _BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"

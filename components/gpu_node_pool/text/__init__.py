@@ -1,2 +1,3 @@
 """Text any room shows a person, pure: values cut to a readable length for a message and control
-characters escaped for a terminal (:mod:`.terminal`). The bottom room: it imports nothing of the package."""
+characters escaped for a terminal (:mod:`.terminal`), long messages wrapped at a width with nothing lost
+(:mod:`.wrap`). The bottom room: it imports nothing of the package."""

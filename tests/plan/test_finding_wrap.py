@@ -1,0 +1,105 @@
+"""The text report of ``gpupool plan``/``check`` wraps a long finding: its message on indented lines below its
+heading, at most :data:`~gpu_node_pool.text.wrap.WIDTH` columns each, never broken inside a URN, a path, a quoted
+value or a YAML snippet, and with nothing lost (joining the lines with one space gives the message back);
+``--json`` and SARIF keep the message on one line."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpu_node_pool.cli.commands import main
+from gpu_node_pool.plan.report import violation_lines
+from gpu_node_pool.text.wrap import WIDTH, break_points, wrap_text
+
+URN = "urn:pulumi:dev::gpu-node-pools::gpu-node-pools:index:GpuNodePool$aws:eks/nodeGroup:NodeGroup::" + "x" * 120
+PATH = "/home/ci/builds/" + "a" * 8 + "/charts/nvidia-device-plugin/templates/daemonset.yml"
+SNIPPET = "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}"
+QUOTED = "'bad value with spaces!'"
+LONG = (f"DaemonSet monitoring/node-agent of {URN} (rendered from {PATH}) will not run on GPU nodes: "
+        f"nodeSelector['gpu'] {QUOTED} is refused. Tolerate the GPU pools' taints exactly instead, one item "
+        f"each: {SNIPPET}, and select GPU nodes (e.g. nvidia.com/gpu.present: \"true\"). " + "More words here. " * 30
+        ).strip()
+FINDING = {"policy": "daemonsets-tolerate-gpu-taints", "enforcement": "mandatory",
+           "resource": "kubernetes:apps/v1:DaemonSet node-agent", "urn": URN, "message": LONG}
+INDENT = "      "
+
+
+def _message(lines: list[str]) -> str:
+    return " ".join(line.removeprefix(INDENT) for line in lines)
+
+
+def test_a_long_message_is_wrapped_with_nothing_lost_and_nothing_broken_apart():
+    lines = wrap_text(LONG, WIDTH, INDENT)
+    assert len(lines) > 5 and all(line.startswith(INDENT) for line in lines)
+    assert _message(lines) == LONG
+    over = [line for line in lines if len(line) > WIDTH]
+    assert [line.strip() for line in over] == [URN]  # the URN alone is wider than a line: alone on its own
+    for whole in (URN, PATH, SNIPPET, QUOTED, 'nvidia.com/gpu.present: "true"'):
+        assert any(whole in line for line in lines), whole
+
+
+def test_the_finding_heading_then_the_wrapped_message_then_its_urn():
+    lines = violation_lines([FINDING])
+    assert lines[0] == "  [mandatory] daemonsets-tolerate-gpu-taints kubernetes:apps/v1:DaemonSet node-agent:"
+    assert lines[-1] == f"{INDENT}urn: {URN}"
+    assert _message(lines[1:-1]) == LONG
+    assert all(len(line) <= WIDTH or line.strip() == URN for line in lines[:-1])
+
+
+def test_a_short_finding_stays_on_one_line():
+    short = {**FINDING, "message": "tolerate it", "urn": ""}
+    assert violation_lines([short]) == [
+        "  [mandatory] daemonsets-tolerate-gpu-taints kubernetes:apps/v1:DaemonSet node-agent: "
+        "tolerate it"]
+
+
+def test_a_control_character_is_escaped_before_the_message_is_wrapped():
+    lines = violation_lines([{**FINDING, "message": LONG + "\nexit 0: clean", "urn": ""}])
+    assert _message(lines[1:]) == LONG + "\\nexit 0: clean"
+
+
+_TEXT = st.text(st.sampled_from(list("ab:/-'\"`{}[],. ") + ["\t", "\u00a0", "é"]), max_size=300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT, width=st.integers(min_value=1, max_value=40))
+def test_wrapping_any_text_loses_nothing_and_only_an_unbreakable_part_is_wider(text, width):
+    lines = wrap_text(text, width, "  ")
+    assert " ".join(line[2:] for line in lines) == text
+    for line in lines:
+        assert line.startswith("  ")
+        if len(line) > width:  # a part with no break point in it, alone on its line
+            assert break_points(line[2:]) == []
+
+
+def _head(v: dict) -> str:
+    where = v.get("location")
+    at = f"{where['file']}:{where['line']}:{where['column']}: " if where else ""
+    return f"  {at}[{v['enforcement']}] {v['policy']} {v['resource']}:"
+
+
+def test_plan_text_wraps_what_json_and_sarif_keep_on_one_line(capsys):
+    project = str(ROOT / "examples" / "violating")
+    main(["plan", "--stack", "demo", "--project-dir", project, "--json"])
+    violations = json.loads(capsys.readouterr().out)["violations"]
+    main(["plan", "--stack", "demo", "--project-dir", project, "--format", "sarif"])
+    sarif_texts = [r["message"]["text"] for r in json.loads(capsys.readouterr().out)["runs"][0]["results"]]
+    main(["plan", "--stack", "demo", "--project-dir", project])
+    text = capsys.readouterr().out.splitlines()
+    assert sum(len(v["message"]) > WIDTH for v in violations) >= 10  # the example has long findings
+    at = 0
+    for v in violations:  # in the report's order
+        assert f"{v['resource']}: {v['message']}" in sarif_texts
+        at = next(i for i in range(at, len(text)) if text[i].startswith(_head(v)))
+        end = text.index(f"{INDENT}urn: {v['urn']}", at)
+        if text[at] == _head(v):  # wrapped: the message below, each line within the width but an unbreakable one
+            assert _message(text[at + 1:end]) == v["message"]
+            over = [line for line in text[at + 1:end] if len(line) > WIDTH]
+            assert [line for line in over if break_points(line.strip())] == []
+        else:
+            assert text[at] == f"{_head(v)} {v['message']}" and len(text[at]) <= WIDTH
+        at = end
