@@ -115,3 +115,29 @@ def test_an_item_whose_rule_gave_no_fix_still_gets_one():
     fixes = [n["fix"] for n in result.not_judged]
     assert fixes[0] == REFUSED_FIX
     assert fixes[1] and fixes[1] != UNKNOWN_FIX and "reason" in fixes[1]
+
+
+@pytest.mark.parametrize(("type_token", "inputs", "fix"), [
+    ("kubernetes:helm.sh/v4:Chart", {"chart": "gpu-agent", "version": "1.0.0"},
+     "run with --fetch-charts, or `helm pull gpu-agent --version 1.0.0` into a chart directory"),
+    ("kubernetes:helm.sh/v4:Chart", {"chart": "./charts/gone"}, "point chart at a chart directory"),
+    ("kubernetes:helm.sh/v4:Chart", {"chart": "c", "postRenderer": {"command": "kustomize"}},
+     "judge the post-rendered manifests"),
+    ("kubernetes:helm.sh/v3:Chart", {"chart": "c"}, "use kubernetes.helm.v4.Chart"),
+    ("kubernetes:yaml/v2:ConfigFile", {"file": "https://example.com/ds.yaml"}, "download the manifest"),
+    ("kubernetes:yaml/v2:ConfigGroup", {"files": ["missing/*.yaml"]}, "fix the path or glob pattern"),
+    ("aws:eks/addon:Addon", {"addonName": "no-such-addon", "clusterName": "c"},
+     "after install, read its DaemonSets' tolerations"),
+], ids=["chart-not-cached", "chart-path-gone", "post-renderer", "helm-v3-chart", "remote-manifest", "no-file",
+        "unknown-addon"])
+def test_each_kind_of_item_the_plan_cannot_open_shows_the_fix_its_expander_gave(tmp_path, type_token, inputs, fix):
+    from gpu_node_pool.plan.expand import ExpandOptions, expand_plan
+
+    res = Resource(type_token, "r", inputs, urn=f"urn:pulumi:s::p::{type_token}::r")
+    result = SimpleNamespace(resources=[res], config=None, violations=[])
+    expansion = expand_plan(result, tmp_path, ExpandOptions(chart_dirs=()))
+    finish_plan(result, expansion)
+    (item,) = result.not_judged
+    assert item["fix"].startswith(fix), item
+    (finding,) = [v for v in result.violations if v["policy"] == "resources-judged"]
+    assert finding["message"].endswith(f"Fix: {item['fix']}")
