@@ -106,8 +106,8 @@ def read_daemonset(
         ds.selection = NodeSelection.of(pod_spec)
     except (TypeError, ValueError, AttributeError) as err:
         ds.problem = ds.problem or f"spec.template.spec node selection unreadable: {err}"
-    if ds.selection is not None and ds.selection.refused:
-        ds.problem = ds.problem or f"spec.template.spec.{ds.selection.refused}"
+    if ds.selection is not None and ds.selection.refused:  # every refused field, as the pack's rules name them
+        ds.problem = f"spec.template.spec.{ds.selection.refused}"
         ds.selection = None
     return ds
 

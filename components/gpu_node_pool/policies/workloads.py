@@ -18,13 +18,20 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..k8s.refusals import placement_refusal, toleration_refusal, tolerations_refusal
+from ..k8s.refusals import (
+    node_name_refusal,
+    node_selector_refusal,
+    placement_refusal,
+    toleration_refusal,
+    tolerations_refusal,
+)
 from ..k8s.selection import Expression as _Expr
 from ..k8s.selection import label_value as _label_value
 from ..k8s.selection import selection_matches
 from ..k8s.taints import Taint, TaintError, Toleration, tolerates, toleration_from_k8s
 from ..sdk import props as _props
 from ..sdk.props import derived, dig, items, mapping, plain, sequence, text
+from ..text.terminal import shown
 
 __all__ = [
     "WORKLOAD_POD_SPEC_PATHS",
@@ -33,6 +40,9 @@ __all__ = [
     "read_tolerations",
     "selection",
     "NodeSelection",
+    "pod_spec_refusals",
+    "refusals_text",
+    "tolerations_refused_text",
     "keeps_off",
     "Stay",
     "stay_on",
@@ -207,8 +217,7 @@ class NodeSelection:
         cache = derived(pod_spec)  # read once per evaluation when the runner offers a cache
         if cache is not None and "node_selection" in cache:
             return cache["node_selection"]
-        refused = placement_refusal(pod_spec) if isinstance(pod_spec, Mapping) else None
-        refused = refused or _tolerations_refusal(pod_spec)
+        refused = refusals_text(pod_spec_refusals(pod_spec))
         node_name = text(dig(pod_spec, "nodeName")) or None
         node_selector = tuple((key, _label_value(value)) for key, value in mapping(dig(pod_spec, "nodeSelector")).items())
         required = dig(pod_spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
@@ -234,18 +243,103 @@ class NodeSelection:
         return selection_matches(self.node_selector, self.terms, labels, complete=complete)
 
 
-def _tolerations_refusal(pod_spec: Mapping[str, Any]) -> str | None:
-    """:func:`~gpu_node_pool.k8s.refusals.tolerations_refusal` of the pod spec's ``tolerations``, read item by item:
-    an item unknown at preview is passed over (whoever reads the tolerations meets the unknown), and a later item
-    the API server refuses is still named. None when the value itself is unknown (its shape is not known)."""
+#: The field :func:`pod_spec_refusals` names for a refusal inside the required node affinity.
+_REQUIRED_AFFINITY = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+#: Refused fields named after the first in :func:`refusals_text`; the rest are counted.
+REFUSALS_NAMED = 5
+
+
+def pod_spec_refusals(pod_spec: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every placement field of ``pod_spec`` the API server refuses (:mod:`gpu_node_pool.k8s.refusals`), as
+    ``(field, why)`` relative to the pod spec, in one order: each ``nodeSelector`` entry (``nodeSelector['gpu']``;
+    ``nodeSelector`` when it is no object), ``nodeName``, the required node affinity (one field, its first refusal:
+    ``affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution``), then each toleration
+    (``tolerations[1]``; ``tolerations`` when it is no list). ``[]`` when it refuses none.
+
+    The first is :func:`~gpu_node_pool.k8s.refusals.placement_refusal`'s answer, else the first toleration's.
+
+    Raises:
+        UnknownValueError: as :func:`~gpu_node_pool.k8s.refusals.placement_refusal`, a selector, affinity or
+            ``nodeName`` value is unknown at preview before any of them is refused; after one is, an unknown is
+            passed over. An unknown toleration is passed over too (whoever reads the tolerations meets it).
+    """
+    found: list[tuple[str, str]] = []
+    if isinstance(pod_spec, Mapping) and placement_refusal(pod_spec):  # one call when nothing is refused
+        found = _placement_refusals(pod_spec)
+    return found + _tolerations_refusals(pod_spec)
+
+
+def refusals_text(refusals: list[tuple[str, str]]) -> str:
+    """``refusals`` (:func:`pod_spec_refusals`) in one message: the first's ``why``, then, when there are more,
+    ``; also refused, N more field(s) of this pod spec: <field>, ...`` naming up to :data:`REFUSALS_NAMED` of
+    them and counting the rest. ``""`` for none."""
+    if not refusals:
+        return ""
+    text = refusals[0][1]
+    more = [field for field, _ in refusals[1:]]
+    if more:
+        named = ", ".join(more[:REFUSALS_NAMED])
+        rest = f" and {len(more) - REFUSALS_NAMED} more" if len(more) > REFUSALS_NAMED else ""
+        text += f"; also refused, {len(more)} more field(s) of this pod spec: {named}{rest}"
+    return text
+
+
+def tolerations_refused_text(pod_spec: Mapping[str, Any], problems: list[str]) -> str:
+    """What a rule that reads only tolerations says of a pod spec whose tolerations it cannot read (``problems``
+    of :func:`read_tolerations`, not empty): :func:`refusals_text` of every refused field, the text
+    :attr:`NodeSelection.refused` holds, so every rule names the same fields; ``problems[0]`` when the API server
+    refuses none of them (a toleration only this reader skips) or a placement value is unknown at preview."""
+    try:
+        return refusals_text(pod_spec_refusals(pod_spec)) or problems[0]
+    except Exception as err:
+        _unknown_only(err)
+        return problems[0]
+
+
+def _placement_refusals(pod_spec: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The refused fields among ``nodeSelector``, ``nodeName`` and the required node affinity, each read alone
+    with :mod:`gpu_node_pool.k8s.refusals`; a value unknown at preview is passed over."""
+    found: list[tuple[str, str]] = []
+
+    def add(field: str, read: Any) -> None:
+        try:
+            why = read()
+        except Exception as err:
+            _unknown_only(err)
+            return
+        if why:
+            found.append((field, why))
+
+    try:
+        selector = pod_spec.get("nodeSelector")
+        entries = list(selector.items()) if isinstance(selector, Mapping) else None
+    except Exception as err:
+        _unknown_only(err)
+        selector, entries = None, []
+    if entries is None:
+        add("nodeSelector", lambda: node_selector_refusal(selector))
+    for key, value in entries or ():
+        add(f"nodeSelector[{shown(key)}]", lambda key=key, value=value: node_selector_refusal({key: value}))
+    add("nodeName", lambda: node_name_refusal(pod_spec.get("nodeName")))
+    add(_REQUIRED_AFFINITY, lambda: placement_refusal({"affinity": pod_spec.get("affinity")}))
+    return found
+
+
+def _tolerations_refusals(pod_spec: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(field, why)`` of each refused toleration (:func:`~gpu_node_pool.k8s.refusals.toleration_refusal`), read item
+    by item: an item unknown at preview is passed over (whoever reads the tolerations meets the unknown), and a later
+    item the API server refuses is still named; ``("tolerations", why)`` when the value is no list. ``[]`` when the
+    value itself is unknown (its shape is not known)."""
     try:
         listed = dig(pod_spec, "tolerations")
         if sequence(listed) is not listed:  # absent, or no list: the refusal says which
-            return tolerations_refusal(listed)
+            refusal = tolerations_refusal(listed)
+            return [("tolerations", refusal)] if refusal else []
         count = len(listed)
     except Exception as err:
         _unknown_only(err)
-        return None
+        return []
+    found = []
     for i in range(count):
         try:
             refusal = toleration_refusal(plain(listed[i]), f"tolerations[{i}]")
@@ -253,8 +347,8 @@ def _tolerations_refusal(pod_spec: Mapping[str, Any]) -> str | None:
             _unknown_only(err)
             continue
         if refusal:
-            return refusal
-    return None
+            found.append((f"tolerations[{i}]", refusal))
+    return found
 
 
 def _unknown_only(err: Exception) -> None:

@@ -22,7 +22,7 @@ from ...k8s.taints import tolerates
 from ...sdk.props import Undecided, UnknownValueError
 from ..gpu_agents import installed_agent_namespaces
 from ..stack import stack_index
-from ..workloads import gpu_resources_requested, read_tolerations
+from ..workloads import gpu_resources_requested, read_tolerations, tolerations_refused_text
 from ._shared import (
     _TAINT_LIST,
     CONFIG_DEFAULTS,
@@ -67,7 +67,7 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
             if hit and not gpu_workload:  # a pod that requests GPUs is a GPU workload wherever it lives
                 offending.append(f"toleration {tol} (tolerates {_fmt(hit)})")
         if offending and refused:  # the API server creates no such object: the finding would not be true
-            undecided.not_judged(workload.display, f"not judged: {refused[0]}")
+            undecided.not_judged(workload.display, f"not judged: {tolerations_refused_text(workload.pod_spec, refused)}")
         elif offending:
             report(
                 f"{workload.display} carries {'; '.join(offending)}, but namespace {workload.namespace!r} is not "
