@@ -277,9 +277,9 @@ class EksManagedPool(PoolBase):
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:
-        from . import capacity
+        from . import capacity, kubelet
 
-        return capacity.pool_warnings(self)
+        return capacity.pool_warnings(self) + kubelet.config_warnings(self)
 
     @property
     def ships_own_device_plugin(self) -> bool:

@@ -27,8 +27,10 @@ from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
 from ...config.defaults import DEFAULT_TAINT
+from ...config.errors import fail_per_key
 from ...k8s.taints import Taint, TaintEffect, TaintError
 from ...text.terminal import shown
+from .._shared import kubelet_config_fields as fields
 from .._shared.registration import (
     NODE_LABELS_FLAG,
     NODEADM_API_VERSION,
@@ -40,7 +42,7 @@ from .._shared.registration import (
     parse_taints_flag,
 )
 
-__all__ = ["EksKubelet", "UserLaunchTemplate", "kubelet_settings", "registration_flag", "user_data"]
+__all__ = ["EksKubelet", "UserLaunchTemplate", "config_warnings", "kubelet_settings", "registration_flag", "user_data"]
 
 _SOURCE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
 _DECLARED_FLAGS = (REGISTER_WITH_TAINTS_FLAG, NODE_LABELS_FLAG)
@@ -59,7 +61,12 @@ class EksKubelet(Model):
     Raises (as config errors at ``kubelet.config``/``kubelet.flags``): a ``config`` key that is not
     ``registerWithTaints`` but spells it otherwise, or ``nodeLabels`` (no such field), a value no kubelet takes, a
     flag holding a newline or another control character (at ``kubelet.flags[N]``), a flag that is not ``--name[=value]``, a registration flag without ``=``, a taint or label that
-    does not parse."""
+    does not parse; and, at ``kubelet.config.<field>``, a value of another JSON type than the field's
+    (``maxPods: "110"``, ``systemReserved: 2Gi``), a malformed duration or quantity, a number out of
+    its field's range: the kubelet would not decode its config file and would not start (the field
+    table and what is and is not judged: :mod:`gpu_node_pool.backends._shared.kubelet_config_fields`).
+    A key that is no KubeletConfiguration field is a warning (:func:`config_warnings`), not an error:
+    the kubelet skips it."""
 
     yaml_example = "{config: {maxPods: 110}, flags: ['--v=2']}"
 
@@ -86,6 +93,11 @@ class EksKubelet(Model):
                 except TaintError as err:
                     raise fail(f"config.registerWithTaints[{i}]: {err} (a core/v1 Taint with a Kubernetes effect: "
                                f"{', '.join(e.value for e in TaintEffect)})") from None
+        errors = [f for f in fields.judge(config or {}) if f.severity == "error"]
+        if len(errors) == 1:
+            raise fail(errors[0].message, errors[0].path)
+        if errors:
+            raise fail_per_key([(f.path, f"{fields.dotted(f.path)}: {f.message}") for f in errors])
         return config
 
     @field_validator("flags")
@@ -154,20 +166,39 @@ def _misspelt_registration_key(config: dict[str, Any]) -> str | None:
 _INT32_MAX = 2**31 - 1
 
 
-def _value_problem(value: Any, path: str) -> str | None:
-    """Why a KubeletConfiguration fragment cannot reach a kubelet as written: a number beyond int32,
-    or a string with a control character (the kubelet refuses both at boot), naming its path."""
+def _judged_wider(keys: tuple[str | int, ...]) -> bool:
+    """Whether the field table gives the number at ``keys`` a type wider than int32 (int64, a float, a
+    quantity), whose range :func:`~gpu_node_pool.backends._shared.kubelet_config_fields.judge` checks."""
+    kind = fields.kind_at(keys)
+    return isinstance(kind, fields.Scalar) and kind.name in ("int64", "float", "quantity")
+
+
+def _value_problem(value: Any, path: str, keys: tuple[str | int, ...] = ()) -> str | None:
+    """Why a KubeletConfiguration fragment cannot reach a kubelet as written: a number beyond int32
+    (where the field table does not give it a wider type), or a string with a control character (the
+    kubelet refuses both at boot), naming its path."""
     if isinstance(value, dict):
-        return next((p for k, v in value.items() if (p := _value_problem(v, f"{path}.{k}"))), None)
+        return next((p for k, v in value.items() if (p := _value_problem(v, f"{path}.{k}", (*keys, str(k))))), None)
     if isinstance(value, list):
-        return next((p for i, v in enumerate(value) if (p := _value_problem(v, f"{path}[{i}]"))), None)
+        return next((p for i, v in enumerate(value) if (p := _value_problem(v, f"{path}[{i}]", (*keys, i)))), None)
     if isinstance(value, bool):
         return None
-    if isinstance(value, int) and not -_INT32_MAX - 1 <= value <= _INT32_MAX:
+    if isinstance(value, int) and not -_INT32_MAX - 1 <= value <= _INT32_MAX and not _judged_wider(keys):
         return f"{path}: {value} is beyond the kubelet's int32 fields (k8s.io/kubelet config/v1beta1); give a real value"
     if isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
         return f"{path}: {value!r} holds a control character, which no kubelet setting takes; write the plain value"
     return None
+
+
+def config_warnings(pool: Any) -> list[tuple[str, str]]:
+    """``[(sub-path, message)]`` for the pool's ``kubelet.config``: each key that is no field of its
+    KubeletConfiguration object (``kubelet.config.maxPod``: the kubelet skips it, so it may do
+    nothing; with the nearest field name), and each object whose contents are not judged
+    (``logging``, ``tracing``). Their errors are refused by :class:`EksKubelet` instead. Source:
+    :mod:`gpu_node_pool.backends._shared.kubelet_config_fields`."""
+    kubelet = getattr(pool, "kubelet", None)
+    config = getattr(kubelet, "config", None) or {}
+    return [(f"kubelet.config.{fields.dotted(f.path)}", f.message) for f in fields.judge(config) if f.severity != "error"]
 
 
 def registration_flag(flag: str) -> bool:
