@@ -34,8 +34,10 @@ What :func:`judge` checks, for the fields in the table and as deep as the table 
 
 - the JSON type of each value (a bool, an int32 or int64 whole number and its range, a number,
   text, a duration text Go parses, a map, a list, an object);
-- quantities where the type says the value is one (``systemReserved``, ``kubeReserved``,
-  ``reservedMemory[].limits``), with :func:`gpu_node_pool.k8s.quantity.quantity`;
+- quantities where the type says the value is one, with :func:`gpu_node_pool.k8s.quantity.quantity`:
+  ``reservedMemory[].limits`` (a ``resource.Quantity``, parsed when decoded) and ``systemReserved``,
+  ``kubeReserved`` (text the kubelet parses as quantities when it starts, and stops when one does
+  not parse: kubernetes/kubernetes ``cmd/kubelet/app/server.go``, ``parseResourceList``);
 - ``apiVersion``/``kind``, which must name this version and kind when given;
 - keys of a known object that are not its fields: reported as unknown (a warning, the kubelet skips
   them), with the nearest field name (``difflib``).
@@ -347,9 +349,13 @@ def _matches(kind: Kind, value: Any) -> bool:
     return isinstance(value, str)  # string, duration, quantity-text, exactly
 
 
-def _error(path: tuple[str | int, ...], what: str, fix: str) -> Finding:
-    return Finding(path, f"{what} ({TYPES_SOURCE}, {_REFERENCE}); the kubelet could not decode its config file and would "
-                         f"not start, so the node would never join ({_DECODE_SOURCE}); {fix}", "error")
+_UNDECODABLE = f"the kubelet could not decode its config file and would not start, so the node would never join ({_DECODE_SOURCE})"
+_UNPARSED_RESERVATION = ("the kubelet parses each reservation as a quantity when it starts and stops when one does not parse, so "
+                         "the node would never join (kubernetes/kubernetes cmd/kubelet/app/server.go, parseResourceList)")
+
+
+def _error(path: tuple[str | int, ...], what: str, fix: str, why: str = _UNDECODABLE) -> Finding:
+    return Finding(path, f"{what} ({TYPES_SOURCE}, {_REFERENCE}); {why}; {fix}", "error")
 
 
 def _unknown(path: tuple[str | int, ...], fields: Mapping[str, Kind]) -> Finding:
@@ -409,7 +415,8 @@ def _scalar(kind: Scalar, value: Any, path: tuple[str | int, ...], leaf: str, ou
         try:
             quantity(value)
         except QuantityError as err:
-            out.append(_error(path, f"{err}", f"write a quantity, e.g. {leaf}: 2Gi or {leaf}: 500m"))
+            out.append(_error(path, f"{err}", f"write a quantity, e.g. {leaf}: 2Gi or {leaf}: 500m",
+                              _UNPARSED_RESERVATION if kind.name == "quantity-text" else _UNDECODABLE))
     elif kind.name == "exactly" and value != kind.only:
         out.append(_error(path, f"{shown(value)} is not {kind.only}, the only one the kubelet reads this fragment as",
                           f"write {leaf}: {kind.only}, or leave it out (nodeadm adds it)"))
