@@ -65,6 +65,9 @@ def test_a_number_written_as_text_is_refused_at_its_field_with_the_fix_and_the_f
     ({"reservedMemory": [{"numaNode": "0", "limits": {"memory": "1Gi"}}]}, "reservedMemory[0].numaNode", "int32", "write numaNode: 0"),
     ({"podPidsLimit": 2**63}, "podPidsLimit", "beyond the kubelet's int64", "give a real value"),
     ({"apiVersion": "kubelet.config.k8s.io/v1"}, "apiVersion", "not kubelet.config.k8s.io/v1beta1", "or leave it out"),
+    ({"kind": 1}, "kind", "the number 1", "write kind: KubeletConfiguration, or leave it out"),
+    ({"reservedMemory": [{"numaNode": 0, "limits": {"memory": True}}]}, "reservedMemory[0].limits.memory",
+     "Kubernetes quantity", "write a quantity, e.g. memory: 1Gi"),
 ])
 def test_a_value_of_another_type_is_refused_at_its_path_with_what_the_kubelet_takes_and_the_fix(config, path, takes, fix):
     (issue,) = config_issues(with_kubelet_config(config))

@@ -301,6 +301,10 @@ def _yaml_scalar(value: Any) -> str:
 def _fix(kind: Kind, value: Any, leaf: str) -> str:
     """The fix for ``value`` where ``kind`` is wanted, written as the line to put in the stack file."""
     scalar = isinstance(value, bool | int | float | str)
+    if isinstance(kind, Scalar) and kind.name == "exactly":
+        return f"write {leaf}: {kind.only}, or leave it out (nodeadm adds it)"
+    if isinstance(kind, Scalar) and kind.name == "quantity":
+        return f"write a quantity, e.g. {leaf}: 1Gi"
     if isinstance(kind, Scalar) and kind.name in ("int32", "int64"):
         if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
             return f"write {leaf}: {int(value)} (a number, without quotes)"
