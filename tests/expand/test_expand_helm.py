@@ -12,7 +12,7 @@ from conftest import ROOT
 
 from gpu_node_pool.expand import is_device_plugin_chart, is_device_plugin_daemonset
 from gpu_node_pool.expand.helm import HelmRenderer, helm_error_line
-from gpu_node_pool.expand.result import Expanded, NotJudged
+from gpu_node_pool.expand.result import Expanded, NotJudged, RefusedInput
 from gpu_node_pool.plan.expand import locate_helm
 
 # ../shared beside the repo (a git worktree under wt/ finds it one level further up).
@@ -271,14 +271,21 @@ def test_a_local_path_that_holds_no_chart_says_so_with_the_fix(tmp_path):
     assert got.fix.startswith("point chart at a chart directory (with its Chart.yaml)")
 
 
+@pytest.mark.parametrize("type_token", ["kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Release"])
 @pytest.mark.parametrize("chart", ["./charts/gpu-agent", "../gpu-agent", "/nonexistent/gpu-agent"])
-def test_a_chart_written_as_a_path_where_nothing_is_says_so_with_the_local_fix(tmp_path, chart):
-    # helm reads a chart beginning with "." or "/" as a path only, never as a repository's chart
+def test_a_chart_written_as_a_path_where_nothing_is_is_an_error_a_real_preview_also_fails_on(tmp_path, chart,
+                                                                                              type_token):
+    # helm reads a chart beginning with "." or "/" as a path only, never as a repository's chart, and the
+    # provider fails the preview on it (v4 Chart: Construct; v3 Release: a check failure on chart)
     with HelmRenderer(shutil.which("true"), kube_version="1.31", base_dir=tmp_path / "program") as r:
-        got = r.render("kubernetes:helm.sh/v4:Chart", "c", {"chart": chart}, resource="c")
-    assert isinstance(got, NotJudged)
-    assert got.reason.startswith(f"chart {chart!r} is a local path with nothing there (")
-    assert got.fix == "point chart at a chart directory (with its Chart.yaml) or a packaged chart .tgz"
+        got = r.render(type_token, "c", {"chart": chart}, resource="c")
+    assert isinstance(got, RefusedInput), got
+    assert (got.input, got.resource, got.type) == ("chart", "c", type_token)
+    assert got.message.startswith(f"{chart!r} is a local chart path and nothing is there (")
+    assert "helm/helm pkg/action/install.go@v4.1.4" in got.message  # the rule's source
+    assert "a real `pulumi preview` fails on it (pulumi/pulumi-kubernetes provider/pkg/provider/" in got.message
+    assert f"relative to the Pulumi project directory ({tmp_path / 'program'})" in got.message  # the fix
+    assert "or give a repository chart" in got.message
 
 
 def test_a_chart_of_a_repository_not_reachable_offline_keeps_the_pull_fix(tmp_path):

@@ -187,7 +187,7 @@ def test_a_release_is_judged_offline_and_its_findings_say_so(project, capsys):
 
 
 def test_a_release_that_cannot_be_rendered_is_not_judged_advisory_then_mandatory_with_strict(project, capsys):
-    directory = project(RELEASE.format(chart="./no-such-chart"))
+    directory = project(RELEASE.format(chart="no-such-chart"))  # no repository, not in the chart cache
     code, doc = plan(directory, capsys)
     [item] = doc["notJudged"]
     assert item["type"] == "kubernetes:helm.sh/v3:Release"
@@ -199,6 +199,25 @@ def test_a_release_that_cannot_be_rendered_is_not_judged_advisory_then_mandatory
     config.write_text(json.dumps({RULE: {"strict": True}}))
     code, doc = plan(directory, capsys, "--policy-pack-config", str(config))
     assert findings(doc, RULE)[0]["enforcement"] == "mandatory" and code == 1
+
+
+@pytest.mark.parametrize("resource", [RELEASE, 'k8s.helm.v4.Chart("fluent-bit", chart={chart!r}, namespace="logging")\n'])
+def test_a_chart_path_where_nothing_is_is_an_error_at_its_input_as_a_real_preview_fails(project, capsys, resource):
+    directory = project(resource.format(chart="./charts/no-such-chart"))
+    code, doc = plan(directory, capsys)
+    assert code == 2 and doc["exitCode"] == 2
+    [error] = doc["configErrors"]
+    kind = "v3:Release" if "Release" in resource else "v4:Chart"
+    assert error["path"] == f"kubernetes:helm.sh/{kind} 'fluent-bit' chart"
+    assert error["message"].startswith(f"'./charts/no-such-chart' is a local chart path and nothing is there "
+                                       f"({directory / 'charts' / 'no-such-chart'})")
+    assert "pulumi/pulumi-kubernetes provider/pkg/provider/" in error["message"]
+    assert f"relative to the Pulumi project directory ({directory})" in error["message"]
+    assert error["location"]["file"] == "__main__.py" and error["location"]["line"] == 7
+    assert doc["notJudged"] == []  # an error, not an item left unjudged
+    code = main(["plan", "--stack", "dev", "--project-dir", str(directory)])
+    text = "".join(capsys.readouterr())  # an invalid input's text is on stderr
+    assert code == 2 and "__main__.py:7:" in text and "'./charts/no-such-chart' is a local chart path" in text
 
 
 def test_node_monitoring_agent_addon_beside_a_tainted_pool_fails_naming_dcgm_server(project, capsys):

@@ -26,7 +26,13 @@ Where the chart comes from (in this order): a local chart directory or packaged 
 (relative paths against ``base_dir``); a ``<chart>-<version>.tgz`` in one of ``chart_dirs``
 (e.g. Helm's repository cache, where ``helm pull``/``helm install --repo`` keep downloads);
 with ``fetch=True`` its repository (``repositoryOpts.repo``) or OCI registry (``oci://``).
-Otherwise the chart is not reachable and the resource is :class:`NotJudged`.
+Otherwise the chart is not reachable and the resource is :class:`NotJudged`. A chart written as a path
+(absolute, or beginning with ``.``) where nothing is is a :class:`RefusedInput` instead: Helm reads such a chart
+from that path only (``helm/helm pkg/action/install.go@v4.1.4``, ``LocateChart``: "path %q not found"), and the
+provider fails a real preview on it: a ``helm.v4.Chart`` in ``Construct``, which runs ``helm template`` at preview
+(``pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0``; ``provider/pkg/helm/tool.go``
+``runInstall``: "unable to locate the chart"), a ``helm.v3.Release`` in ``Check``, as a check failure on ``chart``
+(``provider/pkg/provider/helm_release.go@v4.32.0``, ``locateChart``).
 
 Helm runs with ``HELM_CACHE_HOME``, ``HELM_CONFIG_HOME`` and ``HELM_DATA_HOME`` in a private
 temporary directory per renderer (every other ``HELM_*`` variable removed), so a user's repos,
@@ -55,7 +61,7 @@ from ..k8s.wellknown import is_namespaced_kind
 from ..sdk.files import read_input_text
 from ..sdk.yaml_bounded import load_all_bounded
 from .helm_fixes import helm_failure_fix
-from .result import SECRET_FIX, Expanded, NotJudged, unknown_input
+from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, unknown_input
 from .run_bounded import run_bounded
 
 __all__ = ["HelmRenderer", "CHART_TYPES", "DEFAULT_TIMEOUT", "MAX_MANIFEST_BYTES", "parse_manifests", "helm_error_line",
@@ -74,6 +80,13 @@ _ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17"
 
 #: The fix for a local chart path that holds no chart.
 _NOT_A_CHART_FIX = "point chart at a chart directory (with its Chart.yaml) or a packaged chart .tgz"
+#: Where the provider fails a preview on a chart path where nothing is, per chart type (see the module's docstring).
+_MISSING_PATH_SOURCE = {
+    "kubernetes:helm.sh/v4:Chart": "pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0 "
+                                   "(Construct runs helm template at preview: \"unable to locate the chart\")",
+    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.32.0 "
+                                     "(Check: a check failure on chart)",
+}
 
 
 def find_helm(helm: str | os.PathLike[str] | None = None) -> str | None:
@@ -145,10 +158,12 @@ class _Source:
 @dataclass(frozen=True)
 class _Unreachable:
     """Why helm cannot have the chart (``reason``, one sentence) and what to do (``fix``): the not-judged record's
-    two halves, decided where the chart is looked for."""
+    two halves, decided where the chart is looked for. ``missing_path``: the chart is a path (absolute, or beginning
+    with ``.``) where nothing is, which a real preview fails on (the path as resolved)."""
 
     reason: str
     fix: str
+    missing_path: str = ""
 
 
 class HelmRenderer:
@@ -221,7 +236,8 @@ class HelmRenderer:
         return env
 
     # --- rendering ---------------------------------------------------------------------
-    def render(self, type_token: str, name: str, inputs: Mapping[str, Any], *, resource: str = "") -> Expanded | NotJudged:
+    def render(self, type_token: str, name: str, inputs: Mapping[str, Any], *,
+               resource: str = "") -> Expanded | NotJudged | RefusedInput:
         """The objects the chart resource creates, or why they cannot be judged.
 
         Args:
@@ -232,9 +248,10 @@ class HelmRenderer:
             resource: the URN for the report; default ``name``.
 
         Returns:
-            :class:`Expanded` (``source`` ``"helm template"``) with every rendered object, or
-            :class:`NotJudged` for: an unsupported type, inputs unknown at preview, no helm, a
-            chart not reachable offline, a post-renderer, a render error (Helm's first error
+            :class:`Expanded` (``source`` ``"helm template"``) with every rendered object;
+            :class:`RefusedInput` (input ``chart``) for a chart written as a path where nothing is, which a real
+            preview fails on; or :class:`NotJudged` for: an unsupported type, inputs unknown at preview, no helm,
+            a chart not reachable offline, a post-renderer, a render error (Helm's first error
             line) or a timeout. Never raises for a user's chart or values.
         """
         who = resource or name
@@ -268,6 +285,9 @@ class HelmRenderer:
         version = str(inputs.get("version") or "")
         repo = str((inputs.get("repositoryOpts") or {}).get("repo") or "")
         source = self._locate(chart, version, repo)
+        if isinstance(source, _Unreachable) and source.missing_path and type_token in _MISSING_PATH_SOURCE:
+            return RefusedInput(who, type_token, "chart", self._missing_path_message(chart, source.missing_path,
+                                                                                   _MISSING_PATH_SOURCE[type_token]))
         if isinstance(source, _Unreachable):
             return not_judged(source.reason, source.fix)
         read_notes: list[str] = []
@@ -308,7 +328,8 @@ class HelmRenderer:
             if Path(chart).is_absolute() or chart.startswith("."):
                 # helm reads these as paths only (helm/helm pkg/action/install.go LocateChart: "if path is absolute
                 # or begins with '.', error out here"), never as a repository's chart
-                return _Unreachable(f"chart {chart!r} is a local path with nothing there ({path})", _NOT_A_CHART_FIX)
+                return _Unreachable(f"chart {chart!r} is a local path with nothing there ({path})", _NOT_A_CHART_FIX,
+                                    missing_path=str(path))
         base = chart.rstrip("/").rsplit("/", 1)[-1]
         if version:
             for directory in self.chart_dirs:
@@ -327,6 +348,15 @@ class HelmRenderer:
             reason = (f"chart {chart!r}{pinned} from {repo or chart} is not reachable offline (not a local path, not in "
                       "the chart cache)")
         return _Unreachable(reason, self._fix_unreachable(chart, version, repo))
+
+    def _missing_path_message(self, chart: str, path: str, source: str) -> str:
+        """The error for a chart path where nothing is: the value, the rule with its sources, and the fix."""
+        return (f"{chart!r} is a local chart path and nothing is there ({path}): Helm reads a chart written as an "
+                "absolute path or one beginning with '.' from that path only (helm/helm pkg/action/install.go@v4.1.4, "
+                f"LocateChart: \"path not found\"), so a real `pulumi preview` fails on it ({source}). Write the "
+                f"path of the chart directory or .tgz relative to the Pulumi project directory ({self.base_dir}), "
+                "where it is read, or give a repository chart (its name with repositoryOpts.repo, or an oci:// "
+                "reference)")
 
     @staticmethod
     def _fix_unreachable(chart: str, version: str, repo: str) -> str:

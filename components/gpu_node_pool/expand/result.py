@@ -1,7 +1,8 @@
-"""The two outcomes of expanding a resource: the objects it creates, or why they are not judged.
+"""The outcomes of expanding a resource: the objects it creates, why they are not judged, or an input a real
+``pulumi preview`` fails on.
 
 ``NotJudged`` is one item of the report's ``notJudged`` list, ``{resource, type, reason, fix}``
-(``cli/report.schema.json``).
+(``cli/report.schema.json``); ``RefusedInput`` becomes one of the report's ``configErrors``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from ..k8s.wellknown import SECRET
 
-__all__ = ["Expanded", "NotJudged", "find_unknown", "unknown_input"]
+__all__ = ["Expanded", "NotJudged", "RefusedInput", "find_unknown", "unknown_input"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,24 @@ class NotJudged:
     def to_dict(self) -> dict[str, str]:
         """The report item ``{resource, type, reason, fix}`` (JSON key order as in ``cli/report.schema.json``)."""
         return {"resource": self.resource, "type": self.type, "reason": self.reason, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class RefusedInput:
+    """An input the provider refuses, so that a real ``pulumi preview`` of the program fails: an error at that
+    input, not an item left unjudged.
+
+    Attributes:
+        resource: the resource's URN (or its name when no URN is known).
+        type: its Pulumi type token.
+        input: the input's name, e.g. ``chart``.
+        message: one sentence: the value, the rule and its public source, and the fix.
+    """
+
+    resource: str
+    type: str
+    input: str
+    message: str
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,10 @@ A component that already has a child (a real child, e.g. from the v1 SDK) is not
 The device plugin chart's synthesized stand-in (``plan.run._chart_child``) is replaced by the
 real rendered children when the chart renders, and is otherwise kept, labelled as the fallback.
 
-Whatever cannot be opened becomes a :class:`~gpu_node_pool.expand.result.NotJudged` item: the
+A chart written as a path where nothing is fails a real preview, so it is an error, not an unjudged item: a
+:class:`~gpu_node_pool.expand.result.RefusedInput` the plan adds to ``result.config_issues`` (``configErrors``,
+exit 2) at ``<type> '<name>' chart``. Whatever else cannot be opened becomes a
+:class:`~gpu_node_pool.expand.result.NotJudged` item: the
 report's ``notJudged`` list, printed in the text report and raised as an advisory
 ``resources-judged`` finding (mandatory with ``--strict`` or the pack config
 ``{"resources-judged": {"strict": true}}``). The runner's "can't run policy during preview"
@@ -55,7 +58,7 @@ from ..expand.helm import CHART_TYPES as HELM_TYPES
 from ..expand.helm import DEFAULT_TIMEOUT, HelmRenderer, find_helm
 from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
 from ..expand.operator_resources import expand_custom_resource, group_kind, known_kind
-from ..expand.result import Expanded, NotJudged
+from ..expand.result import Expanded, NotJudged, RefusedInput
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
 from ..k8s.labels import GKE_COMPUTE_CLASS_LABEL
 from ..k8s.refusals import REFUSED
@@ -298,7 +301,7 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                 continue
             who = res.urn or res.name
             prefix = str(res.inputs.get("resourcePrefix", res.name) or "")
-            outcome: Expanded | NotJudged | None = None
+            outcome: Expanded | NotJudged | RefusedInput | None = None
             label = chart_label
             if res.type in HELM_TYPES:
                 outcome = renderer.render(res.type, res.name, res.inputs, resource=who)
@@ -321,6 +324,9 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                 outcome = NotJudged(who, res.type, "helm.v3.Chart is not rendered by the offline plan",
                                     "use kubernetes.helm.v4.Chart (rendered offline, and seen by a real preview)")
             if outcome is None:
+                continue
+            if isinstance(outcome, RefusedInput):  # a real preview fails on it: an error, not an unjudged item
+                _refused_input(result, res, outcome, project_dir)
                 continue
             if isinstance(outcome, NotJudged):
                 if res.urn and res.urn in stand_ins:  # the device plugin: its stand-in judges it
@@ -349,6 +355,26 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
             merged += added.get(i, [])
         result.resources = merged
     return expansion
+
+
+def _refused_input(result: Any, res: Resource, refused: RefusedInput, project_dir: Path) -> None:
+    """Add ``refused`` to ``result.config_issues`` (the report's ``configErrors``, exit 2) at the input it names,
+    ``<type> '<name>' <input>``, placed at the program line that constructed the resource when it is known."""
+    from ..config.errors import ConfigIssue, Location
+
+    where = None
+    if res.source:
+        file, line, column = res.source
+        path = Path(file)
+        try:
+            path = path.resolve().relative_to(project_dir.resolve())
+        except ValueError:
+            pass
+        where = Location(path.as_posix(), line, column)
+    issues = getattr(result, "config_issues", None)
+    if issues is None:
+        issues = result.config_issues = []
+    issues.append(ConfigIssue(f"{res.type} {res.name!r} {refused.input}", refused.message, where))
 
 
 # --- after the policies ------------------------------------------------------------------
