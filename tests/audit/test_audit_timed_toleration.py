@@ -122,5 +122,5 @@ def test_the_what_if_on_a_pool_with_no_node_yet_says_it_would_be_evicted():
     report = run_audit(snapshot, declared=Declared("s", [pool], []))
     [cell] = report.to_json()["daemonSets"][0]["whatIf"].values()
     assert (cell["status"], cell["summary"]) == ("doesNotRun", (
-        "would run on its new nodes for 300 s, then be evicted and recreated: workload=training:NoExecute tolerated for "
-        "300 s only (tolerationSeconds)"))
+        "would run on its new nodes for 300 s, then be evicted and recreated: it tolerates workload=training:NoExecute "
+        "for 300 s only (tolerationSeconds)"))

@@ -18,6 +18,7 @@ from gpu_node_pool.audit.declared import Declared, DeclaredPool
 from gpu_node_pool.audit.report import run_audit
 from gpu_node_pool.audit.snapshot import Snapshot
 from gpu_node_pool.cli.commands import main
+from gpu_node_pool.k8s.selection import NodeLabels
 from gpu_node_pool.k8s.taints import Taint
 
 SCHEMA = json.loads((ROOT / "components/gpu_node_pool/audit/report.schema.json").read_text())
@@ -142,6 +143,10 @@ def test_the_device_plugin_kept_off_a_new_pools_nodes_by_its_selection_is_mandat
     assert kept.fix == ("widen its node selection (nodeSelector/required node affinity) to admit them: "
                         "gpu-node-pools/pool=new")
     assert report.exit_code == 1
+    [row] = report.rows
+    assert row.whatif["pool new as declared"].summary == (  # the cell names the label, as the finding does
+        "would be kept off its new nodes by its own selection: nodeSelector gpu-node-pools/pool=old (the nodes carry "
+        "gpu-node-pools/pool=new)")
     assert kept.to_json() in report.to_json()["findings"]
     assert f"[mandatory] DaemonSet kube-system/nvidia-device-plugin-daemonset: {kept.message} -> {kept.fix}" in report.to_text()
 
@@ -168,3 +173,30 @@ def test_another_daemonset_kept_off_is_advisory_when_it_serves_gpu_nodes_now_and
     assert report.exit_code == 0
     report.fail_on = "advisory"
     assert report.exit_code == 1
+
+
+def test_on_a_pool_of_two_kinds_of_node_the_kind_a_selection_refuses_is_named_in_the_cell_and_the_finding():
+    decided = frozenset({"kubernetes.io/", "node.kubernetes.io/", "gpu-node-pools/"})
+    kinds = [NodeLabels({"kubernetes.io/os": "linux", "gpu-node-pools/pool": "new", "node.kubernetes.io/instance-type": t},
+                        name=f"instance type {t}", decided=decided) for t in ("g6.xlarge", "p5.48xlarge")]
+    g6_only = {"node.kubernetes.io/instance-type": "g6.xlarge"}
+    plugin = daemonset("nvidia-device-plugin-daemonset", namespace="kube-system", tolerations=EVERYTHING,
+                       selector=g6_only, image=PLUGIN_IMAGE)
+    logs = daemonset("logs", namespace="ops", selector=g6_only)  # it lands on g6 nodes, tolerates no GPU taint
+    report = _new_pool([plugin, logs], kinds=kinds)
+    cells = {r.ds.name: r.whatif["pool new as declared"] for r in report.rows}
+    refused = ("nodeSelector node.kubernetes.io/instance-type=g6.xlarge (the nodes carry "
+               "node.kubernetes.io/instance-type=p5.48xlarge)")
+    assert cells["nvidia-device-plugin-daemonset"].summary == (
+        f"would run on some of its new nodes (1 of 2 kinds of node); kept off by its own selection: {refused}")
+    assert cells["logs"].summary == ("would run on none of its new nodes; stopped by nvidia.com/gpu=present:NoSchedule "
+                                     f"not tolerated; kept off by its own selection: {refused}")
+    found = {(f.code, f.subject): f for f in report.findings if f.code.startswith("whatif-")}
+    kept = found[("whatif-kept-off", "DaemonSet kube-system/nvidia-device-plugin-daemonset")]
+    assert kept.level == "mandatory" and kept.message.startswith(
+        f"its own selection would keep it off 1 of the 2 kinds of node pool new would get (instance type p5.48xlarge): "
+        f"{refused}; no device plugin would run there")
+    stops = found[("whatif-does-not-run", "DaemonSet ops/logs")]
+    assert stops.message == ("it would not run on 1 of the 2 kinds of node pool new would get (instance type g6.xlarge): "
+                             "nvidia.com/gpu=present:NoSchedule not tolerated")
+    assert len(found) == 2  # logs kept off p5 nodes serves no GPU node now: nothing more

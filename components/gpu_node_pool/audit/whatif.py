@@ -94,24 +94,24 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
         columns.append(name)
         shapes = whatif_nodes(pool, nodes)
         made_up = not any(node in live for node, _, _ in shapes)  # the pool has no node yet: its kinds of node
-        judged: list[tuple[_Row, list[NodeVerdict], Cell]] = []
+        judged: list[tuple[_Row, list[NodeVerdict]]] = []
         for row in rows:
             if row.ds.origin == "cluster" and (row.ds.namespace, row.ds.name) in managed:
                 row.whatif[name] = Cell("notJudged", "managed by the stack: judged in its (stack) row")
                 continue
             would = [judge(row.ds, node, labels, taints) for node, labels, taints in shapes]
             cell = pool_cell(would)
-            row.whatif[name] = replace(cell, summary=on_new_nodes(cell, len(shapes), "its")) if made_up else cell
-            judged.append((row, would, cell))
-        covered = tuple(any(is_device_plugin(r.ds) and would[i].status == "runs" for r, would, _ in judged)
+            row.whatif[name] = replace(cell, summary=on_new_nodes(row.ds, cell, would, shapes, "its")) if made_up else cell
+            judged.append((row, would))
+        covered = tuple(any(is_device_plugin(r.ds) and would[i].status == "runs" for r, would in judged)
                         for i in range(len(shapes)))
         column = _Column(pool, name, shapes, made_up, covered)
-        for row, would, judged_cell in judged:
+        for row, would in judged:
             cell = row.whatif[name]
             if cell.status == "notJudged" and not row.ds.problem:  # a DaemonSet not read is not judged already
                 not_judged.append(NotJudged(f"DaemonSet {row.ds.display} on {name}", cell.summary))
             if row.ds.origin == "stack":
-                findings += _stack_findings(row, column, would, cell, judged_cell)
+                findings += _stack_findings(row, column, would, cell)
             else:
                 now = [_live_verdict(row.ds, live.get(node)) for node, _, _ in shapes]
                 findings += _cluster_findings(row, column, would, now, cell)
@@ -123,14 +123,14 @@ def _live_verdict(ds: DaemonSet, node: Node | None) -> NodeVerdict | None:
     return None if node is None else judge(ds, node.name, node.labels, node.taints)
 
 
-def _stack_findings(row: _Row, column: _Column, would: list[NodeVerdict], cell: Cell, judged: Cell) -> list[Finding]:
+def _stack_findings(row: _Row, column: _Column, would: list[NodeVerdict], cell: Cell) -> list[Finding]:
     """A DaemonSet the stack deploys that would not run on the pool's nodes (``whatif-stack-daemonset``), and the
     device plugin it deploys kept off nodes no plugin would cover (``whatif-kept-off``)."""
     pool = column.pool
     out = []
     if cell.status in ("doesNotRun", "partial") and cell.missing:
         whose = f"pool {pool.name}'s"
-        said = (f"it {on_new_nodes(judged, len(column.shapes), whose)}" if column.made_up
+        said = (f"it {on_new_nodes(row.ds, cell, would, column.shapes, whose)}" if column.made_up
                 else f"it {cell.summary} on pool {pool.name}")
         out.append(Finding("mandatory", "whatif-stack-daemonset", f"DaemonSet {row.ds.display} (stack)",
                            f"as the stack would deploy it, {said}", "fix its tolerations in the stack", pool.name))
@@ -155,8 +155,8 @@ def _cluster_findings(row: _Row, column: _Column, would: list[NodeVerdict], now:
     # Taints that stop it on a node where it does not run now: new unless that node stops it on them already
     # (the live pool's daemonset-does-not-run names them).
     new: dict[tuple[Any, ...], tuple[Taint, Toleration, Stay]] = {}
-    where: list[str] = []
-    for nv, wv in zip(now, would, strict=True):
+    where: list[int] = []  # the nodes (kinds of node) it names, by their place in column.shapes
+    for i, (nv, wv) in enumerate(zip(now, would, strict=True)):
         if wv.status != "doesNotRun" or (nv is not None and nv.status == "runs"):
             continue
         already = {_taint_id(t) for t, _ in nv.missing} if nv is not None else set()
@@ -166,26 +166,20 @@ def _cluster_findings(row: _Row, column: _Column, would: list[NodeVerdict], now:
         for t, tol, stay in fresh:
             new.setdefault(_taint_id(t), (t, tol, stay))
         if fresh:
-            where.append(wv.node)
+            where.append(i)
     if new:
         out.append(_does_not_run(row, column, list(new.values()), where))
     return out + _kept_off(row, column, would, now, "")
 
 
-def _does_not_run(row: _Row, column: _Column, stops: list[tuple[Taint, Toleration, Stay]], where: list[str]) -> Finding:
-    """``whatif-does-not-run`` for the taints in ``stops`` on the nodes (or kinds of node) named in ``where``."""
+def _does_not_run(row: _Row, column: _Column, stops: list[tuple[Taint, Toleration, Stay]], where: list[int]) -> Finding:
+    """``whatif-does-not-run`` for the taints in ``stops`` on the nodes (or kinds of node) ``where`` (their places in
+    ``column.shapes``)."""
     ds, pool = row.ds, column.pool
-    kinds = len(column.shapes)
     verb = "would not stay on" if all(stay.tolerated for _, _, stay in stops) else "would not run on"
-    if column.made_up:
-        on = f"pool {pool.name}'s new nodes" if len(where) == kinds else (
-            f"{len(where)} of the {kinds} kinds of node pool {pool.name} would get ({', '.join(where)})")
-    else:
-        on = f"{', '.join(where)} with the taints the stack declares for pool {pool.name}"
-    message = f"it {verb} {on}: " + ", ".join(stay.describe() for _, _, stay in stops)
+    message = f"it {verb} {_on(column, where, 'taints')}: " + ", ".join(stay.describe() for _, _, stay in stops)
     # the device plugin, where no other plugin would run and the nodes run none of their own: they need this one
-    starves = is_device_plugin(ds) and _needs_plugin(pool) and not all(
-        column.covered[i] for i, (node, _, _) in enumerate(column.shapes) if node in where)
+    starves = is_device_plugin(ds) and _needs_plugin(pool) and not all(column.covered[i] for i in where)
     if starves:
         message += f"; no device plugin would run there, so those nodes would advertise no {NVIDIA_GPU_RESOURCE}"
     fix = "; ".join(stay_fix(ds, t, tol, stay) for t, tol, stay in stops)
@@ -219,19 +213,25 @@ def _kept_off(row: _Row, column: _Column, would: list[NodeVerdict], now: Sequenc
         serves = sorted(pid for pid, c in row.cells.items() if c.status == "runs" or c.runs_on)
         why = f"; it runs on the cluster's GPU nodes of {', '.join(serves)} now"
         also = f", or leave it so if it is not meant for pool {pool.name}"
-    names = [column.shapes[i][0] for i in off]
-    if column.made_up:
-        on = f"pool {pool.name}'s new nodes" if len(off) == len(column.shapes) else (
-            f"{len(off)} of the {len(column.shapes)} kinds of node pool {pool.name} would get ({', '.join(names)})")
-    else:
-        on = f"{', '.join(names)} with the labels the stack declares for pool {pool.name}"
     refusals = list(dict.fromkeys(r for i in off for r in _refused_by(ds, column.shapes[i][1])))
     carried = list(dict.fromkeys(c for i in off for c in _carried(ds, column.shapes[i][1])))
     subject = f"DaemonSet {ds.display}" + (f" {origin}" if origin else "")
     fix = f"{_WIDEN}: {'; '.join(carried)}" if carried else _WIDEN
     return [Finding(level, "whatif-kept-off", subject,
-                    f"its own selection would keep it off {on}: {'; '.join(refusals)}{why}",
+                    f"its own selection would keep it off {_on(column, off, 'labels')}: {'; '.join(refusals)}{why}",
                     fix + (" in the stack" if origin else "") + also, pool.name)]
+
+
+def _on(column: _Column, where: list[int], declares: str) -> str:
+    """The nodes ``where`` (places in ``column.shapes``) as a finding names them: the pool's new nodes, some kinds of
+    them, or live nodes "with the taints (labels) the stack declares" (``declares``)."""
+    pool, kinds = column.pool, len(column.shapes)
+    if not column.made_up:
+        return f"{', '.join(column.shapes[i][0] for i in where)} with the {declares} the stack declares for pool {pool.name}"
+    if len(where) == kinds:
+        return f"pool {pool.name}'s new nodes"
+    names = ", ".join(column.shapes[i][1].name or column.shapes[i][0] for i in where)
+    return f"{len(where)} of the {kinds} kinds of node pool {pool.name} would get ({names})"
 
 
 def _needs_plugin(pool: DeclaredPool) -> bool:
@@ -268,18 +268,27 @@ def _taint_id(taint: Taint) -> tuple[Any, ...]:
     return (*taint.identity, taint.value)
 
 
-def on_new_nodes(cell: Cell, kinds: int, whose: str) -> str:
-    """The summary of a what-if ``cell`` judged on made-up nodes (a pool with no node yet: one per kind of node
-    the plan knows it would get, :func:`.declared.whatif_nodes`), worded for ``whose`` (``its``, ``pool gpu's``)
-    new nodes: no node exists yet to run on. The status stays the cell's."""
-    stopped = cell.summary.partition(";")[2].strip()
-    return {
-        "runs": f"would run on {whose} new nodes",
-        "doesNotRun": (f"would not run on {whose} new nodes: " + cell.summary.removeprefix("does not run: ")
-                       if cell.evicted_after is None else f"would run on {whose} new nodes for {cell.evicted_after} s, "
-                       "then be evicted and recreated: " + cell.summary.partition(": ")[2]),
-        "partial": f"would run on some of {whose} new nodes ({cell.runs_on} of {kinds} kinds of node)"
-                   + (f"; {stopped}" if stopped else ""),
-        "keptOff": f"would be kept off {whose} new nodes by its own selection"
-                   + cell.summary.removeprefix("kept off by its own selection"),
-    }.get(cell.status, cell.summary)
+def on_new_nodes(ds: DaemonSet, cell: Cell, would: Sequence[NodeVerdict], shapes: Sequence[tuple[str, NodeLabels, list[Taint]]],
+                 whose: str) -> str:
+    """The summary of a what-if ``cell`` of ``ds``, made of its verdicts ``would`` on the made-up nodes ``shapes`` (a
+    pool with no node yet: one per kind of node the plan knows it would get, :func:`.declared.whatif_nodes`), worded
+    for ``whose`` (``its``, ``pool gpu's``) new nodes, as no node exists yet to run on. Made of the cell's parts: the
+    taints that stop it and how (``cell.stays``), the kinds it runs on, and for a selection that keeps it off, each
+    label it refuses them by and what they carry. A cell not judged keeps its own summary; the status stays the cell's."""
+    stops = ", ".join(stay.describe() for stay in cell.stays)
+    refused = "; ".join(dict.fromkeys(r for verdict, (_, labels, _) in zip(would, shapes, strict=True)
+                                      if verdict.status == "keptOff" for r in _refused_by(ds, labels)))
+    if cell.status == "runs":
+        return f"would run on {whose} new nodes"
+    if cell.status == "doesNotRun" and cell.evicted_after is not None:
+        return (f"would run on {whose} new nodes for {cell.evicted_after} s, then be evicted and recreated: it tolerates "
+                + ", ".join(f"{stay.taint} for {stay.evicted_after} s" for stay in cell.stays) + " only (tolerationSeconds)")
+    if cell.status == "doesNotRun":
+        return f"would not run on {whose} new nodes: {stops}"
+    if cell.status == "partial":
+        some = f"some of {whose} new nodes ({cell.runs_on} of {len(shapes)} kinds of node)" if cell.runs_on else f"none of {whose} new nodes"
+        return (f"would run on {some}"
+                + (f"; stopped by {stops}" if stops else "") + (f"; kept off by its own selection: {refused}" if refused else ""))
+    if cell.status == "keptOff":
+        return f"would be kept off {whose} new nodes by its own selection: {refused}"
+    return cell.summary
