@@ -101,12 +101,19 @@ def interface_count(types: Sequence[str]) -> int | None:
     return count or None
 
 
-def pool_problems(types: Sequence[str], security_group_ids: Sequence[str] | None, backend: str) -> list[str]:
+#: The refusal of an EFA pool with no security group for its interfaces, where the backend has nothing to add.
+NO_SECURITY_GROUPS = ("efa: needs securityGroupIds (the pool's or efa.securityGroupIds) for the EFA interfaces "
+                      "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html)")
+
+
+def pool_problems(types: Sequence[str], security_group_ids: Sequence[str] | None,
+                  no_groups: str = NO_SECURITY_GROUPS) -> list[str]:
     """Refusals for an EFA pool of ``types`` (one sentence each: rule, source, fix).
 
     A type without EFA; types with different EFA counts (one launch template describes one set of
     interfaces, one per network card: EKS user guide node-efa); no security group for the interfaces
-    (EKS user guide launch-templates, EC2 user guide efa-start).
+    (EKS user guide launch-templates, EC2 user guide efa-start): ``no_groups``, the backend's own sentence
+    for it (:data:`NO_SECURITY_GROUPS` unless the backend says more).
     """
     problems = efa_problems(types)
     if not problems and interface_count(types) is None:
@@ -117,15 +124,7 @@ def pool_problems(types: Sequence[str], security_group_ids: Sequence[str] | None
             "them into pools of one count"
         )
     if not security_group_ids:
-        if backend == "eks-managed":
-            problems.append(
-                "efa.securityGroupIds: required on eks-managed: with network interfaces in the launch template the "
-                "security groups go on each interface (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html), "
-                "and which group EKS would add there is not documented; name the nodes' groups, e.g. the EKS cluster security group (aws eks describe-cluster "
-                "--query cluster.resourcesVpcConfig.clusterSecurityGroupId)"
-            )
-        else:
-            problems.append("efa: needs securityGroupIds (the pool's or efa.securityGroupIds) for the EFA interfaces (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html)")
+        problems.append(no_groups)
     return problems
 
 

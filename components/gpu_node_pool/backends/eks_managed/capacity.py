@@ -36,6 +36,15 @@ def uses_launch_template(pool: Any) -> bool:
             or kubelet_settings(pool) != {} or writes_settings(pool))
 
 
+#: An eks-managed EFA pool without security groups: the groups go on each interface of the launch template.
+_NO_EFA_GROUPS = (
+    "efa.securityGroupIds: required on eks-managed: with network interfaces in the launch template the "
+    "security groups go on each interface (https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html), "
+    "and which group EKS would add there is not documented; name the nodes' groups, e.g. the EKS cluster security "
+    "group (aws eks describe-cluster --query cluster.resourcesVpcConfig.clusterSecurityGroupId)"
+)
+
+
 def _efa(pool: Any) -> bool:
     return pool.efa is not None and pool.efa.enabled
 
@@ -94,7 +103,7 @@ def pool_problems(pool: Any) -> list[str]:
             "AL2023 AMI types: use bottlerocket: {settings: {...}} (e.g. settings.kubernetes.max-pods)"
         )
     if _efa(pool):  # EFA interfaces, placement group, self-referencing group (backends._shared.efa)
-        problems += _efa_rules.pool_problems(pool.instance_types, pool.efa.security_group_ids, "eks-managed")
+        problems += _efa_rules.pool_problems(pool.instance_types, pool.efa.security_group_ids, _NO_EFA_GROUPS)
     return problems
 
 

@@ -258,7 +258,7 @@ class SelfManagedPool(PoolBase):
                 "drop one, or give the reservation its own pool"
             )
         if _efa.efa_enabled(self) and types:  # EFA (backends._shared.efa)
-            problems += _efa.pool_problems(types, self.efa_security_groups, "self-managed")
+            problems += _efa.pool_problems(types, self.efa_security_groups)
         problem = several_effects_problem(
             self.taint_list, "the Auto Scaling group cannot describe it: use one effect per key (or provider none)"
         )
