@@ -126,12 +126,12 @@ class Backend:
             refuses a name Pulumi derives from the ``GpuNodePool``'s resource ``name`` for a child the validated
             ``pool`` creates (an EKS node group, an EC2 launch template), or None; the component refuses such a
             name before it registers.
-        untolerated_not_judged: ``"module:function"`` or ``""``; ``function(pool, missing, node_selector) -> str``:
+        untolerated_not_judged: ``"module:function"`` or ``""``; ``function(pool, missing, node_selector) -> (reason, fix) | None``:
             why the platform may still let a pod onto the backend's detected ``pool`` although its effective
             tolerations leave the taints ``missing`` (a non-empty list of the pool's ``NoSchedule``/``NoExecute``
             :class:`~gpu_node_pool.k8s.taints.Taint`) untolerated, because the platform may add tolerations its
             documentation does not describe (given the pod's ``nodeSelector`` as ``(key, value)`` pairs): a reason
-            beginning ``not judged:`` naming its public source, or ``""`` when the verdict stands. Policy
+            beginning ``not judged:`` naming its public source and what settles it, or None when the verdict stands. Policy
             ``gpu-workloads-tolerate-their-pool`` reports such a pod not judged instead of a finding. Unset: every
             untolerated taint is a finding (GKE: a custom ComputeClass's taint, ``gke/compute_class.py``).
     """

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from builders import EXISTS_GPU, daemonset, node_group, plugin
+from builders import EXISTS_GPU, daemonset, deployment, gke_pool, node_group, plugin
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from gpu_node_pool.expand.result import NotJudged
@@ -104,17 +104,33 @@ def test_several_fixes_are_all_shown_joined():
     assert result.not_judged[0]["fix"] == f"{UNKNOWN_FIX}; also, fix b"
 
 
-def test_an_item_whose_rule_gave_no_fix_still_gets_one():
-    refused = ("can't run policy 'p' during preview: Deployment a/b: not judged: its pod template's tolerations is "
-               "a string, not a list: the API server refuses this pod spec")
-    other = "can't run policy 'p' during preview: Deployment a/b: not judged: something else"
-    result = SimpleNamespace(resources=[], violations=[
-        {"policy": "p", "enforcement": "advisory", "resource": "stack", "urn": "", "message": m, "fixes": [None]}
-        for m in (refused, other)])
-    finish_plan(result, Expansion())
-    fixes = [n["fix"] for n in result.not_judged]
-    assert fixes[0] == REFUSED_FIX
-    assert fixes[1] and fixes[1] != UNKNOWN_FIX and "reason" in fixes[1]
+_REFUSED_TOLERATION = {"key": "example.com/team", "operator": "Exists", "value": "a"}  # Exists takes no value
+
+
+@pytest.mark.parametrize(("rule", "workload"), [
+    (d.gpu_workloads_select_gpu_nodes, lambda: deployment("web", "web", tolerations=[EXISTS_GPU, _REFUSED_TOLERATION])),
+    (d.gpu_workloads_tolerate_their_pool, lambda: deployment("train", "ml", node_selector={"nvidia.com/gpu.present": True},
+                                                             resources={"limits": {"nvidia.com/gpu": "1"}})),
+    (d.gpu_toleration_allowlist, lambda: deployment("web", "web", tolerations=[EXISTS_GPU, _REFUSED_TOLERATION])),
+    (d.daemonsets_tolerate_exactly, lambda: daemonset("fluent-bit", "logging",
+                                                      tolerations=[{"operator": "Exists"}, _REFUSED_TOLERATION])),
+], ids=lambda v: getattr(v, "__name__", "").rpartition(".")[2] or None)
+def test_every_rule_that_meets_a_pod_spec_the_api_server_refuses_gives_the_refused_fix(rule, workload):
+    result = planned([node_group(taints=("nvidia.com/gpu=present:NoSchedule",)), workload()], policies=[rule.POLICY])
+    fixes = [n["fix"] for n in result.not_judged if "not judged" in n["reason"]]
+    assert fixes == [REFUSED_FIX]
+
+
+def test_a_workload_left_to_a_gke_compute_class_gets_the_backends_fix():
+    from gpu_node_pool.backends.gke import compute_class
+
+    klass = "cloud.google.com/compute-class"
+    pool = gke_pool(taints=("nvidia.com/gpu=present:NoSchedule", f"{klass}=gpu-l4:NoSchedule"),
+                    labels={"nvidia.com/gpu.present": "true", klass: "gpu-l4"})
+    app = deployment("vllm", "ml", node_selector={klass: "gpu-l4"}, tolerations=[EXISTS_GPU],
+                     resources={"limits": {"nvidia.com/gpu": 1}})
+    result = planned([pool, app], policies=[d.gpu_workloads_tolerate_their_pool.POLICY])
+    assert item_of(result, "custom ComputeClass")["fix"] == compute_class.FIX
 
 
 @pytest.mark.parametrize(("type_token", "inputs", "fix"), [

@@ -60,8 +60,6 @@ from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
 from ..expand.operator_resources import expand_custom_resource, group_kind, known_kind
 from ..expand.result import Expanded, NotJudged, RefusedInput
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
-from ..k8s.labels import GKE_COMPUTE_CLASS_LABEL
-from ..k8s.refusals import REFUSED
 from ..k8s.wellknown import SECRET, UNKNOWN
 from ..sdk.record import Resource
 from .on_import import when_imported
@@ -101,8 +99,6 @@ def _stand_in_label(not_rendered: NotJudged) -> str:
 _V3_CHART = "kubernetes:helm.sh/v3:Chart"
 _V1_YAML_MODULE = "pulumi_kubernetes.yaml.yaml"  # patched by offline_yaml when the program imports it
 _CANT_RUN = "can't run policy '{}' during preview"
-#: The fix of a not-judged item whose rule gave none and whose reason is of no known kind.
-_FOLLOW_THE_REASON = "do what the reason says so that the rule can judge it, or judge it after apply with `gpupool audit`"
 _MARKERS = (UNKNOWN, SECRET)  # a secret value is never rendered: it counts as unknown
 
 
@@ -380,31 +376,18 @@ def _refused_input(result: Any, res: Resource, refused: RefusedInput, project_di
 # --- after the policies ------------------------------------------------------------------
 
 
-def _joined_fix(fixes: Any, message: str) -> str:
+def _joined_fix(fixes: Any) -> str:
     """The fix of a "can't run" finding: the fixes its rule carried with it (the runner's ``fixes``,
-    :func:`gpu_node_pool.sdk.props.fixes_of`), distinct, "; also, " between them; an item its rule gave no fix
-    (None) gets :func:`_fix_given_by_no_rule`."""
+    :func:`gpu_node_pool.sdk.props.fixes_of`), distinct, "; also, " between them (:data:`UNKNOWN_FIX` when it
+    carried none)."""
     from ..sdk.props import UNKNOWN_FIX
 
     out: list[str] = []
     for fix in fixes if isinstance(fixes, list) and fixes else [UNKNOWN_FIX]:
-        text = fix if isinstance(fix, str) and fix else _fix_given_by_no_rule(message)
+        text = fix if isinstance(fix, str) and fix else UNKNOWN_FIX
         if text not in out:
             out.append(text)
     return "; also, ".join(out)
-
-
-def _fix_given_by_no_rule(message: str) -> str:
-    """The fix of a not-judged item whose rule passed none to ``Undecided.not_judged``: such an item reports a
-    refused pod spec (:data:`~gpu_node_pool.k8s.refusals.REFUSED` ends its text) or a GKE ComputeClass's taint
-    (its label key is in the text); any other is told to follow its reason."""
-    from ..policies.rules._shared import COMPUTE_CLASS_FIX, REFUSED_FIX
-
-    if REFUSED in message:
-        return REFUSED_FIX
-    if GKE_COMPUTE_CLASS_LABEL in message:
-        return COMPUTE_CLASS_FIX
-    return _FOLLOW_THE_REASON
 
 
 def _strict(policy_config: Mapping[str, Any] | None) -> bool:
@@ -445,7 +428,7 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
         fixes = v.pop("fixes", None)
         if v["message"].startswith(_CANT_RUN.format(v["policy"])):
             kind = where.split(" ", 1)[0] if where != "stack" else "stack"
-            items.append(NotJudged(urn_of.get(where, where), kind, v["message"], _joined_fix(fixes, v["message"])))
+            items.append(NotJudged(urn_of.get(where, where), kind, v["message"], _joined_fix(fixes)))
             if strict:
                 v["enforcement"] = "mandatory"
         if v["policy"] == RULE and strict:

@@ -171,19 +171,15 @@ UNKNOWN_FIX = ("make the values known at preview (plain values, not outputs of r
                "or judge after apply")
 
 
-def _fix(err: Any) -> str | None:
-    """One item's fix: its ``fix`` (None: a not-judged item given none), :data:`UNKNOWN_FIX` when it has no
-    ``fix`` attribute (a value a proxy read as unknown)."""
-    if not hasattr(err, "fix"):
-        return UNKNOWN_FIX
-    fix = err.fix
-    return fix if fix is None or (isinstance(fix, str) and fix) else UNKNOWN_FIX
+def _fix(err: Any) -> str:
+    """One item's fix: its ``fix``, :data:`UNKNOWN_FIX` when it has none (a value a proxy read as unknown)."""
+    fix = getattr(err, "fix", None)
+    return fix if isinstance(fix, str) and fix else UNKNOWN_FIX
 
 
-def fixes_of(err: Any) -> list[str | None]:
+def fixes_of(err: Any) -> list[str]:
     """The fixes an ``UnknownValueError`` carries, distinct, in the order of its items: those of every item of
-    :meth:`Undecided.raise_if_any`'s error, else its own ``fix`` (:func:`not_judged`), else :data:`UNKNOWN_FIX`.
-    None stands for an item whose rule gave no fix."""
+    :meth:`Undecided.raise_if_any`'s error, else its own ``fix`` (:func:`not_judged`), else :data:`UNKNOWN_FIX`."""
     fixes = getattr(err, "fixes", None)
     return list(fixes) if isinstance(fixes, (list, tuple)) else [_fix(err)]
 
@@ -218,11 +214,10 @@ class Undecided:
         ``err`` carries (:func:`not_judged`), else :data:`UNKNOWN_FIX`."""
         self.items.append((what, err))
 
-    def not_judged(self, what: str, reason: str, fix: str | None = None) -> None:
+    def not_judged(self, what: str, reason: str, fix: str) -> None:
         """Record that ``what`` could not be judged for ``reason`` (a sentence starting "not judged: "),
         reported with the unknowns: never a silent pass, never a finding. ``fix``: what the user does so that
-        it is judged (one sentence); None leaves the item without one, and the plan's not-judged list then
-        gives the rule's generic fix (:func:`gpu_node_pool.plan.expand.finish_plan`)."""
+        it is judged (one sentence), which the plan's not-judged list shows with it."""
         from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
         err = UnknownValueError(UNKNOWN_STRING_VALUE, [])
@@ -230,9 +225,9 @@ class Undecided:
         err.fix = fix
         self.items.append((what, err))
 
-    def fixes(self) -> list[str | None]:
-        """The distinct fixes of the items, in the order they first come (None: an item given none)."""
-        out: list[str | None] = []
+    def fixes(self) -> list[str]:
+        """The distinct fixes of the items, in the order they first come."""
+        out: list[str] = []
         for _, err in self.items:
             for fix in fixes_of(err):
                 if fix not in out:

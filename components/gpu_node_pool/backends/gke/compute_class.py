@@ -18,10 +18,14 @@ from typing import Any
 from ...k8s.labels import GKE_COMPUTE_CLASS_LABEL, GKE_COMPUTE_CLASS_SOURCE
 from ...k8s.taints import Taint, TaintEffect, Toleration
 
+#: What settles a pod left not judged by :func:`untolerated_not_judged`.
+FIX = "add the toleration the reason names, or check on the cluster whether GKE added it (kubectl get pod <pod> -o yaml)"
 
-def untolerated_not_judged(pool: Any, missing: Sequence[Taint], node_selector: Sequence[tuple[Any, Any]]) -> str:
+
+def untolerated_not_judged(pool: Any, missing: Sequence[Taint],
+                           node_selector: Sequence[tuple[Any, Any]]) -> tuple[str, str] | None:
     """Why GKE may still take a pod onto ``pool`` although its effective tolerations leave ``missing`` untolerated,
-    as a reason beginning ``not judged:``; "" when the verdict stands.
+    and what settles it: ``(reason beginning "not judged:", fix)``; None when the verdict stands.
 
     Args:
         pool: the GPU pool (a :class:`~gpu_node_pool.backends._shared.gpu_pool.GpuPool`; its ``display`` is read).
@@ -35,11 +39,12 @@ def untolerated_not_judged(pool: Any, missing: Sequence[Taint], node_selector: S
     classes = [t for t in missing if t.key == GKE_COMPUTE_CLASS_LABEL and t.effect is TaintEffect.NO_SCHEDULE
                and t.value in selected]
     if not classes or len(classes) != len(missing):
-        return ""
+        return None
     taint = classes[0]
     toleration = ", ".join(f"{k}: {v}" for k, v in Toleration.for_taint(taint).to_k8s().items())
-    return (f"not judged: on {pool.display} its only untolerated taint is {taint}, the taint of the custom "
+    reason = (f"not judged: on {pool.display} its only untolerated taint is {taint}, the taint of the custom "
             f"ComputeClass {taint.value} it selects (nodeSelector {GKE_COMPUTE_CLASS_LABEL}: {taint.value}); GKE "
             f"documents that taint for node pools created by hand ({GKE_COMPUTE_CLASS_SOURCE}), but GKE's "
             "documentation does not say whether GKE adds the matching toleration to the pods that select the class; "
             f"add the toleration {{{toleration}}} to be certain")
+    return reason, FIX

@@ -133,9 +133,6 @@ def _gpu_taints(pools: Iterable[GpuPool], config: Mapping[str, Any]) -> list[Tai
 #: The fix of a pod spec the API server refuses (:data:`gpu_node_pool.k8s.refusals.REFUSED`): the reason says what
 #: to write (its rule and source are :mod:`gpu_node_pool.k8s.refusals`').
 REFUSED_FIX = "correct the field the reason names (it says what to write): the API server creates no such object"
-#: The fix of a workload selecting a GKE custom ComputeClass whose only untolerated taint is the class's.
-COMPUTE_CLASS_FIX = ("add the toleration the reason names, or check on the cluster whether GKE added it "
-                     "(kubectl get pod <pod> -o yaml)")
 #: The fix of a placement whose selection reads labels only a discovery agent sets, or that nothing known sets.
 SELECTION_FIX = ("install the discovery agent it names in the stack, or select on labels the pool declares; after "
                  "apply, `gpupool audit` judges the selection against the live nodes' labels")

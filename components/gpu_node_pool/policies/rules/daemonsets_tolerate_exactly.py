@@ -26,7 +26,7 @@ from ...sdk.props import Undecided, UnknownValueError
 from ..gpu_agents import installed_agent_namespaces
 from ..stack import stack_index
 from ..workloads import read_tolerations, tolerations_refused_text
-from ._shared import CONFIG_DEFAULTS, _config, _resource, _stack_gpu_taints
+from ._shared import CONFIG_DEFAULTS, REFUSED_FIX, _config, _resource, _stack_gpu_taints
 
 NAME = "daemonsets-tolerate-exactly"
 
@@ -53,7 +53,7 @@ def validate_daemonsets_tolerate_exactly(args: StackValidationArgs, report: Repo
         if not catch_all:
             continue
         if refused:  # the API server creates no such object: the finding would not be true
-            undecided.not_judged(workload.display, f"not judged: {tolerations_refused_text(workload.pod_spec, refused)}")
+            undecided.not_judged(workload.display, f"not judged: {tolerations_refused_text(workload.pod_spec, refused)}", REFUSED_FIX)
             continue
         taints = taints if taints is not None else _stack_gpu_taints(args, {"extraTaints": []}, undecided)
         instead = sorted({f"{{key: {t.key}, operator: Exists, effect: {t.effect.value}}}" for t in taints})

@@ -57,7 +57,7 @@ from ..gpu_agents import (
 from ..placement import SELECTION_FIX, StackPlacements
 from ..stack import stack_index
 from ..workloads import NodeSelection, read_tolerations
-from ._shared import _stack_placements, _stack_pools
+from ._shared import _stack_placements, _stack_pools, placement_fix
 
 NO_DRIVER = "INSTALLATION_DISABLED"
 
@@ -93,7 +93,7 @@ def _why_not(agent: _Agent, pool: Any, undecided: Undecided, placed: StackPlacem
         return None
     placement = placed(pool, agent.tolerations, agent.selection, discovered=discovered)
     if placement.status == "notJudged":
-        undecided.not_judged(f"{agent.display} on {pool.display}", placement.not_judged_text())
+        undecided.not_judged(f"{agent.display} on {pool.display}", placement.not_judged_text(), placement_fix(placement))
         return None
     if placement.status == "runs":
         return None

@@ -26,6 +26,7 @@ from ..workloads import gpu_resources_requested, read_tolerations, tolerations_r
 from ._shared import (
     _TAINT_LIST,
     CONFIG_DEFAULTS,
+    REFUSED_FIX,
     _config,
     _fmt,
     _resource,
@@ -67,7 +68,7 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
             if hit and not gpu_workload:  # a pod that requests GPUs is a GPU workload wherever it lives
                 offending.append(f"toleration {tol} (tolerates {_fmt(hit)})")
         if offending and refused:  # the API server creates no such object: the finding would not be true
-            undecided.not_judged(workload.display, f"not judged: {tolerations_refused_text(workload.pod_spec, refused)}")
+            undecided.not_judged(workload.display, f"not judged: {tolerations_refused_text(workload.pod_spec, refused)}", REFUSED_FIX)
         elif offending:
             report(
                 f"{workload.display} carries {'; '.join(offending)}, but namespace {workload.namespace!r} is not "

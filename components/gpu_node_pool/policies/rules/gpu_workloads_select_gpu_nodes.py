@@ -33,6 +33,7 @@ from ._shared import (
     _TAINT_LIST,
     CONFIG_DEFAULTS,
     GPU_RESOURCE,
+    REFUSED_FIX,
     _config,
     _fmt,
     _gpu_taints,
@@ -86,7 +87,7 @@ def validate_gpu_workloads_select_gpu_nodes(args: StackValidationArgs, report: R
             undecided.add(_resource(res), err)
             continue
         if refused:  # the API server refuses it (a toleration, its selection): it lands on no node at all
-            undecided.not_judged(workload.display, f"not judged: its pod template's {refused}")
+            undecided.not_judged(workload.display, f"not judged: its pod template's {refused}", REFUSED_FIX)
             continue
         report(
             f"{workload.display} tolerates GPU taint(s) {_fmt(targeted)} but neither selects GPU nodes nor requests "
@@ -124,7 +125,7 @@ def _gpu_agents_select_gpu_nodes(args: StackValidationArgs, report: ReportViolat
             undecided.add(display, err)
             continue
         if selection.refused:  # the API server refuses it: where it would land is moot
-            undecided.not_judged(display, f"not judged: its pod template's {selection.refused}")
+            undecided.not_judged(display, f"not judged: its pod template's {selection.refused}", REFUSED_FIX)
             continue
         if admits:
             report(

@@ -40,7 +40,7 @@ from ...sdk.props import Undecided, UnknownValueError, plain
 from ..pools import GpuPool
 from ..stack import stack_index
 from ..workloads import WORKLOAD_POD_SPEC_PATHS, NodeSelection, gpu_resources_requested, read_tolerations
-from ._shared import _NE, _NS, _config, _fmt, _resource, _stack_pools
+from ._shared import _NE, _NS, REFUSED_FIX, _config, _fmt, _resource, _stack_pools
 
 _ABSENT: object = object()
 
@@ -90,7 +90,7 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                 selection = NodeSelection.of(workload.pod_spec)
                 if selection.refused:  # the API server refuses it: which pools it targets is moot
                     where = ".".join(WORKLOAD_POD_SPEC_PATHS[workload.kind])
-                    undecided.not_judged(workload.display, f"not judged: {where}.{selection.refused}")
+                    undecided.not_judged(workload.display, f"not judged: {where}.{selection.refused}", REFUSED_FIX)
                     continue
                 if not selection.keys:  # selects nothing (gpu-workloads-select-gpu-nodes' business), or only empty terms
                     if every_pool_labelled and _refused_by_every_pool(workload.pod_spec, selection, pools):
@@ -119,7 +119,7 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
             # the verdict on a pool is its group's; the groups in the order their first pool comes (as pool by pool)
             verdicts: list[tuple[list[Taint], str]] = []
             by_platform: dict[str, list[Toleration]] = {}  # what admission adds depends on the platform only
-            unsure = ""  # why a pool it targets may still take it (its backend's untolerated_not_judged): then not judged
+            unsure: tuple[str, str] | None = None  # why a pool it targets may still take it, and the fix: then not judged
             for g in order:
                 pool = pool_of_group[g]
                 tolerations = by_platform.get(pool.platform)
@@ -135,7 +135,7 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                 verdicts.append((missing, f": {_fmt(missing)} not tolerated"))
             else:
                 if unsure:
-                    undecided.not_judged(workload.display, unsure)
+                    undecided.not_judged(workload.display, *unsure)
                     continue
                 key = (content, tuple(shown for _, shown in verdicts))
                 text = texts.get(key) if content is not None else None
@@ -155,13 +155,14 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
     undecided.raise_if_any()
 
 
-def _platform_unsure(pool: GpuPool, missing: list[Taint], selection: NodeSelection) -> str:
-    """Why ``pool`` may take the pod although ``missing`` is untolerated ("" when it may not): the reason of the
-    pool's backend (the registry's ``untolerated_not_judged``), which knows the tolerations its platform may add
-    undocumented; a backend that declares none, or a pool of no registered backend, gives ""."""
+def _platform_unsure(pool: GpuPool, missing: list[Taint], selection: NodeSelection) -> tuple[str, str] | None:
+    """Why ``pool`` may take the pod although ``missing`` is untolerated, and the fix, ``(reason, fix)`` (None when
+    it may not): the answer of the pool's backend (the registry's ``untolerated_not_judged``), which knows the
+    tolerations its platform may add undocumented; a backend that declares none, or a pool of no registered
+    backend, gives None."""
     backend = find(pool.backend)
     judge = backend.fn("untolerated_not_judged") if backend is not None else None
-    return judge(pool, missing, selection.node_selector) if judge is not None else ""
+    return judge(pool, missing, selection.node_selector) if judge is not None else None
 
 
 def _refused_by_every_pool(pod_spec: object, selection: NodeSelection, pools: list) -> bool:
