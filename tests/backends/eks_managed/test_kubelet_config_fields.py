@@ -137,8 +137,33 @@ def test_what_the_table_does_not_know_is_reported_as_not_judged():
     assert kubelet_warnings({"logging": {}}) == []
 
 
-def test_the_int32_check_keeps_its_message_and_does_not_refuse_an_int64_field():
+def test_an_int32_field_out_of_range_is_refused_at_its_field_and_an_int64_field_takes_a_wider_number():
     (issue,) = config_issues(with_kubelet_config({"maxPods": 2**31}))
-    assert issue == ("pools[0].kubelet.config",
-                     f"config.maxPods: {2**31} is beyond the kubelet's int32 fields (k8s.io/kubelet config/v1beta1); give a real value")
+    assert issue[0] == "pools[0].kubelet.config.maxPods", issue
+    assert f"{2**31} is beyond the kubelet's int32 (-2147483648..2147483647)" in issue[1] and "give a real value" in issue[1]
     assert validate_stack_config(with_kubelet_config({"maxOpenFiles": 2**40}))
+
+
+def test_each_value_is_judged_by_its_own_field_and_every_problem_of_the_pool_is_named_together():
+    # evictionHard is a map of texts: a big number there needs quotes, it is no int32 field; an unknown
+    # key is skipped by the kubelet whatever its value, so only a warning.
+    config = {"evictionHard": {"memory.available": 5000000000}, "maxPods": "110", "someUnknown": 99999999999}
+    (issue,) = config_issues(with_kubelet_config(config))
+    where, message = issue
+    assert where == "pools[0].kubelet.config", issue
+    assert ("evictionHard.memory.available: the number 5000000000 is not what the kubelet takes for "
+            "evictionHard.memory.available: text") in message, message
+    assert "quote it: memory.available: '5000000000'" in message, message
+    assert "maxPods: the text '110'" in message and "write maxPods: 110 (a number, without quotes)" in message, message
+    assert "int32 fields" not in message and "someUnknown" not in message, message
+    # with the two values fixed, the unknown key is a warning and the stack validates
+    fixed = {"evictionHard": {"memory.available": "5000000000"}, "maxPods": 110, "someUnknown": 99999999999}
+    (warning,) = kubelet_warnings(fixed)
+    assert warning[0] == "pools[0].kubelet.config.someUnknown" and "has no field 'someUnknown'" in warning[1], warning
+
+
+def test_a_control_character_is_named_with_the_other_problems_of_the_pool():
+    (issue,) = config_issues(with_kubelet_config({"cpuManagerPolicy": "static\n", "maxPods": "110"}))
+    assert issue[0] == "pools[0].kubelet.config", issue
+    assert "cpuManagerPolicy: 'static\\n' holds a control character" in issue[1], issue
+    assert "maxPods: the text '110'" in issue[1], issue

@@ -100,7 +100,7 @@ def test_kubelet_values_no_kubelet_takes_are_refused_with_their_path():
     cfg["pools"][0]["kubelet"] = {"config": {"maxPods": 99999999999999999999}}
     assert any("config.maxPods" in e and "int32" in e for e in config_errors(cfg))
     cfg["pools"][0]["kubelet"] = {"config": {"evictionHard": {"memory.available": "\n"}}}
-    assert any("config.evictionHard.memory.available" in e and "control character" in e for e in config_errors(cfg))
+    assert any("config.evictionHard['memory.available']: '\\n' holds" in e and "control character" in e for e in config_errors(cfg))
 
 
 def test_taints_or_labels_under_a_config_key_the_kubelet_does_not_have_are_refused():

@@ -58,15 +58,19 @@ class EksKubelet(Model):
     flag reference https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/) join
     the pool's ``taints``/``labels`` on the node group; one that disagrees with them is refused.
 
-    Raises (as config errors at ``kubelet.config``/``kubelet.flags``): a ``config`` key that is not
-    ``registerWithTaints`` but spells it otherwise, or ``nodeLabels`` (no such field), a value no kubelet takes, a
-    flag holding a newline or another control character (at ``kubelet.flags[N]``), a flag that is not ``--name[=value]``, a registration flag without ``=``, a taint or label that
-    does not parse; and, at ``kubelet.config.<field>``, a value of another JSON type than the field's
-    (``maxPods: "110"``, ``systemReserved: 2Gi``), a malformed duration or quantity, a number out of
-    its field's range: the kubelet would not decode its config file and would not start (the field
-    table and what is and is not judged: :mod:`gpu_node_pool.backends._shared.kubelet_config_fields`).
-    A key that is no KubeletConfiguration field is a warning (:func:`config_warnings`), not an error:
-    the kubelet skips it."""
+    Raises, for ``config``, every problem at once (one at its own path ``kubelet.config.<path>``,
+    several at ``kubelet.config``, each sentence naming its path): a key that is not
+    ``registerWithTaints`` but spells it otherwise, or ``nodeLabels`` (no such field); a text holding a
+    control character; a ``registerWithTaints`` that is not a list of taints that parse; a value of
+    another JSON type than its field's (``maxPods: "110"``, ``systemReserved: 2Gi``,
+    ``evictionHard: {memory.available: 5000000000}``: a map of texts), a malformed duration or
+    quantity, a number out of its field's range (int32 or int64): the kubelet would not decode its
+    config file and would not start (the field table and what is and is not judged:
+    :mod:`gpu_node_pool.backends._shared.kubelet_config_fields`). A key that is no KubeletConfiguration
+    field is a warning (:func:`config_warnings`), not an error, whatever its value: the kubelet skips it.
+    For ``flags`` (at ``kubelet.flags`` or ``kubelet.flags[N]``): a flag holding a newline or another
+    control character, a flag that is not ``--name[=value]``, a registration flag without ``=``, a taint
+    or label that does not parse."""
 
     yaml_example = "{config: {maxPods: 110}, flags: ['--v=2']}"
 
@@ -76,28 +80,11 @@ class EksKubelet(Model):
     @field_validator("config")
     @classmethod
     def _config(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
-        problem = (_misspelt_registration_key(config) or _value_problem(config, "config")) if config else None
-        if problem:
-            raise fail(problem)
-        if config and "registerWithTaints" in config:
-            items = config["registerWithTaints"]
-            if not isinstance(items, list):
-                raise fail(
-                    f"config.registerWithTaints is {type(items).__name__} {str(items)[:40]!r}, not a list of taints; "
-                    f"write [{flow_yaml(DEFAULT_TAINT.to_k8s())}] (k8s.io/kubelet config/v1beta1 registerWithTaints), "
-                    "or use the pool's taints"
-                )
-            for i, item in enumerate(items):
-                try:
-                    Taint.from_k8s(item)
-                except TaintError as err:
-                    raise fail(f"config.registerWithTaints[{i}]: {err} (a core/v1 Taint with a Kubernetes effect: "
-                               f"{', '.join(e.value for e in TaintEffect)})") from None
-        errors = [f for f in fields.judge(config or {}) if f.severity == "error"]
-        if len(errors) == 1:
-            raise fail(errors[0].message, errors[0].path)
-        if errors:
-            raise fail_per_key([(f.path, f"{fields.dotted(f.path)}: {f.message}") for f in errors])
+        problems = _config_problems(config or {})
+        if len(problems) == 1:
+            raise fail(problems[0][1], problems[0][0])
+        if problems:
+            raise fail_per_key([(path, f"{fields.dotted(path)}: {message}") for path, message in problems])
         return config
 
     @field_validator("flags")
@@ -146,48 +133,63 @@ class UserLaunchTemplate(Model):
 _CONFIG_REFERENCE = "https://kubernetes.io/docs/reference/config-api/kubelet-config.v1beta1/"
 
 
-def _misspelt_registration_key(config: dict[str, Any]) -> str | None:
-    """Why a ``config`` key looks like taints or labels but is no KubeletConfiguration field, or None:
-    ``registerWithTaints`` in another case or with dashes, or ``nodeLabels`` (labels have no config field,
-    only the ``--node-labels`` flag). Such a key is not read as the pool's taints or labels, so the node
-    group, the autoscaler tags and the plan would not know them (k8s.io/kubelet config/v1beta1 types.go)."""
+def _config_problems(config: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """Every reason the ``config`` fragment cannot reach a kubelet as written, as ``(path under config,
+    sentence)`` in key order: a misspelt registration key (:func:`_misspelt_registration_keys`), a text
+    with a control character (:func:`_control_characters`), a ``registerWithTaints`` that is not a list
+    of taints, and each error of the field table
+    (:func:`~gpu_node_pool.backends._shared.kubelet_config_fields.judge`: types, ranges per field,
+    durations, quantities). Unknown keys are warnings (:func:`config_warnings`), not problems."""
+    problems = [*_misspelt_registration_keys(config), *_control_characters(config)]
+    if "registerWithTaints" in config:
+        items = config["registerWithTaints"]
+        if not isinstance(items, list):
+            problems.append((("registerWithTaints",), (
+                f"{type(items).__name__} {str(items)[:40]!r} is not a list of taints; "
+                f"write [{flow_yaml(DEFAULT_TAINT.to_k8s())}] (k8s.io/kubelet config/v1beta1 registerWithTaints), "
+                "or use the pool's taints")))
+        else:
+            for i, item in enumerate(items):
+                try:
+                    Taint.from_k8s(item)
+                except TaintError as err:
+                    problems.append((("registerWithTaints", i), f"{err} (a core/v1 Taint with a Kubernetes effect: "
+                                                               f"{', '.join(e.value for e in TaintEffect)})"))
+    problems += [(f.path, f.message) for f in fields.judge(config) if f.severity == "error"]
+    return problems
+
+
+def _misspelt_registration_keys(config: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """``(path, why)`` for each ``config`` key that looks like taints or labels but is no
+    KubeletConfiguration field: ``registerWithTaints`` in another case or with dashes, or ``nodeLabels``
+    (labels have no config field, only the ``--node-labels`` flag). Such a key is not read as the pool's
+    taints or labels, so the node group, the autoscaler tags and the plan would not know them
+    (k8s.io/kubelet config/v1beta1 types.go)."""
+    out: list[tuple[tuple[str | int, ...], str]] = []
     for key in config:
         plain = str(key).replace("-", "").replace("_", "").lower()
         if plain == "registerwithtaints" and key != "registerWithTaints":
-            return (f"config.{key}: the KubeletConfiguration field is registerWithTaints, spelt so ({_CONFIG_REFERENCE}); "
-                    "write registerWithTaints, or use the pool's taints")
-        if plain == "nodelabels":
-            return (f"config.{key}: KubeletConfiguration has no field for node labels ({_CONFIG_REFERENCE}); labels are "
-                    "the kubelet's --node-labels flag: use the pool's labels, or flags: ['--node-labels=key=value']")
-    return None
+            out.append(((str(key),), f"the KubeletConfiguration field is registerWithTaints, spelt so "
+                                      f"({_CONFIG_REFERENCE}); write registerWithTaints, or use the pool's taints"))
+        elif plain == "nodelabels":
+            out.append(((str(key),), f"KubeletConfiguration has no field for node labels ({_CONFIG_REFERENCE}); "
+                                      "labels are the kubelet's --node-labels flag: use the pool's labels, or "
+                                      "flags: ['--node-labels=key=value']"))
+    return out
 
 
-#: KubeletConfiguration numbers are int32 (k8s.io/kubelet/config/v1beta1 types.go: maxPods, podsPerCore, ...).
-_INT32_MAX = 2**31 - 1
-
-
-def _judged_wider(keys: tuple[str | int, ...]) -> bool:
-    """Whether the field table gives the number at ``keys`` a type wider than int32 (int64, a float, a
-    quantity), whose range :func:`~gpu_node_pool.backends._shared.kubelet_config_fields.judge` checks."""
-    kind = fields.kind_at(keys)
-    return isinstance(kind, fields.Scalar) and kind.name in ("int64", "float", "quantity")
-
-
-def _value_problem(value: Any, path: str, keys: tuple[str | int, ...] = ()) -> str | None:
-    """Why a KubeletConfiguration fragment cannot reach a kubelet as written: a number beyond int32
-    (where the field table does not give it a wider type), or a string with a control character (the
-    kubelet refuses both at boot), naming its path."""
+def _control_characters(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], str]]:
+    """``(path, why)`` for each text in the fragment that holds a control character (C0 or DEL), known
+    field or not: no kubelet setting takes one, and nodeadm writes the fragment to the node as it is
+    (awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go@v20260724, writeKubeletConfig). A number's range is the field table's
+    to judge, per field (:mod:`gpu_node_pool.backends._shared.kubelet_config_fields`)."""
     if isinstance(value, dict):
-        return next((p for k, v in value.items() if (p := _value_problem(v, f"{path}.{k}", (*keys, str(k))))), None)
+        return [p for k, v in value.items() for p in _control_characters(v, (*path, str(k)))]
     if isinstance(value, list):
-        return next((p for i, v in enumerate(value) if (p := _value_problem(v, f"{path}[{i}]", (*keys, i)))), None)
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int) and not -_INT32_MAX - 1 <= value <= _INT32_MAX and not _judged_wider(keys):
-        return f"{path}: {value} is beyond the kubelet's int32 fields (k8s.io/kubelet config/v1beta1); give a real value"
+        return [p for i, v in enumerate(value) for p in _control_characters(v, (*path, i))]
     if isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
-        return f"{path}: {value!r} holds a control character, which no kubelet setting takes; write the plain value"
-    return None
+        return [(path, f"{value!r} holds a control character, which no kubelet setting takes; write the plain value")]
+    return []
 
 
 def config_warnings(pool: Any) -> list[tuple[str, str]]:
