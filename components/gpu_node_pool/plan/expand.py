@@ -378,8 +378,8 @@ def _refused_input(result: Any, res: Resource, refused: RefusedInput, project_di
 
 def _joined_fix(fixes: Any) -> str:
     """The fix of a "can't run" finding: the fixes its rule carried with it (the runner's ``fixes``,
-    :func:`gpu_node_pool.sdk.props.fixes_of`), distinct, "; also, " between them (:data:`UNKNOWN_FIX` when it
-    carried none)."""
+    :func:`gpu_node_pool.sdk.props.fixes_of`), distinct, "; also, " between them (the unknown-value fix when it
+    carried none: :data:`gpu_node_pool.sdk.props.UNKNOWN_FIX`)."""
     from ..sdk.props import UNKNOWN_FIX
 
     out: list[str] = []
