@@ -288,6 +288,17 @@ def test_a_chart_written_as_a_path_where_nothing_is_is_an_error_a_real_preview_a
     assert "or give a repository chart" in got.message
 
 
+@pytest.mark.parametrize("type_token", ["kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Release"])
+def test_a_chart_path_where_nothing_is_is_an_error_also_without_helm(tmp_path, type_token):
+    # finding the path needs no helm: the preview fails on it all the same, so it is no "not judged: no helm"
+    with HelmRenderer(tmp_path / "no-helm-here", base_dir=tmp_path) as r:
+        assert r.helm is None
+        got = r.render(type_token, "c", {"chart": "./charts/nothing"}, resource="c")
+    assert isinstance(got, RefusedInput), got
+    assert got.input == "chart" and "no helm" not in got.message
+    assert got.message.startswith(f"'./charts/nothing' is a local chart path and nothing is there ({tmp_path / 'charts' / 'nothing'})")
+
+
 def test_a_chart_of_a_repository_not_reachable_offline_keeps_the_pull_fix(tmp_path):
     with HelmRenderer(shutil.which("true"), kube_version="1.31", base_dir=tmp_path) as r:
         got = r.render("kubernetes:helm.sh/v4:Chart", "c", {"chart": "gpu-agent", "version": "1.0.0"}, resource="c")

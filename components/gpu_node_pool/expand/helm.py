@@ -250,9 +250,9 @@ class HelmRenderer:
         Returns:
             :class:`Expanded` (``source`` ``"helm template"``) with every rendered object;
             :class:`RefusedInput` (input ``chart``) for a chart written as a path where nothing is, which a real
-            preview fails on; or :class:`NotJudged` for: an unsupported type, inputs unknown at preview, no helm,
-            a chart not reachable offline, a post-renderer, a render error (Helm's first error
-            line) or a timeout. Never raises for a user's chart or values.
+            preview fails on (with or without a helm: finding the path needs none); or :class:`NotJudged` for:
+            an unsupported type, inputs unknown at preview, no helm, a chart not reachable offline, a
+            post-renderer, a render error (Helm's first error line) or a timeout. Never raises for a user's chart or values.
         """
         who = resource or name
 
@@ -272,6 +272,13 @@ class HelmRenderer:
         chart = inputs.get("chart")
         if not isinstance(chart, str) or not chart:
             return not_judged(f"chart: {chart!r} is not a chart reference", "set chart to a chart name, path or oci:// reference")
+        version = str(inputs.get("version") or "")
+        repo = str((inputs.get("repositoryOpts") or {}).get("repo") or "")
+        # looking for the chart needs no helm: a path where nothing is is refused with or without one
+        source = self._locate(chart, version, repo)
+        if isinstance(source, _Unreachable) and source.missing_path and type_token in _MISSING_PATH_SOURCE:
+            return RefusedInput(who, type_token, "chart", self._missing_path_message(chart, source.missing_path,
+                                                                                   _MISSING_PATH_SOURCE[type_token]))
         if inputs.get("postRenderer") or inputs.get("postrender"):
             return not_judged(
                 "a post-renderer changes the rendered objects and cannot run offline",
@@ -282,12 +289,6 @@ class HelmRenderer:
                 f"no helm executable ({self.helm_arg!r} not found), so the chart was not rendered",
                 "install Helm v4 (make setup puts one in venv/bin) or pass --helm PATH",
             )
-        version = str(inputs.get("version") or "")
-        repo = str((inputs.get("repositoryOpts") or {}).get("repo") or "")
-        source = self._locate(chart, version, repo)
-        if isinstance(source, _Unreachable) and source.missing_path and type_token in _MISSING_PATH_SOURCE:
-            return RefusedInput(who, type_token, "chart", self._missing_path_message(chart, source.missing_path,
-                                                                                   _MISSING_PATH_SOURCE[type_token]))
         if isinstance(source, _Unreachable):
             return not_judged(source.reason, source.fix)
         read_notes: list[str] = []
