@@ -43,7 +43,7 @@ def test_a_long_message_is_wrapped_with_nothing_lost_and_nothing_broken_apart():
 
 
 def test_the_finding_heading_then_the_wrapped_message_then_its_urn():
-    lines = violation_lines([FINDING])
+    lines = violation_lines([FINDING], ())
     assert lines[0] == "  [mandatory] daemonsets-tolerate-gpu-taints kubernetes:apps/v1:DaemonSet node-agent:"
     assert lines[-1] == f"{INDENT}urn: {URN}"
     assert _message(lines[1:-1]) == LONG
@@ -52,13 +52,13 @@ def test_the_finding_heading_then_the_wrapped_message_then_its_urn():
 
 def test_a_short_finding_stays_on_one_line():
     short = {**FINDING, "message": "tolerate it", "urn": ""}
-    assert violation_lines([short]) == [
+    assert violation_lines([short], ()) == [
         "  [mandatory] daemonsets-tolerate-gpu-taints kubernetes:apps/v1:DaemonSet node-agent: "
         "tolerate it"]
 
 
 def test_a_control_character_is_escaped_before_the_message_is_wrapped():
-    lines = violation_lines([{**FINDING, "message": LONG + "\nexit 0: clean", "urn": ""}])
+    lines = violation_lines([{**FINDING, "message": LONG + "\nexit 0: clean", "urn": ""}], ())
     assert _message(lines[1:]) == LONG + "\\nexit 0: clean"
 
 
@@ -103,3 +103,37 @@ def test_plan_text_wraps_what_json_and_sarif_keep_on_one_line(capsys):
         else:
             assert text[at] == f"{_head(v)} {v['message']}" and len(text[at]) <= WIDTH
         at = end
+
+
+#: A Pulumi secret with spaces, such as a command line: wrapping may split it across lines.
+SECRET_COMMAND = "kubectl taint nodes gpu-7 hushkey=hunter2value:NoSchedule --overwrite --context prod-cluster"
+SECRET_WORDS = [w for w in SECRET_COMMAND.split() if len(w) >= 8 and w not in ("NoSchedule", "--overwrite")]
+
+
+def _with_a_secret_finding():
+    from gpu_node_pool.plan.run import PlanResult
+    from gpu_node_pool.sdk.record import Resource
+
+    command = Resource("command:local:Command", "taint-gpu", {"create": "[secret]"}, urn=URN,
+                       secret_inputs={"create": SECRET_COMMAND})
+    message = (f"{'The program taints GPU nodes by hand, outside the pools it declares. ' * 2}"
+               f"It runs {SECRET_COMMAND} when it is created; declare the taint on the pool instead.")
+    finding = {**FINDING, "policy": "no-imperative-taints", "resource": "command:local:Command taint-gpu",
+               "message": message}
+    assert len(message) > 2 * WIDTH and SECRET_COMMAND in message
+    return PlanResult(stack="dev", resources=[command], violations=[finding])
+
+
+def test_a_secret_with_spaces_in_a_wrapped_finding_is_cut_from_the_text_report():
+    from gpu_node_pool.plan.check import CheckResult
+    from gpu_node_pool.plan.check import render_text as check_text
+    from gpu_node_pool.plan.report import render_text
+
+    result = _with_a_secret_finding()
+    check = CheckResult(project="p", stack="dev", resources=result.resources, violations=result.violations)
+    for text in (render_text(result), check_text(check)):
+        lines = text.splitlines()
+        head = next(i for i, line in enumerate(lines) if "no-imperative-taints" in line)
+        assert lines[head].endswith("command:local:Command taint-gpu:")  # the message is wrapped below it
+        assert "[secret]" in _message(lines[head + 1:head + 4]), lines[head:head + 4]
+        assert not [w for w in SECRET_WORDS if w in text], text

@@ -363,7 +363,7 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     lines.append("")
     if result.violations:
         lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
-        lines += violation_lines(result.violations)
+        lines += violation_lines(result.violations, result.resources)
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines.append("")

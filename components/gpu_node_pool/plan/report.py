@@ -97,14 +97,16 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
             lines.append(f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}")
     else:
         lines.append("device plugin: not installed by this stack")
-    for r in result.resources:
-        if r.synthesized:  # the stand-ins are a chart's DaemonSet and its RBAC objects: each by its own kind
-            lines += titled_lines(f"  {kind_of(r.type)} {r.name}:", r.synthesized, "    ")
+    stand_ins = [r for r in result.resources if r.synthesized]
+    # cut of the secrets before it is wrapped: a secret split across two lines is found by no later cut
+    whys = masked_document([r.synthesized for r in stand_ins], result.resources)
+    for r, why in zip(stand_ins, whys, strict=True):  # a chart's DaemonSet and its RBAC objects: each by its own kind
+        lines += titled_lines(f"  {kind_of(r.type)} {r.name}:", why, "    ")
     lines += admission_lines(result.resources)
     lines.append("")
     if result.violations:
         lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
-        lines += violation_lines(result.violations)
+        lines += violation_lines(result.violations, result.resources)
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines += agent_lines(result.config)
@@ -134,17 +136,21 @@ def kind_of(type_token: str) -> str:
 _DETAIL = "      "
 
 
-def violation_lines(violations: Iterable[dict[str, Any]], width: int = WIDTH) -> list[str]:
+def violation_lines(violations: Iterable[dict[str, Any]], resources: Iterable[Any], width: int = WIDTH) -> list[str]:
     """The text of the findings: ``  [<enforcement>] <policy> <type> <name>: <message>``, preceded by
     ``<file>:<line>:<column>: `` when the finding has a ``location`` (a pool in the stack file), and
     followed by ``      urn: <URN>`` when it has a ``urn``.
+
+    ``resources``: the plan's or check's records (``()`` for none); every finding is cut of their secrets
+    (:func:`gpu_node_pool.plan.masking.masked_document`) before its message is wrapped, for a secret with
+    spaces may be split across two lines, where the cut of the whole text would no longer find it.
 
     A finding whose line would be longer than ``width`` columns ends that line after ``<name>:`` and puts its
     message below, indented six spaces and wrapped at ``width`` (:func:`gpu_node_pool.text.wrap.wrap_text`:
     broken at spaces only, never inside a URN, a path, a quoted value or a YAML snippet; joining the lines with
     one space gives the message back). ``--json`` and SARIF keep the message on one line."""
     lines = []
-    for v in violations:
+    for v in masked_document(list(violations), resources):
         where = v.get("location")
         at = f"{where['file']}:{where['line']}:{where['column']}: " if where else ""
         lines += titled_lines(f"  {at}[{v['enforcement']}] {v['policy']} {v.get('resource', '')}:", v["message"],
