@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpu_node_pool.expand.helm import HelmRenderer
-from gpu_node_pool.expand.helm_fixes import GENERIC_FIX, HELM_ERRORS, helm_failure_fix
+from gpu_node_pool.expand.helm_fixes import GENERIC_FIX, HELM_ERRORS, HELM_SOURCE_TAG, helm_failure_fix
 from gpu_node_pool.expand.result import NotJudged
 from gpu_node_pool.plan.expand import locate_helm
 
@@ -43,9 +43,32 @@ _FORMS = [
 ]
 
 
+#: Where each phrase is returned in helm/helm at v4.1.4 (read there: the file, and the Go function around the line
+#: that formats it, spelt as Go spells it).
+_SOURCES = {
+    "does not appear to be a gzipped archive": ("pkg/chart/loader/archive/archive.go", "EnsureArchive"),
+    "seems to be a YAML file, but expected a gzipped archive": ("pkg/chart/loader/archive/archive.go", "EnsureArchive"),
+    "error unpacking": ("pkg/chart/v2/loader/load.go", "LoadFiles"),
+    "cannot load Chart.yaml": ("pkg/chart/loader/load.go", "LoadDir"),
+    "chart.metadata": ("pkg/chart/v2/metadata.go", "Metadata.Validate"),
+    "Chart.yaml file is missing": ("pkg/chart/v2/loader/load.go", "LoadFiles"),
+    "unable to detect chart": ("pkg/chart/loader/load.go", "LoadDir"),
+    "missing in charts/ directory": ("pkg/action/install.go", "CheckDependencies"),
+    "chart requires kubeVersion": ("pkg/action/action.go", "renderResources"),
+    "don't meet the specifications of the schema": ("pkg/chart/common/util/values.go", "ToRenderValuesWithSchemaValidation"),
+    "execution error at (": ("pkg/engine/engine.go", "reformatExecErrorMsg"),
+}
+
+
 def test_every_row_of_the_table_names_its_source_and_has_a_form_here():
-    assert all(row.source and "@" in row.source for row in HELM_ERRORS)
     assert [row.phrase for row in HELM_ERRORS if not any(row.phrase in text for text, _ in _FORMS)] == []
+    for row in HELM_ERRORS:
+        if row.phrase in _SOURCES:
+            path, function = _SOURCES[row.phrase]
+            assert row.source == f"helm/helm {path}@{HELM_SOURCE_TAG} ({function})", row
+        else:  # Go's template package, as Helm's engine passes it on
+            assert row.source.startswith("golang/go src/text/template/exec.go (evalField)"), row
+            assert f"helm/helm pkg/engine/engine.go@{HELM_SOURCE_TAG}" in row.source, row
 
 
 @pytest.mark.parametrize(("error", "fix"), _FORMS)
@@ -55,10 +78,19 @@ def test_each_known_form_of_helms_error_gets_its_fix(error, fix):
     assert got.endswith(_RUN_AGAIN)
 
 
-def test_an_error_of_no_known_form_gets_a_generic_fix_that_sends_to_helms_own_line():
+def test_an_error_of_no_known_form_gets_a_generic_fix_that_sends_to_helms_own_line(tmp_path):
     got = helm_failure_fix("Error: looks like \"https://example.com\" is not a valid chart repository")
     assert got == f"{GENERIC_FIX} {_RUN_AGAIN}"
-    assert "Helm's error" in got and "values" in got  # not a guess that the values alone are at fault
+    # as a user sees it: Helm's own line in the reason, and no row's fix (no guess that the values are at fault)
+    helm = tmp_path / "helm"
+    helm.write_text("#!/bin/sh\necho 'Error: something no row knows happened' >&2\nexit 1\n")
+    helm.chmod(0o755)
+    chart = _chart(tmp_path, "c", "apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    with HelmRenderer(helm, kube_version="1.31", base_dir=tmp_path) as r:
+        result = r.render("kubernetes:helm.sh/v4:Chart", "c", {"chart": str(chart)}, resource="c")
+    assert isinstance(result, NotJudged), result
+    assert result.reason.endswith(" failed: Error: something no row knows happened"), result.reason
+    assert result.fix == got and not [row.fix for row in HELM_ERRORS if row.fix in result.fix]
 
 
 def _chart(root: Path, name: str, chart_yaml: str, templates: dict[str, str] | None = None,

@@ -36,7 +36,8 @@ class HelmError:
     Attributes:
         phrase: a fixed part of the message (matched as a substring of Helm's stderr).
         fix: what the user does about it (one sentence).
-        source: where Helm prints it: ``<repo> <path>@<tag>`` (``helm/helm`` unless it is Go's own).
+        source: where Helm prints it: ``helm/helm <path>@<tag> (<function>)``, or Go's own source
+            (``golang/go ...``) for an error of Go's template package, which Helm passes on.
     """
 
     phrase: str
@@ -44,42 +45,44 @@ class HelmError:
     source: str
 
 
-def _helm(path: str) -> str:
-    return f"helm/helm {path}@{HELM_SOURCE_TAG}"
+def _helm(path: str, function: str = "") -> str:
+    """``helm/helm <path>@<tag> (<function>)``: the file at :data:`HELM_SOURCE_TAG` and the function in it that
+    returns the error, spelt as the source spells it."""
+    return f"helm/helm {path}@{HELM_SOURCE_TAG}" + (f" ({function})" if function else "")
 
 
 #: The known forms, first match wins.
 HELM_ERRORS: tuple[HelmError, ...] = (
     HelmError("does not appear to be a gzipped archive",
               "the chart archive is not a gzipped tar: download it again (`helm pull`) or point chart at the chart "
-              "directory", _helm("pkg/chart/loader/archive/archive.go (ensureArchive)")),
+              "directory", _helm("pkg/chart/loader/archive/archive.go", "EnsureArchive")),
     HelmError("seems to be a YAML file, but expected a gzipped archive",
               "chart names a YAML file, not a chart: point chart at the chart directory or a packaged chart .tgz",
-              _helm("pkg/chart/loader/archive/archive.go (ensureArchive)")),
+              _helm("pkg/chart/loader/archive/archive.go", "EnsureArchive")),
     HelmError("error unpacking",
               "a subchart archive in the chart's charts/ cannot be unpacked: run `helm dependency build` in the chart "
-              "directory, or download the chart again (`helm pull`)", _helm("pkg/chart/v2/loader/load.go (LoadFiles)")),
+              "directory, or download the chart again (`helm pull`)", _helm("pkg/chart/v2/loader/load.go", "LoadFiles")),
     HelmError("cannot load Chart.yaml", "fix the chart's Chart.yaml: it does not parse as YAML",
-              _helm("pkg/chart/loader/load.go (LoadDir)")),
+              _helm("pkg/chart/loader/load.go", "LoadDir")),
     HelmError("chart.metadata",
               "fix the chart's Chart.yaml: it lacks a field every chart needs (apiVersion, name, version) or holds "
-              "one Helm refuses", _helm("pkg/chart/v2/metadata.go (Metadata.Validate)")),
+              "one Helm refuses", _helm("pkg/chart/v2/metadata.go", "Metadata.Validate")),
     HelmError("Chart.yaml file is missing", "point chart at a directory holding Chart.yaml, or at a chart archive",
-              _helm("pkg/chart/v2/loader/load.go (LoadFiles)")),
+              _helm("pkg/chart/v2/loader/load.go", "LoadFiles")),
     HelmError("unable to detect chart", "point chart at a directory holding Chart.yaml, or at a chart archive",
-              _helm("pkg/chart/loader/load.go (LoadDir)")),
+              _helm("pkg/chart/loader/load.go", "LoadDir")),
     HelmError("missing in charts/ directory",
               "run `helm dependency build` in the chart directory (its Chart.yaml lists dependencies that are not "
-              "in charts/)", _helm("pkg/action/install.go (CheckDependencies)")),
+              "in charts/)", _helm("pkg/action/install.go", "CheckDependencies")),
     HelmError("chart requires kubeVersion",
               "set cluster.kubernetesVersion to the cluster's version, or use a chart version that supports it",
-              _helm("pkg/action/action.go (renderResources)")),
+              _helm("pkg/action/action.go", "renderResources")),
     HelmError("don't meet the specifications of the schema",
               "fix the chart values: they break the chart's values.schema.json",
-              _helm("pkg/chart/common/util/values.go (ToRenderValuesWithSchemaValidation)")),
+              _helm("pkg/chart/common/util/values.go", "ToRenderValuesWithSchemaValidation")),
     HelmError("execution error at (",
               "fix the chart values: the chart's own `required` or `fail` message (in the reason) says which value "
-              "it needs", _helm("pkg/engine/engine.go (reformatExecErrorMsg)")),
+              "it needs", _helm("pkg/engine/engine.go", "reformatExecErrorMsg")),
     HelmError("nil pointer evaluating",
               "fix the chart values: a template reads a field of a value that is not set (the reason names the "
               "template and the field)", "golang/go src/text/template/exec.go (evalField), as Helm's engine "
