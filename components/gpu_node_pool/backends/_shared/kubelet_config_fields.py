@@ -14,10 +14,16 @@ Sources:
   ``pkg/kubelet/kubeletconfig/util/codec/codec.go`` (``DecodeKubeletConfiguration``: a strict decode
   first; when it fails *only* for strictness, i.e. an unknown or duplicate key, a lenient decode with a
   log line, and the unknown key is dropped; any other failure, a type mismatch among them, ends the
-  load with an error) and ``cmd/kubelet/app/server.go`` (``mergeKubeletConfigurations``: a drop-in
-  file of ``--config-dir`` is merged as JSON onto the main file and the result decoded with Go's
-  ``encoding/json``, which skips unknown keys and fails on a type mismatch; the kubelet then exits).
-  Both read from the code index at its newest stored version, not at a tag. The JSON decoder:
+  load with an error) and ``cmd/kubelet/app/server.go`` (``mergeKubeletConfigurations``: each drop-in
+  file of ``--config-dir`` is first read through the kubelet's codec, ``loadDropinConfigFileIntoJSON``
+  calling the file loader's ``LoadIntoJSON`` (``configfiles.NewFsLoader``, strict codecs; the codec's
+  ``DecodeKubeletConfigurationIntoJSON`` decodes it as an unstructured object and writes it back as
+  JSON); that JSON is merge-patched (``jsonpatch.MergePatch``) onto the JSON of the configuration
+  loaded so far (the internal ``KubeletConfiguration`` marshalled), and the result unmarshalled into
+  the internal configuration with Go's ``encoding/json``, which fails on a type mismatch ("failed to
+  unmarshal merged JSON into kubelet configuration") and skips a key no field has, so an unknown key
+  is dropped; on an error the kubelet exits). Both read from the code index at its newest stored
+  version, not at a tag. The JSON decoder:
   kubernetes/apimachinery ``pkg/runtime/serializer/json/json.go@v0.36.2`` (a type error is fatal;
   unknown and duplicate fields are "strict" errors).
 - Durations (``metav1.Duration``): kubernetes/apimachinery ``pkg/apis/meta/v1/duration.go@v0.36.2``
