@@ -9,6 +9,9 @@ and as the pack's ``daemonsets-tolerate-gpu-taints`` and ``device-plugin-covers-
 ``policies/rules/``):
 
 * ``whatif-would-stop`` (mandatory): it runs on a live node of the pool now, and the declared taints would stop it.
+  The fix per taint: the toleration to add, or, for a ``NoExecute`` taint whose first matching toleration has
+  ``tolerationSeconds``, to remove them from that one (Kubernetes applies only the first match:
+  :func:`~gpu_node_pool.policies.workloads.stay_on`; :func:`~gpu_node_pool.policies.daemonset_nodes.stay_fix`).
 * ``whatif-does-not-run`` (mandatory): a taint of the pool's nodes-to-be that it does not tolerate for good, and that no
   finding names already: a taint its pod already fails on a live node of the pool is the live pool's
   ``daemonset-does-not-run``, a taint that stops it where it runs now is ``whatif-would-stop``. The fix: the toleration
@@ -44,7 +47,7 @@ from typing import Any, Protocol
 from ..k8s.selection import NodeLabels, excluding_keys
 from ..k8s.taints import Taint, Toleration
 from ..k8s.wellknown import NVIDIA_GPU_RESOURCE
-from ..policies.daemonset_nodes import Cell, DaemonSet, NodeVerdict, judge, pool_cell, stay_fix, toleration_text
+from ..policies.daemonset_nodes import Cell, DaemonSet, NodeVerdict, judge, pool_cell, stay_fix
 from ..policies.workloads import Stay
 from .cluster import Node
 from .declared import Declared, DeclaredPool, whatif_nodes
@@ -114,7 +117,7 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
                 findings += _stack_findings(row, column, would, cell)
             else:
                 now = [_live_verdict(row.ds, live.get(node)) for node, _, _ in shapes]
-                findings += _cluster_findings(row, column, would, now, cell)
+                findings += _cluster_findings(row, column, would, now)
     return columns
 
 
@@ -137,8 +140,7 @@ def _stack_findings(row: _Row, column: _Column, would: list[NodeVerdict], cell: 
     return out + _kept_off(row, column, would, [None] * len(would), "(stack)")
 
 
-def _cluster_findings(row: _Row, column: _Column, would: list[NodeVerdict], now: list[NodeVerdict | None],
-                      cell: Cell) -> list[Finding]:
+def _cluster_findings(row: _Row, column: _Column, would: list[NodeVerdict], now: list[NodeVerdict | None]) -> list[Finding]:
     """The findings of a cluster DaemonSet on one declared pool (module docstring)."""
     ds, pool = row.ds, column.pool
     out = []
@@ -146,12 +148,18 @@ def _cluster_findings(row: _Row, column: _Column, would: list[NodeVerdict], now:
                if nv is not None and nv.status == "runs" and wv.status == "doesNotRun"]
     named: set[tuple[Any, ...]] = set()  # taints a finding names already
     if stopped:
-        taints = sorted({str(t) for _, wv in stopped for t, _ in wv.missing})
-        named |= {_taint_id(t) for _, wv in stopped for t, _ in wv.missing}
+        stops: dict[tuple[Any, ...], tuple[Taint, Toleration, Stay]] = {}
+        for _, wv in stopped:
+            for (t, tol), stay in zip(wv.missing, wv.stays or tuple(Stay(t, False) for t, _ in wv.missing), strict=True):
+                stops.setdefault(_taint_id(t), (t, tol, stay))
+        named |= set(stops)
+        ordered = sorted(stops.values(), key=lambda stop: str(stop[0]))
         nodes_text = ", ".join(nv.node for nv, _ in stopped)
+        # the fix per taint: the toleration to add, or the tolerationSeconds to remove from the one that matches first
         out.append(Finding("mandatory", "whatif-would-stop", f"DaemonSet {ds.display}",
-            f"adding {', '.join(taints)} to pool {pool.name} would stop it (it runs now on {nodes_text})",
-            "; ".join(f"tolerate {t} with {toleration_text(tol)}" for t, tol in cell.missing), pool.name))
+            f"adding {', '.join(str(t) for t, _, _ in ordered)} to pool {pool.name} would stop it (it runs now on "
+            f"{nodes_text}): " + ", ".join(stay.describe() for _, _, stay in ordered),
+            "; ".join(stay_fix(ds, t, tol, stay) for t, tol, stay in ordered), pool.name))
     # Taints that stop it on a node where it does not run now: new unless that node stops it on them already
     # (the live pool's daemonset-does-not-run names them).
     new: dict[tuple[Any, ...], tuple[Taint, Toleration, Stay]] = {}

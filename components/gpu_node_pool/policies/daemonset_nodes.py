@@ -232,10 +232,12 @@ def timed_tolerations(ds: DaemonSet, taint: Taint) -> list[Toleration]:
 
 
 def stay_fix(ds: DaemonSet, taint: Taint, tol: Toleration, stay: Stay | None) -> str:
-    """The fix for one stopping taint of ``ds``: remove ``tolerationSeconds`` from the toleration that has them when
-    the taint is tolerated for a while (``stay``), else tolerate it with ``tol``."""
+    """The fix for one stopping taint of ``ds``: when the taint is tolerated for a while (``stay``), remove
+    ``tolerationSeconds`` from the toleration that matches it first (``stay.toleration``; Kubernetes applies only that
+    one, :func:`~gpu_node_pool.policies.workloads.stay_on`, so removing them from a later one changes nothing); else
+    tolerate it with ``tol``."""
     if stay is not None and stay.tolerated:
-        written = ", ".join(toleration_text(t) for t in timed_tolerations(ds, taint)) or f"of {taint}"
+        written = toleration_text(stay.toleration) if stay.toleration is not None else f"of {taint}"
         return f"remove tolerationSeconds from its toleration {written} ({taint} evicts its pod after {stay.evicted_after} s)"
     return f"tolerate {taint} with {toleration_text(tol)}"
 

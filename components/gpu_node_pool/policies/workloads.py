@@ -409,18 +409,20 @@ def selects_any_of(pod_spec: Mapping[str, Any], pairs: Iterable[tuple[str, str]]
 
 @dataclass(frozen=True)
 class Stay:
-    """How a pod fares against one taint.
+    """How a pod fares against one taint (:func:`stay_on`).
 
     Attributes:
         taint: the taint.
         tolerated: some toleration tolerates it (``tolerates``).
-        evicted_after: for an evicting taint tolerated only with ``tolerationSeconds``,
-            the longest of those seconds (the pod runs that long, then is evicted); else None.
+        evicted_after: for an evicting taint whose first matching toleration has ``tolerationSeconds``, those
+            seconds, 0 for zero or less (the pod runs that long, then is evicted); else None.
+        toleration: the toleration that matches first, the one Kubernetes applies; None when none matches.
     """
 
     taint: Taint
     tolerated: bool
     evicted_after: int | None = None
+    toleration: Toleration | None = None
 
     @property
     def ok(self) -> bool:
@@ -436,13 +438,29 @@ class Stay:
 
 
 def stay_on(tolerations: Iterable[Toleration], taint: Taint) -> Stay:
-    """Whether ``tolerations`` keep a pod on a node with ``taint`` for good."""
-    matching = [t for t in tolerations if tolerates(t, taint)]
-    if not matching:
+    """Whether ``tolerations`` (in the pod spec's order) keep a pod on a node with ``taint`` for good.
+
+    Kubernetes applies, per taint, the FIRST toleration that matches it, and only that one: the taint-eviction
+    controller asks ``GetMatchingTolerations`` (kubernetes ``pkg/apis/core/v1/helper/helpers.go``, read at commit
+    ``02abf3411556e13f91cbb0831842017e789da3a7``), which keeps the first match per taint and breaks, and evicts after
+    the least ``tolerationSeconds`` of those (``getMinTolerationTime``, zero or less meaning at once, in
+    ``pkg/controller/tainteviction/taint_eviction.go``, read at commit ``003e86297d18a8538c9da3619871393f9703bf70``;
+    https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/#taint-based-evictions). So
+    ``[{key: k, effect: NoExecute, tolerationSeconds: 60}, {operator: Exists}]`` is evicted from ``k:NoExecute`` after
+    60 s, and the same two the other way round stay for good.
+
+    Returns:
+        a :class:`Stay`: not tolerated when no toleration matches; tolerated for good when the taint does not evict
+        (``NoSchedule``, ``PreferNoSchedule``: seconds apply only to ``NoExecute``) or its first matching toleration
+        has no ``tolerationSeconds``; else tolerated with ``evicted_after`` that toleration's seconds (0 for zero or
+        less).
+    """
+    first = next((t for t in tolerations if tolerates(t, taint)), None)
+    if first is None:
         return Stay(taint, False)
-    if not taint.effect.evicts or any(t.toleration_seconds is None for t in matching):
-        return Stay(taint, True)
-    return Stay(taint, True, max(t.toleration_seconds for t in matching))
+    if not taint.effect.evicts or first.toleration_seconds is None:
+        return Stay(taint, True, toleration=first)
+    return Stay(taint, True, max(first.toleration_seconds, 0), first)
 
 
 def gpu_resources_requested(pod_spec: Mapping[str, Any]) -> list[str]:
