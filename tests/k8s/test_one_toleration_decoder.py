@@ -19,7 +19,7 @@ TOLERATE_GPU = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSche
 @pytest.mark.parametrize("listed", [[TOLERATE_GPU], (TOLERATE_GPU,), UserList([TOLERATE_GPU])],
                          ids=["list", "tuple", "other-sequence"])
 def test_every_list_the_refusal_accepts_is_read(listed):
-    # before: a sequence that is neither list nor tuple passed the refusal but was read as no tolerations at all
+    # any sequence the refusal accepts (not only a list or tuple) is read as those tolerations, never as none
     assert tolerations_refusal(listed) is None
     own = effective_tolerations({"tolerations": listed}, "self-managed", "Deployment")
     assert own == [Toleration("nvidia.com/gpu", "Exists", effect=GPU.effect)]
@@ -31,7 +31,7 @@ def test_a_field_the_api_does_not_define_is_not_read():
     item = {**TOLERATE_GPU, "toleration_seconds": 5}
     assert tolerations_refusal([item]) is None
     assert toleration_from_k8s(item).toleration_seconds is None
-    # before: effective_tolerations raised "tolerationSeconds 5: needs the effect NoExecute" on this accepted spec
+    # a spec the refusal accepts is read, never refused by the reader: the unknown key is not tolerationSeconds
     (own,) = effective_tolerations({"tolerations": [item]}, "self-managed", "Deployment")
     assert own.toleration_seconds is None and own == Toleration.from_k8s(TOLERATE_GPU)
 

@@ -1,7 +1,8 @@
 """A pod spec with more than one field the API server refuses is named the same way by every output of
 ``gpupool plan``: ``--json`` (``notJudged``), the text report, ``--format sarif`` and the ``--html`` page (its
-cells and its "Not judged" list) all say the same first refusal, then count and name the other refused fields.
-Before, the page named the first refused toleration while the pack's rules named the refused nodeSelector value."""
+cells and its "Not judged" list) all say the same first refusal, then count and name the other refused fields. The
+first is the first in ``pod_spec_refusals``' one order: each nodeSelector entry, nodeName, the required node affinity,
+then each toleration; so a refused nodeSelector value comes before a refused toleration in every output."""
 
 from __future__ import annotations
 
