@@ -2,7 +2,7 @@
 
 Every expression stays within the Kubernetes CEL environment of 1.30, the first version that serves
 ``admissionregistration.k8s.io/v1`` ValidatingAdmissionPolicy: the standard macros (``has``,
-``exists``, ``all``, ``size``), ``in`` over lists and maps, ``startsWith`` and ``matches`` on
+``exists``, ``all``, ``filter``, ``size``), ``in`` over lists and maps, ``startsWith`` and ``matches`` on
 strings, ``string()``; no extension library (https://kubernetes.io/docs/reference/using-api/cel/).
 Both CEL runtimes of the tests (cel-python and Google's cel-expr-python, a binding of cel-cpp)
 accept these forms; map literals are written with string keys only.
@@ -82,10 +82,13 @@ def tolerates(var: str, taint: Taint) -> str:
 
 
 def stays_for(tolerations: str, taint: Taint) -> str:
-    """CEL: the list ``tolerations`` keeps a pod on a node with ``taint`` for good (a ``NoExecute`` taint
-    needs a matching toleration without ``tolerationSeconds``, :func:`gpu_node_pool.policies.workloads.stay_on`)."""
-    timed = " && !has(t.tolerationSeconds)" if taint.effect.evicts else ""
-    return f"{tolerations}.exists(t, {tolerates('t', taint)}{timed})"
+    """CEL: the list ``tolerations`` keeps a pod on a node with ``taint`` for good (a ``NoExecute`` taint needs its
+    FIRST matching toleration to have no ``tolerationSeconds``: Kubernetes applies only that one,
+    :func:`gpu_node_pool.policies.workloads.stay_on`; ``filter`` is a standard macro)."""
+    match = tolerates("t", taint)
+    if not taint.effect.evicts:
+        return f"{tolerations}.exists(t, {match})"
+    return f"({tolerations}.exists(t, {match}) && !has({tolerations}.filter(t, {match})[0].tolerationSeconds))"
 
 
 def _gpu_resource(var: str) -> str:

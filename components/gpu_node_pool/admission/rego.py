@@ -66,10 +66,18 @@ value_ok(tol, taint) if {
 	to_number(tol.value) > taint.number
 }
 
+# the first toleration that matches the taint is the one Kubernetes applies (policies/workloads.py stay_on)
 stays(taint) if {
-	some tol in tolerations
+	some i, tol in tolerations
 	tolerates(tol, taint)
 	not timed(tol, taint)
+	not matched_before(i, taint)
+}
+
+matched_before(i, taint) if {
+	some j, earlier in tolerations
+	j < i
+	tolerates(earlier, taint)
 }
 
 stays(taint) if {
