@@ -135,6 +135,29 @@ def test_sigterm_while_the_plans_program_runs_its_callbacks_is_one_line_and_143(
     assert (proc.returncode, err.strip()) == (143, "gpupool: terminated")
 
 
+def test_sigterm_while_the_plans_program_body_runs_is_143_not_a_hang(tmp_path):
+    # the program's top level (or a component's constructor, or a callback the SDK runs while it waits on an invoke)
+    # runs inside the SDK's run_pulumi_func, which keeps the exception and first waits for every output already
+    # made: one whose value never comes (its callback was the one interrupted) would keep it waiting for ever
+    (tmp_path / "Pulumi.yaml").write_text("name: gpu-node-pools\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())  # a valid stack
+    (tmp_path / "__main__.py").write_text(
+        "import asyncio, os, signal\nimport pulumi\n"
+        "never = asyncio.get_event_loop().create_future()  # a value whose producer the signal cut short\n"
+        "pulumi.export('x', pulumi.Output.from_input(never).apply(lambda v: v))\n"
+        "os.kill(os.getpid(), signal.SIGTERM)\n")
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
+    proc = subprocess.Popen([*GPUPOOL, "plan", "--project-dir", str(tmp_path), "--stack", "dev"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("gpupool plan did not end after SIGTERM") from None
+    assert (proc.returncode, err.strip()) == (143, "gpupool: terminated")
+
+
 def test_an_interrupt_a_library_wrapped_in_its_own_error_is_an_interrupt_not_a_bug(monkeypatch):
     # pydantic building a model when Ctrl-C or SIGTERM lands raises RuntimeError("Error calling __set_name__ ...")
     import pytest

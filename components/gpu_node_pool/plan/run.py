@@ -300,6 +300,7 @@ def record(
     from pulumi.runtime.mocks import MockMonitor
     from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+    from ..sdk.interrupts import raised_from_the_loop
     from ..sdk.mock_stack_traces import without_stack_traces
     from ..sdk.monitor_order import monitor_calls_in_order
 
@@ -353,7 +354,7 @@ def record(
     gc.freeze()
     try:
         with without_stack_traces():  # the mock monitor never reads them
-            _sync_await(rt_stack.run_pulumi_func(program))
+            _sync_await(rt_stack.run_pulumi_func(raised_from_the_loop(program)))  # an interrupt: out at once
         if warnings is not None:
             from ..gpu_agents.once import run_warnings
 
