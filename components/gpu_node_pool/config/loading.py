@@ -502,8 +502,9 @@ def load_stack_config(
     if plain_region is not None and not full_match(_AWS_REGION_CODE, plain_region):
         issues.append(ConfigIssue(AWS_REGION, f"{plain_region!r} is no AWS Region code: a code is an area, words and a "
                                   f"number joined by '-' (us-west-2, ap-southeast-1, us-gov-west-1; {_AWS_REGIONS}), "
-                                  "and no Region has this one, so nothing of the stack can be created there; write "
-                                  "the Region's code"))
+                                  "and a value of another form is no Region's, so nothing of the stack can be created "
+                                  "there; write the Region's code (only the form is judged here: whether a Region of "
+                                  "that code exists is the provider's to say)"))
         plain_region = None
     try:
         stack = validate_stack_config(raw, source, aws_region=plain_region)
