@@ -347,7 +347,8 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append(f"  labels          {shown}")
         if pool.get("problem"):
             lines.append(f"  problem         {pool['problem']}")
-        lines.append(f"  device plugin   {pool['devicePlugin']}")
+        plugin = pool["devicePlugin"]  # the pool's need, not what the program installs (listed below)
+        lines.append(f"  device plugin   {'needs ' + plugin + ' (its nodes run none of their own)' if plugin == 'nvidia-device-plugin' else plugin}")
     lines.append("")
     if result.device_plugins:
         lines.append("NVIDIA device plugin(s): " + "; ".join(result.device_plugins))
