@@ -108,24 +108,29 @@ def test_sigterm_during_check_kills_the_programs_child_and_leaves_no_request_fil
         raise AssertionError("the program's child outlived gpupool")
 
 
+def _plan_of_program(tmp_path: Path, program: str) -> subprocess.Popen[str]:
+    """``gpupool plan`` started on a project of ``program`` with the shipped dev stack (valid)."""
+    (tmp_path / "Pulumi.yaml").write_text("name: gpu-node-pools\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    (tmp_path / "__main__.py").write_text(program)
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
+    return subprocess.Popen([*GPUPOOL, "plan", "--project-dir", str(tmp_path), "--stack", "dev"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 def test_sigterm_while_the_plans_program_runs_its_callbacks_is_one_line_and_143(tmp_path):
     # the Pulumi mocks run the program in an asyncio event loop, which logs and swallows any BaseException
     # from a callback other than KeyboardInterrupt and SystemExit
     import signal
     import time
 
-    (tmp_path / "Pulumi.yaml").write_text("name: gpu-node-pools\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())  # a valid stack
     marker = tmp_path / "started"
-    (tmp_path / "__main__.py").write_text(
+    proc = _plan_of_program(tmp_path, (
         "import time\nimport pulumi\n"
         f"open({str(marker)!r}, 'w').close()\n"
         "for i in range(3000):\n"
         "    pulumi.CustomResource('test:index:Thing', f't{i}',\n"
-        "                          {'x': pulumi.Output.from_input(i).apply(lambda v: (time.sleep(0.002), v)[1])})\n")
-    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
-    proc = subprocess.Popen([*GPUPOOL, "plan", "--project-dir", str(tmp_path), "--stack", "dev"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        "                          {'x': pulumi.Output.from_input(i).apply(lambda v: (time.sleep(0.002), v)[1])})\n"))
     deadline = time.monotonic() + 120
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -139,16 +144,11 @@ def test_sigterm_while_the_plans_program_body_runs_is_143_not_a_hang(tmp_path):
     # the program's top level (or a component's constructor, or a callback the SDK runs while it waits on an invoke)
     # runs inside the SDK's run_pulumi_func, which keeps the exception and first waits for every output already
     # made: one whose value never comes (its callback was the one interrupted) would keep it waiting for ever
-    (tmp_path / "Pulumi.yaml").write_text("name: gpu-node-pools\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())  # a valid stack
-    (tmp_path / "__main__.py").write_text(
+    proc = _plan_of_program(tmp_path, (
         "import asyncio, os, signal\nimport pulumi\n"
         "never = asyncio.get_event_loop().create_future()  # a value whose producer the signal cut short\n"
         "pulumi.export('x', pulumi.Output.from_input(never).apply(lambda v: v))\n"
-        "os.kill(os.getpid(), signal.SIGTERM)\n")
-    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT / "components"))
-    proc = subprocess.Popen([*GPUPOOL, "plan", "--project-dir", str(tmp_path), "--stack", "dev"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        "os.kill(os.getpid(), signal.SIGTERM)\n"))
     try:
         _, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
