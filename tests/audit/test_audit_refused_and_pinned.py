@@ -4,7 +4,7 @@
   tolerates (kubernetes ``pkg/controller/daemon/daemon_controller.go`` ``NodeShouldRunDaemonPod``);
 * a placement field of a shape the API server refuses (``tolerations`` no list, a ``nodeSelector``
   value no string, ``In`` without values, no ``nodeSelectorTerms``) is never judged: the row says
-  "not judged" with the field and why, and no finding is made of it.
+  "not judged" naming the field, the not-judged list says why and the fix, and no finding is made of it.
 """
 
 from __future__ import annotations
@@ -50,6 +50,16 @@ def cell(report: dict, name: str) -> dict:
     return next(row for row in report["daemonSets"] if row["name"] == name)["pools"][POOL]
 
 
+def reasons(report: dict, name: str) -> list[str]:
+    """The not-judged reasons given for DaemonSet ops/<name> itself."""
+    return [n["reason"] for n in report["notJudged"] if n["subject"] == f"DaemonSet ops/{name}"]
+
+
+def refuses(field: str) -> str:
+    """A cell's summary for a DaemonSet whose pod spec the API server refuses at ``field`` alone."""
+    return f"not judged: the API server refuses this pod spec ({field}; why and fix under Not judged)"
+
+
 def findings_on(report: dict, name: str) -> list[dict]:
     return [f for f in report["findings"] if f"ops/{name}" in json.dumps(f)]
 
@@ -74,8 +84,9 @@ def test_tolerations_of_the_wrong_shape_are_not_judged_and_say_why(tmp_path):
     report, text = audit(tmp_path, daemonset("odd", tolerations={"operator": "Exists"}))
     odd = cell(report, "odd")
     assert odd["status"] == "notJudged"
-    assert ("spec.template.spec.tolerations is an object, not a list: the API server refuses this pod spec"
-            in odd["summary"])
+    assert odd["summary"] == refuses("spec.template.spec.tolerations")
+    [why] = reasons(report, "odd")
+    assert why.startswith("spec.template.spec.tolerations is an object, not a list: the API server refuses this pod spec")
     assert findings_on(report, "odd") == []
     assert "DaemonSet ops/odd: in" not in text  # no finding line
 
@@ -90,7 +101,9 @@ def test_a_node_selector_value_that_is_no_string_is_not_judged(tmp_path, value, 
     report, _ = audit(tmp_path, ds)
     odd = cell(report, "odd")
     assert odd["status"] == "notJudged", odd
-    assert f"spec.template.spec.nodeSelector['nvidia.com/gpu.present'] is {shown}" in odd["summary"]
+    assert odd["summary"] == refuses("spec.template.spec.nodeSelector['nvidia.com/gpu.present']")
+    [why] = reasons(report, "odd")
+    assert why.startswith(f"spec.template.spec.nodeSelector['nvidia.com/gpu.present'] is {shown}")
     assert findings_on(report, "odd") == []
 
 
@@ -113,8 +126,9 @@ def test_a_required_node_affinity_the_api_server_refuses_is_not_judged(tmp_path,
     report, _ = audit(tmp_path, ds)
     odd = cell(report, "odd")
     assert odd["status"] == "notJudged", odd
-    assert why in odd["summary"]
-    assert any(why in n["reason"] for n in report["notJudged"])
+    assert odd["summary"] == refuses(f"spec.template.spec.affinity.nodeAffinity.{REQUIRED}")
+    [reason] = reasons(report, "odd")
+    assert why in reason
 
 
 def test_a_valid_selection_that_matches_no_node_is_still_kept_off(tmp_path):
@@ -154,9 +168,12 @@ def test_a_toleration_the_api_server_refuses_is_not_judged_and_names_rule_source
     report, text = audit(tmp_path, daemonset("odd", tolerations=[toleration]))
     odd = cell(report, "odd")
     assert odd["status"] == "notJudged", odd
-    assert why in odd["summary"] and f"the API server refuses this pod spec {TOLERATIONS_SOURCE}; fix: " in odd["summary"]
+    assert odd["summary"] == refuses("spec.template.spec.tolerations[0]")
+    [reason] = reasons(report, "odd")
+    assert reason.startswith(why) and f"the API server refuses this pod spec {TOLERATIONS_SOURCE}; fix: " in reason
     assert findings_on(report, "odd") == []
-    assert f"{POOL}: not judged: {why}" in text
+    assert f"{POOL}: {refuses('spec.template.spec.tolerations[0]')}" in text
+    assert f"DaemonSet ops/odd: {why}" in text
 
 
 def test_a_pending_pod_with_a_refused_toleration_is_not_judged(tmp_path):

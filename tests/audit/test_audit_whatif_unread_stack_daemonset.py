@@ -1,5 +1,6 @@
 """A DaemonSet the stack deploys that the what-if cannot read (a pod spec the API server refuses) is never passed
-silently: it is listed once as not judged, with the refusal, its fix, and that the fix belongs in the stack."""
+silently: it is listed once as not judged, with the refusal, its fix, and that the fix belongs in the stack, and the
+verdict is partial."""
 
 from __future__ import annotations
 
@@ -53,6 +54,10 @@ def test_a_stack_daemonset_the_api_server_refuses_is_not_judged_with_the_refusal
     text = report.to_text()
     assert "DaemonSet kube-system/plugin (stack): as the stack would deploy it, spec.template.spec.tolerations[0]" in text
     assert not [n for n in data["notJudged"] if n["subject"].startswith("DaemonSet kube-system/plugin on ")]
+    # the what-if judged it on no pool: never clean
+    assert data["partial"] is True and report.exit_code == 1
+    assert any(line.startswith("DaemonSet kube-system/plugin (stack): the what-if judges it on no declared pool")
+               for line in data["objectsSkipped"])
 
 
 def test_a_stack_daemonset_read_whole_gets_no_such_item():

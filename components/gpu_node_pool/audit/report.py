@@ -24,6 +24,7 @@ from .pending import PendingPod, pending_pods
 from .snapshot import Snapshot
 from .starved import starved_reason
 from .text_pools import pool_lines
+from .unread import unread_daemonset
 from .whatif import KEEP_OFF_FIX, whatif
 
 __all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit", "NO_DAEMONSETS"]
@@ -78,6 +79,8 @@ class AuditReport:
     unread: list[str] = field(default_factory=list)
     #: Objects left out of every verdict (a field of the wrong shape), one line each.
     skipped: list[str] = field(default_factory=list)
+    #: DaemonSets read but judged on no node (a pod spec the API server refuses: :mod:`.unread`), one line each.
+    unjudged: list[str] = field(default_factory=list)
     #: Why DaemonSet coverage of GPU nodes was judged nowhere (nodes read, none a GPU node, no what-if), or "".
     no_gpu_node: str = ""
 
@@ -91,9 +94,9 @@ class AuditReport:
 
     @property
     def partial(self) -> bool:
-        """The verdict lacks a list (:attr:`lists_not_read`) or an object (:attr:`skipped`), or judged DaemonSets on
-        no GPU node (:attr:`no_gpu_node`): it cannot be clean."""
-        return bool(self.lists_not_read or self.skipped or self.no_gpu_node)
+        """The verdict lacks a list (:attr:`lists_not_read`) or an object (:attr:`skipped`, :attr:`unjudged`), or
+        judged DaemonSets on no GPU node (:attr:`no_gpu_node`): it cannot be clean."""
+        return bool(self.lists_not_read or self.skipped or self.unjudged or self.no_gpu_node)
 
     @property
     def exit_code(self) -> int:
@@ -122,7 +125,7 @@ class AuditReport:
             "forbiddenLists": list(self.forbidden),
             "partial": self.partial,
             "listsNotRead": self.lists_not_read,
-            "objectsSkipped": list(self.skipped),
+            "objectsSkipped": [*self.skipped, *self.unjudged],
             "summary": {"nodes": len(self.nodes), "gpuNodes": sum(n.is_gpu for n in self.nodes),
                         "gpuPools": len(self.gpu_pools), "daemonSets": len(self.rows), "findings": counts},
             "gpuPools": [
@@ -165,7 +168,7 @@ class AuditReport:
         lines = [f"gpupool audit of {self.source} (read-only)", f"platform: {self.platform} ({self.platform_evidence})"]
         if self.stack:
             lines.append(f"declared pools: stack {self.stack!r} (offline plan, no cloud API called)")
-        for line in [*self.lists_not_read, *self.skipped, *([self.no_gpu_node] if self.no_gpu_node else [])]:
+        for line in [*self.lists_not_read, *self.skipped, *self.unjudged, *([self.no_gpu_node] if self.no_gpu_node else [])]:
             lines.append(f"PARTIAL: {line}")
         if not self.events_available:
             lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
@@ -197,8 +200,9 @@ class AuditReport:
             lines += [f"  {note}" for note in self.notes]
         lines.append("")
         counts = ", ".join(f"{sum(f.level == lvl for f in self.findings)} {lvl}" for lvl in ("mandatory", "advisory", "info"))
-        missing = [f"{n} {what} not read" for n, what in ((len(self.lists_not_read), "list(s)"),
-                                                          (len(self.skipped), "object(s)")) if n]
+        missing = [f"{n} {what}" for n, what in ((len(self.lists_not_read), "list(s) not read"),
+                                                 (len(self.skipped), "object(s) not read"),
+                                                 (len(self.unjudged), "DaemonSet(s) judged on no node")) if n]
         missing += ["no GPU node judged"] if self.no_gpu_node else []
         partial = f"; PARTIAL verdict: {', '.join(missing)}" if self.partial else ""
         lines.append(f"{counts}{partial}; exit {self.exit_code} (--fail-on {self.fail_on})")
@@ -283,14 +287,21 @@ def run_audit(
     for line in [*snapshot.problems, *snapshot.skipped]:
         not_judged.append(NotJudged("dump", line))
 
-    # DaemonSets: the cluster's, with the stack's own replacing theirs in the what-if.
-    daemonsets = [read_daemonset(obj, platform, plugins) for obj in snapshot.daemonsets]
+    # DaemonSets: the cluster's, with the stack's own replacing theirs in the what-if. One judged on no node (a pod
+    # spec the API server refuses) is listed once, each refused field with its reason, and makes the verdict partial.
+    daemonsets = []
+    unjudged: list[str] = []
+    for ds in (read_daemonset(obj, platform, plugins) for obj in snapshot.daemonsets):
+        if ds.problem:
+            unread = unread_daemonset(ds)
+            ds = unread.ds
+            not_judged += unread.items
+            unjudged.append(unread.line)
+        daemonsets.append(ds)
     rows: list[Row] = []
     gpu_pools = [p for p in pools if p.is_gpu]
     verdicts_by_node: dict[str, dict[str, Any]] = {n.name: {} for n in nodes}
     for ds in daemonsets:
-        if ds.problem:
-            not_judged.append(NotJudged(f"DaemonSet {ds.display}", ds.problem))
         node_verdicts = {n.name: judge(ds, n.name, n.labels, n.taints) for n in nodes}
         for name, v in node_verdicts.items():
             verdicts_by_node[name][ds.display] = v
@@ -306,7 +317,7 @@ def run_audit(
                 findings.append(Finding("mandatory", "daemonset-does-not-run", f"DaemonSet {ds.display}",
                     f"in {p.id}: {cell.summary}.{nowhere}",
                     f"{adds}, or {KEEP_OFF_FIX}", p.id))
-            elif cell.status == "notJudged":
+            elif cell.status == "notJudged" and not ds.problem:  # a DaemonSet judged on no node is listed once, above
                 not_judged.append(NotJudged(f"DaemonSet {ds.display} on {p.id}", cell.summary))
         if ds.desired is not None and ds.desired != rules_say and not ds.problem:
             findings.append(Finding("advisory", "daemonset-count-mismatch", f"DaemonSet {ds.display}",
@@ -356,7 +367,14 @@ def run_audit(
         dfind, dnotes = drift(declared, nodes)
         findings += dfind
         notes += dnotes
-        stack_ds = [read_daemonset(obj, platform, plugins, origin="stack") for obj in declared.daemonsets]
+        stack_ds = []
+        for ds in (read_daemonset(obj, platform, plugins, origin="stack") for obj in declared.daemonsets):
+            if ds.problem:
+                unread = unread_daemonset(ds, stack_pools=[p.name for p in declared.pools])
+                ds = unread.ds
+                not_judged += unread.items
+                unjudged.append(unread.line)
+            stack_ds.append(ds)
         rows += [Row(ds, {}, 0) for ds in stack_ds]
         whatif_pools = whatif(declared, nodes, rows, {(d.namespace, d.name) for d in stack_ds}, findings, not_judged)
 
@@ -380,6 +398,6 @@ def run_audit(
         source=snapshot.source, platform=platform, platform_evidence=evidence,
         events_available="Event" in snapshot.read, nodes=nodes, pools=pools, rows=rows, starved=starved,
         pending=pending, findings=findings, not_judged=not_judged, forbidden=list(snapshot.forbidden), notes=notes,
-        unread=list(snapshot.unread), skipped=list(snapshot.skipped), no_gpu_node=no_gpu_node,
+        unread=list(snapshot.unread), skipped=list(snapshot.skipped), unjudged=unjudged, no_gpu_node=no_gpu_node,
         stack=declared.stack if declared else None, whatif_pools=whatif_pools, fail_on=fail_on,
     )

@@ -36,9 +36,9 @@ and as the pack's ``daemonsets-tolerate-gpu-taints`` and ``device-plugin-covers-
 * ``whatif-stack-daemonset`` (mandatory): a DaemonSet the stack deploys would not run on the pool's nodes.
 
 A what-if cell not judged (a selection reading a label no one is known to set...) is listed as not judged, with why.
-A DaemonSet the stack deploys that cannot be read (a pod spec the API server refuses, a part unknown before apply)
-is listed once as not judged, with its problem and that the fix belongs in the stack; the cluster's are listed by
-:mod:`.report` with the live pools.
+A DaemonSet that cannot be read (a pod spec the API server refuses, a part unknown before apply), the cluster's or the
+one the stack deploys, is listed once by :mod:`.report` (:mod:`.unread`: each refused field, and for the stack's that
+the fix belongs in the stack), not per pool here.
 """
 
 from __future__ import annotations
@@ -95,9 +95,6 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
     column names, ``pool <name> as declared``, in the order the stack declares the pools."""
     live = {n.name: n for n in nodes}
     columns = []
-    for row in rows:
-        if row.ds.origin == "stack" and row.ds.problem:  # the cluster's unread DaemonSets are listed with the live pools
-            not_judged.append(_unread_stack_daemonset(row.ds, declared))
     for pool in declared.pools:
         name = f"pool {pool.name} as declared"
         columns.append(name)
@@ -125,15 +122,6 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
                 now = [_live_verdict(row.ds, live.get(node)) for node, _, _ in shapes]
                 findings += _cluster_findings(row, column, would, now)
     return columns
-
-
-def _unread_stack_daemonset(ds: DaemonSet, declared: Declared) -> NotJudged:
-    """The not-judged item of a DaemonSet the stack deploys that cannot be read (``ds.problem``: a pod spec the API
-    server refuses, a part unknown before apply...): judged on no declared pool, with why and the fix."""
-    pools = f" ({', '.join(p.name for p in declared.pools)})" if declared.pools else ""
-    return NotJudged(f"DaemonSet {ds.display} (stack)",
-                     f"as the stack would deploy it, {ds.problem}; the what-if judges it on no declared pool{pools} "
-                     "until that is fixed in the stack")
 
 
 def _live_verdict(ds: DaemonSet, node: Node | None) -> NodeVerdict | None:
