@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from ..policies.daemonset_nodes import DaemonSet
 from ..policies.workloads import REFUSALS_NAMED, pod_spec_refusals
+from ..sdk import props
 from .findings import NotJudged
 
 __all__ = ["Unread", "unread_daemonset"]
@@ -48,7 +49,12 @@ def unread_daemonset(ds: DaemonSet, *, stack_pools: list[str] | None = None) -> 
     """What the report says of ``ds``, whose ``problem`` is set (:func:`~gpu_node_pool.policies.daemonset_nodes.
     read_daemonset`). ``stack_pools``: for a DaemonSet the stack deploys (``ds.origin == "stack"``), the declared
     pools' names, which the what-if judges it on none of until the stack is fixed; None for the cluster's."""
-    refused = pod_spec_refusals(ds.pod_spec) if isinstance(ds.pod_spec, Mapping) and ds.pod_spec else []
+    try:
+        refused = pod_spec_refusals(ds.pod_spec) if isinstance(ds.pod_spec, Mapping) and ds.pod_spec else []
+    except Exception as err:  # a value unknown before apply: the problem as read_daemonset gave it
+        if not isinstance(err, props.UnknownValueError):
+            raise
+        refused = []
     stack = stack_pools is not None
     subject = f"DaemonSet {ds.display}" + (" (stack)" if stack else "")
     lead = "as the stack would deploy it, " if stack else ""
