@@ -89,6 +89,10 @@ class Declared:
     daemonsets: list[dict[str, Any]]
     #: ``gpu-node-pools:admission`` as validated: ``{enabled, engine, action}``, or None (not read).
     admission: dict[str, Any] | None = None
+    #: The namespace of the device plugin chart the stack installs from ``gpu-node-pools:devicePlugin`` (``enabled``,
+    #: ``provider: nvidia-device-plugin``), or None when it installs none that way (``enabled: false``, the GPU
+    #: Operator, or not read): a DaemonSet of the stack there is turned off by ``devicePlugin: {enabled: false}``.
+    plugin_namespace: str | None = None
 
 
 def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared:
@@ -132,7 +136,10 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
     settings = result.config.admission if result.config is not None else None
     admission = None if settings is None else {"enabled": settings.enabled, "engine": settings.engine,
                                                "action": settings.action}
-    return Declared(stack, pools, daemonsets, admission)
+    plugin = result.config.device_plugin if result.config is not None else None
+    plugin_namespace = (plugin.namespace if plugin is not None and plugin.enabled and plugin.provider == "nvidia-device-plugin"
+                        else None)
+    return Declared(stack, pools, daemonsets, admission, plugin_namespace)
 
 
 def _node_kinds(result: Any, stack: str) -> dict[str, list[NodeLabels]]:

@@ -34,6 +34,16 @@ and as the pack's ``daemonsets-tolerate-gpu-taints`` and ``device-plugin-covers-
 
   A node its selection keeps off now already is the live pool's (the audit's own columns), not reported again.
 * ``whatif-stack-daemonset`` (mandatory): a DaemonSet the stack deploys would not run on the pool's nodes.
+* ``whatif-two-device-plugins`` (mandatory, as the pack's ``device-plugin-covers-gpu-pools`` says of two plugins
+  landing on one pool): two NVIDIA device plugins (:func:`.starved.is_device_plugin`; the cluster's, the stack's)
+  would run on one of the pool's nodes (or kinds of node), or one would run where the node image runs its own
+  (``device_plugin_source`` ``image``: Bottlerocket NVIDIA, EKS Auto Mode). Each registers ``nvidia.com/gpu`` with
+  the node's kubelet, whose device manager keeps one endpoint per resource name and replaces it on each
+  registration (kubernetes/kubernetes ``pkg/kubelet/cm/devicemanager/manager.go``, ``registerEndpoint``;
+  https://kubernetes.io/docs/concepts/extend-kubernetes/compute-storage-net/device-plugins/), so the GPUs flap
+  between them. The finding names every such DaemonSet and the fix for each: remove the cluster's, or turn the
+  stack's off (``gpu-node-pools:devicePlugin: {enabled: false}`` for the chart the stack installs from it,
+  :attr:`.declared.Declared.plugin_namespace`).
 
 A what-if cell not judged (a selection reading a label no one is known to set...) is listed as not judged, with why.
 A DaemonSet that cannot be read (a pod spec the API server refuses, a part unknown before apply), the cluster's or the
@@ -112,6 +122,7 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
         covered = tuple(any(is_device_plugin(r.ds) and would[i].status == "runs" for r, would in judged)
                         for i in range(len(shapes)))
         column = _Column(pool, name, shapes, made_up, covered)
+        findings += _two_plugins(declared, column, judged)
         for row, would in judged:
             cell = row.whatif[name]
             if cell.status == "notJudged" and not row.ds.problem:  # a DaemonSet not read is listed once, not per pool
@@ -122,6 +133,59 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
                 now = [_live_verdict(row.ds, live.get(node)) for node, _, _ in shapes]
                 findings += _cluster_findings(row, column, would, now)
     return columns
+
+
+def _two_plugins(declared: Declared, column: _Column, judged: list[tuple[_Row, list[NodeVerdict]]]) -> list[Finding]:
+    """``whatif-two-device-plugins`` (module docstring) on one declared pool: the device plugins of ``judged`` (each
+    row with its verdicts on ``column.shapes``) that would run where another plugin runs, or where the node image
+    runs its own."""
+    pool = column.pool
+    own = pool.device_plugin_source == "image"
+    plugins = [row for row, _ in judged if is_device_plugin(row.ds)]
+    landing: dict[int, _Row] = {}  # id(row) -> row, in the order of the report
+    where = []
+    for i in range(len(column.shapes)):
+        here = [row for row, would in judged if is_device_plugin(row.ds) and would[i].status == "runs"]
+        if len(here) + own >= 2:
+            where.append(i)
+            landing.update((id(row), row) for row in here)
+    if not where:
+        return []
+    rows = [row for row in plugins if id(row) in landing]
+    names = [_plugin_name(row) for row in rows]
+    subject = ("DaemonSet " if len(rows) == 1 else "DaemonSets ") + " and ".join(
+        row.ds.display + (" (stack)" if row.ds.origin == "stack" else "") for row in rows)
+    registers = (f"registers {NVIDIA_GPU_RESOURCE} with the node's kubelet, which keeps one registration per resource "
+                 "name (the last: kubernetes/kubernetes pkg/kubelet/cm/devicemanager/manager.go registerEndpoint), so "
+                 "allocations flap between them")
+    if own:
+        message = (f"{' and '.join(names)} would run on {_on(column, where, 'taints and labels')}, whose node image "
+                   f"already runs NVIDIA's device plugin (Bottlerocket NVIDIA variants, EKS Auto Mode): each {registers}")
+    else:
+        message = (f"{len(rows)} NVIDIA device plugins would run on {_on(column, where, 'taints and labels')}: "
+                   f"{', '.join(names)}; each {registers}")
+    if own:
+        fix = "; ".join(f"keep {row.ds.display} off pool {pool.name}'s nodes (a required node affinity on the pools "
+                        "that need it)" + (" in the stack" if row.ds.origin == "stack" else "") for row in rows)
+    else:
+        fix = "keep one device plugin per node: " + ", or ".join(_plugin_fix(declared, row) for row in rows)
+    return [Finding("mandatory", "whatif-two-device-plugins", subject, message, fix, pool.name)]
+
+
+def _plugin_name(row: _Row) -> str:
+    return f"{row.ds.display} ({'the stack' if row.ds.origin == 'stack' else 'the cluster'}'s)"
+
+
+def _plugin_fix(declared: Declared, row: _Row) -> str:
+    """How to do without the device plugin of ``row``: the cluster's is removed, the stack's chart is turned off in the
+    stack config, any other DaemonSet of the stack is removed from its program."""
+    ds = row.ds
+    if row.ds.origin != "stack":
+        return f"remove the cluster's {ds.display} (kubectl -n {ds.namespace} delete daemonset {ds.name})"
+    if ds.namespace == declared.plugin_namespace:
+        return (f"turn the stack's {ds.display} off (gpu-node-pools:devicePlugin: {{enabled: false}} in stack "
+                f"{declared.stack})")
+    return f"remove the stack's {ds.display} from its program"
 
 
 def _live_verdict(ds: DaemonSet, node: Node | None) -> NodeVerdict | None:
