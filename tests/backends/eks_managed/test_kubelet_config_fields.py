@@ -67,7 +67,7 @@ def test_a_number_written_as_text_is_refused_at_its_field_with_the_fix_and_the_f
     ({"apiVersion": "kubelet.config.k8s.io/v1"}, "apiVersion", "not kubelet.config.k8s.io/v1beta1", "or leave it out"),
     ({"kind": 1}, "kind", "the number 1", "write kind: KubeletConfiguration, or leave it out"),
     ({"reservedMemory": [{"numaNode": 0, "limits": {"memory": True}}]}, "reservedMemory[0].limits.memory",
-     "Kubernetes quantity", "write a quantity, e.g. memory: 1Gi"),
+     "Kubernetes quantity", "write a quantity, e.g. memory: 500Mi"),
 ])
 def test_a_value_of_another_type_is_refused_at_its_path_with_what_the_kubelet_takes_and_the_fix(config, path, takes, fix):
     (issue,) = config_issues(with_kubelet_config(config))
@@ -102,7 +102,7 @@ def test_a_config_of_the_right_types_is_accepted_with_no_warning_and_reaches_the
         "kubeReserved": {"ephemeral-storage": "1Gi"}, "evictionHard": {"memory.available": "500Mi", "nodefs.available": "10%"},
         "evictionSoft": {"memory.available": "1Gi"}, "evictionSoftGracePeriod": {"memory.available": "1m30s"},
         "featureGates": {"SomeFeature": True}, "cpuManagerPolicy": "static", "cpuManagerPolicyOptions": {"full-pcpus-only": "true"},
-        "topologyManagerPolicy": "single-numa-node", "shutdownGracePeriod": "30s", "clusterDNS": ["10.100.0.10"],
+        "topologyManagerPolicy": "single-numa-node", "clusterDNS": ["10.100.0.10"],
         "memoryThrottlingFactor": 0.9, "serializeImagePulls": False, "maxParallelImagePulls": 5,
         "reservedMemory": [{"numaNode": 0, "limits": {"memory": 1073741824}}],
         "shutdownGracePeriodByPodPriority": [{"priority": 0, "shutdownGracePeriodSeconds": 30}],
@@ -151,8 +151,8 @@ def test_each_value_is_judged_by_its_own_field_and_every_problem_of_the_pool_is_
     (issue,) = config_issues(with_kubelet_config(config))
     where, message = issue
     assert where == "pools[0].kubelet.config", issue
-    assert ("evictionHard.memory.available: the number 5000000000 is not what the kubelet takes for "
-            "evictionHard.memory.available: text") in message, message
+    assert ("evictionHard['memory.available']: the number 5000000000 is not what the kubelet takes for "
+            "evictionHard['memory.available']: text") in message, message
     assert "quote it: memory.available: '5000000000'" in message, message
     assert "maxPods: the text '110'" in message and "write maxPods: 110 (a number, without quotes)" in message, message
     assert "int32 fields" not in message and "someUnknown" not in message, message

@@ -48,9 +48,10 @@ What :func:`judge` checks, for the fields in the table and as deep as the table 
 - keys of a known object that are not its fields: reported as unknown (a warning, the kubelet skips
   them), with the nearest field name (``difflib``).
 
-What it does not check: which values a field allows beyond its type (policy names, signal names,
-percentages in the eviction maps, a CIDR, a path), rules between fields, what ``logging`` and
-``tracing`` hold (their types are in ``k8s.io/component-base``, not in this table: reported as
+What it does not check: which values a field allows beyond its type and rules between fields (what
+the kubelet refuses at start of those, reservable resources, eviction signals and thresholds, policy
+names, is judged by :mod:`.kubelet_config_rules`, which calls :func:`judge`), a CIDR, a path, what
+``logging`` and ``tracing`` hold (their types are in ``k8s.io/component-base``, not in this table: reported as
 not judged), ``registerWithTaints`` (judged by the pool's own taint reader), and ``null`` (JSON
 null decodes to "unset" for every type).
 """
@@ -78,9 +79,12 @@ __all__ = [
     "Obj",
     "Scalar",
     "TYPES_SOURCE",
+    "dotted",
     "duration_problem",
+    "duration_seconds",
     "judge",
     "kind_at",
+    "quantity_example",
 ]
 
 TYPES_SOURCE = "kubernetes/kubernetes staging/src/k8s.io/kubelet/config/v1beta1/types.go@v1.34.0"
@@ -211,8 +215,8 @@ _WHOLE = re.compile(r"[+-]?[0-9]+")
 @dataclass(frozen=True)
 class Finding:
     """One finding of :func:`judge`: ``path`` (keys and list indexes under the fragment), the
-    sentence (without the path: :func:`dotted` spells it), and ``severity`` ``error`` (the kubelet would not start), ``unknown`` (a key the kubelet
-    skips) or ``not-judged``."""
+    sentence (without the path: :func:`dotted` spells it), and ``severity`` ``error`` (the kubelet would not start),
+    ``unknown`` (a key the kubelet skips), ``warning`` (accepted, but likely not what was meant) or ``not-judged``."""
 
     path: tuple[str | int, ...]
     message: str
@@ -220,10 +224,16 @@ class Finding:
 
 
 def dotted(path: tuple[str | int, ...]) -> str:
-    """``("reservedMemory", 0, "limits")`` as ``reservedMemory[0].limits``."""
+    """``("reservedMemory", 0, "limits")`` as ``reservedMemory[0].limits``; a key holding a dot in brackets,
+    as the config errors spell it: ``evictionHard['memory.available']``."""
     out = ""
     for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif "." in str(part) and out:
+            out += f"[{str(part)!r}]"
+        else:
+            out += f".{part}" if out else str(part)
     return out
 
 
@@ -242,27 +252,51 @@ def kind_at(path: tuple[str | int, ...]) -> Kind | None:
     return kind
 
 
-def duration_problem(text: str) -> str | None:
-    """Why ``text`` is not a duration Go's ``time.ParseDuration`` reads, or None (the grammar in the module docstring)."""
+def _duration(text: str) -> tuple[Fraction | None, str | None]:
+    """``(nanoseconds, None)`` for a duration Go's ``time.ParseDuration`` reads, else ``(None, why not)``."""
+    negative = text.startswith("-")
     rest = text[1:] if text[:1] in "+-" else text
     if rest == "0":
-        return None
+        return Fraction(0), None
     if not rest:
-        return "it is empty"
+        return None, "it is empty"
     total = Fraction(0)
     while rest:
         whole, frac, unit = _DURATION_PART.match(rest).groups()
         if not whole and not frac:
-            return f"{shown(rest)} does not start with a number"
+            return None, f"{shown(rest)} does not start with a number"
         if unit not in _DURATION_UNITS:
-            return (f"{shown(unit)} is no unit (ns, us, ms, s, m, h)" if unit else
-                    f"the number {whole or ''}{'.' + frac if frac is not None else ''} has no unit (ns, us, ms, s, m, h)")
+            return None, (f"{shown(unit)} is no unit (ns, us, ms, s, m, h)" if unit else
+                          f"the number {whole or ''}{'.' + frac if frac is not None else ''} has no unit (ns, us, ms, s, m, h)")
         value = Fraction(int(whole or "0")) + (Fraction(int(frac), 10 ** len(frac)) if frac else 0)
         total += value * _DURATION_UNITS[unit]
         rest = rest[_DURATION_PART.match(rest).end():]
-    if total > 2**63 - (0 if text.startswith("-") else 1):
-        return "it is longer than Go's duration type holds (about 292 years)"
-    return None
+    if total > 2**63 - (0 if negative else 1):
+        return None, "it is longer than Go's duration type holds (about 292 years)"
+    return (-total if negative else total), None
+
+
+def duration_problem(text: str) -> str | None:
+    """Why ``text`` is not a duration Go's ``time.ParseDuration`` reads, or None (the grammar in the module docstring)."""
+    return _duration(text)[1]
+
+
+def duration_seconds(text: str) -> Fraction | None:
+    """The seconds (exact, signed) of a duration text Go's ``time.ParseDuration`` reads, or None when it reads none."""
+    nanoseconds = _duration(text)[0]
+    return None if nanoseconds is None else nanoseconds / 10**9
+
+
+def quantity_example(key: str) -> str:
+    """A quantity to show in a fix for the resource or eviction signal ``key``: ``500m`` (half a CPU) only for
+    ``cpu``, a count for ``pid`` and inode signals, else bytes in binary units (``500Mi``): for memory and
+    storage ``500m`` would be half a byte (Kubernetes quantity notation,
+    https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/quantity/)."""
+    if key == "cpu":
+        return "500m"
+    if key in ("pid", "pid.available") or key.endswith("inodesFree"):
+        return "1000"
+    return "500Mi"
 
 
 def _given(value: Any) -> str:
@@ -282,8 +316,8 @@ _TAKES = {
     "bool": ("true or false", "true or false"), "int32": ("a whole number (int32)", "whole numbers (int32)"),
     "int64": ("a whole number (int64)", "whole numbers (int64)"), "float": ("a number", "numbers"),
     "string": ("text", "text values"), "duration": ("a Go duration text such as '30s' or '1m30s'", "Go duration texts"),
-    "quantity-text": ("a Kubernetes quantity written as text, such as '500m' or '2Gi'",
-                      "Kubernetes quantities written as text, such as '500m' or '2Gi'"),
+    "quantity-text": ("a Kubernetes quantity written as text, such as '500m' (CPU) or '2Gi' (memory)",
+                      "Kubernetes quantities written as text, such as '500m' (CPU) or '2Gi' (memory)"),
     "quantity": ("a Kubernetes quantity such as 1 or '2Gi'", "Kubernetes quantities such as 1 or '2Gi'"),
 }
 
@@ -310,7 +344,7 @@ def _fix(kind: Kind, value: Any, leaf: str) -> str:
     if isinstance(kind, Scalar) and kind.name == "exactly":
         return f"write {leaf}: {kind.only}, or leave it out (nodeadm adds it)"
     if isinstance(kind, Scalar) and kind.name == "quantity":
-        return f"write a quantity, e.g. {leaf}: 1Gi"
+        return f"write a quantity, e.g. {leaf}: {quantity_example(leaf)}"
     if isinstance(kind, Scalar) and kind.name in ("int32", "int64"):
         if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
             return f"write {leaf}: {int(value)} (a number, without quotes)"
@@ -425,7 +459,7 @@ def _scalar(kind: Scalar, value: Any, path: tuple[str | int, ...], leaf: str, ou
         try:
             quantity(value)
         except QuantityError as err:
-            out.append(_error(path, f"{err}", f"write a quantity, e.g. {leaf}: 2Gi or {leaf}: 500m",
+            out.append(_error(path, f"{err}", f"write a quantity, e.g. {leaf}: {quantity_example(leaf)}",
                               _UNPARSED_RESERVATION if kind.name == "quantity-text" else _UNDECODABLE))
     elif kind.name == "exactly" and value != kind.only:
         out.append(_error(path, f"{shown(value)} is not {kind.only}, the only one the kubelet reads this fragment as",

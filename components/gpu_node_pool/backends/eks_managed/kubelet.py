@@ -31,6 +31,7 @@ from ...config.errors import fail_per_key
 from ...k8s.taints import Taint, TaintEffect, TaintError
 from ...text.terminal import shown
 from .._shared import kubelet_config_fields as fields
+from .._shared import kubelet_config_rules as rules
 from .._shared.registration import (
     NODE_LABELS_FLAG,
     NODEADM_API_VERSION,
@@ -137,9 +138,11 @@ def _config_problems(config: dict[str, Any]) -> list[tuple[tuple[str | int, ...]
     """Every reason the ``config`` fragment cannot reach a kubelet as written, as ``(path under config,
     sentence)`` in key order: a misspelt registration key (:func:`_misspelt_registration_keys`), a text
     with a control character (:func:`_control_characters`), a ``registerWithTaints`` that is not a list
-    of taints, and each error of the field table
-    (:func:`~gpu_node_pool.backends._shared.kubelet_config_fields.judge`: types, ranges per field,
-    durations, quantities). Unknown keys are warnings (:func:`config_warnings`), not problems."""
+    of taints, and each error of the field table and of the kubelet's start-up rules
+    (:func:`~gpu_node_pool.backends._shared.kubelet_config_rules.judge`: types, ranges per field,
+    durations, quantities, reservable resources, eviction signals and thresholds, enum values, rules
+    between fields), but none at a value already refused for a control character. Unknown keys are
+    warnings (:func:`config_warnings`), not problems."""
     problems = [*_misspelt_registration_keys(config), *_control_characters(config)]
     if "registerWithTaints" in config:
         items = config["registerWithTaints"]
@@ -155,7 +158,8 @@ def _config_problems(config: dict[str, Any]) -> list[tuple[tuple[str | int, ...]
                 except TaintError as err:
                     problems.append((("registerWithTaints", i), f"{err} (a core/v1 Taint with a Kubernetes effect: "
                                                                f"{', '.join(e.value for e in TaintEffect)})"))
-    problems += [(f.path, f.message) for f in fields.judge(config) if f.severity == "error"]
+    control = {path for path, _ in problems}
+    problems += [(f.path, f.message) for f in rules.judge(config) if f.severity == "error" and f.path not in control]
     return problems
 
 
@@ -200,7 +204,17 @@ def config_warnings(pool: Any) -> list[tuple[str, str]]:
     :mod:`gpu_node_pool.backends._shared.kubelet_config_fields`."""
     kubelet = getattr(pool, "kubelet", None)
     config = getattr(kubelet, "config", None) or {}
-    return [(f"kubelet.config.{fields.dotted(f.path)}", f.message) for f in fields.judge(config) if f.severity != "error"]
+    out = []
+    for finding in rules.judge(config):
+        if finding.severity == "error":
+            continue
+        message = finding.message
+        if finding.path == ("flags",):
+            message = (f"flags belongs under kubelet, not kubelet.config: write kubelet: {{config: {{...}}, flags: "
+                       f"{flow_yaml(config['flags'])}}} (nodeadm NodeConfig spec.kubelet.flags); "
+                       "KubeletConfiguration has no field 'flags', so the kubelet skips it and these flags are not applied")
+        out.append((f"kubelet.config.{fields.dotted(finding.path)}", message))
+    return out
 
 
 def registration_flag(flag: str) -> bool:
