@@ -195,3 +195,38 @@ def test_the_plan_says_which_taints_and_labels_came_from_a_pass_through(temp_pro
     out = capsys.readouterr().out
     assert "    taint dedicated=ml:NoSchedule  from kubelet.flags[0]" in out
     assert "    label team=ml  from kubelet.flags[1]" in out
+
+
+#: A kubelet setting giving the pool's GPU taint key a second effect, and where it sits under the pool.
+SECOND_EFFECT = {
+    "kubelet.flags[1]": "kubelet: {flags: ['--v=2', '--register-with-taints=nvidia.com/gpu=present:NoExecute']}",
+    "kubelet.config.registerWithTaints[0]":
+        "kubelet: {config: {registerWithTaints: [{key: nvidia.com/gpu, value: present, effect: NoExecute}]}}",
+}
+
+
+@pytest.mark.parametrize("where", SECOND_EFFECT)
+def test_a_second_effect_from_a_kubelet_setting_is_refused_at_that_setting_naming_both_sources(temp_project, capsys, where):
+    from gpu_node_pool.cli.commands import main
+
+    text = (
+        "config:\n  aws:region: us-west-2\n  gpu-node-pools:cluster:\n    name: ml-dev\n"
+        "    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node\n    subnetIds: [subnet-0a1b2c3d4e5f60718]\n"
+        "  gpu-node-pools:pools:\n    - name: gpu\n      backend: eks-managed\n      instanceTypes: [g6.xlarge]\n"
+        "      scaling: {minSize: 0, maxSize: 2}\n      taints: ['nvidia.com/gpu=present:NoSchedule']\n"
+        f"      {SECOND_EFFECT[where]}\n"
+    )
+    code = main(["validate", "--stack", "two", "--project-dir", str(temp_project("two", text))])
+    out = capsys.readouterr()
+    out = out.out + out.err
+    assert code == 2, out
+    assert (f"pools[0].{where}: {where} registers taint 'nvidia.com/gpu=present:NoExecute' and taints[0] has "
+            "'nvidia.com/gpu=present:NoSchedule': taint key(s) ['nvidia.com/gpu'] carry several effects") in out, out
+    assert f"remove the taint from {where}" in out and "Pulumi.two.yaml:13:" in out, out  # the kubelet line
+    # the pool's own taints alone keep the refusal at the pool, and at minSize >= 1 a second effect is allowed
+    own = text.replace(f"      {SECOND_EFFECT[where]}\n", "").replace(
+        "['nvidia.com/gpu=present:NoSchedule']", "['nvidia.com/gpu=present:NoSchedule', 'nvidia.com/gpu=present:NoExecute']")
+    assert main(["validate", "--stack", "own", "--project-dir", str(temp_project("own", own))]) == 2
+    assert " pools[0]: taint key(s) ['nvidia.com/gpu'] carry several effects" in capsys.readouterr().err
+    assert main(["validate", "--stack", "one", "--project-dir",
+                 str(temp_project("one", text.replace("minSize: 0", "minSize: 1")))]) == 0

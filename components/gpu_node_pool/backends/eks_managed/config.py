@@ -250,11 +250,15 @@ class EksManagedPool(PoolBase):
                 f"{ami_arch}; pick a matching amiType or instance types"
             )
         if self.scaling.min_size == 0:
+            from . import pass_through
+
+            origin = pass_through.second_effect_origin(self, super().taint_list)
+            where = f"remove the taint from {origin[0].path}, " if origin else ""
             problem = several_effects_problem(
-                self.taint_list, "scale from zero (minSize 0) would miss one: use one effect per key or minSize >= 1"
+                self.taint_list, f"scale from zero (minSize 0) would miss one: {where}use one effect per key or minSize >= 1"
             )
-            if problem:
-                raise fail(problem)
+            if problem:  # at the pass-through setting that adds the second effect, when one does
+                raise fail(f"{origin[1]}: {problem}", origin[0].at) if origin else fail(problem)
         from . import capacity
 
         problems = capacity.pool_problems(self) + capacity.scale_from_zero_problems(self)

@@ -24,7 +24,8 @@ from typing import Any
 
 from ...k8s.taints import Taint
 
-__all__ = ["PassedLabel", "PassedTaint", "extra_labels", "extra_taints", "merge_problems", "passed_labels", "passed_taints"]
+__all__ = ["PassedLabel", "PassedTaint", "extra_labels", "extra_taints", "merge_problems", "passed_labels", "passed_taints",
+           "second_effect_origin"]
 
 _TAINT_RULE = "a node carries one taint per key and effect (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/)"
 _LABEL_RULE = "a node carries one value per label key (https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/)"
@@ -32,10 +33,12 @@ _LABEL_RULE = "a node carries one value per label key (https://kubernetes.io/doc
 
 @dataclass(frozen=True)
 class PassedTaint:
-    """A taint set through a pass-through field: the taint and the field's path under the pool (``kubelet.flags[0]``)."""
+    """A taint set through a pass-through field: the taint, the field's path under the pool as text
+    (``kubelet.flags[0]``) and as keys and indexes (``("kubelet", "flags", 0)``, where an error is placed)."""
 
     taint: Taint
     path: str
+    at: tuple[str | int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,12 +65,14 @@ def passed_taints(pool: Any) -> list[PassedTaint]:
         for i, flag in enumerate(kubelet.flags or []):
             name, _, value = flag.partition("=")
             if name == REGISTER_WITH_TAINTS_FLAG:
-                out += [PassedTaint(t, f"kubelet.flags[{i}]") for t in parse_taints_flag(value)]
+                out += [PassedTaint(t, f"kubelet.flags[{i}]", ("kubelet", "flags", i)) for t in parse_taints_flag(value)]
         for i, item in enumerate((kubelet.config or {}).get("registerWithTaints") or []):
-            out.append(PassedTaint(Taint.from_k8s(item), f"kubelet.config.registerWithTaints[{i}]"))
+            out.append(PassedTaint(Taint.from_k8s(item), f"kubelet.config.registerWithTaints[{i}]",
+                                   ("kubelet", "config", "registerWithTaints", i)))
     k8s = _bottlerocket_kubernetes(pool)
     for key, entries in (k8s.get("node-taints") or {}).items():
-        out += [PassedTaint(t, f"bottlerocket.settings.kubernetes.node-taints.{key}")
+        out += [PassedTaint(t, f"bottlerocket.settings.kubernetes.node-taints.{key}",
+                            ("bottlerocket", "settings", "kubernetes", "node-taints", key))
                 for t in bottlerocket_node_taints({key: entries})]
     return out
 
@@ -116,6 +121,24 @@ def extra_labels(pool: Any, declared: dict[str, str]) -> dict[str, str]:
         if passed.key not in declared and passed.key not in out:
             out[passed.key] = passed.value
     return out
+
+
+def second_effect_origin(pool: Any, declared: list[Taint]) -> tuple[PassedTaint, str] | None:
+    """Where a pass-through taint gives a taint key another effect than the pool's ``taints`` (``declared``) or
+    an earlier pass-through taint give it: ``(that taint with its place, a clause naming both sources:
+    "kubelet.flags[0] registers taint '...' and taints[0] has '...'")``, the first such
+    taint in field order; None when every key with several effects has them from ``taints`` alone, or no key
+    has several. (Whether several effects per key are refused is the caller's rule: Cluster Autoscaler's
+    one tag per key, :mod:`gpu_node_pool.backends._shared.cluster_autoscaler`.)"""
+    sources = [(f"taints[{i}]", t) for i, t in enumerate(declared)]
+    for passed in passed_taints(pool):
+        if any(t.identity == passed.taint.identity for _, t in sources):
+            continue
+        others = [f"{path} has {str(t)!r}" for path, t in sources if t.key == passed.taint.key]
+        if others:
+            return passed, f"{passed.path} registers taint {str(passed.taint)!r} and {' and '.join(others)}"
+        sources.append((passed.path, passed.taint))
+    return None
 
 
 def merge_problems(pool: Any, declared_taints: list[Taint], declared_labels: dict[str, str]) -> list[str]:
