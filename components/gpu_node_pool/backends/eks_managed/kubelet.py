@@ -67,8 +67,12 @@ class EksKubelet(Model):
     ``evictionHard: {memory.available: 5000000000}``: a map of texts), a malformed duration or
     quantity, a number out of its field's range (int32 or int64): the kubelet would not decode its
     config file and would not start (the field table and what is and is not judged:
-    :mod:`gpu_node_pool.backends._shared.kubelet_config_fields`). A key that is no KubeletConfiguration
-    field is a warning (:func:`config_warnings`), not an error, whatever its value: the kubelet skips it.
+    :mod:`gpu_node_pool.backends._shared.kubelet_config_fields`); a value of the right type the kubelet
+    refuses at start (``systemReserved: {gpu: '1'}``, ``evictionHard: {memory.available: 500MB}``,
+    ``cpuManagerPolicy: Static``, ``shutdownGracePeriodCriticalPods`` above ``shutdownGracePeriod``: the
+    rules, their sources and what is not judged: :mod:`gpu_node_pool.backends._shared.kubelet_config_rules`).
+    A key that is no KubeletConfiguration field is a warning (:func:`config_warnings`), not an error,
+    whatever its value: the kubelet skips it; ``flags`` there is told it belongs under ``kubelet.flags``.
     For ``flags`` (at ``kubelet.flags`` or ``kubelet.flags[N]``): a flag holding a newline or another
     control character, a flag that is not ``--name[=value]``, a registration flag without ``=``, a taint
     or label that does not parse."""
@@ -199,9 +203,11 @@ def _control_characters(value: Any, path: tuple[str | int, ...] = ()) -> list[tu
 def config_warnings(pool: Any) -> list[tuple[str, str]]:
     """``[(sub-path, message)]`` for the pool's ``kubelet.config``: each key that is no field of its
     KubeletConfiguration object (``kubelet.config.maxPod``: the kubelet skips it, so it may do
-    nothing; with the nearest field name), and each object whose contents are not judged
-    (``logging``, ``tracing``). Their errors are refused by :class:`EksKubelet` instead. Source:
-    :mod:`gpu_node_pool.backends._shared.kubelet_config_fields`."""
+    nothing; with the nearest field name; ``flags`` is told it belongs under ``kubelet.flags``), each
+    value the kubelet takes but that is likely a slip (``memory: 500m``, a threshold it ignores), and
+    each object or value not judged (``logging``, ``tracing``, ``swap.available``). Their errors are
+    refused by :class:`EksKubelet` instead. Source:
+    :mod:`gpu_node_pool.backends._shared.kubelet_config_rules`."""
     kubelet = getattr(pool, "kubelet", None)
     config = getattr(kubelet, "config", None) or {}
     out = []
