@@ -46,8 +46,8 @@ class Unread:
 
 
 def unread_daemonset(ds: DaemonSet, *, stack_pools: list[str] | None = None) -> Unread:
-    """What the report says of ``ds``, whose ``problem`` is set (:func:`~gpu_node_pool.policies.daemonset_nodes.
-    read_daemonset`). ``stack_pools``: for a DaemonSet the stack deploys (``ds.origin == "stack"``), the declared
+    """What the report says of ``ds``, whose ``problem`` is set
+    (:func:`~gpu_node_pool.policies.daemonset_nodes.read_daemonset`). ``stack_pools``: for a DaemonSet the stack deploys (``ds.origin == "stack"``), the declared
     pools' names, which the what-if judges it on none of until the stack is fixed; None for the cluster's."""
     try:
         refused = pod_spec_refusals(ds.pod_spec) if isinstance(ds.pod_spec, Mapping) and ds.pod_spec else []
