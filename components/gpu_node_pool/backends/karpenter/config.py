@@ -481,15 +481,18 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
     issues += [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if refused]
     issues += [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack) if refused]
     issues += [ConfigIssue(_labels_path(stack, i), msg) for i, (msg, refused) in _label_version_issues(stack) if refused]
+    issues += [ConfigIssue(path, msg) for path, msg, refused in _operator_version_issues(stack) if refused]
     return issues
 
 
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
     """EFA pools while ``cluster.karpenterVersion`` is not stated (the fields need Karpenter >= v1.11),
     NodeOverlay pools (the version when not stated, and the ``NodeOverlay`` feature gate), and pools with
-    labels in the kubernetes.io/k8s.io domains while the version is not stated (refused before v1.9)."""
+    labels in the kubernetes.io/k8s.io domains or requirements with ``Gte``/``Lte`` while the version is not
+    stated (both refused before v1.9)."""
     out = [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
     out += [ConfigIssue(_labels_path(stack, i), msg) for i, (msg, refused) in _label_version_issues(stack) if not refused]
+    out += [ConfigIssue(path, msg) for path, msg, refused in _operator_version_issues(stack) if not refused]
     return out + [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack)
                   if not refused]
 
@@ -504,6 +507,16 @@ def _label_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
     from .label_domains import version_issue
 
     return _version_issues(stack, version_issue)
+
+
+def _operator_version_issues(stack: Any) -> list[tuple[str, str, bool]]:
+    """``[(path, message, refused)]`` of requirements with ``Gte``/``Lte`` against ``cluster.karpenterVersion``,
+    placed at ``pools[i].requirements[j].operator``."""
+    from .requirement_operators import version_issues
+
+    return [(f"pools[{i}].requirements[{j}].operator", msg, refused)
+            for i, pool in enumerate(stack.pools) if isinstance(pool, KarpenterPool)
+            for j, msg, refused in version_issues(pool, stack.cluster.karpenter_version)]
 
 
 def _labels_path(stack: Any, i: int) -> str:

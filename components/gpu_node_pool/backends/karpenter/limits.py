@@ -199,7 +199,9 @@ class KarpenterRequirement(NodePoolRequirement):
     the restricted Karpenter domains; ``operator`` one of In, NotIn, Exists, DoesNotExist, Gt, Lt,
     Gte, Lte; ``In`` needs values; Gt/Lt/Gte/Lte need exactly one non-negative integer; Exists and
     DoesNotExist take no values; ``minValues`` 1-50 and at most the number of values.
-    Sources: NodePool CRD v1.14.1 and ``nodeclaim_validation.go`` ``ValidateRequirement``.
+    Sources: NodePool CRD v1.14.1 and ``nodeclaim_validation.go`` ``ValidateRequirement``. Gte and Lte need
+    Karpenter >= v1.9.0, judged against ``cluster.karpenterVersion`` by
+    :func:`gpu_node_pool.backends.karpenter.requirement_operators.version_issues`.
     """
 
     key: str = Field(description="Label key, e.g. karpenter.k8s.aws/instance-gpu-memory.")
