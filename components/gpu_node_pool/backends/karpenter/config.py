@@ -453,13 +453,27 @@ class KarpenterPool(NodePoolBase):
 
     @property
     def image_family(self) -> str:
-        """``bottlerocket-nvidia`` for a Bottlerocket EC2NodeClass, else ``other`` (the AMI is not known from the config)."""
-        return "bottlerocket-nvidia" if self.ships_own_device_plugin else "other"
+        """``bottlerocket-nvidia`` for a Bottlerocket EC2NodeClass; ``al2023-nvidia`` for a created EC2NodeClass
+        with ``amiAlias: al2023@...``; else ``other``.
+
+        For an alias, Karpenter resolves the NVIDIA variant of the family on instances with
+        ``karpenter.k8s.aws/instance-gpu-count`` (AL2023: SSM ``/aws/service/eks/optimized-ami/<k8s>/amazon-linux-2023/
+        <arch>/nvidia/...``, ``VariantNvidia``'s requirement ``instance-gpu-count Exists``; aws/karpenter-provider-aws
+        ``pkg/providers/amifamily/al2023.go`` and ``types.go``@v1.14.1), which is the EKS-optimized AL2023 NVIDIA AMI
+        with the driver and the container toolkit (EKS user guide ``ml-eks-optimized-ami``). An existing class
+        (``nodeClassRef``) with ``amiFamily: AL2023`` may select any AMI by ``amiSelectorTerms``, so it stays
+        ``other``."""
+        if self.ships_own_device_plugin:
+            return "bottlerocket-nvidia"
+        if self.node_class is not None and self.node_class.ami_family == "al2023":
+            return "al2023-nvidia"
+        return "other"
 
     @property
     def driver_source(self) -> str:
-        """``image`` on Bottlerocket NVIDIA, else ``unknown``."""
-        return "image" if self.ships_own_device_plugin else "unknown"
+        """``image`` on the NVIDIA AMI an alias resolves to (Bottlerocket NVIDIA, EKS AL2023 NVIDIA: see
+        :attr:`image_family`), else ``unknown``."""
+        return "image" if self.image_family != "other" else "unknown"
 
 
 def stack_issues(stack: Any) -> list[ConfigIssue]:

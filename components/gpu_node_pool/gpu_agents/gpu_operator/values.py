@@ -16,7 +16,8 @@ NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml``,
   chart's top-level ``affinity``/``nodeSelector`` belong to the operator Deployment.
 * Per node image (one cluster, so an operand is switched off only when *every* pool's image provides it):
   EKS AL2023 NVIDIA and Bottlerocket NVIDIA AMIs ship the driver and the container toolkit
-  (``driver.enabled``/``toolkit.enabled`` false; EKS user guide ``ml-eks-optimized-ami``);
+  (``driver.enabled``/``toolkit.enabled`` false; EKS user guide ``ml-eks-optimized-ami``), including the one
+  Karpenter's ``al2023@...`` alias boots on GPU instances (the pool model's ``image_family``);
   Bottlerocket NVIDIA also ships the device plugin and its own MIG settings (``devicePlugin.enabled``,
   ``migManager.enabled`` false); ``devicePlugin.enabled`` is false too when every pool's image runs its own
   device plugin (two plugins registering ``nvidia.com/gpu`` with one kubelet flap). GKE (the driver from Google's installer, :func:`_gke_driver`): ``driver.enabled`` false and the
