@@ -164,7 +164,7 @@ def test_an_overlay_on_a_type_whose_gpu_has_no_confirmed_profile_table_is_refuse
     cfg = raw(pool(instanceFamilies=None, instanceTypes=["p6-b300.48xlarge"], gpuSharing=None,
                    mig={"strategy": "single", "profile": "1g.34gb"}, limits={"nvidia.com/gpu": 64}), operator=True)
     issues = config_issues(cfg)
-    assert any("nodeOverlay" in m and "p6-b300.48xlarge" in m and "MIG profile tables" in m for _, m in issues), issues
+    assert any("nodeOverlay" in m and "p6-b300.48xlarge" in m and "no MIG profile table is known for NVIDIA B300" in m for _, m in issues), issues
 
 
 def test_a_requirement_on_an_instance_label_the_catalog_does_not_model_is_refused():

@@ -140,12 +140,47 @@ def groups(pool: Any) -> tuple[list[OverlayGroup], str | None]:
         found.setdefault((t.nvidia_gpus, tuple(sorted(capacity.items()))), []).append(t.name)
     if unknown:
         what = "MIG devices" if pool.mig is not None else "GPUs"
-        table = (" (MIG profile tables are confirmed for A30 and A100 only: NVIDIA MIG User Guide, Supported MIG "
-                 f"Profiles; {pool.mig.profile!r} must be in the type's table)") if pool.mig is not None else ""
-        return [], (f"the {what} a node of {sorted(unknown)[:6]} advertises are not known{table}; restrict the pool "
+        why = f" ({_mig_unknown(pool.mig.profile, sorted(unknown))})" if pool.mig is not None else ""
+        return [], (f"the {what} a node of {sorted(unknown)[:6]} advertises are not known{why}; restrict the pool "
                     "to types whose figure is known, or remove nodeOverlay")
     out = [OverlayGroup(gpus, capacity, tuple(sorted(types))) for (gpus, capacity), types in sorted(found.items())]
     return out, None
+
+
+def _mig_unknown(profile: str, types: list[str]) -> str:
+    """Why a MIG pool's types have no known figure, per GPU: the GPU's table
+    (:data:`gpu_node_pool.gpu_agents.mig_profiles.MIG_PROFILES`, with its source) lacks ``profile``, or no table is
+    known for the GPU."""
+    from types import SimpleNamespace
+
+    from ...gpu_agents.mig import mig_gpu
+    from ...gpu_agents.mig_profiles import MIG_PROFILES
+
+    lacking: dict[str, tuple[Any, list[str]]] = {}
+    untabled: dict[str, list[str]] = {}
+    for t in types:
+        _, model, table = mig_gpu(SimpleNamespace(instance_types=[t], gpu_model=None))
+        if table is not None:
+            lacking.setdefault(table.model, (table, []))[1].append(t)
+        else:
+            untabled.setdefault(model or "a GPU the catalog does not name", []).append(t)
+    parts = [f"{profile!r} is not in the MIG profile table of {gpu} ({', '.join(ts[:4])}), which has "
+             f"{', '.join(table)} ({table.source})" for gpu, (table, ts) in sorted(lacking.items())]
+    parts += [f"no MIG profile table is known for {gpu} ({', '.join(ts[:4])}; tables: {', '.join(MIG_PROFILES)})"
+              for gpu, ts in sorted(untabled.items())]
+    return "; ".join(parts)
+
+
+def _profile_refused_elsewhere(pool: Any) -> bool:
+    """Whether ``pools[i].mig.profile`` is already refused because the pool's one GPU table lacks the profile
+    (:func:`gpu_node_pool.gpu_agents.mig.mig_gpu` over the pool's types, the table that check reads), so an
+    unknown overlay figure needs no second message."""
+    from ...gpu_agents.mig import mig_gpu
+
+    if pool.mig is None:
+        return False
+    _, _, table = mig_gpu(pool)
+    return table is not None and pool.mig.profile not in table
 
 
 #: Label domains of instance-type labels (Kubernetes' and Karpenter's well-known labels): a requirement on one the
@@ -220,7 +255,7 @@ def pool_problems(pool: Any) -> list[str]:
                 "which Karpenter already counts (kubernetes-sigs/karpenter#729); remove nodeOverlay"]
     found, why = groups(pool)
     if why:
-        return [f"nodeOverlay: {why}"]
+        return [] if _profile_refused_elsewhere(pool) else [f"nodeOverlay: {why}"]
     problems = []
     for resource, raw in pool.limits.items():
         over = [(g, dict(g.capacity)[resource]) for g in found if resource in dict(g.capacity)]
