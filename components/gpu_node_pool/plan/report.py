@@ -110,6 +110,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines += agent_lines(result.config)
+    lines += quota_lines(result.resources)
     lines += not_judged_lines(result)
     lines.append("")
     lines.append(exit_line(result, fail_on))
@@ -192,6 +193,33 @@ def agent_lines(stack: Any) -> list[str]:
             lines.append(f"EFA device plugin: pool {pool} types {', '.join(types)} are outside the chart's "
                          "supportedInstanceLabels (aws-efa-k8s-device-plugin 0.5.30 values.yaml); its node affinity "
                          "keeps the plugin off those nodes")
+    return lines
+
+
+_QUOTA = "kubernetes:core/v1:ResourceQuota"
+
+
+def quota_lines(resources: Iterable[Any]) -> list[str]:
+    """The ResourceQuotas the agents' components register for priority classes (on GKE the critical classes are
+    admitted outside ``kube-system`` only with one: :mod:`gpu_node_pool.gpu_agents.critical_quota`): a title line,
+    then ``  <namespace>/<name>  PriorityClass In [<classes>]  pods <hard.pods>`` each; nothing when there are none."""
+    from ..k8s.wellknown import AGENT_COMPONENT_TYPES
+
+    resources = list(resources)
+    agents = {r.urn for r in resources if r.type in AGENT_COMPONENT_TYPES and r.urn}
+    lines = []
+    for r in resources:
+        if r.type != _QUOTA or r.parent not in agents:
+            continue
+        meta, spec = r.inputs.get("metadata") or {}, r.inputs.get("spec") or {}
+        scopes = [e for e in (spec.get("scopeSelector") or {}).get("matchExpressions") or []
+                  if e.get("scopeName") == "PriorityClass"]
+        if not scopes:
+            continue
+        shown = "; ".join(f"PriorityClass {e.get('operator')} [{', '.join(e.get('values') or [])}]" for e in scopes)
+        lines.append(f"  {meta.get('namespace')}/{meta.get('name')}  {shown}  pods {(spec.get('hard') or {}).get('pods')}")
+    if lines:
+        lines.insert(0, "priority-class quotas of the agents (on GKE a critical-class pod outside kube-system needs one):")
     return lines
 
 

@@ -2,7 +2,8 @@
 
 A thin shell over :func:`gpu_node_pool.gpu_agents.dcgm_exporter.values.dcgm_values` (tolerations and node affinity derived
 like the device plugin's). Used with the standalone device plugin; with the GPU Operator the exporter
-is the operator's ``dcgmExporter`` operand instead.
+is the operator's ``dcgmExporter`` operand instead. Its pods run at ``system-node-critical``, so on GKE its
+namespace gets the quota GKE requires for that class (:mod:`gpu_node_pool.gpu_agents.critical_quota`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...config.agents import DcgmExporterConfig
 from ...k8s.taints import Toleration
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP, DCGM_EXPORTER_TYPE
 from .. import chart_install
+from ..critical_quota import agent_quota
 from ..once import claim
 from ..pools import agent_pool
 from . import values as render
@@ -49,8 +51,9 @@ class DcgmExporterArgs:
 class DcgmExporter(pulumi.ComponentResource):
     """The ``dcgm-exporter`` chart 4.8.2 with tolerations and node affinity derived from the pools.
 
-    Children: ``kubernetes.core.v1.Namespace`` ``<name>-namespace`` and ``kubernetes.helm.v4.Chart``
-    ``<name>-chart``.
+    Children: ``kubernetes.core.v1.Namespace`` ``<name>-namespace``, on GKE (outside ``kube-system``) a
+    ``kubernetes.core.v1.ResourceQuota`` ``<name>-quota`` (``dcgm-exporter-critical-pods``,
+    :func:`~gpu_node_pool.gpu_agents.critical_quota.agent_quota`), and ``kubernetes.helm.v4.Chart`` ``<name>-chart``.
 
     Attributes:
         values: the chart values (plain). tolerations: the derived tolerations (Kubernetes objects).
@@ -61,8 +64,8 @@ class DcgmExporter(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: DcgmExporterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self.values = render.dcgm_values([agent_pool(p) for p in args.pools], args.extra_tolerations,
-                                         service_monitor=args.config.service_monitor)
+        pools = [agent_pool(p) for p in args.pools]
+        self.values = render.dcgm_values(pools, args.extra_tolerations, service_monitor=args.config.service_monitor)
         claim("DcgmExporter", name, args.cluster_name, args.cluster, opts, "DcgmExporterArgs")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.config.namespace}, opts)
 
@@ -71,4 +74,5 @@ class DcgmExporter(pulumi.ComponentResource):
         self.chart = chart_install.install_chart(
             self, name, chart=render.CHART, version=args.config.chart_version, repository=args.config.repository,
             namespace_name=args.config.namespace, values=self.values, depends_on=[ns],
+            quota=agent_quota(pools, render.CHART, self.values.get("priorityClassName"), args.config.namespace),
         )

@@ -2,7 +2,8 @@
 
 A thin shell over :func:`gpu_node_pool.gpu_agents.device_plugin.values.chart_values`. The chart is a
 ``kubernetes.helm.v4.Chart`` (rendered client-side, so its DaemonSet is a real child that
-policies check at preview), in its own namespace.
+policies check at preview), in its own namespace; its pods run at ``system-node-critical``, so on GKE that
+namespace gets the quota GKE requires for the class (:mod:`gpu_node_pool.gpu_agents.critical_quota`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pulumi
 from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP
 from .. import chart_install, once
+from ..critical_quota import agent_quota
 from ..validate import served_pool_issues
 from . import checks
 from . import values as render
@@ -61,8 +63,9 @@ class NvidiaDevicePluginArgs:
 class NvidiaDevicePlugin(pulumi.ComponentResource):
     """The ``nvidia-device-plugin`` chart 0.20.0 with tolerations and affinity derived from the pools.
 
-    Children: ``kubernetes.core.v1.Namespace`` ``<name>-namespace`` and
-    ``kubernetes.helm.v4.Chart`` ``<name>-chart``.
+    Children: ``kubernetes.core.v1.Namespace`` ``<name>-namespace``, on GKE (outside ``kube-system``) a
+    ``kubernetes.core.v1.ResourceQuota`` ``<name>-quota`` (``nvidia-device-plugin-critical-pods``,
+    :func:`~gpu_node_pool.gpu_agents.critical_quota.agent_quota`), and ``kubernetes.helm.v4.Chart`` ``<name>-chart``.
 
     Attributes:
         values: the chart values (plain, known at preview).
@@ -100,4 +103,5 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         self.chart = chart_install.install_chart(
             self, name, chart=render.CHART, version=config.chart_version, repository=config.repository,
             namespace_name=config.namespace, values=self.values, depends_on=[ns],
+            quota=agent_quota(args.pools, render.CHART, self.values.get("priorityClassName"), config.namespace),
         )

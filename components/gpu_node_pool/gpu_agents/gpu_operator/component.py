@@ -3,7 +3,8 @@
 A thin shell over :func:`gpu_node_pool.gpu_agents.gpu_operator.values.operator_values`. The chart is a
 ``kubernetes.helm.v4.Chart`` (rendered client-side, so its ``ClusterPolicy`` is a real child that the
 policies check at preview), in its own namespace; on GKE also the ``gpu-operator-quota`` ResourceQuota
-NVIDIA documents (cloud-native-docs ``gpu-operator/google-gke.rst``).
+NVIDIA documents (cloud-native-docs ``gpu-operator/google-gke.rst``), which GKE requires for the operands'
+``system-node-critical`` class (:mod:`gpu_node_pool.gpu_agents.critical_quota`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
 from ...config.agents import GpuAgentsConfig
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE
 from .. import chart_install
+from ..critical_quota import critical_pods_quota, needs_critical_pods_quota
 from ..once import claim
 from ..pools import agent_pool
 from ..validate import served_pool_issues
@@ -29,6 +31,12 @@ TYPE_TOKEN = GPU_OPERATOR_TYPE
 SOURCE = "GpuOperatorArgs"
 #: The chart version the values were checked against (NVIDIA/gpu-operator tag v26.7.0).
 CHART_VERSION = "v26.7.0"
+#: The priority class of the operator and its operands (NVIDIA/gpu-operator@v26.7.0
+#: ``deployments/gpu-operator/values.yaml`` ``daemonsets.priorityClassName``).
+PRIORITY_CLASS = "system-node-critical"
+#: The quota NVIDIA documents for the operator's namespace on GKE (gpu-operator/google-gke.rst): its name and
+#: ``hard.pods``; the same object as :func:`gpu_node_pool.gpu_agents.gpu_operator.values.gke_resource_quota`.
+QUOTA_NAME, QUOTA_PODS = "gpu-operator-quota", "100"
 
 
 @dataclass(frozen=True)
@@ -106,11 +114,8 @@ class GpuOperator(pulumi.ComponentResource):
             raise refused
         claim("GpuOperator", name, args.cluster_name, args.cluster, opts, SOURCE)
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.namespace}, opts)
-        from ...sdk.provider_sdk import provider_sdk
-
-        k8s = provider_sdk("pulumi_kubernetes", "the GPU Operator's chart")
-
-        pools = render.operator_pools([agent_pool(p) for p in args.pools])
+        every = [agent_pool(p) for p in args.pools]
+        pools = render.operator_pools(every)
         self.values = render.operator_values(
             pools,
             dcgm_exporter=agents.dcgm_exporter.enabled,
@@ -119,14 +124,9 @@ class GpuOperator(pulumi.ComponentResource):
         )
         self.tolerations = self.values["daemonsets"]["tolerations"]
         namespace = chart_install.namespace(self, name, args.namespace)
-        depends: list[pulumi.Resource] = [namespace]
-        if render.needs_gke_quota(pools):
-            quota = render.gke_resource_quota(args.namespace)
-            depends.append(k8s.core.v1.ResourceQuota(
-                f"{name}-quota", metadata=quota["metadata"], spec=quota["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
-            ))
+        quota = (critical_pods_quota(args.namespace, QUOTA_NAME, QUOTA_PODS)
+                 if needs_critical_pods_quota(every, PRIORITY_CLASS, args.namespace) else None)
         self.chart = chart_install.install_chart(
             self, name, chart=render.CHART, version=args.version, repository=render.CHART_REPO,
-            namespace_name=args.namespace, values=self.values, depends_on=depends,
+            namespace_name=args.namespace, values=self.values, depends_on=[namespace], quota=quota,
         )
