@@ -15,7 +15,14 @@ from typing import Any
 from .efa_device_plugin.values import efa_pools
 from .gpu_operator.values import NAMESPACE as OPERATOR_NAMESPACE
 
-__all__ = ["InstalledAgent", "installed_agents", "agent_namespaces"]
+__all__ = ["InstalledAgent", "installed_agents", "agent_namespaces", "pool_device_plugin", "SERVED_BY_CHART",
+           "SERVED_BY_OPERATOR", "NOT_INSTALLED"]
+
+#: What serves ``nvidia.com/gpu`` on a pool that needs NVIDIA's device plugin (``uses_nvidia_device_plugin``), as the
+#: plan says it (``pools[].devicePlugin``): the standalone chart, the GPU Operator's operand, or nothing this stack installs.
+SERVED_BY_CHART = "nvidia-device-plugin chart"
+SERVED_BY_OPERATOR = "the GPU Operator's device plugin (gpu-operator chart)"
+NOT_INSTALLED = "needs NVIDIA's device plugin; not installed by this stack (devicePlugin.enabled: false)"
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,26 @@ def installed_agents(stack: Any) -> list[InstalledAgent]:
     if agents.efa_device_plugin.enabled and efa_pools(stack.pools):
         out.append(InstalledAgent("efa_device_plugin", "EFA device plugin", agents.efa_device_plugin.namespace))
     return out
+
+
+def pool_device_plugin(pool: Any, stack: Any, reported: str | None = None) -> str:
+    """Who serves ``nvidia.com/gpu`` on ``pool`` (a pool model of the validated ``stack``), one answer for the plan's
+    pool line and ``pools[].devicePlugin``, agreeing with :func:`installed_agents`.
+
+    A pool whose image or platform runs its own plugin keeps ``reported``, its backend's wording (``managed by GKE
+    ...``, ``ships its own ...``; ``"ships its own"`` without one). A pool that needs NVIDIA's: :data:`NOT_INSTALLED`
+    with ``devicePlugin.enabled`` false, :data:`SERVED_BY_OPERATOR` with ``provider: gpu-operator`` (the operator's
+    ``devicePlugin`` operand serves every pool that is not the platform's: ``gpu_operator.values.operator_pools``),
+    else ``reported`` (a backend may qualify the chart) or :data:`SERVED_BY_CHART`.
+    """
+    if not pool.uses_nvidia_device_plugin:
+        return reported or "ships its own"
+    plugin = stack.device_plugin
+    if not plugin.enabled:
+        return NOT_INSTALLED
+    if plugin.provider == "gpu-operator":
+        return SERVED_BY_OPERATOR
+    return reported or SERVED_BY_CHART
 
 
 def agent_namespaces(stack: Any) -> list[str]:

@@ -96,7 +96,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
         for c in dp["coverage"]:
             lines.append(f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}")
     else:
-        lines.append("device plugin: not installed by this stack")
+        lines += operator_plugin_lines(result.resources)
     stand_ins = [r for r in result.resources if r.synthesized]
     # cut of the secrets before it is wrapped: a secret split across two lines is found by no later cut
     whys = masked_document([r.synthesized for r in stand_ins], result.resources)
@@ -193,6 +193,28 @@ def agent_lines(stack: Any) -> list[str]:
             lines.append(f"EFA device plugin: pool {pool} types {', '.join(types)} are outside the chart's "
                          "supportedInstanceLabels (aws-efa-k8s-device-plugin 0.5.30 values.yaml); its node affinity "
                          "keeps the plugin off those nodes")
+    return lines
+
+
+def operator_plugin_lines(resources: Iterable[Any]) -> list[str]:
+    """The device plugin summary of a stack without the standalone chart: the GPU Operator's ``devicePlugin``
+    operand when the stack's ``GpuOperator`` chart enables it (its chart, version, repository and namespace, and
+    the operands' derived ``daemonsets.tolerations``), else ``device plugin: not installed by this stack``."""
+    from ..k8s.wellknown import CHART_TYPES, GPU_OPERATOR_TYPE
+
+    resources = list(resources)
+    operators = {r.urn for r in resources if r.type == GPU_OPERATOR_TYPE and r.urn}
+    chart = next((r for r in resources if r.type in CHART_TYPES and r.parent in operators), None)
+    values = (chart.inputs.get("values") or {}) if chart is not None else {}
+    if chart is None or not (values.get("devicePlugin") or {}).get("enabled", True):
+        off = " (the GPU Operator's devicePlugin operand is off: every pool's node image runs its own)" if chart else ""
+        return [f"device plugin: not installed by this stack{off}"]
+    inputs = chart.inputs
+    lines = [f"device plugin: the GPU Operator's, chart {inputs.get('chart')} {inputs.get('version')} "
+             f"from {(inputs.get('repositoryOpts') or {}).get('repo')} in namespace {inputs.get('namespace')}",
+             "  operand tolerations (derived, daemonsets.tolerations):"]
+    for t in (values.get("daemonsets") or {}).get("tolerations") or []:
+        lines.append("    " + ", ".join(f"{k}: {v}" for k, v in t.items()))
     return lines
 
 

@@ -554,6 +554,7 @@ def _tagged_resources(entry: dict[str, Any]) -> dict[str, int] | None:
 
 def _summarise(result: PlanResult) -> None:
     from ..gpu_agents.device_plugin import values as dp
+    from ..gpu_agents.installed import pool_device_plugin
     from ..gpu_agents.promise import pool_promise
 
     assert result.config is not None
@@ -564,10 +565,8 @@ def _summarise(result: PlanResult) -> None:
         summarise = backends.get(pool.backend).fn("summarise")
         if summarise is not None:
             summarise(pool, entry, index, by_type, result.outputs)
-        # A backend's summary may say who serves the pool instead (GKE: "managed by GKE").
-        entry.setdefault(
-            "devicePlugin", "nvidia-device-plugin chart" if pool.uses_nvidia_device_plugin else "ships its own"
-        )
+        # who serves the pool: the stack's plugin or operator, or what the backend's summary said (GKE: "managed by GKE")
+        entry["devicePlugin"] = pool_device_plugin(pool, result.config, entry.get("devicePlugin"))
         entry["gpus"] = pool_promise(pool, result.config.device_plugin.provider, _tagged_resources(entry),
                                      entry.get("karpenterCapacity"))
         result.pools.append(entry)
