@@ -299,7 +299,7 @@ def test_a_policy_pack_config_with_two_mistakes_reports_them_one_per_line(capsys
     code, out, err = run(capsys, "plan", "--stack", "dev", "--project-dir", str(ROOT), "--policy-pack-config", str(config))
     assert code == 2
     lines = err.strip().splitlines()
-    assert lines[0] == "error: invalid policy pack config:"
+    assert lines[0] == f"error: invalid policy pack config {config}:"
     assert any(ln.startswith("  no-such-policy: no such policy") for ln in lines)
     assert any(ln.startswith("  gpu-toleration-allowlist.allowedNamespaces: 3") for ln in lines)
     assert "\\n" not in err

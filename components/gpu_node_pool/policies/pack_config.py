@@ -21,6 +21,7 @@ on a rule id beats it, and it beats ``all`` (the precedence Pulumi gives a polic
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,6 +35,7 @@ __all__ = [
     "LAYOUTS",
     "LEVEL_POLICIES",
     "PolicyConfigError",
+    "PolicyPackConfig",
     "check_engine_config",
     "engine_config",
     "load_policy_pack_config",
@@ -60,11 +62,27 @@ def _runs_at(level: EnforcementLevel) -> EnforcementLevel:
 
 
 class PolicyConfigError(ValueError):
-    """The policy pack config is invalid; the message names the policy, the property and the rule."""
+    """The policy pack config is invalid; the message names the file (when read from one), the policy, the
+    property, the rule and, for a misspelt name, the closest one."""
 
 
-def load_policy_pack_config(path: str | Path) -> dict[str, Any]:
-    """Read a ``--policy-pack-config`` JSON file.
+class PolicyPackConfig(dict):  # type: ignore[type-arg]
+    """A ``--policy-pack-config`` read from a file: the JSON object, with ``source`` the path it was read from,
+    which :func:`resolve_config` names in its errors."""
+
+    def __init__(self, data: Mapping[str, Any], source: str) -> None:
+        super().__init__(data)
+        self.source = source
+
+
+def _did_you_mean(given: Any, names: Sequence[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``names`` to ``given`` (``difflib``, cutoff 0.6), else ``""``."""
+    close = difflib.get_close_matches(str(given), list(names), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def load_policy_pack_config(path: str | Path) -> PolicyPackConfig:
+    """Read a ``--policy-pack-config`` JSON file: its object as a :class:`PolicyPackConfig` naming ``path``.
 
     Raises:
         PolicyConfigError: unreadable, not a regular file (a FIFO would block the read), not
@@ -91,7 +109,7 @@ def load_policy_pack_config(path: str | Path) -> dict[str, Any]:
                                 "save the file as UTF-8")
     if not isinstance(data, dict):
         raise PolicyConfigError(f"policy pack config {path}: must be a JSON object keyed by policy name or 'all'")
-    return data
+    return PolicyPackConfig(data, str(path))
 
 
 def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = POLICIES, *,
@@ -103,8 +121,11 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
 
     Raises:
         PolicyConfigError: an unknown policy name, an unknown level, or properties that break
-            the policy's JSON schema (checked with ``jsonschema``), one line each.
+            the policy's JSON schema (checked with ``jsonschema``), one line each under a first line naming
+            the file (``config.source`` of a :class:`PolicyPackConfig`); a misspelt policy name, level or
+            property gets the closest one (``difflib``).
     """
+    source = getattr(config, "source", None)
     config = dict(config or {})
     by_name = {p.name: p for p in policies}
     errors = []
@@ -116,13 +137,15 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
         all_level = _LEVELS.get(given) if isinstance(given, str) else None
         if all_level is None:
             errors.append(f"all: {config['all']!r} is not an enforcement level ({', '.join(_LEVELS)}), nor "
-                          "{\"enforcementLevel\": <level>}")
+                          f"{{\"enforcementLevel\": <level>}}{_did_you_mean(given, list(_LEVELS))}")
     groups: dict[EnforcementLevel, EnforcementLevel] = {}  # a rule's default level -> the level set on its level policy
     for key in config:
         if key == "all" or key in by_name:
             continue
         if key not in LEVEL_POLICIES:
-            errors.append(f"{key}: no such policy in pack {PACK_NAME} ({', '.join(by_name)})")
+            hint = _did_you_mean(key, [*by_name, "all", *([] if layout == "per-rule" else LEVEL_POLICIES)])
+            errors.append(f"{key}: no such policy in pack {PACK_NAME}{hint}" if hint
+                          else f"{key}: no such policy in pack {PACK_NAME} ({', '.join(by_name)})")
         elif layout == "per-rule":
             errors.append(f"{key}: a policy of the per-level layout (gpupool policy-pack --layout per-level); this "
                           "pack has one policy per rule: set the level on the rule ids (or all)")
@@ -145,14 +168,16 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
         entry = config.get(name)
         if isinstance(entry, str):
             if entry not in _LEVELS:
-                errors.append(f"{name}: {entry!r} is not an enforcement level ({', '.join(_LEVELS)})")
+                errors.append(f"{name}: {entry!r} is not an enforcement level ({', '.join(_LEVELS)})"
+                              f"{_did_you_mean(entry, list(_LEVELS))}")
             else:
                 level = _LEVELS[entry]
         elif isinstance(entry, Mapping):
             props = {k: v for k, v in entry.items() if k != "enforcementLevel"}
             if "enforcementLevel" in entry:
                 if entry["enforcementLevel"] not in _LEVELS:
-                    errors.append(f"{name}.enforcementLevel: {entry['enforcementLevel']!r} is not an enforcement level")
+                    errors.append(f"{name}.enforcementLevel: {entry['enforcementLevel']!r} is not an enforcement level "
+                                  f"({', '.join(_LEVELS)}){_did_you_mean(entry['enforcementLevel'], list(_LEVELS))}")
                 else:
                     level = _LEVELS[entry["enforcementLevel"]]
         elif entry is not None:
@@ -167,7 +192,7 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
 
                 for err in jsonschema.Draft7Validator(full).iter_errors(props):
                     where = ".".join(str(p) for p in err.absolute_path)
-                    errors.append(f"{name}{'.' + where if where else ''}: {err.message}")
+                    errors.append(f"{name}{'.' + where if where else ''}: {err.message}{_unexpected_hint(err, schema)}")
             for key, prop in schema.properties.items():
                 if key not in props and "default" in prop:
                     props[key] = json.loads(json.dumps(prop["default"]))
@@ -175,8 +200,21 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
             errors.append(f"{name}: takes no properties (got {', '.join(props)})")
         out[name] = (level, props)
     if errors:
-        raise PolicyConfigError("invalid policy pack config:\n  " + "\n  ".join(errors))
+        raise PolicyConfigError(f"invalid policy pack config{' ' + source if source else ''}:\n  " + "\n  ".join(errors))
     return out
+
+
+def _unexpected_hint(err: Any, schema: Any) -> str:
+    """For jsonschema's ``additionalProperties`` error at the top of a policy's properties: the closest property
+    the policy takes to each unexpected one, or the properties it takes when none is close."""
+    if err.validator != "additionalProperties" or err.absolute_path:
+        return ""
+    known = list(schema.properties)
+    unexpected = sorted(k for k in err.instance if k not in schema.properties)
+    close = {k: m[0] for k in unexpected if (m := difflib.get_close_matches(k, known, n=1))}
+    if close:
+        return "; did you mean " + ", ".join(f"{m!r} for {k!r}" if len(close) > 1 else repr(m) for k, m in close.items()) + "?"
+    return f"; it takes {', '.join(known)}"
 
 
 def engine_config(entries: Mapping[str, tuple[str, Mapping[str, Any]]], layout: str) -> dict[str, Any]:
