@@ -290,6 +290,12 @@ def _render(args: argparse.Namespace) -> int:
         ))
         return code
     if written is None:  # the failed plan says why, on stderr: stdout lists written files only
+        if args.quiet and not result.config_issues:  # --quiet: findings are no input error; their exit line only
+            from ..plan.report import exit_line
+
+            _print_warnings(result.warnings)
+            print(escape_control(f"{exit_line(result, args.fail_on)}; nothing was written to {out}"), file=sys.stderr)
+            return code
         _print_text(args, plan_mod.render_text(result, args.fail_on, command="render") + f"\nnothing was written to {out}",
                     error=True)
         return code

@@ -1,0 +1,67 @@
+"""``gpupool render -q`` keeps the command-line contract of ``--quiet`` (README, Command-line contract): a render
+refused for findings prints one line, the exit line and that nothing was written; a config error still in full."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import ROOT
+
+from gpu_node_pool.cli.commands import main
+
+#: A GKE pool whose driver install is off, with no driver installer declared: a mandatory finding (exit 1).
+NO_DRIVER = """config:
+  gcp:project: acme-ml
+  gcp:region: us-central1
+  gpu-node-pools:cluster: {name: ml-gke, project: acme-ml, location: us-central1}
+  gpu-node-pools:pools:
+    - name: l4
+      backend: gke
+      machineType: g2-standard-24
+      accelerator: {type: nvidia-l4, count: 2, gpuDriverVersion: INSTALLATION_DISABLED}
+      autoscaling: {minSize: 0, maxSize: 4}
+      taints: [nvidia.com/gpu=present:NoSchedule]
+      labels: {gke-no-default-nvidia-gpu-device-plugin: "true"}
+      nvidiaDevicePlugin: true
+"""
+BAD = NO_DRIVER.replace("maxSize: 4", "maxSize: many")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("quiet")
+    shutil.copy(ROOT / "Pulumi.yaml", root / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", root / "__main__.py")
+    (root / "stacks").mkdir()
+    (root / "stacks" / "Pulumi.nodriver.yaml").write_text(NO_DRIVER)
+    (root / "stacks" / "Pulumi.bad.yaml").write_text(BAD)
+    return root
+
+
+def test_a_render_refused_for_findings_prints_one_line(project, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["render", "--stack", "nodriver", "--project-dir", str(project), "--out", str(out), "-q"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"exit 1: FAILED (mandatory policy violation or uncovered taint); nothing was written to {out}"]
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_without_quiet_the_refused_render_says_why(project, tmp_path, capsys):
+    code = main(["render", "--stack", "nodriver", "--project-dir", str(project), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "[mandatory] gpu-agents-cover-gpu-pools" in err and err.rstrip().endswith("nothing was written to "
+                                                                                     f"{tmp_path / 'out'}")
+
+
+def test_quiet_keeps_a_config_error_in_full(project, tmp_path, capsys):
+    code = main(["render", "--stack", "bad", "--project-dir", str(project), "--out", str(tmp_path / "out"), "-q"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""
+    assert "stacks/Pulumi.bad.yaml:" in captured.err and "'many'" in captured.err
+    assert len(captured.err.splitlines()) > 1
