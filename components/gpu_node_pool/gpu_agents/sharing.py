@@ -236,9 +236,11 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
             Problem(
                 path,
                 "this pool's nodes run the device plugin of their image (e.g. Bottlerocket NVIDIA), which does not read "
-                "the nvidia-device-plugin chart's configs (Bottlerocket configures its plugin only through "
-                "settings.kubelet-device-plugins: https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/, "
-                "which this component writes for MIG only), so gpuSharing would do nothing; use an AL2023 NVIDIA image or "
+                "the nvidia-device-plugin chart's configs: Bottlerocket shares GPUs through its own "
+                "settings.kubelet-device-plugins.nvidia.device-sharing-strategy with time-slicing.replicas or "
+                "mps.replicas (https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/; time-slicing "
+                "since Bottlerocket 1.25.0, bottlerocket-os/bottlerocket#4230), which this component does not write yet "
+                "(it writes that table for MIG only), so gpuSharing would do nothing; use an AL2023 NVIDIA image or "
                 "remove gpuSharing",
             )
         )
