@@ -5,10 +5,10 @@ Up to v1.8.x the NodePool CRD's ``requirements[].operator`` enum is ``In, NotIn,
 aws/karpenter-provider-aws ``pkg/apis/crds/karpenter.sh_nodepools.yaml``@v1.8.8); v1.9.0 added ``Gte`` and ``Lte``
 (kubernetes-sigs/karpenter commit c81e6ace, "feat: Add Gte and Lte operators for requirements (#2674)", first
 in v1.9.0). An older CRD refuses the NodePool at apply: ``spec.template.spec.requirements[N].operator: Unsupported
-value: "Gte": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"`` (aws/karpenter-provider-aws
-issue 8951).
+value: "Gte": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"``
+(https://github.com/aws/karpenter-provider-aws/issues/8951).
 
-Both compare integers, so each has an ``Gt``/``Lt`` spelling every release takes: ``Gte N`` is ``Gt N-1`` (``Gte
+Both compare integers, so each has a ``Gt``/``Lt`` spelling every release takes: ``Gte N`` is ``Gt N-1`` (``Gte
 0`` is any value, as ``Exists``), ``Lte N`` is ``Lt N+1``.
 """
 
