@@ -16,8 +16,12 @@ EVERYTHING = {"operator": "Exists"}
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize(("tolerations", "evicted"), [([GPU_TOL, TIMED, EVERYTHING], True),
-                                                      ([GPU_TOL, EVERYTHING, TIMED], False)])
+@pytest.mark.parametrize(("tolerations", "evicted"), [
+    ([GPU_TOL, TIMED, EVERYTHING], True),
+    ([GPU_TOL, EVERYTHING, TIMED], False),
+    ([GPU_TOL], True),  # no toleration of the NoExecute taint at all: the first-match lookup must not be reached
+    ([GPU_TOL, {"key": "other", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}], True),
+])
 def test_the_first_matching_toleration_decides_at_admission_as_in_the_preview(engine, tolerations, evicted):
     ds = daemonset("monitoring", "agent", {"containers": [{"name": "a", "image": "a"}], "tolerations": tolerations})
     messages = judge(engine, DAEMONSETS, request(ds))
@@ -25,5 +29,6 @@ def test_the_first_matching_toleration_decides_at_admission_as_in_the_preview(en
     if evicted:
         (msg,) = messages
         assert "pool training" in msg and "team=ml:NoExecute" in msg
+        assert "error" not in msg.lower()  # a verdict, not an evaluation error of the expression
     else:
         assert messages == []

@@ -51,7 +51,9 @@ def unread_daemonset(ds: DaemonSet, *, stack_pools: list[str] | None = None) -> 
     pools' names, which the what-if judges it on none of until the stack is fixed; None for the cluster's."""
     try:
         refused = pod_spec_refusals(ds.pod_spec) if isinstance(ds.pod_spec, Mapping) and ds.pod_spec else []
-    except Exception as err:  # a value unknown before apply: the problem as read_daemonset gave it
+    # a value unknown before apply: the problem as read_daemonset gave it; caught as Exception and told apart by
+    # name so that the audit never imports pulumi_policy, whose UnknownValueError it is (sdk.props gives it lazily)
+    except Exception as err:
         if not isinstance(err, props.UnknownValueError):
             raise
         refused = []

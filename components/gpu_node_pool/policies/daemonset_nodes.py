@@ -20,7 +20,7 @@ after N s (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-tol
 the controller creates it again. Such a node counts towards ``status.desiredNumberScheduled``
 (:attr:`NodeVerdict.placed`); the verdict is still ``doesNotRun`` (it does not stay, as the pack's
 ``daemonsets-tolerate-gpu-taints`` says), worded "runs for N s, then is evicted and recreated"
-(:attr:`NodeVerdict.evicted_after`), the fix being to remove ``tolerationSeconds`` (:func:`timed_tolerations`).
+(:attr:`NodeVerdict.evicted_after`), the fix being to remove ``tolerationSeconds`` from the toleration that matches first (:func:`stay_fix`).
 
 A template whose placement fields the API server refuses (:mod:`gpu_node_pool.k8s.refusals`: ``tolerations``
 no list, a ``nodeSelector`` value no string, ``In`` without values...) is not judged, with that reason.
@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..k8s.selection import NodeLabels
-from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations, tolerates
+from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations
 from ..k8s.wellknown import SECRET, UNKNOWN
 from ..text.terminal import shown
 from .workloads import NodeSelection, Stay
 
 __all__ = ["DaemonSet", "read_daemonset", "NodeVerdict", "judge", "Cell", "pool_cell", "placement_cell", "STATUSES",
-           "toleration_text", "timed_tolerations", "stay_fix"]
+           "toleration_text", "stay_fix"]
 
 #: Cell statuses, as they appear in the JSON report and the page.
 STATUSES = ("runs", "doesNotRun", "keptOff", "partial", "notJudged", "noNodes")
@@ -224,11 +224,6 @@ class Cell:
 def toleration_text(tol: Toleration) -> str:
     """A toleration in YAML flow style: ``{key: nvidia.com/gpu, operator: Exists, effect: ...}``."""
     return "{" + ", ".join(f"{k}: {v}" for k, v in tol.to_k8s().items()) + "}"
-
-
-def timed_tolerations(ds: DaemonSet, taint: Taint) -> list[Toleration]:
-    """``ds``'s tolerations of ``taint`` that carry ``tolerationSeconds`` (those that let the taint manager evict it)."""
-    return [tol for tol in ds.tolerations or () if tol.toleration_seconds is not None and tolerates(tol, taint)]
 
 
 def stay_fix(ds: DaemonSet, taint: Taint, tol: Toleration, stay: Stay | None) -> str:

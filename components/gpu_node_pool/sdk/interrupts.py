@@ -21,7 +21,9 @@ __all__ = ["raised_from_the_loop"]
 def raised_from_the_loop(program: Callable[[], Any]) -> Callable[[], Any]:
     """``program`` for ``run_pulumi_func``: the same call, except that a ``KeyboardInterrupt`` it raises (Ctrl-C,
     or the CLI's ``Terminated`` for SIGTERM) is raised again from the event loop's next callback, and the body
-    returns None meanwhile. Any other exception passes through unchanged, for the SDK to report after its wait."""
+    returns None meanwhile. Any other exception passes through unchanged, for the SDK to report after its wait.
+    Only the synchronous call is covered: an awaitable ``program`` returns (an ``async def`` program) is awaited by
+    the SDK after the call, and an interrupt that lands there is handled as the SDK handles it."""
 
     def body() -> Any:
         try:
