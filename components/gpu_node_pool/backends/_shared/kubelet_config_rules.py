@@ -190,7 +190,10 @@ def _reserved_memory(config: Mapping[str, Any], out: list[Finding], refused: lis
         limits = item.get("limits") if isinstance(item, dict) else None
         if not isinstance(limits, dict):
             continue
-        numa = item.get("numaNode", 0)
+        numa = item.get("numaNode")
+        numa = 0 if numa is None else numa  # JSON null decodes to unset: node 0
+        # a numaNode of another type is the field table's finding; no duplicate is judged for it
+        whole = isinstance(numa, int) and not isinstance(numa, bool)
         for key, value in limits.items():
             path = ("reservedMemory", i, "limits", str(key))
             if key != "memory" and not str(key).startswith("hugepages-"):
@@ -199,10 +202,11 @@ def _reserved_memory(config: Mapping[str, Any], out: list[Finding], refused: lis
                                         "hugepages-<size> are accepted", _RESERVED_MEMORY_SOURCE,
                                   f"write memory or a hugepages-<size> such as hugepages-2Mi, or remove {key}"))
                 continue
-            if (numa, key) in seen:
+            if whole and (numa, key) in seen:
                 out.append(_error(path, f"reservedMemory[{seen[numa, key]}] already reserves {key} on NUMA node {numa}",
                                   _RESERVED_MEMORY_SOURCE, "give each NUMA node and resource once"))
-            seen.setdefault((numa, key), i)
+            if whole:
+                seen.setdefault((numa, key), i)
             try:
                 amount = quantity(value)
             except QuantityError:

@@ -1,0 +1,72 @@
+"""eks-managed ``kubelet.config``: odd shapes reach a clear error, never a crash; a rule between two fields
+is judged against the value the kubelet ends up with when the fragment gives one of them; what the kubelet
+ignores is not refused; and each fix offered is one that validates.
+
+Sources (cited in gpu_node_pool/backends/_shared/kubelet_config_rules.py): kubernetes/kubernetes
+pkg/kubelet/apis/config/v1beta1/defaults.go (SetDefaults_KubeletConfiguration),
+pkg/kubelet/apis/config/validation/validation.go, pkg/kubelet/eviction/helpers.go (parseThresholdStatement),
+pkg/kubelet/cm/cpumanager/cpu_manager.go (NewManager), kubernetes/utils cpuset/cpuset.go (Parse) and
+awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go (defaultKubeletSubConfig).
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ROOT
+
+from gpu_node_pool.cli.commands import main
+
+DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+
+
+def validate(capsys, temp_project, kubelet: str, stack: str = "mine") -> tuple[int, str]:
+    """``gpupool validate`` of the dev stack with ``kubelet: <kubelet>`` added to its first pool."""
+    assert DEV.count("      capacityType: ON_DEMAND\n") == 1
+    text = DEV.replace("      capacityType: ON_DEMAND\n", f"      capacityType: ON_DEMAND\n      kubelet: {kubelet}\n")
+    code = main(["validate", "--stack", stack, "--project-dir", str(temp_project(stack, text))])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+@pytest.mark.parametrize("numa", ["[1]", "{a: 1}", "'0'", "true", "1.5"])
+def test_a_numa_node_of_another_type_is_refused_by_its_type_not_a_crash(capsys, temp_project, numa):
+    code, out = validate(capsys, temp_project,
+                         f"{{config: {{reservedMemory: [{{numaNode: {numa}, limits: {{memory: 1Gi}}}}, "
+                         f"{{numaNode: {numa}, limits: {{memory: 1Gi}}}}]}}}}")
+    assert code == 2, out
+    assert "internal error" not in out, out
+    assert "reservedMemory[0].numaNode: " in out and "reservedMemory[1].numaNode: " in out, out
+    assert "what the kubelet takes for reservedMemory[0].numaNode: a whole number (int32)" in out, out
+    assert "already reserves" not in out, out  # no duplicate judged on a value the kubelet cannot decode
+
+
+def test_a_null_numa_node_is_node_0_for_the_duplicate_rule(capsys, temp_project):
+    code, out = validate(capsys, temp_project, "{config: {reservedMemory: [{numaNode: null, limits: {memory: 1Gi}}, "
+                                               "{numaNode: 0, limits: {memory: 2Gi}}]}}")
+    assert code == 2, out
+    assert "pools[0].kubelet.config.reservedMemory[1].limits.memory: reservedMemory[0] already reserves memory on NUMA node 0" in out
+
+
+ODD = ["null", "{a: 1}", "'text'", "[1]", "1", "true", "1.5", ".nan", "-.inf", "[[1]]", "''", "99999999999999999999999999"]
+#: every place kubelet_config_rules reads, with X where an odd value goes
+PLACES = [
+    "{systemReserved: X}", "{systemReserved: {cpu: X}}", "{kubeReserved: {memory: X}}", "{reservedMemory: X}",
+    "{reservedMemory: [X]}", "{reservedMemory: [{numaNode: X, limits: {memory: 1Gi}}]}",
+    "{reservedMemory: [{numaNode: 0, limits: X}]}", "{reservedMemory: [{numaNode: 0, limits: {memory: X}}]}",
+    "{evictionHard: X}", "{evictionHard: {memory.available: X}}", "{evictionSoft: {memory.available: X}}",
+    "{evictionSoftGracePeriod: {memory.available: X}}", "{evictionMinimumReclaim: {memory.available: X}}",
+    "{cpuManagerPolicy: X}", "{cpuManagerPolicy: static, kubeReserved: X}", "{cpuManagerPolicy: static, kubeReserved: {cpu: X}}",
+    "{memorySwap: X}", "{memorySwap: {swapBehavior: X}}", "{maxPods: X}", "{healthzPort: X}",
+    "{imageGCHighThresholdPercent: X}", "{imageGCLowThresholdPercent: X}", "{memoryThrottlingFactor: X}", "{runOnce: X}",
+    "{serializeImagePulls: X, maxParallelImagePulls: 5}", "{maxParallelImagePulls: X}", "{shutdownGracePeriod: X}",
+    "{shutdownGracePeriodCriticalPods: X}", "{shutdownGracePeriodByPodPriority: X, shutdownGracePeriod: 10s}",
+    "{shutdownGracePeriodByPodPriority: [X]}", "{containerLogMonitorInterval: X}", "{reservedSystemCPUs: X}",
+    "{reservedSystemCPUs: '0', systemReservedCgroup: X}", "{registerWithTaints: X}", "{registerWithTaints: [X]}", "{flags: X}",
+]
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_an_odd_value_anywhere_the_rules_read_gets_an_answer_not_a_crash(capsys, temp_project, place):
+    for odd in ODD:
+        code, out = validate(capsys, temp_project, f"{{config: {place.replace('X', odd)}}}")
+        assert code in (0, 2) and "internal error" not in out, (odd, out)
