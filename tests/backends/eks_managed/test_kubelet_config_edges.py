@@ -70,3 +70,14 @@ def test_an_odd_value_anywhere_the_rules_read_gets_an_answer_not_a_crash(capsys,
     for odd in ODD:
         code, out = validate(capsys, temp_project, f"{{config: {place.replace('X', odd)}}}")
         assert code in (0, 2) and "internal error" not in out, (odd, out)
+
+
+@pytest.mark.parametrize("threshold", ["0%", "100%"])
+def test_a_soft_threshold_the_kubelet_ignores_needs_no_grace_period_and_only_warns(capsys, temp_project, threshold):
+    code, out = validate(capsys, temp_project, f"{{config: {{evictionSoft: {{memory.available: '{threshold}'}}}}}}")
+    assert code == 0, out
+    assert "grace period" not in out, out
+    assert f"the kubelet ignores a threshold of {threshold}" in out, out
+    # the control: a threshold it reads still needs one
+    code, out = validate(capsys, temp_project, "{config: {evictionSoft: {memory.available: '10%'}}}", "two")
+    assert code == 2 and "has no grace period in evictionSoftGracePeriod" in out, out

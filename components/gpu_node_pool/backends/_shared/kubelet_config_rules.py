@@ -16,7 +16,9 @@ kubelet that breaks one exits at start, so the node never joins.
   ``validSignal`` accepts (the keys of ``signalToResource``); a threshold is a percentage (Go
   ``strconv.ParseFloat`` of the text before ``%``, 0..100; ``0%`` and ``100%`` are ignored) or a
   positive quantity; a grace period is a Go duration, not negative; a minimum reclaim a positive
-  percentage or a quantity that is not negative; every ``evictionSoft`` signal has a grace period.
+  percentage or a quantity that is not negative; every ``evictionSoft`` signal has a grace period, but
+  for a threshold of exactly ``0%`` or ``100%``, which ``parseThresholdStatement`` drops before grace
+  periods are looked up (a warning that it does nothing).
   ``swap.available`` is a signal of ``pkg/kubelet/eviction/api/types.go@0ca319ff`` that
   ``validSignal`` does not accept at that commit: reported as not judged.
 - ``pkg/kubelet/apis/config/validation/validation.go@001332b0`` (``ValidateKubeletConfiguration``,
@@ -86,6 +88,8 @@ EVICTION_SIGNALS = ("memory.available", "allocatableMemory.available", "imagefs.
                     "pid.available")
 _UNACCEPTED_SIGNALS = ("swap.available",)
 _EVICTION_MAPS = ("evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim")
+#: Thresholds ``parseThresholdStatement`` returns nil for, before any grace period is looked up (the text exactly).
+_IGNORED_THRESHOLDS = ("0%", "100%")
 
 #: Values a field takes, with the source that refuses any other.
 _ENUMS: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {
@@ -242,7 +246,7 @@ def _threshold(path: tuple[str | int, ...], value: str, minimum: bool, out: list
     field, key = str(path[0]), str(path[-1])
     fix = f"write a quantity or a percentage, e.g. {key}: {quantity_example(key)} or {key}: 10%"
     if value.endswith("%"):
-        if not minimum and value in ("0%", "100%"):
+        if not minimum and value in _IGNORED_THRESHOLDS:
             out.append(Finding(path, f"the kubelet ignores a threshold of {value} ({_EVICTION_SOURCE}): this one does nothing",
                                "warning"))
             return
@@ -281,9 +285,11 @@ def _eviction(config: Mapping[str, Any], out: list[Finding], refused: list[tuple
         for key, value in values.items():
             if not _signal(field, str(key), out, refused):
                 continue
-            valid[field].add(str(key))
             if not isinstance(value, str):
+                valid[field].add(str(key))
                 continue  # the field table reports it
+            if field != "evictionSoft" or value not in _IGNORED_THRESHOLDS:
+                valid[field].add(str(key))  # an ignored soft threshold needs no grace period
             path = (field, str(key))
             if field == "evictionSoftGracePeriod":
                 seconds = duration_seconds(value)
