@@ -138,13 +138,14 @@ def test_eks_stacks_get_no_quota(tmp_path):
     assert quotas(result) == {}
 
 
-def test_the_operator_on_gke_keeps_nvidias_documented_quota(tmp_path):
+def test_the_operator_on_gke_keeps_nvidias_quota_name_without_capping_the_nodes(tmp_path):
     result = plan_stack("op", project(tmp_path, {"op": GKE_OPERATOR}))
     assert not result.config_issues, result.config_issues
     found = quotas(result)
     assert list(found) == ["gpu-operator"]
     expected = gke_resource_quota("gpu-operator")
-    assert expected == critical_pods_quota("gpu-operator", "gpu-operator-quota", "100")
+    assert expected == critical_pods_quota("gpu-operator", "gpu-operator-quota")
+    assert expected["spec"]["hard"]["pods"] == "1G"  # a pod per operand per GPU node: 100 stops at a dozen nodes
     assert found["gpu-operator"]["metadata"] == expected["metadata"]
     assert found["gpu-operator"]["spec"] == expected["spec"]
 

@@ -10,7 +10,8 @@ scopes: [{PriorityClass In [system-node-critical system-cluster-critical]}]`` (c
 the quota for the GPU Operator's namespace (cloud-native-docs ``gpu-operator/google-gke.rst``; NVIDIA/gpu-operator#660).
 
 Every agent the component installs with a critical priority class in its own namespace on GKE gets one, through
-:func:`agent_quota`; the GPU Operator's keeps NVIDIA's documented name and size.
+:func:`agent_quota`; the GPU Operator's keeps NVIDIA's documented name (its size is GKE's, see
+:func:`gpu_node_pool.gpu_agents.gpu_operator.values.gke_resource_quota`).
 """
 
 from __future__ import annotations

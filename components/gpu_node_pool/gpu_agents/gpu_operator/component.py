@@ -19,7 +19,7 @@ from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
 from ...config.agents import GpuAgentsConfig
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE
 from .. import chart_install
-from ..critical_quota import critical_pods_quota, needs_critical_pods_quota
+from ..critical_quota import needs_critical_pods_quota
 from ..once import claim
 from ..pools import agent_pool
 from ..validate import served_pool_issues
@@ -34,9 +34,6 @@ CHART_VERSION = "v26.7.0"
 #: The priority class of the operator and its operands (NVIDIA/gpu-operator@v26.7.0
 #: ``deployments/gpu-operator/values.yaml`` ``daemonsets.priorityClassName``).
 PRIORITY_CLASS = "system-node-critical"
-#: The quota NVIDIA documents for the operator's namespace on GKE (gpu-operator/google-gke.rst): its name and
-#: ``hard.pods``; the same object as :func:`gpu_node_pool.gpu_agents.gpu_operator.values.gke_resource_quota`.
-QUOTA_NAME, QUOTA_PODS = "gpu-operator-quota", "100"
 
 
 @dataclass(frozen=True)
@@ -124,7 +121,7 @@ class GpuOperator(pulumi.ComponentResource):
         )
         self.tolerations = self.values["daemonsets"]["tolerations"]
         namespace = chart_install.namespace(self, name, args.namespace)
-        quota = (critical_pods_quota(args.namespace, QUOTA_NAME, QUOTA_PODS)
+        quota = (render.gke_resource_quota(args.namespace)
                  if needs_critical_pods_quota(every, PRIORITY_CLASS, args.namespace) else None)
         self.chart = chart_install.install_chart(
             self, name, chart=render.CHART, version=args.version, repository=render.CHART_REPO,

@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...k8s.taints import Toleration
+from ..critical_quota import critical_pods_quota
 from ..placement import derived_tolerations
 from ..pools import AgentPool
 from ..sharing_config import DEFAULT_CONFIG_NAME, config_documents, pool_setting
@@ -60,7 +61,6 @@ __all__ = [
     "operator_mig_pools",
     "operator_values",
     "gke_resource_quota",
-    "needs_gke_quota",
 ]
 
 CHART = "gpu-operator"
@@ -93,29 +93,18 @@ def _gke_driver(pools: Sequence[AgentPool]) -> bool:
     return bool(pools) and all(p.image_family == "gke" for p in pools)
 
 
-def needs_gke_quota(pools: Sequence[AgentPool]) -> bool:
-    """True when the operator runs on GKE pools: GKE limits ``system-node-critical`` pods to namespaces
-    with a ResourceQuota allowing them (NVIDIA cloud-native-docs gpu-operator/google-gke.rst)."""
-    return any(p.image_family == "gke" for p in pools)
+#: The operator's quota on GKE: NVIDIA's documented name (gpu-operator/google-gke.rst).
+QUOTA_NAME = "gpu-operator-quota"
 
 
 def gke_resource_quota(namespace: str) -> dict[str, Any]:
-    """The ResourceQuota NVIDIA documents for the operator on GKE (gpu-operator/google-gke.rst): name
-    ``gpu-operator-quota``, ``hard.pods: 100``, scoped to PriorityClass ``system-node-critical`` and
-    ``system-cluster-critical``. Shape: a Kubernetes object (apiVersion, kind, metadata, spec)."""
-    return {
-        "apiVersion": "v1",
-        "kind": "ResourceQuota",
-        "metadata": {"name": "gpu-operator-quota", "namespace": namespace},
-        "spec": {
-            "hard": {"pods": "100"},
-            "scopeSelector": {
-                "matchExpressions": [
-                    {"operator": "In", "scopeName": "PriorityClass", "values": ["system-node-critical", "system-cluster-critical"]}
-                ]
-            },
-        },
-    }
+    """The ResourceQuota that lets the operator's ``system-node-critical`` pods be created on GKE
+    (:mod:`gpu_node_pool.gpu_agents.critical_quota`): NVIDIA's name ``gpu-operator-quota`` (gpu-operator/google-gke.rst),
+    scoped to PriorityClass ``system-node-critical`` and ``system-cluster-critical``. ``hard.pods`` is GKE's own
+    ``1G``, not the ``100`` of NVIDIA's example: every operand DaemonSet (driver, toolkit, device plugin, feature
+    discovery, DCGM, validator, MIG manager...) runs a pod of those classes on each GPU node, so 100 would stop new
+    nodes' operands at about a dozen nodes. Shape: a Kubernetes object (apiVersion, kind, metadata, spec)."""
+    return critical_pods_quota(namespace, QUOTA_NAME)
 
 
 def operator_values(
