@@ -12,9 +12,11 @@ awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go (defaultKubeletSubConf
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT
+from builders import config_issues
+from conftest import ROOT, base
 
 from gpu_node_pool.cli.commands import main
+from gpu_node_pool.config import validate_stack_config
 
 DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
 
@@ -81,3 +83,21 @@ def test_a_soft_threshold_the_kubelet_ignores_needs_no_grace_period_and_only_war
     # the control: a threshold it reads still needs one
     code, out = validate(capsys, temp_project, "{config: {evictionSoft: {memory.available: '10%'}}}", "two")
     assert code == 2 and "has no grace period in evictionSoftGracePeriod" in out, out
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999999999", "'99999999999999999999999999'", "1.0e+10"])
+def test_a_whole_number_beyond_the_field_type_is_not_echoed_as_the_fix(capsys, temp_project, value):
+    code, out = validate(capsys, temp_project, f"{{config: {{maxPods: {value}}}}}")
+    assert code == 2, out
+    assert "e.g. maxPods: 10" in out, out
+    assert "write maxPods: 1" not in out and "write maxPods: 4" not in out, out
+
+
+@pytest.mark.parametrize(("value", "fix"), [(110.0, "write maxPods: 110"), ("110", "write maxPods: 110 (a number, without quotes)")])
+def test_a_whole_number_within_the_field_type_is_offered_as_written(value, fix):
+    cfg = base()
+    cfg["pools"][0]["kubelet"] = {"config": {"maxPods": value}}
+    ((path, message),) = config_issues(cfg)
+    assert path == "pools[0].kubelet.config.maxPods" and message.endswith(fix), message
+    cfg["pools"][0]["kubelet"] = {"config": {"maxPods": 110}}
+    assert validate_stack_config(cfg)

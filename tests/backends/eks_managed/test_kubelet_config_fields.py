@@ -63,7 +63,7 @@ def test_a_number_written_as_text_is_refused_at_its_field_with_the_fix_and_the_f
     ({"authentication": {"webhook": {"enabled": "yes"}}}, "authentication.webhook.enabled", "true or false",
      "write enabled: true or enabled: false"),
     ({"reservedMemory": [{"numaNode": "0", "limits": {"memory": "1Gi"}}]}, "reservedMemory[0].numaNode", "int32", "write numaNode: 0"),
-    ({"podPidsLimit": 2**63}, "podPidsLimit", "beyond the kubelet's int64", "give a real value"),
+    ({"podPidsLimit": 2**63}, "podPidsLimit", "beyond the kubelet's int64", "write a whole number within that range, e.g. podPidsLimit: 10"),
     ({"apiVersion": "kubelet.config.k8s.io/v1"}, "apiVersion", "not kubelet.config.k8s.io/v1beta1", "or leave it out"),
     ({"kind": 1}, "kind", "the number 1", "write kind: KubeletConfiguration, or leave it out"),
     ({"reservedMemory": [{"numaNode": 0, "limits": {"memory": True}}]}, "reservedMemory[0].limits.memory",
@@ -140,7 +140,7 @@ def test_what_the_table_does_not_know_is_reported_as_not_judged():
 def test_an_int32_field_out_of_range_is_refused_at_its_field_and_an_int64_field_takes_a_wider_number():
     (issue,) = config_issues(with_kubelet_config({"maxPods": 2**31}))
     assert issue[0] == "pools[0].kubelet.config.maxPods", issue
-    assert f"{2**31} is beyond the kubelet's int32 (-2147483648..2147483647)" in issue[1] and "give a real value" in issue[1]
+    assert f"{2**31} is beyond the kubelet's int32 (-2147483648..2147483647)" in issue[1] and "e.g. maxPods: 10" in issue[1]
     assert validate_stack_config(with_kubelet_config({"maxOpenFiles": 2**40}))
 
 

@@ -346,9 +346,10 @@ def _fix(kind: Kind, value: Any, leaf: str) -> str:
     if isinstance(kind, Scalar) and kind.name == "quantity":
         return f"write a quantity, e.g. {leaf}: {quantity_example(leaf)}"
     if isinstance(kind, Scalar) and kind.name in ("int32", "int64"):
-        if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
+        low, high = _INT_RANGES[kind.name]
+        if isinstance(value, str) and _WHOLE.fullmatch(value.strip()) and low <= int(value) <= high:
             return f"write {leaf}: {int(value)} (a number, without quotes)"
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, float) and value.is_integer() and low <= value <= high:
             return f"write {leaf}: {int(value)}"
         return f"write a whole number without quotes, e.g. {leaf}: 10"
     if isinstance(kind, Scalar) and kind.name == "float":
@@ -449,7 +450,8 @@ def _scalar(kind: Scalar, value: Any, path: tuple[str | int, ...], leaf: str, ou
     if kind.name in _INT_RANGES:
         low, high = _INT_RANGES[kind.name]
         if not low <= value <= high:
-            out.append(_error(path, f"{value} is beyond the kubelet's {kind.name} ({low}..{high})", "give a real value"))
+            out.append(_error(path, f"{value} is beyond the kubelet's {kind.name} ({low}..{high})",
+                              f"write a whole number within that range, e.g. {leaf}: 10"))
     elif kind.name == "duration":
         problem = duration_problem(value)
         if problem:
