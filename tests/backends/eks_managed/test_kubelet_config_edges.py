@@ -101,3 +101,21 @@ def test_a_whole_number_within_the_field_type_is_offered_as_written(value, fix):
     assert path == "pools[0].kubelet.config.maxPods" and message.endswith(fix), message
     cfg["pools"][0]["kubelet"] = {"config": {"maxPods": 110}}
     assert validate_stack_config(cfg)
+
+
+@pytest.mark.parametrize(("flags", "written"), [
+    ("null", "['--name=value']"), ("{a: '--v=2'}", "['--name=value']"), ("'--v=2'", "['--name=value']"),
+    ("[1, 2]", "['--name=value']"), ("['--v=2']", "[--v=2]"),
+])
+def test_flags_under_config_is_sent_under_kubelet_echoing_only_a_list_of_flags(capsys, temp_project, flags, written):
+    code, out = validate(capsys, temp_project, f"{{config: {{maxPods: 110, flags: {flags}}}}}")
+    assert code == 0, out
+    assert f"flags belongs under kubelet, not kubelet.config: write kubelet: {{config: {{...}}, flags: {written}}}" in out, out
+
+
+@pytest.mark.parametrize(("value", "shown"), [("{key: a}", "{key: a} is not a list of taints"), ("abc", "abc is not a list of taints")])
+def test_a_register_with_taints_that_is_no_list_is_shown_as_yaml(capsys, temp_project, value, shown):
+    code, out = validate(capsys, temp_project, f"{{config: {{registerWithTaints: {value}}}}}")
+    assert code == 2, out
+    assert f"pools[0].kubelet.config.registerWithTaints: {shown}; write [{{key: nvidia.com/gpu, " in out, out
+    assert "dict" not in out and "{'key'" not in out, out

@@ -152,7 +152,7 @@ def _config_problems(config: dict[str, Any]) -> list[tuple[tuple[str | int, ...]
         items = config["registerWithTaints"]
         if not isinstance(items, list):
             problems.append((("registerWithTaints",), (
-                f"{type(items).__name__} {str(items)[:40]!r} is not a list of taints; "
+                f"{shown(flow_yaml(items), quote=False)} is not a list of taints; "
                 f"write [{flow_yaml(DEFAULT_TAINT.to_k8s())}] (k8s.io/kubelet config/v1beta1 registerWithTaints), "
                 "or use the pool's taints")))
         else:
@@ -216,8 +216,11 @@ def config_warnings(pool: Any) -> list[tuple[str, str]]:
             continue
         message = finding.message
         if finding.path == ("flags",):
+            given = config["flags"]
+            flags = (flow_yaml(given) if isinstance(given, list) and given and all(isinstance(f, str) for f in given)
+                     else "['--name=value']")  # only a list of flags is worth writing back
             message = (f"flags belongs under kubelet, not kubelet.config: write kubelet: {{config: {{...}}, flags: "
-                       f"{flow_yaml(config['flags'])}}} (nodeadm NodeConfig spec.kubelet.flags); "
+                       f"{flags}}} (nodeadm NodeConfig spec.kubelet.flags); "
                        "KubeletConfiguration has no field 'flags', so the kubelet skips it and these flags are not applied")
         out.append((f"kubelet.config.{fields.dotted(finding.path)}", message))
     return out
