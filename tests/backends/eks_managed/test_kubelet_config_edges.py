@@ -119,3 +119,21 @@ def test_a_register_with_taints_that_is_no_list_is_shown_as_yaml(capsys, temp_pr
     assert code == 2, out
     assert f"pools[0].kubelet.config.registerWithTaints: {shown}; write [{{key: nvidia.com/gpu, " in out, out
     assert "dict" not in out and "{'key'" not in out, out
+
+
+def test_a_second_effect_from_a_flag_is_refused_at_the_pool_when_the_pool_taints_have_one_too(capsys, temp_project):
+    text = (
+        "config:\n  aws:region: us-west-2\n  gpu-node-pools:cluster:\n    name: ml-dev\n"
+        "    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node\n    subnetIds: [subnet-0a1b2c3d4e5f60718]\n"
+        "  gpu-node-pools:pools:\n    - name: gpu\n      backend: eks-managed\n      instanceTypes: [g6.xlarge]\n"
+        "      scaling: {minSize: 0, maxSize: 2}\n"
+        "      taints: ['nvidia.com/gpu=present:NoSchedule', 'nvidia.com/gpu=present:NoExecute', 'team=ml:NoSchedule']\n"
+        "      kubelet: {flags: ['--register-with-taints=team=ml:NoExecute']}\n"
+    )
+    code = main(["validate", "--stack", "both", "--project-dir", str(temp_project("both", text))])
+    out = capsys.readouterr()
+    out = out.out + out.err
+    assert code == 2, out
+    # removing the flag's taint alone would leave nvidia.com/gpu with two effects: the error is the pool's
+    assert " pools[0]: taint key(s) ['nvidia.com/gpu', 'team'] carry several effects" in out, out
+    assert "remove the taint from kubelet.flags[0]" not in out, out

@@ -252,7 +252,9 @@ class EksManagedPool(PoolBase):
         if self.scaling.min_size == 0:
             from . import pass_through
 
-            origin = pass_through.second_effect_origin(self, super().taint_list)
+            declared = super().taint_list
+            # the pass-through setting is the place only when removing its taint alone would fix the pool
+            origin = None if several_effects_problem(declared, "") else pass_through.second_effect_origin(self, declared)
             where = f"remove the taint from {origin[0].path}, " if origin else ""
             problem = several_effects_problem(
                 self.taint_list, f"scale from zero (minSize 0) would miss one: {where}use one effect per key or minSize >= 1"
