@@ -137,3 +137,80 @@ def test_a_second_effect_from_a_flag_is_refused_at_the_pool_when_the_pool_taints
     # removing the flag's taint alone would leave nvidia.com/gpu with two effects: the error is the pool's
     assert " pools[0]: taint key(s) ['nvidia.com/gpu', 'team'] carry several effects" in out, out
     assert "remove the taint from kubelet.flags[0]" not in out, out
+
+
+LOW = "imageGCLowThresholdPercent"
+HIGH = "imageGCHighThresholdPercent"
+
+
+@pytest.mark.parametrize(("config", "at", "said", "fixes"), [
+    (f"{{{LOW}: 90}}", LOW, f"90 must be less than {HIGH}, which this fragment leaves at the kubelet's default 85",
+     {f"{LOW}: 80": f"{{{LOW}: 80}}", f"{HIGH}: 95": f"{{{LOW}: 90, {HIGH}: 95}}"}),
+    (f"{{{LOW}: 90, {HIGH}: null}}", LOW, f"90 must be less than {HIGH}, which this fragment leaves at the kubelet's default 85",
+     {f"{LOW}: 80": f"{{{LOW}: 80}}"}),
+    (f"{{{HIGH}: 50}}", HIGH, f"50 must be greater than {LOW}, which this fragment leaves at the kubelet's default 80",
+     {f"{LOW}: 45": f"{{{HIGH}: 50, {LOW}: 45}}", f"{HIGH}: 85": f"{{{HIGH}: 85}}"}),
+    ("{shutdownGracePeriodCriticalPods: 30s}", "shutdownGracePeriodCriticalPods",
+     "'30s' is longer than shutdownGracePeriod, which this fragment leaves at the kubelet's 0",
+     {"shutdownGracePeriod: 30s": "{shutdownGracePeriodCriticalPods: 30s, shutdownGracePeriod: 30s}"}),
+])
+def test_a_rule_between_two_fields_compares_with_the_kubelet_default_of_the_one_left_out(
+        capsys, temp_project, config, at, said, fixes):
+    code, out = validate(capsys, temp_project, f"{{config: {config}}}")
+    assert code == 2, out
+    assert f"pools[0].kubelet.config.{at}: {said}" in out, out
+    assert "pkg/kubelet/apis/config/v1beta1/defaults.go@" in out and "nodeadm's own file does not set it" in out, out
+    fix = out.rstrip().rpartition("the node would never join; ")[2]
+    for written, fixed in fixes.items():  # each fix offered validates
+        assert f"e.g. {written}" in fix, (written, fix)
+        code, out = validate(capsys, temp_project, f"{{config: {fixed}}}", "fixed")
+        assert code == 0, (fixed, out)
+
+
+def test_a_flag_that_sets_the_other_image_gc_threshold_makes_the_pair_not_judged(capsys, temp_project):
+    code, out = validate(capsys, temp_project, "{config: {imageGCLowThresholdPercent: 90}, flags: ['--image-gc-high-threshold=95']}")
+    assert code == 0, out
+    assert ("pools[0].kubelet.config.imageGCLowThresholdPercent: kubelet.flags sets --image-gc-high-threshold, which the "
+            "kubelet applies over its config files") in out and "is not judged here" in out, out
+    # another flag does not: the default 85 is still the high threshold
+    assert validate(capsys, temp_project, "{config: {imageGCLowThresholdPercent: 90}, flags: ['--v=2']}", "other")[0] == 2
+
+
+@pytest.mark.parametrize(("cpus", "why"), [
+    ("0-a", "'a' in '0-a' is no whole number"), ("3-1", "the range '3-1' runs backwards"), ("0,,1", "'' in '' is no whole number"),
+    ("-1", "'' in '-1' is no whole number"), ("0 - 1", "'0 ' in '0 - 1' is no whole number"),
+])
+def test_a_reserved_cpu_list_cpuset_parse_cannot_read_is_refused(capsys, temp_project, cpus, why):
+    cgroups = "systemReservedCgroup: '', kubeReservedCgroup: ''"
+    code, out = validate(capsys, temp_project, f"{{config: {{reservedSystemCPUs: '{cpus}', {cgroups}}}}}")
+    assert code == 2, out
+    assert f"pools[0].kubelet.config.reservedSystemCPUs: '{cpus}' is not a CPU list ({why};" in out, out
+    assert "kubernetes/utils cpuset/cpuset.go@" in out, out
+    for good in ("0-1", "0,2", "+1", "1-1,3"):
+        assert validate(capsys, temp_project, f"{{config: {{reservedSystemCPUs: '{good}', {cgroups}}}}}", "good")[0] == 0
+
+
+def test_the_static_cpu_manager_without_any_cpu_reservation_is_refused(capsys, temp_project):
+    code, out = validate(capsys, temp_project, "{config: {cpuManagerPolicy: static, kubeReserved: {cpu: '0'}}}")
+    assert code == 2, out
+    assert ("pools[0].kubelet.config.cpuManagerPolicy: the static CPU manager needs a CPU reservation above zero, and "
+            "this fragment reserves none (kubeReserved.cpu '0', no reservedSystemCPUs") in out, out
+    assert "pkg/kubelet/cm/cpumanager/cpu_manager.go@" in out and out.rstrip().endswith("leave kubeReserved.cpu out to keep nodeadm's")
+    # the fixes: a reservation, or nodeadm's kubeReserved.cpu (reserved from the core count) kept
+    for fixed in ("{cpuManagerPolicy: static, kubeReserved: {cpu: 100m}}", "{cpuManagerPolicy: static}",
+                  "{cpuManagerPolicy: static, kubeReserved: {memory: 1Gi}}",
+                  "{cpuManagerPolicy: static, kubeReserved: {cpu: '0'}, systemReserved: {cpu: 100m}}"):
+        code, out = validate(capsys, temp_project, f"{{config: {fixed}}}", "fixed")
+        assert code == 0 and "cpuManagerPolicy" not in out, (fixed, out)
+
+
+@pytest.mark.parametrize(("kubelet", "said"), [
+    ("{config: {cpuManagerPolicy: static, reservedSystemCPUs: '0-1', systemReservedCgroup: '', kubeReservedCgroup: ''}}",
+     "reservedSystemCPUs '0-1' reserves those CPUs; whether the static CPU manager can reserve them on the instance"),
+    ("{config: {cpuManagerPolicy: static}, flags: ['--kube-reserved=cpu=0']}", "kubelet.flags sets --kube-reserved"),
+    ("{config: {cpuManagerPolicy: static, kubeReserved: null}}", "kubeReserved holds a null here"),
+])
+def test_a_static_cpu_reservation_that_cannot_be_judged_says_so(capsys, temp_project, kubelet, said):
+    code, out = validate(capsys, temp_project, kubelet)
+    assert code == 0, out
+    assert f"pools[0].kubelet.config.cpuManagerPolicy: {said}" in out and "not judged" in out, out

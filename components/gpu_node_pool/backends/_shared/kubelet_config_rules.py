@@ -30,22 +30,39 @@ kubelet that breaks one exits at start, so the node never joins.
   from their lists (:data:`_ENUMS`); ``memoryThrottlingFactor`` in (0, 1]; ``runOnce`` not true;
   ``maxParallelImagePulls`` above 1 only with ``serializeImagePulls: false``; ``containerLogMaxFiles``
   at least 2, ``containerLogMaxWorkers`` at least 1, ``containerLogMonitorInterval`` at least 3s;
-  ``reservedSystemCPUs`` not beside ``systemReservedCgroup``/``kubeReservedCgroup``.
+  ``reservedSystemCPUs`` not beside ``systemReservedCgroup``/``kubeReservedCgroup``, and a CPU list
+  ``cpuset.Parse`` reads (``kubernetes/utils cpuset/cpuset.go@cf1189d6``: comma-separated ``N`` or
+  ``N-M``, each a Go ``strconv.Atoi`` number, no backwards range).
 - ``cpuManagerPolicy``: ``none`` or ``static`` (``pkg/kubelet/cm/cpumanager/cpu_manager.go@01a546fe``,
   ``NewManager``: "unknown policy"); ``memoryManagerPolicy``: ``None`` or ``Static`` (capitalised;
   ``pkg/kubelet/cm/memorymanager/memory_manager.go@ee7f2616``, ``NewManager``; ``BestEffort`` is
   Windows only). A value in another case gets a did-you-mean with the right spelling.
+- ``cpuManagerPolicy: static`` needs a CPU reservation above zero (``NewManager``: "the static policy
+  requires systemreserved.cpu + kubereserved.cpu to be greater than zero"): refused when the fragment
+  sets ``kubeReserved.cpu`` and the two add up to zero without ``reservedSystemCPUs``. Without
+  ``kubeReserved.cpu`` here, nodeadm's file reserves one from the core count
+  (``withDefaultReservedResources``, ``getCPUMillicoresToReserve``), which the merge keeps. Whether the
+  instance has the CPUs a reservation or ``reservedSystemCPUs`` names (``NewStaticPolicy``) is reported
+  as not judged, as is a ``null`` reservation (what the merge keeps of nodeadm's is not judged).
 
-A rule between two fields is judged when both are in the fragment; nodeadm's own file
-(awslabs/amazon-eks-ami ``nodeadm/internal/kubelet/config.go@01375496``, ``defaultKubeletSubConfig``)
-is taken into account only where said: it sets ``serializeImagePulls: false`` and the
-``systemReservedCgroup``/``kubeReservedCgroup`` that ``reservedSystemCPUs`` conflicts with (a warning).
+The fragment is a drop-in the kubelet merges over nodeadm's own file (awslabs/amazon-eks-ami
+``nodeadm/internal/kubelet/config.go@01375496``, ``defaultKubeletSubConfig``), itself decoded with the
+kubelet's v1beta1 defaults (``pkg/kubelet/apis/config/v1beta1/defaults.go@030891da``), so a rule between
+two fields compares a field the fragment leaves out (or sets to ``null``) with the value the kubelet
+runs with: ``imageGCHighThresholdPercent`` 85 and ``imageGCLowThresholdPercent`` 80 (defaults; nodeadm
+sets neither), ``shutdownGracePeriod`` 0 (no default; nodeadm does not set it). nodeadm's file is taken
+into account where said: ``serializeImagePulls: false``, the ``systemReservedCgroup``/``kubeReservedCgroup``
+that ``reservedSystemCPUs`` conflicts with (a warning), ``kubeReserved.cpu``. A kubelet flag sets its
+field over every config file (https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/):
+with ``--image-gc-high-threshold``/``--image-gc-low-threshold`` (or ``--system-reserved``,
+``--kube-reserved``, ``--reserved-cpus`` under the static policy) among the flags :func:`judge` is given,
+the rule is reported as not judged.
 
 Not judged: the rest of ``validation.go`` (rules that depend on feature gates beyond those above,
 ``enforceNodeAllocatable``, ``cpuCFSQuotaPeriod``, image GC ages, ``logging``, ``tracing``, the image
 pull credential policy, ``podLogsDir``, ``containerRuntimeEndpoint``, the cgroup v1 rules), what the
-managers refuse on a given machine (a NUMA node that does not exist, a CPU reservation the static
-policy needs), ``cgroupDriver`` (no refusal of its value was found in the source), ``qosReserved``
+managers refuse on a given machine (a NUMA node that does not exist, CPUs the instance lacks),
+``cgroupDriver`` (no refusal of its value was found in the source), ``qosReserved``
 values, ``featureGates`` names.
 """
 
@@ -54,7 +71,7 @@ from __future__ import annotations
 import difflib
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -77,6 +94,11 @@ _CPU_MANAGER_SOURCE = f"{_K8S} pkg/kubelet/cm/cpumanager/cpu_manager.go@01a546fe
 _MEMORY_MANAGER_SOURCE = (f"{_K8S} pkg/kubelet/cm/memorymanager/memory_manager.go@ee7f2616c62d769d1acf6aeae3ac43d4e34ee6f6, "
                           "NewManager")
 _NODEADM_SOURCE = "awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go@01375496231add8265f3fb1bc6e1e90d083b980b"
+_DEFAULTS_SOURCE = (f"{_K8S} pkg/kubelet/apis/config/v1beta1/defaults.go@030891da1212d8ad441099a56ea89ceab67e97a1, "
+                    "SetDefaults_KubeletConfiguration")
+_CPUSET_SOURCE = "kubernetes/utils cpuset/cpuset.go@cf1189d6abe3a7522bbd54a1bc1068a0a56011c8, Parse"
+_FLAG_REFERENCE = "https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/"
+_NOT_SET_BY_NODEADM = f"nodeadm's own file does not set it: {_NODEADM_SOURCE}, defaultKubeletSubConfig"
 _QUANTITY_DOC = "https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/quantity/"
 _REFUSED = "the kubelet refuses it when it starts, so the node would never join"
 
@@ -110,9 +132,15 @@ _RANGES: dict[str, tuple[int | None, int | None]] = {
     "podsPerCore": (0, None), "port": (1, 65535), "registryBurst": (0, None), "registryPullQPS": (0, None),
     "maxParallelImagePulls": (1, None), "containerLogMaxWorkers": (1, None), "containerLogMaxFiles": (2, None),
 }
+#: The kubelet's value of a field a fragment leaves out (:data:`_DEFAULTS_SOURCE`; nodeadm's file sets neither).
+_DEFAULTS = {"imageGCHighThresholdPercent": 85, "imageGCLowThresholdPercent": 80}
+#: The command-line flag that sets a field over every config file (:data:`_FLAG_REFERENCE`).
+_FLAGS = {"imageGCHighThresholdPercent": "--image-gc-high-threshold", "imageGCLowThresholdPercent": "--image-gc-low-threshold"}
+_CPU_FLAGS = ("--system-reserved", "--kube-reserved", "--reserved-cpus")
 #: Fields where 0 means "off" and any other value must be within the range above.
 _ZERO_OR = {"healthzPort": (1, 65535), "readOnlyPort": (1, 65535)}
 
+_ATOI = re.compile(r"[+-]?[0-9]+")  # Go strconv.Atoi, base 10
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _GO_FLOAT_OTHER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F_.]+(?:[pP][+-]?[0-9_]+)?|inf|infinity|nan)", re.I)
 _F32_MAX = 3.4028234663852886e38
@@ -336,11 +364,6 @@ def _numbers(config: Mapping[str, Any], out: list[Finding]) -> None:
         if value is not None and value != 0 and not low <= value <= high:
             out.append(_error((key,), f"{value} is not a port: {key} is 0 (off) or {low}..{high}", _VALIDATION_SOURCE,
                               f"write a port of {low}..{high}, or 0"))
-    high, low = _whole(config, "imageGCHighThresholdPercent"), _whole(config, "imageGCLowThresholdPercent")
-    if high is not None and low is not None and low >= high:
-        out.append(_error(("imageGCLowThresholdPercent",), (
-            f"{low} must be less than imageGCHighThresholdPercent {high}"), _VALIDATION_SOURCE,
-            f"write a lower value, e.g. imageGCLowThresholdPercent: {max(high - 5, 0)}"))
     factor = config.get("memoryThrottlingFactor")
     if isinstance(factor, int | float) and not isinstance(factor, bool) and not 0 < factor <= 1:
         out.append(_error(("memoryThrottlingFactor",), f"{factor} is not greater than 0 and at most 1.0", _VALIDATION_SOURCE,
@@ -353,6 +376,38 @@ def _numbers(config: Mapping[str, Any], out: list[Finding]) -> None:
         out.append(_error(("maxParallelImagePulls",), (
             f"{pulls} parallel pulls with serializeImagePulls: true"), _VALIDATION_SOURCE,
             "write serializeImagePulls: false (nodeadm's own default), or maxParallelImagePulls: 1"))
+
+
+def _image_gc(config: Mapping[str, Any], flags: Collection[str], out: list[Finding]) -> None:
+    """imageGCLowThresholdPercent below imageGCHighThresholdPercent, the one left out at its :data:`_DEFAULTS` value."""
+    keys = ("imageGCHighThresholdPercent", "imageGCLowThresholdPercent")
+    high, low = (_whole(config, k) for k in keys)
+    if (high is None and low is None) or any(config.get(k) is not None and _whole(config, k) is None for k in keys):
+        return  # nothing given, or a value of another type (the field table's finding)
+    given = next(k for k in keys if _whole(config, k) is not None)
+    set_by_flag = [_FLAGS[k] for k in keys if _FLAGS[k] in flags]
+    if set_by_flag:
+        out.append(Finding((given,), (
+            f"kubelet.flags sets {' and '.join(set_by_flag)}, which the kubelet applies over its config files "
+            f"({_FLAG_REFERENCE}), so whether imageGCLowThresholdPercent stays below imageGCHighThresholdPercent "
+            f"({_VALIDATION_SOURCE}) is not judged here: keep it so, or set both here instead of in flags"), "not-judged"))
+        return
+    def said(key: str, value: int | None) -> str:
+        return (f"{key} {value}" if value is not None else
+                f"{key}, which this fragment leaves at the kubelet's default {_DEFAULTS[key]} ({_DEFAULTS_SOURCE}; "
+                f"{_NOT_SET_BY_NODEADM})")
+    high_at, low_at = (high if high is not None else _DEFAULTS[keys[0]]), (low if low is not None else _DEFAULTS[keys[1]])
+    if low_at < high_at:
+        return
+    if low is not None:
+        fix = f"write a lower value, e.g. imageGCLowThresholdPercent: {max(high_at - 5, 0)}"
+        if high is None and low < 100:
+            fix += f", or also set imageGCHighThresholdPercent above it, e.g. imageGCHighThresholdPercent: {min(low + 5, 100)}"
+        out.append(_error((keys[1],), f"{low} must be less than {said(keys[0], high)}", _VALIDATION_SOURCE, fix))
+    else:
+        fix = f"also set imageGCLowThresholdPercent below it, e.g. imageGCLowThresholdPercent: {high_at - 5}, or " if high_at >= 5 else ""
+        out.append(_error((keys[0],), f"{high_at} must be greater than {said(keys[1], low)}", _VALIDATION_SOURCE,
+                          f"{fix}write a higher value, e.g. imageGCHighThresholdPercent: {_DEFAULTS[keys[0]]}"))
 
 
 def _durations(config: Mapping[str, Any], out: list[Finding]) -> None:
@@ -372,6 +427,14 @@ def _durations(config: Mapping[str, Any], out: list[Finding]) -> None:
             _VALIDATION_SOURCE, "give shutdownGracePeriod the whole shutdown time and shutdownGracePeriodCriticalPods the "
             f"part of it kept for critical pods, e.g. shutdownGracePeriod: {config['shutdownGracePeriodCriticalPods']}, "
             f"shutdownGracePeriodCriticalPods: {config['shutdownGracePeriod']}"))
+    if critical is not None and critical > 0 and config.get("shutdownGracePeriod") is None:
+        value = config["shutdownGracePeriodCriticalPods"]
+        out.append(_error(("shutdownGracePeriodCriticalPods",), (
+            f"{shown(value)} is longer than shutdownGracePeriod, which this fragment leaves at the kubelet's 0 (it "
+            f"has no default: {_DEFAULTS_SOURCE}; {_NOT_SET_BY_NODEADM}); the critical pods' time is the last part "
+            "of the whole shutdown time"), _VALIDATION_SOURCE,
+            f"add the whole shutdown time, at least as long, e.g. shutdownGracePeriod: {value} (all of it for critical "
+            "pods) or longer"))
     by_priority = config.get("shutdownGracePeriodByPodPriority")
     if isinstance(by_priority, list) and by_priority and ((total or 0) > 0 or (critical or 0) > 0):
         out.append(_error(("shutdownGracePeriodByPodPriority",), (
@@ -383,10 +446,33 @@ def _durations(config: Mapping[str, Any], out: list[Finding]) -> None:
                           _VALIDATION_SOURCE, "write containerLogMonitorInterval: 10s (the default) or at least 3s"))
 
 
+def _cpuset(text: str) -> tuple[int, str | None]:
+    """``(how many CPUs, None)`` for a CPU list ``cpuset.Parse`` reads (``N``, ``N-M``, comma-separated, each
+    number a Go ``strconv.Atoi`` text, a range not backwards), else ``(0, why not)``."""
+    cpus: set[int] = set()
+    for element in text.split(","):
+        bounds = element.split("-", 1)
+        bad = next((b for b in bounds if not _ATOI.fullmatch(b) or not -(2**63) <= int(b) < 2**63), None)
+        if bad is not None:
+            return 0, f"{shown(bad)} in {shown(element)} is no whole number"
+        low, high = int(bounds[0]), int(bounds[-1])
+        if low > high:
+            return 0, f"the range {shown(element)} runs backwards"
+        if high - low > 4096:
+            return -1, None  # a size not counted here
+        cpus.update(range(low, high + 1))
+    return len(cpus), None
+
+
 def _reserved_cpus(config: Mapping[str, Any], out: list[Finding]) -> None:
     cpus = config.get("reservedSystemCPUs")
     if not isinstance(cpus, str) or not cpus:
         return
+    problem = _cpuset(cpus)[1]
+    if problem:
+        out.append(_error(("reservedSystemCPUs",), f"{shown(cpus)} is not a CPU list ({problem}; \"unable to parse "
+                                                   f"reservedSystemCPUs\", read by {_CPUSET_SOURCE})", _VALIDATION_SOURCE,
+                          "write CPU numbers and ranges, e.g. reservedSystemCPUs: '0-1' or '0,2'"))
     given = [k for k in ("systemReservedCgroup", "kubeReservedCgroup") if k in config]
     set_here = [k for k in given if config[k]]
     if set_here:
@@ -400,13 +486,59 @@ def _reserved_cpus(config: Mapping[str, Any], out: list[Finding]) -> None:
             "systemReservedCgroup: '' and kubeReservedCgroup: '' here too, or remove reservedSystemCPUs"), "warning"))
 
 
-def judge(config: Mapping[str, Any]) -> list[Finding]:
+def _static_cpu_manager(config: Mapping[str, Any], flags: Collection[str], out: list[Finding]) -> None:
+    """``cpuManagerPolicy: static`` needs a CPU reservation above zero: ``reservedSystemCPUs``, or
+    ``systemReserved.cpu`` + ``kubeReserved.cpu`` as the kubelet merges the fragment over nodeadm's file, which
+    reserves ``kubeReserved.cpu`` by the core count and no ``systemReserved``."""
+    if config.get("cpuManagerPolicy") != "static":
+        return
+    path = ("cpuManagerPolicy",)
+    over = [f for f in _CPU_FLAGS if f in flags]
+    cpus = config.get("reservedSystemCPUs")
+    if over or (isinstance(cpus, str) and cpus):
+        count = _cpuset(cpus)[0] if isinstance(cpus, str) and cpus else 0
+        where = (f"kubelet.flags sets {' and '.join(over)}, which the kubelet applies over its config files "
+                 f"({_FLAG_REFERENCE})") if over else f"reservedSystemCPUs {shown(cpus)} reserves those CPUs"
+        if over or count != 0:
+            out.append(Finding(path, (
+                f"{where}; whether the static CPU manager can reserve them on the instance (NewStaticPolicy: "
+                f"\"unable to reserve the required amount of CPUs\", {_CPU_MANAGER_SOURCE}) is not judged here"),
+                "not-judged"))
+        return
+    total, parts = Fraction(0), []
+    for field in ("systemReserved", "kubeReserved"):
+        values = config.get(field, {})
+        if values is None or (isinstance(values, dict) and "cpu" in values and values["cpu"] is None):
+            out.append(Finding(path, f"{field} holds a null here: what the merge over nodeadm's file keeps of the CPU "
+                                     f"reservation the static CPU manager needs is not judged ({_CPU_MANAGER_SOURCE})",
+                               "not-judged"))
+            return
+        if not isinstance(values, dict) or "cpu" not in values:
+            continue  # another type: the field table's finding; systemReserved has no cpu in nodeadm's file either
+        try:
+            total += quantity(values["cpu"])
+        except (QuantityError, TypeError):
+            return  # the field table's finding
+        parts.append(f"{field}.cpu {shown(values['cpu'])}")
+    if not isinstance(config.get("kubeReserved"), dict) or "cpu" not in config["kubeReserved"]:
+        return  # nodeadm's kubeReserved.cpu (getCPUMillicoresToReserve: above zero on every core count) stays
+    if total <= 0:
+        out.append(_error(path, (
+            f"the static CPU manager needs a CPU reservation above zero, and this fragment reserves none "
+            f"({' + '.join(parts)}, no reservedSystemCPUs: \"the static policy requires systemreserved.cpu + "
+            "kubereserved.cpu to be greater than zero\")"), _CPU_MANAGER_SOURCE,
+            "reserve some, e.g. kubeReserved: {cpu: 100m}, or leave kubeReserved.cpu out to keep nodeadm's"))
+
+
+def judge(config: Mapping[str, Any], flags: Collection[str] = ()) -> list[Finding]:
     """Every finding of a KubeletConfiguration fragment ``config``: the field table's
     (:func:`.kubelet_config_fields.judge`) and this module's rules, ``error`` for what the kubelet refuses at
     start, ``warning`` for what it takes but is likely a slip (``memory: 500m``, a threshold it ignores, a
-    ``reservedSystemCPUs`` nodeadm's cgroups conflict with), ``not-judged`` for ``swap.available`` and number
-    forms not judged. A key refused here (a resource that cannot be reserved, an unknown signal) replaces the
-    table's finding on its value. Each names its path, the value, the rule with its source and the fix. Pure."""
+    ``reservedSystemCPUs`` nodeadm's cgroups conflict with), ``not-judged`` for ``swap.available``, number
+    forms, a rule between two fields a flag takes part in, and the CPUs a static CPU manager reserves. A key refused here (a resource that cannot be reserved, an unknown signal) replaces the
+    table's finding on its value. ``flags``: the names (``--name``) of the kubelet flags given beside the
+    fragment, which set their fields over it. Each names its path, the value, the rule with its source and
+    the fix. Pure."""
     rules: list[Finding] = []
     refused: list[tuple[str | int, ...]] = []
     _reservations(config, rules, refused)
@@ -414,8 +546,10 @@ def judge(config: Mapping[str, Any]) -> list[Finding]:
     _eviction(config, rules, refused)
     _enums(config, rules)
     _numbers(config, rules)
+    _image_gc(config, flags, rules)
     _durations(config, rules)
     _reserved_cpus(config, rules)
+    _static_cpu_manager(config, flags, rules)
     table = [f for f in fields.judge(config) if not any(f.path[:len(k)] == k for k in refused)]
     decoded_wrong = {f.path for f in table if f.severity == "error"}
     return table + [f for f in rules if f.path not in decoded_wrong]

@@ -21,9 +21,10 @@ NodeConfig: refused for them.
 from __future__ import annotations
 
 import unicodedata
+from contextvars import ContextVar
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, ModelWrapValidatorHandler, field_validator, model_validator
 
 from ...config.common import Model, fail
 from ...config.defaults import DEFAULT_TAINT
@@ -46,6 +47,9 @@ from .._shared.registration import (
 __all__ = ["EksKubelet", "UserLaunchTemplate", "config_warnings", "kubelet_settings", "registration_flag", "user_data"]
 
 _SOURCE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
+#: The flag names (``--name``) of the ``kubelet.flags`` beside the ``config`` being validated: a flag sets its
+#: field over every config file, so the rules between two fields judge against it (set by ``EksKubelet._flags_seen``).
+_FLAGS_BESIDE: ContextVar[tuple[str, ...]] = ContextVar("flags_beside_kubelet_config", default=())
 _DECLARED_FLAGS = (REGISTER_WITH_TAINTS_FLAG, NODE_LABELS_FLAG)
 
 
@@ -82,10 +86,22 @@ class EksKubelet(Model):
     config: dict[str, Any] | None = Field(None, description="KubeletConfiguration fields, e.g. {maxPods: 110}.")
     flags: list[str] | None = Field(None, min_length=1, description="Extra kubelet flags, e.g. ['--v=2'].")
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _flags_seen(cls, data: Any, handler: ModelWrapValidatorHandler[EksKubelet]) -> EksKubelet:
+        """Validates with the names of the flags given beside ``config`` known to its validator."""
+        flags = data.get("flags") if isinstance(data, dict) else None
+        names = tuple(f.partition("=")[0] for f in flags if isinstance(f, str)) if isinstance(flags, list) else ()
+        token = _FLAGS_BESIDE.set(names)
+        try:
+            return handler(data)
+        finally:
+            _FLAGS_BESIDE.reset(token)
+
     @field_validator("config")
     @classmethod
     def _config(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
-        problems = _config_problems(config or {})
+        problems = _config_problems(config or {}, _FLAGS_BESIDE.get())
         if len(problems) == 1:
             raise fail(problems[0][1], problems[0][0])
         if problems:
@@ -138,8 +154,9 @@ class UserLaunchTemplate(Model):
 _CONFIG_REFERENCE = "https://kubernetes.io/docs/reference/config-api/kubelet-config.v1beta1/"
 
 
-def _config_problems(config: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
-    """Every reason the ``config`` fragment cannot reach a kubelet as written, as ``(path under config,
+def _config_problems(config: dict[str, Any], flags: tuple[str, ...] = ()) -> list[tuple[tuple[str | int, ...], str]]:
+    """Every reason the ``config`` fragment cannot reach a kubelet as written, given the names of the
+    ``kubelet.flags`` beside it (``flags``: a flag sets its field over the config), as ``(path under config,
     sentence)`` in key order: a misspelt registration key (:func:`_misspelt_registration_keys`), a text
     with a control character (:func:`_control_characters`), a ``registerWithTaints`` that is not a list
     of taints, and each error of the field table and of the kubelet's start-up rules
@@ -163,7 +180,7 @@ def _config_problems(config: dict[str, Any]) -> list[tuple[tuple[str | int, ...]
                     problems.append((("registerWithTaints", i), f"{err} (a core/v1 Taint with a Kubernetes effect: "
                                                                f"{', '.join(e.value for e in TaintEffect)})"))
     control = {path for path, _ in problems}
-    problems += [(f.path, f.message) for f in rules.judge(config) if f.severity == "error" and f.path not in control]
+    problems += [(f.path, f.message) for f in rules.judge(config, flags) if f.severity == "error" and f.path not in control]
     return problems
 
 
@@ -210,8 +227,9 @@ def config_warnings(pool: Any) -> list[tuple[str, str]]:
     :mod:`gpu_node_pool.backends._shared.kubelet_config_rules`."""
     kubelet = getattr(pool, "kubelet", None)
     config = getattr(kubelet, "config", None) or {}
+    flags = tuple(f.partition("=")[0] for f in getattr(kubelet, "flags", None) or [])
     out = []
-    for finding in rules.judge(config):
+    for finding in rules.judge(config, flags):
         if finding.severity == "error":
             continue
         message = finding.message
