@@ -214,3 +214,9 @@ def test_a_static_cpu_reservation_that_cannot_be_judged_says_so(capsys, temp_pro
     code, out = validate(capsys, temp_project, kubelet)
     assert code == 0, out
     assert f"pools[0].kubelet.config.cpuManagerPolicy: {said}" in out and "not judged" in out, out
+
+
+def test_a_cpu_number_beyond_go_int_is_named_so(capsys, temp_project):
+    code, out = validate(capsys, temp_project, "{config: {reservedSystemCPUs: '0-99999999999999999999', "
+                                               "systemReservedCgroup: '', kubeReservedCgroup: ''}}")
+    assert code == 2 and "'99999999999999999999' in '0-99999999999999999999' is no whole number Go's int holds (64 bits)" in out, out

@@ -454,7 +454,8 @@ def _cpuset(text: str) -> tuple[int, str | None]:
         bounds = element.split("-", 1)
         bad = next((b for b in bounds if not _ATOI.fullmatch(b) or not -(2**63) <= int(b) < 2**63), None)
         if bad is not None:
-            return 0, f"{shown(bad)} in {shown(element)} is no whole number"
+            return 0, f"{shown(bad)} in {shown(element)} is no whole number" + (
+                " Go's int holds (64 bits)" if _ATOI.fullmatch(bad) else "")
         low, high = int(bounds[0]), int(bounds[-1])
         if low > high:
             return 0, f"the range {shown(element)} runs backwards"

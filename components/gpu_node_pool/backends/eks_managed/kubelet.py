@@ -73,8 +73,10 @@ class EksKubelet(Model):
     config file and would not start (the field table and what is and is not judged:
     :mod:`gpu_node_pool.backends._shared.kubelet_config_fields`); a value of the right type the kubelet
     refuses at start (``systemReserved: {gpu: '1'}``, ``evictionHard: {memory.available: 500MB}``,
-    ``cpuManagerPolicy: Static``, ``shutdownGracePeriodCriticalPods`` above ``shutdownGracePeriod``: the
-    rules, their sources and what is not judged: :mod:`gpu_node_pool.backends._shared.kubelet_config_rules`).
+    ``cpuManagerPolicy: Static``, ``shutdownGracePeriodCriticalPods`` above ``shutdownGracePeriod`` or, left
+    out, above the kubelet's 0: a field the fragment leaves out is judged at the value the kubelet runs with,
+    and a rule a flag in ``flags`` takes part in is not judged; the rules, their sources and what is not
+    judged: :mod:`gpu_node_pool.backends._shared.kubelet_config_rules`).
     A key that is no KubeletConfiguration field is a warning (:func:`config_warnings`), not an error,
     whatever its value: the kubelet skips it; ``flags`` there is told it belongs under ``kubelet.flags``.
     For ``flags`` (at ``kubelet.flags`` or ``kubelet.flags[N]``): a flag holding a newline or another
