@@ -93,12 +93,12 @@ def _program(temp_project, source: str) -> Path:
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        ('import os\n\nraise ValueError("boom")\n', "the program raised ValueError: boom (at __main__.py:3)"),
-        ("x = (\n", "the program raised SyntaxError: '(' was never closed"),
+        ('import os\n\nraise ValueError("boom")\n', "__main__.py:3:1: the program raised ValueError: boom;"),
+        ("x = (\n", "__main__.py:1:5: the program raised SyntaxError: '(' was never closed"),
         ("import os\nimport no_such_module_here\n",
-         "the program raised ModuleNotFoundError: No module named 'no_such_module_here' (at __main__.py:2)"),
-        ("import sys\n\nsys.exit(3)\n", "the program exited with 3 (at __main__.py:3)"),
-        ("import sys\nsys.exit(0)\n", "the program exited with 0 (at __main__.py:2)"),
+         "__main__.py:2:1: the program raised ModuleNotFoundError: No module named 'no_such_module_here';"),
+        ("import sys\n\nsys.exit(3)\n", "__main__.py:3:1: the program exited with 3,"),
+        ("import sys\nsys.exit(0)\n", "__main__.py:2:1: the program exited with 0,"),
     ],
 )
 @pytest.mark.parametrize("command", ["plan", "check"])
@@ -108,7 +108,6 @@ def test_a_failing_program_is_invalid_input_naming_the_file_and_line(capsys, tem
     assert code == 2, out + err
     assert "internal error" not in out + err and "please report" not in out + err
     assert expected in out + err
-    assert str(project / "__main__.py") in out + err
     if command == "plan":
         assert len(err.strip().splitlines()) == 1, err
 
@@ -120,7 +119,7 @@ def test_a_failing_program_in_json_is_one_config_error(capsys, temp_project):
     code, out, _ = run(capsys, "plan", "--stack", "dev", "--project-dir", str(project), "--json")
     assert code == 2
     [error] = json.loads(out)["configErrors"]
-    assert error["path"] == str(project / "__main__.py")
+    assert error["path"] == "__main__.py" and error["location"] == {"file": "__main__.py", "line": 2, "column": 1}
     assert error["message"].startswith("the program exited with 5")
 
 

@@ -83,7 +83,10 @@ def test_check_of_a_program_that_raises_is_invalid_input_with_one_line(capsys, t
     assert code == 2
     [error] = doc["configErrors"]
     assert "the program raised" in error["message"] and "clusterNme" in error["message"]
-    assert "(at __main__.py:" in error["message"]
+    # placed as every other error is: __main__.py:<line>:<column>, the line that called config.require
+    line = next(i for i, text in enumerate(main.read_text().splitlines(), 1) if "clusterNme" in text)
+    assert error["location"] == {"file": "__main__.py", "line": line, "column": error["location"]["column"]}
+    assert error["path"] == "__main__.py" and "(at " not in error["message"]
 
 
 def test_check_of_a_pool_the_program_declares_wrongly_names_the_programs_line_and_the_component(capsys, tmp_path):
@@ -280,7 +283,7 @@ def test_check_in_a_child_reports_the_programs_failure_as_in_process(capsys, tmp
     python = make_venv(tmp_path / "venv", shared=True)
     code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci", "--python", str(python))
     [error] = doc["configErrors"]
-    assert code == 2 and "clusterNme" in error["message"] and "(at __main__.py:" in error["message"]
+    assert code == 2 and "clusterNme" in error["message"] and error["location"]["file"] == "__main__.py"
 
 
 def test_check_of_a_program_with_a_duplicate_urn_is_refused_as_a_preview_would(capsys, tmp_path):
@@ -295,7 +298,8 @@ def test_check_of_a_program_with_a_duplicate_urn_is_refused_as_a_preview_would(c
     assert "unique name" in error["message"]
     lines = main.read_text().splitlines()
     second, first = len(lines), len(lines) - 1  # the two appended lines
-    assert f"(at __main__.py:{second}; first at __main__.py:{first})" in error["message"]
+    assert error["location"] == {"file": "__main__.py", "line": second, "column": 1}
+    assert f"(first at __main__.py:{first})" in error["message"] and "(at " not in error["message"]
 
 
 def test_a_name_a_helper_repeats_is_placed_at_the_two_calls(capsys, tmp_path):
@@ -306,7 +310,7 @@ def test_a_name_a_helper_repeats_is_placed_at_the_two_calls(capsys, tmp_path):
                     "role('once')\nrole('twice')\nrole('twice')\n")
     _, doc = run_json(capsys, "check", "--project-dir", str(tmp_path / "p"), "--stack", "ci")
     [error] = doc["configErrors"]
-    assert f"(at __main__.py:{base + 9}; first at __main__.py:{base + 8})" in error["message"]
+    assert error["location"]["line"] == base + 9 and f"(first at __main__.py:{base + 8})" in error["message"]
 
 
 def test_the_plan_recorder_refuses_duplicate_urns_that_the_mocks_let_through():
@@ -446,7 +450,8 @@ def test_a_model_the_program_builds_wrongly_names_its_field_and_rule(capsys, tmp
                                        "DevicePluginConfig(namespace='default')\n")
     code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
     [error] = doc["configErrors"]
-    assert code == 2 and "the program built DevicePluginConfig wrongly (at __main__.py:" in error["message"]
+    assert code == 2 and "the program built DevicePluginConfig wrongly: " in error["message"]
+    assert error["location"]["file"] == "__main__.py" and error["location"]["line"] > 1
     assert "namespace: 'default': the chart refuses to install into the default namespace" in error["message"]
 
 

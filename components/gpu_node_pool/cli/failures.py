@@ -53,7 +53,7 @@ def invalid_input(args: argparse.Namespace, err: BaseException) -> int:
         issues = [i.to_json() for i in err.issues]
         text = terminal_text(err.lines())
     elif getattr(err, "issue", None) is not None:  # plan.run.ProgramError: the user's program failed
-        issues = [{"path": err.issue.path, "message": err.issue.message}]
+        issues = [err.issue.to_json()]  # with its location: the program's line
         text = escape_control(f"error: {err}")
     else:
         path = getattr(err, "argument", None) or getattr(err, "filename", None) or ""

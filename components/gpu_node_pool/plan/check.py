@@ -186,10 +186,24 @@ def _record(interpreter: Interpreter, program: Path, project: Path, config: dict
                                            "stack": stack, "project": name}, project, timeout)
     program_log += answer.get("programLog") or []
     if "configIssues" in answer:
-        raise ConfigError([ConfigIssue(i["path"], i["message"], _program_location(i.get("location"), project))
-                           for i in answer["configIssues"]], answer.get("configSource") or str(program))
+        raise ConfigError([_child_issue(i, program, project) for i in answer["configIssues"]],
+                          answer.get("configSource") or str(program))
     return ([Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]],
             answer.get("warnings") or [])
+
+
+def _child_issue(issue: dict[str, Any], program: Path, project: Path) -> ConfigIssue:
+    """The child's ``{"path", "message", "location"?}`` as an issue placed in the project: its ``location`` relative
+    to the project directory; the program's own failure (its ``path`` the failing file, or the program file with
+    ``(at __main__.py:27; ...)`` in its message) named by that place, ``__main__.py:27:1: ...``
+    (:func:`.program_errors.placed_issue`)."""
+    from .program_errors import placed_issue
+
+    where = _program_location(issue.get("location"), project)
+    path = issue["path"]
+    if where is not None and (issue.get("location") or {}).get("file") == path:
+        path = where.file
+    return placed_issue(ConfigIssue(path, issue["message"], where), program, project)
 
 
 def _warnings_in_program(warnings: list[dict[str, str]], resources: list[Recorded], project: Path,

@@ -20,7 +20,6 @@ import os
 import runpy
 import sys
 import threading
-import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
 from . import expand as expansion
 from .plain import plain, plain_record
+from .program_errors import DuplicateUrnError, ProgramError, ProgramExit, duplicate_urns, placed_issue, program_issue
 from .stack_file import StackFile, locate_findings, read_stack
 
 if TYPE_CHECKING:
@@ -102,122 +102,6 @@ def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list
     (:func:`gpu_node_pool.plan.stack_file.read_stack`, which also keeps where each key is)."""
     found = read_stack(project_dir, stack)
     return found.config, found.secrets, found.path
-
-
-class ProgramExit(Exception):
-    """The program called ``sys.exit(code)``: it stopped before declaring everything (``code`` as given)."""
-
-    def __init__(self, code: object) -> None:
-        self.code = code
-        super().__init__(f"the program exited with {code}")
-
-
-class DuplicateUrnError(ValueError):
-    """The program registered two resources with one URN (same type, name and parent), which the
-    Pulumi engine refuses: ``Duplicate resource URN '<urn>'; try giving it a unique name``
-    (pulumi/pulumi ``pkg/diag/errors.go``, error 2001). The mocks do not enforce it, so
-    :func:`record` checks it after the run. ``urns``: each duplicated URN, in registration order."""
-
-    def __init__(self, urns: list[str], keys: list[tuple[str, str]] | None = None) -> None:
-        self.urns = urns
-        #: ``(type token, name)`` of each URN, for :meth:`place`.
-        self.keys = keys or []
-        self._where = ""
-        super().__init__(self._message())
-
-    def _message(self) -> str:
-        more = f" (and {len(self.urns) - 1} more)" if len(self.urns) > 1 else ""
-        return (f"Duplicate resource URN {self.urns[0]!r}{more}{self._where}: a real pulumi preview refuses the "
-                "program (pulumi/pulumi pkg/diag/errors.go, error 2001); give each resource of one type and parent a "
-                "unique name")
-
-    def place(self, sites: Any, home: Path) -> None:
-        """Name where the program registers the first duplicated name again, and where first (``sites``: the
-        program's :class:`~gpu_node_pool.sdk.registration_sites.Sites`; files shown relative to ``home``)."""
-        found = sites.repeats.get(self.keys[0]) if self.keys else None
-        if found is None:
-            return
-        first, again = found
-
-        def shown(site: tuple[str, int, int]) -> str:
-            path = Path(site[0])
-            return f"{path.relative_to(home.resolve()) if path.is_relative_to(home.resolve()) else path}:{site[1]}"
-
-        self._where = f" (at {shown(again)}; first at {shown(first)})"
-        self.args = (self._message(),)
-
-
-def duplicate_urns(resources: list[Recorded]) -> list[str]:
-    """The URNs ``resources`` register more than once (synthesized chart children aside), in order."""
-    seen: set[str] = set()
-    dups: list[str] = []
-    for r in resources:
-        if not r.urn or r.synthesized:
-            continue
-        if r.urn in seen and r.urn not in dups:
-            dups.append(r.urn)
-        seen.add(r.urn)
-    return dups
-
-
-class ProgramError(ValueError):
-    """The user's program failed: it raised, did not compile, imported a missing module or called
-    ``sys.exit``. Invalid input (exit 2): ``argument`` is the program file, the message one line."""
-
-    def __init__(self, issue: ConfigIssue) -> None:
-        self.issue = issue
-        self.argument = issue.path
-        super().__init__(f"{issue.path}: {issue.message}")
-
-
-#: The package's own directory: an exception raised in here is a gpupool bug, not the program's.
-_PACKAGE_DIR = Path(__file__).resolve().parents[1]
-
-
-def program_issue(err: BaseException, program: Path) -> ConfigIssue | None:
-    """One line for what went wrong in the user's ``program``, or None when it is a bug of this package.
-
-    The message names the exception (or ``the program exited with N`` for ``sys.exit(N)``) and
-    where: the innermost frame in the program's directory (``(at __main__.py:3)``), the place of a
-    ``SyntaxError``. Innermost frame inside ``gpu_node_pool`` (not the program's) -> None.
-    Used by ``gpupool plan``/``render`` (:func:`plan_stack`) and ``gpupool check``.
-    """
-    cause = err.__cause__ if isinstance(err.__cause__, Exception) and not isinstance(err, ProgramExit) else err
-    home = program.parent.resolve()
-    where = ""
-    if isinstance(cause, SyntaxError) and cause.filename and cause.lineno:
-        where = f" (at {Path(cause.filename).name}:{cause.lineno})"
-    else:
-        frames = [*traceback.extract_tb(err.__traceback__)]
-        for extra in (err.__cause__, err.__context__):
-            if extra is not None:
-                frames += traceback.extract_tb(extra.__traceback__)
-        for frame in reversed(frames):
-            if frame.filename.startswith("<"):  # <frozen importlib._bootstrap>, <string>
-                continue
-            path = Path(frame.filename).resolve()
-            if path.is_relative_to(_PACKAGE_DIR) and not isinstance(cause, ProgramExit):
-                return None  # raised by gpu_node_pool itself: a bug to report (exit 70)
-            if path.is_relative_to(home):
-                where = f" (at {path.name}:{frame.lineno})"
-                break
-    if isinstance(cause, ProgramExit):
-        message = f"{cause}{where}, before it declared everything; a Pulumi program must not call sys.exit"
-    elif isinstance(cause, json.JSONDecodeError) and SECRET in cause.doc:
-        message = (f"the program read a stack-file secure: value as JSON{where} (get_secret_object, require_object...): "
-                   f"offline it is the text {SECRET}, since gpupool never decrypts secure: values, so nothing was "
-                   "judged; to check this program offline, give that key a plain value in a stack file for CI, "
-                   "or read it as a string")
-    elif type(cause).__name__ == "ValidationError" and hasattr(cause, "errors") and hasattr(cause, "title"):
-        # a model of this package (DevicePluginConfig(...)) built wrongly in the program: each field and its rule
-        found = cause.errors(include_url=False)
-        said = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or cause.title}: {e['msg']}" for e in found[:3])
-        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
-        message = f"the program built {cause.title} wrongly{where}: {said}{more}; fix the program and run gpupool again"
-    else:
-        first = str(cause).splitlines()[0] if str(cause) else ""
-        message = f"the program raised {type(cause).__name__}: {first}{where}; fix the program and run gpupool again"
-    return ConfigIssue(str(program), message)
 
 
 def _reraise(err: BaseException) -> Any:
@@ -465,16 +349,16 @@ def plan_stack(
         with expansion.offline_yaml() as collected, validated_by_the_plan(config, result.config):
             result.resources, result.outputs = record_program(program, config, secrets, stack=stack,
                                                               project=found.project)
-    except DuplicateUrnError as err:
-        raise ProgramError(ConfigIssue(str(program), str(err))) from None
+    except DuplicateUrnError as err:  # placed at the program's line that registers the name again
+        raise ProgramError(placed_issue(ConfigIssue(str(program), str(err)), program, project)) from None
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
             result.config_issues = found.locate(err.__cause__.issues)
             result.config_source = err.__cause__.source
             return result
-        raise ProgramError(program_issue(err, program) or _reraise(err)) from None
+        raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input; our own bug re-raises
-        raise ProgramError(program_issue(err, program) or _reraise(err)) from None
+        raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
     expanded = expansion.expand_plan(result, project, expand, collected)  # charts, yaml, add-ons
     _summarise(result)
     _check_policies(result, policy_config, found.project)
