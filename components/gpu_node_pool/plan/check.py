@@ -32,8 +32,9 @@ from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
 from ..text.terminal import terminal_text
-from .expand import ExpandOptions, expand_plan, finish_plan, not_judged_lines
+from .expand import ExpandOptions, expand_plan, finish_plan
 from .interpreter import DEFAULT_PROGRAM_TIMEOUT, Interpreter, choose_interpreter, record_in_child
+from .locate import duplicates_of_not_judged, locate_in_program, not_judged_lines, split_by_resource
 from .stack_file import read_project_file
 
 __all__ = ["CheckResult", "check_project", "to_json"]
@@ -145,29 +146,9 @@ def check_project(
 
     result.violations = evaluate(result.resources, policy_config, stack=stack, project=result.project)
     finish_plan(result, expanded, expand, policy_config)
-    _locate_in_program(result, project)
+    split_by_resource(result)  # one finding and one not-judged item per resource a stack policy could not decide
+    locate_in_program(result, project)
     return result
-
-
-def _locate_in_program(result: CheckResult, project: Path) -> None:
-    """Give each finding without a place the program line that constructed its resource (or, for a child
-    of a chart or component, the nearest ancestor constructed by the program): ``violations[].location``
-    = ``{"file": <relative to the project directory>, "line", "column"}``, as plan's stack-file places."""
-    by_urn = {r.urn: r for r in result.resources if r.urn}
-    for violation in result.violations:
-        resource = by_urn.get(str(violation.get("urn") or ""))
-        seen = set()
-        while resource is not None and not resource.source and resource.parent and resource.urn not in seen:
-            seen.add(resource.urn)
-            resource = by_urn.get(resource.parent)
-        if violation.get("location") or resource is None or not resource.source:
-            continue
-        file, line, column = resource.source
-        try:
-            shown = Path(file).resolve().relative_to(project.resolve()).as_posix()
-        except ValueError:
-            shown = str(file)
-        violation["location"] = {"file": shown, "line": int(line), "column": int(column)}
 
 
 def _record(interpreter: Interpreter, program: Path, project: Path, config: dict[str, Any], secrets: list[str],
@@ -338,6 +319,16 @@ def _interpreter_lines(interpreter: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _not_judged_count(findings: list[dict[str, Any]]) -> list[str]:
+    """One line per enforcement level counting the findings that repeat a not-judged item (the policy's "can't run"
+    note, ``resources-judged``), which the "not judged" list above shows once each, with why and its fix."""
+    levels: dict[str, list[str]] = {}
+    for v in findings:
+        levels.setdefault(str(v["enforcement"]), []).append(v["policy"])
+    return [f"  [{level}] {len(policies)} finding(s) on what no policy could judge ({', '.join(dict.fromkeys(policies))}): "
+            "each listed once under \"not judged\" above, with why and its fix" for level, policies in levels.items()]
+
+
 def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     """The human-readable check report, cut of the program's secrets (:mod:`.masking`); its last line is the
     exit code judged at ``fail_on``."""
@@ -378,7 +369,9 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     lines.append("")
     if result.violations:
         lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
-        lines += violation_lines(result.violations, result.resources)
+        repeated = duplicates_of_not_judged(result.violations, result.not_judged)
+        lines += violation_lines([v for i, v in enumerate(result.violations) if i not in repeated], result.resources)
+        lines += _not_judged_count([result.violations[i] for i in sorted(repeated)])
     else:
         lines.append("policy pack gpu-node-pools: 0 violations from the enabled policies")
     lines.append("")
