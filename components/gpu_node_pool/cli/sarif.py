@@ -16,10 +16,18 @@ run, tool ``gpupool``:
 - ``results``: one per config error (level ``error``) and one per finding; the level is the
   finding's enforcement level: ``mandatory`` (and ``remediate``) -> ``error``, ``advisory`` ->
   ``warning``.
-- locations: the stack file place of a config error or of a finding about a pool, as
-  ``artifactLocation.uri`` relative to the project directory with ``uriBaseId: PROJECTROOT``
-  (``run.originalUriBaseIds`` gives that directory's ``file://`` URI) and ``region.startLine``/
-  ``startColumn`` from 1; a finding's resource URN as a ``logicalLocations`` entry (kind ``resource``).
+- locations: every result has one ``physicalLocation``, for GitHub code scanning rejects a whole upload
+  when a result has none or only a ``logicalLocations`` entry (``locationFromSarifResult: expected at least
+  one location`` / ``expected artifact location``: github/codeql-action issues 1738, 2456 and 2459; the
+  SARIF validator's GitHub ingestion rule GH1001, "each result location must provide the property
+  'physicalLocation.artifactLocation.uri'", microsoft/sarif-sdk issue 2694). It is the place the result
+  carries: the program line that constructed a finding's resource (``gpupool check``), the stack file place
+  of a config error or of a finding about a pool; else, approximately, line 1 of the program file
+  ``Pulumi.yaml`` names (``main``, default ``__main__.py``), or of ``Pulumi.yaml`` itself, and the message
+  then says the place is approximate. ``artifactLocation.uri`` is relative to the project directory with
+  ``uriBaseId: PROJECTROOT`` (``run.originalUriBaseIds`` gives that directory's ``file://`` URI, the current
+  directory when no project directory is given) and ``region.startLine``/``startColumn`` count from 1; a
+  finding's resource URN is also a ``logicalLocations`` entry (kind ``resource``).
 - ``invocations[0]``: ``exitCode`` the process's exit code, ``executionSuccessful`` true when the
   command judged the stack (exit 0 or 1).
 """
@@ -38,7 +46,7 @@ from .._version import __version__
 if TYPE_CHECKING:
     from importlib.metadata import PackageMetadata
 
-__all__ = ["SARIF_SCHEMA", "CONFIG_RULE", "DOCS_LABELS", "LEVELS", "docs_url", "sarif_log", "rules"]
+__all__ = ["SARIF_SCHEMA", "CONFIG_RULE", "DOCS_LABELS", "LEVELS", "docs_url", "fallback_file", "sarif_log", "rules"]
 
 #: The ``$schema`` a SARIF 2.1.0 log names (the OASIS errata 01 schema).
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -130,16 +138,41 @@ def rules() -> list[dict[str, Any]]:
     return out
 
 
-def _location(where: Mapping[str, Any] | None, urn: str = "") -> list[dict[str, Any]]:
-    location: dict[str, Any] = {}
-    if where:
-        location["physicalLocation"] = {
-            "artifactLocation": {"uri": where["file"], "uriBaseId": _BASE},
-            "region": {"startLine": where["line"], "startColumn": where["column"]},
-        }
+def fallback_file(project_dir: str | Path) -> str:
+    """The file a result without a place of its own is shown at (line 1), relative to ``project_dir``: the program
+    file its ``Pulumi.yaml`` names for a Python project (``main``: a file, or a directory holding
+    ``__main__.py``; default the project directory's ``__main__.py``) when it exists, else ``Pulumi.yaml``."""
+    project = Path(project_dir)
+    try:
+        from ..plan.stack_file import read_project_file
+
+        main = project / str(read_project_file(project).get("main") or ".")
+    except (OSError, ValueError):  # no or a broken Pulumi.yaml: its own error says so
+        main = project
+    program = main / "__main__.py" if main.is_dir() else main
+    try:
+        if program.is_file():
+            return program.resolve().relative_to(project.resolve()).as_posix()
+    except ValueError:  # a main outside the project directory
+        pass
+    return "Pulumi.yaml"
+
+
+def _location(where: Mapping[str, Any] | None, urn: str, fallback: str) -> list[dict[str, Any]]:
+    """The result's one location: ``where`` (``{"file", "line", "column"}``), else line 1 of ``fallback``."""
+    where = where or {"file": fallback, "line": 1, "column": 1}
+    location: dict[str, Any] = {"physicalLocation": {
+        "artifactLocation": {"uri": where["file"], "uriBaseId": _BASE},
+        "region": {"startLine": where["line"], "startColumn": where["column"]},
+    }}
     if urn:
         location["logicalLocations"] = [{"fullyQualifiedName": urn, "kind": "resource"}]
-    return [location] if location else []
+    return [location]
+
+
+def _approximate(text: str, where: Mapping[str, Any] | None, fallback: str) -> str:
+    """``text``, saying where it is placed when it has no place of its own."""
+    return text if where else f"{text} (approximate place: {fallback} line 1; this result names no line of its own)"
 
 
 def sarif_log(exit_code: int, config_errors: Iterable[Mapping[str, Any]] = (),
@@ -150,30 +183,33 @@ def sarif_log(exit_code: int, config_errors: Iterable[Mapping[str, Any]] = (),
         exit_code: the command's exit code (``invocations[0].exitCode``).
         config_errors: ``configErrors`` entries of the JSON report (``{"path", "message", "location"?}``).
         violations: ``violations`` entries (``{"policy", "enforcement", "resource", "message", "urn"?, "location"?}``).
-        project_dir: the project directory the artifact URIs are relative to (``originalUriBaseIds``).
+        project_dir: the project directory the artifact URIs are relative to (``originalUriBaseIds``); default the
+            current directory. A result without a place is shown at line 1 of its :func:`fallback_file`.
     """
     table = rules()
     index = {rule["id"]: i for i, rule in enumerate(table)}
+    base = Path(project_dir) if project_dir is not None else Path.cwd()
+    fallback = fallback_file(base)
     results: list[dict[str, Any]] = []
     for issue in config_errors:
         text = f"{issue['path']}: {issue['message']}" if issue.get("path") else issue["message"]
-        results.append({"ruleId": CONFIG_RULE, "ruleIndex": 0, "level": "error", "message": {"text": text},
-                        "locations": _location(issue.get("location"))})
+        where = issue.get("location")
+        results.append({"ruleId": CONFIG_RULE, "ruleIndex": 0, "level": "error",
+                        "message": {"text": _approximate(text, where, fallback)},
+                        "locations": _location(where, "", fallback)})
     for v in violations:
+        where = v.get("location")
+        text = _approximate(f"{v.get('resource') or 'stack'}: {v['message']}", where, fallback)
         result: dict[str, Any] = {"ruleId": v["policy"], "level": LEVELS.get(str(v["enforcement"]), "warning"),
-                                  "message": {"text": f"{v.get('resource') or 'stack'}: {v['message']}"},
-                                  "locations": _location(v.get("location"), str(v.get("urn") or ""))}
+                                  "message": {"text": text},
+                                  "locations": _location(where, str(v.get("urn") or ""), fallback)}
         if v["policy"] in index:
             result["ruleIndex"] = index[v["policy"]]
         results.append(result)
-    for result in results:
-        if not result["locations"]:
-            del result["locations"]
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "gpupool", "version": __version__, "rules": table}},
         "invocations": [{"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code}],
         "results": results,
     }
-    if project_dir is not None:
-        run["originalUriBaseIds"] = {_BASE: {"uri": Path(project_dir).resolve().as_uri() + "/"}}
+    run["originalUriBaseIds"] = {_BASE: {"uri": base.resolve().as_uri() + "/"}}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
