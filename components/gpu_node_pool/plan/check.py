@@ -126,6 +126,7 @@ def check_project(
     project = find_project(project_dir)
     result = CheckResult(stack=stack)
     found: StackFile | None = None
+    doc: dict[str, Any] = {}
     try:
         result.project, program, doc = _program_path(project)
         interpreter = choose_interpreter(project, doc, python)
@@ -138,6 +139,11 @@ def check_project(
         about_stack = found is not None and err.source.startswith(STACK_CONFIG_SOURCE)
         located = found.locate([i for i in err.issues if i.location is None]) if about_stack else []
         result.config_issues = [located.pop(0) if about_stack and i.location is None else i for i in err.issues]
+        if doc:  # a key the program requires that the stack file misspells: named, with its place
+            from .locate_keys import name_near_misses, stack_file_of
+
+            result.config_issues = name_near_misses(result.config_issues, *stack_file_of(project, doc, stack),
+                                                    result.project)
         return result
     result.warnings = _warnings_in_program(warnings, result.resources, project, found)
     expanded = expand_plan(result, project, expand, collected)  # charts, yaml, releases, add-ons
