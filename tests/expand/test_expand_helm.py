@@ -168,8 +168,11 @@ def test_a_remote_chart_found_in_the_chart_directory_is_rendered(tmp_path):
         assert daemonsets(r.render(CHART, "fb", inputs))
 
 
-def test_no_helm_is_not_judged_with_the_fix():
-    result = HelmRenderer("/nonexistent/helm").render(CHART, "fb", {"chart": str(CHARTS / "aws-for-fluent-bit")})
+def test_no_helm_is_not_judged_with_the_fix(tmp_path):
+    chart = tmp_path / "fluent-bit"  # a local chart that exists: without helm it is not rendered, not refused
+    chart.mkdir()
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: fluent-bit\nversion: 0.1.0\n")
+    result = HelmRenderer("/nonexistent/helm").render(CHART, "fb", {"chart": str(chart)})
     assert isinstance(result, NotJudged)
     assert "no helm executable" in result.reason and "--helm PATH" in result.fix
 
