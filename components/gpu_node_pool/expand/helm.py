@@ -15,7 +15,8 @@ and parses the manifests (PyYAML, libyaml loader) into plain dicts. Rules and th
   Release auto-names with a random suffix, which a template render cannot know).
 - Namespace: ``namespace``, else ``default`` (the provider's default namespace).
 - Values: the ``valueYamlFiles`` in order, then ``values``; later files win, as with Helm's
-  repeated ``-f`` (provider docs: "Content is read and merged with values").
+  repeated ``-f`` (provider docs: "Content is read and merged with values"). Assets are read as the
+  provider reads them (:mod:`.helm_values`): a values file that does not exist is a :class:`RefusedInput`.
 - Hooks: omitted (``--no-hooks``): Chart v4 omits ``helm.sh/hook`` resources unless
   ``includeHooks`` (render mode only); a Release runs hooks as Jobs, not objects a DaemonSet
   policy judges.
@@ -58,9 +59,9 @@ from typing import Any
 import yaml
 
 from ..k8s.wellknown import is_namespaced_kind
-from ..sdk.files import read_input_text
 from ..sdk.yaml_bounded import load_all_bounded
 from .helm_fixes import helm_failure_fix
+from .helm_values import ValuesProblem, values_documents
 from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, unknown_input
 from .run_bounded import run_bounded
 
@@ -73,9 +74,6 @@ MAX_MANIFEST_BYTES = 64 << 20
 CHART_TYPES = ("kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Release")
 DEFAULT_TIMEOUT = 30.0
 _RELEASE = "kubernetes:helm.sh/v3:Release"
-# pulumi's wire form of an asset: {<sig key>: <asset sig>, "path"|"text"|"uri": ...} (pulumi.runtime.rpc).
-_SIG_KEY = "4dabf18193072939515e22adb298388d"
-_ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17"
 
 
 #: The fix for a local chart path that holds no chart.
@@ -249,8 +247,9 @@ class HelmRenderer:
 
         Returns:
             :class:`Expanded` (``source`` ``"helm template"``) with every rendered object;
-            :class:`RefusedInput` (input ``chart``) for a chart written as a path where nothing is, which a real
-            preview fails on (with or without a helm: finding the path needs none); or :class:`NotJudged` for:
+            :class:`RefusedInput` (input ``chart``, ``valueYamlFiles[i]`` or ``values...``) for a chart written as a
+            path where nothing is, a values file that does not exist or an archive in ``values``, which a real
+            preview fails on (with or without a helm: reading them needs none); or :class:`NotJudged` for:
             an unsupported type, inputs unknown at preview, no helm, a chart not reachable offline, a
             post-renderer, a render error (Helm's first error line) or a timeout. Never raises for a user's chart or values.
         """
@@ -279,6 +278,12 @@ class HelmRenderer:
         if isinstance(source, _Unreachable) and source.missing_path and type_token in _MISSING_PATH_SOURCE:
             return RefusedInput(who, type_token, "chart", self._missing_path_message(chart, source.missing_path,
                                                                                    _MISSING_PATH_SOURCE[type_token]))
+        read_notes: list[str] = []
+        values_files = values_documents(type_token, inputs, self.base_dir, read_notes)  # needs no helm either
+        if isinstance(values_files, ValuesProblem):
+            if values_files.refused:
+                return RefusedInput(who, type_token, values_files.input, values_files.reason)
+            return not_judged(values_files.reason, values_files.fix)
         if inputs.get("postRenderer") or inputs.get("postrender"):
             return not_judged(
                 "a post-renderer changes the rendered objects and cannot run offline",
@@ -291,10 +296,6 @@ class HelmRenderer:
             )
         if isinstance(source, _Unreachable):
             return not_judged(source.reason, source.fix)
-        read_notes: list[str] = []
-        values_files = self._values_documents(inputs, read_notes)
-        if isinstance(values_files, str):
-            return not_judged(values_files, "give valueYamlFiles as local FileAssets or StringAssets, or put the values in values")
         release = str(inputs.get("name") or name)
         namespace = str(inputs.get("namespace") or "default")
         skip_crds = bool(inputs.get("skipCrds"))
@@ -365,25 +366,6 @@ class HelmRenderer:
             return "set repositoryOpts.repo to the repository URL (and chart to the bare chart name), or point chart at a local path"
         pull = f"helm pull {chart}" + (f" --repo {repo}" if repo else "") + (f" --version {version}" if version else "")
         return f"run with --fetch-charts, or `{pull}` into a chart directory, or point chart at a local path"
-
-    def _values_documents(self, inputs: Mapping[str, Any], notes: list[str]) -> list[str] | str:
-        """The YAML documents to pass with ``-f`` (value files, then ``values``), or why they cannot be read;
-        a file that is not UTF-8 adds a note to ``notes``."""
-        docs: list[str] = []
-        for i, asset in enumerate(inputs.get("valueYamlFiles") or []):
-            text = _asset_text(asset, self.base_dir, notes)
-            if text is None:
-                return f"valueYamlFiles[{i}] is not a local file or string asset ({_describe(asset)})"
-            if isinstance(text, OSError):
-                return f"valueYamlFiles[{i}]: cannot read {text.filename}: {text.strerror}"
-            docs.append(text)
-        values = inputs.get("values")
-        if values:
-            try:
-                docs.append(json.dumps(values, sort_keys=True))  # JSON is YAML, and keeps types exact
-            except (TypeError, ValueError) as e:
-                return f"values cannot be written for helm ({e})"
-        return docs
 
     def _run(
         self,
@@ -504,38 +486,3 @@ def _local_chart_version(source: _Source) -> str | None:
     except (OSError, yaml.YAMLError):
         return None
     return str(meta.get("version")) if isinstance(meta, dict) and meta.get("version") is not None else None
-
-
-def _describe(asset: Any) -> str:
-    for attr in ("uri", "path", "assets"):
-        value = getattr(asset, attr, None) if not isinstance(asset, Mapping) else asset.get(attr)
-        if value is not None:
-            return f"{type(asset).__name__} {attr}={value!r}"
-    return type(asset).__name__
-
-
-def _asset_text(asset: Any, base_dir: Path, notes: list[str] | None = None) -> str | OSError | None:
-    """The text of a FileAsset/StringAsset (object or wire form); None for remote assets and archives.
-
-    A file is read only when it is a regular file (a FIFO would block: the error names what it
-    is); bytes that are not UTF-8 are read as U+FFFD and a note saying so is appended to ``notes``.
-    """
-    if isinstance(asset, Mapping):
-        if asset.get(_SIG_KEY) != _ASSET_SIG:
-            return None
-        text, path = asset.get("text"), asset.get("path")
-    else:
-        text, path = getattr(asset, "text", None), getattr(asset, "path", None)
-    if isinstance(text, str):
-        return text
-    if isinstance(path, str):
-        p = Path(path) if Path(path).is_absolute() else base_dir / path
-        try:
-            text, not_utf8 = read_input_text(p)
-        except OSError as e:
-            e.filename = e.filename or str(p)
-            return e
-        if not_utf8 and notes is not None:
-            notes.append(f"valueYamlFiles: {not_utf8}")
-        return text
-    return None

@@ -2,17 +2,24 @@
 ``pulumi preview`` fails on.
 
 ``NotJudged`` is one item of the report's ``notJudged`` list, ``{resource, type, reason, fix}``
-(``cli/report.schema.json``); ``RefusedInput`` becomes one of the report's ``configErrors``.
+(``cli/report.schema.json``); ``RefusedInput`` becomes one of the report's ``configErrors``. What their reasons
+and fixes share: the words for an input unknown at preview (:func:`unknown_input`) and the path a user most
+likely meant when the one written names nothing (:func:`similar_path`).
 """
 
 from __future__ import annotations
 
+import difflib
+import itertools
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path, PurePath
 from typing import Any
 
 from ..k8s.wellknown import SECRET
 
-__all__ = ["Expanded", "NotJudged", "RefusedInput", "find_unknown", "unknown_input"]
+__all__ = ["Expanded", "NotJudged", "RefusedInput", "find_unknown", "similar_path", "unknown_input"]
 
 
 @dataclass(frozen=True)
@@ -130,3 +137,39 @@ def _at(value: Any, path: str) -> Any:
         except (KeyError, IndexError, TypeError):
             return None
     return value
+
+
+#: Most entries of one directory compared with a mistyped name (a larger directory is not searched further).
+_MAX_ENTRIES = 2000
+
+
+def similar_path(base: Path, written: str, accept: Callable[[Path], bool] = Path.exists) -> str | None:
+    """The path the user most likely meant by ``written`` (relative to ``base``, or absolute) when nothing is
+    there: each part that names nothing replaced by the closest name in its directory (:func:`difflib.get_close_matches`,
+    ratio 0.75 or more), kept only when what it names passes ``accept``; written as ``written`` was (same
+    separators, a leading ``./`` kept). None when ``written`` names something, or no such path is found.
+
+    ``similar_path(project, "charts/logshp", is_chart) == "charts/logship"`` when ``charts/logship`` is a chart.
+    """
+    parts = PurePath(written).parts
+    here = Path(parts[0]) if parts and PurePath(written).is_absolute() else base
+    out: list[str] = list(parts[:1]) if parts and PurePath(written).is_absolute() else []
+    changed = False
+    for i, part in enumerate(parts[len(out):], start=len(out)):
+        if part in (".", "..") or (here / part).exists():
+            here, out = here / part, [*out, part]
+            continue
+        last = i == len(parts) - 1
+        try:
+            with os.scandir(here) as entries:
+                names = [e.name for e in itertools.islice(entries, _MAX_ENTRIES) if last or e.is_dir()]
+        except OSError:
+            return None
+        close = difflib.get_close_matches(part, names, n=1, cutoff=0.75)
+        if not close:
+            return None
+        here, out, changed = here / close[0], [*out, close[0]], True
+    if not changed or not accept(here):
+        return None
+    text = str(PurePath(*out)) if out else written
+    return f"./{text}" if written.startswith("./") and not text.startswith(".") else text

@@ -17,7 +17,9 @@ Answer (JSON object): ``protocol``, ``version`` (the child's gpu-node-pool versi
 program's line that constructed a component which refused its arguments; exit 2 in the parent) with
 ``configSource`` (what was wrong: ``config of stack 'dev'`` for the stack config a program read, else the
 program or the component, ``GpuNodePool 'vision'``), or ``resources`` (each
-:class:`~gpu_node_pool.sdk.record.Resource` as a dict of its fields), ``notJudged``
+:class:`~gpu_node_pool.sdk.record.Resource` as a dict of its fields,
+:meth:`~gpu_node_pool.sdk.record.Resource.to_json`: a Pulumi asset or archive in its inputs as Pulumi's wire form,
+so the parent reads a ``valueYamlFiles`` ``FileAsset``'s path and a ``StringAsset``'s text), ``notJudged``
 (``[{"resource", "type", "reason", "fix"}]``: remote v1 manifests, unparsable YAML) and ``warnings``
 (``[{"component", "path", "message"}]``: the config warnings of the program's ``GpuNodePool`` s); in either case
 ``programLog`` (``[{"severity", "message", "resource"?}]``: what the program logged with ``pulumi.log``, already
@@ -36,7 +38,7 @@ from typing import Any
 __all__ = ["BOOT", "PROTOCOL", "answer", "main", "record_here"]
 
 #: Version of the request/answer shapes above; the parent refuses an answer of another version.
-PROTOCOL = 4
+PROTOCOL = 5
 #: Exit code of :data:`BOOT` when ``gpu_node_pool`` (or what it imports) is not importable in the child.
 NOT_IMPORTABLE = 3
 #: What the parent passes to ``python -c``: import this module, or say on stderr which module is missing.
@@ -140,7 +142,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         out["configIssues"] = [i.to_json() for i in err.issues]
         out["configSource"] = err.source
         return out
-    out["resources"] = [dataclasses.asdict(r) for r in resources]
+    out["resources"] = [r.to_json() for r in resources]
     out["notJudged"] = [nj.to_dict() for nj in collected]
     out["warnings"] = [{"component": name, "path": w.path, "message": w.message} for name, w in warnings]
     return out

@@ -1,0 +1,144 @@
+"""The values a chart resource gives Helm, read offline as the Kubernetes provider reads them.
+
+A ``helm.v4.Chart`` or ``helm.v3.Release`` takes ``valueYamlFiles`` (a list of assets) and ``values`` (a map);
+:func:`values_documents` turns them into the YAML documents :class:`~gpu_node_pool.expand.helm.HelmRenderer`
+passes with ``-f``, value files first. Assets come as Pulumi SDK objects (the plan, in-process) or in Pulumi's
+wire form (``gpupool check``'s child, :mod:`gpu_node_pool.sdk.record`); both read alike:
+
+- a ``StringAsset``: its text; a ``FileAsset``: the file, its path relative to ``base_dir`` (the directory
+  ``pulumi`` runs the program and its providers in: the project directory, or the directory of ``Pulumi.yaml``'s
+  ``main``; pulumi/pulumi ``getPwdMain`` and ``execPlugin``, ``cmd.Dir = pwd``), read by
+  :func:`gpu_node_pool.sdk.files.read_input_text` (regular files only); a ``RemoteAsset`` is not fetched.
+- an asset inside ``values`` of a ``helm.v4.Chart`` is replaced by its text, as Helm's ``--set-file``; an archive
+  there is refused by the provider (pulumi/pulumi-kubernetes ``provider/pkg/helm/values.go@v4.32.0``,
+  ``marshalValue``: "Archive values are not supported as a Helm value"). A ``helm.v3.Release``'s values are decoded
+  otherwise (``helm_release.go`` ``decodeRelease``), so an asset there is not judged.
+- a ``FileAsset`` whose file does not exist fails a real preview: the provider reads every values file when it
+  renders the chart (``values.go`` ``readAsset``: "failed to read file"; a Release in ``Check``), so it is refused
+  (:class:`ValuesProblem` with ``refused``), with the nearest existing file when one looks like it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..sdk.files import read_input_text
+from ..sdk.record import asset_parts
+from .result import similar_path
+
+__all__ = ["ValuesProblem", "values_documents"]
+
+_CHART = "kubernetes:helm.sh/v4:Chart"
+#: Where the provider reads a chart's values files at preview, per chart type.
+_READ_SOURCE = {
+    _CHART: "pulumi/pulumi-kubernetes provider/pkg/helm/values.go@v4.32.0, readAsset: \"failed to read file\", as "
+            "Construct renders the chart at preview",
+    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.32.0, "
+                                     "decodeRelease in Check",
+}
+
+
+@dataclass(frozen=True)
+class ValuesProblem:
+    """Why a chart's values cannot be given to helm, at ``input`` (``valueYamlFiles[0]``, ``values.a.b``).
+
+    Attributes:
+        input: the input's path.
+        reason: why (a not-judged record's reason); when ``refused``, the whole error: value, rule, source, fix.
+        fix: what to do (empty when ``refused``).
+        refused: the provider fails a real ``pulumi preview`` on it, so it is an error, not an unjudged item.
+    """
+
+    input: str
+    reason: str
+    fix: str = ""
+    refused: bool = False
+
+
+def values_documents(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
+                     notes: list[str]) -> list[str] | ValuesProblem:
+    """The YAML documents to pass with ``-f``: each ``valueYamlFiles`` asset's text, then ``values`` as JSON (which
+    is YAML, and keeps types exact); or the first problem. A file that is not UTF-8 adds a note to ``notes``."""
+    docs: list[str] = []
+    files = inputs.get("valueYamlFiles") or []
+    for i, asset in enumerate(files if isinstance(files, list) else [files]):
+        text = _asset_text(type_token, f"valueYamlFiles[{i}]", asset, base_dir, notes)
+        if isinstance(text, ValuesProblem):
+            return text
+        docs.append(text)
+    values = inputs.get("values")
+    if values:
+        values = _with_file_texts(type_token, values, "values", base_dir, notes)
+        if isinstance(values, ValuesProblem):
+            return values
+        try:
+            docs.append(json.dumps(values, sort_keys=True))
+        except (TypeError, ValueError) as e:
+            return ValuesProblem("values", f"values cannot be written for helm ({e})",
+                                 "give values as maps, lists, strings, numbers and booleans")
+    return docs
+
+
+def _with_file_texts(type_token: str, value: Any, where: str, base_dir: Path, notes: list[str]) -> Any:
+    """``value`` with each asset in it replaced by its text (a v4 Chart's ``--set-file``), or the first problem."""
+    parts = asset_parts(value)
+    if parts is not None:
+        if type_token != _CHART:
+            return ValuesProblem(where, f"{where} is a Pulumi {parts[0].lower()}, which the offline plan reads in the "
+                                        "values of a helm.v4.Chart only", "put the file's text in values instead")
+        if parts[0] == "Archive":
+            return ValuesProblem(where, f"{where} is a Pulumi archive, and the provider takes no archive as a Helm "
+                                        "value (pulumi/pulumi-kubernetes provider/pkg/helm/values.go@v4.32.0, "
+                                        "marshalValue: \"Archive values are not supported as a Helm value\"), so a "
+                                        "real `pulumi preview` fails on it. Give a FileAsset or StringAsset, or the "
+                                        "value itself", refused=True)
+        return _asset_text(type_token, where, value, base_dir, notes)
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            out[key] = _with_file_texts(type_token, item, f"{where}.{key}", base_dir, notes)
+            if isinstance(out[key], ValuesProblem):
+                return out[key]
+        return out
+    if isinstance(value, list):
+        items = [_with_file_texts(type_token, item, f"{where}[{i}]", base_dir, notes) for i, item in enumerate(value)]
+        return next((item for item in items if isinstance(item, ValuesProblem)), items)
+    return value
+
+
+def _asset_text(type_token: str, where: str, asset: Any, base_dir: Path, notes: list[str]) -> str | ValuesProblem:
+    """The text of the ``StringAsset`` or ``FileAsset`` at ``where``, or why it cannot be read (module docstring)."""
+    parts = asset_parts(asset)
+    if parts is None or parts[0] != "Asset":
+        what = "a Pulumi archive" if parts else f"no Pulumi asset ({type(asset).__name__} {str(asset)[:60]!r})"
+        return ValuesProblem(where, f"{where} is {what}, so the values cannot be read",
+                             "give each values file as pulumi.FileAsset(path) or pulumi.StringAsset(text)")
+    _, attr, value = parts
+    if attr == "text" and isinstance(value, str):
+        return value
+    if attr == "uri":
+        return ValuesProblem(where, f"{where} is a RemoteAsset ({value}), which the offline plan does not fetch",
+                             "keep the file in the project and give it as a FileAsset, or put the values in values")
+    if attr != "path" or not isinstance(value, str):
+        return ValuesProblem(where, f"{where} is an asset with no path or text ({attr or 'empty'})",
+                             "give it as pulumi.FileAsset(path) or pulumi.StringAsset(text)")
+    path = Path(value) if Path(value).is_absolute() else base_dir / value
+    try:
+        text, not_utf8 = read_input_text(path)
+    except FileNotFoundError:
+        near = similar_path(base_dir, value, Path.is_file)
+        return ValuesProblem(where, (
+            f"cannot read {value} ({path}): no such file" + (f"; did you mean {near!r}?" if near else "") +
+            f". The provider reads each values file when it renders the chart ({_READ_SOURCE.get(type_token, '')}), "
+            f"relative to the directory pulumi runs the program in ({base_dir}), so a real `pulumi preview` fails on "
+            "it. Give the path of the values file relative to that directory, or create the file"), refused=True)
+    except OSError as e:
+        return ValuesProblem(where, f"{where}: cannot read {e.filename or path}: {e.strerror}",
+                             "point it at a regular file the program's user can read")
+    if not_utf8:
+        notes.append(f"{where}: {not_utf8}")
+    return text
