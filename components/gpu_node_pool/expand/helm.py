@@ -33,7 +33,9 @@ from that path only (``helm/helm pkg/action/install.go@v4.1.4``, ``LocateChart``
 provider fails a real preview on it: a ``helm.v4.Chart`` in ``Construct``, which runs ``helm template`` at preview
 (``pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0``; ``provider/pkg/helm/tool.go``
 ``runInstall``: "unable to locate the chart"), a ``helm.v3.Release`` in ``Check``, as a check failure on ``chart``
-(``provider/pkg/provider/helm_release.go@v4.32.0``, ``locateChart``).
+(``provider/pkg/provider/helm_release.go@v4.32.0``, ``locateChart``). Any other name that is no path here is read
+by Helm as ``<repository>/<chart>`` (``LocateChart``), so it stays not judged offline; when a local chart of a
+similar name exists (``charts/logshp`` beside ``charts/logship``), the reason says so and the fix names it.
 
 Helm runs with ``HELM_CACHE_HOME``, ``HELM_CONFIG_HOME`` and ``HELM_DATA_HOME`` in a private
 temporary directory per renderer (every other ``HELM_*`` variable removed), so a user's repos,
@@ -62,7 +64,7 @@ from ..k8s.wellknown import is_namespaced_kind
 from ..sdk.yaml_bounded import load_all_bounded
 from .helm_fixes import helm_failure_fix
 from .helm_values import ValuesProblem, values_documents
-from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, unknown_input
+from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
 from .run_bounded import run_bounded
 
 __all__ = ["HelmRenderer", "CHART_TYPES", "DEFAULT_TIMEOUT", "MAX_MANIFEST_BYTES", "parse_manifests", "helm_error_line",
@@ -162,6 +164,11 @@ class _Unreachable:
     reason: str
     fix: str
     missing_path: str = ""
+
+
+def _is_chart(path: Path) -> bool:
+    """A chart directory (with its ``Chart.yaml``) or a packaged chart ``.tgz``."""
+    return (path / "Chart.yaml").is_file() or (path.is_file() and path.name.endswith(".tgz"))
 
 
 class HelmRenderer:
@@ -332,6 +339,9 @@ class HelmRenderer:
                 # or begins with '.', error out here"), never as a repository's chart
                 return _Unreachable(f"chart {chart!r} is a local path with nothing there ({path})", _NOT_A_CHART_FIX,
                                     missing_path=str(path))
+            near = similar_path(self.base_dir, chart, _is_chart)
+        else:
+            near = None
         base = chart.rstrip("/").rsplit("/", 1)[-1]
         if version:
             for directory in self.chart_dirs:
@@ -349,11 +359,28 @@ class HelmRenderer:
             pinned = f" {version}" if version else " (no version pinned)"
             reason = (f"chart {chart!r}{pinned} from {repo or chart} is not reachable offline (not a local path, not in "
                       "the chart cache)")
+        if near:
+            return self._near_chart(chart, near)
         return _Unreachable(reason, self._fix_unreachable(chart, version, repo))
+
+    def _near_chart(self, chart: str, near: str) -> _Unreachable:
+        """A chart name that is no path here but looks like the local chart ``near`` (a typo): not judged, saying so."""
+        alias = chart.split("/", 1)[0]
+        read_as = (f"a chart {chart.split('/', 1)[1]!r} of a Helm repository named {alias!r}" if "/" in chart
+                   else "a repository's chart")
+        reason = (f"no directory {chart} here ({self.base_dir / chart}); did you mean {near}? Helm reads a chart that "
+                  "is not an existing path, not absolute and not beginning with '.' as " + read_as +
+                  " (helm/helm pkg/action/install.go@v4.1.4, LocateChart), which fails unless that repository is "
+                  "configured where pulumi runs")
+        path = near if near.startswith(".") or Path(near).is_absolute() else f"./{near}"
+        return _Unreachable(reason, f"write chart={path!r} (beginning with './', Helm reads it as a path only, and a "
+                                    "typo fails the preview), or set repositoryOpts.repo if it is a repository's chart")
 
     def _missing_path_message(self, chart: str, path: str, source: str) -> str:
         """The error for a chart path where nothing is: the value, the rule with its sources, and the fix."""
-        return (f"{chart!r} is a local chart path and nothing is there ({path}): Helm reads a chart written as an "
+        near = similar_path(self.base_dir, chart, _is_chart)
+        return (f"{chart!r} is a local chart path and nothing is there ({path})"
+                + (f"; did you mean {near!r}?" if near else "") + ": Helm reads a chart written as an "
                 "absolute path or one beginning with '.' from that path only (helm/helm pkg/action/install.go@v4.1.4, "
                 f"LocateChart: \"path not found\"), so a real `pulumi preview` fails on it ({source}). Write the "
                 f"path of the chart directory or .tgz relative to the Pulumi project directory ({self.base_dir}), "

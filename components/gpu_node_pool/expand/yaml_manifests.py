@@ -17,12 +17,21 @@ Inputs, as Pulumi registers them (pulumi_kubernetes 4.34):
 Files and globs are read relative to ``base_dir``. Remote URLs (``http://``, ``https://``) are
 not fetched: the resource is :class:`NotJudged`. Order of objects: v2 ``files`` (each glob's
 matches sorted), then ``yaml``, then ``objs``; ``*List`` kinds are flattened.
+
+A v2 component's path that is no glob pattern (no unescaped ``*``, ``?`` or ``[``) and names no file is a
+:class:`RefusedInput`: the provider reads it with ``os.ReadFile`` when it expands the component at preview and
+returns the error (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.32.0``, ``Parse``: "reading
+YAML file from disk"; ``ConfigFile``'s ``file`` is never a glob, ``configfile.go``), and ``Construct`` fails on it
+(pulumi/pulumi ``sdk/go/pulumi/provider.go``, ``construct``: "marshaling properties"), so a real preview fails.
+A glob pattern that matches nothing is no error there (``filepath.Glob``): the component creates nothing from it,
+and it is not judged here, since what it was meant to apply is not known.
 """
 
 from __future__ import annotations
 
 import copy
 import glob
+import re
 from collections.abc import Callable, Mapping, Sequence
 from inspect import getfullargspec, ismethod
 from pathlib import Path
@@ -31,7 +40,7 @@ from typing import Any
 import yaml
 
 from .helm import parse_manifests
-from .result import SECRET_FIX, Expanded, NotJudged, unknown_input
+from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
 
 __all__ = ["YAML_TYPES", "expand_yaml", "decode", "apply_v1_transformations"]
 
@@ -42,6 +51,10 @@ V1_FILE = "kubernetes:yaml:ConfigFile"
 YAML_TYPES = (V2_GROUP, V2_FILE, V1_GROUP, V1_FILE)
 
 _FIX_REMOTE = "download the manifest into the repository and point the component at the local file"
+#: A v2 path the provider expands as a glob (yaml.go ``globPatternRegexp``).
+_V2_GLOB = re.compile(r"(?:^|[^\\])[*?\[]")
+_V2_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, Parse: \"reading YAML file "
+              "from disk\"; a failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go")
 
 
 def _is_url(path: str) -> bool:
@@ -98,7 +111,7 @@ def expand_yaml(
     resource: str = "",
     base_dir: str | Path | None = None,
     unknown_markers: Sequence[Any] = (),
-) -> Expanded | NotJudged:
+) -> Expanded | NotJudged | RefusedInput:
     """The objects a yaml component creates, or why they are not judged.
 
     Args:
@@ -112,8 +125,9 @@ def expand_yaml(
         unknown_markers: values meaning "unknown at preview" (e.g. ``"(known after apply)"``).
 
     Returns:
-        :class:`Expanded` (``source`` ``"yaml"``), or :class:`NotJudged` for an unknown input,
-        a remote URL, a missing file or glob with no match, YAML that does not parse, or a
+        :class:`Expanded` (``source`` ``"yaml"``); :class:`RefusedInput` (input ``files[i]`` or ``file``) for a v2
+        path that is no glob and names no file (module docstring); or :class:`NotJudged` for an unknown input,
+        a remote URL, a v1 file that is missing, a glob with no match, YAML that does not parse, or a
         transformation that raised. Never raises for user input.
     """
     who = resource or name
@@ -132,21 +146,27 @@ def expand_yaml(
             SECRET_FIX if "secret" in words else "make the file names and YAML plain values (not outputs of other resources)",
         )
     base = Path(base_dir) if base_dir else Path.cwd()
-    files = list(inputs.get("files") or [])
+    files = [(f"files[{i}]", pattern) for i, pattern in enumerate(inputs.get("files") or [])]
     if inputs.get("file"):
-        files.append(inputs["file"])
+        files.append(("file", inputs["file"]))
     texts = inputs.get("yaml") or []
     if isinstance(texts, str):
         texts = [texts]
     objects: list[dict[str, Any]] = []
-    for pattern in files:
+    for where, pattern in files:
         if not isinstance(pattern, str):
             return not_judged(f"file {pattern!r} is not a path", "give file paths as strings")
         if _is_url(pattern):
             return not_judged(f"manifest {pattern} is a remote URL, which the offline plan does not fetch", _FIX_REMOTE)
         matches = _expand(pattern, base, single=type_token in (V2_FILE, V1_FILE))
+        literal = type_token == V2_FILE or not _V2_GLOB.search(pattern)
+        if not matches and type_token in (V2_GROUP, V2_FILE) and literal:
+            return RefusedInput(who, type_token, where, _missing_file_message(pattern, base))
         if not matches:
-            return not_judged(f"file {pattern!r} matches no file (relative to {base})", "fix the path or glob pattern")
+            near = similar_path(base, pattern, Path.is_file) if literal else None
+            glob_note = "" if literal else ", and a v2 component creates nothing from a glob that matches nothing"
+            return not_judged(f"file {pattern!r} matches no file (relative to {base}){glob_note}"
+                              + (f"; did you mean {near!r}?" if near else ""), "fix the path or glob pattern")
         for path in matches:
             try:
                 objects += decode(path.read_text())
@@ -179,6 +199,18 @@ def expand_yaml(
     if bad is not None:
         return not_judged(f"an object has no apiVersion/kind: {str(bad)[:120]}", "give every object apiVersion and kind")
     return Expanded(who, type_token, objects, "yaml", notes)
+
+
+def _missing_file_message(pattern: str, base: Path) -> str:
+    """The error for a v2 path that names no file: the value, the rule and its source, and the fix."""
+    path = Path(pattern) if Path(pattern).is_absolute() else base / pattern
+    what = "is a directory, not a file" if path.is_dir() else "names no file"
+    near = similar_path(base, pattern, Path.is_file)
+    return (f"{pattern!r} {what} ({path})" + (f"; did you mean {near!r}?" if near else "") +
+            f": the provider reads each path that is no glob pattern when it expands the component at preview, "
+            f"relative to the directory pulumi runs the program in, and fails on one it cannot read ({_V2_SOURCE}), "
+            "so a real `pulumi preview` fails on it. Give the manifest's path relative to the Pulumi project "
+            f"directory ({base})")
 
 
 def _expand(pattern: str, base: Path, *, single: bool) -> list[Path]:
