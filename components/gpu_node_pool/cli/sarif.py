@@ -18,9 +18,10 @@ run, tool ``gpupool``:
   ``warning``.
 - locations: every result has one ``physicalLocation``, for GitHub code scanning rejects a whole upload
   when a result has none or only a ``logicalLocations`` entry (``locationFromSarifResult: expected at least
-  one location`` / ``expected artifact location``: github/codeql-action issues 1738, 2456 and 2459; the
+  one location`` / ``expected artifact location``: https://github.com/github/codeql-action/issues/1738,
+  https://github.com/github/codeql-action/issues/2456, https://github.com/github/codeql-action/issues/2459; the
   SARIF validator's GitHub ingestion rule GH1001, "each result location must provide the property
-  'physicalLocation.artifactLocation.uri'", microsoft/sarif-sdk issue 2694). It is the place the result
+  'physicalLocation.artifactLocation.uri'", https://github.com/microsoft/sarif-sdk/issues/2694). It is the place the result
   carries: the program line that constructed a finding's resource (``gpupool check``), the stack file place
   of a config error or of a finding about a pool; else, approximately, line 1 of the program file
   ``Pulumi.yaml`` names (``main``, default ``__main__.py``), or of ``Pulumi.yaml`` itself, and the message
