@@ -19,6 +19,7 @@ from typing import Any
 from ..config import ConfigIssue
 from ..config.errors import Location
 from ..k8s.wellknown import SECRET
+from ..sdk.registration_sites import installed_code
 
 __all__ = ["DuplicateUrnError", "ProgramError", "ProgramExit", "duplicate_urns", "placed_issue", "program_issue"]
 
@@ -108,7 +109,8 @@ def program_issue(err: BaseException, program: Path, relative_to: Path | None = 
     """One issue for what went wrong in the user's ``program``, or None when it is a bug of this package.
 
     The message names the exception (or ``the program exited with N`` for ``sys.exit(N)``); ``location`` is
-    where: the innermost frame in the program's directory, or the place of a ``SyntaxError`` (line, and column
+    where: the innermost frame in the program's directory that is not installed code (a library in the project's
+    ``venv/``: :func:`~gpu_node_pool.sdk.registration_sites.installed_code`), or the place of a ``SyntaxError`` (line, and column
     counted from 1), its file relative to ``relative_to`` (the project directory) when given and inside it, else
     absolute; ``path`` is that file (so ``str()`` reads ``__main__.py:3:1: the program raised ...``), or the
     program file when no frame is the program's (no ``location`` then). Innermost frame inside ``gpu_node_pool``
@@ -131,7 +133,7 @@ def program_issue(err: BaseException, program: Path, relative_to: Path | None = 
             path = Path(frame.filename).resolve()
             if path.is_relative_to(_PACKAGE_DIR) and not isinstance(cause, ProgramExit):
                 return None  # raised by gpu_node_pool itself: a bug to report (exit 70)
-            if path.is_relative_to(home) and frame.lineno:
+            if path.is_relative_to(home) and frame.lineno and not installed_code(path, home):
                 where = Location(_shown(path, relative_to), frame.lineno, (getattr(frame, "colno", None) or 0) + 1)
                 break
     if isinstance(cause, ProgramExit):

@@ -4,7 +4,7 @@ Pulumi's ``Resource.__init__`` calls ``pulumi.resource.register_resource`` synch
 the program's own call (``aws.eks.NodeGroup("gpu", ...)``, or ``GpuNodePool(...)`` for its
 children); the mock engine answers later, off that call stack. So while :func:`registration_sites`
 is active, that function is wrapped: it notes the innermost frame of the call stack in a file under
-the program's directory (installed packages, ``site-packages``/``dist-packages``, excluded) and
+the program's directory that is not :func:`installed_code` and
 maps the resource's ``(type, name)`` to it. Columns are 1-based, from the frame's code positions
 (Python 3.11+).
 
@@ -26,12 +26,45 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["MAX_CALLERS", "registration_sites"]
+__all__ = ["MAX_CALLERS", "installed_code", "registration_sites"]
 
 #: How many enclosing calls out from the innermost program line a resource's site may be looked for.
 MAX_CALLERS = 8
 
-_INSTALLED = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
+#: The folders installers put packages in (``sysconfig``'s ``purelib``/``platlib``: ``site-packages``, and
+#: ``dist-packages`` on Debian's Python), https://docs.python.org/3/library/site.html.
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
+
+
+def installed_code(filename: str | os.PathLike[str], project: str | os.PathLike[str]) -> bool:
+    """Whether a frame's ``filename`` is installed code (a library, the Pulumi SDK) rather than the program's own,
+    for a program in the directory ``project``. It is when, below ``project`` (or anywhere, for a file outside it):
+    a folder of the path is ``site-packages`` or ``dist-packages``; or a folder between the file and ``project``
+    is a virtualenv, holding ``pyvenv.cfg`` (https://docs.python.org/3/library/venv.html; Pulumi's Python
+    templates put one, ``venv/``, in the project: ``runtime.options.virtualenv: venv`` in
+    pulumi/templates ``python/Pulumi.yaml``); or the file is under this interpreter's ``sys.prefix``,
+    ``sys.exec_prefix`` or ``sys.base_prefix`` while ``project`` is not. Both paths are resolved first
+    (symlinks). ``<string>``-like names (no file) are not installed code."""
+    name = os.fspath(filename)
+    if name.startswith("<"):
+        return False
+    real = Path(os.path.realpath(name))
+    home = Path(os.path.realpath(project))
+    inside = real.is_relative_to(home)
+    below = real.relative_to(home) if inside else real
+    if any(part in _INSTALLED for part in below.parts[:-1]):
+        return True
+    if inside:
+        folder = real.parent
+        while folder != home and folder.is_relative_to(home):
+            if (folder / "pyvenv.cfg").is_file():
+                return True
+            folder = folder.parent
+    for prefix in {sys.prefix, sys.exec_prefix, sys.base_prefix}:
+        root = Path(os.path.realpath(prefix))
+        if real.is_relative_to(root) and not home.is_relative_to(root):
+            return True
+    return False
 
 
 def _column(frame: FrameType) -> int:
@@ -76,7 +109,7 @@ def registration_sites(program_dir: Path) -> Iterator[Sites]:
             # "<string>" (code exec'd by a library, as pulumi_kubernetes' v1 yaml does) is no file: relative,
             # it would resolve under the working directory, which is the program's
             under[filename] = (real if not filename.startswith("<") and real.startswith(root)
-                               and not any(p in real for p in _INSTALLED) else None)
+                               and not installed_code(real, root) else None)
         return under[filename]
 
     def site(frame: FrameType, path: str) -> tuple[str, int, int]:
