@@ -75,6 +75,22 @@ class PolicyPackConfig(dict):  # type: ignore[type-arg]
         self.source = source
 
 
+#: Where Pulumi says what a config entry may be; the CLI refuses any other (pulumi/pulumi
+#: ``pkg/resource/plugin`` ``parsePolicyPackConfig``: a string level, or an object whose ``enforcementLevel`` is a
+#: string; a number, ``null``, a list or a boolean is "not a valid enforcement level").
+_SOURCE = "https://www.pulumi.com/docs/iac/using-pulumi/crossguard/configuration/"
+
+
+def _shown_value(value: Any) -> str:
+    """``value`` as the config file spells it: a string quoted, anything else as JSON (``["mandatory"]``, ``null``)."""
+    if isinstance(value, str):
+        return repr(value)
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def _did_you_mean(given: Any, names: Sequence[str]) -> str:
     """``"; did you mean 'x'?"`` for the closest of ``names`` to ``given`` (``difflib``, cutoff 0.6), else ``""``."""
     close = difflib.get_close_matches(str(given), list(names), n=1)
@@ -136,7 +152,7 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
             given = given["enforcementLevel"]
         all_level = _LEVELS.get(given) if isinstance(given, str) else None
         if all_level is None:
-            errors.append(f"all: {config['all']!r} is not an enforcement level ({', '.join(_LEVELS)}), nor "
+            errors.append(f"all: {_shown_value(config['all'])} is not an enforcement level ({', '.join(_LEVELS)}), nor "
                           f"{{\"enforcementLevel\": <level>}}{_did_you_mean(given, list(_LEVELS))}")
     groups: dict[EnforcementLevel, EnforcementLevel] = {}  # a rule's default level -> the level set on its level policy
     for key in config:
@@ -157,7 +173,7 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
                 groups[LEVEL_POLICIES[key]] = _LEVELS[given]
             else:
                 default = LEVEL_POLICIES[key].value
-                errors.append(f"{key}: {config[key]!r} is not an enforcement level ({', '.join(_LEVELS)}) nor "
+                errors.append(f"{key}: {_shown_value(config[key])} is not an enforcement level ({', '.join(_LEVELS)}) nor "
                               f"{{\"enforcementLevel\": <level>}}: it sets the level of the rules {default} by "
                               "default; give properties on the rule ids")
     out: dict[str, tuple[EnforcementLevel, dict[str, Any]]] = {}
@@ -175,13 +191,20 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
         elif isinstance(entry, Mapping):
             props = {k: v for k, v in entry.items() if k != "enforcementLevel"}
             if "enforcementLevel" in entry:
-                if entry["enforcementLevel"] not in _LEVELS:
-                    errors.append(f"{name}.enforcementLevel: {entry['enforcementLevel']!r} is not an enforcement level "
-                                  f"({', '.join(_LEVELS)}){_did_you_mean(entry['enforcementLevel'], list(_LEVELS))}")
+                given = entry["enforcementLevel"]
+                if not isinstance(given, str):
+                    errors.append(f"{name}.enforcementLevel: {_shown_value(given)} is not an enforcement level: give "
+                                  f"one of {', '.join(_LEVELS)} as a string, e.g. \"enforcementLevel\": \"mandatory\""
+                                  f" ({_SOURCE})")
+                elif given not in _LEVELS:
+                    errors.append(f"{name}.enforcementLevel: {given!r} is not an enforcement level "
+                                  f"({', '.join(_LEVELS)}){_did_you_mean(given, list(_LEVELS))}")
                 else:
-                    level = _LEVELS[entry["enforcementLevel"]]
-        elif entry is not None:
-            errors.append(f"{name}: must be an enforcement level or an object")
+                    level = _LEVELS[given]
+        elif name in config:
+            errors.append(f"{name}: {_shown_value(entry)} is neither an enforcement level nor an object: give a "
+                          f"level as a string (\"{name}\": \"mandatory\") or an object "
+                          f"(\"{name}\": {{\"enforcementLevel\": \"mandatory\", ...}}) ({_SOURCE})")
         schema = policy.config_schema
         if schema is not None:
             full = {"type": "object", "properties": schema.properties, "additionalProperties": False}
