@@ -126,6 +126,12 @@ def _asset_text(type_token: str, where: str, asset: Any, base_dir: Path, notes: 
     if attr != "path" or not isinstance(value, str):
         return ValuesProblem(where, f"{where} is an asset with no path or text ({attr or 'empty'})",
                              "give it as pulumi.FileAsset(path) or pulumi.StringAsset(text)")
+    if "\0" in value:
+        return ValuesProblem(where, (
+            f"cannot read {value!r}: a file path cannot hold a NUL character (\\x00): the operating system refuses "
+            "it (Go's os.ReadFile fails with EINVAL, https://pkg.go.dev/syscall#ByteSliceFromString; "
+            f"{_READ_SOURCE.get(type_token, 'the provider reads each values file')}), so a real `pulumi preview` "
+            "fails on it. Give the path of the values file without the NUL character"), refused=True)
     path = Path(value) if Path(value).is_absolute() else base_dir / value
     try:
         text, not_utf8 = read_input_text(path)
@@ -139,6 +145,9 @@ def _asset_text(type_token: str, where: str, asset: Any, base_dir: Path, notes: 
     except OSError as e:
         return ValuesProblem(where, f"{where}: cannot read {e.filename or path}: {e.strerror}",
                              "point it at a regular file the program's user can read")
+    except ValueError as e:  # a path the operating system cannot take (os.stat's "embedded null byte")
+        return ValuesProblem(where, f"{where}: cannot read {value!r}: {e}",
+                             "give the path of a regular file the program's user can read")
     if not_utf8:
         notes.append(f"{where}: {not_utf8}")
     return text
