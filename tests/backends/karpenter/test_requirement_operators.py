@@ -51,3 +51,24 @@ def test_a_release_since_1_9_takes_them_and_an_unstated_one_warns():
 def test_gt_and_lt_say_nothing_at_any_version():
     validate_stack_config(raw("Gt", "7", "1.2"))  # raises nothing
     assert not [p for p in warnings_of(raw("Lt", "17")) if p.startswith("pools[0].requirements")]
+
+
+def test_lte_of_the_largest_int64_is_not_rewritten_past_int64():
+    # Lt 9223372036854775808 would be refused by the CRD's CEL int(x.values[0]) (int64)
+    ((_, message),) = config_issues(raw("Lte", "9223372036854775807", "1.8"))
+    assert "9223372036854775808" not in message.replace("Lt 9223372036854775808 is past int64", "")
+    assert "write it as {operator: Exists} (Lt 9223372036854775808 is past int64" in message
+    assert "Exists also takes a value that is not an integer" in message
+
+
+def test_the_largest_int64_minus_one_still_gets_its_lt_spelling():
+    ((_, message),) = config_issues(raw("Lte", "9223372036854775806", "1.8"))
+    assert 'write it as {operator: Lt, values: ["9223372036854775807"]}' in message
+
+
+def test_a_value_past_int64_gets_no_rewrite():
+    from gpu_node_pool.backends.karpenter.requirement_operators import equivalent, rewrite
+
+    assert equivalent("Lte", ["9223372036854775808"]) is None
+    assert equivalent("Gte", ["99999999999999999999"]) is None
+    assert rewrite("Lte", ["9223372036854775808"]).startswith("give a value of at most 9223372036854775807")

@@ -9,7 +9,13 @@ value: "Gte": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "
 (https://github.com/aws/karpenter-provider-aws/issues/8951).
 
 Both compare integers, so each has a ``Gt``/``Lt`` spelling every release takes: ``Gte N`` is ``Gt N-1`` (``Gte
-0`` is any value, as ``Exists``), ``Lte N`` is ``Lt N+1``.
+0`` is any value, as ``Exists``), ``Lte N`` is ``Lt N+1``. The CRD reads the value with CEL's ``int()``, a signed
+64-bit integer (rule "requirements operator 'Gt' or 'Lt' must have a single positive integer value":
+``int(x.values[0]) >= 0``, the CRD's x-kubernetes-validations from kubernetes-sigs/karpenter
+``pkg/apis/v1/nodepool.go``; CEL ``int`` is int64 and a string out of its range is an error,
+https://github.com/google/cel-spec/blob/master/doc/langdef.md), so
+``Lte 9223372036854775807`` has no ``Lt`` spelling (``Lt 9223372036854775808`` is refused): it takes every integer
+value, so its nearest spelling is ``Exists``, which takes a value that is not an integer too.
 """
 
 from __future__ import annotations
@@ -18,23 +24,44 @@ from typing import Any
 
 from .limits import karpenter_release
 
-__all__ = ["OPERATORS_SINCE", "equivalent", "version_issues"]
+__all__ = ["INT64_MAX", "OPERATORS_SINCE", "equivalent", "rewrite", "version_issues"]
 
 #: The first Karpenter release whose NodePool CRD takes ``Gte`` and ``Lte``.
 OPERATORS_SINCE = (1, 9)
 _NEW = ("Gte", "Lte")
+#: The largest value CEL's ``int()`` reads (int64).
+INT64_MAX = 2**63 - 1
 _SOURCE = ("kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.8.3 operator enum; Gte/Lte "
            "added in v1.9.0, kubernetes-sigs/karpenter#2674")
 
 
-def equivalent(operator: str, values: list[str]) -> str:
+def equivalent(operator: str, values: list[str]) -> str | None:
     """The requirement every Karpenter release takes for ``operator`` (``Gte`` or ``Lte``) with its one
     non-negative integer value, as YAML flow text: ``{operator: Gt, values: ["7"]}`` for ``Gte 8``,
-    ``{operator: Exists}`` for ``Gte 0``, ``{operator: Lt, values: ["9"]}`` for ``Lte 8``."""
+    ``{operator: Exists}`` for ``Gte 0``, ``{operator: Lt, values: ["9"]}`` for ``Lte 8``; ``{operator: Exists}``
+    for ``Lte 9223372036854775807`` (no ``Lt`` value within int64; see :func:`rewrite`); None when the value itself
+    is past int64 (no release takes it)."""
     n = int(values[0])
+    if n > INT64_MAX:
+        return None
     if operator == "Gte":
         return "{operator: Exists}" if n == 0 else f'{{operator: Gt, values: ["{n - 1}"]}}'
-    return f'{{operator: Lt, values: ["{n + 1}"]}}'
+    return "{operator: Exists}" if n == INT64_MAX else f'{{operator: Lt, values: ["{n + 1}"]}}'
+
+
+def rewrite(operator: str, values: list[str]) -> str:
+    """The fix a message gives for ``operator`` (``Gte``/``Lte``) with ``values``: ``write it as <equivalent>``,
+    with a note when that is ``Exists`` for ``Lte 9223372036854775807``, or, for a value past int64, that no
+    Karpenter release takes it (module docstring)."""
+    found = equivalent(operator, values)
+    if found is None:
+        return (f"give a value of at most {INT64_MAX}: the CRD reads it with CEL's int(), a signed 64-bit integer, so "
+                f"{values[0]} is refused by every release")
+    if operator == "Lte" and int(values[0]) == INT64_MAX:
+        return (f"write it as {found} (Lt {INT64_MAX + 1} is past int64, which the CRD's int(x.values[0]) refuses; "
+                "Lte of the largest int64 takes every integer value, and Exists also takes a value that is not an "
+                "integer)")
+    return f"write it as {found}"
 
 
 def version_issues(pool: Any, karpenter_version: str | None) -> list[tuple[int, str, bool]]:
@@ -51,7 +78,7 @@ def version_issues(pool: Any, karpenter_version: str | None) -> list[tuple[int, 
         if req.operator not in _NEW:
             continue
         written = f"{req.key} {req.operator} {req.values[0]!r}"
-        fix = f"write it as {equivalent(req.operator, req.values)}"
+        fix = rewrite(req.operator, req.values)
         if karpenter_version is None:
             out.append((j, (
                 f"{written}: operator {req.operator} is refused by Karpenter before v{need}.0 ({_SOURCE}); state the "
