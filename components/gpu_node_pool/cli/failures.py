@@ -74,7 +74,7 @@ def invalid_input(args: argparse.Namespace, err: BaseException) -> int:
         lines = [f"error: {head}", *(f"  {item}" for item in items)] if head else [f"error: {item}" for item in items]
         text = "\n".join(escape_control(line) for line in lines)
     if getattr(args, "format", None) == "sarif":
-        print_report(sarif_log(ExitCode.INVALID_INPUT, issues))
+        print_report(sarif_log(ExitCode.INVALID_INPUT, issues, project_dir=_project_root(args)))
     elif getattr(args, "json", False):  # not every command takes --json (schema)
         fields: dict[str, Any] = {"stack": args.stack} if getattr(args, "stack", None) else {}
         print_report(report(args.command, ExitCode.INVALID_INPUT, cloud_api_called=cloud_api_called(args), **fields,
@@ -82,6 +82,17 @@ def invalid_input(args: argparse.Namespace, err: BaseException) -> int:
     else:
         print(text, file=sys.stderr)
     return ExitCode.INVALID_INPUT
+
+
+def _project_root(args: argparse.Namespace) -> Any:
+    """The project directory of ``--project-dir`` (or above the current directory) that a SARIF log's locations are
+    relative to; None (the current directory) when there is none, which is then the mistake being reported."""
+    from ..plan.run import find_project
+
+    try:
+        return find_project(getattr(args, "project_dir", None))
+    except (OSError, ValueError):
+        return None
 
 
 def internal_error(args: argparse.Namespace, err: BaseException) -> int:

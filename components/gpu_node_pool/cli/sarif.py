@@ -27,7 +27,8 @@ run, tool ``gpupool``:
   ``Pulumi.yaml`` names (``main``, default ``__main__.py``), or of ``Pulumi.yaml`` itself, and the message
   then says the place is approximate. ``artifactLocation.uri`` is relative to the project directory with
   ``uriBaseId: PROJECTROOT`` (``run.originalUriBaseIds`` gives that directory's ``file://`` URI, the current
-  directory when no project directory is given) and ``region.startLine``/``startColumn`` count from 1; a
+  directory when no project directory is given; a file outside it is an absolute ``file://`` URI without
+  ``uriBaseId``) and ``region.startLine``/``startColumn`` count from 1; a
   finding's resource URN is also a ``logicalLocations`` entry (kind ``resource``).
 - ``invocations[0]``: ``exitCode`` the process's exit code, ``executionSuccessful`` true when the
   command judged the stack (exit 0 or 1).
@@ -160,10 +161,15 @@ def fallback_file(project_dir: str | Path) -> str:
 
 
 def _location(where: Mapping[str, Any] | None, urn: str, fallback: str) -> list[dict[str, Any]]:
-    """The result's one location: ``where`` (``{"file", "line", "column"}``), else line 1 of ``fallback``."""
+    """The result's one location: ``where`` (``{"file", "line", "column"}``), else line 1 of ``fallback``; a
+    relative file is relative to ``PROJECTROOT``, an absolute one (outside the project directory) is its own
+    ``file://`` URI without ``uriBaseId``: with ``uriBaseId`` present the ``uri`` must be relative (the SARIF
+    validator's SARIF1004 UriBaseIdRequiresRelativeUri, https://github.com/microsoft/sarif-sdk/pull/1967)."""
     where = where or {"file": fallback, "line": 1, "column": 1}
+    file = Path(str(where["file"]))
+    artifact = {"uri": file.as_uri()} if file.is_absolute() else {"uri": where["file"], "uriBaseId": _BASE}
     location: dict[str, Any] = {"physicalLocation": {
-        "artifactLocation": {"uri": where["file"], "uriBaseId": _BASE},
+        "artifactLocation": artifact,
         "region": {"startLine": where["line"], "startColumn": where["column"]},
     }}
     if urn:
