@@ -24,7 +24,14 @@ returns the error (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml
 YAML file from disk"; ``ConfigFile``'s ``file`` is never a glob, ``configfile.go``), and ``Construct`` fails on it
 (pulumi/pulumi ``sdk/go/pulumi/provider.go``, ``construct``: "marshaling properties"), so a real preview fails.
 A glob pattern that matches nothing is no error there (``filepath.Glob``): the component creates nothing from it,
-and it is not judged here, since what it was meant to apply is not known.
+and it is not judged here, since what it was meant to apply is not known. A malformed glob pattern (``[bad``: a
+character class never closed, empty, or a range without its end; a trailing ``\\``) is a :class:`RefusedInput`:
+``filepath.Glob`` checks the whole pattern first and returns ``ErrBadPattern`` ("syntax error in pattern"; Go 1.16+,
+go.googlesource.com/go commit b5ddc42b465dd5b9532ee336d98343d81a6d35b2, golang/go#28614,
+``src/path/filepath/match.go``), which ``Parse`` returns ("expanding glob"), so a real preview fails.
+
+Relative paths are relative to ``base_dir``, the directory Pulumi runs the program and the provider in
+(:func:`gpu_node_pool.plan.run.program_run_dir`).
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ import yaml
 from .helm import parse_manifests
 from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
 
-__all__ = ["YAML_TYPES", "expand_yaml", "decode", "apply_v1_transformations"]
+__all__ = ["RUN_DIR_WORDS", "YAML_TYPES", "expand_yaml", "decode", "apply_v1_transformations", "go_glob_error"]
 
 V2_GROUP = "kubernetes:yaml/v2:ConfigGroup"
 V2_FILE = "kubernetes:yaml/v2:ConfigFile"
@@ -53,6 +60,11 @@ YAML_TYPES = (V2_GROUP, V2_FILE, V1_GROUP, V1_FILE)
 _FIX_REMOTE = "download the manifest into the repository and point the component at the local file"
 #: A v2 path the provider expands as a glob (yaml.go ``globPatternRegexp``).
 _V2_GLOB = re.compile(r"(?:^|[^\\])[*?\[]")
+_GLOB_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, Parse: \"expanding glob\"; "
+                "Go path/filepath.Glob returns ErrBadPattern for a malformed pattern, src/path/filepath/match.go "
+                "since Go 1.16, golang/go#28614")
+#: Where relative paths are read from, as every message says it.
+RUN_DIR_WORDS = "the directory Pulumi runs the program in"
 _V2_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, Parse: \"reading YAML file "
               "from disk\"; a failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go")
 
@@ -158,14 +170,16 @@ def expand_yaml(
             return not_judged(f"file {pattern!r} is not a path", "give file paths as strings")
         if _is_url(pattern):
             return not_judged(f"manifest {pattern} is a remote URL, which the offline plan does not fetch", _FIX_REMOTE)
-        matches = _expand(pattern, base, single=type_token in (V2_FILE, V1_FILE))
         literal = type_token == V2_FILE or not _V2_GLOB.search(pattern)
+        if type_token == V2_GROUP and not literal and (bad := go_glob_error(pattern)) is not None:
+            return RefusedInput(who, type_token, where, _bad_glob_message(pattern, bad))
+        matches = _expand(pattern, base, single=type_token in (V2_FILE, V1_FILE))
         if not matches and type_token in (V2_GROUP, V2_FILE) and literal:
             return RefusedInput(who, type_token, where, _missing_file_message(pattern, base))
         if not matches:
             near = similar_path(base, pattern, Path.is_file) if literal else None
             glob_note = "" if literal else ", and a v2 component creates nothing from a glob that matches nothing"
-            return not_judged(f"file {pattern!r} matches no file (relative to {base}){glob_note}"
+            return not_judged(f"file {pattern!r} matches no file (relative to {RUN_DIR_WORDS}, {base}){glob_note}"
                               + (f"; did you mean {near!r}?" if near else ""), "fix the path or glob pattern")
         for path in matches:
             try:
@@ -208,9 +222,70 @@ def _missing_file_message(pattern: str, base: Path) -> str:
     near = similar_path(base, pattern, Path.is_file)
     return (f"{pattern!r} {what} ({path})" + (f"; did you mean {near!r}?" if near else "") +
             f": the provider reads each path that is no glob pattern when it expands the component at preview, "
-            f"relative to the directory pulumi runs the program in, and fails on one it cannot read ({_V2_SOURCE}), "
-            "so a real `pulumi preview` fails on it. Give the manifest's path relative to the Pulumi project "
-            f"directory ({base})")
+            f"relative to {RUN_DIR_WORDS}, and fails on one it cannot read ({_V2_SOURCE}), "
+            f"so a real `pulumi preview` fails on it. Give the manifest's path relative to {RUN_DIR_WORDS} ({base})")
+
+
+def _bad_glob_message(pattern: str, problem: str) -> str:
+    """The error for a v2 ``files`` entry that is a malformed glob pattern: the value, the rule and its source, the fix."""
+    return (f"{pattern!r} is a malformed glob pattern ({problem}): the provider expands each path holding an unescaped "
+            f"*, ? or [ with Go's filepath.Glob, which fails with \"syntax error in pattern\" ({_GLOB_SOURCE}), so a "
+            "real `pulumi preview` fails on it. Close the character class ([a-z]), or escape a literal *, ? or [ "
+            "with a backslash (\\[)")
+
+
+def go_glob_error(pattern: str) -> str | None:
+    """Why Go's ``filepath.Glob`` refuses ``pattern`` with ``ErrBadPattern`` on Linux, or None when it is well formed.
+
+    Go checks the whole pattern before it reads a directory (``Match(pattern, "")``), chunk by chunk
+    (golang/go ``src/path/filepath/match.go``, ``scanChunk``/``matchChunk``/``getEsc``, Go 1.16+): a ``\\`` must
+    escape a character; a ``[`` class needs at least one range and its ``]``; a range's ends may not be ``-`` or
+    ``]`` unescaped, nor missing. Returns a short reason naming the offending part.
+    """
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 >= n:
+                return "a trailing backslash escapes nothing"
+            i += 2
+        elif c == "[":
+            start = i
+            i += 1
+            if i < n and pattern[i] == "^":
+                i += 1
+            ranges = 0
+            while True:
+                if i < n and pattern[i] == "]" and ranges > 0:
+                    i += 1
+                    break
+                i, bad = _class_char(pattern, i)
+                if bad:
+                    return f"the character class at {pattern[start:]!r} {bad}"
+                if pattern[i] == "-":
+                    i, bad = _class_char(pattern, i + 1)
+                    if bad:
+                        return f"the character class at {pattern[start:]!r} {bad}"
+                ranges += 1
+        else:
+            i += 1
+    return None
+
+
+def _class_char(pattern: str, i: int) -> tuple[int, str]:
+    """Go's ``getEsc`` at ``pattern[i]``: the index after one (possibly escaped) class character, and why it is
+    malformed ("" when it is not); like Go, a character that ends the pattern is malformed (no closing ``]``)."""
+    n = len(pattern)
+    if i >= n:
+        return i, "is never closed with ]"
+    if pattern[i] in "-]":
+        return i, f"has {pattern[i]!r} where a character is expected (escape it: \\{pattern[i]})"
+    if pattern[i] == "\\":
+        i += 1
+        if i >= n:
+            return i, "is never closed with ]"
+    i += 1
+    return i, "" if i < n else "is never closed with ]"
 
 
 def _expand(pattern: str, base: Path, *, single: bool) -> list[Path]:

@@ -74,8 +74,10 @@ class CheckResult:
         return exit_code(levels, fail_on, invalid_input=bool(self.config_issues))
 
 
-def _program_path(project_dir: Path) -> tuple[str, Path, dict[str, Any]]:
-    """``(project name, program file, parsed Pulumi.yaml)`` from ``Pulumi.yaml`` (``name``, ``runtime``, ``main``).
+def _program_path(project_dir: Path) -> tuple[str, Path, Path, dict[str, Any]]:
+    """``(project name, program file, run directory, parsed Pulumi.yaml)`` from ``Pulumi.yaml`` (``name``,
+    ``runtime``, ``main``); the run directory is where Pulumi runs the program and its providers
+    (:func:`.run.program_run_dir`).
 
     Raises:
         ConfigError: not a Python project, or the program file is missing.
@@ -90,11 +92,12 @@ def _program_path(project_dir: Path) -> tuple[str, Path, dict[str, Any]]:
                          "(for other languages, run the pack with pulumi preview --policy-pack)")],
             source,
         )
-    main = project_dir / str(doc.get("main") or ".")
-    program = main / "__main__.py" if main.is_dir() else main
+    from .run import program_run_dir
+
+    run_dir, program = program_run_dir(project_dir, doc.get("main"))
     if not program.is_file():
         raise ConfigError([ConfigIssue(f"{source}: main", f"no program at {program}")], source)
-    return str(doc.get("name") or project_dir.name), program, doc
+    return str(doc.get("name") or project_dir.name), program, run_dir, doc
 
 
 def check_project(
@@ -111,10 +114,11 @@ def check_project(
     (:func:`.run.record_program`, v1 YAML answered offline), expand charts, Releases, YAML components
     and EKS add-ons (:func:`.expand.expand_plan` with ``expand``: ``--helm``, ``--fetch-charts``,
     ``--render-timeout``, ``--strict``), evaluate the pack, and report what was not judged
-    (:func:`.expand.finish_plan`, ``resources-judged``). Relative chart, values and manifest paths are
-    relative to the project directory. The program runs in a child process of the interpreter of
-    :func:`.interpreter.choose_interpreter` (``python``: ``--python``), stopped after
-    ``program_timeout`` seconds (``--program-timeout``).
+    (:func:`.expand.finish_plan`, ``resources-judged``). The program runs, and its relative chart, values and
+    manifest paths are read, in the directory Pulumi runs it in (:func:`.run.program_run_dir`: ``Pulumi.yaml``'s
+    ``main`` when that is a directory); reported places stay relative to the project directory. It runs in a
+    child process of the interpreter of :func:`.interpreter.choose_interpreter` (``python``: ``--python``),
+    stopped after ``program_timeout`` seconds (``--program-timeout``).
 
     Raises:
         FileNotFoundError: no ``Pulumi.yaml`` or stack file.
@@ -128,13 +132,13 @@ def check_project(
     found: StackFile | None = None
     doc: dict[str, Any] = {}
     try:
-        result.project, program, doc = _program_path(project)
+        result.project, program, run_dir, doc = _program_path(project)
         interpreter = choose_interpreter(project, doc, python)
         result.interpreter = interpreter.to_dict()
         found = read_stack(project, stack)
         config, secrets = found.config, found.secrets
-        result.resources, collected, warnings = _record(interpreter, program, project, config, secrets, stack,
-                                                        result.project, program_timeout, result.program_log)
+        result.resources, collected, warnings = _record(interpreter, program, project, run_dir, config, secrets,
+                                                        stack, result.project, program_timeout, result.program_log)
     except ConfigError as err:  # the stack config's issues get their place in the stack file; the rest keep their own
         about_stack = found is not None and err.source.startswith(STACK_CONFIG_SOURCE)
         located = found.locate([i for i in err.issues if i.location is None]) if about_stack else []
@@ -146,7 +150,7 @@ def check_project(
                                                     result.project)
         return result
     result.warnings = _warnings_in_program(warnings, result.resources, project, found)
-    expanded = expand_plan(result, project, expand, collected)  # charts, yaml, releases, add-ons
+    expanded = expand_plan(result, project, expand, collected, run_dir)  # charts, yaml, releases, add-ons
     _find_pools(result)
     from ..policies import evaluate
 
@@ -157,11 +161,12 @@ def check_project(
     return result
 
 
-def _record(interpreter: Interpreter, program: Path, project: Path, config: dict[str, Any], secrets: list[str],
-            stack: str, name: str, timeout: float,
+def _record(interpreter: Interpreter, program: Path, project: Path, run_dir: Path, config: dict[str, Any],
+            secrets: list[str], stack: str, name: str, timeout: float,
             program_log: list[dict[str, str]]) -> tuple[list[Recorded], list[NotJudged], list[dict[str, str]]]:
     """``(resources, not judged while it ran, its GpuNodePools' config warnings)`` of the program, run in a child
-    of the interpreter (:func:`.interpreter.record_in_child`, stopped after ``timeout`` seconds). What the program
+    of the interpreter that changes to ``run_dir`` before the program runs (:func:`.interpreter.record_in_child`,
+    stopped after ``timeout`` seconds; issues placed relative to ``project``). What the program
     logged (the child's ``programLog``) is appended to ``program_log``, also when it then failed.
 
     Raises:
@@ -170,7 +175,7 @@ def _record(interpreter: Interpreter, program: Path, project: Path, config: dict
             for the stack config the program read).
     """
     answer = record_in_child(interpreter, {"program": str(program), "config": config, "secrets": secrets,
-                                           "stack": stack, "project": name}, project, timeout)
+                                           "stack": stack, "project": name, "cwd": str(run_dir)}, project, timeout)
     program_log += answer.get("programLog") or []
     if "configIssues" in answer:
         raise ConfigError([_child_issue(i, program, project) for i in answer["configIssues"]],

@@ -9,7 +9,9 @@ Pulumi mocks as the plan (:func:`gpu_node_pool.plan.run.record_program` inside
 YAML and judges, with its own policy pack: the child only records.
 
 Request (JSON object): ``protocol`` (:data:`PROTOCOL`), ``program`` (path of the program file),
-``config`` (``{"<ns>:<key>": value}``), ``secrets`` (list of secret keys), ``stack``, ``project``.
+``config`` (``{"<ns>:<key>": value}``), ``secrets`` (list of secret keys), ``stack``, ``project``, and ``cwd``
+(optional: the directory Pulumi runs the program in, :func:`gpu_node_pool.plan.run.program_run_dir`; the child
+changes to it before the program runs, as Pulumi's language host starts the program there).
 
 Answer (JSON object): ``protocol``, ``version`` (the child's gpu-node-pool version), ``prefix`` and
 ``executable`` (the child's ``sys.prefix`` / ``sys.executable``), and either ``configIssues``
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -38,7 +41,7 @@ from typing import Any
 __all__ = ["BOOT", "PROTOCOL", "answer", "main", "record_here"]
 
 #: Version of the request/answer shapes above; the parent refuses an answer of another version.
-PROTOCOL = 5
+PROTOCOL = 6
 #: Exit code of :data:`BOOT` when ``gpu_node_pool`` (or what it imports) is not importable in the child.
 NOT_IMPORTABLE = 3
 #: What the parent passes to ``python -c``: import this module, or say on stderr which module is missing.
@@ -167,5 +170,7 @@ def main(argv: list[str]) -> int:
     if request.get("protocol") != PROTOCOL:
         sys.stderr.write(f"gpupool check: request protocol {request.get('protocol')!r}, this child speaks {PROTOCOL}\n")
         return 2
+    if request.get("cwd"):  # relative paths of the program (open(), FileAsset) as under `pulumi preview`
+        os.chdir(request["cwd"])
     Path(answer_path).write_text(json.dumps(answer(request), default=str), encoding="utf-8")
     return 0

@@ -263,17 +263,21 @@ def _source_of(expanded: Expanded) -> str:
 
 
 def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = None,
-                collected: Sequence[NotJudged] = ()) -> Expansion:
+                collected: Sequence[NotJudged] = (), run_dir: Path | None = None) -> Expansion:
     """Expand ``result.resources`` (a :class:`~gpu_node_pool.plan.run.PlanResult`) in place; returns what was done.
 
     Args:
         result: the plan, after recording; ``result.config.cluster.kubernetes_version`` gives
             ``--kube-version``.
-        project_dir: what relative chart, values and manifest paths are relative to.
+        project_dir: the directory of ``Pulumi.yaml``; a refused input's program line is given relative to it.
         options: :class:`ExpandOptions` (default: helm from ``PATH``, no fetching, 30 s).
         collected: not-judged items gathered while the program ran (:func:`offline_yaml`).
+        run_dir: the directory Pulumi runs the program and its providers in
+            (:func:`~gpu_node_pool.plan.run.program_run_dir`), which relative chart, values and manifest paths
+            are relative to; default ``project_dir``.
     """
     options = options or ExpandOptions()
+    base_dir = run_dir or project_dir
     expansion = Expansion()
     resources: list[Resource] = result.resources
     has_child = {r.parent for r in resources if r.parent and not r.synthesized}
@@ -290,7 +294,7 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
     added: dict[int, list[Resource]] = {}
     dropped: set[int] = set()
     with HelmRenderer(locate_helm(options.helm) or options.helm or "helm", kube_version=kube_version,
-                      fetch=options.fetch, timeout=options.timeout, chart_dirs=chart_dirs, base_dir=project_dir,
+                      fetch=options.fetch, timeout=options.timeout, chart_dirs=chart_dirs, base_dir=base_dir,
                       unknown_markers=_MARKERS) as renderer:
         for i, res in enumerate(resources):
             if res.synthesized or (res.urn and res.urn in has_child):
@@ -306,7 +310,7 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                     label = chart_label.replace("(offline render", "(offline render of a helm.v3.Release, which a "
                                                 "real preview never sees inside")
             elif res.type in (V2_GROUP, V2_FILE):
-                outcome = expand_yaml(res.type, res.name, res.inputs, resource=who, base_dir=project_dir,
+                outcome = expand_yaml(res.type, res.name, res.inputs, resource=who, base_dir=base_dir,
                                       unknown_markers=_MARKERS)
                 label = "yaml (parsed offline)"
             elif res.type == ADDON_TYPE:

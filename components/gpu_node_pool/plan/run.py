@@ -38,7 +38,7 @@ from .stack_file import StackFile, locate_findings, read_stack
 if TYPE_CHECKING:
     from ..config.stack import StackConfig
 
-__all__ = ["DuplicateUrnError", "Recorded", "PlanResult", "finding_levels", "ProgramError", "ProgramExit", "program_issue", "find_project", "load_stack_file", "record_program", "record", "plan_stack"]
+__all__ = ["DuplicateUrnError", "Recorded", "PlanResult", "finding_levels", "ProgramError", "ProgramExit", "program_issue", "find_project", "program_run_dir", "load_stack_file", "record_program", "record", "plan_stack"]
 
 #: What the offline plan's mocks answer for an SSM AMI parameter (no AWS call is made).
 FAKE_AMI_ID = "ami-0123456789abcdef0"
@@ -95,6 +95,26 @@ def find_project(start: str | os.PathLike[str] | None = None) -> Path:
         if (d / "Pulumi.yaml").is_file():
             return d
     raise FileNotFoundError(f"no Pulumi.yaml in {here} or above; run from the project directory or pass --project-dir")
+
+
+def program_run_dir(project_dir: Path, main: Any = None) -> tuple[Path, Path]:
+    """``(run directory, program file)`` of the project in ``project_dir`` whose ``Pulumi.yaml`` has ``main``.
+
+    The run directory is where Pulumi runs the program and starts its providers, so the directory the
+    program's relative paths (chart paths, ``FileAsset`` s, YAML manifest files) are read from: ``project_dir``
+    when ``main`` is empty; ``main`` (relative to ``project_dir``, or absolute) when it is a directory, whose
+    ``__main__.py`` is the program; else the parent directory of the file ``main`` names, which is the program
+    (pulumi/pulumi ``pkg/engine/project.go@v3.259.0``, ``getPwdMain``; the engine passes that ``pwd`` to
+    ``plugin.NewContextWithRoot``, ``pkg/engine/deployment.go@v3.259.0``, and plugins start with
+    ``cmd.Dir = pwd``, ``sdk/go/common/resource/plugin/plugin.go@v3.259.0``). A ``main`` that does not exist
+    gives the paths it names (Pulumi refuses it: "project 'main' could not be read"); the caller checks.
+    """
+    if not main:
+        return project_dir, project_dir / "__main__.py"
+    target = project_dir / str(main)
+    if target.is_dir():
+        return target, target / "__main__.py"
+    return target.parent, target
 
 
 def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list[str], Path]:
