@@ -19,11 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..k8s.wellknown import SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL
+
 __all__ = ["CRITICAL_PRIORITY_CLASSES", "UNBOUNDED_PODS", "critical_pods_quota", "needs_critical_pods_quota",
            "agent_quota"]
 
 #: The priority classes GKE admits only where a matching quota exists (the scope of ``gcp-critical-pods``).
-CRITICAL_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
+CRITICAL_PRIORITY_CLASSES = (SYSTEM_NODE_CRITICAL, SYSTEM_CLUSTER_CRITICAL)
 #: ``hard.pods`` of GKE's own ``gcp-critical-pods``: the quota admits the classes without bounding a DaemonSet by
 #: the number of nodes (one pod per GPU node).
 UNBOUNDED_PODS = "1G"

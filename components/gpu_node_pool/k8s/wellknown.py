@@ -82,6 +82,14 @@ CHART_TYPES = (HELM_CHART_V4, "kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh
 DAEMONSET = "kubernetes:apps/v1:DaemonSet"
 
 # --- labels the platform puts on every node ---------------------------------------------
+#: The PriorityClasses every Kubernetes cluster ships for critical pods ("Kubernetes already ships with two
+#: PriorityClasses: system-cluster-critical and system-node-critical",
+#: https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/#priorityclass). The node agents
+#: run at the node one; GKE admits either class only where a ResourceQuota scoped to it exists
+#: (:mod:`gpu_node_pool.gpu_agents.critical_quota`), so the agents' values and that quota name them from here.
+SYSTEM_NODE_CRITICAL = "system-node-critical"
+SYSTEM_CLUSTER_CRITICAL = "system-cluster-critical"
+
 #: Kubernetes well-known labels the kubelet and the cloud provider set on every node
 #: (https://kubernetes.io/docs/reference/labels-annotations-taints/).
 ARCH_LABEL = "kubernetes.io/arch"

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...k8s.taints import Toleration
+from ...k8s.wellknown import SYSTEM_NODE_CRITICAL
 from ..placement import derived_tolerations, node_affinity
 from ..pools import AgentPool
 
@@ -65,7 +66,7 @@ def dcgm_values(pools: Sequence[AgentPool], extra_tolerations: Sequence[Tolerati
     values: dict[str, Any] = {
         "tolerations": [t.to_k8s() for t in derived_tolerations(pools, extra_tolerations)],
         "affinity": node_affinity(pools),
-        "priorityClassName": "system-node-critical",
+        "priorityClassName": SYSTEM_NODE_CRITICAL,
         "serviceMonitor": {"enabled": bool(service_monitor)},
     }
     if any(p.image_family == "gke" for p in pools):

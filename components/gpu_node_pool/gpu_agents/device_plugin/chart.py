@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...k8s.taints import TaintEffect, Toleration
-from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, SYSTEM_NODE_CRITICAL
 from .values import APP_VERSION, CHART, CHART_VERSION, CRITICAL_ADDONS_ONLY, IMAGE_REPOSITORY
 
 # --- the chart's DaemonSet, as templates/daemonset-device-plugin.yml renders it ----------
@@ -40,7 +40,7 @@ CHART_DEFAULT_VALUES: dict[str, Any] = {
         CRITICAL_ADDONS_ONLY.to_k8s(),
         Toleration(key=NVIDIA_GPU_RESOURCE, operator="Exists", effect=TaintEffect.NO_SCHEDULE).to_k8s(),
     ],
-    "priorityClassName": "system-node-critical",
+    "priorityClassName": SYSTEM_NODE_CRITICAL,
     "runtimeClassName": None,
     "devicePlugin": {"enabled": True},
 }

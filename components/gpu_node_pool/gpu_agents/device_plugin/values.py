@@ -18,6 +18,7 @@ from typing import Any
 
 from ...config import DevicePluginConfig
 from ...k8s.taints import Taint, Toleration, tolerations_tolerate_taint
+from ...k8s.wellknown import SYSTEM_NODE_CRITICAL
 from ..placement import CRITICAL_ADDONS_ONLY, ServedPool, derived_tolerations, node_affinity
 from ..sharing_config import config_values, pool_sharing
 from .discovery import discovery_values, needs_feature_discovery
@@ -58,7 +59,7 @@ def chart_values(pools: Sequence[ServedPool], config: DevicePluginConfig, featur
     values = {
         "tolerations": [t.to_k8s() for t in derived_tolerations(served, extra)],
         "affinity": node_affinity(served),
-        "priorityClassName": "system-node-critical",
+        "priorityClassName": SYSTEM_NODE_CRITICAL,
         "image": image,
         "securityContext": {
             "allowPrivilegeEscalation": False,

@@ -17,7 +17,7 @@ import pulumi
 
 from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
 from ...config.agents import GpuAgentsConfig
-from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE
+from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE, SYSTEM_NODE_CRITICAL
 from .. import chart_install
 from ..critical_quota import needs_critical_pods_quota
 from ..once import claim
@@ -33,7 +33,7 @@ SOURCE = "GpuOperatorArgs"
 CHART_VERSION = "v26.7.0"
 #: The priority class of the operator and its operands (NVIDIA/gpu-operator@v26.7.0
 #: ``deployments/gpu-operator/values.yaml`` ``daemonsets.priorityClassName``).
-PRIORITY_CLASS = "system-node-critical"
+PRIORITY_CLASS = SYSTEM_NODE_CRITICAL
 
 
 @dataclass(frozen=True)
