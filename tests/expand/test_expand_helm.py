@@ -287,7 +287,7 @@ def test_a_chart_written_as_a_path_where_nothing_is_is_an_error_a_real_preview_a
     assert got.message.startswith(f"{chart!r} is a local chart path and nothing is there (")
     assert "helm/helm pkg/action/install.go@v4.1.4" in got.message  # the rule's source
     assert "a real `pulumi preview` fails on it (pulumi/pulumi-kubernetes provider/pkg/provider/" in got.message
-    assert f"relative to the Pulumi project directory ({tmp_path / 'program'})" in got.message  # the fix
+    assert f"relative to the directory Pulumi runs the program in ({tmp_path / 'program'})" in got.message  # the fix
     assert "or give a repository chart" in got.message
 
 

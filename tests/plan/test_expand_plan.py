@@ -212,7 +212,7 @@ def test_a_chart_path_where_nothing_is_is_an_error_at_its_input_as_a_real_previe
     assert error["message"].startswith(f"'./charts/no-such-chart' is a local chart path and nothing is there "
                                        f"({directory / 'charts' / 'no-such-chart'})")
     assert "pulumi/pulumi-kubernetes provider/pkg/provider/" in error["message"]
-    assert f"relative to the Pulumi project directory ({directory})" in error["message"]
+    assert f"relative to the directory Pulumi runs the program in ({directory})" in error["message"]
     assert error["location"]["file"] == "__main__.py" and error["location"]["line"] == 7
     assert doc["notJudged"] == []  # an error, not an item left unjudged
     code = main(["plan", "--stack", "dev", "--project-dir", str(directory)])

@@ -96,3 +96,27 @@ def test_a_plan_program_error_in_sarif_is_rooted_at_the_project_from_another_dir
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "__main__.py", "uriBaseId": "PROJECTROOT"}
     assert location["region"]["startLine"] == line
+
+
+def _shipped_project_with_main(tmp_path: Path, main_line: str) -> Path:
+    """This repository's project (its program and dev stack) with ``main_line`` added to ``Pulumi.yaml``."""
+    project = tmp_path / "p"
+    (project / "stacks").mkdir(parents=True)
+    shutil.copy(ROOT / "stacks" / "Pulumi.dev.yaml", project / "stacks")
+    (project / "src").mkdir()
+    shutil.copy(ROOT / "__main__.py", project / "src" / "__main__.py")
+    (project / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text() + main_line + "\n")
+    return project
+
+
+def test_plan_runs_the_program_main_names(capsys, tmp_path):
+    project = _shipped_project_with_main(tmp_path, "main: src/")
+    assert main(["plan", "--stack", "dev", "--project-dir", str(project), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pools"]
+
+
+def test_plan_of_a_main_that_names_no_program_is_refused_at_main(capsys, tmp_path):
+    project = _shipped_project_with_main(tmp_path, "main: app/")
+    assert main(["plan", "--stack", "dev", "--project-dir", str(project)]) == 2
+    out = "".join(capsys.readouterr())
+    assert "Pulumi.yaml: main: no program at" in out and str(project / "app") in out

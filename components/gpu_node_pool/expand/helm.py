@@ -383,7 +383,7 @@ class HelmRenderer:
                 + (f"; did you mean {near!r}?" if near else "") + ": Helm reads a chart written as an "
                 "absolute path or one beginning with '.' from that path only (helm/helm pkg/action/install.go@v4.1.4, "
                 f"LocateChart: \"path not found\"), so a real `pulumi preview` fails on it ({source}). Write the "
-                f"path of the chart directory or .tgz relative to the Pulumi project directory ({self.base_dir}), "
+                f"path of the chart directory or .tgz relative to the directory Pulumi runs the program in ({self.base_dir}), "
                 "where it is read, or give a repository chart (its name with repositoryOpts.repo, or an oci:// "
                 "reference)")
 

@@ -140,7 +140,7 @@ def _asset_text(type_token: str, where: str, asset: Any, base_dir: Path, notes: 
         return ValuesProblem(where, (
             f"cannot read {value} ({path}): no such file" + (f"; did you mean {near!r}?" if near else "") +
             f". The provider reads each values file when it renders the chart ({_READ_SOURCE.get(type_token, '')}), "
-            f"relative to the directory pulumi runs the program in ({base_dir}), so a real `pulumi preview` fails on "
+            f"relative to the directory Pulumi runs the program in ({base_dir}), so a real `pulumi preview` fails on "
             "it. Give the path of the values file relative to that directory, or create the file"), refused=True)
     except OSError as e:
         return ValuesProblem(where, f"{where}: cannot read {e.filename or path}: {e.strerror}",

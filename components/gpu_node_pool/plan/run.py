@@ -33,7 +33,7 @@ from ..sdk.record import Resource as Recorded
 from . import expand as expansion
 from .plain import plain, plain_record
 from .program_errors import DuplicateUrnError, ProgramError, ProgramExit, duplicate_urns, placed_issue, program_issue
-from .stack_file import StackFile, locate_findings, read_stack
+from .stack_file import StackFile, locate_findings, read_project_file, read_stack
 
 if TYPE_CHECKING:
     from ..config.stack import StackConfig
@@ -364,7 +364,12 @@ def plan_stack(
         result.config_issues = found.locate(err.issues) if found is not None else err.issues
         result.config_source = err.source
         return result
-    program = project / "__main__.py"
+    run_dir, program = program_run_dir(project, read_project_file(project).get("main"))
+    if not program.is_file():  # Pulumi refuses it too: "project 'main' could not be read"
+        result.config_issues = [ConfigIssue(f"{project / 'Pulumi.yaml'}: main", f"no program at {program}; write "
+                                            "main: as the program file or its directory, or remove it for __main__.py")]
+        result.config_source = str(project / "Pulumi.yaml")
+        return result
     try:
         with expansion.offline_yaml() as collected, validated_by_the_plan(config, result.config):
             result.resources, result.outputs = record_program(program, config, secrets, stack=stack,
@@ -379,7 +384,7 @@ def plan_stack(
         raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input; our own bug re-raises
         raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
-    expanded = expansion.expand_plan(result, project, expand, collected)  # charts, yaml, add-ons
+    expanded = expansion.expand_plan(result, project, expand, collected, run_dir=run_dir)  # charts, yaml, add-ons
     _summarise(result)
     _check_policies(result, policy_config, found.project)
     expansion.finish_plan(result, expanded, expand, policy_config)
