@@ -29,6 +29,18 @@ def repo_root() -> Path:
     return ROOT
 
 
+def shipped_project(root: Path, stacks: dict[str, str]) -> Path:
+    """``root`` made a copy of this repository's Pulumi project (``Pulumi.yaml``, ``__main__.py``) with a
+    ``stacks/Pulumi.<name>.yaml`` for each ``{name: yaml text}`` of ``stacks``; returns ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "Pulumi.yaml", root / "Pulumi.yaml")
+    shutil.copy(ROOT / "__main__.py", root / "__main__.py")
+    (root / "stacks").mkdir(exist_ok=True)
+    for name, text in stacks.items():
+        (root / "stacks" / f"Pulumi.{name}.yaml").write_text(text)
+    return root
+
+
 @pytest.fixture
 def temp_project(tmp_path: Path):
     """A copy of the Pulumi project (Pulumi.yaml, __main__.py) with a writable stacks/ dir.
@@ -36,11 +48,9 @@ def temp_project(tmp_path: Path):
     Returns a function ``write(stack_name, yaml_text) -> Path`` that writes
     ``stacks/Pulumi.<stack_name>.yaml`` and returns the project dir.
     """
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
-    (tmp_path / "stacks").mkdir()
+    shipped_project(tmp_path, {})
 
-    def write(stack: str, text: str) -> Path:
+    def write(stack: str, text: str) -> Path:  # the stack only: a test may have changed the program meanwhile
         (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(text)
         return tmp_path
 

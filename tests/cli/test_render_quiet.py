@@ -3,10 +3,8 @@ refused for findings prints one line, the exit line and that nothing was written
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import ROOT
+from conftest import shipped_project
 
 from gpu_node_pool.cli.commands import main
 
@@ -30,13 +28,7 @@ BAD = NO_DRIVER.replace("maxSize: 4", "maxSize: many")
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("quiet")
-    shutil.copy(ROOT / "Pulumi.yaml", root / "Pulumi.yaml")
-    shutil.copy(ROOT / "__main__.py", root / "__main__.py")
-    (root / "stacks").mkdir()
-    (root / "stacks" / "Pulumi.nodriver.yaml").write_text(NO_DRIVER)
-    (root / "stacks" / "Pulumi.bad.yaml").write_text(BAD)
-    return root
+    return shipped_project(tmp_path_factory.mktemp("quiet"), {"nodriver": NO_DRIVER, "bad": BAD})
 
 
 def test_a_render_refused_for_findings_prints_one_line(project, tmp_path, capsys):

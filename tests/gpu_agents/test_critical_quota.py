@@ -5,11 +5,9 @@ in its namespace, in the plan, the rendered files and the plan's text; EKS stack
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import shipped_project
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.gpu_agents.critical_quota import CRITICAL_PRIORITY_CLASSES, critical_pods_quota
@@ -63,13 +61,7 @@ EKS = """config:
 
 
 def project(tmp_path, stacks: dict[str, str]):
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
-    (tmp_path / "stacks").mkdir()
-    for name, text in stacks.items():
-        (tmp_path / "stacks" / f"Pulumi.{name}.yaml").write_text(text)
-    return tmp_path
+    return shipped_project(tmp_path, stacks)
 
 
 def quotas(result) -> dict[str, dict]:

@@ -5,10 +5,9 @@ chart, the GPU Operator's device plugin (devicePlugin.provider: gpu-operator), o
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
-from conftest import ROOT
+from conftest import shipped_project
 
 from gpu_node_pool.cli.commands import main
 
@@ -31,13 +30,8 @@ STACK = """config:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("provider")
-    shutil.copy(ROOT / "Pulumi.yaml", root / "Pulumi.yaml")
-    shutil.copy(ROOT / "__main__.py", root / "__main__.py")
-    (root / "stacks").mkdir()
-    for name, plugin in (("op", "{provider: gpu-operator}"), ("off", "{enabled: false}"), ("chart", "{}")):
-        (root / "stacks" / f"Pulumi.{name}.yaml").write_text(STACK % plugin)
-    return root
+    plugins = {"op": "{provider: gpu-operator}", "off": "{enabled: false}", "chart": "{}"}
+    return shipped_project(tmp_path_factory.mktemp("provider"), {name: STACK % p for name, p in plugins.items()})
 
 
 def plan(capsys, project, stack, *extra):
