@@ -22,8 +22,8 @@ run, tool ``gpupool``:
   https://github.com/github/codeql-action/issues/2456, https://github.com/github/codeql-action/issues/2459; the
   SARIF validator's GitHub ingestion rule GH1001, "each result location must provide the property
   'physicalLocation.artifactLocation.uri'", https://github.com/microsoft/sarif-sdk/issues/2694). It is the place the result
-  carries: the program line that constructed a finding's resource (``gpupool check``), the stack file place
-  of a config error or of a finding about a pool; else, approximately, line 1 of the program file
+  carries: the stack file place of a config error or of a finding about a declared pool (``gpupool plan``), the
+  program line that constructed any other finding's resource (``gpupool plan`` and ``gpupool check``); else, approximately, line 1 of the program file
   ``Pulumi.yaml`` names (``main``, default ``__main__.py``), or of ``Pulumi.yaml`` itself, and the message
   then says the place is approximate. ``artifactLocation.uri`` is relative to the project directory with
   ``uriBaseId: PROJECTROOT`` (``run.originalUriBaseIds`` gives that directory's ``file://`` URI, the current

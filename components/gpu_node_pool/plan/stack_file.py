@@ -84,6 +84,8 @@ class StackFile:
     marks: Mapping[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
     #: The config keys (``"<ns>:<key>"``) whose value came from ``Pulumi.yaml``'s ``config:``, not this file.
     from_project: frozenset[str] = frozenset()
+    #: The project directory (``Pulumi.yaml``'s), which program places are written relative to; None: ``path``'s.
+    project_dir: Path | None = None
 
     def locate(self, issues: Iterable[ConfigIssue]) -> list[ConfigIssue]:
         """``issues`` each with the :class:`Location` of its path in this file; one about a key whose value came
@@ -144,7 +146,7 @@ def read_stack_path(project_dir: Path, path: Path, project: Mapping[str, Any] | 
     except ValueError:  # a stackConfigDir outside the project
         file = path.resolve().as_posix()
     data = path.read_bytes()
-    out = StackFile(path=path, file=file, project=name, marks=FileMarks(name))
+    out = StackFile(path=path, file=file, project=name, marks=FileMarks(name), project_dir=project_dir)
     try:
         out.config, out.secrets = read_stack_file(data, path.name, name, file=file, marks=out.marks)
     except ConfigError as err:
@@ -184,12 +186,20 @@ def unread_by_pulumi(found: StackFile, project_dir: Path, project: Mapping[str, 
 
 def locate_findings(violations: list[dict[str, Any]], resources: Iterable[Any], pools: list[str],
                     stack_file: StackFile) -> None:
-    """Give each finding about a declared pool the ``location`` of that pool in the stack file.
+    """Give each finding its ``location``: a finding about a declared pool the place of that pool in the stack file;
+    any other finding about a resource the program line that constructed it (or its nearest ancestor the program
+    constructed), as ``gpupool check`` places its findings (:func:`.locate.locate_in_program`).
 
     A finding is about pool ``pools[i]`` when its ``urn`` is the pool's ``GpuNodePool`` component or
     a resource under it (the parent chain of the recorded ``resources``); ``pools`` are the pool
-    names in the stack config's order. Sets ``violation["location"] = {"file", "line", "column"}``.
+    names in the stack config's order. Sets ``violation["location"] = {"file", "line", "column"}``, ``file``
+    relative to the project directory (``stack_file.project_dir``); a stack-level finding keeps none.
     """
+    from types import SimpleNamespace
+
+    from .locate import locate_in_program
+
+    resources = list(resources)
     by_urn = {r.urn: r for r in resources if getattr(r, "urn", "")}
     index = {name: i for i, name in enumerate(pools)}
     for violation in violations:
@@ -201,3 +211,5 @@ def locate_findings(violations: list[dict[str, Any]], resources: Iterable[Any], 
         where = stack_file.pool_location(index[res.name])
         if where is not None:
             violation["location"] = where.to_json()
+    project = stack_file.project_dir if stack_file.project_dir is not None else stack_file.path.parent
+    locate_in_program(SimpleNamespace(resources=resources, violations=violations, not_judged=[]), project)
