@@ -141,7 +141,10 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     if kind == "missing":
         if len(loc) == 1:
             return [ConfigIssue(f"{PROJECT}:{loc[0]}", "required key is missing from the stack config")]
-        return [ConfigIssue(path, "required key is missing")]
+        _, missing = field_at(stack_model(), loc)
+        about = (missing.description or "") if missing is not None else ""
+        example = f"; add it, e.g. {loc[-1]}: {about[about.index('e.g.') + 5:].rstrip('.')}" if "e.g." in about else ""
+        return [ConfigIssue(path, "required key is missing" + example)]
     if kind == "union_tag_invalid" or kind == "union_tag_not_found":
         if not isinstance(value, Mapping):
             return [ConfigIssue(path, f"{shown} must be a mapping with name, backend and the backend's keys")]

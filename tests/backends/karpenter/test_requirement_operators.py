@@ -72,3 +72,27 @@ def test_a_value_past_int64_gets_no_rewrite():
     assert equivalent("Lte", ["9223372036854775808"]) is None
     assert equivalent("Gte", ["99999999999999999999"]) is None
     assert rewrite("Lte", ["9223372036854775808"]).startswith("give a value of at most 9223372036854775807")
+
+
+def test_one_run_reports_a_missing_limits_a_gpu_count_requirement_and_its_operator_each_at_its_place():
+    pool = {"name": "burst", "backend": "karpenter", "instanceFamilies": ["g6e"], "nodeClass": {},
+            "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gte", "values": ["2"]}]}
+    issues = dict(config_issues({"cluster": EKS | {"karpenterVersion": "1.8"}, "pools": [pool]}))
+    assert set(issues) == {"pools[0].limits", "pools[0].requirements[0].key", "pools[0].requirements[0].operator"}
+    assert issues["pools[0].limits"] == "required key is missing; add it, e.g. limits: {nvidia.com/gpu: 32}"
+    assert "'karpenter.k8s.aws/instance-gpu-count' is written by gpuCounts; set it there" in issues[
+        "pools[0].requirements[0].key"]
+    operator = issues["pools[0].requirements[0].operator"]
+    assert "has no operator Gte" in operator and "move it to gpuCounts" in operator
+    assert "Gt" not in operator.split("so the API server refuses the NodePool")[1]  # no rewrite of a refused requirement
+
+
+def test_two_requirements_on_managed_keys_are_both_named():
+    pool = {"name": "burst", "backend": "karpenter", "instanceFamilies": ["g6e"], "nodeClass": {},
+            "limits": {"nvidia.com/gpu": 8},
+            "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "In", "values": ["2"]},
+                             {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}
+    ((path, message),) = config_issues({"cluster": EKS, "pools": [pool]})
+    assert path == "pools[0].requirements"
+    assert "requirements[0].key 'karpenter.k8s.aws/instance-gpu-count' is written by gpuCounts" in message
+    assert "requirements[1].key 'kubernetes.io/arch' is written by architecture" in message

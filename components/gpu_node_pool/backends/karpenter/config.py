@@ -215,7 +215,7 @@ class KarpenterPool(NodePoolBase):
     node_overlay: KarpenterNodeOverlay | None = Field(
         None, description="{enabled: true}: Karpenter NodeOverlays declaring the capacity gpuSharing or mig advertise "
         "(karpenter.sh/v1alpha1, Karpenter >= v1.7, feature gate NodeOverlay).")
-    limits: dict[str, int | str] = Field(description="Resource caps; must include nvidia.com/gpu (e.g. 32).")
+    limits: dict[str, int | str] = Field(description="Resource caps; must include nvidia.com/gpu, e.g. {nvidia.com/gpu: 32}.")
     disruption: KarpenterDisruption = Field(default_factory=KarpenterDisruption)
     weight: int | None = Field(None, description="1-100; higher is tried first.")
     expire_after: str | None = Field(None, description="Node lifetime, e.g. 720h, or Never (Karpenter default 720h).")
@@ -274,6 +274,21 @@ class KarpenterPool(NodePoolBase):
         if problems:
             raise fail("; ".join(problems))
         return node_class
+
+    @field_validator("requirements")
+    @classmethod
+    def _requirement_keys(cls, requirements: list[KarpenterRequirement]) -> list[KarpenterRequirement]:
+        """No extra requirement sets a key a dedicated field writes (:data:`.limits.KARPENTER_MANAGED_KEYS`):
+        Karpenter would AND both requirements. A field rule, so it is reported with the pool's other mistakes,
+        at ``requirements[j].key``."""
+        problems = [((j, "key"), f"{req.key!r} is written by {KARPENTER_MANAGED_KEYS[req.key]}; set it there "
+                                 "(the component writes that requirement from it, and Karpenter ANDs the two)")
+                    for j, req in enumerate(requirements) if req.key in KARPENTER_MANAGED_KEYS]
+        if len(problems) > 1:  # several requirements: at the list, each named
+            problems = [((), "; ".join(f"requirements[{at[0]}].key {msg}" for at, msg in problems))]
+        if problems:
+            raise fail_per_key(problems) if problems[0][0] else fail(problems[0][1])
+        return requirements
 
     @field_validator("labels")
     @classmethod

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .limits import karpenter_release
+from .limits import KARPENTER_MANAGED_KEYS, karpenter_release
 
 __all__ = ["INT64_MAX", "OPERATORS_SINCE", "equivalent", "rewrite", "version_issues"]
 
@@ -66,7 +66,8 @@ def rewrite(operator: str, values: list[str]) -> str:
 
 def version_issues(pool: Any, karpenter_version: str | None) -> list[tuple[int, str, bool]]:
     """``[(requirement index, message, refused)]`` for each of ``pool.requirements`` whose operator is ``Gte`` or
-    ``Lte``; empty when none is.
+    ``Lte``; empty when none is. A requirement whose key a dedicated field writes (its key is refused too,
+    ``KarpenterPool`` requirements rule) gets no ``Gt``/``Lt`` rewrite, only the pointer to that refusal.
 
     ``karpenter_version``: ``cluster.karpenterVersion`` (``1.8``, ``v1.14.1``) or None when not stated (a
     warning: nothing here can read the installed version). Below v1.9 refused: the API server refuses the
@@ -79,6 +80,8 @@ def version_issues(pool: Any, karpenter_version: str | None) -> list[tuple[int, 
             continue
         written = f"{req.key} {req.operator} {req.values[0]!r}"
         fix = rewrite(req.operator, req.values)
+        if req.key in KARPENTER_MANAGED_KEYS:  # the requirement goes: nothing to rewrite
+            fix = f"move it to {KARPENTER_MANAGED_KEYS[req.key]} (its key is refused here, see requirements[{j}].key)"
         if karpenter_version is None:
             out.append((j, (
                 f"{written}: operator {req.operator} is refused by Karpenter before v{need}.0 ({_SOURCE}); state the "
