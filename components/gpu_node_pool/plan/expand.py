@@ -87,8 +87,8 @@ RULE = "resources-judged"
 #: How the label of the device plugin chart's stand-in DaemonSet begins when the real chart did not render; the
 #: label goes on with why it did not (:func:`_stand_in_label`).
 FALLBACK_STAND_IN = (
-    "fallback stand-in for the nvidia-device-plugin chart's DaemonSet, built from the chart values; tests/expand "
-    "proves it equal to the real render in tolerations, node affinity and priority class"
+    "fallback stand-in for the nvidia-device-plugin chart's DaemonSet, built from the chart values and checked "
+    "against the chart's real render in tolerations, node affinity and priority class"
 )
 
 

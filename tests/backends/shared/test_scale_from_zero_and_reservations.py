@@ -70,7 +70,7 @@ def test_fractional_gpu_pool_at_zero_needs_gpus_per_node_and_gets_it_as_the_tag(
     assert tags[CA + "resources/nvidia.com/gpu"] == "1"
     assert gpu_tag_need(["g6f.xlarge"]).startswith("required: Cluster Autoscaler's table gives g6f.xlarge 0 GPUs")
     assert gpu_tag_need(["g7.2xlarge"]).startswith("required: g7.2xlarge is not in Cluster Autoscaler's instance table")
-    assert gpu_tag_need(["p5.48xlarge"]).startswith("belt-and-braces")
+    assert gpu_tag_need(["p5.48xlarge"]).startswith("not needed: Cluster Autoscaler's table already gives p5.48xlarge 8 GPU(s)")
 
 
 def test_mixed_gpu_counts_in_one_zero_size_managed_group_are_refused():

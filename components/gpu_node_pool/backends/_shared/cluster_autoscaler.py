@@ -131,7 +131,7 @@ def report_lines(entry: Mapping[str, Any]) -> list[str]:
             need = gpu_tag_need(list(entry["instanceTypes"]))
             physical = catalog.gpus(entry["instanceTypes"][0])
             tagged = tags[CA_RESOURCE_PREFIX + GPU_RESOURCE]
-            if need.startswith("belt-and-braces") and physical is not None and str(physical) != str(tagged):
+            if need.startswith(GPU_TAG_NOT_NEEDED) and physical is not None and str(physical) != str(tagged):
                 # time-slicing or MIG single: the node advertises more nvidia.com/gpu than it has GPUs
                 need = (f"required: the node advertises {tagged} {GPU_RESOURCE} (shared or partitioned GPUs), not the "
                         f"{physical} physical GPU(s) Cluster Autoscaler's table gives {entry['instanceTypes'][0]}; the "
@@ -243,12 +243,17 @@ def node_template_tag_problem(key: str, value: str) -> str | None:
     )
 
 
+#: How :func:`gpu_tag_need` begins when Cluster Autoscaler's instance table already gives the type's GPUs.
+GPU_TAG_NOT_NEEDED = "not needed"
+
+
 def gpu_tag_need(instance_types: list[str]) -> str:
     """Whether an Auto Scaling group of ``instance_types`` needs ``node-template/resources/nvidia.com/gpu``
     to scale from zero, with the reason: ``required: ...`` when Cluster Autoscaler's instance table
     lacks the first type (the autoscaler models a group by its first type, and an unknown type gives no
     template node) or lists 0 GPUs for it (g6f/gr6f: EC2 reports no whole GPU, aws/karpenter-provider-aws#8368);
-    else ``belt-and-braces: ...`` (the table has the count, the tag repeats it and wins over it). Source:
+    else ``not needed: ...`` (:data:`GPU_TAG_NOT_NEEDED`: the table has the count, the tag repeats it and wins over
+    it). Source:
     kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md`` (node-template/resources tags)
     and ``aws_manager.go`` (template node built from ``ec2_instance_types.go``, then the tags)."""
     if not instance_types:
@@ -260,5 +265,6 @@ def gpu_tag_need(instance_types: list[str]) -> str:
     if first.ec2_gpus == 0:
         return (f"required: Cluster Autoscaler's table gives {instance_types[0]} 0 GPUs (EC2 reports none for "
                 "fractional GPUs, aws/karpenter-provider-aws#8368; kubernetes/autoscaler ec2_instance_types.go)")
-    return (f"belt-and-braces: Cluster Autoscaler's table already gives {instance_types[0]} {first.ec2_gpus} GPU(s); "
-            "the tag states it explicitly and overrides the table (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md, node-template/resources tags)")
+    return (f"{GPU_TAG_NOT_NEEDED}: Cluster Autoscaler's table already gives {instance_types[0]} {first.ec2_gpus} "
+            "GPU(s); the tag repeats it, and where the two differ the tag wins (kubernetes/autoscaler "
+            "cluster-autoscaler/cloudprovider/aws/README.md, node-template/resources tags)")
