@@ -71,9 +71,11 @@ from .registration import KUBELET_CONFIG_API_VERSION as API_VERSION
 
 __all__ = [
     "API_VERSION",
+    "THRESHOLD_MAPS",
     "FIELDS",
     "KIND",
     "Finding",
+    "bare_threshold_fix",
     "ListOf",
     "MapOf",
     "Obj",
@@ -299,6 +301,25 @@ def quantity_example(key: str) -> str:
     return "500Mi"
 
 
+#: The kubelet config maps whose values are eviction thresholds (a percentage or a quantity).
+THRESHOLD_MAPS = ("evictionHard", "evictionSoft", "evictionMinimumReclaim")
+
+
+def bare_threshold_fix(leaf: str, value: Any) -> str:
+    """The fix for a bare number ``value`` written as the eviction threshold of signal ``leaf``: a percentage of
+    capacity (``'5%'``) or a quantity with its unit (:func:`quantity_example`), not the quoted number, which the
+    kubelet reads as a quantity of bytes; a number past 100 (no percentage) is offered quoted, as that many bytes (inodes, processes for ``*.inodesFree``, ``pid.available``): a threshold
+    is ``<signal><operator><quantity>`` where the quantity is a literal or a percentage
+    (https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/#eviction-thresholds)."""
+    unit = "processes" if leaf == "pid.available" else "inodes" if leaf.endswith("inodesFree") else "bytes"
+    if not 0 <= value <= 100:  # no percentage: that many units, quoted, is the likely meaning
+        return (f"quote it: {leaf}: '{_yaml_scalar(value)}' ({_yaml_scalar(value)} {unit}), or write a quantity with "
+                f"its unit, e.g. {leaf}: '{quantity_example(leaf)}'")
+    return (f"write a percentage of capacity, e.g. {leaf}: '{_yaml_scalar(value)}%', or a quantity with its unit, "
+            f"e.g. {leaf}: '{quantity_example(leaf)}' (quoted as it is, {_yaml_scalar(value)} would mean "
+            f"{_yaml_scalar(value)} {unit})")
+
+
 def _given(value: Any) -> str:
     """How a message names what the user wrote."""
     if value is True or value is False:
@@ -420,8 +441,10 @@ def _judge(kind: Kind, value: Any, path: tuple[str | int, ...], out: list[Findin
         return
     leaf = next((str(p) for p in reversed(path) if isinstance(p, str)), "value")
     if not _matches(kind, value):
+        threshold = (len(path) >= 2 and path[-2] in THRESHOLD_MAPS and isinstance(value, int | float)
+                     and not isinstance(value, bool))
         out.append(_error(path, f"{_given(value)} is not what the kubelet takes for {dotted(path)}: {_takes(kind)}",
-                          _fix(kind, value, leaf)))
+                          bare_threshold_fix(leaf, value) if threshold else _fix(kind, value, leaf)))
         return
     if isinstance(kind, Obj):
         if kind.fields is None:

@@ -123,6 +123,21 @@ class KarpenterKubelet(Model):
                        f"from {low} to {high}); write a number in that range")
         return value
 
+    @field_validator("eviction_hard", "eviction_soft", mode="before")
+    @classmethod
+    def _bare_thresholds(cls, signals: Any) -> Any:
+        """A bare number as a threshold: quoted it would be that many bytes, so the fix offers both forms."""
+        if not isinstance(signals, dict):
+            return signals  # pydantic says it must be a mapping
+        from .._shared.kubelet_config_fields import bare_threshold_fix
+
+        problems = [(key, f"{value}: a threshold is text, a percentage or a quantity ({KARPENTER_KUBELET_SOURCE}); "
+                          + bare_threshold_fix(str(key), value))
+                    for key, value in signals.items() if isinstance(value, int | float) and not isinstance(value, bool)]
+        if problems:
+            raise fail_per_key(problems)
+        return signals
+
     @field_validator("eviction_hard", "eviction_soft", "eviction_soft_grace_period")
     @classmethod
     def _eviction(cls, signals: dict[str, str] | None, info: ValidationInfo) -> dict[str, str] | None:
