@@ -35,9 +35,9 @@ from ..text.terminal import terminal_text
 from .expand import ExpandOptions, expand_plan, finish_plan
 from .interpreter import DEFAULT_PROGRAM_TIMEOUT, Interpreter, choose_interpreter, record_in_child
 from .locate import duplicates_of_not_judged, locate_in_program, not_judged_lines, split_by_resource
-from .stack_file import read_project_file
+from .stack_file import missing_program_issue, read_project_file
 
-__all__ = ["CheckResult", "check_project", "to_json"]
+__all__ = ["CheckResult", "check_project", "project_name", "to_json"]
 
 
 @dataclass
@@ -95,9 +95,14 @@ def _program_path(project_dir: Path) -> tuple[str, Path, Path, dict[str, Any]]:
     from .run import program_run_dir
 
     run_dir, program = program_run_dir(project_dir, doc.get("main"))
-    if not program.is_file():
-        raise ConfigError([ConfigIssue(f"{source}: main", f"no program at {program}")], source)
-    return str(doc.get("name") or project_dir.name), program, run_dir, doc
+    if not program.is_file():  # the plan's issue alike (:func:`.stack_file.missing_program_issue`)
+        raise ConfigError([missing_program_issue(project_dir, doc.get("main"), program)], source)
+    return project_name(project_dir, doc), program, run_dir, doc
+
+
+def project_name(project_dir: Path, doc: dict[str, Any]) -> str:
+    """The project's name: ``Pulumi.yaml``'s ``name``, else the project directory's name."""
+    return str(doc.get("name") or project_dir.name)
 
 
 def check_project(
@@ -140,6 +145,11 @@ def check_project(
         result.resources, collected, warnings = _record(interpreter, program, project, run_dir, config, secrets,
                                                         stack, result.project, program_timeout, result.program_log)
     except ConfigError as err:  # the stack config's issues get their place in the stack file; the rest keep their own
+        if not result.project:  # Pulumi.yaml read but its program missing: the report still names the project
+            try:
+                result.project = project_name(project, read_project_file(project))
+            except ConfigError:
+                pass
         about_stack = found is not None and err.source.startswith(STACK_CONFIG_SOURCE)
         located = found.locate([i for i in err.issues if i.location is None]) if about_stack else []
         result.config_issues = [located.pop(0) if about_stack and i.location is None else i for i in err.issues]

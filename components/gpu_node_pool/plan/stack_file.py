@@ -23,7 +23,10 @@ from ..config.pulumi_yaml import load_pulumi_yaml
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.yaml_bounded import AliasExpansionError, TagValueError
 
-__all__ = ["StackFile", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
+__all__ = ["StackFile", "missing_program_issue", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
+
+#: Where Pulumi's project file reference defines ``main`` (the program's path relative to ``Pulumi.yaml``).
+PROJECT_FILE_DOCS = "https://www.pulumi.com/docs/iac/concepts/projects/project-file/"
 
 
 def read_project_file(project_dir: Path) -> dict[str, Any]:
@@ -68,6 +71,66 @@ def read_project_file(project_dir: Path) -> dict[str, Any]:
     if problems:
         raise ConfigError(problems, source)
     return doc
+
+
+def _top_key_location(project_dir: Path, key: str) -> Location | None:
+    """Where the top-level ``key:`` of the project's ``Pulumi.yaml`` is (``Pulumi.yaml:<line>:<column>``), or None."""
+    try:
+        node = yaml.compose((project_dir / "Pulumi.yaml").read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for name, _ in node.value:
+        if isinstance(name, yaml.ScalarNode) and name.value == key:
+            return Location("Pulumi.yaml", name.start_mark.line + 1, name.start_mark.column + 1)
+    return None
+
+
+def _near_program(project_dir: Path, main: str) -> str | None:
+    """The entry beside the path ``main`` names (a directory, shown ``src/``, or a ``.py`` file) whose name is
+    nearest to it, as ``main:`` would be written; None when none is near (:func:`difflib.get_close_matches`)."""
+    import difflib
+
+    written = Path(main)
+    parent = project_dir / written.parent
+    try:
+        entries = {e.name + ("/" if e.is_dir() else ""): e for e in parent.iterdir()
+                   if not e.name.startswith((".", "__pycache__")) and (e.is_dir() or e.suffix == ".py")}
+    except OSError:
+        return None
+    wanted = written.name + ("/" if main.endswith("/") else "")
+    near = difflib.get_close_matches(wanted, list(entries), n=1) or difflib.get_close_matches(
+        written.name, [n.rstrip("/") for n in entries], n=1)
+    if not near:
+        return None
+    name = near[0] if near[0] in entries else near[0] + "/"
+    return (written.parent / name).as_posix().removeprefix("./") + ("/" if name.endswith("/") else "")
+
+
+def missing_program_issue(project_dir: Path, main: Any, program: Path) -> ConfigIssue:
+    """The issue of a ``Pulumi.yaml`` whose ``main`` (None: not given) names no program file ``program``: path
+    ``main``, at the ``main:`` line of ``Pulumi.yaml`` (None when ``main`` is not given), naming what is missing, the
+    entry of a near name (``main: sr`` -> ``src/``) and the fix. Pulumi refuses such a project too ("project 'main'
+    could not be read"); ``main`` is the program's file or directory relative to ``Pulumi.yaml``
+    (:data:`PROJECT_FILE_DOCS`)."""
+    if not main:
+        return ConfigIssue("main", f"no program at {program}: a Python project without main: runs __main__.py of the "
+                                   f"project directory; add it there, or write main: as the program file or its "
+                                   f"directory ({PROJECT_FILE_DOCS})")
+    target = project_dir / str(main)
+    if target.is_dir():
+        what = f"the directory {target} holds no __main__.py, the program Pulumi runs there"
+    elif not os.path.lexists(target):
+        what = f"there is no file or directory {target}"
+        near = _near_program(project_dir, str(main))
+        if near is not None:
+            what += f"; did you mean main: {near}?"
+    else:
+        what = f"{target} is not a regular file"
+    return ConfigIssue("main", f"{str(main)!r} names no program ({what}); write main: as the program file or its "
+                               f"directory, relative to Pulumi.yaml, or remove it for __main__.py ({PROJECT_FILE_DOCS})",
+                       _top_key_location(project_dir, "main"))
 
 
 @dataclass
