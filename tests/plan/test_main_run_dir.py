@@ -119,4 +119,4 @@ def test_plan_of_a_main_that_names_no_program_is_refused_at_main(capsys, tmp_pat
     project = _shipped_project_with_main(tmp_path, "main: app/")
     assert main(["plan", "--stack", "dev", "--project-dir", str(project)]) == 2
     out = "".join(capsys.readouterr())
-    assert "Pulumi.yaml: main: no program at" in out and str(project / "app") in out
+    assert "Pulumi.yaml:" in out and "main: 'app/' names no program" in out and str(project / "app") in out

@@ -33,7 +33,7 @@ from ..sdk.record import Resource as Recorded
 from . import expand as expansion
 from .plain import plain, plain_record
 from .program_errors import DuplicateUrnError, ProgramError, ProgramExit, duplicate_urns, placed_issue, program_issue
-from .stack_file import StackFile, locate_findings, read_project_file, read_stack
+from .stack_file import StackFile, locate_findings, missing_program_issue, read_project_file, read_stack
 
 if TYPE_CHECKING:
     from ..config.stack import StackConfig
@@ -364,11 +364,11 @@ def plan_stack(
         result.config_issues = found.locate(err.issues) if found is not None else err.issues
         result.config_source = err.source
         return result
-    run_dir, program = program_run_dir(project, read_project_file(project).get("main"))
+    main = read_project_file(project).get("main")
+    run_dir, program = program_run_dir(project, main)
     if not program.is_file():  # Pulumi refuses it too: "project 'main' could not be read"
-        result.config_issues = [ConfigIssue(f"{project / 'Pulumi.yaml'}: main", f"no program at {program}; write "
-                                            "main: as the program file or its directory, or remove it for __main__.py")]
-        result.config_source = str(project / "Pulumi.yaml")
+        result.config_issues = [missing_program_issue(project, main, program)]
+        result.config_source = "Pulumi.yaml"
         return result
     try:
         with expansion.offline_yaml() as collected, validated_by_the_plan(config, result.config):
