@@ -5,24 +5,12 @@ from __future__ import annotations
 
 import pytest
 from conftest import shipped_project
+from stack_texts import GKE_L4
 
 from gpu_node_pool.cli.commands import main
 
 #: A GKE pool whose driver install is off, with no driver installer declared: a mandatory finding (exit 1).
-NO_DRIVER = """config:
-  gcp:project: acme-ml
-  gcp:region: us-central1
-  gpu-node-pools:cluster: {name: ml-gke, project: acme-ml, location: us-central1}
-  gpu-node-pools:pools:
-    - name: l4
-      backend: gke
-      machineType: g2-standard-24
-      accelerator: {type: nvidia-l4, count: 2, gpuDriverVersion: INSTALLATION_DISABLED}
-      autoscaling: {minSize: 0, maxSize: 4}
-      taints: [nvidia.com/gpu=present:NoSchedule]
-      labels: {gke-no-default-nvidia-gpu-device-plugin: "true"}
-      nvidiaDevicePlugin: true
-"""
+NO_DRIVER = GKE_L4
 BAD = NO_DRIVER.replace("maxSize: 4", "maxSize: many")
 
 

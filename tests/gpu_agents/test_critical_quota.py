@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 import yaml
 from conftest import shipped_project
+from stack_texts import EKS_BIG, GKE_L4, GKE_TAINT_LINE
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.gpu_agents.critical_quota import CRITICAL_PRIORITY_CLASSES, critical_pods_quota
@@ -17,45 +18,12 @@ from gpu_node_pool.plan import plan_stack, render_text
 
 QUOTA = "kubernetes:core/v1:ResourceQuota"
 
-GKE_CLUSTER = """
-  gcp:project: acme-ml
-  gcp:region: us-central1
-  gpu-node-pools:cluster: {name: ml-gke, project: acme-ml, location: us-central1}
-"""
 #: NVIDIA's device plugin on a GKE pool (GKE's plugin and driver install off) and the standalone DCGM exporter.
-GKE_OURS = "config:" + GKE_CLUSTER + """
-  gpu-node-pools:pools:
-    - name: l4
-      backend: gke
-      machineType: g2-standard-24
-      accelerator: {type: nvidia-l4, count: 2, gpuDriverVersion: INSTALLATION_DISABLED}
-      autoscaling: {minSize: 0, maxSize: 4}
-      taints: [nvidia.com/gpu=present:NoSchedule]
-      labels: {gke-no-default-nvidia-gpu-device-plugin: "true"}
-      nvidiaDevicePlugin: true
-  gpu-node-pools:gpuAgents:
+GKE_OURS = GKE_L4 + """  gpu-node-pools:gpuAgents:
     dcgmExporter: {enabled: true%s}
 """
-GKE_OPERATOR = "config:" + GKE_CLUSTER + """
-  gpu-node-pools:pools:
-    - name: l4
-      backend: gke
-      machineType: g2-standard-24
-      accelerator: {type: nvidia-l4, count: 2, gpuDriverVersion: INSTALLATION_DISABLED}
-      autoscaling: {minSize: 0, maxSize: 4}
-      labels: {gke-no-default-nvidia-gpu-device-plugin: "true"}
-      nvidiaDevicePlugin: true
-  gpu-node-pools:devicePlugin: {provider: gpu-operator}
-"""
-EKS = """config:
-  aws:region: us-west-2
-  gpu-node-pools:cluster: {name: ml, nodeRoleArn: "arn:aws:iam::111122223333:role/n", subnetIds: [subnet-0a1b2c3d4e5f60718]}
-  gpu-node-pools:pools:
-    - name: big
-      backend: eks-managed
-      instanceTypes: [g6.xlarge]
-      scaling: {minSize: 0, maxSize: 2}
-  gpu-node-pools:gpuAgents:
+GKE_OPERATOR = GKE_L4.replace(GKE_TAINT_LINE, "") + "  gpu-node-pools:devicePlugin: {provider: gpu-operator}\n"
+EKS = EKS_BIG + """  gpu-node-pools:gpuAgents:
     dcgmExporter: {enabled: true}
 """
 

@@ -8,18 +8,11 @@ import json
 
 import pytest
 from conftest import shipped_project
+from stack_texts import EKS_BIG
 
 from gpu_node_pool.cli.commands import main
 
-STACK = """config:
-  aws:region: us-west-2
-  gpu-node-pools:cluster: {name: ml, nodeRoleArn: "arn:aws:iam::111122223333:role/n", subnetIds: [subnet-0a1b2c3d4e5f60718]}
-  gpu-node-pools:pools:
-    - name: big
-      backend: eks-managed
-      instanceTypes: [g6.xlarge]
-      scaling: {minSize: 0, maxSize: 2}
-    - name: small
+STACK = EKS_BIG + """    - name: small
       backend: eks-managed
       instanceTypes: [g6.2xlarge]
       scaling: {minSize: 0, maxSize: 2}
