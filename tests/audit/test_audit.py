@@ -145,7 +145,7 @@ def test_a_malformed_taint_is_a_finding_for_that_node_not_a_traceback(tmp_path, 
     assert main(["audit", "--cluster-dump", str(path), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     [f] = [f for f in out["findings"] if f["code"] == "malformed-taint"]
-    assert f["subject"] == "Node gpu-inf-1" and "NO_SCHEDULE" in f["message"] and "write NoSchedule" in f["message"]
+    assert f["subject"] == "Node gpu-inf-1" and "NO_SCHEDULE" in f["message"] and "EKS/GKE API spelling of NoSchedule" in f["message"]
 
 
 @pytest.mark.parametrize(

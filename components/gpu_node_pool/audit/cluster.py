@@ -23,11 +23,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..catalog.instances import is_nvidia_instance_type
+from ..k8s.effects import node_effect_problem
 from ..k8s.quantity import QuantityError, quantity
 from ..k8s.taints import PLATFORMS, Taint, TaintError
 from ..text.terminal import shown
 
-__all__ = ["POOL_LABELS", "GPU_RESOURCES", "Node", "Pool", "read_node", "with_declared", "group_pools", "detect_platform"]
+__all__ = ["POOL_LABELS", "GPU_RESOURCES", "BadTaint", "Node", "Pool", "read_node", "with_declared", "group_pools", "detect_platform"]
 
 #: (label key, what sets it), in the order a node's pool is read.
 POOL_LABELS: tuple[tuple[str, str], ...] = (
@@ -51,6 +52,20 @@ _GPU_LABELS: dict[str, str | None] = {
     "feature.node.kubernetes.io/pci-10de.present": "true",
 }
 _INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+#: The fix of a taint of the wrong shape (a bad key or value, no object, ``spec.taints`` no list).
+_TAINT_FIX = "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"
+
+
+@dataclass(frozen=True)
+class BadTaint:
+    """A taint a Node carries that Kubernetes would refuse: ``text`` says what the node carries and why (its place,
+    ``spec.taints[0] {...}: ...``), ``fix`` what to do. ``str()`` is ``text``."""
+
+    text: str
+    fix: str = _TAINT_FIX
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass
@@ -60,8 +75,9 @@ class Node:
     Attributes:
         name: ``metadata.name``.
         labels: every label (a complete set: a missing key is missing).
-        taints: the taints that could be read; ``bad_taints`` says which could not and why
-            (a taint of the wrong shape, or ``spec.taints`` that is not a list).
+        taints: the taints that could be read; ``bad_taints`` says which could not, why and the fix
+            (:class:`BadTaint`: a taint of the wrong shape, an effect Kubernetes does not have, or ``spec.taints``
+            that is not a list).
         gpu_allocatable: GPU resource name -> allocatable count (only the GPU resources).
         bad_resources: GPU capacity or allocatable values that are not Kubernetes quantities
             (``"lots"``), left out of the counts and named here; a node with one in its
@@ -74,7 +90,7 @@ class Node:
     name: str
     labels: dict[str, str]
     taints: list[Taint]
-    bad_taints: list[str] = field(default_factory=list)
+    bad_taints: list[BadTaint] = field(default_factory=list)
     gpu_capacity: dict[str, int] = field(default_factory=dict)
     gpu_allocatable: dict[str, int] = field(default_factory=dict)
     bad_resources: list[str] = field(default_factory=list)
@@ -161,22 +177,24 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
     """Read a Node object (a plain mapping, camelCase as the API serves it).
 
     A taint Kubernetes would reject (a wrong effect, a bad key) is kept out of ``taints`` and
-    described in ``bad_taints`` (the audit turns it into a finding for that node).
+    described in ``bad_taints`` (the audit turns it into a finding for that node); an effect is described as the
+    live object carries it (:func:`~gpu_node_pool.k8s.effects.node_effect_problem`), not as a stack file's.
     """
     meta = obj.get("metadata") or {}
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
     labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
-    taints, bad = [], []
+    taints: list[Taint] = []
+    bad: list[BadTaint] = []
     raw_taints = spec.get("taints") or []
     if not isinstance(raw_taints, list):
-        bad.append(f"spec.taints {shown(raw_taints)}: not a list of taints (the Node API's spec.taints is a list)")
+        bad.append(BadTaint(f"spec.taints {shown(raw_taints)}: not a list of taints (the Node API's spec.taints is a list)"))
         raw_taints = []
     for i, raw in enumerate(raw_taints):
         try:
             taints.append(Taint.from_k8s(raw))
         except TaintError as err:
-            bad.append(f"spec.taints[{i}] {shown(raw)}: {shown(err, quote=False, limit=200)}")
+            bad.append(_bad_taint(f"spec.taints[{i}] {shown(raw)}", raw, err))
     bad_resources: list[str] = []
     capacity = _gpu_counts(status.get("capacity"), "status.capacity", bad_resources)
     allocatable = _gpu_counts(status.get("allocatable"), "status.allocatable", bad_resources)
@@ -199,6 +217,21 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
         os_image=str((status.get("nodeInfo") or {}).get("osImage", "")),
         ready=ready,
     )
+
+
+def _bad_taint(where: str, raw: Any, err: TaintError) -> BadTaint:
+    """The :class:`BadTaint` of the taint ``raw`` at ``where`` that :meth:`Taint.from_k8s` refused with ``err``: an
+    effect Kubernetes does not have is said of the live object (:func:`~gpu_node_pool.k8s.effects.node_effect_problem`),
+    with a bad key or value of the same taint after it; anything else as ``err`` says it."""
+    problem = node_effect_problem(raw.get("effect", "")) if isinstance(raw, Mapping) else None
+    if problem is None:
+        return BadTaint(f"{where}: {shown(err, quote=False, limit=200)}")
+    why, fix = problem
+    try:
+        Taint(key=raw.get("key", ""), value=raw.get("value") or "")
+    except TaintError as also:
+        why += f"; and its {shown(also, quote=False, limit=200)}"
+    return BadTaint(f"{where}: {why}", fix)
 
 
 def with_declared(node: Node, declared_pools: Iterable[str]) -> Node:

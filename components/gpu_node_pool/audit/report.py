@@ -132,7 +132,7 @@ class AuditReport:
                 {
                     "id": p.id, "kind": p.kind, "name": p.name, "label": f"{p.key[0]}={p.key[1]}",
                     "nodes": [
-                        {"name": n.name, "taints": [str(t) for t in n.taints], "malformedTaints": list(n.bad_taints),
+                        {"name": n.name, "taints": [str(t) for t in n.taints], "malformedTaints": [str(b) for b in n.bad_taints],
                          "malformedResources": list(n.bad_resources),
                          "gpuEvidence": n.gpu_evidence, "gpuCapacity": dict(n.gpu_capacity),
                          "gpuAllocatable": dict(n.gpu_allocatable), "starved": n.starved}
@@ -276,7 +276,7 @@ def run_audit(
     for node in nodes:
         for bad in node.bad_taints:
             findings.append(Finding("mandatory", "malformed-taint", f"Node {node.name}", f"{bad}; it was left out of every verdict",
-                                    "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"))
+                                    bad.fix))
     for node in nodes:
         for bad in node.bad_resources:
             not_judged.append(NotJudged(f"Node {node.name}", f"{bad}; this resource was left out of the GPU-starved verdict"))

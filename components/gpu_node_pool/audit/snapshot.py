@@ -240,7 +240,7 @@ class Snapshot:
 
 def _node_parts(node: Node) -> dict[str, Any]:
     """The fields of a Node the verdicts read, by API path, to compare two copies (:mod:`.identity`)."""
-    return {"metadata.labels": node.labels, "spec.taints": [[repr(t) for t in node.taints], node.bad_taints],
+    return {"metadata.labels": node.labels, "spec.taints": [[repr(t) for t in node.taints], [str(b) for b in node.bad_taints]],
             "spec.providerID": node.provider_id, "status.capacity and allocatable":
             [node.gpu_capacity, node.gpu_allocatable, node.bad_resources],
             "status.nodeInfo.osImage": node.os_image, "status.conditions Ready": node.ready}

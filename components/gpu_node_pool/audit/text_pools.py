@@ -21,7 +21,7 @@ MAX_EXCEPTIONS = 20
 
 
 def _signature(node: Node) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, int], ...], bool]:
-    return (tuple(map(str, node.taints)), tuple(node.bad_taints), tuple(sorted(node.gpu_allocatable.items())),
+    return (tuple(map(str, node.taints)), tuple(map(str, node.bad_taints)), tuple(sorted(node.gpu_allocatable.items())),
             node.starved)
 
 

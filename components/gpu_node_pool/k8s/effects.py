@@ -4,7 +4,10 @@ re-exports it; apart so that :mod:`gpu_node_pool.k8s.toleration_rules` can read 
 the taints and tolerations built on those rules.
 
 Sources: Kubernetes API ``core/v1`` ``TaintEffect`` (``NoSchedule``, ``PreferNoSchedule``, ``NoExecute``;
-``validateTaintEffect``, kubernetes ``pkg/apis/core/validation/validation.go``); EKS and GKE spell them
+``validateTaintEffect``, kubernetes ``pkg/apis/core/validation/validation.go``, which ``validateNodeTaints`` applies
+to every Node created or updated); the scheduler's ``TaintToleration`` plugin, which filters on ``NoSchedule`` and
+``NoExecute`` taints and scores ``PreferNoSchedule`` ones, nothing else (kubernetes
+``pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go``); EKS and GKE spell them
 ``NO_SCHEDULE`` / ``PREFER_NO_SCHEDULE`` / ``NO_EXECUTE``
 (https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html; pulumi_gcp ``NodePoolNodeConfigTaintArgs``).
 """
@@ -17,7 +20,7 @@ from typing import Any
 
 from ..text.terminal import shown
 
-__all__ = ["EFFECT_SPELLINGS", "TaintError", "TaintEffect"]
+__all__ = ["EFFECT_SPELLINGS", "TaintError", "TaintEffect", "node_effect_problem"]
 
 
 class TaintError(ValueError):
@@ -133,3 +136,51 @@ _PROVIDER_SPELLING: dict[TaintEffect, str] = {
 #: The effects as Kubernetes spells them, in declaration order (for messages that list them).
 EFFECT_SPELLINGS = tuple(e.value for e in TaintEffect)
 _VALUES = frozenset(EFFECT_SPELLINGS)
+
+
+#: Where a Node's effect is refused and where the scheduler reads it (module docstring), as a message names them.
+_NODE_RULE = ("the API server refuses any other on a Node it creates or updates: validateNodeTaints, kubernetes "
+              "pkg/apis/core/validation/validation.go")
+_SCHEDULER_RULE = ("its TaintToleration plugin filters on NoSchedule and NoExecute taints and scores PreferNoSchedule "
+                   "ones: kubernetes pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go")
+
+
+def node_effect_problem(spelling: Any) -> tuple[str, str] | None:
+    """``(why, fix)`` for the ``effect`` of a taint a Node object carries (``spec.taints[i].effect``) when it is no
+    Kubernetes effect, worded for the live object, which no one wrote in a stack file; None for ``NoSchedule``,
+    ``PreferNoSchedule`` and ``NoExecute``.
+
+    ``why`` says what the spelling is (the EKS/GKE API spelling of an effect, such as ``NO_SCHEDULE``; another case
+    or a typo of one; or unknown), that a Node's taint takes those three only (``validateNodeTaints``), and that the
+    scheduler honours no other, so the taint keeps no pod off the node (``TaintToleration``; sources in the module
+    docstring). ``fix``: an API server serves no such Node, so a dump that shows one was edited or written by a tool;
+    take it again, and where the taint is set write the effect as that place spells it: the EKS/GKE spelling in an
+    EKS node group's or GKE node pool's taints (the platform writes the Kubernetes spelling on the node,
+    https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html), the Kubernetes spelling in a Karpenter
+    NodePool's taints, the kubelet's ``--register-with-taints`` and ``kubectl taint``.
+    """
+    if isinstance(spelling, TaintEffect) or (isinstance(spelling, str) and spelling in _VALUES):
+        return None
+    meant = TaintEffect.meant(spelling)
+    allowed = ", ".join(EFFECT_SPELLINGS)
+    if meant is not None and meant.provider_spelling == spelling:
+        what = (f"effect {shown(spelling)} is the EKS/GKE API spelling of {meant.value}, which those platforms "
+                "translate when they taint a node pool's nodes")
+    elif meant is not None:
+        what = f"effect {shown(spelling)} is no taint effect (did you mean {meant.value}?)"
+    else:
+        what = f"effect {shown(spelling)} is no taint effect"
+    why = (f"{what}; a Node's taint takes {allowed} only ({_NODE_RULE}), and the scheduler honours no other "
+           f"({_SCHEDULER_RULE}), so this taint keeps no pod off the node")
+    if meant is not None:
+        write = (f"where the taint is set, write {meant.provider_spelling} in an EKS node group's or GKE node pool's "
+                 f"taints (the platform writes {meant.value} on the node), and {meant.value} in a Karpenter NodePool's "
+                 "taints, the kubelet's --register-with-taints or kubectl taint")
+    else:
+        providers = ", ".join(_PROVIDER_SPELLING.values())
+        write = ("where the taint is set (a node pool's or Karpenter NodePool's taints, the kubelet's "
+                 f"--register-with-taints, kubectl taint), write one of {allowed} (in an EKS node group's or GKE node "
+                 f"pool's taints: {providers})")
+    fix = ("an API server serves no Node with this effect, so a dump that shows one was edited or written by a tool: "
+           f"take it again (kubectl get nodes -o json); {write}")
+    return why, fix

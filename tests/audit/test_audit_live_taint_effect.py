@@ -1,0 +1,89 @@
+"""A taint on a live Node whose effect Kubernetes does not have (``NO_SCHEDULE``, GKE's and EKS's API spelling; a
+typo; an unknown word) is a finding worded for the live object: what the node carries, that a Node's taint takes
+NoSchedule, PreferNoSchedule or NoExecute only (``validateNodeTaints``, kubernetes
+pkg/apis/core/validation/validation.go) and that the scheduler honours no other (its TaintToleration plugin), and where
+to fix it. No word of a stack file ("the component translates it"): nobody wrote one."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import jsonschema
+import pytest
+from audit_cluster import as_list, eks_node
+from conftest import ROOT
+
+from gpu_node_pool.cli.commands import main
+
+SCHEMA = json.loads((ROOT / "components/gpu_node_pool/audit/report.schema.json").read_text())
+
+
+def audit_node(tmp_path, taint: dict) -> tuple[int, dict, str]:
+    node = eks_node("gpu-1", pool="inference", nodegroup="inference", instance="g6.xlarge", gpus=1, taints=[taint])
+    dump = tmp_path / "cluster.json"
+    dump.write_text(json.dumps(as_list([node])))
+    out, text = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["audit", "--cluster-dump", str(dump), "--json"])
+    with contextlib.redirect_stdout(text):
+        main(["audit", "--cluster-dump", str(dump)])
+    return code, json.loads(out.getvalue()), text.getvalue()
+
+
+def malformed(report: dict) -> dict:
+    [found] = [f for f in report["findings"] if f["code"] == "malformed-taint"]
+    return found
+
+
+def test_the_gke_spelling_on_a_node_is_said_of_the_node_with_the_rule_the_scheduler_and_the_fix(tmp_path):
+    code, report, text = audit_node(tmp_path, {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"})
+    jsonschema.validate(report, SCHEMA)
+    found = malformed(report)
+    assert found["level"] == "mandatory" and found["subject"] == "Node gpu-1"
+    assert found["message"].startswith(
+        "spec.taints[0] {'key': 'nvidia.com/gpu', 'value': 'present', 'effect': 'NO_SCHEDULE'}: effect 'NO_SCHEDULE' "
+        "is the EKS/GKE API spelling of NoSchedule")
+    assert ("a Node's taint takes NoSchedule, PreferNoSchedule, NoExecute only (the API server refuses any other on a "
+            "Node it creates or updates: validateNodeTaints, kubernetes pkg/apis/core/validation/validation.go)"
+            in found["message"])
+    assert "so this taint keeps no pod off the node; it was left out of every verdict" in found["message"]
+    assert "TaintToleration" in found["message"]
+    assert "the component translates it" not in found["message"] + found["fix"]
+    assert found["fix"].startswith("an API server serves no Node with this effect, so a dump that shows one was "
+                                   "edited or written by a tool: take it again (kubectl get nodes -o json)")
+    assert ("write NO_SCHEDULE in an EKS node group's or GKE node pool's taints (the platform writes NoSchedule on the "
+            "node), and NoSchedule in a Karpenter NodePool's taints") in found["fix"]
+    [node] = report["gpuPools"][0]["nodes"]
+    assert node["taints"] == [] and node["malformedTaints"] == [found["message"].removesuffix(
+        "; it was left out of every verdict")]
+    assert code == 1
+    assert f"[mandatory] Node gpu-1: {found['message']} -> {found['fix']}" in " ".join(text.split())
+
+
+@pytest.mark.parametrize(("effect", "said"), [
+    ("noschedule", "effect 'noschedule' is no taint effect (did you mean NoSchedule?)"),
+    ("Never", "effect 'Never' is no taint effect;"),
+])
+def test_a_typo_or_an_unknown_effect_on_a_node_is_said_alike(tmp_path, effect, said):
+    _, report, _ = audit_node(tmp_path, {"key": "nvidia.com/gpu", "value": "present", "effect": effect})
+    found = malformed(report)
+    assert said in found["message"] and "validateNodeTaints" in found["message"]
+    assert "take it again (kubectl get nodes -o json)" in found["fix"]
+    if effect == "Never":
+        assert "write one of NoSchedule, PreferNoSchedule, NoExecute" in found["fix"]
+
+
+def test_a_bad_key_beside_a_bad_effect_is_named_too(tmp_path):
+    _, report, _ = audit_node(tmp_path, {"key": "bad key!", "effect": "NO_EXECUTE"})
+    found = malformed(report)
+    assert "EKS/GKE API spelling of NoExecute" in found["message"]
+    assert "; and its taint key 'bad key!'" in found["message"]
+
+
+def test_a_bad_key_alone_keeps_the_shape_fix(tmp_path):
+    _, report, _ = audit_node(tmp_path, {"key": "bad key!", "effect": "NoSchedule"})
+    found = malformed(report)
+    assert found["message"].startswith("spec.taints[0] {'key': 'bad key!', 'effect': 'NoSchedule'}: taint key 'bad key!'")
+    assert found["fix"] == "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"
