@@ -85,7 +85,8 @@ def test_a_value_of_another_type_is_refused_at_its_path_with_what_the_kubelet_ta
 def test_a_duration_go_cannot_parse_is_refused_with_the_form_it_takes(value, problem):
     (issue,) = config_issues(with_kubelet_config({"shutdownGracePeriod": value}))
     assert issue[0] == "pools[0].kubelet.config.shutdownGracePeriod" and problem in issue[1], issue
-    assert "shutdownGracePeriod: 30s" in issue[1] or "shutdownGracePeriod: 30s for 30 seconds" in issue[1]
+    assert 'write a duration with its unit, such as "90s" or "1m30s" (shutdownGracePeriod: 90s)' in issue[1], issue
+    assert "shutdownGracePeriod: 30s" not in issue[1], issue  # a number's unit is not guessed
 
 
 def test_the_duration_forms_go_parses_are_accepted():

@@ -30,7 +30,13 @@ Sources:
   reads a JSON string and parses it with Go's ``time.ParseDuration`` (golang/go
   ``src/time/format.go``): an optional sign, then one or more ``<number><unit>``, a number being
   digits with an optional fraction, a unit one of ``ns us µs μs ms s m h``; ``"0"`` alone is zero; a
-  total beyond int64 nanoseconds fails. A bare number is not a duration.
+  total beyond int64 nanoseconds fails. A bare number is not a duration, quoted or not: no unit is assumed.
+- Eviction grace periods (``evictionSoftGracePeriod``, a Go ``map[string]string`` in the table): each value is read
+  by kubernetes/kubernetes ``pkg/kubelet/eviction/helpers.go@008b3652`` (``ParseThresholdConfig``,
+  ``parseGracePeriods``) with the same ``time.ParseDuration``; its rules are :mod:`.kubelet_config_rules`'.
+- Whole seconds: ``evictionMaxPodGracePeriod`` (``int32``), ``nodeLeaseDurationSeconds`` (``int32``) and
+  ``shutdownGracePeriodByPodPriority[].shutdownGracePeriodSeconds`` (``int64``) are numbers of seconds, not
+  durations (their comments in :data:`TYPES_SOURCE`); a duration text there is offered as its seconds.
 - EKS AL2023 nodes: awslabs/amazon-eks-ami ``nodeadm/internal/kubelet/config.go@v20260724``
   (``writeKubeletConfig``) writes ``spec.kubelet.config`` untyped, with only ``apiVersion`` and
   ``kind`` added, as the drop-in ``/etc/kubernetes/kubelet/config.json.d/40-nodeadm.conf``: nodeadm
@@ -73,6 +79,7 @@ __all__ = [
     "API_VERSION",
     "THRESHOLD_MAPS",
     "FIELDS",
+    "GRACE_SOURCE",
     "KIND",
     "Finding",
     "bare_threshold_fix",
@@ -82,6 +89,7 @@ __all__ = [
     "Scalar",
     "TYPES_SOURCE",
     "dotted",
+    "duration_fix",
     "duration_problem",
     "duration_seconds",
     "judge",
@@ -98,7 +106,8 @@ KIND = "KubeletConfiguration"
 @dataclass(frozen=True)
 class Scalar:
     """One value: ``bool``, ``int32``, ``int64``, ``float``, ``string``, ``duration`` (Go duration
-    text), ``quantity-text`` (a quantity written as text: a Go ``string`` field holding one),
+    text, a ``metav1.Duration``), ``grace-period`` (a Go ``string`` field holding a Go duration text: an eviction
+    grace period), ``quantity-text`` (a quantity written as text: a Go ``string`` field holding one),
     ``quantity`` (a ``resource.Quantity``: text or a number), ``taints`` (judged elsewhere) or
     ``exactly`` (the text in ``only``)."""
 
@@ -132,6 +141,7 @@ Kind = Scalar | MapOf | ListOf | Obj
 
 BOOL, INT32, INT64, FLOAT, TEXT = Scalar("bool"), Scalar("int32"), Scalar("int64"), Scalar("float"), Scalar("string")
 DURATION, QUANTITY_TEXT, QUANTITY = Scalar("duration"), Scalar("quantity-text"), Scalar("quantity")
+GRACE_PERIOD = Scalar("grace-period")
 TEXT_MAP, TEXT_LIST = MapOf(TEXT), ListOf(TEXT)
 
 _AUTHENTICATION = Obj({
@@ -172,7 +182,7 @@ FIELDS: dict[str, Kind] = {
     "cpuCFSQuota": BOOL, "cpuCFSQuotaPeriod": DURATION, "nodeStatusMaxImages": INT32, "maxOpenFiles": INT64,
     "contentType": TEXT, "kubeAPIQPS": INT32, "kubeAPIBurst": INT32,
     "serializeImagePulls": BOOL, "maxParallelImagePulls": INT32,
-    "evictionHard": TEXT_MAP, "evictionSoft": TEXT_MAP, "evictionSoftGracePeriod": TEXT_MAP,
+    "evictionHard": TEXT_MAP, "evictionSoft": TEXT_MAP, "evictionSoftGracePeriod": MapOf(GRACE_PERIOD),
     "evictionPressureTransitionPeriod": DURATION, "evictionMaxPodGracePeriod": INT32,
     "evictionMinimumReclaim": TEXT_MAP, "mergeDefaultEvictionSettings": BOOL, "podsPerCore": INT32,
     "enableControllerAttachDetach": BOOL, "protectKernelDefaults": BOOL, "makeIPTablesUtilChains": BOOL,
@@ -212,6 +222,11 @@ _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _DURATION_UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 _DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
 _WHOLE = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+#: The whole-number fields that count seconds (:data:`TYPES_SOURCE`: "in seconds").
+_SECONDS = ("evictionMaxPodGracePeriod", "nodeLeaseDurationSeconds", "shutdownGracePeriodSeconds")
+#: Where an eviction grace period is parsed, as a message cites it.
+GRACE_SOURCE = "kubernetes/kubernetes pkg/kubelet/eviction/helpers.go@008b3652959ca58af8be3fb5b6ecfe9ae7638282, parseGracePeriods"
 
 
 @dataclass(frozen=True)
@@ -283,6 +298,19 @@ def duration_problem(text: str) -> str | None:
     return _duration(text)[1]
 
 
+def duration_fix(leaf: str, value: Any) -> str:
+    """The fix for ``value`` where a Go duration is wanted, for the key ``leaf``: a duration with its unit, such as
+    ``"90s"`` or ``"1m30s"``; for a number (bare or quoted) it adds that no unit is assumed, and leaves the unit to
+    the user (``5`` may have meant seconds or minutes). Go's ``time.ParseDuration`` (golang/go ``src/time/format.go``)
+    reads ``<number><unit>`` parts and refuses a number without a unit but ``0``."""
+    fix = f'write a duration with its unit, such as "90s" or "1m30s" ({leaf}: 90s)'
+    bare = isinstance(value, int | float) and not isinstance(value, bool)
+    if bare or (isinstance(value, str) and _NUMBER.fullmatch(value.strip())):
+        number = _yaml_scalar(value) if bare else value.strip()
+        fix += f"; {number} alone names no unit (ns, us, ms, s, m or h), quoted or not, and none is assumed"
+    return fix
+
+
 def duration_seconds(text: str) -> Fraction | None:
     """The seconds (exact, signed) of a duration text Go's ``time.ParseDuration`` reads, or None when it reads none."""
     nanoseconds = _duration(text)[0]
@@ -337,6 +365,8 @@ _TAKES = {
     "bool": ("true or false", "true or false"), "int32": ("a whole number (int32)", "whole numbers (int32)"),
     "int64": ("a whole number (int64)", "whole numbers (int64)"), "float": ("a number", "numbers"),
     "string": ("text", "text values"), "duration": ("a Go duration text such as '30s' or '1m30s'", "Go duration texts"),
+    "grace-period": ("a duration with its unit, written as text, such as '1m30s'",
+                     "durations with their units, written as text, such as '1m30s'"),
     "quantity-text": ("a Kubernetes quantity written as text, such as '500m' (CPU) or '2Gi' (memory)",
                       "Kubernetes quantities written as text, such as '500m' (CPU) or '2Gi' (memory)"),
     "quantity": ("a Kubernetes quantity such as 1 or '2Gi'", "Kubernetes quantities such as 1 or '2Gi'"),
@@ -370,6 +400,9 @@ def _fix(kind: Kind, value: Any, leaf: str) -> str:
         low, high = _INT_RANGES[kind.name]
         if isinstance(value, str) and _WHOLE.fullmatch(value.strip()) and low <= int(value) <= high:
             return f"write {leaf}: {int(value)} (a number, without quotes)"
+        seconds = duration_seconds(value) if isinstance(value, str) and leaf in _SECONDS else None
+        if seconds is not None and seconds.denominator == 1 and low <= seconds <= high:
+            return f"write {leaf}: {seconds} (a number of seconds, without quotes or unit)"
         if isinstance(value, float) and value.is_integer() and low <= value <= high:
             return f"write {leaf}: {int(value)}"
         return f"write a whole number without quotes, e.g. {leaf}: 10"
@@ -382,10 +415,8 @@ def _fix(kind: Kind, value: Any, leaf: str) -> str:
         if isinstance(value, str) and value.strip().lower() in ("true", "false"):
             return f"write {leaf}: {value.strip().lower()} (without quotes)"
         return f"write {leaf}: true or {leaf}: false"
-    if isinstance(kind, Scalar) and kind.name == "duration":
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return f"write it with a unit, e.g. {leaf}: {_yaml_scalar(value)}s for {_yaml_scalar(value)} seconds"
-        return f"write a number with a unit, e.g. {leaf}: 30s or {leaf}: 1m30s"
+    if isinstance(kind, Scalar) and kind.name in ("duration", "grace-period"):
+        return duration_fix(leaf, value)
     if isinstance(kind, Scalar) and kind.name in ("string", "quantity-text"):
         if scalar:
             return f"quote it: {leaf}: '{_yaml_scalar(value)}'"
@@ -412,7 +443,7 @@ def _matches(kind: Kind, value: Any) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool)
     if name == "quantity":
         return isinstance(value, str) or (isinstance(value, int | float) and not isinstance(value, bool))
-    return isinstance(value, str)  # string, duration, quantity-text, exactly
+    return isinstance(value, str)  # string, duration, grace-period, quantity-text, exactly
 
 
 _UNDECODABLE = f"the kubelet could not decode its config file and would not start, so the node would never join ({_DECODE_SOURCE})"
@@ -443,8 +474,10 @@ def _judge(kind: Kind, value: Any, path: tuple[str | int, ...], out: list[Findin
     if not _matches(kind, value):
         threshold = (len(path) >= 2 and path[-2] in THRESHOLD_MAPS and isinstance(value, int | float)
                      and not isinstance(value, bool))
-        out.append(_error(path, f"{_given(value)} is not what the kubelet takes for {dotted(path)}: {_takes(kind)}",
-                          bare_threshold_fix(leaf, value) if threshold else _fix(kind, value, leaf)))
+        what = f"{_given(value)} is not what the kubelet takes for {dotted(path)}: {_takes(kind)}"
+        if kind == GRACE_PERIOD:
+            what += f" (the kubelet reads each eviction grace period with Go's time.ParseDuration: {GRACE_SOURCE})"
+        out.append(_error(path, what, bare_threshold_fix(leaf, value) if threshold else _fix(kind, value, leaf)))
         return
     if isinstance(kind, Obj):
         if kind.fields is None:

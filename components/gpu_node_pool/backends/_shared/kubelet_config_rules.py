@@ -322,11 +322,12 @@ def _eviction(config: Mapping[str, Any], out: list[Finding], refused: list[tuple
             if field == "evictionSoftGracePeriod":
                 seconds = duration_seconds(value)
                 if seconds is None:
-                    out.append(_error(path, f"{shown(value)} is not a Go duration ({fields.duration_problem(value)})",
-                                      _EVICTION_SOURCE, f"write a duration, e.g. {key}: 1m30s"))
+                    out.append(_error(path, f"{shown(value)} is not a Go duration ({fields.duration_problem(value)}; "
+                                            "a grace period is read with Go's time.ParseDuration)",
+                                      _EVICTION_SOURCE + ", parseGracePeriods", fields.duration_fix(key, value)))
                 elif seconds < 0:
                     out.append(_error(path, f"an eviction grace period must not be negative: {shown(value)}",
-                                      _EVICTION_SOURCE, f"write a duration, e.g. {key}: 1m30s"))
+                                      _EVICTION_SOURCE + ", parseGracePeriods", fields.duration_fix(key, value)))
             else:
                 _threshold(path, value, field == "evictionMinimumReclaim", out)
     for key in sorted(valid["evictionSoft"] - valid["evictionSoftGracePeriod"]):

@@ -29,7 +29,8 @@ what the pool declares elsewhere:
   refused, as not judged; so is userData in the other image family's format (TOML on ``al2023``, anything
   but TOML on ``bottlerocket``: :func:`user_data_format_problem`) and userData past EC2's 16 KB.
 * ``kubelet`` holds only the CRD's kubelet fields (none of them sets taints or labels), with the CRD's
-  types, keys, value patterns and CEL rules (:class:`KarpenterKubelet`).
+  types, keys, value patterns and CEL rules (:class:`KarpenterKubelet`), and each ``evictionSoftGracePeriod``
+  value a Go duration (:data:`_GRACE_SOURCE`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,15 @@ __all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "merge_problem
            "user_data_format_problem", "user_data_problem", "user_data_registration", "to_k8s_fields"]
 
 _SOURCE = "https://karpenter.sh/docs/concepts/nodeclasses/"
+#: ``evictionSoftGracePeriod``: the CRD says only ``type: string``, but Karpenter's Go type reads each value as a
+#: ``metav1.Duration`` (k8s.io/apimachinery ``pkg/apis/meta/v1/duration.go``: Go's ``time.ParseDuration``) and hands it
+#: to the kubelet as ``--eviction-soft-grace-period`` or Bottlerocket's setting, whose ``parseGracePeriods`` refuses
+#: a negative one.
+_GRACE_SOURCE = ("aws/karpenter-provider-aws v1.14.1 pkg/apis/v1/ec2nodeclass.go, EvictionSoftGracePeriod "
+                 "map[string]metav1.Duration, read with Go's time.ParseDuration")
+_GRACE_PASSED_ON = ("aws/karpenter-provider-aws v1.14.1 pkg/providers/amifamily/bootstrap/bootstrap.go and bottlerocket.go; "
+                    "kubernetes/kubernetes pkg/kubelet/eviction/helpers.go@008b3652, parseGracePeriods: \"must be a "
+                    "positive value\"")
 #: EC2NodeClass CRD: ``ebs.volumeSize`` (a quantity, 1Gi..64T as the CRD's pattern bounds it).
 _VOLUME_SIZE_RE = (r"^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}"
                    r"|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$")
@@ -137,6 +147,51 @@ class KarpenterKubelet(Model):
         if problems:
             raise fail_per_key(problems)
         return signals
+
+    @field_validator("eviction_max_pod_grace_period", mode="before")
+    @classmethod
+    def _seconds(cls, value: Any) -> Any:
+        """A duration text where a number of seconds goes: offered as that number."""
+        from .._shared.kubelet_config_fields import duration_seconds
+
+        seconds = duration_seconds(value.strip()) if isinstance(value, str) else None
+        if seconds is not None and seconds.denominator == 1:
+            raise fail(f"{value!r} is a duration, but evictionMaxPodGracePeriod is a whole number of seconds "
+                       f"({KARPENTER_KUBELET_SOURCE}: format int32); write evictionMaxPodGracePeriod: {seconds}")
+        return value
+
+    @field_validator("eviction_soft_grace_period", mode="before")
+    @classmethod
+    def _bare_grace_periods(cls, periods: Any) -> Any:
+        """A bare number as a grace period: quoted it is still no duration, so the fix asks for a unit."""
+        if not isinstance(periods, dict):
+            return periods  # pydantic says it must be a mapping
+        from .._shared.kubelet_config_fields import duration_fix
+
+        problems = [(key, f"{value}: a grace period is a duration with its unit, written as text, such as '1m30s' "
+                          f"({_GRACE_SOURCE}); " + duration_fix(str(key), value))
+                    for key, value in periods.items() if isinstance(value, int | float) and not isinstance(value, bool)]
+        if problems:
+            raise fail_per_key(problems)
+        return periods
+
+    @field_validator("eviction_soft_grace_period")
+    @classmethod
+    def _grace_periods(cls, periods: dict[str, str] | None) -> dict[str, str] | None:
+        from .._shared.kubelet_config_fields import duration_fix, duration_problem, duration_seconds
+
+        problems = []
+        for key, value in (periods or {}).items():
+            problem = duration_problem(value)
+            if problem:
+                problems.append((key, f"{value!r} is not a Go duration ({problem}; {_GRACE_SOURCE}): the CRD takes any "
+                                      "text there, but Karpenter cannot decode the EC2NodeClass; " + duration_fix(key, value)))
+            elif duration_seconds(value) < 0:
+                problems.append((key, f"{value!r} is a negative grace period, which the kubelet refuses when it starts "
+                                      f"({_GRACE_PASSED_ON}); " + duration_fix(key, value)))
+        if problems:
+            raise fail_per_key(problems)
+        return periods
 
     @field_validator("eviction_hard", "eviction_soft", "eviction_soft_grace_period")
     @classmethod
