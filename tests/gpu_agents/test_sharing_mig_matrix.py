@@ -119,6 +119,14 @@ def _fulfilled(stack, mode: str, provider: str) -> list[str]:
         if "gpu_sharing_config" in gke:  # GKE's own plugin shares
             if gke["gpu_sharing_config"]["max_shared_clients_per_gpu"] != replicas:
                 wrong.append(f"gke {gke}")
+        elif bottlerocket_settings(pool):  # Bottlerocket's own plugin, from the TOML the nodes get
+            nvidia = tomllib.loads(_bottlerocket_toml(stack))["settings"]["kubelet-device-plugins"]["nvidia"]
+            name = {"timeSlicing": "time-slicing", "mps": "mps"}[pool.gpu_sharing.strategy]
+            table = nvidia.get(name) or {}
+            # renamed, the node would advertise nvidia.com/gpu.shared (k8s-device-plugin README, renameByDefault)
+            if nvidia.get("device-sharing-strategy") != name or table.get("replicas") != replicas or table.get(
+                    "rename-by-default") is not False:
+                wrong.append(f"bottlerocket settings {nvidia}")
         else:  # NVIDIA's plugin: the node label selects a config of the chart that shares replicas times
             name = labels.get(DEVICE_PLUGIN_CONFIG_LABEL)
             docs = (operator_values([agent_pool(pool)])["devicePlugin"].get("config") or {}).get("data") if provider == "gpu-operator" \
@@ -164,6 +172,10 @@ def test_the_matrix_accepts_what_the_partitioners_and_plugins_can_do():
     assert ("gke", "mig-single", "nvidia-device-plugin") in accepted and ("gke", "mig-mixed", "nvidia-device-plugin") not in accepted
     assert not any(b in ("karpenter", "eks-auto") and m.startswith("mig") for b, m, _ in accepted)
     assert ("eks-managed-al2023", "time-slicing", "nvidia-device-plugin") in accepted
+    # sharing on Bottlerocket NVIDIA: the component writes the image's own settings (eks-managed and self-managed)
+    for backend in ("eks-managed-bottlerocket", "self-managed-bottlerocket"):
+        for mode in ("time-slicing", "mps"):
+            assert all((backend, mode, p) in accepted for p in PROVIDERS)
 
 
 def test_the_plan_text_says_the_gpu_tag_is_required_when_the_node_advertises_more_than_its_gpus(temp_project, capsys):

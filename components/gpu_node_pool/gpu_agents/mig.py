@@ -115,20 +115,28 @@ def mixed_gpus(pool: Any) -> list[str]:
 
 
 def bottlerocket_settings(pool: Any) -> dict[str, Any]:
-    """The Bottlerocket settings a pool config model's nodes need for its ``mig`` (``{}`` for none):
-    ``{"kubelet-device-plugins": {"nvidia": {"device-partitioning-strategy": "mig", "mig": {"profile":
-    {"<gpu>": "<profile>"}}}}}``, to merge under ``[settings]`` of the node's TOML user data
-    (:func:`.mig_partitioners.bottlerocket_mig_settings`; sources there). Only for a pool on a
-    Bottlerocket NVIDIA image whose backend writes its settings (``writes_bottlerocket_settings``).
+    """The Bottlerocket settings a pool config model's nodes need for its ``mig`` or ``gpuSharing`` (``{}`` for
+    neither), to merge under ``[settings]`` of the node's TOML user data. Only for a pool on a Bottlerocket NVIDIA
+    image whose backend writes its settings (``writes_bottlerocket_settings``).
+
+    ``mig``: ``{"kubelet-device-plugins": {"nvidia": {"device-partitioning-strategy": "mig", "mig": {"profile":
+    {"<gpu>": "<profile>"}}}}}`` (:func:`.mig_partitioners.bottlerocket_mig_settings`; sources there).
+    ``gpuSharing``: ``{"kubelet-device-plugins": {"nvidia": {"device-sharing-strategy": "time-slicing" | "mps",
+    "<strategy>": {"replicas": N, "rename-by-default": false, ...}}}}``
+    (:func:`.bottlerocket_sharing.bottlerocket_sharing_settings`; sources there). The stack rules refuse both together,
+    so at most one applies (``mig`` when a refused config reaches here).
 
     Raises:
         ValueError: the GPU or profile is not in Bottlerocket's table (the config rules refuse it first).
     """
+    from .bottlerocket_sharing import bottlerocket_sharing_settings
     from .mig_partitioners import bottlerocket_mig_settings
 
-    mig = getattr(pool, "mig", None)
-    if mig is None or pool.image_family != "bottlerocket-nvidia" or not getattr(pool, "writes_bottlerocket_settings", False):
+    if getattr(pool, "image_family", None) != "bottlerocket-nvidia" or not getattr(pool, "writes_bottlerocket_settings", False):
         return {}
+    mig = getattr(pool, "mig", None)
+    if mig is None:
+        return bottlerocket_sharing_settings(pool)
     _, model, _ = mig_gpu(pool)
     return bottlerocket_mig_settings(mig.profile, model)
 

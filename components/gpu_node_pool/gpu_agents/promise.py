@@ -10,7 +10,9 @@ Mechanisms and who carries them out (sources in :mod:`.sharing`, :mod:`.mig`, :m
 
 * ``whole-gpus``: NVIDIA's device plugin advertises each physical GPU once as ``nvidia.com/gpu``.
 * ``time-slicing`` / ``mps``: the plugin's named config ``timeslicing-<N>`` / ``mps-<N>`` (node label
-  ``nvidia.com/device-plugin.config``), or GKE's ``gpu_sharing_config``.
+  ``nvidia.com/device-plugin.config``), GKE's ``gpu_sharing_config``, or on a Bottlerocket NVIDIA image its own plugin
+  from the ``settings.kubelet-device-plugins.nvidia`` the component writes (:mod:`.bottlerocket_sharing`): the same
+  GPUs x replicas ``nvidia.com/gpu`` in every case (:func:`.sharing.advertised_gpus`).
 * ``mig-single`` / ``mig-mixed``: the GPU Operator's MIG manager (node label ``nvidia.com/mig.config``)
   with the plugin's config ``mig-<strategy>``; Bottlerocket's own MIG manager (its TOML settings); GKE
   ``gpu_partition_size`` (with ``gpu_sharing_config`` ``TIME_SHARING``: each partition advertised once per client,
@@ -29,6 +31,8 @@ from typing import Any
 
 from ..config.common import mig_layout_name
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, NVIDIA_GPU_RESOURCE
+from .bottlerocket_sharing import carried_by as bottlerocket_carried_by
+from .bottlerocket_sharing import shares_on_bottlerocket
 from .capacity import autoscaler_resources
 from .mig import partitioner
 from .pools import AgentPool, agent_pool
@@ -73,6 +77,8 @@ def _carried_by(agent: AgentPool, provider: str) -> str:
     if agent.sharing is not None:
         if agent.sharing_by == "platform" and agent.device_plugin == "platform":
             return "GKE gpu_sharing_config"
+        if shares_on_bottlerocket(agent):
+            return bottlerocket_carried_by(agent)
         return f"{plugin} config {labels.get(DEVICE_PLUGIN_CONFIG_LABEL, '?')}"
     if agent.device_plugin == "platform":
         return "GKE's device plugin"

@@ -10,6 +10,10 @@ resource keeps the name ``nvidia.com/gpu``.
 Source: NVIDIA/k8s-device-plugin@v0.20.0 README.md L383-430, L515-599, L725-846 ("Shared Access to GPUs") and
 ``deployments/helm/nvidia-device-plugin/values.yaml`` L1-28.
 
+A Bottlerocket NVIDIA image runs NVIDIA's plugin itself and shares from its own settings, which the component
+writes into the node's TOML user data (:mod:`.bottlerocket_sharing`); the node then advertises the same GPUs x
+replicas ``nvidia.com/gpu`` (:func:`advertised_gpus`).
+
 MPS needs the chart's MPS control daemon, which runs only on nodes GFD labels
 ``nvidia.com/mps.capable=true`` (``templates/daemonset-mps-control-daemon.yml``; the label is written
 by GFD's labeler, ``internal/lm/nvml.go``): MPS implies GPU
@@ -34,6 +38,7 @@ from typing import Any
 
 from ..config.common import sharing_config_name
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, NVIDIA_GPU_RESOURCE
+from .bottlerocket_sharing import image_plugin_problem
 from .pools import AgentPool, GpuSharing, Problem
 from .sharing_config import DEFAULT_CONFIG_NAME, config_documents, config_values, pool_setting, setting_name
 from .sharing_config import plugin_config as _plugin_config
@@ -101,10 +106,12 @@ def operator_plugin_config_values(pools: Sequence[AgentPool], configmap_name: st
 
     Source: gpu-operator chart ``values.yaml`` ``devicePlugin.config`` and
     ``templates/plugin_config.yaml`` (a ConfigMap ``name`` built from ``data`` when ``create``).
-    Every GPU pool counts (the operator's plugin serves all of them). ``{}`` when none shares GPUs.
+    Every GPU pool the operator's plugin serves counts: not those whose platform or image runs its own plugin
+    (GKE; Bottlerocket NVIDIA, whose sharing is in its TOML settings: :mod:`.bottlerocket_sharing`). ``{}`` when none
+    shares GPUs.
     """
     documents = config_documents(
-        s for p in pools if p.device_plugin != "platform" and (s := pool_setting(p, mig_in_plugin=plugin_exposes_mig(p)))
+        s for p in pools if p.device_plugin not in ("platform", "image") and (s := pool_setting(p, mig_in_plugin=plugin_exposes_mig(p)))
     )
     if not documents:
         return {}
@@ -165,8 +172,10 @@ def gke_sharing_config(sharing: GpuSharing | None) -> dict[str, Any] | None:
 def needs_feature_discovery(pool: AgentPool) -> bool:
     """True when the pool's sharing needs GFD: MPS (the MPS control daemon selects ``nvidia.com/mps.capable=true``,
     which only GFD writes: NVIDIA/k8s-device-plugin@v0.20.0 ``internal/lm/nvml.go``). A platform that shares
-    GPUs itself (GKE) runs MPS itself."""
-    return pool.sharing is not None and pool.sharing.strategy == "mps" and pool.sharing_by != "platform"
+    GPUs itself (GKE) runs MPS itself, and so does a Bottlerocket NVIDIA image (its own MPS control daemon:
+    :mod:`.bottlerocket_sharing`)."""
+    return (pool.sharing is not None and pool.sharing.strategy == "mps" and pool.sharing_by != "platform"
+            and pool.device_plugin != "image")
 
 
 def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
@@ -184,8 +193,10 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
       * time-slicing with MIG - accepted where the platform partitions and shares itself
         (:func:`shares_mig_partitions`: GKE); error elsewhere: NVIDIA's plugin, as this component configures it,
         time-slices ``nvidia.com/gpu`` of whole GPUs only.
-      * a pool whose device plugin is its own (Bottlerocket) - error: its plugin does not read
-        the chart's ConfigMap, so the label would do nothing.
+      * a pool whose device plugin is its image's: accepted on a Bottlerocket NVIDIA image whose backend writes its
+        settings (the component writes ``settings.kubelet-device-plugins.nvidia``: :mod:`.bottlerocket_sharing`); error
+        elsewhere (:func:`.bottlerocket_sharing.image_plugin_problem`): that plugin does not read the chart's ConfigMap,
+        so the label would do nothing.
     """
     sharing = pool.sharing
     if sharing is None:
@@ -232,16 +243,7 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
             )
         )
     if pool.device_plugin == "image":
-        problems.append(
-            Problem(
-                path,
-                "this pool's nodes run the device plugin of their image (e.g. Bottlerocket NVIDIA), which does not read "
-                "the nvidia-device-plugin chart's configs: Bottlerocket shares GPUs through its own "
-                "settings.kubelet-device-plugins.nvidia.device-sharing-strategy with time-slicing.replicas or "
-                "mps.replicas (https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/; time-slicing "
-                "since Bottlerocket 1.25.0, bottlerocket-os/bottlerocket#4230), which this component does not write yet "
-                "(it writes that table for MIG only), so gpuSharing would do nothing; use an AL2023 NVIDIA image or "
-                "remove gpuSharing",
-            )
-        )
+        why = image_plugin_problem(pool)
+        if why:
+            problems.append(Problem(path, why))
     return problems

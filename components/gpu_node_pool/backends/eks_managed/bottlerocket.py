@@ -10,7 +10,7 @@ eks-configure-user-data-for-node-groups) asks for the cluster settings in the us
 the custom-AMI case, where EKS merges nothing; this component never sets an AMI, so it follows the
 user guide and leaves those settings to EKS (and refuses them here).
 
-The settings are rendered with tomli-w under ``[settings]`` beside the pool's MIG settings
+The settings are rendered with tomli-w under ``[settings]`` beside the pool's MIG or GPU sharing settings
 (:func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`). Refused, each with its path: what EKS
 owns (``settings.kubernetes.cluster-name``, ``api-server``, ``cluster-certificate``); what would stop
 the node joining an EKS cluster (``bootstrap-token``, ``authentication-mode``, ``standalone-mode``:
@@ -51,9 +51,11 @@ JOIN_BREAKING = ("bootstrap-token", "authentication-mode", "standalone-mode")
 #: ``settings.kubernetes`` keys that carry taints and labels: merged onto the node group, not written.
 REGISTRATION_KEYS = ("node-taints", "node-labels")
 #: ``settings.kubelet-device-plugins.nvidia`` keys that decide what a node advertises, with Bottlerocket's
-#: defaults (``none``: whole GPUs): the pool's ``mig``/``gpuSharing`` decide them (DEVICE_PLUGINS_REFERENCE).
-ADVERTISING_KEYS = ("device-partitioning-strategy", "mig", "device-sharing-strategy", "time-slicing", "mps")
-_DEFAULTS = {("device-partitioning-strategy",): "none", ("device-sharing-strategy",): "none"}
+#: defaults (``none``: whole GPUs; ``enabled``: the image's plugin runs, ``false`` since Bottlerocket 1.63.0 turns it
+#: off: bottlerocket-os/bottlerocket#4856, bottlerocket-core-kit#914): the pool's ``mig``/``gpuSharing`` decide them
+#: (DEVICE_PLUGINS_REFERENCE).
+ADVERTISING_KEYS = ("device-partitioning-strategy", "mig", "device-sharing-strategy", "time-slicing", "mps", "enabled")
+_DEFAULTS = {("device-partitioning-strategy",): "none", ("device-sharing-strategy",): "none", ("enabled",): True}
 
 _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 #: Where Bottlerocket says which setting names it takes: ``Key::valid_character`` (A-Za-z0-9 ``_ - /``) and
@@ -231,11 +233,15 @@ def _leaves(tree: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[tuple
 def device_plugin_problem(pool: Any) -> str | None:
     """Why the pool's ``settings.kubelet-device-plugins.nvidia`` contradicts its ``mig``/``gpuSharing``, or None.
 
-    The keys that decide what a node advertises (:data:`ADVERTISING_KEYS`) must say what the
-    component writes for the pool (its MIG settings, :func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`;
-    otherwise Bottlerocket's defaults, ``none``): else the node would advertise other resources than
-    the plan, the Cluster Autoscaler tags and the policies expect.
+    The keys that decide what a node advertises (:data:`ADVERTISING_KEYS`) must say what the component writes
+    for the pool (its MIG or sharing settings, :func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`;
+    otherwise Bottlerocket's defaults: ``none``, the plugin enabled): else the node would advertise other resources
+    than the plan, the Cluster Autoscaler tags and the policies expect (e.g. ``time-slicing.rename-by-default = true``
+    advertises ``nvidia.com/gpu.shared``: :mod:`gpu_node_pool.gpu_agents.bottlerocket_sharing`). The leaves of
+    :data:`~gpu_node_pool.gpu_agents.bottlerocket_sharing.USER_CHOICES` (``time-slicing.fail-requests-greater-than-one``)
+    are the user's to choose. The message names the setting's path, its value, what the pool writes there and the fix.
     """
+    from ...gpu_agents.bottlerocket_sharing import USER_CHOICES
     from ...gpu_agents.mig import bottlerocket_settings
 
     settings = getattr(pool.bottlerocket, "settings", None) or {}
@@ -252,15 +258,44 @@ def device_plugin_problem(pool: Any) -> str | None:
             continue
         given = _leaves({key: nvidia[key]})
         for leaf, value in given.items():
+            if leaf in USER_CHOICES:
+                continue
             want = mine.get(leaf, _DEFAULTS.get(leaf))
             if value != want:
                 where = "bottlerocket.settings.kubelet-device-plugins.nvidia." + ".".join(leaf)
-                declared = (f"the pool's mig ({pool.mig.strategy} {pool.mig.profile}) writes {want!r} there"
-                            if pool.mig is not None else f"the pool has no mig (Bottlerocket's default there is {want!r})")
+                writes = "nothing" if want is None else repr(want)
+                sharing = getattr(pool, "gpu_sharing", None)
+                if pool.mig is not None:
+                    declared = f"the pool's mig ({pool.mig.strategy} {pool.mig.profile}) writes {writes} there"
+                elif sharing is not None and mine:
+                    declared = f"the pool's gpuSharing ({sharing.strategy}, replicas {sharing.replicas}) writes {writes} there"
+                elif want is None:
+                    declared = "the pool has no mig or gpuSharing, so nothing is written there"
+                else:
+                    declared = f"the pool has no mig or gpuSharing (Bottlerocket's default there is {want!r})"
                 return (f"{where} = {value!r} contradicts the pool: {declared}, and the plan, the Cluster Autoscaler tags "
                         f"and the policies promise what the pool declares ({DEVICE_PLUGINS_REFERENCE}); set mig or "
                         "gpuSharing on the pool instead, and remove it here")
     return None
+
+
+def _user_choices(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The leaves of :data:`~gpu_node_pool.gpu_agents.bottlerocket_sharing.USER_CHOICES` the pool's own settings give,
+    as a settings tree under ``kubelet-device-plugins.nvidia`` (``{}`` for none)."""
+    from ...gpu_agents.bottlerocket_sharing import USER_CHOICES
+
+    nvidia = (given.get("kubelet-device-plugins") or {}).get("nvidia") if isinstance(given.get("kubelet-device-plugins"), Mapping) else None
+    if not isinstance(nvidia, Mapping):
+        return {}
+    leaves = _leaves(nvidia)
+    chosen: dict[str, Any] = {}
+    for leaf in USER_CHOICES:
+        if leaf in leaves:
+            node = chosen
+            for part in leaf[:-1]:
+                node = node.setdefault(part, {})
+            node[leaf[-1]] = leaves[leaf]
+    return {"kubelet-device-plugins": {"nvidia": chosen}} if chosen else {}
 
 
 def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -286,23 +321,26 @@ def _given(pool: Any) -> dict[str, Any]:
 
 
 def writes_settings(pool: Any) -> bool:
-    """Whether the component writes Bottlerocket TOML for ``pool``: settings beyond taints and labels, or
-    ``mig`` on a Bottlerocket NVIDIA image (its MIG settings). Never raises (:func:`node_settings` may)."""
-    mig_here = getattr(pool, "mig", None) is not None and getattr(pool, "image_family", "") == "bottlerocket-nvidia"
-    return bool(_given(pool)) or mig_here
+    """Whether the component writes Bottlerocket TOML for ``pool``: settings beyond taints and labels, or ``mig`` or
+    ``gpuSharing`` on a Bottlerocket NVIDIA image (its MIG or sharing settings). Never raises (:func:`node_settings` may)."""
+    bottlerocket = getattr(pool, "image_family", "") == "bottlerocket-nvidia"
+    declared = getattr(pool, "mig", None) is not None or getattr(pool, "gpu_sharing", None) is not None
+    return bool(_given(pool)) or (bottlerocket and declared)
 
 
 def node_settings(pool: Any) -> dict[str, Any]:
     """The tables under ``[settings]`` the component writes for ``pool``: its ``bottlerocket.settings``
     without ``kubernetes.node-taints``/``node-labels`` (the node group carries them), merged with its
-    MIG settings (:func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`). ``{}`` for none.
+    MIG or sharing settings (:func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`), which win, but for the
+    leaves the user may choose (``time-slicing.fail-requests-greater-than-one``: the pool's own value stays). ``{}`` for none.
 
     Raises:
         ValueError: the pool's GPU or MIG profile is not in Bottlerocket's table (the stack's MIG rules refuse it first).
     """
     from ...gpu_agents.mig import bottlerocket_settings
 
-    return _merge(_given(pool), bottlerocket_settings(pool))
+    given = _given(pool)
+    return _merge(_merge(given, bottlerocket_settings(pool)), _user_choices(given))
 
 
 def user_data(pool: Any) -> str | None:

@@ -1,0 +1,162 @@
+"""GPU sharing on Bottlerocket NVIDIA nodes: the pool's ``gpuSharing`` becomes Bottlerocket's own
+``settings.kubelet-device-plugins.nvidia`` in the TOML user data, written so that the node advertises what the plan
+promises (``rename-by-default = false``: renamed, the node would advertise ``nvidia.com/gpu.shared``); a pool's own
+setting that contradicts it, and a pinned Bottlerocket release without the setting, are refused with the path."""
+
+from __future__ import annotations
+
+import base64
+import json
+import tomllib
+
+import pytest
+from builders import config_issues
+from conftest import base
+
+from gpu_node_pool.cli.commands import main
+from gpu_node_pool.config import validate_stack_config
+from gpu_node_pool.gpu_agents.pools import agent_pool
+from gpu_node_pool.gpu_agents.sharing import sharing_problems
+
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+TAG = "aws:autoscaling/tag:Tag"
+
+STACK = """config:
+  aws:region: us-west-2
+  gpu-node-pools:cluster:
+    name: ml-dev
+    kubernetesVersion: "1.33"
+    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
+    subnetIds: [subnet-0a1b2c3d4e5f60718]
+  gpu-node-pools:pools:
+    - name: shared
+      backend: eks-managed
+      instanceTypes: [g6.12xlarge]
+      amiType: BOTTLEROCKET_x86_64_NVIDIA
+      scaling: {minSize: 0, maxSize: 4}
+      taints: [nvidia.com/gpu=present:NoSchedule]
+      gpuSharing: {strategy: timeSlicing, replicas: 4}
+"""
+
+
+def _plan(temp_project, capsys, text: str) -> tuple[int, dict]:
+    project = temp_project("brshare", text)
+    code = main(["plan", "--stack", "brshare", "--project-dir", str(project), "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _toml(report: dict) -> dict:
+    (lt,) = [r for r in report["resources"] if r["type"] == LT]
+    return tomllib.loads(base64.b64decode(lt["inputs"]["userData"]).decode())
+
+
+def test_time_slicing_on_eks_managed_bottlerocket_plans_and_writes_bottlerocket_s_own_settings(temp_project, capsys):
+    code, report = _plan(temp_project, capsys, STACK)
+    assert code == 0, report.get("configErrors")
+    assert _toml(report) == {"settings": {"kubelet-device-plugins": {"nvidia": {
+        "device-sharing-strategy": "time-slicing",
+        "time-slicing": {"replicas": 4, "rename-by-default": False, "fail-requests-greater-than-one": False}}}}}
+    # g6.12xlarge carries 4 L4s: 4 x 4 replicas, the same figure the chart path gives, told to Cluster Autoscaler
+    (pool,) = report["pools"]
+    assert pool["gpus"]["mechanism"] == "time-slicing" and "Bottlerocket" in pool["gpus"]["by"]
+    assert pool["gpus"]["advertised"] == {"nvidia.com/gpu": 16}
+    assert pool["gpus"]["autoscaler"] == pool["gpus"]["autoscaler"] | {"resources": {"nvidia.com/gpu": 16}, "agrees": True}
+    tags = {r["inputs"]["tag"]["key"]: r["inputs"]["tag"]["value"] for r in report["resources"] if r["type"] == TAG}
+    assert tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "16"
+
+
+def test_the_plan_text_says_who_shares_and_what_the_node_advertises(temp_project, capsys):
+    project = temp_project("brshare", STACK)
+    assert main(["plan", "--stack", "brshare", "--project-dir", str(project)]) == 0
+    out = capsys.readouterr().out
+    assert "time-slicing by Bottlerocket's device plugin" in out
+    assert "advertises      nvidia.com/gpu: 16 per node" in out
+
+
+def test_a_user_setting_that_contradicts_the_sharing_is_refused_with_its_path(temp_project, capsys):
+    text = STACK + "      bottlerocket:\n        settings:\n          kubelet-device-plugins:\n            nvidia:\n" \
+                   "              time-slicing: {rename-by-default: true}\n"
+    code, report = _plan(temp_project, capsys, text)
+    assert code == 2
+    (error,) = report["configErrors"]
+    assert error["path"] == "pools[0]"  # the pool's line; the message names the setting's own path
+    assert error["message"].startswith("bottlerocket.settings.kubelet-device-plugins.nvidia.time-slicing.rename-by-default = True")
+    assert "gpuSharing (timeSlicing, replicas 4) writes False there" in error["message"]
+    assert "https://bottlerocket.dev/" in error["message"]
+
+
+@pytest.mark.parametrize(("nvidia", "leaf"), [
+    ({"time-slicing": {"replicas": 8}}, "time-slicing.replicas = 8"),
+    ({"device-sharing-strategy": "mps"}, "device-sharing-strategy = 'mps'"),
+    ({"enabled": False}, "enabled = False"),
+])
+def test_other_contradictions_are_refused_too(nvidia, leaf):
+    cfg = base()
+    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuSharing": {"strategy": "timeSlicing", "replicas": 4},
+                        "bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": nvidia}}}}
+    ((path, message),) = config_issues(cfg)
+    assert path == "pools[0]"
+    assert message.startswith(f"bottlerocket.settings.kubelet-device-plugins.nvidia.{leaf} contradicts the pool")
+
+
+def test_the_component_s_own_values_and_a_user_s_fail_requests_choice_are_accepted():
+    cfg = base()
+    mine = {"device-sharing-strategy": "time-slicing",
+            "time-slicing": {"replicas": 4, "rename-by-default": False, "fail-requests-greater-than-one": True}}
+    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuSharing": {"strategy": "timeSlicing", "replicas": 4},
+                        "bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": mine}}}}
+    (pool,) = validate_stack_config(cfg).pools
+    from gpu_node_pool.backends.eks_managed.bottlerocket import node_settings
+
+    # fail-requests-greater-than-one changes what a pod may request, not what the node advertises: the user's stays
+    assert node_settings(pool)["kubelet-device-plugins"]["nvidia"] == mine
+
+
+def test_mps_writes_the_mps_table():
+    cfg = base()
+    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuSharing": {"strategy": "mps", "replicas": 3}}
+    (pool,) = validate_stack_config(cfg).pools
+    from gpu_node_pool.backends.eks_managed.launch_template import launch_template_args
+
+    text = base64.b64decode(launch_template_args(pool)["user_data"]).decode()
+    assert tomllib.loads(text)["settings"]["kubelet-device-plugins"]["nvidia"] == {
+        "device-sharing-strategy": "mps", "mps": {"replicas": 3, "rename-by-default": False}}
+
+
+@pytest.mark.parametrize(("strategy", "release", "refused"), [
+    ("mps", "1.53.0-25e1f1a4", True),   # MPS came with Bottlerocket 1.54.0
+    ("mps", "1.54.0-5043decc", False),
+    ("timeSlicing", "1.24.1-0d1b2c3a", True),  # time-slicing came with 1.25.0
+    ("timeSlicing", "1.25.0-388e105a", False),
+])
+def test_a_pinned_release_without_the_setting_is_refused_with_the_release_that_has_it(strategy, release, refused):
+    cfg = base()
+    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "releaseVersion": release,
+                        "gpuSharing": {"strategy": strategy, "replicas": 2}}
+    if not refused:
+        assert validate_stack_config(cfg).pools[0].release_version == release
+        return
+    issues = dict(config_issues(cfg))
+    message = issues["pools[0].gpuSharing"]
+    assert f"releaseVersion {release!r}" in message and "or later" in message
+    assert "bottlerocket-os/bottlerocket#" in message
+
+
+def test_sharing_and_mig_together_stay_refused_on_bottlerocket():
+    cfg = base()
+    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "instanceTypes": ["p4d.24xlarge"],
+                        "mig": {"strategy": "single", "profile": "1g.5gb"},
+                        "gpuSharing": {"strategy": "mps", "replicas": 2}}
+    issues = dict(config_issues(cfg))
+    assert "MPS is not supported on MIG-enabled devices" in issues["pools[0].gpuSharing"]
+
+
+def test_a_bottlerocket_pool_whose_backend_writes_no_settings_is_refused_naming_the_backends_that_do():
+    cfg = base()
+    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuSharing": {"strategy": "timeSlicing", "replicas": 2}}
+    (pool,) = validate_stack_config(cfg).pools
+    from dataclasses import replace
+
+    elsewhere = replace(agent_pool(pool), bottlerocket_settings=False)  # e.g. a Karpenter Bottlerocket NodeClass
+    (problem,) = sharing_problems(elsewhere, "pools[0].gpuSharing")
+    assert "writes no Bottlerocket settings" in problem.message and "BOTTLEROCKET_* amiType" in problem.message
