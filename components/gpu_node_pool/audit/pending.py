@@ -22,6 +22,7 @@ from typing import Any
 from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations, tolerates
 from ..policies.workloads import NodeSelection, gpu_resources_requested
 from .cluster import Node
+from .unread import UnreadPod, unread_pod
 
 __all__ = ["PendingPod", "pending_pods"]
 
@@ -70,8 +71,10 @@ def pending_pods(
     nodes: list[Node],
     platform: str,
     admission_plugins: Iterable[str] | None = None,
-) -> tuple[list[PendingPod], list[str]]:
-    """``(blocked pods, problems)``: pods Pending because of GPU taints (rules 1-2 above).
+) -> tuple[list[PendingPod], list[UnreadPod]]:
+    """``(blocked pods, not judged)``: pods Pending because of GPU taints (rules 1-2 above), and the Pending pods whose
+    spec could not be read (a toleration or a placement field the API server refuses), each with why
+    (:func:`.unread.unread_pod`), which make the report partial.
 
     ``failed_scheduling``: (namespace, pod name) -> (timestamp, message) of the pod's latest
     ``FailedScheduling`` event (``failed_scheduling`` of :class:`gpu_node_pool.audit.snapshot.Snapshot`);
@@ -88,11 +91,11 @@ def pending_pods(
         try:
             tolerations = effective_tolerations(spec, platform, "Pod", admission_plugins=admission_plugins)
         except TaintError as err:
-            problems.append(f"Pod {display}: spec.{err}")
+            problems.append(unread_pod(f"Pod {display}", spec, f"spec.{err}"))
             continue
         selection = NodeSelection.of(spec)
         if selection.refused:  # the API server refuses such a pod: a hand-made dump's, never judged
-            problems.append(f"Pod {display}: spec.{selection.refused}")
+            problems.append(unread_pod(f"Pod {display}", spec, f"spec.{selection.refused}"))
             continue
         candidates = [n for n in nodes if selection.on(n.labels, complete=True) is True]
         pools: list[str] = []

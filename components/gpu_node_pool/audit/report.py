@@ -81,6 +81,8 @@ class AuditReport:
     skipped: list[str] = field(default_factory=list)
     #: DaemonSets read but judged on no node (a pod spec the API server refuses: :mod:`.unread`), one line each.
     unjudged: list[str] = field(default_factory=list)
+    #: Pending pods read but not judged (a pod spec the API server refuses: :func:`.unread.unread_pod`), one line each.
+    unjudged_pods: list[str] = field(default_factory=list)
     #: Why DaemonSet coverage of GPU nodes was judged nowhere (nodes read, none a GPU node, no what-if), or "".
     no_gpu_node: str = ""
 
@@ -94,9 +96,9 @@ class AuditReport:
 
     @property
     def partial(self) -> bool:
-        """The verdict lacks a list (:attr:`lists_not_read`) or an object (:attr:`skipped`, :attr:`unjudged`), or
-        judged DaemonSets on no GPU node (:attr:`no_gpu_node`): it cannot be clean."""
-        return bool(self.lists_not_read or self.skipped or self.unjudged or self.no_gpu_node)
+        """The verdict lacks a list (:attr:`lists_not_read`) or an object (:attr:`skipped`, :attr:`unjudged`,
+        :attr:`unjudged_pods`), or judged DaemonSets on no GPU node (:attr:`no_gpu_node`): it cannot be clean."""
+        return bool(self.lists_not_read or self.skipped or self.unjudged or self.unjudged_pods or self.no_gpu_node)
 
     @property
     def exit_code(self) -> int:
@@ -125,7 +127,7 @@ class AuditReport:
             "forbiddenLists": list(self.forbidden),
             "partial": self.partial,
             "listsNotRead": self.lists_not_read,
-            "objectsSkipped": [*self.skipped, *self.unjudged],
+            "objectsSkipped": [*self.skipped, *self.unjudged, *self.unjudged_pods],
             "summary": {"nodes": len(self.nodes), "gpuNodes": sum(n.is_gpu for n in self.nodes),
                         "gpuPools": len(self.gpu_pools), "daemonSets": len(self.rows), "findings": counts},
             "gpuPools": [
@@ -168,7 +170,8 @@ class AuditReport:
         lines = [f"gpupool audit of {self.source} (read-only)", f"platform: {self.platform} ({self.platform_evidence})"]
         if self.stack:
             lines.append(f"declared pools: stack {self.stack!r} (offline plan, no cloud API called)")
-        for line in [*self.lists_not_read, *self.skipped, *self.unjudged, *([self.no_gpu_node] if self.no_gpu_node else [])]:
+        for line in [*self.lists_not_read, *self.skipped, *self.unjudged, *self.unjudged_pods,
+                     *([self.no_gpu_node] if self.no_gpu_node else [])]:
             lines.append(f"PARTIAL: {line}")
         if not self.events_available:
             lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
@@ -202,7 +205,8 @@ class AuditReport:
         counts = ", ".join(f"{sum(f.level == lvl for f in self.findings)} {lvl}" for lvl in ("mandatory", "advisory", "info"))
         missing = [f"{n} {what}" for n, what in ((len(self.lists_not_read), "list(s) not read"),
                                                  (len(self.skipped), "object(s) not read"),
-                                                 (len(self.unjudged), "DaemonSet(s) judged on no node")) if n]
+                                                 (len(self.unjudged), "DaemonSet(s) judged on no node"),
+                                                 (len(self.unjudged_pods), "Pending pod(s) not judged")) if n]
         missing += ["no GPU node judged"] if self.no_gpu_node else []
         partial = f"; PARTIAL verdict: {', '.join(missing)}" if self.partial else ""
         lines.append(f"{counts}{partial}; exit {self.exit_code} (--fail-on {self.fail_on})")
@@ -345,13 +349,16 @@ def run_audit(
 
     # Pending pods.
     pending: list[PendingPod] = []
+    unjudged_pods: list[str] = []
     if not pods_read:
         not_judged.append(NotJudged("pending pods", "no pods were read (a dump without pods, or a pods list that "
                                                     "was refused or failed: see PARTIAL); pending pods are not judged"))
     else:
         failed = snapshot.failed_scheduling if "Event" in snapshot.read else None
-        pending, problems = pending_pods(snapshot.pending, failed, nodes, platform, plugins)
-        not_judged += [NotJudged(p.split(":")[0], p) for p in problems]
+        pending, unread_pods = pending_pods(snapshot.pending, failed, nodes, platform, plugins)
+        for unread_pod in unread_pods:  # listed with why, and the verdict partial: what was not judged is never clean
+            not_judged += unread_pod.items
+            unjudged_pods.append(unread_pod.line)
         for p in pending:
             if p.requests_gpu:
                 fix = "; ".join(f"{t}: {why}; add {toleration_text(tol)}" for t, tol, why in p.missing) or "read the scheduler message"
@@ -398,6 +405,7 @@ def run_audit(
         source=snapshot.source, platform=platform, platform_evidence=evidence,
         events_available="Event" in snapshot.read, nodes=nodes, pools=pools, rows=rows, starved=starved,
         pending=pending, findings=findings, not_judged=not_judged, forbidden=list(snapshot.forbidden), notes=notes,
-        unread=list(snapshot.unread), skipped=list(snapshot.skipped), unjudged=unjudged, no_gpu_node=no_gpu_node,
+        unread=list(snapshot.unread), skipped=list(snapshot.skipped), unjudged=unjudged, unjudged_pods=unjudged_pods,
+        no_gpu_node=no_gpu_node,
         stack=declared.stack if declared else None, whatif_pools=whatif_pools, fail_on=fail_on,
     )
