@@ -79,24 +79,25 @@ def test_a_user_setting_that_contradicts_the_sharing_is_refused_with_its_path(te
     code, report = _plan(temp_project, capsys, text)
     assert code == 2
     (error,) = report["configErrors"]
-    assert error["path"] == "pools[0]"  # the pool's line; the message names the setting's own path
-    assert error["message"].startswith("bottlerocket.settings.kubelet-device-plugins.nvidia.time-slicing.rename-by-default = True")
+    # at the setting's own path (and line), with the value it holds
+    assert error["path"] == "pools[0].bottlerocket.settings.kubelet-device-plugins.nvidia.time-slicing.rename-by-default"
+    assert error["message"].startswith("True contradicts the pool")
     assert "gpuSharing (timeSlicing, replicas 4) writes False there" in error["message"]
     assert "https://bottlerocket.dev/" in error["message"]
 
 
-@pytest.mark.parametrize(("nvidia", "leaf"), [
-    ({"time-slicing": {"replicas": 8}}, "time-slicing.replicas = 8"),
-    ({"device-sharing-strategy": "mps"}, "device-sharing-strategy = 'mps'"),
-    ({"enabled": False}, "enabled = False"),
+@pytest.mark.parametrize(("nvidia", "leaf", "value"), [
+    ({"time-slicing": {"replicas": 8}}, "time-slicing.replicas", "8"),
+    ({"device-sharing-strategy": "mps"}, "device-sharing-strategy", "'mps'"),
+    ({"enabled": False}, "enabled", "False"),
 ])
-def test_other_contradictions_are_refused_too(nvidia, leaf):
+def test_other_contradictions_are_refused_too(nvidia, leaf, value):
     cfg = base()
     cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuSharing": {"strategy": "timeSlicing", "replicas": 4},
                         "bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": nvidia}}}}
     ((path, message),) = config_issues(cfg)
-    assert path == "pools[0]"
-    assert message.startswith(f"bottlerocket.settings.kubelet-device-plugins.nvidia.{leaf} contradicts the pool")
+    assert path == f"pools[0].bottlerocket.settings.kubelet-device-plugins.nvidia.{leaf}"
+    assert message.startswith(f"{value} contradicts the pool")
 
 
 def test_the_component_s_own_values_and_a_user_s_fail_requests_choice_are_accepted():

@@ -153,7 +153,7 @@ def test_keys_bottlerocket_takes_quoted_stay_accepted():
         (MIG | {"bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": {"device-partitioning-strategy": "none"}}}}},
          "writes 'mig' there"),
         (BR | {"bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": {"time-slicing": {"replicas": 4}}}}}},
-         "time-slicing.replicas = 4 contradicts the pool"),
+         "time-slicing.replicas: 4 contradicts the pool"),
     ],
 )
 def test_device_plugin_settings_that_contradict_the_pools_mig_are_refused(pool, needle):

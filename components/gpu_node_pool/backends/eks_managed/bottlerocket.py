@@ -230,8 +230,9 @@ def _leaves(tree: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[tuple
     return out
 
 
-def device_plugin_problem(pool: Any) -> str | None:
-    """Why the pool's ``settings.kubelet-device-plugins.nvidia`` contradicts its ``mig``/``gpuSharing``, or None.
+def device_plugin_problem(pool: Any) -> tuple[tuple[str, ...], str] | None:
+    """Where and why the pool's ``settings.kubelet-device-plugins.nvidia`` contradicts its ``mig``/``gpuSharing``
+    (``(path under the pool, message)``), or None.
 
     The keys that decide what a node advertises (:data:`ADVERTISING_KEYS`) must say what the component writes
     for the pool (its MIG or sharing settings, :func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`;
@@ -239,7 +240,8 @@ def device_plugin_problem(pool: Any) -> str | None:
     than the plan, the Cluster Autoscaler tags and the policies expect (e.g. ``time-slicing.rename-by-default = true``
     advertises ``nvidia.com/gpu.shared``: :mod:`gpu_node_pool.gpu_agents.bottlerocket_sharing`). The leaves of
     :data:`~gpu_node_pool.gpu_agents.bottlerocket_sharing.USER_CHOICES` (``time-slicing.fail-requests-greater-than-one``)
-    are the user's to choose. The message names the setting's path, its value, what the pool writes there and the fix.
+    are the user's to choose. The path is the setting's own (its line in the stack file); the message names its value,
+    what the pool writes there and the fix.
     """
     from ...gpu_agents.bottlerocket_sharing import USER_CHOICES
     from ...gpu_agents.mig import bottlerocket_settings
@@ -262,7 +264,6 @@ def device_plugin_problem(pool: Any) -> str | None:
                 continue
             want = mine.get(leaf, _DEFAULTS.get(leaf))
             if value != want:
-                where = "bottlerocket.settings.kubelet-device-plugins.nvidia." + ".".join(leaf)
                 writes = "nothing" if want is None else repr(want)
                 sharing = getattr(pool, "gpu_sharing", None)
                 if pool.mig is not None:
@@ -273,9 +274,10 @@ def device_plugin_problem(pool: Any) -> str | None:
                     declared = "the pool has no mig or gpuSharing, so nothing is written there"
                 else:
                     declared = f"the pool has no mig or gpuSharing (Bottlerocket's default there is {want!r})"
-                return (f"{where} = {value!r} contradicts the pool: {declared}, and the plan, the Cluster Autoscaler tags "
-                        f"and the policies promise what the pool declares ({DEVICE_PLUGINS_REFERENCE}); set mig or "
-                        "gpuSharing on the pool instead, and remove it here")
+                message = (f"{value!r} contradicts the pool: {declared}, and the plan, the Cluster Autoscaler "
+                           f"tags and the policies promise what the pool declares ({DEVICE_PLUGINS_REFERENCE}); set mig or "
+                           "gpuSharing on the pool instead, and remove it here")
+                return ("bottlerocket", "settings", "kubelet-device-plugins", "nvidia", *leaf), message
     return None
 
 

@@ -180,7 +180,7 @@ class EksManagedPool(PoolBase):
         if self.bottlerocket is not None:
             problem = device_plugin_problem(self)
             if problem:
-                raise fail(problem)
+                raise fail(problem[1], at=problem[0])  # at the setting's own line
         self._read_back_user_data()
         return self
 
