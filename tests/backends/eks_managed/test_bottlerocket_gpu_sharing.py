@@ -81,15 +81,15 @@ def test_a_user_setting_that_contradicts_the_sharing_is_refused_with_its_path(te
     (error,) = report["configErrors"]
     # at the setting's own path (and line), with the value it holds
     assert error["path"] == "pools[0].bottlerocket.settings.kubelet-device-plugins.nvidia.time-slicing.rename-by-default"
-    assert error["message"].startswith("True contradicts the pool")
-    assert "gpuSharing (timeSlicing, replicas 4) writes False there" in error["message"]
+    assert error["message"].startswith("true contradicts the pool")
+    assert "gpuSharing (timeSlicing, replicas 4) writes false there" in error["message"]
     assert "https://bottlerocket.dev/" in error["message"]
 
 
 @pytest.mark.parametrize(("nvidia", "leaf", "value"), [
     ({"time-slicing": {"replicas": 8}}, "time-slicing.replicas", "8"),
-    ({"device-sharing-strategy": "mps"}, "device-sharing-strategy", "'mps'"),
-    ({"enabled": False}, "enabled", "False"),
+    ({"device-sharing-strategy": "mps"}, "device-sharing-strategy", "\"mps\""),
+    ({"enabled": False}, "enabled", "false"),
 ])
 def test_other_contradictions_are_refused_too(nvidia, leaf, value):
     cfg = base()

@@ -27,6 +27,7 @@ group's). Pure.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -264,7 +265,7 @@ def device_plugin_problem(pool: Any) -> tuple[tuple[str, ...], str] | None:
                 continue
             want = mine.get(leaf, _DEFAULTS.get(leaf))
             if value != want:
-                writes = "nothing" if want is None else repr(want)
+                writes = "nothing" if want is None else _toml(want)
                 sharing = getattr(pool, "gpu_sharing", None)
                 if pool.mig is not None:
                     declared = f"the pool's mig ({pool.mig.strategy} {pool.mig.profile}) writes {writes} there"
@@ -273,12 +274,17 @@ def device_plugin_problem(pool: Any) -> tuple[tuple[str, ...], str] | None:
                 elif want is None:
                     declared = "the pool has no mig or gpuSharing, so nothing is written there"
                 else:
-                    declared = f"the pool has no mig or gpuSharing (Bottlerocket's default there is {want!r})"
-                message = (f"{value!r} contradicts the pool: {declared}, and the plan, the Cluster Autoscaler "
+                    declared = f"the pool has no mig or gpuSharing (Bottlerocket's default there is {_toml(want)})"
+                message = (f"{_toml(value)} contradicts the pool: {declared}, and the plan, the Cluster Autoscaler "
                            f"tags and the policies promise what the pool declares ({DEVICE_PLUGINS_REFERENCE}); set mig or "
                            "gpuSharing on the pool instead, and remove it here")
                 return ("bottlerocket", "settings", "kubelet-device-plugins", "nvidia", *leaf), message
     return None
+
+
+def _toml(value: Any) -> str:
+    """``value`` as the stack file and the TOML spell it (``true``, ``"mps"``, ``4``), not as Python does."""
+    return json.dumps(value)
 
 
 def _user_choices(given: Mapping[str, Any]) -> dict[str, Any]:
