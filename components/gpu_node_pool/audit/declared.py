@@ -159,7 +159,9 @@ def nodes_of(pool: DeclaredPool, nodes: Iterable[Node]) -> list[Node]:
 
 
 def drift(declared: Declared, nodes: list[Node]) -> tuple[list[Finding], list[str]]:
-    """``(findings, notes)`` of drift between the declared pools and their nodes."""
+    """``(findings, notes)`` of drift between the declared pools and their nodes. A finding about one taint of a node
+    (``imperative-taint``, ``taint-value-drift``) holds it in ``data["taint"]`` (and the declared one in
+    ``data["declared"]``), for the other findings to name it (:mod:`.drifted`)."""
     findings: list[Finding] = []
     notes: list[str] = []
     for pool in declared.pools:
@@ -182,12 +184,13 @@ def drift(declared: Declared, nodes: list[Node]) -> tuple[list[Finding], list[st
                     want = declared_ids[taint.identity]
                     findings.append(Finding("mandatory", "taint-value-drift", subject,
                         f"taint {taint} differs from the declared {want} of {pool.where}",
-                        f"kubectl taint nodes {node.name} {want} --overwrite, and find who changed it", pool.name))
+                        f"kubectl taint nodes {node.name} {want} --overwrite, and find who changed it", pool.name,
+                        {"taint": taint, "declared": want}))
                     continue
                 findings.append(Finding("mandatory", "imperative-taint", subject,
                     f"taint {taint} is on the node but {pool.where} does not declare it: the next node "
                     "replacement loses it", f"declare it in {pool.where}.taints, or remove it: kubectl taint nodes "
-                    f"{node.name} {taint.key}:{taint.effect.value}-", pool.name))
+                    f"{node.name} {taint.key}:{taint.effect.value}-", pool.name, {"taint": taint}))
             for ident, want in declared_ids.items():
                 if ident not in have:
                     findings.append(Finding("mandatory", "declared-taint-missing", subject,

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
-from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, stay_fix, toleration_text
+from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
 from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
 from ..text.terminal import terminal_text
 from .cluster import Node, Pool, detect_platform, group_pools, with_declared
 from .declared import Declared, drift
+from .drifted import DriftedTaints, taint_fix
 from .findings import Finding, NotJudged, finding_lines
 from .pending import PendingPod, pending_pods
 from .snapshot import Snapshot
@@ -291,6 +292,10 @@ def run_audit(
     for line in [*snapshot.problems, *snapshot.skipped]:
         not_judged.append(NotJudged("dump", line))
 
+    # Drift first: a taint drift says to remove is not one any other finding says to tolerate (:mod:`.drifted`).
+    dfind, dnotes = drift(declared, nodes) if declared is not None else ([], [])
+    drifted = DriftedTaints.of(dfind)
+
     # DaemonSets: the cluster's, with the stack's own replacing theirs in the what-if. One judged on no node (a pod
     # spec the API server refuses) is listed once, each refused field with its reason, and makes the verdict partial.
     daemonsets = []
@@ -316,11 +321,17 @@ def run_audit(
             cell = cells[p.id]
             if cell.status in ("doesNotRun", "partial"):
                 stays = cell.stays or [None] * len(cell.missing)
-                adds = "; ".join(stay_fix(ds, t, tol, stay) for (t, tol), stay in zip(cell.missing, stays, strict=True))
+                names = [n.name for n in p.nodes]
+                fixes = [taint_fix(ds, t, tol, stay, names, drifted)
+                         for (t, tol), stay in zip(cell.missing, stays, strict=True)]
+                # the taints no drift finding names (or keep it off), then each drifted one with what drift says;
+                # stopped by drift alone, it tolerates what the pool declares: meant for these nodes, not kept off
+                own = "; ".join(fix for fix, by_drift in fixes if not by_drift)
+                by_drift = [fix for fix, by_drift in fixes if by_drift]
+                adds = "; ".join(([f"{own}, or {KEEP_OFF_FIX}"] if own else []) + by_drift)
                 nowhere = " It runs on no node at all." if rules_say == 0 else ""
                 findings.append(Finding("mandatory", "daemonset-does-not-run", f"DaemonSet {ds.display}",
-                    f"in {p.id}: {cell.summary}.{nowhere}",
-                    f"{adds}, or {KEEP_OFF_FIX}", p.id))
+                    f"in {p.id}: {cell.summary}.{nowhere}", adds, p.id))
             elif cell.status == "notJudged" and not ds.problem:  # a DaemonSet judged on no node is listed once, above
                 not_judged.append(NotJudged(f"DaemonSet {ds.display} on {p.id}", cell.summary))
         if ds.desired is not None and ds.desired != rules_say and not ds.problem:
@@ -341,7 +352,7 @@ def run_audit(
             not_judged.append(NotJudged(f"Node {node.name}", f"no GPU resource is allocatable; why is not judged: {NO_DAEMONSETS}"))
         elif node.starved:
             reason, fix = starved_reason(node, verdicts_by_node[node.name], daemonsets,
-                                         snapshot.pod_states if pods_read else None)
+                                         snapshot.pod_states if pods_read else None, drifted)
             pool = node.pool[1] if node.pool else ""
             starved.append({"node": node.name, "pool": pool, "reason": reason, "fix": fix})
             findings.append(Finding("mandatory", "gpu-node-starved", f"Node {node.name}",
@@ -371,7 +382,6 @@ def run_audit(
 
     whatif_pools: list[str] = []
     if declared is not None:
-        dfind, dnotes = drift(declared, nodes)
         findings += dfind
         notes += dnotes
         stack_ds = []

@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..policies.daemonset_nodes import DaemonSet, NodeVerdict, stay_fix
+from ..policies.daemonset_nodes import DaemonSet, NodeVerdict
 from .cluster import Node
+from .drifted import DriftedTaints, taint_fix
 
 __all__ = ["is_device_plugin", "is_driver_installer", "starved_reason"]
 
@@ -46,10 +47,14 @@ def starved_reason(
     verdicts: Mapping[str, NodeVerdict],
     daemonsets: list[DaemonSet],
     pod_states: Mapping[tuple[Any, Any, Any], str] | None,
+    drifted: DriftedTaints | None = None,
 ) -> tuple[str, str]:
     """``(reason, fix)`` for a starved node. ``verdicts``: DaemonSet display -> its verdict on the node;
     ``pod_states``: (namespace, DaemonSet name, node name) -> '' when its pod there is Ready, else why
-    not (``pod_states`` of :class:`gpu_node_pool.audit.snapshot.Snapshot`); None when the pods could not be listed."""
+    not (``pod_states`` of :class:`gpu_node_pool.audit.snapshot.Snapshot`); None when the pods could not be listed.
+    ``drifted``: the taints drift reports (``--stack``): a device plugin stopped by one is told what drift says
+    (:func:`.drifted.taint_fix`), not to tolerate it."""
+    drifted = drifted if drifted is not None else DriftedTaints()
     plugins = [ds for ds in daemonsets if is_device_plugin(ds)]
     if "bottlerocket" in node.os_image.lower():
         return (f"Bottlerocket ({node.os_image}) runs its own NVIDIA device plugin and it registers no GPU",
@@ -65,7 +70,7 @@ def starved_reason(
             if v.status == "doesNotRun":
                 parts.append(f"{ds.display} does not run here ({v.reason})")
                 stays = v.stays or (None,) * len(v.missing)
-                fixes += [f"{ds.display}: {stay_fix(ds, taint, tol, stay)}"
+                fixes += [f"{ds.display}: {taint_fix(ds, taint, tol, stay, [node.name], drifted)[0]}"
                           for (taint, tol), stay in zip(v.missing, stays, strict=True)]
             else:
                 parts.append(f"{ds.display} is {'kept off by its selection' if v.status == 'keptOff' else 'not judged'}"
