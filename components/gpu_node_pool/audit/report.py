@@ -19,6 +19,7 @@ from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
 from ..text.terminal import terminal_text
 from .cluster import Node, Pool, detect_platform, group_pools, with_declared
 from .declared import Declared, drift
+from .device_plugins import live_two_plugins
 from .drifted import DriftedTaints, taint_fix
 from .findings import Finding, NotJudged, finding_lines
 from .pending import PendingPod, pending_pods
@@ -339,6 +340,11 @@ def run_audit(
                 f"status.desiredNumberScheduled is {ds.desired} but the taint and selection rules say {rules_say} node(s): "
                 "a rule the audit does not model is at work (matchFields, a node changing state, a stale status)",
                 "kubectl describe daemonset and compare its nodes with the verdicts"))
+
+    # Two NVIDIA device plugins on one live GPU node, by the detector the what-if uses.
+    pfind, pjudged = live_two_plugins(gpu_pools, daemonsets, verdicts_by_node)
+    findings += pfind
+    not_judged += pjudged
 
     # GPU-starved nodes.
     starved = []

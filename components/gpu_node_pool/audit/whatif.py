@@ -64,6 +64,7 @@ from ..policies.daemonset_nodes import Cell, DaemonSet, NodeVerdict, judge, pool
 from ..policies.workloads import Stay
 from .cluster import Node
 from .declared import Declared, DeclaredPool, whatif_nodes
+from .device_plugins import REGISTERS, plugins_together
 from .findings import Finding, NotJudged
 from .starved import is_device_plugin
 
@@ -138,32 +139,22 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
 def _two_plugins(declared: Declared, column: _Column, judged: list[tuple[_Row, list[NodeVerdict]]]) -> list[Finding]:
     """``whatif-two-device-plugins`` (module docstring) on one declared pool: the device plugins of ``judged`` (each
     row with its verdicts on ``column.shapes``) that would run where another plugin runs, or where the node image
-    runs its own."""
+    runs its own (:func:`.device_plugins.plugins_together`, the detector the live audit uses too)."""
     pool = column.pool
     own = pool.device_plugin_source == "image"
-    plugins = [row for row, _ in judged if is_device_plugin(row.ds)]
-    landing: dict[int, _Row] = {}  # id(row) -> row, in the order of the report
-    where = []
-    for i in range(len(column.shapes)):
-        here = [row for row, would in judged if is_device_plugin(row.ds) and would[i].status == "runs"]
-        if len(here) + own >= 2:
-            where.append(i)
-            landing.update((id(row), row) for row in here)
+    where, which = plugins_together([(row.ds, would) for row, would in judged], len(column.shapes), own)
     if not where:
         return []
-    rows = [row for row in plugins if id(row) in landing]
+    rows = [judged[k][0] for k in which]
     names = [_plugin_name(row) for row in rows]
     subject = ("DaemonSet " if len(rows) == 1 else "DaemonSets ") + " and ".join(
         row.ds.display + (" (stack)" if row.ds.origin == "stack" else "") for row in rows)
-    registers = (f"registers {NVIDIA_GPU_RESOURCE} with the node's kubelet, which keeps one registration per resource "
-                 "name (the last: kubernetes/kubernetes pkg/kubelet/cm/devicemanager/manager.go registerEndpoint), so "
-                 "allocations flap between them")
     if own:
         message = (f"{' and '.join(names)} would run on {_on(column, where, 'taints and labels')}, whose node image "
-                   f"already runs NVIDIA's device plugin (Bottlerocket NVIDIA variants, EKS Auto Mode): each {registers}")
+                   f"already runs NVIDIA's device plugin (Bottlerocket NVIDIA variants, EKS Auto Mode): each {REGISTERS}")
     else:
         message = (f"{len(rows)} NVIDIA device plugins would run on {_on(column, where, 'taints and labels')}: "
-                   f"{', '.join(names)}; each {registers}")
+                   f"{', '.join(names)}; each {REGISTERS}")
     if own:
         fix = "; ".join(f"keep {row.ds.display} off pool {pool.name}'s nodes (a required node affinity on the pools "
                         "that need it)" + (" in the stack" if row.ds.origin == "stack" else "") for row in rows)
