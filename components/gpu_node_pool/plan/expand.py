@@ -76,7 +76,6 @@ __all__ = [
     "finish_plan",
     "helm_repository_cache",
     "locate_helm",
-    "not_judged_lines",
     "offline_yaml",
 ]
 
@@ -451,17 +450,3 @@ def finish_plan(result: Any, expansion: Expansion, options: ExpandOptions | None
             })
     result.violations = findings
     result.not_judged = [nj.to_dict() for nj in items]
-
-
-def not_judged_lines(result: Any) -> list[str]:
-    """The text report's "not judged" section (empty when everything was judged)."""
-    items = getattr(result, "not_judged", None) or []
-    if not items:
-        return []
-    stack = sum(1 for item in items if item.get("type") == "stack")
-    counted = f"{len(items) - stack} resource(s)" + (f" and {stack} stack-wide item(s)" if stack else "")
-    lines = ["", f"not judged: {counted} no policy could judge, each with why:"]
-    for item in items:
-        lines.append(f"  {item['resource']} ({item['type']}): {item['reason']}")
-        lines.append(f"    fix: {item['fix']}")
-    return lines

@@ -16,7 +16,7 @@ from ..config import ConfigError
 from ..sdk.outcome import envelope
 from ..text.terminal import escape_control, terminal_text
 from ..text.wrap import WIDTH, wrap_text
-from .expand import not_judged_lines
+from .locate import not_judged_lines
 from .masking import masked_document, masked_text
 from .order import causal_order
 from .run import PlanResult

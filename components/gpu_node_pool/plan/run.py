@@ -31,6 +31,7 @@ from ..k8s.wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
 from . import expand as expansion
+from .locate import split_by_resource
 from .plain import plain, plain_record
 from .program_errors import DuplicateUrnError, ProgramError, ProgramExit, duplicate_urns, placed_issue, program_issue
 from .stack_file import StackFile, locate_findings, missing_program_issue, read_project_file, read_stack
@@ -341,7 +342,9 @@ def plan_stack(
 
     Every policy of the pack (:mod:`gpu_node_pool.policies`) is then evaluated over the
     recorded resources as a preview would; ``policy_config`` is a ``--policy-pack-config``
-    mapping (``{"all": level, "<policy>": level | {"enforcementLevel": ..., <props>}}``).
+    mapping (``{"all": level, "<policy>": level | {"enforcementLevel": ..., <props>}}``). Each finding and
+    each not-judged item gets the ``location`` ``gpupool check`` gives it (:func:`.stack_file.locate_findings`), a
+    stack policy's "can't run" note split into one per resource first (:func:`.locate.split_by_resource`).
 
     Raises:
         gpu_node_pool.policies.PolicyConfigError: ``policy_config`` is invalid.
@@ -388,7 +391,8 @@ def plan_stack(
     _summarise(result)
     _check_policies(result, policy_config, found.project)
     expansion.finish_plan(result, expanded, expand, policy_config)
-    locate_findings(result.violations, result.resources, [p.name for p in result.config.pools], found)
+    split_by_resource(result)  # one finding and one not-judged item per resource a stack policy could not decide
+    locate_findings(result.violations, result.resources, [p.name for p in result.config.pools], found, result.not_judged)
     return result
 
 

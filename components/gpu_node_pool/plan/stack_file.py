@@ -248,31 +248,32 @@ def unread_by_pulumi(found: StackFile, project_dir: Path, project: Mapping[str, 
 
 
 def locate_findings(violations: list[dict[str, Any]], resources: Iterable[Any], pools: list[str],
-                    stack_file: StackFile) -> None:
-    """Give each finding its ``location``: a finding about a declared pool the place of that pool in the stack file;
-    any other finding about a resource the program line that constructed it (or its nearest ancestor the program
-    constructed), as ``gpupool check`` places its findings (:func:`.locate.locate_in_program`).
+                    stack_file: StackFile, not_judged: Iterable[dict[str, Any]] = ()) -> None:
+    """Give each finding and each not-judged item its ``location``: one about a declared pool the place of that pool
+    in the stack file; any other about a resource the program line that constructed it (or its nearest ancestor the
+    program constructed), as ``gpupool check`` places its findings and items (:func:`.locate.locate_in_program`).
 
-    A finding is about pool ``pools[i]`` when its ``urn`` is the pool's ``GpuNodePool`` component or
-    a resource under it (the parent chain of the recorded ``resources``); ``pools`` are the pool
-    names in the stack config's order. Sets ``violation["location"] = {"file", "line", "column"}``, ``file``
-    relative to the project directory (``stack_file.project_dir``); a stack-level finding keeps none.
+    A finding is about pool ``pools[i]`` when its ``urn`` (an item: its ``resource``, a URN) is the pool's
+    ``GpuNodePool`` component or a resource under it (the parent chain of the recorded ``resources``); ``pools``
+    are the pool names in the stack config's order. Sets ``entry["location"] = {"file", "line", "column"}``,
+    ``file`` relative to the project directory (``stack_file.project_dir``); a stack-level one keeps none.
     """
     from types import SimpleNamespace
 
     from .locate import locate_in_program
 
-    resources = list(resources)
+    resources, not_judged = list(resources), list(not_judged)
     by_urn = {r.urn: r for r in resources if getattr(r, "urn", "")}
     index = {name: i for i, name in enumerate(pools)}
-    for violation in violations:
-        res, seen = by_urn.get(violation.get("urn", "")), 0
+    entries = [(v, v.get("urn", "")) for v in violations] + [(i, i.get("resource", "")) for i in not_judged]
+    for entry, urn in entries:
+        res, seen = by_urn.get(urn), 0
         while res is not None and res.type != GPU_NODE_POOL_TYPE and seen < 100:  # a parent chain, bounded
             res, seen = by_urn.get(res.parent), seen + 1
         if res is None or res.type != GPU_NODE_POOL_TYPE or res.name not in index:
             continue
         where = stack_file.pool_location(index[res.name])
         if where is not None:
-            violation["location"] = where.to_json()
+            entry["location"] = where.to_json()
     project = stack_file.project_dir if stack_file.project_dir is not None else stack_file.path.parent
-    locate_in_program(SimpleNamespace(resources=resources, violations=violations, not_judged=[]), project)
+    locate_in_program(SimpleNamespace(resources=resources, violations=violations, not_judged=not_judged), project)
