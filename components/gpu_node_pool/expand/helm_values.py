@@ -11,8 +11,19 @@ wire form (``gpupool check``'s child, :mod:`gpu_node_pool.sdk.record`); both rea
   :func:`gpu_node_pool.sdk.files.read_input_text` (regular files only); a ``RemoteAsset`` is not fetched.
 - an asset inside ``values`` of a ``helm.v4.Chart`` is replaced by its text, as Helm's ``--set-file``; an archive
   there is refused by the provider (pulumi/pulumi-kubernetes ``provider/pkg/helm/values.go@v4.32.0``,
-  ``marshalValue``: "Archive values are not supported as a Helm value"). A ``helm.v3.Release``'s values are decoded
-  otherwise (``helm_release.go`` ``decodeRelease``), so an asset there is not judged.
+  ``marshalValue``: "Archive values are not supported as a Helm value").
+- an asset or archive inside ``values`` of a ``helm.v3.Release`` is not its text to the provider: ``decodeRelease``
+  (pulumi/pulumi-kubernetes ``provider/pkg/provider/helm_release.go@v4.32.0``) copies the inputs with
+  ``PropertyMap.MapRepl``, which keeps an asset as the Go object ``*asset.Asset`` (pulumi/pulumi
+  ``sdk/go/common/resource/properties.go@v3.243.0``, ``MapRepl``: ``v.IsAsset()`` -> ``v.AssetValue()``),
+  ``mapstructure.Decode`` puts that object into ``Release.Values`` as it is, and ``getValues`` hands those values to
+  Helm. What a chart's templates make of that object (a struct of signature, hash and path or text: pulumi/pulumi
+  ``sdk/go/common/resource/asset/asset.go@v3.243.0``) depends on each template, so the Release is reported as not
+  judged, never rendered without it (:data:`_RELEASE_ASSET`). Only ``valueYamlFiles`` are read as text there.
+  A file or archive path that does not exist fails a real preview before the provider sees it: the engine hashes
+  every asset and archive a resource registers (pulumi/pulumi ``pkg/resource/deploy/source_eval.go@v3.243.0``,
+  ``RegisterResource`` with ``ComputeAssetHashes``; ``sdk/go/common/resource/plugin/rpc.go@v3.243.0``: "failed to
+  compute asset hash"), so it is refused.
 - a ``FileAsset`` whose file does not exist fails a real preview: the provider reads every values file when it
   renders the chart (``values.go`` ``readAsset``: "failed to read file"; a Release in ``Check``), so it is refused
   (:class:`ValuesProblem` with ``refused``), with the nearest existing file when one looks like it.
@@ -40,6 +51,19 @@ _READ_SOURCE = {
     "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.32.0, "
                                      "decodeRelease in Check",
 }
+
+#: Why a ``helm.v3.Release`` with an asset in ``values`` is not judged (module docstring).
+_RELEASE_ASSET = (
+    "{where} is a Pulumi {kind}, and a helm.v3.Release hands Helm the asset object itself as that value, not the "
+    "file's text (pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.32.0, decodeRelease: the "
+    "inputs copied with MapRepl, which keeps an asset as *asset.Asset, pulumi/pulumi "
+    "sdk/go/common/resource/properties.go@v3.243.0; getValues passes it to Helm); what the chart's templates "
+    "render from that object is not judged offline")
+_RELEASE_ASSET_FIX = ("give the value itself: read the file in the program (e.g. Path('file').read_text()), or "
+                      "list the values file in valueYamlFiles, which the Release reads as YAML; a helm.v4.Chart "
+                      "takes an asset in values as its text")
+_HASH_SOURCE = ("pulumi/pulumi pkg/resource/deploy/source_eval.go@v3.243.0, RegisterResource with ComputeAssetHashes; "
+                "sdk/go/common/resource/plugin/rpc.go@v3.243.0: \"failed to compute asset hash\"")
 
 
 @dataclass(frozen=True)
@@ -88,8 +112,7 @@ def _with_file_texts(type_token: str, value: Any, where: str, base_dir: Path, no
     parts = asset_parts(value)
     if parts is not None:
         if type_token != _CHART:
-            return ValuesProblem(where, f"{where} is a Pulumi {parts[0].lower()}, which the offline plan reads in the "
-                                        "values of a helm.v4.Chart only", "put the file's text in values instead")
+            return _release_asset(where, parts, base_dir)
         if parts[0] == "Archive":
             return ValuesProblem(where, f"{where} is a Pulumi archive, and the provider takes no archive as a Helm "
                                         "value (pulumi/pulumi-kubernetes provider/pkg/helm/values.go@v4.32.0, "
@@ -108,6 +131,22 @@ def _with_file_texts(type_token: str, value: Any, where: str, base_dir: Path, no
         items = [_with_file_texts(type_token, item, f"{where}[{i}]", base_dir, notes) for i, item in enumerate(value)]
         return next((item for item in items if isinstance(item, ValuesProblem)), items)
     return value
+
+
+def _release_asset(where: str, parts: tuple[str, str, Any], base_dir: Path) -> ValuesProblem:
+    """An asset or archive in a ``helm.v3.Release``'s values: refused when its path names nothing (the engine's
+    hash fails the preview), else not judged (module docstring)."""
+    kind, attr, value = parts
+    if attr == "path" and isinstance(value, str) and value and "\0" not in value:
+        path = Path(value) if Path(value).is_absolute() else base_dir / value
+        if not path.exists():
+            near = similar_path(base_dir, value, Path.exists)
+            return ValuesProblem(where, (
+                f"cannot read {value} ({path}): no such file" + (f"; did you mean {near!r}?" if near else ".") +
+                f" Pulumi hashes every {kind.lower()} a resource registers, reading it relative to the directory it "
+                f"runs the program in ({base_dir}; {_HASH_SOURCE}), so a real `pulumi preview` fails on it. Give the "
+                "path relative to that directory, or create the file"), refused=True)
+    return ValuesProblem(where, _RELEASE_ASSET.format(where=where, kind=kind.lower()), _RELEASE_ASSET_FIX)
 
 
 def _asset_text(type_token: str, where: str, asset: Any, base_dir: Path, notes: list[str]) -> str | ValuesProblem:
