@@ -96,13 +96,18 @@ def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
 
     ``never=True`` checks :data:`KARPENTER_DURATION_RE` (``expireAfter``, ``consolidateAfter``:
     ``Never`` allowed), ``never=False`` :data:`KARPENTER_GRACE_RE` (``terminationGracePeriod``).
-    A value that is not a string gets the same sentence, which names the pattern and the fix.
+    A value that is not a string gets the same sentence, which names the pattern and the fix; a number (``300``,
+    quoted or not) is told that it names no unit and that none is assumed, since the CRD's pattern needs one.
     """
     pattern = KARPENTER_DURATION_RE if never else KARPENTER_GRACE_RE
     if not isinstance(value, str) or not pattern_search(pattern, value):
         allowed = "or Never " if never else ""
+        number = (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
+            isinstance(value, str) and value.strip().lstrip("+-").replace(".", "", 1).isdigit())
+        unit = (f"{value!r} names no unit (h, m or s), quoted or not, and none is assumed: " if number
+                else f"{value!r} is not a Karpenter duration: ")
         return (
-            f"{value!r} is not a Karpenter duration: write hours, minutes and seconds like 720h, 30m or 1h30m "
+            f"{unit}write hours, minutes and seconds like 720h, 30m or 1h30m "
             f"{allowed}(pattern {pattern.pattern}; no days, no spaces)"
         )
     return None
@@ -317,9 +322,9 @@ class KarpenterDisruption(Model):
             raise fail("'WhenUnderutilized' is the v1beta1 name; Karpenter v1 calls it WhenEmptyOrUnderutilized")
         raise fail(f"{policy!r} is not a consolidation policy; allowed: {', '.join(KARPENTER_CONSOLIDATION_POLICIES)}")
 
-    @field_validator("consolidate_after")
+    @field_validator("consolidate_after", mode="before")  # before the str check, so a bare number hears why
     @classmethod
-    def _after(cls, after: str) -> str:
+    def _after(cls, after: Any) -> Any:
         problem = karpenter_duration_problem(after)
         if problem:
             raise fail(problem)

@@ -147,9 +147,9 @@ class NodePoolBase(PoolBase):
             raise fail(f"{weight} is outside 1..100 (NodePool spec.weight); omit it for the lowest priority")
         return weight
 
-    @field_validator("expire_after", "termination_grace_period", check_fields=False)
+    @field_validator("expire_after", "termination_grace_period", mode="before", check_fields=False)
     @classmethod
-    def _durations(cls, value: str | None, info: ValidationInfo) -> str | None:
+    def _durations(cls, value: Any, info: ValidationInfo) -> Any:  # before the str check: a bare number hears why
         problem = value is not None and karpenter_duration_problem(value, never=info.field_name == "expire_after")
         if problem:
             raise fail(problem)
