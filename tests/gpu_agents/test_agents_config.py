@@ -59,7 +59,7 @@ def test_sharing_on_a_bottlerocket_release_without_the_setting_is_refused():
     # Bottlerocket time-slices from its own settings since 1.25.0 (tests/backends/eks_managed/test_bottlerocket_gpu_sharing.py)
     issues = _errors(_eks(amiType="BOTTLEROCKET_x86_64_NVIDIA", releaseVersion="1.24.1-0d1b2c3a",
                           gpuSharing={"strategy": "timeSlicing", "replicas": 2}))
-    assert any(i.startswith("pools[0].gpuSharing:") and "Bottlerocket" in i for i in issues)
+    assert any(i.startswith("pools[0].releaseVersion:") and "Bottlerocket" in i for i in issues)
 
 
 def test_the_config_label_is_the_components():

@@ -39,39 +39,27 @@ L73-75@v0.20.0). Pure, no Pulumi.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 __all__ = [
     "BOTTLEROCKET_STRATEGY",
-    "SINCE",
     "USER_CHOICES",
     "REPLICAS_MAX",
     "sharing_settings",
     "bottlerocket_sharing_settings",
     "shares_on_bottlerocket",
     "image_plugin_problem",
-    "release_problem",
     "carried_by",
 ]
 
 DEVICE_PLUGINS_REFERENCE = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
 #: ``gpuSharing.strategy`` -> Bottlerocket's ``device-sharing-strategy`` (and the name of its table).
 BOTTLEROCKET_STRATEGY = {"timeSlicing": "time-slicing", "mps": "mps"}
-#: The first Bottlerocket release whose settings take each strategy (module docstring).
-SINCE = {"timeSlicing": (1, 25, 0), "mps": (1, 54, 0)}
-_SINCE_SOURCE = {
-    "timeSlicing": "bottlerocket-os/bottlerocket#4230, release 1.25.0",
-    "mps": "bottlerocket-os/bottlerocket#4744 and bottlerocket-core-kit#789, release 1.54.0",
-}
 #: The largest ``replicas`` Bottlerocket takes (``BoundedI32``, i32::MAX).
 REPLICAS_MAX = 2**31 - 1
 #: Leaves under ``settings.kubelet-device-plugins.nvidia`` the component writes but a pool's own settings may choose:
 #: they change what a pod may request, not what the node advertises.
 USER_CHOICES: tuple[tuple[str, ...], ...] = (("time-slicing", "fail-requests-greater-than-one"),)
-
-_RELEASE = re.compile(r"^([0-9]+)\.([0-9]+)\.([0-9]+)-")
-
 
 def sharing_settings(strategy: str, replicas: int) -> dict[str, Any]:
     """Bottlerocket's settings for ``gpuSharing: {strategy, replicas}``, to merge under ``[settings]`` of the TOML.
@@ -149,33 +137,6 @@ def image_plugin_problem(pool: Any) -> str | None:
             f"src/kubernetes.rs, BoundedI32) and refuses the node's settings above it; use {REPLICAS_MAX} or fewer"
         )
     return None
-
-
-def release_problem(pool: Any) -> str | None:
-    """Why the Bottlerocket release the pool pins lacks the setting its ``gpuSharing`` needs, or None.
-
-    Reads a pool config model's ``release_version`` (e.g. eks-managed ``releaseVersion: 1.40.0-25e1f1a4``, whose first
-    three numbers are the Bottlerocket release) where :func:`shares_on_bottlerocket`; time-slicing needs 1.25.0 and MPS
-    1.54.0 (:data:`SINCE`). A pool that pins no release gets the latest for its Kubernetes version: not judged here.
-    """
-    if not shares_on_bottlerocket(pool):
-        return None
-    release = getattr(pool, "release_version", None)
-    found = _RELEASE.match(release) if isinstance(release, str) else None
-    if found is None:
-        return None
-    version = tuple(int(part) for part in found.groups())
-    strategy = pool.gpu_sharing.strategy
-    since = SINCE.get(strategy)
-    if since is None or version >= since:
-        return None
-    wanted = ".".join(map(str, since))
-    return (
-        f"releaseVersion {release!r} pins Bottlerocket {'.'.join(map(str, version))}, which has no "
-        f"settings.kubelet-device-plugins.nvidia.device-sharing-strategy = \"{BOTTLEROCKET_STRATEGY[strategy]}\" "
-        f"({_SINCE_SOURCE[strategy]}; {DEVICE_PLUGINS_REFERENCE}), so the node would refuse the setting and share "
-        f"nothing; pin a release {wanted} or later, remove releaseVersion (the latest release), or remove gpuSharing"
-    )
 
 
 def carried_by(pool: Any) -> str:

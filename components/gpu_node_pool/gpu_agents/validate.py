@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config.errors import ConfigError, ConfigIssue
-from .bottlerocket_sharing import release_problem
+from .bottlerocket_release import release_problem
 from .mig import mig_gpu, mig_problems, mixed_gpus
 from .mig_profiles import MIG_PROFILES
 from .pools import Problem, agent_pool
@@ -73,8 +73,8 @@ def pool_problems(pool: Any, index: int, provider: str | None) -> list[Problem]:
                         "README, Shared Access to GPUs); remove gpuSharing or use NVIDIA GPU instance types")
             )
         problems += sharing_problems(apool, f"{path}.gpuSharing")
-        if why := release_problem(pool):  # the Bottlerocket release a pool pins may lack the sharing setting
-            problems.append(Problem(f"{path}.gpuSharing", why))
+    if why := release_problem(pool):  # the Bottlerocket release a pool pins may lack the setting the pool needs
+        problems.append(Problem(f"{path}.releaseVersion", why))
     if mig and (mixed := mixed_gpus(pool)):
         problems.append(
             Problem(f"{path}.mig", f"the pool's instance types carry different GPUs ({', '.join(mixed)}): a MIG profile "

@@ -124,22 +124,26 @@ def test_mps_writes_the_mps_table():
         "device-sharing-strategy": "mps", "mps": {"replicas": 3, "rename-by-default": False}}
 
 
-@pytest.mark.parametrize(("strategy", "release", "refused"), [
-    ("mps", "1.53.0-25e1f1a4", True),   # MPS came with Bottlerocket 1.54.0
-    ("mps", "1.54.0-5043decc", False),
-    ("timeSlicing", "1.24.1-0d1b2c3a", True),  # time-slicing came with 1.25.0
-    ("timeSlicing", "1.25.0-388e105a", False),
-])
-def test_a_pinned_release_without_the_setting_is_refused_with_the_release_that_has_it(strategy, release, refused):
+MIG_1G = {"instanceTypes": ["p4d.24xlarge"], "mig": {"strategy": "single", "profile": "1g.5gb"}}
+
+
+@pytest.mark.parametrize(("gpus", "release", "since"), [
+    ({"gpuSharing": {"strategy": "mps", "replicas": 2}}, "1.53.0-25e1f1a4", "1.54.0"),   # MPS came with 1.54.0
+    ({"gpuSharing": {"strategy": "mps", "replicas": 2}}, "1.54.0-5043decc", None),
+    ({"gpuSharing": {"strategy": "timeSlicing", "replicas": 2}}, "1.24.1-0d1b2c3a", "1.25.0"),  # time-slicing: 1.25.0
+    ({"gpuSharing": {"strategy": "timeSlicing", "replicas": 2}}, "1.25.0-388e105a", None),
+    (MIG_1G, "1.33.0-0d1b2c3a", "1.34.0"),  # MIG came with 1.34.0
+    (MIG_1G, "1.34.0-388e105a", None),
+], ids=["mps-old", "mps", "ts-old", "ts", "mig-old", "mig"])
+def test_a_pinned_release_without_the_setting_is_refused_at_releaseVersion_with_the_release_that_has_it(gpus, release, since):
     cfg = base()
-    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "releaseVersion": release,
-                        "gpuSharing": {"strategy": strategy, "replicas": 2}}
-    if not refused:
+    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "releaseVersion": release, **gpus}
+    if since is None:
         assert validate_stack_config(cfg).pools[0].release_version == release
         return
     issues = dict(config_issues(cfg))
-    message = issues["pools[0].gpuSharing"]
-    assert f"releaseVersion {release!r}" in message and "or later" in message
+    message = issues["pools[0].releaseVersion"]  # at the pin's own line
+    assert message.startswith(f"{release!r} pins Bottlerocket") and f"pin a release {since} or later" in message
     assert "bottlerocket-os/bottlerocket#" in message
 
 
