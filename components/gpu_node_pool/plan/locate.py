@@ -152,18 +152,40 @@ def duplicates_of_not_judged(violations: list[dict[str, Any]], not_judged: list[
                 CANT_RUN.format(v["policy"])))}
 
 
+def _by_place(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``items`` in the order of their ``location`` (file, line, column), those without one last; items at one place,
+    and those without one, keep their order."""
+    def key(item: dict[str, Any]) -> tuple[int, str, int, int]:
+        where = item.get("location")
+        return (0, str(where["file"]), int(where["line"]), int(where["column"])) if where else (1, "", 0, 0)
+    return sorted(items, key=key)
+
+
+def _count(items: list[dict[str, Any]]) -> str:
+    """What the "not judged" section lists: ``<n> resource(s)`` when each resource has one item, else ``<n> item(s)
+    on <m> resource(s)`` (a resource two policies could not judge has two items), then ``and <k> stack-wide
+    item(s)`` when there are any (``<k> stack-wide item(s)`` alone when no item is about a resource)."""
+    stack = sum(1 for item in items if item.get("type") == "stack")
+    on_resources = len(items) - stack
+    resources = len({item["resource"] for item in items if item.get("type") != "stack"})
+    counted = [f"{resources} resource(s)" if on_resources == resources
+               else f"{on_resources} item(s) on {resources} resource(s)"] if on_resources else []
+    counted += [f"{stack} stack-wide item(s)"] if stack else []
+    return " and ".join(counted)
+
+
 def not_judged_lines(result: Any) -> list[str]:
-    """The check report's "not judged" section (empty when everything was judged): a count line, then per item
-    ``  <file>:<line>:<column>: <type token> <name>: <reason>`` (the place when it has one; the name left out when
-    the reason gives it; a stack-wide item reads ``  stack: <reason>``) and ``    fix: <fix>``."""
+    """The plan's and check's text report's "not judged" section (empty when everything was judged): a count line
+    (:func:`_count`), then per item, in the order of their places (file, line, column; items without a place last,
+    in the report's order) ``  <file>:<line>:<column>: <type token> <name>: <reason>`` (the place when it has one;
+    the name left out when the reason gives it; a stack-wide item reads ``  stack: <reason>``) and
+    ``    fix: <fix>``. The JSON ``notJudged`` list keeps the report's order."""
     items = getattr(result, "not_judged", None) or []
     if not items:
         return []
     names = {r.urn: f"{r.type} {r.name}" for r in result.resources if r.urn}
-    stack = sum(1 for item in items if item.get("type") == "stack")
-    counted = f"{len(items) - stack} resource(s)" + (f" and {stack} stack-wide item(s)" if stack else "")
-    lines = ["", f"not judged: {counted} no policy could judge, each with why:"]
-    for item in items:
+    lines = ["", f"not judged: {_count(items)} no policy could judge, each with why:"]
+    for item in _by_place(items):
         where = item.get("location")
         at = f"{where['file']}:{where['line']}:{where['column']}: " if where else ""
         if item.get("type") == "stack":
