@@ -165,3 +165,23 @@ def test_a_bottlerocket_pool_whose_backend_writes_no_settings_is_refused_naming_
     elsewhere = replace(agent_pool(pool), bottlerocket_settings=False)  # e.g. a Karpenter Bottlerocket NodeClass
     (problem,) = sharing_problems(elsewhere, "pools[0].gpuSharing")
     assert "writes no Bottlerocket settings" in problem.message and "BOTTLEROCKET_* amiType" in problem.message
+
+
+def test_every_contradicting_setting_is_reported_in_one_pass_with_the_fix_once():
+    cfg = base()
+    nvidia = {"device-sharing-strategy": "mps", "time-slicing": {"replicas": 8, "rename-by-default": True}}
+    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuSharing": {"strategy": "timeSlicing", "replicas": 4},
+                        "bottlerocket": {"settings": {"kubelet-device-plugins": {"nvidia": nvidia}}}}
+    ((path, message),) = config_issues(cfg)
+    assert path == "pools[0].bottlerocket.settings.kubelet-device-plugins.nvidia"
+    for sentence in ('device-sharing-strategy: "mps" contradicts', "time-slicing.replicas: 8 contradicts",
+                     "time-slicing.rename-by-default: true contradicts"):
+        assert sentence in message, message
+    assert message.count("set mig or gpuSharing on the pool instead") == 1
+    # a node-taints conflict of the same pool hides none of them
+    nvidia_taint = {"kubernetes": {"node-taints": {"nvidia.com/gpu": "absent:NoSchedule"}}}
+    cfg["pools"][0]["taints"] = ["nvidia.com/gpu=present:NoSchedule"]
+    cfg["pools"][0]["bottlerocket"]["settings"] |= nvidia_taint
+    ((path, message),) = config_issues(cfg)
+    assert path == "pools[0]"
+    assert "node-taints" in message and "time-slicing.rename-by-default: true contradicts" in message, message

@@ -37,7 +37,7 @@ from pydantic import Field, field_validator
 from ...config.common import Model, fail
 from ...text.terminal import shown
 
-__all__ = ["EksBottlerocket", "device_plugin_problem", "node_settings", "toml_problem", "user_data", "writes_settings"]
+__all__ = ["EksBottlerocket", "DEVICE_PLUGIN_FIX", "device_plugin_problems", "node_settings", "toml_problem", "user_data", "writes_settings"]
 
 USER_GUIDE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
 SETTINGS_REFERENCE = "https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/"
@@ -231,9 +231,15 @@ def _leaves(tree: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[tuple
     return out
 
 
-def device_plugin_problem(pool: Any) -> tuple[tuple[str, ...], str] | None:
-    """Where and why the pool's ``settings.kubelet-device-plugins.nvidia`` contradicts its ``mig``/``gpuSharing``
-    (``(path under the pool, message)``), or None.
+#: What follows the contradictions :func:`device_plugin_problems` finds: why they matter, the source and the fix.
+DEVICE_PLUGIN_FIX = (f"the plan, the Cluster Autoscaler tags and the policies promise what the pool declares "
+                     f"({DEVICE_PLUGINS_REFERENCE}); set mig or gpuSharing on the pool instead, and remove the setting "
+                     "from bottlerocket.settings")
+
+
+def device_plugin_problems(pool: Any) -> list[tuple[tuple[str, ...], str]]:
+    """Where and why the pool's ``settings.kubelet-device-plugins.nvidia`` contradicts its ``mig``/``gpuSharing``:
+    ``[(path under the pool, message), ...]``, one per contradicting setting (``[]`` for none).
 
     The keys that decide what a node advertises (:data:`ADVERTISING_KEYS`) must say what the component writes
     for the pool (its MIG or sharing settings, :func:`gpu_node_pool.gpu_agents.mig.bottlerocket_settings`;
@@ -241,7 +247,8 @@ def device_plugin_problem(pool: Any) -> tuple[tuple[str, ...], str] | None:
     than the plan, the Cluster Autoscaler tags and the policies expect (e.g. ``time-slicing.rename-by-default = true``
     advertises ``nvidia.com/gpu.shared``: :mod:`gpu_node_pool.gpu_agents.bottlerocket_sharing`). The leaves of
     :data:`~gpu_node_pool.gpu_agents.bottlerocket_sharing.USER_CHOICES` (``time-slicing.fail-requests-greater-than-one``)
-    are the user's to choose. The path is the setting's own (its line in the stack file); the message names its value,
+    are the user's to choose. Each message names the value and what the pool writes there; :data:`DEVICE_PLUGIN_FIX`
+    (why it matters, the source, the fix) follows them once. The path is the setting's own (its line in the stack file); the message names its value,
     what the pool writes there and the fix.
     """
     from ...gpu_agents.bottlerocket_sharing import USER_CHOICES
@@ -250,11 +257,12 @@ def device_plugin_problem(pool: Any) -> tuple[tuple[str, ...], str] | None:
     settings = getattr(pool.bottlerocket, "settings", None) or {}
     nvidia = ((settings.get("kubelet-device-plugins") or {}).get("nvidia")) or {}
     if not isinstance(nvidia, Mapping):
-        return None
+        return []
     try:
         ours = bottlerocket_settings(pool)
     except ValueError:  # a GPU or profile Bottlerocket lacks: the stack's MIG rules refuse the pool's mig with the source
-        return None
+        return []
+    problems: list[tuple[tuple[str, ...], str]] = []
     mine = _leaves(((ours.get("kubelet-device-plugins") or {}).get("nvidia")) or {})
     for key in ADVERTISING_KEYS:
         if key not in nvidia:
@@ -275,11 +283,9 @@ def device_plugin_problem(pool: Any) -> tuple[tuple[str, ...], str] | None:
                     declared = "the pool has no mig or gpuSharing, so nothing is written there"
                 else:
                     declared = f"the pool has no mig or gpuSharing (Bottlerocket's default there is {_toml(want)})"
-                message = (f"{_toml(value)} contradicts the pool: {declared}, and the plan, the Cluster Autoscaler "
-                           f"tags and the policies promise what the pool declares ({DEVICE_PLUGINS_REFERENCE}); set mig or "
-                           "gpuSharing on the pool instead, and remove it here")
-                return ("bottlerocket", "settings", "kubelet-device-plugins", "nvidia", *leaf), message
-    return None
+                problems.append((("bottlerocket", "settings", "kubelet-device-plugins", "nvidia", *leaf),
+                                 f"{_toml(value)} contradicts the pool: {declared}"))
+    return problems
 
 
 def _toml(value: Any) -> str:

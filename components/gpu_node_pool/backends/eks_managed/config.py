@@ -32,7 +32,7 @@ from ...text.terminal import shown
 from .._shared.capacity import CapacityReservation, NodeRepair, gpus_per_node_problem, raise_at_unknown_types
 from .._shared.cluster_autoscaler import several_effects_problem
 from .._shared.efa import EfaConfig
-from .bottlerocket import USER_GUIDE, EksBottlerocket
+from .bottlerocket import DEVICE_PLUGIN_FIX, USER_GUIDE, EksBottlerocket
 from .kubelet import EksKubelet, UserLaunchTemplate
 
 
@@ -155,7 +155,7 @@ class EksManagedPool(PoolBase):
         """Pass-through taints and labels agree with the pool's own, and the merged set fits EKS's limits;
         the Bottlerocket settings fit the AMI type and the pool's mig, and read back as the policies read them."""
         from . import pass_through
-        from .bottlerocket import device_plugin_problem
+        from .bottlerocket import device_plugin_problems
 
         if self.bottlerocket is not None and not self.ships_own_device_plugin:
             raise fail(
@@ -165,8 +165,9 @@ class EksManagedPool(PoolBase):
             )
         declared = super().taint_list
         problems = pass_through.merge_problems(self, declared, super().node_labels)
-        if problems:
-            raise fail("; ".join(problems))
+        plugin = device_plugin_problems(self) if self.bottlerocket is not None else []
+        if problems or plugin:
+            raise _settings_failure(problems, plugin)
         merged = self.taint_list
         if len(merged) > EKS_MAX_TAINTS:
             raise fail(f"{len(merged)} taints with those of kubelet/bottlerocket ({len(declared)} in taints); an EKS managed "
@@ -177,10 +178,6 @@ class EksManagedPool(PoolBase):
                 if len(text) > EKS_TAINT_FIELD_MAX:
                     raise fail(f"{passed.path}: taint {part} {text!r} is {len(text)} characters; the EKS API caps taint "
                                f"{part}s at {EKS_TAINT_FIELD_MAX}")
-        if self.bottlerocket is not None:
-            problem = device_plugin_problem(self)
-            if problem:
-                raise fail(problem[1], at=problem[0])  # at the setting's own line
         self._read_back_user_data()
         return self
 
@@ -333,6 +330,22 @@ class EksManagedPool(PoolBase):
         declared = super().node_labels
         return dict(sorted((declared | pass_through.extra_labels(self, declared)).items()))
 
+
+
+def _settings_failure(merge: list[str], plugin: list[tuple[tuple[str, ...], str]]) -> Any:
+    """One error for every problem of the pool's pass-through settings, so that a user fixes them in one pass:
+    ``merge`` the sentences of :func:`.pass_through.merge_problems` (about the pool), ``plugin`` those of
+    :func:`.bottlerocket.device_plugin_problems` (each at a setting). A single setting's problem is at that setting's
+    own path (its line in the stack file); several device-plugin settings are at ``...kubelet-device-plugins.nvidia``,
+    each sentence led by its setting; with a merge problem too, at the pool, each led by its path."""
+    if not merge and len(plugin) == 1:
+        return fail(f"{plugin[0][1]}; {DEVICE_PLUGIN_FIX}", at=plugin[0][0])
+    if not merge:
+        prefix = plugin[0][0][:4]  # ("bottlerocket", "settings", "kubelet-device-plugins", "nvidia")
+        return fail("; ".join(f"{'.'.join(at[4:])}: {message}" for at, message in plugin) + f"; {DEVICE_PLUGIN_FIX}",
+                    at=prefix)
+    plugin_sentences = [f"{'.'.join(at)}: {message}" for at, message in plugin]
+    return fail("; ".join([*merge, *plugin_sentences, *([DEVICE_PLUGIN_FIX] if plugin else [])]))
 
 
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
