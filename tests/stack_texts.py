@@ -3,7 +3,9 @@
 ``GKE_L4``: a GKE pool of two L4s with GKE's driver install and device plugin off and NVIDIA's device plugin
 on, tainted ``nvidia.com/gpu=present:NoSchedule``. ``EKS_BIG``: one untainted EKS managed node group of
 ``g6.xlarge``. Each ends inside its ``config:`` map, so a test appends further keys (two-space indented) or
-pool entries (``EKS_BIG`` ends in its pools list).
+pool entries (``EKS_BIG`` ends in its pools list). ``PROBES``: program lines (after ``import pulumi_aws as aws``
+and ``import pulumi_kubernetes as k8s``) registering two DaemonSets, ``probe-a`` and ``probe-b``, whose tolerations are
+an Output of a resource created in the same run, so unknown at preview: no policy can judge them then.
 """
 
 from __future__ import annotations
@@ -31,4 +33,14 @@ EKS_BIG = """config:
       backend: eks-managed
       instanceTypes: [g6.xlarge]
       scaling: {minSize: 0, maxSize: 2}
+"""
+PROBES = """
+probe_tolerations = aws.iam.Role("probe-role", assume_role_policy="{}").arn.apply(
+    lambda _: [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
+k8s.apps.v1.DaemonSet("probe-a", metadata={"name": "probe-a", "namespace": "monitoring"}, spec={
+    "selector": {"matchLabels": {"app": "a"}}, "template": {"metadata": {"labels": {"app": "a"}}, "spec": {
+        "tolerations": probe_tolerations, "containers": [{"name": "p", "image": "busybox"}]}}})
+k8s.apps.v1.DaemonSet("probe-b", metadata={"name": "probe-b", "namespace": "monitoring"}, spec={
+    "selector": {"matchLabels": {"app": "b"}}, "template": {"metadata": {"labels": {"app": "b"}}, "spec": {
+        "tolerations": probe_tolerations, "containers": [{"name": "p", "image": "busybox"}]}}})
 """

@@ -9,23 +9,13 @@ from pathlib import Path
 
 import jsonschema
 from conftest import DATA
+from stack_texts import PROBES
 
 from gpu_node_pool.cli import commands as cli
 from gpu_node_pool.cli.contract import report_schema
 
 VALIDATOR = jsonschema.Draft202012Validator(report_schema())
 POLICY = "daemonsets-tolerate-gpu-taints"
-#: Two DaemonSets whose tolerations are an Output of a resource created in the same run: unknown at preview.
-PROBES = """
-probe_tolerations = aws.iam.Role("probe-role", assume_role_policy="{}").arn.apply(
-    lambda _: [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
-k8s.apps.v1.DaemonSet("probe-a", metadata={"name": "probe-a", "namespace": "monitoring"}, spec={
-    "selector": {"matchLabels": {"app": "a"}}, "template": {"metadata": {"labels": {"app": "a"}}, "spec": {
-        "tolerations": probe_tolerations, "containers": [{"name": "p", "image": "busybox"}]}}})
-k8s.apps.v1.DaemonSet("probe-b", metadata={"name": "probe-b", "namespace": "monitoring"}, spec={
-    "selector": {"matchLabels": {"app": "b"}}, "template": {"metadata": {"labels": {"app": "b"}}, "spec": {
-        "tolerations": probe_tolerations, "containers": [{"name": "p", "image": "busybox"}]}}})
-"""
 
 
 def probes_project(tmp_path: Path) -> tuple[Path, dict[str, int]]:

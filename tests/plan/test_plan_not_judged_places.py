@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jsonschema
 from conftest import ROOT
+from stack_texts import PROBES
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.cli.contract import report_schema
@@ -17,17 +18,7 @@ from gpu_node_pool.cli.contract import report_schema
 VIOLATING = ROOT / "examples" / "violating"
 POLICY = "daemonsets-tolerate-gpu-taints"
 #: A remote manifest (never fetched) and two DaemonSets whose tolerations are unknown at preview.
-EXTRA = """
-k8s.yaml.ConfigFile("remote", file="https://example.invalid/agent.yaml")
-probe_tolerations = aws.iam.Role("probe-role", assume_role_policy="{}").arn.apply(
-    lambda _: [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
-k8s.apps.v1.DaemonSet("probe-a", metadata={"name": "probe-a", "namespace": "monitoring"}, spec={
-    "selector": {"matchLabels": {"app": "a"}}, "template": {"metadata": {"labels": {"app": "a"}}, "spec": {
-        "tolerations": probe_tolerations, "containers": [{"name": "p", "image": "busybox"}]}}})
-k8s.apps.v1.DaemonSet("probe-b", metadata={"name": "probe-b", "namespace": "monitoring"}, spec={
-    "selector": {"matchLabels": {"app": "b"}}, "template": {"metadata": {"labels": {"app": "b"}}, "spec": {
-        "tolerations": probe_tolerations, "containers": [{"name": "p", "image": "busybox"}]}}})
-"""
+EXTRA = '\nk8s.yaml.ConfigFile("remote", file="https://example.invalid/agent.yaml")' + PROBES
 
 
 def project(tmp_path: Path) -> tuple[Path, dict[str, int]]:
