@@ -48,7 +48,7 @@ def test_a_daemonset_stopped_by_an_undeclared_taint_is_told_what_drift_says_not_
     assert drift.fix.startswith("declare it in pools[0] 'inference'.taints, or remove it")
     ds = one(report, "daemonset-does-not-run", "DaemonSet ops/collector")
     assert ds.fix == ("for maintenance=true:NoSchedule, which drift reports (pool inference does not declare it: see "
-                      "imperative-taint on Node gpu-1): remove it from the node, or, if the pool is to declare it, "
+                      "the finding on Node gpu-1 about maintenance=true:NoSchedule): remove it from the node, or, if the pool is to declare it, "
                       "tolerate it with {key: maintenance, operator: Exists, effect: NoSchedule}")
     assert not ds.fix.startswith("tolerate")  # the first advice is drift's, and no "keep it off": it is meant for GPU nodes
 
@@ -67,7 +67,8 @@ def test_a_starved_nodes_device_plugin_fix_agrees_with_drift_too():
     report = audit([GPU_TAINT, MAINTENANCE], [plugin], gpus=None)
     starved = one(report, "gpu-node-starved", "Node gpu-1")
     assert "tolerate maintenance=true:NoSchedule" not in starved.fix
-    assert "which drift reports (pool inference does not declare it: see imperative-taint on Node gpu-1)" in starved.fix
+    assert ("which drift reports (pool inference does not declare it: see the finding on Node gpu-1 about "
+            "maintenance=true:NoSchedule)") in starved.fix
 
 
 def test_a_taint_whose_value_drifted_is_set_back_and_the_declared_one_tolerated_if_need_be():
@@ -77,7 +78,8 @@ def test_a_taint_whose_value_drifted_is_set_back_and_the_declared_one_tolerated_
     one(report, "taint-value-drift", "Node gpu-1")
     exact = one(report, "daemonset-does-not-run", "DaemonSet ops/exact")
     assert exact.fix == ("for nvidia.com/gpu=true:NoSchedule, which drift reports (pool inference declares "
-                         "nvidia.com/gpu=present:NoSchedule: see taint-value-drift on Node gpu-1): set the declared value "
+                         "nvidia.com/gpu=present:NoSchedule: see the finding on Node gpu-1 about "
+                         "nvidia.com/gpu=true:NoSchedule): set the declared value "
                          "back on the node")
     none = one(report, "daemonset-does-not-run", "DaemonSet ops/none")
     assert none.fix.endswith("set the declared value back on the node, and tolerate that taint with "

@@ -26,7 +26,7 @@ from typing import Any
 from ..k8s.taints import Taint, Toleration, tolerates
 from ..policies.daemonset_nodes import DaemonSet, stay_fix, toleration_text
 from ..policies.workloads import Stay
-from .findings import SHOWN_SUBJECTS, Finding
+from .findings import Finding, see_findings
 
 __all__ = ["UNDECLARED", "VALUE_DRIFT", "DriftedTaints", "taint_fix"]
 
@@ -58,12 +58,10 @@ class DriftedTaints:
         return [f for f in found if f is not None]
 
 
-def _see(findings: Sequence[Finding]) -> str:
-    """Where the reader finds the drift findings: ``imperative-taint on Node a`` or ``on Nodes a, b and 3 more``."""
-    names = [f.subject.partition(" ")[2] for f in findings]
-    shown = ", ".join(names[:SHOWN_SUBJECTS]) + (f" and {len(names) - SHOWN_SUBJECTS} more"
-                                                 if len(names) > SHOWN_SUBJECTS else "")
-    return f"see {findings[0].code} on Node{'s' if len(names) > 1 else ''} {shown}"
+def _see(findings: Sequence[Finding], taint: Taint) -> str:
+    """Where the reader finds the drift findings naming ``taint`` (:func:`.findings.see_findings`: their subject and
+    the taint their message names first)."""
+    return see_findings([f.subject for f in findings], str(taint))
 
 
 def taint_fix(ds: DaemonSet, taint: Taint, tol: Toleration, stay: Stay | None, nodes: Iterable[str],
@@ -75,10 +73,10 @@ def taint_fix(ds: DaemonSet, taint: Taint, tol: Toleration, stay: Stay | None, n
         return stay_fix(ds, taint, tol, stay), False
     first = found[0]
     if first.code == UNDECLARED:
-        return (f"for {taint}, which drift reports (pool {first.pool} does not declare it: {_see(found)}): remove it "
+        return (f"for {taint}, which drift reports (pool {first.pool} does not declare it: {_see(found, taint)}): remove it "
                 f"from the node, or, if the pool is to declare it, tolerate it with {toleration_text(tol)}"), True
     declared: Taint = first.data["declared"]
-    fix = (f"for {taint}, which drift reports (pool {first.pool} declares {declared}: {_see(found)}): set the declared "
+    fix = (f"for {taint}, which drift reports (pool {first.pool} declares {declared}: {_see(found, taint)}): set the declared "
            "value back on the node")
     if not any(tolerates(t, declared) for t in ds.tolerations or ()):
         fix += f", and tolerate that taint with {toleration_text(Toleration.for_taint(declared, exists=True))}"

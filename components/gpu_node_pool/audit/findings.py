@@ -7,12 +7,13 @@ when a finding at or above LEVEL exists (default ``mandatory``; ``none`` never f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..sdk.outcome import FAIL_ON, LEVELS
 
-__all__ = ["LEVELS", "FAIL_ON", "Finding", "NotJudged", "SHOWN_SUBJECTS", "finding_lines"]
+__all__ = ["LEVELS", "FAIL_ON", "Finding", "NotJudged", "SHOWN_SUBJECTS", "finding_lines", "see_findings"]
 
 #: How many subjects a line of findings alike names before it counts the rest (``--json`` lists each one).
 SHOWN_SUBJECTS = 5
@@ -56,6 +57,19 @@ class NotJudged:
     def to_json(self) -> dict[str, str]:
         return {"subject": self.subject, "reason": self.reason}
 
+
+def see_findings(subjects: Sequence[str], about: str) -> str:
+    """How one finding points to another, in the words every output prints (the text shows no finding ``code``):
+    the subject its line starts with and what its message names, ``see the finding on Node gpu-1 about
+    maintenance=true:NoSchedule``; several subjects of one kind, ``see the findings on Nodes a, b and 3 more about
+    ...`` (up to :data:`SHOWN_SUBJECTS` named). ``subjects``: the findings' ``subject`` (``Node gpu-1``), in order."""
+    kind = subjects[0].partition(" ")[0]
+    names = [s.partition(" ")[2] or s for s in subjects]
+    if len(names) == 1:
+        return f"see the finding on {subjects[0]} about {about}"
+    shown = ", ".join(names[:SHOWN_SUBJECTS]) + (f" and {len(names) - SHOWN_SUBJECTS} more"
+                                                 if len(names) > SHOWN_SUBJECTS else "")
+    return f"see the findings on {kind}s {shown} about {about}"
 
 
 def finding_lines(findings: list[Finding], fix_word: str = " -> ") -> list[str]:
