@@ -59,10 +59,20 @@ _TAINT_FIX = "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"
 @dataclass(frozen=True)
 class BadTaint:
     """A taint a Node carries that Kubernetes would refuse: ``text`` says what the node carries and why (its place,
-    ``spec.taints[0] {...}: ...``), ``fix`` what to do. ``str()`` is ``text``."""
+    ``spec.taints[0] {...}: ...``), ``fix`` what to do. ``str()`` is ``text``.
+
+    ``where`` is the place and what it holds (``spec.taints[0] {'key': ..., 'effect': 'NO_SCHEDULE'}``), ``place``
+    the place alone (``spec.taints[0]``). A taint whose only fault is an effect Kubernetes does not have keeps its
+    ``key``, ``value`` and the ``effect`` as spelt, for drift to tell a declared taint that the node carries
+    misspelt (:func:`.declared.drift`); ``key`` is None otherwise."""
 
     text: str
     fix: str = _TAINT_FIX
+    where: str = ""
+    place: str = ""
+    key: str | None = None
+    value: str = ""
+    effect: str = ""
 
     def __str__(self) -> str:
         return self.text
@@ -188,13 +198,15 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
     bad: list[BadTaint] = []
     raw_taints = spec.get("taints") or []
     if not isinstance(raw_taints, list):
-        bad.append(BadTaint(f"spec.taints {shown(raw_taints)}: not a list of taints (the Node API's spec.taints is a list)"))
+        where = f"spec.taints {shown(raw_taints)}"
+        bad.append(BadTaint(f"{where}: not a list of taints (the Node API's spec.taints is a list)", where=where,
+                            place="spec.taints"))
         raw_taints = []
     for i, raw in enumerate(raw_taints):
         try:
             taints.append(Taint.from_k8s(raw))
         except TaintError as err:
-            bad.append(_bad_taint(f"spec.taints[{i}] {shown(raw)}", raw, err))
+            bad.append(_bad_taint(f"spec.taints[{i}]", raw, err))
     bad_resources: list[str] = []
     capacity = _gpu_counts(status.get("capacity"), "status.capacity", bad_resources)
     allocatable = _gpu_counts(status.get("allocatable"), "status.allocatable", bad_resources)
@@ -219,19 +231,22 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
     )
 
 
-def _bad_taint(where: str, raw: Any, err: TaintError) -> BadTaint:
-    """The :class:`BadTaint` of the taint ``raw`` at ``where`` that :meth:`Taint.from_k8s` refused with ``err``: an
-    effect Kubernetes does not have is said of the live object (:func:`~gpu_node_pool.k8s.effects.node_effect_problem`),
-    with a bad key or value of the same taint after it; anything else as ``err`` says it."""
+def _bad_taint(place: str, raw: Any, err: TaintError) -> BadTaint:
+    """The :class:`BadTaint` of the taint ``raw`` at ``place`` (``spec.taints[0]``) that :meth:`Taint.from_k8s` refused
+    with ``err``: an effect Kubernetes does not have is said of the live object
+    (:func:`~gpu_node_pool.k8s.effects.node_effect_problem`), with a bad key or value of the same taint after it;
+    anything else as ``err`` says it."""
+    where = f"{place} {shown(raw)}"
     problem = node_effect_problem(raw.get("effect", "")) if isinstance(raw, Mapping) else None
     if problem is None:
-        return BadTaint(f"{where}: {shown(err, quote=False, limit=200)}")
+        return BadTaint(f"{where}: {shown(err, quote=False, limit=200)}", where=where, place=place)
     why, fix = problem
+    key, value = raw.get("key", ""), raw.get("value") or ""
     try:
-        Taint(key=raw.get("key", ""), value=raw.get("value") or "")
+        Taint(key=key, value=value)
     except TaintError as also:
-        why += f"; and its {shown(also, quote=False, limit=200)}"
-    return BadTaint(f"{where}: {why}", fix)
+        return BadTaint(f"{where}: {why}; and its {shown(also, quote=False, limit=200)}", fix, where, place)
+    return BadTaint(f"{where}: {why}", fix, where, place, key, value, str(raw.get("effect")))
 
 
 def with_declared(node: Node, declared_pools: Iterable[str]) -> Node:

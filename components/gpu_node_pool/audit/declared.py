@@ -25,9 +25,10 @@ from typing import Any
 
 from ..k8s.selection import NodeLabels
 from ..k8s.taints import Taint
+from ..text.terminal import shown
 from .advertised import advertised_findings
 from .cluster import Node
-from .findings import Finding
+from .findings import Finding, see_findings
 
 __all__ = ["DeclaredPool", "Declared", "DeclaredError", "read_declared", "drift", "TRANSIENT_TAINT_KEYS", "is_transient"]
 
@@ -193,10 +194,7 @@ def drift(declared: Declared, nodes: list[Node]) -> tuple[list[Finding], list[st
                     f"{node.name} {taint.key}:{taint.effect.value}-", pool.name, {"taint": taint}))
             for ident, want in declared_ids.items():
                 if ident not in have:
-                    findings.append(Finding("mandatory", "declared-taint-missing", subject,
-                        f"declared taint {want} of {pool.where} is not on the node (the pool was changed after "
-                        "the node joined, or the change is not applied yet)",
-                        "pulumi up the stack; replace the node if the provider applies taints only at launch", pool.name))
+                    findings.append(_missing(want, pool, node))
             more, also = advertised_findings(node, pool.name, pool.where, pool.mechanism, pool.advertised, pool.labels)
             findings += more
             notes += also
@@ -207,6 +205,26 @@ def drift(declared: Declared, nodes: list[Node]) -> tuple[list[Finding], list[st
                         f"declared label {key}={value} of {pool.where} is {got} on the node",
                         "pulumi up the stack, or replace the node", pool.name))
     return findings, notes
+
+
+def _missing(want: Taint, pool: DeclaredPool, node: Node) -> Finding:
+    """``declared-taint-missing``: the declared taint ``want`` is not among the node's taints. When the node carries
+    the same key and value with an effect Kubernetes does not have (``NO_SCHEDULE``: a ``malformed-taint`` finding of
+    its own, :mod:`.report`), the finding says so and points to that one, whose fix is the fix: not ``pulumi up``,
+    which would contradict it (that finding says an API server serves no such Node)."""
+    subject = f"Node {node.name}"
+    misspelt = next((b for b in node.bad_taints if b.key == want.key and b.value == want.value), None)
+    if misspelt is None:
+        return Finding("mandatory", "declared-taint-missing", subject,
+            f"declared taint {want} of {pool.where} is not on the node (the pool was changed after the node joined, "
+            "or the change is not applied yet)",
+            "pulumi up the stack; replace the node if the provider applies taints only at launch", pool.name)
+    return Finding("mandatory", "declared-taint-missing", subject,
+        f"declared taint {want} of {pool.where} is not on the node as read: the node carries {want.key}={want.value} "
+        f"with effect {shown(misspelt.effect)} instead ({misspelt.place}), an effect Kubernetes does not have "
+        f"({see_findings([subject], misspelt.place)})",
+        f"fix {misspelt.place} as that finding says; if the node then still lacks {want}, pulumi up the stack",
+        pool.name)
 
 
 def whatif_nodes(pool: DeclaredPool, nodes: list[Node]) -> list[tuple[str, NodeLabels, list[Taint]]]:
