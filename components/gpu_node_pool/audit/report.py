@@ -24,6 +24,7 @@ from .drifted import DriftedTaints, taint_fix
 from .findings import Finding, NotJudged, finding_lines
 from .pending import PendingPod, pending_pods
 from .snapshot import Snapshot
+from .sources import LISTS
 from .starved import starved_reason
 from .text_pools import pool_lines
 from .unread import unread_daemonset
@@ -49,6 +50,16 @@ def no_gpu_node_why(nodes: int, whatif: bool) -> str:
             "that has the GPU nodes")
     return (f"no GPU node among the {nodes} node(s) read (no nvidia.com/gpu capacity, GPU label, NVIDIA instance type "
             f"or declared pool label): DaemonSet coverage of GPU nodes was not judged; {then}")
+
+
+def _no_pods_why(snapshot: Snapshot) -> str:
+    """Why pending pods are not judged when no pods were read: the pods list refused or failed (its ``PARTIAL`` line
+    says how; live only), or a dump without pods, which is no partial verdict (as a dump without DaemonSets is not),
+    so no ``PARTIAL`` line is pointed to that the text does not print."""
+    pods_list = LISTS["Pod"][1]
+    if any(line.startswith(pods_list) for line in [*snapshot.forbidden, *snapshot.unread]):
+        return f"no pods were read ({pods_list} was not read: its PARTIAL line says why); pending pods are not judged"
+    return "the dump holds no pods: pending pods are not judged (add `kubectl get pods -A -o json` to the dump)"
 
 
 @dataclass
@@ -368,8 +379,7 @@ def run_audit(
     pending: list[PendingPod] = []
     unjudged_pods: list[str] = []
     if not pods_read:
-        not_judged.append(NotJudged("pending pods", "no pods were read (a dump without pods, or a pods list that "
-                                                    "was refused or failed: see PARTIAL); pending pods are not judged"))
+        not_judged.append(NotJudged("pending pods", _no_pods_why(snapshot)))
     else:
         failed = snapshot.failed_scheduling if "Event" in snapshot.read else None
         pending, unread_pods = pending_pods(snapshot.pending, failed, nodes, platform, plugins)
