@@ -25,6 +25,16 @@ GKE_L4 = GKE_CLUSTER + """  gpu-node-pools:pools:
 """ + GKE_TAINT_LINE + """      labels: {gke-no-default-nvidia-gpu-device-plugin: "true"}
       nvidiaDevicePlugin: true
 """
+#: The shipped dev stack's cluster (EKS 1.33), ending at ``gpu-node-pools:pools:``: a test appends its pool entries.
+EKS_DEV = """config:
+  aws:region: us-west-2
+  gpu-node-pools:cluster:
+    name: ml-dev
+    kubernetesVersion: "1.33"
+    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
+    subnetIds: [subnet-0a1b2c3d4e5f60718]
+  gpu-node-pools:pools:
+"""
 EKS_BIG = """config:
   aws:region: us-west-2
   gpu-node-pools:cluster: {name: ml, nodeRoleArn: "arn:aws:iam::111122223333:role/n", subnetIds: [subnet-0a1b2c3d4e5f60718]}

@@ -20,6 +20,7 @@ import shutil
 
 from audit_cluster import as_list, eks_node
 from conftest import ROOT
+from stack_texts import EKS_DEV
 
 from gpu_node_pool.audit.declared import Declared, DeclaredPool
 from gpu_node_pool.audit.report import run_audit
@@ -27,16 +28,7 @@ from gpu_node_pool.audit.snapshot import Snapshot
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.k8s.taints import Taint
 
-STACK = """\
-config:
-  aws:region: us-west-2
-  gpu-node-pools:cluster:
-    name: ml-dev
-    kubernetesVersion: "1.33"
-    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
-    subnetIds: [subnet-0a1b2c3d4e5f60718]
-  gpu-node-pools:pools:
-    - name: inference
+STACK = EKS_DEV + """    - name: inference
       backend: eks-managed
       instanceTypes: [g6.xlarge]
       amiType: AL2023_x86_64_NVIDIA

@@ -12,6 +12,7 @@ import tomllib
 import pytest
 from builders import config_issues
 from conftest import base
+from stack_texts import EKS_DEV
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.config import validate_stack_config
@@ -21,15 +22,7 @@ from gpu_node_pool.gpu_agents.sharing import sharing_problems
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 TAG = "aws:autoscaling/tag:Tag"
 
-STACK = """config:
-  aws:region: us-west-2
-  gpu-node-pools:cluster:
-    name: ml-dev
-    kubernetesVersion: "1.33"
-    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
-    subnetIds: [subnet-0a1b2c3d4e5f60718]
-  gpu-node-pools:pools:
-    - name: shared
+STACK = EKS_DEV + """    - name: shared
       backend: eks-managed
       instanceTypes: [g6.12xlarge]
       amiType: BOTTLEROCKET_x86_64_NVIDIA
