@@ -140,7 +140,7 @@ def test_a_missing_values_file_beside_a_similar_one_names_it(capsys, tmp_path):
     code, doc = check(capsys, project)
     [error] = doc["configErrors"]
     assert code == 2 and "cannot read ./values-prd.yaml" in error["message"]
-    assert "did you mean './values-prod.yaml'?" in error["message"]
+    assert "did you mean './values-prod.yaml'? The provider reads" in error["message"]  # one sentence each, no '?.'
 
 
 def test_an_archive_in_a_charts_values_is_refused_as_the_provider_refuses_it(capsys, tmp_path):

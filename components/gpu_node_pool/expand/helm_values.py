@@ -140,12 +140,10 @@ def _release_asset(where: str, parts: tuple[str, str, Any], base_dir: Path) -> V
     if attr == "path" and isinstance(value, str) and value and "\0" not in value:
         path = Path(value) if Path(value).is_absolute() else base_dir / value
         if not path.exists():
-            near = similar_path(base_dir, value, Path.exists)
-            return ValuesProblem(where, (
-                f"cannot read {value} ({path}): no such file" + (f"; did you mean {near!r}?" if near else ".") +
-                f" Pulumi hashes every {kind.lower()} a resource registers, reading it relative to the directory it "
+            return _no_such_file(where, value, path, similar_path(base_dir, value, Path.exists), (
+                f"Pulumi hashes every {kind.lower()} a resource registers, reading it relative to the directory it "
                 f"runs the program in ({base_dir}; {_HASH_SOURCE}), so a real `pulumi preview` fails on it. Give the "
-                "path relative to that directory, or create the file"), refused=True)
+                "path relative to that directory, or create the file"))
     return ValuesProblem(where, _RELEASE_ASSET.format(where=where, kind=kind.lower()), _RELEASE_ASSET_FIX)
 
 
@@ -175,12 +173,10 @@ def _asset_text(type_token: str, where: str, asset: Any, base_dir: Path, notes: 
     try:
         text, not_utf8 = read_input_text(path)
     except FileNotFoundError:
-        near = similar_path(base_dir, value, Path.is_file)
-        return ValuesProblem(where, (
-            f"cannot read {value} ({path}): no such file" + (f"; did you mean {near!r}?" if near else "") +
-            f". The provider reads each values file when it renders the chart ({_READ_SOURCE.get(type_token, '')}), "
+        return _no_such_file(where, value, path, similar_path(base_dir, value, Path.is_file), (
+            f"The provider reads each values file when it renders the chart ({_READ_SOURCE.get(type_token, '')}), "
             f"relative to the directory Pulumi runs the program in ({base_dir}), so a real `pulumi preview` fails on "
-            "it. Give the path of the values file relative to that directory, or create the file"), refused=True)
+            "it. Give the path of the values file relative to that directory, or create the file"))
     except OSError as e:
         return ValuesProblem(where, f"{where}: cannot read {e.filename or path}: {e.strerror}",
                              "point it at a regular file the program's user can read")
@@ -190,3 +186,11 @@ def _asset_text(type_token: str, where: str, asset: Any, base_dir: Path, notes: 
     if not_utf8:
         notes.append(f"{where}: {not_utf8}")
     return text
+
+
+def _no_such_file(where: str, value: str, path: Path, near: str | None, why: str) -> ValuesProblem:
+    """The refusal of a file a chart's values name that is not there: ``value`` as written, ``path`` as resolved,
+    the nearest existing path (``near``) when one looks like it, then ``why`` (which reader fails on it, its source,
+    the fix)."""
+    return ValuesProblem(where, (f"cannot read {value} ({path}): no such file"
+                                 + (f"; did you mean {near!r}? " if near else ". ") + why), refused=True)
