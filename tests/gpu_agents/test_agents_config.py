@@ -80,6 +80,16 @@ def test_mig_on_a_gpu_without_mig_is_refused_from_the_catalog():
     ]
 
 
+@pytest.mark.parametrize("image", [{}, {"amiType": "BOTTLEROCKET_x86_64_NVIDIA"}], ids=["no-partitioner", "bottlerocket"])
+def test_mig_on_a_gpu_without_mig_is_one_refusal_whatever_would_partition(image):
+    # advice about a partitioner (the GPU Operator, Bottlerocket's table) cannot help a GPU that has no MIG
+    issues = _errors(_eks(instanceTypes=["g6e.12xlarge"], mig={"strategy": "single", "profile": "1g.10gb"}, **image))
+    assert issues == [
+        "pools[0].mig: the GPU of this pool (NVIDIA L40S) does not support MIG (NVIDIA MIG User Guide, Supported GPUs: "
+        "A30, A100, H100, H200, B200 and later); remove mig or use a MIG-capable GPU"
+    ]
+
+
 def test_mig_with_the_operator_on_a100_80gb_is_accepted_and_profiles_are_checked():
     good = _eks(instanceTypes=["p4de.24xlarge"], mig={"strategy": "mixed", "profile": "3g.40gb"})
     assert _stack(good, devicePlugin={"provider": "gpu-operator"}).pools[0].mig.profile == "3g.40gb"

@@ -188,6 +188,15 @@ def mig_problems(
     problems: list[Problem] = []
     if mig.strategy not in ("single", "mixed"):
         problems.append(Problem(f"{path}.strategy", f"{mig.strategy!r} is not a MIG strategy; use single or mixed"))
+    if mig_capable is False:  # what would partition a GPU without MIG is moot: one refusal, the one that helps
+        problems.append(
+            Problem(
+                path,
+                f"the GPU of this pool ({pool.gpu_model or 'per the instance catalog'}) does not support MIG (NVIDIA MIG "
+                "User Guide, Supported GPUs: A30, A100, H100, H200, B200 and later); remove mig or use a MIG-capable GPU",
+            )
+        )
+        return problems
     where = partitioner(pool, provider)
     if where is None and provider is not None:  # None: the agent that serves the pool judges it (agents_apart)
         problems.append(
@@ -211,15 +220,7 @@ def mig_problems(
                 "strategy: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi); use strategy: single",
             )
         )
-    if mig_capable is False:
-        problems.append(
-            Problem(
-                path,
-                f"the GPU of this pool ({pool.gpu_model or 'per the instance catalog'}) does not support MIG (NVIDIA MIG "
-                "User Guide, Supported GPUs: A30, A100, H100, H200, B200 and later); remove mig or use a MIG-capable GPU",
-            )
-        )
-    elif mig_capable is None:
+    if mig_capable is None:
         problems.append(
             Problem(path, "whether this pool's GPU supports MIG is not known (no catalog entry); not judged", warning=True)
         )
