@@ -104,8 +104,9 @@ def bottlerocket_sharing_settings(pool: Any) -> dict[str, Any]:
     return sharing_settings(sharing.strategy, sharing.replicas)
 
 
-def image_plugin_problem(pool: Any) -> str | None:
-    """Why the image's own device plugin cannot share ``pool``'s GPUs as ``gpuSharing`` asks, or None.
+def image_plugin_problem(pool: Any) -> tuple[str, str] | None:
+    """Where under ``gpuSharing`` (``""`` for the whole, ``"replicas"``) and why the image's own device plugin cannot
+    share ``pool``'s GPUs as ``gpuSharing`` asks, or None.
 
     For a pool whose nodes run their image's plugin (``device_plugin == "image"``, an :class:`~.pools.AgentPool`).
     Refused: a Bottlerocket NVIDIA pool whose backend writes no Bottlerocket settings (nothing would set them);
@@ -114,7 +115,7 @@ def image_plugin_problem(pool: Any) -> str | None:
     """
     sharing = pool.sharing
     if pool.image_family == "bottlerocket-nvidia" and not _writes(pool):
-        return (
+        return "", (
             "this pool's nodes run Bottlerocket NVIDIA's own device plugin, which shares GPUs only from "
             "settings.kubelet-device-plugins.nvidia.device-sharing-strategy with time-slicing.replicas or mps.replicas "
             f"({DEVICE_PLUGINS_REFERENCE}), and this backend writes no Bottlerocket settings for the pool's nodes, so "
@@ -122,7 +123,7 @@ def image_plugin_problem(pool: Any) -> str | None:
             "with format: bottlerocket (the component writes their TOML), an AL2023 NVIDIA image, or remove gpuSharing"
         )
     if pool.image_family != "bottlerocket-nvidia":
-        return (
+        return "", (
             "this pool's nodes run the device plugin of their image (e.g. Bottlerocket NVIDIA), which does not read "
             "the nvidia-device-plugin chart's configs, and the image is not known to be a Bottlerocket NVIDIA image "
             "whose settings.kubelet-device-plugins.nvidia the component writes (device-sharing-strategy with "
@@ -131,7 +132,7 @@ def image_plugin_problem(pool: Any) -> str | None:
             "nothing; use an AL2023 NVIDIA image or remove gpuSharing"
         )
     if sharing is not None and isinstance(sharing.replicas, int) and sharing.replicas > REPLICAS_MAX:
-        return (
+        return "replicas", (
             f"{sharing.replicas} replicas: Bottlerocket takes {BOTTLEROCKET_STRATEGY.get(sharing.strategy, 'its')}.replicas "
             f"up to {REPLICAS_MAX} (bottlerocket-os/bottlerocket-settings-sdk bottlerocket-settings-models/modeled-types/"
             f"src/kubernetes.rs, BoundedI32) and refuses the node's settings above it; use {REPLICAS_MAX} or fewer"

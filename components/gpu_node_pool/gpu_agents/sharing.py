@@ -243,7 +243,8 @@ def sharing_problems(pool: AgentPool, path: str) -> list[Problem]:
             )
         )
     if pool.device_plugin == "image":
-        why = image_plugin_problem(pool)
-        if why:
-            problems.append(Problem(path, why))
+        found = image_plugin_problem(pool)
+        if found:
+            field, why = found
+            problems.append(Problem(f"{path}.{field}" if field else path, why))
     return problems

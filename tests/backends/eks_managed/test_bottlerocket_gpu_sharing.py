@@ -178,3 +178,10 @@ def test_every_contradicting_setting_is_reported_in_one_pass_with_the_fix_once()
     ((path, message),) = config_issues(cfg)
     assert path == "pools[0]"
     assert "node-taints" in message and "time-slicing.rename-by-default: true contradicts" in message, message
+
+
+def test_replicas_beyond_bottlerocket_s_bound_are_refused_at_replicas():
+    cfg = base()
+    cfg["pools"][0] |= {"amiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuSharing": {"strategy": "timeSlicing", "replicas": 2**31}}
+    issues = dict(config_issues(cfg))
+    assert "2147483647" in issues["pools[0].gpuSharing.replicas"]  # at the value's own line
