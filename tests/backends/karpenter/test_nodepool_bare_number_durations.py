@@ -1,6 +1,6 @@
 """A NodePool duration given as a number (``expireAfter: 720``, ``consolidateAfter: 600``) is refused with a duration
 to write, never "quote it": Karpenter's NodePool CRD patterns need a unit (h, m or s), quoted or not, and no unit is
-assumed (kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml, the patterns of ``expireAfter``,
+assumed (aws/karpenter-provider-aws@v1.14.1 pkg/apis/crds/karpenter.sh_nodepools.yaml, the patterns of ``expireAfter``,
 ``consolidateAfter`` and ``terminationGracePeriod``)."""
 
 from __future__ import annotations
@@ -31,5 +31,5 @@ def test_a_number_as_a_nodepool_duration_asks_for_its_unit(capsys, temp_project,
     assert code == 2, out
     assert "Pulumi.mine.yaml:" in out and f".{path}:" in out, out
     assert "names no unit (h, m or s), quoted or not, and none is assumed" in out, out
-    assert "like 720h, 30m or 1h30m" in out
+    assert "like 720h, 30m or 1h30m" in out and "karpenter.sh_nodepools.yaml" in out  # the public source
     assert "quote it" not in out and "valid string" not in out, out

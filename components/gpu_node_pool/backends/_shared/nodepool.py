@@ -108,7 +108,8 @@ def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
                 else f"{value!r} is not a Karpenter duration: ")
         return (
             f"{unit}write hours, minutes and seconds like 720h, 30m or 1h30m "
-            f"{allowed}(pattern {pattern.pattern}; no days, no spaces)"
+            f"{allowed}(pattern {pattern.pattern} of the NodePool CRD, aws/karpenter-provider-aws@v1.14.1 "
+            "pkg/apis/crds/karpenter.sh_nodepools.yaml; no days, no spaces)"
         )
     return None
 
