@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from ..k8s.wellknown import NVIDIA_GPU_RESOURCE
 from ..policies.daemonset_nodes import DaemonSet, NodeVerdict
 from .cluster import Pool
-from .findings import SHOWN_SUBJECTS, Finding, NotJudged
+from .findings import Finding, NotJudged, shown_names
 from .starved import is_device_plugin
 
 __all__ = ["CODE", "REGISTERS", "plugins_together", "live_two_plugins"]
@@ -52,11 +52,6 @@ def plugins_together(judged: Sequence[tuple[DaemonSet, Sequence[NodeVerdict]]], 
     return where, sorted(landing)
 
 
-def _named(names: Sequence[str]) -> str:
-    return ", ".join(names[:SHOWN_SUBJECTS]) + (f" and {len(names) - SHOWN_SUBJECTS} more"
-                                                if len(names) > SHOWN_SUBJECTS else "")
-
-
 def live_two_plugins(pools: Sequence[Pool], daemonsets: Sequence[DaemonSet],
                      verdicts_by_node: Mapping[str, Mapping[str, NodeVerdict]]) -> tuple[list[Finding], list[NotJudged]]:
     """``two-device-plugins`` per GPU pool of the cluster (module docstring): the NVIDIA device plugins among
@@ -73,7 +68,7 @@ def live_two_plugins(pools: Sequence[Pool], daemonsets: Sequence[DaemonSet],
         where, which = plugins_together(judged, len(pool.nodes))
         if where:
             found = [judged[k][0] for k in which]
-            nodes = _named([pool.nodes[i].name for i in where])
+            nodes = shown_names([pool.nodes[i].name for i in where])
             names = ", ".join(ds.display for ds in found)
             fix = "keep one device plugin per node: " + ", or ".join(
                 f"remove {ds.display} (kubectl -n {ds.namespace} delete daemonset {ds.name})" for ds in found)
@@ -90,7 +85,7 @@ def live_two_plugins(pools: Sequence[Pool], daemonsets: Sequence[DaemonSet],
             if running and undecided and i not in where:
                 unknown.append((node.name, undecided))
         if unknown:
-            nodes = _named([name for name, _ in unknown])
+            nodes = shown_names([name for name, _ in unknown])
             first = unknown[0][1][0]
             not_judged.append(NotJudged(
                 f"two device plugins on {pool.id}",

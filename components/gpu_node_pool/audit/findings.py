@@ -13,7 +13,7 @@ from typing import Any
 
 from ..sdk.outcome import FAIL_ON, LEVELS
 
-__all__ = ["LEVELS", "FAIL_ON", "Finding", "NotJudged", "SHOWN_SUBJECTS", "finding_lines", "see_findings"]
+__all__ = ["LEVELS", "FAIL_ON", "Finding", "NotJudged", "SHOWN_SUBJECTS", "finding_lines", "see_findings", "shown_names"]
 
 #: How many subjects a line of findings alike names before it counts the rest (``--json`` lists each one).
 SHOWN_SUBJECTS = 5
@@ -67,9 +67,14 @@ def see_findings(subjects: Sequence[str], about: str) -> str:
     names = [s.partition(" ")[2] or s for s in subjects]
     if len(names) == 1:
         return f"see the finding on {subjects[0]} about {about}"
-    shown = ", ".join(names[:SHOWN_SUBJECTS]) + (f" and {len(names) - SHOWN_SUBJECTS} more"
-                                                 if len(names) > SHOWN_SUBJECTS else "")
-    return f"see the findings on {kind}s {shown} about {about}"
+    return f"see the findings on {kind}s {shown_names(names)} about {about}"
+
+
+def shown_names(names: Sequence[str]) -> str:
+    """``names`` in one clause, up to :data:`SHOWN_SUBJECTS` of them and a count of the rest: ``a, b, c, d, e and 2
+    more`` (``--json`` lists each one)."""
+    return ", ".join(names[:SHOWN_SUBJECTS]) + (f" and {len(names) - SHOWN_SUBJECTS} more"
+                                                if len(names) > SHOWN_SUBJECTS else "")
 
 
 def finding_lines(findings: list[Finding], fix_word: str = " -> ") -> list[str]:

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from .cluster import Node, Pool
+from .findings import see_findings
 
 __all__ = ["pool_lines"]
 
@@ -35,8 +36,7 @@ def _describe(signature: tuple, nodes: str) -> str:
     text = f"taints [{', '.join(taints)}] allocatable {', '.join(f'{k}={v}' for k, v in allocatable) or 'none'}"
     if bad:
         places = " and ".join(place for _, place in bad)
-        text += (f" malformed taints [{', '.join(where for where, _ in bad)}] (see the finding on {nodes} about "
-                 f"{places})")
+        text += f" malformed taints [{', '.join(where for where, _ in bad)}] ({see_findings([nodes], places)})"
     return text + (" STARVED" if starved else "")
 
 
