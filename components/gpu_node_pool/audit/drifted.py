@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..k8s.taints import Taint, Toleration, tolerates
+from ..k8s.taints import Taint, Toleration, tolerations_tolerate_taint
 from ..policies.daemonset_nodes import DaemonSet, stay_fix, toleration_text
 from ..policies.workloads import Stay
 from .findings import Finding, see_findings
@@ -78,6 +78,6 @@ def taint_fix(ds: DaemonSet, taint: Taint, tol: Toleration, stay: Stay | None, n
     declared: Taint = first.data["declared"]
     fix = (f"for {taint}, which drift reports (pool {first.pool} declares {declared}: {_see(found, taint)}): set the declared "
            "value back on the node")
-    if not any(tolerates(t, declared) for t in ds.tolerations or ()):
+    if not tolerations_tolerate_taint(ds.tolerations or (), declared):
         fix += f", and tolerate that taint with {toleration_text(Toleration.for_taint(declared, exists=True))}"
     return fix, True
