@@ -23,7 +23,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .bottlerocket_sharing import BOTTLEROCKET_STRATEGY, DEVICE_PLUGINS_REFERENCE, shares_on_bottlerocket
+from .bottlerocket_sharing import (
+    BOTTLEROCKET_STRATEGY,
+    DEVICE_PLUGINS_REFERENCE,
+    shares_on_bottlerocket,
+    writes_nvidia_settings,
+)
 
 __all__ = ["SINCE", "pinned_release", "release_problem"]
 
@@ -53,8 +58,7 @@ def _feature(pool: Any) -> str | None:
     """Which :data:`SINCE` feature the component writes for the pool's nodes, or None."""
     if shares_on_bottlerocket(pool):
         return pool.gpu_sharing.strategy
-    if getattr(pool, "mig", None) is not None and getattr(pool, "image_family", None) == "bottlerocket-nvidia" and getattr(
-            pool, "writes_bottlerocket_settings", False):
+    if getattr(pool, "mig", None) is not None and writes_nvidia_settings(pool):
         return "mig"
     return None
 

@@ -48,6 +48,7 @@ __all__ = [
     "sharing_settings",
     "bottlerocket_sharing_settings",
     "shares_on_bottlerocket",
+    "writes_nvidia_settings",
     "image_plugin_problem",
     "carried_by",
 ]
@@ -87,20 +88,30 @@ def _writes(pool: Any) -> bool:
     return bool(getattr(pool, "bottlerocket_settings", False) if flag is None else flag)
 
 
+def _sharing(pool: Any) -> Any:
+    """The pool's ``gpuSharing``: a pool config model's ``gpu_sharing``, an :class:`~.pools.AgentPool`'s ``sharing``."""
+    return getattr(pool, "gpu_sharing", None) or getattr(pool, "sharing", None)
+
+
+def writes_nvidia_settings(pool: Any) -> bool:
+    """True when the component writes ``settings.kubelet-device-plugins.nvidia`` for the pool's nodes (its MIG or
+    sharing settings): a Bottlerocket NVIDIA image (``image_family``) whose backend writes its settings. Takes a pool
+    config model or an :class:`~.pools.AgentPool`."""
+    return getattr(pool, "image_family", None) == "bottlerocket-nvidia" and _writes(pool)
+
+
 def shares_on_bottlerocket(pool: Any) -> bool:
     """True when Bottlerocket's own plugin shares the pool's GPUs from settings the component writes: ``gpuSharing``
-    on a Bottlerocket NVIDIA image (``image_family``) whose backend writes its settings, without ``mig`` (the sharing
-    rules refuse both together). Takes a pool config model or an :class:`~.pools.AgentPool`."""
-    sharing = getattr(pool, "gpu_sharing", None) or getattr(pool, "sharing", None)
-    return (sharing is not None and getattr(pool, "mig", None) is None
-            and getattr(pool, "image_family", None) == "bottlerocket-nvidia" and _writes(pool))
+    where :func:`writes_nvidia_settings`, without ``mig`` (the sharing rules refuse both together). Takes a pool
+    config model or an :class:`~.pools.AgentPool`."""
+    return _sharing(pool) is not None and getattr(pool, "mig", None) is None and writes_nvidia_settings(pool)
 
 
 def bottlerocket_sharing_settings(pool: Any) -> dict[str, Any]:
     """:func:`sharing_settings` of a pool config model's ``gpuSharing`` where :func:`shares_on_bottlerocket`, else ``{}``."""
     if not shares_on_bottlerocket(pool):
         return {}
-    sharing = getattr(pool, "gpu_sharing", None) or pool.sharing
+    sharing = _sharing(pool)
     return sharing_settings(sharing.strategy, sharing.replicas)
 
 
@@ -142,7 +153,7 @@ def image_plugin_problem(pool: Any) -> tuple[str, str] | None:
 
 def carried_by(pool: Any) -> str:
     """The plan's words for who shares the pool's GPUs: Bottlerocket's plugin and the settings the component writes."""
-    sharing = getattr(pool, "gpu_sharing", None) or pool.sharing
+    sharing = _sharing(pool)
     name = BOTTLEROCKET_STRATEGY[sharing.strategy]
     return (f"Bottlerocket's device plugin (settings.kubelet-device-plugins.nvidia device-sharing-strategy={name}, "
             f"{name}.replicas={sharing.replicas}, rename-by-default=false; TOML user data)")

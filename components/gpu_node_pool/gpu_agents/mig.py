@@ -129,10 +129,10 @@ def bottlerocket_settings(pool: Any) -> dict[str, Any]:
     Raises:
         ValueError: the GPU or profile is not in Bottlerocket's table (the config rules refuse it first).
     """
-    from .bottlerocket_sharing import bottlerocket_sharing_settings
+    from .bottlerocket_sharing import bottlerocket_sharing_settings, writes_nvidia_settings
     from .mig_partitioners import bottlerocket_mig_settings
 
-    if getattr(pool, "image_family", None) != "bottlerocket-nvidia" or not getattr(pool, "writes_bottlerocket_settings", False):
+    if not writes_nvidia_settings(pool):
         return {}
     mig = getattr(pool, "mig", None)
     if mig is None:
