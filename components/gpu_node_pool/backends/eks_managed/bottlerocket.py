@@ -247,9 +247,8 @@ def device_plugin_problems(pool: Any) -> list[tuple[tuple[str, ...], str]]:
     than the plan, the Cluster Autoscaler tags and the policies expect (e.g. ``time-slicing.rename-by-default = true``
     advertises ``nvidia.com/gpu.shared``: :mod:`gpu_node_pool.gpu_agents.bottlerocket_sharing`). The leaves of
     :data:`~gpu_node_pool.gpu_agents.bottlerocket_sharing.USER_CHOICES` (``time-slicing.fail-requests-greater-than-one``)
-    are the user's to choose. Each message names the value and what the pool writes there; :data:`DEVICE_PLUGIN_FIX`
-    (why it matters, the source, the fix) follows them once. The path is the setting's own (its line in the stack file); the message names its value,
-    what the pool writes there and the fix.
+    are the user's to choose. The path is the setting's own (its line in the stack file); the message names its value
+    and what the pool writes there; :data:`DEVICE_PLUGIN_FIX` (why it matters, the source, the fix) follows them once.
     """
     from ...gpu_agents.bottlerocket_sharing import USER_CHOICES
     from ...gpu_agents.mig import bottlerocket_settings
@@ -263,6 +262,7 @@ def device_plugin_problems(pool: Any) -> list[tuple[tuple[str, ...], str]]:
     except ValueError:  # a GPU or profile Bottlerocket lacks: the stack's MIG rules refuse the pool's mig with the source
         return []
     problems: list[tuple[tuple[str, ...], str]] = []
+    sharing = getattr(pool, "gpu_sharing", None)
     mine = _leaves(((ours.get("kubelet-device-plugins") or {}).get("nvidia")) or {})
     for key in ADVERTISING_KEYS:
         if key not in nvidia:
@@ -274,7 +274,6 @@ def device_plugin_problems(pool: Any) -> list[tuple[tuple[str, ...], str]]:
             want = mine.get(leaf, _DEFAULTS.get(leaf))
             if value != want:
                 writes = "nothing" if want is None else _toml(want)
-                sharing = getattr(pool, "gpu_sharing", None)
                 if pool.mig is not None:
                     declared = f"the pool's mig ({pool.mig.strategy} {pool.mig.profile}) writes {writes} there"
                 elif sharing is not None and mine:
@@ -298,7 +297,8 @@ def _user_choices(given: Mapping[str, Any]) -> dict[str, Any]:
     as a settings tree under ``kubelet-device-plugins.nvidia`` (``{}`` for none)."""
     from ...gpu_agents.bottlerocket_sharing import USER_CHOICES
 
-    nvidia = (given.get("kubelet-device-plugins") or {}).get("nvidia") if isinstance(given.get("kubelet-device-plugins"), Mapping) else None
+    plugins = given.get("kubelet-device-plugins")
+    nvidia = plugins.get("nvidia") if isinstance(plugins, Mapping) else None
     if not isinstance(nvidia, Mapping):
         return {}
     leaves = _leaves(nvidia)

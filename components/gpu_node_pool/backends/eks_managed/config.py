@@ -305,9 +305,9 @@ class EksManagedPool(PoolBase):
 
     @property
     def writes_bottlerocket_settings(self) -> bool:
-        """``BOTTLEROCKET_*`` pools with ``bottlerocket`` settings or ``mig`` get the component's launch
-        template, whose TOML user data EKS merges with its own (:mod:`.bottlerocket`): Bottlerocket's MIG
-        settings go there (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
+        """``BOTTLEROCKET_*`` pools with ``bottlerocket`` settings, ``mig`` or ``gpuSharing`` get the component's
+        launch template, whose TOML user data EKS merges with its own (:mod:`.bottlerocket`): Bottlerocket's MIG or
+        sharing settings go there (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
         from .bottlerocket import writes_settings
 
         return self.ships_own_device_plugin and writes_settings(self)
