@@ -55,6 +55,13 @@ class TestTaintForms:
         assert Taint("k", "a", TaintEffect.NO_SCHEDULE).identity != Taint("k", "a", TaintEffect.NO_EXECUTE).identity
 
 
+@pytest.mark.parametrize("text", ["nvidia.com/gpu=present:noschedule", "nvidia.com/gpu=present:Evict"])
+def test_an_effect_kubernetes_does_not_have_names_the_rule_and_its_source(text):
+    with pytest.raises(TaintError) as caught:
+        Taint.parse(text)
+    assert "core/v1 TaintEffect" in str(caught.value) and "pkg/apis/core/validation/validation.go" in str(caught.value)
+
+
 class TestTaintValidation:
     @pytest.mark.parametrize(
         "text, fragment",

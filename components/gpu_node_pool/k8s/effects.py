@@ -96,9 +96,9 @@ class TaintEffect(str, Enum):
                     "(the component translates it)"
                 )
             if meant is not None:
-                raise TaintError(f"{shown(spelling)} is not a taint effect; did you mean {meant.value}?")
+                raise TaintError(f"{shown(spelling)} is not a taint effect ({_EFFECT_RULE}); did you mean {meant.value}?")
         allowed = ", ".join(e.value for e in cls)
-        raise TaintError(f"{shown(spelling)} is not a taint effect; allowed: {allowed}")
+        raise TaintError(f"{shown(spelling)} is not a taint effect ({_EFFECT_RULE}); allowed: {allowed}")
 
     @classmethod
     def meant(cls, spelling: Any) -> TaintEffect | None:
@@ -138,6 +138,8 @@ EFFECT_SPELLINGS = tuple(e.value for e in TaintEffect)
 _VALUES = frozenset(EFFECT_SPELLINGS)
 
 
+#: The rule a stack file's effect is held to (module docstring), as a message names it.
+_EFFECT_RULE = "Kubernetes core/v1 TaintEffect, validateTaintEffect in kubernetes pkg/apis/core/validation/validation.go"
 #: Where a Node's effect is refused and where the scheduler reads it (module docstring), as a message names them.
 _NODE_RULE = ("the API server refuses any other on a Node it creates or updates: validateNodeTaints, kubernetes "
               "pkg/apis/core/validation/validation.go")
