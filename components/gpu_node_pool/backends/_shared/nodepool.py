@@ -91,6 +91,10 @@ def cel_label_domain(key: str) -> str:
     return match.group(0) if match else ""
 
 
+#: A number written as text (ASCII digits: ``str.isdigit`` also takes ``²``), as a duration without its unit is.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+
+
 def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
     """Why ``value`` is not a Karpenter duration, or None when it is one.
 
@@ -103,7 +107,7 @@ def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
     if not isinstance(value, str) or not pattern_search(pattern, value):
         allowed = "or Never " if never else ""
         number = (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
-            isinstance(value, str) and value.strip().lstrip("+-").replace(".", "", 1).isdigit())
+            isinstance(value, str) and _NUMBER.fullmatch(value.strip()) is not None)
         unit = (f"{value!r} names no unit (h, m or s), quoted or not, and none is assumed: " if number
                 else f"{value!r} is not a Karpenter duration: ")
         return (
