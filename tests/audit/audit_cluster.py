@@ -12,7 +12,10 @@ Names, account ids and addresses are made up.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
+import json
 import zlib
 from typing import Any
 
@@ -186,6 +189,21 @@ def acceptance_objects() -> list[dict[str, Any]]:
 
 def as_list(objects: list[dict[str, Any]]) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects}
+
+
+def audit_dump(tmp_path, objects: list[dict[str, Any]]) -> tuple[int, dict[str, Any], str]:
+    """``gpupool audit --cluster-dump`` of ``objects`` (written as one List), as a user runs it: the exit code of the
+    ``--json`` run, its report, and the text the same audit prints without ``--json``."""
+    from gpu_node_pool.cli.commands import main  # the CLI only where a test runs it
+
+    dump = tmp_path / "cluster.json"
+    dump.write_text(json.dumps(as_list(objects)))
+    out, text = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["audit", "--cluster-dump", str(dump), "--json"])
+    with contextlib.redirect_stdout(text):
+        main(["audit", "--cluster-dump", str(dump)])
+    return code, json.loads(out.getvalue()), text.getvalue()
 
 
 ACCEPTANCE_STACK = """\

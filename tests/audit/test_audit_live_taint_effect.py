@@ -6,30 +6,19 @@ to fix it. No word of a stack file ("the component translates it"): nobody wrote
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import jsonschema
 import pytest
-from audit_cluster import as_list, eks_node
+from audit_cluster import audit_dump, eks_node
 from conftest import ROOT
-
-from gpu_node_pool.cli.commands import main
 
 SCHEMA = json.loads((ROOT / "components/gpu_node_pool/audit/report.schema.json").read_text())
 
 
 def audit_node(tmp_path, taint: dict) -> tuple[int, dict, str]:
     node = eks_node("gpu-1", pool="inference", nodegroup="inference", instance="g6.xlarge", gpus=1, taints=[taint])
-    dump = tmp_path / "cluster.json"
-    dump.write_text(json.dumps(as_list([node])))
-    out, text = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(["audit", "--cluster-dump", str(dump), "--json"])
-    with contextlib.redirect_stdout(text):
-        main(["audit", "--cluster-dump", str(dump)])
-    return code, json.loads(out.getvalue()), text.getvalue()
+    return audit_dump(tmp_path, [node])
 
 
 def malformed(report: dict) -> dict:

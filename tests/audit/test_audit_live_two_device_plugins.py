@@ -6,16 +6,12 @@ plugin runs and whether another does is not judged, the report says so instead o
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from typing import Any
 
 import jsonschema
-from audit_cluster import as_list, ds_pod, eks_node
+from audit_cluster import audit_dump, ds_pod, eks_node
 from conftest import ROOT
-
-from gpu_node_pool.cli.commands import main
 
 SCHEMA = json.loads((ROOT / "components/gpu_node_pool/audit/report.schema.json").read_text())
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
@@ -37,14 +33,7 @@ STATIC = plugin("nvidia-device-plugin-daemonset", "kube-system")
 def audit(tmp_path, *daemonsets: dict[str, Any]) -> tuple[int, dict[str, Any], str]:
     node = eks_node("gpu-1", pool="inference", nodegroup="inference", instance="g6.xlarge", gpus=1, taints=[GPU_TAINT])
     pods = [ds_pod(ds, "gpu-1") for ds in daemonsets]
-    dump = tmp_path / "cluster.json"
-    dump.write_text(json.dumps(as_list([node, *daemonsets, *pods])))
-    out, text = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(["audit", "--cluster-dump", str(dump), "--json"])
-    with contextlib.redirect_stdout(text):
-        main(["audit", "--cluster-dump", str(dump)])
-    return code, json.loads(out.getvalue()), text.getvalue()
+    return audit_dump(tmp_path, [node, *daemonsets, *pods])
 
 
 def found(report: dict[str, Any]) -> list[dict[str, Any]]:
