@@ -86,7 +86,7 @@ def render_bottlerocket_user_data(
 ) -> str:
     """Bottlerocket user data (TOML settings).
 
-    ``settings``: further ``[settings.<name>]`` tables of the node (e.g. the MIG settings of
+    ``settings``: further ``[settings.<name>]`` tables of the node (e.g. the MIG or GPU-sharing settings of
     ``gpu_agents/mig.py`` ``bottlerocket_settings``); ``kubernetes`` is the component's own and
     may not be among them.
 

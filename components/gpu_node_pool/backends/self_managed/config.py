@@ -309,7 +309,8 @@ class SelfManagedPool(PoolBase):
     @property
     def writes_bottlerocket_settings(self) -> bool:
         """The ``bottlerocket`` format renders the node's TOML settings (``bootstrap.py``), where
-        Bottlerocket's MIG settings are added (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
+        Bottlerocket's device-plugin settings for the pool's mig or gpuSharing are added
+        (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
         return self.format == "bottlerocket"
 
     @property

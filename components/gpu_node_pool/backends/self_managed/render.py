@@ -48,7 +48,8 @@ def ami_ssm_parameter(fmt: str, kubernetes_version: str, arch: str) -> str:
 
 def bootstrap_files(pool: Any, cluster: ClusterConfig) -> dict[str, str]:
     """The pool's rendered bootstrap: ``{file name: text}`` (see :data:`FORMATS`); a Bottlerocket pool with
-    ``mig`` also carries Bottlerocket's MIG settings in its TOML (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
+    ``mig`` or ``gpuSharing`` also carries Bottlerocket's device-plugin settings in its TOML
+    (``gpu_agents/mig.py`` ``bottlerocket_settings``)."""
     reg, info = Registration.of_pool(pool), ClusterInfo.from_config(cluster)
     settings = bottlerocket_settings(pool)
     if settings:
