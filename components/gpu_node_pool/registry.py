@@ -9,7 +9,7 @@ Everything else asks this registry (or the pool model, for what differs per pool
 branching on backend names: the stack config (:mod:`gpu_node_pool.config.stack` builds its pool
 union from :func:`all_backends` and runs each backend's ``stack_checks`` and the
 :data:`STACK_RULES`), the config warnings (``stack_warnings``), the GPU agents (``gpu_sharing``,
-``mig``), the policies (``startup_taints``, ``autoscaler_tags``, ``untolerated_not_judged``),
+``mig``, ``bottlerocket_release``), the policies (``startup_taints``, ``autoscaler_tags``, ``untolerated_not_judged``),
 :class:`~gpu_node_pool.component.pool.GpuNodePool` (``wire``), the plan (``summarise`` and
 ``report``), ``gpupool render`` (``export``) and the policies' pool detection
 (``detect`` for the resources whose type tokens the backend lists in ``detects``).
@@ -25,10 +25,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "Backend",
+    "PinnedRelease",
     "STACK_RULES",
     "register",
     "unregister",
@@ -49,6 +50,20 @@ STACK_RULES: tuple[str, ...] = ("gpu_node_pool.gpu_agents.validate:stack_issues"
 #: The stack-wide warning contributors that are not a backend (``function(stack) -> list[ConfigIssue]``),
 #: reported after the backends' ``stack_warnings`` by :func:`gpu_node_pool.config.warnings.stack_warnings`.
 STACK_WARNINGS: tuple[str, ...] = ("gpu_node_pool.gpu_agents.validate:warning_issues",)
+
+
+class PinnedRelease(NamedTuple):
+    """The Bottlerocket release a pool pins, as its backend reads it (a ``bottlerocket_release`` hook's answer).
+
+    Attributes:
+        key: the pool's config key that pins it, e.g. ``releaseVersion``.
+        text: the key's value as written, e.g. ``1.40.0-25e1f1a4``.
+        version: the Bottlerocket release it names, ``(major, minor, patch)``, e.g. ``(1, 40, 0)``.
+    """
+
+    key: str
+    text: str
+    version: tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -134,6 +149,11 @@ class Backend:
             beginning ``not judged:`` naming its public source and what settles it, or None when the verdict stands. Policy
             ``gpu-workloads-tolerate-their-pool`` reports such a pod not judged instead of a finding. Unset: every
             untolerated taint is a finding (GKE: a custom ComputeClass's taint, ``gke/compute_class.py``).
+        bottlerocket_release: ``"module:function"`` or ``""``; ``function(pool) -> PinnedRelease | None``: the
+            Bottlerocket release the validated ``pool`` pins (:class:`PinnedRelease`), or None when it pins none
+            the config names; the GPU-agent rules refuse a release older than the Bottlerocket settings the pool
+            needs (``gpu_agents/bottlerocket_release.py``). Unset: the backend's pools pin no release that way, and
+            no release rule applies to them (eks-managed: ``releaseVersion``, ``eks_managed/release.py``).
     """
 
     name: str
@@ -159,6 +179,7 @@ class Backend:
     autoscaler_tags: bool = False
     resource_name: str = ""
     untolerated_not_judged: str = ""
+    bottlerocket_release: str = ""
 
     def fn(self, what: str) -> Callable[..., Any] | None:
         """The function behind the reference ``what`` (``"wire"``...), imported on first use; None if unset."""

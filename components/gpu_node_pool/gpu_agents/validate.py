@@ -73,8 +73,8 @@ def pool_problems(pool: Any, index: int, provider: str | None) -> list[Problem]:
                         "README, Shared Access to GPUs); remove gpuSharing or use NVIDIA GPU instance types")
             )
         problems += sharing_problems(apool, f"{path}.gpuSharing")
-    if why := release_problem(pool):  # the Bottlerocket release a pool pins may lack the setting the pool needs
-        problems.append(Problem(f"{path}.releaseVersion", why))
+    if release := release_problem(pool, path):  # the Bottlerocket release a pool pins may lack the setting the pool needs
+        problems.append(release)
     if mig and (mixed := mixed_gpus(pool)):
         problems.append(
             Problem(f"{path}.mig", f"the pool's instance types carry different GPUs ({', '.join(mixed)}): a MIG profile "

@@ -46,3 +46,16 @@ def test_an_image_of_the_user_s_is_refused_as_its_plugin_settings_are_not_known(
     assert "not known to be a Bottlerocket NVIDIA image" in message
     assert "bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins" in message
     assert message.endswith("use an AL2023 NVIDIA image or remove gpuSharing")
+
+
+@pytest.mark.parametrize("gpus", [
+    {"gpuSharing": {"strategy": "mps", "replicas": 2}},  # MPS needs Bottlerocket 1.54.0 where a release is pinned
+    {"gpuSharing": {"strategy": "timeSlicing", "replicas": 2}},
+    {"instanceTypes": ["p4d.24xlarge"], "mig": {"strategy": "single", "profile": "1g.5gb"}},
+], ids=["mps", "timeSlicing", "mig"])
+def test_a_bottlerocket_pool_that_pins_no_release_is_never_refused_by_a_release_rule(gpus):
+    # format bottlerocket takes the latest Bottlerocket NVIDIA AMI from SSM: no release to be older than a setting
+    stack = validate_stack_config({"cluster": CLUSTER, "pools": [POOL | gpus]})  # a refusal raises ConfigError
+    (pool,) = stack.pools
+    settings = tomllib.loads(bootstrap_files(pool, stack.cluster)["user-data.toml"])["settings"]
+    assert "kubelet-device-plugins" in settings  # the settings a pinned old release would refuse are written

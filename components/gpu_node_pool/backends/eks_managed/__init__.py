@@ -5,7 +5,8 @@ Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodeGroup inputs)
 entry and text), ``detect.py`` (recognise GPU node groups for the policies), ``capacity.py``
 (capacity rules), ``launch_template.py`` (the component's launch template), ``kubelet.py`` (kubelet
 settings and the user's own launch template), ``bottlerocket.py`` (Bottlerocket TOML settings and MIG),
-``pass_through.py`` (taints and labels of kubelet and Bottlerocket settings merged with the pool's). Cluster Autoscaler
+``pass_through.py`` (taints and labels of kubelet and Bottlerocket settings merged with the pool's), ``release.py``
+(the Bottlerocket release ``releaseVersion`` pins). Cluster Autoscaler
 tags are shared with ``self_managed`` in ``backends/_shared/cluster_autoscaler.py``.
 """
 
@@ -30,6 +31,7 @@ BACKEND = register(
         report="summary:report",
         detect="detect:detect",
         node_labels="labels:node_labels",
+        bottlerocket_release="release:bottlerocket_release",
         detects=(EKS_NODE_GROUP,),
         children={
             "node_group": (EKS_NODE_GROUP, "{pool}-node-group"),

@@ -28,6 +28,8 @@ BACKEND = register(
         report="summary:report",
         detect="detect:detect",
         node_labels="labels:node_labels",
+        # no bottlerocket_release: format bottlerocket takes the latest release from SSM, and amiId pins an AMI by its
+        # ID, which names no Bottlerocket release the config could read
         detects=(LAUNCH_TEMPLATE,),
         children={
             "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),
