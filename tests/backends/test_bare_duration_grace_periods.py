@@ -92,11 +92,12 @@ def test_karpenter_negative_grace_period_is_refused_as_the_kubelet_refuses_it(ca
     code, out = plan(capsys, temp_project, karpenter(
         "{evictionSoft: {memory.available: '10%'}, evictionSoftGracePeriod: {memory.available: -1m}}"))
     assert code == 2, out
-    assert "'-1m' is a negative grace period" in out and "parseGracePeriods" in out, out
+    assert "an eviction grace period must not be negative: '-1m'" in out and "parseGracePeriods" in out, out
 
 
 def test_karpenter_max_pod_grace_period_of_a_duration_is_offered_its_seconds(capsys, temp_project):
     code, out = plan(capsys, temp_project, karpenter("{evictionMaxPodGracePeriod: 2m}"))
     assert code == 2, out
     assert "pools[2].nodeClass.kubelet.evictionMaxPodGracePeriod" in out, out
-    assert "is a whole number of seconds" in out and "write evictionMaxPodGracePeriod: 120" in out, out
+    assert "the text '2m' is not what the kubelet takes for evictionMaxPodGracePeriod: a whole number (int32)" in out, out
+    assert "write evictionMaxPodGracePeriod: 120 (a number of seconds, without quotes or unit)" in out, out

@@ -33,10 +33,12 @@ Sources:
   total beyond int64 nanoseconds fails. A bare number is not a duration, quoted or not: no unit is assumed.
 - Eviction grace periods (``evictionSoftGracePeriod``, a Go ``map[string]string`` in the table): each value is read
   by kubernetes/kubernetes ``pkg/kubelet/eviction/helpers.go@008b3652`` (``ParseThresholdConfig``,
-  ``parseGracePeriods``) with the same ``time.ParseDuration``; its rules are :mod:`.kubelet_config_rules`'.
+  ``parseGracePeriods``) with the same ``time.ParseDuration``: text, a duration, not negative
+  (:func:`grace_period_problem`, which :mod:`.kubelet_config_rules` and Karpenter's EC2NodeClass ``kubelet`` apply).
 - Whole seconds: ``evictionMaxPodGracePeriod`` (``int32``), ``nodeLeaseDurationSeconds`` (``int32``) and
   ``shutdownGracePeriodByPodPriority[].shutdownGracePeriodSeconds`` (``int64``) are numbers of seconds, not
-  durations (their comments in :data:`TYPES_SOURCE`); a duration text there is offered as its seconds.
+  durations (their comments in :data:`TYPES_SOURCE`); a duration text there is offered as its seconds
+  (:func:`whole_number_problem`, the rule of every int32 and int64 field, Karpenter's ``evictionMaxPodGracePeriod`` too).
 - EKS AL2023 nodes: awslabs/amazon-eks-ami ``nodeadm/internal/kubelet/config.go@v20260724``
   (``writeKubeletConfig``) writes ``spec.kubelet.config`` untyped, with only ``apiVersion`` and
   ``kind`` added, as the drop-in ``/etc/kubernetes/kubelet/config.json.d/40-nodeadm.conf``: nodeadm
@@ -80,6 +82,7 @@ __all__ = [
     "THRESHOLD_MAPS",
     "FIELDS",
     "GRACE_SOURCE",
+    "INT_RANGES",
     "KIND",
     "Finding",
     "bare_threshold_fix",
@@ -92,9 +95,11 @@ __all__ = [
     "duration_fix",
     "duration_problem",
     "duration_seconds",
+    "grace_period_problem",
     "judge",
     "kind_at",
     "quantity_example",
+    "whole_number_problem",
 ]
 
 TYPES_SOURCE = "kubernetes/kubernetes staging/src/k8s.io/kubelet/config/v1beta1/types.go@v1.34.0"
@@ -218,7 +223,8 @@ _EXAMPLES = {
     "shutdownGracePeriodByPodPriority": "[{priority: 0, shutdownGracePeriodSeconds: 30}]",
 }
 
-_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+#: The inclusive bounds of the Go integer types the table names.
+INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _DURATION_UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 _DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
 _WHOLE = re.compile(r"[+-]?[0-9]+")
@@ -317,6 +323,40 @@ def duration_seconds(text: str) -> Fraction | None:
     return None if nanoseconds is None else nanoseconds / 10**9
 
 
+def grace_period_problem(key: str, value: Any) -> tuple[str, str] | None:
+    """``(rule, fix)`` for an eviction grace period ``value`` (of the signal ``key``) the kubelet refuses, or None.
+
+    ``rule`` names the value and the rule it breaks: a grace period is text (a number, bare or quoted, names no unit),
+    a Go duration (the grammar in the module docstring) and not negative (:data:`GRACE_SOURCE`: "must be a positive
+    value"; zero is taken); ``fix`` is :func:`duration_fix`'s. The caller adds the path, the source and who refuses it."""
+    if not isinstance(value, str):
+        rule = f"{_given(value)} is no eviction grace period: {_takes(GRACE_PERIOD)}"
+    elif duration_problem(value):
+        rule = (f"{shown(value)} is not a Go duration ({duration_problem(value)}; a grace period is read with Go's "
+                "time.ParseDuration)")
+    elif duration_seconds(value) < 0:
+        rule = f"an eviction grace period must not be negative: {shown(value)}"
+    else:
+        return None
+    return rule, duration_fix(key, value)
+
+
+def whole_number_problem(path: tuple[str | int, ...], value: Any, kind: str = "int32") -> tuple[str, str] | None:
+    """``(rule, fix)`` when ``value`` at ``path`` is no whole number of the Go type ``kind`` (``int32``, ``int64``:
+    :data:`INT_RANGES`), or None. ``rule`` names the value: text, a fraction, a boolean, a map or list, or a number
+    beyond the type; ``fix`` is the line to write (the number without quotes; for a field counting seconds, such as
+    ``evictionMaxPodGracePeriod``, the seconds of a duration text). The caller adds the path, the source and who
+    refuses it."""
+    number = Scalar(kind)
+    leaf = next((str(p) for p in reversed(path) if isinstance(p, str)), "value")
+    if not _matches(number, value):
+        return f"{_given(value)} is not what the kubelet takes for {dotted(path)}: {_takes(number)}", _fix(number, value, leaf)
+    low, high = INT_RANGES[kind]
+    if not low <= value <= high:
+        return f"{value} is beyond the kubelet's {kind} ({low}..{high})", f"write a whole number within that range, e.g. {leaf}: 10"
+    return None
+
+
 def quantity_example(key: str) -> str:
     """A quantity to show in a fix for the resource or eviction signal ``key``: ``500m`` (half a CPU) only for
     ``cpu``, a count for ``pid`` and inode signals, else bytes in binary units (``500Mi``): for memory and
@@ -397,7 +437,7 @@ def _fix(kind: Kind, value: Any, leaf: str) -> str:
     if isinstance(kind, Scalar) and kind.name == "quantity":
         return f"write a quantity, e.g. {leaf}: {quantity_example(leaf)}"
     if isinstance(kind, Scalar) and kind.name in ("int32", "int64"):
-        low, high = _INT_RANGES[kind.name]
+        low, high = INT_RANGES[kind.name]
         if isinstance(value, str) and _WHOLE.fullmatch(value.strip()) and low <= int(value) <= high:
             return f"write {leaf}: {int(value)} (a number, without quotes)"
         seconds = duration_seconds(value) if isinstance(value, str) and leaf in _SECONDS else None
@@ -471,12 +511,21 @@ def _judge(kind: Kind, value: Any, path: tuple[str | int, ...], out: list[Findin
     if value is None or (isinstance(kind, Scalar) and kind.name == "taints"):
         return
     leaf = next((str(p) for p in reversed(path) if isinstance(p, str)), "value")
+    if isinstance(kind, Scalar) and kind.name in INT_RANGES:
+        problem = whole_number_problem(path, value, kind.name)
+        if problem:
+            out.append(_error(path, *problem))
+        return
+    # a grace period that is text: its grammar and sign are kubelet_config_rules' (refused at start, not at decoding)
+    undecodable = grace_period_problem(leaf, value) if kind == GRACE_PERIOD and not isinstance(value, str) else None
+    if undecodable:
+        out.append(_error(path, f"{undecodable[0]} (the kubelet reads each eviction grace period with Go's "
+                                f"time.ParseDuration: {GRACE_SOURCE})", undecodable[1]))
+        return
     if not _matches(kind, value):
         threshold = (len(path) >= 2 and path[-2] in THRESHOLD_MAPS and isinstance(value, int | float)
                      and not isinstance(value, bool))
         what = f"{_given(value)} is not what the kubelet takes for {dotted(path)}: {_takes(kind)}"
-        if kind == GRACE_PERIOD:
-            what += f" (the kubelet reads each eviction grace period with Go's time.ParseDuration: {GRACE_SOURCE})"
         out.append(_error(path, what, bare_threshold_fix(leaf, value) if threshold else _fix(kind, value, leaf)))
         return
     if isinstance(kind, Obj):
@@ -503,12 +552,7 @@ def _judge(kind: Kind, value: Any, path: tuple[str | int, ...], out: list[Findin
 
 
 def _scalar(kind: Scalar, value: Any, path: tuple[str | int, ...], leaf: str, out: list[Finding]) -> None:
-    if kind.name in _INT_RANGES:
-        low, high = _INT_RANGES[kind.name]
-        if not low <= value <= high:
-            out.append(_error(path, f"{value} is beyond the kubelet's {kind.name} ({low}..{high})",
-                              f"write a whole number within that range, e.g. {leaf}: 10"))
-    elif kind.name == "duration":
+    if kind.name == "duration":
         problem = duration_problem(value)
         if problem:
             out.append(_error(path, f"{shown(value)} is not a Go duration ({problem}; the kubelet reads it with Go's "

@@ -320,14 +320,9 @@ def _eviction(config: Mapping[str, Any], out: list[Finding], refused: list[tuple
                 valid[field].add(str(key))  # an ignored soft threshold needs no grace period
             path = (field, str(key))
             if field == "evictionSoftGracePeriod":
-                seconds = duration_seconds(value)
-                if seconds is None:
-                    out.append(_error(path, f"{shown(value)} is not a Go duration ({fields.duration_problem(value)}; "
-                                            "a grace period is read with Go's time.ParseDuration)",
-                                      _EVICTION_SOURCE + ", parseGracePeriods", fields.duration_fix(key, value)))
-                elif seconds < 0:
-                    out.append(_error(path, f"an eviction grace period must not be negative: {shown(value)}",
-                                      _EVICTION_SOURCE + ", parseGracePeriods", fields.duration_fix(key, value)))
+                problem = fields.grace_period_problem(str(key), value)
+                if problem:
+                    out.append(_error(path, problem[0], _EVICTION_SOURCE + ", parseGracePeriods", problem[1]))
             else:
                 _threshold(path, value, field == "evictionMinimumReclaim", out)
     for key in sorted(valid["evictionSoft"] - valid["evictionSoftGracePeriod"]):

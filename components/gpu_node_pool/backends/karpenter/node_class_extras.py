@@ -29,8 +29,11 @@ what the pool declares elsewhere:
   refused, as not judged; so is userData in the other image family's format (TOML on ``al2023``, anything
   but TOML on ``bottlerocket``: :func:`user_data_format_problem`) and userData past EC2's 16 KB.
 * ``kubelet`` holds only the CRD's kubelet fields (none of them sets taints or labels), with the CRD's
-  types, keys, value patterns and CEL rules (:class:`KarpenterKubelet`), and each ``evictionSoftGracePeriod``
-  value a Go duration (:data:`_GRACE_SOURCE`).
+  types, keys, value patterns and CEL rules (:class:`KarpenterKubelet`); ``evictionSoftGracePeriod`` values and
+  ``evictionMaxPodGracePeriod`` are judged by the kubelet's own rules, the ones an eks-managed ``kubelet.config``
+  gets (:func:`~gpu_node_pool.backends._shared.kubelet_config_fields.grace_period_problem`,
+  :func:`~gpu_node_pool.backends._shared.kubelet_config_fields.whole_number_problem`), each message naming who
+  refuses the value in a Karpenter pool (:data:`_GRACE_SOURCE`, :data:`_INT32_SOURCE`).
 """
 
 from __future__ import annotations
@@ -66,6 +69,12 @@ _GRACE_SOURCE = ("aws/karpenter-provider-aws v1.14.1 pkg/apis/v1/ec2nodeclass.go
 _GRACE_PASSED_ON = ("aws/karpenter-provider-aws v1.14.1 pkg/providers/amifamily/bootstrap/bootstrap.go and bottlerocket.go; "
                     "kubernetes/kubernetes pkg/kubelet/eviction/helpers.go@008b3652, parseGracePeriods: \"must be a "
                     "positive value\"")
+#: An integer field of ``spec.kubelet`` (``{name}``): ``type: integer, format: int32`` in the CRD, which the API server
+#: holds a value to (kubernetes/kube-openapi ``pkg/validation/validate/validator.go``@c8c0761c, ``numberValidator``),
+#: and ``*int32`` in Karpenter's Go type as in the kubelet's (``evictionMaxPodGracePeriod``: seconds).
+_INT32_SOURCE = ("{crd}: {name} is type: integer, format: int32, which the API server holds it to (kubernetes/kube-openapi "
+                 "pkg/validation/validate/validator.go@c8c0761c, numberValidator); an int32 in Karpenter's Go type "
+                 "(pkg/apis/v1/ec2nodeclass.go) as in the kubelet's (kubernetes/kubelet config/v1beta1/types.go@v0.34.0)")
 #: EC2NodeClass CRD: ``ebs.volumeSize`` (a quantity, 1Gi..64T as the CRD's pattern bounds it).
 _VOLUME_SIZE_RE = (r"^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}"
                    r"|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$")
@@ -125,9 +134,16 @@ class KarpenterKubelet(Model):
                      "image_gc_low_threshold_percent")
     @classmethod
     def _int_range(cls, value: int | None, info: ValidationInfo) -> int | None:
+        """The CRD's own bounds; a field the CRD bounds by its int32 format alone gets the kubelet's int32 rule."""
+        from .._shared.kubelet_config_fields import INT_RANGES, whole_number_problem
+
         name = _alias(cls, info)
         low, high = KARPENTER_KUBELET_INTS[name]
-        if value is not None and not low <= value <= high:
+        if value is not None and (low, high) == INT_RANGES["int32"]:
+            problem = whole_number_problem((name,), value)
+            if problem:
+                raise fail(f"{problem[0]} ({_INT32_SOURCE.format(crd=KARPENTER_KUBELET_SOURCE, name=name)}); {problem[1]}")
+        elif value is not None and not low <= value <= high:
             what = "an int32" if high == 2**31 - 1 else "a percentage"
             raise fail(f"{name} {value} is outside {low}..{high} ({KARPENTER_KUBELET_SOURCE}: {name} is {what} "
                        f"from {low} to {high}); write a number in that range")
@@ -151,44 +167,42 @@ class KarpenterKubelet(Model):
     @field_validator("eviction_max_pod_grace_period", mode="before")
     @classmethod
     def _seconds(cls, value: Any) -> Any:
-        """A duration text where a number of seconds goes: offered as that number."""
-        from .._shared.kubelet_config_fields import duration_seconds
+        """Anything but a whole number (text, a duration, a fraction, a boolean, a map or list), by the kubelet's rule
+        for its int32 of seconds; a duration text is offered as its seconds. A number is left to :meth:`_int_range`."""
+        if value is None or (isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer()):
+            return value
+        from .._shared.kubelet_config_fields import whole_number_problem
 
-        seconds = duration_seconds(value.strip()) if isinstance(value, str) else None
-        if seconds is not None and seconds.denominator == 1:
-            raise fail(f"{value!r} is a duration, but evictionMaxPodGracePeriod is a whole number of seconds "
-                       f"({KARPENTER_KUBELET_SOURCE}: format int32); write evictionMaxPodGracePeriod: {seconds}")
+        name = "evictionMaxPodGracePeriod"
+        problem = whole_number_problem((name,), value)
+        if problem:
+            raise fail(f"{problem[0]} ({_INT32_SOURCE.format(crd=KARPENTER_KUBELET_SOURCE, name=name)}); {problem[1]}")
         return value
 
     @field_validator("eviction_soft_grace_period", mode="before")
     @classmethod
-    def _bare_grace_periods(cls, periods: Any) -> Any:
-        """A bare number as a grace period: quoted it is still no duration, so the fix asks for a unit."""
+    def _grace_periods(cls, periods: Any) -> Any:
+        """Each value by the kubelet's grace period rule (a duration written as text, not negative), before pydantic
+        reads the map, so that a number, bare or not, gets a duration with its unit as its fix."""
         if not isinstance(periods, dict):
             return periods  # pydantic says it must be a mapping
-        from .._shared.kubelet_config_fields import duration_fix
-
-        problems = [(key, f"{value}: a grace period is a duration with its unit, written as text, such as '1m30s' "
-                          f"({_GRACE_SOURCE}); " + duration_fix(str(key), value))
-                    for key, value in periods.items() if isinstance(value, int | float) and not isinstance(value, bool)]
-        if problems:
-            raise fail_per_key(problems)
-        return periods
-
-    @field_validator("eviction_soft_grace_period")
-    @classmethod
-    def _grace_periods(cls, periods: dict[str, str] | None) -> dict[str, str] | None:
-        from .._shared.kubelet_config_fields import duration_fix, duration_problem, duration_seconds
+        from .._shared.kubelet_config_fields import duration_seconds, grace_period_problem
 
         problems = []
-        for key, value in (periods or {}).items():
-            problem = duration_problem(value)
-            if problem:
-                problems.append((key, f"{value!r} is not a Go duration ({problem}; {_GRACE_SOURCE}): the CRD takes any "
-                                      "text there, but Karpenter cannot decode the EC2NodeClass; " + duration_fix(key, value)))
-            elif duration_seconds(value) < 0:
-                problems.append((key, f"{value!r} is a negative grace period, which the kubelet refuses when it starts "
-                                      f"({_GRACE_PASSED_ON}); " + duration_fix(key, value)))
+        for key, value in periods.items():
+            problem = grace_period_problem(str(key), value) if value is not None else None
+            if problem is None:
+                continue  # taken, or a null pydantic refuses
+            rule, fix = problem
+            if not isinstance(value, str):
+                source = f"{KARPENTER_KUBELET_SOURCE}: evictionSoftGracePeriod values are type: string; {_GRACE_SOURCE}"
+                then = "the API server refuses the EC2NodeClass"
+            elif duration_seconds(value) is None:
+                source, then = _GRACE_SOURCE, "the CRD takes any text there, but Karpenter cannot decode the EC2NodeClass"
+            else:
+                source, then = _GRACE_PASSED_ON, ("Karpenter passes it to the kubelet, which refuses it when it starts, so "
+                                                  "the node never joins")
+            problems.append((key, f"{rule} ({source}); {then}; {fix}"))
         if problems:
             raise fail_per_key(problems)
         return periods
