@@ -29,12 +29,17 @@ from ...k8s.names import DNS1123_SUBDOMAIN_RE
 from ...k8s.patterns import full_match, pattern_search
 from ...k8s.quantity import parse_quantity
 from ...k8s.taints import label_value_problem, qualified_name_problem
-from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, ZONE_LABEL
 
 #: The resource every GPU NodePool must limit.
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 
 NODEPOOL_API_VERSION = "karpenter.sh/v1"
+#: The NodePool CRD the rules here mirror, as messages cite it.
+NODEPOOL_CRD_SOURCE = "aws/karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1"
+#: Kubernetes API reference of NodeSelectorRequirement (values empty for Exists and DoesNotExist).
+NODE_SELECTOR_REQUIREMENT_URL = (
+    "https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/node-selector-requirement/")
 KARPENTER_MAX_REQUIREMENTS = 100  # NodePool spec.template.spec.requirements maxItems
 KARPENTER_MAX_LABELS = 100  # NodePool spec.template.metadata.labels maxProperties
 KARPENTER_REQUIREMENT_KEY_MAX = 316  # requirements[].key maxLength
@@ -77,6 +82,10 @@ K8S_OBJECT_NAME_RE = DNS1123_SUBDOMAIN_RE
 #: An IAM role name: 1-64 of ``[A-Za-z0-9+=,.@_-]``
 #: (IAM API CreateRole ``RoleName``, https://docs.aws.amazon.com/IAM/latest/APIReference/API_CreateRole.html).
 IAM_ROLE_NAME_RE = re.compile(r"^[\w+=,.@-]{1,64}$")
+
+
+_ANDED = ("Karpenter intersects two requirements on one key: kubernetes-sigs/karpenter "
+          "pkg/scheduling/requirements.go@v1.14.1 Requirements.Add")
 
 
 def cel_label_domain(key: str) -> str:
@@ -152,6 +161,62 @@ def quantity_problem(value: Any) -> str | None:
 
 
 
+def no_values_problem(operator: str, values: list[Any]) -> str:
+    """The sentence for ``values`` given with ``operator`` ``Exists`` or ``DoesNotExist``: what Karpenter does with
+    them (drops them), the rule with its sources, and the fix (remove them, or the operator that uses them)."""
+    if operator == "Exists":
+        effect, fix = f"matches any value of the key, not only {values!r}", "operator In to match only those values"
+    else:
+        effect, fix = f"requires the key to be absent, rather than excluding {values!r}", "operator NotIn to exclude them"
+    return (
+        f"operator {operator} takes no values: the NodePool CRD says 'If the operator is Exists or DoesNotExist, the "
+        f"values array must be empty' (requirements[].values, {NODEPOOL_CRD_SOURCE}), as Kubernetes' "
+        f"NodeSelectorRequirement does ({NODE_SELECTOR_REQUIREMENT_URL}); Karpenter drops them (kubernetes-sigs/karpenter "
+        f"pkg/scheduling/requirement.go@v1.14.1 keeps values for In and NotIn only), so the requirement {effect}; "
+        f"remove values {values!r}, or use {fix}"
+    )
+
+
+def written_key_problem(
+    key: str, operator: str, values: list[Any], managed_keys: Mapping[str, str], zones: list[str] | None
+) -> str | None:
+    """Why an extra requirement on a key a dedicated field writes is refused, or None.
+
+    ``managed_keys``: key -> the field that writes it as ``In`` (the backend's table, e.g.
+    ``{"topology.kubernetes.io/zone": "zones", ...}``); ``zones``: the pool's ``zones`` or None. Two requirements on
+    one key are intersected (kubernetes-sigs/karpenter ``pkg/scheduling/requirements.go``@v1.14.1
+    ``Requirements.Add``), so a field and a requirement on its key would narrow each other out of sight. Refused:
+
+    - a key of ``managed_keys`` other than the zone key, whatever the operator: set it in its field;
+    - the zone key with ``In`` (``zones`` says the same, checked against ``aws:region``), or with any operator
+      while ``zones`` is set;
+    - the zone key with ``DoesNotExist`` (every node has a zone: Karpenter's well-known label, set from the
+      offering it launches) or ``Gt``/``Lt``/``Gte``/``Lte`` (zone names are not integers): no node matches.
+
+    Accepted: the zone key with ``NotIn`` (exclude zones, which ``zones`` cannot say) or ``Exists`` while ``zones``
+    is not set.
+    """
+    field = managed_keys.get(key)
+    if field is None:
+        return None
+    if key != ZONE_LABEL:
+        if field.startswith("("):  # written by the component itself, e.g. "(always nvidia)"
+            return f"{key!r} is written by the component {field}; remove it ({_ANDED})"
+        return f"{key!r} is written by {field}; set it there ({_ANDED})"
+    if zones:
+        return (f"{key!r} is written by zones ({zones}); list the zones you want in zones and drop this requirement "
+                f"({_ANDED})")
+    if operator == "In":
+        return (f"{key!r} with In is what zones writes; write zones: {list(values)} instead (zones is checked against "
+                "the stack's aws:region), and drop this requirement")
+    if operator in ("NotIn", "Exists"):
+        return None
+    why = ("every node Karpenter launches carries a zone" if operator == "DoesNotExist" else
+           f"{operator} compares integers and zone names are not integers")
+    return (f"{key!r} {operator} matches no node: {why} (https://karpenter.sh/docs/concepts/scheduling/"
+            "#well-known-labels), so the pool would launch nothing; use NotIn to exclude zones, or zones to list them")
+
+
 def nodepool_requirement_problems(
     key: Any, operator: Any, values: list[Any], min_values: int | None, key_problem: Callable[[str], str | None]
 ) -> list[str]:
@@ -163,7 +228,7 @@ def nodepool_requirement_problems(
     syntax (label values, ``maxLength: 63``), the CEL rules "requirements with operator 'In'
     must have a value defined", "operator 'Gt', 'Lt', 'Gte', or 'Lte' must have a single
     positive integer value" and "'minValues' must have at least that many values", the
-    ``minValues`` range 1-50, and (CRD field description) no values with Exists/DoesNotExist.
+    ``minValues`` range 1-50, and (CRD field description) no values with Exists/DoesNotExist (:func:`no_values_problem`).
     """
     problems = []
     syntax = qualified_name_problem(key)
@@ -176,8 +241,9 @@ def nodepool_requirement_problems(
         if restricted:
             problems.append(f"key {restricted}")
     if operator not in KARPENTER_OPERATORS:
-        close = difflib.get_close_matches(str(operator), KARPENTER_OPERATORS, n=1)
-        hint = f"; did you mean {close[0]}?" if close else ""
+        same = [o for o in KARPENTER_OPERATORS if o.lower() == str(operator).lower()]
+        close = same or difflib.get_close_matches(str(operator), KARPENTER_OPERATORS, n=1)
+        hint = f"; did you mean {close[0]}?" + (" (operators are case-sensitive)" if same else "") if close else ""
         problems.append(f"operator {operator!r} is not one of {', '.join(KARPENTER_OPERATORS)}{hint}")
     for value in values:
         bad = label_value_problem(value)
@@ -192,7 +258,7 @@ def nodepool_requirement_problems(
                 f"(got {values!r})"
             )
     if operator in ("Exists", "DoesNotExist") and values:
-        problems.append(f"operator {operator} takes no values; remove values {values!r}")
+        problems.append(no_values_problem(operator, values))
     if min_values is not None:
         if isinstance(min_values, bool) or not 1 <= min_values <= KARPENTER_MAX_MIN_VALUES:
             problems.append(f"minValues {min_values!r} must be between 1 and {KARPENTER_MAX_MIN_VALUES}")

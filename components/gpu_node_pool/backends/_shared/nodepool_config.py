@@ -20,7 +20,13 @@ from ...catalog import instances
 from ...config.common import Model, PoolBase, fail
 from ...k8s.patterns import full_match
 from ...k8s.taints import label_value_problem
-from .nodepool import IAM_ROLE_NAME_RE, KARPENTER_MAX_LABELS, karpenter_duration_problem, nodepool_limits_problems
+from .nodepool import (
+    IAM_ROLE_NAME_RE,
+    KARPENTER_MAX_LABELS,
+    karpenter_duration_problem,
+    nodepool_limits_problems,
+    written_key_problem,
+)
 
 #: An AWS Region code: ``us-east-1``, ``us-gov-west-1``, ``ap-southeast-7``.
 AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
@@ -160,7 +166,8 @@ class NodePoolBase(PoolBase):
     ) -> list[str]:
         """The whole-pool NodePool checks both backends make, in this order: the ``selected`` instance
         families/types match ``architecture``; no extra requirement sets a key another field writes
-        (``managed_keys``: key -> field); ``gpuLabel`` outside the restricted domains
+        (``managed_keys``: key -> field; :func:`~.nodepool.written_key_problem`, which lets the zone key through with
+        NotIn or Exists while ``zones`` is unset); ``gpuLabel`` outside the restricted domains
         (``label_problem``); at most :data:`KARPENTER_MAX_LABELS` node labels."""
         problems = []
         arch_name = {"amd64": "x86_64", "arm64": "arm64"}[self.architecture]
@@ -169,8 +176,9 @@ class NodePoolBase(PoolBase):
             problems.append(f"{wrong} are {instances.instance_arch(wrong[0])} but architecture is {self.architecture}; "
                             "set architecture to match")
         for i, req in enumerate(self.requirements):
-            if req.key in managed_keys:
-                problems.append(f"requirements[{i}].key {req.key!r} is written by {managed_keys[req.key]}; set it there")
+            written = written_key_problem(req.key, req.operator, req.values, managed_keys, self.zones)
+            if written:
+                problems.append(f"requirements[{i}].key {written}")
         restricted = label_problem(self.gpu_label.key)
         if restricted:
             problems.append(f"gpuLabel: {restricted}")

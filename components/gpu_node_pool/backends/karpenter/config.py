@@ -23,8 +23,10 @@ from .._shared.nodepool import (
     KARPENTER_CAPACITY_TYPES,
     KARPENTER_MAX_REQUIREMENTS,
     KarpenterDisruption,
+    written_key_problem,
 )
 from .._shared.nodepool_config import NodeClassBase, NodePoolBase
+from .ami_alias import alias_version_problem
 from .efa import KarpenterEfa
 from .limits import (
     KARPENTER_ALIAS_MAX,
@@ -140,6 +142,9 @@ class KarpenterNodeClass(NodeClassBase):
             )
         if len(alias) > KARPENTER_ALIAS_MAX:
             raise fail(f"{alias!r} is {len(alias)} characters; an EC2NodeClass alias has at most {KARPENTER_ALIAS_MAX}")
+        problem = alias_version_problem(family, version)
+        if problem:
+            raise fail(f"{alias!r}: {problem}")
         return alias
 
     @field_validator("subnet_selector_tags", "security_group_selector_tags")
@@ -277,13 +282,13 @@ class KarpenterPool(NodePoolBase):
 
     @field_validator("requirements")
     @classmethod
-    def _requirement_keys(cls, requirements: list[KarpenterRequirement]) -> list[KarpenterRequirement]:
-        """No extra requirement sets a key a dedicated field writes (:data:`.limits.KARPENTER_MANAGED_KEYS`):
-        Karpenter would AND both requirements. A field rule, so it is reported with the pool's other mistakes,
-        at ``requirements[j].key``."""
-        problems = [((j, "key"), f"{req.key!r} is written by {KARPENTER_MANAGED_KEYS[req.key]}; set it there "
-                                 "(the component writes that requirement from it, and Karpenter ANDs the two)")
-                    for j, req in enumerate(requirements) if req.key in KARPENTER_MANAGED_KEYS]
+    def _requirement_keys(cls, requirements: list[KarpenterRequirement], info: ValidationInfo) -> list[KarpenterRequirement]:
+        """No extra requirement on a key a dedicated field writes (:data:`.limits.KARPENTER_MANAGED_KEYS`), but for
+        the zone key with NotIn or Exists while ``zones`` is unset (:func:`.._shared.nodepool.written_key_problem`).
+        A field rule, so it is reported with the pool's other mistakes, at ``requirements[j].key``."""
+        zones = info.data.get("zones")
+        problems = [((j, "key"), msg) for j, req in enumerate(requirements)
+                    if (msg := written_key_problem(req.key, req.operator, req.values, KARPENTER_MANAGED_KEYS, zones))]
         if len(problems) > 1:  # several requirements: at the list, each named
             problems = [((), "; ".join(f"requirements[{at[0]}].key {msg}" for at, msg in problems))]
         if problems:
@@ -366,11 +371,14 @@ class KarpenterPool(NodePoolBase):
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:
+        from .ami_alias import alias_version_warning
         from .efa import pool_warnings as efa_warnings
         from .feasibility import pool_warnings
         from .node_overlay import pool_warnings as overlay_warnings
 
-        return pool_warnings(self) + efa_warnings(self) + overlay_warnings(self)
+        alias = alias_version_warning(self.node_class.ami_alias) if self.node_class is not None else None
+        own = [("nodeClass.amiAlias", alias)] if alias else []
+        return own + pool_warnings(self) + efa_warnings(self) + overlay_warnings(self)
 
     @property
     def provisioner_counts_shared_gpus(self) -> bool:
@@ -551,10 +559,10 @@ def _operator_version_issues(stack: Any) -> list[tuple[str, str, bool]]:
 def _labels_path(stack: Any, i: int) -> str:
     """Where a label-domain issue of ``pools[i]`` is placed: at the key when one key of ``labels`` is concerned,
     at ``gpuLabel`` when only its key is, else at ``labels``."""
-    from .label_domains import old_release_label_problem
+    from .label_domains import version_keys
 
     pool = stack.pools[i]
-    keys = sorted(k for k in pool.node_labels if old_release_label_problem(k))
+    keys = version_keys(pool)
     own = [k for k in keys if k in (pool.labels or {})]
     if len(keys) == 1 and own:
         return f"pools[{i}].labels[{own[0]!r}]"

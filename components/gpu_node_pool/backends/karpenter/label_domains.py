@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from .._shared.nodepool import cel_label_domain
-from .limits import karpenter_release
+from .limits import karpenter_label_problem, karpenter_release
 
-__all__ = ["RELAXED_SINCE", "old_release_label_problem", "version_issue"]
+__all__ = ["RELAXED_SINCE", "old_release_label_problem", "version_issue", "version_keys"]
 
 #: The first Karpenter release whose NodePool takes labels in the kubernetes.io and k8s.io domains.
 RELAXED_SINCE = (1, 9)
@@ -44,14 +44,21 @@ def old_release_label_problem(key: str) -> str | None:
     return None
 
 
+def version_keys(pool: Any) -> list[str]:
+    """The keys of ``pool.node_labels`` that only Karpenter before v1.9.0 refuses, sorted: a key every release
+    refuses (:func:`~gpu_node_pool.backends.karpenter.limits.karpenter_label_problem`, e.g.
+    ``kubernetes.io/hostname``) is reported by that rule alone."""
+    return sorted(k for k in pool.node_labels if old_release_label_problem(k) and not karpenter_label_problem(k))
+
+
 def version_issue(pool: Any, karpenter_version: str | None) -> tuple[str, bool] | None:
     """``(message, refused)`` about the pool's node labels (``pool.node_labels``: its labels, gpuLabel and the
-    labels the component adds) that Karpenter before v1.9.0 refuses, or None when it has none.
+    labels the component adds) that Karpenter before v1.9.0 refuses (:func:`version_keys`), or None when it has none.
 
     ``karpenter_version``: ``cluster.karpenterVersion`` (``1.8``, ``v1.14.1``) or None when not stated (a
     warning: nothing here can read the installed version). Below v1.9 refused: the API server refuses the
     NodePool and the pool never launches a node."""
-    keys = sorted(k for k in pool.node_labels if old_release_label_problem(k))
+    keys = version_keys(pool)
     if not keys:
         return None
     need = ".".join(map(str, RELAXED_SINCE))

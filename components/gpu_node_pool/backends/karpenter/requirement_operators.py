@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._shared.nodepool import written_key_problem
 from .limits import KARPENTER_MANAGED_KEYS, karpenter_release
 
 __all__ = ["INT64_MAX", "OPERATORS_SINCE", "equivalent", "rewrite", "version_issues"]
@@ -80,7 +81,8 @@ def version_issues(pool: Any, karpenter_version: str | None) -> list[tuple[int, 
             continue
         written = f"{req.key} {req.operator} {req.values[0]!r}"
         fix = rewrite(req.operator, req.values)
-        if req.key in KARPENTER_MANAGED_KEYS:  # the requirement goes: nothing to rewrite
+        if written_key_problem(req.key, req.operator, req.values, KARPENTER_MANAGED_KEYS,
+                               getattr(pool, "zones", None)):  # refused here
             fix = f"move it to {KARPENTER_MANAGED_KEYS[req.key]} (its key is refused here, see requirements[{j}].key)"
         if karpenter_version is None:
             out.append((j, (
