@@ -162,7 +162,8 @@ def nodes_of(pool: DeclaredPool, nodes: Iterable[Node]) -> list[Node]:
 def drift(declared: Declared, nodes: list[Node]) -> tuple[list[Finding], list[str]]:
     """``(findings, notes)`` of drift between the declared pools and their nodes. A finding about one taint of a node
     (``imperative-taint``, ``taint-value-drift``) holds it in ``data["taint"]`` (and the declared one in
-    ``data["declared"]``), for the other findings to name it (:mod:`.drifted`)."""
+    ``data["declared"]``), for the other findings to name it (:mod:`.drifted`); a ``declared-taint-missing`` finding
+    holds the declared taint in ``data["declared"]`` (:mod:`.untainted` points to it)."""
     findings: list[Finding] = []
     notes: list[str] = []
     for pool in declared.pools:
@@ -218,13 +219,14 @@ def _missing(want: Taint, pool: DeclaredPool, node: Node) -> Finding:
         return Finding("mandatory", "declared-taint-missing", subject,
             f"declared taint {want} of {pool.where} is not on the node (the pool was changed after the node joined, "
             "or the change is not applied yet)",
-            "pulumi up the stack; replace the node if the provider applies taints only at launch", pool.name)
+            "pulumi up the stack; replace the node if the provider applies taints only at launch", pool.name,
+            {"declared": want})
     return Finding("mandatory", "declared-taint-missing", subject,
         f"declared taint {want} of {pool.where} is not on the node as read: the node carries {want.key}={want.value} "
         f"with effect {shown(misspelt.effect)} instead ({misspelt.place}), an effect Kubernetes does not have "
         f"({see_findings([subject], misspelt.place)})",
         f"fix {misspelt.place} as that finding says; if the node then still lacks {want}, pulumi up the stack",
-        pool.name)
+        pool.name, {"declared": want})
 
 
 def whatif_nodes(pool: DeclaredPool, nodes: list[Node]) -> list[tuple[str, NodeLabels, list[Taint]]]:

@@ -28,6 +28,7 @@ from .sources import LISTS
 from .starved import starved_reason
 from .text_pools import pool_lines
 from .unread import unread_daemonset
+from .untainted import untainted_findings
 from .whatif import KEEP_OFF_FIX, whatif
 
 __all__ = ["SCHEMA_VERSION", "AuditReport", "run_audit", "NO_DAEMONSETS"]
@@ -307,6 +308,9 @@ def run_audit(
     # Drift first: a taint drift says to remove is not one any other finding says to tolerate (:mod:`.drifted`).
     dfind, dnotes = drift(declared, nodes) if declared is not None else ([], [])
     drifted = DriftedTaints.of(dfind)
+
+    # GPU pools whose GPU nodes no taint keeps other pods off (the live side of the pack's gpu-pool-declares-taint).
+    findings += untainted_findings(pools, snapshot.workloads if "Pod" in snapshot.read else None, dfind)
 
     # DaemonSets: the cluster's, with the stack's own replacing theirs in the what-if. One judged on no node (a pod
     # spec the API server refuses) is listed once, each refused field with its reason, and makes the verdict partial.

@@ -10,6 +10,10 @@ dump item by item, a live page by page) and drop it; the snapshot keeps
 * per pod a DaemonSet owns on a node, only whether it is Ready and, if not, why (the starved-node
   verdict, :mod:`.starved`): ``pod_states[(namespace, DaemonSet, node)]``, the first such pod;
 * per Pod its latest ``FailedScheduling`` Event (``lastTimestamp``, else ``eventTime``);
+* per node, the first few pods bound there that request no GPU (name no GPU resource in a container's or init
+  container's requests or limits: :func:`~gpu_node_pool.k8s.effective.requested_extended_resources`) and that no
+  DaemonSet or the node itself (a static pod) owns, by ``namespace/name`` only (the untainted-GPU-pool verdict, :mod:`.untainted`): at most
+  :data:`WORKLOADS_KEPT` names a node, so a cluster of many pods costs a few names per node;
 
 every other pod, event and field is dropped on arrival. The verdicts then run over these records
 (:func:`gpu_node_pool.audit.report.run_audit`) and give the report they gave over whole objects.
@@ -29,11 +33,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..k8s.effective import requested_extended_resources
+from ..k8s.wellknown import is_gpu_resource
 from ..text.terminal import shown
 from .cluster import Node, read_node
+from .findings import SHOWN_SUBJECTS
 from .identity import Repeats, display
 
-__all__ = ["Snapshot", "KINDS", "ADMISSION_KINDS", "is_admission", "pod_state"]
+__all__ = ["Snapshot", "KINDS", "ADMISSION_KINDS", "WORKLOADS_KEPT", "is_admission", "pod_state"]
 
 #: kind -> snapshot attribute, in the order the live source lists them.
 KINDS = {"Node": "nodes", "DaemonSet": "daemonsets", "Pod": "pods", "Event": "events"}
@@ -41,6 +48,11 @@ KINDS = {"Node": "nodes", "DaemonSet": "daemonsets", "Pod": "pods", "Event": "ev
 #: Gatekeeper Constraints are recognised by their group, ``constraints.gatekeeper.sh``.
 ADMISSION_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ConstraintTemplate")
 CONSTRAINT_GROUP = "constraints.gatekeeper.sh/"
+#: How many non-GPU pods per node the snapshot names (:attr:`Snapshot.workloads`): one more than a finding shows
+#: (:data:`.findings.SHOWN_SUBJECTS`), so that it knows there are more.
+WORKLOADS_KEPT = SHOWN_SUBJECTS + 1
+#: Pod phases of a pod that no longer runs (https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/).
+_FINISHED = ("Succeeded", "Failed")
 
 
 def is_admission(kind: Any, obj: Mapping[str, Any]) -> bool:
@@ -77,6 +89,9 @@ class Snapshot:
     pending: list[dict[str, Any]] = field(default_factory=list)
     #: (pod namespace, owning DaemonSet name, node name) -> '' (Ready) or why not (:func:`pod_state`).
     pod_states: dict[tuple[Any, Any, Any], str] = field(default_factory=dict)
+    #: node name -> ``namespace/name`` of the first :data:`WORKLOADS_KEPT` distinct pods bound there (not
+    #: ``Succeeded``/``Failed``) that request no GPU resource and that no DaemonSet or Node owns, in the order read.
+    workloads: dict[str, list[str]] = field(default_factory=dict)
     #: (pod namespace, pod name) -> (timestamp, message) of its latest FailedScheduling event.
     failed_scheduling: dict[tuple[Any, Any], tuple[str, str]] = field(default_factory=dict)
     #: admission objects (:data:`ADMISSION_KINDS`, Constraints): ``{apiVersion, kind, metadata, spec}``.
@@ -189,6 +204,7 @@ class Snapshot:
             if self._keep(kind, obj, where, parts):
                 self.daemonsets.append(ds)
         elif kind == "Pod":
+            self._workload(obj)
             pending, states = _reduce_pod(obj)
             if not pending and not states:
                 return  # neither Pending nor a DaemonSet's on a node: dropped, not remembered
@@ -225,8 +241,31 @@ class Snapshot:
         elif kind == "Pod":
             self.pending.clear()
             self.pod_states.clear()
+            self.workloads.clear()
         elif kind == "Event":
             self.failed_scheduling.clear()
+
+    def _workload(self, pod: Mapping[str, Any]) -> None:
+        """Name ``pod`` among its node's :attr:`workloads` if it is one (bound, not finished, no GPU requested, owned
+        by no DaemonSet or Node) and its node has fewer than :data:`WORKLOADS_KEPT` named; a copy of a named pod
+        (a dump directory holding it twice) is named once."""
+        spec = pod.get("spec") or {}
+        node = spec.get("nodeName") if isinstance(spec, Mapping) else None
+        status = pod.get("status") or {}
+        if not isinstance(node, str) or not node or (isinstance(status, Mapping) and status.get("phase") in _FINISHED):
+            return
+        named = self.workloads.get(node, [])
+        if len(named) >= WORKLOADS_KEPT:
+            return
+        meta = pod["metadata"]
+        owners = meta.get("ownerReferences")
+        if any(isinstance(o, Mapping) and o.get("kind") in ("DaemonSet", "Node") for o in owners or []):
+            return
+        if any(is_gpu_resource(name) for name in requested_extended_resources(spec)):
+            return
+        name = f"{meta.get('namespace') or 'default'}/{meta['name']}"
+        if name not in named:
+            self.workloads.setdefault(node, named).append(name)
 
     def _event(self, event: Mapping[str, Any]) -> None:
         involved = event.get("involvedObject") or {}
