@@ -31,8 +31,6 @@ from ...config.defaults import DEFAULT_TAINT
 from ...config.errors import fail_per_key
 from ...k8s.taints import Taint, TaintEffect, TaintError
 from ...text.terminal import shown
-from .._shared import kubelet_config_fields as fields
-from .._shared import kubelet_config_rules as rules
 from .._shared.registration import (
     NODE_LABELS_FLAG,
     NODEADM_API_VERSION,
@@ -107,7 +105,9 @@ class EksKubelet(Model):
         if len(problems) == 1:
             raise fail(problems[0][1], problems[0][0])
         if problems:
-            raise fail_per_key([(path, f"{fields.dotted(path)}: {message}") for path, message in problems])
+            from .._shared.kubelet_config_fields import dotted
+
+            raise fail_per_key([(path, f"{dotted(path)}: {message}") for path, message in problems])
         return config
 
     @field_validator("flags")
@@ -181,8 +181,12 @@ def _config_problems(config: dict[str, Any], flags: tuple[str, ...] = ()) -> lis
                 except TaintError as err:
                     problems.append((("registerWithTaints", i), f"{err} (a core/v1 Taint with a Kubernetes effect: "
                                                                f"{', '.join(e.value for e in TaintEffect)})"))
+    if not config:
+        return problems
+    from .._shared.kubelet_config_rules import judge  # the field table and start-up rules: only for a config given
+
     control = {path for path, _ in problems}
-    problems += [(f.path, f.message) for f in rules.judge(config, flags) if f.severity == "error" and f.path not in control]
+    problems += [(f.path, f.message) for f in judge(config, flags) if f.severity == "error" and f.path not in control]
     return problems
 
 
@@ -229,9 +233,14 @@ def config_warnings(pool: Any) -> list[tuple[str, str]]:
     :mod:`gpu_node_pool.backends._shared.kubelet_config_rules`."""
     kubelet = getattr(pool, "kubelet", None)
     config = getattr(kubelet, "config", None) or {}
+    if not config:
+        return []
+    from .._shared.kubelet_config_fields import dotted
+    from .._shared.kubelet_config_rules import judge  # the field table and start-up rules: only for a config given
+
     flags = tuple(f.partition("=")[0] for f in getattr(kubelet, "flags", None) or [])
     out = []
-    for finding in rules.judge(config, flags):
+    for finding in judge(config, flags):
         if finding.severity == "error":
             continue
         message = finding.message
@@ -242,7 +251,7 @@ def config_warnings(pool: Any) -> list[tuple[str, str]]:
             message = (f"flags belongs under kubelet, not kubelet.config: write kubelet: {{config: {{...}}, flags: "
                        f"{flags}}} (nodeadm NodeConfig spec.kubelet.flags); "
                        "KubeletConfiguration has no field 'flags', so the kubelet skips it and these flags are not applied")
-        out.append((f"kubelet.config.{fields.dotted(finding.path)}", message))
+        out.append((f"kubelet.config.{dotted(finding.path)}", message))
     return out
 
 

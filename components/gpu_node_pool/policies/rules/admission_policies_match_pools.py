@@ -62,13 +62,13 @@ def _bodies(args: StackValidationArgs, undecided: Undecided) -> list[tuple[Any, 
 
 def validate_admission_policies_match_pools(args: StackValidationArgs, report: ReportViolation) -> None:
     """Every admission object the stack installs matches the declared pools (module docstring)."""
-    from ...admission.drift import check
-
     undecided = Undecided()
     found = _bodies(args, undecided)
     if not found:
         undecided.raise_if_any()
         return
+    from ...admission.drift import check  # the admission model: only for a stack that installs admission objects
+
     declared: dict[str, Any] = {}
     outside = []
     for pool in _stack_pools(args, undecided):
