@@ -19,7 +19,10 @@ https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/); what EKS's TO
 quoted keys: the user guide); keys Bottlerocket's settings API refuses (empty, or a character outside
 ``A-Za-z0-9_-/`` and a quoted ``.``: bottlerocket-core-kit ``sources/api/datastore/src/key.rs``); a dotted key right under ``settings`` (``kubernetes.max-pods``: one YAML
 key, no settings group, where ``{kubernetes: {max-pods: ...}}`` was meant); what tomli-w cannot write (null, dates, integers beyond 64 bits);
-and device-plugin settings that contradict the pool's ``mig``/``gpuSharing``. The taints and
+device-plugin settings that contradict the pool's ``mig``/``gpuSharing``; and a misspelt key or group, or a value of
+the wrong type or outside what Bottlerocket's modeled type takes, judged by the package's table of Bottlerocket settings
+(:mod:`gpu_node_pool.backends._shared.bottlerocket_settings`, which says why the node would not join), whose keys and
+groups it does not know are warnings (:func:`settings_warnings`). The taints and
 labels of ``settings.kubernetes.node-taints``/``node-labels`` join the pool's on the node group
 (:mod:`.pass_through`) and are not written into the TOML (EKS registers the nodes with the node
 group's). Pure.
@@ -37,7 +40,8 @@ from pydantic import Field, field_validator
 from ...config.common import Model, fail
 from ...text.terminal import shown
 
-__all__ = ["EksBottlerocket", "DEVICE_PLUGIN_FIX", "device_plugin_problems", "node_settings", "toml_problem", "user_data", "writes_settings"]
+__all__ = ["EksBottlerocket", "DEVICE_PLUGIN_FIX", "device_plugin_problems", "node_settings", "settings_warnings", "toml_problem",
+           "user_data", "writes_settings"]
 
 USER_GUIDE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
 SETTINGS_REFERENCE = "https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/"
@@ -101,7 +105,35 @@ class EksBottlerocket(Model):
                 raise fail(f"the node would no longer join the EKS cluster with the node group's credentials "
                            f"({SETTINGS_REFERENCE}); remove it", ("kubernetes", key))
         _registration_shapes(k8s or {})
+        _judge_settings(settings)
         return settings
+
+
+def _judge_settings(settings: Mapping[str, Any]) -> None:
+    """Refuse what Bottlerocket's settings API refuses by the package's table
+    (:mod:`gpu_node_pool.backends._shared.bottlerocket_settings`): one setting's problem at its own path (its line in
+    the stack file), several at ``settings``, each led by its path; why it matters follows once."""
+    from .._shared.bottlerocket_settings import NODE_FATE, judge
+    from .._shared.kubelet_config_fields import dotted
+
+    errors = [f for f in judge(settings) if f.error]
+    if len(errors) == 1:
+        raise fail(f"{errors[0].message}; {NODE_FATE}", errors[0].path)
+    if errors:
+        raise fail("; ".join(f"settings.{dotted(f.path)}: {f.message}" for f in errors) + f"; {NODE_FATE}")
+
+
+def settings_warnings(pool: Any) -> list[tuple[str, str]]:
+    """``[(sub-path, message)]`` for the pool's ``bottlerocket.settings``: each key or group the package's table does not
+    know, and each known one whose contents it does not judge (:func:`gpu_node_pool.backends._shared.bottlerocket_settings.judge`'s
+    warnings); ``[]`` without settings. Its errors are refused by :class:`EksBottlerocket` instead."""
+    settings = getattr(getattr(pool, "bottlerocket", None), "settings", None)
+    if not settings:
+        return []
+    from .._shared.bottlerocket_settings import judge
+    from .._shared.kubelet_config_fields import dotted
+
+    return [(f"bottlerocket.settings.{dotted(f.path)}", f.message) for f in judge(settings) if not f.error]
 
 
 def _dotted_group_problem(settings: Mapping[str, Any]) -> tuple[tuple[str], str] | None:

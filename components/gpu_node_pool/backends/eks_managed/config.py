@@ -280,9 +280,9 @@ class EksManagedPool(PoolBase):
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:
-        from . import capacity, kubelet
+        from . import bottlerocket, capacity, kubelet
 
-        return capacity.pool_warnings(self) + kubelet.config_warnings(self)
+        return capacity.pool_warnings(self) + kubelet.config_warnings(self) + bottlerocket.settings_warnings(self)
 
     @property
     def ships_own_device_plugin(self) -> bool:
