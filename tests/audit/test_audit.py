@@ -152,7 +152,8 @@ def test_a_malformed_taint_is_a_finding_for_that_node_not_a_traceback(tmp_path, 
     ("content", "expected"),
     [
         ("{not json", "not valid JSON"),
-        (json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}}), "got 'Deployment'"),
+        (json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x"}}),
+         "got an object of kind 'Deployment' (one object: put it, with the others, in the items of a List"),
         (b"\xff\xfe\x00garbage", "not UTF-8 (byte 0xff at offset 0)"),
     ],
 )

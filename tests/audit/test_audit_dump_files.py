@@ -72,10 +72,12 @@ def test_a_yaml_document_that_is_one_object_is_refused_with_the_list_to_put_it_i
     path.write_text(yaml.safe_dump(as_list(NODE)) + "---\n" + yaml.safe_dump(PLUGIN))
     code, _, err = audit(capsys, path)
     assert code == 2
-    assert (f"--cluster-dump {path} document 2: a kubectl List is expected (kind List with items), got 'DaemonSet' "
+    assert (f"--cluster-dump {path} document 2: a kubectl List is expected (the object kubectl get ... -o json writes: "
+            "kind List, or a typed list such as NodeList, with an items array of objects), got an object of kind "
+            "'DaemonSet' "
             "(one object: put it, with the others, in the items of a List: apiVersion: v1, kind: List, items: [...]);"
             ) in err
     single = tmp_path / "node.yaml"
     single.write_text(yaml.safe_dump(NODE))
     code, _, err = audit(capsys, single)
-    assert code == 2 and f"--cluster-dump {single}: a kubectl List is expected (kind List with items), got 'Node' (one " in err
+    assert code == 2 and "array of objects), got an object of kind 'Node' (one " in err and f"--cluster-dump {single}: " in err

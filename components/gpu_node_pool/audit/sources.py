@@ -94,11 +94,53 @@ def _not_utf8(path: Path, err: Exception) -> SourceError:
                        "with kubectl get nodes,daemonsets,pods,events -A -o json, or convert it (iconv -t UTF-8)")
 
 
-def _not_a_list(where: str, doc: Any) -> SourceError:
-    kind = doc.get("kind") if isinstance(doc, Mapping) else type(doc).__name__
-    one = (" (one object: put it, with the others, in the items of a List: apiVersion: v1, kind: List, items: [...])"
-           if isinstance(doc, Mapping) and isinstance(kind, str) and kind and kind not in _LIST_KINDS else "")
-    return SourceError(f"--cluster-dump {where}: a kubectl List is expected (kind List with items), got {kind!r}{one}; {_HOW}")
+#: What a dump document must be, in the words of the API: the object ``kubectl get ... -o json`` writes.
+_EXPECTED = ("a kubectl List is expected (the object kubectl get ... -o json writes: kind List, or a typed list such "
+             "as NodeList, with an items array of objects)")
+#: How a whole dump is pointed to when the document holds the objects but not the List around them.
+_WRAP = "apiVersion: v1, kind: List, items: [...]"
+
+
+def _json_value(value: Any) -> str:
+    """What ``value`` is, in JSON's words (YAML's documents decode to the same): ``null``, ``an array of 2 items``,
+    ``a string 'x'``, ``a number 3``, ``true``, ``an object``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"a number {shown(value, quote=False)}"
+    if isinstance(value, str):
+        return f"a string {shown(value)}"
+    if isinstance(value, list):
+        return "an empty array" if not value else f"an array of {len(value)} item(s)"
+    return "an object" if isinstance(value, Mapping) else shown(value, quote=False)
+
+
+def _not_a_list(where: str, doc: Any, what: str = "") -> SourceError:
+    """The dump document ``doc`` at ``where`` is no kubectl List: what it is instead (``null``, an array, an object
+    of another kind, a List without ``items``), what is expected, and the fix. ``what`` says it instead when the
+    document is not one value (a YAML file of no document)."""
+    kind = doc.get("kind") if isinstance(doc, Mapping) else None
+    hint = ""
+    if what:
+        pass
+    elif not isinstance(doc, Mapping):
+        what = _json_value(doc)
+        if isinstance(doc, list) and doc:
+            hint = f" (the items alone: put them in a List: {_WRAP})"
+    elif "kind" not in doc:
+        what = "an object without kind"
+    elif not isinstance(kind, str) or not kind:
+        what = f"an object whose kind is {_json_value(kind)}"
+    elif kind not in _LIST_KINDS:
+        what = f"an object of kind {shown(kind)}"
+        hint = f" (one object: put it, with the others, in the items of a List: {_WRAP})"
+    elif "items" not in doc:
+        what = f"an object of kind {kind} without items"
+    else:
+        what = f"an object of kind {kind} whose items is {_json_value(doc['items'])}, not an array"
+    return SourceError(f"--cluster-dump {where}: {_EXPECTED}, got {what}{hint}; {_HOW}")
 
 
 def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: int) -> None:
@@ -166,7 +208,7 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
         raise SourceError(f"--cluster-dump {path}: not valid YAML ({str(err).splitlines()[0]}); {_HOW}") from None
     del text
     if all(doc is None for _, doc in docs):
-        raise _not_a_list(str(path), None)
+        raise _not_a_list(str(path), None, "no document (an empty YAML file, or only null documents)")
     for n, doc in docs:
         where = str(path) if len(docs) == 1 else f"{path} document {n}"
         if doc is None:
