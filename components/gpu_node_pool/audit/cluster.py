@@ -52,6 +52,13 @@ _GPU_LABELS: dict[str, str | None] = {
     "feature.node.kubernetes.io/pci-10de.present": "true",
 }
 _INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+#: The largest device count Kubernetes holds: the kubelet's device manager counts a resource's devices as an int64
+#: (its capacity is ``resource.NewQuantity(int64(n), resource.DecimalSI)``), and apimachinery's ``resource.Quantity``
+#: gives a count as an int64 (``Value``, ``AsInt64``; kubernetes/apimachinery pkg/api/resource/quantity.go).
+_COUNT_MAX = 2**63 - 1
+_TOO_MANY = ("more devices than Kubernetes can count (a device count is an int64, at most 9223372036854775807: "
+             "apimachinery resource.Quantity Value/AsInt64, kubernetes/apimachinery pkg/api/resource/quantity.go); "
+             "a kubelet never reports it: the dump was edited or is not a Node's status as the API serves it")
 #: The fix of a taint of the wrong shape (a bad key or value, no object, ``spec.taints`` no list).
 _TAINT_FIX = "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"
 
@@ -90,8 +97,10 @@ class Node:
             that is not a list).
         gpu_allocatable: GPU resource name -> allocatable count (only the GPU resources).
         bad_resources: GPU capacity or allocatable values that are not Kubernetes quantities
-            (``"lots"``), left out of the counts and named here; a node with one in its
+            (``"lots"``) or more than a device count's int64 holds (``"1e400"``), left out of the counts and named here; a node with one in its
             allocatable is not judged starved.
+        gpu_uncounted: the GPU resources ``status.capacity`` advertises beyond an int64 count (in ``bad_resources``
+            too): still evidence of a GPU node.
         gpu_evidence: why the node counts as a GPU node ("" for a CPU node).
         pool: ``(label key, value)`` of its pool, or None.
         os_image: ``status.nodeInfo.osImage`` (Bottlerocket NVIDIA variants ship a device plugin).
@@ -104,6 +113,7 @@ class Node:
     gpu_capacity: dict[str, int] = field(default_factory=dict)
     gpu_allocatable: dict[str, int] = field(default_factory=dict)
     bad_resources: list[str] = field(default_factory=list)
+    gpu_uncounted: list[str] = field(default_factory=list)
     gpu_evidence: str = ""
     pool: tuple[str, str] | None = None
     provider_id: str = ""
@@ -143,9 +153,10 @@ class Pool:
         return any(n.is_gpu for n in self.nodes)
 
 
-def _gpu_counts(resources: Any, where: str, bad: list[str]) -> dict[str, int]:
+def _gpu_counts(resources: Any, where: str, bad: list[str], huge: list[str] | None = None) -> dict[str, int]:
     """GPU resource -> count of ``resources`` (``status.capacity`` or ``.allocatable``); what is not
-    a quantity (or not a mapping) is described in ``bad`` and left out."""
+    a quantity (or not a mapping) or more than an int64 count is described in ``bad`` and left out (the names of the
+    latter also in ``huge``)."""
     out: dict[str, int] = {}
     if resources is None:
         return out
@@ -160,14 +171,22 @@ def _gpu_counts(resources: Any, where: str, bad: list[str]) -> dict[str, int]:
                 bad.append(f"{where}.{shown(name, quote=False)} {shown(value)}: not a Kubernetes quantity "
                            "(apimachinery resource.Quantity: digits with an optional suffix, such as '4')")
                 continue
+            if qty > _COUNT_MAX:
+                bad.append(f"{where}.{shown(name, quote=False)} {shown(value)}: {_TOO_MANY}")
+                if huge is not None:
+                    huge.append(str(name))
+                continue
             out[name] = int(qty) if qty >= 0 else 0
     return out
 
 
-def _gpu_evidence(labels: Mapping[str, str], capacity: Mapping[str, int], pool_names: set[str]) -> str:
+def _gpu_evidence(labels: Mapping[str, str], capacity: Mapping[str, int], pool_names: set[str],
+                  uncounted: Iterable[str] = ()) -> str:
     for name, count in sorted(capacity.items()):
         if count > 0:
             return f"capacity {name}={count}"
+    for name in sorted(uncounted):
+        return f"capacity {name} (more than an int64 count)"
     for key, want in _GPU_LABELS.items():
         have = labels.get(key)
         if have is None:
@@ -208,7 +227,8 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
         except TaintError as err:
             bad.append(_bad_taint(f"spec.taints[{i}]", raw, err))
     bad_resources: list[str] = []
-    capacity = _gpu_counts(status.get("capacity"), "status.capacity", bad_resources)
+    uncounted: list[str] = []
+    capacity = _gpu_counts(status.get("capacity"), "status.capacity", bad_resources, uncounted)
     allocatable = _gpu_counts(status.get("allocatable"), "status.allocatable", bad_resources)
     ready = None
     for cond in status.get("conditions") or []:
@@ -223,7 +243,8 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
         gpu_capacity=capacity,
         gpu_allocatable=allocatable,
         bad_resources=bad_resources,
-        gpu_evidence=_gpu_evidence(labels, capacity, set(declared_pools)),
+        gpu_uncounted=uncounted,
+        gpu_evidence=_gpu_evidence(labels, capacity, set(declared_pools), uncounted),
         pool=pool,
         provider_id=str(spec.get("providerID", "")),
         os_image=str((status.get("nodeInfo") or {}).get("osImage", "")),
@@ -252,7 +273,8 @@ def _bad_taint(place: str, raw: Any, err: TaintError) -> BadTaint:
 def with_declared(node: Node, declared_pools: Iterable[str]) -> Node:
     """``node`` with its GPU evidence as :func:`read_node` gives it when ``declared_pools`` (names of
     the stack's GPU pools) are known: a node labelled with one of them is a GPU node."""
-    return replace(node, gpu_evidence=_gpu_evidence(node.labels, node.gpu_capacity, set(declared_pools)))
+    return replace(node, gpu_evidence=_gpu_evidence(node.labels, node.gpu_capacity, set(declared_pools),
+                                                    node.gpu_uncounted))
 
 
 def group_pools(nodes: Iterable[Node]) -> list[Pool]:
