@@ -38,7 +38,12 @@ from .errors import fail, fail_per_key
 from .reserved_labels import RESERVED_LABELS, reserved_label_problem
 
 EKS_MAX_TAINTS = 50
+#: The widest whole numbers the APIs behind the settings hold: int32 (EKS, EC2 Auto Scaling, Bottlerocket's
+#: bounded settings) and int64 (Kubernetes: "All public integer fields MUST use the Go int32 or int64 types",
+#: kubernetes/community contributors/devel/sig-architecture/api-conventions.md). Every whole-number field of a
+#: model has one as its ``le`` bound, which the loader reports with the API the field's description names.
 INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
 #: AWS tagging rules (https://docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html):
 #: key 1-128 characters, value 0-256, at most 50 user tags, the aws: prefix is reserved.
 AWS_TAG_KEY_MAX, AWS_TAG_VALUE_MAX, AWS_MAX_TAGS = 128, 256, 50
@@ -155,7 +160,10 @@ class TolerationConfig(Model):
     operator: str = "Equal"
     value: str | None = None
     effect: str | None = None
-    toleration_seconds: int | None = None
+    toleration_seconds: int | None = Field(
+        None, ge=-INT64_MAX - 1, le=INT64_MAX,
+        description="Seconds a NoExecute toleration lasts (an int64 in the Kubernetes Toleration, k8s.io/api core/v1).",
+    )
 
     @model_validator(mode="after")
     def _valid(self) -> TolerationConfig:
@@ -247,9 +255,12 @@ class ScalingConfig(Model):
     """Node count bounds. ``minSize`` may be 0 (scale from zero); ``desiredSize`` defaults to ``minSize``."""
 
     yaml_example: ClassVar[str] = "{minSize: 0, maxSize: 4}"
-    min_size: int = Field(ge=0, description="Minimum nodes, >= 0.")
+    min_size: int = Field(ge=0, le=INT32_MAX, description="Minimum nodes, >= 0 (an int32 in the EKS and Auto Scaling APIs).")
     max_size: int = Field(ge=1, le=INT32_MAX, description="Maximum nodes, >= 1 and >= minSize (an int32 in the EKS and Auto Scaling APIs).")
-    desired_size: int | None = Field(None, ge=0, description="Initial nodes, between minSize and maxSize.")
+    desired_size: int | None = Field(
+        None, ge=0, le=INT32_MAX,
+        description="Initial nodes, between minSize and maxSize (an int32 in the EKS and Auto Scaling APIs).",
+    )
 
     @model_validator(mode="after")
     def _bounds(self) -> ScalingConfig:
@@ -342,7 +353,12 @@ class GpuSharingConfig(Model):
 
     yaml_example: ClassVar[str] = "{strategy: timeSlicing, replicas: 4}"
     strategy: Literal["timeSlicing", "mps"] = Field(description="timeSlicing | mps")
-    replicas: int = Field(description="Clients per GPU, >= 2 (k8s-device-plugin: sharing needs replicas > 1).")
+    replicas: int = Field(
+        le=INT32_MAX,
+        description="Clients per GPU, >= 2 (k8s-device-plugin: sharing needs replicas > 1) and at most 2147483647 "
+        "(an int32 in Bottlerocket's time-slicing.replicas, bottlerocket-os/bottlerocket-settings-sdk "
+        "bottlerocket-settings-models/modeled-types/src/kubernetes.rs).",
+    )
 
     @field_validator("replicas")
     @classmethod

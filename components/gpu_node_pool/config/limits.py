@@ -23,7 +23,7 @@ import datetime
 from pydantic import Field
 
 from ..k8s.patterns import full_match
-from .common import Model
+from .common import INT32_MAX, Model
 from .version_calendars import EKS, GKE, newer_than_table, parse_minor
 
 # --- ids --------------------------------------------------------------------------------
@@ -118,12 +118,14 @@ class LimitsConfig(Model):
     """
 
     eks_nodes_per_node_group: int = Field(
-        EKS_DEFAULT_NODES_PER_NODE_GROUP, ge=1,
-        description="EKS quota 'Nodes per managed node group' of your account (default 450).",
+        EKS_DEFAULT_NODES_PER_NODE_GROUP, ge=1, le=INT32_MAX,
+        description="EKS quota 'Nodes per managed node group' of your account (default 450; compared with maxSize, "
+        "an int32 in the EKS and Auto Scaling APIs).",
     )
     eks_node_groups_per_cluster: int = Field(
-        EKS_DEFAULT_NODE_GROUPS_PER_CLUSTER, ge=1,
-        description="EKS quota 'Managed node groups per cluster' of your account (default 30).",
+        EKS_DEFAULT_NODE_GROUPS_PER_CLUSTER, ge=1, le=INT32_MAX,
+        description="EKS quota 'Managed node groups per cluster' of your account (default 30; an int32 here, as "
+        "the EKS and Auto Scaling APIs' counts).",
     )
     allow_unsupported_kubernetes_version: bool = Field(
         False, description="Do not warn about a cluster.kubernetesVersion outside EKS standard and extended support, "

@@ -44,7 +44,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ...config.common import Model, fail
+from ...config.common import INT32_MAX, Model, fail
 from ...config.errors import fail_per_key
 from ...k8s.patterns import full_match, pattern_search
 from .limits import (
@@ -85,8 +85,10 @@ class EbsVolume(Model):
 
     volume_size: str | None = Field(None, description="e.g. 100Gi (1Gi-64T).")
     volume_type: Literal["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"] | None = None
-    iops: int | None = Field(None, ge=0)
-    throughput: int | None = Field(None, ge=0, description="MiB/s (gp3).")
+    iops: int | None = Field(None, ge=0, le=INT32_MAX, description="IOPS (an int32 in the EC2 API's EbsBlockDevice).")
+    throughput: int | None = Field(
+        None, ge=0, le=INT32_MAX, description="MiB/s (gp3; an int32 in the EC2 API's EbsBlockDevice)."
+    )
     encrypted: bool | None = None
     kms_key_id: str | None = Field(None, alias="kmsKeyID")
     delete_on_termination: bool | None = None

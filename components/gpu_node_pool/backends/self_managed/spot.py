@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ...config.common import Model
+from ...config.common import INT32_MAX, Model
 
 __all__ = ["SpotConfig", "instances_distribution", "warnings"]
 
@@ -31,7 +31,10 @@ class SpotConfig(Model):
 
     yaml_example = "{onDemandPercentageAboveBaseCapacity: 0, allocationStrategy: price-capacity-optimized}"
 
-    on_demand_base_capacity: int = Field(0, ge=0, description="On-Demand instances before any Spot (default 0).")
+    on_demand_base_capacity: int = Field(
+        0, ge=0, le=INT32_MAX,
+        description="On-Demand instances before any Spot (default 0; an int32 in EC2 Auto Scaling's InstancesDistribution).",
+    )
     on_demand_percentage_above_base_capacity: int = Field(
         0, ge=0, le=100, description="Percent On-Demand above the base (0: all Spot, 100: no Spot)."
     )
