@@ -13,7 +13,8 @@ run, tool ``gpupool``:
   (:func:`docs_url`). SARIF 2.1.0 (section 3.49.12, reportingDescriptor.helpUri) allows only an absolute
   URI [RFC3986] there, so without such a URL (no ``[project.urls]`` in ``pyproject.toml``, or a
   source tree that is not installed) ``helpUri`` is left out, never written relative.
-- ``results``: one per config error (level ``error``) and one per finding; the level is the
+- ``results``: one per config error (level ``error``; ``note`` for rules not run until the errors are fixed,
+  ``notJudged``) and one per finding; the level is the
   finding's enforcement level: ``mandatory`` (and ``remediate``) -> ``error``, ``advisory`` ->
   ``warning``.
 - locations: every result has one ``physicalLocation``, for GitHub code scanning rejects a whole upload
@@ -188,7 +189,7 @@ def sarif_log(exit_code: int, config_errors: Iterable[Mapping[str, Any]] = (),
 
     Args:
         exit_code: the command's exit code (``invocations[0].exitCode``).
-        config_errors: ``configErrors`` entries of the JSON report (``{"path", "message", "location"?}``).
+        config_errors: ``configErrors`` entries of the JSON report (``{"path", "message", "location"?, "notJudged"?}``).
         violations: ``violations`` entries (``{"policy", "enforcement", "resource", "message", "urn"?, "location"?}``).
         project_dir: the project directory the artifact URIs are relative to (``originalUriBaseIds``); default the
             current directory. A result without a place is shown at line 1 of its :func:`fallback_file`.
@@ -201,7 +202,7 @@ def sarif_log(exit_code: int, config_errors: Iterable[Mapping[str, Any]] = (),
     for issue in config_errors:
         text = f"{issue['path']}: {issue['message']}" if issue.get("path") else issue["message"]
         where = issue.get("location")
-        results.append({"ruleId": CONFIG_RULE, "ruleIndex": 0, "level": "error",
+        results.append({"ruleId": CONFIG_RULE, "ruleIndex": 0, "level": "note" if issue.get("notJudged") else "error",
                         "message": {"text": _approximate(text, where, fallback)},
                         "locations": _location(where, "", fallback)})
     for v in violations:

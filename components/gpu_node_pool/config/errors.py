@@ -39,6 +39,9 @@ class ConfigIssue:
         message: the bad value, the rule and the fix, as one sentence.
         location: where the offending key is in the stack file (:class:`Location`), or None when
             the issue did not come from a file (a program's own config map). Not compared, not in ``repr()``.
+        not_judged: True for a note, not a mistake: rules that could not run until the mistakes reported with
+            it are fixed (it names them). A :class:`ConfigError` lists notes after its mistakes and does not
+            count them; ``to_json()`` marks one ``"notJudged": true``. Not compared, not in ``repr()``.
 
     ``str()`` gives ``"<file>:<line>:<column>: <path>: <message>"``, leaving out the location when
     there is none and the path when it is empty or already names the place; ``repr()`` gives
@@ -49,6 +52,7 @@ class ConfigIssue:
     path: str
     message: str
     location: Location | None = field(default=None, compare=False, repr=False)
+    not_judged: bool = field(default=False, compare=False, repr=False)
 
     def __str__(self) -> str:
         where = str(self.location) if self.location is not None else ""
@@ -58,15 +62,19 @@ class ConfigIssue:
         return ": ".join(part for part in (where, path, self.message) if part)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"path", "message"}`` plus ``"location": {"file", "line", "column"}`` when it has one."""
+        """``{"path", "message"}`` plus ``"location": {"file", "line", "column"}`` when it has one and
+        ``"notJudged": true`` for a note (:attr:`not_judged`)."""
         out: dict[str, Any] = {"path": self.path, "message": self.message}
         if self.location is not None:
             out["location"] = self.location.to_json()
+        if self.not_judged:
+            out["notJudged"] = True
         return out
 
 
 class ConfigError(ValueError):
-    """The stack config is invalid. ``issues`` lists every mistake; ``str()`` prints one per line."""
+    """The stack config is invalid. ``issues`` lists every mistake, and any note of rules not judged until they
+    are fixed (:attr:`ConfigIssue.not_judged`); ``str()`` prints one per line."""
 
     def __init__(self, issues: list[ConfigIssue], source: str = "stack config") -> None:
         self.issues = issues
@@ -82,17 +90,20 @@ class ConfigError(ValueError):
             return text.replace(prefix, replacement)
 
         return ConfigError(
-            [ConfigIssue(swap(i.path), swap(i.message), i.location) for i in self.issues], source
+            [ConfigIssue(swap(i.path), swap(i.message), i.location, i.not_judged) for i in self.issues], source
         )
 
     def lines(self) -> list[str]:
-        """The lines of ``str()``: the count and the source, then ``"  <path>: <message>"`` per issue
-        (what a report joins, escaping each line, so a value cannot start a line of its own), those with a
-        :class:`Location` in the order of the file (by file, line, column), then the others as found."""
-        ordered = sorted(self.issues, key=lambda i: (0, i.location.file, i.location.line, i.location.column)
+        """The lines of ``str()``: the count of mistakes and the source, then ``"  <path>: <message>"`` per
+        mistake (what a report joins, escaping each line, so a value cannot start a line of its own), those with
+        a :class:`Location` in the order of the file (by file, line, column), then the others as found; then
+        ``"  not checked: <path>: <message>"`` per note (:attr:`ConfigIssue.not_judged`), which the count leaves out."""
+        mistakes = [i for i in self.issues if not i.not_judged]
+        ordered = sorted(mistakes, key=lambda i: (0, i.location.file, i.location.line, i.location.column)
                          if i.location is not None else (1, "", 0, 0))
-        return [f"{len(self.issues)} error(s) in the {self.source}; nothing was deployed:",
-                *(f"  {issue}" for issue in ordered)]
+        return [f"{len(mistakes)} error(s) in the {self.source}; nothing was deployed:",
+                *(f"  {issue}" for issue in ordered),
+                *(f"  not checked: {issue}" for issue in self.issues if issue.not_judged)]
 
 
 def fail(message: str, at: tuple[str | int, ...] = ()) -> PydanticCustomError:

@@ -20,7 +20,7 @@ from ..registry import all_backends
 from ..registry import names as backend_names
 from ..sdk.yaml_bounded import TAG_ERRORS
 from ..text.terminal import MAX_SHOWN
-from .common import TaintConfig
+from .common import INT32_MAX, INT64_MAX, PoolBase, TaintConfig
 from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
 from .locations import FileMarks
@@ -67,6 +67,13 @@ def _step(out: str, part: Any) -> str:
 
 def _key_list(keys: list[str], most: int = 6) -> str:
     return ", ".join(keys[:most]) + (", ..." if len(keys) > most else "")
+
+
+def _closest(word: str, choices: list[str]) -> str | None:
+    """The choice ``word`` is most likely a misspelling of (``difflib`` ratio at least 0.6), or None: the
+    "did you mean" of every unknown key and name in a stack config."""
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def _one_of(names: list[str]) -> str:
@@ -123,9 +130,9 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
                 return [ConfigIssue(path, f"{key!r} is not a key of {backend} pools (it belongs to {', '.join(owners)} pools); "
                                           f"remove it or change the backend")]
         keys = model_keys(model) if is_model else []
-        close = difflib.get_close_matches(key, [k for k in keys if k != key], n=1, cutoff=0.6)
+        close = _closest(key, [k for k in keys if k != key])
         if close:
-            hint = f"; did you mean {close[0]!r}?"
+            hint = f"; did you mean {close!r}?"
         elif keys:
             hint = f"; remove it (keys here: {_key_list(keys)})"
         else:
@@ -152,7 +159,10 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         if got is None:
             return [ConfigIssue(path + ".backend", f"required key is missing; use one of {', '.join(backend_names())}")]
         what = show(got) if isinstance(got, str) else f"{show(got)} (a {type(got).__name__}, not a name)"
-        return [ConfigIssue(path + ".backend", f"{what} is not a backend; use one of {', '.join(backend_names())}")]
+        close = _closest(got, list(backend_names())) if isinstance(got, str) else None
+        hint = f"did you mean {close!r}? (backends: {', '.join(backend_names())})" if close else \
+            f"use one of {', '.join(backend_names())}"
+        return [ConfigIssue(path + ".backend", f"{what} is not a backend; {hint}")]
     model, field = field_at(stack_model(), loc)
     ctx = err.get("ctx") or {}
     if kind == "model_type" or kind == "model_attributes_type" or kind == "dict_type":
@@ -180,6 +190,8 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
             msg = f"has {count} items; at most {bound} are allowed"
         msg += f" ({example})" if example else ""
         return [ConfigIssue(path, msg)]
+    elif kind in ("less_than_equal", "greater_than_equal") and _API_WIDTHS.get(abs(_bound(ctx))) and isinstance(value, int):
+        msg = _beyond_width(_bound(ctx), field)
     elif kind == "list_type":
         about = (field.description or "") if field is not None else ""
         msg = "must be a list, " + (about[about.index("e.g."):].rstrip(".") if "e.g. [" in about else "e.g. [a, b]")
@@ -208,6 +220,42 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         if value is None and kind.endswith("_type"):
             msg += "; set a value or remove the key" if field is not None and not field.is_required() else "; set a value"
     return [ConfigIssue(path, f"{shown}: {msg}" if not isinstance(value, dict | list) else msg)]
+
+
+#: The whole-number widths a field's ``le``/``ge`` bound stands for (:data:`.common.INT32_MAX`, ``INT64_MAX``).
+_API_WIDTHS = {INT32_MAX: "int32", INT32_MAX + 1: "int32", INT64_MAX: "int64", INT64_MAX + 1: "int64"}
+
+
+def _bound(ctx: Mapping[str, Any]) -> int:
+    bound = ctx.get("le", ctx.get("ge"))
+    return bound if isinstance(bound, int) else 0
+
+
+def _beyond_width(bound: int, field: Any) -> str:
+    """The message of a whole number past a field's int32/int64 bound: the range, the API that holds it (the
+    parenthesis of the field's description that names the width) and the fix."""
+    width = _API_WIDTHS[abs(bound)]
+    about = (field.description or "") if field is not None else ""
+    api = re.search(r"\(([^()]*\b" + width + r"\b[^()]*)\)", about)
+    side, end, fix = ("at most", "largest", "smaller") if bound > 0 else ("at least", "smallest", "larger")
+    return (f"must be {side} {bound}, the {end} {width}" + (f" ({api[1]})" if api else "")
+            + f"; write a {fix} whole number")
+
+
+def _names_of_untyped_pools(raw: Mapping[str, Any]) -> list[ConfigIssue]:
+    """The ``name`` of each pool whose ``backend`` is missing or no registered backend, judged by the rule every
+    pool's name follows (:class:`.common.PoolBase`): pydantic judges no other key of a pool it cannot give a model."""
+    pools = raw.get("pools")
+    issues: list[ConfigIssue] = []
+    for i, pool in enumerate(pools if isinstance(pools, list) else ()):
+        if not isinstance(pool, Mapping) or pool.get("backend") in backend_names():
+            continue
+        try:
+            PoolBase.model_validate({"name": pool["name"]} if "name" in pool else {})
+        except ValidationError as exc:
+            for err in exc.errors(include_url=False):
+                issues += _issue_from_pydantic({**err, "loc": ("pools", i, *err["loc"])})
+    return issues
 
 
 def validate_stack_config(
@@ -251,6 +299,7 @@ def validate_stack_config(
             for issue in _issue_from_pydantic(err):
                 if issue not in issues:
                     issues.append(issue)
+        issues += [i for i in _names_of_untyped_pools(raw) if i not in issues]
         # every mistake in one run: the stack rules that can still run (cluster keys the pools need...), but
         # not a second issue on a field whose value was already refused (a rule sees it as missing)
         refused = {i.path for i in issues if not i.path.endswith("]")}
@@ -478,8 +527,8 @@ def load_stack_config(
                 misspelt.add(key)
             continue
         if key not in allowed:
-            close = difflib.get_close_matches(key, sorted(allowed), n=1)
-            hint = f"; did you mean {PROJECT}:{close[0]}?" if close else f"; allowed: {', '.join(sorted(allowed))}"
+            close = _closest(key, sorted(allowed))
+            hint = f"; did you mean {PROJECT}:{close}?" if close else f"; allowed: {', '.join(sorted(allowed))}"
             issues.append(ConfigIssue(full, f"unknown config key{hint}"))
             continue
         if key in _SIDE_KEYS:

@@ -358,16 +358,19 @@ def _stack_checks(stack: StackConfig) -> list[Any]:
 
 
 def _unique_names(stack: StackConfig) -> list[ConfigIssue]:
+    return _name_clashes([getattr(pool, "name", None) for pool in stack.pools])
+
+
+def _name_clashes(names: list[Any]) -> list[ConfigIssue]:
+    """One issue per pool whose ``name`` (a text; any other value is skipped) an earlier pool already has."""
     issues: list[ConfigIssue] = []
-    names: dict[str, int] = {}
-    for i, pool in enumerate(stack.pools):
-        if not isinstance(getattr(pool, "name", None), str):
+    first: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
             continue
-        if pool.name in names:
-            issues.append(
-                ConfigIssue(f"pools[{i}].name", f"{pool.name!r} is already used by pools[{names[pool.name]}]; names must be unique")
-            )
-        names.setdefault(pool.name, i)
+        if name in first:
+            issues.append(ConfigIssue(f"pools[{i}].name", f"{name!r} is already used by pools[{first[name]}]; names must be unique"))
+        first.setdefault(name, i)
     return issues
 
 
@@ -388,10 +391,15 @@ def _stand_in(model: type[Model], raw: Any, context: Mapping[str, Any] | None = 
     that is valid on its own (type, pattern, literal, nested model), the default for the others (None when
     required). Model-level rules are not run on a stand-in: it only lets the stack rules look at the rest.
     ``context``: the validation context (:data:`IDENTITY_INPUTS`: fields left unjudged, None on the stand-in)."""
+    return _judged(model, raw, context)[0]
+
+
+def _judged(model: type[Model], raw: Any, context: Mapping[str, Any] | None = None) -> tuple[Any, bool]:
+    """``(model validated from raw, True)``, or ``(its stand-in, False)`` when ``raw`` fails (:func:`_stand_in`)."""
     if not isinstance(raw, Mapping):
-        return None
+        return None, False
     try:
-        return model.model_validate(raw, context=context)
+        return model.model_validate(raw, context=context), True
     except ValueError:
         pass
     inputs = frozenset((context or {}).get(IDENTITY_INPUTS, ())) if model is ClusterConfig else frozenset()
@@ -408,48 +416,63 @@ def _stand_in(model: type[Model], raw: Any, context: Mapping[str, Any] | None = 
     out = model.model_construct(**values)
     if inputs:
         out._not_judged = inputs
-    return out
+    return out, False
 
 
 def partial_stack_issues(raw: Any, context: Mapping[str, Any] | None = None) -> list[ConfigIssue]:
     """The stack rules that can still run on a config that failed validation, so one run reports every mistake.
 
-    Each pool and the cluster are validated on their own; one that fails becomes a stand-in of its valid
-    fields (:func:`_stand_in`), and the stack-level rules (:func:`stack_issues`) run on them: e.g. a
-    self-managed pool missing ``securityGroupIds`` still gets the cluster keys its bootstrap needs reported.
-    A rule that cannot judge a stand-in (it needs a field that is invalid) is reported as not checked.
-    Returns ``[]`` when the cluster or the pool list is not a mapping/list, or a pool names no known backend
-    (pool positions could not be judged). ``context``: the validation context of
+    Unique pool names are judged on the names as written, whatever else is wrong with the pools. Each pool and
+    the cluster are then validated on their own; one that fails becomes a stand-in of its valid fields
+    (:func:`_stand_in`), and the stack-level rules (:func:`stack_issues`) run on them: e.g. a self-managed pool
+    missing ``securityGroupIds`` still gets the cluster keys its bootstrap needs reported. A rule that cannot
+    judge a stand-in (it needs a field that is invalid) is not run, and a note
+    (:attr:`ConfigIssue.not_judged`) at ``pools``, after every mistake, names those rules and the refused
+    parts they read (the cluster, pools by index). Only the name rule runs when the cluster or the pool list
+    is not a mapping/list, or a pool names no known backend (the pools' models are unknown). ``context``: the validation context of
     :func:`gpu_node_pool.config.validate_stack_config`.
     """
     from ..registry import all_backends
 
     if not isinstance(raw, Mapping):
         return []
-    models = {b.name: b.model() for b in all_backends()}
     pools_raw = raw.get("pools")
     if not isinstance(pools_raw, list) or not pools_raw:
         return []
+    issues = _name_clashes([p.get("name") if isinstance(p, Mapping) else None for p in pools_raw])
+    backends = all_backends()
+    models = {b.name: b.model() for b in backends}
     if not all(isinstance(p, Mapping) and isinstance(p.get("backend"), str) and p.get("backend") in models for p in pools_raw):
-        return []
-    cluster = _stand_in(ClusterConfig, raw.get("cluster"), context)
+        return issues
+    cluster, cluster_valid = _judged(ClusterConfig, raw.get("cluster"), context)
     if cluster is None:
-        return []
-    pools = [_stand_in(models[p["backend"]], p) for p in pools_raw]
+        return issues
+    judged = [_judged(models[p["backend"]], p) for p in pools_raw]
+    pools = [pool for pool, _ in judged]
+    refused = [i for i, (_, valid) in enumerate(judged) if not valid]
     parts = {
         "device_plugin": _stand_in(DevicePluginConfig, raw.get("devicePlugin", {})) or DevicePluginConfig(),
         "gpu_agents": _stand_in(GpuAgentsConfig, raw.get("gpuAgents", {})) or GpuAgentsConfig(),
         "limits": _stand_in(LimitsConfig, raw.get("limits", {})) or LimitsConfig(),
     }
     stack = StackConfig.model_construct(cluster=cluster, pools=pools, **parts)
-    issues = _unique_names(stack)
-    skipped = []
+    owners = {id(fn): b.name for b in backends if (fn := b.fn("stack_checks")) is not None}
+    notes = []
     for check in _stack_checks(stack):
         try:
             issues += check(stack)
         except Exception:  # noqa: BLE001 - a rule that needs a field the user has yet to fix
-            skipped.append(check.__module__.rsplit(".", 2)[-2])
-    if skipped:
-        issues.append(ConfigIssue("pools", f"the stack-wide rules of {', '.join(dict.fromkeys(skipped))} could not be checked "
-                                      "until the errors above are fixed; run again after fixing them"))
-    return issues
+            backend = owners.get(id(check))
+            read = [f"pools[{i}]" for i in refused if backend is None or pools_raw[i]["backend"] == backend]
+            notes.append(_not_run_note(backend, read if cluster_valid else ["cluster", *read]))
+    return issues + notes
+
+
+def _not_run_note(backend: str | None, refused: list[str]) -> ConfigIssue:
+    """The note that the stack rules of ``backend`` (None: the GPU agents' rules) were not run, as they read the
+    ``refused`` parts of the config (``cluster``, ``pools[3]``), whose mistakes are reported with it."""
+    rules = (f"the {backend} stack rules (what its pools need of the cluster and of each other)" if backend else
+             "the GPU-agent stack rules (gpuSharing, mig, devicePlugin, gpuAgents across the pools)")
+    which = ", ".join(refused) or "the pools"
+    return ConfigIssue("pools", f"{rules} were not run: they read {which}, whose errors are listed with this note; "
+                                "run again after fixing them", not_judged=True)
