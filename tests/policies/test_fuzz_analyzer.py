@@ -197,7 +197,7 @@ def test_every_hostile_user_data_on_a_gpu_launch_template_is_analysed(servicer, 
         assert diagnostics == []  # no kubelet joins with it: not a GPU pool, nothing to judge
     else:
         [d] = diagnostics
-        assert d.policyName == "gpu-pool-declares-taint" and "its taints cannot be read (" in d.message
+        assert d.policyName == "gpu-pool-declares-taint" and "its taints are not valid (" in d.message
 
 
 @pytest.mark.parametrize("value", QUANTITIES, ids=[f"quantity-{i}" for i in range(len(QUANTITIES))])

@@ -26,7 +26,7 @@ Sources:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +63,9 @@ __all__ = [
     "tolerations_tolerate_taint",
     "untolerated_taints",
     "find_duplicate_taints",
+    "nodepool_taint_repeats",
+    "nodepool_taint_repeat_problem",
+    "NODEPOOL_TAINT_REPEAT_SOURCE",
     "split_kubelet_form",
     "qualified_name_problem",
     "label_value_problem",
@@ -217,6 +220,58 @@ def find_duplicate_taints(taints: Iterable[Taint]) -> list[tuple[int, int, Taint
         else:
             seen[taint.identity] = i
     return dups
+
+
+#: Who refuses a NodePool whose ``taints`` and ``startupTaints`` repeat a key and effect, and how.
+NODEPOOL_TAINT_REPEAT_SOURCE = (
+    "kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim_validation.go@v1.14.1 validateTaints (one key+effect set "
+    "across taints then startupTaints), run by NodePool.RuntimeValidate: no CRD rule, so the API server takes the "
+    "NodePool and Karpenter's nodepool.validation controller marks it not Ready (ValidationSucceeded=False) and "
+    "launches no node for it"
+)
+
+
+def nodepool_taint_repeats(taints: Sequence[Taint], startup_taints: Sequence[Taint],
+                           taints_at: str = "taints", startup_at: str = "startupTaints") -> list[str]:
+    """Karpenter's rule of a NodePool's two taint lists: no key+effect twice, within ``taints``, within
+    ``startupTaints``, nor in both (``duplicate taint Key/Effect pair``; :data:`NODEPOOL_TAINT_REPEAT_SOURCE`).
+
+    Args:
+        taints, startup_taints: the NodePool's ``spec.template.spec.taints`` and ``startupTaints``, in order.
+        taints_at, startup_at: how messages name the two lists (``taints`` in a stack file,
+            ``spec.template.spec.taints`` on a NodePool resource).
+
+    Returns:
+        One message per taint whose key and effect an earlier one has (Karpenter reads ``taints`` first), each
+        naming both indices and the fix; ``[]`` when none repeats. :func:`nodepool_taint_repeat_problem` adds
+        the source.
+    """
+    problems = []
+    for at, listed in ((taints_at, taints), (startup_at, startup_taints)):
+        for first, dup, taint in find_duplicate_taints(listed):
+            problems.append(f"{at}[{first}] and {at}[{dup}] both have key {taint.key!r} and effect "
+                            f"{taint.effect.value}; Karpenter rejects a key+effect twice in one list (duplicate taint "
+                            "Key/Effect pair): keep one")
+    in_taints: dict[tuple[str, TaintEffect], int] = {}
+    for i, taint in enumerate(taints):
+        in_taints.setdefault(taint.identity, i)
+    for j, taint in enumerate(startup_taints):
+        if taint.identity in in_taints:
+            problems.append(
+                f"{startup_at}[{j}] ({taint}) has the same key and effect as {taints_at}[{in_taints[taint.identity]}]; "
+                "Karpenter rejects a key+effect in both lists (duplicate taint Key/Effect pair): keep it in taints "
+                "if it stays, in startupTaints if an agent removes it at boot")
+    return problems
+
+
+def nodepool_taint_repeat_problem(taints: Sequence[Taint], startup_taints: Sequence[Taint],
+                                  taints_at: str = "taints", startup_at: str = "startupTaints") -> str | None:
+    """The messages of :func:`nodepool_taint_repeats` joined with ``"; "``, then the rule and its source
+    (:data:`NODEPOOL_TAINT_REPEAT_SOURCE`); None when none repeats."""
+    problems = nodepool_taint_repeats(taints, startup_taints, taints_at, startup_at)
+    if not problems:
+        return None
+    return f"{'; '.join(problems)}. Source: {NODEPOOL_TAINT_REPEAT_SOURCE}"
 
 
 # --- tolerations ------------------------------------------------------------------------

@@ -32,7 +32,8 @@ class GpuPool:
         gke_managed_plugin: GKE runs its own device plugin on the pool (not opted out).
         min_size: the smallest node count, when the resource says it.
         where: where the pool's taints are declared, for messages.
-        problem: why the taints could not be read (malformed), else None.
+        problem: why the taints are not valid (malformed, or a combination the platform refuses, e.g. a
+            key+effect a Karpenter NodePool repeats), else None; the pool is then judged by nothing else.
         instance_types: the instance (machine) types its nodes can be, or None when not known.
         zones: the zones it pins its nodes to, or None when not known (any zone of the region).
     """

@@ -1,7 +1,8 @@
 """Reading a ``karpenter.sh/v1`` NodePool resource back, shared by the backends that write NodePools.
 
 The ``karpenter`` backend (``karpenter.k8s.aws/`` well-known keys) and the ``eks-auto`` backend
-(``eks.amazonaws.com/`` keys) recognise GPU NodePools the same way, each with its own key prefix.
+(``eks.amazonaws.com/`` keys) recognise GPU NodePools the same way, each with its own key prefix;
+their taint lists are judged by Karpenter's one rule (:func:`nodepool_taint_lists`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,13 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...catalog import instances
+from ...k8s.taints import Taint, nodepool_taint_repeat_problem
 from ...sdk.props import dig, items, text
+from .gpu_pool import read_taints
+
+#: Where a NodePool resource keeps its two taint lists, for messages.
+TAINTS_AT = "spec.template.spec.taints"
+STARTUP_TAINTS_AT = "spec.template.spec.startupTaints"
 
 
 def requires_nvidia_gpu(requirements: Iterable[Any], prefix: str) -> bool:
@@ -34,6 +41,29 @@ def requires_nvidia_gpu(requirements: Iterable[Any], prefix: str) -> bool:
             if key == "node.kubernetes.io/instance-type" and all(instances.is_nvidia_instance_type(v) for v in values):
                 return True
     return False
+
+
+def nodepool_taint_lists(
+    read_nodepool_taints: Callable[[Mapping[str, Any]], list[Taint]],
+    read_startup_taints: Callable[[Mapping[str, Any]], list[Taint]],
+    props: Mapping[str, Any],
+) -> tuple[list[Taint], list[Taint], str | None]:
+    """A NodePool's ``spec.template.spec.taints`` and ``startupTaints`` (each read by the backend's reader) and
+    why Karpenter refuses them, for :attr:`~gpu_node_pool.backends._shared.gpu_pool.GpuPool.problem`.
+
+    Returns:
+        ``(taints, startup_taints, problem)``: a list whose item is malformed is ``[]``, and ``problem`` says
+        why (``TaintError`` text; for ``startupTaints`` prefixed with its path); with both lists readable,
+        ``problem`` is :func:`~gpu_node_pool.k8s.taints.nodepool_taint_repeat_problem` (a key and effect
+        twice, within a list or across them: Karpenter's ``duplicate taint Key/Effect pair``), else None.
+    """
+    taints, problem = read_taints(read_nodepool_taints, props)
+    startup, startup_problem = read_taints(read_startup_taints, props)
+    if problem is None and startup_problem is not None:
+        problem = f"{STARTUP_TAINTS_AT}: {startup_problem}"
+    if problem is None:
+        problem = nodepool_taint_repeat_problem(taints, startup, TAINTS_AT, STARTUP_TAINTS_AT)
+    return taints, startup, problem
 
 
 def nodepool_node_labels(

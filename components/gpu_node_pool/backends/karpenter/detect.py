@@ -9,8 +9,14 @@ from typing import Any
 from ...k8s.taints import Taint
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from ...sdk.props import dig, items, mapping, plain, text
-from .._shared.gpu_pool import GpuPool, RegistrationSite, read_once, read_taints
-from .._shared.nodepool_detect import nodepool_instance_types, nodepool_node_labels, nodepool_zones, requires_nvidia_gpu
+from .._shared.gpu_pool import GpuPool, RegistrationSite, read_once
+from .._shared.nodepool_detect import (
+    nodepool_instance_types,
+    nodepool_node_labels,
+    nodepool_taint_lists,
+    nodepool_zones,
+    requires_nvidia_gpu,
+)
 from . import BACKEND
 
 #: Karpenter's well-known labels (karpenter.k8s.aws/...) that describe GPUs.
@@ -90,7 +96,9 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
 @dataclass(frozen=True)
 class _NodePoolRead:
     """What :func:`detect` reads from a GPU NodePool of the AWS provider, whatever the stack around it.
-    The pool built from it gets its own copies of the lists and labels (the stack's reading adds to them)."""
+    The pool built from it gets its own copies of the lists and labels (the stack's reading adds to them).
+    ``problem``: a malformed taint or startup taint, or a key+effect the two lists repeat, which Karpenter
+    refuses (:func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_taint_lists`)."""
 
     taints: tuple[Taint, ...]
     problem: str | None
@@ -117,7 +125,7 @@ def _read(props: Mapping[str, Any]) -> _NodePoolRead | None:
     limits = mapping(dig(props, "spec", "limits"))
     if not _selects_gpus(requirements, limits):
         return None
-    taints, problem = read_taints(karpenter.read_nodepool_taints, props)
+    taints, startup, problem = nodepool_taint_lists(karpenter.read_nodepool_taints, karpenter.read_nodepool_startup_taints, props)
     labels = nodepool_node_labels(karpenter.read_nodepool_labels, props, requirements)
     class_name = text(dig(props, "spec", "template", "spec", "nodeClassRef", "name"))
     return _NodePoolRead(
@@ -127,7 +135,7 @@ def _read(props: Mapping[str, Any]) -> _NodePoolRead | None:
         class_name=class_name,
         instance_types=nodepool_instance_types(requirements, mapping(dig(props, "spec", "limits"))),
         zones=nodepool_zones(requirements),
-        startup_taints=tuple(read_taints(karpenter.read_nodepool_startup_taints, props)[0]),
+        startup_taints=tuple(startup),
     )
 
 

@@ -30,7 +30,7 @@ def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: Repor
     if pool is None:
         return
     if pool.problem:
-        report(f"{pool.display}: its taints cannot be read ({pool.problem}); fix them in {pool.where}.", None)
+        report(f"{pool.display}: its taints are not valid ({pool.problem}); fix them in {pool.where}.", None)
         return
     if any(t.effect.repels for t in pool.taints):
         return
