@@ -1,7 +1,13 @@
 """Kubernetes name syntax: qualified names (taint, label and resource keys) and label values, as
 ``k8s.io/apimachinery/pkg/util/validation`` checks them (``IsQualifiedName``, ``IsValidLabelValue``;
 the formats ``qualifiedNameFmt``, ``dns1123SubdomainFmt``, ``labelValueFmt``). Part of
-:mod:`gpu_node_pool.k8s.taints`, which re-exports it."""
+:mod:`gpu_node_pool.k8s.taints`, which re-exports it.
+
+Every sentence returned here names the rule's public source (:data:`QUALIFIED_NAME_SOURCE`,
+:data:`LABEL_VALUE_SOURCE`) and ends with the fix, a valid value to write (made from the refused
+one where it can be, else one of the examples Kubernetes' own messages give), so every caller
+(config validation, taint parsing, tolerations, node selectors, audits) tells the same rule, source
+and fix."""
 
 from __future__ import annotations
 
@@ -9,14 +15,16 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ..text.terminal import shown
+from ..text.terminal import MAX_SHOWN, shown
 from .patterns import full_match
 
 __all__ = [
     "DNS1123_SUBDOMAIN_MAX",
     "DNS1123_SUBDOMAIN_RE",
     "LABEL_VALUE_MAX",
+    "LABEL_VALUE_SOURCE",
     "QUALIFIED_NAME_MAX",
+    "QUALIFIED_NAME_SOURCE",
     "label_value_problem",
     "qualified_name_problem",
 ]
@@ -32,6 +40,56 @@ LABEL_VALUE_MAX = 63
 #: only those short enough to be valid (a prefix, '/', a name), so a huge one is not kept.
 _MEMO, _MEMO_LENGTH = 4096, DNS1123_SUBDOMAIN_MAX + 1 + QUALIFIED_NAME_MAX
 
+_VALIDATION_GO = "k8s.io/apimachinery pkg/util/validation/validation.go"
+_SYNTAX_DOC = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
+#: The public source of the qualified-name rule (taint keys, label keys), as the messages cite it.
+QUALIFIED_NAME_SOURCE = f"IsQualifiedName in {_VALIDATION_GO}; {_SYNTAX_DOC}"
+#: The public source of the label-value rule (label values, taint values), as the messages cite it.
+LABEL_VALUE_SOURCE = f"IsValidLabelValue in {_VALIDATION_GO}; {_SYNTAX_DOC}"
+#: Valid values to offer when none can be made from the refused one (the examples of
+#: ``IsQualifiedName``'s and ``IsValidLabelValue``'s own messages, with a prefix for the key).
+_NAME_EXAMPLE, _KEY_EXAMPLE, _VALUE_EXAMPLE = "my-name", "example.com/my-name", "my_value"
+_NOT_NAME_CHARS = re.compile(r"[^-A-Za-z0-9_.]+")
+_NOT_PREFIX_CHARS = re.compile(r"[^-a-z0-9.]+")
+_EDGE = "-_."
+
+
+def _name_like(text: str, limit: int) -> str:
+    """``text`` with each run of characters a name may not hold made one ``-``, cut to ``limit``
+    characters and trimmed to a letter or digit at both ends (``""`` when nothing is left)."""
+    return _NOT_NAME_CHARS.sub("-", text[:limit]).strip(_EDGE)
+
+
+def _prefix_like(text: str) -> str:
+    """``text`` made a DNS-1123 subdomain: lower case, other characters ``-``, empty labels dropped,
+    each label alphanumeric at both ends, at most 253 characters (``""`` when nothing is left)."""
+    labels = [part.strip("-") for part in _NOT_PREFIX_CHARS.sub("-", text[:DNS1123_SUBDOMAIN_MAX].lower()).split(".")]
+    return ".".join(part for part in labels if part)[:DNS1123_SUBDOMAIN_MAX].strip("-.")
+
+
+def _key_example(key: str) -> str:
+    """A valid qualified name made from the refused ``key`` (its first segment the prefix when it has a
+    ``/``, the rest the name), or :data:`_KEY_EXAMPLE`."""
+    prefix, sep, name = key.partition("/")
+    if not sep:
+        prefix, name = "", key
+    name = _name_like(name.replace("/", "-"), QUALIFIED_NAME_MAX)
+    prefix = _prefix_like(prefix) if sep else ""
+    if sep and not prefix:
+        prefix = "example.com"
+    example = f"{prefix}/{name}" if prefix else name
+    if len(example) > MAX_SHOWN and sep:
+        example = f"example.com/{name}"
+    if not name or _qualified_name_rule(example) is not None:
+        return _KEY_EXAMPLE if sep or not name else _NAME_EXAMPLE
+    return example
+
+
+def _value_example(value: str) -> str:
+    """A valid label value made from the refused ``value``, or :data:`_VALUE_EXAMPLE`."""
+    example = _name_like(value, LABEL_VALUE_MAX)
+    return example if example and _label_value_rule(example) is None else _VALUE_EXAMPLE
+
 
 def qualified_name_problem(key: Any) -> str | None:
     """Return why ``key`` is not a Kubernetes qualified name, or None when it is one.
@@ -40,21 +98,33 @@ def qualified_name_problem(key: Any) -> str | None:
     most 253 characters, followed by exactly one ``/``; the name is 1-63 characters,
     alphanumeric at both ends, with ``-``, ``_`` and ``.`` inside. Taint keys and label keys
     both follow it (``IsQualifiedName``).
+
+    The sentence follows the key in a message: the rule broken, its source
+    (:data:`QUALIFIED_NAME_SOURCE`) and ``write e.g. <a valid key>``, e.g. ``name part is 64 characters;
+    at most 63 are allowed (IsQualifiedName in ...); write e.g. 'kk...k'``.
     """
     if not isinstance(key, str):
-        return f"must be a string, got {type(key).__name__}"
+        return f"must be a string, got {type(key).__name__} (quote it in YAML), e.g. {_KEY_EXAMPLE!r}"
     return _qualified_name_problem(key) if len(key) <= _MEMO_LENGTH else _qualified_name_problem.__wrapped__(key)
 
 
 @lru_cache(maxsize=_MEMO)
 def _qualified_name_problem(key: str) -> str | None:
+    rule = _qualified_name_rule(key)
+    if rule is None:
+        return None
+    return f"{rule} ({QUALIFIED_NAME_SOURCE}); write e.g. {shown(_key_example(key))}"
+
+
+def _qualified_name_rule(key: str) -> str | None:
+    """The ``IsQualifiedName`` rule ``key`` breaks, worded, or None."""
     if key == "":
         return "must not be empty"
     parts = key.split("/")
     if len(parts) > 2:
         return (
             "must be a qualified name with at most one '/' (an optional DNS-subdomain prefix, "
-            "'/', then a name), e.g. 'nvidia.com/gpu'"
+            "'/', then a name)"
         )
     if len(parts) == 2:
         prefix, name = parts
@@ -86,14 +156,26 @@ def label_value_problem(value: Any) -> str | None:
 
     A label value is empty, or at most 63 characters, alphanumeric at both ends, with
     ``-``, ``_`` and ``.`` inside (``IsValidLabelValue``).
+
+    The sentence follows the value in a message: the rule broken, its source
+    (:data:`LABEL_VALUE_SOURCE`) and ``write e.g. <a valid value>``, e.g. for ``'Bad_Class!'``:
+    ``must be empty or start and end with a letter or digit ... (IsValidLabelValue in ...); write e.g. 'Bad_Class'``.
     """
     if not isinstance(value, str):
-        return f"must be a string, got {type(value).__name__} (quote it in YAML)"
+        return f"must be a string, got {type(value).__name__} (quote it in YAML), e.g. {_VALUE_EXAMPLE!r}"
     return _label_value_problem(value) if len(value) <= _MEMO_LENGTH else _label_value_problem.__wrapped__(value)
 
 
 @lru_cache(maxsize=_MEMO)
 def _label_value_problem(value: str) -> str | None:
+    rule = _label_value_rule(value)
+    if rule is None:
+        return None
+    return f"{rule} ({LABEL_VALUE_SOURCE}); write e.g. {shown(_value_example(value))}"
+
+
+def _label_value_rule(value: str) -> str | None:
+    """The ``IsValidLabelValue`` rule ``value`` breaks, worded, or None."""
     if len(value) > LABEL_VALUE_MAX:
         return f"is {len(value)} characters; at most {LABEL_VALUE_MAX} are allowed"
     if not full_match(_LABEL_VALUE_RE, value):
