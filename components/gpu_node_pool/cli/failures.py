@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+from pathlib import Path
 from typing import Any
 
 from .._version import __version__
@@ -66,6 +67,8 @@ def invalid_input(args: argparse.Namespace, err: BaseException) -> int:
             message = f"{option}{err.filename}: {err.strerror}"
             if option.startswith(("--out", "--html")) and "nothing was written" not in err.strerror:
                 message += _OUTPUT_FIXES.get(type(err), "")
+            if _file_for_directory(args, err):
+                message = f"{err.filename} is a file, not a directory; pass a directory for --out"
         # one issue and one line per mistake (a policy pack config may hold several, one per line)
         parts = [part for part in message.split("\n") if part.strip()] or [message]
         head = parts[0] if len(parts) > 1 and parts[0].endswith(":") else None
@@ -82,6 +85,16 @@ def invalid_input(args: argparse.Namespace, err: BaseException) -> int:
     else:
         print(text, file=sys.stderr)
     return ExitCode.INVALID_INPUT
+
+
+def _file_for_directory(args: argparse.Namespace, err: OSError) -> bool:
+    """True when ``render --out`` met a file where the directory it writes to (or one of its parents) belongs:
+    creating the directory then fails with ``FileExistsError`` naming that file."""
+    out = getattr(args, "out", None)
+    if args.command != "render" or not out or not isinstance(err, FileExistsError):
+        return False
+    found, target = Path(str(err.filename)), Path(str(out))
+    return (found == target or found in target.parents) and found.exists() and not found.is_dir()
 
 
 def _project_root(args: argparse.Namespace) -> Any:
