@@ -168,7 +168,8 @@ class GkePool(PoolBase):
     * Labels: no ``kubernetes.io``/``k8s.io`` keys, no GKE-managed ``cloud.google.com`` keys
       (:func:`~gpu_node_pool.k8s.labels.gke_label_problem`) but ``cloud.google.com/compute-class``, which
       must name the class its ``cloud.google.com/compute-class=<class>:NoSchedule`` taint names (one without
-      the other is a warning): GKE gives a node pool created by hand to a custom ComputeClass by both
+      the other is a warning, and so is a ``cloud.google.com/compute-class`` taint of another effect than
+      ``NoSchedule``, the one GKE documents): GKE gives a node pool created by hand to a custom ComputeClass by both
       (https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes#manual-node-pools).
     * Machine type and accelerator: the pairs Compute Engine takes, from the sourced table of
       :mod:`.machines` (refused: sizes a known accelerator-optimized series does not have, another GPU
@@ -355,21 +356,30 @@ class GkePool(PoolBase):
     def _compute_class_problems(self, *, warnings: bool) -> list[str]:
         """The label and taint that give the pool to a custom ComputeClass, which GKE reads only as a pair of one
         name: ``cloud.google.com/compute-class: <name>`` and ``cloud.google.com/compute-class=<name>:NoSchedule``
-        (:data:`COMPUTE_CLASS_SOURCE`). Errors: the taint names another class than the label. Warnings
-        (``warnings=True``): one of the two without the other."""
+        (:data:`COMPUTE_CLASS_SOURCE`: GKE documents that taint with the effect ``NoSchedule`` only). Errors: the
+        ``NoSchedule`` taint names another class than the label. Warnings (``warnings=True``): one of the two without
+        the other, and a ``cloud.google.com/compute-class`` taint of another effect (``NoExecute``,
+        ``PreferNoSchedule``), with or without the label, which is not the taint GKE documents."""
         label = self.labels.get(COMPUTE_CLASS_LABEL)
         taints = [t.to_taint() for t in self.taints]
-        tainted = [t for t in taints if t.key == COMPUTE_CLASS_LABEL and t.effect is TaintEffect.NO_SCHEDULE]
+        classed = [t for t in taints if t.key == COMPUTE_CLASS_LABEL]
+        tainted = [t for t in classed if t.effect is TaintEffect.NO_SCHEDULE]
         want = str(Taint(COMPUTE_CLASS_LABEL, label, TaintEffect.NO_SCHEDULE)) if label is not None else ""
         if warnings:
-            if label is not None and not tainted:
-                return [f"{label!r} without the taint {want!r}: GKE gives a node pool created by "
-                        f"hand to the ComputeClass only with both ({COMPUTE_CLASS_SOURCE}); add the taint to taints"]
+            out = [f"taints has {str(t)!r}, but GKE documents the ComputeClass taint of a node pool created by hand "
+                   f"with the effect NoSchedule only ({COMPUTE_CLASS_SOURCE}); write "
+                   f"{str(Taint(COMPUTE_CLASS_LABEL, t.value, TaintEffect.NO_SCHEDULE))!r} instead"
+                   + ("" if label is not None or tainted else
+                      f", and add the label {COMPUTE_CLASS_LABEL}: {t.value!r} (GKE gives the pool to the class only with both)")
+                   for t in classed if t.effect is not TaintEffect.NO_SCHEDULE]
+            if label is not None and not tainted and not out:
+                out.append(f"{label!r} without the taint {want!r}: GKE gives a node pool created by "
+                           f"hand to the ComputeClass only with both ({COMPUTE_CLASS_SOURCE}); add the taint to taints")
             if label is None and tainted:
-                return [f"taints has {str(tainted[0])!r} without the label {COMPUTE_CLASS_LABEL}: "
-                        f"{tainted[0].value!r}: GKE gives a node pool created by hand to the ComputeClass only with both "
-                        f"({COMPUTE_CLASS_SOURCE}); add the label"]
-            return []
+                out.append(f"taints has {str(tainted[0])!r} without the label {COMPUTE_CLASS_LABEL}: "
+                           f"{tainted[0].value!r}: GKE gives a node pool created by hand to the ComputeClass only with "
+                           f"both ({COMPUTE_CLASS_SOURCE}); add the label")
+            return out
         other = [t for t in tainted if label is not None and t.value != label]
         if other:
             return [f"{label!r}, but taints has {str(other[0])!r}: GKE gives a node pool created by hand to the "
@@ -382,7 +392,8 @@ class GkePool(PoolBase):
         class label or taint without its pair (:meth:`_compute_class_problems`)."""
         out = [(".".join(p.key), p.message) for p in self.machine_findings if p.warning]
         where = _dotted(("labels", COMPUTE_CLASS_LABEL)) if COMPUTE_CLASS_LABEL in self.labels else "taints"
-        return out + [(where, why) for why in self._compute_class_problems(warnings=True)]
+        return out + [("taints" if why.startswith("taints has") else where, why)
+                      for why in self._compute_class_problems(warnings=True)]
 
     @property
     def taint_list(self) -> list[Taint]:
@@ -427,6 +438,22 @@ class GkePool(PoolBase):
         return {GKE_ACCELERATOR_LABEL: self.accelerator.type}
 
 
+#: Where GKE says a node pool's zones must be, as the nodeLocations refusal cites it.
+NODE_LOCATIONS_SOURCE = (
+    "https://cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters (\"All zones must be within the same "
+    "region as the control plane\"); pulumi_gcp container.NodePool node_locations"
+)
+
+
+def _outside_region(outside: list[str], region: str) -> str:
+    """Why GKE refuses the zones ``outside`` (not in ``region``, the cluster's region or its zone's region) in a node
+    pool's ``nodeLocations``, with the source (:data:`NODE_LOCATIONS_SOURCE`) and the fix."""
+    return (f"{outside} {'is' if len(outside) == 1 else 'are'} outside the cluster's region {region}: a node pool's zones "
+            f"must be zones of the cluster's region ({NODE_LOCATIONS_SOURCE}); list zones of {region} that offer the "
+            f"accelerator (gcloud compute accelerator-types list --filter=zone~^{region}-), or drop "
+            "nodeLocations to use the cluster's zones")
+
+
 def stack_issues(stack: Any) -> list[ConfigIssue]:
     """Stack-level GKE rules as :class:`ConfigIssue` objects: cluster project/location/name, zones, no mixing,
     and no second copy of the GPU agents GKE runs itself (:func:`_agent_issues`)."""
@@ -453,7 +480,7 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
         pool = stack.pools[i]
         outside = [z for z in pool.node_locations or [] if region and z.rsplit("-", 1)[0] != region]
         if outside:
-            issues.append(ConfigIssue(f"pools[{i}].nodeLocations", f"{outside} are outside the cluster's region {region}"))
+            issues.append(ConfigIssue(f"pools[{i}].nodeLocations", _outside_region(outside, region)))
     others = [i for i, p in enumerate(stack.pools) if not isinstance(p, GkePool)]
     for i in others:
         issues.append(ConfigIssue(f"pools[{i}].backend", f"{stack.pools[i].backend!r} cannot share a stack with gke pools ({where}); "
