@@ -205,7 +205,7 @@ def _child_issue(issue: dict[str, Any], program: Path, project: Path) -> ConfigI
     path = issue["path"]
     if where is not None and (issue.get("location") or {}).get("file") == path:
         path = where.file
-    return placed_issue(ConfigIssue(path, issue["message"], where), program, project)
+    return placed_issue(ConfigIssue(path, issue["message"], where, bool(issue.get("notJudged"))), program, project)
 
 
 def _warnings_in_program(warnings: list[dict[str, str]], resources: list[Recorded], project: Path,
@@ -296,6 +296,8 @@ def _find_pools(result: CheckResult) -> None:
             "minSize": pool.min_size,
             "devicePlugin": served,
         }
+        if "startup_taints" in pool.extra:  # a backend whose pools declare boot taints (registry startup_taints)
+            entry["startupTaints"] = [str(t) for t in pool.extra["startup_taints"]]
         if pool.problem:
             entry["problem"] = pool.problem
         own = _own_secret_texts(recorded.get(pool.urn), result.resources)
@@ -368,6 +370,10 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("")
         lines.append(f"pool {pool['name']} ({pool['backend']}: {pool['resourceType']} {pool['resource']}{owner})")
         lines.append(f"  taints          {', '.join(pool['taints']) or '(none)'}")
+        if "startupTaints" in pool:
+            shown = ", ".join(pool["startupTaints"])
+            note = "  (removed by an agent at boot; never tolerated by the plugin)" if shown else ""
+            lines.append(f"  startup taints  {shown or '(none)'}{note}")
         labels = pool["labels"]
         shown = "(unknown at preview)" if labels is None else ", ".join(f"{k}={v}" for k, v in labels.items())
         lines.append(f"  labels          {shown}")
