@@ -1,5 +1,18 @@
 """Policy ``scale-from-zero-hints``: node groups and Auto Scaling groups that scale from zero carry Cluster Autoscaler
-node-template tags matching their taints and labels, and every such tag is well formed (advisory)."""
+node-template tags matching their taints and labels, and every such tag is well formed (advisory).
+
+Cluster Autoscaler builds the template node of an empty Auto Scaling group from its
+``k8s.io/cluster-autoscaler/node-template/label/<key>`` and ``.../taint/<key>`` tags
+(kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``, ``aws_manager.go``
+``buildNodeFromTemplate``). For an EKS managed node group it also adds what ``eks:DescribeNodegroup``
+returns, when its IAM role may call it (same README, "eks:DescribeNodegroup" permission): the node
+group's labels (since cluster-autoscaler-1.24.0, the managed node group cache) and its taints that have a
+value (``aws_wrapper.go`` ``getManagedNodegroupInfo`` skips a taint without one), in the Kubernetes effect
+spelling only since cluster-autoscaler-1.31.0 (kubernetes/autoscaler#6482; before it a taint kept EKS's
+``NO_SCHEDULE``, which the scheduler ignores: kubernetes/autoscaler#6481). So for a managed node group a
+missing tag is a definite problem for a taint without a value, and otherwise only where the autoscaler is
+older or lacks that permission; a tag the nodes do not match is a problem for both kinds of group.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +32,7 @@ from ...sdk.props import Undecided, UnknownValueError, dig, items, text
 from ..pools import (
     AUTOSCALING_GROUP,
     AUTOSCALING_TAG,
+    EKS_NODE_GROUP,
     GpuPool,
 )
 from ..stack import stack_index
@@ -36,32 +50,57 @@ def _tag_map(tags: Any) -> dict[str, str]:
     return out
 
 
-def _compare(pool: GpuPool, tags: Mapping[str, str]) -> list[str]:
+def _differences(want: list[str], have: list[str]) -> str:
+    """``missing [...]`` and/or ``not on the nodes [...]``: what ``have`` (tags) lacks of ``want`` (the pool) and adds."""
+    missing = sorted(set(want) - set(have))
+    extra = sorted(set(have) - set(want))
+    return ", ".join(
+        part for part in (f"missing {missing}" if missing else "", f"not on the nodes {extra}" if extra else "") if part
+    )
+
+
+def _compare(pool: GpuPool, tags: Mapping[str, str], *, managed: bool = False) -> tuple[list[str], list[str]]:
+    """``(issues, covered)``: how the node-template tags differ from the pool's taints and labels. ``managed`` (an EKS
+    managed node group): a missing tag for a taint with a value or for a label, or a label tag of another value
+    (the node group's own label wins), is ``covered`` (Cluster Autoscaler reads it through eks:DescribeNodegroup, the
+    module docstring), not an issue."""
     from ...backends._shared.cluster_autoscaler import CA_LABEL_PREFIX, CA_TAINT_PREFIX, read_ca_node_template_tags
 
     ca = {k: v for k, v in tags.items() if k.startswith((CA_LABEL_PREFIX, CA_TAINT_PREFIX))}
     try:
         ca_taints, ca_labels = read_ca_node_template_tags(ca)
     except TaintError as err:
-        return [f"a node-template taint tag is malformed: {err}"]
-    issues = []
-    want = sorted(str(t) for t in pool.taints)
-    have = sorted(str(t) for t in ca_taints)
-    if want != have:
-        missing = sorted(set(want) - set(have))
-        extra = sorted(set(have) - set(want))
-        detail = ", ".join(
-            part for part in (f"missing {missing}" if missing else "", f"not on the nodes {extra}" if extra else "") if part
-        )
-        issues.append(f"taint tags differ from the pool's taints ({detail})")
-    if pool.labels is not None and ca_labels != pool.labels:
-        missing = sorted(f"{k}={v}" for k, v in pool.labels.items() if ca_labels.get(k) != v)
-        extra = sorted(f"{k}={v}" for k, v in ca_labels.items() if pool.labels.get(k) != v)
-        detail = ", ".join(
-            part for part in (f"missing {missing}" if missing else "", f"not on the nodes {extra}" if extra else "") if part
-        )
-        issues.append(f"label tags differ from the pool's labels ({detail})")
-    return issues
+        return [f"a node-template taint tag is malformed: {err}"], []
+    issues: list[str] = []
+    covered: list[str] = []
+    have = [str(t) for t in ca_taints]
+    readable = {str(t) for t in pool.taints if managed and t.value}
+    want = [str(t) for t in pool.taints if str(t) not in readable or str(t) in have]
+    if sorted(set(want)) != sorted(set(have)):
+        issues.append(f"taint tags differ from the pool's taints ({_differences(want, have)})")
+    unread = sorted(readable - set(have))
+    if unread:
+        covered.append(f"taint tags missing {unread}")
+    if pool.labels is not None:
+        wanted, label_tags = dict(pool.labels), dict(ca_labels)
+        if managed:
+            unlabelled = sorted(f"{k}={v}" for k, v in pool.labels.items() if ca_labels.get(k) != v)
+            if unlabelled:
+                covered.append(f"label tags missing {unlabelled}")
+            wanted, label_tags = {}, {k: v for k, v in ca_labels.items() if k not in pool.labels}
+        if label_tags != wanted:
+            issues.append("label tags differ from the pool's labels ("
+                          f"{_differences([f'{k}={v}' for k, v in wanted.items()], [f'{k}={v}' for k, v in label_tags.items()])})")
+    return issues, covered
+
+
+#: Why a managed node group's tag is not needed everywhere, as the advisory says it.
+_DESCRIBE_NODEGROUP = (
+    "Cluster Autoscaler reads an EKS managed node group's labels (since cluster-autoscaler-1.24.0) and its taints "
+    "that have a value (correctly since cluster-autoscaler-1.31.0: kubernetes/autoscaler#6482) through "
+    "eks:DescribeNodegroup when its IAM role may call it (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/"
+    "README.md; aws_wrapper.go getManagedNodegroupInfo)"
+)
 
 
 def _tag_index(resources: Sequence[Any]) -> tuple[dict[str, Any], dict[str, list[int]], list[Any]]:
@@ -132,14 +171,35 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
         except UnknownValueError as err:
             undecided.add(pool.display, err)
             continue
-        issues = _compare(pool, tags) if tags else ["no Cluster Autoscaler node-template tags"]
+        managed = pool.resource_type == EKS_NODE_GROUP
+        issues, covered = _compare(pool, tags, managed=managed)
+        if not tags and not managed:
+            issues = ["no Cluster Autoscaler node-template tags"]
+        elif not tags and not issues:
+            covered = ["no Cluster Autoscaler node-template tags", *covered]
+        labels_note = "" if pool.labels is not None else " (labels not compared: unknown)"
         if issues:
-            labels_note = "" if pool.labels is not None else " (labels not compared: unknown)"
+            why = (
+                "Cluster Autoscaler builds the template node of an empty group from "
+                "k8s.io/cluster-autoscaler/node-template/label/<key> = <value> and .../taint/<key> = <value>:<Effect>"
+            )
+            if managed:
+                why += (f", plus what eks:DescribeNodegroup returns, which has no taint without a value ({_DESCRIBE_NODEGROUP}"
+                        + (f"; with it, these need no tag: {'; '.join(covered)}" if covered else "") + ")")
             report(
                 f"{pool.display} scales from zero (minSize 0) but its Auto Scaling group's tags do not describe its "
-                f"nodes: {'; '.join(issues)}{labels_note}. Cluster Autoscaler builds the template node of an empty "
-                "group from k8s.io/cluster-autoscaler/node-template/label/<key> = <value> and .../taint/<key> = "
-                "<value>:<Effect>; a mismatch makes it scale a group whose nodes the pending pod cannot use, or none.",
+                f"nodes: {'; '.join(issues)}{labels_note}. {why}; a mismatch makes it scale a group whose nodes the "
+                "pending pod cannot use, or none.",
+                pool.urn or None,
+            )
+        elif covered:
+            report(
+                f"{pool.display} scales from zero (minSize 0) and its Auto Scaling group's tags lack some of its "
+                f"labels and taints: {'; '.join(covered)}"
+                f"{labels_note}. {_DESCRIBE_NODEGROUP}; so these tags are needed only where the autoscaler is older "
+                "than that or lacks eks:DescribeNodegroup: there, without them, it would scale the group for a pending "
+                "pod its nodes cannot take. Add the tags (k8s.io/cluster-autoscaler/node-template/label/<key> = <value>, "
+                ".../taint/<key> = <value>:<Effect>), or grant eks:DescribeNodegroup to an autoscaler of 1.31.0 or later.",
                 pool.urn or None,
             )
     undecided.raise_if_any()
@@ -147,7 +207,7 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
 
 POLICY = StackValidationPolicy(
     name="scale-from-zero-hints",
-    description="Node groups and Auto Scaling groups with min size 0 carry Cluster Autoscaler node-template tags that match their taints and labels exactly (key, value and effect); every node-template taint/label tag on any Auto Scaling group is well formed (value <value>:<Effect>).",
+    description="Node groups and Auto Scaling groups with min size 0 carry Cluster Autoscaler node-template tags that match their taints and labels exactly (key, value and effect; an EKS managed node group needs a tag only for a taint without a value, or for an autoscaler older than 1.31.0 or without eks:DescribeNodegroup, which reads its labels and other taints); every node-template taint/label tag on any Auto Scaling group is well formed (value <value>:<Effect>).",
     validate=validate_scale_from_zero_hints,
     enforcement_level=EnforcementLevel.ADVISORY,
     remediation_steps=(
