@@ -15,7 +15,7 @@ from ...config.common import AwsTags, Model, TaintConfig, TaintItem, fail
 from ...config.errors import ConfigIssue, fail_per_key
 from ...config.reserved_labels import reserved_label_problem
 from ...k8s.patterns import full_match, pattern_search
-from ...k8s.taints import Taint, find_duplicate_taints
+from ...k8s.taints import Taint, nodepool_taint_repeat_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, POOL_LABEL_KEY
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
@@ -232,23 +232,11 @@ class KarpenterPool(NodePoolBase):
     @field_validator("startup_taints")
     @classmethod
     def _startup_taints(cls, startup: list[TaintConfig], info: ValidationInfo) -> list[TaintConfig]:
-        dups = find_duplicate_taints(t.to_taint() for t in startup)
-        if dups:
-            first, dup, taint = dups[0]
-            raise fail(
-                f"startupTaints[{first}] and startupTaints[{dup}] both have key {taint.key!r} and effect "
-                f"{taint.effect.value}; keep one"
-            )
-        taints = info.data.get("taints") or []
-        by_identity = {t.to_taint().identity: i for i, t in enumerate(taints)}
-        for j, item in enumerate(startup):
-            taint = item.to_taint()
-            if taint.identity in by_identity:
-                raise fail(
-                    f"startupTaints[{j}] ({taint}) has the same key and effect as taints[{by_identity[taint.identity]}]; "
-                    "Karpenter rejects a key+effect in both lists (duplicate taint Key/Effect pair): keep it in "
-                    "taints if it stays, in startupTaints if an agent removes it at boot"
-                )
+        own = [t.to_taint() for t in startup]
+        problem = nodepool_taint_repeat_problem([t.to_taint() for t in info.data.get("taints") or []], own)
+        if problem:
+            raise fail(problem)
+        for j, taint in enumerate(own):
             if taint.key == NVIDIA_GPU_RESOURCE:
                 raise fail(
                     f"startupTaints[{j}] ({taint}) is the GPU taint, which is permanent: an agent never removes it, "
