@@ -9,7 +9,7 @@ Everything else asks this registry (or the pool model, for what differs per pool
 branching on backend names: the stack config (:mod:`gpu_node_pool.config.stack` builds its pool
 union from :func:`all_backends` and runs each backend's ``stack_checks`` and the
 :data:`STACK_RULES`), the config warnings (``stack_warnings``), the GPU agents (``gpu_sharing``,
-``mig``, ``bottlerocket_release``), the policies (``startup_taints``, ``autoscaler_tags``, ``untolerated_not_judged``),
+``mig``, ``bottlerocket_release``), the policies (``startup_taints``, ``autoscaler_tags``, ``autoscaler_group_api``, ``untolerated_not_judged``),
 :class:`~gpu_node_pool.component.pool.GpuNodePool` (``wire``), the plan (``summarise`` and
 ``report``), ``gpupool render`` (``export``) and the policies' pool detection
 (``detect`` for the resources whose type tokens the backend lists in ``detects``).
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 __all__ = [
+    "AutoscalerGroupApi",
     "Backend",
     "PinnedRelease",
     "STACK_RULES",
@@ -64,6 +65,23 @@ class PinnedRelease(NamedTuple):
     key: str
     text: str
     version: tuple[int, int, int]
+
+
+class AutoscalerGroupApi(NamedTuple):
+    """The cloud API through which Cluster Autoscaler reads a node group's labels and its taints that have a
+    value, besides its Auto Scaling group's node-template tags (an ``autoscaler_group_api`` answer). A taint
+    without a value is not read that way and still needs its tag.
+
+    Attributes:
+        action: the IAM action the autoscaler's role needs to call it, e.g. ``eks:DescribeNodegroup``.
+        since: the first Cluster Autoscaler release that reads both labels and taints right, e.g. ``1.31.0``.
+        why: one sentence saying what the autoscaler reads that way, since which releases, and its public
+            sources; policy ``scale-from-zero-hints`` quotes it in its advisories.
+    """
+
+    action: str
+    since: str
+    why: str
 
 
 @dataclass(frozen=True)
@@ -137,6 +155,11 @@ class Backend:
         autoscaler_tags: the backend's pools scale from zero through Cluster Autoscaler
             node-template tags on their Auto Scaling groups; policy ``scale-from-zero-hints``
             checks them.
+        autoscaler_group_api: an :class:`AutoscalerGroupApi` or None: the API through which Cluster Autoscaler
+            also reads the labels and valued taints of the backend's node groups, so that policy
+            ``scale-from-zero-hints`` tells a tag it lacks for one of them as needed only for an older autoscaler
+            or one without ``action`` (eks-managed: ``eks:DescribeNodegroup``, ``eks_managed/__init__.py``).
+            None: every label and taint needs its node-template tag.
         resource_name: ``"module:function"`` or ``""``; ``function(name, pool) -> str | None``: why the cloud
             refuses a name Pulumi derives from the ``GpuNodePool``'s resource ``name`` for a child the validated
             ``pool`` creates (an EKS node group, an EC2 launch template), or None; the component refuses such a
@@ -177,6 +200,7 @@ class Backend:
     provisioner: str = ""
     startup_taints: bool = False
     autoscaler_tags: bool = False
+    autoscaler_group_api: AutoscalerGroupApi | None = None
     resource_name: str = ""
     untolerated_not_judged: str = ""
     bottlerocket_release: str = ""

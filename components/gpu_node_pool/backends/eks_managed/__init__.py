@@ -8,13 +8,33 @@ settings and the user's own launch template), ``bottlerocket.py`` (Bottlerocket 
 ``pass_through.py`` (taints and labels of kubelet and Bottlerocket settings merged with the pool's), ``release.py``
 (the Bottlerocket release ``releaseVersion`` pins). Cluster Autoscaler
 tags are shared with ``self_managed`` in ``backends/_shared/cluster_autoscaler.py``.
+
+Cluster Autoscaler builds the template node of an empty managed node group from its Auto Scaling group's
+node-template tags and also from what ``eks:DescribeNodegroup`` returns, when its IAM role may call it
+(kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``, "eks:DescribeNodegroup" permission):
+the node group's labels (since cluster-autoscaler-1.24.0, the managed node group cache) and its taints that have a
+value (``aws_wrapper.go`` ``getManagedNodegroupInfo`` skips a taint without one), in the Kubernetes effect spelling
+only since cluster-autoscaler-1.31.0 (kubernetes/autoscaler#6482; before it a taint kept EKS's ``NO_SCHEDULE``,
+which the scheduler ignores: kubernetes/autoscaler#6481). :data:`DESCRIBE_NODEGROUP` tells the registry.
 """
 
 from __future__ import annotations
 
 from ...k8s.wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP, LAUNCH_TEMPLATE
-from ...registry import Backend, register
+from ...registry import AutoscalerGroupApi, Backend, register
 from .._shared.efa_names import CHILDREN as EFA_CHILDREN
+
+#: How Cluster Autoscaler reads a managed node group's labels and valued taints (the module docstring).
+DESCRIBE_NODEGROUP = AutoscalerGroupApi(
+    action="eks:DescribeNodegroup",
+    since="1.31.0",
+    why=(
+        "Cluster Autoscaler reads an EKS managed node group's labels (since cluster-autoscaler-1.24.0) and its taints "
+        "that have a value (correctly since cluster-autoscaler-1.31.0: kubernetes/autoscaler#6482) through "
+        "eks:DescribeNodegroup when its IAM role may call it (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/"
+        "README.md; aws_wrapper.go getManagedNodegroupInfo)"
+    ),
+)
 
 BACKEND = register(
     Backend(
@@ -25,6 +45,7 @@ BACKEND = register(
         stack_warnings="config:stack_warnings",
         platform="eks",
         autoscaler_tags=True,
+        autoscaler_group_api=DESCRIBE_NODEGROUP,
         wire="resources:wire",
         resource_name="names:resource_name_problem",
         summarise="summary:summarise",

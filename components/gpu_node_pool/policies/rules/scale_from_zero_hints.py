@@ -4,14 +4,12 @@ node-template tags matching their taints and labels, and every such tag is well 
 Cluster Autoscaler builds the template node of an empty Auto Scaling group from its
 ``k8s.io/cluster-autoscaler/node-template/label/<key>`` and ``.../taint/<key>`` tags
 (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``, ``aws_manager.go``
-``buildNodeFromTemplate``). For an EKS managed node group it also adds what ``eks:DescribeNodegroup``
-returns, when its IAM role may call it (same README, "eks:DescribeNodegroup" permission): the node
-group's labels (since cluster-autoscaler-1.24.0, the managed node group cache) and its taints that have a
-value (``aws_wrapper.go`` ``getManagedNodegroupInfo`` skips a taint without one), in the Kubernetes effect
-spelling only since cluster-autoscaler-1.31.0 (kubernetes/autoscaler#6482; before it a taint kept EKS's
-``NO_SCHEDULE``, which the scheduler ignores: kubernetes/autoscaler#6481). So for a managed node group a
-missing tag is a definite problem for a taint without a value, and otherwise only where the autoscaler is
-older or lacks that permission; a tag the nodes do not match is a problem for both kinds of group.
+``buildNodeFromTemplate``). For a pool whose backend names an ``autoscaler_group_api`` in the registry
+(:class:`~gpu_node_pool.registry.AutoscalerGroupApi`; an EKS managed node group's ``eks:DescribeNodegroup``,
+sourced in ``backends/eks_managed/__init__.py``) it also adds the node group's labels and its taints that have a
+value, read through that API when its IAM role may call it. So for such a pool a missing tag is a definite problem
+for a taint without a value, and otherwise only where the autoscaler is older or lacks that permission; a tag the
+nodes do not match is a problem for every kind of group.
 """
 
 from __future__ import annotations
@@ -27,12 +25,11 @@ from pulumi_policy import (
 )
 
 from ...k8s.taints import TaintError
-from ...registry import find
+from ...registry import AutoscalerGroupApi, find
 from ...sdk.props import Undecided, UnknownValueError, dig, items, text
 from ..pools import (
     AUTOSCALING_GROUP,
     AUTOSCALING_TAG,
-    EKS_NODE_GROUP,
     GpuPool,
 )
 from ..stack import stack_index
@@ -60,10 +57,10 @@ def _differences(want: list[str], have: list[str]) -> str:
 
 
 def _compare(pool: GpuPool, tags: Mapping[str, str], *, managed: bool = False) -> tuple[list[str], list[str]]:
-    """``(issues, covered)``: how the node-template tags differ from the pool's taints and labels. ``managed`` (an EKS
-    managed node group): a missing tag for a taint with a value or for a label, or a label tag of another value
-    (the node group's own label wins), is ``covered`` (Cluster Autoscaler reads it through eks:DescribeNodegroup, the
-    module docstring), not an issue."""
+    """``(issues, covered)``: how the node-template tags differ from the pool's taints and labels. ``managed`` (the
+    pool's backend has an ``autoscaler_group_api``): a missing tag for a taint with a value or for a label, or a label
+    tag of another value (the node group's own label wins), is ``covered`` (Cluster Autoscaler reads it through that
+    API, the module docstring), not an issue."""
     from ...backends._shared.cluster_autoscaler import CA_LABEL_PREFIX, CA_TAINT_PREFIX, read_ca_node_template_tags
 
     ca = {k: v for k, v in tags.items() if k.startswith((CA_LABEL_PREFIX, CA_TAINT_PREFIX))}
@@ -92,15 +89,6 @@ def _compare(pool: GpuPool, tags: Mapping[str, str], *, managed: bool = False) -
             issues.append("label tags differ from the pool's labels ("
                           f"{_differences([f'{k}={v}' for k, v in wanted.items()], [f'{k}={v}' for k, v in label_tags.items()])})")
     return issues, covered
-
-
-#: Why a managed node group's tag is not needed everywhere, as the advisory says it.
-_DESCRIBE_NODEGROUP = (
-    "Cluster Autoscaler reads an EKS managed node group's labels (since cluster-autoscaler-1.24.0) and its taints "
-    "that have a value (correctly since cluster-autoscaler-1.31.0: kubernetes/autoscaler#6482) through "
-    "eks:DescribeNodegroup when its IAM role may call it (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/"
-    "README.md; aws_wrapper.go getManagedNodegroupInfo)"
-)
 
 
 def _tag_index(resources: Sequence[Any]) -> tuple[dict[str, Any], dict[str, list[int]], list[Any]]:
@@ -171,7 +159,8 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
         except UnknownValueError as err:
             undecided.add(pool.display, err)
             continue
-        managed = pool.resource_type == EKS_NODE_GROUP
+        api: AutoscalerGroupApi | None = record.autoscaler_group_api
+        managed = api is not None
         issues, covered = _compare(pool, tags, managed=managed)
         if not tags and not managed:
             issues = ["no Cluster Autoscaler node-template tags"]
@@ -183,8 +172,8 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
                 "Cluster Autoscaler builds the template node of an empty group from "
                 "k8s.io/cluster-autoscaler/node-template/label/<key> = <value> and .../taint/<key> = <value>:<Effect>"
             )
-            if managed:
-                why += (f", plus what eks:DescribeNodegroup returns, which has no taint without a value ({_DESCRIBE_NODEGROUP}"
+            if api is not None:
+                why += (f", plus what {api.action} returns, which has no taint without a value ({api.why}"
                         + (f"; with it, these need no tag: {'; '.join(covered)}" if covered else "") + ")")
             report(
                 f"{pool.display} scales from zero (minSize 0) but its Auto Scaling group's tags do not describe its "
@@ -192,14 +181,14 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
                 "pending pod cannot use, or none.",
                 pool.urn or None,
             )
-        elif covered:
+        elif covered and api is not None:
             report(
                 f"{pool.display} scales from zero (minSize 0) and its Auto Scaling group's tags lack some of its "
                 f"labels and taints: {'; '.join(covered)}"
-                f"{labels_note}. {_DESCRIBE_NODEGROUP}; so these tags are needed only where the autoscaler is older "
-                "than that or lacks eks:DescribeNodegroup: there, without them, it would scale the group for a pending "
+                f"{labels_note}. {api.why}; so these tags are needed only where the autoscaler is older "
+                f"than that or lacks {api.action}: there, without them, it would scale the group for a pending "
                 "pod its nodes cannot take. Add the tags (k8s.io/cluster-autoscaler/node-template/label/<key> = <value>, "
-                ".../taint/<key> = <value>:<Effect>), or grant eks:DescribeNodegroup to an autoscaler of 1.31.0 or later.",
+                f".../taint/<key> = <value>:<Effect>), or grant {api.action} to an autoscaler of {api.since} or later.",
                 pool.urn or None,
             )
     undecided.raise_if_any()
