@@ -24,6 +24,16 @@ def _no_user_helm_cache(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("HELM_REPOSITORY_CACHE", str(tmp_path_factory.getbasetemp() / "no-helm-repository-cache"))
 
 
+def plan_stack_text(capsys, temp_project, text: str) -> tuple[int, str]:
+    """``gpupool plan`` of the stack file ``text`` (as ``Pulumi.mine.yaml`` in a copy of the project), as a user
+    runs it: the exit code and everything printed, stdout then stderr."""
+    from gpu_node_pool.cli.commands import main
+
+    code = main(["plan", "--stack", "mine", "--project-dir", str(temp_project("mine", text))])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
 @pytest.fixture
 def repo_root() -> Path:
     return ROOT

@@ -10,6 +10,8 @@ an Output of a resource created in the same run, so unknown at preview: no polic
 
 from __future__ import annotations
 
+from pathlib import Path
+
 GKE_CLUSTER = """config:
   gcp:project: acme-ml
   gcp:region: us-central1
@@ -54,3 +56,22 @@ k8s.apps.v1.DaemonSet("probe-b", metadata={"name": "probe-b", "namespace": "moni
     "selector": {"matchLabels": {"app": "b"}}, "template": {"metadata": {"labels": {"app": "b"}}, "spec": {
         "tolerations": probe_tolerations, "containers": [{"name": "p", "image": "busybox"}]}}})
 """
+
+
+_STACKS = Path(__file__).resolve().parent.parent / "stacks"
+_DEV_AT = "      capacityType: ON_DEMAND\n"  # the shipped dev stack's one eks-managed pool, pools[0]
+_KARPENTER_AT = "        amiAlias: al2023@latest\n"  # the shipped prod stack's karpenter pool pools[2], in its nodeClass
+
+
+def eks_managed_kubelet(config: str) -> str:
+    """The shipped dev stack with ``kubelet: {config: <config>}`` (a YAML flow map) on its eks-managed pool."""
+    dev = (_STACKS / "Pulumi.dev.yaml").read_text()
+    assert dev.count(_DEV_AT) == 1
+    return dev.replace(_DEV_AT, f"{_DEV_AT}      kubelet: {{config: {config}}}\n")
+
+
+def karpenter_kubelet(kubelet: str) -> str:
+    """The shipped prod stack with ``nodeClass.kubelet: <kubelet>`` (a YAML flow map) on its karpenter pool."""
+    prod = (_STACKS / "Pulumi.prod.yaml").read_text()
+    assert prod.count(_KARPENTER_AT) == 1
+    return prod.replace(_KARPENTER_AT, f"{_KARPENTER_AT}        kubelet: {kubelet}\n")

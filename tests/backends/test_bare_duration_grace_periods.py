@@ -12,32 +12,9 @@ Sources: the kubelet parses each ``evictionSoftGracePeriod`` value with Go's ``t
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT
-
-from gpu_node_pool.cli.commands import main
-
-DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
-PROD = (ROOT / "stacks" / "Pulumi.prod.yaml").read_text()
-DEV_AT = "      capacityType: ON_DEMAND\n"
-KARPENTER_AT = "        amiAlias: al2023@latest\n"
-
-
-def plan(capsys, temp_project, text: str) -> tuple[int, str]:
-    """``gpupool plan`` of the stack ``text``, as a user runs it: exit code and everything printed."""
-    code = main(["plan", "--stack", "mine", "--project-dir", str(temp_project("mine", text))])
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
-
-def eks_managed(kubelet: str) -> str:
-    assert DEV.count(DEV_AT) == 1
-    return DEV.replace(DEV_AT, f"{DEV_AT}      kubelet: {{config: {kubelet}}}\n")
-
-
-def karpenter(kubelet: str) -> str:
-    assert PROD.count(KARPENTER_AT) == 1
-    return PROD.replace(KARPENTER_AT, f"{KARPENTER_AT}        kubelet: {kubelet}\n")
-
+from conftest import plan_stack_text as plan
+from stack_texts import eks_managed_kubelet as eks_managed
+from stack_texts import karpenter_kubelet as karpenter
 
 DURATION = 'write a duration with its unit, such as "90s" or "1m30s" (memory.available: 90s)'
 NO_UNIT = "5 alone names no unit (ns, us, ms, s, m or h), quoted or not, and none is assumed"

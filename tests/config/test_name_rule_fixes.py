@@ -6,20 +6,14 @@ from __future__ import annotations
 
 import pytest
 from conftest import ROOT
+from conftest import plan_stack_text as plan
 
-from gpu_node_pool.cli.commands import main
 from gpu_node_pool.k8s.names import label_value_problem, qualified_name_problem
 
 GKE = (ROOT / "stacks" / "Pulumi.gke-dev.yaml").read_text()
 DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
 DOC = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
 GO = "k8s.io/apimachinery pkg/util/validation/validation.go"
-
-
-def plan(capsys, temp_project, text: str) -> tuple[int, str]:
-    code = main(["plan", "--stack", "mine", "--project-dir", str(temp_project("mine", text))])
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 CASES = [

@@ -7,16 +7,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import ROOT
-
-from gpu_node_pool.cli.commands import main
+from conftest import plan_stack_text as plan
 
 PROD = (ROOT / "stacks" / "Pulumi.prod.yaml").read_text()
-
-
-def plan(capsys, temp_project, text: str) -> tuple[int, str]:
-    code = main(["plan", "--stack", "mine", "--project-dir", str(temp_project("mine", text))])
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 @pytest.mark.parametrize(("written", "as_number", "path"), [
