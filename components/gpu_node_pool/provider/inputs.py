@@ -13,6 +13,7 @@ arguments spell it (``pool.eksManaged.instanceTypes``).
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 import types
@@ -172,9 +173,11 @@ def validated(mapping: Mapping[str, Any], source: str) -> Any:
 @contextmanager
 def arguments(component: str, pools: Pools, settings: Mapping[str, str] | None = None) -> Iterator[None]:
     """Inside: a :class:`ConfigError` is raised again with each issue's path as an argument path
-    (:func:`argument_path`), the same message and the same source (``GpuNodePool 'inference'``)."""
+    (:func:`argument_path`), the same message, location and note flag (:attr:`ConfigIssue.not_judged`: the note
+    that stack rules were not run stays a note, listed after the mistakes and not counted) and the same source
+    (``GpuNodePool 'inference'``)."""
     try:
         yield
     except ConfigError as err:
-        issues = [ConfigIssue(argument_path(i.path, pools, settings or {}), i.message) for i in err.issues]
+        issues = [dataclasses.replace(i, path=argument_path(i.path, pools, settings or {})) for i in err.issues]
         raise ConfigError(issues, err.source) from None
