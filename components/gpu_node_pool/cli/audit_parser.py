@@ -12,6 +12,7 @@ from typing import Any
 
 from ..k8s.taints import PLATFORMS
 from .contract import AUDIT_FAIL_ON, input_path, once, output_file, positive_seconds
+from .stack_name import stack_name
 
 __all__ = ["register"]
 
@@ -25,7 +26,8 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     ``parents``: the options every command shares (``--json``, ``--debug``). The parser's
     ``check_usage`` default holds the rules argparse cannot state (``--cluster-dump`` with
     ``--kubeconfig``/``--context``, ``--project-dir`` without ``--stack``); ``gpupool`` calls it
-    after parsing, and a broken rule is a usage error (exit 64).
+    after parsing, and a broken rule is a usage error (exit 64). ``--stack`` is checked as ``plan``'s is
+    (:func:`~gpu_node_pool.cli.stack_name.stack_name`: Pulumi's stack-name rule; a refusal exits 64).
     """
     a = subparsers.add_parser("audit", parents=list(parents),
                               help="check a live cluster (read-only) or a kubectl dump against the GPU pool rules")
@@ -35,7 +37,8 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     src.add_argument("--in-cluster", action="store_true", help="use the pod's service account (inside the cluster)")
     a.add_argument("--kubeconfig", metavar="FILE", type=input_path, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     a.add_argument("--context", metavar="NAME", help="kubeconfig context (default: current-context)")
-    a.add_argument("--stack", help="also compare with the pools this stack declares (drift and what-if)")
+    a.add_argument("--stack", type=stack_name,
+                   help="also compare with the pools this stack declares (drift and what-if); a Pulumi stack name, as for plan")
     a.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (with --stack)")
     a.add_argument("--html", metavar="OUT.html", type=output_file, help="write the DaemonSet x pool page (self-contained)")
     a.add_argument("--fail-on", choices=AUDIT_FAIL_ON, default="mandatory",

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from typing import Any
 
 from .. import plan as plan_mod
 from .._version import __version__
 from ..config import ConfigError
-from ..text.terminal import escape_control, shown, terminal_text
+from ..text.terminal import escape_control, terminal_text
 from .audit_parser import register as register_audit
 from .contract import (
     FAIL_ON_LEVELS,
@@ -48,29 +47,7 @@ from .contract import (
 from .expand_options import expand_arguments, expand_options
 from .failures import input_errors, internal_error, interrupt_in, invalid_input
 from .sarif import sarif_log
-
-#: Pulumi's rule of a stack name: 1 to 100 letters, digits, '-', '_' and '.' (pulumi/pulumi
-#: sdk/go/common/tokens/stack_name.go ``ParseStackName``; the org and project of a qualified name
-#: ``<org>/[<project>/]<stack>`` are of the same characters, sdk/go/common/tokens/project.go ``ValidateProjectName``).
-_STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
-_STACK_RULE = ("a Pulumi stack name is 1 to 100 letters, digits, '-', '_' and '.', optionally qualified as "
-               "<org>/<stack> or <org>/<project>/<stack> (pulumi/pulumi sdk/go/common/tokens/stack_name.go)")
-
-
-def _stack_name(value: str) -> str:
-    """``--stack``: a Pulumi stack name (:data:`_STACK_NAME`), or one qualified by its org and project, whose
-    stack file is ``Pulumi.<stack>.yaml`` of its last part, which is returned. Refused (argparse turns the error
-    into exit 64): an empty name (it would read ``Pulumi..yaml``), other characters (a path such as ``../etc``),
-    more than three parts, and an org or project of dots only (a path step, no name)."""
-    if not value.strip():
-        raise argparse.ArgumentTypeError(f"{value!r} is empty; name a stack, e.g. --stack dev")
-    parts = value.split("/")
-    if len(parts) > 3 or not all(_STACK_NAME.fullmatch(p) for p in parts) or any(set(p) == {"."} for p in parts[:-1]):
-        odd = next((c for c in value if not (c.isascii() and (c.isalnum() or c in "-_./"))), None)
-        why = f" ({shown(odd)} is none of those)" if odd is not None else ""
-        raise argparse.ArgumentTypeError(f"{shown(value)} is not a stack name: {_STACK_RULE}{why}; give the stack's "
-                                         "name, e.g. --stack dev (it reads <stackConfigDir>/Pulumi.dev.yaml)")
-    return parts[-1]
+from .stack_name import stack_name
 
 
 def _project_note(args: argparse.Namespace) -> str | None:
@@ -114,7 +91,7 @@ def _print_text(args: argparse.Namespace, text: str | None, error: bool = False)
 def _stack_parent(required: bool) -> argparse.ArgumentParser:
     stack = UsageParser(add_help=False)
     stack.add_argument(
-        "--stack", required=required, type=_stack_name, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml"
+        "--stack", required=required, type=stack_name, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml"
     )
     stack.add_argument(
         "--project-dir", default=None,
