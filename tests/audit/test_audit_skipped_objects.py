@@ -38,10 +38,10 @@ REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 @pytest.mark.parametrize(
     ("affinity", "field"),
     [
-        ({"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": "x"}}}, "nodeSelectorTerms is not a list of terms"),
+        ({"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": "x"}}}, "nodeSelectorTerms is a string 'x', where the API server holds an array of objects"),
         ({"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [{"matchExpressions": "y"}]}}},
-         "nodeSelectorTerms[0].matchExpressions is not a list of requirements"),
-        ({"nodeAffinity": "z"}, "affinity.nodeAffinity is not a mapping"),
+         "nodeSelectorTerms[0].matchExpressions is a string 'y', where the API server holds an array of objects"),
+        ({"nodeAffinity": "z"}, "affinity.nodeAffinity is a string 'z', where the API server holds an object"),
     ],
 )
 def test_a_daemonset_whose_node_selection_has_the_wrong_shape_is_skipped_and_the_report_partial(tmp_path, affinity, field):

@@ -59,7 +59,13 @@ _COUNT_MAX = 2**63 - 1
 _TOO_MANY = ("more devices than Kubernetes can count (a device count is an int64, at most 9223372036854775807: "
              "apimachinery resource.Quantity Value/AsInt64, kubernetes/apimachinery pkg/api/resource/quantity.go); "
              "a kubelet never reports it: the dump was edited or is not a Node's status as the API serves it")
-#: The fix of a taint of the wrong shape (a bad key or value, no object, ``spec.taints`` no list).
+#: What the API server takes as a GPU count: a device count, whole and not negative.
+_NOT_A_COUNT = ("the API server refuses it in a Node's status.capacity and status.allocatable (a quantity there is not "
+                "negative, and an extended resource's is a whole number: ValidateResourceQuantityValue, kubernetes/"
+                "kubernetes pkg/apis/core/validation/validation.go; extended resources: https://kubernetes.io/docs/"
+                "concepts/configuration/manage-resources-containers/#extended-resources); a kubelet never reports it: "
+                "the dump was edited or is not a Node's status as the API serves it")
+#: The fix of a taint of the wrong shape (a bad key or value, no object).
 _TAINT_FIX = "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"
 
 
@@ -93,12 +99,12 @@ class Node:
         name: ``metadata.name``.
         labels: every label (a complete set: a missing key is missing).
         taints: the taints that could be read; ``bad_taints`` says which could not, why and the fix
-            (:class:`BadTaint`: a taint of the wrong shape, an effect Kubernetes does not have, or ``spec.taints``
-            that is not a list).
+            (:class:`BadTaint`: a taint of the wrong shape or an effect Kubernetes does not have).
         gpu_allocatable: GPU resource name -> allocatable count (only the GPU resources).
         bad_resources: GPU capacity or allocatable values that are not Kubernetes quantities
-            (``"lots"``) or more than a device count's int64 holds (``"1e400"``), left out of the counts and named here; a node with one in its
-            allocatable is not judged starved.
+            (``"lots"``), negative (``"-1"``), not whole (``"1.5"``, ``"500m"``) or more than a device count's int64
+            holds (``"1e400"``), left out of the counts and named here; a node with one in its allocatable is not
+            judged starved, and one with a label of a GPU node stays a GPU node.
         gpu_uncounted: the GPU resources ``status.capacity`` advertises beyond an int64 count (in ``bad_resources``
             too): still evidence of a GPU node.
         gpu_evidence: why the node counts as a GPU node ("" for a CPU node).
@@ -154,16 +160,11 @@ class Pool:
 
 
 def _gpu_counts(resources: Any, where: str, bad: list[str], huge: list[str] | None = None) -> dict[str, int]:
-    """GPU resource -> count of ``resources`` (``status.capacity`` or ``.allocatable``); what is not
-    a quantity (or not a mapping) or more than an int64 count is described in ``bad`` and left out (the names of the
-    latter also in ``huge``)."""
+    """GPU resource -> count of ``resources`` (``status.capacity`` or ``.allocatable``, a mapping or None); what is
+    not a quantity, negative, not a whole number or more than an int64 count is described in ``bad`` and left out (the
+    names of the last also in ``huge``)."""
     out: dict[str, int] = {}
-    if resources is None:
-        return out
-    if not isinstance(resources, Mapping):
-        bad.append(f"{where} {shown(resources)}: not a mapping of resources")
-        return out
-    for name, value in resources.items():
+    for name, value in (resources or {}).items():
         if name in GPU_RESOURCES or str(name).startswith(_MIG_PREFIX):
             try:
                 qty = quantity(value)
@@ -171,12 +172,16 @@ def _gpu_counts(resources: Any, where: str, bad: list[str], huge: list[str] | No
                 bad.append(f"{where}.{shown(name, quote=False)} {shown(value)}: not a Kubernetes quantity "
                            "(apimachinery resource.Quantity: digits with an optional suffix, such as '4')")
                 continue
+            said = f"{where}.{shown(name, quote=False)} {shown(value)}"
             if qty > _COUNT_MAX:
-                bad.append(f"{where}.{shown(name, quote=False)} {shown(value)}: {_TOO_MANY}")
+                bad.append(f"{said}: {_TOO_MANY}")
                 if huge is not None:
                     huge.append(str(name))
                 continue
-            out[name] = int(qty) if qty >= 0 else 0
+            if qty < 0 or qty.denominator != 1:
+                bad.append(f"{said}: {'a negative' if qty < 0 else 'not a whole'} number of devices, {_NOT_A_COUNT}")
+                continue
+            out[name] = int(qty)
     return out
 
 
@@ -205,7 +210,8 @@ def _gpu_evidence(labels: Mapping[str, str], capacity: Mapping[str, int], pool_n
 def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Node:
     """Read a Node object (a plain mapping, camelCase as the API serves it).
 
-    A taint Kubernetes would reject (a wrong effect, a bad key) is kept out of ``taints`` and
+    Its fields have the shapes of :data:`.shapes.FIELDS` (``Node``; the audit skips a Node of other shapes before it
+    reads it). A taint Kubernetes would reject (a wrong effect, a bad key) is kept out of ``taints`` and
     described in ``bad_taints`` (the audit turns it into a finding for that node); an effect is described as the
     live object carries it (:func:`~gpu_node_pool.k8s.effects.node_effect_problem`), not as a stack file's.
     """
@@ -215,13 +221,7 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
     labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
     taints: list[Taint] = []
     bad: list[BadTaint] = []
-    raw_taints = spec.get("taints") or []
-    if not isinstance(raw_taints, list):
-        where = f"spec.taints {shown(raw_taints)}"
-        bad.append(BadTaint(f"{where}: not a list of taints (the Node API's spec.taints is a list)", where=where,
-                            place="spec.taints"))
-        raw_taints = []
-    for i, raw in enumerate(raw_taints):
+    for i, raw in enumerate(spec.get("taints") or []):
         try:
             taints.append(Taint.from_k8s(raw))
         except TaintError as err:

@@ -39,6 +39,7 @@ from ..text.terminal import shown
 from .cluster import Node, read_node
 from .findings import SHOWN_SUBJECTS
 from .identity import Repeats, display
+from .shapes import shape_problem_line, shape_problems
 
 __all__ = ["Snapshot", "KINDS", "ADMISSION_KINDS", "WORKLOADS_KEPT", "is_admission", "pod_state"]
 
@@ -145,20 +146,22 @@ class Snapshot:
         """Keep what the verdicts need of ``obj`` (a camelCase mapping of ``kind``, one of :data:`KINDS`),
         read from ``where`` (a dump file, an API list) as its item ``index``.
 
-        An object with a field of the wrong shape (``metadata.labels`` a list, ``status.conditions``
-        a string: the API server never serves these, a hand-made dump may) or without ``metadata.name``
-        is skipped and named in :attr:`skipped`, which makes the report partial; so is a second copy of
+        An object with a field of the wrong shape (``metadata.labels`` an array, ``status.conditions``
+        a string: the API server never serves these, a hand-made dump may; the shapes are :data:`.shapes.FIELDS`) or
+        without ``metadata.name`` is skipped and named in :attr:`skipped`
+        (:func:`.shapes.shape_problem_line`), which makes the report partial; so is a second copy of
         an object that differs from the first (:mod:`.identity`), while a second copy alike is noted.
         """
         self.read.add(kind)
         if not self._named(kind, obj, where, index):
             return
-        try:
-            self._add(kind, obj, where)
-        except (AttributeError, TypeError, ValueError) as err:
-            meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-            self.skipped.append(f"{display(kind, meta.get('namespace'), meta.get('name'))}: a field has the wrong shape "
-                                f"({type(err).__name__}: {err}); skipped")
+        problems = shape_problems(kind, obj)
+        if problems:
+            meta = obj["metadata"]
+            namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+            self.skipped.append(shape_problem_line(kind, display(kind, namespace, meta["name"]), problems, live=self.live))
+            return
+        self._add(kind, obj, where)
 
     def _named(self, kind: str, obj: Mapping[str, Any], where: str, index: int | None) -> bool:
         """Whether ``obj`` has a ``metadata.name``; if not, it is skipped (said in :attr:`skipped`)."""
@@ -306,43 +309,16 @@ def _reduce_pod(pod: Mapping[str, Any]) -> tuple[dict[str, Any] | None, list[tup
 
 
 def _daemonset(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts :func:`gpu_node_pool.policies.daemonset_nodes.read_daemonset` reads."""
+    """The parts :func:`gpu_node_pool.policies.daemonset_nodes.read_daemonset` reads (of a DaemonSet whose fields
+    have the shapes of :data:`.shapes.FIELDS`)."""
     meta = obj.get("metadata") or {}
     spec = obj.get("spec") or {}
     template = spec.get("template") or {} if isinstance(spec, Mapping) else {}
     status = obj.get("status") or {}
     pod_spec = template.get("spec") or {}
-    _check_node_selection(pod_spec)
     return {
         "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
         "spec": {"template": {"spec": pod_spec}},
         "status": {k: status[k] for k in ("desiredNumberScheduled",) if k in status},
     }
 
-
-def _check_node_selection(pod_spec: Mapping[str, Any]) -> None:
-    """Raise ``TypeError`` naming the field when the pod template's node selection does not have the
-    API's shape (``nodeSelector`` a mapping; required ``nodeSelectorTerms`` a list of mappings whose
-    ``matchExpressions``/``matchFields`` are lists of mappings): the API server never serves such a
-    DaemonSet, and reading it as no selection would call it kept off every node (or on every node)."""
-    path = "spec.template.spec"
-    if not isinstance(pod_spec, Mapping):
-        raise TypeError(f"{path} is a {type(pod_spec).__name__}, not an object")
-    if not isinstance(pod_spec.get("nodeSelector") or {}, Mapping):
-        raise TypeError(f"{path}.nodeSelector is not a mapping")
-    affinity = pod_spec.get("affinity") or {}
-    node_affinity = affinity.get("nodeAffinity") or {} if isinstance(affinity, Mapping) else None
-    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node_affinity, Mapping) else None
-    if not isinstance(affinity, Mapping) or not isinstance(node_affinity, Mapping):
-        raise TypeError(f"{path}.affinity.nodeAffinity is not a mapping")
-    if required is None:
-        return
-    where = f"{path}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
-    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
-    if not isinstance(terms, list) or not all(isinstance(t, Mapping) for t in terms):
-        raise TypeError(f"{where}.nodeSelectorTerms is not a list of terms")
-    for i, term in enumerate(terms):
-        for part in ("matchExpressions", "matchFields"):
-            value = term.get(part) or []
-            if not isinstance(value, list) or not all(isinstance(e, Mapping) for e in value):
-                raise TypeError(f"{where}.nodeSelectorTerms[{i}].{part} is not a list of requirements")

@@ -35,6 +35,7 @@ from ..sdk.yaml_bounded import load_all_bounded
 from ..text.terminal import shown
 from .jsonstream import NOT_AN_OBJECT, ListStream
 from .paging import PageTooLarge, PagingError, RequestTimeout, pages
+from .shapes import json_value
 from .snapshot import KINDS, Snapshot, is_admission
 
 __all__ = ["SourceError", "Snapshot", "load_dump", "load_live", "LISTS"]
@@ -101,22 +102,6 @@ _EXPECTED = ("a kubectl List is expected (the object kubectl get ... -o json wri
 _WRAP = "apiVersion: v1, kind: List, items: [...]"
 
 
-def _json_value(value: Any) -> str:
-    """What ``value`` is, in JSON's words (YAML's documents decode to the same): ``null``, ``an array of 2 items``,
-    ``a string 'x'``, ``a number 3``, ``true``, ``an object``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return f"a number {shown(value, quote=False)}"
-    if isinstance(value, str):
-        return f"a string {shown(value)}"
-    if isinstance(value, list):
-        return "an empty array" if not value else f"an array of {len(value)} item(s)"
-    return "an object" if isinstance(value, Mapping) else shown(value, quote=False)
-
-
 def _not_a_list(where: str, doc: Any, what: str = "") -> SourceError:
     """The dump document ``doc`` at ``where`` is no kubectl List: what it is instead (``null``, an array, an object
     of another kind, a List without ``items``), what is expected, and the fix. ``what`` says it instead when the
@@ -126,20 +111,20 @@ def _not_a_list(where: str, doc: Any, what: str = "") -> SourceError:
     if what:
         pass
     elif not isinstance(doc, Mapping):
-        what = _json_value(doc)
+        what = json_value(doc)
         if isinstance(doc, list) and doc:
             hint = f" (the items alone: put them in a List: {_WRAP})"
     elif "kind" not in doc:
         what = "an object without kind"
     elif not isinstance(kind, str) or not kind:
-        what = f"an object whose kind is {_json_value(kind)}"
+        what = f"an object whose kind is {json_value(kind)}"
     elif kind not in _LIST_KINDS:
         what = f"an object of kind {shown(kind)}"
         hint = f" (one object: put it, with the others, in the items of a List: {_WRAP})"
     elif "items" not in doc:
         what = f"an object of kind {kind} without items"
     else:
-        what = f"an object of kind {kind} whose items is {_json_value(doc['items'])}, not an array"
+        what = f"an object of kind {kind} whose items is {json_value(doc['items'])}, not an array"
     return SourceError(f"--cluster-dump {where}: {_EXPECTED}, got {what}{hint}; {_HOW}")
 
 
