@@ -138,3 +138,18 @@ def test_fail_on_none_keeps_exit_0_with_a_skipped_object(tmp_path, capsys):
     dump.write_text(json.dumps(as_list([odd])))
     assert main(["audit", "--cluster-dump", str(dump), "--fail-on", "none"]) == 0
     assert "PARTIAL: Node gpu-1: a field has the wrong shape" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kind", [{"name": "Node"}, ["Node"]])
+def test_an_item_or_a_list_whose_kind_is_no_string_is_told_not_a_crash(tmp_path, capsys, kind):
+    import json
+
+    dump = tmp_path / "dump.json"
+    items = [gpu_node(), {"kind": kind, "metadata": {"name": "a"}}]
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    assert main(["audit", "--cluster-dump", str(dump)]) == 0
+    assert "left out, not judged: 1 item(s) without a kind" in capsys.readouterr().out
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": kind, "items": []}))
+    assert main(["audit", "--cluster-dump", str(dump)]) == 2
+    err = capsys.readouterr().err
+    assert f"got an object whose kind is {'an object' if isinstance(kind, dict) else 'an array of 1 item(s)'};" in err

@@ -119,6 +119,8 @@ FIELDS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "Pod": (
         _NAMESPACE,
         ("metadata.ownerReferences", "an array of objects", "ObjectMeta.ownerReferences, []OwnerReference"),
+        ("metadata.ownerReferences[].kind", "a string", "OwnerReference.kind, string"),
+        ("metadata.ownerReferences[].name", "a string", "OwnerReference.name, string"),
         ("spec", "an object", "Pod.spec, PodSpec"),
         ("spec.nodeName", "a string", "PodSpec.nodeName, string"),
         *((f"spec.{path}", shape, api) for path, shape, api in _CONTAINERS),
@@ -134,6 +136,7 @@ FIELDS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "Event": (
         _NAMESPACE,
         ("involvedObject", "an object", "Event.involvedObject, ObjectReference"),
+        *((f"involvedObject.{name}", "a string", f"ObjectReference.{name}, string") for name in ("kind", "namespace", "name")),
         ("reason", "a string", "Event.reason, string"),
         ("message", "a string", "Event.message, string"),
     ),

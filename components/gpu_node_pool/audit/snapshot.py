@@ -70,7 +70,7 @@ def pod_state(pod: Mapping[str, Any]) -> str:
     if any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions):
         return ""
     waiting = [
-        f"{c.get('name')}: {(c.get('state') or {}).get('waiting', {}).get('reason', 'not ready')}"
+        f"{c.get('name')}: {((c.get('state') or {}).get('waiting') or {}).get('reason', 'not ready')}"
         for c in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
         if isinstance(c, Mapping) and not c.get("ready")
     ]

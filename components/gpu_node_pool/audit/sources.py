@@ -102,6 +102,11 @@ _EXPECTED = ("a kubectl List is expected (the object kubectl get ... -o json wri
 _WRAP = "apiVersion: v1, kind: List, items: [...]"
 
 
+def _is_list_kind(kind: Any) -> bool:
+    """Whether ``kind`` (any JSON value) names a kubectl List: ``List`` or a typed list of a kind the audit reads."""
+    return isinstance(kind, str) and kind in _LIST_KINDS
+
+
 def _not_a_list(where: str, doc: Any, what: str = "") -> SourceError:
     """The dump document ``doc`` at ``where`` is no kubectl List: what it is instead (``null``, an array, an object
     of another kind, a List without ``items``), what is expected, and the fix. ``what`` says it instead when the
@@ -131,7 +136,7 @@ def _not_a_list(where: str, doc: Any, what: str = "") -> SourceError:
 def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: int) -> None:
     if not isinstance(item, Mapping):
         snapshot.problems.append(f"{snapshot.item_at(where, i)}: not an object; skipped")
-    elif kind in LISTS:
+    elif isinstance(kind, str) and kind in LISTS:
         snapshot.add(kind, item, where, i)
     elif is_admission(kind, item):
         snapshot.add_admission(str(kind), item, where, i)
@@ -158,7 +163,7 @@ def _add_json(snapshot: Snapshot, path: Path) -> None:
                 typed = _list_kind(path)  # an item without kind takes the list's (NodeList...), read first
             if "kind" in stream.header:
                 typed = stream.header["kind"]
-            if typed is not None and typed not in _LIST_KINDS:
+            if typed is not None and not _is_list_kind(typed):
                 raise _not_a_list(where, {"kind": typed})
             item_kind = item.get("kind", _typed(typed)) if isinstance(item, Mapping) else None
             _add_item(snapshot, item, item_kind, where, i)
@@ -169,7 +174,7 @@ def _add_json(snapshot: Snapshot, path: Path) -> None:
     except json.JSONDecodeError as err:
         raise SourceError(f"--cluster-dump {where}: not valid JSON ({str(err).splitlines()[0]}); {_HOW}") from None
     doc = stream.header.get(NOT_AN_OBJECT, stream.header)
-    if not isinstance(doc, Mapping) or doc.get("kind") not in _LIST_KINDS or not isinstance(doc.get("items"), list):
+    if not isinstance(doc, Mapping) or not _is_list_kind(doc.get("kind")) or not isinstance(doc.get("items"), list):
         raise _not_a_list(where, doc)
 
 
@@ -198,7 +203,7 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
         where = str(path) if len(docs) == 1 else f"{path} document {n}"
         if doc is None:
             continue
-        if not isinstance(doc, Mapping) or doc.get("kind") not in _LIST_KINDS or not isinstance(doc.get("items"), list):
+        if not isinstance(doc, Mapping) or not _is_list_kind(doc.get("kind")) or not isinstance(doc.get("items"), list):
             raise _not_a_list(where, doc)
         typed = _typed(doc["kind"])
         items = doc["items"]
