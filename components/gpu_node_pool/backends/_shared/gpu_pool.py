@@ -22,7 +22,7 @@ class GpuPool:
     """A GPU pool found among a stack's resources.
 
     Attributes:
-        backend: ``eks-managed``, ``gke``, ``karpenter`` or ``self-managed``.
+        backend: a registered backend name (``eks-managed``, ``eks-auto``, ``gke``, ``karpenter``, ``self-managed``).
         resource_type: the Pulumi type token of the resource that declares the pool.
         name: the Pulumi resource name; ``urn`` its URN (empty when unknown).
         taints: the pool's taints (Kubernetes spelling), in declaration order.
