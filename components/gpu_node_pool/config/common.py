@@ -186,7 +186,7 @@ def labels_problems(labels: Mapping[str, str]) -> list[str]:
 
 
 def _label_problems(labels: Mapping[str, str]) -> list[tuple[str, str]]:
-    return [(k, p) for k, v in labels.items() if (p := label_syntax_problem(k, v))]
+    return [(k, p) for k, v in labels.items() if (p := label_syntax_problem(k, v, node_label=True))]
 
 
 def check_labels(labels: dict[str, str]) -> dict[str, str]:
@@ -302,7 +302,7 @@ class GpuLabel(Model):
 
     @model_validator(mode="after")
     def _syntax(self) -> GpuLabel:
-        problem = label_syntax_problem(self.key, self.value)
+        problem = label_syntax_problem(self.key, self.value, node_label=True)
         if problem:
             raise fail(problem)
         return self

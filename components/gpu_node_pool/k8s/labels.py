@@ -81,7 +81,7 @@ def in_domain(key: str, domain: str) -> bool:
     return prefix == domain or prefix.endswith("." + domain)
 
 
-def label_syntax(key: Any, value: Any) -> tuple[str, str] | None:
+def label_syntax(key: Any, value: Any, *, node_label: bool = False) -> tuple[str, str] | None:
     """The first Kubernetes syntax rule one label breaks, as ``("key", why)`` or ``("value", why)``, or None.
 
     Rules, in order: the key is a qualified name (:func:`~gpu_node_pool.k8s.names.qualified_name_problem`), the value
@@ -89,9 +89,10 @@ def label_syntax(key: Any, value: Any) -> tuple[str, str] | None:
     ``IsValidLabelValue`` of ``k8s.io/apimachinery/pkg/util/validation``, which ``ValidateLabels`` applies to node
     labels and a pod spec's ``nodeSelector`` alike. ``why`` follows the key or value in a message (``must be 63
     characters or less``...). The one definition :func:`label_syntax_problem` and
-    :func:`gpu_node_pool.k8s.refusals.node_selector_refusal` word their messages from.
+    :func:`gpu_node_pool.k8s.refusals.node_selector_refusal` word their messages from. ``node_label``: a label
+    the stack sets on nodes, whose suggested key is never in a reserved domain (``qualified_name_problem``'s).
     """
-    problem = qualified_name_problem(key)
+    problem = qualified_name_problem(key, node_label=node_label)
     if problem:
         return "key", problem
     problem = label_value_problem(value)
@@ -100,11 +101,11 @@ def label_syntax(key: Any, value: Any) -> tuple[str, str] | None:
     return None
 
 
-def label_syntax_problem(key: Any, value: Any) -> str | None:
-    """Kubernetes syntax of one label (:func:`label_syntax`): ``label key <key> <why>`` or ``label value <value>
-    <why>``, or None. The message repeats at most :data:`~gpu_node_pool.text.terminal.MAX_SHOWN` characters of
-    either (:func:`~gpu_node_pool.text.terminal.shown`)."""
-    broken = label_syntax(key, value)
+def label_syntax_problem(key: Any, value: Any, *, node_label: bool = False) -> str | None:
+    """Kubernetes syntax of one label (:func:`label_syntax`, with its ``node_label``): ``label key <key> <why>`` or
+    ``label value <value> <why>``, or None. The message repeats at most
+    :data:`~gpu_node_pool.text.terminal.MAX_SHOWN` characters of either (:func:`~gpu_node_pool.text.terminal.shown`)."""
+    broken = label_syntax(key, value, node_label=node_label)
     if broken is None:
         return None
     part, problem = broken

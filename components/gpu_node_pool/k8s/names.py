@@ -24,9 +24,11 @@ __all__ = [
     "LABEL_VALUE_MAX",
     "LABEL_VALUE_SOURCE",
     "QUALIFIED_NAME_MAX",
+    "RESERVED_LABEL_DOMAINS",
     "QUALIFIED_NAME_SOURCE",
     "label_value_problem",
     "qualified_name_problem",
+    "reserved_label_domain",
 ]
 
 # k8s.io/apimachinery/pkg/util/validation: qualifiedNameFmt, dns1123SubdomainFmt, labelValueFmt
@@ -49,6 +51,26 @@ LABEL_VALUE_SOURCE = f"IsValidLabelValue in {_VALIDATION_GO}; {_SYNTAX_DOC}"
 #: Valid values to offer when none can be made from the refused one (the examples of
 #: ``IsQualifiedName``'s and ``IsValidLabelValue``'s own messages, with a prefix for the key).
 _NAME_EXAMPLE, _KEY_EXAMPLE, _VALUE_EXAMPLE = "my-name", "example.com/my-name", "my_value"
+#: Label-key domains Kubernetes or a platform keeps for itself, with who keeps them and the public source: a key in
+#: one of them or a subdomain is refused on a node pool's labels by some backend (or by the kubelet), so a
+#: suggested key never lands there. Only what a pool takes in these domains is not offered
+#: (:data:`_TAKEN_IN_RESERVED`); the rules that refuse such keys are the backends' own.
+RESERVED_LABEL_DOMAINS: dict[str, tuple[str, str]] = {
+    "kubernetes.io": ("Kubernetes reserves for its core components", _SYNTAX_DOC),
+    "k8s.io": ("Kubernetes reserves for its core components", _SYNTAX_DOC),
+    "karpenter.sh": ("Karpenter reserves",
+                     "kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml: label domain \"karpenter.sh\" is restricted"),
+    "karpenter.k8s.aws": ("Karpenter's AWS provider reserves",
+                          "aws/karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml: label domain "
+                          "\"karpenter.k8s.aws\" is restricted"),
+    "eks.amazonaws.com": ("EKS reserves", "aws/containers-roadmap#1451"),
+    "cloud.google.com": ("GKE manages", "hashicorp/terraform-provider-google#19677"),
+}
+#: The one key in a reserved domain a node pool takes as a label (GKE's custom ComputeClass label, documented for
+#: node pools created by hand: gpu_node_pool.k8s.labels.GKE_COMPUTE_CLASS_LABEL), so a misspelling of it is fixed
+#: in place.
+_TAKEN_IN_RESERVED = frozenset({"cloud.google.com/compute-class"})
+_OWN_DOMAIN = "example.com"
 _NOT_NAME_CHARS = re.compile(r"[^-A-Za-z0-9_.]+")
 _NOT_PREFIX_CHARS = re.compile(r"[^-a-z0-9.]+")
 _EDGE = "-_."
@@ -85,13 +107,37 @@ def _key_example(key: str) -> str:
     return example
 
 
+def reserved_label_domain(key: str) -> str | None:
+    """The domain of :data:`RESERVED_LABEL_DOMAINS` ``key``'s prefix is in (equal to it or a subdomain, compared in
+    lower case as DNS names are), or None: ``reserved_label_domain("node-role.kubernetes.io/gpu") ==
+    "kubernetes.io"``."""
+    prefix, sep, _ = key.partition("/")
+    prefix = prefix.lower()
+    if not sep:
+        return None
+    return next((d for d in RESERVED_LABEL_DOMAINS if prefix == d or prefix.endswith("." + d)), None)
+
+
+def _own_domain_fix(example: str) -> str | None:
+    """Why ``example`` (a valid key) is not offered as a node label and the key offered instead, worded to follow
+    the rule's source: ``node-role.kubernetes.io is in kubernetes.io, a domain Kubernetes reserves ...; use your
+    own domain, e.g. 'example.com/gpu'``; None when ``example`` is in no reserved domain."""
+    domain = reserved_label_domain(example)
+    if domain is None or example in _TAKEN_IN_RESERVED:
+        return None
+    prefix, _, name = example.partition("/")
+    who, source = RESERVED_LABEL_DOMAINS[domain]
+    where = f"{domain} is a domain" if prefix == domain else f"{prefix} is in {domain}, a domain"
+    return f"{where} {who} ({source}); use your own domain, e.g. {shown(f'{_OWN_DOMAIN}/{name}')}"
+
+
 def _value_example(value: str) -> str:
     """A valid label value made from the refused ``value``, or :data:`_VALUE_EXAMPLE`."""
     example = _name_like(value, LABEL_VALUE_MAX)
     return example if example and _label_value_rule(example) is None else _VALUE_EXAMPLE
 
 
-def qualified_name_problem(key: Any) -> str | None:
+def qualified_name_problem(key: Any, *, node_label: bool = False) -> str | None:
     """Return why ``key`` is not a Kubernetes qualified name, or None when it is one.
 
     A qualified name is ``[prefix/]name``: the optional prefix is a DNS-1123 subdomain of at
@@ -102,18 +148,29 @@ def qualified_name_problem(key: Any) -> str | None:
     The sentence follows the key in a message: the rule broken, its source
     (:data:`QUALIFIED_NAME_SOURCE`) and ``write e.g. <a valid key>``, e.g. ``name part is 64 characters;
     at most 63 are allowed (IsQualifiedName in ...); write e.g. 'kk...k'``.
+
+    ``node_label``: the key is a label the stack sets on nodes. A fix whose prefix is in a reserved domain
+    (:func:`reserved_label_domain`, e.g. ``node-role.kubernetes.io`` for ``'node-role.kubernetes.io/GPU Node'``)
+    is then not offered: the sentence says which domain, who keeps it and its source, and offers the name in your
+    own domain (``e.g. 'example.com/GPU-Node'``), a key that both rules take.
     """
     if not isinstance(key, str):
         return f"must be a string, got {type(key).__name__} (quote it in YAML), e.g. {_KEY_EXAMPLE!r}"
-    return _qualified_name_problem(key) if len(key) <= _MEMO_LENGTH else _qualified_name_problem.__wrapped__(key)
+    if len(key) > _MEMO_LENGTH:
+        return _qualified_name_problem.__wrapped__(key, node_label)
+    return _qualified_name_problem(key, node_label)
 
 
 @lru_cache(maxsize=_MEMO)
-def _qualified_name_problem(key: str) -> str | None:
+def _qualified_name_problem(key: str, node_label: bool) -> str | None:
     rule = _qualified_name_rule(key)
     if rule is None:
         return None
-    return f"{rule} ({QUALIFIED_NAME_SOURCE}); write e.g. {shown(_key_example(key))}"
+    example = _key_example(key)
+    own = _own_domain_fix(example) if node_label else None
+    if own is not None:
+        return f"{rule} ({QUALIFIED_NAME_SOURCE}); {own}"
+    return f"{rule} ({QUALIFIED_NAME_SOURCE}); write e.g. {shown(example)}"
 
 
 def _qualified_name_rule(key: str) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...k8s.names import qualified_name_problem
 from .._shared.nodepool import cel_label_domain
 from .limits import karpenter_label_problem, karpenter_release
 
@@ -47,8 +48,10 @@ def old_release_label_problem(key: str) -> str | None:
 def version_keys(pool: Any) -> list[str]:
     """The keys of ``pool.node_labels`` that only Karpenter before v1.9.0 refuses, sorted: a key every release
     refuses (:func:`~gpu_node_pool.backends.karpenter.limits.karpenter_label_problem`, e.g.
-    ``kubernetes.io/hostname``) is reported by that rule alone."""
-    return sorted(k for k in pool.node_labels if old_release_label_problem(k) and not karpenter_label_problem(k))
+    ``kubernetes.io/hostname``) is reported by that rule alone, and so is a key that is no qualified name
+    (:func:`~gpu_node_pool.k8s.names.qualified_name_problem`, whose fix for a node label is in your own domain)."""
+    return sorted(k for k in pool.node_labels if old_release_label_problem(k) and not karpenter_label_problem(k)
+                  and not qualified_name_problem(k))
 
 
 def version_issue(pool: Any, karpenter_version: str | None) -> tuple[str, bool] | None:
