@@ -231,6 +231,16 @@ class EksManagedPool(PoolBase):
         return ("bottlerocket", "settings"), "these Bottlerocket settings"
 
     @model_validator(mode="after")
+    def _release_form(self) -> EksManagedPool:
+        """``releaseVersion`` is of the image family of ``amiType`` (:func:`.release.form_problem`)."""
+        from .release import form_problem
+
+        problem = form_problem(self)
+        if problem:
+            raise fail(problem, ("releaseVersion",))
+        return self
+
+    @model_validator(mode="after")
     def _gpus_per_node(self) -> EksManagedPool:
         problem = gpus_per_node_problem(self)
         if problem:
@@ -351,7 +361,8 @@ def _settings_failure(merge: list[str], plugin: list[tuple[tuple[str, ...], str]
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
     """What EKS refuses unless the account's quota was raised (``gpu-node-pools:limits`` overrides): ``maxSize``
     above the "Nodes per managed node group" quota, more eks-managed pools than "Managed node groups per
-    cluster" (this stack's pools only: the cluster may hold others). Source: ``EKS_QUOTAS_SOURCE``."""
+    cluster" (this stack's pools only: the cluster may hold others). Source: ``EKS_QUOTAS_SOURCE``. And a pinned AL2023
+    ``releaseVersion`` not judged while ``cluster.kubernetesVersion`` is unset (:func:`.release.version_warnings`)."""
     limits = stack.limits
     out = []
     managed = [i for i, p in enumerate(stack.pools) if isinstance(p, EksManagedPool)]
@@ -377,11 +388,14 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
             f"({limits.eks_node_groups_per_cluster}; {EKS_QUOTAS_SOURCE}); EKS refuses the extra node groups unless "
             "your account's quota was raised: request an increase and set limits.eksNodeGroupsPerCluster to it",
         ))
-    return out
+    from .release import version_warnings
+
+    return out + version_warnings(stack)
 
 
 def stack_issues(stack: Any) -> list[ConfigIssue]:
-    """Stack-level eks-managed rules: every pool has a node role and subnets (its own or the cluster's)."""
+    """Stack-level eks-managed rules: every pool has a node role and subnets (its own or the cluster's), and a pinned
+    AL2023 ``releaseVersion`` is of ``cluster.kubernetesVersion`` (:func:`.release.version_issues`)."""
     issues = []
     for i, pool in enumerate(stack.pools):
         if not isinstance(pool, EksManagedPool):
@@ -394,4 +408,6 @@ def stack_issues(stack: Any) -> list[ConfigIssue]:
             from . import capacity
 
             issues += [ConfigIssue(f"pools[{i}].{sub}", msg) for sub, msg in capacity.stack_problems(pool, stack.cluster)]
-    return issues
+    from .release import version_issues
+
+    return issues + version_issues(stack)
