@@ -131,3 +131,16 @@ def fail_per_key(problems: list[tuple[Any, str]]) -> PydanticCustomError:
     keys = list(dict.fromkeys(key for key, _ in problems))
     at = (keys[0] if isinstance(keys[0], tuple) else (keys[0],)) if len(keys) == 1 else ()
     return fail("; ".join(sentence for _, sentence in problems), at=at)
+
+
+def fail_each(problems: list[tuple[tuple[str | int, ...], str]]) -> Exception:
+    """What a config validator raises for several mistakes inside its field's value, each its own issue:
+    ``raise fail_each([(("kubernetes", "max-pods"), "<sentence>"), ...])`` (``problems`` non-empty: where inside the
+    value, as :func:`fail`'s ``at``, and the whole sentence). Each becomes a :class:`ConfigIssue` at the field's path
+    followed by its keys, so each has its own path and ``file:line``. Returns a ``pydantic.ValidationError``, which
+    pydantic reports as the errors it holds (imported on call, so importing this module loads no pydantic)."""
+    from pydantic import ValidationError
+    from pydantic_core import InitErrorDetails
+
+    return ValidationError.from_exception_data(
+        "gpu_node_pools", [InitErrorDetails(type=fail(message, at), loc=(), input=None) for at, message in problems])

@@ -13,8 +13,10 @@ Settings extensions do not loosen this: a variant's settings are the fixed struc
 
 :data:`GROUPS` is the table: the groups under ``settings`` of the ``aws-k8s-*-nvidia`` variants and, per group, its
 keys and their kinds, each from its settings-models source (:data:`MODELS`: bottlerocket-os/bottlerocket-settings-sdk
-``bottlerocket-settings-models/...``; modeled types from ``modeled-types/src/kubernetes.rs``). A group whose keys
-are not tabled (``boot``, ``oci-defaults``, ...) is known by name and its contents are not judged.
+``bottlerocket-settings-models/...``; modeled types from ``modeled-types/src/kubernetes.rs`` and ``shared.rs``, the
+grammars of ``Url``, ``DNSDomain``, ``KernelCpuSetValue``, the CPU manager policy options and the swap behavior in
+:mod:`.bottlerocket_types`). A group whose keys are not tabled (``boot``, ``oci-defaults``, ...) is known by name and
+its contents are not judged.
 
 :func:`judge` gives :class:`Finding` s:
 
@@ -23,8 +25,9 @@ are not tabled (``boot``, ``oci-defaults``, ...) is known by name and its conten
   and a key of a tabled group, or a group, that is a near miss of a known one (``kubernets``, ``max-pod``: with the
   name meant). The value is shown as YAML and TOML spell it (``"many"``, ``4096``, ``true``).
 * ``warning``: a key or group the table does not know and that is no near miss (a setting newer than the table is
-  possible: Bottlerocket adds settings in new releases, settings-models ``CHANGELOG.md``), and a known group or key
-  whose contents are not judged here.
+  possible: Bottlerocket adds settings in new releases, settings-models ``CHANGELOG.md``), a known group or key
+  whose contents are not judged here, and a typed value this package cannot judge (``cluster-domain: "-bad-"``:
+  the url crate's host parsing is not reproduced; ``memory-swap-behavior``: the type's values were not read).
 
 ``kubernetes.node-taints`` and ``node-labels`` are judged by the backend that carries them (their shapes and the
 taint grammar), not here. Pure: no pydantic, no Pulumi.
@@ -40,9 +43,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...text.terminal import shown
+from . import bottlerocket_types as types
 from .kubelet_config_fields import dotted
 
-__all__ = ["GROUPS", "MODELS", "NODE_FATE", "Finding", "judge"]
+__all__ = ["GROUPS", "MODELS", "NODE_FATE", "REFUSED", "Finding", "judge"]
 
 _SDK = "bottlerocket-os/bottlerocket-settings-sdk bottlerocket-settings-models/"
 #: Where each tabled group's keys and kinds are read (path under bottlerocket-settings-sdk, the commit read).
@@ -62,6 +66,9 @@ NODE_FATE = ("Bottlerocket's settings API refuses a settings document with an un
              "(every model struct denies unknown fields: bottlerocket-os/bottlerocket sources/models/model-derive/src/"
              "lib.rs@v1.19.0), so early-boot-config fails and the node never joins "
              "(https://github.com/bottlerocket-os/bottlerocket/issues/1346)")
+#: The same, short, for a message that names one setting.
+REFUSED = ("Bottlerocket's settings API refuses the whole settings document (model-derive: deny_unknown_fields), so "
+           "the node never joins (https://github.com/bottlerocket-os/bottlerocket/issues/1346)")
 SETTINGS_INDEX = "https://bottlerocket.dev/en/os/latest/#/api/settings/"
 
 
@@ -84,12 +91,14 @@ class Finding:
 
 @dataclass(frozen=True)
 class Text:
-    """A TOML string; ``choices`` its only values, ``check`` a grammar (None: fits; else why not), ``fix`` a hint."""
+    """A TOML string; ``choices`` its only values, ``check`` a grammar (None: fits; else why not), ``example`` a value
+    it takes; ``typed`` a modeled type's check that may also say it cannot judge (:mod:`.bottlerocket_types`)."""
 
     what: str
     choices: tuple[str, ...] = ()
     check: Callable[[str], str | None] | None = None
     example: str = ""
+    typed: Callable[[str], tuple[str, str] | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -194,23 +203,31 @@ KUBERNETES = Table({
     "kube-api-qps": _I32, "kube-api-burst": _I32,
     "container-log-max-size": _QTY, "container-log-max-files": _I32, "container-log-max-workers": _I32,
     "container-log-monitor-interval": _DUR, "cpu-cfs-quota-enforced": Flag(),
-    "cpu-manager-policy": Text("a CPU manager policy", ("none", "static")),
-    "cpu-manager-reconcile-period": _DUR, "cpu-manager-policy-options": ListOf(_TEXT),
+    "cpu-manager-policy": Text("a CPU manager policy (CpuManagerPolicy)", ("none", "static", "None", "Static")),
+    "cpu-manager-reconcile-period": _DUR,
+    "cpu-manager-policy-options": ListOf(Text("a CPU manager policy option (KubernetesCPUManagerPolicyOption)",
+                                              typed=types.cpu_manager_policy_option)),
     "topology-manager-scope": Text("a topology manager scope", ("container", "pod")),
     "topology-manager-policy": Text("a topology manager policy", ("none", "restricted", "best-effort", "single-numa-node")),
     "pod-pids-limit": Whole("i64", -(2**63), 2**63 - 1),
     "image-gc-high-threshold-percent": Whole("IntegerPercent", 0, 100, text_too=True),
     "image-gc-low-threshold-percent": Whole("IntegerPercent", 0, 100, text_too=True),
     "image-minimum-gc-age": _DUR, "image-maximum-gc-age": _DUR,
-    "provider-id": _TEXT, "log-level": Whole("u8", 0, 255),
+    "provider-id": Text("a URL (Url)", typed=types.url, example='"aws:///us-east-1a/i-0abc"'), "log-level": Whole("u8", 0, 255),
     "credential-providers": Open(_K8S), "server-certificate": _TEXT, "server-key": _TEXT,
     "shutdown-grace-period": _DUR, "shutdown-grace-period-for-critical-pods": _DUR,
-    "memory-manager-reserved-memory": Open(_K8S), "memory-manager-policy": _TEXT,
-    "reserved-cpus": _TEXT, "memory-swap-behavior": _TEXT, "hostname-override-source": _TEXT,
+    "memory-manager-reserved-memory": Open(_K8S),
+    "memory-manager-policy": Text("a memory manager policy (KubernetesMemoryManagerPolicy)",
+                                  ("none", "static", "None", "Static")),
+    "reserved-cpus": Text("a CPU list (KernelCpuSetValue)", typed=types.cpuset, example='"0-1"'),
+    "memory-swap-behavior": Text("a swap behavior (KubernetesMemorySwapBehavior)", typed=types.memory_swap_behavior),
+    "hostname-override-source": Text("a hostname override source (KubernetesHostnameOverrideSource)",
+                                     ("private-dns-name", "instance-id")),
     "seccomp-default": Flag(), "device-ownership-from-security-context": Flag(),
     "single-process-oom-kill": Flag(), "static-pods-enabled": Flag(),
     "max-pods": Whole("u32", 0, 2**32 - 1),
-    "cluster-dns-ip": Open(_K8S), "cluster-domain": _TEXT, "node-ip": _TEXT,
+    "cluster-dns-ip": Open(_K8S), "cluster-domain": Text("a DNS domain (DNSDomain)", typed=types.dns_domain, example='"cluster.local"'),
+    "node-ip": _TEXT,
     "pod-infra-container-image": _TEXT, "hostname-override": _TEXT,
     "ids-per-pod": Open(_K8S), "max-parallel-image-pulls": _I32,
     # added by later settings-models releases (CHANGELOG 0.22.0, 0.25.0, 0.27.0): known names, kinds not read
@@ -403,6 +420,16 @@ def _text(kind: Text, value: Any, path: tuple[str, ...], given: str, source: str
         hint = f"did you mean {json.dumps(near[0])}?" if near else f"use one of {', '.join(json.dumps(c) for c in kind.choices)}"
         allowed = ", ".join(json.dumps(c) for c in kind.choices)
         return _error(path, f"{given} is not {kind.what} Bottlerocket takes ({allowed})", MODELS["types"], hint)
+    if kind.typed is not None:
+        judged = kind.typed(value)
+        if judged is None:
+            return None
+        severity, why = judged
+        if severity == "warning":
+            return Finding(path, f"{given} at {_where(path)}: {why}; check it at {SETTINGS_INDEX}", "warning")
+        example = f", e.g. {kind.example}" if kind.example else ""
+        fix = "" if "did you mean" in why else f"; give {kind.what}{example}"
+        return Finding(path, f"{given} is not {kind.what}: {why}{fix}", "error")
     why = kind.check(value) if kind.check else None
     if why:
         example = f", e.g. {kind.example}" if kind.example else ""

@@ -38,9 +38,11 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
+from ...config.errors import fail_each
 from ...text.terminal import shown
 
-__all__ = ["EksBottlerocket", "DEVICE_PLUGIN_FIX", "device_plugin_problems", "node_settings", "settings_warnings", "toml_problem",
+__all__ = ["EksBottlerocket", "DEVICE_PLUGIN_FIX", "device_plugin_problems", "node_settings", "settings_problems",
+           "settings_warnings", "toml_problem",
            "user_data", "writes_settings"]
 
 USER_GUIDE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
@@ -94,33 +96,35 @@ class EksBottlerocket(Model):
         if problem:
             at, message = problem
             raise fail(message, at)
-        k8s = settings.get("kubernetes")
-        if k8s is not None and not isinstance(k8s, Mapping):
-            raise fail(f"{type(k8s).__name__}, not a table of settings ({SETTINGS_REFERENCE})", ("kubernetes",))
-        for key in (k8s or {}):
-            if key in EKS_OWNED:
-                raise fail(f"EKS supplies it to a managed node group's Bottlerocket nodes and merges your settings with "
-                           f"its own ({USER_GUIDE}); remove it", ("kubernetes", key))
-            if key in JOIN_BREAKING:
-                raise fail(f"the node would no longer join the EKS cluster with the node group's credentials "
-                           f"({SETTINGS_REFERENCE}); remove it", ("kubernetes", key))
-        _registration_shapes(k8s or {})
-        _judge_settings(settings)
+        problems = settings_problems(settings)
+        if problems:
+            raise fail_each(problems)
         return settings
 
 
-def _judge_settings(settings: Mapping[str, Any]) -> None:
-    """Refuse what Bottlerocket's settings API refuses by the package's table
-    (:mod:`gpu_node_pool.backends._shared.bottlerocket_settings`): one setting's problem at its own path (its line in
-    the stack file), several at ``settings``, each led by its path; why it matters follows once."""
-    from .._shared.bottlerocket_settings import NODE_FATE, judge
-    from .._shared.kubelet_config_fields import dotted
+def settings_problems(settings: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """Every mistake in a TOML-writable ``settings`` tree, each at its own path inside it (``("kubernetes",
+    "max-pods")``: its line in the stack file), in one pass: what EKS owns (:data:`EKS_OWNED`), what stops the node
+    joining (:data:`JOIN_BREAKING`), ``node-taints``/``node-labels`` of the wrong shape, and what Bottlerocket's settings
+    API refuses by the package's table (:func:`gpu_node_pool.backends._shared.bottlerocket_settings.judge`, each with
+    why the node would not join). One problem per path: the first found there."""
+    from .._shared.bottlerocket_settings import REFUSED, judge
 
-    errors = [f for f in judge(settings) if f.error]
-    if len(errors) == 1:
-        raise fail(f"{errors[0].message}; {NODE_FATE}", errors[0].path)
-    if errors:
-        raise fail("; ".join(f"settings.{dotted(f.path)}: {f.message}" for f in errors) + f"; {NODE_FATE}")
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    k8s = settings.get("kubernetes")
+    if k8s is not None and not isinstance(k8s, Mapping):
+        problems.append((("kubernetes",), f"{type(k8s).__name__}, not a table of settings ({SETTINGS_REFERENCE})"))
+    for key in (k8s if isinstance(k8s, Mapping) else {}):
+        if key in EKS_OWNED:
+            problems.append((("kubernetes", key), f"EKS supplies it to a managed node group's Bottlerocket nodes and "
+                                                  f"merges your settings with its own ({USER_GUIDE}); remove it"))
+        if key in JOIN_BREAKING:
+            problems.append((("kubernetes", key), f"the node would no longer join the EKS cluster with the node group's "
+                                                  f"credentials ({SETTINGS_REFERENCE}); remove it"))
+    problems += _registration_shapes(k8s if isinstance(k8s, Mapping) else {})
+    problems += [(f.path, f"{f.message}; {REFUSED}") for f in judge(settings) if f.error]
+    seen: set[tuple[str | int, ...]] = set()
+    return [(at, message) for at, message in problems if not (at in seen or seen.add(at))]
 
 
 def settings_warnings(pool: Any) -> list[tuple[str, str]]:
@@ -156,29 +160,30 @@ def _dotted_group_problem(settings: Mapping[str, Any]) -> tuple[tuple[str], str]
     return None
 
 
-def _registration_shapes(k8s: Mapping[str, Any]) -> None:
-    """Refuse ``node-taints``/``node-labels`` that are not the shapes of the settings reference."""
+def _registration_shapes(k8s: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """Where and why ``node-taints``/``node-labels`` are not the shapes of the settings reference."""
     from .._shared.user_data import bottlerocket_node_taints
 
+    problems: list[tuple[tuple[str | int, ...], str]] = []
     taints = k8s.get("node-taints")
-    if taints is not None:
-        if not isinstance(taints, Mapping):
-            raise fail(f"{type(taints).__name__}, not a map of taint key to \"value:Effect\" ({SETTINGS_REFERENCE})",
-                       ("kubernetes", "node-taints"))
-        for key, entries in taints.items():
-            items = entries if isinstance(entries, list) else [entries]
-            if not items or not all(isinstance(e, str) for e in items):
-                raise fail(f"{entries!r} is not \"value:Effect\" or a list of them ({SETTINGS_REFERENCE})",
-                           ("kubernetes", "node-taints", key))
-            try:
-                bottlerocket_node_taints({key: entries})
-            except ValueError as err:
-                raise fail(f"{err} (\"value:Effect\" with a Kubernetes effect, {SETTINGS_REFERENCE})",
-                           ("kubernetes", "node-taints", key)) from None
+    if taints is not None and not isinstance(taints, Mapping):
+        problems.append((("kubernetes", "node-taints"),
+                         f"{type(taints).__name__}, not a map of taint key to \"value:Effect\" ({SETTINGS_REFERENCE})"))
+    for key, entries in (taints if isinstance(taints, Mapping) else {}).items():
+        items = entries if isinstance(entries, list) else [entries]
+        if not items or not all(isinstance(e, str) for e in items):
+            problems.append((("kubernetes", "node-taints", key),
+                             f"{entries!r} is not \"value:Effect\" or a list of them ({SETTINGS_REFERENCE})"))
+            continue
+        try:
+            bottlerocket_node_taints({key: entries})
+        except ValueError as err:
+            problems.append((("kubernetes", "node-taints", key),
+                             f"{err} (\"value:Effect\" with a Kubernetes effect, {SETTINGS_REFERENCE})"))
     labels = k8s.get("node-labels")
-    if labels is not None:
-        if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
-            raise fail(f"must map label keys to string values ({SETTINGS_REFERENCE})", ("kubernetes", "node-labels"))
+    if labels is not None and (not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values())):
+        problems.append((("kubernetes", "node-labels"), f"must map label keys to string values ({SETTINGS_REFERENCE})"))
+    return problems
 
 
 def _quoted(key: str) -> bool:
