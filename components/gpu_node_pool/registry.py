@@ -77,11 +77,15 @@ class AutoscalerGroupApi(NamedTuple):
         since: the first Cluster Autoscaler release that reads both labels and taints right, e.g. ``1.31.0``.
         why: one sentence saying what the autoscaler reads that way, since which releases, and its public
             sources; policy ``scale-from-zero-hints`` quotes it in its advisories.
+        tag_target: how to tag the node group's Auto Scaling group when the cloud creates it outside the program
+            (which resource, on which output), with its public source; the advisory quotes it after the tags to add.
+            Empty: the advisory says only "the Auto Scaling group whose instances are this pool's nodes".
     """
 
     action: str
     since: str
     why: str
+    tag_target: str = ""
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ and ``self_managed`` (tags on the group the component creates). Source: kubernet
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from ... import catalog
 from ...k8s.taints import Taint, TaintEffect, TaintError, label_value_problem, qualified_name_problem
@@ -174,10 +174,59 @@ def ca_reads_taint_tag(key: str, value: str) -> tuple[str, str, str] | None:
     return key.split(marker, 1)[1], taint_value, effect
 
 
-def node_template_tag_problem(key: str, value: str) -> str | None:
+class TagJudgement(NamedTuple):
+    """What :func:`judge_node_template_tag` says of a malformed node-template tag.
+
+    Attributes:
+        message: the whole sentence: the tag, what Cluster Autoscaler does with it, the rule with its source, the fix.
+        fix: the fix alone, e.g. ``write k8s.io/cluster-autoscaler/node-template/taint/dedicated = :NoSchedule``.
+    """
+
+    message: str
+    fix: str
+
+
+def _taint_tag_fix(key: str, name: str, value: str, pool_taints: Sequence[Taint] | None) -> tuple[str, str, str]:
+    """``(fixed tag or action, hint, why)`` for the malformed taint tag ``key = value`` whose taint key is ``name``."""
+    example = TaintEffect.NO_SCHEDULE.value
+    effects_hint = f" (<Effect>: {', '.join(x.value for x in TaintEffect)}, e.g. {example})"
+    taint_value, colon, effect_text = value.partition(":")
+    effect = _effect(effect_text) if colon else _effect(value)
+    if "=" in value:  # the kubelet form key=value[:Effect] written into the tag value
+        k, _, rest = value.partition("=")
+        v, _, e = rest.partition(":")
+        fixed_effect = _effect(e) if e else None
+        fixed = f"{CA_TAINT_PREFIX}{k} = {v}:{fixed_effect.value if fixed_effect else '<Effect>'}"
+        hint = "" if fixed_effect else effects_hint
+        why = "the value holds a whole taint key=value; the tag key names the taint key and the value is <value>:<Effect>"
+    elif effect is not None:  # no colon, or a provider/other spelling of the effect
+        fixed, hint = f"{key} = {taint_value if colon else ''}:{effect.value}", ""
+        why = "the effect must follow a ':' and be spelled as Kubernetes does (case-sensitive)"
+    elif colon and ":" in effect_text:
+        fixed, hint = f"{key} = <value without ':'>:<Effect>", ""
+        why = "the autoscaler splits on the first ':', so a taint value cannot contain ':'"
+    else:
+        fixed, hint = f"{key} = {taint_value if colon else value}:<Effect>", effects_hint
+        why = "the value must be <value>:<Effect>"
+    if pool_taints is not None:
+        same = [t for t in pool_taints if t.key == name]
+        if len(same) == 1:  # the pool's own taint decides the value and effect
+            fixed, hint = f"{key} = {same[0].value}:{same[0].effect.value}", f" (the pool's taint {same[0]})"
+        elif not same:
+            return "", "", why
+    return fixed, hint, why
+
+
+def judge_node_template_tag(key: str, value: str, pool_taints: Sequence[Taint] | None = None) -> TagJudgement | None:
     """Why an Auto Scaling group tag ``node-template/taint/<key>`` or ``label/<key>`` is one Cluster
     Autoscaler ignores or misreads, with what the autoscaler does with it (:func:`ca_reads_taint_tag`: no taint, or a
-    wrong one) and the corrected tag; None when it is well formed (or another tag).
+    wrong one) and the fix; None when it is well formed (or another tag). The one judge of such a tag: policy
+    ``scale-from-zero-hints`` quotes it on the group and on the pool the group serves.
+
+    ``pool_taints``: the taints of the pool whose group carries the tag, when known. Then the fix of a malformed
+    taint tag is the tag form of the pool's one taint of that key (``<value>:<Effect>``, ``:<Effect>`` for a taint
+    without a value), or, when the pool has no taint of that key, to remove the tag; without it the fix is the
+    tag's own value corrected.
 
     Rules (kubernetes/autoscaler ``cluster-autoscaler/cloudprovider/aws/README.md``, node-template
     label and taint tags, and ``aws_manager.go`` ``extractTaintsFromAsg``): the key after ``taint/``/``label/`` is the taint or label key (a
@@ -188,40 +237,28 @@ def node_template_tag_problem(key: str, value: str) -> str | None:
     if key.startswith(CA_LABEL_PREFIX):
         name = key[len(CA_LABEL_PREFIX):]
         bad = qualified_name_problem(name) or (f"value {value!r} {p}" if (p := label_value_problem(value)) else None)
-        return f"label tag {key} = {value!r}: {bad} (kubernetes/autoscaler cloudprovider/aws/README.md, node-template/label tags)" if bad else None
+        if not bad:
+            return None
+        fix = "write a label key and value a Node can carry"
+        return TagJudgement(f"label tag {key} = {value!r}: {bad} (kubernetes/autoscaler cloudprovider/aws/README.md, "
+                            "node-template/label tags)", fix)
     if not key.startswith(CA_TAINT_PREFIX):
         return None
     name = key[len(CA_TAINT_PREFIX):]
     if problem := qualified_name_problem(name):
-        return f"taint tag {key}: the part after taint/ is the taint key and {name!r} {problem} (kubernetes/autoscaler cloudprovider/aws/README.md, node-template/taint tags)"
+        return TagJudgement(f"taint tag {key}: the part after taint/ is the taint key and {name!r} {problem} "
+                            "(kubernetes/autoscaler cloudprovider/aws/README.md, node-template/taint tags)",
+                            "write the taint key after taint/")
     taint_value, colon, effect_text = value.partition(":")
     effect = _effect(effect_text) if colon else _effect(value)
-    example = TaintEffect.NO_SCHEDULE.value
-    if colon and effect is not None and effect.value == effect_text and ":" not in effect_text:
-        if "=" in taint_value or (p := label_value_problem(taint_value)) is None:
-            if "=" not in taint_value:
-                return None
-        else:
-            return f"taint tag {key} = {value!r}: the taint value {taint_value!r} {p} (kubernetes/autoscaler cloudprovider/aws/README.md, node-template/taint tags)"
-    # Build the corrected form.
-    if "=" in value:  # the kubelet form key=value[:Effect] written into the tag value
-        k, _, rest = value.partition("=")
-        v, _, e = rest.partition(":")
-        fixed_effect = _effect(e) if e else None
-        fixed = f"{CA_TAINT_PREFIX}{k} = {v}:{fixed_effect.value if fixed_effect else '<Effect>'}"
-        hint = "" if fixed_effect else f" (<Effect>: {', '.join(x.value for x in TaintEffect)}, e.g. {example})"
-        why = "the value holds a whole taint key=value; the tag key names the taint key and the value is <value>:<Effect>"
-    elif effect is not None:  # no colon, or a provider/other spelling of the effect
-        v = taint_value if colon else ""
-        fixed, hint = f"{key} = {v}:{effect.value}", ""
-        why = "the effect must follow a ':' and be spelled as Kubernetes does (case-sensitive)"
-    elif colon and ":" in effect_text:
-        fixed, hint = f"{key} = <value without ':'>:<Effect>", ""
-        why = "the autoscaler splits on the first ':', so a taint value cannot contain ':'"
-    else:
-        fixed = f"{key} = {taint_value if colon else value}:<Effect>"
-        hint = f" (<Effect>: {', '.join(x.value for x in TaintEffect)}, e.g. {example})"
-        why = "the value must be <value>:<Effect>"
+    if colon and effect is not None and effect.value == effect_text and ":" not in effect_text and "=" not in taint_value:
+        if (p := label_value_problem(taint_value)) is None:
+            return None
+        return TagJudgement(f"taint tag {key} = {value!r}: the taint value {taint_value!r} {p} (kubernetes/autoscaler "
+                            "cloudprovider/aws/README.md, node-template/taint tags)",
+                            f"write {key} = <value>:{effect.value} with a value a Node's taint can carry")
+    fixed, hint, why = _taint_tag_fix(key, name, value, pool_taints)
+    fix = f"write {fixed}{hint}" if fixed else f"remove it: the pool's nodes carry no taint {name}"
     read = ca_reads_taint_tag(key, value)
     if read is None:
         effects = ", ".join(f"':{e.value}'" for e in TaintEffect)
@@ -237,10 +274,15 @@ def node_template_tag_problem(key: str, value: str) -> str | None:
         what = (f"is read by Cluster Autoscaler as the taint {k}={v}:{e} (value {v!r}, effect {e!r}), not the taint "
                 f"meant" + (f": {'; '.join(consequence)}" if consequence else "")
                 + "; its scale-from-zero template node then carries that wrong taint")
-    return (
+    return TagJudgement(
         f"taint tag {key} = {value!r} {what}. {why[0].upper() + why[1:]} (kubernetes/autoscaler "
-        f"cluster-autoscaler/cloudprovider/aws/README.md; {CA_TAINT_SOURCE}); write {fixed}{hint}"
-    )
+        f"cluster-autoscaler/cloudprovider/aws/README.md; {CA_TAINT_SOURCE}); {fix}", fix)
+
+
+def node_template_tag_problem(key: str, value: str, pool_taints: Sequence[Taint] | None = None) -> str | None:
+    """The message of :func:`judge_node_template_tag`, or None when the tag is well formed (or another tag)."""
+    judged = judge_node_template_tag(key, value, pool_taints)
+    return judged.message if judged else None
 
 
 #: How :func:`gpu_tag_need` begins when Cluster Autoscaler's instance table already gives the type's GPUs.

@@ -34,6 +34,16 @@ DESCRIBE_NODEGROUP = AutoscalerGroupApi(
         "eks:DescribeNodegroup when its IAM role may call it (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/"
         "README.md; aws_wrapper.go getManagedNodegroupInfo)"
     ),
+    tag_target=(
+        "EKS creates it, so it is not in the program, and the node group's own tags do not reach it (Amazon EKS API "
+        "reference, Nodegroup, tags: 'Node group tags do not propagate to any other resources associated with the node "
+        "group', https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html); register one "
+        "aws.autoscaling.Tag per tag with autoscalingGroupName set to the node group's "
+        "resources[0].autoscalingGroups[0].name output (Python: node_group.resources[0].autoscaling_groups[0].name) and "
+        "tag {key, value, propagateAtLaunch: false}, as GpuNodePool does for its eks-managed pools (Pulumi registry, "
+        "aws.autoscaling.Tag: for Auto Scaling groups created outside the provider, such as an EKS node group's, "
+        "https://www.pulumi.com/registry/packages/aws/api-docs/autoscaling/tag/)"
+    ),
 )
 
 BACKEND = register(

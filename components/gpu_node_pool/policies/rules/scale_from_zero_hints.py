@@ -10,6 +10,11 @@ sourced in ``backends/eks_managed/__init__.py``) it also adds the node group's l
 value, read through that API when its IAM role may call it. So for such a pool a missing tag is a definite problem
 for a taint without a value, and otherwise only where the autoscaler is older or lacks that permission; a tag the
 nodes do not match is a problem for every kind of group.
+
+A malformed node-template tag is judged by ``cluster_autoscaler.judge_node_template_tag`` alone, with the taints of
+the pool its group serves, so the advisory on the group and the one on the pool give one fix. A pool's advisory
+names the tags to add and where: the Auto Scaling groups of the program that serve it, or, for a group the cloud
+creates, the backend's ``AutoscalerGroupApi.tag_target``.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from ...k8s.taints import TaintError
+from ...k8s.taints import Taint, TaintError
 from ...registry import AutoscalerGroupApi, find
 from ...sdk.props import Undecided, UnknownValueError, dig, items, text
 from ..pools import (
@@ -56,39 +61,62 @@ def _differences(want: list[str], have: list[str]) -> str:
     )
 
 
-def _compare(pool: GpuPool, tags: Mapping[str, str], *, managed: bool = False) -> tuple[list[str], list[str]]:
-    """``(issues, covered)``: how the node-template tags differ from the pool's taints and labels. ``managed`` (the
-    pool's backend has an ``autoscaler_group_api``): a missing tag for a taint with a value or for a label, or a label
-    tag of another value (the node group's own label wins), is ``covered`` (Cluster Autoscaler reads it through that
-    API, the module docstring), not an issue."""
-    from ...backends._shared.cluster_autoscaler import CA_LABEL_PREFIX, CA_TAINT_PREFIX, read_ca_node_template_tags
+def _compare(pool: GpuPool, tags: Mapping[str, str], *, managed: bool = False
+             ) -> tuple[list[str], list[str], dict[str, str], dict[str, str]]:
+    """``(issues, covered, needed tags, covered tags)``: how the node-template tags differ from the pool's taints and
+    labels, the tags (key -> value) missing for ``issues`` and those missing for ``covered``. ``managed`` (the pool's backend has an
+    ``autoscaler_group_api``): a missing tag for a taint with a value or for a label, or a label tag of another value
+    (the node group's own label wins), is ``covered`` (Cluster Autoscaler reads it through that API, the module
+    docstring), not an issue. A malformed tag is judged by ``judge_node_template_tag`` with the pool's taints, so its
+    fix here is the one the advisory on its Auto Scaling group gives, and it is left out of the comparison."""
+    from ...backends._shared.cluster_autoscaler import (
+        CA_LABEL_PREFIX,
+        CA_TAINT_PREFIX,
+        CA_TAINT_SOURCE,
+        judge_node_template_tag,
+        read_ca_node_template_tags,
+    )
 
     ca = {k: v for k, v in tags.items() if k.startswith((CA_LABEL_PREFIX, CA_TAINT_PREFIX))}
-    try:
-        ca_taints, ca_labels = read_ca_node_template_tags(ca)
-    except TaintError as err:
-        return [f"a node-template taint tag is malformed: {err}"], []
     issues: list[str] = []
+    malformed = {k: judged for k, v in ca.items() if (judged := judge_node_template_tag(k, v, pool.taints))}
+    if malformed:
+        named = "; ".join(f"{k} = {ca[k]!r}: {j.fix}" for k, j in sorted(malformed.items()))
+        issues.append(f"{len(malformed)} node-template tag(s) malformed, which Cluster Autoscaler ignores or misreads "
+                      f"(kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md; {CA_TAINT_SOURCE}): {named}")
+    fixed_keys = {k[len(CA_TAINT_PREFIX):] for k in malformed if k.startswith(CA_TAINT_PREFIX)}
+    try:
+        ca_taints, ca_labels = read_ca_node_template_tags({k: v for k, v in ca.items() if k not in malformed})
+    except TaintError as err:  # a form the judge passes but Taint refuses: say it rather than compare
+        return [*issues, f"a node-template taint tag is malformed: {err}"], [], {}, {}
     covered: list[str] = []
     have = [str(t) for t in ca_taints]
     readable = {str(t) for t in pool.taints if managed and t.value}
-    want = [str(t) for t in pool.taints if str(t) not in readable or str(t) in have]
+    want = [str(t) for t in pool.taints
+            if (str(t) not in readable or str(t) in have) and t.key not in fixed_keys]
     if sorted(set(want)) != sorted(set(have)):
         issues.append(f"taint tags differ from the pool's taints ({_differences(want, have)})")
     unread = sorted(readable - set(have))
     if unread:
         covered.append(f"taint tags missing {unread}")
+    def tag(t: Taint) -> tuple[str, str]:
+        return CA_TAINT_PREFIX + t.key, f"{t.value}:{t.effect.value}"
+
+    wanted_tags = dict(tag(t) for t in pool.taints if str(t) in set(want) - set(have))
+    covered_tags = dict(tag(t) for t in pool.taints if str(t) in unread)
     if pool.labels is not None:
         wanted, label_tags = dict(pool.labels), dict(ca_labels)
         if managed:
             unlabelled = sorted(f"{k}={v}" for k, v in pool.labels.items() if ca_labels.get(k) != v)
             if unlabelled:
                 covered.append(f"label tags missing {unlabelled}")
+                covered_tags |= {CA_LABEL_PREFIX + k: v for k, v in pool.labels.items() if ca_labels.get(k) != v}
             wanted, label_tags = {}, {k: v for k, v in ca_labels.items() if k not in pool.labels}
         if label_tags != wanted:
             issues.append("label tags differ from the pool's labels ("
                           f"{_differences([f'{k}={v}' for k, v in wanted.items()], [f'{k}={v}' for k, v in label_tags.items()])})")
-    return issues, covered
+            wanted_tags |= {CA_LABEL_PREFIX + k: v for k, v in wanted.items() if label_tags.get(k) != v}
+    return issues, covered, dict(sorted(wanted_tags.items())), dict(sorted(covered_tags.items()))
 
 
 def _tag_index(resources: Sequence[Any]) -> tuple[dict[str, Any], dict[str, list[int]], list[Any]]:
@@ -109,11 +137,14 @@ def _tag_index(resources: Sequence[Any]) -> tuple[dict[str, Any], dict[str, list
     return by_urn, by_owner, tags
 
 
-def _malformed_tags(args: StackValidationArgs, report: ReportViolation, undecided: Undecided) -> None:
+def _malformed_tags(args: StackValidationArgs, report: ReportViolation, undecided: Undecided,
+                    taints_of: Mapping[str, Sequence[Taint]]) -> None:
     """Every ``node-template/taint/<key>`` and ``label/<key>`` tag on any Auto Scaling group (its ``tags``
     or an ``aws:autoscaling/tag:Tag``), ours or hand-written, GPU or not: a malformed one is ignored
     by Cluster Autoscaler or read as a wrong taint (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md,
-    node-template tags; ``aws_manager.go`` ``extractTaintsFromAsg``), so it is reported with the corrected form."""
+    node-template tags; ``aws_manager.go`` ``extractTaintsFromAsg``), so it is reported with the fix
+    ``judge_node_template_tag`` gives, from the taints of the pool the group serves (``taints_of``: URN of the group
+    or Tag -> those taints) when it serves one."""
     from ...backends._shared.cluster_autoscaler import node_template_tag_problem
 
     for res in stack_index(args).of_types((AUTOSCALING_GROUP, AUTOSCALING_TAG)):
@@ -123,7 +154,9 @@ def _malformed_tags(args: StackValidationArgs, report: ReportViolation, undecide
                 pairs = [(text(dig(tag, "key")), dig(tag, "value"))]
             else:
                 pairs = list(_tag_map(dig(res.props, "tags")).items())
-            problems = [p for k, v in pairs if k and isinstance(v, str) and (p := node_template_tag_problem(k, v))]
+            pool_taints = taints_of.get(res.urn or "")
+            problems = [p for k, v in pairs
+                        if k and isinstance(v, str) and (p := node_template_tag_problem(k, v, pool_taints))]
         except UnknownValueError as err:
             undecided.add(f"{res.resource_type} {res.name}", err)
             continue
@@ -131,37 +164,65 @@ def _malformed_tags(args: StackValidationArgs, report: ReportViolation, undecide
             report(f"Auto Scaling group tag on {res.resource_type} {res.name!r}: {problem}", res.urn or None)
 
 
+def _pool_tags(pool: GpuPool, index: tuple[dict[str, Any], dict[str, list[int]], list[Any]]) -> tuple[dict[str, str], list[Any]]:
+    """``(tags, holders)``: the tags of the pool's Auto Scaling groups in the program and of the
+    ``aws:autoscaling/tag:Tag`` resources that depend on the pool or one of those groups (in stack order), and the
+    resources that hold them (groups, then Tags). Raises ``UnknownValueError`` for a tag not known yet."""
+    by_urn, tags_by_owner, tag_resources = index
+    target = by_urn.get(pool.urn)
+    tags: dict[str, str] = {}
+    groups = list(pool.extra.get("asgs", []))
+    for group in groups:
+        tags.update(_tag_map(dig(group.props, "tags")))
+    owners = [target, *groups] if target is not None else groups
+    linked = [tag_resources[i] for i in sorted({i for o in owners for i in tags_by_owner.get(getattr(o, "urn", None) or "", ())})]
+    for res in linked:
+        tag = dig(res.props, "tag")
+        key, value = text(dig(tag, "key")), dig(tag, "value")
+        if key is not None and isinstance(value, str):
+            tags[key] = value
+    return tags, [*groups, *linked]
+
+
+def _where(pool: GpuPool, api: AutoscalerGroupApi | None, tags: Mapping[str, str]) -> str:
+    """``<tags> to <which group, how>``: the tags to write and where (``tags`` is not empty)."""
+    listed = ", ".join(f"{k} = {v}" for k, v in tags.items())
+    groups = list(pool.extra.get("asgs", []))
+    if groups:
+        target = "to " + ", ".join(f"{g.resource_type} {g.name!r}" for g in groups)
+    elif api is not None and api.tag_target:
+        target = f"to the Auto Scaling group: {api.tag_target}"
+    else:
+        target = "to the Auto Scaling group whose instances are this pool's nodes"
+    return f"{listed} {target}"
+
+
 def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViolation) -> None:
     """Node groups/ASGs with min size 0 carry CA node-template tags matching their taints and labels;
     every node-template taint/label tag on any Auto Scaling group is well formed."""
     undecided = Undecided()
-    _malformed_tags(args, report, undecided)
     index: tuple[dict[str, Any], dict[str, list[int]], list[Any]] | None = None
+    taints_of: dict[str, Sequence[Taint]] = {}
+    scaling: list[tuple[GpuPool, AutoscalerGroupApi | None, dict[str, str]]] = []
     for pool in _stack_pools(args, undecided):
         record = find(pool.backend)
-        if pool.min_size != 0 or pool.problem or record is None or not record.autoscaler_tags:
+        if pool.problem or record is None or not record.autoscaler_tags:
             continue
-        by_urn, tags_by_owner, tag_resources = index = index or _tag_index(args.resources)
-        target = by_urn.get(pool.urn)
+        index = index or _tag_index(args.resources)
         try:
-            tags: dict[str, str] = {}
-            groups = pool.extra.get("asgs", [])
-            for group in groups:
-                tags.update(_tag_map(dig(group.props, "tags")))
-            owners = [target, *groups] if target is not None else list(groups)
-            # Auto Scaling group tags that depend on the pool or one of its groups (``linked``), in stack order.
-            linked_tags = sorted({i for o in owners for i in tags_by_owner.get(getattr(o, "urn", None) or "", ())})
-            for res in (tag_resources[i] for i in linked_tags):
-                tag = dig(res.props, "tag")
-                key, value = text(dig(tag, "key")), dig(tag, "value")
-                if key is not None and isinstance(value, str):
-                    tags[key] = value
+            tags, holders = _pool_tags(pool, index)
         except UnknownValueError as err:
-            undecided.add(pool.display, err)
+            if pool.min_size == 0:
+                undecided.add(pool.display, err)
             continue
-        api: AutoscalerGroupApi | None = record.autoscaler_group_api
+        for holder in holders:
+            taints_of.setdefault(getattr(holder, "urn", None) or "", pool.taints)
+        if pool.min_size == 0:
+            scaling.append((pool, record.autoscaler_group_api, tags))
+    _malformed_tags(args, report, undecided, taints_of)
+    for pool, api, tags in scaling:
         managed = api is not None
-        issues, covered = _compare(pool, tags, managed=managed)
+        issues, covered, needed, extra = _compare(pool, tags, managed=managed)
         if not tags and not managed:
             issues = ["no Cluster Autoscaler node-template tags"]
         elif not tags and not issues:
@@ -170,7 +231,8 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
         if issues:
             why = (
                 "Cluster Autoscaler builds the template node of an empty group from "
-                "k8s.io/cluster-autoscaler/node-template/label/<key> = <value> and .../taint/<key> = <value>:<Effect>"
+                "k8s.io/cluster-autoscaler/node-template/label/<key> = <value> and .../taint/<key> = <value>:<Effect> "
+                "(:<Effect> for a taint without a value)"
             )
             if api is not None:
                 why += (f", plus what {api.action} returns, which has no taint without a value ({api.why}"
@@ -178,7 +240,7 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
             report(
                 f"{pool.display} scales from zero (minSize 0) but its Auto Scaling group's tags do not describe its "
                 f"nodes: {'; '.join(issues)}{labels_note}. {why}; a mismatch makes it scale a group whose nodes the "
-                "pending pod cannot use, or none.",
+                "pending pod cannot use, or none." + (f" Add {_where(pool, api, needed)}." if needed else ""),
                 pool.urn or None,
             )
         elif covered and api is not None:
@@ -187,8 +249,9 @@ def validate_scale_from_zero_hints(args: StackValidationArgs, report: ReportViol
                 f"labels and taints: {'; '.join(covered)}"
                 f"{labels_note}. {api.why}; so these tags are needed only where the autoscaler is older "
                 f"than that or lacks {api.action}: there, without them, it would scale the group for a pending "
-                "pod its nodes cannot take. Add the tags (k8s.io/cluster-autoscaler/node-template/label/<key> = <value>, "
-                f".../taint/<key> = <value>:<Effect>), or grant {api.action} to an autoscaler of {api.since} or later.",
+                f"pod its nodes cannot take. Grant {api.action} to an autoscaler of {api.since} or later, or add "
+                + (_where(pool, api, extra) if extra else "the tags (k8s.io/cluster-autoscaler/node-template/label/<key> "
+                   "= <value>, .../taint/<key> = <value>:<Effect>)") + ".",
                 pool.urn or None,
             )
     undecided.raise_if_any()
