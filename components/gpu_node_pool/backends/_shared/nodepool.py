@@ -161,19 +161,26 @@ def quantity_problem(value: Any) -> str | None:
 
 
 
-def no_values_problem(operator: str, values: list[Any]) -> str:
+def no_values_problem(operator: str, values: list[Any], key: str | None = None) -> str:
     """The sentence for ``values`` given with ``operator`` ``Exists`` or ``DoesNotExist``: what Karpenter does with
-    them (drops them), the rule with its sources, and the fix (remove them, or the operator that uses them)."""
+    them (drops them), the rule with its sources, and the fix (remove them, or the operator that uses them). For
+    the zone key (``key`` :data:`ZONE_LABEL`) the fix is the pool's ``zones``, as In on that key is refused
+    (:func:`written_key_problem`)."""
+    zone = key == ZONE_LABEL
     if operator == "Exists":
-        effect, fix = f"matches any value of the key, not only {values!r}", "operator In to match only those values"
+        effect = f"matches any value of the key, not only {values!r}"
+        fix = (f"list them in the pool's zones (zones: {list(values)!r}) and drop this requirement" if zone
+               else "use operator In to match only those values")
     else:
-        effect, fix = f"requires the key to be absent, rather than excluding {values!r}", "operator NotIn to exclude them"
+        effect = f"requires the key to be absent, rather than excluding {values!r}"
+        fix = ("use operator NotIn to exclude them (while zones is unset), or list the zones you want in the pool's "
+               "zones and drop this requirement" if zone else "use operator NotIn to exclude them")
     return (
         f"operator {operator} takes no values: the NodePool CRD says 'If the operator is Exists or DoesNotExist, the "
         f"values array must be empty' (requirements[].values, {NODEPOOL_CRD_SOURCE}), as Kubernetes' "
         f"NodeSelectorRequirement does ({NODE_SELECTOR_REQUIREMENT_URL}); Karpenter drops them (kubernetes-sigs/karpenter "
         f"pkg/scheduling/requirement.go@v1.14.1 keeps values for In and NotIn only), so the requirement {effect}; "
-        f"remove values {values!r}, or use {fix}"
+        f"remove values {values!r}, or {fix}"
     )
 
 
@@ -258,7 +265,7 @@ def nodepool_requirement_problems(
                 f"(got {values!r})"
             )
     if operator in ("Exists", "DoesNotExist") and values:
-        problems.append(no_values_problem(operator, values))
+        problems.append(no_values_problem(operator, values, key))
     if min_values is not None:
         if isinstance(min_values, bool) or not 1 <= min_values <= KARPENTER_MAX_MIN_VALUES:
             problems.append(f"minValues {min_values!r} must be between 1 and {KARPENTER_MAX_MIN_VALUES}")

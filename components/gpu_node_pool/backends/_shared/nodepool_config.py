@@ -14,12 +14,13 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import ValidationInfo, field_validator
+from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from ...catalog import instances
 from ...config.common import Model, PoolBase, fail
 from ...k8s.patterns import full_match
 from ...k8s.taints import label_value_problem
+from ...k8s.wellknown import ZONE_LABEL
 from .nodepool import (
     IAM_ROLE_NAME_RE,
     KARPENTER_MAX_LABELS,
@@ -56,6 +57,16 @@ def zones_outside_region_message(outside: list[str], region: str) -> str:
             f"the cluster's region, so this pool would never get a node there: write zones of {region}, or fix aws:region")
 
 
+def excluded_zones_outside_region_message(outside: list[str], region: str) -> str:
+    """The warning for ``NotIn`` values of the zone requirement that are not zones of the stack's ``aws:region``
+    (:func:`in_aws_region`): the pool's nodes launch only in the cluster's region, so excluding such a zone changes
+    nothing; most likely a zone of the region was meant."""
+    what, it = (f"{outside[0]!r} is not a zone", "it") if len(outside) == 1 else (f"{outside} are not zones", "them")
+    return (f"{what} of the stack's region {region} (aws:region): a zone's name is its region and a letter, e.g. "
+            f"{region}a, and a Local Zone's starts with {region}- ({_ZONES_SOURCE}); the NodePool's nodes launch only in "
+            f"the cluster's region, so NotIn on {it} excludes nothing: write the zones of {region} to exclude, or drop {it}")
+
+
 class NodeClassBase(Model):
     """Validators of the node-class fields both backends declare (``role``)."""
 
@@ -70,6 +81,32 @@ class NodeClassBase(Model):
 
 class NodePoolBase(PoolBase):
     """Validators of the NodePool fields both backends declare, and the checks of the whole pool they share."""
+
+    #: The stack's ``aws:region`` the pool was validated with (None: not set, or validated without a stack).
+    _aws_region: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _record_region(self, info: ValidationInfo) -> NodePoolBase:
+        from ...config.stack import context_aws_region
+
+        self._aws_region = context_aws_region(info)
+        return self
+
+    def config_warnings(self) -> list[tuple[str, str]]:
+        """:meth:`zone_warnings`; a backend that overrides this adds them to its own."""
+        return self.zone_warnings()
+
+    def zone_warnings(self) -> list[tuple[str, str]]:
+        """``[("requirements[j].values", message)]`` for each zone requirement with ``NotIn`` whose values are not
+        zones of the stack's ``aws:region`` (:func:`excluded_zones_outside_region_message`); none when the pool
+        was validated without the stack's region."""
+        region = self._aws_region
+        out = []
+        for j, req in enumerate(self.requirements if region else ()):
+            outside = [z for z in req.values if not in_aws_region(z, region)]
+            if req.key == ZONE_LABEL and req.operator == "NotIn" and outside:
+                out.append((f"requirements[{j}].values", excluded_zones_outside_region_message(outside, region)))
+        return out
 
     @classmethod
     def _instance_problems(cls, values: list[str]) -> list[str]:

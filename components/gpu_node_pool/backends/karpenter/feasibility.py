@@ -72,9 +72,10 @@ def pool_problems(pool: Any) -> list[str]:
 
 
 def pool_warnings(pool: Any) -> list[tuple[str, str]]:
-    """``[(sub-path, message)]``: unknown types under allowUnknownInstanceTypes, the candidates' known risks,
-    requirements/limits the catalog could not judge, and a reserved pool on an existing EC2NodeClass."""
-    out: list[tuple[str, str]] = []
+    """``[(sub-path, message)]``: NotIn on zones outside the stack's region (``pool.zone_warnings()``), unknown types
+    under allowUnknownInstanceTypes, the candidates' known risks, requirements/limits the catalog could not judge (at
+    the user's own ``requirements[j]``), and a reserved pool on an existing EC2NodeClass."""
+    out: list[tuple[str, str]] = list(pool.zone_warnings())
     _, unknown = unknown_type_findings(pool.instance_types or [], pool.allow_unknown_instance_types)
     out += [("instanceTypes", w) for w in unknown]
     if unknown:
@@ -90,7 +91,13 @@ def pool_warnings(pool: Any) -> list[tuple[str, str]]:
     except RequirementError:
         return out
     out += [("", w) for w in result.warnings]
-    out += [("", f"not judged by the catalog: {n}") for n in result.not_evaluated]
+    # the user's requirements come last in requirement_list: each is told at its own index and line
+    first_own = len(pool.requirement_list) - len(pool.requirements)
+    own = {f"requirements[{first_own + j}] ": f"requirements[{j}]" for j in range(len(pool.requirements))}
+    for note in result.not_evaluated:
+        at = next((p for p in own if note.startswith(p)), None)
+        out.append((own[at], f"not judged by the catalog: {note.removeprefix(at)}") if at else
+                   ("", f"not judged by the catalog: {note}"))
     return out
 
 
