@@ -33,7 +33,11 @@ what the pool declares elsewhere:
   ``evictionMaxPodGracePeriod`` are judged by the kubelet's own rules, the ones an eks-managed ``kubelet.config``
   gets (:func:`~gpu_node_pool.backends._shared.kubelet_config_fields.grace_period_problem`,
   :func:`~gpu_node_pool.backends._shared.kubelet_config_fields.whole_number_problem`), each message naming who
-  refuses the value in a Karpenter pool (:data:`_GRACE_SOURCE`, :data:`_INT32_SOURCE`).
+  refuses the value in a Karpenter pool (:data:`_GRACE_SOURCE`, :data:`_INT32_SOURCE`). On a ``bottlerocket`` alias
+  Karpenter writes most of them into the node's Bottlerocket settings (:data:`BOTTLEROCKET_KEYS`), and each such value
+  is judged by the package's table of Bottlerocket settings as well (:func:`bottlerocket_kubelet_problems`):
+  ``evictionMaxPodGracePeriod: -1`` is an int32 the CRD takes but not the NonNegativeInteger Bottlerocket's
+  ``eviction-max-pod-grace-period`` is, and the node would never join.
 """
 
 from __future__ import annotations
@@ -56,7 +60,8 @@ from .limits import (
     KARPENTER_RESERVED_VALUE_RE,
 )
 
-__all__ = ["EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "merge_problems", "own_label_problems",
+__all__ = ["BOTTLEROCKET_KEYS", "EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "bottlerocket_kubelet_problems",
+           "merge_problems", "own_label_problems",
            "user_data_format_problem", "user_data_problem", "user_data_registration", "to_k8s_fields"]
 
 _SOURCE = "https://karpenter.sh/docs/concepts/nodeclasses/"
@@ -267,6 +272,86 @@ class KarpenterKubelet(Model):
         if problems:
             raise fail_per_key(problems)
         return self
+
+
+#: Where Karpenter writes the EC2NodeClass ``kubelet`` into a Bottlerocket node's settings.
+_BOTTLEROCKET_BOOTSTRAP = ("aws/karpenter-provider-aws pkg/providers/amifamily/bootstrap/bottlerocket.go@v1.14.1 "
+                           "(Bottlerocket.Script) and bottlerocketsettings.go@v1.14.1 (the TOML keys)")
+#: The ``kubelet`` fields Karpenter copies into ``settings.kubernetes`` on a Bottlerocket class, and the key each becomes
+#: (:data:`_BOTTLEROCKET_BOOTSTRAP`): ``imageGC*ThresholdPercent`` as a string of the number, each
+#: ``evictionSoftGracePeriod`` value as Go's ``Duration.String()``, ``clusterDNS`` as its first address; ``podsPerCore``
+#: is not copied.
+BOTTLEROCKET_KEYS = {
+    "maxPods": "max-pods", "clusterDNS": "cluster-dns-ip", "systemReserved": "system-reserved",
+    "kubeReserved": "kube-reserved", "evictionHard": "eviction-hard", "evictionSoft": "eviction-soft",
+    "evictionSoftGracePeriod": "eviction-soft-grace-period", "evictionMaxPodGracePeriod": "eviction-max-pod-grace-period",
+    "imageGCHighThresholdPercent": "image-gc-high-threshold-percent",
+    "imageGCLowThresholdPercent": "image-gc-low-threshold-percent", "cpuCFSQuota": "cpu-cfs-quota-enforced",
+}
+
+
+def _go_duration(text: str) -> str:
+    """``text`` (a Go duration) as Go's ``time.Duration.String()`` writes it: ``90s`` -> ``1m30s``, ``1h`` -> ``1h0m0s``,
+    ``0.5ms`` -> ``500µs`` (Go's ``src/time/time.go``, ``Duration.String``)."""
+    from .._shared.kubelet_config_fields import duration_seconds
+
+    seconds = duration_seconds(text)
+    if seconds is None:
+        return text
+    ns = int(seconds * 10**9)
+    sign, ns = ("-" if ns < 0 else ""), abs(ns)
+    if ns == 0:
+        return "0s"
+
+    def fraction(value: int, unit: int) -> str:
+        whole, rest = divmod(value, unit)
+        digits = str(rest).rjust(len(str(unit)) - 1, "0").rstrip("0")
+        return f"{whole}.{digits}" if digits else str(whole)
+
+    if ns < 10**9:
+        unit, name = ((1, "ns") if ns < 10**3 else (10**3, "µs") if ns < 10**6 else (10**6, "ms"))
+        return f"{sign}{fraction(ns, unit)}{name}"
+    hours, rest = divmod(ns, 3600 * 10**9)
+    minutes, rest = divmod(rest, 60 * 10**9)
+    out = (f"{hours}h" if hours else "") + (f"{minutes}m" if hours or minutes else "")
+    return f"{sign}{out}{fraction(rest, 10**9)}s"
+
+
+def bottlerocket_kubelet_problems(kubelet: KarpenterKubelet) -> list[tuple[tuple[str, ...], str]]:
+    """Where and why the ``kubelet`` of a ``bottlerocket`` class writes a value Bottlerocket's settings API refuses:
+    ``[(path under kubelet, sentence)]`` (``(("evictionMaxPodGracePeriod",), ...)``, ``[]`` for none).
+
+    The fields of :data:`BOTTLEROCKET_KEYS` are written as Karpenter writes them and judged by
+    :func:`gpu_node_pool.backends._shared.bottlerocket_settings.judge`, the one table of Bottlerocket settings; each
+    sentence names the field, the setting it becomes, both sources, the rule and the fix. Only errors: a setting the
+    table does not judge (``cluster-dns-ip``) is left to Karpenter."""
+    from .._shared.bottlerocket_settings import REFUSED, judge
+    from .._shared.kubelet_config_fields import dotted
+
+    given = kubelet.model_dump(by_alias=True, exclude_none=True)
+    written: dict[str, Any] = {}
+    for field, key in BOTTLEROCKET_KEYS.items():
+        value = given.get(field)
+        if value is None or (field == "clusterDNS" and not value):
+            continue
+        if field.startswith("imageGC"):
+            value = str(value)
+        elif field == "evictionSoftGracePeriod":
+            value = {signal: _go_duration(period) for signal, period in value.items()}
+        elif field == "clusterDNS":
+            value = value[0]
+        written[key] = value
+    field_of = {key: field for field, key in BOTTLEROCKET_KEYS.items()}
+    problems: list[tuple[tuple[str, ...], str]] = []
+    for finding in judge({"kubernetes": written}):
+        if finding.error and len(finding.path) >= 2 and finding.path[1] in field_of:
+            field = field_of[finding.path[1]]
+            where = (field, *finding.path[2:])
+            problems.append((where, (
+                f"on a bottlerocket class Karpenter writes nodeClass.kubelet.{dotted(where)} into the node's Bottlerocket "
+                f"setting settings.{dotted(finding.path)} ({_BOTTLEROCKET_BOOTSTRAP}), and there {finding.message}; "
+                f"{REFUSED}")))
+    return problems
 
 
 def _alias(model: type[Model], info: ValidationInfo) -> str:
