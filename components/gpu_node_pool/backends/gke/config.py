@@ -359,19 +359,31 @@ class GkePool(PoolBase):
         (:data:`COMPUTE_CLASS_SOURCE`: GKE documents that taint with the effect ``NoSchedule`` only). Errors: the
         ``NoSchedule`` taint names another class than the label. Warnings (``warnings=True``): one of the two without
         the other, and a ``cloud.google.com/compute-class`` taint of another effect (``NoExecute``,
-        ``PreferNoSchedule``), with or without the label, which is not the taint GKE documents."""
+        ``PreferNoSchedule``), with or without the label, which is not the taint GKE documents: the fix is to write
+        it with ``NoSchedule``, or to remove it when ``taints`` already has a ``NoSchedule`` one (a second would be
+        refused as a duplicate key and effect), so following every warning leaves one ``NoSchedule`` taint."""
         label = self.labels.get(COMPUTE_CLASS_LABEL)
         taints = [t.to_taint() for t in self.taints]
         classed = [t for t in taints if t.key == COMPUTE_CLASS_LABEL]
         tainted = [t for t in classed if t.effect is TaintEffect.NO_SCHEDULE]
         want = str(Taint(COMPUTE_CLASS_LABEL, label, TaintEffect.NO_SCHEDULE)) if label is not None else ""
         if warnings:
-            out = [f"taints has {str(t)!r}, but GKE documents the ComputeClass taint of a node pool created by hand "
-                   f"with the effect NoSchedule only ({COMPUTE_CLASS_SOURCE}); write "
-                   f"{str(Taint(COMPUTE_CLASS_LABEL, t.value, TaintEffect.NO_SCHEDULE))!r} instead"
-                   + ("" if label is not None or tainted else
-                      f", and add the label {COMPUTE_CLASS_LABEL}: {t.value!r} (GKE gives the pool to the class only with both)")
-                   for t in classed if t.effect is not TaintEffect.NO_SCHEDULE]
+            out = []
+            kept = str(tainted[0]) if tainted else None  # the NoSchedule taint the pool has, or the first fix gives it
+            for t in classed:
+                if t.effect is TaintEffect.NO_SCHEDULE:
+                    continue
+                why = (f"taints has {str(t)!r}, but GKE documents the ComputeClass taint of a node pool created by hand "
+                       f"with the effect NoSchedule only ({COMPUTE_CLASS_SOURCE}); ")
+                if kept is not None:
+                    out.append(why + (f"taints already has {kept!r}, so remove it" if tainted else
+                                      f"remove it: the fix of the first one gives taints {kept!r}"))
+                    continue
+                kept = want or str(Taint(COMPUTE_CLASS_LABEL, t.value, TaintEffect.NO_SCHEDULE))
+                out.append(why + f"write {kept!r} instead"
+                           + ("" if label is not None else
+                              f", and add the label {COMPUTE_CLASS_LABEL}: {t.value!r} (GKE gives the pool to the class "
+                              "only with both)"))
             if label is not None and not tainted and not out:
                 out.append(f"{label!r} without the taint {want!r}: GKE gives a node pool created by "
                            f"hand to the ComputeClass only with both ({COMPUTE_CLASS_SOURCE}); add the taint to taints")
