@@ -162,7 +162,8 @@ class TolerationConfig(Model):
     effect: str | None = None
     toleration_seconds: int | None = Field(
         None, ge=-INT64_MAX - 1, le=INT64_MAX,
-        description="Seconds a NoExecute toleration lasts (an int64 in the Kubernetes Toleration, k8s.io/api core/v1).",
+        description=f"Seconds a {TaintEffect.NO_EXECUTE.value} toleration lasts (an int64 in the Kubernetes Toleration, "
+                    "k8s.io/api core/v1).",
     )
 
     @model_validator(mode="after")

@@ -374,7 +374,7 @@ class GkePool(PoolBase):
                 if t.effect is TaintEffect.NO_SCHEDULE:
                     continue
                 why = (f"taints has {str(t)!r}, but GKE documents the ComputeClass taint of a node pool created by hand "
-                       f"with the effect NoSchedule only ({COMPUTE_CLASS_SOURCE}); ")
+                       f"with the effect {TaintEffect.NO_SCHEDULE.value} only ({COMPUTE_CLASS_SOURCE}); ")
                 if kept is not None:
                     out.append(why + (f"taints already has {kept!r}, so remove it" if tainted else
                                       f"remove it: the fix of the first one gives taints {kept!r}"))
