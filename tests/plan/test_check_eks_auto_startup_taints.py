@@ -68,7 +68,8 @@ def test_a_malformed_startup_taint_is_refused_not_skipped(capsys, tmp_path):
     code, doc = check(capsys, tmp_path, [GPU], [{"key": "node.cilium.io/agent-not-ready", "effect": "Sometimes"}])
     assert code == 1
     [pool] = doc["pools"]
-    assert "spec.template.spec.startupTaints: " in pool["problem"] and "Sometimes" in pool["problem"]
+    assert "spec.template.spec.startupTaints[0].effect 'Sometimes' is not a taint effect" in pool["problem"]
+    assert "karpenter.sh_nodepools.yaml@v1.14.1" in pool["problem"] and pool["startupTaints"] is None
 
 
 def test_the_pool_summary_lists_the_startup_taints(capsys, tmp_path):

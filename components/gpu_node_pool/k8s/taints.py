@@ -52,6 +52,7 @@ from .toleration_rules import (
     meant_toleration_operator,
     whole_seconds,
 )
+from .wellknown import NVIDIA_GPU_RESOURCE
 
 __all__ = [
     "TaintError",
@@ -66,6 +67,8 @@ __all__ = [
     "nodepool_taint_repeats",
     "nodepool_taint_repeat_problem",
     "NODEPOOL_TAINT_REPEAT_SOURCE",
+    "nodepool_permanent_startup_taints",
+    "NODEPOOL_PERMANENT_STARTUP_TAINT_SOURCE",
     "split_kubelet_form",
     "qualified_name_problem",
     "label_value_problem",
@@ -272,6 +275,37 @@ def nodepool_taint_repeat_problem(taints: Sequence[Taint], startup_taints: Seque
     if not problems:
         return None
     return f"{'; '.join(problems)}. Source: {NODEPOOL_TAINT_REPEAT_SOURCE}"
+
+
+#: Why a NodePool's ``startupTaints`` must not hold the GPU taint: Karpenter waits for every startup taint to go.
+NODEPOOL_PERMANENT_STARTUP_TAINT_SOURCE = (
+    "a node is initialized only once its startupTaints are gone: kubernetes-sigs/karpenter "
+    "pkg/controllers/nodeclaim/lifecycle/initialization.go@v1.14.1; no NVIDIA agent removes nvidia.com/gpu, and "
+    "https://karpenter.sh/docs/concepts/nodepools/ puts it in taints"
+)
+
+
+def nodepool_permanent_startup_taints(startup_taints: Sequence[Taint], taints_at: str = "taints",
+                                      startup_at: str = "startupTaints") -> list[str]:
+    """Karpenter's rule of a NodePool's ``startupTaints`` that the GPU taint breaks: a startup taint is one an agent
+    removes at boot, and Karpenter counts a node initialized only once all are gone; no agent removes
+    ``nvidia.com/gpu`` (any effect), so its node is never initialized
+    (:data:`NODEPOOL_PERMANENT_STARTUP_TAINT_SOURCE`). The one rule of the stack file's karpenter pool and of a
+    hand-written NodePool.
+
+    Args:
+        startup_taints: the NodePool's ``startupTaints``, in order.
+        taints_at, startup_at: how messages name the two lists (``taints`` in a stack file,
+            ``spec.template.spec.taints`` on a NodePool resource).
+
+    Returns:
+        One message per GPU taint in ``startup_taints``, naming its index, the rule with its source and the fix
+        (put it in ``taints``); ``[]`` when there is none.
+    """
+    return [f"{startup_at}[{j}] ({taint}) is the GPU taint, which is permanent: an agent never removes it, so "
+            f"Karpenter would wait for its removal forever ({NODEPOOL_PERMANENT_STARTUP_TAINT_SOURCE}); put it in "
+            f"{taints_at}"
+            for j, taint in enumerate(startup_taints) if taint.key == NVIDIA_GPU_RESOURCE]
 
 
 # --- tolerations ------------------------------------------------------------------------

@@ -297,7 +297,10 @@ def _find_pools(result: CheckResult) -> None:
             "devicePlugin": served,
         }
         if "startup_taints" in pool.extra:  # a backend whose pools declare boot taints (registry startup_taints)
-            entry["startupTaints"] = [str(t) for t in pool.extra["startup_taints"]]
+            unread = pool.extra.get("startup_taints_unread")  # refused by the API server: see the problem
+            entry["startupTaints"] = None if unread else [str(t) for t in pool.extra["startup_taints"]]
+        if pool.extra.get("taints_unread"):
+            entry["taintsUnread"] = True
         if pool.problem:
             entry["problem"] = pool.problem
         own = _own_secret_texts(recorded.get(pool.urn), result.resources)
@@ -369,10 +372,11 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         owner = f", GpuNodePool {pool['component']!r}" if pool["component"] else ""
         lines.append("")
         lines.append(f"pool {pool['name']} ({pool['backend']}: {pool['resourceType']} {pool['resource']}{owner})")
-        lines.append(f"  taints          {', '.join(pool['taints']) or '(none)'}")
+        unread = "could not be read (see problem)"
+        lines.append(f"  taints          {unread if pool.get('taintsUnread') else ', '.join(pool['taints']) or '(none)'}")
         if "startupTaints" in pool:
-            shown = ", ".join(pool["startupTaints"])
-            note = "  (removed by an agent at boot; never tolerated by the plugin)" if shown else ""
+            shown = unread if pool["startupTaints"] is None else ", ".join(pool["startupTaints"])
+            note = "  (removed by an agent at boot; never tolerated by the plugin)" if pool["startupTaints"] else ""
             lines.append(f"  startup taints  {shown or '(none)'}{note}")
         labels = pool["labels"]
         shown = "(unknown at preview)" if labels is None else ", ".join(f"{k}={v}" for k, v in labels.items())

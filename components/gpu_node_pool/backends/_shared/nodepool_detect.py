@@ -2,18 +2,28 @@
 
 The ``karpenter`` backend (``karpenter.k8s.aws/`` well-known keys) and the ``eks-auto`` backend
 (``eks.amazonaws.com/`` keys) recognise GPU NodePools the same way, each with its own key prefix;
-their taint lists are judged by Karpenter's one rule (:func:`nodepool_taint_lists`).
+their taint lists are read and judged by the CRD's and Karpenter's rules (:func:`nodepool_taint_lists`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ...catalog import instances
-from ...k8s.taints import Taint, nodepool_taint_repeat_problem
-from ...sdk.props import dig, items, text
-from .gpu_pool import read_taints
+from ...k8s.taints import (
+    Taint,
+    TaintEffect,
+    TaintError,
+    label_value_problem,
+    nodepool_permanent_startup_taints,
+    nodepool_taint_repeat_problem,
+    nodepool_taint_repeats,
+    qualified_name_problem,
+)
+from ...sdk.props import dig, items, sequence, text
+from ...text.terminal import shown
 
 #: Where a NodePool resource keeps its two taint lists, for messages.
 TAINTS_AT = "spec.template.spec.taints"
@@ -43,27 +53,158 @@ def requires_nvidia_gpu(requirements: Iterable[Any], prefix: str) -> bool:
     return False
 
 
-def nodepool_taint_lists(
-    read_nodepool_taints: Callable[[Mapping[str, Any]], list[Taint]],
-    read_startup_taints: Callable[[Mapping[str, Any]], list[Taint]],
-    props: Mapping[str, Any],
-) -> tuple[list[Taint], list[Taint], str | None]:
-    """A NodePool's ``spec.template.spec.taints`` and ``startupTaints`` (each read by the backend's reader) and
-    why Karpenter refuses them, for :attr:`~gpu_node_pool.backends._shared.gpu_pool.GpuPool.problem`.
+#: The schema the API server holds a ``karpenter.sh/v1`` NodePool to.
+NODEPOOL_CRD = "aws/karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1"
+#: What that schema says of an item of ``taints`` and ``startupTaints``, and what follows from breaking it.
+_CRD_TAINT_RULE = (
+    "the API server refuses the NodePool, so pulumi up fails to create or update it: its CRD holds taints and "
+    "startupTaints to arrays of objects with key and effect required, key and value matching its patterns, and effect "
+    f"one of {', '.join(e.value for e in TaintEffect)} (the Kubernetes spelling; {NODEPOOL_CRD})"
+)
+
+
+@dataclass(frozen=True)
+class NodePoolTaintLists:
+    """A ``karpenter.sh/v1`` NodePool's two taint lists as read (:func:`nodepool_taint_lists`).
+
+    Attributes:
+        taints: ``spec.template.spec.taints`` in order; ``[]`` when it is in :attr:`unreadable`.
+        startup_taints: ``spec.template.spec.startupTaints`` in order; ``[]`` when it is in :attr:`unreadable`.
+        unreadable: the paths (:data:`TAINTS_AT`, :data:`STARTUP_TAINTS_AT`) of the lists the API server refuses
+            (not an array, or an item it refuses): what the lists hold is not known.
+        problem: why the API server or Karpenter refuses the NodePool, each item named by its path and index with
+            its fix, then the rule's source; None when neither does.
+        fix_in: the paths of the lists :attr:`problem` names (where to fix it), in that order; ``()`` without one.
+    """
+
+    taints: list[Taint]
+    startup_taints: list[Taint]
+    unreadable: tuple[str, ...] = ()
+    problem: str | None = None
+    fix_in: tuple[str, ...] = ()
+
+
+def nodepool_taint_lists(props: Mapping[str, Any]) -> NodePoolTaintLists:
+    """A NodePool's ``spec.template.spec.taints`` and ``startupTaints`` and why they are refused, for
+    :attr:`~gpu_node_pool.backends._shared.gpu_pool.GpuPool.problem`: the one reading of the backends whose
+    pools are ``karpenter.sh/v1`` NodePools.
+
+    The problems, all of them, in this order:
+
+    * what the CRD refuses (:data:`NODEPOOL_CRD`): a list that is not an array; an item that is not an object, has
+      no ``key`` or no ``effect``, a key or value of the wrong syntax, or an effect outside ``NoSchedule``,
+      ``PreferNoSchedule``, ``NoExecute`` (named with its index, every bad item of both lists; the list is then
+      unreadable);
+    * with both lists readable, a key and effect twice, within a list or across them
+      (:func:`~gpu_node_pool.k8s.taints.nodepool_taint_repeat_problem`: Karpenter's ``duplicate taint Key/Effect
+      pair``);
+    * the GPU taint in a readable ``startupTaints``
+      (:func:`~gpu_node_pool.k8s.taints.nodepool_permanent_startup_taints`).
+
+    Raises:
+        UnknownValueError: a list or one of its items is unknown at preview.
+    """
+    taints, taint_problems = _read_list(props, "taints", TAINTS_AT)
+    startup, startup_problems = _read_list(props, "startupTaints", STARTUP_TAINTS_AT)
+    unreadable = tuple(at for at, bad in ((TAINTS_AT, taint_problems), (STARTUP_TAINTS_AT, startup_problems)) if bad)
+    named: list[str] = []  # every message, to find the lists they name
+    parts: list[str] = []
+    if unreadable:
+        named += taint_problems + startup_problems
+        parts.append(f"{'; '.join(taint_problems + startup_problems)}. Source: {_CRD_TAINT_RULE}")
+    if not unreadable:
+        repeats = nodepool_taint_repeats(taints, startup, TAINTS_AT, STARTUP_TAINTS_AT)
+        named += repeats
+        parts += [p for p in [nodepool_taint_repeat_problem(taints, startup, TAINTS_AT, STARTUP_TAINTS_AT)] if p]
+    if STARTUP_TAINTS_AT not in unreadable:
+        permanent = nodepool_permanent_startup_taints(startup, TAINTS_AT, STARTUP_TAINTS_AT)
+        named += permanent
+        parts += permanent
+    if not parts:
+        return NodePoolTaintLists(taints, startup)
+    fix_in = tuple(at for at in (TAINTS_AT, STARTUP_TAINTS_AT) if any(at in message for message in named))
+    return NodePoolTaintLists(taints, startup, unreadable, "; ".join(parts), fix_in)
+
+
+def nodepool_extra(lists: NodePoolTaintLists, resource: str) -> dict[str, Any]:
+    """The :attr:`~gpu_node_pool.backends._shared.gpu_pool.GpuPool.extra` of a NodePool pool from its taint lists.
+
+    Args:
+        lists: :func:`nodepool_taint_lists` of the NodePool.
+        resource: the NodePool in a message, e.g. ``the Karpenter NodePool``.
 
     Returns:
-        ``(taints, startup_taints, problem)``: a list whose item is malformed is ``[]``, and ``problem`` says
-        why (``TaintError`` text; for ``startupTaints`` prefixed with its path); with both lists readable,
-        ``problem`` is :func:`~gpu_node_pool.k8s.taints.nodepool_taint_repeat_problem` (a key and effect
-        twice, within a list or across them: Karpenter's ``duplicate taint Key/Effect pair``), else None.
+        ``startup_taints`` (a copy of :attr:`NodePoolTaintLists.startup_taints`; policy ``karpenter-startup-taints``
+        reads it); ``taints_unread`` / ``startup_taints_unread`` True when that list is unreadable (``gpupool check``
+        says so instead of listing none); ``problem_fix_in`` with a problem: where to fix it, ``resource`` and the
+        lists it names (policy ``gpu-pool-declares-taint``).
     """
-    taints, problem = read_taints(read_nodepool_taints, props)
-    startup, startup_problem = read_taints(read_startup_taints, props)
-    if problem is None and startup_problem is not None:
-        problem = f"{STARTUP_TAINTS_AT}: {startup_problem}"
-    if problem is None:
-        problem = nodepool_taint_repeat_problem(taints, startup, TAINTS_AT, STARTUP_TAINTS_AT)
-    return taints, startup, problem
+    extra: dict[str, Any] = {"startup_taints": list(lists.startup_taints)}
+    if TAINTS_AT in lists.unreadable:
+        extra["taints_unread"] = True
+    if STARTUP_TAINTS_AT in lists.unreadable:
+        extra["startup_taints_unread"] = True
+    if lists.fix_in:
+        extra["problem_fix_in"] = f"{resource} {' and '.join(lists.fix_in)}"
+    return extra
+
+
+def _read_list(props: Mapping[str, Any], field: str, at: str) -> tuple[list[Taint], list[str]]:
+    """``spec.template.spec.<field>`` as taints and ``[]``, or ``[]`` and one message per thing the CRD refuses
+    (each starting with ``at`` and the item's index)."""
+    raw = dig(props, "spec", "template", "spec", field)
+    if raw is None:
+        return [], []
+    if sequence(raw) is not raw:
+        return [], [f"{at} {shown(raw)} is not an array: write a list of taints, each {_ITEM_FORM}"]
+    taints: list[Taint] = []
+    problems: list[str] = []
+    for i, item in enumerate(items(raw)):
+        wrong = _item_problems(item)
+        if not wrong:
+            try:
+                taints.append(Taint(key=item["key"], value=item.get("value") or "", effect=item["effect"]))
+                continue
+            except TaintError as err:
+                wrong = [f" {err}"]
+        problems += [f"{at}[{i}]{w}" for w in wrong]
+    return ([] if problems else taints), problems
+
+
+#: An item of a NodePool's taint list, as a fix writes it.
+_ITEM_FORM = "an object {key: nvidia.com/gpu, value: present, effect: NoSchedule} (value optional)"
+
+
+def _item_problems(item: Any) -> list[str]:
+    """What the NodePool CRD refuses in one taint item, each message starting at the item (`` ...`` or ``.key ...``)
+    and ending with its fix; ``[]`` when it takes the item."""
+    if not isinstance(item, Mapping):
+        return [f" {shown(item)} is not an object: write {_ITEM_FORM}"]
+    problems = []
+    key, value, effect = item.get("key"), item.get("value"), item.get("effect")
+    if key is None or key == "":
+        problems.append(" has no key, which is required: add the taint key, e.g. key: nvidia.com/gpu")
+    elif not isinstance(key, str):
+        problems.append(f".key {shown(key)} is not a string: write the key as a string")
+    elif (why := qualified_name_problem(key)) is not None:
+        problems.append(f".key {shown(key)} {why}")
+    if value is not None and not isinstance(value, str):
+        problems.append(f".value {shown(value)} is not a string: quote it")
+    elif value and (why := label_value_problem(value)) is not None:
+        problems.append(f".value {shown(value)} {why}")
+    allowed = ", ".join(e.value for e in TaintEffect)
+    if effect is None or effect == "":
+        problems.append(f" has no effect, which is required: add effect: one of {allowed}")
+    elif not isinstance(effect, str) or effect not in {e.value for e in TaintEffect}:
+        meant = TaintEffect.meant(effect)
+        if meant is not None and meant.provider_spelling == effect:
+            problems.append(f".effect {shown(effect)} is the EKS/GKE API spelling; a NodePool takes the Kubernetes "
+                            f"spelling: write {meant.value}")
+        elif meant is not None:
+            problems.append(f".effect {shown(effect)} is not a taint effect: did you mean {meant.value}?")
+        else:
+            problems.append(f".effect {shown(effect)} is not a taint effect: write one of {allowed}")
+    return problems
 
 
 def nodepool_node_labels(

@@ -19,6 +19,7 @@ from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from ...sdk.props import dig, items, mapping, text
 from .._shared.gpu_pool import GpuPool
 from .._shared.nodepool_detect import (
+    nodepool_extra,
     nodepool_instance_types,
     nodepool_node_labels,
     nodepool_taint_lists,
@@ -45,7 +46,7 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     requirements = list(items(dig(props, "spec", "template", "spec", "requirements")))
     if not requires_nvidia_gpu(requirements, AUTO_PREFIX) and NVIDIA_GPU_RESOURCE not in mapping(dig(props, "spec", "limits")):
         return None
-    taints, startup, problem = nodepool_taint_lists(read.read_taints, read.read_startup_taints, props)
+    lists = nodepool_taint_lists(props)
     labels = nodepool_node_labels(read.read_labels, props, requirements)
     labels.setdefault(AUTO_PREFIX + "compute-type", "auto")
     return GpuPool(
@@ -53,12 +54,12 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         resource_type=resource_type,
         name=name,
         urn=urn,
-        taints=taints,
+        taints=list(lists.taints),
         labels=labels,
         where="the EKS Auto Mode NodePool spec.template.spec.taints (GpuNodePool taints)",
         ships_own_device_plugin=True,
-        problem=problem,
+        problem=lists.problem,
         instance_types=nodepool_instance_types(requirements, mapping(dig(props, "spec", "limits"))),
         zones=nodepool_zones(requirements),
-        extra={"startup_taints": list(startup)},
+        extra=nodepool_extra(lists, "the EKS Auto Mode NodePool"),
     )

@@ -6,11 +6,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...k8s.taints import Taint
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from ...sdk.props import dig, items, mapping, plain, text
 from .._shared.gpu_pool import GpuPool, RegistrationSite, read_once
 from .._shared.nodepool_detect import (
+    NodePoolTaintLists,
+    nodepool_extra,
     nodepool_instance_types,
     nodepool_node_labels,
     nodepool_taint_lists,
@@ -76,17 +77,17 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         resource_type=resource_type,
         name=name,
         urn=urn,
-        taints=list(read.taints),
+        taints=list(read.lists.taints),
         labels=dict(read.labels),
         where="the Karpenter NodePool spec.template.spec.taints (GpuNodePool taints)",
         ships_own_device_plugin=bool(read.class_name and node_classes.get(read.class_name)),
-        problem=read.problem,
+        problem=read.lists.problem,
         instance_types=read.instance_types,
         zones=read.zones,
-        extra={"startup_taints": list(read.startup_taints)},
+        extra=nodepool_extra(read.lists, "the Karpenter NodePool"),
     )
     bootstraps = context.get("node_class_bootstraps")
-    if bootstraps is not None and not read.problem:
+    if bootstraps is not None and not read.lists.problem:
         kind = text(dig(props, "spec", "template", "spec", "nodeClassRef", "kind"))
         if kind in (None, "EC2NodeClass"):
             _user_data_registration(pool, read.class_name, bootstraps)
@@ -97,16 +98,14 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
 class _NodePoolRead:
     """What :func:`detect` reads from a GPU NodePool of the AWS provider, whatever the stack around it.
     The pool built from it gets its own copies of the lists and labels (the stack's reading adds to them).
-    ``problem``: a malformed taint or startup taint, or a key+effect the two lists repeat, which Karpenter
-    refuses (:func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_taint_lists`)."""
+    ``lists``: its taints and startup taints, and why the API server or Karpenter refuses them
+    (:func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_taint_lists`)."""
 
-    taints: tuple[Taint, ...]
-    problem: str | None
+    lists: NodePoolTaintLists
     labels: Mapping[str, str]
     class_name: str | None
     instance_types: tuple[str, ...] | None
     zones: tuple[str, ...] | None
-    startup_taints: tuple[Taint, ...]
 
 
 def _read_nodepool(props: Mapping[str, Any]) -> _NodePoolRead | None:
@@ -125,17 +124,15 @@ def _read(props: Mapping[str, Any]) -> _NodePoolRead | None:
     limits = mapping(dig(props, "spec", "limits"))
     if not _selects_gpus(requirements, limits):
         return None
-    taints, startup, problem = nodepool_taint_lists(karpenter.read_nodepool_taints, karpenter.read_nodepool_startup_taints, props)
+    lists = nodepool_taint_lists(props)
     labels = nodepool_node_labels(karpenter.read_nodepool_labels, props, requirements)
     class_name = text(dig(props, "spec", "template", "spec", "nodeClassRef", "name"))
     return _NodePoolRead(
-        taints=tuple(taints),
-        problem=problem,
+        lists=lists,
         labels=labels,
         class_name=class_name,
         instance_types=nodepool_instance_types(requirements, mapping(dig(props, "spec", "limits"))),
         zones=nodepool_zones(requirements),
-        startup_taints=tuple(startup),
     )
 
 

@@ -25,12 +25,15 @@ def judges(resource_type: str) -> bool:
 
 
 def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    """A GPU pool declares at least one repelling taint (``TaintEffect.repels``)."""
+    """A GPU pool declares at least one repelling taint (``TaintEffect.repels``), and taints its platform takes: a
+    pool's ``problem`` is reported, to be fixed where ``extra["problem_fix_in"]`` says (the lists the problem names,
+    given by NodePool pools), else in ``where``."""
     pool = gpu_pool_of(args.resource_type, args.props, args.name, args.urn)
     if pool is None:
         return
     if pool.problem:
-        report(f"{pool.display}: its taints are not valid ({pool.problem}); fix them in {pool.where}.", None)
+        fix_in = pool.extra.get("problem_fix_in") or pool.where
+        report(f"{pool.display}: its taints are not valid ({pool.problem}); fix them in {fix_in}.", None)
         return
     if any(t.effect.repels for t in pool.taints):
         return
