@@ -19,7 +19,8 @@ from .._shared.nodepool import (
     KarpenterDisruption,
     NodePoolRequirement,
 )
-from .._shared.nodepool_config import NodeClassBase, NodePoolBase
+from .._shared.nodepool_config import NodeClassBase
+from .._shared.nodepool_startup import StartupTaintsPool
 from .feasibility import feasibility_issues, is_validated
 from .limits import (
     AUTO_MANAGED_KEYS,
@@ -262,11 +263,13 @@ class AutoNodeClass(NodeClassBase):
         return self
 
 
-class EksAutoPool(NodePoolBase):
+class EksAutoPool(StartupTaintsPool):
     """A GPU pool as an EKS Auto Mode ``NodePool`` (``karpenter.sh/v1``, ``nodeClassRef`` group ``eks.amazonaws.com``).
 
-    Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and labels to
-    ``spec.template.metadata.labels``. Requirements, in Auto Mode's keys (EKS user guide
+    Taints go to ``spec.template.spec.taints`` (Kubernetes spelling), boot taints an agent removes
+    (``startupTaints``, ``startupTaintsFor``: :class:`~.._shared.nodepool_startup.StartupTaintsPool`, as for Karpenter;
+    an Auto Mode NodePool is a ``karpenter.sh/v1`` NodePool, EKS user guide create-node-pool) to
+    ``spec.template.spec.startupTaints``, and labels to ``spec.template.metadata.labels``. Requirements, in Auto Mode's keys (EKS user guide
     ``automode/create-node-pool.adoc`` "EKS Auto Mode Supported Labels", awsdocs @01385604;
     the same suffixes as Karpenter's ``karpenter.k8s.aws/`` labels): ``eks.amazonaws.com/instance-category`` from
     ``instanceCategories``, ``eks.amazonaws.com/instance-family`` from ``instanceFamilies``,
