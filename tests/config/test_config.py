@@ -64,7 +64,7 @@ MISTAKES = [
     ("min above max", pool(scaling={"minSize": 3, "maxSize": 2}),
      "pools[0].scaling", "minSize 3 is above maxSize 2"),
     ("negative min", pool(scaling={"minSize": -1, "maxSize": 2}),
-     "pools[0].scaling.minSize", "greater than or equal to 0"),
+     "pools[0].scaling.minSize", "must be at least 0"),
     ("duplicate key+effect", pool(taints=["nvidia.com/gpu=present:NoSchedule", "nvidia.com/gpu=true:NoSchedule"]),
      "pools[0].taints", "both have key 'nvidia.com/gpu' and effect NoSchedule"),
     ("unknown key with a suggestion", pool(scaling={"minsize": 0, "maxSize": 2}),

@@ -48,8 +48,10 @@ CASES = [
     ("a number shown as written anyway", edited("name: inference", "name: 7"),
      f'pools[0].name: 7: must be a valid string; unquoted, it is a number to {READER}: quote it ("7")'),
     ("a whole number written 1.50", edited("minSize: 0", "minSize: 1.50"),
-     f"pools[0].scaling.minSize: 1.50: must be a whole number (e.g. 4); to {READER} it is a number, and the program "
-     "gets 1.5"),
+     f"pools[0].scaling.minSize: 1.50: must be a whole number (e.g. 4); it is an int32 of at least 0 in the EKS and "
+     "Auto Scaling APIs: https://docs.aws.amazon.com/eks/latest/APIReference/API_NodegroupScalingConfig.html, "
+     "https://docs.aws.amazon.com/autoscaling/ec2/APIReference/API_CreateAutoScalingGroup.html; to "
+     f"{READER} it is a number, and the program gets 1.5"),
     ("a taint written 1.10", edited("- nvidia.com/gpu=present:NoSchedule", "- 1.10"),
      "pools[0].taints[0]: 1.10: must be a taint string key=value:Effect"),
     ("a key written 1.30", edited("example.com/team: ml-platform", "1.30: ml-platform"),

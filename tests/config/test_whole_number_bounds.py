@@ -143,7 +143,8 @@ def test_huge_replicas_plan_nothing_and_say_the_int32_bound(capsys, temp_project
     code, out = _run(capsys, temp_project, doc, "plan")
     assert code == 2, out
     assert ("pools[0].gpuSharing.replicas: 100000000000000000000: must be at most 2147483647, the largest int32 "
-            "(an int32 in Bottlerocket's time-slicing.replicas") in out, out
+            "(an int32, the narrowest type of the places it is written: NVIDIA's device plugin config holds a Go int") \
+        in out, out
     assert "write a smaller whole number" in out
     assert "node-template/resources" not in out and "advertises" not in out, out
 

@@ -252,15 +252,24 @@ ChartRepository = Annotated[str, AfterValidator(_check_chart_repository)]
 _POOL_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
+#: The APIs a pool's node counts go to, with their bounds: EKS ``NodegroupScalingConfig`` and EC2 Auto Scaling's
+#: ``CreateAutoScalingGroup`` (``MinSize``, ``MaxSize``, ``DesiredCapacity``).
+_SCALING_APIS = ("https://docs.aws.amazon.com/eks/latest/APIReference/API_NodegroupScalingConfig.html, "
+                 "https://docs.aws.amazon.com/autoscaling/ec2/APIReference/API_CreateAutoScalingGroup.html")
+
+
 class ScalingConfig(Model):
     """Node count bounds. ``minSize`` may be 0 (scale from zero); ``desiredSize`` defaults to ``minSize``."""
 
     yaml_example: ClassVar[str] = "{minSize: 0, maxSize: 4}"
-    min_size: int = Field(ge=0, le=INT32_MAX, description="Minimum nodes, >= 0 (an int32 in the EKS and Auto Scaling APIs).")
-    max_size: int = Field(ge=1, le=INT32_MAX, description="Maximum nodes, >= 1 and >= minSize (an int32 in the EKS and Auto Scaling APIs).")
+    min_size: int = Field(ge=0, le=INT32_MAX, description="Minimum nodes, >= 0 (an int32 of at least 0 in the EKS and "
+                          f"Auto Scaling APIs: {_SCALING_APIS}).")
+    max_size: int = Field(ge=1, le=INT32_MAX, description="Maximum nodes, >= 1 and >= minSize (an int32 of at least 1 in "
+                          f"the EKS and Auto Scaling APIs: {_SCALING_APIS}).")
     desired_size: int | None = Field(
         None, ge=0, le=INT32_MAX,
-        description="Initial nodes, between minSize and maxSize (an int32 in the EKS and Auto Scaling APIs).",
+        description="Initial nodes, between minSize and maxSize (an int32 of at least 0 in the EKS and Auto Scaling "
+        f"APIs: {_SCALING_APIS}).",
     )
 
     @model_validator(mode="after")
@@ -357,7 +366,9 @@ class GpuSharingConfig(Model):
     replicas: int = Field(
         le=INT32_MAX,
         description="Clients per GPU, >= 2 (k8s-device-plugin: sharing needs replicas > 1) and at most 2147483647 "
-        "(an int32 in Bottlerocket's time-slicing.replicas, bottlerocket-os/bottlerocket-settings-sdk "
+        "(an int32, the narrowest type of the places it is written: NVIDIA's device plugin config holds a Go int, "
+        "NVIDIA/k8s-device-plugin api/config/v1/replicas.go ReplicaResource.Replicas; Bottlerocket's "
+        "time-slicing.replicas on BOTTLEROCKET_* nodes is an int32, bottlerocket-os/bottlerocket-settings-sdk "
         "bottlerocket-settings-models/modeled-types/src/kubernetes.rs).",
     )
 

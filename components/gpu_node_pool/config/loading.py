@@ -192,6 +192,8 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         return [ConfigIssue(path, msg)]
     elif kind in ("less_than_equal", "greater_than_equal") and _API_WIDTHS.get(abs(_bound(ctx))) and isinstance(value, int):
         msg = _beyond_width(_bound(ctx), field)
+    elif kind in _BOUND_WORDS and isinstance(ctx.get(_BOUND_WORDS[kind][1]), int | float):
+        msg = _beyond_bound(kind, ctx[_BOUND_WORDS[kind][1]], field)
     elif kind == "list_type":
         about = (field.description or "") if field is not None else ""
         msg = "must be a list, " + (about[about.index("e.g."):].rstrip(".") if "e.g. [" in about else "e.g. [a, b]")
@@ -209,7 +211,8 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         where = (field.description or "") if field is not None else ""
         if "e.g." in where:
             written = where[where.index("e.g."):].rstrip(".")
-        msg = f"must be a whole number{', unquoted' if quoted else ''} ({written})"
+        api = _api_of(field)
+        msg = f"must be a whole number{', unquoted' if quoted else ''} ({written})" + (f"; it is {api}" if api else "")
     else:
         msg = err["msg"].replace("Input should be", "must be")
         if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
@@ -229,6 +232,30 @@ _API_WIDTHS = {INT32_MAX: "int32", INT32_MAX + 1: "int32", INT64_MAX: "int64", I
 def _bound(ctx: Mapping[str, Any]) -> int:
     bound = ctx.get("le", ctx.get("ge"))
     return bound if isinstance(bound, int) else 0
+
+
+#: pydantic's bound error kinds: the words of the rule and the ``ctx`` key holding the bound.
+_BOUND_WORDS = {"greater_than_equal": ("at least", "ge"), "greater_than": ("more than", "gt"),
+                "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}
+
+
+def _api_of(field: Any) -> str:
+    """The parenthesis of the field's description that names the API and its source (the one saying
+    ``int32``/``int64`` or giving a URL), without its parentheses; ``""`` when the description has none."""
+    about = (field.description or "") if field is not None else ""
+    api = re.search(r"\(([^()]*(?:\bint(?:32|64)\b|https://)[^()]*)\)", about)
+    return api[1] if api else ""
+
+
+def _beyond_bound(kind: str, bound: float, field: Any) -> str:
+    """The message of a number outside a field's ``ge``/``gt``/``le``/``lt`` bound: the rule, its source (the
+    field description's parenthesis naming the API, :func:`_api_of`; else the description) and the fix, e.g.
+    ``must be at least 0 (an int32 of at least 0 in ...: https://...); write 0 or more``."""
+    words, _ = _BOUND_WORDS[kind]
+    source = _api_of(field) or ((field.description or "").rstrip(".") if field is not None else "")
+    fix = {"at least": f"{bound} or more", "more than": f"a number above {bound}", "at most": f"{bound} or less",
+           "less than": f"a number below {bound}"}[words]
+    return f"must be {words} {bound}" + (f" ({source})" if source else "") + f"; write {fix}"
 
 
 def _beyond_width(bound: int, field: Any) -> str:

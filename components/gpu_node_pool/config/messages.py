@@ -46,6 +46,12 @@ PATTERN_RULES: dict[str, str] = {
     r"^[a-z][a-z0-9]*-[a-z0-9-]+$": "must be a Compute Engine machine type, e.g. g2-standard-8",
     r"^[a-z0-9][a-z0-9._-]*@[a-z0-9-]+(\.[a-z0-9-]+)+$": "must be a service account e-mail, "
     "e.g. gpu-nodes@ml-platform-dev.iam.gserviceaccount.com",
+    # EKS NodeGroup releaseVersion: the AMI release, <Kubernetes version>-<date> (AL2023, awslabs/amazon-eks-ami
+    # releases) or <Bottlerocket version>-<commit> (bottlerocket-os/bottlerocket releases)
+    r"^[0-9]+\.[0-9]+\.[0-9]+-[0-9a-f]{8}$": "must be an EKS optimized AMI release <major.minor.patch>-<8 digits or "
+    "hex>: <Kubernetes version>-<YYYYMMDD> for AL2023, e.g. 1.33.0-20250610, or <Bottlerocket version>-<commit> "
+    "for Bottlerocket, e.g. 1.40.0-25e1f1a4 (NodeGroup releaseVersion, "
+    "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html)",
 }
 
 

@@ -192,7 +192,8 @@ def check_out_dir(
 ) -> dict[str, dict[str, str]] | None:
     """Refuse an output directory render must not write to; returns its manifest (None: there is none).
 
-    Refused (:class:`RenderOutError`, exit 2): what :func:`out_path` refuses; the filesystem root;
+    Refused (:class:`RenderOutError`, exit 2): what :func:`out_path` refuses; a path that is, or runs through, a
+    symbolic link to a path that does not exist (it names the link and its target); the filesystem root;
     the user's home directory; a :data:`MANIFEST` or :data:`LOCK` that is a link or not a regular
     file; a :data:`MANIFEST` that cannot be read; and, once ``paths`` (what this render writes,
     relative POSIX paths) is given: a path through a link or onto something that is not a regular
@@ -201,7 +202,12 @@ def check_out_dir(
     only files in ``paths``; and, with ``stack``, a path another stack's render wrote there.
     """
     shown = str(out_dir)
-    out = out_path(out_dir).resolve()
+    given = out_path(out_dir)
+    dangling = next((p for p in (given, *given.parents) if p.is_symlink() and not p.exists()), None)
+    if dangling is not None:
+        raise _refuse(shown, f"{str(dangling)!r} is a symbolic link to {os.readlink(dangling)!r}, which does not exist",
+                      "create the directory it points to, remove the link, or choose another --out")
+    out = given.resolve()
     if out == Path(out.anchor):
         raise _refuse(shown, "is the filesystem root", "name a directory of its own, e.g. --out out/prod")
     if out == Path.home().resolve():

@@ -429,8 +429,8 @@ def test_boot_disk_and_reservation_affinity_reach_node_config():
 @pytest.mark.parametrize(
     ("field", "value", "needle"),
     [
-        ("diskSizeGb", 5, "greater than or equal to 10"),
-        ("diskSizeGb", 99999999999999, "less than or equal to 65536"),
+        ("diskSizeGb", 5, "must be at least 10"),
+        ("diskSizeGb", 99999999999999, "must be at most 65536"),
         ("reservationAffinity", {"consumeReservationType": "SPECIFIC_RESERVATION"}, "needs key and values"),
         ("reservationAffinity", {"consumeReservationType": "ANY_RESERVATION", "values": ["x"]}, "SPECIFIC_RESERVATION only"),
     ],

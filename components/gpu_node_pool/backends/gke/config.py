@@ -54,6 +54,9 @@ _RAW_SHARING_KEYS = ("gpuSharingConfig", "gpu_sharing_config")
 _FROM_GKE_STRATEGY = {gke: ours for ours, gke in GKE_STRATEGY.items()}
 _GKE_NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 _GCE_ZONE_RE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
+_GCE_REGION_RE = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
+#: Compute Engine's regions and zones: "a zone name is its region name and a letter" (us-central1-a).
+_ZONES_DOC = "https://cloud.google.com/compute/docs/regions-zones"
 
 
 def raw_sharing_refusal(value: Any, *, mig: bool = False, gke_plugin: bool = True) -> str:
@@ -298,7 +301,12 @@ class GkePool(PoolBase):
     def _zones(cls, zones: list[str] | None) -> list[str] | None:
         bad = [z for z in zones or [] if not full_match(_GCE_ZONE_RE, z)]
         if bad:
-            raise fail(f"{bad} are not Compute Engine zones (e.g. us-central1-a)")
+            # a region written for a zone (us-central1) gets its zone a; anything else the documented example
+            fix = [f"{z}-a" if full_match(_GCE_REGION_RE, z) else "us-central1-a" for z in bad]
+            what = f"{bad[0]!r} is not a Compute Engine zone" if len(bad) == 1 else f"{bad} are not Compute Engine zones"
+            raise fail(f"{what}: a zone is its region and a letter, e.g. us-central1-a ({_ZONES_DOC}), and nodeLocations "
+                       f"lists the zones of the pool's nodes ({NODE_LOCATIONS_SOURCE}); write zones, e.g. "
+                       f"{list(dict.fromkeys(fix))}, or drop nodeLocations to use the cluster's zones")
         if zones and len(set(zones)) != len(zones):
             raise fail(f"{zones} lists a zone twice")
         return zones
