@@ -66,7 +66,7 @@ def test_duplicate_names_and_a_numeric_name_are_reported_beside_the_other_mistak
     assert code == 2, out + err
     text = out + err
     assert "5 error(s) in the Pulumi.mine.yaml" in text, text  # with the two misspelt backends
-    assert "pools[0].scaling.maxSize: -2: must be greater than or equal to 1" in text
+    assert "pools[0].scaling.maxSize: -2: must be at least 1 (an int32 of at least 1 in the EKS" in text, text
     assert "pools[1].name: 'inference' is already used by pools[0]; names must be unique" in text
     assert "pools[2].name: 123: must be a valid string; unquoted, it is a number to Pulumi" in text
     assert 'quote it ("123")' in text
