@@ -12,11 +12,11 @@ from pydantic import (
 )
 
 from ...config.common import AwsTags, Model, TaintConfig, TaintItem, fail
-from ...config.errors import ConfigIssue, fail_per_key
+from ...config.errors import ConfigIssue, fail_each, fail_per_key
 from ...config.reserved_labels import reserved_label_problem
 from ...k8s.patterns import full_match, pattern_search
-from ...k8s.taints import Taint, nodepool_taint_repeat_problem
-from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, POOL_LABEL_KEY
+from ...k8s.taints import Taint, nodepool_permanent_startup_taints, nodepool_taint_repeat_problem
+from ...k8s.wellknown import POOL_LABEL_KEY
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
@@ -41,6 +41,7 @@ from .limits import (
 from .node_class_extras import (
     BlockDeviceMapping,
     KarpenterKubelet,
+    bottlerocket_kubelet_problems,
     merge_problems,
     own_label_problems,
     user_data_format_problem,
@@ -121,6 +122,16 @@ class KarpenterNodeClass(NodeClassBase):
         if problem:
             raise fail(problem)
         return self
+
+    @field_validator("kubelet")
+    @classmethod
+    def _bottlerocket_kubelet(cls, kubelet: KarpenterKubelet | None, info: ValidationInfo) -> KarpenterKubelet | None:
+        """On a bottlerocket alias, the kubelet values Karpenter writes into Bottlerocket settings (node_class_extras.py)."""
+        if kubelet is not None and str(info.data.get("ami_alias", "")).startswith("bottlerocket@"):
+            problems = bottlerocket_kubelet_problems(kubelet)
+            if problems:
+                raise fail_each(problems)
+        return kubelet
 
     @field_validator("block_device_mappings")
     @classmethod
@@ -234,17 +245,9 @@ class KarpenterPool(NodePoolBase):
     def _startup_taints(cls, startup: list[TaintConfig], info: ValidationInfo) -> list[TaintConfig]:
         own = [t.to_taint() for t in startup]
         problem = nodepool_taint_repeat_problem([t.to_taint() for t in info.data.get("taints") or []], own)
-        if problem:
-            raise fail(problem)
-        for j, taint in enumerate(own):
-            if taint.key == NVIDIA_GPU_RESOURCE:
-                raise fail(
-                    f"startupTaints[{j}] ({taint}) is the GPU taint, which is permanent: an agent never removes it, "
-                    "so Karpenter would wait for its removal forever (a node is initialized only once its startupTaints "
-                    "are gone: kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/initialization.go; no NVIDIA "
-                    "agent removes nvidia.com/gpu, and https://karpenter.sh/docs/concepts/nodepools/ puts it in taints); "
-                    "put it in taints"
-                )
+        permanent = nodepool_permanent_startup_taints(own)
+        if problem or permanent:
+            raise fail("; ".join([*([problem] if problem else []), *permanent]))
         return startup
 
     @field_validator("node_class")
