@@ -11,11 +11,11 @@ from pydantic import (
     model_validator,
 )
 
-from ...config.common import AwsTags, Model, TaintConfig, TaintItem, fail
+from ...config.common import AwsTags, Model, fail
 from ...config.errors import ConfigIssue, fail_each, fail_per_key
 from ...config.reserved_labels import reserved_label_problem
 from ...k8s.patterns import full_match, pattern_search
-from ...k8s.taints import Taint, nodepool_permanent_startup_taints, nodepool_taint_repeat_problem
+from ...k8s.taints import Taint
 from ...k8s.wellknown import POOL_LABEL_KEY
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
@@ -25,7 +25,8 @@ from .._shared.nodepool import (
     KarpenterDisruption,
     written_key_problem,
 )
-from .._shared.nodepool_config import NodeClassBase, NodePoolBase
+from .._shared.nodepool_config import NodeClassBase
+from .._shared.nodepool_startup import StartupTaintsPool
 from .ami_alias import alias_version_problem
 from .efa import KarpenterEfa
 from .limits import (
@@ -183,7 +184,7 @@ class KarpenterNodeClass(NodeClassBase):
         return self.ami_alias.partition("@")[0]
 
 
-class KarpenterPool(NodePoolBase):
+class KarpenterPool(StartupTaintsPool):
     """A GPU pool as a Karpenter ``NodePool`` (``karpenter.sh/v1``) on EKS, with its ``EC2NodeClass``.
 
     Taints go to ``spec.template.spec.taints`` (Kubernetes spelling) and boot-time taints that
@@ -208,15 +209,6 @@ class KarpenterPool(NodePoolBase):
     """
 
     backend: Literal["karpenter"]
-    startup_taints: list[TaintItem] = Field(
-        default_factory=list,
-        description="Taints present at boot until an agent removes them; not tolerated by the device plugin.",
-    )
-    startup_taints_for: list[str] = Field(
-        default_factory=list,
-        description="Agents whose boot taint to add to startupTaints from the sourced table (gpu_node_pool.k8s.startup_taints): "
-        "cilium | ebs-csi | efs-csi | istio-cni.",
-    )
     instance_families: list[str] | None = Field(None, min_length=1, description="NVIDIA families, e.g. [g6e, g6].")
     instance_types: list[str] | None = Field(None, min_length=1, description="NVIDIA instance types, e.g. [g6e.2xlarge].")
     gpu_counts: list[int] | None = Field(None, min_length=1, description="GPUs per instance, e.g. [1, 4].")
@@ -239,16 +231,6 @@ class KarpenterPool(NodePoolBase):
     allow_unknown_instance_types: bool = Field(
         False, description="Accept instanceTypes the catalog lacks (newer than it), with a warning."
     )
-
-    @field_validator("startup_taints")
-    @classmethod
-    def _startup_taints(cls, startup: list[TaintConfig], info: ValidationInfo) -> list[TaintConfig]:
-        own = [t.to_taint() for t in startup]
-        problem = nodepool_taint_repeat_problem([t.to_taint() for t in info.data.get("taints") or []], own)
-        permanent = nodepool_permanent_startup_taints(own)
-        if problem or permanent:
-            raise fail("; ".join([*([problem] if problem else []), *permanent]))
-        return startup
 
     @field_validator("node_class")
     @classmethod
@@ -394,28 +376,6 @@ class KarpenterPool(NodePoolBase):
         return None if type_level_unknowns(result) else [t.name for t in result.gpu_candidates]
 
     # derived, plain values (known at preview) -----------------------------------------
-    @field_validator("startup_taints_for")
-    @classmethod
-    def _startup_taints_for(cls, names: list[str]) -> list[str]:
-        from ...k8s.startup_taints import AGENTS
-
-        known = [a.name for a in AGENTS]
-        bad = [n for n in names if n not in known]
-        if bad:
-            raise fail(f"{bad} are not agents of the boot-taint table; use some of {known}")
-        return names
-
-    @property
-    def startup_taint_list(self) -> list[Taint]:
-        """Startup taints as :class:`Taint`, in config order (never in :attr:`taint_list`): ``startupTaints``,
-        then the entries of ``startupTaintsFor`` agents not already there (same key and effect)."""
-        from ...k8s.startup_taints import startup_taints_for
-
-        own = [t.to_taint() for t in self.startup_taints]
-        extra = [t for t in startup_taints_for(self.startup_taints_for)
-                 if all((t.key, t.effect) != (o.key, o.effect) for o in own)]
-        return own + extra
-
     @property
     def user_data_taints(self) -> list[Taint]:
         """Taints ``nodeClass.userData`` registers that ``taints`` does not declare (key and effect), sorted; merged
