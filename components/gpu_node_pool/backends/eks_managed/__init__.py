@@ -6,7 +6,8 @@ entry and text), ``detect.py`` (recognise GPU node groups for the policies), ``c
 (capacity rules), ``launch_template.py`` (the component's launch template), ``kubelet.py`` (kubelet
 settings and the user's own launch template), ``bottlerocket.py`` (Bottlerocket TOML settings and MIG),
 ``pass_through.py`` (taints and labels of kubelet and Bottlerocket settings merged with the pool's), ``release.py``
-(the Bottlerocket release ``releaseVersion`` pins). Cluster Autoscaler
+(``releaseVersion``: its form per AMI family, its Kubernetes minor against the cluster's, and the Bottlerocket
+release it pins). Cluster Autoscaler
 tags are shared with ``self_managed`` in ``backends/_shared/cluster_autoscaler.py``.
 
 Cluster Autoscaler builds the template node of an empty managed node group from its Auto Scaling group's
