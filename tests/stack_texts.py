@@ -27,6 +27,16 @@ GKE_L4 = GKE_CLUSTER + """  gpu-node-pools:pools:
 """ + GKE_TAINT_LINE + """      labels: {gke-no-default-nvidia-gpu-device-plugin: "true"}
       nvidiaDevicePlugin: true
 """
+#: An EKS 1.33 cluster in us-east-1 (``ml-t``), ending inside ``gpu-node-pools:cluster:``: a test appends cluster keys
+#: (four-space indented) or ``  gpu-node-pools:pools:`` and its pools.
+EKS_US_EAST = """config:
+  aws:region: us-east-1
+  gpu-node-pools:cluster:
+    name: ml-t
+    kubernetesVersion: "1.33"
+    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
+    subnetIds: [subnet-0a1b2c3d4e5f60718, subnet-0f1e2d3c4b5a69788]
+"""
 #: The shipped dev stack's cluster (EKS 1.33), ending at ``gpu-node-pools:pools:``: a test appends its pool entries.
 EKS_DEV = """config:
   aws:region: us-west-2

@@ -6,15 +6,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import plan_stack_text as plan
+from stack_texts import EKS_US_EAST
 
-KARPENTER = """config:
-  aws:region: us-east-1
-  gpu-node-pools:cluster:
-    name: ml-t
-    kubernetesVersion: "1.33"
-    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
-    subnetIds: [subnet-0a1b2c3d4e5f60718, subnet-0f1e2d3c4b5a69788]
-    karpenterVersion: "1.8"
+KARPENTER = EKS_US_EAST + """    karpenterVersion: "1.8"
   gpu-node-pools:pools:
     - name: kp
       backend: karpenter

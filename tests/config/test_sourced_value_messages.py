@@ -9,17 +9,11 @@ import re
 import pytest
 from conftest import ROOT
 from conftest import plan_stack_text as plan
+from stack_texts import EKS_US_EAST
 
 from gpu_node_pool.cli.commands import main
 
-EKS = """config:
-  aws:region: us-east-1
-  gpu-node-pools:cluster:
-    name: ml-t
-    kubernetesVersion: "1.33"
-    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
-    subnetIds: [subnet-0a1b2c3d4e5f60718, subnet-0f1e2d3c4b5a69788]
-  gpu-node-pools:pools:
+EKS = EKS_US_EAST + """  gpu-node-pools:pools:
     - name: a
       backend: eks-managed
       instanceTypes: [g6.xlarge]
