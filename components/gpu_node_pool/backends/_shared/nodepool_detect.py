@@ -127,7 +127,7 @@ def nodepool_taint_lists(props: Mapping[str, Any]) -> NodePoolTaintLists:
 
 
 def nodepool_extra(lists: NodePoolTaintLists, resource: str) -> dict[str, Any]:
-    """The :attr:`~gpu_node_pool.backends._shared.gpu_pool.GpuPool.extra` of a NodePool pool from its taint lists.
+    """The ``extra`` (:class:`~gpu_node_pool.backends._shared.gpu_pool.GpuPool`) of a NodePool pool from its taint lists.
 
     Args:
         lists: :func:`nodepool_taint_lists` of the NodePool.
@@ -172,7 +172,7 @@ def _read_list(props: Mapping[str, Any], field: str, at: str) -> tuple[list[Tain
 
 
 #: An item of a NodePool's taint list, as a fix writes it.
-_ITEM_FORM = "an object {key: nvidia.com/gpu, value: present, effect: NoSchedule} (value optional)"
+_ITEM_FORM = f"an object {{key: nvidia.com/gpu, value: present, effect: {TaintEffect.NO_SCHEDULE.value}}} (value optional)"
 
 
 def _item_problems(item: Any) -> list[str]:
