@@ -19,7 +19,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from .common import ChartRepository, GpuSharingConfig, MigConfig, Model, sharing_config_name
+from .chart_repository import ChartRepository
+from .common import GpuSharingConfig, MigConfig, Model, sharing_config_name
 
 __all__ = [
     "PLUGIN_PROVIDERS",

@@ -32,7 +32,6 @@ from ..k8s.taints import (
     split_kubelet_form,
 )
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, POOL_LABEL_KEY
-from ..text.terminal import shown
 from .defaults import DEFAULT_TAINT
 from .errors import fail, fail_per_key
 from .reserved_labels import RESERVED_LABELS, reserved_label_problem
@@ -219,34 +218,6 @@ def _check_aws_tags(tags: dict[str, str]) -> dict[str, str]:
 
 #: AWS resource tags, checked against the AWS tagging limits.
 AwsTags = Annotated[dict[str, str], AfterValidator(_check_aws_tags)]
-
-
-def url_text_problem(url: str, example: str) -> str | None:
-    """Why ``url`` cannot be a URL as text: whitespace or a control character (a newline would also forge a
-    line of the rendered YAML or command); None when it has neither. ``example`` ends the sentence."""
-    if any(c.isspace() or not c.isprintable() for c in url):
-        return f"{shown(url)} has whitespace or a control character; a URL has none: write it on one line, {example}"
-    return None
-
-
-def _check_chart_repository(url: str) -> str:
-    from urllib.parse import urlsplit
-
-    example = "e.g. https://nvidia.github.io/k8s-device-plugin (a Helm chart repository: its index.yaml is at <url>/index.yaml)"
-    problem = url_text_problem(url, example)
-    if problem:
-        raise fail(problem)
-    parts = urlsplit(url)
-    if parts.scheme not in ("https", "http") or not parts.hostname or parts.query or parts.fragment:
-        hint = "; an OCI registry (oci://) is not a chart repository Helm's --repo reads" if parts.scheme == "oci" else ""
-        raise fail(f"{shown(url)} is not an http(s) URL of a Helm chart repository{hint}: {example}")
-    return url
-
-
-#: A Helm chart repository URL (what ``helm template --repo`` and Pulumi's ``helm.v4.Chart``
-#: ``repositoryOpts.repo`` take): http(s), a host, no query, fragment or whitespace
-#: (https://helm.sh/docs/topics/chart_repository/).
-ChartRepository = Annotated[str, AfterValidator(_check_chart_repository)]
 
 
 _POOL_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

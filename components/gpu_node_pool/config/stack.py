@@ -26,7 +26,8 @@ from pydantic.alias_generators import to_camel
 from ..sdk.identity import IDENTITY_FIELDS
 from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig
-from .common import ChartRepository, Model, PoolBase, TolerationConfig, fail, url_text_problem
+from .chart_repository import ChartRepository, url_text_problem
+from .common import Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
 from .limits import LimitsConfig, aws_id_problem
 from .messages import show
