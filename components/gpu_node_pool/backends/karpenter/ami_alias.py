@@ -27,7 +27,9 @@ import difflib
 import re
 from datetime import date
 
-__all__ = ["alias_version_problem", "alias_version_warning"]
+from ...config.version_calendars import EKS, parse_minor
+
+__all__ = ["alias_kubernetes_warning", "alias_version_problem", "alias_version_warning"]
 
 _SOURCE = ("aws/karpenter-provider-aws website/content/en/docs/concepts/nodeclasses.md@v1.14.1: 'latest' or the AMI's "
            "GitHub release tag; pkg/providers/amifamily/{family}.go looks it up in SSM")
@@ -71,7 +73,7 @@ def alias_version_problem(family: str, version: str) -> str | None:
             close = f" (the release tag starts with v: al2023@v{version})"
         return (f"version {version!r} is neither latest nor an AL2023 EKS AMI release, whose tag is v and its date "
                 f"YYYYMMDD{close} ({_SOURCE.format(family='al2023')}); {_NOT_READY}; write al2023@latest or a "
-                "release such as al2023@v20240703 (list them with aws ssm get-parameters-by-path --path "
+                "release of your cluster's Kubernetes version, al2023@v<YYYYMMDD> (list them with aws ssm get-parameters-by-path --path "
                 "/aws/service/eks/optimized-ami/<k8s version>/amazon-linux-2023/ --recursive)")
     if family == "bottlerocket":
         if _SEMVER.fullmatch(version) or _SEMVER_COMMIT.fullmatch(version):
@@ -98,3 +100,35 @@ def alias_version_warning(alias: str) -> str | None:
                 "/aws/service/bottlerocket/aws-k8s-<k8s version>-nvidia --recursive, or pin "
                 f"bottlerocket@v{version.lstrip('v').split('-')[0]}")
     return None
+
+
+#: EKS supports a minor version for 14 months of standard support from its release (EKS user guide,
+#: kubernetes-versions.html): the release is about that long before the calendar's end of standard support.
+_STANDARD_SUPPORT_DAYS = 426
+
+
+def alias_kubernetes_warning(alias: str, kubernetes_version: str | None) -> str | None:
+    """A sentence for an ``al2023@vYYYYMMDD`` alias dated before EKS released ``kubernetes_version`` (``"1.33"``),
+    or None: Karpenter looks the alias up as ``amazon-eks-node-al2023-<arch>-nvidia-<k8s>-v<date>``
+    (``pkg/providers/amifamily/al2023.go``@v1.14.1), and no AMI of a Kubernetes version is built before EKS
+    released that version. The release day is derived from the EKS calendar's end of standard support minus 14
+    months (:data:`gpu_node_pool.config.version_calendars.EKS`), so the sentence is a warning, not a refusal;
+    None for ``latest``, another family, a version the calendar lacks or no version given."""
+    family, _, version = alias.partition("@")
+    match = _AL2023_DATE.fullmatch(version) if family == "al2023" else None
+    minor = parse_minor(kubernetes_version) if kubernetes_version else None
+    entry = EKS.entries.get(minor) if minor else None
+    if match is None or entry is None or entry.end_standard is None or not _real_date(*match.groups()):
+        return None
+    pinned = date(*map(int, match.groups()))
+    released = date.fromordinal(entry.end_standard.toordinal() - _STANDARD_SUPPORT_DAYS)
+    if pinned >= released:
+        return None
+    return (f"amiAlias {alias}: an AL2023 AMI release of {pinned.isoformat()}, before EKS released Kubernetes "
+            f"{kubernetes_version} (about {released.isoformat()}: 14 months of standard support ending "
+            f"{entry.end_standard.isoformat()}, {EKS.source}); Karpenter looks up "
+            f"amazon-eks-node-al2023-<arch>-nvidia-{kubernetes_version}-{version} "
+            "(aws/karpenter-provider-aws pkg/providers/amifamily/al2023.go@v1.14.1), which no release of that date has, "
+            f"so the EC2NodeClass would find no AMI; write al2023@latest or a release of {kubernetes_version} "
+            f"(aws ssm get-parameters-by-path --path /aws/service/eks/optimized-ami/{kubernetes_version}/amazon-linux-2023/ "
+            "--recursive)")

@@ -477,12 +477,28 @@ def stack_warnings(stack: Any) -> list[ConfigIssue]:
     """EFA pools while ``cluster.karpenterVersion`` is not stated (the fields need Karpenter >= v1.11),
     NodeOverlay pools (the version when not stated, and the ``NodeOverlay`` feature gate), and pools with
     labels in the kubernetes.io/k8s.io domains or requirements with ``Gte``/``Lte`` while the version is not
-    stated (both refused before v1.9)."""
+    stated (both refused before v1.9), and an ``amiAlias`` AL2023 release older than the cluster's Kubernetes version."""
     out = [ConfigIssue(f"pools[{i}].efa", msg) for i, (msg, refused) in _efa_version_issues(stack) if not refused]
     out += [ConfigIssue(_labels_path(stack, i), msg) for i, (msg, refused) in _label_version_issues(stack) if not refused]
     out += [ConfigIssue(path, msg) for path, msg, refused in _operator_version_issues(stack) if not refused]
+    out += _alias_kubernetes_warnings(stack)
     return out + [ConfigIssue(f"pools[{i}].nodeOverlay", msg) for i, (msg, refused) in _overlay_version_issues(stack)
                   if not refused]
+
+
+def _alias_kubernetes_warnings(stack: Any) -> list[ConfigIssue]:
+    """An ``amiAlias`` AL2023 release dated before EKS released the cluster's Kubernetes version
+    (:func:`.ami_alias.alias_kubernetes_warning`)."""
+    from .ami_alias import alias_kubernetes_warning
+
+    version = getattr(stack.cluster, "kubernetes_version", None)
+    out = []
+    for i, pool in enumerate(stack.pools):
+        if isinstance(pool, KarpenterPool) and pool.node_class is not None:
+            warning = alias_kubernetes_warning(pool.node_class.ami_alias, version)
+            if warning:
+                out.append(ConfigIssue(f"pools[{i}].nodeClass.amiAlias", warning))
+    return out
 
 
 def _overlay_version_issues(stack: Any) -> list[tuple[int, tuple[str, bool]]]:
