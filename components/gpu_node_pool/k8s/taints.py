@@ -68,6 +68,8 @@ __all__ = [
     "nodepool_taint_repeat_problem",
     "NODEPOOL_TAINT_REPEAT_SOURCE",
     "nodepool_permanent_startup_taints",
+    "k8s_taint_problems",
+    "K8S_TAINT_FORM",
     "NODEPOOL_PERMANENT_STARTUP_TAINT_SOURCE",
     "split_kubelet_form",
     "qualified_name_problem",
@@ -306,6 +308,44 @@ def nodepool_permanent_startup_taints(startup_taints: Sequence[Taint], taints_at
             f"Karpenter would wait for its removal forever ({NODEPOOL_PERMANENT_STARTUP_TAINT_SOURCE}); put it in "
             f"{taints_at}"
             for j, taint in enumerate(startup_taints) if taint.key == NVIDIA_GPU_RESOURCE]
+
+
+#: A Kubernetes Taint object as a fix writes it.
+K8S_TAINT_FORM = f"an object {{key: nvidia.com/gpu, value: present, effect: {TaintEffect.NO_SCHEDULE.value}}} (value optional)"
+
+
+def k8s_taint_problems(obj: Any, owner: str) -> list[str]:
+    """Every reason the API server refuses ``obj`` as a core/v1 Taint object (``{key, value, effect}``: a
+    qualified-name key, a label-value value, one of the three effects in Kubernetes spelling), each starting at the
+    object (`` ...`` or ``.key ...``) and ending with its fix; ``[]`` when :meth:`Taint.from_k8s` takes it.
+    ``owner`` names the object holding the taint in the effect-spelling message (``a NodePool``)."""
+    if not isinstance(obj, Mapping):
+        return [f" {shown(obj)} is not an object: write {K8S_TAINT_FORM}"]
+    problems = []
+    key, value, effect = obj.get("key"), obj.get("value"), obj.get("effect")
+    if key is None or key == "":
+        problems.append(" has no key, which is required: add the taint key, e.g. key: nvidia.com/gpu")
+    elif not isinstance(key, str):
+        problems.append(f".key {shown(key)} is not a string: write the key as a string")
+    elif (why := qualified_name_problem(key)) is not None:
+        problems.append(f".key {shown(key)} {why}")
+    if value is not None and not isinstance(value, str):
+        problems.append(f".value {shown(value)} is not a string: quote it")
+    elif value and (why := label_value_problem(value)) is not None:
+        problems.append(f".value {shown(value)} {why}")
+    allowed = ", ".join(e.value for e in TaintEffect)
+    if effect is None or effect == "":
+        problems.append(f" has no effect, which is required: add effect: one of {allowed}")
+    elif not isinstance(effect, str) or effect not in {e.value for e in TaintEffect}:
+        meant = TaintEffect.meant(effect)
+        if meant is not None and meant.provider_spelling == effect:
+            problems.append(f".effect {shown(effect)} is the EKS/GKE API spelling; {owner} takes the Kubernetes "
+                            f"spelling: write {meant.value}")
+        elif meant is not None:
+            problems.append(f".effect {shown(effect)} is not a taint effect: did you mean {meant.value}?")
+        else:
+            problems.append(f".effect {shown(effect)} is not a taint effect: write one of {allowed}")
+    return problems
 
 
 # --- tolerations ------------------------------------------------------------------------

@@ -13,14 +13,14 @@ from typing import Any
 
 from ...catalog import instances
 from ...k8s.taints import (
+    K8S_TAINT_FORM,
     Taint,
     TaintEffect,
     TaintError,
-    label_value_problem,
+    k8s_taint_problems,
     nodepool_permanent_startup_taints,
     nodepool_taint_repeat_problem,
     nodepool_taint_repeats,
-    qualified_name_problem,
 )
 from ...sdk.props import dig, items, sequence, text
 from ...text.terminal import shown
@@ -156,55 +156,19 @@ def _read_list(props: Mapping[str, Any], field: str, at: str) -> tuple[list[Tain
     if raw is None:
         return [], []
     if sequence(raw) is not raw:
-        return [], [f"{at} {shown(raw)} is not an array: write a list of taints, each {_ITEM_FORM}"]
+        return [], [f"{at} {shown(raw)} is not an array: write a list of taints, each {K8S_TAINT_FORM}"]
     taints: list[Taint] = []
     problems: list[str] = []
     for i, item in enumerate(items(raw)):
-        wrong = _item_problems(item)
+        wrong = k8s_taint_problems(item, "a NodePool")
         if not wrong:
             try:
-                taints.append(Taint(key=item["key"], value=item.get("value") or "", effect=item["effect"]))
+                taints.append(Taint.from_k8s(item))
                 continue
             except TaintError as err:
                 wrong = [f" {err}"]
         problems += [f"{at}[{i}]{w}" for w in wrong]
     return ([] if problems else taints), problems
-
-
-#: An item of a NodePool's taint list, as a fix writes it.
-_ITEM_FORM = f"an object {{key: nvidia.com/gpu, value: present, effect: {TaintEffect.NO_SCHEDULE.value}}} (value optional)"
-
-
-def _item_problems(item: Any) -> list[str]:
-    """What the NodePool CRD refuses in one taint item, each message starting at the item (`` ...`` or ``.key ...``)
-    and ending with its fix; ``[]`` when it takes the item."""
-    if not isinstance(item, Mapping):
-        return [f" {shown(item)} is not an object: write {_ITEM_FORM}"]
-    problems = []
-    key, value, effect = item.get("key"), item.get("value"), item.get("effect")
-    if key is None or key == "":
-        problems.append(" has no key, which is required: add the taint key, e.g. key: nvidia.com/gpu")
-    elif not isinstance(key, str):
-        problems.append(f".key {shown(key)} is not a string: write the key as a string")
-    elif (why := qualified_name_problem(key)) is not None:
-        problems.append(f".key {shown(key)} {why}")
-    if value is not None and not isinstance(value, str):
-        problems.append(f".value {shown(value)} is not a string: quote it")
-    elif value and (why := label_value_problem(value)) is not None:
-        problems.append(f".value {shown(value)} {why}")
-    allowed = ", ".join(e.value for e in TaintEffect)
-    if effect is None or effect == "":
-        problems.append(f" has no effect, which is required: add effect: one of {allowed}")
-    elif not isinstance(effect, str) or effect not in {e.value for e in TaintEffect}:
-        meant = TaintEffect.meant(effect)
-        if meant is not None and meant.provider_spelling == effect:
-            problems.append(f".effect {shown(effect)} is the EKS/GKE API spelling; a NodePool takes the Kubernetes "
-                            f"spelling: write {meant.value}")
-        elif meant is not None:
-            problems.append(f".effect {shown(effect)} is not a taint effect: did you mean {meant.value}?")
-        else:
-            problems.append(f".effect {shown(effect)} is not a taint effect: write one of {allowed}")
-    return problems
 
 
 def nodepool_node_labels(
