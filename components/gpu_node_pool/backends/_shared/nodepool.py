@@ -30,13 +30,13 @@ from ...k8s.patterns import full_match, pattern_search
 from ...k8s.quantity import parse_quantity
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, ZONE_LABEL
+from .nodepool_detect import NODEPOOL_CRD_SOURCE
 
 #: The resource every GPU NodePool must limit.
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 
 NODEPOOL_API_VERSION = "karpenter.sh/v1"
 #: The NodePool CRD the rules here mirror, as messages cite it.
-NODEPOOL_CRD_SOURCE = "aws/karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1"
 #: Kubernetes API reference of NodeSelectorRequirement (values empty for Exists and DoesNotExist).
 NODE_SELECTOR_REQUIREMENT_URL = (
     "https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/node-selector-requirement/")

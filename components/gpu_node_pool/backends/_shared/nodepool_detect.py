@@ -20,7 +20,6 @@ from ...k8s.taints import (
     k8s_taint_problems,
     nodepool_permanent_startup_taints,
     nodepool_taint_repeat_problem,
-    nodepool_taint_repeats,
 )
 from ...sdk.props import dig, items, sequence, text
 from ...text.terminal import shown
@@ -54,12 +53,12 @@ def requires_nvidia_gpu(requirements: Iterable[Any], prefix: str) -> bool:
 
 
 #: The schema the API server holds a ``karpenter.sh/v1`` NodePool to.
-NODEPOOL_CRD = "aws/karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1"
+NODEPOOL_CRD_SOURCE = "aws/karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1"
 #: What that schema says of an item of ``taints`` and ``startupTaints``, and what follows from breaking it.
 _CRD_TAINT_RULE = (
     "the API server refuses the NodePool, so pulumi up fails to create or update it: its CRD holds taints and "
     "startupTaints to arrays of objects with key and effect required, key and value matching its patterns, and effect "
-    f"one of {', '.join(e.value for e in TaintEffect)} (the Kubernetes spelling; {NODEPOOL_CRD})"
+    f"one of {', '.join(e.value for e in TaintEffect)} (the Kubernetes spelling; {NODEPOOL_CRD_SOURCE})"
 )
 
 
@@ -91,7 +90,7 @@ def nodepool_taint_lists(props: Mapping[str, Any]) -> NodePoolTaintLists:
 
     The problems, all of them, in this order:
 
-    * what the CRD refuses (:data:`NODEPOOL_CRD`): a list that is not an array; an item that is not an object, has
+    * what the CRD refuses (:data:`~gpu_node_pool.backends._shared.nodepool.NODEPOOL_CRD_SOURCE`): a list that is not an array; an item that is not an object, has
       no ``key`` or no ``effect``, a key or value of the wrong syntax, or an effect outside ``NoSchedule``,
       ``PreferNoSchedule``, ``NoExecute`` (named with its index, every bad item of both lists; the list is then
       unreadable);
@@ -113,9 +112,9 @@ def nodepool_taint_lists(props: Mapping[str, Any]) -> NodePoolTaintLists:
         named += taint_problems + startup_problems
         parts.append(f"{'; '.join(taint_problems + startup_problems)}. Source: {_CRD_TAINT_RULE}")
     if not unreadable:
-        repeats = nodepool_taint_repeats(taints, startup, TAINTS_AT, STARTUP_TAINTS_AT)
-        named += repeats
-        parts += [p for p in [nodepool_taint_repeat_problem(taints, startup, TAINTS_AT, STARTUP_TAINTS_AT)] if p]
+        repeated = nodepool_taint_repeat_problem(taints, startup, TAINTS_AT, STARTUP_TAINTS_AT)
+        named += [repeated] if repeated else []
+        parts += [repeated] if repeated else []
     if STARTUP_TAINTS_AT not in unreadable:
         permanent = nodepool_permanent_startup_taints(startup, TAINTS_AT, STARTUP_TAINTS_AT)
         named += permanent

@@ -24,12 +24,6 @@ def read_taints(obj: Mapping[str, Any]) -> list[Taint]:
     return [Taint.from_k8s(t) for t in (_template_spec(obj).get("taints") or [])]
 
 
-def read_startup_taints(obj: Mapping[str, Any]) -> list[Taint]:
-    """``spec.template.spec.startupTaints`` (the ``karpenter.sh/v1`` NodePool's boot taints, removed by an agent).
-    Raises TaintError on an invalid item."""
-    return [Taint.from_k8s(t) for t in (_template_spec(obj).get("startupTaints") or [])]
-
-
 def read_labels(obj: Mapping[str, Any]) -> dict[str, str]:
     """``spec.template.metadata.labels``."""
     meta = _template(obj).get("metadata") or {}

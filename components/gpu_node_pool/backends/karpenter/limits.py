@@ -17,9 +17,9 @@ from .._shared.nodepool import (
     cel_label_domain,
     nodepool_requirement_problems,
 )
+from .._shared.nodepool_detect import NODEPOOL_CRD_SOURCE
 
 #: Where the NodePool CRD rules quoted in messages live.
-_NODEPOOL_CRD = "aws/karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1"
 KARPENTER_MAX_SELECTOR_TERM_TAGS = 20  # EC2NodeClass *SelectorTerms[].tags maxProperties
 KARPENTER_ALIAS_MAX = 30  # EC2NodeClass amiSelectorTerms[].alias maxLength
 #: AMI alias families that have NVIDIA variants Karpenter picks for GPU instances (al2 AMIs
@@ -135,18 +135,18 @@ def karpenter_label_problem(key: str) -> str | None:
     if key == "karpenter.sh/nodepool":
         return (
             "'karpenter.sh/nodepool' is set by Karpenter to the NodePool name (NodePool CRD rule: label "
-            f"\"karpenter.sh/nodepool\" is restricted, {_NODEPOOL_CRD}); select the pool with gpu-node-pools/pool instead"
+            f"\"karpenter.sh/nodepool\" is restricted, {NODEPOOL_CRD_SOURCE}); select the pool with gpu-node-pools/pool instead"
         )
     if key == "kubernetes.io/hostname":
         return (
             "'kubernetes.io/hostname' is the node's own name and cannot be set for a whole pool (NodePool CRD rule: "
-            f"label \"kubernetes.io/hostname\" is restricted, {_NODEPOOL_CRD}); remove it"
+            f"label \"kubernetes.io/hostname\" is restricted, {NODEPOOL_CRD_SOURCE}); remove it"
         )
     domain = cel_label_domain(key)
     if domain.endswith("karpenter.sh") and key not in KARPENTER_SH_ALLOWED_LABELS:
         return (
             f"{key!r} is in the karpenter.sh domain, which Karpenter reserves for itself (NodePool CRD rule: label "
-            f"domain \"karpenter.sh\" is restricted, {_NODEPOOL_CRD}; only karpenter.sh/capacity-type is allowed); "
+            f"domain \"karpenter.sh\" is restricted, {NODEPOOL_CRD_SOURCE}; only karpenter.sh/capacity-type is allowed); "
             "use your own domain, e.g. example.com/" + key.rpartition("/")[2]
         )
     if key == KARPENTER_NODE_CLASS_LABEL:
