@@ -30,7 +30,7 @@ from ...k8s.patterns import full_match, pattern_search
 from ...k8s.quantity import parse_quantity
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, ZONE_LABEL
-from .nodepool_detect import NODEPOOL_CRD_SOURCE
+from .nodepool_crd import NODEPOOL_CRD_SOURCE
 
 #: The resource every GPU NodePool must limit.
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE

@@ -23,6 +23,7 @@ from ...k8s.taints import (
 )
 from ...sdk.props import dig, items, sequence, text
 from ...text.terminal import shown
+from .nodepool_crd import NODEPOOL_CRD_SOURCE
 
 #: Where a NodePool resource keeps its two taint lists, for messages.
 TAINTS_AT = "spec.template.spec.taints"
@@ -52,8 +53,6 @@ def requires_nvidia_gpu(requirements: Iterable[Any], prefix: str) -> bool:
     return False
 
 
-#: The schema the API server holds a ``karpenter.sh/v1`` NodePool to.
-NODEPOOL_CRD_SOURCE = "aws/karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1"
 #: What that schema says of an item of ``taints`` and ``startupTaints``, and what follows from breaking it.
 _CRD_TAINT_RULE = (
     "the API server refuses the NodePool, so pulumi up fails to create or update it: its CRD holds taints and "

@@ -17,7 +17,7 @@ from .._shared.nodepool import (
     cel_label_domain,
     nodepool_requirement_problems,
 )
-from .._shared.nodepool_detect import NODEPOOL_CRD_SOURCE
+from .._shared.nodepool_crd import NODEPOOL_CRD_SOURCE
 
 #: Where the NodePool CRD rules quoted in messages live.
 KARPENTER_MAX_SELECTOR_TERM_TAGS = 20  # EC2NodeClass *SelectorTerms[].tags maxProperties
