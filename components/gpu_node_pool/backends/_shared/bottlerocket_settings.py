@@ -44,7 +44,7 @@ from typing import Any
 
 from ...text.terminal import shown
 from . import bottlerocket_types as types
-from .kubelet_config_fields import dotted
+from .kubelet_config_fields import INT_RANGES, dotted
 
 __all__ = ["GROUPS", "MODELS", "NODE_FATE", "REFUSED", "Finding", "judge"]
 
@@ -177,7 +177,7 @@ def _one_line(text: str) -> str | None:
     return None if "\n" not in text and "\r" not in text else "more than one line"
 
 
-_I32 = Whole("i32", -(2**31), 2**31 - 1)
+_I32 = Whole("i32", *INT_RANGES["int32"])
 _TEXT = Text("text", check=_one_line)
 _THRESHOLD = Text("an eviction threshold (KubernetesThresholdValue)", check=_threshold, example='"10%" or "500Mi"')
 _QTY = Text("a Kubernetes quantity (KubernetesQuantityValue)", check=_quantity, example='"500Mi"')
@@ -195,7 +195,7 @@ KUBERNETES = Table({
     "bootstrap-token": _TEXT, "standalone-mode": Flag(),
     "eviction-hard": MapOf(_THRESHOLD, _SIGNALS), "eviction-soft": MapOf(_THRESHOLD, _SIGNALS),
     "eviction-soft-grace-period": MapOf(_DUR, _SIGNALS),
-    "eviction-max-pod-grace-period": Whole("NonNegativeInteger", 0, 2**31 - 1),
+    "eviction-max-pod-grace-period": Whole("NonNegativeInteger", 0, INT_RANGES["int32"][1]),
     "kube-reserved": MapOf(_QTY, _RESERVED), "system-reserved": MapOf(_QTY, _RESERVED),
     "allowed-unsafe-sysctls": ListOf(_TEXT), "server-tls-bootstrap": Flag(),
     "cloud-provider": Text("a cloud provider", ("aws", "external", "")),
@@ -209,7 +209,7 @@ KUBERNETES = Table({
                                               typed=types.cpu_manager_policy_option)),
     "topology-manager-scope": Text("a topology manager scope", ("container", "pod")),
     "topology-manager-policy": Text("a topology manager policy", ("none", "restricted", "best-effort", "single-numa-node")),
-    "pod-pids-limit": Whole("i64", -(2**63), 2**63 - 1),
+    "pod-pids-limit": Whole("i64", *INT_RANGES["int64"]),
     "image-gc-high-threshold-percent": Whole("IntegerPercent", 0, 100, text_too=True),
     "image-gc-low-threshold-percent": Whole("IntegerPercent", 0, 100, text_too=True),
     "image-minimum-gc-age": _DUR, "image-maximum-gc-age": _DUR,
