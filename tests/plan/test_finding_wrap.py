@@ -5,6 +5,7 @@ value or a YAML snippet, and with nothing lost (joining the lines with one space
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from conftest import ROOT
@@ -74,6 +75,10 @@ def test_wrapping_any_text_loses_nothing_and_only_an_unbreakable_part_is_wider(t
         assert line.startswith("  ")
         if len(line) > width:  # a part with no break point in it, alone on its line
             assert break_points(line[2:]) == []
+    for line, following in itertools.pairwise(lines):  # each line as full as it can be: the next part did not fit
+        rest = following[2:]
+        first_part = rest[:next(iter(break_points(rest)), len(rest))]
+        assert len(line) + 1 + len(first_part) > width
 
 
 def _head(v: dict) -> str:
