@@ -84,7 +84,7 @@ def test_a_broken_stack_exits_2_with_one_line_per_mistake(capsys, temp_project):
     lines = [line.strip() for line in err.splitlines()]
     assert "5 error(s) in the Pulumi.bad.yaml; nothing was deployed:" in lines
     expected = [
-        "pools[0].taints[0].effect: 'NO_SCHEDULE' is the EKS/GKE API spelling; write NoSchedule (the component translates it)",
+        "pools[0].taints[0].effect: 'NO_SCHEDULE' is the EKS/GKE API spelling; write NoSchedule (the component translates it; Kubernetes core/v1 TaintEffect",
         "pools[0].taints[1].key: 'a/b/c' must be a qualified name with at most one '/'",
         "pools[0].labels['node-role.kubernetes.io/gpu']: label 'node-role.kubernetes.io/gpu' is in the kubernetes.io domain",
         "pools[0].scaling: minSize 3 is above maxSize 2; raise maxSize or lower minSize",

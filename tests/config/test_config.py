@@ -44,7 +44,7 @@ def test_object_form_taints_are_accepted():
 MISTAKES = [
     # (description, config, expected path, fragment of the rule)
     ("EKS effect spelling", pool(taints=["nvidia.com/gpu=present:NO_SCHEDULE"]),
-     "pools[0].taints[0].effect", "'NO_SCHEDULE' is the EKS/GKE API spelling; write NoSchedule (the component translates it)"),
+     "pools[0].taints[0].effect", "'NO_SCHEDULE' is the EKS/GKE API spelling; write NoSchedule (the component translates it; Kubernetes core/v1 TaintEffect, validateTaintEffect"),
     ("EKS spelling in object form", pool(taints=[{"key": "k", "value": "v", "effect": "NO_EXECUTE"}]),
      "pools[0].taints[0].effect", "write NoExecute"),
     ("taint key with two slashes", pool(taints=["a/b/c=v:NoSchedule"]),

@@ -155,4 +155,4 @@ def test_the_component_s_own_wording_stays_with_the_stack_file():
                      "startupTaints": [{"key": "a.io/b", "effect": "NO_SCHEDULE"}]}]
     with pytest.raises(ConfigError) as refused:
         validate_stack_config(cfg)
-    assert any("(the component translates it)" in issue.message for issue in refused.value.issues)
+    assert any("(the component translates it; Kubernetes core/v1 TaintEffect" in issue.message for issue in refused.value.issues)

@@ -93,7 +93,7 @@ class TaintEffect(str, Enum):
             if meant is not None and meant.provider_spelling == spelling:
                 raise TaintError(
                     f"{shown(spelling)} is the EKS/GKE API spelling; write {meant.value} "
-                    "(the component translates it)"
+                    f"(the component translates it; {_EFFECT_RULE})"
                 )
             if meant is not None:
                 raise TaintError(f"{shown(spelling)} is not a taint effect ({_EFFECT_RULE}); did you mean {meant.value}?")
