@@ -219,25 +219,27 @@ def run(program: Any, sink: list[tuple[str, str, dict[str, Any]]] | None = None,
 
     pulumi.runtime.set_all_config({}, [])
     settings.ROOT.set(None)
-    pulumi.runtime.set_mocks(_Mocks(), project=PROJECT, stack=STACK, preview=True)
-    settings.SETTINGS.rpc_manager.clear()
-    settings.SETTINGS.outputs.clear()
-    # As the plan does while the program runs: monitor calls answered by one thread in the order made
-    # (gpu_node_pool.sdk.monitor_order), the collector frozen, and no stack trace captured per
-    # registration (the mock monitor never reads it; gpu_node_pool.sdk.mock_stack_traces).
-    if not _SERIAL:
-        _SERIAL.append(ThreadPoolExecutor(max_workers=1))
-    _ensure_event_loop().set_default_executor(_SERIAL[0])
+    # As the plan does: no stack trace captured per registration, the root stack's included (the mock monitor
+    # never reads one; gpu_node_pool.sdk.mock_stack_traces), and monitor calls answered by one thread in the
+    # order made (gpu_node_pool.sdk.monitor_order); the collector frozen while the program runs.
     from pulumi.runtime import resource as runtime_resource
 
     captures = runtime_resource._get_stack_trace
     if not stack_traces:
         runtime_resource._get_stack_trace = runtime_resource.source_pb2.StackTrace
-    gc.freeze()
     try:
-        _sync_await(rt_stack.run_pulumi_func(program))
+        pulumi.runtime.set_mocks(_Mocks(), project=PROJECT, stack=STACK, preview=True)
+        settings.SETTINGS.rpc_manager.clear()
+        settings.SETTINGS.outputs.clear()
+        if not _SERIAL:
+            _SERIAL.append(ThreadPoolExecutor(max_workers=1))
+        _ensure_event_loop().set_default_executor(_SERIAL[0])
+        gc.freeze()
+        try:
+            _sync_await(rt_stack.run_pulumi_func(program))
+        finally:
+            gc.unfreeze()
     finally:
-        gc.unfreeze()
         runtime_resource._get_stack_trace = captures
     return len(seen)
 

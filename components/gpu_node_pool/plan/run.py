@@ -246,7 +246,8 @@ def record(
 
     settings.ROOT.set(None)
     mocks = _Mocks()
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=_Monitor(mocks))
+    with without_stack_traces():  # the root stack registers here; its stack trace would read every frame's source
+        pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=_Monitor(mocks))
     from ..sdk.program_log import show_program_log
 
     show_program_log()
