@@ -6,7 +6,6 @@ last step before it is written."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable
 from typing import Any
 
@@ -39,5 +38,7 @@ def masked_page(page: str, resources: Iterable[Any]) -> str:
     texts = _texts(resources)
     if not texts:
         return page
+    import html  # only a page with secrets to cut needs it (its entity tables are about 0.3 MiB)
+
     escaped = {html.escape(t) for t in texts} | {html.escape(t, quote=False) for t in texts}
     return mask(page, tuple(sorted(set(texts) | escaped, key=lambda s: (-len(s), s))))
