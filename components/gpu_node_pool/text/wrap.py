@@ -20,14 +20,16 @@ text back; in a run of spaces only the last one is a break, and a leading or tra
 Pure; the text should be one line, escaped for a terminal (:func:`.terminal.escape_control`). Whitespace other
 than a break (tabs, no-break spaces, a space that is no break) is kept as it is.
 
-The spans are found by jumping from one character that may open a span to the next (a regular expression) and
-the breaks by ``str.find``, so that most characters are passed over in C: a 1000-pool plan's text report wraps
-about two thousand findings of a thousand characters each.
+The spans are found by jumping from one character that may open a span to the next (a regular expression), and
+each line's end by searching back from the end of its room for a space that is a break (``str.rfind``), so that
+most characters are passed over in C and a line costs a few searches however many words it holds: a 1000-pool
+plan's text report wraps about two thousand findings of a thousand characters each.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 __all__ = ["WIDTH", "break_points", "wrap_text"]
 
@@ -90,18 +92,36 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def break_points(text: str) -> list[int]:
-    """The indexes of the spaces of ``text`` where :func:`wrap_text` may break a line, in order (module docstring)."""
+def _glued(text: str) -> bytearray:
+    """1 at every index inside a span (:func:`_spans`), 0 elsewhere."""
     glued = bytearray(len(text))
     for first, last in _spans(text):
         glued[first:last + 1] = b"\x01" * (last + 1 - first)
-    lead = len(text) - len(text.lstrip(" "))  # a run of spaces at the very start is never a break
+    return glued
+
+
+def _breaks_at(text: str) -> Callable[[int], bool]:
+    """Whether the space at an index of ``text`` is a break (module docstring): not in a run of spaces at the very
+    start, not inside a span, not at the end, the last of a run, and not between a YAML key and its value."""
+    glued = _glued(text)
+    lead = len(text) - len(text.lstrip(" "))
     last = len(text) - 1
+
+    def breaks(i: int) -> bool:
+        return (lead < i < last and not glued[i] and text[i + 1] != " "
+                and not (text[i - 1] == ":" and text[i + 1] in "'\"{["))
+
+    return breaks
+
+
+def break_points(text: str) -> list[int]:
+    """The indexes of the spaces of ``text`` where :func:`wrap_text` may break a line, in order (module docstring)."""
+    breaks = _breaks_at(text)
     points = []
-    i = text.find(" ", lead)
+    i = text.find(" ")
     while i >= 0:
-        if not glued[i] and i < last and text[i + 1] != " " and not (text[i - 1] == ":" and text[i + 1] in "'\"{["):
-            points.append(i)  # not inside a span, not at the end, the last of a run, not a YAML key and its value
+        if breaks(i):
+            points.append(i)
         i = text.find(" ", i + 1)
     return points
 
@@ -111,21 +131,24 @@ def wrap_text(text: str, width: int = WIDTH, indent: str = "") -> list[str]:
     :func:`break_points`; a part longer than the room left stays whole on a line of its own.
 
     ``" ".join(line[len(indent):] for line in wrap_text(text, w, indent)) == text`` for every ``text``
-    (one line; an empty ``text`` gives one line, ``indent``).
+    (one line; an empty ``text`` gives one line, ``indent``). Each line is as full as it can be: it ends at the last
+    break that keeps it within ``width``.
     """
     room = width - len(indent)
+    breaks = _breaks_at(text)
     lines: list[str] = []
-    line: str | None = None
     start = 0
-    for end in [*break_points(text), len(text)]:  # each part goes on the current line if it still fits there
-        part = text[start:end]
+    while len(text) - start > room:
+        end = text.rfind(" ", start, start + room + 1) if room > 0 else -1
+        while end >= 0 and not breaks(end):
+            end = text.rfind(" ", start, end)
+        if end < 0:  # the part is longer than the room: it ends at the next break, on a line of its own
+            end = text.find(" ", start + max(room, 0) + 1)
+            while end >= 0 and not breaks(end):
+                end = text.find(" ", end + 1)
+            if end < 0:
+                break
+        lines.append(indent + text[start:end])
         start = end + 1
-        if line is None:
-            line = part
-        elif len(line) + 1 + len(part) <= room:
-            line = f"{line} {part}"
-        else:
-            lines.append(indent + line)
-            line = part
-    lines.append(indent + (line or ""))
+    lines.append(indent + text[start:])
     return lines
