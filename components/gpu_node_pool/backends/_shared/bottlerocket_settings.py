@@ -46,7 +46,7 @@ from ...text.terminal import shown
 from . import bottlerocket_types as types
 from .kubelet_config_fields import INT_RANGES, dotted
 
-__all__ = ["GROUPS", "MODELS", "NODE_FATE", "REFUSED", "Finding", "judge"]
+__all__ = ["GROUPS", "MODELS", "REFUSED", "SETTINGS_INDEX", "Finding", "judge"]
 
 _SDK = "bottlerocket-os/bottlerocket-settings-sdk bottlerocket-settings-models/"
 #: Where each tabled group's keys and kinds are read (path under bottlerocket-settings-sdk, the commit read).
@@ -61,14 +61,10 @@ MODELS = {
     "groups": "bottlerocket-os/bottlerocket sources/settings-plugins/aws-k8s-nvidia/src/lib.rs@v1.26.0",
     "changelog": _SDK + "CHANGELOG.md (0.17.0-0.28.0)",
 }
-#: Why a refused setting matters on the node, with its sources (said once after the errors).
-NODE_FATE = ("Bottlerocket's settings API refuses a settings document with an unknown key or a value of the wrong type "
-             "(every model struct denies unknown fields: bottlerocket-os/bottlerocket sources/models/model-derive/src/"
-             "lib.rs@v1.19.0), so early-boot-config fails and the node never joins "
-             "(https://github.com/bottlerocket-os/bottlerocket/issues/1346)")
-#: The same, short, for a message that names one setting.
+#: Why a refused setting matters on the node, with its source, for a message that names one setting.
 REFUSED = ("Bottlerocket's settings API refuses the whole settings document (model-derive: deny_unknown_fields), so "
            "the node never joins (https://github.com/bottlerocket-os/bottlerocket/issues/1346)")
+#: Bottlerocket's settings reference, where a user checks a key or group this table does not judge.
 SETTINGS_INDEX = "https://bottlerocket.dev/en/os/latest/#/api/settings/"
 
 
