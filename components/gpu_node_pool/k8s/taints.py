@@ -33,7 +33,7 @@ from typing import Any
 # Effects, name syntax and the toleration rules live in effects.py, names.py and toleration_rules.py;
 # re-exported here, so that this stays the one import for taints.
 from ..text.terminal import shown
-from .effects import TaintEffect, TaintError
+from .effects import EFFECT_SPELLINGS, TaintEffect, TaintError
 from .names import (
     DNS1123_SUBDOMAIN_MAX,
     LABEL_VALUE_MAX,
@@ -333,10 +333,10 @@ def k8s_taint_problems(obj: Any, owner: str) -> list[str]:
         problems.append(f".value {shown(value)} is not a string: quote it")
     elif value and (why := label_value_problem(value)) is not None:
         problems.append(f".value {shown(value)} {why}")
-    allowed = ", ".join(e.value for e in TaintEffect)
+    allowed = ", ".join(EFFECT_SPELLINGS)
     if effect is None or effect == "":
         problems.append(f" has no effect, which is required: add effect: one of {allowed}")
-    elif not isinstance(effect, str) or effect not in {e.value for e in TaintEffect}:
+    elif not isinstance(effect, str) or effect not in EFFECT_SPELLINGS:
         meant = TaintEffect.meant(effect)
         if meant is not None and meant.provider_spelling == effect:
             problems.append(f".effect {shown(effect)} is the EKS/GKE API spelling; {owner} takes the Kubernetes "
