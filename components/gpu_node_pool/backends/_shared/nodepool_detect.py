@@ -89,7 +89,7 @@ def nodepool_taint_lists(props: Mapping[str, Any]) -> NodePoolTaintLists:
 
     The problems, all of them, in this order:
 
-    * what the CRD refuses (:data:`~gpu_node_pool.backends._shared.nodepool.NODEPOOL_CRD_SOURCE`): a list that is not an array; an item that is not an object, has
+    * what the CRD refuses (:data:`~gpu_node_pool.backends._shared.nodepool_crd.NODEPOOL_CRD_SOURCE`): a list that is not an array; an item that is not an object, has
       no ``key`` or no ``effect``, a key or value of the wrong syntax, or an effect outside ``NoSchedule``,
       ``PreferNoSchedule``, ``NoExecute`` (named with its index, every bad item of both lists; the list is then
       unreadable);
