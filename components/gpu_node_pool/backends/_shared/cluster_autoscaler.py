@@ -72,6 +72,12 @@ def tag_key_length_problem(pool: Any) -> tuple[str, tuple[str | int, ...]] | Non
     return None
 
 
+def ca_taint_tag(taint: Taint) -> tuple[str, str]:
+    """The ``node-template/taint/<key>`` tag for ``taint``: ``(key, "<value>:<Effect>")``, Kubernetes spelling (an
+    empty value gives ``:<Effect>``)."""
+    return CA_TAINT_PREFIX + taint.key, f"{taint.value}:{taint.effect.value}"
+
+
 def ca_node_template_tags(
     taints: list[Taint], labels: Mapping[str, str], resources: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -95,7 +101,8 @@ def ca_node_template_tags(
     for key, value in labels.items():
         tags[CA_LABEL_PREFIX + key] = value
     for taint in taints:
-        tags[CA_TAINT_PREFIX + taint.key] = f"{taint.value}:{taint.effect.value}"
+        key, value = ca_taint_tag(taint)
+        tags[key] = value
     return dict(sorted(tags.items()))
 
 
@@ -211,7 +218,7 @@ def _taint_tag_fix(key: str, name: str, value: str, pool_taints: Sequence[Taint]
     if pool_taints is not None:
         same = [t for t in pool_taints if t.key == name]
         if len(same) == 1:  # the pool's own taint decides the value and effect
-            fixed, hint = f"{key} = {same[0].value}:{same[0].effect.value}", f" (the pool's taint {same[0]})"
+            fixed, hint = f"{key} = {ca_taint_tag(same[0])[1]}", f" (the pool's taint {same[0]})"
         elif not same:
             return "", "", why
     return fixed, hint, why

@@ -73,6 +73,7 @@ def _compare(pool: GpuPool, tags: Mapping[str, str], *, managed: bool = False
         CA_LABEL_PREFIX,
         CA_TAINT_PREFIX,
         CA_TAINT_SOURCE,
+        ca_taint_tag,
         judge_node_template_tag,
         read_ca_node_template_tags,
     )
@@ -99,11 +100,8 @@ def _compare(pool: GpuPool, tags: Mapping[str, str], *, managed: bool = False
     unread = sorted(readable - set(have))
     if unread:
         covered.append(f"taint tags missing {unread}")
-    def tag(t: Taint) -> tuple[str, str]:
-        return CA_TAINT_PREFIX + t.key, f"{t.value}:{t.effect.value}"
-
-    wanted_tags = dict(tag(t) for t in pool.taints if str(t) in set(want) - set(have))
-    covered_tags = dict(tag(t) for t in pool.taints if str(t) in unread)
+    wanted_tags = dict(ca_taint_tag(t) for t in pool.taints if str(t) in set(want) - set(have))
+    covered_tags = dict(ca_taint_tag(t) for t in pool.taints if str(t) in unread)
     if pool.labels is not None:
         wanted, label_tags = dict(pool.labels), dict(ca_labels)
         if managed:
