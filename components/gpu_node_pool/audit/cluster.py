@@ -24,7 +24,7 @@ from typing import Any
 
 from ..catalog.instances import is_nvidia_instance_type
 from ..k8s.effects import node_effect_problem
-from ..k8s.quantity import QuantityError, quantity
+from ..k8s.quantity import INT64_MAX, QuantityError, quantity
 from ..k8s.taints import PLATFORMS, Taint, TaintError
 from ..text.terminal import shown
 
@@ -55,7 +55,7 @@ _INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io
 #: The largest device count Kubernetes holds: the kubelet's device manager counts a resource's devices as an int64
 #: (its capacity is ``resource.NewQuantity(int64(n), resource.DecimalSI)``), and apimachinery's ``resource.Quantity``
 #: gives a count as an int64 (``Value``, ``AsInt64``; kubernetes/apimachinery pkg/api/resource/quantity.go).
-_COUNT_MAX = 2**63 - 1
+_COUNT_MAX = INT64_MAX
 _TOO_MANY = ("more devices than Kubernetes can count (a device count is an int64, at most 9223372036854775807: "
              "apimachinery resource.Quantity Value/AsInt64, kubernetes/apimachinery pkg/api/resource/quantity.go); "
              "a kubelet never reports it: the dump was edited or is not a Node's status as the API serves it")

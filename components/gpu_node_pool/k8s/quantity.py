@@ -34,12 +34,13 @@ from typing import Any
 
 from ..text.terminal import shown
 
-__all__ = ["MAX_DIGITS", "QuantityError", "parse_quantity", "quantity"]
+__all__ = ["INT64_MAX", "MAX_DIGITS", "QuantityError", "parse_quantity", "quantity"]
 
 #: Most digits in a quantity's number, and the largest decimal order of magnitude of its value.
 MAX_DIGITS = 1000
 _INT32 = (-(2**31), 2**31 - 1)
-_INT64_MAX = 2**63 - 1
+#: The largest int64, what apimachinery's ``resource.Quantity`` gives a count as (``Value``, ``AsInt64``).
+INT64_MAX = 2**63 - 1
 _NANO = 10**9
 _ASCII_DIGITS = frozenset("0123456789")
 _SUFFIX_CHARS = frozenset("eEinumkKMGTP")
@@ -128,7 +129,7 @@ def quantity(value: Any) -> Fraction:
         amount = Fraction(int(digits) * 10**scale) if scale >= 0 else Fraction(int(digits), 10**-scale)
     amount = Fraction(math.ceil(amount * _NANO), _NANO)  # away from zero: amount is positive here
     if base == 2:
-        amount = min(amount, Fraction(_INT64_MAX))
+        amount = min(amount, Fraction(INT64_MAX))
     return sign * amount
 
 
