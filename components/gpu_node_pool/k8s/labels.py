@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..text.terminal import shown
-from .names import label_value_problem, qualified_name_problem
+from .names import in_domain, label_domain, label_value_problem, qualified_name_problem
 
 __all__ = [
     "label_domain",
@@ -67,18 +67,6 @@ KUBELET_ALLOWED_LABELS = frozenset(
 KUBELET_ALLOWED_LABEL_DOMAINS = ("kubelet.kubernetes.io", "node.kubernetes.io")
 #: The public page of the NodeRestriction rules the messages cite.
 NODE_RESTRICTION_DOC = "https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#noderestriction"
-
-
-def label_domain(key: str) -> str:
-    """The prefix of ``key`` before ``/``, or ``""`` for an unprefixed key."""
-    prefix, sep, _ = key.partition("/")
-    return prefix if sep else ""
-
-
-def in_domain(key: str, domain: str) -> bool:
-    """True when ``key``'s prefix is ``domain`` or a subdomain of it (``node-role.kubernetes.io`` is in ``kubernetes.io``)."""
-    prefix = label_domain(key)
-    return prefix == domain or prefix.endswith("." + domain)
 
 
 def label_syntax(key: Any, value: Any, *, node_label: bool = False) -> tuple[str, str] | None:

@@ -26,6 +26,8 @@ __all__ = [
     "QUALIFIED_NAME_MAX",
     "RESERVED_LABEL_DOMAINS",
     "QUALIFIED_NAME_SOURCE",
+    "in_domain",
+    "label_domain",
     "label_value_problem",
     "qualified_name_problem",
     "reserved_label_domain",
@@ -107,15 +109,26 @@ def _key_example(key: str) -> str:
     return example
 
 
-def reserved_label_domain(key: str) -> str | None:
-    """The domain of :data:`RESERVED_LABEL_DOMAINS` ``key``'s prefix is in (equal to it or a subdomain, compared in
-    lower case as DNS names are), or None: ``reserved_label_domain("node-role.kubernetes.io/gpu") ==
-    "kubernetes.io"``."""
+def label_domain(key: str) -> str:
+    """The prefix of ``key`` before ``/``, or ``""`` for an unprefixed key."""
     prefix, sep, _ = key.partition("/")
-    prefix = prefix.lower()
-    if not sep:
-        return None
-    return next((d for d in RESERVED_LABEL_DOMAINS if prefix == d or prefix.endswith("." + d)), None)
+    return prefix if sep else ""
+
+
+def in_domain(key: str, domain: str) -> bool:
+    """True when ``key``'s prefix is ``domain`` or a subdomain of it (``node-role.kubernetes.io`` is in ``kubernetes.io``).
+
+    Compared as written, as the kubelet's ``IsKubeletLabel`` and Karpenter compare label domains: a prefix is a
+    DNS-1123 subdomain, lower case (``IsQualifiedName``), so a valid key needs no folding, and an invalid one is
+    refused for its syntax first."""
+    prefix = label_domain(key)
+    return prefix == domain or prefix.endswith("." + domain)
+
+
+def reserved_label_domain(key: str) -> str | None:
+    """The domain of :data:`RESERVED_LABEL_DOMAINS` ``key``'s prefix is in (:func:`in_domain`: equal to it or a
+    subdomain), or None: ``reserved_label_domain("node-role.kubernetes.io/gpu") == "kubernetes.io"``."""
+    return next((d for d in RESERVED_LABEL_DOMAINS if in_domain(key, d)), None)
 
 
 def _own_domain_fix(example: str) -> str | None:
