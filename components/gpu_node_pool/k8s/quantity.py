@@ -33,14 +33,13 @@ from fractions import Fraction
 from typing import Any
 
 from ..text.terminal import shown
+from .int64 import INT64_MAX
 
 __all__ = ["INT64_MAX", "MAX_DIGITS", "QuantityError", "parse_quantity", "quantity"]
 
 #: Most digits in a quantity's number, and the largest decimal order of magnitude of its value.
 MAX_DIGITS = 1000
 _INT32 = (-(2**31), 2**31 - 1)
-#: The largest int64, what apimachinery's ``resource.Quantity`` gives a count as (``Value``, ``AsInt64``).
-INT64_MAX = 2**63 - 1
 _NANO = 10**9
 _ASCII_DIGITS = frozenset("0123456789")
 _SUFFIX_CHARS = frozenset("eEinumkKMGTP")

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..text.terminal import shown
+from .int64 import in_int64
 from .patterns import full_match
 
 __all__ = [
@@ -71,7 +72,7 @@ def go_parse_int(text: Any) -> int | None:
     if not isinstance(text, str) or len(text) > 4000 or not full_match(_GO_INT, text):
         return None
     number = int(text)
-    return number if -(2**63) <= number < 2**63 else None
+    return number if in_int64(number) else None
 
 
 def label_value(value: Any) -> str | None:

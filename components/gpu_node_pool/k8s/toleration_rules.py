@@ -38,6 +38,7 @@ from typing import Any
 
 from ..text.terminal import shown
 from .effects import EFFECT_SPELLINGS, TaintEffect
+from .int64 import in_int64
 from .names import label_value_problem, qualified_name_problem
 from .patterns import full_match
 
@@ -81,7 +82,6 @@ def meant_toleration_operator(spelling: Any) -> str | None:
 # k8s.io/apimachinery/pkg/api/validate/content IsDecimalInteger: an optional "-", then "0" or a
 # digit 1-9 and more digits; no "+", no leading zero, no "-0", ASCII digits only.
 _DECIMAL_INTEGER_RE = re.compile(r"^(0|-?[1-9][0-9]*)$")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 #: 19 digits and a sign: the longest text an int64 can have; longer is refused before int().
 _INT64_MAX_CHARS = 20
 
@@ -97,7 +97,7 @@ def decimal_integer(text: Any) -> int | None:
     if not isinstance(text, str) or len(text) > _INT64_MAX_CHARS or not full_match(_DECIMAL_INTEGER_RE, text):
         return None
     number = int(text)
-    return number if _INT64_MIN <= number <= _INT64_MAX else None
+    return number if in_int64(number) else None
 
 
 def whole_seconds(seconds: Any) -> int | None:
