@@ -239,11 +239,13 @@ _BOUND_WORDS = {"greater_than_equal": ("at least", "ge"), "greater_than": ("more
                 "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}
 
 
-def _api_of(field: Any) -> str:
+def _api_of(field: Any, width: str = "") -> str:
     """The parenthesis of the field's description that names the API and its source (the one saying
-    ``int32``/``int64`` or giving a URL), without its parentheses; ``""`` when the description has none."""
+    ``int32``/``int64`` or giving a URL; with ``width``, the one saying that width), without its parentheses;
+    ``""`` when the description has none."""
     about = (field.description or "") if field is not None else ""
-    api = re.search(r"\(([^()]*(?:\bint(?:32|64)\b|https://)[^()]*)\)", about)
+    names = rf"\b{width}\b" if width else r"\bint(?:32|64)\b|https://"
+    api = re.search(r"\(([^()]*(?:" + names + r")[^()]*)\)", about)
     return api[1] if api else ""
 
 
@@ -260,12 +262,11 @@ def _beyond_bound(kind: str, bound: float, field: Any) -> str:
 
 def _beyond_width(bound: int, field: Any) -> str:
     """The message of a whole number past a field's int32/int64 bound: the range, the API that holds it (the
-    parenthesis of the field's description that names the width) and the fix."""
+    parenthesis of the field's description that names the width, :func:`_api_of`) and the fix."""
     width = _API_WIDTHS[abs(bound)]
-    about = (field.description or "") if field is not None else ""
-    api = re.search(r"\(([^()]*\b" + width + r"\b[^()]*)\)", about)
+    api = _api_of(field, width)
     side, end, fix = ("at most", "largest", "smaller") if bound > 0 else ("at least", "smallest", "larger")
-    return (f"must be {side} {bound}, the {end} {width}" + (f" ({api[1]})" if api else "")
+    return (f"must be {side} {bound}, the {end} {width}" + (f" ({api})" if api else "")
             + f"; write a {fix} whole number")
 
 
