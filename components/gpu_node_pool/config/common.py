@@ -19,6 +19,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
+from ..k8s.int64 import INT64_MAX, INT64_MIN
 from ..k8s.labels import DEFAULT_GPU_LABEL, label_syntax_problem
 from ..k8s.patterns import full_match
 from ..k8s.taints import (
@@ -39,10 +40,10 @@ from .reserved_labels import RESERVED_LABELS, reserved_label_problem
 EKS_MAX_TAINTS = 50
 #: The widest whole numbers the APIs behind the settings hold: int32 (EKS, EC2 Auto Scaling, Bottlerocket's
 #: bounded settings) and int64 (Kubernetes: "All public integer fields MUST use the Go int32 or int64 types",
-#: kubernetes/community contributors/devel/sig-architecture/api-conventions.md). Every whole-number field of a
-#: model has one as its ``le`` bound, which the loader reports with the API the field's description names.
+#: kubernetes/community contributors/devel/sig-architecture/api-conventions.md): INT32_MAX here, INT64_MAX from
+#: :mod:`gpu_node_pool.k8s.int64`. Every whole-number field of a model has one as its ``le`` bound, which the loader
+#: reports with the API the field's description names.
 INT32_MAX = 2**31 - 1
-INT64_MAX = 2**63 - 1
 #: AWS tagging rules (https://docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html):
 #: key 1-128 characters, value 0-256, at most 50 user tags, the aws: prefix is reserved.
 AWS_TAG_KEY_MAX, AWS_TAG_VALUE_MAX, AWS_MAX_TAGS = 128, 256, 50
@@ -160,7 +161,7 @@ class TolerationConfig(Model):
     value: str | None = None
     effect: str | None = None
     toleration_seconds: int | None = Field(
-        None, ge=-INT64_MAX - 1, le=INT64_MAX,
+        None, ge=INT64_MIN, le=INT64_MAX,
         description=f"Seconds a {TaintEffect.NO_EXECUTE.value} toleration lasts (an int64 in the Kubernetes Toleration, "
                     "k8s.io/api core/v1).",
     )

@@ -35,6 +35,7 @@ import math
 import re
 from decimal import Decimal
 
+from ..k8s.int64 import in_int64
 from ..text.terminal import shown
 
 __all__ = ["AsWritten", "BOOLEANS", "NON_FINITE", "NULLS", "QUOTE_A_NUMBER", "PulumiTimestamp", "go_time_text",
@@ -79,7 +80,7 @@ def _go_int(text: str) -> int | None:
     if len(digits.lstrip("0")) > _MOST_DIGITS[base]:
         return None
     value = sign * int(digits, base)
-    if -(2**63) <= value < 2**63 or (text[:1] != "+" and sign == 1 and value < 2**64):
+    if in_int64(value) or (text[:1] != "+" and sign == 1 and value < 2**64):
         return value
     return None
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import ConfigError, ConfigIssue
+from ..k8s.int64 import in_int64
 from ..text.terminal import shown
 
 __all__ = ["ProjectKey", "apply_project_config", "project_keys"]
@@ -180,7 +181,7 @@ def _fits(kind: str, items: Any, value: Any) -> bool:
             return False
         if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
             return True
-        return isinstance(value, str) and _ATOI.fullmatch(value) is not None and -2**63 <= int(value) < 2**63
+        return isinstance(value, str) and _ATOI.fullmatch(value) is not None and in_int64(int(value))
     if kind == "boolean":
         return isinstance(value, bool) or value in ("true", "false")
     return isinstance(value, list) and all(_fits(items["type"], items.get("items"), v) for v in value)
