@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ...k8s.int64 import INT64_MAX, INT64_MIN
 from ...k8s.quantity import QuantityError, quantity
 from ...text.terminal import shown
 from .registration import KUBELET_CONFIG_API_VERSION as API_VERSION
@@ -224,7 +225,7 @@ _EXAMPLES = {
 }
 
 #: The inclusive bounds of the Go integer types the table names.
-INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (INT64_MIN, INT64_MAX)}
 _DURATION_UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 _DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
 _WHOLE = re.compile(r"[+-]?[0-9]+")
@@ -294,7 +295,7 @@ def _duration(text: str) -> tuple[Fraction | None, str | None]:
         value = Fraction(int(whole or "0")) + (Fraction(int(frac), 10 ** len(frac)) if frac else 0)
         total += value * _DURATION_UNITS[unit]
         rest = rest[_DURATION_PART.match(rest).end():]
-    if total > 2**63 - (0 if negative else 1):
+    if total > (-INT64_MIN if negative else INT64_MAX):
         return None, "it is longer than Go's duration type holds (about 292 years)"
     return (-total if negative else total), None
 

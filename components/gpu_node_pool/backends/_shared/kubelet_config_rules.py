@@ -75,6 +75,7 @@ from collections.abc import Collection, Mapping
 from fractions import Fraction
 from typing import Any
 
+from ...k8s.int64 import in_int64
 from ...k8s.quantity import QuantityError, quantity
 from ...text.terminal import shown
 from . import kubelet_config_fields as fields
@@ -448,7 +449,7 @@ def _cpuset(text: str) -> tuple[int, str | None]:
     cpus: set[int] = set()
     for element in text.split(","):
         bounds = element.split("-", 1)
-        bad = next((b for b in bounds if not _ATOI.fullmatch(b) or not -(2**63) <= int(b) < 2**63), None)
+        bad = next((b for b in bounds if not _ATOI.fullmatch(b) or not in_int64(int(b))), None)
         if bad is not None:
             return 0, f"{shown(bad)} in {shown(element)} is no whole number" + (
                 " Go's int holds (64 bits)" if _ATOI.fullmatch(bad) else "")

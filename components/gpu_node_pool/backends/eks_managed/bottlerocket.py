@@ -39,6 +39,7 @@ from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
 from ...config.errors import fail_each
+from ...k8s.int64 import in_int64
 from ...text.terminal import shown
 
 __all__ = ["EksBottlerocket", "DEVICE_PLUGIN_FIX", "device_plugin_problems", "node_settings", "settings_problems",
@@ -70,7 +71,6 @@ _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 DATASTORE_KEYS = "bottlerocket-os/bottlerocket-core-kit sources/api/datastore/src/key.rs"
 #: The characters of one key (one segment of a setting's name, dots allowed as it is quoted when it has them).
 _KEY_CHARS = _BARE | frozenset("/.")
-_INT64 = 2**63
 
 
 class EksBottlerocket(Model):
@@ -240,7 +240,7 @@ def toml_problem(value: Any, at: tuple[str | int, ...] = ()) -> tuple[tuple[str 
     if isinstance(value, bool | float):
         return None
     if isinstance(value, int):
-        if not -_INT64 <= value < _INT64:
+        if not in_int64(value):
             return at, f"{value} is beyond TOML's 64-bit integers (https://toml.io/en/v1.0.0#integer); give a real value"
         return None
     if isinstance(value, str):

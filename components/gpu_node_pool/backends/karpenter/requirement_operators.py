@@ -22,16 +22,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...k8s.int64 import INT64_MAX
 from .._shared.nodepool import written_key_problem
 from .limits import KARPENTER_MANAGED_KEYS, karpenter_release
 
-__all__ = ["INT64_MAX", "OPERATORS_SINCE", "equivalent", "rewrite", "version_issues"]
+__all__ = ["OPERATORS_SINCE", "equivalent", "rewrite", "version_issues"]
 
 #: The first Karpenter release whose NodePool CRD takes ``Gte`` and ``Lte``.
 OPERATORS_SINCE = (1, 9)
 _NEW = ("Gte", "Lte")
-#: The largest value CEL's ``int()`` reads (int64).
-INT64_MAX = 2**63 - 1
 _SOURCE = ("kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.8.3 operator enum; Gte/Lte "
            "added in v1.9.0, kubernetes-sigs/karpenter#2674")
 
