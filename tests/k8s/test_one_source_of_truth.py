@@ -1,7 +1,9 @@
 """One source of truth: no effect spelling appears as a string literal outside k8s/taints.py, the effects it re-exports
-(k8s/effects.py) and k8s/effective.py.
+(k8s/effects.py) and k8s/effective.py; no int64 bound is written as a number outside k8s/int64.py.
 
-Docstrings and comments may name effects; code must go through TaintEffect.
+Docstrings and comments may name effects; code must go through TaintEffect. Messages, docstrings and comments may
+spell the int64 bounds; code reads INT64_MIN, INT64_MAX or in_int64 (2**63, 2 ** 63, 1 << 63, 9223372036854775807 or
+9223372036854775808 as a number are refused).
 """
 
 from __future__ import annotations
@@ -50,3 +52,43 @@ def test_no_effect_literal_outside_taints_py():
 
 def test_the_check_can_fail():
     assert effect_literals(PACKAGE / "k8s" / "taints.py") and effect_literals(PACKAGE / "k8s" / "effects.py")
+
+
+#: Where the int64 bounds are written as numbers.
+INT64_HOME = "k8s/int64.py"
+_INT64_EDGES = frozenset((2**63 - 1, 2**63))
+
+
+def _int_constant(node: ast.AST, value: int) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == value
+
+
+def int64_literals_in(source: str, where: str) -> list[str]:
+    """``where:line`` of each int64 bound ``source`` writes as a number: ``2**63`` (any spacing), ``1 << 63``, or an
+    int literal of 2**63 - 1 or 2**63 (decimal, hex, ...). Strings are not read."""
+    hits = []
+    for node in ast.walk(ast.parse(source)):
+        power = isinstance(node, ast.BinOp) and (
+            (isinstance(node.op, ast.Pow) and _int_constant(node.left, 2) and _int_constant(node.right, 63))
+            or (isinstance(node.op, ast.LShift) and _int_constant(node.left, 1) and _int_constant(node.right, 63)))
+        edge = isinstance(node, ast.Constant) and type(node.value) is int and node.value in _INT64_EDGES
+        if power or edge:
+            hits.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return hits
+
+
+def test_no_int64_bound_literal_outside_its_home():
+    hits = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).as_posix() != INT64_HOME:
+            hits += int64_literals_in(path.read_text(), str(path.relative_to(ROOT)))
+    assert not hits, "\n".join(hits)
+
+
+def test_the_int64_check_can_fail():
+    assert int64_literals_in((PACKAGE / INT64_HOME).read_text(), INT64_HOME)
+    for spelling in ("2**63", "2 ** 63", "-(2**63)", "2**63 - 1", "1 << 63", "9223372036854775807",
+                     "9_223_372_036_854_775_807", "0x7FFFFFFFFFFFFFFF", "9223372036854775808"):
+        assert int64_literals_in(f"x = {spelling}\n", "made-up.py"), spelling
+    prose = '"""at most 9223372036854775807 (2**63 - 1)."""\nm = "past 9223372036854775807"\ny = 2**64\nz = 2**31 - 1\n'
+    assert not int64_literals_in(prose, "made-up.py")
