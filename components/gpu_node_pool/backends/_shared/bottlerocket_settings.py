@@ -44,9 +44,10 @@ from typing import Any
 
 from ...text.terminal import shown
 from . import bottlerocket_types as types
+from .bottlerocket_names import SETTINGS_INDEX
 from .kubelet_config_fields import INT_RANGES, dotted
 
-__all__ = ["GROUPS", "MODELS", "REFUSED", "SETTINGS_INDEX", "Finding", "judge"]
+__all__ = ["GROUPS", "MODELS", "REFUSED", "Finding", "judge"]
 
 _SDK = "bottlerocket-os/bottlerocket-settings-sdk bottlerocket-settings-models/"
 #: Where each tabled group's keys and kinds are read (path under bottlerocket-settings-sdk, the commit read).
@@ -64,8 +65,6 @@ MODELS = {
 #: Why a refused setting matters on the node, with its source, for a message that names one setting.
 REFUSED = ("Bottlerocket's settings API refuses the whole settings document (model-derive: deny_unknown_fields), so "
            "the node never joins (https://github.com/bottlerocket-os/bottlerocket/issues/1346)")
-#: Bottlerocket's settings reference, where a user checks a key or group this table does not judge.
-SETTINGS_INDEX = "https://bottlerocket.dev/en/os/latest/#/api/settings/"
 
 
 @dataclass(frozen=True)

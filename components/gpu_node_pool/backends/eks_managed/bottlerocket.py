@@ -41,6 +41,7 @@ from ...config.common import Model, fail
 from ...config.errors import fail_each
 from ...k8s.int64 import in_int64
 from ...text.terminal import shown
+from .._shared.bottlerocket_names import SETTINGS_INDEX
 
 __all__ = ["EksBottlerocket", "DEVICE_PLUGIN_FIX", "device_plugin_problems", "node_settings", "settings_problems",
            "settings_warnings", "toml_problem",
@@ -48,7 +49,6 @@ __all__ = ["EksBottlerocket", "DEVICE_PLUGIN_FIX", "device_plugin_problems", "no
 
 USER_GUIDE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
 SETTINGS_REFERENCE = "https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/"
-SETTINGS_INDEX = "https://bottlerocket.dev/en/os/latest/#/api/settings/"
 DEVICE_PLUGINS_REFERENCE = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
 
 #: ``settings.kubernetes`` keys EKS supplies to a managed node group's Bottlerocket nodes (user guide).
@@ -236,7 +236,7 @@ def toml_problem(value: Any, at: tuple[str | int, ...] = ()) -> tuple[tuple[str 
         return next((p for i, v in enumerate(value) if (p := toml_problem(v, (*at, i)))), None)
     if isinstance(value, float) and not math.isfinite(value):
         return at, (f"{value!r} is not a finite number, and no Bottlerocket setting takes nan or inf "
-                    "(https://bottlerocket.dev/en/os/latest/#/api/settings/); give a real value")
+                    f"({SETTINGS_INDEX}); give a real value")
     if isinstance(value, bool | float):
         return None
     if isinstance(value, int):
@@ -251,7 +251,7 @@ def toml_problem(value: Any, at: tuple[str | int, ...] = ()) -> tuple[tuple[str 
         return None
     what = "null" if value is None else type(value).__name__
     return at, (f"{what} is not a Bottlerocket setting value (a string, boolean, number, list or table: "
-                f"https://bottlerocket.dev/en/os/latest/#/api/settings/); quote it or remove it")
+                f"{SETTINGS_INDEX}); quote it or remove it")
 
 
 def _bad_chars(text: str) -> bool:

@@ -1,0 +1,11 @@
+"""Addresses in Bottlerocket's documentation that messages of several modules cite.
+
+Imports nothing, so a module names them without loading the settings table of :mod:`.bottlerocket_settings`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SETTINGS_INDEX"]
+
+#: Bottlerocket's settings reference, every settings group and key: where a user checks a key or group.
+SETTINGS_INDEX = "https://bottlerocket.dev/en/os/latest/#/api/settings/"
