@@ -21,12 +21,12 @@ catalog.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ..text.suggest import close_matches
 from . import _families
 from ._families import SOURCES, GpuFamily
 from .model import InstanceType, LabelValue, split_name
@@ -248,12 +248,13 @@ def _size_number(name: str) -> int:
 
 def suggestions(name: str, limit: int = 3) -> list[str]:
     """Close catalog names for a mistyped type (``g6.3xlarge`` -> ``g6.2xlarge, g6.4xlarge, g6.xlarge``):
-    sizes of the same family first, nearest size number first, then any similar type (``difflib``)."""
+    sizes of the same family first, nearest size number first, then any similar type
+    (:func:`~gpu_node_pool.text.suggest.close_matches`)."""
     same = sorted(
-        difflib.get_close_matches(name, _by_family().get(instance_family(name), []), n=len(_types()), cutoff=0.5),
+        close_matches(name, _by_family().get(instance_family(name), []), n=len(_types()), cutoff=0.5),
         key=lambda n: (abs(_size_number(n) - _size_number(name)), n),
     )
-    rest = difflib.get_close_matches(name, list(_types()), n=limit, cutoff=0.6)
+    rest = close_matches(name, _types(), n=limit)
     return list(dict.fromkeys(same + rest))[:limit]
 
 

@@ -3,7 +3,6 @@ validation with pydantic's errors as :class:`ConfigIssue`."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -19,6 +18,7 @@ from ..k8s.patterns import full_match
 from ..registry import all_backends
 from ..registry import names as backend_names
 from ..sdk.yaml_bounded import TAG_ERRORS
+from ..text.suggest import closest
 from ..text.terminal import MAX_SHOWN
 from .common import INT32_MAX, INT64_MAX, PoolBase, TaintConfig
 from .defaults import PROJECT
@@ -67,13 +67,6 @@ def _step(out: str, part: Any) -> str:
 
 def _key_list(keys: list[str], most: int = 6) -> str:
     return ", ".join(keys[:most]) + (", ..." if len(keys) > most else "")
-
-
-def _closest(word: str, choices: list[str]) -> str | None:
-    """The choice ``word`` is most likely a misspelling of (``difflib`` ratio at least 0.6), or None: the
-    "did you mean" of every unknown key and name in a stack config."""
-    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    return close[0] if close else None
 
 
 def _one_of(names: list[str]) -> str:
@@ -130,7 +123,7 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
                 return [ConfigIssue(path, f"{key!r} is not a key of {backend} pools (it belongs to {', '.join(owners)} pools); "
                                           f"remove it or change the backend")]
         keys = model_keys(model) if is_model else []
-        close = _closest(key, [k for k in keys if k != key])
+        close = closest(key, [k for k in keys if k != key])
         if close:
             hint = f"; did you mean {close!r}?"
         elif keys:
@@ -159,7 +152,7 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         if got is None:
             return [ConfigIssue(path + ".backend", f"required key is missing; use one of {', '.join(backend_names())}")]
         what = show(got) if isinstance(got, str) else f"{show(got)} (a {type(got).__name__}, not a name)"
-        close = _closest(got, list(backend_names())) if isinstance(got, str) else None
+        close = closest(got, backend_names()) if isinstance(got, str) else None
         hint = f"did you mean {close!r}? (backends: {', '.join(backend_names())})" if close else \
             f"use one of {', '.join(backend_names())}"
         return [ConfigIssue(path + ".backend", f"{what} is not a backend; {hint}")]
@@ -550,12 +543,12 @@ def load_stack_config(
     for full, text in config.items():
         ns, _, key = full.partition(":")
         if ns != PROJECT:
-            if key in allowed and difflib.get_close_matches(ns, [PROJECT], n=1, cutoff=0.8):
+            if key in allowed and closest(ns, [PROJECT], cutoff=0.8):
                 issues.append(ConfigIssue(full, f"unknown namespace {ns!r}; did you mean {PROJECT}:{key}?"))
                 misspelt.add(key)
             continue
         if key not in allowed:
-            close = _closest(key, sorted(allowed))
+            close = closest(key, sorted(allowed))
             hint = f"; did you mean {PROJECT}:{close}?" if close else f"; allowed: {', '.join(sorted(allowed))}"
             issues.append(ConfigIssue(full, f"unknown config key{hint}"))
             continue

@@ -9,7 +9,6 @@ likely meant when the one written names nothing (:func:`similar_path`).
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import os
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from ..k8s.wellknown import SECRET
+from ..text.suggest import closest
 
 __all__ = ["Expanded", "NotJudged", "RefusedInput", "find_unknown", "similar_path", "unknown_input"]
 
@@ -145,9 +145,9 @@ _MAX_ENTRIES = 2000
 
 def similar_path(base: Path, written: str, accept: Callable[[Path], bool] = Path.exists) -> str | None:
     """The path the user most likely meant by ``written`` (relative to ``base``, or absolute) when nothing is
-    there: each part that names nothing replaced by the closest name in its directory (:func:`difflib.get_close_matches`,
-    ratio 0.75 or more), kept only when what it names passes ``accept``; written as ``written`` was (same
-    separators, a leading ``./`` kept). None when ``written`` names something, or no such path is found.
+    there: each part that names nothing replaced by the closest name in its directory
+    (:func:`~gpu_node_pool.text.suggest.closest`, ratio 0.75 or more), kept only when what it names passes
+    ``accept``; written as ``written`` was (same separators, a leading ``./`` kept). None when ``written`` names something, or no such path is found.
 
     ``similar_path(project, "charts/logshp", is_chart) == "charts/logship"`` when ``charts/logship`` is a chart.
     """
@@ -165,10 +165,10 @@ def similar_path(base: Path, written: str, accept: Callable[[Path], bool] = Path
                 names = [e.name for e in itertools.islice(entries, _MAX_ENTRIES) if last or e.is_dir()]
         except OSError:
             return None
-        close = difflib.get_close_matches(part, names, n=1, cutoff=0.75)
-        if not close:
+        close = closest(part, names, cutoff=0.75)
+        if close is None:
             return None
-        here, out, changed = here / close[0], [*out, close[0]], True
+        here, out, changed = here / close, [*out, close], True
     if not changed or not accept(here):
         return None
     text = str(PurePath(*out)) if out else written

@@ -14,10 +14,10 @@ to every Node created or updated); the scheduler's ``TaintToleration`` plugin, w
 
 from __future__ import annotations
 
-import difflib
 from enum import Enum
 from typing import Any
 
+from ..text.suggest import closest
 from ..text.terminal import shown
 
 __all__ = ["EFFECT_SPELLINGS", "TaintError", "TaintEffect", "node_effect_problem"]
@@ -114,8 +114,8 @@ class TaintEffect(str, Enum):
         for effect in cls:
             if effect.value.lower() == folded:
                 return effect
-        close = difflib.get_close_matches(folded, [e.value.lower() for e in cls], n=1, cutoff=0.75)
-        return next((e for e in cls if e.value.lower() == close[0]), None) if close else None
+        close = closest(folded, [e.value.lower() for e in cls], cutoff=0.75)
+        return next((e for e in cls if e.value.lower() == close), None)
 
     @property
     def evicts(self) -> bool:

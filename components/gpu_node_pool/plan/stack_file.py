@@ -22,6 +22,7 @@ from ..config.errors import Location
 from ..config.pulumi_yaml import load_pulumi_yaml
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.yaml_bounded import AliasExpansionError, TagValueError
+from ..text.suggest import closest
 
 __all__ = ["StackFile", "missing_program_issue", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
 
@@ -89,9 +90,8 @@ def _top_key_location(project_dir: Path, key: str) -> Location | None:
 
 def _near_program(project_dir: Path, main: str) -> str | None:
     """The entry beside the path ``main`` names (a directory, shown ``src/``, or a ``.py`` file) whose name is
-    nearest to it, as ``main:`` would be written; None when none is near (:func:`difflib.get_close_matches`)."""
-    import difflib
-
+    nearest to it, as ``main:`` would be written; None when none is near
+    (:func:`~gpu_node_pool.text.suggest.closest`)."""
     written = Path(main)
     parent = project_dir / written.parent
     try:
@@ -100,11 +100,10 @@ def _near_program(project_dir: Path, main: str) -> str | None:
     except OSError:
         return None
     wanted = written.name + ("/" if main.endswith("/") else "")
-    near = difflib.get_close_matches(wanted, list(entries), n=1) or difflib.get_close_matches(
-        written.name, [n.rstrip("/") for n in entries], n=1)
+    near = closest(wanted, entries) or closest(written.name, [n.rstrip("/") for n in entries])
     if not near:
         return None
-    name = near[0] if near[0] in entries else near[0] + "/"
+    name = near if near in entries else near + "/"
     return (written.parent / name).as_posix().removeprefix("./") + ("/" if name.endswith("/") else "")
 
 

@@ -21,7 +21,6 @@ on a rule id beats it, and it beats ``all`` (the precedence Pulumi gives a polic
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel
 
+from ..text.suggest import closest
 from .rules import PACK_NAME, POLICIES
 
 __all__ = [
@@ -92,9 +92,10 @@ def _shown_value(value: Any) -> str:
 
 
 def _did_you_mean(given: Any, names: Sequence[str]) -> str:
-    """``"; did you mean 'x'?"`` for the closest of ``names`` to ``given`` (``difflib``, cutoff 0.6), else ``""``."""
-    close = difflib.get_close_matches(str(given), list(names), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    """``"; did you mean 'x'?"`` for the closest of ``names`` to ``given`` (:func:`~gpu_node_pool.text.suggest.closest`),
+    else ``""``."""
+    close = closest(str(given), names)
+    return f"; did you mean {close!r}?" if close else ""
 
 
 def load_policy_pack_config(path: str | Path) -> PolicyPackConfig:
@@ -139,7 +140,7 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
         PolicyConfigError: an unknown policy name, an unknown level, or properties that break
             the policy's JSON schema (checked with ``jsonschema``), one line each under a first line naming
             the file (``config.source`` of a :class:`PolicyPackConfig`); a misspelt policy name, level or
-            property gets the closest one (``difflib``).
+            property gets the closest one (:func:`~gpu_node_pool.text.suggest.closest`).
     """
     source = getattr(config, "source", None)
     config = dict(config or {})
@@ -234,7 +235,7 @@ def _unexpected_hint(err: Any, schema: Any) -> str:
         return ""
     known = list(schema.properties)
     unexpected = sorted(k for k in err.instance if k not in schema.properties)
-    close = {k: m[0] for k in unexpected if (m := difflib.get_close_matches(k, known, n=1))}
+    close = {k: m for k in unexpected if (m := closest(k, known))}
     if close:
         return "; did you mean " + ", ".join(f"{m!r} for {k!r}" if len(close) > 1 else repr(m) for k, m in close.items()) + "?"
     return f"; it takes {', '.join(known)}"

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from typing import Any
@@ -26,6 +25,7 @@ from pulumi.provider.server import ComponentInitError
 
 from .._version import __version__
 from ..config import ConfigError
+from ..text.suggest import closest
 from . import PACKAGE
 
 __all__ = ["GpuNodePoolsProvider", "main", "schema"]
@@ -87,8 +87,8 @@ class GpuNodePoolsProvider(ComponentProvider):
             if prop is None:
                 if item is None or key in allowed:
                     continue
-                close = difflib.get_close_matches(key, list(props), n=1)
-                hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(sorted(props))}"
+                close = closest(key, props)
+                hint = f"did you mean {close!r}?" if close else f"expected one of {', '.join(sorted(props))}"
                 errors.append({"property_path": where, "reason": f"{key!r} is no property here; {hint}"})
                 continue
             errors += self._unknown_in(item, prop, where)

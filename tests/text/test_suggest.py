@@ -1,0 +1,76 @@
+"""The one "did you mean" helper: :mod:`gpu_node_pool.text.suggest` ranks as ``difflib.get_close_matches`` does,
+loads ``difflib`` only when it suggests something, and is the one place of the package that imports it."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import subprocess
+import sys
+
+from conftest import ROOT
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gpu_node_pool.text.suggest import CUTOFF, close_matches, closest
+
+PACKAGE = ROOT / "components" / "gpu_node_pool"
+#: Modules that still call ``difflib`` themselves (kept by other work): a new module may not join them.
+CALLING_DIFFLIB = ("backends/", "k8s/toleration_rules.py", "text/suggest.py")
+
+_WORDS = st.text(alphabet="abcdeNoScheul-._/", max_size=12)
+
+
+@given(_WORDS, st.lists(_WORDS, max_size=8), st.integers(1, 4), st.sampled_from([0.0, 0.5, 0.6, 0.75, 0.8, 1.0]))
+def test_the_ranking_is_difflibs(word, choices, n, cutoff):
+    assert close_matches(word, choices, n=n, cutoff=cutoff) == difflib.get_close_matches(word, choices, n, cutoff)
+    want = difflib.get_close_matches(word, choices, 1, cutoff)
+    assert closest(word, choices, cutoff=cutoff) == (want[0] if want else None)
+
+
+def test_the_closest_name_or_none():
+    assert closest("NoScheduel", ["NoSchedule", "NoExecute"]) == "NoSchedule"
+    assert closest("gpu", ["cpu"], cutoff=0.8) is None and closest("gpu", ["cpu"]) == "cpu"
+    assert closest("x", []) is None
+    assert closest("diskSise", {"diskSize": 1, "name": 2}) == "diskSize"  # a mapping's keys
+    assert CUTOFF == 0.6  # difflib's default, which the messages' suggestions were tuned with
+
+
+def test_ties_go_to_the_later_name_as_in_difflib():
+    ranked = close_matches("ab", ["ac", "ad"], n=2, cutoff=0.5)
+    assert ranked == ["ad", "ac"] == difflib.get_close_matches("ab", ["ac", "ad"], 2, 0.5)
+
+
+def test_difflib_is_imported_only_when_a_suggestion_is_made():
+    """The module alone (the package's own import loads difflib through modules that still call it)."""
+    probe = ("import importlib.util, json, sys\n"
+             "spec = importlib.util.spec_from_file_location('suggest', sys.argv[1])\n"
+             "suggest = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(suggest)\n"
+             "before = 'difflib' in sys.modules\nsuggest.closest('a', ['a'])\n"
+             "print(json.dumps([before, 'difflib' in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", probe, str(PACKAGE / "text" / "suggest.py")], capture_output=True,
+                          text=True, check=True)
+    assert json.loads(done.stdout) == [False, True]
+
+
+def difflib_users(package=PACKAGE) -> list[str]:
+    """The package's modules that import ``difflib``, as paths relative to the package."""
+    users = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            if "difflib" in names:
+                users.append(path.relative_to(package).as_posix())
+                break
+    return users
+
+
+def test_no_other_module_calls_difflib_itself():
+    strays = [p for p in difflib_users() if not p.startswith(CALLING_DIFFLIB)]
+    assert not strays, f"use gpu_node_pool.text.suggest instead of difflib in {strays}"
+
+
+def test_the_check_can_fail():
+    assert "text/suggest.py" in difflib_users()
