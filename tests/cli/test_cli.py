@@ -82,7 +82,7 @@ def test_a_broken_stack_exits_2_with_one_line_per_mistake(capsys, temp_project):
     code, out, err = plan(capsys, "--stack", "bad", "--project-dir", str(project))
     assert code == 2 and out == ""  # a config error is on stderr, as under validate
     lines = [line.strip() for line in err.splitlines()]
-    assert "5 error(s) in the Pulumi.bad.yaml; nothing was deployed:" in lines
+    assert "5 errors in Pulumi.bad.yaml; no resource was registered:" in lines
     expected = [
         "pools[0].taints[0].effect: 'NO_SCHEDULE' is the EKS/GKE API spelling; write NoSchedule (the component translates it; Kubernetes core/v1 TaintEffect",
         "pools[0].taints[1].key: 'a/b/c' must be a qualified name with at most one '/'",

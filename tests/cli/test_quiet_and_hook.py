@@ -76,7 +76,7 @@ def test_the_hook_passes_good_stack_files_and_fails_a_bad_one_with_its_place(tem
     done = _run_hook([*good, project / "stacks" / "Pulumi.bad.yaml"], project)
     assert done.returncode == 2
     assert f"stacks/Pulumi.bad.yaml:{TYPO_LINE}:" in done.stderr and "NoScheduel" in done.stderr
-    assert done.stderr.startswith("1 error(s) in the Pulumi.bad.yaml")
+    assert done.stderr.startswith("1 error in Pulumi.bad.yaml")
     assert "Pulumi.dev.yaml" not in done.stderr
 
 

@@ -65,7 +65,7 @@ def test_duplicate_names_and_a_numeric_name_are_reported_beside_the_other_mistak
     code, out, err = _plan(capsys, temp_project, NAMES)
     assert code == 2, out + err
     text = out + err
-    assert "5 error(s) in the Pulumi.mine.yaml" in text, text  # with the two misspelt backends
+    assert "5 errors in Pulumi.mine.yaml" in text, text  # with the two misspelt backends
     assert "pools[0].scaling.maxSize: -2: must be at least 1 (an int32 of at least 1 in the EKS" in text, text
     assert "pools[1].name: 'inference' is already used by pools[0]; names must be unique" in text
     assert "pools[2].name: 123: must be a valid string; unquoted, it is a number to Pulumi" in text
@@ -89,7 +89,7 @@ def test_the_not_run_note_follows_the_errors_and_is_not_counted(capsys, temp_pro
     code, out, err = _plan(capsys, temp_project, NOT_RUN)
     assert code == 2, out + err
     lines = (out + err).splitlines()
-    head = next(i for i, line in enumerate(lines) if "error(s) in the Pulumi.mine.yaml" in line)
+    head = next(i for i, line in enumerate(lines) if " in Pulumi.mine.yaml; no resource was registered:" in line)
     count = int(lines[head].split()[0])
     block = [line for line in lines[head + 1:] if line.startswith("  ")]
     errors = [line for line in block if not line.startswith("  not checked:")]
@@ -145,7 +145,7 @@ def test_render_out_at_a_file_says_it_is_a_file(capsys, tmp_path):
 
 def test_no_count_in_a_report_counts_a_note(capsys, temp_project):
     code, out, err = _plan(capsys, temp_project, NOT_RUN)
-    counted = re.search(r"(\d+) error\(s\)", out + err)
+    counted = re.search(r"(\d+) errors? in ", out + err)
     assert code == 2 and counted is not None
     assert int(counted[1]) == sum(1 for line in (out + err).splitlines()
                                   if line.startswith("  stacks/Pulumi.mine.yaml:"))

@@ -124,7 +124,7 @@ def test_the_error_message_has_a_header_and_one_line_per_mistake():
     with pytest.raises(ConfigError) as exc:
         validate_stack_config(pool(scaling={"minSize": 3, "maxSize": 2}))
     text = str(exc.value)
-    assert text.splitlines()[0] == "1 error(s) in the stack config; nothing was deployed:"
+    assert text.splitlines()[0] == "1 error in the stack config; no resource was registered:"
     assert text.splitlines()[1] == "  pools[0].scaling: minSize 3 is above maxSize 2; raise maxSize or lower minSize"
 
 

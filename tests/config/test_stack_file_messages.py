@@ -170,7 +170,7 @@ def test_a_top_level_setting_written_as_a_secret_says_so(capsys, temp_project, k
 
 def test_pools_and_cluster_both_secret_are_two_lines(capsys, temp_project):
     code, out = run(capsys, temp_project("mine", as_secret("cluster", as_secret("pools"))))
-    assert code == 2 and out.count(SECRET) == 2 and "2 error(s)" in out, out
+    assert code == 2 and out.count(SECRET) == 2 and "2 errors in Pulumi." in out, out
 
 
 def test_a_credential_as_a_secret_is_still_accepted(capsys, temp_project):

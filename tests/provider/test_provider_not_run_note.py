@@ -41,7 +41,7 @@ def test_the_note_stays_a_note_after_the_mistakes():
     assert "the self-managed stack rules" in notes[0].message and "were not run" in notes[0].message
     assert notes[0].to_json().get("notJudged") is True
     lines = str(err).splitlines()
-    assert lines[0].startswith(f"{len(mistakes)} error(s) in the GpuNodePool 'f'"), lines[0]
+    assert lines[0].startswith(f"{len(mistakes)} error{'' if len(mistakes) == 1 else 's'} in the GpuNodePool 'f'"), lines[0]
     assert lines[-1].startswith("  not checked: pools: the self-managed stack rules"), lines
     assert [line for line in lines if "not checked:" in line] == [lines[-1]]
     assert any(i.path == "pool.selfManaged.format" for i in mistakes), mistakes

@@ -114,7 +114,7 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
         raise DeclaredError(f"--stack {stack}: {str(err).splitlines()[0]}") from None
     if result.config_issues:
         first = result.config_issues[0]
-        raise DeclaredError(f"--stack {stack}: {len(result.config_issues)} config error(s), first {first.path}: "
+        raise DeclaredError(f"--stack {stack}: {len(result.config_issues)} config error{'' if len(result.config_issues) == 1 else 's'}, first {first.path}: "
                             f"{first.message}; run gpupool validate --stack {stack}")
     kinds = _node_kinds(result, stack)
     sources = {p.name: p.device_plugin_source for p in result.config.pools} if result.config is not None else {}

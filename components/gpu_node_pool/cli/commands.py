@@ -339,7 +339,7 @@ def _validate(args: argparse.Namespace) -> int:
             if args.files is None and fmt == "text":
                 raise ConfigError(located, err.source) from None
             issues += located
-            lines.append(f"stack {name!r}: {len(located)} error(s), on stderr")
+            lines.append(f"stack {name!r}: {len(located)} error{'' if len(located) == 1 else 's'}, on stderr")
             if fmt == "text":
                 print(terminal_text(ConfigError(located, err.source).lines()), file=sys.stderr)
             continue

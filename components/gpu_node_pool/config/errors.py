@@ -93,15 +93,24 @@ class ConfigError(ValueError):
             [ConfigIssue(swap(i.path), swap(i.message), i.location, i.not_judged) for i in self.issues], source
         )
 
+    @property
+    def place(self) -> str:
+        """Where the mistakes are, as the header says it: a file by its name (``Pulumi.dev.yaml``), anything else
+        with its article (``the stack config``, ``the GpuNodePool 'vision'``)."""
+        return self.source if self.source.endswith((".yaml", ".yml")) else f"the {self.source}"
+
     def lines(self) -> list[str]:
-        """The lines of ``str()``: the count of mistakes and the source, then ``"  <path>: <message>"`` per
+        """The lines of ``str()``: ``"<n> error[s] in <place>; no resource was registered:"`` (:attr:`place`; the
+        component validates everything before it registers anything, so a stack with a mistake gets no resource
+        of this package, in a plan or a deployment), then ``"  <path>: <message>"`` per
         mistake (what a report joins, escaping each line, so a value cannot start a line of its own), those with
         a :class:`Location` in the order of the file (by file, line, column), then the others as found; then
         ``"  not checked: <path>: <message>"`` per note (:attr:`ConfigIssue.not_judged`), which the count leaves out."""
         mistakes = [i for i in self.issues if not i.not_judged]
         ordered = sorted(mistakes, key=lambda i: (0, i.location.file, i.location.line, i.location.column)
                          if i.location is not None else (1, "", 0, 0))
-        return [f"{len(mistakes)} error(s) in the {self.source}; nothing was deployed:",
+        count = f"{len(mistakes)} error{'' if len(mistakes) == 1 else 's'}"
+        return [f"{count} in {self.place}; no resource was registered:",
                 *(f"  {issue}" for issue in ordered),
                 *(f"  not checked: {issue}" for issue in self.issues if issue.not_judged)]
 

@@ -402,7 +402,7 @@ def test_the_cli_exits_2_with_a_clear_message(desc, change, fragments, temp_proj
     code = cli_main(["plan", "--stack", "bad", "--project-dir", str(project)])
     out = capsys.readouterr().err  # a config error is on stderr
     assert code == 2, out
-    assert "nothing was deployed" in out
+    assert "no resource was registered" in out
     for fragment in fragments:
         assert fragment in out, out
 

@@ -84,7 +84,7 @@ def test_raw_gpu_sharing_config_is_refused_at_its_line_with_the_gpu_sharing_that
     assert "pools[0].accelerator.gpuSharingConfig: not taken" in msg
     assert "gpuSharing: {strategy: timeSlicing, replicas: 4}" in msg
     assert "container-engine-accelerators pkg/gpu/nvidia/manager.go" in msg
-    assert "nothing was deployed" in err
+    assert "no resource was registered" in err
 
 
 def nvidia_plugin_mig(pool: dict, **more) -> None:

@@ -937,7 +937,7 @@ def test_gpupool_plan_exits_2_with_a_readable_message(capsys, tmp_path, startup,
     code = main(["plan", "--stack", "bad", "--project-dir", str(tmp_path)])
     out = capsys.readouterr().err  # a config error is on stderr
     assert code == 2, out
-    assert "1 error(s) in the Pulumi.bad.yaml; nothing was deployed:" in out
+    assert "1 error in Pulumi.bad.yaml; no resource was registered:" in out
     assert expected in out
     assert "Traceback" not in out
 
