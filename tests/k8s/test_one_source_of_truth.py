@@ -1,9 +1,10 @@
 """One source of truth: no effect spelling appears as a string literal outside k8s/taints.py, the effects it re-exports
-(k8s/effects.py) and k8s/effective.py; no int64 bound is written as a number outside k8s/int64.py.
+(k8s/effects.py) and k8s/effective.py; no int32 or int64 bound is written as a number outside k8s/integers.py.
 
 Docstrings and comments may name effects; code must go through TaintEffect. Messages, docstrings and comments may
-spell the int64 bounds; code reads INT64_MIN, INT64_MAX or in_int64 (2**63, 2 ** 63, 1 << 63, 9223372036854775807 or
-9223372036854775808 as a number are refused).
+spell the integer bounds; code reads INT32_MIN, INT32_MAX, in_int32, INT64_MIN, INT64_MAX or in_int64 (2**31, 1 << 31,
+2147483647 or 2147483648 as a number, and 2**63, 2 ** 63, 1 << 63, 9223372036854775807 or 9223372036854775808 as a
+number are refused).
 """
 
 from __future__ import annotations
@@ -54,41 +55,83 @@ def test_the_check_can_fail():
     assert effect_literals(PACKAGE / "k8s" / "taints.py") and effect_literals(PACKAGE / "k8s" / "effects.py")
 
 
-#: Where the int64 bounds are written as numbers.
-INT64_HOME = "k8s/int64.py"
-_INT64_EDGES = frozenset((2**63 - 1, 2**63))
+#: Where the int32 and int64 bounds are written as numbers.
+INTEGERS_HOME = "k8s/integers.py"
 
 
 def _int_constant(node: ast.AST, value: int) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is int and node.value == value
 
 
-def int64_literals_in(source: str, where: str) -> list[str]:
-    """``where:line`` of each int64 bound ``source`` writes as a number: ``2**63`` (any spacing), ``1 << 63``, or an
-    int literal of 2**63 - 1 or 2**63 (decimal, hex, ...). Strings are not read."""
+def _bound_literals_in(source: str, where: str, bits: int) -> list[str]:
+    """``where:line`` of each bound of the ``bits + 1``-bit signed range ``source`` writes as a number: ``2**bits``
+    (any spacing), ``1 << bits``, or an int literal of ``2**bits - 1`` or ``2**bits`` (decimal, hex, ...)."""
+    edges = (2**bits - 1, 2**bits)
     hits = []
     for node in ast.walk(ast.parse(source)):
         power = isinstance(node, ast.BinOp) and (
-            (isinstance(node.op, ast.Pow) and _int_constant(node.left, 2) and _int_constant(node.right, 63))
-            or (isinstance(node.op, ast.LShift) and _int_constant(node.left, 1) and _int_constant(node.right, 63)))
-        edge = isinstance(node, ast.Constant) and type(node.value) is int and node.value in _INT64_EDGES
+            (isinstance(node.op, ast.Pow) and _int_constant(node.left, 2) and _int_constant(node.right, bits))
+            or (isinstance(node.op, ast.LShift) and _int_constant(node.left, 1) and _int_constant(node.right, bits)))
+        edge = isinstance(node, ast.Constant) and type(node.value) is int and node.value in edges
         if power or edge:
             hits.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
     return hits
 
 
+def int64_literals_in(source: str, where: str) -> list[str]:
+    """``where:line`` of each int64 bound ``source`` writes as a number: ``2**63`` (any spacing), ``1 << 63``, or an
+    int literal of 2**63 - 1 or 2**63 (decimal, hex, ...). Strings are not read."""
+    return _bound_literals_in(source, where, 63)
+
+
+def int32_literals_in(source: str, where: str) -> list[str]:
+    """``where:line`` of each int32 bound ``source`` writes as a number: ``2**31`` (any spacing), ``1 << 31``, or an
+    int literal of 2**31 - 1 or 2**31 (decimal, hex, ...). Strings are not read."""
+    return _bound_literals_in(source, where, 31)
+
+
 def test_no_int64_bound_literal_outside_its_home():
     hits = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.relative_to(PACKAGE).as_posix() != INT64_HOME:
+        if path.relative_to(PACKAGE).as_posix() != INTEGERS_HOME:
             hits += int64_literals_in(path.read_text(), str(path.relative_to(ROOT)))
     assert not hits, "\n".join(hits)
 
 
 def test_the_int64_check_can_fail():
-    assert int64_literals_in((PACKAGE / INT64_HOME).read_text(), INT64_HOME)
+    assert int64_literals_in((PACKAGE / INTEGERS_HOME).read_text(), INTEGERS_HOME)
     for spelling in ("2**63", "2 ** 63", "-(2**63)", "2**63 - 1", "1 << 63", "9223372036854775807",
                      "9_223_372_036_854_775_807", "0x7FFFFFFFFFFFFFFF", "9223372036854775808"):
         assert int64_literals_in(f"x = {spelling}\n", "made-up.py"), spelling
     prose = '"""at most 9223372036854775807 (2**63 - 1)."""\nm = "past 9223372036854775807"\ny = 2**64\nz = 2**31 - 1\n'
     assert not int64_literals_in(prose, "made-up.py")
+
+
+#: Modules that still write the int32 range as numbers instead of reading k8s/integers.py, each with how many times.
+#: An entry is removed when its module reads INT32_MIN / INT32_MAX; a new module cannot be added.
+INT32_WRITTEN_ELSEWHERE = {"backends/karpenter/limits.py": 4, "backends/karpenter/node_class_extras.py": 1}
+
+
+def test_no_int32_bound_literal_outside_its_home():
+    hits, counts = [], {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        if name != INTEGERS_HOME:
+            found = int32_literals_in(path.read_text(), str(path.relative_to(ROOT)))
+            counts[name] = len(found)
+            if name not in INT32_WRITTEN_ELSEWHERE:
+                hits += found
+    assert not hits, "\n".join(hits)
+    for name, expected in INT32_WRITTEN_ELSEWHERE.items():
+        assert counts.get(name) == expected, (
+            f"{name} writes the int32 range {counts.get(name)} times, not {expected}: update INT32_WRITTEN_ELSEWHERE "
+            "(remove the entry once the module reads k8s/integers.py)")
+
+
+def test_the_int32_check_can_fail():
+    assert int32_literals_in((PACKAGE / INTEGERS_HOME).read_text(), INTEGERS_HOME)
+    for spelling in ("2**31", "2 ** 31", "-(2**31)", "2**31 - 1", "1 << 31", "2147483647", "2_147_483_647",
+                     "0x7FFFFFFF", "2147483648", "0x80000000"):
+        assert int32_literals_in(f"x = {spelling}\n", "made-up.py"), spelling
+    prose = '"""at most 2147483647 (2**31 - 1)."""\nm = "past 2147483647"\ny = 2**32\nz = 2**63 - 1\n'
+    assert not int32_literals_in(prose, "made-up.py")

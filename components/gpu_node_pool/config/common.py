@@ -19,7 +19,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
-from ..k8s.int64 import INT64_MAX, INT64_MIN
+from ..k8s.integers import INT32_MAX, INT64_MAX, INT64_MIN
 from ..k8s.labels import DEFAULT_GPU_LABEL, label_syntax_problem
 from ..k8s.patterns import full_match
 from ..k8s.taints import (
@@ -38,12 +38,12 @@ from .errors import fail, fail_per_key
 from .reserved_labels import RESERVED_LABELS, reserved_label_problem
 
 EKS_MAX_TAINTS = 50
-#: The widest whole numbers the APIs behind the settings hold: int32 (EKS, EC2 Auto Scaling, Bottlerocket's
-#: bounded settings) and int64 (Kubernetes: "All public integer fields MUST use the Go int32 or int64 types",
-#: kubernetes/community contributors/devel/sig-architecture/api-conventions.md): INT32_MAX here, INT64_MAX from
-#: :mod:`gpu_node_pool.k8s.int64`. Every whole-number field of a model has one as its ``le`` bound, which the loader
-#: reports with the API the field's description names.
-INT32_MAX = 2**31 - 1
+# The widest whole numbers the APIs behind the settings hold: int32 (EKS, EC2 Auto Scaling, Bottlerocket's
+# bounded settings) and int64 (Kubernetes: "All public integer fields MUST use the Go int32 or int64 types",
+# kubernetes/community contributors/devel/sig-architecture/api-conventions.md): INT32_MAX and INT64_MAX, both from
+# gpu_node_pool.k8s.integers. Every whole-number field of a model has one as its ``le`` bound, which the loader
+# reports with the API the field's description names.
+
 #: AWS tagging rules (https://docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html):
 #: key 1-128 characters, value 0-256, at most 50 user tags, the aws: prefix is reserved.
 AWS_TAG_KEY_MAX, AWS_TAG_VALUE_MAX, AWS_MAX_TAGS = 128, 256, 50

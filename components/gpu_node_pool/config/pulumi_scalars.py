@@ -35,7 +35,7 @@ import math
 import re
 from decimal import Decimal
 
-from ..k8s.int64 import in_int64
+from ..k8s.integers import in_int64
 from ..text.terminal import shown
 
 __all__ = ["AsWritten", "BOOLEANS", "NON_FINITE", "NULLS", "QUOTE_A_NUMBER", "PulumiTimestamp", "go_time_text",

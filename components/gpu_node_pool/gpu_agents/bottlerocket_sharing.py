@@ -41,6 +41,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..k8s.integers import INT32_MAX
+
 __all__ = [
     "BOTTLEROCKET_STRATEGY",
     "USER_CHOICES",
@@ -56,8 +58,8 @@ __all__ = [
 DEVICE_PLUGINS_REFERENCE = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
 #: ``gpuSharing.strategy`` -> Bottlerocket's ``device-sharing-strategy`` (and the name of its table).
 BOTTLEROCKET_STRATEGY = {"timeSlicing": "time-slicing", "mps": "mps"}
-#: The largest ``replicas`` Bottlerocket takes (``BoundedI32``, i32::MAX).
-REPLICAS_MAX = 2**31 - 1
+#: The largest ``replicas`` Bottlerocket takes (``BoundedI32``, Rust's i32::MAX: the int32 maximum).
+REPLICAS_MAX = INT32_MAX
 #: Leaves under ``settings.kubelet-device-plugins.nvidia`` the component writes but a pool's own settings may choose:
 #: they change what a pod may request, not what the node advertises.
 USER_CHOICES: tuple[tuple[str, ...], ...] = (("time-slicing", "fail-requests-greater-than-one"),)

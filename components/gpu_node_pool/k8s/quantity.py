@@ -33,13 +33,12 @@ from fractions import Fraction
 from typing import Any
 
 from ..text.terminal import shown
-from .int64 import INT64_MAX
+from .integers import INT32_MAX, INT32_MIN, INT64_MAX, in_int32
 
 __all__ = ["INT64_MAX", "MAX_DIGITS", "QuantityError", "parse_quantity", "quantity"]
 
 #: Most digits in a quantity's number, and the largest decimal order of magnitude of its value.
 MAX_DIGITS = 1000
-_INT32 = (-(2**31), 2**31 - 1)
 _NANO = 10**9
 _ASCII_DIGITS = frozenset("0123456789")
 _SUFFIX_CHARS = frozenset("eEinumkKMGTP")
@@ -88,8 +87,8 @@ def _suffix(text: str, suffix: str) -> tuple[int, int]:
     body = rest[1:] if rest[:1] in ("+", "-") else rest
     if suffix[:1] not in ("e", "E") or not body or not set(body) <= _ASCII_DIGITS:
         raise QuantityError(f"{shown(text)} has an unknown suffix {shown(suffix)}; a Kubernetes quantity is {_FORM}")
-    if len(body.lstrip("0")) > 10 or not _INT32[0] <= int(rest) <= _INT32[1]:
-        raise QuantityError(f"{shown(text)}: the exponent {rest} is outside -2147483648..2147483647 (an int32, as Kubernetes stores it)")
+    if len(body.lstrip("0")) > 10 or not in_int32(int(rest)):
+        raise QuantityError(f"{shown(text)}: the exponent {rest} is outside {INT32_MIN}..{INT32_MAX} (an int32, as Kubernetes stores it)")
     return 10, int(rest)
 
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..text.terminal import shown
-from .int64 import in_int64
+from .integers import in_int64
 from .patterns import full_match
 
 __all__ = [

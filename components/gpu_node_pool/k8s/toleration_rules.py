@@ -38,7 +38,7 @@ from typing import Any
 
 from ..text.terminal import shown
 from .effects import EFFECT_SPELLINGS, TaintEffect
-from .int64 import in_int64
+from .integers import in_int64
 from .names import label_value_problem, qualified_name_problem
 from .patterns import full_match
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import ConfigError, ConfigIssue
-from ..k8s.int64 import in_int64
+from ..k8s.integers import in_int64
 from ..text.terminal import shown
 
 __all__ = ["ProjectKey", "apply_project_config", "project_keys"]

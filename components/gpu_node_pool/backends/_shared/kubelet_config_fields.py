@@ -73,7 +73,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ...k8s.int64 import INT64_MAX, INT64_MIN
+from ...k8s.integers import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from ...k8s.quantity import QuantityError, quantity
 from ...text.terminal import shown
 from .registration import KUBELET_CONFIG_API_VERSION as API_VERSION
@@ -225,7 +225,7 @@ _EXAMPLES = {
 }
 
 #: The inclusive bounds of the Go integer types the table names.
-INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (INT64_MIN, INT64_MAX)}
+INT_RANGES = {"int32": (INT32_MIN, INT32_MAX), "int64": (INT64_MIN, INT64_MAX)}
 _DURATION_UNITS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 _DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
 _WHOLE = re.compile(r"[+-]?[0-9]+")

@@ -75,7 +75,7 @@ from collections.abc import Collection, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ...k8s.int64 import in_int64
+from ...k8s.integers import in_int64
 from ...k8s.quantity import QuantityError, quantity
 from ...text.terminal import shown
 from . import kubelet_config_fields as fields

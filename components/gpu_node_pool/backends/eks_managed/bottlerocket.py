@@ -39,7 +39,7 @@ from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
 from ...config.errors import fail_each
-from ...k8s.int64 import in_int64
+from ...k8s.integers import in_int64
 from ...text.terminal import shown
 from .._shared.bottlerocket_names import SETTINGS_INDEX
 

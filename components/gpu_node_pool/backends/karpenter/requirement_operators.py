@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...k8s.int64 import INT64_MAX
+from ...k8s.integers import INT64_MAX
 from .._shared.nodepool import written_key_problem
 from .limits import KARPENTER_MANAGED_KEYS, karpenter_release
 
