@@ -24,7 +24,8 @@ from typing import Any
 
 from ..catalog.instances import is_nvidia_instance_type
 from ..k8s.effects import node_effect_problem
-from ..k8s.quantity import INT64_MAX, QuantityError, quantity
+from ..k8s.integers import INT64_MAX
+from ..k8s.quantity import QuantityError, quantity
 from ..k8s.taints import PLATFORMS, Taint, TaintError
 from ..text.terminal import shown
 

@@ -35,7 +35,7 @@ from typing import Any
 from ..text.terminal import shown
 from .integers import INT32_MAX, INT32_MIN, INT64_MAX, in_int32
 
-__all__ = ["INT64_MAX", "MAX_DIGITS", "QuantityError", "parse_quantity", "quantity"]
+__all__ = ["MAX_DIGITS", "QuantityError", "parse_quantity", "quantity"]
 
 #: Most digits in a quantity's number, and the largest decimal order of magnitude of its value.
 MAX_DIGITS = 1000
