@@ -69,6 +69,7 @@ __all__ = [
     "NODEPOOL_TAINT_REPEAT_SOURCE",
     "nodepool_permanent_startup_taints",
     "k8s_taint_problems",
+    "K8sTaintError",
     "K8S_TAINT_FORM",
     "NODEPOOL_PERMANENT_STARTUP_TAINT_SOURCE",
     "split_kubelet_form",
@@ -162,15 +163,19 @@ class Taint:
         return out
 
     @classmethod
-    def from_k8s(cls, obj: Mapping[str, Any]) -> Taint:
-        """Read a Kubernetes Taint object (``effect`` in Kubernetes spelling).
+    def from_k8s(cls, obj: Any, owner: str = "a core/v1 Taint") -> Taint:
+        """Read a Kubernetes core/v1 Taint object ``{key, value?, effect}``, the one reader of the package, by the rules
+        (and ``owner``) of :func:`k8s_taint_problems`: a value absent or null is empty, one of another type refused.
 
         Raises:
-            TaintError: missing or invalid fields.
+            K8sTaintError: every problem of ``obj``, each path-free (``taint value 0 is not a string ...``).
         """
+        problems = k8s_taint_problems(obj, owner)
         if not isinstance(obj, Mapping):
-            raise TaintError(f"a taint must be an object with key, value, effect; got {shown(obj)}")
-        return cls(key=obj.get("key", ""), value=obj.get("value") or "", effect=obj.get("effect", ""))
+            raise K8sTaintError(f"a taint must be an object with key, value, effect; got {shown(obj)}", problems=problems)
+        if problems:
+            raise K8sTaintError("; ".join(f"taint {p[1:]}" for p in problems), problems=problems)
+        return cls(key=obj["key"], value=obj.get("value") or "", effect=obj["effect"])
 
     # EKS / GKE ----------------------------------------------------------------------------
     def to_provider(self) -> dict[str, str]:
@@ -314,11 +319,26 @@ def nodepool_permanent_startup_taints(startup_taints: Sequence[Taint], taints_at
 K8S_TAINT_FORM = f"an object {{key: nvidia.com/gpu, value: present, effect: {TaintEffect.NO_SCHEDULE.value}}} (value optional)"
 
 
+def _not_a_string(field: str, given: Any, fix: str) -> str:
+    """The problem of a core/v1 Taint ``field`` given as another JSON type: the rule it breaks, then ``fix``."""
+    return (f".{field} {shown(given)} is not a string (a core/v1 Taint's {field} is a string, k8s.io/api core/v1 "
+            f"types.go, and the API server refuses any other type): {fix}")
+
+
+class K8sTaintError(TaintError):
+    """A core/v1 Taint object :meth:`Taint.from_k8s` refuses. ``problems``: each reason as
+    :func:`k8s_taint_problems` words it (starting `` ...`` or ``.key ...``), to follow a path such as ``taints[0]``."""
+
+    def __init__(self, message: str, *, problems: Sequence[str]) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+
+
 def k8s_taint_problems(obj: Any, owner: str) -> list[str]:
-    """Every reason the API server refuses ``obj`` as a core/v1 Taint object (``{key, value, effect}``: a
-    qualified-name key, a label-value value, one of the three effects in Kubernetes spelling), each starting at the
-    object (`` ...`` or ``.key ...``) and ending with its fix; ``[]`` when :meth:`Taint.from_k8s` takes it.
-    ``owner`` names the object holding the taint in the effect-spelling message (``a NodePool``)."""
+    """Every reason the API server refuses ``obj`` as a core/v1 Taint object (``{key, value, effect}``, strings: a
+    qualified-name key, a label-value value (absent or null: empty), one of the three effects in Kubernetes spelling),
+    each starting at the object (`` ...`` or ``.key ...``) and ending with its fix; ``[]`` when :meth:`Taint.from_k8s`,
+    which raises with these, takes it. ``owner`` names the object holding the taint in the effect-spelling message (``a NodePool``)."""
     if not isinstance(obj, Mapping):
         return [f" {shown(obj)} is not an object: write {K8S_TAINT_FORM}"]
     problems = []
@@ -326,17 +346,22 @@ def k8s_taint_problems(obj: Any, owner: str) -> list[str]:
     if key is None or key == "":
         problems.append(" has no key, which is required: add the taint key, e.g. key: nvidia.com/gpu")
     elif not isinstance(key, str):
-        problems.append(f".key {shown(key)} is not a string: write the key as a string")
+        problems.append(_not_a_string("key", key, "write the key as a string"))
     elif (why := qualified_name_problem(key)) is not None:
         problems.append(f".key {shown(key)} {why}")
-    if value is not None and not isinstance(value, str):
-        problems.append(f".value {shown(value)} is not a string: quote it")
+    if isinstance(value, (bool, int, float)):
+        written = str(value).lower() if isinstance(value, bool) else shown(value, quote=False)
+        problems.append(_not_a_string("value", value, f'quote it: value: "{written}"'))
+    elif value is not None and not isinstance(value, str):
+        problems.append(_not_a_string("value", value, "write the value as a string"))
     elif value and (why := label_value_problem(value)) is not None:
         problems.append(f".value {shown(value)} {why}")
     allowed = ", ".join(EFFECT_SPELLINGS)
     if effect is None or effect == "":
         problems.append(f" has no effect, which is required: add effect: one of {allowed}")
-    elif not isinstance(effect, str) or effect not in EFFECT_SPELLINGS:
+    elif not isinstance(effect, str):
+        problems.append(_not_a_string("effect", effect, f"write one of {allowed}"))
+    elif effect not in EFFECT_SPELLINGS:
         meant = TaintEffect.meant(effect)
         if meant is not None and meant.provider_spelling == effect:
             problems.append(f".effect {shown(effect)} is the EKS/GKE API spelling; {owner} takes the Kubernetes "

@@ -14,10 +14,9 @@ from typing import Any
 from ...catalog import instances
 from ...k8s.taints import (
     K8S_TAINT_FORM,
+    K8sTaintError,
     Taint,
     TaintEffect,
-    TaintError,
-    k8s_taint_problems,
     nodepool_permanent_startup_taints,
     nodepool_taint_repeat_problem,
 )
@@ -149,7 +148,7 @@ def nodepool_extra(lists: NodePoolTaintLists, resource: str) -> dict[str, Any]:
 
 def _read_list(props: Mapping[str, Any], field: str, at: str) -> tuple[list[Taint], list[str]]:
     """``spec.template.spec.<field>`` as taints and ``[]``, or ``[]`` and one message per thing the CRD refuses
-    (each starting with ``at`` and the item's index)."""
+    (each starting with ``at`` and the item's index): each item read by :meth:`Taint.from_k8s`, the one reader."""
     raw = dig(props, "spec", "template", "spec", field)
     if raw is None:
         return [], []
@@ -158,14 +157,10 @@ def _read_list(props: Mapping[str, Any], field: str, at: str) -> tuple[list[Tain
     taints: list[Taint] = []
     problems: list[str] = []
     for i, item in enumerate(items(raw)):
-        wrong = k8s_taint_problems(item, "a NodePool")
-        if not wrong:
-            try:
-                taints.append(Taint.from_k8s(item))
-                continue
-            except TaintError as err:
-                wrong = [f" {err}"]
-        problems += [f"{at}[{i}]{w}" for w in wrong]
+        try:
+            taints.append(Taint.from_k8s(item, "a NodePool"))
+        except K8sTaintError as err:
+            problems += [f"{at}[{i}]{problem}" for problem in err.problems]
     return ([] if problems else taints), problems
 
 
