@@ -68,6 +68,5 @@ class StartupTaintsPool(NodePoolBase):
         from ...k8s.startup_taints import startup_taints_for
 
         own = [t.to_taint() for t in self.startup_taints]
-        extra = [t for t in startup_taints_for(self.startup_taints_for)
-                 if all((t.key, t.effect) != (o.key, o.effect) for o in own)]
-        return own + extra
+        taken = {o.identity for o in own}
+        return own + [t for t in startup_taints_for(self.startup_taints_for) if t.identity not in taken]
