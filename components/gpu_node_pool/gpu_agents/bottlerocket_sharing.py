@@ -44,6 +44,7 @@ from typing import Any
 from ..k8s.integers import INT32_MAX
 
 __all__ = [
+    "DEVICE_PLUGINS_REFERENCE",
     "BOTTLEROCKET_STRATEGY",
     "USER_CHOICES",
     "REPLICAS_MAX",
@@ -55,6 +56,8 @@ __all__ = [
     "carried_by",
 ]
 
+#: Bottlerocket's reference of ``settings.kubelet-device-plugins``, sharing and MIG alike: the address every message
+#: about those settings cites, the GPU agents' and the eks-managed backend's.
 DEVICE_PLUGINS_REFERENCE = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
 #: ``gpuSharing.strategy`` -> Bottlerocket's ``device-sharing-strategy`` (and the name of its table).
 BOTTLEROCKET_STRATEGY = {"timeSlicing": "time-slicing", "mps": "mps"}

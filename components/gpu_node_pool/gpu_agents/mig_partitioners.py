@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..config.common import mig_layout_name
+from .bottlerocket_sharing import DEVICE_PLUGINS_REFERENCE
 
 __all__ = [
     "OPERATOR_DEFAULT_LAYOUTS",
@@ -72,8 +73,6 @@ BOTTLEROCKET_PROFILES: dict[str, tuple[str, ...]] = {
     "a100.40gb": ("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "7g.40gb"),
     "a100.80gb": ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"),
 }
-
-_BR_SETTINGS_URL = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
 
 
 def operator_layout_problem(profile: str, profiles: Mapping[str, int] | None) -> str | None:
@@ -127,7 +126,7 @@ def bottlerocket_problem(strategy: str, profile: str, model: str | None, *, writ
         return (
             "this backend writes no Bottlerocket settings for the pool's nodes (no user data), so nothing sets "
             "settings.kubelet-device-plugins.nvidia.device-partitioning-strategy = \"mig\" and the GPUs stay whole "
-            f"({_BR_SETTINGS_URL}); use a self-managed pool with format: bottlerocket or an eks-managed pool with a "
+            f"({DEVICE_PLUGINS_REFERENCE}); use a self-managed pool with format: bottlerocket or an eks-managed pool with a "
             "BOTTLEROCKET_* amiType (the component writes their TOML), or an AL2023 NVIDIA image with "
             "devicePlugin.provider: gpu-operator"
         )
@@ -135,7 +134,7 @@ def bottlerocket_problem(strategy: str, profile: str, model: str | None, *, writ
     if key is None and model and ", " in model:  # :func:`.mig.mig_gpu` joins the GPU names of a mixed pool
         return (
             f"the pool's instance types carry different GPUs ({model}), and the component writes the MIG profile of "
-            f"one GPU into settings.kubelet-device-plugins.nvidia.mig.profile ({_BR_SETTINGS_URL}), so the other GPUs "
+            f"one GPU into settings.kubelet-device-plugins.nvidia.mig.profile ({DEVICE_PLUGINS_REFERENCE}), so the other GPUs "
             "would stay whole and the pool's nodes advertise different counts; use instance types of one GPU"
         )
     if key is None:
@@ -160,7 +159,7 @@ def bottlerocket_mig_settings(profile: str, model: str | None) -> dict[str, obje
 
     Shape: ``{"kubelet-device-plugins": {"nvidia": {"device-partitioning-strategy": "mig", "mig":
     {"profile": {"<gpu key>": "<profile>"}}}}}``, merged under ``[settings]`` of the node's TOML
-    (the keys of :data:`_BR_SETTINGS_URL`).
+    (the keys of :data:`.bottlerocket_sharing.DEVICE_PLUGINS_REFERENCE`).
 
     Raises:
         ValueError: the GPU has no Bottlerocket key or the profile is not one it applies

@@ -39,6 +39,7 @@ from pydantic import Field, field_validator
 
 from ...config.common import Model, fail
 from ...config.errors import fail_each
+from ...gpu_agents.bottlerocket_sharing import DEVICE_PLUGINS_REFERENCE
 from ...k8s.integers import in_int64
 from ...text.terminal import shown
 from .._shared.bottlerocket_names import SETTINGS_INDEX
@@ -49,7 +50,6 @@ __all__ = ["EksBottlerocket", "DEVICE_PLUGIN_FIX", "device_plugin_problems", "no
 
 USER_GUIDE = "https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html"
 SETTINGS_REFERENCE = "https://bottlerocket.dev/en/os/latest/#/api/settings/kubernetes/"
-DEVICE_PLUGINS_REFERENCE = "https://bottlerocket.dev/en/os/1.54.x/api/settings/kubelet-device-plugins/"
 
 #: ``settings.kubernetes`` keys EKS supplies to a managed node group's Bottlerocket nodes (user guide).
 EKS_OWNED = ("cluster-name", "api-server", "cluster-certificate")
