@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...k8s.taints import TaintError
+from .._shared.nodepool_detect import nodepool_taint_lists
 from . import BACKEND
 from .feasibility import feasibility_summary
 from .limits import BUILT_IN_NODE_CLASS
@@ -15,7 +17,12 @@ DEVICE_PLUGIN = "built into the Auto Mode node image (NVIDIA driver and device p
 
 def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
               by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
-    """Fill the plan entry from the recorded NodePool/NodeClass CustomResource inputs."""
+    """Fill the plan entry from the recorded NodePool/NodeClass CustomResource inputs; the NodePool's taints by
+    :func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_taint_lists`, the reading of a NodePool's taints.
+
+    Raises:
+        TaintError: a taint list the API server refuses (the problem names it), which the component never renders.
+    """
     from . import read
 
     nodepool = index.get((BACKEND.child_type("nodepool"), BACKEND.child_name("nodepool", pool.name)))
@@ -23,7 +30,10 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     entry["candidateTypes"] = feasibility_summary(pool)
     if nodepool is None:
         return
-    taints = read.read_taints(nodepool.inputs)
+    lists = nodepool_taint_lists(nodepool.inputs)
+    if lists.unreadable:
+        raise TaintError(lists.problem)
+    taints = lists.taints
     entry["taints"] = [str(t) for t in taints]
     entry["providerTaints"] = [t.to_k8s() for t in taints]
     entry["providerField"] = "NodePool spec.template.spec.taints"

@@ -5,22 +5,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...k8s.taints import TaintError
+from .._shared.nodepool_detect import nodepool_taint_lists
 from . import BACKEND
 
 
 def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
               by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
-    """Read a karpenter pool back from its recorded NodePool (and EC2NodeClass) CustomResource inputs."""
+    """Read a karpenter pool back from its recorded NodePool (and EC2NodeClass) CustomResource inputs; its taint lists
+    by :func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_taint_lists`, the reading of a NodePool's taints.
+
+    Raises:
+        TaintError: a taint list the API server refuses (the problem names it), which the component never renders.
+    """
     from . import read as karpenter
 
     nodepool = index.get((BACKEND.child_type("nodepool"), BACKEND.child_name("nodepool", pool.name)))
     if nodepool is None:
         return
-    taints = karpenter.read_nodepool_taints(nodepool.inputs)
+    lists = nodepool_taint_lists(nodepool.inputs)
+    if lists.unreadable:
+        raise TaintError(lists.problem)
+    taints = lists.taints
     entry["taints"] = [str(t) for t in taints]
     entry["providerTaints"] = [t.to_k8s() for t in taints]
     entry["providerField"] = "NodePool spec.template.spec.taints"
-    entry["startupTaints"] = [str(t) for t in karpenter.read_nodepool_startup_taints(nodepool.inputs)]
+    entry["startupTaints"] = [str(t) for t in lists.startup_taints]
     if pool.node_class is not None and pool.node_class.user_data is not None:  # merged into the NodePool's taints/labels
         entry["fromUserData"] = {"taints": [str(t) for t in pool.user_data_taints],
                                  "labels": dict(pool.user_data_labels)}
