@@ -109,3 +109,16 @@ def test_gpupool_validate_exits_2_for_a_zone_outside_aws_region(capsys, temp_pro
 def test_gpupool_validate_places_no_zone_without_a_plain_aws_region(capsys, temp_project, backend, region_line):
     code, err = _run(capsys, temp_project, backend, region_line)
     assert code == 0, err
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_only_a_zone_requirement_with_not_in_is_warned_for_values_outside_the_region(backend):
+    cfg = base()
+    cfg["pools"] = [dict(POOLS[backend])]
+    cfg["pools"][0]["requirements"] = [
+        {"key": "example.com/rack", "operator": "NotIn", "values": ["eu-west-1a"]},
+        {"key": "topology.kubernetes.io/zone", "operator": "NotIn", "values": ["us-east-1b", "eu-west-1a"]},
+    ]
+    [pool] = validate_stack_config(cfg, aws_region="us-east-1").pools
+    [(path, message)] = pool.zone_warnings()
+    assert path == "requirements[1].values" and "eu-west-1a" in message and "us-east-1b" not in message

@@ -103,8 +103,10 @@ class NodePoolBase(PoolBase):
         region = self._aws_region
         out = []
         for j, req in enumerate(self.requirements if region else ()):
+            if req.key != ZONE_LABEL or req.operator != "NotIn":
+                continue
             outside = [z for z in req.values if not in_aws_region(z, region)]
-            if req.key == ZONE_LABEL and req.operator == "NotIn" and outside:
+            if outside:
                 out.append((f"requirements[{j}].values", excluded_zones_outside_region_message(outside, region)))
         return out
 
