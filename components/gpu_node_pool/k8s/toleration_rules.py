@@ -31,11 +31,11 @@ the same in either order.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..text.suggest import closest
 from ..text.terminal import shown
 from .effects import EFFECT_SPELLINGS, TaintEffect
 from .integers import in_int64
@@ -75,8 +75,8 @@ def meant_toleration_operator(spelling: Any) -> str | None:
         if operator.lower() == spelling.lower():
             return operator
     words = [o for o in TOLERATION_OPERATORS if o not in NUMERIC_TOLERATION_OPERATORS]  # Gt/Lt: too short to guess
-    close = difflib.get_close_matches(spelling.lower(), [o.lower() for o in words], n=1, cutoff=0.75)
-    return next((o for o in words if o.lower() == close[0]), None) if close else None
+    close = closest(spelling.lower(), [o.lower() for o in words], cutoff=0.75)
+    return next((o for o in words if o.lower() == close), None) if close else None
 
 
 # k8s.io/apimachinery/pkg/api/validate/content IsDecimalInteger: an optional "-", then "0" or a

@@ -35,13 +35,13 @@ taint grammar), not here. Pure: no pydantic, no Pulumi.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...text.suggest import closest
 from ...text.terminal import shown
 from . import bottlerocket_types as types
 from .bottlerocket_names import SETTINGS_INDEX
@@ -265,7 +265,7 @@ GROUPS: Mapping[str, Any] = {
         "container-runtime-plugins", "image-verifier-plugins", "kubelet-dra-drivers", "measurement")},
 }
 _ROOT = Table(GROUPS, MODELS["groups"])
-#: How close an unknown key must be to a known one to be taken for its misspelling (difflib ratio).
+#: How close an unknown key must be to a known one to be taken for its misspelling (text.suggest's ratio).
 _NEAR = 0.8
 
 
@@ -348,12 +348,12 @@ def _table(kind: Table, value: Any, path: tuple[str, ...], out: list[Finding]) -
 
 
 def _unknown(kind: Table, path: tuple[str, ...], key: str) -> Finding:
-    near = difflib.get_close_matches(key, list(kind.fields), n=1, cutoff=_NEAR)
+    near = closest(key, kind.fields, cutoff=_NEAR)
     where = (*path, key)
     group = "settings group" if not path else f"key of {_where(path)}"
     if near:
         return _error(where, f"{shown(key, quote=False)} is no Bottlerocket {group}", kind.source,
-                      f"did you mean {near[0]}?")
+                      f"did you mean {near}?")
     return Finding(where, (f"{shown(key, quote=False)} is not a {group} in this package's table ({kind.source}), so it is not judged; "
                            f"Bottlerocket refuses a key its settings model lacks and the node would not join, unless "
                            f"your Bottlerocket release is newer than the table and has it: check it at {SETTINGS_INDEX}"),
@@ -361,11 +361,11 @@ def _unknown(kind: Table, path: tuple[str, ...], key: str) -> Finding:
 
 
 def _unknown_map_key(kind: MapOf, path: tuple[str, ...], key: str) -> Finding:
-    near = difflib.get_close_matches(str(key), list(kind.keys), n=1, cutoff=_NEAR)
+    near = closest(str(key), kind.keys, cutoff=_NEAR)
     where = (*path, key)
     if near:
         return _error(where, f"{shown(str(key), quote=False)} is no key {_where(path)} takes ({', '.join(kind.keys)})",
-                      MODELS["types"], f"did you mean {near[0]}?")
+                      MODELS["types"], f"did you mean {near}?")
     return Finding(where, (f"{shown(str(key), quote=False)} is not among the keys {_where(path)} takes in this package's "
                            f"table ({', '.join(kind.keys)}: {MODELS['types']}), so it is not judged; Bottlerocket refuses "
                            "a key it does not take, unless your release is newer than the table and takes it"), "warning")
@@ -411,8 +411,8 @@ def _text(kind: Text, value: Any, path: tuple[str, ...], given: str, source: str
         fix = f"quote it: {quoted}" if not isinstance(value, Mapping | list) else "write one string"
         return _error(path, f"{given} is not a string: {_where(path)} takes {kind.what}", source, fix)
     if kind.choices and value not in kind.choices:
-        near = difflib.get_close_matches(value, list(kind.choices), n=1, cutoff=0.6)
-        hint = f"did you mean {json.dumps(near[0])}?" if near else f"use one of {', '.join(json.dumps(c) for c in kind.choices)}"
+        near = closest(value, kind.choices, cutoff=0.6)
+        hint = f"did you mean {json.dumps(near)}?" if near else f"use one of {', '.join(json.dumps(c) for c in kind.choices)}"
         allowed = ", ".join(json.dumps(c) for c in kind.choices)
         return _error(path, f"{given} is not {kind.what} Bottlerocket takes ({allowed})", MODELS["types"], hint)
     if kind.typed is not None:

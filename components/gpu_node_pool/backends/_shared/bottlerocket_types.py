@@ -23,8 +23,9 @@ crate's WHATWG host parsing) is not reproduced here.
 
 from __future__ import annotations
 
-import difflib
 import re
+
+from ...text.suggest import closest
 
 __all__ = ["CPU_OPTIONS_SOURCE", "SHARED_SOURCE", "SWAP_BEHAVIORS", "cpu_manager_policy_option", "cpuset",
            "dns_domain", "memory_swap_behavior", "url"]
@@ -117,10 +118,10 @@ def cpu_manager_policy_option(text: str) -> tuple[str, str] | None:
     """``KubernetesCPUManagerPolicyOption`` (an item of ``cpu-manager-policy-options``)."""
     if text in _CPU_OPTIONS:
         return None
-    near = difflib.get_close_matches(text, list(_CPU_OPTIONS), n=1, cutoff=0.6)
+    near = closest(text, _CPU_OPTIONS, cutoff=0.6)
     if near:
         return "error", (f"the version read takes only \"full-pcpus-only\" ({CPU_OPTIONS_SOURCE}); "
-                         f"did you mean \"{near[0]}\"?")
+                         f"did you mean \"{near}\"?")
     return "warning", (f"the version of KubernetesCPUManagerPolicyOption read takes only \"full-pcpus-only\" "
                        f"({CPU_OPTIONS_SOURCE}) and a later Bottlerocket may take more, so it is not judged; "
                        "Bottlerocket refuses an option its release lacks and the node would not join")
@@ -130,8 +131,8 @@ def memory_swap_behavior(text: str) -> tuple[str, str] | None:
     """``KubernetesMemorySwapBehavior`` (``memory-swap-behavior``): values not read; the kubelet's pass."""
     if text in SWAP_BEHAVIORS:
         return None
-    near = difflib.get_close_matches(text, list(SWAP_BEHAVIORS), n=1, cutoff=0.6)
-    hint = f"; did you mean \"{near[0]}\"?" if near else ""
+    near = closest(text, SWAP_BEHAVIORS, cutoff=0.6)
+    hint = f"; did you mean \"{near}\"?" if near else ""
     return "warning", (f"it is no swap behavior the kubelet knows (NoSwap, LimitedSwap: {SWAP_SOURCE}), and this "
                        "package has not read the values of Bottlerocket's KubernetesMemorySwapBehavior, so it is not "
                        f"judged{hint}")

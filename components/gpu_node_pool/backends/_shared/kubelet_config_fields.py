@@ -54,7 +54,7 @@ What :func:`judge` checks, for the fields in the table and as deep as the table 
   not parse: kubernetes/kubernetes ``cmd/kubelet/app/server.go``, ``parseResourceList``);
 - ``apiVersion``/``kind``, which must name this version and kind when given;
 - keys of a known object that are not its fields: reported as unknown (a warning, the kubelet skips
-  them), with the nearest field name (``difflib``).
+  them), with the nearest field name (:func:`gpu_node_pool.text.suggest.closest`).
 
 What it does not check: which values a field allows beyond its type and rules between fields (what
 the kubelet refuses at start of those, reservable resources, eviction signals and thresholds, policy
@@ -66,7 +66,6 @@ null decodes to "unset" for every type).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -75,6 +74,7 @@ from typing import Any
 
 from ...k8s.integers import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from ...k8s.quantity import QuantityError, quantity
+from ...text.suggest import closest
 from ...text.terminal import shown
 from .registration import KUBELET_CONFIG_API_VERSION as API_VERSION
 
@@ -498,9 +498,8 @@ def _error(path: tuple[str | int, ...], what: str, fix: str, why: str = _UNDECOD
 
 def _unknown(path: tuple[str | int, ...], fields: Mapping[str, Kind]) -> Finding:
     key = str(path[-1])
-    near = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
-    near = near or [f for f in fields if f.lower() == key.lower()]
-    hint = f"did you mean {near[0]}?" if near else f"the fields are listed at {_REFERENCE}"
+    near = closest(key, fields, cutoff=0.6) or next((f for f in fields if f.lower() == key.lower()), None)
+    hint = f"did you mean {near}?" if near else f"the fields are listed at {_REFERENCE}"
     where = KIND if len(path) == 1 else dotted(path[:-1])
     return Finding(path, (
         f"{where} has no field {shown(key)} in v1beta1 as of Kubernetes v1.34 ({TYPES_SOURCE}); the kubelet "

@@ -68,7 +68,6 @@ values, ``featureGates`` names.
 
 from __future__ import annotations
 
-import difflib
 import re
 import struct
 from collections.abc import Collection, Mapping
@@ -77,6 +76,7 @@ from typing import Any
 
 from ...k8s.integers import in_int64
 from ...k8s.quantity import QuantityError, quantity
+from ...text.suggest import closest
 from ...text.terminal import shown
 from . import kubelet_config_fields as fields
 from .kubelet_config_fields import Finding, duration_seconds, quantity_example
@@ -154,9 +154,9 @@ def _error(path: tuple[str | int, ...], what: str, source: str, fix: str) -> Fin
 
 def _spelling(value: str, allowed: tuple[str, ...], close: bool = True) -> str:
     """``did you mean X?`` for the allowed value ``value`` is in another case, else (``close``) the nearest, or ``""``."""
-    near = [a for a in allowed if a.lower() == value.lower()]
-    near = near or (difflib.get_close_matches(value, allowed, n=1, cutoff=0.6) if close else [])
-    return f"did you mean {near[0]}?" if near else ""
+    near = next((a for a in allowed if a.lower() == value.lower()), None)
+    near = near or (closest(value, allowed, cutoff=0.6) if close else None)
+    return f"did you mean {near}?" if near else ""
 
 
 def _f32(x: float) -> float:

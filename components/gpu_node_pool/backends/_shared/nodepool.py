@@ -15,7 +15,6 @@ EKS user guide ``automode/create-node-pool.adoc`` (Auto Mode takes the same Node
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -30,6 +29,7 @@ from ...k8s.patterns import full_match, pattern_search
 from ...k8s.quantity import parse_quantity
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, ZONE_LABEL
+from ...text.suggest import closest
 from .nodepool_crd import NODEPOOL_CRD_SOURCE
 
 #: The resource every GPU NodePool must limit.
@@ -248,9 +248,9 @@ def nodepool_requirement_problems(
         if restricted:
             problems.append(f"key {restricted}")
     if operator not in KARPENTER_OPERATORS:
-        same = [o for o in KARPENTER_OPERATORS if o.lower() == str(operator).lower()]
-        close = same or difflib.get_close_matches(str(operator), KARPENTER_OPERATORS, n=1)
-        hint = f"; did you mean {close[0]}?" + (" (operators are case-sensitive)" if same else "") if close else ""
+        same = next((o for o in KARPENTER_OPERATORS if o.lower() == str(operator).lower()), None)
+        close = same or closest(str(operator), KARPENTER_OPERATORS)
+        hint = f"; did you mean {close}?" + (" (operators are case-sensitive)" if same else "") if close else ""
         problems.append(f"operator {operator!r} is not one of {', '.join(KARPENTER_OPERATORS)}{hint}")
     for value in values:
         bad = label_value_problem(value)

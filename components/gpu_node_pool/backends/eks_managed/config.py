@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Literal
 
 from pydantic import (
@@ -28,6 +27,7 @@ from ...config.errors import ConfigIssue, fail_per_key
 from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
 from ...k8s.taints import Taint
+from ...text.suggest import closest
 from ...text.terminal import shown
 from .._shared.capacity import CapacityReservation, NodeRepair, gpus_per_node_problem, raise_at_unknown_types
 from .._shared.cluster_autoscaler import several_effects_problem
@@ -138,8 +138,8 @@ class EksManagedPool(PoolBase):
                 "'AL2_x86_64_GPU': EKS stopped publishing AL2 AMIs on 2025-11-26; use AL2023_x86_64_NVIDIA "
                 "(or BOTTLEROCKET_x86_64_NVIDIA)"
             )
-        close = difflib.get_close_matches(ami_type, EKS_GPU_AMI_TYPES, n=1)
-        hint = f"; did you mean {close[0]}?" if close else ""
+        close = closest(ami_type, EKS_GPU_AMI_TYPES)
+        hint = f"; did you mean {close}?" if close else ""
         raise fail(f"{ami_type!r} is not an EKS NVIDIA AMI type; allowed: {', '.join(EKS_GPU_AMI_TYPES)}{hint}")
 
     @field_validator("instance_types")

@@ -23,11 +23,11 @@ Versions, per family (``website/content/en/docs/concepts/nodeclasses.md``@v1.14.
 
 from __future__ import annotations
 
-import difflib
 import re
 from datetime import date
 
 from ...config.version_calendars import EKS, parse_minor
+from ...text.suggest import closest
 
 __all__ = ["alias_kubernetes_warning", "alias_version_problem", "alias_version_warning"]
 
@@ -52,7 +52,7 @@ def _latest_hint(version: str) -> str:
     """`` (did you mean latest?)`` for a near miss of ``latest``; Karpenter compares the exact lower-case word."""
     if version.lower() == "latest":
         return " (Karpenter takes latest in lower case only)"
-    return " (did you mean latest?)" if difflib.get_close_matches(version.lower(), ["latest"], cutoff=0.7) else ""
+    return " (did you mean latest?)" if closest(version.lower(), ["latest"], cutoff=0.7) else ""
 
 
 def alias_version_problem(family: str, version: str) -> str | None:

@@ -42,7 +42,6 @@ what the pool declares elsewhere:
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -51,6 +50,7 @@ from pydantic.alias_generators import to_camel
 from ...config.common import INT32_MAX, Model, fail
 from ...config.errors import fail_per_key
 from ...k8s.patterns import full_match, pattern_search
+from ...text.suggest import closest
 from .limits import (
     KARPENTER_EVICTION_SIGNALS,
     KARPENTER_EVICTION_VALUE_RE,
@@ -361,8 +361,8 @@ def _alias(model: type[Model], info: ValidationInfo) -> str:
 
 def _unknown_key(field: str, key: str, allowed: tuple[str, ...], what: str) -> str:
     """The sentence for a ``kubelet`` map key the CRD's CEL rule refuses (not one of ``allowed``)."""
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.8)  # not 'gpu' -> 'cpu'
-    fix = f"did you mean {close[0]}?" if close else f"use one of {', '.join(allowed)} or remove it"
+    close = closest(key, allowed, cutoff=0.8)  # not 'gpu' -> 'cpu'
+    fix = f"did you mean {close}?" if close else f"use one of {', '.join(allowed)} or remove it"
     return (f"{key!r} is not {what} {field} takes ({KARPENTER_KUBELET_SOURCE}: valid keys for "
             f"{field} are {', '.join(allowed)}); {fix}")
 
