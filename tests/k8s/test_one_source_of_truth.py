@@ -107,25 +107,12 @@ def test_the_int64_check_can_fail():
     assert not int64_literals_in(prose, "made-up.py")
 
 
-#: Modules that still write the int32 range as numbers instead of reading k8s/integers.py, each with how many times.
-#: An entry is removed when its module reads INT32_MIN / INT32_MAX; a new module cannot be added.
-INT32_WRITTEN_ELSEWHERE = {"backends/karpenter/limits.py": 4, "backends/karpenter/node_class_extras.py": 1}
-
-
 def test_no_int32_bound_literal_outside_its_home():
-    hits, counts = [], {}
+    hits = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        name = path.relative_to(PACKAGE).as_posix()
-        if name != INTEGERS_HOME:
-            found = int32_literals_in(path.read_text(), str(path.relative_to(ROOT)))
-            counts[name] = len(found)
-            if name not in INT32_WRITTEN_ELSEWHERE:
-                hits += found
+        if path.relative_to(PACKAGE).as_posix() != INTEGERS_HOME:
+            hits += int32_literals_in(path.read_text(), str(path.relative_to(ROOT)))
     assert not hits, "\n".join(hits)
-    for name, expected in INT32_WRITTEN_ELSEWHERE.items():
-        assert counts.get(name) == expected, (
-            f"{name} writes the int32 range {counts.get(name)} times, not {expected}: update INT32_WRITTEN_ELSEWHERE "
-            "(remove the entry once the module reads k8s/integers.py)")
 
 
 def test_the_int32_check_can_fail():

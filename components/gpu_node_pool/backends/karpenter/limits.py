@@ -10,6 +10,7 @@ from pydantic import (
     Field,
 )
 
+from ...k8s.integers import INT32_MAX, INT32_MIN
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
 from .._shared.nodepool import (
     KARPENTER_QUANTITY_RE,
@@ -90,9 +91,9 @@ KARPENTER_EVICTION_VALUE_RE = re.compile(
 KARPENTER_RESERVED_VALUE_RE = KARPENTER_QUANTITY_RE
 #: The integer fields of ``spec.kubelet`` (all ``format: int32``) -> (minimum, maximum).
 KARPENTER_KUBELET_INTS = {
-    "maxPods": (0, 2**31 - 1),
-    "podsPerCore": (0, 2**31 - 1),
-    "evictionMaxPodGracePeriod": (-(2**31), 2**31 - 1),
+    "maxPods": (0, INT32_MAX),
+    "podsPerCore": (0, INT32_MAX),
+    "evictionMaxPodGracePeriod": (INT32_MIN, INT32_MAX),
     "imageGCHighThresholdPercent": (0, 100),
     "imageGCLowThresholdPercent": (0, 100),
 }

@@ -151,7 +151,7 @@ class KarpenterKubelet(Model):
             if problem:
                 raise fail(f"{problem[0]} ({_INT32_SOURCE.format(crd=KARPENTER_KUBELET_SOURCE, name=name)}); {problem[1]}")
         elif value is not None and not low <= value <= high:
-            what = "an int32" if high == 2**31 - 1 else "a percentage"
+            what = "an int32" if high == INT32_MAX else "a percentage"
             raise fail(f"{name} {value} is outside {low}..{high} ({KARPENTER_KUBELET_SOURCE}: {name} is {what} "
                        f"from {low} to {high}); write a number in that range")
         return value
