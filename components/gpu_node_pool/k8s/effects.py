@@ -20,7 +20,7 @@ from typing import Any
 from ..text.suggest import closest
 from ..text.terminal import shown
 
-__all__ = ["EFFECT_SPELLINGS", "TaintError", "TaintEffect", "node_effect_problem"]
+__all__ = ["EFFECT_RULE", "EFFECT_SPELLINGS", "TaintError", "TaintEffect", "node_effect_problem"]
 
 
 class TaintError(ValueError):
@@ -93,12 +93,12 @@ class TaintEffect(str, Enum):
             if meant is not None and meant.provider_spelling == spelling:
                 raise TaintError(
                     f"{shown(spelling)} is the EKS/GKE API spelling; write {meant.value} "
-                    f"(the component translates it; {_EFFECT_RULE})"
+                    f"(the component translates it; {EFFECT_RULE})"
                 )
             if meant is not None:
-                raise TaintError(f"{shown(spelling)} is not a taint effect ({_EFFECT_RULE}); did you mean {meant.value}?")
+                raise TaintError(f"{shown(spelling)} is not a taint effect ({EFFECT_RULE}); did you mean {meant.value}?")
         allowed = ", ".join(e.value for e in cls)
-        raise TaintError(f"{shown(spelling)} is not a taint effect ({_EFFECT_RULE}); allowed: {allowed}")
+        raise TaintError(f"{shown(spelling)} is not a taint effect ({EFFECT_RULE}); allowed: {allowed}")
 
     @classmethod
     def meant(cls, spelling: Any) -> TaintEffect | None:
@@ -138,8 +138,8 @@ EFFECT_SPELLINGS = tuple(e.value for e in TaintEffect)
 _VALUES = frozenset(EFFECT_SPELLINGS)
 
 
-#: The rule a stack file's effect is held to (module docstring), as a message names it.
-_EFFECT_RULE = "Kubernetes core/v1 TaintEffect, validateTaintEffect in kubernetes pkg/apis/core/validation/validation.go"
+#: The rule a taint's effect is held to (module docstring), as a message names it.
+EFFECT_RULE = "Kubernetes core/v1 TaintEffect, validateTaintEffect in kubernetes pkg/apis/core/validation/validation.go"
 #: Where a Node's effect is refused and where the scheduler reads it (module docstring), as a message names them.
 _NODE_RULE = ("the API server refuses any other on a Node it creates or updates: validateNodeTaints, kubernetes "
               "pkg/apis/core/validation/validation.go")

@@ -33,7 +33,7 @@ from typing import Any
 # Effects, name syntax and the toleration rules live in effects.py, names.py and toleration_rules.py;
 # re-exported here, so that this stays the one import for taints.
 from ..text.terminal import shown
-from .effects import EFFECT_SPELLINGS, TaintEffect, TaintError
+from .effects import EFFECT_RULE, EFFECT_SPELLINGS, TaintEffect, TaintError
 from .names import (
     DNS1123_SUBDOMAIN_MAX,
     LABEL_VALUE_MAX,
@@ -365,11 +365,11 @@ def k8s_taint_problems(obj: Any, owner: str) -> list[str]:
         meant = TaintEffect.meant(effect)
         if meant is not None and meant.provider_spelling == effect:
             problems.append(f".effect {shown(effect)} is the EKS/GKE API spelling; {owner} takes the Kubernetes "
-                            f"spelling: write {meant.value}")
+                            f"spelling: write {meant.value} ({EFFECT_RULE})")
         elif meant is not None:
-            problems.append(f".effect {shown(effect)} is not a taint effect: did you mean {meant.value}?")
+            problems.append(f".effect {shown(effect)} is not a taint effect: did you mean {meant.value}? ({EFFECT_RULE})")
         else:
-            problems.append(f".effect {shown(effect)} is not a taint effect: write one of {allowed}")
+            problems.append(f".effect {shown(effect)} is not a taint effect: write one of {allowed} ({EFFECT_RULE})")
     return problems
 
 
