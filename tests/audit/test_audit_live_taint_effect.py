@@ -76,3 +76,11 @@ def test_a_bad_key_alone_keeps_the_shape_fix(tmp_path):
     found = malformed(report)
     assert found["message"].startswith("spec.taints[0] {'key': 'bad key!', 'effect': 'NoSchedule'}: taint key 'bad key!'")
     assert found["fix"] == "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"
+
+
+@pytest.mark.parametrize("value", [0, False])
+def test_a_value_that_is_no_string_beside_a_bad_effect_is_named_not_read_as_empty(tmp_path, value):
+    _, report, _ = audit_node(tmp_path, {"key": "nvidia.com/gpu", "value": value, "effect": "NO_SCHEDULE"})
+    found = malformed(report)
+    assert "EKS/GKE API spelling of NoSchedule" in found["message"]
+    assert f"; and its taint value {value!r} must be a string" in found["message"], found["message"]

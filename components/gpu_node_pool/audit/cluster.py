@@ -263,7 +263,8 @@ def _bad_taint(place: str, raw: Any, err: TaintError) -> BadTaint:
     if problem is None:
         return BadTaint(f"{where}: {shown(err, quote=False, limit=200)}", where=where, place=place)
     why, fix = problem
-    key, value = raw.get("key", ""), raw.get("value") or ""
+    key, value = raw.get("key", ""), raw.get("value")
+    value = "" if value is None else value  # absent or null: no value; anything else is judged as written
     try:
         Taint(key=key, value=value)
     except TaintError as also:
