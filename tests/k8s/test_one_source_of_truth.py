@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
+import pytest
 from conftest import ROOT
 
 EFFECT = re.compile(r"\b(NoSchedule|PreferNoSchedule|NoExecute|NO_SCHEDULE|PREFER_NO_SCHEDULE|NO_EXECUTE)\b")
@@ -90,11 +91,12 @@ def int32_literals_in(source: str, where: str) -> list[str]:
     return _bound_literals_in(source, where, 31)
 
 
-def test_no_int64_bound_literal_outside_its_home():
+@pytest.mark.parametrize("literals_in", [int64_literals_in, int32_literals_in], ids=["int64", "int32"])
+def test_no_integer_bound_literal_outside_its_home(literals_in):
     hits = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.relative_to(PACKAGE).as_posix() != INTEGERS_HOME:
-            hits += int64_literals_in(path.read_text(), str(path.relative_to(ROOT)))
+            hits += literals_in(path.read_text(), str(path.relative_to(ROOT)))
     assert not hits, "\n".join(hits)
 
 
@@ -105,14 +107,6 @@ def test_the_int64_check_can_fail():
         assert int64_literals_in(f"x = {spelling}\n", "made-up.py"), spelling
     prose = '"""at most 9223372036854775807 (2**63 - 1)."""\nm = "past 9223372036854775807"\ny = 2**64\nz = 2**31 - 1\n'
     assert not int64_literals_in(prose, "made-up.py")
-
-
-def test_no_int32_bound_literal_outside_its_home():
-    hits = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if path.relative_to(PACKAGE).as_posix() != INTEGERS_HOME:
-            hits += int32_literals_in(path.read_text(), str(path.relative_to(ROOT)))
-    assert not hits, "\n".join(hits)
 
 
 def test_the_int32_check_can_fail():
