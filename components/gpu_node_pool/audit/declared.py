@@ -9,7 +9,7 @@ Drift, per declared pool and each node labelled ``gpu-node-pools/pool=<pool>``:
 * a repelling taint on the node that the pool does not declare is *imperative* (``kubectl
   taint``, a boot script): the next node replacement loses it (mandatory, as
   ``no-imperative-taints`` in the pack) — unless it is transient: set by Kubernetes or an
-  autoscaler for a while (see :data:`TRANSIENT_TAINT_KEYS`) or a declared startup taint;
+  autoscaler for a while (:func:`~gpu_node_pool.k8s.controller_taints.is_transient`) or a declared startup taint;
 * a declared taint missing from the node (mandatory);
 * a declared label missing or different on the node (advisory). Only declared label keys are
   compared: nodes carry many controller-set labels, which are not drift;
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..k8s.controller_taints import is_transient
 from ..k8s.selection import NodeLabels
 from ..k8s.taints import Taint
 from ..text.terminal import shown
@@ -30,26 +31,7 @@ from .advertised import advertised_findings
 from .cluster import Node
 from .findings import Finding, see_findings
 
-__all__ = ["DeclaredPool", "Declared", "DeclaredError", "read_declared", "drift", "TRANSIENT_TAINT_KEYS", "is_transient"]
-
-#: Taint keys (or key prefixes ending in ``/``) that controllers add and remove on their own.
-#: Sources: https://kubernetes.io/docs/reference/labels-annotations-taints/ (``node.kubernetes.io/*``,
-#: ``node.cloudprovider.kubernetes.io/uninitialized``/``shutdown``); Karpenter
-#: (``karpenter.sh/disrupted``, ``karpenter.sh/unregistered``: https://karpenter.sh/docs/concepts/disruption/);
-#: Cluster Autoscaler (``ToBeDeletedByClusterAutoscaler``, ``DeletionCandidateOfClusterAutoscaler``:
-#: cluster-autoscaler FAQ).
-TRANSIENT_TAINT_KEYS = (
-    "node.kubernetes.io/",
-    "node.cloudprovider.kubernetes.io/",
-    "karpenter.sh/disrupted",
-    "karpenter.sh/unregistered",
-    "ToBeDeletedByClusterAutoscaler",
-    "DeletionCandidateOfClusterAutoscaler",
-)
-
-
-def is_transient(key: str) -> bool:
-    return any(key.startswith(p) if p.endswith("/") else key == p for p in TRANSIENT_TAINT_KEYS)
+__all__ = ["DeclaredPool", "Declared", "DeclaredError", "read_declared", "drift"]
 
 
 class DeclaredError(Exception):

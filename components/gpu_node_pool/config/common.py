@@ -18,6 +18,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from ..k8s.controller_taints import controller_taint_problem
 from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
 from ..k8s.integers import INT32_MAX, INT64_MAX, INT64_MIN
 from ..k8s.labels import DEFAULT_GPU_LABEL, label_syntax_problem
@@ -422,6 +423,9 @@ class PoolBase(Model):
     @field_validator("taints")
     @classmethod
     def _taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
+        owned = [(i, why) for i, t in enumerate(taints) if (why := controller_taint_problem(t.key)) is not None]
+        if owned:
+            raise fail(owned[0][1], at=(owned[0][0],))  # at the taint's own line
         dups = find_duplicate_taints(t.to_taint() for t in taints)
         if dups:
             first, dup, taint = dups[0]

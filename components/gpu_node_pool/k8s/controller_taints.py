@@ -1,0 +1,111 @@
+"""Taints that controllers put on nodes and take off them on their own, and what declaring one on a pool does.
+
+A node pool's taint is meant to stay on every node for the node's life, so that only pods that tolerate it land
+there. The taints below are not: a controller adds each when a condition holds and removes it when the condition
+ends (or, for the autoscalers' and Karpenter's, when the node is about to go), and the DaemonSet controller makes
+every DaemonSet pod tolerate the node lifecycle ones. A pool that declares one of them as its GPU taint is not kept
+for GPU work: the taint is removed as soon as the node is Ready and schedulable, or it tells an autoscaler the node is
+being deleted.
+
+Sources, per row of :data:`CONTROLLER_TAINTS`:
+
+* ``node.kubernetes.io/*``: the node lifecycle controller and the kubelet ("Taint Nodes by Condition",
+  https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/#taint-nodes-by-condition, and
+  https://kubernetes.io/docs/reference/labels-annotations-taints/); ``out-of-service`` is what an operator adds to a
+  node that is shut down, so that its pods are deleted (same page).
+* ``node.cloudprovider.kubernetes.io/*``: the cloud controller manager, which removes ``uninitialized`` once it has
+  initialized the node and adds ``shutdown`` to a node whose instance is stopped (same page).
+* ``karpenter.sh/disrupted`` and ``karpenter.sh/unregistered``: Karpenter, while it disrupts a node and until the node
+  registers (https://karpenter.sh/docs/concepts/disruption/, kubernetes-sigs/karpenter ``pkg/apis/v1/taints.go``).
+* ``ToBeDeletedByClusterAutoscaler`` and ``DeletionCandidateOfClusterAutoscaler``: Cluster Autoscaler, on a node it is
+  deleting or considers deleting (kubernetes/autoscaler ``cluster-autoscaler/utils/taints/taints.go``).
+
+Pure: no pydantic, no Pulumi.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .effects import TaintEffect
+from .wellknown import NVIDIA_GPU_RESOURCE
+
+__all__ = ["ControllerTaint", "CONTROLLER_TAINTS", "controller_taint", "controller_taint_problem", "is_transient"]
+
+
+@dataclass(frozen=True)
+class ControllerTaint:
+    """Taint keys one controller owns: ``keys`` exact keys, ``who`` the controller, ``does`` what it does with them
+    (a clause: ``adds and removes them by the node's conditions``), ``source`` where that is written."""
+
+    keys: tuple[str, ...]
+    who: str
+    does: str
+    source: str
+
+
+_LIFECYCLE = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/#taint-nodes-by-condition"
+_WELL_KNOWN = "https://kubernetes.io/docs/reference/labels-annotations-taints/"
+
+#: Every controller-owned taint key, by its owner (module docstring).
+CONTROLLER_TAINTS: tuple[ControllerTaint, ...] = (
+    ControllerTaint(
+        ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.kubernetes.io/unschedulable",
+         "node.kubernetes.io/memory-pressure", "node.kubernetes.io/disk-pressure", "node.kubernetes.io/pid-pressure",
+         "node.kubernetes.io/network-unavailable"),
+        "Kubernetes' node lifecycle controller",
+        "adds it while the node's condition (or spec.unschedulable) holds and removes it when it ends, and every "
+        "DaemonSet pod tolerates it",
+        f"{_LIFECYCLE}; {_WELL_KNOWN}",
+    ),
+    ControllerTaint(
+        ("node.kubernetes.io/out-of-service",),
+        "an operator marking a shut-down node",
+        "makes Kubernetes delete the node's pods and detach their volumes",
+        _WELL_KNOWN,
+    ),
+    ControllerTaint(
+        ("node.cloudprovider.kubernetes.io/uninitialized", "node.cloudprovider.kubernetes.io/shutdown"),
+        "the cloud controller manager",
+        "removes uninitialized once it has initialized the node, and adds shutdown to a node whose instance stopped",
+        _WELL_KNOWN,
+    ),
+    ControllerTaint(
+        ("karpenter.sh/disrupted", "karpenter.sh/unregistered"),
+        "Karpenter",
+        "adds it to a node it is disrupting or that has not registered yet, and removes unregistered at registration",
+        "https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter pkg/apis/v1/taints.go",
+    ),
+    ControllerTaint(
+        ("ToBeDeletedByClusterAutoscaler", "DeletionCandidateOfClusterAutoscaler"),
+        "Cluster Autoscaler",
+        "reads it as a node it is deleting or may delete",
+        "kubernetes/autoscaler cluster-autoscaler/utils/taints/taints.go",
+    ),
+)
+_BY_KEY = {key: owner for owner in CONTROLLER_TAINTS for key in owner.keys}
+#: Domains whose taints a live node may carry for a while without anyone having declared them (the audit's drift
+#: leaves them out): the two Kubernetes domains of :data:`CONTROLLER_TAINTS`, any key under them.
+_TRANSIENT_PREFIXES = ("node.kubernetes.io/", "node.cloudprovider.kubernetes.io/")
+
+
+def controller_taint(key: str) -> ControllerTaint | None:
+    """The :class:`ControllerTaint` that owns ``key`` (exact key), or None."""
+    return _BY_KEY.get(key)
+
+
+def is_transient(key: str) -> bool:
+    """Whether a live node's taint ``key`` may come and go without a declaration: a controller-owned key, or any key
+    under ``node.kubernetes.io/`` or ``node.cloudprovider.kubernetes.io/``."""
+    return key in _BY_KEY or key.startswith(_TRANSIENT_PREFIXES)
+
+
+def controller_taint_problem(key: str) -> str | None:
+    """Why a pool may not declare a taint with ``key`` (one sentence, with the owner, its source and the fix), or
+    None when no controller owns the key."""
+    owner = controller_taint(key)
+    if owner is None:
+        return None
+    return (f"taint key {key!r} belongs to {owner.who}, which {owner.does} ({owner.source}): declared on a pool it "
+            f"does not keep other pods off the GPU nodes; use a key of your own, e.g. "
+            f"{NVIDIA_GPU_RESOURCE}=present:{TaintEffect.NO_SCHEDULE.value}")
