@@ -24,12 +24,14 @@ from pydantic import Field, field_validator, model_validator
 
 from ...config.common import Model, fail
 from ...config.messages import show
+from ...k8s.integers import INT64_MAX
 from ...k8s.names import DNS1123_SUBDOMAIN_RE
 from ...k8s.patterns import full_match, pattern_search
 from ...k8s.quantity import parse_quantity
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, ZONE_LABEL
 from ...text.suggest import closest
+from .kubelet_config_fields import duration_seconds
 from .nodepool_crd import NODEPOOL_CRD_SOURCE
 
 #: The resource every GPU NodePool must limit.
@@ -110,21 +112,53 @@ def karpenter_duration_problem(value: str, *, never: bool = True) -> str | None:
     ``never=True`` checks :data:`KARPENTER_DURATION_RE` (``expireAfter``, ``consolidateAfter``:
     ``Never`` allowed), ``never=False`` :data:`KARPENTER_GRACE_RE` (``terminationGracePeriod``).
     A value that is not a string gets the same sentence, which names the pattern and the fix; a number (``300``,
-    quoted or not) is told that it names no unit and that none is assumed, since the CRD's pattern needs one.
+    quoted or not) is told that it names no unit and that none is assumed, since the CRD's pattern needs one. A value
+    the pattern admits is still refused past Go's duration range (:func:`go_duration_range_problem`).
     """
     pattern = KARPENTER_DURATION_RE if never else KARPENTER_GRACE_RE
-    if not isinstance(value, str) or not pattern_search(pattern, value):
-        allowed = "or Never " if never else ""
-        number = (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
-            isinstance(value, str) and _NUMBER.fullmatch(value.strip()) is not None)
-        unit = (f"{value!r} names no unit (h, m or s), quoted or not, and none is assumed: " if number
-                else f"{value!r} is not a Karpenter duration: ")
-        return (
-            f"{unit}write hours, minutes and seconds like 720h, 30m or 1h30m "
-            f"{allowed}(pattern {pattern.pattern} of the NodePool CRD, aws/karpenter-provider-aws@v1.14.1 "
-            "pkg/apis/crds/karpenter.sh_nodepools.yaml; no days, no spaces)"
-        )
-    return None
+    if isinstance(value, str) and pattern_search(pattern, value):
+        return go_duration_range_problem(value, never=never)
+    allowed = "or Never " if never else ""
+    number = (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
+        isinstance(value, str) and _NUMBER.fullmatch(value.strip()) is not None)
+    unit = (f"{value!r} names no unit (h, m or s), quoted or not, and none is assumed: " if number
+            else f"{value!r} is not a Karpenter duration: ")
+    return (
+        f"{unit}write hours, minutes and seconds like 720h, 30m or 1h30m "
+        f"{allowed}(pattern {pattern.pattern} of the NodePool CRD, aws/karpenter-provider-aws@v1.14.1 "
+        "pkg/apis/crds/karpenter.sh_nodepools.yaml; no days, no spaces)"
+    )
+
+
+#: Why a NodePool duration the CRD pattern admits can still be undecodable: Go's ``time.ParseDuration`` holds a
+#: duration as int64 nanoseconds and fails past it, and Karpenter's types read every NodePool duration with it.
+GO_DURATION_RANGE_SOURCE = (
+    "golang/go src/time/format.go ParseDuration returns 'time: invalid duration' past int64 nanoseconds; "
+    "kubernetes-sigs/karpenter pkg/apis/v1/duration.go NillableDuration (expireAfter, consolidateAfter) and "
+    "apimachinery metav1.Duration (terminationGracePeriod, budgets[].duration) parse with it"
+)
+#: The longest duration ``time.ParseDuration`` reads, as Go's ``Duration.String()`` writes it: INT64_MAX nanoseconds.
+GO_DURATION_MAX_TEXT = "2562047h47m16.854775807s"
+#: Whole numbers with the units the NodePool patterns take (``720h``, ``1h30m0s``).
+_WHOLE_UNITS = re.compile(r"([0-9]+(s|m|h))+")
+
+
+def go_duration_range_problem(value: Any, *, never: bool) -> str | None:
+    """Why ``value``, a NodePool duration the CRD pattern admits, is past Go's duration range, or None.
+
+    Go's ``time.ParseDuration`` refuses a total above :data:`~gpu_node_pool.k8s.integers.INT64_MAX` nanoseconds
+    (:data:`GO_DURATION_MAX_TEXT`, about 292 years; :data:`GO_DURATION_RANGE_SOURCE`), so Karpenter's controller cannot
+    decode such a NodePool. The total is read by :func:`~.kubelet_config_fields.duration_seconds`; a value that is
+    not whole numbers with units (``Never``, text the CRD pattern refuses) is left to the pattern checks. ``never``: whether the field takes
+    ``Never``, which the fix then offers.
+    """
+    if not isinstance(value, str) or not full_match(_WHOLE_UNITS, value) or duration_seconds(value) is not None:
+        return None
+    fix = ("write Never to turn it off, or a smaller duration such as 720h" if never
+           else "write a smaller duration such as 24h")
+    return (f"{value!r} is longer than Go's time.ParseDuration reads: a duration is int64 nanoseconds, at most "
+            f"{INT64_MAX} ns ({GO_DURATION_MAX_TEXT}, about 292 years), so Karpenter's controller cannot decode the "
+            f"NodePool ({GO_DURATION_RANGE_SOURCE}); {fix}")
 
 
 def _written(value: Any) -> str:
@@ -349,6 +383,9 @@ class KarpenterBudget(Model):
     def _duration(cls, duration: str | None) -> str | None:
         if duration is not None and not pattern_search(KARPENTER_BUDGET_DURATION_RE, duration):
             raise fail(f"{duration!r} must be hours and/or minutes, e.g. 8h, 30m or 1h30m (cron has no seconds)")
+        problem = go_duration_range_problem(duration, never=False)
+        if problem:
+            raise fail(problem)
         return duration
 
     @field_validator("reasons")
