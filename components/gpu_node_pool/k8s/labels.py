@@ -9,9 +9,10 @@ Sources:
     ``IsValidLabelValue``).
   * NodeRestriction: ``plugin/pkg/admission/noderestriction/admission.go`` and
     ``k8s.io/kubelet/pkg/apis/well_known_labels.go`` (what a kubelet may set on its own Node).
-  * EKS: ``API_UpdateLabelsPayload`` (key and value 1-63 characters); aws/containers-roadmap
-    #1451 and terraform-aws-eks #3346 (``kubernetes.io``, ``k8s.io``, ``eks.amazonaws.com``
-    label keys are refused, or make nodes fail to join).
+  * EKS: ``API_UpdateLabelsPayload`` (key and value 1-63 characters); the EKS API's answer to the
+    reserved prefixes ``kubernetes.io/``, ``k8s.io/``, ``eks.amazonaws.com/`` (aws/containers-roadmap
+    #1451, eksctl-io/eksctl #4007); a label the kubelet refuses makes nodes fail to join
+    (aws/containers-roadmap #2465, terraform-aws-eks #3346).
   * GKE: pulumi_gcp ``container`` ``NodeConfig.labels`` docstring (``kubernetes.io/`` and
     ``k8s.io/`` prefixes "are reserved by Kubernetes Core components and cannot be
     specified"; ``Error 400: Applying kubernetes label is not allowed``, bitpoke/stack #86);
@@ -128,30 +129,72 @@ def node_restriction_problem(key: str) -> str | None:
 
 #: The EKS API's constraints on node group labels (key and value 1-63 characters).
 EKS_LABELS_API = "https://docs.aws.amazon.com/eks/latest/APIReference/API_UpdateLabelsPayload.html"
+#: The label key prefixes the EKS API refuses in a managed node group's labels, and its answer
+#: (``InvalidParameterException``, quoted in eksctl-io/eksctl#4007 and aws/containers-roadmap#1451).
+EKS_RESERVED_LABEL_PREFIXES = ("kubernetes.io", "k8s.io", "eks.amazonaws.com")
+EKS_RESERVED_LABEL_ANSWER = "Label cannot contain reserved prefixes [kubernetes.io/, k8s.io/, eks.amazonaws.com/]"
+EKS_RESERVED_LABEL_SOURCE = "https://github.com/aws/containers-roadmap/issues/1451"
+#: A managed node group whose labels the kubelet refuses (``node-role.kubernetes.io/*``): its nodes fail to join.
+EKS_NODE_LABELS_JOIN = "https://github.com/aws/containers-roadmap/issues/2465"
+#: The Kubernetes page of the labels the kubelet and the cloud provider set on every Node themselves.
+WELL_KNOWN_LABELS_DOC = "https://kubernetes.io/docs/reference/labels-annotations-taints/"
 
 
 def eks_label_problem(key: str, value: str) -> str | None:
     """Why an EKS managed node group refuses label ``key=value``, or None.
 
     Rules: key 1-63 characters and value 1-63 characters (EKS API; unlike Kubernetes, the
-    value may not be empty); no ``kubernetes.io``, ``k8s.io`` or ``eks.amazonaws.com`` keys
-    (the EKS API refuses them, or the kubelet does and nodes fail to join).
-    Sources: the length constraints of node group labels in the EKS API reference
-    (:data:`EKS_LABELS_API`); the kubelet's own labels under NodeRestriction (:data:`NODE_RESTRICTION_DOC`).
+    value may not be empty); no key in the ``kubernetes.io``, ``k8s.io`` or ``eks.amazonaws.com``
+    domains (:data:`EKS_RESERVED_LABEL_PREFIXES`). Each refusal gives the reason that holds for its key:
+
+    * ``eks.amazonaws.com``: EKS keeps the domain for the labels it sets on managed nodes itself and its API
+      answers :data:`EKS_RESERVED_LABEL_ANSWER` (:data:`EKS_RESERVED_LABEL_SOURCE`); NodeRestriction does not
+      concern this domain.
+    * a ``kubernetes.io`` / ``k8s.io`` key the kubelet may not set on its own Node (:func:`node_restriction_problem`,
+      ``node-role.kubernetes.io/gpu``): the EKS API's reserved prefixes, and NodeRestriction besides, since EKS
+      hands node group labels to the kubelet's ``--node-labels`` (nodes fail to join: :data:`EKS_NODE_LABELS_JOIN`).
+    * a ``kubernetes.io`` / ``k8s.io`` key the kubelet may set (:data:`KUBELET_ALLOWED_LABELS`,
+      :data:`KUBELET_ALLOWED_LABEL_DOMAINS`; ``topology.kubernetes.io/zone``): the EKS API's reserved prefixes only; the well-known ones the kubelet and
+      the cloud provider set from the instance itself (:data:`WELL_KNOWN_LABELS_DOC`).
+
+    Sources: the length constraints of node group labels in the EKS API reference (:data:`EKS_LABELS_API`);
+    the reserved prefixes (:data:`EKS_RESERVED_LABEL_SOURCE`); NodeRestriction (:data:`NODE_RESTRICTION_DOC`).
     """
     if len(key) > EKS_LABEL_MAX:
         return f"label key {shown(key)} is {len(key)} characters; EKS allows at most {EKS_LABEL_MAX} ({EKS_LABELS_API})"
     if value == "":
         return (f"label {shown(key)} has an empty value; EKS node group labels need a value of 1-{EKS_LABEL_MAX} characters "
                 f"({EKS_LABELS_API}), e.g. \"true\"")
-    for domain in ("kubernetes.io", "k8s.io", "eks.amazonaws.com"):
-        if in_domain(key, domain):
-            return (
-                f"label {shown(key)} is in the {domain} domain, which EKS managed node groups refuse "
-                f"(and the kubelet's NodeRestriction rejects: {NODE_RESTRICTION_DOC}); use a label in your own domain, "
-                "e.g. example.com/role=gpu"
-            )
-    return None
+    domain = next((d for d in EKS_RESERVED_LABEL_PREFIXES if in_domain(key, d)), None)
+    if domain is None:
+        return None
+    refused = (f"a prefix EKS reserves in managed node group labels (its API answers \"{EKS_RESERVED_LABEL_ANSWER}\": "
+               f"{EKS_RESERVED_LABEL_SOURCE})")
+    own = "use a label in your own domain, e.g. example.com/role=gpu"
+    if domain == "eks.amazonaws.com":
+        return (
+            f"label {shown(key)} is in the eks.amazonaws.com domain, where EKS sets its own labels on managed nodes "
+            f"(eks.amazonaws.com/nodegroup, capacityType, nodegroup-image), {refused}; {own}"
+        )
+    restriction = node_restriction_problem(key)
+    if restriction is not None:
+        return (
+            f"label {shown(key)} is in the {domain} domain, {refused}; and the kubelet may not set it on its own Node "
+            f"(NodeRestriction allows only kubelet.kubernetes.io/, node.kubernetes.io/ and a fixed allow-list: "
+            f"{NODE_RESTRICTION_DOC}), so nodes given it through --node-labels fail to join ({EKS_NODE_LABELS_JOIN}); {own}"
+        )
+    if key in KUBELET_ALLOWED_LABELS:
+        return (
+            f"label {shown(key)} is in the {domain} domain, {refused}. NodeRestriction would let the kubelet set it, and "
+            f"the kubelet and the cloud provider already set it on every node from the instance itself "
+            f"({WELL_KNOWN_LABELS_DOC}): select on it rather than set it (for a zone, pick the pool's subnetIds in "
+            f"that zone), or {own}"
+        )
+    return (
+        f"label {shown(key)} is in the {domain} domain, {refused}. NodeRestriction would let the kubelet set it "
+        f"(kubelet.kubernetes.io/ and node.kubernetes.io/: {NODE_RESTRICTION_DOC}), so a self-managed pool may carry "
+        f"it; here, {own}"
+    )
 
 
 #: The one ``cloud.google.com`` node label a GKE node pool may carry: a custom ComputeClass uses a node pool
