@@ -41,3 +41,21 @@ def test_an_odd_shape_is_a_clear_config_error(capsys, tmp_path, config, expected
     assert "internal error" not in out + err and "Traceback" not in out + err
     assert expected in out + err
     assert str(path) in out + err
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("", "is empty;"),
+    ("  \n", "is empty;"),
+    ('{"all":', "is not valid JSON at {path}:1:8 (Expecting value);"),
+])
+def test_an_empty_or_broken_config_file_is_said_plainly_with_the_place_and_the_fix(tmp_path, text, said):
+    from gpu_node_pool.policies.pack_config import PolicyConfigError, load_policy_pack_config
+
+    path = tmp_path / "policy.json"
+    path.write_text(text)
+    with pytest.raises(PolicyConfigError) as caught:
+        load_policy_pack_config(path)
+    message = str(caught.value)
+    assert said.format(path=path) in message, message
+    assert message.endswith('e.g. {"all": "advisory"} (as for pulumi preview --policy-pack-config)')
+    assert "char" not in message

@@ -114,7 +114,9 @@ def load_policy_pack_config(path: str | Path) -> PolicyPackConfig:
     except NotRegularFileError as err:
         raise PolicyConfigError(f"policy pack config {path} {err.strerror}; give the path of a JSON file") from None
     except json.JSONDecodeError as err:
-        raise PolicyConfigError(f"policy pack config {path}: {err}") from None
+        what = "is empty" if not err.doc.strip() else f"is not valid JSON at {path}:{err.lineno}:{err.colno} ({err.msg})"
+        raise PolicyConfigError(f"policy pack config {path} {what}; write a JSON object keyed by policy name or 'all', "
+                                'e.g. {"all": "advisory"} (as for pulumi preview --policy-pack-config)') from None
     except OSError as err:
         raise PolicyConfigError(f"policy pack config {path}: {err.strerror or err}; give the path of a readable JSON "
                                 "file (as for pulumi preview --policy-pack-config)") from None
