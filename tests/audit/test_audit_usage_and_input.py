@@ -235,3 +235,12 @@ def test_a_what_if_cell_of_a_pool_with_no_node_yet_speaks_of_its_new_nodes_and_k
                              "nvidia.com/gpu=true:NoSchedule not tolerated")
     jsonschema.validate(report.to_json(), json.loads((ROOT / "components" / "gpu_node_pool" / "audit"
                                                       / "report.schema.json").read_text()))
+
+
+def test_a_yaml_dump_with_a_syntax_error_names_its_file_line_and_column(capsys, tmp_path):
+    dump = tmp_path / "cluster.yaml"
+    dump.write_text("apiVersion: v1\nkind: List\nitems:\n\t- a\n")  # a tab where YAML takes spaces only
+    code, out, err = run(capsys, "audit", "--cluster-dump", str(dump))
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: --cluster-dump {dump}:4:1: not valid YAML (found character that cannot start any "
+                          "token); write it with kubectl get"), err

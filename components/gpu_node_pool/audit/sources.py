@@ -195,7 +195,10 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
     except (OSError, UnicodeDecodeError) as err:
         raise _unreadable(path, err) from None
     except yaml.YAMLError as err:
-        raise SourceError(f"--cluster-dump {path}: not valid YAML ({str(err).splitlines()[0]}); {_HOW}") from None
+        mark = getattr(err, "problem_mark", None)  # where PyYAML stopped, counted from 0
+        place = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise SourceError(f"--cluster-dump {place}: not valid YAML ({problem}); {_HOW}") from None
     del text
     if all(doc is None for _, doc in docs):
         raise _not_a_list(str(path), None, "no document (an empty YAML file, or only null documents)")
