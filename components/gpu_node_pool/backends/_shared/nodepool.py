@@ -27,7 +27,7 @@ from ...config.messages import show
 from ...k8s.integers import INT64_MAX
 from ...k8s.names import DNS1123_SUBDOMAIN_RE
 from ...k8s.patterns import full_match, pattern_search
-from ...k8s.quantity import parse_quantity
+from ...k8s.quantity import QuantityError, parse_quantity, quantity
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, ZONE_LABEL
 from ...text.suggest import closest
@@ -468,7 +468,10 @@ def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
     value, as apimachinery reads a quantity (``32``, ``"32"``, ``"1e3"`` and ``"8k"`` are whole; ``"1.5"`` and
     ``"500m"`` are not): without it the pool can launch GPUs without bound
     (limits are the only cap on a NodePool: kubernetes-sigs/karpenter
-    ``pkg/controllers/provisioning/scheduling/scheduler.go`` removes the types that exceed them).
+    ``pkg/controllers/provisioning/scheduling/scheduler.go`` removes the types that exceed them). A string the
+    pattern admits that :func:`~gpu_node_pool.k8s.quantity.quantity` cannot read exactly (an exponent outside int32,
+    a value of 10^1000 or more) is refused with its reason. What is valid but most likely a slip (``"16Gi"`` GPUs)
+    is :func:`gpu_limit_warning`'s.
     """
     problems: list[str] = []
     for resource, value in limits.items():
@@ -478,6 +481,12 @@ def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
         bad = quantity_problem(value)
         if bad:
             problems.append(f"{resource}: {bad}")
+        elif isinstance(value, str):
+            try:
+                quantity(value)
+            except QuantityError as error:  # the CRD pattern admits it, no exact reading holds it
+                problems.append(f"{resource}: {error} (apimachinery resource.Quantity, {QUANTITY_SOURCE}); "
+                                "write a smaller quantity without a long exponent, e.g. 32 or 4000Gi")
     gpus = limits.get(KARPENTER_GPU_RESOURCE)
     if gpus is None:
         problems.append(
@@ -488,6 +497,44 @@ def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
         problems.append(f"{KARPENTER_GPU_RESOURCE}: {gpus!r} is {_decimal(parse_quantity(gpus))} GPUs; "
                         "the limit must be a whole number of GPUs, e.g. 32")
     return problems
+
+
+#: Where a quantity's suffix and its int64 reading are defined.
+QUANTITY_SOURCE = "kubernetes/apimachinery pkg/api/resource/quantity.go@v0.34.10 ParseQuantity, suffix.go"
+#: Extended resources such as ``nvidia.com/gpu`` are whole units.
+EXTENDED_RESOURCES_URL = "https://kubernetes.io/docs/concepts/extend-kubernetes/compute-storage-net/device-plugins/"
+_NUMBER_PART = re.compile(r"[+-]?[0-9]*\.?[0-9]*")
+
+
+def gpu_limit_warning(value: Any) -> str | None:
+    """The warning for a ``nvidia.com/gpu`` limit written with a suffix or an exponent (``"16Gi"``, ``"2k"``,
+    ``"1e400"``), or above int64, or None. A GPU count is a plain integer (extended resources are whole units:
+    :data:`EXTENDED_RESOURCES_URL`), so a suffix is most likely a memory amount written as a count: ``"16Gi"`` is
+    17179869184 GPUs. Past int64 apimachinery's ``Quantity.Value()`` overflows (:data:`QUANTITY_SOURCE`). Only a
+    limit the refusals of :func:`nodepool_limits_problems` let through is judged."""
+    if quantity_problem(value) is not None or parse_quantity(value) is None:
+        return None
+    amount = int(parse_quantity(value))
+    suffix = value[_NUMBER_PART.match(value).end():] if isinstance(value, str) else ""
+    if not suffix and amount <= INT64_MAX:
+        return None
+    count = f"{amount}" if amount < 10**21 else f"about 10^{len(str(amount)) - 1}"
+    why = []
+    if suffix:
+        scale = ("a binary (memory) suffix" if suffix.endswith("i") else
+                 "an exponent" if suffix[0] in "eE" else "a decimal SI suffix")
+        why.append(f"{suffix} is {scale}, which multiplies the number ({QUANTITY_SOURCE}), and a GPU count is a plain "
+                   f"integer (extended resources are whole units: {EXTENDED_RESOURCES_URL})")
+    if amount > INT64_MAX:
+        why.append(f"it is above int64 ({INT64_MAX}), where Quantity.Value() overflows ({QUANTITY_SOURCE}), so it "
+                   "caps nothing")
+    if amount <= 10**6:
+        fix = f"{KARPENTER_GPU_RESOURCE}: {amount} says the same"
+    else:
+        number = value[:_NUMBER_PART.match(value).end()] if suffix and suffix[0] not in "eE" else ""
+        fix = f"e.g. {KARPENTER_GPU_RESOURCE}: {number or 32}"
+    return (f"{KARPENTER_GPU_RESOURCE}: {show(value)} is {count} GPUs: {'; '.join(why)}; write the number of GPUs the "
+            f"pool may run as a plain integer ({fix})")
 
 
 def nodepool_manifest(

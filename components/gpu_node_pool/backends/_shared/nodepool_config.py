@@ -23,7 +23,9 @@ from ...k8s.taints import label_value_problem
 from ...k8s.wellknown import ZONE_LABEL
 from .nodepool import (
     IAM_ROLE_NAME_RE,
+    KARPENTER_GPU_RESOURCE,
     KARPENTER_MAX_LABELS,
+    gpu_limit_warning,
     karpenter_duration_problem,
     nodepool_limits_problems,
     written_key_problem,
@@ -93,8 +95,14 @@ class NodePoolBase(PoolBase):
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:
-        """:meth:`zone_warnings`; a backend that overrides this adds them to its own."""
-        return self.zone_warnings()
+        """:meth:`zone_warnings` and :meth:`limit_warnings`; a backend that overrides this adds them to its own."""
+        return self.zone_warnings() + self.limit_warnings()
+
+    def limit_warnings(self) -> list[tuple[str, str]]:
+        """``[("limits", message)]`` when the ``nvidia.com/gpu`` limit is written with a suffix or an exponent, or is
+        above int64 (:func:`~.nodepool.gpu_limit_warning`)."""
+        warning = gpu_limit_warning(self.limits.get(KARPENTER_GPU_RESOURCE))
+        return [("limits", warning)] if warning else []
 
     def zone_warnings(self) -> list[tuple[str, str]]:
         """``[("requirements[j].values", message)]`` for each zone requirement with ``NotIn`` whose values are not
