@@ -162,12 +162,18 @@ def no_writes(monkeypatch):
     monkeypatch.setattr(export, "write_files", refuse)
 
 
-@pytest.mark.parametrize("bad", ["", "/", "~", "~/"])
-def test_render_refuses_empty_root_and_home(capsys, no_writes, bad):
+@pytest.mark.parametrize("bad", ["/", "~", "~/"])
+def test_render_refuses_root_and_home(capsys, no_writes, bad):
     code, out, err = _render(capsys, bad)
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1 and err.startswith("error: --out ")
     assert out == ""
+
+
+def test_render_refuses_an_empty_out_as_a_usage_error(capsys, no_writes):
+    code, out, err = _render(capsys, "")
+    assert code == 64 and out == ""
+    assert "gpupool render: error: argument --out: an empty path" in err
 
 
 def test_render_refuses_the_home_directory_spelled_out(capsys, no_writes, monkeypatch, tmp_path):
@@ -279,8 +285,8 @@ def test_html_and_schema_out_refuse_to_overwrite_the_stack_file_being_read(capsy
 @pytest.mark.parametrize(
     ("argv", "code", "needle"),
     [
-        (["plan", "--stack", "dev", "--html", ""], 64, "--html: '' is empty"),
-        (["schema", "--out", ""], 64, "--out: '' is empty"),
+        (["plan", "--stack", "dev", "--html", ""], 64, "argument --html: an empty path; give the path of the file to write"),
+        (["schema", "--out", ""], 64, "argument --out: an empty path; give the path of the file to write"),
         (["plan", "--stack", "dev", "--project-dir", str(ROOT / "README.md")], 2, "is a file, not the project directory"),
         (["validate", "--file", "/nonexistent/Pulumi.x.yaml"], 2, "no such stack file"),
     ],
@@ -368,7 +374,7 @@ def test_an_output_fifo_with_a_reader_gets_the_page(capsys, tmp_path):
 @pytest.mark.parametrize("option", ["--cluster-dump", "--kubeconfig"])
 def test_an_empty_audit_input_path_is_a_usage_error_not_a_live_audit(capsys, option):
     assert main(["audit", option, ""]) == 64
-    assert "is empty; give the path of the file to read" in capsys.readouterr().err
+    assert f"argument {option}: an empty path; give the path of the file to read" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

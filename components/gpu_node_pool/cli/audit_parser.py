@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..k8s.taints import PLATFORMS
-from .contract import AUDIT_FAIL_ON, input_path, once, output_file, positive_seconds
+from .contract import AUDIT_FAIL_ON, DIRECTORY, FILE_TO_READ, FILE_TO_WRITE, once, positive_seconds
 from .stack_name import stack_name
 
 __all__ = ["register"]
@@ -32,15 +32,15 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     a = subparsers.add_parser("audit", parents=list(parents),
                               help="check a live cluster (read-only) or a kubectl dump against the GPU pool rules")
     src = a.add_mutually_exclusive_group()
-    src.add_argument("--cluster-dump", metavar="PATH", type=input_path, action=_ONE_DUMP,
+    src.add_argument("--cluster-dump", metavar="PATH", type=FILE_TO_READ, action=_ONE_DUMP,
                      help="JSON/YAML of kubectl get nodes,daemonsets,pods,events -A -o json, or a directory of them")
     src.add_argument("--in-cluster", action="store_true", help="use the pod's service account (inside the cluster)")
-    a.add_argument("--kubeconfig", metavar="FILE", type=input_path, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+    a.add_argument("--kubeconfig", metavar="FILE", type=FILE_TO_READ, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
     a.add_argument("--context", metavar="NAME", help="kubeconfig context (default: current-context)")
     a.add_argument("--stack", type=stack_name,
                    help="also compare with the pools this stack declares (drift and what-if); a Pulumi stack name, as for plan")
-    a.add_argument("--project-dir", default=None, help="directory with Pulumi.yaml (with --stack)")
-    a.add_argument("--html", metavar="OUT.html", type=output_file, help="write the DaemonSet x pool page (self-contained)")
+    a.add_argument("--project-dir", default=None, type=DIRECTORY, help="directory with Pulumi.yaml (with --stack)")
+    a.add_argument("--html", metavar="OUT.html", type=FILE_TO_WRITE, help="write the DaemonSet x pool page (self-contained)")
     a.add_argument("--fail-on", choices=AUDIT_FAIL_ON, default="mandatory",
                    help="exit 1 when a finding is at or above this level (default: mandatory; none: never)")
     a.add_argument("--platform", choices=PLATFORMS, help="control plane, for admission-added tolerations (default: detected)")

@@ -31,14 +31,17 @@ from ..config import ConfigError
 from ..text.terminal import escape_control, terminal_text
 from .audit_parser import register as register_audit
 from .contract import (
+    DIRECTORY,
+    EXECUTABLE,
     FAIL_ON_LEVELS,
+    FILE_TO_READ,
+    FILE_TO_WRITE,
     WRITE_FAILED,
     ExitCode,
     UsageParser,
     cannot_write,
     closed_stdout,
     last_line,
-    output_file,
     positive_seconds,
     print_report,
     report,
@@ -94,7 +97,7 @@ def _stack_parent(required: bool) -> argparse.ArgumentParser:
         "--stack", required=required, type=stack_name, help="stack name: reads <stackConfigDir>/Pulumi.<stack>.yaml"
     )
     stack.add_argument(
-        "--project-dir", default=None,
+        "--project-dir", default=None, type=DIRECTORY,
         help="where to look for Pulumi.yaml: this directory or the nearest one above it, as pulumi does "
         "(default: the current directory)",
     )
@@ -136,6 +139,7 @@ def _parser() -> argparse.ArgumentParser:
         "--policy-pack-config",
         default=None,
         metavar="FILE",
+        type=FILE_TO_READ,
         help="policy pack config JSON, as for pulumi preview --policy-pack-config "
         '(e.g. {"all": "mandatory", "gpu-toleration-allowlist": {"allowedNamespaces": ["ml"]}})',
     )
@@ -145,14 +149,14 @@ def _parser() -> argparse.ArgumentParser:
         "plan", parents=[stack, judged, common, formats],
         help="run the program under Pulumi mocks and report pools, taints, the device plugin and policy verdicts",
     )
-    pl.add_argument("--html", default=None, metavar="OUT", type=output_file,
+    pl.add_argument("--html", default=None, metavar="OUT", type=FILE_TO_WRITE,
                     help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
     r = sub.add_parser(
         "render", parents=[stack, judged, common],
         help="write the Kubernetes objects the stack declares (and the chart reference) as YAML files",
     )
     r.add_argument(
-        "--out", required=True,
+        "--out", required=True, type=DIRECTORY,
         help="output directory: new, empty or an earlier render (created; a later render removes only the files "
         "an earlier render of the same stack listed in DIR/.gpupool-render.json and no longer writes)",
     )
@@ -160,7 +164,7 @@ def _parser() -> argparse.ArgumentParser:
                               help="validate the stack config only (--stack NAME, or --file PATH...)")
     validate.set_defaults(check_usage=_one_of_stack_or_file)
     validate.add_argument(
-        "--file", nargs="+", default=None, metavar="PATH", dest="files",
+        "--file", nargs="+", default=None, metavar="PATH", dest="files", type=FILE_TO_READ,
         help="validate these stack files (Pulumi.<stack>.yaml, each its own stack) instead of --stack; "
         "the pre-commit hook's entry",
     )
@@ -169,22 +173,22 @@ def _parser() -> argparse.ArgumentParser:
         help="run ANY Pulumi Python program under mocks with its own stack config, open its charts and YAML "
         "as plan does; find its GPU pools and report coverage and policy verdicts",
     )
-    ck.add_argument("--python", default=None, metavar="PATH",
+    ck.add_argument("--python", default=None, metavar="PATH", type=EXECUTABLE,
                     help="the Python that runs the program (default: Pulumi.yaml's runtime.options.virtualenv, "
                     "else gpupool's own); gpu-node-pool must be installed there")
-    ck.add_argument("--html", default=None, metavar="OUT", type=output_file,
+    ck.add_argument("--html", default=None, metavar="OUT", type=FILE_TO_WRITE,
                     help="also write the DaemonSet x GPU pool page (one self-contained HTML file) to OUT")
     ck.add_argument("--program-timeout", type=positive_seconds, default=300.0, metavar="S",
                     help="seconds the program may run (in its child process) before it is stopped (default 300)")
     sc = sub.add_parser(
         "schema", help="print the JSON Schema of a stack file (for editors: # yaml-language-server: $schema=...)"
     )
-    sc.add_argument("--out", default=None, metavar="FILE", type=output_file, help="write it to FILE instead of printing it")
+    sc.add_argument("--out", default=None, metavar="FILE", type=FILE_TO_WRITE, help="write it to FILE instead of printing it")
     sc.add_argument("--quiet", "-q", action="store_true", help="with --out, print nothing")
     p = sub.add_parser(
         "policy-pack", parents=[common], help="write the CrossGuard policy pack as a directory to run or publish"
     )
-    p.add_argument("--out", required=True, help="pack directory to write (created)")
+    p.add_argument("--out", required=True, type=DIRECTORY, help="pack directory to write (created)")
     p.add_argument(
         "--requirement", default=None, metavar="SPEC",
         help=f"requirements.txt line installing this package (default: gpu-node-pool=={__version__}); "

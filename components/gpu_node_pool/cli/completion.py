@@ -23,25 +23,23 @@ SHELLS = ("bash", "zsh", "tcsh")
 
 #: The stack names under the current directory, one per line (``dev`` for ``stacks/Pulumi.dev.yaml``).
 _LIST_STACKS = r"ls stacks . 2>/dev/null | sed -n 's/^Pulumi\.\(.*\)\.yaml$/\1/p'"
-#: Options whose value is a file, and those whose value is a directory (by dest; ``schema --out`` is a file).
-_FILES = {"html", "policy_pack_config", "files", "cluster_dump", "kubeconfig", "python", "helm"}
-_DIRECTORIES = {"project_dir", "out"}
 
 
-def _mark(parser: argparse.ArgumentParser, command: str | None) -> None:
-    """Set shtab's ``complete`` on every action of ``parser`` and its sub-commands that takes a path or a stack."""
+def _mark(parser: argparse.ArgumentParser) -> None:
+    """Set shtab's ``complete`` on every action of ``parser`` and its sub-commands that takes a path (its type is a
+    :class:`~gpu_node_pool.cli.contract.PathArgument`, whose ``kind`` says file or directory) or a stack."""
     import shtab
+
+    from .contract import PathArgument
 
     for action in parser._actions:  # argparse keeps no public list of a parser's actions
         if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                _mark(sub, name)
+            for sub in action.choices.values():
+                _mark(sub)
         elif action.dest == "stack" and action.option_strings:
             action.complete = shtab.cmd(_LIST_STACKS)  # type: ignore[attr-defined]
-        elif action.dest in _DIRECTORIES and not (command == "schema" and action.dest == "out"):
-            action.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
-        elif action.dest in _FILES or (command == "schema" and action.dest == "out"):
-            action.complete = shtab.FILE  # type: ignore[attr-defined]
+        elif isinstance(action.type, PathArgument):
+            action.complete = shtab.DIRECTORY if action.type.kind == "directory" else shtab.FILE  # type: ignore[attr-defined]
 
 
 def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
@@ -54,5 +52,5 @@ def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
 
     if shell not in SHELLS:
         raise ValueError(f"completion for {shell!r}: choose one of {', '.join(SHELLS)}")
-    _mark(parser, None)
+    _mark(parser)
     return shtab.complete(parser, shell=shell)

@@ -11,7 +11,7 @@ Exit codes (stated once in the README, "Command-line contract"; decided by
       ``--out``, the audit's dump, kubeconfig or cluster (the message names the file or argument,
       the bad value and the fix)
 64    command-line usage (``EX_USAGE`` of BSD sysexits.h; argparse's own exit 2 is overridden so
-      that a typo never reads as a config error)
+      that a typo never reads as a config error), an empty path given to any option (:class:`PathArgument`)
 70    internal error (``EX_SOFTWARE``): a bug; one line and "please report", the traceback only
       with ``--debug``
 141   stdout closed by its reader (``gpupool plan ... | head -1``): the run ends quietly, as a
@@ -49,7 +49,12 @@ __all__ = [
     "FAIL_ON_LEVELS",
     "AUDIT_FAIL_ON",
     "ExitCode",
+    "DIRECTORY",
+    "EXECUTABLE",
+    "FILE_TO_READ",
+    "FILE_TO_WRITE",
     "InputError",
+    "PathArgument",
     "StoreOnce",
     "SubcommandParser",
     "UsageParser",
@@ -70,20 +75,38 @@ FAIL_ON_LEVELS = FAIL_ON[1:]
 AUDIT_FAIL_ON = FAIL_ON
 
 
-def output_file(value: str) -> str:
-    """``--html``/``--out FILE``: a non-empty path (an empty one would write nothing, silently);
-    argparse turns the error into exit 64."""
-    if not value.strip():
-        raise argparse.ArgumentTypeError(f"{value!r} is empty; give the path of the file to write")
-    return value
+class PathArgument:
+    """The argparse ``type`` of every option whose value is a path (``--project-dir``, ``--out``,
+    ``--policy-pack-config``, ``--helm``, ``--html``, ``--file``, ...): the one place an empty path is refused.
+
+    An empty value (or blanks only), as an unset ``$VAR`` in a CI job's command line gives, is a usage error
+    naming the option, exit 64 (``argument --policy-pack-config: an empty path; ...``), whatever the command:
+    read as "no option given" it would run with the default silently (the default policy config, the current
+    directory). :attr:`kind` (``file`` or ``directory``) is what shell completion offers for the option.
+    """
+
+    def __init__(self, kind: str, wanted: str) -> None:
+        self.kind = kind
+        self.wanted = wanted
+
+    def __call__(self, value: str) -> str:
+        if not value.strip():
+            raise argparse.ArgumentTypeError(f"an empty path; give {self.wanted} (an unset or empty shell "
+                                             "variable expands to nothing)")
+        return value
+
+    def __repr__(self) -> str:
+        return f"PathArgument({self.kind!r}, {self.wanted!r})"
 
 
-def input_path(value: str) -> str:
-    """``--cluster-dump``/``--kubeconfig PATH``: a non-empty path (an empty ``--cluster-dump`` would read as
-    no option given, and the audit would go to the live cluster instead); argparse turns the error into exit 64."""
-    if not value.strip():
-        raise argparse.ArgumentTypeError(f"{value!r} is empty; give the path of the file to read")
-    return value
+#: A file the command reads (``--policy-pack-config``, ``--file``, ``--cluster-dump``, ``--kubeconfig``).
+FILE_TO_READ = PathArgument("file", "the path of the file to read")
+#: A file the command writes (``--html``, ``schema --out``).
+FILE_TO_WRITE = PathArgument("file", "the path of the file to write")
+#: A directory (``--project-dir``, ``render --out``, ``policy-pack --out``).
+DIRECTORY = PathArgument("directory", "the path of the directory")
+#: A program to run (``--helm``, ``check --python``).
+EXECUTABLE = PathArgument("file", "the path of the executable")
 
 
 #: The longest timeout any option takes, in seconds (one day): no real request, program or render needs more,

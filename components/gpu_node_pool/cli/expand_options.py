@@ -16,7 +16,7 @@ import argparse
 import errno
 from typing import Any
 
-from .contract import positive_seconds
+from .contract import EXECUTABLE, positive_seconds
 
 __all__ = ["DEFAULT_RENDER_TIMEOUT", "expand_arguments", "expand_options"]
 
@@ -26,7 +26,7 @@ DEFAULT_RENDER_TIMEOUT = 30.0
 
 def expand_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--helm``, ``--fetch-charts``, ``--render-timeout`` and ``--strict`` to ``parser``."""
-    parser.add_argument("--helm", default=None, metavar="PATH",
+    parser.add_argument("--helm", default=None, metavar="PATH", type=EXECUTABLE,
                         help="helm executable for rendering charts offline (default: helm on PATH, else venv/bin/helm)")
     parser.add_argument("--fetch-charts", action="store_true",
                         help="download charts from their repository/OCI registry (default: local paths and Helm's "
