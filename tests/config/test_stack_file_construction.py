@@ -193,8 +193,9 @@ def test_a_number_past_the_largest_whole_number_is_described_as_pulumi_reads_it(
             "text, reads a plain one up to 2^64 - 1 as a whole number, a longer one as a float and one past the float "
             "range as text; write the whole number the setting needs, unquoted")
     else:
-        assert issue.message.startswith("1.1111111111111111e+23: must be a whole number (e.g. 4); it is an int32"), \
-            issue.message
+        # a whole number as a float64: past the field's range, not a fraction
+        assert issue.message.startswith("1.1111111111111111e+23: is a whole number outside the setting's range: it "
+                                        "must be at most 2147483647, the largest int32 (an int32"), issue.message
 
 
 @pytest.mark.parametrize("anchor", ["", "&a "])  # the tree built directly, and PyYAML's construction

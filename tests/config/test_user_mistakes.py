@@ -61,6 +61,14 @@ CASES = [
      'pools[0].tags.env: 1.30: must be a valid string; unquoted, it is a number to Pulumi (its YAML reader, '
      'gopkg.in/yaml.v3), and the program gets 1.3: quote it ("1.30")'),
     ("config that is not a mapping", "config: hello\n", "config: must be a mapping of config keys"),
+    ("a whole number past the setting's range", DEV.replace("maxSize: 4", "maxSize: 1180591620717411303424", 1),
+     "pools[0].scaling.maxSize: 1180591620717411303424: is a whole number outside the setting's range: it must be at "
+     "most 2147483647, the largest int32 (an int32 of at least 1 in the EKS and Auto Scaling APIs: https://"),
+    ("a negative whole number past the setting's range", DEV.replace("maxSize: 4", "maxSize: -1180591620717411303424", 1),
+     "pools[0].scaling.maxSize: -1180591620717411303424: is a whole number outside the setting's range: it must be "
+     "at least 1"),
+    ("a fraction is still no whole number", DEV.replace("maxSize: 4", "maxSize: 1.5", 1),
+     "pools[0].scaling.maxSize: 1.5: must be a whole number"),
     ("a config key that is not a string", "config:\n  1: 2\n", "key 1 is not a string"),
     ("a pool written as a string", DEV.split("  gpu-node-pools:pools:")[0] + "  gpu-node-pools:pools: [inference]\n",
      "pools[0]: 'inference' must be a mapping"),

@@ -155,13 +155,16 @@ def test_the_bound_itself_is_taken(capsys, temp_project):
     assert code == 0, out
 
 
-def test_a_fractional_or_float_sized_number_is_still_no_whole_number(capsys, temp_project):
+def test_a_float_sized_whole_number_is_past_the_range_not_a_fraction(capsys, temp_project):
     text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
     assert "maxSize: 4" in text
     project = temp_project("big", text.replace("maxSize: 4", "maxSize: 99999999999999999999999"))
     code = main(["validate", "--stack", "big", "--project-dir", str(project)])
     out = capsys.readouterr().err
-    assert code == 2 and "must be a whole number (e.g. 4)" in out and "the program gets 1e+23" in out, out
+    assert code == 2 and "the program gets 1e+23" in out, out
+    assert ("99999999999999999999999: is a whole number outside the setting's range: it must be at most 2147483647, "
+            "the largest int32 (an int32 of at least 1 in the EKS and Auto Scaling APIs") in out, out
+    assert "write a smaller whole number" in out and "(e.g. 4)" not in out, out
 
 
 def test_a_field_bounded_at_an_api_width_names_the_api_holding_it():

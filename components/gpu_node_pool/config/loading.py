@@ -20,7 +20,8 @@ from ..registry import names as backend_names
 from ..sdk.yaml_bounded import TAG_ERRORS
 from ..text.suggest import closest
 from ..text.terminal import MAX_SHOWN
-from .common import INT32_MAX, INT64_MAX, PoolBase, TaintConfig
+from .bounds import API_WIDTHS, BOUND_WORDS, api_of, beyond_bound, beyond_width, bound_of, past_range
+from .common import PoolBase, TaintConfig
 from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
 from .locations import FileMarks
@@ -183,13 +184,15 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
             msg = f"has {count} items; at most {bound} are allowed"
         msg += f" ({example})" if example else ""
         return [ConfigIssue(path, msg)]
-    elif kind in ("less_than_equal", "greater_than_equal") and _API_WIDTHS.get(abs(_bound(ctx))) and isinstance(value, int):
-        msg = _beyond_width(_bound(ctx), field)
-    elif kind in _BOUND_WORDS and isinstance(ctx.get(_BOUND_WORDS[kind][1]), int | float):
-        msg = _beyond_bound(kind, ctx[_BOUND_WORDS[kind][1]], field)
+    elif kind in ("less_than_equal", "greater_than_equal") and API_WIDTHS.get(abs(bound_of(ctx))) and isinstance(value, int):
+        msg = beyond_width(bound_of(ctx), field)
+    elif kind in BOUND_WORDS and isinstance(ctx.get(BOUND_WORDS[kind][1]), int | float):
+        msg = beyond_bound(kind, ctx[BOUND_WORDS[kind][1]], field)
     elif kind == "list_type":
         about = (field.description or "") if field is not None else ""
         msg = "must be a list, " + (about[about.index("e.g."):].rstrip(".") if "e.g. [" in about else "e.g. [a, b]")
+    elif kind in ("int_type", "int_from_float") and (beyond := past_range(value, field)):
+        msg = beyond  # a whole number as a float (yaml.v3 reads one past 2^64 - 1 as a float64)
     elif kind in ("int_type", "int_from_float") and value is not None and not isinstance(value, dict | list):
         # strict: "4" and 4.0 are no integers here (common.py), so the fix says how to write one
         digits = isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value) is not None
@@ -204,7 +207,7 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         where = (field.description or "") if field is not None else ""
         if "e.g." in where:
             written = where[where.index("e.g."):].rstrip(".")
-        api = _api_of(field)
+        api = api_of(field)
         msg = f"must be a whole number{', unquoted' if quoted else ''} ({written})" + (f"; it is {api}" if api else "")
     else:
         msg = err["msg"].replace("Input should be", "must be")
@@ -216,51 +219,6 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         if value is None and kind.endswith("_type"):
             msg += "; set a value or remove the key" if field is not None and not field.is_required() else "; set a value"
     return [ConfigIssue(path, f"{shown}: {msg}" if not isinstance(value, dict | list) else msg)]
-
-
-#: The whole-number widths a field's ``le``/``ge`` bound stands for (:data:`.common.INT32_MAX`, ``INT64_MAX``).
-_API_WIDTHS = {INT32_MAX: "int32", INT32_MAX + 1: "int32", INT64_MAX: "int64", INT64_MAX + 1: "int64"}
-
-
-def _bound(ctx: Mapping[str, Any]) -> int:
-    bound = ctx.get("le", ctx.get("ge"))
-    return bound if isinstance(bound, int) else 0
-
-
-#: pydantic's bound error kinds: the words of the rule and the ``ctx`` key holding the bound.
-_BOUND_WORDS = {"greater_than_equal": ("at least", "ge"), "greater_than": ("more than", "gt"),
-                "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}
-
-
-def _api_of(field: Any, width: str = "") -> str:
-    """The parenthesis of the field's description that names the API and its source (the one saying
-    ``int32``/``int64`` or giving a URL; with ``width``, the one saying that width), without its parentheses;
-    ``""`` when the description has none."""
-    about = (field.description or "") if field is not None else ""
-    names = rf"\b{width}\b" if width else r"\bint(?:32|64)\b|https://"
-    api = re.search(r"\(([^()]*(?:" + names + r")[^()]*)\)", about)
-    return api[1] if api else ""
-
-
-def _beyond_bound(kind: str, bound: float, field: Any) -> str:
-    """The message of a number outside a field's ``ge``/``gt``/``le``/``lt`` bound: the rule, its source (the
-    field description's parenthesis naming the API, :func:`_api_of`; else the description) and the fix, e.g.
-    ``must be at least 0 (an int32 of at least 0 in ...: https://...); write 0 or more``."""
-    words, _ = _BOUND_WORDS[kind]
-    source = _api_of(field) or ((field.description or "").rstrip(".") if field is not None else "")
-    fix = {"at least": f"{bound} or more", "more than": f"a number above {bound}", "at most": f"{bound} or less",
-           "less than": f"a number below {bound}"}[words]
-    return f"must be {words} {bound}" + (f" ({source})" if source else "") + f"; write {fix}"
-
-
-def _beyond_width(bound: int, field: Any) -> str:
-    """The message of a whole number past a field's int32/int64 bound: the range, the API that holds it (the
-    parenthesis of the field's description that names the width, :func:`_api_of`) and the fix."""
-    width = _API_WIDTHS[abs(bound)]
-    api = _api_of(field, width)
-    side, end, fix = ("at most", "largest", "smaller") if bound > 0 else ("at least", "smallest", "larger")
-    return (f"must be {side} {bound}, the {end} {width}" + (f" ({api})" if api else "")
-            + f"; write a {fix} whole number")
 
 
 def _names_of_untyped_pools(raw: Mapping[str, Any]) -> list[ConfigIssue]:
