@@ -22,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .controller_taints import is_transient
 from .taints import Taint, TaintEffect
 
-__all__ = ["BootTaintAgent", "AGENTS", "KARPENTER_EPHEMERAL", "agent", "startup_taints_for", "is_karpenter_ephemeral"]
+__all__ = ["BootTaintAgent", "AGENTS", "KARPENTER_EPHEMERAL", "STARTUP_TAINTS_SOURCE", "agent", "startup_taints_for",
+           "is_karpenter_ephemeral", "unremoved_startup_taint_warning"]
 
 #: Taints Karpenter drops from its scheduling view while a node initializes; never list them
 #: (kubernetes-sigs/karpenter ``pkg/scheduling/taints.go``). Keys with the prefix
@@ -169,3 +171,29 @@ def recognise(charts: Iterable[str] = (), addons: Iterable[str] = (), images: It
         a for a in AGENTS
         if charts & set(a.charts) or addons & set(a.addons) or any(s in img for s in a.images for img in images)
     ]
+
+
+#: What Karpenter expects of a startup taint: something else removes it, and the node counts as initialized only then.
+STARTUP_TAINTS_SOURCE = (
+    "karpenter.sh_nodepools.yaml@v1.14.1 spec.template.spec.startupTaints: 'expected to be removed automatically within "
+    "a short period of time, typically by a DaemonSet that tolerates the taint', https://karpenter.sh/docs/concepts/"
+    "nodepools/ (startupTaints)"
+)
+
+
+def unremoved_startup_taint_warning(taint: Taint) -> str | None:
+    """The warning for a declared ``startupTaints`` entry that no agent of :data:`AGENTS` removes (Karpenter's
+    MatchTaint: key and effect) and that is not a taint a controller removes on its own (:func:`is_karpenter_ephemeral`,
+    :func:`~gpu_node_pool.k8s.controller_taints.is_transient`), or None. Karpenter waits for something else to remove
+    it (:data:`STARTUP_TAINTS_SOURCE`); when nothing does, the node stays tainted and pods that do not tolerate it,
+    the GPU pods among them, stay Pending. A warning, not a refusal: an agent this table does not know may remove it."""
+    if any(a.matches(taint) for a in AGENTS) or is_karpenter_ephemeral(taint) or is_transient(taint.key):
+        return None
+    known = ", ".join(f"{a.name} ({a.entry.key}:{a.entry.effect.value})" for a in AGENTS)
+    held = ("" if taint.effect == TaintEffect.PREFER_NO_SCHEDULE else
+            ", so the GPU pods that do not tolerate it stay Pending")
+    return (f"startup taint {taint.key}:{taint.effect.value} is removed by no agent this stack names or the component "
+            f"knows ({known}): Karpenter waits for something else to remove a startup taint ({STARTUP_TAINTS_SOURCE}), "
+            f"and until then the node stays tainted and counts as not initialized{held}; run an agent "
+            "that removes it (and keep this entry), list a known agent in startupTaintsFor instead, or drop the entry "
+            "(a taint meant to stay belongs in taints)")

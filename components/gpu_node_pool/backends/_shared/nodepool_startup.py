@@ -61,6 +61,23 @@ class StartupTaintsPool(NodePoolBase):
             raise fail(f"{bad} are not agents of the boot-taint table; use some of {known}")
         return names
 
+    def config_warnings(self) -> list[tuple[str, str]]:
+        """The NodePool warnings (:meth:`NodePoolBase.config_warnings`) and :meth:`startup_taint_warnings`."""
+        return super().config_warnings() + self.startup_taint_warnings()
+
+    def startup_taint_warnings(self) -> list[tuple[str, str]]:
+        """``[("startupTaints[i]", message)]`` for each declared startup taint no known agent removes
+        (:func:`~gpu_node_pool.k8s.startup_taints.unremoved_startup_taint_warning`); the entries of
+        ``startupTaintsFor`` name their agent and are never warned about."""
+        from ...k8s.startup_taints import unremoved_startup_taint_warning
+
+        out = []
+        for i, item in enumerate(self.startup_taints):
+            warning = unremoved_startup_taint_warning(item.to_taint())
+            if warning:
+                out.append((f"startupTaints[{i}]", warning))
+        return out
+
     @property
     def startup_taint_list(self) -> list[Taint]:
         """Startup taints as :class:`Taint`, in config order (never in ``taint_list``): ``startupTaints``,

@@ -351,7 +351,8 @@ class KarpenterPool(StartupTaintsPool):
 
         alias = alias_version_warning(self.node_class.ami_alias) if self.node_class is not None else None
         own = [("nodeClass.amiAlias", alias)] if alias else []
-        return own + pool_warnings(self) + self.limit_warnings() + efa_warnings(self) + overlay_warnings(self)
+        return (own + pool_warnings(self) + self.limit_warnings() + self.startup_taint_warnings() + efa_warnings(self)
+                + overlay_warnings(self))
 
     @property
     def provisioner_counts_shared_gpus(self) -> bool:
