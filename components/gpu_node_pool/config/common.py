@@ -98,6 +98,13 @@ def _split_taint_string(value: Any) -> Any:
         return {"key": key, "value": val, "effect": effect}
     if isinstance(value, Taint):
         return value.to_k8s()
+    if isinstance(value, Mapping) and len(value) == 1:  # "k = v : Effect": YAML reads ': ' as a key and its value
+        [(key, rest)] = value.items()
+        if isinstance(key, str) and isinstance(rest, str | None) and key not in TaintConfig.model_fields and (
+                "=" in key or TaintEffect.meant((rest or "").strip()) is not None):  # not {secure: ...}, a secret
+            meant = f"{key.replace(' ', '')}:{(rest or '').strip()}"
+            raise fail(f"{key!r}: {rest!r} is a mapping to YAML (': ' starts a value: https://yaml.org/spec/1.2.2/#733-plain-style): "
+                       f"write the taint as one string without spaces, e.g. {meant}")
     return value
 
 

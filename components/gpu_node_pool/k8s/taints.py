@@ -212,6 +212,9 @@ def split_kubelet_form(text: Any) -> tuple[str, str, str]:
     head, sep, effect = text.rpartition(":")
     if not sep:
         raise TaintError(f"{shown(text)} has no effect; write key=value:Effect, e.g. nvidia.com/gpu=present:NoSchedule")
+    if ":" in head:  # neither a key nor a value holds ':' (qualified name, label value)
+        raise TaintError(f"{shown(text)} has more than one ':' (the kubelet's parseTaint, kubernetes pkg/util/taints/"
+                         "taints.go, splits on ':' into two parts); write key=value:Effect, one ':' before the effect")
     key, _, value = head.partition("=")
     return key, value, effect
 
