@@ -53,4 +53,4 @@ policy-wheel: setup
 	$(BIN)/python -m pip wheel --no-deps --quiet -w dist .
 
 clean:
-	rm -rf $(VENV) out dist .pytest_cache .hypothesis
+	rm -rf $(VENV) out dist build .pytest_cache .hypothesis .ruff_cache .import_linter_cache components/*.egg-info
