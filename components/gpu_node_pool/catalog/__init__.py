@@ -258,7 +258,42 @@ def suggestions(name: str, limit: int = 3) -> list[str]:
     return list(dict.fromkeys(same + rest))[:limit]
 
 
+#: The EC2 API's instance type names, every one lower case (RunInstances ``InstanceType``, valid values).
+EC2_INSTANCE_TYPE_NAMES = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_RunInstances.html"
+
+
+def case_problem(name: str) -> str | None:
+    """Why ``name`` (``G6.XLARGE``) is no instance type as written when its lower-case spelling is a catalog type
+    or family, or None: EC2's instance type names are lower case (:data:`EC2_INSTANCE_TYPE_NAMES`)."""
+    lower = name.lower()
+    if lower == name or not (find(lower) or instance_family(lower) in families()):
+        return None
+    fix = f"write {lower!r}" if find(lower) or "." not in lower else "write it in lower case"
+    return f"{name!r} is not an instance type as written: EC2 instance type names are lower case ({EC2_INSTANCE_TYPE_NAMES}); {fix}"
+
+
+def retired_problem(name: str) -> str | None:
+    """Why ``name`` of a retired NVIDIA family (``p2.xlarge``, ``g3.4xlarge``) is refused, with current GPU types of
+    the same size in its place (:data:`~._families.CURRENT_GPU_FAMILIES`), or None for any other name. The reason is
+    the family's own: the catalog's note, the EKS accelerated AMIs' list (source eks-ami-gpus) and, for p2, their
+    drivers (:data:`~._families.RETIRED_DRIVER`, source eks-ami-1448)."""
+    family, size = instance_family(name), name.partition(".")[2]
+    if family not in _families.RETIRED_FAMILIES:
+        return None
+    gpu = _NVIDIA[family]
+    driver = _families.RETIRED_DRIVER.get(family)
+    offered = [f"{f}.{size}" for f in _families.CURRENT_GPU_FAMILIES if find(f"{f}.{size}")]
+    offered = offered or [f"{f}.xlarge" for f in _families.CURRENT_GPU_FAMILIES if find(f"{f}.xlarge")]
+    return (
+        f"instance type {name!r} is of the retired {family} family ({gpu.model}): {gpu.note}; the EKS-optimized "
+        f"accelerated AMIs do not list it ({_families.EKS_AMI_GPU_TYPES})" + (f" and {driver}" if driver else "")
+        + f". Use a current GPU type, e.g. {', '.join(offered[:3])}"
+    )
+
+
 def _unknown_message(name: object) -> str:
+    if isinstance(name, str) and (known := case_problem(name) or retired_problem(name)):
+        return known
     hint = suggestions(name) if isinstance(name, str) else []
     did_you_mean = f"; did you mean {', '.join(hint)}?" if hint else ""
     return (

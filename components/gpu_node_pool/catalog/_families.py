@@ -21,6 +21,11 @@ SOURCES = {
     "(https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html, current and r610 pages, read 2026-11)",
     "ec2-pages": "Amazon EC2 accelerated-computing instance pages "
     "(https://aws.amazon.com/ec2/instance-types/#Accelerated_Computing), as previously tabled in instances.py",
+    "eks-ami-gpus": "Amazon EKS user guide, 'Use EKS-optimized accelerated AMIs for GPU instances', the EC2 instance "
+    "types each AMI variant supports (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html): "
+    "no p2, g3 or g3s",
+    "eks-ami-1448": "awslabs/amazon-eks-ami#1448 (2023-10): the EKS accelerated AMIs' NVIDIA 535 and later drivers "
+    "do not support the p2 family's chips (https://github.com/awslabs/amazon-eks-ami/issues/1448)",
     "kpa-8368": "aws/karpenter-provider-aws#8368 (open, 2025-08-13): EC2 DescribeInstanceTypes GPU Count 0 "
     "for g6f.* and (then) p5.4xlarge (https://github.com/aws/karpenter-provider-aws/issues/8368)",
 }
@@ -59,6 +64,17 @@ class GpuFamily:
 
 
 _RETIRED = "not in Cluster Autoscaler's table nor Karpenter's docs (retired generation); GPU count from the EC2 pages"
+#: The NVIDIA families the catalog keeps only to refuse them (note :data:`_RETIRED`): the EKS-optimized accelerated
+#: AMIs support none of them (eks-ami-gpus); what more a family's GPU lacks, in :data:`RETIRED_DRIVER`.
+RETIRED_FAMILIES = ("p2", "g3", "g3s")
+#: A retired family whose GPU the EKS accelerated AMIs' NVIDIA drivers do not support (eks-ami-1448).
+RETIRED_DRIVER = {
+    "p2": "their NVIDIA drivers (535 and later) do not support its K80 (https://github.com/awslabs/amazon-eks-ami/issues/1448)",
+}
+#: The EKS page listing the GPU instance types the accelerated AMIs support (eks-ami-gpus).
+EKS_AMI_GPU_TYPES = "https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html"
+#: Current NVIDIA families offered in place of a retired one, in order (each in the eks-ami-gpus table).
+CURRENT_GPU_FAMILIES = ("g6", "g5", "g4dn", "g6e")
 _GB200 = "not in Cluster Autoscaler's table nor Karpenter's v1.14.1 docs; set gpusPerNode"
 _FRACTION = "fractional GPU: EC2 reports 0 GPUs (aws/karpenter-provider-aws#8368)"
 
@@ -66,7 +82,8 @@ _FRACTION = "fractional GPU: EC2 reports 0 GPUs (aws/karpenter-provider-aws#8368
 #: RTX PRO 6000 Blackwell Server Edition are listed; T4, T4G, A10G, L4, L40S, V100, K80, M60 are not
 #: (pre-Ampere or not listed); RTX PRO 4500 Blackwell is in the r610 list but not the current one.
 NVIDIA_FAMILIES: tuple[GpuFamily, ...] = (
-    GpuFamily("p2", "nvidia", None, "NVIDIA K80", None, False, source=("ec2-pages", "mig-guide"), note=_RETIRED),
+    GpuFamily("p2", "nvidia", None, "NVIDIA K80", None, False, source=("ec2-pages", "mig-guide", "eks-ami-gpus", "eks-ami-1448"),
+              note=_RETIRED),
     GpuFamily("p3", "nvidia", "v100", "NVIDIA V100", None, False, source=("ca-table", "mig-guide"),
               note="in Cluster Autoscaler's table, not in Karpenter's v1.14.1 docs; GPU memory not sourced"),
     GpuFamily("p3dn", "nvidia", "v100", "NVIDIA V100", 32768, False),
@@ -78,8 +95,8 @@ NVIDIA_FAMILIES: tuple[GpuFamily, ...] = (
     GpuFamily("p6-b200", "nvidia", "b200", "NVIDIA B200", 183359, True),
     GpuFamily("p6-b300", "nvidia", "b300", "NVIDIA B300", 275040, True),
     GpuFamily("p6e-gb200", "nvidia", None, "NVIDIA GB200", None, True, "arm64", source=("ec2-pages", "mig-guide"), note=_GB200),
-    GpuFamily("g3", "nvidia", None, "NVIDIA M60", None, False, source=("ec2-pages", "mig-guide"), note=_RETIRED),
-    GpuFamily("g3s", "nvidia", None, "NVIDIA M60", None, False, source=("ec2-pages", "mig-guide"), note=_RETIRED),
+    GpuFamily("g3", "nvidia", None, "NVIDIA M60", None, False, source=("ec2-pages", "mig-guide", "eks-ami-gpus"), note=_RETIRED),
+    GpuFamily("g3s", "nvidia", None, "NVIDIA M60", None, False, source=("ec2-pages", "mig-guide", "eks-ami-gpus"), note=_RETIRED),
     GpuFamily("g4dn", "nvidia", "t4", "NVIDIA T4", 16384, False),
     GpuFamily("g5", "nvidia", "a10g", "NVIDIA A10G", 22888, False),
     GpuFamily("g5g", "nvidia", "t4g", "NVIDIA T4G", 16384, False, "arm64"),

@@ -97,6 +97,8 @@ def nvidia_instance_problems(values: list[str], *, families: bool = False) -> li
             problems.append(f"{value!r} is an instance type; put it in instanceTypes or write its family {instance_family(value)!r}")
         elif fam in OTHER_ACCELERATOR_FAMILIES:
             problems.append(f"{value!r} has {OTHER_ACCELERATOR_FAMILIES[fam]}, not NVIDIA GPUs")
+        elif (cased := catalog.case_problem(value)) and (value.lower() if families else instance_family(value.lower())) in NVIDIA_FAMILIES:
+            problems.append(cased)
         elif fam not in NVIDIA_FAMILIES or (not families and "." not in value):
             example = "g6e, g6, p5" if families else "g6.xlarge, p5.48xlarge"
             problems.append(f"{value!r} is not an NVIDIA GPU instance {'family' if families else 'type'} (e.g. {example})")
