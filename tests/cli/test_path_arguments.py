@@ -15,6 +15,8 @@ from gpu_node_pool.cli.stack_name import stack_name
 
 #: Options that take a value which is no path, nor a choice, nor a stack name or a number of seconds.
 NOT_PATHS = {("audit", "--context"), ("audit", "--admission-plugins"), ("policy-pack", "--requirement")}
+#: Of those, the ones an empty value would silently turn into "not given" (the kubeconfig's current context).
+NOT_EMPTY = [("audit", "--context"), ("audit", "--admission-plugins")]
 #: What each command needs besides the option under test, so that option is the only thing wrong.
 REQUIRED = {"plan": ["--stack", "dev"], "check": ["--stack", "dev"], "render": ["--stack", "dev", "--out", "out"],
             "policy-pack": ["--out", "pack"], "validate": ["--stack", "dev"]}
@@ -132,3 +134,13 @@ def test_any_yaml_file_path_is_refused_as_a_path(capsys, stack):
                                              ("acme/gpu-node-pools/prod", "prod"), ("yaml", "yaml")])
 def test_a_stack_name_is_still_taken(value, name):
     assert stack_name(value) == name
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+@pytest.mark.parametrize(("command", "option"), NOT_EMPTY)
+def test_an_empty_context_or_plugin_list_is_a_usage_error_not_the_current_context(capsys, command, option, value):
+    code = main([command, option, value])
+    captured = capsys.readouterr()
+    assert code == 64 and captured.out == ""
+    last = captured.err.strip().splitlines()[-1]
+    assert last.startswith(f"gpupool {command}: error: argument {option}: an empty value; give "), last

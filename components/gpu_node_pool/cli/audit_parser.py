@@ -20,6 +20,19 @@ __all__ = ["register"]
 _ONE_DUMP = once("put several dump files in one directory")
 
 
+def _given(example: str) -> Any:
+    """An argparse type refusing an empty or blank value, which a client would read as "not given" (the kubeconfig's
+    current context for ``--context``): an unset shell variable must not turn into another cluster or no plugins."""
+
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"an empty value; give {example} (an unset or empty shell variable "
+                                             "expands to nothing), or leave the option out")
+        return text
+
+    return parse
+
+
 def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
     """Add the ``audit`` sub-command to ``subparsers`` and return its parser.
 
@@ -36,7 +49,7 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
                      help="JSON/YAML of kubectl get nodes,daemonsets,pods,events -A -o json, or a directory of them")
     src.add_argument("--in-cluster", action="store_true", help="use the pod's service account (inside the cluster)")
     a.add_argument("--kubeconfig", metavar="FILE", type=FILE_TO_READ, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
-    a.add_argument("--context", metavar="NAME", help="kubeconfig context (default: current-context)")
+    a.add_argument("--context", metavar="NAME", type=_given("a context of the kubeconfig, e.g. --context prod"), help="kubeconfig context (default: current-context)")
     a.add_argument("--stack", type=stack_name,
                    help="also compare with the pools this stack declares (drift and what-if); a Pulumi stack name, as for plan")
     a.add_argument("--project-dir", default=None, type=DIRECTORY, help="directory with Pulumi.yaml (with --stack)")
@@ -44,13 +57,13 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     a.add_argument("--fail-on", choices=AUDIT_FAIL_ON, default="mandatory",
                    help="exit 1 when a finding is at or above this level (default: mandatory; none: never)")
     a.add_argument("--platform", choices=PLATFORMS, help="control plane, for admission-added tolerations (default: detected)")
-    a.add_argument("--admission-plugins", metavar="A,B", help="the API server's enabled admission plugins, if known")
+    a.add_argument("--admission-plugins", metavar="A,B", type=_given("the plugins, e.g. --admission-plugins PodNodeSelector"), help="the API server's enabled admission plugins, if known")
     a.add_argument("--timeout", type=positive_seconds, default=30.0, metavar="S",
                    help="seconds above 0, at most 86400, for each API request as a whole, body included (live only; default 30)")
     a.add_argument("--print-rbac", action="store_true", help="print the minimal read-only ClusterRole and exit")
 
     def check_usage(args: argparse.Namespace) -> None:
-        if args.cluster_dump and (args.kubeconfig or args.context):
+        if args.cluster_dump and (args.kubeconfig or args.context is not None):
             a.error("--cluster-dump reads a file; drop --kubeconfig/--context")
         if args.project_dir and not args.stack:
             a.error("--project-dir needs --stack")
