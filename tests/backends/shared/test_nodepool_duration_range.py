@@ -8,20 +8,13 @@ from typing import Any
 
 import pytest
 from builders import config_issues
+from nodepool_stacks import BACKENDS, CLUSTER
+from nodepool_stacks import LIMITED as POOLS
 
 from gpu_node_pool.backends._shared.nodepool import GO_DURATION_MAX_TEXT
 from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.k8s.integers import INT64_MAX
 
-CLUSTER = {"name": "ml-prod", "nodeRoleArn": "arn:aws:iam::444455556666:role/ml-prod-gpu-node",
-           "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
-POOLS = {
-    "karpenter": {"name": "burst", "backend": "karpenter", "instanceFamilies": ["g6e"], "nodeClass": {},
-                  "taints": ["nvidia.com/gpu=present:NoSchedule"], "limits": {"nvidia.com/gpu": 16}},
-    "eks-auto": {"name": "burst", "backend": "eks-auto", "instanceFamilies": ["g6e"],
-                 "taints": ["nvidia.com/gpu=present:NoSchedule"], "limits": {"nvidia.com/gpu": 16}},
-}
-BACKENDS = sorted(POOLS)
 #: One nanosecond past the largest duration Go reads: 2562047h47m16.854775808s, in whole seconds rounded up.
 OVER = "2562047h47m17s"
 UNDER = "2562047h47m16s"

@@ -8,19 +8,10 @@ from typing import Any
 
 import pytest
 from builders import config_issues
+from nodepool_stacks import BACKENDS, CLUSTER, POOLS
 
 from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.plan import plan_stack
-
-CLUSTER = {"name": "ml-prod", "nodeRoleArn": "arn:aws:iam::444455556666:role/ml-prod-gpu-node",
-           "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
-POOLS = {
-    "karpenter": {"name": "burst", "backend": "karpenter", "instanceFamilies": ["g6e"], "nodeClass": {},
-                  "taints": ["nvidia.com/gpu=present:NoSchedule"]},
-    "eks-auto": {"name": "burst", "backend": "eks-auto", "instanceFamilies": ["g6e"],
-                 "taints": ["nvidia.com/gpu=present:NoSchedule"]},
-}
-BACKENDS = sorted(POOLS)
 
 
 def stack(backend: str, gpus: Any) -> dict[str, Any]:

@@ -7,21 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from nodepool_stacks import BACKENDS, CLUSTER
+from nodepool_stacks import LIMITED as POOLS
 
 from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.config.warnings import stack_warnings
 from gpu_node_pool.k8s.startup_taints import AGENTS, unremoved_startup_taint_warning
 from gpu_node_pool.k8s.taints import Taint, TaintEffect
 
-CLUSTER = {"name": "ml-prod", "nodeRoleArn": "arn:aws:iam::444455556666:role/ml-prod-gpu-node",
-           "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
-POOLS = {
-    "karpenter": {"name": "burst", "backend": "karpenter", "instanceFamilies": ["g6e"], "nodeClass": {},
-                  "taints": ["nvidia.com/gpu=present:NoSchedule"], "limits": {"nvidia.com/gpu": 16}},
-    "eks-auto": {"name": "burst", "backend": "eks-auto", "instanceFamilies": ["g6e"],
-                 "taints": ["nvidia.com/gpu=present:NoSchedule"], "limits": {"nvidia.com/gpu": 16}},
-}
-BACKENDS = sorted(POOLS)
 BOOT = {"key": "example.com/boot", "value": "0", "effect": "NoSchedule"}
 
 
