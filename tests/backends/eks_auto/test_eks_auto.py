@@ -228,6 +228,31 @@ def test_bad_input_is_one_config_error_with_path_rule_and_fix(case, pool, path, 
         assert needle in message, message
 
 
+def test_an_eks_managed_pool_switched_to_eks_auto_gets_every_mistake_in_one_run(tmp_path, capsys):
+    # The dev stack's pool with backend: eks-auto and gpuSharing added: each key Auto Mode has no place for, each
+    # key of another backend and the missing limits are reported together, each at its own path and line.
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    (tmp_path / "stacks").mkdir()
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace("backend: eks-managed", "backend: eks-auto")
+    text = text.replace("      taints:\n", "      gpuSharing: {strategy: timeSlicing, replicas: 4}\n      taints:\n")
+    (tmp_path / "stacks" / "Pulumi.mine.yaml").write_text(text)
+    assert cli_main(["plan", "--stack", "mine", "--project-dir", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert "6 errors in Pulumi.mine.yaml" in out
+    for path in ("limits", "amiType", "capacityType", "scaling", "gpuSharing", "tags"):
+        assert f": pools[0].{path}: " in out, (path, out)
+    assert "AWS determines the operating system and image" in out
+    assert "EKS Auto Mode includes the NVIDIA device plugin" in out
+
+
+def test_refused_node_class_keys_come_with_the_node_class_s_other_mistakes():
+    found = config_issues(good_pool(nodeClass={"amiFamily": "AL2023", "userData": "x", "ephemeralStorage": {"iops": 100}}),
+                          validate)
+    assert sorted(p for p, _ in found) == ["pools[0].nodeClass.amiFamily", "pools[0].nodeClass.ephemeralStorage.iops",
+                                           "pools[0].nodeClass.userData"], found
+
+
 def test_auto_mode_keys_on_a_karpenter_pool_are_refused():
     pool = {"name": "burst", "backend": "karpenter", "instanceFamilies": ["g6e"], "nodeClass": {},
             "limits": {"nvidia.com/gpu": 8},

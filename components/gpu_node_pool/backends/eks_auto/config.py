@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_core import InitErrorDetails
+from pydantic import Field, ModelWrapValidatorHandler, field_validator, model_validator
 
 from ...catalog import instances
 from ...config.common import AwsTags, Model, fail
-from ...config.errors import ConfigIssue, fail_per_key
+from ...config.errors import ConfigIssue, fail_per_key, refuse_keys_beside
 from ...k8s.patterns import full_match
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
@@ -46,18 +45,10 @@ AUTO_ACCELERATED_URL = "https://docs.aws.amazon.com/eks/latest/userguide/auto-ac
 _SOURCE_FAMILIES = "EKS user guide automode-learn-instances, 'EKS Auto Mode supported instance reference'"
 
 
-def _refuse_keys(data: Any, refused: dict[str, str]) -> Any:
-    """Refuse keys Auto Mode has no place for, each at its own path (``pools[0].userData``)."""
-    if not isinstance(data, dict):
-        return data
-    errors = [
-        InitErrorDetails(type=fail(refused_key_message(key, fix)), loc=(key,), input=data[key])
-        for key, fix in refused.items()
-        if key in data
-    ]
-    if errors:
-        raise ValidationError.from_exception_data("eks-auto", errors)
-    return data
+def _refuse_keys(data: Any, refused: dict[str, str], validate: ModelWrapValidatorHandler[Any]) -> Any:
+    """Refuse keys Auto Mode has no place for, each at its own path (``pools[0].userData``), together with
+    every other mistake of the model (:func:`~gpu_node_pool.config.errors.refuse_keys_beside`)."""
+    return refuse_keys_beside(data, {key: refused_key_message(key, fix) for key, fix in refused.items()}, validate)
 
 
 def _object_name_problem(name: str) -> str | None:
@@ -196,10 +187,10 @@ class AutoNodeClass(NodeClassBase):
     ephemeral_storage: AutoEphemeralStorage | None = None
     tags: AwsTags = Field(default_factory=dict, description="Extra EC2 tags on instances and volumes.")
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _refused(cls, data: Any) -> Any:
-        return _refuse_keys(data, REFUSED_NODE_CLASS_KEYS)
+    def _refused(cls, data: Any, handler: ModelWrapValidatorHandler[AutoNodeClass]) -> AutoNodeClass:
+        return _refuse_keys(data, REFUSED_NODE_CLASS_KEYS, handler)
 
     @field_validator("name")
     @classmethod
@@ -316,10 +307,10 @@ class EksAutoPool(StartupTaintsPool):
     expire_after: str | None = Field(None, description="Node lifetime, e.g. 336h, or Never (Auto Mode default 336h).")
     termination_grace_period: str | None = Field(None, description="Max drain time, e.g. 24h (Auto Mode default 24h).")
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _refused(cls, data: Any) -> Any:
-        return _refuse_keys(data, REFUSED_POOL_KEYS)
+    def _refused(cls, data: Any, handler: ModelWrapValidatorHandler[EksAutoPool]) -> EksAutoPool:
+        return _refuse_keys(data, REFUSED_POOL_KEYS, handler)
 
     @classmethod
     def _instance_problems(cls, values: list[str]) -> list[str]:
