@@ -35,7 +35,7 @@ __all__ = ["DeclaredPool", "Declared", "DeclaredError", "read_declared", "drift"
 
 
 class DeclaredError(Exception):
-    """The stack could not be read (missing stack file, invalid config): one message, exit 2."""
+    """The stack could not be read (no project or stack file): one message, exit 2."""
 
 
 @dataclass
@@ -82,7 +82,9 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
     """Run the offline plan of ``stack`` and read its pools and DaemonSets.
 
     Raises:
-        DeclaredError: no project/stack file, or the stack config is invalid.
+        DeclaredError: no project or stack file.
+        ConfigError: the stack config is invalid: every mistake, each with its path and ``file:line``, as
+            ``gpupool plan`` reports them (``gpupool`` exits 2).
     """
     from ..config import ConfigError
     from ..plan import plan_stack
@@ -92,12 +94,8 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
         result = plan_stack(stack, project_dir)
     except (FileNotFoundError, NotADirectoryError) as err:
         raise DeclaredError(f"--stack {stack}: {err}") from None
-    except ConfigError as err:
-        raise DeclaredError(f"--stack {stack}: {str(err).splitlines()[0]}") from None
     if result.config_issues:
-        first = result.config_issues[0]
-        raise DeclaredError(f"--stack {stack}: {len(result.config_issues)} config error{'' if len(result.config_issues) == 1 else 's'}, first {first.path}: "
-                            f"{first.message}; run gpupool validate --stack {stack}")
+        raise ConfigError(result.config_issues, result.config_source or f"stack {stack!r}")
     kinds = _node_kinds(result, stack)
     sources = {p.name: p.device_plugin_source for p in result.config.pools} if result.config is not None else {}
     pools = [
