@@ -230,6 +230,11 @@ def _identity_inputs(info: ValidationInfo) -> frozenset[str]:
     return frozenset(context.get(IDENTITY_INPUTS, ())) if isinstance(context, Mapping) else frozenset()
 
 
+#: The nvidia-device-plugin chart version whose values and DaemonSet the component writes and the plan models
+#: (``gpu_node_pool.gpu_agents.device_plugin.values.CHART_VERSION``).
+_DEVICE_PLUGIN_CHART = "0.20.0"
+
+
 class DevicePluginConfig(Model):
     """The NVIDIA device plugin chart, installed once per cluster for every pool that needs it."""
 
@@ -246,6 +251,22 @@ class DevicePluginConfig(Model):
     extra_tolerations: list[TolerationConfig] = Field(
         default_factory=list, description="Tolerations for taints of nodes outside this stack."
     )
+
+    @field_validator("chart_version", mode="before")
+    @classmethod
+    def _pinned_chart(cls, version: Any) -> Any:
+        if version != _DEVICE_PLUGIN_CHART:
+            raise fail(
+                f"{show(version)}: the component installs nvidia-device-plugin chart {_DEVICE_PLUGIN_CHART} only: the "
+                f"values it writes (tolerations, affinity, priorityClassName, image tag v{_DEVICE_PLUGIN_CHART}, the "
+                "time-slicing/MPS config map, gfd and nfd) are that version's values.yaml keys, and the plan and its "
+                f"policies judge the DaemonSet that version's templates render (NVIDIA/k8s-device-plugin@v"
+                f"{_DEVICE_PLUGIN_CHART} deployments/helm/nvidia-device-plugin); another version may read them "
+                f"otherwise, unchecked. Remove chartVersion ({_DEVICE_PLUGIN_CHART} is the default), or set "
+                "devicePlugin.enabled: false and install the version you need yourself (a Helm chart of it in your "
+                "program is judged by device-plugin-covers-gpu-pools)"
+            )
+        return version
 
     @field_validator("namespace")
     @classmethod
