@@ -474,7 +474,7 @@ def test_a_check_whose_program_fails_reports_on_stderr(capsys, tmp_path):
 
 def test_validate_reports_the_warnings_plan_reports(temp_project, capsys):
     stack = BAD_STACK.replace("    subnetIds: [subnet-0a1b2c3d4e5f60718]\n",
-                              "    subnetIds: [subnet-0a1b2c3d4e5f60718]\n    kubernetesVersion: \"1.20\"\n")
+                              "    subnetIds: [subnet-0a1b2c3d4e5f60718]\n    kubernetesVersion: \"1.29\"\n")
     stack = stack.replace("scaling: {minSize: 3, maxSize: 2}", "scaling: {minSize: 0, maxSize: 2}")
     project = temp_project("old", stack)
     code, doc = run_json(capsys, "validate", "--stack", "old", "--project-dir", str(project))

@@ -12,9 +12,9 @@ from conftest import ROOT
 from gpu_node_pool.cli.commands import main
 
 DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
-#: A valid stack with one config warning (a Kubernetes version EKS no longer supports as standard).
-OLD = DEV.replace('kubernetesVersion: "1.33"', 'kubernetesVersion: "1.20"')
-OLD_LINE = next(i for i, line in enumerate(OLD.splitlines(), 1) if '"1.20"' in line)
+#: A valid stack with one config warning (a Kubernetes version past the end of EKS extended support).
+OLD = DEV.replace('kubernetesVersion: "1.33"', 'kubernetesVersion: "1.29"')
+OLD_LINE = next(i for i, line in enumerate(OLD.splitlines(), 1) if '"1.29"' in line)
 #: A stack with one config error.
 BAD = DEV.replace("present:NoSchedule", "present:NoScheduel", 1)
 

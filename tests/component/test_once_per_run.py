@@ -167,7 +167,7 @@ def test_a_programs_pool_warnings_read_its_limits_and_say_a_cluster_warning_once
     from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
     from gpu_node_pool.gpu_agents.once import run_warnings
 
-    cluster = {**base()["cluster"], "kubernetesVersion": "1.20"}
+    cluster = {**base()["cluster"], "kubernetesVersion": "1.29"}
     big = {"name": "big", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 600}}
     pulumi.runtime.set_mocks(Mocks(), preview=False)
     GpuNodePool("big", GpuNodePoolArgs(pool=big, cluster=cluster))

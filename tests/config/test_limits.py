@@ -110,8 +110,7 @@ def test_gke_machine_shapes_that_do_not_exist(machine: str, accelerator: dict, n
 TODAY = datetime.date(2026, 12, 1)
 
 
-@pytest.mark.parametrize(("version", "needle"), [("1.20", "older than 1.28"), ("1.99", "newer than 1.35"),
-                                                 ("1.31", "extended support ended 2026-11-26")])
+@pytest.mark.parametrize(("version", "needle"), [("1.99", "newer than 1.35"), ("1.31", "extended support ended 2026-11-26")])
 def test_unsupported_eks_versions_warn_with_source_and_override(version: str, needle: str) -> None:
     stack = validate_stack_config(_stack(cluster=dict(EKS["cluster"], kubernetesVersion=version)))  # never a refusal
     warnings = [str(w) for w in limit_warnings(stack, TODAY)]
@@ -120,6 +119,26 @@ def test_unsupported_eks_versions_warn_with_source_and_override(version: str, ne
     quiet = validate_stack_config(_stack(cluster=dict(EKS["cluster"], kubernetesVersion=version),
                                          limits={"allowUnsupportedKubernetesVersion": True}))
     assert limit_warnings(quiet, TODAY) == []
+
+
+@pytest.mark.parametrize("version", ["1.20", "1.27"])
+def test_a_version_older_than_the_eks_calendar_is_refused_with_its_source(version: str) -> None:
+    # EKS creates no cluster of it and lets no control plane stay on it: no EKS cluster runs it, whatever the override
+    for limits in ({}, {"allowUnsupportedKubernetesVersion": True}):
+        errors = config_errors(_stack(cluster=dict(EKS["cluster"], kubernetesVersion=version), limits=limits))
+        assert len(errors) == 1, errors
+        (error,) = errors
+        assert error.startswith(f"cluster.kubernetesVersion: '{version}' is older than 1.28") and "no EKS cluster runs" in error
+        assert "kubernetes-versions.adoc@01385604" in error and "doesn't allow control planes to stay" in error
+        assert "aws eks describe-cluster --name c1 --query cluster.version" in error
+        assert "refuses it" not in error
+
+
+def test_a_version_past_extended_support_says_what_eks_does_not_that_it_refuses() -> None:
+    (warning,) = [str(w) for w in limit_warnings(validate_stack_config(
+        _stack(cluster=dict(EKS["cluster"], kubernetesVersion="1.31"))), TODAY)]
+    assert "creates no new cluster of it and upgrades a control plane still on it" in warning
+    assert "refuses" not in warning
 
 
 def test_supported_version_is_quiet_and_extended_support_counts() -> None:

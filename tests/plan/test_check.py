@@ -370,16 +370,16 @@ def test_check_reports_a_pools_config_warnings_at_the_programs_line(capsys, tmp_
     # as plan prints a stack's config warnings, check prints those of a program's GpuNodePool
     project = copy_project(tmp_path)
     main = project / "__main__.py"
-    main.write_text(main.read_text().replace('"subnetIds": subnet_ids}', '"subnetIds": subnet_ids, "kubernetesVersion": "1.20"}'))
+    main.write_text(main.read_text().replace('"subnetIds": subnet_ids}', '"subnetIds": subnet_ids, "kubernetesVersion": "1.29"}'))
     line = next(i for i, text in enumerate(main.read_text().splitlines(), 1) if text.startswith("inference = GpuNodePool("))
     code, doc = run_json(capsys, "check", "--project-dir", str(project), "--stack", "ci")
     [warning] = doc["warnings"]
     assert warning["path"] == "GpuNodePool 'inference' cluster.kubernetesVersion"
-    assert warning["message"].startswith("'1.20' is older than 1.28") and "EKS refuses it" in warning["message"]
+    assert warning["message"].startswith("'1.29': EKS extended support ended") and "creates no new cluster" in warning["message"]
     assert warning["location"] == {"file": "__main__.py", "line": line, "column": 13}  # at GpuNodePool(
     assert code == cli.main(["check", "--project-dir", str(project), "--stack", "ci"])  # a warning changes no code
     err = capsys.readouterr().err
-    assert f"warning: __main__.py:{line}:13: GpuNodePool 'inference' cluster.kubernetesVersion: '1.20' is older" in err
+    assert f"warning: __main__.py:{line}:13: GpuNodePool 'inference' cluster.kubernetesVersion: '1.29': EKS extended" in err
 
 
 def test_check_places_a_device_plugins_argument_mistake_at_the_programs_line_not_in_the_stack_file(capsys, tmp_path):
@@ -462,7 +462,7 @@ def test_check_of_this_projects_program_reports_the_stacks_warnings_in_the_stack
     shutil.copy(ROOT / "Pulumi.yaml", project / "Pulumi.yaml")
     shutil.copy(ROOT / "__main__.py", project / "__main__.py")
     (project / "stacks").mkdir()
-    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace('kubernetesVersion: "1.33"', 'kubernetesVersion: "1.20"')
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace('kubernetesVersion: "1.33"', 'kubernetesVersion: "1.29"')
     (project / "stacks" / "Pulumi.dev.yaml").write_text(text)
     _, planned = run_json(capsys, "plan", "--project-dir", str(project), "--stack", "dev")
     _, checked = run_json(capsys, "check", "--project-dir", str(project), "--stack", "dev")

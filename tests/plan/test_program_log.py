@@ -14,7 +14,7 @@ from gpu_node_pool.cli import commands as cli
 from gpu_node_pool.plan.run import record
 from gpu_node_pool.sdk.program_log import collecting, log_own
 
-OLD_K8S = "'1.20' is older than 1.28"  # the component's config warning of kubernetesVersion "1.20"
+OLD_K8S = "'1.29': EKS extended support ended"  # the component's config warning of kubernetesVersion "1.29"
 LOGS = ('import pulumi\n'
         'pulumi.log.warn("my own warning")\n'
         'pulumi.log.error("my own error")\n'
@@ -23,12 +23,12 @@ LOGS = ('import pulumi\n'
 
 
 def own_project(tmp_path):
-    """This project's program and dev stack (kubernetesVersion 1.20: one config warning), logging :data:`LOGS`."""
+    """This project's program and dev stack (kubernetesVersion 1.29: one config warning), logging :data:`LOGS`."""
     project = tmp_path / "own"
     (project / "stacks").mkdir(parents=True)
     shutil.copy(ROOT / "Pulumi.yaml", project / "Pulumi.yaml")
     (project / "__main__.py").write_text((ROOT / "__main__.py").read_text() + LOGS)
-    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace('kubernetesVersion: "1.33"', 'kubernetesVersion: "1.20"')
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text().replace('kubernetesVersion: "1.33"', 'kubernetesVersion: "1.29"')
     (project / "stacks" / "Pulumi.dev.yaml").write_text(text)
     return project
 
@@ -70,7 +70,7 @@ def test_check_names_the_resource_a_program_warning_is_about(capsys, tmp_path):
     # warning on the same component is shown with the component's type and name
     project = copy_project(tmp_path)
     main = project / "__main__.py"
-    main.write_text(main.read_text().replace('"subnetIds": subnet_ids}', '"subnetIds": subnet_ids, "kubernetesVersion": "1.20"}')
+    main.write_text(main.read_text().replace('"subnetIds": subnet_ids}', '"subnetIds": subnet_ids, "kubernetesVersion": "1.29"}')
                     + 'pulumi.log.warn("my own warning", resource=inference)\n')
     cli.main(["check", "--project-dir", str(project), "--stack", "ci"])
     captured = capsys.readouterr()

@@ -80,26 +80,47 @@ EKS_VERSION_CALENDAR: dict[tuple[int, int], tuple[datetime.date | None, datetime
 _VERSION_FIX = "set limits.allowUnsupportedKubernetesVersion: true if your account can still use it"
 
 
+def eks_version_problem(version: str, cluster: str = "<cluster>") -> str | None:
+    """Why no EKS cluster runs ``version`` (``"1.20"``): a minor older than every row of the calendar, whose
+    extended support ended before the oldest row's did. EKS creates clusters only of the versions it offers in
+    standard or extended support and lets no control plane stay on a version past the end of its extended
+    support (EKS user guide ``kubernetes-versions.adoc``@01385604, "Understand the Kubernetes version lifecycle"
+    and "Amazon EKS extended support FAQs"); None for any other version. ``cluster`` names it in the fix."""
+    minor = parse_minor(version)
+    oldest = EKS.oldest
+    if minor is None or minor >= oldest:
+        return None
+    return (f"{version!r} is older than {oldest[0]}.{oldest[1]}, the oldest version in this package's EKS calendar, "
+            f"whose extended support ended {EKS.entries[oldest].end_extended}: no EKS cluster runs {version}. EKS "
+            "creates clusters only of the versions it offers in standard or extended support and does not let a "
+            "control plane stay on a version whose extended support ended: it upgrades it (EKS user guide "
+            "kubernetes-versions.adoc@01385604: 'You can create new Amazon EKS clusters on any version offered in "
+            "standard or extended support'; 'Amazon EKS doesn't allow control planes to stay on a version that "
+            f"reached end of extended support'; {EKS.source}); write your cluster's version "
+            f"(aws eks describe-cluster --name {cluster} --query cluster.version)")
+
+
 def eks_version_warning(version: str, today: datetime.date | None = None) -> str | None:
-    """Why EKS would refuse ``version`` (``"1.33"``) on ``today``: past the end of extended support,
-    older than the calendar, or newer than it (then worded by
-    :func:`~.version_calendars.newer_than_table`: refused before the table is due a new row, the
-    table is old after); None while it is in standard or extended support."""
+    """A warning for ``version`` (``"1.33"``) on ``today``: a row of the calendar past the end of its extended
+    support (EKS creates no new cluster of it and upgrades a control plane still on it at any time, without
+    notice), or newer than the calendar (worded by :func:`~.version_calendars.newer_than_table`); None while it is
+    in standard or extended support, and for a version older than the calendar, which is an error
+    (:func:`eks_version_problem`)."""
     today = today or datetime.date.today()
     minor = parse_minor(version)
-    if minor is None:
+    if minor is None or minor < EKS.oldest:
         return None
     fix = _VERSION_FIX
     if minor in EKS.entries:
         extended = EKS.entries[minor].end_extended
         if extended is None or today <= extended:
             return None
-        return (f"{version!r}: EKS extended support ended {extended.isoformat()}; EKS refuses new clusters and node "
-                f"groups of it ({EKS_CALENDAR_SOURCE}; row: {EKS.entries[minor].source}); upgrade, or {fix}")
-    oldest = EKS.oldest
-    if minor < oldest:
-        return (f"{version!r} is older than {oldest[0]}.{oldest[1]}, whose extended support ended "
-                f"{EKS.entries[oldest].end_extended}; EKS refuses it ({EKS_CALENDAR_SOURCE}); upgrade, or {fix}")
+        return (f"{version!r}: EKS extended support ended {extended.isoformat()}; since then EKS creates no new "
+                "cluster of it and upgrades a control plane still on it to the oldest supported version at any "
+                f"time, without notice, while managed and self-managed nodes stay on {version} ({EKS_CALENDAR_SOURCE}; "
+                f"row: {EKS.entries[minor].source}, 'What will happen at the end of 12 months of extended support?'): "
+                "upgrade the cluster and write its new version, or, while your control plane is still on it, set "
+                "limits.allowUnsupportedKubernetesVersion: true")
     return newer_than_table(EKS, version, today, f"check `aws eks describe-cluster-versions`, or {fix}")
 
 
@@ -128,6 +149,6 @@ class LimitsConfig(Model):
         "the EKS and Auto Scaling APIs' counts).",
     )
     allow_unsupported_kubernetes_version: bool = Field(
-        False, description="Do not warn about a cluster.kubernetesVersion outside EKS standard and extended support, "
-        "or newer than the package's EKS/GKE version calendars."
+        False, description="Do not warn about a cluster.kubernetesVersion past the end of EKS extended support, "
+        "or newer than the package's EKS/GKE version calendars (a version older than the EKS calendar is an error)."
     )

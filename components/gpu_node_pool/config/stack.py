@@ -29,7 +29,7 @@ from .agents import GpuAgentsConfig
 from .chart_repository import ChartRepository, url_text_problem
 from .common import Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
-from .limits import LimitsConfig, aws_id_problem
+from .limits import LimitsConfig, aws_id_problem, eks_version_problem
 from .messages import show
 
 # --- cluster and device plugin ----------------------------------------------------------
@@ -402,10 +402,19 @@ def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     registry's other stack rules (the GPU agents': gpuSharing, mig, devicePlugin, gpuAgents)."""
     from .tolerations import numeric_toleration_issues
 
-    issues = _unique_names(stack) + admission_issues(stack) + numeric_toleration_issues(stack)
+    issues = _unique_names(stack) + _eks_version_issues(stack) + admission_issues(stack) + numeric_toleration_issues(stack)
     for check in _stack_checks(stack):
         issues += check(stack)
     return issues
+
+
+def _eks_version_issues(stack: StackConfig) -> list[ConfigIssue]:
+    """``cluster.kubernetesVersion`` no EKS cluster runs (:func:`~.limits.eks_version_problem`), when a pool is on EKS."""
+    cluster = getattr(stack, "cluster", None)
+    version, name = getattr(cluster, "kubernetes_version", None), getattr(cluster, "name", None)
+    on_eks = any(getattr(p, "cluster_platform", None) == "eks" for p in getattr(stack, "pools", None) or ())
+    problem = eks_version_problem(version, name if isinstance(name, str) and name else "<cluster>") if version and on_eks else None
+    return [ConfigIssue("cluster.kubernetesVersion", problem)] if problem else []
 
 
 def _stand_in(model: type[Model], raw: Any, context: Mapping[str, Any] | None = None) -> Any:
