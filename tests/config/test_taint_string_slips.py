@@ -44,3 +44,10 @@ def test_a_taint_object_is_still_read_as_an_object():
     with pytest.raises(ConfigError) as refused:
         validate_stack_config(cfg)
     assert any("effect" in i.path and "required key is missing" in i.message for i in refused.value.issues)
+
+
+def test_key_colon_effect_with_a_space_is_said_as_yaml_reads_it(capsys, temp_project):
+    code, out = plan_stack_text(capsys, temp_project, DEV.replace(GPU, "- nvidia.com/gpu: NoSchedule"))
+    assert code == 2
+    assert "pools[0].taints[0]: 'nvidia.com/gpu': 'NoSchedule' is a mapping to YAML" in out
+    assert "e.g. nvidia.com/gpu:NoSchedule" in out and "required key is missing" not in out

@@ -28,3 +28,8 @@ def test_a_key_that_is_a_list_says_keys_are_strings(capsys, temp_project):
 def test_a_leading_document_marker_is_one_document(capsys, temp_project):
     code, out = plan_stack_text(capsys, temp_project, "---\n" + DEV)
     assert code == 0, out
+
+
+def test_a_lone_document_marker_at_the_end_is_an_empty_last_document_not_a_mistake(capsys, temp_project):
+    code, out = plan_stack_text(capsys, temp_project, DEV + "---\n\n# end\n")
+    assert code == 0, out

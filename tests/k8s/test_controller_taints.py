@@ -72,3 +72,26 @@ def _dev_stack() -> str:
     from conftest import ROOT
 
     return (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+
+
+def test_every_controller_taint_of_a_pool_is_its_own_error_at_its_line():
+    cfg = base()
+    cfg["pools"][0]["taints"] = ["nvidia.com/gpu=present:NoSchedule", "node.kubernetes.io/unschedulable:NoSchedule",
+                                 "ToBeDeletedByClusterAutoscaler:NoSchedule", "karpenter.sh/disrupted:NoSchedule"]
+    with pytest.raises(ConfigError) as caught:
+        validate_stack_config(cfg)
+    assert [i.path for i in caught.value.issues] == ["pools[0].taints[1]", "pools[0].taints[2]", "pools[0].taints[3]"]
+
+
+@pytest.mark.parametrize(("key", "removed"), [
+    ("node.kubernetes.io/not-ready", True), ("node.kubernetes.io/unschedulable", True),
+    ("node.cloudprovider.kubernetes.io/uninitialized", True), ("karpenter.sh/unregistered", True),
+    ("node.kubernetes.io/gpu-warmup", False), ("ToBeDeletedByClusterAutoscaler", False),
+    ("karpenter.sh/disrupted", False), ("node.kubernetes.io/out-of-service", False)])
+def test_only_the_taints_a_controller_takes_off_a_healthy_node_need_no_agent(key, removed):
+    from gpu_node_pool.k8s.controller_taints import removed_on_its_own
+    from gpu_node_pool.k8s.startup_taints import unremoved_startup_taint_warning
+    from gpu_node_pool.k8s.taints import Taint
+
+    assert removed_on_its_own(key) is removed
+    assert (unremoved_startup_taint_warning(Taint(key=key)) is None) is removed

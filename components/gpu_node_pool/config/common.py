@@ -20,6 +20,7 @@ from pydantic.alias_generators import to_camel
 
 from ..k8s.controller_taints import controller_taint_problem
 from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
+from ..k8s.effects import EFFECT_SPELLINGS
 from ..k8s.integers import INT32_MAX, INT64_MAX, INT64_MIN
 from ..k8s.labels import DEFAULT_GPU_LABEL, label_syntax_problem
 from ..k8s.patterns import full_match
@@ -35,7 +36,7 @@ from ..k8s.taints import (
 )
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, POOL_LABEL_KEY
 from .defaults import DEFAULT_TAINT
-from .errors import fail, fail_per_key
+from .errors import fail, fail_each, fail_per_key
 from .reserved_labels import RESERVED_LABELS, reserved_label_problem
 
 EKS_MAX_TAINTS = 50
@@ -101,7 +102,7 @@ def _split_taint_string(value: Any) -> Any:
     if isinstance(value, Mapping) and len(value) == 1:  # "k = v : Effect": YAML reads ': ' as a key and its value
         [(key, rest)] = value.items()
         if isinstance(key, str) and isinstance(rest, str | None) and key not in TaintConfig.model_fields and (
-                "=" in key or TaintEffect.meant((rest or "").strip()) is not None):  # not {secure: ...}, a secret
+                "=" in key or (rest or "").strip() in EFFECT_SPELLINGS or TaintEffect.meant((rest or "").strip())):
             meant = f"{key.replace(' ', '')}:{(rest or '').strip()}"
             raise fail(f"{key!r}: {rest!r} is a mapping to YAML (': ' starts a value: https://yaml.org/spec/1.2.2/#733-plain-style): "
                        f"write the taint as one string without spaces, e.g. {meant}")
@@ -430,9 +431,9 @@ class PoolBase(Model):
     @field_validator("taints")
     @classmethod
     def _taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
-        owned = [(i, why) for i, t in enumerate(taints) if (why := controller_taint_problem(t.key)) is not None]
+        owned = [((i,), why) for i, t in enumerate(taints) if (why := controller_taint_problem(t.key)) is not None]
         if owned:
-            raise fail(owned[0][1], at=(owned[0][0],))  # at the taint's own line
+            raise fail_each(owned)  # each at its taint's own line
         dups = find_duplicate_taints(t.to_taint() for t in taints)
         if dups:
             first, dup, taint = dups[0]

@@ -47,6 +47,9 @@ from .stack_yaml import (
 )
 from .yaml_errors import yaml_syntax_problem
 
+#: A document marker at the end of a file with only blank or comment lines after it: an empty last document.
+_EMPTY_LAST_DOCUMENT = re.compile(r"\n---[ \t]*(?:#[^\n]*)?(?:\n[ \t]*(?:#[^\n]*)?)*\Z")
+
 
 def _path(loc: tuple[Any, ...]) -> str:
     out = ""
@@ -359,6 +362,9 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
         column = err.start - data.rfind(b"\n", 0, err.start)
         raise ConfigError([ConfigIssue(name, f"line {line} is not UTF-8; save the file as UTF-8",
                                        Location(file or name, line, column))], name) from None
+    trailing = _EMPTY_LAST_DOCUMENT.search(text)
+    if trailing is not None:  # a '---' with nothing after it: Pulumi (yaml.v3 Unmarshal) reads the first document
+        text = text[: trailing.start() + 1]
     loader = _StrictLoader(text)
     loader.duplicates = []
     loader.marks = marks

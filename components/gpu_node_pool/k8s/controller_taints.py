@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from .effects import TaintEffect
 from .wellknown import NVIDIA_GPU_RESOURCE
 
-__all__ = ["ControllerTaint", "CONTROLLER_TAINTS", "controller_taint", "controller_taint_problem", "is_transient"]
+__all__ = ["ControllerTaint", "CONTROLLER_TAINTS", "controller_taint", "controller_taint_problem", "is_transient",
+           "removed_on_its_own"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,18 @@ _BY_KEY = {key: owner for owner in CONTROLLER_TAINTS for key in owner.keys}
 #: Domains whose taints a live node may carry for a while without anyone having declared them (the audit's drift
 #: leaves them out): the two Kubernetes domains of :data:`CONTROLLER_TAINTS`, any key under them.
 _TRANSIENT_PREFIXES = ("node.kubernetes.io/", "node.cloudprovider.kubernetes.io/")
+
+
+#: The controller-owned keys their owner takes off a node that is fine (Ready, reachable, schedulable, initialized,
+#: registered): a boot taint with one of them goes away without an agent. The others mark a node that is going away.
+_SELF_REMOVED = frozenset(CONTROLLER_TAINTS[0].keys) | {"node.cloudprovider.kubernetes.io/uninitialized",
+                                                          "karpenter.sh/unregistered"}
+
+
+def removed_on_its_own(key: str) -> bool:
+    """Whether a controller takes a taint with ``key`` off a healthy node by itself (the node lifecycle controller's
+    condition taints, the cloud controller manager's ``uninitialized``, Karpenter's ``unregistered``)."""
+    return key in _SELF_REMOVED
 
 
 def controller_taint(key: str) -> ControllerTaint | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .controller_taints import is_transient
+from .controller_taints import removed_on_its_own
 from .taints import Taint, TaintEffect
 
 __all__ = ["BootTaintAgent", "AGENTS", "KARPENTER_EPHEMERAL", "STARTUP_TAINTS_SOURCE", "agent", "startup_taints_for",
@@ -184,10 +184,10 @@ STARTUP_TAINTS_SOURCE = (
 def unremoved_startup_taint_warning(taint: Taint) -> str | None:
     """The warning for a declared ``startupTaints`` entry that no agent of :data:`AGENTS` removes (Karpenter's
     MatchTaint: key and effect) and that is not a taint a controller removes on its own (:func:`is_karpenter_ephemeral`,
-    :func:`~gpu_node_pool.k8s.controller_taints.is_transient`), or None. Karpenter waits for something else to remove
+    :func:`~gpu_node_pool.k8s.controller_taints.removed_on_its_own`), or None. Karpenter waits for something else to remove
     it (:data:`STARTUP_TAINTS_SOURCE`); when nothing does, the node stays tainted and pods that do not tolerate it,
     the GPU pods among them, stay Pending. A warning, not a refusal: an agent this table does not know may remove it."""
-    if any(a.matches(taint) for a in AGENTS) or is_karpenter_ephemeral(taint) or is_transient(taint.key):
+    if any(a.matches(taint) for a in AGENTS) or is_karpenter_ephemeral(taint) or removed_on_its_own(taint.key):
         return None
     known = ", ".join(f"{a.name} ({a.entry.key}:{a.entry.effect.value})" for a in AGENTS)
     held = ("" if taint.effect == TaintEffect.PREFER_NO_SCHEDULE else
