@@ -131,15 +131,17 @@ def fail(message: str, at: tuple[str | int, ...] = ()) -> PydanticCustomError:
     return PydanticCustomError("gpu_node_pools", "{reason}", {"reason": message, "at": list(at)})
 
 
-def fail_per_key(problems: list[tuple[Any, str]]) -> PydanticCustomError:
-    """:func:`fail` for a field whose problems were found key by key (labels, tags, a settings tree):
+def fail_per_key(problems: list[tuple[Any, str]]) -> Exception:
+    """What a validator raises for a field whose problems were found key by key (labels, tags, a settings tree):
     ``problems`` is ``[(key, sentence), ...]``, non-empty; a key is one key of the field's value or a tuple
-    of keys down into it (``("evictionSoft", "memory.available")``). The sentences are joined by ``"; "``;
-    when they all concern one key the error is at that key (``labels['node-role.kubernetes.io/gpu']``),
-    so its ``file:line`` is the key's own line, else at the field."""
-    keys = list(dict.fromkeys(key for key, _ in problems))
-    at = (keys[0] if isinstance(keys[0], tuple) else (keys[0],)) if len(keys) == 1 else ()
-    return fail("; ".join(sentence for _, sentence in problems), at=at)
+    of keys down into it (``("evictionSoft", "memory.available")``). Each key's sentences, joined by ``"; "``, are one
+    error at that key (``labels['node-role.kubernetes.io/gpu']``), so its ``file:line`` is the key's own line and
+    each key is counted once: :func:`fail` for one key, :func:`fail_each` for several."""
+    by_key: dict[Any, list[str]] = {}
+    for key, sentence in problems:
+        by_key.setdefault(key, []).append(sentence)
+    errors = [(key if isinstance(key, tuple) else (key,), "; ".join(said)) for key, said in by_key.items()]
+    return fail(errors[0][1], at=errors[0][0]) if len(errors) == 1 else fail_each(errors)
 
 
 def fail_each(problems: list[tuple[tuple[str | int, ...], str]]) -> Exception:

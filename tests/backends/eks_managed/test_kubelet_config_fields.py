@@ -115,10 +115,11 @@ def test_a_config_of_the_right_types_is_accepted_with_no_warning_and_reaches_the
     assert kubelet_warnings(config) == []
 
 
-def test_every_wrong_value_is_named_at_once():
-    (issue,) = config_issues(with_kubelet_config({"maxPods": "110", "cpuManagerPolicy": 1}))
-    assert issue[0] == "pools[0].kubelet.config"
-    assert "maxPods: the text '110'" in issue[1] and "cpuManagerPolicy: the number 1" in issue[1], issue
+def test_every_wrong_value_is_named_at_once_each_at_its_own_key():
+    issues = dict(config_issues(with_kubelet_config({"maxPods": "110", "cpuManagerPolicy": 1})))
+    assert set(issues) == {"pools[0].kubelet.config.maxPods", "pools[0].kubelet.config.cpuManagerPolicy"}, issues
+    assert "maxPods: the text '110'" in issues["pools[0].kubelet.config.maxPods"]
+    assert "cpuManagerPolicy: the number 1" in issues["pools[0].kubelet.config.cpuManagerPolicy"]
 
 
 def test_an_unknown_key_is_a_warning_with_the_nearest_field_not_an_error(capsys, temp_project):
@@ -149,9 +150,10 @@ def test_each_value_is_judged_by_its_own_field_and_every_problem_of_the_pool_is_
     # evictionHard is a map of texts: a big number there needs quotes, it is no int32 field; an unknown
     # key is skipped by the kubelet whatever its value, so only a warning.
     config = {"evictionHard": {"memory.available": 5000000000}, "maxPods": "110", "someUnknown": 99999999999}
-    (issue,) = config_issues(with_kubelet_config(config))
-    where, message = issue
-    assert where == "pools[0].kubelet.config", issue
+    issues = dict(config_issues(with_kubelet_config(config)))
+    assert set(issues) == {"pools[0].kubelet.config.evictionHard['memory.available']",
+                           "pools[0].kubelet.config.maxPods"}, issues
+    message = " ".join(issues.values())
     assert ("evictionHard['memory.available']: the number 5000000000 is not what the kubelet takes for "
             "evictionHard['memory.available']: text") in message, message
     assert "quote it: memory.available: '5000000000'" in message, message
@@ -164,7 +166,6 @@ def test_each_value_is_judged_by_its_own_field_and_every_problem_of_the_pool_is_
 
 
 def test_a_control_character_is_named_with_the_other_problems_of_the_pool():
-    (issue,) = config_issues(with_kubelet_config({"cpuManagerPolicy": "static\n", "maxPods": "110"}))
-    assert issue[0] == "pools[0].kubelet.config", issue
-    assert "cpuManagerPolicy: 'static\\n' holds a control character" in issue[1], issue
-    assert "maxPods: the text '110'" in issue[1], issue
+    issues = dict(config_issues(with_kubelet_config({"cpuManagerPolicy": "static\n", "maxPods": "110"})))
+    assert "cpuManagerPolicy: 'static\\n' holds a control character" in issues["pools[0].kubelet.config.cpuManagerPolicy"]
+    assert "maxPods: the text '110'" in issues["pools[0].kubelet.config.maxPods"], issues
