@@ -244,3 +244,14 @@ def test_a_yaml_dump_with_a_syntax_error_names_its_file_line_and_column(capsys, 
     assert code == 2 and out == ""
     assert err.startswith(f"error: --cluster-dump {dump}:4:1: not valid YAML (found character that cannot start any "
                           "token); write it with kubectl get"), err
+
+
+def test_a_fifo_dump_is_refused_at_once_not_waited_on(capsys, tmp_path):
+    import os
+
+    fifo = tmp_path / "cluster.json"
+    os.mkfifo(fifo)  # nothing will ever write to it: opening it to read would block
+    code, out, err = run(capsys, "audit", "--cluster-dump", str(fifo))
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: --cluster-dump {fifo}: is not a regular file (a FIFO, a socket or a device)"), err
+    assert "> cluster.json" in err

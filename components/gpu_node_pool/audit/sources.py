@@ -238,8 +238,12 @@ def load_dump(path: str | Path) -> Snapshot:
             holds = f" (it holds {_names(others)})" if others else ""
             raise SourceError(f"--cluster-dump {root}: the directory has no .json/.yaml/.yml files{holds}; "
                               "put the output of kubectl get ... -o json there")
-    elif root.exists():
+    elif root.is_file():
         files = [root]
+    elif root.exists():  # a FIFO, socket or device: opening one to read may wait for a writer forever
+        raise SourceError(f"--cluster-dump {root}: is not a regular file (a FIFO, a socket or a device), which the "
+                          "audit would wait on for a writer; write the dump to a file first, e.g. kubectl get "
+                          "nodes,daemonsets,pods,events -A -o json > cluster.json")
     else:
         raise SourceError(f"--cluster-dump {root}: no such file or directory")
     snapshot = Snapshot(source=f"dump {root}")
