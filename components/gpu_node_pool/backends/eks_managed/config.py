@@ -93,7 +93,9 @@ class EksManagedPool(PoolBase):
     @classmethod
     def _eks_taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
         if len(taints) > EKS_MAX_TAINTS:
-            raise fail(f"{len(taints)} taints; an EKS managed node group takes at most {EKS_MAX_TAINTS}")
+            raise fail(f"{len(taints)} taints; an EKS managed node group takes at most {EKS_MAX_TAINTS} (CreateNodegroup "
+                       "taints, Maximum number of 50 items: https://docs.aws.amazon.com/eks/latest/APIReference/"
+                       "API_CreateNodegroup.html); keep the taints that keep pods off, e.g. one per dedicated use")
         for i, t in enumerate(taints):
             if len(t.key) > EKS_TAINT_FIELD_MAX:
                 raise fail(
