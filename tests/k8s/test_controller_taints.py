@@ -33,7 +33,7 @@ def test_every_controller_taint_is_refused_in_a_stack_with_its_owner_and_source(
 def test_the_node_lifecycle_controllers_unschedulable_taint_says_why_it_does_not_hold():
     why = controller_taint_problem("node.kubernetes.io/unschedulable")
     assert "node lifecycle controller" in why and "removes it when it ends" in why
-    assert "taint-nodes-by-condition" in why and "every DaemonSet pod tolerates it" in why
+    assert "taint-nodes-by-condition" in why and "the DaemonSet controller makes daemon pods tolerate it" in why
 
 
 @pytest.mark.parametrize("key", ["nvidia.com/gpu", "example.com/dedicated", "node.kubernetes.io/gpu-tier",

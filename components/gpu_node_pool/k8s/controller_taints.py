@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .effective import DAEMONSET_CONTROLLER_TOLERATIONS, HOST_NETWORK_DAEMON_TOLERATIONS
 from .effects import TaintEffect
 from .wellknown import NVIDIA_GPU_RESOURCE
 
@@ -37,27 +38,33 @@ __all__ = ["ControllerTaint", "CONTROLLER_TAINTS", "controller_taint", "controll
 @dataclass(frozen=True)
 class ControllerTaint:
     """Taint keys one controller owns: ``keys`` exact keys, ``who`` the controller, ``does`` what it does with them
-    (a clause: ``adds and removes them by the node's conditions``), ``source`` where that is written."""
+    (a clause: ``adds and removes them by the node's conditions``), ``source`` where that is written, and
+    ``self_removed``: whether the owner takes them off a node that is fine (Ready, reachable, schedulable,
+    initialized, registered), so a boot taint with one of them goes away without an agent; the others mark a node
+    that is going away."""
 
     keys: tuple[str, ...]
     who: str
     does: str
     source: str
+    self_removed: bool = False
 
 
 _LIFECYCLE = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/#taint-nodes-by-condition"
 _WELL_KNOWN = "https://kubernetes.io/docs/reference/labels-annotations-taints/"
+_CCM = "the cloud controller manager"
+_KARPENTER = ("Karpenter", "https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter pkg/apis/v1/taints.go")
 
-#: Every controller-owned taint key, by its owner (module docstring).
+#: Every controller-owned taint key, by its owner (module docstring). The node lifecycle controller's keys are the
+#: ones the DaemonSet controller tolerates for daemon pods (:mod:`.effective`), so they are read from there.
 CONTROLLER_TAINTS: tuple[ControllerTaint, ...] = (
     ControllerTaint(
-        ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.kubernetes.io/unschedulable",
-         "node.kubernetes.io/memory-pressure", "node.kubernetes.io/disk-pressure", "node.kubernetes.io/pid-pressure",
-         "node.kubernetes.io/network-unavailable"),
+        tuple(t.key for t in (*DAEMONSET_CONTROLLER_TOLERATIONS, *HOST_NETWORK_DAEMON_TOLERATIONS) if t.key),
         "Kubernetes' node lifecycle controller",
-        "adds it while the node's condition (or spec.unschedulable) holds and removes it when it ends, and every "
-        "DaemonSet pod tolerates it",
+        "adds it while the node's condition (or spec.unschedulable) holds and removes it when it ends, and the "
+        "DaemonSet controller makes daemon pods tolerate it (network-unavailable: host-network ones)",
         f"{_LIFECYCLE}; {_WELL_KNOWN}",
+        self_removed=True,
     ),
     ControllerTaint(
         ("node.kubernetes.io/out-of-service",),
@@ -65,18 +72,14 @@ CONTROLLER_TAINTS: tuple[ControllerTaint, ...] = (
         "makes Kubernetes delete the node's pods and detach their volumes",
         _WELL_KNOWN,
     ),
-    ControllerTaint(
-        ("node.cloudprovider.kubernetes.io/uninitialized", "node.cloudprovider.kubernetes.io/shutdown"),
-        "the cloud controller manager",
-        "removes uninitialized once it has initialized the node, and adds shutdown to a node whose instance stopped",
-        _WELL_KNOWN,
-    ),
-    ControllerTaint(
-        ("karpenter.sh/disrupted", "karpenter.sh/unregistered"),
-        "Karpenter",
-        "adds it to a node it is disrupting or that has not registered yet, and removes unregistered at registration",
-        "https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter pkg/apis/v1/taints.go",
-    ),
+    ControllerTaint(("node.cloudprovider.kubernetes.io/uninitialized",), _CCM,
+                    "removes it once it has initialized the node", _WELL_KNOWN, self_removed=True),
+    ControllerTaint(("node.cloudprovider.kubernetes.io/shutdown",), _CCM,
+                    "adds it to a node whose instance stopped", _WELL_KNOWN),
+    ControllerTaint(("karpenter.sh/unregistered",), _KARPENTER[0],
+                    "adds it to a node that has not registered yet and removes it at registration", _KARPENTER[1],
+                    self_removed=True),
+    ControllerTaint(("karpenter.sh/disrupted",), _KARPENTER[0], "adds it to a node it is disrupting", _KARPENTER[1]),
     ControllerTaint(
         ("ToBeDeletedByClusterAutoscaler", "DeletionCandidateOfClusterAutoscaler"),
         "Cluster Autoscaler",
@@ -90,16 +93,11 @@ _BY_KEY = {key: owner for owner in CONTROLLER_TAINTS for key in owner.keys}
 _TRANSIENT_PREFIXES = ("node.kubernetes.io/", "node.cloudprovider.kubernetes.io/")
 
 
-#: The controller-owned keys their owner takes off a node that is fine (Ready, reachable, schedulable, initialized,
-#: registered): a boot taint with one of them goes away without an agent. The others mark a node that is going away.
-_SELF_REMOVED = frozenset(CONTROLLER_TAINTS[0].keys) | {"node.cloudprovider.kubernetes.io/uninitialized",
-                                                          "karpenter.sh/unregistered"}
-
-
 def removed_on_its_own(key: str) -> bool:
     """Whether a controller takes a taint with ``key`` off a healthy node by itself (the node lifecycle controller's
     condition taints, the cloud controller manager's ``uninitialized``, Karpenter's ``unregistered``)."""
-    return key in _SELF_REMOVED
+    owner = _BY_KEY.get(key)
+    return owner is not None and owner.self_removed
 
 
 def controller_taint(key: str) -> ControllerTaint | None:
