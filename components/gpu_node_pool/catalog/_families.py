@@ -64,9 +64,6 @@ class GpuFamily:
 
 
 _RETIRED = "not in Cluster Autoscaler's table nor Karpenter's docs (retired generation); GPU count from the EC2 pages"
-#: The NVIDIA families the catalog keeps only to refuse them (note :data:`_RETIRED`): the EKS-optimized accelerated
-#: AMIs support none of them (eks-ami-gpus); what more a family's GPU lacks, in :data:`RETIRED_DRIVER`.
-RETIRED_FAMILIES = ("p2", "g3", "g3s")
 #: A retired family whose GPU the EKS accelerated AMIs' NVIDIA drivers do not support (eks-ami-1448).
 RETIRED_DRIVER = {
     "p2": "their NVIDIA drivers (535 and later) do not support its K80 (https://github.com/awslabs/amazon-eks-ami/issues/1448)",
@@ -111,6 +108,9 @@ NVIDIA_FAMILIES: tuple[GpuFamily, ...] = (
               note="MIG: RTX PRO 4500 Blackwell is in the MIG guide's r610 list but not its current list (UNCONFIRMED)"),
     GpuFamily("g7e", "nvidia", "rtx-pro-server-6000", "NVIDIA RTX PRO 6000 Blackwell Server Edition", 98304, True),
 )  # fmt: skip
+#: The NVIDIA families the catalog keeps only to refuse them (note :data:`_RETIRED`): the EKS-optimized accelerated
+#: AMIs support none of them (eks-ami-gpus); what more a family's GPU lacks, in :data:`RETIRED_DRIVER`.
+RETIRED_FAMILIES = tuple(f.family for f in NVIDIA_FAMILIES if f.note == _RETIRED)
 
 #: Karpenter ``instance-gpu-memory`` of fractional types differs per size (MiB of the GPU slice; kpa-docs).
 GPU_MEMORY_BY_TYPE = {

@@ -14,9 +14,9 @@ __all__ = ["STACK_FILE", "STACK_NAME", "STACK_RULE", "stack_name"]
 #: sdk/go/common/tokens/stack_name.go ``ParseStackName``; the org and project of a qualified name
 #: ``<org>/[<project>/]<stack>`` are of the same characters, sdk/go/common/tokens/project.go ``ValidateProjectName``).
 STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
-#: The rule as a refusal states it, with its source.
 #: A stack file's name, ``Pulumi.<stack>.yaml`` (or ``.yml``), whose ``<stack>`` is the name to give instead.
 STACK_FILE = re.compile(r"Pulumi\.(.+)\.ya?ml")
+#: The rule as a refusal states it, with its source.
 STACK_RULE = ("a Pulumi stack name is 1 to 100 letters, digits, '-', '_' and '.', optionally qualified as "
               "<org>/<stack> or <org>/<project>/<stack> (pulumi/pulumi sdk/go/common/tokens/stack_name.go)")
 

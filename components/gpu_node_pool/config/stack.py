@@ -245,7 +245,7 @@ class DevicePluginConfig(Model):
         "and the other agents as its operands).",
     )
     namespace: str = Field("nvidia-device-plugin", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-    chart_version: Literal["0.20.0"] = "0.20.0"
+    chart_version: Literal[_DEVICE_PLUGIN_CHART] = _DEVICE_PLUGIN_CHART  # type: ignore[valid-type]
     repository: ChartRepository = "https://nvidia.github.io/k8s-device-plugin"
     image_digest: str | None = Field(None, pattern=r"^sha256:[0-9a-f]{64}$")
     extra_tolerations: list[TolerationConfig] = Field(
