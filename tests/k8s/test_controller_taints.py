@@ -57,8 +57,34 @@ def test_the_policy_does_not_count_a_controller_taint_as_the_pools_taint():
     (found,) = run(d.gpu_pool_declares_taint.POLICY, [node_group(taints=("node.kubernetes.io/unschedulable:NoSchedule",))])
     assert found["enforcement"] == "mandatory"
     assert "declares no taint of its own: taint key 'node.kubernetes.io/unschedulable' belongs to" in found["message"]
-    assert not run(d.gpu_pool_declares_taint.POLICY, [node_group(
-        taints=("node.kubernetes.io/unschedulable:NoSchedule", "nvidia.com/gpu=present:NoSchedule"))])
+    assert found["message"].count("use a key of your own, e.g. nvidia.com/gpu=present:NoSchedule") == 1
+
+
+def test_the_policy_refuses_a_controller_taint_beside_the_pools_own_as_the_stack_config_does():
+    taints = ("node.kubernetes.io/unschedulable:NoSchedule", "nvidia.com/gpu=present:NoSchedule")
+    (found,) = run(d.gpu_pool_declares_taint.POLICY, [node_group(taints=taints)])
+    assert found["enforcement"] == "mandatory"
+    assert "declares a taint a controller owns: taint key 'node.kubernetes.io/unschedulable' belongs to" in found["message"]
+    assert ("remove it: the pool's own taint nvidia.com/gpu=present:NoSchedule already keeps other pods off"
+            in found["message"])
+    assert "use a key of your own" not in found["message"]
+    cfg = base()
+    cfg["pools"][0]["taints"] = list(taints)
+    with pytest.raises(ConfigError) as caught:
+        validate_stack_config(cfg)
+    [issue] = caught.value.issues
+    assert issue.path == "pools[0].taints[0]"
+    assert issue.message.endswith("remove it: the pool's own taint nvidia.com/gpu=present:NoSchedule already keeps "
+                                  "other pods off")
+
+
+def test_a_soft_taint_is_not_the_pools_own_in_the_fix():
+    cfg = base()
+    cfg["pools"][0]["taints"] = ["example.com/prefer=x:PreferNoSchedule", "karpenter.sh/disrupted:NoSchedule"]
+    with pytest.raises(ConfigError) as caught:
+        validate_stack_config(cfg)
+    [issue] = caught.value.issues
+    assert issue.message.endswith("use a key of your own, e.g. nvidia.com/gpu=present:NoSchedule")
 
 
 @pytest.mark.parametrize(("key", "transient"), [

@@ -18,7 +18,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from ..k8s.controller_taints import controller_taint_problem
+from ..k8s.controller_taints import controller_taint_problems
 from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
 from ..k8s.effects import EFFECT_SPELLINGS
 from ..k8s.integers import INT32_MAX, INT64_MAX, INT64_MIN
@@ -431,7 +431,7 @@ class PoolBase(Model):
     @field_validator("taints")
     @classmethod
     def _taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
-        owned = [((i,), why) for i, t in enumerate(taints) if (why := controller_taint_problem(t.key)) is not None]
+        owned = [((i,), why) for i, why in controller_taint_problems([t.to_taint() for t in taints])]
         if owned:
             raise fail_each(owned)  # each at its taint's own line
         dups = find_duplicate_taints(t.to_taint() for t in taints)

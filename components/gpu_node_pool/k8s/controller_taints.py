@@ -25,14 +25,16 @@ Pure: no pydantic, no Pulumi.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .effective import DAEMONSET_CONTROLLER_TOLERATIONS, HOST_NETWORK_DAEMON_TOLERATIONS
 from .effects import TaintEffect
+from .taints import Taint
 from .wellknown import NVIDIA_GPU_RESOURCE
 
-__all__ = ["ControllerTaint", "CONTROLLER_TAINTS", "controller_taint", "controller_taint_problem", "is_transient",
-           "removed_on_its_own"]
+__all__ = ["ControllerTaint", "CONTROLLER_TAINTS", "controller_taint", "controller_taint_problem",
+           "controller_taint_problems", "is_transient", "removed_on_its_own"]
 
 
 @dataclass(frozen=True)
@@ -111,12 +113,22 @@ def is_transient(key: str) -> bool:
     return key in _BY_KEY or key.startswith(_TRANSIENT_PREFIXES)
 
 
-def controller_taint_problem(key: str) -> str | None:
+def controller_taint_problem(key: str, own: Taint | None = None) -> str | None:
     """Why a pool may not declare a taint with ``key`` (one sentence, with the owner, its source and the fix), or
-    None when no controller owns the key."""
+    None when no controller owns the key. ``own`` is a repelling taint of the pool's own, when it has one: the fix is
+    then to remove the controller's taint, else to use a key of one's own."""
     owner = controller_taint(key)
     if owner is None:
         return None
+    fix = (f"remove it: the pool's own taint {own} already keeps other pods off" if own is not None else
+           f"use a key of your own, e.g. {NVIDIA_GPU_RESOURCE}=present:{TaintEffect.NO_SCHEDULE.value}")
     return (f"taint key {key!r} belongs to {owner.who}, which {owner.does} ({owner.source}): declared on a pool it "
-            f"does not keep other pods off the GPU nodes; use a key of your own, e.g. "
-            f"{NVIDIA_GPU_RESOURCE}=present:{TaintEffect.NO_SCHEDULE.value}")
+            f"does not keep other pods off the GPU nodes; {fix}")
+
+
+def controller_taint_problems(taints: Sequence[Taint]) -> list[tuple[int, str]]:
+    """Each controller-owned taint of a pool's ``taints``, as ``(index, why)`` (:func:`controller_taint_problem`);
+    the fix names the pool's first repelling taint that no controller owns, if it has one. The one rule both the
+    stack config and ``gpu-pool-declares-taint`` apply."""
+    own = next((t for t in taints if t.effect.repels and controller_taint(t.key) is None), None)
+    return [(i, why) for i, t in enumerate(taints) if (why := controller_taint_problem(t.key, own)) is not None]

@@ -10,7 +10,7 @@ from pulumi_policy import (
 )
 
 from ...config import DEFAULT_TAINT
-from ...k8s.controller_taints import controller_taint, controller_taint_problem
+from ...k8s.controller_taints import controller_taint, controller_taint_problems
 from ...k8s.taints import TaintEffect
 from ...registry import by_detected_type
 from ..pools import (
@@ -28,7 +28,8 @@ def judges(resource_type: str) -> bool:
 def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: ReportViolation) -> None:
     """A GPU pool declares at least one repelling taint (``TaintEffect.repels``) that no controller owns
     (:mod:`~gpu_node_pool.k8s.controller_taints`: the node lifecycle controller removes ``node.kubernetes.io/unschedulable``
-    from a schedulable node), and taints its platform takes: a
+    from a schedulable node) and no controller-owned taint beside it (the rule the stack config applies,
+    :func:`~gpu_node_pool.k8s.controller_taints.controller_taint_problems`), and taints its platform takes: a
     pool's ``problem`` is reported, to be fixed where ``extra["problem_fix_in"]`` says (the lists the problem names,
     given by NodePool pools), else in ``where``."""
     pool = gpu_pool_of(args.resource_type, args.props, args.name, args.urn)
@@ -38,8 +39,11 @@ def validate_gpu_pool_declares_taint(args: ResourceValidationArgs, report: Repor
         fix_in = pool.extra.get("problem_fix_in") or pool.where
         report(f"{pool.display}: its taints are not valid ({pool.problem}); fix them in {fix_in}.", None)
         return
-    owned = [why for t in pool.taints if (why := controller_taint_problem(t.key)) is not None]
+    owned = [why for _, why in controller_taint_problems(pool.taints)]
     if any(t.effect.repels and controller_taint(t.key) is None for t in pool.taints):
+        if owned:
+            report(f"{pool.display} declares a taint a controller owns: {'; '.join(owned)}. Fix it in {pool.where}.",
+                   None)
         return
     soft = [t for t in pool.taints if not t.effect.repels]
     if owned:
