@@ -20,10 +20,10 @@ from pydantic.alias_generators import to_camel
 
 from ..k8s.controller_taints import controller_taint_problems
 from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
-from ..k8s.effects import EFFECT_SPELLINGS
 from ..k8s.integers import INT32_MAX, INT64_MAX, INT64_MIN
 from ..k8s.labels import DEFAULT_GPU_LABEL, label_syntax_problem
 from ..k8s.patterns import full_match
+from ..k8s.taint_slips import mapping_slip
 from ..k8s.taints import (
     Taint,
     TaintEffect,
@@ -101,11 +101,9 @@ def _split_taint_string(value: Any) -> Any:
         return value.to_k8s()
     if isinstance(value, Mapping) and len(value) == 1:  # "k = v : Effect": YAML reads ': ' as a key and its value
         [(key, rest)] = value.items()
-        if isinstance(key, str) and isinstance(rest, str | None) and key not in TaintConfig.model_fields and (
-                "=" in key or (rest or "").strip() in EFFECT_SPELLINGS or TaintEffect.meant((rest or "").strip())):
-            meant = f"{key.replace(' ', '')}:{(rest or '').strip()}"
-            raise fail(f"{key!r}: {rest!r} is a mapping to YAML (': ' starts a value: https://yaml.org/spec/1.2.2/#733-plain-style): "
-                       f"write the taint as one string without spaces, e.g. {meant}")
+        slip = mapping_slip(key, rest, TaintConfig.model_fields)
+        if slip is not None:
+            raise fail(slip)
     return value
 
 
