@@ -10,7 +10,7 @@ import yaml
 from conftest import ROOT
 from karpenter_crd import crd_errors
 
-from gpu_node_pool.backends.karpenter import read as karpenter_read
+from gpu_node_pool.backends._shared.nodepool_detect import nodepool_taint_lists
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.plan import UNKNOWN, Recorded, plan_stack
 from gpu_node_pool.plan.render import HEADER_PREFIX, kubernetes_files, write_files
@@ -72,8 +72,9 @@ def test_the_files_are_the_recorded_inputs_not_a_second_rendering(prod_out):
     assert reference["repository"] == "https://nvidia.github.io/k8s-device-plugin"
     assert reference["namespace"] == "nvidia-device-plugin"
     pool = next(p for p in result.config.pools if p.name == "inference-burst")
-    assert karpenter_read.read_nodepool_taints(nodepool) == pool.taint_list
-    assert karpenter_read.read_nodepool_startup_taints(nodepool) == pool.startup_taint_list
+    lists = nodepool_taint_lists(nodepool)
+    assert lists.taints == pool.taint_list
+    assert lists.startup_taints == pool.startup_taint_list
 
 
 def test_the_device_plugin_values_tolerate_every_taint_of_the_nodepool(prod_out):
@@ -81,7 +82,7 @@ def test_the_device_plugin_values_tolerate_every_taint_of_the_nodepool(prod_out)
     from gpu_node_pool.k8s.taints import tolerations_tolerate_taint
 
     tolerations = chart_tolerations(load(prod_out / "charts/nvidia-device-plugin-chart/values.yaml"))
-    for taint in karpenter_read.read_nodepool_taints(load(prod_out / "nodepool-inference-burst.yaml")):
+    for taint in nodepool_taint_lists(load(prod_out / "nodepool-inference-burst.yaml")).taints:
         assert tolerations_tolerate_taint(tolerations, taint), taint
 
 

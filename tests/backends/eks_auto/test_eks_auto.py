@@ -10,6 +10,7 @@ import pytest
 from builders import config_issues
 from conftest import ROOT
 
+from gpu_node_pool.backends._shared.nodepool_detect import nodepool_taint_lists
 from gpu_node_pool.backends.eks_auto import detect as auto_detect
 from gpu_node_pool.backends.eks_auto import read as auto_read
 from gpu_node_pool.backends.eks_auto import render as auto_render
@@ -148,7 +149,7 @@ def test_render_and_read_back_round_trip():
     pool, cluster = stack.pools[0], stack.cluster
     obj = auto_render.nodepool_manifest(pool, cluster)
     assert obj == auto_render.nodepool_manifest(pool, cluster)
-    assert [str(t) for t in auto_read.read_taints(obj)] == ["nvidia.com/gpu=present:NoSchedule"]
+    assert [str(t) for t in nodepool_taint_lists(obj).taints] == ["nvidia.com/gpu=present:NoSchedule"]
     assert auto_read.read_labels(obj) == pool.node_labels
     assert auto_read.read_node_class_ref(obj)["name"] == "gpu"
     assert [r["key"] for r in auto_read.read_requirements(obj)] == [

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from karpenter_crd import CRD_DIR, CRD_FILES, K8S_EXTENSIONS, STANDARD_CEL, crd_errors, load_crds, rule_holds
 from strategies import label_values, names, taint_lists
 
+from gpu_node_pool.backends._shared.nodepool_detect import nodepool_taint_lists
 from gpu_node_pool.backends.karpenter import read as karpenter_read
 from gpu_node_pool.backends.karpenter import render as karpenter_render
 from gpu_node_pool.backends.karpenter.config import KarpenterPool
@@ -311,8 +312,8 @@ def test_taints_startup_taints_and_labels_read_back_and_pass_the_crd(taints, sta
     stack = stack_of(raw)
     pool = stack.pools[0]
     np = karpenter_render.nodepool_manifest(pool, stack.cluster)
-    assert karpenter_read.read_nodepool_taints(np) == taints
-    assert karpenter_read.read_nodepool_startup_taints(np) == startup
+    lists = nodepool_taint_lists(np)
+    assert lists.taints == taints and lists.startup_taints == startup and lists.problem is None
     assert karpenter_read.read_nodepool_labels(np) == pool.node_labels
     assert karpenter_read.read_nodepool_requirements(np) == pool.requirement_list
     assert crd_errors(np) == []
@@ -339,7 +340,7 @@ def test_the_component_registers_the_rendered_objects_as_custom_resources():
     assert nc.type == "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
     assert np.inputs == karpenter_render.nodepool_manifest(pool, cluster)
     assert nc.inputs == karpenter_render.ec2nodeclass_manifest(pool, cluster)
-    assert karpenter_read.read_nodepool_startup_taints(np.inputs) == pool.startup_taint_list
+    assert nodepool_taint_lists(np.inputs).startup_taints == pool.startup_taint_list
     assert seen["nodepool_name"] == "burst"
 
 

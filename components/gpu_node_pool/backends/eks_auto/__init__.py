@@ -1,8 +1,8 @@
 """``eks-auto``: an EKS Auto Mode ``NodePool`` (``karpenter.sh/v1``) per pool, on the built-in, an existing or a created ``NodeClass``.
 
 Files: ``limits.py`` (what Auto Mode accepts, with sources), ``config.py`` (pool model, stack
-rules, the catalog feasibility hook), ``render.py`` (the manifests), ``read.py`` (taints,
-labels, requirements back from the manifests), ``resources.py`` (Pulumi wiring), ``summary.py``
+rules, the catalog feasibility hook), ``render.py`` (the manifests), ``read.py`` (labels,
+requirements, limits back from the manifests; the taint lists by ``_shared/nodepool_detect.py``), ``resources.py`` (Pulumi wiring), ``summary.py``
 (plan entry and text), ``detect.py`` (recognise Auto Mode GPU NodePools for the policies).
 The NodePool rules shared with the karpenter backend are in ``backends/_shared/nodepool.py``.
 """

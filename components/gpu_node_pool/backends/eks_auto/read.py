@@ -1,11 +1,13 @@
-"""Read an Auto Mode NodePool back from its object or recorded CustomResource inputs (camelCase)."""
+"""Read an Auto Mode NodePool back from its object or recorded CustomResource inputs (camelCase).
+
+A NodePool's two taint lists have one reader, for every backend that writes a NodePool:
+:func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_taint_lists`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-
-from ...k8s.taints import Taint
 
 
 def _template(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -17,11 +19,6 @@ def _template(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 def _template_spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     spec = _template(obj).get("spec") or {}
     return spec if isinstance(spec, Mapping) else {}
-
-
-def read_taints(obj: Mapping[str, Any]) -> list[Taint]:
-    """``spec.template.spec.taints``. Raises TaintError on an invalid item."""
-    return [Taint.from_k8s(t) for t in (_template_spec(obj).get("taints") or [])]
 
 
 def read_labels(obj: Mapping[str, Any]) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """``karpenter``: a Karpenter ``NodePool`` (``karpenter.sh/v1``) per pool, with its ``EC2NodeClass``.
 
 Files: ``config.py`` (pool model, stack rules), ``limits.py`` (CRD limits and CEL mirrors),
-``render.py`` (the manifests), ``read.py`` (taints, labels, requirements back from the
-manifests), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text),
+``render.py`` (the manifests), ``read.py`` (labels, requirements, limits back from the
+manifests; the taint lists by ``_shared/nodepool_detect.py``), ``resources.py`` (Pulumi wiring), ``summary.py`` (plan entry and text),
 ``detect.py`` (recognise GPU NodePools for the policies), ``efa.py`` (EFA in the EC2NodeClass),
 ``node_class_extras.py`` (EC2NodeClass pass-through fields, userData taints and labels merged into the
 NodePool), ``node_overlay.py`` (NodeOverlays declaring the capacity of shared or partitioned GPUs).

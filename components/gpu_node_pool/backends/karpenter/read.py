@@ -1,11 +1,13 @@
-"""Read a karpenter pool back from its recorded provider inputs (camelCase, as policies see them)."""
+"""Read a karpenter pool back from its recorded provider inputs (camelCase, as policies see them).
+
+A NodePool's two taint lists have one reader, for every backend that writes a NodePool:
+:func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_taint_lists`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-
-from ...k8s.taints import Taint
 
 # --- read back --------------------------------------------------------------------------
 
@@ -19,26 +21,6 @@ def _template(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 def _template_spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     spec = _template(obj).get("spec") or {}
     return spec if isinstance(spec, Mapping) else {}
-
-
-def read_nodepool_taints(obj: Mapping[str, Any]) -> list[Taint]:
-    """``spec.template.spec.taints`` of a NodePool object (or CustomResource inputs).
-
-    Raises:
-        TaintError: an item is not a valid Kubernetes taint.
-    """
-    spec = _template_spec(obj)
-    return [Taint.from_k8s(t) for t in (spec.get("taints") or [])]
-
-
-def read_nodepool_startup_taints(obj: Mapping[str, Any]) -> list[Taint]:
-    """``spec.template.spec.startupTaints``: applied at boot, removed by an agent; never tolerated by the plugin.
-
-    Raises:
-        TaintError: an item is not a valid Kubernetes taint.
-    """
-    spec = _template_spec(obj)
-    return [Taint.from_k8s(t) for t in (spec.get("startupTaints") or [])]
 
 
 def read_nodepool_labels(obj: Mapping[str, Any]) -> dict[str, str]:
