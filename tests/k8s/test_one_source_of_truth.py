@@ -4,7 +4,7 @@
 Docstrings and comments may name effects; code must go through TaintEffect. Messages, docstrings and comments may
 spell the integer bounds; code reads INT32_MIN, INT32_MAX, in_int32, INT64_MIN, INT64_MAX or in_int64 (2**31, 1 << 31,
 2147483647 or 2147483648 as a number, and 2**63, 2 ** 63, 1 << 63, 9223372036854775807 or 9223372036854775808 as a
-number are refused).
+number are refused), and imports those names from k8s/integers.py only, never through a module that imported them.
 """
 
 from __future__ import annotations
@@ -116,3 +116,70 @@ def test_the_int32_check_can_fail():
         assert int32_literals_in(f"x = {spelling}\n", "made-up.py"), spelling
     prose = '"""at most 2147483647 (2**31 - 1)."""\nm = "past 2147483647"\ny = 2**32\nz = 2**63 - 1\n'
     assert not int32_literals_in(prose, "made-up.py")
+
+
+#: The names of the bounds, read only from their home.
+BOUND_NAMES = frozenset({"INT32_MIN", "INT32_MAX", "INT64_MIN", "INT64_MAX"})
+INTEGERS_MODULE = "gpu_node_pool.k8s.integers"
+
+
+def _absolute(module: str | None, level: int, package: str) -> str:
+    """The module a ``from`` import names, relative ones resolved against ``package`` (the importer's package)."""
+    if not level:
+        return module or ""
+    parts = package.split(".")
+    base = parts[:len(parts) - level + 1]
+    return ".".join([*base, module] if module else base)
+
+
+def bound_imports_in(source: str, where: str, package: str) -> list[str]:
+    """``where:line`` of each int32 or int64 bound ``source`` reads from another module than k8s/integers.py: a
+    ``from ... import INT32_MAX`` (any of the four names, relative ones resolved against ``package``), or
+    ``something.INT64_MAX`` where ``something`` is no name of the integers module itself."""
+    tree = ast.parse(source)
+    homes = {INTEGERS_MODULE}
+    hits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = _absolute(node.module, node.level, package)
+            for alias in node.names:
+                if alias.name in BOUND_NAMES and module != INTEGERS_MODULE:
+                    hits.append(f"{where}:{node.lineno}: {alias.name} from {module}")
+                if f"{module}.{alias.name}" == INTEGERS_MODULE:
+                    homes.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            homes.update(alias.asname for alias in node.names if alias.name == INTEGERS_MODULE and alias.asname)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in BOUND_NAMES and ast.unparse(node.value) not in homes:
+            hits.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return hits
+
+
+def _package_of(path) -> str:
+    """The package a module's relative imports start from: its folder's (an ``__init__.py``'s own package too)."""
+    return ".".join(path.relative_to(ROOT / "components").parent.parts)
+
+
+def test_integer_bounds_are_imported_only_from_their_home():
+    hits = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).as_posix() != INTEGERS_HOME:
+            hits += bound_imports_in(path.read_text(), str(path.relative_to(ROOT)), _package_of(path))
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        hits += bound_imports_in(path.read_text(), str(path.relative_to(ROOT)), "tests")
+    assert not hits, "\n".join(hits)
+
+
+def test_the_bound_import_check_can_fail():
+    config = "gpu_node_pool.config"
+    for source in ("from .common import INT32_MAX\n", "from ..config.common import Model, INT64_MIN\n",
+                   "from gpu_node_pool.config.common import INT64_MAX as BIG\n", "from . import INT32_MIN\n",
+                   "from ..k8s.quantity import INT32_MAX\n", "from gpu_node_pool.config import common\nx = common.INT32_MAX\n"):
+        assert bound_imports_in(source, "made-up.py", config), source
+    for source in ("from ..k8s.integers import INT32_MAX, INT32_MIN\n", "from gpu_node_pool.k8s.integers import INT64_MAX\n",
+                   "from ..k8s import integers\nx = integers.INT64_MIN\n",
+                   "import gpu_node_pool.k8s.integers as ints\nx = ints.INT32_MAX\n",
+                   "import gpu_node_pool.k8s.integers\nx = gpu_node_pool.k8s.integers.INT32_MAX\n"):
+        assert not bound_imports_in(source, "made-up.py", config), source
+    assert bound_imports_in("from .common import INT32_MAX\n", "made-up.py", "gpu_node_pool.config") == [
+        "made-up.py:1: INT32_MAX from gpu_node_pool.config.common"]

@@ -1,6 +1,6 @@
 """The messages of a number outside a setting's bounds: the rule, the API that holds it (from the field's
 description) and the fix. Every whole-number field of a model carries its API's width as its ``le`` bound
-(:data:`.common.INT32_MAX` or ``INT64_MAX``), which these messages name."""
+(:data:`gpu_node_pool.k8s.integers.INT32_MAX` or ``INT64_MAX``), which these messages name."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .common import INT32_MAX, INT64_MAX
+from ..k8s.integers import INT32_MAX, INT64_MAX
 
-#: The whole-number widths a field's ``le``/``ge`` bound stands for (:data:`.common.INT32_MAX`, ``INT64_MAX``).
+#: The whole-number widths a field's ``le``/``ge`` bound stands for (:data:`~gpu_node_pool.k8s.integers.INT32_MAX`, ``INT64_MAX``).
 API_WIDTHS = {INT32_MAX: "int32", INT32_MAX + 1: "int32", INT64_MAX: "int64", INT64_MAX + 1: "int64"}
 
 #: pydantic's bound error kinds: the words of the rule and the ``ctx`` key holding the bound.

@@ -22,8 +22,9 @@ import datetime
 
 from pydantic import Field
 
+from ..k8s.integers import INT32_MAX
 from ..k8s.patterns import full_match
-from .common import INT32_MAX, Model
+from .common import Model
 from .version_calendars import EKS, GKE, newer_than_table, parse_minor
 
 # --- ids --------------------------------------------------------------------------------

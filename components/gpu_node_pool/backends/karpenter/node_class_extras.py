@@ -47,8 +47,9 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from ...config.common import INT32_MAX, Model, fail
+from ...config.common import Model, fail
 from ...config.errors import fail_per_key
+from ...k8s.integers import INT32_MAX
 from ...k8s.patterns import full_match, pattern_search
 from ...text.suggest import closest
 from .limits import (

@@ -19,7 +19,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ...config.common import INT32_MAX, Model
+from ...config.common import Model
+from ...k8s.integers import INT32_MAX
 
 __all__ = ["SpotConfig", "instances_distribution", "warnings"]
 
