@@ -37,7 +37,8 @@ def karpenter() -> tuple[Any, Any, dict[str, Any]]:
 def eks_auto() -> tuple[Any, Any, dict[str, Any]]:
     stack = validate_stack_config({"cluster": AUTO_CLUSTER, "pools": [{
         "name": "inference", "backend": "eks-auto", "instanceFamilies": ["g6e"],
-        "taints": ["nvidia.com/gpu=present:NoSchedule"], "limits": {"nvidia.com/gpu": 16}}]})
+        "taints": ["nvidia.com/gpu=present:NoSchedule"], "limits": {"nvidia.com/gpu": 16},
+        "startupTaints": ["node.cilium.io/agent-not-ready=true:NoExecute"]}]})
     return auto_summary, AUTO, {"pool": stack.pools[0],
                                 "inputs": auto_render.nodepool_manifest(stack.pools[0], stack.cluster)}
 
@@ -55,8 +56,19 @@ def test_the_rendered_taints_are_shown_as_they_read_back(make):
     entry = summarised(module, backend, made["pool"], made["inputs"])
     assert entry["taints"] == [str(t) for t in made["pool"].taint_list] == ["nvidia.com/gpu=present:NoSchedule"]
     assert entry["providerTaints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
-    if module is karpenter_summary:
-        assert entry["startupTaints"] == ["node.cilium.io/agent-not-ready=true:NoExecute"]
+    assert entry["providerField"] == "NodePool spec.template.spec.taints"
+    assert entry["startupTaints"] == ["node.cilium.io/agent-not-ready=true:NoExecute"]
+
+
+@pytest.mark.parametrize("make", [karpenter, eks_auto], ids=["karpenter", "eks-auto"])
+def test_both_nodepool_backends_show_the_startup_taints_in_the_text_plan(make):
+    """An eks-auto pool's NodePool carries startupTaints as a karpenter pool's does (both render the same NodePool),
+    so the plan shows them for both, and the audit, which reads a pool's declared taints from the plan entry,
+    knows them for both."""
+    module, backend, made = make()
+    _, body = module.report(summarised(module, backend, made["pool"], made["inputs"]))
+    assert ("  startup taints  node.cilium.io/agent-not-ready=true:NoExecute  (removed by an agent at boot; never "
+            "tolerated by the plugin)") in body
 
 
 @pytest.mark.parametrize("make", [karpenter, eks_auto], ids=["karpenter", "eks-auto"])

@@ -2,7 +2,8 @@
 
 The ``karpenter`` backend (``karpenter.k8s.aws/`` well-known keys) and the ``eks-auto`` backend
 (``eks.amazonaws.com/`` keys) recognise GPU NodePools the same way, each with its own key prefix;
-their taint lists are read and judged by the CRD's and Karpenter's rules (:func:`nodepool_taint_lists`).
+their taint lists are read and judged by the CRD's and Karpenter's rules (:func:`nodepool_taint_lists`), and shown in
+both backends' plan entries by :func:`summarise_nodepool_taints`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ...k8s.taints import (
     K8sTaintError,
     Taint,
     TaintEffect,
+    TaintError,
     nodepool_permanent_startup_taints,
     nodepool_taint_repeat_problem,
 )
@@ -144,6 +146,42 @@ def nodepool_extra(lists: NodePoolTaintLists, resource: str) -> dict[str, Any]:
     if lists.fix_in:
         extra["problem_fix_in"] = f"{resource} {' and '.join(lists.fix_in)}"
     return extra
+
+
+def summarise_nodepool_taints(entry: dict[str, Any], inputs: Mapping[str, Any]) -> NodePoolTaintLists:
+    """Fill a plan entry with the taint lists of a recorded ``karpenter.sh/v1`` NodePool (its CustomResource
+    ``inputs``), as :func:`nodepool_taint_lists` reads them: the part of the plan entry both NodePool backends
+    (``karpenter``, ``eks-auto``) share.
+
+    Sets ``taints`` (kubelet form, ``key=value:Effect``), ``providerTaints`` (the core/v1 Taint objects),
+    ``providerField`` (``NodePool spec.template.spec.taints``) and ``startupTaints`` (kubelet form); the audit reads
+    ``taints`` and ``startupTaints`` back as the pool's declared taints.
+
+    Returns:
+        The lists read, for what a backend adds of its own.
+
+    Raises:
+        TaintError: a list the API server refuses (:attr:`NodePoolTaintLists.problem`: each bad item by its path and
+            index, with the CRD's rule), which the component never renders.
+    """
+    lists = nodepool_taint_lists(inputs)
+    if lists.unreadable:
+        raise TaintError(lists.problem)
+    entry["taints"] = [str(t) for t in lists.taints]
+    entry["providerTaints"] = [t.to_k8s() for t in lists.taints]
+    entry["providerField"] = f"NodePool {TAINTS_AT}"
+    entry["startupTaints"] = [str(t) for t in lists.startup_taints]
+    return lists
+
+
+def startup_taints_line(entry: Mapping[str, Any]) -> list[str]:
+    """The text plan's line of a NodePool pool's ``startupTaints`` (:func:`summarise_nodepool_taints`), or ``[]``
+    when the entry has none recorded."""
+    if "startupTaints" not in entry:
+        return []
+    shown_taints = ", ".join(entry["startupTaints"])
+    note = "  (removed by an agent at boot; never tolerated by the plugin)" if shown_taints else ""
+    return [f"  startup taints  {shown_taints or '(none)'}{note}"]
 
 
 def _read_list(props: Mapping[str, Any], field: str, at: str) -> tuple[list[Taint], list[str]]:

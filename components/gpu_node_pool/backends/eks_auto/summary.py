@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...k8s.taints import TaintError
-from .._shared.nodepool_detect import nodepool_taint_lists
+from .._shared.nodepool_detect import startup_taints_line, summarise_nodepool_taints
 from . import BACKEND
 from .feasibility import feasibility_summary
 from .limits import BUILT_IN_NODE_CLASS
@@ -17,8 +16,8 @@ DEVICE_PLUGIN = "built into the Auto Mode node image (NVIDIA driver and device p
 
 def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
               by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
-    """Fill the plan entry from the recorded NodePool/NodeClass CustomResource inputs; the NodePool's taints by
-    :func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_taint_lists`, the reading of a NodePool's taints.
+    """Fill the plan entry from the recorded NodePool/NodeClass CustomResource inputs; the NodePool's taint lists by
+    :func:`~gpu_node_pool.backends._shared.nodepool_detect.summarise_nodepool_taints`, as for every NodePool pool.
 
     Raises:
         TaintError: a taint list the API server refuses (the problem names it), which the component never renders.
@@ -30,13 +29,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     entry["candidateTypes"] = feasibility_summary(pool)
     if nodepool is None:
         return
-    lists = nodepool_taint_lists(nodepool.inputs)
-    if lists.unreadable:
-        raise TaintError(lists.problem)
-    taints = lists.taints
-    entry["taints"] = [str(t) for t in taints]
-    entry["providerTaints"] = [t.to_k8s() for t in taints]
-    entry["providerField"] = "NodePool spec.template.spec.taints"
+    summarise_nodepool_taints(entry, nodepool.inputs)
     entry["labels"] = dict(sorted(read.read_labels(nodepool.inputs).items()))
     entry["requirements"] = read.read_requirements(nodepool.inputs)
     entry["limits"] = read.read_limits(nodepool.inputs)
@@ -54,7 +47,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
 
 def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """The pool's lines in the text plan: ``(before the taints, after the labels)``."""
-    body: list[str] = []
+    body: list[str] = startup_taints_line(entry)
     for i, req in enumerate(entry.get("requirements", [])):
         values = f" [{', '.join(req['values'])}]" if req.get("values") else ""
         body.append(f"  {'requirements' if i == 0 else '':<15} {req['key']} {req['operator']}{values}")

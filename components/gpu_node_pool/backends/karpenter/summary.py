@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...k8s.taints import TaintError
-from .._shared.nodepool_detect import nodepool_taint_lists
+from .._shared.nodepool_detect import startup_taints_line, summarise_nodepool_taints
 from . import BACKEND
 
 
 def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], Any],
               by_type: Mapping[str, list[Any]], outputs: Mapping[str, Any]) -> None:
     """Read a karpenter pool back from its recorded NodePool (and EC2NodeClass) CustomResource inputs; its taint lists
-    by :func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_taint_lists`, the reading of a NodePool's taints.
+    by :func:`~gpu_node_pool.backends._shared.nodepool_detect.summarise_nodepool_taints`, as for every NodePool pool.
 
     Raises:
         TaintError: a taint list the API server refuses (the problem names it), which the component never renders.
@@ -23,14 +22,7 @@ def summarise(pool: Any, entry: dict[str, Any], index: Mapping[tuple[str, str], 
     nodepool = index.get((BACKEND.child_type("nodepool"), BACKEND.child_name("nodepool", pool.name)))
     if nodepool is None:
         return
-    lists = nodepool_taint_lists(nodepool.inputs)
-    if lists.unreadable:
-        raise TaintError(lists.problem)
-    taints = lists.taints
-    entry["taints"] = [str(t) for t in taints]
-    entry["providerTaints"] = [t.to_k8s() for t in taints]
-    entry["providerField"] = "NodePool spec.template.spec.taints"
-    entry["startupTaints"] = [str(t) for t in lists.startup_taints]
+    summarise_nodepool_taints(entry, nodepool.inputs)
     if pool.node_class is not None and pool.node_class.user_data is not None:  # merged into the NodePool's taints/labels
         entry["fromUserData"] = {"taints": [str(t) for t in pool.user_data_taints],
                                  "labels": dict(pool.user_data_labels)}
@@ -73,11 +65,7 @@ def _overlay_summary(pool: Any, entry: dict[str, Any], nodepool: Any, by_type: M
 
 def report(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """The pool's lines in the text plan: ``(before the taints, after the labels)``."""
-    body: list[str] = []
-    if "startupTaints" in entry:
-        shown = ", ".join(entry["startupTaints"])
-        note = "  (removed by an agent at boot; never tolerated by the plugin)" if shown else ""
-        body.append(f"  startup taints  {shown or '(none)'}{note}")
+    body: list[str] = startup_taints_line(entry)
     merged = entry.get("fromUserData") or {}
     if merged.get("taints") or merged.get("labels"):
         shown = ", ".join([*merged.get("taints", []), *(f"{k}={v}" for k, v in merged.get("labels", {}).items())])
