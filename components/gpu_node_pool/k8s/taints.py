@@ -184,18 +184,17 @@ class Taint:
 
     @classmethod
     def from_provider(cls, obj: Mapping[str, Any]) -> Taint:
-        """Read an EKS/GKE taint item (``effect`` in ``NO_SCHEDULE`` spelling).
+        """Read an EKS/GKE taint item ``{key, value?, effect: NO_SCHEDULE...}``: key and value by the rules of a core/v1
+        Taint (:func:`k8s_taint_problems`: a value absent or null is empty, one of another type refused, a key required).
 
         Raises:
-            TaintError: missing or invalid fields.
+            TaintError: not a mapping, every problem of its key and value (``taint value 0 is not a string ...``), or no EKS/GKE effect.
         """
         if not isinstance(obj, Mapping):
             raise TaintError(f"a taint must be an object with key, value, effect; got {shown(obj)}")
-        return cls(
-            key=obj.get("key", ""),
-            value=obj.get("value") or "",
-            effect=TaintEffect.from_provider(obj.get("effect", "")),
-        )
+        if problems := k8s_taint_problems({**obj, "effect": TaintEffect.NO_SCHEDULE.value}, "an EKS/GKE taint"):
+            raise TaintError("; ".join(f"taint {p[1:]}" for p in problems))
+        return cls(key=obj["key"], value=obj.get("value") or "", effect=TaintEffect.from_provider(obj.get("effect", "")))
 
 
 def split_kubelet_form(text: Any) -> tuple[str, str, str]:
