@@ -344,6 +344,11 @@ class KarpenterPool(StartupTaintsPool):
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:
+        """The NodePool warnings every NodePool pool gets (:meth:`StartupTaintsPool.config_warnings`: zones, limits,
+        startup taints), each once, extended with the karpenter backend's own: the AMI alias
+        (:func:`.ami_alias.alias_version_warning`, first), what the catalog says of the requirements
+        (:func:`.feasibility.pool_warnings`), EFA (:func:`.efa.pool_warnings`) and NodeOverlays
+        (:func:`.node_overlay.pool_warnings`)."""
         from .ami_alias import alias_version_warning
         from .efa import pool_warnings as efa_warnings
         from .feasibility import pool_warnings
@@ -351,8 +356,7 @@ class KarpenterPool(StartupTaintsPool):
 
         alias = alias_version_warning(self.node_class.ami_alias) if self.node_class is not None else None
         own = [("nodeClass.amiAlias", alias)] if alias else []
-        return (own + pool_warnings(self) + self.limit_warnings() + self.startup_taint_warnings() + efa_warnings(self)
-                + overlay_warnings(self))
+        return own + super().config_warnings() + pool_warnings(self) + efa_warnings(self) + overlay_warnings(self)
 
     @property
     def provisioner_counts_shared_gpus(self) -> bool:

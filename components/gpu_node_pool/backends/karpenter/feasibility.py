@@ -72,10 +72,11 @@ def pool_problems(pool: Any) -> list[str]:
 
 
 def pool_warnings(pool: Any) -> list[tuple[str, str]]:
-    """``[(sub-path, message)]``: NotIn on zones outside the stack's region (``pool.zone_warnings()``), unknown types
-    under allowUnknownInstanceTypes, the candidates' known risks, requirements/limits the catalog could not judge (at
-    the user's own ``requirements[j]``), and a reserved pool on an existing EC2NodeClass."""
-    out: list[tuple[str, str]] = list(pool.zone_warnings())
+    """``[(sub-path, message)]``: unknown types under allowUnknownInstanceTypes, the candidates' known risks,
+    requirements/limits the catalog could not judge (at the user's own ``requirements[j]``), and a reserved pool on an
+    existing EC2NodeClass. (NotIn on zones outside the stack's region is every NodePool pool's warning:
+    ``NodePoolBase.zone_warnings``.)"""
+    out: list[tuple[str, str]] = []
     _, unknown = unknown_type_findings(pool.instance_types or [], pool.allow_unknown_instance_types)
     out += [("instanceTypes", w) for w in unknown]
     if unknown:
