@@ -233,6 +233,12 @@ def _identity_inputs(info: ValidationInfo) -> frozenset[str]:
 #: The nvidia-device-plugin chart version whose values and DaemonSet the component writes and the plan models
 #: (``gpu_node_pool.gpu_agents.device_plugin.values.CHART_VERSION``).
 _DEVICE_PLUGIN_CHART = "0.20.0"
+#: The same chart version with a leading ``v``, which Helm resolves to that chart: ``helm --version`` and a Pulumi
+#: ``helm.v4.Chart``'s ``version`` (pulumi/pulumi-kubernetes provider/pkg/helm/tool.go: ``ChartPathOptions.LocateChart``)
+#: look the chart up with ``IndexFile.Get`` (helm/helm pkg/repo/index.go), which reads the version as a Masterminds/semver
+#: v3 constraint (``NewConstraint``; its ``cvRegex`` takes an optional ``v``, constraints.go@v3.4.0), and a bare version
+#: is an equality constraint that the index's ``0.20.0`` meets. Read as ``0.20.0``, which the component installs.
+_DEVICE_PLUGIN_CHART_V = "v" + _DEVICE_PLUGIN_CHART
 
 
 class DevicePluginConfig(Model):
@@ -252,9 +258,12 @@ class DevicePluginConfig(Model):
         default_factory=list, description="Tolerations for taints of nodes outside this stack."
     )
 
-    @field_validator("chart_version", mode="before")
+    @field_validator("chart_version", mode="before",
+                     json_schema_input_type=Literal[_DEVICE_PLUGIN_CHART, _DEVICE_PLUGIN_CHART_V])  # type: ignore[valid-type]
     @classmethod
     def _pinned_chart(cls, version: Any) -> Any:
+        if version == _DEVICE_PLUGIN_CHART_V:
+            return _DEVICE_PLUGIN_CHART
         if version != _DEVICE_PLUGIN_CHART:
             raise fail(
                 f"{show(version)}: the component installs nvidia-device-plugin chart {_DEVICE_PLUGIN_CHART} only: the "
