@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 from conftest import ROOT
 from hypothesis import given, settings
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.plan.report import violation_lines
-from gpu_node_pool.text.wrap import WIDTH, break_points, wrap_text
+from gpu_node_pool.text.wrap import WIDTH, wrap_text
 
 URN = "urn:pulumi:dev::gpu-node-pools::gpu-node-pools:index:GpuNodePool$aws:eks/nodeGroup:NodeGroup::" + "x" * 120
 PATH = "/home/ci/builds/" + "a" * 8 + "/charts/nvidia-device-plugin/templates/daemonset.yml"
@@ -68,17 +69,75 @@ _TEXT = st.text(st.sampled_from(list("ab:/-'\"`{}[],. ") + ["\t", "\u00a0", "é"
 
 @settings(max_examples=300, deadline=None)
 @given(text=_TEXT, width=st.integers(min_value=1, max_value=40))
-def test_wrapping_any_text_loses_nothing_and_only_an_unbreakable_part_is_wider(text, width):
+def test_wrapping_any_text_loses_nothing(text, width):
     lines = wrap_text(text, width, "  ")
     assert " ".join(line[2:] for line in lines) == text
+    assert all(line.startswith("  ") for line in lines)
+
+
+#: A word, with no quote, bracket or backquote and no ':' at its end: a line may end after it.
+_WORD = st.from_regex(r"[a-z0-9./$-]{1,8}(:[a-z0-9./$-]{1,8}){0,4}", fullmatch=True)
+_INNER = st.lists(st.from_regex(r"[a-z0-9.!/-]{1,6}", fullmatch=True), min_size=2, max_size=5).map(" ".join)
+_PAIRS = st.lists(st.tuples(_WORD, _INNER), min_size=1, max_size=3)
+#: What a reader copies whole, each with spaces in it: quoted values (as repr writes one), a backquoted command, a
+#: YAML flow mapping, a flow sequence of one, and a YAML key with its quoted or bracketed value.
+_SPAN = st.one_of(
+    _INNER.map(lambda inner: f"'{inner}'"),
+    _INNER.map(lambda inner: f'"{inner}"'),
+    _INNER.map(lambda inner: f"`helm pull {inner} --version 0.20.0`"),
+    _PAIRS.map(lambda pairs: "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"),
+    _PAIRS.map(lambda pairs: "[" + ", ".join(f"{k}: '{v}'" for k, v in pairs) + "]"),
+    st.tuples(_WORD, _INNER).map(lambda kv: f'{kv[0]}: "{kv[1]}"'),
+    st.tuples(_WORD, _PAIRS).map(lambda kv: f"{kv[0]}: [" + ", ".join(f"{k}: {v}" for k, v in kv[1]) + "]"),
+)
+#: A list of plain words in brackets is no YAML: each item is a part of its own, which a line may end after.
+_WORD_LIST = st.lists(st.from_regex(r"[a-z0-9]{1,6}", fullmatch=True), min_size=2, max_size=4).map(
+    lambda items: [f"[{items[0]},", *(f"{item}," for item in items[1:-1]), f"{items[-1]}]"])
+_PARTS = st.lists(st.one_of(_WORD.map(lambda w: [w]), _SPAN.map(lambda span: [span]), _WORD_LIST),
+                  min_size=1, max_size=30).map(lambda groups: [part for group in groups for part in group])
+
+
+def _parts_per_line(lines: list[str], parts: list[str]) -> list[list[str]]:
+    """The parts each line holds, whole and in order; fails when a line ends inside a part."""
+    held, at = [], 0
     for line in lines:
-        assert line.startswith("  ")
-        if len(line) > width:  # a part with no break point in it, alone on its line
-            assert break_points(line[2:]) == []
-    for line, following in itertools.pairwise(lines):  # each line as full as it can be: the next part did not fit
-        rest = following[2:]
-        first_part = rest[:next(iter(break_points(rest)), len(rest))]
-        assert len(line) + 1 + len(first_part) > width
+        end = at + 1
+        while end < len(parts) and len(" ".join(parts[at:end])) < len(line):
+            end += 1
+        assert " ".join(parts[at:end]) == line, f"{line!r} ends inside a part: {parts[at:end]}"
+        held.append(parts[at:end])
+        at = end
+    assert at == len(parts)
+    return held
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=_PARTS, width=st.integers(min_value=1, max_value=60))
+def test_lines_end_between_parts_a_reader_copies_whole_and_are_as_full_as_they_can_be(parts, width):
+    text = " ".join(parts)
+    lines = [line.removeprefix("  ") for line in wrap_text(text, width, "  ")]
+    held = _parts_per_line(lines, parts)  # never inside a quoted value, a command, a YAML snippet or a word
+    for line, mine in zip(lines, held, strict=True):
+        if len(line) + 2 > width:  # wider than the width: one part alone, which no line could hold
+            assert len(mine) == 1, line
+    for line, following in itertools.pairwise(held):  # the next part did not fit on this line
+        assert 2 + len(" ".join(line)) + 1 + len(following[0]) > width
+
+
+#: What a reader copies whole in a report line: a quoted, backquoted or bracketed part (one level of nesting).
+_WHOLE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\{(?:[^{}]|\{[^{}]*\})*\}|\[(?:[^\[\]]|\[[^\[\]]*\])*\]")
+
+
+def _spaces_a_line_could_end_at(line: str) -> str:
+    """``line`` with each part a reader copies whole, and the space between a YAML key and such a part, taken out:
+    a space left is one a line could end at."""
+    return _WHOLE.sub("X", line.strip()).replace(": X", ":X")
+
+
+def test_the_span_reader_of_these_tests_can_fail():
+    assert " " in _spaces_a_line_could_end_at("run `helm pull x --version 1` now")
+    assert " " not in _spaces_a_line_could_end_at("tags: 'Node group tags do not propagate',")
+    assert " " not in _spaces_a_line_could_end_at("[key: 'a b', effect: {x: y z}]")
 
 
 def _head(v: dict) -> str:
@@ -106,7 +165,7 @@ def test_plan_text_wraps_what_json_and_sarif_keep_on_one_line(capsys):
         if text[at] == _head(v):  # wrapped: the message below, each line within the width but an unbreakable one
             assert _message(text[at + 1:end]) == v["message"]
             over = [line for line in text[at + 1:end] if len(line) > WIDTH]
-            assert [line for line in over if break_points(line.strip())] == []
+            assert [line for line in over if " " in _spaces_a_line_could_end_at(line)] == []
         else:
             assert text[at] == f"{_head(v)} {v['message']}" and len(text[at]) <= WIDTH
         at = end

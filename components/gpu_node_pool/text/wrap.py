@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["WIDTH", "break_points", "wrap_text"]
+__all__ = ["WIDTH", "wrap_text"]
 
 #: Columns of a wrapped line, its indent included.
 WIDTH = 100
@@ -114,21 +114,9 @@ def _breaks_at(text: str) -> Callable[[int], bool]:
     return breaks
 
 
-def break_points(text: str) -> list[int]:
-    """The indexes of the spaces of ``text`` where :func:`wrap_text` may break a line, in order (module docstring)."""
-    breaks = _breaks_at(text)
-    points = []
-    i = text.find(" ")
-    while i >= 0:
-        if breaks(i):
-            points.append(i)
-        i = text.find(" ", i + 1)
-    return points
-
-
 def wrap_text(text: str, width: int = WIDTH, indent: str = "") -> list[str]:
-    """``text`` as lines of at most ``width`` characters, each starting with ``indent``, broken only at
-    :func:`break_points`; a part longer than the room left stays whole on a line of its own.
+    """``text`` as lines of at most ``width`` characters, each starting with ``indent``, broken only at the spaces
+    the module docstring says are breaks; a part longer than the room left stays whole on a line of its own.
 
     ``" ".join(line[len(indent):] for line in wrap_text(text, w, indent)) == text`` for every ``text``
     (one line; an empty ``text`` gives one line, ``indent``). Each line is as full as it can be: it ends at the last
