@@ -59,3 +59,20 @@ def test_a_limit_the_quantity_reader_cannot_hold_is_refused(backend, gpus, expec
     assert path == "pools[0].limits"
     assert expected in message and "apimachinery resource.Quantity" in message
     assert "write a smaller quantity" in message
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("gpus", "fix", "not_fix"), [
+    ("016Gi", "(e.g. nvidia.com/gpu: 16)", "nvidia.com/gpu: 016"),
+    ("+16Gi", "(e.g. nvidia.com/gpu: 16)", "nvidia.com/gpu: +16"),
+    ("16.Gi", "(e.g. nvidia.com/gpu: 16)", "nvidia.com/gpu: 16."),
+    ("1.5Gi", "(e.g. nvidia.com/gpu: 32)", "nvidia.com/gpu: 1.5"),  # a limit of 1.5 GPUs is refused
+])
+def test_the_fix_is_the_number_as_the_quantity_parser_reads_it_and_a_limit_the_pool_takes(backend, gpus, fix, not_fix):
+    """The number before the suffix is read by the quantity parser, as apimachinery reads it: the fix is that number
+    as a plain count, never the number's text (a sign, a leading zero, a trailing point) nor a count that is not whole,
+    which the limit's own rule refuses."""
+    [message] = limit_warnings(backend, gpus)
+    assert message.endswith(f"write the number of GPUs the pool may run as a plain integer {fix}"), message
+    assert not_fix not in message
+    assert "Gi is a binary (memory) suffix" in message

@@ -28,6 +28,7 @@ from ...k8s.integers import INT64_MAX
 from ...k8s.names import DNS1123_SUBDOMAIN_RE
 from ...k8s.patterns import full_match, pattern_search
 from ...k8s.quantity import QuantityError, parse_quantity, quantity
+from ...k8s.quantity import _split as split_quantity  # the parser's own split: (sign, digits, fraction, suffix)
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, ZONE_LABEL
 from ...text.suggest import closest
@@ -503,7 +504,6 @@ def nodepool_limits_problems(limits: Mapping[str, Any]) -> list[str]:
 QUANTITY_SOURCE = "kubernetes/apimachinery pkg/api/resource/quantity.go@v0.34.10 ParseQuantity, suffix.go"
 #: Extended resources such as ``nvidia.com/gpu`` are whole units.
 EXTENDED_RESOURCES_URL = "https://kubernetes.io/docs/concepts/extend-kubernetes/compute-storage-net/device-plugins/"
-_NUMBER_PART = re.compile(r"[+-]?[0-9]*\.?[0-9]*")
 
 
 def gpu_limit_warning(value: Any) -> str | None:
@@ -511,28 +511,38 @@ def gpu_limit_warning(value: Any) -> str | None:
     ``"1e400"``), or above int64, or None. A GPU count is a plain integer (extended resources are whole units:
     :data:`EXTENDED_RESOURCES_URL`), so a suffix is most likely a memory amount written as a count: ``"16Gi"`` is
     17179869184 GPUs. Past int64 apimachinery's ``Quantity.Value()`` overflows (:data:`QUANTITY_SOURCE`). Only a
-    limit the refusals of :func:`nodepool_limits_problems` let through is judged."""
-    if quantity_problem(value) is not None or parse_quantity(value) is None:
+    limit the refusals of :func:`nodepool_limits_problems` let through is judged.
+
+    The number and its suffix are split and read by the quantity parser (:mod:`gpu_node_pool.k8s.quantity`, as
+    apimachinery's ``parseQuantityString``). The fix: the count itself up to 10^6; else the number before a decimal or
+    binary suffix if whole (``"16Gi"``, ``"016Gi"``, ``"+16Gi"``: 16; ``"1.5Gi"``: none); else 32.
+    """
+    if quantity_problem(value) is not None:
         return None
-    amount = int(parse_quantity(value))
-    suffix = value[_NUMBER_PART.match(value).end():] if isinstance(value, str) else ""
-    if not suffix and amount <= INT64_MAX:
+    try:
+        amount = quantity(value)
+        suffix = split_quantity(value)[3] if isinstance(value, str) else ""
+        number = quantity(value[: len(value) - len(suffix)]) if suffix else amount
+    except QuantityError:
         return None
-    count = f"{amount}" if amount < 10**21 else f"about 10^{len(str(amount)) - 1}"
+    count_value = int(amount)
+    if not suffix and count_value <= INT64_MAX:
+        return None
+    count = f"{count_value}" if count_value < 10**21 else f"about 10^{len(str(count_value)) - 1}"
     why = []
     if suffix:
         scale = ("a binary (memory) suffix" if suffix.endswith("i") else
                  "an exponent" if suffix[0] in "eE" else "a decimal SI suffix")
         why.append(f"{suffix} is {scale}, which multiplies the number ({QUANTITY_SOURCE}), and a GPU count is a plain "
                    f"integer (extended resources are whole units: {EXTENDED_RESOURCES_URL})")
-    if amount > INT64_MAX:
+    if count_value > INT64_MAX:
         why.append(f"it is above int64 ({INT64_MAX}), where Quantity.Value() overflows ({QUANTITY_SOURCE}), so it "
                    "caps nothing")
-    if amount <= 10**6:
-        fix = f"{KARPENTER_GPU_RESOURCE}: {amount} says the same"
+    if count_value <= 10**6:
+        fix = f"{KARPENTER_GPU_RESOURCE}: {count_value} says the same"
     else:
-        number = value[:_NUMBER_PART.match(value).end()] if suffix and suffix[0] not in "eE" else ""
-        fix = f"e.g. {KARPENTER_GPU_RESOURCE}: {number or 32}"
+        plain = suffix and suffix[0] not in "eE" and number.denominator == 1 and number > 0
+        fix = f"e.g. {KARPENTER_GPU_RESOURCE}: {int(number) if plain else 32}"
     return (f"{KARPENTER_GPU_RESOURCE}: {show(value)} is {count} GPUs: {'; '.join(why)}; write the number of GPUs the "
             f"pool may run as a plain integer ({fix})")
 
