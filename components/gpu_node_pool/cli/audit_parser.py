@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..k8s.taints import PLATFORMS
-from .contract import AUDIT_FAIL_ON, DIRECTORY, FILE_TO_READ, FILE_TO_WRITE, once, positive_seconds
+from .contract import AUDIT_FAIL_ON, DIRECTORY, FILE_TO_READ, FILE_TO_WRITE, GivenArgument, once, positive_seconds
 from .stack_name import stack_name
 
 __all__ = ["register"]
@@ -20,17 +20,10 @@ __all__ = ["register"]
 _ONE_DUMP = once("put several dump files in one directory")
 
 
-def _given(example: str) -> Any:
-    """An argparse type refusing an empty or blank value, which a client would read as "not given" (the kubeconfig's
-    current context for ``--context``): an unset shell variable must not turn into another cluster or no plugins."""
-
-    def parse(text: str) -> str:
-        if not text.strip():
-            raise argparse.ArgumentTypeError(f"an empty value; give {example} (an unset or empty shell variable "
-                                             "expands to nothing), or leave the option out")
-        return text
-
-    return parse
+#: ``--context`` and ``--admission-plugins``: an empty value would read as "not given" (the kubeconfig's current
+#: context, no plugins), so an unset shell variable would turn into another cluster: refused (exit 64).
+_CONTEXT = GivenArgument("a context of the kubeconfig, e.g. --context prod", optional=True)
+_PLUGINS = GivenArgument("the plugins, e.g. --admission-plugins PodNodeSelector", optional=True)
 
 
 def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
@@ -49,7 +42,7 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
                      help="JSON/YAML of kubectl get nodes,daemonsets,pods,events -A -o json, or a directory of them")
     src.add_argument("--in-cluster", action="store_true", help="use the pod's service account (inside the cluster)")
     a.add_argument("--kubeconfig", metavar="FILE", type=FILE_TO_READ, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
-    a.add_argument("--context", metavar="NAME", type=_given("a context of the kubeconfig, e.g. --context prod"), help="kubeconfig context (default: current-context)")
+    a.add_argument("--context", metavar="NAME", type=_CONTEXT, help="kubeconfig context (default: current-context)")
     a.add_argument("--stack", type=stack_name,
                    help="also compare with the pools this stack declares (drift and what-if); a Pulumi stack name, as for plan")
     a.add_argument("--project-dir", default=None, type=DIRECTORY, help="directory with Pulumi.yaml (with --stack)")
@@ -57,7 +50,7 @@ def register(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -
     a.add_argument("--fail-on", choices=AUDIT_FAIL_ON, default="mandatory",
                    help="exit 1 when a finding is at or above this level (default: mandatory; none: never)")
     a.add_argument("--platform", choices=PLATFORMS, help="control plane, for admission-added tolerations (default: detected)")
-    a.add_argument("--admission-plugins", metavar="A,B", type=_given("the plugins, e.g. --admission-plugins PodNodeSelector"), help="the API server's enabled admission plugins, if known")
+    a.add_argument("--admission-plugins", metavar="A,B", type=_PLUGINS, help="the API server's enabled admission plugins, if known")
     a.add_argument("--timeout", type=positive_seconds, default=30.0, metavar="S",
                    help="seconds above 0, at most 86400, for each API request as a whole, body included (live only; default 30)")
     a.add_argument("--print-rbac", action="store_true", help="print the minimal read-only ClusterRole and exit")

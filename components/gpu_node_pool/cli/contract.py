@@ -53,6 +53,7 @@ __all__ = [
     "EXECUTABLE",
     "FILE_TO_READ",
     "FILE_TO_WRITE",
+    "GivenArgument",
     "InputError",
     "PathArgument",
     "StoreOnce",
@@ -75,25 +76,47 @@ FAIL_ON_LEVELS = FAIL_ON[1:]
 AUDIT_FAIL_ON = FAIL_ON
 
 
-class PathArgument:
-    """The argparse ``type`` of every option whose value is a path (``--project-dir``, ``--out``,
-    ``--policy-pack-config``, ``--helm``, ``--html``, ``--file``, ...): the one place an empty path is refused.
+class GivenArgument:
+    """The argparse ``type`` refusing an empty value: the one place an empty option value is refused, for every
+    path (:class:`PathArgument`) and for the audit's ``--context`` and ``--admission-plugins``.
 
     An empty value (or blanks only), as an unset ``$VAR`` in a CI job's command line gives, is a usage error
-    naming the option, exit 64 (``argument --policy-pack-config: an empty path; ...``), whatever the command:
-    read as "no option given" it would run with the default silently (the default policy config, the current
-    directory). :attr:`kind` (``file`` or ``directory``) is what shell completion offers for the option.
+    naming the option, exit 64 (``argument --context: an empty value; give ...``), whatever the command: read as
+    "no option given" it would run with the default silently (the kubeconfig's current context, the default
+    policy config, the current directory). ``wanted`` says what to give (``a context of the kubeconfig, e.g.
+    --context prod``); ``optional``: the option may also be left out, and the refusal says so.
     """
 
-    def __init__(self, kind: str, wanted: str) -> None:
-        self.kind = kind
+    #: What the value is, in the refusal (``an empty value``).
+    what = "value"
+
+    def __init__(self, wanted: str, optional: bool = False) -> None:
         self.wanted = wanted
+        self.optional = optional
 
     def __call__(self, value: str) -> str:
         if not value.strip():
-            raise argparse.ArgumentTypeError(f"an empty path; give {self.wanted} (an unset or empty shell "
-                                             "variable expands to nothing)")
+            leave = ", or leave the option out" if self.optional else ""
+            raise argparse.ArgumentTypeError(f"an empty {self.what}; give {self.wanted} (an unset or empty shell "
+                                             f"variable expands to nothing){leave}")
         return value
+
+    def __repr__(self) -> str:
+        return f"GivenArgument({self.wanted!r})"
+
+
+class PathArgument(GivenArgument):
+    """The argparse ``type`` of every option whose value is a path (``--project-dir``, ``--out``,
+    ``--policy-pack-config``, ``--helm``, ``--html``, ``--file``, ...): an empty one is refused as by
+    :class:`GivenArgument` (``argument --policy-pack-config: an empty path; ...``, exit 64). :attr:`kind`
+    (``file`` or ``directory``) is what shell completion offers for the option.
+    """
+
+    what = "path"
+
+    def __init__(self, kind: str, wanted: str) -> None:
+        super().__init__(wanted)
+        self.kind = kind
 
     def __repr__(self) -> str:
         return f"PathArgument({self.kind!r}, {self.wanted!r})"
