@@ -13,6 +13,8 @@ import pytest
 from audit_cluster import audit_dump, eks_node
 from conftest import ROOT
 
+from gpu_node_pool.k8s.taints import k8s_taint_problems
+
 SCHEMA = json.loads((ROOT / "components/gpu_node_pool/audit/report.schema.json").read_text())
 
 
@@ -78,9 +80,27 @@ def test_a_bad_key_alone_keeps_the_shape_fix(tmp_path):
     assert found["fix"] == "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"
 
 
-@pytest.mark.parametrize("value", [0, False])
-def test_a_value_that_is_no_string_beside_a_bad_effect_is_named_not_read_as_empty(tmp_path, value):
+@pytest.mark.parametrize(("value", "written"), [(0, "0"), (False, "false")])
+def test_a_value_that_is_no_string_beside_a_bad_effect_is_named_not_read_as_empty(tmp_path, value, written):
     _, report, _ = audit_node(tmp_path, {"key": "nvidia.com/gpu", "value": value, "effect": "NO_SCHEDULE"})
     found = malformed(report)
     assert "EKS/GKE API spelling of NoSchedule" in found["message"]
-    assert f"; and its taint value {value!r} must be a string" in found["message"], found["message"]
+    assert f"; and its taint value {value!r} is not a string" in found["message"], found["message"]
+    assert f'quote it: value: "{written}"' in found["message"], found["message"]
+
+
+@pytest.mark.parametrize("taint", [
+    {"effect": "NO_SCHEDULE"},
+    {"key": 7, "effect": "NO_SCHEDULE"},
+    {"key": "nvidia.com/gpu", "value": {"a": 1}, "effect": "Never"},
+    {"key": "bad key!", "value": "a b", "effect": "NO_EXECUTE"},
+])
+def test_the_other_faults_beside_a_bad_effect_are_the_taint_readers_own_words(tmp_path, taint):
+    """A taint's key and value are judged once, by the one reader (``Taint.from_k8s``, ``k8s_taint_problems``): the
+    finding says each of its other problems as the reader words them, with the reader's fix, after the effect's."""
+    _, report, _ = audit_node(tmp_path, taint)
+    found = malformed(report)
+    others = [p for p in k8s_taint_problems(taint, "a core/v1 Taint") if not p.startswith((".effect", " has no effect"))]
+    assert others
+    said = found["message"].split("; and its ", 1)[1]
+    assert said == "; ".join(f"taint {p[1:]}" for p in others) + "; it was left out of every verdict", said

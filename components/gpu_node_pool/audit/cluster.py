@@ -26,7 +26,7 @@ from ..catalog.instances import is_nvidia_instance_type
 from ..k8s.effects import node_effect_problem
 from ..k8s.integers import INT64_MAX
 from ..k8s.quantity import QuantityError, quantity
-from ..k8s.taints import PLATFORMS, Taint, TaintError
+from ..k8s.taints import PLATFORMS, K8sTaintError, Taint, TaintError
 from ..text.terminal import shown
 
 __all__ = ["POOL_LABELS", "GPU_RESOURCES", "BadTaint", "Node", "Pool", "read_node", "with_declared", "group_pools", "detect_platform"]
@@ -66,6 +66,8 @@ _NOT_A_COUNT = ("the API server refuses it in a Node's status.capacity and statu
                 "kubernetes pkg/apis/core/validation/validation.go; extended resources: https://kubernetes.io/docs/"
                 "concepts/configuration/manage-resources-containers/#extended-resources); a kubelet never reports it: "
                 "the dump was edited or is not a Node's status as the API serves it")
+#: How :func:`~gpu_node_pool.k8s.taints.k8s_taint_problems` starts a problem of a taint's effect (a wrong one, none).
+_EFFECT_PROBLEM = (".effect ", " has no effect")
 #: The fix of a taint of the wrong shape (a bad key or value, no object).
 _TAINT_FIX = "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"
 
@@ -256,20 +258,21 @@ def read_node(obj: Mapping[str, Any], declared_pools: Iterable[str] = ()) -> Nod
 def _bad_taint(place: str, raw: Any, err: TaintError) -> BadTaint:
     """The :class:`BadTaint` of the taint ``raw`` at ``place`` (``spec.taints[0]``) that :meth:`Taint.from_k8s` refused
     with ``err``: an effect Kubernetes does not have is said of the live object
-    (:func:`~gpu_node_pool.k8s.effects.node_effect_problem`), with a bad key or value of the same taint after it;
-    anything else as ``err`` says it."""
+    (:func:`~gpu_node_pool.k8s.effects.node_effect_problem`), followed by the reader's other problems of the same taint
+    (its key, its value: :attr:`~gpu_node_pool.k8s.taints.K8sTaintError.problems`, judged once, by the reader), each
+    whole with its rule and fix; anything else as ``err`` says it."""
     where = f"{place} {shown(raw)}"
     problem = node_effect_problem(raw.get("effect", "")) if isinstance(raw, Mapping) else None
     if problem is None:
         return BadTaint(f"{where}: {shown(err, quote=False, limit=200)}", where=where, place=place)
     why, fix = problem
-    key, value = raw.get("key", ""), raw.get("value")
-    value = "" if value is None else value  # absent or null: no value; anything else is judged as written
-    try:
-        Taint(key=key, value=value)
-    except TaintError as also:
-        return BadTaint(f"{where}: {why}; and its {shown(also, quote=False, limit=200)}", fix, where, place)
-    return BadTaint(f"{where}: {why}", fix, where, place, key, value, str(raw.get("effect")))
+    problems = err.problems if isinstance(err, K8sTaintError) else ()
+    others = [f"taint {p[1:]}" for p in problems if not p.startswith(_EFFECT_PROBLEM)]
+    if others:
+        return BadTaint(f"{where}: {why}; and its {'; '.join(others)}", fix, where, place)  # each bounded by the reader
+    value = raw.get("value")
+    return BadTaint(f"{where}: {why}", fix, where, place, raw["key"], "" if value is None else value,
+                    str(raw.get("effect")))
 
 
 def with_declared(node: Node, declared_pools: Iterable[str]) -> Node:
