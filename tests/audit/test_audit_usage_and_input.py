@@ -253,5 +253,6 @@ def test_a_fifo_dump_is_refused_at_once_not_waited_on(capsys, tmp_path):
     os.mkfifo(fifo)  # nothing will ever write to it: opening it to read would block
     code, out, err = run(capsys, "audit", "--cluster-dump", str(fifo))
     assert code == 2 and out == ""
-    assert err.startswith(f"error: --cluster-dump {fifo}: is not a regular file (a FIFO, a socket or a device)"), err
+    assert err.startswith(f"error: --cluster-dump {fifo}: is a FIFO (named pipe), not a regular file: reading one "
+                          "waits until something writes to it"), err
     assert "> cluster.json" in err

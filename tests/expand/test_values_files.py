@@ -66,7 +66,9 @@ def test_policy_pack_config_fifo_and_non_utf8_exit_2(capsys, tmp_path):
     os.mkfifo(tmp_path / "cfg.json")
     code = main(["plan", "--stack", "dev", "--policy-pack-config", str(tmp_path / "cfg.json")])
     err = capsys.readouterr().err
-    assert code == 2 and "is a FIFO (named pipe), not a regular file; give the path of a JSON file" in err
+    assert code == 2 and (f"error: --policy-pack-config {tmp_path / 'cfg.json'}: is a FIFO (named pipe), not a regular "
+                          "file: reading one waits until something writes to it, so nothing was read; give the path "
+                          "of a JSON file") in err
     (tmp_path / "bad.json").write_bytes(json.dumps({"all": "advisory"}).encode()[:-1] + b', "x\xff": 1}')
     code = main(["plan", "--stack", "dev", "--policy-pack-config", str(tmp_path / "bad.json"), "--json"])
     report = json.loads(capsys.readouterr().out)

@@ -11,16 +11,21 @@ them (same decoder); a top-level value that is not an object is decoded whole.
     stream.header                 # every other top-level key, complete once items() is exhausted
 
 Errors: ``json.JSONDecodeError`` with the line, column and character offset in the file (as
-``json.load`` gives them); ``OSError``/``UnicodeDecodeError`` from reading the file (UTF-8, a byte order mark skipped).
+``json.load`` gives them); ``OSError``/``UnicodeDecodeError`` from reading the file (UTF-8, a byte order mark skipped),
+``NotRegularFileError`` for a path that is no regular file (a FIFO is refused, not waited on:
+:func:`gpu_node_pool.sdk.files.open_input`).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from ..sdk.files import open_input
 
 __all__ = ["ListStream", "NOT_AN_OBJECT"]
 
@@ -39,10 +44,13 @@ def _maybe_cut(err: json.JSONDecodeError, size: int) -> bool:
 
 
 class ListStream:
-    """One pass over ``path``; :meth:`items` may be called once."""
+    """One pass over ``path``; :meth:`items` may be called once. ``option`` and ``fix`` name the option that gave the
+    path and the remedy, for the refusal of a path that is no regular file (:func:`~gpu_node_pool.sdk.files.open_input`)."""
 
-    def __init__(self, path: str | Path, chunk: int = _CHUNK) -> None:
+    def __init__(self, path: str | Path, chunk: int = _CHUNK, *, option: str | None = None,
+                 fix: str | None = None) -> None:
         self.path = Path(path)
+        self._option, self._fix = option, fix
         self.header: dict[str, Any] = {}
         self._chunk = chunk
         self._buf = ""
@@ -116,7 +124,7 @@ class ListStream:
     # --- document ----------------------------------------------------------------------------
     def items(self) -> Iterator[Any]:
         """Each element of the top-level ``items`` array; the other keys go to :attr:`header`."""
-        with self.path.open(encoding="utf-8-sig") as self._file:
+        with io.TextIOWrapper(open_input(self.path, self._option, self._fix), encoding="utf-8-sig") as self._file:
             if self._peek() != "{":
                 self.header[NOT_AN_OBJECT] = self._value()
             else:

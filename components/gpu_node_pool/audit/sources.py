@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..sdk.files import read_input_text
+from ..sdk.files import NotRegularFileError, check_input, open_input, read_input_text
 from ..sdk.yaml_bounded import load_all_bounded
 from ..text.terminal import shown
 from .jsonstream import NOT_AN_OBJECT, ListStream
@@ -50,6 +51,9 @@ LISTS: dict[str, tuple[str, str]] = {
 _LIST_KINDS = {"List", *(f"{kind}List" for kind in LISTS)}
 _HOW = ("write it with kubectl get nodes,daemonsets,pods,events -A -o json (add validatingadmissionpolicies,"
         "validatingadmissionpolicybindings, or constrainttemplates,constraints, for the admission guard)")
+#: The fix of a ``--cluster-dump`` that is no regular file (a FIFO would be waited on for a writer).
+_DUMP_FIX = ("write the dump to a file first and give that file, e.g. kubectl get nodes,daemonsets,pods,events -A "
+             "-o json > cluster.json")
 #: Largest YAML dump read (a YAML dump is read whole; a JSON dump is streamed and has no bound).
 MAX_YAML_DUMP_BYTES = 512 << 20
 
@@ -70,7 +74,7 @@ def _first_bad_utf8(path: Path) -> tuple[int, int] | None:
     """``(offset, byte)`` of the first byte of ``path`` that is not UTF-8, or None (read in chunks, once)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0  # bytes of the file before the chunk
-    with path.open("rb") as fh:
+    with open_input(path) as fh:
         while True:
             chunk = fh.read(1 << 20)
             pending = decoder.getstate()[0]  # an unfinished character carried from the previous chunk
@@ -146,7 +150,7 @@ def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: in
 
 def _list_kind(path: Path) -> Any:
     """The top-level ``kind`` of a JSON List whose ``kind`` comes after its ``items`` (a pass that drops the items)."""
-    stream = ListStream(path)
+    stream = ListStream(path, option="--cluster-dump", fix=_DUMP_FIX)
     for _ in stream.items():
         pass
     return stream.header.get("kind")
@@ -155,7 +159,7 @@ def _list_kind(path: Path) -> Any:
 def _add_json(snapshot: Snapshot, path: Path) -> None:
     """Stream ``path``'s items into ``snapshot``, one at a time."""
     where = str(path)
-    stream = ListStream(path)
+    stream = ListStream(path, option="--cluster-dump", fix=_DUMP_FIX)
     typed: Any = None
     try:
         for i, item in enumerate(stream.items()):
@@ -169,6 +173,8 @@ def _add_json(snapshot: Snapshot, path: Path) -> None:
             _add_item(snapshot, item, item_kind, where, i)
     except UnicodeDecodeError as err:
         raise _not_utf8(path, err) from None
+    except NotRegularFileError as err:
+        raise SourceError(str(err)) from None
     except OSError as err:
         raise _unreadable(path, err) from None
     except json.JSONDecodeError as err:
@@ -188,10 +194,12 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
     put one after the other) holds a List in each (named ``<file> document N`` in what the report says); an empty
     document is passed over."""
     try:
-        text, not_utf8 = read_input_text(path, max_bytes=MAX_YAML_DUMP_BYTES)
+        text, not_utf8 = read_input_text(path, max_bytes=MAX_YAML_DUMP_BYTES, option="--cluster-dump", fix=_DUMP_FIX)
         if not_utf8:  # refused as a JSON dump is: bytes read as U+FFFD would be judged as names and values
             raise _not_utf8(path, UnicodeError(not_utf8))
         docs = list(enumerate(load_all_bounded(text), 1))
+    except NotRegularFileError as err:
+        raise SourceError(str(err)) from None
     except (OSError, UnicodeDecodeError) as err:
         raise _unreadable(path, err) from None
     except yaml.YAMLError as err:
@@ -220,8 +228,8 @@ def load_dump(path: str | Path) -> Snapshot:
     incrementally: memory holds one item, not the file).
 
     Raises:
-        SourceError: missing/unreadable path, invalid JSON/YAML, or a document that is not a
-            kubectl ``List``. A dump without Nodes is read (as a live cluster without nodes is): the
+        SourceError: missing/unreadable path, one that is neither a regular file nor a directory (a FIFO is
+            refused at once, not waited on), invalid JSON/YAML, or a document that is not a kubectl ``List``. A dump without Nodes is read (as a live cluster without nodes is): the
             report says no Node was read and its verdict is partial.
     """
     root = Path(path)
@@ -238,12 +246,8 @@ def load_dump(path: str | Path) -> Snapshot:
             holds = f" (it holds {_names(others)})" if others else ""
             raise SourceError(f"--cluster-dump {root}: the directory has no .json/.yaml/.yml files{holds}; "
                               "put the output of kubectl get ... -o json there")
-    elif root.is_file():
+    elif root.exists():  # a FIFO, socket or device too: its open refuses it (sdk.files.open_input), never waits
         files = [root]
-    elif root.exists():  # a FIFO, socket or device: opening one to read may wait for a writer forever
-        raise SourceError(f"--cluster-dump {root}: is not a regular file (a FIFO, a socket or a device), which the "
-                          "audit would wait on for a writer; write the dump to a file first, e.g. kubectl get "
-                          "nodes,daemonsets,pods,events -A -o json > cluster.json")
     else:
         raise SourceError(f"--cluster-dump {root}: no such file or directory")
     snapshot = Snapshot(source=f"dump {root}")
@@ -306,8 +310,32 @@ def _require_client() -> None:
                           "--cluster-dump (kubectl get nodes,daemonsets,pods,events -A -o json)")
 
 
+def _check_kubeconfig_files(kubeconfig: str | None) -> None:
+    """Refuse a kubeconfig file that is no regular file before the client opens it (it would wait forever on a
+    FIFO): each existing file of ``kubeconfig``, else of ``$KUBECONFIG``, else ``~/.kube/config``, ``:``-separated
+    as the client reads them (kubernetes-client/python ``config/kube_config.py`` ``KubeConfigMerger``).
+
+    Raises:
+        SourceError: one is a FIFO, a directory, a socket or a device; the message names where it was given, the
+            path, what it is and the fix.
+    """
+    given = kubeconfig if kubeconfig is not None else os.environ.get("KUBECONFIG")
+    option = "--kubeconfig" if kubeconfig is not None else "$KUBECONFIG" if given is not None else "kubeconfig"
+    for part in (given if given is not None else "~/.kube/config").split(os.pathsep):
+        path = os.path.expanduser(part)
+        if part and os.path.exists(path):
+            try:
+                check_input(path, option, "give the path of a kubeconfig file (e.g. ~/.kube/config)")
+            except NotRegularFileError as err:
+                raise SourceError(str(err)) from None
+            except OSError:  # unreadable: the client's own error names it
+                pass
+
+
 def _client(kubeconfig: str | None, context: str | None, in_cluster: bool, timeout: float) -> Any:
     _require_client()
+    if not in_cluster:
+        _check_kubeconfig_files(kubeconfig)
     from kubernetes import client, config
     from kubernetes.config.config_exception import ConfigException
 

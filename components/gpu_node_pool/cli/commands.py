@@ -321,12 +321,15 @@ def _validate(args: argparse.Namespace) -> int:
         project = plan_mod.find_project(args.project_dir)
         targets = [(args.stack, lambda: read_stack(project, args.stack))]
     else:  # each file its own stack, in the project it belongs to (the nearest Pulumi.yaml above it)
+        from ..sdk.files import check_input
+
         for f in args.files:
-            if not Path(f).is_file():
-                what = ("is a directory, not a stack file" if Path(f).is_dir() else
-                        "is not a regular file (a FIFO, a device or a broken symbolic link)" if os.path.lexists(f)
-                        else "no such stack file")
-                raise FileNotFoundError(f"--file {f}: {what}; give the path of a Pulumi.<stack>.yaml")
+            try:  # a FIFO, a directory or a device is refused at once, naming what it is
+                check_input(f, "--file", "give the path of a Pulumi.<stack>.yaml")
+            except FileNotFoundError:
+                broken = " (a symbolic link to nothing)" if os.path.lexists(f) else ""
+                raise FileNotFoundError(f"--file {f}: no such stack file{broken}; give the path of a "
+                                        "Pulumi.<stack>.yaml") from None
         targets = [(_stack_of(Path(f)), lambda f=f: read_stack_path(plan_mod.find_project(Path(f).parent), Path(f)))
                    for f in args.files]
     issues: list[Any] = []

@@ -57,11 +57,13 @@ def invalid_input(args: argparse.Namespace, err: BaseException) -> int:
         issues = [err.issue.to_json()]  # with its location: the program's line
         text = escape_control(f"error: {err}")
     else:
-        path = getattr(err, "argument", None) or getattr(err, "filename", None) or ""
+        path = getattr(err, "argument", None) or getattr(err, "option", None) or getattr(err, "filename", None) or ""
         if type(err).__name__ == "PolicyConfigError":
             path = "--policy-pack-config"
         message = str(err).removeprefix("error: ")
-        if isinstance(err, OSError) and err.filename and err.strerror:
+        if isinstance(err, NotRegularFileError) and err.option:  # names its option itself
+            message = str(err)
+        elif isinstance(err, OSError) and err.filename and err.strerror:
             option = next((f"--{name.replace('_', '-')} " for name in ("out", "html", "file", "project_dir")
                            if str(getattr(args, name, None) or "") == str(err.filename)), "")
             message = f"{option}{err.filename}: {err.strerror}"

@@ -109,10 +109,11 @@ def load_policy_pack_config(path: str | Path) -> PolicyPackConfig:
     from ..sdk.files import NotRegularFileError, read_input_text
 
     try:
-        text, not_utf8 = read_input_text(path)
+        text, not_utf8 = read_input_text(path, option="--policy-pack-config", fix="give the path of a JSON file "
+                                         "(as for pulumi preview --policy-pack-config)")
         data = json.loads(text)
     except NotRegularFileError as err:
-        raise PolicyConfigError(f"policy pack config {path} {err.strerror}; give the path of a JSON file") from None
+        raise PolicyConfigError(str(err)) from None
     except json.JSONDecodeError as err:
         what = "is empty" if not err.doc.strip() else f"is not valid JSON at {path}:{err.lineno}:{err.colno} ({err.msg})"
         raise PolicyConfigError(f"policy pack config {path} {what}; write a JSON object keyed by policy name or 'all', "

@@ -6,11 +6,13 @@ Writing the one file a command was told to write (``--html``, ``schema --out``):
 only when a reader has it open (``--html >(gzip > page.html.gz)``): opening one without a reader
 would block forever, so it is opened without blocking and refused (``ENXIO``) when nobody reads.
 
-A values file (a chart's ``valueYamlFiles``, ``--policy-pack-config``) named by a path could be a
-FIFO, a device or a directory: opening a FIFO for reading blocks until a writer comes, so the
-plan would hang. :func:`read_input_text` opens without blocking (``O_NONBLOCK``), checks with
-``fstat`` that what it opened is a regular file (the file opened, not the path looked at
-before: no race) and only then reads. Pure stdlib.
+Every file a user names for reading (``--policy-pack-config``, ``validate --file``, ``audit --cluster-dump``,
+``--kubeconfig``, a chart's ``valueYamlFiles``) is opened here, by :func:`open_input` (or
+:func:`read_input_text`, :func:`check_input` on top of it). The path could name a FIFO, a device or a
+directory: opening a FIFO for reading blocks until a writer comes, so the command would hang. It is
+opened without blocking (``O_NONBLOCK``), ``fstat`` tells what was opened (the file opened, not the path
+looked at before: no race), and anything but a regular file is refused with
+:class:`NotRegularFileError`, whose message names the option, the path, what it is and the fix. Pure stdlib.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["MAX_INPUT_BYTES", "FileTooLargeError", "NotRegularFileError", "html_page_head", "json_schema_head",
-           "read_input_text", "write_output_text"]
+__all__ = ["MAX_INPUT_BYTES", "FileTooLargeError", "NotRegularFileError", "check_input", "html_page_head",
+           "json_schema_head", "open_input", "read_input_text", "write_output_text"]
 
 #: Default largest input file read whole, in bytes (a values file or a config is kilobytes).
 MAX_INPUT_BYTES = 64 << 20
@@ -32,15 +35,83 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
 
 
 class NotRegularFileError(OSError):
-    """The path names something other than a regular file; ``strerror`` says what it is."""
+    """The path names something other than a regular file.
+
+    ``filename`` is the path; ``strerror`` says what it is (``is a FIFO (named pipe), not a regular file``) and,
+    when the reader gave one, the fix; :attr:`option` is the command-line option that named the path, or None.
+    ``str()`` is the whole refusal, ``"<option> <path>: <strerror>"``.
+    """
+
+    def __init__(self, code: int, strerror: str, filename: str, option: str | None = None) -> None:
+        super().__init__(code, strerror, filename)
+        self.option = option
+
+    def __str__(self) -> str:
+        named = f"{self.option} " if self.option else ""
+        return f"{named}{self.filename}: {self.strerror}"
 
 
 class FileTooLargeError(OSError):
     """The file is larger than the reader's bound; ``strerror`` says both sizes."""
 
 
-def read_input_text(path: str | os.PathLike[str], max_bytes: int = MAX_INPUT_BYTES) -> tuple[str, str | None]:
-    """The text of the regular file at ``path`` and, when it is not UTF-8, a note saying so.
+def open_input(path: str | os.PathLike[str], option: str | None = None, fix: str | None = None) -> BinaryIO:
+    """The regular file at ``path``, open for reading bytes (blocking reads, as ``open(path, "rb")``).
+
+    It is opened with ``O_NONBLOCK``, so that a FIFO nothing writes to is refused at once instead of waited
+    on, and judged by ``fstat`` of the descriptor opened. ``option`` names the option that gave the path
+    (``--policy-pack-config``) and ``fix`` the remedy (``give the path of a JSON file``), both for the refusal.
+
+    Raises:
+        NotRegularFileError: ``path`` is a directory, FIFO, socket or device (``filename``, ``option`` set;
+            ``strerror``: ``is a FIFO (named pipe), not a regular file ...; <fix>``).
+        OSError: it cannot be opened (missing, no permission).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as err:  # a socket cannot be opened at all (ENXIO): say what it is
+        mode = _mode_of(path) if err.errno == errno.ENXIO else 0
+        if stat.S_ISSOCK(mode):
+            raise _not_regular(path, mode, option, fix) from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode, option, fix)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _mode_of(path: str | os.PathLike[str]) -> int:
+    """``st_mode`` of what ``path`` names, 0 when it cannot be looked at."""
+    try:
+        return os.stat(path).st_mode
+    except OSError:
+        return 0
+
+
+def _not_regular(path: str | os.PathLike[str], mode: int, option: str | None, fix: str | None) -> NotRegularFileError:
+    """The refusal of ``path``, of ``mode``: what it is, why a FIFO is not waited on, then ``fix``."""
+    kind = next((name for test, name in _KINDS if test(mode)), "neither a file nor a directory")
+    why = ": reading one waits until something writes to it, so nothing was read" if stat.S_ISFIFO(mode) else ""
+    remedy = f"; {fix}" if fix else ""
+    return NotRegularFileError(errno.EINVAL, f"is {kind}, not a regular file{why}{remedy}", str(path), option)
+
+
+def check_input(path: str | os.PathLike[str], option: str | None = None, fix: str | None = None) -> None:
+    """Refuse ``path`` now, as :func:`open_input` would, when it is not a regular file that can be opened: for a
+    file another library reads by its path (a kubeconfig, a stack file) after this check. Raises as
+    :func:`open_input`."""
+    open_input(path, option, fix).close()
+
+
+def read_input_text(path: str | os.PathLike[str], max_bytes: int = MAX_INPUT_BYTES, *, option: str | None = None,
+                    fix: str | None = None) -> tuple[str, str | None]:
+    """The text of the regular file at ``path`` (opened by :func:`open_input`, which ``option`` and ``fix`` are
+    for) and, when it is not UTF-8, a note saying so.
 
     At most ``max_bytes`` bytes are read; a larger file is refused, not read.
 
@@ -52,16 +123,7 @@ def read_input_text(path: str | os.PathLike[str], max_bytes: int = MAX_INPUT_BYT
         FileTooLargeError: it holds more than ``max_bytes`` bytes.
         OSError: it cannot be opened or read (missing, no permission).
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-            raise NotRegularFileError(errno.EINVAL, f"is {kind}, not a regular file", str(path))
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "rb") as fh:
+    with open_input(path, option, fix) as fh:
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise FileTooLargeError(errno.EFBIG, f"is larger than {max_bytes} bytes, the most read", str(path))
