@@ -48,7 +48,7 @@ from .contract import (
     stdout_closed,
 )
 from .expand_options import expand_arguments, expand_options
-from .failures import input_errors, internal_error, interrupt_in, invalid_input
+from .failures import config_error_lines, input_errors, internal_error, interrupt_in, invalid_input
 from .sarif import sarif_log
 from .stack_name import stack_name
 
@@ -348,7 +348,7 @@ def _validate(args: argparse.Namespace) -> int:
             issues += located
             lines.append(f"stack {name!r}: {len(located)} error{'' if len(located) == 1 else 's'}, on stderr")
             if fmt == "text":
-                print(terminal_text(ConfigError(located, err.source).lines()), file=sys.stderr)
+                print(terminal_text(config_error_lines(ConfigError(located, err.source), "validate")), file=sys.stderr)
             continue
         pools += [{"name": p.name, "backend": p.backend} for p in stack_config.pools]
         found_warnings = found.locate(stack_warnings(stack_config))  # the same warnings gpupool plan prints

@@ -18,14 +18,26 @@ from ..text.terminal import escape_control, terminal_text
 from .contract import ExitCode, InputError, print_report, report
 from .sarif import sarif_log
 
-__all__ = ["FILE_ERRORS", "ISSUES_URL", "cloud_api_called", "input_errors", "internal_error", "interrupt_in",
-           "invalid_input"]
+__all__ = ["FILE_ERRORS", "ISSUES_URL", "cloud_api_called", "config_error_lines", "input_errors", "internal_error",
+           "interrupt_in", "invalid_input"]
 
 #: Where "please report" points.
 ISSUES_URL = "the gpu-node-pools issue tracker"
 #: Filesystem mistakes in --project-dir, --stack, --out and --policy-pack-config: invalid input (exit 2).
 FILE_ERRORS = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError,
                NotRegularFileError)
+
+
+#: What a command with config errors did not do, the tail of their header line (``3 errors in Pulumi.dev.yaml;
+#: the stack is not valid:``); any other command (plan, render, check) registered no resource.
+_NOT_DONE = {"validate": "the stack is not valid", "audit": "nothing was audited"}
+
+
+def config_error_lines(err: ConfigError, command: str) -> list[str]:
+    """The lines of ``err`` (:meth:`ConfigError.lines`) as ``command`` reports them: the header says what did not
+    happen for that command."""
+    outcome = _NOT_DONE.get(command)
+    return err.lines(outcome) if outcome else err.lines()
 
 
 def input_errors() -> tuple[type[BaseException], ...]:
@@ -52,7 +64,7 @@ def invalid_input(args: argparse.Namespace, err: BaseException) -> int:
     """Exit 2: a mistake in the stack file, config, --policy-pack-config, --requirement or --out."""
     if isinstance(err, ConfigError):
         issues = [i.to_json() for i in err.issues]
-        text = terminal_text(err.lines())
+        text = terminal_text(config_error_lines(err, args.command))
     elif getattr(err, "issue", None) is not None:  # plan.run.ProgramError: the user's program failed
         issues = [err.issue.to_json()]  # with its location: the program's line
         text = escape_control(f"error: {err}")

@@ -99,10 +99,11 @@ class ConfigError(ValueError):
         with its article (``the stack config``, ``the GpuNodePool 'vision'``)."""
         return self.source if self.source.endswith((".yaml", ".yml")) else f"the {self.source}"
 
-    def lines(self) -> list[str]:
-        """The lines of ``str()``: ``"<n> error[s] in <place>; no resource was registered:"`` (:attr:`place`; the
-        component validates everything before it registers anything, so a stack with a mistake gets no resource
-        of this package, in a plan or a deployment), then ``"  <path>: <message>"`` per
+    def lines(self, outcome: str = "no resource was registered") -> list[str]:
+        """The lines of ``str()``: ``"<n> error[s] in <place>; <outcome>:"`` (:attr:`place`; by default ``no resource
+        was registered``: the component validates everything before it registers anything, so a stack with a
+        mistake gets no resource of this package, in a plan or a deployment; a command that registers nothing says
+        what it did not do instead, ``the stack is not valid``), then ``"  <path>: <message>"`` per
         mistake (what a report joins, escaping each line, so a value cannot start a line of its own), those with
         a :class:`Location` in the order of the file (by file, line, column), then the others as found; then
         ``"  not checked: <path>: <message>"`` per note (:attr:`ConfigIssue.not_judged`), which the count leaves out."""
@@ -110,7 +111,7 @@ class ConfigError(ValueError):
         ordered = sorted(mistakes, key=lambda i: (0, i.location.file, i.location.line, i.location.column)
                          if i.location is not None else (1, "", 0, 0))
         count = f"{len(mistakes)} error{'' if len(mistakes) == 1 else 's'}"
-        return [f"{count} in {self.place}; no resource was registered:",
+        return [f"{count} in {self.place}; {outcome}:",
                 *(f"  {issue}" for issue in ordered),
                 *(f"  not checked: {issue}" for issue in self.issues if issue.not_judged)]
 
