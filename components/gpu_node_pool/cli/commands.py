@@ -50,7 +50,7 @@ from .contract import (
 from .expand_options import expand_arguments, expand_options
 from .failures import config_error_lines, input_errors, internal_error, interrupt_in, invalid_input
 from .sarif import sarif_log
-from .stack_name import stack_name
+from .stack_name import project_refusal, stack_name
 
 
 def _project_note(args: argparse.Namespace) -> str | None:
@@ -458,13 +458,36 @@ _COMMANDS = {"schema": _schema, "check": _check, "plan": _plan, "render": _rende
              "policy-pack": _policy_pack, "audit": _audit, "completion": _completion}
 
 
+def _check_stack_project(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A ``--stack <org>/<project>/<stack>`` whose project is not the ``name:`` of the project's ``Pulumi.yaml`` (the
+    nearest at or above ``--project-dir``) is a usage error of the command, exit 64
+    (:func:`~gpu_node_pool.cli.stack_name.project_refusal`). Without a ``Pulumi.yaml`` that can be read, nothing is
+    said here: the command reports that itself."""
+    stack = getattr(args, "stack", None)
+    if getattr(stack, "project", None) is None:
+        return
+    from ..plan.stack_file import read_project_file
+
+    try:
+        root = plan_mod.find_project(getattr(args, "project_dir", None))
+        name = read_project_file(root).get("name")
+    except (OSError, ValueError):  # ConfigError is a ValueError
+        return
+    refusal = project_refusal(stack, name if isinstance(name, str) else None, root / "Pulumi.yaml")
+    if refusal is not None:
+        (commands,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        commands.choices[args.command].error(f"argument --stack: {refusal}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``gpupool`` command; returns the exit code of :class:`gpu_node_pool.cli.contract.ExitCode`."""
     try:
-        args = _parser().parse_args(argv)
+        parser = _parser()
+        args = parser.parse_args(argv)
         check_usage = getattr(args, "check_usage", None)  # rules argparse cannot state (gpupool audit's)
         if check_usage is not None:
             check_usage(args)
+        _check_stack_project(parser, args)
     except SystemExit as done:  # --help, --version (0) or a usage error (64, UsageParser.error)
         return int(done.code or 0)
     except BrokenPipeError:  # `gpupool plan --help | head -1`
