@@ -21,6 +21,7 @@ from ...config.common import Model, PoolBase, fail
 from ...k8s.patterns import full_match
 from ...k8s.taints import label_value_problem
 from ...k8s.wellknown import ZONE_LABEL
+from .kubelet_config_fields import duration_seconds
 from .nodepool import (
     IAM_ROLE_NAME_RE,
     KARPENTER_GPU_RESOURCE,
@@ -69,6 +70,42 @@ def excluded_zones_outside_region_message(outside: list[str], region: str) -> st
             f"the cluster's region, so NotIn on {it} excludes nothing: write the zones of {region} to exclude, or drop {it}")
 
 
+#: The shortest ``expireAfter`` not warned about (:func:`expire_after_warning`), in seconds: one hour.
+EXPIRE_AFTER_WARN_BELOW = 3600
+#: What Karpenter does with ``expireAfter``, and where it says so.
+EXPIRE_AFTER_SOURCE = (
+    "Karpenter deletes a NodeClaim once it has lived expireAfter from its creation: expiration is forceful, it drains "
+    "the node at once, NodePool disruption budgets do not hold it back and no replacement is launched first "
+    "(https://karpenter.sh/docs/concepts/disruption/#expiration; https://karpenter.sh/docs/concepts/nodepools/; "
+    "kubernetes-sigs/karpenter pkg/controllers/nodeclaim/expiration/controller.go)")
+
+
+def expire_after_warning(value: str | None) -> str | None:
+    """The warning for a NodePool ``spec.template.spec.expireAfter`` under :data:`EXPIRE_AFTER_WARN_BELOW` (``0s``,
+    ``10m``, ``59m59s``), or None (unset, ``Never``, an hour or more, or a value the refusals of
+    :func:`~.nodepool.karpenter_duration_problem` name).
+
+    The NodePool CRD's pattern admits ``0s`` (``^(([0-9]+(s|m|h))+|Never)$``, aws/karpenter-provider-aws@v1.14.1
+    ``pkg/apis/crds/karpenter.sh_nodepools.yaml``) and describes short lifetimes as a tool of "disruption testing", so
+    a short one is a warning, not a refusal. Why one hour: expiration is forceful (:data:`EXPIRE_AFTER_SOURCE`), so a
+    node living less than that is replaced over and over, and a GPU node spends the first minutes of its life
+    launching, joining and loading its driver and device plugin before any GPU pod runs on it, while GPU work
+    (training, batch inference) runs for hours; a lifetime meant as policy (AMI refresh, security) is days: Karpenter's
+    default is 720h, EKS Auto Mode's 336h. Under an hour is a slip (``0s`` for "off", minutes for hours) or a test.
+    """
+    if value is None or value == "Never" or karpenter_duration_problem(value) is not None:
+        return None
+    seconds = duration_seconds(value)
+    if seconds is None or seconds >= EXPIRE_AFTER_WARN_BELOW:
+        return None
+    when = "as soon as it launches" if seconds == 0 else f"{value} after it launches"
+    return (f"expireAfter {value!r} (NodePool spec.template.spec.expireAfter) is under an hour: every node of this pool "
+            f"is drained and deleted {when}, and the next one too, so expensive GPU nodes are replaced again and again "
+            f"and their GPU pods evicted before their work is done ({EXPIRE_AFTER_SOURCE}); write expireAfter: Never to "
+            "keep nodes until something else disrupts them, or a lifetime of days, e.g. 720h (Karpenter's default; "
+            "EKS Auto Mode's is 336h)")
+
+
 class NodeClassBase(Model):
     """Validators of the node-class fields both backends declare (``role``)."""
 
@@ -95,14 +132,20 @@ class NodePoolBase(PoolBase):
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:
-        """:meth:`zone_warnings` and :meth:`limit_warnings`; a backend that overrides this adds them to its own."""
-        return self.zone_warnings() + self.limit_warnings()
+        """:meth:`zone_warnings`, :meth:`limit_warnings` and :meth:`expire_after_warnings`; a backend that overrides
+        this extends ``super().config_warnings()``."""
+        return self.zone_warnings() + self.limit_warnings() + self.expire_after_warnings()
 
     def limit_warnings(self) -> list[tuple[str, str]]:
         """``[("limits", message)]`` when the ``nvidia.com/gpu`` limit is written with a suffix or an exponent, or is
         above int64 (:func:`~.nodepool.gpu_limit_warning`)."""
         warning = gpu_limit_warning(self.limits.get(KARPENTER_GPU_RESOURCE))
         return [("limits", warning)] if warning else []
+
+    def expire_after_warnings(self) -> list[tuple[str, str]]:
+        """``[("expireAfter", message)]`` when ``expireAfter`` is under an hour (:func:`expire_after_warning`)."""
+        warning = expire_after_warning(self.expire_after)
+        return [("expireAfter", warning)] if warning else []
 
     def zone_warnings(self) -> list[tuple[str, str]]:
         """``[("requirements[j].values", message)]`` for each zone requirement with ``NotIn`` whose values are not
