@@ -35,7 +35,7 @@ from typing import Any
 from ..text.terminal import shown
 from .integers import INT32_MAX, INT32_MIN, INT64_MAX, in_int32
 
-__all__ = ["MAX_DIGITS", "QuantityError", "parse_quantity", "quantity"]
+__all__ = ["MAX_DIGITS", "QuantityError", "parse_quantity", "quantity", "split_quantity"]
 
 #: Most digits in a quantity's number, and the largest decimal order of magnitude of its value.
 MAX_DIGITS = 1000
@@ -57,8 +57,14 @@ def _digits(text: str, pos: int) -> int:
     return pos
 
 
-def _split(text: str) -> tuple[int, str, str, str]:
-    """``(sign, integer digits, fraction digits, suffix)`` as ``parseQuantityString`` splits them."""
+def split_quantity(text: str) -> tuple[int, str, str, str]:
+    """``(sign, integer digits, fraction digits, suffix)`` of a quantity string as ``parseQuantityString`` splits
+    them (k8s.io/apimachinery pkg/api/resource/quantity.go), e.g. ``"1.5Gi"`` -> ``(1, "1", "5", "Gi")``; sign is 1
+    or -1, the digit strings may be empty.
+
+    Raises:
+        QuantityError: ``text`` is not in a quantity's form.
+    """
     sign, pos = 1, 0
     if text[:1] in ("+", "-"):
         sign, pos = (-1 if text[0] == "-" else 1), 1
@@ -109,7 +115,7 @@ def quantity(value: Any) -> Fraction:
         return Fraction(value)
     if value == "":
         raise QuantityError(f"'' is not a Kubernetes quantity: {_FORM}")
-    sign, num, denom, suffix = _split(value)
+    sign, num, denom, suffix = split_quantity(value)
     base, exponent = _suffix(value, suffix)
     digits = (num + denom).lstrip("0")
     if len(num) + len(denom) > MAX_DIGITS:

@@ -27,8 +27,7 @@ from ...config.messages import show
 from ...k8s.integers import INT64_MAX
 from ...k8s.names import DNS1123_SUBDOMAIN_RE
 from ...k8s.patterns import full_match, pattern_search
-from ...k8s.quantity import QuantityError, parse_quantity, quantity
-from ...k8s.quantity import _split as split_quantity  # the parser's own split: (sign, digits, fraction, suffix)
+from ...k8s.quantity import QuantityError, parse_quantity, quantity, split_quantity
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, ZONE_LABEL
 from ...text.suggest import closest
