@@ -63,3 +63,13 @@ def test_the_value_offered_is_a_valid_value(value):
     assert problem is not None and "write e.g. '" in problem
     offered = problem.rsplit("write e.g. ", 1)[1].strip("'")
     assert label_value_problem(offered) is None and offered != value, offered
+
+
+@pytest.mark.parametrize(("given", "example"), [
+    ("présent", "present"), ("Ångström", "Angstrom"), ("café-ñ", "cafe-n"), ("日本", "my_value")])
+def test_a_value_with_accents_is_fixed_to_the_word_without_them(given, example):
+    assert label_value_problem(given).endswith(f"write e.g. {example!r}")
+
+
+def test_a_key_with_accents_is_fixed_to_the_word_without_them():
+    assert qualified_name_problem("exämple.com/gpü").endswith("write e.g. 'example.com/gpu'")

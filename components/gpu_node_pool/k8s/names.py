@@ -12,6 +12,7 @@ and fix."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from typing import Any
 
@@ -78,16 +79,25 @@ _NOT_PREFIX_CHARS = re.compile(r"[^-a-z0-9.]+")
 _EDGE = "-_."
 
 
+def _ascii_letters(text: str) -> str:
+    """``text`` with accented letters written without their accents (``présent`` -> ``present``: Unicode
+    compatibility decomposition, combining marks dropped), so that an example keeps the word meant."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _name_like(text: str, limit: int) -> str:
-    """``text`` with each run of characters a name may not hold made one ``-``, cut to ``limit``
-    characters and trimmed to a letter or digit at both ends (``""`` when nothing is left)."""
-    return _NOT_NAME_CHARS.sub("-", text[:limit]).strip(_EDGE)
+    """``text`` with accents dropped, each run of characters a name may not hold made one ``-``, cut to
+    ``limit`` characters and trimmed to a letter or digit at both ends (``""`` when nothing is left)."""
+    return _NOT_NAME_CHARS.sub("-", _ascii_letters(text)[:limit]).strip(_EDGE)
 
 
 def _prefix_like(text: str) -> str:
     """``text`` made a DNS-1123 subdomain: lower case, other characters ``-``, empty labels dropped,
     each label alphanumeric at both ends, at most 253 characters (``""`` when nothing is left)."""
-    labels = [part.strip("-") for part in _NOT_PREFIX_CHARS.sub("-", text[:DNS1123_SUBDOMAIN_MAX].lower()).split(".")]
+    text = _ascii_letters(text)[:DNS1123_SUBDOMAIN_MAX].lower()
+    labels = [part.strip("-") for part in _NOT_PREFIX_CHARS.sub("-", text).split(".")]
     return ".".join(part for part in labels if part)[:DNS1123_SUBDOMAIN_MAX].strip("-.")
 
 
