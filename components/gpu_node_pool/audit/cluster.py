@@ -259,7 +259,7 @@ def _bad_taint(place: str, raw: Any, err: TaintError) -> BadTaint:
     """The :class:`BadTaint` of the taint ``raw`` at ``place`` (``spec.taints[0]``) that :meth:`Taint.from_k8s` refused
     with ``err``: an effect Kubernetes does not have is said of the live object
     (:func:`~gpu_node_pool.k8s.effects.node_effect_problem`), followed by the reader's other problems of the same taint
-    (its key, its value: :attr:`~gpu_node_pool.k8s.taints.K8sTaintError.problems`, judged once, by the reader), each
+    (its key, its value: the ``problems`` of :class:`~gpu_node_pool.k8s.taints.K8sTaintError`, judged once, by the reader), each
     whole with its rule and fix; anything else as ``err`` says it."""
     where = f"{place} {shown(raw)}"
     problem = node_effect_problem(raw.get("effect", "")) if isinstance(raw, Mapping) else None
