@@ -70,7 +70,10 @@ class Model(BaseModel):
     Keys are camelCase as in the stack YAML (``minSize`` for ``min_size``), an unknown key is an
     error (``extra="forbid"``), values are not coerced (``strict``: YAML ``yes`` is no number),
     and a validated model is frozen. A subclass may set ``yaml_example`` to a valid value in YAML
-    flow style, shown when a value of the wrong type is given. Validation errors are pydantic
+    flow style, shown when a value of the wrong type is given, and ``refused_keys`` to the keys it
+    has no place for that a user may bring from elsewhere (another backend's), each with the
+    sentence that says why and the fix: pydantic refuses them as unknown keys with every other
+    mistake of the model, and the report gives that sentence instead. Validation errors are pydantic
     ``ValidationError`` s, reported as :class:`~gpu_node_pool.config.errors.ConfigIssue` s.
     """
 
@@ -87,6 +90,8 @@ class Model(BaseModel):
     )
     #: A valid value in YAML flow style, shown when a value of the wrong type is given.
     yaml_example: ClassVar[str] = ""
+    #: Keys this model refuses with a sentence of their own (key -> why, and the fix), as YAML writes them.
+    refused_keys: ClassVar[Mapping[str, str]] = {}
 
 
 def _split_taint_string(value: Any) -> Any:

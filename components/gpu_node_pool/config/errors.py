@@ -173,21 +173,3 @@ def _raised_again(err: dict[str, Any]) -> dict[str, Any]:
     else:
         kind, ctx = PydanticCustomError(err["type"], "{message}", {**(ctx or {}), "message": err["msg"]}), None
     return {"type": kind, "loc": tuple(err["loc"]), "input": err.get("input"), **({"ctx": ctx} if ctx else {})}
-
-
-def refuse_keys_beside(data: Any, refused: dict[str, str], validate: Any) -> Any:
-    """What a ``mode="wrap"`` model validator returns to refuse the keys of ``refused`` (key -> the sentence) in
-    ``data`` together with every other mistake of the model: ``validate`` (the wrap validator's handler) judges
-    ``data`` without those keys, and each refused key present is one error at its own path beside the errors
-    ``validate`` raises, so one run reports all of them. Raises a ``pydantic.ValidationError``."""
-    from pydantic import ValidationError
-
-    present = [key for key in refused if isinstance(data, dict) and key in data]
-    if not present:
-        return validate(data)
-    errors: list[Any] = [{"type": fail(refused[key]), "loc": (key,), "input": data[key]} for key in present]
-    try:
-        validate({key: value for key, value in data.items() if key not in refused})
-    except ValidationError as exc:
-        errors += [_raised_again(err) for err in exc.errors(include_url=False)]
-    raise ValidationError.from_exception_data("gpu_node_pools", errors)

@@ -116,6 +116,9 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         key = str(loc[-1])
         model, _ = field_at(stack_model(), loc[:-1])  # only the keys of the model at this path
         is_model = isinstance(model, type) and issubclass(model, BaseModel)
+        refused = getattr(model, "refused_keys", {}) if is_model else {}
+        if key in refused:  # a key the model has no place for, with its own sentence (Model.refused_keys)
+            return [ConfigIssue(path, refused[key])]
         sections = sections_with_key(model, key) if is_model else []
         if sections:  # written one level too high (minSize beside scaling:), not misspelt
             owners = [section.rsplit(".", 1)[0] for section in sections]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field, ModelWrapValidatorHandler, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ...catalog import instances
 from ...config.common import AwsTags, Model, fail
-from ...config.errors import ConfigIssue, fail_per_key, refuse_keys_beside
+from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.patterns import full_match
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
@@ -43,12 +44,6 @@ from .limits import (
 #: Kubernetes. This plugin runs automatically and isn't visible as a daemon set in your cluster."
 AUTO_ACCELERATED_URL = "https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html"
 _SOURCE_FAMILIES = "EKS user guide automode-learn-instances, 'EKS Auto Mode supported instance reference'"
-
-
-def _refuse_keys(data: Any, refused: dict[str, str], validate: ModelWrapValidatorHandler[Any]) -> Any:
-    """Refuse keys Auto Mode has no place for, each at its own path (``pools[0].userData``), together with
-    every other mistake of the model (:func:`~gpu_node_pool.config.errors.refuse_keys_beside`)."""
-    return refuse_keys_beside(data, {key: refused_key_message(key, fix) for key, fix in refused.items()}, validate)
 
 
 def _object_name_problem(name: str) -> str | None:
@@ -178,6 +173,9 @@ class AutoNodeClass(NodeClassBase):
     No AMI, user data, kubelet or block-device fields: refused with the reason.
     """
 
+    refused_keys: ClassVar[Mapping[str, str]] = {
+        key: refused_key_message(key, fix) for key, fix in REFUSED_NODE_CLASS_KEYS.items()}
+
     name: str | None = Field(None, description="NodeClass name; default: the pool name; not 'default'.")
     role: str | None = Field(None, description="Node IAM role name; default: from cluster.nodeRoleArn.")
     subnet_ids: list[str] | None = Field(None, min_length=1, description="Subnet IDs; default cluster.subnetIds.")
@@ -186,11 +184,6 @@ class AutoNodeClass(NodeClassBase):
     security_group_selector_tags: dict[str, str] | None = Field(None, description="Select security groups by tags.")
     ephemeral_storage: AutoEphemeralStorage | None = None
     tags: AwsTags = Field(default_factory=dict, description="Extra EC2 tags on instances and volumes.")
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _refused(cls, data: Any, handler: ModelWrapValidatorHandler[AutoNodeClass]) -> AutoNodeClass:
-        return _refuse_keys(data, REFUSED_NODE_CLASS_KEYS, handler)
 
     @field_validator("name")
     @classmethod
@@ -289,6 +282,9 @@ class EksAutoPool(StartupTaintsPool):
     does not launch (:data:`~.limits.AUTO_NVIDIA_FAMILIES`).
     """
 
+    refused_keys: ClassVar[Mapping[str, str]] = {
+        key: refused_key_message(key, fix) for key, fix in REFUSED_POOL_KEYS.items()}
+
     backend: Literal["eks-auto"]
     instance_categories: list[str] | None = Field(None, min_length=1, description="GPU categories, e.g. [g, p].")
     instance_families: list[str] | None = Field(None, min_length=1, description="NVIDIA families, e.g. [g6e, g6].")
@@ -306,11 +302,6 @@ class EksAutoPool(StartupTaintsPool):
     weight: int | None = Field(None, description="1-100; higher is tried first.")
     expire_after: str | None = Field(None, description="Node lifetime, e.g. 336h, or Never (Auto Mode default 336h).")
     termination_grace_period: str | None = Field(None, description="Max drain time, e.g. 24h (Auto Mode default 24h).")
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _refused(cls, data: Any, handler: ModelWrapValidatorHandler[EksAutoPool]) -> EksAutoPool:
-        return _refuse_keys(data, REFUSED_POOL_KEYS, handler)
 
     @classmethod
     def _instance_problems(cls, values: list[str]) -> list[str]:
