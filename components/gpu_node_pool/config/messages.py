@@ -6,15 +6,18 @@ Pure helpers for :mod:`.loading`; no regular expression, class name or Python li
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from types import NoneType, UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from ..registry import all_backends
-from ..text.terminal import shown
+from ..text.terminal import MAX_SHOWN, shown
 
 #: The rule behind each ``pattern=`` of the config models, in words, with a valid example (source of
 #: each rule in the comment). Keyed by the pattern itself so a model anywhere can use it.
@@ -166,3 +169,89 @@ def pattern_rule(pattern: str, field: FieldInfo | None) -> str:
         return PATTERN_RULES[pattern]
     about = (field.description or "").rstrip(".") if field is not None else ""
     return f"has the wrong form; expected: {about}" if about else "has the wrong form"
+
+
+#: A mapping key YAML reads as plain text when written unquoted (a label key, a setting name); any other is quoted.
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+
+
+def _yaml_text(value: Any) -> str | None:
+    """``value`` as YAML writes it on one line (``[a, b]``, ``{x: 1}``, ``'1.33'`` for a string YAML would read as a
+    number), or None when it is not plain data or longer than :data:`~gpu_node_pool.text.terminal.MAX_SHOWN`."""
+    if shown(value).endswith((" items", " characters)")):  # cut: too long to write back
+        return None
+    try:
+        text = yaml.safe_dump(value, default_flow_style=True, width=10**9, allow_unicode=True)
+    except yaml.YAMLError:
+        return None
+    text = text.strip().removesuffix("...").strip()
+    return text if "\n" not in text and len(text) <= MAX_SHOWN else None
+
+
+def _example_token(description: str) -> Any:
+    """The first example of a field's ``description`` (``e.g. 1g.10gb (...)``, ``e.g. [subnet-0a1b...]``) as YAML reads
+    it, or None when it has none."""
+    if "e.g. " not in description:
+        return None
+    after = description[description.index("e.g. ") + 5:]
+    found = re.match(r"\[[^\]]*\]|\{[^}]*\}|[^\s,;]+", after)
+    token = found.group(0).rstrip(".)") if found else ""
+    try:
+        return yaml.safe_load(token) if token else None
+    except yaml.YAMLError:
+        return None
+
+
+def _string_example(root: type[BaseModel], loc: tuple[Any, ...]) -> str | None:
+    """A valid string for the setting at the pydantic error ``loc`` of ``root``: its value in the ``yaml_example`` of
+    the model holding it, else its field's default, else the first example of its field's description (the item of a
+    list's example, the value of a map's), or None."""
+    last = loc[-1] if loc else None
+    parent, field = field_at(root, loc[:-1])
+    if isinstance(parent, type) and issubclass(parent, BaseModel) and isinstance(last, str):
+        own = _field(parent, last)
+        try:
+            doc = yaml.safe_load(getattr(parent, "yaml_example", "") or "null")
+        except yaml.YAMLError:
+            doc = None
+        if isinstance(doc, Mapping) and isinstance(doc.get(last), str):
+            return doc[last]
+        if own is not None and isinstance(own.default, str) and own.default:
+            return own.default
+        example = _example_token((own.description or "") if own is not None else "")
+    else:  # an item of a list or a value of a map: the field holding them is the one field_at last passed
+        example = _example_token((field.description or "") if field is not None else "")
+        if isinstance(example, list):
+            example = example[0] if example else None
+        elif isinstance(example, Mapping):
+            example = example.get(last, next(iter(example.values()), None))
+    return example if isinstance(example, str) else None
+
+
+def not_a_string(value: Any, root: type[BaseModel], loc: tuple[Any, ...]) -> str | None:
+    """The message for ``value``, a list or a mapping, given at the pydantic error ``loc`` of ``root`` where a string
+    belongs: the value as YAML writes it, what it is, and the fix, one string (the list's one item, else an example of
+    the setting: :func:`_string_example`) or the text quoted when YAML read a flow sequence or mapping out of it
+    (``[a]: must be a valid string; it is a list: write one string, e.g. team: a, or quote it (team: "[a]") if the
+    brackets are part of the text``). None for any other value: a number or a boolean is worded by the loader
+    (:data:`.pulumi_scalars.QUOTE_A_NUMBER`, then :func:`.pulumi_scalars.number_as_written`), null too.
+
+    YAML reads ``[...]`` and ``{...}`` as a flow sequence and mapping (YAML 1.2.2, section 7.4, which gopkg.in/yaml.v3,
+    Pulumi's reader, follows) and a plain scalar ends at ``': '`` (section 7.3.3), so a text holding them is quoted."""
+    if not isinstance(value, list | dict):
+        return None
+    if len(loc) > 1 and loc[-1] == "str" and field_at(root, loc) == (None, None):
+        loc = loc[:-1]  # pydantic's tag of the str member of a union (int | str), not a key of the config
+    written = _yaml_text(value)
+    kind, marks = ("a list", "brackets") if isinstance(value, list) else ("a mapping", "braces or ': '")
+    last = loc[-1] if loc else None
+    key = (last if _PLAIN_KEY.fullmatch(last) else json.dumps(last)) + ": " if isinstance(last, str) else ""
+    one = value[0] if isinstance(value, list) and len(value) == 1 else None
+    example = str(one).lower() if isinstance(one, bool) else str(one) if isinstance(one, str | int | float) else None
+    example = example if example is not None else _string_example(root, loc)
+    fixes = [f"write one string, e.g. {key}{_yaml_text(example) or example}" if example is not None else "write one string"]
+    if written is not None and value:  # an empty [] or {} is no text anyone meant
+        fixes.append(f"quote it ({key}{json.dumps(written, ensure_ascii=False)}) if the {marks} are part of the text")
+    if isinstance(value, dict):
+        fixes.reverse()  # a mapping where text belongs is most often text with ': ' or braces in it
+    return f"{written or shown(value)}: must be a valid string; it is {kind}: {', or '.join(fixes)}"

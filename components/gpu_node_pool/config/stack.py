@@ -16,21 +16,23 @@ from pydantic import (
     PrivateAttr,
     Tag,
     TypeAdapter,
+    ValidationError,
     ValidationInfo,
     create_model,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
 
 from ..sdk.identity import IDENTITY_FIELDS
 from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig
 from .chart_repository import ChartRepository, url_text_problem
 from .common import Model, PoolBase, TolerationConfig, fail
-from .errors import ConfigIssue
+from .errors import ConfigIssue, _raised_again
 from .limits import LimitsConfig, aws_id_problem, eks_version_problem
-from .messages import show
+from .messages import not_a_string, show
 
 # --- cluster and device plugin ----------------------------------------------------------
 
@@ -309,6 +311,25 @@ class StackConfig(Model):
     )
 
     _agents_apart: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _strings_told(cls, data: Any, handler: Any) -> Any:
+        """Every error of the stack as pydantic raises it, but a list or a mapping where a string belongs told with
+        the value, what it is and the fix (:func:`.messages.not_a_string`): pydantic's ``Input should be a valid
+        string`` names neither, and the value of a list or mapping is not shown beside it."""
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False)
+            told = [not_a_string(e.get("input"), cls, tuple(e["loc"])) if e["type"] == "string_type" else None
+                    for e in errors]
+            if not any(told):
+                raise
+            title = exc.title
+        again = [{"type": PydanticCustomError("string_type", "{message}", {"message": t}), "loc": tuple(e["loc"]),
+                  "input": e.get("input")} if t else _raised_again(e) for e, t in zip(errors, told, strict=True)]
+        raise ValidationError.from_exception_data(title, again)
 
     @model_validator(mode="after")
     def _record_agents_apart(self, info: ValidationInfo) -> StackConfig:
