@@ -7,7 +7,7 @@ import binascii
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -24,13 +24,14 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
+from pydantic_core.core_schema import ErrorType
 
 from ..sdk.identity import IDENTITY_FIELDS
 from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig
 from .chart_repository import ChartRepository, url_text_problem
 from .common import Model, PoolBase, TolerationConfig, fail
-from .errors import ConfigIssue, _raised_again
+from .errors import ConfigIssue
 from .limits import LimitsConfig, aws_id_problem, eks_version_problem
 from .messages import not_a_string, show
 
@@ -327,8 +328,8 @@ class StackConfig(Model):
             if not any(told):
                 raise
             title = exc.title
-        again = [{"type": PydanticCustomError("string_type", "{message}", {"message": t}), "loc": tuple(e["loc"]),
-                  "input": e.get("input")} if t else _raised_again(e) for e, t in zip(errors, told, strict=True)]
+        again = [_line_error({**e, "msg": t, "ctx": None}, custom=True) if t else _line_error(e)
+                 for e, t in zip(errors, told, strict=True)]
         raise ValidationError.from_exception_data(title, again)
 
     @model_validator(mode="after")
@@ -343,6 +344,17 @@ class StackConfig(Model):
         one-pool stack): ``device_plugin`` is then not the agent that serves them, and the rules that need it
         are left to that agent's component (:data:`AGENTS_APART`)."""
         return self._agents_apart
+
+
+def _line_error(err: Mapping[str, Any], custom: bool = False) -> dict[str, Any]:
+    """One error of ``ValidationError.errors()`` as the line error that raises it again (``InitErrorDetails``): one of
+    pydantic's own kinds by its kind and context, which make the same message; any other kind, or any with ``custom``,
+    as a custom error of its kind and context whose message is its ``msg``."""
+    ctx = err.get("ctx") or {}
+    if err["type"] in get_args(ErrorType) and not custom:
+        return {"type": err["type"], "loc": tuple(err["loc"]), "input": err.get("input"), **({"ctx": ctx} if ctx else {})}
+    kind = PydanticCustomError(err["type"], "{message}", {**ctx, "message": err["msg"]})
+    return {"type": kind, "loc": tuple(err["loc"]), "input": err.get("input")}
 
 
 def _backend_tag(value: Any) -> Any:
