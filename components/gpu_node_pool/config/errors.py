@@ -156,20 +156,3 @@ def fail_each(problems: list[tuple[tuple[str | int, ...], str]]) -> Exception:
 
     return ValidationError.from_exception_data(
         "gpu_node_pools", [InitErrorDetails(type=fail(message, at), loc=(), input=None) for at, message in problems])
-
-
-def _raised_again(err: dict[str, Any]) -> dict[str, Any]:
-    """One error of ``ValidationError.errors()`` as the line error that makes it again (``InitErrorDetails``)."""
-    from typing import get_args
-
-    from pydantic_core import PydanticCustomError
-    from pydantic_core.core_schema import ErrorType
-
-    ctx = err.get("ctx")
-    if err["type"] in get_args(ErrorType):  # one of pydantic's own kinds: its kind and ctx make the same message
-        kind: Any = err["type"]
-    elif err["type"] == "gpu_node_pools":
-        kind = PydanticCustomError("gpu_node_pools", "{reason}", ctx)
-    else:
-        kind, ctx = PydanticCustomError(err["type"], "{message}", {**(ctx or {}), "message": err["msg"]}), None
-    return {"type": kind, "loc": tuple(err["loc"]), "input": err.get("input"), **({"ctx": ctx} if ctx else {})}

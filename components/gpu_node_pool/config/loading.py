@@ -25,7 +25,7 @@ from .common import PoolBase, TaintConfig
 from .defaults import PROJECT
 from .errors import ConfigError, ConfigIssue, Location
 from .locations import FileMarks
-from .messages import field_at, model_keys, pattern_rule, sections_with_key, show, value_kind
+from .messages import field_at, model_keys, not_a_string, pattern_rule, sections_with_key, show, value_kind
 from .pulumi_scalars import QUOTE_A_NUMBER
 from .stack import (
     AGENTS_APART,
@@ -216,6 +216,9 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         api = api_of(field)
         msg = f"must be a whole number{', unquoted' if quoted else ''} ({written})" + (f"; it is {api}" if api else "")
     else:
+        told = not_a_string(value, stack_model(), loc) if kind == "string_type" else None
+        if told is not None:  # a list or a mapping where a string belongs
+            return [ConfigIssue(path, told)]
         msg = err["msg"].replace("Input should be", "must be")
         if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
             msg += QUOTE_A_NUMBER if kind == "string_type" else ""  # with the text as written: number_as_written

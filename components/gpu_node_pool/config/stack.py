@@ -7,7 +7,7 @@ import binascii
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal, Union, get_args
+from typing import Annotated, Any, ClassVar, Literal, Union
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -16,15 +16,12 @@ from pydantic import (
     PrivateAttr,
     Tag,
     TypeAdapter,
-    ValidationError,
     ValidationInfo,
     create_model,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import PydanticCustomError
-from pydantic_core.core_schema import ErrorType
 
 from ..sdk.identity import IDENTITY_FIELDS
 from .admission import AdmissionConfig, admission_issues
@@ -33,7 +30,7 @@ from .chart_repository import ChartRepository, url_text_problem
 from .common import Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
 from .limits import LimitsConfig, aws_id_problem, eks_version_problem
-from .messages import not_a_string, show
+from .messages import show
 
 # --- cluster and device plugin ----------------------------------------------------------
 
@@ -313,25 +310,6 @@ class StackConfig(Model):
 
     _agents_apart: bool = PrivateAttr(default=False)
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _strings_told(cls, data: Any, handler: Any) -> Any:
-        """Every error of the stack as pydantic raises it, but a list or a mapping where a string belongs told with
-        the value, what it is and the fix (:func:`.messages.not_a_string`): pydantic's ``Input should be a valid
-        string`` names neither, and the value of a list or mapping is not shown beside it."""
-        try:
-            return handler(data)
-        except ValidationError as exc:
-            errors = exc.errors(include_url=False)
-            told = [not_a_string(e.get("input"), cls, tuple(e["loc"])) if e["type"] == "string_type" else None
-                    for e in errors]
-            if not any(told):
-                raise
-            title = exc.title
-        again = [_line_error({**e, "msg": t, "ctx": None}, custom=True) if t else _line_error(e)
-                 for e, t in zip(errors, told, strict=True)]
-        raise ValidationError.from_exception_data(title, again)
-
     @model_validator(mode="after")
     def _record_agents_apart(self, info: ValidationInfo) -> StackConfig:
         context = info.context
@@ -344,17 +322,6 @@ class StackConfig(Model):
         one-pool stack): ``device_plugin`` is then not the agent that serves them, and the rules that need it
         are left to that agent's component (:data:`AGENTS_APART`)."""
         return self._agents_apart
-
-
-def _line_error(err: Mapping[str, Any], custom: bool = False) -> dict[str, Any]:
-    """One error of ``ValidationError.errors()`` as the line error that raises it again (``InitErrorDetails``): one of
-    pydantic's own kinds by its kind and context, which make the same message; any other kind, or any with ``custom``,
-    as a custom error of its kind and context whose message is its ``msg``."""
-    ctx = err.get("ctx") or {}
-    if err["type"] in get_args(ErrorType) and not custom:
-        return {"type": err["type"], "loc": tuple(err["loc"]), "input": err.get("input"), **({"ctx": ctx} if ctx else {})}
-    kind = PydanticCustomError(err["type"], "{message}", {**ctx, "message": err["msg"]})
-    return {"type": kind, "loc": tuple(err["loc"]), "input": err.get("input")}
 
 
 def _backend_tag(value: Any) -> Any:
