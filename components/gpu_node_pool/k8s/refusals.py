@@ -45,7 +45,13 @@ from .labels import label_syntax
 from .names import DNS1123_SUBDOMAIN_MAX, DNS1123_SUBDOMAIN_RE, qualified_name_problem
 from .patterns import full_match
 from .selection import NODE_SELECTOR_OPERATORS, values_count_problem
-from .toleration_rules import TOLERATIONS_SOURCE, broken_toleration_rule, whole_seconds
+from .toleration_rules import (
+    TOLERATIONS_SOURCE,
+    broken_toleration_rule,
+    exponent_number,
+    seconds_range_refusal,
+    whole_seconds,
+)
 
 __all__ = ["REFUSED", "TOLERATIONS_SOURCE", "placement_refusal", "tolerations_refusal", "toleration_refusal",
            "node_selector_refusal", "required_affinity_refusal", "node_name_refusal", "requirement_refusal"]
@@ -118,12 +124,19 @@ def toleration_refusal(toleration: Any, where: str = "toleration") -> str | None
         read[name] = value or ""
     seconds = toleration.get("tolerationSeconds")
     whole = None if seconds is None else whole_seconds(seconds)
+    number = exponent_number(seconds)
+    past = None if number is None else seconds_range_refusal(whole_seconds(number))
+    if past is not None:  # refused quoted (a string) and unquoted (past int64) alike
+        return (f"{where}.tolerationSeconds {shown(seconds)} is read here as a string, but written unquoted (as "
+                f"Helm's toYaml writes a big number) it is the number {number:g} to Kubernetes' YAML readers (YAML "
+                f"1.2, https://yaml.org/spec/1.2.2/#10214-floating-point), and either way refused: "
+                f"{past.rule}: {REFUSED} ({past.source}); fix: {past.fix}")
     if seconds is not None and whole is None:
         return f"{where}.tolerationSeconds is {_json_kind(seconds)}; it must be an integer (whole seconds): {REFUSED}"
     broken = broken_toleration_rule(read["key"], read["operator"], read["value"], read["effect"], whole)
     if broken is None:
         return None
-    return (f"{where}.{broken.field} {shown(broken.value)}: {broken.rule}: {REFUSED} ({TOLERATIONS_SOURCE}); "
+    return (f"{where}.{broken.field} {shown(broken.value)}: {broken.rule}: {REFUSED} ({broken.source}); "
             f"fix: {broken.fix}")
 
 

@@ -22,7 +22,13 @@ Sources:
 
 Decoding comes first and is each reader's (their messages differ: a config value, a pod spec's JSON): both refuse
 a key, operator, value or effect that is no string (null reads as empty) and a ``tolerationSeconds`` that
-:func:`whole_seconds` does not read.
+:func:`whole_seconds` does not read. One decoding rule is shared, and named first by :func:`broken_toleration_rule`:
+``tolerationSeconds`` is an ``*int64`` (``Toleration.TolerationSeconds``, ``k8s.io/api`` ``core/v1/types.go``), so a
+whole number past the int64 range (:mod:`gpu_node_pool.k8s.integers`) is refused by the API server's JSON decoder
+before any validation ("cannot unmarshal number 9223372036854775808 into Go struct field ... of type int64", Go
+``encoding/json``, https://pkg.go.dev/encoding/json#Unmarshal: "If a JSON value is not appropriate for a given
+target type, or if a JSON number overflows the target type, Unmarshal skips that field ... and returns an
+UnmarshalTypeError").
 
 The API server reports every rule broken; :func:`broken_toleration_rule` names the first in its own order, the
 operator first (once it is right, the rules that depend on it make sense). Whether a toleration is refused is
@@ -38,7 +44,7 @@ from typing import Any
 from ..text.suggest import closest
 from ..text.terminal import shown
 from .effects import EFFECT_SPELLINGS, TaintEffect
-from .integers import in_int64
+from .integers import INT64_MAX, INT64_MIN, in_int64
 from .names import label_value_problem, qualified_name_problem
 from .patterns import full_match
 
@@ -48,15 +54,31 @@ __all__ = [
     "NUMERIC_OPERATORS_MIN_VERSION",
     "NUMERIC_OPERATORS_GATE",
     "TOLERATIONS_SOURCE",
+    "TOLERATION_SECONDS_SOURCE",
+    "HELM_FLOAT_VALUES",
     "TolerationRefusal",
     "broken_toleration_rule",
     "meant_toleration_operator",
     "decimal_integer",
     "whole_seconds",
+    "exponent_number",
+    "seconds_range_refusal",
 ]
 
 #: Where the rules of :func:`broken_toleration_rule` are written (the module docstring has the commit).
 TOLERATIONS_SOURCE = "ValidateTolerations, kubernetes pkg/apis/core/validation/validation.go"
+#: Where ``tolerationSeconds``'s type is written, and who refuses a number past it.
+TOLERATION_SECONDS_SOURCE = ("Toleration.TolerationSeconds is *int64, k8s.io/api core/v1/types.go; the API "
+                             "server's JSON decoder refuses a number past it: \"cannot unmarshal number ... of type "
+                             "int64\", https://pkg.go.dev/encoding/json#Unmarshal")
+#: Why a whole number of 1e21 or more reaches a manifest in exponent form (``1e+26``) when it comes from Helm values.
+HELM_FLOAT_VALUES = (
+    "if it comes from a chart's values: Helm holds every number of a chart's values as a float64 (the values are read with sigs.k8s.io/yaml into "
+    "interface{} through encoding/json: helm/helm pkg/chart/v2/loader/load.go@v4.1.4, LoadValues; the provider's "
+    "pulumi/pulumi-kubernetes provider/pkg/helm/values.go@v4.32.0 alike), and a template's toYaml writes a float64 "
+    "of 1e21 or more in exponent form (helm/helm pkg/engine/funcs.go@v4.1.4, toYAML: sigs.k8s.io/yaml, whose "
+    "encoding/json writes such floats as 1e+21, https://pkg.go.dev/encoding/json#Marshal), so 100000000000000000000000000 "
+    "in a values file reaches the manifest as 1e+26, a number past int64")
 
 #: ``Gt`` and ``Lt`` compare the taint's value with the toleration's as 64-bit integers.
 NUMERIC_TOLERATION_OPERATORS = ("Gt", "Lt")
@@ -100,17 +122,32 @@ def decimal_integer(text: Any) -> int | None:
     return number if in_int64(number) else None
 
 
-def whole_seconds(seconds: Any) -> int | None:
+# A plain YAML scalar in exponent form that YAML 1.2's core schema (and go-yaml, which Kubernetes' and Helm's
+# readers use) reads as a float, while a YAML 1.1 reader (PyYAML: a "." and a signed exponent required) keeps it a
+# string: "1e+26", "1e26", "1.5e3".
+_EXPONENT_NUMBER_RE = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+$")
+
+
+def exponent_number(text: Any) -> float | None:
+    """The float a string in exponent form (``"1e+26"``) is to a YAML 1.2 reader when written unquoted
+    (https://yaml.org/spec/1.2.2/#10214-floating-point, the core schema's float), or None for any other value."""
+    if not isinstance(text, str) or len(text) > 40 or not full_match(_EXPONENT_NUMBER_RE, text):
+        return None
+    return float(text)
+
+
+def whole_seconds(seconds: Any) -> int | float | None:
     """``tolerationSeconds`` as the integer the API server stores (``core/v1`` ``Toleration.TolerationSeconds``,
     ``*int64``), or None when it is no integer: an int, or a float with no fraction, never a boolean. ``300.0`` is
     what a Pulumi preview holds for ``300`` (protobuf ``Value`` numbers are doubles), and a client sends it as
-    ``300`` (Go's ``encoding/json`` writes the float64 300 so), which the API server decodes."""
+    ``300`` (Go's ``encoding/json`` writes the float64 300 so), which the API server decodes. A whole float past
+    the int64 range (``1e+26``) is returned as it is, for :func:`broken_toleration_rule` to refuse as written."""
     if isinstance(seconds, bool):
         return None
     if isinstance(seconds, int):
         return seconds
     if isinstance(seconds, float) and seconds.is_integer():
-        return int(seconds)
+        return int(seconds) if _fits_int64(seconds) else seconds
     return None
 
 
@@ -130,6 +167,8 @@ class TolerationRefusal:
     value: Any
     rule: str
     fix: str
+    #: who writes the rule: :data:`TOLERATIONS_SOURCE`, or :data:`TOLERATION_SECONDS_SOURCE` for its range.
+    source: str = TOLERATIONS_SOURCE
 
 
 _WORD_OPERATORS = [o for o in TOLERATION_OPERATORS if o not in NUMERIC_TOLERATION_OPERATORS]
@@ -139,7 +178,7 @@ _NO_EXECUTE = TaintEffect.NO_EXECUTE.value
 
 
 def broken_toleration_rule(key: str, operator: str, value: str, effect: str,
-                           seconds: int | None = None) -> TolerationRefusal | None:
+                           seconds: int | float | None = None) -> TolerationRefusal | None:
     """The first rule of ``ValidateTolerations`` (the module docstring) a decoded toleration breaks, or None.
 
     Args:
@@ -148,13 +187,17 @@ def broken_toleration_rule(key: str, operator: str, value: str, effect: str,
             read as its spelling.
         seconds: ``tolerationSeconds`` (:func:`whole_seconds`), None when absent.
 
-    The rules, in the order they are named: the operator is ``Equal``, ``Exists`` (``Gt``/``Lt`` with the alpha
+    The rules, in the order they are named: ``tolerationSeconds`` fits an int64 (a decoding rule, so first; a float
+    past it, as Helm writes a big values number, says so: :data:`HELM_FLOAT_VALUES`); the operator is ``Equal``, ``Exists`` (``Gt``/``Lt`` with the alpha
     gate, :data:`NUMERIC_TOLERATION_OPERATORS`) or empty; ``Exists`` carries no value; ``Gt``/``Lt``'s value is a
     decimal integer (:func:`decimal_integer`); ``Equal``'s value is a label value; an empty key needs ``Exists``;
     a key is a qualified name; the effect is empty or one of :class:`~gpu_node_pool.k8s.effects.TaintEffect`; and
     ``tolerationSeconds`` needs the effect ``NoExecute``.
     """
     effect = effect.value if isinstance(effect, TaintEffect) else effect
+    past = seconds_range_refusal(seconds)
+    if past is not None:
+        return past
     if operator and operator not in TOLERATION_OPERATORS:
         meant = meant_toleration_operator(operator)
         return TolerationRefusal("operator", operator, _OPERATORS_RULE,
@@ -189,3 +232,30 @@ def broken_toleration_rule(key: str, operator: str, value: str, effect: str,
                                  f"long a pod stays once a {_NO_EXECUTE} taint appears)",
                                  f"set effect {_NO_EXECUTE}, or drop tolerationSeconds")
     return None
+
+
+#: Go's encoding/json writes a float64 of this size or more in exponent form (``floatEncoder``, ES6 number to string).
+_EXPONENT_FROM = 1e21
+
+
+def _fits_int64(seconds: int | float) -> bool:
+    """Whether ``seconds`` is in the int64 range (a float compared exactly, never rounded into it)."""
+    try:
+        return in_int64(int(seconds))
+    except (OverflowError, ValueError):  # inf, nan
+        return False
+
+
+def seconds_range_refusal(seconds: Any) -> TolerationRefusal | None:
+    """The refusal of a whole ``tolerationSeconds`` past the int64 range (``seconds`` as :func:`whole_seconds`
+    reads it: an int, or a whole float kept as written), or None for any other value: the rule's field, value,
+    bounds (from :mod:`gpu_node_pool.k8s.integers`), fix and source (:data:`TOLERATION_SECONDS_SOURCE`); a float of
+    1e21 or more also says how Helm makes one of a big values number (:data:`HELM_FLOAT_VALUES`)."""
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or _fits_int64(seconds):
+        return None
+    helm = f"; {HELM_FLOAT_VALUES}" if isinstance(seconds, float) and abs(seconds) >= _EXPONENT_FROM else ""
+    return TolerationRefusal(
+        "tolerationSeconds", seconds,
+        f"must fit an int64 ({INT64_MIN} to {INT64_MAX} seconds){helm}",
+        f"write at most {INT64_MAX} seconds (292 billion years), or drop tolerationSeconds to tolerate the taint "
+        "for ever", source=TOLERATION_SECONDS_SOURCE)
