@@ -27,6 +27,10 @@ wire form (``gpupool check``'s child, :mod:`gpu_node_pool.sdk.record`); both rea
 - a ``FileAsset`` whose file does not exist fails a real preview: the provider reads every values file when it
   renders the chart (``values.go`` ``readAsset``: "failed to read file"; a Release in ``Check``), so it is refused
   (:class:`ValuesProblem` with ``refused``), with the nearest existing file when one looks like it.
+
+:func:`merged_values` merges those same documents into the one map Helm renders with (what ``gpupool render`` writes
+as a chart's ``values.yaml``): Helm's ``MergeMaps``, each document over the ones before it, the inline ``values``
+last, with the highest precedence.
 """
 
 from __future__ import annotations
@@ -37,11 +41,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from ..sdk.files import read_input_text
 from ..sdk.record import asset_parts
+from ..sdk.yaml_bounded import load_all_bounded
 from .result import similar_path
 
-__all__ = ["ValuesProblem", "values_documents"]
+__all__ = ["ValuesProblem", "merge_maps", "merged_values", "values_documents"]
 
 _CHART = "kubernetes:helm.sh/v4:Chart"
 #: Where the provider reads a chart's values files at preview, per chart type.
@@ -105,6 +112,68 @@ def values_documents(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
             return ValuesProblem("values", f"values cannot be written for helm ({e})",
                                  "give values as maps, lists, strings, numbers and booleans")
     return docs
+
+
+def merge_maps(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` merged onto a copy of ``base`` as Helm merges values: a key in both whose values are both maps is
+    merged the same way, key by key; any other value of ``over`` (a list, a scalar, null) replaces ``base``'s
+    (helm/helm ``pkg/chart/v2/loader/load.go@v4.1.4``, ``MergeMaps``; the provider's copy,
+    pulumi/pulumi-kubernetes ``provider/pkg/helm/upstream.go@v4.32.0``)."""
+    out = dict(base)
+    for key, value in over.items():
+        below = out.get(key)
+        out[key] = (merge_maps(below, value) if isinstance(value, Mapping) and isinstance(below, Mapping)
+                    else value)
+    return out
+
+
+def merged_values(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
+                  notes: list[str]) -> dict[str, Any] | ValuesProblem:
+    """The values Helm renders a chart resource with: the documents :func:`values_documents` gives the judging's
+    ``helm template`` (each ``valueYamlFiles`` file in order, then ``values``) merged by :func:`merge_maps`, each
+    over the ones before, so ``values`` wins, then the last file. That is Helm's order for repeated ``-f``
+    (https://helm.sh/docs/helm/helm_install/, helm/helm ``pkg/cmd/install.go@v4.1.4``: "The priority will be given
+    to the last (right-most) file specified"; ``pkg/cli/values/options.go@v4.1.4``, ``MergeValues``, which also merges the documents of
+    one file in order, ``LoadValues``) and the provider's (pulumi/pulumi-kubernetes
+    ``provider/pkg/helm/values.go@v4.32.0``, ``ValueOpts.MergeValues``: the files, then ``values``; the
+    ``helm.v4.Chart`` docs: ``values`` "with highest precedence").
+
+    Keys that YAML reads as no string (``1:``, ``true:``) are written as the strings Helm makes of them. Returns
+    the merged map, or the first problem: :func:`values_documents`'s, or a document that is not YAML or not a
+    map (Helm fails on it: "cannot unmarshal array into Go value of type map[string]interface {}").
+    """
+    docs = values_documents(type_token, inputs, base_dir, notes)
+    if isinstance(docs, ValuesProblem):
+        return docs
+    files = inputs.get("valueYamlFiles") or []
+    count = len(files) if isinstance(files, list) else 1
+    merged: dict[str, Any] = {}
+    for i, text in enumerate(docs):
+        where = f"valueYamlFiles[{i}]" if i < count else "values"
+        try:  # values is JSON (values_documents): read as JSON, which a YAML 1.1 reader is not exactly ("1e+26")
+            loaded = [json.loads(text)] if where == "values" else list(load_all_bounded(text))
+        except (yaml.YAMLError, ValueError) as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            return ValuesProblem(where, f"{where} is not YAML Helm can read ({first})", "fix the values file")
+        for doc in loaded:
+            if doc is None:
+                continue
+            if not isinstance(doc, Mapping):
+                return ValuesProblem(where, (f"{where} holds a YAML {type(doc).__name__}, not a map of values, and "
+                                             "Helm fails on it (helm/helm pkg/chart/v2/loader/load.go@v4.1.4, "
+                                             "LoadValues)"), "write the values file as a map (key: value)")
+            merged = merge_maps(merged, _string_keys(doc))
+    return merged
+
+
+def _string_keys(value: Any) -> Any:
+    """``value`` with every map key a string, as Helm reads values (JSON objects: ``true:`` is ``"true"``)."""
+    if isinstance(value, Mapping):
+        return {(str(k).lower() if isinstance(k, bool) else "null" if k is None else str(k)): _string_keys(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_string_keys(v) for v in value]
+    return value
 
 
 def _with_file_texts(type_token: str, value: Any, where: str, base_dir: Path, notes: list[str]) -> Any:

@@ -11,7 +11,9 @@ would send:
   ``DIR/<kind>-[<namespace>-]<name>.yaml``, so ``kubectl apply -f DIR`` takes them;
 * every Helm chart (``kubernetes:helm.sh/*``: the device plugin) as a chart reference
   ``DIR/charts/<resource>/chart.yaml`` (chart, version, repository, namespace, release
-  name) plus its values ``DIR/charts/<resource>/values.yaml`` (``helm template`` input);
+  name) plus its values ``DIR/charts/<resource>/values.yaml``: the one map Helm renders with, its
+  ``valueYamlFiles`` and inline ``values`` merged as the plan's judging gave them to Helm
+  (:func:`gpu_node_pool.expand.helm_values.merged_values`);
 * any other ``kubernetes:*`` component as its inputs, ``DIR/components/<type>-<name>.yaml``.
 
 Every file (but the verbatim bootstraps) starts with :data:`HEADER_PREFIX`; ``DIR/.gpupool-render.json``
@@ -110,7 +112,25 @@ def _object(resource: Recorded) -> dict[str, Any]:
     return doc
 
 
-def _chart_files(resource: Recorded) -> list[RenderedFile]:
+def _run_dir(resource: Recorded) -> Path:
+    """The directory Pulumi runs the program in, which a chart's relative paths are read from: found from the
+    program line that registered ``resource`` (its project's ``Pulumi.yaml`` and ``main``,
+    :func:`gpu_node_pool.plan.run.program_run_dir`); the working directory when that line is not known."""
+    from .run import find_project, program_run_dir
+    from .stack_file import read_project_file
+
+    if not resource.source:
+        return Path.cwd()
+    try:
+        project = find_project(Path(resource.source[0]).parent)
+        return program_run_dir(project, read_project_file(project).get("main"))[0]
+    except (OSError, ValueError):  # no Pulumi.yaml above the program line (ConfigError is a ValueError)
+        return Path.cwd()
+
+
+def _chart_files(resource: Recorded, base_dir: Path | None) -> list[RenderedFile]:
+    from ..expand.helm_values import ValuesProblem, merged_values
+
     inputs = resource.inputs
     base = f"charts/{_slug(resource.name)}"
     release = inputs.get("name") or resource.name
@@ -123,23 +143,34 @@ def _chart_files(resource: Recorded) -> list[RenderedFile]:
         "valuesFile": "values.yaml",
     }
     source = f"{resource.name} ({resource.type})"
+    run_dir = base_dir if base_dir is not None else _run_dir(resource)
+    notes: list[str] = []
+    values = merged_values(resource.type, inputs, run_dir, notes)
+    comments = tuple(f"Note: {n}" for n in notes)
+    if isinstance(values, ValuesProblem):
+        comments += (f"Only the inline values are written: {values.reason}" + (f"; fix: {values.fix}" if values.fix
+                                                                               else ""),)
+        values = inputs.get("values") if isinstance(inputs.get("values"), Mapping) else {}
     command = (
         f"helm template {release} {reference['chart']} --repo {reference['repository']} "
         f"--version {reference['version']} --namespace {reference['namespace']} -f values.yaml"
     )
     return [
         RenderedFile(f"{base}/chart.yaml", reference, source, (f"Same objects: {command}",)),
-        RenderedFile(f"{base}/values.yaml", inputs.get("values") or {}, source),
+        RenderedFile(f"{base}/values.yaml", values, source, comments),
     ]
 
 
-def kubernetes_files(resources: Iterable[Recorded]) -> list[RenderedFile]:
+def kubernetes_files(resources: Iterable[Recorded],
+                     base_dir: str | os.PathLike[str] | None = None) -> list[RenderedFile]:
     """The files for every recorded ``kubernetes:*`` resource, in registration order.
 
     Custom resources become Kubernetes objects (``apiVersion`` and ``kind`` taken from the
     type token when the inputs lack them); ``helm.sh`` charts become a chart reference and a
-    values file; other Kubernetes components are written as their inputs. Providers
-    (``pulumi:providers:kubernetes``) are not Kubernetes objects and are skipped.
+    values file (the merged values, :func:`_chart_files`); other Kubernetes components are written
+    as their inputs. Providers (``pulumi:providers:kubernetes``) are not Kubernetes objects and are skipped.
+    ``base_dir``: the directory Pulumi runs the program in, which charts and values files are relative to
+    (:func:`gpu_node_pool.plan.run.program_run_dir`); default: found from each chart's program line.
 
     Raises:
         ValueError: two resources would be written to the same path (cannot happen for
@@ -153,7 +184,7 @@ def kubernetes_files(resources: Iterable[Recorded]) -> list[RenderedFile]:
             continue  # a synthesized stand-in (the chart's DaemonSet) is the chart's to render
         source = f"{resource.name} ({resource.type})"
         if _HELM_MODULE.match(module):
-            new = _chart_files(resource)
+            new = _chart_files(resource, Path(base_dir) if base_dir is not None else None)
         elif resource.custom:
             doc = _object(resource)
             meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
