@@ -1,13 +1,22 @@
-"""gpupool render writes a chart's values as Helm renders them: its valueYamlFiles in order, then the inline values
-over them."""
+"""gpupool render writes a chart's values as Helm renders them (its valueYamlFiles in order, then the inline values
+over them), and a ``helm template`` command in chart.yaml that Helm runs as written and that gives the objects the
+plan judged."""
 
 from __future__ import annotations
 
+import shlex
+import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from gpu_node_pool.cli.commands import main
+from gpu_node_pool.plan.expand import locate_helm
+from gpu_node_pool.plan.render import helm_template_command
+
+HELM = locate_helm()
+needs_helm = pytest.mark.skipif(HELM is None, reason="no helm on PATH or beside this Python (make setup installs it)")
 
 PROGRAM = """\
 import pulumi
@@ -101,3 +110,43 @@ def test_render_writes_the_values_files_merged_under_the_inline_values(capsys, t
     chart_dir = render(capsys, project(tmp_path), tmp_path / "out")
     values = yaml.safe_load((chart_dir / "values.yaml").read_text())
     assert values == MERGED
+
+
+def test_the_command_names_only_the_flags_given_and_quotes_every_word():
+    argv = helm_template_command("my app", "./charts/log ship", {"namespace": "logging"}, "values.yaml")
+    assert argv == ("helm", "template", "my app", "./charts/log ship", "--namespace", "logging", "--include-crds",
+                    "--no-hooks", "-f", "values.yaml")
+    assert "None" not in shlex.join(argv)
+    remote = {"version": "0.20.0", "repositoryOpts": {"repo": "https://nvidia.github.io/k8s-device-plugin"},
+              "skipCrds": True, "includeHooks": True}
+    assert helm_template_command("dp", "nvidia-device-plugin", remote, "values.yaml") == (
+        "helm", "template", "dp", "nvidia-device-plugin", "--repo", "https://nvidia.github.io/k8s-device-plugin",
+        "--version", "0.20.0", "--namespace", "default", "--skip-crds", "-f", "values.yaml")
+
+
+def _helm(argv: list[str], cwd: Path) -> list[dict]:
+    run = subprocess.run([str(HELM), *argv[1:]], cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    return [doc for doc in yaml.safe_load_all(run.stdout) if doc]
+
+
+@needs_helm
+def test_the_printed_command_runs_as_written_and_gives_the_objects_helm_renders_from_the_values_files(capsys, tmp_path):
+    root = project(tmp_path)
+    chart_dir = render(capsys, root, tmp_path / "rendered out")
+    [line] = [x for x in (chart_dir / "chart.yaml").read_text().splitlines() if x.startswith("# Same objects")]
+    command = line.split(": ", 1)[1]
+    assert "None" not in command and "--repo" not in command and "--version" not in command
+    argv = shlex.split(command)
+    assert argv[:4] == ["helm", "template", "logship", "../../../my team/app/charts/log ship"]
+    got = _helm(argv, chart_dir)
+    # what the plan gave Helm: the values files in order, then the inline values (as JSON)
+    (tmp_path / "inline.json").write_text('{"image": {"pullPolicy": "Always"}, "mode": "daemonset"}')
+    judged = _helm(["helm", "template", "logship", "./charts/log ship", "--namespace", "logging", "--include-crds",
+                    "--no-hooks", "-f", "base.yaml", "-f", "prod.yaml", "-f", str(tmp_path / "inline.json")],
+                   root / "app")
+    assert got == judged
+    [ds] = got
+    spec = ds["spec"]["template"]["spec"]
+    assert spec["tolerations"] == MERGED["tolerations"] and spec["nodeSelector"] == {"kubernetes.io/os": "linux"}
+    assert spec["containers"][0]["image"] == "fluent/fluent-bit:3.1" and ds["metadata"]["namespace"] == "logging"

@@ -13,7 +13,8 @@ would send:
   ``DIR/charts/<resource>/chart.yaml`` (chart, version, repository, namespace, release
   name) plus its values ``DIR/charts/<resource>/values.yaml``: the one map Helm renders with, its
   ``valueYamlFiles`` and inline ``values`` merged as the plan's judging gave them to Helm
-  (:func:`gpu_node_pool.expand.helm_values.merged_values`);
+  (:func:`gpu_node_pool.expand.helm_values.merged_values`); ``chart.yaml`` names, in a comment, the
+  ``helm template`` command that renders the same objects, run in its own directory;
 * any other ``kubernetes:*`` component as its inputs, ``DIR/components/<type>-<name>.yaml``.
 
 Every file (but the verbatim bootstraps) starts with :data:`HEADER_PREFIX`; ``DIR/.gpupool-render.json``
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +51,7 @@ __all__ = [
     "out_path",
     "RenderedFile",
     "WriteReport",
+    "helm_template_command",
     "kubernetes_files",
     "bootstrap_files",
     "launch_template_files",
@@ -77,6 +80,11 @@ class RenderedFile:
     #: write ``document`` (a str) exactly as is, without the header: node bootstrap files
     #: (kubelet flags, MIME user data) are consumed verbatim by the node.
     verbatim: bool = False
+    #: a command (argv) that makes the same objects, run in the file's directory; written as a comment.
+    command: tuple[str, ...] = ()
+    #: the absolute path of the local chart ``command`` names at index 3, given relative to the file's
+    #: directory when written (:func:`write_files` knows where that is).
+    local_chart: str = ""
 
 
 @dataclass
@@ -128,16 +136,43 @@ def _run_dir(resource: Recorded) -> Path:
         return Path.cwd()
 
 
+def _local_chart(chart: Any, repo: Any, base_dir: Path) -> str:
+    """The absolute path of ``chart`` when Helm reads it from this machine (no repository, no URL, and a chart
+    directory or ``.tgz`` there), else ``""``."""
+    if repo or not isinstance(chart, str) or not chart or "://" in chart:
+        return ""
+    path = Path(chart) if Path(chart).is_absolute() else base_dir / chart
+    return str(path.resolve()) if (path / "Chart.yaml").is_file() or path.is_file() else ""
+
+
+def helm_template_command(release: str, chart: str, inputs: Mapping[str, Any], values_file: str) -> tuple[str, ...]:
+    """The ``helm template`` argv that renders the objects the plan judged for a chart resource's ``inputs``: the
+    release and chart, ``--repo`` and ``--version`` only when given, ``--namespace`` (``default`` when not given,
+    the provider's default; without it Helm takes the kubeconfig's namespace), CRDs included unless ``skipCrds``,
+    hooks left out unless ``includeHooks`` (a ``helm.v4.Chart`` creates no hook, pulumi_kubernetes
+    ``helm/v4/Chart.py``: ``includeHooks``), and ``-f values_file``. Written with :func:`shlex.join`."""
+    repo = (inputs.get("repositoryOpts") or {}).get("repo")
+    version = inputs.get("version")
+    argv = ["helm", "template", release, chart]
+    argv += ["--repo", str(repo)] if repo else []
+    argv += ["--version", str(version)] if version else []
+    argv += ["--namespace", str(inputs.get("namespace") or "default")]
+    argv.append("--skip-crds" if inputs.get("skipCrds") else "--include-crds")
+    argv += [] if inputs.get("includeHooks") else ["--no-hooks"]
+    return (*argv, "-f", values_file)
+
+
 def _chart_files(resource: Recorded, base_dir: Path | None) -> list[RenderedFile]:
     from ..expand.helm_values import ValuesProblem, merged_values
 
     inputs = resource.inputs
     base = f"charts/{_slug(resource.name)}"
-    release = inputs.get("name") or resource.name
+    release = str(inputs.get("name") or resource.name)
+    repo = (inputs.get("repositoryOpts") or {}).get("repo")
     reference = {
         "chart": inputs.get("chart"),
         "version": inputs.get("version"),
-        "repository": (inputs.get("repositoryOpts") or {}).get("repo"),
+        "repository": repo,
         "namespace": inputs.get("namespace"),
         "releaseName": release,
         "valuesFile": "values.yaml",
@@ -151,12 +186,10 @@ def _chart_files(resource: Recorded, base_dir: Path | None) -> list[RenderedFile
         comments += (f"Only the inline values are written: {values.reason}" + (f"; fix: {values.fix}" if values.fix
                                                                                else ""),)
         values = inputs.get("values") if isinstance(inputs.get("values"), Mapping) else {}
-    command = (
-        f"helm template {release} {reference['chart']} --repo {reference['repository']} "
-        f"--version {reference['version']} --namespace {reference['namespace']} -f values.yaml"
-    )
+    command = helm_template_command(release, str(reference["chart"]), inputs, "values.yaml")
     return [
-        RenderedFile(f"{base}/chart.yaml", reference, source, (f"Same objects: {command}",)),
+        RenderedFile(f"{base}/chart.yaml", reference, source, command=command,
+                     local_chart=_local_chart(reference["chart"], repo, run_dir)),
         RenderedFile(f"{base}/values.yaml", values, source, comments),
     ]
 
@@ -216,12 +249,28 @@ def _placeholders(value: Any, where: str) -> list[str]:
     return []
 
 
-def _text(stack: str, f: RenderedFile) -> str:
+def _command_line(f: RenderedFile, out: Path) -> str:
+    """``f.command`` as one shell line to run in ``f``'s directory under ``out``: a local chart named there
+    relative to that directory (``./`` first, so Helm reads it as a path), every word quoted as the shell needs."""
+    argv = list(f.command)
+    if f.local_chart:
+        here = (out / f.path).parent
+        try:
+            rel = os.path.relpath(f.local_chart, here)
+        except ValueError:  # another drive: only the absolute path reaches it
+            rel = f.local_chart
+        argv[3] = rel if os.path.isabs(rel) or rel.startswith("..") else f"./{rel}"
+    return shlex.join(argv)
+
+
+def _text(stack: str, f: RenderedFile, out: Path) -> str:
     if f.verbatim:
         return str(f.document)
     lines = [f"{HEADER_PREFIX} --stack {stack}; do not edit, change the stack config instead.",
              f"# Source: Pulumi resource {f.source}"]
     lines += [f"# {c}" for c in f.comments]
+    if f.command:
+        lines.append(f"# Same objects, run in this directory: {_command_line(f, out)}")
     body = yaml.safe_dump(f.document, sort_keys=True, default_flow_style=False, allow_unicode=True)
     return "\n".join(lines) + "\n" + body
 
@@ -237,7 +286,8 @@ def write_files(files: list[RenderedFile], out_dir: str | os.PathLike[str], stac
         RenderOutError: ``out_dir`` is refused (:func:`check_out_dir`) or another render is
             writing there; nothing is written.
     """
-    texts = {f.path: _text(stack, f) for f in files}
+    out = out_path(out_dir).resolve()
+    texts = {f.path: _text(stack, f, out) for f in files}
     report = WriteReport()
     report.written, report.removed = write_texts(texts, out_dir, stack)
     for f in files:
