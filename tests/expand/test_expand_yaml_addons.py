@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_node_pool.expand import NotJudged, is_device_plugin_chart, is_device_plugin_daemonset
+from gpu_node_pool.expand import NotJudged, RefusedInput, is_device_plugin_chart, is_device_plugin_daemonset
 from gpu_node_pool.expand.eks_addons import expand_addon, parse_addon_version
 from gpu_node_pool.expand.eks_addons_data import ADDONS
 from gpu_node_pool.expand.result import Expanded
@@ -103,15 +103,28 @@ def test_a_transformation_that_raises_is_not_judged(manifests):
     [
         ({"file": "https://example.com/ds.yaml"}, "is a remote URL"),
         ({"files": ["missing-*.yaml"]}, "matches no file"),
-        ({"yaml": "kind: [unclosed"}, "yaml:"),
-        ({"yaml": "metadata: {name: x}"}, "needs apiVersion and kind"),
         ({"files": [UNKNOWN]}, "files[0] is unknown at preview"),
+        ({"yaml": "# nothing yet\n---\n"}, "holds no Kubernetes object"),
     ],
 )
 def test_what_cannot_be_read_is_not_judged_with_the_reason(manifests, inputs, reason):
     result = expand_yaml("kubernetes:yaml/v2:ConfigGroup", "logs", inputs, resource="urn:logs", base_dir=manifests, unknown_markers=(UNKNOWN,))
     assert isinstance(result, NotJudged), result
     assert reason in result.reason and result.resource == "urn:logs" and result.fix
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"yaml": "kind: [unclosed"}, "yaml: while parsing a flow sequence"),
+        ({"yaml": "metadata: {name: x}"}, "yaml: not a Kubernetes object (needs apiVersion and kind)"),
+    ],
+)
+def test_v2_yaml_the_provider_cannot_decode_is_refused_as_a_real_preview_fails(manifests, inputs, message):
+    result = expand_yaml("kubernetes:yaml/v2:ConfigGroup", "logs", inputs, resource="urn:logs", base_dir=manifests)
+    assert isinstance(result, RefusedInput), result
+    assert result.input == "yaml" and result.message.startswith(message)
+    assert "so a real `pulumi preview` fails on it" in result.message
 
 
 def test_decode_answers_the_providers_yaml_decode_invoke():

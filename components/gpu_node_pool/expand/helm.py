@@ -121,7 +121,9 @@ def helm_error_line(stderr: str) -> str:
 
 
 def parse_manifests(text: str) -> list[dict[str, Any]]:
-    """Kubernetes objects from a multi-document YAML stream; empty documents dropped, ``*List`` kinds flattened.
+    """Kubernetes objects from a multi-document YAML stream; empty documents (and ``{}``) dropped, as the provider's
+    decoder skips them (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.32.0``, ``yamlDecode``),
+    ``*List`` kinds flattened.
 
     Raises:
         yaml.YAMLError: the stream is not YAML, or a document's aliases expand past
@@ -135,7 +137,7 @@ def parse_manifests(text: str) -> list[dict[str, Any]]:
 
 
 def _collect(doc: Any, out: list[dict[str, Any]]) -> None:
-    if doc is None:
+    if doc is None or (isinstance(doc, dict) and not doc):  # an empty document, or `{}`: skipped, as the provider does
         return
     if not isinstance(doc, dict) or "kind" not in doc or "apiVersion" not in doc:
         raise ValueError(f"not a Kubernetes object (needs apiVersion and kind): {json.dumps(doc, default=str)[:120]}")

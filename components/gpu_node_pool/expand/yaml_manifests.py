@@ -29,6 +29,12 @@ character class never closed, empty, or a range without its end; a trailing ``\\
 ``filepath.Glob`` checks the whole pattern first and returns ``ErrBadPattern`` ("syntax error in pattern"; Go 1.16+,
 go.googlesource.com/go commit b5ddc42b465dd5b9532ee336d98343d81a6d35b2, golang/go#28614,
 ``src/path/filepath/match.go``), which ``Parse`` returns ("expanding glob"), so a real preview fails.
+So is, for a v2 component, a manifest that cannot be read (``os.ReadFile``), one that does not decode (each document
+is decoded into an object, ``yamlDecode``, and an error returned: "decoding YAML"; the place and cause are given as
+the stack file reader gives them, through ``syntax_problem``), and an object whose kind or API version no API server
+serves (:mod:`.manifest_api`: ``kind: Daemonset``, ``apiVersion: extensions/v1beta1``). A component that opens to no
+object at all (an empty manifest) is :class:`NotJudged`: the provider skips empty documents, so it creates no
+child, which the pack's ``resources-judged`` rule reports in a real preview.
 
 Relative paths are relative to ``base_dir``, the directory Pulumi runs the program and the provider in
 (:func:`gpu_node_pool.plan.run.program_run_dir`).
@@ -47,6 +53,7 @@ from typing import Any
 import yaml
 
 from .helm import parse_manifests
+from .manifest_api import api_problem, first_api_problem
 from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
 
 __all__ = ["RUN_DIR_WORDS", "YAML_TYPES", "expand_yaml", "decode", "apply_v1_transformations", "go_glob_error"]
@@ -123,6 +130,7 @@ def expand_yaml(
     resource: str = "",
     base_dir: str | Path | None = None,
     unknown_markers: Sequence[Any] = (),
+    syntax_problem: Callable[[Exception, str], str] | None = None,
 ) -> Expanded | NotJudged | RefusedInput:
     """The objects a yaml component creates, or why they are not judged.
 
@@ -135,12 +143,17 @@ def expand_yaml(
         resource: the URN for the report.
         base_dir: the program's directory, for relative paths and globs (default: cwd).
         unknown_markers: values meaning "unknown at preview" (e.g. ``"(known after apply)"``).
+        syntax_problem: ``(error, name) -> "<name>:<line>:<column>: <what is wrong>; <fix>"`` for a YAML error
+            (the stack file reader's, :func:`gpu_node_pool.config.yaml_errors.yaml_syntax_problem`, which the plan
+            passes: this room cannot import ``config``); default: the error's first line.
 
     Returns:
-        :class:`Expanded` (``source`` ``"yaml"``); :class:`RefusedInput` (input ``files[i]`` or ``file``) for a v2
-        path that is no glob and names no file (module docstring); or :class:`NotJudged` for an unknown input,
-        a remote URL, a v1 file that is missing, a glob with no match, YAML that does not parse, or a
-        transformation that raised. Never raises for user input.
+        :class:`Expanded` (``source`` ``"yaml"``, at least one object); :class:`RefusedInput` (input ``files[i]``,
+        ``file``, ``yaml`` or ``objs[i]``) for what a real preview of a v2 component fails on: a path that is no glob
+        and names no file, a manifest that cannot be read or does not decode (a document that is no Kubernetes
+        object), a kind or API version no API server serves (:mod:`.manifest_api`); or :class:`NotJudged` for an
+        unknown input, a remote URL, a v1 file that is missing, a glob with no match, v1 YAML that does not parse,
+        a transformation that raised, or no object at all (an empty manifest). Never raises for user input.
     """
     who = resource or name
 
@@ -165,6 +178,14 @@ def expand_yaml(
     if isinstance(texts, str):
         texts = [texts]
     objects: list[dict[str, Any]] = []
+    v2 = type_token in (V2_GROUP, V2_FILE)
+
+    def unparsable(where: str, name: str, err: Exception, text: str = "") -> NotJudged | RefusedInput:
+        said = _syntax(err, name, syntax_problem, text)
+        if v2:  # the provider decodes it at preview and fails on it
+            return RefusedInput(who, type_token, where, f"{said}. {_DECODE_RULE}")
+        return not_judged(said, "fix the manifest so kubectl apply would accept it")
+
     for where, pattern in files:
         if not isinstance(pattern, str):
             return not_judged(f"file {pattern!r} is not a path", "give file paths as strings")
@@ -182,20 +203,38 @@ def expand_yaml(
             return not_judged(f"file {pattern!r} matches no file (relative to {RUN_DIR_WORDS}, {base}){glob_note}"
                               + (f"; did you mean {near!r}?" if near else ""), "fix the path or glob pattern")
         for path in matches:
+            name = pattern if literal else _shown_path(path, base)
             try:
-                objects += decode(path.read_text())
+                raw = path.read_bytes()
             except OSError as e:
+                if v2:
+                    return RefusedInput(who, type_token, where, _unreadable_message(name, path, e, base))
                 return not_judged(f"cannot read {path}: {e.strerror}", "fix the path or the file's permissions")
-            except (yaml.YAMLError, ValueError) as e:
-                return not_judged(f"{path}: {_first_line(e)}", "fix the manifest so kubectl apply would accept it")
+            try:
+                text = raw.decode("utf-8")
+                found = decode(text)
+            except (yaml.YAMLError, ValueError) as e:  # UnicodeDecodeError is a ValueError
+                return unparsable(where, name, e, text if isinstance(e, yaml.YAMLError) else "")
+            if v2 and (problem := _api_problem_in(found, text, repr(name))) is not None:
+                return RefusedInput(who, type_token, where, problem)
+            objects += found
     for i, text in enumerate(texts):
+        where = "yaml" if isinstance(inputs.get("yaml"), str) else f"yaml[{i}]"
         try:
-            objects += decode(str(text))
+            found = decode(str(text))
         except (yaml.YAMLError, ValueError) as e:
-            where = "yaml" if isinstance(inputs.get("yaml"), str) else f"yaml[{i}]"
+            if v2:
+                return unparsable(where, where, e, str(text))
             return not_judged(f"{where}: {_first_line(e)}", "fix the YAML text")
-    for obj in inputs.get("objs") or []:
-        objects += _flatten(copy.deepcopy(obj))
+        if v2 and (problem := _api_problem_in(found, str(text), where)) is not None:
+            return RefusedInput(who, type_token, where, problem)
+        objects += found
+    for i, obj in enumerate(inputs.get("objs") or []):
+        flat = _flatten(copy.deepcopy(obj))
+        problem = next((p for o in flat if isinstance(o, dict) and (p := api_problem(o)) is not None), None)
+        if v2 and problem is not None:
+            return RefusedInput(who, type_token, f"objs[{i}]", problem[1])
+        objects += flat
     notes: list[str] = []
     transformations = inputs.get("transformations") or []
     if transformations:
@@ -212,7 +251,76 @@ def expand_yaml(
     bad = next((o for o in objects if not isinstance(o, dict) or "kind" not in o or "apiVersion" not in o), None)
     if bad is not None:
         return not_judged(f"an object has no apiVersion/kind: {str(bad)[:120]}", "give every object apiVersion and kind")
+    if not objects:
+        return not_judged(_nothing_in(files, texts, inputs), _NOTHING_FIX)
     return Expanded(who, type_token, objects, "yaml", notes)
+
+
+#: The fix for a yaml component that creates no object.
+_NOTHING_FIX = "give the manifest the objects the component should create, or remove the component"
+
+
+def _nothing_in(files: Sequence[tuple[str, Any]], texts: Sequence[Any], inputs: Mapping[str, Any]) -> str:
+    """Why a yaml component that opened creates nothing: what it was given, and what a real preview makes of it."""
+    given = [repr(pattern) for _, pattern in files] + (["its yaml text"] if texts else []) + (
+        ["its objs"] if inputs.get("objs") is not None else [])
+    what = ", ".join(given) if given else "no files, yaml or objs"
+    return (f"{what} holds no Kubernetes object (empty, or only comments and '---'), so the component creates no "
+            "child; in a real preview the pack's resources-judged rule reports a yaml component with no child "
+            "resource as not judged (the provider skips empty documents: pulumi/pulumi-kubernetes "
+            "provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, yamlDecode)")
+
+
+#: Why a v2 manifest that does not decode is an error: the provider decodes every document at preview.
+_DECODE_RULE = ("The provider decodes each document of a manifest into an object when it expands the component at "
+                "preview and fails on one that does not decode or has no apiVersion or kind "
+                "(pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, ParseDecodeYamlFiles: "
+                "\"decoding YAML\"; parseUnstructured: \"Kubernetes resources require a kind and apiVersion\"; a "
+                "failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go), so a real "
+                "`pulumi preview` fails on it")
+
+
+def _api_problem_in(found: Sequence[Any], text: str, name: str) -> str | None:
+    """The message of the first object of ``found`` (decoded from ``text``) whose kind or API version no API server
+    serves, placed in ``name`` by document and line (:func:`.manifest_api.first_api_problem`); None when none is."""
+    if not any(isinstance(o, dict) and api_problem(o) is not None for o in found):
+        return None  # read again only to place a problem
+    problem = first_api_problem(text, name)
+    return problem[1] if problem is not None else None
+
+
+def _syntax(err: Exception, name: str, syntax_problem: Callable[[Exception, str], str] | None, text: str = "") -> str:
+    """What is wrong with the YAML ``name`` (whose ``text`` it is): ``syntax_problem``'s words
+    (``<name>:<line>:<column>: ...``) for a YAML error when the caller gives one, else ``<name>: <the error's first
+    line>``; a tab where the error is found is named as the cause (YAML indents with spaces only: YAML 1.2.2, 6.1
+    Indentation Spaces, https://yaml.org/spec/1.2.2/#61-indentation-spaces)."""
+    if isinstance(err, yaml.YAMLError) and syntax_problem is not None:
+        said = syntax_problem(err, name)
+        mark = getattr(err, "problem_mark", None)
+        lines = text.splitlines()
+        if mark is not None and mark.line < len(lines) and lines[mark.line][mark.column:mark.column + 1] == "\t":
+            head, sep, tail = said.rpartition("; ")
+            tab = " (the character there is a tab: YAML indents with spaces only, https://yaml.org/spec/1.2.2/#61-indentation-spaces)"
+            said = f"{head}{tab}{sep}{tail}" if sep else said + tab
+        return said
+    if isinstance(err, UnicodeDecodeError):
+        return f"{name}: is not UTF-8 text ({_first_line(err)}); save it as UTF-8"
+    return f"{name}: {_first_line(err)}"
+
+
+def _shown_path(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` when it is below it, else as it is."""
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _unreadable_message(name: str, path: Path, err: OSError, base: Path) -> str:
+    """The error for a v2 manifest that is there but cannot be read: the value, why, the rule and its source, the fix."""
+    return (f"{name!r} cannot be read ({path}): {err.strerror}: the provider reads each manifest when it expands the "
+            f"component at preview and fails on one it cannot read ({_V2_SOURCE}), so a real `pulumi preview` fails on "
+            f"it. Make it a regular file the user who runs pulumi can read, relative to {RUN_DIR_WORDS} ({base})")
 
 
 def _missing_file_message(pattern: str, base: Path) -> str:
