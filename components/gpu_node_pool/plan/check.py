@@ -355,6 +355,20 @@ def _not_judged_count(findings: list[dict[str, Any]]) -> list[str]:
             "each listed once under \"not judged\" above, with why and its fix" for level, policies in levels.items()]
 
 
+def _stand_in_lines(resources: list[Recorded]) -> list[str]:
+    """One entry per record the plan made up (the device plugin chart's stand-in DaemonSet), ``  <Kind> <name>:
+    <why>``, as ``gpupool plan`` shows it: the label :func:`.expand.expand_plan` gave it (the fallback, the chart version
+    its template was read from, why the real chart did not render and the fix). Each label is cut of the secrets
+    before it is wrapped (a secret split across two lines is found by no later cut)."""
+    from .masking import masked_document
+    from .report import kind_of, titled_lines
+
+    stand_ins = [r for r in resources if r.synthesized]
+    whys = masked_document([r.synthesized for r in stand_ins], resources)
+    return [line for r, why in zip(stand_ins, whys, strict=True)
+            for line in titled_lines(f"  {kind_of(r.type)} {r.name}:", why, "    ")]
+
+
 def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     """The human-readable check report, cut of the program's secrets (:mod:`.masking`); its last line is the
     exit code judged at ``fail_on``."""
@@ -394,6 +408,7 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("  tolerations of pool taints (whether a plugin's node selection reaches each pool: "
                      "device-plugin-covers-gpu-pools below):")
         lines += [f"    {'tolerated' if c['tolerated'] else 'MISS     '} {c['pool']}: {c['taint']}" for c in result.coverage]
+    lines += _stand_in_lines(result.resources)
     for item in result.undecided:
         lines.append(f"  not judged (unknown at preview): {item}")
     lines += not_judged_lines(result)

@@ -23,7 +23,9 @@ an operator's custom resource           the operator table (:func:`~gpu_node_poo
 
 A component that already has a child (a real child, e.g. from the v1 SDK) is not expanded again.
 The device plugin chart's synthesized stand-in (``plan.run._chart_child``) is replaced by the
-real rendered children when the chart renders, and is otherwise kept, labelled as the fallback.
+real rendered children when the chart renders, and is otherwise kept, labelled as the fallback built from the
+templates of chart version :data:`~gpu_node_pool.gpu_agents.device_plugin.values.CHART_VERSION`; a chart that asks
+for another version (or pins none) is also a not-judged item, since that version's DaemonSet was not rendered.
 
 A chart written as a path where nothing is fails a real preview, so it is an error, not an unjudged item: a
 :class:`~gpu_node_pool.expand.result.RefusedInput` the plan adds to ``result.config_issues`` (``configErrors``,
@@ -91,10 +93,44 @@ FALLBACK_STAND_IN = (
 )
 
 
-def _stand_in_label(not_rendered: NotJudged) -> str:
-    """:data:`FALLBACK_STAND_IN` and why the real chart did not render offline (no Helm, not in its cache...), with
-    the fix."""
-    return f"{FALLBACK_STAND_IN} (the real chart was not rendered offline: {not_rendered.reason}; {not_rendered.fix})"
+def _stand_in_label(not_rendered: NotJudged, version: str, built_from: str) -> str:
+    """:data:`FALLBACK_STAND_IN`, the chart version its template was read from (``built_from``), and why the real chart
+    did not render offline (no Helm, not in its cache...), with the fix; when the program asks for another
+    ``version`` (or pins none), that it was not judged (:func:`_other_version`)."""
+    other = "" if _same_version(version, built_from) else (
+        f"; the program asks for {_asked(version)}, whose DaemonSet this stand-in need not match: it is listed as "
+        "not judged")
+    return (f"{FALLBACK_STAND_IN}; it renders the templates of chart version {built_from} (the real chart was not "
+            f"rendered offline: {not_rendered.reason}; {not_rendered.fix}){other}")
+
+
+def _same_version(version: str, built_from: str) -> bool:
+    """Whether the chart ``version`` a program pins is the one the stand-in was built from. Helm reads ``--version``
+    as a semantic version constraint, in which ``v0.20.0`` is ``0.20.0`` (helm/helm ``pkg/repo`` ``IndexFile.Get``,
+    Masterminds/semver ``NewConstraint``); a range (``^0.20``) is not one version, and an empty version is the
+    repository's latest, so neither is the stand-in's."""
+    return version.strip().removeprefix("v") == built_from
+
+
+def _asked(version: str) -> str:
+    """The chart version a program asks for, in words."""
+    return f"version {version}" if version.strip() else "no version (Helm installs the repository's latest)"
+
+
+def _other_version(chart: Resource, not_rendered: NotJudged, built_from: str) -> NotJudged | None:
+    """The not-judged item of a device plugin chart that did not render offline and that asks for another chart
+    version than the stand-in was built from (or pins none), else None: the stand-in renders version ``built_from``'s
+    template, which another version's need not match in tolerations, node affinity or priority class."""
+    version = str(chart.inputs.get("version") or "")
+    if _same_version(version, built_from):
+        return None
+    return NotJudged(
+        not_rendered.resource, not_rendered.type,
+        f"the nvidia-device-plugin chart asks for {_asked(version)}, which was not rendered offline "
+        f"({not_rendered.reason}); the stand-in the policies judged instead is built from the templates of chart "
+        f"version {built_from}, which another version's DaemonSet need not match in tolerations, node affinity or "
+        "priority class, so the chart's own DaemonSet was not judged",
+        f"{not_rendered.fix}, so the real chart is rendered (or pin version {built_from}, which the stand-in renders)")
 _V3_CHART = "kubernetes:helm.sh/v3:Chart"
 _V1_YAML_MODULE = "pulumi_kubernetes.yaml.yaml"  # patched by offline_yaml when the program imports it
 _CANT_RUN = "can't run policy '{}' during preview"
@@ -123,9 +159,10 @@ class ExpandOptions:
 @dataclass
 class Expansion:
     """What :func:`expand_plan` did: ``not_judged`` items, ``offline_render`` (displays ``"<type> <name>"`` of
-    helm.v3.Release children), ``rendered_empty`` (displays of the components that rendered, offline, to no
-    object at all: a chart whose templates its values turn off, an empty manifest; nothing in them to judge)
-    and ``renders`` (how many times helm ran)."""
+    helm.v3.Release children), ``rendered_empty`` (displays of the charts that rendered, offline, to no object at
+    all: templates their values turn off; nothing in them to judge; a yaml component with no object is not judged
+    instead, as the ``resources-judged`` rule reports it in a real preview) and ``renders`` (how many times helm
+    ran)."""
 
     not_judged: list[NotJudged] = field(default_factory=list)
     offline_render: set[str] = field(default_factory=set)
@@ -310,7 +347,7 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                                                 "real preview never sees inside")
             elif res.type in (V2_GROUP, V2_FILE):
                 outcome = expand_yaml(res.type, res.name, res.inputs, resource=who, base_dir=base_dir,
-                                      unknown_markers=_MARKERS)
+                                      unknown_markers=_MARKERS, syntax_problem=_manifest_syntax)
                 label = "yaml (parsed offline)"
             elif res.type == ADDON_TYPE:
                 outcome = expand_addon(res.name, res.inputs, resource=who, unknown_markers=_MARKERS)
@@ -328,10 +365,15 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                 _refused_input(result, res, outcome, project_dir)
                 continue
             if isinstance(outcome, NotJudged):
-                if res.urn and res.urn in stand_ins:  # the device plugin: its stand-in judges it
+                if res.urn and res.urn in stand_ins:  # the device plugin: its stand-in judges it, at its version
+                    from ..gpu_agents.device_plugin.values import CHART_VERSION
+
+                    why = _stand_in_label(outcome, str(res.inputs.get("version") or ""), CHART_VERSION)
                     for j, r in enumerate(resources):
                         if r.synthesized and r.parent == res.urn:
-                            resources[j] = dataclasses.replace(r, synthesized=_stand_in_label(outcome))
+                            resources[j] = dataclasses.replace(r, synthesized=why)
+                    if (other := _other_version(res, outcome, CHART_VERSION)) is not None:
+                        expansion.not_judged.append(other)
                 else:
                     expansion.not_judged.append(outcome)
                 continue
@@ -354,6 +396,16 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
             merged += added.get(i, [])
         result.resources = merged
     return expansion
+
+
+def _manifest_syntax(err: Exception, name: str) -> str:
+    """A manifest's YAML error as the stack file reader words one
+    (:func:`gpu_node_pool.config.yaml_errors.yaml_syntax_problem`):
+    ``<name>:<line>:<column>: is not valid YAML: <problem> (<context>); fix the syntax there``."""
+    from ..config.yaml_errors import yaml_syntax_problem
+
+    where, message = yaml_syntax_problem(err, name)  # type: ignore[arg-type]
+    return f"{where}: {message}"
 
 
 def _refused_input(result: Any, res: Resource, refused: RefusedInput, project_dir: Path) -> None:

@@ -1,0 +1,147 @@
+"""``gpupool check`` never passes in silence what it did not judge as it will be created: a device plugin chart of
+another version than its stand-in was built from, a manifest kind in the wrong case or an API version no cluster
+serves, an empty manifest, a manifest that does not parse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from gpu_node_pool.cli.commands import main
+from gpu_node_pool.cli.contract import report_schema
+
+POOL = """\
+import pulumi
+import pulumi_kubernetes as k8s
+from gpu_node_pool import GpuNodePool, GpuNodePoolArgs
+cluster = {"name": "ml", "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-nodes", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
+gpu = GpuNodePool("gpu", GpuNodePoolArgs(cluster=cluster, pool={
+    "name": "gpu", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 2},
+    "taints": ["nvidia.com/gpu=present:NoSchedule"]}))
+"""
+PLUGIN = """\
+k8s.helm.v4.Chart("nvidia-device-plugin", chart="nvidia-device-plugin", version="{version}", namespace="kube-system",
+    repository_opts={{"repo": "https://nvidia.github.io/k8s-device-plugin"}},
+    values={{"tolerations": [{{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}}]}})
+"""
+MANIFEST = """\
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: agent, namespace: monitoring}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: monitoring}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: example.com/agent:1.0}]
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists}
+"""
+CONFIG_FILE = 'k8s.yaml.v2.ConfigFile("agent", file="manifests/agent.yaml")\n'
+
+
+def project(tmp_path: Path, lines: str, manifest: str | None = None) -> Path:
+    """A team's program: a tainted GPU pool, the device plugin chart 0.20.0 unless ``lines`` gives one, and
+    ``lines``; ``manifest`` is written to ``manifests/agent.yaml``."""
+    root = tmp_path / "team"
+    (root / "manifests").mkdir(parents=True)
+    (root / "Pulumi.yaml").write_text("name: team-gpu\nruntime:\n  name: python\n")
+    (root / "Pulumi.ci.yaml").write_text("config: {}\n")
+    plugin = "" if "nvidia-device-plugin" in lines else PLUGIN.format(version="0.20.0")
+    (root / "__main__.py").write_text(POOL + plugin + lines)
+    if manifest is not None:
+        (root / "manifests" / "agent.yaml").write_text(manifest)
+    return root
+
+
+def check(capsys, root: Path, *extra: str) -> tuple[int, dict, str]:
+    """``gpupool check`` as JSON (validated against the report schema) and as text (stdout, then stderr): the exit
+    code, both reports."""
+    argv = ["check", "--project-dir", str(root), "--stack", "ci", *extra]
+    code = main([*argv, "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, report_schema())
+    assert main(argv) == code == doc["exitCode"]
+    out = capsys.readouterr()
+    return code, doc, out.out + out.err
+
+
+def test_the_program_with_a_good_manifest_and_the_stand_ins_own_version_is_clean(capsys, tmp_path):
+    code, doc, text = check(capsys, project(tmp_path, CONFIG_FILE, MANIFEST), "--strict")
+    assert (code, doc["notJudged"], doc["configErrors"]) == (0, [], [])
+    # the stand-in is labelled in check's text as plan labels it: the fallback, and the version it renders
+    assert "fallback stand-in for the nvidia-device-plugin chart's DaemonSet" in text
+    assert "it renders the templates of chart version 0.20.0" in " ".join(text.split())
+
+
+@pytest.mark.parametrize(("version", "asked"), [("0.9.0", "version 0.9.0"),
+                                                ("", "no version (Helm installs the repository's latest)")])
+def test_a_device_plugin_chart_of_another_version_than_the_stand_in_is_not_judged(capsys, tmp_path, version, asked):
+    root = project(tmp_path, PLUGIN.format(version=version))
+    code, doc, text = check(capsys, root)
+    [item] = doc["notJudged"]
+    assert item["type"] == "kubernetes:helm.sh/v4:Chart" and item["location"]["line"] == 8
+    assert item["reason"].startswith(f"the nvidia-device-plugin chart asks for {asked}, which was not rendered offline")
+    assert "built from the templates of chart version 0.20.0" in item["reason"]
+    assert "so the real chart is rendered (or pin version 0.20.0" in item["fix"]
+    flat = " ".join(text.split())
+    assert f"the program asks for {asked}, whose DaemonSet this stand-in need not match" in flat
+    assert code == 0 and "exit 0: no mandatory violation (advisory findings above)" in text
+    code, doc, text = check(capsys, root, "--strict")
+    assert code == 1 and [v["enforcement"] for v in doc["violations"] if v["policy"] == "resources-judged"] == ["mandatory"]
+
+
+def test_a_kind_in_the_wrong_case_is_an_error_of_the_manifest_with_the_kind_it_meant(capsys, tmp_path):
+    root = project(tmp_path, CONFIG_FILE, MANIFEST.replace("kind: DaemonSet", "kind: Daemonset"))
+    code, doc, text = check(capsys, root)
+    assert code == 2 and doc["notJudged"] == []
+    [error] = doc["configErrors"]
+    assert error["path"] == "kubernetes:yaml/v2:ConfigFile 'agent' file"
+    assert error["location"] == {"file": "__main__.py", "line": 11, "column": 1}
+    assert error["message"].startswith("'manifests/agent.yaml' document 2 (line 6): kind 'Daemonset' is no kind of "
+                                       "apps/v1; did you mean 'DaemonSet'? Kinds are case-sensitive")
+    assert error["message"].endswith("Write `kind: DaemonSet`")
+    assert "exit 2" in text
+
+
+def test_a_daemonset_of_an_api_version_removed_in_1_16_is_an_error_of_the_manifest(capsys, tmp_path):
+    root = project(tmp_path, CONFIG_FILE, MANIFEST.replace("apps/v1", "extensions/v1beta1"))
+    code, doc, _ = check(capsys, root)
+    assert code == 2
+    [error] = doc["configErrors"]
+    assert error["message"].startswith("'manifests/agent.yaml' document 2 (line 5): apiVersion 'extensions/v1beta1' "
+                                       "of kind 'DaemonSet' was removed in Kubernetes 1.16 "
+                                       "(https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v1-16)")
+    assert "Write `apiVersion: apps/v1`" in error["message"]
+
+
+@pytest.mark.parametrize("manifest", ["", "# the agent comes later\n---\n"])
+def test_an_empty_manifest_is_not_judged_and_fails_under_strict(capsys, tmp_path, manifest):
+    root = project(tmp_path, CONFIG_FILE, manifest)
+    code, doc, text = check(capsys, root)
+    [item] = doc["notJudged"]
+    assert item["type"] == "kubernetes:yaml/v2:ConfigFile"
+    assert item["reason"].startswith("'manifests/agent.yaml' holds no Kubernetes object")
+    assert "resources-judged rule reports a yaml component with no child resource" in item["reason"]
+    assert code == 0 and "not judged: 1 resource(s)" in text
+    code, doc, _ = check(capsys, root, "--strict")
+    assert code == 1
+
+
+def test_a_manifest_indented_with_a_tab_is_an_error_at_its_line_and_column(capsys, tmp_path):
+    broken = MANIFEST.replace("        - {key: nvidia.com/gpu", "\t- {key: nvidia.com/gpu")
+    code, doc, text = check(capsys, project(tmp_path, CONFIG_FILE, broken))
+    assert code == 2 and doc["notJudged"] == []
+    [error] = doc["configErrors"]
+    assert error["path"] == "kubernetes:yaml/v2:ConfigFile 'agent' file"
+    assert error["message"].startswith("manifests/agent.yaml:15:1: is not valid YAML: found character")
+    assert "the character there is a tab: YAML indents with spaces only" in error["message"]
+    assert "so a real `pulumi preview` fails on it" in error["message"]
+    assert "manifests/agent.yaml:15:1:" in text
