@@ -1,0 +1,25 @@
+"""Manifests are read as Go's YAML readers read them (gopkg.in/yaml ``resolve.go``, which sigs.k8s.io/yaml and Helm
+use): a plain exponent such as ``1e+26``, which Helm writes for a values number of 1e21 or more, is a number, not the
+string PyYAML's YAML 1.1 resolver makes of it; quoted text and everything YAML 1.1 already reads stay as they were."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from gpu_node_pool.sdk.yaml_bounded import load_all_bounded, load_bounded
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("1e+26", 1e26), ("5e3", 5000.0), ("-2E-3", -0.002), (".5e1", 5.0), ("1.0e+3", 1000.0)])
+def test_a_plain_exponent_is_a_number_as_go_reads_it(text, value):
+    assert yaml.safe_load(f"v: {text}")["v"] == text or text == "1.0e+3"  # PyYAML alone keeps most of them text
+    assert load_bounded(f"v: {text}") == {"v": value}
+    assert list(load_all_bounded(f"a: &x {text}\nb: *x\n")) == [{"a": value, "b": value}]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ('"1e3"', "1e3"), ("1e", "1e"), ("1e3.5", "1e3.5"), ("1.2.3", "1.2.3"), ("12", 12), ("0x1F", 31), ("-3", -3),
+    ("1.5", 1.5), ("abc", "abc")])
+def test_everything_else_reads_as_before(text, value):
+    assert load_bounded(f"v: {text}") == {"v": value} == yaml.safe_load(f"v: {text}")
