@@ -9,8 +9,9 @@ import os
 import pytest
 
 from gpu_node_pool.cli.commands import main
-from gpu_node_pool.expand import Expanded, NotJudged
+from gpu_node_pool.expand import Expanded
 from gpu_node_pool.expand.helm import HelmRenderer
+from gpu_node_pool.expand.result import RefusedInput
 from gpu_node_pool.sdk.files import NotRegularFileError, read_input_text
 
 CHART = "kubernetes:helm.sh/v4:Chart"
@@ -42,13 +43,16 @@ def fake_helm(tmp_path, script: str):
     return helm
 
 
-def test_a_fifo_as_a_values_file_is_not_judged_at_once(tmp_path, chart):
-    os.mkfifo(tmp_path / "values.yaml")
+@pytest.mark.parametrize("make", [os.mkfifo, os.mkdir], ids=["fifo", "directory"])
+def test_a_values_file_that_is_no_regular_file_is_refused_at_once_as_a_missing_one_is(tmp_path, chart, make):
+    make(tmp_path / "values.yaml")
     helm = fake_helm(tmp_path, "exit 3\n")
     with HelmRenderer(helm, base_dir=tmp_path) as r:
         result = r.render(CHART, "c", {"chart": chart, "valueYamlFiles": [{**ASSET, "path": "values.yaml"}]})
-    assert isinstance(result, NotJudged)
-    assert "valueYamlFiles[0]: cannot read" in result.reason and "is a FIFO (named pipe), not a regular file" in result.reason
+    assert isinstance(result, RefusedInput) and result.input == "valueYamlFiles[0]"
+    what = "is a FIFO (named pipe)" if make is os.mkfifo else "is a directory"
+    assert result.message.startswith("cannot read ") and f"{what}, not a regular file" in result.message
+    assert "a real `pulumi preview` fails on it" in result.message
 
 
 def test_non_utf8_values_file_and_helm_output_are_read_with_replacement_and_noted(tmp_path, chart):

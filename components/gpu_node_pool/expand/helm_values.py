@@ -246,9 +246,11 @@ def _asset_text(type_token: str, where: str, asset: Any, base_dir: Path, notes: 
             f"The provider reads each values file when it renders the chart ({_READ_SOURCE.get(type_token, '')}), "
             f"relative to the directory Pulumi runs the program in ({base_dir}), so a real `pulumi preview` fails on "
             "it. Give the path of the values file relative to that directory, or create the file"))
-    except OSError as e:
-        return ValuesProblem(where, f"{where}: cannot read {e.filename or path}: {e.strerror}",
-                             "point it at a regular file the program's user can read")
+    except OSError as e:  # a directory, a FIFO, no permission: the provider cannot read it either
+        return ValuesProblem(where, (
+            f"cannot read {e.filename or path}: {e.strerror or e}. The provider reads each values file when it "
+            f"renders the chart ({_READ_SOURCE.get(type_token, '')}), so a real `pulumi preview` fails on it. Point it "
+            "at a regular file the user who runs pulumi can read"), refused=True)
     except ValueError as e:  # a path the operating system cannot take (os.stat's "embedded null byte")
         return ValuesProblem(where, f"{where}: cannot read {value!r}: {e}",
                              "give the path of a regular file the program's user can read")
