@@ -197,6 +197,7 @@ def record(
     given, receives each resource as it registers, so a caller can see what was registered
     even when the program raises. ``warnings``, if given, receives ``(component name, warning)`` for each
     config warning a ``GpuNodePool`` of the program gave (:func:`gpu_node_pool.gpu_agents.once.run_warnings`).
+    What the program prints goes to stderr (:func:`gpu_node_pool.sdk.program_log.printed_to_stderr`).
     What the program logs with ``pulumi.log`` (info, warning, error) is shown on stderr, labelled as the program's,
     except this package's own messages, which the report gives (:mod:`gpu_node_pool.sdk.program_log`).
     """
@@ -248,7 +249,7 @@ def record(
     mocks = _Mocks()
     with without_stack_traces():  # the root stack registers here; its stack trace would read every frame's source
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=preview, monitor=_Monitor(mocks))
-    from ..sdk.program_log import show_program_log
+    from ..sdk.program_log import printed_to_stderr, show_program_log
 
     show_program_log()
     settings.SETTINGS.rpc_manager.clear()
@@ -259,19 +260,22 @@ def record(
     # plan spent about a quarter of its time walking them.
     gc.freeze()
     try:
-        with without_stack_traces():  # the mock monitor never reads them
-            _sync_await(rt_stack.run_pulumi_func(raised_from_the_loop(program)))  # an interrupt: out at once
-        if warnings is not None:
-            from ..gpu_agents.once import run_warnings
+        # what the program prints goes to stderr: stdout is the report's (one document under --json)
+        with printed_to_stderr():
+            with without_stack_traces():  # the mock monitor never reads them
+                _sync_await(rt_stack.run_pulumi_func(raised_from_the_loop(program)))  # an interrupt: out at once
+            if warnings is not None:
+                from ..gpu_agents.once import run_warnings
 
-            warnings.extend(run_warnings())
-        root = pulumi.runtime.get_root_resource()
-        exported = list((getattr(root, "outputs", None) or {}).items())
+                warnings.extend(run_warnings())
+            root = pulumi.runtime.get_root_resource()
+            exported = list((getattr(root, "outputs", None) or {}).items())
 
-        async def values() -> list[Any]:  # one turn of the event loop for all of them, in order
-            return [await _output_value(out) for _, out in exported]
+            async def values() -> list[Any]:  # one turn of the event loop for all of them, in order
+                return [await _output_value(out) for _, out in exported]
 
-        outputs = dict(zip((key for key, _ in exported), _sync_await(values()) if exported else [], strict=True))
+            # an apply callback the program gave runs here, and may print too
+            outputs = dict(zip((key for key, _ in exported), _sync_await(values()) if exported else [], strict=True))
     finally:
         gc.unfreeze()
     dups = duplicate_urns(recorded)

@@ -25,13 +25,19 @@ the stack's config warnings, which the plan's and check's reports give at their 
 file or program, and a pool's note on cluster inputs given as Pulumi Outputs. Those are left out.
 The mark is the call, not the text: a program that logs the same words itself is still shown.
 :func:`collecting` keeps the shown messages for a report (``gpupool check --json``: ``programLog``).
+
+What the program prints (``print``, ``sys.stdout.write``, a command it starts that writes to file descriptor 1)
+goes to stderr while it runs (:func:`printed_to_stderr`): stdout is the report's, and ``--json`` or
+``--format sarif`` must stay one document. ``plan``, ``render`` and ``check`` (in its child process) all run the
+program through it.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from contextvars import ContextVar
 from typing import Any
 
@@ -40,7 +46,7 @@ from pulumi.runtime.proto import engine_pb2
 
 from ..text.terminal import terminal_text
 
-__all__ = ["ProgramLogEngine", "collecting", "entry_lines", "log_own", "show_program_log"]
+__all__ = ["ProgramLogEngine", "collecting", "entry_lines", "log_own", "printed_to_stderr", "show_program_log"]
 
 #: True while :func:`log_own` logs: the message is this package's own. A message about a resource is
 #: sent from a task the SDK starts at the call, which runs in a copy of the caller's context, so it
@@ -121,3 +127,39 @@ def show_program_log() -> None:
     from pulumi.runtime import settings
 
     settings.SETTINGS.engine = ProgramLogEngine()
+
+
+@contextmanager
+def printed_to_stderr() -> Iterator[None]:
+    """While the block runs, what is written to stdout goes to stderr, in order with what is written there.
+
+    ``sys.stdout`` is ``sys.stderr`` (Python's ``print`` and ``sys.stdout.write``), and file descriptor 1 is a
+    duplicate of descriptor 2 (what a child process or C code writes to it; https://docs.python.org/3/library/os.html#os.dup2),
+    unless descriptor 1 or 2 is not open (then only ``sys.stdout`` is redirected). Both are given back at the end,
+    also when the block raises; what was buffered for stdout before is written to it first."""
+    for stream in (sys.stdout, sys.stderr):
+        _flush(stream)
+    saved = None
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # stdout or stderr closed (`gpupool plan >&-`): the Python streams only
+        if saved is not None:
+            os.close(saved)
+        saved = None
+    try:
+        with redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _flush(sys.stderr)
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _flush(stream: Any) -> None:
+    """Flush ``stream`` if it can be (a closed or detached stream is left as it is)."""
+    try:
+        stream.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
