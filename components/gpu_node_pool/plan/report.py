@@ -77,6 +77,11 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
             from ..gpu_agents.promise import promise_lines  # the stack is validated: config's models are loaded
 
             lines += promise_lines(pool["gpus"])
+    if result.unregistered:
+        lines.append("")
+        own = "; the pools above are the GpuNodePools it declares itself" if result.pools else ""
+        lines.append(f"not planned: the stack config's pool(s) {', '.join(result.unregistered)} (the program constructs "
+                     f"no GpuNodePool from them{own})")
     dp = result.device_plugin
     lines.append("")
     if dp:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import backends
 from ..config import PROJECT, ConfigError, ConfigIssue
-from ..k8s.wellknown import DAEMONSET, HELM_CHART_V4, SECRET, UNKNOWN
+from ..k8s.wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, HELM_CHART_V4, SECRET, UNKNOWN
 from ..sdk.outcome import exit_code
 from ..sdk.record import Resource as Recorded
 from . import expand as expansion
@@ -68,6 +68,10 @@ class PlanResult:
     #: Valid but risky config (:func:`gpu_node_pool.config.stack_warnings`); never changes the exit code.
     warnings: list[ConfigIssue] = field(default_factory=list)
     not_judged: list[dict[str, str]] = field(default_factory=list)  # from plan/expand.py
+    #: The pool model each entry of ``pools`` summarises, in the same order: a ``GpuNodePool`` the program constructed.
+    pool_models: list[Any] = field(default_factory=list)
+    #: The stack config's pools (``pools[i].name``) no ``GpuNodePool`` of the program was constructed from.
+    unregistered: list[str] = field(default_factory=list)
 
     def exit_code_at(self, fail_on: str = "mandatory") -> int:
         """0 clean, 1 a finding at or above ``fail_on`` (``advisory``, ``mandatory``, ``none``), 2 a config error."""
@@ -139,9 +143,11 @@ def record_program(
     sink: list[Recorded] | None = None,
     project: str = PROJECT,
     warnings: list[tuple[str, ConfigIssue]] | None = None,
+    pools: dict[str, Any] | None = None,
 ) -> tuple[list[Recorded], dict[str, Any]]:
     """Run a Pulumi Python program file under mocks and return ``(resources, stack outputs)``;
-    ``warnings``, if given, receives the components' config warnings (as :func:`record`).
+    ``warnings`` and ``pools``, if given, receive the components' config warnings and the pool models of the
+    ``GpuNodePool`` s the program constructed (as :func:`record`).
 
     Raises whatever the program raises (``pulumi.RunError`` wrapping :class:`ConfigError`
     for a config mistake).
@@ -168,6 +174,7 @@ def record_program(
                 sink=sink,
                 project=project,
                 warnings=warnings,
+                pools=pools,
             )
         return [dataclasses.replace(r, source=sites.get((r.type, r.name))) if not r.synthesized else r
                 for r in resources], outputs
@@ -188,6 +195,7 @@ def record(
     sink: list[Recorded] | None = None,
     project: str = PROJECT,
     warnings: list[tuple[str, ConfigIssue]] | None = None,
+    pools: dict[str, Any] | None = None,
 ) -> tuple[list[Recorded], dict[str, Any]]:
     """Run ``program()`` (a callable that declares resources) under Pulumi mocks (``project``: the
     project name ``pulumi.get_project()`` and ``pulumi.Config()`` see).
@@ -197,7 +205,9 @@ def record(
     given, receives each resource as it registers, so a caller can see what was registered
     even when the program raises. ``warnings``, if given, receives ``(component name, warning)`` for each
     config warning a ``GpuNodePool`` of the program gave (:func:`gpu_node_pool.gpu_agents.once.run_warnings`).
-    What the program prints goes to stderr (:func:`gpu_node_pool.sdk.program_log.printed_to_stderr`).
+    ``pools``, if given, receives ``{URN of a GpuNodePool the program constructed: its pool model (spec)}``
+    (kept by :func:`_keep_pools`). What the program prints goes to stderr
+    (:func:`gpu_node_pool.sdk.program_log.printed_to_stderr`).
     What the program logs with ``pulumi.log`` (info, warning, error) is shown on stderr, labelled as the program's,
     except this package's own messages, which the report gives (:mod:`gpu_node_pool.sdk.program_log`).
     """
@@ -254,6 +264,9 @@ def record(
     show_program_log()
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
+    kept: list[tuple[str, str, Any]] = []
+    if pools is not None:
+        pulumi.runtime.register_stack_transformation(_keep_pools(kept))
     monitor_calls_in_order(_ensure_event_loop())  # resources recorded in the program's order, every run
     # What exists before the program (the provider SDKs' modules: hundreds of thousands of
     # objects) is left out of the collector's full passes while the program runs; a 100-pool
@@ -269,6 +282,9 @@ def record(
 
                 warnings.extend(run_warnings())
             root = pulumi.runtime.get_root_resource()
+            if pools is not None:  # each GpuNodePool's model by its URN (its spec is set after it registered)
+                pools.update({f"urn:pulumi:{stack}::{project}::{qualified}::{name}": component.spec
+                              for qualified, name, component in kept if getattr(component, "spec", None) is not None})
             exported = list((getattr(root, "outputs", None) or {}).items())
 
             async def values() -> list[Any]:  # one turn of the event loop for all of them, in order
@@ -283,6 +299,22 @@ def record(
         keys = {r.urn: (r.type, r.name) for r in recorded}
         raise DuplicateUrnError(dups, [keys[u] for u in dups])
     return [plain_record(r) for r in recorded], outputs
+
+
+def _keep_pools(kept: list[tuple[str, str, Any]]) -> Any:
+    """A stack transformation (``pulumi.runtime.register_stack_transformation``: it runs in the constructor of every
+    resource the program constructs, pulumi/pulumi ``sdk/python/lib/pulumi/resource.py@v3.272.0``) that changes
+    nothing and appends ``(qualified type, name, component)`` to ``kept`` for each ``GpuNodePool`` (type token
+    :data:`GPU_NODE_POOL_TYPE`); the qualified type is the parent's own type (the root stack's for none) ``$`` the
+    component's, as ``MockMonitor.make_urn`` writes it in the URN (``sdk/python/lib/pulumi/runtime/mocks.py@v3.272.0``)."""
+    import pulumi
+
+    def keep(args: Any) -> None:
+        if args.type_ == GPU_NODE_POOL_TYPE:
+            parent = getattr(args.opts, "parent", None) or pulumi.runtime.get_root_resource()
+            kept.append((f"{getattr(parent, '_type', '')}${args.type_}", args.name, args.resource))
+
+    return keep
 
 
 #: Why the plan shows a DaemonSet the program did not register itself.
@@ -378,10 +410,11 @@ def plan_stack(
         result.config_issues = [missing_program_issue(project, main, program)]
         result.config_source = "Pulumi.yaml"
         return result
+    constructed: dict[str, Any] = {}
     try:
         with expansion.offline_yaml() as collected, validated_by_the_plan(config, result.config):
             result.resources, result.outputs = record_program(program, config, secrets, stack=stack,
-                                                              project=found.project)
+                                                              project=found.project, pools=constructed)
     except DuplicateUrnError as err:  # placed at the program's line that registers the name again
         raise ProgramError(placed_issue(ConfigIssue(str(program), str(err)), program, project)) from None
     except pulumi.RunError as err:
@@ -393,11 +426,12 @@ def plan_stack(
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input; our own bug re-raises
         raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
     expanded = expansion.expand_plan(result, project, expand, collected, run_dir=run_dir)  # charts, yaml, add-ons
-    _summarise(result)
+    _summarise(result, constructed)
     _check_policies(result, policy_config, found.project)
     expansion.finish_plan(result, expanded, expand, policy_config)
     split_by_resource(result)  # one finding and one not-judged item per resource a stack policy could not decide
-    locate_findings(result.violations, result.resources, [p.name for p in result.config.pools], found, result.not_judged)
+    from_stack = [p.name if p.name not in result.unregistered else "" for p in result.config.pools]
+    locate_findings(result.violations, result.resources, from_stack, found, result.not_judged)
     return result
 
 
@@ -470,7 +504,22 @@ def _tagged_resources(entry: dict[str, Any]) -> dict[str, int] | None:
     }
 
 
-def _summarise(result: PlanResult) -> None:
+def _registered_pools(resources: list[Recorded], constructed: Mapping[str, Any]) -> list[Any]:
+    """The pool model of each ``GpuNodePool`` the program registered, in registration order (``constructed``: the
+    models by the component's URN, :func:`record`'s ``pools``), named after the component (the name its children
+    are named after; a copy of the model when the program gave the pool another ``name``)."""
+    out = []
+    for r in resources:
+        spec = constructed.get(r.urn) if r.type == GPU_NODE_POOL_TYPE else None
+        if spec is not None:
+            out.append(spec if spec.name == r.name else spec.model_copy(update={"name": r.name}))
+    return out
+
+
+def _summarise(result: PlanResult, constructed: Mapping[str, Any]) -> None:
+    """Fill ``result.pools`` (one entry per ``GpuNodePool`` the program registered, :func:`_registered_pools`: what
+    will run, whether the program built it from the stack config or declared it itself), ``result.pool_models``,
+    ``result.unregistered`` (the stack config's pools the program built none from) and ``result.device_plugin``."""
     from ..gpu_agents.device_plugin import values as dp
     from ..gpu_agents.installed import pool_device_plugin
     from ..gpu_agents.promise import pool_promise
@@ -478,7 +527,10 @@ def _summarise(result: PlanResult) -> None:
     assert result.config is not None
     index = _by_name(result.resources)
     by_type = _by_type(result.resources)
-    for pool in result.config.pools:
+    result.pool_models = _registered_pools(result.resources, constructed)
+    same = {id(m) for m in result.pool_models}  # the stack's own models, as the shipped program builds them
+    result.unregistered = [p.name for p in result.config.pools if id(p) not in same and p not in result.pool_models]
+    for pool in result.pool_models:
         entry: dict[str, Any] = {"name": pool.name, "backend": pool.backend}
         summarise = backends.get(pool.backend).fn("summarise")
         if summarise is not None:
@@ -502,7 +554,7 @@ def _summarise(result: PlanResult) -> None:
             "priorityClassName": values.get("priorityClassName"),
             "coverage": [
                 {"pool": c.pool, "taint": str(c.taint), "tolerated": c.tolerated}
-                for c in dp.coverage(values, result.config.pools)
+                for c in dp.coverage(values, result.pool_models)
             ],
         }
 

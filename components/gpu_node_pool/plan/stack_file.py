@@ -254,7 +254,8 @@ def locate_findings(violations: list[dict[str, Any]], resources: Iterable[Any], 
 
     A finding is about pool ``pools[i]`` when its ``urn`` (an item: its ``resource``, a URN) is the pool's
     ``GpuNodePool`` component or a resource under it (the parent chain of the recorded ``resources``); ``pools``
-    are the pool names in the stack config's order. Sets ``entry["location"] = {"file", "line", "column"}``,
+    are the pool names in the stack config's order, ``""`` for a pool the program built no ``GpuNodePool`` from
+    (a component of the program's own with that name is placed in the program). Sets ``entry["location"] = {"file", "line", "column"}``,
     ``file`` relative to the project directory (``stack_file.project_dir``); a stack-level one keeps none.
     """
     from types import SimpleNamespace
