@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import backends
 from ..config import ConfigError
 from ..sdk.outcome import envelope
-from ..text.terminal import escape_control, terminal_text
+from ..text.terminal import escape_control, shown, terminal_text
 from ..text.wrap import WIDTH, wrap_text
 from .locate import not_judged_lines
 from .masking import masked_document, masked_text
@@ -108,6 +108,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
     for r, why in zip(stand_ins, whys, strict=True):  # a chart's DaemonSet and its RBAC objects: each by its own kind
         lines += titled_lines(f"  {kind_of(r.type)} {r.name}:", why, "    ")
     lines += admission_lines(result.resources)
+    lines += output_lines(result.outputs, result.resources)
     lines.append("")
     if result.violations:
         lines.append(f"policy pack gpu-node-pools: {len(result.violations)} violation(s), as a preview would report them:")
@@ -120,6 +121,29 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
     lines.append("")
     lines.append(exit_line(result, fail_on))
     return masked_text(terminal_text(lines), result.resources)
+
+
+#: Most stack outputs the text report shows (``--json``'s ``outputs`` has them all), and most characters of each value.
+MAX_OUTPUTS, MAX_OUTPUT_TEXT = 40, 200
+
+
+def output_lines(outputs: Mapping[str, Any], resources: Iterable[Any] = ()) -> list[str]:
+    """The stack outputs the program exported (``pulumi.export``), as the plan knows them: a title line, then
+    ``  <key>  <value>`` each in export order, the value as compact JSON (a string as it is), cut of the program's
+    secrets (:func:`gpu_node_pool.plan.masking.masked_document`; a secret output is ``[secret]``, one the cloud
+    computes ``(known after apply)``) before it is cut at :data:`MAX_OUTPUT_TEXT` characters
+    (:func:`gpu_node_pool.text.terminal.shown`); at most :data:`MAX_OUTPUTS` lines, then how many more there are.
+    Nothing when there are none."""
+    if not outputs:
+        return []
+    masked = masked_document(dict(outputs), resources)
+    lines = ["", f"stack outputs ({len(masked)}; pulumi stack output shows them after an update):"]
+    for key, value in list(masked.items())[:MAX_OUTPUTS]:
+        text = value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "), default=str)
+        lines.append(f"  {key}  {shown(text, quote=False, limit=MAX_OUTPUT_TEXT)}")
+    if len(masked) > MAX_OUTPUTS:
+        lines.append(f"  ... {len(masked) - MAX_OUTPUTS} more: gpupool plan --json has them all (outputs)")
+    return lines
 
 
 def warning_lines(warnings: Iterable[Any]) -> list[str]:
