@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 __all__ = [
-    "TAG_ERRORS", "MAX_EXPANDED_VALUES", "AliasExpansionError", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
+    "TAG_ERRORS", "MAX_EXPANDED_VALUES", "AliasExpansionError", "GoSafeLoader", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
 
 #: PyYAML's resolved tags of a string, a list and a mapping (the YAML 1.1 tag repository, https://yaml.org/type/).
 STR_TAG, SEQ_TAG, MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
@@ -31,12 +31,12 @@ MAX_EXPANDED_VALUES = 5_000_000
 _SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _GoNumbersLoader(_SAFE):  # type: ignore[misc, valid-type]
+class GoSafeLoader(_SAFE):  # type: ignore[misc, valid-type]
     """The safe loader (libyaml's C parser when PyYAML was built with it), plain scalars read as numbers where Go's
     YAML readers read them so (:data:`_GO_FLOAT`)."""
 
 
-_BASE = _GoNumbersLoader
+_BASE = GoSafeLoader
 
 
 class AliasExpansionError(yaml.YAMLError):
@@ -119,7 +119,7 @@ _GO_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 
 
 class _BoundedLoader(_BASE):  # type: ignore[misc, valid-type]
-    """:class:`_GoNumbersLoader`, each document's expansion checked (:func:`check_expansion`) before it is built."""
+    """:class:`GoSafeLoader`, each document's expansion checked (:func:`check_expansion`) before it is built."""
 
     limit = MAX_EXPANDED_VALUES
 
@@ -161,4 +161,4 @@ def load_all_bounded(text: str) -> Iterator[Any]:
     return with_tag_errors(yaml.load_all(text, Loader=loader), text)  # noqa: S506 - safe loaders
 
 
-_GoNumbersLoader.add_implicit_resolver("tag:yaml.org,2002:float", _GO_FLOAT, list("-+0123456789."))
+GoSafeLoader.add_implicit_resolver("tag:yaml.org,2002:float", _GO_FLOAT, list("-+0123456789."))

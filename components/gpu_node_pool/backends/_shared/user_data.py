@@ -54,7 +54,15 @@ import yaml
 
 from ...k8s.patterns import full_match
 from ...k8s.taints import Taint
-from ...sdk.yaml_bounded import MAP_TAG, SEQ_TAG, STR_TAG, TagValueError, load_all_bounded, with_tag_errors
+from ...sdk.yaml_bounded import (
+    MAP_TAG,
+    SEQ_TAG,
+    STR_TAG,
+    GoSafeLoader,
+    TagValueError,
+    load_all_bounded,
+    with_tag_errors,
+)
 
 if TYPE_CHECKING:  # the config models are only needed for type hints and the pool helpers
     pass
@@ -224,7 +232,7 @@ def _read_shell(text: str, found: _Found) -> None:
 
 
 #: libyaml's safe loader when PyYAML has it (five times faster on nodeadm user data), else PyYAML's.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER = GoSafeLoader
 
 
 _STR, _SEQ, _MAP = STR_TAG, SEQ_TAG, MAP_TAG
