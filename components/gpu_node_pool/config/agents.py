@@ -15,11 +15,10 @@ Sources:
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
 from .chart_repository import ChartRepository
+from .chart_versions import pinned_chart_version
 from .common import GpuSharingConfig, MigConfig, Model, sharing_config_name
 
 __all__ = [
@@ -37,6 +36,28 @@ __all__ = [
 #: GFD, DCGM exporter and MIG manager as its operands).
 PLUGIN_PROVIDERS = ("nvidia-device-plugin", "gpu-operator")
 
+#: The dcgm-exporter chart version whose values the component writes
+#: (``gpu_node_pool.gpu_agents.dcgm_exporter.values.CHART_VERSION``); ``v4.8.2`` is read as it.
+_DCGM_CHART = "4.8.2"
+_DcgmChartVersion = pinned_chart_version(
+    "dcgm-exporter", _DCGM_CHART,
+    writes="tolerations, affinity, priorityClassName, serviceMonitor.enabled, and on GKE extraHostVolumes, "
+    "extraVolumeMounts and extraEnv",
+    source=f"NVIDIA/dcgm-exporter@4.5.3-{_DCGM_CHART} deployment/, chart {_DCGM_CHART}",
+    enabled_key="gpuAgents.dcgmExporter.enabled", judged_by="gpu-agents-cover-gpu-pools",
+)
+
+#: The aws-efa-k8s-device-plugin chart version whose values the component writes and whose supported instance types
+#: the plan reads (``gpu_node_pool.gpu_agents.efa_device_plugin.values``); ``v0.5.30`` is read as it.
+_EFA_CHART = "0.5.30"
+_EfaChartVersion = pinned_chart_version(
+    "aws-efa-k8s-device-plugin", _EFA_CHART,
+    writes="tolerations, which the template renders after its own CriticalAddonsOnly toleration; the instance types "
+    "the plan says it reaches are that version's supportedInstanceLabels",
+    source=f"aws/eks-charts stable/aws-efa-k8s-device-plugin, chart v{_EFA_CHART}",
+    enabled_key="gpuAgents.efaDevicePlugin.enabled", judged_by="gpu-agents-cover-gpu-pools",
+)
+
 
 class DcgmExporterConfig(Model):
     """``gpuAgents.dcgmExporter``: NVIDIA's DCGM exporter (GPU metrics), placed on every GPU pool.
@@ -49,7 +70,7 @@ class DcgmExporterConfig(Model):
     enabled: bool = False
     service_monitor: bool = False
     namespace: str = Field("gpu-monitoring", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-    chart_version: Literal["4.8.2"] = "4.8.2"
+    chart_version: _DcgmChartVersion = _DCGM_CHART  # type: ignore[valid-type]
     repository: ChartRepository = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 
 
@@ -71,7 +92,7 @@ class EfaDevicePluginConfig(Model):
 
     enabled: bool = True
     namespace: str = Field("kube-system", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-    chart_version: Literal["0.5.30"] = "0.5.30"
+    chart_version: _EfaChartVersion = _EFA_CHART  # type: ignore[valid-type]
     repository: ChartRepository = "https://aws.github.io/eks-charts"
 
 

@@ -27,6 +27,7 @@ from ..sdk.identity import IDENTITY_FIELDS
 from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig
 from .chart_repository import ChartRepository, url_text_problem
+from .chart_versions import pinned_chart_version
 from .common import Model, PoolBase, TolerationConfig, fail
 from .errors import ConfigIssue
 from .limits import LimitsConfig, aws_id_problem, eks_version_problem
@@ -231,14 +232,16 @@ def _identity_inputs(info: ValidationInfo) -> frozenset[str]:
 
 
 #: The nvidia-device-plugin chart version whose values and DaemonSet the component writes and the plan models
-#: (``gpu_node_pool.gpu_agents.device_plugin.values.CHART_VERSION``).
+#: (``gpu_node_pool.gpu_agents.device_plugin.values.CHART_VERSION``); ``v0.20.0`` is read as it
+#: (:func:`.chart_versions.pinned_chart_version`).
 _DEVICE_PLUGIN_CHART = "0.20.0"
-#: The same chart version with a leading ``v``, which Helm resolves to that chart: ``helm --version`` and a Pulumi
-#: ``helm.v4.Chart``'s ``version`` (pulumi/pulumi-kubernetes provider/pkg/helm/tool.go: ``ChartPathOptions.LocateChart``)
-#: look the chart up with ``IndexFile.Get`` (helm/helm pkg/repo/index.go), which reads the version as a Masterminds/semver
-#: v3 constraint (``NewConstraint``; its ``cvRegex`` takes an optional ``v``, constraints.go@v3.4.0), and a bare version
-#: is an equality constraint that the index's ``0.20.0`` meets. Read as ``0.20.0``, which the component installs.
-_DEVICE_PLUGIN_CHART_V = "v" + _DEVICE_PLUGIN_CHART
+_DevicePluginChartVersion = pinned_chart_version(
+    "nvidia-device-plugin", _DEVICE_PLUGIN_CHART,
+    writes=f"tolerations, affinity, priorityClassName, image tag v{_DEVICE_PLUGIN_CHART}, the time-slicing/MPS config "
+    "map, gfd and nfd",
+    source=f"NVIDIA/k8s-device-plugin@v{_DEVICE_PLUGIN_CHART} deployments/helm/nvidia-device-plugin",
+    enabled_key="devicePlugin.enabled", judged_by="device-plugin-covers-gpu-pools",
+)
 
 
 class DevicePluginConfig(Model):
@@ -251,31 +254,12 @@ class DevicePluginConfig(Model):
         "and the other agents as its operands).",
     )
     namespace: str = Field("nvidia-device-plugin", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-    chart_version: Literal[_DEVICE_PLUGIN_CHART] = _DEVICE_PLUGIN_CHART  # type: ignore[valid-type]
+    chart_version: _DevicePluginChartVersion = _DEVICE_PLUGIN_CHART  # type: ignore[valid-type]
     repository: ChartRepository = "https://nvidia.github.io/k8s-device-plugin"
     image_digest: str | None = Field(None, pattern=r"^sha256:[0-9a-f]{64}$")
     extra_tolerations: list[TolerationConfig] = Field(
         default_factory=list, description="Tolerations for taints of nodes outside this stack."
     )
-
-    @field_validator("chart_version", mode="before",
-                     json_schema_input_type=Literal[_DEVICE_PLUGIN_CHART, _DEVICE_PLUGIN_CHART_V])  # type: ignore[valid-type]
-    @classmethod
-    def _pinned_chart(cls, version: Any) -> Any:
-        if version == _DEVICE_PLUGIN_CHART_V:
-            return _DEVICE_PLUGIN_CHART
-        if version != _DEVICE_PLUGIN_CHART:
-            raise fail(
-                f"{show(version)}: the component installs nvidia-device-plugin chart {_DEVICE_PLUGIN_CHART} only: the "
-                f"values it writes (tolerations, affinity, priorityClassName, image tag v{_DEVICE_PLUGIN_CHART}, the "
-                "time-slicing/MPS config map, gfd and nfd) are that version's values.yaml keys, and the plan and its "
-                f"policies judge the DaemonSet that version's templates render (NVIDIA/k8s-device-plugin@v"
-                f"{_DEVICE_PLUGIN_CHART} deployments/helm/nvidia-device-plugin); another version may read them "
-                f"otherwise, unchecked. Remove chartVersion ({_DEVICE_PLUGIN_CHART} is the default), or set "
-                "devicePlugin.enabled: false and install the version you need yourself (a Helm chart of it in your "
-                "program is judged by device-plugin-covers-gpu-pools)"
-            )
-        return version
 
     @field_validator("namespace")
     @classmethod
