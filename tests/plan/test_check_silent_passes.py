@@ -145,3 +145,16 @@ def test_a_manifest_indented_with_a_tab_is_an_error_at_its_line_and_column(capsy
     assert "the character there is a tab: YAML indents with spaces only" in error["message"]
     assert "so a real `pulumi preview` fails on it" in error["message"]
     assert "manifests/agent.yaml:15:1:" in text
+
+
+def test_a_manifest_key_that_is_a_list_is_said_in_a_manifests_terms_not_a_stack_files(capsys, tmp_path):
+    broken = MANIFEST.replace("metadata: {name: agent, namespace: monitoring}\nspec:",
+                              "metadata:\n  name: agent\n  labels:\n    ? [app, tier]\n    : agent\nspec:")
+    code, doc, text = check(capsys, project(tmp_path, CONFIG_FILE, broken))
+    assert code == 2 and doc["notJudged"] == []
+    [error] = doc["configErrors"]
+    assert error["path"] == "kubernetes:yaml/v2:ConfigFile 'agent' file"
+    assert error["message"].startswith("manifests/agent.yaml:10:7: has a key that is a list or mapping (a YAML "
+                                       "complex key, '? [a, b]'): a Kubernetes manifest's keys are strings")
+    assert "Unsupported map key of type" in error["message"] and "write the key as text" in error["message"]
+    assert "stack file" not in error["message"] and "Pulumi config keys" not in error["message"]

@@ -399,12 +399,12 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
 
 
 def _manifest_syntax(err: Exception, name: str) -> str:
-    """A manifest's YAML error as the stack file reader words one
-    (:func:`gpu_node_pool.config.yaml_errors.yaml_syntax_problem`):
+    """A manifest's YAML error as the stack file reader words one, in a manifest's terms
+    (:func:`gpu_node_pool.config.yaml_errors.yaml_syntax_problem` with ``reads="manifest"``):
     ``<name>:<line>:<column>: is not valid YAML: <problem> (<context>); fix the syntax there``."""
-    from ..config.yaml_errors import yaml_syntax_problem
+    from ..config.yaml_errors import MANIFEST, yaml_syntax_problem
 
-    where, message = yaml_syntax_problem(err, name)  # type: ignore[arg-type]
+    where, message = yaml_syntax_problem(err, name, MANIFEST)  # type: ignore[arg-type]
     return f"{where}: {message}"
 
 
