@@ -35,6 +35,7 @@ from ..text.terminal import terminal_text
 from .expand import ExpandOptions, expand_plan, finish_plan
 from .interpreter import DEFAULT_PROGRAM_TIMEOUT, Interpreter, choose_interpreter, record_in_child
 from .locate import duplicates_of_not_judged, locate_in_program, not_judged_lines, split_by_resource
+from .registered import RegisteredPool
 from .stack_file import missing_program_issue, read_project_file
 
 __all__ = ["CheckResult", "check_project", "project_name", "to_json"]
@@ -64,6 +65,9 @@ class CheckResult:
     interpreter: dict[str, Any] | None = None
     #: A foreign program has no stack config of this project (what the plan's page and expansion read).
     config: None = None
+    #: Each ``GpuNodePool`` the program registered, in registration order, named after its component (what the page
+    #: draws of a pool the pack cannot find among the resources; the plan's ``pool_models`` alike).
+    pool_models: list[RegisteredPool] = field(default_factory=list)
 
     def exit_code_at(self, fail_on: str = "mandatory") -> int:
         """0 clean, 1 a finding at or above ``fail_on`` (``advisory``, ``mandatory``, ``none``), 2 the
@@ -142,8 +146,9 @@ def check_project(
         result.interpreter = interpreter.to_dict()
         found = read_stack(project, stack)
         config, secrets = found.config, found.secrets
-        result.resources, collected, warnings = _record(interpreter, program, project, run_dir, config, secrets,
-                                                        stack, result.project, program_timeout, result.program_log)
+        result.resources, collected, warnings, result.pool_models = _record(
+            interpreter, program, project, run_dir, config, secrets, stack, result.project, program_timeout,
+            result.program_log)
     except ConfigError as err:  # the stack config's issues get their place in the stack file; the rest keep their own
         if not result.project:  # Pulumi.yaml read but its program missing: the report still names the project
             try:
@@ -173,11 +178,12 @@ def check_project(
 
 def _record(interpreter: Interpreter, program: Path, project: Path, run_dir: Path, config: dict[str, Any],
             secrets: list[str], stack: str, name: str, timeout: float,
-            program_log: list[dict[str, str]]) -> tuple[list[Recorded], list[NotJudged], list[dict[str, str]]]:
-    """``(resources, not judged while it ran, its GpuNodePools' config warnings)`` of the program, run in a child
-    of the interpreter that changes to ``run_dir`` before the program runs (:func:`.interpreter.record_in_child`,
-    stopped after ``timeout`` seconds; issues placed relative to ``project``). What the program
-    logged (the child's ``programLog``) is appended to ``program_log``, also when it then failed.
+            program_log: list[dict[str, str]],
+            ) -> tuple[list[Recorded], list[NotJudged], list[dict[str, str]], list[RegisteredPool]]:
+    """``(resources, not judged while it ran, its GpuNodePools' config warnings, the GpuNodePools it registered)`` of
+    the program, run in a child of the interpreter that changes to ``run_dir`` before the program runs
+    (:func:`.interpreter.record_in_child`, stopped after ``timeout`` seconds; issues placed relative to ``project``).
+    What the program logged (the child's ``programLog``) is appended to ``program_log``, also when it then failed.
 
     Raises:
         ConfigError: the program raised, ended its Python early or hung, or its config is wrong (one
@@ -191,7 +197,7 @@ def _record(interpreter: Interpreter, program: Path, project: Path, run_dir: Pat
         raise ConfigError([_child_issue(i, program, project) for i in answer["configIssues"]],
                           answer.get("configSource") or str(program))
     return ([Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]],
-            answer.get("warnings") or [])
+            answer.get("warnings") or [], [RegisteredPool.from_json(p) for p in answer["pools"]])
 
 
 def _child_issue(issue: dict[str, Any], program: Path, project: Path) -> ConfigIssue:

@@ -23,7 +23,9 @@ program or the component, ``GpuNodePool 'vision'``), or ``resources`` (each
 :meth:`~gpu_node_pool.sdk.record.Resource.to_json`: a Pulumi asset or archive in its inputs as Pulumi's wire form,
 so the parent reads a ``valueYamlFiles`` ``FileAsset``'s path and a ``StringAsset``'s text), ``notJudged``
 (``[{"resource", "type", "reason", "fix"}]``: remote v1 manifests, unparsable YAML) and ``warnings``
-(``[{"component", "path", "message"}]``: the config warnings of the program's ``GpuNodePool`` s); in either case
+(``[{"component", "path", "message"}]``: the config warnings of the program's ``GpuNodePool`` s) and ``pools``
+(each ``GpuNodePool`` the program registered, in registration order, named after its component:
+:meth:`gpu_node_pool.plan.registered.RegisteredPool.to_json`); in either case
 ``programLog`` (``[{"severity", "message", "resource"?}]``: what the program logged with ``pulumi.log``, already
 shown on the child's stderr, :func:`gpu_node_pool.sdk.program_log.collecting`).
 A bug of this package in the child is not answered: the child exits non-zero with its traceback.
@@ -41,7 +43,7 @@ from typing import Any
 __all__ = ["BOOT", "PROTOCOL", "answer", "main", "record_here"]
 
 #: Version of the request/answer shapes above; the parent refuses an answer of another version.
-PROTOCOL = 6
+PROTOCOL = 7
 #: Exit code of :data:`BOOT` when ``gpu_node_pool`` (or what it imports) is not importable in the child.
 NOT_IMPORTABLE = 3
 #: What the parent passes to ``python -c``: import this module, or say on stderr which module is missing.
@@ -56,10 +58,11 @@ BOOT = (
 )
 
 
-def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack: str,
-                project: str) -> tuple[list[Any], list[Any], list[tuple[str, Any]]]:
+def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack: str, project: str,
+                pools: list[Any] | None = None) -> tuple[list[Any], list[Any], list[tuple[str, Any]]]:
     """``(resources, not-judged items, (component, config warning) pairs)`` of ``program`` run under the plan's
-    mocks in this process.
+    mocks in this process; ``pools``, if given, receives the pool model of each ``GpuNodePool`` it registered, in
+    registration order, named after its component (as the plan's ``pool_models``).
 
     Raises:
         ConfigError: the program raised, exited or compiled badly (one line: :func:`.run.program_issue`),
@@ -69,7 +72,7 @@ def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack
 
     from ..config import ConfigError, ConfigIssue
     from .expand import offline_yaml
-    from .run import DuplicateUrnError, program_issue, record_program
+    from .run import DuplicateUrnError, _registered_pools, program_issue, record_program
 
     def failure(err: BaseException) -> ConfigError:
         issue = program_issue(err, program)
@@ -78,9 +81,11 @@ def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack
         return ConfigError([issue], str(program))
 
     warnings: list[tuple[str, Any]] = []
+    constructed: dict[str, Any] = {}
     try:
         with offline_yaml() as collected:
-            resources, _ = record_program(program, config, secrets, stack=stack, project=project, warnings=warnings)
+            resources, _ = record_program(program, config, secrets, stack=stack, project=project, warnings=warnings,
+                                          pools=constructed)
     except DuplicateUrnError as err:
         raise ConfigError([ConfigIssue(str(program), str(err))], str(program)) from None
     except ConfigError as err:  # a component the program constructs refused its arguments
@@ -91,6 +96,8 @@ def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack
         raise failure(err) from None
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
         raise failure(err) from None
+    if pools is not None:
+        pools += _registered_pools(resources, constructed)
     return resources, collected, warnings
 
 
@@ -133,14 +140,16 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     from .._version import __version__
     from ..config import ConfigError
     from ..sdk.program_log import collecting
+    from .registered import RegisteredPool
 
     out: dict[str, Any] = {"protocol": PROTOCOL, "version": __version__, "prefix": sys.prefix,
                            "executable": sys.executable}
+    pools: list[Any] = []
     try:
         with collecting() as out["programLog"]:
             resources, collected, warnings = record_here(Path(request["program"]), request.get("config") or {},
                                                          request.get("secrets") or [], request["stack"],
-                                                         request["project"])
+                                                         request["project"], pools)
     except ConfigError as err:
         out["configIssues"] = [i.to_json() for i in err.issues]
         out["configSource"] = err.source
@@ -148,6 +157,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     out["resources"] = [r.to_json() for r in resources]
     out["notJudged"] = [nj.to_dict() for nj in collected]
     out["warnings"] = [{"component": name, "path": w.path, "message": w.message} for name, w in warnings]
+    out["pools"] = [RegisteredPool.of(p).to_json() for p in pools]
     return out
 
 

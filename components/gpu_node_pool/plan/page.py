@@ -10,8 +10,9 @@ I/O, no mocks) returning the :class:`~gpu_node_pool.plan.html.Matrix` that
 - **Columns**: every GPU pool :func:`gpu_node_pool.policies.pools.find_gpu_pools` finds among the
   recorded resources, as the pack's policies see them: the stack's ``GpuNodePool`` pools (named
   as in ``gpu-node-pools:pools``) and hand-written node groups, node pools and NodePools (named
-  by their Pulumi resource name); plus the stack's pools the pack cannot see among resources,
-  from the plan's pool entries (self-managed kubeadm/kubelet pools, which join through files).
+  by their Pulumi resource name); plus the ``GpuNodePool`` s the program registered that the pack cannot see
+  among resources (self-managed kubeadm/kubelet pools, which join through files), from the result's
+  ``pool_models`` (:mod:`.registered`): the program's own pools, never the stack file's by position.
 - **Cells**: the placement verdict the pack's coverage rules and the audit use
   (:func:`gpu_node_pool.policies.placement.place`, the DaemonSet controller's ``nodeShouldRunDaemonPod``),
   with the effective tolerations of :func:`gpu_node_pool.k8s.taints.effective_tolerations` (kind
@@ -35,15 +36,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..backends._shared.gpu_pool import GpuPool
 from ..k8s.effective import cluster_platform, runs_own_api_server
-from ..k8s.taints import Taint, TaintError
+from ..k8s.taints import TaintError
 from ..k8s.wellknown import DAEMONSET, GPU_NODE_POOL_TYPE, POOL_LABEL_KEY, UNKNOWN
 from ..policies.daemonset_nodes import DaemonSet, placement_cell, read_daemonset
 from .html import Matrix, MatrixCell, MatrixColumn, MatrixRow, render_page
 from .run import PlanResult
+
+if TYPE_CHECKING:
+    from .check import CheckResult
 
 __all__ = ["plan_matrix", "write_page", "plan_platform"]
 
@@ -66,28 +70,31 @@ def _pool_name(pool: Any, by_urn: Mapping[str, Any]) -> str:
     return str(pool.name)
 
 
-def _entry_pools(result: PlanResult) -> list[GpuPool]:
-    """The stack's declared pools as the plan summarised them (``result.pools``), for those the pack
-    cannot find among the recorded resources (self-managed kubeadm/kubelet pools join through
-    bootstrap files, with no Pulumi pool resource). ``name`` is the pool's name in the stack; ``platform``
-    is the pool model's ``cluster_platform``."""
-    configs = list(result.config.pools) if result.config is not None else []
+def _registered_pools(result: PlanResult | CheckResult) -> list[GpuPool]:
+    """The ``GpuNodePool`` s the program registered (``result.pool_models``, :mod:`.registered`), for those the pack
+    cannot find among the recorded resources (self-managed kubeadm/kubelet pools join through bootstrap files, with
+    no Pulumi pool resource): each named after its component, with its model's taints, node labels and platform
+    (``cluster_platform``: a self-managed kubeadm pool's is ``self-managed``), declared as its component's
+    ``configPath`` says (``pools[0] "dgx"`` for a pool of the stack config, ``GpuNodePool "dgx"`` for one the program
+    declares itself: :func:`gpu_node_pool.policies.pools.pool_declared_as`)."""
+    from ..policies.pools import pool_declared_as
+
+    paths = {}
+    for r in result.resources:
+        if r.type == GPU_NODE_POOL_TYPE:
+            paths.setdefault(r.name, r.inputs.get("configPath"))
     pools = []
-    for i, entry in enumerate(result.pools):
-        config = configs[i] if i < len(configs) else None
-        backend = str(entry.get("backend", ""))
-        # the pool model's platform (its backend's, or per pool: a self-managed kubeadm pool's is self-managed)
-        platform = config.cluster_platform if config is not None else cluster_platform(())
+    for model in result.pool_models:
         taints, problem = [], None
         try:
-            taints = [Taint.parse(t) for t in entry.get("taints") or []]
+            taints = list(model.taint_list)
         except TaintError as err:
             problem = str(err)
-        labels = entry.get("labels")
-        declared = f'pools[{i}] "{entry["name"]}"'
-        pools.append(GpuPool(backend=backend, resource_type="stack config", name=str(entry["name"]), urn="",
-                             taints=taints, labels=dict(labels) if isinstance(labels, Mapping) else None,
-                             where=declared, platform=platform, declared_as=declared, problem=problem))
+        path = paths.get(model.name)
+        declared = pool_declared_as(path if isinstance(path, str) else None, model.name)
+        pools.append(GpuPool(backend=model.backend, resource_type=GPU_NODE_POOL_TYPE, name=model.name, urn="",
+                             taints=taints, labels=dict(model.node_labels), where=declared,
+                             platform=model.cluster_platform, declared_as=declared, problem=problem))
     return pools
 
 
@@ -110,7 +117,7 @@ def _cell(ds: DaemonSet, placed: Any) -> MatrixCell:
     return MatrixCell(cell.status, cell.summary, tuple(cell.details))
 
 
-def plan_matrix(result: PlanResult) -> Matrix:
+def plan_matrix(result: PlanResult | CheckResult) -> Matrix:
     """The DaemonSet x GPU pool matrix of a plan (see the module docstring for the rules).
 
     ``result`` must come from a plan without config errors (``result.config_issues`` empty).
@@ -124,7 +131,7 @@ def plan_matrix(result: PlanResult) -> Matrix:
     pools = find_gpu_pools(resources, undecided)
     by_urn = {r.urn: r for r in resources}
     found = {_pool_name(p, by_urn) for p in pools}
-    pools += [p for p in _entry_pools(result) if p.name not in found]
+    pools += [p for p in _registered_pools(result) if p.name not in found]
     platform = plan_platform({p.platform for p in pools if not p.problem})
     plugins = None
     if runs_own_api_server(platform) and result.config is not None:
@@ -194,7 +201,7 @@ def plan_matrix(result: PlanResult) -> Matrix:
     return Matrix("gpupool plan: DaemonSet x GPU pool", subtitle, tuple(columns), tuple(rows), (), lists)
 
 
-def write_page(result: PlanResult, out: str | Path) -> Path:
+def write_page(result: PlanResult | CheckResult, out: str | Path) -> Path:
     """Write the page of :func:`plan_matrix` to ``out`` (UTF-8); returns the path.
 
     Raises:
