@@ -27,6 +27,15 @@ wire form (``gpupool check``'s child, :mod:`gpu_node_pool.sdk.record`); both rea
 - a ``FileAsset`` whose file does not exist fails a real preview: the provider reads every values file when it
   renders the chart (``values.go`` ``readAsset``: "failed to read file"; a Release in ``Check``), so it is refused
   (:class:`ValuesProblem` with ``refused``), with the nearest existing file when one looks like it.
+- a values file holding several YAML documents (``---``) gives the provider its first document only: both chart
+  types read each file with ``sigs.k8s.io/yaml``'s ``Unmarshal`` (pulumi/pulumi-kubernetes
+  ``provider/pkg/helm/values.go@v4.32.0``, ``ValueOpts.MergeValues``; ``provider/pkg/provider/helm_release.go@v4.32.0``,
+  ``decodeRelease``), which converts the YAML with ``go.yaml.in/yaml/v2``'s ``Unmarshal`` (kubernetes-sigs/yaml
+  ``yaml.go@v1.6.0``), and that "decodes the first document found" (yaml.v2 ``yaml.go``). ``helm template -f`` of
+  Helm v4 merges every document of the file instead (helm/helm ``pkg/cli/values/options.go@v4.1.4``,
+  ``loader.LoadValues``; Helm v3's ``-f`` read the first only, ``pkg/cli/values/options.go@v3.20.2``). So each file
+  is cut to its first document (:func:`first_document`) before helm sees it, and a note says which documents were
+  left out: the plan judges, and ``gpupool render`` writes, the values ``pulumi up`` installs.
 
 :func:`merged_values` merges those same documents into the one map Helm renders with (what ``gpupool render`` writes
 as a chart's ``values.yaml``): Helm's ``MergeMaps``, each document over the ones before it, the inline ``values``
@@ -36,6 +45,7 @@ last, with the highest precedence.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +58,7 @@ from ..sdk.record import asset_parts
 from ..sdk.yaml_bounded import load_all_bounded
 from .result import similar_path
 
-__all__ = ["ValuesProblem", "merge_maps", "merged_values", "values_documents"]
+__all__ = ["ValuesProblem", "first_document", "merge_maps", "merged_values", "values_documents"]
 
 _CHART = "kubernetes:helm.sh/v4:Chart"
 #: Where the provider reads a chart's values files at preview, per chart type.
@@ -69,6 +79,20 @@ _RELEASE_ASSET = (
 _RELEASE_ASSET_FIX = ("give the value itself: read the file in the program (e.g. Path('file').read_text()), or "
                       "list the values file in valueYamlFiles, which the Release reads as YAML; a helm.v4.Chart "
                       "takes an asset in values as its text")
+#: Why the documents after a values file's first are left out (module docstring).
+_FIRST_ONLY = (
+    "{where} holds more than one YAML document; the Kubernetes provider reads only the first of a values file "
+    "(pulumi/pulumi-kubernetes provider/pkg/helm/values.go@v4.32.0 ValueOpts.MergeValues and "
+    "provider/pkg/provider/helm_release.go@v4.32.0 decodeRelease read it with sigs.k8s.io/yaml Unmarshal, which "
+    "decodes the first document only, yaml.go@v1.6.0 with go.yaml.in/yaml/v2), so `pulumi up` installs the chart "
+    "without the documents from line {line} on, and the plan judges it so (helm template -f of Helm v4 would merge "
+    "them: helm/helm pkg/cli/values/options.go@v4.1.4, loader.LoadValues). Write the values in one document, or "
+    "give each document as a file of its own in valueYamlFiles")
+#: A plain scalar that is a document with no values (YAML's null), which adds nothing whoever reads it.
+_EMPTY = ("", "~", "null", "Null", "NULL")
+#: A line that starts or ends a YAML document (``---``, ``...``) at its first column: without one, a text is one
+#: document and needs no parsing.
+_MARKER = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)
 _HASH_SOURCE = ("pulumi/pulumi pkg/resource/deploy/source_eval.go@v3.243.0, RegisterResource with ComputeAssetHashes; "
                 "sdk/go/common/resource/plugin/rpc.go@v3.243.0: \"failed to compute asset hash\"")
 
@@ -92,14 +116,20 @@ class ValuesProblem:
 
 def values_documents(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
                      notes: list[str]) -> list[str] | ValuesProblem:
-    """The YAML documents to pass with ``-f``: each ``valueYamlFiles`` asset's text, then ``values`` as JSON (which
-    is YAML, and keeps types exact); or the first problem. A file that is not UTF-8 adds a note to ``notes``."""
+    """The YAML documents to pass with ``-f``: the first YAML document of each ``valueYamlFiles`` asset's text (the
+    one the provider reads: :func:`first_document`), then ``values`` as JSON (which is YAML, and keeps types exact);
+    or the first problem. A file that is not UTF-8, or one with values in a document after its first, adds a note
+    to ``notes``."""
     docs: list[str] = []
     files = inputs.get("valueYamlFiles") or []
     for i, asset in enumerate(files if isinstance(files, list) else [files]):
-        text = _asset_text(type_token, f"valueYamlFiles[{i}]", asset, base_dir, notes)
+        where = f"valueYamlFiles[{i}]"
+        text = _asset_text(type_token, where, asset, base_dir, notes)
         if isinstance(text, ValuesProblem):
             return text
+        text, later = first_document(text)
+        if later is not None:
+            notes.append(_FIRST_ONLY.format(where=where, line=later))
         docs.append(text)
     values = inputs.get("values")
     if values:
@@ -112,6 +142,39 @@ def values_documents(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
             return ValuesProblem("values", f"values cannot be written for helm ({e})",
                                  "give values as maps, lists, strings, numbers and booleans")
     return docs
+
+
+def first_document(text: str) -> tuple[str, int | None]:
+    """The text of ``text``'s first YAML document, as the Kubernetes provider reads a values file (module
+    docstring), and the line (1-based) of the ``---`` of the first later document with values in it, or None when
+    there is none (a later document that is empty or ``null`` adds nothing, whoever reads it).
+
+    The text is cut where the first document ends (before the ``---`` that starts the next, or after its ``...``),
+    so helm reads exactly that document. A text with no ``---`` or ``...`` line is one document and is returned
+    whole, as is one whose first document the parser cannot read (helm then fails on it as the provider does); a
+    later document the parser cannot read is left out as the provider leaves it."""
+    if not _MARKER.search(text):
+        return text, None
+    end: int | None = None
+    line: int | None = None
+    try:
+        for event in yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            if end is None:
+                if isinstance(event, yaml.DocumentEndEvent):
+                    end = event.end_mark.index
+            elif isinstance(event, yaml.DocumentStartEvent):
+                line = event.start_mark.line + 1
+            elif isinstance(event, yaml.StreamEndEvent):
+                return text[:end], None
+            elif not (isinstance(event, yaml.DocumentEndEvent) or (
+                    isinstance(event, yaml.ScalarEvent) and event.implicit[0] and event.value in _EMPTY
+                    and not event.anchor and not event.tag)):
+                return text[:end], line
+    except yaml.YAMLError as e:
+        if end is not None:
+            mark = getattr(e, "problem_mark", None)
+            return text[:end], line or (mark.line + 1 if mark else None)
+    return text if end is None else text[:end], None
 
 
 def merge_maps(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -130,13 +193,14 @@ def merge_maps(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
 def merged_values(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
                   notes: list[str]) -> dict[str, Any] | ValuesProblem:
     """The values Helm renders a chart resource with: the documents :func:`values_documents` gives the judging's
-    ``helm template`` (each ``valueYamlFiles`` file in order, then ``values``) merged by :func:`merge_maps`, each
-    over the ones before, so ``values`` wins, then the last file. That is Helm's order for repeated ``-f``
-    (https://helm.sh/docs/helm/helm_install/, helm/helm ``pkg/cmd/install.go@v4.1.4``: "The priority will be given
-    to the last (right-most) file specified"; ``pkg/cli/values/options.go@v4.1.4``, ``MergeValues``, which also merges the documents of
-    one file in order, ``LoadValues``) and the provider's (pulumi/pulumi-kubernetes
-    ``provider/pkg/helm/values.go@v4.32.0``, ``ValueOpts.MergeValues``: the files, then ``values``; the
-    ``helm.v4.Chart`` docs: ``values`` "with highest precedence").
+    ``helm template`` (the first YAML document of each ``valueYamlFiles`` file in order, then ``values``) merged by
+    :func:`merge_maps`, each over the ones before, so ``values`` wins, then the last file. That is Helm's order for
+    repeated ``-f`` (https://helm.sh/docs/helm/helm_install/, helm/helm ``pkg/cmd/install.go@v4.1.4``: "The
+    priority will be given to the last (right-most) file specified"; ``pkg/cli/values/options.go@v4.1.4``,
+    ``MergeValues``) and the provider's (pulumi/pulumi-kubernetes ``provider/pkg/helm/values.go@v4.32.0``,
+    ``ValueOpts.MergeValues``: the files, then ``values``; the ``helm.v4.Chart`` docs: ``values`` "with highest
+    precedence"); of a file with several documents only the first counts, as the provider reads it (module
+    docstring).
 
     Keys that YAML reads as no string (``1:``, ``true:``) are written as the strings Helm makes of them. Returns
     the merged map, or the first problem: :func:`values_documents`'s, or a document that is not YAML or not a
