@@ -12,6 +12,7 @@ import pytest
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.cli.contract import report_schema
+from gpu_node_pool.plan.expand import locate_helm
 
 POOL = """\
 import pulumi
@@ -158,3 +159,73 @@ def test_a_manifest_key_that_is_a_list_is_said_in_a_manifests_terms_not_a_stack_
                                        "complex key, '? [a, b]'): a Kubernetes manifest's keys are strings")
     assert "Unsupported map key of type" in error["message"] and "write the key as text" in error["message"]
     assert "stack file" not in error["message"] and "Pulumi config keys" not in error["message"]
+
+
+CHART_YAML = "apiVersion: v2\nname: agent\nversion: 0.1.0\n"
+#: A template as a chart writes it: Helm renders it whatever its apiVersion and kind (it asks no API server).
+TEMPLATE = """\
+apiVersion: {api}
+kind: {kind}
+metadata:
+  name: {{{{ .Release.Name }}}}
+spec:
+  selector: {{matchLabels: {{app: agent}}}}
+  template:
+    metadata: {{labels: {{app: agent}}}}
+    spec:
+      containers: [{{name: agent, image: example.com/agent:1.0}}]
+      tolerations: [{{key: nvidia.com/gpu, operator: Exists}}]
+"""
+CHART = 'k8s.helm.v4.Chart("agent", chart="./charts/agent", namespace="monitoring")\n'
+
+
+def chart_project(tmp_path: Path, api: str, kind: str, lines: str = CHART) -> Path:
+    """:func:`project` with a local chart ``charts/agent`` whose ``templates/agent.yaml`` renders ``api`` ``kind``
+    (after a ServiceAccount template, so the object is not the first Helm prints)."""
+    root = project(tmp_path, lines)
+    templates = root / "charts" / "agent" / "templates"
+    templates.mkdir(parents=True)
+    (root / "charts" / "agent" / "Chart.yaml").write_text(CHART_YAML)
+    (templates / "account.yaml").write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: agent}\n")
+    (templates / "agent.yaml").write_text(TEMPLATE.format(api=api, kind=kind))
+    return root
+
+
+needs_helm = pytest.mark.skipif(locate_helm() is None, reason="no helm executable (make setup installs one)")
+
+
+@needs_helm
+def test_a_chart_that_renders_a_kind_in_the_wrong_case_is_an_error_of_the_chart_naming_its_template(capsys, tmp_path):
+    code, doc, text = check(capsys, chart_project(tmp_path, "apps/v1", "Daemonset"))
+    assert code == 2 and doc["notJudged"] == []
+    [error] = doc["configErrors"]
+    assert error["path"] == "kubernetes:helm.sh/v4:Chart 'agent' chart"
+    assert error["location"]["line"] == 11
+    assert error["message"].startswith(
+        f"chart {str(tmp_path / 'team' / 'charts' / 'agent')!r} renders, in template agent/templates/agent.yaml, "
+        "an object no API server serves: kind 'Daemonset' is no kind of apps/v1; did you mean 'DaemonSet'?")
+    assert "`helm template` renders it without a word" in error["message"]
+    assert "a real `pulumi preview` fails on it" in error["message"]
+    assert "exit 2" in text
+
+
+@needs_helm
+@pytest.mark.parametrize("chart_type", ["v4.Chart", "v3.Release"])
+def test_a_chart_that_renders_a_daemonset_of_a_removed_api_version_is_an_error_of_the_chart(capsys, tmp_path,
+                                                                                            chart_type):
+    lines = CHART.replace("v4.Chart", chart_type)
+    code, doc, _ = check(capsys, chart_project(tmp_path, "extensions/v1beta1", "DaemonSet", lines))
+    assert code == 2
+    [error] = doc["configErrors"]
+    assert error["path"] == f"kubernetes:helm.sh/{chart_type.replace('.', ':')} 'agent' chart"
+    assert "in template agent/templates/agent.yaml, an object no API server serves: apiVersion 'extensions/v1beta1' " \
+           "of kind 'DaemonSet' was removed in Kubernetes 1.16" in error["message"]
+    assert "Write `apiVersion: apps/v1`" in error["message"]
+    fails = "a real `pulumi preview` fails on it" if chart_type == "v4.Chart" else "the Release's `helm install` fails"
+    assert fails in error["message"]
+
+
+@needs_helm
+def test_a_chart_that_renders_only_served_kinds_passes(capsys, tmp_path):
+    code, doc, _ = check(capsys, chart_project(tmp_path, "apps/v1", "DaemonSet"), "--strict")
+    assert (code, doc["configErrors"], doc["notJudged"]) == (0, [], [])

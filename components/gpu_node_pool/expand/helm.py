@@ -22,6 +22,10 @@ and parses the manifests (PyYAML, libyaml loader) into plain dicts. Rules and th
   policy judges.
 - CRDs: included unless ``skipCrds`` (``--include-crds`` / ``--skip-crds``).
 - ``postRenderer`` set: not judged (the post-renderer's output is not known offline).
+- A rendered object whose kind or API version no API server serves (``kind: Daemonset``,
+  ``apiVersion: extensions/v1beta1``: :mod:`.manifest_api`): a :class:`RefusedInput` at ``chart`` naming the
+  template from Helm's ``# Source:`` comment. ``helm template`` asks no API server, so it renders such an object;
+  a ``helm.v4.Chart``'s preview and a ``helm.v3.Release``'s install fail on it.
 
 Where the chart comes from (in this order): a local chart directory or packaged ``.tgz``
 (relative paths against ``base_dir``); a ``<chart>-<version>.tgz`` in one of ``chart_dirs``
@@ -64,6 +68,7 @@ from ..k8s.wellknown import is_namespaced_kind
 from ..sdk.yaml_bounded import load_all_bounded
 from .helm_fixes import helm_failure_fix
 from .helm_values import ValuesProblem, values_documents
+from .manifest_api import api_problem, find_api_problem
 from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
 from .run_bounded import run_bounded
 
@@ -213,7 +218,7 @@ class HelmRenderer:
         self.base_dir = Path(base_dir) if base_dir else Path.cwd()
         self.unknown_markers = tuple(unknown_markers)
         self._home: Path | None = None
-        self._cache: dict[str, Expanded | NotJudged] = {}
+        self._cache: dict[str, Expanded | NotJudged | RefusedInput] = {}
         #: How many times helm actually ran (cache hits do not count).
         self.runs = 0
 
@@ -258,7 +263,8 @@ class HelmRenderer:
             :class:`Expanded` (``source`` ``"helm template"``) with every rendered object;
             :class:`RefusedInput` (input ``chart``, ``valueYamlFiles[i]`` or ``values...``) for a chart written as a
             path where nothing is, a values file that does not exist or an archive in ``values``, which a real
-            preview fails on (with or without a helm: reading them needs none); or :class:`NotJudged` for:
+            preview fails on (with or without a helm: reading them needs none), and for a rendered object whose kind
+            or API version no API server serves (:mod:`.manifest_api`, named by its template); or :class:`NotJudged` for:
             an unsupported type, inputs unknown at preview, no helm, a chart not reachable offline, a
             post-renderer, a render error (Helm's first error line) or a timeout. Never raises for a user's chart or values.
         """
@@ -319,6 +325,8 @@ class HelmRenderer:
         if key not in self._cache:
             self._cache[key] = self._run(source, version, devel, values_files, release, namespace, skip_crds, type_token, who)
         hit = self._cache[key]
+        if isinstance(hit, RefusedInput):
+            return RefusedInput(who, type_token, hit.input, hit.message)
         if isinstance(hit, NotJudged):
             return NotJudged(who, type_token, hit.reason, hit.fix)
         return Expanded(who, type_token, copy.deepcopy(hit.objects), hit.source, [*read_notes, *hit.notes])
@@ -407,7 +415,7 @@ class HelmRenderer:
         skip_crds: bool,
         type_token: str,
         who: str,
-    ) -> Expanded | NotJudged:
+    ) -> Expanded | NotJudged | RefusedInput:
         env = self._env()
         assert self._home is not None
         work = Path(tempfile.mkdtemp(dir=self._home, prefix="render-"))
@@ -467,6 +475,9 @@ class HelmRenderer:
         except (yaml.YAMLError, ValueError) as e:
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             return NotJudged(who, type_token, f"helm template of {label} gave unreadable manifests: {first}", "fix the chart templates")
+        refused = _api_refusal(out, objects, label, type_token, who)
+        if refused is not None:
+            return refused
         if not objects:  # nothing to judge, if Helm said so and the chart does not read the cluster
             from .empty_render import empty_render_problem
 
@@ -482,6 +493,52 @@ class HelmRenderer:
         if type_token == _RELEASE:
             notes.append("helm.v3.Release: rendered offline only; a real pulumi preview never sees these objects")
         return Expanded(who, type_token, objects, "helm template", notes)
+
+
+#: Where each chart type fails on a rendered object no API server serves, and its public source.
+_API_FAILS = {
+    "kubernetes:helm.sh/v4:Chart": (
+        "`helm template` renders it without a word (it asks no API server), but a real `pulumi preview` fails on it: "
+        "the provider registers each rendered object as a resource of its apiVersion and kind "
+        "(pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0) and finds no such resource type"),
+    _RELEASE: (
+        "`helm template` renders it without a word (it asks no API server), but the Release's `helm install` fails "
+        "on it when `pulumi up` installs it: Helm maps every rendered object to the API server's resources first "
+        "(helm/helm pkg/action/install.go: \"unable to build kubernetes objects from release manifest: resource "
+        "mapping not found ... ensure CRDs are installed first\")"),
+}
+
+
+def _api_refusal(out: str, objects: Sequence[Mapping[str, Any]], label: str, type_token: str,
+                 who: str) -> RefusedInput | None:
+    """A :class:`RefusedInput` (input ``chart``) when a rendered object's kind or API version is one no API server
+    serves (:mod:`.manifest_api`): the template it came from (Helm's ``# Source:`` comment above it), the rule, where
+    a real run fails on it and the fix; None when every object is served."""
+    if not any(api_problem(o) is not None for o in objects):
+        return None  # read the output again only to place a problem
+    try:
+        found = find_api_problem(out)
+    except yaml.YAMLError:  # it parsed once; never here
+        found = None
+    if found is None:
+        return None
+    index, line, _, message = found
+    template = _source_comment(out, line)
+    where = f"template {template}" if template else f"document {index + 1} of its rendered manifests"
+    return RefusedInput(who, type_token, "chart", f"{label} renders, in {where}, an object no API server serves: "
+                        f"{message}. {_API_FAILS.get(type_token, _API_FAILS[CHART_TYPES[0]])}. Make that change in the template "
+                        "(or in the values that choose its apiVersion or kind)")
+
+
+def _source_comment(out: str, line: int | None) -> str:
+    """The template Helm names in the last ``# Source: <chart>/templates/<file>`` comment above ``line`` (from 1) of
+    its output (``helm template`` writes one above each rendered document), or ``""``."""
+    if line is None:
+        return ""
+    for text in reversed(out.splitlines()[:line]):
+        if text.startswith("# Source: "):
+            return text.removeprefix("# Source: ").strip()
+    return ""
 
 
 def _default_namespace(objects: list[dict[str, Any]], namespace: str) -> None:

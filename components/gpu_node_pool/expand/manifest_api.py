@@ -17,8 +17,12 @@ Two mistakes the policies would otherwise judge as if the object were created:
   pulumi/pulumi-kubernetes ``provider/pkg/kinds/deprecated.go``, ``RemovedAPIVersion``, called from the provider's
   ``Check``), and every Kubernetes release a cloud still supports is later than 1.16.
 
-:func:`api_problem` judges one object; :func:`first_api_problem` finds the first such object of a YAML stream and
-names its document and line.
+:func:`api_problem` judges one object; :func:`find_api_problem` finds the first such object of a YAML stream, with
+its document and line, and :func:`first_api_problem` says where it is. Every reader of manifests applies this one
+rule where it reads its objects: a v2 yaml component's files, text and objects
+(:func:`gpu_node_pool.expand.yaml_manifests.expand_yaml`), a v1 yaml component's objects as the program registers
+them (:func:`gpu_node_pool.plan.expand.offline_yaml`), and the objects a Helm chart renders
+(:class:`gpu_node_pool.expand.helm.HelmRenderer`, placed in the template Helm names in its ``# Source:`` comment).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from ..k8s.wellknown import NAMESPACED_KINDS
 from ..sdk.yaml_bounded import load_all_bounded
 from ..text.suggest import closest
 
-__all__ = ["REMOVED_WORKLOAD_APIS", "api_problem", "first_api_problem"]
+__all__ = ["REMOVED_WORKLOAD_APIS", "api_problem", "find_api_problem", "first_api_problem"]
 
 #: The workload kinds whose API versions Kubernetes 1.16 stopped serving, with the version that replaces them
 #: (https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v1-16: "DaemonSet in the extensions/v1beta1
@@ -111,9 +115,10 @@ def _line_of(text: str, index: int, field: str) -> int | None:
     return None
 
 
-def first_api_problem(text: str, name: str) -> tuple[str, str] | None:
-    """``(field, message)`` for the first object of the YAML stream ``text`` that :func:`api_problem` refuses, its
-    message beginning ``<name> document <n> (line <l>): ``; None when there is none.
+def find_api_problem(text: str) -> tuple[int, int | None, str, str] | None:
+    """``(document, line, field, message)`` for the first object of the YAML stream ``text`` that :func:`api_problem`
+    refuses: its document's index (from 0), the line (from 1) of ``field``'s value in ``text`` (None when it cannot be
+    placed), and :func:`api_problem`'s ``field`` and ``message``; None when there is none.
 
     Raises:
         yaml.YAMLError: ``text`` is not YAML (parse it first: this re-reads a stream that parsed).
@@ -123,7 +128,20 @@ def first_api_problem(text: str, name: str) -> tuple[str, str] | None:
             problem = api_problem(obj)
             if problem is not None:
                 field, message = problem
-                line = _line_of(text, index, field)
-                where = f"{name} document {index + 1}" + (f" (line {line})" if line is not None else "")
-                return field, f"{where}: {message}"
+                return index, _line_of(text, index, field), field, message
     return None
+
+
+def first_api_problem(text: str, name: str) -> tuple[str, str] | None:
+    """``(field, message)`` for the first object of the YAML stream ``text`` that :func:`api_problem` refuses, its
+    message beginning ``<name> document <n> (line <l>): ``; None when there is none.
+
+    Raises:
+        yaml.YAMLError: ``text`` is not YAML (parse it first: this re-reads a stream that parsed).
+    """
+    found = find_api_problem(text)
+    if found is None:
+        return None
+    index, line, field, message = found
+    where = f"{name} document {index + 1}" + (f" (line {line})" if line is not None else "")
+    return field, f"{where}: {message}"
