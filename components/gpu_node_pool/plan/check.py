@@ -324,6 +324,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
     """The fields of the ``check`` report (the envelope is :func:`gpu_node_pool.cli.contract.report`), cut of the
     program's secrets (:mod:`.masking`)."""
     from .masking import masked_document
+    from .report import synthesized_of
 
     return masked_document({
         "stack": result.stack,
@@ -338,7 +339,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "violations": result.violations,
         "notJudged": result.not_judged,
         "interpreter": result.interpreter,
-        "resources": [{"type": r.type, "name": r.name} for r in result.resources],
+        "resources": [{"type": r.type, "name": r.name, **synthesized_of(r)} for r in result.resources],
     }, result.resources)
 
 
@@ -361,25 +362,11 @@ def _not_judged_count(findings: list[dict[str, Any]]) -> list[str]:
             "each listed once under \"not judged\" above, with why and its fix" for level, policies in levels.items()]
 
 
-def _stand_in_lines(resources: list[Recorded]) -> list[str]:
-    """One entry per record the plan made up (the device plugin chart's stand-in DaemonSet), ``  <Kind> <name>:
-    <why>``, as ``gpupool plan`` shows it: the label :func:`.expand.expand_plan` gave it (the fallback, the chart version
-    its template was read from, why the real chart did not render and the fix). Each label is cut of the secrets
-    before it is wrapped (a secret split across two lines is found by no later cut)."""
-    from .masking import masked_document
-    from .report import kind_of, titled_lines
-
-    stand_ins = [r for r in resources if r.synthesized]
-    whys = masked_document([r.synthesized for r in stand_ins], resources)
-    return [line for r, why in zip(stand_ins, whys, strict=True)
-            for line in titled_lines(f"  {kind_of(r.type)} {r.name}:", why, "    ")]
-
-
 def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     """The human-readable check report, cut of the program's secrets (:mod:`.masking`); its last line is the
     exit code judged at ``fail_on``."""
     from .masking import masked_text
-    from .report import exit_line, violation_lines
+    from .report import exit_line, stand_in_lines, violation_lines
 
     code = result.exit_code_at(fail_on)
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
@@ -414,7 +401,7 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("  tolerations of pool taints (whether a plugin's node selection reaches each pool: "
                      "device-plugin-covers-gpu-pools below):")
         lines += [f"    {'tolerated' if c['tolerated'] else 'MISS     '} {c['pool']}: {c['taint']}" for c in result.coverage]
-    lines += _stand_in_lines(result.resources)
+    lines += stand_in_lines(result.resources)
     for item in result.undecided:
         lines.append(f"  not judged (unknown at preview): {item}")
     lines += not_judged_lines(result)

@@ -35,12 +35,17 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
         devicePlugin=result.device_plugin,
         violations=result.violations,
         notJudged=result.not_judged,
-        resources=[
-            {"type": r.type, "name": r.name, "inputs": r.inputs, **({"synthesized": r.synthesized} if r.synthesized else {})}
-            for r in causal_order(result.resources)
-        ],
+        resources=[{"type": r.type, "name": r.name, "inputs": r.inputs, **synthesized_of(r)}
+                   for r in causal_order(result.resources)],
         outputs=result.outputs,
     ), result.resources)
+
+
+def synthesized_of(resource: Any) -> dict[str, str]:
+    """``{"synthesized": <label>}`` for a record the plan or check made up (the device plugin chart's stand-in, its
+    label as :func:`stand_in_lines` prints it), else ``{}``: the key every ``--json`` report's ``resources[]`` item
+    carries beside ``type`` and ``name`` (``cli/report.schema.json``)."""
+    return {"synthesized": resource.synthesized} if resource.synthesized else {}
 
 
 def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool = True, command: str = "plan") -> str:
@@ -102,11 +107,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
             lines.append(f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}")
     else:
         lines += operator_plugin_lines(result.resources)
-    stand_ins = [r for r in result.resources if r.synthesized]
-    # cut of the secrets before it is wrapped: a secret split across two lines is found by no later cut
-    whys = masked_document([r.synthesized for r in stand_ins], result.resources)
-    for r, why in zip(stand_ins, whys, strict=True):  # a chart's DaemonSet and its RBAC objects: each by its own kind
-        lines += titled_lines(f"  {kind_of(r.type)} {r.name}:", why, "    ")
+    lines += stand_in_lines(result.resources)
     lines += admission_lines(result.resources)
     lines += output_lines(result.outputs, result.resources)
     lines.append("")
@@ -144,6 +145,19 @@ def output_lines(outputs: Mapping[str, Any], resources: Iterable[Any] = ()) -> l
     if len(masked) > MAX_OUTPUTS:
         lines.append(f"  ... {len(masked) - MAX_OUTPUTS} more: gpupool plan --json has them all (outputs)")
     return lines
+
+
+def stand_in_lines(resources: list[Any]) -> list[str]:
+    """The label of every record the plan or check made up (``synthesized``: the device plugin chart's stand-in
+    DaemonSet and its RBAC objects, labelled by :func:`.expand.expand_plan` with the fallback, the chart version its
+    template was read from, why the real chart did not render and the fix): ``  <Kind> <name>:`` (each by its own
+    kind, :func:`kind_of`), then the label wrapped under it (:func:`titled_lines`). Each label is cut of the secrets
+    of ``resources`` before it is wrapped: a secret split across two lines is found by no later cut. ``gpupool plan``
+    and ``gpupool check`` print these lines; ``--json`` carries each label as the resource's ``synthesized``."""
+    stand_ins = [r for r in resources if r.synthesized]
+    whys = masked_document([r.synthesized for r in stand_ins], resources)
+    return [line for r, why in zip(stand_ins, whys, strict=True)
+            for line in titled_lines(f"  {kind_of(r.type)} {r.name}:", why, "    ")]
 
 
 def warning_lines(warnings: Iterable[Any]) -> list[str]:
