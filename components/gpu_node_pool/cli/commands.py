@@ -277,15 +277,18 @@ def _render(args: argparse.Namespace) -> int:
             + render_files.launch_template_files(result.resources)
         )
         written = render_files.write_files(files, args.out, args.stack)
-    if args.json:
-        print_report(report(
+    if args.json:  # cut of the program's secrets as plan --json is (its outputs: a secret one is [secret])
+        from ..plan.masking import masked_document
+
+        print_report(masked_document(report(
             "render", code, stack=args.stack, failOn=args.fail_on,
             configErrors=[i.to_json() for i in result.config_issues],
             violations=result.violations, outDir=str(out),
             written=[str(p) for p in written.written] if written else [],
             removed=[str(p) for p in written.removed] if written else [],
             placeholders=list(written.placeholders) if written else [],
-        ))
+            outputs=result.outputs,
+        ), result.resources))
         return code
     if written is None:  # the failed plan says why, on stderr: stdout lists written files only
         if args.quiet and not result.config_issues:  # --quiet: findings are no input error; their exit line only
