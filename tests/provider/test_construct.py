@@ -142,7 +142,7 @@ def test_a_backend_field_error_names_the_backend_block(provider):
     config, cluster, pool, _ = _dev_inputs()
     pool["eksManaged"]["instanceTypes"] = ["m5.large"]
     err = _construct_error(provider, config, {"pool": pool, "cluster": cluster})
-    assert [e["property_path"] for e in err.errors] == ["pool.eksManaged.instanceTypes"]
+    assert [e["property_path"] for e in err.errors] == ["pool.eksManaged.instanceTypes[0]"]
     assert "'m5.large' is not an NVIDIA GPU instance type" in err.errors[0]["reason"]
 
 

@@ -14,6 +14,7 @@ from .. import catalog
 
 __all__ = [
     "NVIDIA_FAMILIES",
+    "nvidia_instance_problems_at",
     "ARM_FAMILIES",
     "OTHER_ACCELERATOR_FAMILIES",
     "NVIDIA_GPU_COUNTS",
@@ -76,8 +77,9 @@ def gpu_count(instance_type: str) -> int | None:
     return _gpu_counts().get(instance_type)
 
 
-def nvidia_instance_problems(values: list[str], *, families: bool = False) -> list[str]:
-    """Why each of ``values`` is not an NVIDIA GPU instance type (or family), as sentences.
+def nvidia_instance_problems_at(values: list[str], *, families: bool = False) -> list[tuple[int, str]]:
+    """Why each of ``values`` is not an NVIDIA GPU instance type (or family): ``(index, sentence)`` per problem,
+    in order, so each can be reported at its own item (``instanceTypes[2]``).
 
     Args:
         values: instance types (``g6.xlarge``) or, with ``families=True``, families (``g6``).
@@ -86,25 +88,30 @@ def nvidia_instance_problems(values: list[str], *, families: bool = False) -> li
     Returns:
         One sentence per problem: a non-NVIDIA accelerator (AMD, Inferentia, Trainium, ...),
         a non-GPU type, a type where a family is expected, a value that is not a valid label
-        value (Karpenter puts them in requirements), or duplicates; empty when all are fine.
+        value (Karpenter puts them in requirements), or a repeat of an earlier value (at the
+        repeat); empty when all are fine.
     """
     from ..k8s.taints import label_value_problem
 
     problems = []
-    for value in values:
+    for i, value in enumerate(values):
         fam = value if families else instance_family(value)
         if families and "." in value:
-            problems.append(f"{value!r} is an instance type; put it in instanceTypes or write its family {instance_family(value)!r}")
+            problems.append((i, f"{value!r} is an instance type; put it in instanceTypes or write its family {instance_family(value)!r}"))
         elif fam in OTHER_ACCELERATOR_FAMILIES:
-            problems.append(f"{value!r} has {OTHER_ACCELERATOR_FAMILIES[fam]}, not NVIDIA GPUs")
+            problems.append((i, f"{value!r} has {OTHER_ACCELERATOR_FAMILIES[fam]}, not NVIDIA GPUs"))
         elif (cased := catalog.case_problem(value)) and (value.lower() if families else instance_family(value.lower())) in NVIDIA_FAMILIES:
-            problems.append(cased)
+            problems.append((i, cased))
         elif fam not in NVIDIA_FAMILIES or (not families and "." not in value):
             example = "g6e, g6, p5" if families else "g6.xlarge, p5.48xlarge"
-            problems.append(f"{value!r} is not an NVIDIA GPU instance {'family' if families else 'type'} (e.g. {example})")
+            problems.append((i, f"{value!r} is not an NVIDIA GPU instance {'family' if families else 'type'} (e.g. {example})"))
         elif bad := label_value_problem(value):
-            problems.append(f"{value!r} {bad}")
-    dups = sorted({v for v in values if values.count(v) > 1})
-    if dups:
-        problems.append(f"{dups} listed more than once")
+            problems.append((i, f"{value!r} {bad}"))
+        elif value in values[:i]:
+            problems.append((i, f"{value!r} is listed more than once (first at [{values.index(value)}]); remove the repeat"))
     return problems
+
+
+def nvidia_instance_problems(values: list[str], *, families: bool = False) -> list[str]:
+    """The sentences of :func:`nvidia_instance_problems_at`, without their indexes."""
+    return [sentence for _, sentence in nvidia_instance_problems_at(values, families=families)]

@@ -183,7 +183,7 @@ BAD = [
     ("missing GPU limit", good_pool(limits={"cpu": "1000"}),
      "pools[0].limits", ["missing nvidia.com/gpu", "add e.g. nvidia.com/gpu: 32"]),
     ("no such family", good_pool(instanceFamilies=["g9z"]),
-     "pools[0].instanceFamilies", ["'g9z' is not an NVIDIA GPU instance family"]),
+     "pools[0].instanceFamilies[0]", ["'g9z' is not an NVIDIA GPU instance family"]),
     ("family Auto Mode does not launch", good_pool(instanceFamilies=["g6f"]),
      "pools[0].instanceFamilies", ["does not launch the g6f family", "automode-learn-instances"]),
     ("kubernetes.io label", good_pool(labels={"node-role.kubernetes.io/gpu": "true"}),

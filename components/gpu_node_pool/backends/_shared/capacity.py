@@ -10,8 +10,8 @@ models are read by config validation).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Literal
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, NoReturn
 
 from pydantic import Field, model_validator
 
@@ -25,7 +25,7 @@ __all__ = [
     "capacity_reservation_spec",
     "efa_problems",
     "gpus_per_node_problem",
-    "raise_at_unknown_types",
+    "raise_pool_problems",
     "unknown_type_findings",
 ]
 
@@ -84,22 +84,25 @@ def unknown_type_findings(types: Iterable[str], allow: bool, where: str = "insta
     ]
 
 
-def raise_at_unknown_types(problems: list[str], types: list[str], allow: bool) -> None:
-    """Raise the pool's ``problems`` (sentences) at the one instance type they are about, when they are only
-    :func:`unknown_type_findings`' errors for one type, so that the error's path and ``file:line`` are
-    ``instanceTypes[i]``'s; else do nothing (the caller raises them at the pool).
+def raise_pool_problems(problems: list[str], types: list[str], allow: bool,
+                        located: Sequence[tuple[tuple[str | int, ...], str]] = ()) -> NoReturn:
+    """Raise a pool's refusals, each where the user fixes it: every instance type missing from the catalog
+    (:func:`unknown_type_findings`' errors among ``problems``) at its own ``instanceTypes[i]``, each of ``located``
+    (``(where in the pool, sentence)``) at its place, and the other ``problems`` (sentences) joined at the pool.
 
     Raises:
-        pydantic_core.PydanticCustomError: the sentence at ``("instanceTypes", i)``.
+        pydantic.ValidationError: the errors, each with its own path and ``file:line``.
     """
-    from ...config.errors import fail
+    from ...config.errors import fail_each
 
     errors, _ = unknown_type_findings(types, allow)
-    if len(errors) != 1 or problems != errors:
-        return
     unknown = [i for i, t in enumerate(types) if catalog.find(t) is None]
-    if len(unknown) == 1:
-        raise fail(errors[0].removeprefix("instanceTypes: "), ("instanceTypes", unknown[0]))
+    at = list(located) + [(("instanceTypes", i), e.removeprefix("instanceTypes: "))
+                          for i, e in zip(unknown, errors, strict=False) if e in problems]
+    rest = [p for p in problems if p not in errors]
+    if rest:
+        at.append(((), "; ".join(rest)))
+    raise fail_each(at)
 
 
 class CapacityReservation(Model):

@@ -18,6 +18,7 @@ from pydantic import PrivateAttr, ValidationInfo, field_validator, model_validat
 
 from ...catalog import instances
 from ...config.common import Model, PoolBase, fail
+from ...config.errors import fail_each
 from ...k8s.patterns import full_match
 from ...k8s.taints import label_value_problem
 from ...k8s.wellknown import ZONE_LABEL
@@ -169,21 +170,19 @@ class NodePoolBase(PoolBase):
     @field_validator("instance_families", check_fields=False)
     @classmethod
     def _families(cls, families: list[str] | None) -> list[str] | None:
-        problems = instances.nvidia_instance_problems(families or [], families=True)
-        # HOOK(catalog): the instance catalog (components/gpu_node_pool/catalog/, being built) replaces
-        # instances.NVIDIA_FAMILIES here; this check stays the same shape.
-        problems += cls._instance_problems(families or [])
+        problems = [((i,), why) for i, why in instances.nvidia_instance_problems_at(families or [], families=True)]
+        problems += [((), why) for why in cls._instance_problems(families or [])]
         if problems:
-            raise fail("; ".join(problems))
+            raise fail_each(problems)  # each at its own item
         return families
 
     @field_validator("instance_types", check_fields=False)
     @classmethod
     def _types(cls, types: list[str] | None) -> list[str] | None:
-        problems = instances.nvidia_instance_problems(types or [])
-        problems += cls._instance_problems(types or [])
+        problems = [((i,), why) for i, why in instances.nvidia_instance_problems_at(types or [])]
+        problems += [((), why) for why in cls._instance_problems(types or [])]
         if problems:
-            raise fail("; ".join(problems))
+            raise fail_each(problems)  # each at its own item
         return types
 
     @field_validator("gpu_counts", check_fields=False)

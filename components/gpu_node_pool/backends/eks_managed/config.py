@@ -23,13 +23,13 @@ from ...config.common import (
     UpdateConfig,
     fail,
 )
-from ...config.errors import ConfigIssue, fail_per_key
+from ...config.errors import ConfigIssue, fail_each, fail_per_key
 from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
 from ...k8s.taints import Taint
 from ...text.suggest import closest
 from ...text.terminal import shown
-from .._shared.capacity import CapacityReservation, NodeRepair, gpus_per_node_problem, raise_at_unknown_types
+from .._shared.capacity import CapacityReservation, NodeRepair, gpus_per_node_problem, raise_pool_problems
 from .._shared.cluster_autoscaler import several_effects_problem
 from .._shared.efa import EfaConfig
 from .bottlerocket import DEVICE_PLUGIN_FIX, USER_GUIDE, EksBottlerocket
@@ -147,9 +147,9 @@ class EksManagedPool(PoolBase):
     @field_validator("instance_types")
     @classmethod
     def _instance_types(cls, types: list[str]) -> list[str]:
-        problems = instances.nvidia_instance_problems(types)
+        problems = instances.nvidia_instance_problems_at(types)
         if problems:
-            raise fail("; ".join(problems))
+            raise fail_each([((i,), why) for i, why in problems])  # each at its own item
         return types
 
     @model_validator(mode="after")
@@ -287,8 +287,7 @@ class EksManagedPool(PoolBase):
             if problem:
                 problems.append(problem)
         if problems:
-            raise_at_unknown_types(problems, self.instance_types, self.allow_unknown_instance_types)
-            raise fail("; ".join(problems))
+            raise_pool_problems(problems, self.instance_types, self.allow_unknown_instance_types)
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ from ...config.reserved_labels import reserved_label_problem
 from ...k8s.patterns import full_match, pattern_search
 from ...k8s.taints import Taint
 from ...k8s.wellknown import POOL_LABEL_KEY
+from .._shared.capacity import raise_pool_problems
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
@@ -340,7 +341,7 @@ class KarpenterPool(StartupTaintsPool):
 
             problems += overlay_problems(self)
         if problems:
-            raise fail("; ".join(problems))
+            raise_pool_problems(problems, self.instance_types or [], self.allow_unknown_instance_types)
         return self
 
     def config_warnings(self) -> list[tuple[str, str]]:

@@ -17,7 +17,7 @@ from ...config.common import AwsTags, PoolBase, ScalingConfig, fail
 from ...config.errors import ConfigIssue, fail_per_key
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
-from .._shared.capacity import CapacityReservation, gpus_per_node_problem, raise_at_unknown_types, unknown_type_findings
+from .._shared.capacity import CapacityReservation, gpus_per_node_problem, raise_pool_problems, unknown_type_findings
 from .._shared.cluster_autoscaler import several_effects_problem, tag_key_length_problem
 from .spot import SpotConfig
 
@@ -181,7 +181,8 @@ class SelfManagedPool(PoolBase):
 
     @model_validator(mode="after")
     def _self_managed_rules(self) -> SelfManagedPool:
-        problems = []
+        problems: list[str] = []
+        located: list[tuple[tuple[str | int, ...], str]] = []  # each at its own place in the pool
         problem = _kubelet_label_problem(self.gpu_label.key)
         if problem:
             problems.append(f"gpuLabel: {problem}")
@@ -194,19 +195,20 @@ class SelfManagedPool(PoolBase):
                 )
         else:
             problems += self._aws_problems()
+            located += [(("instanceTypes", i), why)
+                        for i, why in instances.nvidia_instance_problems_at(self.instance_types or [])]
             too_long = tag_key_length_problem(self)  # alone: at the key's own line; else with the others
-            if too_long and not problems:
+            if too_long and not problems and not located:
                 raise fail(*too_long)
             problems += [too_long[0]] if too_long else []
-        if problems:
-            raise_at_unknown_types(problems, self.instance_types or [], self.allow_unknown_instance_types)
-            raise fail("; ".join(problems))
+        if problems or located:
+            raise_pool_problems(problems, self.instance_types or [], self.allow_unknown_instance_types, located)
         problem = gpus_per_node_problem(self)
         if problem:
             raise fail(problem, ("gpusPerNode",))
         return self
 
-    def _aws_problems(self) -> list[ConfigIssue]:
+    def _aws_problems(self) -> list[str]:
         problems = []
         if self.format not in SELF_MANAGED_EC2_FORMATS:
             problems.append(
@@ -229,8 +231,7 @@ class SelfManagedPool(PoolBase):
                 "VPC default group and cannot reach the control plane"
             )
         types = self.instance_types or []
-        bad = instances.nvidia_instance_problems(types)
-        problems += [f"instanceTypes: {p}" for p in bad]
+        bad = instances.nvidia_instance_problems(types)  # said at each type by the caller
         problems += unknown_type_findings(types, self.allow_unknown_instance_types)[0]
         if types and not bad:
             arches = sorted({instances.instance_arch(t) for t in types})
