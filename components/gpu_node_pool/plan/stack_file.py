@@ -4,7 +4,8 @@
 as the Pulumi CLI does) and keeps the ``line:column`` of every key under ``config:``, so that every
 config error, warning and finding about a pool names the place in the file
 (:class:`gpu_node_pool.config.locations.FileMarks`: the node tree the config was read from, walked
-when a place is first asked for).
+when a place is first asked for). The stack file and ``Pulumi.yaml`` are read through
+:func:`gpu_node_pool.sdk.files.open_input` only (regular files; a FIFO in their place is refused, never waited on).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..config import PROJECT, ConfigError, ConfigIssue
 from ..config.errors import Location
 from ..config.pulumi_yaml import load_pulumi_yaml
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
+from ..sdk.files import NotRegularFileError, open_input
 from ..sdk.yaml_bounded import AliasExpansionError, TagValueError
 from ..text.suggest import closest
 
@@ -42,7 +44,7 @@ def read_project_file(project_dir: Path) -> dict[str, Any]:
     """
     source = "Pulumi.yaml"
     try:
-        doc = load_pulumi_yaml((project_dir / source).read_text(encoding="utf-8")) or {}
+        doc = load_pulumi_yaml(_read_project_text(project_dir)) or {}
     except AliasExpansionError as err:
         raise ConfigError([ConfigIssue(source, f"line {err.line}: {err.message}", Location(source, err.line, 1))],
                           source) from None
@@ -74,10 +76,23 @@ def read_project_file(project_dir: Path) -> dict[str, Any]:
     return doc
 
 
+def _read_project_text(project_dir: Path) -> str:
+    """The text of the project's ``Pulumi.yaml``, opened by :func:`gpu_node_pool.sdk.files.open_input` (regular files
+    only: the file opened is the one judged, so a FIFO put in its place is refused at once, never waited on).
+
+    Raises:
+        NotRegularFileError: it is a directory, FIFO, socket or device (the message names it and the fix).
+        OSError: it cannot be opened or read. UnicodeDecodeError: it is not UTF-8.
+    """
+    with open_input(project_dir / "Pulumi.yaml", fix="make Pulumi.yaml the project's YAML file (name:, runtime:), "
+                    "as https://www.pulumi.com/docs/iac/concepts/projects/project-file/ describes it") as fh:
+        return fh.read().decode("utf-8")
+
+
 def _top_key_location(project_dir: Path, key: str) -> Location | None:
     """Where the top-level ``key:`` of the project's ``Pulumi.yaml`` is (``Pulumi.yaml:<line>:<column>``), or None."""
     try:
-        node = yaml.compose((project_dir / "Pulumi.yaml").read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        node = yaml.compose(_read_project_text(project_dir), Loader=yaml.SafeLoader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
     if not isinstance(node, yaml.MappingNode):
@@ -174,8 +189,14 @@ def read_stack(project_dir: Path, stack: str) -> StackFile:
     """Read ``Pulumi.<stack>.yaml`` of the project in ``project_dir``, with what the ``config:`` block of its
     ``Pulumi.yaml`` gives the keys it does not set (:mod:`.project_config`, as the Pulumi CLI merges them).
 
+    The file is read through :func:`gpu_node_pool.sdk.files.open_input`: what is opened is what is judged, so a
+    FIFO, device or directory in its place, even one swapped in a moment before, is refused at once, never waited on.
+
     Raises:
-        FileNotFoundError: there is no such stack file (the message lists the stacks there).
+        FileNotFoundError: there is no such stack file, it is a directory, or a symbolic link to nothing (the
+            message lists the stacks there).
+        NotRegularFileError: it is a FIFO, socket or device (option ``--stack``; the message says what it is, that
+            nothing was read, and lists the stacks there).
         ConfigError: the file is not a stack file :func:`gpu_node_pool.config.loading.read_stack_file`
             accepts (each issue carries its :class:`Location`), or it leaves out a key ``Pulumi.yaml`` requires,
             sets a key declared secret in plain text, or ``Pulumi.yaml``'s ``config:`` is malformed.
@@ -183,22 +204,47 @@ def read_stack(project_dir: Path, stack: str) -> StackFile:
     project = read_project_file(project_dir)
     config_dir = project_dir / project.get("stackConfigDir", ".")
     path = config_dir / f"Pulumi.{stack}.yaml"
-    if not path.is_file():
+
+    def here() -> str:
         available = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml")
                            if p.is_file())
-        what = (f"{path} is a directory, not a stack file" if path.is_dir() else
-                f"{path} is not a regular file (a FIFO, a device or a broken symbolic link)" if os.path.lexists(path)
-                else f"no stack file {path}")
-        raise FileNotFoundError(f"{what}; stacks here: {', '.join(available) or 'none'}")
-    return read_stack_path(project_dir, path, project)
+        return f"stacks here: {', '.join(available) or 'none'}"
+
+    try:
+        data = _read_stack_bytes(path, "--stack", f"the stack file of --stack {stack} must be a regular YAML file: "
+                                 "put the stack's config there, or give another stack")
+    except (NotRegularFileError, IsADirectoryError) as err:
+        if isinstance(err, IsADirectoryError) or str(err.strerror).startswith("is a directory"):
+            raise FileNotFoundError(f"{path} is a directory, not a stack file; {here()}") from None
+        raise NotRegularFileError(err.errno, f"{err.strerror} ({here()})", str(err.filename), "--stack") from None
+    except FileNotFoundError:
+        what = (f"{path} is a symbolic link to nothing (a broken symbolic link), not a stack file"
+                if os.path.lexists(path) else f"no stack file {path}")
+        raise FileNotFoundError(f"{what}; {here()}") from None
+    return _stack_from_bytes(project_dir, path, data, project)
+
+
+def _read_stack_bytes(path: Path, option: str | None, fix: str) -> bytes:
+    """The bytes of the stack file at ``path``, opened by :func:`gpu_node_pool.sdk.files.open_input` (regular files
+    only; ``option`` and ``fix`` are for its refusal). Raises as ``open_input``."""
+    with open_input(path, option, fix) as fh:
+        return fh.read()
 
 
 def read_stack_path(project_dir: Path, path: Path, project: Mapping[str, Any] | None = None) -> StackFile:
     """Read the stack file at ``path`` (``Pulumi.<stack>.yaml``) of the project in ``project_dir``, whose
     ``Pulumi.yaml`` read is ``project`` (default: read here): its ``name:`` is the namespace of keys written
-    without one, and its ``config:`` block gives what the file leaves out. Raises as :func:`read_stack`."""
+    without one, and its ``config:`` block gives what the file leaves out. The file is read as :func:`read_stack`
+    reads it (regular files only). Raises as :func:`read_stack`; a missing file raises ``FileNotFoundError`` with
+    the path as ``filename``."""
     if project is None:
         project = read_project_file(project_dir)
+    data = _read_stack_bytes(path, None, "give the path of a Pulumi.<stack>.yaml")
+    return _stack_from_bytes(project_dir, path, data, project)
+
+
+def _stack_from_bytes(project_dir: Path, path: Path, data: bytes, project: Mapping[str, Any]) -> StackFile:
+    """The stack file at ``path`` read from ``data``, its bytes, as :func:`read_stack_path` says."""
     name = str(project.get("name") or PROJECT)
     from ..config.loading import read_stack_file  # the config is loaded when a stack is read, not at import
     from ..config.locations import FileMarks
@@ -207,7 +253,6 @@ def read_stack_path(project_dir: Path, path: Path, project: Mapping[str, Any] | 
         file = path.resolve().relative_to(project_dir.resolve()).as_posix()
     except ValueError:  # a stackConfigDir outside the project
         file = path.resolve().as_posix()
-    data = path.read_bytes()
     out = StackFile(path=path, file=file, project=name, marks=FileMarks(name), project_dir=project_dir)
     try:
         out.config, out.secrets = read_stack_file(data, path.name, name, file=file, marks=out.marks)
