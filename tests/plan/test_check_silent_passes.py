@@ -229,3 +229,74 @@ def test_a_chart_that_renders_a_daemonset_of_a_removed_api_version_is_an_error_o
 def test_a_chart_that_renders_only_served_kinds_passes(capsys, tmp_path):
     code, doc, _ = check(capsys, chart_project(tmp_path, "apps/v1", "DaemonSet"), "--strict")
     assert (code, doc["configErrors"], doc["notJudged"]) == (0, [], [])
+
+
+V1_CONFIG_FILE = 'k8s.yaml.ConfigFile("agent", file="manifests/agent.yaml")\n'
+
+
+def test_a_v1_config_file_with_a_kind_in_the_wrong_case_is_an_error_of_the_manifest(capsys, tmp_path):
+    root = project(tmp_path, V1_CONFIG_FILE, MANIFEST.replace("kind: DaemonSet", "kind: Daemonset"))
+    code, doc, text = check(capsys, root)
+    assert code == 2 and doc["notJudged"] == []
+    [error] = doc["configErrors"]
+    assert error["path"] == "kubernetes:yaml:ConfigFile 'agent' file"
+    assert error["location"] == {"file": "__main__.py", "line": 11, "column": 1}
+    assert error["message"].startswith("'manifests/agent.yaml' document 2 (line 6): kind 'Daemonset' is no kind of "
+                                       "apps/v1; did you mean 'DaemonSet'? Kinds are case-sensitive")
+    assert error["message"].endswith("Write `kind: DaemonSet`")
+    assert "exit 2" in text
+
+
+def test_a_v1_config_group_yaml_text_with_a_removed_api_version_is_an_error_of_that_text(capsys, tmp_path):
+    old = MANIFEST.split("---\n")[1].replace("apps/v1", "apps/v1beta2").replace("name: agent,", "name: agent-old,")
+    lines = f"k8s.yaml.ConfigGroup(\"agents\", yaml=[{MANIFEST!r}, {old!r}])\n"
+    code, doc, _ = check(capsys, project(tmp_path, lines))
+    assert code == 2
+    [error] = doc["configErrors"]
+    assert error["path"] == "kubernetes:yaml:ConfigGroup 'agents' yaml[1]"
+    assert error["location"]["line"] == 11
+    assert error["message"].startswith("yaml[1] document 1 (line 1): apiVersion 'apps/v1beta2' of kind 'DaemonSet' "
+                                       "was removed in Kubernetes 1.16")
+
+
+def test_a_v1_transformation_that_fixes_the_api_version_is_no_error(capsys, tmp_path):
+    fix = ("def fix(obj, opts):\n    if obj['apiVersion'] == 'extensions/v1beta1':\n        obj['apiVersion'] = 'apps/v1'\n"
+           'k8s.yaml.ConfigFile("agent", file="manifests/agent.yaml", transformations=[fix])\n')
+    code, doc, _ = check(capsys, project(tmp_path, fix, MANIFEST.replace("apps/v1", "extensions/v1beta1")), "--strict")
+    assert (code, doc["configErrors"], doc["notJudged"]) == (0, [], [])
+
+
+def test_a_v1_transformation_that_breaks_the_kind_is_an_error_naming_the_object(capsys, tmp_path):
+    breaks = ("def lower(obj):\n    obj['kind'] = obj['kind'].capitalize()\n"
+              'k8s.yaml.ConfigFile("agent", file="manifests/agent.yaml", transformations=[lower])\n')
+    code, doc, _ = check(capsys, project(tmp_path, breaks, MANIFEST))
+    assert code == 2
+    [error] = doc["configErrors"]
+    assert error["path"] == "kubernetes:yaml:ConfigFile 'agent' file"
+    assert error["message"].startswith("the object Serviceaccount 'agent' of 'manifests/agent.yaml', as the "
+                                       "transformations leave it: kind 'Serviceaccount' is no kind of v1; did you "
+                                       "mean 'ServiceAccount'?")
+
+
+def test_a_v1_manifest_that_does_not_parse_is_an_error_at_its_line_as_a_real_preview_fails(capsys, tmp_path):
+    broken = MANIFEST.replace("        - {key: nvidia.com/gpu", "\t- {key: nvidia.com/gpu")
+    code, doc, text = check(capsys, project(tmp_path, V1_CONFIG_FILE, broken))
+    assert code == 2 and doc["notJudged"] == []
+    [error] = doc["configErrors"]
+    assert error["path"] == "kubernetes:yaml:ConfigFile 'agent' file"
+    assert error["message"].startswith("manifests/agent.yaml:15:1: is not valid YAML: found character")
+    assert "the character there is a tab: YAML indents with spaces only" in error["message"]
+    assert "invoke of kubernetes:yaml:decode failed" in error["message"]
+    assert "so a real `pulumi preview` fails on it" in error["message"]
+
+
+def test_a_v1_manifest_document_that_is_a_list_is_an_error(capsys, tmp_path):
+    code, doc, _ = check(capsys, project(tmp_path, V1_CONFIG_FILE, MANIFEST + "---\n- a\n- b\n"))
+    assert code == 2
+    [error] = doc["configErrors"]
+    assert error["message"].startswith("manifests/agent.yaml document 3 is a list, not an object")
+
+
+def test_a_good_v1_manifest_is_judged_and_clean(capsys, tmp_path):
+    code, doc, _ = check(capsys, project(tmp_path, V1_CONFIG_FILE, MANIFEST), "--strict")
+    assert (code, doc["configErrors"], doc["notJudged"]) == (0, [], [])

@@ -32,16 +32,28 @@ class NotJudged:
         reason: one sentence: what could not be opened and why (for a failed render, Helm's
             first error line).
         fix: one sentence: what the user can do so it is judged.
+        input: empty for an item left unjudged. Set, this is no such item but a :class:`RefusedInput` at that input
+            carried in a list of not-judged items (what a program collects while it runs, which ``gpupool check``'s
+            child answers as ``notJudged``, read back with ``NotJudged(**item)``): :meth:`refused` gives it back.
     """
 
     resource: str
     type: str
     reason: str
     fix: str
+    input: str = ""
 
     def to_dict(self) -> dict[str, str]:
-        """The report item ``{resource, type, reason, fix}`` (JSON key order as in ``cli/report.schema.json``)."""
-        return {"resource": self.resource, "type": self.type, "reason": self.reason, "fix": self.fix}
+        """The report item ``{resource, type, reason, fix}`` (JSON key order as in ``cli/report.schema.json``), with
+        ``input`` only when it carries a refused input (which never reaches a report's ``notJudged``)."""
+        out = {"resource": self.resource, "type": self.type, "reason": self.reason, "fix": self.fix}
+        if self.input:
+            out["input"] = self.input
+        return out
+
+    def refused(self) -> RefusedInput | None:
+        """The :class:`RefusedInput` this item carries (its ``input`` set), else None."""
+        return RefusedInput(self.resource, self.type, self.input, self.reason) if self.input else None
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,11 @@ class RefusedInput:
     type: str
     input: str
     message: str
+
+    def to_dict(self) -> dict[str, str]:
+        """``{resource, type, reason, fix, input}``: this refusal carried as a :class:`NotJudged` item
+        (``reason`` the message, ``fix`` empty: the message names it), which :meth:`NotJudged.refused` gives back."""
+        return NotJudged(self.resource, self.type, self.message, "", self.input).to_dict()
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,10 @@ go.googlesource.com/go commit b5ddc42b465dd5b9532ee336d98343d81a6d35b2, golang/g
 So is, for a v2 component, a manifest that cannot be read (``os.ReadFile``), one that does not decode (each document
 is decoded into an object, ``yamlDecode``, and an error returned: "decoding YAML"; the place and cause are given as
 the stack file reader gives them, through ``syntax_problem``), and an object whose kind or API version no API server
-serves (:mod:`.manifest_api`: ``kind: Daemonset``, ``apiVersion: extensions/v1beta1``). A component that opens to no
+serves (:mod:`.manifest_api`: ``kind: Daemonset``, ``apiVersion: extensions/v1beta1``). A v1 component's manifest is decoded in the program, by the
+provider's ``kubernetes:yaml:decode`` invoke, which fails on a manifest that does not decode, so the program and a
+real preview fail: :func:`v1_decode_problem` says why, and the plan makes it an error, as it makes an object no API
+server serves as the program registers it (:mod:`gpu_node_pool.plan.v1_manifests`). A component that opens to no
 object at all (an empty manifest) is :class:`NotJudged`: the provider skips empty documents, so it creates no
 child, which the pack's ``resources-judged`` rule reports in a real preview.
 
@@ -52,11 +55,13 @@ from typing import Any
 
 import yaml
 
+from ..sdk.yaml_bounded import load_all_bounded
 from .helm import parse_manifests
-from .manifest_api import api_problem, first_api_problem
+from .manifest_api import api_problem, find_api_problem, first_api_problem
 from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
 
-__all__ = ["RUN_DIR_WORDS", "YAML_TYPES", "expand_yaml", "decode", "apply_v1_transformations", "go_glob_error"]
+__all__ = ["RUN_DIR_WORDS", "YAML_TYPES", "expand_yaml", "decode", "apply_v1_transformations", "go_glob_error",
+           "placed_api_problem", "v1_decode_problem"]
 
 V2_GROUP = "kubernetes:yaml/v2:ConfigGroup"
 V2_FILE = "kubernetes:yaml/v2:ConfigFile"
@@ -278,6 +283,50 @@ _DECODE_RULE = ("The provider decodes each document of a manifest into an object
                 "\"decoding YAML\"; parseUnstructured: \"Kubernetes resources require a kind and apiVersion\"; a "
                 "failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go), so a real "
                 "`pulumi preview` fails on it")
+
+
+#: Why a v1 manifest that does not decode is an error: the program sends it to the provider's decode invoke.
+_V1_DECODE_RULE = ("A v1 ConfigFile or ConfigGroup sends each manifest's text to the provider's kubernetes:yaml:decode "
+                   "invoke while the program runs, and the provider decodes each document into an object and fails "
+                   "on one that does not decode (pulumi/pulumi-kubernetes provider/pkg/provider/invoke_decode_yaml.go, "
+                   "decodeYaml); a failed invoke raises in the program (\"invoke of kubernetes:yaml:decode failed\", "
+                   "pulumi/pulumi sdk/python/lib/pulumi/runtime/invoke.py, awaited by _invoke_yaml_decode_async in "
+                   "pulumi/pulumi-kubernetes sdk/python/pulumi_kubernetes/yaml/yaml.py, pulumi-kubernetes 4.34), so "
+                   "a real `pulumi preview` fails on it")
+
+
+def v1_decode_problem(text: str, name: str, syntax_problem: Callable[[Exception, str], str] | None = None) -> str | None:
+    """Why the provider's ``kubernetes:yaml:decode`` invoke fails on the v1 manifest ``text`` (named ``name``: its
+    path, or ``yaml[i]``), so that a real preview fails: it is no YAML (the place and cause as ``syntax_problem``
+    words them, see :func:`expand_yaml`), or a document is a list or a scalar, which does not decode into an object;
+    with the rule and its sources. None when it decodes (a mapping without ``apiVersion`` or ``kind`` decodes: the
+    invoke skips it)."""
+    try:
+        docs = list(load_all_bounded(text))
+    except yaml.YAMLError as e:
+        return f"{_syntax(e, name, syntax_problem, text)}. {_V1_DECODE_RULE}"
+    for i, doc in enumerate(docs):
+        if doc is not None and not isinstance(doc, dict):
+            what = "a list" if isinstance(doc, list) else f"the scalar {str(doc)[:60]!r}"
+            return (f"{name} document {i + 1} is {what}, not an object: every document of a manifest is one "
+                    f"Kubernetes object (a mapping with apiVersion and kind). {_V1_DECODE_RULE}")
+    return None
+
+
+def placed_api_problem(message: str, texts: Sequence[tuple[str, str]]) -> tuple[int, str] | None:
+    """``(i, "<name> document <n> (line <l>): <message>")`` for the first of ``texts`` (``(name, text)`` pairs, the
+    manifests a v1 component decoded) whose first object refused by :mod:`.manifest_api` is refused with ``message``
+    (:func:`.manifest_api.api_problem`'s, of an object as the program registers it); None when none is (a v1
+    transformation made the object so)."""
+    for i, (name, text) in enumerate(texts):
+        try:
+            found = find_api_problem(text)
+        except yaml.YAMLError:
+            continue
+        if found is not None and found[3] == message:
+            index, line, _, _ = found
+            return i, f"{name} document {index + 1}" + (f" (line {line})" if line is not None else "") + f": {message}"
+    return None
 
 
 def _api_problem_in(found: Sequence[Any], text: str, name: str) -> str | None:

@@ -22,7 +22,10 @@ program or the component, ``GpuNodePool 'vision'``), or ``resources`` (each
 :class:`~gpu_node_pool.sdk.record.Resource` as a dict of its fields,
 :meth:`~gpu_node_pool.sdk.record.Resource.to_json`: a Pulumi asset or archive in its inputs as Pulumi's wire form,
 so the parent reads a ``valueYamlFiles`` ``FileAsset``'s path and a ``StringAsset``'s text), ``notJudged``
-(``[{"resource", "type", "reason", "fix"}]``: remote v1 manifests, unparsable YAML) and ``warnings``
+(``[{"resource", "type", "reason", "fix", "input"?}]``: remote v1 manifests, v1 YAML the mocks' decode refuses; with
+``input``, a v1 manifest a real preview fails on, an error at that input of the component, ``reason`` its message:
+:meth:`gpu_node_pool.expand.result.NotJudged.refused`, :class:`gpu_node_pool.plan.v1_manifests.V1Manifests`) and
+``warnings``
 (``[{"component", "path", "message"}]``: the config warnings of the program's ``GpuNodePool`` s) and ``pools``
 (each ``GpuNodePool`` the program registered, in registration order, named after its component:
 :meth:`gpu_node_pool.plan.registered.RegisteredPool.to_json`); in either case

@@ -15,7 +15,9 @@ names a chart's children) using the library in :mod:`gpu_node_pool.expand`:
 ``kubernetes:yaml/v2:ConfigGroup|File`` parsed in-process (:func:`~gpu_node_pool.expand.yaml_manifests.expand_yaml`)
 v1 ``kubernetes:yaml:ConfigGroup|File`` the SDK itself registers the children once the mocks answer
                                         its ``kubernetes:yaml:decode`` invoke (:func:`answer_invoke`);
-                                        a remote URL is not fetched (:func:`offline_yaml`)
+                                        a remote URL is not fetched (:func:`offline_yaml`); a manifest
+                                        that does not decode, or an object no API server serves, is an
+                                        error (:mod:`~gpu_node_pool.plan.v1_manifests`)
 ``aws:eks/addon:Addon``                 the add-on table (:func:`~gpu_node_pool.expand.eks_addons.expand_addon`)
 an operator's custom resource           the operator table (:func:`~gpu_node_pool.expand.operator_resources.expand_custom_resource`;
                                         the ClusterPolicy is read by the pack itself)
@@ -208,8 +210,10 @@ def answer_invoke(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
     """The mocks' answer to the provider's ``kubernetes:yaml:decode`` invoke (v1 yaml), else None.
 
     ``{"result": [objects]}`` as the provider returns it, so the SDK runs the user's
-    transformations and registers the real children. YAML that does not parse answers ``[]``
-    and is recorded as not judged (inside :func:`offline_yaml`).
+    transformations and registers the real children. Text that :func:`decode` refuses answers ``[]``
+    and is recorded as not judged (inside :func:`offline_yaml`); under :func:`offline_yaml` a manifest the
+    provider's invoke fails on never gets here: it is refused before the invoke
+    (:class:`~gpu_node_pool.plan.v1_manifests.V1Manifests`).
     """
     if token != "kubernetes:yaml:decode":
         return None
@@ -225,14 +229,17 @@ def answer_invoke(token: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 @contextlib.contextmanager
-def offline_yaml() -> Iterator[list[NotJudged]]:
+def offline_yaml() -> Iterator[list[NotJudged | RefusedInput]]:
     """While a program runs under the mocks: v1 ``ConfigFile`` never fetches a URL (it reads as empty) and the
-    URL, like a v1 manifest that does not parse, is collected as not judged (resource: the ConfigFile's name).
+    URL, like a v1 manifest that does not parse, is collected as not judged (resource: the ConfigFile's name);
+    a v1 manifest the provider's decode invoke fails on, or an object no API server serves, is collected as a
+    :class:`RefusedInput` (:class:`~gpu_node_pool.plan.v1_manifests.V1Manifests`), which :func:`expand_plan` makes
+    an error.
 
     ``pulumi_kubernetes.yaml.yaml`` is patched when the program imports it (or at once if it is already
     imported), not imported here: it pulls in ``requests`` that a program without v1 yaml never needs."""
     global _SINK
-    sink: list[NotJudged] = []
+    sink: list[Any] = []
     if importlib.util.find_spec("pulumi_kubernetes") is None:  # no kubernetes SDK: no v1 yaml in the program
         yield sink
         return
@@ -246,17 +253,25 @@ def offline_yaml() -> Iterator[list[NotJudged]]:
                               "download the manifest into the repository and point the ConfigFile at the local file"))
         return ""
 
+    from .v1_manifests import V1Manifests
+
+    manifests = V1Manifests(sink, _manifest_syntax)
+
     def patch(v1: Any) -> None:
-        patched.append((v1, v1._read_url))
-        v1._read_url = read_url
+        wrappers = {"_read_url": lambda _: read_url, "_read_file": manifests.read_file,
+                    "_invoke_yaml_decode_async": manifests.decode, "_parse_yaml_document": manifests.parse}
+        for attr, wrap in wrappers.items():
+            if hasattr(v1, attr):
+                patched.append((v1, attr, getattr(v1, attr)))
+                setattr(v1, attr, wrap(getattr(v1, attr)))
 
     previous, _SINK = _SINK, sink
     try:
         with when_imported(_V1_YAML_MODULE, patch):
             yield sink
     finally:
-        for v1, original in reversed(patched):
-            v1._read_url = original
+        for v1, attr, original in reversed(patched):
+            setattr(v1, attr, original)
         _SINK = previous
 
 
@@ -299,7 +314,7 @@ def _source_of(expanded: Expanded) -> str:
 
 
 def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = None,
-                collected: Sequence[NotJudged] = (), run_dir: Path | None = None) -> Expansion:
+                collected: Sequence[NotJudged | RefusedInput] = (), run_dir: Path | None = None) -> Expansion:
     """Expand ``result.resources`` (a :class:`~gpu_node_pool.plan.run.PlanResult`) in place; returns what was done.
 
     Args:
@@ -307,7 +322,9 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
             ``--kube-version``.
         project_dir: the directory of ``Pulumi.yaml``; a refused input's program line is given relative to it.
         options: :class:`ExpandOptions` (default: helm from ``PATH``, no fetching, 30 s).
-        collected: not-judged items gathered while the program ran (:func:`offline_yaml`).
+        collected: not-judged items gathered while the program ran (:func:`offline_yaml`); a refused input among
+            them (a :class:`RefusedInput`, or a :class:`NotJudged` carrying one, as ``gpupool check``'s child
+            answers it: :meth:`NotJudged.refused`) is added to ``result.config_issues`` as an error.
         run_dir: the directory Pulumi runs the program and its providers in
             (:func:`~gpu_node_pool.plan.run.program_run_dir`), which relative chart, values and manifest paths
             are relative to; default ``project_dir``.
@@ -325,6 +342,11 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
     by_name = {r.name: r for r in resources}
     for nj in collected:  # v1 ConfigFiles with a remote URL, v1 manifests that do not parse
         owner = by_name.get(nj.resource)
+        refused = nj if isinstance(nj, RefusedInput) else nj.refused()
+        if refused is not None:  # a v1 manifest a real preview fails on (offline_yaml): an error of the program
+            _refused_input(result, owner or Resource(refused.type, refused.resource, {}, False),
+                           refused, project_dir)
+            continue
         expansion.not_judged.append(NotJudged(owner.urn or owner.name, owner.type, nj.reason, nj.fix) if owner else nj)
     chart_dirs = options.chart_dirs if options.chart_dirs is not None else (str(helm_repository_cache()),)
     added: dict[int, list[Resource]] = {}
