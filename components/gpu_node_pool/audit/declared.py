@@ -14,11 +14,16 @@ Drift, per declared pool and each node labelled ``gpu-node-pools/pool=<pool>``:
 * a declared label missing or different on the node (advisory). Only declared label keys are
   compared: nodes carry many controller-set labels, which are not drift;
 * GPU resources in the node's capacity other than the pool promises (mandatory; :mod:`.advertised`).
+
+The DaemonSets the stack deploys (:attr:`Declared.daemonsets`) are the plan's, plus the device plugin DaemonSet of a GPU
+Operator the stack installs, which no Pulumi resource shows: the operator creates it from its ``ClusterPolicy``
+(:func:`operator_plugin_daemonset`). What the stack installs that could not be modelled is kept in
+:attr:`Declared.unmodelled`, for the what-if to list as not judged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,12 +31,13 @@ from typing import Any
 from ..k8s.controller_taints import is_transient
 from ..k8s.selection import NodeLabels
 from ..k8s.taints import Taint
+from ..k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE, SYSTEM_NODE_CRITICAL
 from ..text.terminal import shown
 from .advertised import advertised_findings
 from .cluster import Node
 from .findings import Finding, see_findings
 
-__all__ = ["DeclaredPool", "Declared", "DeclaredError", "read_declared", "drift"]
+__all__ = ["DeclaredPool", "Declared", "DeclaredError", "read_declared", "drift", "operator_plugin_daemonset"]
 
 
 class DeclaredError(Exception):
@@ -76,6 +82,16 @@ class Declared:
     #: ``provider: nvidia-device-plugin``), or None when it installs none that way (``enabled: false``, the GPU
     #: Operator, or not read): a DaemonSet of the stack there is turned off by ``devicePlugin: {enabled: false}``.
     plugin_namespace: str | None = None
+    #: The discovery agents the stack installs (names of :mod:`gpu_node_pool.k8s.discovery`: NFD, GFD, the GPU
+    #: Operator; :func:`~gpu_node_pool.policies.gpu_agents.discovery_agents`): the labels they would put on the pools'
+    #: nodes are on the nodes the what-if judges.
+    discovery: tuple[str, ...] = ()
+    #: ``(namespace, name)`` of the device plugin DaemonSet the stack's GPU Operator would create (among
+    #: :attr:`daemonsets`), or None: the operator runs it unless its nodes carry
+    #: ``nvidia.com/gpu.deploy.device-plugin=false``.
+    operator_plugin: tuple[str, str] | None = None
+    #: What the stack installs that the audit could not model: ``(subject, why)``, listed as not judged.
+    unmodelled: list[tuple[str, str]] = field(default_factory=list)
 
 
 def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared:
@@ -96,7 +112,10 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
         raise DeclaredError(f"--stack {stack}: {err}") from None
     if result.config_issues:
         raise ConfigError(result.config_issues, result.config_source or f"stack {stack!r}")
-    kinds = _node_kinds(result, stack)
+    from ..policies.runner import policy_resources
+
+    resources = policy_resources(result.resources, stack=stack)
+    kinds = _node_kinds(resources)
     sources = {p.name: p.device_plugin_source for p in result.config.pools} if result.config is not None else {}
     pools = [
         DeclaredPool(
@@ -120,19 +139,73 @@ def read_declared(stack: str, project_dir: str | Path | None = None) -> Declared
     plugin = result.config.device_plugin if result.config is not None else None
     plugin_namespace = (plugin.namespace if plugin is not None and plugin.enabled and plugin.provider == "nvidia-device-plugin"
                         else None)
-    return Declared(stack, pools, daemonsets, admission, plugin_namespace)
+    namespace = next((str(r.inputs.get(AGENT_NAMESPACE_PROP) or "") for r in result.resources if r.type == GPU_OPERATOR_TYPE),
+                     "")
+    discovery, operator_ds, unmodelled = _stack_agents(resources, namespace)
+    daemonsets += operator_ds
+    operator_plugin = ((operator_ds[0]["metadata"]["namespace"], operator_ds[0]["metadata"]["name"]) if operator_ds
+                       else None)
+    return Declared(stack, pools, daemonsets, admission, plugin_namespace, discovery, operator_plugin, unmodelled)
 
 
-def _node_kinds(result: Any, stack: str) -> dict[str, list[NodeLabels]]:
-    """The kinds of node of each pool the plan found, by how it was declared
-    (:func:`~gpu_node_pool.policies.pools.pool_declared_as`: ``pools[1] "inference"``)."""
+def _node_kinds(resources: list[Any]) -> dict[str, list[NodeLabels]]:
+    """The kinds of node of each pool the plan found (``resources``: its records as policy resources), by how it was
+    declared (:func:`~gpu_node_pool.policies.pools.pool_declared_as`: ``pools[1] "inference"``)."""
     from ..policies.placement import pool_nodes
     from ..policies.pools import find_gpu_pools
-    from ..policies.runner import policy_resources
     from ..sdk.props import Undecided
 
-    found = find_gpu_pools(policy_resources(result.resources, stack=stack), Undecided())
+    found = find_gpu_pools(resources, Undecided())
     return {p.declared_as: pool_nodes(p) for p in found if p.declared_as and not p.problem}
+
+
+def _stack_agents(resources: list[Any], namespace: str) -> tuple[tuple[str, ...], list[dict[str, Any]], list[tuple[str, str]]]:
+    """``(discovery agents, [the GPU Operator's device plugin DaemonSet], unmodelled)`` of the stack's ``resources``
+    (policy resources): the agents of :attr:`Declared.discovery`; the device plugin DaemonSet of the first GPU
+    Operator with ``devicePlugin.enabled`` (its ``ClusterPolicy``, else its chart's values:
+    :func:`~gpu_node_pool.policies.gpu_agents.gpu_operators`), in ``namespace`` (the ``GpuOperator`` component's, else
+    the chart's default); and ``(subject, why)`` for each GPU agent whose values are not known offline."""
+    from ..gpu_agents.gpu_operator.values import NAMESPACE
+    from ..policies.gpu_agents import discovery_agents, gpu_operators
+    from ..sdk.props import Undecided
+
+    undecided = Undecided()
+    operators = gpu_operators(resources, undecided)
+    discovery = discovery_agents(resources, undecided)
+    daemonsets = [operator_plugin_daemonset(op.tolerations, namespace or NAMESPACE) for op in operators if op.device_plugin][:1]
+    unmodelled: dict[str, str] = {}
+    for what, err in undecided.items:
+        unmodelled.setdefault(f"GPU agent {what}", (
+            f"its values are not known offline ({err.message}), so the DaemonSets it would run (a GPU Operator's device "
+            "plugin among them) and the node labels it would set are not in the what-if"))
+    return discovery, daemonsets, list(unmodelled.items())
+
+
+def operator_plugin_daemonset(tolerations: list[Any], namespace: str) -> dict[str, Any]:
+    """The device plugin DaemonSet the GPU Operator creates, limited to what placement reads: named
+    ``nvidia-device-plugin-daemonset`` (label ``app``), in ``namespace``, its pods selecting
+    ``nvidia.com/gpu.deploy.device-plugin: "true"`` (a label the operator sets on each NVIDIA GPU node that has no value
+    for it yet: :mod:`gpu_node_pool.k8s.discovery`), tolerating ``tolerations`` (the ClusterPolicy's
+    ``spec.daemonsets.tolerations``, which replace the default ``nvidia.com/gpu`` ``Exists`` ``NoSchedule``), at
+    priority ``system-node-critical``, running NVIDIA's device plugin image. Source: NVIDIA/gpu-operator@v26.7.0
+    ``assets/state-device-plugin/0500_daemonset.yaml`` and ``controllers/object_controls.go``
+    ``applyCommonDaemonsetConfig`` (the table :data:`gpu_node_pool.expand.operator_resources.OPERATOR_OPERANDS`).
+    Shape: a Kubernetes object (camelCase)."""
+    from ..expand.operator_resources import OPERATOR_OPERANDS
+    from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
+
+    operand = next(o for o in OPERATOR_OPERANDS if o.key == "devicePlugin")
+    labels = {"app": operand.daemonset}
+    pod_spec = {
+        "nodeSelector": {OPERATOR_DEPLOY_PREFIX + operand.deploy_label: "true"},
+        "tolerations": [dict(t) if isinstance(t, Mapping) else t for t in tolerations],
+        "priorityClassName": SYSTEM_NODE_CRITICAL,
+        "containers": [{"name": "nvidia-device-plugin", "image": operand.image}],
+    }
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": operand.daemonset, "namespace": namespace, "labels": dict(labels)},
+            "spec": {"selector": {"matchLabels": dict(labels)},
+                     "template": {"metadata": {"labels": dict(labels)}, "spec": pod_spec}}}
 
 
 def nodes_of(pool: DeclaredPool, nodes: Iterable[Node]) -> list[Node]:

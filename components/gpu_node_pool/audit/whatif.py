@@ -45,7 +45,17 @@ and as the pack's ``daemonsets-tolerate-gpu-taints`` and ``device-plugin-covers-
   stack's off (``gpu-node-pools:devicePlugin: {enabled: false}`` for the chart the stack installs from it,
   :attr:`.declared.Declared.plugin_namespace`).
 
-A what-if cell not judged (a selection reading a label no one is known to set...) is listed as not judged, with why.
+The nodes the what-if judges carry the labels the stack's discovery agents would set once they run there
+(:attr:`.declared.Declared.discovery`; :func:`~gpu_node_pool.k8s.discovery.labels_once_discovered`): on a live node the
+label a selection reads and the node lacks, on a kind of node through the placement verdict's ``discovered``. So the
+device plugin the stack's GPU Operator would create (:func:`.declared.operator_plugin_daemonset`, selecting
+``nvidia.com/gpu.deploy.device-plugin=true``, which the operator sets on every NVIDIA GPU node without a value for it)
+is judged where it would run; its fix in ``whatif-two-device-plugins`` is that label set to ``false`` on the pool
+(``pools[i].labels``: the operator leaves a deploy label a node already has, NVIDIA/gpu-operator@v26.7.0
+``controllers/state_manager.go``).
+
+A what-if cell not judged (a selection reading a label no one is known to set...) is listed as not judged, with why,
+and so is an agent of the stack the audit could not model (:attr:`.declared.Declared.unmodelled`), once.
 A DaemonSet that cannot be read (a pod spec the API server refuses, a part unknown before apply), the cluster's or the
 one the stack deploys, is listed once by :mod:`.report` (:mod:`.unread`: each refused field, and for the stack's that
 the fix belongs in the stack), not per pool here.
@@ -57,6 +67,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX, labels_once_discovered
 from ..k8s.selection import NodeLabels, excluding_keys
 from ..k8s.taints import Taint, Toleration
 from ..k8s.wellknown import NVIDIA_GPU_RESOURCE
@@ -105,18 +116,20 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
     ``(namespace, name)`` of the cluster's DaemonSets the stack deploys (judged in their stack row). Returns the
     column names, ``pool <name> as declared``, in the order the stack declares the pools."""
     live = {n.name: n for n in nodes}
+    not_judged += [NotJudged(subject, why) for subject, why in declared.unmodelled]
+    keys = tuple(dict.fromkeys(k for row in rows if row.ds.selection is not None for k in row.ds.selection.keys))
     columns = []
     for pool in declared.pools:
         name = f"pool {pool.name} as declared"
         columns.append(name)
-        shapes = whatif_nodes(pool, nodes)
+        shapes = _once_discovered(whatif_nodes(pool, nodes), keys, declared.discovery)
         made_up = not any(node in live for node, _, _ in shapes)  # the pool has no node yet: its kinds of node
         judged: list[tuple[_Row, list[NodeVerdict]]] = []
         for row in rows:
             if row.ds.origin == "cluster" and (row.ds.namespace, row.ds.name) in managed:
                 row.whatif[name] = Cell("notJudged", "managed by the stack: judged in its (stack) row")
                 continue
-            would = [judge(row.ds, node, labels, taints) for node, labels, taints in shapes]
+            would = [judge(row.ds, node, labels, taints, discovered=declared.discovery) for node, labels, taints in shapes]
             cell = pool_cell(would)
             row.whatif[name] = replace(cell, summary=on_new_nodes(row.ds, cell, would, shapes, "its")) if made_up else cell
             judged.append((row, would))
@@ -134,6 +147,24 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
                 now = [_live_verdict(row.ds, live.get(node)) for node, _, _ in shapes]
                 findings += _cluster_findings(row, column, would, now)
     return columns
+
+
+def _once_discovered(shapes: list[tuple[str, NodeLabels, list[Taint]]], keys: Sequence[Any],
+                     installed: Sequence[str]) -> list[tuple[str, NodeLabels, list[Taint]]]:
+    """``shapes`` with, on each live node (labels ``complete``), the labels among ``keys`` (those the DaemonSets'
+    selections read) that the ``installed`` discovery agents would set there and it lacks
+    (:func:`~gpu_node_pool.k8s.discovery.labels_once_discovered`; a value not known ahead is carried as unknown).
+    A kind of node is left as it is: the placement verdict adds them itself (``discovered``)."""
+    if not installed or not keys:
+        return shapes
+    out = []
+    for node, labels, taints in shapes:
+        if labels.complete:
+            known, carried = labels_once_discovered(keys, labels.labels, installed)
+            if known or carried:
+                labels = labels.adding(known, carried)
+        out.append((node, labels, taints))
+    return out
 
 
 def _two_plugins(declared: Declared, column: _Column, judged: list[tuple[_Row, list[NodeVerdict]]]) -> list[Finding]:
@@ -159,7 +190,7 @@ def _two_plugins(declared: Declared, column: _Column, judged: list[tuple[_Row, l
         fix = "; ".join(f"keep {row.ds.display} off pool {pool.name}'s nodes (a required node affinity on the pools "
                         "that need it)" + (" in the stack" if row.ds.origin == "stack" else "") for row in rows)
     else:
-        fix = "keep one device plugin per node: " + ", or ".join(_plugin_fix(declared, row) for row in rows)
+        fix = "keep one device plugin per node: " + ", or ".join(_plugin_fix(declared, pool, row) for row in rows)
     return [Finding("mandatory", "whatif-two-device-plugins", subject, message, fix, pool.name)]
 
 
@@ -167,15 +198,20 @@ def _plugin_name(row: _Row) -> str:
     return f"{row.ds.display} ({'the stack' if row.ds.origin == 'stack' else 'the cluster'}'s)"
 
 
-def _plugin_fix(declared: Declared, row: _Row) -> str:
-    """How to do without the device plugin of ``row``: the cluster's is removed, the stack's chart is turned off in the
-    stack config, any other DaemonSet of the stack is removed from its program."""
+def _plugin_fix(declared: Declared, pool: DeclaredPool, row: _Row) -> str:
+    """How to do without the device plugin of ``row`` on ``pool``: the cluster's is removed, the stack's chart is turned
+    off in the stack config, the stack's GPU Operator's kept off the pool by its deploy label, any other DaemonSet of
+    the stack is removed from its program."""
     ds = row.ds
     if row.ds.origin != "stack":
         return f"remove the cluster's {ds.display} (kubectl -n {ds.namespace} delete daemonset {ds.name})"
     if ds.namespace == declared.plugin_namespace:
         return (f"turn the stack's {ds.display} off (gpu-node-pools:devicePlugin: {{enabled: false}} in stack "
                 f"{declared.stack})")
+    if (ds.namespace, ds.name) == declared.operator_plugin:
+        return (f"keep the stack's GPU Operator's {ds.display} off pool {pool.name}'s nodes "
+                f"({OPERATOR_DEPLOY_PREFIX}device-plugin: 'false' in {pool.where}.labels of stack {declared.stack}: the "
+                "operator leaves a deploy label the node already has, NVIDIA/gpu-operator@v26.7.0 controllers/state_manager.go)")
     return f"remove the stack's {ds.display} from its program"
 
 
