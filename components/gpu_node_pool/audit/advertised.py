@@ -6,6 +6,16 @@ the autoscaler size from a wrong template and leaves pods Pending: for a MIG poo
 Operator, a node without the ``nvidia.com/mig.config`` label is labelled ``all-disabled`` by the operator
 (NVIDIA/gpu-operator@v26.7.0 ``controllers/nodelabeling_controller.go``) and shows whole GPUs; without its
 ``nvidia.com/device-plugin.config`` label the plugin runs the default config (``migStrategy: none``).
+
+On a MIG pool whose node carries the declared ``nvidia.com/mig.config``, the MIG manager's own state comes first: it
+writes ``nvidia.com/mig.config.state`` on the node, ``pending`` while it applies the layout (the node's GPU clients
+stopped), ``rebooting`` while the node reboots to change the MIG mode, ``success`` once applied and ``failed`` when it
+could not (the layout is not in its config or does not fit the GPUs, the MIG mode did not change after a reboot, or
+applying failed); it applies the layout again only when that label changes or its pod restarts (NVIDIA/mig-parted
+``deployments/gpu-operator/reconfigure-mig.sh`` and ``deployments/gpu-operator/main.go``;
+https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html). A node in any state but
+``success`` advertises what it had before, whatever the device plugin's config label says, so the finding names that
+state and its fix instead of the label.
 """
 
 from __future__ import annotations
@@ -16,9 +26,20 @@ from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL
 from .cluster import Node
 from .findings import Finding
 
-__all__ = ["CODE", "advertised_findings"]
+__all__ = ["CODE", "MIG_STATE_LABEL", "advertised_findings"]
 
 CODE = "advertised-resources-differ"
+#: The label the MIG manager writes with its progress on the node's ``nvidia.com/mig.config``.
+MIG_STATE_LABEL = MIG_CONFIG_LABEL + ".state"
+_MIG_SOURCE = ("NVIDIA/mig-parted deployments/gpu-operator/reconfigure-mig.sh; "
+               "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html")
+#: What each state but ``success`` means, as the finding says it after "the MIG manager".
+_MIG_STATES = {
+    "failed": ("failed to apply it: the layout is not in its config or does not fit the node's GPUs, the MIG mode did "
+               "not change after a reboot, or applying it failed"),
+    "pending": "is applying it (the node's GPU clients, the device plugin among them, are stopped meanwhile)",
+    "rebooting": "is rebooting the node to change the GPUs' MIG mode",
+}
 #: Labels that select what a node advertises, in the order a missing one explains it.
 _SELECTING = (MIG_CONFIG_LABEL, DEVICE_PLUGIN_CONFIG_LABEL)
 
@@ -50,7 +71,11 @@ def advertised_findings(
     wrong = [(k, labels[k], node.labels.get(k)) for k in _SELECTING if k in labels and node.labels.get(k) != labels[k]]
     shown = ", ".join(f"{k}: {v}" for k, v in sorted(have.items())) or "no GPU resource"
     want = ", ".join(f"{k}: {v}" for k, v in sorted(promised.items()))
-    if wrong:
+    state = node.labels.get(MIG_STATE_LABEL)
+    layout_ok = MIG_CONFIG_LABEL in labels and not (wrong and wrong[0][0] == MIG_CONFIG_LABEL)
+    if mechanism.startswith("mig") and layout_ok and state in _MIG_STATES:
+        why, fix = _mig_state(node.name, labels[MIG_CONFIG_LABEL], state)
+    elif wrong:
         key, value, got = wrong[0]
         why = f"its label {key}={value} is {'missing' if got is None else repr(got)}"
         fix = f"kubectl label node {node.name} {key}={value} --overwrite, then find why the pool's label did not land"
@@ -61,3 +86,20 @@ def advertised_findings(
     message = (f"advertises {shown}, but {where} ({mechanism}) promises {want} per node, as its autoscaler "
                f"tags say; {why}")
     return [Finding("mandatory", CODE, subject, message, fix, pool_name)], []
+
+
+def _mig_state(node: str, layout: str, state: str) -> tuple[str, str]:
+    """``(why, fix)`` of a node whose MIG manager has not applied ``layout`` (its ``nvidia.com/mig.config``): its
+    ``state`` is ``failed``, ``pending`` or ``rebooting`` (module docstring)."""
+    why = (f"its GPUs are not partitioned as {MIG_CONFIG_LABEL}={layout} asks: its {MIG_STATE_LABEL} is {state!r}, "
+           f"NVIDIA's MIG manager {_MIG_STATES[state]} ({_MIG_SOURCE})")
+    logs = (f"read the MIG manager's log on the node (kubectl get pods -A -l app=nvidia-mig-manager --field-selector "
+            f"spec.nodeName={node}, then kubectl logs -n <namespace> <pod>)")
+    if state == "failed":
+        fix = (f"{logs}; check that {layout} fits the node's GPUs (the GPU Operator's default-mig-parted-config lists "
+               f"the layouts per GPU model); then have it apply the layout again: it does so when {MIG_CONFIG_LABEL} "
+               f"changes (kubectl label node {node} {MIG_CONFIG_LABEL}=all-disabled --overwrite, then back to "
+               f"{MIG_CONFIG_LABEL}={layout}) or when its pod on the node restarts")
+    else:
+        fix = (f"wait for {MIG_STATE_LABEL} to become 'success' and audit again; if it stays {state!r}, {logs}")
+    return why, fix
