@@ -143,8 +143,9 @@ P = "pools[0]"
 MISTAKES = [
     ("opt-out label without INSTALLATION_DISABLED", lambda c: c["pools"][0]["labels"].update({OPT_OUT: "true"}),
      P, "without a driver"),
-    ("INSTALLATION_DISABLED without the opt-out label",
-     lambda c: c["pools"][0]["accelerator"].update({"gpuDriverVersion": "INSTALLATION_DISABLED"}), P, "second plugin"),
+    ("nvidiaDevicePlugin and INSTALLATION_DISABLED without the opt-out label",
+     lambda c: (c["pools"][0].update({"nvidiaDevicePlugin": True}),
+                c["pools"][0]["accelerator"].update({"gpuDriverVersion": "INSTALLATION_DISABLED"})), P, "second plugin"),
     ("opt-in alone", lambda c: c["pools"][0].update({"nvidiaDevicePlugin": True}), P, "GKE's own plugin still"),
     ("label and no driver but no opt-in",
      lambda c: (c["pools"][0]["labels"].update({OPT_OUT: "true"}),

@@ -41,6 +41,24 @@ GKE_GPU_DRIVER_VERSIONS: tuple[str, ...] = get_args(GkeDriverVersion)
 #: Node label that turns GKE's own device plugin DaemonSet off on a pool; NVIDIA pairs it with
 #: ``gpu-driver-version=disabled`` (NVIDIA/cloud-native-docs ``gpu-operator/google-gke.rst``).
 GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL = GKE_NO_DEFAULT_PLUGIN_LABEL
+#: GKE runs its own device plugin DaemonSet (``nvidia-gpu-device-plugin`` in ``kube-system``) on every node with a GPU,
+#: whatever ``gpuDriverVersion`` says: it selects ``cloud.google.com/gke-accelerator Exists`` only.
+GKE_PLUGIN_SOURCE = (
+    "GoogleCloudPlatform/container-engine-accelerators cmd/nvidia_gpu/README.md: 'automatically deployed as an addon "
+    "when you use nodes with accelerators attached'; its cmd/nvidia_gpu/device-plugin.yaml selects "
+    "cloud.google.com/gke-accelerator Exists"
+)
+#: Only the node label ``gke-no-default-nvidia-gpu-device-plugin=true`` turns GKE's device plugin off.
+GKE_OPT_OUT_SOURCE = (
+    "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-operator; NVIDIA/cloud-native-docs "
+    "gpu-operator/google-gke.rst"
+)
+#: With ``INSTALLATION_DISABLED`` the driver comes from GKE's ``nvidia-driver-installer`` DaemonSet the user applies
+#: (it selects GPU nodes without ``cloud.google.com/gke-gpu-driver-version``, the label GKE sets when it installs one).
+GKE_DRIVER_INSTALLER_SOURCE = (
+    "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers; GoogleCloudPlatform/"
+    "container-engine-accelerators nvidia-driver-installer/cos/daemonset-preloaded.yaml"
+)
 #: GKE node pool names match ``[a-z]([-a-z0-9]{0,38}[a-z0-9])?`` (at most 40 characters; the API
 #: error quoted in pulumi/pulumi-gcp#1510). Pulumi autonames the child ``<pool>-node-pool`` with
 #: an 8-character suffix (``-1a2b3c4``), which leaves 22 characters for the pool name.
@@ -140,8 +158,8 @@ class GkeAccelerator(Model):
     count: int = Field(ge=1, description="GPUs per node, >= 1 (fixed by the machine type for A and G series).")
     gpu_driver_version: GkeDriverVersion = Field(
         "LATEST",
-        description="LATEST (default) | DEFAULT | INSTALLATION_DISABLED (no driver: only with NVIDIA's plugin) "
-        "| GPU_DRIVER_VERSION_UNSPECIFIED.",
+        description="LATEST (default) | DEFAULT | INSTALLATION_DISABLED (GKE installs no driver: apply GKE's "
+        "nvidia-driver-installer DaemonSet) | GPU_DRIVER_VERSION_UNSPECIFIED.",
     )
 
     @model_validator(mode="before")
@@ -180,11 +198,19 @@ class GkePool(PoolBase):
       that take none; a warning: a series or size the table does not list).
     * ``accelerator.gpuSharingConfig`` is refused for the pool's ``gpuSharing``, the one setting for GPU
       sharing (:func:`raw_sharing_refusal`).
-    * Device plugin: GKE runs its own (which also finishes the driver install). NVIDIA's plugin
+    * Device plugin: GKE runs its own on every GPU node whatever the driver setting
+      (:data:`GKE_PLUGIN_SOURCE`; it also finishes GKE's driver install). NVIDIA's plugin
       serves the pool only with ``nvidiaDevicePlugin: true``, the label
       ``gke-no-default-nvidia-gpu-device-plugin: "true"`` and ``gpuDriverVersion:
-      INSTALLATION_DISABLED``, all three together: the label alone leaves nodes without a
-      driver, the driver setting alone leaves GKE's plugin running beside NVIDIA's.
+      INSTALLATION_DISABLED``, all three together (:data:`GKE_OPT_OUT_SOURCE`): the label alone
+      leaves nodes without a driver, ``nvidiaDevicePlugin`` without the label leaves GKE's plugin
+      running beside NVIDIA's, and the label without ``nvidiaDevicePlugin`` leaves no plugin.
+    * Driver: ``gpuDriverVersion: INSTALLATION_DISABLED`` with GKE's plugin (no label, no
+      ``nvidiaDevicePlugin``) is GKE's manual-driver setup: the user applies GKE's
+      ``nvidia-driver-installer`` DaemonSet (:data:`GKE_DRIVER_INSTALLER_SOURCE`). Taken, with a
+      warning on every ``INSTALLATION_DISABLED`` pool (:meth:`config_warnings`): its nodes advertise no
+      ``nvidia.com/gpu`` until an installer runs there; the policy ``gpu-agents-cover-gpu-pools``
+      judges an installer the stack declares.
     * Name: at most 22 characters, starting with a letter (GKE node pool names are at most 40
       characters; Pulumi adds ``-node-pool-xxxxxxx``).
     * ``autoscaling``: ``minSize``/``maxSize`` are the pool's total node counts across its zones
@@ -330,12 +356,15 @@ class GkePool(PoolBase):
                 "INSTALLATION_DISABLED (and install the driver yourself) and nvidiaDevicePlugin: true; to keep GKE's "
                 "plugin and driver, remove the label"
             ))
-        elif no_driver and not opted_out:
+        elif no_driver and not opted_out and self.nvidia_device_plugin:
             problems.append(((),
-                f"accelerator.gpuDriverVersion is INSTALLATION_DISABLED but {label} is not 'true': GKE's own device "
-                "plugin keeps running, so NVIDIA's plugin would be a second plugin for nvidia.com/gpu on the same "
-                f"nodes. Add the label {GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}: 'true' (and nvidiaDevicePlugin: true), "
-                "or let GKE install the driver (gpuDriverVersion LATEST or DEFAULT)"
+                f"nvidiaDevicePlugin is true with accelerator.gpuDriverVersion INSTALLATION_DISABLED, but {label} is "
+                "not 'true': GKE runs its own device plugin DaemonSet on every GPU node whatever the driver setting "
+                f"({GKE_PLUGIN_SOURCE}) and only that label turns it off ({GKE_OPT_OUT_SOURCE}), so NVIDIA's plugin "
+                "would be a second plugin for nvidia.com/gpu on the same nodes (the kubelet keeps one registration "
+                f"per resource name). Add the label {GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}: 'true', or remove "
+                "nvidiaDevicePlugin to keep GKE's plugin (and apply GKE's driver installer DaemonSet, "
+                f"{GKE_DRIVER_INSTALLER_SOURCE})"
             ))
         elif opted_out and no_driver and not self.nvidia_device_plugin:
             problems.append(((),
@@ -408,9 +437,12 @@ class GkePool(PoolBase):
         return []
 
     def config_warnings(self) -> list[tuple[str, str]]:
-        """What the machine-type table does not judge (:func:`.machines.machine_problems` warnings) and a compute
-        class label or taint without its pair (:meth:`_compute_class_problems`)."""
+        """What the machine-type table does not judge (:func:`.machines.machine_problems` warnings), a compute
+        class label or taint without its pair (:meth:`_compute_class_problems`), and ``gpuDriverVersion:
+        INSTALLATION_DISABLED`` (:func:`driver_warning`): ``[(sub-path under the pool, message)]``."""
         out = [(".".join(p.key), p.message) for p in self.machine_findings if p.warning]
+        if self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED":
+            out.append(("accelerator.gpuDriverVersion", driver_warning(gke_plugin=not self.nvidia_device_plugin)))
         where = _dotted(("labels", COMPUTE_CLASS_LABEL)) if COMPUTE_CLASS_LABEL in self.labels else "taints"
         return out + [("taints" if why.startswith("taints has") else where, why)
                       for why in self._compute_class_problems(warnings=True)]
@@ -456,6 +488,27 @@ class GkePool(PoolBase):
     def platform_node_labels(self) -> dict[str, str]:
         """``cloud.google.com/gke-accelerator=<type>``: GKE sets it on every GPU node."""
         return {GKE_ACCELERATOR_LABEL: self.accelerator.type}
+
+
+#: The installer GKE documents for COS nodes (GKE's default node image), as ``kubectl apply -f`` takes it.
+GKE_COS_DRIVER_INSTALLER = ("https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
+                            "master/nvidia-driver-installer/cos/daemonset-preloaded.yaml")
+
+
+def driver_warning(*, gke_plugin: bool) -> str:
+    """The warning of a pool with ``gpuDriverVersion: INSTALLATION_DISABLED`` (``gke_plugin``: GKE's device plugin
+    serves it, not NVIDIA's): GKE installs no driver (:data:`GKE_DRIVER_INSTALLER_SOURCE`), so the nodes advertise
+    no ``nvidia.com/gpu`` until a driver installer runs on them; the fix is GKE's ``nvidia-driver-installer``
+    DaemonSet (:data:`GKE_COS_DRIVER_INSTALLER` on COS nodes) or a driver GKE installs (``LATEST``/``DEFAULT``).
+    A warning, not an error: the installer is usually applied outside the stack, where the config cannot see it."""
+    plugin = "GKE's device plugin" if gke_plugin else "NVIDIA's device plugin"
+    return (f"INSTALLATION_DISABLED: GKE installs no NVIDIA driver on these nodes ({GKE_DRIVER_INSTALLER_SOURCE}), "
+            f"so {plugin} finds no GPU and the nodes advertise no nvidia.com/gpu until a driver installer runs on "
+            "them. Apply GKE's nvidia-driver-installer DaemonSet (on COS nodes: kubectl apply -f "
+            f"{GKE_COS_DRIVER_INSTALLER}; it tolerates every taint and selects GPU nodes without "
+            "cloud.google.com/gke-gpu-driver-version, the label GKE sets when it installs the driver), or let GKE "
+            "install the driver (gpuDriverVersion LATEST or DEFAULT). The mandatory policy gpu-agents-cover-gpu-pools "
+            "reports the pool unless the stack's program declares an installer that reaches its nodes")
 
 
 #: Where GKE says a node pool's zones must be, as the nodeLocations refusal cites it.
@@ -519,7 +572,7 @@ def _agent_issues(stack: Any, gke: list[int]) -> list[ConfigIssue]:
             issues.append(
                 ConfigIssue(
                     f"pools[{i}]",
-                    "GKE already runs its device plugin (and driver installer) on this pool, so the GPU Operator's "
+                    "GKE already runs its device plugin on this pool, so the GPU Operator's "
                     "plugin would be a second one for nvidia.com/gpu (NVIDIA cloud-native-docs gpu-operator/google-gke.rst "
                     "disables GKE's with the label gke-no-default-nvidia-gpu-device-plugin=true); set nvidiaDevicePlugin: "
                     "true with that label and gpuDriverVersion INSTALLATION_DISABLED, or label the pool "
