@@ -23,7 +23,7 @@ set is smaller). A GPU without a table (B300, GB200) is not judged: a warning, n
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .mig_profiles import AWS_MODELS, GKE_MODELS, GKE_PARTITION_SIZES, MIG_PROFILES, MigTable
@@ -42,9 +42,18 @@ __all__ = [
     "mig_resource_name",
     "autoscaler_resource",
     "gke_partition_size",
+    "MIG_GUIDE_GPUS",
+    "no_mig_message",
+    "gpus_without_mig",
+    "tabled_aws_gpus",
 ]
 
 GPU_RESOURCE = "nvidia.com/gpu"
+
+#: The GPUs that support MIG, as every refusal of MIG on another GPU cites them (NVIDIA MIG User Guide, Supported
+#: GPUs: https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html); the instance catalog's
+#: ``mig_capable`` (``catalog/_families.py``) is read from the same page.
+MIG_GUIDE_GPUS = "NVIDIA MIG User Guide, Supported GPUs: A30, A100, H100, H200, B200 and later"
 
 #: GKE accelerator types that support MIG partitions (GKE "Running multi-instance GPUs": A100 40GB and
 #: 80GB, H100 80GB, H200, B200: https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi).
@@ -85,6 +94,61 @@ def mig_gpu(pool: Any) -> tuple[bool | None, str | None, MigTable | None]:
     gpu_names = {f.gpu.model for f in found if f.gpu}
     display = model or (", ".join(sorted(gpu_names)) or None)
     return verdict, display, MIG_PROFILES.get(model or "")
+
+
+def no_mig_message(gpus: str | Mapping[str, Sequence[str]], *, capable_types: bool = False) -> str:
+    """The refusal of ``mig`` on GPUs that do not support MIG, the one wording of every backend.
+
+    ``gpus``: the pool's one GPU (``"NVIDIA L40S"``): ``the GPU of this pool (NVIDIA L40S) does not support MIG
+    (<MIG_GUIDE_GPUS>); remove mig or use a MIG-capable GPU``; or ``{GPU: [instance types]}`` for a pool whose
+    types the catalog evaluates (a Karpenter NodePool): ``the GPUs of this pool (NVIDIA L4 on g6.xlarge; NVIDIA
+    L40S on g6e.xlarge) do not support MIG (...)``, every type named, and the MIG-capable EC2 GPUs with a
+    profile table (:func:`tabled_aws_gpus`) in the fix. ``capable_types``: some of the pool's types do carry a
+    MIG-capable GPU, so the fix is to leave the others out.
+    """
+    if isinstance(gpus, str):
+        return (f"the GPU of this pool ({gpus}) does not support MIG ({MIG_GUIDE_GPUS}); remove mig or use a "
+                "MIG-capable GPU")
+    named = "; ".join(f"{gpu} on {', '.join(types)}" for gpu, types in sorted(gpus.items()))
+    verb = "GPUs of this pool ({}) do not" if len(gpus) > 1 else "GPU of this pool ({}) does not"
+    fix = ("leave those types out, keeping the types of one MIG-capable GPU" if capable_types else
+           f"remove mig or use a MIG-capable GPU (with a MIG profile table: {tabled_aws_gpus()})")
+    return f"the {verb.format(named)} support MIG ({MIG_GUIDE_GPUS}); {fix}"
+
+
+def gpus_without_mig(types: Sequence[str]) -> tuple[dict[str, list[str]], bool]:
+    """``({GPU model: [types]}, some capable)`` of the instance types (sorted) whose GPU does not support MIG
+    per the instance catalog (``InstanceType.mig_capable`` False, source :data:`MIG_GUIDE_GPUS`); types the catalog
+    lacks or whose GPU is unconfirmed are not judged. ``some capable``: another of the types carries a
+    MIG-capable GPU."""
+    from .. import catalog
+
+    out: dict[str, list[str]] = {}
+    capable = False
+    for name in sorted(types):
+        found = catalog.find(name)
+        if found is None or found.gpu is None:
+            continue
+        if found.mig_capable is False:
+            out.setdefault(found.gpu.model, []).append(name)
+        elif found.mig_capable:
+            capable = True
+    return out, capable
+
+
+def tabled_aws_gpus() -> str:
+    """The EC2 GPUs with a MIG profile table, each with its instance families, in :data:`MIG_PROFILES` order:
+    ``A100-40GB (p4d), A100-80GB (p4de), H100-80GB (p5), ...`` (:data:`AWS_MODELS` over the instance catalog's
+    NVIDIA families). A table no EC2 family reaches (A30) is left out, as README.md's MIG table leaves it out."""
+    from .. import catalog
+
+    families: dict[str, list[str]] = {}
+    for family in sorted(catalog.nvidia_families()):
+        gpu = catalog.family_gpu(family)
+        model = AWS_MODELS.get((gpu.gpu_name, gpu.gpu_memory_mib)) if gpu and gpu.gpu_name and gpu.gpu_memory_mib else None
+        if model is not None:
+            families.setdefault(model, []).append(family)
+    return ", ".join(f"{model} ({', '.join(families[model])})" for model in MIG_PROFILES if model in families)
 
 
 def mixed_gpus(pool: Any) -> list[str]:
@@ -190,11 +254,7 @@ def mig_problems(
         problems.append(Problem(f"{path}.strategy", f"{mig.strategy!r} is not a MIG strategy; use single or mixed"))
     if mig_capable is False:  # what would partition a GPU without MIG is moot: one refusal, the one that helps
         problems.append(
-            Problem(
-                path,
-                f"the GPU of this pool ({pool.gpu_model or 'per the instance catalog'}) does not support MIG (NVIDIA MIG "
-                "User Guide, Supported GPUs: A30, A100, H100, H200, B200 and later); remove mig or use a MIG-capable GPU",
-            )
+            Problem(path, no_mig_message(pool.gpu_model or "per the instance catalog"))
         )
         return problems
     where = partitioner(pool, provider)

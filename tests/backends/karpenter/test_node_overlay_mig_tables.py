@@ -1,5 +1,5 @@
 """A MIG pool's NodeOverlay with a profile the GPU has no figure for: one message, consistent with the MIG
-profile tables the product has (A30, A100, H100, H200, B200; gpu_agents/mig_profiles.py)."""
+profile tables an EC2 GPU has (A100, H100, H200, B200; gpu_agents/mig_profiles.py, README.md's MIG table)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ def test_a_gpu_without_a_table_is_named_with_the_tables_there_are():
     messages = dict(config_issues(raw(["p6-b300.48xlarge"], "1g.23gb")))
     overlay = messages["pools[0]"]
     assert "no MIG profile table is known for NVIDIA B300 (p6-b300.48xlarge" in overlay
-    assert "H100-80GB, H200-141GB, B200-180GB" in overlay
+    assert ("the EC2 GPUs with one: A100-40GB (p4d), A100-80GB (p4de), H100-80GB (p5), H200-141GB (p5e, p5en), "
+            "B200-180GB (p6-b200))") in overlay
+    assert "A30" not in overlay  # a table no EC2 type reaches
 
 
 def test_mixed_gpus_say_which_table_lacks_the_profile():

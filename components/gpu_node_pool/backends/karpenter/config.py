@@ -332,17 +332,30 @@ class KarpenterPool(StartupTaintsPool):
             from .feasibility import pool_problems
 
             problems += pool_problems(self)
-        if not problems:  # EFA (karpenter/efa.py)
+        located = self._no_mig_problems() if not problems else []
+        if not problems and not located:  # EFA (karpenter/efa.py)
             from .efa import pool_problems as efa_problems
 
             problems += efa_problems(self)
-        if not problems:  # NodeOverlay (karpenter/node_overlay.py)
+        if not problems and not located:  # NodeOverlay (karpenter/node_overlay.py)
             from .node_overlay import pool_problems as overlay_problems
 
             problems += overlay_problems(self)
-        if problems:
-            raise_pool_problems(problems, self.instance_types or [], self.allow_unknown_instance_types)
+        if problems or located:
+            raise_pool_problems(problems, self.instance_types or [], self.allow_unknown_instance_types, located)
         return self
+
+    def _no_mig_problems(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """``[(("mig",), sentence)]`` when ``mig`` is set and a type the NodePool can launch carries a GPU without MIG
+        (:func:`gpu_node_pool.gpu_agents.mig.gpus_without_mig`, the wording of every backend:
+        :func:`~gpu_node_pool.gpu_agents.mig.no_mig_message`): the one refusal that helps, with or without
+        ``nodeOverlay``, which a NodeOverlay or another partitioner cannot change."""
+        if self.mig is None:
+            return []
+        from ...gpu_agents.mig import gpus_without_mig, no_mig_message
+
+        lacking, capable = gpus_without_mig(self.candidate_instance_types or [])
+        return [(("mig",), no_mig_message(lacking, capable_types=capable))] if lacking else []
 
     def config_warnings(self) -> list[tuple[str, str]]:
         """The NodePool warnings every NodePool pool gets (:meth:`StartupTaintsPool.config_warnings`: zones, limits,

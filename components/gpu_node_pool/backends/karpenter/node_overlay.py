@@ -139,34 +139,40 @@ def groups(pool: Any) -> tuple[list[OverlayGroup], str | None]:
             continue
         found.setdefault((t.nvidia_gpus, tuple(sorted(capacity.items()))), []).append(t.name)
     if unknown:
-        what = "MIG devices" if pool.mig is not None else "GPUs"
-        why = f" ({_mig_unknown(pool.mig.profile, sorted(unknown))})" if pool.mig is not None else ""
-        return [], (f"the {what} a node of {sorted(unknown)[:6]} advertises are not known{why}; restrict the pool "
+        if pool.mig is not None:  # each type named with its GPU
+            return [], (f"the MIG devices the pool's nodes advertise are not known ({_mig_unknown(pool.mig.profile, sorted(unknown))}); "
+                        "restrict the pool to types whose figure is known, or remove nodeOverlay")
+        return [], (f"the GPUs a node of {', '.join(sorted(unknown))} advertises are not known; restrict the pool "
                     "to types whose figure is known, or remove nodeOverlay")
     out = [OverlayGroup(gpus, capacity, tuple(sorted(types))) for (gpus, capacity), types in sorted(found.items())]
     return out, None
 
 
 def _mig_unknown(profile: str, types: list[str]) -> str:
-    """Why a MIG pool's types have no known figure, per GPU: the GPU's table
-    (:data:`gpu_node_pool.gpu_agents.mig_profiles.MIG_PROFILES`, with its source) lacks ``profile``, or no table is
-    known for the GPU."""
+    """Why a MIG pool's types have no known figure, per GPU: the GPU does not support MIG
+    (:func:`gpu_node_pool.gpu_agents.mig.no_mig_message`, the wording of every backend; the pool model refuses it
+    first), the GPU's table (:data:`gpu_node_pool.gpu_agents.mig_profiles.MIG_PROFILES`, with its source) lacks
+    ``profile``, or no table is known for the GPU (the EC2 GPUs that have one:
+    :func:`gpu_node_pool.gpu_agents.mig.tabled_aws_gpus`). Every type is named."""
     from types import SimpleNamespace
 
-    from ...gpu_agents.mig import mig_gpu
-    from ...gpu_agents.mig_profiles import MIG_PROFILES
+    from ...gpu_agents.mig import gpus_without_mig, mig_gpu, no_mig_message, tabled_aws_gpus
 
     lacking: dict[str, tuple[Any, list[str]]] = {}
     untabled: dict[str, list[str]] = {}
+    no_mig, _ = gpus_without_mig(types)
     for t in types:
+        if any(t in ts for ts in no_mig.values()):
+            continue
         _, model, table = mig_gpu(SimpleNamespace(instance_types=[t], gpu_model=None))
         if table is not None:
             lacking.setdefault(table.model, (table, []))[1].append(t)
         else:
             untabled.setdefault(model or "a GPU the catalog does not name", []).append(t)
-    parts = [f"{profile!r} is not in the MIG profile table of {gpu} ({', '.join(ts[:4])}), which has "
-             f"{', '.join(table)} ({table.source})" for gpu, (table, ts) in sorted(lacking.items())]
-    parts += [f"no MIG profile table is known for {gpu} ({', '.join(ts[:4])}; tables: {', '.join(MIG_PROFILES)})"
+    parts = [no_mig_message(no_mig)] if no_mig else []
+    parts += [f"{profile!r} is not in the MIG profile table of {gpu} ({', '.join(ts)}), which has "
+              f"{', '.join(table)} ({table.source})" for gpu, (table, ts) in sorted(lacking.items())]
+    parts += [f"no MIG profile table is known for {gpu} ({', '.join(ts)}; the EC2 GPUs with one: {tabled_aws_gpus()})"
               for gpu, ts in sorted(untabled.items())]
     return "; ".join(parts)
 
