@@ -31,7 +31,11 @@ kubernetes-sigs/karpenter and aws/karpenter-provider-aws v1.14.1:
 * ``spec.limits`` of the NodePool are checked against the overlaid capacity
   (``pkg/controllers/provisioning/scheduling/scheduler.go`` ``filterByRemainingResources``): with the
   overlay, ``limits.nvidia.com/gpu`` counts replicas or MIG devices, and a type whose overlaid figure
-  exceeds it is never launched (refused here).
+  exceeds it is never launched (refused here). The NodePool's usage is the sum of its nodes' own capacity
+  (``pkg/controllers/state/statenode.go`` ``Capacity``: a node's ``status.capacity`` once initialized), and a MIG
+  ``mixed`` node advertises no ``nvidia.com/gpu`` (NVIDIA/k8s-device-plugin@v0.20.0 ``internal/rm/device_map.go``),
+  so running nodes use none of ``limits.nvidia.com/gpu`` while Karpenter still assumes the physical GPUs: a
+  warning, which the plan's ``karpenterCapacity`` says in the same words (:func:`differs_sentence`).
 
 The capacity of each type is :func:`gpu_node_pool.gpu_agents.capacity.type_resources`, the figure the
 node's device plugin advertises (the same function the Cluster Autoscaler tags use). The CRD copy the
@@ -40,13 +44,14 @@ tests validate against is ``tests/data/karpenter-crds/karpenter.sh_nodeoverlays.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
 
 from ...config.common import Model
-from ...k8s.wellknown import NVIDIA_GPU_RESOURCE
+from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, is_gpu_resource
 from .limits import karpenter_release
 
 __all__ = [
@@ -58,6 +63,7 @@ __all__ = [
     "OverlayGroup",
     "enabled",
     "groups",
+    "differs_sentence",
     "karpenter_view",
     "manifests",
     "pool_problems",
@@ -78,6 +84,13 @@ _GATE_SOURCE = ("aws/karpenter-provider-aws website/content/en/docs/reference/se
                 "charts/karpenter/values.yaml@v1.14.1")
 _MERGE_SOURCE = "kubernetes-sigs/karpenter pkg/cloudprovider/types.go@v1.14.1 ApplyCapacityOverlay"
 _LIMIT_SOURCE = "kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/scheduler.go@v1.14.1 filterByRemainingResources"
+#: A NodePool's usage, which its limits are checked against: the sum of its nodes' capacity, a node's own
+#: ``status.capacity`` once it is initialized, the NodeClaim's before.
+_USAGE_SOURCE = ("kubernetes-sigs/karpenter pkg/controllers/state/statenode.go@v1.14.1 Capacity, "
+                 "pkg/controllers/state/cluster.go@v1.14.1 updateNodePoolResources")
+#: Under a MIG strategy the device plugin advertises no GPU with MIG enabled as nvidia.com/gpu (a mixed node: only
+#: nvidia.com/mig-<profile>).
+_MIG_WHOLE_SOURCE = "NVIDIA/k8s-device-plugin@v0.20.0 internal/rm/device_map.go buildGPUDeviceMap"
 
 
 class KarpenterNodeOverlay(Model):
@@ -279,8 +292,9 @@ def pool_problems(pool: Any) -> list[str]:
 
 
 def pool_warnings(pool: Any) -> list[tuple[str, str]]:
-    """``[(sub-path, message)]``: ``nvidia.com/gpu`` replaced by the overlay; MIG ``mixed`` leaves Karpenter's
-    ``nvidia.com/gpu`` in place. The feature gate is :func:`version_issue`'s (a stack warning)."""
+    """``[(sub-path, message)]``: ``nvidia.com/gpu`` replaced by the overlay; MIG ``mixed`` leaves Karpenter's ``nvidia.com/gpu`` in
+    place, said with the sentence the plan's ``karpenterCapacity`` gives (:func:`differs_sentence`). The feature gate
+    is :func:`version_issue`'s (a stack warning)."""
     if not enabled(pool):
         return []
     found, why = groups(pool)
@@ -295,11 +309,45 @@ def pool_warnings(pool: Any) -> list[tuple[str, str]]:
             "resources and does not replace existing ones; check on your Karpenter version that a pod requesting "
             "more than the physical GPUs gets a node")))
     if pool.mig is not None and pool.mig.strategy == "mixed":
-        out.append(("nodeOverlay", (
-            f"MIG mixed: the overlay adds {sorted(resources)} but cannot remove {NVIDIA_GPU_RESOURCE}, so Karpenter still "
-            "assumes the physical GPUs, which a mixed node no longer advertises whole; limits.nvidia.com/gpu keeps "
-            "counting physical GPUs")))
+        sentences = [differs_sentence(pool, {NVIDIA_GPU_RESOURCE: g.gpus, **dict(g.capacity)}, dict(g.capacity), g.types)
+                     for g in found]
+        text = "; ".join(s for s in sentences if s)
+        if text:
+            out.append(("nodeOverlay", f"MIG mixed: {text}"))
     return out
+
+
+def differs_sentence(pool: Any, karpenter: Mapping[str, int], node: Mapping[str, int], types: Sequence[str]) -> str | None:
+    """What Karpenter's simulation assumes a node of ``types`` has (``karpenter``: physical ``nvidia.com/gpu`` and the
+    overlays' capacity) against what the node advertises (``node``), or None when they agree on every GPU resource
+    (``nvidia.com/gpu``, ``nvidia.com/gpu.shared``, ``nvidia.com/mig-*``). A GPU resource Karpenter assumes that the
+    node does not advertise differs too: under MIG ``mixed`` the node advertises no whole ``nvidia.com/gpu``
+    (:data:`_MIG_WHOLE_SOURCE`), which no NodeOverlay removes. The one wording of the plan's ``karpenterCapacity``
+    ``differs`` and of the MIG ``mixed`` config warning."""
+    names = [*(r for r in karpenter if is_gpu_resource(r) and (r in node or karpenter[r])), *(r for r in node if r not in karpenter)]
+    if all(karpenter.get(r, 0) == node.get(r, 0) for r in names):
+        return None
+    on = f"{sorted(types)[:4]}{' ...' if len(types) > 4 else ''}"
+    assumed = ", ".join(f"{r}: {karpenter.get(r, 0)}" for r in names)
+    extra = [r for r in names if r not in node]
+    advertised = ", ".join(f"{r}: {n}" for r, n in node.items()) + "".join(f" and no {r}" for r in extra)
+    head = f"Karpenter's simulation assumes {assumed} on {on} while the node advertises {advertised}"
+    if any(karpenter.get(r, 0) != n for r, n in node.items()):
+        return (f"{head}: NodeOverlay capacity ({DOCS}) must declare what gpuSharing/mig advertise "
+                "(nodeOverlay: {enabled: true} renders it)")
+    if extra == [NVIDIA_GPU_RESOURCE] and pool.mig is not None and pool.mig.strategy == "mixed":
+        wanted = ", ".join(node)
+        uncapped = [r for r in node if r not in pool.limits]
+        cap = (f"; cap the pool with {', '.join(f'limits[{r!r}]' for r in uncapped)} "
+               f"({', '.join(f'{node[r]} per node' for r in uncapped)})" if uncapped else "")
+        return (f"{head}: under MIG mixed the device plugin advertises no GPU with MIG enabled as {NVIDIA_GPU_RESOURCE} "
+                f"({_MIG_WHOLE_SOURCE}), and a NodeOverlay adds extended resources without removing the ones Karpenter "
+                f"computes ({DOCS}), so Karpenter may launch a node of this pool for a pod requesting "
+                f"{NVIDIA_GPU_RESOURCE}, which never fits there: on this pool request {wanted} only, or use "
+                f"mig.strategy: single (MIG devices advertised as {NVIDIA_GPU_RESOURCE}). And as Karpenter counts a "
+                f"NodePool's usage from its nodes' own capacity ({_USAGE_SOURCE}), a running node counts no "
+                f"{NVIDIA_GPU_RESOURCE}: limits['{NVIDIA_GPU_RESOURCE}'] caps only the nodes still launching{cap}")
+    return f"{head}: remove {', '.join(extra)} from the NodeOverlay capacity that selects these types ({DOCS})"
 
 
 def version_issue(pool: Any, karpenter_version: str | None) -> tuple[str, bool] | None:
@@ -441,12 +489,8 @@ def karpenter_view(pool: Any, nodepool: dict[str, Any], overlays: list[tuple[str
         if not advertised:
             continue
         compared = True
-        if any(karpenter.get(r, 0) != n for r, n in advertised.items()):
-            assumed = ", ".join(f"{r}: {karpenter.get(r, 0)}" for r in advertised)
-            differs.append(
-                f"Karpenter's simulation assumes {assumed} on {sorted(types)[:4]}{' ...' if len(types) > 4 else ''} "
-                f"while the node advertises {', '.join(f'{r}: {n}' for r, n in advertised.items())}: NodeOverlay capacity "
-                f"({DOCS}) must declare what gpuSharing/mig advertise (nodeOverlay: {{enabled: true}} renders it)"
-            )
+        sentence = differs_sentence(pool, karpenter, advertised, types)
+        if sentence:
+            differs.append(sentence)
     return {"overlays": shown, "groups": groups_out, "agrees": (not differs) if compared else None,
             "differs": differs, "notJudged": not_judged}
