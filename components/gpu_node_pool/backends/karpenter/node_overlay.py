@@ -28,11 +28,13 @@ kubernetes-sigs/karpenter and aws/karpenter-provider-aws v1.14.1:
   MIG, instances per GPU), the types from the catalog evaluation of the NodePool (:mod:`.feasibility`).
 * ``spec.weight`` 1-10000 (higher first; of two overlays of one weight on one resource the second is
   refused as a conflict). ``price``/``priceAdjustment`` are not rendered.
-* ``spec.limits`` of the NodePool are checked against the overlaid capacity
-  (``pkg/controllers/provisioning/scheduling/scheduler.go`` ``filterByRemainingResources``): with the
-  overlay, ``limits.nvidia.com/gpu`` counts replicas or MIG devices, and a type whose overlaid figure
-  exceeds it is never launched (refused here). The NodePool's usage is the sum of its nodes' own capacity
-  (``pkg/controllers/state/statenode.go`` ``Capacity``: a node's ``status.capacity`` once initialized), and a MIG
+* ``spec.limits`` of the NodePool are checked against the overlaid capacity of the types the scheduler may
+  launch (``pkg/controllers/provisioning/scheduling/scheduler.go`` ``filterByRemainingResources``, the types
+  overlaid by ``pkg/cloudprovider/overlay/cloudprovider.go`` ``GetInstanceTypes``) and against the NodePool's usage,
+  the sum of its nodes' own capacity (``updateRemainingResources``; ``pkg/controllers/state/statenode.go``
+  ``Capacity``: a node's ``status.capacity`` once initialized). With the overlay, ``limits.nvidia.com/gpu`` counts
+  replicas or MIG devices: a type whose overlaid figure exceeds it is never launched (refused here), and the pool
+  tops out at limit / (per GPU) physical GPUs (a warning with the limit that caps the physical GPUs meant). A MIG
   ``mixed`` node advertises no ``nvidia.com/gpu`` (NVIDIA/k8s-device-plugin@v0.20.0 ``internal/rm/device_map.go``),
   so running nodes use none of ``limits.nvidia.com/gpu`` while Karpenter still assumes the physical GPUs: a
   warning, which the plan's ``karpenterCapacity`` says in the same words (:func:`differs_sentence`).
@@ -51,6 +53,7 @@ from typing import Any
 from pydantic import Field
 
 from ...config.common import Model
+from ...k8s.quantity import parse_quantity
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, is_gpu_resource
 from .limits import karpenter_release
 
@@ -84,6 +87,11 @@ _GATE_SOURCE = ("aws/karpenter-provider-aws website/content/en/docs/reference/se
                 "charts/karpenter/values.yaml@v1.14.1")
 _MERGE_SOURCE = "kubernetes-sigs/karpenter pkg/cloudprovider/types.go@v1.14.1 ApplyCapacityOverlay"
 _LIMIT_SOURCE = "kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/scheduler.go@v1.14.1 filterByRemainingResources"
+#: Where the limits meet the overlay: the scheduler's instance types come overlaid from the decorated cloud provider, and
+#: a launched node is subtracted from what remains by its own capacity (the device plugin's count once initialized).
+_OVERLAID_LIMITS_SOURCE = (
+    f"{_LIMIT_SOURCE} and updateRemainingResources; pkg/cloudprovider/overlay/cloudprovider.go@v1.14.1 GetInstanceTypes"
+)
 #: A NodePool's usage, which its limits are checked against: the sum of its nodes' capacity, a node's own
 #: ``status.capacity`` once it is initialized, the NodeClaim's before.
 _USAGE_SOURCE = ("kubernetes-sigs/karpenter pkg/controllers/state/statenode.go@v1.14.1 Capacity, "
@@ -292,7 +300,8 @@ def pool_problems(pool: Any) -> list[str]:
 
 
 def pool_warnings(pool: Any) -> list[tuple[str, str]]:
-    """``[(sub-path, message)]``: ``nvidia.com/gpu`` replaced by the overlay; MIG ``mixed`` leaves Karpenter's ``nvidia.com/gpu`` in
+    """``[(sub-path, message)]``: ``nvidia.com/gpu`` replaced by the overlay; ``limits['nvidia.com/gpu']`` counting
+    replicas or MIG devices (:func:`_overlaid_limit_warning`); MIG ``mixed`` leaves Karpenter's ``nvidia.com/gpu`` in
     place, said with the sentence the plan's ``karpenterCapacity`` gives (:func:`differs_sentence`). The feature gate
     is :func:`version_issue`'s (a stack warning)."""
     if not enabled(pool):
@@ -308,6 +317,9 @@ def pool_warnings(pool: Any) -> list[tuple[str, str]]:
             f"overlay's value ({_MERGE_SOURCE}: lo.Assign), but the CRD and {DOCS} say capacity adds extended "
             "resources and does not replace existing ones; check on your Karpenter version that a pod requesting "
             "more than the physical GPUs gets a node")))
+    limit = _overlaid_limit_warning(pool, found)
+    if limit:
+        out.append((f"limits['{NVIDIA_GPU_RESOURCE}']", limit))
     if pool.mig is not None and pool.mig.strategy == "mixed":
         sentences = [differs_sentence(pool, {NVIDIA_GPU_RESOURCE: g.gpus, **dict(g.capacity)}, dict(g.capacity), g.types)
                      for g in found]
@@ -315,6 +327,36 @@ def pool_warnings(pool: Any) -> list[tuple[str, str]]:
         if text:
             out.append(("nodeOverlay", f"MIG mixed: {text}"))
     return out
+
+
+def _overlaid_limit_warning(pool: Any, found: list[OverlayGroup]) -> str | None:
+    """Why ``limits['nvidia.com/gpu']`` is not a count of physical GPUs once the overlay sets ``nvidia.com/gpu`` to
+    GPUs x replicas (time-slicing, MPS) or MIG devices (``single``): Karpenter checks the limit against the overlaid
+    capacity of each type it may launch and subtracts each launched node's own capacity (:data:`_OVERLAID_LIMITS_SOURCE`),
+    so the pool stops at limit / (per GPU) physical GPUs. None when the limit is not a whole number, the overlay
+    sets no ``nvidia.com/gpu`` or one per GPU, or the types disagree on the figure per GPU. A limit below one node's
+    figure is refused (:func:`pool_problems`)."""
+    raw = pool.limits.get(NVIDIA_GPU_RESOURCE)
+    value = parse_quantity(raw) if raw is not None else None
+    if value is None or value.denominator != 1:
+        return None
+    per_gpu = {dict(g.capacity)[NVIDIA_GPU_RESOURCE] // g.gpus for g in found
+               if g.gpus and NVIDIA_GPU_RESOURCE in dict(g.capacity)}
+    if len(per_gpu) != 1 or (factor := per_gpu.pop()) <= 1:
+        return None
+    limit = int(value)
+    if pool.gpu_sharing is not None:
+        kind = "time-slicing" if pool.gpu_sharing.strategy == "timeSlicing" else "MPS"
+        what = f"{kind} replicas (gpuSharing.replicas {factor})"
+    else:
+        what = f"MIG devices (mig.profile {pool.mig.profile}: {factor} per GPU)"
+    return (
+        f"{raw} counts {what}, not physical GPUs: the NodeOverlay declares "
+        f"{NVIDIA_GPU_RESOURCE}: {factor} per GPU, and Karpenter checks a NodePool's limits against the overlaid "
+        f"capacity of the types it may launch and subtracts each node's own capacity ({_OVERLAID_LIMITS_SOURCE}), so "
+        f"the pool tops out at {limit // factor} physical GPUs ({limit} / {factor}); a cap of N physical GPUs is "
+        f"written N x {factor}: for {limit} physical GPUs, limits['{NVIDIA_GPU_RESOURCE}']: {limit * factor}"
+    )
 
 
 def differs_sentence(pool: Any, karpenter: Mapping[str, int], node: Mapping[str, int], types: Sequence[str]) -> str | None:
