@@ -191,12 +191,19 @@ def test_objects_of_kinds_the_audit_does_not_read_are_counted_by_kind_in_one_not
 # --- the what-if cells ---------------------------------------------------------------------------
 
 
+def ops_daemonset(name: str, pod_spec: dict) -> dict:
+    """A DaemonSet of namespace ``ops`` with ``pod_spec`` and the selector and container the API server requires."""
+    return {"kind": "DaemonSet", "metadata": {"name": name, "namespace": "ops"},
+            "spec": {"selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {**pod_spec, "containers": [{"name": name, "image": "busybox:1.37"}]}}}}
+
+
 def test_a_what_if_cell_not_judged_says_not_judged_once():
     snapshot = Snapshot("dump")
     snapshot.add("Node", {"kind": "Node", "metadata": {"name": "cpu-1", "labels": {"kubernetes.io/os": "linux"}}})
-    snapshot.add("DaemonSet", {"kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "ops"},
-                               "spec": {"template": {"spec": {"nodeSelector": {"example.com/rack": "a"},
-                                                              "tolerations": [{"operator": "Exists"}]}}}})
+    snapshot.add("DaemonSet", ops_daemonset("agent", {"nodeSelector": {"example.com/rack": "a"},
+                                                      "tolerations": [{"operator": "Exists"}]}))
     pool = DeclaredPool(0, "gpu", "eks-managed", [Taint.parse("nvidia.com/gpu=true:NoSchedule")], {"gpu-node-pools/pool": "gpu"})
     report = run_audit(snapshot, declared=Declared("s", [pool], []))
     [cell] = report.to_json()["daemonSets"][0]["whatIf"].values()
@@ -211,10 +218,8 @@ def test_a_what_if_cell_of_a_pool_with_no_node_yet_speaks_of_its_new_nodes_and_k
     snapshot = Snapshot("dump")
     snapshot.add("Node", {"kind": "Node", "metadata": {"name": "gpu-1", "labels": {"gpu-node-pools/pool": "live"}}})
     everywhere = {"tolerations": [{"operator": "Exists"}]}
-    snapshot.add("DaemonSet", {"kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "ops"},
-                               "spec": {"template": {"spec": everywhere}}})
-    snapshot.add("DaemonSet", {"kind": "DaemonSet", "metadata": {"name": "logs", "namespace": "ops"},
-                               "spec": {"template": {"spec": {}}}})
+    snapshot.add("DaemonSet", ops_daemonset("agent", everywhere))
+    snapshot.add("DaemonSet", ops_daemonset("logs", {}))
     taint = [Taint.parse("nvidia.com/gpu=true:NoSchedule")]
     pools = [DeclaredPool(0, "gpu", "eks-managed", taint, {"gpu-node-pools/pool": "gpu"}),  # no node yet
              DeclaredPool(1, "live", "eks-managed", taint, {"gpu-node-pools/pool": "live"})]

@@ -36,7 +36,9 @@ def node(name: str, taints: list[dict[str, str]]) -> dict[str, Any]:
 
 def agent(tolerations: list[dict[str, Any]]) -> dict[str, Any]:
     return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "ops"},
-            "spec": {"template": {"spec": {"tolerations": tolerations,
+            "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                     "template": {"metadata": {"labels": {"app": "agent"}},
+                                  "spec": {"tolerations": tolerations,
                                            "containers": [{"name": "agent", "image": "example.com/agent:1.0"}]}}}}
 
 

@@ -9,6 +9,12 @@ came from an API server: the dump was edited or is not a kubectl dump. The audit
 (:meth:`.snapshot.Snapshot.add`) and says why with :func:`shape_problems`; an absent field, or ``null`` (which the
 API server's decoder reads as absent), is no problem.
 
+:data:`REQUIRED` is the second table: kind -> ``(path, what the API server requires there, its rule)`` for the fields
+the API server refuses an object without (``spec.selector`` and a pod template with containers of a DaemonSet, the
+containers of a Pod: apps/v1 and core/v1 validation), which the verdicts would otherwise judge as if empty (a
+DaemonSet without a template tolerates nothing). :func:`required_problems` says which are absent, ``null`` or an
+empty array; such an object is skipped as one of another shape is.
+
 A path is dotted field names; ``[]`` steps into every item of an array
 (``spec.template.spec.containers[].resources``). A path is checked only where its parent has the parent's shape: the
 parent's own entry tells the rest.
@@ -21,7 +27,8 @@ from typing import Any
 
 from ..text.terminal import shown
 
-__all__ = ["FIELDS", "SOURCES", "SHAPES", "json_value", "shape_problems", "shape_problem_line"]
+__all__ = ["FIELDS", "REQUIRED", "SOURCES", "SHAPES", "json_value", "required_problems", "shape_problems",
+           "shape_problem_line"]
 
 
 def _is_object(value: Any) -> bool:
@@ -142,6 +149,27 @@ FIELDS: dict[str, tuple[tuple[str, str, str], ...]] = {
     ),
 }
 
+#: What a pod spec needs: ValidatePodSpec (kubernetes/kubernetes pkg/apis/core/validation/validation.go,
+#: validateContainers) refuses one without a container.
+_CONTAINERS_NEEDED = ("at least one container (PodSpec.containers, []Container; ValidatePodSpec refuses a pod spec "
+                      "without one: validateContainers, kubernetes/kubernetes pkg/apis/core/validation/validation.go)")
+
+#: kind -> ``(path, what the API server requires there, its rule and source)`` of every field it refuses an object
+#: without and the verdicts read (module docstring). apps/v1 gives a DaemonSet no default selector, and a missing one
+#: matches no template labels, which ValidateDaemonSetSpec refuses ("`selector` does not match template `labels`",
+#: kubernetes/kubernetes pkg/apis/apps/validation/validation.go); its template is validated as a pod spec.
+REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
+    "DaemonSet": (
+        ("spec.selector", "a label selector (DaemonSetSpec.selector, *LabelSelector; apps/v1 sets no default, and "
+                          "ValidateDaemonSetSpec refuses a DaemonSet whose selector does not match its template's labels, "
+                          "as a missing one never does: kubernetes/kubernetes pkg/apis/apps/validation/validation.go)"),
+        ("spec.template.spec.containers", f"a pod template with {_CONTAINERS_NEEDED}"),
+    ),
+    "Pod": (
+        ("spec.containers", _CONTAINERS_NEEDED),
+    ),
+}
+
 #: kind -> where its types are published: the Kubernetes API reference page and the Go package of its types.
 SOURCES: dict[str, str] = {
     "Node": f"{_CORE}, https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/",
@@ -213,15 +241,49 @@ def shape_problems(kind: str, obj: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def shape_problem_line(kind: str, subject: str, problems: list[str], *, live: bool = False) -> str:
+def required_problems(kind: str, obj: Mapping[str, Any]) -> list[str]:
+    """Each field of :data:`REQUIRED` that ``obj`` (a ``kind``) lacks: ``spec.selector is absent, where the API
+    server requires a label selector (...)``; ``spec.containers is absent (spec is null), where ...``; an empty array
+    is said as one. A path under a parent of another shape is left to :func:`shape_problems`; ``[]`` for a kind not
+    in the table."""
+    problems = []
+    for path, needs in REQUIRED.get(kind, ()):
+        value: Any = obj
+        seen: list[str] = []
+        lacking = ""
+        for name in path.split("."):
+            if not isinstance(value, Mapping):
+                break  # a parent of another shape: shape_problems tells it
+            seen.append(name)
+            place = ".".join(seen)
+            if value.get(name) is None:
+                said = "null" if name in value else "absent"
+                lacking = f"{path} is {said}" if place == path else f"{path} is absent ({place} is {said})"
+                break
+            value = value[name]
+        else:
+            if isinstance(value, list) and not value:
+                lacking = f"{path} is an empty array"
+        if lacking:
+            problems.append(f"{lacking}, where the API server requires {needs}")
+    return problems
+
+
+def shape_problem_line(kind: str, subject: str, problems: list[str], *, live: bool = False,
+                       missing: list[str] | None = None) -> str:
     """The one line a skipped object is told with: ``subject`` (``Node n0``, ``Pod ml/p``), each of its
-    ``problems`` (:func:`shape_problems`), the source of the types, why no API server serves it (``live``: read from a
+    ``problems`` (:func:`shape_problems`) and of the ``missing`` fields the API server requires
+    (:func:`required_problems`), the source of the types, why no API server serves it (``live``: read from a
     server, which then is none), what the audit did and the fix."""
+    missing = missing or []
     if live:
         why, fix = "so the server that sent it is not a Kubernetes API server", "audit the cluster through its API server"
     else:
         why = "so the dump was edited or is not a kubectl dump"
         fix = "write the dump again with kubectl get nodes,daemonsets,pods,events -A -o json, or fix the field in the dump"
-    return (f"{subject}: a field has the wrong shape: {'; '.join(problems)} ({SOURCES[kind]}); an API server never "
-            f"serves such a {kind} (it holds each field in its type), {why}; this {kind} was not judged and the report "
-            f"is partial -> {fix}")
+    what = ("a field has the wrong shape" if not missing else "a field the API server requires is missing"
+            if not problems else "a field has the wrong shape and one the API server requires is missing")
+    holds = ("it holds each field in its type" if not missing else "it refuses one without them" if not problems
+             else "it holds each field in its type and refuses one without the fields it requires")
+    return (f"{subject}: {what}: {'; '.join([*problems, *missing])} ({SOURCES[kind]}); an API server never "
+            f"serves such a {kind} ({holds}), {why}; this {kind} was not judged and the report is partial -> {fix}")

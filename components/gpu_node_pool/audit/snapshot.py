@@ -39,7 +39,7 @@ from ..text.terminal import shown
 from .cluster import Node, read_node
 from .findings import SHOWN_SUBJECTS
 from .identity import Repeats, display
-from .shapes import shape_problem_line, shape_problems
+from .shapes import required_problems, shape_problem_line, shape_problems
 
 __all__ = ["Snapshot", "KINDS", "ADMISSION_KINDS", "WORKLOADS_KEPT", "is_admission", "pod_state"]
 
@@ -147,19 +147,21 @@ class Snapshot:
         read from ``where`` (a dump file, an API list) as its item ``index``.
 
         An object with a field of the wrong shape (``metadata.labels`` an array, ``status.conditions``
-        a string: the API server never serves these, a hand-made dump may; the shapes are :data:`.shapes.FIELDS`) or
-        without ``metadata.name`` is skipped and named in :attr:`skipped`
+        a string: the API server never serves these, a hand-made dump may; the shapes are :data:`.shapes.FIELDS`),
+        without a field the API server requires (a DaemonSet's ``spec.selector`` or pod template, a Pod's containers:
+        :data:`.shapes.REQUIRED`) or without ``metadata.name`` is skipped and named in :attr:`skipped`
         (:func:`.shapes.shape_problem_line`), which makes the report partial; so is a second copy of
         an object that differs from the first (:mod:`.identity`), while a second copy alike is noted.
         """
         self.read.add(kind)
         if not self._named(kind, obj, where, index):
             return
-        problems = shape_problems(kind, obj)
-        if problems:
+        problems, missing = shape_problems(kind, obj), required_problems(kind, obj)
+        if problems or missing:
             meta = obj["metadata"]
             namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
-            self.skipped.append(shape_problem_line(kind, display(kind, namespace, meta["name"]), problems, live=self.live))
+            self.skipped.append(shape_problem_line(kind, display(kind, namespace, meta["name"]), problems, live=self.live,
+                                                   missing=missing))
             return
         self._add(kind, obj, where)
 
