@@ -52,5 +52,6 @@ def test_a_dump_without_daemonsets_reports_coverage_as_not_judged(tmp_path):
     assert not [f for f in report.findings if "device plugin" in f.message]
     assert not [f for f in report.findings if f.code == "gpu-node-starved"]
     reasons = {n.subject: n.reason for n in report.not_judged}
-    assert reasons["DaemonSets"].startswith("the dump holds no DaemonSets")
+    assert reasons["GET /apis/apps/v1/daemonsets"].startswith("the dump holds no DaemonSets")
+    assert report.partial and report.exit_code == 1  # what was not read is never clean
     assert "why is not judged: the dump holds no DaemonSets" in reasons["Node gpu-inf-2"]

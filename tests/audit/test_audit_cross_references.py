@@ -156,14 +156,15 @@ def test_a_fix_pointing_to_the_drift_findings_of_two_nodes_names_both_as_their_l
     assert assert_references_are_printed(text, report.to_json()) == ["maintenance=true:NoSchedule"]
 
 
-def test_a_dump_without_pods_is_not_partial_and_points_to_no_partial_line(tmp_path):
+def test_a_dump_without_pods_is_partial_with_its_own_partial_line(tmp_path):
     code, text, report = audit(tmp_path, [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
                                stack=False, objects=())
     [pending] = [n for n in report["notJudged"] if n["subject"] == "pending pods"]
     assert pending["reason"] == ("the dump holds no pods: pending pods are not judged (add `kubectl get pods -A -o json` "
                                  "to the dump)")
     assert f"pending pods: {pending['reason']}" in text
-    assert "PARTIAL" not in text and report["partial"] is False
+    assert "PARTIAL: GET /api/v1/pods: the dump holds no Pods: pending pods, " in text and report["partial"] is True
+    assert [line for line in report["listsNotRead"] if line.startswith("GET /api/v1/pods: the dump holds no Pods")]
 
 
 def test_a_refused_pods_list_is_partial_and_the_not_judged_line_points_to_its_printed_partial_line():

@@ -16,9 +16,14 @@ NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-1", "label
         "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
         "status": {"capacity": {"nvidia.com/gpu": "1"}, "allocatable": {"nvidia.com/gpu": "1"}}}
 PLUGIN = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "nvdp", "namespace": "kube-system"},
-          "spec": {"template": {"spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
+          "spec": {"selector": {"matchLabels": {"app": "nvdp"}}, "template": {"metadata": {"labels": {"app": "nvdp"}}, "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
                                          "containers": [{"name": "p", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}}},
           "status": {"desiredNumberScheduled": 1}}
+#: The plugin's pod on gpu-1, Ready: a dump holds the pods (without them the verdict is partial).
+POD = {"apiVersion": "v1", "kind": "Pod",
+       "metadata": {"name": "nvdp-x1", "namespace": "kube-system", "ownerReferences": [{"kind": "DaemonSet", "name": "nvdp"}]},
+       "spec": {"nodeName": "gpu-1", "containers": [{"name": "p", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]},
+       "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}
 
 
 def as_list(*objects: dict[str, Any]) -> dict[str, Any]:
@@ -34,7 +39,7 @@ def audit(capsys, path: Path, *extra: str) -> tuple[int, str, str]:
 def test_upper_case_suffixes_are_read_and_the_other_entries_are_named_in_one_note(capsys, tmp_path):
     d = tmp_path / "dump"
     d.mkdir()
-    (d / "nodes.Yml").write_text(yaml.safe_dump(as_list(NODE)))
+    (d / "nodes.Yml").write_text(yaml.safe_dump(as_list(NODE, POD)))
     (d / "ds.JSON").write_text(json.dumps(as_list(PLUGIN)))
     (d / "README.txt").write_text("dumped on Monday\n")
     (d / "old").mkdir()
@@ -60,11 +65,13 @@ def test_a_directory_with_no_dump_file_names_what_it_holds(capsys, tmp_path):
 
 def test_a_yaml_file_of_several_lists_is_read_whole(capsys, tmp_path):
     path = tmp_path / "cluster.yaml"
-    path.write_text(yaml.safe_dump(as_list(NODE)) + "---\n" + yaml.safe_dump(as_list(PLUGIN, "not an object")) + "---\n")
+    path.write_text(yaml.safe_dump(as_list(NODE, POD)) + "---\n" + yaml.safe_dump(as_list(PLUGIN, "not an object"))
+                    + "---\n")
     code, text, err = audit(capsys, path)
     assert err == "" and "  kube-system/nvdp\n    node gpu-1: runs on all 1 node(s)\n" in text
     assert f"  dump: {path} document 2 items[1]: not an object; skipped\n" in text  # each document's items named apart
-    assert code == 0
+    assert f"PARTIAL: {path} document 2 items[1]: not an object; skipped\n" in text  # an item not read is never clean
+    assert code == 1
 
 
 def test_a_yaml_document_that_is_one_object_is_refused_with_the_list_to_put_it_in(capsys, tmp_path):

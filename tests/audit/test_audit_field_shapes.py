@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from audit_cluster import audit_dump, corpus_ds, eks_node
+from audit_cluster import audit_dump, corpus_ds, eks_node, finished_pod
 
 from gpu_node_pool.cli.commands import main
 
@@ -145,7 +145,7 @@ def test_an_item_or_a_list_whose_kind_is_no_string_is_told_not_a_crash(tmp_path,
     import json
 
     dump = tmp_path / "dump.json"
-    items = [gpu_node(), {"kind": kind, "metadata": {"name": "a"}}]
+    items = [gpu_node(), corpus_ds("kube-proxy-eks"), finished_pod("gpu-1"), {"kind": kind, "metadata": {"name": "a"}}]
     dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     assert main(["audit", "--cluster-dump", str(dump)]) == 0
     assert "left out, not judged: 1 item(s) without a kind" in capsys.readouterr().out

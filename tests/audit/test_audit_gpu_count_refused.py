@@ -5,7 +5,7 @@ stays one (not called starved)."""
 from __future__ import annotations
 
 import pytest
-from audit_cluster import audit_dump, eks_node
+from audit_cluster import audit_dump, corpus_ds, eks_node, finished_pod
 
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 RULE = ("the API server refuses it in a Node's status.capacity and status.allocatable (a quantity there is not "
@@ -30,7 +30,8 @@ def labelled_gpu_node(**counts: str) -> dict:
     (-2, "a negative number of devices"),
 ])
 def test_a_refused_allocatable_count_is_not_judged_with_the_rule(tmp_path, count, what):
-    code, report, text = audit_dump(tmp_path, [labelled_gpu_node(allocatable=count)])
+    cluster = [labelled_gpu_node(allocatable=count), corpus_ds("kube-proxy-eks"), finished_pod("gpu-1")]
+    code, report, text = audit_dump(tmp_path, cluster)
     [node] = report["gpuPools"][0]["nodes"]
     assert node["gpuEvidence"] == "capacity nvidia.com/gpu=1"
     assert node["gpuAllocatable"] == {} and node["starved"] is False
@@ -39,7 +40,12 @@ def test_a_refused_allocatable_count_is_not_judged_with_the_rule(tmp_path, count
     assert {"subject": "Node gpu-1", "reason": f"status.allocatable.nvidia.com/gpu {shown}: {what}, {RULE}"} \
         in report["notJudged"]
     assert f"Node gpu-1: status.allocatable.nvidia.com/gpu {shown}: {what}" in text
-    assert code == 0
+    # a count left out of the starved verdict is a part not judged: never a clean exit
+    assert f"\nPARTIAL: Node gpu-1: status.allocatable.nvidia.com/gpu {shown}: {what}" in text
+    assert report["partial"] is True
+    assert text.endswith("0 mandatory, 0 advisory, 0 info; PARTIAL verdict: 1 other part(s) not judged; exit 1 "
+                         "(--fail-on mandatory)\n")
+    assert code == 1
 
 
 @pytest.mark.parametrize("count", ["-1", "0.5"])

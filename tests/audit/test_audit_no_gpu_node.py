@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from audit_cluster import finished_pod
 from conftest import ROOT
 
 from gpu_node_pool.audit.declared import Declared, DeclaredPool
@@ -28,14 +29,16 @@ def cpu_node(name: str) -> dict[str, Any]:
 
 
 FLUENT_BIT = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "fluent-bit", "namespace": "logging"},
-              "spec": {"template": {"spec": {"containers": [{"name": "fluent-bit", "image": "fluent/fluent-bit:3.2"}]}}},
+              "spec": {"selector": {"matchLabels": {"app": "fluent-bit"}},
+                       "template": {"metadata": {"labels": {"app": "fluent-bit"}},
+                                    "spec": {"containers": [{"name": "fluent-bit", "image": "fluent/fluent-bit:3.2"}]}}},
               "status": {"desiredNumberScheduled": 2}}
 
 
 def dump(tmp_path: Path) -> str:
     path = tmp_path / "cluster.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
-                                "items": [cpu_node("cpu-1"), cpu_node("cpu-2"), FLUENT_BIT]}))
+                                "items": [cpu_node("cpu-1"), cpu_node("cpu-2"), FLUENT_BIT, finished_pod("cpu-1")]}))
     return str(path)
 
 
@@ -67,6 +70,7 @@ def test_with_a_stack_the_what_if_judges_the_pools_and_the_missing_gpu_nodes_are
     for name in ("cpu-1", "cpu-2"):
         snapshot.add("Node", cpu_node(name))
     snapshot.add("DaemonSet", FLUENT_BIT)
+    snapshot.add("Pod", finished_pod("cpu-1"))
     pool = DeclaredPool(0, "gpu", "eks-managed", [Taint.parse("nvidia.com/gpu=present:NoSchedule")],
                         {"gpu-node-pools/pool": "gpu"})
     report = run_audit(snapshot, declared=Declared("s", [pool], []))

@@ -12,6 +12,7 @@ import json
 import jsonschema
 import pytest
 import yaml
+from audit_cluster import finished_pod
 from conftest import ROOT
 
 from gpu_node_pool.cli.commands import main
@@ -51,7 +52,7 @@ PLUGIN = daemonset("kube-system", "nvidia-device-plugin-daemonset", "nvcr.io/nvi
 def audit(tmp_path, *args: str) -> tuple[int, str]:
     dump = tmp_path / "dump"
     dump.mkdir(exist_ok=True)
-    (dump / "nodes.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [GPU_NODE]}))
+    (dump / "nodes.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [GPU_NODE, finished_pod(GPU_NODE["metadata"]["name"])]}))
     (dump / "ds.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [BAD_TOLS, PLUGIN]}))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

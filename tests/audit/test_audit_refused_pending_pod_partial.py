@@ -12,7 +12,7 @@ import json
 
 import jsonschema
 import pytest
-from audit_cluster import as_list, eks_node
+from audit_cluster import as_list, eks_node, finished_pod
 from conftest import ROOT
 
 from gpu_node_pool.cli.commands import main
@@ -38,7 +38,7 @@ def audit(tmp_path, *objects, fail_on: str = "mandatory") -> tuple[int, dict, st
     """A clean cluster (one GPU node its device plugin covers) plus ``objects``: exit code, ``--json`` report, text."""
     node = eks_node("gpu-1", pool="inference", nodegroup="inference", instance="g6e.2xlarge", gpus=1, taints=[GPU_TAINT])
     dump = tmp_path / "dump.json"
-    dump.write_text(json.dumps(as_list([node, PLUGIN, *objects])))
+    dump.write_text(json.dumps(as_list([node, PLUGIN, finished_pod("gpu-1"), *objects])))
     out, text = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out):
         code = main(["audit", "--cluster-dump", str(dump), "--json", "--fail-on", fail_on])

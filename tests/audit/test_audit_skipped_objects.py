@@ -63,7 +63,9 @@ def test_a_gpu_node_with_labels_of_the_wrong_shape_makes_the_report_partial(tmp_
     assert audit(tmp_path, objects)[0] == 1
 
 
-def test_an_item_that_is_no_object_is_not_judged_but_leaves_the_report_whole(tmp_path):
+def test_an_item_that_is_no_object_makes_the_report_partial(tmp_path):
     code, report = audit(tmp_path, [*acceptance_objects(), "not an object"], "--fail-on", "none")
-    assert report["partial"] is False and report["objectsSkipped"] == []
+    at = len(acceptance_objects())
+    assert report["partial"] is True and report["objectsSkipped"] == [f"{tmp_path / 'dump.json'} items[{at}]: not an "
+                                                                     "object; skipped"]
     assert any("items[" in n["reason"] and "not an object" in n["reason"] for n in report["notJudged"])

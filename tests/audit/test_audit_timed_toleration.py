@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from audit_cluster import finished_pod
 from conftest import ROOT
 
 from gpu_node_pool.audit.declared import Declared, DeclaredPool
@@ -35,14 +36,16 @@ def node(name: str, taints: list[dict[str, str]], *, gpu: bool = True, allocatab
 
 def daemonset(tolerations: list[dict[str, Any]], desired: int, name: str = "nvdp") -> dict[str, Any]:
     return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name, "namespace": "kube-system"},
-            "spec": {"template": {"spec": {"tolerations": tolerations, "containers": [
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": {
+                "metadata": {"labels": {"app": name}}, "spec": {"tolerations": tolerations, "containers": [
                 {"name": "plugin", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}}},
             "status": {"desiredNumberScheduled": desired}}
 
 
 def dump(tmp_path: Path, objects: list[dict[str, Any]]) -> str:
     path = tmp_path / "cluster.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    items = [*objects, finished_pod(objects[0]["metadata"]["name"])]  # a cluster's pods: the verdict is whole
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return str(path)
 
 

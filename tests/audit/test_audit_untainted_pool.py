@@ -31,7 +31,8 @@ def untainted(report: dict) -> list[dict]:
 
 
 def test_an_eks_node_group_of_untainted_gpu_nodes_fails_naming_nodes_pods_rule_and_fix(tmp_path):
-    code, report, text = audit_dump(tmp_path, [node("n0"), node("n1"), node("n2"), pod("nginx", "n0")])
+    code, report, text = audit_dump(tmp_path, [node("n0"), node("n1"), node("n2"), corpus_ds("kube-proxy-eks"),
+                                               pod("nginx", "n0")])
     jsonschema.validate(report, SCHEMA)
     [found] = untainted(report)
     assert code == 1 and report["summary"]["findings"]["mandatory"] == 1

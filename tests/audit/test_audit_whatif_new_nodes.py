@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from audit_cluster import as_list, eks_node
+from audit_cluster import as_list, eks_node, finished_pod
 from conftest import ROOT
 
 from gpu_node_pool.audit.declared import Declared, DeclaredPool
@@ -48,7 +48,7 @@ def audit(capsys, tmp_path: Path, objects: list[dict[str, Any]], *args: str) -> 
     """``gpupool audit`` of a dump of ``objects`` against the repository's ``dev`` stack (pool ``inference``,
     g6.xlarge, ``nvidia.com/gpu=present:NoSchedule``, no node in the dump)."""
     path = tmp_path / "cluster.json"
-    path.write_text(json.dumps(as_list(objects)))
+    path.write_text(json.dumps(as_list([*objects, finished_pod("cpu-1")])))  # a cluster's pods: the verdict is whole
     code = main(["audit", "--cluster-dump", str(path), "--stack", "dev", "--project-dir", str(ROOT), *args])
     return code, capsys.readouterr().out
 
@@ -122,6 +122,7 @@ def _new_pool(daemonsets: list[dict[str, Any]], **pool: Any) -> Any:
     snapshot.add("Node", eks_node("gpu-old-1", pool="old", nodegroup="old", instance="g6.xlarge", gpus=1, taints=[GPU_TAINT]))
     for ds in daemonsets:
         snapshot.add("DaemonSet", ds)
+    snapshot.add("Pod", finished_pod("gpu-old-1"))
     declared = DeclaredPool(0, "new", "eks-managed", [Taint.parse("nvidia.com/gpu=present:NoSchedule")],
                             {"gpu-node-pools/pool": "new", "example.com/team": "ml"}, **pool)
     return run_audit(snapshot, declared=Declared("s", [declared], []))

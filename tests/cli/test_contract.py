@@ -327,9 +327,24 @@ PENDING_POD = {
 }
 
 
+#: The device plugin and a finished pod: a dump holds the cluster's DaemonSets and pods (without them the audit's
+#: verdict is partial, never clean).
+PLUGIN = {
+    "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "nvidia-device-plugin", "namespace": "kube-system"},
+    "spec": {"selector": {"matchLabels": {"app": "ndp"}},
+             "template": {"metadata": {"labels": {"app": "ndp"}},
+                          "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
+                                   "containers": [{"name": "ndp", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}]}}},
+}
+DONE_POD = {
+    "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "backup-1", "namespace": "ops"},
+    "spec": {"nodeName": "gpu-1", "containers": [{"name": "b", "image": "backup"}]}, "status": {"phase": "Succeeded"},
+}
+
+
 def write_dump(tmp_path: Path, pending_pod: bool = False) -> Path:
     path = tmp_path / "dump.json"
-    items = [GPU_NODE, PENDING_POD] if pending_pod else [GPU_NODE]
+    items = [GPU_NODE, PLUGIN, DONE_POD, *([PENDING_POD] if pending_pod else [])]
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return path
 

@@ -3,7 +3,8 @@
 The JSON report (``report.schema.json`` beside this file, ``schemaVersion: 1``) has camelCase
 keys and the envelope of every ``gpupool`` report (:func:`gpu_node_pool.sdk.outcome.envelope`).
 Exit codes (:attr:`AuditReport.exit_code`, by :func:`gpu_node_pool.sdk.outcome.exit_code`, the
-rule of every command): 0 clean, 1 a finding at or above ``--fail-on``; 2 (unreadable input), 64
+rule of every command): 0 clean, 1 a finding at or above ``--fail-on`` or a partial verdict (anything not read or
+not judged: :attr:`AuditReport.partial`); 2 (unreadable input), 64
 (usage) and 70 (internal error) are decided by the CLI before a report exists.
 """
 
@@ -53,14 +54,42 @@ def no_gpu_node_why(nodes: int, whatif: bool) -> str:
             f"or declared pool label): DaemonSet coverage of GPU nodes was not judged; {then}")
 
 
+def _list_failed(snapshot: Snapshot, kind: str) -> bool:
+    """Whether the list of ``kind`` was refused or failed (its line is in ``forbidden`` or ``unread``: live only)."""
+    what = LISTS[kind][1]
+    return any(line.startswith(what) for line in [*snapshot.forbidden, *snapshot.unread])
+
+
 def _no_pods_why(snapshot: Snapshot) -> str:
     """Why pending pods are not judged when no pods were read: the pods list refused or failed (its ``PARTIAL`` line
-    says how; live only), or a dump without pods, which is no partial verdict (as a dump without DaemonSets is not),
-    so no ``PARTIAL`` line is pointed to that the text does not print."""
+    says how; live only), or a dump without pods (:func:`_absent_lists` gives its ``PARTIAL`` line)."""
     pods_list = LISTS["Pod"][1]
-    if any(line.startswith(pods_list) for line in [*snapshot.forbidden, *snapshot.unread]):
+    if _list_failed(snapshot, "Pod"):
         return f"no pods were read ({pods_list} was not read: its PARTIAL line says why); pending pods are not judged"
     return "the dump holds no pods: pending pods are not judged (add `kubectl get pods -A -o json` to the dump)"
+
+
+def _absent_lists(snapshot: Snapshot) -> list[str]:
+    """One line per list the verdicts need that a dump does not hold (DaemonSets, Pods; a live list that was refused
+    or failed has its own line): what was not read is never clean, as a live 403 on the same list is not. Events are
+    optional (the pods' ``PodScheduled`` conditions stand in)."""
+    lines = []
+    for kind, needed in (("DaemonSet", "which agents cover the GPU pools and why a GPU node is starved are not judged"),
+                         ("Pod", "pending pods, the pods on untainted GPU nodes and whether a device plugin's pod is "
+                                 "Ready are not judged")):
+        if kind not in snapshot.read and not _list_failed(snapshot, kind):
+            plural = f"{kind}s"
+            lines.append(f"{LISTS[kind][1]}: the dump holds no {plural}: {needed} (add `kubectl get "
+                         f"{plural.lower()} -A -o json` to the dump)")
+    return lines
+
+
+def _item_problems(snapshot: Snapshot) -> tuple[list[str], list[str]]:
+    """``(items, lists)``: :attr:`.snapshot.Snapshot.problems` split into the items that hold no object (``dump.json
+    items[0]: not an object; skipped``), skipped as objects of the wrong shape are, and the admission lists that
+    could not be read."""
+    items = [line for line in snapshot.problems if line.endswith("; skipped")]
+    return items, [line for line in snapshot.problems if not line.endswith("; skipped")]
 
 
 @dataclass
@@ -99,11 +128,16 @@ class AuditReport:
     unjudged_pods: list[str] = field(default_factory=list)
     #: Why DaemonSet coverage of GPU nodes was judged nowhere (nodes read, none a GPU node, no what-if), or "".
     no_gpu_node: str = ""
+    #: Lists a dump lacks (DaemonSets, Pods) and admission lists that could not be read, one line each.
+    absent: list[str] = field(default_factory=list)
+    #: Every other part of the verdict not judged (a GPU count left out of the starved verdict, a DaemonSet not judged
+    #: on a pool, whether two device plugins share a node...): ``subject: reason``, one line each, as under Not judged.
+    parts_not_judged: list[str] = field(default_factory=list)
 
     @property
     def lists_not_read(self) -> list[str]:
-        """One line per list the verdict lacks: refused (403), failed, or no Node read at all."""
-        missing = [*self.forbidden, *self.unread]
+        """One line per list the verdict lacks: refused (403), failed, absent from the dump, or no Node read at all."""
+        missing = [*self.forbidden, *self.unread, *self.absent]
         if not self.nodes:
             missing.append(f"{NO_NODES}: {NO_NODES_WHY}")
         return missing
@@ -111,8 +145,10 @@ class AuditReport:
     @property
     def partial(self) -> bool:
         """The verdict lacks a list (:attr:`lists_not_read`) or an object (:attr:`skipped`, :attr:`unjudged`,
-        :attr:`unjudged_pods`), or judged DaemonSets on no GPU node (:attr:`no_gpu_node`): it cannot be clean."""
-        return bool(self.lists_not_read or self.skipped or self.unjudged or self.unjudged_pods or self.no_gpu_node)
+        :attr:`unjudged_pods`), judged DaemonSets on no GPU node (:attr:`no_gpu_node`) or left another part not judged
+        (:attr:`parts_not_judged`): what was not read or not judged is never clean."""
+        return bool(self.lists_not_read or self.skipped or self.unjudged or self.unjudged_pods or self.no_gpu_node
+                    or self.parts_not_judged)
 
     @property
     def exit_code(self) -> int:
@@ -185,7 +221,7 @@ class AuditReport:
         if self.stack:
             lines.append(f"declared pools: stack {self.stack!r} (offline plan, no cloud API called)")
         for line in [*self.lists_not_read, *self.skipped, *self.unjudged, *self.unjudged_pods,
-                     *([self.no_gpu_node] if self.no_gpu_node else [])]:
+                     *([self.no_gpu_node] if self.no_gpu_node else []), *self.parts_not_judged]:
             lines.append(f"PARTIAL: {line}")
         if not self.events_available:
             lines.append("no events read: pending reasons come from the pods' PodScheduled conditions")
@@ -220,7 +256,8 @@ class AuditReport:
         missing = [f"{n} {what}" for n, what in ((len(self.lists_not_read), "list(s) not read"),
                                                  (len(self.skipped), "object(s) not read"),
                                                  (len(self.unjudged), "DaemonSet(s) judged on no node"),
-                                                 (len(self.unjudged_pods), "Pending pod(s) not judged")) if n]
+                                                 (len(self.unjudged_pods), "Pending pod(s) not judged"),
+                                                 (len(self.parts_not_judged), "other part(s) not judged")) if n]
         missing += ["no GPU node judged"] if self.no_gpu_node else []
         partial = f"; PARTIAL verdict: {', '.join(missing)}" if self.partial else ""
         lines.append(f"{counts}{partial}; exit {self.exit_code} (--fail-on {self.fail_on})")
@@ -295,15 +332,24 @@ def run_audit(
         for bad in node.bad_taints:
             findings.append(Finding("mandatory", "malformed-taint", f"Node {node.name}", f"{bad}; it was left out of every verdict",
                                     bad.fix))
+    absent = _absent_lists(snapshot)
+    item_problems, admission_unread = _item_problems(snapshot)
+    absent += admission_unread
+    skipped = [*item_problems, *snapshot.skipped]
+    for line in [*snapshot.forbidden, *snapshot.unread]:
+        not_judged.append(NotJudged(line.split(":")[0], line))
+    for line in absent:
+        subject, _, reason = line.partition(": ")
+        not_judged.append(NotJudged(subject, reason))
+    if not nodes:
+        not_judged.append(NotJudged(NO_NODES, NO_NODES_WHY))
+    for line in skipped:
+        not_judged.append(NotJudged("dump", line))
+    told = len(not_judged)  # each item so far has its own PARTIAL line (a list, an object); later ones are marked
+    own_line: set[int] = set()  # the id of each later item that has its own PARTIAL line too
     for node in nodes:
         for bad in node.bad_resources:
             not_judged.append(NotJudged(f"Node {node.name}", f"{bad}; this resource was left out of the GPU-starved verdict"))
-    for line in [*snapshot.forbidden, *snapshot.unread]:
-        not_judged.append(NotJudged(line.split(":")[0], line))
-    if not nodes:
-        not_judged.append(NotJudged(NO_NODES, NO_NODES_WHY))
-    for line in [*snapshot.problems, *snapshot.skipped]:
-        not_judged.append(NotJudged("dump", line))
 
     # Drift first: a taint drift says to remove is not one any other finding says to tolerate (:mod:`.drifted`).
     dfind, dnotes = drift(declared, nodes) if declared is not None else ([], [])
@@ -321,6 +367,7 @@ def run_audit(
             unread = unread_daemonset(ds)
             ds = unread.ds
             not_judged += unread.items
+            own_line.update(map(id, unread.items))
             unjudged.append(unread.line)
         daemonsets.append(ds)
     rows: list[Row] = []
@@ -365,12 +412,11 @@ def run_audit(
     starved = []
     pods_read = "Pod" in snapshot.read
     ds_read = "DaemonSet" in snapshot.read
-    if not ds_read:
-        not_judged.append(NotJudged("DaemonSets", f"{NO_DAEMONSETS}: which agents cover the GPU pools is not judged "
-                                    "(add `kubectl get daemonsets -A -o json` to the dump)"))
+    no_daemonsets = (f"{LISTS['DaemonSet'][1]} was not read: its PARTIAL line says why" if _list_failed(snapshot, "DaemonSet")
+                     else NO_DAEMONSETS)
     for node in nodes:
         if node.starved and not ds_read:
-            not_judged.append(NotJudged(f"Node {node.name}", f"no GPU resource is allocatable; why is not judged: {NO_DAEMONSETS}"))
+            not_judged.append(NotJudged(f"Node {node.name}", f"no GPU resource is allocatable; why is not judged: {no_daemonsets}"))
         elif node.starved:
             reason, fix = starved_reason(node, verdicts_by_node[node.name], daemonsets,
                                          snapshot.pod_states if pods_read else None, drifted)
@@ -384,19 +430,22 @@ def run_audit(
     unjudged_pods: list[str] = []
     if not pods_read:
         not_judged.append(NotJudged("pending pods", _no_pods_why(snapshot)))
+        own_line.add(id(not_judged[-1]))  # its list's PARTIAL line says it
     else:
         failed = snapshot.failed_scheduling if "Event" in snapshot.read else None
         pending, unread_pods = pending_pods(snapshot.pending, failed, nodes, platform, plugins)
         for unread_pod in unread_pods:  # listed with why, and the verdict partial: what was not judged is never clean
             not_judged += unread_pod.items
+            own_line.update(map(id, unread_pod.items))
             unjudged_pods.append(unread_pod.line)
         for p in pending:
             if p.requests_gpu:
                 fix = "; ".join(f"{t}: {why}; add {toleration_text(tol)}" for t, tol, why in p.missing) or "read the scheduler message"
             else:  # a GPU toleration would put it on GPU nodes, which the allow-list forbids
+                taints = ", ".join(sorted({str(t) for t, _, _ in p.missing}))
                 fix = (f"it requests no GPU: keep it off GPU nodes (a nodeSelector or required node affinity for nodes "
-                       f"without the GPU taints {', '.join(sorted({str(t) for t, _, _ in p.missing}))}), or add CPU nodes it can "
-                       "run on; do not add a GPU toleration (gpu-toleration-allowlist forbids it for workloads that request no GPU)")
+                       f"without the GPU taints{' ' + taints if taints else ''}), or add CPU nodes it can run on; do not "
+                       "add a GPU toleration (gpu-toleration-allowlist forbids it for workloads that request no GPU)")
             findings.append(Finding("advisory", "pending-gpu-taint", f"Pod {p.display}",
                 f"Pending ({p.reason_source}: {p.reason})", fix, ", ".join(p.pools)))
 
@@ -410,6 +459,7 @@ def run_audit(
                 unread = unread_daemonset(ds, stack_pools=[p.name for p in declared.pools])
                 ds = unread.ds
                 not_judged += unread.items
+                own_line.update(map(id, unread.items))
                 unjudged.append(unread.line)
             stack_ds.append(ds)
         rows += [Row(ds, {}, 0) for ds in stack_ds]
@@ -421,6 +471,7 @@ def run_audit(
     if nodes and not gpu_pools:
         why = no_gpu_node_why(len(nodes), bool(whatif_pools))
         not_judged.append(NotJudged(NO_GPU_NODES, why))
+        own_line.add(id(not_judged[-1]))  # partial with its own line, or judged by the what-if instead
         no_gpu_node = "" if whatif_pools else why
 
     # The admission guard: installed, its action, drift against the declared pools.
@@ -430,12 +481,14 @@ def run_audit(
     findings += afindings
     not_judged += ajudged
     notes += anotes
+    # Every other part not judged makes the verdict partial too, with a PARTIAL line each.
+    parts = [f"{n.subject}: {n.reason}" for n in not_judged[told:] if id(n) not in own_line]
 
     return AuditReport(
         source=snapshot.source, platform=platform, platform_evidence=evidence,
         events_available="Event" in snapshot.read, nodes=nodes, pools=pools, rows=rows, starved=starved,
         pending=pending, findings=findings, not_judged=not_judged, forbidden=list(snapshot.forbidden), notes=notes,
-        unread=list(snapshot.unread), skipped=list(snapshot.skipped), unjudged=unjudged, unjudged_pods=unjudged_pods,
-        no_gpu_node=no_gpu_node,
+        unread=list(snapshot.unread), skipped=skipped, unjudged=unjudged, unjudged_pods=unjudged_pods,
+        no_gpu_node=no_gpu_node, absent=absent, parts_not_judged=parts,
         stack=declared.stack if declared else None, whatif_pools=whatif_pools, fail_on=fail_on,
     )
