@@ -16,6 +16,12 @@ At fleet size:
   and its Content-Security-Policy allows none;
 - a summary row (``tfoot``) counts the problems per column, and a line above the table the whole.
 
+Every text the page shows or carries in an attribute is escaped by :func:`_text`: first its control characters as the
+text reports escape them (:func:`gpu_node_pool.text.terminal.escape_control`: C0 and C1 controls, U+2028/U+2029, the
+bidirectional formatting characters such as U+202E that reorder what follows, CVE-2021-42574, as kubectl since
+CVE-2021-25743), then for HTML (:func:`html.escape`), so a name or message from a cluster shows as the text report
+shows it.
+
 Each cell carries its details in a ``<details>`` element (the toleration to add). The
 ``data-status``/``data-row``/``data-column``/``data-pools`` attributes let tests read the matrix from
 the DOM; ``data-column`` is the group's id (its pool names, comma-separated).
@@ -27,6 +33,7 @@ import json
 from collections import Counter
 from html import escape
 
+from ..text.terminal import escape_control
 from .html_model import Matrix, MatrixCell, MatrixColumn, MatrixRow
 from .matrix_groups import ColumnGroup, group_columns, is_problem
 
@@ -63,6 +70,12 @@ h2{font-size:17px;margin:18px 0 6px}ul.list li{margin:3px 0;font-size:13px}
 """
 
 
+def _text(value: object) -> str:
+    """``value`` as the page shows it: its control characters escaped as the text reports escape them
+    (:func:`~gpu_node_pool.text.terminal.escape_control`), then escaped for HTML text and quoted attributes."""
+    return escape(escape_control(value))
+
+
 def _clean_class(clean: bool, name: str = "col-clean") -> str:
     """`` class="..."`` marking what the problems-only view hides, or ``""``."""
     return f' class="{name}"' if clean else ""
@@ -70,22 +83,22 @@ def _clean_class(clean: bool, name: str = "col-clean") -> str:
 
 def _cell(cell: MatrixCell, row: int, column: str, whatif: bool, clean_column: bool) -> str:
     label, colour = STATUS_TEXT.get(cell.status, (cell.status, "#ffffff"))
-    items = "".join(f"<li>{escape(d)}</li>" for d in cell.details)
-    body = f"<details><summary>{escape(label)}</summary><div>{escape(cell.summary)}</div><ul>{items}</ul></details>"
+    items = "".join(f"<li>{_text(d)}</li>" for d in cell.details)
+    body = f"<details><summary>{_text(label)}</summary><div>{_text(cell.summary)}</div><ul>{items}</ul></details>"
     kind = "whatif" if whatif else "pool"
     classes = "cell col-clean" if clean_column else "cell"
-    return (f'<td class="{classes}" style="background:{colour}" data-status="{escape(cell.status)}" data-row="{row}" '
-            f'data-column="{escape(column)}" data-kind="{kind}" title="{escape(cell.summary)}">{body}</td>')
+    return (f'<td class="{classes}" style="background:{colour}" data-status="{_text(cell.status)}" data-row="{row}" '
+            f'data-column="{_text(column)}" data-kind="{kind}" title="{_text(cell.summary)}">{body}</td>')
 
 
 def _group_head(group: ColumnGroup, clean: bool) -> str:
     names = [p.id for p in group.pools]
-    title = escape(names[0]) if len(names) == 1 else (  # the names fold away: a short header row at fleet size
-        f"<details><summary>{len(names)} identical pools</summary><small>{escape(', '.join(names))}</small></details>")
-    return (f'<th data-column="{escape(group.id)}" data-pools="{escape(json.dumps(names))}"'
+    title = _text(names[0]) if len(names) == 1 else (  # the names fold away: a short header row at fleet size
+        f"<details><summary>{len(names)} identical pools</summary><small>{_text(', '.join(names))}</small></details>")
+    return (f'<th data-column="{_text(group.id)}" data-pools="{_text(json.dumps(names))}"'
             f'{_clean_class(clean)}>{title}<small>{group.nodes} node(s)</small>'
-            f"<small>{escape(', '.join(group.taints) or 'no taints')}</small>"
-            + (f"<small>labels {escape(', '.join(group.labels))}</small>" if group.labels else "") + "</th>")
+            f"<small>{_text(', '.join(group.taints) or 'no taints')}</small>"
+            + (f"<small>labels {_text(', '.join(group.labels))}</small>" if group.labels else "") + "</th>")
 
 
 def _count(cells: list[MatrixCell]) -> str:
@@ -105,7 +118,7 @@ def render_page(matrix: Matrix) -> str:
     clean = [not any(map(is_problem, cells)) for cells in columns]
     clean_whatif = [not any(map(is_problem, cells)) for cells in whatif_columns]
     head = "".join(_group_head(g, c) for g, c in zip(groups, clean, strict=True))
-    head += "".join(f'<th class="whatif{" col-clean" if c else ""}" data-column="{escape(w)}">what-if: {escape(w)}</th>'
+    head += "".join(f'<th class="whatif{" col-clean" if c else ""}" data-column="{_text(w)}">what-if: {_text(w)}</th>'
                     for w, c in zip(matrix.whatif_columns, clean_whatif, strict=True))
     body, problem_rows = [], 0
     for r, row in enumerate(matrix.rows):
@@ -116,26 +129,26 @@ def render_page(matrix: Matrix) -> str:
         cells += "".join(_cell(c, r, w, True, cl)
                          for c, w, cl in zip(row.whatif, matrix.whatif_columns, clean_whatif, strict=False))
         body.append(f'<tr data-row="{r}"{_clean_class(not problem, "clean")}>'
-                    f'<th scope="row">{escape(row.label)}</th>{cells}</tr>')
-    foot = "".join(f'<td data-summary="{escape(g.id)}"{_clean_class(c)}>{escape(_count(cells))}</td>'
+                    f'<th scope="row">{_text(row.label)}</th>{cells}</tr>')
+    foot = "".join(f'<td data-summary="{_text(g.id)}"{_clean_class(c)}>{_text(_count(cells))}</td>'
                    for g, c, cells in zip(groups, clean, columns, strict=True))
-    foot += "".join(f'<td data-summary="{escape(w)}"{_clean_class(c)}>{escape(_count(cells))}</td>'
+    foot += "".join(f'<td data-summary="{_text(w)}"{_clean_class(c)}>{_text(_count(cells))}</td>'
                     for w, c, cells in zip(matrix.whatif_columns, clean_whatif, whatif_columns, strict=True))
     summary = (f"{len(matrix.rows)} DaemonSet(s) x {len(matrix.columns)} GPU pool(s) in {len(groups)} column(s) "
                f"(identical pools grouped); {problem_rows} DaemonSet(s) with a problem "
                f"(does not run, partial or not judged) on {sum(not c for c in clean)} column(s)")
-    legend = "".join(f'<span style="background:{colour}">{escape(text)}</span>' for text, colour in STATUS_TEXT.values())
+    legend = "".join(f'<span style="background:{colour}">{_text(text)}</span>' for text, colour in STATUS_TEXT.values())
     lists = []
     for heading, items in matrix.lists:
-        content = "".join(f"<li>{escape(i)}</li>" for i in items) or "<li>none</li>"
-        lists.append(f'<h2>{escape(heading)}</h2><ul class="list" data-list="{escape(heading)}">{content}</ul>')
+        content = "".join(f"<li>{_text(i)}</li>" for i in items) or "<li>none</li>"
+        lists.append(f'<h2>{_text(heading)}</h2><ul class="list" data-list="{_text(heading)}">{content}</ul>')
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>{escape(matrix.title)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>{escape(matrix.title)}</h1><p class=\"sub\">{escape(matrix.subtitle)}</p>"
-        f'<p class="legend">{legend}</p><p class="summary" id="summary">{escape(summary)}</p>'
+        f"<title>{_text(matrix.title)}</title><style>{_CSS}</style></head><body>"
+        f"<h1>{_text(matrix.title)}</h1><p class=\"sub\">{_text(matrix.subtitle)}</p>"
+        f'<p class="legend">{legend}</p><p class="summary" id="summary">{_text(summary)}</p>'
         '<input type="checkbox" id="problems-only"><label class="toggle" for="problems-only"> show problems only</label>'
         f'<div id="matrix-box"><table id="matrix"><thead><tr><th>DaemonSet</th>{head}</tr></thead>'
         f'<tbody>{"".join(body)}</tbody><tfoot><tr class="summary"><th>problems</th>{foot}</tr></tfoot></table></div>'
