@@ -300,3 +300,11 @@ def test_a_v1_manifest_document_that_is_a_list_is_an_error(capsys, tmp_path):
 def test_a_good_v1_manifest_is_judged_and_clean(capsys, tmp_path):
     code, doc, _ = check(capsys, project(tmp_path, V1_CONFIG_FILE, MANIFEST), "--strict")
     assert (code, doc["configErrors"], doc["notJudged"]) == (0, [], [])
+
+
+def test_errors_found_after_the_program_registered_resources_say_the_preview_fails_not_that_nothing_registered(
+        capsys, tmp_path):
+    root = project(tmp_path, CONFIG_FILE, MANIFEST.replace("apps/v1", "extensions/v1beta1"))
+    _, _, text = check(capsys, root)
+    assert "1 error in the project 'team-gpu'; a real `pulumi preview` would fail:" in text
+    assert "no resource was registered" not in text

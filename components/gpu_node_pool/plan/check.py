@@ -366,12 +366,13 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     """The human-readable check report, cut of the program's secrets (:mod:`.masking`); its last line is the
     exit code judged at ``fail_on``."""
     from .masking import masked_text
-    from .report import exit_line, stand_in_lines, violation_lines
+    from .report import exit_line, not_done, stand_in_lines, violation_lines
 
     code = result.exit_code_at(fail_on)
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
     if result.config_issues:
-        lines += ["", *ConfigError(result.config_issues, f"project {result.project or '?'!r}").lines(), "", f"exit {code}"]
+        issues = ConfigError(result.config_issues, f"project {result.project or '?'!r}")
+        lines += ["", *issues.lines(not_done(result.resources)), "", f"exit {code}"]
         return masked_text(terminal_text(lines), result.resources)
     lines += _interpreter_lines(result.interpreter)
     lines.append(f"{len(result.resources)} resources registered; {len(result.pools)} GPU pool(s) found")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import backends
@@ -57,7 +57,8 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
     lines = [f"gpu-node-pools {command} for stack {result.stack!r} (offline: Pulumi mocks, no cloud API was called)"]
     if result.config_issues:
         lines.append("")
-        lines += ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}").lines()
+        lines += ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}").lines(
+            not_done(result.resources))
         lines.append("")
         lines.append(f"exit 2: fix the stack config and run the {command} again")
         return masked_text(terminal_text(lines), result.resources)
@@ -348,3 +349,10 @@ def _backend_lines(entry: dict[str, Any]) -> tuple[list[str], list[str]]:
     except KeyError:
         return [], []
     return report(entry) if report is not None else ([], [])
+
+
+def not_done(resources: Sequence[Any]) -> str:
+    """What a report's errors stopped, for the header of its error list: nothing was registered when the errors
+    came before the program ran (the stack config); when the program had registered ``resources`` before them (an
+    error the program or a chart, manifest or values file raised), a real ``pulumi preview`` would fail."""
+    return "a real `pulumi preview` would fail" if resources else "no resource was registered"
