@@ -22,15 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL
+from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, MIG_STATE_LABEL
 from .cluster import Node
 from .findings import Finding
 
-__all__ = ["CODE", "MIG_STATE_LABEL", "advertised_findings"]
+__all__ = ["CODE", "advertised_findings"]
 
 CODE = "advertised-resources-differ"
-#: The label the MIG manager writes with its progress on the node's ``nvidia.com/mig.config``.
-MIG_STATE_LABEL = MIG_CONFIG_LABEL + ".state"
 _MIG_SOURCE = ("NVIDIA/mig-parted deployments/gpu-operator/reconfigure-mig.sh; "
                "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html")
 #: What each state but ``success`` means, as the finding says it after "the MIG manager".

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_DRIVER_VERSION_LABEL
 from ..policies.daemonset_nodes import DaemonSet, NodeVerdict
 from .cluster import Node
 from .drifted import DriftedTaints, taint_fix
@@ -90,7 +91,7 @@ def starved_reason(
         return (f"{', '.join(states)} should run here but has no pod on the node",
                 "kubectl describe daemonset; look for FailedCreate events")
     labels = node.labels
-    if "cloud.google.com/gke-accelerator" in labels and "cloud.google.com/gke-gpu-driver-version" not in labels:
+    if GKE_ACCELERATOR_LABEL in labels and GKE_DRIVER_VERSION_LABEL not in labels:
         installers = [ds for ds in daemonsets if is_driver_installer(ds) and verdicts[ds.display].status == "runs"]
         if not installers:
             return ("driver missing on GKE: the node has no cloud.google.com/gke-gpu-driver-version label "

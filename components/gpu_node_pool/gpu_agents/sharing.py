@@ -45,6 +45,7 @@ from .sharing_config import plugin_config as _plugin_config
 
 __all__ = [
     "CONFIG_LABEL",
+    "STRATEGY_NAMES",
     "DEFAULT_CONFIG_NAME",
     "GPU_RESOURCE",
     "GKE_STRATEGY",
@@ -68,6 +69,8 @@ GPU_RESOURCE = NVIDIA_GPU_RESOURCE
 #: Config strategy -> GKE ``gpu_sharing_strategy`` (Terraform/pulumi_gcp ``gpu_sharing_config``,
 #: hashicorp/terraform-provider-google ``website/docs/r/container_cluster.html.markdown``).
 GKE_STRATEGY = {"timeSlicing": "TIME_SHARING", "mps": "MPS"}
+#: Each ``gpuSharing.strategy`` as a sentence names it (NVIDIA's terms: time-slicing, MPS).
+STRATEGY_NAMES = {"timeSlicing": "time-slicing", "mps": "MPS"}
 #: A maximum of 48 clients per GPU on GKE is UNCONFIRMED (neither GKE's time-sharing docs nor the
 #: Terraform google provider's ``max_shared_clients_per_gpu`` give an upper bound), so exceeding it is a
 #: warning, never a refusal.

@@ -25,6 +25,9 @@ DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 #: node without it is labelled ``all-disabled`` by the operator (NVIDIA/gpu-operator
 #: ``controllers/nodelabeling_controller.go``, ``api/nvidia/v1/clusterpolicy_types.go`` migManager config default).
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+#: The label the MIG manager writes its progress in applying ``nvidia.com/mig.config`` to: ``pending``, ``rebooting``,
+#: ``success`` or ``failed`` (NVIDIA/mig-parted ``deployments/gpu-operator/reconfigure-mig.sh``).
+MIG_STATE_LABEL = MIG_CONFIG_LABEL + ".state"
 
 
 def is_gpu_resource(name: object) -> bool:
@@ -39,6 +42,10 @@ def is_gpu_resource(name: object) -> bool:
 GKE_NO_DEFAULT_PLUGIN_LABEL = "gke-no-default-nvidia-gpu-device-plugin"
 #: GKE sets it on every GPU node to the accelerator type (its driver installer DaemonSet selects on it).
 GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
+#: GKE sets it on a GPU node whose NVIDIA driver GKE installs (``gpuDriverVersion`` LATEST or DEFAULT); its
+#: ``nvidia-driver-installer`` DaemonSet selects nodes without it (GoogleCloudPlatform/container-engine-accelerators
+#: ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``).
+GKE_DRIVER_VERSION_LABEL = "cloud.google.com/gke-gpu-driver-version"
 
 #: Images whose entrypoint is kubectl, so that a container of one with no ``command`` runs ``kubectl <args>``:
 #: bitnami/kubectl (bitnami/containers ``bitnami/kubectl/1.28/debian-12/Dockerfile``: ``ENTRYPOINT [ "kubectl" ]``)

@@ -8,7 +8,7 @@ Kubernetes well-known labels, ``node.kubernetes.io/instance-type`` being the mac
 machines are Arm (NVIDIA Grace: https://cloud.google.com/compute/docs/accelerator-optimized-machines#a4x-series),
 the other GPU machine series x86 (the ``arch`` of :data:`.machines.GPU_SERIES`). A GCP zone is its region and a ``-<letter>`` suffix.
 
-``cloud.google.com/gke-gpu-driver-version`` (:data:`DRIVER_VERSION_LABEL`) marks a node whose driver GKE installs
+``cloud.google.com/gke-gpu-driver-version`` (:data:`~gpu_node_pool.k8s.wellknown.GKE_DRIVER_VERSION_LABEL`) marks a node whose driver GKE installs
 (the node label of a ComputeClass's ``priorities.gpu.driverVersion``,
 https://cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes): GKE's manual driver installer
 selects GPU nodes where it ``DoesNotExist`` (GoogleCloudPlatform/container-engine-accelerators
@@ -25,13 +25,12 @@ from dataclasses import replace
 from typing import Any
 
 from ...k8s.selection import NodeLabels
-from ...k8s.wellknown import ARCH_LABEL
+from ...k8s.wellknown import ARCH_LABEL, GKE_DRIVER_VERSION_LABEL
 from .._shared.node_labels import node_kinds
 from .machines import machine_arch
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
-DRIVER_VERSION_LABEL = "cloud.google.com/gke-gpu-driver-version"
-#: ``gpuDriverVersion`` values with which GKE installs the driver, and so labels the node :data:`DRIVER_VERSION_LABEL`.
+#: ``gpuDriverVersion`` values with which GKE installs the driver, and so labels the node :data:`~gpu_node_pool.k8s.wellknown.GKE_DRIVER_VERSION_LABEL`.
 _GKE_INSTALLS = ("LATEST", "DEFAULT")
 
 
@@ -45,15 +44,15 @@ def _region(zone: str) -> str:
 
 
 def node_labels(pool: Any) -> list[NodeLabels]:
-    """One :class:`NodeLabels` per zone of the node pool (one machine type), with :data:`DRIVER_VERSION_LABEL`
+    """One :class:`NodeLabels` per zone of the node pool (one machine type), with :data:`~gpu_node_pool.k8s.wellknown.GKE_DRIVER_VERSION_LABEL`
     carried (value unknown) when GKE installs the driver and known missing with ``INSTALLATION_DISABLED``."""
     name = (pool.extra or {}).get("node_pool_name")
     driver = (pool.extra or {}).get("gpu_driver_version")
     platform = {NODEPOOL_LABEL: name} if isinstance(name, str) and name else {}
     unknown = [] if platform else [NODEPOOL_LABEL]
     if driver in _GKE_INSTALLS:
-        unknown.append(DRIVER_VERSION_LABEL)
+        unknown.append(GKE_DRIVER_VERSION_LABEL)
     kinds = node_kinds(pool.labels, pool.instance_types, pool.zones, _per_type, platform, unknown, _region)
     if driver == "INSTALLATION_DISABLED":
-        return [replace(k, decided=k.decided | {DRIVER_VERSION_LABEL}) for k in kinds]
+        return [replace(k, decided=k.decided | {GKE_DRIVER_VERSION_LABEL}) for k in kinds]
     return kinds

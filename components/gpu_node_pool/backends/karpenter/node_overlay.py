@@ -53,6 +53,7 @@ from typing import Any
 from pydantic import Field
 
 from ...config.common import Model
+from ...gpu_agents.sharing import STRATEGY_NAMES
 from ...k8s.quantity import parse_quantity
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, is_gpu_resource
 from .limits import karpenter_release
@@ -346,8 +347,7 @@ def _overlaid_limit_warning(pool: Any, found: list[OverlayGroup]) -> str | None:
         return None
     limit = int(value)
     if pool.gpu_sharing is not None:
-        kind = "time-slicing" if pool.gpu_sharing.strategy == "timeSlicing" else "MPS"
-        what = f"{kind} replicas (gpuSharing.replicas {factor})"
+        what = f"{STRATEGY_NAMES[pool.gpu_sharing.strategy]} replicas (gpuSharing.replicas {factor})"
     else:
         what = f"MIG devices (mig.profile {pool.mig.profile}: {factor} per GPU)"
     return (
