@@ -56,7 +56,7 @@ config:
 
 
 def cluster_plugin() -> dict[str, Any]:
-    """NVIDIA's device plugin as the cluster runs it now (its static manifest, in kube-system)."""
+    """The cluster's own NVIDIA device plugin (its static manifest, in kube-system)."""
     name = "nvidia-device-plugin-daemonset"
     spec = {"containers": [{"name": "ndp", "image": PLUGIN_IMAGE}],
             "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}

@@ -1,5 +1,6 @@
-"""Taint.from_provider: an EKS/GKE taint item is read by the rules of a core/v1 Taint object, so a value that is no
-string is refused with its field and value instead of read as no value, and a missing key is said to be missing."""
+"""Taint.from_provider: an EKS/GKE taint item is read by the rules of a core/v1 Taint object: a value that is no
+string is refused with its field and value, only an absent, null or empty value is the empty value, and a missing key
+is said to be missing."""
 
 from __future__ import annotations
 

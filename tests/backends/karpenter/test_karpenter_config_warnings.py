@@ -53,7 +53,7 @@ def test_the_stack_warnings_of_a_karpenter_pool_name_each_path_once():
 
 
 def test_a_warning_every_nodepool_pool_gets_reaches_the_karpenter_pool(monkeypatch):
-    """The karpenter pool extends its parents' list instead of rebuilding it, so a NodePool warning added in
+    """The karpenter pool's warnings are its parents' list plus its own, so a NodePool warning added in
     ``NodePoolBase`` is the karpenter pool's too, once."""
     added = ("weight", "a warning of every NodePool pool")
     shared = NodePoolBase.config_warnings

@@ -1,7 +1,7 @@
 """With a NodeOverlay that declares GPUs x replicas (or MIG devices) as ``nvidia.com/gpu``, Karpenter checks
 ``limits['nvidia.com/gpu']`` against the overlaid capacity (kubernetes-sigs/karpenter v1.14.1 scheduler.go
-``filterByRemainingResources``, the types overlaid by ``overlay/cloudprovider.go``), so the limit no longer counts
-physical GPUs: a warning at the limit says what it caps in physical GPUs and the limit that caps what was meant."""
+``filterByRemainingResources``, the types overlaid by ``overlay/cloudprovider.go``), not against physical GPUs: a
+warning at the limit says what it caps in physical GPUs and the limit that caps what was meant."""
 
 from __future__ import annotations
 
