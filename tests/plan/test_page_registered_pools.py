@@ -60,15 +60,16 @@ def test_a_stack_files_pool_is_named_by_its_place_in_the_stack_config(tmp_path):
 
 
 def test_a_registered_pool_crosses_the_check_childs_answer_unchanged():
-    pool = RegisteredPool("dgx", "self-managed", ("nvidia.com/gpu=present:NoSchedule",), {"a": "b"}, "self-managed")
+    pool = RegisteredPool("dgx", "self-managed", "eks", ("nvidia.com/gpu=present:NoSchedule",), {"a": "b"})
     assert RegisteredPool.from_json(pool.to_json()) == pool
+    assert pool.to_json()["platform"] == "eks"
     assert [str(t) for t in pool.taint_list] == ["nvidia.com/gpu=present:NoSchedule"]
     with pytest.raises(TaintError):
-        _ = RegisteredPool("x", "self-managed", ("nvidia.com/gpu:Sometimes",)).taint_list
+        _ = RegisteredPool("x", "self-managed", "self-managed", ("nvidia.com/gpu:Sometimes",)).taint_list
 
 
 def test_a_registered_pool_whose_taints_do_not_parse_is_not_judged():
-    bad = RegisteredPool("x", "self-managed", ("nvidia.com/gpu:Sometimes",), {}, "self-managed")
+    bad = RegisteredPool("x", "self-managed", "self-managed", ("nvidia.com/gpu:Sometimes",))
     matrix = plan_matrix(PlanResult(stack="s", pool_models=[bad]))
     [column] = matrix.columns
     assert column.id == "x"

@@ -56,22 +56,23 @@ class RegisteredPool:
     Attributes:
         name: the ``GpuNodePool`` component's name.
         backend: the pool's backend.
+        platform: :attr:`PoolModel.cluster_platform` of the pool model it records (no default: the platform is
+            the pool model's, never assumed here).
         taints: its taints in kubelet form (``key[=value]:Effect``), as ``str(Taint)`` writes them.
         labels: :attr:`PoolModel.node_labels`.
-        platform: :attr:`PoolModel.cluster_platform`.
     """
 
     name: str
     backend: str
+    platform: str
     taints: tuple[str, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
-    platform: str = "self-managed"
 
     @classmethod
     def of(cls, model: PoolModel) -> RegisteredPool:
         """The record of a pool model (or of another :class:`PoolModel`)."""
-        return cls(str(model.name), str(model.backend), tuple(str(t) for t in model.taint_list),
-                   dict(model.node_labels), str(model.cluster_platform))
+        return cls(str(model.name), str(model.backend), str(model.cluster_platform),
+                   tuple(str(t) for t in model.taint_list), dict(model.node_labels))
 
     def to_json(self) -> dict[str, Any]:
         """``{"name", "backend", "taints": [str], "labels": {key: value}, "platform"}``."""
@@ -81,8 +82,8 @@ class RegisteredPool:
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> RegisteredPool:
         """The inverse of :meth:`to_json`."""
-        return cls(str(doc["name"]), str(doc["backend"]), tuple(map(str, doc.get("taints") or ())),
-                   {str(k): str(v) for k, v in (doc.get("labels") or {}).items()}, str(doc["platform"]))
+        return cls(str(doc["name"]), str(doc["backend"]), str(doc["platform"]), tuple(map(str, doc.get("taints") or ())),
+                   {str(k): str(v) for k, v in (doc.get("labels") or {}).items()})
 
     @property
     def taint_list(self) -> list[Taint]:
