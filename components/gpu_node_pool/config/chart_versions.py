@@ -1,29 +1,37 @@
-"""Pinned Helm chart versions in the stack config: :func:`pinned_chart_version`, the annotated type of every
-``chartVersion`` field of a chart the component installs with values it writes (``devicePlugin``,
-``gpuAgents.dcgmExporter``, ``gpuAgents.efaDevicePlugin``).
+"""Pinned Helm chart versions: :func:`same_chart_version`, the one rule of which spellings name one chart version
+(the stack config's pins and the plan's device plugin stand-in both ask it), and :func:`pinned_chart_version`, the
+annotated type of every ``chartVersion`` field of a chart the component installs with values it writes
+(``devicePlugin``, ``gpuAgents.dcgmExporter``, ``gpuAgents.efaDevicePlugin``).
 
 The rule, in one place: the field takes the one version the component's values are written for, as ``X.Y.Z`` or
 with a leading ``v`` (``vX.Y.Z``), and holds ``X.Y.Z``, which the component installs; any other value is refused
 with the chart's name, the version installed, why it is pinned and how to proceed.
 
-Why ``vX.Y.Z`` names the same chart: ``helm --version`` and a Pulumi ``helm.v4.Chart``'s ``version``
-(pulumi/pulumi-kubernetes provider/pkg/helm/tool.go: ``ChartPathOptions.LocateChart``) look the chart up with
-``IndexFile.Get`` (helm/helm pkg/repo/index.go), which reads the version as a Masterminds/semver v3 constraint
+Why ``vX.Y.Z`` names the same chart: ``helm --version`` (helm/helm pkg/repo/v1/index.go@v4.1.4, the helm the
+plan runs) and a Pulumi ``helm.v4.Chart``'s ``version`` (pulumi/pulumi-kubernetes provider/pkg/helm/tool.go@v4.34.2:
+``action.Install``'s ``LocateChart``, of helm/helm pkg/repo/index.go@v3.20.2, the Helm library that provider builds
+with) look the chart up with ``IndexFile.Get``, which reads the version as a Masterminds/semver v3 constraint
 (``NewConstraint``; its ``cvRegex`` takes an optional ``v``, Masterminds/semver constraints.go@v3.4.0), and a bare
 version is an equality constraint that the index's ``X.Y.Z`` meets. Other spellings (``V0.20.0``, ``0.20``, a
-range) are refused: a range may resolve to another version, and the values would be read by it unchecked.
+range, the version with spaces around it) are not that version here: a range may resolve to another version, whose
+templates would read the values unchecked, and one spelling of each pin keeps the config and its JSON schema alike.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator
-
 from .errors import fail
-from .messages import show
 
-__all__ = ["pinned_chart_version"]
+__all__ = ["pinned_chart_version", "same_chart_version"]
+
+
+def same_chart_version(given: object, version: str) -> bool:
+    """Whether ``given`` (a ``chartVersion`` in the stack config, a chart's ``version`` in a program) names chart
+    version ``version`` (``X.Y.Z``, without ``v``): it is ``version`` or ``"v" + version``, exactly (module
+    docstring: Helm's ``IndexFile.Get`` reads both as the one version ``X.Y.Z``). Anything else, a non-string, an
+    empty version (Helm's "latest") or a range included, is False. Importing this module loads no pydantic."""
+    return given in (version, "v" + version)
 
 
 def pinned_chart_version(chart: str, version: str, *, writes: str, source: str, enabled_key: str, judged_by: str) -> Any:
@@ -45,12 +53,14 @@ def pinned_chart_version(chart: str, version: str, *, writes: str, source: str, 
         schema offers both spellings (``enum: [version, "v" + version]``), while the field's own type (and the
         provider's schema built from it) stays the one version.
     """
+    from pydantic import BeforeValidator
+
+    from .messages import show
+
     with_v = "v" + version
 
     def pinned(given: Any) -> Any:
-        if given == with_v:
-            return version
-        if given != version:
+        if not same_chart_version(given, version):
             raise fail(
                 f"{show(given)}: the component installs {chart} chart {version} only: the values it writes ({writes}) "
                 "are that version's values.yaml keys, and the plan and its policies judge the DaemonSet that version's "
@@ -58,6 +68,6 @@ def pinned_chart_version(chart: str, version: str, *, writes: str, source: str, 
                 f"({version} is the default; {with_v} is the same version), or set {enabled_key}: false and install "
                 f"the version you need yourself (a Helm chart of it in your program is judged by {judged_by})"
             )
-        return given
+        return version
 
     return Annotated[Literal[version], BeforeValidator(pinned, json_schema_input_type=Literal[version, with_v])]

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..config.chart_versions import same_chart_version
 from ..expand.eks_addons import ADDON_TYPE, expand_addon
 from ..expand.helm import CHART_TYPES as HELM_TYPES
 from ..expand.helm import DEFAULT_TIMEOUT, HelmRenderer, find_helm
@@ -99,19 +100,11 @@ def _stand_in_label(not_rendered: NotJudged, version: str, built_from: str) -> s
     """:data:`FALLBACK_STAND_IN`, the chart version its template was read from (``built_from``), and why the real chart
     did not render offline (no Helm, not in its cache...), with the fix; when the program asks for another
     ``version`` (or pins none), that it was not judged (:func:`_other_version`)."""
-    other = "" if _same_version(version, built_from) else (
+    other = "" if same_chart_version(version, built_from) else (
         f"; the program asks for {_asked(version)}, whose DaemonSet this stand-in need not match: it is listed as "
         "not judged")
     return (f"{FALLBACK_STAND_IN}; it renders the templates of chart version {built_from} (the real chart was not "
             f"rendered offline: {not_rendered.reason}; {not_rendered.fix}){other}")
-
-
-def _same_version(version: str, built_from: str) -> bool:
-    """Whether the chart ``version`` a program pins is the one the stand-in was built from. Helm reads ``--version``
-    as a semantic version constraint, in which ``v0.20.0`` is ``0.20.0`` (helm/helm ``pkg/repo`` ``IndexFile.Get``,
-    Masterminds/semver ``NewConstraint``); a range (``^0.20``) is not one version, and an empty version is the
-    repository's latest, so neither is the stand-in's."""
-    return version.strip().removeprefix("v") == built_from
 
 
 def _asked(version: str) -> str:
@@ -122,9 +115,12 @@ def _asked(version: str) -> str:
 def _other_version(chart: Resource, not_rendered: NotJudged, built_from: str) -> NotJudged | None:
     """The not-judged item of a device plugin chart that did not render offline and that asks for another chart
     version than the stand-in was built from (or pins none), else None: the stand-in renders version ``built_from``'s
-    template, which another version's need not match in tolerations, node affinity or priority class."""
+    template, which another version's need not match in tolerations, node affinity or priority class. Which
+    spellings name ``built_from`` (``X.Y.Z``, ``vX.Y.Z``) is the stack config's rule,
+    :func:`~gpu_node_pool.config.chart_versions.same_chart_version`; a range or an empty version (the repository's
+    latest) is not it."""
     version = str(chart.inputs.get("version") or "")
-    if _same_version(version, built_from):
+    if same_chart_version(version, built_from):
         return None
     return NotJudged(
         not_rendered.resource, not_rendered.type,
