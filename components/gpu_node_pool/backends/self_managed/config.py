@@ -194,9 +194,9 @@ class SelfManagedPool(PoolBase):
                     f"{self.format} bootstrap; remove them, or set provider: aws"
                 )
         else:
-            problems += self._aws_problems()
-            located += [(("instanceTypes", i), why)
-                        for i, why in instances.nvidia_instance_problems_at(self.instance_types or [])]
+            not_nvidia = instances.nvidia_instance_problems_at(self.instance_types or [])
+            problems += self._aws_problems(types_are_nvidia=not not_nvidia)
+            located += [(("instanceTypes", i), why) for i, why in not_nvidia]
             too_long = tag_key_length_problem(self)  # alone: at the key's own line; else with the others
             if too_long and not problems and not located:
                 raise fail(*too_long)
@@ -208,7 +208,10 @@ class SelfManagedPool(PoolBase):
             raise fail(problem, ("gpusPerNode",))
         return self
 
-    def _aws_problems(self) -> list[str]:
+    def _aws_problems(self, *, types_are_nvidia: bool) -> list[str]:
+        """The pool-level problems of a provider-aws pool; ``types_are_nvidia``: every instance type passed
+        :func:`~gpu_node_pool.catalog.instances.nvidia_instance_problems_at` (each failure is said at its own
+        type by the caller), so the types' architectures and GPU counts can be compared."""
         problems = []
         if self.format not in SELF_MANAGED_EC2_FORMATS:
             problems.append(
@@ -231,9 +234,8 @@ class SelfManagedPool(PoolBase):
                 "VPC default group and cannot reach the control plane"
             )
         types = self.instance_types or []
-        bad = instances.nvidia_instance_problems(types)  # said at each type by the caller
         problems += unknown_type_findings(types, self.allow_unknown_instance_types)[0]
-        if types and not bad:
+        if types and types_are_nvidia:
             arches = sorted({instances.instance_arch(t) for t in types})
             if len(arches) > 1:
                 problems.append(f"instanceTypes {types} mix architectures {arches}; one group runs one AMI")
