@@ -1,5 +1,5 @@
 """``gpupool audit --stack`` applies the Pulumi stack-name rule ``gpupool plan --stack`` applies
-(pulumi/pulumi sdk/go/common/tokens/stack_name.go): a value that is no stack name (a path such as ``../etc``) is a
+(pulumi/pulumi@v3.259.0 sdk/go/common/tokens/stack_name.go): a value that is no stack name (a path such as ``../etc``) is a
 usage error, exit 64, with plan's message, before any dump or stack file is read; a name qualified by its org and
 project reads the stack file of its last part, as under plan."""
 
@@ -44,7 +44,7 @@ def test_the_refusal_names_the_rule_its_source_and_the_fix(capsys):
     assert main(["audit", "--cluster-dump", "x.json", "--stack", "../etc", "--json"]) == 64
     err = capsys.readouterr().err
     assert "argument --stack: '../etc' is not a stack name" in err
-    assert "pulumi/pulumi sdk/go/common/tokens/stack_name.go" in err and "e.g. --stack dev" in err
+    assert "pulumi/pulumi@v3.259.0 sdk/go/common/tokens/stack_name.go" in err and "e.g. --stack dev" in err
 
 
 @pytest.mark.parametrize("stack", ["acme/dev", "acme/gpu-node-pools/dev"])

@@ -121,7 +121,7 @@ def test_a_stack_that_is_no_pulumi_stack_name_is_a_usage_error(capsys, stack, co
     err = capsys.readouterr().err
     assert code == 64, err
     assert f"argument --stack: {stack!r} is not a stack name" in err, err
-    assert "pulumi/pulumi sdk/go/common/tokens/stack_name.go" in err and "e.g. --stack dev" in err
+    assert "pulumi/pulumi@v3.259.0 sdk/go/common/tokens/stack_name.go" in err and "e.g. --stack dev" in err
     assert "no stack file" not in err
 
 

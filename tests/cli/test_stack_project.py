@@ -1,6 +1,7 @@
 """``--stack <org>/<project>/<stack>`` names the project of the stack: one other than ``Pulumi.yaml``'s ``name:`` is
-a usage error (exit 64) under every command that takes ``--stack``, as pulumi refuses it ("provided project name
-... doesn't match Pulumi.yaml")."""
+a usage error (exit 64) under every command that takes ``--stack``; the message says when pulumi refuses such a stack
+("provided project name ... doesn't match Pulumi.yaml": when it creates the stack and when it previews, updates,
+imports, refreshes or destroys it) and where its source says so."""
 
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ def test_another_project_in_a_qualified_stack_is_a_usage_error(capsys, tmp_path,
     last = captured.err.strip().splitlines()[-1]
     assert last.startswith(f"gpupool {command[0]}: error: argument --stack: 'acme/otherproj/dev' names the project "
                            f"'otherproj', but this project is 'gpu-node-pools' (name: in {ROOT / 'Pulumi.yaml'})"), last
-    assert "doesn't match Pulumi.yaml" in last and "pulumi/pulumi pkg/backend/httpstate/backend.go" in last
+    assert "doesn't match Pulumi.yaml" in last
+    assert ("pulumi refuses a stack whose project differs from it when it creates the stack and when it previews, "
+            "updates, imports, refreshes or destroys it") in last
+    assert "pulumi/pulumi@v3.259.0 pkg/backend/backend.go CurrentProjectContradictsWorkspace" in last
     assert last.endswith("give --stack acme/gpu-node-pools/dev or --stack dev")
     assert not (tmp_path / "out").exists()
 

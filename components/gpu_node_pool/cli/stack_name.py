@@ -12,7 +12,7 @@ from ..text.terminal import shown
 
 __all__ = ["PROJECT_RULE", "STACK_FILE", "STACK_NAME", "STACK_RULE", "StackName", "project_refusal", "stack_name"]
 
-#: Pulumi's rule of a stack name: 1 to 100 letters, digits, '-', '_' and '.' (pulumi/pulumi
+#: Pulumi's rule of a stack name: 1 to 100 letters, digits, '-', '_' and '.' (pulumi/pulumi@v3.259.0
 #: sdk/go/common/tokens/stack_name.go ``ParseStackName``; the org and project of a qualified name
 #: ``<org>/[<project>/]<stack>`` are of the same characters, sdk/go/common/tokens/project.go ``ValidateProjectName``).
 STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
@@ -20,11 +20,15 @@ STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 STACK_FILE = re.compile(r"Pulumi\.(.+)\.ya?ml")
 #: The rule as a refusal states it, with its source.
 STACK_RULE = ("a Pulumi stack name is 1 to 100 letters, digits, '-', '_' and '.', optionally qualified as "
-              "<org>/<stack> or <org>/<project>/<stack> (pulumi/pulumi sdk/go/common/tokens/stack_name.go)")
-#: The rule of a qualified name's project, as a refusal states it, with its source.
-PROJECT_RULE = ("the <project> of <org>/<project>/<stack> must be the name: of the project's Pulumi.yaml, or pulumi "
-                "refuses the stack (\"provided project name ... doesn't match Pulumi.yaml\", pulumi/pulumi "
-                "pkg/backend/httpstate/backend.go CreateStack)")
+              "<org>/<stack> or <org>/<project>/<stack> (pulumi/pulumi@v3.259.0 sdk/go/common/tokens/stack_name.go)")
+#: The rule of a qualified name's project, as a refusal states it, with its source: the check runs in both of
+#: Pulumi's backends (Pulumi Cloud's ``httpstate``, the self-managed ``diy``) from ``CreateStack`` and from ``apply``,
+#: which preview, up, import, refresh and destroy run through.
+PROJECT_RULE = ("the <project> of <org>/<project>/<stack> must be the name: of the project's Pulumi.yaml: pulumi "
+                "refuses a stack whose project differs from it when it creates the stack and when it previews, "
+                "updates, imports, refreshes or destroys it (\"provided project name ... doesn't match Pulumi.yaml\", "
+                "pulumi/pulumi@v3.259.0 pkg/backend/backend.go CurrentProjectContradictsWorkspace, called by "
+                "CreateStack and apply in pkg/backend/httpstate/backend.go and pkg/backend/diy/backend.go)")
 
 
 class StackName(str):
