@@ -29,7 +29,7 @@ CHARTS = [
     (("gpuAgents", "dcgmExporter"), "DcgmExporterConfig", "dcgm-exporter", dcgm.CHART_VERSION,
      "gpuAgents.dcgmExporter.enabled", "NVIDIA/dcgm-exporter@4.5.3-4.8.2"),
     (("gpuAgents", "efaDevicePlugin"), "EfaDevicePluginConfig", "aws-efa-k8s-device-plugin", efa.CHART_VERSION,
-     "gpuAgents.efaDevicePlugin.enabled", "aws/eks-charts stable/aws-efa-k8s-device-plugin"),
+     "gpuAgents.efaDevicePlugin.enabled", "aws/eks-charts@v0.0.241 stable/aws-efa-k8s-device-plugin (Chart.yaml version: v0.5.30)"),
 ]
 IDS = [c[2] for c in CHARTS]
 

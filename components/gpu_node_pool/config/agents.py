@@ -54,7 +54,8 @@ _EfaChartVersion = pinned_chart_version(
     "aws-efa-k8s-device-plugin", _EFA_CHART,
     writes="tolerations, which the template renders after its own CriticalAddonsOnly toleration; the instance types "
     "the plan says it reaches are that version's supportedInstanceLabels",
-    source=f"aws/eks-charts stable/aws-efa-k8s-device-plugin, chart v{_EFA_CHART}",
+    source=f"aws/eks-charts@v0.0.241 stable/aws-efa-k8s-device-plugin (Chart.yaml version: v{_EFA_CHART}), served "
+    "by the Helm repository https://aws.github.io/eks-charts",
     enabled_key="gpuAgents.efaDevicePlugin.enabled", judged_by="gpu-agents-cover-gpu-pools",
 )
 
@@ -86,7 +87,7 @@ class EfaDevicePluginConfig(Model):
 
     Installed once per cluster when a pool has ``efa.enabled`` (default ``enabled: true``; false when the
     cluster runs its own). ``namespace`` defaults to ``kube-system``, where the chart's README installs it
-    (aws/eks-charts ``stable/aws-efa-k8s-device-plugin/README.md``), and joins the
+    (aws/eks-charts@v0.0.241 ``stable/aws-efa-k8s-device-plugin/README.md``), and joins the
     ``gpu-toleration-allowlist`` automatically.
     """
 

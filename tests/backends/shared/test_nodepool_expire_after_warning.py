@@ -34,6 +34,7 @@ def test_a_zero_or_short_expire_after_is_warned_with_what_happens_the_source_and
                               f"every node of this pool is drained and deleted {when}"), message
     assert "replaced again and again" in message
     assert "https://karpenter.sh/docs/concepts/disruption/#expiration" in message
+    assert "kubernetes-sigs/karpenter@v1.14.1 pkg/controllers/nodeclaim/expiration/controller.go" in message
     assert "NodePool disruption budgets do not hold it back" in message
     assert message.endswith("write expireAfter: Never to keep nodes until something else disrupts them, or a lifetime "
                             "of days, e.g. 720h (Karpenter's default; EKS Auto Mode's is 336h)")

@@ -78,7 +78,7 @@ EXPIRE_AFTER_SOURCE = (
     "Karpenter deletes a NodeClaim once it has lived expireAfter from its creation: expiration is forceful, it drains "
     "the node at once, NodePool disruption budgets do not hold it back and no replacement is launched first "
     "(https://karpenter.sh/docs/concepts/disruption/#expiration; https://karpenter.sh/docs/concepts/nodepools/; "
-    "kubernetes-sigs/karpenter pkg/controllers/nodeclaim/expiration/controller.go)")
+    "kubernetes-sigs/karpenter@v1.14.1 pkg/controllers/nodeclaim/expiration/controller.go)")
 
 
 def expire_after_warning(value: str | None) -> str | None:
