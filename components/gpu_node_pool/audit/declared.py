@@ -23,7 +23,7 @@ Operator the stack installs, which no Pulumi resource shows: the operator create
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from typing import Any
 from ..k8s.controller_taints import is_transient
 from ..k8s.selection import NodeLabels
 from ..k8s.taints import Taint
-from ..k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE, SYSTEM_NODE_CRITICAL
+from ..k8s.wellknown import AGENT_NAMESPACE_PROP, GPU_OPERATOR_TYPE
 from ..text.terminal import shown
 from .advertised import advertised_findings
 from .cluster import Node
@@ -161,51 +161,53 @@ def _node_kinds(resources: list[Any]) -> dict[str, list[NodeLabels]]:
 
 def _stack_agents(resources: list[Any], namespace: str) -> tuple[tuple[str, ...], list[dict[str, Any]], list[tuple[str, str]]]:
     """``(discovery agents, [the GPU Operator's device plugin DaemonSet], unmodelled)`` of the stack's ``resources``
-    (policy resources): the agents of :attr:`Declared.discovery`; the device plugin DaemonSet of the first GPU
-    Operator with ``devicePlugin.enabled`` (its ``ClusterPolicy``, else its chart's values:
-    :func:`~gpu_node_pool.policies.gpu_agents.gpu_operators`), in ``namespace`` (the ``GpuOperator`` component's, else
-    the chart's default); and ``(subject, why)`` for each GPU agent whose values are not known offline."""
+    (policy resources): the agents of :attr:`Declared.discovery`; :func:`operator_plugin_daemonset` in ``namespace``
+    (the ``GpuOperator`` component's, else the chart's default); and ``(subject, why)`` for each GPU agent whose
+    values are not known offline."""
     from ..gpu_agents.gpu_operator.values import NAMESPACE
     from ..policies.gpu_agents import discovery_agents, gpu_operators
     from ..sdk.props import Undecided
 
     undecided = Undecided()
-    operators = gpu_operators(resources, undecided)
+    gpu_operators(resources, undecided)
     discovery = discovery_agents(resources, undecided)
-    daemonsets = [operator_plugin_daemonset(op.tolerations, namespace or NAMESPACE) for op in operators if op.device_plugin][:1]
+    plugin = operator_plugin_daemonset(resources, namespace or NAMESPACE)
     unmodelled: dict[str, str] = {}
     for what, err in undecided.items:
         unmodelled.setdefault(f"GPU agent {what}", (
             f"its values are not known offline ({err.message}), so the DaemonSets it would run (a GPU Operator's device "
             "plugin among them) and the node labels it would set are not in the what-if"))
-    return discovery, daemonsets, list(unmodelled.items())
+    return discovery, [plugin] if plugin is not None else [], list(unmodelled.items())
 
 
-def operator_plugin_daemonset(tolerations: list[Any], namespace: str) -> dict[str, Any]:
-    """The device plugin DaemonSet the GPU Operator creates, limited to what placement reads: named
-    ``nvidia-device-plugin-daemonset`` (label ``app``), in ``namespace``, its pods selecting
-    ``nvidia.com/gpu.deploy.device-plugin: "true"`` (a label the operator sets on each NVIDIA GPU node that has no value
-    for it yet: :mod:`gpu_node_pool.k8s.discovery`), tolerating ``tolerations`` (the ClusterPolicy's
-    ``spec.daemonsets.tolerations``, which replace the default ``nvidia.com/gpu`` ``Exists`` ``NoSchedule``), at
-    priority ``system-node-critical``, running NVIDIA's device plugin image. Source: NVIDIA/gpu-operator@v26.7.0
-    ``assets/state-device-plugin/0500_daemonset.yaml`` and ``controllers/object_controls.go``
-    ``applyCommonDaemonsetConfig`` (the table :data:`gpu_node_pool.expand.operator_resources.OPERATOR_OPERANDS`).
-    Shape: a Kubernetes object (camelCase)."""
-    from ..expand.operator_resources import OPERATOR_OPERANDS
-    from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
+def operator_plugin_daemonset(resources: list[Any], namespace: str) -> dict[str, Any] | None:
+    """The device plugin DaemonSet the stack's GPU Operator would create in ``namespace``, or None when it has none
+    with ``devicePlugin.enabled`` (default true). ``resources`` are policy resources; the operator is the first of
+    :func:`~gpu_node_pool.policies.gpu_agents.gpu_operators` (its ``ClusterPolicy``, else the ``gpu-operator`` chart,
+    whose values the chart copies into the ClusterPolicy's spec under the same keys) whose values are known offline.
 
-    operand = next(o for o in OPERATOR_OPERANDS if o.key == "devicePlugin")
-    labels = {"app": operand.daemonset}
-    pod_spec = {
-        "nodeSelector": {OPERATOR_DEPLOY_PREFIX + operand.deploy_label: "true"},
-        "tolerations": [dict(t) if isinstance(t, Mapping) else t for t in tolerations],
-        "priorityClassName": SYSTEM_NODE_CRITICAL,
-        "containers": [{"name": "nvidia-device-plugin", "image": operand.image}],
-    }
-    return {"apiVersion": "apps/v1", "kind": "DaemonSet",
-            "metadata": {"name": operand.daemonset, "namespace": namespace, "labels": dict(labels)},
-            "spec": {"selector": {"matchLabels": dict(labels)},
-                     "template": {"metadata": {"labels": dict(labels)}, "spec": pod_spec}}}
+    Shape: a Kubernetes object (camelCase), as the plan's expander builds it from the same spec
+    (:func:`gpu_node_pool.expand.operator_resources.operand_daemonset`: ``nvidia-device-plugin-daemonset``, label
+    ``app``, selecting ``nvidia.com/gpu.deploy.device-plugin: "true"``, a label the operator sets on each NVIDIA GPU
+    node that has no value for it yet, :mod:`gpu_node_pool.k8s.discovery`). Source: NVIDIA/gpu-operator@v26.7.0
+    ``assets/state-device-plugin/0500_daemonset.yaml``, ``deployments/gpu-operator/templates/clusterpolicy.yaml``."""
+    from ..expand.operator_resources import operand, operand_daemonset
+    from ..policies.gpu_agents import CLUSTER_POLICY_TYPE, gpu_operators
+    from ..sdk.props import Undecided, dig, mapping, plain
+
+    scratch = Undecided()  # what is unknown is told by the caller's own reading
+    found = [(res, ops[0]) for res in resources if (ops := gpu_operators([res], scratch))]
+    policies = [(res, op) for res, op in found if res.resource_type == CLUSTER_POLICY_TYPE]
+    for res, op in policies or found:
+        if not op.device_plugin:
+            continue
+        if res.resource_type == CLUSTER_POLICY_TYPE:
+            name = dig(res.props, "metadata", "name")
+            spec, origin = plain(mapping(dig(res.props, "spec"))), f"ClusterPolicy {name or ''}".strip()
+        else:
+            spec, origin = plain(mapping(dig(res.props, "values"))), f"ClusterPolicy of chart {res.name}"
+        return operand_daemonset(spec, operand("devicePlugin"), namespace, origin)
+    return None
 
 
 def nodes_of(pool: DeclaredPool, nodes: Iterable[Node]) -> list[Node]:

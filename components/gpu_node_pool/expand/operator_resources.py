@@ -14,9 +14,12 @@ Rows (sources at the tag or path named):
 * ``nvidia.com`` ``ClusterPolicy`` (NVIDIA GPU Operator, NVIDIA/gpu-operator@v26.7.0): one DaemonSet per
   enabled operand (``api/nvidia/v1/clusterpolicy_types.go`` ``IsEnabled``: driver, toolkit, device
   plugin, DCGM, DCGM exporter, GFD and MIG manager default on, node status exporter off; the validator
-  always), each selecting ``nvidia.com/gpu.deploy.<operand>: "true"`` (``assets/state-*/*_daemonset.yaml``)
-  and tolerating ``spec.daemonsets.tolerations`` when set, else ``nvidia.com/gpu`` ``Exists`` ``NoSchedule``
-  (``controllers/object_controls.go`` ``applyCommonDaemonsetConfig``).
+  always), each as its asset writes it (``assets/state-*/*_daemonset.yaml``, ``assets/state-dcgm/0400_dcgm.yml``,
+  ``assets/gpu-feature-discovery/0500_daemonset.yaml``): label ``app: <name>`` on the DaemonSet, its selector and
+  its pod template, ``nodeSelector`` ``nvidia.com/gpu.deploy.<operand>: "true"``, ``priorityClassName``
+  ``system-node-critical``; ``controllers/object_controls.go`` ``applyCommonDaemonsetConfig`` then replaces the
+  priority class with ``spec.daemonsets.priorityClassName`` and the tolerations (the assets' ``nvidia.com/gpu``
+  ``Exists`` ``NoSchedule``) with ``spec.daemonsets.tolerations`` when set (:func:`operand_daemonset`).
 * ``nvidia.com`` ``NVIDIADriver`` (same operator): the driver DaemonSet, ``nodeSelector``
   ``nvidia.com/gpu.deploy.driver: "true"`` (``vgpu-manager`` for ``driverType: vgpu-host-manager``) plus
   ``spec.nodeSelector``, tolerations ``nvidia.com/gpu`` ``Exists`` ``NoSchedule`` plus ``spec.tolerations``
@@ -45,11 +48,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
 from ..k8s.taints import TaintEffect, Toleration
+from ..k8s.wellknown import SYSTEM_NODE_CRITICAL
 from .result import Expanded, NotJudged, find_unknown
 
-__all__ = ["OperatorKind", "OPERATOR_KINDS", "OPERATOR_OPERANDS", "Operand", "group_kind", "known_kind",
-           "expand_custom_resource", "cluster_policy_daemonsets"]
+__all__ = ["OperatorKind", "OPERATOR_KINDS", "OPERATOR_OPERANDS", "Operand", "operand", "group_kind", "known_kind",
+           "expand_custom_resource", "cluster_policy_daemonsets", "operand_daemonset"]
 
 #: The operands' default toleration (assets/state-*/*_daemonset.yaml): nvidia.com/gpu Exists NoSchedule.
 _GPU = Toleration("nvidia.com/gpu", "Exists", None, TaintEffect.NO_SCHEDULE).to_k8s()
@@ -59,27 +64,54 @@ _MARK = "gpu-node-pools/synthesized-from"
 @dataclass(frozen=True)
 class Operand:
     """A GPU Operator operand: the ClusterPolicy key, its DaemonSet, the deploy label it selects, whether it
-    is on when ``enabled`` is not set, and the image naming it (the readers find agents by image)."""
+    is on when ``enabled`` is not set, the image naming it (the readers find agents by image), its main container
+    (the one the operator sets the image of) and the ``app.kubernetes.io/part-of`` label its selector also matches
+    (``""``: none)."""
 
     key: str
     daemonset: str
     deploy_label: str
     default_on: bool
     image: str
+    container: str
+    part_of: str = ""
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """The labels its asset puts on the DaemonSet, in its selector's ``matchLabels`` and on its pod template."""
+        return {"app": self.daemonset, **({"app.kubernetes.io/part-of": self.part_of} if self.part_of else {})}
 
 
-#: NVIDIA/gpu-operator@v26.7.0: ``assets/state-*`` DaemonSets and ``clusterpolicy_types.go`` defaults.
+#: NVIDIA/gpu-operator@v26.7.0: ``assets/state-*`` DaemonSets (names, main containers, selectors) and
+#: ``clusterpolicy_types.go`` defaults.
 OPERATOR_OPERANDS: tuple[Operand, ...] = (
-    Operand("driver", "nvidia-driver-daemonset", "driver", True, "nvcr.io/nvidia/driver"),
-    Operand("toolkit", "nvidia-container-toolkit-daemonset", "container-toolkit", True, "nvcr.io/nvidia/k8s/container-toolkit"),
-    Operand("devicePlugin", "nvidia-device-plugin-daemonset", "device-plugin", True, "nvcr.io/nvidia/k8s-device-plugin"),
-    Operand("dcgm", "nvidia-dcgm", "dcgm", True, "nvcr.io/nvidia/cloud-native/dcgm"),
-    Operand("dcgmExporter", "nvidia-dcgm-exporter", "dcgm-exporter", True, "nvcr.io/nvidia/k8s/dcgm-exporter"),
-    Operand("gfd", "gpu-feature-discovery", "gpu-feature-discovery", True, "nvcr.io/nvidia/k8s-device-plugin"),
-    Operand("migManager", "nvidia-mig-manager", "mig-manager", True, "nvcr.io/nvidia/cloud-native/k8s-mig-manager"),
-    Operand("nodeStatusExporter", "nvidia-node-status-exporter", "node-status-exporter", False, "nvcr.io/nvidia/gpu-operator"),
-    Operand("validator", "nvidia-operator-validator", "operator-validator", True, "nvcr.io/nvidia/gpu-operator"),
+    Operand("driver", "nvidia-driver-daemonset", "driver", True, "nvcr.io/nvidia/driver", "nvidia-driver-ctr"),
+    Operand("toolkit", "nvidia-container-toolkit-daemonset", "container-toolkit", True, "nvcr.io/nvidia/k8s/container-toolkit",
+            "nvidia-container-toolkit-ctr"),
+    Operand("devicePlugin", "nvidia-device-plugin-daemonset", "device-plugin", True, "nvcr.io/nvidia/k8s-device-plugin",
+            "nvidia-device-plugin"),
+    Operand("dcgm", "nvidia-dcgm", "dcgm", True, "nvcr.io/nvidia/cloud-native/dcgm", "nvidia-dcgm-ctr"),
+    Operand("dcgmExporter", "nvidia-dcgm-exporter", "dcgm-exporter", True, "nvcr.io/nvidia/k8s/dcgm-exporter",
+            "nvidia-dcgm-exporter"),
+    Operand("gfd", "gpu-feature-discovery", "gpu-feature-discovery", True, "nvcr.io/nvidia/k8s-device-plugin",
+            "gpu-feature-discovery", "nvidia-gpu"),
+    Operand("migManager", "nvidia-mig-manager", "mig-manager", True, "nvcr.io/nvidia/cloud-native/k8s-mig-manager",
+            "nvidia-mig-manager"),
+    Operand("nodeStatusExporter", "nvidia-node-status-exporter", "node-status-exporter", False, "nvcr.io/nvidia/gpu-operator",
+            "nvidia-node-status-exporter"),
+    Operand("validator", "nvidia-operator-validator", "operator-validator", True, "nvcr.io/nvidia/gpu-operator",
+            "nvidia-operator-validator", "gpu-operator"),
 )
+_OPERANDS = {o.key: o for o in OPERATOR_OPERANDS}
+
+
+def operand(key: str) -> Operand:
+    """The operand of ClusterPolicy key ``key`` (``devicePlugin``, ``driver``, ...).
+
+    Raises:
+        KeyError: no operand of :data:`OPERATOR_OPERANDS` has that key.
+    """
+    return _OPERANDS[key]
 
 
 @dataclass(frozen=True)
@@ -121,23 +153,46 @@ def _image(section: Any, fallback: str) -> str:
     return fallback
 
 
+def operand_daemonset(spec: Mapping[str, Any], of: Operand, namespace: str, origin: str) -> dict[str, Any]:
+    """The DaemonSet the GPU Operator creates for operand ``of`` from a ClusterPolicy ``spec`` (camelCase; the
+    ``gpu-operator`` chart's values have the same keys for what is read here: its ``templates/clusterpolicy.yaml``
+    copies ``daemonsets.tolerations``, ``daemonsets.priorityClassName`` and each operand's ``repository``, ``image``
+    and ``version``), whether or not the operand is enabled, limited to what placement reads.
+
+    Shape: ``apps/v1`` ``DaemonSet`` named ``of.daemonset`` in ``namespace``, annotated
+    ``gpu-node-pools/synthesized-from: "<origin> spec.<key>"``, with ``of.labels`` on it, in
+    ``spec.selector.matchLabels`` and on the pod template, whose spec holds ``nodeSelector``
+    ``{"nvidia.com/gpu.deploy.<label>": "true"}``, ``tolerations`` (``spec.daemonsets.tolerations`` when a non-empty
+    list, else ``nvidia.com/gpu`` ``Exists`` ``NoSchedule``), ``priorityClassName`` (``spec.daemonsets.priorityClassName``
+    when a non-empty string, else ``system-node-critical``) and one container, ``of.container``, whose image is
+    ``<repository>/<image>:<version>`` of ``spec.<key>`` when it names an image, else ``of.image``.
+    Source: NVIDIA/gpu-operator@v26.7.0 ``assets/state-device-plugin/0500_daemonset.yaml`` (and the other
+    operands' assets), ``controllers/object_controls.go`` ``applyCommonDaemonsetConfig``.
+    """
+    daemonsets = spec.get("daemonsets")
+    daemonsets = daemonsets if isinstance(daemonsets, Mapping) else {}
+    tolerations = daemonsets.get("tolerations")
+    tolerations = list(tolerations) if isinstance(tolerations, list) and tolerations else [dict(_GPU)]
+    priority = daemonsets.get("priorityClassName")
+    pod_spec = {
+        "nodeSelector": {OPERATOR_DEPLOY_PREFIX + of.deploy_label: "true"},
+        "tolerations": [dict(t) if isinstance(t, Mapping) else t for t in tolerations],
+        "priorityClassName": priority if isinstance(priority, str) and priority else SYSTEM_NODE_CRITICAL,
+        "containers": [{"name": of.container, "image": _image(spec.get(of.key), of.image)}],
+    }
+    made = _daemonset(of.daemonset, namespace, pod_spec, f"{origin} spec.{of.key}")
+    made["metadata"]["labels"] = dict(of.labels)
+    made["spec"] = {"selector": {"matchLabels": dict(of.labels)},
+                    "template": {"metadata": {"labels": dict(of.labels)}, "spec": pod_spec}}
+    return made
+
+
 def cluster_policy_daemonsets(spec: Mapping[str, Any], namespace: str = "gpu-operator",
                               origin: str = "ClusterPolicy") -> list[dict[str, Any]]:
-    """The operand DaemonSets a ClusterPolicy ``spec`` makes the GPU Operator create (module docstring)."""
-    daemonsets = spec.get("daemonsets")
-    tolerations = daemonsets.get("tolerations") if isinstance(daemonsets, Mapping) else None
-    tolerations = list(tolerations) if isinstance(tolerations, list) and tolerations else [dict(_GPU)]
-    out = []
-    for operand in OPERATOR_OPERANDS:
-        if not _enabled(spec, operand.key, operand.default_on):
-            continue
-        pod_spec = {
-            "nodeSelector": {f"nvidia.com/gpu.deploy.{operand.deploy_label}": "true"},
-            "tolerations": [dict(t) if isinstance(t, Mapping) else t for t in tolerations],
-            "containers": [{"name": operand.daemonset, "image": _image(spec.get(operand.key), operand.image)}],
-        }
-        out.append(_daemonset(operand.daemonset, namespace, pod_spec, f"{origin} spec.{operand.key}"))
-    return out
+    """The DaemonSets of the operands a ClusterPolicy ``spec`` enables (module docstring), each as
+    :func:`operand_daemonset` builds it, in the order of :data:`OPERATOR_OPERANDS`."""
+    return [operand_daemonset(spec, of, namespace, origin) for of in OPERATOR_OPERANDS
+            if _enabled(spec, of.key, of.default_on)]
 
 
 def _cluster_policy(obj: Mapping[str, Any], namespace: str, origin: str) -> list[dict[str, Any]] | str:
