@@ -9,11 +9,11 @@ came from an API server: the dump was edited or is not a kubectl dump. The audit
 (:meth:`.snapshot.Snapshot.add`) and says why with :func:`shape_problems`; an absent field, or ``null`` (which the
 API server's decoder reads as absent), is no problem.
 
-:data:`REQUIRED` is the second table: kind -> ``(path, what the API server requires there, its rule)`` for the fields
-the API server refuses an object without (``spec.selector`` and a pod template with containers of a DaemonSet, the
-containers of a Pod: apps/v1 and core/v1 validation), which the verdicts would otherwise judge as if empty (a
-DaemonSet without a template tolerates nothing). :func:`required_problems` says which are absent, ``null`` or an
-empty array; such an object is skipped as one of another shape is.
+The fields the API server refuses an object without (``spec.selector`` and a pod template with containers of a
+DaemonSet, the containers of a Pod) are :data:`gpu_node_pool.k8s.refusals.REQUIRED_FIELDS`, with their rules and
+sources; the verdicts would otherwise judge such an object as if empty (a DaemonSet without a template tolerates
+nothing). :func:`required_problems` says which are absent, ``null`` or an empty array; such an object is skipped as
+one of another shape is.
 
 A path is dotted field names; ``[]`` steps into every item of an array
 (``spec.template.spec.containers[].resources``). A path is checked only where its parent has the parent's shape: the
@@ -25,9 +25,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ..k8s.refusals import REQUIRED_FIELDS
 from ..text.terminal import shown
 
-__all__ = ["FIELDS", "REQUIRED", "SOURCES", "SHAPES", "json_value", "required_problems", "shape_problems",
+__all__ = ["FIELDS", "SOURCES", "SHAPES", "json_value", "required_problems", "shape_problems",
            "shape_problem_line"]
 
 
@@ -149,27 +150,6 @@ FIELDS: dict[str, tuple[tuple[str, str, str], ...]] = {
     ),
 }
 
-#: What a pod spec needs: ValidatePodSpec (kubernetes/kubernetes pkg/apis/core/validation/validation.go,
-#: validateContainers) refuses one without a container.
-_CONTAINERS_NEEDED = ("at least one container (PodSpec.containers, []Container; ValidatePodSpec refuses a pod spec "
-                      "without one: validateContainers, kubernetes/kubernetes pkg/apis/core/validation/validation.go)")
-
-#: kind -> ``(path, what the API server requires there, its rule and source)`` of every field it refuses an object
-#: without and the verdicts read (module docstring). apps/v1 gives a DaemonSet no default selector, and a missing one
-#: matches no template labels, which ValidateDaemonSetSpec refuses ("`selector` does not match template `labels`",
-#: kubernetes/kubernetes pkg/apis/apps/validation/validation.go); its template is validated as a pod spec.
-REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
-    "DaemonSet": (
-        ("spec.selector", "a label selector (DaemonSetSpec.selector, *LabelSelector; apps/v1 sets no default, and "
-                          "ValidateDaemonSetSpec refuses a DaemonSet whose selector does not match its template's labels, "
-                          "as a missing one never does: kubernetes/kubernetes pkg/apis/apps/validation/validation.go)"),
-        ("spec.template.spec.containers", f"a pod template with {_CONTAINERS_NEEDED}"),
-    ),
-    "Pod": (
-        ("spec.containers", _CONTAINERS_NEEDED),
-    ),
-}
-
 #: kind -> where its types are published: the Kubernetes API reference page and the Go package of its types.
 SOURCES: dict[str, str] = {
     "Node": f"{_CORE}, https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/",
@@ -242,12 +222,13 @@ def shape_problems(kind: str, obj: Mapping[str, Any]) -> list[str]:
 
 
 def required_problems(kind: str, obj: Mapping[str, Any]) -> list[str]:
-    """Each field of :data:`REQUIRED` that ``obj`` (a ``kind``) lacks: ``spec.selector is absent, where the API
-    server requires a label selector (...)``; ``spec.containers is absent (spec is null), where ...``; an empty array
-    is said as one. A path under a parent of another shape is left to :func:`shape_problems`; ``[]`` for a kind not
-    in the table."""
+    """Each field of :data:`gpu_node_pool.k8s.refusals.REQUIRED_FIELDS` that ``obj`` (a ``kind``) lacks:
+    ``spec.selector is absent, where the API server requires a label selector (...)``; ``spec.containers is absent
+    (spec is null), where ...``; an empty array is said as one. A path under a parent of another shape is left to
+    :func:`shape_problems`; ``[]`` for a kind not in the table."""
     problems = []
-    for path, needs in REQUIRED.get(kind, ()):
+    for field in REQUIRED_FIELDS.get(kind, ()):
+        path, needs = field.path, field.requires
         value: Any = obj
         seen: list[str] = []
         lacking = ""

@@ -149,7 +149,7 @@ class Snapshot:
         An object with a field of the wrong shape (``metadata.labels`` an array, ``status.conditions``
         a string: the API server never serves these, a hand-made dump may; the shapes are :data:`.shapes.FIELDS`),
         without a field the API server requires (a DaemonSet's ``spec.selector`` or pod template, a Pod's containers:
-        :data:`.shapes.REQUIRED`) or without ``metadata.name`` is skipped and named in :attr:`skipped`
+        :data:`gpu_node_pool.k8s.refusals.REQUIRED_FIELDS`) or without ``metadata.name`` is skipped and named in :attr:`skipped`
         (:func:`.shapes.shape_problem_line`), which makes the report partial; so is a second copy of
         an object that differs from the first (:mod:`.identity`), while a second copy alike is noted.
         """

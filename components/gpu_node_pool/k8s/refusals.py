@@ -38,6 +38,7 @@ raises when read raises here too). Each answer names the field relative to the p
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..text.terminal import shown
@@ -54,7 +55,9 @@ from .toleration_rules import (
 )
 
 __all__ = ["REFUSED", "TOLERATIONS_SOURCE", "placement_refusal", "tolerations_refusal", "toleration_refusal",
-           "node_selector_refusal", "required_affinity_refusal", "node_name_refusal", "requirement_refusal"]
+           "node_selector_refusal", "required_affinity_refusal", "node_name_refusal", "requirement_refusal",
+           "APPS_VALIDATION", "APPS_VALIDATION_COMMIT", "CORE_VALIDATION", "CORE_VALIDATION_COMMIT", "RequiredField",
+           "REQUIRED_FIELDS"]
 
 #: How every refusal ends: who refuses, and so why nothing is judged.
 REFUSED = "the API server refuses this pod spec"
@@ -277,3 +280,61 @@ def placement_refusal(pod_spec: Mapping[str, Any]) -> str | None:
     if not isinstance(node_affinity, Mapping):
         return f"affinity.nodeAffinity is {_json_kind(node_affinity)}, not an object: {REFUSED}"
     return required_affinity_refusal(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
+
+
+# --- Fields the API server requires: an object without one is refused -------------------------------------------
+
+#: The files of the rules of :data:`REQUIRED_FIELDS`; read at commit :data:`APPS_VALIDATION_COMMIT` and
+#: :data:`CORE_VALIDATION_COMMIT` of kubernetes/kubernetes.
+APPS_VALIDATION = "kubernetes/kubernetes pkg/apis/apps/validation/validation.go"
+APPS_VALIDATION_COMMIT = "2dd1588c490775be7cd90d0afc59c6dcef07032a"
+CORE_VALIDATION = "kubernetes/kubernetes pkg/apis/core/validation/validation.go"
+CORE_VALIDATION_COMMIT = "000f26050b9be6fb3d79fae95e06b47fc96128cd"
+
+
+@dataclass(frozen=True)
+class RequiredField:
+    """A field the API server refuses an object without (absent, ``null`` or, for an array, empty).
+
+    Attributes:
+        path: dotted field names from the object's root (``spec.template.spec.containers``).
+        what: what must be there, in words (``a label selector``).
+        api: the API's field and type (``DaemonSetSpec.selector, *LabelSelector``).
+        rule: the validation that refuses the object, in words, naming its function.
+        source: the file of that function (:data:`APPS_VALIDATION`, :data:`CORE_VALIDATION`).
+    """
+
+    path: str
+    what: str
+    api: str
+    rule: str
+    source: str
+
+    @property
+    def requires(self) -> str:
+        """What the API server requires there, its rule and source, for a message: ``a label selector
+        (DaemonSetSpec.selector, *LabelSelector; <rule>: <source>)``."""
+        return f"{self.what} ({self.api}; {self.rule}: {self.source})"
+
+
+_CONTAINERS_RULE = "ValidatePodSpec refuses a pod spec without one, in validateContainers"
+
+#: kind -> the fields the API server refuses an object of that kind without. A DaemonSet: apps/v1 gives it no
+#: default selector, and ``ValidateDaemonSetSpec`` refuses one whose selector does not match its template's labels
+#: ("`selector` does not match template `labels`"), which a missing selector never does (it selects nothing); its
+#: template is validated as a pod spec (``ValidatePodTemplateSpec``). A pod spec: ``validateContainers`` requires at
+#: least one container. Sources: :data:`APPS_VALIDATION` at :data:`APPS_VALIDATION_COMMIT`, :data:`CORE_VALIDATION`
+#: at :data:`CORE_VALIDATION_COMMIT`.
+REQUIRED_FIELDS: dict[str, tuple[RequiredField, ...]] = {
+    "DaemonSet": (
+        RequiredField("spec.selector", "a label selector", "DaemonSetSpec.selector, *LabelSelector",
+                      "apps/v1 sets no default, and ValidateDaemonSetSpec refuses a DaemonSet whose selector does not "
+                      "match its template's labels, as a missing one never does", APPS_VALIDATION),
+        RequiredField("spec.template.spec.containers", "a pod template with at least one container",
+                      "PodSpec.containers, []Container", _CONTAINERS_RULE, CORE_VALIDATION),
+    ),
+    "Pod": (
+        RequiredField("spec.containers", "at least one container", "PodSpec.containers, []Container", _CONTAINERS_RULE,
+                      CORE_VALIDATION),
+    ),
+}
