@@ -10,9 +10,9 @@ The Pulumi CLI reads stack files with ``gopkg.in/yaml.v3`` (pulumi/pulumi ``sdk/
 * An integer is read with Go's ``strconv.ParseInt(text, 0, 64)`` once every ``_`` is dropped: decimal,
   ``0x``/``0o``/``0b`` in either case, and a leading ``0`` as octal (``010`` is 8); ``ParseUint`` next, for
   up to 2^64 - 1.
-* A float is a text matching ``[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?`` (so ``1e3`` is one,
-  which YAML 1.1 reads as a string), or ``.inf``/``.nan`` in their three spellings; one that overflows is a
-  string.
+* A float is what :func:`gpu_node_pool.k8s.go_numbers.yaml_float` reads, the one definition of Go's YAML float
+  (so ``1e3`` is one, which YAML 1.1 reads as a string; one that overflows is a string), or ``.inf``/``.nan`` in
+  their three spellings.
 * There are no base-60 numbers (``1:20`` is a string). A text ``parseTimestamp`` accepts (4-digit year, ``-``,
   then one of ``allowedTimestampFormats``: a date, or a date and time, checked by Go's ``time.Parse``, so
   ``2024-02-30`` stays a string) is a ``time.Time`` (``decode.go`` sets the resolved value of an untyped target
@@ -21,8 +21,9 @@ The Pulumi CLI reads stack files with ``gopkg.in/yaml.v3`` (pulumi/pulumi ``sdk/
 
 The CLI then stores the value as JSON (pulumi/pulumi ``sdk/go/common/resource/config/object.go``
 ``MarshalString`` with Go's ``encoding/json``), which the program's SDK decodes again (``pulumi.Config.get_object``
-is ``json.loads``): a float with no fraction below 1e21 is written ``4`` and arrives as the integer 4, and a
-NaN or infinity cannot be written at all (``json: unsupported value``), so Pulumi refuses the stack file.
+is ``json.loads``): a float with no fraction below 1e21 (where Go starts writing an exponent,
+:data:`gpu_node_pool.k8s.go_numbers.JSON_EXPONENT_FROM`) is written ``4`` and arrives as the integer 4, and a NaN or
+infinity cannot be written at all (``json: unsupported value``), so Pulumi refuses the stack file.
 
 So the number a program receives is seldom shown as it was written (``1.30`` arrives as 1.3, ``1e3`` as 1000):
 :func:`number_as_written` gives a message about it the text of the file.
@@ -35,6 +36,7 @@ import math
 import re
 from decimal import Decimal
 
+from ..k8s.go_numbers import JSON_EXPONENT_FROM, yaml_float
 from ..k8s.integers import in_int64
 from ..text.terminal import shown
 
@@ -52,13 +54,9 @@ NON_FINITE = {
     **{s: -math.inf for s in ("-.inf", "-.Inf", "-.INF")},
 }
 
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
 _BASES = {"x": (16, "0123456789abcdef"), "o": (8, "01234567"), "b": (2, "01")}
 #: Most digits an int64/uint64 can have, by base (more after the leading zeros is out of range).
 _MOST_DIGITS = {16: 16, 10: 20, 8: 22, 2: 64}
-#: Go's encoding/json writes a float64 in exponent form from 1e21 (``encode.go`` ``floatEncoder``).
-_JSON_EXPONENT_FROM = 1e21
 
 
 def _go_int(text: str) -> int | None:
@@ -186,19 +184,14 @@ def plain_number(text: str) -> int | float | None:
     with no fraction below 1e21 arrives as an int), or None when yaml.v3 reads ``text`` as no number
     (including NaN and the infinities, which :func:`plain_kind` calls ``"nonfinite"``)."""
     first = text[:1]
-    if first == ".":
-        value = float(text) if _DOT_FLOAT.fullmatch(text) else None
-    elif first and first in "0123456789+-":  # yaml.v3's resolve table: ASCII digits and signs only
-        plain = text.replace("_", "")
-        whole = _go_int(plain)
+    if first and first in "0123456789+-":  # yaml.v3's resolve table: ASCII digits and signs only
+        whole = _go_int(text.replace("_", ""))
         if whole is not None:
             return whole
-        value = float(plain) if _FLOAT.fullmatch(plain) else None
-    else:
+    value = yaml_float(text)  # None past float64 too (ParseFloat's range error: yaml.v3 keeps the text)
+    if value is None:
         return None
-    if value is None or math.isinf(value):
-        return None  # ParseFloat's range error: yaml.v3 keeps the text
-    if value.is_integer() and abs(value) < _JSON_EXPONENT_FROM:
+    if value.is_integer() and abs(value) < JSON_EXPONENT_FROM:
         # Go writes a float64 with the fewest digits that read back to it, zeros after (9.87654321098765e19 is
         # written 98765432109876500000), which JSON then reads as that integer
         return int(Decimal(repr(value)))

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text.terminal import shown
+from .go_numbers import yaml_exponent_float
 from .labels import label_syntax
 from .names import DNS1123_SUBDOMAIN_MAX, DNS1123_SUBDOMAIN_RE, qualified_name_problem
 from .patterns import full_match
@@ -49,7 +50,6 @@ from .selection import NODE_SELECTOR_OPERATORS, values_count_problem
 from .toleration_rules import (
     TOLERATIONS_SOURCE,
     broken_toleration_rule,
-    exponent_number,
     seconds_range_refusal,
     whole_seconds,
 )
@@ -127,7 +127,7 @@ def toleration_refusal(toleration: Any, where: str = "toleration") -> str | None
         read[name] = value or ""
     seconds = toleration.get("tolerationSeconds")
     whole = None if seconds is None else whole_seconds(seconds)
-    number = exponent_number(seconds)
+    number = yaml_exponent_float(seconds)
     past = None if number is None else seconds_range_refusal(whole_seconds(number))
     if past is not None:  # refused quoted (a string) and unquoted (past int64) alike
         return (f"{where}.tolerationSeconds {shown(seconds)} is read here as a string, but written unquoted (as "

@@ -44,6 +44,7 @@ from typing import Any
 from ..text.suggest import closest
 from ..text.terminal import shown
 from .effects import EFFECT_SPELLINGS, TaintEffect
+from .go_numbers import JSON_EXPONENT_FROM
 from .integers import INT64_MAX, INT64_MIN, in_int64
 from .names import label_value_problem, qualified_name_problem
 from .patterns import full_match
@@ -61,7 +62,6 @@ __all__ = [
     "meant_toleration_operator",
     "decimal_integer",
     "whole_seconds",
-    "exponent_number",
     "seconds_range_refusal",
 ]
 
@@ -120,20 +120,6 @@ def decimal_integer(text: Any) -> int | None:
         return None
     number = int(text)
     return number if in_int64(number) else None
-
-
-# A plain YAML scalar in exponent form that YAML 1.2's core schema (and go-yaml, which Kubernetes' and Helm's
-# readers use) reads as a float, while a YAML 1.1 reader (PyYAML: a "." and a signed exponent required) keeps it a
-# string: "1e+26", "1e26", "1.5e3".
-_EXPONENT_NUMBER_RE = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+$")
-
-
-def exponent_number(text: Any) -> float | None:
-    """The float a string in exponent form (``"1e+26"``) is to a YAML 1.2 reader when written unquoted
-    (https://yaml.org/spec/1.2.2/#10214-floating-point, the core schema's float), or None for any other value."""
-    if not isinstance(text, str) or len(text) > 40 or not full_match(_EXPONENT_NUMBER_RE, text):
-        return None
-    return float(text)
 
 
 def whole_seconds(seconds: Any) -> int | float | None:
@@ -234,10 +220,6 @@ def broken_toleration_rule(key: str, operator: str, value: str, effect: str,
     return None
 
 
-#: Go's encoding/json writes a float64 of this size or more in exponent form (``floatEncoder``, ES6 number to string).
-_EXPONENT_FROM = 1e21
-
-
 def _fits_int64(seconds: int | float) -> bool:
     """Whether ``seconds`` is in the int64 range (a float compared exactly, never rounded into it)."""
     try:
@@ -253,7 +235,7 @@ def seconds_range_refusal(seconds: Any) -> TolerationRefusal | None:
     1e21 or more also says how Helm makes one of a big values number (:data:`HELM_FLOAT_VALUES`)."""
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or _fits_int64(seconds):
         return None
-    helm = f"; {HELM_FLOAT_VALUES}" if isinstance(seconds, float) and abs(seconds) >= _EXPONENT_FROM else ""
+    helm = f"; {HELM_FLOAT_VALUES}" if isinstance(seconds, float) and abs(seconds) >= JSON_EXPONENT_FROM else ""
     return TolerationRefusal(
         "tolerationSeconds", seconds,
         f"must fit an int64 ({INT64_MIN} to {INT64_MAX} seconds){helm}",

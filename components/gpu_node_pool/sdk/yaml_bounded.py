@@ -11,11 +11,12 @@ to every document before constructing it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 import yaml
+
+from ..k8s.go_numbers import YAML_FLOAT_FIRST, yaml_float
 
 __all__ = [
     "TAG_ERRORS", "MAX_EXPANDED_VALUES", "AliasExpansionError", "GoSafeLoader", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
@@ -33,7 +34,7 @@ _SAFE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 class GoSafeLoader(_SAFE):  # type: ignore[misc, valid-type]
     """The safe loader (libyaml's C parser when PyYAML was built with it), plain scalars read as numbers where Go's
-    YAML readers read them so (:data:`_GO_FLOAT`)."""
+    YAML readers read them so (:class:`_GoFloatText`)."""
 
 
 _BASE = GoSafeLoader
@@ -111,11 +112,19 @@ def with_tag_errors(docs: Iterator[Any], text: str) -> Iterator[Any]:
             "write the plain value without the tag (YAML 1.1 types, https://yaml.org/type/)") from None
 
 
-#: A plain scalar Go's YAML readers take as a float (gopkg.in/yaml.v2 and v3 ``resolve.go``, ``yamlStyleFloat``, which
-#: sigs.k8s.io/yaml, the Kubernetes API machinery and Helm read manifests with): an exponent without a sign or a dot
-#: (``1e+26``, ``5e3``), which PyYAML's YAML 1.1 resolver leaves a string. Helm writes a values number of 1e21 or more
-#: that way, so a manifest holds it as a number for the cluster and must for the judging too. Integers resolve first.
-_GO_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+class _GoFloatText:
+    """The "regexp" of :class:`GoSafeLoader`'s float resolver (PyYAML calls only its ``match``): a plain scalar Go's
+    YAML readers take as a float, :func:`gpu_node_pool.k8s.go_numbers.yaml_float` (sigs.k8s.io/yaml, which the
+    Kubernetes API machinery and Helm read manifests with, resolves as gopkg.in/yaml.v2 does). That includes an exponent
+    with no dot (``1e+26``, ``5e3``) or with no sign (``1.5e3``), and ``_`` between digits (``1_0e3``), which PyYAML's
+    YAML 1.1 resolver (a dot and a signed exponent required) leaves a string. Helm writes a values number of 1e21 or
+    more with an exponent (:data:`gpu_node_pool.k8s.go_numbers.JSON_EXPONENT_FROM`), so a manifest holds it as a number
+    for the cluster and must for the judging too. PyYAML's own resolvers come first: its integers and YAML 1.1 floats
+    (``12``, ``0x1F``, ``1.5``) are read before this is asked."""
+
+    @staticmethod
+    def match(text: str) -> bool:
+        return yaml_float(text) is not None
 
 
 class _BoundedLoader(_BASE):  # type: ignore[misc, valid-type]
@@ -139,7 +148,7 @@ class _BoundedLoader(_BASE):  # type: ignore[misc, valid-type]
 
 
 def load_bounded(text: str) -> Any:
-    """One YAML document, as ``yaml.safe_load`` gives it but for the floats Go reads (:data:`_GO_FLOAT`), aliases
+    """One YAML document, as ``yaml.safe_load`` gives it but for the floats Go reads (:class:`_GoFloatText`), aliases
     bounded.
 
     Raises:
@@ -161,4 +170,4 @@ def load_all_bounded(text: str) -> Iterator[Any]:
     return with_tag_errors(yaml.load_all(text, Loader=loader), text)  # noqa: S506 - safe loaders
 
 
-GoSafeLoader.add_implicit_resolver("tag:yaml.org,2002:float", _GO_FLOAT, list("-+0123456789."))
+GoSafeLoader.add_implicit_resolver("tag:yaml.org,2002:float", _GoFloatText(), list(YAML_FLOAT_FIRST))
