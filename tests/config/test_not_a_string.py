@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from builders import config_issues
 from conftest import ROOT, base
+from pydantic import BaseModel, Field
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.config.messages import not_a_string
@@ -78,3 +79,36 @@ def test_a_number_a_boolean_or_null_keeps_the_loaders_words(capsys, temp_project
 def test_a_huge_list_is_cut_and_not_offered_back_quoted():
     message = not_a_string(list(range(500)), stack_model(), ("pools", 0, "eks-managed", "labels", "example.com/team"))
     assert message == "list of 500 items: must be a valid string; it is a list: write one string"
+
+
+TEAM = ("pools", 0, "eks-managed", "labels", "example.com/team")
+
+
+@pytest.mark.parametrize(("item", "written"), [
+    ("1e3", "'1e3'"), ("0o17", "'0o17'"), ("true", "'true'"), ("null", "'null'"), ("12", "'12'"), ("1.33", "'1.33'"),
+    ("2024-01-02", "'2024-01-02'"), ("yes", "yes"), ("ml-dev", "ml-dev")])
+def test_the_suggested_string_is_quoted_where_pulumi_would_read_no_string(item, written):
+    # Pulumi reads a stack file with gopkg.in/yaml.v3: 1e3 is a float and 0o17 an int there (YAML 1.1, PyYAML's, reads
+    # both as strings), while yes is a string (a boolean to YAML 1.1)
+    message = not_a_string([item], stack_model(), TEAM)
+    assert message is not None and f"write one string, e.g. example.com/team: {written}, or quote it" in message, message
+
+
+@pytest.mark.parametrize(("item", "written"), [("1e3", "'1e3'"), ("0o17", "'0o17'"), ("yes", "yes")])
+def test_a_stack_file_gets_the_suggestion_pulumi_reads_as_a_string(capsys, temp_project, item, written):
+    text = edited("example.com/team: ml-platform", f'example.com/team: ["{item}"]')
+    code = main(["validate", "--stack", "mine", "--project-dir", str(temp_project("mine", text))])
+    out = capsys.readouterr()
+    assert code == 2, out
+    assert f"it is a list: write one string, e.g. example.com/team: {written}, or quote it" in out.out + out.err, out
+
+
+class _Team(BaseModel):
+    on_call: str = Field(alias="onCall", description="Who answers pages, e.g. on")
+    budget: str = Field(description="The budget code, e.g. 1e3")
+
+
+def test_a_description_example_is_read_as_pulumi_reads_it():
+    # "on" is a string to Pulumi (a boolean to YAML 1.1), so it is offered; "1e3" is a number to Pulumi, so it is not
+    assert not_a_string({"a": 1}, _Team, ("onCall",)).endswith("or write one string, e.g. onCall: on")
+    assert not_a_string({"a": 1}, _Team, ("budget",)).endswith("or write one string")

@@ -17,7 +17,10 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from ..registry import all_backends
+from ..sdk.yaml_bounded import STR_TAG
 from ..text.terminal import MAX_SHOWN, shown
+from .pulumi_scalars import plain_kind
+from .pulumi_yaml import load_pulumi_yaml
 
 #: The rule behind each ``pattern=`` of the config models, in words, with a valid example (source of
 #: each rule in the comment). Keyed by the pattern itself so a model anywhere can use it.
@@ -175,45 +178,71 @@ def pattern_rule(pattern: str, field: FieldInfo | None) -> str:
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
 
 
+#: A tag no plain scalar is read with: what :class:`_PulumiDumper` detects for a string Pulumi reads as no string.
+_NO_STRING = "!not-a-string-to-pulumi"
+
+
+class _PulumiDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper that writes a string plain only when Pulumi's YAML reader (gopkg.in/yaml.v3) reads that
+    plain text back as a string (:func:`.pulumi_scalars.plain_kind`), and quotes it otherwise: ``'1e3'`` (a float to
+    Pulumi), ``'0o17'`` (an int), ``'true'``, ``'null'``, ``'12'``, ``'2024-01-02'``; ``yes`` and ``ml-dev`` stay
+    plain. PyYAML's emitter still quotes what a plain scalar cannot hold (``': '``, a leading ``[``, ``#``)."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        """The tag a plain scalar's ``value`` is read with (``implicit[0]``): ``str`` when Pulumi reads it as a string,
+        else PyYAML's tag for it, or :data:`_NO_STRING` where PyYAML's YAML 1.1 resolver would call it a string; the
+        serializer writes a node plain only when its own tag is the one returned here."""
+        tag = super().resolve(kind, value, implicit)
+        if kind is not yaml.ScalarNode or not implicit[0]:
+            return tag
+        if plain_kind(value) == "str":
+            return STR_TAG
+        return _NO_STRING if tag == STR_TAG else tag
+
+
 def _yaml_text(value: Any) -> str | None:
-    """``value`` as YAML writes it on one line (``[a, b]``, ``{x: 1}``, ``'1.33'`` for a string YAML would read as a
-    number), or None when it is not plain data or longer than :data:`~gpu_node_pool.text.terminal.MAX_SHOWN`."""
+    """``value`` as YAML writes it on one line (``[a, b]``, ``{x: 1}``), a string quoted where Pulumi's YAML reader
+    would read it unquoted as no string (``'1.33'``, ``'1e3'``, ``'0o17'``, ``'true'``: :class:`_PulumiDumper`), or None
+    when it is not plain data or longer than :data:`~gpu_node_pool.text.terminal.MAX_SHOWN`."""
     if shown(value).endswith((" items", " characters)")):  # cut: too long to write back
         return None
     try:
-        text = yaml.safe_dump(value, default_flow_style=True, width=10**9, allow_unicode=True)
+        text = yaml.dump(value, Dumper=_PulumiDumper, default_flow_style=True, width=10**9, allow_unicode=True)
     except yaml.YAMLError:
         return None
     text = text.strip().removesuffix("...").strip()
     return text if "\n" not in text and len(text) <= MAX_SHOWN else None
 
 
+def _pulumi_read(text: str) -> Any:
+    """``text`` as Pulumi's YAML reader reads it (:func:`.pulumi_yaml.load_pulumi_yaml`: ``1e3`` a number, ``yes`` a
+    string), or None when it is no YAML."""
+    try:
+        return load_pulumi_yaml(text)
+    except yaml.YAMLError:
+        return None
+
+
 def _example_token(description: str) -> Any:
-    """The first example of a field's ``description`` (``e.g. 1g.10gb (...)``, ``e.g. [subnet-0a1b...]``) as YAML reads
-    it, or None when it has none."""
+    """The first example of a field's ``description`` (``e.g. 1g.10gb (...)``, ``e.g. [subnet-0a1b...]``) as Pulumi's
+    YAML reader reads it (:func:`_pulumi_read`), or None when it has none."""
     if "e.g. " not in description:
         return None
     after = description[description.index("e.g. ") + 5:]
     found = re.match(r"\[[^\]]*\]|\{[^}]*\}|[^\s,;]+", after)
     token = found.group(0).rstrip(".)") if found else ""
-    try:
-        return yaml.safe_load(token) if token else None
-    except yaml.YAMLError:
-        return None
+    return _pulumi_read(token) if token else None
 
 
 def _string_example(root: type[BaseModel], loc: tuple[Any, ...]) -> str | None:
     """A valid string for the setting at the pydantic error ``loc`` of ``root``: its value in the ``yaml_example`` of
     the model holding it, else its field's default, else the first example of its field's description (the item of a
-    list's example, the value of a map's), or None."""
+    list's example, the value of a map's), or None. Examples are read as Pulumi reads them (:func:`_pulumi_read`)."""
     last = loc[-1] if loc else None
     parent, field = field_at(root, loc[:-1])
     if isinstance(parent, type) and issubclass(parent, BaseModel) and isinstance(last, str):
         own = _field(parent, last)
-        try:
-            doc = yaml.safe_load(getattr(parent, "yaml_example", "") or "null")
-        except yaml.YAMLError:
-            doc = None
+        doc = _pulumi_read(getattr(parent, "yaml_example", "") or "null")
         if isinstance(doc, Mapping) and isinstance(doc.get(last), str):
             return doc[last]
         if own is not None and isinstance(own.default, str) and own.default:
