@@ -26,7 +26,7 @@ from ..sdk.files import NotRegularFileError, open_input
 from ..sdk.yaml_bounded import AliasExpansionError, TagValueError
 from ..text.suggest import closest
 
-__all__ = ["StackFile", "missing_program_issue", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
+__all__ = ["EMPTY_PROJECT_FILE", "StackFile", "missing_program_issue", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
 
 #: Where Pulumi's project file reference defines ``main`` (the program's path relative to ``Pulumi.yaml``).
 PROJECT_FILE_DOCS = "https://www.pulumi.com/docs/iac/concepts/projects/project-file/"
@@ -39,23 +39,26 @@ def read_project_file(project_dir: Path) -> dict[str, Any]:
     ``config:`` string, the old spelling of ``stackConfigDir``, is returned as ``stackConfigDir``.
 
     Raises:
-        ConfigError: the file is not YAML (with its ``line:column``), not a mapping, or one of those keys
-            has another type; the issue names the key, the value and the fix.
+        ConfigError: the file is empty (:data:`EMPTY_PROJECT_FILE`: what it needs), not YAML (with its
+            ``line:column``, and a tab there named as the cause), not a mapping, or one of those keys has another
+            type; the issue names the key, the value and the fix.
     """
     source = "Pulumi.yaml"
+    text = ""
     try:
-        doc = load_pulumi_yaml(_read_project_text(project_dir)) or {}
+        text = _read_project_text(project_dir)
+        doc = load_pulumi_yaml(text)
     except AliasExpansionError as err:
         raise ConfigError([ConfigIssue(source, f"line {err.line}: {err.message}", Location(source, err.line, 1))],
                           source) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = Location(source, mark.line + 1, mark.column + 1) if mark is not None else None
-        problem = str(getattr(err, "problem", "") or err).splitlines()[0]
-        message = problem if isinstance(err, TagValueError) else f"is not valid YAML: {problem}; fix the syntax there"
-        raise ConfigError([ConfigIssue(source, message, where)], source) from None
+        raise ConfigError([ConfigIssue(source, _syntax_message(err, text), where)], source) from None
     except UnicodeDecodeError:
         raise ConfigError([ConfigIssue(source, "is not UTF-8; save it as UTF-8")], source) from None
+    if doc is None:
+        raise ConfigError([ConfigIssue(source, EMPTY_PROJECT_FILE, Location(source, 1, 1))], source)
     if not isinstance(doc, dict):
         raise ConfigError([ConfigIssue(source, "must be a YAML mapping with name: and runtime:")], source)
     problems = []
@@ -74,6 +77,37 @@ def read_project_file(project_dir: Path) -> dict[str, Any]:
     if problems:
         raise ConfigError(problems, source)
     return doc
+
+
+#: What an empty ``Pulumi.yaml`` (no text, or only comments) is told: the Pulumi CLI refuses such a project, as its
+#: schema requires ``name`` and ``runtime`` (pulumi/pulumi sdk/go/common/workspace/project.json, ``required``).
+EMPTY_PROJECT_FILE = (
+    "is empty: a Pulumi project file needs at least name: <project> and runtime: python (pulumi/pulumi "
+    "sdk/go/common/workspace/project.json requires both, and the Pulumi CLI refuses the project without them); write "
+    f"them, e.g. 'name: gpu-pools' and 'runtime: python' on two lines ({PROJECT_FILE_DOCS})")
+#: Why a tab where YAML found an error is the cause (YAML 1.2.2, 6.1 Indentation Spaces).
+_TAB = " (the character there is a tab: YAML indents with spaces only, https://yaml.org/spec/1.2.2/#61-indentation-spaces)"
+
+
+def _syntax_message(err: yaml.YAMLError, text: str) -> str:
+    """What is wrong with ``Pulumi.yaml`` (whose ``text`` it is) as YAML: a bad explicit tag's own words, else
+    :func:`gpu_node_pool.config.yaml_errors.yaml_syntax_problem`'s ``is not valid YAML: <problem> (<context>); fix the
+    syntax there`` (PyYAML's own problem for what that function words in a stack file's terms), with a tab where the
+    error is found named as its cause."""
+    from ..config.yaml_errors import yaml_syntax_problem
+
+    problem = str(getattr(err, "problem", "") or err).splitlines()[0]
+    if isinstance(err, TagValueError):
+        return problem
+    _, message = yaml_syntax_problem(err, "Pulumi.yaml")
+    if not message.startswith("is not valid YAML"):  # said of a stack file, which Pulumi.yaml is not
+        message = f"is not valid YAML: {problem}; fix the syntax there"
+    mark = getattr(err, "problem_mark", None)
+    lines = text.splitlines()
+    if mark is not None and mark.line < len(lines) and lines[mark.line][mark.column:mark.column + 1] == "\t":
+        head, sep, tail = message.rpartition("; ")
+        message = f"{head}{_TAB}{sep}{tail}" if sep else message + _TAB
+    return message
 
 
 def _read_project_text(project_dir: Path) -> str:
