@@ -96,12 +96,9 @@ class EksManagedPool(PoolBase):
             raise fail(f"{len(taints)} taints; an EKS managed node group takes at most {EKS_MAX_TAINTS} (CreateNodegroup "
                        "taints, Maximum number of 50 items: https://docs.aws.amazon.com/eks/latest/APIReference/"
                        "API_CreateNodegroup.html); keep the taints that keep pods off, e.g. one per dedicated use")
-        for i, t in enumerate(taints):
-            if len(t.key) > EKS_TAINT_FIELD_MAX:
-                raise fail(
-                    f"taints[{i}].key {t.key!r} is {len(t.key)} characters; the EKS API caps taint keys "
-                    f"at {EKS_TAINT_FIELD_MAX} (prefix included)"
-                )
+        problems = [((i,), _too_long("key", t.key)) for i, t in enumerate(taints) if len(t.key) > EKS_TAINT_FIELD_MAX]
+        if problems:
+            raise fail_each(problems)  # each at its own item, as the self-managed pool's taint keys
         return taints
 
     @field_validator("labels")
@@ -175,11 +172,11 @@ class EksManagedPool(PoolBase):
             raise fail(f"{len(merged)} taints with those of kubelet/bottlerocket ({len(declared)} in taints); an EKS managed "
                        f"node group takes at most {EKS_MAX_TAINTS} "
                        "(https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html)")
-        for passed in pass_through.passed_taints(self):
-            for part, text in (("key", passed.taint.key), ("value", passed.taint.value)):
-                if len(text) > EKS_TAINT_FIELD_MAX:
-                    raise fail(f"{passed.path}: taint {part} {text!r} is {len(text)} characters; the EKS API caps taint "
-                               f"{part}s at {EKS_TAINT_FIELD_MAX}")
+        too_long = [(passed.at, f"{passed.path}: {_too_long(part, text)}") for passed in pass_through.passed_taints(self)
+                    for part, text in (("key", passed.taint.key), ("value", passed.taint.value))
+                    if len(text) > EKS_TAINT_FIELD_MAX]
+        if too_long:  # each at the setting that passes the taint through
+            raise fail_per_key(too_long)
         self._read_back_user_data()
         return self
 
@@ -341,6 +338,21 @@ class EksManagedPool(PoolBase):
         declared = super().node_labels
         return dict(sorted((declared | pass_through.extra_labels(self, declared)).items()))
 
+
+
+#: The EKS API's rule of a taint's key and value (``Taint``: each 63 characters at most, the key with its prefix).
+_EKS_TAINT_SOURCE = "EKS API Taint, https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html"
+
+
+def _too_long(part: str, text: str) -> str:
+    """The sentence for a taint ``part`` (``key`` or ``value``) ``text`` longer than the EKS API takes: the value (cut
+    by :func:`~gpu_node_pool.text.terminal.shown`), its length, the rule with its source and the fix."""
+    said = shown(text)
+    length = "" if said.endswith(" characters)") else f" ({len(text)} characters)"
+    prefix = ", prefix included" if part == "key" else ""
+    return (f"taint {part} {said}{length} is longer than an EKS managed node group takes: the EKS API caps taint "
+            f"{part}s at {EKS_TAINT_FIELD_MAX} characters{prefix} ({_EKS_TAINT_SOURCE}); shorten it to at most "
+            f"{EKS_TAINT_FIELD_MAX}")
 
 
 def _settings_failure(merge: list[str], plugin: list[tuple[tuple[str, ...], str]]) -> Any:
