@@ -128,7 +128,7 @@ def _plan_error(config: dict) -> str:
     [
         ({"gpu-workloads-select-gpu-node": "mandatory"}, "gpu-workloads-select-gpu-node: no such policy in pack gpu-node-pools"),
         ({"gpu-toleration-allowlist": {"enforcementLevel": "mandatory", "allowedNamespace": ["ml"]}},
-         "gpu-toleration-allowlist: Additional properties are not allowed ('allowedNamespace' was unexpected)"),
+         "gpu-toleration-allowlist.allowedNamespace: no such property of policy gpu-toleration-allowlist"),
         ({"no-imperative-taints": {"enforcementLevel": "mandatory", "strict": True}},
          "no-imperative-taints: takes no properties (got strict)"),
     ],

@@ -142,8 +142,10 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
     Raises:
         PolicyConfigError: an unknown policy name, an unknown level, or properties that break
             the policy's JSON schema (checked with ``jsonschema``), one line each under a first line naming
-            the file (``config.source`` of a :class:`PolicyPackConfig`); a misspelt policy name, level or
-            property gets the closest one (:func:`~gpu_node_pool.text.suggest.closest`).
+            the file (``config.source`` of a :class:`PolicyPackConfig`); a misspelt policy name, level,
+            property or key inside one gets the closest one (:func:`~gpu_node_pool.text.suggest.closest`), and a
+            property's line names its path (``<policy>.exemptions[0].namespce``), the value, the keys or form
+            allowed there and the fix.
     """
     source = getattr(config, "source", None)
     config = dict(config or {})
@@ -217,9 +219,7 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
             if props or schema.required:  # no property given and none required: nothing can break the schema
                 import jsonschema
 
-                for err in jsonschema.Draft7Validator(full).iter_errors(props):
-                    where = ".".join(str(p) for p in err.absolute_path)
-                    errors.append(f"{name}{'.' + where if where else ''}: {err.message}{_unexpected_hint(err, schema)}")
+                errors += _schema_problems(name, schema, list(jsonschema.Draft7Validator(full).iter_errors(props)))
             for key, prop in schema.properties.items():
                 if key not in props and "default" in prop:
                     props[key] = json.loads(json.dumps(prop["default"]))
@@ -231,17 +231,79 @@ def resolve_config(config: Mapping[str, Any] | None, policies: Sequence[Any] = P
     return out
 
 
-def _unexpected_hint(err: Any, schema: Any) -> str:
-    """For jsonschema's ``additionalProperties`` error at the top of a policy's properties: the closest property
-    the policy takes to each unexpected one, or the properties it takes when none is close."""
-    if err.validator != "additionalProperties" or err.absolute_path:
-        return ""
-    known = list(schema.properties)
-    unexpected = sorted(k for k in err.instance if k not in schema.properties)
-    close = {k: m for k in unexpected if (m := closest(k, known))}
-    if close:
-        return "; did you mean " + ", ".join(f"{m!r} for {k!r}" if len(close) > 1 else repr(m) for k, m in close.items()) + "?"
-    return f"; it takes {', '.join(known)}"
+def _path(name: str, path: Sequence[Any]) -> str:
+    """``name`` and the keys and indexes below it as the product writes a path: ``p.exemptions[0].namespace``."""
+    return name + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+def _where(name: str, path: Sequence[Any]) -> str:
+    """What holds the keys at ``path`` of policy ``name``'s properties, for a message: ``policy <name>`` at the top,
+    ``an item of <property>`` in a list, else ``<property>``."""
+    if not path:
+        return f"policy {name}"
+    return f"an item of {path[-2]}" if isinstance(path[-1], int) and len(path) > 1 else str(path[-1])
+
+
+_TYPE_NOUNS = {"array": "a list", "object": "an object", "string": "a string", "boolean": "true or false",
+               "integer": "a whole number", "number": "a number"}
+
+
+def _schema_problems(name: str, schema: Any, found: Sequence[Any]) -> list[str]:
+    """The lines for ``found``, the ``jsonschema`` errors of policy ``name``'s properties against its config
+    ``schema``, worded as the misspelt policy names are: the path (``name.exemptions[0].namespce``), the value, the
+    keys or form allowed there with the property's description, the closest key
+    (:func:`~gpu_node_pool.text.suggest.closest`) and the fix. A key that is missing (``required``) is not said
+    again when a misspelt key beside it is taken for it."""
+    lines: list[str] = []
+    taken: set[tuple[tuple[Any, ...], str]] = set()  # (path, required key) a misspelt key was taken for
+    for err in found:
+        if err.validator != "additionalProperties":
+            continue
+        at = tuple(err.absolute_path)
+        known = list(err.schema.get("properties") or {})
+        for key in sorted(k for k in err.instance if k not in known):
+            value = err.instance[key]
+            near = closest(str(key), known)
+            head = (f"{_path(name, (*at, key))}: no such key of {_where(name, at)} (it takes {', '.join(known)})"
+                    if at else f"{_path(name, (key,))}: no such property of policy {name} (it takes {', '.join(known)})")
+            if near:
+                taken.add((at, near))
+                lines.append(f"{head}; did you mean {near!r}? write {json.dumps(near)}: {_json(value)}")
+            else:
+                lines.append(f"{head}; remove it, or set one of those")
+    for err in found:
+        at = tuple(err.absolute_path)
+        top = schema.properties.get(at[0], {}) if at else {}
+        about = f" ({top['description'].rstrip('.')})" if top.get("description") else ""
+        if err.validator == "additionalProperties":
+            continue
+        if err.validator == "required":
+            missing = next((str(k) for k in err.validator_value if k not in err.instance), "")
+            if (at, missing) in taken:
+                continue
+            lines.append(f"{_path(name, at)}: {_json(err.instance)} has no {missing!r}, which {_where(name, at)} needs "
+                         f"(it takes {', '.join(err.schema.get('properties') or {})}); add "
+                         f"{json.dumps(missing)}: <{missing}>")
+        elif err.validator == "type":
+            kinds = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+            noun = " or ".join(_TYPE_NOUNS.get(k, k) for k in kinds)
+            lines.append(f"{_path(name, at)}: {_json(err.instance)} is not {noun}{about}; give {noun}")
+        elif err.validator == "pattern":
+            lines.append(f"{_path(name, at)}: {_json(err.instance)} is not of the form the property takes{about}; "
+                         "write it in that form")
+        else:
+            lines.append(f"{_path(name, at)}: {err.message}{about}")
+    return lines
+
+
+def _json(value: Any) -> str:
+    """``value`` as the config file spells it (JSON), cut for a message (:func:`~gpu_node_pool.text.terminal.shown`)."""
+    from ..text.terminal import shown
+
+    try:
+        return shown(json.dumps(value), quote=False)
+    except (TypeError, ValueError):
+        return shown(value)
 
 
 def engine_config(entries: Mapping[str, tuple[str, Mapping[str, Any]]], layout: str) -> dict[str, Any]:
