@@ -822,7 +822,7 @@ def test_a_role_arn_is_refused_with_the_role_name_to_use():
         ({"instanceFamilies": ["inf2"]}, "AWS Inferentia2 chips, not NVIDIA GPUs"),
         ({"instanceFamilies": ["g6e.xlarge"]}, "is an instance type; put it in instanceTypes"),
         ({"instanceFamilies": ["g5g"]}, "are arm64 but architecture is amd64"),
-        ({"capacityTypes": ["ON_DEMAND"]}, "are not capacity types"),
+        ({"capacityTypes": ["ON_DEMAND"]}, "'ON_DEMAND' is not a capacity type"),
         ({"architecture": "x86_64"}, "Kubernetes spells x86_64 amd64"),
         ({"gpuNames": ["L40S"]}, "write 'l40s'"),
         ({"labels": {"karpenter.sh/capacity-type": "spot"}}, "is written by capacityTypes"),
@@ -982,7 +982,7 @@ def test_node_class_pass_through_fields_render_as_given_and_pass_the_crd():
     ("user_data", "needle"),
     [
         ("#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--register-with-taints=a=b:NoSchedule'\n",
-         "--register-with-taints without the NodePool's taints ['nvidia.com/gpu=present:NoSchedule']"),
+         "--register-with-taints without the NodePool's taints nvidia.com/gpu=present:NoSchedule: a kubelet flag"),
         ("#!/bin/bash\nsed -i 's/ARGS=/ARGS=--register-with-taints=$T /' /etc/kubelet.env\n", "cannot parse (not judged)"),
     ],
     ids=["bootstrap-flag-without-the-pool-taint", "sed-script"],

@@ -32,7 +32,7 @@ ROLE = {"node-role.kubernetes.io/gpu": "true", "kubernetes.io/role": "gpu"}
 def test_an_older_release_refuses_the_pool_naming_the_labels_the_rule_and_the_fix():
     ((path, message),) = config_issues(raw(ROLE, "1.8"))
     assert path == "pools[0].labels"
-    assert message.startswith("labels ['kubernetes.io/role', 'node-role.kubernetes.io/gpu']: cluster.karpenterVersion "
+    assert message.startswith("labels kubernetes.io/role, node-role.kubernetes.io/gpu: cluster.karpenterVersion "
                               "'1.8' refuses them in a NodePool (label domain \"kubernetes.io\" is restricted;")
     assert "karpenter.sh_nodepools.yaml@v1.8.3" in message and "example.com/role=gpu" in message
 

@@ -33,7 +33,7 @@ def test_the_physical_gpus_karpenter_assumes_on_a_mixed_node_are_a_difference():
     assert view["agrees"] is False
     (sentence,) = view["differs"]
     assert sentence.startswith("Karpenter's simulation assumes nvidia.com/gpu: 8, nvidia.com/mig-1g.10gb: 56 on "
-                               "['p5.48xlarge'] while the node advertises nvidia.com/mig-1g.10gb: 56 and no nvidia.com/gpu")
+                               "p5.48xlarge while the node advertises nvidia.com/mig-1g.10gb: 56 and no nvidia.com/gpu")
     assert "internal/rm/device_map.go" in sentence and "request nvidia.com/mig-1g.10gb only" in sentence
 
 

@@ -40,6 +40,7 @@ from .limits import (
     karpenter_label_problem,
     selector_tags_problem,
 )
+from .listing import listed
 from .node_class_extras import (
     BlockDeviceMapping,
     KarpenterKubelet,
@@ -293,9 +294,13 @@ class KarpenterPool(StartupTaintsPool):
         wrong = [t for t in types if t not in KARPENTER_CAPACITY_TYPES]
         if wrong:
             hint = " (Karpenter spells it on-demand)" if any(t.lower().replace("_", "-") == "on-demand" for t in wrong) else ""
-            raise fail(f"{wrong} are not capacity types; allowed: {', '.join(KARPENTER_CAPACITY_TYPES)}{hint}")
-        if not types or len(set(types)) != len(types):
-            raise fail(f"{types} must list one or more distinct capacity types")
+            what = "is not a capacity type" if len(wrong) == 1 else "are not capacity types"
+            raise fail(f"{listed(wrong, quote=True)} {what}; allowed: {', '.join(KARPENTER_CAPACITY_TYPES)}{hint}")
+        if not types:
+            raise fail(f"is empty; list one or more capacity types ({', '.join(KARPENTER_CAPACITY_TYPES)})")
+        twice = [t for i, t in enumerate(types) if t in types[:i]]
+        if twice:
+            raise fail(f"lists {listed(dict.fromkeys(twice), quote=True)} more than once; list each capacity type once")
         return types
 
     @field_validator("architecture")

@@ -35,6 +35,7 @@ from pydantic import Field, model_validator
 from ...config.common import Model, fail
 from ...k8s.patterns import pattern_search
 from .limits import karpenter_release
+from .listing import listed, listed_counts
 
 __all__ = [
     "NETWORK_INTERFACES_SINCE",
@@ -118,13 +119,13 @@ def pool_problems(pool: Any) -> list[str]:
         without = sorted(t for t, n in counts.items() if not n)
         if without:
             problems.append(
-                f"efa: the NodePool can launch {without[:6]}{' ...' if len(without) > 6 else ''} ({len(without)} types) "
+                f"efa: the NodePool can launch {len(without)} type(s) ({listed(without, 6)}) "
                 "with 0 or no sourced EFA interfaces (EC2 MaximumEfaInterfaces, Karpenter's vpc.amazonaws.com/efa): restrict instanceTypes/instanceFamilies to EFA types, "
                 "e.g. p5.48xlarge, p4d.24xlarge, g6e.48xlarge"
             )
         elif len(set(counts.values())) > 1:
             problems.append(
-                f"efa: the NodePool's types have different EFA interface counts {dict(sorted(counts.items()))}: one "
+                f"efa: the NodePool's types have different EFA interface counts ({listed_counts(counts)}): one "
                 "EC2NodeClass describes one set of network interfaces, one EFA per network card "
                 "(https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html); split them into pools"
             )

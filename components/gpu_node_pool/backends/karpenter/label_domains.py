@@ -18,6 +18,7 @@ from typing import Any
 from ...k8s.names import qualified_name_problem
 from .._shared.nodepool import cel_label_domain
 from .limits import karpenter_label_problem, karpenter_release
+from .listing import listed
 
 __all__ = ["RELAXED_SINCE", "old_release_label_problem", "version_issue", "version_keys"]
 
@@ -68,7 +69,7 @@ def version_issue(pool: Any, karpenter_version: str | None) -> tuple[str, bool] 
     fix = "use your own domain (e.g. example.com/role=gpu)"
     if karpenter_version is None:
         return (
-            f"labels {keys} are in a domain Karpenter before v{need}.0 refuses in a NodePool "
+            f"labels {listed(keys)} are in a domain Karpenter before v{need}.0 refuses in a NodePool "
             f"({old_release_label_problem(keys[0])}; {_SOURCE}); state the installed version with "
             f"gpu-node-pools:cluster.karpenterVersion (e.g. \"{need}\"), or {fix}",
             False,
@@ -76,7 +77,7 @@ def version_issue(pool: Any, karpenter_version: str | None) -> tuple[str, bool] 
     have = karpenter_release(karpenter_version)
     if have < RELAXED_SINCE:
         return (
-            f"labels {keys}: cluster.karpenterVersion {karpenter_version!r} refuses them in a NodePool "
+            f"labels {listed(keys)}: cluster.karpenterVersion {karpenter_version!r} refuses them in a NodePool "
             f"({old_release_label_problem(keys[0])}; {_SOURCE}), so the pool would launch no node; {fix}, "
             f"or upgrade Karpenter to v{need}.0 or later",
             True,

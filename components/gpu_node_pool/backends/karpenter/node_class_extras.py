@@ -60,6 +60,7 @@ from .limits import (
     KARPENTER_RESERVED_RESOURCES,
     KARPENTER_RESERVED_VALUE_RE,
 )
+from .listing import listed
 
 __all__ = ["BOTTLEROCKET_KEYS", "EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "bottlerocket_kubelet_problems",
            "merge_problems", "own_label_problems",
@@ -502,7 +503,7 @@ def merge_problems(user_data: str, taints: list[Any], startup_taints: list[Any],
         missing = [str(t) for t in [*taints, *startup_taints] if registered.get(t.identity) != t]
         if missing:
             problems.append(
-                f"nodeClass.userData passes the kubelet --register-with-taints without the NodePool's taints {missing}: a kubelet "
+                f"nodeClass.userData passes the kubelet --register-with-taints without the NodePool's taints {listed(missing)}: a kubelet "
                 "flag overrides the config file (https://kubernetes.io/docs/tasks/administer-cluster/kubelet-config-file/), "
                 "in which Karpenter writes the NodePool's registerWithTaints (aws/karpenter-provider-aws "
                 "pkg/providers/amifamily/bootstrap/nodeadm.go@v1.14.1), so the node would register without them; "

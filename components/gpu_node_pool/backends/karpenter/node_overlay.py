@@ -57,6 +57,7 @@ from ...gpu_agents.sharing import STRATEGY_NAMES
 from ...k8s.quantity import parse_quantity
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, is_gpu_resource
 from .limits import karpenter_release
+from .listing import listed
 
 __all__ = [
     "FEATURE_GATE",
@@ -292,7 +293,7 @@ def pool_problems(pool: Any) -> list[str]:
             if too_big:
                 g, n = max(too_big, key=lambda x: x[1])
                 problems.append(
-                    f"nodeOverlay: limits.{resource} is {raw} but a node of {list(g.types)[:4]} counts {n} {resource} with "
+                    f"nodeOverlay: limits.{resource} is {raw} but a node of {listed(g.types, 4)} counts {n} {resource} with "
                     f"the overlay; Karpenter checks limits against the overlaid capacity ({_LIMIT_SOURCE}) and never "
                     f"launches those types: raise limits.{resource} to at least {n} (it now counts "
                     f"{'MIG devices' if pool.mig is not None else 'shared replicas'}, not physical GPUs)"
@@ -369,7 +370,7 @@ def differs_sentence(pool: Any, karpenter: Mapping[str, int], node: Mapping[str,
     names = [*(r for r in karpenter if is_gpu_resource(r) and (r in node or karpenter[r])), *(r for r in node if r not in karpenter)]
     if all(karpenter.get(r, 0) == node.get(r, 0) for r in names):
         return None
-    on = f"{sorted(types)[:4]}{' ...' if len(types) > 4 else ''}"
+    on = listed(sorted(types), 4)
     assumed = ", ".join(f"{r}: {karpenter.get(r, 0)}" for r in names)
     extra = [r for r in names if r not in node]
     advertised = ", ".join(f"{r}: {n}" for r, n in node.items()) + "".join(f" and no {r}" for r in extra)
