@@ -8,7 +8,7 @@ two packages (an import-linter contract checks it); it imports nothing of the pa
 Everything else asks this registry (or the pool model, for what differs per pool) instead of
 branching on backend names: the stack config (:mod:`gpu_node_pool.config.stack` builds its pool
 union from :func:`all_backends` and runs each backend's ``stack_checks`` and the
-:data:`STACK_RULES`), the config warnings (``stack_warnings``), the GPU agents (``gpu_sharing``,
+:data:`STACK_RULES`), the pool models' name rule (``pool_name``), the config warnings (``stack_warnings``), the GPU agents (``gpu_sharing``,
 ``mig``, ``bottlerocket_release``), the policies (``startup_taints``, ``autoscaler_tags``, ``autoscaler_group_api``, ``untolerated_not_judged``),
 :class:`~gpu_node_pool.component.pool.GpuNodePool` (``wire``), the plan (``summarise`` and
 ``report``), ``gpupool render`` (``export``) and the policies' pool detection
@@ -31,6 +31,7 @@ __all__ = [
     "AutoscalerGroupApi",
     "Backend",
     "PinnedRelease",
+    "PoolNameLimit",
     "STACK_RULES",
     "register",
     "unregister",
@@ -86,6 +87,20 @@ class AutoscalerGroupApi(NamedTuple):
     since: str
     why: str
     tag_target: str = ""
+
+
+class PoolNameLimit(NamedTuple):
+    """The longest pool ``name`` a backend takes, when a name its cloud derives from it is tighter than the
+    63 characters of the pool label's value every backend's nodes carry (a ``pool_name`` answer).
+
+    Attributes:
+        longest: the most characters a pool name may have on the backend, e.g. ``22`` for gke.
+        why: one sentence saying which name the backend derives from the pool name, the cloud's rule for it and
+            its public source; the pool model's refusal quotes it.
+    """
+
+    longest: int
+    why: str
 
 
 @dataclass(frozen=True)
@@ -181,6 +196,11 @@ class Backend:
             the config names; the GPU-agent rules refuse a release older than the Bottlerocket settings the pool
             needs (``gpu_agents/bottlerocket_release.py``). Unset: the backend's pools pin no release that way, and
             no release rule applies to them (eks-managed: ``releaseVersion``, ``eks_managed/release.py``).
+        pool_name: a :class:`PoolNameLimit` or None: the longest pool ``name`` the backend takes, with why. The stack
+            program names each pool's ``GpuNodePool`` after the pool, so a name the cloud gives a child (``resource_name``)
+            is derived from the pool name there: eks-managed 44 (the EKS node group), gke 22 (the GKE node pool). None:
+            the 63 characters of a label value, which every pool name is (``gpu-node-pools/pool``). The pool models ask
+            it (``PoolBase``'s name rule); ``gpupool schema`` gives each backend's pool model that ``maxLength``.
     """
 
     name: str
@@ -208,6 +228,7 @@ class Backend:
     resource_name: str = ""
     untolerated_not_judged: str = ""
     bottlerocket_release: str = ""
+    pool_name: PoolNameLimit | None = None
 
     def fn(self, what: str) -> Callable[..., Any] | None:
         """The function behind the reference ``what`` (``"wire"``...), imported on first use; None if unset."""

@@ -22,6 +22,7 @@ from ..k8s.controller_taints import controller_taint_problems
 from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
 from ..k8s.integers import INT32_MAX, INT64_MAX, INT64_MIN
 from ..k8s.labels import DEFAULT_GPU_LABEL, label_syntax_problem
+from ..k8s.names import LABEL_VALUE_MAX
 from ..k8s.patterns import full_match
 from ..k8s.taint_slips import mapping_slip
 from ..k8s.taints import (
@@ -37,6 +38,7 @@ from ..k8s.taints import (
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, POOL_LABEL_KEY
 from .defaults import DEFAULT_TAINT
 from .errors import fail, fail_each, fail_per_key
+from .pool_names import check_pool_name, pool_name_schema
 from .reserved_labels import RESERVED_LABELS, reserved_label_problem
 
 EKS_MAX_TAINTS = 50
@@ -233,7 +235,6 @@ def _check_aws_tags(tags: dict[str, str]) -> dict[str, str]:
 AwsTags = Annotated[dict[str, str], AfterValidator(_check_aws_tags)]
 
 
-_POOL_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 #: The APIs a pool's node counts go to, with their bounds: EKS ``NodegroupScalingConfig`` and EC2 Auto Scaling's
@@ -410,8 +411,11 @@ IMAGE_OWN_OPERANDS: dict[str, tuple[str, ...]] = {
 
 
 class PoolBase(Model):
+    model_config = ConfigDict(json_schema_extra=pool_name_schema)
     yaml_example: ClassVar[str] = "{name: inference, backend: eks-managed, instanceTypes: [g6.xlarge], scaling: {minSize: 0, maxSize: 4}}"
-    name: str = Field(description="Pool name: lower-case DNS label, up to 40 characters; names child resources.")
+    name: str = Field(description=(
+        f"Pool name: a lower-case DNS label (letters, digits, '-') of at most {LABEL_VALUE_MAX} characters, the value "
+        f"of the node label {POOL_LABEL_KEY}; fewer where the backend's cloud derives a longer name from it."))
     taints: list[TaintItem] = Field(
         default_factory=lambda: [TaintConfig.model_validate(DEFAULT_TAINT.to_k8s())],
         description=f"Taints every node of the pool carries; default [{DEFAULT_TAINT}].",
@@ -424,12 +428,8 @@ class PoolBase(Model):
     @field_validator("name")
     @classmethod
     def _name(cls, name: str) -> str:
-        if len(name) > 40 or not full_match(_POOL_NAME_RE, name):
-            raise fail(
-                f"{name!r} must be a lower-case DNS label (letters, digits, '-'), up to 40 characters, "
-                "e.g. gpu-inference"
-            )
-        return name
+        """A lower-case DNS label of at most :func:`.pool_names.pool_name_limit` characters (63, fewer on some backends)."""
+        return check_pool_name(cls, name)
 
     @field_validator("taints")
     @classmethod

@@ -39,8 +39,11 @@ from pydantic import BaseModel
 from pydantic.alias_generators import to_pascal
 
 from ..config.common import PoolBase, TaintConfig, TolerationConfig
+from ..config.pool_names import pool_name_limit
 from ..config.stack import ClusterConfig, StackConfig
+from ..k8s.names import LABEL_VALUE_MAX
 from ..k8s.taints import TaintEffect
+from ..k8s.wellknown import POOL_LABEL_KEY
 from ..registry import all_backends
 from ..sdk.identity import IDENTITY_FIELDS
 
@@ -192,10 +195,21 @@ def backend_block(name: str) -> str:
     return name.replace("-", "_")
 
 
+def _pool_name_doc() -> str:
+    """The pool name's description: the shared rule and each backend's own maximum (``PoolNameLimit`` of the registry)."""
+    tighter = [(b.name, pool_name_limit(b.model())[0]) for b in all_backends()]
+    fewer = [f"{longest} on {name}" for name, longest in tighter if longest < LABEL_VALUE_MAX]
+    return (f"Pool name: a lower-case DNS label (letters, digits, '-'), the value of the node label {POOL_LABEL_KEY}: "
+            f"at most {LABEL_VALUE_MAX} characters" + (f", {', '.join(fewer)} (the stack program names each pool's "
+            "GpuNodePool after it, and the name the cloud gives the child Pulumi derives from it must fit)"
+            if fewer else "") + ".")
+
+
 def _pool_args() -> tuple[type, dict[str, str]]:
     annotations, docs = _annotations(PoolBase, dict(PoolBase.model_fields))
     annotations["backend"] = Required[Backend]
     docs["backend"] = "Who creates the nodes: " + " | ".join(b.name for b in all_backends()) + "."
+    docs["name"] = _pool_name_doc()
     blocks: dict[str, str] = {}
     for backend in all_backends():
         model = backend.model()

@@ -22,8 +22,10 @@ which the scheduler ignores: kubernetes/autoscaler#6481). :data:`DESCRIBE_NODEGR
 from __future__ import annotations
 
 from ...k8s.wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP, LAUNCH_TEMPLATE
-from ...registry import AutoscalerGroupApi, Backend, register
+from ...registry import AutoscalerGroupApi, Backend, PoolNameLimit, register
+from .._shared.cloud_names import AUTONAME_SUFFIX
 from .._shared.efa_names import CHILDREN as EFA_CHILDREN
+from .names import _NODE_GROUP as NODE_GROUP_NAME
 
 #: How Cluster Autoscaler reads a managed node group's labels and valued taints (the module docstring).
 DESCRIBE_NODEGROUP = AutoscalerGroupApi(
@@ -47,6 +49,14 @@ DESCRIBE_NODEGROUP = AutoscalerGroupApi(
     ),
 )
 
+#: The node group's resource name: Pulumi autonames the ``aws.eks.NodeGroup`` from it.
+_NODE_GROUP_CHILD = "{pool}-node-group"
+_NODE_GROUP_ROOM = NODE_GROUP_NAME.longest - len(_NODE_GROUP_CHILD.format(pool="")) - AUTONAME_SUFFIX
+#: The stack program names a pool's GpuNodePool after the pool, so the node group's name is derived from it.
+POOL_NAME = PoolNameLimit(_NODE_GROUP_ROOM, (
+    "Pulumi names its node group '<name>-node-group-' + 7 random characters, and an EKS node "
+    f"group name is at most {NODE_GROUP_NAME.longest} characters (pulumi-aws aws.eks.NodeGroup nodeGroupName)"))
+
 BACKEND = register(
     Backend(
         name="eks-managed",
@@ -64,9 +74,10 @@ BACKEND = register(
         detect="detect:detect",
         node_labels="labels:node_labels",
         bottlerocket_release="release:bottlerocket_release",
+        pool_name=POOL_NAME,
         detects=(EKS_NODE_GROUP,),
         children={
-            "node_group": (EKS_NODE_GROUP, "{pool}-node-group"),
+            "node_group": (EKS_NODE_GROUP, _NODE_GROUP_CHILD),
             # reserved capacity, EFA, kubelet or Bottlerocket settings: the template the node group launches from
             "launch_template": (LAUNCH_TEMPLATE, "{pool}-launch-template"),
             # one per Cluster Autoscaler node-template tag: "<pool>-ca-<tag key>"

@@ -30,7 +30,9 @@ from ...k8s.patterns import full_match
 from ...k8s.taints import Taint, TaintEffect
 from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from .._shared.capacity import NodeRepair
+from . import POOL_NAME
 from .machines import MachineProblem, machine_problems
+from .names import NODE_POOL_NAME
 from .node_config_extras import ReservationAffinity
 
 #: ``NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs``): ``LATEST`` and
@@ -59,10 +61,6 @@ GKE_DRIVER_INSTALLER_SOURCE = (
     "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers; GoogleCloudPlatform/"
     "container-engine-accelerators nvidia-driver-installer/cos/daemonset-preloaded.yaml"
 )
-#: GKE node pool names match ``[a-z]([-a-z0-9]{0,38}[a-z0-9])?`` (at most 40 characters; the API
-#: error quoted in pulumi/pulumi-gcp#1510). Pulumi autonames the child ``<pool>-node-pool`` with
-#: an 8-character suffix (``-1a2b3c4``), which leaves 22 characters for the pool name.
-GKE_POOL_NAME_MAX = 40 - len("-node-pool") - 8
 #: Google's recommended node scope: one broad scope, access controlled by the service account's IAM roles.
 GKE_DEFAULT_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 #: The raw GKE sharing field of ``accelerator`` in either spelling; refused for the pool's ``gpuSharing``.
@@ -279,10 +277,12 @@ class GkePool(PoolBase):
     @field_validator("name")
     @classmethod
     def _gke_name(cls, name: str) -> str:
-        if len(name) > GKE_POOL_NAME_MAX or not name[:1].isalpha():
+        """A gke pool name starts with a letter (its length: ``PoolBase``, from the registry's ``pool_name``)."""
+        if not name[:1].isalpha():
             raise fail(
-                f"{name!r}: a gke pool name starts with a letter and has at most {GKE_POOL_NAME_MAX} characters "
-                "(GKE node pool names are at most 40 and Pulumi adds '-node-pool-xxxxxxx'), e.g. l4-inference"
+                f"{name!r}: a gke pool name starts with a letter: the stack program names the pool's GpuNodePool "
+                f"after it, and Pulumi names its node pool '<name>-node-pool-' plus 7 random characters, which "
+                f"{NODE_POOL_NAME.rule}; write e.g. {('p' + name)[:POOL_NAME.longest].rstrip('-')!r}"
             )
         return name
 
