@@ -64,7 +64,9 @@ class GpuNodePoolsProvider(ComponentProvider):
         if component is not None:
             errors = self._unknown(inputs, component.inputs, "", set(component.outputs))
             if errors:
-                raise InputPropertiesError(f"{len(errors)} unknown argument(s) of {component.name}", errors)
+                raise InputPropertiesError(
+                    f"{len(errors)} error(s) in the arguments of {component.name} {name!r}; no resource was registered:"
+                    + "".join(f"\n  {e['property_path']}: {e['reason']}" for e in errors), errors)
         try:
             return super().construct(name, resource_type, inputs, options)
         except ComponentInitError as err:
@@ -97,12 +99,52 @@ class GpuNodePoolsProvider(ComponentProvider):
     def _unknown_in(self, item: Any, prop: Any, where: str) -> list[Any]:
         if prop.ref:
             found = self.get_type_definition(prop)
-            return self._unknown(item, found.properties, where) if found is not None and not found.enum else []
+            if found is None or found.enum:
+                return []
+            type_name = prop.ref.rsplit(":", 1)[-1]
+            if isinstance(item, str):  # a taint's "key=value:Effect": an object type given a string
+                return [{"property_path": where, "reason": _string_for_object(item, type_name)}]
+            if type_name == "PoolArgs" and isinstance(item, dict):  # the wrong backend's block, before its own fields
+                blocks = _wrong_blocks(item, where)
+                if blocks:
+                    return blocks
+            return self._unknown(item, found.properties, where)
         if prop.items is not None and isinstance(item, list):
             return [e for i, v in enumerate(item) for e in self._unknown_in(v, prop.items, f"{where}[{i}]")]
         if prop.additional_properties is not None and isinstance(item, dict):
             return [e for k, v in item.items() for e in self._unknown_in(v, prop.additional_properties, f"{where}.{k}")]
         return []
+
+
+def _string_for_object(value: str, type_name: str) -> str:
+    """Why a string given for the object type ``type_name`` is refused, with the object to write (a taint string
+    ``key=value:Effect`` turned into its ``{key, value, effect}``)."""
+    from ..config.defaults import DEFAULT_TAINT
+    from ..k8s.taints import TaintError, split_kubelet_form
+    from ..text.terminal import shown
+
+    if type_name != "TaintArgs":
+        return f"{shown(value)} is a string; {type_name.removesuffix('Args')} is an object here: write its fields"
+    try:
+        key, val, effect = split_kubelet_form(value)
+    except TaintError:
+        key, val, effect = DEFAULT_TAINT.key, DEFAULT_TAINT.value, DEFAULT_TAINT.effect.value
+    fields = ", ".join(f"{k}: {v}" for k, v in (("key", key), ("value", val), ("effect", effect)) if v or k != "value")
+    return (f"{shown(value)}: the string form key=value:Effect of a taint is taken only by Python (GpuNodePoolArgs) "
+            f"and the stack file (README, 'Every Pulumi language'); the package takes the object {{key, value, effect}}: "
+            f"write {{{fields}}}")
+
+
+def _wrong_blocks(pool: dict[str, Any], where: str) -> list[Any]:
+    """``{property_path, reason}`` per block of another backend than the pool's ``backend`` (camelCase inputs)."""
+    from .inputs import wrong_blocks
+    from .types import BLOCKS, camel
+
+    backend = pool.get("backend")
+    if backend not in BLOCKS.values():
+        return []  # not a backend: the SDK names the enum's values
+    given = [block for block in BLOCKS if pool.get(camel(block)) is not None]
+    return [{"property_path": i.path, "reason": i.message} for i in wrong_blocks(backend, given, where)]
 
 
 def schema() -> dict[str, Any]:

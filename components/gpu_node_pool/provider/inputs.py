@@ -29,7 +29,7 @@ from ..config.common import PoolBase
 from ..registry import find
 from . import types as arg_types
 
-__all__ = ["argument_path", "arguments", "model_mapping", "pool_mapping", "stack_mapping", "validated"]
+__all__ = ["argument_path", "arguments", "model_mapping", "pool_mapping", "stack_mapping", "validated", "wrong_blocks"]
 
 #: An argument path per pool: ``(the PoolArgs dict, "pool")`` or ``(..., "pools[1]")``.
 Pools = list[tuple[Mapping[str, Any], str]]
@@ -86,24 +86,32 @@ def pool_mapping(pool: Mapping[str, Any], where: str) -> dict[str, Any]:
     """
     backend = pool.get("backend")
     backend = backend.value if isinstance(backend, enum.Enum) else backend
-    issues: list[ConfigIssue] = []
+    issues = wrong_blocks(backend, [b for b in arg_types.BLOCKS if pool.get(b) is not None], where)
+    if issues:
+        raise ConfigError(issues, "pool arguments")
     out = model_mapping(PoolBase, {k: v for k, v in pool.items() if k not in arg_types.BLOCKS and k != "backend"})
     out["backend"] = backend
     for block, owner in arg_types.BLOCKS.items():
         given = pool.get(block)
-        if given is None:
-            continue
-        if owner != backend:
-            camel = arg_types.camel(block)
-            issues.append(ConfigIssue(
-                f"{where}.{camel}", f"is the {owner} block, but backend is {backend!r}; move these fields to the "
-                f"{arg_types.camel(arg_types.backend_block(str(backend)))} block or set backend: {owner}"))
-            continue
-        found = find(owner)
-        out.update(model_mapping(found.model() if found else PoolBase, given))
-    if issues:
-        raise ConfigError(issues, "pool arguments")
+        if given is not None:
+            found = find(owner)
+            out.update(model_mapping(found.model() if found else PoolBase, given))
     return out
+
+
+def wrong_blocks(backend: Any, blocks: list[str], where: str) -> list[ConfigIssue]:
+    """One issue per block of ``blocks`` (Python names, ``eks_managed``) that belongs to another backend than
+    ``backend`` (the pool's ``backend`` value), at ``<where>.<camelCase block>``, naming its owner and the fix."""
+    issues = []
+    for block in blocks:
+        owner = arg_types.BLOCKS[block]
+        if owner != backend:
+            own = arg_types.BLOCKS.get(arg_types.backend_block(str(backend)))
+            move = f"move these fields to the {arg_types.camel(arg_types.backend_block(str(backend)))} block or " if own else ""
+            issues.append(ConfigIssue(
+                f"{where}.{arg_types.camel(block)}",
+                f"is the {owner} block, but backend is {backend!r}; {move}set backend: {owner}"))
+    return issues
 
 
 def stack_mapping(cluster: Mapping[str, Any], pools: Pools,

@@ -69,6 +69,13 @@ _SHARED_ENUMS: dict[tuple[type[BaseModel], str], type[enum.Enum]] = {
 }
 
 
+#: A model whose docstring describes a form the package does not take: its type's description here instead.
+_TYPE_DOCS: dict[type[BaseModel], str] = {
+    TaintConfig: ("One taint, the object {key, value, effect}, e.g. {key: nvidia.com/gpu, value: present, effect: "
+                  "NoSchedule}; the string key=value:Effect is taken only by Python and the stack file."),
+}
+
+
 def _type_name(model: type[BaseModel]) -> str:
     return model.__name__.removesuffix("Config") + "Args"
 
@@ -186,7 +193,7 @@ def args_type(model: type[BaseModel]) -> type:
         _BUILDING.add(model)
         annotations, docs = _annotations(model, dict(model.model_fields))
         _BUILDING.discard(model)
-        _TYPES[model] = _typed_dict(_type_name(model), model, annotations, docs, model.__doc__)
+        _TYPES[model] = _typed_dict(_type_name(model), model, annotations, docs, _TYPE_DOCS.get(model, model.__doc__))
     return _TYPES[model]
 
 
