@@ -2,8 +2,9 @@
 
 Given a chart resource's inputs as Pulumi registers them (camelCase: ``chart``, ``version``,
 ``name``, ``namespace``, ``values``, ``valueYamlFiles``, ``repositoryOpts.repo``, ``skipCrds``,
-``includeHooks``, ``postRenderer``, ``devel``, ``dependencyUpdate``; see pulumi_kubernetes 4.34
-``helm/v4/Chart.py`` and ``helm/v3/Release.py``), :meth:`HelmRenderer.render` runs::
+``includeHooks``, ``postRenderer``, ``devel``, ``dependencyUpdate``; see pulumi/pulumi-kubernetes
+``sdk/python/pulumi_kubernetes/helm/v4/Chart.py@v4.34.2`` and ``sdk/python/pulumi_kubernetes/helm/v3/Release.py@v4.34.2``,
+the version this project pins), :meth:`HelmRenderer.render` runs::
 
     helm template <release> <chart> --namespace <ns> [--version V] [--repo URL] [--devel]
          --kube-version <k8s version> --no-hooks [--include-crds | --skip-crds]
@@ -35,9 +36,9 @@ Otherwise the chart is not reachable and the resource is :class:`NotJudged`. A c
 (absolute, or beginning with ``.``) where nothing is is a :class:`RefusedInput` instead: Helm reads such a chart
 from that path only (``helm/helm pkg/action/install.go@v4.1.4``, ``LocateChart``: "path %q not found"), and the
 provider fails a real preview on it: a ``helm.v4.Chart`` in ``Construct``, which runs ``helm template`` at preview
-(``pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0``; ``provider/pkg/helm/tool.go``
+(``pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.34.2``; ``provider/pkg/helm/tool.go@v4.34.2``
 ``runInstall``: "unable to locate the chart"), a ``helm.v3.Release`` in ``Check``, as a check failure on ``chart``
-(``provider/pkg/provider/helm_release.go@v4.32.0``, ``locateChart``). Any other name that is no path here is read
+(``provider/pkg/provider/helm_release.go@v4.34.2``, ``locateChart``). Any other name that is no path here is read
 by Helm as ``<repository>/<chart>`` (``LocateChart``), so it stays not judged offline; when a local chart of a
 similar name exists (``charts/logshp`` beside ``charts/logship``), the reason says so and the fix names it.
 
@@ -65,10 +66,11 @@ from typing import Any
 import yaml
 
 from ..k8s.wellknown import is_namespaced_kind
-from ..sdk.yaml_bounded import load_all_bounded
+from ..sdk.files import read_input_text
+from ..sdk.yaml_bounded import load_all_bounded, load_bounded
 from .helm_fixes import helm_failure_fix
 from .helm_values import ValuesProblem, values_documents
-from .manifest_api import api_problem, find_api_problem
+from .manifest_api import api_problem, find_api_problem, list_items
 from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
 from .run_bounded import run_bounded
 
@@ -87,9 +89,9 @@ _RELEASE = "kubernetes:helm.sh/v3:Release"
 _NOT_A_CHART_FIX = "point chart at a chart directory (with its Chart.yaml) or a packaged chart .tgz"
 #: Where the provider fails a preview on a chart path where nothing is, per chart type (see the module's docstring).
 _MISSING_PATH_SOURCE = {
-    "kubernetes:helm.sh/v4:Chart": "pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0 "
+    "kubernetes:helm.sh/v4:Chart": "pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.34.2 "
                                    "(Construct runs helm template at preview: \"unable to locate the chart\")",
-    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.32.0 "
+    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.34.2 "
                                      "(Check: a check failure on chart)",
 }
 
@@ -127,30 +129,25 @@ def helm_error_line(stderr: str) -> str:
 
 def parse_manifests(text: str) -> list[dict[str, Any]]:
     """Kubernetes objects from a multi-document YAML stream; empty documents (and ``{}``) dropped, as the provider's
-    decoder skips them (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.32.0``, ``yamlDecode``),
+    decoder skips them (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.34.2``, ``yamlDecode``),
     ``*List`` kinds flattened.
 
     Raises:
         yaml.YAMLError: the stream is not YAML, or a document's aliases expand past
             :data:`gpu_node_pool.sdk.yaml_bounded.MAX_EXPANDED_VALUES` values.
-        ValueError: a document is not a mapping with ``apiVersion`` and ``kind``.
+        ValueError: an object (a document, or an item of a ``*List``: :func:`.manifest_api.list_items`) is not a
+            mapping with ``apiVersion`` and ``kind``.
     """
     out: list[dict[str, Any]] = []
     for doc in load_all_bounded(text):
-        _collect(doc, out)
+        for obj in list_items(doc):
+            if obj is None or (isinstance(obj, dict) and not obj):  # empty, or `{}`: skipped, as the provider does
+                continue
+            if not isinstance(obj, dict) or "kind" not in obj or "apiVersion" not in obj:
+                raise ValueError(
+                    f"not a Kubernetes object (needs apiVersion and kind): {json.dumps(obj, default=str)[:120]}")
+            out.append(obj)
     return out
-
-
-def _collect(doc: Any, out: list[dict[str, Any]]) -> None:
-    if doc is None or (isinstance(doc, dict) and not doc):  # an empty document, or `{}`: skipped, as the provider does
-        return
-    if not isinstance(doc, dict) or "kind" not in doc or "apiVersion" not in doc:
-        raise ValueError(f"not a Kubernetes object (needs apiVersion and kind): {json.dumps(doc, default=str)[:120]}")
-    if str(doc["kind"]).endswith("List") and isinstance(doc.get("items"), list):
-        for item in doc["items"]:
-            _collect(item, out)
-        return
-    out.append(doc)
 
 
 @dataclass(frozen=True)
@@ -500,7 +497,7 @@ _API_FAILS = {
     "kubernetes:helm.sh/v4:Chart": (
         "`helm template` renders it without a word (it asks no API server), but a real `pulumi preview` fails on it: "
         "the provider registers each rendered object as a resource of its apiVersion and kind "
-        "(pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0) and finds no such resource type"),
+        "(pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.34.2) and finds no such resource type"),
     _RELEASE: (
         "`helm template` renders it without a word (it asks no API server), but the Release's `helm install` fails "
         "on it when `pulumi up` installs it: Helm maps every rendered object to the API server's resources first "
@@ -563,12 +560,12 @@ def _not_utf8(raw: bytes) -> bool:
 
 
 def _local_chart_version(source: _Source) -> str | None:
-    """The ``version`` in a local chart directory's ``Chart.yaml`` (None for anything else)."""
-    chart_yaml = Path(source.ref) / "Chart.yaml"
-    if not (source.local and chart_yaml.is_file()):
+    """The ``version`` in a local chart directory's ``Chart.yaml`` (None for anything else, a ``Chart.yaml`` that is no
+    regular file included: read through :func:`gpu_node_pool.sdk.files.read_input_text`, never waited on)."""
+    if not (source.local and Path(source.ref).is_dir()):
         return None
     try:
-        meta = yaml.load(chart_yaml.read_text(), Loader=yaml.CSafeLoader) or {}
+        meta = load_bounded(read_input_text(Path(source.ref) / "Chart.yaml")[0]) or {}
     except (OSError, yaml.YAMLError):
         return None
     return str(meta.get("version")) if isinstance(meta, dict) and meta.get("version") is not None else None

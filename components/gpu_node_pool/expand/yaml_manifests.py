@@ -1,6 +1,7 @@
 """Parse the manifests of ``kubernetes.yaml`` components in-process into Kubernetes objects.
 
-Inputs, as Pulumi registers them (pulumi_kubernetes 4.34):
+Inputs, as Pulumi registers them (pulumi-kubernetes 4.34.2, the version this project pins; its Python SDK is
+pulumi/pulumi-kubernetes ``sdk/python/pulumi_kubernetes/...@v4.34.2``):
 
 - ``kubernetes:yaml/v2:ConfigGroup``: ``files`` (paths and/or URLs; glob patterns), ``yaml``
   (one string of YAML, possibly multi-document), ``objs`` (objects), ``resourcePrefix``.
@@ -20,16 +21,19 @@ matches sorted), then ``yaml``, then ``objs``; ``*List`` kinds are flattened.
 
 A v2 component's path that is no glob pattern (no unescaped ``*``, ``?`` or ``[``) and names no file is a
 :class:`RefusedInput`: the provider reads it with ``os.ReadFile`` when it expands the component at preview and
-returns the error (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.32.0``, ``Parse``: "reading
-YAML file from disk"; ``ConfigFile``'s ``file`` is never a glob, ``configfile.go``), and ``Construct`` fails on it
-(pulumi/pulumi ``sdk/go/pulumi/provider.go``, ``construct``: "marshaling properties"), so a real preview fails.
+returns the error (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.34.2``, ``Parse``: "reading
+YAML file from disk"; ``ConfigFile``'s ``file`` is never a glob, ``provider/pkg/provider/yaml/v2/configfile.go@v4.34.2``),
+and ``Construct`` fails on it (pulumi/pulumi ``sdk/go/pulumi/provider.go@v3.272.0``, ``construct``: "marshaling
+properties"), so a real preview fails.
 A glob pattern that matches nothing is no error there (``filepath.Glob``): the component creates nothing from it,
 and it is not judged here, since what it was meant to apply is not known. A malformed glob pattern (``[bad``: a
 character class never closed, empty, or a range without its end; a trailing ``\\``) is a :class:`RefusedInput`:
 ``filepath.Glob`` checks the whole pattern first and returns ``ErrBadPattern`` ("syntax error in pattern"; Go 1.16+,
 go.googlesource.com/go commit b5ddc42b465dd5b9532ee336d98343d81a6d35b2, golang/go#28614,
 ``src/path/filepath/match.go``), which ``Parse`` returns ("expanding glob"), so a real preview fails.
-So is, for a v2 component, a manifest that cannot be read (``os.ReadFile``), one that does not decode (each document
+So is, for a v2 component, a manifest that cannot be read (``os.ReadFile``; read here through
+:func:`gpu_node_pool.sdk.files.open_input`, so one that is no regular file, such as a FIFO, is refused at once, never
+waited on, as the provider's read would wait), one that does not decode (each document
 is decoded into an object, ``yamlDecode``, and an error returned: "decoding YAML"; the place and cause are given as
 the stack file reader gives them, through ``syntax_problem``), and an object whose kind or API version no API server
 serves (:mod:`.manifest_api`: ``kind: Daemonset``, ``apiVersion: extensions/v1beta1``). A v1 component's manifest is decoded in the program, by the
@@ -55,9 +59,10 @@ from typing import Any
 
 import yaml
 
+from ..sdk.files import NotRegularFileError, open_input
 from ..sdk.yaml_bounded import load_all_bounded
 from .helm import parse_manifests
-from .manifest_api import api_problem, find_api_problem, first_api_problem
+from .manifest_api import api_problem, document_place, find_api_problem, first_api_problem, list_items
 from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
 
 __all__ = ["RUN_DIR_WORDS", "YAML_TYPES", "expand_yaml", "decode", "apply_v1_transformations", "go_glob_error",
@@ -72,13 +77,13 @@ YAML_TYPES = (V2_GROUP, V2_FILE, V1_GROUP, V1_FILE)
 _FIX_REMOTE = "download the manifest into the repository and point the component at the local file"
 #: A v2 path the provider expands as a glob (yaml.go ``globPatternRegexp``).
 _V2_GLOB = re.compile(r"(?:^|[^\\])[*?\[]")
-_GLOB_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, Parse: \"expanding glob\"; "
+_GLOB_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.34.2, Parse: \"expanding glob\"; "
                 "Go path/filepath.Glob returns ErrBadPattern for a malformed pattern, src/path/filepath/match.go "
                 "since Go 1.16, golang/go#28614")
 #: Where relative paths are read from, as every message says it.
 RUN_DIR_WORDS = "the directory Pulumi runs the program in"
-_V2_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, Parse: \"reading YAML file "
-              "from disk\"; a failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go")
+_V2_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.34.2, Parse: \"reading YAML file "
+              "from disk\"; a failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go@v3.272.0")
 
 
 def _is_url(path: str) -> bool:
@@ -122,9 +127,8 @@ def apply_v1_transformations(
 
 
 def _flatten(obj: Any) -> list[dict[str, Any]]:
-    if isinstance(obj, dict) and str(obj.get("kind", "")).endswith("List") and isinstance(obj.get("items"), list):
-        return [o for item in obj["items"] for o in _flatten(item)]
-    return [obj] if obj else []
+    """The objects of ``obj`` (:func:`.manifest_api.list_items`), an empty one left out."""
+    return [o for o in list_items(obj) if o]
 
 
 def expand_yaml(
@@ -210,7 +214,8 @@ def expand_yaml(
         for path in matches:
             name = pattern if literal else _shown_path(path, base)
             try:
-                raw = path.read_bytes()
+                with open_input(path) as fh:  # a FIFO or device is refused, never waited on
+                    raw = fh.read()
             except OSError as e:
                 if v2:
                     return RefusedInput(who, type_token, where, _unreadable_message(name, path, e, base))
@@ -273,25 +278,25 @@ def _nothing_in(files: Sequence[tuple[str, Any]], texts: Sequence[Any], inputs: 
     return (f"{what} holds no Kubernetes object (empty, or only comments and '---'), so the component creates no "
             "child; in a real preview the pack's resources-judged rule reports a yaml component with no child "
             "resource as not judged (the provider skips empty documents: pulumi/pulumi-kubernetes "
-            "provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, yamlDecode)")
+            "provider/pkg/provider/yaml/v2/yaml.go@v4.34.2, yamlDecode)")
 
 
 #: Why a v2 manifest that does not decode is an error: the provider decodes every document at preview.
 _DECODE_RULE = ("The provider decodes each document of a manifest into an object when it expands the component at "
                 "preview and fails on one that does not decode or has no apiVersion or kind "
-                "(pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, ParseDecodeYamlFiles: "
-                "\"decoding YAML\"; parseUnstructured: \"Kubernetes resources require a kind and apiVersion\"; a "
-                "failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go), so a real "
+                "(pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.34.2, Parse: "
+                "\"decoding YAML\"; Normalize: \"Kubernetes resources require a kind and apiVersion\"; a "
+                "failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go@v3.272.0), so a real "
                 "`pulumi preview` fails on it")
 
 
 #: Why a v1 manifest that does not decode is an error: the program sends it to the provider's decode invoke.
 _V1_DECODE_RULE = ("A v1 ConfigFile or ConfigGroup sends each manifest's text to the provider's kubernetes:yaml:decode "
                    "invoke while the program runs, and the provider decodes each document into an object and fails "
-                   "on one that does not decode (pulumi/pulumi-kubernetes provider/pkg/provider/invoke_decode_yaml.go, "
+                   "on one that does not decode (pulumi/pulumi-kubernetes provider/pkg/provider/invoke_decode_yaml.go@v4.34.2, "
                    "decodeYaml); a failed invoke raises in the program (\"invoke of kubernetes:yaml:decode failed\", "
-                   "pulumi/pulumi sdk/python/lib/pulumi/runtime/invoke.py, awaited by _invoke_yaml_decode_async in "
-                   "pulumi/pulumi-kubernetes sdk/python/pulumi_kubernetes/yaml/yaml.py, pulumi-kubernetes 4.34), so "
+                   "pulumi/pulumi sdk/python/lib/pulumi/runtime/invoke.py@v3.272.0, awaited by _invoke_yaml_decode_async in "
+                   "pulumi/pulumi-kubernetes sdk/python/pulumi_kubernetes/yaml/yaml.py@v4.34.2), so "
                    "a real `pulumi preview` fails on it")
 
 
@@ -308,16 +313,16 @@ def v1_decode_problem(text: str, name: str, syntax_problem: Callable[[Exception,
     for i, doc in enumerate(docs):
         if doc is not None and not isinstance(doc, dict):
             what = "a list" if isinstance(doc, list) else f"the scalar {str(doc)[:60]!r}"
-            return (f"{name} document {i + 1} is {what}, not an object: every document of a manifest is one "
+            return (f"{document_place(name, i)} is {what}, not an object: every document of a manifest is one "
                     f"Kubernetes object (a mapping with apiVersion and kind). {_V1_DECODE_RULE}")
     return None
 
 
 def placed_api_problem(message: str, texts: Sequence[tuple[str, str]]) -> tuple[int, str] | None:
-    """``(i, "<name> document <n> (line <l>): <message>")`` for the first of ``texts`` (``(name, text)`` pairs, the
-    manifests a v1 component decoded) whose first object refused by :mod:`.manifest_api` is refused with ``message``
-    (:func:`.manifest_api.api_problem`'s, of an object as the program registers it); None when none is (a v1
-    transformation made the object so)."""
+    """``(i, "<name> document <n> (line <l>): <message>")`` (:func:`.manifest_api.document_place`) for the first of
+    ``texts`` (``(name, text)`` pairs, the manifests a v1 component decoded) whose first object refused by
+    :mod:`.manifest_api` is refused with ``message`` (:func:`.manifest_api.api_problem`'s, of an object as the program
+    registers it); None when none is (a v1 transformation made the object so)."""
     for i, (name, text) in enumerate(texts):
         try:
             found = find_api_problem(text)
@@ -325,7 +330,7 @@ def placed_api_problem(message: str, texts: Sequence[tuple[str, str]]) -> tuple[
             continue
         if found is not None and found[3] == message:
             index, line, _, _ = found
-            return i, f"{name} document {index + 1}" + (f" (line {line})" if line is not None else "") + f": {message}"
+            return i, f"{document_place(name, index, line)}: {message}"
     return None
 
 
@@ -366,7 +371,13 @@ def _shown_path(path: Path, base: Path) -> str:
 
 
 def _unreadable_message(name: str, path: Path, err: OSError, base: Path) -> str:
-    """The error for a v2 manifest that is there but cannot be read: the value, why, the rule and its source, the fix."""
+    """The error for a v2 manifest that is there but cannot be read: the value, why (what it is, when it is no regular
+    file: :func:`gpu_node_pool.sdk.files.open_input`), the rule and its source, the fix."""
+    if isinstance(err, NotRegularFileError):
+        return (f"{name!r} ({path}) {err.strerror}. The provider reads each manifest whole when it expands the "
+                f"component at preview (Go's os.ReadFile, {_V2_SOURCE}), which waits on a FIFO or a device until it "
+                "ends and fails on a directory or a socket, so a real `pulumi preview` hangs or fails on it. Give the "
+                f"path of the manifest's regular file, relative to {RUN_DIR_WORDS} ({base})")
     return (f"{name!r} cannot be read ({path}): {err.strerror}: the provider reads each manifest when it expands the "
             f"component at preview and fails on one it cannot read ({_V2_SOURCE}), so a real `pulumi preview` fails on "
             f"it. Make it a regular file the user who runs pulumi can read, relative to {RUN_DIR_WORDS} ({base})")
@@ -446,10 +457,17 @@ def _class_char(pattern: str, i: int) -> tuple[int, str]:
 
 
 def _expand(pattern: str, base: Path, *, single: bool) -> list[Path]:
+    """The paths ``pattern`` names (relative to ``base``): itself, or a glob's matches, sorted; directories and
+    nothing left out. Whatever else is there (a FIFO, a device) is kept, for the reader to refuse."""
     path = Path(pattern) if Path(pattern).is_absolute() else base / pattern
     if single or not glob.has_magic(pattern):
-        return [path] if path.is_file() else []
-    return [Path(p) for p in sorted(glob.glob(str(path))) if Path(p).is_file()]
+        return [path] if _is_there(path) else []
+    return [Path(p) for p in sorted(glob.glob(str(path))) if _is_there(Path(p))]
+
+
+def _is_there(path: Path) -> bool:
+    """Something that is no directory is at ``path`` (a symbolic link to nothing is nothing)."""
+    return path.exists() and not path.is_dir()
 
 
 def _first_line(e: BaseException) -> str:

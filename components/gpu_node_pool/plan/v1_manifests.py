@@ -1,16 +1,21 @@
 """A v1 yaml component's manifests judged as the program under the mocks decodes them: the one rule of the manifest
 readers (:mod:`gpu_node_pool.expand.manifest_api`) and the provider's decoding
 (:func:`gpu_node_pool.expand.yaml_manifests.v1_decode_problem`), applied inside the program, where the v1 SDK reads
-its files and registers its objects (``pulumi_kubernetes/yaml/yaml.py``, pulumi-kubernetes 4.34)."""
+its files and registers its objects (pulumi/pulumi-kubernetes ``sdk/python/pulumi_kubernetes/yaml/yaml.py@v4.34.2``, the
+version this project pins)."""
 
 from __future__ import annotations
 
+import inspect
+import io
+import os
 from collections.abc import Callable
 from typing import Any
 
 from ..expand.manifest_api import api_problem
 from ..expand.result import RefusedInput
-from ..expand.yaml_manifests import V1_FILE, V1_GROUP, placed_api_problem, v1_decode_problem
+from ..expand.yaml_manifests import RUN_DIR_WORDS, V1_FILE, V1_GROUP, placed_api_problem, v1_decode_problem
+from ..sdk.files import NotRegularFileError, open_input
 
 __all__ = ["V1Manifests"]
 
@@ -33,8 +38,22 @@ class V1Manifests:
         self.refused: set[int] = set()
 
     def read_file(self, original: Any) -> Any:
+        """The SDK's ``_read_file`` (``open(path, 'r').read()``, which ``original`` is) read through
+        :func:`~gpu_node_pool.sdk.files.open_input` instead, decoded as ``open`` decodes: a path that is no regular
+        file (a FIFO, which ``open`` would wait on forever, a device, a directory) is refused at the ConfigFile's
+        ``file`` and read as no text; a missing or unreadable file raises in the program, as ``open`` does."""
+        del original  # replaced whole: the SDK's open() would block on a FIFO
+
         def read_file(path: str) -> str:
-            text = original(path)
+            try:
+                with io.TextIOWrapper(open_input(path)) as fh:  # open()'s default encoding and newlines
+                    text = fh.read()
+            except NotRegularFileError as err:
+                owner = _constructing(inspect.currentframe())
+                if owner is None:
+                    raise
+                self._refuse(owner, "file", _not_regular_message(path, err))
+                text = ""
             self.last_read = (str(path), text)
             return text
         return read_file
@@ -89,3 +108,20 @@ class V1Manifests:
 
 async def _decoded_to_nothing() -> list[Any]:
     return []
+
+
+def _constructing(frame: Any) -> Any:
+    """The ``self`` of the SDK frame that called the patched ``_read_file`` (the ``ConfigFile`` being constructed),
+    or None."""
+    caller = frame.f_back if frame is not None else None
+    return caller.f_locals.get("self") if caller is not None else None
+
+
+def _not_regular_message(path: str, err: NotRegularFileError) -> str:
+    """The error for a v1 ``ConfigFile``'s ``file`` that is no regular file: the value, what it is, the rule and its
+    source, the fix."""
+    return (f"{path!r} ({os.path.abspath(path)}) {err.strerror}. A v1 ConfigFile reads its file in the program with "
+            "Python's open() (pulumi/pulumi-kubernetes sdk/python/pulumi_kubernetes/yaml/yaml.py@v4.34.2, _read_file), "
+            "which waits on a FIFO or a device until it ends and fails on a directory or a socket, so a real `pulumi "
+            f"preview` hangs or fails on it. Give file the path of the manifest's regular file, relative to "
+            f"{RUN_DIR_WORDS} ({os.getcwd()})")
