@@ -79,7 +79,7 @@ def test_one_run_reports_a_missing_limits_a_gpu_count_requirement_and_its_operat
             "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gte", "values": ["2"]}]}
     issues = dict(config_issues({"cluster": EKS | {"karpenterVersion": "1.8"}, "pools": [pool]}))
     assert set(issues) == {"pools[0].limits", "pools[0].requirements[0].key", "pools[0].requirements[0].operator"}
-    assert issues["pools[0].limits"] == "required key is missing; add it, e.g. limits: {nvidia.com/gpu: 32}"
+    assert issues["pools[0].limits"] == "required key is missing; add it, e.g. limits: {nvidia.com/gpu: \"32\"}"
     assert "'karpenter.k8s.aws/instance-gpu-count' is written by gpuCounts; set it there" in issues[
         "pools[0].requirements[0].key"]
     operator = issues["pools[0].requirements[0].operator"]

@@ -226,8 +226,8 @@ class KarpenterPool(StartupTaintsPool):
         None, description="{enabled: true}: Karpenter NodeOverlays declaring the capacity gpuSharing or mig advertise "
         "(karpenter.sh/v1alpha1, Karpenter >= v1.7, feature gate NodeOverlay).")
     limits: dict[str, int | str] = Field(description=(
-        'Resource caps, each a Kubernetes quantity; must include nvidia.com/gpu, e.g. {nvidia.com/gpu: "32"} (a stack '
-        "file may also write a whole number, 32)."))
+        "Resource caps, each a Kubernetes quantity (a stack file may also write a whole number); must include "
+        'nvidia.com/gpu, e.g. {nvidia.com/gpu: "32"}.'))
     disruption: KarpenterDisruption = Field(default_factory=KarpenterDisruption)
     weight: int | None = Field(None, description="1-100; higher is tried first.")
     expire_after: str | None = Field(None, description="Node lifetime, e.g. 720h, or Never (Karpenter default 720h).")
