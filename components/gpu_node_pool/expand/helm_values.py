@@ -27,6 +27,16 @@ wire form (``gpupool check``'s child, :mod:`gpu_node_pool.sdk.record`); both rea
 - a ``FileAsset`` whose file does not exist fails a real preview: the provider reads every values file when it
   renders the chart (``values.go`` ``readAsset``: "failed to read file"; a Release in ``Check``), so it is refused
   (:class:`ValuesProblem` with ``refused``), with the nearest existing file when one looks like it.
+- a values file whose YAML the provider cannot read as a map of values fails a real preview: the ``helm.v4.Chart``
+  provider reads each file with ``sigs.k8s.io/yaml``'s ``Unmarshal`` into a ``map[string]interface{}`` when it
+  renders the chart and returns its error (pulumi/pulumi-kubernetes ``provider/pkg/helm/values.go@v4.32.0``,
+  ``ValueOpts.MergeValues``), and a ``helm.v3.Release``'s ``Check`` unmarshals each file into its values map the same
+  way (``provider/pkg/provider/helm_release.go@v4.32.0``, ``decodeRelease``). So the document the provider reads
+  (:func:`first_document`) is parsed before helm sees it, and one that is no YAML (a tab indenting a line, an
+  unclosed bracket or quote, an alias with no anchor, a list as a key) or holds a list or a scalar instead of a
+  map is refused (:class:`ValuesProblem` with ``refused``) at the user's file, line and column, never at the
+  temporary copy helm reads. A problem PyYAML reports where Go's YAML readers may read the file (an unknown tag, a
+  repeated anchor, aliases past :data:`gpu_node_pool.sdk.yaml_bounded.MAX_EXPANDED_VALUES`) is left to helm.
 - a values file holding several YAML documents (``---``) gives the provider its first document only: both chart
   types read each file with ``sigs.k8s.io/yaml``'s ``Unmarshal`` (pulumi/pulumi-kubernetes
   ``provider/pkg/helm/values.go@v4.32.0``, ``ValueOpts.MergeValues``; ``provider/pkg/provider/helm_release.go@v4.32.0``,
@@ -46,7 +56,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,7 +68,7 @@ from ..sdk.record import asset_parts
 from ..sdk.yaml_bounded import load_all_bounded
 from .result import similar_path
 
-__all__ = ["ValuesProblem", "first_document", "merge_maps", "merged_values", "values_documents"]
+__all__ = ["SyntaxProblem", "ValuesProblem", "first_document", "merge_maps", "merged_values", "values_documents"]
 
 _CHART = "kubernetes:helm.sh/v4:Chart"
 #: Where the provider reads a chart's values files at preview, per chart type.
@@ -93,6 +103,23 @@ _EMPTY = ("", "~", "null", "Null", "NULL")
 #: A line that starts or ends a YAML document (``---``, ``...``) at its first column: without one, a text is one
 #: document and needs no parsing.
 _MARKER = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)
+#: Where the provider reads each values file as a map of values, per chart type (module docstring).
+_PARSE_SOURCE = {
+    _CHART: "pulumi/pulumi-kubernetes provider/pkg/helm/values.go@v4.32.0, ValueOpts.MergeValues: each file read "
+            "with sigs.k8s.io/yaml Unmarshal into a map, as Construct renders the chart at preview",
+    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.32.0, "
+                                     "decodeRelease in Check: each file unmarshalled into the values map",
+}
+#: PyYAML problems Go's YAML readers share (module docstring): the values file is refused. Every other PyYAML
+#: error is left to helm, which names it (as not judged).
+_SYNTAX_ERRORS = (yaml.scanner.ScannerError, yaml.parser.ParserError)
+_SHARED_PROBLEMS = ("found undefined alias", "found unhashable key")
+#: What a values document holds instead of a map, by the Python type PyYAML builds: (in YAML's words, in Go's
+#: ``encoding/json`` words of its error).
+_KINDS = {"list": ("list", "array"), "str": ("string", "string"), "int": ("number", "number"),
+          "float": ("number", "number"), "bool": ("boolean", "bool")}
+#: A YAML syntax error's words, place first: ``(error, name) -> "<name>:<line>:<column>: <what is wrong>; <fix>"``.
+SyntaxProblem = Callable[[Exception, str], str]
 _HASH_SOURCE = ("pulumi/pulumi pkg/resource/deploy/source_eval.go@v3.243.0, RegisterResource with ComputeAssetHashes; "
                 "sdk/go/common/resource/plugin/rpc.go@v3.243.0: \"failed to compute asset hash\"")
 
@@ -115,11 +142,18 @@ class ValuesProblem:
 
 
 def values_documents(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
-                     notes: list[str]) -> list[str] | ValuesProblem:
+                     notes: list[str], syntax_problem: SyntaxProblem | None = None) -> list[str] | ValuesProblem:
     """The YAML documents to pass with ``-f``: the first YAML document of each ``valueYamlFiles`` asset's text (the
     one the provider reads: :func:`first_document`), then ``values`` as JSON (which is YAML, and keeps types exact);
     or the first problem. A file that is not UTF-8, or one with values in a document after its first, adds a note
-    to ``notes``."""
+    to ``notes``.
+
+    A document the provider cannot read as a map of values is refused (module docstring) at
+    ``valueYamlFiles[i]``, its message beginning with ``<file>:<line>:<column>: `` (the file as the program names
+    it, or ``valueYamlFiles[i]`` for a ``StringAsset``): ``syntax_problem``'s words for a YAML syntax error (the
+    plan passes the stack file reader's, :func:`gpu_node_pool.config.yaml_errors.yaml_syntax_problem`, which this
+    room cannot import), else PyYAML's problem and its context; then a tab where the error is found, the rule with
+    its source, and the fix."""
     docs: list[str] = []
     files = inputs.get("valueYamlFiles") or []
     for i, asset in enumerate(files if isinstance(files, list) else [files]):
@@ -128,6 +162,9 @@ def values_documents(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
         if isinstance(text, ValuesProblem):
             return text
         text, later = first_document(text)
+        unread = _unreadable(type_token, where, _asset_name(asset, where), text, syntax_problem)
+        if unread is not None:
+            return unread
         if later is not None:
             notes.append(_FIRST_ONLY.format(where=where, line=later))
         docs.append(text)
@@ -142,6 +179,57 @@ def values_documents(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
             return ValuesProblem("values", f"values cannot be written for helm ({e})",
                                  "give values as maps, lists, strings, numbers and booleans")
     return docs
+
+
+def _asset_name(asset: Any, where: str) -> str:
+    """How a values file's messages name it: its path as the program wrote it, or ``where`` for a text asset."""
+    parts = asset_parts(asset)
+    return parts[2] if parts is not None and parts[1] == "path" and isinstance(parts[2], str) else where
+
+
+def _unreadable(type_token: str, where: str, name: str, text: str,
+                syntax_problem: SyntaxProblem | None) -> ValuesProblem | None:
+    """The refusal of the values document ``text`` (of the file ``name`` at ``where``) when the provider cannot read
+    it as a map of values (module docstring), else None."""
+    try:
+        doc = next(iter(load_all_bounded(text)), None)
+    except yaml.YAMLError as err:
+        problem = str(getattr(err, "problem", "") or "")
+        if not isinstance(err, _SYNTAX_ERRORS) and not problem.startswith(_SHARED_PROBLEMS):
+            return None  # Go's readers may take it: helm says what it makes of it
+        said = syntax_problem(err, name) if syntax_problem is not None else _plain_syntax(err, name)
+        mark = getattr(err, "problem_mark", None)
+        lines = text.splitlines()
+        if mark is not None and mark.line < len(lines) and lines[mark.line][mark.column:mark.column + 1] == "\t":
+            tab = (" (the character there is a tab: YAML indents with spaces only, "
+                   "https://yaml.org/spec/1.2.2/#61-indentation-spaces)")
+            head, sep, tail = said.rpartition("; ")  # before the wording's own fix, when it ends with one
+            said = f"{head}{tab}{sep}{tail}" if sep else said + tab
+        return ValuesProblem(where, (
+            f"{said}. The provider reads each values file as a YAML map of values at preview "
+            f"({_PARSE_SOURCE.get(type_token, _PARSE_SOURCE[_CHART])}) and fails on a file it cannot read, so a real "
+            f"`pulumi preview` fails on it"), refused=True)
+    if doc is None or isinstance(doc, Mapping):
+        return None
+    kind, go_kind = _KINDS.get(type(doc).__name__, (type(doc).__name__, type(doc).__name__))
+    return ValuesProblem(where, (
+        f"{name}: holds a YAML {kind} where a map of values (key: value) belongs: the provider reads each values file "
+        f"into a map at preview ({_PARSE_SOURCE.get(type_token, _PARSE_SOURCE[_CHART])}) and fails "
+        f"on any other value (\"cannot unmarshal {go_kind} into Go value of type "
+        "map[string]interface {}\"), so a real `pulumi preview` fails on it. Write the values as a map, one "
+        "key: value per line"), refused=True)
+
+
+def _plain_syntax(err: Exception, name: str) -> str:
+    """A YAML error's place, problem and fix when the caller gives no wording: ``<name>:<line>:<column>: is not
+    valid YAML: <problem> (<context> on line N); fix the syntax there``."""
+    mark = getattr(err, "problem_mark", None)
+    where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark is not None else name
+    problem = getattr(err, "problem", None) or (str(err).splitlines() or [type(err).__name__])[0]
+    context, context_mark = getattr(err, "context", None), getattr(err, "context_mark", None)
+    if context and context_mark is not None:
+        problem += f" ({context} on line {context_mark.line + 1})"
+    return f"{where}: is not valid YAML: {problem}; fix the syntax there"
 
 
 def first_document(text: str) -> tuple[str, int | None]:
@@ -191,7 +279,7 @@ def merge_maps(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
 
 
 def merged_values(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
-                  notes: list[str]) -> dict[str, Any] | ValuesProblem:
+                  notes: list[str], syntax_problem: SyntaxProblem | None = None) -> dict[str, Any] | ValuesProblem:
     """The values Helm renders a chart resource with: the documents :func:`values_documents` gives the judging's
     ``helm template`` (the first YAML document of each ``valueYamlFiles`` file in order, then ``values``) merged by
     :func:`merge_maps`, each over the ones before, so ``values`` wins, then the last file. That is Helm's order for
@@ -203,10 +291,10 @@ def merged_values(type_token: str, inputs: Mapping[str, Any], base_dir: Path,
     docstring).
 
     Keys that YAML reads as no string (``1:``, ``true:``) are written as the strings Helm makes of them. Returns
-    the merged map, or the first problem: :func:`values_documents`'s, or a document that is not YAML or not a
-    map (Helm fails on it: "cannot unmarshal array into Go value of type map[string]interface {}").
+    the merged map, or the first problem: :func:`values_documents`'s (with ``syntax_problem``), or a document
+    PyYAML cannot load that it leaves to helm (an unknown tag).
     """
-    docs = values_documents(type_token, inputs, base_dir, notes)
+    docs = values_documents(type_token, inputs, base_dir, notes, syntax_problem)
     if isinstance(docs, ValuesProblem):
         return docs
     files = inputs.get("valueYamlFiles") or []
