@@ -297,7 +297,7 @@ class EksAutoPool(StartupTaintsPool):
     requirements: list[AutoRequirement] = Field(default_factory=list, description="Extra requirements.")
     node_class_ref: AutoNodeClassRef | None = None
     node_class: AutoNodeClass | None = None
-    limits: dict[str, int | str] = Field(description="Resource caps; must include nvidia.com/gpu, e.g. {nvidia.com/gpu: 16}.")
+    limits: dict[str, int | str] = Field(description='Resource caps; must include nvidia.com/gpu, e.g. {nvidia.com/gpu: "16"}.')
     disruption: KarpenterDisruption = Field(default_factory=KarpenterDisruption)
     weight: int | None = Field(None, description="1-100; higher is tried first.")
     expire_after: str | None = Field(None, description="Node lifetime, e.g. 336h, or Never (Auto Mode default 336h).")

@@ -25,7 +25,7 @@ from ...k8s.wellknown import AUTOSCALING_TAG, EKS_NODE_GROUP, LAUNCH_TEMPLATE
 from ...registry import AutoscalerGroupApi, Backend, PoolNameLimit, register
 from .._shared.cloud_names import AUTONAME_SUFFIX
 from .._shared.efa_names import CHILDREN as EFA_CHILDREN
-from .names import _NODE_GROUP as NODE_GROUP_NAME
+from .names import NODE_GROUP_NAME
 
 #: How Cluster Autoscaler reads a managed node group's labels and valued taints (the module docstring).
 DESCRIBE_NODEGROUP = AutoscalerGroupApi(

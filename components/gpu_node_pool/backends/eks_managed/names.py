@@ -11,7 +11,7 @@ from .._shared.cloud_names import LAUNCH_TEMPLATE_NAME, PLACEMENT_GROUP_NAME, Na
 __all__ = ["resource_name_problem"]
 
 #: The EKS node group name rule, as the pulumi-aws docs of ``aws.eks.NodeGroup`` ``nodeGroupName`` give it.
-_NODE_GROUP = NameRule("node_group", 63, r"[A-Za-z0-9][A-Za-z0-9_-]*", (
+NODE_GROUP_NAME = NameRule("node_group", 63, r"[A-Za-z0-9][A-Za-z0-9_-]*", (
     "an EKS node group name must fit (at most 63 characters, starting with a letter or digit, then "
     "letters, digits, hyphens and underscores: pulumi-aws aws.eks.NodeGroup nodeGroupName)"))
 
@@ -19,12 +19,12 @@ _NODE_GROUP = NameRule("node_group", 63, r"[A-Za-z0-9][A-Za-z0-9_-]*", (
 def _rules(pool: Any) -> list[NameRule]:
     """The children ``pool`` autonames (every one the backend can, for no pool), node group first."""
     if pool is None:
-        return [_NODE_GROUP, LAUNCH_TEMPLATE_NAME, PLACEMENT_GROUP_NAME]
+        return [NODE_GROUP_NAME, LAUNCH_TEMPLATE_NAME, PLACEMENT_GROUP_NAME]
     from .launch_template import uses_launch_template
 
     efa = getattr(pool, "efa", None)
     efa_on = efa is not None and efa.enabled
-    return [_NODE_GROUP, *([LAUNCH_TEMPLATE_NAME] if uses_launch_template(pool) else []),
+    return [NODE_GROUP_NAME, *([LAUNCH_TEMPLATE_NAME] if uses_launch_template(pool) else []),
             *([PLACEMENT_GROUP_NAME] if efa_on else [])]
 
 
