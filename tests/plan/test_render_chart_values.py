@@ -118,10 +118,13 @@ def test_the_command_names_only_the_flags_given_and_quotes_every_word():
                     "--no-hooks", "-f", "values.yaml")
     assert "None" not in shlex.join(argv)
     remote = {"version": "0.20.0", "repositoryOpts": {"repo": "https://nvidia.github.io/k8s-device-plugin"},
-              "skipCrds": True, "includeHooks": True}
-    assert helm_template_command("dp", "nvidia-device-plugin", remote, "values.yaml") == (
+              "skipCrds": True, "includeHooks": True, "devel": True}
+    # the judging's flags: hooks left out also with includeHooks, --devel only without a version
+    assert helm_template_command("dp", "nvidia-device-plugin", remote, "values.yaml", "1.33") == (
         "helm", "template", "dp", "nvidia-device-plugin", "--repo", "https://nvidia.github.io/k8s-device-plugin",
-        "--version", "0.20.0", "--namespace", "default", "--skip-crds", "-f", "values.yaml")
+        "--version", "0.20.0", "--namespace", "default", "--skip-crds", "--no-hooks", "--kube-version", "1.33",
+        "-f", "values.yaml")
+    assert "--devel" in helm_template_command("dp", "nvidia-device-plugin", {"devel": True}, "values.yaml")
 
 
 def _helm(argv: list[str], cwd: Path) -> list[dict]:

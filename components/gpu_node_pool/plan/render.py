@@ -14,7 +14,8 @@ would send:
   name) plus its values ``DIR/charts/<resource>/values.yaml``: the one map Helm renders with, its
   ``valueYamlFiles`` and inline ``values`` merged as the plan's judging gave them to Helm
   (:func:`gpu_node_pool.expand.helm_values.merged_values`); ``chart.yaml`` names, in a comment, the
-  ``helm template`` command that renders the same objects, run in its own directory;
+  ``helm template`` command that renders the same objects, run in its own directory, with every flag the plan's
+  judging gave Helm (:func:`helm_template_command`), the Kubernetes version it rendered with among them;
 * any other ``kubernetes:*`` component as its inputs, ``DIR/components/<type>-<name>.yaml``.
 
 Every file (but the verbatim bootstraps) starts with :data:`HEADER_PREFIX`; ``DIR/.gpupool-render.json``
@@ -53,12 +54,16 @@ __all__ = [
     "WriteReport",
     "helm_template_command",
     "kubernetes_files",
+    "rendered_kube_versions",
     "bootstrap_files",
     "launch_template_files",
     "write_files",
 ]
 
 _HELM_MODULE = re.compile(r"^helm\.sh/v\d+$")
+#: How the plan labels each object it rendered from a chart (:func:`gpu_node_pool.plan.expand.expand_plan`:
+#: ``helm template (offline render, --kube-version 1.33)``), which records the Kubernetes version Helm rendered with.
+_RENDERED_WITH = re.compile(r"^helm template \(offline render\b.*?--kube-version ([^\s),:;]+)")
 _UNSAFE = re.compile(r"[^a-z0-9.-]+")
 
 
@@ -145,24 +150,45 @@ def _local_chart(chart: Any, repo: Any, base_dir: Path) -> str:
     return str(path.resolve()) if (path / "Chart.yaml").is_file() or path.is_file() else ""
 
 
-def helm_template_command(release: str, chart: str, inputs: Mapping[str, Any], values_file: str) -> tuple[str, ...]:
-    """The ``helm template`` argv that renders the objects the plan judged for a chart resource's ``inputs``: the
-    release and chart, ``--repo`` and ``--version`` only when given, ``--namespace`` (``default`` when not given,
-    the provider's default; without it Helm takes the kubeconfig's namespace), CRDs included unless ``skipCrds``,
-    hooks left out unless ``includeHooks`` (a ``helm.v4.Chart`` creates no hook, pulumi_kubernetes
-    ``helm/v4/Chart.py``: ``includeHooks``), and ``-f values_file``. Written with :func:`shlex.join`."""
+def helm_template_command(release: str, chart: str, inputs: Mapping[str, Any], values_file: str,
+                          kube_version: str | None = None) -> tuple[str, ...]:
+    """The ``helm template`` argv that renders the objects the plan judged for a chart resource's ``inputs``, with
+    the flags the judging gave Helm (:class:`gpu_node_pool.expand.helm.HelmRenderer`): the release and chart,
+    ``--repo`` and ``--version`` only when given, ``--devel`` when ``devel`` is set and no version is (Helm ignores
+    it beside a version), ``--namespace`` (``default`` when not given, the provider's default; without it Helm takes
+    the kubeconfig's namespace), CRDs included unless ``skipCrds``, ``--no-hooks`` (the judging leaves hooks out,
+    also with ``includeHooks``: :func:`_chart_files` says so in a comment), ``--kube-version kube_version`` when
+    given (the version the plan rendered with: a chart's ``kubeVersion`` constraint and its templates'
+    ``.Capabilities.KubeVersion`` read it, and without it Helm takes its own built-in version), and
+    ``-f values_file``. Written with :func:`shlex.join`."""
     repo = (inputs.get("repositoryOpts") or {}).get("repo")
     version = inputs.get("version")
     argv = ["helm", "template", release, chart]
     argv += ["--repo", str(repo)] if repo else []
     argv += ["--version", str(version)] if version else []
+    argv += ["--devel"] if inputs.get("devel") and not version else []
     argv += ["--namespace", str(inputs.get("namespace") or "default")]
     argv.append("--skip-crds" if inputs.get("skipCrds") else "--include-crds")
-    argv += [] if inputs.get("includeHooks") else ["--no-hooks"]
+    argv.append("--no-hooks")
+    argv += ["--kube-version", str(kube_version)] if kube_version else []
     return (*argv, "-f", values_file)
 
 
-def _chart_files(resource: Recorded, base_dir: Path | None) -> list[RenderedFile]:
+def rendered_kube_versions(resources: Iterable[Recorded]) -> dict[str, str]:
+    """``{chart URN: Kubernetes version}`` of each chart the plan rendered, as the plan labelled the objects it
+    rendered from it (:data:`_RENDERED_WITH`), and under ``""`` the version of the first chart rendered: the plan
+    renders every chart of a stack with one version (its ``cluster.kubernetesVersion``, else
+    :data:`gpu_node_pool.plan.expand.DEFAULT_KUBE_VERSION`), so that one holds for a chart that rendered no object."""
+    found: dict[str, str] = {}
+    for resource in resources:
+        match = _RENDERED_WITH.match(getattr(resource, "synthesized", "") or "")
+        if match and resource.parent:
+            found.setdefault(resource.parent, match.group(1))
+            found.setdefault("", match.group(1))
+    return found
+
+
+def _chart_files(resource: Recorded, base_dir: Path | None, kube_version: str | None) -> list[RenderedFile]:
     from ..expand.helm_values import ValuesProblem, merged_values
 
     inputs = resource.inputs
@@ -186,16 +212,27 @@ def _chart_files(resource: Recorded, base_dir: Path | None) -> list[RenderedFile
         comments += (f"Only the inline values are written: {values.reason}" + (f"; fix: {values.fix}" if values.fix
                                                                                else ""),)
         values = inputs.get("values") if isinstance(inputs.get("values"), Mapping) else {}
-    command = helm_template_command(release, str(reference["chart"]), inputs, "values.yaml")
+    if inputs.get("includeHooks"):
+        comments_of_chart: tuple[str, ...] = (
+            "Note: includeHooks is set, but the plan rendered and judged the chart without its hooks "
+            "(helm template --no-hooks), and so does the command below",)
+    else:
+        comments_of_chart = ()
+    if not kube_version:
+        comments_of_chart += ("Note: the plan rendered no chart of this stack (no helm, or no chart reachable "
+                              "offline), so it recorded no Kubernetes version for the command below; add "
+                              "--kube-version with the cluster's version (e.g. 1.33) for a chart that reads it",)
+    command = helm_template_command(release, str(reference["chart"]), inputs, "values.yaml", kube_version)
     return [
-        RenderedFile(f"{base}/chart.yaml", reference, source, command=command,
+        RenderedFile(f"{base}/chart.yaml", reference, source, comments_of_chart, command=command,
                      local_chart=_local_chart(reference["chart"], repo, run_dir)),
         RenderedFile(f"{base}/values.yaml", values, source, comments),
     ]
 
 
 def kubernetes_files(resources: Iterable[Recorded],
-                     base_dir: str | os.PathLike[str] | None = None) -> list[RenderedFile]:
+                     base_dir: str | os.PathLike[str] | None = None,
+                     kube_version: str | None = None) -> list[RenderedFile]:
     """The files for every recorded ``kubernetes:*`` resource, in registration order.
 
     Custom resources become Kubernetes objects (``apiVersion`` and ``kind`` taken from the
@@ -204,6 +241,9 @@ def kubernetes_files(resources: Iterable[Recorded],
     as their inputs. Providers (``pulumi:providers:kubernetes``) are not Kubernetes objects and are skipped.
     ``base_dir``: the directory Pulumi runs the program in, which charts and values files are relative to
     (:func:`gpu_node_pool.plan.run.program_run_dir`); default: found from each chart's program line.
+    ``kube_version``: the Kubernetes version the plan rendered charts with, for each chart's ``helm template``
+    command; a chart the plan rendered is given the version its objects record (:func:`rendered_kube_versions`),
+    and another chart ``kube_version``, else the version of the stack's other rendered charts, else none.
 
     Raises:
         ValueError: two resources would be written to the same path (cannot happen for
@@ -211,13 +251,17 @@ def kubernetes_files(resources: Iterable[Recorded],
     """
     files: list[RenderedFile] = []
     used: set[str] = set()
+    resources = list(resources)
+    rendered = rendered_kube_versions(resources)
     for resource in resources:
         pkg, module, kind = _split_type(resource.type)
         if pkg != "kubernetes" or getattr(resource, "synthesized", ""):
             continue  # a synthesized stand-in (the chart's DaemonSet) is the chart's to render
         source = f"{resource.name} ({resource.type})"
         if _HELM_MODULE.match(module):
-            new = _chart_files(resource, Path(base_dir) if base_dir is not None else None)
+            version = rendered.get(resource.urn) if resource.urn else None
+            new = _chart_files(resource, Path(base_dir) if base_dir is not None else None,
+                               version or kube_version or rendered.get(""))
         elif resource.custom:
             doc = _object(resource)
             meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
