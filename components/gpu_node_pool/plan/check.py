@@ -402,9 +402,9 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("  tolerations of pool taints (whether a plugin's node selection reaches each pool: "
                      "device-plugin-covers-gpu-pools below):")
         lines += [f"    {'tolerated' if c['tolerated'] else 'MISS     '} {c['pool']}: {c['taint']}" for c in result.coverage]
-    lines += stand_in_lines(result.resources)
     for item in result.undecided:
         lines.append(f"  not judged (unknown at preview): {item}")
+    lines += stand_in_lines(result.resources, "check")  # under their own heading: none is listed as a plugin
     lines += not_judged_lines(result)
     lines.append("")
     if result.violations:

@@ -108,7 +108,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
             lines.append(f"    {'ok  ' if c['tolerated'] else 'MISS'} {c['pool']}: {c['taint']}")
     else:
         lines += operator_plugin_lines(result.resources)
-    lines += stand_in_lines(result.resources)
+    lines += stand_in_lines(result.resources, command)
     lines += admission_lines(result.resources)
     lines += output_lines(result.outputs, result.resources)
     lines.append("")
@@ -148,17 +148,24 @@ def output_lines(outputs: Mapping[str, Any], resources: Iterable[Any] = ()) -> l
     return lines
 
 
-def stand_in_lines(resources: list[Any]) -> list[str]:
-    """The label of every record the plan or check made up (``synthesized``: the device plugin chart's stand-in
-    DaemonSet and its RBAC objects, labelled by :func:`.expand.expand_plan` with the fallback, the chart version its
-    template was read from, why the real chart did not render and the fix): ``  <Kind> <name>:`` (each by its own
-    kind, :func:`kind_of`), then the label wrapped under it (:func:`titled_lines`). Each label is cut of the secrets
-    of ``resources`` before it is wrapped: a secret split across two lines is found by no later cut. ``gpupool plan``
-    and ``gpupool check`` print these lines; ``--json`` carries each label as the resource's ``synthesized``."""
+def stand_in_lines(resources: list[Any], command: str = "plan") -> list[str]:
+    """The label of every record the plan or check made up (``synthesized``, by :func:`.expand.expand_plan`: the
+    objects of a rendered chart, a parsed manifest or an add-on with how each was read, and the device plugin
+    chart's stand-in DaemonSet and its RBAC objects with the fallback, the chart version its template was read from,
+    why the real chart did not render and the fix), under a heading of their own, so that no such object reads as
+    part of the section before it (the device plugins ``gpupool check`` lists): an empty line, the heading
+    ``objects the <command> made from what the program declares (N), and how each was read:``, then per record
+    ``  <Kind> <name>:`` (each by its own kind, :func:`kind_of`) and the label wrapped under it (:func:`titled_lines`).
+    ``[]`` when there is none. Each label is cut of the secrets of ``resources`` before it is wrapped: a secret split
+    across two lines is found by no later cut. ``gpupool plan`` and ``gpupool check`` print these lines; ``--json``
+    carries each label as the resource's ``synthesized``."""
     stand_ins = [r for r in resources if r.synthesized]
+    if not stand_ins:
+        return []
     whys = masked_document([r.synthesized for r in stand_ins], resources)
-    return [line for r, why in zip(stand_ins, whys, strict=True)
-            for line in titled_lines(f"  {kind_of(r.type)} {r.name}:", why, "    ")]
+    return ["", f"objects the {command} made from what the program declares ({len(stand_ins)}), and how each was read:",
+            *(line for r, why in zip(stand_ins, whys, strict=True)
+              for line in titled_lines(f"  {kind_of(r.type)} {r.name}:", why, "    "))]
 
 
 def warning_lines(warnings: Iterable[Any]) -> list[str]:
