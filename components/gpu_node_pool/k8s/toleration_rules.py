@@ -33,11 +33,19 @@ UnmarshalTypeError").
 The API server reports every rule broken; :func:`broken_toleration_rule` names the first in its own order, the
 operator first (once it is right, the rules that depend on it make sense). Whether a toleration is refused is
 the same in either order.
+
+A key that is none of the fields of ``Toleration`` (:data:`TOLERATION_FIELDS`: ``key``, ``operator``, ``value``,
+``effect``, ``tolerationSeconds``; https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#scheduling)
+is no rule broken: the API server's default field validation (``Warn``) drops it with a warning and keeps the rest of
+the toleration, ``Strict`` (``kubectl apply``'s default, ``--validate=strict``) refuses the object
+(https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation). :func:`unknown_toleration_fields`
+names each such key, for a message to carry beside its verdict.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +71,9 @@ __all__ = [
     "decimal_integer",
     "whole_seconds",
     "seconds_range_refusal",
+    "TOLERATION_FIELDS",
+    "FIELD_VALIDATION_SOURCE",
+    "unknown_toleration_fields",
 ]
 
 #: Where the rules of :func:`broken_toleration_rule` are written (the module docstring has the commit).
@@ -241,3 +252,84 @@ def seconds_range_refusal(seconds: Any) -> TolerationRefusal | None:
         f"must fit an int64 ({INT64_MIN} to {INT64_MAX} seconds){helm}",
         f"write at most {INT64_MAX} seconds (292 billion years), or drop tolerationSeconds to tolerate the taint "
         "for ever", source=TOLERATION_SECONDS_SOURCE)
+
+
+#: The JSON fields of ``core/v1`` ``Toleration``, in the API reference's order
+#: (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#scheduling); the names are
+#: matched exactly (``Operator`` is no field).
+TOLERATION_FIELDS = ("key", "operator", "value", "effect", "tolerationSeconds")
+#: Where what the API server does with a field it does not know is written.
+FIELD_VALIDATION_SOURCE = "https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation"
+#: What a toleration without the field means, said when a misspelling of it leaves the field out.
+_ABSENT_MEANS = {
+    "key": "no key, which only operator Exists may have (and then it tolerates every taint)",
+    "operator": "no operator, which means operator Equal",
+    "value": 'no value, which means the value ""',
+    "effect": "no effect, which means every effect",
+    "tolerationSeconds": f"no tolerationSeconds, which means it tolerates a {_NO_EXECUTE} taint for ever",
+}
+_PLAIN_SCALAR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+
+
+def _meant_field(name: Any) -> str | None:
+    """The :data:`TOLERATION_FIELDS` name a key that is none of them most likely means (another case first, then
+    the closest spelling, :func:`gpu_node_pool.text.suggest.closest`), or None."""
+    if not isinstance(name, str):
+        return None
+    for field in TOLERATION_FIELDS:
+        if field.lower() == name.lower():
+            return field
+    close = closest(name.lower(), [f.lower() for f in TOLERATION_FIELDS])
+    return next((f for f in TOLERATION_FIELDS if f.lower() == close), None) if close else None
+
+
+def _yaml_scalar(value: Any) -> str:
+    """``value`` as written after ``field:`` in a manifest's YAML: a plain word as it is (``Exists``), any other
+    string quoted, a number or boolean as JSON writes it."""
+    if isinstance(value, str):
+        return value if full_match(_PLAIN_SCALAR, value) and value not in ("true", "false", "null") else shown(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return shown(value, quote=False)
+
+
+def unknown_toleration_fields(toleration: Any, where: str = "toleration") -> list[str]:
+    """One sentence per key of ``toleration`` (a ``core/v1`` Toleration object, an item of a pod spec's
+    ``tolerations``) that is no field of ``Toleration`` (:data:`TOLERATION_FIELDS`), in the object's order; ``[]``
+    for a toleration of known fields only, or for anything that is no mapping (the refusals say what that is).
+
+    Each reads ``<where>.<key> (<value>) is not a field of Toleration (key, operator, value, effect,
+    tolerationSeconds); did you mean <field>? ...``, then what the API server does with it (dropped with a warning
+    under its default field validation, ``Warn``, so the toleration is judged without it, and the object refused
+    under ``Strict``, ``kubectl apply``'s default: :data:`FIELD_VALIDATION_SOURCE`), what the missing field then
+    means, and the fix: ``write operator: Exists`` for a misspelt field the toleration lacks, ``drop opertor`` when
+    it has that field too, or ``drop it`` when no field is close. E.g. ``{key: nvidia.com/gpu, opertor: Exists}`` at
+    ``tolerations[0]`` gives one sentence starting ``tolerations[0].opertor ('Exists') is not a field of
+    Toleration``.
+
+    Such a key is no refusal by the default validation, so it is kept apart from
+    :func:`broken_toleration_rule`'s answers: a caller shows it as a note on its verdict of the toleration.
+    """
+    if not isinstance(toleration, Mapping):
+        return []
+    notes = []
+    for name, value in toleration.items():
+        if name in TOLERATION_FIELDS:
+            continue
+        label = name if isinstance(name, str) else shown(name)
+        meant = _meant_field(name)
+        guess = f"; did you mean {meant}?" if meant else "."
+        if meant is None:
+            fix, left = f"drop {label}, or write the field meant ({', '.join(TOLERATION_FIELDS)})", ""
+        elif meant in toleration:
+            fix, left = f"drop {label} ({meant} is already set)", ""
+        else:
+            fix, left = f"write {meant}: {_yaml_scalar(value)}", f": this toleration then has {_ABSENT_MEANS[meant]}"
+        notes.append(
+            f"{where}.{label} ({shown(value)}) is not a field of Toleration ({', '.join(TOLERATION_FIELDS)}){guess} "
+            f"The API server drops it under its default field validation (Warn: a warning, and the object is created "
+            f"without it, as judged here{left}) and refuses the whole object under Strict (kubectl apply's default, "
+            f"--validate=strict): {FIELD_VALIDATION_SOURCE}; fix: {fix}")
+    return notes
