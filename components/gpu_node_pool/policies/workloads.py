@@ -29,6 +29,7 @@ from ..k8s.selection import Expression as _Expr
 from ..k8s.selection import label_value as _label_value
 from ..k8s.selection import selection_matches
 from ..k8s.taints import Taint, TaintError, Toleration, tolerates, toleration_from_k8s
+from ..k8s.toleration_rules import unknown_toleration_fields
 from ..sdk import props as _props
 from ..sdk.props import derived, dig, items, mapping, plain, sequence, text
 from ..text.terminal import shown
@@ -38,6 +39,8 @@ __all__ = [
     "Workload",
     "workload_of",
     "read_tolerations",
+    "toleration_notes",
+    "notes_text",
     "selection",
     "NodeSelection",
     "pod_spec_refusals",
@@ -148,6 +151,42 @@ def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], lis
     if cache is not None:
         cache["tolerations"] = (list(out), list(problems))
     return out, problems
+
+
+def toleration_notes(pod_spec: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """One note per key of a toleration of ``pod_spec`` that is no field of ``Toleration``
+    (:func:`~gpu_node_pool.k8s.toleration_rules.unknown_toleration_fields`), each named ``<prefix>tolerations[<i>].<key>``
+    (``prefix``: where the pod spec sits, e.g. ``spec.template.spec.``), in the list's order; ``[]`` when there is
+    none. Kept apart from :func:`read_tolerations`' problems: the API server's default field validation drops such a
+    key with a warning and keeps the toleration, so a rule shows these beside its verdict, never as a refusal.
+
+    Never raises for a value unknown at preview: an item or list unknown at preview gives no note (whoever reads
+    the tolerations meets the unknown).
+    """
+    cache = derived(pod_spec)
+    notes = cache.get("toleration_notes") if cache is not None else None
+    if notes is None:
+        notes = []
+        try:
+            listed = dig(pod_spec, "tolerations")
+            count = len(sequence(listed))
+        except Exception as err:
+            _unknown_only(err)
+            count = 0
+        for i in range(count):
+            try:
+                notes += unknown_toleration_fields(plain(listed[i]), f"tolerations[{i}]")
+            except Exception as err:
+                _unknown_only(err)
+        if cache is not None:
+            cache["toleration_notes"] = notes
+    return [prefix + note for note in notes]
+
+
+def notes_text(notes: list[str]) -> str:
+    """``notes`` (:func:`toleration_notes`) as sentences to append to a finding: ``" Note: <note>. Note: ..."``, or
+    ``""`` for none."""
+    return "".join(f" Note: {note}." for note in notes)
 
 
 def containers(pod_spec: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any]]]:

@@ -1,5 +1,9 @@
 """Policy ``daemonsets-tolerate-gpu-taints``: every DaemonSet tolerates every taint of every GPU pool, or keeps off GPU nodes by
-``nodeSelector`` or required node affinity (mandatory)."""
+``nodeSelector`` or required node affinity (mandatory).
+
+A toleration key that is no field of ``Toleration`` (``opertor``) is named in the finding with the field it most
+likely means (:func:`gpu_node_pool.policies.workloads.toleration_notes`); the verdict is the toleration's without it,
+as the API server's default field validation keeps it."""
 
 from __future__ import annotations
 
@@ -31,8 +35,10 @@ from ..stack import stack_index
 from ..workloads import (
     NodeSelection,
     Workload,
+    notes_text,
     read_tolerations,
     stay_on,
+    toleration_notes,
     workload_of,
 )
 from ._shared import (
@@ -185,9 +191,11 @@ def validate_daemonsets_tolerate_gpu_taints(args: StackValidationArgs, report: R
         failures = _daemonset_failures(workload, tolerations, checks, undecided, placed, discovered)
         if failures:
             note = f" ({'; '.join(problems)})" if problems else ""
+            # a key that is no field of Toleration: dropped by the default field validation, so the verdict stands
+            unknown = notes_text(toleration_notes(workload.pod_spec, "spec.template.spec."))
             report(
                 f"DaemonSet {workload.namespace}/{workload.name} will not run on GPU nodes and does not keep off "
-                f"them: {failures}. Its tolerations: {_describe_tolerations(tolerations)}{note}. "
+                f"them: {failures}. Its tolerations: {_describe_tolerations(tolerations)}{note}.{unknown} "
                 "Tolerate each taint (operator Exists with the taint's key and effect) or keep the DaemonSet off "
                 f"GPU nodes with a required node affinity ({keep_off}).",
                 res.urn,

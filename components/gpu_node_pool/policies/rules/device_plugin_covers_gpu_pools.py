@@ -3,7 +3,9 @@ taints and whose node selection admits every kind of node it will get (mandatory
 
 Judged where the plugin lands (:func:`gpu_node_pool.policies.placement.place`): the pool's labels plus
 those its platform sets, per instance type and zone; a plugin pinned to other instance types, or to a
-label the pool's nodes never carry, leaves those nodes without ``nvidia.com/gpu``."""
+label the pool's nodes never carry, leaves those nodes without ``nvidia.com/gpu``. A finding of an untolerated taint
+names each key of the plugin's tolerations that is no field of ``Toleration``
+(:func:`gpu_node_pool.policies.workloads.toleration_notes`)."""
 
 from __future__ import annotations
 
@@ -33,7 +35,9 @@ from ..workloads import (
     NodeSelection,
     containers,
     kind_of,
+    notes_text,
     read_tolerations,
+    toleration_notes,
     workload_of,
 )
 from ._shared import GPU_RESOURCE, _resource, _stack_placements, _stack_pools, placement_fix
@@ -41,6 +45,10 @@ from ._shared import GPU_RESOURCE, _resource, _stack_placements, _stack_pools, p
 
 def _is_plugin_image(image: Any) -> bool:
     return is_device_plugin_image(image)  # NVIDIA's k8s-device-plugin image, by repository
+
+
+#: How :func:`_plugin_daemonsets` names a DaemonSet it found by its image (its pod spec at ``spec.template.spec``).
+_DAEMONSET = "DaemonSet"
 
 
 def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided,
@@ -60,7 +68,7 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided,
             workload = workload_of(res.resource_type, res.props, res.name)
             assert workload is not None
             if any(_is_plugin_image(dig(c, "image")) for _, c in containers(workload.pod_spec)):
-                found.append((f"DaemonSet {workload.namespace}/{workload.name}", workload.pod_spec))
+                found.append((f"{_DAEMONSET} {workload.namespace}/{workload.name}", workload.pod_spec))
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
     if found:
@@ -104,6 +112,15 @@ def _read_plugins(
     return out
 
 
+def _plugin_notes(plugins: list[tuple[str, Mapping[str, Any]]]) -> list[list[str]]:
+    """Per plugin of ``plugins`` (in their order), the notes on keys of its tolerations that are no field of
+    ``Toleration`` (:func:`~gpu_node_pool.policies.workloads.toleration_notes`), each starting with the plugin's
+    display and, for a DaemonSet, the path of its pod spec (chart values and a GPU Operator's operand hold the
+    tolerations at ``tolerations`` themselves)."""
+    return [toleration_notes(pod_spec, f"{display}: " + ("spec.template.spec." if display.startswith(f"{_DAEMONSET} ") else ""))
+            for display, pod_spec in plugins]
+
+
 def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: ReportViolation) -> None:
     """GPU pools that need NVIDIA's device plugin have one that tolerates their taints and selects their nodes."""
     undecided = Undecided()
@@ -121,6 +138,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             None,
         )
     read: list[tuple[str, list[Toleration], NodeSelection | UnknownValueError]] | None = None
+    notes_of: list[list[str]] | None = None  # per plugin, read at the first finding of a taint it leaves untolerated
     discovered = discovery_agents(agent_resources(stack_index(args)), undecided) if plugins else ()
     placed = _stack_placements(args)  # each pool's kinds of node once, each plugin placed once per pool
     for pool in needing if plugins else []:
@@ -128,9 +146,10 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             undecided.add(pool.display, UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
             continue
         reasons = []
+        notes: list[str] = []  # on the tolerations of the plugins that leave a taint of the pool untolerated
         covered = unjudged = False
         read = read if read is not None else _read_plugins(plugins)
-        for display, tolerations, node_selection in read:
+        for i, (display, tolerations, node_selection) in enumerate(read):
             if isinstance(node_selection, UnknownValueError):
                 undecided.add(f"{display} on {pool.display}", node_selection)
                 continue
@@ -147,10 +166,12 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
                 why.append(replace(placement, missing=()).describe() + f"; {SELECTION_FIX}")
             if placement.missing:
                 why.append("; ".join(s.describe() for s in placement.missing))
+                notes_of = notes_of if notes_of is not None else _plugin_notes(plugins)
+                notes += notes_of[i]
             reasons.append(f"{display}: {', and '.join(why)}")
         if not covered and not unjudged and reasons:
             report(
-                f"The NVIDIA device plugin does not cover {pool.display}: {' | '.join(reasons)}. Its nodes would "
+                f"The NVIDIA device plugin does not cover {pool.display}: {' | '.join(reasons)}.{notes_text(notes)} Its nodes would "
                 f"advertise no {GPU_RESOURCE}. Derive the plugin's tolerations (one Exists toleration per pool taint) "
                 "and node affinity (the pool's GPU label) from the pools (NvidiaDevicePlugin does).",
                 pool.urn or None,

@@ -7,7 +7,9 @@ tolerated by the pod's *effective* tolerations (:func:`gpu_node_pool.k8s.taints.
 its own, plus ``ExtendedResourceToleration``'s for the extended resources it requests on EKS and
 GKE, or where ``admissionPlugins`` says the plugin is on). Otherwise the pod stays Pending for
 good (the pattern of aws/karpenter-provider-aws#5703 and vllm-project/aibrix#909). Matching is
-Kubernetes' (``taints.py``): with ``Equal`` the values must match.
+Kubernetes' (``taints.py``): with ``Equal`` the values must match. The finding names each key of the pod's
+tolerations that is no field of ``Toleration`` (:func:`gpu_node_pool.policies.workloads.toleration_notes`): the API
+server's default field validation drops it, so the verdict is the toleration's without it.
 
 A pod whose only untolerated taints on some pool it targets are ones the pool's platform may tolerate for it
 (tolerations the platform's documentation neither promises nor rules out) is not judged, with the reason its
@@ -39,7 +41,14 @@ from ...registry import find
 from ...sdk.props import Undecided, UnknownValueError, plain
 from ..pools import GpuPool
 from ..stack import stack_index
-from ..workloads import WORKLOAD_POD_SPEC_PATHS, NodeSelection, gpu_resources_requested, read_tolerations
+from ..workloads import (
+    WORKLOAD_POD_SPEC_PATHS,
+    NodeSelection,
+    gpu_resources_requested,
+    notes_text,
+    read_tolerations,
+    toleration_notes,
+)
 from ._shared import _NE, _NS, REFUSED_FIX, _config, _fmt, _resource, _stack_pools
 
 _ABSENT: object = object()
@@ -146,9 +155,12 @@ def validate_gpu_workloads_tolerate_their_pool(args: StackValidationArgs, report
                     if content is not None:
                         texts[key] = text
                 details, fixes = text
+                # a key that is no field of Toleration: dropped by the default field validation, so the verdict stands
+                where = ".".join(WORKLOAD_POD_SPEC_PATHS[workload.kind]) + "."
+                unknown = notes_text(toleration_notes(workload.pod_spec, where))
                 report(
                     f"{workload.display} selects GPU nodes it can never land on, so its pods stay Pending: "
-                    f"{details}. Add the toleration(s) {fixes} (with Equal the value must match the "
+                    f"{details}.{unknown} Add the toleration(s) {fixes} (with Equal the value must match the "
                     "taint's exactly), or select another pool.",
                     res.urn,
                 )
