@@ -153,8 +153,8 @@ def check_project(
         if not result.project:  # Pulumi.yaml read but its program missing: the report still names the project
             try:
                 result.project = project_name(project, read_project_file(project))
-            except ConfigError:
-                pass
+            except ConfigError:  # Pulumi.yaml itself is the error: the project is named by its directory
+                result.project = project.name
         about_stack = found is not None and err.source.startswith(STACK_CONFIG_SOURCE)
         located = found.locate([i for i in err.issues if i.location is None]) if about_stack else []
         result.config_issues = [located.pop(0) if about_stack and i.location is None else i for i in err.issues]
