@@ -13,7 +13,8 @@ def test_a_pulumi_yaml_that_does_not_parse_is_reported_under_the_projects_direct
     (root / "Pulumi.ci.yaml").write_text("config: {}\n")
     (root / "__main__.py").write_text("")
     assert main(["check", "--project-dir", str(root), "--stack", "ci"]) == 2
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
     assert "gpupool check of project 'team-agents', stack 'ci'" in out
     assert "1 error in the project 'team-agents'" in out
     assert "project ''" not in out and "project '?'" not in out
