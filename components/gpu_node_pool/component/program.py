@@ -116,8 +116,10 @@ def build(stack: StackConfig) -> dict[str, Any]:
 def install_gpu_agents(stack: StackConfig, specs: list[Any], opts: pulumi.ResourceOptions | None) -> dict[str, Any]:
     """The GPU Operator (``devicePlugin.provider: gpu-operator``) or, with the standalone plugin, the DCGM
     exporter (``gpuAgents.dcgmExporter.enabled``), and the EFA device plugin for EFA pools
-    (:func:`gpu_node_pool.gpu_agents.installed.installed_agents` decides which); returns them as
-    ``{"gpu_operator": ..., "dcgm_exporter": ..., "efa_device_plugin": ...}`` (None when not installed)."""
+    (:func:`gpu_node_pool.gpu_agents.installed.installed_agents` decides which), and GKE's driver installer for GKE
+    pools with ``gpuDriverVersion: INSTALLATION_DISABLED`` (``gpuAgents.gkeDriverInstaller.enabled``); returns them as
+    ``{"gpu_operator": ..., "dcgm_exporter": ..., "efa_device_plugin": ..., "gke_driver_installer": ...}`` (None when
+    not installed)."""
     from ..gpu_agents import (
         DcgmExporter,
         DcgmExporterArgs,
@@ -144,7 +146,26 @@ def install_gpu_agents(stack: StackConfig, specs: list[Any], opts: pulumi.Resour
         out["efa_device_plugin"] = EfaDevicePlugin("efa-device-plugin", EfaDevicePluginArgs(
             cluster_name=name, pools=specs, config=stack.gpu_agents.efa_device_plugin, extra_tolerations=extra), opts=opts)
         pulumi.export("efaDevicePlugin.tolerations", out["efa_device_plugin"].tolerations)
+    out["gke_driver_installer"] = _gke_driver_installer(stack, specs, extra, opts)
     return out
+
+
+def _gke_driver_installer(stack: StackConfig, specs: list[Any], extra: list[Any],
+                          opts: pulumi.ResourceOptions | None) -> Any:
+    """GKE's driver installer DaemonSet (``gpuAgents.gkeDriverInstaller.enabled``) when a pool has no driver installed
+    by anyone on GKE's node image (:func:`gpu_node_pool.gpu_agents.gke_driver_installer.values.installer_pools`); None
+    otherwise."""
+    from ..gpu_agents.gke_driver_installer.values import installer_pools
+    from ..gpu_agents.pools import agent_pool
+
+    if not stack.gpu_agents.gke_driver_installer.enabled or not installer_pools([agent_pool(p) for p in specs]):
+        return None
+    from ..gpu_agents.gke_driver_installer.component import GkeDriverInstaller, GkeDriverInstallerArgs
+
+    installer = GkeDriverInstaller("gke-driver-installer", GkeDriverInstallerArgs(
+        cluster_name=stack.cluster.name, pools=specs, extra_tolerations=extra), opts=opts)
+    pulumi.export("gkeDriverInstaller.tolerations", installer.tolerations)
+    return installer
 
 
 def main() -> dict[str, Any]:

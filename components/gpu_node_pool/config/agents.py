@@ -28,6 +28,7 @@ __all__ = [
     "DcgmExporterConfig",
     "FeatureDiscoveryConfig",
     "EfaDevicePluginConfig",
+    "GkeDriverInstallerConfig",
     "GpuAgentsConfig",
     "sharing_config_name",
 ]
@@ -97,9 +98,25 @@ class EfaDevicePluginConfig(Model):
     repository: ChartRepository = "https://aws.github.io/eks-charts"
 
 
+class GkeDriverInstallerConfig(Model):
+    """``gpuAgents.gkeDriverInstaller``: GKE's NVIDIA driver installer DaemonSet (``kube-system/nvidia-driver-installer``,
+    GoogleCloudPlatform/container-engine-accelerators ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``), for the
+    GKE pools with ``accelerator.gpuDriverVersion: INSTALLATION_DISABLED``.
+
+    Installed once per cluster when such a pool exists (default ``enabled: true``): GKE installs no driver on those
+    nodes, and until the installer runs they advertise no ``nvidia.com/gpu``
+    (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers). ``false`` when the cluster gets
+    its installer another way (applied with ``kubectl``, another stack); the policy ``gpu-agents-cover-gpu-pools``
+    then reports the pools unless the program declares an installer that reaches them.
+    """
+
+    enabled: bool = True
+
+
 class GpuAgentsConfig(Model):
     """Stack ``gpuAgents``: the GPU agents besides the device plugin, each derived from the pools."""
 
     dcgm_exporter: DcgmExporterConfig = Field(default_factory=DcgmExporterConfig)
     feature_discovery: FeatureDiscoveryConfig = Field(default_factory=FeatureDiscoveryConfig)
     efa_device_plugin: EfaDevicePluginConfig = Field(default_factory=EfaDevicePluginConfig)
+    gke_driver_installer: GkeDriverInstallerConfig = Field(default_factory=GkeDriverInstallerConfig)

@@ -19,8 +19,10 @@ from gpu_node_pool.cli.commands import main as cli_main
 
 OPT_OUT = "gke-no-default-nvidia-gpu-device-plugin"
 WARNING = "pools[0].accelerator.gpuDriverVersion: INSTALLATION_DISABLED: GKE installs no NVIDIA driver on these nodes"
-INSTALLER_URL = ("https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/master/"
-                 "nvidia-driver-installer/cos/daemonset-preloaded.yaml")
+INSTALLER_URL = ("https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
+                 "992db81257553607f1477945f1b3219632991829/nvidia-driver-installer/cos/daemonset-preloaded.yaml")
+#: The stack's own installer switched off: the user applies one (or the plan reports the pool).
+OFF = {"gkeDriverInstaller": {"enabled": False}}
 #: GKE's COS driver installer as GoogleCloudPlatform/container-engine-accelerators
 #: nvidia-driver-installer/cos/daemonset-preloaded.yaml declares it (selection, tolerations, images).
 INSTALLER = """\
@@ -51,9 +53,12 @@ spec:
 """
 
 
-def gke_dev(**pool_changes) -> dict:
-    """The repository's stacks/Pulumi.gke-dev.yaml as a mapping, its pool's accelerator and keys changed."""
+def gke_dev(gpu_agents: dict | None = None, **pool_changes) -> dict:
+    """The repository's stacks/Pulumi.gke-dev.yaml as a mapping, its pool's accelerator and keys changed, with
+    ``gpuAgents`` when given."""
     doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.gke-dev.yaml").read_text())
+    if gpu_agents is not None:
+        doc["config"]["gpu-node-pools:gpuAgents"] = gpu_agents
     pool = doc["config"]["gpu-node-pools:pools"][0]
     pool["accelerator"]["gpuDriverVersion"] = "INSTALLATION_DISABLED"
     for key, value in pool_changes.items():
@@ -82,12 +87,13 @@ def plan(root: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[i
 
 
 def test_installation_disabled_with_gkes_plugin_is_planned_with_the_driver_warning(tmp_path, capsys):
-    code, out, err = plan(project(tmp_path, gke_dev()), capsys)
+    code, out, err = plan(project(tmp_path, gke_dev(OFF)), capsys)
     assert "second plugin" not in out + err
     assert "no resource was registered" not in err
     assert WARNING in err
     assert f"kubectl apply -f {INSTALLER_URL}" in err
     assert "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers" in err
+    assert "set gpuAgents.gkeDriverInstaller.enabled: true" in err
     assert "device plugin   managed by GKE" in out
     # Nothing in this stack installs the driver: the pack says so, as a mandatory finding (exit 1, not 2).
     assert "[mandatory] gpu-agents-cover-gpu-pools" in out and "No NVIDIA driver installer covers" in out
@@ -95,7 +101,7 @@ def test_installation_disabled_with_gkes_plugin_is_planned_with_the_driver_warni
 
 
 def test_the_driver_installer_in_the_program_makes_the_plan_clean_and_keeps_the_warning(tmp_path, capsys):
-    code, out, err = plan(project(tmp_path, gke_dev(), installer=True), capsys, "--json")
+    code, out, err = plan(project(tmp_path, gke_dev(OFF), installer=True), capsys, "--json")
     doc = json.loads(out)
     assert doc["configErrors"] == [], doc["configErrors"]
     assert doc["notJudged"] == [] and doc["violations"] == [], (doc["notJudged"], doc["violations"])
@@ -124,7 +130,7 @@ def test_nvidias_plugin_with_installation_disabled_but_no_opt_out_label_is_still
 
 
 def test_nvidias_plugin_with_the_opt_out_label_is_planned_with_the_driver_warning(tmp_path, capsys):
-    doc = gke_dev(nvidiaDevicePlugin=True)
+    doc = gke_dev(OFF, nvidiaDevicePlugin=True)
     doc["config"]["gpu-node-pools:pools"][0]["labels"][OPT_OUT] = "true"
     code, out, err = plan(project(tmp_path, doc), capsys)
     assert "no resource was registered" not in err

@@ -22,6 +22,7 @@ from ...config.common import (
 )
 from ...config.defaults import DEFAULT_TAINT
 from ...config.errors import ConfigIssue, fail_per_key
+from ...gpu_agents.gke_driver_installer import values as installer
 from ...gpu_agents.sharing import GKE_STRATEGY
 from ...k8s.labels import GKE_COMPUTE_CLASS_LABEL as COMPUTE_CLASS_LABEL
 from ...k8s.labels import GKE_COMPUTE_CLASS_SOURCE as COMPUTE_CLASS_SOURCE
@@ -490,25 +491,30 @@ class GkePool(PoolBase):
         return {GKE_ACCELERATOR_LABEL: self.accelerator.type}
 
 
-#: The installer GKE documents for COS nodes (GKE's default node image), as ``kubectl apply -f`` takes it.
+#: GKE's COS installer as ``kubectl apply -f`` takes it, at the commit ``gpuAgents.gkeDriverInstaller`` is written from.
 GKE_COS_DRIVER_INSTALLER = ("https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
-                            "master/nvidia-driver-installer/cos/daemonset-preloaded.yaml")
+                            f"{installer.SOURCE_COMMIT}/nvidia-driver-installer/cos/daemonset-preloaded.yaml")
+#: GKE Standard's default node image, which a node pool that names no image type gets (the pool model names none).
+GKE_DEFAULT_IMAGE_SOURCE = "https://cloud.google.com/kubernetes-engine/docs/concepts/node-images"
 
 
 def driver_warning(*, gke_plugin: bool) -> str:
     """The warning of a pool with ``gpuDriverVersion: INSTALLATION_DISABLED`` (``gke_plugin``: GKE's device plugin
-    serves it, not NVIDIA's): GKE installs no driver (:data:`GKE_DRIVER_INSTALLER_SOURCE`), so the nodes advertise
-    no ``nvidia.com/gpu`` until a driver installer runs on them; the fix is GKE's ``nvidia-driver-installer``
-    DaemonSet (:data:`GKE_COS_DRIVER_INSTALLER` on COS nodes) or a driver GKE installs (``LATEST``/``DEFAULT``).
-    A warning, not an error: the installer is usually applied outside the stack, where the config cannot see it."""
+    serves it): no ``nvidia.com/gpu`` until an installer has run; the stack's (``gpuAgents.gkeDriverInstaller``, on by
+    default, COS), Ubuntu's manifest, and with ``enabled: false`` :data:`GKE_COS_DRIVER_INSTALLER` or ``enabled:
+    true``: one text for both settings, as a pool model does not see the stack's ``gpuAgents``."""
     plugin = "GKE's device plugin" if gke_plugin else "NVIDIA's device plugin"
     return (f"INSTALLATION_DISABLED: GKE installs no NVIDIA driver on these nodes ({GKE_DRIVER_INSTALLER_SOURCE}), "
-            f"so {plugin} finds no GPU and the nodes advertise no nvidia.com/gpu until a driver installer runs on "
-            "them. Apply GKE's nvidia-driver-installer DaemonSet (on COS nodes: kubectl apply -f "
-            f"{GKE_COS_DRIVER_INSTALLER}; it tolerates every taint and selects GPU nodes without "
-            "cloud.google.com/gke-gpu-driver-version, the label GKE sets when it installs the driver), or let GKE "
-            "install the driver (gpuDriverVersion LATEST or DEFAULT). The mandatory policy gpu-agents-cover-gpu-pools "
-            "reports the pool unless the stack's program declares an installer that reaches its nodes")
+            f"so {plugin} finds no GPU and the nodes advertise no nvidia.com/gpu until a driver installer has run on "
+            "them. The stack installs GKE's nvidia-driver-installer DaemonSet on this pool (gpuAgents.gkeDriverInstaller, "
+            f"enabled by default; {installer.COS_SOURCE}, with tolerations of the pool's taints), written for COS "
+            "nodes: a pool that names no image type gets GKE's default node image cos_containerd "
+            f"({GKE_DEFAULT_IMAGE_SOURCE}). If the pool's image type is changed to Ubuntu outside the stack, set "
+            f"gpuAgents.gkeDriverInstaller.enabled: false and apply {installer.UBUNTU_SOURCE} instead. With "
+            "gpuAgents.gkeDriverInstaller.enabled: false the stack installs none: apply it yourself (on COS nodes: "
+            f"kubectl apply -f {GKE_COS_DRIVER_INSTALLER}) or set gpuAgents.gkeDriverInstaller.enabled: true; the "
+            "mandatory policy gpu-agents-cover-gpu-pools reports the pool unless the program declares an installer "
+            "that reaches its nodes. Or let GKE install the driver (gpuDriverVersion LATEST or DEFAULT)")
 
 
 #: Where GKE says a node pool's zones must be, as the nodeLocations refusal cites it.

@@ -1,0 +1,77 @@
+"""``GkeDriverInstaller``: GKE's NVIDIA driver installer DaemonSet, once per cluster, for the GKE pools with
+``gpuDriverVersion: INSTALLATION_DISABLED``.
+
+A thin shell over :func:`gpu_node_pool.gpu_agents.gke_driver_installer.values.installer_daemonset`: the DaemonSet
+Google publishes for COS nodes (GoogleCloudPlatform/container-engine-accelerators
+``nvidia-driver-installer/cos/daemonset-preloaded.yaml``) declared as a ``kubernetes.apps.v1.DaemonSet`` child,
+written in the package (nothing is fetched at run time), so the policies judge it at preview. Without it those
+pools' nodes advertise no ``nvidia.com/gpu`` (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+
+from ...config import PoolConfig
+from ...k8s.taints import Toleration
+from ...k8s.wellknown import AGENT_NAMESPACE_PROP
+from ...sdk.provider_sdk import provider_sdk
+from ..once import claim
+from ..pools import agent_pool
+from . import values as render
+
+__all__ = ["GkeDriverInstaller", "GkeDriverInstallerArgs", "TYPE_TOKEN"]
+
+TYPE_TOKEN = "gpu-node-pools:index:GkeDriverInstaller"
+
+
+@dataclass(frozen=True)
+class GkeDriverInstallerArgs:
+    """Arguments of :class:`GkeDriverInstaller`.
+
+    Attributes:
+        cluster_name: the cluster all ``pools`` belong to (see ``NvidiaDevicePluginArgs``).
+        pools: the pools' validated models (``GpuNodePool.spec``); the GKE pools with ``gpuDriverVersion:
+            INSTALLATION_DISABLED`` are served (:func:`~gpu_node_pool.gpu_agents.gke_driver_installer.values.installer_pools`).
+        extra_tolerations: tolerations for taints of nodes outside the stack.
+        cluster: optional cluster resource the once-per-cluster guard is keyed on.
+    """
+
+    cluster_name: Any
+    pools: Sequence[PoolConfig]
+    extra_tolerations: Sequence[Toleration] = ()
+    cluster: Any = None
+
+
+class GkeDriverInstaller(pulumi.ComponentResource):
+    """GKE's ``nvidia-driver-installer`` DaemonSet in ``kube-system`` with tolerations derived from the served pools'
+    taints and a node affinity to their nodes.
+
+    Children: ``kubernetes.apps.v1.DaemonSet`` ``<name>-daemonset`` (``kube-system/nvidia-driver-installer``, the name
+    Google's manifest gives it, so an installer applied before with ``kubectl apply`` is the same object).
+
+    Attributes:
+        manifest: the DaemonSet (plain). tolerations: its pods' tolerations (Kubernetes objects).
+
+    Raises:
+        ConfigError: a second GkeDriverInstaller for the same cluster in one program run, or a ``cluster_name``
+            that is no name (see ``NvidiaDevicePlugin``). ValueError: no GKE pool with ``INSTALLATION_DISABLED``.
+    """
+
+    def __init__(self, name: str, args: GkeDriverInstallerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        self.manifest = render.installer_daemonset([agent_pool(p) for p in args.pools], args.extra_tolerations)
+        claim("GkeDriverInstaller", name, args.cluster_name, args.cluster, opts, "GkeDriverInstallerArgs",
+              path="gpuAgents.gkeDriverInstaller", what="GKE's NVIDIA driver installer")
+        super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: render.NAMESPACE}, opts)
+
+        self.tolerations = self.manifest["spec"]["template"]["spec"]["tolerations"]
+        k8s = provider_sdk("pulumi_kubernetes", "GKE's NVIDIA driver installer")
+        self.daemonset = k8s.apps.v1.DaemonSet(
+            f"{name}-daemonset", metadata=self.manifest["metadata"], spec=self.manifest["spec"],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.register_outputs({"namespace": render.NAMESPACE, "tolerations": self.tolerations})
