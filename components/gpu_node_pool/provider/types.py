@@ -39,6 +39,7 @@ from pydantic import BaseModel
 from pydantic.alias_generators import to_pascal
 
 from ..config.common import PoolBase, TaintConfig, TolerationConfig
+from ..config.defaults import DEFAULT_TAINT
 from ..config.pool_names import pool_name_limit
 from ..config.stack import ClusterConfig, StackConfig
 from ..k8s.names import LABEL_VALUE_MAX
@@ -71,8 +72,9 @@ _SHARED_ENUMS: dict[tuple[type[BaseModel], str], type[enum.Enum]] = {
 
 #: A model whose docstring describes a form the package does not take: its type's description here instead.
 _TYPE_DOCS: dict[type[BaseModel], str] = {
-    TaintConfig: ("One taint, the object {key, value, effect}, e.g. {key: nvidia.com/gpu, value: present, effect: "
-                  "NoSchedule}; the string key=value:Effect is taken only by Python and the stack file."),
+    TaintConfig: (f"One taint, the object {{key, value, effect}}, e.g. {{key: {DEFAULT_TAINT.key}, value: "
+                  f"{DEFAULT_TAINT.value}, effect: {DEFAULT_TAINT.effect.value}}}; the string key=value:Effect is taken "
+                  "only by Python and the stack file."),
 }
 
 
