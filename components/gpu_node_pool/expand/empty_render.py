@@ -18,6 +18,8 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+from ..sdk.files import open_input
+
 __all__ = ["empty_render_problem"]
 
 #: What a template calls that makes its offline render differ from the cluster's.
@@ -38,15 +40,22 @@ def _is_helm(binary: str) -> bool:
 
 
 def _templates(ref: str) -> list[str]:
-    """The texts of a local chart's templates (a directory or a packaged ``.tgz``); [] when not readable."""
+    """The texts of a local chart's templates (a directory or a packaged ``.tgz``); [] when not readable. A template
+    file is opened by :func:`gpu_node_pool.sdk.files.open_input` (regular files only, never waited on); what is no
+    regular file is skipped."""
     path, texts, read = Path(ref), [], 0
     try:
         if path.is_dir():
             for file in sorted(path.glob("templates/**/*")):
-                if file.is_file() and read < _MAX_TEMPLATE_BYTES:
-                    data = file.read_bytes()[: _MAX_TEMPLATE_BYTES - read]
-                    read += len(data)
-                    texts.append(data.decode("utf-8", "replace"))
+                if read >= _MAX_TEMPLATE_BYTES:
+                    break
+                try:  # a regular file only: a FIFO among the templates is never waited on
+                    with open_input(file) as fh:
+                        data = fh.read(_MAX_TEMPLATE_BYTES - read)
+                except OSError:  # a directory, a FIFO, a socket, unreadable: no template text
+                    continue
+                read += len(data)
+                texts.append(data.decode("utf-8", "replace"))
         elif path.is_file():
             with tarfile.open(path, "r:gz") as archive:
                 for member in archive.getmembers():

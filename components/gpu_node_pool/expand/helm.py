@@ -32,7 +32,10 @@ Where the chart comes from (in this order): a local chart directory or packaged 
 (relative paths against ``base_dir``); a ``<chart>-<version>.tgz`` in one of ``chart_dirs``
 (e.g. Helm's repository cache, where ``helm pull``/``helm install --repo`` keep downloads);
 with ``fetch=True`` its repository (``repositoryOpts.repo``) or OCI registry (``oci://``).
-Otherwise the chart is not reachable and the resource is :class:`NotJudged`. A chart written as a path
+Otherwise the chart is not reachable and the resource is :class:`NotJudged`. An existing local path that holds no
+chart Helm can load (no ``Chart.yaml``, a file that is no gzipped archive, a ``Chart.yaml`` that is not YAML or that
+``Metadata.Validate`` refuses: :mod:`.chart_load`) is a :class:`RefusedInput`: the provider loads the chart at preview
+(``provider/pkg/helm/tool.go@v4.34.2`` ``runInstall``: ``loader.Load``, "unable to load the chart"). A chart written as a path
 (absolute, or beginning with ``.``) where nothing is is a :class:`RefusedInput` instead: Helm reads such a chart
 from that path only (``helm/helm pkg/action/install.go@v4.1.4``, ``LocateChart``: "path %q not found"), and the
 provider fails a real preview on it: a ``helm.v4.Chart`` in ``Construct``, which runs ``helm template`` at preview
@@ -68,6 +71,7 @@ import yaml
 from ..k8s.wellknown import is_namespaced_kind
 from ..sdk.files import read_input_text
 from ..sdk.yaml_bounded import load_all_bounded, load_bounded
+from .chart_load import CHART_FILE_RULE, SyntaxProblem, chart_load_problem
 from .helm_fixes import helm_failure_fix
 from .helm_values import ValuesProblem, values_documents
 from .manifest_api import api_problem, find_api_problem, list_items
@@ -93,6 +97,15 @@ _MISSING_PATH_SOURCE = {
                                    "(Construct runs helm template at preview: \"unable to locate the chart\")",
     "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.34.2 "
                                      "(Check: a check failure on chart)",
+}
+
+
+#: Where the provider loads a local chart at preview, per chart type (a chart Helm cannot load fails there).
+_LOAD_SOURCE = {
+    "kubernetes:helm.sh/v4:Chart": "pulumi/pulumi-kubernetes provider/pkg/helm/tool.go@v4.34.2, runInstall, which "
+                                   "Construct runs: loader.Load, \"unable to load the chart\"",
+    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.34.2, Check: "
+                                     "helmLoad, getChart's loader.Load, a check failure on chart",
 }
 
 
@@ -163,11 +176,13 @@ class _Source:
 class _Unreachable:
     """Why helm cannot have the chart (``reason``, one sentence) and what to do (``fix``): the not-judged record's
     two halves, decided where the chart is looked for. ``missing_path``: the chart is a path (absolute, or beginning
-    with ``.``) where nothing is, which a real preview fails on (the path as resolved)."""
+    with ``.``) where nothing is, which a real preview fails on (the path as resolved); ``unloadable``: a local path
+    that holds no chart Helm can load (:func:`.chart_load.chart_load_problem`), which a real preview also fails on."""
 
     reason: str
     fix: str
     missing_path: str = ""
+    unloadable: bool = False
 
 
 def _is_chart(path: Path) -> bool:
@@ -191,6 +206,9 @@ class HelmRenderer:
             directory); default the current directory.
         unknown_markers: values that mean "unknown at preview" in the inputs (the offline plan
             stores ``"(known after apply)"``); a chart with one is not judged.
+        syntax_problem: words a local chart's ``Chart.yaml`` that is not YAML, ``<file>:<line>:<column>: ...``
+            (the plan passes :func:`gpu_node_pool.config.yaml_errors.yaml_syntax_problem`'s, which this room cannot
+            import); None: PyYAML's problem at that place.
     """
 
     def __init__(
@@ -203,6 +221,7 @@ class HelmRenderer:
         chart_dirs: Sequence[str | os.PathLike[str]] = (),
         base_dir: str | os.PathLike[str] | None = None,
         unknown_markers: Sequence[Any] = (),
+        syntax_problem: SyntaxProblem | None = None,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout: {timeout!r} is not a positive number of seconds; give e.g. 30")
@@ -214,6 +233,7 @@ class HelmRenderer:
         self.chart_dirs = [Path(d) for d in chart_dirs]
         self.base_dir = Path(base_dir) if base_dir else Path.cwd()
         self.unknown_markers = tuple(unknown_markers)
+        self.syntax_problem = syntax_problem
         self._home: Path | None = None
         self._cache: dict[str, Expanded | NotJudged | RefusedInput] = {}
         #: How many times helm actually ran (cache hits do not count).
@@ -259,7 +279,7 @@ class HelmRenderer:
         Returns:
             :class:`Expanded` (``source`` ``"helm template"``) with every rendered object;
             :class:`RefusedInput` (input ``chart``, ``valueYamlFiles[i]`` or ``values...``) for a chart written as a
-            path where nothing is, a values file that does not exist or an archive in ``values``, which a real
+            path where nothing is or a local path that holds no chart Helm can load (:mod:`.chart_load`), a values file that does not exist or an archive in ``values``, which a real
             preview fails on (with or without a helm: reading them needs none), and for a rendered object whose kind
             or API version no API server serves (:mod:`.manifest_api`, named by its template); or :class:`NotJudged` for:
             an unsupported type, inputs unknown at preview, no helm, a chart not reachable offline, a
@@ -290,6 +310,10 @@ class HelmRenderer:
         if isinstance(source, _Unreachable) and source.missing_path and type_token in _MISSING_PATH_SOURCE:
             return RefusedInput(who, type_token, "chart", self._missing_path_message(chart, source.missing_path,
                                                                                    _MISSING_PATH_SOURCE[type_token]))
+        if isinstance(source, _Unreachable) and source.unloadable and type_token in _MISSING_PATH_SOURCE:
+            return RefusedInput(who, type_token, "chart", (
+                f"{source.reason}: {CHART_FILE_RULE}, and the provider loads it the same way, so a real `pulumi "
+                f"preview` fails on it ({_LOAD_SOURCE[type_token]}). Fix: {source.fix}"))
         read_notes: list[str] = []
         values_files = values_documents(type_token, inputs, self.base_dir, read_notes)  # needs no helm either
         if isinstance(values_files, ValuesProblem):
@@ -332,15 +356,11 @@ class HelmRenderer:
         """Where the chart is, or why helm cannot have it and the fix (:class:`_Unreachable`)."""
         if not repo and not chart.startswith("oci://") and "://" not in chart:
             path = (self.base_dir / chart) if not Path(chart).is_absolute() else Path(chart)
-            if path.is_dir() and (path / "Chart.yaml").is_file():
+            if path.exists():  # helm reads an existing path as the chart, and loads it (chart_load's docstring)
+                problem = chart_load_problem(path, chart, self.syntax_problem)
+                if problem is not None:
+                    return _Unreachable(*problem, unloadable=True)
                 return _Source(str(path), local=True)
-            if path.is_file() and path.name.endswith(".tgz"):
-                return _Source(str(path), local=True)
-            if path.is_dir():  # a local path, but no chart
-                return _Unreachable(f"chart {chart!r} is a directory without a Chart.yaml ({path}), so no Helm chart",
-                                    _NOT_A_CHART_FIX)
-            if path.exists():
-                return _Unreachable(f"chart {chart!r} is a file but no packaged chart (.tgz) ({path})", _NOT_A_CHART_FIX)
             if Path(chart).is_absolute() or chart.startswith("."):
                 # helm reads these as paths only (helm/helm pkg/action/install.go LocateChart: "if path is absolute
                 # or begins with '.', error out here"), never as a repository's chart

@@ -349,7 +349,7 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
     dropped: set[int] = set()
     with HelmRenderer(locate_helm(options.helm) or options.helm or "helm", kube_version=kube_version,
                       fetch=options.fetch, timeout=options.timeout, chart_dirs=chart_dirs, base_dir=base_dir,
-                      unknown_markers=_MARKERS) as renderer:
+                      unknown_markers=_MARKERS, syntax_problem=_manifest_syntax) as renderer:
         for i, res in enumerate(resources):
             if res.synthesized or (res.urn and res.urn in has_child):
                 continue
