@@ -46,6 +46,9 @@ GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 #: ``nvidia-driver-installer`` DaemonSet selects nodes without it (GoogleCloudPlatform/container-engine-accelerators
 #: ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``).
 GKE_DRIVER_VERSION_LABEL = "cloud.google.com/gke-gpu-driver-version"
+#: GKE sets it on Confidential GKE Nodes (https://cloud.google.com/kubernetes-engine/docs/how-to/confidential-gke-nodes);
+#: the COS driver installer keeps off them (container-engine-accelerators ships ``daemonset-confidential.yaml`` for them).
+GKE_CONFIDENTIAL_NODES_LABEL = "cloud.google.com/gke-confidential-nodes-instance-type"
 
 #: Images whose entrypoint is kubectl, so that a container of one with no ``command`` runs ``kubectl <args>``:
 #: bitnami/kubectl (bitnami/containers ``bitnami/kubectl/1.28/debian-12/Dockerfile``: ``ENTRYPOINT [ "kubectl" ]``)
@@ -66,6 +69,7 @@ NVIDIA_DEVICE_PLUGIN_TYPE = "gpu-node-pools:index:NvidiaDevicePlugin"
 GPU_OPERATOR_TYPE = "gpu-node-pools:index:GpuOperator"
 DCGM_EXPORTER_TYPE = "gpu-node-pools:index:DcgmExporter"
 EFA_DEVICE_PLUGIN_TYPE = "gpu-node-pools:index:EfaDevicePlugin"
+GKE_DRIVER_INSTALLER_TYPE = "gpu-node-pools:index:GkeDriverInstaller"
 #: Our node agent components; each registers the namespace it installs its chart into as this property.
 AGENT_COMPONENT_TYPES = (NVIDIA_DEVICE_PLUGIN_TYPE, GPU_OPERATOR_TYPE, DCGM_EXPORTER_TYPE, EFA_DEVICE_PLUGIN_TYPE)
 AGENT_NAMESPACE_PROP = "agentNamespace"

@@ -43,7 +43,8 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         min_size=int_or_none(dig(props, "autoscaling", "totalMinNodeCount", default=dig(props, "autoscaling", "minNodeCount"))),
         problem=problem,
         # who installs the driver: INSTALLATION_DISABLED means nobody unless the stack does
-        extra={"gpu_driver_version": driver, "node_pool_name": text(dig(props, "name"))},
+        extra={"gpu_driver_version": driver, "node_pool_name": text(dig(props, "name")),
+               "confidential_nodes": dig(props, "nodeConfig", "confidentialNodes", "enabled")},
         instance_types=(machine,) if machine else None,
         zones=tuple(z for z in items(dig(props, "nodeLocations")) if isinstance(z, str)) or None,
     )

@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...k8s.selection import NodeLabels
-from ...k8s.wellknown import ARCH_LABEL, GKE_DRIVER_VERSION_LABEL
+from ...k8s.wellknown import ARCH_LABEL, GKE_CONFIDENTIAL_NODES_LABEL, GKE_DRIVER_VERSION_LABEL
 from .._shared.node_labels import node_kinds
 from .machines import machine_arch
 
@@ -45,14 +45,19 @@ def _region(zone: str) -> str:
 
 def node_labels(pool: Any) -> list[NodeLabels]:
     """One :class:`NodeLabels` per zone of the node pool (one machine type), with :data:`~gpu_node_pool.k8s.wellknown.GKE_DRIVER_VERSION_LABEL`
-    carried (value unknown) when GKE installs the driver and known missing with ``INSTALLATION_DISABLED``."""
+    carried (value unknown) when GKE installs the driver and known missing with ``INSTALLATION_DISABLED``, and
+    :data:`~gpu_node_pool.k8s.wellknown.GKE_CONFIDENTIAL_NODES_LABEL` carried on a pool of Confidential GKE Nodes
+    (``node_config.confidential_nodes.enabled``) and known missing when the pool does not enable them."""
     name = (pool.extra or {}).get("node_pool_name")
     driver = (pool.extra or {}).get("gpu_driver_version")
     platform = {NODEPOOL_LABEL: name} if isinstance(name, str) and name else {}
     unknown = [] if platform else [NODEPOOL_LABEL]
     if driver in _GKE_INSTALLS:
         unknown.append(GKE_DRIVER_VERSION_LABEL)
+    confidential = (pool.extra or {}).get("confidential_nodes", False)
+    if confidential is True:
+        unknown.append(GKE_CONFIDENTIAL_NODES_LABEL)
     kinds = node_kinds(pool.labels, pool.instance_types, pool.zones, _per_type, platform, unknown, _region)
-    if driver == "INSTALLATION_DISABLED":
-        return [replace(k, decided=k.decided | {GKE_DRIVER_VERSION_LABEL}) for k in kinds]
-    return kinds
+    absent = {GKE_DRIVER_VERSION_LABEL} if driver == "INSTALLATION_DISABLED" else set()
+    absent |= {GKE_CONFIDENTIAL_NODES_LABEL} if confidential in (None, False) else set()
+    return [replace(k, decided=k.decided | absent) for k in kinds] if absent else kinds

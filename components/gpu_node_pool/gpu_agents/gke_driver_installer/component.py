@@ -18,7 +18,7 @@ import pulumi
 
 from ...config import PoolConfig
 from ...k8s.taints import Toleration
-from ...k8s.wellknown import AGENT_NAMESPACE_PROP
+from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GKE_DRIVER_INSTALLER_TYPE
 from ...sdk.provider_sdk import provider_sdk
 from ..once import claim
 from ..pools import agent_pool
@@ -26,7 +26,7 @@ from . import values as render
 
 __all__ = ["GkeDriverInstaller", "GkeDriverInstallerArgs", "TYPE_TOKEN"]
 
-TYPE_TOKEN = "gpu-node-pools:index:GkeDriverInstaller"
+TYPE_TOKEN = GKE_DRIVER_INSTALLER_TYPE
 
 
 @dataclass(frozen=True)

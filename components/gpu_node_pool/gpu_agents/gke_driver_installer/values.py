@@ -33,7 +33,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ...k8s.taints import Toleration
-from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_DRIVER_VERSION_LABEL, POOL_LABEL_KEY, SYSTEM_NODE_CRITICAL
+from ...k8s.wellknown import (
+    GKE_ACCELERATOR_LABEL,
+    GKE_CONFIDENTIAL_NODES_LABEL,
+    GKE_DRIVER_VERSION_LABEL,
+    POOL_LABEL_KEY,
+    SYSTEM_NODE_CRITICAL,
+)
 from ..placement import derived_tolerations
 from ..pools import AgentPool
 
@@ -48,9 +54,6 @@ UBUNTU_SOURCE = f"{SOURCE_REPO} nvidia-driver-installer/ubuntu/daemonset-preload
 NAME = "nvidia-driver-installer"
 NAMESPACE = "kube-system"
 _APP = {"k8s-app": NAME}
-#: Node label GKE sets on Confidential GKE Nodes; the COS manifest keeps the installer off them (its own manifest,
-#: ``daemonset-confidential.yaml``, serves them).
-_CONFIDENTIAL_LABEL = "cloud.google.com/gke-confidential-nodes-instance-type"
 _INSTALL_DIR = "/home/kubernetes/bin/nvidia"
 _VULKAN_DIR = f"{_INSTALL_DIR}/vulkan/icd.d"
 _COS_TOOLS = "/var/lib/cos-tools"
@@ -87,7 +90,7 @@ def _affinity(pools: Sequence[AgentPool]) -> dict[str, Any]:
     expressions = [
         {"key": GKE_ACCELERATOR_LABEL, "operator": "Exists"},
         {"key": GKE_DRIVER_VERSION_LABEL, "operator": "DoesNotExist"},
-        {"key": _CONFIDENTIAL_LABEL, "operator": "DoesNotExist"},
+        {"key": GKE_CONFIDENTIAL_NODES_LABEL, "operator": "DoesNotExist"},
         {"key": POOL_LABEL_KEY, "operator": "In", "values": sorted({p.name for p in pools})},
     ]
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
