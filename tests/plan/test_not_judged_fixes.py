@@ -136,7 +136,6 @@ def test_a_workload_left_to_a_gke_compute_class_gets_the_backends_fix():
 @pytest.mark.parametrize(("type_token", "inputs", "fix"), [
     ("kubernetes:helm.sh/v4:Chart", {"chart": "gpu-agent", "version": "1.0.0"},
      "run with --fetch-charts, or `helm pull gpu-agent --version 1.0.0` into a chart directory"),
-    ("kubernetes:helm.sh/v4:Chart", {"chart": "."}, "point chart at a chart directory"),  # no Chart.yaml there
     ("kubernetes:helm.sh/v4:Chart", {"chart": "c", "postRenderer": {"command": "kustomize"}},
      "judge the post-rendered manifests"),
     ("kubernetes:helm.sh/v3:Chart", {"chart": "c"}, "use kubernetes.helm.v4.Chart"),
@@ -144,7 +143,7 @@ def test_a_workload_left_to_a_gke_compute_class_gets_the_backends_fix():
     ("kubernetes:yaml/v2:ConfigGroup", {"files": ["missing/*.yaml"]}, "fix the path or glob pattern"),
     ("aws:eks/addon:Addon", {"addonName": "no-such-addon", "clusterName": "c"},
      "after install, read its DaemonSets' tolerations"),
-], ids=["chart-not-cached", "chart-dir-without-chart", "post-renderer", "helm-v3-chart", "remote-manifest", "no-file",
+], ids=["chart-not-cached", "post-renderer", "helm-v3-chart", "remote-manifest", "no-file",
         "unknown-addon"])
 def test_each_kind_of_item_the_plan_cannot_open_shows_the_fix_its_expander_gave(tmp_path, type_token, inputs, fix):
     from gpu_node_pool.plan.expand import ExpandOptions, expand_plan

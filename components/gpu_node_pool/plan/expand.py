@@ -334,7 +334,8 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
     version = getattr(getattr(result.config, "cluster", None), "kubernetes_version", None)
     kube_version = version or DEFAULT_KUBE_VERSION
     chart_label = f"helm template (offline render, --kube-version {kube_version}" + (
-        ")" if version else ": the default, cluster.kubernetesVersion is not set)")
+        ")" if version else ": the default; the stack config sets no cluster.kubernetesVersion, and the program's "
+        "own GpuNodePool clusters are not read for it)")
     by_name = {r.name: r for r in resources}
     for nj in collected:  # v1 ConfigFiles with a remote URL, v1 manifests that do not parse
         owner = by_name.get(nj.resource)
