@@ -48,8 +48,9 @@ MISPLACED = [
     ("GKE: minSize beside autoscaling", edited("      nodeLocations:", "      minSize: 0\n      nodeLocations:", GKE),
      "pools[0].minSize: unknown key 'minSize': it belongs under autoscaling (autoscaling.minSize)"),
     ("gpuAgents: enabled beside the agents", DEV + "  gpu-node-pools:gpuAgents:\n    enabled: true\n",
-     "gpuAgents.enabled: unknown key 'enabled': it belongs under dcgmExporter, featureDiscovery or efaDevicePlugin "
-     "(dcgmExporter.enabled, featureDiscovery.enabled, efaDevicePlugin.enabled)"),
+     "gpuAgents.enabled: unknown key 'enabled': it belongs under dcgmExporter, featureDiscovery, efaDevicePlugin or "
+     "gkeDriverInstaller (dcgmExporter.enabled, featureDiscovery.enabled, efaDevicePlugin.enabled, "
+     "gkeDriverInstaller.enabled)"),
 ]
 
 

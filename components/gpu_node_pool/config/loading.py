@@ -17,7 +17,7 @@ from pydantic import (
 from ..k8s.patterns import full_match
 from ..registry import all_backends
 from ..registry import names as backend_names
-from ..sdk.yaml_bounded import TAG_ERRORS
+from ..sdk.yaml_bounded import TAG_ERRORS, with_tab_cause
 from ..text.suggest import closest
 from ..text.terminal import MAX_SHOWN
 from .bounds import API_WIDTHS, BOUND_WORDS, api_of, beyond_bound, beyond_width, bound_of, past_range
@@ -387,7 +387,8 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
         if isinstance(syntax, yaml.reader.ReaderError) and isinstance(syntax.position, int):  # a character, no mark
             before = text[: syntax.position]
             where = Location(file or name, before.count("\n") + 1, syntax.position - before.rfind("\n"))
-        raise ConfigError([ConfigIssue(*yaml_syntax_problem(syntax, name), where)], name) from None
+        at, message = yaml_syntax_problem(syntax, name)
+        raise ConfigError([ConfigIssue(at, with_tab_cause(message, syntax, text), where)], name) from None
     except TAG_ERRORS:
         if "!!" not in text:  # no explicit tag: not the file's mistake
             raise

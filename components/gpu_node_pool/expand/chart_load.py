@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from ..sdk.files import open_input, read_input_text
-from ..sdk.yaml_bounded import load_bounded
+from ..sdk.yaml_bounded import load_bounded, with_tab_cause
 
 __all__ = ["CHART_FILE_RULE", "SyntaxProblem", "chart_load_problem", "is_loose_semver"]
 
@@ -40,7 +40,6 @@ CHART_FILE_RULE = ("Helm loads the chart with loader.Load (helm/helm pkg/chart/v
 _LOOSE_SEMVER = re.compile(r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
                            r"(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?")
 _UINT64_MAX = (1 << 64) - 1  # strconv.ParseUint(s, 10, 64): Go's uint64, no Kubernetes bound
-_TAB = " (the character there is a tab: YAML indents with spaces only, https://yaml.org/spec/1.2.2/#61-indentation-spaces)"
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -96,11 +95,7 @@ def _chart_yaml_problem(meta: Path, chart: str, syntax_problem: SyntaxProblem | 
         doc = load_bounded(text)
     except yaml.YAMLError as err:
         said = syntax_problem(err, str(meta)) if syntax_problem is not None else _plain_syntax(err, str(meta))
-        mark = getattr(err, "problem_mark", None)
-        lines = text.splitlines()
-        if mark is not None and mark.line < len(lines) and lines[mark.line][mark.column:mark.column + 1] == "\t":
-            head, sep, tail = said.rpartition("; ")
-            said = f"{head}{_TAB}{sep}{tail}" if sep else said + _TAB
+        said = with_tab_cause(said, err, text)
         return (f"chart {chart!r}: {said}, so Helm cannot load the chart (\"cannot load Chart.yaml\")",
                 f"{fix_file}: indent with spaces and keep it a YAML map of the chart's fields")
     if not isinstance(doc, dict):

@@ -65,7 +65,7 @@ import yaml
 
 from ..sdk.files import read_input_text
 from ..sdk.record import asset_parts
-from ..sdk.yaml_bounded import load_all_bounded
+from ..sdk.yaml_bounded import load_all_bounded, with_tab_cause
 from .result import similar_path
 
 __all__ = ["SyntaxProblem", "ValuesProblem", "first_document", "merge_maps", "merged_values", "values_documents"]
@@ -197,14 +197,8 @@ def _unreadable(type_token: str, where: str, name: str, text: str,
         problem = str(getattr(err, "problem", "") or "")
         if not isinstance(err, _SYNTAX_ERRORS) and not problem.startswith(_SHARED_PROBLEMS):
             return None  # Go's readers may take it: helm says what it makes of it
-        said = syntax_problem(err, name) if syntax_problem is not None else _plain_syntax(err, name)
-        mark = getattr(err, "problem_mark", None)
-        lines = text.splitlines()
-        if mark is not None and mark.line < len(lines) and lines[mark.line][mark.column:mark.column + 1] == "\t":
-            tab = (" (the character there is a tab: YAML indents with spaces only, "
-                   "https://yaml.org/spec/1.2.2/#61-indentation-spaces)")
-            head, sep, tail = said.rpartition("; ")  # before the wording's own fix, when it ends with one
-            said = f"{head}{tab}{sep}{tail}" if sep else said + tab
+        said = with_tab_cause(syntax_problem(err, name) if syntax_problem is not None else _plain_syntax(err, name),
+                              err, text)
         return ValuesProblem(where, (
             f"{said}. The provider reads each values file as a YAML map of values at preview "
             f"({_PARSE_SOURCE.get(type_token, _PARSE_SOURCE[_CHART])}) and fails on a file it cannot read, so a real "

@@ -60,7 +60,7 @@ from typing import Any
 import yaml
 
 from ..sdk.files import NotRegularFileError, open_input
-from ..sdk.yaml_bounded import load_all_bounded
+from ..sdk.yaml_bounded import load_all_bounded, with_tab_cause
 from .helm import parse_manifests
 from .manifest_api import api_problem, document_place, find_api_problem, first_api_problem, list_items
 from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
@@ -349,14 +349,7 @@ def _syntax(err: Exception, name: str, syntax_problem: Callable[[Exception, str]
     line>``; a tab where the error is found is named as the cause (YAML indents with spaces only: YAML 1.2.2, 6.1
     Indentation Spaces, https://yaml.org/spec/1.2.2/#61-indentation-spaces)."""
     if isinstance(err, yaml.YAMLError) and syntax_problem is not None:
-        said = syntax_problem(err, name)
-        mark = getattr(err, "problem_mark", None)
-        lines = text.splitlines()
-        if mark is not None and mark.line < len(lines) and lines[mark.line][mark.column:mark.column + 1] == "\t":
-            head, sep, tail = said.rpartition("; ")
-            tab = " (the character there is a tab: YAML indents with spaces only, https://yaml.org/spec/1.2.2/#61-indentation-spaces)"
-            said = f"{head}{tab}{sep}{tail}" if sep else said + tab
-        return said
+        return with_tab_cause(syntax_problem(err, name), err, text)
     if isinstance(err, UnicodeDecodeError):
         return f"{name}: is not UTF-8 text ({_first_line(err)}); save it as UTF-8"
     return f"{name}: {_first_line(err)}"

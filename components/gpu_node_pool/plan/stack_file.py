@@ -23,7 +23,7 @@ from ..config.errors import Location
 from ..config.pulumi_yaml import load_pulumi_yaml
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.files import NotRegularFileError, open_input
-from ..sdk.yaml_bounded import AliasExpansionError, TagValueError
+from ..sdk.yaml_bounded import AliasExpansionError, TagValueError, with_tab_cause
 from ..text.suggest import closest
 
 __all__ = ["EMPTY_PROJECT_FILE", "StackFile", "missing_program_issue", "read_project_file", "read_stack", "read_stack_path", "locate_findings"]
@@ -86,7 +86,6 @@ EMPTY_PROJECT_FILE = (
     "sdk/go/common/workspace/project.json requires both, and the Pulumi CLI refuses the project without them); write "
     f"them, e.g. 'name: gpu-pools' and 'runtime: python' on two lines ({PROJECT_FILE_DOCS})")
 #: Why a tab where YAML found an error is the cause (YAML 1.2.2, 6.1 Indentation Spaces).
-_TAB = " (the character there is a tab: YAML indents with spaces only, https://yaml.org/spec/1.2.2/#61-indentation-spaces)"
 
 
 def _syntax_message(err: yaml.YAMLError, text: str) -> str:
@@ -102,12 +101,7 @@ def _syntax_message(err: yaml.YAMLError, text: str) -> str:
     _, message = yaml_syntax_problem(err, "Pulumi.yaml")
     if not message.startswith("is not valid YAML"):  # said of a stack file, which Pulumi.yaml is not
         message = f"is not valid YAML: {problem}; fix the syntax there"
-    mark = getattr(err, "problem_mark", None)
-    lines = text.splitlines()
-    if mark is not None and mark.line < len(lines) and lines[mark.line][mark.column:mark.column + 1] == "\t":
-        head, sep, tail = message.rpartition("; ")
-        message = f"{head}{_TAB}{sep}{tail}" if sep else message + _TAB
-    return message
+    return with_tab_cause(message, err, text)
 
 
 def _read_project_text(project_dir: Path) -> str:

@@ -19,7 +19,7 @@ import yaml
 from ..k8s.go_numbers import YAML_FLOAT_FIRST, yaml_float
 
 __all__ = [
-    "TAG_ERRORS", "MAX_EXPANDED_VALUES", "AliasExpansionError", "GoSafeLoader", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
+    "TAG_ERRORS", "TAB_CAUSE", "with_tab_cause", "MAX_EXPANDED_VALUES", "AliasExpansionError", "GoSafeLoader", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
 
 #: PyYAML's resolved tags of a string, a list and a mapping (the YAML 1.1 tag repository, https://yaml.org/type/).
 STR_TAG, SEQ_TAG, MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
@@ -171,3 +171,18 @@ def load_all_bounded(text: str) -> Iterator[Any]:
 
 
 GoSafeLoader.add_implicit_resolver("tag:yaml.org,2002:float", _GoFloatText(), list(YAML_FLOAT_FIRST))
+
+
+#: Why a YAML error found at a tab happened: YAML indents with spaces only (YAML 1.2.2, 6.1 Indentation Spaces).
+TAB_CAUSE = " (the character there is a tab: YAML indents with spaces only, https://yaml.org/spec/1.2.2/#61-indentation-spaces)"
+
+
+def with_tab_cause(said: str, err: BaseException, text: str) -> str:
+    """``said`` (the words of the YAML error ``err`` in ``text``, perhaps ending ``; <fix>``) with :data:`TAB_CAUSE`
+    before its fix when the character where ``err`` was found is a tab; else ``said`` unchanged."""
+    mark = getattr(err, "problem_mark", None)
+    lines = text.splitlines()
+    if mark is None or mark.line >= len(lines) or lines[mark.line][mark.column:mark.column + 1] != "\t":
+        return said
+    head, sep, tail = said.rpartition("; ")
+    return f"{head}{TAB_CAUSE}{sep}{tail}" if sep else said + TAB_CAUSE
