@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import jsonschema
+import programs
 import pytest
 from conftest import ROOT
 
@@ -38,18 +39,6 @@ spec:
       containers: [{name: fluent-bit, image: fluent/fluent-bit:3.1}]
 {{- end }}
 """
-PROGRAM = """\
-import pulumi
-import pulumi_kubernetes as k8s
-
-from gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs
-
-cluster = {"name": "ml", "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-nodes", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
-gpu = GpuNodePool("gpu", GpuNodePoolArgs(cluster=cluster, pool={
-    "name": "gpu", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 2},
-    "taints": ["nvidia.com/gpu=present:NoSchedule"]}))
-NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs("ml", [gpu.spec]))
-"""
 LOGSHIP = f"{DS} logship:logging/logship-logship"
 
 
@@ -62,11 +51,7 @@ def _chart(project: Path) -> None:
 
 def team_project(tmp_path: Path, chart_line: str) -> Path:
     """A team's own Pulumi project: a tainted GPU pool with its device plugin (clean alone), plus ``chart_line``."""
-    project = tmp_path / "team"
-    project.mkdir()
-    (project / "Pulumi.yaml").write_text("name: team-gpu\nruntime:\n  name: python\n")
-    (project / "Pulumi.ci.yaml").write_text("config: {}\n")
-    (project / "__main__.py").write_text(PROGRAM + chart_line + "\n")
+    project = programs.team_project(tmp_path / "team", programs.team_program(chart_line))
     _chart(project)
     return project
 

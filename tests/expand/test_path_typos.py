@@ -4,19 +4,10 @@ of a similar name that the user most likely meant."""
 
 from __future__ import annotations
 
+from programs import daemonset_yaml
 from test_chart_value_assets import check, team_project
 
-MANIFEST = """\
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: monitoring}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      containers: [{name: agent, image: example.com/agent:1.0}]
-"""
+MANIFEST = daemonset_yaml()
 
 
 def test_a_chart_name_without_a_dot_that_looks_like_a_local_chart_says_which_one(capsys, tmp_path):

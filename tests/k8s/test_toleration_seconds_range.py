@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from programs import daemonset_yaml, team_program, team_project
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.k8s.integers import INT64_MAX, INT64_MIN
@@ -71,37 +72,14 @@ def test_an_exponent_string_is_said_to_be_refused_quoted_or_not():
     assert toleration_refusal(tol("3e2")).startswith("toleration.tolerationSeconds is '3e2' (a string)")
 
 
-PROGRAM = """\
-import pulumi
-import pulumi_kubernetes as k8s
 
-from gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs
 
-cluster = {"name": "ml", "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-nodes", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
-gpu = GpuNodePool("gpu", GpuNodePoolArgs(cluster=cluster, pool={
-    "name": "gpu", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 2},
-    "taints": ["nvidia.com/gpu=present:NoExecute"]}))
-NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs("ml", [gpu.spec]))
-"""
-DAEMONSET = """\
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: logging}
-spec:
-  selector: {matchLabels: {app: a}}
-  template:
-    metadata: {labels: {app: a}}
-    spec:
-      containers: [{name: a, image: example.com/a:1}]
-      tolerations: TOLERATIONS
-"""
+def daemonset(tolerations: str) -> str:
+    return daemonset_yaml(f" {tolerations}", namespace="logging", app="a", container="a", image="example.com/a:1")
 
 
 def project(tmp_path: Path, line: str) -> Path:
-    (tmp_path / "Pulumi.yaml").write_text("name: team-gpu\nruntime:\n  name: python\n")
-    (tmp_path / "Pulumi.ci.yaml").write_text("config: {}\n")
-    (tmp_path / "__main__.py").write_text(PROGRAM + line + "\n")
-    return tmp_path
+    return team_project(tmp_path, team_program(line, taint="nvidia.com/gpu=present:NoExecute"))
 
 
 def not_judged(capsys, root: Path) -> list[dict]:
@@ -112,7 +90,7 @@ def not_judged(capsys, root: Path) -> list[dict]:
 def test_check_refuses_a_manifests_toleration_past_int64_instead_of_judging_it_evicted_then(capsys, tmp_path):
     root = project(tmp_path, 'k8s.yaml.v2.ConfigFile("ds", file="ds.yaml")')
     toleration = "[{key: nvidia.com/gpu, operator: Exists, effect: NoExecute, tolerationSeconds: 9223372036854775808}]"
-    (root / "ds.yaml").write_text(DAEMONSET.replace("TOLERATIONS", toleration))
+    (root / "ds.yaml").write_text(daemonset(toleration))
     [item] = [i for i in not_judged(capsys, root) if "logging/agent" in i["resource"]]
     assert "tolerations[0].tolerationSeconds 9223372036854775808: must fit an int64" in item["reason"]
     assert "then evicted" not in json.dumps(item)
@@ -125,7 +103,7 @@ def test_check_says_what_helm_makes_of_a_big_number_in_a_values_file(capsys, tmp
     (root / "chart" / "templates").mkdir(parents=True)
     (root / "chart" / "Chart.yaml").write_text("apiVersion: v2\nname: logship\nversion: 0.1.0\n")
     (root / "chart" / "templates" / "ds.yaml").write_text(
-        DAEMONSET.replace("TOLERATIONS", "{{- toYaml .Values.tolerations | nindent 8 }}"))
+        daemonset("{{- toYaml .Values.tolerations | nindent 8 }}"))
     (root / "values.yaml").write_text("tolerations:\n- {key: nvidia.com/gpu, operator: Exists, effect: NoExecute, "
                                       "tolerationSeconds: 100000000000000000000000000}\n")
     [item] = [i for i in not_judged(capsys, root) if "logging/agent" in i["resource"]]

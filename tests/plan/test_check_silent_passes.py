@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from programs import daemonset_yaml, team_project
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.cli.contract import report_schema
@@ -28,35 +29,17 @@ k8s.helm.v4.Chart("nvidia-device-plugin", chart="nvidia-device-plugin", version=
     repository_opts={{"repo": "https://nvidia.github.io/k8s-device-plugin"}},
     values={{"tolerations": [{{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}}]}})
 """
-MANIFEST = """\
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: agent, namespace: monitoring}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: monitoring}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      containers: [{name: agent, image: example.com/agent:1.0}]
-      tolerations:
-        - {key: nvidia.com/gpu, operator: Exists}
-"""
+MANIFEST = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: agent, namespace: monitoring}\n---\n" + daemonset_yaml(
+    "\n        - {key: nvidia.com/gpu, operator: Exists}")
 CONFIG_FILE = 'k8s.yaml.v2.ConfigFile("agent", file="manifests/agent.yaml")\n'
 
 
 def project(tmp_path: Path, lines: str, manifest: str | None = None) -> Path:
     """A team's program: a tainted GPU pool, the device plugin chart 0.20.0 unless ``lines`` gives one, and
     ``lines``; ``manifest`` is written to ``manifests/agent.yaml``."""
-    root = tmp_path / "team"
-    (root / "manifests").mkdir(parents=True)
-    (root / "Pulumi.yaml").write_text("name: team-gpu\nruntime:\n  name: python\n")
-    (root / "Pulumi.ci.yaml").write_text("config: {}\n")
     plugin = "" if "nvidia-device-plugin" in lines else PLUGIN.format(version="0.20.0")
-    (root / "__main__.py").write_text(POOL + plugin + lines)
+    root = team_project(tmp_path / "team", POOL + plugin + lines)
+    (root / "manifests").mkdir()
     if manifest is not None:
         (root / "manifests" / "agent.yaml").write_text(manifest)
     return root

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from programs import team_program, team_project
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.plan.expand import locate_helm
@@ -18,21 +19,10 @@ from gpu_node_pool.plan.render import helm_template_command
 HELM = locate_helm()
 needs_helm = pytest.mark.skipif(HELM is None, reason="no helm on PATH or beside this Python (make setup installs it)")
 
-PROGRAM = """\
-import pulumi
-import pulumi_kubernetes as k8s
-
-from gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs
-
-cluster = {"name": "ml", "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-nodes", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
-gpu = GpuNodePool("gpu", GpuNodePoolArgs(cluster=cluster, pool={
-    "name": "gpu", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 2},
-    "taints": ["nvidia.com/gpu=present:NoSchedule"]}))
-NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs("ml", [gpu.spec]))
+PROGRAM = team_program("""\
 k8s.helm.v4.Chart("logship", chart="./charts/log ship", namespace="logging",
                   value_yaml_files=[pulumi.FileAsset("base.yaml"), pulumi.FileAsset("prod.yaml")],
-                  values={"image": {"pullPolicy": "Always"}, "mode": "daemonset"})
-"""
+                  values={"image": {"pullPolicy": "Always"}, "mode": "daemonset"})""")
 TEMPLATE = """\
 {{- if eq (toString .Values.mode) "daemonset" }}
 apiVersion: apps/v1
@@ -86,10 +76,8 @@ def project(tmp_path: Path) -> Path:
     directory names hold spaces, which the printed command must quote."""
     root = tmp_path / "my team"
     app = root / "app"
+    team_project(root, PROGRAM, stack_text=STACK, main="app")
     (app / "charts" / "log ship" / "templates").mkdir(parents=True)
-    (root / "Pulumi.yaml").write_text("name: team-gpu\nruntime:\n  name: python\nmain: app\n")
-    (root / "Pulumi.ci.yaml").write_text(STACK)
-    (app / "__main__.py").write_text(PROGRAM)
     (app / "base.yaml").write_text(BASE)
     (app / "prod.yaml").write_text(PROD)
     chart = app / "charts" / "log ship"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builders import EXISTS_GPU, daemonset, deployment, node_group, plugin, run
+from programs import daemonset_yaml, team_program, team_project
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.policies import rules as d
@@ -68,36 +69,12 @@ def test_a_device_plugin_with_the_typo_does_not_cover_the_pool_and_says_why():
     assert run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(), plugin([EXISTS_GPU])]) == []
 
 
-PROGRAM = """\
-import pulumi_kubernetes as k8s
-
-from gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs
-
-cluster = {"name": "ml", "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-nodes", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
-gpu = GpuNodePool("gpu", GpuNodePoolArgs(cluster=cluster, pool={
-    "name": "gpu", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 2},
-    "taints": ["nvidia.com/gpu=present:NoSchedule"]}))
-NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs("ml", [gpu.spec]))
-k8s.yaml.v2.ConfigFile("ds", file="ds.yaml")
-"""
-DAEMONSET = """\
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: logging}
-spec:
-  selector: {matchLabels: {app: a}}
-  template:
-    metadata: {labels: {app: a}}
-    spec:
-      containers: [{name: a, image: example.com/a:1}]
-      tolerations: [{key: nvidia.com/gpu, opertor: Exists, effect: NoSchedule}]
-"""
+DAEMONSET = daemonset_yaml(" [{key: nvidia.com/gpu, opertor: Exists, effect: NoSchedule}]", namespace="logging",
+                           app="a", container="a", image="example.com/a:1")
 
 
 def test_the_check_text_shows_the_note_and_fails_as_before(tmp_path: Path, capsys):
-    (tmp_path / "Pulumi.yaml").write_text("name: team-gpu\nruntime:\n  name: python\n")
-    (tmp_path / "Pulumi.ci.yaml").write_text("config: {}\n")
-    (tmp_path / "__main__.py").write_text(PROGRAM)
+    team_project(tmp_path, team_program('k8s.yaml.v2.ConfigFile("ds", file="ds.yaml")'))
     (tmp_path / "ds.yaml").write_text(DAEMONSET)
     code = main(["check", "--project-dir", str(tmp_path), "--stack", "ci"])
     text = " ".join(capsys.readouterr().out.split())  # the finding wrapped over lines, read as one
