@@ -20,7 +20,7 @@ import zlib
 from typing import Any
 
 import yaml
-from conftest import DATA  # noqa: E402
+from conftest import DATA, ROOT, shipped_project  # noqa: E402
 
 CORPUS = DATA / "corpus" / "daemonsets"
 
@@ -202,19 +202,28 @@ def as_list(objects: list[dict[str, Any]]) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects}
 
 
-def audit_dump(tmp_path, objects: list[dict[str, Any]]) -> tuple[int, dict[str, Any], str]:
-    """``gpupool audit --cluster-dump`` of ``objects`` (written as one List), as a user runs it: the exit code of the
-    ``--json`` run, its report, and the text the same audit prints without ``--json``."""
+def audit_dump(tmp_path, objects: list[dict[str, Any]], *args: str) -> tuple[int, dict[str, Any], str]:
+    """``gpupool audit --cluster-dump <dump> <args>`` of ``objects`` (written as one List), as a user runs it: the exit
+    code of the ``--json`` run, its report, and the text the same audit prints without ``--json``."""
     from gpu_node_pool.cli.commands import main  # the CLI only where a test runs it
 
     dump = tmp_path / "cluster.json"
     dump.write_text(json.dumps(as_list(objects)))
+    argv = ["audit", "--cluster-dump", str(dump), *args]
     out, text = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = main(["audit", "--cluster-dump", str(dump), "--json"])
+        code = main([*argv, "--json"])
     with contextlib.redirect_stdout(text):
-        main(["audit", "--cluster-dump", str(dump)])
+        main(argv)
     return code, json.loads(out.getvalue()), text.getvalue()
+
+
+def audit_stack(tmp_path, objects: list[dict[str, Any]], stack: str, text: str | None = None,
+                ) -> tuple[int, dict[str, Any], str]:
+    """:func:`audit_dump` with ``--stack <stack>``: of the repository's project, or, given the stack file's ``text``,
+    of a copy of it in ``tmp_path`` whose ``stacks/Pulumi.<stack>.yaml`` is ``text``."""
+    project = ROOT if text is None else shipped_project(tmp_path, {stack: text})
+    return audit_dump(tmp_path, objects, "--stack", stack, "--project-dir", str(project))
 
 
 ACCEPTANCE_STACK = """\

@@ -6,32 +6,19 @@ label, which partitions nothing."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-import shutil
 from typing import Any
 
-from audit_cluster import as_list, eks_node
-from conftest import ROOT
+from audit_cluster import audit_stack, eks_node
+from stack_texts import EKS_DEV
 
 from gpu_node_pool.audit.advertised import CODE
 from gpu_node_pool.audit.cluster import read_node
 from gpu_node_pool.audit.declared import Declared, DeclaredPool, drift
-from gpu_node_pool.cli.commands import main
 from gpu_node_pool.k8s.taints import Taint
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 SOURCE = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html"
-STACK = """\
-config:
-  aws:region: us-west-2
-  gpu-node-pools:cluster:
-    name: ml-dev
-    kubernetesVersion: "1.33"
-    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
-    subnetIds: [subnet-0a1b2c3d4e5f60718]
-  gpu-node-pools:pools:
+STACK = EKS_DEV + """\
     - name: mig
       backend: eks-managed
       instanceTypes: [p4d.24xlarge]
@@ -45,20 +32,7 @@ config:
 
 
 def audit(tmp_path, node: dict[str, Any]) -> tuple[int, dict[str, Any], str]:
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
-    (tmp_path / "stacks").mkdir()
-    (tmp_path / "stacks" / "Pulumi.mig.yaml").write_text(STACK)
-    dump = tmp_path / "cluster.json"
-    dump.write_text(json.dumps(as_list([node])))
-    argv = ["audit", "--cluster-dump", str(dump), "--stack", "mig", "--project-dir", str(tmp_path)]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main([*argv, "--json"])
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text):
-        main(argv)
-    return code, json.loads(out.getvalue()), text.getvalue()
+    return audit_stack(tmp_path, [node], "mig", STACK)
 
 
 def test_a_failed_mig_manager_is_the_finding_and_its_fix_not_the_device_plugin_label(tmp_path):

@@ -7,19 +7,14 @@ a pool labelled ``nvidia.com/gpu.deploy.device-plugin: 'false'`` keeps it off. W
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-import shutil
 from typing import Any
 
-from audit_cluster import as_list, eks_node
-from conftest import ROOT
+from audit_cluster import audit_stack, eks_node
+from stack_texts import EKS_DEV
 
 from gpu_node_pool.audit.declared import Declared, DeclaredPool
 from gpu_node_pool.audit.report import run_audit
 from gpu_node_pool.audit.snapshot import Snapshot
-from gpu_node_pool.cli.commands import main
 from gpu_node_pool.k8s.taints import Taint
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
@@ -28,15 +23,7 @@ OPERATOR_PLUGIN = "gpu-operator/nvidia-device-plugin-daemonset"
 
 
 def stack_yaml(inference_labels: str = "{example.com/team: ml-platform}") -> str:
-    return f"""\
-config:
-  aws:region: us-west-2
-  gpu-node-pools:cluster:
-    name: ml-dev
-    kubernetesVersion: "1.33"
-    nodeRoleArn: arn:aws:iam::111122223333:role/ml-dev-gpu-node
-    subnetIds: [subnet-0a1b2c3d4e5f60718]
-  gpu-node-pools:pools:
+    return EKS_DEV + f"""\
     - name: inference
       backend: eks-managed
       instanceTypes: [g6.xlarge]
@@ -68,21 +55,8 @@ def cluster_plugin() -> dict[str, Any]:
 def audit(tmp_path, stack: str) -> tuple[int, dict[str, Any], str]:
     """``gpupool audit --stack op`` of a cluster with one node of pool inference (none of pool batch) and the cluster's
     device plugin: exit code, ``--json`` report, text."""
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copy(ROOT / "__main__.py", tmp_path / "__main__.py")
-    (tmp_path / "stacks").mkdir()
-    (tmp_path / "stacks" / "Pulumi.op.yaml").write_text(stack)
     node = eks_node("gpu-1", pool="inference", nodegroup="inference", instance="g6.xlarge", gpus=1, taints=[GPU_TAINT])
-    dump = tmp_path / "cluster.json"
-    dump.write_text(json.dumps(as_list([node, cluster_plugin()])))
-    argv = ["audit", "--cluster-dump", str(dump), "--stack", "op", "--project-dir", str(tmp_path)]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main([*argv, "--json"])
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text):
-        main(argv)
-    return code, json.loads(out.getvalue()), text.getvalue()
+    return audit_stack(tmp_path, [node, cluster_plugin()], "op", stack)
 
 
 def two_plugins(report: dict[str, Any]) -> dict[str, dict[str, Any]]:

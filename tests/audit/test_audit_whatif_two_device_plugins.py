@@ -6,19 +6,16 @@ finding names each plugin and the fix: remove the cluster's, or turn the stack's
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from typing import Any
 
 import jsonschema
-from audit_cluster import as_list, eks_node
+from audit_cluster import audit_stack, eks_node
 from conftest import ROOT
 
 from gpu_node_pool.audit.declared import Declared, DeclaredPool
 from gpu_node_pool.audit.report import run_audit
 from gpu_node_pool.audit.snapshot import Snapshot
-from gpu_node_pool.cli.commands import main
 from gpu_node_pool.k8s.taints import Taint
 
 SCHEMA = json.loads((ROOT / "components/gpu_node_pool/audit/report.schema.json").read_text())
@@ -45,16 +42,7 @@ def inference_node() -> dict[str, Any]:
 def audit_dev(tmp_path, objects: list[dict[str, Any]]) -> tuple[int, dict[str, Any], str]:
     """``gpupool audit --stack dev`` (the repository's stack, whose devicePlugin installs NVIDIA's chart in namespace
     nvidia-device-plugin) of a dump of ``objects``: exit code, ``--json`` report, text."""
-    dump = tmp_path / "cluster.json"
-    dump.write_text(json.dumps(as_list(objects)))
-    argv = ["audit", "--cluster-dump", str(dump), "--stack", "dev", "--project-dir", str(ROOT)]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main([*argv, "--json"])
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text):
-        main(argv)
-    return code, json.loads(out.getvalue()), text.getvalue()
+    return audit_stack(tmp_path, objects, "dev")
 
 
 def two_plugins(report: dict[str, Any]) -> list[dict[str, Any]]:
