@@ -69,15 +69,22 @@ k8s.apps.v1.DaemonSet("probe-b", metadata={"name": "probe-b", "namespace": "moni
 
 
 _STACKS = Path(__file__).resolve().parent.parent / "stacks"
+#: The shipped dev stack file's text (``stacks/Pulumi.dev.yaml``: one eks-managed pool, ``inference``).
+DEV = (_STACKS / "Pulumi.dev.yaml").read_text()
 _DEV_AT = "      capacityType: ON_DEMAND\n"  # the shipped dev stack's one eks-managed pool, pools[0]
 _KARPENTER_AT = "        amiAlias: al2023@latest\n"  # the shipped prod stack's karpenter pool pools[2], in its nodeClass
 
 
+def dev_edited(old: str, new: str, text: str = DEV) -> str:
+    """``text`` (the shipped dev stack unless given) with its one ``old`` written ``new``; fails the test unless
+    ``old`` stands in it exactly once."""
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
 def eks_managed_kubelet(config: str) -> str:
     """The shipped dev stack with ``kubelet: {config: <config>}`` (a YAML flow map) on its eks-managed pool."""
-    dev = (_STACKS / "Pulumi.dev.yaml").read_text()
-    assert dev.count(_DEV_AT) == 1
-    return dev.replace(_DEV_AT, f"{_DEV_AT}      kubelet: {{config: {config}}}\n")
+    return dev_edited(_DEV_AT, f"{_DEV_AT}      kubelet: {{config: {config}}}\n")
 
 
 def karpenter_kubelet(kubelet: str) -> str:

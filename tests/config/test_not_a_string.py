@@ -6,20 +6,13 @@ from __future__ import annotations
 
 import pytest
 from builders import config_issues
-from conftest import ROOT, base
+from conftest import base
 from pydantic import BaseModel, Field
+from stack_texts import dev_edited as edited
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.config.messages import not_a_string
 from gpu_node_pool.config.stack import stack_model
-
-DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
-
-
-def edited(old: str, new: str) -> str:
-    assert DEV.count(old) == 1, old
-    return DEV.replace(old, new)
-
 
 CASES = [
     ("a label value written as a list", edited("example.com/team: ml-platform", "example.com/team: [a]"),

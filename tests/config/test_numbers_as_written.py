@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT
+from stack_texts import dev_edited as edited
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.config import ConfigError
 from gpu_node_pool.config.loading import read_stack_file
 from gpu_node_pool.config.locations import FileMarks
 
-DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
 READER = "Pulumi (its YAML reader, gopkg.in/yaml.v3)"
 
 
@@ -22,11 +21,6 @@ def run(capsys, project, command="validate", *extra):
     code = main([command, "--stack", "mine", "--project-dir", str(project), *extra])
     out = capsys.readouterr()
     return code, out.out + out.err
-
-
-def edited(old: str, new: str) -> str:
-    assert DEV.count(old) == 1, old
-    return DEV.replace(old, new)
 
 
 CASES = [

@@ -8,6 +8,8 @@ import json
 
 import pytest
 from conftest import ROOT
+from stack_texts import DEV
+from stack_texts import dev_edited as edited
 
 from gpu_node_pool.cli.commands import main
 from gpu_node_pool.config import ConfigError
@@ -15,7 +17,6 @@ from gpu_node_pool.config.loading import read_stack_file
 from gpu_node_pool.config.messages import sections_with_key
 from gpu_node_pool.registry import get
 
-DEV = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
 GKE = (ROOT / "stacks" / "Pulumi.gke-dev.yaml").read_text()
 READER = "to Pulumi (its YAML reader, gopkg.in/yaml.v3)"
 FILE = "stacks/Pulumi.mine.yaml"
@@ -25,11 +26,6 @@ def run(capsys, project, command="validate", *extra):
     code = main([command, "--stack", "mine", "--project-dir", str(project), *extra])
     out = capsys.readouterr()
     return code, out.out + out.err
-
-
-def edited(old: str, new: str, text: str = DEV) -> str:
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
 
 
 def after_capacity_type(line: str) -> str:
