@@ -9,8 +9,9 @@ from stack_texts import GKE_L4
 
 from gpu_node_pool.cli.commands import main
 
-#: A GKE pool whose driver install is off, with no driver installer declared: a mandatory finding (exit 1).
-NO_DRIVER = GKE_L4
+#: A GKE pool whose driver install is off, with the stack's driver installer turned off and none declared: a
+#: mandatory finding (exit 1).
+NO_DRIVER = GKE_L4 + "  gpu-node-pools:gpuAgents:\n    gkeDriverInstaller: {enabled: false}\n"
 BAD = NO_DRIVER.replace("maxSize: 4", "maxSize: many")
 
 
