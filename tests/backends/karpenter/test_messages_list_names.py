@@ -10,10 +10,10 @@ from builders import config_error_text
 from conftest import base
 
 from gpu_node_pool.backends.karpenter import node_overlay
-from gpu_node_pool.backends.karpenter.listing import listed, listed_counts
 from gpu_node_pool.backends.karpenter.render import nodepool_manifest
 from gpu_node_pool.config import validate_stack_config
 from gpu_node_pool.config.warnings import stack_warnings
+from gpu_node_pool.text.listing import listed, listed_counts
 
 EKS = {"name": "ml", "nodeRoleArn": "arn:aws:iam::123456789012:role/n", "karpenterVersion": "1.14"}
 

@@ -17,6 +17,7 @@ from ...config.reserved_labels import reserved_label_problem
 from ...k8s.patterns import full_match, pattern_search
 from ...k8s.taints import Taint
 from ...k8s.wellknown import POOL_LABEL_KEY
+from ...text.listing import listed
 from .._shared.capacity import raise_pool_problems
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
@@ -40,7 +41,6 @@ from .limits import (
     karpenter_label_problem,
     selector_tags_problem,
 )
-from .listing import listed
 from .node_class_extras import (
     BlockDeviceMapping,
     KarpenterKubelet,

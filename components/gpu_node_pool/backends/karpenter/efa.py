@@ -34,8 +34,8 @@ from pydantic import Field, model_validator
 
 from ...config.common import Model, fail
 from ...k8s.patterns import pattern_search
+from ...text.listing import listed, listed_counts
 from .limits import karpenter_release
-from .listing import listed, listed_counts
 
 __all__ = [
     "NETWORK_INTERFACES_SINCE",

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...k8s.names import qualified_name_problem
+from ...text.listing import listed
 from .._shared.nodepool import cel_label_domain
 from .limits import karpenter_label_problem, karpenter_release
-from .listing import listed
 
 __all__ = ["RELAXED_SINCE", "old_release_label_problem", "version_issue", "version_keys"]
 

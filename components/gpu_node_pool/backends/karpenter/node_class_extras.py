@@ -51,6 +51,7 @@ from ...config.common import Model, fail
 from ...config.errors import fail_per_key
 from ...k8s.integers import INT32_MAX
 from ...k8s.patterns import full_match, pattern_search
+from ...text.listing import listed
 from ...text.suggest import closest
 from .limits import (
     KARPENTER_EVICTION_SIGNALS,
@@ -60,7 +61,6 @@ from .limits import (
     KARPENTER_RESERVED_RESOURCES,
     KARPENTER_RESERVED_VALUE_RE,
 )
-from .listing import listed
 
 __all__ = ["BOTTLEROCKET_KEYS", "EbsVolume", "BlockDeviceMapping", "KarpenterKubelet", "bottlerocket_kubelet_problems",
            "merge_problems", "own_label_problems",

@@ -56,8 +56,8 @@ from ...config.common import Model
 from ...gpu_agents.sharing import STRATEGY_NAMES
 from ...k8s.quantity import parse_quantity
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, is_gpu_resource
+from ...text.listing import listed
 from .limits import karpenter_release
-from .listing import listed
 
 __all__ = [
     "FEATURE_GATE",

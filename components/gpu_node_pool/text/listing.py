@@ -1,4 +1,4 @@
-"""Several names in one of this backend's messages, written as the product's messages write them: ``a, b, c``.
+"""Several names in one message, written as the product's messages write them: ``a, b, c``.
 
 A message never prints a Python list (``['p5.48xlarge']``): it names the items joined by ``", "``, at most ``most``
 of them then ``and N more``, each as :func:`~gpu_node_pool.text.terminal.shown` shows it (quoted with ``quote``, for
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ...text.terminal import shown
+from .terminal import shown
 
 __all__ = ["listed", "listed_counts"]
 
