@@ -239,7 +239,7 @@ def test_non_nvidia_accelerators_are_not_nvidia_and_say_what_they_carry():
     assert not catalog.is_nvidia("g4ad.xlarge") and catalog.other_accelerator("g4ad.xlarge") == "AMD Radeon Pro GPUs"
     assert catalog.lookup("g4ad.xlarge").nvidia_gpus == 0 and catalog.gpus("g4ad.xlarge") == 0
     assert catalog.lookup("dl1.24xlarge").ec2_gpus == 8 and catalog.lookup("dl1.24xlarge").nvidia_gpus == 0
-    assert instances.nvidia_instance_problems(["inf2.xlarge"]) == ["'inf2.xlarge' has AWS Inferentia2 chips, not NVIDIA GPUs"]
+    assert instances.nvidia_instance_problems_at(["inf2.xlarge"]) == [(0, "'inf2.xlarge' has AWS Inferentia2 chips, not NVIDIA GPUs")]
 
 
 def test_instances_module_answers_from_the_catalog():

@@ -5,7 +5,7 @@ import pytest
 
 from gpu_node_pool import catalog
 from gpu_node_pool.catalog import _families
-from gpu_node_pool.catalog.instances import nvidia_instance_problems
+from gpu_node_pool.catalog.instances import nvidia_instance_problems_at
 
 
 @pytest.mark.parametrize(("name", "offered"), [
@@ -38,7 +38,8 @@ def test_each_retired_family_is_a_sourced_nvidia_family():
 @pytest.mark.parametrize(("value", "fix"), [("G6.XLARGE", "write 'g6.xlarge'"), ("G6.xlarge", "write 'g6.xlarge'"),
                                             ("P5.48XLARGE", "write 'p5.48xlarge'")])
 def test_an_upper_case_gpu_type_is_told_names_are_lower_case(value, fix):
-    [problem] = nvidia_instance_problems([value])
+    [(at, problem)] = nvidia_instance_problems_at([value])
+    assert at == 0
     assert "EC2 instance type names are lower case" in problem and catalog.EC2_INSTANCE_TYPE_NAMES in problem
     assert problem.endswith(fix) and "not an NVIDIA GPU instance type" not in problem
     [unknown] = catalog.unknown_type_problems([value])
@@ -46,7 +47,9 @@ def test_an_upper_case_gpu_type_is_told_names_are_lower_case(value, fix):
 
 
 def test_an_upper_case_family_and_a_cpu_type():
-    [problem] = nvidia_instance_problems(["G6E"], families=True)
+    [(at, problem)] = nvidia_instance_problems_at(["G6E"], families=True)
+    assert at == 0
     assert "lower case" in problem and problem.endswith("write 'g6e'")
-    [cpu] = nvidia_instance_problems(["M5.LARGE"])
+    [(at, cpu)] = nvidia_instance_problems_at(["M5.LARGE"])
+    assert at == 0
     assert cpu == "'M5.LARGE' is not an NVIDIA GPU instance type (e.g. g6.xlarge, p5.48xlarge)"

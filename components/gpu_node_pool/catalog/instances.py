@@ -111,7 +111,3 @@ def nvidia_instance_problems_at(values: list[str], *, families: bool = False) ->
             problems.append((i, f"{value!r} is listed more than once (first at [{values.index(value)}]); remove the repeat"))
     return problems
 
-
-def nvidia_instance_problems(values: list[str], *, families: bool = False) -> list[str]:
-    """The sentences of :func:`nvidia_instance_problems_at`, without their indexes."""
-    return [sentence for _, sentence in nvidia_instance_problems_at(values, families=families)]
