@@ -102,13 +102,19 @@ def test_an_unknown_cluster_key_suggests_no_key_of_another_model():
 
 
 @pytest.mark.parametrize("old, new, expected", [
-    ("maxSize: 4", "maxsize: 4", "pools[0].scaling.maxsize: unknown key 'maxsize'; did you mean 'maxSize'?"),
+    ("maxSize: 4", "maxsize: 4",
+     "pools[0].scaling.maxsize: unknown key 'maxsize'; did you mean 'maxSize'? (maxSize is required)"),
     ("subnetIds:", "subnetId:", "cluster.subnetId: unknown key 'subnetId'; did you mean 'subnetIds'?"),
     ("  gpu-node-pools:devicePlugin:\n    namespace:", "  gpu-node-pools:devicePlugin:\n    namespce:",
      "devicePlugin.namespce: unknown key 'namespce'; did you mean 'namespace'?"),
 ])
 def test_a_misspelt_key_gets_the_close_key_of_its_own_model(old, new, expected):
     assert expected in issues(DEV.replace(old, new))
+
+
+def test_a_misspelt_required_key_is_one_mistake_not_also_a_missing_key():
+    lines = issues(DEV.replace("maxSize: 4", "maxsize: 4"))
+    assert lines == ["pools[0].scaling.maxsize: unknown key 'maxsize'; did you mean 'maxSize'? (maxSize is required)"]
 
 
 def test_a_misspelt_namespace_is_named_instead_of_a_missing_key():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import yaml
@@ -230,6 +231,26 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
     return [ConfigIssue(path, f"{shown}: {msg}" if not isinstance(value, dict | list) else msg)]
 
 
+#: The did-you-mean of an unknown key (:func:`_issue_from_pydantic`), giving the key meant.
+_MEANT = re.compile(r"^unknown key .*; did you mean '([^']+)'\?$")
+
+
+def _one_per_misspelt_key(issues: list[ConfigIssue]) -> list[ConfigIssue]:
+    """``issues`` with a misspelt required key told once: pydantic refuses ``maxsize`` as unknown and reports
+    ``maxSize`` as missing, one mistake; the missing key is dropped where the unknown one beside it names it as the
+    key meant, which then says it is required."""
+    missing = {i.path for i in issues if i.message.startswith("required key is missing")}
+    meant_at: dict[str, str] = {}  # path of a misspelling -> the key it meant, which is missing
+    for issue in issues:
+        meant = _MEANT.match(issue.message)
+        parent = issue.path.rpartition(".")[0]
+        if meant and ".".join(filter(None, (parent, meant.group(1)))) in missing:
+            meant_at[issue.path] = meant.group(1)
+    told = {".".join(filter(None, (p.rpartition(".")[0], key))) for p, key in meant_at.items()}
+    return [replace(i, message=f"{i.message} ({meant_at[i.path]} is required)") if i.path in meant_at else i
+            for i in issues if not (i.path in told and i.message.startswith("required key is missing"))]
+
+
 def _names_of_untyped_pools(raw: Mapping[str, Any]) -> list[ConfigIssue]:
     """The ``name`` of each pool whose ``backend`` is missing or no registered backend, judged by the rule every
     pool's name follows (:class:`.common.PoolBase`): pydantic judges no other key of a pool it cannot give a model."""
@@ -288,6 +309,7 @@ def validate_stack_config(
                 if issue not in issues:
                     issues.append(issue)
         issues += [i for i in _names_of_untyped_pools(raw) if i not in issues]
+        issues = _one_per_misspelt_key(issues)
         # every mistake in one run: the stack rules that can still run (cluster keys the pools need...), but
         # not a second issue on a field whose value was already refused (a rule sees it as missing)
         refused = {i.path for i in issues if not i.path.endswith("]")}
