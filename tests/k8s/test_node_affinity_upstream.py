@@ -109,3 +109,14 @@ def test_a_case_the_api_server_refuses_says_why_it_is_not_judged(name, why):
 def test_not_in_on_a_label_the_node_lacks_matches_as_labels_requirement_matches():
     spec = required(term(expr("example.com/zone-class", "NotIn", "never-carried")))
     assert NodeSelection.of(spec).on({"foo": "bar"}, complete=True) is True
+
+
+def test_a_requirement_is_written_as_kubernetes_writes_it_not_as_a_python_list():
+    from gpu_node_pool.k8s.selection import expression_text
+
+    assert expression_text("nvidia.com/gpu.present", "In", ["true"]) == "nvidia.com/gpu.present In [true]"
+    assert expression_text("team", "NotIn", ["a", "b"]) == "team NotIn [a, b]"
+    assert expression_text("nvidia.com/gpu.present", "Exists") == "nvidia.com/gpu.present Exists"
+    assert expression_text("nvidia.com/gpu.present", "Exists", []) == "nvidia.com/gpu.present Exists"
+    # a long value the user wrote is cut with its length said, not printed whole
+    assert expression_text("k", "In", ["v" * 5000]).endswith("(5000 characters)]")

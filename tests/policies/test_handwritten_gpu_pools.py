@@ -52,7 +52,7 @@ def test_the_keep_off_advice_names_labels_that_mark_gpu_nodes():
     # (a team label may be on CPU nodes too, and a value may be a secret)
     (finding,) = run(POLICY, [node_group(labels={"example.com/pool": "gpu"}), daemonset()])
     assert ("a label only the GPU nodes carry NotIn its value for pool 'gpu' (one of its labels "
-            "['example.com/pool'], if only its GPU nodes carry it)") in finding["message"]
+            "example.com/pool, if only its GPU nodes carry it)") in finding["message"]
     assert "NotIn [gpu]" not in finding["message"]
     (finding,) = run(POLICY, [node_group(labels={}), daemonset()])
     assert "pool 'gpu', which declares no label: add one" in finding["message"]

@@ -49,6 +49,7 @@ from typing import Any
 
 from ..k8s.patterns import full_match
 from ..k8s.quantity import parse_quantity
+from ..k8s.selection import expression_text
 from . import _types, all_types
 from .model import InstanceType, LabelValue
 
@@ -134,8 +135,9 @@ class Step:
         values = r.get("values")
         key = r.get("key")
         stable = NORMALIZED_LABELS.get(key) if isinstance(key, str) else None
-        shown = f"{key} (Karpenter reads it as {stable})" if stable else key
-        text = f"requirements[{self.index}] {shown} {r.get('operator')}" + (f" {list(values)}" if values else "")
+        text = f"requirements[{self.index}] {expression_text(key, r.get('operator'), values)}"
+        if stable:
+            text += f" (Karpenter reads it as {stable})"
         if not self.evaluated:
             return f"{text}: not evaluated ({self.reason})"
         return f"{text}: allows {self.alone} type(s) alone, {self.left} left after it"

@@ -52,13 +52,27 @@ __all__ = [
     "NODE_SELECTOR_OPERATORS",
     "Expression", "Term", "NodeLabels", "label_value", "expression_matches", "term_matches", "selection_matches",
     "node_matches", "excluding_keys", "undecided_keys", "go_parse_int", "expression_problem", "values_count_problem",
-    "fits_node_name",
+    "fits_node_name", "expression_text",
 ]
 
 #: A required node selector expression, read: (key, operator, values as label strings).
 Expression = tuple[Any, Any, Sequence[Any]]
 #: A required node selector term, read: (its expressions, whether it has ``matchFields``).
 Term = tuple[list[Expression], bool]
+
+
+def expression_text(key: Any, operator: Any, values: Any = None) -> str:
+    """A node selector requirement as a message writes it, never a Python list:
+    ``expression_text("nvidia.com/gpu.present", "In", ["true"]) == "nvidia.com/gpu.present In [true]"``;
+    ``Exists``/``DoesNotExist`` (no values) give ``key Exists``. Values the user wrote are shown unquoted as
+    :func:`~gpu_node_pool.text.terminal.shown` shows them (long values cut, their length said); a
+    ``values`` that is not a list is shown as it is."""
+    head = f"{shown(key, quote=False)} {shown(operator, quote=False)}"
+    if values is None or (isinstance(values, (list, tuple)) and not values):
+        return head
+    if not isinstance(values, (list, tuple)):
+        return f"{head} {shown(values)}"
+    return f"{head} [{', '.join(shown(v, quote=False) for v in values)}]"
 
 
 _GO_INT = re.compile(r"^[+-]?[0-9]+$")

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import backends
 from ..config import ConfigError
+from ..k8s.selection import expression_text
 from ..sdk.outcome import envelope
 from ..text.terminal import escape_control, shown, terminal_text
 from ..text.wrap import WIDTH, wrap_text
@@ -100,7 +101,7 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
         terms = dp["affinity"].get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution", {})
         lines.append("  required node affinity (terms ORed):")
         for term in terms.get("nodeSelectorTerms", []):
-            exprs = " AND ".join(f"{e['key']} {e['operator']} {e.get('values', [])}" for e in term["matchExpressions"])
+            exprs = " AND ".join(expression_text(e["key"], e["operator"], e.get("values")) for e in term["matchExpressions"])
             lines.append(f"    {exprs}")
         lines.append(f"  priorityClassName: {dp['priorityClassName']}")
         lines.append("  coverage of pool taints:")

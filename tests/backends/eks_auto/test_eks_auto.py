@@ -268,7 +268,7 @@ def test_feasibility_uses_the_catalog_evaluator_with_auto_mode_keys():
     assert {p for p, _ in found} == {"pools[0]"}
     assert any("all available instance types exceed limits for nodepool" in m for _, m in found)
     found = config_issues(good_pool(instanceFamilies=["g6"], gpuCounts=[3]), validate)
-    assert any("eks.amazonaws.com/instance-gpu-count In ['3']: allows 0 type(s)" in m for _, m in found)
+    assert any("eks.amazonaws.com/instance-gpu-count In [3]: allows 0 type(s)" in m for _, m in found)
 
 
 # --- the built-in NodeClass and reserved capacity ------------------------------------------------

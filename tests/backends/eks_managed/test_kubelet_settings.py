@@ -137,6 +137,6 @@ def test_a_flag_that_registers_a_taint_from_inside_another_flag_is_refused_at_th
     (issue,) = config_issues(cfg)
     path, message = issue
     assert path == "pools[0].kubelet.flags[1]", issue
-    assert "taints ['a=b:NoSchedule']" in message and "{}" not in message and "labels {" not in message
+    assert "taints a=b:NoSchedule from" in message and "{}" not in message and "labels {" not in message
     assert "node group" in message and "launch-templates.html" in message
     assert "--register-with-taints=a=b:NoSchedule" in message and "the pool's taints" in message

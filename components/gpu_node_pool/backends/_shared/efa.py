@@ -36,6 +36,7 @@ from pydantic import Field
 
 from ... import catalog
 from ...config.common import Model
+from ...text.listing import listed
 from .capacity import efa_problems
 
 __all__ = [
@@ -134,7 +135,7 @@ def subnet_problem(subnets: Sequence[str], own: bool) -> str | None:
         return None
     where = "" if own else " (from cluster.subnetIds)"
     return (
-        f"{len(subnets)} subnets{where} {list(subnets)}, but EFA traffic and a cluster placement group stay in one "
+        f"{len(subnets)} subnets{where} ({listed(subnets)}), but EFA traffic and a cluster placement group stay in one "
         "Availability Zone (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html): set subnetIds to the one subnet of that zone, e.g. subnetIds: [subnet-...]"
     )
 

@@ -27,6 +27,7 @@ from ...config.errors import ConfigIssue, fail_each, fail_per_key
 from ...config.limits import EKS_QUOTAS_SOURCE
 from ...k8s.labels import eks_label_problem
 from ...k8s.taints import Taint
+from ...text.listing import listed
 from ...text.suggest import closest
 from ...text.terminal import shown
 from .._shared.capacity import CapacityReservation, NodeRepair, gpus_per_node_problem, raise_pool_problems
@@ -204,7 +205,7 @@ class EksManagedPool(PoolBase):
         if reg.taints or reg.labels:
             at, setting = self._registering_setting()
             found = " and ".join(part for part in (
-                f"taints {list(map(str, reg.taints))}" if reg.taints else "",
+                f"taints {listed(map(str, reg.taints))}" if reg.taints else "",
                 f"labels {dict(reg.labels)}" if reg.labels else "") if part)
             raise fail(f"{setting} would make the nodes register {found} from the launch template's user data, "
                        "beside the node group that declares the pool's taints and labels (EKS registers the nodes "

@@ -23,6 +23,7 @@ from pulumi_policy import (
 
 from ...k8s.taints import TaintEffect
 from ...sdk.props import Undecided, UnknownValueError
+from ...text.listing import listed
 from ..gpu_agents import installed_agent_namespaces
 from ..stack import stack_index
 from ..workloads import read_tolerations, tolerations_refused_text
@@ -61,7 +62,7 @@ def validate_daemonsets_tolerate_exactly(args: StackValidationArgs, report: Repo
                 f"every taint (also the {TaintEffect.NO_EXECUTE.value} eviction taints of unreachable or not-ready nodes)")
         report(
             f"{workload.display} carries the catch-all toleration {catch_all[0]}, which tolerates {what}, in namespace "
-            f"{workload.namespace!r} outside allowedNamespaces {sorted(allowed)}. Tolerate the GPU pools' taints "
+            f"{workload.namespace!r} outside allowedNamespaces [{listed(sorted(allowed))}]. Tolerate the GPU pools' taints "
             f"exactly instead: {', '.join(instead) or 'one Exists toleration per pool taint key and effect'}.",
             res.urn,
         )

@@ -23,9 +23,11 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...k8s.effective import cluster_platform
 from ...k8s.labels import DEFAULT_GPU_LABEL
+from ...k8s.selection import expression_text
 from ...k8s.taints import Taint, Toleration, effective_tolerations
 from ...k8s.wellknown import POOL_LABEL_KEY
 from ...sdk.props import Undecided, UnknownValueError, plain
+from ...text.listing import listed
 from ..gpu_agents import agent_resources, discovery_agents
 from ..placement import StackPlacements
 from ..pools import (
@@ -219,10 +221,10 @@ def _keep_off_hint(pools: list[Any]) -> str:
         elif labels is None:
             choose.append(f"pool {pool.name!r}, whose labels are not known at preview")
         elif labels:
-            choose.append(f"pool {pool.name!r} (one of its labels {sorted(labels)}, if only its GPU nodes carry it)")
+            choose.append(f"pool {pool.name!r} (one of its labels {listed(sorted(labels))}, if only its GPU nodes carry it)")
         else:
             choose.append(f"pool {pool.name!r}, which declares no label: add one")
-    term = " AND ".join(f"{key} NotIn [{', '.join(sorted(values))}]" for key, values in sorted(chosen.items()))
+    term = " AND ".join(expression_text(key, "NotIn", sorted(values)) for key, values in sorted(chosen.items()))
     if not choose:
         return term
     rest = "a label only the GPU nodes carry NotIn its value for " + "; ".join(choose)

@@ -20,6 +20,7 @@ from pulumi_policy import (
 
 from ...k8s.taints import tolerates
 from ...sdk.props import Undecided, UnknownValueError
+from ...text.listing import listed
 from ..gpu_agents import installed_agent_namespaces
 from ..stack import stack_index
 from ..workloads import gpu_resources_requested, read_tolerations, tolerations_refused_text
@@ -72,7 +73,7 @@ def validate_gpu_toleration_allowlist(args: StackValidationArgs, report: ReportV
         elif offending:
             report(
                 f"{workload.display} carries {'; '.join(offending)}, but namespace {workload.namespace!r} is not "
-                f"allowed to tolerate GPU taints (allowedNamespaces: {sorted(allowed)}). A toleration only permits; "
+                f"allowed to tolerate GPU taints (allowedNamespaces: [{listed(sorted(allowed))}]). A toleration only permits; "
                 "remove it, or request the GPU the workload needs, or add the namespace to allowedNamespaces if it "
                 "runs GPU work. Node agents belong in DaemonSets, which this rule does not judge.",
                 res.urn,
