@@ -141,3 +141,29 @@ def test_the_printed_command_runs_as_written_and_gives_the_objects_helm_renders_
     spec = ds["spec"]["template"]["spec"]
     assert spec["tolerations"] == MERGED["tolerations"] and spec["nodeSelector"] == {"kubernetes.io/os": "linux"}
     assert spec["containers"][0]["image"] == "fluent/fluent-bit:3.1" and ds["metadata"]["namespace"] == "logging"
+
+
+@needs_helm
+def test_a_hook_daemonset_is_not_judged_even_with_include_hooks_as_a_deploying_chart_never_registers_it(capsys, tmp_path):
+    """Chart v4 registers no ``helm.sh/hook`` object when it deploys (pulumi/pulumi-kubernetes#4426: hooks only
+    under renderYamlToDirectory), so a hook DaemonSet that tolerates nothing raises no finding, while the same
+    DaemonSet without the hook annotation does."""
+    import json
+
+    root = tmp_path / "proj"
+    program = team_program('k8s.helm.v4.Chart("agents", chart="./agents", namespace="monitoring", include_hooks=True)')
+    team_project(root, program, stack_text=STACK)
+    chart = root / "agents"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: agents\nversion: 0.1.0\n")
+    for name, notes in (("hooked", "{helm.sh/hook: post-install}"), ("plain", "{}")):
+        (chart / "templates" / f"{name}.yaml").write_text(
+            f"apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: {name}, annotations: {notes}}}\n"
+            f"spec:\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n"
+            f"    spec: {{containers: [{{name: c, image: example.com/{name}:1}}]}}\n")
+    code = main(["plan", "--stack", "ci", "--project-dir", str(root), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    messages = " ".join(v["message"] for v in out["violations"])
+    assert code == 1
+    assert "monitoring/plain" in messages
+    assert "hooked" not in messages and "hooked" not in json.dumps(out["resources"])

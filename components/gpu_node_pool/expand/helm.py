@@ -18,8 +18,11 @@ and parses the manifests (PyYAML, libyaml loader) into plain dicts. Rules and th
 - Values: the ``valueYamlFiles`` in order, then ``values``; later files win, as with Helm's
   repeated ``-f`` (provider docs: "Content is read and merged with values"). Assets are read as the
   provider reads them (:mod:`.helm_values`): a values file that does not exist is a :class:`RefusedInput`.
-- Hooks: omitted (``--no-hooks``): Chart v4 omits ``helm.sh/hook`` resources unless
-  ``includeHooks`` (render mode only); a Release runs hooks as Jobs, not objects a DaemonSet
+- Hooks: omitted (``--no-hooks``), also with ``includeHooks``. A Chart v4 that deploys never registers a
+  ``helm.sh/hook`` object: through v4.32.0 it renders with Helm's ``DisableHooks`` always, and from
+  pulumi/pulumi-kubernetes#4426 (``provider/pkg/provider/helm/v4/chart.go``, ``manifestWithHooks``) it adds
+  hooks (test hooks never) only when the provider has ``renderYamlToDirectory``, which deploys nothing, and
+  otherwise warns "Helm hooks will be ignored". A Release runs hooks as Jobs, not objects a DaemonSet
   policy judges.
 - CRDs: included unless ``skipCrds`` (``--include-crds`` / ``--skip-crds``).
 - ``postRenderer`` set: not judged (the post-renderer's output is not known offline).

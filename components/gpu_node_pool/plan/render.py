@@ -214,8 +214,10 @@ def _chart_files(resource: Recorded, base_dir: Path | None, kube_version: str | 
         values = inputs.get("values") if isinstance(inputs.get("values"), Mapping) else {}
     if inputs.get("includeHooks"):
         comments_of_chart: tuple[str, ...] = (
-            "Note: includeHooks is set, but the plan rendered and judged the chart without its hooks "
-            "(helm template --no-hooks), and so does the command below",)
+            "Note: includeHooks is set; the plan rendered and judged the chart without its hooks (helm template "
+            "--no-hooks), as a deploying Chart v4 registers it: the provider adds hooks only under "
+            "renderYamlToDirectory, which deploys nothing (pulumi/pulumi-kubernetes#4426, "
+            "provider/pkg/provider/helm/v4/chart.go), and so does the command below",)
     else:
         comments_of_chart = ()
     if not kube_version:
