@@ -22,7 +22,8 @@ and parses the manifests (PyYAML, libyaml loader) into plain dicts. Rules and th
   ``helm.sh/hook`` object: through v4.32.0 it renders with Helm's ``DisableHooks`` always, and from
   pulumi/pulumi-kubernetes#4426 (``provider/pkg/provider/helm/v4/chart.go``, ``manifestWithHooks``) it adds
   hooks (test hooks never) only when the provider has ``renderYamlToDirectory``, which deploys nothing, and
-  otherwise warns "Helm hooks will be ignored". A Release runs hooks as Jobs, not objects a DaemonSet
+  otherwise warns "Helm hooks will be ignored" (the SDK's ``include_hooks`` docs,
+  ``sdk/python/pulumi_kubernetes/helm/v4/Chart.py@v4.34.2``: "no effect outside of render mode"). A Release runs hooks as Jobs, not objects a DaemonSet
   policy judges.
 - CRDs: included unless ``skipCrds`` (``--include-crds`` / ``--skip-crds``).
 - ``postRenderer`` set: not judged (the post-renderer's output is not known offline).

@@ -216,8 +216,9 @@ def _chart_files(resource: Recorded, base_dir: Path | None, kube_version: str | 
         comments_of_chart: tuple[str, ...] = (
             "Note: includeHooks is set; the plan rendered and judged the chart without its hooks (helm template "
             "--no-hooks), as a deploying Chart v4 registers it: the provider adds hooks only under "
-            "renderYamlToDirectory, which deploys nothing (pulumi/pulumi-kubernetes#4426, "
-            "provider/pkg/provider/helm/v4/chart.go), and so does the command below",)
+            "renderYamlToDirectory, which deploys nothing (pulumi/pulumi-kubernetes "
+            "sdk/python/pulumi_kubernetes/helm/v4/Chart.py@v4.34.2, include_hooks: \"no effect outside of render "
+            "mode\"), and so does the command below",)
     else:
         comments_of_chart = ()
     if not kube_version:
