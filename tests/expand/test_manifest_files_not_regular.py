@@ -49,7 +49,7 @@ def test_a_v2_manifest_that_is_a_fifo_is_an_error_at_its_input_naming_what_it_is
     # the path as written, or the glob's match relative to the run directory
     assert error["message"].startswith(f"'manifests/agent.yaml' ({project / 'manifests' / 'agent.yaml'}) {FIFO_SAYS}. "), error
     assert "so a real `pulumi preview` hangs or fails on it" in error["message"]
-    assert "provider/pkg/provider/yaml/v2/yaml.go@v4.34.2" in error["message"]
+    assert "provider/pkg/provider/yaml/v2/yaml.go@v4.32.0" in error["message"]
     assert error["message"].endswith(f"Give the path of the manifest's regular file, relative to the directory Pulumi "
                                      f"runs the program in ({project})")
     assert error["location"] == {"file": "__main__.py", "line": 11, "column": 1}

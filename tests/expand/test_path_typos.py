@@ -47,7 +47,7 @@ def test_a_v2_config_group_file_that_is_not_there_is_an_error_at_the_programs_li
     assert error["path"] == "kubernetes:yaml/v2:ConfigGroup 'extra' files[0]"
     assert error["message"].startswith(f"'./manifests/agent.yml' names no file ({project / 'manifests' / 'agent.yml'}); "
                                        "did you mean './manifests/agent.yaml'?")
-    assert "provider/pkg/provider/yaml/v2/yaml.go@v4.34.2" in error["message"]
+    assert "provider/pkg/provider/yaml/v2/yaml.go@v4.32.0" in error["message"]
     assert error["location"] == {"file": "__main__.py", "line": 11, "column": 1}
     assert doc["notJudged"] == []
 

@@ -33,7 +33,7 @@ def test_each_api_version_the_guide_says_116_stopped_serving_is_refused_where_it
     assert result.message.startswith(
         f"yaml document 2 (line 6): apiVersion {api!r} of kind {kind!r} was removed in Kubernetes 1.16 "
         "(https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v1-16)"), result.message
-    assert "provider/pkg/kinds/deprecated.go@v4.34.2" in result.message
+    assert "provider/pkg/kinds/deprecated.go@v4.32.0" in result.message
 
 
 @pytest.mark.parametrize(("kind", "fix"), [

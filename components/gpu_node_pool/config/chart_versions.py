@@ -8,7 +8,7 @@ with a leading ``v`` (``vX.Y.Z``), and holds ``X.Y.Z``, which the component inst
 with the chart's name, the version installed, why it is pinned and how to proceed.
 
 Why ``vX.Y.Z`` names the same chart: ``helm --version`` (helm/helm pkg/repo/v1/index.go@v4.1.4, the helm the
-plan runs) and a Pulumi ``helm.v4.Chart``'s ``version`` (pulumi/pulumi-kubernetes provider/pkg/helm/tool.go@v4.34.2:
+plan runs) and a Pulumi ``helm.v4.Chart``'s ``version`` (pulumi/pulumi-kubernetes provider/pkg/helm/tool.go@v4.32.0:
 ``action.Install``'s ``LocateChart``, of helm/helm pkg/repo/index.go@v3.20.2, the Helm library that provider builds
 with) look the chart up with ``IndexFile.Get``, which reads the version as a Masterminds/semver v3 constraint
 (``NewConstraint``; its ``cvRegex`` takes an optional ``v``, Masterminds/semver constraints.go@v3.4.0), and a bare

@@ -39,13 +39,13 @@ with ``fetch=True`` its repository (``repositoryOpts.repo``) or OCI registry (``
 Otherwise the chart is not reachable and the resource is :class:`NotJudged`. An existing local path that holds no
 chart Helm can load (no ``Chart.yaml``, a file that is no gzipped archive, a ``Chart.yaml`` that is not YAML or that
 ``Metadata.Validate`` refuses: :mod:`.chart_load`) is a :class:`RefusedInput`: the provider loads the chart at preview
-(``provider/pkg/helm/tool.go@v4.34.2`` ``runInstall``: ``loader.Load``, "unable to load the chart"). A chart written as a path
+(``provider/pkg/helm/tool.go@v4.32.0`` ``runInstall``: ``loader.Load``, "unable to load the chart"). A chart written as a path
 (absolute, or beginning with ``.``) where nothing is is a :class:`RefusedInput` instead: Helm reads such a chart
 from that path only (``helm/helm pkg/action/install.go@v4.1.4``, ``LocateChart``: "path %q not found"), and the
 provider fails a real preview on it: a ``helm.v4.Chart`` in ``Construct``, which runs ``helm template`` at preview
-(``pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.34.2``; ``provider/pkg/helm/tool.go@v4.34.2``
+(``pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0``; ``provider/pkg/helm/tool.go@v4.32.0``
 ``runInstall``: "unable to locate the chart"), a ``helm.v3.Release`` in ``Check``, as a check failure on ``chart``
-(``provider/pkg/provider/helm_release.go@v4.34.2``, ``locateChart``). Any other name that is no path here is read
+(``provider/pkg/provider/helm_release.go@v4.32.0``, ``locateChart``). Any other name that is no path here is read
 by Helm as ``<repository>/<chart>`` (``LocateChart``), so it stays not judged offline; when a local chart of a
 similar name exists (``charts/logshp`` beside ``charts/logship``), the reason says so and the fix names it.
 
@@ -97,18 +97,18 @@ _RELEASE = "kubernetes:helm.sh/v3:Release"
 _NOT_A_CHART_FIX = "point chart at a chart directory (with its Chart.yaml) or a packaged chart .tgz"
 #: Where the provider fails a preview on a chart path where nothing is, per chart type (see the module's docstring).
 _MISSING_PATH_SOURCE = {
-    "kubernetes:helm.sh/v4:Chart": "pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.34.2 "
+    "kubernetes:helm.sh/v4:Chart": "pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0 "
                                    "(Construct runs helm template at preview: \"unable to locate the chart\")",
-    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.34.2 "
+    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.32.0 "
                                      "(Check: a check failure on chart)",
 }
 
 
 #: Where the provider loads a local chart at preview, per chart type (a chart Helm cannot load fails there).
 _LOAD_SOURCE = {
-    "kubernetes:helm.sh/v4:Chart": "pulumi/pulumi-kubernetes provider/pkg/helm/tool.go@v4.34.2, runInstall, which "
+    "kubernetes:helm.sh/v4:Chart": "pulumi/pulumi-kubernetes provider/pkg/helm/tool.go@v4.32.0, runInstall, which "
                                    "Construct runs: loader.Load, \"unable to load the chart\"",
-    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.34.2, Check: "
+    "kubernetes:helm.sh/v3:Release": "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go@v4.32.0, Check: "
                                      "helmLoad, getChart's loader.Load, a check failure on chart",
 }
 
@@ -146,7 +146,7 @@ def helm_error_line(stderr: str) -> str:
 
 def parse_manifests(text: str) -> list[dict[str, Any]]:
     """Kubernetes objects from a multi-document YAML stream; empty documents (and ``{}``) dropped, as the provider's
-    decoder skips them (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.34.2``, ``yamlDecode``),
+    decoder skips them (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.32.0``, ``yamlDecode``),
     ``*List`` kinds flattened.
 
     Raises:
@@ -521,7 +521,7 @@ _API_FAILS = {
     "kubernetes:helm.sh/v4:Chart": (
         "`helm template` renders it without a word (it asks no API server), but a real `pulumi preview` fails on it: "
         "the provider registers each rendered object as a resource of its apiVersion and kind "
-        "(pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.34.2) and finds no such resource type"),
+        "(pulumi/pulumi-kubernetes provider/pkg/provider/helm/v4/chart.go@v4.32.0) and finds no such resource type"),
     _RELEASE: (
         "`helm template` renders it without a word (it asks no API server), but the Release's `helm install` fails "
         "on it when `pulumi up` installs it: Helm maps every rendered object to the API server's resources first "

@@ -15,7 +15,7 @@ Two mistakes the policies would otherwise judge as if the object were created:
   apps/v1beta2; Deployment and ReplicaSet in extensions/v1beta1, apps/v1beta1 and apps/v1beta2; StatefulSet in
   apps/v1beta1 and apps/v1beta2; NetworkPolicy and PodSecurityPolicy in extensions/v1beta1): no API server since
   serves it, so the object is never created (``no matches for kind``; the provider warns at preview that the API was
-  removed: pulumi/pulumi-kubernetes ``provider/pkg/kinds/deprecated.go@v4.34.2``, ``RemovedAPIVersion``, called from
+  removed: pulumi/pulumi-kubernetes ``provider/pkg/kinds/deprecated.go@v4.32.0``, ``RemovedAPIVersion``, called from
   the provider's ``Check``), and every Kubernetes release a cloud still supports is later than 1.16.
 
 :func:`api_problem` judges one object; :func:`find_api_problem` finds the first such object of a YAML stream, with
@@ -87,7 +87,7 @@ def api_problem(obj: Mapping[str, Any]) -> tuple[str, str] | None:
             f"apiVersion {api!r} of kind {kind!r} was removed in Kubernetes {_REMOVED_IN} ({_GUIDE}#v1-16): no API "
             f"server since serves it, so the object is never created (kubectl apply: no matches for kind \"{kind}\" in "
             f"version \"{api}\"; pulumi-kubernetes warns at preview that the API was removed, pulumi/pulumi-kubernetes "
-            f"provider/pkg/kinds/deprecated.go@v4.34.2 RemovedAPIVersion, and fails to create it). "
+            f"provider/pkg/kinds/deprecated.go@v4.32.0 RemovedAPIVersion, and fails to create it). "
             + _removed_fix(kind, REMOVED_APIS[(api, kind)]))
     known = _kinds_of(api.rpartition("/")[0])
     if kind in known or kind.lower() not in {k.lower() for k in known}:
@@ -104,7 +104,7 @@ def api_problem(obj: Mapping[str, Any]) -> tuple[str, str] | None:
 def list_items(obj: Any) -> list[Any]:
     """The objects ``obj`` stands for: the items of a ``*List`` kind (``kind`` ending in ``List``, with an ``items``
     list), lists inside it flattened too, else ``[obj]`` (whatever it is: the callers judge each item). The provider
-    registers a list's items, never the list (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.34.2``,
+    registers a list's items, never the list (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.32.0``,
     ``expand``); every manifest reader of this package flattens with this one function."""
     if isinstance(obj, Mapping) and str(obj.get("kind", "")).endswith("List") and isinstance(obj.get("items"), list):
         return [o for item in obj["items"] for o in list_items(item)]

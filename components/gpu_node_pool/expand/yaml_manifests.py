@@ -21,8 +21,8 @@ matches sorted), then ``yaml``, then ``objs``; ``*List`` kinds are flattened.
 
 A v2 component's path that is no glob pattern (no unescaped ``*``, ``?`` or ``[``) and names no file is a
 :class:`RefusedInput`: the provider reads it with ``os.ReadFile`` when it expands the component at preview and
-returns the error (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.34.2``, ``Parse``: "reading
-YAML file from disk"; ``ConfigFile``'s ``file`` is never a glob, ``provider/pkg/provider/yaml/v2/configfile.go@v4.34.2``),
+returns the error (pulumi/pulumi-kubernetes ``provider/pkg/provider/yaml/v2/yaml.go@v4.32.0``, ``Parse``: "reading
+YAML file from disk"; ``ConfigFile``'s ``file`` is never a glob, ``provider/pkg/provider/yaml/v2/configfile.go@v4.32.0``),
 and ``Construct`` fails on it (pulumi/pulumi ``sdk/go/pulumi/provider.go@v3.272.0``, ``construct``: "marshaling
 properties"), so a real preview fails.
 A glob pattern that matches nothing is no error there (``filepath.Glob``): the component creates nothing from it,
@@ -77,12 +77,12 @@ YAML_TYPES = (V2_GROUP, V2_FILE, V1_GROUP, V1_FILE)
 _FIX_REMOTE = "download the manifest into the repository and point the component at the local file"
 #: A v2 path the provider expands as a glob (yaml.go ``globPatternRegexp``).
 _V2_GLOB = re.compile(r"(?:^|[^\\])[*?\[]")
-_GLOB_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.34.2, Parse: \"expanding glob\"; "
+_GLOB_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, Parse: \"expanding glob\"; "
                 "Go path/filepath.Glob returns ErrBadPattern for a malformed pattern, src/path/filepath/match.go "
                 "since Go 1.16, golang/go#28614")
 #: Where relative paths are read from, as every message says it.
 RUN_DIR_WORDS = "the directory Pulumi runs the program in"
-_V2_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.34.2, Parse: \"reading YAML file "
+_V2_SOURCE = ("pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, Parse: \"reading YAML file "
               "from disk\"; a failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go@v3.272.0")
 
 
@@ -278,13 +278,13 @@ def _nothing_in(files: Sequence[tuple[str, Any]], texts: Sequence[Any], inputs: 
     return (f"{what} holds no Kubernetes object (empty, or only comments and '---'), so the component creates no "
             "child; in a real preview the pack's resources-judged rule reports a yaml component with no child "
             "resource as not judged (the provider skips empty documents: pulumi/pulumi-kubernetes "
-            "provider/pkg/provider/yaml/v2/yaml.go@v4.34.2, yamlDecode)")
+            "provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, yamlDecode)")
 
 
 #: Why a v2 manifest that does not decode is an error: the provider decodes every document at preview.
 _DECODE_RULE = ("The provider decodes each document of a manifest into an object when it expands the component at "
                 "preview and fails on one that does not decode or has no apiVersion or kind "
-                "(pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.34.2, Parse: "
+                "(pulumi/pulumi-kubernetes provider/pkg/provider/yaml/v2/yaml.go@v4.32.0, Parse: "
                 "\"decoding YAML\"; Normalize: \"Kubernetes resources require a kind and apiVersion\"; a "
                 "failed Construct fails the preview, pulumi/pulumi sdk/go/pulumi/provider.go@v3.272.0), so a real "
                 "`pulumi preview` fails on it")
@@ -293,7 +293,7 @@ _DECODE_RULE = ("The provider decodes each document of a manifest into an object
 #: Why a v1 manifest that does not decode is an error: the program sends it to the provider's decode invoke.
 _V1_DECODE_RULE = ("A v1 ConfigFile or ConfigGroup sends each manifest's text to the provider's kubernetes:yaml:decode "
                    "invoke while the program runs, and the provider decodes each document into an object and fails "
-                   "on one that does not decode (pulumi/pulumi-kubernetes provider/pkg/provider/invoke_decode_yaml.go@v4.34.2, "
+                   "on one that does not decode (pulumi/pulumi-kubernetes provider/pkg/provider/invoke_decode_yaml.go@v4.32.0, "
                    "decodeYaml); a failed invoke raises in the program (\"invoke of kubernetes:yaml:decode failed\", "
                    "pulumi/pulumi sdk/python/lib/pulumi/runtime/invoke.py@v3.272.0, awaited by _invoke_yaml_decode_async in "
                    "pulumi/pulumi-kubernetes sdk/python/pulumi_kubernetes/yaml/yaml.py@v4.34.2), so "
