@@ -49,6 +49,19 @@ def test_gpu_operator_defaults_and_rendered_cluster_policy():
     assert "No NVIDIA device plugin in this stack" in none["message"]
 
 
+def test_an_empty_daemonsets_tolerations_leaves_the_operands_their_own_gpu_toleration():
+    """The chart writes ``daemonsets.tolerations`` into the ClusterPolicy only when non-empty, and the operator
+    replaces an operand's tolerations only with a non-empty list (NVIDIA/gpu-operator@v26.7.0
+    ``templates/clusterpolicy.yaml``, ``controllers/object_controls.go``): ``[]`` keeps the assets' own
+    ``nvidia.com/gpu`` ``Exists`` ``NoSchedule``, as an absent key does."""
+    stack = [node_group(taints=(TRUE_TAINT,)), operator([])]
+    assert run(d.device_plugin_covers_gpu_pools.POLICY, stack) == []
+    assert run(d.gpu_agents_cover_gpu_pools.POLICY, stack) == []
+    # an operand the empty list leaves to its default still misses a taint the default does not cover
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(taints=(DEDICATED,)), operator([])])
+    assert "dedicated=gpu:NoSchedule" in found["message"]
+
+
 def gke_pool(driver="INSTALLATION_DISABLED", labels=None):
     labels = {**GPU_LABELS, "gke-no-default-nvidia-gpu-device-plugin": "true"} if labels is None else labels
     return StackResource("gcp:container/nodePool:NodePool", "gke-gpu", {

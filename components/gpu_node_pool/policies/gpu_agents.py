@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ..expand.operator_resources import OPERATOR_OPERANDS
-from ..k8s.discovery import GFD, GPU_OPERATOR, NFD, OPERATOR_DEPLOY_PREFIX
+from ..expand.operator_resources import OPERATOR_OPERANDS, operand_daemonset
+from ..k8s.discovery import GFD, GPU_OPERATOR, NFD
 from ..k8s.taints import TaintEffect, Toleration
 from ..k8s.wellknown import AGENT_COMPONENT_TYPES, AGENT_NAMESPACE_PROP, CHART_TYPES, NVIDIA_GPU_RESOURCE
-from ..sdk.props import Undecided, UnknownValueError, dig, items, mapping, plain, text
+from ..sdk.props import Undecided, UnknownValueError, dig, mapping, plain, text
 from .stack import StackIndex
 from .workloads import containers, kind_of, workload_of
 
@@ -72,34 +72,34 @@ class GpuOperator:
 
     Attributes:
         display: how messages name it.
-        tolerations: its operands' tolerations (Kubernetes objects).
+        spec: what its operands are built from, ClusterPolicy-shaped (``daemonsets.tolerations``,
+            ``daemonsets.priorityClassName``, each operand's image keys): the ClusterPolicy's ``spec``, or the chart's
+            values, whose ``templates/clusterpolicy.yaml`` copies those keys into it (NVIDIA/gpu-operator@v26.7.0).
         nfd_tolerations: its NFD worker's tolerations, or None when its NFD is off or not known.
         device_plugin, driver, dcgm_exporter, gfd, mig_manager: whether those operands are enabled (defaults: true).
     """
 
-    def __init__(self, display: str, tolerations: list[Any], nfd_tolerations: list[Any] | None,
+    def __init__(self, display: str, spec: Mapping[str, Any], nfd_tolerations: list[Any] | None,
                  device_plugin: bool, driver: bool, dcgm_exporter: bool = True, gfd: bool = True,
                  mig_manager: bool = True) -> None:
         self.display = display
+        self.spec = spec
         self.dcgm_exporter = dcgm_exporter
         self.mig_manager = mig_manager
-        self.tolerations = tolerations
         self.nfd_tolerations = nfd_tolerations
         self.device_plugin = device_plugin
         self.driver = driver
         self.gfd = gfd
 
-    @property
-    def pod_spec(self) -> dict[str, Any]:
-        """Its operand pods' tolerations (every operand shares them)."""
-        return {"tolerations": self.tolerations}
-
     def operand_spec(self, key: str) -> dict[str, Any]:
         """The pod spec of operand ``key`` (``devicePlugin``, ``driver``, ``dcgmExporter``...) as the operator
-        writes it: the shared tolerations and ``nodeSelector: {nvidia.com/gpu.deploy.<operand>: "true"}``
-        (:data:`gpu_node_pool.expand.operator_resources.OPERATOR_OPERANDS`)."""
+        writes it, from the one builder the plan and the audit use
+        (:func:`gpu_node_pool.expand.operator_resources.operand_daemonset`): ``spec.daemonsets.tolerations`` when a
+        non-empty list, else the operand asset's own ``nvidia.com/gpu`` ``Exists`` ``NoSchedule``, and
+        ``nodeSelector: {nvidia.com/gpu.deploy.<operand>: "true"}``."""
         operand = next(o for o in OPERATOR_OPERANDS if o.key == key)
-        return {"tolerations": self.tolerations, "nodeSelector": {OPERATOR_DEPLOY_PREFIX + operand.deploy_label: "true"}}
+        made = operand_daemonset(self.spec, operand, "", self.display)
+        return made["spec"]["template"]["spec"]
 
 
 def _agent_type(resource_type: str) -> bool:
@@ -125,10 +125,8 @@ def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOpe
             continue
         try:
             spec = plain(mapping(dig(res.props, "spec")))
-            tolerations = list(items(dig(spec, "daemonsets", "tolerations")))
             found.append(GpuOperator(
-                f"GPU Operator ClusterPolicy {res.name!r} (spec.daemonsets.tolerations)",
-                tolerations or _OPERATOR_DEFAULT_TOLERATIONS, None,
+                f"GPU Operator ClusterPolicy {res.name!r} (spec.daemonsets.tolerations)", spec, None,
                 _enabled(spec, "devicePlugin"), _enabled(spec, "driver"), _enabled(spec, "dcgmExporter"), _enabled(spec, "gfd"),
                 _enabled(spec, "migManager"),
             ))
@@ -144,12 +142,10 @@ def gpu_operators(resources: Sequence[Any], undecided: Undecided) -> list[GpuOpe
             if not chart.rstrip("/").endswith("gpu-operator"):
                 continue
             values = plain(mapping(dig(res.props, "values")))
-            tolerations = dig(values, "daemonsets", "tolerations")
             nfd = dig(values, "node-feature-discovery", "worker", "tolerations")
             nfd_on = _enabled(values, "nfd")
             found.append(GpuOperator(
-                f"GPU Operator chart {chart} {res.name!r} (values daemonsets.tolerations)",
-                list(tolerations) if isinstance(tolerations, list) else _OPERATOR_DEFAULT_TOLERATIONS,
+                f"GPU Operator chart {chart} {res.name!r} (values daemonsets.tolerations)", values,
                 (list(nfd) if isinstance(nfd, list) else _OPERATOR_DEFAULT_NFD_TOLERATIONS) if nfd_on else None,
                 _enabled(values, "devicePlugin"), _enabled(values, "driver"), _enabled(values, "dcgmExporter"),
                 _enabled(values, "gfd"), _enabled(values, "migManager"),
