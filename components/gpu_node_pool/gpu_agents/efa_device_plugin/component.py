@@ -21,6 +21,7 @@ from ...k8s.taints import Toleration
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP, EFA_DEVICE_PLUGIN_TYPE
 from .. import chart_install
 from ..once import claim
+from . import checks
 from . import values as render
 
 __all__ = ["EfaDevicePlugin", "EfaDevicePluginArgs", "TYPE_TOKEN"]
@@ -57,14 +58,14 @@ class EfaDevicePlugin(pulumi.ComponentResource):
         values: the chart values (plain). tolerations: the derived tolerations (Kubernetes objects).
 
     Raises:
-        ConfigError: a second EfaDevicePlugin for the same cluster in one program run, or a ``cluster_name``
-            that is no name (see ``NvidiaDevicePlugin``). ValueError: no pool has ``efa.enabled``.
+        ConfigError: before anything is registered: ``pools`` with no pool with ``efa.enabled`` (an empty list,
+            pools without EFA or of a backend without it), a ``GpuNodePool`` in ``pools`` instead of its ``.spec``
+            (:func:`.checks.served_pools`), a second EfaDevicePlugin for the same cluster in one program run, or a
+            ``cluster_name`` that is no name (see ``NvidiaDevicePlugin``).
     """
 
     def __init__(self, name: str, args: EfaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if not render.efa_pools(args.pools):
-            raise ValueError("EfaDevicePlugin: no pool with efa.enabled to serve")
-        self.values = render.efa_plugin_values(list(args.pools), args.extra_tolerations)
+        self.values = render.efa_plugin_values(checks.served_pools(args.pools), args.extra_tolerations)
         claim("EfaDevicePlugin", name, args.cluster_name, args.cluster, opts, "EfaDevicePluginArgs",
               path="gpuAgents.efaDevicePlugin", what="the EFA device plugin")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: args.config.namespace}, opts)

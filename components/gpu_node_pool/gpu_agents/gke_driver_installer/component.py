@@ -21,7 +21,7 @@ from ...k8s.taints import Toleration
 from ...k8s.wellknown import AGENT_NAMESPACE_PROP, GKE_DRIVER_INSTALLER_TYPE
 from ...sdk.provider_sdk import provider_sdk
 from ..once import claim
-from ..pools import agent_pool
+from . import checks
 from . import values as render
 
 __all__ = ["GkeDriverInstaller", "GkeDriverInstallerArgs", "TYPE_TOKEN"]
@@ -58,12 +58,14 @@ class GkeDriverInstaller(pulumi.ComponentResource):
         manifest: the DaemonSet (plain). tolerations: its pods' tolerations (Kubernetes objects).
 
     Raises:
-        ConfigError: a second GkeDriverInstaller for the same cluster in one program run, or a ``cluster_name``
-            that is no name (see ``NvidiaDevicePlugin``). ValueError: no GKE pool with ``INSTALLATION_DISABLED``.
+        ConfigError: before anything is registered: ``pools`` with no GKE pool with ``INSTALLATION_DISABLED`` (an
+            empty list, pools of another backend, GKE pools whose driver GKE installs), a ``GpuNodePool`` in
+            ``pools`` instead of its ``.spec`` (:func:`.checks.served_pools`), a second GkeDriverInstaller for the
+            same cluster in one program run, or a ``cluster_name`` that is no name (see ``NvidiaDevicePlugin``).
     """
 
     def __init__(self, name: str, args: GkeDriverInstallerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self.manifest = render.installer_daemonset([agent_pool(p) for p in args.pools], args.extra_tolerations)
+        self.manifest = render.installer_daemonset(checks.served_pools(args.pools), args.extra_tolerations)
         claim("GkeDriverInstaller", name, args.cluster_name, args.cluster, opts, "GkeDriverInstallerArgs",
               path="gpuAgents.gkeDriverInstaller", what="GKE's NVIDIA driver installer")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: render.NAMESPACE}, opts)
