@@ -492,8 +492,7 @@ class GkePool(PoolBase):
 
 
 #: GKE's COS installer as ``kubectl apply -f`` takes it, at the commit ``gpuAgents.gkeDriverInstaller`` is written from.
-GKE_COS_DRIVER_INSTALLER = ("https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/"
-                            f"{installer.SOURCE_COMMIT}/nvidia-driver-installer/cos/daemonset-preloaded.yaml")
+GKE_COS_DRIVER_INSTALLER = installer.COS_MANIFEST_URL
 #: GKE Standard's default node image, which a node pool that names no image type gets (the pool model names none).
 GKE_DEFAULT_IMAGE_SOURCE = "https://cloud.google.com/kubernetes-engine/docs/concepts/node-images"
 
@@ -510,7 +509,8 @@ def driver_warning(*, gke_plugin: bool) -> str:
             f"enabled by default; {installer.COS_SOURCE}, with tolerations of the pool's taints), written for COS "
             "nodes: a pool that names no image type gets GKE's default node image cos_containerd "
             f"({GKE_DEFAULT_IMAGE_SOURCE}). If the pool's image type is changed to Ubuntu outside the stack, set "
-            f"gpuAgents.gkeDriverInstaller.enabled: false and apply {installer.UBUNTU_SOURCE} instead. With "
+            "gpuAgents.gkeDriverInstaller.enabled: false and apply Google's Ubuntu installer instead (kubectl apply -f "
+            f"{installer.UBUNTU_MANIFEST_URL}; Google names it nvidia-driver-installer too). With "
             "gpuAgents.gkeDriverInstaller.enabled: false the stack installs none: apply it yourself (on COS nodes: "
             f"kubectl apply -f {GKE_COS_DRIVER_INSTALLER}) or set gpuAgents.gkeDriverInstaller.enabled: true; the "
             "mandatory policy gpu-agents-cover-gpu-pools reports the pool unless the program declares an installer "

@@ -19,10 +19,15 @@ with two changes:
 
 Node image: the COS manifest is the one for GKE's default node image, ``cos_containerd``, which a node pool gets when
 it names no image type (https://cloud.google.com/kubernetes-engine/docs/concepts/node-images); the pool model has no
-image type, so every served pool is taken as COS. Ubuntu nodes need
-``nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml`` (:data:`UBUNTU_SOURCE`), whose installer image
-``gke-nvidia-installer:fixed`` is preloaded on Ubuntu nodes only: a pool whose image type is set to Ubuntu outside the
-stack is not served by this DaemonSet (the config warning of every ``INSTALLATION_DISABLED`` pool says so).
+image type and the node pool is rendered without one (``backends/gke/render.py``), so every served pool is COS. Ubuntu
+nodes need ``nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml`` (:data:`UBUNTU_SOURCE`; its init container
+``gke-nvidia-installer:fixed`` triggers the install GKE ships on Ubuntu nodes, ``nvidia-driver-installer/ubuntu/README.md``).
+It is not written here: no pool of the stack can be on Ubuntu, and Google's two manifests do not tell the node images
+apart themselves: both are ``kube-system/nvidia-driver-installer`` and both select every GPU node without a driver GKE
+installed (``cloud.google.com/gke-accelerator`` Exists, ``cloud.google.com/gke-gpu-driver-version`` DoesNotExist; the
+COS one also ``cloud.google.com/gke-confidential-nodes-instance-type`` DoesNotExist), with no node image label. A pool
+whose image type is set to Ubuntu outside the stack is not served by this DaemonSet (the config warning of every
+``INSTALLATION_DISABLED`` pool says so, with :data:`UBUNTU_MANIFEST_URL`).
 
 Pure: plain Kubernetes objects, no Pulumi; the component (:mod:`.component`) declares the DaemonSet.
 """
@@ -43,14 +48,18 @@ from ...k8s.wellknown import (
 from ..placement import derived_tolerations
 from ..pools import AgentPool
 
-__all__ = ["SOURCE_REPO", "SOURCE_COMMIT", "COS_SOURCE", "UBUNTU_SOURCE", "NAME", "NAMESPACE", "installer_pools",
-           "installer_daemonset"]
+__all__ = ["SOURCE_REPO", "SOURCE_COMMIT", "COS_SOURCE", "UBUNTU_SOURCE", "COS_MANIFEST_URL", "UBUNTU_MANIFEST_URL",
+           "NAME", "NAMESPACE", "installer_pools", "installer_daemonset"]
 
 SOURCE_REPO = "GoogleCloudPlatform/container-engine-accelerators"
 #: The commit the DaemonSet is written from (the COS manifest last changed in f2cf4197, 2025-07-02).
 SOURCE_COMMIT = "992db81257553607f1477945f1b3219632991829"
 COS_SOURCE = f"{SOURCE_REPO} nvidia-driver-installer/cos/daemonset-preloaded.yaml@{SOURCE_COMMIT}"
 UBUNTU_SOURCE = f"{SOURCE_REPO} nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml@{SOURCE_COMMIT}"
+_RAW = f"https://raw.githubusercontent.com/{SOURCE_REPO}/{SOURCE_COMMIT}/nvidia-driver-installer"
+#: :data:`COS_SOURCE` and :data:`UBUNTU_SOURCE` as ``kubectl apply -f`` takes them.
+COS_MANIFEST_URL = f"{_RAW}/cos/daemonset-preloaded.yaml"
+UBUNTU_MANIFEST_URL = f"{_RAW}/ubuntu/daemonset-preloaded.yaml"
 NAME = "nvidia-driver-installer"
 NAMESPACE = "kube-system"
 _APP = {"k8s-app": NAME}
