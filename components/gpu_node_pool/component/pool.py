@@ -24,9 +24,14 @@ if TYPE_CHECKING:  # the models (pydantic) are imported when a pool is validated
     from ..config.common import PoolBase as PoolConfig
     from ..config.stack import ClusterConfig, StackConfig
 
-__all__ = ["GpuNodePool", "GpuNodePoolArgs"]
+__all__ = ["KUBERNETES_VERSION", "GpuNodePool", "GpuNodePoolArgs"]
 
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE as TYPE_TOKEN
+
+#: The property a ``GpuNodePool`` registers its cluster's ``kubernetesVersion`` (``"1.33"``) under, when the cluster
+#: settings give one: the offline plan renders the program's charts with it (``helm template --kube-version``,
+#: :func:`gpu_node_pool.plan.expand.chart_kube_version`).
+KUBERNETES_VERSION = "kubernetesVersion"
 
 
 @dataclass(frozen=True)
@@ -183,6 +188,10 @@ class GpuNodePool(pulumi.ComponentResource):
     registers ``taints`` and ``labels`` with the engine (``register_outputs``); the others are derived
     from them or are outputs of its children, which the state already holds.
 
+    Properties registered with the component: ``configPath`` (``GpuNodePoolArgs.config_path``, when given), ``efa``
+    (``true`` for a pool with EFA enabled) and ``kubernetesVersion`` (:data:`KUBERNETES_VERSION`: the cluster's
+    ``kubernetesVersion``, ``"1.33"``, when the cluster settings give one).
+
     Raises:
         ConfigError: invalid args; nothing is registered.
     """
@@ -220,6 +229,8 @@ class GpuNodePool(pulumi.ComponentResource):
         props: dict[str, Any] = {"configPath": args.config_path} if args.config_path else {}
         if getattr(getattr(pool, "efa", None), "enabled", False):
             props["efa"] = True  # read by gpu-agents-cover-gpu-pools: the pool needs the EFA device plugin
+        if cluster.kubernetes_version:  # read by the offline plan: the version it renders the program's charts with
+            props[KUBERNETES_VERSION] = cluster.kubernetes_version
         super().__init__(TYPE_TOKEN, name, props, opts)
         self.spec = pool
         self.cluster = cluster

@@ -40,8 +40,10 @@ findings join the same list (:func:`finish_plan`).
 
 Helm: ``--helm PATH``, else ``helm`` on ``PATH``, else the ``helm`` next to the running Python
 (``make setup`` installs it in ``venv/bin``). Charts: a local path, Helm's repository cache
-(:func:`helm_repository_cache`), or with ``--fetch-charts`` their repository. ``--kube-version``:
-the stack's ``cluster.kubernetesVersion``, else :data:`DEFAULT_KUBE_VERSION`.
+(:func:`helm_repository_cache`), or with ``--fetch-charts`` their repository. ``--kube-version``
+(:func:`chart_kube_version`): the version the stack's ``cluster.kubernetesVersion`` and the program's own
+``GpuNodePool`` s declare, the oldest when they differ, else :data:`DEFAULT_KUBE_VERSION`; which one the charts
+were rendered with is :attr:`Expansion.kube_version`.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
 from ..expand.operator_resources import expand_custom_resource, group_kind, known_kind
 from ..expand.result import Expanded, NotJudged, RefusedInput
 from ..expand.yaml_manifests import V1_FILE, V1_GROUP, V2_FILE, V2_GROUP, decode, expand_yaml
-from ..k8s.wellknown import SECRET, UNKNOWN
+from ..k8s.wellknown import GPU_NODE_POOL_TYPE, SECRET, UNKNOWN
 from ..sdk.record import Resource
 from .on_import import when_imported
 
@@ -75,7 +77,9 @@ __all__ = [
     "RULE",
     "ExpandOptions",
     "Expansion",
+    "KubeVersion",
     "answer_invoke",
+    "chart_kube_version",
     "device_plugin_chart",
     "expand_plan",
     "finish_plan",
@@ -154,18 +158,80 @@ class ExpandOptions:
     chart_dirs: tuple[str, ...] | None = None
 
 
+@dataclass(frozen=True)
+class KubeVersion:
+    """The Kubernetes version the plan renders charts with (``helm template --kube-version``) and who declares it.
+
+    Attributes:
+        version: a minor version, ``"1.33"``: the one version declared, the oldest of several, else
+            :data:`DEFAULT_KUBE_VERSION`.
+        declared: ``((version, (who, ...)), ...)``, oldest first: each version declared and who declares it,
+            ``"the stack config's cluster.kubernetesVersion"`` or ``"GpuNodePool 'gpu'"`` (its cluster's
+            ``kubernetesVersion``, as the component registers it); empty when none is.
+    """
+
+    version: str
+    declared: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def why(self) -> str:
+        """Why :attr:`version`, for the default or the oldest of several (``""`` for the one version declared):
+        ``the default; neither ...`` or ``the oldest of the versions declared (1.32: GpuNodePool 'a'; 1.33: ...); ...``."""
+        if not self.declared:
+            return ("the default; neither the stack config's cluster.kubernetesVersion nor the cluster of a GpuNodePool "
+                    "of the program sets it")
+        if len(self.declared) == 1:
+            return ""
+        from ..text.listing import listed
+
+        each = "; ".join(f"{version}: {listed(who, 3)}" for version, who in self.declared)
+        return (f"the oldest of the versions declared ({each}); which cluster a chart installs to is not read, and a "
+                "chart's kubeVersion constraint must hold on each")
+
+    @property
+    def label(self) -> str:
+        """How the objects rendered with it are labelled: ``helm template (offline render, --kube-version 1.33)``,
+        with :attr:`why` after the version when there is one."""
+        return f"helm template (offline render, --kube-version {self.version}{': ' + self.why if self.why else ''})"
+
+
+def chart_kube_version(result: Any) -> KubeVersion:
+    """The Kubernetes version to render the charts of ``result`` (a :class:`~gpu_node_pool.plan.run.PlanResult` or
+    :class:`~gpu_node_pool.plan.check.CheckResult`, after recording) with: what the stack config's
+    ``cluster.kubernetesVersion`` (``result.config``; a checked program has none) and each ``GpuNodePool`` the program
+    registered (its ``kubernetesVersion`` property, :data:`gpu_node_pool.component.pool.KUBERNETES_VERSION`)
+    declare; the oldest when they differ, since a chart's ``kubeVersion`` range (Chart.yaml, Helm
+    https://helm.sh/docs/topics/charts/#the-chartyaml-file) must hold on every cluster it may install to; else
+    :data:`DEFAULT_KUBE_VERSION`. A value that is not a minor version (``1.NN``) is not read."""
+    from ..component.pool import KUBERNETES_VERSION
+    from ..config.version_calendars import parse_minor
+
+    found: dict[str, list[str]] = {}
+    stack = getattr(getattr(result.config, "cluster", None), "kubernetes_version", None)
+    if isinstance(stack, str) and parse_minor(stack):
+        found.setdefault(stack, []).append("the stack config's cluster.kubernetesVersion")
+    for r in result.resources:
+        version = r.inputs.get(KUBERNETES_VERSION) if r.type == GPU_NODE_POOL_TYPE else None
+        if isinstance(version, str) and parse_minor(version):
+            found.setdefault(version, []).append(f"GpuNodePool {r.name!r}")
+    declared = tuple(sorted(((v, tuple(who)) for v, who in found.items()), key=lambda d: parse_minor(d[0]) or (0, 0)))
+    return KubeVersion(declared[0][0] if declared else DEFAULT_KUBE_VERSION, declared)
+
+
 @dataclass
 class Expansion:
     """What :func:`expand_plan` did: ``not_judged`` items, ``offline_render`` (displays ``"<type> <name>"`` of
     helm.v3.Release children), ``rendered_empty`` (displays of the charts that rendered, offline, to no object at
     all: templates their values turn off; nothing in them to judge; a yaml component with no object is not judged
-    instead, as the ``resources-judged`` rule reports it in a real preview) and ``renders`` (how many times helm
-    ran)."""
+    instead, as the ``resources-judged`` rule reports it in a real preview), ``renders`` (how many times helm
+    ran) and ``kube_version``: the :class:`KubeVersion` the charts were rendered with when Helm rendered at least one
+    (None when it rendered none: no chart, no Helm, or none reachable offline)."""
 
     not_judged: list[NotJudged] = field(default_factory=list)
     offline_render: set[str] = field(default_factory=set)
     rendered_empty: set[str] = field(default_factory=set)
     renders: int = 0
+    kube_version: KubeVersion | None = None
 
 
 def helm_repository_cache() -> Path:
@@ -314,8 +380,8 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
     """Expand ``result.resources`` (a :class:`~gpu_node_pool.plan.run.PlanResult`) in place; returns what was done.
 
     Args:
-        result: the plan, after recording; ``result.config.cluster.kubernetes_version`` gives
-            ``--kube-version``.
+        result: the plan, after recording; the stack config's and the program's ``GpuNodePool`` s' Kubernetes
+            versions give ``--kube-version`` (:func:`chart_kube_version`).
         project_dir: the directory of ``Pulumi.yaml``; a refused input's program line is given relative to it.
         options: :class:`ExpandOptions` (default: helm from ``PATH``, no fetching, 30 s).
         collected: not-judged items gathered while the program ran (:func:`offline_yaml`); a refused input among
@@ -331,11 +397,8 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
     resources: list[Resource] = result.resources
     has_child = {r.parent for r in resources if r.parent and not r.synthesized}
     stand_ins = {r.parent for r in resources if r.parent and r.synthesized}
-    version = getattr(getattr(result.config, "cluster", None), "kubernetes_version", None)
-    kube_version = version or DEFAULT_KUBE_VERSION
-    chart_label = f"helm template (offline render, --kube-version {kube_version}" + (
-        ")" if version else ": the default; the stack config sets no cluster.kubernetesVersion, and the program's "
-        "own GpuNodePool clusters are not read for it)")
+    kube = chart_kube_version(result)
+    chart_label = kube.label
     by_name = {r.name: r for r in resources}
     for nj in collected:  # v1 ConfigFiles with a remote URL, v1 manifests that do not parse
         owner = by_name.get(nj.resource)
@@ -348,7 +411,7 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
     chart_dirs = options.chart_dirs if options.chart_dirs is not None else (str(helm_repository_cache()),)
     added: dict[int, list[Resource]] = {}
     dropped: set[int] = set()
-    with HelmRenderer(locate_helm(options.helm) or options.helm or "helm", kube_version=kube_version,
+    with HelmRenderer(locate_helm(options.helm) or options.helm or "helm", kube_version=kube.version,
                       fetch=options.fetch, timeout=options.timeout, chart_dirs=chart_dirs, base_dir=base_dir,
                       unknown_markers=_MARKERS, syntax_problem=_manifest_syntax) as renderer:
         for i, res in enumerate(resources):
@@ -384,6 +447,9 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                 _refused_input(result, res, outcome, project_dir)
                 continue
             if isinstance(outcome, NotJudged):
+                if kube.why and res.type in HELM_TYPES and "kubeVersion" in outcome.reason:  # Helm: "chart requires"
+                    outcome = dataclasses.replace(outcome, reason=f"{outcome.reason} (--kube-version {kube.version}: "
+                                                  f"{kube.why})")
                 if res.urn and res.urn in stand_ins:  # the device plugin: its stand-in judges it, at its version
                     from ..gpu_agents.device_plugin.values import CHART_VERSION
 
@@ -398,6 +464,8 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                 continue
             if res.type == ADDON_TYPE:
                 label = f"facts: {_source_of(outcome)}"
+            if res.type in HELM_TYPES:
+                expansion.kube_version = kube
             if not outcome.objects:
                 expansion.rendered_empty.add(f"{res.type} {res.name}")
             children = _children(res, outcome.objects, prefix, label)
