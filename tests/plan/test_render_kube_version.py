@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from gpu_node_pool.cli.commands import main
+from gpu_node_pool.plan import plan_stack
 from gpu_node_pool.plan.expand import locate_helm
 from gpu_node_pool.plan.render import kubernetes_files
 from gpu_node_pool.sdk.record import Resource
@@ -97,28 +98,51 @@ def _chart(name: str, urn: str) -> Resource:
     return Resource(CHART_TYPE, name, {"chart": "oci://example.com/c", "version": "1.0.0"}, True, urn)
 
 
-def _child(parent: str, label: str) -> Resource:
-    return Resource("kubernetes:apps/v1:DaemonSet", "c:x", {}, True, parent + "$ds", parent, [], {}, label)
-
-
 def _kube_version(files, chart: str) -> str | None:
     [f] = [f for f in files if f.path == f"charts/{chart}/chart.yaml"]
     return f.command[f.command.index("--kube-version") + 1] if "--kube-version" in f.command else None
 
 
-def test_each_chart_gets_the_version_the_plan_rendered_with_else_the_callers_else_the_stacks():
-    rendered, empty = _chart("a", "urn:a"), _chart("b", "urn:b")
-    records = [rendered, _child("urn:a", "helm template (offline render, --kube-version 1.32)"), empty]
-    files = kubernetes_files(records, base_dir=".")
+def _command(out: Path, chart: str) -> list[str]:
+    [line] = [x for x in (out / "charts" / chart / "chart.yaml").read_text().splitlines()
+              if x.startswith("# Same objects")]
+    return shlex.split(line.split(": ", 1)[1])
+
+
+def test_every_chart_gets_the_version_the_plan_rendered_the_stacks_charts_with():
+    files = kubernetes_files([_chart("a", "urn:a"), _chart("b", "urn:b")], base_dir=".", kube_version="1.32")
     assert _kube_version(files, "a") == "1.32" and _kube_version(files, "b") == "1.32"  # one version per plan
-    files = kubernetes_files(records, base_dir=".", kube_version="1.30")
-    assert _kube_version(files, "a") == "1.32" and _kube_version(files, "b") == "1.30"
-    release = _child("urn:a", "helm template (offline render of a helm.v3.Release, which a real preview never sees "
-                              "inside, --kube-version 1.29: the default, cluster.kubernetesVersion is not set)")
-    assert _kube_version(kubernetes_files([rendered, release], base_dir="."), "a") == "1.29"
 
 
 def test_a_stack_whose_charts_were_not_rendered_says_the_version_is_not_recorded():
     [chart_file, _] = kubernetes_files([_chart("a", "urn:a")], base_dir=".")
     assert "--kube-version" not in chart_file.command
     assert any("recorded no Kubernetes version" in c for c in chart_file.comments)
+
+
+@needs_helm
+def test_a_chart_that_rendered_no_object_still_gets_the_version_it_was_rendered_with(capsys, tmp_path):
+    root = project(tmp_path)
+    ds = root / "charts" / "logship" / "templates" / "ds.yaml"
+    ds.write_text("{{- if .Values.enabled }}\n" + TEMPLATE + "{{- end }}\n")  # off: the chart renders nothing
+    assert plan_stack("ci", root).chart_kube_version == "1.33"
+    out = tmp_path / "out"
+    assert main(["render", "--stack", "ci", "--project-dir", str(root), "--out", str(out), "--fail-on", "none"]) == 0
+    capsys.readouterr()
+    argv = _command(out, "logship")
+    assert argv[argv.index("--kube-version") + 1] == "1.33"
+
+
+def test_a_render_where_helm_rendered_no_chart_writes_the_command_without_a_version_and_says_why(capsys, tmp_path):
+    root = project(tmp_path)
+    failing = tmp_path / "helm"
+    failing.write_text("#!/bin/sh\necho 'Error: cannot render here' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    out = tmp_path / "out"
+    assert main(["render", "--stack", "ci", "--project-dir", str(root), "--out", str(out), "--fail-on", "none",
+                 "--helm", str(failing)]) == 0
+    capsys.readouterr()
+    assert "--kube-version" not in _command(out, "logship")
+    text = (out / "charts" / "logship" / "chart.yaml").read_text()
+    assert "the plan rendered no chart of this stack (no helm, or no chart reachable offline), so it recorded no " \
+           "Kubernetes version for the command below" in text

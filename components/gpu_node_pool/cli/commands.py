@@ -272,7 +272,7 @@ def _render(args: argparse.Namespace) -> int:
     written = None
     if code == ExitCode.OK:
         files = (
-            render_files.kubernetes_files(result.resources)
+            render_files.kubernetes_files(result.resources, kube_version=result.chart_kube_version)
             + render_files.bootstrap_files(result.outputs)
             + render_files.launch_template_files(result.resources)
         )

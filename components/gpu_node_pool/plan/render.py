@@ -54,16 +54,12 @@ __all__ = [
     "WriteReport",
     "helm_template_command",
     "kubernetes_files",
-    "rendered_kube_versions",
     "bootstrap_files",
     "launch_template_files",
     "write_files",
 ]
 
 _HELM_MODULE = re.compile(r"^helm\.sh/v\d+$")
-#: How the plan labels each object it rendered from a chart (:func:`gpu_node_pool.plan.expand.expand_plan`:
-#: ``helm template (offline render, --kube-version 1.33)``), which records the Kubernetes version Helm rendered with.
-_RENDERED_WITH = re.compile(r"^helm template \(offline render\b.*?--kube-version ([^\s),:;]+)")
 _UNSAFE = re.compile(r"[^a-z0-9.-]+")
 
 
@@ -174,20 +170,6 @@ def helm_template_command(release: str, chart: str, inputs: Mapping[str, Any], v
     return (*argv, "-f", values_file)
 
 
-def rendered_kube_versions(resources: Iterable[Recorded]) -> dict[str, str]:
-    """``{chart URN: Kubernetes version}`` of each chart the plan rendered, as the plan labelled the objects it
-    rendered from it (:data:`_RENDERED_WITH`), and under ``""`` the version of the first chart rendered: the plan
-    renders every chart of a stack with one version (its ``cluster.kubernetesVersion``, else
-    :data:`gpu_node_pool.plan.expand.DEFAULT_KUBE_VERSION`), so that one holds for a chart that rendered no object."""
-    found: dict[str, str] = {}
-    for resource in resources:
-        match = _RENDERED_WITH.match(getattr(resource, "synthesized", "") or "")
-        if match and resource.parent:
-            found.setdefault(resource.parent, match.group(1))
-            found.setdefault("", match.group(1))
-    return found
-
-
 def _chart_files(resource: Recorded, base_dir: Path | None, kube_version: str | None) -> list[RenderedFile]:
     from ..expand.helm_values import ValuesProblem, merged_values
 
@@ -244,9 +226,10 @@ def kubernetes_files(resources: Iterable[Recorded],
     as their inputs. Providers (``pulumi:providers:kubernetes``) are not Kubernetes objects and are skipped.
     ``base_dir``: the directory Pulumi runs the program in, which charts and values files are relative to
     (:func:`gpu_node_pool.plan.run.program_run_dir`); default: found from each chart's program line.
-    ``kube_version``: the Kubernetes version the plan rendered charts with, for each chart's ``helm template``
-    command; a chart the plan rendered is given the version its objects record (:func:`rendered_kube_versions`),
-    and another chart ``kube_version``, else the version of the stack's other rendered charts, else none.
+    ``kube_version``: the Kubernetes version the plan rendered the stack's charts with
+    (:attr:`gpu_node_pool.plan.run.PlanResult.chart_kube_version`: one version per plan), written as
+    ``--kube-version`` in each chart's ``helm template`` command; None (no chart rendered): the command has no
+    ``--kube-version`` and ``chart.yaml`` says why.
 
     Raises:
         ValueError: two resources would be written to the same path (cannot happen for
@@ -254,17 +237,13 @@ def kubernetes_files(resources: Iterable[Recorded],
     """
     files: list[RenderedFile] = []
     used: set[str] = set()
-    resources = list(resources)
-    rendered = rendered_kube_versions(resources)
     for resource in resources:
         pkg, module, kind = _split_type(resource.type)
         if pkg != "kubernetes" or getattr(resource, "synthesized", ""):
             continue  # a synthesized stand-in (the chart's DaemonSet) is the chart's to render
         source = f"{resource.name} ({resource.type})"
         if _HELM_MODULE.match(module):
-            version = rendered.get(resource.urn) if resource.urn else None
-            new = _chart_files(resource, Path(base_dir) if base_dir is not None else None,
-                               version or kube_version or rendered.get(""))
+            new = _chart_files(resource, Path(base_dir) if base_dir is not None else None, kube_version)
         elif resource.custom:
             doc = _object(resource)
             meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}

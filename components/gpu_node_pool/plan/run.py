@@ -72,6 +72,10 @@ class PlanResult:
     pool_models: list[Any] = field(default_factory=list)
     #: The stack config's pools (``pools[i].name``) no ``GpuNodePool`` of the program was constructed from.
     unregistered: list[str] = field(default_factory=list)
+    #: The Kubernetes version (``"1.33"``) Helm rendered the stack's charts with (``helm template --kube-version``,
+    #: :func:`gpu_node_pool.plan.expand.chart_kube_version`), which ``gpupool render`` writes in each chart's command;
+    #: None when it rendered none (no chart, no Helm, or none reachable offline).
+    chart_kube_version: str | None = None
 
     def exit_code_at(self, fail_on: str = "mandatory") -> int:
         """0 clean, 1 a finding at or above ``fail_on`` (``advisory``, ``mandatory``, ``none``), 2 a config error."""
@@ -426,6 +430,7 @@ def plan_stack(
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input; our own bug re-raises
         raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
     expanded = expansion.expand_plan(result, project, expand, collected, run_dir=run_dir)  # charts, yaml, add-ons
+    result.chart_kube_version = expanded.kube_version.version if expanded.kube_version is not None else None
     _summarise(result, constructed)
     _check_policies(result, policy_config, found.project)
     expansion.finish_plan(result, expanded, expand, policy_config)
