@@ -27,9 +27,12 @@ def stack():
 
 def test_the_warning_gives_both_of_googles_manifests_at_the_pinned_commit():
     [(path, message)] = [w for w in stack().pools[0].config_warnings() if w[0] == "accelerator.gpuDriverVersion"]
-    assert (f"set gpuAgents.gkeDriverInstaller.enabled: false and apply Google's Ubuntu installer instead (kubectl apply "
-            f"-f {RAW}/ubuntu/daemonset-preloaded.yaml; Google names it nvidia-driver-installer too)") in message
-    assert f"(on COS nodes: kubectl apply -f {RAW}/cos/daemonset-preloaded.yaml)" in message
+    assert (f"needs Google's Ubuntu installer instead (kubectl apply -f {RAW}/ubuntu/daemonset-preloaded.yaml; it is "
+            "named nvidia-driver-installer too, so turn the stack's off)") in message
+    assert "cos/daemonset-preloaded.yaml" in message
+    from gpu_node_pool.backends.gke.driver import GKE_COS_DRIVER_INSTALLER
+
+    assert GKE_COS_DRIVER_INSTALLER == f"{RAW}/cos/daemonset-preloaded.yaml"
 
 
 def test_the_stacks_installer_is_the_cos_one_as_the_node_pool_names_no_image_type():

@@ -100,6 +100,25 @@ def test_installation_disabled_with_gkes_plugin_is_planned_with_the_driver_warni
     assert code == 1, out + err
 
 
+def test_the_warnings_say_what_the_stack_installs_for_each_setting_and_never_the_other(tmp_path, capsys):
+    """Off: the pool's warning does not claim the stack installs the installer, and one warning at the setting says
+    it installs none, for which pool, and the fix. On (the default): no such warning, and the stack's installer
+    covers the pool."""
+    code, out, err = plan(project(tmp_path / "off", gke_dev(OFF)), capsys, "--json")
+    warnings = {w["path"]: w["message"] for w in json.loads(out)["warnings"]}
+    pool = warnings["pools[0].accelerator.gpuDriverVersion"]
+    assert "The stack installs" not in pool and "enabled by default" not in pool
+    off = warnings["gpuAgents.gkeDriverInstaller.enabled"]
+    assert off.startswith("false: the stack installs no NVIDIA driver installer")
+    assert "pools[0] 'gpu'" in off or "pools[0] '" in off
+    assert f"kubectl apply -f {INSTALLER_URL}" in off
+    code, out, err = plan(project(tmp_path / "on", gke_dev()), capsys, "--json")
+    doc = json.loads(out)
+    assert "gpuAgents.gkeDriverInstaller.enabled" not in {w["path"] for w in doc["warnings"]}
+    assert doc["violations"] == [], doc["violations"]
+    assert code == 0, out + err
+
+
 def test_the_driver_installer_in_the_program_makes_the_plan_clean_and_keeps_the_warning(tmp_path, capsys):
     code, out, err = plan(project(tmp_path, gke_dev(OFF), installer=True), capsys, "--json")
     doc = json.loads(out)

@@ -6,7 +6,7 @@ Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodePool inputs),
 ``node_config_extras.py`` (boot disk and reservation pass-through fields), ``machines.py`` (the sourced
 table of Compute Engine GPU machine types: which GPUs each carries, N1 limits, architecture), ``compute_class.py``
 (a custom ComputeClass's taint left untolerated: not judged, for the policies), ``names.py`` (the node pool name
-Pulumi derives from the ``GpuNodePool``'s).
+Pulumi derives from the ``GpuNodePool``'s), ``driver.py`` (what a pool whose driver GKE does not install needs).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ BACKEND = register(
         package=__name__,
         config_model="config:GkePool",
         stack_checks="config:stack_issues",
+        stack_warnings="driver:stack_warnings",
         platform="gke",
         gpu_sharing="platform",  # gpu_sharing_config on the pools GKE's own device plugin serves
         mig="platform",  # gpu_partition_size

@@ -22,7 +22,6 @@ from ...config.common import (
 )
 from ...config.defaults import DEFAULT_TAINT
 from ...config.errors import ConfigIssue, fail_per_key
-from ...gpu_agents.gke_driver_installer import values as installer
 from ...gpu_agents.sharing import GKE_STRATEGY
 from ...k8s.labels import GKE_COMPUTE_CLASS_LABEL as COMPUTE_CLASS_LABEL
 from ...k8s.labels import GKE_COMPUTE_CLASS_SOURCE as COMPUTE_CLASS_SOURCE
@@ -32,6 +31,7 @@ from ...k8s.taints import Taint, TaintEffect
 from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from .._shared.capacity import NodeRepair
 from . import POOL_NAME
+from .driver import GKE_DRIVER_INSTALLER_SOURCE, driver_warning
 from .machines import MachineProblem, machine_problems
 from .names import NODE_POOL_NAME
 from .node_config_extras import ReservationAffinity
@@ -55,12 +55,6 @@ GKE_PLUGIN_SOURCE = (
 GKE_OPT_OUT_SOURCE = (
     "https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-operator; NVIDIA/cloud-native-docs "
     "gpu-operator/google-gke.rst"
-)
-#: With ``INSTALLATION_DISABLED`` the driver comes from GKE's ``nvidia-driver-installer`` DaemonSet the user applies
-#: (it selects GPU nodes without ``cloud.google.com/gke-gpu-driver-version``, the label GKE sets when it installs one).
-GKE_DRIVER_INSTALLER_SOURCE = (
-    "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers; GoogleCloudPlatform/"
-    "container-engine-accelerators nvidia-driver-installer/cos/daemonset-preloaded.yaml"
 )
 #: Google's recommended node scope: one broad scope, access controlled by the service account's IAM roles.
 GKE_DEFAULT_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
@@ -489,32 +483,6 @@ class GkePool(PoolBase):
     def platform_node_labels(self) -> dict[str, str]:
         """``cloud.google.com/gke-accelerator=<type>``: GKE sets it on every GPU node."""
         return {GKE_ACCELERATOR_LABEL: self.accelerator.type}
-
-
-#: GKE's COS installer as ``kubectl apply -f`` takes it, at the commit ``gpuAgents.gkeDriverInstaller`` is written from.
-GKE_COS_DRIVER_INSTALLER = installer.COS_MANIFEST_URL
-#: GKE Standard's default node image, which a node pool that names no image type gets (the pool model names none).
-GKE_DEFAULT_IMAGE_SOURCE = "https://cloud.google.com/kubernetes-engine/docs/concepts/node-images"
-
-
-def driver_warning(*, gke_plugin: bool) -> str:
-    """The warning of a pool with ``gpuDriverVersion: INSTALLATION_DISABLED`` (``gke_plugin``: GKE's device plugin
-    serves it): no ``nvidia.com/gpu`` until an installer has run; the stack's (``gpuAgents.gkeDriverInstaller``, on by
-    default, COS), Ubuntu's manifest, and with ``enabled: false`` :data:`GKE_COS_DRIVER_INSTALLER` or ``enabled:
-    true``: one text for both settings, as a pool model does not see the stack's ``gpuAgents``."""
-    plugin = "GKE's device plugin" if gke_plugin else "NVIDIA's device plugin"
-    return (f"INSTALLATION_DISABLED: GKE installs no NVIDIA driver on these nodes ({GKE_DRIVER_INSTALLER_SOURCE}), "
-            f"so {plugin} finds no GPU and the nodes advertise no nvidia.com/gpu until a driver installer has run on "
-            "them. The stack installs GKE's nvidia-driver-installer DaemonSet on this pool (gpuAgents.gkeDriverInstaller, "
-            f"enabled by default; {installer.COS_SOURCE}, with tolerations of the pool's taints), written for COS "
-            "nodes: a pool that names no image type gets GKE's default node image cos_containerd "
-            f"({GKE_DEFAULT_IMAGE_SOURCE}). If the pool's image type is changed to Ubuntu outside the stack, set "
-            "gpuAgents.gkeDriverInstaller.enabled: false and apply Google's Ubuntu installer instead (kubectl apply -f "
-            f"{installer.UBUNTU_MANIFEST_URL}; Google names it nvidia-driver-installer too). With "
-            "gpuAgents.gkeDriverInstaller.enabled: false the stack installs none: apply it yourself (on COS nodes: "
-            f"kubectl apply -f {GKE_COS_DRIVER_INSTALLER}) or set gpuAgents.gkeDriverInstaller.enabled: true; the "
-            "mandatory policy gpu-agents-cover-gpu-pools reports the pool unless the program declares an installer "
-            "that reaches its nodes. Or let GKE install the driver (gpuDriverVersion LATEST or DEFAULT)")
 
 
 #: Where GKE says a node pool's zones must be, as the nodeLocations refusal cites it.
