@@ -19,13 +19,17 @@ PACKAGE = ROOT / "components" / "gpu_node_pool"
 #: The one module of the package that imports ``difflib``.
 SUGGEST = "text/suggest.py"
 
-_WORDS = st.text(alphabet="abcdeNoScheul-._/", max_size=12)
+_WORDS = st.text(alphabet="abcdenoscheul-._/", max_size=12)
 
 
-@given(_WORDS, st.lists(_WORDS, max_size=8), st.integers(1, 4), st.sampled_from([0.0, 0.5, 0.6, 0.75, 0.8, 1.0]))
+@given(_WORDS, st.lists(_WORDS, max_size=8, unique=True), st.integers(1, 4),
+       st.sampled_from([0.0, 0.5, 0.6, 0.75, 0.8, 1.0]))
 def test_the_ranking_is_difflibs(word, choices, n, cutoff):
-    assert close_matches(word, choices, n=n, cutoff=cutoff) == difflib.get_close_matches(word, choices, n, cutoff)
-    want = difflib.get_close_matches(word, choices, 1, cutoff)
+    """Of names in one case, each named once (a name differing in case alone is :func:`test_a_name_that_differs_in_case_alone_is_suggested`'s)."""
+    want = difflib.get_close_matches(word, choices, n, cutoff)
+    if word in choices and word not in want:  # an exact match ranks first, past any cutoff
+        want = [word, *want][:n]
+    assert close_matches(word, choices, n=n, cutoff=cutoff) == want
     assert closest(word, choices, cutoff=cutoff) == (want[0] if want else None)
 
 
@@ -80,3 +84,32 @@ def test_no_other_module_calls_difflib_itself():
 
 def test_the_check_can_fail():
     assert SUGGEST in difflib_users()
+
+
+def test_a_name_that_differs_in_case_alone_is_suggested():
+    from gpu_node_pool.text.suggest import close_matches, closest
+
+    assert closest("on_demand", ["ON_DEMAND", "SPOT", "CAPACITY_BLOCK"]) == "ON_DEMAND"
+    assert closest("Deny", ["audit", "warn", "deny"]) == "deny"
+    assert close_matches("Deny", ["deny", "warn", "denyall"], n=2)[0] == "deny"
+    assert closest("NoScheduel", ["NoSchedule", "NoExecute"]) == "NoSchedule"
+    assert closest("spot", ["CAPACITY_BLOCK"]) is None
+
+
+def test_a_literal_setting_misspelt_in_case_gets_a_did_you_mean():
+    from gpu_node_pool.config import ConfigError, validate_stack_config
+
+    raw = {"cluster": {"name": "ml-dev", "kubernetesVersion": "1.33",
+                       "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-dev-gpu-node",
+                       "subnetIds": ["subnet-0a1b2c3d4e5f60718"]},
+           "pools": [{"name": "a", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"],
+                      "scaling": {"minSize": 0, "maxSize": 2}, "capacityType": "on_demand"}],
+           "admission": {"enabled": True, "action": "Deny"}}
+    try:
+        validate_stack_config(raw)
+    except ConfigError as err:
+        messages = {i.path: i.message for i in err.issues}
+    else:
+        raise AssertionError("a misspelt capacityType and admission.action must be refused")
+    assert messages["pools[0].capacityType"].endswith("; did you mean ON_DEMAND?"), messages
+    assert messages["admission.action"].endswith("; did you mean deny?"), messages

@@ -13,6 +13,9 @@ from ..gpu_agents.installed import agent_namespaces
 from ..k8s.effective import cluster_platform, implied_tolerations, runs_own_api_server
 from ..k8s.taints import Taint
 from ..k8s.wellknown import NVIDIA_GPU_RESOURCE
+from ..text.listing import listed
+from ..text.suggest import closest
+from ..text.terminal import shown
 
 if TYPE_CHECKING:
     from ..config.stack import StackConfig
@@ -65,7 +68,9 @@ class AdmissionModel:
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
-            raise ValueError(f"action {self.action!r} is not one of {sorted(ACTIONS)}")
+            close = closest(self.action, ACTIONS)
+            hint = f"; did you mean {close}?" if close else ""
+            raise ValueError(f"admission.action {shown(self.action)} is not one of {listed(ACTIONS)}{hint}")
 
     def taint_pools(self) -> list[tuple[Taint, list[str]]]:
         """Each GPU taint with the pools that declare it, config order; ``extra_taints`` last with no pool."""

@@ -221,6 +221,9 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         if told is not None:  # a list or a mapping where a string belongs
             return [ConfigIssue(path, told)]
         msg = err["msg"].replace("Input should be", "must be")
+        if kind == "literal_error" and isinstance(value, str):  # case alone counts too: on_demand -> ON_DEMAND
+            close = closest(value, re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
+            msg += f"; did you mean {close}?" if close else ""
         if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
             msg += QUOTE_A_NUMBER if kind == "string_type" else ""  # with the text as written: number_as_written
         if kind == "bool_type" and isinstance(value, str) and value.lower() in ("yes", "no", "on", "off", "y", "n"):
