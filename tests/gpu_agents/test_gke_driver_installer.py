@@ -78,8 +78,9 @@ def test_switched_off_the_pool_is_reported_and_the_warning_names_the_switch(tmp_
     code, doc = plan_json(tmp_path, gke_dev(gpu_agents={"gkeDriverInstaller": {"enabled": False}}), capsys)
     assert installers(doc) == []
     assert any("No NVIDIA driver installer covers" in json.dumps(v) for v in doc["violations"]), doc["violations"]
-    assert any("gpuAgents.gkeDriverInstaller.enabled: true" in w["message"]
-               and "nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml" in w["message"] for w in doc["warnings"])
+    warnings = {w["path"]: w["message"] for w in doc["warnings"]}
+    assert "gpuAgents.gkeDriverInstaller.enabled: true" in warnings["gpuAgents.gkeDriverInstaller.enabled"]
+    assert "nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml" in warnings["pools[0].accelerator.gpuDriverVersion"]
     assert code == 1
 
 
