@@ -39,3 +39,35 @@ def test_the_marks_of_the_read_tree_are_those_of_the_text(text):
     except ConfigError:
         pass  # an invalid file is still located
     assert dict(marks) == stack_file_marks(text)
+
+
+ANCHORED = """config:
+  gpu-node-pools:pools:
+    - &p
+      name: a
+      scaling: {minSize: 0, maxSize: 99999999999999999999999}
+    - <<: *p
+      name: b
+    - <<: *p
+      name: c
+      scaling: {maxSize: 0x1F}
+"""
+
+
+def test_an_anchor_is_located_at_its_own_path_and_merged_keys_at_the_mapping_that_merges_them():
+    from gpu_node_pool.config.errors import ConfigIssue
+    from gpu_node_pool.config.locations import locate_issues
+
+    marks = FileMarks()
+    try:
+        read_stack_file(ANCHORED.encode(), "Pulumi.x.yaml", marks=marks)
+    except ConfigError:
+        pass  # 0x1F is refused; the marks are kept
+    assert marks[("pools", 0, "scaling", "maxSize")] == (5, 29)  # the anchor's own line, not pools[1]'s merge
+    assert marks[("pools", 1, "scaling", "maxSize")] == (5, 29)  # merged from the anchor
+    assert marks[("pools", 2, "scaling", "maxSize")] == (10, 17)  # its own key wins over the merged one
+    said = "1e+23: is a whole number outside the setting's range"
+    located = locate_issues([ConfigIssue("pools[0].scaling.maxSize", said),
+                             ConfigIssue("pools[1].scaling.maxSize", said)], marks, "Pulumi.x.yaml")
+    assert [i.message.split(":")[0] for i in located] == ["99999999999999999999999"] * 2, located
+    assert [i.location.line for i in located] == [5, 5]

@@ -68,8 +68,12 @@ def path_segments(path: str) -> tuple[Any, ...]:
 def _walk(node: yaml.Node, prefix: tuple[Any, ...], marks: Marks, numbers: dict[tuple[Any, ...], str] | None) -> None:
     """Record every key and item under ``node``, and into ``numbers`` (when given) the text of every plain scalar
     there that Pulumi's YAML reader reads as a number; a node an alias (``*name``) repeats is walked once, at its
-    anchor, so an alias bomb costs the nodes written, not the values they expand to."""
+    anchor, so an alias bomb costs the nodes written, not the values they expand to. Nodes are walked in document
+    order, so an anchor (written before any alias of it) is recorded at its own path. The keys a mapping merges
+    (``<<: *base``) and does not write itself are also recorded at the mapping's path, with their anchor's place
+    and numbers, one merge deep."""
     todo, seen = [(node, prefix)], set()
+    merges: list[tuple[tuple[Any, ...], yaml.Node]] = []
     while todo:
         node, prefix = todo.pop()
         if id(node) in seen:
@@ -79,16 +83,59 @@ def _walk(node: yaml.Node, prefix: tuple[Any, ...], marks: Marks, numbers: dict[
             if numbers is not None and not node.style and node.tag != STR_TAG and plain_number(node.value) is not None:
                 numbers[prefix] = node.value
         elif isinstance(node, yaml.MappingNode):
+            children = []
             for key_node, value_node in node.value:
                 if isinstance(key_node, yaml.ScalarNode):
                     path = (*prefix, key_node.value)
                     marks.setdefault(path, (key_node.start_mark.line + 1, key_node.start_mark.column + 1))
-                    todo.append((value_node, path))
+                    children.append((value_node, path))
+                    if key_node.tag == "tag:yaml.org,2002:merge" or key_node.value == "<<":
+                        merges.append((prefix, value_node))
+            todo.extend(reversed(children))
         elif isinstance(node, yaml.SequenceNode):
+            children = []
             for i, item in enumerate(node.value):
                 path = (*prefix, i)
                 marks.setdefault(path, (item.start_mark.line + 1, item.start_mark.column + 1))
-                todo.append((item, path))
+                children.append((item, path))
+            todo.extend(reversed(children))
+    if merges:
+        places = {}
+        for path, at in marks.items():
+            places.setdefault(at, path)
+        budget = [_MERGED_MOST]
+        for into, source in merges:
+            _merged(into, source, marks, numbers, places, budget)
+
+
+#: The most paths the merged keys of a file add (:func:`_merged`): a place for the keys a stack file merges, not a
+#: cost that grows with the merges of merges an alias bomb writes.
+_MERGED_MOST = 10_000
+
+
+def _merged(into: tuple[Any, ...], source: yaml.Node, marks: Marks, numbers: dict[tuple[Any, ...], str] | None,
+            places: Mapping[tuple[int, int], tuple[Any, ...]], budget: list[int]) -> None:
+    """Record at ``into`` the keys of the mapping(s) ``source`` (a ``<<`` value: a mapping or a list of them) that
+    ``into`` does not write itself, with what was recorded under each at its own path (``places``: the path first
+    recorded at each place); at most ``budget[0]`` paths, which it lowers."""
+    sources = source.value if isinstance(source, yaml.SequenceNode) else [source]
+    for mapping in sources:
+        if not isinstance(mapping, yaml.MappingNode):
+            continue
+        for key_node, _ in mapping.value:
+            origin = places.get((key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+            if not isinstance(key_node, yaml.ScalarNode) or origin is None or (*into, key_node.value) in marks:
+                continue
+            size = len(origin)
+            found = [(p, a) for p, a in marks.items() if p[:size] == origin]
+            texts = [(p, t) for p, t in (numbers or {}).items() if p[:size] == origin]
+            budget[0] -= len(found) + len(texts)
+            if budget[0] < 0:
+                return
+            for path, at in found:
+                marks.setdefault((*into, *path[size - 1:]), at)
+            for path, text in texts:
+                numbers.setdefault((*into, *path[size - 1:]), text)  # type: ignore[union-attr]
 
 
 def node_marks(root: yaml.Node | None, project: str = PROJECT,
