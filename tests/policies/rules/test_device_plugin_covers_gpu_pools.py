@@ -88,3 +88,31 @@ def test_a_device_plugin_on_a_pool_whose_image_runs_its_own_is_a_conflict():
     (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [node_group(ami="BOTTLEROCKET_x86_64_NVIDIA"), plugin([EXISTS_GPU])])
     assert "already runs NVIDIA's device plugin" in found["message"]
     assert "nvidia.com/gpu.deploy.device-plugin=false" in found["message"]
+
+
+def _component_plugin(serves: str):
+    """The DaemonSet an NvidiaDevicePlugin component renders for the pools given to it: a child of the component
+    (its URN's type chain), with a required node affinity on the pool label of those pools."""
+    ds = plugin([EXISTS_GPU], affinity_label=("gpu-node-pools/pool", serves))
+    ds.urn = ("urn:pulumi:s::p::gpu-node-pools:index:NvidiaDevicePlugin$kubernetes:helm.sh/v4:Chart"
+              "$kubernetes:apps/v1:DaemonSet::nvidia-device-plugin")
+    return ds
+
+
+def test_a_pool_not_given_to_nvidiadeviceplugin_is_told_to_be_passed_to_it_excluded_by_its_pool_label():
+    late = node_group("b", labels={"gpu-node-pools/pool": "b"})
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [late, _component_plugin(serves="a")])
+    message = found["message"]
+    assert "excludes every node of the pool by the pool's label gpu-node-pools/pool=b, a value it does not admit" in message
+    assert "instance type g6.xlarge" not in message  # the instance type is not what excludes it
+    assert "to NvidiaDevicePluginArgs(pools=[...])" in message
+    assert "chart values nodeSelector" not in message and "NvidiaDevicePlugin does" not in message
+
+
+def test_a_hand_written_plugin_excluding_a_pool_label_is_told_to_widen_its_selection():
+    late = node_group("b", labels={"gpu-node-pools/pool": "b"})
+    hand_written = plugin([EXISTS_GPU], affinity_label=("gpu-node-pools/pool", "a"))
+    (found,) = run(d.device_plugin_covers_gpu_pools.POLICY, [late, hand_written])
+    assert "by the pool's label gpu-node-pools/pool=b" in found["message"]
+    assert "widen its node selection (the chart values nodeSelector / affinity)" in found["message"]
+    assert "NvidiaDevicePluginArgs(pools=[...])" not in found["message"]

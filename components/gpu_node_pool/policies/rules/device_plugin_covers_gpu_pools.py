@@ -23,6 +23,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from ...expand.identify import is_device_plugin_chart, is_device_plugin_image
 from ...k8s.taints import Toleration
+from ...k8s.wellknown import NVIDIA_DEVICE_PLUGIN_TYPE, POOL_LABEL_KEY
 from ...sdk.props import Undecided, UnknownValueError, dig, mapping, plain, text
 from ..gpu_agents import agent_resources, discovery_agents, operator_device_plugins
 from ..placement import SELECTION_FIX
@@ -51,9 +52,19 @@ def _is_plugin_image(image: Any) -> bool:
 _DAEMONSET = "DaemonSet"
 
 
-def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided,
-                       broken: list[str] | None = None) -> list[tuple[str, Mapping[str, Any]]]:
+def _of_component(res: Any) -> bool:
+    """Whether ``res`` is a descendant of an ``NvidiaDevicePlugin`` component: its URN's type chain
+    (``urn:pulumi:<stack>::<project>::<parent type>$...$<type>::<name>``) holds the component's type."""
+    urn = getattr(res, "urn", "") or ""
+    chain = urn.split("::")[2] if urn.count("::") >= 3 else ""
+    return NVIDIA_DEVICE_PLUGIN_TYPE in chain.split("$")[:-1]
+
+
+def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided, broken: list[str] | None = None,
+                       owned: set[str] | None = None) -> list[tuple[str, Mapping[str, Any]]]:
     """``(display, pod spec)`` of every NVIDIA device plugin: DaemonSets running its image, else chart values.
+
+    ``owned`` receives the display of each that an ``NvidiaDevicePlugin`` component declares (:func:`_of_component`).
 
     ``broken`` receives ``"<chart>: <why>"`` for each device-plugin chart whose values the chart
     cannot render (:func:`gpu_node_pool.gpu_agents.device_plugin.chart.chart_daemonset` raises ``ValueError``)."""
@@ -69,6 +80,8 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided,
             assert workload is not None
             if any(_is_plugin_image(dig(c, "image")) for _, c in containers(workload.pod_spec)):
                 found.append((f"{_DAEMONSET} {workload.namespace}/{workload.name}", workload.pod_spec))
+                if owned is not None and _of_component(res):
+                    owned.add(found[-1][0])
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
     if found:
@@ -91,6 +104,8 @@ def _plugin_daemonsets(resources: Sequence[Any], undecided: Undecided,
                 continue
             if ds is not None:
                 found.append((f"chart {chart} {res.name!r} (its DaemonSet from the chart values)", ds["spec"]["template"]["spec"]))
+                if owned is not None and _of_component(res):
+                    owned.add(found[-1][0])
         except UnknownValueError as err:
             undecided.add(_resource(res), err)
     return found + operators
@@ -121,13 +136,52 @@ def _plugin_notes(plugins: list[tuple[str, Mapping[str, Any]]]) -> list[list[str
             for display, pod_spec in plugins]
 
 
+def _excluded_text(placement: Any, pool: Any, of_component: bool) -> str:
+    """What keeps a plugin off some of ``pool``'s kinds of node, and its fix. When every kind excluded is refused by
+    the same labels, those labels are named as what excludes the nodes (the kinds differ in instance type only):
+    with the pool's value when the pool sets them (``pool.labels``), as absent when the key is the pool label
+    ``gpu-node-pools/pool`` the pool does not set (a pool outside ``GpuNodePool``). A plugin of an
+    ``NvidiaDevicePlugin`` component selects only the pools passed in ``NvidiaDevicePluginArgs(pools=[...])`` (a
+    required node affinity on ``gpu-node-pools/pool``, derived from them), so its fix is to pass the pool there;
+    any other plugin's is :data:`~gpu_node_pool.policies.placement.SELECTION_FIX`."""
+    keys = {k for _, k in placement.excluded}
+    own = next(iter(keys)) if len(keys) == 1 else ()
+    labels = pool.labels or {}
+    some = "every node" if len(placement.excluded) == placement.kinds else f"{len(placement.excluded)} of the {placement.kinds} kind(s) of node"
+    if own and all(k in labels for k in own):
+        shown_labels = ", ".join(f"{k}={labels[k]}" for k in own)
+        text = f"its node selection excludes {some} of the pool by the pool's label {shown_labels}, a value it does not admit"
+    elif own == (POOL_LABEL_KEY,):
+        text = f"its node selection excludes {some} of the pool by {POOL_LABEL_KEY}, a label the pool's nodes do not carry"
+    else:
+        text = replace(placement, missing=()).describe()
+    if not of_component:
+        return f"{text}; {SELECTION_FIX}"
+    if pool.declared_as.startswith("GpuNodePool "):
+        return (f"{text}; NvidiaDevicePlugin selects only the pools it is given, so add the .spec of {pool.declared_as} "
+                "to NvidiaDevicePluginArgs(pools=[...]) (every pool of the cluster, in one NvidiaDevicePlugin)")
+    return (f"{text}; NvidiaDevicePlugin selects only the pools it is given (by {POOL_LABEL_KEY}), and a pool written "
+            "by hand is none of them: declare it as a GpuNodePool and add its .spec to NvidiaDevicePluginArgs(pools=[...]), "
+            "or install for it a plugin whose node selection admits its nodes")
+
+
+def _derive_fix(failing: list[str], owned: set[str]) -> str:
+    """The closing fix of a finding, unless every plugin that fails the pool (``failing``, displays) is an
+    ``NvidiaDevicePlugin`` component's (``owned``), whose reason gives the fix: pass the pool to it."""
+    if failing and all(display in owned for display in failing):
+        return ""
+    return (" Derive the plugin's tolerations (one Exists toleration per pool taint) and node affinity (the pool's GPU "
+            "label) from the pools (NvidiaDevicePlugin does).")
+
+
 def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: ReportViolation) -> None:
     """GPU pools that need NVIDIA's device plugin have one that tolerates their taints and selects their nodes."""
     undecided = Undecided()
     pools = [p for p in _stack_pools(args, undecided) if not p.problem]
     needing = [p for p in pools if p.needs_nvidia_device_plugin]
     broken: list[str] = []
-    plugins = _plugin_daemonsets(agent_resources(stack_index(args)), undecided, broken) if pools else []
+    owned: set[str] = set()  # the plugins an NvidiaDevicePlugin component declares
+    plugins = _plugin_daemonsets(agent_resources(stack_index(args)), undecided, broken, owned) if pools else []
     if needing and not plugins:
         names = ", ".join(p.display for p in needing)
         why = f" ({'; '.join(broken)})" if broken else ""
@@ -146,6 +200,7 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
             undecided.add(pool.display, UnknownValueError(UNKNOWN_STRING_VALUE, [pool.name, "labels"]))
             continue
         reasons = []
+        failing: list[str] = []  # the plugins of reasons
         notes: list[str] = []  # on the tolerations of the plugins that leave a taint of the pool untolerated
         covered = unjudged = False
         read = read if read is not None else _read_plugins(plugins)
@@ -163,17 +218,17 @@ def validate_device_plugin_covers_gpu_pools(args: StackValidationArgs, report: R
                 continue
             why = []
             if placement.excluded:
-                why.append(replace(placement, missing=()).describe() + f"; {SELECTION_FIX}")
+                why.append(_excluded_text(placement, pool, display in owned))
             if placement.missing:
                 why.append("; ".join(s.describe() for s in placement.missing))
                 notes_of = notes_of if notes_of is not None else _plugin_notes(plugins)
                 notes += notes_of[i]
             reasons.append(f"{display}: {', and '.join(why)}")
+            failing.append(display)
         if not covered and not unjudged and reasons:
             report(
                 f"The NVIDIA device plugin does not cover {pool.display}: {' | '.join(reasons)}.{notes_text(notes)} Its nodes would "
-                f"advertise no {GPU_RESOURCE}. Derive the plugin's tolerations (one Exists toleration per pool taint) "
-                "and node affinity (the pool's GPU label) from the pools (NvidiaDevicePlugin does).",
+                f"advertise no {GPU_RESOURCE}.{_derive_fix(failing, owned)}",
                 pool.urn or None,
             )
     for pool in pools:  # two device plugins on one node both register nvidia.com/gpu with its kubelet
