@@ -149,3 +149,28 @@ def test_no_count_in_a_report_counts_a_note(capsys, temp_project):
     assert code == 2 and counted is not None
     assert int(counted[1]) == sum(1 for line in (out + err).splitlines()
                                   if line.startswith("  stacks/Pulumi.mine.yaml:"))
+
+
+ORDERED = CLUSTER + """    - name: inference
+      backend: eks-managed
+      instanceType: [g6.xlarge]
+      amiType: AL2023_x86_64_NVIDA
+      scaling: {minSize: 0, maxSize: 4, maxsize: 5}
+      taints: ["nvidia.com/gpu=present:NoSchedul", "foo"]
+      labels: {example.com/team: ml-platform, x: 1}
+  gpu-node-pools:devicePlugin:
+    namespce: nvidia-device-plugin
+"""
+
+
+def test_json_lists_the_mistakes_in_the_order_the_text_does_the_order_of_the_file(tmp_path, capsys):
+    (tmp_path / "Pulumi.yaml").write_text("name: gpu-node-pools\nruntime: python\n")
+    (tmp_path / "Pulumi.ci.yaml").write_text(ORDERED)
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    assert main(["plan", "--stack", "ci", "--project-dir", str(tmp_path)]) == 2
+    text_lines = [int(m.group(1)) for m in re.finditer(r"Pulumi\.ci\.yaml:(\d+):\d+:", capsys.readouterr().err)]
+    assert main(["plan", "--stack", "ci", "--project-dir", str(tmp_path), "--json"]) == 2
+    errors = json.loads(capsys.readouterr().out)["configErrors"]
+    json_lines = [e["location"]["line"] for e in errors]
+    assert len(json_lines) >= 6 and json_lines == sorted(json_lines)
+    assert json_lines == text_lines

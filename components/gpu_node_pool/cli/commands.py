@@ -28,6 +28,7 @@ from typing import Any
 from .. import plan as plan_mod
 from .._version import __version__
 from ..config import ConfigError
+from ..config.errors import issues_json
 from ..text.terminal import escape_control, terminal_text
 from .audit_parser import register as register_audit
 from .contract import (
@@ -282,7 +283,7 @@ def _render(args: argparse.Namespace) -> int:
 
         print_report(masked_document(report(
             "render", code, stack=args.stack, failOn=args.fail_on,
-            configErrors=[i.to_json() for i in result.config_issues],
+            configErrors=issues_json(result.config_issues),
             violations=result.violations, outDir=str(out),
             written=[str(p) for p in written.written] if written else [],
             removed=[str(p) for p in written.removed] if written else [],
@@ -370,7 +371,7 @@ def _validate(args: argparse.Namespace) -> int:
     elif args.json:
         fields: dict[str, Any] = {"files": list(args.files)} if args.files is not None else {}
         print_report(report("validate", code, stack=", ".join(name for name, _ in targets),
-                            configErrors=[i.to_json() for i in issues], pools=pools,
+                            configErrors=issues_json(issues), pools=pools,
                             warnings=[w.to_json() for w in warnings], **fields))
     elif args.quiet:  # one verdict line per stack, valid or not
         print(terminal_text(lines))

@@ -108,12 +108,25 @@ class ConfigError(ValueError):
         a :class:`Location` in the order of the file (by file, line, column), then the others as found; then
         ``"  not checked: <path>: <message>"`` per note (:attr:`ConfigIssue.not_judged`), which the count leaves out."""
         mistakes = [i for i in self.issues if not i.not_judged]
-        ordered = sorted(mistakes, key=lambda i: (0, i.location.file, i.location.line, i.location.column)
-                         if i.location is not None else (1, "", 0, 0))
+        ordered = in_file_order(mistakes)
         count = f"{len(mistakes)} error{'' if len(mistakes) == 1 else 's'}"
         return [f"{count} in {self.place}; {outcome}:",
                 *(f"  {issue}" for issue in ordered),
                 *(f"  not checked: {issue}" for issue in self.issues if issue.not_judged)]
+
+
+def in_file_order(issues: list[ConfigIssue]) -> list[ConfigIssue]:
+    """``issues`` in the one order every report gives them (text, ``--json``, SARIF): those with a
+    :class:`Location` by file, line and column, then the others as found (a stable sort)."""
+    return sorted(issues, key=lambda i: (0, i.location.file, i.location.line, i.location.column)
+                  if i.location is not None else (1, "", 0, 0))
+
+
+def issues_json(issues: list[ConfigIssue]) -> list[dict[str, Any]]:
+    """The report's ``configErrors``: each issue's :meth:`ConfigIssue.to_json`, mistakes in :func:`in_file_order`
+    as the text lists them, then the notes (``notJudged``) as found, as the text lists them after the mistakes."""
+    mistakes = [i for i in issues if not i.not_judged]
+    return [i.to_json() for i in (*in_file_order(mistakes), *(i for i in issues if i.not_judged))]
 
 
 def fail(message: str, at: tuple[str | int, ...] = ()) -> PydanticCustomError:

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..component.program import STACK_CONFIG_SOURCE
 from ..config import ConfigError, ConfigIssue
+from ..config.errors import issues_json
 from ..expand.result import NotJudged
 from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.outcome import exit_code
@@ -329,7 +330,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
     return masked_document({
         "stack": result.stack,
         "project": result.project,
-        "configErrors": [i.to_json() for i in result.config_issues],
+        "configErrors": issues_json(result.config_issues),
         "warnings": [w.to_json() for w in result.warnings],
         "programLog": result.program_log,
         "pools": result.pools,

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import backends
 from ..config import ConfigError
+from ..config.errors import issues_json
 from ..k8s.selection import expression_text
 from ..sdk.outcome import envelope
 from ..text.terminal import escape_control, shown, terminal_text
@@ -30,7 +31,7 @@ def to_json(result: PlanResult, fail_on: str = "mandatory") -> dict[str, Any]:
     return masked_document(envelope(
         "plan", result.exit_code_at(fail_on), failOn=fail_on,
         stack=result.stack,
-        configErrors=[i.to_json() for i in result.config_issues],
+        configErrors=issues_json(result.config_issues),
         warnings=[i.to_json() for i in result.warnings],
         pools=result.pools,
         devicePlugin=result.device_plugin,
