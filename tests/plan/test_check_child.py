@@ -97,3 +97,15 @@ def test_a_program_python_with_another_gpu_node_pool_version_is_invalid_input_wi
     assert code == 2
     [issue] = doc["configErrors"]
     assert "records programs differently from this gpupool" in issue["message"] and "pip install gpu-node-pool==" in issue["message"]
+
+
+def test_a_program_that_floods_stdout_is_stopped_and_the_message_does_not_name_the_wrong_stream(capsys, tmp_path):
+    project = copy_project(tmp_path)
+    _prepend(project, "import sys\nfor _ in range(6000):\n    sys.stdout.write('x' * 1023 + '\\n')\n")
+    code = cli.main(["check", "--project-dir", str(project), "--stack", "ci", "--json"])
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    [error] = doc["configErrors"]
+    assert code == 2
+    assert "printed more than 4 MiB and was stopped" in error["message"] and "on its stderr" not in error["message"]
+    assert "print less" in error["message"]

@@ -150,8 +150,8 @@ def record_in_child(interpreter: Interpreter, request: dict[str, Any], cwd: Path
                 "find where it waits (a network call, input(), a loop), or raise --program-timeout"))], program)
         if done.too_large:
             raise ConfigError([ConfigIssue(program, (
-                f"the program printed more than {MAX_PROGRAM_OUTPUT >> 20} MiB on its {done.too_large} and was stopped; "
-                "print less"))], program)
+                f"the program printed more than {MAX_PROGRAM_OUTPUT >> 20} MiB and was stopped (what it prints, on stdout or "
+                "stderr, goes to gpupool's stderr, so that a --json report stays one document); print less"))], program)
         if done.code == NOT_IMPORTABLE:
             missing = stderr.strip().splitlines()[-1] if stderr.strip() else "not importable"
             where = "--python" if interpreter.origin == "--python" else f"{cwd / 'Pulumi.yaml'}: runtime.options.virtualenv"
