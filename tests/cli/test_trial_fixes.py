@@ -422,3 +422,12 @@ def test_validate_file_warns_of_a_file_pulumi_never_reads(capsys, tmp_path, wher
 def test_validate_file_of_a_stack_file_pulumi_reads_says_nothing_more(capsys):
     code, out, err = run(capsys, "validate", "--file", str(ROOT / "stacks" / "Pulumi.dev.yaml"))
     assert code == 0 and "pulumi never reads" not in out + err
+
+
+@pytest.mark.parametrize("command", ["plan", "check"])
+def test_a_pulumi_yaml_that_is_a_directory_is_named_as_such(capsys, tmp_path, command):
+    (tmp_path / "Pulumi.yaml").mkdir()
+    code, out, err = run(capsys, command, "--stack", "dev", "--project-dir", str(tmp_path))
+    assert code == 2, out + err
+    assert f"{tmp_path / 'Pulumi.yaml'} is a directory, not the project file" in err
+    assert "no Pulumi.yaml in" not in err

@@ -103,6 +103,11 @@ def find_project(start: str | os.PathLike[str] | None = None) -> Path:
     for d in (here, *here.parents):
         if (d / "Pulumi.yaml").is_file():
             return d
+    odd = next((d / "Pulumi.yaml" for d in (here, *here.parents) if (d / "Pulumi.yaml").exists()), None)
+    if odd is not None:  # a directory, FIFO or device named Pulumi.yaml: Pulumi reads the project file as a file
+        raise FileNotFoundError(f"{odd} is {'a directory' if odd.is_dir() else 'not a regular file'}, not the project "
+                                "file; Pulumi.yaml must be a file holding name: and runtime: "
+                                "(https://www.pulumi.com/docs/iac/concepts/projects/project-file/)")
     raise FileNotFoundError(f"no Pulumi.yaml in {here} or above; run from the project directory or pass --project-dir")
 
 
