@@ -131,7 +131,8 @@ def test_config_as_a_camelcase_mapping_is_validated_as_the_stack_devicePlugin_an
 
 @pytest.mark.parametrize(("config", "said"), [
     ({"namespace": "default"},
-     "config.namespace: 'default': the chart refuses to install into the default namespace; use e.g. nvidia-device-plugin"),
+     "config.namespace: 'default': the chart refuses to install into the default namespace unless its value "
+     "allowDefaultNamespace is true"),
     ({"namespce": "gpu"}, "config.namespce: unknown key 'namespce'; did you mean 'namespace'?"),
     ("gpu", "config: got 'gpu' (str); expected a DevicePluginConfig or its camelCase mapping as the stack config's "
             "devicePlugin takes it, e.g. config={'namespace': 'nvidia-device-plugin'}"),

@@ -266,7 +266,10 @@ class DevicePluginConfig(Model):
     def _ns(cls, ns: str) -> str:
         if ns == "default":
             raise fail(
-                "'default': the chart refuses to install into the default namespace; use e.g. nvidia-device-plugin"
+                "'default': the chart refuses to install into the default namespace unless its value "
+                "allowDefaultNamespace is true (NVIDIA/k8s-device-plugin@v0.20.0 deployments/helm/nvidia-device-plugin/"
+                "templates/validation.yml), which the component does not set: a node agent does not belong in the "
+                "namespace of the cluster's workloads; use e.g. nvidia-device-plugin"
             )
         return ns
 
