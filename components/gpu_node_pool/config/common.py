@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -204,10 +204,15 @@ def _label_problems(labels: Mapping[str, str]) -> list[tuple[str, str]]:
     return [(k, p) for k, v in labels.items() if (p := label_syntax_problem(k, v, node_label=True))]
 
 
-def check_labels(labels: dict[str, str]) -> dict[str, str]:
+def check_labels(labels: dict[str, str],
+                 backend: Callable[[Mapping[str, str]], list[tuple[str, str]]] | None = None) -> dict[str, str]:
     """A pydantic field validator for ``{key: value}`` node labels: returns ``labels`` unchanged,
-    or raises :func:`fail_per_key` with every :func:`labels_problems` sentence."""
+    or raises :func:`fail_per_key` with every :func:`labels_problems` sentence and, for the labels of valid
+    syntax, every ``(key, sentence)`` of ``backend(labels)`` (a backend's own rules), one error per key."""
     problems = _label_problems(labels)
+    if backend is not None:
+        bad = {key for key, _ in problems}
+        problems += [(k, why) for k, why in backend({k: v for k, v in labels.items() if k not in bad})]
     if problems:
         raise fail_per_key(problems)
     return labels
@@ -434,23 +439,39 @@ class PoolBase(Model):
     @field_validator("taints")
     @classmethod
     def _taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
-        owned = [((i,), why) for i, why in controller_taint_problems([t.to_taint() for t in taints])]
-        if owned:
-            raise fail_each(owned)  # each at its taint's own line
-        dups = find_duplicate_taints(t.to_taint() for t in taints)
-        if dups:
-            first, dup, taint = dups[0]
-            raise fail(
-                f"taints[{first}] and taints[{dup}] both have key {taint.key!r} and effect "
-                f"{taint.effect.value}; a node carries one taint per key and effect (Kubernetes, EKS "
-                "and GKE reject duplicates): keep one"
-            )
+        """Every mistake of the list in one run: each taint a controller owns (at its own line), each repeated key
+        and effect (at ``taints``), then the backend's own rules (:meth:`backend_taint_problems`)."""
+        problems: list[tuple[tuple[str | int, ...], str]] = [
+            ((i,), why) for i, why in controller_taint_problems([t.to_taint() for t in taints])]
+        problems += [((), f"taints[{first}] and taints[{dup}] both have key {taint.key!r} and effect "
+                          f"{taint.effect.value}; a node carries one taint per key and effect (Kubernetes, EKS "
+                          "and GKE reject duplicates): keep one")
+                     for first, dup, taint in find_duplicate_taints(t.to_taint() for t in taints)]
+        problems += cls.backend_taint_problems(taints)
+        if problems:
+            raise fail(problems[0][1], at=problems[0][0]) if len(problems) == 1 else fail_each(problems)
         return taints
+
+    @classmethod
+    def backend_taint_problems(cls, taints: list[TaintConfig]) -> list[tuple[tuple[str | int, ...], str]]:
+        """``[(at, sentence), ...]``: what the backend refuses of the taints (``at``: ``(i,)`` for ``taints[i]``,
+        ``()`` for the list), each with its rule's source and fix; a backend's pool model overrides it (no second
+        ``taints`` validator, which pydantic would skip once this one fails). None here."""
+        return []
 
     @field_validator("labels")
     @classmethod
     def _labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        return check_labels(labels)
+        """Every label's mistakes in one run: its syntax (:func:`check_labels`), and for a label of valid syntax the
+        backend's own rules (:meth:`backend_label_problems`)."""
+        return check_labels(labels, cls.backend_label_problems)
+
+    @classmethod
+    def backend_label_problems(cls, labels: Mapping[str, str]) -> list[tuple[str, str]]:
+        """``[(key, sentence), ...]``: the labels of valid syntax the backend refuses (an EKS node group's empty value,
+        a domain the platform keeps), each with its rule's source and fix; a backend's pool model overrides it (no
+        second ``labels`` validator, which pydantic would skip once this one fails). None here."""
+        return []
 
     @model_validator(mode="after")
     def _reserved_labels(self) -> PoolBase:

@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ...catalog import instances
 from ...config.common import AwsTags, Model, fail
-from ...config.errors import ConfigIssue, fail_per_key
+from ...config.errors import ConfigIssue
 from ...k8s.patterns import full_match
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
@@ -307,15 +307,13 @@ class EksAutoPool(StartupTaintsPool):
     def _instance_problems(cls, values: list[str]) -> list[str]:
         return _not_in_auto_mode(values)
 
-    @field_validator("labels")
     @classmethod
-    def _auto_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+    def backend_label_problems(cls, labels: Mapping[str, str]) -> list[tuple[str, str]]:
+        """The labels EKS Auto Mode keeps (:func:`auto_label_problem`) and those a requirement writes
+        (``AUTO_MANAGED_KEYS``)."""
         problems = [(k, p) for k in labels if (p := auto_label_problem(k))]
-        problems += [(k, f"{k!r} is written by {AUTO_MANAGED_KEYS[k]} as a requirement; set it there")
-                     for k in labels if k in AUTO_MANAGED_KEYS and not auto_label_problem(k)]
-        if problems:
-            raise fail_per_key(problems)
-        return labels
+        return problems + [(k, f"{k!r} is written by {AUTO_MANAGED_KEYS[k]} as a requirement; set it there")
+                           for k in labels if k in AUTO_MANAGED_KEYS and not auto_label_problem(k)]
 
     @field_validator("gpu_sharing")
     @classmethod

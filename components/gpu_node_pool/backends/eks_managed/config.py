@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import (
@@ -90,25 +91,23 @@ class EksManagedPool(PoolBase):
     efa: EfaConfig | None = Field(None, description="{enabled: true}: EFA interfaces, placement group, one AZ.")
     node_repair: NodeRepair | None = Field(None, description="{enabled: true}: EKS node auto repair.")
 
-    @field_validator("taints")
     @classmethod
-    def _eks_taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
+    def backend_taint_problems(cls, taints: list[TaintConfig]) -> list[tuple[tuple[str | int, ...], str]]:
+        """An EKS managed node group's limits on taints: at most ``EKS_MAX_TAINTS`` of them, each key at most
+        ``EKS_TAINT_FIELD_MAX`` characters (each at its own item, as the self-managed pool's taint keys)."""
+        problems: list[tuple[tuple[str | int, ...], str]] = []
         if len(taints) > EKS_MAX_TAINTS:
-            raise fail(f"{len(taints)} taints; an EKS managed node group takes at most {EKS_MAX_TAINTS} (CreateNodegroup "
-                       "taints, Maximum number of 50 items: https://docs.aws.amazon.com/eks/latest/APIReference/"
-                       "API_CreateNodegroup.html); keep the taints that keep pods off, e.g. one per dedicated use")
-        problems = [((i,), _too_long("key", t.key)) for i, t in enumerate(taints) if len(t.key) > EKS_TAINT_FIELD_MAX]
-        if problems:
-            raise fail_each(problems)  # each at its own item, as the self-managed pool's taint keys
-        return taints
+            problems.append(((), f"{len(taints)} taints; an EKS managed node group takes at most {EKS_MAX_TAINTS} "
+                             "(CreateNodegroup taints, Maximum number of 50 items: https://docs.aws.amazon.com/eks/"
+                             "latest/APIReference/API_CreateNodegroup.html); keep the taints that keep pods off, e.g. "
+                             "one per dedicated use"))
+        return problems + [((i,), _too_long("key", t.key)) for i, t in enumerate(taints)
+                           if len(t.key) > EKS_TAINT_FIELD_MAX]
 
-    @field_validator("labels")
     @classmethod
-    def _eks_labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        problems = [(k, p) for k, v in labels.items() if (p := eks_label_problem(k, v))]
-        if problems:
-            raise fail_per_key(problems)
-        return labels
+    def backend_label_problems(cls, labels: Mapping[str, str]) -> list[tuple[str, str]]:
+        """What an EKS managed node group refuses of the labels (:func:`~gpu_node_pool.k8s.labels.eks_label_problem`)."""
+        return [(k, p) for k, v in labels.items() if (p := eks_label_problem(k, v))]
 
     @field_validator("gpu_label")
     @classmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, get_args
@@ -21,7 +22,7 @@ from ...config.common import (
     fail,
 )
 from ...config.defaults import DEFAULT_TAINT
-from ...config.errors import ConfigIssue, fail_per_key
+from ...config.errors import ConfigIssue
 from ...gpu_agents.sharing import GKE_STRATEGY
 from ...k8s.labels import GKE_COMPUTE_CLASS_LABEL as COMPUTE_CLASS_LABEL
 from ...k8s.labels import GKE_COMPUTE_CLASS_SOURCE as COMPUTE_CLASS_SOURCE
@@ -281,9 +282,10 @@ class GkePool(PoolBase):
             )
         return name
 
-    @field_validator("labels")
     @classmethod
-    def _gke_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+    def backend_label_problems(cls, labels: Mapping[str, str]) -> list[tuple[str, str]]:
+        """What a GKE node pool refuses of the labels (:func:`gke_label_problem`), and GKE's device-plugin opt-out
+        label with a value GKE does not act on."""
         problems = [(k, p) for k, v in labels.items() if (p := gke_label_problem(k, v))]
         value = labels.get(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL)
         if value is not None and value != "true":
@@ -291,21 +293,15 @@ class GkePool(PoolBase):
                 f"label {GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL!r} is {value!r}; GKE acts on the value 'true' only: "
                 "set 'true' (with nvidiaDevicePlugin and INSTALLATION_DISABLED) or remove it"
             ))
-        if problems:
-            raise fail_per_key(problems)
-        return labels
+        return problems
 
-    @field_validator("taints")
     @classmethod
-    def _gke_taints(cls, taints: list[TaintConfig]) -> list[TaintConfig]:
-        for i, t in enumerate(taints):
-            taint = t.to_taint()
-            if taint.identity == DEFAULT_TAINT.identity and taint.value != DEFAULT_TAINT.value:
-                raise fail(
-                    f"taints[{i}] {str(taint)!r}: GKE's own GPU taint is {str(DEFAULT_TAINT)!r} and one key and "
-                    f"effect can carry one value; write {str(DEFAULT_TAINT)!r} or use another key"
-                )
-        return taints
+    def backend_taint_problems(cls, taints: list[TaintConfig]) -> list[tuple[tuple[str | int, ...], str]]:
+        """A taint of GKE's own GPU key and effect with another value (GKE adds ``DEFAULT_TAINT`` itself)."""
+        return [((), f"taints[{i}] {str(taint)!r}: GKE's own GPU taint is {str(DEFAULT_TAINT)!r} and one key and "
+                     f"effect can carry one value; write {str(DEFAULT_TAINT)!r} or use another key")
+                for i, t in enumerate(taints)
+                if (taint := t.to_taint()).identity == DEFAULT_TAINT.identity and taint.value != DEFAULT_TAINT.value]
 
     @field_validator("autoscaling")
     @classmethod

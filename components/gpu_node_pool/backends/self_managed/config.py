@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any, Literal, get_args
 
@@ -14,7 +15,7 @@ from pydantic import (
 from ... import catalog
 from ...catalog import instances
 from ...config.common import AwsTags, PoolBase, ScalingConfig, fail
-from ...config.errors import ConfigIssue, fail_per_key
+from ...config.errors import ConfigIssue
 from ...k8s.labels import node_restriction_problem
 from .._shared import efa as _efa
 from .._shared.capacity import CapacityReservation, gpus_per_node_problem, raise_pool_problems, unknown_type_findings
@@ -161,13 +162,10 @@ class SelfManagedPool(PoolBase):
         None, description="aws: replace Spot nodes on EC2 rebalance recommendations (default true with spot)."
     )
 
-    @field_validator("labels")
     @classmethod
-    def _kubelet_labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        problems = [(k, p) for k in labels if (p := _kubelet_label_problem(k))]
-        if problems:
-            raise fail_per_key(problems)
-        return labels
+    def backend_label_problems(cls, labels: Mapping[str, str]) -> list[tuple[str, str]]:
+        """The labels a kubelet may not set on its own Node at registration (:func:`_kubelet_label_problem`)."""
+        return [(k, p) for k in labels if (p := _kubelet_label_problem(k))]
 
     @field_validator("subnet_ids", "security_group_ids")
     @classmethod
