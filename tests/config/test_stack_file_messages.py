@@ -133,7 +133,21 @@ def test_a_pool_with_an_unknown_backend_still_gets_the_text_fix():
     with pytest.raises(ConfigError) as err:
         read_stack_file(text.encode(), "Pulumi.mine.yaml")
     assert [str(i) for i in err.value.issues] == [  # tags are text in every backend's model
-        f'pools[0].tags.env: 0x1F is the hexadecimal number 31 {READER}, and this setting is text: quote it ("0x1F")']
+        f'pools[0].tags.env: 0x1F is the hexadecimal number 31 {READER}, and this setting is text: quote it ("0x1F")',
+        # and the model's own mistake in the same run
+        "pools[0].backend: 'ekz' is not a backend; use one of eks-managed, gke, self-managed, karpenter, eks-auto"]
+
+
+def test_a_null_label_is_reported_beside_the_scalars_pulumi_reads_otherwise():
+    text = edited("env: dev", "env: 0x1F")
+    text = edited("example.com/team: ml-platform", "example.com/n: ~\n        example.com/d: 2026-01-01", text)
+    with pytest.raises(ConfigError) as err:
+        read_stack_file(text.encode(), "Pulumi.mine.yaml")
+    said = [str(i) for i in err.value.issues]
+    assert any(s.startswith("pools[0].tags.env: 0x1F is the hexadecimal number 31") for s in said), said
+    assert any(s.startswith("pools[0].labels['example.com/d']: 2026-01-01 is a date") for s in said), said
+    assert "pools[0].labels['example.com/n']: null: must be a valid string; set a value or remove the key" in said, said
+    assert len(said) == 3, said  # the refused scalars are not judged again by the models
 
 
 # --- a whole setting written as a secret ---------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ..registry import names as backend_names
 from ..sdk.yaml_bounded import TAG_ERRORS, with_tab_cause
 from ..text.suggest import closest
 from ..text.terminal import MAX_SHOWN
+from .beside_scalars import model_issues_beside
 from .bounds import API_WIDTHS, BOUND_WORDS, api_of, beyond_bound, beyond_width, bound_of, past_range
 from .common import PoolBase, TaintConfig
 from .defaults import PROJECT
@@ -454,6 +455,8 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
             continue
         if loader.odd_numbers is not False:  # False: built by _construct_tree, with no such number to report
             issues += _yaml_type_problems(value, key, takes=_setting_kind(config_map, project))
+    if issues and not loader.duplicates:  # the models' mistakes elsewhere too: every mistake in one run
+        issues += model_issues_beside(doc, project, issues)
     if issues:
         raise ConfigError(issues, name)
     return stack_file_config(doc, project)
