@@ -15,11 +15,15 @@ Sources:
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from .chart_repository import ChartRepository
 from .chart_versions import pinned_chart_version
 from .common import GpuSharingConfig, MigConfig, Model, sharing_config_name
+from .errors import ConfigIssue
+from .messages import show
 
 __all__ = [
     "PLUGIN_PROVIDERS",
@@ -30,6 +34,8 @@ __all__ = [
     "EfaDevicePluginConfig",
     "GkeDriverInstallerConfig",
     "GpuAgentsConfig",
+    "OPERATOR_OPERANDS",
+    "operator_unused_issues",
     "sharing_config_name",
 ]
 
@@ -66,7 +72,9 @@ class DcgmExporterConfig(Model):
 
     ``serviceMonitor`` (default false): also render the chart's Prometheus Operator ``ServiceMonitor``
     (``monitoring.coreos.com/v1``); set it only where the Prometheus Operator's CRDs are installed, or
-    the install fails. ``namespace`` joins the ``gpu-toleration-allowlist`` automatically.
+    the install fails. ``namespace`` joins the ``gpu-toleration-allowlist`` automatically. With
+    ``devicePlugin.provider: gpu-operator`` the operator runs its own exporter and only ``enabled`` is read: another
+    setting is refused (:func:`operator_unused_issues`).
     """
 
     enabled: bool = False
@@ -120,3 +128,53 @@ class GpuAgentsConfig(Model):
     feature_discovery: FeatureDiscoveryConfig = Field(default_factory=FeatureDiscoveryConfig)
     efa_device_plugin: EfaDevicePluginConfig = Field(default_factory=EfaDevicePluginConfig)
     gke_driver_installer: GkeDriverInstallerConfig = Field(default_factory=GkeDriverInstallerConfig)
+
+
+#: The ``gpuAgents`` entries the GPU Operator runs as its own operands when ``devicePlugin.provider: gpu-operator``
+#: (attribute -> (stack key, the operand's ClusterPolicy/chart key)): of each, the operator's values read ``enabled``
+#: alone (``gpu_agents/gpu_operator/values.py``: ``dcgmExporter.enabled``, ``gfd.enabled``); the operand runs in the
+#: operator's namespace with the operator's image and settings (NVIDIA/gpu-operator@v26.7.0
+#: ``deployments/gpu-operator/values.yaml`` ``dcgmExporter``, ``gfd``; ``api/nvidia/v1/clusterpolicy_types.go``
+#: ``DCGMExporterSpec``, ``GPUFeatureDiscoverySpec``). The other entries (``efaDevicePlugin``,
+#: ``gkeDriverInstaller``) are installed whichever provider serves the GPUs. The GPU Operator's MIG manager has no
+#: ``gpuAgents`` entry: a pool's ``mig`` turns it on.
+OPERATOR_OPERANDS: dict[str, tuple[str, str]] = {
+    "dcgm_exporter": ("dcgmExporter", "dcgmExporter"),
+    "feature_discovery": ("featureDiscovery", "gfd"),
+}
+
+#: The namespace the GPU Operator's chart and operands go to (``gpu_node_pool.gpu_agents.gpu_operator.values.NAMESPACE``).
+_OPERATOR_NAMESPACE = "gpu-operator"
+
+
+def operator_unused_issues(stack: Any) -> list[ConfigIssue]:
+    """With ``devicePlugin.provider: gpu-operator`` (and ``devicePlugin.enabled``, when the program installs the
+    operator: ``gpu_agents.installed.installed_agents``), one :class:`ConfigIssue` per setting of a
+    :data:`OPERATOR_OPERANDS` entry other than ``enabled`` that differs from its default, at
+    ``gpuAgents.<entry>.<key>``: the operator runs that agent itself and never reads the setting (e.g.
+    ``gpuAgents.dcgmExporter.namespace: mon``: the operator's DCGM exporter runs in ``gpu-operator``). The fix:
+    keep only ``enabled`` (it turns the operand on or off), or use ``provider: nvidia-device-plugin`` to install
+    the standalone agent with these settings. Empty otherwise."""
+    plugin, agents = getattr(stack, "device_plugin", None), getattr(stack, "gpu_agents", None)
+    if plugin is None or agents is None or not plugin.enabled or plugin.provider != "gpu-operator":
+        return []
+    issues = []
+    for attr, (key, operand) in OPERATOR_OPERANDS.items():
+        entry = getattr(agents, attr)
+        fields = type(entry).model_fields
+        for name, info in fields.items():
+            value = getattr(entry, name)
+            if name == "enabled" or value == info.get_default(call_default_factory=True):
+                continue
+            setting = info.alias or name
+            where = (f"; the operator's exporter runs in its own namespace {_OPERATOR_NAMESPACE}"
+                     if name == "namespace" else "")
+            issues.append(ConfigIssue(
+                f"gpuAgents.{key}.{setting}",
+                f"{show(value)} is not used: with devicePlugin.provider gpu-operator the GPU Operator runs its own "
+                f"{key} as an operand, set by its chart's {operand}.* values (ClusterPolicy spec.{operand}: "
+                f"NVIDIA/gpu-operator@v26.7.0 deployments/gpu-operator/values.yaml), of which the component writes "
+                f"{operand}.enabled alone, from gpuAgents.{key}.enabled{where}; remove {setting} (keep enabled), or "
+                f"set devicePlugin.provider: nvidia-device-plugin to install the standalone {key} with it",
+            ))
+    return issues

@@ -25,7 +25,7 @@ from pydantic.alias_generators import to_camel
 
 from ..sdk.identity import IDENTITY_FIELDS
 from .admission import AdmissionConfig, admission_issues
-from .agents import GpuAgentsConfig
+from .agents import GpuAgentsConfig, operator_unused_issues
 from .chart_repository import ChartRepository, url_text_problem
 from .chart_versions import pinned_chart_version
 from .common import Model, PoolBase, TolerationConfig, fail
@@ -399,6 +399,7 @@ def stack_issues(stack: StackConfig) -> list[ConfigIssue]:
     from .tolerations import numeric_toleration_issues
 
     issues = _unique_names(stack) + _eks_version_issues(stack) + admission_issues(stack) + numeric_toleration_issues(stack)
+    issues += operator_unused_issues(stack)  # gpuAgents settings the GPU Operator never reads
     for check in _stack_checks(stack):
         issues += check(stack)
     return issues
@@ -483,6 +484,7 @@ def partial_stack_issues(raw: Any, context: Mapping[str, Any] | None = None) -> 
         "limits": _stand_in(LimitsConfig, raw.get("limits", {})) or LimitsConfig(),
     }
     stack = StackConfig.model_construct(cluster=cluster, pools=pools, **parts)
+    issues += operator_unused_issues(stack)
     owners = {id(fn): b.name for b in backends if (fn := b.fn("stack_checks")) is not None}
     notes = []
     for check in _stack_checks(stack):
