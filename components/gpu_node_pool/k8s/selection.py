@@ -24,8 +24,14 @@ Two ways to read a label set:
 * ``complete=True`` (a real Node's labels): a missing key is missing. ``In``/``Exists``/``Gt``/
   ``Lt`` fail, ``NotIn``/``DoesNotExist`` pass, a ``nodeSelector`` entry fails.
 
-``matchFields`` (node names) are never judged here: a term with them is undecided. A DaemonSet template's
-``spec.nodeName`` is judged by :func:`fits_node_name` against :attr:`NodeLabels.node_name`. A selection the
+``matchFields`` select a node by its name: the only field Kubernetes takes there is ``metadata.name``, with ``In`` or
+``NotIn`` and exactly one value (``ValidateNodeFieldSelectorRequirement``, kubernetes pkg/apis/core/validation/
+validation.go; https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#built-in-node-labels). A term
+whose ``matchFields`` were read (:func:`with_match_fields`) is judged against :attr:`NodeLabels.node_name` when the
+node's name is known (a live node), as ``nodeaffinity`` matches ``metadata.name`` (its requirements ANDed with the
+term's expressions); with the name not known (a node not launched yet), or with only the fact that the term has
+``matchFields``, the term is undecided. A DaemonSet template's ``spec.nodeName`` is judged by :func:`fits_node_name`
+against :attr:`NodeLabels.node_name`. A selection the
 API server refuses (a value of the wrong type, ``In`` without values, no term) is never matched here:
 :mod:`gpu_node_pool.k8s.refusals` says why, and callers report it as not judged.
 
@@ -52,13 +58,18 @@ __all__ = [
     "NODE_SELECTOR_OPERATORS",
     "Expression", "Term", "NodeLabels", "label_value", "expression_matches", "term_matches", "selection_matches",
     "node_matches", "excluding_keys", "undecided_keys", "go_parse_int", "expression_problem", "values_count_problem",
-    "fits_node_name", "expression_text",
+    "fits_node_name", "expression_text", "FieldRequirement", "with_match_fields", "NODE_NAME_FIELD",
 ]
 
 #: A required node selector expression, read: (key, operator, values as label strings).
 Expression = tuple[Any, Any, Sequence[Any]]
-#: A required node selector term, read: (its expressions, whether it has ``matchFields``).
-Term = tuple[list[Expression], bool]
+#: A ``matchFields`` requirement, read: (field key, operator, values).
+FieldRequirement = tuple[Any, Any, Sequence[Any]]
+#: A required node selector term, read: (its expressions, its ``matchFields``): whether it has any (a bool), or the
+#: requirements themselves (:func:`with_match_fields`), which a node of known name decides.
+Term = tuple[list[Expression], "bool | tuple[FieldRequirement, ...]"]
+#: The one field a node selector's ``matchFields`` may name (module docstring).
+NODE_NAME_FIELD = "metadata.name"
 
 
 def expression_text(key: Any, operator: Any, values: Any = None) -> str:
@@ -316,13 +327,48 @@ def expression_matches(expr: Expression, labels: Mapping[str, str], *, complete:
     return _expression(expr, _lookup_of(labels, complete))
 
 
-def _term(term: Term, lookup: Callable[[Any], Any]) -> bool | None:
-    """False if an expression fails, True if all hold, else None (each expression is pure: the first
-    failure decides, as the upstream matcher stops there)."""
-    exprs, has_fields = term
-    if not exprs and not has_fields:
+def _fields(fields: bool | tuple[FieldRequirement, ...], node_name: str | None) -> bool | None:
+    """A term's ``matchFields`` on a node named ``node_name`` (None: not known): True when every requirement holds
+    (none: True), False when one fails, None when the name or the requirements are not known, or a requirement is
+    not ``metadata.name`` with ``In``/``NotIn`` (the API server refuses it: never judged here)."""
+    if isinstance(fields, bool):
+        return None if fields else True
+    if node_name is None:
+        return None if fields else True
+    for key, operator, values in fields:
+        if key != NODE_NAME_FIELD or operator not in ("In", "NotIn"):
+            return None
+        if (node_name in values) != (operator == "In"):
+            return False
+    return True
+
+
+def with_match_fields(terms: Sequence[Term], required: Any) -> tuple[Term, ...]:
+    """``terms`` (read from ``required``, a pod spec's ``requiredDuringSchedulingIgnoredDuringExecution``) with each
+    term's ``matchFields`` read into :data:`FieldRequirement` tuples, so that a node of known name decides them
+    (module docstring). ``terms`` unchanged when ``required`` does not hold them term for term."""
+    raw = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    if not isinstance(raw, list) or len(raw) != len(terms):
+        return tuple(terms)
+    out: list[Term] = []
+    for (exprs, _), term in zip(terms, raw, strict=True):
+        fields = term.get("matchFields") if isinstance(term, Mapping) else None
+        read = tuple((f.get("key"), f.get("operator"), tuple(f.get("values") or ()))
+                     for f in fields or () if isinstance(f, Mapping)) if isinstance(fields, list) else ()
+        out.append((exprs, read))
+    return tuple(out)
+
+
+def _term(term: Term, lookup: Callable[[Any], Any], node_name: str | None = None) -> bool | None:
+    """False if an expression or a ``matchFields`` requirement fails, True if all hold, else None (each
+    expression is pure: the first failure decides, as the upstream matcher stops there)."""
+    exprs, fields = term
+    if not exprs and not fields:
         return False  # "A null or empty node selector term matches no objects."
-    undecided = has_fields  # matchFields select node names: unknown ahead of time
+    named = _fields(fields, node_name)
+    if named is False:
+        return False
+    undecided = named is None  # matchFields of a node whose name is not known
     for e in exprs:
         result = _expression(e, lookup)
         if result is False:
@@ -332,8 +378,10 @@ def _term(term: Term, lookup: Callable[[Any], Any]) -> bool | None:
     return None if undecided else True
 
 
-def _selection(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], lookup: Callable[[Any], Any]) -> bool | None:
-    """``nodeSelector`` entries ANDed with the required terms (ORed): False, True, or None (undecided)."""
+def _selection(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], lookup: Callable[[Any], Any],
+               node_name: str | None = None) -> bool | None:
+    """``nodeSelector`` entries ANDed with the required terms (ORed): False, True, or None (undecided); ``node_name``
+    the node's name when known, for ``matchFields``."""
     undecided = False
     for key, value in node_selector:
         have = lookup(key)
@@ -344,7 +392,7 @@ def _selection(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], 
     if terms:
         all_false = True
         for t in terms:
-            result = _term(t, lookup)
+            result = _term(t, lookup, node_name)
             if result is True:
                 break
             if result is not False:
@@ -358,14 +406,14 @@ def _selection(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], 
 
 def node_matches(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], node: NodeLabels) -> bool | None:
     """:func:`selection_matches` on a future node read as :class:`NodeLabels`: True, False or None (undecided)."""
-    return _selection(node_selector, terms, node.lookup)
+    return _selection(node_selector, terms, node.lookup, node.node_name)
 
 
 def excluding_keys(node_selector: Sequence[tuple[Any, Any]], terms: Sequence[Term], node: NodeLabels) -> list[str]:
     """The label keys whose clauses refuse ``node``: each ``nodeSelector`` key that fails, and when
     every required term fails, the keys of each term's failing expressions; in selection order."""
     keys = [str(k) for k, v in node_selector if node.lookup(k) not in (_UNDECIDED, _HIDDEN) and node.lookup(k) != v]
-    if terms and all(_term(t, node.lookup) is False for t in terms):
+    if terms and all(_term(t, node.lookup, node.node_name) is False for t in terms):
         for exprs, _ in terms:
             keys += [str(e[0]) for e in exprs if _expression(e, node.lookup) is False]
     return list(dict.fromkeys(keys))
