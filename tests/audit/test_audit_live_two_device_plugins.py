@@ -68,13 +68,16 @@ def test_a_second_plugin_kept_off_the_node_by_its_selection_is_no_conflict(tmp_p
     assert found(report) == [] and code == 0
 
 
-def test_a_second_plugin_whose_placement_is_not_judged_is_said_not_silence(tmp_path):
-    by_fields = plugin("nvidia-device-plugin", "nvidia-device-plugin", affinity={"nodeAffinity": {
+def _by_name(name: str) -> dict[str, Any]:
+    return plugin("nvidia-device-plugin", "nvidia-device-plugin", affinity={"nodeAffinity": {
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["gpu-1"]}]}]}}})
-    _, report, _ = audit(tmp_path, by_fields, STATIC)
-    assert found(report) == []
-    [item] = [n for n in report["notJudged"] if n["subject"] == "two device plugins on GpuNodePool inference"]
-    assert item["reason"].startswith("a device plugin runs on gpu-1, and whether nvidia-device-plugin/nvidia-device-plugin "
-                                     "runs there too is not judged (")
-    assert item["reason"].endswith("so whether two NVIDIA device plugins register nvidia.com/gpu there is not judged")
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}}})
+
+
+def test_a_second_plugin_placed_by_the_node_name_is_judged_by_it(tmp_path):
+    _, report, _ = audit(tmp_path, _by_name("gpu-1"), STATIC)
+    [f] = found(report)
+    assert f["message"].startswith("2 NVIDIA device plugins run on gpu-1 of GpuNodePool inference")
+    assert not [n for n in report["notJudged"] if n["subject"].startswith("two device plugins")]
+    code, report, _ = audit(tmp_path, _by_name("gpu-2"), STATIC)
+    assert found(report) == [] and code == 0

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..catalog.instances import is_nvidia_instance_type
+from ..k8s.controller_taints import is_transient
 from ..k8s.effects import node_effect_problem
 from ..k8s.integers import INT64_MAX
 from ..k8s.quantity import QuantityError, quantity
@@ -132,6 +133,18 @@ class Node:
     @property
     def is_gpu(self) -> bool:
         return bool(self.gpu_evidence)
+
+    @property
+    def transient_taints(self) -> list[Taint]:
+        """The taints a controller puts on the node for a while (draining, disrupting, deleting it, or a node
+        condition: :func:`~gpu_node_pool.k8s.controller_taints.is_transient`), in the node's order."""
+        return [t for t in self.taints if is_transient(t.key)]
+
+    @property
+    def steady_taints(self) -> list[Taint]:
+        """The node's taints without :attr:`transient_taints`: what its pool keeps on every node, the taints the
+        DaemonSet verdicts, the pool summary and the fixes are judged on (:mod:`.transient`)."""
+        return [t for t in self.taints if not is_transient(t.key)]
 
     @property
     def starved(self) -> bool:

@@ -234,7 +234,9 @@ def drift(declared: Declared, nodes: list[Node]) -> tuple[list[Finding], list[st
             for taint in node.taints:
                 if taint.identity in declared_ids and declared_ids[taint.identity].value == taint.value:
                     continue
-                if is_transient(taint.key) or taint.identity in startup:
+                if is_transient(taint.key):  # noted once per node by the audit (:mod:`.transient`)
+                    continue
+                if taint.identity in startup:
                     notes.append(f"{subject}: transient taint {taint} (set and removed by a controller), not drift")
                     continue
                 if taint.identity in declared_ids:

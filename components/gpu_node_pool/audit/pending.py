@@ -79,7 +79,7 @@ def pending_pods(
     ``failed_scheduling``: (namespace, pod name) -> (timestamp, message) of the pod's latest
     ``FailedScheduling`` event (``failed_scheduling`` of :class:`gpu_node_pool.audit.snapshot.Snapshot`);
     None when no events were read."""
-    gpu_keys = {t.key for n in nodes if n.is_gpu for t in n.taints if t.effect.repels}
+    gpu_keys = {t.key for n in nodes if n.is_gpu for t in n.steady_taints if t.effect.repels}
     out, problems = [], []
     for pod in pods:
         spec = pod.get("spec") or {}
@@ -102,7 +102,7 @@ def pending_pods(
         blocked_everywhere = bool(candidates) and all(n.is_gpu for n in candidates)
         fewest: list[Taint] | None = None  # the node it is closest to landing on: fewest taints to tolerate
         for node in candidates:
-            stopping = [t for t in node.taints if t.effect.repels and not any(tolerates(x, t) for x in tolerations)]
+            stopping = [t for t in node.steady_taints if t.effect.repels and not any(tolerates(x, t) for x in tolerations)]
             if not stopping:
                 blocked_everywhere = False
             if fewest is None or len(stopping) < len(fewest):

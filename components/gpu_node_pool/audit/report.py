@@ -11,9 +11,10 @@ not judged: :attr:`AuditReport.partial`); 2 (unreadable input), 64
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..k8s.selection import with_match_fields
 from ..plan.html import Matrix, MatrixCell, MatrixColumn, MatrixRow
 from ..policies.daemonset_nodes import Cell, DaemonSet, judge, pool_cell, read_daemonset, toleration_text
 from ..sdk.outcome import SCHEMA_VERSION, envelope, exit_code
@@ -28,6 +29,7 @@ from .snapshot import Snapshot
 from .sources import LISTS
 from .starved import starved_reason
 from .text_pools import pool_lines
+from .transient import count_explained, transient_note
 from .unread import unread_daemonset
 from .untainted import untainted_findings
 from .whatif import KEEP_OFF_FIX, whatif
@@ -266,7 +268,8 @@ class AuditReport:
     # --- the page's matrix -------------------------------------------------------------------
     def matrix(self) -> Matrix:
         columns = tuple(
-            MatrixColumn(p.id, tuple(sorted({str(t) for n in p.nodes for t in n.taints})), len(p.nodes), _shared_labels(p))
+            MatrixColumn(p.id, tuple(sorted({str(t) for n in p.nodes for t in n.steady_taints})), len(p.nodes),
+                         _shared_labels(p))
             for p in self.gpu_pools
         )
         whatif = tuple(self.whatif_pools)
@@ -309,6 +312,18 @@ def _mcell(cell: Cell | None) -> MatrixCell:
     return MatrixCell(cell.status, cell.summary, tuple(cell.details))
 
 
+def _read_daemonset(obj: Any, platform: str, plugins: list[str] | None, origin: str = "cluster") -> DaemonSet:
+    """:func:`~gpu_node_pool.policies.daemonset_nodes.read_daemonset`, with the ``matchFields`` of its required node
+    affinity read too: the audit knows each node's name, which decides them
+    (:func:`~gpu_node_pool.k8s.selection.with_match_fields`)."""
+    ds = read_daemonset(obj, platform, plugins, origin=origin)
+    if ds.selection is not None and any(fields for _, fields in ds.selection.terms):
+        required = (((ds.pod_spec.get("affinity") or {}).get("nodeAffinity") or {})
+                    .get("requiredDuringSchedulingIgnoredDuringExecution"))
+        ds.selection = replace(ds.selection, terms=with_match_fields(ds.selection.terms, required))
+    return ds
+
+
 def run_audit(
     snapshot: Snapshot,
     *,
@@ -347,6 +362,8 @@ def run_audit(
         not_judged.append(NotJudged("dump", line))
     told = len(not_judged)  # each item so far has its own PARTIAL line (a list, an object); later ones are marked
     own_line: set[int] = set()  # the id of each later item that has its own PARTIAL line too
+    # Taints a controller puts on a node it drains or deletes: said once per GPU node, no part of any verdict.
+    notes += [transient_note(f"Node {node.name}", t) for node in nodes if node.is_gpu for t in node.transient_taints]
     for node in nodes:
         for bad in node.bad_resources:
             not_judged.append(NotJudged(f"Node {node.name}", f"{bad}; this resource was left out of the GPU-starved verdict"))
@@ -362,7 +379,7 @@ def run_audit(
     # spec the API server refuses) is listed once, each refused field with its reason, and makes the verdict partial.
     daemonsets = []
     unjudged: list[str] = []
-    for ds in (read_daemonset(obj, platform, plugins) for obj in snapshot.daemonsets):
+    for ds in (_read_daemonset(obj, platform, plugins) for obj in snapshot.daemonsets):
         if ds.problem:
             unread = unread_daemonset(ds)
             ds = unread.ds
@@ -374,11 +391,14 @@ def run_audit(
     gpu_pools = [p for p in pools if p.is_gpu]
     verdicts_by_node: dict[str, dict[str, Any]] = {n.name: {} for n in nodes}
     for ds in daemonsets:
-        node_verdicts = {n.name: judge(ds, n.name, n.labels, n.taints) for n in nodes}
+        node_verdicts = {n.name: judge(ds, n.name, n.labels, n.steady_taints) for n in nodes}
         for name, v in node_verdicts.items():
             verdicts_by_node[name][ds.display] = v
         cells = {p.id: pool_cell([node_verdicts[n.name] for n in p.nodes]) for p in gpu_pools}
         rules_say = sum(v.placed for v in node_verdicts.values())  # a pod evicted after tolerationSeconds counts
+        # the same count with the transient taints too: the status may have been counted with them
+        rules_now = rules_say + sum(judge(ds, n.name, n.labels, n.taints).placed - node_verdicts[n.name].placed
+                                    for n in nodes if n.transient_taints)
         rows.append(Row(ds, cells, rules_say))
         for p in gpu_pools:
             cell = cells[p.id]
@@ -397,7 +417,11 @@ def run_audit(
                     f"in {p.id}: {cell.summary}.{nowhere}", adds, p.id))
             elif cell.status == "notJudged" and not ds.problem:  # a DaemonSet judged on no node is listed once, above
                 not_judged.append(NotJudged(f"DaemonSet {ds.display} on {p.id}", cell.summary))
-        if ds.desired is not None and ds.desired != rules_say and not ds.problem:
+        if ds.desired is not None and ds.desired != rules_say and count_explained(ds.desired, rules_say, rules_now):
+            notes.append(f"DaemonSet {ds.display}: status.desiredNumberScheduled is {ds.desired}; the taint and selection "
+                         f"rules say {rules_say} node(s) without the transient taints and {rules_now} with them: nodes a "
+                         "controller is draining or deleting explain the difference (their notes say which)")
+        elif ds.desired is not None and ds.desired != rules_say and not ds.problem:
             findings.append(Finding("advisory", "daemonset-count-mismatch", f"DaemonSet {ds.display}",
                 f"status.desiredNumberScheduled is {ds.desired} but the taint and selection rules say {rules_say} node(s): "
                 "a rule the audit does not model is at work (matchFields, a node changing state, a stale status)",
@@ -454,7 +478,7 @@ def run_audit(
         findings += dfind
         notes += dnotes
         stack_ds = []
-        for ds in (read_daemonset(obj, platform, plugins, origin="stack") for obj in declared.daemonsets):
+        for ds in (_read_daemonset(obj, platform, plugins, origin="stack") for obj in declared.daemonsets):
             if ds.problem:
                 unread = unread_daemonset(ds, stack_pools=[p.name for p in declared.pools])
                 ds = unread.ds

@@ -22,7 +22,7 @@ MAX_EXCEPTIONS = 20
 
 
 def _signature(node: Node) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[tuple[str, int], ...], bool]:
-    return (tuple(map(str, node.taints)), tuple((b.where, b.place) for b in node.bad_taints),
+    return (tuple(map(str, node.steady_taints)), tuple((b.where, b.place) for b in node.bad_taints),
             tuple(sorted(node.gpu_allocatable.items())),
             node.starved)
 
@@ -42,7 +42,9 @@ def _describe(signature: tuple, nodes: str) -> str:
 
 def pool_lines(pools: Iterable[Pool]) -> list[str]:
     """``  <pool id>: <n> node(s), <k> alike: taints [...] allocatable ...`` per pool, then
-    ``    exception <node>: ...`` per node that differs (at most :data:`MAX_EXCEPTIONS`)."""
+    ``    exception <node>: ...`` per node that differs (at most :data:`MAX_EXCEPTIONS`), then
+    ``    transient on <node>: ...`` per node with taints a controller put there for a while (``Node.transient_taints``,
+    left out of the comparison: :mod:`.transient`)."""
     lines = []
     for pool in pools:
         if not pool.nodes:
@@ -58,6 +60,11 @@ def pool_lines(pools: Iterable[Pool]) -> list[str]:
                      + (f"; {starved} starved" if starved else ""))
         odd = [(n, s) for n, s in zip(pool.nodes, signatures, strict=True) if s != common]
         lines += [f"    exception {n.name}: {_describe(s, f'Node {n.name}')}" for n, s in odd[:MAX_EXCEPTIONS]]
+        passing = [n for n in pool.nodes if n.transient_taints]
+        lines += [f"    transient on {n.name}: {', '.join(map(str, n.transient_taints))} (a controller's, see Notes)"
+                  for n in passing[:MAX_EXCEPTIONS]]
+        if len(passing) > MAX_EXCEPTIONS:
+            lines.append(f"    and {len(passing) - MAX_EXCEPTIONS} more node(s) with transient taints (see Notes)")
         if len(odd) > MAX_EXCEPTIONS:
             lines.append(f"    and {len(odd) - MAX_EXCEPTIONS} more exception(s) (--json lists every node)")
     return lines

@@ -52,7 +52,7 @@ _NS, _NE = TaintEffect.NO_SCHEDULE.value, TaintEffect.NO_EXECUTE.value
 
 
 def _untainted(node: Node) -> bool:
-    return node.is_gpu and not node.bad_taints and not any(t.effect.repels for t in node.taints)
+    return node.is_gpu and not node.bad_taints and not any(t.effect.repels for t in node.steady_taints)
 
 
 def untainted_findings(pools: Sequence[Pool], workloads: Mapping[str, Sequence[str]] | None,

@@ -217,7 +217,7 @@ def _plugin_fix(declared: Declared, pool: DeclaredPool, row: _Row) -> str:
 
 def _live_verdict(ds: DaemonSet, node: Node | None) -> NodeVerdict | None:
     """``ds`` on a live node as it is now (its own taints and labels), or None for a made-up node."""
-    return None if node is None else judge(ds, node.name, node.labels, node.taints)
+    return None if node is None else judge(ds, node.name, node.labels, node.steady_taints)
 
 
 def _stack_findings(row: _Row, column: _Column, would: list[NodeVerdict], cell: Cell) -> list[Finding]:
