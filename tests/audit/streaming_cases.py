@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,7 @@ def normalised(report: dict[str, Any], directory: Path) -> dict[str, Any]:
     (each must hold the value of :data:`ADDED_SINCE` / :data:`ADDED_PER_NODE`: none of these
     dumps has a malformed resource, and only an item that is no object, which the golden reports list under notJudged
     alone, makes one partial, listed in objectsSkipped), and the notes of :data:`NOTES_SINCE` removed."""
-    report = json.loads(json.dumps(report).replace(str(directory), "<dir>"))
+    report = _as_before(json.loads(json.dumps(report).replace(str(directory), "<dir>")))
     report["notes"] = [n for n in report["notes"] if not any(marker in n for marker in NOTES_SINCE)]
     items = [n["reason"] for n in report["notJudged"] if n["reason"].endswith(": not an object; skipped")]
     for key, value in {**ADDED_SINCE, "partial": bool(items), "objectsSkipped": items}.items():
@@ -91,6 +92,33 @@ def normalised(report: dict[str, Any], directory: Path) -> dict[str, Any]:
             for key, value in ADDED_PER_NODE.items():
                 assert node.pop(key) == value, key
     return report
+
+
+_SHOWN_TAINT = re.compile(r"spec\.taints\[\d+\] ")
+_ITEM_SAID = re.compile(r"(items\[\d+\]|item \d+ of the list): .*, not an object; skipped$")
+
+
+def _as_before(value: Any) -> Any:
+    """``value`` with each string as the golden reports wrote it: a dump's taint value shown as Python's repr (the
+    report now writes it as JSON), and an item that is no object without what it is (the report now says it)."""
+    if isinstance(value, dict):
+        return {k: _as_before(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_before(v) for v in value]
+    if not isinstance(value, str):
+        return value
+    value = _ITEM_SAID.sub(r"\1: not an object; skipped", value)
+    out, at = [], 0
+    for m in _SHOWN_TAINT.finditer(value):
+        if m.start() < at:
+            continue
+        try:
+            raw, end = json.JSONDecoder().raw_decode(value, m.end())
+        except json.JSONDecodeError:
+            continue
+        out += [value[at:m.end()], repr(raw)]
+        at = end
+    return "".join(out) + value[at:]
 
 
 def golden() -> dict[str, Any]:

@@ -232,7 +232,7 @@ def test_malformed_fields_in_a_dump_are_reported_not_read_silently(tmp_path, cap
     out = json.loads(capsys.readouterr().out)
     node = next(n for p in out["gpuPools"] for n in p["nodes"] if n["name"] == "gpu-inf-1")
     assert node["starved"] is False and "nvidia.com/gpu" not in node["gpuAllocatable"]
-    assert node["malformedTaints"] == ["spec.taints[0] 'oops': a taint must be an object with key, value, effect; got 'oops'"]
+    assert node["malformedTaints"] == ['spec.taints[0] "oops": a taint must be an object with key, value, effect; got \'oops\'']
     assert all("'lots': not a Kubernetes quantity" in m for m in node["malformedResources"])
     assert len(node["malformedResources"]) == 2
     assert not any(s["node"] == "gpu-inf-1" for s in out["starvedNodes"])

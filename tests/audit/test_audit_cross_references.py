@@ -114,7 +114,7 @@ def test_the_pool_line_names_a_malformed_taint_and_its_finding_without_its_parag
     pool_line = text.split(" GPU pools: ", 1)[1].split(" DaemonSet x GPU pool:")[0]
     assert pool_line == (
         "GpuNodePool inference: 1 node(s), all alike: taints [] allocatable nvidia.com/gpu=1 malformed taints "
-        "[spec.taints[0] {'key': 'nvidia.com/gpu', 'value': 'present', 'effect': 'NO_SCHEDULE'}] (see the finding on "
+        '[spec.taints[0] {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}] (see the finding on '
         "Node gpu-1 about spec.taints[0])")
     assert one(report, "malformed-taint")["message"] in text  # said once, in its finding
     assert assert_references_are_printed(text, report) == ["spec.taints[0]"]

@@ -69,8 +69,8 @@ def test_a_yaml_file_of_several_lists_is_read_whole(capsys, tmp_path):
                     + "---\n")
     code, text, err = audit(capsys, path)
     assert err == "" and "  kube-system/nvdp\n    node gpu-1: runs on all 1 node(s)\n" in text
-    assert f"  dump: {path} document 2 items[1]: not an object; skipped\n" in text  # each document's items named apart
-    assert f"PARTIAL: {path} document 2 items[1]: not an object; skipped\n" in text  # an item not read is never clean
+    assert f"  dump: {path} document 2 items[1]: a string \"not an object\", not an object; skipped\n" in text  # each document's items named apart
+    assert f"PARTIAL: {path} document 2 items[1]: a string \"not an object\", not an object; skipped\n" in text  # an item not read is never clean
     assert code == 1
 
 

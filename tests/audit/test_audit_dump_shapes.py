@@ -17,7 +17,7 @@ FIX = "; write it with kubectl get nodes,daemonsets,pods,events -A -o json"
     (".json", '[{"kind": "Node"}]', "an array of 1 item(s) (the items alone: put them in a List: apiVersion: v1, "
                                      "kind: List, items: [...])"),
     (".json", "null", "null"),
-    (".json", '"nodes"', "a string 'nodes'"),
+    (".json", '"nodes"', "a string \"nodes\""),
     (".json", "42", "a number 42"),
     (".json", '{"kind": "List"}', "an object of kind List without items"),
     (".json", '{"kind": "NodeList", "items": {}}', "an object of kind NodeList whose items is an object, not an array"),

@@ -37,17 +37,17 @@ def skipped_line(report: dict, subject: str) -> str:
 
 
 @pytest.mark.parametrize(("path", "value", "told"), [
-    ("metadata.labels", ["gpu"], "metadata.labels is an array of 1 item(s) ['gpu'], where the API server holds a map of "
+    ("metadata.labels", ["gpu"], 'metadata.labels is an array of 1 item(s) ["gpu"], where the API server holds a map of '
                                  "strings (ObjectMeta.labels, map[string]string)"),
     ("metadata.labels", {"nvidia.com/gpu.count": 8}, "metadata.labels is an object whose value at "
-                                                     "'nvidia.com/gpu.count' is a number 8, where the API server holds a "
+                                                     "\"nvidia.com/gpu.count\" is a number 8, where the API server holds a "
                                                      "map of strings (ObjectMeta.labels, map[string]string)"),
-    ("spec.taints", dict(TAINT), "spec.taints is an object {'key': 'nvidia.com/gpu', 'value': 'present', 'effect': "
-                                 "'NoSchedule'}, where the API server holds an array (NodeSpec.taints, []Taint)"),
+    ("spec.taints", dict(TAINT), 'spec.taints is an object {"key": "nvidia.com/gpu", "value": "present", "effect": '
+                                 '"NoSchedule"}, where the API server holds an array (NodeSpec.taints, []Taint)'),
     ("spec.taints", {}, "spec.taints is an object, where the API server holds an array (NodeSpec.taints, []Taint)"),
-    ("status.allocatable", ["nvidia.com/gpu"], "status.allocatable is an array of 1 item(s) ['nvidia.com/gpu'], where the "
+    ("status.allocatable", ["nvidia.com/gpu"], 'status.allocatable is an array of 1 item(s) ["nvidia.com/gpu"], where the '
                                                "API server holds a map of quantities (NodeStatus.allocatable, ResourceList)"),
-    ("status.conditions", "Ready", "status.conditions is a string 'Ready', where the API server holds an array of "
+    ("status.conditions", "Ready", "status.conditions is a string \"Ready\", where the API server holds an array of "
                                    "objects (NodeStatus.conditions, []NodeCondition)"),
 ])
 def test_a_node_with_a_field_of_the_wrong_shape_is_named_in_api_terms_and_not_judged(tmp_path, path, value, told):
@@ -68,7 +68,7 @@ def test_a_daemonset_whose_containers_are_an_object_is_not_judged(tmp_path):
     ds["spec"]["template"]["spec"]["containers"] = {"name": "nvidia-device-plugin-ctr"}
     code, report, text = audit_dump(tmp_path, [gpu_node(), ds])
     line = skipped_line(report, "DaemonSet kube-system/nvidia-device-plugin-daemonset")
-    assert ("a field has the wrong shape: spec.template.spec.containers is an object {'name': 'nvidia-device-plugin-ctr'}, "
+    assert ('a field has the wrong shape: spec.template.spec.containers is an object {"name": "nvidia-device-plugin-ctr"}, '
             "where the API server holds an array of objects (PodSpec.containers, []Container) (k8s.io/api apps/v1, "
             "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/daemon-set-v1/); "
             + NOT_SERVED.format(kind="DaemonSet")) in line
@@ -90,9 +90,9 @@ def test_a_daemonset_whose_tolerations_are_an_object_is_judged_on_no_node_in_api
 
 
 @pytest.mark.parametrize(("containers", "told"), [
-    ("ctr", "spec.containers is a string 'ctr', where the API server holds an array of objects (PodSpec.containers, "
+    ("ctr", "spec.containers is a string \"ctr\", where the API server holds an array of objects (PodSpec.containers, "
             "[]Container)"),
-    (["ctr"], "spec.containers is an array whose item [0] is a string 'ctr', where the API server holds an array of "
+    (["ctr"], "spec.containers is an array whose item [0] is a string \"ctr\", where the API server holds an array of "
               "objects (PodSpec.containers, []Container)"),
 ])
 def test_a_pending_pod_whose_containers_are_no_array_of_objects_is_not_judged(tmp_path, containers, told):
@@ -114,7 +114,7 @@ def test_several_fields_of_one_object_are_told_in_one_line(tmp_path):
     _, report, _ = audit_dump(tmp_path, [odd])
     line = skipped_line(report, "Node gpu-odd")
     assert ("metadata.labels is an empty array, where the API server holds a map of strings (ObjectMeta.labels, "
-            "map[string]string); status.capacity is a string '8', where the API server holds a map of quantities "
+            "map[string]string); status.capacity is a string \"8\", where the API server holds a map of quantities "
             "(NodeStatus.capacity, ResourceList)") in line
 
 

@@ -287,7 +287,7 @@ def test_a_malformed_live_item_is_named_by_its_place_in_the_whole_list_not_in_it
     [nameless] = [line for line in snapshot.skipped if line.startswith("Pod at")]
     assert nameless.startswith("Pod at GET /api/v1/pods item 3 of the list (namespace 'ml'): no metadata.name")
     assert "a hand-made dump" not in nameless and "is it a Kubernetes API server?" in nameless
-    assert "GET /api/v1/pods item 5 of the list: not an object; skipped" in snapshot.problems
+    assert "GET /api/v1/pods item 5 of the list: a string \"not an object\", not an object; skipped" in snapshot.problems
     assert not any("items[" in line for line in [*snapshot.skipped, *snapshot.problems])
 
 

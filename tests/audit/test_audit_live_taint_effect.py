@@ -34,7 +34,7 @@ def test_the_gke_spelling_on_a_node_is_said_of_the_node_with_the_rule_the_schedu
     found = malformed(report)
     assert found["level"] == "mandatory" and found["subject"] == "Node gpu-1"
     assert found["message"].startswith(
-        "spec.taints[0] {'key': 'nvidia.com/gpu', 'value': 'present', 'effect': 'NO_SCHEDULE'}: effect 'NO_SCHEDULE' "
+        'spec.taints[0] {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}: effect \'NO_SCHEDULE\' '
         "is the EKS/GKE API spelling of NoSchedule")
     assert ("a Node's taint takes NoSchedule, PreferNoSchedule, NoExecute only (the API server refuses any other on a "
             "Node it creates or updates: validateNodeTaints, kubernetes pkg/apis/core/validation/validation.go)"
@@ -76,7 +76,7 @@ def test_a_bad_key_beside_a_bad_effect_is_named_too(tmp_path):
 def test_a_bad_key_alone_keeps_the_shape_fix(tmp_path):
     _, report, _ = audit_node(tmp_path, {"key": "bad key!", "effect": "NoSchedule"})
     found = malformed(report)
-    assert found["message"].startswith("spec.taints[0] {'key': 'bad key!', 'effect': 'NoSchedule'}: taint key 'bad key!'")
+    assert found["message"].startswith('spec.taints[0] {"key": "bad key!", "effect": "NoSchedule"}: taint key \'bad key!\'')
     assert found["fix"] == "fix or remove the taint (kubectl taint nodes NODE KEY:EFFECT-)"
 
 

@@ -78,8 +78,8 @@ def test_every_item_skipped_is_counted_and_has_its_partial_line(tmp_path):
     bad_shape = {"kind": "Node", "metadata": {"name": "n1"}, "spec": {"taints": {"key": "a"}}}
     code, report, text = audit_dump(tmp_path, [1, "x", None, no_metadata, bad_shape, *whole()])
     dump = tmp_path / "cluster.json"
-    for i in range(3):
-        assert f"\nPARTIAL: {dump} items[{i}]: not an object; skipped\n" in text
+    for i, what in enumerate(("a number 1", 'a string "x"', "null")):  # what each item is, said
+        assert f"\nPARTIAL: {dump} items[{i}]: {what}, not an object; skipped\n" in text
     assert f"\nPARTIAL: Node at {dump} items[3]: no metadata" in text
     assert "\nPARTIAL: Node n1: a field has the wrong shape: spec.taints is an object" in text
     assert len(report["objectsSkipped"]) == 5 and report["partial"] is True

@@ -38,10 +38,10 @@ REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 @pytest.mark.parametrize(
     ("affinity", "field"),
     [
-        ({"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": "x"}}}, "nodeSelectorTerms is a string 'x', where the API server holds an array of objects"),
+        ({"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": "x"}}}, "nodeSelectorTerms is a string \"x\", where the API server holds an array of objects"),
         ({"nodeAffinity": {REQUIRED: {"nodeSelectorTerms": [{"matchExpressions": "y"}]}}},
-         "nodeSelectorTerms[0].matchExpressions is a string 'y', where the API server holds an array of objects"),
-        ({"nodeAffinity": "z"}, "affinity.nodeAffinity is a string 'z', where the API server holds an object"),
+         "nodeSelectorTerms[0].matchExpressions is a string \"y\", where the API server holds an array of objects"),
+        ({"nodeAffinity": "z"}, "affinity.nodeAffinity is a string \"z\", where the API server holds an object"),
     ],
 )
 def test_a_daemonset_whose_node_selection_has_the_wrong_shape_is_skipped_and_the_report_partial(tmp_path, affinity, field):
@@ -66,6 +66,6 @@ def test_a_gpu_node_with_labels_of_the_wrong_shape_makes_the_report_partial(tmp_
 def test_an_item_that_is_no_object_makes_the_report_partial(tmp_path):
     code, report = audit(tmp_path, [*acceptance_objects(), "not an object"], "--fail-on", "none")
     at = len(acceptance_objects())
-    assert report["partial"] is True and report["objectsSkipped"] == [f"{tmp_path / 'dump.json'} items[{at}]: not an "
-                                                                     "object; skipped"]
+    assert report["partial"] is True and report["objectsSkipped"] == [f"{tmp_path / 'dump.json'} items[{at}]: a string "
+                                                                     '"not an object", not an object; skipped']
     assert any("items[" in n["reason"] and "not an object" in n["reason"] for n in report["notJudged"])

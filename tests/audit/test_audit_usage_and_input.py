@@ -248,7 +248,8 @@ def test_a_yaml_dump_with_a_syntax_error_names_its_file_line_and_column(capsys, 
     code, out, err = run(capsys, "audit", "--cluster-dump", str(dump))
     assert code == 2 and out == ""
     assert err.startswith(f"error: --cluster-dump {dump}:4:1: not valid YAML (found character that cannot start any "
-                          "token); write it with kubectl get"), err
+                          "token) (the character there is a tab: YAML indents with spaces only, "
+                          "https://yaml.org/spec/1.2.2/#61-indentation-spaces); write it with kubectl get"), err
 
 
 def test_a_fifo_dump_is_refused_at_once_not_waited_on(capsys, tmp_path):

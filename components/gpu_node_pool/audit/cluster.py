@@ -29,6 +29,7 @@ from ..k8s.integers import INT64_MAX
 from ..k8s.quantity import QuantityError, quantity
 from ..k8s.taints import PLATFORMS, K8sTaintError, Taint, TaintError
 from ..text.terminal import shown
+from .shapes import json_text
 
 __all__ = ["POOL_LABELS", "GPU_RESOURCES", "BadTaint", "Node", "Pool", "read_node", "with_declared", "group_pools", "detect_platform"]
 
@@ -78,7 +79,7 @@ class BadTaint:
     """A taint a Node carries that Kubernetes would refuse: ``text`` says what the node carries and why (its place,
     ``spec.taints[0] {...}: ...``), ``fix`` what to do. ``str()`` is ``text``.
 
-    ``where`` is the place and what it holds (``spec.taints[0] {'key': ..., 'effect': 'NO_SCHEDULE'}``), ``place``
+    ``where`` is the place and what it holds (``spec.taints[0] {"key": ..., "effect": "NO_SCHEDULE"}``), ``place``
     the place alone (``spec.taints[0]``). A taint whose only fault is an effect Kubernetes does not have keeps its
     ``key``, ``value`` and the ``effect`` as spelt, for drift to tell a declared taint that the node carries
     misspelt (:func:`.declared.drift`); ``key`` is None otherwise."""
@@ -274,7 +275,7 @@ def _bad_taint(place: str, raw: Any, err: TaintError) -> BadTaint:
     (:func:`~gpu_node_pool.k8s.effects.node_effect_problem`), followed by the reader's other problems of the same taint
     (its key, its value: the ``problems`` of :class:`~gpu_node_pool.k8s.taints.K8sTaintError`, judged once, by the reader), each
     whole with its rule and fix; anything else as ``err`` says it."""
-    where = f"{place} {shown(raw)}"
+    where = f"{place} {json_text(raw)}"
     problem = node_effect_problem(raw.get("effect", "")) if isinstance(raw, Mapping) else None
     if problem is None:
         return BadTaint(f"{where}: {shown(err, quote=False, limit=200)}", where=where, place=place)

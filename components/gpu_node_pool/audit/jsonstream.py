@@ -11,7 +11,7 @@ them (same decoder); a top-level value that is not an object is decoded whole.
     stream.header                 # every other top-level key, complete once items() is exhausted
 
 Errors: ``json.JSONDecodeError`` with the line, column and character offset in the file (as
-``json.load`` gives them); ``OSError``/``UnicodeDecodeError`` from reading the file (UTF-8, a byte order mark skipped),
+``json.load`` gives them; also for ``NaN`` and ``Infinity``, which ``json.load`` takes and JSON has not); ``OSError``/``UnicodeDecodeError`` from reading the file (UTF-8, a byte order mark skipped),
 ``NotRegularFileError`` for a path that is no regular file (a FIFO is refused, not waited on:
 :func:`gpu_node_pool.sdk.files.open_input`).
 """
@@ -30,7 +30,22 @@ from ..sdk.files import open_input
 __all__ = ["ListStream", "NOT_AN_OBJECT"]
 
 _WS = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
+
+
+class _NotJson(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity``, which Python's decoder takes and JSON has not (RFC 8259, section 6:
+    "Numeric values that cannot be represented in the grammar below (such as Infinity and NaN) are not permitted",
+    https://www.rfc-editor.org/rfc/rfc8259#section-6)."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJson(name)
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+#: A JSON string (skipped whole) or one of the constants :class:`_NotJson` names: the first match of the second
+#: kind, from where a value starts, is where the constant is.
+_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(NaN|-?Infinity)')
 _CHUNK = 1 << 20  # characters per read
 #: ``header`` key holding a top-level value that is not an object (decoded whole).
 NOT_AN_OBJECT = "\0document"
@@ -114,6 +129,10 @@ class ListStream:
                 if _maybe_cut(err, len(self._buf)) and self._fill(at_least=len(self._buf)):
                     continue  # the value goes on past the buffer: read more (doubling), decode again
                 raise self._error(err.msg, err.pos) from None
+            except _NotJson as err:  # Python's decoder takes it; JSON has no such number
+                found = next((m for m in _CONSTANT.finditer(self._buf, self._pos) if m.group(1)), None)
+                raise self._error(f"{err} is not a JSON number (JSON has no NaN or Infinity: RFC 8259 section 6)",
+                                  found.start(1) if found else self._pos) from None
             except RecursionError:  # nesting deeper than the decoder's stack: no Kubernetes object is
                 raise self._error("Nesting too deep (no Kubernetes object nests this deep)", self._pos) from None
             if end == len(self._buf) and self._fill():  # a number may go on past the buffer

@@ -22,6 +22,7 @@ parent's own entry tells the rest.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -159,9 +160,22 @@ SOURCES: dict[str, str] = {
 }
 
 
+def json_text(value: Any, limit: int = 80) -> str:
+    """``value`` (as a JSON or YAML document decodes) written as JSON, as the dump holds it: ``{"key": "x"}``,
+    ``["a"]``, ``"text"``, ``null``; cut after ``limit`` characters with its full length said, and an array or object
+    of more than ``limit`` items said by its count alone (never rendered whole to show ``limit`` characters)."""
+    if isinstance(value, (list, Mapping)) and len(value) > limit:
+        return f"{'an array' if isinstance(value, list) else 'an object'} of {len(value)} item(s)"
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+    except (ValueError, RecursionError):
+        return shown(value, quote=False, limit=limit)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def json_value(value: Any) -> str:
     """What ``value`` is, in JSON's words (YAML's documents decode to the same): ``null``, ``an empty array``,
-    ``an array of 2 item(s)``, ``a string 'x'``, ``a number 3``, ``true``, ``an object``."""
+    ``an array of 2 item(s)``, ``a string "x"``, ``a number 3``, ``true``, ``an object``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -169,7 +183,7 @@ def json_value(value: Any) -> str:
     if isinstance(value, (int, float)):
         return f"a number {shown(value, quote=False)}"
     if isinstance(value, str):
-        return f"a string {shown(value)}"
+        return f"a string {json_text(value)}"
     if isinstance(value, list):
         return "an empty array" if not value else f"an array of {len(value)} item(s)"
     return "an object" if isinstance(value, Mapping) else shown(value, quote=False)
@@ -180,12 +194,12 @@ def _holds(value: Any, shape: str) -> str:
     kind names that value; an array or object is shown (cut)."""
     if shape == "a map of strings" and isinstance(value, Mapping):
         key, item = next((k, v) for k, v in value.items() if not isinstance(v, str))
-        return f"an object whose value at {shown(str(key))} is {json_value(item)}"
+        return f"an object whose value at {json_text(str(key))} is {json_value(item)}"
     if shape == "an array of objects" and isinstance(value, list):
         i, item = next((i, v) for i, v in enumerate(value) if not isinstance(v, Mapping))
         return f"an array whose item [{i}] is {json_value(item)}"
     if isinstance(value, (list, Mapping)) and value:
-        return f"{json_value(value)} {shown(value, limit=80)}"
+        return f"{json_value(value)} {json_text(value)}"
     return json_value(value)
 
 
@@ -211,7 +225,7 @@ def _walk(obj: Any, path: str, at: str = "") -> Iterator[tuple[str, Any]]:
 
 def shape_problems(kind: str, obj: Mapping[str, Any]) -> list[str]:
     """Each field of ``obj`` (a ``kind`` of :data:`FIELDS`) whose value has another shape than the API server
-    holds there: ``spec.taints is an object {'key': 'a'}, where the API server holds an array of objects
+    holds there: ``spec.taints is an object {"key": "a"}, where the API server holds an array of objects
     (NodeSpec.taints, []Taint)``, in the table's order; ``[]`` for a kind not in the table."""
     problems = []
     for path, shape, api in FIELDS.get(kind, ()):

@@ -32,8 +32,9 @@ from typing import Any
 import yaml
 
 from ..sdk.files import NotRegularFileError, check_input, open_input, read_input_text
-from ..sdk.yaml_bounded import load_all_bounded
+from ..sdk.yaml_bounded import with_tab_cause
 from ..text.terminal import shown
+from .dump_yaml import load_dump_documents
 from .jsonstream import NOT_AN_OBJECT, ListStream
 from .paging import PageTooLarge, PagingError, RequestTimeout, pages
 from .shapes import json_value
@@ -139,7 +140,7 @@ def _not_a_list(where: str, doc: Any, what: str = "") -> SourceError:
 
 def _add_item(snapshot: Snapshot, item: Any, kind: str | None, where: str, i: int) -> None:
     if not isinstance(item, Mapping):
-        snapshot.problems.append(f"{snapshot.item_at(where, i)}: not an object; skipped")
+        snapshot.problems.append(f"{snapshot.item_at(where, i)}: {json_value(item)}, not an object; skipped")
     elif isinstance(kind, str) and kind in LISTS:
         snapshot.add(kind, item, where, i)
     elif is_admission(kind, item):
@@ -178,10 +179,44 @@ def _add_json(snapshot: Snapshot, path: Path) -> None:
     except OSError as err:
         raise _unreadable(path, err) from None
     except json.JSONDecodeError as err:
-        raise SourceError(f"--cluster-dump {where}: not valid JSON ({str(err).splitlines()[0]}); {_HOW}") from None
+        raise _not_json(path, err) from None
     doc = stream.header.get(NOT_AN_OBJECT, stream.header)
     if not isinstance(doc, Mapping) or not _is_list_kind(doc.get("kind")) or not isinstance(doc.get("items"), list):
         raise _not_a_list(where, doc)
+
+
+#: JSON's decoding errors (Python's ``json`` module's words, at their start) in plain words (RFC 8259's grammar,
+#: https://www.rfc-editor.org/rfc/rfc8259).
+_JSON_PROBLEMS = (
+    ("Expecting value", "a JSON value was expected here"),
+    ("Extra data", "text after the end of the JSON document (a dump is one JSON value: a List)"),
+    ("Expecting property name enclosed in double quotes", "a key in double quotes was expected here"),
+    ("Expecting ',' delimiter", "a ',' or the end of the array or object was expected here"),
+    ("Expecting ':' delimiter", "a ':' after the key was expected here"),
+    ("Unterminated string", "a string is not closed"),
+    ("Invalid control character", "a control character inside a string (JSON writes it as \\uXXXX)"),
+    ("Invalid \\escape", "a backslash escape JSON does not have"),
+    ("Invalid \\uXXXX escape", "a \\u escape without 4 hexadecimal digits"),
+)
+
+
+def _not_json(path: Path, err: json.JSONDecodeError) -> SourceError:
+    """The error of a dump that is no JSON: ``<file>:<line>:<column>: not valid JSON: <plain words>``, or that the
+    file is empty."""
+    if err.msg == "Expecting value" and not _has_text(path):
+        return SourceError(f"--cluster-dump {path}: the file holds no JSON document (it is empty or only white space); {_HOW}")
+    said = next((plain for start, plain in _JSON_PROBLEMS if err.msg.startswith(start)), err.msg)
+    return SourceError(f"--cluster-dump {path}:{err.lineno}:{err.colno}: not valid JSON: {said}; {_HOW}")
+
+
+def _has_text(path: Path) -> bool:
+    """Whether ``path`` holds anything but white space (and a byte order mark) in its first 64 KiB, or is larger."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return True
+    return len(head) == 1 << 16 or bool(head.removeprefix(codecs.BOM_UTF8).strip())
 
 
 def _typed(kind: Any) -> str | None:
@@ -197,7 +232,7 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
         text, not_utf8 = read_input_text(path, max_bytes=MAX_YAML_DUMP_BYTES, option="--cluster-dump", fix=_DUMP_FIX)
         if not_utf8:  # refused as a JSON dump is: bytes read as U+FFFD would be judged as names and values
             raise _not_utf8(path, UnicodeError(not_utf8))
-        docs = list(enumerate(load_all_bounded(text), 1))
+        docs = list(enumerate(load_dump_documents(text), 1))
     except NotRegularFileError as err:
         raise SourceError(str(err)) from None
     except (OSError, UnicodeDecodeError) as err:
@@ -206,7 +241,7 @@ def _add_yaml(snapshot: Snapshot, path: Path) -> None:
         mark = getattr(err, "problem_mark", None)  # where PyYAML stopped, counted from 0
         place = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise SourceError(f"--cluster-dump {place}: not valid YAML ({problem}); {_HOW}") from None
+        raise SourceError(with_tab_cause(f"--cluster-dump {place}: not valid YAML ({problem}); {_HOW}", err, text)) from None
     del text
     if all(doc is None for _, doc in docs):
         raise _not_a_list(str(path), None, "no document (an empty YAML file, or only null documents)")
