@@ -424,7 +424,7 @@ def run_audit(
         elif ds.desired is not None and ds.desired != rules_say and not ds.problem:
             findings.append(Finding("advisory", "daemonset-count-mismatch", f"DaemonSet {ds.display}",
                 f"status.desiredNumberScheduled is {ds.desired} but the taint and selection rules say {rules_say} node(s): "
-                "a rule the audit does not model is at work (matchFields, a node changing state, a stale status)",
+                "a rule the audit does not model is at work (a node changing state, a stale status)",
                 "kubectl describe daemonset and compare its nodes with the verdicts"))
 
     # Two NVIDIA device plugins on one live GPU node, by the detector the what-if uses.
