@@ -89,7 +89,7 @@ def test_a_gke_node_location_that_is_no_zone_names_the_rule_and_a_zone(capsys, t
     code, out = plan(capsys, temp_project, GKE.replace("ZONES", zones))
     assert code == 2, out
     line = _line(out, "nodeLocations")
-    assert "https://cloud.google.com/compute/docs/regions-zones" in line and f"['{offered}']" in line, line
+    assert "https://cloud.google.com/compute/docs/regions-zones" in line and f"write zones, e.g. {offered}, or drop" in line, line
     code, out = plan(capsys, temp_project, GKE.replace("ZONES", offered))
     assert code == 0, out
 

@@ -24,6 +24,7 @@ from pydantic import Field
 
 from ..k8s.integers import INT32_MAX
 from ..k8s.patterns import full_match
+from ..text.listing import listed
 from .common import Model
 from .version_calendars import EKS, GKE, newer_than_table, parse_minor
 
@@ -43,7 +44,8 @@ def aws_id_problem(prefix: str, ids: list[str] | None) -> str | None:
     if not bad:
         return None
     what, example, how = _ID_KINDS[prefix]
-    return f"{bad} are not {what} ids, e.g. {example} ({_ID_SOURCE}); list them with `{how}`"
+    ids_are = f"is not a {what} id" if len(bad) == 1 else f"are not {what} ids"
+    return f"{listed(bad, quote=True)} {ids_are}, e.g. {example} ({_ID_SOURCE}); list them with `{how}`"
 
 
 # --- Auto Scaling group tags -----------------------------------------------------------

@@ -24,6 +24,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from ..sdk.identity import IDENTITY_FIELDS
+from ..text.listing import listed
 from .admission import AdmissionConfig, admission_issues
 from .agents import GpuAgentsConfig, operator_unused_issues
 from .chart_repository import ChartRepository, url_text_problem
@@ -174,7 +175,7 @@ class ClusterConfig(Model):
     def _hashes(cls, hashes: list[str] | None) -> list[str] | None:
         bad = [h for h in hashes or [] if not re.fullmatch(r"sha256:[0-9a-f]{64}", h)]
         if bad:
-            raise fail(f"{bad} must be 'sha256:' and 64 lower-case hex digits, as kubeadm prints them")
+            raise fail(f"{listed(bad, quote=True)} must be 'sha256:' and 64 lower-case hex digits, as kubeadm prints them")
         return hashes
 
     # Defined after the field validators above, so it wraps them: a field given as an Input is

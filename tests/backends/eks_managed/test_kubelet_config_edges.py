@@ -135,7 +135,7 @@ def test_a_second_effect_from_a_flag_is_refused_at_the_pool_when_the_pool_taints
     out = out.out + out.err
     assert code == 2, out
     # removing the flag's taint alone would leave nvidia.com/gpu with two effects: the error is the pool's
-    assert " pools[0]: taint key(s) ['nvidia.com/gpu', 'team'] carry several effects" in out, out
+    assert " pools[0]: taint key(s) nvidia.com/gpu, team carry several effects" in out, out
     assert "remove the taint from kubelet.flags[0]" not in out, out
 
 

@@ -71,6 +71,6 @@ def test_zones_outside_the_cluster_region_are_refused_with_the_source_and_the_fi
     code, out = validate(capsys, temp_project, text)
     assert code == 2, out
     line = next(line for line in out.splitlines() if "nodeLocations" in line)
-    assert "['us-east1-b'] is outside the cluster's region us-central1" in line
+    assert "us-east1-b is outside the cluster's region us-central1" in line
     assert "https://cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters" in line
     assert "zone~^us-central1-" in line and "drop nodeLocations" in line

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from ... import catalog
 from ...k8s.taints import Taint, TaintEffect, TaintError, label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE as GPU_RESOURCE
+from ...text.listing import listed
 
 #: Auto-discovery: Cluster Autoscaler finds groups tagged ``k8s.io/cluster-autoscaler/enabled`` and
 #: ``k8s.io/cluster-autoscaler/<cluster name>``.
@@ -41,7 +42,7 @@ def several_effects_problem(taints: list[Taint], fix: str) -> str | None:
     if not multi:
         return None
     return (
-        f"taint key(s) {multi} carry several effects, but a Cluster Autoscaler node-template taint tag holds one "
+        f"taint key(s) {listed(multi)} carry several effects, but a Cluster Autoscaler node-template taint tag holds one "
         f"value:Effect per key (node-template/taint/<key>); {fix}"
     )
 

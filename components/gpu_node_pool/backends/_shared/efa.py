@@ -36,7 +36,7 @@ from pydantic import Field
 
 from ... import catalog
 from ...config.common import Model
-from ...text.listing import listed
+from ...text.listing import listed, listed_counts
 from .capacity import efa_problems
 
 __all__ = [
@@ -120,7 +120,7 @@ def pool_problems(types: Sequence[str], security_group_ids: Sequence[str] | None
     if not problems and interface_count(types) is None:
         counts = {t: catalog.find(t).efa_interfaces for t in types}  # type: ignore[union-attr]
         problems.append(
-            f"efa: instanceTypes have different EFA interface counts {counts}: the launch template describes one "
+            f"efa: instanceTypes have different EFA interface counts ({listed_counts(counts)}): the launch template describes one "
             "interface per network card and a type with fewer cards cannot launch it (https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html); split "
             "them into pools of one count"
         )

@@ -11,6 +11,7 @@ from ...catalog import instances
 from ...config.common import AwsTags, Model, fail
 from ...config.errors import ConfigIssue
 from ...k8s.patterns import full_match
+from ...text.listing import listed
 from .._shared.nodepool import (
     K8S_OBJECT_NAME_RE,
     KARPENTER_ARCHITECTURES,
@@ -346,7 +347,7 @@ class EksAutoPool(StartupTaintsPool):
         wrong = [c for c in categories or [] if c not in known]
         if wrong:
             raise fail(
-                f"{wrong} are not categories of NVIDIA GPU families Auto Mode launches; allowed: "
+                f"{listed(wrong, quote=True)} are not categories of NVIDIA GPU families Auto Mode launches; allowed: "
                 f"{', '.join(sorted(known))} ({_SOURCE_FAMILIES})"
             )
         return categories
@@ -360,7 +361,7 @@ class EksAutoPool(StartupTaintsPool):
     def _capacity(cls, types: list[str]) -> list[str]:
         wrong = [t for t in types if t not in KARPENTER_CAPACITY_TYPES]
         if wrong or not types or len(set(types)) != len(types):
-            raise fail(f"{types} must list distinct capacity types from {', '.join(KARPENTER_CAPACITY_TYPES)}")
+            raise fail(f"{listed(types, quote=True)} must list distinct capacity types from {', '.join(KARPENTER_CAPACITY_TYPES)}")
         return types
 
     @field_validator("architecture")

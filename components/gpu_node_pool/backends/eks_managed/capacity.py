@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import catalog
+from ...text.listing import listed, listed_counts
 from .._shared import efa as _efa_rules
 from .._shared.capacity import CAPACITY_BLOCK_TYPES, unknown_type_findings
 
@@ -170,7 +171,7 @@ def stack_problems(pool: Any, cluster: Any) -> list[tuple[str, str]]:
     if why and len(subnets) != 1:
         where = "" if pool.subnet_ids else " (from cluster.subnetIds)"
         return [("subnetIds", (
-            f"{len(subnets)} subnets{where} {subnets}, but {'; '.join(why)}: set subnetIds to the one subnet of that "
+            f"{len(subnets)} subnets{where} {listed(subnets)}, but {'; '.join(why)}: set subnetIds to the one subnet of that "
             "zone, e.g. subnetIds: [subnet-...]"))]
     return []
 
@@ -199,7 +200,7 @@ def scale_from_zero_problems(pool: Any) -> list[str]:
     known = {t: n for t, n in counts.items() if n is not None}
     if len(set(known.values())) > 1:
         return [
-            f"minSize 0 with instanceTypes {pool.instance_types} of different GPU counts {known}: Cluster Autoscaler "
+            f"minSize 0 with instanceTypes {listed(pool.instance_types)} of different GPU counts ({listed_counts(known)}): Cluster Autoscaler "
             "builds one template node per group and its node-template/resources/nvidia.com/gpu tag is one number, "
             "so a scale-up sized for one type lands another (https://docs.aws.amazon.com/eks/latest/best-practices/cas.html, "
             "node groups of identical scheduling properties; kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md); split the types into one pool per GPU count"
@@ -212,7 +213,7 @@ def scale_from_zero_problems(pool: Any) -> list[str]:
     if not unknown:
         return []
     return [
-        f"minSize 0 with {unknown}: the GPUs a node advertises are not known to the catalog (fractional or unknown "
+        f"minSize 0 with {listed(unknown)}: the GPUs a node advertises are not known to the catalog (fractional or unknown "
         "types), and Cluster Autoscaler needs node-template/resources/nvidia.com/gpu to scale the group from zero "
         "(its own table, ec2_instance_types.go, says 0 or lacks the type: kubernetes/autoscaler "
         "cluster-autoscaler/cloudprovider/aws/README.md); set gpusPerNode"

@@ -205,7 +205,7 @@ class EksManagedPool(PoolBase):
             at, setting = self._registering_setting()
             found = " and ".join(part for part in (
                 f"taints {listed(map(str, reg.taints))}" if reg.taints else "",
-                f"labels {dict(reg.labels)}" if reg.labels else "") if part)
+                f"labels {listed(f'{k}={v}' for k, v in reg.labels.items())}" if reg.labels else "") if part)
             raise fail(f"{setting} would make the nodes register {found} from the launch template's user data, "
                        "beside the node group that declares the pool's taints and labels (EKS registers the nodes "
                        f"with the node group's: {USER_GUIDE}), so the node group, Cluster "
@@ -252,7 +252,7 @@ class EksManagedPool(PoolBase):
         wrong = [t for t in self.instance_types if instances.instance_arch(t) != ami_arch]
         if wrong:
             raise fail(
-                f"instanceTypes {wrong} are {instances.instance_arch(wrong[0])} but amiType {self.ami_type} is "
+                f"instanceTypes {listed(wrong)} are {instances.instance_arch(wrong[0])} but amiType {self.ami_type} is "
                 f"{ami_arch}; pick a matching amiType or instance types"
             )
         if self.scaling.min_size == 0:

@@ -30,6 +30,7 @@ from ...k8s.labels import gke_label_problem
 from ...k8s.patterns import full_match
 from ...k8s.taints import Taint, TaintEffect
 from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
+from ...text.listing import listed
 from .._shared.capacity import NodeRepair
 from . import POOL_NAME
 from .driver import GKE_DRIVER_INSTALLER_SOURCE, driver_warning
@@ -320,12 +321,12 @@ class GkePool(PoolBase):
         if bad:
             # a region written for a zone (us-central1) gets its zone a; anything else the documented example
             fix = [f"{z}-a" if full_match(_GCE_REGION_RE, z) else "us-central1-a" for z in bad]
-            what = f"{bad[0]!r} is not a Compute Engine zone" if len(bad) == 1 else f"{bad} are not Compute Engine zones"
+            what = f"{bad[0]!r} is not a Compute Engine zone" if len(bad) == 1 else f"{listed(bad, quote=True)} are not Compute Engine zones"
             raise fail(f"{what}: a zone is its region and a letter, e.g. us-central1-a ({_ZONES_DOC}), and nodeLocations "
                        f"lists the zones of the pool's nodes ({NODE_LOCATIONS_SOURCE}); write zones, e.g. "
-                       f"{list(dict.fromkeys(fix))}, or drop nodeLocations to use the cluster's zones")
+                       f"{listed(dict.fromkeys(fix))}, or drop nodeLocations to use the cluster's zones")
         if zones and len(set(zones)) != len(zones):
-            raise fail(f"{zones} lists a zone twice")
+            raise fail(f"{listed(zones)} lists a zone twice")
         return zones
 
     @model_validator(mode="after")
@@ -491,7 +492,7 @@ NODE_LOCATIONS_SOURCE = (
 def _outside_region(outside: list[str], region: str) -> str:
     """Why GKE refuses the zones ``outside`` (not in ``region``, the cluster's region or its zone's region) in a node
     pool's ``nodeLocations``, with the source (:data:`NODE_LOCATIONS_SOURCE`) and the fix."""
-    return (f"{outside} {'is' if len(outside) == 1 else 'are'} outside the cluster's region {region}: a node pool's zones "
+    return (f"{listed(outside)} {'is' if len(outside) == 1 else 'are'} outside the cluster's region {region}: a node pool's zones "
             f"must be zones of the cluster's region ({NODE_LOCATIONS_SOURCE}); list zones of {region} that offer the "
             f"accelerator (gcloud compute accelerator-types list --filter=zone~^{region}-), or drop "
             "nodeLocations to use the cluster's zones")

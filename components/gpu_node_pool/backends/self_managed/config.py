@@ -17,6 +17,7 @@ from ...catalog import instances
 from ...config.common import AwsTags, PoolBase, ScalingConfig, fail
 from ...config.errors import ConfigIssue
 from ...k8s.labels import node_restriction_problem
+from ...text.listing import listed, listed_counts
 from .._shared import efa as _efa
 from .._shared.capacity import CapacityReservation, gpus_per_node_problem, raise_pool_problems, unknown_type_findings
 from .._shared.cluster_autoscaler import several_effects_problem, tag_key_length_problem
@@ -236,7 +237,7 @@ class SelfManagedPool(PoolBase):
         if types and types_are_nvidia:
             arches = sorted({instances.instance_arch(t) for t in types})
             if len(arches) > 1:
-                problems.append(f"instanceTypes {types} mix architectures {arches}; one group runs one AMI")
+                problems.append(f"instanceTypes {listed(types)} mix architectures {listed(arches)}; one group runs one AMI")
             counts = {t: instances.gpu_count(t) for t in types}
             if self.gpus_per_node is None:
                 # a type the catalog lacks is refused above unless allowUnknownInstanceTypes: no second sentence
@@ -244,12 +245,12 @@ class SelfManagedPool(PoolBase):
                            and (self.allow_unknown_instance_types or catalog.find(t) is not None)]
                 if unknown:
                     problems.append(
-                        f"instanceTypes {unknown}: GPUs per node unknown to the instance table; set gpusPerNode "
+                        f"instanceTypes {listed(unknown)}: GPUs per node unknown to the instance table; set gpusPerNode "
                         "(Cluster Autoscaler needs it to scale from zero)"
                     )
                 elif len(set(counts.values())) > 1:
                     problems.append(
-                        f"instanceTypes {types} have different GPU counts {counts}; Cluster Autoscaler models a group "
+                        f"instanceTypes {listed(types)} have different GPU counts ({listed_counts(counts)}); Cluster Autoscaler models a group "
                         "as one node shape: split them into pools"
                     )
         if self.spot is not None and self.capacity_reservation is not None:

@@ -32,6 +32,7 @@ from pulumi_policy import (
 from ...k8s.taints import Taint, TaintError
 from ...registry import AutoscalerGroupApi, find
 from ...sdk.props import Undecided, UnknownValueError, dig, items, text
+from ...text.listing import listed
 from ..pools import (
     AUTOSCALING_GROUP,
     AUTOSCALING_TAG,
@@ -57,7 +58,7 @@ def _differences(want: list[str], have: list[str]) -> str:
     missing = sorted(set(want) - set(have))
     extra = sorted(set(have) - set(want))
     return ", ".join(
-        part for part in (f"missing {missing}" if missing else "", f"not on the nodes {extra}" if extra else "") if part
+        part for part in (f"missing {listed(missing)}" if missing else "", f"not on the nodes {listed(extra)}" if extra else "") if part
     )
 
 
@@ -99,7 +100,7 @@ def _compare(pool: GpuPool, tags: Mapping[str, str], *, managed: bool = False
         issues.append(f"taint tags differ from the pool's taints ({_differences(want, have)})")
     unread = sorted(readable - set(have))
     if unread:
-        covered.append(f"taint tags missing {unread}")
+        covered.append(f"taint tags missing {listed(unread)}")
     wanted_tags = dict(ca_taint_tag(t) for t in pool.taints if str(t) in set(want) - set(have))
     covered_tags = dict(ca_taint_tag(t) for t in pool.taints if str(t) in unread)
     if pool.labels is not None:
@@ -107,7 +108,7 @@ def _compare(pool: GpuPool, tags: Mapping[str, str], *, managed: bool = False
         if managed:
             unlabelled = sorted(f"{k}={v}" for k, v in pool.labels.items() if ca_labels.get(k) != v)
             if unlabelled:
-                covered.append(f"label tags missing {unlabelled}")
+                covered.append(f"label tags missing {listed(unlabelled)}")
                 covered_tags |= {CA_LABEL_PREFIX + k: v for k, v in pool.labels.items() if ca_labels.get(k) != v}
             wanted, label_tags = {}, {k: v for k, v in ca_labels.items() if k not in pool.labels}
         if label_tags != wanted:
