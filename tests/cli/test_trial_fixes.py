@@ -431,3 +431,29 @@ def test_a_pulumi_yaml_that_is_a_directory_is_named_as_such(capsys, tmp_path, co
     assert code == 2, out + err
     assert f"{tmp_path / 'Pulumi.yaml'} is a directory, not the project file" in err
     assert "no Pulumi.yaml in" not in err
+
+
+DUPLICATE_PLUGIN = """\
+import pulumi
+from gpu_node_pool import GpuNodePool, GpuNodePoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs
+cluster = {"name": "ml", "nodeRoleArn": "arn:aws:iam::111122223333:role/ml-nodes", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]}
+gpu = GpuNodePool("gpu", GpuNodePoolArgs(cluster=cluster, pool={
+    "name": "gpu", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"], "scaling": {"minSize": 0, "maxSize": 2},
+    "taints": ["nvidia.com/gpu=present:NoSchedule"]}))
+NvidiaDevicePlugin("nvidia-device-plugin", NvidiaDevicePluginArgs("ml", [gpu.spec]))
+NvidiaDevicePlugin("nvidia-device-plugin2", NvidiaDevicePluginArgs("ml", [gpu.spec]))
+"""
+
+
+@pytest.mark.parametrize("command", ["plan", "check"])
+def test_a_component_refused_after_others_registered_is_placed_in_the_program_and_says_a_preview_would_fail(
+        capsys, tmp_path, command):
+    (tmp_path / "Pulumi.yaml").write_text("name: team-gpu\nruntime:\n  name: python\n")
+    (tmp_path / "Pulumi.ci.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    (tmp_path / "__main__.py").write_text(DUPLICATE_PLUGIN)
+    code, out, err = run(capsys, command, "--stack", "ci", "--project-dir", str(tmp_path))
+    text = out + err
+    assert code == 2, text
+    assert "a real `pulumi preview` would fail:" in text and "no resource was registered" not in text
+    assert "__main__.py:8:1: NvidiaDevicePluginArgs devicePlugin: the NVIDIA device plugin is already declared" in text
+    assert "fix the stack config" not in text

@@ -74,11 +74,14 @@ class ConfigIssue:
 
 class ConfigError(ValueError):
     """The stack config is invalid. ``issues`` lists every mistake, and any note of rules not judged until they
-    are fixed (:attr:`ConfigIssue.not_judged`); ``str()`` prints one per line."""
+    are fixed (:attr:`ConfigIssue.not_judged`); ``str()`` prints one per line. ``registered``: how many resources
+    the program had registered when the error was raised (0: before any, as for the stack file's mistakes), which
+    the reports' header reads (:func:`gpu_node_pool.plan.report.not_done`)."""
 
-    def __init__(self, issues: list[ConfigIssue], source: str = "stack config") -> None:
+    def __init__(self, issues: list[ConfigIssue], source: str = "stack config", registered: int = 0) -> None:
         self.issues = issues
         self.source = source
+        self.registered = registered
         super().__init__("\n".join(self.lines()))
 
     def relabelled(self, source: str, prefix: str, replacement: str) -> ConfigError:
@@ -90,7 +93,8 @@ class ConfigError(ValueError):
             return text.replace(prefix, replacement)
 
         return ConfigError(
-            [ConfigIssue(swap(i.path), swap(i.message), i.location, i.not_judged) for i in self.issues], source
+            [ConfigIssue(swap(i.path), swap(i.message), i.location, i.not_judged) for i in self.issues], source,
+            self.registered,
         )
 
     @property

@@ -50,6 +50,8 @@ class CheckResult:
     project: str = ""
     resources: list[Recorded] = field(default_factory=list)
     config_issues: list[ConfigIssue] = field(default_factory=list)
+    #: How many resources the program registered before the config error it raised (0: none, or no such error).
+    registered_before_error: int = 0
     #: The config warnings of the program's ``GpuNodePool`` s, at the program's lines; never change the exit code.
     warnings: list[ConfigIssue] = field(default_factory=list)
     #: What the program logged with ``pulumi.log`` (``[{"severity", "message", "resource"?}]``,
@@ -151,6 +153,7 @@ def check_project(
             interpreter, program, project, run_dir, config, secrets, stack, result.project, program_timeout,
             result.program_log)
     except ConfigError as err:  # the stack config's issues get their place in the stack file; the rest keep their own
+        result.registered_before_error = err.registered
         if not result.project:  # Pulumi.yaml read but its program missing: the report still names the project
             try:
                 result.project = project_name(project, read_project_file(project))
@@ -196,7 +199,7 @@ def _record(interpreter: Interpreter, program: Path, project: Path, run_dir: Pat
     program_log += answer.get("programLog") or []
     if "configIssues" in answer:
         raise ConfigError([_child_issue(i, program, project) for i in answer["configIssues"]],
-                          answer.get("configSource") or str(program))
+                          answer.get("configSource") or str(program), int(answer.get("registered") or 0))
     return ([Recorded(**r) for r in answer["resources"]], [NotJudged(**n) for n in answer["notJudged"]],
             answer.get("warnings") or [], [RegisteredPool.from_json(p) for p in answer["pools"]])
 
@@ -373,7 +376,7 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
     lines = [f"gpupool check of project {result.project!r}, stack {result.stack!r} (offline: Pulumi mocks)"]
     if result.config_issues:
         issues = ConfigError(result.config_issues, f"project {result.project or '?'!r}")
-        lines += ["", *issues.lines(not_done(result.resources)), "", f"exit {code}"]
+        lines += ["", *issues.lines(not_done(len(result.resources) or result.registered_before_error)), "", f"exit {code}"]
         return masked_text(terminal_text(lines), result.resources)
     lines += _interpreter_lines(result.interpreter)
     lines.append(f"{len(result.resources)} resources registered; {len(result.pools)} GPU pool(s) found")

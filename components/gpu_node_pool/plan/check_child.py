@@ -85,20 +85,26 @@ def record_here(program: Path, config: dict[str, Any], secrets: list[str], stack
 
     warnings: list[tuple[str, Any]] = []
     constructed: dict[str, Any] = {}
+    registered: list[Any] = []
+
+    def counted(err: ConfigError) -> ConfigError:
+        err.registered = len(registered)  # what the program registered before it: the report's header says so
+        return err
+
     try:
         with offline_yaml() as collected:
             resources, _ = record_program(program, config, secrets, stack=stack, project=project, warnings=warnings,
-                                          pools=constructed)
+                                          pools=constructed, sink=registered)
     except DuplicateUrnError as err:
-        raise ConfigError([ConfigIssue(str(program), str(err))], str(program)) from None
+        raise counted(ConfigError([ConfigIssue(str(program), str(err))], str(program))) from None
     except ConfigError as err:  # a component the program constructs refused its arguments
-        raise in_program(err, err, program) from None
+        raise counted(in_program(err, err, program)) from None
     except pulumi.RunError as err:
         if isinstance(err.__cause__, ConfigError):
-            raise in_program(err.__cause__, err, program) from None
-        raise failure(err) from None
+            raise counted(in_program(err.__cause__, err, program)) from None
+        raise counted(failure(err)) from None
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input, not our bug
-        raise failure(err) from None
+        raise counted(failure(err)) from None
     if pools is not None:
         pools += _registered_pools(resources, constructed)
     return resources, collected, warnings
@@ -156,6 +162,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     except ConfigError as err:
         out["configIssues"] = [i.to_json() for i in err.issues]
         out["configSource"] = err.source
+        out["registered"] = err.registered
         return out
     out["resources"] = [r.to_json() for r in resources]
     out["notJudged"] = [nj.to_dict() for nj in collected]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import backends
@@ -60,9 +60,11 @@ def render_text(result: PlanResult, fail_on: str = "mandatory", warnings: bool =
     if result.config_issues:
         lines.append("")
         lines += ConfigError(result.config_issues, result.config_source or f"stack {result.stack!r}").lines(
-            not_done(result.resources))
+            not_done(len(result.resources) or result.registered_before_error))
         lines.append("")
-        lines.append(f"exit 2: fix the stack config and run the {command} again")
+        fix = "the program" if any(i.location is not None and i.location.file.endswith(".py")
+                                   for i in result.config_issues) else "the stack config"
+        lines.append(f"exit 2: fix {fix} and run the {command} again")
         return masked_text(terminal_text(lines), result.resources)
     lines.append(f"{len(result.resources)} resources would be registered")
     if result.warnings:
@@ -360,8 +362,9 @@ def _backend_lines(entry: dict[str, Any]) -> tuple[list[str], list[str]]:
     return report(entry) if report is not None else ([], [])
 
 
-def not_done(resources: Sequence[Any]) -> str:
+def not_done(registered: int) -> str:
     """What a report's errors stopped, for the header of its error list: nothing was registered when the errors
-    came before the program ran (the stack config); when the program had registered ``resources`` before them (an
-    error the program or a chart, manifest or values file raised), a real ``pulumi preview`` would fail."""
-    return "a real `pulumi preview` would fail" if resources else "no resource was registered"
+    came before the program registered anything (the stack config, its first component's arguments); when the
+    program had ``registered`` resources before them (a later component's arguments, an error the program or a
+    chart, manifest or values file raised), a real ``pulumi preview`` would fail."""
+    return "a real `pulumi preview` would fail" if registered else "no resource was registered"

@@ -61,6 +61,8 @@ class PlanResult:
     config: StackConfig | None = None
     config_issues: list[ConfigIssue] = field(default_factory=list)
     config_source: str = ""
+    #: How many resources the program registered before a config error it raised (0: none, or no such error).
+    registered_before_error: int = 0
     pools: list[dict[str, Any]] = field(default_factory=list)
     device_plugin: dict[str, Any] | None = None
     violations: list[dict[str, Any]] = field(default_factory=list)
@@ -140,6 +142,29 @@ def load_stack_file(project_dir: Path, stack: str) -> tuple[dict[str, Any], list
 
 def _reraise(err: BaseException) -> Any:
     raise err
+
+
+def _in_program(err: ConfigError, raised: BaseException, program: Path, project: Path) -> ConfigError:
+    """``err`` of a component the program constructed, each issue placed at the program's line that constructed it
+    (:func:`.check_child.in_program`) with its file relative to ``project``, as ``gpupool check`` places it; an error
+    about the stack config the program read is returned unchanged (the stack file places it)."""
+    from ..config.errors import Location
+    from .check_child import in_program
+
+    placed = in_program(err, raised, program)
+    if placed is err:
+        return err
+
+    def relative(where: Location | None) -> Location | None:
+        if where is None:
+            return None
+        try:
+            return Location(Path(where.file).resolve().relative_to(project.resolve()).as_posix(), where.line, where.column)
+        except ValueError:
+            return where
+
+    return ConfigError([dataclasses.replace(i, location=relative(i.location)) for i in placed.issues], placed.source,
+                       placed.registered)
 
 
 def record_program(
@@ -420,18 +445,23 @@ def plan_stack(
         result.config_source = "Pulumi.yaml"
         return result
     constructed: dict[str, Any] = {}
+    registered: list[Recorded] = []
     try:
         with expansion.offline_yaml() as collected, validated_by_the_plan(config, result.config):
             result.resources, result.outputs = record_program(program, config, secrets, stack=stack,
-                                                              project=found.project, pools=constructed)
+                                                              project=found.project, pools=constructed,
+                                                              sink=registered)
     except DuplicateUrnError as err:  # placed at the program's line that registers the name again
         raise ProgramError(placed_issue(ConfigIssue(str(program), str(err)), program, project)) from None
-    except pulumi.RunError as err:
-        if isinstance(err.__cause__, ConfigError):
-            result.config_issues = found.locate(err.__cause__.issues)
-            result.config_source = err.__cause__.source
-            return result
-        raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
+    except (ConfigError, pulumi.RunError) as err:  # a component refused its arguments, now or in an apply
+        cause = err if isinstance(err, ConfigError) else err.__cause__
+        if not isinstance(cause, ConfigError):
+            raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
+        placed = _in_program(cause, err, program, project)
+        result.config_issues = found.locate(placed.issues)  # the stack config's own: placed in the stack file
+        result.config_source = placed.source
+        result.registered_before_error = len(registered)
+        return result
     except Exception as err:  # noqa: BLE001 - the user's program failing is invalid input; our own bug re-raises
         raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
     expanded = expansion.expand_plan(result, project, expand, collected, run_dir=run_dir)  # charts, yaml, add-ons
