@@ -186,7 +186,8 @@ def judge(ds: DaemonSet, node: str, labels: Mapping[str, str] | NodeLabels, tain
                            tuple(placement.missing))
     if placement.status == "notJudged":
         why = placement.not_judged_text() if (placement.pending or placement.unknowable or placement.pinned) else (
-            "its node affinity uses matchFields or an operator the API server rejects" if complete else placement.not_judged_text())
+            "its node affinity has a term the API server rejects (a matchFields key other than metadata.name, or an "
+            "unknown operator)" if complete else placement.not_judged_text())
         # Placement's text is a whole clause ("not judged: its node selection reads ..."); a verdict's reason is
         # what follows "not judged" where it is shown (the cell's summary, its details, a starved node's reason).
         return NodeVerdict(node, "notJudged", why.removeprefix("not judged: "))
