@@ -82,7 +82,8 @@ def test_g6f_karpenter_pool_fails_config_because_karpenter_gives_it_no_gpu_capac
 def test_limits_below_one_node_fail_config_naming_karpenters_message():
     # karpenter scheduler.go: one p5.48xlarge is 8 GPUs; limits 4 drops every type
     (err,) = config_errors(karpenter(instanceFamilies=None, instanceTypes=["p5.48xlarge"], limits={"nvidia.com/gpu": 4}))
-    assert "Karpenter can launch no instance type for this NodePool" in err
+    assert "the NodePool launches no GPU node while limits nvidia.com/gpu is 4" in err
+    assert "raise limits nvidia.com/gpu to the GPUs the pool may run" in err
     assert "all available instance types exceed limits for nodepool" in err and "p5.48xlarge (nvidia.com/gpu 8 > 4)" in err
 
 

@@ -27,7 +27,9 @@ from kubernetes-sigs/karpenter@22664681 ``pkg/scheduling/requirements.go`` and
    ``pkg/scheduling/requirement.go``): ``beta.kubernetes.io/arch`` -> ``kubernetes.io/arch``,
    ``beta.kubernetes.io/os`` -> ``kubernetes.io/os``, ``beta.kubernetes.io/instance-type`` ->
    ``node.kubernetes.io/instance-type``, ``failure-domain.beta.kubernetes.io/zone`` / ``region`` ->
-   ``topology.kubernetes.io/zone`` / ``region`` (:data:`NORMALIZED_LABELS`).
+   ``topology.kubernetes.io/zone`` / ``region`` (:data:`NORMALIZED_LABELS`). Karpenter reduces requirements on
+   one key to one (``Requirements.Add``, :func:`reduce_by_key`), e.g. ``In [a]`` with ``NotIn [a]`` to
+   ``DoesNotExist``, no error; filtering type by type agrees where every type has the key.
 6. Limits: a type whose single-node capacity for a limited resource (``cpu`` = vCPU,
    ``memory`` = Karpenter's memory capacity, ``nvidia.com/gpu``; a resource the type lacks
    counts 0) exceeds the limit is dropped; none left = "all available instance types exceed
@@ -47,6 +49,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ..k8s.integers import INT64_MAX
 from ..k8s.patterns import full_match
 from ..k8s.quantity import parse_quantity
 from ..k8s.selection import expression_text
@@ -55,12 +58,14 @@ from .model import InstanceType, LabelValue
 
 __all__ = [
     "AUTO_MODE_PREFIX",
+    "CARRIED_BY_EVERY_TYPE",
     "INSTANCE_LABELS",
     "KARPENTER_PREFIX",
     "NORMALIZED_LABELS",
     "OPERATORS",
     "PASS_THROUGH_KEYS",
     "Evaluation",
+    "KeyRequirement",
     "RequirementError",
     "Step",
     "can_select_gpu_types",
@@ -69,6 +74,7 @@ __all__ = [
     "gpu_limit_is_zero",
     "is_gpu_pool",
     "kept_evaluation",
+    "reduce_by_key",
 ]
 
 KARPENTER_PREFIX = "karpenter.k8s.aws/"
@@ -85,6 +91,11 @@ TYPE_KEY = "node.kubernetes.io/instance-type"
 PASS_THROUGH_KEYS = frozenset(
     {"karpenter.sh/capacity-type", "topology.kubernetes.io/zone", "topology.kubernetes.io/region", "kubernetes.io/os"}
 )
+#: Keys every instance type or offering carries as ``In`` (aws/karpenter-provider-aws@1d927085
+#: ``pkg/providers/instancetype/types.go`` ``computeRequirements``: arch, os, zone, region, capacity type), so a
+#: NodePool whose requirements on one reduce to ``DoesNotExist`` matches no type and launches nothing
+#: (``Requirements.Intersects``); on any other key (a custom label) it launches nodes without the label.
+CARRIED_BY_EVERY_TYPE = PASS_THROUGH_KEYS | {ARCH_KEY}
 #: Karpenter's ``NormalizedLabels``: a deprecated key in a requirement is read as its stable key.
 NORMALIZED_LABELS = {
     "failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
@@ -97,11 +108,8 @@ _ASCII_INTEGER = re.compile(r"^[0-9]+$")
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 _COMPARE = {"Gt": Fraction.__gt__, "Lt": Fraction.__lt__, "Gte": Fraction.__ge__, "Lte": Fraction.__le__}
 #: Limited resources the catalog can judge, with the type's single-node capacity (in base units).
-_CAPACITY = {
-    "cpu": lambda t: Fraction(t.vcpu),
-    "memory": lambda t: Fraction(t.memory_capacity_mib * 2**20),
-    "nvidia.com/gpu": lambda t: Fraction(t.nvidia_gpus),
-}
+_CAPACITY = {"cpu": lambda t: Fraction(t.vcpu), "memory": lambda t: Fraction(t.memory_capacity_mib * 2**20),
+             "nvidia.com/gpu": lambda t: Fraction(t.nvidia_gpus)}
 SUMMARY_SIZE = 5
 
 
@@ -156,6 +164,7 @@ class Evaluation:
         not_evaluated: sentences naming requirements/limits the catalog cannot judge.
         unjudged: type name -> requirement keys whose value for that type is unknown (kept).
         min_values: sentences for ``minValues`` not met (Karpenter launches nothing then).
+        gpu_limit: ``limits`` ``nvidia.com/gpu`` as written when it drops a type with GPUs, else "".
     """
 
     candidates: tuple[InstanceType, ...]
@@ -166,6 +175,7 @@ class Evaluation:
     not_evaluated: tuple[str, ...] = ()
     unjudged: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     min_values: tuple[str, ...] = ()
+    gpu_limit: str = ""
 
     @property
     def empty(self) -> bool:
@@ -194,10 +204,20 @@ class Evaluation:
     def gpu_problems(self) -> list[str]:
         """For a pool meant for GPU pods: why no such pod can get a node (empty list when one can).
 
-        Either Karpenter can launch nothing (then :meth:`explanation` follows a first line), or every
-        candidate has 0 ``nvidia.com/gpu`` capacity - the fractional g6f/gr6f trap (#8368): Karpenter
-        never launches them for pods requesting GPUs.
-        """
+        A first line, then :meth:`explanation`: ``limits`` ``nvidia.com/gpu`` drops every type with GPUs the
+        requirements leave (``filterByRemainingResources``, kubernetes-sigs/karpenter ``pkg/controllers/provisioning/
+        scheduling/scheduler.go``); or Karpenter can launch nothing; or every candidate has 0 ``nvidia.com/gpu``
+        capacity (g6f/gr6f, #8368), which Karpenter never launches for pods requesting GPUs."""
+        if self.gpu_limit and not self.gpu_candidates and not self.min_values:
+            left = f"; the types left ({self.summary()}) have 0 nvidia.com/gpu capacity" if self.candidates else ""
+            return [
+                f"the NodePool launches no GPU node while limits nvidia.com/gpu is {self.gpu_limit}: that is below one "
+                "node of every GPU type the requirements leave, and Karpenter drops a type whose node exceeds the "
+                "limits (\"all available instance types exceed limits for nodepool\": filterByRemainingResources, "
+                f"kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/scheduler.go){left}; raise limits "
+                "nvidia.com/gpu to the GPUs the pool may run, at least those of one node",
+                *self.explanation(),
+            ]
         if self.empty:
             return ["Karpenter can launch no instance type for this NodePool:", *self.explanation()]
         if not self.gpu_candidates:
@@ -229,10 +249,6 @@ def _key_suffix(key: str) -> str | None:
         if key.startswith(prefix) and key[len(prefix):] in INSTANCE_LABELS:
             return key[len(prefix):]
     return None
-
-
-def _value(t: InstanceType, key: str) -> str | LabelValue:
-    return _reader(key)(t)
 
 
 def _reader(key: str) -> Callable[[InstanceType], str | LabelValue]:
@@ -384,7 +400,8 @@ def evaluate(
         steps.append(Step(index, req, True, alone, len(current)))
         wanted = req.get("minValues")
         if wanted:
-            distinct = {v for i in current if isinstance(v := _value(universe[i], key), str)}
+            value_of = _reader(key)
+            distinct = {v for i in current if isinstance(v := value_of(universe[i]), str)}
             if len(distinct) < int(wanted):
                 min_values.append(
                     f"requirements[{index}] {key} minValues {wanted}: the remaining types offer only "
@@ -392,7 +409,7 @@ def evaluate(
                 )
     current = [universe[i] for i in current]
     after = len(current)
-    over, message = [], ""
+    over, message, gpu_limit = [], "", ""
     for name, raw in (limits or {}).items():
         if name == "nodes":
             if _limit_value(name, raw) == 0:
@@ -404,6 +421,8 @@ def evaluate(
             not_evaluated.append(f"limits.{name}: the catalog has no per-type capacity for it")
             continue
         limit = _limit_value(name, raw)
+        if name == "nvidia.com/gpu" and any(capacity(t) > limit for t in current):
+            gpu_limit = str(raw)
         over += [f"{t.name} ({name} {_show(name, capacity(t))} > {_show(name, limit)})" for t in current if capacity(t) > limit]
         current = [t for t in current if capacity(t) <= limit]
     if after and not current and not message:
@@ -418,6 +437,7 @@ def evaluate(
         not_evaluated=tuple(not_evaluated),
         unjudged={n: tuple(k) for n, k in unjudged.items() if n in kept_names},
         min_values=tuple(min_values),
+        gpu_limit=gpu_limit,
     )
 
 
@@ -440,11 +460,8 @@ def kept_evaluation(requirements: Sequence[Mapping[str, Any]], limits: Mapping[s
 
 
 def candidates(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None = None) -> tuple[InstanceType, ...]:
-    """``evaluate(requirements, limits).candidates`` over the whole catalog, kept as :func:`kept_evaluation` keeps it.
-
-    Raises:
-        RequirementError: as :func:`evaluate`.
-    """
+    """``evaluate(requirements, limits).candidates`` over the whole catalog, kept as :func:`kept_evaluation` keeps it
+    (:class:`RequirementError` as :func:`evaluate`)."""
     return kept_evaluation(requirements, limits).candidates
 
 
@@ -486,23 +503,97 @@ def _thaw(content: Any) -> Any:
 
 
 def gpu_limit_is_zero(limits: Mapping[str, Any] | None) -> bool:
-    """``limits: {nvidia.com/gpu: 0}`` - the NodePool may launch no GPU, so it is not a GPU pool
-    (a g6f node, with 0 ``nvidia.com/gpu`` capacity, would still fit: aws/karpenter-provider-aws#8368)."""
+    """``limits: {nvidia.com/gpu: 0}`` - the NodePool launches no node with GPU capacity (a g6f node, with 0
+    ``nvidia.com/gpu`` capacity, would still fit: aws/karpenter-provider-aws#8368)."""
     raw = (limits or {}).get("nvidia.com/gpu")
     return raw is not None and parse_quantity(raw) == 0
 
 
 def can_select_gpu_types(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None = None) -> bool:
-    """The requirements (and limits) leave at least one NVIDIA type, fractional ones included.
-
-    A NodePool with no instance requirements can launch GPU types (True): Karpenter picks them for
-    pods that request GPUs. Raises :class:`RequirementError` on malformed input.
-    """
+    """The requirements (and limits) leave an NVIDIA type, fractional ones included (none: True, Karpenter picks them
+    for pods that request GPUs). Raises :class:`RequirementError` on malformed input."""
     result = evaluate(requirements, limits)
     return not result.empty and any(t.is_nvidia for t in result.candidates)
 
 
 def is_gpu_pool(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, Any] | None = None) -> bool:
-    """A NodePool counts as a GPU pool when it can select an NVIDIA type and ``nvidia.com/gpu`` is
-    not limited to 0 (for recognising hand-written GPU pools)."""
+    """The NodePool can select an NVIDIA type and ``nvidia.com/gpu`` is not limited to 0."""
     return not gpu_limit_is_zero(limits) and can_select_gpu_types(requirements, limits)
+
+
+@dataclass(frozen=True)
+class KeyRequirement:
+    """A NodePool's requirements on one ``key`` (:data:`NORMALIZED_LABELS` applied), at ``indices``, written with
+    ``operators``, reduced to one as Karpenter's ``Requirement.Intersection`` does (kubernetes-sigs/karpenter
+    ``pkg/scheduling/requirement.go``@22664681): a set of ``values`` or its ``complement``, with inclusive integer
+    bounds ``gte``/``lte`` (``Gt N`` is ``>= N+1``, ``Lt N`` is ``<= N-1``) that a set of values drops."""
+
+    key: str
+    indices: tuple[int, ...]
+    complement: bool
+    values: frozenset[str]
+    gte: int | None
+    lte: int | None
+    operators: tuple[str, ...]
+
+    @property
+    def operator(self) -> str:
+        """``In``, ``NotIn``, ``Exists`` or ``DoesNotExist``: Karpenter's ``Requirement.Operator``."""
+        return ("NotIn" if self.values else "Exists") if self.complement else ("In" if self.values else "DoesNotExist")
+
+    @property
+    def reduced_to_does_not_exist(self) -> bool:
+        """The requirements become ``DoesNotExist`` though one of them asks for the key (not all are DoesNotExist)."""
+        return self.operator == "DoesNotExist" and any(op != "DoesNotExist" for op in self.operators)
+
+    @property
+    def single_value(self) -> str | None:
+        """The value of an ``In`` with one value (the node label Karpenter sets), else None."""
+        return next(iter(self.values)) if self.operator == "In" and len(self.values) == 1 else None
+
+
+def _one(key: str, index: int, op: str, values: list[str]) -> KeyRequirement:
+    """A checked requirement as ``NewRequirementWithFlexibility`` builds it (``Gt`` MaxInt: nothing)."""
+    bound = int(values[0]) if op in _COMPARE else 0
+    empty = op == "Gt" and bound >= INT64_MAX
+    gte = bound + 1 if op == "Gt" and not empty else bound if op == "Gte" else None
+    lte = bound - 1 if op == "Lt" else bound if op == "Lte" else None
+    kept = frozenset(values) if op in ("In", "NotIn") else frozenset()
+    return KeyRequirement(key, (index,), op not in ("In", "DoesNotExist") and not empty, kept, gte, lte, (op,))
+
+
+def _intersection(a: KeyRequirement, b: KeyRequirement) -> KeyRequirement:
+    """``a.Intersection(b)``: bounds that cross give ``DoesNotExist``; a set of values keeps those within the bounds."""
+    where, ops = a.indices + b.indices, a.operators + b.operators
+    gte = max((x for x in (a.gte, b.gte) if x is not None), default=None)
+    lte = min((x for x in (a.lte, b.lte) if x is not None), default=None)
+    if gte is not None and lte is not None and gte > lte:
+        return KeyRequirement(a.key, where, False, frozenset(), None, None, ops)
+    complement = a.complement and b.complement
+    if complement or not (a.complement or b.complement):
+        values = a.values | b.values if complement else a.values & b.values
+    else:
+        values = b.values - a.values if a.complement else a.values - b.values
+    if gte is not None or lte is not None:  # withinBounds: a value that is no integer is out
+        values = frozenset(v for v in values if full_match(_ASCII_INTEGER, v.removeprefix("-"))
+                           and (gte is None or int(v) >= gte) and (lte is None or int(v) <= lte))
+    kept = (gte, lte) if complement else (None, None)  # a set of values drops its bounds
+    return KeyRequirement(a.key, where, complement, values, *kept, ops)
+
+
+def reduce_by_key(requirements: Sequence[Any]) -> dict[str, KeyRequirement | None]:
+    """A NodePool's requirements per key as Karpenter's ``Requirements.Add`` keeps them, keys in order of first
+    appearance; None for a key with a requirement :func:`evaluate` refuses; an item without a string key skipped."""
+    out: dict[str, KeyRequirement | None] = {}
+    for index, req in enumerate(requirements):
+        raw = req.get("key") if isinstance(req, Mapping) else None
+        if not isinstance(raw, str):
+            continue
+        try:
+            key, op, values = _check(index, req)
+        except RequirementError:
+            out[NORMALIZED_LABELS.get(raw, raw)] = None
+            continue
+        one, kept = _one(key, index, op, values), out.get(key, ...)
+        out[key] = one if kept is ... else kept and _intersection(kept, one)
+    return out
