@@ -205,20 +205,59 @@ def _read_list(props: Mapping[str, Any], field: str, at: str) -> tuple[list[Tain
 def nodepool_node_labels(
     read_labels: Callable[[Mapping[str, Any]], Mapping[str, Any]], props: Mapping[str, Any], requirements: list[Any]
 ) -> dict[str, str]:
-    """The labels a NodePool's nodes carry: its template labels (``read_labels``; none if unreadable),
-    its single-valued ``In`` requirements, and ``karpenter.sh/nodepool``."""
+    """The labels a NodePool's nodes carry: its template labels (``read_labels``; none if unreadable), then each key
+    whose requirements Karpenter reduces to ``In`` with exactly one value (``Requirements.Add`` intersects the
+    requirements on one key, kubernetes-sigs/karpenter ``pkg/scheduling/requirements.go``:
+    :func:`~gpu_node_pool.catalog.requirements.reduce_by_key`; ``In [g6]`` with ``NotIn [g6]`` leaves no value, so
+    no label), under the key Karpenter reads (a deprecated key as its stable one), and ``karpenter.sh/nodepool``.
+
+    Raises:
+        UnknownValueError: a requirement is unknown at preview.
+    """
+    from ...catalog.requirements import reduce_by_key
+    from ...sdk.props import plain
+
     try:
         labels = {k: v for k, v in read_labels(props).items() if isinstance(v, str)}
     except (TypeError, AttributeError, ValueError):
         labels = {}
-    for req in requirements:  # single-valued In requirements become node labels
-        values = list(items(dig(req, "values")))
-        if dig(req, "operator") == "In" and len(values) == 1 and isinstance(dig(req, "key"), str):
-            labels.setdefault(dig(req, "key"), str(values[0]))
+    reduced = reduce_by_key(plain(requirements))
+    for key, req in reduced.items():  # a single-valued In becomes a node label
+        if req is not None and req.single_value is not None:
+            labels.setdefault(key, req.single_value)
     pool_name = text(dig(props, "metadata", "name"))
     if pool_name:
         labels.setdefault("karpenter.sh/nodepool", pool_name)
     return labels
+
+
+def nodepool_gpu_node_problem(requirements: list[Any], limits: Any) -> str | None:
+    """Why a GPU NodePool launches no node a pod requesting ``nvidia.com/gpu`` can use, or None when it can or the
+    catalog cannot say (malformed, or not plain data): the first line of
+    :meth:`~gpu_node_pool.catalog.requirements.Evaluation.gpu_problems` (``limits`` ``nvidia.com/gpu`` below one node
+    of every GPU type, e.g. 0: "raise limits nvidia.com/gpu"; requirements that leave no instance type; only
+    fractional-GPU types), saying ``launches no GPU node``, then its explanation in parentheses.
+
+    Raises:
+        UnknownValueError: a requirement or limit is unknown at preview.
+    """
+    from ...catalog.requirements import RequirementError, gpu_limit_is_zero, kept_evaluation
+    from ...sdk.props import plain
+
+    try:
+        plain_limits = plain(limits) or None
+        head, *why = kept_evaluation(plain(requirements), plain_limits).gpu_problems() or [None]
+    except (RequirementError, TypeError, ValueError):
+        return None
+    if head is None:
+        return None
+    if gpu_limit_is_zero(plain_limits) and "limits nvidia.com/gpu is" not in head:  # nothing left for it to drop
+        head = ("limits nvidia.com/gpu is 0, so no node with GPUs fits (filterByRemainingResources, kubernetes-sigs/"
+                "karpenter pkg/controllers/provisioning/scheduling/scheduler.go; raise limits nvidia.com/gpu), and "
+                f"besides {head}")
+    head = head.rstrip(":")
+    return (head if "launches no GPU node" in head else f"launches no GPU node: {head}") + (
+        f" ({'; '.join(why)})" if why else "")
 
 
 def nodepool_instance_types(requirements: list[Any], limits: Any) -> tuple[str, ...] | None:

@@ -12,6 +12,7 @@ from .._shared.gpu_pool import GpuPool, RegistrationSite, read_once
 from .._shared.nodepool_detect import (
     NodePoolTaintLists,
     nodepool_extra,
+    nodepool_gpu_node_problem,
     nodepool_instance_types,
     nodepool_node_labels,
     nodepool_taint_lists,
@@ -27,9 +28,11 @@ _KARPENTER_AWS = "karpenter.k8s.aws/"
 def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     """Whether a NodePool is a GPU pool, decided from what its requirements can select.
 
-    Not a GPU pool when ``limits`` caps ``nvidia.com/gpu`` at 0 (a common way to keep GPUs out).
     A GPU pool when its requirements explicitly ask for NVIDIA GPUs (:func:`~gpu_node_pool.backends._shared.nodepool_detect.requires_nvidia_gpu`),
-    when every instance type they leave in the catalog has GPUs and some are NVIDIA's (``instance-category In [g, p]``,
+    even with ``limits`` ``nvidia.com/gpu`` at 0 (it launches no GPU node then, which its plan entry says:
+    :func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_gpu_node_problem`; its taints and agents are
+    judged all the same). Else not a GPU pool when ``limits`` caps ``nvidia.com/gpu`` at 0 (a common way to keep
+    GPUs out of a general NodePool); a GPU pool when every instance type they leave in the catalog has GPUs and some are NVIDIA's (``instance-category In [g, p]``,
     Auto Mode's ``eks.amazonaws.com/instance-family In [g5, g6, p5]``; the one requirement evaluator,
     :mod:`gpu_node_pool.catalog.requirements`), or when ``limits`` names ``nvidia.com/gpu`` above 0. A
     NodePool that merely *could* pick a GPU type among others (no instance requirements at all) is not
@@ -40,10 +43,12 @@ def _selects_gpus(requirements: list[Any], limits: Mapping[str, Any]) -> bool:
     """
     from ...catalog.requirements import RequirementError, candidates, gpu_limit_is_zero
 
+    if requires_nvidia_gpu(requirements, _KARPENTER_AWS):
+        return True
     plain_limits = plain(limits)
     if gpu_limit_is_zero(plain_limits):
         return False
-    if requires_nvidia_gpu(requirements, _KARPENTER_AWS) or NVIDIA_GPU_RESOURCE in plain_limits:
+    if NVIDIA_GPU_RESOURCE in plain_limits:
         return True
     if not requirements:
         return False
@@ -62,6 +67,8 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
     a NodePool on another provider's node class (EKS Auto Mode) is that backend's to read.
 
     ``context["node_classes"]``: EC2NodeClass name -> its AMI ships NVIDIA's device plugin (Bottlerocket).
+    ``extra["launches_no_gpu_node"]``: why no pod requesting ``nvidia.com/gpu`` gets a node of it
+    (:func:`~gpu_node_pool.backends._shared.nodepool_detect.nodepool_gpu_node_problem`), when the catalog says so.
     ``context["node_class_bootstraps"]`` (only when the whole stack is read, :func:`context`): the
     EC2NodeClasses by name, whose ``spec.userData`` registration is read into the pool
     (:func:`_user_data_registration`).
@@ -86,6 +93,8 @@ def detect(resource_type: str, props: Mapping[str, Any], name: str, urn: str, co
         zones=read.zones,
         extra=nodepool_extra(read.lists, "the Karpenter NodePool"),
     )
+    if read.gpu_node_problem:
+        pool.extra["launches_no_gpu_node"] = read.gpu_node_problem
     bootstraps = context.get("node_class_bootstraps")
     if bootstraps is not None and not read.lists.problem:
         kind = text(dig(props, "spec", "template", "spec", "nodeClassRef", "kind"))
@@ -106,6 +115,7 @@ class _NodePoolRead:
     class_name: str | None
     instance_types: tuple[str, ...] | None
     zones: tuple[str, ...] | None
+    gpu_node_problem: str | None = None
 
 
 def _read_nodepool(props: Mapping[str, Any]) -> _NodePoolRead | None:
@@ -131,8 +141,9 @@ def _read(props: Mapping[str, Any]) -> _NodePoolRead | None:
         lists=lists,
         labels=labels,
         class_name=class_name,
-        instance_types=nodepool_instance_types(requirements, mapping(dig(props, "spec", "limits"))),
+        instance_types=nodepool_instance_types(requirements, limits),
         zones=nodepool_zones(requirements),
+        gpu_node_problem=nodepool_gpu_node_problem(requirements, limits),
     )
 
 
