@@ -339,7 +339,9 @@ class KarpenterPool(StartupTaintsPool):
             from .feasibility import pool_problems
 
             problems += pool_problems(self)
-        located = self._no_mig_problems() if not problems else []
+        from .feasibility import reduced_key_findings  # a key reduced to DoesNotExist: nothing launches
+
+        located = reduced_key_findings(self)[0] + (self._no_mig_problems() if not problems else [])
         if not problems and not located:  # EFA (karpenter/efa.py)
             from .efa import pool_problems as efa_problems
 

@@ -16,6 +16,13 @@ judges them as Karpenter does (kubernetes-sigs/karpenter ``pkg/scheduling/requir
   https://karpenter.sh/docs/tasks/odcrs/: reservations are used only when the EC2NodeClass selects them).
 
 Warnings: known risks of the candidate types (p5.4xlarge, g6f) and what the catalog could not judge.
+
+Requirements on one key that Karpenter reduces to ``DoesNotExist`` (``In [a]`` with ``NotIn [a]``, ``Exists`` with
+``DoesNotExist``, ``Gt``/``Lt`` ranges that do not overlap: ``Requirement.Intersection``, kubernetes-sigs/karpenter
+``pkg/scheduling/requirement.go``, without an error) are told at the user's last requirement on the key
+(:func:`reduced_key_findings`): refused on a key every instance type or offering carries (zone, region, capacity
+type, OS, architecture: the NodePool launches nothing), a warning on any other key the catalog does not model (the
+nodes never carry it); on a key the catalog models the evaluation above already finds no type.
 Pure (no Pulumi).
 """
 
@@ -23,10 +30,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...catalog.requirements import Evaluation, RequirementError, kept_evaluation
+from ...catalog.requirements import (
+    AUTO_MODE_PREFIX,
+    CARRIED_BY_EVERY_TYPE,
+    INSTANCE_LABELS,
+    KARPENTER_PREFIX,
+    TYPE_KEY,
+    Evaluation,
+    RequirementError,
+    kept_evaluation,
+    reduce_by_key,
+)
+from ...k8s.selection import expression_text
 from .._shared.capacity import unknown_type_findings
 
-__all__ = ["candidates_summary", "evaluation", "pool_problems", "pool_warnings"]
+__all__ = ["candidates_summary", "evaluation", "pool_problems", "pool_warnings", "reduced_key_findings"]
+
+_INTERSECTION = "Requirement.Intersection, kubernetes-sigs/karpenter pkg/scheduling/requirement.go@22664681"
 
 
 def evaluation(requirements: list[dict[str, Any]], limits: dict[str, Any]) -> Evaluation:
@@ -99,7 +119,7 @@ def pool_warnings(pool: Any) -> list[tuple[str, str]]:
         at = next((p for p in own if note.startswith(p)), None)
         out.append((own[at], f"not judged by the catalog: {note.removeprefix(at)}") if at else
                    ("", f"not judged by the catalog: {note}"))
-    return out
+    return out + reduced_key_findings(pool)[1]
 
 
 def candidates_summary(requirements: Any, limits: Any) -> str:
@@ -112,3 +132,41 @@ def candidates_summary(requirements: Any, limits: Any) -> str:
         return evaluation(requirements, limits or {}).summary()
     except (RequirementError, TypeError, ValueError) as err:
         return f"not judged: {err}"
+
+
+def _catalog_models(key: str) -> bool:
+    return key == TYPE_KEY or any(key.startswith(p) and key[len(p):] in INSTANCE_LABELS
+                                  for p in (KARPENTER_PREFIX, AUTO_MODE_PREFIX))
+
+
+def reduced_key_findings(pool: Any) -> tuple[list[tuple[tuple[str | int, ...], str]], list[tuple[str, str]]]:
+    """``(errors, warnings)`` for the keys whose requirements (the component's and the user's,
+    ``pool.requirement_list``) Karpenter reduces to ``DoesNotExist`` while one of them asks for the key
+    (:meth:`~gpu_node_pool.catalog.requirements.KeyRequirement.reduced_to_does_not_exist`), each at the user's last
+    requirement on the key: errors ``(("requirements", j), sentence)`` for a key of
+    :data:`~gpu_node_pool.catalog.requirements.CARRIED_BY_EVERY_TYPE`, warnings ``("requirements[j]", sentence)``
+    for a key the catalog does not model (a key it models: :func:`pool_problems` finds no type)."""
+    reqs = pool.requirement_list
+    first_own = len(reqs) - len(pool.requirements)
+    errors: list[tuple[tuple[str | int, ...], str]] = []
+    warnings: list[tuple[str, str]] = []
+    for key, req in reduce_by_key(reqs).items():
+        own = [i - first_own for i in (req.indices if req is not None else ()) if i >= first_own]
+        if req is None or not req.reduced_to_does_not_exist or not own or _catalog_models(key):
+            continue
+        written = ", ".join(
+            f"{'requirements[' + str(i - first_own) + ']' if i >= first_own else 'the component'} "
+            f"{expression_text(reqs[i]['key'], reqs[i]['operator'], reqs[i].get('values'))}" for i in req.indices)
+        fix = (f"write the requirements on {key} so that some value meets them all (e.g. drop requirements[{own[-1]}]), "
+               "or remove them")
+        if key in CARRIED_BY_EVERY_TYPE:
+            errors.append((("requirements", own[-1]), (
+                f"{written}: Karpenter reduces these requirements to DoesNotExist without an error ({_INTERSECTION}), "
+                f"and every instance type or offering carries {key} (aws/karpenter-"
+                "provider-aws pkg/providers/instancetype/types.go computeRequirements), so none matches "
+                f"(Requirements.Intersects) and the NodePool launches no node; {fix}")))
+        else:
+            warnings.append((f"requirements[{own[-1]}]", (
+                f"Karpenter reduces these requirements to DoesNotExist: the pool's nodes never carry {key} ({written}; "
+                f"{_INTERSECTION}: no error, and a key no instance type carries does not stop a launch); {fix}")))
+    return errors, warnings
