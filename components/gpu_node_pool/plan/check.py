@@ -313,6 +313,8 @@ def _find_pools(result: CheckResult) -> None:
             entry["taintsUnread"] = True
         if pool.problem:
             entry["problem"] = pool.problem
+        if pool.extra.get("launches_no_gpu_node"):  # a hand-written NodePool whose limits or requirements admit none
+            entry["launchesNoGpuNode"] = pool.extra["launches_no_gpu_node"]
         own = _own_secret_texts(recorded.get(pool.urn), result.resources)
         result.pools.append(mask_tree(entry, own))
         if not pool.needs_nvidia_device_plugin or pool.problem:
@@ -395,6 +397,8 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append(f"  labels          {shown}")
         if pool.get("problem"):
             lines.append(f"  problem         {pool['problem']}")
+        if pool.get("launchesNoGpuNode"):
+            lines.append(f"  no GPU node     {pool['launchesNoGpuNode']}")
         plugin = pool["devicePlugin"]  # the pool's need, not what the program installs (listed below)
         lines.append(f"  device plugin   {'needs ' + plugin + ' (its nodes run none of their own)' if plugin == 'nvidia-device-plugin' else plugin}")
     lines.append("")

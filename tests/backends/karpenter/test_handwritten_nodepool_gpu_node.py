@@ -50,3 +50,24 @@ def test_a_handwritten_nodepool_shows_no_label_for_a_key_left_without_exactly_on
     assert "karpenter.k8s.aws/instance-family" not in labels and labels["karpenter.k8s.aws/instance-gpu-manufacturer"] == "nvidia"
     narrowed = [req("karpenter.k8s.aws/instance-family", "In", "g6", "g6e"), req("karpenter.k8s.aws/instance-family", "NotIn", "g6e"), NV]
     assert _pool(karpenter_pool(requirements=narrowed)).labels["karpenter.k8s.aws/instance-family"] == "g6"
+
+
+def test_check_shows_why_a_programs_nodepool_launches_no_gpu_node(capsys, tmp_path):
+    import json
+
+    from programs import team_program, team_project
+
+    from gpu_node_pool.cli.commands import main
+
+    program = team_program(
+        'k8s.apiextensions.CustomResource("zero-limit", api_version="karpenter.sh/v1", kind="NodePool",\n'
+        '    metadata={"name": "zero-limit"}, spec={"limits": {"nvidia.com/gpu": "0"}, "template": {"spec": {\n'
+        '        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},\n'
+        '        "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}],\n'
+        f'        "requirements": [{NV!r}]}}}}}})')
+    root = team_project(tmp_path / "p", program)
+    main(["check", "--stack", "ci", "--project-dir", str(root), "--json"])
+    [pool] = [p for p in json.loads(capsys.readouterr().out)["pools"] if p["name"] == "zero-limit"]
+    assert pool["launchesNoGpuNode"].startswith("the NodePool launches no GPU node while limits nvidia.com/gpu is 0")
+    main(["check", "--stack", "ci", "--project-dir", str(root)])
+    assert "  no GPU node     the NodePool launches no GPU node" in capsys.readouterr().out
