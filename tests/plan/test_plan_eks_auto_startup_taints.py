@@ -42,4 +42,4 @@ def test_the_gpu_taint_as_a_startup_taint_is_refused_as_for_karpenter(capsys, te
 
 def test_an_unknown_agent_is_refused_with_the_table(capsys, temp_project):
     code, out = plan_stack_text(capsys, temp_project, with_startup("      startupTaintsFor: [calico]\n"))
-    assert code != 0 and "['calico'] are not agents of the boot-taint table" in out and "cilium" in out
+    assert code != 0 and "'calico' are not agents of the boot-taint table" in out and "cilium" in out

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config.errors import ConfigError, ConfigIssue
+from ..text.listing import listed
 from .bottlerocket_release import release_problem
 from .mig import mig_gpu, mig_problems, mixed_gpus
 from .mig_profiles import MIG_PROFILES
@@ -38,7 +39,7 @@ def _no_nvidia_gpu(pool: Any) -> str | None:
     types = [t for t in getattr(pool, "instance_types", None) or [] if catalog.find(t) is not None]
     other = [t for t in types if not catalog.lookup(t).is_nvidia]
     if other:
-        return f"instance types {other} have no NVIDIA GPU (instance catalog)"
+        return f"instance types {listed(other)} have no NVIDIA GPU (instance catalog)"
     return None
 
 

@@ -116,10 +116,10 @@ def test_zone_requirements_zones_says_or_that_match_no_node_are_refused_with_the
     ])
     assert code == 2, out
     (both,) = said(out, "pools[0]") + said(out, "pools[0].requirements[0].key")
-    assert "is written by zones (['us-east-1a', 'us-east-1b']); list the zones you want in zones" in both, both
+    assert "is written by zones (us-east-1a, us-east-1b); list the zones you want in zones" in both, both
     assert "kubernetes-sigs/karpenter pkg/scheduling/requirements.go@v1.14.1 Requirements.Add" in both, both
     (same,) = said(out, "pools[1]") + said(out, "pools[1].requirements[0].key")
-    assert "write zones: ['us-east-1a'] instead" in same, same
+    assert "write zones: [us-east-1a] instead" in same, same
     (none,) = said(out, "pools[2]") + said(out, "pools[2].requirements[0].key")
     assert "DoesNotExist matches no node" in none and "use NotIn to exclude zones" in none, none
 
@@ -154,4 +154,4 @@ def test_values_with_exists_or_does_not_exist_get_the_source_and_the_fix(capsys,
     assert msg.startswith(f"operator {operator} takes no values: "), msg
     assert "https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/node-selector-requirement/" in msg
     assert "pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1" in msg, msg
-    assert msg.endswith(f"remove values ['x'], {fix}"), msg
+    assert msg.endswith(f"remove values [x], {fix}"), msg

@@ -46,7 +46,7 @@ def test_several_zones_of_another_region_are_refused_together(backend):
     with pytest.raises(ConfigError) as err:
         validate_stack_config(stack(backend, ["us-west-2a", "eu-west-1b"]), aws_region="us-east-1")
     ((path, message),) = [(i.path, i.message) for i in err.value.issues]
-    assert path == "pools[0].zones" and "['us-west-2a', 'eu-west-1b'] are not zones of the stack's region" in message
+    assert path == "pools[0].zones" and "'us-west-2a', 'eu-west-1b' are not zones of the stack's region" in message
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -30,9 +30,11 @@ from ...k8s.patterns import full_match, pattern_search
 from ...k8s.quantity import QuantityError, parse_quantity, quantity, split_quantity
 from ...k8s.taints import label_value_problem, qualified_name_problem
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, ZONE_LABEL
+from ...text.listing import listed
 from ...text.suggest import closest
 from .kubelet_config_fields import duration_seconds
 from .nodepool_crd import NODEPOOL_CRD_SOURCE
+from .registration import flow_yaml
 
 #: The resource every GPU NodePool must limit.
 KARPENTER_GPU_RESOURCE = NVIDIA_GPU_RESOURCE
@@ -202,11 +204,11 @@ def no_values_problem(operator: str, values: list[Any], key: str | None = None) 
     (:func:`written_key_problem`)."""
     zone = key == ZONE_LABEL
     if operator == "Exists":
-        effect = f"matches any value of the key, not only {values!r}"
-        fix = (f"list them in the pool's zones (zones: {list(values)!r}) and drop this requirement" if zone
+        effect = f"matches any value of the key, not only {flow_yaml(list(values))}"
+        fix = (f"list them in the pool's zones (zones: {flow_yaml(list(values))}) and drop this requirement" if zone
                else "use operator In to match only those values")
     else:
-        effect = f"requires the key to be absent, rather than excluding {values!r}"
+        effect = f"requires the key to be absent, rather than excluding {flow_yaml(list(values))}"
         fix = ("use operator NotIn to exclude them (while zones is unset), or list the zones you want in the pool's "
                "zones and drop this requirement" if zone else "use operator NotIn to exclude them")
     return (
@@ -214,7 +216,7 @@ def no_values_problem(operator: str, values: list[Any], key: str | None = None) 
         f"values array must be empty' (requirements[].values, {NODEPOOL_CRD_SOURCE}), as Kubernetes' "
         f"NodeSelectorRequirement does ({NODE_SELECTOR_REQUIREMENT_URL}); Karpenter drops them (kubernetes-sigs/karpenter "
         f"pkg/scheduling/requirement.go@v1.14.1 keeps values for In and NotIn only), so the requirement {effect}; "
-        f"remove values {values!r}, or {fix}"
+        f"remove values {flow_yaml(list(values))}, or {fix}"
     )
 
 
@@ -245,10 +247,10 @@ def written_key_problem(
             return f"{key!r} is written by the component {field}; remove it ({_ANDED})"
         return f"{key!r} is written by {field}; set it there ({_ANDED})"
     if zones:
-        return (f"{key!r} is written by zones ({zones}); list the zones you want in zones and drop this requirement "
+        return (f"{key!r} is written by zones ({listed(zones)}); list the zones you want in zones and drop this requirement "
                 f"({_ANDED})")
     if operator == "In":
-        return (f"{key!r} with In is what zones writes; write zones: {list(values)} instead (zones is checked against "
+        return (f"{key!r} with In is what zones writes; write zones: {flow_yaml(list(values))} instead (zones is checked against "
                 "the stack's aws:region), and drop this requirement")
     if operator in ("NotIn", "Exists"):
         return None
@@ -296,7 +298,7 @@ def nodepool_requirement_problems(
         if len(values) != 1 or not (isinstance(values[0], str) and values[0].isdigit()):
             problems.append(
                 f"operator {operator} needs exactly one non-negative integer value, e.g. values: [\"0\"] "
-                f"(got {values!r})"
+                f"(got {flow_yaml(list(values))})"
             )
     if operator in ("Exists", "DoesNotExist") and values:
         problems.append(no_values_problem(operator, values, key))
@@ -395,9 +397,9 @@ class KarpenterBudget(Model):
             return None
         wrong = [r for r in reasons if r not in KARPENTER_BUDGET_REASONS]
         if wrong:
-            raise fail(f"{wrong} are not disruption reasons; allowed: {', '.join(KARPENTER_BUDGET_REASONS)}")
+            raise fail(f"{listed(wrong, quote=True)} are not disruption reasons; allowed: {', '.join(KARPENTER_BUDGET_REASONS)}")
         if len(set(reasons)) != len(reasons):
-            raise fail(f"{reasons} repeats a reason; list each once")
+            raise fail(f"{flow_yaml(list(reasons))} repeats a reason; list each once")
         return reasons
 
     @model_validator(mode="after")

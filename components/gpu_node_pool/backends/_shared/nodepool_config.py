@@ -22,6 +22,7 @@ from ...config.errors import fail_each
 from ...k8s.patterns import full_match
 from ...k8s.taints import label_value_problem
 from ...k8s.wellknown import ZONE_LABEL
+from ...text.listing import listed
 from .kubelet_config_fields import duration_seconds
 from .nodepool import (
     IAM_ROLE_NAME_RE,
@@ -32,6 +33,7 @@ from .nodepool import (
     nodepool_limits_problems,
     written_key_problem,
 )
+from .registration import flow_yaml
 
 #: An AWS Region code: ``us-east-1``, ``us-gov-west-1``, ``ap-southeast-7``.
 AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
@@ -55,7 +57,7 @@ def zones_outside_region_message(outside: list[str], region: str) -> str:
     """The sentence for NodePool zones that are not zones of the stack's ``aws:region``: Karpenter and
     EKS Auto Mode offer capacity only in the zones of the region they run in, so such a NodePool never
     launches a node there."""
-    what = f"{outside[0]!r} is not a zone" if len(outside) == 1 else f"{outside} are not zones"
+    what = f"{outside[0]!r} is not a zone" if len(outside) == 1 else f"{listed(outside, quote=True)} are not zones"
     return (f"{what} of the stack's region {region} (aws:region): a zone's name is its region and a letter, e.g. "
             f"{region}a, and a Local Zone's starts with {region}- ({_ZONES_SOURCE}); the NodePool's nodes launch only in "
             f"the cluster's region, so this pool would never get a node there: write zones of {region}, or fix aws:region")
@@ -65,7 +67,7 @@ def excluded_zones_outside_region_message(outside: list[str], region: str) -> st
     """The warning for ``NotIn`` values of the zone requirement that are not zones of the stack's ``aws:region``
     (:func:`in_aws_region`): the pool's nodes launch only in the cluster's region, so excluding such a zone changes
     nothing; most likely a zone of the region was meant."""
-    what, it = (f"{outside[0]!r} is not a zone", "it") if len(outside) == 1 else (f"{outside} are not zones", "them")
+    what, it = (f"{outside[0]!r} is not a zone", "it") if len(outside) == 1 else (f"{listed(outside, quote=True)} are not zones", "them")
     return (f"{what} of the stack's region {region} (aws:region): a zone's name is its region and a letter, e.g. "
             f"{region}a, and a Local Zone's starts with {region}- ({_ZONES_SOURCE}); the NodePool's nodes launch only in "
             f"the cluster's region, so NotIn on {it} excludes nothing: write the zones of {region} to exclude, or drop {it}")
@@ -189,7 +191,7 @@ class NodePoolBase(PoolBase):
     @classmethod
     def _gpu_counts(cls, counts: list[int] | None) -> list[int] | None:
         if counts is not None and (any(c < 1 for c in counts) or len(set(counts)) != len(counts)):
-            raise fail(f"{counts} must be distinct GPU counts >= 1, e.g. [1, 4]")
+            raise fail(f"{flow_yaml(list(counts))} must be distinct GPU counts >= 1, e.g. [1, 4]")
         return counts
 
     @classmethod
@@ -262,7 +264,7 @@ class NodePoolBase(PoolBase):
         arch_name = {"amd64": "x86_64", "arm64": "arm64"}[self.architecture]
         wrong = [v for v in selected if instances.instance_arch(v) != arch_name]
         if wrong:
-            problems.append(f"{wrong} are {instances.instance_arch(wrong[0])} but architecture is {self.architecture}; "
+            problems.append(f"{listed(wrong)} are {instances.instance_arch(wrong[0])} but architecture is {self.architecture}; "
                             "set architecture to match")
         for i, req in enumerate(self.requirements):
             written = written_key_problem(req.key, req.operator, req.values, managed_keys, self.zones)

@@ -16,6 +16,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from ...config.common import TaintConfig, TaintItem, fail
 from ...k8s.taints import Taint, nodepool_permanent_startup_taints, nodepool_taint_repeat_problem
+from ...text.listing import listed
 from .nodepool_config import NodePoolBase
 
 
@@ -58,7 +59,7 @@ class StartupTaintsPool(NodePoolBase):
         known = [a.name for a in AGENTS]
         bad = [n for n in names if n not in known]
         if bad:
-            raise fail(f"{bad} are not agents of the boot-taint table; use some of {known}")
+            raise fail(f"{listed(bad, quote=True)} are not agents of the boot-taint table; use some of {listed(known)}")
         return names
 
     def config_warnings(self) -> list[tuple[str, str]]:
