@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import (
@@ -272,18 +273,13 @@ class KarpenterPool(StartupTaintsPool):
             raise fail_per_key(problems) if problems[0][0] else fail(problems[0][1])
         return requirements
 
-    @field_validator("labels")
     @classmethod
-    def _karpenter_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+    def backend_label_problems(cls, labels: Mapping[str, str]) -> list[tuple[str, str]]:
+        """The label domains Karpenter keeps (:func:`.limits.karpenter_label_problem`) and the keys a requirement
+        writes (:data:`.limits.KARPENTER_MANAGED_KEYS`), judged with the base rules of every label in one run."""
         problems = [(k, p) for k in labels if (p := karpenter_label_problem(k))]
-        problems += [
-            (k, f"{k!r} is written by {KARPENTER_MANAGED_KEYS[k]} as a requirement; set it there")
-            for k in labels
-            if k in KARPENTER_MANAGED_KEYS
-        ]
-        if problems:
-            raise fail_per_key(problems)
-        return labels
+        return problems + [(k, f"{k!r} is written by {KARPENTER_MANAGED_KEYS[k]} as a requirement; set it there")
+                           for k in labels if k in KARPENTER_MANAGED_KEYS]
 
     @classmethod
     def _gpu_name_case_problem(cls, name: str) -> str:
