@@ -9,8 +9,11 @@ from kubernetes-sigs/karpenter@22664681 ``pkg/scheduling/requirements.go`` and
 
 1. Requirements are ANDed: every requirement filters the candidate types (``Requirements.Add`` intersects).
 2. A type matches ``In``/``Exists``/``Gt``/``Lt``/``Gte``/``Lte`` only if it carries the label;
-   ``NotIn``/``DoesNotExist`` also match a type without it (``Requirements.Intersects``). Types
-   without GPUs carry no ``instance-gpu-*`` labels; g6f/gr6f carry them with count ``0``.
+   ``NotIn``/``DoesNotExist`` also match a type without it (``Requirements.Intersects``), judged on the key's
+   requirements as Karpenter reduces them (:func:`reduce_by_key`): ``In [1]`` with ``NotIn [1]`` is ``DoesNotExist``,
+   which every type without the key matches. Types without GPUs carry no ``instance-gpu-*`` labels (``DoesNotExist``
+   in ``computeRequirements``), so GPU keys reduced so select only types without GPUs
+   (:attr:`Evaluation.reduced_absent`); g6f/gr6f carry them with count ``0``.
 3. ``Gt``/``Lt``/``Gte``/``Lte`` compare integers; they need exactly one non-negative integer
    value and ``In`` at least one value (CRD CEL, kubernetes-sigs/karpenter ``pkg/apis/v1/nodepool.go``).
 4. ``minValues`` on a requirement: the surviving types must offer that many distinct values of
@@ -53,8 +56,10 @@ from ..k8s.integers import INT64_MAX
 from ..k8s.patterns import full_match
 from ..k8s.quantity import parse_quantity
 from ..k8s.selection import expression_text
+from ..text.listing import listed
 from . import _types, all_types
 from .model import InstanceType, LabelValue
+from .plain_content import content, thaw
 
 __all__ = [
     "AUTO_MODE_PREFIX",
@@ -111,6 +116,9 @@ _COMPARE = {"Gt": Fraction.__gt__, "Lt": Fraction.__lt__, "Gte": Fraction.__ge__
 _CAPACITY = {"cpu": lambda t: Fraction(t.vcpu), "memory": lambda t: Fraction(t.memory_capacity_mib * 2**20),
              "nvidia.com/gpu": lambda t: Fraction(t.nvidia_gpus)}
 SUMMARY_SIZE = 5
+#: What a type without the key matches (``Requirements.Intersects``), and the label suffixes types without GPUs lack.
+_ABSENT_OK = ("NotIn", "DoesNotExist")
+_GPU_SUFFIXES = frozenset(s for s in INSTANCE_LABELS if s.startswith("instance-gpu-"))
 
 
 class RequirementError(ValueError):
@@ -165,6 +173,8 @@ class Evaluation:
         unjudged: type name -> requirement keys whose value for that type is unknown (kept).
         min_values: sentences for ``minValues`` not met (Karpenter launches nothing then).
         gpu_limit: ``limits`` ``nvidia.com/gpu`` as written when it drops a type with GPUs, else "".
+        reduced_absent: ``(key, sentence)`` per key whose requirements ask for it yet reduce to ``NotIn`` or
+            ``DoesNotExist``, so that types without the key match (rule 2).
     """
 
     candidates: tuple[InstanceType, ...]
@@ -176,6 +186,7 @@ class Evaluation:
     unjudged: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     min_values: tuple[str, ...] = ()
     gpu_limit: str = ""
+    reduced_absent: tuple[tuple[str, str], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -208,6 +219,10 @@ class Evaluation:
         requirements leave (``filterByRemainingResources``, kubernetes-sigs/karpenter ``pkg/controllers/provisioning/
         scheduling/scheduler.go``); or Karpenter can launch nothing; or every candidate has 0 ``nvidia.com/gpu``
         capacity (g6f/gr6f, #8368), which Karpenter never launches for pods requesting GPUs."""
+        gpu_keys = [why for key, why in self.reduced_absent if _key_suffix(key) in _GPU_SUFFIXES]
+        if gpu_keys and self.candidates and not any(t.ec2_gpus or t.is_nvidia for t in self.candidates):
+            return [f"its requirements select only types without GPUs ({self.summary()}): {'; '.join(gpu_keys)}; "
+                    "require the GPUs you want with In (e.g. instance-gpu-manufacturer In [nvidia])", *self.explanation()]
         if self.gpu_limit and not self.gpu_candidates and not self.min_values:
             left = f"; the types left ({self.summary()}) have 0 nvidia.com/gpu capacity" if self.candidates else ""
             return [
@@ -239,7 +254,7 @@ class Evaluation:
                          f"{', ...' if len(self.over_limits) > SUMMARY_SIZE else ''})")
         elif self.over_limits:
             lines.append(f"limits: dropped {len(self.over_limits)} type(s) whose single node exceeds them")
-        lines += self.min_values
+        lines += self.min_values + tuple(why for _, why in self.reduced_absent)
         lines += [f"not evaluated: {n}" for n in self.not_evaluated]
         return lines
 
@@ -284,12 +299,12 @@ def _check(index: int, req: Mapping[str, Any]) -> tuple[str, str, list[str]]:
     return NORMALIZED_LABELS.get(key, key), op, values
 
 
-def _matches(value: str | LabelValue, op: str, values: list[str]) -> bool | None:
-    """Rule 2 and 3 for one type; None when the value is unknown."""
+def _matches(value: str | LabelValue, op: str, values: list[str], absent_ok: bool) -> bool | None:
+    """Rule 2 and 3 for one type (``absent_ok``: a type without the key matches); None when the value is unknown."""
     if value is LabelValue.UNKNOWN:
         return None
     if value is LabelValue.ABSENT:
-        return op in ("NotIn", "DoesNotExist")
+        return absent_ok
     if op == "In":
         return value in values
     if op == "NotIn":
@@ -307,7 +322,7 @@ def _show(resource: str, value: Fraction) -> str:
 
 
 def _verdicts(universe: tuple[InstanceType, ...], key: str, op: str, values: list[str], *,
-              catalog: bool) -> tuple[Sequence[bool | None], int]:
+              catalog: bool, absent_ok: bool) -> tuple[Sequence[bool | None], int]:
     """:func:`_matches` of every type of ``universe`` for one checked requirement, in universe order, and
     how many types it allows alone (verdict not False).
     For the whole catalog (``catalog``) the answer is kept per requirement: the NodePools of a stack
@@ -315,15 +330,15 @@ def _verdicts(universe: tuple[InstanceType, ...], key: str, op: str, values: lis
     while it stays loaded (the kept answers belong to the loaded table and go with it)."""
     value_of = _reader(key)
     if not catalog:
-        verdicts = [_matches(value_of(t), op, values) for t in universe]
+        verdicts = [_matches(value_of(t), op, values, absent_ok) for t in universe]
         return verdicts, sum(1 for verdict in verdicts if verdict is not False)
     _forget_other_tables()
-    memo = (key, op, tuple(values))
+    memo = (key, op, tuple(values), absent_ok)
     found = _VERDICTS.get(memo)
     if found is None:
         if len(_VERDICTS) >= _VERDICTS_KEPT:  # a row per catalog type each: bounded memory
             _VERDICTS.clear()
-        verdicts = tuple(_matches(value_of(t), op, values) for t in universe)
+        verdicts = tuple(_matches(value_of(t), op, values, absent_ok) for t in universe)
         found = _VERDICTS[memo] = (verdicts, sum(1 for verdict in verdicts if verdict is not False))
     return found
 
@@ -338,7 +353,7 @@ def _forget_other_tables() -> None:
 
 
 #: :func:`_verdicts` for the whole catalog, by requirement, and the loaded table they were made from.
-_VERDICTS: dict[tuple[str, str, tuple[str, ...]], tuple[tuple[bool | None, ...], int]] = {}
+_VERDICTS: dict[tuple[str, str, tuple[str, ...], bool], tuple[tuple[bool | None, ...], int]] = {}
 _VERDICTS_OF: list[Any] = [None]
 _VERDICTS_KEPT = 1024
 
@@ -375,8 +390,11 @@ def evaluate(
     not_evaluated: list[str] = []
     unjudged: dict[str, list[str]] = {}
     min_values: list[str] = []
+    reduced, reduced_absent = reduce_by_key(requirements), {}
     for index, req in enumerate(requirements):
         key, op, values = _check(index, req)
+        kept_req = reduced.get(key)
+        absent_ok = op in _ABSENT_OK or (kept_req is not None and kept_req.operator in _ABSENT_OK)
         if key in PASS_THROUGH_KEYS:
             steps.append(Step(index, req, False, None, None, "selects offerings, not instance types"))
             continue
@@ -388,7 +406,14 @@ def evaluate(
         integer_valued = key not in (ARCH_KEY, TYPE_KEY) and INSTANCE_LABELS[_key_suffix(key)]
         if op in _COMPARE and not integer_valued:
             raise RequirementError(f"requirements[{index}]: operator {op} on {key}, whose values are not integers")
-        verdicts, alone = _verdicts(universe, key, op, values, catalog=types is None)
+        if op not in _ABSENT_OK and absent_ok and kept_req is not None:
+            at = listed(f"requirements[{i}]" for i in kept_req.indices)
+            reduced_absent[key] = (key, f"{at} on {key} reduce to {kept_req.operator} (Requirements.Add intersects them), "
+                                   "which every type without the label matches (Requirements.Intersects, "
+                                   "kubernetes-sigs/karpenter pkg/scheduling/requirements.go@22664681)")
+        verdicts, alone = _verdicts(universe, key, op, values, catalog=types is None, absent_ok=absent_ok)
+        if key in reduced_absent:  # what it allows alone: as written
+            alone = _verdicts(universe, key, op, values, catalog=types is None, absent_ok=False)[1]
         kept = []
         for i in current:
             verdict = verdicts[i]
@@ -438,6 +463,7 @@ def evaluate(
         unjudged={n: tuple(k) for n, k in unjudged.items() if n in kept_names},
         min_values=tuple(min_values),
         gpu_limit=gpu_limit,
+        reduced_absent=tuple(reduced_absent.values()),
     )
 
 
@@ -452,7 +478,7 @@ def kept_evaluation(requirements: Sequence[Mapping[str, Any]], limits: Mapping[s
         RequirementError: as :func:`evaluate` (a malformed requirement or limit is never kept).
     """
     try:
-        key = (_content(requirements), _content(limits))
+        key = (content(requirements), content(limits))
     except TypeError:
         return evaluate(requirements, limits)
     _forget_other_tables()
@@ -467,39 +493,8 @@ def candidates(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, A
 
 @functools.lru_cache(maxsize=256)
 def _kept(requirements: Any, limits: Any) -> Evaluation:
-    """:func:`kept_evaluation` of the plain data :func:`_content` stands for (kept for the loaded table only)."""
-    return evaluate(_thaw(requirements), _thaw(limits))
-
-
-#: Scalars :func:`_content` keeps with their type: 1, 1.0 and True are equal keys, but not equal values to read.
-_SCALARS = (bool, int, float)
-
-
-def _content(value: Any) -> Any:
-    """A hashable stand-in for plain data that tells apart every difference :func:`evaluate` could see: each
-    container and number with its type, mappings in their order. ``TypeError`` for anything else."""
-    kind = type(value)
-    if kind is str or value is None:
-        return value
-    if kind in _SCALARS:
-        return (kind, value)
-    if kind is dict:
-        return (dict, tuple((_content(k), _content(v)) for k, v in value.items()))
-    if kind is list or kind is tuple:
-        return (kind, tuple(_content(v) for v in value))
-    raise TypeError(f"not plain data: {kind.__name__}")
-
-
-def _thaw(content: Any) -> Any:
-    """The plain data :func:`_content` made ``content`` from (an equal copy)."""
-    if content is None or type(content) is str:
-        return content
-    kind, inner = content
-    if kind is dict:
-        return {_thaw(k): _thaw(v) for k, v in inner}
-    if kind is list or kind is tuple:
-        return kind(_thaw(v) for v in inner)
-    return inner
+    """:func:`kept_evaluation` of the plain data :func:`~.plain_content.content` stands for (kept for the loaded table only)."""
+    return evaluate(thaw(requirements), thaw(limits))
 
 
 def gpu_limit_is_zero(limits: Mapping[str, Any] | None) -> bool:

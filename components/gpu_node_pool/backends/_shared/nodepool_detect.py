@@ -32,11 +32,23 @@ STARTUP_TAINTS_AT = "spec.template.spec.startupTaints"
 
 
 def requires_nvidia_gpu(requirements: Iterable[Any], prefix: str) -> bool:
-    """Whether NodePool requirements explicitly ask for NVIDIA GPUs, in the well-known keys under ``prefix``."""
-    for req in requirements:
-        key = text(dig(req, "key")) or ""
-        op = text(dig(req, "operator")) or ""
-        values = [str(v) for v in items(dig(req, "values"))]
+    """Whether NodePool requirements explicitly ask for NVIDIA GPUs, in the well-known keys under ``prefix``.
+
+    A requirement on an ``instance-gpu-*`` key asks for nothing when the requirements on that key reduce to ``NotIn``
+    or ``DoesNotExist`` (``instance-gpu-count In [1]`` with ``NotIn [1]``: Karpenter's ``Requirements.Add``,
+    :func:`~gpu_node_pool.catalog.requirements.reduce_by_key`): types without GPUs, which carry the key as
+    ``DoesNotExist`` (aws/karpenter-provider-aws ``pkg/providers/instancetype/types.go`` ``computeRequirements``),
+    match it (kubernetes-sigs/karpenter ``pkg/scheduling/requirements.go`` ``Requirements.Intersects``)."""
+    from ...catalog.requirements import reduce_by_key
+
+    read = [{"key": text(dig(req, "key")) or "", "operator": text(dig(req, "operator")) or "",
+             "values": [str(v) for v in items(dig(req, "values"))]} for req in requirements]
+    lets_in_no_gpu = {key for key, kept in reduce_by_key(read).items() if key.startswith(prefix + "instance-gpu-")
+                      and kept is not None and kept.operator in ("NotIn", "DoesNotExist")}
+    for req in read:
+        key, op, values = req["key"], req["operator"], req["values"]
+        if key in lets_in_no_gpu:
+            continue
         if key == prefix + "instance-gpu-manufacturer" and op == "In" and values == ["nvidia"]:
             return True
         if key == prefix + "instance-gpu-count":
