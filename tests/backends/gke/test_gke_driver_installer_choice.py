@@ -1,8 +1,8 @@
-"""Which GKE driver installer a pool with ``gpuDriverVersion: INSTALLATION_DISABLED`` gets: the stack's is Google's COS
-manifest, as every gke pool is rendered without an image type (GKE's default ``cos_containerd``); the pool's warning
-names Google's Ubuntu manifest as ``kubectl apply -f`` takes it, pinned at the same commit
+"""Which GKE driver installer a pool with ``gpuDriverVersion: INSTALLATION_DISABLED`` gets: a pool that names no image
+type is rendered without one (GKE's default ``COS_CONTAINERD``) and gets Google's COS manifest; the pool's warning names
+Google's Ubuntu manifest as ``kubectl apply -f`` takes it, pinned at the same commit
 (GoogleCloudPlatform/container-engine-accelerators@992db81257553607f1477945f1b3219632991829), for a pool whose image
-type is changed outside the stack."""
+type is changed outside the stack (Ubuntu pools of the stack: ``test_gke_image_type.py``)."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ def stack():
 
 def test_the_warning_gives_both_of_googles_manifests_at_the_pinned_commit():
     [(path, message)] = [w for w in stack().pools[0].config_warnings() if w[0] == "accelerator.gpuDriverVersion"]
-    assert (f"needs Google's Ubuntu installer instead (kubectl apply -f {RAW}/ubuntu/daemonset-preloaded.yaml; it is "
-            "named nvidia-driver-installer too, so turn the stack's off)") in message
+    assert (f"If the image type is changed outside the stack, that installer no longer fits the nodes (Ubuntu nodes need "
+            f"kubectl apply -f {RAW}/ubuntu/daemonset-preloaded.yaml): set imageType in the stack instead") in message
     assert "cos/daemonset-preloaded.yaml" in message
     from gpu_node_pool.backends.gke.driver import GKE_COS_DRIVER_INSTALLER
 

@@ -6,7 +6,8 @@ Files: ``config.py`` (pool model, stack rules), ``render.py`` (NodePool inputs),
 ``node_config_extras.py`` (boot disk and reservation pass-through fields), ``machines.py`` (the sourced
 table of Compute Engine GPU machine types: which GPUs each carries, N1 limits, architecture), ``compute_class.py``
 (a custom ComputeClass's taint left untolerated: not judged, for the policies), ``names.py`` (the node pool name
-Pulumi derives from the ``GpuNodePool``'s), ``driver.py`` (what a pool whose driver GKE does not install needs).
+Pulumi derives from the ``GpuNodePool``'s), ``driver.py`` (what a pool whose driver GKE does not install needs),
+``image.py`` (the node image ``imageType``: the images taken, Windows refused, ``LATEST`` on Ubuntu).
 """
 
 from __future__ import annotations

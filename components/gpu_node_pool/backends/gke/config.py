@@ -34,6 +34,7 @@ from ...text.listing import listed
 from .._shared.capacity import NodeRepair
 from . import POOL_NAME
 from .driver import GKE_DRIVER_INSTALLER_SOURCE, driver_warning
+from .image import GkeImageType, ubuntu_latest_warning, windows_refusal
 from .machines import MachineProblem, machine_problems
 from .names import NODE_POOL_NAME
 from .node_config_extras import ReservationAffinity
@@ -206,6 +207,8 @@ class GkePool(PoolBase):
       warning on every ``INSTALLATION_DISABLED`` pool (:meth:`config_warnings`): its nodes advertise no
       ``nvidia.com/gpu`` until an installer runs there; the policy ``gpu-agents-cover-gpu-pools``
       judges an installer the stack declares.
+    * ``imageType``: ``COS_CONTAINERD`` | ``UBUNTU_CONTAINERD`` (unset: GKE's default ``COS_CONTAINERD``); Windows
+      Server images refused as out of scope, ``LATEST`` on Ubuntu a warning (:mod:`.image`).
     * Name: at most 22 characters, starting with a letter (GKE node pool names are at most 40
       characters; Pulumi adds ``-node-pool-xxxxxxx``).
     * ``autoscaling``: ``minSize``/``maxSize`` are the pool's total node counts across its zones
@@ -256,6 +259,16 @@ class GkePool(PoolBase):
     reservation_affinity: ReservationAffinity | None = Field(
         None, description="Compute Engine reservations the nodes consume (node_config.reservation_affinity)."
     )
+    image_type: GkeImageType | None = Field(
+        None, description="Node image (node_config.image_type): COS_CONTAINERD | UBUNTU_CONTAINERD; unset: GKE's "
+        "default COS_CONTAINERD. Windows Server images are refused (rules: backends/gke/image.py).",
+    )
+
+    @field_validator("image_type", mode="before")
+    @classmethod
+    def _no_windows(cls, value: Any) -> Any:
+        """A Windows Server image refused with its reason (:func:`.image.windows_refusal`), before the allowed values."""
+        return windows_refusal(value)
 
     @model_validator(mode="before")
     @classmethod
@@ -431,10 +444,14 @@ class GkePool(PoolBase):
     def config_warnings(self) -> list[tuple[str, str]]:
         """What the machine-type table does not judge (:func:`.machines.machine_problems` warnings), a compute
         class label or taint without its pair (:meth:`_compute_class_problems`), and ``gpuDriverVersion:
-        INSTALLATION_DISABLED`` (:func:`driver_warning`): ``[(sub-path under the pool, message)]``."""
+        INSTALLATION_DISABLED`` (:func:`driver_warning`), ``LATEST`` on Ubuntu (:func:`.image.ubuntu_latest_warning`):
+        ``[(sub-path under the pool, message)]``."""
         out = [(".".join(p.key), p.message) for p in self.machine_findings if p.warning]
         if self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED":
-            out.append(("accelerator.gpuDriverVersion", driver_warning(gke_plugin=not self.nvidia_device_plugin)))
+            out.append(("accelerator.gpuDriverVersion",
+                        driver_warning(gke_plugin=not self.nvidia_device_plugin, image_type=self.image_type)))
+        if latest := ubuntu_latest_warning(self.image_type, self.accelerator.gpu_driver_version):
+            out.append(("accelerator.gpuDriverVersion", latest))
         where = _dotted(("labels", COMPUTE_CLASS_LABEL)) if COMPUTE_CLASS_LABEL in self.labels else "taints"
         return out + [("taints" if why.startswith("taints has") else where, why)
                       for why in self._compute_class_problems(warnings=True)]

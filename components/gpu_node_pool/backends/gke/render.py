@@ -49,7 +49,8 @@ def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
     Keys, in this order: ``cluster``, ``location``, ``project``, ``node_locations`` (only when
     the pool sets zones), ``autoscaling`` (``total_min_node_count``/``total_max_node_count``:
     the pool's total across zones, min may be 0), ``node_config``. ``node_config`` holds
-    ``machine_type``, ``spot``, ``service_account`` (only when set), ``oauth_scopes``,
+    ``machine_type``, ``spot``, ``image_type`` (``COS_CONTAINERD`` | ``UBUNTU_CONTAINERD``, only when the pool sets
+    ``imageType``), ``service_account`` (only when set), ``oauth_scopes``,
     ``guest_accelerators`` (one item, see :func:`guest_accelerator_args`), ``labels`` (sorted by
     key: the user's, the GPU label, ``gpu-node-pools/pool``) and ``taints`` in the GKE shape
     ``[{key, value, effect: NO_SCHEDULE|PREFER_NO_SCHEDULE|NO_EXECUTE}]``, in
@@ -71,6 +72,8 @@ def node_pool_args(pool: GkePool, cluster: ClusterConfig) -> dict[str, Any]:
         "machine_type": pool.machine_type,
         "spot": pool.spot,
     }
+    if pool.image_type is not None:  # unset: GKE's default COS_CONTAINERD (backends/gke/image.py)
+        node_config["image_type"] = pool.image_type
     if pool.service_account:
         node_config["service_account"] = pool.service_account
     node_config["oauth_scopes"] = list(pool.oauth_scopes)

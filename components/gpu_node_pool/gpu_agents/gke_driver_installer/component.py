@@ -1,9 +1,10 @@
 """``GkeDriverInstaller``: GKE's NVIDIA driver installer DaemonSet, once per cluster, for the GKE pools with
 ``gpuDriverVersion: INSTALLATION_DISABLED``.
 
-A thin shell over :func:`gpu_node_pool.gpu_agents.gke_driver_installer.values.installer_daemonset`: the DaemonSet
-Google publishes for COS nodes (GoogleCloudPlatform/container-engine-accelerators
-``nvidia-driver-installer/cos/daemonset-preloaded.yaml``) declared as a ``kubernetes.apps.v1.DaemonSet`` child,
+A thin shell over :func:`gpu_node_pool.gpu_agents.gke_driver_installer.values.installer_daemonsets`: the DaemonSet
+Google publishes for each node image of the served pools (GoogleCloudPlatform/container-engine-accelerators
+``nvidia-driver-installer/cos/daemonset-preloaded.yaml`` for COS, ``.../ubuntu/daemonset-preloaded.yaml`` for
+Ubuntu) declared as a ``kubernetes.apps.v1.DaemonSet`` child,
 written in the package (nothing is fetched at run time), so the policies judge it at preview. Without it those
 pools' nodes advertise no ``nvidia.com/gpu`` (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers).
 """
@@ -36,7 +37,8 @@ class GkeDriverInstallerArgs:
     Attributes:
         cluster_name: the cluster all ``pools`` belong to (see ``NvidiaDevicePluginArgs``).
         pools: the pools' validated models (``GpuNodePool.spec``); the GKE pools with ``gpuDriverVersion:
-            INSTALLATION_DISABLED`` are served (:func:`~gpu_node_pool.gpu_agents.gke_driver_installer.values.installer_pools`).
+            INSTALLATION_DISABLED`` are served (:func:`~gpu_node_pool.gpu_agents.gke_driver_installer.values.installer_pools`),
+            each by the installer of its ``image_type`` (unset: ``COS_CONTAINERD``).
         extra_tolerations: tolerations for taints of nodes outside the stack.
         cluster: optional cluster resource the once-per-cluster guard is keyed on.
     """
@@ -48,14 +50,19 @@ class GkeDriverInstallerArgs:
 
 
 class GkeDriverInstaller(pulumi.ComponentResource):
-    """GKE's ``nvidia-driver-installer`` DaemonSet in ``kube-system`` with tolerations derived from the served pools'
-    taints and a node affinity to their nodes.
+    """GKE's driver installer DaemonSets in ``kube-system``, one per node image of the served pools, each with
+    tolerations derived from its pools' taints and a node affinity to its pools' nodes only.
 
-    Children: ``kubernetes.apps.v1.DaemonSet`` ``<name>-daemonset`` (``kube-system/nvidia-driver-installer``, the name
-    Google's manifest gives it, so an installer applied before with ``kubectl apply`` is the same object).
+    Children: ``kubernetes.apps.v1.DaemonSet`` ``<name>-daemonset`` (``kube-system/nvidia-driver-installer``, Google's
+    COS manifest under the name it gives it, so an installer applied before with ``kubectl apply`` is the same
+    object) when a served pool runs ``COS_CONTAINERD``, and ``<name>-ubuntu-daemonset``
+    (``kube-system/nvidia-driver-installer-ubuntu``, Google's Ubuntu manifest renamed beside it) when one runs
+    ``UBUNTU_CONTAINERD``.
 
     Attributes:
-        manifest: the DaemonSet (plain). tolerations: its pods' tolerations (Kubernetes objects).
+        manifests: ``{image type: DaemonSet}`` (plain). manifest: the first of them (COS when a served pool is on
+        COS). daemonsets: ``{image type: DaemonSet resource}``; daemonset: the first of them. tolerations: the tolerations of every DaemonSet's
+        pods, each once, in order (Kubernetes objects).
 
     Raises:
         ConfigError: before anything is registered: ``pools`` with no GKE pool with ``INSTALLATION_DISABLED`` (an
@@ -65,15 +72,24 @@ class GkeDriverInstaller(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: GkeDriverInstallerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        self.manifest = render.installer_daemonset(checks.served_pools(args.pools), args.extra_tolerations)
+        images = {p.name: getattr(p, "image_type", None) for p in args.pools if isinstance(p, PoolConfig)}
+        self.manifests = dict(render.installer_daemonsets(checks.served_pools(args.pools), images,
+                                                          args.extra_tolerations))
+        self.manifest = next(iter(self.manifests.values()))
         claim("GkeDriverInstaller", name, args.cluster_name, args.cluster, opts, "GkeDriverInstallerArgs",
               path="gpuAgents.gkeDriverInstaller", what="GKE's NVIDIA driver installer")
         super().__init__(TYPE_TOKEN, name, {AGENT_NAMESPACE_PROP: render.NAMESPACE}, opts)
 
-        self.tolerations = self.manifest["spec"]["template"]["spec"]["tolerations"]
+        self.tolerations: list[dict[str, Any]] = []
+        for manifest in self.manifests.values():
+            self.tolerations += [t for t in manifest["spec"]["template"]["spec"]["tolerations"]
+                                 if t not in self.tolerations]
         k8s = provider_sdk("pulumi_kubernetes", "GKE's NVIDIA driver installer")
-        self.daemonset = k8s.apps.v1.DaemonSet(
-            f"{name}-daemonset", metadata=self.manifest["metadata"], spec=self.manifest["spec"],
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        self.daemonsets = {
+            image: k8s.apps.v1.DaemonSet(
+                f"{name}-{render.MANIFESTS[image].child}", metadata=manifest["metadata"], spec=manifest["spec"],
+                opts=pulumi.ResourceOptions(parent=self))
+            for image, manifest in self.manifests.items()
+        }
+        self.daemonset = next(iter(self.daemonsets.values()))
         self.register_outputs({"namespace": render.NAMESPACE, "tolerations": self.tolerations})

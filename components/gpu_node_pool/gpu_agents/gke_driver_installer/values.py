@@ -17,24 +17,29 @@ with two changes:
   DoesNotExist) keeps its expressions and gets ``gpu-node-pools/pool In [<served pools>]`` ANDed to them, so the
   installer lands on exactly the served pools' nodes.
 
-Node image: the COS manifest is the one for GKE's default node image, ``cos_containerd``, which a node pool gets when
-it names no image type (https://cloud.google.com/kubernetes-engine/docs/concepts/node-images); the pool model has no
-image type and the node pool is rendered without one (``backends/gke/render.py``), so every served pool is COS. Ubuntu
-nodes need ``nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml`` (:data:`UBUNTU_SOURCE`; its init container
-``gke-nvidia-installer:fixed`` triggers the install GKE ships on Ubuntu nodes, ``nvidia-driver-installer/ubuntu/README.md``).
-It is not written here: no pool of the stack can be on Ubuntu, and Google's two manifests do not tell the node images
-apart themselves: both are ``kube-system/nvidia-driver-installer`` and both select every GPU node without a driver GKE
-installed (``cloud.google.com/gke-accelerator`` Exists, ``cloud.google.com/gke-gpu-driver-version`` DoesNotExist; the
-COS one also ``cloud.google.com/gke-confidential-nodes-instance-type`` DoesNotExist), with no node image label. A pool
-whose image type is set to Ubuntu outside the stack is not served by this DaemonSet (the config warning of every
-``INSTALLATION_DISABLED`` pool says so, with :data:`UBUNTU_MANIFEST_URL`).
+Node image: each served pool gets the manifest of its node image (``GkePool.image_type``; a pool that names none
+runs GKE's default ``COS_CONTAINERD``, https://cloud.google.com/kubernetes-engine/docs/concepts/node-images), one
+DaemonSet per image among the served pools (:func:`installer_daemonsets`):
+
+* ``COS_CONTAINERD``: the COS manifest above, named as Google names it (:data:`NAME`), so an installer applied before
+  with ``kubectl apply`` is the same object;
+* ``UBUNTU_CONTAINERD``: ``nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml`` @ :data:`SOURCE_COMMIT`
+  (:data:`UBUNTU_SOURCE`; its init container ``gke-nvidia-installer:fixed`` triggers the install GKE ships on Ubuntu
+  nodes, ``nvidia-driver-installer/ubuntu/README.md``; host paths ``/dev``, ``/boot``, ``/``; no host network or PID),
+  with the same two changes, and renamed :data:`UBUNTU_NAME` (its ``k8s-app`` and ``name`` labels and its selector
+  too). Google's two manifests are both ``kube-system/nvidia-driver-installer`` with the selector
+  ``k8s-app: nvidia-driver-installer`` and select every GPU node without a driver GKE installed, with no node image
+  label; two DaemonSets of one name cannot both exist, and two with one selector would each count the other's pods
+  as its own (https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/#pod-selector). Each DaemonSet's
+  ``gpu-node-pools/pool In`` lists only the pools of its image, so neither lands on the other's nodes.
 
 Pure: plain Kubernetes objects, no Pulumi; the component (:mod:`.component`) declares the DaemonSet.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ...k8s.taints import Toleration
@@ -49,7 +54,8 @@ from ..placement import derived_tolerations
 from ..pools import AgentPool
 
 __all__ = ["SOURCE_REPO", "SOURCE_COMMIT", "COS_SOURCE", "UBUNTU_SOURCE", "COS_MANIFEST_URL", "UBUNTU_MANIFEST_URL",
-           "NAME", "NAMESPACE", "installer_pools", "installer_daemonset"]
+           "NAME", "UBUNTU_NAME", "NAMESPACE", "MANIFESTS", "Manifest", "installer_pools", "installer_daemonset",
+           "installer_daemonsets"]
 
 SOURCE_REPO = "GoogleCloudPlatform/container-engine-accelerators"
 #: The commit the DaemonSet is written from (the COS manifest last changed in f2cf4197, 2025-07-02).
@@ -61,8 +67,9 @@ _RAW = f"https://raw.githubusercontent.com/{SOURCE_REPO}/{SOURCE_COMMIT}/nvidia-
 COS_MANIFEST_URL = f"{_RAW}/cos/daemonset-preloaded.yaml"
 UBUNTU_MANIFEST_URL = f"{_RAW}/ubuntu/daemonset-preloaded.yaml"
 NAME = "nvidia-driver-installer"
+#: The Ubuntu installer's name beside the COS one (Google's manifest names it :data:`NAME` too).
+UBUNTU_NAME = f"{NAME}-ubuntu"
 NAMESPACE = "kube-system"
-_APP = {"k8s-app": NAME}
 _INSTALL_DIR = "/home/kubernetes/bin/nvidia"
 _VULKAN_DIR = f"{_INSTALL_DIR}/vulkan/icd.d"
 _COS_TOOLS = "/var/lib/cos-tools"
@@ -95,28 +102,21 @@ def _env(pairs: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
     return [{"name": k, "value": v} for k, v in pairs]
 
 
-def _affinity(pools: Sequence[AgentPool]) -> dict[str, Any]:
+def _affinity(pools: Sequence[AgentPool], *, confidential: bool) -> dict[str, Any]:
+    """The manifest's node affinity (``confidential``: the COS one's ``gke-confidential-nodes-instance-type``
+    DoesNotExist) with ``gpu-node-pools/pool In [<pools>]`` ANDed to it."""
     expressions = [
         {"key": GKE_ACCELERATOR_LABEL, "operator": "Exists"},
         {"key": GKE_DRIVER_VERSION_LABEL, "operator": "DoesNotExist"},
-        {"key": GKE_CONFIDENTIAL_NODES_LABEL, "operator": "DoesNotExist"},
+        *([{"key": GKE_CONFIDENTIAL_NODES_LABEL, "operator": "DoesNotExist"}] if confidential else []),
         {"key": POOL_LABEL_KEY, "operator": "In", "values": sorted({p.name for p in pools})},
     ]
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
         "nodeSelectorTerms": [{"matchExpressions": expressions}]}}}
 
 
-def installer_daemonset(pools: Sequence[AgentPool], extra_tolerations: Sequence[Toleration] = ()) -> dict[str, Any]:
-    """The ``apps/v1`` DaemonSet ``kube-system/nvidia-driver-installer`` (:data:`COS_SOURCE`) on the pools of
-    :func:`installer_pools` among ``pools``: ``{apiVersion, kind, metadata, spec}``.
-
-    Raises:
-        ValueError: no pool of ``pools`` needs it (a node affinity with no pool would select nothing: the caller
-            declares no installer then).
-    """
-    served = installer_pools(pools)
-    if not served:
-        raise ValueError("installer_daemonset: no GKE pool with gpuDriverVersion INSTALLATION_DISABLED to serve")
+def _cos_pod(pools: Sequence[AgentPool], tolerations: list[dict[str, Any]]) -> dict[str, Any]:
+    """The pod spec of :data:`COS_SOURCE` on ``pools``."""
     installer = {
         "image": "cos-nvidia-installer:fixed",
         "imagePullPolicy": "Never",
@@ -144,10 +144,10 @@ def installer_daemonset(pools: Sequence[AgentPool], extra_tolerations: Sequence[
                          {"name": "dev", "mountPath": "/dev"},
                          {"name": "nvidia-config", "mountPath": "/etc/nvidia"}],
     }
-    pod_spec = {
+    return {
         "priorityClassName": SYSTEM_NODE_CRITICAL,
-        "affinity": _affinity(served),
-        "tolerations": [t.to_k8s() for t in derived_tolerations(served, extra_tolerations)],
+        "affinity": _affinity(pools, confidential=True),
+        "tolerations": tolerations,
         "hostNetwork": True,
         "hostPID": True,
         "volumes": [_volume("dev", "/dev"), _volume("vulkan-icd-mount", _VULKAN_DIR),
@@ -156,13 +156,97 @@ def installer_daemonset(pools: Sequence[AgentPool], extra_tolerations: Sequence[
         "initContainers": [installer, partition],
         "containers": [{"image": _PAUSE_IMAGE, "name": "pause"}],
     }
+
+
+def _ubuntu_pod(pools: Sequence[AgentPool], tolerations: list[dict[str, Any]]) -> dict[str, Any]:
+    """The pod spec of :data:`UBUNTU_SOURCE` on ``pools``."""
+    installer = {
+        "image": "gke-nvidia-installer:fixed",
+        "name": NAME,
+        "resources": {"requests": {"cpu": "150m"}},
+        "securityContext": {"privileged": True},
+        "volumeMounts": [{"name": "boot", "mountPath": "/boot"},
+                         {"name": "dev", "mountPath": "/dev"},
+                         {"name": "root-mount", "mountPath": "/root"}],
+    }
+    return {
+        "priorityClassName": SYSTEM_NODE_CRITICAL,
+        "affinity": _affinity(pools, confidential=False),
+        "tolerations": tolerations,
+        "volumes": [_volume("dev", "/dev"), _volume("boot", "/boot"), _volume("root-mount", "/")],
+        "initContainers": [installer],
+        "containers": [{"image": _PAUSE_IMAGE, "name": "pause"}],
+    }
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """One of Google's installer manifests as written here: the DaemonSet's ``name`` (also its ``k8s-app`` label and
+    selector), its ``source`` (repo path@commit), its ``url`` for ``kubectl apply -f``, its pod spec ``pod(pools,
+    tolerations)`` and the suffix of the Pulumi child that declares it (``<component>-<child>``)."""
+
+    name: str
+    source: str
+    url: str
+    pod: Callable[[Sequence[AgentPool], list[dict[str, Any]]], dict[str, Any]]
+    child: str
+
+
+#: GKE node image (``node_config.image_type``) -> the installer manifest its nodes need; COS first.
+MANIFESTS: dict[str, Manifest] = {
+    "COS_CONTAINERD": Manifest(NAME, COS_SOURCE, COS_MANIFEST_URL, _cos_pod, "daemonset"),
+    "UBUNTU_CONTAINERD": Manifest(UBUNTU_NAME, UBUNTU_SOURCE, UBUNTU_MANIFEST_URL, _ubuntu_pod, "ubuntu-daemonset"),
+}
+#: The image of a pool that names none: GKE's default.
+DEFAULT_IMAGE = "COS_CONTAINERD"
+
+
+def installer_daemonset(pools: Sequence[AgentPool], extra_tolerations: Sequence[Toleration] = (),
+                        image_type: str = DEFAULT_IMAGE) -> dict[str, Any]:
+    """The ``apps/v1`` DaemonSet of ``image_type``'s manifest (:data:`MANIFESTS`: ``kube-system/nvidia-driver-installer``
+    for ``COS_CONTAINERD``, ``kube-system/nvidia-driver-installer-ubuntu`` for ``UBUNTU_CONTAINERD``) on the pools of
+    :func:`installer_pools` among ``pools``, which the caller gives as the pools on that image:
+    ``{apiVersion, kind, metadata, spec}``.
+
+    Raises:
+        ValueError: no pool of ``pools`` needs it (a node affinity with no pool would select nothing: the caller
+            declares no installer then).
+        KeyError: ``image_type`` is not a key of :data:`MANIFESTS`.
+    """
+    manifest = MANIFESTS[image_type]
+    served = installer_pools(pools)
+    if not served:
+        raise ValueError("installer_daemonset: no GKE pool with gpuDriverVersion INSTALLATION_DISABLED to serve")
+    app = {"k8s-app": manifest.name}
+    tolerations = [t.to_k8s() for t in derived_tolerations(served, extra_tolerations)]
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
-        "metadata": {"name": NAME, "namespace": NAMESPACE, "labels": dict(_APP)},
+        "metadata": {"name": manifest.name, "namespace": NAMESPACE, "labels": dict(app)},
         "spec": {
-            "selector": {"matchLabels": dict(_APP)},
+            "selector": {"matchLabels": dict(app)},
             "updateStrategy": {"type": "RollingUpdate"},
-            "template": {"metadata": {"labels": {"name": NAME, **_APP}}, "spec": pod_spec},
+            "template": {"metadata": {"labels": {"name": manifest.name, **app}},
+                         "spec": manifest.pod(served, tolerations)},
         },
     }
+
+
+def installer_daemonsets(pools: Sequence[AgentPool], image_types: Mapping[str, str],
+                         extra_tolerations: Sequence[Toleration] = ()) -> list[tuple[str, dict[str, Any]]]:
+    """``[(image type, DaemonSet)]``: one :func:`installer_daemonset` per node image among the pools of
+    :func:`installer_pools` (``image_types``: pool name -> its ``node_config.image_type``; a pool not in it runs
+    :data:`DEFAULT_IMAGE`), in :data:`MANIFESTS` order, each on the pools of its image only. Empty when no pool is
+    served.
+
+    Raises:
+        KeyError: a served pool's image type is not a key of :data:`MANIFESTS`.
+    """
+    served = installer_pools(pools)
+    images = {p.name: image_types.get(p.name) or DEFAULT_IMAGE for p in served}
+    unknown = sorted({image for image in images.values() if image not in MANIFESTS})
+    if unknown:
+        raise KeyError(f"installer_daemonsets: no driver installer manifest for image type(s) {unknown}; "
+                       f"known: {list(MANIFESTS)}")
+    return [(image, installer_daemonset([p for p in served if images[p.name] == image], extra_tolerations, image))
+            for image in MANIFESTS if image in images.values()]
