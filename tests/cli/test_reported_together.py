@@ -174,3 +174,12 @@ def test_json_lists_the_mistakes_in_the_order_the_text_does_the_order_of_the_fil
     json_lines = [e["location"]["line"] for e in errors]
     assert len(json_lines) >= 6 and json_lines == sorted(json_lines)
     assert json_lines == text_lines
+
+
+def test_validate_sarif_lists_the_mistakes_in_the_order_of_the_file(tmp_path, capsys):
+    (tmp_path / "Pulumi.yaml").write_text("name: gpu-node-pools\nruntime: python\n")
+    (tmp_path / "Pulumi.ci.yaml").write_text(ORDERED)
+    assert main(["validate", "--stack", "ci", "--project-dir", str(tmp_path), "--format", "sarif"]) == 2
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    lines = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results]
+    assert len(lines) >= 6 and lines == sorted(lines)

@@ -367,7 +367,7 @@ def _validate(args: argparse.Namespace) -> int:
                                  *(f"  warning: {w}" for w in found_warnings)]), file=sys.stderr)
     code = ExitCode.INVALID_INPUT if issues else ExitCode.OK
     if fmt == "sarif":
-        print_report(sarif_log(code, [i.to_json() for i in issues], (), plan_mod.find_project(args.project_dir)))
+        print_report(sarif_log(code, issues_json(issues), (), plan_mod.find_project(args.project_dir)))
     elif args.json:
         fields: dict[str, Any] = {"files": list(args.files)} if args.files is not None else {}
         print_report(report("validate", code, stack=", ".join(name for name, _ in targets),
