@@ -33,7 +33,7 @@ from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from ...text.listing import listed
 from .._shared.capacity import NodeRepair
 from . import POOL_NAME
-from .driver import GKE_DRIVER_INSTALLER_SOURCE, driver_warning
+from .driver import GKE_DRIVER_INSTALLER_SOURCE, driver_warning, ubuntu_mig_refusal
 from .image import GkeImageType, ubuntu_latest_warning, windows_refusal
 from .machines import MachineProblem, machine_problems
 from .names import NODE_POOL_NAME
@@ -208,7 +208,8 @@ class GkePool(PoolBase):
       ``nvidia.com/gpu`` until an installer runs there; the policy ``gpu-agents-cover-gpu-pools``
       judges an installer the stack declares.
     * ``imageType``: ``COS_CONTAINERD`` | ``UBUNTU_CONTAINERD`` (unset: GKE's default ``COS_CONTAINERD``); Windows
-      Server images refused as out of scope, ``LATEST`` on Ubuntu a warning (:mod:`.image`).
+      Server images refused as out of scope, ``LATEST`` on Ubuntu a warning (:mod:`.image`); ``mig`` on Ubuntu with
+      ``INSTALLATION_DISABLED`` refused: nothing creates the partitions (:func:`.driver.ubuntu_mig_refusal`).
     * Name: at most 22 characters, starting with a letter (GKE node pool names are at most 40
       characters; Pulumi adds ``-node-pool-xxxxxxx``).
     * ``autoscaling``: ``minSize``/``maxSize`` are the pool's total node counts across its zones
@@ -350,6 +351,9 @@ class GkePool(PoolBase):
             problems.append(((), f"gpuLabel: {problem}"))
         problems += [(p.key, p.message) for p in self.machine_findings if not p.warning]
         problems += [(("labels", COMPUTE_CLASS_LABEL), why) for why in self._compute_class_problems(warnings=False)]
+        if self.mig is not None and (why := ubuntu_mig_refusal(self.image_type, self.accelerator.gpu_driver_version,
+                                                                self.mig.profile)):
+            problems.append((("mig",), why))
         opted_out = self.labels.get(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL) == "true"
         no_driver = self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED"
         label = f"labels['{GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}']"

@@ -9,6 +9,15 @@ Google's COS manifest as ``kube-system/nvidia-driver-installer``, Google's Ubunt
 ``kube-system/nvidia-driver-installer-ubuntu`` (:mod:`gpu_node_pool.gpu_agents.gke_driver_installer.values`), and
 what a pool whose image type is changed outside the stack then lacks; :func:`stack_warnings` adds, for a stack that
 turned ``gpuAgents.gkeDriverInstaller`` off, that the stack installs none and which manifest each pool needs.
+
+MIG on such a pool (:func:`ubuntu_mig_refusal`): GKE's ``gpu_partition_size`` only asks for partitions; on a node whose
+driver GKE does not install, the one that creates them is the ``partition-gpus`` init container
+(``gcr.io/gke-release/nvidia-partition-gpu``, GoogleCloudPlatform/container-engine-accelerators ``partition_gpu/``) of
+Google's COS installer, run after the driver. Google's Ubuntu installer runs only the installer and pause, and GKE's
+device plugin only counts the partitions that exist and fails when a GPU lacks them (``pkg/gpu/nvidia/mig/mig.go``
+``DeviceManager.Start``), so ``mig`` on ``UBUNTU_CONTAINERD`` with ``INSTALLATION_DISABLED`` is refused. GPU sharing
+(``gpuSharing``) is not: time-sharing and MPS are set up by GKE's device plugin from the node's GPU config
+(``pkg/gpu/nvidia/manager.go``), and neither installer manifest (COS or Ubuntu) takes part in them.
 """
 
 from __future__ import annotations
@@ -20,8 +29,8 @@ from ...gpu_agents.gke_driver_installer import values as installer
 from ...text.listing import listed
 from .image import NODE_IMAGES_SOURCE, UBUNTU
 
-__all__ = ["DRIVER_DISABLED", "GKE_COS_DRIVER_INSTALLER", "GKE_DRIVER_INSTALLER_SOURCE", "driver_warning",
-           "stack_warnings"]
+__all__ = ["DRIVER_DISABLED", "GKE_COS_DRIVER_INSTALLER", "GKE_DRIVER_INSTALLER_SOURCE", "PARTITIONER_SOURCE",
+           "driver_warning", "stack_warnings", "ubuntu_mig_refusal"]
 
 
 #: The ``accelerator.gpuDriverVersion`` that leaves the driver to the user.
@@ -66,6 +75,29 @@ def driver_warning(*, gke_plugin: bool, image_type: str | None = None) -> str:
             f"taints and a node affinity to its nodes): {image}. If the image type is changed outside the stack, that "
             f"installer no longer fits the nodes ({'COS' if ubuntu else 'Ubuntu'} nodes need kubectl apply -f "
             f"{other.url}): set imageType in the stack instead. Or let GKE install the driver (gpuDriverVersion LATEST or DEFAULT)")
+
+
+#: Who creates GKE's MIG partitions on a node whose driver GKE does not install, and who only counts them.
+PARTITIONER_SOURCE = (
+    f"{installer.COS_SOURCE} initContainers partition-gpus (gcr.io/gke-release/nvidia-partition-gpu), absent from "
+    f"{installer.UBUNTU_SOURCE}; {installer.SOURCE_REPO} pkg/gpu/nvidia/mig/mig.go@{installer.SOURCE_COMMIT} "
+    "DeviceManager.Start; https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi"
+)
+
+
+def ubuntu_mig_refusal(image_type: str | None, driver_version: str, profile: str) -> str | None:
+    """Why ``mig`` (its ``profile``) is refused on a pool of ``image_type`` (None: GKE's default COS) whose
+    ``gpuDriverVersion`` is ``driver_version``: on ``UBUNTU_CONTAINERD`` with ``INSTALLATION_DISABLED`` nothing
+    creates the partitions (:data:`PARTITIONER_SOURCE`); None for any other pool."""
+    if image_type != UBUNTU or driver_version != DRIVER_DISABLED:
+        return None
+    return (f"{profile!r} partitions on imageType {UBUNTU} with accelerator.gpuDriverVersion {DRIVER_DISABLED}: "
+            "nothing would create them. gpu_partition_size only asks for them; on nodes whose driver GKE does not "
+            "install, they are created by the partition-gpus init container of Google's COS installer, which Google's "
+            "Ubuntu installer (the one these nodes get) lacks, and GKE's device plugin only counts existing partitions "
+            f"and fails when a GPU has none ({PARTITIONER_SOURCE}), so the nodes would advertise no nvidia.com/gpu. "
+            "Let GKE install the driver (accelerator.gpuDriverVersion: DEFAULT, the value GKE documents for Ubuntu), "
+            f"or use COS (imageType: {installer.DEFAULT_IMAGE}, or leave imageType out), or remove mig")
 
 
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
