@@ -135,7 +135,11 @@ def test_a_pool_with_an_unknown_backend_still_gets_the_text_fix():
     assert [str(i) for i in err.value.issues] == [  # tags are text in every backend's model
         f'pools[0].tags.env: 0x1F is the hexadecimal number 31 {READER}, and this setting is text: quote it ("0x1F")',
         # and the model's own mistake in the same run
-        "pools[0].backend: 'ekz' is not a backend; use one of eks-managed, gke, self-managed, karpenter, eks-auto"]
+        "pools[0].backend: 'ekz' is not a backend; use one of eks-managed, gke, self-managed, karpenter, eks-auto",
+        # the note that the backend's own rules wait for a backend
+        "pools[0]: its other keys (amiType, capacityType, instanceTypes, labels, scaling, tags and 1 more): the keys a "
+        "pool takes and their rules are its backend's; run again after fixing backend"]
+    assert [i.not_judged for i in err.value.issues] == [False, False, True]
 
 
 def test_a_null_label_is_reported_beside_the_scalars_pulumi_reads_otherwise():

@@ -19,6 +19,7 @@ from ..k8s.patterns import full_match
 from ..registry import all_backends
 from ..registry import names as backend_names
 from ..sdk.yaml_bounded import TAG_ERRORS, with_tab_cause
+from ..text.listing import listed
 from ..text.suggest import closest
 from ..text.terminal import MAX_SHOWN
 from .beside_scalars import model_issues_beside
@@ -167,7 +168,11 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
         close = closest(got, backend_names()) if isinstance(got, str) else None
         hint = f"did you mean {close!r}? (backends: {', '.join(backend_names())})" if close else \
             f"use one of {', '.join(backend_names())}"
-        return [ConfigIssue(path + ".backend", f"{what} is not a backend; {hint}")]
+        others = sorted(k for k in value if k not in ("name", "backend"))
+        note = ([ConfigIssue(path, f"its other keys ({listed(others, 6)}): the keys a pool takes and "
+                                   "their rules are its backend's; run again after fixing backend", not_judged=True)]
+                if others else [])
+        return [ConfigIssue(path + ".backend", f"{what} is not a backend; {hint}"), *note]
     model, field = field_at(stack_model(), loc)
     ctx = err.get("ctx") or {}
     if kind == "model_type" or kind == "model_attributes_type" or kind == "dict_type":
