@@ -23,7 +23,7 @@ def stack(backend: str, gpus: Any) -> dict[str, Any]:
     ("gpus", "expected"),
     [
         (True, "nvidia.com/gpu: true must be a Kubernetes quantity: an integer or a string"),
-        (1.5, "nvidia.com/gpu: 1.5 must be a Kubernetes quantity: an integer or a string"),
+        (1.5, "nvidia.com/gpu: 1.5 is an unquoted decimal number; a limit is a Kubernetes quantity, written as an integer or a quoted string: write '1.5'"),
         ([1], "nvidia.com/gpu: [1] must be a Kubernetes quantity"),
         ("1.5", "nvidia.com/gpu: '1.5' is 1.5 GPUs; the limit must be a whole number of GPUs"),
         ("500m", "nvidia.com/gpu: '500m' is 0.5 GPUs; the limit must be a whole number of GPUs"),

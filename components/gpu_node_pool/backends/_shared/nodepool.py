@@ -178,6 +178,9 @@ def quantity_problem(value: Any) -> str | None:
     Refused with a sentence: a bool, a float or any other type, a larger int (Pulumi would round
     it; the fix is the same number quoted), a malformed string, a leading ``-``.
     """
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        return (f"{show(value)} is an unquoted decimal number; a limit is a Kubernetes quantity, written as an integer "
+                f"or a quoted string: write '{show(value)}' to have it judged as one")
     if isinstance(value, bool) or not isinstance(value, int | str):
         return f"{show(value)} must be a Kubernetes quantity: an integer or a string such as '1000' or '4000Gi'"
     if isinstance(value, int) and value > PULUMI_EXACT_INT_MAX:
