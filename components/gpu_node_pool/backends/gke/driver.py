@@ -18,6 +18,12 @@ device plugin only counts the partitions that exist and fails when a GPU lacks t
 ``DeviceManager.Start``), so ``mig`` on ``UBUNTU_CONTAINERD`` with ``INSTALLATION_DISABLED`` is refused. GPU sharing
 (``gpuSharing``) is not: time-sharing and MPS are set up by GKE's device plugin from the node's GPU config
 (``pkg/gpu/nvidia/manager.go``), and neither installer manifest (COS or Ubuntu) takes part in them.
+
+NVIDIA's standalone device plugin on such a pool (:func:`toolkit_warnings`): the stack sets its chart's
+``nvidiaDriverRoot`` to the driver's directory, so it loads NVML and advertises the GPUs
+(:mod:`gpu_node_pool.gpu_agents.device_plugin.values`), but it hands a GPU to a container only through the NVIDIA
+container toolkit (:data:`TOOLKIT_SOURCE`), which GKE nodes do not run (GKE's own plugin mounts the driver and the
+device nodes itself) and which the standalone chart does not install; the GPU Operator installs it.
 """
 
 from __future__ import annotations
@@ -26,11 +32,12 @@ from typing import Any
 
 from ...config.errors import ConfigIssue
 from ...gpu_agents.gke_driver_installer import values as installer
+from ...k8s.wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
 from ...text.listing import listed
 from .image import NODE_IMAGES_SOURCE, UBUNTU
 
 __all__ = ["DRIVER_DISABLED", "GKE_COS_DRIVER_INSTALLER", "GKE_DRIVER_INSTALLER_SOURCE", "PARTITIONER_SOURCE",
-           "driver_warning", "stack_warnings", "ubuntu_mig_refusal"]
+           "TOOLKIT_SOURCE", "driver_warning", "stack_warnings", "toolkit_warnings", "ubuntu_mig_refusal"]
 
 
 #: The ``accelerator.gpuDriverVersion`` that leaves the driver to the user.
@@ -100,11 +107,46 @@ def ubuntu_mig_refusal(image_type: str | None, driver_version: str, profile: str
             f"or use COS (imageType: {installer.DEFAULT_IMAGE}, or leave imageType out), or remove mig")
 
 
+#: What NVIDIA's plugin needs to give a container its GPU, what GKE's plugin does instead, and who installs the
+#: toolkit on GKE.
+TOOLKIT_SOURCE = (
+    "NVIDIA/k8s-device-plugin@v0.20.0 README.md Prerequisites (nvidia-container-toolkit, nvidia-container-runtime as "
+    "the default low-level runtime) and internal/plugin/server.go getAllocateResponse; "
+    f"{installer.SOURCE_REPO} cmd/nvidia_gpu/nvidia_gpu.go@{installer.SOURCE_COMMIT} -host-path; NVIDIA "
+    "cloud-native-docs gpu-operator/google-gke.rst (toolkit.installDir /home/kubernetes/bin/nvidia)"
+)
+
+
+def toolkit_warnings(stack: Any) -> list[ConfigIssue]:
+    """One warning per gke pool served by the stack's standalone NVIDIA device plugin (``nvidiaDevicePlugin: true``,
+    ``devicePlugin`` enabled with provider ``nvidia-device-plugin``): its containers get no GPU without the NVIDIA
+    container toolkit, which neither GKE nor the chart installs (:data:`TOOLKIT_SOURCE`); the fix names the GPU
+    Operator and GKE's own plugin. At ``pools[<i>].nvidiaDevicePlugin``."""
+    plugin = getattr(stack, "device_plugin", None)
+    if plugin is None or not plugin.enabled or plugin.provider != "nvidia-device-plugin":
+        return []
+    return [ConfigIssue(f"pools[{i}].nvidiaDevicePlugin", (
+        "true: NVIDIA's standalone device plugin serves this GKE pool; the stack points its chart's nvidiaDriverRoot at "
+        "/home/kubernetes/bin/nvidia, where Google's installer puts the driver, so it finds the GPUs and the nodes "
+        "advertise nvidia.com/gpu, but it hands a GPU to a container only through the NVIDIA container toolkit "
+        "(nvidia-container-runtime or CDI hooks), which GKE nodes do not run and the chart does not install (GKE's own "
+        f"plugin mounts the driver and device nodes itself) ({TOOLKIT_SOURCE}), so pods would get these GPUs and see "
+        "none. Set devicePlugin.provider: gpu-operator (it installs the toolkit into /home/kubernetes/bin/nvidia), or "
+        f"remove nvidiaDevicePlugin and the label {GKE_NO_DEFAULT_PLUGIN_LABEL} to keep GKE's plugin"))
+        for i, p in enumerate(stack.pools)
+        if getattr(p, "image_family", None) == "gke" and getattr(p, "uses_nvidia_device_plugin", False)]
+
+
 def stack_warnings(stack: Any) -> list[ConfigIssue]:
     """``gpuAgents.gkeDriverInstaller.enabled: false`` in a stack with pools of ``INSTALLATION_DISABLED``: the stack
     installs no driver installer for them; the fix (apply the manifest of each pool's image, :data:`GKE_COS_DRIVER_INSTALLER`
-    for COS, or turn it on) and the mandatory policy that reports such a pool. Nothing when the installer is on or no
-    pool leaves the driver to the user."""
+    for COS, or turn it on) and the mandatory policy that reports such a pool (nothing when the installer is on or no
+    pool leaves the driver to the user); then :func:`toolkit_warnings`."""
+    return _installer_off(stack) + toolkit_warnings(stack)
+
+
+def _installer_off(stack: Any) -> list[ConfigIssue]:
+    """The warning of ``gpuAgents.gkeDriverInstaller.enabled: false`` described in :func:`stack_warnings`."""
     agents = getattr(stack, "gpu_agents", None)
     config = getattr(agents, "gke_driver_installer", None)
     if config is None or config.enabled:

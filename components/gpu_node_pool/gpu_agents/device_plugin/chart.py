@@ -81,8 +81,10 @@ def chart_daemonset(values: Mapping[str, Any], namespace: str, release_name: str
     ``spec.updateStrategy``, and in ``spec.template.spec``: ``priorityClassName`` and
     ``runtimeClassName`` when set, the ``nvidia-device-plugin-ctr`` container's ``image``
     (``<repository>:<tag or v<appVersion>>``), and ``nodeSelector``, ``affinity``,
-    ``tolerations`` when non-empty (the template's ``with`` blocks). Volumes, env and the
-    config-manager containers are left out.
+    ``tolerations`` when non-empty (the template's ``with`` blocks). With ``nvidiaDriverRoot`` a
+    string, the container's ``NVIDIA_DRIVER_ROOT`` env and ``driver-root`` mount at ``/driver-root``
+    (read-only) and the pod's ``driver-root`` ``hostPath`` volume (``type: Directory``), as the
+    template renders them; other volumes, env and the config-manager containers are left out.
 
     Args:
         values: the chart values as given to the chart (the user's, not merged).
@@ -119,7 +121,13 @@ def chart_daemonset(values: Mapping[str, Any], namespace: str, release_name: str
         pod_spec["priorityClassName"] = merged["priorityClassName"]
     if merged.get("runtimeClassName"):
         pod_spec["runtimeClassName"] = merged["runtimeClassName"]
-    pod_spec["containers"] = [{"name": "nvidia-device-plugin-ctr", "image": f"{image.get('repository')}:{tag}"}]
+    container: dict[str, Any] = {"name": "nvidia-device-plugin-ctr", "image": f"{image.get('repository')}:{tag}"}
+    pod_spec["containers"] = [container]
+    driver_root = merged.get("nvidiaDriverRoot")
+    if isinstance(driver_root, str):  # the template's `typeIs "string" .Values.nvidiaDriverRoot` blocks
+        container["env"] = [{"name": "NVIDIA_DRIVER_ROOT", "value": driver_root}]
+        container["volumeMounts"] = [{"name": "driver-root", "mountPath": "/driver-root", "readOnly": True}]
+        pod_spec["volumes"] = [{"name": "driver-root", "hostPath": {"path": driver_root, "type": "Directory"}}]
     for key in ("nodeSelector", "affinity", "tolerations"):
         if merged.get(key):
             pod_spec[key] = merged[key]
