@@ -20,6 +20,8 @@ from ..text.terminal import MAX_SHOWN, shown
 from .patterns import full_match
 
 __all__ = [
+    "DNS1123_LABEL_MAX",
+    "DNS1123_LABEL_RE",
     "DNS1123_SUBDOMAIN_MAX",
     "DNS1123_SUBDOMAIN_RE",
     "LABEL_VALUE_MAX",
@@ -34,12 +36,14 @@ __all__ = [
     "reserved_label_domain",
 ]
 
-# k8s.io/apimachinery/pkg/util/validation: qualifiedNameFmt, dns1123SubdomainFmt, labelValueFmt
+# k8s.io/apimachinery/pkg/util/validation: qualifiedNameFmt, dns1123LabelFmt, dns1123SubdomainFmt, labelValueFmt
 _NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+DNS1123_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _LABEL_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 QUALIFIED_NAME_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
+DNS1123_LABEL_MAX = 63
 LABEL_VALUE_MAX = 63
 #: Keys and values judged, remembered (a stack repeats the same few thousands of times over its pools);
 #: only those short enough to be valid (a prefix, '/', a name), so a huge one is not kept.

@@ -30,6 +30,10 @@ the term matches no node), and an ``In``/``NotIn`` value that is no label value:
 it on create only since Kubernetes 1.33 (kubernetes/kubernetes#128212) and keeps an older object's, whose
 term then matches no node; either way the pod lands on no node through that term.
 
+An object's own ``metadata.name`` and ``metadata.namespace`` are refused alike (``ValidateObjectMeta``; the name a
+DNS-1123 subdomain, the namespace a DNS-1123 label): :func:`metadata_refusal`, so an object the API server never
+stores is not judged either.
+
 Pure, over plain mappings and lists or any ``collections.abc`` ``Mapping``/``Sequence`` (a value that
 raises when read raises here too). Each answer names the field relative to the pod spec
 (``nodeSelector['nvidia.com/gpu.present']``); callers put the pod spec's own path before it.
@@ -37,6 +41,7 @@ raises when read raises here too). Each answer names the field relative to the p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +49,13 @@ from typing import Any
 from ..text.terminal import shown
 from .go_numbers import yaml_exponent_float
 from .labels import label_syntax
-from .names import DNS1123_SUBDOMAIN_MAX, DNS1123_SUBDOMAIN_RE, qualified_name_problem
+from .names import (
+    DNS1123_LABEL_MAX,
+    DNS1123_LABEL_RE,
+    DNS1123_SUBDOMAIN_MAX,
+    DNS1123_SUBDOMAIN_RE,
+    qualified_name_problem,
+)
 from .patterns import full_match
 from .selection import NODE_SELECTOR_OPERATORS, values_count_problem
 from .toleration_rules import (
@@ -57,7 +68,8 @@ from .toleration_rules import (
 __all__ = ["REFUSED", "TOLERATIONS_SOURCE", "placement_refusal", "tolerations_refusal", "toleration_refusal",
            "node_selector_refusal", "required_affinity_refusal", "node_name_refusal", "requirement_refusal",
            "APPS_VALIDATION", "APPS_VALIDATION_COMMIT", "CORE_VALIDATION", "CORE_VALIDATION_COMMIT", "RequiredField",
-           "REQUIRED_FIELDS"]
+           "REQUIRED_FIELDS", "OBJECT_REFUSED", "OBJECT_NAME_SOURCES", "OBJECT_NAME_SOURCE",
+           "NAMESPACE_SOURCE", "metadata_refusal"]
 
 #: How every refusal ends: who refuses, and so why nothing is judged.
 REFUSED = "the API server refuses this pod spec"
@@ -338,3 +350,64 @@ REQUIRED_FIELDS: dict[str, tuple[RequiredField, ...]] = {
                       CORE_VALIDATION),
     ),
 }
+
+
+# --- metadata.name and metadata.namespace: ValidateObjectMeta ----------------------------------------------------
+
+#: How a refusal of an object's metadata ends: who refuses, and so why nothing of it is judged.
+OBJECT_REFUSED = "the API server refuses this object"
+_GENERIC = "k8s.io/apimachinery pkg/api/validation/generic.go"
+#: The name function ``ValidateObjectMeta`` (k8s.io/apimachinery ``pkg/api/validation/objectmeta.go``) applies to a
+#: kind's ``metadata.name``, where it is ``NameIsDNSSubdomain`` (``pkg/api/validation/generic.go``). Every other
+#: workload kind's function is that or stricter, so a name that is no DNS-1123 subdomain is refused whatever the kind.
+OBJECT_NAME_SOURCES: dict[str, str] = {
+    "DaemonSet": f"ValidateDaemonSetName = NameIsDNSSubdomain in {APPS_VALIDATION}",
+    "Deployment": f"ValidateDeploymentName = NameIsDNSSubdomain in {APPS_VALIDATION}",
+}
+#: The source told for a kind not in :data:`OBJECT_NAME_SOURCES`.
+OBJECT_NAME_SOURCE = f"ValidateObjectMeta with the kind's name function, NameIsDNSSubdomain or stricter ({_GENERIC})"
+#: The rule of ``metadata.namespace``: ``ValidateObjectMetaAccessor`` checks it with ``ValidateNamespaceName``,
+#: which is ``NameIsDNSLabel``.
+NAMESPACE_SOURCE = ("ValidateNamespaceName = NameIsDNSLabel, which ValidateObjectMetaAccessor applies "
+                    "(k8s.io/apimachinery pkg/api/validation/objectmeta.go)")
+_NAME_CHARS = "lower-case letters, digits and '-'"
+
+
+def _dns_example(value: str, dots: bool) -> str:
+    """A valid name made from ``value`` (lower-cased, each run of other characters turned to ``-``, empty parts
+    dropped), else ``my-name``."""
+    parts = value.lower().split(".") if dots else [value.lower()]
+    made = ".".join(p for p in (re.sub(r"[^a-z0-9]+", "-", part).strip("-") for part in parts) if p)
+    made = made[:DNS1123_SUBDOMAIN_MAX if dots else DNS1123_LABEL_MAX].rstrip("-.")
+    return made if made and full_match(DNS1123_SUBDOMAIN_RE if dots else DNS1123_LABEL_RE, made) else "my-name"
+
+
+def metadata_refusal(kind: str, name: Any, namespace: Any) -> tuple[str, str] | None:
+    """``(field, why)`` of the first of an object's ``metadata.name`` and ``metadata.namespace`` the API server
+    refuses, or None. ``kind``: the object's kind (``DaemonSet``), for the message; ``name`` and ``namespace``: the
+    values as written, None when absent (an absent name is the caller's: generated or Pulumi's auto-name; an absent
+    namespace is the client's default), so only a value written is judged.
+
+    Rules: a name must be a DNS-1123 subdomain (``[a-z0-9]([-a-z0-9]*[a-z0-9])?`` parts joined by ``.``, at most
+    253 characters; :data:`OBJECT_NAME_SOURCE`); a namespace a DNS-1123 label (one such part, at most 63;
+    :data:`NAMESPACE_SOURCE`); either must be a string (the JSON decoder refuses any other value into
+    ``ObjectMeta``'s string fields). ``why`` names the field, the value (:func:`~gpu_node_pool.text.terminal.shown`:
+    control and bidirectional characters escaped), the rule, its source, a valid value to write, and ends with
+    :data:`OBJECT_REFUSED`."""
+    for field, value, dots in (("metadata.name", name, True), ("metadata.namespace", namespace, False)):
+        if value is None:
+            continue
+        source = OBJECT_NAME_SOURCES.get(kind, OBJECT_NAME_SOURCE) if dots else NAMESPACE_SOURCE
+        if not isinstance(value, str):
+            return field, (f"{field} of {kind} is {_json_kind(value)}, not a string ({source}): write a name such as "
+                           f"'my-name'; {OBJECT_REFUSED}")
+        limit = DNS1123_SUBDOMAIN_MAX if dots else DNS1123_LABEL_MAX
+        pattern = DNS1123_SUBDOMAIN_RE if dots else DNS1123_LABEL_RE
+        if len(value) <= limit and full_match(pattern, value):
+            continue
+        rule = (f"a DNS-1123 subdomain ({_NAME_CHARS} and '.', a letter or digit at each end of each part; at most "
+                f"{limit} characters)" if dots else
+                f"a DNS-1123 label ({_NAME_CHARS}, a letter or digit at each end; at most {limit} characters)")
+        return field, (f"{field} {shown(value)} of {kind} is not {rule} ({source}): write "
+                       f"{_dns_example(value, dots)!r}; {OBJECT_REFUSED}")
+    return None

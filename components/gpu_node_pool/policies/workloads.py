@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..k8s.refusals import (
+    metadata_refusal,
     node_name_refusal,
     node_selector_refusal,
     placement_refusal,
@@ -36,6 +37,7 @@ from ..text.terminal import shown
 
 __all__ = [
     "WORKLOAD_POD_SPEC_PATHS",
+    "METADATA_REFUSED_FIX",
     "Workload",
     "workload_of",
     "read_tolerations",
@@ -63,6 +65,11 @@ WORKLOAD_POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
     "Job": ("spec", "template", "spec"),
     "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
 }
+
+
+#: What to do about a workload whose ``metadata.name`` or ``namespace`` the API server refuses (:func:`workload_of`).
+METADATA_REFUSED_FIX = ("write a metadata.name that is a DNS-1123 subdomain and a metadata.namespace that is a DNS-1123 "
+                        "label (the reason offers one): the API server creates no such object")
 
 
 def kind_of(resource_type: str) -> str | None:
@@ -105,7 +112,11 @@ def workload_of(resource_type: str, props: Mapping[str, Any], pulumi_name: str =
     """The :class:`Workload` inside a Kubernetes resource, or None for other resource types.
 
     Raises:
-        UnknownValueError: ``metadata.name``/``namespace`` or the pod spec is unknown at preview.
+        UnknownValueError: ``metadata.name``/``namespace`` or the pod spec is unknown at preview; or, carrying
+            ``not judged: <why>`` and :data:`METADATA_REFUSED_FIX` (:func:`gpu_node_pool.sdk.props.not_judged`, as
+            every rule reports what it does not judge), a ``metadata.name`` or ``metadata.namespace`` written that
+            the API server refuses (:func:`~gpu_node_pool.k8s.refusals.metadata_refusal`: a name no DNS-1123
+            subdomain, a namespace no DNS-1123 label): such an object is never stored, so no verdict is true of it.
     """
     kind = kind_of(resource_type)
     if kind not in WORKLOAD_POD_SPEC_PATHS:
@@ -116,8 +127,14 @@ def workload_of(resource_type: str, props: Mapping[str, Any], pulumi_name: str =
         kept = cache.get(key)
         if kept is not None:
             return kept
-    namespace = text(dig(props, "metadata", "namespace"))
-    name = text(dig(props, "metadata", "name")) or pulumi_name
+    written_namespace = dig(props, "metadata", "namespace")
+    written_name = dig(props, "metadata", "name")
+    refused = metadata_refusal(kind, written_name, written_namespace)
+    if refused:
+        raise _props.not_judged(["metadata", refused[0].rpartition(".")[2]], f"not judged: {refused[1]}",
+                                METADATA_REFUSED_FIX)
+    namespace = text(written_namespace)
+    name = text(written_name) or pulumi_name
     pod_spec = mapping(dig(props, *WORKLOAD_POD_SPEC_PATHS[kind]))
     workload = Workload(kind, namespace or "default", name, pod_spec)
     if cache is not None:
