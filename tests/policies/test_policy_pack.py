@@ -38,7 +38,9 @@ def test_the_requirement_defaults_to_this_version_and_can_be_a_git_url(tmp_path)
 @pytest.mark.parametrize(
     ("spec", "fragment"),
     [
-        ("-e ..", "not a PEP 508 requirement"),
+        ("-e ..", "not a PEP 508 requirement .*; an editable or path install cannot be published"),
+        ("", "--requirement is empty; leave it out for 'gpu-node-pool=="),
+        ("  ", "--requirement is empty"),
         ("git+https://git.example.com/gpu-node-pools", "not a PEP 508 requirement"),
         ("gpu-operator==1.0", "installs 'gpu-operator'"),
         ("gpu-node-pool @ file:///tmp/x", "names a path on this machine"),

@@ -69,14 +69,20 @@ def default_requirement() -> str:
 def _check_requirement(spec: str) -> str:
     # PEP 508, as pip reads a requirements.txt line; the pack imports gpu_node_pool, so the line
     # must install this distribution (a bare URL or `-e ..` cannot be installed by Pulumi Cloud).
+    if not spec.strip():
+        raise PolicyPackError(
+            "--requirement",
+            f"--requirement is empty; leave it out for '{default_requirement()}' (this version), or write e.g. "
+            f"'{DISTRIBUTION} @ git+https://<host>/gpu-node-pools@v{__version__}'")
     try:
         req = Requirement(spec)
     except InvalidRequirement as err:
         reason = str(err).splitlines()[0]
+        editable = spec.lstrip().startswith(("-e", ".", "/", "~"))
         raise PolicyPackError(
             "--requirement",
-            f"--requirement {spec!r} is not a PEP 508 requirement ({reason}); an editable or path install "
-            "cannot be published; write e.g. "
+            f"--requirement {spec!r} is not a PEP 508 requirement ({reason})"
+            + ("; an editable or path install cannot be published" if editable else "") + "; write e.g. "
             f"'{default_requirement()}' or '{DISTRIBUTION} @ git+https://<host>/gpu-node-pools@v{__version__}'"
         ) from None
     if canonicalize_name(req.name) != DISTRIBUTION:
