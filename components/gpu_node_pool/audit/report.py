@@ -24,6 +24,7 @@ from .declared import Declared, drift
 from .device_plugins import live_two_plugins
 from .drifted import DriftedTaints, taint_fix
 from .findings import Finding, NotJudged, finding_lines
+from .name_taken import name_taken_finding, not_the_stacks, stack_labels
 from .pending import PendingPod, pending_pods
 from .snapshot import Snapshot
 from .sources import LISTS
@@ -487,7 +488,15 @@ def run_audit(
                 unjudged.append(unread.line)
             stack_ds.append(ds)
         rows += [Row(ds, {}, 0) for ds in stack_ds]
-        whatif_pools = whatif(declared, nodes, rows, {(d.namespace, d.name) for d in stack_ds}, findings, not_judged)
+        labels = stack_labels(declared.daemonsets)
+        managed = {(d.namespace, d.name) for d in stack_ds}
+        for live in daemonsets:  # the cluster's, of a name the stack gives one of its own
+            key = (live.namespace, live.name)
+            missing = not_the_stacks(live, labels.get(key, {})) if key in managed else []
+            if missing:
+                managed.discard(key)
+                findings.append(name_taken_finding(live, missing, declared.stack))
+        whatif_pools = whatif(declared, nodes, rows, managed, findings, not_judged)
 
     # Nodes, none a GPU node: no DaemonSet was judged on one. Never a silent pass: said, and partial unless the
     # what-if judged the stack's pools on the nodes they would get.

@@ -113,7 +113,8 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
            findings: list[Finding], not_judged: list[NotJudged]) -> list[str]:
     """Fill ``row.whatif`` of every row (the cluster's DaemonSets and, ``origin == "stack"``, the stack's) for each
     declared pool, and add the findings and not-judged items of the module docstring. ``managed``:
-    ``(namespace, name)`` of the cluster's DaemonSets the stack deploys (judged in their stack row). Returns the
+    ``(namespace, name)`` of the cluster's DaemonSets the stack deploys and that carry its labels (judged in their
+    stack row; one of the same name without them is judged as the cluster's: :mod:`.name_taken`). Returns the
     column names, ``pool <name> as declared``, in the order the stack declares the pools."""
     live = {n.name: n for n in nodes}
     not_judged += [NotJudged(subject, why) for subject, why in declared.unmodelled]
@@ -127,7 +128,7 @@ def whatif(declared: Declared, nodes: list[Node], rows: Sequence[_Row], managed:
         judged: list[tuple[_Row, list[NodeVerdict]]] = []
         for row in rows:
             if row.ds.origin == "cluster" and (row.ds.namespace, row.ds.name) in managed:
-                row.whatif[name] = Cell("notJudged", "managed by the stack: judged in its (stack) row")
+                row.whatif[name] = Cell("notJudged", "the stack deploys one of this name: judged in its (stack) row")
                 continue
             would = [judge(row.ds, node, labels, taints, discovered=declared.discovery) for node, labels, taints in shapes]
             cell = pool_cell(would)
