@@ -49,6 +49,10 @@ GKE_DRIVER_VERSION_LABEL = "cloud.google.com/gke-gpu-driver-version"
 #: GKE sets it on Confidential GKE Nodes (https://cloud.google.com/kubernetes-engine/docs/how-to/confidential-gke-nodes);
 #: the COS driver installer keeps off them (container-engine-accelerators ships ``daemonset-confidential.yaml`` for them).
 GKE_CONFIDENTIAL_NODES_LABEL = "cloud.google.com/gke-confidential-nodes-instance-type"
+#: Where Google's driver installers put the NVIDIA driver on a GKE node's host (``NVIDIA_INSTALL_DIR_HOST``,
+#: GoogleCloudPlatform/container-engine-accelerators ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``), which
+#: GKE's own device plugin reads (``cmd/nvidia_gpu`` ``-host-path``) and every agent that loads NVML on GKE mounts.
+GKE_NVIDIA_INSTALL_DIR = "/home/kubernetes/bin/nvidia"
 
 #: Images whose entrypoint is kubectl, so that a container of one with no ``command`` runs ``kubectl <args>``:
 #: bitnami/kubectl (bitnami/containers ``bitnami/kubectl/1.28/debian-12/Dockerfile``: ``ENTRYPOINT [ "kubectl" ]``)

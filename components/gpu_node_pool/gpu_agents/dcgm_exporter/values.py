@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...k8s.taints import Toleration
-from ...k8s.wellknown import SYSTEM_NODE_CRITICAL
+from ...k8s.wellknown import GKE_NVIDIA_INSTALL_DIR, SYSTEM_NODE_CRITICAL
 from ..placement import derived_tolerations, node_affinity
 from ..pools import AgentPool
 
@@ -39,7 +39,7 @@ CHART = "dcgm-exporter"
 CHART_VERSION = "4.8.2"
 CHART_REPO = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 #: Where GKE installs the NVIDIA driver on the host, and where GPU containers see it.
-GKE_DRIVER_HOST_PATH = "/home/kubernetes/bin/nvidia"
+GKE_DRIVER_HOST_PATH = GKE_NVIDIA_INSTALL_DIR
 GKE_DRIVER_MOUNT_PATH = "/usr/local/nvidia"
 _GKE_VOLUME = "nvidia-install-dir-host"
 #: The chart's default ``extraVolumeMounts`` (``deployment/values.yaml``), kept when the list is replaced.

@@ -28,7 +28,7 @@ from typing import Any
 
 from ...config import DevicePluginConfig
 from ...k8s.taints import Taint, Toleration, tolerations_tolerate_taint
-from ...k8s.wellknown import SYSTEM_NODE_CRITICAL
+from ...k8s.wellknown import GKE_NVIDIA_INSTALL_DIR, SYSTEM_NODE_CRITICAL
 from ..placement import CRITICAL_ADDONS_ONLY, ServedPool, derived_tolerations, node_affinity
 from ..sharing_config import config_values, pool_sharing
 from .discovery import discovery_values, needs_feature_discovery
@@ -54,7 +54,7 @@ APP_VERSION = "0.20.0"
 CHART_REPO = "https://nvidia.github.io/k8s-device-plugin"
 IMAGE_REPOSITORY = "nvcr.io/nvidia/k8s-device-plugin"
 #: Where GKE nodes carry the NVIDIA driver (the chart's ``nvidiaDriverRoot`` for GKE pools).
-GKE_DRIVER_ROOT = "/home/kubernetes/bin/nvidia"
+GKE_DRIVER_ROOT = GKE_NVIDIA_INSTALL_DIR
 
 
 def chart_values(pools: Sequence[ServedPool], config: DevicePluginConfig, feature_discovery: bool = False) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from ...k8s.wellknown import (
     GKE_ACCELERATOR_LABEL,
     GKE_CONFIDENTIAL_NODES_LABEL,
     GKE_DRIVER_VERSION_LABEL,
+    GKE_NVIDIA_INSTALL_DIR,
     POOL_LABEL_KEY,
     SYSTEM_NODE_CRITICAL,
 )
@@ -70,7 +71,7 @@ NAME = "nvidia-driver-installer"
 #: The Ubuntu installer's name beside the COS one (Google's manifest names it :data:`NAME` too).
 UBUNTU_NAME = f"{NAME}-ubuntu"
 NAMESPACE = "kube-system"
-_INSTALL_DIR = "/home/kubernetes/bin/nvidia"
+_INSTALL_DIR = GKE_NVIDIA_INSTALL_DIR
 _VULKAN_DIR = f"{_INSTALL_DIR}/vulkan/icd.d"
 _COS_TOOLS = "/var/lib/cos-tools"
 _PARTITION_IMAGE = ("gcr.io/gke-release/nvidia-partition-gpu@sha256:"

@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...k8s.taints import Toleration
+from ...k8s.wellknown import GKE_NVIDIA_INSTALL_DIR
 from ..critical_quota import critical_pods_quota
 from ..placement import derived_tolerations
 from ..pools import AgentPool
@@ -68,7 +69,7 @@ CHART_REPO = "https://helm.ngc.nvidia.com/nvidia"
 #: Where the program installs the operator (NVIDIA's install guide uses ``-n gpu-operator``).
 NAMESPACE = "gpu-operator"
 #: Where GKE's driver installer puts the driver (NVIDIA cloud-native-docs gpu-operator/google-gke.rst).
-GKE_INSTALL_DIR = "/home/kubernetes/bin/nvidia"
+GKE_INSTALL_DIR = GKE_NVIDIA_INSTALL_DIR
 #: The ConfigMap the operator's chart creates for the device plugin's named configs.
 PLUGIN_CONFIG_NAME = "device-plugin-config"
 _SHIPS_DRIVER_AND_TOOLKIT = ("al2023-nvidia", "bottlerocket-nvidia")
