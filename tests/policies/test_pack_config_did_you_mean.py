@@ -72,11 +72,16 @@ def test_a_misspelt_key_of_an_exemption_is_named_with_the_keys_it_takes_and_the_
          "daemonsets-tolerate-gpu-taints.exemptions[0]: \"kube-system\" is not an object (DaemonSets not checked: "
          "{namespace, name}; without name (or '*') the whole namespace); give an object"),
         ({"extraTaints": ["a=b:NoScheduel"]},
-         "daemonsets-tolerate-gpu-taints.extraTaints[0]: \"a=b:NoScheduel\" is not of the form the property takes "
-         "(Taints of GPU pools outside this stack, kubelet form key=value:Effect); write it in that form"),
+         "daemonsets-tolerate-gpu-taints.extraTaints[0]: \"a=b:NoScheduel\" is not a taint in the kubelet form "
+         "key=value:Effect (the value may be empty: key:Effect) (Taints of GPU pools outside this stack, kubelet form "
+         "key=value:Effect); fix or remove it"),
+        ({"allowedNamespaces": ["Not_A_NS"]},
+         "daemonsets-tolerate-exactly.allowedNamespaces[0]: \"Not_A_NS\" is not a namespace name, which is a DNS-1123 "
+         "label"),
     ],
-    ids=["missing-key", "wrong-type", "wrong-form"],
+    ids=["missing-key", "wrong-type", "wrong-form", "not-a-namespace"],
 )
 def test_each_schema_problem_names_its_path_value_and_fix(capsys, tmp_path, props, line):
-    lines = plan_error_lines(capsys, tmp_path, {"daemonsets-tolerate-gpu-taints": props})
-    assert f"  {line}" in lines, lines
+    policy = line.split(".", 1)[0]  # the policy whose property the line names
+    lines = plan_error_lines(capsys, tmp_path, {policy: props})
+    assert any(said.startswith(f"  {line}") for said in lines), lines

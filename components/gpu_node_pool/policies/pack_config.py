@@ -30,6 +30,7 @@ from pulumi_policy import EnforcementLevel
 
 from ..text.suggest import closest
 from .rules import PACK_NAME, POLICIES
+from .rules._shared import PATTERN_RULES
 
 __all__ = [
     "LAYOUTS",
@@ -289,7 +290,9 @@ def _schema_problems(name: str, schema: Any, found: Sequence[Any]) -> list[str]:
             noun = " or ".join(_TYPE_NOUNS.get(k, k) for k in kinds)
             lines.append(f"{_path(name, at)}: {_json(err.instance)} is not {noun}{about}; give {noun}")
         elif err.validator == "pattern":
-            lines.append(f"{_path(name, at)}: {_json(err.instance)} is not of the form the property takes{about}; "
+            rule = PATTERN_RULES.get(err.validator_value)
+            lines.append(f"{_path(name, at)}: {_json(err.instance)} is not {rule}{about}; fix or remove it" if rule else
+                         f"{_path(name, at)}: {_json(err.instance)} is not of the form the property takes{about}; "
                          "write it in that form")
         else:
             lines.append(f"{_path(name, at)}: {err.message}{about}")

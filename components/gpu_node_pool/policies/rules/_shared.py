@@ -12,6 +12,7 @@ from pulumi_policy import (
 from ...config import DEFAULT_TAINT
 from ...config.defaults import GPU_TOLERATION_ALLOWED_NAMESPACES
 from ...k8s.labels import DEFAULT_GPU_LABEL
+from ...k8s.names import DNS1123_LABEL_MAX, DNS1123_LABEL_RE
 from ...k8s.taints import Taint, TaintEffect, TaintError, Toleration
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX, NVIDIA_SHARED_GPU_RESOURCE
 from ...sdk.props import Undecided, derived
@@ -29,6 +30,18 @@ _EFFECTS = "|".join(e.value for e in TaintEffect)
 #: JSON-schema pattern of a taint in kubelet form (``key[=value]:Effect``).
 TAINT_PATTERN = rf"^[^=:\s]+(=[^:\s]*)?:({_EFFECTS})$"
 _TAINT_LIST = {"type": "array", "items": {"type": "string", "pattern": TAINT_PATTERN}}
+#: A list of namespace names: each a DNS-1123 label, as the API server takes a namespace's name
+#: (``ValidateNamespaceName``, kubernetes ``pkg/apis/core/validation/validation.go``), so that each entry can match one.
+NAMESPACE_LIST = {"type": "array",
+                  "items": {"type": "string", "pattern": DNS1123_LABEL_RE.pattern, "maxLength": DNS1123_LABEL_MAX}}
+#: What a value of each pattern above is, for a message about one that is not (:mod:`gpu_node_pool.policies.pack_config`).
+PATTERN_RULES = {
+    TAINT_PATTERN: "a taint in the kubelet form key=value:Effect (the value may be empty: key:Effect)",
+    DNS1123_LABEL_RE.pattern: ("a namespace name, which is a DNS-1123 label: lower-case letters, digits and '-', "
+                               f"starting and ending with a letter or digit, at most {DNS1123_LABEL_MAX} characters "
+                               "(ValidateNamespaceName, kubernetes pkg/apis/core/validation/validation.go), so no "
+                               "namespace is named otherwise"),
+}
 _DECLARE = (
     "Declare taints in the pool definition, where they survive node replacement: GpuNodePool `taints` "
     "(aws.eks.NodeGroup taints, gcp.container.NodePool node_config.taints, Karpenter NodePool "

@@ -27,7 +27,7 @@ from ...text.listing import listed
 from ..gpu_agents import installed_agent_namespaces
 from ..stack import stack_index
 from ..workloads import read_tolerations, tolerations_refused_text
-from ._shared import CONFIG_DEFAULTS, REFUSED_FIX, _config, _resource, _stack_gpu_taints
+from ._shared import CONFIG_DEFAULTS, NAMESPACE_LIST, REFUSED_FIX, _config, _resource, _stack_gpu_taints
 
 NAME = "daemonsets-tolerate-exactly"
 
@@ -78,8 +78,7 @@ POLICY = StackValidationPolicy(
     config_schema=PolicyConfigSchema(
         properties={
             "allowedNamespaces": {
-                "type": "array",
-                "items": {"type": "string"},
+                **NAMESPACE_LIST,
                 "description": "Namespaces whose DaemonSets may tolerate every taint (the cluster's system namespaces).",
                 "default": CONFIG_DEFAULTS[NAME]["allowedNamespaces"],
             },

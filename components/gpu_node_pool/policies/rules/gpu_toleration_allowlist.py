@@ -27,6 +27,7 @@ from ..workloads import gpu_resources_requested, read_tolerations, tolerations_r
 from ._shared import (
     _TAINT_LIST,
     CONFIG_DEFAULTS,
+    NAMESPACE_LIST,
     REFUSED_FIX,
     _config,
     _fmt,
@@ -91,8 +92,7 @@ POLICY = StackValidationPolicy(
     config_schema=PolicyConfigSchema(
         properties={
             "allowedNamespaces": {
-                "type": "array",
-                "items": {"type": "string"},
+                **NAMESPACE_LIST,
                 "description": "Namespaces whose pods may tolerate GPU taints (GPU workloads, node agents).",
                 "default": CONFIG_DEFAULTS["gpu-toleration-allowlist"]["allowedNamespaces"],
             },
