@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import Field
 
+from ..k8s.names import DNS1123_LABEL_RE
 from .chart_repository import ChartRepository
 from .chart_versions import pinned_chart_version
 from .common import GpuSharingConfig, MigConfig, Model, sharing_config_name
@@ -79,7 +80,7 @@ class DcgmExporterConfig(Model):
 
     enabled: bool = False
     service_monitor: bool = False
-    namespace: str = Field("gpu-monitoring", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    namespace: str = Field("gpu-monitoring", pattern=DNS1123_LABEL_RE.pattern)
     chart_version: _DcgmChartVersion = _DCGM_CHART  # type: ignore[valid-type]
     repository: ChartRepository = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 
@@ -101,7 +102,7 @@ class EfaDevicePluginConfig(Model):
     """
 
     enabled: bool = True
-    namespace: str = Field("kube-system", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    namespace: str = Field("kube-system", pattern=DNS1123_LABEL_RE.pattern)
     chart_version: _EfaChartVersion = _EFA_CHART  # type: ignore[valid-type]
     repository: ChartRepository = "https://aws.github.io/eks-charts"
 

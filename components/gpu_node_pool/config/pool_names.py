@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, get_args, get_origin
 
-from ..k8s.names import LABEL_VALUE_MAX, LABEL_VALUE_SOURCE
+from ..k8s.names import DNS1123_LABEL_RE, LABEL_VALUE_MAX, LABEL_VALUE_SOURCE
 from ..k8s.patterns import full_match
 from ..k8s.wellknown import POOL_LABEL_KEY
 from ..text.terminal import MAX_SHOWN, shown
@@ -19,7 +19,7 @@ from .errors import fail
 __all__ = ["check_pool_name", "pool_name_limit", "pool_name_schema"]
 
 #: A lower-case RFC 1123 label, as Kubernetes checks object names (``dns1123LabelFmt``).
-_POOL_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_POOL_NAME_RE = DNS1123_LABEL_RE
 _POOL_NAME_SOURCE = "IsDNS1123Label in k8s.io/apimachinery pkg/util/validation/validation.go"
 #: Why no pool name is longer than 63 characters on any backend: it is the value of the pool label its nodes carry.
 _POOL_NAME_WHY = (f"it is the value of the node label {POOL_LABEL_KEY}, and a label value is at most {LABEL_VALUE_MAX} "

@@ -23,6 +23,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from ..k8s.names import DNS1123_LABEL_RE
 from ..sdk.identity import IDENTITY_FIELDS
 from ..text.listing import listed
 from .admission import AdmissionConfig, admission_issues
@@ -254,7 +255,7 @@ class DevicePluginConfig(Model):
         description="nvidia-device-plugin (NVIDIA's standalone chart) | gpu-operator (the GPU Operator runs the plugin "
         "and the other agents as its operands).",
     )
-    namespace: str = Field("nvidia-device-plugin", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    namespace: str = Field("nvidia-device-plugin", pattern=DNS1123_LABEL_RE.pattern)
     chart_version: _DevicePluginChartVersion = _DEVICE_PLUGIN_CHART  # type: ignore[valid-type]
     repository: ChartRepository = "https://nvidia.github.io/k8s-device-plugin"
     image_digest: str | None = Field(None, pattern=r"^sha256:[0-9a-f]{64}$")
