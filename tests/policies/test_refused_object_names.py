@@ -58,3 +58,18 @@ def test_other_workloads_with_a_refused_name_are_not_judged(resource):
     findings, notes = _verdicts(d.gpu_workloads_tolerate_their_pool.POLICY, resource)
     assert findings == []
     assert any("not judged: metadata." in n and "the API server refuses this object" in n for n in notes)
+
+
+def test_check_lists_a_refused_name_as_not_judged_not_as_unknown_at_preview(capsys, tmp_path):
+    from programs import daemonset_yaml, team_program, team_project
+
+    from gpu_node_pool.cli.commands import main
+
+    program = team_program('k8s.yaml.v2.ConfigFile("agents", file="ds.yaml")')
+    root = team_project(tmp_path / "p", program)
+    (root / "ds.yaml").write_text(daemonset_yaml(name="Bad_Name"))
+    main(["check", "--stack", "ci", "--project-dir", str(root)])
+    out = capsys.readouterr().out
+    [line] = [x for x in out.splitlines() if "Bad_Name" in x and x.startswith("  not judged")]
+    assert line.startswith("  not judged: ") and "unknown at preview" not in line and "not judged: not judged" not in line
+    assert "is not a DNS-1123 subdomain" in line

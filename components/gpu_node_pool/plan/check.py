@@ -410,8 +410,10 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("  tolerations of pool taints (whether a plugin's node selection reaches each pool: "
                      "device-plugin-covers-gpu-pools below):")
         lines += [f"    {'tolerated' if c['tolerated'] else 'MISS     '} {c['pool']}: {c['taint']}" for c in result.coverage]
-    for item in result.undecided:
-        lines.append(f"  not judged (unknown at preview): {item}")
+    for item in result.undecided:  # "<what>: <why>"; a why that is no unknown says "not judged: ..." itself
+        what, _, why = item.partition(": ")
+        lines.append(f"  not judged: {what}: {why.removeprefix('not judged: ')}" if why.startswith("not judged: ")
+                     else f"  not judged (unknown at preview): {item}")
     lines += stand_in_lines(result.resources, "check")  # under their own heading: none is listed as a plugin
     lines += not_judged_lines(result)
     lines.append("")
