@@ -49,11 +49,13 @@ PLUGIN = daemonset("kube-system", "nvidia-device-plugin-daemonset", "nvcr.io/nvi
                    [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
 
 
-def audit(tmp_path, *args: str) -> tuple[int, str]:
+def audit(tmp_path, *args: str, first: dict | None = None) -> tuple[int, str]:
+    """The audit of a dump of the GPU node, ``first`` (default :data:`BAD_TOLS`) and the device plugin."""
     dump = tmp_path / "dump"
     dump.mkdir(exist_ok=True)
     (dump / "nodes.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [GPU_NODE, finished_pod(GPU_NODE["metadata"]["name"])]}))
-    (dump / "ds.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [BAD_TOLS, PLUGIN]}))
+    (dump / "ds.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List",
+                                                  "items": [first or BAD_TOLS, PLUGIN]}))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = main(["audit", "--cluster-dump", str(dump), *args])
@@ -97,3 +99,15 @@ def test_each_refused_toleration_is_explained_once_with_its_fix(tmp_path):
     report = json.loads(audit(tmp_path, "--stack", "dev", "--project-dir", str(ROOT), "--json")[1])
     reasons = [n["reason"] for n in report["notJudged"] if "bad-tols" in n["subject"]]
     assert len(reasons) == 2 and reasons[0].startswith(VALUE_WITH_EXISTS) and reasons[1].startswith(UPPER_CASE_EFFECT)
+
+
+def test_a_dumped_daemonset_whose_name_the_api_server_refuses_is_judged_on_no_node(tmp_path):
+    """A hand-written dump can hold a DaemonSet no API server stores (metadata.name no DNS-1123 subdomain,
+    ValidateObjectMeta): it is judged on no node with the rule, never a finding."""
+    refused = daemonset("monitoring", "Bad_Name", "busybox", [{"key": "nvidia.com/gpu", "operator": "Exists"}])
+    code, out = audit(tmp_path, "--json", first=refused)
+    report = json.loads(out)
+    assert report["partial"] is True and code == 1
+    [line] = [s for s in report["objectsSkipped"] if "monitoring/Bad_Name" in s]
+    assert "metadata.name 'Bad_Name' of DaemonSet is not a DNS-1123 subdomain" in line and "write 'bad-name'" in line
+    assert [f for f in report["findings"] if "Bad_Name" in f["subject"]] == []

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..k8s.refusals import metadata_refusal
 from ..k8s.selection import NodeLabels
 from ..k8s.taints import Taint, TaintError, Toleration, effective_tolerations
 from ..k8s.wellknown import SECRET, UNKNOWN
@@ -83,6 +84,9 @@ def read_daemonset(
             break
     else:
         pod_spec = part
+    refused_meta = metadata_refusal("DaemonSet", meta.get("name"), meta.get("namespace"))
+    if refused_meta is not None:  # a hand-written dump can hold one; the API server never stores it
+        problem = refused_meta[1]
     desired = status.get("desiredNumberScheduled")
     ds = DaemonSet(
         namespace=str(meta.get("namespace") or "default"),
