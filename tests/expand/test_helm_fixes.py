@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 
 from gpu_node_pool.expand.helm import HelmRenderer
-from gpu_node_pool.expand.helm_fixes import GENERIC_FIX, HELM_ERRORS, HELM_SOURCE_TAG, helm_failure_fix
+from gpu_node_pool.expand.helm_fixes import (
+    GENERIC_FIX,
+    HELM_ERRORS,
+    HELM_SOURCE_TAG,
+    KUBE_VERSION,
+    OFFLINE,
+    VALUES,
+    helm_error_row,
+    helm_failure_fix,
+)
 from gpu_node_pool.expand.result import NotJudged
 from gpu_node_pool.plan.expand import locate_helm
 
@@ -33,7 +42,8 @@ _FORMS = [
      "point chart at a directory holding Chart.yaml"),
     ("Error: found in Chart.yaml, but missing in charts/ directory: dep", "run `helm dependency build`"),
     ("Error: chart requires kubeVersion: >=1.99.0 which is incompatible with Kubernetes v1.31.0",
-     "set cluster.kubernetesVersion to the cluster's version"),
+     "declare the cluster's Kubernetes version (the stack config's cluster.kubernetesVersion, or the "
+     "kubernetesVersion of a GpuNodePool's cluster)"),
     ("Error: values don't meet the specifications of the schema(s) in the following chart(s):\nc:\n- x: Invalid type",
      "fix the chart values: they break the chart's values.schema.json"),
     ("Error: execution error at (c/templates/a.yaml:1:3): give image.tag",
@@ -69,6 +79,16 @@ def test_every_row_of_the_table_names_its_source_and_has_a_form_here():
         else:  # Go's template package, as Helm's engine passes it on
             assert row.source.startswith("golang/go src/text/template/exec.go (evalField)"), row
             assert f"helm/helm pkg/engine/engine.go@{HELM_SOURCE_TAG}" in row.source, row
+
+
+def test_only_a_templates_own_stop_and_a_kube_version_are_judged_the_programs_error():
+    # every other form may be the offline render's (a chart, a dependency or a schema a real run fetches or reads
+    # otherwise), so it leaves the chart not judged
+    verdicts = {row.phrase: row.verdict for row in HELM_ERRORS}
+    assert {p for p, v in verdicts.items() if v != OFFLINE} == {"execution error at (", "chart requires kubeVersion"}
+    assert verdicts["execution error at ("] == VALUES and verdicts["chart requires kubeVersion"] == KUBE_VERSION
+    assert helm_error_row("Error: execution error at (c/templates/a.yaml:1:3): x").verdict == VALUES
+    assert helm_error_row("Error: something else") is None
 
 
 @pytest.mark.parametrize(("error", "fix"), _FORMS)
@@ -122,8 +142,9 @@ def _tgz(path: Path, members: dict[str, bytes]) -> Path:
     (lambda t: _chart(t, "schema", "apiVersion: v2\nname: schema\nversion: 0.1.0\n",
                       files={"values.schema.json": '{"type": "object", "properties": {"x": {"type": "integer"}}}'}),
      {"x": "text"}, "fix the chart values: they break the chart's values.schema.json"),
+    # a `required` in a chart that reads the cluster (else it is an error of the program: test_render_failure.py)
     (lambda t: _chart(t, "req", "apiVersion: v2\nname: req\nversion: 0.1.0\n",
-                      {"a.yaml": "{{ required \"give image.tag\" .Values.image }}\n"}), None,
+                      {"a.yaml": "{{ required \"give image.tag\" (lookup \"v1\" \"Node\" \"\" \"n\").x }}\n"}), None,
      "fix the chart values: the chart's own `required` or `fail` message"),
 ])
 def test_a_chart_that_provokes_a_form_shows_helms_line_and_its_fix(tmp_path, make, values, fix):

@@ -7,7 +7,10 @@ An empty render is the chart's answer only when Helm gave it and the chart does 
 * templates that call ``lookup`` (they read live objects; offline it returns an empty map: Helm docs, "Template
   Functions and Pipelines", Using the lookup function: "helm template ... lookup will return an empty response")
   or ``.Capabilities.APIVersions`` (offline only the built-in API versions: Helm docs, "Built-in Objects",
-  Capabilities) may render objects in the cluster that they do not render here.
+  Capabilities) may render objects in the cluster that they do not render here. The templates of the chart's
+  subcharts (directories or ``.tgz`` in its ``charts/``) are read too; :func:`chart_reads` gives what they call,
+  also to :mod:`.render_failure`, which asks as well for the reads of what a real run may render with otherwise
+  (``.Capabilities.KubeVersion``, ``.Capabilities.HelmVersion``, ``.Release.Namespace``).
 """
 
 from __future__ import annotations
@@ -16,17 +19,22 @@ import functools
 import re
 import subprocess
 import tarfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..sdk.files import open_input
 
-__all__ = ["empty_render_problem"]
+__all__ = ["chart_reads", "empty_render_problem"]
 
 #: What a template calls that makes its offline render differ from the cluster's.
-_CLUSTER_READS = {"lookup": re.compile(r"\blookup\s"), ".Capabilities.APIVersions": re.compile(r"\.Capabilities\.APIVersions\b")}
+CLUSTER_READS = ("lookup", ".Capabilities.APIVersions")
+#: How each read a render may differ by is written in a template: the cluster's (:data:`CLUSTER_READS`), the
+#: Kubernetes version rendered for, the Helm that renders (Helm docs, "Built-in Objects", Capabilities), the namespace.
+_READS = {"lookup": re.compile(r"\blookup\s"), **{name: re.compile(re.escape(name) + r"\b") for name in (
+    ".Capabilities.APIVersions", ".Capabilities.KubeVersion", ".Capabilities.HelmVersion", ".Release.Namespace")}}
 #: ``helm version --short``: ``v3.19.0+g3d8990f`` / ``v4.0.0+g...``.
 _HELM_VERSION = re.compile(r"v\d+\.\d+")
-#: Most bytes of a chart's templates read for :data:`_CLUSTER_READS` (a chart is far smaller).
+#: Most bytes of a chart's templates read for what they call (a chart is far smaller).
 _MAX_TEMPLATE_BYTES = 32 << 20
 
 
@@ -39,34 +47,69 @@ def _is_helm(binary: str) -> bool:
     return run.returncode == 0 and _HELM_VERSION.match(run.stdout.decode("utf-8", "replace").strip()) is not None
 
 
+def _archive_templates(archive: tarfile.TarFile, texts: list[str], read: int, depth: int = 0) -> int:
+    """Append the templates of a packaged chart (and of the packaged subcharts in its ``charts/``, two levels deep)
+    to ``texts``; returns the bytes read so far."""
+    for member in archive.getmembers():
+        if not member.isfile() or read >= _MAX_TEMPLATE_BYTES:
+            continue
+        if "/templates/" in member.name:
+            handle = archive.extractfile(member)
+            data = handle.read(_MAX_TEMPLATE_BYTES - read) if handle is not None else b""
+            read += len(data)
+            texts.append(data.decode("utf-8", "replace"))
+        elif "/charts/" in member.name and member.name.endswith(".tgz") and depth < 2:
+            handle = archive.extractfile(member)
+            if handle is not None:
+                with tarfile.open(fileobj=handle, mode="r:gz") as inner:
+                    read = _archive_templates(inner, texts, read, depth + 1)
+    return read
+
+
 def _templates(ref: str) -> list[str]:
-    """The texts of a local chart's templates (a directory or a packaged ``.tgz``); [] when not readable. A template
-    file is opened by :func:`gpu_node_pool.sdk.files.open_input` (regular files only, never waited on); what is no
-    regular file is skipped."""
+    """The texts of a local chart's templates (a directory or a packaged ``.tgz``), its subcharts' included (a
+    directory or a ``.tgz`` in ``charts/``); [] when not readable. A file is opened by
+    :func:`gpu_node_pool.sdk.files.open_input` (regular files only, never waited on); what is no regular file is
+    skipped."""
     path, texts, read = Path(ref), [], 0
     try:
         if path.is_dir():
-            for file in sorted(path.glob("templates/**/*")):
+            for file in sorted(path.glob("**/*")):
                 if read >= _MAX_TEMPLATE_BYTES:
                     break
+                parts = file.relative_to(path).parts
+                packaged = parts[0] == "charts" and file.name.endswith(".tgz")
+                if "templates" not in parts[:-1] and not packaged:
+                    continue
                 try:  # a regular file only: a FIFO among the templates is never waited on
                     with open_input(file) as fh:
+                        if packaged:
+                            with tarfile.open(fileobj=fh, mode="r:gz") as archive:
+                                read = _archive_templates(archive, texts, read, 1)
+                            continue
                         data = fh.read(_MAX_TEMPLATE_BYTES - read)
-                except OSError:  # a directory, a FIFO, a socket, unreadable: no template text
+                except (OSError, tarfile.TarError):  # a directory, a FIFO, unreadable, no archive: no template text
                     continue
                 read += len(data)
                 texts.append(data.decode("utf-8", "replace"))
         elif path.is_file():
             with tarfile.open(path, "r:gz") as archive:
-                for member in archive.getmembers():
-                    if member.isfile() and "/templates/" in member.name and read < _MAX_TEMPLATE_BYTES:
-                        handle = archive.extractfile(member)
-                        data = handle.read(_MAX_TEMPLATE_BYTES - read) if handle is not None else b""
-                        read += len(data)
-                        texts.append(data.decode("utf-8", "replace"))
+                _archive_templates(archive, texts, read)
     except (OSError, tarfile.TarError):
         return []
     return texts
+
+
+def chart_reads(chart_ref: str, texts: Sequence[str] = (), reads: Sequence[str] = CLUSTER_READS) -> list[str] | None:
+    """Which of ``reads`` (``lookup``, ``.Capabilities.APIVersions``, ``.Capabilities.KubeVersion``,
+    ``.Capabilities.HelmVersion``, ``.Release.Namespace``) the templates of the local chart ``chart_ref`` (its
+    subcharts' too) or ``texts`` (e.g. values that ``tpl`` renders) call, sorted; None when no template could be
+    read."""
+    templates = _templates(chart_ref)
+    if not templates:
+        return None
+    every = [*templates, *texts]
+    return sorted(name for name in reads if any(_READS[name].search(t) for t in every))
 
 
 def empty_render_problem(helm: str, chart_ref: str, local: bool) -> tuple[str, str] | None:
@@ -79,8 +122,7 @@ def empty_render_problem(helm: str, chart_ref: str, local: bool) -> tuple[str, s
                 "chart renders no object", "check that --helm (or helm on PATH) is Helm: `<helm> version` prints its version")
     if not local:
         return None
-    texts = _templates(chart_ref)
-    reads = sorted(name for name, pattern in _CLUSTER_READS.items() if any(pattern.search(t) for t in texts))
+    reads = chart_reads(chart_ref)
     if reads:
         return (f"helm template rendered no object offline, but the chart's templates call {', '.join(reads)}, which "
                 "read the cluster (offline lookup answers nothing and only built-in API versions exist), so in the "

@@ -14,7 +14,7 @@ and parses the manifests (PyYAML, libyaml loader) into plain dicts. Rules and th
 
 - Release name: ``name``, else the resource name (Chart v4 uses the resource name; a v3
   Release auto-names with a random suffix, which a template render cannot know).
-- Namespace: ``namespace``, else ``default`` (the provider's default namespace).
+- Namespace: ``namespace``, else ``default`` (the provider's default namespace, which its kubeconfig may change).
 - Values: the ``valueYamlFiles`` in order, then ``values``; later files win, as with Helm's
   repeated ``-f`` (provider docs: "Content is read and merged with values"). Assets are read as the
   provider reads them (:mod:`.helm_values`): a values file that does not exist is a :class:`RefusedInput`.
@@ -76,9 +76,9 @@ from ..k8s.wellknown import is_namespaced_kind
 from ..sdk.files import read_input_text
 from ..sdk.yaml_bounded import load_all_bounded, load_bounded
 from .chart_load import CHART_FILE_RULE, SyntaxProblem, chart_load_problem
-from .helm_fixes import helm_failure_fix
 from .helm_values import ValuesProblem, values_documents
 from .manifest_api import api_problem, find_api_problem, list_items
+from .render_failure import render_failure
 from .result import SECRET_FIX, Expanded, NotJudged, RefusedInput, similar_path, unknown_input
 from .run_bounded import run_bounded
 
@@ -203,6 +203,8 @@ class HelmRenderer:
         helm: the helm executable (path or name on ``PATH``); default ``helm`` on ``PATH``.
         kube_version: the cluster's Kubernetes version for ``--kube-version`` (``"1.31"``);
             None lets Helm use its built-in default.
+        kube_version_declared_by: who declares ``kube_version`` the cluster's (``"GpuNodePool 'gpu'"``); ``""``
+            when it is a default. A render it fails is then the program's error (:mod:`.render_failure`).
         fetch: allow downloading charts from their repository or OCI registry.
         timeout: seconds before a render is killed (> 0).
         chart_dirs: directories holding packaged charts named ``<chart>-<version>.tgz``.
@@ -220,6 +222,7 @@ class HelmRenderer:
         helm: str | os.PathLike[str] | None = None,
         *,
         kube_version: str | None = None,
+        kube_version_declared_by: str = "",
         fetch: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
         chart_dirs: Sequence[str | os.PathLike[str]] = (),
@@ -232,6 +235,7 @@ class HelmRenderer:
         self.helm_arg = str(helm) if helm else "helm"
         self.helm = find_helm(helm)
         self.kube_version = kube_version
+        self.kube_version_declared_by = kube_version_declared_by
         self.fetch = fetch
         self.timeout = float(timeout)
         self.chart_dirs = [Path(d) for d in chart_dirs]
@@ -285,9 +289,10 @@ class HelmRenderer:
             :class:`RefusedInput` (input ``chart``, ``valueYamlFiles[i]`` or ``values...``) for a chart written as a
             path where nothing is or a local path that holds no chart Helm can load (:mod:`.chart_load`), a values file that does not exist or an archive in ``values``, which a real
             preview fails on (with or without a helm: reading them needs none), and for a rendered object whose kind
-            or API version no API server serves (:mod:`.manifest_api`, named by its template); or :class:`NotJudged` for:
-            an unsupported type, inputs unknown at preview, no helm, a chart not reachable offline, a
-            post-renderer, a render error (Helm's first error line) or a timeout. Never raises for a user's chart or values.
+            or API version no API server serves (:mod:`.manifest_api`, named by its template) or a render Helm refuses
+            whatever runs it (:mod:`.render_failure`: a ``required``/``fail``, a ``kubeVersion``); or :class:`NotJudged`
+            for: an unsupported type, inputs unknown at preview, no helm, a chart not reachable offline, a
+            post-renderer, another render error (Helm's first error line) or a timeout. Never raises for a user's chart or values.
         """
         who = resource or name
 
@@ -337,7 +342,7 @@ class HelmRenderer:
         if isinstance(source, _Unreachable):
             return not_judged(source.reason, source.fix)
         release = str(inputs.get("name") or name)
-        namespace = str(inputs.get("namespace") or "default")
+        namespace = str(inputs.get("namespace") or "")  # "": the provider's default namespace, rendered as default
         skip_crds = bool(inputs.get("skipCrds"))
         devel = bool(inputs.get("devel")) and not version
         key = hashlib.sha256(
@@ -441,7 +446,8 @@ class HelmRenderer:
         assert self._home is not None
         work = Path(tempfile.mkdtemp(dir=self._home, prefix="render-"))
         try:
-            cmd = [self.helm or "helm", "template", release, source.ref, "--namespace", namespace, "--no-hooks"]
+            cmd = [self.helm or "helm", "template", release, source.ref, "--namespace", namespace or "default",
+                   "--no-hooks"]
             cmd.append("--skip-crds" if skip_crds else "--include-crds")
             if version:
                 cmd += ["--version", version]
@@ -485,12 +491,10 @@ class HelmRenderer:
                     f"helm template of {label}: {self.helm} exited {run.code} with no message",
                     "check that --helm (or helm on PATH) is Helm: `<helm> version` prints its version",
                 )
-            return NotJudged(
-                who,
-                type_token,
-                f"helm template of {label} failed: {helm_error_line(err)}",
-                helm_failure_fix(err),
-            )
+            return render_failure(err, helm_error_line(err), who=who, type_token=type_token, label=label,
+                                  chart_ref=source.ref, local=source.local, pinned=bool(version),
+                                  values_docs=values_docs, kube_version=self.kube_version,
+                                  declared_by=self.kube_version_declared_by, namespace_given=bool(namespace))
         try:
             objects = parse_manifests(out)
         except (yaml.YAMLError, ValueError) as e:
@@ -505,7 +509,7 @@ class HelmRenderer:
             problem = empty_render_problem(self.helm or "helm", source.ref, source.local)
             if problem is not None:
                 return NotJudged(who, type_token, f"helm template of {label}: {problem[0]}", problem[1])
-        _default_namespace(objects, namespace)
+        _default_namespace(objects, namespace or "default")
         notes = [f"helm template of {label} printed {what} that is not UTF-8 (read as U+FFFD)"
                  for what, raw in (("manifests", out_raw), ("errors", err_raw)) if _not_utf8(raw)]
         declared = _local_chart_version(source) if version else None

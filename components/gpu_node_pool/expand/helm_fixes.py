@@ -8,6 +8,18 @@ for such cases: each row is a fixed part of Helm's own error text, the fix, and 
 (``helm/helm`` at the tag of the Helm this project installs, :data:`HELM_SOURCE_TAG`; ``tools/install_helm.py``).
 The tests render each form with that Helm.
 
+Each row also says what the failure tells about the program (:attr:`HelmError.verdict`), which
+:mod:`.render_failure` acts on:
+
+- :data:`OFFLINE`: it may be the offline render's (a chart or dependency that a real run fetches, or values that
+  differ there), so the chart stays not judged;
+- :data:`VALUES`: a template's own ``required`` or ``fail`` stopped the render; with the chart and the values fixed
+  it stops the same way in the provider, which renders with Helm's engine at preview, unless the templates read the
+  cluster or the versions (:mod:`.render_failure` decides);
+- :data:`KUBE_VERSION`: the chart's ``kubeVersion`` refused the version rendered for; an error of the program when
+  that version is the cluster's, declared, or when the constraint is none Helm can read
+  (:mod:`.kube_constraint`), else not judged until the version is declared.
+
 An error of no known form gets :data:`GENERIC_FIX`: the reason the plan shows already carries Helm's own first
 error line (:func:`gpu_node_pool.expand.helm.helm_error_line`), and the fix sends the user to it; it never
 guesses that the values are at fault.
@@ -17,10 +29,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["GENERIC_FIX", "HELM_ERRORS", "HELM_SOURCE_TAG", "HelmError", "helm_failure_fix"]
+__all__ = ["GENERIC_FIX", "HELM_ERRORS", "HELM_SOURCE_TAG", "KUBE_VERSION", "OFFLINE", "VALUES", "HelmError",
+           "helm_error_row", "helm_failure_fix"]
 
 #: The Helm release whose sources the rows cite (``tools/install_helm.py`` installs it).
 HELM_SOURCE_TAG = "v4.1.4"
+
+#: What a failed render tells about the program (module docstring): it may be offline's; the values; the version.
+OFFLINE, VALUES, KUBE_VERSION = "offline", "values", "kube-version"
 
 _RUN_AGAIN = " (run the same `helm template` to see the whole error)"
 
@@ -38,11 +54,13 @@ class HelmError:
         fix: what the user does about it (one sentence).
         source: where Helm prints it: ``helm/helm <path>@<tag> (<function>)``, or Go's own source
             (``golang/go ...``) for an error of Go's template package, which Helm passes on.
+        verdict: :data:`OFFLINE`, :data:`VALUES` or :data:`KUBE_VERSION` (module docstring).
     """
 
     phrase: str
     fix: str
     source: str
+    verdict: str = OFFLINE
 
 
 def _helm(path: str, function: str = "") -> str:
@@ -75,14 +93,15 @@ HELM_ERRORS: tuple[HelmError, ...] = (
               "run `helm dependency build` in the chart directory (its Chart.yaml lists dependencies that are not "
               "in charts/)", _helm("pkg/action/install.go", "CheckDependencies")),
     HelmError("chart requires kubeVersion",
-              "set cluster.kubernetesVersion to the cluster's version, or use a chart version that supports it",
-              _helm("pkg/action/action.go", "renderResources")),
+              "declare the cluster's Kubernetes version (the stack config's cluster.kubernetesVersion, or the "
+              "kubernetesVersion of a GpuNodePool's cluster), or use a chart version whose kubeVersion admits it",
+              _helm("pkg/action/action.go", "renderResources"), KUBE_VERSION),
     HelmError("don't meet the specifications of the schema",
               "fix the chart values: they break the chart's values.schema.json",
               _helm("pkg/chart/common/util/values.go", "ToRenderValuesWithSchemaValidation")),
     HelmError("execution error at (",
               "fix the chart values: the chart's own `required` or `fail` message (in the reason) says which value "
-              "it needs", _helm("pkg/engine/engine.go", "reformatExecErrorMsg")),
+              "it needs", _helm("pkg/engine/engine.go", "reformatExecErrorMsg"), VALUES),
     HelmError("nil pointer evaluating",
               "fix the chart values: a template reads a field of a value that is not set (the reason names the "
               "template and the field)", "golang/go src/text/template/exec.go (evalField), as Helm's engine "
@@ -90,11 +109,14 @@ HELM_ERRORS: tuple[HelmError, ...] = (
 )
 
 
+def helm_error_row(error: str) -> HelmError | None:
+    """The first row of :data:`HELM_ERRORS` whose phrase Helm's error text ``error`` holds, else None."""
+    return next((row for row in HELM_ERRORS if row.phrase in error), None)
+
+
 def helm_failure_fix(error: str) -> str:
     """The fix for a failed ``helm template`` whose error text (stderr, or its first line) is ``error``: the fix
     of the first row of :data:`HELM_ERRORS` whose phrase it holds, else :data:`GENERIC_FIX`; either ends by
     telling the user how to see the whole error."""
-    for row in HELM_ERRORS:
-        if row.phrase in error:
-            return row.fix + _RUN_AGAIN
-    return GENERIC_FIX + _RUN_AGAIN
+    row = helm_error_row(error)
+    return (row.fix if row is not None else GENERIC_FIX) + _RUN_AGAIN

@@ -29,14 +29,14 @@ real rendered children when the chart renders, and is otherwise kept, labelled a
 templates of chart version :data:`~gpu_node_pool.gpu_agents.device_plugin.values.CHART_VERSION`; a chart that asks
 for another version (or pins none) is also a not-judged item, since that version's DaemonSet was not rendered.
 
-A chart written as a path where nothing is fails a real preview, so it is an error, not an unjudged item: a
-:class:`~gpu_node_pool.expand.result.RefusedInput` the plan adds to ``result.config_issues`` (``configErrors``,
-exit 2) at ``<type> '<name>' chart``. Whatever else cannot be opened becomes a
-:class:`~gpu_node_pool.expand.result.NotJudged` item: the
-report's ``notJudged`` list, printed in the text report and raised as an advisory
-``resources-judged`` finding (mandatory with ``--strict`` or the pack config
-``{"resources-judged": {"strict": true}}``). The runner's "can't run policy during preview"
-findings join the same list (:func:`finish_plan`).
+A chart written as a path where nothing is fails a real preview, as does one Helm refuses to render whatever runs
+it (:mod:`~gpu_node_pool.expand.render_failure`: a ``required`` with the program's values, a ``kubeVersion`` the
+declared version fails): an error, not an unjudged item, a :class:`~gpu_node_pool.expand.result.RefusedInput` the
+plan adds to ``result.config_issues`` (``configErrors``, exit 2) at ``<type> '<name>' <input>``. Whatever else cannot
+be opened becomes a :class:`~gpu_node_pool.expand.result.NotJudged` item: the report's ``notJudged`` list, printed
+in the text report and raised as an advisory ``resources-judged`` finding (mandatory with ``--strict`` or the pack
+config ``{"resources-judged": {"strict": true}}``). The runner's "can't run policy during preview" findings join the
+same list (:func:`finish_plan`).
 
 Helm: ``--helm PATH``, else ``helm`` on ``PATH``, else the ``helm`` next to the running Python
 (``make setup`` installs it in ``venv/bin``). Charts: a local path, Helm's repository cache
@@ -187,6 +187,14 @@ class KubeVersion:
         each = "; ".join(f"{version}: {listed(who, 3)}" for version, who in self.declared)
         return (f"the oldest of the versions declared ({each}); which cluster a chart installs to is not read, and a "
                 "chart's kubeVersion constraint must hold on each")
+
+    @property
+    def declared_by(self) -> str:
+        """Who declares :attr:`version` when it is the one version declared (``"GpuNodePool 'gpu'"``), else ``""``: a
+        render it fails fails on the cluster (:mod:`gpu_node_pool.expand.render_failure`); a default proves nothing."""
+        from ..text.listing import listed
+
+        return listed(self.declared[0][1], 3) if len(self.declared) == 1 else ""
 
     @property
     def label(self) -> str:
@@ -412,7 +420,7 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
     added: dict[int, list[Resource]] = {}
     dropped: set[int] = set()
     with HelmRenderer(locate_helm(options.helm) or options.helm or "helm", kube_version=kube.version,
-                      fetch=options.fetch, timeout=options.timeout, chart_dirs=chart_dirs, base_dir=base_dir,
+                      kube_version_declared_by=kube.declared_by, fetch=options.fetch, timeout=options.timeout, chart_dirs=chart_dirs, base_dir=base_dir,
                       unknown_markers=_MARKERS, syntax_problem=_manifest_syntax) as renderer:
         for i, res in enumerate(resources):
             if res.synthesized or (res.urn and res.urn in has_child):
