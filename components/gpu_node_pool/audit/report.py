@@ -418,7 +418,8 @@ def run_audit(
                     f"in {p.id}: {cell.summary}.{nowhere}", adds, p.id))
             elif cell.status == "notJudged" and not ds.problem:  # a DaemonSet judged on no node is listed once, above
                 not_judged.append(NotJudged(f"DaemonSet {ds.display} on {p.id}", cell.summary))
-        if ds.desired is not None and ds.desired != rules_say and count_explained(ds.desired, rules_say, rules_now):
+        if (ds.desired is not None and ds.desired != rules_say and not ds.problem
+                and count_explained(ds.desired, rules_say, rules_now)):
             notes.append(f"DaemonSet {ds.display}: status.desiredNumberScheduled is {ds.desired}; the taint and selection "
                          f"rules say {rules_say} node(s) without the transient taints and {rules_now} with them: nodes a "
                          "controller is draining or deleting explain the difference (their notes say which)")

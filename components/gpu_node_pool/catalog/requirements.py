@@ -218,7 +218,7 @@ class Evaluation:
         A first line, then :meth:`explanation`: ``limits`` ``nvidia.com/gpu`` drops every type with GPUs the
         requirements leave (``filterByRemainingResources``, kubernetes-sigs/karpenter ``pkg/controllers/provisioning/
         scheduling/scheduler.go``); or Karpenter can launch nothing; or every candidate has 0 ``nvidia.com/gpu``
-        capacity (g6f/gr6f, #8368), which Karpenter never launches for pods requesting GPUs."""
+        capacity (g6f/gr6f, aws/karpenter-provider-aws#8368), which Karpenter never launches for pods requesting GPUs."""
         gpu_keys = [why for key, why in self.reduced_absent if _key_suffix(key) in _GPU_SUFFIXES]
         if gpu_keys and self.candidates and not any(t.ec2_gpus or t.is_nvidia for t in self.candidates):
             return [f"its requirements select only types without GPUs ({self.summary()}): {'; '.join(gpu_keys)}; "

@@ -110,7 +110,7 @@ def test_the_warnings_say_what_the_stack_installs_for_each_setting_and_never_the
     assert "The stack installs" not in pool and "enabled by default" not in pool
     off = warnings["gpuAgents.gkeDriverInstaller.enabled"]
     assert off.startswith("false: the stack installs no NVIDIA driver installer")
-    assert "pools[0] 'gpu'" in off or "pools[0] '" in off
+    assert "pools[0] 'l4-inference' (INSTALLATION_DISABLED)" in off
     assert f"kubectl apply -f {INSTALLER_URL}" in off
     code, out, err = plan(project(tmp_path / "on", gke_dev()), capsys, "--json")
     doc = json.loads(out)
