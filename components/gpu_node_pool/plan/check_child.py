@@ -194,3 +194,26 @@ def main(argv: list[str]) -> int:
         os.chdir(request["cwd"])
     Path(answer_path).write_text(json.dumps(answer(request), default=str), encoding="utf-8")
     return 0
+
+
+def in_program_placed(err: Any, raised: BaseException, program: Path, project: Path) -> Any:
+    """``err`` of a component the program constructed, each issue placed at the program's line that constructed it
+    (:func:`in_program`) with its file relative to ``project``, as ``gpupool check`` places it; an error
+    about the stack config the program read is returned unchanged (the stack file places it)."""
+    from ..config import ConfigError
+    from ..config.errors import Location
+
+    placed = in_program(err, raised, program)
+    if placed is err:
+        return err
+
+    def relative(where: Location | None) -> Location | None:
+        if where is None:
+            return None
+        try:
+            return Location(Path(where.file).resolve().relative_to(project.resolve()).as_posix(), where.line, where.column)
+        except ValueError:
+            return where
+
+    return ConfigError([dataclasses.replace(i, location=relative(i.location)) for i in placed.issues], placed.source,
+                       placed.registered)

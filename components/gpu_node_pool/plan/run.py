@@ -144,29 +144,6 @@ def _reraise(err: BaseException) -> Any:
     raise err
 
 
-def _in_program(err: ConfigError, raised: BaseException, program: Path, project: Path) -> ConfigError:
-    """``err`` of a component the program constructed, each issue placed at the program's line that constructed it
-    (:func:`.check_child.in_program`) with its file relative to ``project``, as ``gpupool check`` places it; an error
-    about the stack config the program read is returned unchanged (the stack file places it)."""
-    from ..config.errors import Location
-    from .check_child import in_program
-
-    placed = in_program(err, raised, program)
-    if placed is err:
-        return err
-
-    def relative(where: Location | None) -> Location | None:
-        if where is None:
-            return None
-        try:
-            return Location(Path(where.file).resolve().relative_to(project.resolve()).as_posix(), where.line, where.column)
-        except ValueError:
-            return where
-
-    return ConfigError([dataclasses.replace(i, location=relative(i.location)) for i in placed.issues], placed.source,
-                       placed.registered)
-
-
 def record_program(
     program: Path,
     config: Mapping[str, Any],
@@ -457,7 +434,9 @@ def plan_stack(
         cause = err if isinstance(err, ConfigError) else err.__cause__
         if not isinstance(cause, ConfigError):
             raise ProgramError(program_issue(err, program, project) or _reraise(err)) from None
-        placed = _in_program(cause, err, program, project)
+        from .check_child import in_program_placed
+
+        placed = in_program_placed(cause, err, program, project)
         result.config_issues = found.locate(placed.issues)  # the stack config's own: placed in the stack file
         result.config_source = placed.source
         result.registered_before_error = len(registered)
