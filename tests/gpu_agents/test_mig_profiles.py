@@ -11,7 +11,7 @@ import pytest
 from gpu_node_pool.backends._shared.cluster_autoscaler import CA_LABEL_PREFIX, CA_RESOURCE_PREFIX, ca_node_template_tags
 from gpu_node_pool.backends.self_managed.render import ca_tags
 from gpu_node_pool.config import ConfigError, validate_stack_config
-from gpu_node_pool.config.common import mig_layout_name
+from gpu_node_pool.config.sharing_names import mig_layout_name
 from gpu_node_pool.config.warnings import stack_warnings
 from gpu_node_pool.gpu_agents.capacity import autoscaler_resources, gke_accelerator_args
 from gpu_node_pool.gpu_agents.mig_partitioners import OPERATOR_DEFAULT_LAYOUTS

@@ -22,9 +22,10 @@ from pydantic import Field
 from ..k8s.names import DNS1123_LABEL_RE
 from .chart_repository import ChartRepository
 from .chart_versions import pinned_chart_version
-from .common import GpuSharingConfig, MigConfig, Model, sharing_config_name
+from .common import GpuSharingConfig, MigConfig, Model
 from .errors import ConfigIssue
 from .messages import show
+from .sharing_names import sharing_config_name
 
 __all__ = [
     "PLUGIN_PROVIDERS",

@@ -40,6 +40,7 @@ from .defaults import DEFAULT_TAINT
 from .errors import fail, fail_each, fail_per_key
 from .pool_names import check_pool_name, pool_name_schema
 from .reserved_labels import RESERVED_LABELS, reserved_label_problem
+from .sharing_names import mig_config_name, mig_layout_name, sharing_config_name
 
 EKS_MAX_TAINTS = 50
 # The widest whole numbers the APIs behind the settings hold: int32 (EKS, EC2 Auto Scaling, Bottlerocket's
@@ -310,36 +311,9 @@ class GpuLabel(Model):
 
 # --- GPU agents: sharing and MIG per pool (stack-level rules in gpu_agents/validate.py) ---
 
-_SHARING_NAME_PART = {"timeSlicing": "timeslicing", "mps": "mps"}
 #: MIG profile names: ``<compute>g.<memory>gb`` with an optional ``+me``/``+gfx`` attribute
 #: (NVIDIA MIG User Guide, "Supported MIG Profiles"; GKE ``gpu_partition_size`` uses the same).
 _MIG_PROFILE_RE = re.compile(r"^[1-8]g\.\d+gb(\+[a-z]+)*$")
-
-
-def sharing_config_name(strategy: str, replicas: int) -> str:
-    """The named device-plugin config of one sharing setting: ``timeslicing-<N>`` or ``mps-<N>``.
-
-    Also the value of the node label ``nvidia.com/device-plugin.config`` that selects it, so it is a
-    valid label value and config-map key (lower case, digits, ``-``).
-    """
-    return f"{_SHARING_NAME_PART[strategy]}-{replicas}"
-
-
-def mig_config_name(strategy: str) -> str:
-    """The named device-plugin config of a MIG pool: ``mig-single`` or ``mig-mixed``, carrying the pool's
-    ``flags.migStrategy`` (NVIDIA/k8s-device-plugin@v0.20.0 ``deployments/helm/nvidia-device-plugin/values.yaml``
-    L1-19, the ``mig-single``/``mig-mixed`` example). Also the value of the node label
-    ``nvidia.com/device-plugin.config`` that selects it on the pool's nodes."""
-    return f"mig-{strategy}"
-
-
-def mig_layout_name(profile: str) -> str:
-    """The GPU Operator MIG manager's layout that puts every GPU of a node into ``profile``: ``all-<profile>``
-    with ``+`` written ``.`` (e.g. ``all-1g.10gb``, ``all-1g.5gb.me``), the naming of its default config map
-    ``default-mig-parted-config`` (NVIDIA/gpu-operator ``assets/state-mig-manager/0400_configmap.yaml``).
-    Also the value of the node label ``nvidia.com/mig.config``; whether the layout exists is judged by
-    :func:`gpu_node_pool.gpu_agents.mig.mig_problems`."""
-    return "all-" + profile.replace("+", ".")
 
 
 class GpuSharingConfig(Model):

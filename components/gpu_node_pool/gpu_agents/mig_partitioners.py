@@ -8,7 +8,7 @@ Two partitioners run on EC2 nodes the component declares (GKE partitions itself,
   advertises whole GPUs. The layouts are those of the MIG manager's default config map
   ``default-mig-parted-config`` (NVIDIA/gpu-operator ``assets/state-mig-manager/0400_configmap.yaml``
   @v26.7.0): ``all-<profile>`` with ``+`` written ``.`` puts every GPU into one profile
-  (:func:`gpu_node_pool.config.common.mig_layout_name`, which the pool models write into the label).
+  (:func:`gpu_node_pool.config.sharing_names.mig_layout_name`, which the pool models write into the label).
   The operator has one ``mig.strategy`` per cluster (chart ``values.yaml`` ``mig.strategy``,
   ClusterPolicy ``spec.mig.strategy``), read by its device plugin and GFD on every node.
 * Bottlerocket NVIDIA's own MIG manager (``nvidia-migmanager``) reads
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..config.common import mig_layout_name
+from ..config.sharing_names import mig_layout_name
 from .bottlerocket_sharing import DEVICE_PLUGINS_REFERENCE
 
 __all__ = [

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config.common import mig_layout_name
+from ..config.sharing_names import mig_layout_name
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL, NVIDIA_GPU_RESOURCE
 from .bottlerocket_sharing import carried_by as bottlerocket_carried_by
 from .bottlerocket_sharing import shares_on_bottlerocket

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..config.common import sharing_config_name
+from ..config.sharing_names import sharing_config_name
 from ..k8s.wellknown import DEVICE_PLUGIN_CONFIG_LABEL, NVIDIA_GPU_RESOURCE
 from .bottlerocket_sharing import image_plugin_problem
 from .pools import AgentPool, GpuSharing, Problem
@@ -79,7 +79,7 @@ GKE_DOCUMENTED_MAX_CLIENTS = 48
 
 def config_name(sharing: GpuSharing) -> str:
     """The named device-plugin config for one setting: ``timeslicing-<N>`` or ``mps-<N>``
-    (:func:`gpu_node_pool.config.common.sharing_config_name`, the one definition)."""
+    (:func:`gpu_node_pool.config.sharing_names.sharing_config_name`, the one definition)."""
     return sharing_config_name(sharing.strategy, sharing.replicas)
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from ..config.common import mig_config_name, sharing_config_name
+from ..config.sharing_names import mig_config_name, sharing_config_name
 from ..k8s.wellknown import NVIDIA_GPU_RESOURCE
 
 __all__ = [
