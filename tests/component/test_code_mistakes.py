@@ -37,7 +37,7 @@ def test_no_pool_that_needs_the_plugin_is_refused_before_a_chart_with_no_node_se
     cfg = base()
     cfg["pools"][0]["amiType"] = "BOTTLEROCKET_x86_64_NVIDIA"  # ships its own device plugin
     err, plugin = _run(lambda pools, s: NvidiaDevicePluginArgs(s.cluster.name, [p.spec for p in pools]), cfg)
-    assert "no pool needs the NVIDIA device plugin (pools ['inference']" in str(err)
+    assert "no pool needs the NVIDIA device plugin (pools inference: each ships its own" in str(err)
     assert "nodeSelectorTerms" in str(err)
     assert plugin == []
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
+from ...text.listing import listed
 
 __all__ = ["plugin_config", "served_pools"]
 
@@ -65,7 +66,7 @@ def served_pools(pools: Any) -> list[PoolConfig]:
         raise _fail(f"pools[{i}]", f"expected a pool model (GpuNodePool.spec), got {type(pool).__name__}")
     served = [p for p in models if p.uses_nvidia_device_plugin]
     if not served:
-        names = [p.name for p in models]
+        names = listed((p.name for p in models), 5)
         raise _fail(
             "pools",
             f"no pool needs the NVIDIA device plugin (pools {names}: each ships its own or is served by "
