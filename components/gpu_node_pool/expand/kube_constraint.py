@@ -11,8 +11,9 @@ Kubernetes provider's Helm v3.20.2 both pin) parses it:
 
 1. each ``<v1> - <v2>`` range is rewritten to ``>= <v1>, <= <v2>`` (``rewriteRange``);
 2. the text is split at ``||``; each part must match ``validConstraintRegex`` (else "improper constraint: <part>");
-3. each constraint found in it (``findConstraintRegex``) gives a version, its ``x``/``*`` parts made ``0``, that
-   ``NewVersion`` must read (else "constraint parser error").
+3. each constraint found in it (``findConstraintRegex``) must match ``constraintRegex`` (``parseConstraint``, else
+   "improper constraint: <constraint>") and gives a version, its ``x``/``*`` parts made ``0``, that ``NewVersion``
+   must read (else the bare "constraint parser error", which names no constraint).
 
 ``validConstraintRegex`` is written here in an equivalent form that a backtracking matcher checks in linear time
 (``tests/expand/test_kube_constraint.py`` compares the two on generated texts).
@@ -73,16 +74,20 @@ def _constraint_version(piece: str) -> str | None:
 
 
 def constraint_problem(constraint: str) -> str | None:
-    """Why Masterminds/semver ``NewConstraint`` (v3.4.0) refuses ``constraint``, in its own words
-    (``improper constraint: <part>`` or ``constraint parser error: <piece>``), or None when it reads it.
+    """The error Masterminds/semver ``NewConstraint`` (``constraints.go@v3.4.0``) returns for ``constraint``, word for
+    word, or None when it reads it: ``improper constraint: <part>`` (a part between ``||`` that
+    ``validConstraintRegex`` refuses, or a constraint found in it that ``constraintRegex`` refuses) or the bare
+    ``constraint parser error`` (a version ``NewVersion`` refuses; the library names no constraint).
 
-    ``">=1.28.0-0"``, ``"~1.30"``, ``">=1.25 <1.35 || 1.x"`` and ``"1.28 - 1.33"`` are read; ``"not a constraint!!"``,
-    ``">= 1.2 &&"`` and ``"1|2"`` are not."""
+    ``">=1.28.0-0"``, ``"~1.30"``, ``">=1.25 <1.35 || 1.x"`` and ``"1.28 - 1.33"`` are read; ``"not a constraint!!"``
+    and ``">= 1.2 &&"`` give ``improper constraint: ...``, ``"1|2"`` gives ``constraint parser error``."""
     for part in _rewrite_range(constraint).split("||"):
         if _VALID.fullmatch(part) is None:
             return f"improper constraint: {part}"
         for found in _FIND.finditer(part):
             version = _constraint_version(found.group(0))
-            if version is None or not is_loose_semver(version):
-                return f"constraint parser error: {found.group(0).strip()}"
+            if version is None:
+                return f"improper constraint: {found.group(0)}"
+            if not is_loose_semver(version):
+                return "constraint parser error"
     return None
