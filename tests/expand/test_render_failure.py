@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gpu_node_pool.expand.helm import HelmRenderer
+from gpu_node_pool.expand.helm_fixes import KUBE_VERSION, VALUES
+from gpu_node_pool.expand.render_failure import render_failure
 from gpu_node_pool.expand.result import Expanded, NotJudged, RefusedInput
 from gpu_node_pool.plan.expand import locate_helm
 
@@ -123,6 +125,7 @@ def test_the_same_constraint_with_no_version_declared_stays_not_judged_saying_to
     assert "chart requires kubeVersion: >=1.34.0-0 which is incompatible with Kubernetes v1.31" in got.reason
     assert got.fix.startswith("declare the cluster's Kubernetes version (the stack config's cluster.kubernetesVersion, "
                               "or the kubernetesVersion of a GpuNodePool's cluster)"), got.fix
+    assert got.verdict == KUBE_VERSION  # the plan adds the version's reason by it
 
 
 @pytest.mark.parametrize("declared_by", ["", "GpuNodePool 'gpu'"])
@@ -143,5 +146,23 @@ def test_a_fail_on_the_namespace_is_an_error_only_when_the_chart_sets_its_namesp
     unset = render(tmp_path, namespace="")
     assert isinstance(unset, NotJudged), unset
     assert ".Release.Namespace, rendered as default while the chart sets no namespace" in unset.reason
+    assert unset.verdict == VALUES
     given = render(tmp_path, namespace="default")
     assert isinstance(given, RefusedInput) and "the chart's own message 'not in default'" in given.message, given
+
+
+def test_a_long_message_of_the_chart_is_cut_in_the_error(tmp_path):
+    chart(tmp_path, template='{{ fail "' + "x" * 300 + '" }}\n')
+    got = render(tmp_path)
+    assert isinstance(got, RefusedInput), got
+    assert "the chart's own message '" + "x" * 80 + "'... (300 characters)" in got.message, got.message
+
+
+def test_a_remote_chart_whose_kube_version_is_no_constraint_is_not_judged_showing_it():
+    err = "Error: chart requires kubeVersion: 1|2 which is incompatible with Kubernetes v1.33.0\n"
+    got = render_failure(err, err.strip(), who="urn:c", type_token=CHART, label="chart 'oci://r/c'",
+                         chart_ref="oci://r/c", local=False, pinned=False, kube_version="1.33")
+    assert isinstance(got, NotJudged), got
+    assert got.verdict == KUBE_VERSION
+    assert got.reason.endswith("(its kubeVersion is no constraint: constraint parser error)"), got.reason
+    assert got.fix.endswith("use a version of it whose kubeVersion is one (this one's kubeVersion is '1|2')"), got.fix

@@ -130,3 +130,20 @@ def test_a_kube_version_that_is_no_constraint_is_an_error_naming_the_charts_file
     assert f"kubeVersion 'not a constraint!!' in {chart_yaml} is no version constraint" in error["message"]
     assert f"Fix: write kubeVersion in {chart_yaml} as a version constraint" in error["message"]
     assert "cluster.kubernetesVersion" not in error["message"]
+
+
+def test_a_fail_that_names_kube_version_gets_no_note_of_the_version_rendered_for(capsys, tmp_path):
+    # the chart's own fail reads .Capabilities.KubeVersion, so it stays not judged, as the values row says, and only
+    # a kubeVersion Helm refused is followed by why the plan rendered for the default version
+    root = project(tmp_path, values=', values={"tol": []}')
+    (root / "charts" / "logship" / "templates" / "ds.yaml").write_text(
+        '{{ if semverCompare "<1.99-0" .Capabilities.KubeVersion.Version }}'
+        '{{ fail "this chart needs a kubeVersion of 1.99" }}{{ end }}\n')
+    code, doc = run(capsys, root)
+    assert code == 0 and doc["configErrors"] == []
+    [item] = doc["notJudged"]
+    assert "needs a kubeVersion of 1.99" in item["reason"], item["reason"]
+    assert (f"the chart's templates call .Capabilities.KubeVersion, rendered for {DEFAULT_KUBE_VERSION}, which nothing "
+            "declares as the cluster's version, so the failure may be the offline render's") in item["reason"], (
+        item["reason"])
+    assert "(--kube-version" not in item["reason"], item["reason"]

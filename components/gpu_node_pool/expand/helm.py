@@ -358,7 +358,7 @@ class HelmRenderer:
         if isinstance(hit, RefusedInput):
             return RefusedInput(who, type_token, hit.input, hit.message)
         if isinstance(hit, NotJudged):
-            return NotJudged(who, type_token, hit.reason, hit.fix)
+            return NotJudged(who, type_token, hit.reason, hit.fix, verdict=hit.verdict)
         return Expanded(who, type_token, copy.deepcopy(hit.objects), hit.source, [*read_notes, *hit.notes])
 
     def _locate(self, chart: str, version: str, repo: str) -> _Source | _Unreachable:

@@ -19,7 +19,7 @@ A failure is the program's error when it does not depend on being offline, by th
 - ``KUBE_VERSION``: an error at ``chart`` when the chart's ``kubeVersion`` is no constraint Helm can read
   (:mod:`.kube_constraint`; no version passes it), or when the version it refuses is the cluster's, declared; with
   the default version, not judged, saying to declare it;
-- anything else (a chart not reachable, ``OFFLINE`` rows, an error of no known form): not judged, as before.
+- anything else (a chart not reachable, ``OFFLINE`` rows, an error of no known form): not judged.
 
 Either way the chart must be the one a real run renders: a local chart, or a pinned version.
 """
@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..text.listing import listed
+from ..text.terminal import shown
 from .empty_render import CLUSTER_READS, chart_reads
 from .helm_fixes import HELM_SOURCE_TAG, KUBE_VERSION, VALUES, helm_error_row, helm_failure_fix
 from .kube_constraint import CONSTRAINT_SOURCE, constraint_problem
@@ -94,11 +94,16 @@ def render_failure(err: str, line: str, *, who: str, type_token: str, label: str
 
     Returns:
         :class:`RefusedInput` at ``values`` (``required``/``fail``) or ``chart`` (``kubeVersion``) when the failure is
-        the program's (module docstring), else :class:`NotJudged` with Helm's first error line and its fix.
+        the program's (module docstring), else :class:`NotJudged` with Helm's first error line, its fix, and the
+        verdict of its row of :data:`~gpu_node_pool.expand.helm_fixes.HELM_ERRORS` (``""`` for no row).
     """
     reason, fix = f"helm template of {label} failed: {line}", helm_failure_fix(err)
     row = helm_error_row(err)
     fixed = local or pinned
+
+    def not_judged(reason: str, fix: str) -> NotJudged:
+        return NotJudged(who, type_token, reason, fix, verdict=row.verdict if row is not None else "")
+
     if row is not None and row.verdict == KUBE_VERSION and (m := _KUBE.search(err)) is not None:
         constraint, version = m.group("constraint"), m.group("version")
         problem = constraint_problem(constraint)
@@ -106,29 +111,29 @@ def render_failure(err: str, line: str, *, who: str, type_token: str, label: str
             if fixed:
                 return RefusedInput(who, type_token, "chart", _malformed(label, chart_ref, local, constraint, problem,
                                                                          line, type_token))
-            return NotJudged(who, type_token, f"{reason} (its kubeVersion is no constraint: {problem})",
-                             _malformed_fix("the chart's Chart.yaml", constraint))
+            return not_judged(f"{reason} (its kubeVersion is no constraint: {shown(problem, quote=False)})",
+                              _malformed_fix("the chart's Chart.yaml", constraint))
         if declared_by and fixed:
             return RefusedInput(who, type_token, "chart", (
-                f"{label}: its Chart.yaml's kubeVersion {constraint!r} excludes Kubernetes {version}, the cluster's "
-                f"version as {declared_by} declares it (Helm: {_said(line)}; {_KUBE_CHECK}, checked before rendering; "
-                f"{_KUBE_FIELD}), and {_CLUSTER_VERSION.get(type_token, _CLUSTER_VERSION[_CHART])}, so "
+                f"{label}: its Chart.yaml's kubeVersion {shown(constraint)} excludes Kubernetes {version}, the "
+                f"cluster's version as {declared_by} declares it (Helm: {_said(line)}; {_KUBE_CHECK}, checked before "
+                f"rendering; {_KUBE_FIELD}), and {_CLUSTER_VERSION.get(type_token, _CLUSTER_VERSION[_CHART])}, so "
                 f"{_FAILS.get(type_token, _FAILS[_CHART])}. Fix: use a chart version whose kubeVersion admits "
                 f"{kube_version or version}, or upgrade the cluster first and declare its new version"))
-        return NotJudged(who, type_token, reason, fix)
+        return not_judged(reason, fix)
     if row is not None and row.verdict == VALUES and local and (m := _EXEC.search(line)) is not None:
         asked = [*CLUSTER_READS, ".Capabilities.HelmVersion", *(() if declared_by else (".Capabilities.KubeVersion",)),
                  *(() if namespace_given else (".Release.Namespace",))]
         reads = chart_reads(chart_ref, values_docs, asked)
         if reads is None:
-            return NotJudged(who, type_token, reason, fix)
+            return not_judged(reason, fix)
         if reads:
-            said = listed(_READS[r].format(version=kube_version) for r in reads)
-            return NotJudged(who, type_token, f"{reason}; the chart's templates call {said}, so the failure may be "
-                             "the offline render's", f"{fix}; if the message is about what the cluster holds, judge "
-                             "the chart's objects after apply with `gpupool audit`")
+            said = "; ".join(_READS[r].format(version=kube_version) for r in reads)  # our words, whole
+            return not_judged(f"{reason}; the chart's templates call {said}, so the failure may be the offline "
+                              "render's", f"{fix}; if the message is about what the cluster holds, judge the chart's "
+                              "objects after apply with `gpupool audit`")
         return RefusedInput(who, type_token, "values", _stopped(label, chart_ref, m, line, type_token))
-    return NotJudged(who, type_token, reason, fix)
+    return not_judged(reason, fix)
 
 
 def _stopped(label: str, chart_ref: str, m: re.Match[str], line: str, type_token: str) -> str:
@@ -139,7 +144,8 @@ def _stopped(label: str, chart_ref: str, m: re.Match[str], line: str, type_token
     if file is not None and file.is_file():
         where += f", {file}"
     return (f"{label} does not render with the values the program gives: its template {template} ({where}) stops "
-            f"with the chart's own message {message!r} (Helm: {_said(line)}; a template's `required` or `fail`, {_ENGINE}). "
+            f"with the chart's own message {shown(message)} (Helm: {_said(line)}; a template's `required` or `fail`, "
+            f"{_ENGINE}). "
             "The chart and the values are the program's and the templates read neither the cluster nor the versions, "
             f"so {_FAILS.get(type_token, _FAILS[_CHART])}. Fix: give the value that message asks for in values (or "
             "a file of valueYamlFiles): the template at that line names it")
@@ -155,18 +161,19 @@ def _chart_file(chart_ref: str, local: bool) -> str:
 def _malformed_fix(chart_file: str, constraint: str) -> str:
     return (f"write kubeVersion in {chart_file} as a version constraint, e.g. '>=1.28.0-0' (the '-0' also admits the "
             f"versions with a suffix that managed clusters report, such as v1.33.4-eks-...), or remove it; for a chart "
-            f"you do not maintain, use a version of it whose kubeVersion is one (now {constraint!r})")
+            f"you do not maintain, use a version of it whose kubeVersion is one (this one's kubeVersion is "
+            f"{shown(constraint)})")
 
 
 def _malformed(label: str, chart_ref: str, local: bool, constraint: str, problem: str, line: str,
                type_token: str) -> str:
     """The error of a ``kubeVersion`` that is no constraint: the chart's own error, on every cluster."""
     chart_file = _chart_file(chart_ref, local)
-    return (f"{label}: kubeVersion {constraint!r} in {chart_file} is no version constraint ({problem}; "
-            f"{CONSTRAINT_SOURCE}; {_KUBE_FIELD}). Helm refuses to render such a chart for every Kubernetes version, "
-            f"as if the constraint excluded it (Helm: {_said(line)}; {_KUBE_CHECK}: a constraint that does not parse "
-            "admits no version), so on any cluster, whatever version is declared, "
-            f"{_FAILS.get(type_token, _FAILS[_CHART])}. Fix: {_malformed_fix(chart_file, constraint)}")
+    return (f"{label}: kubeVersion {shown(constraint)} in {chart_file} is no version constraint "
+            f"({shown(problem, quote=False)}; {CONSTRAINT_SOURCE}; {_KUBE_FIELD}). Helm refuses to render such a "
+            f"chart for every Kubernetes version, as if the constraint excluded it (Helm: {_said(line)}; "
+            f"{_KUBE_CHECK}: a constraint that does not parse admits no version), so on any cluster, whatever version "
+            f"is declared, {_FAILS.get(type_token, _FAILS[_CHART])}. Fix: {_malformed_fix(chart_file, constraint)}")
 
 
 def _said(line: str) -> str:

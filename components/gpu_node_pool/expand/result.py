@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -35,6 +35,10 @@ class NotJudged:
         input: empty for an item left unjudged. Set, this is no such item but a :class:`RefusedInput` at that input
             carried in a list of not-judged items (what a program collects while it runs, which ``gpupool check``'s
             child answers as ``notJudged``, read back with ``NotJudged(**item)``): :meth:`refused` gives it back.
+        verdict: for a ``helm template`` that failed with an error of a row of
+            :data:`~gpu_node_pool.expand.helm_fixes.HELM_ERRORS`, that row's verdict (``"offline"``, ``"values"`` or
+            ``"kube-version"``: :data:`~gpu_node_pool.expand.helm_fixes.KUBE_VERSION` when the chart's ``kubeVersion``
+            refused the version rendered for); else ``""``. Not part of the report item.
     """
 
     resource: str
@@ -42,6 +46,7 @@ class NotJudged:
     reason: str
     fix: str
     input: str = ""
+    verdict: str = ""
 
     def to_dict(self) -> dict[str, str]:
         """The report item ``{resource, type, reason, fix}`` (JSON key order as in ``cli/report.schema.json``), with
@@ -50,6 +55,10 @@ class NotJudged:
         if self.input:
             out["input"] = self.input
         return out
+
+    def noted(self, note: str) -> NotJudged:
+        """This item with ``note`` after its reason, in parentheses: ``"<reason> (<note>)"``."""
+        return replace(self, reason=f"{self.reason} ({note})")
 
     def refused(self) -> RefusedInput | None:
         """The :class:`RefusedInput` this item carries (its ``input`` set), else None."""

@@ -63,6 +63,7 @@ from ..config.chart_versions import same_chart_version
 from ..expand.eks_addons import ADDON_TYPE, expand_addon
 from ..expand.helm import CHART_TYPES as HELM_TYPES
 from ..expand.helm import DEFAULT_TIMEOUT, HelmRenderer, find_helm
+from ..expand.helm_fixes import KUBE_VERSION
 from ..expand.identify import is_device_plugin_chart, is_device_plugin_component
 from ..expand.operator_resources import expand_custom_resource, group_kind, known_kind
 from ..expand.result import Expanded, NotJudged, RefusedInput
@@ -455,9 +456,8 @@ def expand_plan(result: Any, project_dir: Path, options: ExpandOptions | None = 
                 _refused_input(result, res, outcome, project_dir)
                 continue
             if isinstance(outcome, NotJudged):
-                if kube.why and res.type in HELM_TYPES and "kubeVersion" in outcome.reason:  # Helm: "chart requires"
-                    outcome = dataclasses.replace(outcome, reason=f"{outcome.reason} (--kube-version {kube.version}: "
-                                                  f"{kube.why})")
+                if kube.why and outcome.verdict == KUBE_VERSION:  # the chart's kubeVersion refused the version
+                    outcome = outcome.noted(f"--kube-version {kube.version}: {kube.why}")
                 if res.urn and res.urn in stand_ins:  # the device plugin: its stand-in judges it, at its version
                     from ..gpu_agents.device_plugin.values import CHART_VERSION
 
