@@ -1,8 +1,9 @@
 """NVIDIA's standalone device plugin on GKE pools: the chart's ``nvidiaDriverRoot`` points at
-``/home/kubernetes/bin/nvidia``, where Google's installer puts the driver (NVIDIA/k8s-device-plugin@v0.20.0
+``/home/kubernetes/bin/nvidia``, where Google's COS installer puts the driver (NVIDIA/k8s-device-plugin@v0.20.0
 ``templates/daemonset-device-plugin.yml`` mounts it at ``/driver-root``; ``cmd/nvidia-device-plugin/root.go`` finds
-``lib64/libnvidia-ml.so.1`` there), set only on an instance whose pools are all GKE pools; and each such pool is
-warned that its containers get no GPU without the NVIDIA container toolkit, which neither GKE nor the chart installs."""
+``lib64/libnvidia-ml.so.1`` there), set only on an instance whose pools are all COS pools (Google's Ubuntu manifest
+states no driver directory: left out and warned); and each such pool is warned that its containers get no GPU
+without the NVIDIA container toolkit, which neither GKE nor the chart installs."""
 
 from __future__ import annotations
 
@@ -20,11 +21,18 @@ CLUSTER = {"name": "ml-gke-dev", "project": "acme-ml-dev", "location": "us-centr
 OPT_OUT = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
 
 
-def gke_stack(**devices) -> dict:
-    pool = {"name": "ubu", "backend": "gke", "machineType": "g2-standard-8", "imageType": "UBUNTU_CONTAINERD",
+def gke_pool(name: str, image: str | None) -> dict:
+    pool = {"name": name, "backend": "gke", "machineType": "g2-standard-8",
             "accelerator": {"type": "nvidia-l4", "count": 1, "gpuDriverVersion": "INSTALLATION_DISABLED"},
             "autoscaling": {"minSize": 0, "maxSize": 4}, "labels": dict(OPT_OUT), "nvidiaDevicePlugin": True}
-    config = {"gpu-node-pools:cluster": dict(CLUSTER), "gpu-node-pools:pools": [pool]}
+    if image:
+        pool["imageType"] = image
+    return pool
+
+
+def gke_stack(*images: str | None, **devices) -> dict:
+    pools = [gke_pool(f"p{i}", image) for i, image in enumerate(images or (None,))]
+    config = {"gpu-node-pools:cluster": dict(CLUSTER), "gpu-node-pools:pools": pools}
     if devices:
         config["gpu-node-pools:devicePlugin"] = devices
     return config
@@ -39,6 +47,21 @@ def test_gke_pools_get_the_driver_root_in_the_values_and_the_rendered_daemonset(
     assert {"name": "NVIDIA_DRIVER_ROOT", "value": "/home/kubernetes/bin/nvidia"} in container["env"]
     assert {"name": "driver-root", "mountPath": "/driver-root", "readOnly": True} in container["volumeMounts"]
     assert {"name": "driver-root", "hostPath": {"path": "/home/kubernetes/bin/nvidia", "type": "Directory"}} in pod["volumes"]
+
+
+def test_ubuntu_pools_get_no_driver_root_and_a_warning_says_why(tmp_path, capsys):
+    for images in (("UBUNTU_CONTAINERD",), ("COS_CONTAINERD", "UBUNTU_CONTAINERD")):
+        stack = load_stack_config(gke_stack(*images), "test")
+        assert "nvidiaDriverRoot" not in chart_values(stack.pools, stack.device_plugin)
+    shipped_project(tmp_path, {"go": yaml.safe_dump({"config": gke_stack(None, "UBUNTU_CONTAINERD")},
+                                                    sort_keys=False)})
+    cli_main(["plan", "--stack", "go", "--project-dir", str(tmp_path), "--json"])
+    report = json.dumps(json.loads(capsys.readouterr().out))
+    assert "NVIDIA_DRIVER_ROOT" not in report
+    assert "the chart's nvidiaDriverRoot is left out" in report
+    assert "no source states where the driver lies on the nodes of p1" in report
+    assert "p0 has it under /home/kubernetes/bin/nvidia" in report
+    assert "ubuntu/daemonset-preloaded.yaml sets no NVIDIA_INSTALL_DIR_HOST" in report
 
 
 def test_other_pools_keep_the_charts_default_root():

@@ -13,12 +13,13 @@ record says how it shares and partitions GPUs (``gpu_sharing``, ``mig``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..k8s.taints import Taint
 from ..k8s.wellknown import GKE_ACCELERATOR_LABEL
+from ..text.listing import listed
 
 __all__ = [
     "Problem",
@@ -27,6 +28,8 @@ __all__ = [
     "GpuLabel",
     "AgentPool",
     "agent_pool",
+    "HOST_DRIVER_ROOT",
+    "shared_driver_root",
     "GKE_ACCELERATOR_LABEL",
 ]
 
@@ -41,6 +44,9 @@ PluginSource = Literal["image", "platform", "none"]
 FeatureBy = Literal["device-plugin", "platform"]
 #: The node image family, for the GPU Operator's per-backend enables.
 ImageFamily = Literal["al2023-nvidia", "bottlerocket-nvidia", "gke", "other"]
+#: The driver root NVIDIA's charts assume unless told otherwise: the driver in the host's own paths
+#: (NVIDIA/k8s-device-plugin@v0.20.0 ``deployments/helm/nvidia-device-plugin/values.yaml`` ``nvidiaDriverRoot: "/"``).
+HOST_DRIVER_ROOT = "/"
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,11 @@ class AgentPool:
             node image) or ``platform`` (GKE ``gpu_partition_size``).
         bottlerocket_settings: the backend writes the nodes' Bottlerocket settings (user data), so
             Bottlerocket's own MIG settings can be set (``PoolBase.writes_bottlerocket_settings``).
+        node_image: the node image the backend names for the pool's nodes (the pool model's ``node_image``, e.g.
+            GKE's ``COS_CONTAINERD`` or ``UBUNTU_CONTAINERD``), None when it names none.
+        driver_root: the host directory holding the NVIDIA driver on the pool's nodes (the pool model's
+            ``driver_root``): :data:`HOST_DRIVER_ROOT` when the backend states no other, a directory such as GKE
+            COS's ``/home/kubernetes/bin/nvidia``, or None when the backend says no public source states it.
     """
 
     name: str
@@ -127,6 +138,8 @@ class AgentPool:
     sharing_by: FeatureBy = "device-plugin"
     mig_by: FeatureBy = "device-plugin"
     bottlerocket_settings: bool = False
+    node_image: str | None = None
+    driver_root: str | None = HOST_DRIVER_ROOT
 
     # the ServedPool protocol of render/device_plugin.py
     @property
@@ -197,7 +210,27 @@ def agent_pool(pool: Any, *, sharing: GpuSharing | None = None, mig: MigSetting 
         sharing_by=record.gpu_sharing or "device-plugin",
         mig_by=record.mig or "device-plugin",
         bottlerocket_settings=bool(getattr(pool, "writes_bottlerocket_settings", False)),
+        node_image=getattr(pool, "node_image", None),
+        driver_root=getattr(pool, "driver_root", HOST_DRIVER_ROOT),
     )
+
+
+def shared_driver_root(pools: Iterable[Any]) -> tuple[str | None, str | None]:
+    """``(root, why_not)``: the driver root every pool of ``pools`` (:class:`AgentPool` or pool models; one without
+    ``driver_root`` has :data:`HOST_DRIVER_ROOT`) has (``root``; :data:`HOST_DRIVER_ROOT` when none is given), else
+    ``(None, why)``, ``why`` naming the pools whose root is not stated and the pools of each root. One agent
+    instance mounts one driver root on every node it runs on."""
+    by_root: dict[str | None, list[str]] = {}
+    for p in pools:
+        by_root.setdefault(getattr(p, "driver_root", HOST_DRIVER_ROOT), []).append(p.name)
+    if not by_root:
+        return HOST_DRIVER_ROOT, None
+    if len(by_root) == 1 and None not in by_root:
+        return next(iter(by_root)), None
+    parts = [f"no source states where the driver lies on the nodes of {listed(names, 5)}" if root is None else
+             f"{listed(names, 5)} {'has' if len(names) == 1 else 'have'} it under {root}"
+             for root, names in by_root.items()]
+    return None, "; ".join(parts)
 
 
 def _plain_sharing(model: Any) -> GpuSharing | None:

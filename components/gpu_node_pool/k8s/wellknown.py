@@ -49,10 +49,18 @@ GKE_DRIVER_VERSION_LABEL = "cloud.google.com/gke-gpu-driver-version"
 #: GKE sets it on Confidential GKE Nodes (https://cloud.google.com/kubernetes-engine/docs/how-to/confidential-gke-nodes);
 #: the COS driver installer keeps off them (container-engine-accelerators ships ``daemonset-confidential.yaml`` for them).
 GKE_CONFIDENTIAL_NODES_LABEL = "cloud.google.com/gke-confidential-nodes-instance-type"
-#: Where Google's driver installers put the NVIDIA driver on a GKE node's host (``NVIDIA_INSTALL_DIR_HOST``,
-#: GoogleCloudPlatform/container-engine-accelerators ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``), which
-#: GKE's own device plugin reads (``cmd/nvidia_gpu`` ``-host-path``) and every agent that loads NVML on GKE mounts.
+#: Where Google's COS driver installer puts the NVIDIA driver on a COS node's host: the ``NVIDIA_INSTALL_DIR_HOST``
+#: of GoogleCloudPlatform/container-engine-accelerators ``nvidia-driver-installer/cos/daemonset-preloaded.yaml``
+#: @992db81257553607f1477945f1b3219632991829, also the ``-host-path`` default of GKE's own device plugin
+#: (``cmd/nvidia_gpu/nvidia_gpu.go``), which mounts it at ``/usr/local/nvidia`` in GPU containers. COS only: Google's
+#: Ubuntu manifest (``nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml``, same commit) sets no
+#: ``NVIDIA_INSTALL_DIR_HOST`` and runs the installer image GKE preloads on Ubuntu nodes, whose source is not public.
 GKE_NVIDIA_INSTALL_DIR = "/home/kubernetes/bin/nvidia"
+#: GKE Standard's Linux node images as ``node_config.image_type`` spells them, and the one a node pool that names
+#: none gets (https://cloud.google.com/kubernetes-engine/docs/concepts/node-images).
+GKE_COS_IMAGE = "COS_CONTAINERD"
+GKE_UBUNTU_IMAGE = "UBUNTU_CONTAINERD"
+GKE_DEFAULT_IMAGE = GKE_COS_IMAGE
 
 #: Images whose entrypoint is kubectl, so that a container of one with no ``command`` runs ``kubectl <args>``:
 #: bitnami/kubectl (bitnami/containers ``bitnami/kubectl/1.28/debian-12/Dockerfile``: ``ENTRYPOINT [ "kubectl" ]``)
@@ -104,6 +112,9 @@ DAEMONSET = "kubernetes:apps/v1:DaemonSet"
 #: (:mod:`gpu_node_pool.gpu_agents.critical_quota`), so the agents' values and that quota name them from here.
 SYSTEM_NODE_CRITICAL = "system-node-critical"
 SYSTEM_CLUSTER_CRITICAL = "system-cluster-critical"
+#: The namespace the GPU Operator runs its operands in (its chart's install namespace in NVIDIA's docs and the
+#: product's ``GpuOperator``: https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html).
+GPU_OPERATOR_NAMESPACE = "gpu-operator"
 
 #: Kubernetes well-known labels the kubelet and the cloud provider set on every node
 #: (https://kubernetes.io/docs/reference/labels-annotations-taints/).

@@ -33,8 +33,8 @@ from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from ...text.listing import listed
 from .._shared.capacity import NodeRepair
 from . import POOL_NAME
-from .driver import GKE_DRIVER_INSTALLER_SOURCE, driver_warning, ubuntu_mig_refusal
-from .image import GkeImageType, ubuntu_latest_warning, windows_refusal
+from .driver import DRIVER_DISABLED, GKE_DRIVER_INSTALLER_SOURCE, driver_warning, ubuntu_mig_refusal
+from .image import GkeImageType, driver_root_of, image_type_of, ubuntu_latest_warning, windows_refusal
 from .machines import MachineProblem, machine_problems
 from .names import NODE_POOL_NAME
 from .node_config_extras import ReservationAffinity
@@ -355,7 +355,7 @@ class GkePool(PoolBase):
                                                                 self.mig.profile)):
             problems.append((("mig",), why))
         opted_out = self.labels.get(GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL) == "true"
-        no_driver = self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED"
+        no_driver = self.accelerator.gpu_driver_version == DRIVER_DISABLED
         label = f"labels['{GKE_NO_DEFAULT_DEVICE_PLUGIN_LABEL}']"
         if opted_out and not no_driver:
             problems.append(((),
@@ -451,7 +451,7 @@ class GkePool(PoolBase):
         INSTALLATION_DISABLED`` (:func:`driver_warning`), ``LATEST`` on Ubuntu (:func:`.image.ubuntu_latest_warning`):
         ``[(sub-path under the pool, message)]``."""
         out = [(".".join(p.key), p.message) for p in self.machine_findings if p.warning]
-        if self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED":
+        if self.accelerator.gpu_driver_version == DRIVER_DISABLED:
             out.append(("accelerator.gpuDriverVersion",
                         driver_warning(gke_plugin=not self.nvidia_device_plugin, image_type=self.image_type)))
         if latest := ubuntu_latest_warning(self.image_type, self.accelerator.gpu_driver_version):
@@ -485,7 +485,17 @@ class GkePool(PoolBase):
     @property
     def driver_source(self) -> str:
         """``platform`` (GKE's driver installer) unless ``gpuDriverVersion: INSTALLATION_DISABLED`` (``none``)."""
-        return "none" if self.accelerator.gpu_driver_version == "INSTALLATION_DISABLED" else "platform"
+        return "none" if self.accelerator.gpu_driver_version == DRIVER_DISABLED else "platform"
+
+    @property
+    def node_image(self) -> str:
+        """The node image the pool's nodes run (:func:`.image.image_type_of`)."""
+        return image_type_of(self)
+
+    @property
+    def driver_root(self) -> str | None:
+        """Where the driver lies on the nodes' host, None when no source states it (:func:`.image.driver_root_of`)."""
+        return driver_root_of(self)
 
     @property
     def gpu_model(self) -> str | None:

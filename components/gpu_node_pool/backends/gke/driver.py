@@ -19,9 +19,11 @@ device plugin only counts the partitions that exist and fails when a GPU lacks t
 (``gpuSharing``) is not: time-sharing and MPS are set up by GKE's device plugin from the node's GPU config
 (``pkg/gpu/nvidia/manager.go``), and neither installer manifest (COS or Ubuntu) takes part in them.
 
-NVIDIA's standalone device plugin on such a pool (:func:`toolkit_warnings`): the stack sets its chart's
-``nvidiaDriverRoot`` to the driver's directory, so it loads NVML and advertises the GPUs
-(:mod:`gpu_node_pool.gpu_agents.device_plugin.values`), but it hands a GPU to a container only through the NVIDIA
+NVIDIA's standalone device plugin on such a pool (:func:`toolkit_warnings`): when every pool it serves has one
+driver root (COS: :data:`~gpu_node_pool.k8s.wellknown.GKE_NVIDIA_INSTALL_DIR`; Ubuntu: not stated by any public
+source, :data:`.image.DRIVER_ROOT_SOURCE`) the stack sets its chart's ``nvidiaDriverRoot`` to it, so it loads NVML
+and advertises the GPUs (:mod:`gpu_node_pool.gpu_agents.device_plugin.values`), else the warning says why it is left
+out; either way it hands a GPU to a container only through the NVIDIA
 container toolkit (:data:`TOOLKIT_SOURCE`), which GKE nodes do not run (GKE's own plugin mounts the driver and the
 device nodes itself) and which the standalone chart does not install; the GPU Operator installs it.
 """
@@ -32,9 +34,9 @@ from typing import Any
 
 from ...config.errors import ConfigIssue
 from ...gpu_agents.gke_driver_installer import values as installer
-from ...k8s.wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL
+from ...k8s.wellknown import GKE_NO_DEFAULT_PLUGIN_LABEL, GKE_NVIDIA_INSTALL_DIR
 from ...text.listing import listed
-from .image import NODE_IMAGES_SOURCE, UBUNTU
+from .image import COS, DRIVER_ROOT_SOURCE, NODE_IMAGES_SOURCE, UBUNTU, image_type_of
 
 __all__ = ["DRIVER_DISABLED", "GKE_COS_DRIVER_INSTALLER", "GKE_DRIVER_INSTALLER_SOURCE", "PARTITIONER_SOURCE",
            "TOOLKIT_SOURCE", "driver_warning", "stack_warnings", "toolkit_warnings", "ubuntu_mig_refusal"]
@@ -113,7 +115,7 @@ TOOLKIT_SOURCE = (
     "NVIDIA/k8s-device-plugin@v0.20.0 README.md Prerequisites (nvidia-container-toolkit, nvidia-container-runtime as "
     "the default low-level runtime) and internal/plugin/server.go getAllocateResponse; "
     f"{installer.SOURCE_REPO} cmd/nvidia_gpu/nvidia_gpu.go@{installer.SOURCE_COMMIT} -host-path; NVIDIA "
-    "cloud-native-docs gpu-operator/google-gke.rst (toolkit.installDir /home/kubernetes/bin/nvidia)"
+    f"cloud-native-docs gpu-operator/google-gke.rst (toolkit.installDir {GKE_NVIDIA_INSTALL_DIR})"
 )
 
 
@@ -121,17 +123,25 @@ def toolkit_warnings(stack: Any) -> list[ConfigIssue]:
     """One warning per gke pool served by the stack's standalone NVIDIA device plugin (``nvidiaDevicePlugin: true``,
     ``devicePlugin`` enabled with provider ``nvidia-device-plugin``): its containers get no GPU without the NVIDIA
     container toolkit, which neither GKE nor the chart installs (:data:`TOOLKIT_SOURCE`); the fix names the GPU
-    Operator and GKE's own plugin. At ``pools[<i>].nvidiaDevicePlugin``."""
+    Operator and GKE's own plugin; when the chart's ``nvidiaDriverRoot`` is left out (the served pools have no one
+    driver root, :func:`gpu_node_pool.gpu_agents.device_plugin.values.driver_root`), why and what follows. At
+    ``pools[<i>].nvidiaDevicePlugin``."""
+    from ...gpu_agents.device_plugin.values import driver_root
+
     plugin = getattr(stack, "device_plugin", None)
     if plugin is None or not plugin.enabled or plugin.provider != "nvidia-device-plugin":
         return []
+    root, why = driver_root(stack.pools)
+    found = (f"the stack points its chart's nvidiaDriverRoot at {root}, where Google's installer puts the driver, so "
+             "it finds the GPUs and the nodes advertise nvidia.com/gpu" if root else
+             f"{why} ({DRIVER_ROOT_SOURCE}), so the plugin looks for the driver's NVML under / and the nodes advertise "
+             f"no nvidia.com/gpu unless it is there; serve only pools of imageType {COS} with it (the driver under "
+             f"{GKE_NVIDIA_INSTALL_DIR})")
     return [ConfigIssue(f"pools[{i}].nvidiaDevicePlugin", (
-        "true: NVIDIA's standalone device plugin serves this GKE pool; the stack points its chart's nvidiaDriverRoot at "
-        "/home/kubernetes/bin/nvidia, where Google's installer puts the driver, so it finds the GPUs and the nodes "
-        "advertise nvidia.com/gpu, but it hands a GPU to a container only through the NVIDIA container toolkit "
-        "(nvidia-container-runtime or CDI hooks), which GKE nodes do not run and the chart does not install (GKE's own "
+        f"true: NVIDIA's standalone device plugin serves this GKE pool; {found}; and it hands a GPU to a container "
+        "only through the NVIDIA container toolkit (nvidia-container-runtime or CDI hooks), which GKE nodes do not run and the chart does not install (GKE's own "
         f"plugin mounts the driver and device nodes itself) ({TOOLKIT_SOURCE}), so pods would get these GPUs and see "
-        "none. Set devicePlugin.provider: gpu-operator (it installs the toolkit into /home/kubernetes/bin/nvidia), or "
+        "none. Set devicePlugin.provider: gpu-operator (it installs the toolkit), or "
         f"remove nvidiaDevicePlugin and the label {GKE_NO_DEFAULT_PLUGIN_LABEL} to keep GKE's plugin"))
         for i, p in enumerate(stack.pools)
         if getattr(p, "image_family", None) == "gke" and getattr(p, "uses_nvidia_device_plugin", False)]
@@ -154,7 +164,7 @@ def _installer_off(stack: Any) -> list[ConfigIssue]:
     by_image: dict[str, list[str]] = {}
     for i, p in enumerate(stack.pools):
         if getattr(getattr(p, "accelerator", None), "gpu_driver_version", None) == DRIVER_DISABLED:
-            image = getattr(p, "image_type", None) or installer.DEFAULT_IMAGE
+            image = image_type_of(p)
             by_image.setdefault(image, []).append(f"pools[{i}] {p.name!r}")
     if not by_image:
         return []

@@ -26,12 +26,14 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 from ...config.common import fail
+from ...k8s.wellknown import GKE_COS_IMAGE, GKE_DEFAULT_IMAGE, GKE_NVIDIA_INSTALL_DIR, GKE_UBUNTU_IMAGE
 
-__all__ = ["COS", "DRIVER_VERSIONS_SOURCE", "GkeImageType", "IMAGE_TYPES", "NODE_IMAGES_SOURCE", "UBUNTU",
-           "image_type_of", "ubuntu_latest_warning", "windows_refusal"]
+__all__ = ["COS", "DRIVER_ROOTS", "DRIVER_ROOT_SOURCE", "DRIVER_VERSIONS_SOURCE", "GkeImageType", "IMAGE_TYPES",
+           "NODE_IMAGES_SOURCE", "UBUNTU", "driver_root_of", "image_type_of", "ubuntu_latest_warning",
+           "windows_refusal"]
 
 #: The node images a gke pool takes, as ``node_config.image_type`` spells them.
-GkeImageType = Literal["COS_CONTAINERD", "UBUNTU_CONTAINERD"]
+GkeImageType = Literal[GKE_COS_IMAGE, GKE_UBUNTU_IMAGE]  # type: ignore[valid-type]
 IMAGE_TYPES: tuple[str, ...] = get_args(GkeImageType)
 COS, UBUNTU = IMAGE_TYPES
 #: GKE's node images and the default one.
@@ -46,9 +48,28 @@ DRIVER_VERSIONS_SOURCE = (
 _INSTALLERS_SOURCE = ("GoogleCloudPlatform/container-engine-accelerators nvidia-driver-installer/cos and "
                       "nvidia-driver-installer/ubuntu")
 
+#: Where the NVIDIA driver lies on the host of each node image, as Google's installer manifests at the pinned commit
+#: state it; None: no public source states it.
+DRIVER_ROOT_SOURCE = (
+    "GoogleCloudPlatform/container-engine-accelerators@992db81257553607f1477945f1b3219632991829: "
+    "nvidia-driver-installer/cos/daemonset-preloaded.yaml sets NVIDIA_INSTALL_DIR_HOST=/home/kubernetes/bin/nvidia; "
+    "nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml sets no NVIDIA_INSTALL_DIR_HOST and runs "
+    "gke-nvidia-installer:fixed, the installer GKE preloads on Ubuntu nodes (nvidia-driver-installer/ubuntu/README.md), "
+    "whose source is not public (nvidia-driver-installer/ubuntu/entrypoint.sh belongs to the experimental "
+    "ubuntu/daemonset.yaml, not to it)"
+)
+DRIVER_ROOTS: dict[str, str | None] = {COS: GKE_NVIDIA_INSTALL_DIR, UBUNTU: None}
+
+
 def image_type_of(pool: Any) -> str:
     """The node image a gke pool's nodes run: its ``image_type``, else GKE's default ``COS_CONTAINERD``."""
-    return getattr(pool, "image_type", None) or COS
+    return getattr(pool, "image_type", None) or GKE_DEFAULT_IMAGE
+
+
+def driver_root_of(pool: Any) -> str | None:
+    """The host directory holding the NVIDIA driver on a gke pool's nodes (:data:`DRIVER_ROOTS` of
+    :func:`image_type_of`): ``/home/kubernetes/bin/nvidia`` on COS, None on Ubuntu (:data:`DRIVER_ROOT_SOURCE`)."""
+    return DRIVER_ROOTS[image_type_of(pool)]
 
 
 def windows_refusal(value: Any) -> Any:

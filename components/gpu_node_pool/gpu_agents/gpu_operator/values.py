@@ -21,8 +21,9 @@ NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml``,
   Bottlerocket NVIDIA also ships the device plugin and its own MIG settings (``devicePlugin.enabled``,
   ``migManager.enabled`` false); ``devicePlugin.enabled`` is false too when every pool's image runs its own
   device plugin (two plugins registering ``nvidia.com/gpu`` with one kubelet flap). GKE (the driver from Google's installer, :func:`_gke_driver`): ``driver.enabled`` false and the
-  driver/toolkit paths ``/home/kubernetes/bin/nvidia`` (``hostPaths.driverInstallDir``,
-  ``toolkit.installDir``), plus the ``gpu-operator-quota`` ResourceQuota (:func:`gke_resource_quota`)
+  driver/toolkit paths (``hostPaths.driverInstallDir``, ``toolkit.installDir``) set to the pools' one driver root
+  (``AgentPool.driver_root``: ``/home/kubernetes/bin/nvidia`` on COS; left out when a pool is on Ubuntu, whose
+  root no public source states, ``backends/gke/image.py`` ``DRIVER_ROOT_SOURCE``, or the roots differ), plus the ``gpu-operator-quota`` ResourceQuota (:func:`gke_resource_quota`)
   - NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst`` ("Using the Google driver installer").
 * ``gpuAgents`` map to operand enables: ``dcgmExporter.enabled`` and ``gfd.enabled`` (GFD also when a
   pool uses MPS: the MPS control daemon runs only on nodes GFD labels ``nvidia.com/mps.capable=true``,
@@ -46,10 +47,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...k8s.taints import Toleration
-from ...k8s.wellknown import GKE_NVIDIA_INSTALL_DIR
+from ...k8s.wellknown import GKE_NVIDIA_INSTALL_DIR, GPU_OPERATOR_NAMESPACE
 from ..critical_quota import critical_pods_quota
 from ..placement import derived_tolerations
-from ..pools import AgentPool
+from ..pools import HOST_DRIVER_ROOT, AgentPool, shared_driver_root
 from ..sharing_config import DEFAULT_CONFIG_NAME, config_documents, pool_setting
 
 __all__ = [
@@ -67,7 +68,7 @@ __all__ = [
 CHART = "gpu-operator"
 CHART_REPO = "https://helm.ngc.nvidia.com/nvidia"
 #: Where the program installs the operator (NVIDIA's install guide uses ``-n gpu-operator``).
-NAMESPACE = "gpu-operator"
+NAMESPACE = GPU_OPERATOR_NAMESPACE
 #: Where GKE's driver installer puts the driver (NVIDIA cloud-native-docs gpu-operator/google-gke.rst).
 GKE_INSTALL_DIR = GKE_NVIDIA_INSTALL_DIR
 #: The ConfigMap the operator's chart creates for the device plugin's named configs.
@@ -146,9 +147,10 @@ def operator_values(
         "dcgmExporter": {"enabled": bool(dcgm_exporter)},
         "gfd": {"enabled": bool(feature_discovery or mps)},
     }
-    if gke_driver:
-        values["hostPaths"] = {"driverInstallDir": GKE_INSTALL_DIR}
-        values["toolkit"]["installDir"] = GKE_INSTALL_DIR
+    root, _ = shared_driver_root(served)
+    if gke_driver and root not in (None, HOST_DRIVER_ROOT):  # one stated root (COS); Ubuntu's is stated nowhere
+        values["hostPaths"] = {"driverInstallDir": root}
+        values["toolkit"]["installDir"] = root
     mig_pools = operator_mig_pools(served)
     documents = config_documents(
         s for p in served if (s := pool_setting(p, mig_in_plugin=p in mig_pools)) is not None
