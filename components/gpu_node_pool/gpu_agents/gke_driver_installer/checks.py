@@ -15,7 +15,7 @@ from typing import Any
 from ...config import ConfigError, ConfigIssue, PoolConfig
 from ...text.listing import listed
 from ..pools import AgentPool, agent_pool
-from .values import installer_pools
+from .values import MANIFESTS, installer_pools
 
 __all__ = ["SOURCE", "served_pools"]
 
@@ -29,10 +29,11 @@ def _fail(path: str, message: str) -> ConfigError:
 
 
 def _not_served(pools: Sequence[AgentPool]) -> str:
-    """Why none of ``pools`` is served, from the pools' own facts (``image_family``, ``driver``): the pools off GKE's
-    node image with their backends, then the GKE pools whose driver GKE installs, each group's names listed."""
-    off = [p for p in pools if p.image_family != "gke"]
-    installed = [p for p in pools if p.image_family == "gke"]
+    """Why none of ``pools`` is served, from the pools' own facts (``node_image``, ``driver``): the pools off the node
+    images of Google's manifests with their backends, then the GKE pools whose driver GKE installs, each group's names
+    listed."""
+    off = [p for p in pools if p.node_image not in MANIFESTS]
+    installed = [p for p in pools if p.node_image in MANIFESTS]
     parts = []
     if off:
         backends = sorted({p.backend for p in off})

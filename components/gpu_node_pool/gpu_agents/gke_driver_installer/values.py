@@ -46,8 +46,11 @@ from ...k8s.taints import Toleration
 from ...k8s.wellknown import (
     GKE_ACCELERATOR_LABEL,
     GKE_CONFIDENTIAL_NODES_LABEL,
+    GKE_COS_IMAGE,
+    GKE_DEFAULT_IMAGE,
     GKE_DRIVER_VERSION_LABEL,
     GKE_NVIDIA_INSTALL_DIR,
+    GKE_UBUNTU_IMAGE,
     POOL_LABEL_KEY,
     SYSTEM_NODE_CRITICAL,
 )
@@ -90,9 +93,10 @@ fi
 
 
 def installer_pools(pools: Iterable[AgentPool]) -> list[AgentPool]:
-    """The pools GKE's installer serves: on GKE's node image (``image_family`` ``gke``) with no driver installed by
-    anyone (``driver`` ``none``: ``gpuDriverVersion: INSTALLATION_DISABLED``, ``GkePool.driver_source``)."""
-    return [p for p in pools if p.image_family == "gke" and p.driver == "none"]
+    """The pools GKE's installer serves: on a node image one of Google's manifests is for (``node_image`` a key of
+    :data:`MANIFESTS`) with no driver installed by anyone (``driver`` ``none``: ``gpuDriverVersion:
+    INSTALLATION_DISABLED``, ``GkePool.driver_source``)."""
+    return [p for p in pools if p.node_image in MANIFESTS and p.driver == "none"]
 
 
 def _volume(name: str, path: str) -> dict[str, Any]:
@@ -195,11 +199,11 @@ class Manifest:
 
 #: GKE node image (``node_config.image_type``) -> the installer manifest its nodes need; COS first.
 MANIFESTS: dict[str, Manifest] = {
-    "COS_CONTAINERD": Manifest(NAME, COS_SOURCE, COS_MANIFEST_URL, _cos_pod, "daemonset"),
-    "UBUNTU_CONTAINERD": Manifest(UBUNTU_NAME, UBUNTU_SOURCE, UBUNTU_MANIFEST_URL, _ubuntu_pod, "ubuntu-daemonset"),
+    GKE_COS_IMAGE: Manifest(NAME, COS_SOURCE, COS_MANIFEST_URL, _cos_pod, "daemonset"),
+    GKE_UBUNTU_IMAGE: Manifest(UBUNTU_NAME, UBUNTU_SOURCE, UBUNTU_MANIFEST_URL, _ubuntu_pod, "ubuntu-daemonset"),
 }
 #: The image of a pool that names none: GKE's default.
-DEFAULT_IMAGE = "COS_CONTAINERD"
+DEFAULT_IMAGE = GKE_DEFAULT_IMAGE
 
 
 def installer_daemonset(pools: Sequence[AgentPool], extra_tolerations: Sequence[Toleration] = (),
