@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from ..k8s.names import DNS1123_LABEL_RE
+from ..k8s.wellknown import GPU_OPERATOR_NAMESPACE
 from .chart_repository import ChartRepository
 from .chart_versions import pinned_chart_version
 from .common import GpuSharingConfig, MigConfig, Model
@@ -146,7 +147,7 @@ OPERATOR_OPERANDS: dict[str, tuple[str, str]] = {
 }
 
 #: The namespace the GPU Operator's chart and operands go to (``gpu_node_pool.gpu_agents.gpu_operator.values.NAMESPACE``).
-_OPERATOR_NAMESPACE = "gpu-operator"
+_OPERATOR_NAMESPACE = GPU_OPERATOR_NAMESPACE
 
 
 def operator_unused_issues(stack: Any) -> list[ConfigIssue]:

@@ -50,7 +50,7 @@ from typing import Any
 
 from ..k8s.discovery import OPERATOR_DEPLOY_PREFIX
 from ..k8s.taints import TaintEffect, Toleration
-from ..k8s.wellknown import SYSTEM_NODE_CRITICAL
+from ..k8s.wellknown import GPU_OPERATOR_NAMESPACE, SYSTEM_NODE_CRITICAL
 from .result import Expanded, NotJudged, find_unknown
 
 __all__ = ["OperatorKind", "OPERATOR_KINDS", "OPERATOR_OPERANDS", "Operand", "operand", "group_kind", "known_kind",
@@ -187,7 +187,7 @@ def operand_daemonset(spec: Mapping[str, Any], of: Operand, namespace: str, orig
     return made
 
 
-def cluster_policy_daemonsets(spec: Mapping[str, Any], namespace: str = "gpu-operator",
+def cluster_policy_daemonsets(spec: Mapping[str, Any], namespace: str = GPU_OPERATOR_NAMESPACE,
                               origin: str = "ClusterPolicy") -> list[dict[str, Any]]:
     """The DaemonSets of the operands a ClusterPolicy ``spec`` enables (module docstring), each as
     :func:`operand_daemonset` builds it, in the order of :data:`OPERATOR_OPERANDS`."""
@@ -315,7 +315,7 @@ def expand_custom_resource(resource_type: str, obj: Mapping[str, Any], *, resour
         return None
     who = resource or str((obj.get("metadata") or {}).get("name") or resource_type)
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    ns = namespace or str(meta.get("namespace") or "") or ("gpu-operator" if row.group == "nvidia.com" else "default")
+    ns = namespace or str(meta.get("namespace") or "") or (GPU_OPERATOR_NAMESPACE if row.group == "nvidia.com" else "default")
     fix = (f"judge the DaemonSets {row.operator} creates after apply (`gpupool audit` reads them from the cluster), "
            "or check by hand that they tolerate the GPU pools' taints and select the nodes they should")
     if row.expand is None:
