@@ -61,6 +61,9 @@ class CheckResult:
     device_plugins: list[str] = field(default_factory=list)
     coverage: list[dict[str, Any]] = field(default_factory=list)
     undecided: list[str] = field(default_factory=list)
+    #: Per item of ``undecided``: its resource, why, and whether a rule could not judge it for a reason of its own
+    #: (it carries a fix: :func:`gpu_node_pool.sdk.props.not_judged`) rather than a value unknown at preview.
+    undecided_items: list[tuple[str, str, bool]] = field(default_factory=list)
     violations: list[dict[str, Any]] = field(default_factory=list)
     #: What no policy judged (``[{"resource", "type", "reason", "fix"}]``), as the plan reports it.
     not_judged: list[dict[str, str]] = field(default_factory=list)
@@ -324,6 +327,7 @@ def _find_pools(result: CheckResult) -> None:
                 tolerated = any(tolerations_tolerate_taint(tolerations, taint) for _, tolerations, _ in plugins)
                 result.coverage.append(mask_tree({"pool": entry["name"], "taint": str(taint), "tolerated": tolerated}, own))
     result.undecided = [f"{what}: {err.message}" for what, err in undecided.items]
+    result.undecided_items = [(what, err.message, getattr(err, "fix", None) is not None) for what, err in undecided.items]
 
 
 def to_json(result: CheckResult) -> dict[str, Any]:
@@ -410,10 +414,9 @@ def render_text(result: CheckResult, fail_on: str = "mandatory") -> str:
         lines.append("  tolerations of pool taints (whether a plugin's node selection reaches each pool: "
                      "device-plugin-covers-gpu-pools below):")
         lines += [f"    {'tolerated' if c['tolerated'] else 'MISS     '} {c['pool']}: {c['taint']}" for c in result.coverage]
-    for item in result.undecided:  # "<what>: <why>"; a why that is no unknown says "not judged: ..." itself
-        what, _, why = item.partition(": ")
-        lines.append(f"  not judged: {what}: {why.removeprefix('not judged: ')}" if why.startswith("not judged: ")
-                     else f"  not judged (unknown at preview): {item}")
+    for what, why, reasoned in result.undecided_items:
+        lines.append(f"  not judged: {what}: {why.removeprefix('not judged: ')}" if reasoned
+                     else f"  not judged (unknown at preview): {what}: {why}")
     lines += stand_in_lines(result.resources, "check")  # under their own heading: none is listed as a plugin
     lines += not_judged_lines(result)
     lines.append("")
