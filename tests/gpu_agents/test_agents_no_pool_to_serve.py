@@ -107,7 +107,8 @@ def test_a_gpu_node_pool_in_pools_instead_of_its_spec_names_the_fix(make, types,
     assert str(err) == (f"1 error in the {source}; no resource was registered:\n"
                         "  pools[0]: is the GpuNodePool 'inference'; pass its validated model: pools=[inference.spec, ...]")
     err = refused(base(), lambda pools: make(pools[0].spec), types)
-    assert "pools: expected a list of pool models (GpuNodePool.spec), got EksManagedPool" in str(err)
+    assert ("pools: expected a list of pool models (GpuNodePool.spec), got an EksManagedPool (pool 'inference') "
+            "on its own; put it in a list: pools=[inference.spec]") in str(err)
 
 
 STACK = """\

@@ -7,11 +7,11 @@ that is no ``devicePlugin`` section).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...config import ConfigError, ConfigIssue, DevicePluginConfig, PoolConfig
 from ...text.listing import listed
+from ..pool_args import pool_models
 
 __all__ = ["plugin_config", "served_pools"]
 
@@ -46,24 +46,11 @@ def served_pools(pools: Any) -> list[PoolConfig]:
 
     Raises:
         ConfigError: ``pools`` is not a sequence, an item is a ``GpuNodePool`` (pass its ``.spec``)
-            or anything else that is not a pool model, or no pool needs the plugin (the chart's
-            node affinity would have no ``nodeSelectorTerms``, which the API server rejects:
-            Kubernetes API reference, NodeSelector "Required. A list of node selector terms").
+            or anything else that is not a pool model (:func:`~gpu_node_pool.gpu_agents.pool_args.pool_models`),
+            or no pool needs the plugin (the chart's node affinity would have no ``nodeSelectorTerms``, which the
+            API server rejects: Kubernetes API reference, NodeSelector "Required. A list of node selector terms").
     """
-    if isinstance(pools, (str, bytes, Mapping)) or not isinstance(pools, Sequence):
-        raise _fail("pools", f"expected a list of pool models (GpuNodePool.spec), got {type(pools).__name__}")
-    models: list[PoolConfig] = []
-    for i, pool in enumerate(pools):
-        if isinstance(pool, PoolConfig):
-            models.append(pool)
-            continue
-        if isinstance(getattr(pool, "spec", None), PoolConfig):
-            raise _fail(
-                f"pools[{i}]",
-                f"is the GpuNodePool {getattr(pool.spec, 'name', '?')!r}; pass its validated model: "
-                f"pools=[{pool.spec.name}.spec, ...]",
-            )
-        raise _fail(f"pools[{i}]", f"expected a pool model (GpuNodePool.spec), got {type(pool).__name__}")
+    models = pool_models(pools, SOURCE, "NvidiaDevicePluginArgs(cluster_name='ml', pools=[pool.spec])")
     served = [p for p in models if p.uses_nvidia_device_plugin]
     if not served:
         names = listed((p.name for p in models), 5)

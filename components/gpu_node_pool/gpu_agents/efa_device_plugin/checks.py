@@ -9,11 +9,12 @@ serves, :func:`.values.efa_plugin_values`). Pure.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ...config import ConfigError, ConfigIssue, PoolConfig
 from ...text.listing import listed
+from ..pool_args import pool_models
 from .values import efa_pools
 
 __all__ = ["SOURCE", "served_pools"]
@@ -42,7 +43,7 @@ def _not_served(pools: Sequence[Any]) -> str:
     return "; ".join(parts)
 
 
-def served_pools(pools: Any) -> list[Any]:
+def served_pools(pools: Any) -> list[PoolConfig]:
     """The pool models of ``EfaDevicePluginArgs.pools``, checked.
 
     Args:
@@ -54,21 +55,11 @@ def served_pools(pools: Any) -> list[Any]:
 
     Raises:
         ConfigError: ``pools`` is not a sequence (at ``pools``), an item is a ``GpuNodePool`` (pass its ``.spec``) or
-            anything else that is not a pool model (at ``pools[<i>]``), or no pool has ``efa.enabled`` (at ``pools``:
+            anything else that is not a pool model (at ``pools[<i>]``,
+            :func:`~gpu_node_pool.gpu_agents.pool_args.pool_models`), or no pool has ``efa.enabled`` (at ``pools``:
             the pools given and why each is not served).
     """
-    if isinstance(pools, (str, bytes, Mapping)) or not isinstance(pools, Sequence):
-        raise _fail("pools", f"expected a list of pool models (GpuNodePool.spec), got {type(pools).__name__}; "
-                             "e.g. EfaDevicePluginArgs(cluster_name='ml', pools=[pool.spec])")
-    for i, pool in enumerate(pools):
-        if isinstance(pool, PoolConfig):
-            continue
-        spec = getattr(pool, "spec", None)
-        if isinstance(spec, PoolConfig):
-            raise _fail(f"pools[{i}]", f"is the GpuNodePool {spec.name!r}; pass its validated model: "
-                                       f"pools=[{spec.name}.spec, ...]")
-        raise _fail(f"pools[{i}]", f"expected a pool model (GpuNodePool.spec), got {type(pool).__name__}")
-    models = list(pools)
+    models = pool_models(pools, SOURCE, "EfaDevicePluginArgs(cluster_name='ml', pools=[pool.spec])")
     if not efa_pools(models):
         given = ("pools is empty" if not models else
                  f"none of the pools given has it: {_not_served(models)}")

@@ -9,11 +9,12 @@ would then select no node: it is ANDed with ``gpu-node-pools/pool In [<served po
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ...config import ConfigError, ConfigIssue, PoolConfig
+from ...config import ConfigError, ConfigIssue
 from ...text.listing import listed
+from ..pool_args import pool_models
 from ..pools import AgentPool, agent_pool
 from .values import MANIFESTS, installer_pools
 
@@ -57,21 +58,12 @@ def served_pools(pools: Any) -> list[AgentPool]:
 
     Raises:
         ConfigError: ``pools`` is not a sequence (at ``pools``), an item is a ``GpuNodePool`` (pass its ``.spec``) or
-            anything else that is not a pool model (at ``pools[<i>]``), or no pool is a GKE pool with
+            anything else that is not a pool model (at ``pools[<i>]``,
+            :func:`~gpu_node_pool.gpu_agents.pool_args.pool_models`), or no pool is a GKE pool with
             ``gpuDriverVersion: INSTALLATION_DISABLED`` (at ``pools``: the pools given and why each is not served).
     """
-    if isinstance(pools, (str, bytes, Mapping)) or not isinstance(pools, Sequence):
-        raise _fail("pools", f"expected a list of pool models (GpuNodePool.spec), got {type(pools).__name__}; "
-                             "e.g. GkeDriverInstallerArgs(cluster_name='ml', pools=[pool.spec])")
-    for i, pool in enumerate(pools):
-        if isinstance(pool, PoolConfig):
-            continue
-        spec = getattr(pool, "spec", None)
-        if isinstance(spec, PoolConfig):
-            raise _fail(f"pools[{i}]", f"is the GpuNodePool {spec.name!r}; pass its validated model: "
-                                       f"pools=[{spec.name}.spec, ...]")
-        raise _fail(f"pools[{i}]", f"expected a pool model (GpuNodePool.spec), got {type(pool).__name__}")
-    seen = [agent_pool(p) for p in pools]
+    models = pool_models(pools, SOURCE, "GkeDriverInstallerArgs(cluster_name='ml', pools=[pool.spec])")
+    seen = [agent_pool(p) for p in models]
     if not installer_pools(seen):
         given = ("pools is empty" if not seen else
                  f"none of the pools given is one: {_not_served(seen)}")
