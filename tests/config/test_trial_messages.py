@@ -137,7 +137,7 @@ RAW = [
     ("kubernetesVersion with a v", 'kubernetesVersion: "1.33"', 'kubernetesVersion: "v1.33"',
      "cluster.kubernetesVersion: 'v1.33': must be a Kubernetes minor version 1.NN written as a quoted string, e.g. \"1.33\""),
     ("namespace not a DNS label", "namespace: nvidia-device-plugin", "namespace: Nvidia_DP",
-     "devicePlugin.namespace: 'Nvidia_DP': must be a DNS label"),
+     "devicePlugin.namespace: 'Nvidia_DP': must be a DNS-1123 label (lower-case letters, digits and '-'"),
     ("empty subnetIds", "subnetIds:\n      - subnet-0a1b2c3d4e5f60718\n      - subnet-0f1e2d3c4b5a69788", "subnetIds: []",
      "cluster.subnetIds: is empty; list at least 1 item(s) (e.g. [subnet-0a1b2c3d4e5f60718])"),
     ("null scaling", "      scaling:\n        minSize: 0\n        maxSize: 4", "      scaling: null",

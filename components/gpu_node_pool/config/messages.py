@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from ..k8s.names import DNS1123_LABEL_RE
+from ..k8s.names import DNS1123_LABEL_RE, DNS1123_LABEL_RULE
 from ..registry import all_backends
 from ..sdk.yaml_bounded import STR_TAG
 from ..text.terminal import MAX_SHOWN, shown
@@ -42,8 +42,7 @@ PATTERN_RULES: dict[str, str] = {
     "starting with a letter and not ending with '-', e.g. ml-platform-dev",
     r"^[a-z]+-[a-z]+[0-9]+(-[a-z])?$": "must be a Google Cloud region or zone, e.g. us-central1 or us-central1-a",
     # Kubernetes namespace names are DNS labels (RFC 1123)
-    DNS1123_LABEL_RE.pattern: "must be a DNS label: lower-case letters, digits and '-', starting and "
-    "ending with a letter or digit, e.g. nvidia-device-plugin",
+    DNS1123_LABEL_RE.pattern: f"must be {DNS1123_LABEL_RULE}, e.g. nvidia-device-plugin",
     r"^sha256:[0-9a-f]{64}$": "must be 'sha256:' and 64 lower-case hex digits, e.g. sha256:" + "0" * 64,
     r"^cr-[0-9a-f]+$": "must be a capacity reservation ID cr-<hex>, e.g. cr-0123456789abcdef0",
     r"^cr-[0-9a-z]+$": "must be a capacity reservation ID cr-<id>, e.g. cr-0123456789abcdef0",

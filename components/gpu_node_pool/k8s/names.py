@@ -22,6 +22,7 @@ from .patterns import full_match
 __all__ = [
     "DNS1123_LABEL_MAX",
     "DNS1123_LABEL_RE",
+    "DNS1123_LABEL_RULE",
     "DNS1123_SUBDOMAIN_MAX",
     "DNS1123_SUBDOMAIN_RE",
     "LABEL_VALUE_MAX",
@@ -45,6 +46,10 @@ QUALIFIED_NAME_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
 DNS1123_LABEL_MAX = 63
 LABEL_VALUE_MAX = 63
+#: What a DNS-1123 label is, in a message's words (``IsDNS1123Label`` in k8s.io/apimachinery
+#: pkg/util/validation/validation.go): the form of a namespace's name.
+DNS1123_LABEL_RULE = (f"a DNS-1123 label (lower-case letters, digits and '-', a letter or digit at each end; at most "
+                      f"{DNS1123_LABEL_MAX} characters)")
 #: Keys and values judged, remembered (a stack repeats the same few thousands of times over its pools);
 #: only those short enough to be valid (a prefix, '/', a name), so a huge one is not kept.
 _MEMO, _MEMO_LENGTH = 4096, DNS1123_SUBDOMAIN_MAX + 1 + QUALIFIED_NAME_MAX

@@ -52,6 +52,7 @@ from .labels import label_syntax
 from .names import (
     DNS1123_LABEL_MAX,
     DNS1123_LABEL_RE,
+    DNS1123_LABEL_RULE,
     DNS1123_SUBDOMAIN_MAX,
     DNS1123_SUBDOMAIN_RE,
     qualified_name_problem,
@@ -407,7 +408,7 @@ def metadata_refusal(kind: str, name: Any, namespace: Any) -> tuple[str, str] | 
             continue
         rule = (f"a DNS-1123 subdomain ({_NAME_CHARS} and '.', a letter or digit at each end of each part; at most "
                 f"{limit} characters)" if dots else
-                f"a DNS-1123 label ({_NAME_CHARS}, a letter or digit at each end; at most {limit} characters)")
+                DNS1123_LABEL_RULE)
         return field, (f"{field} {shown(value)} of {kind} is not {rule} ({source}): write "
                        f"{_dns_example(value, dots)!r}; {OBJECT_REFUSED}")
     return None

@@ -12,7 +12,8 @@ from pulumi_policy import (
 from ...config import DEFAULT_TAINT
 from ...config.defaults import GPU_TOLERATION_ALLOWED_NAMESPACES
 from ...k8s.labels import DEFAULT_GPU_LABEL
-from ...k8s.names import DNS1123_LABEL_MAX, DNS1123_LABEL_RE
+from ...k8s.names import DNS1123_LABEL_MAX, DNS1123_LABEL_RE, DNS1123_LABEL_RULE
+from ...k8s.refusals import NAMESPACE_SOURCE
 from ...k8s.taints import Taint, TaintEffect, TaintError, Toleration
 from ...k8s.wellknown import NVIDIA_GPU_RESOURCE, NVIDIA_MIG_RESOURCE_PREFIX, NVIDIA_SHARED_GPU_RESOURCE
 from ...sdk.props import Undecided, derived
@@ -37,9 +38,7 @@ NAMESPACE_LIST = {"type": "array",
 #: What a value of each pattern above is, for a message about one that is not (:mod:`gpu_node_pool.policies.pack_config`).
 PATTERN_RULES = {
     TAINT_PATTERN: "a taint in the kubelet form key=value:Effect (the value may be empty: key:Effect)",
-    DNS1123_LABEL_RE.pattern: ("a namespace name, which is a DNS-1123 label: lower-case letters, digits and '-', "
-                               f"starting and ending with a letter or digit, at most {DNS1123_LABEL_MAX} characters "
-                               "(ValidateNamespaceName, kubernetes pkg/apis/core/validation/validation.go), so no "
+    DNS1123_LABEL_RE.pattern: (f"a namespace name, which is {DNS1123_LABEL_RULE} ({NAMESPACE_SOURCE}), so no "
                                "namespace is named otherwise"),
 }
 _DECLARE = (
