@@ -60,7 +60,7 @@ CASES = [
     ("YAML number as a string value", DEV.replace("        env: dev", "        env: 1.30"),
      'pools[0].tags.env: 1.30: must be a valid string; unquoted, it is a number to Pulumi (its YAML reader, '
      'gopkg.in/yaml.v3), and the program gets 1.3: quote it ("1.30")'),
-    ("config that is not a mapping", "config: hello\n", "config: must be a mapping of config keys; got a string"),
+    ("config that is not a mapping", "config: hello\n", "config: must be a mapping of config keys; got 'hello' (a string)"),
     ("config that is a binary value", "config: !!binary aGVsbG8=\n",
      "config: must be a mapping of config keys; !!binary aGVsbG8= is a YAML binary value"),
     ("a whole number past the setting's range", DEV.replace("maxSize: 4", "maxSize: 1180591620717411303424", 1),

@@ -54,9 +54,6 @@ from .yaml_errors import yaml_syntax_problem
 _EMPTY_LAST_DOCUMENT = re.compile(r"\n---[ \t]*(?:#[^\n]*)?(?:\n[ \t]*(?:#[^\n]*)?)*\Z")
 
 
-#: How a message names a YAML value of the wrong kind, in the terms of the file (not Python's type names).
-_JSON_KIND = {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
-
 def _path(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
@@ -453,10 +450,10 @@ def read_stack_file(data: bytes, name: str, project: str = PROJECT, file: str | 
         raise ConfigError(issues + [ConfigIssue(name, "must be a YAML mapping with a 'config:' key")], name)
     config_map = doc.get("config") or {}
     if not isinstance(config_map, Mapping):
+        from ..k8s.refusals import json_kind
         from .pulumi_scalars import AsWritten
 
-        got = (config_map.problem() if isinstance(config_map, AsWritten) else
-               f"got {_JSON_KIND.get(type(config_map), 'a ' + type(config_map).__name__)}")
+        got = config_map.problem() if isinstance(config_map, AsWritten) else f"got {json_kind(config_map)}"
         raise ConfigError(issues + [ConfigIssue(f"{name}: config", f"must be a mapping of config keys; {got}")], name)
     for key, value in config_map.items():
         if not isinstance(key, str):

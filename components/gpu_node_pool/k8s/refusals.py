@@ -70,7 +70,7 @@ __all__ = ["REFUSED", "TOLERATIONS_SOURCE", "placement_refusal", "tolerations_re
            "node_selector_refusal", "required_affinity_refusal", "node_name_refusal", "requirement_refusal",
            "APPS_VALIDATION", "APPS_VALIDATION_COMMIT", "CORE_VALIDATION", "CORE_VALIDATION_COMMIT", "RequiredField",
            "REQUIRED_FIELDS", "OBJECT_REFUSED", "OBJECT_NAME_SOURCES", "OBJECT_NAME_SOURCE",
-           "NAMESPACE_SOURCE", "metadata_refusal"]
+           "NAMESPACE_SOURCE", "metadata_refusal", "json_kind"]
 
 #: How every refusal ends: who refuses, and so why nothing is judged.
 REFUSED = "the API server refuses this pod spec"
@@ -82,8 +82,9 @@ def _is_list(value: Any) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
 
 
-def _json_kind(value: Any) -> str:
-    """What a JSON value is, in a message: ``true (a boolean)``, ``1 (a number)``, ``null``, ``a list``..."""
+def json_kind(value: Any) -> str:
+    """What a JSON (or YAML) value is, in a message: ``true (a boolean)``, ``1 (a number)``, ``'x' (a string)``,
+    ``null``, ``an object``, ``a list``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -108,7 +109,7 @@ def tolerations_refusal(value: Any) -> str | None:
     if value is None:
         return None
     if not _is_list(value):
-        return f"tolerations is {_json_kind(value)}, not a list: {REFUSED} (PodSpec.tolerations is a list of Toleration)"
+        return f"tolerations is {json_kind(value)}, not a list: {REFUSED} (PodSpec.tolerations is a list of Toleration)"
     for i, item in enumerate(value):
         refusal = toleration_refusal(item, f"tolerations[{i}]")
         if refusal:
@@ -130,13 +131,13 @@ def toleration_refusal(toleration: Any, where: str = "toleration") -> str | None
     ``tolerations[0].operator 'exists': must be Equal or Exists ...; fix: write Exists``.
     """
     if not isinstance(toleration, Mapping):
-        return (f"{where} is {_json_kind(toleration)}, not an object: {REFUSED} (a Toleration is an object of key, "
+        return (f"{where} is {json_kind(toleration)}, not an object: {REFUSED} (a Toleration is an object of key, "
                 "operator, value, effect)")
     read: dict[str, str] = {}
     for name in ("key", "operator", "value", "effect"):
         value = toleration.get(name)
         if value is not None and not isinstance(value, str):
-            return f"{where}.{name} is {_json_kind(value)}, not a string: {REFUSED} (Toleration.{name} is a string; quote it)"
+            return f"{where}.{name} is {json_kind(value)}, not a string: {REFUSED} (Toleration.{name} is a string; quote it)"
         read[name] = value or ""
     seconds = toleration.get("tolerationSeconds")
     whole = None if seconds is None else whole_seconds(seconds)
@@ -148,7 +149,7 @@ def toleration_refusal(toleration: Any, where: str = "toleration") -> str | None
                 f"1.2, https://yaml.org/spec/1.2.2/#10214-floating-point), and either way refused: "
                 f"{past.rule}: {REFUSED} ({past.source}); fix: {past.fix}")
     if seconds is not None and whole is None:
-        return f"{where}.tolerationSeconds is {_json_kind(seconds)}; it must be an integer (whole seconds): {REFUSED}"
+        return f"{where}.tolerationSeconds is {json_kind(seconds)}; it must be an integer (whole seconds): {REFUSED}"
     broken = broken_toleration_rule(read["key"], read["operator"], read["value"], read["effect"], whole)
     if broken is None:
         return None
@@ -164,7 +165,7 @@ def node_selector_refusal(value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        return f"nodeSelector is {_json_kind(value)}, not an object: {REFUSED} (nodeSelector is map[string]string)"
+        return f"nodeSelector is {json_kind(value)}, not an object: {REFUSED} (nodeSelector is map[string]string)"
     for key, item in value.items():
         where = f"nodeSelector[{shown(key)}]"
         if item is None:
@@ -172,7 +173,7 @@ def node_selector_refusal(value: Any) -> str | None:
                     "an empty value on create but as a removal by a merge patch, so what the cluster keeps is not "
                     "known (quote the value)")
         if not isinstance(item, str):
-            return f"{where} is {_json_kind(item)}, not a string: {REFUSED} (nodeSelector is map[string]string; quote the value)"
+            return f"{where} is {json_kind(item)}, not a string: {REFUSED} (nodeSelector is map[string]string; quote the value)"
         broken = label_syntax(key, item)
         if broken is None:
             continue
@@ -189,7 +190,7 @@ def node_name_refusal(value: Any) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        return f"nodeName is {_json_kind(value)}, not a string: {REFUSED}"
+        return f"nodeName is {json_kind(value)}, not a string: {REFUSED}"
     if len(value) > DNS1123_SUBDOMAIN_MAX or not full_match(DNS1123_SUBDOMAIN_RE, value):
         return f"nodeName {shown(value)} is not a node name (a DNS subdomain): {REFUSED}"
     return None
@@ -200,11 +201,11 @@ def _values_refusal(values: Any, where: str) -> tuple[list[Any], str | None]:
     if values is None:
         return [], None
     if not _is_list(values):
-        return [], f"{where}.values is {_json_kind(values)}, not a list: {REFUSED}"
+        return [], f"{where}.values is {json_kind(values)}, not a list: {REFUSED}"
     found = list(values)
     for i, value in enumerate(found):
         if not isinstance(value, str):
-            return found, f"{where}.values[{i}] is {_json_kind(value)}, not a string: {REFUSED} (quote the value)"
+            return found, f"{where}.values[{i}] is {json_kind(value)}, not a string: {REFUSED} (quote the value)"
     return found, None
 
 
@@ -218,11 +219,11 @@ def requirement_refusal(requirement: Any, where: str = "requirement", *, field: 
     with exactly one value, a node name. ``where`` names the item in the message.
     """
     if not isinstance(requirement, Mapping):
-        return f"{where} is {_json_kind(requirement)}, not an object: {REFUSED}"
+        return f"{where} is {json_kind(requirement)}, not an object: {REFUSED}"
     key, operator = requirement.get("key"), requirement.get("operator")
     for name, value in (("key", key), ("operator", operator)):
         if value is not None and not isinstance(value, str):
-            return f"{where}.{name} is {_json_kind(value)}, not a string: {REFUSED}"
+            return f"{where}.{name} is {json_kind(value)}, not a string: {REFUSED}"
     values, refusal = _values_refusal(requirement.get("values"), where)
     if refusal:
         return refusal
@@ -254,20 +255,20 @@ def required_affinity_refusal(required: Any) -> str | None:
     if required is None:
         return None
     if not isinstance(required, Mapping):
-        return f"{_REQUIRED} is {_json_kind(required)}, not an object: {REFUSED}"
+        return f"{_REQUIRED} is {json_kind(required)}, not an object: {REFUSED}"
     terms = required.get("nodeSelectorTerms")
     where = f"{_REQUIRED}.nodeSelectorTerms"
     if terms is not None and not _is_list(terms):
-        return f"{where} is {_json_kind(terms)}, not a list: {REFUSED}"
+        return f"{where} is {json_kind(terms)}, not a list: {REFUSED}"
     if not terms:
         return f"{where} is empty: {REFUSED} (a required node selector needs at least one term)"
     for i, term in enumerate(terms):
         if not isinstance(term, Mapping):
-            return f"{where}[{i}] is {_json_kind(term)}, not an object: {REFUSED}"
+            return f"{where}[{i}] is {json_kind(term)}, not an object: {REFUSED}"
         for part, field in (("matchExpressions", False), ("matchFields", True)):
             items = term.get(part)
             if items is not None and not _is_list(items):
-                return f"{where}[{i}].{part} is {_json_kind(items)}, not a list: {REFUSED}"
+                return f"{where}[{i}].{part} is {json_kind(items)}, not a list: {REFUSED}"
             for j, item in enumerate(items or ()):
                 refusal = requirement_refusal(item, f"{where}[{i}].{part}[{j}]", field=field)
                 if refusal:
@@ -286,12 +287,12 @@ def placement_refusal(pod_spec: Mapping[str, Any]) -> str | None:
     if affinity is None:
         return None
     if not isinstance(affinity, Mapping):
-        return f"affinity is {_json_kind(affinity)}, not an object: {REFUSED}"
+        return f"affinity is {json_kind(affinity)}, not an object: {REFUSED}"
     node_affinity = affinity.get("nodeAffinity")
     if node_affinity is None:
         return None
     if not isinstance(node_affinity, Mapping):
-        return f"affinity.nodeAffinity is {_json_kind(node_affinity)}, not an object: {REFUSED}"
+        return f"affinity.nodeAffinity is {json_kind(node_affinity)}, not an object: {REFUSED}"
     return required_affinity_refusal(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
 
 
@@ -400,7 +401,7 @@ def metadata_refusal(kind: str, name: Any, namespace: Any) -> tuple[str, str] | 
             continue
         source = OBJECT_NAME_SOURCES.get(kind, OBJECT_NAME_SOURCE) if dots else NAMESPACE_SOURCE
         if not isinstance(value, str):
-            return field, (f"{field} of {kind} is {_json_kind(value)}, not a string ({source}): write a name such as "
+            return field, (f"{field} of {kind} is {json_kind(value)}, not a string ({source}): write a name such as "
                            f"'my-name'; {OBJECT_REFUSED}")
         limit = DNS1123_SUBDOMAIN_MAX if dots else DNS1123_LABEL_MAX
         pattern = DNS1123_SUBDOMAIN_RE if dots else DNS1123_LABEL_RE
