@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 import yaml
 from pydantic import (
@@ -228,7 +228,8 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
             return [ConfigIssue(path, told)]
         msg = err["msg"].replace("Input should be", "must be")
         if kind == "literal_error" and isinstance(value, str):  # case alone counts too: on_demand -> ON_DEMAND
-            close = closest(value, re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
+            choices = [str(c) for c in get_args(model)] if get_origin(model) is Literal else []
+            close = closest(value, choices)
             msg += f"; did you mean {close}?" if close else ""
         if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
             msg += QUOTE_A_NUMBER if kind == "string_type" else ""  # with the text as written: number_as_written
