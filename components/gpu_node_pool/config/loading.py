@@ -228,7 +228,8 @@ def _issue_from_pydantic(err: dict[str, Any]) -> list[ConfigIssue]:
             return [ConfigIssue(path, told)]
         msg = err["msg"].replace("Input should be", "must be")
         if kind == "literal_error" and isinstance(value, str):  # case alone counts too: on_demand -> ON_DEMAND
-            choices = [str(c) for c in get_args(model)] if get_origin(model) is Literal else []
+            literals = [model, *get_args(model)]  # the field's Literal, or the Literal inside its Optional
+            choices = [str(c) for t in literals if get_origin(t) is Literal for c in get_args(t)]
             close = closest(value, choices)
             msg += f"; did you mean {close}?" if close else ""
         if kind in ("string_type", "int_type", "bool_type") and isinstance(value, bool | int | float):
