@@ -18,21 +18,14 @@ from kubernetes-sigs/karpenter@22664681 ``pkg/scheduling/requirements.go`` and
    value and ``In`` at least one value (CRD CEL, kubernetes-sigs/karpenter ``pkg/apis/v1/nodepool.go``).
 4. ``minValues`` on a requirement: the surviving types must offer that many distinct values of
    the key (core ``minValues``; instance-type keys only).
-5. Keys: ``karpenter.k8s.aws/instance-{family,category,generation,size,cpu,memory,gpu-count,
-   gpu-name,gpu-manufacturer,gpu-memory}`` and EKS Auto Mode's ``eks.amazonaws.com/instance-*``
-   with the same suffixes and meanings (aws/karpenter-provider-aws ``pkg/apis/v1/labels.go``;
-   awsdocs/amazon-eks-user-guide ``latest/ug/automode/create-node-pool.adoc``), ``kubernetes.io/arch``,
-   ``node.kubernetes.io/instance-type``. ``karpenter.sh/capacity-type``,
-   ``topology.kubernetes.io/zone``/``region``, ``kubernetes.io/os`` select offerings, not types:
-   passed through. Any other key is reported as not evaluated (never guessed).
-   Deprecated keys are first rewritten to their stable key as Karpenter's ``NewRequirement`` does
-   with ``NormalizedLabels`` (kubernetes-sigs/karpenter ``pkg/apis/v1/labels.go``@046bcdae,
-   ``pkg/scheduling/requirement.go``): ``beta.kubernetes.io/arch`` -> ``kubernetes.io/arch``,
-   ``beta.kubernetes.io/os`` -> ``kubernetes.io/os``, ``beta.kubernetes.io/instance-type`` ->
-   ``node.kubernetes.io/instance-type``, ``failure-domain.beta.kubernetes.io/zone`` / ``region`` ->
-   ``topology.kubernetes.io/zone`` / ``region`` (:data:`NORMALIZED_LABELS`). Karpenter reduces requirements on
-   one key to one (``Requirements.Add``, :func:`reduce_by_key`), e.g. ``In [a]`` with ``NotIn [a]`` to
-   ``DoesNotExist``, no error; filtering type by type agrees where every type has the key.
+5. Keys (:mod:`~gpu_node_pool.catalog.requirement_keys`, with their sources): the ``instance-*`` keys of
+   Karpenter (``karpenter.k8s.aws/``) and EKS Auto Mode (``eks.amazonaws.com/``), ``kubernetes.io/arch`` and
+   ``node.kubernetes.io/instance-type`` are evaluated; ``karpenter.sh/capacity-type``,
+   ``topology.kubernetes.io/zone``/``region``, ``kubernetes.io/os`` select offerings, not types: passed through.
+   Any other key is reported as not evaluated (never guessed). Deprecated keys are first rewritten to their stable
+   key as Karpenter's ``NewRequirement`` does with ``NormalizedLabels`` (:data:`NORMALIZED_LABELS`). Karpenter
+   reduces requirements on one key to one (``Requirements.Add``, :func:`reduce_by_key`), e.g. ``In [a]`` with
+   ``NotIn [a]`` to ``DoesNotExist``, no error; filtering type by type agrees where every type has the key.
 6. Limits: a type whose single-node capacity for a limited resource (``cpu`` = vCPU,
    ``memory`` = Karpenter's memory capacity, ``nvidia.com/gpu``; a resource the type lacks
    counts 0) exceeds the limit is dropped; none left = "all available instance types exceed
@@ -58,18 +51,39 @@ from ..k8s.quantity import parse_quantity
 from ..k8s.selection import expression_text
 from ..text.listing import listed
 from . import _types, all_types
+from .gpu_problem import GpuProblem, GpuProblemKind
 from .model import InstanceType, LabelValue
 from .plain_content import content, thaw
+from .requirement_keys import (
+    ARCH_KEY,
+    AUTO_MODE_PREFIX,
+    CARRIED_BY_EVERY_TYPE,
+    GPU_SUFFIXES,
+    INSTANCE_LABELS,
+    KARPENTER_PREFIX,
+    NORMALIZED_LABELS,
+    PASS_THROUGH_KEYS,
+    TYPE_KEY,
+    key_suffix,
+)
 
 __all__ = [
+    "ARCH_KEY",
     "AUTO_MODE_PREFIX",
     "CARRIED_BY_EVERY_TYPE",
+    "FILTER_BY_REMAINING_RESOURCES",
     "INSTANCE_LABELS",
+    "INTERSECTION_SOURCE",
     "KARPENTER_PREFIX",
     "NORMALIZED_LABELS",
     "OPERATORS",
     "PASS_THROUGH_KEYS",
+    "REQUIREMENTS_SOURCE",
+    "TYPE_KEY",
+    "ZERO_GPU_LIMIT",
     "Evaluation",
+    "GpuProblem",
+    "GpuProblemKind",
     "KeyRequirement",
     "RequirementError",
     "Step",
@@ -82,33 +96,16 @@ __all__ = [
     "reduce_by_key",
 ]
 
-KARPENTER_PREFIX = "karpenter.k8s.aws/"
-AUTO_MODE_PREFIX = "eks.amazonaws.com/"
-#: Label suffixes the catalog evaluates (under either prefix); integer-valued ones take Gt/Lt.
-INSTANCE_LABELS = {
-    "instance-family": False, "instance-category": False, "instance-generation": True, "instance-size": False,
-    "instance-cpu": True, "instance-memory": True, "instance-gpu-count": True, "instance-gpu-name": False,
-    "instance-gpu-manufacturer": False, "instance-gpu-memory": True,
-}  # fmt: skip
-ARCH_KEY = "kubernetes.io/arch"
-TYPE_KEY = "node.kubernetes.io/instance-type"
-#: Well-known keys that select capacity offerings or nodes, not instance types.
-PASS_THROUGH_KEYS = frozenset(
-    {"karpenter.sh/capacity-type", "topology.kubernetes.io/zone", "topology.kubernetes.io/region", "kubernetes.io/os"}
-)
-#: Keys every instance type or offering carries as ``In`` (aws/karpenter-provider-aws@1d927085
-#: ``pkg/providers/instancetype/types.go`` ``computeRequirements``: arch, os, zone, region, capacity type), so a
-#: NodePool whose requirements on one reduce to ``DoesNotExist`` matches no type and launches nothing
-#: (``Requirements.Intersects``); on any other key (a custom label) it launches nodes without the label.
-CARRIED_BY_EVERY_TYPE = PASS_THROUGH_KEYS | {ARCH_KEY}
-#: Karpenter's ``NormalizedLabels``: a deprecated key in a requirement is read as its stable key.
-NORMALIZED_LABELS = {
-    "failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
-    "beta.kubernetes.io/arch": ARCH_KEY,
-    "beta.kubernetes.io/os": "kubernetes.io/os",
-    "beta.kubernetes.io/instance-type": TYPE_KEY,
-    "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region",
-}
+#: The public source of Karpenter's ``Requirement.Intersection`` (one key's requirements reduced to one), for messages.
+INTERSECTION_SOURCE = "kubernetes-sigs/karpenter pkg/scheduling/requirement.go@22664681"
+#: The public source of ``Requirements.Add`` and ``Requirements.Intersects``, at the same commit, for messages.
+REQUIREMENTS_SOURCE = INTERSECTION_SOURCE.replace("requirement.go", "requirements.go")
+#: Where Karpenter drops a type whose node exceeds the NodePool's limits, for messages.
+FILTER_BY_REMAINING_RESOURCES = (
+    "filterByRemainingResources, kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/scheduler.go")
+#: Why a NodePool whose ``limits`` ``nvidia.com/gpu`` is 0 launches no node with GPUs, whatever its requirements.
+ZERO_GPU_LIMIT = (f"limits nvidia.com/gpu is 0, so no node with GPUs fits ({FILTER_BY_REMAINING_RESOURCES}; raise "
+                  "limits nvidia.com/gpu)")
 _ASCII_INTEGER = re.compile(r"^[0-9]+$")
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 _COMPARE = {"Gt": Fraction.__gt__, "Lt": Fraction.__lt__, "Gte": Fraction.__ge__, "Lte": Fraction.__le__}
@@ -116,9 +113,8 @@ _COMPARE = {"Gt": Fraction.__gt__, "Lt": Fraction.__lt__, "Gte": Fraction.__ge__
 _CAPACITY = {"cpu": lambda t: Fraction(t.vcpu), "memory": lambda t: Fraction(t.memory_capacity_mib * 2**20),
              "nvidia.com/gpu": lambda t: Fraction(t.nvidia_gpus)}
 SUMMARY_SIZE = 5
-#: What a type without the key matches (``Requirements.Intersects``), and the label suffixes types without GPUs lack.
+#: What a type without the key matches (``Requirements.Intersects``).
 _ABSENT_OK = ("NotIn", "DoesNotExist")
-_GPU_SUFFIXES = frozenset(s for s in INSTANCE_LABELS if s.startswith("instance-gpu-"))
 
 
 class RequirementError(ValueError):
@@ -173,6 +169,7 @@ class Evaluation:
         unjudged: type name -> requirement keys whose value for that type is unknown (kept).
         min_values: sentences for ``minValues`` not met (Karpenter launches nothing then).
         gpu_limit: ``limits`` ``nvidia.com/gpu`` as written when it drops a type with GPUs, else "".
+        gpu_limit_zero: ``limits`` ``nvidia.com/gpu`` is 0 (as :func:`gpu_limit_is_zero`).
         reduced_absent: ``(key, sentence)`` per key whose requirements ask for it yet reduce to ``NotIn`` or
             ``DoesNotExist``, so that types without the key match (rule 2).
     """
@@ -187,6 +184,7 @@ class Evaluation:
     min_values: tuple[str, ...] = ()
     gpu_limit: str = ""
     reduced_absent: tuple[tuple[str, str], ...] = ()
+    gpu_limit_zero: bool = False
 
     @property
     def empty(self) -> bool:
@@ -212,38 +210,46 @@ class Evaluation:
         more = f", ... (+{len(names) - size} more, {len(names)} types)" if len(names) > size else f" ({len(names)} types)"
         return head + more
 
-    def gpu_problems(self) -> list[str]:
-        """For a pool meant for GPU pods: why no such pod can get a node (empty list when one can).
-
-        A first line, then :meth:`explanation`: ``limits`` ``nvidia.com/gpu`` drops every type with GPUs the
-        requirements leave (``filterByRemainingResources``, kubernetes-sigs/karpenter ``pkg/controllers/provisioning/
-        scheduling/scheduler.go``); or Karpenter can launch nothing; or every candidate has 0 ``nvidia.com/gpu``
-        capacity (g6f/gr6f, aws/karpenter-provider-aws#8368), which Karpenter never launches for pods requesting GPUs."""
-        gpu_keys = [why for key, why in self.reduced_absent if _key_suffix(key) in _GPU_SUFFIXES]
+    def gpu_problem(self) -> GpuProblem | None:
+        """For a pool meant for GPU pods: why no such pod can get a node, or None when one can. In this order:
+        the requirements on GPU keys select only types without GPUs (:attr:`GpuProblemKind.ONLY_TYPES_WITHOUT_GPUS`);
+        ``limits`` ``nvidia.com/gpu`` drops every type with GPUs the requirements leave (``GPU_LIMIT``,
+        :data:`FILTER_BY_REMAINING_RESOURCES`); Karpenter can launch nothing (``NO_TYPE``); every candidate has 0
+        ``nvidia.com/gpu`` capacity (``FRACTIONAL_ONLY``: g6f/gr6f, aws/karpenter-provider-aws#8368), which Karpenter
+        never launches for pods requesting GPUs."""
+        types = self.summary()
+        found = functools.partial(GpuProblem, explanation=tuple(self.explanation()), types=types,
+                                  gpu_limit=self.gpu_limit, gpu_limit_zero=self.gpu_limit_zero)
+        gpu_keys = [why for key, why in self.reduced_absent if key_suffix(key) in GPU_SUFFIXES]
         if gpu_keys and self.candidates and not any(t.ec2_gpus or t.is_nvidia for t in self.candidates):
-            return [f"its requirements select only types without GPUs ({self.summary()}): {'; '.join(gpu_keys)}; "
-                    "require the GPUs you want with In (e.g. instance-gpu-manufacturer In [nvidia])", *self.explanation()]
+            return found(GpuProblemKind.ONLY_TYPES_WITHOUT_GPUS, (
+                f"its requirements select only types without GPUs ({types}): {'; '.join(gpu_keys)}; "
+                "require the GPUs you want with In (e.g. instance-gpu-manufacturer In [nvidia])"))
         if self.gpu_limit and not self.gpu_candidates and not self.min_values:
-            left = f"; the types left ({self.summary()}) have 0 nvidia.com/gpu capacity" if self.candidates else ""
-            return [
+            left = f"; the types left ({types}) have 0 nvidia.com/gpu capacity" if self.candidates else ""
+            return found(GpuProblemKind.GPU_LIMIT, (
                 f"the NodePool launches no GPU node while limits nvidia.com/gpu is {self.gpu_limit}: that is below one "
                 "node of every GPU type the requirements leave, and Karpenter drops a type whose node exceeds the "
-                "limits (\"all available instance types exceed limits for nodepool\": filterByRemainingResources, "
-                f"kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/scheduler.go){left}; raise limits "
-                "nvidia.com/gpu to the GPUs the pool may run, at least those of one node",
-                *self.explanation(),
-            ]
+                f"limits (\"all available instance types exceed limits for nodepool\": {FILTER_BY_REMAINING_RESOURCES})"
+                f"{left}; raise limits nvidia.com/gpu to the GPUs the pool may run, at least those of one node"))
         if self.empty:
-            return ["Karpenter can launch no instance type for this NodePool:", *self.explanation()]
+            return found(GpuProblemKind.NO_TYPE, "Karpenter can launch no instance type for this NodePool")
         if not self.gpu_candidates:
-            return [
-                f"every candidate type ({self.summary()}) has 0 nvidia.com/gpu capacity in Karpenter (EC2 reports 0 "
+            return found(GpuProblemKind.FRACTIONAL_ONLY, (
+                f"every candidate type ({types}) has 0 nvidia.com/gpu capacity in Karpenter (EC2 reports 0 "
                 "GPUs for fractional GPUs, https://github.com/aws/karpenter-provider-aws/issues/8368), so pods "
                 "requesting nvidia.com/gpu stay Pending; use whole-GPU types (e.g. g6, g6e) or add a NodeOverlay "
-                "for nvidia.com/gpu",
-                *self.explanation(),
-            ]
-        return []
+                "for nvidia.com/gpu"))
+        return None
+
+    def gpu_problems(self) -> list[str]:
+        """:meth:`gpu_problem` as lines: its sentence (ending in ``:`` for ``NO_TYPE``, which the explanation
+        follows), then :meth:`explanation`; ``[]`` when a GPU pod can get a node."""
+        problem = self.gpu_problem()
+        if problem is None:
+            return []
+        head = f"{problem.sentence}:" if problem.kind is GpuProblemKind.NO_TYPE else problem.sentence
+        return [head, *problem.explanation]
 
     def explanation(self) -> list[str]:
         """Why the result is what it is: one sentence per requirement, then limits, minValues and
@@ -259,20 +265,13 @@ class Evaluation:
         return lines
 
 
-def _key_suffix(key: str) -> str | None:
-    for prefix in (KARPENTER_PREFIX, AUTO_MODE_PREFIX):
-        if key.startswith(prefix) and key[len(prefix):] in INSTANCE_LABELS:
-            return key[len(prefix):]
-    return None
-
-
 def _reader(key: str) -> Callable[[InstanceType], str | LabelValue]:
     """``t -> t``'s value of ``key``, the key worked out once (a requirement is read on every catalog type)."""
     if key == ARCH_KEY:
         return _ARCHITECTURE
     if key == TYPE_KEY:
         return _NAME
-    suffix = _key_suffix(key)
+    suffix = key_suffix(key)
     return lambda t: t.label(suffix)
 
 
@@ -398,19 +397,19 @@ def evaluate(
         if key in PASS_THROUGH_KEYS:
             steps.append(Step(index, req, False, None, None, "selects offerings, not instance types"))
             continue
-        if key not in (ARCH_KEY, TYPE_KEY) and _key_suffix(key) is None:
+        if key not in (ARCH_KEY, TYPE_KEY) and key_suffix(key) is None:
             reason = "a label the instance catalog does not model; Karpenter treats it as a node label"
             steps.append(Step(index, req, False, None, None, reason))
             not_evaluated.append(f"requirements[{index}] {key}: {reason}")
             continue
-        integer_valued = key not in (ARCH_KEY, TYPE_KEY) and INSTANCE_LABELS[_key_suffix(key)]
+        integer_valued = key not in (ARCH_KEY, TYPE_KEY) and INSTANCE_LABELS[key_suffix(key)]
         if op in _COMPARE and not integer_valued:
             raise RequirementError(f"requirements[{index}]: operator {op} on {key}, whose values are not integers")
         if op not in _ABSENT_OK and absent_ok and kept_req is not None:
             at = listed(f"requirements[{i}]" for i in kept_req.indices)
             reduced_absent[key] = (key, f"{at} on {key} reduce to {kept_req.operator} (Requirements.Add intersects them), "
                                    "which every type without the label matches (Requirements.Intersects, "
-                                   "kubernetes-sigs/karpenter pkg/scheduling/requirements.go@22664681)")
+                                   f"{REQUIREMENTS_SOURCE})")
         verdicts, alone = _verdicts(universe, key, op, values, catalog=types is None, absent_ok=absent_ok)
         if key in reduced_absent:  # what it allows alone: as written
             alone = _verdicts(universe, key, op, values, catalog=types is None, absent_ok=False)[1]
@@ -434,7 +433,7 @@ def evaluate(
                 )
     current = [universe[i] for i in current]
     after = len(current)
-    over, message, gpu_limit = [], "", ""
+    over, message, gpu_limit, gpu_limit_zero = [], "", "", False
     for name, raw in (limits or {}).items():
         if name == "nodes":
             if _limit_value(name, raw) == 0:
@@ -446,6 +445,7 @@ def evaluate(
             not_evaluated.append(f"limits.{name}: the catalog has no per-type capacity for it")
             continue
         limit = _limit_value(name, raw)
+        gpu_limit_zero = gpu_limit_zero or (name == "nvidia.com/gpu" and limit == 0)
         if name == "nvidia.com/gpu" and any(capacity(t) > limit for t in current):
             gpu_limit = str(raw)
         over += [f"{t.name} ({name} {_show(name, capacity(t))} > {_show(name, limit)})" for t in current if capacity(t) > limit]
@@ -464,6 +464,7 @@ def evaluate(
         min_values=tuple(min_values),
         gpu_limit=gpu_limit,
         reduced_absent=tuple(reduced_absent.values()),
+        gpu_limit_zero=gpu_limit_zero,
     )
 
 
@@ -519,9 +520,9 @@ def is_gpu_pool(requirements: Sequence[Mapping[str, Any]], limits: Mapping[str, 
 @dataclass(frozen=True)
 class KeyRequirement:
     """A NodePool's requirements on one ``key`` (:data:`NORMALIZED_LABELS` applied), at ``indices``, written with
-    ``operators``, reduced to one as Karpenter's ``Requirement.Intersection`` does (kubernetes-sigs/karpenter
-    ``pkg/scheduling/requirement.go``@22664681): a set of ``values`` or its ``complement``, with inclusive integer
-    bounds ``gte``/``lte`` (``Gt N`` is ``>= N+1``, ``Lt N`` is ``<= N-1``) that a set of values drops."""
+    ``operators``, reduced to one as Karpenter's ``Requirement.Intersection`` does (:data:`INTERSECTION_SOURCE`): a
+    set of ``values`` or its ``complement``, with inclusive integer bounds ``gte``/``lte`` (``Gt N`` is ``>= N+1``,
+    ``Lt N`` is ``<= N-1``) that a set of values drops."""
 
     key: str
     indices: tuple[int, ...]

@@ -245,31 +245,30 @@ def nodepool_node_labels(
 
 def nodepool_gpu_node_problem(requirements: list[Any], limits: Any) -> str | None:
     """Why a GPU NodePool launches no node a pod requesting ``nvidia.com/gpu`` can use, or None when it can or the
-    catalog cannot say (malformed, or not plain data): the first line of
-    :meth:`~gpu_node_pool.catalog.requirements.Evaluation.gpu_problems` (``limits`` ``nvidia.com/gpu`` below one node
-    of every GPU type, e.g. 0: "raise limits nvidia.com/gpu"; requirements that leave no instance type; only
-    fractional-GPU types), saying ``launches no GPU node``, then its explanation in parentheses.
+    catalog cannot say (malformed, or not plain data): the sentence of
+    :meth:`~gpu_node_pool.catalog.requirements.Evaluation.gpu_problem` (``limits`` ``nvidia.com/gpu`` below one node
+    of every GPU type: "raise limits nvidia.com/gpu"; requirements that select only types without GPUs or leave no
+    instance type; only fractional-GPU types), after ``launches no GPU node:`` and, when ``limits`` ``nvidia.com/gpu``
+    is 0 besides, :data:`~gpu_node_pool.catalog.requirements.ZERO_GPU_LIMIT` (the ``GPU_LIMIT`` sentence says both
+    itself), then its explanation in parentheses.
 
     Raises:
         UnknownValueError: a requirement or limit is unknown at preview.
     """
-    from ...catalog.requirements import RequirementError, gpu_limit_is_zero, kept_evaluation
+    from ...catalog.requirements import ZERO_GPU_LIMIT, GpuProblemKind, RequirementError, kept_evaluation
     from ...sdk.props import plain
 
     try:
-        plain_limits = plain(limits) or None
-        head, *why = kept_evaluation(plain(requirements), plain_limits).gpu_problems() or [None]
+        problem = kept_evaluation(plain(requirements), plain(limits) or None).gpu_problem()
     except (RequirementError, TypeError, ValueError):
         return None
-    if head is None:
+    if problem is None:
         return None
-    if gpu_limit_is_zero(plain_limits) and "limits nvidia.com/gpu is" not in head:  # nothing left for it to drop
-        head = ("limits nvidia.com/gpu is 0, so no node with GPUs fits (filterByRemainingResources, kubernetes-sigs/"
-                "karpenter pkg/controllers/provisioning/scheduling/scheduler.go; raise limits nvidia.com/gpu), and "
-                f"besides {head}")
-    head = head.rstrip(":")
-    return (head if "launches no GPU node" in head else f"launches no GPU node: {head}") + (
-        f" ({'; '.join(why)})" if why else "")
+    head = problem.sentence
+    if problem.kind is not GpuProblemKind.GPU_LIMIT:
+        besides = f"{ZERO_GPU_LIMIT}, and besides " if problem.gpu_limit_zero else ""
+        head = f"launches no GPU node: {besides}{head}"
+    return head + (f" ({'; '.join(problem.explanation)})" if problem.explanation else "")
 
 
 def nodepool_instance_types(requirements: list[Any], limits: Any) -> tuple[str, ...] | None:
