@@ -34,6 +34,7 @@ from ...catalog.requirements import (
     AUTO_MODE_PREFIX,
     CARRIED_BY_EVERY_TYPE,
     INSTANCE_LABELS,
+    INTERSECTION_SOURCE,
     KARPENTER_PREFIX,
     TYPE_KEY,
     Evaluation,
@@ -46,7 +47,7 @@ from .._shared.capacity import unknown_type_findings
 
 __all__ = ["candidates_summary", "evaluation", "pool_problems", "pool_warnings", "reduced_key_findings"]
 
-_INTERSECTION = "Requirement.Intersection, kubernetes-sigs/karpenter pkg/scheduling/requirement.go@22664681"
+_INTERSECTION = f"Requirement.Intersection, {INTERSECTION_SOURCE}"
 
 
 def evaluation(requirements: list[dict[str, Any]], limits: dict[str, Any]) -> Evaluation:
