@@ -120,6 +120,15 @@ class AgentPool:
         driver_root: the host directory holding the NVIDIA driver on the pool's nodes (the pool model's
             ``driver_root``): :data:`HOST_DRIVER_ROOT` when the backend states no other, a directory such as GKE
             COS's ``/home/kubernetes/bin/nvidia``, or None when the backend says no public source states it.
+        driver_mount: ``(host directory, container directory)`` when the platform's own installer puts the NVIDIA
+            driver on the nodes (not NVIDIA's driver container, not the host's paths) and the platform's device
+            plugin mounts that directory only into containers that request a GPU (the pool model's
+            ``driver_mount``): on GKE ``("/home/kubernetes/bin/nvidia", "/usr/local/nvidia")``, the ``-host-path``
+            and ``-container-path`` of GKE's device plugin (GoogleCloudPlatform/container-engine-accelerators
+            ``cmd/nvidia_gpu/nvidia_gpu.go``; https://cloud.google.com/kubernetes-engine/docs/how-to/gpus,
+            "CUDA-X libraries"). An agent that requests no GPU mounts it itself; the GPU Operator installs no driver
+            where every pool has one (NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst``). None: no such
+            platform directory.
     """
 
     name: str
@@ -140,6 +149,7 @@ class AgentPool:
     bottlerocket_settings: bool = False
     node_image: str | None = None
     driver_root: str | None = HOST_DRIVER_ROOT
+    driver_mount: tuple[str, str] | None = None
 
     # the ServedPool protocol of render/device_plugin.py
     @property
@@ -178,7 +188,8 @@ def agent_pool(pool: Any, *, sharing: GpuSharing | None = None, mig: MigSetting 
     """Build an :class:`AgentPool` from a validated pool model (a ``PoolBase`` of any registered backend).
 
     What differs per backend comes from the pool model (``image_family``, ``driver_source``,
-    ``device_plugin_source``, ``gpu_model``, ``platform_node_labels``: ``PoolBase`` defaults, overridden
+    ``device_plugin_source``, ``gpu_model``, ``platform_node_labels``, ``node_image``, ``driver_root``,
+    ``driver_mount``: ``PoolBase`` defaults, overridden
     in each backend's ``config.py``) and from its registry record (``gpu_sharing``, ``mig``: how
     the backend shares and partitions GPUs). ``sharing`` and ``mig`` override the pool's
     ``gpu_sharing``/``mig`` (tests).
@@ -212,6 +223,7 @@ def agent_pool(pool: Any, *, sharing: GpuSharing | None = None, mig: MigSetting 
         bottlerocket_settings=bool(getattr(pool, "writes_bottlerocket_settings", False)),
         node_image=getattr(pool, "node_image", None),
         driver_root=getattr(pool, "driver_root", HOST_DRIVER_ROOT),
+        driver_mount=getattr(pool, "driver_mount", None),
     )
 
 

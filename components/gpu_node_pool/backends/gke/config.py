@@ -29,7 +29,7 @@ from ...k8s.labels import GKE_COMPUTE_CLASS_SOURCE as COMPUTE_CLASS_SOURCE
 from ...k8s.labels import gke_label_problem
 from ...k8s.patterns import full_match
 from ...k8s.taints import Taint, TaintEffect
-from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
+from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL, GKE_NVIDIA_INSTALL_DIR
 from ...text.listing import listed
 from .._shared.capacity import NodeRepair
 from . import POOL_NAME
@@ -496,6 +496,10 @@ class GkePool(PoolBase):
     def driver_root(self) -> str | None:
         """Where the driver lies on the nodes' host, None when no source states it (:func:`.image.driver_root_of`)."""
         return driver_root_of(self)
+
+    @property
+    def driver_mount(self) -> tuple[str, str]:  # GKE's plugin's -host-path, -container-path (cmd/nvidia_gpu)
+        return GKE_NVIDIA_INSTALL_DIR, "/usr/local/nvidia"
 
     @property
     def gpu_model(self) -> str | None:

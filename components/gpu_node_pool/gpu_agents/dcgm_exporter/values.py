@@ -13,12 +13,13 @@ Two chart defaults that would break an install are overridden:
 * ``serviceMonitor.enabled`` defaults to ``true`` (``deployment/values.yaml``): the chart then renders a
   ``monitoring.coreos.com/v1`` ``ServiceMonitor``, which a cluster without the Prometheus Operator's CRDs
   rejects (the whole ``pulumi up`` fails). It is off unless ``gpuAgents.dcgmExporter.serviceMonitor`` is true.
-* On GKE nodes the NVIDIA driver (``libnvidia-ml.so``, which DCGM loads) is installed on the host under
-  ``/home/kubernetes/bin/nvidia`` and GKE mounts it at ``/usr/local/nvidia`` only into containers that
-  request a GPU (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus, "CUDA-X libraries"); the
-  exporter requests none, so it gets the host directory through the chart's ``extraHostVolumes`` and
-  ``extraVolumeMounts`` and ``LD_LIBRARY_PATH=/usr/local/nvidia/lib64`` through ``extraEnv``, as Google's own
-  DCGM exporter manifest does (https://cloud.google.com/stackdriver/docs/managed-prometheus/exporters/nvidia-dcgm).
+* Where the platform's installer puts the NVIDIA driver (``libnvidia-ml.so``, which DCGM loads) in a host
+  directory that its device plugin mounts only into containers that request a GPU (``AgentPool.driver_mount``:
+  on GKE ``/home/kubernetes/bin/nvidia`` at ``/usr/local/nvidia``,
+  https://cloud.google.com/kubernetes-engine/docs/how-to/gpus, "CUDA-X libraries"), the exporter, which requests
+  none, gets the host directory through the chart's ``extraHostVolumes`` and ``extraVolumeMounts`` and
+  ``LD_LIBRARY_PATH=<container directory>/lib64`` through ``extraEnv``, as Google's own DCGM exporter manifest
+  does (https://cloud.google.com/stackdriver/docs/managed-prometheus/exporters/nvidia-dcgm).
   ``extraVolumeMounts`` replaces the chart's default list, so its ``exporter-metrics-volume`` mount
   (``/etc/dcgm-exporter/default-counters.csv``) is kept.
 """
@@ -29,19 +30,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...k8s.taints import Toleration
-from ...k8s.wellknown import GKE_NVIDIA_INSTALL_DIR, SYSTEM_NODE_CRITICAL
+from ...k8s.wellknown import SYSTEM_NODE_CRITICAL
+from ...text.listing import listed
 from ..placement import derived_tolerations, node_affinity
 from ..pools import AgentPool
 
-__all__ = ["CHART", "CHART_REPO", "CHART_VERSION", "GKE_DRIVER_HOST_PATH", "GKE_DRIVER_MOUNT_PATH", "dcgm_values"]
+__all__ = ["CHART", "CHART_REPO", "CHART_VERSION", "dcgm_values"]
 
 CHART = "dcgm-exporter"
 CHART_VERSION = "4.8.2"
 CHART_REPO = "https://nvidia.github.io/dcgm-exporter/helm-charts"
-#: Where GKE installs the NVIDIA driver on the host, and where GPU containers see it.
-GKE_DRIVER_HOST_PATH = GKE_NVIDIA_INSTALL_DIR
-GKE_DRIVER_MOUNT_PATH = "/usr/local/nvidia"
-_GKE_VOLUME = "nvidia-install-dir-host"
+#: The volume of the platform's driver directory (the name Google's DCGM exporter manifest gives it).
+_DRIVER_VOLUME = "nvidia-install-dir-host"
 #: The chart's default ``extraVolumeMounts`` (``deployment/values.yaml``), kept when the list is replaced.
 _METRICS_MOUNT = {"name": "exporter-metrics-volume", "mountPath": "/etc/dcgm-exporter/default-counters.csv",
                   "subPath": "default-counters.csv"}
@@ -50,8 +50,8 @@ _METRICS_MOUNT = {"name": "exporter-metrics-volume", "mountPath": "/etc/dcgm-exp
 def dcgm_values(pools: Sequence[AgentPool], extra_tolerations: Sequence[Toleration] = (), *,
                 service_monitor: bool = False) -> dict[str, Any]:
     """``{tolerations, affinity, priorityClassName, serviceMonitor}`` for the exporter on every pool in ``pools``,
-    plus ``extraHostVolumes``/``extraVolumeMounts``/``extraEnv`` for GKE's driver location when a pool's
-    ``image_family`` is ``gke``.
+    plus ``extraHostVolumes``/``extraVolumeMounts``/``extraEnv`` for the platform's driver directory when a pool
+    has one (``AgentPool.driver_mount``, e.g. GKE's).
 
     Every GPU pool gets it, whoever runs its device plugin (GKE, Bottlerocket, ours): metrics are
     wanted on all GPUs. ``service_monitor``: render the chart's ``ServiceMonitor`` (needs the
@@ -59,7 +59,8 @@ def dcgm_values(pools: Sequence[AgentPool], extra_tolerations: Sequence[Tolerati
 
     Raises:
         ValueError: ``pools`` is empty (a node affinity with no ``nodeSelectorTerms`` is rejected by the
-            API server: Kubernetes API reference, NodeSelector).
+            API server: Kubernetes API reference, NodeSelector), or the pools have different platform driver
+            directories (one exporter DaemonSet mounts one).
     """
     if not pools:
         raise ValueError("dcgm_values: no GPU pool to place the DCGM exporter on")
@@ -69,9 +70,17 @@ def dcgm_values(pools: Sequence[AgentPool], extra_tolerations: Sequence[Tolerati
         "priorityClassName": SYSTEM_NODE_CRITICAL,
         "serviceMonitor": {"enabled": bool(service_monitor)},
     }
-    if any(p.image_family == "gke" for p in pools):
-        values["extraHostVolumes"] = [{"name": _GKE_VOLUME, "hostPath": GKE_DRIVER_HOST_PATH}]
-        values["extraVolumeMounts"] = [dict(_METRICS_MOUNT), {"name": _GKE_VOLUME, "mountPath": GKE_DRIVER_MOUNT_PATH,
+    mounts: dict[tuple[str, str], list[str]] = {}
+    for p in pools:
+        if p.driver_mount is not None:
+            mounts.setdefault(p.driver_mount, []).append(p.name)
+    if len(mounts) > 1:
+        raise ValueError("dcgm_values: one exporter mounts one platform driver directory, and the pools have "
+                         + "; ".join(f"{host} at {at} ({listed(names, 5)})" for (host, at), names in mounts.items()))
+    if mounts:
+        [(host, at)] = mounts
+        values["extraHostVolumes"] = [{"name": _DRIVER_VOLUME, "hostPath": host}]
+        values["extraVolumeMounts"] = [dict(_METRICS_MOUNT), {"name": _DRIVER_VOLUME, "mountPath": at,
                                                               "readOnly": True}]
-        values["extraEnv"] = [{"name": "LD_LIBRARY_PATH", "value": f"{GKE_DRIVER_MOUNT_PATH}/lib64"}]
+        values["extraEnv"] = [{"name": "LD_LIBRARY_PATH", "value": f"{at}/lib64"}]
     return values

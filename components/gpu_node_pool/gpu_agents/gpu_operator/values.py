@@ -20,11 +20,13 @@ NVIDIA/gpu-operator@v26.7.0 ``deployments/gpu-operator/values.yaml``,
   Karpenter's ``al2023@...`` alias boots on GPU instances (the pool model's ``image_family``);
   Bottlerocket NVIDIA also ships the device plugin and its own MIG settings (``devicePlugin.enabled``,
   ``migManager.enabled`` false); ``devicePlugin.enabled`` is false too when every pool's image runs its own
-  device plugin (two plugins registering ``nvidia.com/gpu`` with one kubelet flap). GKE (the driver from Google's installer, :func:`_gke_driver`): ``driver.enabled`` false and the
-  driver/toolkit paths (``hostPaths.driverInstallDir``, ``toolkit.installDir``) set to the pools' one driver root
+  device plugin (two plugins registering ``nvidia.com/gpu`` with one kubelet flap). Pools whose driver the
+  platform's installer puts in a platform directory (``AgentPool.driver_mount``: GKE, the driver from Google's
+  installer, :func:`_platform_driver`): ``driver.enabled`` false and the driver/toolkit paths
+  (``hostPaths.driverInstallDir``, ``toolkit.installDir``) set to the pools' one driver root
   (``AgentPool.driver_root``: ``/home/kubernetes/bin/nvidia`` on COS; left out when a pool is on Ubuntu, whose
-  root no public source states, ``backends/gke/image.py`` ``DRIVER_ROOT_SOURCE``, or the roots differ), plus the ``gpu-operator-quota`` ResourceQuota (:func:`gke_resource_quota`)
-  - NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst`` ("Using the Google driver installer").
+  root no public source states, ``backends/gke/image.py`` ``DRIVER_ROOT_SOURCE``, or the roots differ), plus the
+  ``gpu-operator-quota`` ResourceQuota (:func:`gke_resource_quota`) - NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst`` ("Using the Google driver installer").
 * ``gpuAgents`` map to operand enables: ``dcgmExporter.enabled`` and ``gfd.enabled`` (GFD also when a
   pool uses MPS: the MPS control daemon runs only on nodes GFD labels ``nvidia.com/mps.capable=true``,
   NVIDIA/gpu-operator@v26.7.0 ``assets/state-mps-control-daemon/0400_daemonset.yaml``).
@@ -87,12 +89,14 @@ def operator_mig_pools(pools: Sequence[AgentPool]) -> list[AgentPool]:
     return [p for p in pools if p.mig is not None and p.mig_by == "device-plugin" and p.image_family != "bottlerocket-nvidia"]
 
 
-def _gke_driver(pools: Sequence[AgentPool]) -> bool:
-    """GKE pools served by the operator: GKE's plugin is off, which needs ``gpuDriverVersion: INSTALLATION_DISABLED``
-    (backends/gke/config.py), so the driver comes from Google's driver installer DaemonSet - NVIDIA's documented
-    GKE path ("Using the Google driver installer": ``driver.enabled=false`` and the driver under
-    /home/kubernetes/bin/nvidia). Policy ``gpu-agents-cover-gpu-pools`` asks for that installer."""
-    return bool(pools) and all(p.image_family == "gke" for p in pools)
+def _platform_driver(pools: Sequence[AgentPool]) -> bool:
+    """Every pool's driver is the platform installer's (``AgentPool.driver_mount`` set): NVIDIA's driver container
+    has nothing to install. On GKE the pools the operator serves have GKE's plugin off, which needs
+    ``gpuDriverVersion: INSTALLATION_DISABLED`` (backends/gke/config.py), so the driver comes from Google's driver
+    installer DaemonSet - NVIDIA's documented GKE path ("Using the Google driver installer": ``driver.enabled=false``,
+    NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst``). Policy ``gpu-agents-cover-gpu-pools`` asks for that
+    installer."""
+    return bool(pools) and all(p.driver_mount is not None for p in pools)
 
 
 #: The operator's quota on GKE: NVIDIA's documented name (gpu-operator/google-gke.rst).
@@ -135,12 +139,12 @@ def operator_values(
     ships = bool(served) and families <= set(_SHIPS_DRIVER_AND_TOOLKIT)
     bottlerocket = bool(served) and families == {"bottlerocket-nvidia"}
     own_plugin = bool(served) and all(p.device_plugin == "image" for p in served)  # every image runs its own plugin
-    gke_driver = _gke_driver(served)
+    platform_driver = _platform_driver(served)
     mps = any(p.sharing is not None and p.sharing.strategy == "mps" for p in served)
     values: dict[str, Any] = {
         "daemonsets": {"tolerations": tolerations},
         "node-feature-discovery": {"worker": {"tolerations": list(tolerations)}},
-        "driver": {"enabled": not (ships or gke_driver)},
+        "driver": {"enabled": not (ships or platform_driver)},
         "toolkit": {"enabled": not ships},
         "devicePlugin": {"enabled": not (bottlerocket or own_plugin)},
         "migManager": {"enabled": not bottlerocket},
@@ -148,7 +152,7 @@ def operator_values(
         "gfd": {"enabled": bool(feature_discovery or mps)},
     }
     root, _ = shared_driver_root(served)
-    if gke_driver and root not in (None, HOST_DRIVER_ROOT):  # one stated root (COS); Ubuntu's is stated nowhere
+    if platform_driver and root not in (None, HOST_DRIVER_ROOT):  # one stated root (COS); Ubuntu's is stated nowhere
         values["hostPaths"] = {"driverInstallDir": root}
         values["toolkit"]["installDir"] = root
     mig_pools = operator_mig_pools(served)
