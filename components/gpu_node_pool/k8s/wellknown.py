@@ -56,6 +56,9 @@ GKE_CONFIDENTIAL_NODES_LABEL = "cloud.google.com/gke-confidential-nodes-instance
 #: Ubuntu manifest (``nvidia-driver-installer/ubuntu/daemonset-preloaded.yaml``, same commit) sets no
 #: ``NVIDIA_INSTALL_DIR_HOST`` and runs the installer image GKE preloads on Ubuntu nodes, whose source is not public.
 GKE_NVIDIA_INSTALL_DIR = "/home/kubernetes/bin/nvidia"
+#: Where GKE's device plugin (and Google's COS installer, ``NVIDIA_INSTALL_DIR_CONTAINER``) mounts
+#: :data:`GKE_NVIDIA_INSTALL_DIR` in containers: ``-container-path`` of ``cmd/nvidia_gpu/nvidia_gpu.go``.
+GKE_NVIDIA_CONTAINER_DIR = "/usr/local/nvidia"
 #: GKE Standard's Linux node images as ``node_config.image_type`` spells them, and the one a node pool that names
 #: none gets (https://cloud.google.com/kubernetes-engine/docs/concepts/node-images).
 GKE_COS_IMAGE = "COS_CONTAINERD"

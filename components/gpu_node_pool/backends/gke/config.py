@@ -29,12 +29,12 @@ from ...k8s.labels import GKE_COMPUTE_CLASS_SOURCE as COMPUTE_CLASS_SOURCE
 from ...k8s.labels import gke_label_problem
 from ...k8s.patterns import full_match
 from ...k8s.taints import Taint, TaintEffect
-from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL, GKE_NVIDIA_INSTALL_DIR
+from ...k8s.wellknown import GKE_ACCELERATOR_LABEL, GKE_NO_DEFAULT_PLUGIN_LABEL
 from ...text.listing import listed
 from .._shared.capacity import NodeRepair
 from . import POOL_NAME
 from .driver import DRIVER_DISABLED, GKE_DRIVER_INSTALLER_SOURCE, driver_warning, ubuntu_mig_refusal
-from .image import GkeImageType, driver_root_of, image_type_of, ubuntu_latest_warning, windows_refusal
+from .image import DRIVER_MOUNT, GkeImageType, driver_root_of, image_type_of, ubuntu_latest_warning, windows_refusal
 from .machines import MachineProblem, machine_problems
 from .names import NODE_POOL_NAME
 from .node_config_extras import ReservationAffinity
@@ -498,8 +498,8 @@ class GkePool(PoolBase):
         return driver_root_of(self)
 
     @property
-    def driver_mount(self) -> tuple[str, str]:  # GKE's plugin's -host-path, -container-path (cmd/nvidia_gpu)
-        return GKE_NVIDIA_INSTALL_DIR, "/usr/local/nvidia"
+    def driver_mount(self) -> tuple[str, str]:  # :data:`.image.DRIVER_MOUNT`
+        return DRIVER_MOUNT
 
     @property
     def gpu_model(self) -> str | None:

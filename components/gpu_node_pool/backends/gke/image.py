@@ -26,9 +26,15 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 from ...config.common import fail
-from ...k8s.wellknown import GKE_COS_IMAGE, GKE_DEFAULT_IMAGE, GKE_NVIDIA_INSTALL_DIR, GKE_UBUNTU_IMAGE
+from ...k8s.wellknown import (
+    GKE_COS_IMAGE,
+    GKE_DEFAULT_IMAGE,
+    GKE_NVIDIA_CONTAINER_DIR,
+    GKE_NVIDIA_INSTALL_DIR,
+    GKE_UBUNTU_IMAGE,
+)
 
-__all__ = ["COS", "DRIVER_ROOTS", "DRIVER_ROOT_SOURCE", "DRIVER_VERSIONS_SOURCE", "GkeImageType", "IMAGE_TYPES",
+__all__ = ["COS", "DRIVER_MOUNT", "DRIVER_ROOTS", "DRIVER_ROOT_SOURCE", "DRIVER_VERSIONS_SOURCE", "GkeImageType", "IMAGE_TYPES",
            "NODE_IMAGES_SOURCE", "UBUNTU", "driver_root_of", "image_type_of", "ubuntu_latest_warning",
            "windows_refusal"]
 
@@ -59,6 +65,9 @@ DRIVER_ROOT_SOURCE = (
     "ubuntu/daemonset.yaml, not to it)"
 )
 DRIVER_ROOTS: dict[str, str | None] = {COS: GKE_NVIDIA_INSTALL_DIR, UBUNTU: None}
+#: The driver directory GKE's own device plugin mounts into GPU containers, whatever the image: its ``-host-path`` and
+#: ``-container-path`` defaults (GoogleCloudPlatform/container-engine-accelerators ``cmd/nvidia_gpu/nvidia_gpu.go``).
+DRIVER_MOUNT = (GKE_NVIDIA_INSTALL_DIR, GKE_NVIDIA_CONTAINER_DIR)
 
 
 def image_type_of(pool: Any) -> str:
