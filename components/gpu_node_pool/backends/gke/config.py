@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, get_args
 
@@ -23,7 +22,6 @@ from ...config.common import (
 )
 from ...config.defaults import DEFAULT_TAINT
 from ...config.errors import ConfigIssue
-from ...gpu_agents.sharing import GKE_STRATEGY
 from ...k8s.labels import GKE_COMPUTE_CLASS_LABEL as COMPUTE_CLASS_LABEL
 from ...k8s.labels import GKE_COMPUTE_CLASS_SOURCE as COMPUTE_CLASS_SOURCE
 from ...k8s.labels import gke_label_problem
@@ -38,6 +36,8 @@ from .image import DRIVER_MOUNT, GkeImageType, driver_root_of, image_type_of, ub
 from .machines import MachineProblem, machine_problems
 from .names import NODE_POOL_NAME
 from .node_config_extras import ReservationAffinity
+from .raw_sharing import raw_sharing_refusal as raw_sharing_refusal  # the refusal's text, importable here too
+from .raw_sharing import refuse_raw_sharing, refused_sharing_of_the_pool
 
 #: ``NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs``): ``LATEST`` and
 #: ``DEFAULT`` install that driver (``LATEST`` on COS), ``INSTALLATION_DISABLED`` installs none,
@@ -61,73 +61,11 @@ GKE_OPT_OUT_SOURCE = (
 )
 #: Google's recommended node scope: one broad scope, access controlled by the service account's IAM roles.
 GKE_DEFAULT_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
-#: The raw GKE sharing field of ``accelerator`` in either spelling; refused for the pool's ``gpuSharing``.
-_RAW_SHARING_KEYS = ("gpuSharingConfig", "gpu_sharing_config")
-#: GKE's ``gpu_sharing_strategy`` -> the ``gpuSharing.strategy`` that writes it: the reverse of
-#: :data:`gpu_node_pool.gpu_agents.sharing.GKE_STRATEGY`, the one mapping.
-_FROM_GKE_STRATEGY = {gke: ours for ours, gke in GKE_STRATEGY.items()}
 _GKE_NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 _GCE_ZONE_RE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 _GCE_REGION_RE = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 #: Compute Engine's regions and zones: "a zone name is its region name and a letter" (us-central1-a).
 _ZONES_DOC = "https://cloud.google.com/compute/docs/regions-zones"
-
-
-def raw_sharing_refusal(value: Any, *, mig: bool = False, gke_plugin: bool = True) -> str:
-    """Why ``accelerator.gpuSharingConfig`` is refused, with what replaces ``value`` on its pool (``mig``: the pool
-    has MIG partitions; ``gke_plugin``: GKE's device plugin serves it, not NVIDIA's): a ``gpuSharing`` the pool's
-    rules take, or no sharing at all.
-
-    The pool's ``gpuSharing`` is the one way to share GPUs: it writes the same GKE field
-    (``guest_accelerators[].gpu_sharing_config``, :func:`gpu_node_pool.gpu_agents.capacity.gke_accelerator_args`),
-    and the sharing rules, the plan's advertised count and the autoscaler figures are derived from it. GKE's
-    device plugin advertises each GPU ``maxSharedClientsPerGpu`` times (GoogleCloudPlatform/container-engine-accelerators
-    ``pkg/gpu/nvidia/manager.go``@992db8125755 ``ListDevices``), so a second, unread setting would make the plan
-    promise whole GPUs that the node does not advertise.
-
-    The suggestion is one the sharing rules take (:func:`gpu_node_pool.gpu_agents.sharing.sharing_problems`):
-
-    * fewer than 2 clients per GPU: no sharing (1 client shares nothing; ``gpuSharing`` takes 2 or more);
-    * ``mig`` with NVIDIA's plugin: no sharing (it time-slices whole GPUs only, and MPS is not taken with MIG);
-    * ``MPS`` with ``mig`` on GKE's plugin: ``timeSlicing`` with the same clients (GKE time-shares each MIG
-      partition; MPS on partitions is refused), or no sharing;
-    * otherwise ``gpuSharing`` with the strategy (``TIME_SHARING`` -> ``timeSlicing``, ``MPS`` -> ``mps``) and the
-      clients; a value the field does not hold is named as what to fill in.
-    """
-    strategy, clients = None, None
-    if isinstance(value, dict):
-        strategy = _FROM_GKE_STRATEGY.get(str(value.get("gpuSharingStrategy", value.get("gpu_sharing_strategy"))))
-        count = value.get("maxSharedClientsPerGpu", value.get("max_shared_clients_per_gpu"))
-        clients = count if isinstance(count, int) and not isinstance(count, bool) else None
-    why = (
-        "not taken: GPU sharing is set by the pool's gpuSharing, which writes this same GKE field and from which the "
-        "sharing rules (2 or more clients, MPS not with MIG), the plan's advertised nvidia.com/gpu and the autoscaler "
-        "figures are derived (GKE's device plugin advertises each GPU maxSharedClientsPerGpu times: "
-        "GoogleCloudPlatform/container-engine-accelerators pkg/gpu/nvidia/manager.go)"
-    )
-    if clients is not None and clients < 2:
-        return (f"{why}; maxSharedClientsPerGpu {clients} shares nothing (1 client per GPU is no sharing, and "
-                "gpuSharing takes 2 or more): remove gpuSharingConfig and write no gpuSharing")
-    if mig and not gke_plugin:
-        return (f"{why}; with mig, NVIDIA's device plugin (nvidiaDevicePlugin: true) shares no MIG device (it "
-                "time-slices whole GPUs only; MPS is not supported on MIG-enabled devices): remove gpuSharingConfig "
-                "and write no gpuSharing")
-    replicas = str(clients) if clients is not None else "<clients per GPU, 2 or more>"
-    if mig and strategy == "mps":
-        return (f"{why}; MPS is not taken with mig on GKE (its plugin sizes each MPS client from the whole GPU's "
-                "memory), but GKE time-shares each MIG partition: remove gpuSharingConfig and write, at the pool's "
-                f"level, gpuSharing: {{strategy: timeSlicing, replicas: {replicas}}}, or write no gpuSharing")
-    fields = ", ".join(f"{gke} -> {ours}" for ours, gke in GKE_STRATEGY.items())
-    return (f"{why}; remove it and write, at the pool's level, gpuSharing: {{strategy: {strategy or ' | '.join(GKE_STRATEGY)}, "
-            f"replicas: {replicas}}} ({fields}; maxSharedClientsPerGpu -> replicas)")
-
-
-@dataclass(frozen=True)
-class _RefusedSharing:
-    """``accelerator.gpuSharingConfig`` as its pool refuses it: :func:`raw_sharing_refusal` told the pool's ``mig`` and
-    device plugin, which the accelerator's own validator does not see (:meth:`GkePool._raw_sharing_of_the_pool`)."""
-
-    refusal: str
 
 
 def _fail_at(problems: list[tuple[tuple[str, ...], str]]) -> Any:
@@ -162,11 +100,7 @@ class GkeAccelerator(Model):
     @classmethod
     def _no_raw_sharing(cls, data: Any) -> Any:
         """Refuse ``gpuSharingConfig`` at its own key, with its pool's refusal when the pool gave one."""
-        for key in _RAW_SHARING_KEYS:
-            if isinstance(data, dict) and key in data:
-                value = data[key]
-                raise fail(value.refusal if isinstance(value, _RefusedSharing) else raw_sharing_refusal(value), at=(key,))
-        return data
+        return refuse_raw_sharing(data)
 
 
 class GkePool(PoolBase):
@@ -193,7 +127,7 @@ class GkePool(PoolBase):
       model or count than the machine type carries, N1 above its vCPU limit per GPU count, GPUs on series
       that take none; a warning: a series or size the table does not list).
     * ``accelerator.gpuSharingConfig`` is refused for the pool's ``gpuSharing``, the one setting for GPU
-      sharing (:func:`raw_sharing_refusal`).
+      sharing (:func:`.raw_sharing.raw_sharing_refusal`).
     * Device plugin: GKE runs its own on every GPU node whatever the driver setting
       (:data:`GKE_PLUGIN_SOURCE`; it also finishes GKE's driver install). NVIDIA's plugin
       serves the pool only with ``nvidiaDevicePlugin: true``, the label
@@ -275,15 +209,9 @@ class GkePool(PoolBase):
     @classmethod
     def _raw_sharing_of_the_pool(cls, data: Any) -> Any:
         """Hand ``accelerator.gpuSharingConfig`` to the accelerator's validator as the refusal that fits this pool
-        (:func:`raw_sharing_refusal` with its ``mig`` and ``nvidiaDevicePlugin``), so that the error stays at the
-        field's key beside the pool's other errors."""
-        accelerator = data.get("accelerator") if isinstance(data, dict) else None
-        if not isinstance(accelerator, dict) or not any(key in accelerator for key in _RAW_SHARING_KEYS):
-            return data
-        context = {"mig": data.get("mig") is not None, "gke_plugin": data.get("nvidiaDevicePlugin") is not True}
-        accelerator = {key: _RefusedSharing(raw_sharing_refusal(value, **context)) if key in _RAW_SHARING_KEYS else value
-                       for key, value in accelerator.items()}
-        return {**data, "accelerator": accelerator}
+        (:func:`.raw_sharing.raw_sharing_refusal` with its ``mig`` and ``nvidiaDevicePlugin``), so that the error stays at the
+        field's key beside the pool's other errors (:func:`.raw_sharing.refused_sharing_of_the_pool`)."""
+        return refused_sharing_of_the_pool(data)
 
     @field_validator("name")
     @classmethod
