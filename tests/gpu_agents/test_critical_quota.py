@@ -5,15 +5,24 @@ in its namespace, in the plan, the rendered files and the plan's text; EKS stack
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import yaml
 from conftest import shipped_project
 from stack_texts import EKS_BIG, GKE_L4, GKE_TAINT_LINE
 
 from gpu_node_pool.cli.commands import main
-from gpu_node_pool.gpu_agents.critical_quota import CRITICAL_PRIORITY_CLASSES, critical_pods_quota
+from gpu_node_pool.config import validate_stack_config
+from gpu_node_pool.gpu_agents.critical_quota import (
+    CRITICAL_PRIORITY_CLASSES,
+    agent_quota,
+    critical_pods_quota,
+    needs_critical_pods_quota,
+)
 from gpu_node_pool.gpu_agents.gpu_operator.values import gke_resource_quota
-from gpu_node_pool.k8s.wellknown import CHART_TYPES
+from gpu_node_pool.gpu_agents.pools import agent_pool
+from gpu_node_pool.k8s.wellknown import CHART_TYPES, SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL
 from gpu_node_pool.plan import plan_stack, render_text
 
 QUOTA = "kubernetes:core/v1:ResourceQuota"
@@ -123,3 +132,39 @@ def test_render_writes_the_quota_of_each_agent_namespace(tmp_path, capsys):
     for obj in written.values():
         assert obj["kind"] == "ResourceQuota" and obj["apiVersion"] == "v1"
         assert admitted([obj], obj["metadata"]["namespace"], "system-node-critical")
+
+
+GKE_STACK = {
+    "cluster": {"name": "ml-gke-dev", "project": "acme-ml-dev", "location": "us-central1"},
+    "pools": [{"name": "l4", "backend": "gke", "machineType": "g2-standard-8",
+               "accelerator": {"type": "nvidia-l4", "count": 1}, "autoscaling": {"minSize": 0, "maxSize": 4}}],
+}
+EKS_STACK = {
+    "cluster": {"name": "ml", "nodeRoleArn": "arn:aws:iam::111122223333:role/n", "subnetIds": ["subnet-0a1b2c3d4e5f60718"]},
+    "pools": [{"name": "big", "backend": "eks-managed", "instanceTypes": ["g6.xlarge"],
+               "scaling": {"minSize": 0, "maxSize": 2}}],
+}
+
+
+@pytest.mark.parametrize(("raw", "needed"), [(GKE_STACK, True), (EKS_STACK, False)])
+def test_the_agent_pool_carries_the_pool_models_need(raw, needed):
+    pool = validate_stack_config(raw).pools[0]
+    assert pool.critical_pods_need_quota is needed
+    seen = agent_pool(pool)
+    assert seen.critical_pods_need_quota is needed
+    assert needs_critical_pods_quota([seen], SYSTEM_NODE_CRITICAL, "gpu-monitoring") is needed
+    assert needs_critical_pods_quota([pool], SYSTEM_NODE_CRITICAL, "gpu-monitoring") is needed
+
+
+def test_the_quota_follows_the_pools_fact_not_its_backends_name():
+    gke = agent_pool(validate_stack_config(GKE_STACK).pools[0])
+    eks = agent_pool(validate_stack_config(EKS_STACK).pools[0])
+    # a platform that states the need gets the quota whatever it is called; one that does not, none
+    assert agent_quota([replace(eks, critical_pods_need_quota=True)], "dcgm-exporter", SYSTEM_NODE_CRITICAL,
+                       "gpu-monitoring") == critical_pods_quota("gpu-monitoring", "dcgm-exporter-critical-pods")
+    assert agent_quota([replace(gke, critical_pods_need_quota=False)], "dcgm-exporter", SYSTEM_NODE_CRITICAL,
+                       "gpu-monitoring") is None
+    # one pool of the cluster that needs it is enough; kube-system has GKE's own quota; other classes need none
+    assert needs_critical_pods_quota([eks, gke], SYSTEM_CLUSTER_CRITICAL, "gpu-operator")
+    assert not needs_critical_pods_quota([gke], SYSTEM_NODE_CRITICAL, "kube-system")
+    assert not needs_critical_pods_quota([gke], None, "gpu-monitoring")

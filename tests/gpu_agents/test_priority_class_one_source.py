@@ -33,7 +33,7 @@ def test_every_agents_priority_class_is_one_the_quota_covers():
     assert PRIORITY_CLASS == SYSTEM_NODE_CRITICAL
 
     class GkePool:
-        image_family = "gke"
+        critical_pods_need_quota = True
 
     assert needs_critical_pods_quota([GkePool()], SYSTEM_NODE_CRITICAL, "gpu-operator")
     assert not needs_critical_pods_quota([GkePool()], SYSTEM_NODE_CRITICAL, "kube-system")

@@ -549,6 +549,13 @@ class PoolBase(Model):
         return "other"
 
     @property
+    def critical_pods_need_quota(self) -> bool:
+        """Whether the platform admits ``system-node-critical``/``system-cluster-critical`` pods outside ``kube-system``
+        only in a namespace with a ResourceQuota scoped to them (GKE: :mod:`gpu_node_pool.gpu_agents.critical_quota`,
+        its sources). Default False: Kubernetes limits those classes only where the admission config says so."""
+        return False
+
+    @property
     def writes_bottlerocket_settings(self) -> bool:
         """Whether the backend writes this pool's Bottlerocket settings (TOML user data), where
         Bottlerocket's own MIG settings go (``gpu_agents/mig_partitioners.py``). Default False."""

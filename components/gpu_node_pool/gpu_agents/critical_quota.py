@@ -9,7 +9,8 @@ a pod of those classes in any other namespace without one is refused with ``insu
 scopes: [{PriorityClass In [system-node-critical system-cluster-critical]}]`` (cilium/cilium#13852). NVIDIA documents
 the quota for the GPU Operator's namespace (cloud-native-docs ``gpu-operator/google-gke.rst``; NVIDIA/gpu-operator#660).
 
-Every agent the component installs with a critical priority class in its own namespace on GKE gets one, through
+Every agent the component installs with a critical priority class in its own namespace gets one where a pool
+says its platform needs it (``critical_pods_need_quota``: the pool model's property, True on GKE), through
 :func:`agent_quota`; the GPU Operator's keeps NVIDIA's documented name (its size is GKE's, see
 :func:`gpu_node_pool.gpu_agents.gpu_operator.values.gke_resource_quota`).
 """
@@ -57,14 +58,16 @@ def critical_pods_quota(namespace: str, name: str, pods: str = UNBOUNDED_PODS) -
 
 def needs_critical_pods_quota(pools: Iterable[Any], priority_class: str | None, namespace: str) -> bool:
     """True when an agent whose pods run at ``priority_class`` in ``namespace`` needs :func:`critical_pods_quota`: the
-    class is one of :data:`CRITICAL_PRIORITY_CLASSES`, a pool of the cluster is a GKE pool (``image_family`` ``gke``:
-    GKE restricts the classes) and the namespace is not ``kube-system`` (where GKE's ``gcp-critical-pods`` admits them).
+    class is one of :data:`CRITICAL_PRIORITY_CLASSES`, a pool of the cluster says its platform restricts the classes
+    (``critical_pods_need_quota``: True on GKE pools) and the namespace is not ``kube-system`` (where GKE's
+    ``gcp-critical-pods`` admits them).
 
-    ``pools``: the stack's pools (config models or :class:`~gpu_node_pool.gpu_agents.pools.AgentPool`).
+    ``pools``: the stack's pools (config models or :class:`~gpu_node_pool.gpu_agents.pools.AgentPool`; one without
+    ``critical_pods_need_quota`` needs none).
     """
     if priority_class not in CRITICAL_PRIORITY_CLASSES or namespace == _KUBE_SYSTEM:
         return False
-    return any(getattr(p, "image_family", None) == "gke" for p in pools)
+    return any(getattr(p, "critical_pods_need_quota", False) for p in pools)
 
 
 def agent_quota(pools: Iterable[Any], agent: str, priority_class: str | None, namespace: str) -> dict[str, Any] | None:

@@ -129,6 +129,9 @@ class AgentPool:
             "CUDA-X libraries"). An agent that requests no GPU mounts it itself; the GPU Operator installs no driver
             where every pool has one (NVIDIA cloud-native-docs ``gpu-operator/google-gke.rst``). None: no such
             platform directory.
+        critical_pods_need_quota: the platform admits ``system-node-critical``/``system-cluster-critical`` pods
+            outside ``kube-system`` only in a namespace holding a ResourceQuota scoped to them (the pool model's
+            ``critical_pods_need_quota``: True on GKE, :mod:`gpu_node_pool.gpu_agents.critical_quota`).
     """
 
     name: str
@@ -150,6 +153,7 @@ class AgentPool:
     node_image: str | None = None
     driver_root: str | None = HOST_DRIVER_ROOT
     driver_mount: tuple[str, str] | None = None
+    critical_pods_need_quota: bool = False
 
     # the ServedPool protocol of render/device_plugin.py
     @property
@@ -189,7 +193,7 @@ def agent_pool(pool: Any, *, sharing: GpuSharing | None = None, mig: MigSetting 
 
     What differs per backend comes from the pool model (``image_family``, ``driver_source``,
     ``device_plugin_source``, ``gpu_model``, ``platform_node_labels``, ``node_image``, ``driver_root``,
-    ``driver_mount``: ``PoolBase`` defaults, overridden
+    ``driver_mount``, ``critical_pods_need_quota``: ``PoolBase`` defaults, overridden
     in each backend's ``config.py``) and from its registry record (``gpu_sharing``, ``mig``: how
     the backend shares and partitions GPUs). ``sharing`` and ``mig`` override the pool's
     ``gpu_sharing``/``mig`` (tests).
@@ -224,6 +228,7 @@ def agent_pool(pool: Any, *, sharing: GpuSharing | None = None, mig: MigSetting 
         node_image=getattr(pool, "node_image", None),
         driver_root=getattr(pool, "driver_root", HOST_DRIVER_ROOT),
         driver_mount=getattr(pool, "driver_mount", None),
+        critical_pods_need_quota=bool(getattr(pool, "critical_pods_need_quota", False)),
     )
 
 

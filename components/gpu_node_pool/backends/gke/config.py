@@ -411,6 +411,12 @@ class GkePool(PoolBase):
         return "gke"
 
     @property
+    def critical_pods_need_quota(self) -> bool:
+        """True: GKE admits ``system-node-critical``/``system-cluster-critical`` pods outside ``kube-system`` only in a
+        namespace with a ResourceQuota scoped to them (:mod:`gpu_node_pool.gpu_agents.critical_quota`, its sources)."""
+        return True
+
+    @property
     def driver_source(self) -> str:
         """``platform`` (GKE's driver installer) unless ``gpuDriverVersion: INSTALLATION_DISABLED`` (``none``)."""
         return "none" if self.accelerator.gpu_driver_version == DRIVER_DISABLED else "platform"
