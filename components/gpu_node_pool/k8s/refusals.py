@@ -21,8 +21,10 @@ Two kinds of refusal, both before any object is stored:
    ``In``/``NotIn`` and exactly one node name. ``ValidateTolerations`` (same file and commit) refuses a
    toleration by the rules of :mod:`gpu_node_pool.k8s.toleration_rules`, their one definition, which
    :class:`~gpu_node_pool.k8s.taints.Toleration` builds with too (``Gt``/``Lt`` accepted with a decimal integer
-   value, as on Kubernetes 1.35+ with the alpha gate ``TaintTolerationComparisonOperators`` on; callers that
-   know the cluster's version refuse them below 1.35). :func:`toleration_refusal` names the rule and the fix.
+   value, as on Kubernetes 1.35+ with the alpha gate ``TaintTolerationComparisonOperators`` on; given the
+   cluster's declared version, :func:`toleration_refusal` refuses them below 1.35:
+   :func:`~gpu_node_pool.k8s.toleration_rules.numeric_operator_refusal`). :func:`toleration_refusal` names the rule
+   and the fix.
 
 Not refusals, and so judged as the matcher reads them (:mod:`gpu_node_pool.k8s.selection`): an empty
 ``nodeSelectorTerm`` (valid; it matches no node), a ``Gt``/``Lt`` value that is no integer (valid;
@@ -62,6 +64,7 @@ from .selection import NODE_SELECTOR_OPERATORS, values_count_problem
 from .toleration_rules import (
     TOLERATIONS_SOURCE,
     broken_toleration_rule,
+    numeric_operator_refusal,
     seconds_range_refusal,
     whole_seconds,
 )
@@ -100,25 +103,32 @@ def json_kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def tolerations_refusal(value: Any) -> str | None:
+def tolerations_refusal(value: Any, kube_version: tuple[str, str] | None = None) -> str | None:
     """Why the API server refuses ``tolerations`` (the pod spec's value, None when absent), or None.
 
     It must be a list (``PodSpec.tolerations`` is ``[]Toleration``) whose every item
-    :func:`toleration_refusal` accepts; the first refusal is named (``tolerations[1].operator 'exists' ...``).
+    :func:`toleration_refusal` accepts (``kube_version`` as there); the first refusal is named
+    (``tolerations[1].operator 'exists' ...``).
     """
     if value is None:
         return None
     if not _is_list(value):
         return f"tolerations is {json_kind(value)}, not a list: {REFUSED} (PodSpec.tolerations is a list of Toleration)"
     for i, item in enumerate(value):
-        refusal = toleration_refusal(item, f"tolerations[{i}]")
+        refusal = toleration_refusal(item, f"tolerations[{i}]", kube_version)
         if refusal:
             return refusal
     return None
 
 
-def toleration_refusal(toleration: Any, where: str = "toleration") -> str | None:
+def toleration_refusal(toleration: Any, where: str = "toleration",
+                       kube_version: tuple[str, str] | None = None) -> str | None:
     """Why the API server refuses one item of ``tolerations``, or None. ``where`` names it in the message.
+
+    ``kube_version``: ``(version, who declares it)`` of the cluster (``("1.33", "GpuNodePool 'gpu'")``), None when
+    none is declared; below 1.35 an operator ``Gt``/``Lt`` is refused
+    (:func:`~gpu_node_pool.k8s.toleration_rules.numeric_operator_refusal`, once the toleration decodes and its
+    ``tolerationSeconds`` fits), else it is judged as on a cluster with the gate on.
 
     Decoding (``core/v1`` ``Toleration``): an object whose ``key``, ``operator``, ``value`` and ``effect`` are
     strings (null reads as empty) and ``tolerationSeconds`` an integer
@@ -150,7 +160,11 @@ def toleration_refusal(toleration: Any, where: str = "toleration") -> str | None
                 f"{past.rule}: {REFUSED} ({past.source}); fix: {past.fix}")
     if seconds is not None and whole is None:
         return f"{where}.tolerationSeconds is {json_kind(seconds)}; it must be an integer (whole seconds): {REFUSED}"
-    broken = broken_toleration_rule(read["key"], read["operator"], read["value"], read["effect"], whole)
+    broken = seconds_range_refusal(whole)
+    if broken is None and kube_version is not None:
+        broken = numeric_operator_refusal(read["operator"], *kube_version)
+    if broken is None:
+        broken = broken_toleration_rule(read["key"], read["operator"], read["value"], read["effect"], whole)
     if broken is None:
         return None
     return (f"{where}.{broken.field} {shown(broken.value)}: {broken.rule}: {REFUSED} ({broken.source}); "

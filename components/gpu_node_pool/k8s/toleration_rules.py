@@ -18,7 +18,7 @@ Sources:
     https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/5471-enable-sla-based-scheduling;
     ``content.IsDecimalInteger`` and ``compareNumericValues`` of ``k8s.io/api/core/v1/toleration.go``@v1.35.0).
     The rules judge them as on such a cluster; callers that know the cluster's version refuse them below 1.35
-    (:mod:`gpu_node_pool.config.tolerations`).
+    (:mod:`gpu_node_pool.config.tolerations`; :func:`numeric_operator_refusal` for a pod spec's).
 
 Decoding comes first and is each reader's (their messages differ: a config value, a pod spec's JSON): both refuse
 a key, operator, value or effect that is no string (null reads as empty) and a ``tolerationSeconds`` that
@@ -65,8 +65,10 @@ __all__ = [
     "TOLERATIONS_SOURCE",
     "TOLERATION_SECONDS_SOURCE",
     "HELM_FLOAT_VALUES",
+    "NUMERIC_OPERATORS_SOURCE",
     "TolerationRefusal",
     "broken_toleration_rule",
+    "numeric_operator_refusal",
     "meant_toleration_operator",
     "decimal_integer",
     "whole_seconds",
@@ -97,6 +99,9 @@ TOLERATION_OPERATORS = ("Equal", "Exists", *NUMERIC_TOLERATION_OPERATORS)
 #: The first Kubernetes minor that serves ``Gt``/``Lt`` (alpha), and the gate that must be on.
 NUMERIC_OPERATORS_MIN_VERSION = (1, 35)
 NUMERIC_OPERATORS_GATE = "TaintTolerationComparisonOperators"
+#: Where ``Gt``/``Lt``, their first version and their gate are written.
+NUMERIC_OPERATORS_SOURCE = ("KEP-5471, https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/"
+                            "5471-enable-sla-based-scheduling")
 
 
 def meant_toleration_operator(spelling: Any) -> str | None:
@@ -229,6 +234,32 @@ def broken_toleration_rule(key: str, operator: str, value: str, effect: str,
                                  f"long a pod stays once a {_NO_EXECUTE} taint appears)",
                                  f"set effect {_NO_EXECUTE}, or drop tolerationSeconds")
     return None
+
+
+def numeric_operator_refusal(operator: Any, version: str, declared_by: str = "") -> TolerationRefusal | None:
+    """The refusal of a ``Gt``/``Lt`` operator (:data:`NUMERIC_TOLERATION_OPERATORS`) on a cluster of Kubernetes
+    ``version`` (``"1.33"``, a minor version) below :data:`NUMERIC_OPERATORS_MIN_VERSION`, whose API server knows only
+    ``Equal`` and ``Exists`` (:data:`NUMERIC_OPERATORS_SOURCE`); None for any other operator, or a version that is
+    1.35 or later or no minor version (``declared_by`` says who declares the version, e.g. ``GpuNodePool 'gpu'``).
+
+    The rule names the version and who declares it; the fix: remove the toleration or use ``Equal``/``Exists``, or
+    on 1.35+ turn the gate :data:`NUMERIC_OPERATORS_GATE` on.
+    """
+    if operator not in NUMERIC_TOLERATION_OPERATORS:
+        return None
+    parts = str(version).split(".")
+    if len(parts) < 2 or not all(p.isascii() and p.isdigit() for p in parts[:2]):
+        return None
+    if (int(parts[0]), int(parts[1])) >= NUMERIC_OPERATORS_MIN_VERSION:
+        return None
+    least = ".".join(str(p) for p in NUMERIC_OPERATORS_MIN_VERSION)
+    who = f" ({declared_by})" if declared_by else ""
+    return TolerationRefusal(
+        "operator", operator,
+        f"needs Kubernetes {least}+ with the alpha feature gate {NUMERIC_OPERATORS_GATE} on, but the cluster is "
+        f"Kubernetes {version}{who}, whose API server knows only {' and '.join(_WORD_OPERATORS)}",
+        f"remove this toleration, or use operator {' or '.join(_WORD_OPERATORS)}; on Kubernetes {least}+ turn the "
+        f"feature gate {NUMERIC_OPERATORS_GATE} on", source=NUMERIC_OPERATORS_SOURCE)
 
 
 def _fits_int64(seconds: int | float) -> bool:
