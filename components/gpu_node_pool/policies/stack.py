@@ -9,6 +9,10 @@ which gives every policy its own freshly decoded resources and no cache, each po
 once, still walking the stack a single time.
 
 Every selection keeps stack order, so findings come out in the order a full scan gives.
+
+:func:`stack_index` also sets, for every stack policy, the Kubernetes version the stack's GpuNodePools declare
+(:meth:`StackIndex.kube_version`) as the one pod specs are judged on
+(:func:`gpu_node_pool.policies.workloads.judge_on_kube_version`).
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
+from ..k8s.wellknown import GPU_NODE_POOL_TYPE
 from ..sdk.props import UnknownValueError, derived
-from .workloads import WORKLOAD_POD_SPEC_PATHS, Workload, kind_of, workload_of
+from .workloads import WORKLOAD_POD_SPEC_PATHS, Workload, judge_on_kube_version, kind_of, workload_of
 
 __all__ = ["StackIndex", "stack_index", "WorkloadEntry"]
 
@@ -47,6 +52,7 @@ class StackIndex:
         self._selections: dict[Any, list[Any]] = {}
         self._workloads: list[WorkloadEntry] | None = None
         self._parents: frozenset[str] | None = None
+        self._kube_version: tuple[tuple[str, str] | None] | None = None
 
     def select(self, key: Any, accept: Callable[[str], bool]) -> list[Any]:
         """The resources whose type token ``accept`` takes, in stack order; kept under ``key``
@@ -74,6 +80,29 @@ class StackIndex:
             self._parents = frozenset(r.parent.urn for r in self.resources if r.parent is not None)
         return self._parents
 
+    def kube_version(self) -> tuple[str, str] | None:
+        """``(version, who declares it)`` of the stack's cluster: the ``kubernetesVersion`` property every
+        ``GpuNodePool`` registers (:data:`gpu_node_pool.component.pool.KUBERNETES_VERSION`, ``"1.33"``), the oldest
+        when they differ (a pod spec must hold on every cluster the stack may install to), who being
+        ``GpuNodePool 'gpu'`` (``GpuNodePool 'a', 'b'`` when several declare it); None when none declares a minor
+        version (``1.NN``; a value unknown at preview is not read)."""
+        if self._kube_version is None:
+            from ..component.pool import KUBERNETES_VERSION
+            from ..config.version_calendars import parse_minor
+
+            found: dict[str, list[str]] = {}
+            for res in self.of_types((GPU_NODE_POOL_TYPE,)):
+                try:
+                    version = res.props.get(KUBERNETES_VERSION)
+                except UnknownValueError:
+                    continue
+                if isinstance(version, str) and parse_minor(version):
+                    found.setdefault(version, []).append(repr(res.name))
+            oldest = min(found, key=lambda v: parse_minor(v) or (0, 0), default=None)
+            declared = None if oldest is None else (oldest, f"GpuNodePool {', '.join(found[oldest])}")
+            self._kube_version = (declared,)
+        return self._kube_version[0]
+
     def daemonsets(self) -> list[Any]:
         """Every DaemonSet, in stack order."""
         return self.of_kinds(("DaemonSet",))
@@ -94,11 +123,13 @@ class StackIndex:
 
 def stack_index(args: Any) -> StackIndex:
     """The :class:`StackIndex` of a ``StackValidationArgs``: built once per evaluation when the
-    runner shares ``args.derived`` across the stack policies, else (the SDK) once per policy."""
+    runner shares ``args.derived`` across the stack policies, else (the SDK) once per policy. Sets the version pod
+    specs are judged on to the stack's (:meth:`StackIndex.kube_version`), for the policy that asks."""
     cache = derived(args)
-    if cache is None:
-        return StackIndex(args.resources)
-    index = cache.get("stack_index")
+    index = None if cache is None else cache.get("stack_index")
     if index is None:
-        index = cache["stack_index"] = StackIndex(args.resources)
+        index = StackIndex(args.resources)
+        if cache is not None:
+            cache["stack_index"] = index
+    judge_on_kube_version(index.kube_version())
     return index

@@ -15,6 +15,7 @@ declare (kubelet, cloud and NFD labels), so an expression on an undeclared key i
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,7 @@ from ..k8s.selection import Expression as _Expr
 from ..k8s.selection import label_value as _label_value
 from ..k8s.selection import selection_matches
 from ..k8s.taints import Taint, TaintError, Toleration, tolerates, toleration_from_k8s
-from ..k8s.toleration_rules import unknown_toleration_fields
+from ..k8s.toleration_rules import NUMERIC_TOLERATION_OPERATORS, numeric_operator_refusal, unknown_toleration_fields
 from ..sdk import props as _props
 from ..sdk.props import derived, dig, items, mapping, plain, sequence, text
 from ..text.terminal import shown
@@ -41,6 +42,8 @@ __all__ = [
     "Workload",
     "workload_of",
     "read_tolerations",
+    "judge_on_kube_version",
+    "judged_kube_version",
     "toleration_notes",
     "notes_text",
     "selection",
@@ -142,9 +145,33 @@ def workload_of(resource_type: str, props: Mapping[str, Any], pulumi_name: str =
     return workload
 
 
+#: ``(version, who declares it)`` of the cluster the stack being judged declares, when it is below the first version
+#: that serves ``Gt``/``Lt`` (:func:`judge_on_kube_version`); None: judged as on a cluster with the gate on.
+_KUBE_VERSION: ContextVar[tuple[str, str] | None] = ContextVar("gpu_node_pool_kube_version", default=None)
+
+
+def judge_on_kube_version(declared: tuple[str, str] | None) -> None:
+    """Judge the pod specs read from now on (in this context) as on a cluster of the declared Kubernetes version:
+    ``(version, who declares it)``, e.g. ``("1.33", "GpuNodePool 'gpu'")``, or None when the stack declares none.
+    Below 1.35 a ``Gt``/``Lt`` toleration is refused by the API server
+    (:func:`~gpu_node_pool.k8s.toleration_rules.numeric_operator_refusal`): :func:`read_tolerations` reports it as a
+    problem and :attr:`NodeSelection.refused` names it. Every stack policy sets it for its own stack
+    (:func:`gpu_node_pool.policies.stack.stack_index`), so no answer carries over between stacks; the answers kept
+    per pod spec (:func:`~gpu_node_pool.sdk.props.derived`) are kept per version."""
+    if declared is not None and numeric_operator_refusal(NUMERIC_TOLERATION_OPERATORS[0], *declared) is None:
+        declared = None  # 1.35 or later, or no minor version: judged as with the gate on
+    _KUBE_VERSION.set(declared)
+
+
+def judged_kube_version() -> tuple[str, str] | None:
+    """The declared version :func:`judge_on_kube_version` set when it refuses ``Gt``/``Lt``, else None."""
+    return _KUBE_VERSION.get()
+
+
 def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], list[str]]:
     """``(tolerations, problems)`` of a pod spec; items the API server refuses are skipped, each problem naming
-    the item, the rule and the fix (:func:`~gpu_node_pool.k8s.refusals.toleration_refusal`). Such a pod spec is
+    the item, the rule and the fix (:func:`~gpu_node_pool.k8s.refusals.toleration_refusal`; a ``Gt``/``Lt`` on a
+    cluster declared below 1.35 too, :func:`judge_on_kube_version`). Such a pod spec is
     never created: :attr:`NodeSelection.refused` says so, and a placement verdict reads it first.
 
     ``tolerationSeconds`` arrives as a float in a real preview (protobuf numbers); integral
@@ -153,20 +180,28 @@ def read_tolerations(pod_spec: Mapping[str, Any]) -> tuple[list[Toleration], lis
     Raises:
         UnknownValueError: a toleration is unknown at preview.
     """
+    version = _KUBE_VERSION.get()
     cache = derived(pod_spec)
-    if cache is not None and "tolerations" in cache:
-        out, problems = cache["tolerations"]
+    key = ("tolerations", version)
+    if cache is not None and key in cache:
+        out, problems = cache[key]
         return list(out), list(problems)
     out, problems = [], []
     listed = dig(pod_spec, "tolerations")
     # one plain copy of the list: the items and the first unknown of reading them one by one
     for i, obj in enumerate(plain(sequence(listed))):
         try:
-            out.append(toleration_from_k8s(obj))
+            toleration = toleration_from_k8s(obj)
         except TaintError as err:
-            problems.append(toleration_refusal(obj, f"tolerations[{i}]") or f"tolerations[{i}] ignored: {err}")
+            problems.append(toleration_refusal(obj, f"tolerations[{i}]", version) or f"tolerations[{i}] ignored: {err}")
+            continue
+        refused = toleration_refusal(obj, f"tolerations[{i}]", version) if version is not None else None
+        if refused:
+            problems.append(refused)
+        else:
+            out.append(toleration)
     if cache is not None:
-        cache["tolerations"] = (list(out), list(problems))
+        cache[key] = (list(out), list(problems))
     return out, problems
 
 
@@ -271,8 +306,9 @@ class NodeSelection:
                 ``tolerations`` value is left to whoever reads the tolerations).
         """
         cache = derived(pod_spec)  # read once per evaluation when the runner offers a cache
-        if cache is not None and "node_selection" in cache:
-            return cache["node_selection"]
+        key = ("node_selection", _KUBE_VERSION.get())  # its refusals depend on the declared version
+        if cache is not None and key in cache:
+            return cache[key]
         refused = refusals_text(pod_spec_refusals(pod_spec))
         node_name = text(dig(pod_spec, "nodeName")) or None
         node_selector = tuple((key, _label_value(value)) for key, value in mapping(dig(pod_spec, "nodeSelector")).items())
@@ -288,7 +324,7 @@ class NodeSelection:
         keys += [e[0] for exprs, _ in terms for e in exprs if e[0] is not None]
         selection = cls(node_selector, tuple(terms), tuple(dict.fromkeys(keys)), node_name, refused or "")
         if cache is not None:
-            cache["node_selection"] = selection  # frozen; its expression lists are only read
+            cache[key] = selection  # frozen; its expression lists are only read
         return selection
 
     def on(self, labels: Mapping[str, str], *, complete: bool = False) -> bool | None:
@@ -386,10 +422,11 @@ def _tolerations_refusals(pod_spec: Mapping[str, Any]) -> list[tuple[str, str]]:
     by item: an item unknown at preview is passed over (whoever reads the tolerations meets the unknown), and a later
     item the API server refuses is still named; ``("tolerations", why)`` when the value is no list. ``[]`` when the
     value itself is unknown (its shape is not known)."""
+    version = _KUBE_VERSION.get()
     try:
         listed = dig(pod_spec, "tolerations")
         if sequence(listed) is not listed:  # absent, or no list: the refusal says which
-            refusal = tolerations_refusal(listed)
+            refusal = tolerations_refusal(listed, version)
             return [("tolerations", refusal)] if refusal else []
         count = len(listed)
     except Exception as err:
@@ -398,7 +435,7 @@ def _tolerations_refusals(pod_spec: Mapping[str, Any]) -> list[tuple[str, str]]:
     found = []
     for i in range(count):
         try:
-            refusal = toleration_refusal(plain(listed[i]), f"tolerations[{i}]")
+            refusal = toleration_refusal(plain(listed[i]), f"tolerations[{i}]", version)
         except Exception as err:
             _unknown_only(err)
             continue
