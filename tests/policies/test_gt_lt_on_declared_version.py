@@ -79,3 +79,14 @@ def test_the_declared_version_does_not_stay_with_a_pod_spec_read_again():
     judge_on_kube_version(("1.35", "GpuNodePool 'gpu'"))
     tolerations, problems = read_tolerations(spec)
     assert len(tolerations) == 1 and problems == []
+
+
+def test_the_declared_version_does_not_outlive_its_evaluation():
+    """After the runner judged a stack declaring 1.33, a pod spec read outside any evaluation is judged as with no
+    version declared: one stack's version never reaches another's."""
+    from gpu_node_pool.policies.workloads import judge_on_kube_version, judged_kube_version
+
+    judge_on_kube_version(("1.33", "GpuNodePool 'gpu'"))
+    assert judged_kube_version() is not None
+    evaluate([])
+    assert judged_kube_version() is None

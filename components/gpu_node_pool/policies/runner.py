@@ -47,6 +47,7 @@ from ..sdk.secrets import judged_inputs, mask, secret_texts
 from .imperative import user_data_texts
 from .pack_config import resolve_config
 from .rules import JUDGES, POLICIES
+from .workloads import judge_on_kube_version
 
 #: The record the runner takes: the one record type (``plan`` records the same).
 StackResource = Resource
@@ -141,6 +142,7 @@ def evaluate_policy_resources(resources: Sequence[PolicyResource], config: Mappi
                          lambda urns, props, opts: _adopted(resources, urns, props, opts),
                          config, policies, stack, project, unknown_marker)
     finally:
+        judge_on_kube_version(None)  # the stack's declared version holds for its own evaluation only
         if collecting:
             gc.enable()
 
@@ -183,6 +185,7 @@ def evaluate(resources: Iterable[Any], config: Mapping[str, Any] | None = None, 
         _mask_secrets(findings, resources)
         return findings
     finally:
+        judge_on_kube_version(None)  # the stack's declared version holds for its own evaluation only
         if collecting:
             gc.enable()
 
