@@ -30,7 +30,7 @@ RESOURCES = {"Pod": ("", "v1", "pods"), "Deployment": ("apps", "v1", "deployment
 
 def stack_config(action: str = "deny", taints=("nvidia.com/gpu=present:NoSchedule",), engine: str = "validating-admission-policy") -> dict:
     raw = base()
-    raw["cluster"]["kubernetesVersion"] = "1.31"
+    raw["cluster"]["kubernetesVersion"] = "1.35"  # Gt/Lt tolerations exist there (alpha), so both sides judge them
     raw["pools"][0]["taints"] = list(taints)
     second = copy.deepcopy(raw["pools"][0])
     second.update(name="training", taints=["nvidia.com/gpu=present:NoSchedule", "team=ml:NoExecute"])
