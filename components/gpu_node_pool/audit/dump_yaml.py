@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from ..sdk.yaml_bounded import MAX_EXPANDED_VALUES, GoSafeLoader, check_expansion, with_tag_errors
+from ..sdk.yaml_bounded import ExpansionChecked, GoSafeLoader, with_tag_errors
 
 __all__ = ["DuplicateKeyError", "load_dump_documents"]
 
@@ -48,16 +48,9 @@ class _DumpLoader(GoSafeLoader):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
-class _BoundedDumpLoader(_DumpLoader):  # type: ignore[misc, valid-type]
-    """:class:`_DumpLoader`, each document's alias expansion checked before it is built (as the package's bounded
-    loader does: :func:`~gpu_node_pool.sdk.yaml_bounded.check_expansion`)."""
-
-    def get_data(self) -> Any:
-        node = self.get_node()
-        if node is None:
-            return None
-        check_expansion(node, MAX_EXPANDED_VALUES)
-        return self.construct_document(node)
+class _BoundedDumpLoader(ExpansionChecked, _DumpLoader):  # type: ignore[misc, valid-type]
+    """:class:`_DumpLoader`, each document's alias expansion checked before it is built
+    (:class:`~gpu_node_pool.sdk.yaml_bounded.ExpansionChecked`)."""
 
 
 def load_dump_documents(text: str) -> Iterator[Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from ..sdk.yaml_bounded import MAX_EXPANDED_VALUES, STR_TAG, TAG_ERRORS, TagValueError, check_expansion, with_tag_errors
+from ..sdk.yaml_bounded import STR_TAG, TAG_ERRORS, ExpansionChecked, TagValueError, with_tag_errors
 from .pulumi_scalars import (
     BOOLEANS,
     NON_FINITE,
@@ -113,7 +113,7 @@ PulumiScalarLoader.add_constructor(TIMESTAMP_TAG, _construct_timestamp)
 PulumiScalarLoader.add_constructor(NULL_TAG, _construct_null)
 
 
-class _BoundedPulumiLoader(PulumiScalarLoader):
+class _BoundedPulumiLoader(ExpansionChecked, PulumiScalarLoader):
     """:class:`PulumiScalarLoader`, the document's expansion through aliases checked before it is built, and a
     value its explicit tag cannot read raised as :class:`~gpu_node_pool.sdk.yaml_bounded.TagValueError` at
     that value's line and column."""
@@ -126,13 +126,6 @@ class _BoundedPulumiLoader(PulumiScalarLoader):
             raise TagValueError(
                 None, None, f"{written!r} does not fit its explicit YAML tag (the value is of another type to Pulumi's "
                 "YAML reader, gopkg.in/yaml.v3); write the plain value without the tag", node.start_mark) from None
-
-    def get_single_data(self) -> Any:
-        node = self.get_single_node()
-        if node is None:
-            return None
-        check_expansion(node, MAX_EXPANDED_VALUES)
-        return self.construct_document(node)
 
 
 def load_pulumi_yaml(text: str) -> Any:

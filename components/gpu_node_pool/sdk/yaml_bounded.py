@@ -19,7 +19,7 @@ import yaml
 from ..k8s.go_numbers import YAML_FLOAT_FIRST, yaml_float
 
 __all__ = [
-    "TAG_ERRORS", "TAB_CAUSE", "with_tab_cause", "MAX_EXPANDED_VALUES", "AliasExpansionError", "GoSafeLoader", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
+    "TAG_ERRORS", "TAB_CAUSE", "with_tab_cause", "MAX_EXPANDED_VALUES", "AliasExpansionError", "GoSafeLoader", "ExpansionChecked", "check_expansion", "load_all_bounded", "load_bounded", "STR_TAG", "TagValueError", "with_tag_errors", "SEQ_TAG", "MAP_TAG"]
 
 #: PyYAML's resolved tags of a string, a list and a mapping (the YAML 1.1 tag repository, https://yaml.org/type/).
 STR_TAG, SEQ_TAG, MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
@@ -127,8 +127,10 @@ class _GoFloatText:
         return yaml_float(text) is not None
 
 
-class _BoundedLoader(_BASE):  # type: ignore[misc, valid-type]
-    """:class:`GoSafeLoader`, each document's expansion checked (:func:`check_expansion`) before it is built."""
+class ExpansionChecked:
+    """A mixin for a PyYAML loader class: each document's expansion through aliases is checked
+    (:func:`check_expansion`, up to ``limit`` values) before it is built, for ``yaml.load`` and ``yaml.load_all``
+    alike. Put it first among the bases: ``class L(ExpansionChecked, SomeLoader)``."""
 
     limit = MAX_EXPANDED_VALUES
 
@@ -145,6 +147,10 @@ class _BoundedLoader(_BASE):  # type: ignore[misc, valid-type]
             return None
         check_expansion(node, self.limit)
         return self.construct_document(node)
+
+
+class _BoundedLoader(ExpansionChecked, _BASE):  # type: ignore[misc, valid-type]
+    """:class:`GoSafeLoader`, each document's expansion checked (:class:`ExpansionChecked`) before it is built."""
 
 
 def load_bounded(text: str) -> Any:
